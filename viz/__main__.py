@@ -1,0 +1,100 @@
+"""Command line: ``python -m viz inspect PLAN... [--json]`` and ``python -m viz render PLAN -o FILE.dot``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .errors import PlanLoadError
+from .load import load_path
+from .model import PlanModel, analyze_loaded
+
+
+def _inspect_text(path: str, model: PlanModel, out) -> None:
+    print(f"== {path} ({model.loaded.format}, {len(model.graph.nodes)} nodes)", file=out)
+    for d in model.plan_diagnostics:
+        print(f"   [{d.severity.value}] {d.code}: {d.message}", file=out)
+    for node in model.nodes():
+        indent = "  " * node.node.depth
+        inputs = f" <- {', '.join(node.inputs)}" if node.inputs else ""
+        root = " (root)" if node.id in model.roots else ""
+        detail = f"  {node.info.detail}" if node.info.detail else ""
+        print(f"{indent}{node.id} {node.kind}{root}{inputs}{detail}", file=out)
+        if node.schema is None:
+            print(f"{indent}    schema: unknown", file=out)
+        else:
+            for i, f in enumerate(node.schema):
+                null = "" if f.nullable is None else (" nullable" if f.nullable else " not null")
+                print(f"{indent}    [{i}] {f.name}: {f.type_text()}{null}", file=out)
+        for role, text in node.info.expressions:
+            print(f"{indent}    {role}: {text}", file=out)
+        for d in node.diagnostics:
+            print(f"{indent}    [{d.severity.value}] {d.code}: {d.message}", file=out)
+
+
+def _inspect_json(path: str, model: PlanModel) -> dict:
+    doc = model.to_json()
+    return {"file": path, **doc}
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    status = 0
+    for path in args.plans:
+        try:
+            model = analyze_loaded(load_path(path))
+        except PlanLoadError as exc:
+            status = 2
+            if args.json:
+                print(json.dumps({"file": path, "error": str(exc)}))
+            else:
+                print(f"== {path}\n   error: {exc}", file=sys.stdout)
+            continue
+        if args.json:
+            print(json.dumps(_inspect_json(path, model)))
+        else:
+            _inspect_text(path, model, sys.stdout)
+    return status
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from .render import to_dot
+
+    try:
+        model = analyze_loaded(load_path(args.plan))
+    except PlanLoadError as exc:
+        print(f"error: {args.plan}: {exc}", file=sys.stderr)
+        return 2
+    dot = to_dot(model)
+    if args.output in (None, "-"):
+        sys.stdout.write(dot)
+    else:
+        try:
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(dot)
+        except OSError as exc:
+            print(f"error: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m viz", description="Inspect Substrait plans.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("inspect", help="print every node: id, relation, inputs, schema, diagnostics")
+    p.add_argument("plans", nargs="+", metavar="PLAN")
+    p.add_argument("--json", action="store_true", help="one JSON object per plan, one per line")
+    p.set_defaults(func=cmd_inspect)
+    r = sub.add_parser("render", help="write the graph as Graphviz DOT")
+    r.add_argument("plan", metavar="PLAN")
+    r.add_argument("-o", "--output", metavar="FILE.dot", help="output file (default: standard output)")
+    r.set_defaults(func=cmd_render)
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except BrokenPipeError:  # pragma: no cover - e.g. piped into head
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""Run tree work on very deep plans without hitting Python's or protobuf's nesting limits.
+
+Protobuf's parsers refuse messages nested deeper than 100 levels (about 50 chained relations), the
+JSON decoder and ``json_format`` recurse once per nesting level, and so do the expression passes.
+:func:`run_deep` runs a function in a worker thread with a large stack and a raised recursion limit,
+so a plan of thousands of nested relations loads and derives like a small one.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any, Callable, TypeVar
+
+T = TypeVar("T")
+
+#: Stack of the worker thread. Deep JSON costs C stack in the json decoder (about 0.5 KiB a level).
+STACK_BYTES = 512 * 1024 * 1024
+#: Python recursion limit while the worker runs.
+RECURSION_LIMIT = 200_000
+
+_lock = threading.Lock()
+_local = threading.local()
+
+
+def allow_deep_protobuf() -> None:
+    """Lift upb's 100-level nesting limit for binary parsing (a process-wide switch)."""
+    try:
+        from google._upb import _message  # type: ignore[attr-defined]
+
+        _message.SetAllowOversizeProtos(True)
+    except Exception:  # pragma: no cover - other protobuf backends
+        from google.protobuf.internal import api_implementation
+
+        if api_implementation.Type() == "cpp":  # pragma: no cover
+            from google.protobuf.pyext import _message  # type: ignore
+
+            _message.SetAllowOversizeProtos(True)
+
+
+def run_deep(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Call ``fn(*args, **kwargs)`` where deep recursion is safe, and return its result.
+
+    Nested calls run inline (the worker is already deep-capable). Exceptions propagate unchanged.
+    """
+    if getattr(_local, "deep", False):
+        return fn(*args, **kwargs)
+    result: list[Any] = []
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        _local.deep = True
+        try:
+            result.append(fn(*args, **kwargs))
+        except BaseException as exc:  # noqa: BLE001 - handed back to the caller
+            failure.append(exc)
+
+    with _lock:
+        old_stack = threading.stack_size()
+        threading.stack_size(STACK_BYTES)
+        # The limit is per interpreter: it is raised once and left raised, since other deep workers
+        # may be running.
+        if sys.getrecursionlimit() < RECURSION_LIMIT:
+            sys.setrecursionlimit(RECURSION_LIMIT)
+        try:
+            worker = threading.Thread(target=work, name="viz-deep", daemon=True)
+            worker.start()
+        finally:
+            threading.stack_size(old_stack)
+    worker.join()
+    if failure:
+        raise failure[0]
+    return result[0]

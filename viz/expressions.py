@@ -1,0 +1,728 @@
+"""Type and render expressions against the record they read.
+
+One visitor, one dispatch table on ``Expression.rex_type``. Each expression yields a :class:`Typed`:
+its type (``None`` when it cannot be known), its text with field indices and names
+(``sum(multiply($1:quantity, $3:price))``) and a short label with names only (used to name computed
+columns). Problems (a field out of range, an unknown function anchor, ...) become diagnostics of the
+node being derived; typing goes on with an unknown type.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from substrait import algebra_pb2, type_pb2
+
+from . import types as T
+from .errors import Diagnostic, error, info, warning
+from .extensions import Extensions
+from .fields import Field, nested_names_for, struct_members
+
+Expression = algebra_pb2.Expression
+
+
+@dataclass(frozen=True)
+class Typed:
+    type: type_pb2.Type | None
+    text: str
+    label: str
+    nested: tuple[str, ...] = ()  # depth-first names when the value is a struct with known names
+
+
+@dataclass
+class Scope:
+    """What field references resolve against.
+
+    ``fields`` is the incoming record (None when unknown); ``outer[k-1]`` is the record ``k``
+    subquery boundaries out; ``lambdas`` the parameter structs of enclosing lambdas, innermost last.
+    """
+
+    fields: Sequence[Field] | None
+    outer: Sequence[Sequence[Field] | None] = ()
+    lambdas: list[type_pb2.Type.Struct] = field(default_factory=list)
+    anchors: dict[int, Sequence[Field] | None] = field(default_factory=dict)
+
+
+_DIRECTIONS = {
+    0: "",
+    1: "ASC NULLS FIRST",
+    2: "ASC NULLS LAST",
+    3: "DESC NULLS FIRST",
+    4: "DESC NULLS LAST",
+    5: "CLUSTERED",
+}
+
+_COMPARISON_OPS = {0: "?", 1: "=", 2: "<>", 3: "<", 4: ">", 5: "<=", 6: ">="}
+
+
+def _short(text: str, limit: int = 48) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class ExpressionTyper:
+    """Types and renders the expressions of one node."""
+
+    def __init__(
+        self,
+        extensions: Extensions,
+        node_id: str,
+        diagnostics: list[Diagnostic],
+        subquery_schema: Callable[[algebra_pb2.Rel], tuple[str, Sequence[Field] | None]],
+    ) -> None:
+        self.ext = extensions
+        self.node = node_id
+        self.diags = diagnostics
+        self.subquery_schema = subquery_schema
+        self.used_functions: set[int] = set()
+        self.referenced_fields: set[int] = set()
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _diag(self, d: Diagnostic) -> None:
+        self.diags.append(d)
+
+    def function_name(self, anchor: int) -> str:
+        ref = self.ext.functions.get(anchor)
+        self.used_functions.add(anchor)
+        if ref is None:
+            declared = sorted(self.ext.functions)
+            listing = ", ".join(str(a) for a in declared[:20]) or "none"
+            self._diag(
+                error(
+                    "unknown-function",
+                    f"function anchor {anchor} is not declared in the plan's extensions "
+                    f"(declared anchors: {listing})",
+                    self.node,
+                )
+            )
+            return f"fn#{anchor}"
+        return ref.name
+
+    def _declared_type(
+        self, t: type_pb2.Type, what: str, anchor: int | None = None, args: Sequence[Typed] = ()
+    ) -> type_pb2.Type | None:
+        if t.WhichOneof("kind") is not None:
+            return t
+        derived = self._yaml_return_type(anchor, args)
+        if derived is not None:
+            self._diag(
+                info(
+                    "missing-output-type",
+                    f"{what} has no output type; {T.render(derived)} is taken from its extension YAML",
+                    self.node,
+                )
+            )
+            return derived
+        self._diag(warning("missing-output-type", f"{what} has no output type; its column type is unknown", self.node))
+        return None
+
+    def _yaml_return_type(self, anchor: int | None, args: Sequence[Typed]) -> type_pb2.Type | None:
+        """The return type when every overload of the function returns the same simple type."""
+        ref = self.ext.functions.get(anchor) if anchor is not None else None
+        if ref is None or ref.definition is None or not ref.definition.signatures:
+            return None
+        returns, same_as_first = set(), True
+        for sig in ref.definition.signatures:
+            params, ret = sig.rsplit(" -> ", 1)
+            ret = ret.strip().rstrip("?").lower()
+            first = params.strip("()").split(",")[0].strip().lower()
+            returns.add(ret)
+            same_as_first = same_as_first and ret == first
+        nullable = any(a.type is None or T.is_nullable(a.type) for a in args)
+        if same_as_first and args and args[0].type is not None:
+            return T.with_nullability(args[0].type, nullable)
+        if len(returns) != 1:
+            return None
+        simple = T.simple_type(returns.pop())
+        return T.with_nullability(simple, nullable) if simple is not None else None
+
+    # -- entry -----------------------------------------------------------------------------
+    def expr(self, e: Expression, scope: Scope) -> Typed:
+        which = e.WhichOneof("rex_type")
+        handler = _DISPATCH.get(which)
+        if handler is None:
+            if which is None:
+                self._diag(error("empty-expression", "an expression has no content", self.node))
+                return Typed(None, "?", "?")
+            self._diag(warning("unsupported-expression", f"expression kind {which} is not understood", self.node))
+            return Typed(None, f"<{which}>", which)
+        return handler(self, getattr(e, which), scope)
+
+    def args(self, arguments, scope: Scope) -> list[Typed]:
+        out = []
+        for a in arguments:
+            k = a.WhichOneof("arg_type")
+            if k == "value":
+                out.append(self.expr(a.value, scope))
+            elif k == "type":
+                text = T.render(a.type)
+                out.append(Typed(a.type, text, text))
+            elif k == "enum":
+                out.append(Typed(None, a.enum, a.enum))
+            else:
+                out.append(Typed(None, "?", "?"))
+        return out
+
+    def sort_field(self, s: algebra_pb2.SortField, scope: Scope) -> str:
+        t = self.expr(s.expr, scope)
+        if s.WhichOneof("sort_kind") == "comparison_function_reference":
+            return f"{t.text} USING {self.function_name(s.comparison_function_reference)}"
+        direction = _DIRECTIONS.get(s.direction, "")
+        return f"{t.text} {direction}".strip()
+
+    # -- field references --------------------------------------------------------------------
+    def selection(self, ref: Expression.FieldReference, scope: Scope) -> Typed:
+        root = ref.WhichOneof("root_type")
+        prefix = "$"
+        base_fields: Sequence[Field] | None
+        if root == "expression":
+            inner = self.expr(ref.expression, scope)
+            return self._walk_segments(ref, inner.type, inner.nested, f"({inner.text})", inner.label)
+        if root == "outer_reference":
+            outer = ref.outer_reference
+            if outer.WhichOneof("outer_reference_type") == "rel_reference":
+                base_fields = scope.anchors.get(outer.rel_reference)
+                prefix = f"$@{outer.rel_reference}."
+                if outer.rel_reference not in scope.anchors:
+                    self._diag(
+                        error(
+                            "unknown-rel-reference",
+                            f"outer reference to relation anchor {outer.rel_reference}, which no "
+                            "enclosing lateral relation declares",
+                            self.node,
+                        )
+                    )
+            else:
+                steps = outer.steps_out
+                prefix = "^" * max(steps, 1) + "$"
+                if steps < 1 or steps > len(scope.outer):
+                    self._diag(
+                        error(
+                            "outer-reference-out-of-range",
+                            f"outer reference steps out {steps} subquery boundaries, but it is "
+                            f"inside {len(scope.outer)}",
+                            self.node,
+                        )
+                    )
+                    base_fields = None
+                else:
+                    base_fields = scope.outer[steps - 1]
+        elif root == "lambda_parameter_reference":
+            steps = ref.lambda_parameter_reference.steps_out
+            if steps >= len(scope.lambdas):
+                self._diag(
+                    error(
+                        "lambda-reference-out-of-range",
+                        f"lambda parameter reference steps out {steps}, but only "
+                        f"{len(scope.lambdas)} lambdas enclose it",
+                        self.node,
+                    )
+                )
+                base_fields = None
+            else:
+                params = scope.lambdas[-1 - steps]
+                base_fields = [Field(f"p{i}", t, nested_names_for(t)) for i, t in enumerate(params.types)]
+            prefix = "λ" * (steps + 1) + "$"
+        else:
+            base_fields = scope.fields
+        kind = ref.WhichOneof("reference_type")
+        if kind == "masked_reference":
+            return Typed(None, f"{prefix}<mask>", "mask")
+        seg = ref.direct_reference
+        if seg.WhichOneof("reference_type") != "struct_field":
+            self._diag(error("bad-field-reference", "a root field reference must start with a struct field", self.node))
+            return Typed(None, f"{prefix}?", "?")
+        index = seg.struct_field.field
+        if base_fields is None:
+            text = f"{prefix}{index}"
+            return self._walk_segments_from(seg.struct_field.child, seg.struct_field.HasField("child"), None, (), text, text)
+        if index < 0 or index >= len(base_fields):
+            what = {"$": "input", "λ$": "lambda"}.get(prefix, "outer input")
+            valid = f"0-{len(base_fields) - 1}" if base_fields else "none"
+            self._diag(
+                error(
+                    "field-out-of-range",
+                    f"field {index} is out of range: the {what} has {len(base_fields)} fields ({valid})",
+                    self.node,
+                )
+            )
+            return Typed(None, f"{prefix}{index}:?", f"field_{index}")
+        if root not in ("outer_reference", "lambda_parameter_reference"):
+            self.referenced_fields.add(index)
+        f = base_fields[index]
+        text = f"{prefix}{index}:{f.name}"
+        return self._walk_segments_from(
+            seg.struct_field.child, seg.struct_field.HasField("child"), f.type, f.nested, text, f.name
+        )
+
+    def _walk_segments(self, ref, t, nested, text, label) -> Typed:
+        seg = ref.direct_reference
+        if ref.WhichOneof("reference_type") != "direct_reference":
+            return Typed(None, f"{text}<mask>", label)
+        return self._walk_segments_from(seg, True, t, nested, text, label)
+
+    def _walk_segments_from(self, seg, present: bool, t, nested, text, label) -> Typed:
+        nullable_parent = bool(T.is_nullable(t)) if t is not None else False
+        while present:
+            which = seg.WhichOneof("reference_type")
+            if which == "struct_field":
+                i = seg.struct_field.field
+                if t is not None and T.kind(t) == "struct":
+                    members = struct_members(t, nested)
+                    if 0 <= i < len(members):
+                        m = members[i]
+                        t, nested = m.type, m.nested
+                        text, label = f"{text}.{m.name}", f"{label}.{m.name}"
+                    else:
+                        self._diag(
+                            error(
+                                "field-out-of-range",
+                                f"nested field {i} is out of range: the struct has {len(members)} fields",
+                                self.node,
+                            )
+                        )
+                        t, nested, text = None, (), f"{text}.{i}"
+                else:
+                    if t is not None:
+                        self._diag(
+                            error("type-mismatch", f"struct field access on a non-struct {T.render(t)}", self.node)
+                        )
+                    t, nested, text = None, (), f"{text}.{i}"
+                seg = seg.struct_field.child
+                present = seg.ByteSize() > 0
+            elif which == "list_element":
+                off = seg.list_element.offset
+                t = t.list.type if t is not None and T.kind(t) == "list" else None
+                text, label = f"{text}[{off}]", f"{label}[{off}]"
+                seg = seg.list_element.child
+                present = seg.ByteSize() > 0
+            elif which == "map_key":
+                key = _literal_text(seg.map_key.map_key)
+                t = t.map.value if t is not None and T.kind(t) == "map" else None
+                text, label = f"{text}[{key}]", f"{label}[{key}]"
+                seg = seg.map_key.child
+                present = seg.ByteSize() > 0
+            else:
+                break
+            if nullable_parent and t is not None:
+                t = T.make_nullable(t)
+            nullable_parent = nullable_parent or bool(T.is_nullable(t))
+        return Typed(t, text, label, tuple(nested))
+
+    # -- functions -----------------------------------------------------------------------------
+    def scalar_function(self, f: Expression.ScalarFunction, scope: Scope) -> Typed:
+        name = self.function_name(f.function_reference)
+        args = self.args(f.arguments, scope)
+        t = self._declared_type(f.output_type, f"scalar function {name}", f.function_reference, args)
+        return Typed(
+            t,
+            f"{name}({', '.join(a.text for a in args)})",
+            _short(f"{name}({', '.join(a.label for a in args)})"),
+            nested_names_for(t),
+        )
+
+    def aggregate_function(self, f: algebra_pb2.AggregateFunction, scope: Scope) -> Typed:
+        name = self.function_name(f.function_reference)
+        args = self.args(f.arguments, scope)
+        distinct = "DISTINCT " if f.invocation == algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT else ""
+        order = ""
+        if f.sorts:
+            order = " ORDER BY " + ", ".join(self.sort_field(s, scope) for s in f.sorts)
+        t = self._declared_type(f.output_type, f"aggregate function {name}", f.function_reference, args)
+        text = f"{name}({distinct}{', '.join(a.text for a in args)}{order})"
+        label = _short(f"{name}({distinct}{', '.join(a.label for a in args)})")
+        return Typed(t, text, label, nested_names_for(t))
+
+    def window_function(self, f, scope: Scope) -> Typed:
+        name = self.function_name(f.function_reference)
+        args = self.args(f.arguments, scope)
+        over = []
+        partitions = getattr(f, "partitions", None)
+        if partitions:
+            over.append("PARTITION BY " + ", ".join(self.expr(p, scope).text for p in partitions))
+        sorts = getattr(f, "sorts", None)
+        if sorts:
+            over.append("ORDER BY " + ", ".join(self.sort_field(s, scope) for s in sorts))
+        if f.HasField("lower_bound") or f.HasField("upper_bound"):
+            rows = "RANGE" if f.bounds_type == 2 else "ROWS"
+            over.append(f"{rows} BETWEEN {_bound(f.lower_bound, 'UNBOUNDED PRECEDING')} AND "
+                        f"{_bound(f.upper_bound, 'UNBOUNDED FOLLOWING')}")
+        t = self._declared_type(f.output_type, f"window function {name}", f.function_reference, args)
+        text = f"{name}({', '.join(a.text for a in args)}) OVER ({' '.join(over)})"
+        return Typed(t, text, _short(f"{name}({', '.join(a.label for a in args)})"), nested_names_for(t))
+
+    # -- conditionals --------------------------------------------------------------------------
+    def _branches(self, results: list[Typed], has_else: bool, what: str) -> type_pb2.Type | None:
+        known = [r.type for r in results if r.type is not None]
+        if not known:
+            return None
+        first = known[0]
+        for other in known[1:]:
+            if not T.same_type_ignoring_nullability(first, other):
+                self._diag(
+                    warning(
+                        "type-mismatch",
+                        f"{what} branches disagree: {T.render(first)} and {T.render(other)}",
+                        self.node,
+                    )
+                )
+                break
+        nullable = (not has_else) or any(T.is_nullable(t) for t in known)
+        return T.with_nullability(first, True) if nullable else first
+
+    def if_then(self, e: Expression.IfThen, scope: Scope) -> Typed:
+        parts, results, labels = [], [], []
+        for clause in e.ifs:
+            cond = self.expr(clause.__getattribute__("if"), scope)
+            then = self.expr(clause.then, scope)
+            parts.append(f"WHEN {cond.text} THEN {then.text}")
+            labels.append(f"{cond.label}→{then.label}")
+            results.append(then)
+        has_else = e.HasField("else")
+        if has_else:
+            other = self.expr(getattr(e, "else"), scope)
+            parts.append(f"ELSE {other.text}")
+            results.append(other)
+        t = self._branches(results, has_else, "if-then")
+        return Typed(t, f"CASE {' '.join(parts)} END", _short("case(" + ", ".join(labels) + ")"))
+
+    def switch_expression(self, e: Expression.SwitchExpression, scope: Scope) -> Typed:
+        match = self.expr(e.match, scope)
+        parts, results = [], []
+        for clause in e.ifs:
+            value = _literal_text(getattr(clause, "if"))
+            then = self.expr(clause.then, scope)
+            parts.append(f"WHEN {value} THEN {then.text}")
+            results.append(then)
+        has_else = e.HasField("else")
+        if has_else:
+            other = self.expr(getattr(e, "else"), scope)
+            parts.append(f"ELSE {other.text}")
+            results.append(other)
+        t = self._branches(results, has_else, "switch")
+        return Typed(t, f"CASE {match.text} {' '.join(parts)} END", _short(f"switch({match.label})"))
+
+    def singular_or_list(self, e: Expression.SingularOrList, scope: Scope) -> Typed:
+        value = self.expr(e.value, scope)
+        options = [self.expr(o, scope) for o in e.options]
+        nullable = any(T.is_nullable(x.type) for x in [value, *options])
+        return Typed(
+            T.boolean(bool(nullable)),
+            f"{value.text} IN ({', '.join(o.text for o in options)})",
+            _short(f"{value.label} in ({', '.join(o.label for o in options)})"),
+        )
+
+    def multi_or_list(self, e: Expression.MultiOrList, scope: Scope) -> Typed:
+        values = [self.expr(v, scope) for v in e.value]
+        options = ["(" + ", ".join(self.expr(f, scope).text for f in rec.fields) + ")" for rec in e.options]
+        text = f"({', '.join(v.text for v in values)}) IN ({', '.join(options)})"
+        return Typed(T.boolean(True), text, _short(f"({', '.join(v.label for v in values)}) in (…)"))
+
+    def cast(self, e: Expression.Cast, scope: Scope) -> Typed:
+        inner = self.expr(e.input, scope)
+        if e.type.WhichOneof("kind") is None:
+            self._diag(error("missing-type", "a cast has no target type", self.node))
+            return Typed(None, f"cast({inner.text} AS ?)", inner.label)
+        target = e.type
+        behaviour = {1: " OR NULL", 2: " OR ERROR"}.get(e.failure_behavior, "")
+        # A cast that returns null on failure yields a nullable result.
+        if e.failure_behavior == 1:
+            target = T.with_nullability(target, True)
+        return Typed(target, f"cast({inner.text} AS {T.render(e.type)}{behaviour})", inner.label, inner.nested)
+
+    # -- subqueries ----------------------------------------------------------------------------
+    def subquery(self, e: Expression.Subquery, scope: Scope) -> Typed:
+        which = e.WhichOneof("subquery_type")
+        if which == "scalar":
+            node_id, fields = self.subquery_schema(e.scalar.input)
+            t = None
+            if fields is not None:
+                if len(fields) != 1:
+                    self._diag(
+                        error(
+                            "type-mismatch",
+                            f"a scalar subquery must return one column; subquery {node_id} returns {len(fields)}",
+                            self.node,
+                        )
+                    )
+                elif fields[0].type is not None:
+                    t = T.make_nullable(fields[0].type)  # an empty subquery yields null
+            return Typed(t, f"(subquery {node_id})", f"subquery_{node_id}")
+        if which == "in_predicate":
+            node_id, _ = self.subquery_schema(e.in_predicate.haystack)
+            needles = [self.expr(n, scope) for n in e.in_predicate.needles]
+            text = f"({', '.join(n.text for n in needles)}) IN (subquery {node_id})"
+            return Typed(T.boolean(True), text, _short(f"{', '.join(n.label for n in needles)} in subquery"))
+        if which == "set_predicate":
+            node_id, _ = self.subquery_schema(e.set_predicate.tuples)
+            op = {1: "EXISTS", 2: "UNIQUE"}.get(e.set_predicate.predicate_op, "EXISTS?")
+            return Typed(T.boolean(False), f"{op} (subquery {node_id})", f"{op.lower()}_{node_id}")
+        if which == "set_comparison":
+            node_id, _ = self.subquery_schema(e.set_comparison.right)
+            left = self.expr(e.set_comparison.left, scope)
+            op = _COMPARISON_OPS.get(e.set_comparison.comparison_op, "?")
+            red = {1: "ANY", 2: "ALL"}.get(e.set_comparison.reduction_op, "?")
+            return Typed(T.boolean(True), f"{left.text} {op} {red} (subquery {node_id})", f"{left.label} {op} {red.lower()}")
+        self._diag(error("empty-expression", "a subquery expression has no kind", self.node))
+        return Typed(None, "(subquery ?)", "subquery")
+
+    # -- literals and constructors ----------------------------------------------------------
+    def literal(self, lit: Expression.Literal, scope: Scope) -> Typed:
+        t = literal_type(lit)
+        text = _literal_text(lit)
+        return Typed(t, text, _short(text, 24), nested_names_for(t))
+
+    def nested(self, e: Expression.Nested, scope: Scope) -> Typed:
+        nullability = T.NULLABLE if e.nullable else T.REQUIRED
+        which = e.WhichOneof("nested_type")
+        if which == "struct":
+            items = [self.expr(f, scope) for f in e.struct.fields]
+            known = all(i.type is not None for i in items)
+            t = type_pb2.Type(struct=type_pb2.Type.Struct(types=[i.type for i in items], nullability=nullability)) if known else None
+            return Typed(t, "{" + ", ".join(i.text for i in items) + "}", "struct", nested_names_for(t))
+        if which == "list":
+            items = [self.expr(v, scope) for v in e.list.values]
+            t = None
+            if items and items[0].type is not None:
+                t = type_pb2.Type(list=type_pb2.Type.List(type=items[0].type, nullability=nullability))
+            return Typed(t, "[" + ", ".join(i.text for i in items) + "]", "list")
+        if which == "map":
+            pairs = [(self.expr(kv.key, scope), self.expr(kv.value, scope)) for kv in e.map.key_values]
+            t = None
+            if pairs and pairs[0][0].type is not None and pairs[0][1].type is not None:
+                t = type_pb2.Type(map=type_pb2.Type.Map(key=pairs[0][0].type, value=pairs[0][1].type, nullability=nullability))
+            return Typed(t, "map{" + ", ".join(f"{k.text}: {v.text}" for k, v in pairs) + "}", "map")
+        return Typed(None, "?", "?")
+
+    def dynamic_parameter(self, e: algebra_pb2.DynamicParameter, scope: Scope) -> Typed:
+        t = e.type if e.type.WhichOneof("kind") else None
+        return Typed(t, f"?{e.parameter_reference}", f"param{e.parameter_reference}")
+
+    def execution_context_variable(self, e: Expression.ExecutionContextVariable, scope: Scope) -> Typed:
+        which = e.WhichOneof("execution_context_variable_type") or "context"
+        t = None
+        body = getattr(e, which, None)
+        if which == "current_date":
+            t = type_pb2.Type(date=body)
+        elif which == "current_timezone":
+            t = type_pb2.Type(string=body)
+        elif which == "current_timestamp":
+            t = type_pb2.Type(precision_timestamp_tz=body)
+        return Typed(t, which, which)
+
+    def lambda_(self, e: Expression.Lambda, scope: Scope) -> Typed:
+        scope.lambdas.append(e.parameters)
+        try:
+            body = self.expr(e.body, scope)
+        finally:
+            scope.lambdas.pop()
+        params = ", ".join(f"p{i}: {T.render(t)}" for i, t in enumerate(e.parameters.types))
+        t = None
+        if body.type is not None:
+            t = type_pb2.Type(
+                func=type_pb2.Type.Func(parameter_types=list(e.parameters.types), return_type=body.type, nullability=T.REQUIRED)
+            )
+        return Typed(t, f"({params}) -> {body.text}", "lambda")
+
+    def lambda_invocation(self, e: Expression.LambdaInvocation, scope: Scope) -> Typed:
+        fn = self.lambda_(getattr(e, "lambda"), scope)
+        args = [self.expr(a, scope) for a in e.arguments.fields]
+        t = fn.type.func.return_type if fn.type is not None else None
+        return Typed(t, f"({fn.text})({', '.join(a.text for a in args)})", "lambda_call")
+
+    def detached_expression_ordinal(self, e, scope: Scope) -> Typed:
+        return Typed(None, f"detached#{e}", f"detached{e}")
+
+
+def _bound(b, default: str) -> str:
+    which = b.WhichOneof("kind")
+    if which == "preceding":
+        return f"{b.preceding.offset} PRECEDING"
+    if which == "following":
+        return f"{b.following.offset} FOLLOWING"
+    if which == "current_row":
+        return "CURRENT ROW"
+    if which == "unbounded":
+        return default
+    return default
+
+
+_DISPATCH: dict[str, Callable[[ExpressionTyper, object, Scope], Typed]] = {
+    "literal": ExpressionTyper.literal,
+    "selection": ExpressionTyper.selection,
+    "scalar_function": ExpressionTyper.scalar_function,
+    "window_function": ExpressionTyper.window_function,
+    "if_then": ExpressionTyper.if_then,
+    "switch_expression": ExpressionTyper.switch_expression,
+    "singular_or_list": ExpressionTyper.singular_or_list,
+    "multi_or_list": ExpressionTyper.multi_or_list,
+    "cast": ExpressionTyper.cast,
+    "subquery": ExpressionTyper.subquery,
+    "nested": ExpressionTyper.nested,
+    "dynamic_parameter": ExpressionTyper.dynamic_parameter,
+    "lambda": ExpressionTyper.lambda_,
+    "lambda_invocation": ExpressionTyper.lambda_invocation,
+    "execution_context_variable": ExpressionTyper.execution_context_variable,
+    "detached_expression_ordinal": ExpressionTyper.detached_expression_ordinal,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Literals
+# ---------------------------------------------------------------------------------------------
+
+_EPOCH = _dt.date(1970, 1, 1)
+_EPOCH_DT = _dt.datetime(1970, 1, 1)
+
+
+def literal_type(lit: Expression.Literal) -> type_pb2.Type | None:
+    """The type of a literal, following the spec (``nullable`` applies to all but typed nulls)."""
+    which = lit.WhichOneof("literal_type")
+    n = T.NULLABLE if lit.nullable else T.REQUIRED
+    Ty = type_pb2.Type
+    simple = {
+        "boolean": lambda: Ty(bool=Ty.Boolean(nullability=n)),
+        "i8": lambda: Ty(i8=Ty.I8(nullability=n)),
+        "i16": lambda: Ty(i16=Ty.I16(nullability=n)),
+        "i32": lambda: Ty(i32=Ty.I32(nullability=n)),
+        "i64": lambda: Ty(i64=Ty.I64(nullability=n)),
+        "fp32": lambda: Ty(fp32=Ty.FP32(nullability=n)),
+        "fp64": lambda: Ty(fp64=Ty.FP64(nullability=n)),
+        "string": lambda: Ty(string=Ty.String(nullability=n)),
+        "binary": lambda: Ty(binary=Ty.Binary(nullability=n)),
+        "date": lambda: Ty(date=Ty.Date(nullability=n)),
+        "uuid": lambda: Ty(uuid=Ty.UUID(nullability=n)),
+        "interval_year_to_month": lambda: Ty(interval_year=Ty.IntervalYear(nullability=n)),
+    }
+    if which in simple:
+        return simple[which]()
+    if which == "null":
+        return lit.null if lit.null.WhichOneof("kind") else None
+    if which == "interval_day_to_second":
+        p = lit.interval_day_to_second.precision
+        return Ty(interval_day=Ty.IntervalDay(precision=p, nullability=n))
+    if which == "interval_compound":
+        p = lit.interval_compound.interval_day_to_second.precision
+        return Ty(interval_compound=Ty.IntervalCompound(precision=p, nullability=n))
+    if which == "fixed_char":
+        return Ty(fixed_char=Ty.FixedChar(length=len(lit.fixed_char), nullability=n))
+    if which == "var_char":
+        return Ty(varchar=Ty.VarChar(length=lit.var_char.length, nullability=n))
+    if which == "fixed_binary":
+        return Ty(fixed_binary=Ty.FixedBinary(length=len(lit.fixed_binary), nullability=n))
+    if which == "decimal":
+        return Ty(decimal=Ty.Decimal(precision=lit.decimal.precision, scale=lit.decimal.scale, nullability=n))
+    if which == "precision_time":
+        return Ty(precision_time=Ty.PrecisionTime(precision=lit.precision_time.precision, nullability=n))
+    if which == "precision_timestamp":
+        return Ty(precision_timestamp=Ty.PrecisionTimestamp(precision=lit.precision_timestamp.precision, nullability=n))
+    if which == "precision_timestamp_tz":
+        return Ty(
+            precision_timestamp_tz=Ty.PrecisionTimestampTZ(precision=lit.precision_timestamp_tz.precision, nullability=n)
+        )
+    if which == "struct":
+        members = [literal_type(f) for f in lit.struct.fields]
+        if any(m is None for m in members):
+            return None
+        return Ty(struct=Ty.Struct(types=members, nullability=n))
+    if which == "list":
+        if not lit.list.values:
+            return None
+        inner = literal_type(lit.list.values[0])
+        return Ty(list=Ty.List(type=inner, nullability=n)) if inner is not None else None
+    if which == "empty_list":
+        out = Ty(list=lit.empty_list)
+        out.list.nullability = n
+        return out
+    if which == "map":
+        if not lit.map.key_values:
+            return None
+        kv = lit.map.key_values[0]
+        k, v = literal_type(kv.key), literal_type(kv.value)
+        if k is None or v is None:
+            return None
+        return Ty(map=Ty.Map(key=k, value=v, nullability=n))
+    if which == "empty_map":
+        out = Ty(map=lit.empty_map)
+        out.map.nullability = n
+        return out
+    if which == "user_defined":
+        return Ty(user_defined=Ty.UserDefined(type_reference=lit.user_defined.type_reference, nullability=n))
+    return None
+
+
+def decimal_value(lit: Expression.Literal.Decimal) -> decimal.Decimal:
+    unscaled = int.from_bytes(lit.value, "little", signed=True)
+    return decimal.Decimal(unscaled).scaleb(-lit.scale)
+
+
+def _timestamp_text(value: int, precision: int) -> str:
+    seconds, frac = divmod(value, 10**precision)
+    try:
+        stamp = _EPOCH_DT + _dt.timedelta(seconds=seconds)
+    except OverflowError:
+        return str(value)
+    text = stamp.isoformat(sep=" ")
+    if precision and frac:
+        text += "." + str(frac).rjust(precision, "0").rstrip("0")
+    return text
+
+
+def _literal_text(lit: Expression.Literal) -> str:
+    which = lit.WhichOneof("literal_type")
+    if which is None:
+        return "?"
+    value = getattr(lit, which)
+    if which == "boolean":
+        return "true" if value else "false"
+    if which in ("i8", "i16", "i32", "i64"):
+        return str(value)
+    if which in ("fp32", "fp64"):
+        return repr(float(value))
+    if which in ("string", "fixed_char"):
+        return "'" + value.replace("'", "''") + "'"
+    if which == "var_char":
+        return "'" + value.value.replace("'", "''") + "'"
+    if which in ("binary", "fixed_binary", "uuid"):
+        return "x'" + value.hex() + "'"
+    if which == "date":
+        try:
+            return f"date '{(_EPOCH + _dt.timedelta(days=value)).isoformat()}'"
+        except OverflowError:
+            return f"date({value})"
+    if which == "decimal":
+        return str(decimal_value(value))
+    if which == "precision_timestamp":
+        return f"timestamp '{_timestamp_text(value.value, value.precision)}'"
+    if which == "precision_timestamp_tz":
+        return f"timestamptz '{_timestamp_text(value.value, value.precision)}'"
+    if which == "precision_time":
+        seconds, frac = divmod(value.value, 10**value.precision)
+        return f"time '{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" + (
+            f".{str(frac).rjust(value.precision, '0').rstrip('0')}'" if frac else "'"
+        )
+    if which == "interval_year_to_month":
+        return f"interval '{value.years} years {value.months} months'"
+    if which == "interval_day_to_second":
+        sub = f" {value.subseconds}e-{value.precision}s" if value.subseconds else ""
+        return f"interval '{value.days} days {value.seconds} seconds{sub}'"
+    if which == "interval_compound":
+        ym, ds = value.interval_year_to_month, value.interval_day_to_second
+        return f"interval '{ym.years} years {ym.months} months {ds.days} days {ds.seconds} seconds'"
+    if which == "null":
+        return f"null::{T.render(value)}"
+    if which == "struct":
+        return "{" + ", ".join(_literal_text(f) for f in value.fields) + "}"
+    if which == "list":
+        return "[" + ", ".join(_literal_text(v) for v in value.values) + "]"
+    if which == "empty_list":
+        return "[]"
+    if which == "map":
+        return "map{" + ", ".join(f"{_literal_text(kv.key)}: {_literal_text(kv.value)}" for kv in value.key_values) + "}"
+    if which == "empty_map":
+        return "map{}"
+    if which == "user_defined":
+        return f"u!{value.type_reference}(…)"
+    return which

@@ -1,0 +1,301 @@
+"""The graph of relations: one node per relation, with stable path-like ids.
+
+Ids: the top relation of ``PlanRel`` number ``i`` is ``"i"``; input ``k`` of node ``n`` is ``"n.k"``;
+the ``j``-th relation found inside the expressions of node ``n`` (a subquery) is ``"n.sj"``. A
+``ReferenceRel`` is a node whose one input edge points at the shared subtree's top node: the subtree
+is never copied.
+
+Children are found through the protobuf descriptors (every ``Rel`` field of a relation is an
+input), not a hand-kept list, so every relation in the proto is walked, including ones added later.
+The walk is iterative: plans of any depth build.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from substrait import algebra_pb2, plan_pb2
+
+from .errors import Diagnostic, error, warning
+
+_REL = algebra_pb2.Rel.DESCRIPTOR
+
+
+@dataclass
+class Edge:
+    source: str  # the consuming node
+    target: str  # the node it reads from
+    kind: str  # "input", "reference" or "subquery"
+    position: int  # input position, or subquery ordinal
+
+
+@dataclass
+class Node:
+    id: str
+    kind: str  # the Rel oneof name: "read", "join", "hash_join", ...
+    rel: algebra_pb2.Rel
+    root_index: int
+    parent: str | None
+    inputs: list[str] = field(default_factory=list)  # input nodes in input order (a reference's target included)
+    subqueries: list[str] = field(default_factory=list)
+    subquery_rels: dict[int, str] = field(default_factory=dict)  # id(Rel wrapper) -> node id
+    is_subquery: bool = False  # top relation of a subquery expression
+
+    @property
+    def body(self):
+        return getattr(self.rel, self.kind) if self.kind else None
+
+    @property
+    def depth(self) -> int:
+        return self.id.count(".")
+
+
+@dataclass
+class PlanGraph:
+    nodes: dict[str, Node]
+    roots: list[str]  # top node of each PlanRel, in plan order
+    root_names: dict[str, list[str]]  # root node id -> RelRoot names
+    edges: list[Edge]
+    diagnostics: list[Diagnostic]  # graph-level problems, each tagged with its node
+
+    def children(self, node_id: str) -> list[str]:
+        n = self.nodes[node_id]
+        return n.inputs + n.subqueries
+
+    def subtree(self, node_id: str) -> Iterator[str]:
+        """Ids of the node and everything it reads from, each once (references followed)."""
+        seen = set()
+        stack = [node_id]
+        while stack:
+            cur = stack.pop()
+            if cur in seen or cur not in self.nodes:
+                continue
+            seen.add(cur)
+            yield cur
+            stack.extend(reversed(self.children(cur)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Descriptor analysis, computed once per message type
+# ---------------------------------------------------------------------------------------------
+
+_rel_fields_cache: dict[str, list[FieldDescriptor]] = {}
+_carrier_fields_cache: dict[str, list[FieldDescriptor]] = {}
+_may_hold_rel: dict[str, bool] = {}
+
+
+def _compute_may_hold_rel(desc: Descriptor) -> bool:
+    """Whether a message of this type can (transitively) contain a Rel, e.g. through a subquery."""
+    if desc.full_name in _may_hold_rel:
+        return _may_hold_rel[desc.full_name]
+    # Iterative fixpoint over the reachable descriptor graph.
+    reachable: dict[str, Descriptor] = {}
+    stack = [desc]
+    while stack:
+        d = stack.pop()
+        if d.full_name in reachable:
+            continue
+        reachable[d.full_name] = d
+        for f in d.fields:
+            if f.message_type is not None:
+                stack.append(f.message_type)
+    holds = {name: any(f.message_type is not None and f.message_type.full_name == _REL.full_name for f in d.fields)
+             for name, d in reachable.items()}
+    changed = True
+    while changed:
+        changed = False
+        for name, d in reachable.items():
+            if holds[name]:
+                continue
+            if any(f.message_type is not None and holds.get(f.message_type.full_name, False) for f in d.fields):
+                holds[name] = True
+                changed = True
+    _may_hold_rel.update(holds)
+    return holds[desc.full_name]
+
+
+def rel_fields(desc: Descriptor) -> list[FieldDescriptor]:
+    """The fields of a relation body that hold its inputs (``Rel`` typed), in field order."""
+    out = _rel_fields_cache.get(desc.full_name)
+    if out is None:
+        out = [f for f in desc.fields if f.message_type is not None and f.message_type.full_name == _REL.full_name]
+        _rel_fields_cache[desc.full_name] = out
+    return out
+
+
+def _carrier_fields(desc: Descriptor) -> list[FieldDescriptor]:
+    """Non-input message fields that may hold a Rel somewhere below (expressions with subqueries)."""
+    out = _carrier_fields_cache.get(desc.full_name)
+    if out is None:
+        out = [
+            f
+            for f in desc.fields
+            if f.message_type is not None
+            and f.message_type.full_name != _REL.full_name
+            and not f.message_type.GetOptions().map_entry
+            and _compute_may_hold_rel(f.message_type)
+        ]
+        _carrier_fields_cache[desc.full_name] = out
+    return out
+
+
+def _present(msg, f: FieldDescriptor):
+    if f.label == FieldDescriptor.LABEL_REPEATED:
+        return list(getattr(msg, f.name))
+    if msg.HasField(f.name):
+        return [getattr(msg, f.name)]
+    return []
+
+
+def input_rels(body) -> list[algebra_pb2.Rel]:
+    out: list[algebra_pb2.Rel] = []
+    for f in rel_fields(body.DESCRIPTOR):
+        out.extend(_present(body, f))
+    return out
+
+
+def subquery_rels(body) -> list[algebra_pb2.Rel]:
+    """Relations nested in a relation body's expressions (subqueries), depth first in field order."""
+    out: list[algebra_pb2.Rel] = []
+    stack: list[tuple[bool, object]] = [(False, body)]
+    while stack:
+        is_rel, msg = stack.pop()
+        if is_rel:
+            out.append(msg)  # type: ignore[arg-type]
+            continue
+        found: list[tuple[bool, object]] = []
+        for f, holds_rel in _scan_fields(msg.DESCRIPTOR):  # type: ignore[attr-defined]
+            if holds_rel and msg is body:
+                continue  # a relation's own Rel fields are its inputs
+            found.extend((holds_rel, child) for child in _present(msg, f))
+        stack.extend(reversed(found))
+    return out
+
+
+_scan_cache: dict[str, list[tuple[FieldDescriptor, bool]]] = {}
+
+
+def _scan_fields(desc: Descriptor) -> list[tuple[FieldDescriptor, bool]]:
+    """Fields worth scanning for subqueries: (field, whether it is Rel typed), in field order."""
+    out = _scan_cache.get(desc.full_name)
+    if out is None:
+        carriers = set(_carrier_fields(desc))
+        out = [
+            (f, f.message_type.full_name == _REL.full_name)
+            for f in desc.fields
+            if f.message_type is not None and (f.message_type.full_name == _REL.full_name or f in carriers)
+        ]
+        _scan_cache[desc.full_name] = out
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Building
+# ---------------------------------------------------------------------------------------------
+
+def build_graph(plan: plan_pb2.Plan) -> PlanGraph:
+    nodes: dict[str, Node] = {}
+    roots: list[str] = []
+    root_names: dict[str, list[str]] = {}
+    edges: list[Edge] = []
+    diags: list[Diagnostic] = []
+    references: list[tuple[str, int]] = []
+
+    for i, prel in enumerate(plan.relations):
+        which = prel.WhichOneof("rel_type")
+        node_id = str(i)
+        roots.append(node_id)
+        if which == "root":
+            rel = prel.root.input
+            root_names[node_id] = list(prel.root.names)
+        elif which == "rel":
+            rel = prel.rel
+        else:
+            rel = algebra_pb2.Rel()
+        # Pre-order walk: (rel, id, parent, is_subquery)
+        stack: list[tuple[algebra_pb2.Rel, str, str | None, bool]] = [(rel, node_id, None, False)]
+        while stack:
+            cur, cur_id, parent, is_sub = stack.pop()
+            kind = cur.WhichOneof("rel_type") or ""
+            node = Node(cur_id, kind, cur, i, parent, is_subquery=is_sub)
+            nodes[cur_id] = node
+            if not kind:
+                diags.append(
+                    error(
+                        "empty-relation",
+                        "this relation has no type set (expected one of read, filter, project, join, ...)",
+                        cur_id,
+                    )
+                )
+                continue
+            body = getattr(cur, kind)
+            pending: list[tuple[algebra_pb2.Rel, str, str | None, bool]] = []
+            for k, child in enumerate(input_rels(body)):
+                child_id = f"{cur_id}.{k}"
+                node.inputs.append(child_id)
+                edges.append(Edge(cur_id, child_id, "input", k))
+                pending.append((child, child_id, cur_id, False))
+            if kind == "reference":
+                references.append((cur_id, body.subtree_ordinal))
+            for j, sub in enumerate(subquery_rels(body)):
+                sub_id = f"{cur_id}.s{j}"
+                node.subqueries.append(sub_id)
+                node.subquery_rels[id(sub)] = sub_id
+                edges.append(Edge(cur_id, sub_id, "subquery", j))
+                pending.append((sub, sub_id, cur_id, True))
+            stack.extend(reversed(pending))
+
+    for ref_id, ordinal in references:
+        if 0 <= ordinal < len(roots):
+            target = roots[ordinal]
+            nodes[ref_id].inputs.append(target)
+            edges.append(Edge(ref_id, target, "reference", 0))
+        else:
+            valid = f"0-{len(roots) - 1}" if roots else "none"
+            diags.append(
+                error(
+                    "reference-out-of-range",
+                    f"ReferenceRel points at relation {ordinal}, but the plan has {len(roots)} "
+                    f"relations ({valid})",
+                    ref_id,
+                )
+            )
+    _check_reference_cycles(nodes, references, roots, diags)
+    return PlanGraph(nodes, roots, root_names, edges, diags)
+
+
+def _check_reference_cycles(nodes, references, roots, diags) -> None:
+    """A ReferenceRel that (through other references) reaches its own plan relation is a cycle."""
+    if not references:
+        return
+    # root index -> root indices it references (from any node inside it)
+    refs_of: dict[int, list[tuple[int, str]]] = {}
+    for ref_id, ordinal in references:
+        if 0 <= ordinal < len(roots):
+            refs_of.setdefault(nodes[ref_id].root_index, []).append((ordinal, ref_id))
+    for start, outgoing in refs_of.items():
+        for ordinal, ref_id in outgoing:
+            seen = set()
+            stack = [ordinal]
+            while stack:
+                cur = stack.pop()
+                if cur == start:
+                    diags.append(
+                        error(
+                            "reference-cycle",
+                            f"ReferenceRel to relation {ordinal} forms a cycle back to relation {start}; "
+                            "a plan must be a DAG",
+                            ref_id,
+                        )
+                    )
+                    break
+                if cur in seen:
+                    continue
+                seen.add(cur)
+                stack.extend(o for o, _ in refs_of.get(cur, []))
+
+
+def warn(code: str, message: str, node: str) -> Diagnostic:  # pragma: no cover - convenience
+    return warning(code, message, node)

@@ -1,0 +1,627 @@
+"""Load a Substrait plan from bytes: protobuf JSON or binary protobuf, detected from the content.
+
+Real plans are older than the current proto. Parsing them with the current proto and
+``ignore_unknown_fields`` would silently drop meaning (the GROUP BY keys of a legacy aggregate, the
+count of a legacy fetch), so legacy fields are *upgraded* to their current form, each upgrade listed
+as an info diagnostic, and whatever is still unknown becomes a warning instead of a failure.
+
+JSON is upgraded as a dict before it is parsed. Binary plans parse with the current proto, where
+legacy fields arrive as unknown fields; those are decoded into the same dict form and go through the
+same upgrade functions, so both formats share one set of rules.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from google.protobuf import json_format
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import DecodeError, Message
+from substrait import algebra_pb2, plan_pb2, type_pb2
+from substrait.extensions import extensions_pb2
+
+from .deep import allow_deep_protobuf, run_deep
+from .errors import Diagnostic, PlanLoadError, info, warning
+
+#: Uploads larger than this are refused before parsing.
+MAX_PLAN_BYTES = 64 * 1024 * 1024
+
+
+@dataclass
+class LoadedPlan:
+    """A parsed, upgraded plan and what loading it found."""
+
+    plan: plan_pb2.Plan
+    format: str  # "json" or "binary"
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: Extension anchors that came from the legacy ``extensionUris`` (their URN field holds the URI).
+    legacy_uri_anchors: set[int] = field(default_factory=set)
+
+
+# ---------------------------------------------------------------------------------------------
+# Upgrade rules, on the JSON (dict) form of one message. Each takes the message dict and returns the
+# keys it wrote, appending info diagnostics to ``notes``.
+# ---------------------------------------------------------------------------------------------
+
+Notes = Counter  # upgrade message -> count, turned into diagnostics at the end
+
+
+def _pop(d: dict, *names: str) -> tuple[bool, Any]:
+    for name in names:
+        if name in d:
+            return True, d.pop(name)
+    return False, None
+
+
+def _i64_literal(value: int) -> dict:
+    return {"literal": {"i64": str(value)}}
+
+
+def _upgrade_plan(d: dict, notes: Notes, state: dict) -> set[str]:
+    found, uris = _pop(d, "extensionUris", "extension_uris")
+    if not found:
+        return set()
+    urns = d.setdefault("extensionUrns", d.pop("extension_urns", []))
+    taken = {int(u.get("extensionUrnAnchor", u.get("extension_urn_anchor", 0))) for u in urns}
+    for entry in uris or []:
+        anchor = int(entry.get("extensionUriAnchor", entry.get("extension_uri_anchor", 0)))
+        if anchor in taken:
+            notes[f"legacy extension URI anchor {anchor} clashes with an extension URN; the URN is kept"] += 1
+            continue
+        urns.append({"extensionUrnAnchor": anchor, "urn": entry.get("uri", "")})
+        state.setdefault("legacy_uri_anchors", set()).add(anchor)
+    notes["legacy Plan.extensionUris upgraded to extensionUrns (the URIs are kept and shown)"] += 1
+    return {"extensionUrns"}
+
+
+def _upgrade_extension_decl(d: dict, notes: Notes, state: dict) -> set[str]:
+    found, ref = _pop(d, "extensionUriReference", "extension_uri_reference")
+    if not found:
+        return set()
+    if "extensionUrnReference" not in d and "extension_urn_reference" not in d:
+        d["extensionUrnReference"] = ref
+    notes["legacy extensionUriReference upgraded to extensionUrnReference"] += 1
+    return {"extensionUrnReference"}
+
+
+def _upgrade_fetch(d: dict, notes: Notes, state: dict) -> set[str]:
+    wrote: set[str] = set()
+    found, offset = _pop(d, "offset")
+    if found:
+        if "offsetExpr" not in d and "offset_expr" not in d and int(offset) != 0:
+            d["offsetExpr"] = _i64_literal(int(offset))
+            wrote.add("offsetExpr")
+        notes["legacy FetchRel.offset upgraded to offsetExpr"] += 1
+    found, count = _pop(d, "count")
+    if found:
+        # -1 meant "all records", which is now an absent count_expr.
+        if "countExpr" not in d and "count_expr" not in d and int(count) != -1:
+            d["countExpr"] = _i64_literal(int(count))
+            wrote.add("countExpr")
+        notes["legacy FetchRel.count upgraded to countExpr"] += 1
+    return wrote
+
+
+def _canonical(expr: Any) -> str:
+    return json.dumps(expr, sort_keys=True, separators=(",", ":"))
+
+
+def _upgrade_aggregate(d: dict, notes: Notes, state: dict) -> set[str]:
+    groupings = d.get("groupings") or []
+    if not any(("groupingExpressions" in g or "grouping_expressions" in g) for g in groupings):
+        return set()
+    top = d.setdefault("groupingExpressions", d.pop("grouping_expressions", []))
+    index = {_canonical(e): i for i, e in enumerate(top)}
+    for g in groupings:
+        found, exprs = _pop(g, "groupingExpressions", "grouping_expressions")
+        if not found:
+            continue
+        refs = g.setdefault("expressionReferences", g.pop("expression_references", []))
+        for expr in exprs or []:
+            key = _canonical(expr)
+            if key not in index:
+                index[key] = len(top)
+                top.append(expr)
+            refs.append(index[key])
+    notes[
+        "legacy AggregateRel.Grouping.groupingExpressions upgraded to groupingExpressions "
+        "with expressionReferences (the GROUP BY keys are kept)"
+    ] += 1
+    return {"groupingExpressions", "groupings"}
+
+
+def _upgrade_virtual_table(d: dict, notes: Notes, state: dict) -> set[str]:
+    found, values = _pop(d, "values")
+    if not found:
+        return set()
+    exprs = d.setdefault("expressions", [])
+    for row in values or []:
+        exprs.append({"fields": [{"literal": lit} for lit in row.get("fields", [])]})
+    notes["legacy ReadRel.VirtualTable.values upgraded to expressions"] += 1
+    return {"expressions"}
+
+
+def _upgrade_interval_day(d: dict, notes: Notes, state: dict) -> set[str]:
+    found, micros = _pop(d, "microseconds")
+    if not found:
+        return set()
+    if "subseconds" not in d:
+        d["precision"] = 6
+        d["subseconds"] = str(int(micros))
+    notes["legacy IntervalDayToSecond.microseconds upgraded to precision 6 subseconds"] += 1
+    return {"precision", "subseconds"}
+
+
+_LEGACY_TYPES = {
+    "timestamp": "precisionTimestamp",
+    "time": "precisionTime",
+    "timestampTz": "precisionTimestampTz",
+    "timestamp_tz": "precisionTimestampTz",
+}
+
+
+def _upgrade_type(d: dict, notes: Notes, state: dict) -> set[str]:
+    wrote: set[str] = set()
+    for old, new in _LEGACY_TYPES.items():
+        found, body = _pop(d, old)
+        if found:
+            body = dict(body or {})
+            body["precision"] = 6
+            d[new] = body
+            wrote.add(new)
+            notes[f"legacy type {old} upgraded to {new}<6>"] += 1
+    found, ref = _pop(d, "userDefinedTypeReference", "user_defined_type_reference")
+    if found:
+        d["userDefined"] = {"typeReference": ref, "nullability": "NULLABILITY_REQUIRED"}
+        wrote.add("userDefined")
+        notes["legacy userDefinedTypeReference upgraded to userDefined"] += 1
+    return wrote
+
+
+def _upgrade_literal(d: dict, notes: Notes, state: dict) -> set[str]:
+    wrote: set[str] = set()
+    for old, new in _LEGACY_TYPES.items():
+        found, value = _pop(d, old)
+        if found:
+            d[new] = {"precision": 6, "value": str(int(value))}
+            wrote.add(new)
+            notes[f"legacy {old} literal upgraded to {new}<6>"] += 1
+    return wrote
+
+
+def _upgrade_function_args(d: dict, notes: Notes, state: dict) -> set[str]:
+    found, args = _pop(d, "args")
+    if not found:
+        return set()
+    if not d.get("arguments"):
+        d["arguments"] = [{"value": a} for a in args or []]
+    notes["legacy function args upgraded to arguments"] += 1
+    return {"arguments"}
+
+
+def _upgrade_join(d: dict, notes: Notes, state: dict) -> set[str]:
+    renames = {
+        "JOIN_TYPE_SEMI": "JOIN_TYPE_LEFT_SEMI",
+        "JOIN_TYPE_ANTI": "JOIN_TYPE_LEFT_ANTI",
+        "JOIN_TYPE_SINGLE": "JOIN_TYPE_LEFT_SINGLE",
+    }
+    value = d.get("type")
+    if isinstance(value, str) and value in renames:
+        d["type"] = renames[value]
+        notes[f"legacy join type {value} upgraded to {renames[value]}"] += 1
+    return set()
+
+
+UPGRADES: dict[str, Callable[[dict, Notes, dict], set[str]]] = {
+    "substrait.Plan": _upgrade_plan,
+    "substrait.extensions.SimpleExtensionDeclaration.ExtensionFunction": _upgrade_extension_decl,
+    "substrait.extensions.SimpleExtensionDeclaration.ExtensionType": _upgrade_extension_decl,
+    "substrait.extensions.SimpleExtensionDeclaration.ExtensionTypeVariation": _upgrade_extension_decl,
+    "substrait.FetchRel": _upgrade_fetch,
+    "substrait.AggregateRel": _upgrade_aggregate,
+    "substrait.ReadRel.VirtualTable": _upgrade_virtual_table,
+    "substrait.Expression.Literal.IntervalDayToSecond": _upgrade_interval_day,
+    "substrait.Type": _upgrade_type,
+    "substrait.Expression.Literal": _upgrade_literal,
+    "substrait.Expression.ScalarFunction": _upgrade_function_args,
+    "substrait.AggregateFunction": _upgrade_function_args,
+    "substrait.Expression.WindowFunction": _upgrade_function_args,
+    "substrait.JoinRel": _upgrade_join,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON
+# ---------------------------------------------------------------------------------------------
+
+_WELL_KNOWN = {
+    "google.protobuf.Any",
+    "google.protobuf.Struct",
+    "google.protobuf.Value",
+    "google.protobuf.ListValue",
+    "google.protobuf.Empty",
+}
+
+
+def _field_map(desc: Descriptor, cache: dict) -> dict[str, FieldDescriptor]:
+    fields = cache.get(desc)
+    if fields is None:
+        fields = {}
+        for f in desc.fields:
+            fields[f.name] = f
+            fields[f.json_name] = f
+        cache[desc] = fields
+    return fields
+
+
+def _any_resolvable(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    url = value.get("@type", "")
+    from google.protobuf import symbol_database
+
+    try:
+        symbol_database.Default().pool.FindMessageTypeByName(url.split("/")[-1])
+        return True
+    except KeyError:
+        return False
+
+
+def _upgrade_json(root: dict, diags: list[Diagnostic], state: dict) -> None:
+    """Upgrade legacy fields in place and drop unknown ones, walking the dict iteratively."""
+    notes: Notes = Counter()
+    unknown: Counter = Counter()
+    unknown_example: dict[str, str] = {}
+    cache: dict = {}
+    stack: list[tuple[dict, Descriptor, str]] = [(root, plan_pb2.Plan.DESCRIPTOR, "")]
+    while stack:
+        d, desc, path = stack.pop()
+        hook = UPGRADES.get(desc.full_name)
+        if hook is not None:
+            hook(d, notes, state)
+        fields = _field_map(desc, cache)
+        for key in list(d):
+            value = d[key]
+            f = fields.get(key)
+            if f is None:
+                where = f"{desc.full_name}.{key}"
+                unknown[where] += 1
+                unknown_example.setdefault(where, f"{path}.{key}".lstrip("."))
+                del d[key]
+                continue
+            if value is None:
+                continue
+            if f.type == FieldDescriptor.TYPE_ENUM:
+                _check_enum(d, key, f, value, diags, f"{path}.{key}".lstrip("."))
+                continue
+            if f.type != FieldDescriptor.TYPE_MESSAGE:
+                continue
+            mdesc = f.message_type
+            if mdesc.GetOptions().map_entry:
+                vfield = mdesc.fields_by_name["value"]
+                if vfield.type == FieldDescriptor.TYPE_MESSAGE and isinstance(value, dict):
+                    for k, v in value.items():
+                        if isinstance(v, dict):
+                            stack.append((v, vfield.message_type, f"{path}.{key}[{k}]"))
+                continue
+            if mdesc.full_name in _WELL_KNOWN:
+                if mdesc.full_name == "google.protobuf.Any":
+                    items = value if isinstance(value, list) else [value]
+                    if not all(_any_resolvable(v) for v in items):
+                        diags.append(
+                            warning(
+                                "undecodable-extension",
+                                f"extension detail at {path}.{key} has a type this tool does not "
+                                f"know ({', '.join(str(v.get('@type')) for v in items if isinstance(v, dict))});"
+                                " it is not shown",
+                                path=f"{path}.{key}".lstrip("."),
+                            )
+                        )
+                        del d[key]
+                continue
+            child_path = f"{path}.{key}".lstrip(".")
+            if isinstance(value, list):
+                for i in range(len(value) - 1, -1, -1):
+                    if isinstance(value[i], dict):
+                        stack.append((value[i], mdesc, f"{child_path}[{i}]"))
+            elif isinstance(value, dict):
+                stack.append((value, mdesc, child_path))
+    _finish_notes(notes, unknown, unknown_example, diags)
+
+
+def _check_enum(d: dict, key: str, f: FieldDescriptor, value: Any, diags: list, path: str) -> None:
+    values = value if isinstance(value, list) else [value]
+    for v in values:
+        ok = (isinstance(v, str) and v in f.enum_type.values_by_name) or isinstance(v, int)
+        if not ok:
+            diags.append(
+                warning(
+                    "unknown-enum-value",
+                    f"{v!r} is not a value of {f.enum_type.full_name} at {path}; expected one of "
+                    f"{', '.join(f.enum_type.values_by_name)}. The field is ignored.",
+                    path=path,
+                )
+            )
+            del d[key]
+            return
+
+
+def _finish_notes(notes: Notes, unknown: Counter, example: dict, diags: list[Diagnostic]) -> None:
+    for message, count in notes.items():
+        diags.append(info("legacy-upgraded", f"{message} ({count}x)" if count > 1 else message))
+    for where, count in unknown.items():
+        diags.append(
+            warning(
+                "unknown-field",
+                f"unknown field {where} ({count}x, first at {example[where]}) is not part of the "
+                "current Substrait proto; it is ignored",
+                path=example[where],
+            )
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Binary: legacy fields arrive as unknown fields; decode them into the dict form above.
+# ---------------------------------------------------------------------------------------------
+
+def _msg(cls: type[Message]) -> Callable[[bytes], dict]:
+    def decode(data: bytes) -> dict:
+        m = cls()
+        m.ParseFromString(data)
+        return json_format.MessageToDict(m)
+
+    return decode
+
+
+def _int64(value: int) -> int:
+    return value - (1 << 64) if value >= (1 << 63) else value
+
+
+#: (message full name, field number) -> (legacy JSON key, decoder of the wire value)
+LEGACY_BINARY: dict[tuple[str, int], tuple[str, Callable[[Any], Any]]] = {
+    ("substrait.Plan", 1): ("extensionUris", _msg(extensions_pb2.SimpleExtensionURN)),
+    ("substrait.FetchRel", 3): ("offset", _int64),
+    ("substrait.FetchRel", 4): ("count", _int64),
+    ("substrait.AggregateRel.Grouping", 1): ("groupingExpressions", _msg(algebra_pb2.Expression)),
+    ("substrait.ReadRel.VirtualTable", 1): ("values", _msg(algebra_pb2.Expression.Literal.Struct)),
+    ("substrait.Expression.Literal.IntervalDayToSecond", 3): ("microseconds", _int64),
+    ("substrait.Type", 14): ("timestamp", _msg(type_pb2.Type.Boolean)),
+    ("substrait.Type", 17): ("time", _msg(type_pb2.Type.Boolean)),
+    ("substrait.Type", 29): ("timestampTz", _msg(type_pb2.Type.Boolean)),
+    ("substrait.Type", 31): ("userDefinedTypeReference", int),
+    ("substrait.Expression.Literal", 14): ("timestamp", _int64),
+    ("substrait.Expression.Literal", 17): ("time", _int64),
+    ("substrait.Expression.Literal", 27): ("timestampTz", _int64),
+    ("substrait.Expression.ScalarFunction", 2): ("args", _msg(algebra_pb2.Expression)),
+    ("substrait.AggregateFunction", 2): ("args", _msg(algebra_pb2.Expression)),
+    ("substrait.Expression.WindowFunction", 8): ("args", _msg(algebra_pb2.Expression)),
+}
+for _decl in ("ExtensionFunction", "ExtensionType", "ExtensionTypeVariation"):
+    LEGACY_BINARY[(f"substrait.extensions.SimpleExtensionDeclaration.{_decl}", 1)] = (
+        "extensionUriReference",
+        int,
+    )
+_REPEATED_LEGACY = {"extensionUris", "groupingExpressions", "values", "args"}
+
+
+def _has_unknown_fields(msg: Message) -> bool:
+    probe = type(msg)()
+    probe.CopyFrom(msg)
+    probe.DiscardUnknownFields()
+    return probe.ByteSize() != msg.ByteSize()
+
+
+def _upgrade_binary(plan: plan_pb2.Plan, diags: list[Diagnostic], state: dict) -> None:
+    from google.protobuf.unknown_fields import UnknownFieldSet
+
+    if not _has_unknown_fields(plan):
+        return
+    notes: Notes = Counter()
+    unknown: Counter = Counter()
+    example: dict[str, str] = {}
+    stack: list[tuple[Message, str]] = [(plan, "")]
+    while stack:
+        msg, path = stack.pop()
+        desc = msg.DESCRIPTOR
+        if desc.full_name == "substrait.AggregateRel":
+            _upgrade_binary_aggregate(msg, notes, unknown, example, path, state)
+        unknowns = list(UnknownFieldSet(msg))
+        if unknowns and desc.full_name != "substrait.AggregateRel.Grouping":
+            legacy: dict[str, Any] = {}
+            for uf in unknowns:
+                rule = LEGACY_BINARY.get((desc.full_name, uf.field_number))
+                if rule is None:
+                    where = f"{desc.full_name} field {uf.field_number}"
+                    unknown[where] += 1
+                    example.setdefault(where, path or "plan")
+                    continue
+                key, decode = rule
+                value = decode(uf.data)
+                if key in _REPEATED_LEGACY:
+                    legacy.setdefault(key, []).append(value)
+                else:
+                    legacy[key] = value
+            if legacy:
+                _merge_upgrade(msg, legacy, notes, state)
+        for fd, value in msg.ListFields():
+            if fd.type != FieldDescriptor.TYPE_MESSAGE or fd.message_type.GetOptions().map_entry:
+                continue
+            if fd.label == FieldDescriptor.LABEL_REPEATED:
+                for i, item in enumerate(value):
+                    stack.append((item, f"{path}.{fd.json_name}[{i}]"))
+            else:
+                stack.append((value, f"{path}.{fd.json_name}"))
+    plan.DiscardUnknownFields()
+    _finish_notes(notes, unknown, example, diags)
+
+
+def _merge_upgrade(msg: Message, legacy: dict, notes: Notes, state: dict) -> None:
+    hook = UPGRADES[msg.DESCRIPTOR.full_name]
+    if msg.DESCRIPTOR.full_name == "substrait.JoinRel":  # pragma: no cover - enums need no upgrade
+        return
+    if msg.DESCRIPTOR.full_name == "substrait.Plan":
+        legacy["extensionUrns"] = [
+            json_format.MessageToDict(u) for u in msg.extension_urns  # type: ignore[attr-defined]
+        ]
+        legacy["extensionUris"] = [
+            {"extensionUriAnchor": u.get("extensionUrnAnchor", 0), "uri": u.get("urn", "")}
+            for u in legacy["extensionUris"]
+        ]
+    wrote = hook(legacy, notes, state)
+    fragment = {k: legacy[k] for k in wrote}
+    for key in wrote:
+        msg.ClearField(msg.DESCRIPTOR.fields_by_camelcase_name[key].name)
+    json_format.ParseDict(fragment, msg)
+
+
+def _upgrade_binary_aggregate(
+    agg: algebra_pb2.AggregateRel, notes: Notes, unknown: Counter, example: dict, path: str, state: dict
+) -> None:
+    from google.protobuf.unknown_fields import UnknownFieldSet
+
+    legacy_groups = []
+    any_legacy = False
+    for g in agg.groupings:
+        exprs = []
+        for uf in UnknownFieldSet(g):
+            if uf.field_number == 1:
+                exprs.append(LEGACY_BINARY[("substrait.AggregateRel.Grouping", 1)][1](uf.data))
+                any_legacy = True
+            else:
+                where = f"substrait.AggregateRel.Grouping field {uf.field_number}"
+                unknown[where] += 1
+                example.setdefault(where, path)
+        entry: dict[str, Any] = {"expressionReferences": list(g.expression_references)}
+        if exprs:
+            entry["groupingExpressions"] = exprs
+        legacy_groups.append(entry)
+    if not any_legacy:
+        return
+    d = {
+        "groupings": legacy_groups,
+        "groupingExpressions": [json_format.MessageToDict(e) for e in agg.grouping_expressions],
+    }
+    wrote = _upgrade_aggregate(d, notes, state)
+    agg.ClearField("groupings")
+    agg.ClearField("grouping_expressions")
+    json_format.ParseDict({k: d[k] for k in wrote}, agg)
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry points
+# ---------------------------------------------------------------------------------------------
+
+def _looks_like_json(data: bytes) -> bool:
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    return head in (b"{", b"[")
+
+
+def _json_depth_error(exc: Exception) -> bool:
+    return isinstance(exc, RecursionError) or "recursion" in str(exc).lower()
+
+
+def _load_json(data: bytes) -> LoadedPlan:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PlanLoadError(f"not a Substrait plan: the file starts like JSON but is not UTF-8 ({exc.reason})")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PlanLoadError(
+            f"not a Substrait plan: invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg}); "
+            "expected a protobuf-JSON Substrait Plan object"
+        ) from None
+    except RecursionError:
+        raise PlanLoadError("not loadable: the JSON nests deeper than this tool supports") from None
+    if not isinstance(doc, dict):
+        raise PlanLoadError(
+            f"not a Substrait plan: the JSON is a {type(doc).__name__}, expected an object with "
+            "'relations' (a protobuf-JSON Substrait Plan)"
+        )
+    plan_keys = {f.json_name for f in plan_pb2.Plan.DESCRIPTOR.fields} | {
+        f.name for f in plan_pb2.Plan.DESCRIPTOR.fields
+    } | {"extensionUris", "extension_uris"}
+    diags: list[Diagnostic] = []
+    if "relations" not in doc:
+        if not set(doc) <= plan_keys:
+            keys = ", ".join(sorted(doc)[:8])
+            raise PlanLoadError(
+                "not a Substrait plan: the JSON object has no 'relations'; expected a protobuf-JSON "
+                f"Substrait Plan with 'relations' (found keys: {keys})"
+            )
+        diags.append(warning("empty-plan", "the plan has no relations: there is nothing to show"))
+    state: dict = {}
+    _upgrade_json(doc, diags, state)
+    plan = plan_pb2.Plan()
+    try:
+        json_format.ParseDict(doc, plan, max_recursion_depth=10**9)
+    except json_format.ParseError as exc:
+        message = str(exc).split("\n")[0]
+        raise PlanLoadError(f"not a valid Substrait plan: {message}") from None
+    except RecursionError:
+        raise PlanLoadError("not loadable: the plan nests deeper than this tool supports") from None
+    return _finish(plan, "json", diags, state)
+
+
+def _load_binary(data: bytes) -> LoadedPlan:
+    allow_deep_protobuf()
+    plan = plan_pb2.Plan()
+    try:
+        plan.ParseFromString(data)
+    except (DecodeError, RuntimeError, ValueError) as exc:
+        raise PlanLoadError(
+            "not a Substrait plan: neither protobuf JSON nor a binary protobuf Plan "
+            f"({str(exc) or type(exc).__name__})"
+        ) from None
+    if not plan.relations:
+        raise PlanLoadError(
+            "not a Substrait plan: the bytes parse as protobuf but hold no relations; expected a "
+            "binary Substrait Plan (or protobuf JSON)"
+        )
+    diags: list[Diagnostic] = []
+    state: dict = {}
+    _upgrade_binary(plan, diags, state)
+    return _finish(plan, "binary", diags, state)
+
+
+def _finish(plan: plan_pb2.Plan, fmt: str, diags: list[Diagnostic], state: dict) -> LoadedPlan:
+    if not plan.HasField("version"):
+        diags.append(info("no-version", "the plan has no version field (producers before Substrait 0.17 omit it)"))
+    return LoadedPlan(plan, fmt, diags, set(state.get("legacy_uri_anchors", ())))
+
+
+def load_plan(data: bytes) -> LoadedPlan:
+    """Parse ``data`` as a Substrait plan (JSON or binary, detected from the content).
+
+    Raises :class:`PlanLoadError` with one clear message for anything that is not a plan.
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise PlanLoadError(f"expected the plan's bytes, got {type(data).__name__}")
+    data = bytes(data)
+    if not data.strip():
+        raise PlanLoadError("not a Substrait plan: the input is empty")
+    if len(data) > MAX_PLAN_BYTES:
+        raise PlanLoadError(
+            f"plan too large: {len(data):,} bytes; at most {MAX_PLAN_BYTES:,} bytes are accepted"
+        )
+    loader = _load_json if _looks_like_json(data) else _load_binary
+    try:
+        return run_deep(loader, data)
+    except PlanLoadError:
+        raise
+    except RecursionError:
+        raise PlanLoadError("not loadable: the plan nests deeper than this tool supports") from None
+
+
+def load_path(path: str) -> LoadedPlan:
+    """Read and load a plan file."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_PLAN_BYTES + 1)
+    except OSError as exc:
+        raise PlanLoadError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return load_plan(data)

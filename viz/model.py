@@ -1,0 +1,190 @@
+"""The plan model: a loaded plan, its graph, and every node's derived schema and diagnostics.
+
+``analyze(data)`` is the one entry point the CLI and the app use::
+
+    model = analyze(open("plan.json", "rb").read())
+    for node in model.nodes():
+        print(node.id, node.kind, [f.name for f in node.schema or []])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from substrait import plan_pb2
+
+from . import types as T
+from .deep import run_deep
+from .errors import Diagnostic, Severity, warning
+from .extensions import Extensions
+from .fields import Field
+from .graph import Node, PlanGraph, build_graph
+from .load import LoadedPlan, load_plan
+from .schema import Conventions, NodeInfo, derive_schemas, root_name_mismatches
+
+
+@dataclass
+class NodeView:
+    """Everything known about one node, for the CLI and the UI."""
+
+    node: Node
+    info: NodeInfo
+
+    @property
+    def id(self) -> str:
+        return self.node.id
+
+    @property
+    def kind(self) -> str:
+        return self.node.kind or "empty"
+
+    @property
+    def inputs(self) -> list[str]:
+        return self.node.inputs
+
+    @property
+    def schema(self) -> list[Field] | None:
+        return self.info.schema
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return self.info.diagnostics
+
+    def schema_json(self) -> list[dict] | None:
+        if self.info.schema is None:
+            return None
+        return [
+            {"index": i, "name": f.name, "type": f.type_text(), "nullable": f.nullable}
+            for i, f in enumerate(self.info.schema)
+        ]
+
+    def to_json(self) -> dict:
+        out = {
+            "id": self.id,
+            "kind": self.kind,
+            "inputs": list(self.node.inputs),
+            "schema": self.schema_json(),
+            "diagnostics": [d.to_json() for d in self.info.diagnostics],
+        }
+        if self.node.subqueries:
+            out["subqueries"] = list(self.node.subqueries)
+        if self.info.detail:
+            out["detail"] = self.info.detail
+        if self.info.expressions:
+            out["expressions"] = [{"role": r, "text": t} for r, t in self.info.expressions]
+        return out
+
+
+@dataclass
+class PlanModel:
+    loaded: LoadedPlan
+    graph: PlanGraph
+    extensions: Extensions
+    infos: dict[str, NodeInfo]
+
+    @property
+    def plan(self) -> plan_pb2.Plan:
+        return self.loaded.plan
+
+    @property
+    def roots(self) -> list[str]:
+        return self.graph.roots
+
+    @property
+    def plan_diagnostics(self) -> list[Diagnostic]:
+        """Diagnostics about the plan as a whole (loading, legacy upgrades)."""
+        return self.loaded.diagnostics
+
+    def node(self, node_id: str) -> NodeView:
+        return NodeView(self.graph.nodes[node_id], self.infos[node_id])
+
+    def nodes(self) -> Iterator[NodeView]:
+        for node_id in self.graph.nodes:
+            yield self.node(node_id)
+
+    def all_diagnostics(self) -> list[Diagnostic]:
+        out = list(self.loaded.diagnostics)
+        for info in self.infos.values():
+            out.extend(info.diagnostics)
+        return out
+
+    def to_json(self) -> dict:
+        return {
+            "format": self.loaded.format,
+            "version": _version_text(self.plan),
+            "roots": list(self.graph.roots),
+            "nodes": [n.to_json() for n in self.nodes()],
+            "diagnostics": [d.to_json() for d in self.loaded.diagnostics],
+            **self.extensions.to_json(),
+        }
+
+
+def _version_text(plan: plan_pb2.Plan) -> str | None:
+    if not plan.HasField("version"):
+        return None
+    v = plan.version
+    text = f"{v.major_number}.{v.minor_number}.{v.patch_number}"
+    return f"{text} ({v.producer})" if v.producer else text
+
+
+def _errors(infos: dict[str, NodeInfo]) -> int:
+    return sum(1 for i in infos.values() for d in i.diagnostics if d.severity is Severity.ERROR)
+
+
+_ALTERNATIVES = (
+    Conventions(project_keeps_input=False),
+    Conventions(grouping_set_column=False),
+    Conventions(project_keeps_input=False, grouping_set_column=False),
+)
+
+
+def _producer_conventions(graph: PlanGraph, ext: Extensions, infos: dict[str, NodeInfo], loaded: LoadedPlan):
+    """When the root names or the inputs of a relation do not fit the spec's reading, try the
+    readings of known producers.
+
+    A reading is taken only when it makes every root fit, adds no errors and removes some problem;
+    the plan then gets a warning that says which convention its producer followed.
+    """
+    kinds = {n.kind for n in graph.nodes.values()}
+    for conv in _ALTERNATIVES:
+        if not conv.project_keeps_input and "project" not in kinds:
+            continue
+        if not conv.grouping_set_column and "aggregate" not in kinds:
+            continue
+        alt = derive_schemas(graph, ext, conv)
+        before = (len(root_name_mismatches(graph, infos)), _errors(infos))
+        after = (len(root_name_mismatches(graph, alt)), _errors(alt))
+        if after[0] == 0 and after < before and after[1] <= before[1]:
+            loaded.diagnostics.append(
+                warning(
+                    "producer-convention",
+                    "this plan's producer departs from the spec: "
+                    + "; ".join(conv.describe())
+                    + ". Only that reading fits the plan, so schemas are derived that way",
+                )
+            )
+            return alt
+    return infos
+
+
+def analyze_loaded(loaded: LoadedPlan) -> PlanModel:
+    def work() -> PlanModel:
+        graph = build_graph(loaded.plan)
+        ext = Extensions.of(loaded.plan, loaded.legacy_uri_anchors)
+        infos = derive_schemas(graph, ext)
+        if root_name_mismatches(graph, infos) or _errors(infos):
+            infos = _producer_conventions(graph, ext, infos, loaded)
+        for d in graph.diagnostics:
+            infos[d.node].diagnostics.insert(0, d) if d.node in infos else loaded.diagnostics.append(d)
+        return PlanModel(loaded, graph, ext, infos)
+
+    return run_deep(work)
+
+
+def analyze(data: bytes) -> PlanModel:
+    """Load ``data`` (JSON or binary) and derive the whole model. Raises ``PlanLoadError``."""
+    return analyze_loaded(load_plan(data))
+
+
+__all__ = ["PlanModel", "NodeView", "analyze", "analyze_loaded", "T"]

@@ -1,0 +1,854 @@
+"""Derive every node's output schema, following each relation's "Direct Output Order" then its emit.
+
+One dispatch table on the relation kind; each entry takes the node's :class:`Context` (its inputs'
+schemas already derived) and returns the direct output fields. Results are memoised per node id and
+computed bottom-up with an explicit stack, so shared subtrees cost one walk and any depth works.
+Expressions are typed and rendered in the same pass (the inspector shows them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from substrait import algebra_pb2
+
+from . import types as T
+from .errors import Diagnostic, error, info, warning
+from .expressions import ExpressionTyper, Scope, Typed
+from .extensions import Extensions
+from .fields import Field, fields_from_named_struct, nested_names_for
+from .graph import Node, PlanGraph
+
+
+@dataclass
+class NodeInfo:
+    """What the schema pass derived for one node."""
+
+    schema: list[Field] | None  # output after emit; None when it cannot be known
+    direct: list[Field] | None  # output before emit
+    incoming: list[Field] | None  # the record this node's expressions read
+    expressions: list[tuple[str, str]] = field(default_factory=list)  # (role, rendered text)
+    detail: str = ""  # key detail for a graph label
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    referenced_fields: set[int] = field(default_factory=set)  # indices of ``incoming`` read by expressions
+    functions: set[int] = field(default_factory=set)  # function anchors used
+
+
+@dataclass
+class Context:
+    node: Node
+    inputs: list[list[Field] | None]
+    ext: Extensions
+    outer: Sequence[Sequence[Field] | None]
+    typer: ExpressionTyper
+    info: NodeInfo
+    anchors: dict[int, Sequence[Field] | None]
+    conventions: "Conventions" = None  # type: ignore[assignment]
+
+    def scope(self, fields: Sequence[Field] | None) -> Scope:
+        return Scope(fields, self.outer, [], self.anchors)
+
+    def expr(self, role: str, e: algebra_pb2.Expression, fields: Sequence[Field] | None) -> Typed:
+        typed = self.typer.expr(e, self.scope(fields))
+        self.info.expressions.append((role, typed.text))
+        return typed
+
+    def diag(self, d: Diagnostic) -> None:
+        self.info.diagnostics.append(d)
+
+    def input(self, k: int = 0) -> list[Field] | None:
+        return self.inputs[k] if k < len(self.inputs) else None
+
+
+def _concat(*parts: list[Field] | None) -> list[Field] | None:
+    out: list[Field] = []
+    for p in parts:
+        if p is None:
+            return None
+        out.extend(p)
+    return out
+
+
+def _nullable(fields: list[Field]) -> list[Field]:
+    return [f.with_type(T.make_nullable(f.type)) for f in fields]
+
+
+def _expr_field(typed: Typed, fallback: str) -> Field:
+    label = typed.label or fallback
+    return Field(label, typed.type, typed.nested or nested_names_for(typed.type))
+
+
+def _expect_boolean(ctx: Context, typed: Typed, what: str) -> None:
+    if typed.type is not None and T.kind(typed.type) != "bool":
+        ctx.diag(error("type-mismatch", f"{what} must be boolean, but is {T.render(typed.type)}", ctx.node.id))
+
+
+# ---------------------------------------------------------------------------------------------
+# One function per relation kind
+# ---------------------------------------------------------------------------------------------
+
+def read(ctx: Context) -> list[Field] | None:
+    r: algebra_pb2.ReadRel = ctx.node.body
+    which = r.WhichOneof("read_type")
+    base: list[Field] | None
+    if r.HasField("base_schema"):
+        names = list(r.base_schema.names)
+        types = list(r.base_schema.struct.types)
+        if names and not types:
+            ctx.diag(
+                warning(
+                    "untyped-base-schema",
+                    f"the base schema names {len(names)} columns but gives no types; their types are unknown",
+                    ctx.node.id,
+                )
+            )
+            base = [Field(n, None) for n in names]
+        else:
+            base, exact = fields_from_named_struct(names, types)
+            if not exact:
+                ctx.diag(
+                    warning(
+                        "schema-names-mismatch",
+                        f"the base schema has {len(names)} names for {len(types)} types "
+                        f"(with nested fields it needs {sum(1 + len(f.nested) for f in base)})",
+                        ctx.node.id,
+                    )
+                )
+    elif which == "virtual_table" and r.virtual_table.expressions:
+        row = r.virtual_table.expressions[0]
+        base = []
+        for i, e in enumerate(row.fields):
+            typed = ctx.typer.expr(e, ctx.scope([]))
+            base.append(Field(f"col{i}", typed.type, nested_names_for(typed.type)))
+        ctx.diag(info("no-base-schema", "the virtual table has no base schema; types come from its first row", ctx.node.id))
+    else:
+        ctx.diag(error("no-base-schema", "the read has no base schema, so its columns are unknown", ctx.node.id))
+        base = None
+    ctx.info.incoming = base
+
+    if which == "named_table":
+        ctx.info.detail = ".".join(r.named_table.names)
+    elif which == "virtual_table":
+        rows = r.virtual_table.expressions
+        ctx.info.detail = f"virtual table, {len(rows)} row{'s' if len(rows) != 1 else ''}"
+        width = len(base) if base is not None else None
+        for i, row in enumerate(rows):
+            for j, e in enumerate(row.fields):
+                typed = ctx.typer.expr(e, ctx.scope([]))
+                if base is not None and j < len(base) and not T.same_type_ignoring_nullability(typed.type, base[j].type):
+                    ctx.diag(
+                        warning(
+                            "type-mismatch",
+                            f"virtual table row {i} column {j} is {T.render(typed.type)}, the schema says "
+                            f"{T.render(base[j].type)}",
+                            ctx.node.id,
+                        )
+                    )
+            if width is not None and len(row.fields) != width:
+                ctx.diag(error("type-mismatch", f"virtual table row {i} has {len(row.fields)} values for {width} columns", ctx.node.id))
+    elif which == "local_files":
+        items = r.local_files.items
+        paths = [getattr(it, it.WhichOneof("path_type") or "uri_path") for it in items]
+        fmt = items[0].WhichOneof("file_format") if items else None
+        ctx.info.detail = f"{fmt or 'files'}: {', '.join(paths[:2])}{' …' if len(paths) > 2 else ''}"
+    elif which == "extension_table":
+        ctx.info.detail = f"extension table {r.extension_table.detail.type_url.split('/')[-1]}"
+    elif which == "iceberg_table":
+        ctx.info.detail = "iceberg table"
+    else:
+        ctx.diag(warning("no-read-type", "the read does not say what it reads", ctx.node.id))
+
+    if r.HasField("filter"):
+        _expect_boolean(ctx, ctx.expr("filter", r.filter, base), "the read filter")
+    if r.HasField("best_effort_filter"):
+        ctx.expr("best effort filter", r.best_effort_filter, base)
+    if r.HasField("projection") and base is not None:
+        items = r.projection.select.struct_items
+        picked: list[Field] = []
+        for item in items:
+            if 0 <= item.field < len(base):
+                picked.append(base[item.field])
+            else:
+                ctx.diag(
+                    error(
+                        "field-out-of-range",
+                        f"projection field {item.field} is out of range: the base schema has {len(base)} "
+                        f"fields (0-{len(base) - 1})",
+                        ctx.node.id,
+                    )
+                )
+        if items:
+            ctx.info.expressions.append(("projection", ", ".join(f"${i.field}" for i in items)))
+            return picked
+    return base
+
+
+def passthrough(detail: Callable[[Context], str] | None = None):
+    def derive(ctx: Context) -> list[Field] | None:
+        if detail is not None:
+            ctx.info.detail = detail(ctx)
+        return ctx.input(0)
+
+    return derive
+
+
+def filter_(ctx: Context) -> list[Field] | None:
+    fields = ctx.input(0)
+    ctx.info.incoming = fields
+    typed = ctx.expr("condition", ctx.node.body.condition, fields)
+    _expect_boolean(ctx, typed, "the filter condition")
+    ctx.info.detail = typed.text
+    return fields
+
+
+def _sorts(ctx: Context, sorts, fields) -> str:
+    texts = [ctx.typer.sort_field(s, ctx.scope(fields)) for s in sorts]
+    for t in texts:
+        ctx.info.expressions.append(("sort", t))
+    return ", ".join(texts)
+
+
+def sort(ctx: Context) -> list[Field] | None:
+    fields = ctx.input(0)
+    ctx.info.incoming = fields
+    ctx.info.detail = _sorts(ctx, ctx.node.body.sorts, fields)
+    return fields
+
+
+def _fetch_value(ctx: Context, body, name: str, fields) -> str | None:
+    expr_name = f"{name}_expr"
+    if body.HasField(expr_name):
+        return ctx.expr(name, getattr(body, expr_name), fields).text
+    return None
+
+
+def fetch(ctx: Context) -> list[Field] | None:
+    body = ctx.node.body
+    fields = ctx.input(0)
+    ctx.info.incoming = fields
+    offset = _fetch_value(ctx, body, "offset", fields)
+    count = _fetch_value(ctx, body, "count", fields)
+    parts = [f"count {count if count is not None else 'all'}"]
+    if offset is not None and offset != "0":
+        parts.append(f"offset {offset}")
+    ctx.info.detail = ", ".join(parts)
+    return fields
+
+
+def top_n(ctx: Context) -> list[Field] | None:
+    body = ctx.node.body
+    fields = ctx.input(0)
+    ctx.info.incoming = fields
+    keys = _sorts(ctx, body.sorts, fields)
+    ctx.info.detail = f"top {body.count}{f' offset {body.offset}' if body.offset else ''} by {keys}"
+    return fields
+
+
+def project(ctx: Context) -> list[Field] | None:
+    fields = ctx.input(0)
+    ctx.info.incoming = fields
+    added: list[Field] = []
+    base = len(fields) if fields is not None else None
+    for i, e in enumerate(ctx.node.body.expressions):
+        index = f"${base + i}" if base is not None else f"+{i}"
+        typed = ctx.expr(index, e, fields)
+        added.append(_expr_field(typed, f"expr{i}"))
+    ctx.info.detail = f"+{len(added)} column{'s' if len(added) != 1 else ''}"
+    if not ctx.conventions.project_keeps_input and ctx.node.body.common.WhichOneof("emit_kind") != "emit":
+        ctx.info.detail = f"{len(added)} column{'s' if len(added) != 1 else ''} (expressions only)"
+        return added
+    return _concat(fields, added)
+
+
+def cross(ctx: Context) -> list[Field] | None:
+    ctx.info.incoming = _concat(ctx.input(0), ctx.input(1))
+    ctx.info.detail = "cross product"
+    return ctx.info.incoming
+
+
+_JOIN_PADDING = {
+    "JOIN_TYPE_LEFT": (False, True),
+    "JOIN_TYPE_LEFT_SINGLE": (False, True),
+    "JOIN_TYPE_RIGHT": (True, False),
+    "JOIN_TYPE_RIGHT_SINGLE": (True, False),
+    "JOIN_TYPE_OUTER": (True, True),
+}
+
+
+def join_type_name(body) -> str:
+    return body.DESCRIPTOR.fields_by_name["type"].enum_type.values_by_number[body.type].name
+
+
+def join_output(ctx: Context, type_name: str) -> list[Field] | None:
+    left, right = ctx.input(0), ctx.input(1)
+    if type_name == "JOIN_TYPE_UNSPECIFIED":
+        ctx.diag(error("unspecified-join-type", "the join type is unspecified; the output is derived as an inner join", ctx.node.id))
+    if type_name in ("JOIN_TYPE_LEFT_SEMI", "JOIN_TYPE_LEFT_ANTI"):
+        return left
+    if type_name in ("JOIN_TYPE_RIGHT_SEMI", "JOIN_TYPE_RIGHT_ANTI"):
+        return right
+    mark = Field("mark", T.boolean(True))
+    if type_name == "JOIN_TYPE_LEFT_MARK":
+        return _concat(left, [mark])
+    if type_name == "JOIN_TYPE_RIGHT_MARK":
+        return _concat(right, [mark])
+    if left is None or right is None:
+        return None
+    pad_left, pad_right = _JOIN_PADDING.get(type_name, (False, False))
+    return (_nullable(left) if pad_left else list(left)) + (_nullable(right) if pad_right else list(right))
+
+
+def _short_join(type_name: str) -> str:
+    return type_name.replace("JOIN_TYPE_", "").lower()
+
+
+def join(ctx: Context) -> list[Field] | None:
+    body = ctx.node.body
+    incoming = _concat(ctx.input(0), ctx.input(1))
+    ctx.info.incoming = incoming
+    name = join_type_name(body)
+    on = ""
+    if body.HasField("expression"):
+        typed = ctx.expr("on", body.expression, incoming)
+        _expect_boolean(ctx, typed, "the join condition")
+        on = typed.text
+    if body.HasField("post_join_filter"):
+        ctx.expr("post-join filter", body.post_join_filter, incoming)
+    ctx.info.detail = f"{_short_join(name)} on {on}" if on else _short_join(name)
+    return join_output(ctx, name)
+
+
+def lateral_join(ctx: Context) -> list[Field] | None:
+    return join(ctx)
+
+
+def _keys_join(ctx: Context) -> list[Field] | None:
+    body = ctx.node.body
+    left, right = ctx.input(0), ctx.input(1)
+    incoming = _concat(left, right)
+    ctx.info.incoming = incoming
+    name = join_type_name(body)
+    keys = []
+    for k in body.keys:
+        l = ctx.typer.selection(k.left, ctx.scope(left))
+        r = ctx.typer.selection(k.right, ctx.scope(right))
+        op = "IS NOT DISTINCT FROM" if k.comparison.simple == 2 else "="
+        keys.append(f"{l.text} {op} {r.text}")
+    # Right-key indices are relative to the right input; shift them into the incoming record.
+    ctx.info.referenced_fields = set()
+    for k in body.keys:
+        if k.left.direct_reference.HasField("struct_field"):
+            ctx.info.referenced_fields.add(k.left.direct_reference.struct_field.field)
+        if k.right.direct_reference.HasField("struct_field") and left is not None:
+            ctx.info.referenced_fields.add(len(left) + k.right.direct_reference.struct_field.field)
+    ctx.typer.referenced_fields = set()
+    for text in keys:
+        ctx.info.expressions.append(("key", text))
+    if body.HasField("post_join_filter"):
+        ctx.expr("post-join filter", body.post_join_filter, incoming)
+    residual = getattr(body, "residual_expression", None)
+    if residual is not None and body.HasField("residual_expression"):
+        ctx.expr("residual", residual, incoming)
+    ctx.info.detail = f"{_short_join(name)} on {' AND '.join(keys)}"
+    return join_output(ctx, name)
+
+
+def nested_loop_join(ctx: Context) -> list[Field] | None:
+    body = ctx.node.body
+    incoming = _concat(ctx.input(0), ctx.input(1))
+    ctx.info.incoming = incoming
+    name = join_type_name(body)
+    on = ""
+    if body.HasField("expression"):
+        on = ctx.expr("on", body.expression, incoming).text
+    ctx.info.detail = f"{_short_join(name)} on {on}" if on else _short_join(name)
+    return join_output(ctx, name)
+
+
+_SET_OP_NAMES = algebra_pb2.SetRel.SetOp.DESCRIPTOR.values_by_number
+
+
+def set_(ctx: Context) -> list[Field] | None:
+    body = ctx.node.body
+    op = _SET_OP_NAMES[body.op].name if body.op in _SET_OP_NAMES else f"SET_OP_{body.op}"
+    ctx.info.detail = op.replace("SET_OP_", "").lower()
+    if op == "SET_OP_UNSPECIFIED":
+        ctx.diag(error("unspecified-set-op", "the set operation is unspecified", ctx.node.id))
+    inputs = ctx.inputs
+    if len(inputs) < 2:
+        ctx.diag(error("too-few-inputs", f"a set operation needs at least two inputs, it has {len(inputs)}", ctx.node.id))
+    if not inputs or inputs[0] is None:
+        return None
+    primary = inputs[0]
+    for k, other in enumerate(inputs[1:], start=1):
+        if other is None:
+            continue
+        if len(other) != len(primary):
+            ctx.diag(
+                error(
+                    "type-mismatch",
+                    f"set input {k} has {len(other)} columns, the primary input has {len(primary)}",
+                    ctx.node.id,
+                )
+            )
+            continue
+        for i, (a, b) in enumerate(zip(primary, other)):
+            if not T.same_type_ignoring_nullability(a.type, b.type):
+                ctx.diag(
+                    error(
+                        "type-mismatch",
+                        f"set input {k} column {i} is {T.render(b.type)}, the primary input has {T.render(a.type)}",
+                        ctx.node.id,
+                    )
+                )
+    out: list[Field] = []
+    for i, f in enumerate(primary):
+        nulls = [T.is_nullable(inp[i].type) for inp in inputs if inp is not None and i < len(inp)]
+        nulls = [bool(n) for n in nulls]
+        first, rest = nulls[0], nulls[1:]
+        if op in ("SET_OP_UNION_DISTINCT", "SET_OP_UNION_ALL"):
+            nullable = any(nulls)
+        elif op == "SET_OP_INTERSECTION_PRIMARY":
+            nullable = first and any(rest)
+        elif op in ("SET_OP_INTERSECTION_MULTISET", "SET_OP_INTERSECTION_MULTISET_ALL"):
+            nullable = all(nulls)
+        else:  # minus: same as the primary input
+            nullable = first
+        out.append(f.with_type(T.with_nullability(f.type, nullable) if f.type is not None else None))
+    return out
+
+
+def aggregate(ctx: Context) -> list[Field] | None:
+    body: algebra_pb2.AggregateRel = ctx.node.body
+    fields = ctx.input(0)
+    ctx.info.incoming = fields
+    keys = [ctx.typer.expr(e, ctx.scope(fields)) for e in body.grouping_expressions]
+    groupings = list(body.groupings)
+    order: list[int] = []
+    membership: list[set[int]] = []
+    for g in groupings:
+        refs = set()
+        for r in g.expression_references:
+            if r >= len(keys):
+                ctx.diag(
+                    error(
+                        "grouping-out-of-range",
+                        f"grouping refers to grouping expression {r}, but there are {len(keys)}",
+                        ctx.node.id,
+                    )
+                )
+                continue
+            refs.add(r)
+            if r not in order:
+                order.append(r)
+        membership.append(refs)
+    out: list[Field] = []
+    for r in order:
+        typed = keys[r]
+        in_all = all(r in m for m in membership)
+        f = _expr_field(typed, f"key{r}")
+        if not in_all:
+            f = f.with_type(T.make_nullable(f.type))
+        out.append(f)
+        ctx.info.expressions.append(("group by", typed.text))
+    measures = []
+    for i, m in enumerate(body.measures):
+        typed = ctx.typer.aggregate_function(m.measure, ctx.scope(fields))
+        text = typed.text
+        if m.HasField("filter"):
+            cond = ctx.typer.expr(m.filter, ctx.scope(fields))
+            text += f" FILTER (WHERE {cond.text})"
+        ctx.info.expressions.append(("measure", text))
+        measures.append(typed.label)
+        out.append(_expr_field(typed, f"measure{i}"))
+    if len(groupings) > 1 and ctx.conventions.grouping_set_column:
+        out.append(Field("grouping_set", T.i32(False)))
+        sets = ["(" + ", ".join(keys[r].label for r in sorted(m)) + ")" for m in membership]
+        group_text = f"grouping sets {', '.join(sets)}"
+    else:
+        group_text = ", ".join(keys[r].label for r in order)
+    parts = []
+    if group_text:
+        parts.append(f"by {group_text}")
+    if measures:
+        parts.append(", ".join(measures))
+    ctx.info.detail = "; ".join(parts)
+    if not out:
+        ctx.diag(error("empty-aggregate", "the aggregate has no groupings and no measures, so it yields no columns", ctx.node.id))
+    return out
+
+
+def reference(ctx: Context) -> list[Field] | None:
+    ctx.info.detail = f"→ relation {ctx.node.body.subtree_ordinal}"
+    return ctx.input(0)
+
+
+def write(ctx: Context) -> list[Field] | None:
+    body = ctx.node.body
+    op = algebra_pb2.WriteRel.WriteOp.Name(body.op).replace("WRITE_OP_", "").lower()
+    target = ".".join(body.named_table.names) if body.HasField("named_table") else "extension object"
+    ctx.info.detail = f"{op} {target}"
+    ctx.info.incoming = ctx.input(0)
+    if body.output == algebra_pb2.WriteRel.OUTPUT_MODE_MODIFIED_RECORDS:
+        if body.HasField("table_schema"):
+            fields, _ = fields_from_named_struct(list(body.table_schema.names), list(body.table_schema.struct.types))
+            return fields
+        return ctx.input(0)
+    return []
+
+
+def ddl(ctx: Context) -> list[Field] | None:
+    body = ctx.node.body
+    op = algebra_pb2.DdlRel.DdlOp.Name(body.op).replace("DDL_OP_", "").lower()
+    obj = algebra_pb2.DdlRel.DdlObject.Name(body.object).replace("DDL_OBJECT_", "").lower()
+    target = ".".join(body.named_object.names) if body.HasField("named_object") else "extension object"
+    ctx.info.detail = f"{op} {obj} {target}"
+    return []
+
+
+def update(ctx: Context) -> list[Field] | None:
+    body = ctx.node.body
+    ctx.info.detail = f"update {'.'.join(body.named_table.names)}"
+    fields, _ = fields_from_named_struct(list(body.table_schema.names), list(body.table_schema.struct.types))
+    ctx.info.incoming = fields
+    if body.HasField("condition"):
+        ctx.expr("condition", body.condition, fields)
+    for t in body.transformations:
+        ctx.expr(f"set ${t.column_target}", t.transformation, fields)
+    return fields
+
+
+def extension(ctx: Context) -> list[Field] | None:
+    detail = ctx.node.body.detail.type_url.split("/")[-1] or "no detail"
+    ctx.info.detail = f"extension: {detail}"
+    ctx.diag(
+        info(
+            "unknown-schema",
+            "an extension relation defines its own output; its schema is unknown to this tool",
+            ctx.node.id,
+        )
+    )
+    return None
+
+
+def window(ctx: Context) -> list[Field] | None:
+    body = ctx.node.body
+    fields = ctx.input(0)
+    ctx.info.incoming = fields
+    scope = ctx.scope(fields)
+    for p in body.partition_expressions:
+        ctx.info.expressions.append(("partition by", ctx.typer.expr(p, scope).text))
+    order = _sorts(ctx, body.sorts, fields)
+    added = []
+    for i, f in enumerate(body.window_functions):
+        typed = ctx.typer.window_function(f, scope)
+        ctx.info.expressions.append(("window", typed.text))
+        added.append(_expr_field(typed, f"window{i}"))
+    parts = [f"{len(added)} window function{'s' if len(added) != 1 else ''}"]
+    if body.partition_expressions:
+        parts.append(f"partition by {len(body.partition_expressions)}")
+    if order:
+        parts.append(f"order by {order}")
+    ctx.info.detail = ", ".join(parts)
+    return _concat(fields, added)
+
+
+def exchange(ctx: Context) -> list[Field] | None:
+    body = ctx.node.body
+    fields = ctx.input(0)
+    ctx.info.incoming = fields
+    kind = body.WhichOneof("exchange_kind") or "unspecified"
+    if kind == "scatter_by_fields":
+        keys = [ctx.typer.selection(f, ctx.scope(fields)).text for f in body.scatter_by_fields.fields]
+        for k in keys:
+            ctx.info.expressions.append(("scatter by", k))
+        ctx.info.detail = f"scatter by {', '.join(keys)}"
+    elif kind in ("single_target", "multi_target"):
+        e = getattr(body, kind).expression
+        ctx.info.detail = f"{kind.replace('_', ' ')}: {ctx.expr('bucket', e, fields).text}"
+    else:
+        ctx.info.detail = kind.replace("_", " ")
+    if body.partition_count:
+        ctx.info.detail += f" into {body.partition_count}"
+    return fields
+
+
+def expand(ctx: Context) -> list[Field] | None:
+    body = ctx.node.body
+    fields = ctx.input(0)
+    ctx.info.incoming = fields
+    out: list[Field] = []
+    duplicates = None
+    for i, f in enumerate(body.fields):
+        which = f.WhichOneof("field_type")
+        if which == "consistent_field":
+            typed = ctx.expr(f"${i}", f.consistent_field, fields)
+            out.append(_expr_field(typed, f"expr{i}"))
+        elif which == "switching_field":
+            options = [ctx.typer.expr(d, ctx.scope(fields)) for d in f.switching_field.duplicates]
+            ctx.info.expressions.append((f"${i}", " | ".join(o.text for o in options)))
+            if duplicates is None:
+                duplicates = len(options)
+            elif duplicates != len(options):
+                ctx.diag(error("type-mismatch", "switching fields have different numbers of duplicates", ctx.node.id))
+            known = [o.type for o in options if o.type is not None]
+            t = known[0] if known else None
+            if t is not None and any(T.is_nullable(k) for k in known):
+                t = T.make_nullable(t)
+            out.append(Field(options[0].label if options else f"switch{i}", t, nested_names_for(t)))
+        else:
+            out.append(Field(f"field{i}", None))
+    out.append(Field("expand_index", T.i32(False)))
+    ctx.info.detail = f"{duplicates or 1} copies of each row"
+    return out
+
+
+DERIVE: dict[str, Callable[[Context], list[Field] | None]] = {
+    "read": read,
+    "filter": filter_,
+    "fetch": fetch,
+    "aggregate": aggregate,
+    "sort": sort,
+    "join": join,
+    "lateral_join": lateral_join,
+    "project": project,
+    "set": set_,
+    "extension_single": extension,
+    "extension_multi": extension,
+    "extension_leaf": extension,
+    "cross": cross,
+    "reference": reference,
+    "write": write,
+    "ddl": ddl,
+    "update": update,
+    "hash_join": _keys_join,
+    "merge_join": _keys_join,
+    "nested_loop_join": nested_loop_join,
+    "window": window,
+    "exchange": exchange,
+    "expand": expand,
+    "top_n": top_n,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# The pass
+# ---------------------------------------------------------------------------------------------
+
+def _apply_emit(ctx: Context, direct: list[Field] | None) -> list[Field] | None:
+    common = getattr(ctx.node.body, "common", None)
+    if common is None or common.WhichOneof("emit_kind") != "emit":
+        return direct
+    mapping = list(common.emit.output_mapping)
+    if direct is None:
+        return None
+    out: list[Field] = []
+    for m in mapping:
+        if 0 <= m < len(direct):
+            out.append(direct[m])
+        else:
+            valid = f"0-{len(direct) - 1}" if direct else "none"
+            ctx.diag(
+                error(
+                    "emit-out-of-range",
+                    f"emit maps output field {m}, but the relation produces {len(direct)} fields ({valid})",
+                    ctx.node.id,
+                )
+            )
+            out.append(Field(f"field_{m}", None))
+    return out
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """How the producer read the spec where real producers differ from it.
+
+    The defaults are the spec. Older producers wrote ProjectRel as if it output only its expressions
+    (DuckDB, DataFusion before 2024) and aggregates with several grouping sets without the i32
+    grouping-set column (isthmus, DataFusion); :func:`viz.model.analyze_loaded` picks the reading
+    that fits the plan's root names.
+    """
+
+    project_keeps_input: bool = True
+    grouping_set_column: bool = True
+
+    def describe(self) -> list[str]:
+        out = []
+        if not self.project_keeps_input:
+            out.append("ProjectRels output only their expressions (the spec: input fields, then expressions)")
+        if not self.grouping_set_column:
+            out.append(
+                "aggregates with several grouping sets have no grouping-set index column (the spec appends an i32)"
+            )
+        return out
+
+
+SPEC = Conventions()
+
+
+def derive_schemas(graph: PlanGraph, ext: Extensions, conventions: Conventions = SPEC) -> dict[str, NodeInfo]:
+    """Derive a :class:`NodeInfo` for every node of ``graph``, inputs before consumers."""
+    infos: dict[str, NodeInfo] = {}
+    outer_of: dict[str, Sequence[Sequence[Field] | None]] = {}
+    anchors_of: dict[str, dict[int, Sequence[Field] | None]] = {}
+    state: dict[str, int] = {}  # 1 = in progress, 2 = done
+    nodes = graph.nodes
+
+    for root in graph.roots:
+        outer_of.setdefault(root, ())
+        anchors_of.setdefault(root, {})
+    order = list(graph.roots) + [n for n in nodes if n not in set(graph.roots)]
+    for start in order:
+        if state.get(start) == 2:
+            continue
+        outer_of.setdefault(start, ())
+        anchors_of.setdefault(start, {})
+        stack: list[tuple[str, int]] = [(start, 0)]
+        state[start] = 1
+        while stack:
+            node_id, child_pos = stack[-1]
+            node = nodes[node_id]
+            children = node.inputs + node.subqueries
+            if child_pos < len(children):
+                stack[-1] = (node_id, child_pos + 1)
+                child = children[child_pos]
+                if child not in nodes:
+                    continue
+                st = state.get(child)
+                if st == 2:
+                    continue
+                if st == 1:
+                    continue  # a reference cycle: reported by the graph, the schema stays unknown
+                if child_pos >= len(node.inputs):
+                    # A subquery reads the enclosing node's incoming record through outer references.
+                    incoming = _incoming_before(node, infos, ext)
+                    outer_of[child] = (incoming, *outer_of.get(node_id, ()))
+                    anchors_of[child] = anchors_of.get(node_id, {})
+                elif nodes[child].parent == node_id:
+                    outer_of[child] = outer_of.get(node_id, ())
+                    anchors_of[child] = _anchors_for_input(node, child_pos, infos, anchors_of.get(node_id, {}))
+                else:
+                    outer_of.setdefault(child, ())
+                    anchors_of.setdefault(child, {})
+                state[child] = 1
+                stack.append((child, 0))
+                continue
+            stack.pop()
+            infos[node_id] = _derive_node(
+                node, infos, ext, outer_of.get(node_id, ()), anchors_of.get(node_id, {}), conventions
+            )
+            state[node_id] = 2
+    _label_roots(graph, infos)
+    return infos
+
+
+def _anchors_for_input(node: Node, pos: int, infos, anchors):
+    """A lateral join's right input may read the left row through the join's rel anchor."""
+    if node.kind == "lateral_join" and pos == 1:
+        common = node.body.common
+        if common.HasField("rel_anchor") and node.inputs:
+            left = infos.get(node.inputs[0])
+            return {**anchors, common.rel_anchor: left.schema if left else None}
+    return anchors
+
+
+def _incoming_before(node: Node, infos: dict[str, NodeInfo], ext: Extensions) -> list[Field] | None:
+    """The record a node's expressions read, computable once its inputs are derived."""
+    ins = [infos[i].schema if i in infos else None for i in node.inputs]
+    if node.kind in ("join", "cross", "hash_join", "merge_join", "nested_loop_join", "lateral_join"):
+        return _concat(*ins[:2]) if len(ins) >= 2 else None
+    if node.kind == "read":
+        r = node.body
+        if r.HasField("base_schema") and r.base_schema.struct.types:
+            fields, _ = fields_from_named_struct(list(r.base_schema.names), list(r.base_schema.struct.types))
+            return fields
+        return None
+    if node.kind == "update":
+        fields, _ = fields_from_named_struct(list(node.body.table_schema.names), list(node.body.table_schema.struct.types))
+        return fields
+    return ins[0] if ins else None
+
+
+def _derive_node(node: Node, infos, ext, outer, anchors, conventions: Conventions = SPEC) -> NodeInfo:
+    info_ = NodeInfo(schema=None, direct=None, incoming=None)
+
+    def subquery_schema(rel):
+        sub_id = node.subquery_rels.get(id(rel))
+        if sub_id is None or sub_id not in infos:
+            return ("?", None)
+        return (sub_id, infos[sub_id].schema)
+
+    typer = ExpressionTyper(ext, node.id, info_.diagnostics, subquery_schema)
+    inputs = [infos[i].schema if i in infos else None for i in node.inputs]
+    ctx = Context(node, inputs, ext, outer, typer, info_, anchors, conventions)
+    derive = DERIVE.get(node.kind)
+    if derive is None:
+        if node.kind:
+            info_.diagnostics.append(
+                warning("unsupported-relation", f"relation kind {node.kind} is not understood; its schema is unknown", node.id)
+            )
+        return info_
+    try:
+        direct = derive(ctx)
+    except RecursionError:
+        info_.diagnostics.append(error("too-deep", "an expression nests too deeply to analyse", node.id))
+        direct = None
+    info_.direct = list(direct) if direct is not None else None
+    info_.schema = _apply_emit(ctx, info_.direct)
+    if info_.incoming is None and node.kind not in ("read", "update"):
+        info_.incoming = inputs[0] if len(inputs) == 1 else None
+    if not info_.referenced_fields:
+        info_.referenced_fields = typer.referenced_fields
+    info_.functions = typer.used_functions
+    if info_.schema is None and not any(d.severity.value != "info" or d.code == "unknown-schema" for d in info_.diagnostics):
+        missing = [i for i, s in zip(node.inputs, inputs) if s is None]
+        if missing:
+            info_.diagnostics.append(
+                info("unknown-input-schema", f"the schema is unknown because input {', '.join(missing)} is unknown", node.id)
+            )
+    return info_
+
+
+def root_name_mismatches(graph: PlanGraph, infos: dict[str, NodeInfo]) -> list[str]:
+    """Root node ids whose derived width (with nested names) differs from their RelRoot names."""
+    out = []
+    for root_id, names in graph.root_names.items():
+        info_ = infos.get(root_id)
+        if info_ is None or info_.schema is None or not names:
+            continue
+        if sum(1 + len(f.nested) for f in info_.schema) != len(names):
+            out.append(root_id)
+    return out
+
+
+def _label_roots(graph: PlanGraph, infos: dict[str, NodeInfo]) -> None:
+    """Relabel each RelRoot's node with the root names; report a count mismatch."""
+    for root_id, names in graph.root_names.items():
+        info_ = infos.get(root_id)
+        if info_ is None or info_.schema is None or not names:
+            continue
+        fields = info_.schema
+        needed = sum(1 + len(f.nested) for f in fields)
+        if needed != len(names):
+            info_.diagnostics.append(
+                warning(
+                    "root-names-mismatch",
+                    f"the root gives {len(names)} names, but its output needs {needed} "
+                    f"({len(fields)} columns, counting nested struct fields)",
+                    root_id,
+                )
+            )
+        pos = 0
+        out: list[Field] = []
+        for f in fields:
+            if pos >= len(names):
+                out.append(f)
+                continue
+            n = len(f.nested)
+            nested = tuple(names[pos + 1 : pos + 1 + n])
+            if len(nested) < n:
+                nested = f.nested
+            out.append(Field(names[pos], f.type, nested))
+            pos += 1 + n
+        info_.schema = out

@@ -1,0 +1,184 @@
+"""Substrait types: readable rendering (``decimal<38,4>?``), nullability, and small constructors.
+
+Types are kept as ``substrait.type_pb2.Type`` messages; ``None`` stands for a type that could not be
+derived (the node carries a diagnostic saying why).
+"""
+
+from __future__ import annotations
+
+from substrait import type_pb2
+
+Type = type_pb2.Type
+NULLABLE = Type.NULLABILITY_NULLABLE
+REQUIRED = Type.NULLABILITY_REQUIRED
+
+_SIMPLE_NAMES = {
+    "bool": "boolean",
+    "i8": "i8",
+    "i16": "i16",
+    "i32": "i32",
+    "i64": "i64",
+    "fp32": "fp32",
+    "fp64": "fp64",
+    "string": "string",
+    "binary": "binary",
+    "date": "date",
+    "interval_year": "interval_year",
+    "uuid": "uuid",
+}
+
+
+def kind(t: Type | None) -> str | None:
+    return t.WhichOneof("kind") if t is not None else None
+
+
+def is_nullable(t: Type | None) -> bool | None:
+    """True/False for a concrete type, None when unknown or unspecified."""
+    k = kind(t)
+    if k is None or k in ("unbound", "alias", "func"):
+        return None
+    n = getattr(t, k).nullability
+    if n == NULLABLE:
+        return True
+    if n == REQUIRED:
+        return False
+    return None
+
+
+def with_nullability(t: Type, nullable: bool) -> Type:
+    """A copy of ``t`` made nullable or required (unchanged when it carries no nullability)."""
+    k = kind(t)
+    if k is None or k in ("unbound", "alias", "func"):
+        return t
+    out = Type()
+    out.CopyFrom(t)
+    getattr(out, k).nullability = NULLABLE if nullable else REQUIRED
+    return out
+
+
+def make_nullable(t: Type | None) -> Type | None:
+    if t is None or is_nullable(t):
+        return t
+    return with_nullability(t, True)
+
+
+def boolean(nullable: bool = True) -> Type:
+    return Type(bool=Type.Boolean(nullability=NULLABLE if nullable else REQUIRED))
+
+
+def i32(nullable: bool = False) -> Type:
+    return Type(i32=Type.I32(nullability=NULLABLE if nullable else REQUIRED))
+
+
+def i64(nullable: bool = False) -> Type:
+    return Type(i64=Type.I64(nullability=NULLABLE if nullable else REQUIRED))
+
+
+def struct_of(types: list[Type], nullable: bool = False) -> Type:
+    return Type(struct=Type.Struct(types=types, nullability=NULLABLE if nullable else REQUIRED))
+
+
+def render(t: Type | None, names: list[str] | None = None) -> str:
+    """The type in the spec's signature syntax: ``i64``, ``string?``, ``decimal<38,4>?``, ``list<i32>``.
+
+    ``names`` (depth-first names of nested struct fields) label struct members when given.
+    """
+    if t is None:
+        return "unknown"
+    name_iter = iter(names or [])
+    return _render(t, name_iter)
+
+
+def _render(t: Type, names) -> str:
+    k = t.WhichOneof("kind")
+    if k is None:
+        return "unknown"
+    body = getattr(t, k)
+    if k in _SIMPLE_NAMES:
+        s = _SIMPLE_NAMES[k]
+    elif k == "interval_day":
+        s = f"interval_day<{body.precision}>" if body.precision else "interval_day"
+    elif k == "interval_compound":
+        s = f"interval_compound<{body.precision}>"
+    elif k == "fixed_char":
+        s = f"fixedchar<{body.length}>"
+    elif k == "varchar":
+        s = f"varchar<{body.length}>"
+    elif k == "fixed_binary":
+        s = f"fixedbinary<{body.length}>"
+    elif k == "decimal":
+        s = f"decimal<{body.precision},{body.scale}>"
+    elif k == "precision_time":
+        s = f"precision_time<{body.precision}>"
+    elif k == "precision_timestamp":
+        s = f"precision_timestamp<{body.precision}>"
+    elif k == "precision_timestamp_tz":
+        s = f"precision_timestamp_tz<{body.precision}>"
+    elif k == "struct":
+        parts = []
+        for member in body.types:
+            label = next(names, None)
+            inner = _render(member, names)
+            parts.append(f"{label}: {inner}" if label is not None else inner)
+        s = f"struct<{', '.join(parts)}>"
+    elif k == "list":
+        s = f"list<{_render(body.type, names)}>"
+    elif k == "map":
+        s = f"map<{_render(body.key, names)}, {_render(body.value, names)}>"
+    elif k == "user_defined":
+        s = f"u!{body.type_reference}"
+    elif k == "func":
+        s = "func<...>"
+    elif k == "unbound":
+        return "any"
+    elif k == "alias":
+        return f"alias!{body.type_alias_reference}" if hasattr(body, "type_alias_reference") else "alias"
+    else:  # pragma: no cover - a kind added to the proto later
+        s = k
+    nullability = getattr(body, "nullability", REQUIRED)
+    return s + ("?" if nullability == NULLABLE else "")
+
+
+def nested_name_count(t: Type | None) -> int:
+    """How many depth-first names the nested structs inside ``t`` take (0 for a flat type)."""
+    if t is None:
+        return 0
+    count = 0
+    stack = [t]
+    while stack:
+        cur = stack.pop()
+        k = cur.WhichOneof("kind")
+        if k == "struct":
+            count += len(cur.struct.types)
+            stack.extend(cur.struct.types)
+        elif k == "list":
+            stack.append(cur.list.type)
+        elif k == "map":
+            stack.append(cur.map.key)
+            stack.append(cur.map.value)
+    return count
+
+
+def same_type_ignoring_nullability(a: Type | None, b: Type | None) -> bool:
+    if a is None or b is None:
+        return True
+    if a.WhichOneof("kind") != b.WhichOneof("kind"):
+        return False
+    return render(with_nullability(a, False)) == render(with_nullability(b, False))
+
+
+_SIMPLE_CTORS = {
+    "boolean": "bool", "bool": "bool", "i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64",
+    "fp32": "fp32", "fp64": "fp64", "string": "string", "binary": "binary", "date": "date",
+    "uuid": "uuid",
+}
+
+
+def simple_type(name: str) -> Type | None:
+    """A parameterless type from its spec name (``boolean``, ``i64``, ...), required; else None."""
+    kind_ = _SIMPLE_CTORS.get(name.strip().lower())
+    if kind_ is None:
+        return None
+    out = Type()
+    getattr(out, kind_).nullability = REQUIRED
+    return out
