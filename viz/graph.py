@@ -142,7 +142,7 @@ def _carrier_fields(desc: Descriptor) -> list[FieldDescriptor]:
 
 
 def _present(msg, f: FieldDescriptor):
-    if f.label == FieldDescriptor.LABEL_REPEATED:
+    if f.is_repeated:
         return list(getattr(msg, f.name))
     if msg.HasField(f.name):
         return [getattr(msg, f.name)]

@@ -449,7 +449,7 @@ def _upgrade_binary(plan: plan_pb2.Plan, diags: list[Diagnostic], state: dict) -
         for fd, value in msg.ListFields():
             if fd.type != FieldDescriptor.TYPE_MESSAGE or fd.message_type.GetOptions().map_entry:
                 continue
-            if fd.label == FieldDescriptor.LABEL_REPEATED:
+            if fd.is_repeated:
                 for i, item in enumerate(value):
                     stack.append((item, f"{path}.{fd.json_name}[{i}]"))
             else:

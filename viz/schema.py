@@ -241,7 +241,9 @@ def top_n(ctx: Context) -> list[Field] | None:
     fields = ctx.input(0)
     ctx.info.incoming = fields
     keys = _sorts(ctx, body.sorts, fields)
-    ctx.info.detail = f"top {body.count}{f' offset {body.offset}' if body.offset else ''} by {keys}"
+    count = ctx.expr("count", body.count, fields).text if body.HasField("count") else "all"
+    offset = ctx.expr("offset", body.offset, fields).text if body.HasField("offset") else None
+    ctx.info.detail = f"top {count}{f' offset {offset}' if offset not in (None, '0') else ''} by {keys}"
     return fields
 
 

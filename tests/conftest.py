@@ -1,0 +1,25 @@
+from __future__ import annotations
+
+import os
+
+import pytest
+
+SHARED = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "shared"))
+CORPORA = os.path.join(SHARED, "corpora")
+
+
+def corpus_plans() -> list[str]:
+    """Every plan in the corpora: all .json files except consumer-testing/testdata (test definitions)."""
+    out = []
+    for dirpath, _, filenames in os.walk(CORPORA):
+        if os.path.join("consumer-testing", "testdata") in dirpath:
+            continue
+        out.extend(os.path.join(dirpath, f) for f in filenames if f.endswith(".json"))
+    return sorted(out)
+
+
+@pytest.fixture(scope="session")
+def corpora_dir() -> str:
+    if not os.path.isdir(CORPORA):
+        pytest.fail(f"the corpora are expected at {CORPORA} (../shared beside the repo)")
+    return CORPORA
