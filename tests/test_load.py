@@ -149,7 +149,7 @@ def test_deep_plans_load_in_json_and_binary(depth):
     doc = _deep_plan(depth)
     m = model_of(doc)
     assert len(m.graph.nodes) == depth + 1
-    deepest = "0" + ".0" * depth
+    deepest = f"0.0*{depth}"
     assert m.node(deepest).kind == "read"
     assert schema_of(m, "0") == [("a", "i64"), ("b", "i64?"), ("c", "decimal<10,2>?")]
     binary = m.plan.SerializeToString()
@@ -197,3 +197,31 @@ def test_tutorial_binary_and_json_agree():
 
 def test_plan_is_a_plan_message():
     assert isinstance(load_plan(b"{}").plan, plan_pb2.Plan)
+
+
+def test_fast_json_reader_matches_protobufs_json_format_on_every_corpus_plan():
+    """The one-pass JSON reader against an independent oracle: protobuf's own json_format, run on
+    the same (upgraded) dicts."""
+    from google.protobuf import json_format
+
+    from tests.conftest import corpus_plans
+    from viz.deep import run_deep
+    from viz.load import _json_to_plan
+
+    checked = 0
+    for path in corpus_plans():
+        with open(path, "rb") as fh:
+            doc = json.loads(fh.read())
+        mine = run_deep(_json_to_plan, doc, [], {})  # upgrades ``doc`` in place as it reads it
+        oracle = plan_pb2.Plan()
+        json_format.ParseDict(doc, oracle, ignore_unknown_fields=True)
+        assert mine == oracle, path
+        checked += 1
+    assert checked >= 600
+
+
+def test_unknown_enum_value_is_a_diagnostic():
+    doc = plan({"join": {"left": read("a", ORDERS), "right": read("b", CUSTOMERS), "type": "JOIN_TYPE_SIDEWAYS"}})
+    loaded = load_plan(json.dumps(doc).encode())
+    assert [d.code for d in loaded.diagnostics] == ["unknown-enum-value"]
+    assert "JOIN_TYPE_SIDEWAYS" in loaded.diagnostics[0].message

@@ -1,7 +1,10 @@
 """The graph of relations: one node per relation, with stable path-like ids.
 
 Ids: the top relation of ``PlanRel`` number ``i`` is ``"i"``; input ``k`` of node ``n`` is ``"n.k"``;
-the ``j``-th relation found inside the expressions of node ``n`` (a subquery) is ``"n.sj"``. A
+the ``j``-th relation found inside the expressions of node ``n`` (a subquery) is ``"n.sj"``. A step
+repeated more than three times in a row is written once with a count, ``"0.0*500.1"`` for 500 first
+inputs and then a second input, so ids stay short in deep chains (and the id of every node of a
+10,000-relation chain is not 20,000 characters long). A
 ``ReferenceRel`` is a node whose one input edge points at the shared subtree's top node: the subtree
 is never copied.
 
@@ -42,14 +45,11 @@ class Node:
     subqueries: list[str] = field(default_factory=list)
     subquery_rels: dict[int, str] = field(default_factory=dict)  # id(Rel wrapper) -> node id
     is_subquery: bool = False  # top relation of a subquery expression
+    depth: int = 0  # steps from its PlanRel's top relation
 
     @property
     def body(self):
         return getattr(self.rel, self.kind) if self.kind else None
-
-    @property
-    def depth(self) -> int:
-        return self.id.count(".")
 
 
 @dataclass
@@ -165,28 +165,35 @@ def subquery_rels(body) -> list[algebra_pb2.Rel]:
         if is_rel:
             out.append(msg)  # type: ignore[arg-type]
             continue
+        scan = _scan_fields(msg.DESCRIPTOR)  # type: ignore[attr-defined]
+        if not scan:
+            continue
         found: list[tuple[bool, object]] = []
-        for f, holds_rel in _scan_fields(msg.DESCRIPTOR):  # type: ignore[attr-defined]
-            if holds_rel and msg is body:
-                continue  # a relation's own Rel fields are its inputs
-            found.extend((holds_rel, child) for child in _present(msg, f))
+        for f, value in msg.ListFields():  # type: ignore[attr-defined]
+            holds_rel = scan.get(f.number)
+            if holds_rel is None or (holds_rel and msg is body):
+                continue  # not a carrier, or a relation's own Rel field (its input)
+            if f.is_repeated:
+                found.extend((holds_rel, child) for child in value)
+            else:
+                found.append((holds_rel, value))
         stack.extend(reversed(found))
     return out
 
 
-_scan_cache: dict[str, list[tuple[FieldDescriptor, bool]]] = {}
+_scan_cache: dict[str, dict[int, bool]] = {}
 
 
-def _scan_fields(desc: Descriptor) -> list[tuple[FieldDescriptor, bool]]:
-    """Fields worth scanning for subqueries: (field, whether it is Rel typed), in field order."""
+def _scan_fields(desc: Descriptor) -> dict[int, bool]:
+    """Fields worth scanning for subqueries, by number: whether each is Rel typed."""
     out = _scan_cache.get(desc.full_name)
     if out is None:
         carriers = set(_carrier_fields(desc))
-        out = [
-            (f, f.message_type.full_name == _REL.full_name)
+        out = {
+            f.number: f.message_type.full_name == _REL.full_name
             for f in desc.fields
             if f.message_type is not None and (f.message_type.full_name == _REL.full_name or f in carriers)
-        ]
+        }
         _scan_cache[desc.full_name] = out
     return out
 
@@ -194,6 +201,27 @@ def _scan_fields(desc: Descriptor) -> list[tuple[FieldDescriptor, bool]]:
 # ---------------------------------------------------------------------------------------------
 # Building
 # ---------------------------------------------------------------------------------------------
+
+class _IdParts:
+    """An id as a shared prefix plus a run of one repeated step (see the module docstring)."""
+
+    __slots__ = ("prefix", "step", "run")
+
+    def __init__(self, prefix: str, step: str, run: int) -> None:
+        self.prefix, self.step, self.run = prefix, step, run
+
+    def text(self) -> str:
+        if self.run == 0:
+            return self.prefix
+        if self.run <= 3:
+            return self.prefix + f".{self.step}" * self.run
+        return f"{self.prefix}.{self.step}*{self.run}"
+
+    def child(self, step: str) -> "_IdParts":
+        if step == self.step:
+            return _IdParts(self.prefix, step, self.run + 1)
+        return _IdParts(self.text(), step, 1)
+
 
 def build_graph(plan: plan_pb2.Plan) -> PlanGraph:
     nodes: dict[str, Node] = {}
@@ -214,12 +242,12 @@ def build_graph(plan: plan_pb2.Plan) -> PlanGraph:
             rel = prel.rel
         else:
             rel = algebra_pb2.Rel()
-        # Pre-order walk: (rel, id, parent, is_subquery)
-        stack: list[tuple[algebra_pb2.Rel, str, str | None, bool]] = [(rel, node_id, None, False)]
+        # Pre-order walk over (rel, id, parent, is_subquery, depth, id parts).
+        stack: list[tuple] = [(rel, node_id, None, False, 0, _IdParts(node_id, "", 0))]
         while stack:
-            cur, cur_id, parent, is_sub = stack.pop()
+            cur, cur_id, parent, is_sub, depth, parts = stack.pop()
             kind = cur.WhichOneof("rel_type") or ""
-            node = Node(cur_id, kind, cur, i, parent, is_subquery=is_sub)
+            node = Node(cur_id, kind, cur, i, parent, is_subquery=is_sub, depth=depth)
             nodes[cur_id] = node
             if not kind:
                 diags.append(
@@ -231,20 +259,22 @@ def build_graph(plan: plan_pb2.Plan) -> PlanGraph:
                 )
                 continue
             body = getattr(cur, kind)
-            pending: list[tuple[algebra_pb2.Rel, str, str | None, bool]] = []
+            pending: list[tuple] = []
             for k, child in enumerate(input_rels(body)):
-                child_id = f"{cur_id}.{k}"
+                child_parts = parts.child(str(k))
+                child_id = child_parts.text()
                 node.inputs.append(child_id)
                 edges.append(Edge(cur_id, child_id, "input", k))
-                pending.append((child, child_id, cur_id, False))
+                pending.append((child, child_id, cur_id, False, depth + 1, child_parts))
             if kind == "reference":
                 references.append((cur_id, body.subtree_ordinal))
             for j, sub in enumerate(subquery_rels(body)):
-                sub_id = f"{cur_id}.s{j}"
+                sub_parts = parts.child(f"s{j}")
+                sub_id = sub_parts.text()
                 node.subqueries.append(sub_id)
                 node.subquery_rels[id(sub)] = sub_id
                 edges.append(Edge(cur_id, sub_id, "subquery", j))
-                pending.append((sub, sub_id, cur_id, True))
+                pending.append((sub, sub_id, cur_id, True, depth + 1, sub_parts))
             stack.extend(reversed(pending))
 
     for ref_id, ordinal in references:

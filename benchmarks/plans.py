@@ -1,0 +1,62 @@
+"""Synthetic plans of a given node count, for the benchmarks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_COLS = [("id", "i64"), ("k", "i64"), ("name", "string"), ("v", "fp64")]
+
+
+def _read(i: int) -> dict:
+    return {"read": {
+        "baseSchema": {"names": [c for c, _ in _COLS],
+                       "struct": {"types": [{t: {"nullability": "NULLABILITY_NULLABLE"}} for _, t in _COLS]}},
+        "namedTable": {"names": [f"t{i}"]}}}
+
+
+def _ref(i: int) -> dict:
+    return {"selection": {"directReference": {"structField": {"field": i}}, "rootReference": {}}}
+
+
+def _gt(a: dict, b: dict) -> dict:
+    return {"scalarFunction": {"functionReference": 1, "arguments": [{"value": a}, {"value": b}],
+                               "outputType": {"bool": {"nullability": "NULLABILITY_NULLABLE"}}}}
+
+
+def _plan(rel: dict) -> dict[str, Any]:
+    return {
+        "extensionUrns": [{"extensionUrnAnchor": 1, "urn": "extension:io.substrait:functions_comparison"}],
+        "extensions": [{"extensionFunction": {"extensionUrnReference": 1, "functionAnchor": 1, "name": "gt:any_any"}}],
+        "relations": [{"root": {"input": rel, "names": [c for c, _ in _COLS]}}],
+    }
+
+
+def deep_chain(nodes: int) -> dict:
+    """Read, then alternating Filter / Project-with-emit / Sort: ``nodes`` relations in one chain."""
+    rel = _read(0)
+    for i in range(nodes - 1):
+        step = i % 3
+        if step == 0:
+            rel = {"filter": {"input": rel, "condition": _gt(_ref(3), {"literal": {"fp64": float(i)}})}}
+        elif step == 1:
+            rel = {"project": {"common": {"emit": {"outputMapping": [0, 1, 2, 4]}}, "input": rel,
+                               "expressions": [_ref(3)]}}
+        else:
+            rel = {"sort": {"input": rel, "sorts": [{"expr": _ref(0), "direction": "SORT_DIRECTION_ASC_NULLS_LAST"}]}}
+    return _plan(rel)
+
+
+def wide_joins(nodes: int) -> dict:
+    """A balanced tree of inner joins over reads, projected back to four columns: about ``nodes`` relations."""
+    leaves = max(2, (nodes + 1) // 3)
+    level = [_read(i) for i in range(leaves)]
+    while len(level) > 1:
+        nxt = []
+        for a, b in zip(level[0::2], level[1::2]):
+            join = {"join": {"left": a, "right": b, "type": "JOIN_TYPE_INNER", "expression": _gt(_ref(0), _ref(4)),
+                             "common": {"emit": {"outputMapping": [0, 1, 2, 3]}}}}
+            nxt.append({"filter": {"input": join, "condition": _gt(_ref(1), {"literal": {"fp64": 0.0}})}})
+        if len(level) % 2:
+            nxt.append(level[-1])
+        level = nxt
+    return _plan(level[0])
