@@ -111,6 +111,8 @@ def test_physical_joins_follow_join_output(kind, join_type):
     m = model_of(plan(rel))
     assert schema_of(m, "0") == JOIN_CASES[join_type]
     assert m.node("0").info.expressions == [("key", "$1:o_cust = $0:c_id")]
+    # Indices into the incoming record (left then right) that the node reads, for the inspector.
+    assert m.node("0").info.referenced_fields == {1, 3}
 
 
 def test_nested_loop_join():

@@ -21,7 +21,7 @@ from typing import Iterator
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from substrait import algebra_pb2, plan_pb2
 
-from .errors import Diagnostic, error, warning
+from .errors import Diagnostic, error
 
 _REL = algebra_pb2.Rel.DESCRIPTOR
 
@@ -325,7 +325,3 @@ def _check_reference_cycles(nodes, references, roots, diags) -> None:
                     continue
                 seen.add(cur)
                 stack.extend(o for o, _ in refs_of.get(cur, []))
-
-
-def warn(code: str, message: str, node: str) -> Diagnostic:  # pragma: no cover - convenience
-    return warning(code, message, node)

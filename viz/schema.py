@@ -334,17 +334,13 @@ def _keys_join(ctx: Context) -> list[Field] | None:
     keys = []
     for k in body.keys:
         l = ctx.typer.selection(k.left, ctx.scope(left))
+        # Right keys index the right input; record them shifted into the incoming record.
+        seen, ctx.typer.referenced_fields = ctx.typer.referenced_fields, set()
         r = ctx.typer.selection(k.right, ctx.scope(right))
+        offset = len(left) if left is not None else 0
+        ctx.typer.referenced_fields = seen | {offset + i for i in ctx.typer.referenced_fields}
         op = "IS NOT DISTINCT FROM" if k.comparison.simple == 2 else "="
         keys.append(f"{l.text} {op} {r.text}")
-    # Right-key indices are relative to the right input; shift them into the incoming record.
-    ctx.info.referenced_fields = set()
-    for k in body.keys:
-        if k.left.direct_reference.HasField("struct_field"):
-            ctx.info.referenced_fields.add(k.left.direct_reference.struct_field.field)
-        if k.right.direct_reference.HasField("struct_field") and left is not None:
-            ctx.info.referenced_fields.add(len(left) + k.right.direct_reference.struct_field.field)
-    ctx.typer.referenced_fields = set()
     for text in keys:
         ctx.info.expressions.append(("key", text))
     if body.HasField("post_join_filter"):
