@@ -40,7 +40,13 @@ with st.sidebar:
     st.header("Plan")
     upload = st.file_uploader("Upload a plan (protobuf JSON or binary)", type=None)
     samples = _samples()
-    sample = st.selectbox("…or pick a sample", ["(none)", *samples]) if samples else "(none)"
+    options = ["(none)", *samples]
+    linked = st.query_params.get("sample")
+    sample = (
+        st.selectbox("…or pick a sample", options, index=options.index(linked) if linked in options else 0)
+        if samples
+        else "(none)"
+    )
     pasted = st.text_area("…or paste JSON", height=120)
 
 data: bytes | None = None
@@ -52,6 +58,7 @@ elif pasted.strip():
 elif sample != "(none)":
     with open(os.path.join(SAMPLES, sample), "rb") as fh:
         data, source = fh.read(), sample
+    st.query_params["sample"] = sample
 
 if data is None:
     st.info("Upload a Substrait plan (JSON or binary protobuf), pick a sample, or paste JSON to see its graph.")

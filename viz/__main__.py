@@ -16,7 +16,7 @@ def _inspect_text(path: str, model: PlanModel, out) -> None:
     for d in model.plan_diagnostics:
         print(f"   [{d.severity.value}] {d.code}: {d.message}", file=out)
     for node in model.nodes():
-        indent = "  " * node.node.depth
+        indent = "  " * min(node.node.depth, 30)
         inputs = f" <- {', '.join(node.inputs)}" if node.inputs else ""
         root = " (root)" if node.id in model.roots else ""
         detail = f"  {node.info.detail}" if node.info.detail else ""
@@ -29,8 +29,20 @@ def _inspect_text(path: str, model: PlanModel, out) -> None:
                 print(f"{indent}    [{i}] {f.name}: {f.type_text()}{null}", file=out)
         for role, text in node.info.expressions:
             print(f"{indent}    {role}: {text}", file=out)
+        if node.properties is not None:
+            _properties_text(indent, node.properties, out)
         for d in node.diagnostics:
             print(f"{indent}    [{d.severity.value}] {d.code}: {d.message}", file=out)
+
+
+def _properties_text(indent: str, props, out) -> None:
+    order, dist = props.order_effect, props.distribution_effect
+    print(f"{indent}    order: {props.order_text()} ({order.kind})", file=out)
+    print(f"{indent}    distribution: {props.distribution_text()} ({dist.kind})", file=out)
+    rules = [order.rule] + ([dist.rule] if dist.rule != order.rule else [])
+    print(f"{indent}    spec: {' | '.join(rules)}", file=out)
+    for note in dict.fromkeys(n for n in (order.note, dist.note) if n):
+        print(f"{indent}    note: {note}", file=out)
 
 
 def _inspect_json(path: str, model: PlanModel) -> dict:

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator
 
 from substrait import plan_pb2
@@ -21,7 +21,8 @@ from .extensions import Extensions
 from .fields import Field
 from .graph import Node, PlanGraph, build_graph
 from .load import LoadedPlan, load_plan
-from .schema import Conventions, NodeInfo, derive_schemas, root_name_mismatches
+from .properties import NodeProperties, derive_properties
+from .schema import SPEC, Conventions, NodeInfo, derive_schemas, root_name_mismatches
 
 
 @dataclass
@@ -30,6 +31,7 @@ class NodeView:
 
     node: Node
     info: NodeInfo
+    properties: NodeProperties | None = None  # orderedness, distribution and the node's effect on them
 
     @property
     def id(self) -> str:
@@ -66,6 +68,7 @@ class NodeView:
             "inputs": list(self.node.inputs),
             "schema": self.schema_json(),
             "diagnostics": [d.to_json() for d in self.info.diagnostics],
+            "properties": self.properties.to_json() if self.properties is not None else None,
         }
         if self.node.subqueries:
             out["subqueries"] = list(self.node.subqueries)
@@ -82,6 +85,8 @@ class PlanModel:
     graph: PlanGraph
     extensions: Extensions
     infos: dict[str, NodeInfo]
+    conventions: Conventions = SPEC  # the reading of the spec the schemas were derived with
+    properties: dict[str, NodeProperties] = field(default_factory=dict)
 
     @property
     def plan(self) -> plan_pb2.Plan:
@@ -97,7 +102,7 @@ class PlanModel:
         return self.loaded.diagnostics
 
     def node(self, node_id: str) -> NodeView:
-        return NodeView(self.graph.nodes[node_id], self.infos[node_id])
+        return NodeView(self.graph.nodes[node_id], self.infos[node_id], self.properties.get(node_id))
 
     def nodes(self) -> Iterator[NodeView]:
         for node_id in self.graph.nodes:
@@ -139,7 +144,9 @@ _ALTERNATIVES = (
 )
 
 
-def _producer_conventions(graph: PlanGraph, ext: Extensions, infos: dict[str, NodeInfo], loaded: LoadedPlan):
+def _producer_conventions(
+    graph: PlanGraph, ext: Extensions, infos: dict[str, NodeInfo], loaded: LoadedPlan
+) -> tuple[dict[str, NodeInfo], Conventions]:
     """When the root names or the inputs of a relation do not fit the spec's reading, try the
     readings of known producers.
 
@@ -164,8 +171,8 @@ def _producer_conventions(graph: PlanGraph, ext: Extensions, infos: dict[str, No
                     + ". Only that reading fits the plan, so schemas are derived that way",
                 )
             )
-            return alt
-    return infos
+            return alt, conv
+    return infos, SPEC
 
 
 def analyze_loaded(loaded: LoadedPlan) -> PlanModel:
@@ -173,11 +180,16 @@ def analyze_loaded(loaded: LoadedPlan) -> PlanModel:
         graph = build_graph(loaded.plan)
         ext = Extensions.of(loaded.plan, loaded.legacy_uri_anchors)
         infos = derive_schemas(graph, ext)
+        conventions = SPEC
         if root_name_mismatches(graph, infos) or _errors(infos):
-            infos = _producer_conventions(graph, ext, infos, loaded)
+            infos, conventions = _producer_conventions(graph, ext, infos, loaded)
         for d in graph.diagnostics:
             infos[d.node].diagnostics.insert(0, d) if d.node in infos else loaded.diagnostics.append(d)
-        return PlanModel(loaded, graph, ext, infos)
+        model = PlanModel(loaded, graph, ext, infos, conventions)
+        model.properties, findings = derive_properties(model)
+        for d in findings:
+            infos[d.node].diagnostics.append(d) if d.node in infos else loaded.diagnostics.append(d)
+        return model
 
     return run_deep(work)
 
