@@ -324,3 +324,39 @@ def test_project_expressions_only_convention_is_detected_from_root_names():
     m = model_of(plan((rel, ["a", "b", "c", "d", "e"])))
     assert len(schema_of(m, "0")) == 5
     assert "producer-convention" not in [d.code for d in m.plan_diagnostics]
+
+
+# The proto has two set ops the spec's table predates: MINUS_PRIMARY_ALL keeps the primary's
+# nullability like the other minus ops; INTERSECTION_MULTISET_ALL follows INTERSECTION_MULTISET.
+@pytest.mark.parametrize("op,expected", [("SET_OP_MINUS_PRIMARY_ALL", "RRRRNNNN"), ("SET_OP_INTERSECTION_MULTISET_ALL", "RRRRRRRN")])
+def test_newer_set_ops(op, expected):
+    rel = {"set": {"inputs": [_set_input("RRRRNNNN", "a"), _set_input("RRNNRRNN", "b"), _set_input("RNRNRNRN", "c")], "op": op}}
+    got = "".join("N" if t.endswith("?") else "R" for _, t in schema_of(model_of(plan(rel)), "0"))
+    assert got == expected
+
+
+def test_update_outputs_the_table_schema_and_reads_it_in_expressions():
+    rel = {"update": {"namedTable": {"names": ["orders"]},
+                      "tableSchema": {"names": [c for c, _ in ORDERS], "struct": {"types": [typ(t) for _, t in ORDERS]}},
+                      "condition": call(2, field(2), i64(100)),
+                      "transformations": [{"columnTarget": 1, "transformation": i64(0)}]}}
+    m = model_of(plan(rel))
+    assert schema_of(m, "0") == O_SCHEMA
+    assert m.node("0").info.expressions == [("condition", "gt($2:o_total, 100)"), ("set $1", "0")]
+
+
+def test_lateral_join_reads_the_left_row_through_its_anchor():
+    right = {"filter": {"input": C, "condition": call(1, field(0), {"selection": {
+        "directReference": {"structField": {"field": 1}}, "outerReference": {"relReference": 7}}})}}
+    rel = {"lateralJoin": {"common": {"relAnchor": 7}, "left": O, "right": right, "type": "JOIN_TYPE_LEFT"}}
+    m = model_of(plan(rel))
+    assert schema_of(m, "0") == O_SCHEMA + _nullable_c
+    assert m.node("0.1").info.expressions == [("condition", "equal($0:c_id, $@7.1:o_cust)")]
+    assert codes(m) == []
+
+
+def test_extension_multi_and_leaf_are_drawn_with_unknown_schema():
+    m = model_of(plan({"extensionMulti": {"inputs": [O, C]}}, {"extensionLeaf": {}}))
+    assert m.node("0").inputs == ["0.0", "0.1"] and schema_of(m, "0") is None
+    assert schema_of(m, "1") is None
+    assert codes(m, "0") == ["unknown-schema"] and codes(m, "1") == ["unknown-schema"]
