@@ -306,6 +306,7 @@ def _short_join(type_name: str) -> str:
 
 
 def join(ctx: Context) -> list[Field] | None:
+    """JoinRel, and NestedLoopJoinRel (a join condition, no keys)."""
     body = ctx.node.body
     incoming = _concat(ctx.input(0), ctx.input(1))
     ctx.info.incoming = incoming
@@ -315,7 +316,7 @@ def join(ctx: Context) -> list[Field] | None:
         typed = ctx.expr("on", body.expression, incoming)
         _expect_boolean(ctx, typed, "the join condition")
         on = typed.text
-    if body.HasField("post_join_filter"):
+    if "post_join_filter" in body.DESCRIPTOR.fields_by_name and body.HasField("post_join_filter"):
         ctx.expr("post-join filter", body.post_join_filter, incoming)
     ctx.info.detail = f"{_short_join(name)} on {on}" if on else _short_join(name)
     return join_output(ctx, name)
@@ -349,18 +350,6 @@ def _keys_join(ctx: Context) -> list[Field] | None:
     if residual is not None and body.HasField("residual_expression"):
         ctx.expr("residual", residual, incoming)
     ctx.info.detail = f"{_short_join(name)} on {' AND '.join(keys)}"
-    return join_output(ctx, name)
-
-
-def nested_loop_join(ctx: Context) -> list[Field] | None:
-    body = ctx.node.body
-    incoming = _concat(ctx.input(0), ctx.input(1))
-    ctx.info.incoming = incoming
-    name = join_type_name(body)
-    on = ""
-    if body.HasField("expression"):
-        on = ctx.expr("on", body.expression, incoming).text
-    ctx.info.detail = f"{_short_join(name)} on {on}" if on else _short_join(name)
     return join_output(ctx, name)
 
 
@@ -622,7 +611,7 @@ DERIVE: dict[str, Callable[[Context], list[Field] | None]] = {
     "update": update,
     "hash_join": _keys_join,
     "merge_join": _keys_join,
-    "nested_loop_join": nested_loop_join,
+    "nested_loop_join": join,
     "window": window,
     "exchange": exchange,
     "expand": expand,
