@@ -14,7 +14,6 @@ from typing import Iterator
 
 from substrait import plan_pb2
 
-from . import types as T
 from .deep import run_deep
 from .errors import Diagnostic, Severity, warning
 from .extensions import Extensions
@@ -199,4 +198,4 @@ def analyze(data: bytes) -> PlanModel:
     return analyze_loaded(load_plan(data))
 
 
-__all__ = ["PlanModel", "NodeView", "analyze", "analyze_loaded", "T"]
+__all__ = ["PlanModel", "NodeView", "analyze", "analyze_loaded"]
