@@ -60,6 +60,15 @@ def fields_from_named_struct(names: Sequence[str], types: Sequence[type_pb2.Type
     return out, exact
 
 
+def named_struct_fields(ns) -> list[Field]:
+    """The fields of a ``NamedStruct``; names without types (as DataFusion writes them) give fields
+    of unknown type."""
+    names, types = list(ns.names), list(ns.struct.types)
+    if names and not types:
+        return [Field(n, None) for n in names]
+    return fields_from_named_struct(names, types)[0]
+
+
 def dfs_names(fields: Schema) -> list[str]:
     out: list[str] = []
     for f in fields:

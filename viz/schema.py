@@ -17,7 +17,7 @@ from . import types as T
 from .errors import Diagnostic, error, info, warning
 from .expressions import ExpressionTyper, Scope, Typed
 from .extensions import Extensions
-from .fields import Field, fields_from_named_struct, nested_names_for
+from .fields import Field, fields_from_named_struct, named_struct_fields, nested_names_for
 from .graph import Node, PlanGraph
 
 
@@ -479,8 +479,7 @@ def write(ctx: Context) -> list[Field] | None:
     ctx.info.incoming = ctx.input(0)
     if body.output == algebra_pb2.WriteRel.OUTPUT_MODE_MODIFIED_RECORDS:
         if body.HasField("table_schema"):
-            fields, _ = fields_from_named_struct(list(body.table_schema.names), list(body.table_schema.struct.types))
-            return fields
+            return named_struct_fields(body.table_schema)
         return ctx.input(0)
     return []
 
@@ -497,7 +496,7 @@ def ddl(ctx: Context) -> list[Field] | None:
 def update(ctx: Context) -> list[Field] | None:
     body = ctx.node.body
     ctx.info.detail = f"update {'.'.join(body.named_table.names)}"
-    fields, _ = fields_from_named_struct(list(body.table_schema.names), list(body.table_schema.struct.types))
+    fields = named_struct_fields(body.table_schema)
     ctx.info.incoming = fields
     if body.HasField("condition"):
         ctx.expr("condition", body.condition, fields)
@@ -709,7 +708,7 @@ def derive_schemas(graph: PlanGraph, ext: Extensions, conventions: Conventions =
                     continue  # a reference cycle: reported by the graph, the schema stays unknown
                 if child_pos >= len(node.inputs):
                     # A subquery reads the enclosing node's incoming record through outer references.
-                    incoming = _incoming_before(node, infos, ext)
+                    incoming = _incoming_before(node, infos)
                     outer_of[child] = (incoming, *outer_of.get(node_id, ()))
                     anchors_of[child] = anchors_of.get(node_id, {})
                 elif nodes[child].parent == node_id:
@@ -740,20 +739,15 @@ def _anchors_for_input(node: Node, pos: int, infos, anchors):
     return anchors
 
 
-def _incoming_before(node: Node, infos: dict[str, NodeInfo], ext: Extensions) -> list[Field] | None:
+def _incoming_before(node: Node, infos: dict[str, NodeInfo]) -> list[Field] | None:
     """The record a node's expressions read, computable once its inputs are derived."""
     ins = [infos[i].schema if i in infos else None for i in node.inputs]
     if node.kind in ("join", "cross", "hash_join", "merge_join", "nested_loop_join", "lateral_join"):
         return _concat(*ins[:2]) if len(ins) >= 2 else None
     if node.kind == "read":
-        r = node.body
-        if r.HasField("base_schema") and r.base_schema.struct.types:
-            fields, _ = fields_from_named_struct(list(r.base_schema.names), list(r.base_schema.struct.types))
-            return fields
-        return None
+        return named_struct_fields(node.body.base_schema) if node.body.HasField("base_schema") else None
     if node.kind == "update":
-        fields, _ = fields_from_named_struct(list(node.body.table_schema.names), list(node.body.table_schema.struct.types))
-        return fields
+        return named_struct_fields(node.body.table_schema)
     return ins[0] if ins else None
 
 
