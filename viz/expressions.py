@@ -46,14 +46,15 @@ class Scope:
     anchors: dict[int, Sequence[Field] | None] = field(default_factory=dict)
 
 
-_DIRECTIONS = {
-    0: "",
-    1: "ASC NULLS FIRST",
-    2: "ASC NULLS LAST",
-    3: "DESC NULLS FIRST",
-    4: "DESC NULLS LAST",
-    5: "CLUSTERED",
-}
+def sort_direction(d: int) -> str:
+    """``ASC NULLS FIRST``, ``DESC NULLS LAST``, ``CLUSTERED``... for a SortField direction
+    (empty when unspecified)."""
+    names = algebra_pb2.SortField.SortDirection
+    if d not in names.values():
+        return f"direction {d}"
+    name = names.Name(d).replace("SORT_DIRECTION_", "")
+    return "" if name == "UNSPECIFIED" else name.replace("_", " ")
+
 
 _COMPARISON_OPS = {0: "?", 1: "=", 2: "<>", 3: "<", 4: ">", 5: "<=", 6: ">="}
 
@@ -169,7 +170,7 @@ class ExpressionTyper:
         t = self.expr(s.expr, scope)
         if s.WhichOneof("sort_kind") == "comparison_function_reference":
             return f"{t.text} USING {self.function_name(s.comparison_function_reference)}"
-        direction = _DIRECTIONS.get(s.direction, "")
+        direction = sort_direction(s.direction)
         return f"{t.text} {direction}".strip()
 
     # -- field references --------------------------------------------------------------------

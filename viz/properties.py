@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from substrait import algebra_pb2
 
 from .errors import Diagnostic, warning
-from .expressions import ExpressionTyper, Scope
+from .expressions import ExpressionTyper, Scope, sort_direction
 from .fields import Field
 from .graph import Node
 from .schema import Conventions, NodeInfo, join_type_name
@@ -376,20 +376,12 @@ class Context:
             if s.WhichOneof("sort_kind") == "comparison_function_reference":
                 direction = f"USING {self.typer.function_name(s.comparison_function_reference)}"
             else:
-                direction = _direction(s.direction)
+                direction = sort_direction(s.direction)
             keys.append(SortKey((i,) if i is not None else (), "" if i is not None else self.text(s.expr), direction, self.node.id))
         return tuple(keys)
 
     def finding(self, code: str, message: str) -> None:
         self.findings.append(warning(code, message, self.node.id))
-
-
-def _direction(d: int) -> str:
-    names = algebra_pb2.SortField.SortDirection
-    if d not in names.values():
-        return f"direction {d}"
-    name = names.Name(d).replace("SORT_DIRECTION_", "")
-    return "" if name == "UNSPECIFIED" else name.replace("_", " ")
 
 
 UNKNOWN = NodeProperties(None, None, Effect("unknown", Spec.UNSUPPORTED), Effect("unknown", Spec.UNSUPPORTED))
