@@ -225,3 +225,11 @@ def test_unknown_enum_value_is_a_diagnostic():
     loaded = load_plan(json.dumps(doc).encode())
     assert [d.code for d in loaded.diagnostics] == ["unknown-enum-value"]
     assert "JOIN_TYPE_SIDEWAYS" in loaded.diagnostics[0].message
+
+
+def test_extension_detail_of_an_unknown_type_is_a_diagnostic_naming_the_type():
+    doc = plan({"extensionLeaf": {"detail": {"@type": "type.example/acme.ScanOptions", "x": 1}}})
+    loaded = load_plan(json.dumps(doc).encode())
+    found = [d for d in loaded.diagnostics if d.code == "undecodable-extension"]
+    assert found and "acme.ScanOptions" in found[0].message
+    assert loaded.plan.relations[0].rel.WhichOneof("rel_type") == "extension_leaf"

@@ -402,13 +402,14 @@ def _json_to_plan(root: dict, diags: list[Diagnostic], state: dict) -> plan_pb2.
                     continue
                 mdesc = f.message_type
                 if mdesc.GetOptions().map_entry or mdesc.full_name in _WELL_KNOWN:
-                    if mdesc.full_name == "google.protobuf.Any" and not all(
-                        _any_resolvable(v) for v in (value if isinstance(value, list) else [value])
-                    ):
+                    items = value if isinstance(value, list) else [value]
+                    if mdesc.full_name == "google.protobuf.Any" and not all(_any_resolvable(v) for v in items):
+                        urls = ", ".join(str(v.get("@type")) for v in items if isinstance(v, dict))
                         diags.append(
                             warning(
                                 "undecodable-extension",
-                                f"extension detail at {_Path(path, key)} has a type this tool does not know; it is not shown",
+                                f"extension detail at {_Path(path, key)} has a type this tool does not "
+                                f"know ({urls}); it is not shown",
                                 path=str(_Path(path, key)),
                             )
                         )
@@ -552,8 +553,6 @@ def _upgrade_binary(plan: plan_pb2.Plan, diags: list[Diagnostic], state: dict) -
 
 def _merge_upgrade(msg: Message, legacy: dict, notes: Notes, state: dict) -> None:
     hook = UPGRADES[msg.DESCRIPTOR.full_name]
-    if msg.DESCRIPTOR.full_name == "substrait.JoinRel":  # pragma: no cover - enums need no upgrade
-        return
     if msg.DESCRIPTOR.full_name == "substrait.Plan":
         legacy["extensionUrns"] = [
             json_format.MessageToDict(u) for u in msg.extension_urns  # type: ignore[attr-defined]
