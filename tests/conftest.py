@@ -23,3 +23,19 @@ def corpora_dir() -> str:
     if not os.path.isdir(CORPORA):
         pytest.fail(f"the corpora are expected at {CORPORA} (../shared beside the repo)")
     return CORPORA
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """The one Spark session of the whole test run (the executor's shared session)."""
+    from executor.session import get_session
+
+    return get_session()
+
+
+@pytest.fixture(scope="session")
+def tpch_dir() -> str:
+    """TPC-H at scale 0.01 as NAME.parquet, generated once into the project's cache folder."""
+    from executor.data import tpch
+
+    return tpch(0.01)

@@ -1,0 +1,19 @@
+"""The executor's error types: every failure a user can cause comes out as one of these, with a message."""
+
+from __future__ import annotations
+
+
+class ExecutionError(Exception):
+    """A plan (or a node of it) could not be run; the message says why, in the user's terms."""
+
+
+class Unsupported(ExecutionError):
+    """The plan uses something the executor cannot translate to Spark (a relation, function, type...)."""
+
+
+class Refused(ExecutionError):
+    """The plan asks for something the executor will not do: a write, DDL, a file outside the data roots."""
+
+
+class TableNotFound(ExecutionError):
+    """A named table is not bound to any data."""
