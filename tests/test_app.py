@@ -1,37 +1,145 @@
-"""The Streamlit page, driven by streamlit.testing.v1.AppTest."""
+"""The Streamlit pages, driven by streamlit.testing.v1.AppTest (no browser)."""
 
 from __future__ import annotations
 
 import os
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "app.py")
-SAMPLES = sorted(os.listdir(os.path.join(os.path.dirname(APP), "sample_plans")))
+from tests import plans as P
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+APP = os.path.join(ROOT, "app.py")
+SAMPLES = sorted(f for f in os.listdir(os.path.join(ROOT, "sample_plans")) if f.endswith(".json") and f != "manifest.json")
 
 
-@pytest.mark.parametrize("sample", [s for s in SAMPLES if s.endswith(".json")])
+def _app(**query: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def _dot(at: AppTest) -> str:
+    charts = at.get("graphviz_chart")
+    assert charts, "the graph is drawn"
+    return charts[0].proto.spec
+
+
+def _schema_names(at: AppTest) -> list[str]:
+    return list(at.dataframe[0].value["name"])
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
 def test_every_sample_plan_renders_without_exception(sample):
-    at = AppTest.from_file(APP, default_timeout=60).run()
-    at.sidebar.selectbox[0].select(sample).run()
+    at = _app()
+    at.sidebar.selectbox(key="plan_sample").select(sample).run()
     assert not at.exception
-    assert not at.error
+    assert "digraph" in _dot(at)
     assert at.dataframe, "the selected node's schema is shown"
 
 
-def test_bad_paste_shows_an_error_and_the_page_keeps_working():
-    at = AppTest.from_file(APP, default_timeout=60).run()
+def test_opening_with_nothing_explains_what_to_do():
+    at = _app()
+    assert not at.exception
+    assert at.info and "Upload" in at.info[0].value
+
+
+def test_a_bad_upload_shows_an_error_and_the_page_keeps_working():
+    at = _app()
+    at.sidebar.file_uploader[0].set_value(("broken.pb", b"\x08\x96\x01\xff\xff", "application/octet-stream")).run()
+    assert not at.exception
+    assert at.error and "broken.pb" in at.error[0].value and "not a Substrait plan" in at.error[0].value
+    at.sidebar.selectbox(key="plan_sample").select("tutorial.json").run()
+    assert not at.exception and not at.error
+    assert "digraph" in _dot(at)
+
+
+def test_an_uploaded_json_plan_is_drawn():
+    with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:
+        data = fh.read()
+    at = _app()
+    at.sidebar.file_uploader[0].set_value(("mine.json", data, "application/json")).run()
+    assert not at.exception and not at.error
+    assert "mine.json" in at.markdown[0].value
+    assert _schema_names(at) == ["product_name", "product_id", "sales"]  # the root is selected first
+
+
+def test_bad_paste_shows_an_error():
+    at = _app()
     at.sidebar.text_area[0].input('{"relations": [').run()
     assert not at.exception
     assert at.error and "invalid JSON" in at.error[0].value
 
 
-def test_selecting_a_node_shows_its_schema():
-    at = AppTest.from_file(APP, default_timeout=60).run()
-    at.sidebar.selectbox[0].select("tutorial.json").run()
-    at.sidebar.selectbox[1].select("0.0.0").run()
+def test_selecting_a_node_shows_its_schema_and_puts_it_in_the_url():
+    at = _app(sample="tutorial.json")
+    at.sidebar.selectbox(key="node").select("0.0.0").run()
     assert not at.exception
-    frame = at.dataframe[0].value
-    assert list(frame["name"]) == ["product_id", "quantity", "order_date", "price"]
-    assert at.query_params["node"] == ["0.0.0"] or at.query_params["node"] == "0.0.0"
+    assert _schema_names(at) == ["product_id", "quantity", "order_date", "price"]
+    assert at.query_params["node"] in ("0.0.0", ["0.0.0"])
+    assert 'fillcolor="#fff3c4"' in _dot(at).split('"0.0.0" [', 1)[1].split("];", 1)[0]
+
+
+def test_a_link_with_a_node_opens_that_node():
+    at = _app(sample="tutorial.json", node="0.0.1.0")
+    assert not at.exception
+    assert at.sidebar.selectbox(key="node").value == "0.0.1.0"
+    assert "product_name" in _schema_names(at)
+
+
+def test_the_selection_survives_reruns():
+    at = _app(sample="tutorial.json")
+    at.sidebar.selectbox(key="node").select("0.0.1").run()
+    at.sidebar.radio(key="trace").set_value("orderedness").run()
+    assert at.sidebar.selectbox(key="node").value == "0.0.1"
+
+
+def test_clicking_a_diagnostic_selects_its_node():
+    # A filter whose condition reads field 7 of a 2-field input: an error on node 0.0.
+    doc = P.plan((P.read("t", [("a", "i64"), ("b", "i64")]), ["a", "b"]))
+    doc["relations"][0]["root"]["input"] = {"filter": {"input": doc["relations"][0]["root"]["input"], "condition": P.field(7)}}
+    at = _app()
+    at.sidebar.file_uploader[0].set_value(("bad-field.json", json.dumps(doc).encode(), "application/json")).run()
+    assert at.sidebar.selectbox(key="node").value == "0"
+    buttons = [b for b in at.button if b.key and b.key.startswith("diag-")]
+    assert [b.label.split(" · ")[0] for b in buttons] == ["🔴 0"]
+    assert "field 7" in buttons[0].label
+    at.sidebar.selectbox(key="node").select("0.0").run()
+    buttons[0].click().run()
+    assert at.sidebar.selectbox(key="node").value == "0"
+
+
+def test_search_focus_and_collapse_change_the_graph():
+    at = _app(sample="tutorial.json")
+    full = _dot(at)
+    at.sidebar.text_input(key="search").input("products").run()
+    assert "1 node match" in at.sidebar.caption[0].value
+    at.sidebar.selectbox(key="node").select("0.0.1").run()
+    at.sidebar.toggle(key="focus").set_value(True).run()
+    focused = _dot(at)
+    assert '"0.0.1" [' in focused and '"0.0.0" [' not in focused and '"0" [' not in focused
+    at.sidebar.toggle(key="focus").set_value(False).run()
+    at.sidebar.multiselect(key="collapsed").select("0.0").run()
+    collapsed = _dot(at)
+    assert '"0.0" [' in collapsed and '"0.0.1.0" [' not in collapsed and "3 nodes collapsed" in collapsed
+    assert '"0.0.1.0" [' in full
+
+
+def test_tracing_a_property_colours_the_nodes_that_change_it():
+    at = _app(sample="tpch_q03_duckdb.json")
+    at.sidebar.radio(key="trace").set_value("orderedness").run()
+    assert not at.exception
+    assert "order: established" in _dot(at)
+
+
+def test_inspector_shows_inputs_with_referenced_fields_and_exports():
+    at = _app(sample="tutorial.json", node="0.0")
+    frames = [d.value for d in at.dataframe]
+    read = [list(f["read"]) for f in frames if "read" in f.columns]
+    assert read == [["●", "", "", ""], ["●", "", "", ""]]  # the join reads $0 and $4: product_id on each side
+    labels = [b.label for b in at.get("download_button")]
+    assert "Graph (DOT)" in labels and "Node report (JSON)" in labels

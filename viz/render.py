@@ -2,12 +2,17 @@
 
 Pure: builds the DOT text and nothing else (drawing is the caller's business: ``st.graphviz_chart``
 in the app, ``dot -Tsvg`` on a command line). Data flows bottom-up: inputs are drawn below the
-relations that read them. Reference edges to shared subtrees are dashed, subquery edges dotted.
+relations that read them, and the roots stand side by side at the top. Shared subtrees are drawn
+once, with their ReferenceRels as blue ``ref`` edges; subquery edges are dashed.
+
+What a drawing shows is chosen with :class:`View`: the selected node, the theme, which property
+to trace, collapsed subtrees, a focus node and search hits.
 """
 
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass, field
 
 from .errors import Severity
 from .model import NodeView, PlanModel
@@ -43,7 +48,63 @@ _KIND_TITLES = {
     "top_n": "TopN",
 }
 
-_SEVERITY_COLOURS = {Severity.ERROR: "#d62728", Severity.WARNING: "#ff7f0e"}
+PROPERTIES = ("orderedness", "distribution")
+
+
+@dataclass(frozen=True)
+class Palette:
+    background: str
+    text: str
+    muted: str
+    node_fill: str
+    node_border: str
+    root_fill: str
+    selected_fill: str
+    hit_fill: str
+    edge: str
+    reference: str
+    error: str
+    warning: str
+    effects: dict[str, str] = field(default_factory=dict)  # property effect -> badge colour
+
+
+_EFFECTS_LIGHT = {
+    "established": "#2ca02c",
+    "kept": "#9e9e9e",
+    "remapped": "#1f77b4",
+    "extended": "#1f77b4",
+    "eliminated": "#d62728",
+    "overwritten": "#ff7f0e",
+    "none": "#d0d0d0",
+    "unknown": "#d0d0d0",
+}
+_EFFECTS_DARK = {**_EFFECTS_LIGHT, "kept": "#8a8a8a", "none": "#555555", "unknown": "#555555", "remapped": "#4da3ff", "extended": "#4da3ff"}
+
+PALETTES = {
+    "light": Palette(
+        background="transparent", text="#1a1a1a", muted="#555555", node_fill="#ffffff", node_border="#888888",
+        root_fill="#eef4ff", selected_fill="#fff3c4", hit_fill="#e3f7e3", edge="#666666", reference="#1f77b4",
+        error="#d62728", warning="#ff7f0e", effects=_EFFECTS_LIGHT,
+    ),
+    "dark": Palette(
+        background="transparent", text="#f0f0f0", muted="#b0b0b0", node_fill="#262730", node_border="#9a9a9a",
+        root_fill="#1d2b45", selected_fill="#5a4a12", hit_fill="#1f4023", edge="#b0b0b0", reference="#4da3ff",
+        error="#ff5c5c", warning="#ffa040", effects=_EFFECTS_DARK,
+    ),
+}
+
+
+@dataclass(frozen=True)
+class View:
+    """What to draw and how."""
+
+    selected: str | None = None
+    theme: str = "light"  # a key of PALETTES
+    trace: str | None = None  # "orderedness" or "distribution": colour nodes by their effect, label edges with it
+    collapsed: frozenset[str] = frozenset()  # nodes whose inputs are hidden
+    focus: str | None = None  # draw only the subtree under this node
+    hits: frozenset[str] = frozenset()  # search hits, tinted
+    max_rows: int = MAX_SCHEMA_ROWS
 
 
 def title(kind: str) -> str:
@@ -56,11 +117,67 @@ def _esc(text: str, limit: int = _MAX_TEXT) -> str:
     return html.escape(text, quote=True)
 
 
-def node_label(node: NodeView, max_rows: int = MAX_SCHEMA_ROWS) -> str:
-    """An HTML-like Graphviz label: title, detail, and the schema as ``[index] name type`` rows."""
-    rows = [f'<TR><TD COLSPAN="3"><B>{_esc(title(node.kind))}</B> <FONT POINT-SIZE="9">{_esc(node.id)}</FONT></TD></TR>']
+def _effects(node: NodeView) -> dict[str, str]:
+    p = node.properties
+    if p is None:
+        return {}
+    return {"orderedness": p.order_effect.kind, "distribution": p.distribution_effect.kind}
+
+
+def _had(model: PlanModel, node_id: str, prop: str) -> bool:
+    """Whether the property held (was non-empty) at this node."""
+    p = model.properties.get(node_id)
+    if p is None:
+        return False
+    return bool(p.orderedness) if prop == "orderedness" else p.distribution is not None
+
+
+def shown_effects(model: PlanModel, node: NodeView) -> dict[str, str]:
+    """What the node does to each property, when it matters: establishing, remapping or extending,
+    or eliminating / overwriting a property that one of its inputs had."""
+    out = {}
+    for prop, effect in _effects(node).items():
+        if effect in ("none", "unknown", "kept"):
+            continue
+        if effect in ("eliminated", "overwritten") and not any(_had(model, i, prop) for i in node.inputs):
+            continue
+        out[prop] = effect
+    return out
+
+
+def _badges(effects: dict[str, str], pal: Palette) -> str:
+    cells = []
+    for prop, effect in effects.items():
+        short = "order" if prop == "orderedness" else "dist"
+        cells.append(
+            f'<TD BGCOLOR="{pal.effects[effect]}"><FONT POINT-SIZE="8" COLOR="#ffffff"> {short}: {effect} </FONT></TD>'
+        )
+    if not cells:
+        return ""
+    return f'<TR><TD COLSPAN="3"><TABLE BORDER="0" CELLSPACING="2" CELLPADDING="1"><TR>{"".join(cells)}</TR></TABLE></TD></TR>'
+
+
+def _hidden_count(model: PlanModel, node_id: str, visible: set[str]) -> int:
+    return sum(1 for n in model.graph.subtree(node_id) if n != node_id and n not in visible)
+
+
+def node_label(
+    node: NodeView, max_rows: int = MAX_SCHEMA_ROWS, pal: Palette | None = None, hidden: int = 0, effects: dict[str, str] | None = None
+) -> str:
+    """An HTML-like Graphviz label: title, detail, property badges, findings and the schema as
+    ``[index] name type`` rows."""
+    pal = pal or PALETTES["light"]
+    rows = [
+        f'<TR><TD COLSPAN="3"><B>{_esc(title(node.kind))}</B> <FONT POINT-SIZE="9" COLOR="{pal.muted}">{_esc(node.id)}</FONT></TD></TR>'
+    ]
     if node.info.detail:
         rows.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="10">{_esc(node.info.detail)}</FONT></TD></TR>')
+    rows.append(_badges(effects or {}, pal))
+    for d in node.diagnostics:
+        if d.severity is Severity.INFO:
+            continue
+        colour = pal.error if d.severity is Severity.ERROR else pal.warning
+        rows.append(f'<TR><TD COLSPAN="3" ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{colour}">⚑ {_esc(d.code, 40)}</FONT></TD></TR>')
     schema = node.schema
     if schema is None:
         rows.append('<TR><TD COLSPAN="3"><I>schema unknown</I></TD></TR>')
@@ -68,12 +185,14 @@ def node_label(node: NodeView, max_rows: int = MAX_SCHEMA_ROWS) -> str:
         shown = schema if len(schema) <= max_rows else schema[: max_rows - 2]
         for i, f in enumerate(shown):
             rows.append(
-                f'<TR><TD ALIGN="RIGHT"><FONT POINT-SIZE="9">[{i}]</FONT></TD>'
+                f'<TR><TD ALIGN="RIGHT"><FONT POINT-SIZE="9" COLOR="{pal.muted}">[{i}]</FONT></TD>'
                 f'<TD ALIGN="LEFT">{_esc(f.name, 32)}</TD>'
-                f'<TD ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="#555555">{_esc(f.type_text(), 32)}</FONT></TD></TR>'
+                f'<TD ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{pal.muted}">{_esc(f.type_text(), 32)}</FONT></TD></TR>'
             )
         if len(shown) < len(schema):
             rows.append(f'<TR><TD COLSPAN="3"><I>… {len(schema) - len(shown)} more fields ({len(schema)} in all)</I></TD></TR>')
+    if hidden:
+        rows.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" COLOR="{pal.muted}">▸ {hidden} node{"s" if hidden != 1 else ""} collapsed</FONT></TD></TR>')
     return "<" + '<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2">' + "".join(rows) + "</TABLE>>"
 
 
@@ -89,35 +208,93 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def to_dot(model: PlanModel, node_ids: list[str] | None = None, selected: str | None = None) -> str:
-    """DOT text for the whole plan, or for the nodes in ``node_ids``."""
-    keep = set(node_ids) if node_ids is not None else None
+def visible_nodes(model: PlanModel, view: View = View(), node_ids: list[str] | None = None) -> list[str]:
+    """The nodes a view draws, in model order: everything reachable from the roots (or the focus
+    node) without passing through a collapsed node's inputs, limited to ``node_ids`` when given."""
+    starts = [view.focus] if view.focus in model.graph.nodes else list(model.roots)
+    seen: set[str] = set()
+    stack = list(reversed(starts))
+    while stack:
+        cur = stack.pop()
+        if cur in seen:
+            continue
+        seen.add(cur)
+        if cur not in view.collapsed:
+            stack.extend(reversed(model.graph.children(cur)))
+    if node_ids is not None:
+        seen &= set(node_ids)
+    return [n for n in model.graph.nodes if n in seen]
+
+
+def _edge_property(model: PlanModel, target: str, prop: str) -> str:
+    p = model.properties.get(target)
+    if p is None:
+        return ""
+    text = p.order_text() if prop == "orderedness" else p.distribution_text()
+    return "" if text in ("none", "unknown") else text
+
+
+def to_dot(model: PlanModel, node_ids: list[str] | None = None, selected: str | None = None, view: View | None = None) -> str:
+    """DOT text for the plan as ``view`` shows it (everything, by default), or for ``node_ids``."""
+    view = view or View(selected=selected)
+    if selected is not None and view.selected is None:
+        view = View(**{**view.__dict__, "selected": selected})
+    pal = PALETTES.get(view.theme, PALETTES["light"])
     lines = [
         "digraph plan {",
-        '  graph [rankdir=BT, nodesep=0.3, ranksep=0.4, fontname="Helvetica"];',
-        '  node [shape=box, style="rounded,filled", fillcolor="#ffffff", color="#888888", fontname="Helvetica", fontsize=11];',
-        '  edge [color="#666666", arrowsize=0.7];',
+        f'  graph [rankdir=BT, nodesep=0.3, ranksep=0.4, fontname="Helvetica", bgcolor="{pal.background}", fontcolor="{pal.text}"];',
+        f'  node [shape=box, style="rounded,filled", fillcolor="{pal.node_fill}", color="{pal.node_border}", fontcolor="{pal.text}", fontname="Helvetica", fontsize=11];',
+        f'  edge [color="{pal.edge}", fontcolor="{pal.muted}", fontname="Helvetica", fontsize=9, arrowsize=0.7];',
     ]
-    roots = set(model.roots)
-    for node in model.nodes():
-        if keep is not None and node.id not in keep:
-            continue
-        attrs = [f"label={node_label(node)}", f"id={_quote('node-' + node.id)}", f"tooltip={_quote(node.id)}"]
+    keep = visible_nodes(model, view, node_ids)
+    kept = set(keep)
+    roots = [r for r in model.roots if r in kept]
+    for node_id in keep:
+        node = model.node(node_id)
+        hidden = _hidden_count(model, node_id, kept) if node_id in view.collapsed else 0
+        effects = shown_effects(model, node)
+        attrs = [
+            f"label={node_label(node, view.max_rows, pal, hidden, effects)}",
+            f"id={_quote('node-' + node.id)}",
+            f"tooltip={_quote(node.id + ' ' + title(node.kind))}",
+        ]
+        fill = pal.node_fill
+        if node.id in model.roots:
+            fill = pal.root_fill
+        if view.trace in PROPERTIES:
+            effect = effects.get(view.trace)
+            if effect is not None:
+                fill = pal.effects[effect]
+                attrs.append('fontcolor="#ffffff"')
+        if node.id in view.hits:
+            fill = pal.hit_fill
         worst = _worst(node)
         if worst is not None:
-            attrs.append(f'color="{_SEVERITY_COLOURS[worst]}"')
+            attrs.append(f'color="{pal.error if worst is Severity.ERROR else pal.warning}"')
             attrs.append("penwidth=2")
-        if node.id in roots:
-            attrs.append('fillcolor="#eef4ff"')
-        if node.id == selected:
-            attrs.append('fillcolor="#fff3c4"')
+        if node.id == view.selected:
+            fill = pal.selected_fill
             attrs.append("penwidth=3")
+        attrs.append(f'fillcolor="{fill}"')
+        if node.id in view.collapsed and hidden:
+            attrs.append('peripheries=2')
         lines.append(f"  {_quote(node.id)} [{', '.join(attrs)}];")
+    if len(roots) > 1:
+        lines.append("  { rank=same; " + " ".join(_quote(r) for r in roots) + " }")
     for edge in model.graph.edges:
-        if keep is not None and (edge.source not in keep or edge.target not in keep):
+        if edge.source not in kept or edge.target not in kept or edge.source in view.collapsed:
             continue
+        attrs = []
+        if edge.kind == "reference":
+            attrs += ["style=bold", f'color="{pal.reference}"', 'label="ref"']
+        elif edge.kind == "subquery":
+            attrs += ["style=dashed", 'label="subquery"']
+        if view.trace in PROPERTIES:
+            text = _edge_property(model, edge.target, view.trace)
+            if text:
+                attrs = [a for a in attrs if not a.startswith("label=")] + [f"label={_quote(_esc(text, 40))}", "penwidth=2"]
+        suffix = f" [{', '.join(attrs)}]" if attrs else ""
         # Data flows from the input (target) up into the consumer (source).
-        style = {"input": "", "reference": ' [style=dashed, color="#1f77b4", label="ref"]', "subquery": ' [style=dotted, label="subquery"]'}[edge.kind]
-        lines.append(f"  {_quote(edge.target)} -> {_quote(edge.source)}{style};")
+        lines.append(f"  {_quote(edge.target)} -> {_quote(edge.source)}{suffix};")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,189 @@
+"""Inspect a plan: the graph of relations with schemas and properties, and one node in detail."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from ui.graph_click import graph_click
+from ui.plan_source import current_model, plan_sidebar
+from viz.errors import Severity
+from viz.export import svg_or_none
+from viz.model import PlanModel
+from viz.render import View, title, to_dot
+from viz.report import input_columns, node_report, property_rules, search
+
+_SEVERITY_WIDGET = {Severity.ERROR: st.error, Severity.WARNING: st.warning, Severity.INFO: st.info}
+TRACE = {"none": None, "orderedness": "orderedness", "distribution": "distribution"}
+
+
+def _select(node_id: str) -> None:
+    st.session_state["node"] = node_id
+
+
+def _on_graph_click() -> None:
+    value = st.session_state.get("graph_click")
+    node = value.get("node") if isinstance(value, dict) else getattr(value, "node", None)
+    if node and node in st.session_state.get("node_ids", ()):
+        st.session_state["node"] = node
+
+
+def _theme() -> str:
+    try:
+        return "dark" if st.context.theme.type == "dark" else "light"
+    except AttributeError:
+        return "light"
+
+
+def _label(model: PlanModel, node_id: str) -> str:
+    n = model.node(node_id)
+    detail = n.info.detail
+    return f"{node_id} · {title(n.kind)}" + (f" · {detail[:70]}" if detail else "")
+
+
+def _view_controls(model: PlanModel, selected: str | None) -> View:
+    big = len(model.graph.nodes) > 60
+    with st.sidebar:
+        st.header("View")
+        trace = st.radio("Trace a property", list(TRACE), horizontal=True, key="trace",
+                         help="Colour the nodes by what they do to the property and label the edges with its value")
+        query = st.text_input("Search nodes", key="search", placeholder="table, column or function name")
+        focus = st.toggle("Focus on the selected node's subtree", key="focus")
+        collapsed = st.multiselect("Collapsed nodes", list(model.graph.nodes), key="collapsed",
+                                   help="Hide the inputs of these nodes")
+        max_rows = st.slider("Schema rows per node", 2, 40, 6 if big else 12, key="max_rows")
+    hits = search(model, query) if query else []
+    if query:
+        st.sidebar.caption(f"{len(hits)} node{'s' if len(hits) != 1 else ''} match “{query}”")
+    return View(
+        selected=selected, theme=_theme(), trace=TRACE[trace], collapsed=frozenset(collapsed),
+        focus=selected if focus else None, hits=frozenset(hits), max_rows=max_rows,
+    )
+
+
+def _diagnostics_list(model: PlanModel) -> None:
+    diags = model.all_diagnostics()
+    shown = [d for d in diags if d.severity is not Severity.INFO]
+    st.markdown(f"**Diagnostics** ({len(shown)} problem{'s' if len(shown) != 1 else ''}, {len(diags) - len(shown)} note{'s' if len(diags) - len(shown) != 1 else ''})")
+    for i, d in enumerate(diags):
+        text = f"{d.code}: {d.message}"
+        if d.node and d.node in model.graph.nodes:
+            icon = {"error": "🔴", "warning": "🟠", "info": "🔵"}[d.severity.value]
+            st.button(f"{icon} {d.node} · {text}", key=f"diag-{i}", on_click=_select, args=(d.node,),
+                      width="stretch", help="Select this node")
+        else:
+            _SEVERITY_WIDGET[d.severity](text)
+
+
+def _schema_frame(rows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["index", "name", "type", "nullable"])
+
+
+def _inspector(model: PlanModel, node_id: str) -> None:
+    node = model.node(node_id)
+    st.subheader(f"{title(node.kind)} · {node.id}")
+    if node.info.detail:
+        st.caption(node.info.detail)
+    tabs = st.tabs(["Schema", "Inputs", "Expressions", "Properties", "Diagnostics", "JSON"])
+    with tabs[0]:
+        if node.schema is None:
+            st.warning("The output schema could not be derived; the diagnostics say why.")
+        else:
+            st.dataframe(_schema_frame(node.schema_json()), hide_index=True, width="stretch")
+    with tabs[1]:
+        cols = input_columns(model, node_id)
+        if not cols:
+            st.write("A leaf: no inputs.")
+        for_cols = st.columns(len(cols)) if cols else []
+        for (input_id, columns), col in zip(cols, for_cols):
+            with col:
+                st.button(f"{input_id} · {title(model.node(input_id).kind)}", key=f"in-{input_id}", on_click=_select, args=(input_id,))
+                frame = pd.DataFrame(
+                    [{"index": c.index, "name": c.field.name, "type": c.field.type_text(), "read": "●" if c.referenced else ""} for c in columns],
+                    columns=["index", "name", "type", "read"],
+                )
+                st.dataframe(
+                    frame.style.apply(lambda r: ["font-weight: bold; color: #1f77b4" if r["read"] else "" for _ in r], axis=1),
+                    hide_index=True, width="stretch",
+                )
+        if cols:
+            st.caption("● marks the fields this node's expressions refer to; `index` is the field index they use.")
+    with tabs[2]:
+        if not node.info.expressions:
+            st.write("No expressions.")
+        for role, text in node.info.expressions:
+            st.markdown(f"**{role}**")
+            st.code(text, language=None, wrap_lines=True)
+    with tabs[3]:
+        rules = property_rules(node)
+        if not rules:
+            st.write("No property information.")
+        for r in rules:
+            st.markdown(f"**{r['property']}**: `{r['value']}` — *{r['effect']}*")
+            if r["rule"]:
+                st.caption(f"Spec: {r['rule']}")
+            if r["note"]:
+                st.caption(r["note"])
+    with tabs[4]:
+        if not node.diagnostics:
+            st.write("No diagnostics.")
+        for d in node.diagnostics:
+            _SEVERITY_WIDGET[d.severity](f"{d.code}: {d.message}")
+    with tabs[5]:
+        st.json(node_report(model, node_id)["relation"], expanded=2)
+    report = json.dumps(node_report(model, node_id), indent=2)
+    st.download_button("Node report (JSON)", report, file_name=f"node-{node_id}.json", mime="application/json")
+
+
+def main() -> None:
+    plan = plan_sidebar()
+    model = current_model(plan)
+    if model is None:
+        if plan is None:
+            st.title("Substrait plan visualizer")
+            st.info("Upload a Substrait plan (JSON or binary protobuf), open a sample, or paste JSON: the sidebar has all three.")
+        return
+    node_ids = list(model.graph.nodes)
+    st.session_state["node_ids"] = node_ids
+    wanted = st.session_state.get("node") or st.query_params.get("node")
+    if wanted not in node_ids:
+        wanted = model.roots[0] if model.roots else (node_ids[0] if node_ids else None)
+    if wanted is not None:
+        st.session_state["node"] = wanted
+        st.query_params["node"] = wanted
+
+    st.markdown(f"#### {plan.source}")
+    st.caption(f"{model.loaded.format} · {len(node_ids)} nodes · {len(model.roots)} root{'s' if len(model.roots) != 1 else ''}")
+    for d in model.plan_diagnostics:
+        if d.severity is not Severity.INFO:
+            _SEVERITY_WIDGET[d.severity](f"{d.code}: {d.message}")
+
+    if not node_ids:
+        return
+    with st.sidebar:
+        st.header("Node")
+        st.selectbox("Select a node (type to search)", node_ids, key="node", format_func=lambda i: _label(model, i))
+    selected = st.session_state["node"]
+    view = _view_controls(model, selected)
+
+    graph_col, side_col = st.columns([3, 2], gap="medium")
+    with graph_col:
+        dot = to_dot(model, view=view)
+        st.graphviz_chart(dot, width="stretch")
+        graph_click("graph_click", _on_graph_click)
+        c1, c2 = st.columns(2)
+        c1.download_button("Graph (DOT)", dot, file_name="plan.dot", mime="text/vnd.graphviz")
+        svg = svg_or_none(to_dot(model, view=View(theme="light", max_rows=view.max_rows)))
+        if svg is not None:
+            c2.download_button("Graph (SVG)", svg, file_name="plan.svg", mime="image/svg+xml")
+        else:
+            c2.caption("SVG export needs Graphviz's `dot` on the server (`apt-get install graphviz`).")
+    with side_col:
+        _inspector(model, selected)
+        st.divider()
+        _diagnostics_list(model)
+
+
+main()

@@ -1,0 +1,1 @@
+"""Streamlit widgets shared by the pages. Thin: every decision is made in ``viz`` or ``executor``."""

@@ -1,0 +1,128 @@
+"""The sidebar that gets a plan in (upload, sample, pasted JSON), shared by every page.
+
+The chosen plan's bytes live in ``st.session_state`` so every page (and every rerun) sees the same
+plan; whichever input the user touched last wins. ``?sample=NAME`` in the URL opens a sample.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+
+import streamlit as st
+
+from viz.errors import PlanLoadError
+from viz.load import MAX_PLAN_BYTES
+from viz.model import PlanModel, analyze
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SAMPLES = os.path.join(ROOT, "sample_plans")
+NONE = "(none)"
+
+
+@dataclass(frozen=True)
+class Plan:
+    data: bytes
+    source: str  # file name, sample name or "pasted JSON"
+    sample: str | None = None  # the sample's file name, when it is one
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def analyze_cached(data: bytes) -> PlanModel | str:
+    """The model for these bytes, or the message saying why they are not a plan."""
+    try:
+        return analyze(data)
+    except PlanLoadError as exc:
+        return str(exc)
+
+
+def samples() -> list[str]:
+    if not os.path.isdir(SAMPLES):
+        return []
+    return sorted(f for f in os.listdir(SAMPLES) if f.endswith((".json", ".bin", ".pb")) and f != "manifest.json")
+
+
+def sample_titles() -> dict[str, str]:
+    try:
+        with open(os.path.join(SAMPLES, "manifest.json"), encoding="utf-8") as fh:
+            manifest = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    return {name: entry.get("title", name) for name, entry in manifest.items() if isinstance(entry, dict)}
+
+
+def _read_sample(name: str) -> Plan | None:
+    if name not in samples():  # only files of the folder, never a path from the URL
+        return None
+    with open(os.path.join(SAMPLES, name), "rb") as fh:
+        return Plan(fh.read(), name, name)
+
+
+def _on_upload() -> None:
+    f = st.session_state.get("plan_upload")
+    if f is None:
+        return
+    size = getattr(f, "size", None)
+    if size is not None and size > MAX_PLAN_BYTES:
+        st.session_state["plan_error"] = f"{f.name}: {size:,} bytes is over the {MAX_PLAN_BYTES:,}-byte limit for a plan"
+        return
+    st.session_state["plan"] = Plan(f.getvalue(), f.name)
+    st.session_state.pop("node", None)
+
+
+def _on_sample() -> None:
+    name = st.session_state.get("plan_sample")
+    if name and name != NONE:
+        st.session_state["plan"] = _read_sample(name)
+        st.query_params["sample"] = name
+    else:
+        st.session_state.pop("plan", None)
+        st.query_params.pop("sample", None)
+    st.query_params.pop("node", None)
+    st.session_state.pop("node", None)
+
+
+def _on_paste() -> None:
+    text = st.session_state.get("plan_pasted", "")
+    if text.strip():
+        st.session_state["plan"] = Plan(text.encode(), "pasted JSON")
+        st.session_state.pop("node", None)
+
+
+def plan_sidebar() -> Plan | None:
+    """Draw the plan inputs in the sidebar; returns the current plan (or None)."""
+    st.session_state.pop("plan_error", None)
+    names = samples()
+    linked = st.query_params.get("sample")
+    if "plan" not in st.session_state and linked in names:
+        st.session_state["plan"] = _read_sample(linked)
+        st.session_state["plan_sample"] = linked
+    titles = sample_titles()
+    with st.sidebar:
+        st.header("Plan")
+        st.file_uploader(
+            "Upload a plan (protobuf JSON or binary)", key="plan_upload", on_change=_on_upload,
+            help="Substrait Plan messages: .json (protobuf JSON) or binary (.pb, .bin, .substrait)",
+        )
+        options = [NONE, *names]
+        st.selectbox(
+            "…or open a sample", options, key="plan_sample", on_change=_on_sample,
+            format_func=lambda n: n if n == NONE else f"{titles.get(n, n)} ({n})",
+        )
+        with st.expander("…or paste JSON"):
+            st.text_area("Plan JSON", key="plan_pasted", height=140, on_change=_on_paste, label_visibility="collapsed")
+    if "plan_error" in st.session_state:
+        st.error(st.session_state["plan_error"])
+    return st.session_state.get("plan")
+
+
+def current_model(plan: Plan | None) -> PlanModel | None:
+    """The model of the current plan; shows ``st.error`` and returns None when it is not a plan."""
+    if plan is None:
+        return None
+    result = analyze_cached(plan.data)
+    if isinstance(result, str):
+        st.error(f"{plan.source} is not a Substrait plan: {result}")
+        return None
+    return result

@@ -1,0 +1,109 @@
+"""What the inspector shows about one node, as plain data: search, input columns with the fields the
+node's expressions read, the property rules, and the node report exported as JSON.
+
+Pure (no Streamlit): the app renders these, the tests check them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from google.protobuf import json_format
+
+from .fields import Field
+from .model import NodeView, PlanModel
+from .render import title
+
+
+def search(model: PlanModel, query: str) -> list[str]:
+    """Ids of the nodes whose relation, detail (table names, join conditions, keys), output column
+    names, expressions or functions contain ``query`` (case-insensitive), in model order."""
+    q = query.strip().lower()
+    if not q:
+        return []
+    functions = model.extensions.functions
+    out = []
+    for node in model.nodes():
+        texts = [node.id, node.kind, title(node.kind), node.info.detail]
+        texts += [f.name for f in node.schema or []]
+        texts += [t for _, t in node.info.expressions]
+        texts += [functions[a].name for a in node.info.functions if a in functions]
+        if any(q in t.lower() for t in texts if t):
+            out.append(node.id)
+    return out
+
+
+@dataclass(frozen=True)
+class InputColumn:
+    index: int  # index in the record the node's expressions read
+    local: int  # index in the input's own output
+    field: Field
+    referenced: bool  # read by one of the node's expressions
+
+
+def input_columns(model: PlanModel, node_id: str) -> list[tuple[str, list[InputColumn]]]:
+    """Each input's schema, in input order, with the indices the node's expressions refer to.
+
+    Field references index the concatenation of the inputs (a join's left then right fields), so
+    input ``k``'s fields start after the widths of the inputs before it.
+    """
+    node = model.node(node_id)
+    refs = node.info.referenced_fields
+    out: list[tuple[str, list[InputColumn]]] = []
+    offset = 0
+    concatenates = node.kind in ("join", "cross", "hash_join", "merge_join", "nested_loop_join", "lateral_join")
+    for k, input_id in enumerate(node.inputs):
+        schema = model.node(input_id).schema or []
+        base = offset if concatenates else 0
+        cols = [InputColumn(base + i, i, f, (base + i) in refs) for i, f in enumerate(schema)]
+        out.append((input_id, cols))
+        offset += len(schema)
+    return out
+
+
+def property_rules(node: NodeView) -> list[dict]:
+    """Orderedness and distribution at this node, what the node did to each, and the spec's rule."""
+    p = node.properties
+    if p is None:
+        return []
+    return [
+        {"property": "orderedness", "value": p.order_text(), "effect": p.order_effect.kind, "rule": p.order_effect.rule, "note": p.order_effect.note},
+        {"property": "distribution", "value": p.distribution_text(), "effect": p.distribution_effect.kind, "rule": p.distribution_effect.rule, "note": p.distribution_effect.note},
+    ]
+
+
+def raw_json(model: PlanModel, node_id: str) -> dict:
+    """The node's relation as protobuf JSON, with its inputs replaced by the ids of their nodes (the
+    whole subtree would repeat what the other nodes show)."""
+    node = model.graph.nodes[node_id]
+    rel = type(node.rel)()
+    rel.CopyFrom(node.rel)
+    body = getattr(rel, node.kind) if node.kind else None
+    elided: dict[str, object] = {}
+    if body is not None:
+        inputs = iter(node.inputs)
+        for fd, value in list(body.ListFields()):
+            if fd.message_type is not None and fd.message_type.full_name == "substrait.Rel":
+                if not hasattr(value, "ListFields"):  # a repeated field (a Set's or Cross's inputs)
+                    elided[fd.json_name] = [f"<node {next(inputs, '?')}>" for _ in value]
+                else:
+                    elided[fd.json_name] = f"<node {next(inputs, '?')}>"
+                body.ClearField(fd.name)
+    out = json_format.MessageToDict(rel)
+    if elided and body is not None:
+        out.setdefault(type(node.rel).DESCRIPTOR.fields_by_name[node.kind].json_name, {}).update(elided)
+    return out
+
+
+def node_report(model: PlanModel, node_id: str) -> dict:
+    """Everything the inspector shows about a node, for export as JSON."""
+    node = model.node(node_id)
+    out = node.to_json()
+    out["title"] = title(node.kind)
+    out["inputs"] = [
+        {"node": input_id, "schema": [{"index": c.index, "local": c.local, "name": c.field.name, "type": c.field.type_text(), "referenced": c.referenced} for c in cols]}
+        for input_id, cols in input_columns(model, node_id)
+    ]
+    out["property_rules"] = property_rules(node)
+    out["relation"] = raw_json(model, node_id)
+    return out
