@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast bench check-java clean
+.PHONY: run test test-fast bench check-java browser clean
 
 $(STAMP): requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (found " + sys.version.split()[0] + ")")'
@@ -23,7 +23,16 @@ check-java:
 run: $(STAMP) check-java
 	$(VENV)/bin/streamlit run app.py
 
-test: $(STAMP) check-java
+# Debian's Chromium for the browser end-to-end test; where it cannot be installed the test is skipped and says why.
+browser:
+	@test -x /usr/bin/chromium || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's chromium for the browser test"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
+	      || echo "could not install chromium: the browser test will be skipped"; \
+	  else echo "no /usr/bin/chromium and no root apt-get: the browser test will be skipped"; fi; }
+
+test: $(STAMP) check-java browser
 	$(PY) -m pytest
 
 test-fast: $(STAMP)

@@ -1,0 +1,104 @@
+"""The whole app once in a real browser: Playwright driving Debian's headless Chromium.
+
+Starts ``streamlit run app.py`` on a free port, uploads the tutorial plan, clicks a node in the
+graph and checks that the inspector shows that node's schema. Screenshots of the page (light and
+dark theme) are saved to ``tests/artifacts/`` (or ``$E2E_ARTIFACTS``).
+
+Chromium is installed by ``make test`` where it can be (``apt-get install chromium``); where it
+cannot, the test is skipped with a message saying so.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ARTIFACTS = os.environ.get("E2E_ARTIFACTS", os.path.join(ROOT, "tests", "artifacts"))
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"]
+
+pytestmark = pytest.mark.browser
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium (make test does it when it runs as root with apt)")
+    pytest.importorskip("playwright", reason="playwright is in requirements.txt: run make test")
+    port = _free_port()
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", os.path.join(ROOT, "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                urllib.request.urlopen(url + "/_stcore/health", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None:
+                    pytest.fail("streamlit exited: " + proc.stdout.read().decode(errors="replace")[-2000:])
+                time.sleep(0.5)
+        else:
+            pytest.fail("streamlit did not start within 60 s")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _browser(p):
+    exe = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    return p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_upload_click_a_node_and_see_its_schema(app_url, scheme):
+    from playwright.sync_api import expect, sync_playwright
+
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    with sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1000}, color_scheme=scheme)
+            page.goto(app_url)
+            page.wait_for_selector("[data-testid='stFileUploader']", timeout=60_000)
+            page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(
+                os.path.join(ROOT, "sample_plans", "tutorial.json")
+            )
+            page.wait_for_selector(".stGraphVizChart svg g.node", timeout=60_000)
+            # The root is selected first; click the Filter node in the graph.
+            page.locator(".stGraphVizChart svg g.node", has_text="Filter").first.click()
+            expect(page.get_by_role("heading", name="Filter · 0.0.1")).to_be_visible(timeout=30_000)
+            assert "node=0.0.1" in page.url
+            grid = page.locator("[data-testid='stDataFrame']").first
+            expect(grid).to_contain_text("categories", timeout=30_000)
+            expect(grid).to_contain_text("list<string>")
+            time.sleep(1.5)  # let the graph settle before the screenshot
+            page.screenshot(path=os.path.join(ARTIFACTS, f"inspect-{scheme}.png"))
+            if scheme == "dark":
+                background = page.evaluate("getComputedStyle(document.querySelector('.stApp')).backgroundColor")
+                assert background != "rgb(255, 255, 255)", "the dark theme is in use"
+        finally:
+            browser.close()
