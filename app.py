@@ -11,5 +11,6 @@ st.set_page_config(page_title="Substrait plan visualizer", layout="wide")
 
 pages = [
     st.Page("pages/inspect.py", title="Inspect", icon="🔎", default=True),
+    st.Page("pages/tables.py", title="Tables", icon="🗂️"),
 ]
 st.navigation(pages).run()

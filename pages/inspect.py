@@ -8,7 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from ui.graph_click import graph_click
-from ui.plan_source import current_model, plan_sidebar
+from ui.plan_source import current_model, executability_of, plan_sidebar
+from ui.run_panel import run_tab
 from viz.errors import Severity
 from viz.export import svg_or_none
 from viz.model import PlanModel
@@ -43,7 +44,7 @@ def _label(model: PlanModel, node_id: str) -> str:
     return f"{node_id} · {title(n.kind)}" + (f" · {detail[:70]}" if detail else "")
 
 
-def _view_controls(model: PlanModel, selected: str | None) -> View:
+def _view_controls(model: PlanModel, selected: str | None, runnable: dict[str, tuple[bool, str | None]]) -> View:
     big = len(model.graph.nodes) > 60
     with st.sidebar:
         st.header("View")
@@ -60,6 +61,7 @@ def _view_controls(model: PlanModel, selected: str | None) -> View:
     return View(
         selected=selected, theme=_theme(), trace=TRACE[trace], collapsed=frozenset(collapsed),
         focus=selected if focus else None, hits=frozenset(hits), max_rows=max_rows,
+        unrunnable=frozenset(n for n, (ok, _) in runnable.items() if not ok),
     )
 
 
@@ -81,12 +83,12 @@ def _schema_frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["index", "name", "type", "nullable"])
 
 
-def _inspector(model: PlanModel, node_id: str) -> None:
+def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[bool, str | None]]) -> None:
     node = model.node(node_id)
     st.subheader(f"{title(node.kind)} · {node.id}")
     if node.info.detail:
         st.caption(node.info.detail)
-    tabs = st.tabs(["Schema", "Inputs", "Expressions", "Properties", "Diagnostics", "JSON"])
+    tabs = st.tabs(["Schema", "Inputs", "Expressions", "Properties", "Diagnostics", "JSON", "Run"])
     with tabs[0]:
         if node.schema is None:
             st.warning("The output schema could not be derived; the diagnostics say why.")
@@ -133,6 +135,8 @@ def _inspector(model: PlanModel, node_id: str) -> None:
             _SEVERITY_WIDGET[d.severity](f"{d.code}: {d.message}")
     with tabs[5]:
         st.json(node_report(model, node_id)["relation"], expanded=2)
+    with tabs[6]:
+        run_tab(plan, model, node_id, runnable.get(node_id, (True, None)))
     report = json.dumps(node_report(model, node_id), indent=2)
     st.download_button("Node report (JSON)", report, file_name=f"node-{node_id}.json", mime="application/json")
 
@@ -166,7 +170,8 @@ def main() -> None:
         st.header("Node")
         st.selectbox("Select a node (type to search)", node_ids, key="node", format_func=lambda i: _label(model, i))
     selected = st.session_state["node"]
-    view = _view_controls(model, selected)
+    runnable = executability_of(plan.data)
+    view = _view_controls(model, selected, runnable)
 
     graph_col, side_col = st.columns([3, 2], gap="medium")
     with graph_col:
@@ -181,7 +186,7 @@ def main() -> None:
         else:
             c2.caption("SVG export needs Graphviz's `dot` on the server (`apt-get install graphviz`).")
     with side_col:
-        _inspector(model, selected)
+        _inspector(plan, model, selected, runnable)
         st.divider()
         _diagnostics_list(model)
 

@@ -37,6 +37,19 @@ def analyze_cached(data: bytes) -> PlanModel | str:
         return str(exc)
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def executability_of(data: bytes) -> dict[str, tuple[bool, str | None]]:
+    """Per node: whether its subtree can run on Spark, and why not (known before running)."""
+    model = analyze_cached(data)
+    if isinstance(model, str):
+        return {}
+    try:
+        from executor.executable import executability
+    except ImportError:  # the executor is not installed: every node is shown as runnable
+        return {}
+    return {node_id: (e.ok, e.reason) for node_id, e in executability(model).items()}
+
+
 def samples() -> list[str]:
     if not os.path.isdir(SAMPLES):
         return []

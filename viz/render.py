@@ -104,6 +104,7 @@ class View:
     collapsed: frozenset[str] = frozenset()  # nodes whose inputs are hidden
     focus: str | None = None  # draw only the subtree under this node
     hits: frozenset[str] = frozenset()  # search hits, tinted
+    unrunnable: frozenset[str] = frozenset()  # nodes whose subtree cannot run on Spark, marked
     max_rows: int = MAX_SCHEMA_ROWS
 
 
@@ -162,7 +163,12 @@ def _hidden_count(model: PlanModel, node_id: str, visible: set[str]) -> int:
 
 
 def node_label(
-    node: NodeView, max_rows: int = MAX_SCHEMA_ROWS, pal: Palette | None = None, hidden: int = 0, effects: dict[str, str] | None = None
+    node: NodeView,
+    max_rows: int = MAX_SCHEMA_ROWS,
+    pal: Palette | None = None,
+    hidden: int = 0,
+    effects: dict[str, str] | None = None,
+    unrunnable: bool = False,
 ) -> str:
     """An HTML-like Graphviz label: title, detail, property badges, findings and the schema as
     ``[index] name type`` rows."""
@@ -178,6 +184,8 @@ def node_label(
             continue
         colour = pal.error if d.severity is Severity.ERROR else pal.warning
         rows.append(f'<TR><TD COLSPAN="3" ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{colour}">⚑ {_esc(d.code, 40)}</FONT></TD></TR>')
+    if unrunnable:
+        rows.append(f'<TR><TD COLSPAN="3" ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{pal.muted}">⊘ cannot run on Spark</FONT></TD></TR>')
     schema = node.schema
     if schema is None:
         rows.append('<TR><TD COLSPAN="3"><I>schema unknown</I></TD></TR>')
@@ -254,7 +262,7 @@ def to_dot(model: PlanModel, node_ids: list[str] | None = None, selected: str | 
         hidden = _hidden_count(model, node_id, kept) if node_id in view.collapsed else 0
         effects = shown_effects(model, node)
         attrs = [
-            f"label={node_label(node, view.max_rows, pal, hidden, effects)}",
+            f"label={node_label(node, view.max_rows, pal, hidden, effects, node.id in view.unrunnable)}",
             f"id={_quote('node-' + node.id)}",
             f"tooltip={_quote(node.id + ' ' + title(node.kind))}",
         ]

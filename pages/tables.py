@@ -1,0 +1,92 @@
+"""Tables: which tables the current plan reads, which are bound to data, and binding the rest."""
+
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+import streamlit as st
+
+from executor.catalog import SUFFIX_FORMATS
+from executor.errors import ExecutionError
+from ui.data import TPCH_SCALE, bindings, catalog_for, safe_file_name, sample_data_kind, uploads_dir
+from ui.plan_source import current_model, plan_sidebar
+from viz.tables import plan_tables
+
+
+def main() -> None:
+    plan = plan_sidebar()
+    st.title("Tables")
+    model = current_model(plan)
+    if model is None:
+        if plan is None:
+            st.info("Open a plan first (the sidebar): this page shows the tables it reads and binds them to data.")
+        return
+    tables = plan_tables(model)
+    kind = sample_data_kind(plan)
+    if kind:
+        st.caption(f"{plan.source} is a sample written against the {'tutorial' if kind == 'tutorial' else 'TPC-H'} tables, bound for you.")
+    st.toggle(f"Use the generated TPC-H sample data (scale {TPCH_SCALE:g}; generated on first use)", key="use_tpch",
+              value=kind == "tpch", disabled=kind == "tpch")
+    with st.spinner("Preparing the sample data…"):
+        try:
+            catalog = catalog_for(plan, generate=True)
+        except ExecutionError as exc:
+            st.error(str(exc))
+            return
+    if not tables.named and not tables.files:
+        st.success("This plan reads no named tables or files (virtual tables only): it needs no data.")
+    if tables.named:
+        st.subheader("Named tables")
+        statuses = catalog.status(tables.named)
+        st.dataframe(
+            pd.DataFrame(
+                [{"table": s.name, "bound": "✅" if s.bound else "❌", "how": s.how, "source": s.message,
+                  "read by": ", ".join(tables.readers[s.name])} for s in statuses],
+                columns=["table", "bound", "how", "source", "read by"],
+            ),
+            hide_index=True, width="stretch",
+        )
+        _bind_form([s.name for s in statuses], catalog)
+    if tables.files:
+        st.subheader("Local files")
+        st.caption("Read only under the data roots: " + ", ".join(catalog.roots.roots))
+        st.dataframe(pd.DataFrame(tables.files, columns=["node", "format", "path"]), hide_index=True, width="stretch")
+    with st.expander("Data roots"):
+        st.write("Nothing outside these folders is read:")
+        for root in catalog.roots.roots:
+            st.code(root, language=None)
+
+
+def _bind_form(names: list[str], catalog) -> None:
+    st.markdown("**Bind a table**")
+    name = st.selectbox("Table", names, key="bind_name")
+    how = st.radio("From", ["upload a CSV or Parquet file", "a file under the data roots"], horizontal=True, key="bind_how")
+    if how.startswith("upload"):
+        f = st.file_uploader("CSV (with a header line) or Parquet", type=["csv", "parquet"], key="bind_file")
+        if f is not None and st.button("Bind", key="bind_upload"):
+            path = os.path.join(uploads_dir(), safe_file_name(f.name))
+            with open(path, "wb") as fh:
+                fh.write(f.getvalue())
+            _bind(name, path)
+    else:
+        files = sorted(
+            os.path.join(root, entry)
+            for root in catalog.roots.roots if os.path.isdir(root)
+            for entry in os.listdir(root) if os.path.splitext(entry)[1].lower() in SUFFIX_FORMATS
+        )
+        if not files:
+            st.caption("The data roots hold no data files.")
+            return
+        path = st.selectbox("File", files, key="bind_path")
+        if st.button("Bind", key="bind_existing"):
+            _bind(name, path)
+
+
+def _bind(name: str, path: str) -> None:
+    bindings()[name] = path
+    st.session_state.pop("catalog", None)
+    st.rerun()
+
+
+main()

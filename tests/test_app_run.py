@@ -1,0 +1,70 @@
+"""Running a node from the app (AppTest), with the shared Spark session: the table, progress, cancel."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import duckdb
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests import plans as P
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+APP = os.path.join(ROOT, "app.py")
+
+pytestmark = pytest.mark.spark
+
+
+def _wait(at: AppTest, done, timeout_s: float = 180) -> AppTest:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        at.run()
+        assert not at.exception, at.exception
+        if done(at):
+            return at
+        time.sleep(0.5)
+    raise AssertionError("the run did not finish in time")
+
+
+def _result_frames(at: AppTest):
+    return [d.value for d in at.dataframe if any(str(c).startswith("[0]") for c in d.value.columns)]
+
+
+def test_run_a_node_and_see_its_rows(spark):
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["sample"] = "tutorial.json"
+    at.query_params["node"] = "0.0.1"  # Filter: products not in the "Computers" category
+    at.run()
+    at.button(key="run_button").click()
+    _wait(at, lambda a: _result_frames(a) or a.error)
+    assert not at.error, [e.value for e in at.error]
+    rows = _result_frames(at)[0]
+    assert list(rows.columns) == ["[0] product_id", "[1] categories", "[2] details", "[3] product_name"]
+    products = os.path.join(ROOT, "sample_data", "tutorial", "products.parquet")
+    expected = duckdb.sql(
+        f"SELECT product_id FROM '{products}' WHERE list_position(categories, 'Computers') IS NULL ORDER BY 1"
+    ).fetchall()
+    assert sorted(int(v) for v in rows["[0] product_id"]) == [r[0] for r in expected]
+    assert any("ran in" in c.value for c in at.caption)
+
+
+def test_a_long_run_shows_progress_and_can_be_cancelled(spark, tpch_dir):
+    # count(*) over lineitem x lineitem x lineitem: far too many rows to finish before the cancel.
+    li = P.read("lineitem", [("l_orderkey", "i64")])
+    cross = {"cross": {"left": {"cross": {"left": li, "right": li}}, "right": li}}
+    agg = {"aggregate": {"input": cross, "groupings": [], "measures": [P.measure(9, out="i64")]}}
+    doc = P.plan((agg, ["n"]), functions={9: ("count", "functions_aggregate_generic")})
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["use_tpch"] = True
+    at.run()
+    at.sidebar.file_uploader[0].set_value(("explode.json", json.dumps(doc).encode(), "application/json")).run()
+    at.button(key="run_button").click()
+    _wait(at, lambda a: any(k.startswith("cancel-") for k in (b.key or "" for b in a.button)), 120)
+    assert at.get("progress"), "a progress bar is shown while the run goes on"
+    cancel = [b for b in at.button if (b.key or "").startswith("cancel-")][0]
+    cancel.click()
+    _wait(at, lambda a: bool(a.error), 120)
+    assert "cancelled" in at.error[0].value and "interrupted" in at.error[0].value

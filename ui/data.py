@@ -1,0 +1,99 @@
+"""Which data a plan runs on in the app: the catalog for the current plan and this user's bindings.
+
+Data roots (nothing outside them is ever read):
+- the tutorial tables (``sample_data/tutorial``) for the plans written over them,
+- TPC-H at scale 0.01, generated on first use, for the TPC-H sample plans (or when the user asks),
+- this browser session's uploads folder (files uploaded on the Tables page),
+- ``$SUBSTRAIT_VIZ_DATA`` when set: a folder of the user's own data, bound by file stem.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+
+import streamlit as st
+
+from executor.catalog import Catalog
+from executor.data import CACHE, tpch
+from ui.plan_source import ROOT, SAMPLES, Plan
+
+TUTORIAL_DATA = os.path.join(ROOT, "sample_data", "tutorial")
+USER_DATA = os.environ.get("SUBSTRAIT_VIZ_DATA")
+TPCH_SCALE = 0.01
+
+
+def sample_data_kind(plan: Plan | None) -> str | None:
+    """"tutorial", "tpch" or None: the data a sample plan is written against (sample_plans/manifest.json)."""
+    if plan is None or plan.sample is None:
+        return None
+    try:
+        with open(os.path.join(SAMPLES, "manifest.json"), encoding="utf-8") as fh:
+            entry = json.load(fh).get(plan.sample, {})
+    except (OSError, ValueError):
+        return None
+    return entry.get("data") if isinstance(entry, dict) else None
+
+
+def uploads_dir() -> str:
+    """This browser session's folder for uploaded tables."""
+    if "uploads_dir" not in st.session_state:
+        st.session_state["uploads_dir"] = os.path.join(CACHE, "uploads", uuid.uuid4().hex)
+    path = st.session_state["uploads_dir"]
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def bindings() -> dict[str, str]:
+    return st.session_state.setdefault("table_bindings", {})
+
+
+def wants_tpch(plan: Plan | None) -> bool:
+    return sample_data_kind(plan) == "tpch" or bool(st.session_state.get("use_tpch"))
+
+
+def roots_for(plan: Plan | None, generate: bool) -> list[str]:
+    """The data roots for this plan, in resolution order (the first root with a table wins).
+
+    ``generate``: generate TPC-H now if the plan needs it and it is not there yet (a few seconds)."""
+    roots = []
+    kind = sample_data_kind(plan)
+    if kind == "tutorial":
+        roots.append(TUTORIAL_DATA)
+    if wants_tpch(plan):
+        folder = tpch(TPCH_SCALE) if generate else os.path.join(CACHE, f"tpch-sf{TPCH_SCALE:g}")
+        if os.path.isdir(folder):
+            roots.append(folder)
+    roots.append(uploads_dir())
+    if USER_DATA and os.path.isdir(USER_DATA):
+        roots.append(USER_DATA)
+    if kind != "tutorial":
+        roots.append(TUTORIAL_DATA)  # last: its `orders` must not shadow TPC-H's
+    return roots
+
+
+def catalog_for(plan: Plan | None, generate: bool = False) -> Catalog:
+    """The catalog for this plan and this user, kept across reruns while nothing changes (so each
+    table is opened once)."""
+    roots = roots_for(plan, generate)
+    key = (tuple(roots), tuple(sorted(bindings().items())))
+    cached = st.session_state.get("catalog")
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    catalog = Catalog(data_roots=roots)
+    for name, path in bindings().items():
+        try:
+            catalog.bind(name, path)
+        except Exception:  # a binding whose file went away: drop it, the Tables page shows it unbound
+            bindings().pop(name, None)
+    st.session_state["catalog"] = (key, catalog)
+    return catalog
+
+
+def safe_file_name(name: str) -> str:
+    """An uploaded file's name reduced to a plain file name (no folders, no odd characters)."""
+    base = os.path.basename(name.replace("\\", "/"))
+    base = re.sub(r"[^A-Za-z0-9._-]", "_", base).lstrip(".")
+    return base or "table"

@@ -1,0 +1,35 @@
+"""The data a plan reads: its named tables and local files, with the nodes that read each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .model import PlanModel
+
+
+@dataclass
+class PlanTables:
+    named: list[list[str]] = field(default_factory=list)  # each NamedTable's names, once, in plan order
+    readers: dict[str, list[str]] = field(default_factory=dict)  # dotted name -> reading node ids
+    files: list[tuple[str, str, str]] = field(default_factory=list)  # (node, format, path or uri)
+
+
+def plan_tables(model: PlanModel) -> PlanTables:
+    out = PlanTables()
+    for node in model.nodes():
+        body = node.node.body
+        if node.kind != "read" or body is None:
+            continue
+        which = body.WhichOneof("read_type")
+        if which == "named_table":
+            names = list(body.named_table.names)
+            key = ".".join(names)
+            if key not in out.readers:
+                out.named.append(names)
+                out.readers[key] = []
+            out.readers[key].append(node.id)
+        elif which == "local_files":
+            for item in body.local_files.items:
+                path = getattr(item, item.WhichOneof("path_type") or "uri_path", "")
+                out.files.append((node.id, item.WhichOneof("file_format") or "unknown", path))
+    return out
