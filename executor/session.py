@@ -1,7 +1,10 @@
 """The one shared Spark session, started lazily on first use.
 
 ``SPARK_REMOTE=sc://host:port`` connects through Spark Connect; ``SPARK_MASTER`` picks a cluster
-master; otherwise a ``local[*]`` session with memory settings for a small machine is started.
+master; otherwise a ``local[*]`` session with memory settings for a small machine is started
+(``SPARK_REMOTE=local`` starts a local Spark Connect server with those same settings).
+If the session dies (its JVM crashed or was killed), the next ``get_session()`` starts a new one.
+Nothing here starts Spark at import time.
 The translation uses only the DataFrame API, so the same code runs on both kinds of session.
 """
 
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 
 from pyspark.sql import SparkSession
 
@@ -32,7 +36,16 @@ def _build() -> SparkSession:
     remote = os.environ.get("SPARK_REMOTE")
     builder = SparkSession.builder.appName("substrait-viz")
     if remote:
-        return builder.remote(remote).getOrCreate()
+        builder = builder.remote(remote)
+        if remote == "local" or remote.startswith("local["):
+            # a Connect server started here, in this process's own JVM: the same small-machine settings
+            for key, value in LOCAL_CONF.items():
+                builder = builder.config(key, value)
+        with warnings.catch_warnings():
+            # the server starts with these settings; the client then re-sets them as session
+            # settings and warns for the static ones ("Cannot modify ... spark.driver.memory")
+            warnings.filterwarnings("ignore", message="Failed to set spark", category=UserWarning)
+            return builder.getOrCreate()
     builder = builder.master(os.environ.get("SPARK_MASTER", "local[*]"))
     for key, value in LOCAL_CONF.items():
         builder = builder.config(key, value)
@@ -41,13 +54,57 @@ def _build() -> SparkSession:
     return spark
 
 
+def _alive(spark: SparkSession) -> bool:
+    """Whether a session can still run work: its JVM answers (classic) or it is not stopped (Connect)."""
+    try:
+        if is_connect(spark):
+            return not getattr(spark, "is_stopped", False)
+        jsc = spark.sparkContext._jsc
+        return jsc is not None and not jsc.sc().isStopped()
+    except Exception:  # Py4J connection errors: the JVM is gone
+        return False
+
+
+def _forget_dead_jvm() -> None:
+    """Drop PySpark's references to a dead JVM so the next builder starts a fresh one."""
+    from pyspark import SparkContext
+
+    for attr in ("_active_spark_context", "_gateway", "_jvm"):
+        setattr(SparkContext, attr, None)
+    SparkSession._instantiatedSession = None
+    SparkSession._activeSession = None
+    try:
+        SparkSession.clearActiveSession()
+        SparkSession.clearDefaultSession()
+    except Exception:
+        pass
+
+
+def is_connect(spark) -> bool:
+    """Whether ``spark`` is a Spark Connect session (no SparkContext, no JVM in this process)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
 def get_session() -> SparkSession:
-    """The shared session, started on first call (thread-safe)."""
+    """The shared session, started on first call (thread-safe).
+
+    If the session died (its JVM crashed or was killed, or it was stopped), a new one is started.
+    """
     global _session
     with _lock:
+        if _session is not None and not _alive(_session):
+            if not is_connect(_session):
+                _forget_dead_jvm()
+            _session = None
         if _session is None:
             _session = _build()
         return _session
+
+
+def peek_session() -> SparkSession | None:
+    """The shared session if it is running, else None; never starts one."""
+    spark = _session
+    return spark if spark is not None and _alive(spark) else None
 
 
 def is_started() -> bool:
@@ -58,5 +115,9 @@ def stop_session() -> None:
     global _session
     with _lock:
         if _session is not None:
-            _session.stop()
+            try:
+                _session.stop()
+            except Exception:  # a dead JVM cannot be stopped politely
+                if not is_connect(_session):
+                    _forget_dead_jvm()
             _session = None

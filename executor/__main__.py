@@ -1,0 +1,262 @@
+"""``python -m executor run PLAN...``: run plans (or one node of each) on Spark and print the rows."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import datetime as dt
+import decimal
+import json
+import math
+import sys
+from typing import Any, Callable, Sequence
+
+from .errors import ExecutionError
+
+EPILOG = """\
+data access:
+  Plans read only under the data roots. A root is each --data-dir, the generated TPC-H folder
+  with --tpch, and each path given with --table NAME=PATH (that file or folder only, not its
+  siblings: you named it, so it is allowed; a plan's LocalFiles still may not read beside it).
+  With no root, no file can be read. `..`, links leaving a root, other URI schemes (http, s3,
+  hdfs...) and globs reaching outside are refused.
+
+  Named tables resolve case-insensitively: --table bindings first (the full dotted name, then
+  its last part), then NAME.parquet / .csv / .tsv / .orc / .arrow / a folder NAME/ in a data dir.
+
+output (--format):
+  table  a text table per plan, under a line `== FILE node N: shown/total rows in S s`
+  json   one object per plan, one per line: {"file", "node", "columns": ["[i] name"],
+         "types": [Spark types], "rows": [[...]], "row_count" (null when not known),
+         "truncated", "elapsed_s" (execution only, not session start or translation),
+         "warnings"}, or {"file", "error", "error_type"} for a plan that failed.
+         Values are JSON-safe: decimals are strings (exact), dates and timestamps ISO 8601
+         strings, intervals ISO 8601 durations, binary base64 strings, NaN / Infinity as the
+         strings "NaN", "Infinity", "-Infinity", structs objects, maps lists of [key, value].
+  csv    per plan, a line `# FILE` then the rows as CSV with a header
+
+exit status: 0 when every plan ran, 1 when one failed to run, 2 for bad input (unreadable file,
+not a plan, unknown node, bad arguments).
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m executor",
+        description="Run Substrait plans, or one node's subtree, on Spark.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="run plans and print their rows", epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    r.add_argument("plans", nargs="+", metavar="PLAN", help="plan files (protobuf JSON or binary)")
+    r.add_argument("--node", default=None, help="node id to run (default: the plan's first root)")
+    r.add_argument("--limit", type=_non_negative, default=100, help="rows to print (default 100)")
+    r.add_argument("--count", action="store_true", help="also count all rows exactly")
+    r.add_argument("--data-dir", action="append", default=[], metavar="DIR", help="a data root (repeatable)")
+    r.add_argument("--table", action="append", default=[], metavar="NAME=PATH", help="bind a table (repeatable)")
+    r.add_argument("--tpch", action="store_true", help="bind the TPC-H tables (scale 0.01, generated on first use)")
+    r.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    r.add_argument("--timeout", type=float, default=None, metavar="S", help="stop a plan's run after S seconds")
+    return p
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+class BadInput(Exception):
+    """Input the user has to fix (exit status 2)."""
+
+
+def _catalog(args):
+    import os
+
+    from .catalog import Catalog
+    from .data import tpch
+
+    roots = list(args.data_dir)
+    if args.tpch:
+        roots.append(tpch(0.01))
+    bindings = {}
+    for spec in args.table:
+        name, sep, path = spec.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise BadInput(f"--table takes NAME=PATH, not {spec!r}")
+        if not os.path.exists(path):
+            raise BadInput(f"--table {name}: {path!r} does not exist")
+        roots.append(path)
+        bindings[name] = path
+    for d in args.data_dir:
+        if not os.path.isdir(d):
+            raise BadInput(f"--data-dir {d!r} is not a folder")
+    try:
+        return Catalog(roots, bindings)
+    except ExecutionError as exc:
+        raise BadInput(str(exc)) from exc
+
+
+def _load(path: str, node: str | None):
+    from viz.errors import PlanLoadError
+    from viz.model import analyze
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise BadInput(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        model = analyze(data)
+    except PlanLoadError as exc:
+        raise BadInput(f"{path} is not a Substrait plan: {exc}") from exc
+    if node is None:
+        if not model.roots:
+            raise BadInput(f"{path} has no relations to run")
+        node = model.roots[0]
+    elif node not in model.graph.nodes:
+        raise BadInput(f"{path} has no node {node!r}; its roots are {', '.join(model.roots) or 'none'}")
+    return model, node
+
+
+# ---- JSON-safe values ------------------------------------------------------------------------
+
+
+def _float(v: float) -> Any:
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "Infinity" if v > 0 else "-Infinity"
+    return v
+
+
+def _duration(v: dt.timedelta) -> str:
+    total_us = v.days * 86_400_000_000 + v.seconds * 1_000_000 + v.microseconds
+    sign = "-" if total_us < 0 else ""
+    total_us = abs(total_us)
+    days, rest = divmod(total_us, 86_400_000_000)
+    seconds = decimal.Decimal(rest) / 1_000_000
+    return f"{sign}P{days}DT{seconds.normalize():f}S"
+
+
+_JSON: list[tuple[type, Callable[[Any], Any]]] = [
+    (bool, lambda v: v),
+    (int, lambda v: v),
+    (float, _float),
+    (str, lambda v: v),
+    (decimal.Decimal, str),
+    (dt.datetime, lambda v: v.isoformat()),
+    (dt.date, lambda v: v.isoformat()),
+    (dt.time, lambda v: v.isoformat()),
+    (dt.timedelta, _duration),
+    (bytes, lambda v: base64.b64encode(v).decode("ascii")),
+    (dict, lambda v: {str(k): json_value(x) for k, x in v.items()}),
+    (list, lambda v: _list(v)),
+    (tuple, lambda v: [json_value(x) for x in v]),
+]
+
+
+def _list(v: list) -> list:
+    return [json_value(x) for x in v]
+
+
+def json_value(v: Any) -> Any:
+    """A value from Arrow's ``to_pylist`` as something ``json.dumps`` writes exactly."""
+    if v is None:
+        return None
+    for typ, convert in _JSON:
+        if isinstance(v, typ):
+            return convert(v)
+    if hasattr(v, "item"):  # a numpy scalar (rows that did not come through Arrow)
+        return json_value(v.item())
+    return str(v)
+
+
+def _json_rows(result) -> list[list]:
+    table = result.arrow
+    if table is None:
+        return [[json_value(x) for x in row] for row in result.rows.itertuples(index=False)]
+    columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
+    return [[json_value(col[r]) for col in columns] for r in range(table.num_rows)]
+
+
+# ---- output ----------------------------------------------------------------------------------
+
+
+def _print_table(file: str, node: str, result, out) -> None:
+    total = "?" if result.row_count is None else str(result.row_count)
+    print(f"== {file} node {node}: {len(result.rows)}/{total} rows in {result.elapsed_s:.2f} s", file=out)
+    for w in result.warnings:
+        print(f"   [warning] {w}", file=out)
+    frame = result.rows.copy()
+    frame.columns = [f"{c}: {t}" for c, t in zip(result.columns, result.types)]
+    print(frame.to_string(index=False) if len(frame.columns) else "(no columns)", file=out)
+
+
+def _print_json(file: str, node: str, result, out) -> None:
+    obj = {
+        "file": file,
+        "node": node,
+        "columns": result.columns,
+        "types": result.types,
+        "rows": _json_rows(result),
+        "row_count": result.row_count,
+        "truncated": result.truncated,
+        "elapsed_s": round(result.elapsed_s, 6),
+        "warnings": result.warnings,
+    }
+    print(json.dumps(obj), file=out)
+
+
+def _print_csv(file: str, node: str, result, out) -> None:
+    print(f"# {file}", file=out)
+    out.write(result.rows.to_csv(index=False))
+
+
+_PRINTERS = {"table": _print_table, "json": _print_json, "csv": _print_csv}
+
+
+def _report_error(fmt: str, file: str, exc: Exception, out, err) -> None:
+    if fmt == "json":
+        print(json.dumps({"file": file, "error": str(exc), "error_type": type(exc).__name__}), file=out)
+    else:
+        print(f"error: {file}: {exc}", file=err)
+
+
+def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:  # argparse printed the problem
+        return 0 if exc.code == 0 else 2
+    from .run import run_node
+
+    try:
+        catalog = _catalog(args)
+    except (BadInput, ExecutionError) as exc:
+        print(f"error: {exc}", file=err)
+        return 2
+    status = 0
+    for file in args.plans:
+        try:
+            model, node = _load(file, args.node)
+        except BadInput as exc:
+            _report_error(args.format, file, exc, out, err)
+            status = 2
+            continue
+        try:
+            result = run_node(model, node, catalog=catalog, limit=args.limit, count=args.count, timeout_s=args.timeout)
+        except ExecutionError as exc:
+            _report_error(args.format, file, exc, out, err)
+            status = max(status, 1)
+            continue
+        _PRINTERS[args.format](file, node, result, out)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,435 @@
+"""Run one node's subtree on Spark: its first rows, optionally the exact count, Spark's plan, timing.
+
+``run_node(model, node_id, catalog=...)`` translates the subtree (``executor.translate_rel``), then in
+a worker thread runs ``df.limit(n + 1)`` collected through Arrow (so no more than ``n + 1`` rows are
+computed and moved), and ``df.count()`` when asked. Every Spark job of the run carries a unique tag
+(``spark.addTag``), so a ``cancel`` Event or a ``timeout_s`` stops them with ``spark.interruptTag``,
+on classic and Spark Connect sessions alike. Progress comes from the status tracker on classic
+sessions (fraction of tasks done); on Connect only the elapsed time is reported.
+
+Write, DDL and Update relations are refused before anything runs. Results are cached per
+(plan digest, node id, limit, count, catalog bindings).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Callable
+
+import pandas as pd
+
+from .errors import ExecutionError, Refused
+from .session import get_session, is_connect
+
+MAX_ROWS = 10_000  # rows collected at most, whatever limit is asked
+MAX_BYTES = 64 * 1024 * 1024  # Arrow bytes kept at most; rows beyond are dropped with a warning
+CACHE_SIZE = 64
+POLL_S = 0.1
+STOP_GRACE_S = 5.0  # after a stop, how long to keep interrupting jobs the worker may still start
+
+REFUSED_KINDS = {
+    "write": "a WriteRel (writes a table)",
+    "ddl": "a DdlRel (creates, alters or drops a table)",
+    "update": "an UpdateRel (updates a table)",
+}
+
+Progress = Callable[[float, str], None]
+
+
+class Cancelled(ExecutionError):
+    """The run was cancelled by the user; its Spark jobs were interrupted."""
+
+
+class TimedOut(Cancelled):
+    """The run took longer than its timeout; its Spark jobs were interrupted."""
+
+
+@dataclass
+class RunResult:
+    columns: list[str]  # "[i] name"
+    types: list[str]  # Spark SQL types, e.g. "bigint", "decimal(15,2)"
+    rows: pd.DataFrame  # the first rows, headed by ``columns``
+    elapsed_s: float  # execution only (collect and count), not translation or session start
+    row_count: int | None  # exact number of rows when counted or when all rows fit in the limit
+    explain: str  # Spark's formatted physical plan of the subtree
+    warnings: list[str] = field(default_factory=list)
+    arrow: object | None = None  # the collected pyarrow.Table (exact types, for downloads)
+
+    @property
+    def truncated(self) -> bool:
+        return self.row_count is None or self.row_count > len(self.rows)
+
+
+# ---- the result cache ----------------------------------------------------------------------
+
+_cache: OrderedDict[tuple, RunResult] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def plan_digest(model) -> str:
+    """A digest of the plan's content (deterministic serialisation)."""
+    try:
+        data = model.plan.SerializeToString(deterministic=True)
+    except Exception:  # a plan protobuf cannot serialise (too deep): fall back to this object
+        return f"object-{id(model)}"
+    return hashlib.sha256(data).hexdigest()
+
+
+def clear_cache() -> None:
+    with _cache_lock:
+        _cache.clear()
+
+
+def _cache_get(key: tuple) -> RunResult | None:
+    with _cache_lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+        return None
+
+
+def _cache_put(key: tuple, result: RunResult) -> None:
+    with _cache_lock:
+        _cache[key] = result
+        _cache.move_to_end(key)
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+
+
+# ---- checks before running -----------------------------------------------------------------
+
+
+def subtree(model, node_id: str) -> list[str]:
+    """Node ids of ``node_id``'s subtree: inputs, shared subtrees of references and subqueries."""
+    seen: set[str] = set()
+    order: list[str] = []
+    stack = [node_id]
+    while stack:
+        nid = stack.pop()
+        if nid in seen:
+            continue
+        seen.add(nid)
+        order.append(nid)
+        view = model.node(nid)
+        stack.extend(view.inputs)
+        stack.extend(view.node.subquery_rels.values())
+    return order
+
+
+def refuse_writes(model, node_id: str) -> None:
+    """Raise ``Refused`` when the subtree holds a write, DDL or update relation."""
+    for nid in subtree(model, node_id):
+        kind = model.node(nid).kind
+        if kind in REFUSED_KINDS:
+            raise Refused(
+                f"node {nid} is {REFUSED_KINDS[kind]}: such relations are never executed from an uploaded plan"
+            )
+
+
+def _translate(model, node_id: str, spark, catalog):
+    """The translator (imported late so this module loads without it; tests may replace it)."""
+    from .translate_rel import translate
+
+    return translate(model, node_id, spark, catalog)
+
+
+# ---- running -------------------------------------------------------------------------------
+
+
+def run_node(
+    model,
+    node_id: str,
+    *,
+    catalog,
+    limit: int = 100,
+    count: bool = False,
+    timeout_s: float | None = None,
+    cancel: threading.Event | None = None,
+    progress: Progress | None = None,
+) -> RunResult:
+    """Run node ``node_id``'s subtree and return its first ``limit`` rows (see the module docstring).
+
+    Raises ``Refused`` (write/DDL, files outside the data roots), ``Unsupported``, ``TableNotFound``,
+    ``Cancelled`` / ``TimedOut``, or ``ExecutionError`` for a failure inside Spark.
+    """
+    if node_id not in model.graph.nodes:
+        raise ExecutionError(f"the plan has no node {node_id!r}; its roots are {', '.join(model.roots) or 'none'}")
+    if limit < 0:
+        raise ExecutionError(f"the row limit must be 0 or more, not {limit}")
+    refuse_writes(model, node_id)
+    warnings: list[str] = []
+    if limit > MAX_ROWS:
+        warnings.append(f"the row limit {limit} was lowered to {MAX_ROWS}")
+        limit = MAX_ROWS
+    key = (plan_digest(model), node_id, limit, bool(count), catalog.fingerprint())
+    cached = _cache_get(key)
+    if cached is not None:
+        return cached
+    spark = get_session()
+    run = _Run(model, node_id, spark, catalog, limit, count)
+    result = _supervise(run, spark, timeout_s, cancel, progress)
+    result.warnings[:0] = warnings
+    _cache_put(key, result)
+    return result
+
+
+class _Run:
+    """The work of one run, done in a worker thread that carries the run's tag."""
+
+    def __init__(self, model, node_id: str, spark, catalog, limit: int, count: bool) -> None:
+        self.model, self.node_id, self.spark, self.catalog = model, node_id, spark, catalog
+        self.limit, self.count = limit, count
+        self.tag = f"substrait-viz-{uuid.uuid4().hex}"
+        self.result: RunResult | None = None
+        self.error: BaseException | None = None
+        self.started_execution = threading.Event()
+        self.stopped = threading.Event()  # set by the supervisor: start no more Spark actions
+
+    def __call__(self) -> None:
+        spark = self.spark
+        try:
+            spark.addTag(self.tag)
+            if not is_connect(spark):
+                spark.sparkContext.setJobGroup(self.tag, f"substrait-viz node {self.node_id}", interruptOnCancel=True)
+            self.result = self._work()
+        except BaseException as exc:  # reported to the caller's thread
+            self.error = exc
+        finally:
+            with contextlib.suppress(Exception):
+                spark.removeTag(self.tag)
+
+    def _check(self) -> None:
+        if self.stopped.is_set():
+            raise Cancelled("stopped before running")
+
+    def _work(self) -> RunResult:
+        translation = _translate(self.model, self.node_id, self.spark, self.catalog)
+        df = translation.df
+        self._check()
+        explain = _explain(df)
+        self.started_execution.set()  # before the check: see _stop
+        self._check()
+        start = time.perf_counter()
+        table, type_warning = _collect(df.limit(self.limit + 1))
+        more = table.num_rows > self.limit
+        row_count: int | None = None if more else table.num_rows
+        if self.count and more:
+            self._check()
+            row_count = int(df.count())
+        elapsed = time.perf_counter() - start
+        table, bytes_warning = _cap_bytes(table.slice(0, self.limit))
+        names = list(translation.names) + [""] * (len(df.columns) - len(translation.names))
+        columns = [f"[{i}] {name}".rstrip() for i, name in enumerate(names[: len(df.columns)])]
+        types = [f.dataType.simpleString() for f in df.schema.fields]
+        warnings = list(translation.warnings) + [w for w in (type_warning, bytes_warning) if w]
+        return RunResult(
+            columns=columns,
+            types=types,
+            rows=_to_pandas(table, columns),
+            elapsed_s=elapsed,
+            row_count=row_count,
+            explain=explain,
+            warnings=warnings,
+            arrow=table.rename_columns(columns),
+        )
+
+
+def _supervise(run: _Run, spark, timeout_s: float | None, cancel: threading.Event | None, progress: Progress | None) -> RunResult:
+    """Run ``run`` in a worker thread; interrupt its jobs on cancel or timeout; report progress."""
+    worker = threading.Thread(target=run, name=f"run-{run.tag}", daemon=True)
+    begin = time.monotonic()
+    worker.start()
+    stop_reason: str | None = None
+    while worker.is_alive():
+        worker.join(POLL_S)
+        elapsed = time.monotonic() - begin
+        if not worker.is_alive():
+            break
+        if cancel is not None and cancel.is_set():
+            stop_reason = "cancelled"
+        elif timeout_s is not None and elapsed > timeout_s:
+            stop_reason = f"timed out after {timeout_s:g} s"
+        if stop_reason:
+            _stop(run, spark, worker)
+            break
+        if progress is not None:
+            progress(*_progress(spark, run, elapsed))
+    if stop_reason:
+        error = TimedOut if stop_reason.startswith("timed out") else Cancelled
+        raise error(f"the run of node {run.node_id} was {stop_reason}; its Spark jobs were interrupted")
+    if run.error is not None:
+        raise _as_execution_error(run.error, run.node_id)
+    assert run.result is not None
+    if progress is not None:
+        progress(1.0, f"done in {run.result.elapsed_s:.2f} s")
+    return run.result
+
+
+def _stop(run: _Run, spark, worker: threading.Thread) -> None:
+    """Stop a run: no new Spark action starts, and its running jobs are interrupted.
+
+    Before execution the worker's own check stops it. Once executing, it may be between its stop
+    check and submitting a job, so the interrupt is repeated while it is alive, for up to
+    ``STOP_GRACE_S``.
+    """
+    run.stopped.set()
+    if not run.started_execution.is_set():
+        return  # the worker has yet to pass its last check before Spark actions: none will start
+    end = time.monotonic() + STOP_GRACE_S
+    while True:
+        _interrupt(spark, run.tag)
+        if not worker.is_alive() or time.monotonic() > end:
+            return
+        worker.join(POLL_S)
+
+
+def _interrupt(spark, tag: str) -> None:
+    with contextlib.suppress(Exception):
+        spark.interruptTag(tag)
+    if not is_connect(spark):
+        with contextlib.suppress(Exception):
+            spark.sparkContext.cancelJobGroup(tag)
+
+
+def _progress(spark, run: _Run, elapsed: float) -> tuple[float, str]:
+    if not run.started_execution.is_set():
+        return 0.0, f"translating and planning ({elapsed:.0f} s)"
+    if is_connect(spark):
+        return 0.0, f"running ({elapsed:.0f} s)"
+    try:
+        tracker = spark.sparkContext.statusTracker()
+        done = total = 0
+        jobs = tracker.getJobIdsForGroup(run.tag)
+        for job_id in jobs:
+            job = tracker.getJobInfo(job_id)
+            for stage_id in job.stageIds if job else ():
+                stage = tracker.getStageInfo(stage_id)
+                if stage is not None:
+                    done += stage.numCompletedTasks
+                    total += stage.numTasks
+    except Exception:
+        return 0.0, f"running ({elapsed:.0f} s)"
+    fraction = done / total if total else 0.0
+    return min(fraction, 0.99), f"{len(jobs)} Spark job(s), {done}/{total} tasks ({elapsed:.0f} s)"
+
+
+def _is_spark_error(exc: BaseException) -> bool:
+    from pyspark.errors import PySparkException
+
+    try:
+        from py4j.protocol import Py4JError
+    except ImportError:  # a Connect-only client
+        Py4JError = PySparkException
+    return isinstance(exc, (PySparkException, Py4JError))
+
+
+def _as_execution_error(exc: BaseException, node_id: str) -> BaseException:
+    """Executor errors pass through; Spark's errors and internal bugs get a message naming the node."""
+    if isinstance(exc, (ExecutionError, KeyboardInterrupt, SystemExit)):
+        return exc
+    lines = str(exc).strip().splitlines()
+    first = (lines[0] if lines else "")[:500]
+    if _is_spark_error(exc):
+        err = ExecutionError(f"Spark failed running node {node_id}: {type(exc).__name__}: {first}")
+    else:
+        err = ExecutionError(f"internal error running node {node_id} (a bug; please report it): {type(exc).__name__}: {first}")
+    err.__cause__ = exc
+    return err
+
+
+# ---- collecting ----------------------------------------------------------------------------
+
+_explain_lock = threading.Lock()
+
+
+def _explain(df) -> str:
+    """Spark's formatted plan, captured from what ``explain`` prints (classic and Connect alike)."""
+    buf = io.StringIO()
+    try:
+        with _explain_lock, contextlib.redirect_stdout(buf):
+            df.explain(mode="formatted")
+    except Exception as exc:  # the plan text is a help, not a requirement
+        return f"(Spark could not explain this plan: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+    return buf.getvalue().strip()
+
+
+def _collect(df):
+    """The rows of ``df`` as a pyarrow Table, and a warning when a column had to be shown as text.
+
+    Arrow transfer lacks year-month intervals: such columns are collected as their text.
+    """
+    from pyspark.errors import PySparkTypeError
+    from pyspark.sql import types as T
+
+    try:
+        return df.toArrow(), None
+    except PySparkTypeError as exc:
+        if "UNSUPPORTED_DATA_TYPE_FOR_ARROW" not in str(exc):
+            raise
+    as_text = [f.name for f in df.schema.fields if isinstance(f.dataType, T.YearMonthIntervalType)]
+    if not as_text:
+        raise ExecutionError("Spark cannot move this node's column types to Python (Arrow transfer failed)")
+    df = df.select(*[df[c].cast("string").alias(c) if c in as_text else df[c] for c in df.columns])
+    return df.toArrow(), f"{len(as_text)} year-month interval column(s) are shown as text"
+
+
+def _cap_bytes(table):
+    """At most ``MAX_BYTES`` of rows, and a warning when rows were dropped."""
+    if table.nbytes <= MAX_BYTES or table.num_rows <= 1:
+        return table, None
+    keep = max(1, int(MAX_BYTES / (table.nbytes / table.num_rows)))
+    return table.slice(0, keep), (
+        f"only the first {keep} rows are shown: the rows hold {table.nbytes / 2**20:.0f} MB, "
+        f"more than the {MAX_BYTES // 2**20} MB kept"
+    )
+
+
+def _to_pandas(table, columns: list[str]) -> pd.DataFrame:
+    """Rows for display: ints with nulls stay ints (None), dates stay dates, decimals stay exact."""
+    frame = table.rename_columns(columns).to_pandas(
+        integer_object_nulls=True, date_as_object=True, timestamp_as_object=False
+    )
+    frame.columns = columns
+    return frame
+
+
+# ---- downloads -----------------------------------------------------------------------------
+
+
+def to_csv_bytes(result: RunResult) -> bytes:
+    """The shown rows as CSV (UTF-8, header ``[i] name``)."""
+    return result.rows.to_csv(index=False).encode("utf-8")
+
+
+def to_parquet_bytes(result: RunResult) -> bytes:
+    """The shown rows as a Parquet file, with the exact Arrow types Spark returned."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = result.arrow if result.arrow is not None else pa.Table.from_pandas(result.rows, preserve_index=False)
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    return buf.getvalue()
+
+
+__all__ = [
+    "RunResult",
+    "run_node",
+    "refuse_writes",
+    "subtree",
+    "plan_digest",
+    "clear_cache",
+    "to_csv_bytes",
+    "to_parquet_bytes",
+    "Cancelled",
+    "TimedOut",
+    "MAX_ROWS",
+    "MAX_BYTES",
+]

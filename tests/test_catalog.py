@@ -1,0 +1,292 @@
+"""The catalog and safe file access: named tables, LocalFiles in every path form and format, and
+every way a path could leave the data roots (refused with the allowed roots named)."""
+
+from __future__ import annotations
+
+import os
+
+import pyarrow as pa
+import pyarrow.feather as feather
+import pyarrow.ipc as ipc
+import pyarrow.orc as orc
+import pyarrow.parquet as pq
+import pytest
+from substrait import algebra_pb2
+
+from executor.catalog import Catalog, named_tables
+from executor.errors import Refused, TableNotFound, Unsupported
+from executor.paths import DataRoots
+
+ROWS = {"id": [1, 2, 3], "name": ["a", "b", None]}
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    """root/ (the data root) with one table per format, and outside/ beside it with a secret."""
+    base = tmp_path_factory.mktemp("catalog")
+    root, outside = base / "root", base / "outside"
+    root.mkdir()
+    outside.mkdir()
+    table = pa.table(ROWS)
+    pq.write_table(table, root / "People.parquet")
+    orc.write_table(table, str(root / "people_orc.orc"))
+    with ipc.new_file(str(root / "people_arrow.arrow"), table.schema) as w:
+        w.write_table(table)
+    with ipc.new_stream(str(root / "people_stream.ipc"), table.schema) as w:
+        w.write_table(table)
+    feather.write_feather(table, str(root / "people_feather.feather"))
+    (root / "people_csv.csv").write_text("id,name\n1,a\n2,b\n3,\n")
+    (root / "pipes.txt").write_text("# generated\n# id|name\n1|'a|x'\n2|NULL\n3|\n")
+    (root / "plain.txt").write_text("1;x\n2;\n")
+    (root / "parts").mkdir()
+    pq.write_table(pa.table({"id": [1]}), root / "parts" / "p1.parquet")
+    pq.write_table(pa.table({"id": [2]}), root / "parts" / "p2.parquet")
+    pq.write_table(pa.table({"id": [9]}), outside / "secret.parquet")
+    (root / "escape_link.parquet").symlink_to(outside / "secret.parquet")
+    (root / "escape_dir").symlink_to(outside)
+    (root / "inner_link.parquet").symlink_to(root / "People.parquet")
+    return root, outside
+
+
+def _files(**kw) -> algebra_pb2.ReadRel.LocalFiles:
+    item = algebra_pb2.ReadRel.LocalFiles.FileOrFiles(**kw)
+    return algebra_pb2.ReadRel.LocalFiles(items=[item])
+
+
+def _rows(df) -> list[tuple]:
+    return sorted((tuple(r) for r in df.collect()), key=repr)
+
+
+# ---- paths: no Spark ------------------------------------------------------------------------
+
+
+def test_paths_inside_the_root_resolve(tree):
+    root, _ = tree
+    roots = DataRoots([str(root)])
+    assert roots.resolve("People.parquet") == str(root / "People.parquet")
+    assert roots.resolve(str(root / "parts")) == str(root / "parts")
+    assert roots.resolve(f"file://{root}/People.parquet") == str(root / "People.parquet")
+    assert roots.resolve(f"file://localhost{root}/People.parquet") == str(root / "People.parquet")
+    assert roots.resolve("inner_link.parquet") == str(root / "People.parquet")  # a link that stays inside
+    assert roots.expand_glob("parts/*.parquet") == [str(root / "parts" / "p1.parquet"), str(root / "parts" / "p2.parquet")]
+
+
+@pytest.mark.parametrize(
+    "path, says",
+    [
+        ("../outside/secret.parquet", "`..`"),
+        ("parts/../People.parquet", "`..`"),  # even when it would stay inside
+        ("{outside}/secret.parquet", "outside the data roots"),  # absolute path outside
+        ("file://{outside}/secret.parquet", "outside the data roots"),
+        ("file://{root}/../outside/secret.parquet", "`..`"),
+        ("file://otherhost/data/x.parquet", "host `otherhost`"),
+        ("http://example.com/x.parquet", "scheme `http`"),
+        ("https://example.com/x.parquet", "scheme `https`"),
+        ("s3://bucket/x.parquet", "scheme `s3`"),
+        ("hdfs://nn:8020/x.parquet", "scheme `hdfs`"),
+        ("escape_link.parquet", "outside the data roots"),  # symlink leaving the root
+        ("escape_dir/secret.parquet", "outside the data roots"),  # symlinked folder leaving the root
+        ("/etc/passwd", "outside the data roots"),
+        ("", "empty path"),
+    ],
+)
+def test_paths_that_leave_the_root_are_refused(tree, path, says):
+    root, outside = tree
+    roots = DataRoots([str(root)])
+    path = path.format(root=root, outside=outside)
+    with pytest.raises(Refused) as err:
+        roots.resolve(path)
+    assert says in str(err.value)
+    if says != "empty path":
+        assert str(root) in str(err.value)  # the message names the allowed root
+
+
+@pytest.mark.parametrize(
+    "pattern, says",
+    [
+        ("../outside/*.parquet", "`..`"),
+        ("{outside}/*.parquet", "outside the data roots"),
+        ("/*/secret.parquet", "outside the data roots"),  # the fixed part "/" lies above the root
+        ("escape_dir/*.parquet", "outside the data roots"),  # fixed part is a link leaving the root
+        ("escape_*.parquet", "resolves to"),  # a match that is a link leaving the root
+        ("s3://bucket/*.parquet", "scheme `s3`"),
+    ],
+)
+def test_globs_that_escape_are_refused(tree, pattern, says):
+    root, outside = tree
+    roots = DataRoots([str(root)])
+    with pytest.raises(Refused) as err:
+        roots.expand_glob(pattern.format(outside=outside))
+    assert says in str(err.value)
+
+
+def test_no_roots_means_nothing_is_readable(tree):
+    root, _ = tree
+    with pytest.raises(Refused, match="no data roots are configured"):
+        DataRoots([]).resolve(str(root / "People.parquet"))
+
+
+def test_a_file_root_allows_that_file_only(tree):
+    root, _ = tree
+    roots = DataRoots([str(root / "People.parquet")])
+    assert roots.resolve(str(root / "People.parquet")) == str(root / "People.parquet")
+    with pytest.raises(Refused):
+        roots.resolve(str(root / "people_csv.csv"))
+
+
+def test_bind_outside_the_roots_is_refused(tree):
+    root, outside = tree
+    cat = Catalog([str(root)])
+    with pytest.raises(Refused, match="outside the data roots"):
+        cat.bind("secret", str(outside / "secret.parquet"))
+    with pytest.raises(TableNotFound, match="does not exist"):
+        cat.bind("ghost", "ghost.parquet")
+
+
+def test_a_table_file_linking_outside_is_refused(tree):
+    root, _ = tree
+    cat = Catalog([str(root)])
+    with pytest.raises(Refused, match="outside the data roots"):
+        cat.named_table(None, ["escape_link"])  # refused before Spark is needed
+    (status,) = cat.status([["escape_link"]])
+    assert not status.bound and status.how == "refused" and "outside the data roots" in status.message
+
+
+def test_status_without_spark(tree):
+    root, _ = tree
+    cat = Catalog([str(root)], bindings={"Bound": str(root / "people_csv.csv")}, use_spark_catalog=False)
+    status = cat.status([["people"], ["db", "BOUND"], ["missing"]])
+    assert [(s.name, s.bound, s.how, s.format) for s in status] == [
+        ("people", True, "data root", "parquet"),
+        ("db.BOUND", True, "binding", "csv"),
+        ("missing", False, "not bound", None),
+    ]
+    assert status[0].path == str(root / "People.parquet")
+    assert "people_csv" in status[2].message and "bound" in status[2].message  # lists what exists
+
+
+def test_named_tables_of_a_plan(corpora_dir):
+    from viz.model import analyze
+
+    with open(os.path.join(corpora_dir, "isthmus-tpch", "query_03_plan.json"), "rb") as f:
+        model = analyze(f.read())
+    assert sorted(named_tables(model)) == [["CUSTOMER"], ["LINEITEM"], ["ORDERS"]]
+
+
+def test_available_tables_in_roots(tree):
+    root, _ = tree
+    names = Catalog([str(root)]).available_in_roots()
+    assert {"people", "people_orc", "people_arrow", "people_stream", "people_feather", "people_csv", "parts"} <= set(names)
+
+
+# ---- named tables and local files through Spark --------------------------------------------
+
+
+@pytest.mark.spark
+def test_named_tables_every_format(spark, tree):
+    root, _ = tree
+    cat = Catalog([str(root)])
+    expected = [(1, "a"), (2, "b"), (3, None)]
+    for name in ("PEOPLE", "people_orc", "people_arrow", "people_stream", "people_feather"):
+        df = cat.named_table(spark, ["db", name])
+        assert df.columns == ["id", "name"], name
+        assert _rows(df) == sorted(expected, key=repr), name
+    # a named csv has a header and inferred types; the empty field is null
+    assert _rows(cat.named_table(spark, ["people_csv"])) == sorted(expected, key=repr)
+    # the same DataFrame comes back: read once
+    assert cat.named_table(spark, ["people"]) is cat.named_table(spark, ["People"])
+
+
+@pytest.mark.spark
+def test_named_table_resolution_order_and_errors(spark, tree, tmp_path):
+    root, _ = tree
+    cat = Catalog([str(root)], bindings={"tpch.people": str(root / "parts")})
+    assert _rows(cat.named_table(spark, ["tpch", "people"])) == [(1,), (2,)]  # the full-name binding wins
+    assert len(_rows(cat.named_table(spark, ["people"]))) == 3  # the stem in the root
+    with pytest.raises(TableNotFound) as err:
+        cat.named_table(spark, ["nowhere"])
+    assert "`nowhere`" in str(err.value) and "tpch.people" in str(err.value)
+
+
+@pytest.mark.spark
+def test_spark_catalog_table(spark, tree):
+    root, _ = tree
+    spark.createDataFrame([(7,)], "x int").createOrReplaceTempView("catalog_test_view")
+    try:
+        assert _rows(Catalog([str(root)]).named_table(spark, ["catalog_test_view"])) == [(7,)]
+        status = Catalog([str(root)]).status([["catalog_test_view"]])[0]
+        assert status.bound and status.how == "spark catalog"
+        with pytest.raises(TableNotFound):
+            Catalog([str(root)], use_spark_catalog=False).named_table(spark, ["catalog_test_view"])
+    finally:
+        spark.catalog.dropTempView("catalog_test_view")
+
+
+@pytest.mark.spark
+def test_local_files_path_forms(spark, tree):
+    root, _ = tree
+    cat = Catalog([str(root)])
+    parquet = algebra_pb2.ReadRel.LocalFiles.FileOrFiles.ParquetReadOptions()
+    assert len(_rows(cat.local_files(spark, _files(uri_file=str(root / "People.parquet"), parquet=parquet)))) == 3
+    assert len(_rows(cat.local_files(spark, _files(uri_path=f"file://{root}/People.parquet", parquet=parquet)))) == 3
+    assert _rows(cat.local_files(spark, _files(uri_folder=str(root / "parts"), parquet=parquet))) == [(1,), (2,)]
+    assert _rows(cat.local_files(spark, _files(uri_path_glob=f"{root}/parts/p*.parquet", parquet=parquet))) == [(1,), (2,)]
+    assert _rows(cat.local_files(spark, _files(uri_path_glob=f"{root}/parts/p2.*", parquet=parquet))) == [(2,)]
+    # several items are unioned by position
+    two = algebra_pb2.ReadRel.LocalFiles(
+        items=[
+            algebra_pb2.ReadRel.LocalFiles.FileOrFiles(uri_file=str(root / "parts" / "p1.parquet"), parquet=parquet),
+            algebra_pb2.ReadRel.LocalFiles.FileOrFiles(uri_file=str(root / "parts" / "p1.parquet"), parquet=parquet),
+        ]
+    )
+    assert _rows(cat.local_files(spark, two)) == [(1,), (1,)]
+    with pytest.raises(Unsupported, match="not a folder"):
+        cat.local_files(spark, _files(uri_folder=str(root / "People.parquet"), parquet=parquet))
+    with pytest.raises(TableNotFound, match="matches no file"):
+        cat.local_files(spark, _files(uri_path_glob=f"{root}/parts/none*.parquet", parquet=parquet))
+    with pytest.raises(Refused, match="scheme `s3`"):
+        cat.local_files(spark, _files(uri_file="s3://bucket/x.parquet", parquet=parquet))
+
+
+@pytest.mark.spark
+def test_local_files_formats(spark, tree):
+    root, _ = tree
+    cat = Catalog([str(root)])
+    F = algebra_pb2.ReadRel.LocalFiles.FileOrFiles
+    expected = sorted([(1, "a"), (2, "b"), (3, None)], key=repr)
+    assert _rows(cat.local_files(spark, _files(uri_file=str(root / "people_orc.orc"), orc=F.OrcReadOptions()))) == expected
+    assert _rows(cat.local_files(spark, _files(uri_file=str(root / "people_arrow.arrow"), arrow=F.ArrowReadOptions()))) == expected
+    # no format given: taken from the suffix
+    assert _rows(cat.local_files(spark, _files(uri_file=str(root / "People.parquet")))) == expected
+    with pytest.raises(Unsupported, match="dwrf"):
+        cat.local_files(spark, _files(uri_file=str(root / "People.parquet"), dwrf=F.DwrfReadOptions()))
+    with pytest.raises(Unsupported, match="partial"):
+        cat.local_files(spark, _files(uri_file=str(root / "People.parquet"), start=4, length=10, parquet=F.ParquetReadOptions()))
+
+
+@pytest.mark.spark
+def test_local_files_delimited_text_options(spark, tree):
+    root, _ = tree
+    cat = Catalog([str(root)])
+    F = algebra_pb2.ReadRel.LocalFiles.FileOrFiles
+    # two header lines skipped, '|' delimiter, "'" quote, NULL as the null value: all strings
+    text = F.DelimiterSeparatedTextReadOptions(
+        field_delimiter="|", quote="'", header_lines_to_skip=2, value_treated_as_null="NULL"
+    )
+    df = cat.local_files(spark, _files(uri_file=str(root / "pipes.txt"), text=text))
+    assert _rows(df) == [("1", "a|x"), ("2", None), ("3", "")]
+    # no null value: nothing is null, an empty field is an empty string
+    text = F.DelimiterSeparatedTextReadOptions(field_delimiter=";")
+    df = cat.local_files(spark, _files(uri_file=str(root / "plain.txt"), text=text))
+    assert _rows(df) == [("1", "x"), ("2", "")]
+    # one header line through Spark's own reader, with the empty string as the null value
+    text = F.DelimiterSeparatedTextReadOptions(field_delimiter=",", header_lines_to_skip=1, value_treated_as_null="")
+    df = cat.local_files(spark, _files(uri_file=str(root / "people_csv.csv"), text=text))
+    assert _rows(df) == sorted([("1", "a"), ("2", "b"), ("3", None)], key=repr)
+
+
+@pytest.mark.spark
+def test_tpch_named_tables(spark, tpch_dir):
+    cat = Catalog([tpch_dir])
+    assert cat.named_table(spark, ["tpch", "NATION"]).count() == 25
+    assert cat.named_table(spark, ["region"]).columns[:2] == ["r_regionkey", "r_name"]

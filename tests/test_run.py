@@ -1,0 +1,262 @@
+"""Running a node: first rows, exact counts, columns and types, the cache, refusal of writes,
+cancel and timeout that really stop Spark, progress, downloads, session recovery.
+
+Expected rows come from DuckDB reading the same parquet files (the oracle), not from our output.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+
+import duckdb
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from executor import run as run_mod
+from executor.catalog import Catalog
+from executor.errors import ExecutionError, Refused
+from executor.run import Cancelled, TimedOut, run_node, to_csv_bytes, to_parquet_bytes
+from tests.plans import model_of, plan, read
+
+NATION = [("n_nationkey", "i64"), ("n_name", "string"), ("n_regionkey", "i64"), ("n_comment", "string")]
+ORDERS = [
+    ("o_orderkey", "i64"),
+    ("o_custkey", "i64"),
+    ("o_orderstatus", "string"),
+    ("o_totalprice", "decimal<15,2>"),
+    ("o_orderdate", "date"),
+]
+
+
+@dataclass
+class _Translation:
+    df: object
+    names: list[str]
+    warnings: list[str] = field(default_factory=list)
+
+
+class StandIn:
+    """A tiny translator for reads of named tables (columns by position), counting its calls."""
+
+    def __init__(self, make=None) -> None:
+        self.calls = 0
+        self.make = make
+
+    def __call__(self, model, node_id, spark, catalog):
+        self.calls += 1
+        if self.make is not None:
+            return self.make(spark)
+        node = model.node(node_id)
+        df = catalog.named_table(spark, list(node.node.body.named_table.names))
+        names = [f.name for f in node.schema]
+        df = df.select(*[df[i].alias(f"_{i}") for i in range(len(names))])
+        return _Translation(df, names, ["stand-in warning"])
+
+
+@pytest.fixture
+def stand_in(monkeypatch):
+    run_mod.clear_cache()
+    translator = StandIn()
+    monkeypatch.setattr(run_mod, "_translate", translator)
+    return translator
+
+
+def _duck(sql: str) -> list[tuple]:
+    return duckdb.sql(sql).fetchall()
+
+
+@pytest.mark.spark
+def test_first_rows_count_columns_and_types(spark, tpch_dir, stand_in):
+    model = model_of(plan((read("orders", ORDERS), [c for c, _ in ORDERS])))
+    cat = Catalog([tpch_dir])
+    result = run_node(model, "0", catalog=cat, limit=7, count=True)
+    path = os.path.join(tpch_dir, "orders.parquet")
+    (total,) = _duck(f"select count(*) from '{path}'")[0]
+    assert result.row_count == total == 15000
+    assert result.columns == ["[0] o_orderkey", "[1] o_custkey", "[2] o_orderstatus", "[3] o_totalprice", "[4] o_orderdate"]
+    assert result.types == ["bigint", "bigint", "string", "decimal(15,2)", "date"]
+    assert len(result.rows) == 7 and result.truncated
+    # the 7 rows are rows of the file (a limit without order: compare as a subset, exact values)
+    oracle = {tuple(r) for r in _duck(f"select o_orderkey, o_custkey, o_orderstatus, o_totalprice, o_orderdate from '{path}'")}
+    got = {tuple(r) for r in result.rows.itertuples(index=False)}
+    assert got <= oracle
+    assert result.elapsed_s > 0 and "Scan parquet" in result.explain
+    assert result.warnings == ["stand-in warning"]
+
+
+@pytest.mark.spark
+def test_all_rows_fit_gives_the_exact_count_without_counting(spark, tpch_dir, stand_in):
+    model = model_of(plan((read("nation", NATION), [c for c, _ in NATION])))
+    result = run_node(model, "0", catalog=Catalog([tpch_dir]), limit=100)
+    path = os.path.join(tpch_dir, "nation.parquet")
+    oracle = sorted(_duck(f"select * from '{path}'"))
+    assert result.row_count == len(oracle) == 25 and not result.truncated
+    assert sorted(tuple(r) for r in result.rows.itertuples(index=False)) == oracle
+    # limit 0: no rows, the count unknown unless asked
+    empty = run_node(model, "0", catalog=Catalog([tpch_dir]), limit=0)
+    assert len(empty.rows) == 0 and empty.row_count is None and list(empty.rows.columns) == result.columns
+
+
+@pytest.mark.spark
+def test_results_are_cached_per_plan_node_limit_count_and_bindings(spark, tpch_dir, stand_in):
+    doc = plan((read("nation", NATION), [c for c, _ in NATION]))
+    cat = Catalog([tpch_dir])
+    first = run_node(model_of(doc), "0", catalog=cat, limit=5)
+    again = run_node(model_of(doc), "0", catalog=cat, limit=5)  # the same plan loaded again
+    assert again is first and stand_in.calls == 1
+    run_node(model_of(doc), "0", catalog=cat, limit=6)
+    run_node(model_of(doc), "0", catalog=cat, limit=5, count=True)
+    run_node(model_of(doc), "0", catalog=Catalog([tpch_dir], bindings={"x": os.path.join(tpch_dir, "region.parquet")}), limit=5)
+    assert stand_in.calls == 4
+
+
+def test_writes_are_refused_before_anything_runs(stand_in):
+    base = read("nation", NATION)
+    write = {
+        "write": {
+            "namedTable": {"names": ["target"]},
+            "tableSchema": base["read"]["baseSchema"],
+            "op": "WRITE_OP_INSERT",
+            "input": {"filter": {"input": base, "condition": {"literal": {"boolean": True}}}},
+            "output": "OUTPUT_MODE_NO_OUTPUT",
+        }
+    }
+    model = model_of(plan(write))
+    assert model.node("0").kind == "write"
+    with pytest.raises(Refused, match="never executed"):
+        run_node(model, "0", catalog=Catalog(), limit=5)
+    assert stand_in.calls == 0
+    with pytest.raises(ExecutionError, match="no node '9'"):
+        run_node(model, "9", catalog=Catalog())
+
+
+def _slow(spark):
+    """A job that takes minutes: the sum of a trillion numbers."""
+    from pyspark.sql import functions as F
+
+    return _Translation(spark.range(0, 10**12, numPartitions=4).select(F.sum("id").alias("_0")), ["total"])
+
+
+def _no_active_jobs(spark, timeout: float = 10.0) -> bool:
+    tracker = spark.sparkContext.statusTracker()
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if not tracker.getActiveJobsIds():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+@pytest.mark.spark
+def test_timeout_stops_the_run(spark, monkeypatch):
+    run_mod.clear_cache()
+    monkeypatch.setattr(run_mod, "_translate", StandIn(_slow))
+    seen: list[tuple[float, str]] = []
+    start = time.monotonic()
+    with pytest.raises(TimedOut, match="timed out after 2 s"):
+        run_node(model_of(plan(read("nation", NATION))), "0", catalog=Catalog(), timeout_s=2, progress=lambda f, m: seen.append((f, m)))
+    assert time.monotonic() - start < 2 + run_mod.STOP_GRACE_S + 8  # slack for a loaded machine
+    assert _no_active_jobs(spark)
+    assert seen and all(0.0 <= f <= 1.0 for f, _ in seen)
+
+
+@pytest.mark.spark
+def test_cancel_interrupts_the_running_job(spark, monkeypatch):
+    """Cancel once the status tracker shows the job's tasks running: the job is interrupted."""
+    run_mod.clear_cache()
+    monkeypatch.setattr(run_mod, "_translate", StandIn(_slow))
+    cancel = threading.Event()
+    seen: list[str] = []
+
+    def progress(fraction: float, message: str) -> None:
+        seen.append(message)
+        if "tasks" in message and "/0 tasks" not in message:
+            cancel.set()
+
+    with pytest.raises(Cancelled, match="cancelled"):
+        run_node(model_of(plan(read("nation", NATION))), "0", catalog=Catalog(), cancel=cancel, progress=progress)
+    assert any("1 Spark job(s)" in m for m in seen), seen[-3:]
+    assert _no_active_jobs(spark)
+    # the session still works after an interrupt
+    assert spark.range(3).count() == 3
+
+
+@pytest.mark.spark
+def test_spark_failures_become_execution_errors(spark, monkeypatch):
+    run_mod.clear_cache()
+
+    def failing(spark):
+        from pyspark.sql import functions as F
+
+        return _Translation(spark.range(3).select(F.raise_error(F.lit("boom")).alias("_0")), ["x"])
+
+    monkeypatch.setattr(run_mod, "_translate", StandIn(failing))
+    with pytest.raises(ExecutionError, match="Spark failed running node 0.*boom"):
+        run_node(model_of(plan(read("nation", NATION))), "0", catalog=Catalog())
+
+
+@pytest.mark.spark
+def test_caps_and_columns_arrow_cannot_move(spark, monkeypatch):
+    """A year-month interval (no Arrow transfer) is shown as text; rows beyond the byte cap are dropped."""
+    run_mod.clear_cache()
+
+    def wide(spark):
+        from pyspark.sql import functions as F
+
+        df = spark.range(50).select(F.col("id").alias("_0"), F.expr("make_ym_interval(1, 2)").alias("_1"), F.expr("repeat('x', 1000)").alias("_2"))
+        return _Translation(df, ["id", "span", "text"])
+
+    monkeypatch.setattr(run_mod, "_translate", StandIn(wide))
+    monkeypatch.setattr(run_mod, "MAX_BYTES", 10_000)
+    result = run_node(model_of(plan(read("nation", NATION))), "0", catalog=Catalog(), limit=40)
+    assert result.types == ["bigint", "interval year to month", "string"]
+    assert result.rows["[1] span"].iloc[0] == "INTERVAL '1-2' YEAR TO MONTH"
+    assert 1 <= len(result.rows) < 40 and result.row_count is None
+    assert any("year-month interval" in w for w in result.warnings)
+    assert any("only the first" in w and "MB kept" in w for w in result.warnings)
+
+
+@pytest.mark.spark
+def test_downloads(spark, tpch_dir, stand_in):
+    model = model_of(plan((read("orders", ORDERS), [c for c, _ in ORDERS])))
+    result = run_node(model, "0", catalog=Catalog([tpch_dir]), limit=4)
+    back = pd.read_csv(io.BytesIO(to_csv_bytes(result)))
+    assert list(back.columns) == result.columns and len(back) == 4
+    assert back["[0] o_orderkey"].tolist() == [int(v) for v in result.rows["[0] o_orderkey"]]
+    table = pq.read_table(io.BytesIO(to_parquet_bytes(result)))
+    assert table.column_names == result.columns and table.num_rows == 4
+    assert str(table.schema.field("[3] o_totalprice").type) == "decimal128(15, 2)"
+    assert str(table.schema.field("[4] o_orderdate").type) == "date32[day]"
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_session_recovers_after_the_jvm_dies():
+    """In a subprocess (not to kill the shared session): kill the JVM, then get_session() works again."""
+    code = """
+import os, signal, time
+from executor.session import get_session
+s = get_session()
+assert s.range(5).count() == 5
+pid = s.sparkContext._gateway.proc.pid
+os.kill(pid, signal.SIGKILL)
+time.sleep(1)
+s2 = get_session()
+assert s2 is not s
+print("RECOVERED", s2.range(7).count())
+"""
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    )
+    assert "RECOVERED 7" in proc.stdout, proc.stderr[-2000:]
