@@ -143,3 +143,33 @@ def test_inspector_shows_inputs_with_referenced_fields_and_exports():
     assert read == [["●", "", "", ""], ["●", "", "", ""]]  # the join reads $0 and $4: product_id on each side
     labels = [b.label for b in at.get("download_button")]
     assert "Graph (DOT)" in labels and "Node report (JSON)" in labels
+
+
+TABLES = "pages/tables.py"
+
+
+@pytest.mark.parametrize("sample", [s for s in SAMPLES if s != "errors.json"])
+def test_tables_page_binds_every_sample_to_its_data(sample):
+    at = _app(sample=sample)
+    at.switch_page(TABLES).run()
+    assert not at.exception and not at.error
+    frames = [d.value for d in at.dataframe if "bound" in d.value.columns]
+    if frames:  # plans that read only virtual tables need no data
+        assert set(frames[0]["bound"]) == {"✅"}, frames[0]
+
+
+def test_tables_page_shows_an_unbound_table_and_binds_an_upload(tmp_path):
+    doc = P.plan((P.read("my_table", [("a", "i64"), ("b", "string")]), ["a", "b"]))
+    at = _app()
+    at.sidebar.file_uploader[0].set_value(("mine.json", json.dumps(doc).encode(), "application/json")).run()
+    at.switch_page(TABLES).run()
+    frame = [d.value for d in at.dataframe if "bound" in d.value.columns][0]
+    assert list(frame["table"]) == ["my_table"] and list(frame["bound"]) == ["❌"]
+    at.file_uploader(key="bind_file").set_value(("../../evil name.csv", b"a,b\n1,x\n", "text/csv")).run()
+    at.button(key="bind_upload").click().run()
+    assert not at.exception
+    frame = [d.value for d in at.dataframe if "bound" in d.value.columns][0]
+    assert list(frame["bound"]) == ["✅"]
+    bound_path = at.session_state["table_bindings"]["my_table"]
+    assert os.path.basename(bound_path) == "evil_name.csv"  # the uploaded name cannot leave the uploads folder
+    assert bound_path.startswith(at.session_state["uploads_dir"])
