@@ -1,0 +1,224 @@
+"""Which nodes of a plan can run on Spark, decided statically (no Spark session needed).
+
+A node is executable when its whole subtree is: every relation kind, expression kind, literal,
+function and type it uses has a translation, and nothing in it writes or changes data. Each node
+gets the first reason it (or the first blocked node below it) cannot run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from google.protobuf.message import Message
+from substrait import algebra_pb2, type_pb2
+
+from viz.model import PlanModel
+
+from . import literals
+from .errors import ExecutionError
+from .translate_expr import SUPPORTED_EXPRESSIONS
+from .translate_rel import REFUSED_RELATIONS, SUPPORTED_RELATIONS
+from .types import to_spark
+
+Expression = algebra_pb2.Expression
+
+
+@dataclass(frozen=True)
+class Executability:
+    ok: bool
+    reason: str | None = None  # why not, in the user's terms (None when ok)
+    refused: bool = False  # blocked by a write / DDL / update (never executed), not by a gap
+
+
+def _function_reason(model: PlanModel, anchor: int, kinds: tuple[str, ...]) -> str | None:
+    ref = model.extensions.functions.get(anchor)
+    if ref is None:
+        return f"function anchor {anchor} is not declared in the plan's extensions"
+    try:
+        from . import functions
+    except ImportError:  # pragma: no cover - the function mapping is part of the executor
+        return "the function mapping is not available"
+    reasons = []
+    for kind in kinds:
+        why = functions.supported(ref.compound_name, kind)
+        if why is None:
+            return None
+        reasons.append(why)
+    return reasons[0]
+
+
+def _type_reason(t: type_pb2.Type) -> str | None:
+    if t.WhichOneof("kind") is None:
+        return None
+    try:
+        to_spark(t)
+    except ExecutionError as e:
+        return str(e)
+    return None
+
+
+def _check_message(model: PlanModel, msg: Message) -> str | None:
+    """The first reason an expression-bearing message cannot be translated (Rel fields skipped)."""
+    checker = _CHECKS.get(msg.DESCRIPTOR.full_name)
+    if checker is not None:
+        reason = checker(model, msg)
+        if reason:
+            return reason
+    for f, value in msg.ListFields():
+        if f.message_type is None or f.message_type.full_name == "substrait.Rel":
+            continue
+        if f.message_type.full_name == "substrait.Type":
+            continue  # types are checked where they are used (casts, literals, reads)
+        items = value if f.is_repeated else [value]
+        if f.message_type.GetOptions().map_entry:
+            continue
+        for item in items:
+            reason = _check_message(model, item)
+            if reason:
+                return reason
+    return None
+
+
+def _expression(model: PlanModel, e: Expression) -> str | None:
+    which = e.WhichOneof("rex_type")
+    if which not in SUPPORTED_EXPRESSIONS:
+        return f"expression kind `{which or 'unset'}` is not supported"
+    return None
+
+
+def _literal(model: PlanModel, lit: Expression.Literal) -> str | None:
+    return literals.supported(lit)
+
+
+def _cast(model: PlanModel, c: Expression.Cast) -> str | None:
+    return _type_reason(c.type)
+
+
+def _scalar(model: PlanModel, f) -> str | None:
+    return _function_reason(model, f.function_reference, ("scalar",))
+
+
+def _aggregate(model: PlanModel, f) -> str | None:
+    return _function_reason(model, f.function_reference, ("aggregate",))
+
+
+def _window(model: PlanModel, f) -> str | None:
+    return _function_reason(model, f.function_reference, ("window", "aggregate"))
+
+
+def _field_reference(model: PlanModel, ref: Expression.FieldReference) -> str | None:
+    root = ref.WhichOneof("root_type")
+    if ref.WhichOneof("reference_type") != "direct_reference":
+        return "masked field references are not supported"
+    if root == "lambda_parameter_reference":
+        return "lambda expressions are not supported"
+    if root == "outer_reference" and ref.outer_reference.WhichOneof("outer_reference_type") == "rel_reference":
+        return "outer references to a lateral relation are not supported"
+    return None
+
+
+def _set_predicate(model: PlanModel, s: Expression.Subquery.SetPredicate) -> str | None:
+    if s.predicate_op != Expression.Subquery.SetPredicate.PREDICATE_OP_EXISTS:
+        return "the UNIQUE subquery predicate is not supported (only EXISTS)"
+    return None
+
+
+def _sort_field(model: PlanModel, s: algebra_pb2.SortField) -> str | None:
+    if s.WhichOneof("sort_kind") == "comparison_function_reference":
+        return "sorting with a comparison function is not supported"
+    return None
+
+
+_CHECKS: dict[str, Callable[[PlanModel, Message], str | None]] = {
+    "substrait.Expression": _expression,
+    "substrait.Expression.Literal": _literal,
+    "substrait.Expression.Cast": _cast,
+    "substrait.Expression.ScalarFunction": _scalar,
+    "substrait.AggregateFunction": _aggregate,
+    "substrait.Expression.WindowFunction": _window,
+    "substrait.ConsistentPartitionWindowRel.WindowRelFunction": _window,
+    "substrait.Expression.FieldReference": _field_reference,
+    "substrait.Expression.Subquery.SetPredicate": _set_predicate,
+    "substrait.SortField": _sort_field,
+}
+
+
+def _own_reason(model: PlanModel, node_id: str) -> tuple[str | None, bool]:
+    """Why this node alone cannot run (ignoring its inputs), and whether it is a refusal."""
+    view = model.node(node_id)
+    kind = view.kind
+    if kind in REFUSED_RELATIONS:
+        return f"{kind} relations change data and are never executed from an uploaded plan", True
+    if kind not in SUPPORTED_RELATIONS:
+        return f"relation `{kind}` is not supported", False
+    body = view.node.body
+    if kind == "read":
+        which = body.WhichOneof("read_type")
+        if which not in ("named_table", "local_files", "virtual_table"):
+            return f"reading `{which or 'nothing'}` is not supported", False
+        for t in body.base_schema.struct.types:
+            reason = _type_reason(t)
+            if reason:
+                return f"a column of the base schema: {reason}", False
+    for field in ("offset_expr", "count_expr"):
+        if kind == "fetch" and body.HasField(field) and getattr(body, field).WhichOneof("rex_type") != "literal":
+            return "the fetch count and offset must be constants", False
+    if kind == "join" and body.type in (0,):
+        return "the join type is unspecified", False
+    reason = _check_message(model, body)
+    return reason, False
+
+
+def executability(model: PlanModel) -> dict[str, Executability]:
+    """Per node id: whether its subtree can run on Spark, and why not. Raises nothing."""
+    own: dict[str, tuple[str | None, bool]] = {}
+    for node_id in model.graph.nodes:
+        try:
+            own[node_id] = _own_reason(model, node_id)
+        except Exception as e:  # noqa: BLE001 - a static check must never take the app down
+            own[node_id] = (f"the node could not be checked: {e}", False)
+    out: dict[str, Executability] = {}
+    for node_id in model.graph.nodes:
+        if node_id in out:
+            continue
+        for sub in _post_order(model, node_id):
+            if sub in out:
+                continue
+            reason, refused = own[sub]
+            if reason is not None:
+                out[sub] = Executability(False, reason, refused)
+                continue
+            for child in model.graph.children(sub):
+                c = out.get(child)
+                if c is not None and not c.ok:
+                    out[sub] = Executability(False, f"node {child} cannot run: {c.reason}"
+                                             if not c.reason.startswith("node ") else c.reason, c.refused)
+                    break
+            else:
+                out[sub] = Executability(True)
+    return out
+
+
+def _post_order(model: PlanModel, start: str) -> list[str]:
+    """``start`` and everything below it, children before parents (iterative, cycles cut)."""
+    order: list[str] = []
+    state: dict[str, int] = {}
+    stack = [(start, False)]
+    while stack:
+        node_id, done = stack.pop()
+        if done:
+            order.append(node_id)
+            state[node_id] = 2
+            continue
+        if state.get(node_id) or node_id not in model.graph.nodes:
+            continue
+        state[node_id] = 1
+        stack.append((node_id, True))
+        for child in model.graph.children(node_id):
+            if not state.get(child):
+                stack.append((child, False))
+    return order
+
+
+__all__ = ["Executability", "executability"]

@@ -1,0 +1,430 @@
+"""Substrait expressions as PySpark columns.
+
+One dispatch table on ``Expression.rex_type``. Expressions read a :class:`Record`: the incoming
+record's fields as Spark columns in order (the translator names every column positionally, so a
+field reference is an index into that list), plus the records of enclosing queries for outer
+references (correlated subqueries use Spark's ``Column.outer()``). Function calls go through
+``executor.functions`` with the Substrait types of their arguments, typed by the plan model's own
+expression typer, so the translation reads the plan exactly as the inspector shows it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Sequence
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+from substrait import algebra_pb2, type_pb2
+
+from viz.expressions import ExpressionTyper, Scope
+from viz.fields import Field
+
+from . import literals
+from .errors import ExecutionError, Unsupported
+from .types import to_spark
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .translate_rel import _Translator
+
+Expression = algebra_pb2.Expression
+_INVOCATION_DISTINCT = algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT
+
+
+@dataclass
+class Record:
+    """What field references resolve against: one Spark column per field, and the fields' types."""
+
+    columns: list[Column]
+    fields: Sequence[Field] | None = None
+    df: DataFrame | None = None  # the DataFrame the columns live in (for positional struct access)
+
+    @classmethod
+    def of(cls, names: Sequence[str], fields: Sequence[Field] | None, df: DataFrame | None = None) -> "Record":
+        return cls([F.col(n) for n in names], fields, df)
+
+    def outer(self) -> "Record":
+        """The same record seen from inside a subquery."""
+        return Record([c.outer() for c in self.columns], self.fields, None)
+
+
+def _functions():
+    from . import functions  # helper C's module; imported late so this module loads without it
+
+    return functions
+
+
+@dataclass
+class ExprTranslator:
+    """Translates the expressions of one node against its incoming record."""
+
+    tr: "_Translator"
+    node_id: str
+    record: Record
+    outer: tuple[Record, ...] = ()
+    _typer: ExpressionTyper | None = field(default=None, repr=False)
+
+    # -- typing (for function calls) ------------------------------------------------------------
+    @property
+    def typer(self) -> ExpressionTyper:
+        if self._typer is None:
+            model = self.tr.model
+            node = model.graph.nodes[self.node_id]
+
+            def subquery_schema(rel):
+                sub = node.subquery_rels.get(id(rel))
+                return (sub, model.infos[sub].schema) if sub in model.infos else ("?", None)
+
+            self._typer = ExpressionTyper(model.extensions, self.node_id, [], subquery_schema)
+        return self._typer
+
+    def type_of(self, e: Expression) -> type_pb2.Type | None:
+        scope = Scope(self.record.fields, tuple(r.fields for r in self.outer))
+        try:
+            return self.typer.expr(e, scope).type
+        except Exception:  # typing is best effort; the call still runs with an unknown type
+            return None
+
+    # -- entry --------------------------------------------------------------------------------
+    def expr(self, e: Expression) -> Column:
+        which = e.WhichOneof("rex_type")
+        handler = _DISPATCH.get(which or "")
+        if handler is None:
+            raise Unsupported(f"expression kind `{which or 'unset'}` is not supported (node {self.node_id})")
+        return handler(self, getattr(e, which))
+
+    def condition(self, e: Expression) -> Column:
+        """A boolean condition, with a top-level ``and`` split into Spark's own conjunction, so that
+        Spark's optimizer sees each conjunct (to turn cross joins into equi-joins and decorrelate
+        subqueries conjunct by conjunct)."""
+        if e.WhichOneof("rex_type") == "scalar_function":
+            f = e.scalar_function
+            ref = self.tr.model.extensions.functions.get(f.function_reference)
+            values = [a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]
+            if ref is not None and ref.name.lower() == "and" and values and len(values) == len(f.arguments):
+                parts = [self.condition(v) for v in values]
+                out = parts[0]
+                for p in parts[1:]:
+                    out = out & p
+                return out
+        return self.expr(e)
+
+    def sort_column(self, s: algebra_pb2.SortField) -> Column:
+        if s.WhichOneof("sort_kind") == "comparison_function_reference":
+            raise Unsupported("sorting with a comparison function is not supported; use a sort direction")
+        c = self.expr(s.expr)
+        return _DIRECTIONS.get(s.direction, Column.asc_nulls_last)(c)
+
+    # -- field references ---------------------------------------------------------------------
+    def selection(self, ref: Expression.FieldReference) -> Column:
+        root = ref.WhichOneof("root_type")
+        if ref.WhichOneof("reference_type") != "direct_reference":
+            raise Unsupported("masked field references are not supported")
+        seg = ref.direct_reference
+        if root == "expression":
+            return self._segments(self.expr(ref.expression), seg, None)
+        if root == "outer_reference":
+            outer = ref.outer_reference
+            if outer.WhichOneof("outer_reference_type") == "rel_reference":
+                raise Unsupported("outer references to a lateral relation are not supported")
+            steps = outer.steps_out
+            if steps < 1 or steps > len(self.outer):
+                raise ExecutionError(
+                    f"outer reference steps out {steps} subquery boundaries, but node {self.node_id} is inside "
+                    f"{len(self.outer)}; a correlated subquery cannot run on its own"
+                )
+            record = self.outer[steps - 1]
+        elif root == "lambda_parameter_reference":
+            raise Unsupported("lambda expressions are not supported")
+        else:
+            record = self.record
+        if seg.WhichOneof("reference_type") != "struct_field":
+            raise ExecutionError("a root field reference must start with a struct field")
+        i = seg.struct_field.field
+        if not 0 <= i < len(record.columns):
+            valid = f"0-{len(record.columns) - 1}" if record.columns else "none"
+            raise ExecutionError(f"field {i} is out of range: the record has {len(record.columns)} fields ({valid})")
+        col = record.columns[i]
+        if seg.struct_field.HasField("child"):
+            return self._segments(col, seg.struct_field.child, record.df)
+        return col
+
+    def _segments(self, col: Column, seg, df: DataFrame | None) -> Column:
+        while seg.ByteSize() > 0:
+            which = seg.WhichOneof("reference_type")
+            if which == "struct_field":
+                col = _struct_member(col, seg.struct_field.field, df)
+                seg = seg.struct_field.child
+            elif which == "list_element":
+                col = col.getItem(seg.list_element.offset)
+                seg = seg.list_element.child
+            elif which == "map_key":
+                col = col.getItem(literals.literal(seg.map_key.map_key))
+                seg = seg.map_key.child
+            else:
+                break
+        return col
+
+    # -- functions ----------------------------------------------------------------------------
+    def call(self, f, distinct: bool = False):
+        """The ``functions.Call`` and arguments of a scalar / aggregate / window function."""
+        functions = _functions()
+        ref = self.tr.model.extensions.functions.get(f.function_reference)
+        if ref is None:
+            raise ExecutionError(f"function anchor {f.function_reference} is not declared in the plan's extensions")
+        args: list = []
+        arg_types: list[type_pb2.Type | None] = []
+        for a in f.arguments:
+            kind = a.WhichOneof("arg_type")
+            if kind == "value":
+                args.append(self.expr(a.value))
+                arg_types.append(self.type_of(a.value))
+            elif kind == "enum":
+                args.append(a.enum)
+            elif kind == "type":
+                args.append(a.type)
+        output = f.output_type if f.output_type.WhichOneof("kind") else None
+        options = {o.name: list(o.preference) for o in f.options}
+        call = functions.Call(ref.compound_name, arg_types, output, options, distinct=distinct)
+        return call, args
+
+    def _warn(self, call) -> None:
+        for w in call.warnings:
+            self.tr.warn(w)
+
+    def scalar_function(self, f: Expression.ScalarFunction) -> Column:
+        call, args = self.call(f)
+        out = _functions().scalar(call, args)
+        self._warn(call)
+        return out
+
+    def aggregate(self, f: algebra_pb2.AggregateFunction, condition: Column | None = None) -> Column:
+        """An aggregate function (a measure), its arguments masked by the measure's filter."""
+        call, args = self.call(f, distinct=f.invocation == _INVOCATION_DISTINCT)
+        if condition is not None:
+            values = [a for a in args if isinstance(a, Column)]
+            if not values:  # count(*) FILTER (...) counts the rows that pass
+                call.name = "count"
+                call.arg_types = [None]
+                args = [F.when(condition, F.lit(1))]
+            else:
+                args = [F.when(condition, a) if isinstance(a, Column) else a for a in args]
+        if f.sorts:
+            self.tr.warn(f"the ordering inside aggregate `{call.name}` is not honoured")
+        out = _functions().aggregate(call, args)
+        self._warn(call)
+        return out
+
+    def window_function(self, f: Expression.WindowFunction) -> Column:
+        spec = Window.partitionBy(*[self.expr(p) for p in f.partitions])
+        if f.sorts:
+            spec = spec.orderBy(*[self.sort_column(s) for s in f.sorts])
+        return self.over(f, spec)
+
+    def over(self, f, spec) -> Column:
+        """A window function (``Expression.WindowFunction`` or a window relation's function) over ``spec``."""
+        functions = _functions()
+        ref = self.tr.model.extensions.functions.get(f.function_reference)
+        name = functions.base_name(ref.compound_name) if ref is not None else "?"
+        call, args = self.call(f, distinct=f.invocation == _INVOCATION_DISTINCT)
+        # ``over`` needs the bare function: the cast to the declared type comes after it.
+        declared, call.output_type = call.output_type, None
+        if functions.supported(call.name, "window") is None:
+            out = functions.window(call, args)
+        else:
+            out = functions.aggregate(call, args)
+            spec = _frame(spec, f, name)
+        self._warn(call)
+        out = out.over(spec)
+        return out.cast(to_spark(declared)) if declared is not None else out
+
+    # -- conditionals -------------------------------------------------------------------------
+    def if_then(self, e: Expression.IfThen) -> Column:
+        if not e.ifs:
+            return self.expr(getattr(e, "else"))
+        out = None
+        for clause in e.ifs:
+            cond, then = self.expr(getattr(clause, "if")), self.expr(clause.then)
+            out = F.when(cond, then) if out is None else out.when(cond, then)
+        if e.HasField("else"):
+            out = out.otherwise(self.expr(getattr(e, "else")))
+        return out
+
+    def switch_expression(self, e: Expression.SwitchExpression) -> Column:
+        match = self.expr(e.match)
+        out = None
+        for clause in e.ifs:
+            cond = match == literals.literal(getattr(clause, "if"))
+            then = self.expr(clause.then)
+            out = F.when(cond, then) if out is None else out.when(cond, then)
+        if out is None:
+            return self.expr(getattr(e, "else"))
+        if e.HasField("else"):
+            out = out.otherwise(self.expr(getattr(e, "else")))
+        return out
+
+    def singular_or_list(self, e: Expression.SingularOrList) -> Column:
+        return self.expr(e.value).isin(*[self.expr(o) for o in e.options])
+
+    def multi_or_list(self, e: Expression.MultiOrList) -> Column:
+        values = [self.expr(v) for v in e.value]
+        out = F.lit(False)
+        for rec in e.options:
+            match = F.lit(True)
+            for v, o in zip(values, rec.fields):
+                match = match & (v == self.expr(o))
+            out = out | match
+        return out
+
+    def cast(self, e: Expression.Cast) -> Column:
+        inner = self.expr(e.input)
+        target = to_spark(e.type)
+        if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_RETURN_NULL:
+            return inner.try_cast(target)
+        return inner.cast(target)
+
+    def literal(self, lit: Expression.Literal) -> Column:
+        return literals.literal(lit)
+
+    def nested(self, e: Expression.Nested) -> Column:
+        which = e.WhichOneof("nested_type")
+        if which == "struct":
+            return F.struct(*[self.expr(x).alias(f"f{i}") for i, x in enumerate(e.struct.fields)])
+        if which == "list":
+            return F.array(*[self.expr(x) for x in e.list.values])
+        if which == "map":
+            parts: list[Column] = []
+            for kv in e.map.key_values:
+                parts.extend([self.expr(kv.key), self.expr(kv.value)])
+            return F.create_map(*parts)
+        raise Unsupported(f"nested expression `{which or 'unset'}` is not supported")
+
+    # -- subqueries ---------------------------------------------------------------------------
+    def _subquery(self, rel: algebra_pb2.Rel) -> tuple[DataFrame, list[str]]:
+        node = self.tr.model.graph.nodes[self.node_id]
+        sub_id = node.subquery_rels.get(id(rel))
+        if sub_id is None:
+            raise ExecutionError(f"a subquery of node {self.node_id} is not in the plan graph")
+        return self.tr.subquery(sub_id, (self.record.outer(), *[r.outer() for r in self.outer]))
+
+    def subquery(self, e: Expression.Subquery) -> Column:
+        which = e.WhichOneof("subquery_type")
+        handler = _SUBQUERIES.get(which or "")
+        if handler is None:
+            raise Unsupported(f"subquery kind `{which or 'unset'}` is not supported")
+        return handler(self, getattr(e, which))
+
+    def _scalar_subquery(self, s: Expression.Subquery.Scalar) -> Column:
+        df, names = self._subquery(s.input)
+        return df.select(names[0]).scalar()
+
+    def _in_predicate(self, s: Expression.Subquery.InPredicate) -> Column:
+        df, names = self._subquery(s.haystack)
+        needles = [self.expr(n) for n in s.needles]
+        if len(needles) == 1:
+            return needles[0].isin(df.select(names[0]))
+        return F.struct(*needles).isin(df.select(F.struct(*names)))
+
+    def _set_predicate(self, s: Expression.Subquery.SetPredicate) -> Column:
+        if s.predicate_op != Expression.Subquery.SetPredicate.PREDICATE_OP_EXISTS:
+            raise Unsupported("the UNIQUE subquery predicate is not supported (only EXISTS)")
+        return self._subquery(s.tuples)[0].exists()
+
+    def _set_comparison(self, s: Expression.Subquery.SetComparison) -> Column:
+        """``x op ANY|ALL (subquery)`` through the subquery's minimum and maximum."""
+        df, names = self._subquery(s.right)
+        c = names[0]
+        df = df.select(c)
+        left = self.expr(s.left)
+        op = _COMPARISONS.get(s.comparison_op)
+        if op is None:
+            raise Unsupported("a set comparison without a comparison operator")
+        lo = df.select(F.min(c)).scalar()
+        hi = df.select(F.max(c)).scalar()
+        empty = ~df.exists()
+        is_any = s.reduction_op == Expression.Subquery.SetComparison.REDUCTION_OP_ANY
+        name = s.comparison_op
+        Cmp = Expression.Subquery.SetComparison
+        if name == Cmp.COMPARISON_OP_EQ:
+            return left.isin(df) if is_any else empty | ((lo == left) & (hi == left))
+        if name == Cmp.COMPARISON_OP_NE:
+            return ((lo != left) | (hi != left)) if is_any else (empty | ~left.isin(df))
+        low_side = name in (Cmp.COMPARISON_OP_LT, Cmp.COMPARISON_OP_LE)  # x < ANY: x < max
+        bound = (hi if low_side else lo) if is_any else (lo if low_side else hi)
+        result = op(left, bound)
+        return F.when(empty, F.lit(not is_any)).otherwise(result)
+
+
+def _struct_member(col: Column, i: int, df: DataFrame | None) -> Column:
+    if df is None:
+        raise Unsupported("a struct field of an outer or computed value cannot be read by position here")
+    dtype = df.select(col).schema.fields[0].dataType
+    names = getattr(dtype, "names", None)
+    if not names or not 0 <= i < len(names):
+        raise ExecutionError(f"struct field {i} is out of range for {dtype.simpleString()}")
+    return col.getField(names[i])
+
+
+_DIRECTIONS: dict[int, Callable[[Column], Column]] = {
+    1: Column.asc_nulls_first,
+    2: Column.asc_nulls_last,
+    3: Column.desc_nulls_first,
+    4: Column.desc_nulls_last,
+    5: Column.asc_nulls_first,  # clustered: equal values together; any order does
+}
+
+_COMPARISONS: dict[int, Callable[[Column, Column], Column]] = {
+    1: lambda a, b: a == b,
+    2: lambda a, b: a != b,
+    3: lambda a, b: a < b,
+    4: lambda a, b: a > b,
+    5: lambda a, b: a <= b,
+    6: lambda a, b: a >= b,
+}
+
+
+def _bound(b, unbounded: int) -> int:
+    which = b.WhichOneof("kind")
+    if which == "preceding":
+        return -int(b.preceding.offset)
+    if which == "following":
+        return int(b.following.offset)
+    if which == "current_row":
+        return Window.currentRow
+    return unbounded
+
+
+def _frame(spec, f, name: str):
+    """The frame of an aggregate over a window: the spec's bounds (defaults: the whole partition)."""
+    lo = _bound(f.lower_bound, Window.unboundedPreceding) if f.HasField("lower_bound") else Window.unboundedPreceding
+    hi = _bound(f.upper_bound, Window.unboundedFollowing) if f.HasField("upper_bound") else Window.unboundedFollowing
+    if f.bounds_type == Expression.WindowFunction.BOUNDS_TYPE_RANGE:
+        return spec.rangeBetween(lo, hi)
+    return spec.rowsBetween(lo, hi)
+
+
+_SUBQUERIES: dict[str, Callable[[ExprTranslator, object], Column]] = {
+    "scalar": ExprTranslator._scalar_subquery,
+    "in_predicate": ExprTranslator._in_predicate,
+    "set_predicate": ExprTranslator._set_predicate,
+    "set_comparison": ExprTranslator._set_comparison,
+}
+
+_DISPATCH: dict[str, Callable[[ExprTranslator, object], Column]] = {
+    "literal": ExprTranslator.literal,
+    "selection": ExprTranslator.selection,
+    "scalar_function": ExprTranslator.scalar_function,
+    "window_function": ExprTranslator.window_function,
+    "if_then": ExprTranslator.if_then,
+    "switch_expression": ExprTranslator.switch_expression,
+    "singular_or_list": ExprTranslator.singular_or_list,
+    "multi_or_list": ExprTranslator.multi_or_list,
+    "cast": ExprTranslator.cast,
+    "subquery": ExprTranslator.subquery,
+    "nested": ExprTranslator.nested,
+}
+
+#: Expression kinds the translation handles (``executable`` checks plans against this).
+SUPPORTED_EXPRESSIONS = frozenset(_DISPATCH)
+
+__all__ = ["ExprTranslator", "Record", "SUPPORTED_EXPRESSIONS"]

@@ -1,0 +1,640 @@
+"""Substrait relations as PySpark DataFrames.
+
+``translate(model, node_id, spark, tables)`` turns a node's subtree into one DataFrame, using only
+the DataFrame API (so it runs on Spark Connect too). Every column of every intermediate DataFrame
+is named by its position (``_0``, ``_1``, ...; ``_s1_0``... inside a subquery, so a correlated
+reference to the enclosing query never meets a column of the same name), which makes index-based
+field references, joins of inputs with equal column names and emits unambiguous.
+
+One dispatch table on the relation kind; each entry returns the node's direct output, the emit is
+applied afterwards, and results are memoised per node (a ReferenceRel's shared subtree is
+translated once per ``translate`` call). The plan is read the way the model read it: its
+``conventions`` say whether a ProjectRel keeps its input and whether a multi-set aggregate has the
+grouping-set column.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from pyspark.errors import PySparkException
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+from pyspark.sql import types as S
+from substrait import algebra_pb2
+
+from viz.deep import run_deep
+from viz.fields import Field, named_struct_fields
+from viz.model import NodeView, PlanModel
+from viz.schema import join_type_name
+
+from . import literals
+from .errors import ExecutionError, Refused, Unsupported
+from .translate_expr import ExprTranslator, Record
+from .types import to_spark
+
+
+@dataclass
+class Translation:
+    df: DataFrame  # one column per output field of the node (after emit), named "_0", "_1", ...
+    names: list[str]  # the derived schema's names, for labelling
+    warnings: list[str] = field(default_factory=list)  # e.g. function options not honoured
+
+
+def translate(model: PlanModel, node_id: str, spark, tables) -> Translation:
+    """Translate node ``node_id``'s subtree. Raises ``ExecutionError`` (``Unsupported``, ``Refused``,
+    ``TableNotFound``) with a message when it cannot."""
+    if node_id not in model.graph.nodes:
+        raise ExecutionError(f"node {node_id} is not in the plan (nodes: {', '.join(list(model.graph.nodes)[:20])})")
+    tr = _Translator(model, spark, tables)
+    try:
+        df = run_deep(lambda: tr.rel(node_id))
+    except PySparkException as e:
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise ExecutionError(f"Spark rejected the translation of node {node_id}: {first[:500]}") from e
+    schema = model.node(node_id).schema
+    names = [f.name for f in schema] if schema is not None else [c for c in df.columns]
+    return Translation(df, names, list(dict.fromkeys(tr.warnings)))
+
+
+class _Translator:
+    """The translation of one plan at one subquery depth (depth 0 is the query itself)."""
+
+    def __init__(self, model: PlanModel, spark, tables, depth: int = 0, outer: tuple[Record, ...] = (),
+                 memo: dict | None = None, warnings: list[str] | None = None, prefix: str | None = None) -> None:
+        self.model = model
+        self.spark = spark
+        self.tables = tables
+        self.depth = depth
+        self.outer = outer
+        # Spark resolves a name anywhere below a subquery before it looks outside, so the columns of
+        # everything inside a subquery get names the enclosing query never uses.
+        self.prefix = prefix or ("_" if depth == 0 else f"_s{depth}_")
+        self.memo: dict[tuple[str, str], DataFrame] = {} if memo is None else memo
+        self.warnings: list[str] = [] if warnings is None else warnings
+
+    # -- naming ---------------------------------------------------------------------------------
+    def name(self, i: int) -> str:
+        return f"{self.prefix}{i}"
+
+    def names(self, n: int, start: int = 0) -> list[str]:
+        return [self.name(start + i) for i in range(n)]
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+
+    def width(self, node_id: str, df: DataFrame | None = None) -> int:
+        """How many output fields a node has (from the model; from Spark when the model does not know)."""
+        schema = self.model.node(node_id).schema
+        if schema is not None:
+            return len(schema)
+        if df is None:
+            raise Unsupported(f"the output of node {node_id} is unknown (see its diagnostics)")
+        return len(df.columns)
+
+    def expressions(self, node: NodeView, names: Sequence[str], fields, df: DataFrame | None = None) -> ExprTranslator:
+        return ExprTranslator(self, node.id, Record.of(names, fields, df), self.outer)
+
+    # -- the walk ---------------------------------------------------------------------------------
+    def rel(self, node_id: str) -> DataFrame:
+        """The node's output after emit, columns named ``prefix0..``."""
+        key = (node_id, self.prefix)
+        if key in self.memo:
+            return self.memo[key]
+        node = self.model.node(node_id)
+        handler = RELATIONS.get(node.kind)
+        if handler is None:
+            raise Unsupported(f"relation `{node.kind}` (node {node_id}) is not supported")
+        df = handler(self, node)
+        df = self._emit(node, df)
+        self.memo[key] = df
+        return df
+
+    def input(self, node: NodeView, k: int = 0) -> tuple[DataFrame, int]:
+        if k >= len(node.inputs):
+            raise ExecutionError(f"node {node.id} ({node.kind}) lacks input {k}")
+        child = node.inputs[k]
+        df = self.rel(child)
+        return df, self.width(child, df)
+
+    def subquery(self, sub_id: str, outer: tuple[Record, ...], prefix: str | None = None) -> tuple[DataFrame, list[str]]:
+        """A relation run as a subquery of this one: its DataFrame and its column names."""
+        inner = _Translator(self.model, self.spark, self.tables, self.depth + 1, outer, self.memo, self.warnings, prefix)
+        df = inner.rel(sub_id)
+        return df, inner.names(inner.width(sub_id, df))
+
+    def _emit(self, node: NodeView, df: DataFrame) -> DataFrame:
+        common = getattr(node.node.body, "common", None)
+        if common is None or common.WhichOneof("emit_kind") != "emit":
+            return df
+        direct = node.info.direct
+        mapping = list(common.emit.output_mapping)
+        width = len(direct) if direct is not None else None
+        for m in mapping:
+            if width is not None and not 0 <= m < width:
+                raise ExecutionError(
+                    f"node {node.id}: emit maps output field {m}, but the relation produces {width} fields"
+                )
+        return df.select(*[F.col(self.name(m)).alias(self.name(i)) for i, m in enumerate(mapping)])
+
+
+# ---------------------------------------------------------------------------------------------
+# Reads
+# ---------------------------------------------------------------------------------------------
+
+_FAMILIES = {
+    S.ByteType: "int", S.ShortType: "int", S.IntegerType: "int", S.LongType: "int",
+    S.FloatType: "num", S.DoubleType: "num", S.DecimalType: "num",
+    S.StringType: "str", S.VarcharType: "str", S.CharType: "str",
+    S.DateType: "time", S.TimestampType: "time", S.TimestampNTZType: "time",
+    S.BooleanType: "bool", S.BinaryType: "bin",
+}
+
+
+def _family(t: S.DataType) -> str | None:
+    return _FAMILIES.get(type(t))
+
+
+def _safe_cast(have: S.DataType, want: S.DataType) -> bool:
+    """Whether a file column of type ``have`` may be cast to the plan's ``want`` without surprises."""
+    a, b = _family(have), _family(want)
+    if a is None or b is None:
+        return False
+    numeric = {"int", "num"}
+    return a == b or (a in numeric and b in numeric)
+
+
+def _conform(tr: _Translator, df: DataFrame, base: list[Field], what: str) -> DataFrame:
+    """Select the table's columns for the base schema (by name, case-insensitive, when every name
+    matches, else by position) and cast them to the base schema's types where that is safe."""
+    columns = df.columns
+    by_name = {c.lower(): c for c in columns}
+    if base and all(f.name.lower() in by_name for f in base):
+        picked = [by_name[f.name.lower()] for f in base]
+    elif len(columns) >= len(base):
+        picked = columns[: len(base)]
+        if len(columns) != len(base):
+            tr.warn(f"{what}: the plan names columns the table lacks; its first {len(base)} columns are used by position")
+    else:
+        raise ExecutionError(
+            f"{what} has {len(columns)} columns ({', '.join(columns)}), but the plan's base schema needs "
+            f"{len(base)} ({', '.join(f.name for f in base)})"
+        )
+    types = {f.name: f.dataType for f in df.schema.fields}
+    out: list[Column] = []
+    for i, (src, f) in enumerate(zip(picked, base)):
+        col = F.col(f"`{src}`")
+        if f.type is not None:
+            try:
+                want = to_spark(f.type)
+            except Unsupported:
+                want = None
+            have = types.get(src)
+            if want is not None and have is not None and have != want and _safe_cast(have, want):
+                col = col.cast(want)
+        out.append(col.alias(tr.name(i)))
+    return df.select(*out)
+
+
+def _virtual_table(tr: _Translator, node: NodeView, r: algebra_pb2.ReadRel, base: list[Field] | None) -> DataFrame:
+    rows = list(r.virtual_table.expressions)
+    width = len(base) if base is not None else (len(rows[0].fields) if rows else 0)
+    names = tr.names(width)
+    all_literals = all(e.WhichOneof("rex_type") == "literal" for row in rows for e in row.fields)
+    types_known = base is not None and all(f.type is not None for f in base)
+    if types_known and (all_literals or not rows):
+        schema = S.StructType([S.StructField(n, to_spark(f.type), True) for n, f in zip(names, base)])
+        values = [tuple(literals.python_value(e.literal) for e in row.fields) for row in rows]
+        try:
+            return tr.spark.createDataFrame(values, schema)
+        except (TypeError, ValueError):
+            pass  # a value Spark will not take as the declared type: build the rows as columns
+    if not rows:
+        raise Unsupported("an empty virtual table without column types cannot be built")
+    ex = ExprTranslator(tr, node.id, Record([], []), tr.outer)
+    parts = []
+    for row in rows:
+        cols = [ex.expr(e) for e in row.fields]
+        if base is not None and types_known:
+            cols = [c.cast(to_spark(f.type)) for c, f in zip(cols, base)]
+        parts.append(tr.spark.range(1).select(*[c.alias(n) for c, n in zip(cols, names)]))
+    return functools.reduce(DataFrame.unionAll, parts)
+
+
+def read(tr: _Translator, node: NodeView) -> DataFrame:
+    r: algebra_pb2.ReadRel = node.node.body
+    which = r.WhichOneof("read_type")
+    base = named_struct_fields(r.base_schema) if r.HasField("base_schema") else None
+    if which == "named_table":
+        what = f"table `{'.'.join(r.named_table.names)}`"
+        raw = tr.tables.named_table(tr.spark, list(r.named_table.names))
+        if base is None:
+            base = [Field(c, None) for c in raw.columns]
+        df = _conform(tr, raw, base, what)
+    elif which == "local_files":
+        raw = tr.tables.local_files(tr.spark, r.local_files)
+        if base is None:
+            base = [Field(c, None) for c in raw.columns]
+        df = _conform(tr, raw, base, "the local files")
+    elif which == "virtual_table":
+        df = _virtual_table(tr, node, r, base)
+        if base is None:
+            base = [Field(f"col{i}", None) for i in range(len(df.columns))]
+    else:
+        raise Unsupported(f"reading `{which or 'nothing'}` is not supported (named tables, local files, virtual tables)")
+    names = tr.names(len(base))
+    ex = tr.expressions(node, names, base, df)
+    for filt in ("best_effort_filter", "filter"):
+        if r.HasField(filt):
+            df = df.where(ex.condition(getattr(r, filt)))
+    if r.HasField("projection") and r.projection.select.struct_items:
+        items = [it.field for it in r.projection.select.struct_items]
+        for i in items:
+            if not 0 <= i < len(base):
+                raise ExecutionError(f"projection field {i} is out of range: the base schema has {len(base)} fields")
+        df = df.select(*[F.col(tr.name(f)).alias(tr.name(i)) for i, f in enumerate(items)])
+    return df
+
+
+# ---------------------------------------------------------------------------------------------
+# One-input relations
+# ---------------------------------------------------------------------------------------------
+
+def _incoming(tr: _Translator, node: NodeView) -> tuple[DataFrame, int, ExprTranslator]:
+    df, n = tr.input(node)
+    return df, n, tr.expressions(node, tr.names(n), node.info.incoming, df)
+
+
+def filter_(tr: _Translator, node: NodeView) -> DataFrame:
+    df, _, ex = _incoming(tr, node)
+    return df.where(ex.condition(node.node.body.condition))
+
+
+def project(tr: _Translator, node: NodeView) -> DataFrame:
+    body = node.node.body
+    df, n, ex = _incoming(tr, node)
+    added = [ex.expr(e) for e in body.expressions]
+    keeps = tr.model.conventions.project_keeps_input or body.common.WhichOneof("emit_kind") == "emit"
+    if keeps:
+        return df.select(*[F.col(c) for c in tr.names(n)], *[c.alias(tr.name(n + i)) for i, c in enumerate(added)])
+    return df.select(*[c.alias(tr.name(i)) for i, c in enumerate(added)])
+
+
+def sort(tr: _Translator, node: NodeView) -> DataFrame:
+    df, _, ex = _incoming(tr, node)
+    return df.orderBy(*[ex.sort_column(s) for s in node.node.body.sorts])
+
+
+def _constant(ex: ExprTranslator, e: algebra_pb2.Expression, what: str) -> int | None:
+    if e.WhichOneof("rex_type") != "literal":
+        raise Unsupported(f"the {what} must be a constant (a literal) to run on Spark")
+    v = literals.python_value(e.literal)
+    return None if v is None else int(v)
+
+
+def _offset_limit(df: DataFrame, offset: int | None, count: int | None) -> DataFrame:
+    if offset:
+        df = df.offset(offset)
+    if count is not None and count >= 0:
+        df = df.limit(count)
+    return df
+
+
+def fetch(tr: _Translator, node: NodeView) -> DataFrame:
+    body = node.node.body
+    df, _, ex = _incoming(tr, node)
+    offset = _constant(ex, body.offset_expr, "fetch offset") if body.HasField("offset_expr") else 0
+    count = _constant(ex, body.count_expr, "fetch count") if body.HasField("count_expr") else None
+    return _offset_limit(df, offset, count)
+
+
+def top_n(tr: _Translator, node: NodeView) -> DataFrame:
+    body = node.node.body
+    df, _, ex = _incoming(tr, node)
+    offset = _constant(ex, body.offset, "top-N offset") if body.HasField("offset") else 0
+    count = _constant(ex, body.count, "top-N count") if body.HasField("count") else None
+    if body.sorts:
+        df = df.orderBy(*[ex.sort_column(s) for s in body.sorts])
+    return _offset_limit(df, offset, count)
+
+
+def aggregate(tr: _Translator, node: NodeView) -> DataFrame:
+    body: algebra_pb2.AggregateRel = node.node.body
+    df, _, ex = _incoming(tr, node)
+    keys = [ex.expr(e) for e in body.grouping_expressions]
+    sets = [list(dict.fromkeys(g.expression_references)) for g in body.groupings] or [[]]
+    for s in sets:
+        for r in s:
+            if not 0 <= r < len(keys):
+                raise ExecutionError(f"a grouping refers to grouping expression {r}, but there are {len(keys)}")
+    order = list(dict.fromkeys(r for s in sets for r in s))
+    measures = [
+        ex.aggregate(m.measure, ex.expr(m.filter) if m.HasField("filter") else None) for m in body.measures
+    ]
+    direct = node.info.direct
+    with_index = len(sets) > 1 and tr.model.conventions.grouping_set_column
+    parts = []
+    for index, members in enumerate(sets):
+        grouped = [keys[r].alias(f"__k{r}") for r in members]
+        named = [m.alias(f"__m{i}") for i, m in enumerate(measures)]
+        if measures and not grouped:
+            part = df.select(*named)  # a global aggregate; select also works under outer references
+        elif measures:
+            part = df.groupBy(*grouped).agg(*named)
+        else:
+            part = df.select(*grouped).distinct()
+        cols = []
+        for pos, r in enumerate(order):
+            if r in members:
+                cols.append(F.col(f"__k{r}"))
+            else:
+                t = direct[pos].type if direct is not None and pos < len(direct) else None
+                cols.append(F.lit(None).cast(to_spark(t)) if t is not None else F.lit(None))
+        cols += [F.col(f"__m{i}") for i in range(len(measures))]
+        if with_index:
+            cols.append(F.lit(index).cast(S.IntegerType()))
+        parts.append(part.select(*[c.alias(tr.name(i)) for i, c in enumerate(cols)]))
+    return functools.reduce(DataFrame.unionAll, parts)
+
+
+def window(tr: _Translator, node: NodeView) -> DataFrame:
+    body: algebra_pb2.ConsistentPartitionWindowRel = node.node.body
+    df, n, ex = _incoming(tr, node)
+    spec = Window.partitionBy(*[ex.expr(p) for p in body.partition_expressions])
+    if body.sorts:
+        spec = spec.orderBy(*[ex.sort_column(s) for s in body.sorts])
+    added = [ex.over(f, spec) for f in body.window_functions]
+    return df.select(*[F.col(c) for c in tr.names(n)], *[c.alias(tr.name(n + i)) for i, c in enumerate(added)])
+
+
+def expand(tr: _Translator, node: NodeView) -> DataFrame:
+    body: algebra_pb2.ExpandRel = node.node.body
+    df, _, ex = _incoming(tr, node)
+    copies = max([len(f.switching_field.duplicates) for f in body.fields if f.HasField("switching_field")] or [1])
+    parts = []
+    for d in range(copies):
+        cols = []
+        for f in body.fields:
+            if f.HasField("switching_field"):
+                dups = f.switching_field.duplicates
+                if len(dups) != copies:
+                    raise ExecutionError("the expand's switching fields have different numbers of duplicates")
+                cols.append(ex.expr(dups[d]))
+            else:
+                cols.append(ex.expr(f.consistent_field))
+        cols.append(F.lit(d).cast(S.IntegerType()))
+        parts.append(df.select(*[c.alias(tr.name(i)) for i, c in enumerate(cols)]))
+    return functools.reduce(DataFrame.unionAll, parts)
+
+
+def exchange(tr: _Translator, node: NodeView) -> DataFrame:
+    body: algebra_pb2.ExchangeRel = node.node.body
+    df, n, ex = _incoming(tr, node)
+    count = body.partition_count
+    kind = body.WhichOneof("exchange_kind")
+    if kind == "scatter_by_fields":
+        cols = [ex.selection(f) for f in body.scatter_by_fields.fields]
+        return df.repartition(count, *cols) if count else df.repartition(*cols)
+    if kind in ("single_target", "multi_target"):
+        tr.warn("an exchange by bucket expression runs as a plain repartition")
+    if kind == "broadcast":
+        return df
+    return df.repartition(count) if count else df
+
+
+def reference(tr: _Translator, node: NodeView) -> DataFrame:
+    if not node.inputs:
+        raise ExecutionError(f"the reference at node {node.id} points at no relation")
+    return tr.rel(node.inputs[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# Joins and set operations
+# ---------------------------------------------------------------------------------------------
+
+def _sides(tr: _Translator, node: NodeView) -> tuple[DataFrame, int, DataFrame, int]:
+    left, n = tr.input(node, 0)
+    right, m = tr.input(node, 1)
+    right = right.select(*[F.col(a).alias(b) for a, b in zip(tr.names(m), tr.names(m, n))])
+    return left, n, right, m
+
+
+def cross(tr: _Translator, node: NodeView) -> DataFrame:
+    left, _, right, _ = _sides(tr, node)
+    return left.crossJoin(right)
+
+
+def _renumber(tr: _Translator, df: DataFrame, start: int, count: int, extra: list[Column] = ()) -> DataFrame:
+    cols = [F.col(tr.name(start + i)).alias(tr.name(i)) for i in range(count)]
+    cols += [c.alias(tr.name(count + i)) for i, c in enumerate(extra)]
+    return df.select(*cols)
+
+
+def _mark(tr: _Translator, node: NodeView, keep: DataFrame, k_start: int, k_count: int,
+          probe_index: int, n: int, m: int) -> DataFrame:
+    """``keep`` with a mark: true when a row of the other input matches, null when none matches but
+    the condition was unknown for some row, false otherwise (SQL's IN semantics). The other input
+    runs as a correlated EXISTS subquery, with the kept side as its outer query."""
+    keep_is_left = probe_index == 1
+    prefix = f"_m{tr.depth}_{node.id.replace('.', '_')}_"
+    probe, probe_names = tr.subquery(node.inputs[probe_index], tr.outer, prefix)
+    body = node.node.body
+    if not body.HasField("expression"):
+        mark = F.when(probe.exists(), F.lit(True)).otherwise(F.lit(False))
+        return _renumber(tr, keep, k_start, k_count, [mark])
+    cols: list[Column] = []
+    keep_names = tr.names(k_count, k_start)
+    for i in range(n + m):
+        on_left = i < n
+        if on_left == keep_is_left:
+            cols.append(F.col(keep_names[i if on_left else i - n]).outer())
+        else:
+            cols.append(F.col(probe_names[i if on_left else i - n]))
+    ex = ExprTranslator(tr, node.id, Record(cols, node.info.incoming), tr.outer)
+    c = ex.expr(body.expression)
+    hit = probe.where(c).exists()
+    unknown = probe.where(c.isNull()).exists()
+    mark = F.when(hit, F.lit(True)).when(unknown, F.lit(None).cast(S.BooleanType())).otherwise(F.lit(False))
+    return _renumber(tr, keep, k_start, k_count, [mark])
+
+
+_SPARK_HOW = {
+    "JOIN_TYPE_INNER": "inner",
+    "JOIN_TYPE_OUTER": "full",
+    "JOIN_TYPE_LEFT": "left",
+    "JOIN_TYPE_RIGHT": "right",
+    "JOIN_TYPE_LEFT_SEMI": "left_semi",
+    "JOIN_TYPE_LEFT_ANTI": "left_anti",
+    "JOIN_TYPE_LEFT_SINGLE": "left",
+    "JOIN_TYPE_RIGHT_SINGLE": "right",
+}
+
+
+def _join(tr: _Translator, node: NodeView, type_name: str, cond: Column | None, post: Column | None,
+          left: DataFrame, n: int, right: DataFrame, m: int) -> DataFrame:
+    if type_name in ("JOIN_TYPE_LEFT_SINGLE", "JOIN_TYPE_RIGHT_SINGLE"):
+        tr.warn(f"node {node.id}: a single join runs as an outer join; more than one match is not reported as an error")
+    if type_name == "JOIN_TYPE_UNSPECIFIED":
+        raise ExecutionError(f"node {node.id}: the join type is unspecified")
+    if type_name == "JOIN_TYPE_LEFT_MARK":
+        return _mark(tr, node, left, 0, n, 1, n, m)
+    if type_name == "JOIN_TYPE_RIGHT_MARK":
+        return _mark(tr, node, right, n, m, 0, n, m)
+    if type_name in ("JOIN_TYPE_RIGHT_SEMI", "JOIN_TYPE_RIGHT_ANTI"):
+        how = "left_semi" if type_name == "JOIN_TYPE_RIGHT_SEMI" else "left_anti"
+        out = right.join(left, cond if cond is not None else F.lit(True), how)
+        if post is not None:
+            raise Unsupported("a post-join filter on a right semi/anti join is not supported")
+        return _renumber(tr, out, n, m)
+    how = _SPARK_HOW.get(type_name)
+    if how is None:
+        raise Unsupported(f"join type {type_name} is not supported")
+    if cond is None and how == "inner":
+        out = left.crossJoin(right)
+    else:
+        out = left.join(right, cond if cond is not None else F.lit(True), how)
+    if post is not None:
+        out = out.where(post)
+    return out
+
+
+def join(tr: _Translator, node: NodeView) -> DataFrame:
+    """JoinRel and NestedLoopJoinRel: a condition over the left fields followed by the right."""
+    body = node.node.body
+    left, n, right, m = _sides(tr, node)
+    ex = tr.expressions(node, tr.names(n + m), node.info.incoming)
+    cond = ex.condition(body.expression) if body.HasField("expression") else None
+    post = None
+    if "post_join_filter" in body.DESCRIPTOR.fields_by_name and body.HasField("post_join_filter"):
+        post = ex.expr(body.post_join_filter)
+    return _join(tr, node, join_type_name(body), cond, post, left, n, right, m)
+
+
+def keys_join(tr: _Translator, node: NodeView) -> DataFrame:
+    """HashJoinRel and MergeJoinRel: equality keys (left field = right field) and a residual filter."""
+    body = node.node.body
+    left, n, right, m = _sides(tr, node)
+    lx = tr.expressions(node, tr.names(n), tr.model.node(node.inputs[0]).schema)
+    rx = tr.expressions(node, tr.names(m, n), tr.model.node(node.inputs[1]).schema)
+    cond: Column | None = None
+    for k in body.keys:
+        a, b = lx.selection(k.left), rx.selection(k.right)
+        simple = k.comparison.simple if k.comparison.WhichOneof("inner_type") == "simple" else 1
+        if k.comparison.WhichOneof("inner_type") == "custom_function_reference":
+            raise Unsupported("a join key with a custom comparison function is not supported")
+        eq = a.eqNullSafe(b) if simple == 2 else a == b
+        cond = eq if cond is None else cond & eq
+    ex = tr.expressions(node, tr.names(n + m), node.info.incoming)
+    for extra in ("residual_expression", "post_join_filter"):
+        if extra in body.DESCRIPTOR.fields_by_name and body.HasField(extra):
+            e = ex.expr(getattr(body, extra))
+            if extra == "residual_expression":
+                cond = e if cond is None else cond & e
+            else:
+                post = e
+                break
+    else:
+        post = None
+    return _join(tr, node, join_type_name(body), cond, post, left, n, right, m)
+
+
+def _null_safe_anti(tr: _Translator, left: DataFrame, right: DataFrame, n: int) -> DataFrame:
+    other = right.select(*[F.col(a).alias(f"__r{i}") for i, a in enumerate(tr.names(n))])
+    cond = functools.reduce(
+        lambda acc, i: acc & F.col(tr.name(i)).eqNullSafe(F.col(f"__r{i}")), range(1, n),
+        F.col(tr.name(0)).eqNullSafe(F.col("__r0")),
+    )
+    return left.join(other, cond, "left_anti")
+
+
+def _union_all(dfs: list[DataFrame]) -> DataFrame:
+    return functools.reduce(DataFrame.unionAll, dfs)
+
+
+_SET_OPS: dict[str, Callable[[_Translator, DataFrame, list[DataFrame], int], DataFrame]] = {
+    # EXCEPT DISTINCT: distinct primary rows found in no secondary input
+    "SET_OP_MINUS_PRIMARY": lambda tr, p, s, n: functools.reduce(DataFrame.subtract, s, p),
+    # EXCEPT ALL: max(0, m - sum(n_i)) copies
+    "SET_OP_MINUS_PRIMARY_ALL": lambda tr, p, s, n: p.exceptAll(_union_all(s)),
+    # primary rows (all copies) except those present in every secondary input
+    "SET_OP_MINUS_MULTISET": lambda tr, p, s, n: _null_safe_anti(tr, p, functools.reduce(DataFrame.intersect, s), n),
+    # distinct primary rows present in any secondary input
+    "SET_OP_INTERSECTION_PRIMARY": lambda tr, p, s, n: p.intersect(_union_all(s)),
+    # INTERSECT DISTINCT: distinct primary rows present in every secondary input
+    "SET_OP_INTERSECTION_MULTISET": lambda tr, p, s, n: functools.reduce(DataFrame.intersect, s, p),
+    # INTERSECT ALL: min(m, n_1, ..., n_k) copies
+    "SET_OP_INTERSECTION_MULTISET_ALL": lambda tr, p, s, n: functools.reduce(DataFrame.intersectAll, s, p),
+    "SET_OP_UNION_DISTINCT": lambda tr, p, s, n: _union_all([p, *s]).distinct(),
+    "SET_OP_UNION_ALL": lambda tr, p, s, n: _union_all([p, *s]),
+}
+
+_SET_OP_NAMES = algebra_pb2.SetRel.SetOp.DESCRIPTOR.values_by_number
+
+
+def set_(tr: _Translator, node: NodeView) -> DataFrame:
+    body = node.node.body
+    op = _SET_OP_NAMES[body.op].name if body.op in _SET_OP_NAMES else f"SET_OP_{body.op}"
+    handler = _SET_OPS.get(op)
+    if handler is None:
+        raise Unsupported(f"set operation {op} is not supported")
+    if len(node.inputs) < 2:
+        raise ExecutionError(f"node {node.id}: a set operation needs at least two inputs, it has {len(node.inputs)}")
+    inputs = [tr.input(node, k) for k in range(len(node.inputs))]
+    n = inputs[0][1]
+    for k, (_, w) in enumerate(inputs[1:], start=1):
+        if w != n:
+            raise ExecutionError(f"node {node.id}: set input {k} has {w} columns, the primary input has {n}")
+    return handler(tr, inputs[0][0], [df for df, _ in inputs[1:]], n)
+
+
+# ---------------------------------------------------------------------------------------------
+# Never run, or not supported
+# ---------------------------------------------------------------------------------------------
+
+def refused(tr: _Translator, node: NodeView) -> DataFrame:
+    raise Refused(f"{node.kind} relations (node {node.id}) change data and are never executed from an uploaded plan")
+
+
+def extension(tr: _Translator, node: NodeView) -> DataFrame:
+    detail = node.node.body.detail.type_url.split("/")[-1] or "no detail"
+    raise Unsupported(f"extension relation `{detail}` (node {node.id}) has no Spark translation")
+
+
+def lateral_join(tr: _Translator, node: NodeView) -> DataFrame:
+    raise Unsupported(f"lateral joins (node {node.id}) are not supported")
+
+
+RELATIONS: dict[str, Callable[[_Translator, NodeView], DataFrame]] = {
+    "read": read,
+    "filter": filter_,
+    "fetch": fetch,
+    "aggregate": aggregate,
+    "sort": sort,
+    "join": join,
+    "lateral_join": lateral_join,
+    "project": project,
+    "set": set_,
+    "extension_single": extension,
+    "extension_multi": extension,
+    "extension_leaf": extension,
+    "cross": cross,
+    "reference": reference,
+    "write": refused,
+    "ddl": refused,
+    "update": refused,
+    "hash_join": keys_join,
+    "merge_join": keys_join,
+    "nested_loop_join": join,
+    "window": window,
+    "exchange": exchange,
+    "expand": expand,
+    "top_n": top_n,
+}
+
+#: Relation kinds that translate (the others raise Unsupported or Refused).
+SUPPORTED_RELATIONS = frozenset(k for k, v in RELATIONS.items() if v not in (refused, extension, lateral_join))
+REFUSED_RELATIONS = frozenset(k for k, v in RELATIONS.items() if v is refused)
+
+__all__ = ["Translation", "translate", "RELATIONS", "SUPPORTED_RELATIONS", "REFUSED_RELATIONS"]
