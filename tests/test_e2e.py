@@ -87,10 +87,11 @@ def test_upload_click_a_node_and_see_its_schema(app_url, scheme):
             page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(
                 os.path.join(ROOT, "sample_plans", "tutorial.json")
             )
-            page.wait_for_selector(".stGraphVizChart svg g.node", timeout=60_000)
-            # The root is selected first; click the Filter node in the graph.
+            # Wait for the click listener to have bound the drawn nodes, then click the Filter node
+            # (the root is selected first).
+            page.wait_for_selector(".stGraphVizChart svg g.node[data-substrait-bound]", timeout=60_000)
             page.locator(".stGraphVizChart svg g.node", has_text="Filter").first.click()
-            expect(page.get_by_role("heading", name="Filter · 0.0.1")).to_be_visible(timeout=30_000)
+            expect(page.get_by_role("heading", name="Filter · 0.0.1")).to_be_visible(timeout=60_000)
             assert "node=0.0.1" in page.url
             grid = page.locator("[data-testid='stDataFrame']").first
             expect(grid).to_contain_text("categories", timeout=30_000)
