@@ -1066,9 +1066,26 @@ def _builder(call: Call, kind: str) -> Builder:
     return builder
 
 
+#: Functions whose result is a boolean whatever type a producer declares for it (DuckDB declares
+#: comparisons and `and` with the type of their arguments: i64, date, string...).
+PREDICATES = frozenset({
+    "equal", "not_equal", "lt", "gt", "lte", "gte", "between", "is_null", "is_not_null", "is_nan",
+    "is_finite", "is_infinite", "is_true", "is_false", "is_not_true", "is_not_false", "is_distinct_from",
+    "is_not_distinct_from", "and", "or", "not", "xor", "and_not", "like", "ilike", "starts_with",
+    "ends_with", "contains", "regexp_match", "any_match", "all_match",
+})
+
+
 def _finish(call: Call, col: Column) -> Column:
     target = _spark_type(call.output_type)
-    return col.cast(target) if target is not None else col
+    if target is None:
+        return col
+    if resolve(call.name) in PREDICATES and type(target).__name__ != "BooleanType":
+        call.warnings.append(
+            f"`{base_name(call.name)}` declares a {target.simpleString()} result; a predicate's result is kept boolean"
+        )
+        return col
+    return col.cast(target)
 
 
 def _build(call: Call, args: list, kind: str) -> Column:
