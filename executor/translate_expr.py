@@ -229,11 +229,12 @@ class ExprTranslator:
         call, args = self.call(f, distinct=f.invocation == _INVOCATION_DISTINCT)
         # ``over`` needs the bare function: the cast to the declared type comes after it.
         declared, call.output_type = call.output_type, None
-        if functions.supported(call.name, "window") is None:
-            out = functions.window(call, args)
-        else:
+        if functions.supported(call.name, "aggregate") is None:
+            # An aggregate over a window takes the function's frame (ROWS or RANGE bounds).
             out = functions.aggregate(call, args)
             spec = _frame(spec, f, name)
+        else:
+            out = functions.window(call, args)
         self._warn(call)
         out = out.over(spec)
         return out.cast(to_spark(declared)) if declared is not None else out
