@@ -31,6 +31,12 @@ def _on_graph_click() -> None:
         st.session_state["node"] = node
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _svg(dot: str) -> bytes | None:
+    """The SVG export, drawn by Graphviz once per distinct DOT rather than on every rerun."""
+    return svg_or_none(dot)
+
+
 def _theme() -> str:
     try:
         return "dark" if st.context.theme.type == "dark" else "light"
@@ -133,12 +139,12 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
             st.write("No diagnostics.")
         for d in node.diagnostics:
             _SEVERITY_WIDGET[d.severity](f"{d.code}: {d.message}")
+    report = node_report(model, node_id)
     with tabs[5]:
-        st.json(node_report(model, node_id)["relation"], expanded=2)
+        st.json(report["relation"], expanded=2)
     with tabs[6]:
         run_tab(plan, model, node_id, runnable.get(node_id, (True, None)))
-    report = json.dumps(node_report(model, node_id), indent=2)
-    st.download_button("Node report (JSON)", report, file_name=f"node-{node_id}.json", mime="application/json")
+    st.download_button("Node report (JSON)", json.dumps(report, indent=2), file_name=f"node-{node_id}.json", mime="application/json")
 
 
 def main() -> None:
@@ -180,7 +186,7 @@ def main() -> None:
         graph_click("graph_click", _on_graph_click)
         c1, c2 = st.columns(2)
         c1.download_button("Graph (DOT)", dot, file_name="plan.dot", mime="text/vnd.graphviz")
-        svg = svg_or_none(to_dot(model, view=View(theme="light", max_rows=view.max_rows)))
+        svg = _svg(to_dot(model, view=View(theme="light", max_rows=view.max_rows)))
         if svg is not None:
             c2.download_button("Graph (SVG)", svg, file_name="plan.svg", mime="image/svg+xml")
         else:

@@ -12,7 +12,7 @@ to trace, collapsed subtrees, a focus node and search hits.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .errors import Severity
 from .model import NodeView, PlanModel
@@ -246,7 +246,7 @@ def to_dot(model: PlanModel, node_ids: list[str] | None = None, selected: str | 
     """DOT text for the plan as ``view`` shows it (everything, by default), or for ``node_ids``."""
     view = view or View(selected=selected)
     if selected is not None and view.selected is None:
-        view = View(**{**view.__dict__, "selected": selected})
+        view = replace(view, selected=selected)
     pal = PALETTES.get(view.theme, PALETTES["light"])
     lines = [
         "digraph plan {",
