@@ -260,12 +260,7 @@ def _multiset(rows) -> Counter:
 
 # Cases that currently run away in Spark (not run, so they cannot hold up the suite); drop an entry
 # once the executor handles it.
-RUNAWAY = {
-    ("tpch_q02_isthmus.json", "0"): (
-        "the correlated scalar subquery is decorrelated over the unfiltered cross product of part, supplier, "
-        "partsupp, nation and region (2e11 rows at scale 0.01); cancelled Spark tasks keep the cores busy"
-    ),
-}
+RUNAWAY: dict[tuple[str, str], str] = {}
 SPARK_CASES = [
     pytest.param(f, r, s, id=f"{f}:{r}", marks=[pytest.mark.xfail(run=False, reason=RUNAWAY[(f, r)])])
     if (f, r) in RUNAWAY
