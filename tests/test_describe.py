@@ -1,0 +1,161 @@
+"""Plain-language node descriptions (viz.describe).
+
+Expected sentences are written by hand from each plan's JSON: which table a read names, which field
+index a condition reads (and so its name), which join type, which sort direction.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from tests import plans as P
+from tests.conftest import corpus_plans
+from viz.describe import describe, describe_failures, describe_plan, story_order
+from viz.errors import PlanLoadError
+from viz.model import PlanModel, analyze
+
+SAMPLES = os.path.join(os.path.dirname(__file__), "..", "sample_plans")
+
+
+def sample(name: str) -> PlanModel:
+    with open(os.path.join(SAMPLES, name), "rb") as fh:
+        return analyze(fh.read())
+
+
+def test_tutorial_plan_in_words():
+    m = sample("tutorial.json")
+    # read orders: namedTable orders, baseSchema product_id, quantity, order_date, price
+    assert describe(m, "0.0.0") == "Reads table orders (4 columns: product_id, quantity, order_date and price)."
+    # read products: 6 names, but details is a struct of (manufacturer, year_created): 4 top-level columns
+    assert describe(m, "0.0.1.0") == "Reads table products (4 columns: product_id, categories, details and product_name)."
+    # filter: is_null(index_in('Computers', $1)); field 1 of products is categories
+    assert describe(m, "0.0.1") == "Keeps products whose categories does not contain 'Computers'."
+    # join: INNER on equal($0, $4): orders.product_id (0) and products.product_id (4 = 4 orders columns + 0)
+    assert describe(m, "0.0") == "Joins orders to products on product_id = product_id, keeping only matches."
+    # aggregate: group by $0 (product_id), $7 (product_name); sum(multiply(cast($1 quantity), $3 price))
+    assert describe(m, "0") == "Sums quantity × price per product_id and product_name."
+
+
+def test_story_goes_from_leaves_to_root():
+    m = sample("tutorial.json")
+    assert story_order(m) == ["0.0.0", "0.0.1.0", "0.0.1", "0.0", "0"]
+
+
+def test_join_types_in_words():
+    m = sample("joins_outer.json")
+    assert describe(m, "0").endswith("keeping only matches.")
+    assert describe(m, "1") == (
+        "Joins orders to products on product_id = product_id, keeping all orders, with products where they match."
+    )
+    assert describe(m, "2").endswith("keeping all products, with orders where they match.")
+    assert describe(m, "3").endswith("keeping every row of both sides, matched where possible.")
+    assert describe(m, "4").endswith("keeping all orders, each with at most one match from products.")
+    # right single, products on the left: every order kept
+    assert describe(m, "5") == (
+        "Joins products to orders on product_id = product_id, keeping all orders, each with at most one match from products."
+    )
+    m = sample("joins_semi_anti_mark.json")
+    assert describe(m, "0") == "Keeps orders that have a match in products on product_id = product_id."
+    assert describe(m, "1") == "Keeps orders that have no match in products on product_id = product_id."
+    assert describe(m, "3") == "Keeps products that have no match in orders on product_id = product_id."
+    assert describe(m, "4").startswith("Marks each of orders with whether it has a match in products")
+
+
+def test_set_operations_in_words():
+    m = sample("set_ops.json")
+    assert describe(m, "0") == "Keeps orders whose order_date is on or after 2024-01-01 and order_date is before 2024-02-01."
+    assert describe(m, "4") == "Stacks the rows of its 3 inputs, keeping duplicates (union all)."
+    assert describe(m, "5") == "Combines the rows of its 3 inputs, dropping duplicates (union)."
+    assert describe(m, "6") == "Keeps the rows of the first input that appear in none of the other inputs (except)."
+    assert describe(m, "9") == "Keeps the rows of the first input that appear in at least one other input."
+    assert describe(m, "4.0") == "Reuses the result of the filter step 0 over orders."
+
+
+def test_tpch_q03_sort_fetch_aggregate_read_filter():
+    m = sample("tpch_q03_duckdb.json")
+    assert describe(m, "0") == "Keeps the first 10 rows."
+    sort = describe(m, "0.0")
+    assert sort.startswith("Sorts by sum(") and sort.endswith(", highest first, then o_orderdate.")
+    assert describe(m, "0.0.0.0") == "Sums l_extendedprice × (1.00 − l_discount) per o_orderkey, o_orderdate and o_shippriority."
+    assert describe(m, "0.0*6") == (
+        "Reads table lineitem (3 of 16 columns: l_orderkey, l_extendedprice and l_discount). "
+        "Keeps only lineitem whose l_shipdate is after 1995-03-15 and l_shipdate is not null."
+    )
+    assert describe(m, "0.0*5") == "Joins lineitem to combined customer and orders rows on l_orderkey = o_orderkey, keeping only matches."
+    assert describe(m, "0.0*5.1.0.1") == "Keeps customer whose c_custkey is at most 14999."
+
+
+def test_window_grouping_sets_physical_subqueries():
+    assert describe(sample("aggregates.json"), "0") == "Sums quantity and counts rows, for 2 groupings: per product_id; over all rows."
+    assert describe(sample("window.json"), "0.0") == (
+        "Adds 2 window columns: the row number and the sum of quantity, per product_id, in order of order_date and quantity."
+    )
+    m = sample("physical.json")
+    assert describe(m, "0") == "Joins (by hashing) orders to products on product_id = product_id, keeping only matches."
+    assert describe(m, "0.0") == "Redistributes the rows into 4 partitions by product_id."
+    m = sample("subqueries.json")
+    assert describe(m, "0.0.s1") == "Keeps orders whose product_id = the outer row's product_id and quantity is at least 2."
+    assert describe(m, "0.s1") == "Finds the largest price over all rows."
+
+
+def test_long_conditions_are_capped_and_patterns_read_as_words():
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpora", "isthmus-tpch", "query_16_plan.json")
+    with open(path, "rb") as fh:
+        m = analyze(fh.read())
+    # and(P_PARTKEY = PS_PARTKEY, P_BRAND <> 'Brand#45', not like(P_TYPE, 'MEDIUM POLISHED%'), or(...), not in)
+    assert describe(m, "0.0.0.0") == (
+        "Keeps rows whose P_PARTKEY = PS_PARTKEY, P_BRAND is not 'Brand#45', "
+        "P_TYPE does not start with 'MEDIUM POLISHED' and 2 more conditions."
+    )
+
+
+def test_hand_made_plan_fetch_offset_or_list_and_unknown_function():
+    orders = P.read("orders", P.ORDERS)
+    fetch = {"fetch": {"input": orders, "offsetExpr": P.i64(5), "countExpr": P.i64(20)}}
+    either = {"filter": {"input": P.read("orders", P.ORDERS), "condition": P.call(
+        7, P.call(1, P.field(0), P.i64(1)), P.call(1, P.field(0), P.i64(2)), P.call(1, P.field(0), P.i64(3)))}}
+    unknown = {"filter": {"input": P.read("orders", P.ORDERS), "condition": P.call(2, P.call(99, P.field(2)), P.i64(10))}}
+    m = P.model_of(P.plan(fetch, either, unknown, functions={**P.FUNCTIONS, 7: ("or:bool", "functions_boolean")}))
+    assert describe(m, "0") == "Skips the first 5 rows and keeps the next 20."
+    assert describe(m, "1") == "Keeps orders whose o_id is one of 1, 2 and 3."
+    # an undeclared function anchor still gets words, from its anchor number
+    assert describe(m, "2") == "Keeps orders where function #99(o_total) is above 10."
+
+
+def test_corpus_sweep_every_node_gets_a_sentence():
+    plans, nodes, failures, elapsed = 0, 0, {}, 0.0
+    for path in corpus_plans():
+        with open(path, "rb") as fh:
+            data = fh.read()
+        try:
+            model = analyze(data)
+        except PlanLoadError:
+            continue
+        start = time.perf_counter()
+        sentences = describe_plan(model)
+        elapsed += time.perf_counter() - start
+        plans += 1
+        nodes += len(sentences)
+        assert set(sentences) == set(model.graph.nodes)
+        for node_id, text in sentences.items():
+            assert isinstance(text, str) and text.strip(), f"{path} node {node_id}: empty description"
+        failed = describe_failures(model)
+        if failed:
+            failures[path] = failed
+    print(f"\ndescribed {nodes} nodes of {plans} corpus plans in {elapsed:.2f}s")
+    assert plans > 500 and nodes > 2000
+    assert not failures, f"describers failed (generic sentence used): {list(failures.items())[:5]}"
+    assert elapsed < 5.0, f"describing the corpus took {elapsed:.2f}s"
+
+
+def test_write_and_ddl_in_words():
+    schema = {"names": ["o_id"], "struct": {"types": [P.typ("i64")], "nullability": "NULLABILITY_REQUIRED"}}
+    write = {"write": {"namedTable": {"names": ["archive"]}, "tableSchema": schema, "op": "WRITE_OP_INSERT",
+                       "input": P.read("orders", [("o_id", "i64")])}}
+    ddl = {"ddl": {"namedObject": {"names": ["archive"]}, "tableSchema": schema, "object": "DDL_OBJECT_TABLE",
+                   "op": "DDL_OP_DROP"}}
+    m = P.model_of(P.plan(write, ddl))
+    assert describe(m, "0") == "Inserts the rows into table archive."
+    assert describe(m, "1") == "Drops table archive."
+    assert describe_failures(m) == {}
