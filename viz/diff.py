@@ -1,0 +1,566 @@
+"""Compare two plans: which relations correspond, and what differs between the ones that do.
+
+``diff_plans(a, b)`` matches the nodes of plan ``a`` to nodes of plan ``b`` and gives every node a
+status: ``same``, ``changed`` (matched, with its differences), ``removed`` (only in ``a``) or
+``added`` (only in ``b``). The matching is built to survive what differs between producers of the
+same query (isthmus and DataFusion, say): projects and filters in other places, a cross product plus
+a filter in one plan where the other has a join, swapped join inputs, upper- and lower-case names.
+
+How nodes are matched, in four passes (GumTree-like):
+
+1. identical subtrees: a subtree whose structural hash occurs exactly once in each plan is matched
+   node for node (so a plan diffed with itself maps every node to itself);
+2. the roots, in plan order;
+3. best score first: every pair of nodes of the same family (joins with cross products, sorts with
+   Top-N, ...) is scored on the tables read below them, their output column names and types, the
+   words of their expressions, the tables read around them and their kind; pairs are taken best
+   first when they keep the matching consistent (a matched ancestor of one side maps to an ancestor
+   of the other, and likewise for descendants);
+4. propagation: unmatched children of matched pairs, and unmatched parents of matched pairs, are
+   paired when their families agree and the pair stays consistent.
+
+Pure and deterministic: the same two plans always give the same diff. Per-node features are
+computed once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from . import types as T
+from .fields import Field
+from .model import NodeView, PlanModel
+
+STATUSES = ("same", "changed", "removed", "added")
+
+#: Kinds that do the same job and may correspond between producers; a kind not listed is its own family.
+FAMILY = {
+    "join": "join",
+    "cross": "join",
+    "hash_join": "join",
+    "merge_join": "join",
+    "nested_loop_join": "join",
+    "lateral_join": "join",
+    "sort": "sort",
+    "top_n": "sort",
+    "extension_single": "extension",
+    "extension_multi": "extension",
+    "extension_leaf": "extension",
+}
+
+#: Below this score the best-first pass does not pair two nodes.
+MIN_SCORE = 0.45
+#: Below this score propagation does not pair children or parents of a matched pair.
+MIN_PROPAGATED = 0.3
+
+_WEIGHTS = {"kind": 0.10, "tables": 0.30, "names": 0.20, "types": 0.05, "exprs": 0.20, "context": 0.15}
+_FIELD_REF = re.compile(r"\$\d+:?")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|'[^']*'")
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One difference between two matched nodes.
+
+    ``aspect`` is ``kind``, ``schema``, ``expression`` or ``detail``. For schema differences ``what``
+    is ``name``, ``type``, ``nullability``, ``only in a``, ``only in b`` or ``moved`` and ``index``
+    is the field index (in ``a``; for ``only in b`` in ``b``; for ``moved``, ``a`` and ``b`` hold the
+    two indices). For expressions ``what`` is the role (``condition``, ``measure``, ``$4``, ...).
+    """
+
+    aspect: str
+    what: str
+    a: str | None
+    b: str | None
+    index: int | None = None
+
+    def text(self) -> str:
+        where = f"[{self.index}] " if self.index is not None else ""
+        return f"{self.aspect} {where}{self.what}: {self.a if self.a is not None else '—'} → {self.b if self.b is not None else '—'}"
+
+    def to_json(self) -> dict:
+        return {"aspect": self.aspect, "what": self.what, "index": self.index, "a": self.a, "b": self.b}
+
+
+@dataclass(frozen=True)
+class NodeDiff:
+    """The status of one node, or of one matched pair (then ``a`` and ``b`` are both set)."""
+
+    status: str  # one of STATUSES
+    a: str | None  # node id in plan a
+    b: str | None  # node id in plan b
+    kind_a: str | None
+    kind_b: str | None
+    number: int | None = None  # the match number shared by both sides ("#3"), for matched pairs
+    score: float | None = None  # how alike the pair looked when it was matched
+    differences: tuple[Difference, ...] = ()
+
+    def to_json(self) -> dict:
+        return {
+            "status": self.status,
+            "a": self.a,
+            "b": self.b,
+            "kind_a": self.kind_a,
+            "kind_b": self.kind_b,
+            "number": self.number,
+            "score": None if self.score is None else round(self.score, 3),
+            "differences": [d.to_json() for d in self.differences],
+        }
+
+
+@dataclass
+class PlanDiff:
+    """The result of :func:`diff_plans`."""
+
+    matches: dict[str, str]  # a node id -> b node id
+    entries: list[NodeDiff]  # matched pairs in plan a's node order, then removed, then added
+    ignore_case: bool = False
+    by_a: dict[str, NodeDiff] = field(default_factory=dict)
+    by_b: dict[str, NodeDiff] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for e in self.entries:
+            if e.a is not None:
+                self.by_a[e.a] = e
+            if e.b is not None:
+                self.by_b[e.b] = e
+
+    @property
+    def summary(self) -> dict[str, int]:
+        counts = Counter(e.status for e in self.entries)
+        return {s: counts.get(s, 0) for s in STATUSES}
+
+    def status_a(self, node_id: str) -> str:
+        return self.by_a[node_id].status
+
+    def status_b(self, node_id: str) -> str:
+        return self.by_b[node_id].status
+
+    def pairs(self) -> list[NodeDiff]:
+        """The matched pairs, by match number."""
+        return [e for e in self.entries if e.a is not None and e.b is not None]
+
+    def rows(self) -> list[dict]:
+        """One flat row per entry, for a table: status, #, ids, kinds and the differences as text."""
+        return [
+            {
+                "status": e.status,
+                "#": e.number,
+                "a": e.a or "",
+                "b": e.b or "",
+                "kind": e.kind_a if e.kind_a == e.kind_b or e.kind_b is None else (e.kind_b if e.kind_a is None else f"{e.kind_a} → {e.kind_b}"),
+                "differences": "; ".join(d.text() for d in e.differences),
+            }
+            for e in self.entries
+        ]
+
+    def to_json(self) -> dict:
+        return {
+            "summary": self.summary,
+            "ignore_case": self.ignore_case,
+            "matches": dict(self.matches),
+            "entries": [e.to_json() for e in self.entries],
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-node features, computed once per node
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Features:
+    kind: str
+    family: str
+    tables: frozenset[str]  # named tables read in the subtree (last name part, case-folded)
+    names: frozenset[tuple[str, int]]  # output column names, case-folded, as a multiset (name, k-th)
+    types: frozenset[tuple[str, int]]  # output column types, as a multiset
+    words: frozenset[str]  # words of the expressions and detail, case-folded, field indices dropped
+    hash: str  # structural hash of the subtree: equal hashes mean identical subtrees
+
+
+def _table_of(node: NodeView) -> frozenset[str]:
+    rel = node.node.body
+    if node.kind == "read" and rel is not None and rel.WhichOneof("read_type") == "named_table":
+        names = list(rel.named_table.names)
+        return frozenset({names[-1].casefold()}) if names else frozenset()
+    return frozenset()
+
+
+def _own_text(node: NodeView) -> str:
+    schema = node.schema or []
+    parts = [node.kind, node.info.detail]
+    parts += [f"{r}={t}" for r, t in node.info.expressions]
+    parts += [f"{f.name}:{f.type_text()}" for f in schema]
+    return "\x1f".join(parts)
+
+
+class _Side:
+    """One plan's nodes with memoised features, parents, ancestors and descendants."""
+
+    def __init__(self, model: PlanModel) -> None:
+        self.model = model
+        self.graph = model.graph
+        self.order = list(model.graph.nodes)
+        self.position = {n: i for i, n in enumerate(self.order)}
+        self.parents: dict[str, list[str]] = {n: [] for n in self.order}
+        for e in model.graph.edges:
+            if e.target in self.parents and e.source in self.parents and e.source not in self.parents[e.target]:
+                self.parents[e.target].append(e.source)
+        self._features: dict[str, _Features] = {}
+        self._anc: dict[str, frozenset[str]] = {}
+        self._desc: dict[str, frozenset[str]] = {}
+        self._context: dict[str, frozenset[str]] = {}
+
+    def children(self, node_id: str) -> list[str]:
+        return [c for c in self.graph.children(node_id) if c in self.graph.nodes]
+
+    def features(self, node_id: str) -> _Features:
+        hit = self._features.get(node_id)
+        if hit is not None:
+            return hit
+        # Bottom-up without recursion: plans can be thousands of relations deep.
+        stack = [(node_id, False)]
+        visiting: set[str] = set()
+        while stack:
+            cur, expanded = stack.pop()
+            if cur in self._features:
+                continue
+            kids = self.children(cur)
+            if not expanded:
+                visiting.add(cur)
+                stack.append((cur, True))
+                stack.extend((k, False) for k in kids if k not in self._features and k not in visiting)
+                continue
+            visiting.discard(cur)
+            self._features[cur] = self._compute(cur, [self._features.get(k) for k in kids])
+        return self._features[node_id]
+
+    def _compute(self, node_id: str, kids: list[_Features | None]) -> _Features:
+        node = self.model.node(node_id)
+        schema = node.schema or []
+        tables = _table_of(node).union(*(k.tables for k in kids if k is not None))
+        text = " ".join([node.info.detail, *(t for _, t in node.info.expressions)])
+        words = frozenset(w.casefold() for w in _WORD.findall(_FIELD_REF.sub(" ", text)))
+        digest = hashlib.sha1(_own_text(node).encode())
+        for k in kids:
+            digest.update(b"|" + (k.hash.encode() if k is not None else b"cycle"))
+        return _Features(
+            kind=node.kind,
+            family=FAMILY.get(node.kind, node.kind),
+            tables=tables,
+            names=_multiset(f.name.casefold() for f in schema),
+            types=_multiset(f.type_text() for f in schema),
+            words=words,
+            hash=digest.hexdigest(),
+        )
+
+    def ancestors(self, node_id: str) -> frozenset[str]:
+        hit = self._anc.get(node_id)
+        if hit is None:
+            seen: set[str] = set()
+            stack = list(self.parents[node_id])
+            while stack:
+                cur = stack.pop()
+                if cur not in seen:
+                    seen.add(cur)
+                    stack.extend(self.parents[cur])
+            hit = self._anc[node_id] = frozenset(seen)
+        return hit
+
+    def descendants(self, node_id: str) -> frozenset[str]:
+        hit = self._desc.get(node_id)
+        if hit is None:
+            hit = self._desc[node_id] = frozenset(self.graph.subtree(node_id)) - {node_id}
+        return hit
+
+    def context(self, node_id: str) -> frozenset[str]:
+        """The tables read under the node's parents: where in the plan the node sits."""
+        hit = self._context.get(node_id)
+        if hit is None:
+            out: set[str] = set()
+            for p in self.parents[node_id]:
+                out |= self.features(p).tables
+            hit = self._context[node_id] = frozenset(out)
+        return hit
+
+
+def _multiset(items) -> frozenset[tuple[str, int]]:
+    seen: Counter = Counter()
+    out = []
+    for item in items:
+        out.append((item, seen[item]))
+        seen[item] += 1
+    return frozenset(out)
+
+
+def _jaccard(x: frozenset, y: frozenset) -> float:
+    if not x and not y:
+        return 1.0
+    return len(x & y) / len(x | y)
+
+
+def _score(sa: _Side, a: str, sb: _Side, b: str) -> float:
+    fa, fb = sa.features(a), sb.features(b)
+    if fa.family != fb.family:
+        return 0.0
+    if fa.kind == "read" and fa.tables != fb.tables:
+        return 0.0  # a read only ever corresponds to a read of the same table
+    if (fa.tables or fb.tables) and not (fa.tables & fb.tables):
+        return 0.0
+    parts = {
+        "kind": 1.0 if fa.kind == fb.kind else 0.6,
+        "tables": _jaccard(fa.tables, fb.tables),
+        "names": _jaccard(fa.names, fb.names),
+        "types": _jaccard(fa.types, fb.types),
+        "exprs": _jaccard(fa.words, fb.words),
+        "context": 1.0 if not sa.parents[a] and not sb.parents[b] else _jaccard(sa.context(a), sb.context(b)),
+    }
+    return sum(_WEIGHTS[k] * v for k, v in parts.items())
+
+
+# ---------------------------------------------------------------------------------------------
+# Matching
+# ---------------------------------------------------------------------------------------------
+
+
+class _Matching:
+    def __init__(self, sa: _Side, sb: _Side) -> None:
+        self.sa, self.sb = sa, sb
+        self.ab: dict[str, str] = {}
+        self.ba: dict[str, str] = {}
+        self.scores: dict[str, float] = {}
+
+    def consistent(self, a: str, b: str) -> bool:
+        """Whether pairing a with b keeps ancestors mapped to ancestors and descendants to descendants."""
+        sa, sb = self.sa, self.sb
+        anc_a, anc_b = sa.ancestors(a), sb.ancestors(b)
+        if any(x in self.ab and self.ab[x] not in anc_b for x in anc_a):
+            return False
+        if any(y in self.ba and self.ba[y] not in anc_a for y in anc_b):
+            return False
+        desc_a, desc_b = sa.descendants(a), sb.descendants(b)
+        if any(x in self.ab and self.ab[x] not in desc_b for x in desc_a):
+            return False
+        if any(y in self.ba and self.ba[y] not in desc_a for y in desc_b):
+            return False
+        return True
+
+    def add(self, a: str, b: str, score: float) -> bool:
+        if a in self.ab or b in self.ba or not self.consistent(a, b):
+            return False
+        self.ab[a], self.ba[b], self.scores[a] = b, a, score
+        return True
+
+    def identical(self, a: str, b: str) -> None:
+        """Match two identical subtrees node for node."""
+        stack = [(a, b)]
+        while stack:
+            x, y = stack.pop()
+            if x in self.ab or y in self.ba:
+                continue
+            if self.add(x, y, 1.0):
+                stack.extend(zip(self.sa.children(x), self.sb.children(y)))
+
+    def unique_identical_subtrees(self) -> None:
+        ha = Counter(self.sa.features(n).hash for n in self.sa.order)
+        hb = Counter(self.sb.features(n).hash for n in self.sb.order)
+        first_b = {self.sb.features(n).hash: n for n in reversed(self.sb.order)}
+        # Largest subtrees first, so a whole identical plan maps as one piece.
+        candidates = [n for n in self.sa.order if ha[self.sa.features(n).hash] == 1 and hb[self.sa.features(n).hash] == 1]
+        candidates.sort(key=lambda n: (-len(self.sa.descendants(n)), self.sa.position[n]))
+        for n in candidates:
+            self.identical(n, first_b[self.sa.features(n).hash])
+
+    def roots(self, any_family: bool = False) -> None:
+        """Pair the roots in plan order: first those of one family; at the end (``any_family``) the
+        rest, when nothing else took them (an aggregate root against a project over an aggregate
+        leaves the aggregates to match each other)."""
+        for ra, rb in zip(self.sa.model.roots, self.sb.model.roots):
+            if ra not in self.ab and rb not in self.ba:
+                same = self.sa.features(ra).family == self.sb.features(rb).family
+                if same or any_family:
+                    self.add(ra, rb, _score(self.sa, ra, self.sb, rb))
+
+    def best_first(self) -> None:
+        by_family: dict[str, list[str]] = {}
+        for y in self.sb.order:
+            if y not in self.ba:
+                by_family.setdefault(self.sb.features(y).family, []).append(y)
+        candidates = []
+        for x in self.sa.order:
+            if x in self.ab:
+                continue
+            for y in by_family.get(self.sa.features(x).family, ()):
+                s = _score(self.sa, x, self.sb, y)
+                if s >= MIN_SCORE:
+                    candidates.append((-s, self.sa.position[x], self.sb.position[y], x, y))
+        candidates.sort()
+        for neg, _, _, x, y in candidates:
+            if x not in self.ab and y not in self.ba:
+                self.add(x, y, -neg)
+
+    def _pair_best(self, xs: list[str], ys: list[str]) -> bool:
+        options = []
+        for x in xs:
+            for y in ys:
+                s = _score(self.sa, x, self.sb, y)
+                if s >= MIN_PROPAGATED:
+                    options.append((-s, self.sa.position[x], self.sb.position[y], x, y))
+        changed = False
+        for neg, _, _, x, y in sorted(options):
+            if x not in self.ab and y not in self.ba:
+                changed |= self.add(x, y, -neg)
+        return changed
+
+    def propagate(self) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for x in list(self.sa.order):
+                y = self.ab.get(x)
+                if y is None:
+                    continue
+                kids_a = [c for c in self.sa.children(x) if c not in self.ab]
+                kids_b = [c for c in self.sb.children(y) if c not in self.ba]
+                if kids_a and kids_b:
+                    changed |= self._pair_best(kids_a, kids_b)
+                pa = [p for p in self.sa.parents[x] if p not in self.ab]
+                pb = [p for p in self.sb.parents[y] if p not in self.ba]
+                if pa and pb:
+                    changed |= self._pair_best(pa, pb)
+
+
+# ---------------------------------------------------------------------------------------------
+# Differences between two matched nodes
+# ---------------------------------------------------------------------------------------------
+
+
+def _schema_differences(a: NodeView, b: NodeView, fold: Callable[[str], str]) -> list[Difference]:
+    sa, sb = a.schema, b.schema
+    if sa is None or sb is None:
+        if (sa is None) != (sb is None):
+            return [Difference("schema", "known", "unknown" if sa is None else f"{len(sa)} fields", "unknown" if sb is None else f"{len(sb)} fields")]
+        return []
+    out = []
+    for i in range(max(len(sa), len(sb))):
+        if i >= len(sb):
+            out.append(Difference("schema", "only in a", f"{sa[i].name} {sa[i].type_text()}", None, i))
+            continue
+        if i >= len(sa):
+            out.append(Difference("schema", "only in b", None, f"{sb[i].name} {sb[i].type_text()}", i))
+            continue
+        fa, fb = sa[i], sb[i]
+        if fold(fa.name) != fold(fb.name):
+            out.append(Difference("schema", "name", fa.name, fb.name, i))
+        if not _same_type(fa, fb):
+            out.append(Difference("schema", "type", fa.type_text(), fb.type_text(), i))
+        elif fa.nullable != fb.nullable:
+            out.append(Difference("schema", "nullability", _null_text(fa.nullable), _null_text(fb.nullable), i))
+    pos_a = _unique_positions([fold(f.name) for f in sa])
+    pos_b = _unique_positions([fold(f.name) for f in sb])
+    for name, i in pos_a.items():
+        j = pos_b.get(name)
+        if j is not None and j != i:
+            out.append(Difference("schema", f"moved {sa[i].name}", str(i), str(j), i))
+    return out
+
+
+def _same_type(fa: Field, fb: Field) -> bool:
+    """Whether two fields have the same type, nullability aside (unknown types compare by text)."""
+    if fa.type is None or fb.type is None:
+        return fa.type is None and fb.type is None
+    return T.same_type_ignoring_nullability(fa.type, fb.type)
+
+
+def _null_text(value: bool | None) -> str:
+    return "unknown" if value is None else ("nullable" if value else "required")
+
+
+def _unique_positions(names: list[str]) -> dict[str, int]:
+    counts = Counter(names)
+    return {n: i for i, n in enumerate(names) if counts[n] == 1}
+
+
+def _expression_differences(a: NodeView, b: NodeView, fold: Callable[[str], str]) -> list[Difference]:
+    def by_role(exprs: list[tuple[str, str]]) -> dict[tuple[str, int], str]:
+        seen: Counter = Counter()
+        out = {}
+        for role, text in exprs:
+            out[(role, seen[role])] = text
+            seen[role] += 1
+        return out
+
+    ea, eb = by_role(a.info.expressions), by_role(b.info.expressions)
+    keys = list(ea) + [k for k in eb if k not in ea]
+    out = []
+    for key in keys:
+        ta, tb = ea.get(key), eb.get(key)
+        if ta is None or tb is None or fold(ta) != fold(tb):
+            out.append(Difference("expression", key[0], ta, tb))
+    return out
+
+
+def node_differences(a: NodeView, b: NodeView, ignore_case: bool = False) -> list[Difference]:
+    """What differs between two corresponding nodes: kind, schema, expressions, detail."""
+    fold: Callable[[str], str] = str.casefold if ignore_case else (lambda s: s)
+    out = []
+    if a.kind != b.kind:
+        out.append(Difference("kind", "kind", a.kind, b.kind))
+    out += _schema_differences(a, b, fold)
+    exprs = _expression_differences(a, b, fold)
+    out += exprs
+    if not exprs and fold(a.info.detail) != fold(b.info.detail):
+        out.append(Difference("detail", "detail", a.info.detail, b.info.detail))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The entry point
+# ---------------------------------------------------------------------------------------------
+
+
+def match_nodes(a: PlanModel, b: PlanModel) -> dict[str, str]:
+    """The node correspondence alone: a node id -> b node id."""
+    m = _match(_Side(a), _Side(b))
+    return dict(m.ab)
+
+
+def _match(sa: _Side, sb: _Side) -> _Matching:
+    m = _Matching(sa, sb)
+    m.unique_identical_subtrees()
+    m.roots()
+    m.best_first()
+    m.propagate()
+    m.roots(any_family=True)
+    return m
+
+
+def diff_plans(a: PlanModel, b: PlanModel, ignore_case: bool = False) -> PlanDiff:
+    """Match the nodes of ``a`` and ``b`` and say, per node, what differs.
+
+    ``ignore_case`` compares column names, expressions and details without regard to upper and
+    lower case (isthmus writes ``L_ORDERKEY`` where DataFusion writes ``l_orderkey``).
+    """
+    sa, sb = _Side(a), _Side(b)
+    m = _match(sa, sb)
+    entries: list[NodeDiff] = []
+    number = 0
+    for x in sa.order:
+        y = m.ab.get(x)
+        if y is None:
+            continue
+        number += 1
+        na, nb = a.node(x), b.node(y)
+        diffs = tuple(node_differences(na, nb, ignore_case))
+        entries.append(NodeDiff("changed" if diffs else "same", x, y, na.kind, nb.kind, number, m.scores[x], diffs))
+    entries += [NodeDiff("removed", x, None, a.node(x).kind, None) for x in sa.order if x not in m.ab]
+    entries += [NodeDiff("added", None, y, None, b.node(y).kind) for y in sb.order if y not in m.ba]
+    return PlanDiff(dict(m.ab), entries, ignore_case)
+
+
+__all__ = ["FAMILY", "STATUSES", "Difference", "NodeDiff", "PlanDiff", "diff_plans", "match_nodes", "node_differences"]
