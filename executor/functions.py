@@ -67,12 +67,19 @@ def _arg_kind(call: Call, i: int = 0) -> str | None:
     return _kind(call.arg_types[i]) if i < len(call.arg_types) else None
 
 
+_WIDER = ("fp64", "fp32", "decimal", "i64", "i32", "i16", "i8")  # mixed arguments: the first of these wins
+
+
 def _value_kind(call: Call) -> str | None:
-    """The kind of the first typed value argument, else of the output."""
-    for t in call.arg_types:
-        if t is not None:
-            return _kind(t)
-    return _kind(call.output_type)
+    """The kind the arithmetic works in: that of the typed value arguments when they agree, else the
+    declared output's (DataFusion writes ``subtract(i64 1, decimal)`` typed decimal), else the widest."""
+    kinds = [_kind(t) for t in call.arg_types if t is not None]
+    if kinds and all(k == kinds[0] for k in kinds):
+        return kinds[0]
+    out = _kind(call.output_type)
+    if out is not None or not kinds:
+        return out
+    return next((k for k in _WIDER if k in kinds), kinds[0])
 
 
 def _spark_type(t: Type | None) -> S.DataType | None:
@@ -715,6 +722,13 @@ def _index_in(call: Call, args: list) -> Column:
     return F.when(pos == 0, F.lit(None)).otherwise(pos - 1)
 
 
+def _array_position(call: Call, args: list) -> Column:
+    """DataFusion's array_position(list, element): the 1-based position of element, null when absent."""
+    haystack, needle = _values(args)[:2]
+    pos = F.array_position(haystack, needle)
+    return F.when(pos == 0, F.lit(None)).otherwise(pos)
+
+
 # --- scalar table ----------------------------------------------------------------------------
 
 SCALAR: dict[str, Builder] = {
@@ -831,6 +845,7 @@ SCALAR: dict[str, Builder] = {
     "cardinality": _cardinality,
     "sort": _sort_list,
     "index_in": _index_in,
+    "array_position": _array_position,
     "transform": _lambda_fn(lambda lst, fn: F.transform(lst, fn)),
     "filter": _lambda_fn(lambda lst, fn: F.filter(lst, fn)),
     "any_match": _lambda_fn(lambda lst, fn: F.exists(lst, fn)),
@@ -1011,6 +1026,9 @@ ALIASES: dict[str, str] = {
     "list_sort": "sort",
     "neq": "not_equal",
     "eq": "equal",
+    "list_position": "array_position",
+    "array_indexof": "array_position",
+    "list_indexof": "array_position",
 }
 
 # Standard names deliberately left unmapped, with the reason (shown by ``supported``).
