@@ -12,6 +12,7 @@ to trace, collapsed subtrees, a focus node and search hits.
 from __future__ import annotations
 
 import html
+import math
 from dataclasses import dataclass, field, replace
 
 from .errors import Severity
@@ -95,6 +96,55 @@ PALETTES = {
 
 
 @dataclass(frozen=True)
+class NodeStat:
+    """One node's measured figures, for the profile overlay (see ``executor.profile``)."""
+
+    rows: int | None = None
+    elapsed_s: float | None = None
+    flags: tuple[str, ...] = ()  # "empty", "exploded"
+    factor: float | None = None  # rows / the largest input's rows
+    error: str | None = None
+    skipped: str | None = None
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """Row counts and times drawn over the graph, like a query profile: ``(node id, NodeStat)`` pairs."""
+
+    nodes: tuple[tuple[str, NodeStat], ...] = ()
+
+    def stats(self) -> dict[str, NodeStat]:
+        return dict(self.nodes)
+
+
+def rows_text(rows: int) -> str:
+    return f"{rows:,} row{'s' if rows != 1 else ''}"
+
+
+def edge_penwidth(rows: int) -> float:
+    """Edge width by row count: 1 for 0-1 rows, +1 per factor of 10, at most 8."""
+    return round(min(8.0, 1.0 + math.log10(max(rows, 1))), 2)
+
+
+def _stat_rows(stat: NodeStat, pal: Palette) -> list[str]:
+    """Label rows for a node's profile figures: "rows · time", empty/exploded marks, errors."""
+    out = []
+    if stat.rows is not None:
+        time_text = f" · {stat.elapsed_s:.2f} s" if stat.elapsed_s is not None else ""
+        out.append(f'<TR><TD COLSPAN="3"><B>{_esc(rows_text(stat.rows) + time_text)}</B></TD></TR>')
+    if "empty" in stat.flags:
+        out.append(f'<TR><TD COLSPAN="3"><FONT COLOR="{pal.error}"><B>∅ empty</B></FONT></TD></TR>')
+    if "exploded" in stat.flags:
+        factor = f" ×{stat.factor:,.0f}" if stat.factor is not None else ""
+        out.append(f'<TR><TD COLSPAN="3"><FONT COLOR="{pal.warning}"><B>⚠ exploded{factor}</B></FONT></TD></TR>')
+    if stat.error:
+        out.append(f'<TR><TD COLSPAN="3"><FONT COLOR="{pal.error}"><B>error</B></FONT></TD></TR>')
+    elif stat.skipped and stat.rows is None:
+        out.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" COLOR="{pal.muted}">not profiled</FONT></TD></TR>')
+    return out
+
+
+@dataclass(frozen=True)
 class View:
     """What to draw and how."""
 
@@ -106,6 +156,7 @@ class View:
     hits: frozenset[str] = frozenset()  # search hits, tinted
     unrunnable: frozenset[str] = frozenset()  # nodes whose subtree cannot run on Spark, marked
     max_rows: int = MAX_SCHEMA_ROWS
+    profile: Overlay | None = None  # row counts and times drawn over the graph
 
 
 def title(kind: str) -> str:
@@ -169,6 +220,7 @@ def node_label(
     hidden: int = 0,
     effects: dict[str, str] | None = None,
     unrunnable: bool = False,
+    stat: NodeStat | None = None,
 ) -> str:
     """An HTML-like Graphviz label: title, detail, property badges, findings and the schema as
     ``[index] name type`` rows."""
@@ -178,6 +230,8 @@ def node_label(
     ]
     if node.info.detail:
         rows.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="10">{_esc(node.info.detail)}</FONT></TD></TR>')
+    if stat is not None:
+        rows.extend(_stat_rows(stat, pal))
     rows.append(_badges(effects or {}, pal))
     for d in node.diagnostics:
         if d.severity is Severity.INFO:
@@ -210,6 +264,18 @@ def _worst(node: NodeView) -> Severity | None:
         if s in severities:
             return s
     return None
+
+
+def _stat_attrs(stat: NodeStat | None, pal: Palette) -> list[str]:
+    """Border attributes for flagged nodes: empty red dashed, exploded orange, failed red."""
+    if stat is None:
+        return []
+    if "empty" in stat.flags or stat.error:
+        style = '"rounded,filled,dashed"' if "empty" in stat.flags else '"rounded,filled"'
+        return [f'color="{pal.error}"', f"style={style}", "penwidth=3"]
+    if "exploded" in stat.flags:
+        return [f'color="{pal.warning}"', "penwidth=3"]
+    return []
 
 
 def _quote(text: str) -> str:
@@ -254,6 +320,7 @@ def to_dot(model: PlanModel, node_ids: list[str] | None = None, selected: str | 
         f'  node [shape=box, style="rounded,filled", fillcolor="{pal.node_fill}", color="{pal.node_border}", fontcolor="{pal.text}", fontname="Helvetica", fontsize=11];',
         f'  edge [color="{pal.edge}", fontcolor="{pal.muted}", fontname="Helvetica", fontsize=9, arrowsize=0.7];',
     ]
+    stats = view.profile.stats() if view.profile is not None else {}
     keep = visible_nodes(model, view, node_ids)
     kept = set(keep)
     roots = [r for r in model.roots if r in kept]
@@ -262,7 +329,7 @@ def to_dot(model: PlanModel, node_ids: list[str] | None = None, selected: str | 
         hidden = _hidden_count(model, node_id, kept) if node_id in view.collapsed else 0
         effects = shown_effects(model, node)
         attrs = [
-            f"label={node_label(node, view.max_rows, pal, hidden, effects, node.id in view.unrunnable)}",
+            f"label={node_label(node, view.max_rows, pal, hidden, effects, node.id in view.unrunnable, stats.get(node.id))}",
             f"id={_quote('node-' + node.id)}",
             f"tooltip={_quote(node.id + ' ' + title(node.kind))}",
         ]
@@ -284,6 +351,7 @@ def to_dot(model: PlanModel, node_ids: list[str] | None = None, selected: str | 
             fill = pal.selected_fill
             attrs.append("penwidth=3")
         attrs.append(f'fillcolor="{fill}"')
+        attrs.extend(_stat_attrs(stats.get(node.id), pal))
         if node.id in view.collapsed and hidden:
             attrs.append('peripheries=2')
         lines.append(f"  {_quote(node.id)} [{', '.join(attrs)}];")
@@ -293,14 +361,25 @@ def to_dot(model: PlanModel, node_ids: list[str] | None = None, selected: str | 
         if edge.source not in kept or edge.target not in kept or edge.source in view.collapsed:
             continue
         attrs = []
+        label = ""
         if edge.kind == "reference":
-            attrs += ["style=bold", f'color="{pal.reference}"', 'label="ref"']
+            attrs += ["style=bold", f'color="{pal.reference}"']
+            label = "ref"
         elif edge.kind == "subquery":
-            attrs += ["style=dashed", 'label="subquery"']
+            attrs += ["style=dashed"]
+            label = "subquery"
         if view.trace in PROPERTIES:
             text = _edge_property(model, edge.target, view.trace)
             if text:
-                attrs = [a for a in attrs if not a.startswith("label=")] + [f"label={_quote(_esc(text, 40))}", "penwidth=2"]
+                label = _esc(text, 40)
+                attrs.append("penwidth=2")
+        stat = stats.get(edge.target)
+        if stat is not None and stat.rows is not None and edge.kind != "subquery":
+            # The profile overlay: the rows flowing along the edge, and a width by their count.
+            label = rows_text(stat.rows) + (f" · {label}" if label else "")
+            attrs = [a for a in attrs if not a.startswith("penwidth=")] + [f"penwidth={edge_penwidth(stat.rows)}"]
+        if label:
+            attrs.append(f"label={_quote(label)}")
         suffix = f" [{', '.join(attrs)}]" if attrs else ""
         # Data flows from the input (target) up into the consumer (source).
         lines.append(f"  {_quote(edge.target)} -> {_quote(edge.source)}{suffix};")
