@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
 
+from ui.entry import through_app
 from ui.graph_click import graph_click
 from ui.plan_source import current_model, executability_of, plan_sidebar
+from ui.profile_panel import profile_controls, profile_overlay, profile_table
 from ui.run_panel import run_tab
+from ui.share import share_link_widget
 from viz.errors import Severity
 from viz.export import svg_or_none
 from viz.model import PlanModel
 from viz.render import View, title, to_dot
 from viz.report import input_columns, node_report, property_rules, search
+
+through_app()
 
 _SEVERITY_WIDGET = {Severity.ERROR: st.error, Severity.WARNING: st.warning, Severity.INFO: st.info}
 TRACE = {"none": None, "orderedness": "orderedness", "distribution": "distribution"}
@@ -181,9 +187,13 @@ def main() -> None:
 
     graph_col, side_col = st.columns([3, 2], gap="medium")
     with graph_col:
+        profile = profile_controls(plan, model)
+        view = replace(view, profile=profile_overlay(profile))
         dot = to_dot(model, view=view)
         st.graphviz_chart(dot, width="stretch")
         graph_click("graph_click", _on_graph_click)
+        if profile is not None:
+            profile_table(model, profile)
         c1, c2 = st.columns(2)
         c1.download_button("Graph (DOT)", dot, file_name="plan.dot", mime="text/vnd.graphviz")
         svg = _svg(to_dot(model, view=View(theme="light", max_rows=view.max_rows)))
@@ -193,6 +203,7 @@ def main() -> None:
             c2.caption("SVG export needs Graphviz's `dot` on the server (`apt-get install graphviz`).")
     with side_col:
         _inspector(plan, model, selected, runnable)
+        share_link_widget(plan, selected, page="")
         st.divider()
         _diagnostics_list(model)
 

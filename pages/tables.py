@@ -10,8 +10,11 @@ import streamlit as st
 from executor.catalog import SUFFIX_FORMATS
 from executor.errors import ExecutionError
 from ui.data import TPCH_SCALE, bindings, catalog_for, safe_file_name, sample_data_kind, uploads_dir
+from ui.entry import through_app
 from ui.plan_source import current_model, plan_sidebar
 from viz.tables import plan_tables
+
+through_app()
 
 
 def main() -> None:

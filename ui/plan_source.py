@@ -81,6 +81,7 @@ def _on_upload() -> None:
         st.session_state["plan_error"] = f"{f.name}: {size:,} bytes is over the {MAX_PLAN_BYTES:,}-byte limit for a plan"
         return
     st.session_state["plan"] = Plan(f.getvalue(), f.name)
+    st.query_params.pop("plan", None)
     st.session_state.pop("node", None)
 
 
@@ -93,6 +94,7 @@ def _on_sample() -> None:
         st.session_state.pop("plan", None)
         st.query_params.pop("sample", None)
     st.query_params.pop("node", None)
+    st.query_params.pop("plan", None)  # a shared plan's link no longer describes what is shown
     st.session_state.pop("node", None)
 
 
@@ -100,7 +102,20 @@ def _on_paste() -> None:
     text = st.session_state.get("plan_pasted", "")
     if text.strip():
         st.session_state["plan"] = Plan(text.encode(), "pasted JSON")
+        st.query_params.pop("plan", None)
         st.session_state.pop("node", None)
+
+
+def _open_shared(digest: str) -> None:
+    """Open the plan a share link names (``?plan=<sha256>``), or say it is not here."""
+    from ui.share import is_digest, load_shared
+
+    data = load_shared(digest)
+    if data is None:
+        what = "is not on this server" if is_digest(digest) else "is not a plan link (expected 64 lowercase hex characters)"
+        st.session_state["plan_error"] = f"The shared plan {digest[:16]} {what}; open a sample or upload the plan instead."
+        return
+    st.session_state["plan"] = Plan(data, f"shared plan {digest[:8]}")
 
 
 def plan_sidebar() -> Plan | None:
@@ -111,6 +126,9 @@ def plan_sidebar() -> Plan | None:
     if "plan" not in st.session_state and linked in names:
         st.session_state["plan"] = _read_sample(linked)
         st.session_state["plan_sample"] = linked
+    shared = st.query_params.get("plan")
+    if "plan" not in st.session_state and shared:
+        _open_shared(shared)
     titles = sample_titles()
     with st.sidebar:
         st.header("Plan")

@@ -1,0 +1,221 @@
+"""Compare two plans: both graphs with matched nodes numbered alike and differences coloured, a
+summary, a table of the differences, and one matched pair in detail. The matching is viz.diff's."""
+
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+import streamlit as st
+
+from ui.compare_panel import compare_panel
+from ui.data import catalog_for
+from ui.entry import through_app
+from ui.plan_source import SAMPLES, Plan, analyze_cached, sample_titles, samples
+from viz.diff import STATUSES, NodeDiff, PlanDiff, diff_plans
+from viz.diff_render import combined_dot, side_dots
+from viz.load import MAX_PLAN_BYTES
+from viz.model import PlanModel
+from viz.render import title
+
+through_app()
+
+NONE = "(none)"
+#: Sample pairs: the same query from two producers.
+PAIRS = {
+    "TPC-H q3: isthmus vs DataFusion": ("tpch_q03_isthmus.json", "tpch_q03_datafusion.json"),
+    "TPC-H q3: isthmus vs DuckDB": ("tpch_q03_isthmus.json", "tpch_q03_duckdb.json"),
+    "TPC-H q3: DataFusion vs DuckDB": ("tpch_q03_datafusion.json", "tpch_q03_duckdb.json"),
+}
+SIDES = {"a": "Left plan (a)", "b": "Right plan (b)"}
+_HIGHLIGHT = "background-color: rgba(255, 179, 0, 0.35)"
+
+
+def _read_sample(name: str) -> Plan | None:
+    if name not in samples():  # only files of the folder
+        return None
+    with open(os.path.join(SAMPLES, name), "rb") as fh:
+        return Plan(fh.read(), name, name)
+
+
+def _on_upload(side: str) -> None:
+    f = st.session_state.get(f"compare_upload_{side}")
+    if f is None:
+        return
+    if getattr(f, "size", 0) and f.size > MAX_PLAN_BYTES:
+        st.session_state[f"compare_error_{side}"] = f"{f.name}: {f.size:,} bytes is over the {MAX_PLAN_BYTES:,}-byte limit for a plan"
+        return
+    st.session_state[f"compare_{side}"] = Plan(f.getvalue(), f.name)
+
+
+def _on_sample(side: str) -> None:
+    name = st.session_state.get(f"compare_sample_{side}")
+    plan = _read_sample(name) if name and name != NONE else None
+    if plan is None:
+        st.session_state.pop(f"compare_{side}", None)
+    else:
+        st.session_state[f"compare_{side}"] = plan
+
+
+def _on_pair() -> None:
+    pair = PAIRS.get(st.session_state.get("compare_pair", NONE))
+    if pair is None:
+        return
+    for side, name in zip("ab", pair):
+        st.session_state[f"compare_sample_{side}"] = name
+        _on_sample(side)
+    st.session_state.pop("compare_selected", None)
+
+
+def _inputs() -> None:
+    names = samples()
+    titles = sample_titles()
+    st.selectbox("Open a sample pair", [NONE, *[p for p, files in PAIRS.items() if all(f in names for f in files)]],
+                 key="compare_pair", on_change=_on_pair,
+                 help="The same query from two producers")
+    cols = st.columns(2)
+    for side, col in zip("ab", cols):
+        with col:
+            st.markdown(f"**{SIDES[side]}**")
+            st.file_uploader("Upload a plan (protobuf JSON or binary)", key=f"compare_upload_{side}",
+                             on_change=_on_upload, args=(side,))
+            st.selectbox("…or a sample", [NONE, *names], key=f"compare_sample_{side}", on_change=_on_sample, args=(side,),
+                         format_func=lambda n: n if n == NONE else f"{titles.get(n, n)} ({n})")
+
+
+def _model(side: str) -> PlanModel | None:
+    """The model of one side; ``st.error`` naming the file when it is not a plan."""
+    error = st.session_state.pop(f"compare_error_{side}", None)
+    if error:
+        st.error(error)
+    plan: Plan | None = st.session_state.get(f"compare_{side}")
+    if plan is None:
+        return None
+    result = analyze_cached(plan.data)
+    if isinstance(result, str):
+        st.error(f"{plan.source} is not a Substrait plan: {result}")
+        return None
+    return result
+
+
+@st.cache_data(show_spinner="Matching the plans…", max_entries=16)
+def _diff(data_a: bytes, data_b: bytes, ignore_case: bool) -> PlanDiff:
+    a, b = analyze_cached(data_a), analyze_cached(data_b)
+    return diff_plans(a, b, ignore_case=ignore_case)
+
+
+def _theme() -> str:
+    try:
+        return "dark" if st.context.theme.type == "dark" else "light"
+    except AttributeError:
+        return "light"
+
+
+def _summary(diff: PlanDiff) -> None:
+    counts = diff.summary
+    for col, status in zip(st.columns(4), STATUSES):
+        col.metric(status, counts[status])
+
+
+def _pair_label(a: PlanModel, b: PlanModel, e: NodeDiff) -> str:
+    return f"#{e.number} · {e.a} {title(a.node(e.a).kind)} ↔ {e.b} {title(b.node(e.b).kind)} ({e.status})"
+
+
+def _schema_frame(model: PlanModel, node_id: str, marked: set[int]) -> pd.DataFrame | object:
+    rows = model.node(node_id).schema_json() or []
+    frame = pd.DataFrame(rows, columns=["index", "name", "type", "nullable"])
+    return frame.style.apply(lambda r: [_HIGHLIGHT if r["index"] in marked else "" for _ in r], axis=1)
+
+
+def _pair_detail(a: PlanModel, b: PlanModel, e: NodeDiff, labels: tuple[str, str]) -> None:
+    marked_a = {d.index for d in e.differences if d.aspect == "schema" and d.index is not None and d.what != "only in b"}
+    marked_b = {d.index for d in e.differences if d.aspect == "schema" and d.index is not None and d.what != "only in a"}
+    marked_b |= {int(d.b) for d in e.differences if d.what.startswith("moved ") and d.b is not None}
+    sides = zip("ab", labels, (a, b), (e.a, e.b), (marked_a, marked_b), st.columns(2))
+    for side, side_label, model, node_id, marked, col in sides:
+        with col:
+            node = model.node(node_id)
+            st.markdown(f"**{side_label}: {title(node.kind)} · {node_id}**")
+            if node.info.detail:
+                st.caption(node.info.detail)
+            if node.schema is None:
+                st.warning("The output schema could not be derived.")
+            else:
+                st.dataframe(_schema_frame(model, node_id, marked), hide_index=True, width="stretch")
+    if not e.differences:
+        st.success("The two nodes are the same: kind, schema, expressions and detail.")
+        return
+    st.caption("Highlighted rows: fields whose name, type or nullability differ, or that only one side has.")
+    other = [d for d in e.differences if d.aspect != "expression"]
+    if other:
+        st.dataframe(pd.DataFrame([d.to_json() for d in other], columns=["aspect", "what", "index", "a", "b"]),
+                     hide_index=True, width="stretch")
+    for d in (d for d in e.differences if d.aspect == "expression"):
+        st.markdown(f"**Expression `{d.what}`**")
+        ca, cb = st.columns(2)
+        ca.code(d.a if d.a is not None else "(none)", language=None, wrap_lines=True)
+        cb.code(d.b if d.b is not None else "(none)", language=None, wrap_lines=True)
+
+
+def main() -> None:
+    st.title("Compare plans")
+    _inputs()
+    a, b = _model("a"), _model("b")
+    if a is None or b is None:
+        if not st.session_state.get("compare_a") or not st.session_state.get("compare_b"):
+            st.info("Choose two plans, left and right (upload or sample), or open a sample pair: the same query "
+                    "from two producers, or a plan before and after a change.")
+        return
+    plan_a, plan_b = st.session_state["compare_a"], st.session_state["compare_b"]
+    labels = (plan_a.source, plan_b.source)
+    with st.sidebar:
+        st.header("Compare")
+        ignore_case = st.toggle("Ignore upper/lower case", key="compare_ignore_case",
+                                help="isthmus writes L_ORDERKEY where DataFusion writes l_orderkey")
+        layout = st.radio("Layout", ["side by side", "one graph"], key="compare_layout", horizontal=True,
+                          help="One graph joins matched nodes with dashed lines")
+        max_rows = st.slider("Schema rows per node", 2, 40, 6, key="compare_rows")
+    diff = _diff(plan_a.data, plan_b.data, ignore_case)
+    _summary(diff)
+    st.caption("Matched nodes carry the same #number on both sides. Green: only in b (added); red: only in a "
+               "(removed); amber: matched with differences; plain: the same.")
+
+    pairs = diff.pairs()
+    numbers = [e.number for e in pairs]
+    if st.session_state.get("compare_selected") not in numbers:
+        changed = [e.number for e in pairs if e.status == "changed"]
+        st.session_state["compare_selected"] = (changed or numbers or [None])[0]
+    selected = st.session_state["compare_selected"]
+
+    theme = _theme()
+    if layout == "one graph":
+        st.graphviz_chart(combined_dot(a, b, diff, theme, max_rows, labels), width="stretch")
+    else:
+        dot_a, dot_b = side_dots(a, b, diff, theme, max_rows, selected)
+        for label, dot, col in zip(labels, (dot_a, dot_b), st.columns(2)):
+            with col:
+                st.markdown(f"**{label}**")
+                st.graphviz_chart(dot, width="stretch")
+
+    st.subheader("Differences")
+    shown = st.multiselect("Show", list(STATUSES), default=["changed", "removed", "added"], key="compare_status")
+    rows = [r for r in diff.rows() if r["status"] in shown]
+    st.dataframe(pd.DataFrame(rows, columns=["status", "#", "a", "b", "kind", "differences"]),
+                 hide_index=True, width="stretch")
+
+    st.subheader("A matched pair")
+    if not pairs:
+        st.info("No node of one plan matches a node of the other.")
+        return
+    by_number = {e.number: e for e in pairs}
+    st.selectbox("Matched pair", numbers, key="compare_selected", format_func=lambda n: _pair_label(a, b, by_number[n]))
+    entry = by_number[st.session_state["compare_selected"]]
+    _pair_detail(a, b, entry, labels)
+    st.markdown("**Their rows**")
+    st.caption("Run both nodes on Spark (each against its plan's data) and compare row counts, columns and "
+               "the rows only one side has.")
+    compare_panel(a, entry.a, b, entry.b, catalog_for(plan_a, generate=True), catalog_for(plan_b, generate=True),
+                  key="compare_outputs", labels=labels, button="Compare their rows on Spark")
+
+
+main()

@@ -1,0 +1,146 @@
+"""Present a plan to an audience: the graph large, every step in plain words from the leaves to the
+root, the selected step's sample rows, and a link that reopens the same plan at the same step.
+
+The selection is the Inspect page's (``st.session_state["node"]`` and ``?node=``), so switching
+pages keeps the node.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from executor.errors import ExecutionError
+from executor.run import run_node
+from ui.data import catalog_for
+from ui.entry import through_app
+from ui.graph_click import graph_click
+from ui.plan_source import current_model, executability_of, plan_sidebar
+from ui.share import share_link_widget
+from viz.describe import describe_plan, story_order
+from viz.model import PlanModel
+from viz.render import View, title, to_dot
+
+through_app()
+
+SAMPLE_LIMIT = 20
+MAX_STEPS = 300  # steps listed as buttons; bigger plans list the first ones and say how many more
+_MARKDOWN = str.maketrans({c: "\\" + c for c in "\\`*_$[]<>~#|"})
+
+
+def md_escape(text: str) -> str:
+    """Plain text made safe for a Markdown label (no accidental italics, links or formulas)."""
+    return text.translate(_MARKDOWN)
+
+
+def _select(node_id: str) -> None:
+    st.session_state["node"] = node_id
+
+
+def _on_graph_click() -> None:
+    value = st.session_state.get("present_graph_click")
+    node = value.get("node") if isinstance(value, dict) else getattr(value, "node", None)
+    if node and node in st.session_state.get("node_ids", ()):
+        st.session_state["node"] = node
+
+
+def _theme() -> str:
+    try:
+        return "dark" if st.context.theme.type == "dark" else "light"
+    except AttributeError:
+        return "light"
+
+
+def _story(model: PlanModel, order: list[str], sentences: dict[str, str], selected: str) -> None:
+    st.subheader("The plan, step by step")
+    st.caption("From the tables read to the result. Click a step's number (or a box in the graph) to select it.")
+    for number, node_id in enumerate(order[:MAX_STEPS], start=1):
+        pick, text = st.columns([1, 7], vertical_alignment="center")
+        pick.button(
+            str(number), key=f"present_step_{node_id}", on_click=_select, args=(node_id,),
+            type="primary" if node_id == selected else "secondary",
+            help=f"Select step {number}: {title(model.node(node_id).kind)} · node {node_id}",
+        )
+        words = md_escape(sentences[node_id])
+        text.markdown(f"**:orange-background[{words}]**" if node_id == selected else words)
+    if len(order) > MAX_STEPS:
+        st.caption(f"…and {len(order) - MAX_STEPS} more steps: pick them in the sidebar or the graph.")
+
+
+def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
+    ok, reason = executability_of(plan.data).get(node_id, (True, None))
+    if not ok:
+        st.info(f"This step cannot run on Spark: {reason}")
+    key = (hash(plan.data), node_id)
+    if st.button("Show sample rows", key="present_show_rows", disabled=not ok, type="primary"):
+        with st.spinner(f"Running step {node_id} on Spark…"):
+            try:
+                result = run_node(model, node_id, catalog=catalog_for(plan, generate=True), limit=SAMPLE_LIMIT)
+                st.session_state["present_result"] = (key, result, None)
+            except ExecutionError as exc:
+                st.session_state["present_result"] = (key, None, str(exc))
+            except Exception as exc:  # a bug of ours: a message, not a traceback, in front of an audience
+                st.session_state["present_result"] = (key, None, f"internal error: {type(exc).__name__}: {exc}")
+    shown = st.session_state.get("present_result")
+    if shown is None or shown[0] != key:
+        return
+    _, result, error = shown
+    if error is not None:
+        st.error(error)
+        return
+    st.dataframe(result.rows, hide_index=True, width="stretch")
+    n = len(result.rows)
+    more = " (the first ones)" if n >= SAMPLE_LIMIT else ""
+    st.caption(f"{n} row{'s' if n != 1 else ''}{more}, ran in {result.elapsed_s:.1f}s")
+    for w in result.warnings:
+        st.caption(f"⚠ {w}")
+
+
+def main() -> None:
+    plan = plan_sidebar()
+    model = current_model(plan)
+    if model is None:
+        if plan is None:
+            st.title("Present a plan")
+            st.info("Open a plan in the sidebar (a sample, an upload or pasted JSON) to present it.")
+        return
+    node_ids = list(model.graph.nodes)
+    if not node_ids:
+        st.warning("The plan has no relations to present.")
+        return
+    st.session_state["node_ids"] = node_ids
+    wanted = st.session_state.get("node") or st.query_params.get("node")
+    if wanted not in node_ids:
+        wanted = model.roots[0] if model.roots else node_ids[0]
+    st.session_state["node"] = wanted
+    st.query_params["node"] = wanted
+
+    sentences = describe_plan(model)
+    order = story_order(model)
+    number = {node_id: i for i, node_id in enumerate(order, start=1)}
+    with st.sidebar:
+        st.header("Step")
+        st.selectbox("Selected step", order, key="node",
+                     format_func=lambda i: f"{number[i]}. {sentences[i][:80]}")
+        max_rows = st.slider("Schema rows per box", 0, 20, 4, key="present_max_rows")
+    selected = st.session_state["node"]
+
+    st.markdown(f"#### {md_escape(plan.source)}")
+    graph_col, side_col = st.columns([3, 2], gap="large")
+    with graph_col:
+        dot = to_dot(model, view=View(selected=selected, theme=_theme(), max_rows=max_rows))
+        st.graphviz_chart(dot, width="stretch")
+        graph_click("present_graph_click", _on_graph_click)
+    with side_col:
+        node = model.node(selected)
+        st.subheader(f"Step {number[selected]}: {title(node.kind)}")
+        st.markdown(f"**{md_escape(sentences[selected])}**")
+        if node.schema:
+            st.caption("Columns: " + md_escape(", ".join(f.name for f in node.schema[:20]))
+                       + (f" and {len(node.schema) - 20} more" if len(node.schema) > 20 else ""))
+        _sample_rows(plan, model, selected)
+        st.divider()
+        _story(model, order, sentences, selected)
+        st.divider()
+        share_link_widget(plan, selected, page="present")
+
+main()

@@ -1,0 +1,154 @@
+"""SQL to plan: type SQL over the bound tables and get its Substrait plan from DataFusion's producer,
+then inspect it or step through it like an uploaded plan.
+
+The tables are the ones the executor would read: the tutorial tables, TPC-H (scale 0.01) when
+chosen, and the user's own tables from the Tables page, resolved by the same catalog.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+import streamlit as st
+
+from executor.catalog import Catalog
+from executor.data import CACHE, tpch
+from executor.errors import ExecutionError
+from executor.sql_plan import MAX_SQL_CHARS, SqlPlan, catalog_tables, sql_to_plan
+from ui.data import TPCH_SCALE, TUTORIAL_DATA, USER_DATA, bindings, uploads_dir
+from ui.entry import through_app
+from ui.plan_source import Plan, analyze_cached
+from ui.sql_examples import EXAMPLES
+from viz.errors import Severity
+from viz.render import View, to_dot
+
+through_app()
+
+OWN = "(your own query)"
+DATA = {"tutorial": "Tutorial tables (orders, products)", "tpch": f"TPC-H (scale {TPCH_SCALE:g}, generated on first use)"}
+
+
+@dataclass(frozen=True)
+class Made:
+    """The last plan made on this page."""
+
+    sql: str
+    data: str  # a key of DATA
+    plan: SqlPlan
+
+
+def _on_example() -> None:
+    example = EXAMPLES.get(st.session_state.get("sql_example", OWN))
+    if example is not None:
+        st.session_state["sql_text"] = example.sql
+        st.session_state["sql_data"] = example.data
+
+
+def _catalog(data: str, generate: bool = True) -> Catalog:
+    """The catalog the Inspect page will run this plan with (``ui.data.roots_for`` for a non-sample
+    plan, with ``use_tpch`` as chosen here): TPC-H first, then uploads, user data, the tutorial.
+
+    ``generate``: generate TPC-H now if it is not there yet (a few seconds)."""
+    roots = []
+    if data == "tpch":
+        folder = tpch(TPCH_SCALE) if generate else os.path.join(CACHE, f"tpch-sf{TPCH_SCALE:g}")
+        if os.path.isdir(folder):
+            roots.append(folder)
+    roots.append(uploads_dir())
+    if USER_DATA and os.path.isdir(USER_DATA):
+        roots.append(USER_DATA)
+    roots.append(TUTORIAL_DATA)
+    catalog = Catalog(data_roots=roots)
+    for name, path in bindings().items():
+        try:
+            catalog.bind(name, path)
+        except ExecutionError:  # a binding whose file went away: the Tables page shows it unbound
+            pass
+    return catalog
+
+
+def _make(sql: str, data: str) -> None:
+    st.session_state.pop("sql_made", None)
+    st.session_state.pop("sql_error", None)
+    try:
+        with st.spinner("Planning with DataFusion…"):
+            tables = catalog_tables(_catalog(data))
+            st.session_state["sql_made"] = Made(sql, data, sql_to_plan(sql, tables))
+    except ExecutionError as exc:  # SqlError, or TPC-H that could not be generated
+        st.session_state["sql_error"] = str(exc)
+
+
+def _source(sql: str) -> str:
+    text = re.sub(r"\s+", " ", sql).strip()
+    return "SQL: " + (text[:40] + "…" if len(text) > 40 else text)
+
+
+def _open(made: Made, page: str) -> None:
+    st.session_state["plan"] = Plan(made.plan.data, source=_source(made.sql))
+    st.session_state.pop("node", None)
+    st.query_params.pop("sample", None)
+    st.query_params.pop("node", None)
+    st.session_state["use_tpch"] = made.data == "tpch"
+    st.switch_page(page)
+
+
+def _theme() -> str:
+    try:
+        return "dark" if st.context.theme.type == "dark" else "light"
+    except AttributeError:
+        return "light"
+
+
+def _result(made: Made) -> None:
+    model = analyze_cached(made.plan.data)
+    if isinstance(model, str):  # DataFusion made something our model cannot load
+        st.error(f"DataFusion produced a plan this app cannot load: {model}")
+        return
+    for w in made.plan.warnings:
+        st.warning(w)
+    problems = [d for d in model.all_diagnostics() if d.severity is Severity.ERROR]
+    for d in problems:
+        st.error(f"{d.node} · {d.code}: {d.message}")
+    used = ", ".join(made.plan.tables_used) or "no tables"
+    st.caption(f"Substrait plan from DataFusion · {len(model.graph.nodes)} nodes · reads {used}")
+    c1, c2, c3 = st.columns(3)
+    if c1.button("Inspect this plan", key="sql_inspect", type="primary"):
+        _open(made, "pages/inspect.py")
+    if c2.button("Step through", key="sql_step"):
+        _open(made, "pages/step.py")
+    c3.download_button("Download plan (JSON)", made.plan.data, file_name="plan.json", mime="application/json",
+                       key="sql_download")
+    graph_tab, json_tab = st.tabs(["Graph", "JSON"])
+    with graph_tab:
+        st.graphviz_chart(to_dot(model, view=View(theme=_theme())), width="stretch")
+    with json_tab:
+        st.code(made.plan.data.decode(), language="json")
+
+
+def main() -> None:
+    st.title("SQL to plan")
+    st.caption(
+        "Type a query over the tables below; DataFusion plans it (without running it) and its Substrait "
+        "producer writes the plan. Then inspect it or step through it like an uploaded plan."
+    )
+    st.session_state.setdefault("sql_data", "tutorial")
+    st.selectbox("Example", [OWN, *EXAMPLES], key="sql_example", on_change=_on_example)
+    data = st.radio("Tables", list(DATA), format_func=DATA.get, key="sql_data", horizontal=True,
+                    help="Your own tables from the Tables page are always included")
+    names = sorted(catalog_tables(_catalog(data, generate=False)))
+    st.caption("Tables: " + (", ".join(f"`{n}`" for n in names) or "none yet")
+               + (" (TPC-H is generated when you make the plan)" if data == "tpch" and "lineitem" not in names else ""))
+    sql = st.text_area("SQL", key="sql_text", height=240, max_chars=MAX_SQL_CHARS,
+                       placeholder="SELECT ... FROM orders JOIN products ...")
+    if st.button("Make plan", key="sql_make", type="primary"):
+        _make(sql, data)
+    if "sql_error" in st.session_state:
+        st.error(st.session_state["sql_error"])
+    made = st.session_state.get("sql_made")
+    if made is not None:
+        _result(made)
+
+
+main()

@@ -1,0 +1,185 @@
+"""Step through a plan: start at a leaf, step up to the parent or down to an input, and at each
+step run the node (a sample of rows) beside its inputs, with one line saying what it did.
+
+The current node is ``st.session_state["node"]`` (shared with Inspect) and ``?node=`` in the URL.
+Keyboard: K parent, 1-9 the n-th input, G run.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from executor.compare import describe_step
+from executor.errors import ExecutionError
+from executor.run import RunResult, run_node
+from ui.compare_panel import compare_panel
+from ui.data import catalog_for
+from ui.entry import through_app
+from ui.plan_source import Plan, current_model, executability_of, plan_sidebar
+from ui.profile_panel import finished_profile, profile_overlay
+from viz.model import PlanModel
+from viz.render import View, title, to_dot
+
+through_app()
+
+BIG_PLAN = 25  # nodes; above this the graph shows the neighbourhood of the current node only
+SAME_ROWS_KINDS = {"filter", "sort", "fetch"}  # output rows are input rows: compare them
+
+
+def _parents(model: PlanModel, node_id: str) -> list[str]:
+    return [e.source for e in model.graph.edges if e.target == node_id and e.kind in ("input", "reference")]
+
+
+def _leaves(model: PlanModel) -> list[str]:
+    return [n for n in model.graph.nodes if not model.node(n).inputs]
+
+
+def _go(node_id: str) -> None:
+    st.session_state["node"] = node_id
+    st.query_params["node"] = node_id
+
+
+def _on_leaf() -> None:
+    leaf = st.session_state.get("step_leaf")
+    if leaf:
+        _go(leaf)
+
+
+def _label(model: PlanModel, node_id: str) -> str:
+    n = model.node(node_id)
+    return f"{node_id} · {title(n.kind)}" + (f" · {n.info.detail[:60]}" if n.info.detail else "")
+
+
+def _results() -> dict:
+    return st.session_state.setdefault("step_results", {})
+
+
+def _run(plan: Plan, model: PlanModel, node_ids: list[str], limit: int, timeout_s: float) -> None:
+    """Run each node (first ``limit`` rows and the exact count), keeping a result or an error message."""
+    try:
+        catalog = catalog_for(plan, generate=True)
+    except ExecutionError as exc:
+        for nid in node_ids:
+            _results()[(hash(plan.data), nid, limit)] = str(exc)
+        return
+    for nid in node_ids:
+        try:
+            result: RunResult | str = run_node(model, nid, catalog=catalog, limit=limit, count=True, timeout_s=timeout_s)
+        except ExecutionError as exc:
+            result = str(exc)
+        except Exception as exc:  # noqa: BLE001 - a bug of ours: say so instead of a traceback in the page
+            result = f"internal error while running node {nid}: {type(exc).__name__}: {exc}"
+        _results()[(hash(plan.data), nid, limit)] = result
+
+
+def _rows_block(model: PlanModel, nid: str, heading: str, result: RunResult | str | None) -> None:
+    st.markdown(f"**{heading}** · {title(model.node(nid).kind)} {nid}")
+    if result is None:
+        st.caption("Not run yet.")
+    elif isinstance(result, str):
+        st.error(result)
+    else:
+        total = f"{result.row_count:,} rows" if result.row_count is not None else f"more than {len(result.rows):,} rows"
+        st.caption(f"{total}, showing {len(result.rows):,}")
+        st.dataframe(result.rows, hide_index=True, width="stretch")
+
+
+def _graph(plan: Plan, model: PlanModel, node_id: str, parents: list[str], inputs: list[str]) -> None:
+    big = len(model.graph.nodes) > BIG_PLAN
+    ids = None
+    if big:
+        grand = [g for p in parents for g in _parents(model, p)]
+        below = [c for i in inputs for c in model.node(i).inputs]
+        ids = list(dict.fromkeys([*grand, *parents, node_id, *inputs, *below]))
+    profile = finished_profile(plan)
+    view = View(selected=node_id, max_rows=4 if big else 6, profile=profile_overlay(profile))
+    st.graphviz_chart(to_dot(model, node_ids=ids, view=view), width="stretch")
+    if big:
+        st.caption("The neighbourhood of the current node (the plan is large): two levels up and down.")
+
+
+def main() -> None:
+    plan = plan_sidebar()
+    model = current_model(plan)
+    if model is None:
+        st.title("Step through a plan")
+        if plan is None:
+            st.info("Open a plan in the sidebar (upload, sample or paste), then step through it node by node.")
+        return
+    node_ids = list(model.graph.nodes)
+    if not node_ids:
+        st.warning("The plan has no relations to step through.")
+        return
+    leaves = _leaves(model)
+    wanted = st.session_state.get("node") or st.query_params.get("node")
+    if wanted not in node_ids:
+        wanted = leaves[0] if leaves else node_ids[0]
+    _go(wanted)
+    node_id = wanted
+    with st.sidebar:
+        st.header("Step")
+        st.selectbox("Start at a leaf", leaves, index=None, key="step_leaf", on_change=_on_leaf,
+                     format_func=lambda n: _label(model, n), placeholder="choose a leaf")
+        limit = int(st.number_input("Rows to show", 1, 1000, 20, key="step_limit"))
+        timeout_s = float(st.number_input("Timeout (s)", 5, 3600, 120, key="step_timeout"))
+        st.caption("Keys: **K** parent · **1**-**9** input · **G** run")
+
+    node = model.node(node_id)
+    parents = _parents(model, node_id)
+    inputs = list(node.inputs)
+    st.subheader(f"{title(node.kind)} · {node_id}")
+    if node.info.detail:
+        st.caption(node.info.detail)
+
+    nav = st.container(horizontal=True)
+    nav.button("⬆ Parent", key="step_parent", disabled=not parents, on_click=_go, args=(parents[0],) if parents else (),
+               shortcut="K", help=f"Go up to {parents[0]}" if parents else "A root: no parent")
+    for i, inp in enumerate(inputs):
+        nav.button(f"⬇ Input {i + 1}: {title(model.node(inp).kind)}", key=f"step_input_{i}", on_click=_go, args=(inp,),
+                   shortcut=str(i + 1) if i < 9 else None, help=f"Go down to {_label(model, inp)}")
+    ok, reason = executability_of(plan.data).get(node_id, (True, None))
+    run = nav.button("▶ Run", key="step_run", type="primary", disabled=not ok, shortcut="G",
+                     help="Run this node and its inputs (a sample of rows and the exact count)")
+    if not ok:
+        st.warning(f"This node cannot run on Spark: {reason}")
+    if len(parents) > 1:
+        st.caption("Shared by several parents: " + ", ".join(parents) + f" (⬆ goes to {parents[0]})")
+
+    graph_col, rows_col = st.columns([2, 3], gap="medium")
+    with graph_col:
+        _graph(plan, model, node_id, parents, inputs)
+    with rows_col:
+        _rows(plan, model, node, inputs, run, limit, timeout_s, ok)
+
+
+def _rows(plan: Plan, model: PlanModel, node, inputs: list[str], run: bool, limit: int, timeout_s: float, ok: bool) -> None:
+    """The node's rows beside its inputs' rows, what it did, and the comparison with its input."""
+    node_id = node.id
+    if run:
+        with st.spinner(f"Running node {node_id} and its inputs on Spark…"):
+            _run(plan, model, [*inputs, node_id], limit, timeout_s)
+    key = hash(plan.data)
+    own = _results().get((key, node_id, limit))
+    ins = [_results().get((key, i, limit)) for i in inputs]
+    if isinstance(own, RunResult) and own.row_count is not None and all(
+            isinstance(r, RunResult) and r.row_count is not None for r in ins):
+        st.info(f"**What it did:** {describe_step(model, node_id, own.row_count, [r.row_count for r in ins])}")
+    if own is None and not run:
+        st.caption("Press ▶ Run (or G) to see this node's rows beside its inputs' rows.")
+        return
+    cols = st.columns(len(inputs) + 1)
+    for i, (inp, res) in enumerate(zip(inputs, ins)):
+        with cols[i]:
+            _rows_block(model, inp, f"Input {i + 1}", res)
+    with cols[-1]:
+        _rows_block(model, node_id, "Output", own)
+
+    if node.kind in SAME_ROWS_KINDS and len(inputs) == 1 and ok:
+        st.markdown("##### Compared with its input")
+        catalog = catalog_for(plan, generate=True)
+        compare_panel(model, inputs[0], model, node_id, catalog, catalog, key="step_compare",
+                      labels=(f"input {inputs[0]}", f"output {node_id}"), sample=limit, timeout_s=timeout_s,
+                      button="Compare with input (which rows were dropped)")
+
+
+main()

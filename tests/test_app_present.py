@@ -1,0 +1,163 @@
+"""The Present page (AppTest): the plan in plain words, the selected step, sample rows, share links."""
+
+from __future__ import annotations
+
+import os
+
+import duckdb
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui import share
+from viz.describe import describe_plan, story_order
+from viz.model import analyze
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+APP = os.path.join(ROOT, "app.py")
+PRESENT = "pages/present.py"
+
+# The tutorial plan's steps from the leaves to the root, each checked by hand against its JSON
+# (tests/test_describe.py says why each sentence is right).
+TUTORIAL_STORY = [
+    "Reads table orders (4 columns: product_id, quantity, order_date and price).",
+    "Reads table products (4 columns: product_id, categories, details and product_name).",
+    "Keeps products whose categories does not contain 'Computers'.",
+    "Joins orders to products on product_id = product_id, keeping only matches.",
+    "Sums quantity × price per product_id and product_name.",
+]
+
+
+def _present(**query: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.switch_page(PRESENT)
+    return at.run()
+
+
+def _steps(at: AppTest) -> list:
+    return [b for b in at.button if b.key and b.key.startswith("present_step_")]
+
+
+def _plain(label: str) -> str:
+    return label.replace("\\", "")  # the text is Markdown-escaped
+
+
+def _story(at: AppTest) -> list[str]:
+    """The step sentences in page order (the selected one is bold on a highlight)."""
+    sentences = []
+    for m in at.markdown:
+        text = _plain(m.value)
+        if text.startswith("**:orange-background["):
+            text = text[len("**:orange-background["):-len("]**")]
+        if text.endswith("."):
+            sentences.append(text)
+    return sentences
+
+
+def _link(at: AppTest) -> str:
+    codes = [c.value for c in at.code if "node=" in c.value]
+    assert codes, "the share link is shown"
+    return codes[0]
+
+
+def test_a_sample_link_opens_the_story_at_the_node():
+    at = _present(sample="tutorial.json", node="0.0.1")
+    assert not at.exception and not at.error
+    steps = _steps(at)
+    assert [b.label for b in steps] == ["1", "2", "3", "4", "5"]
+    assert _story(at)[:5] == TUTORIAL_STORY
+    highlighted = [_plain(m.value) for m in at.markdown if m.value.startswith("**:orange-background[")]
+    assert highlighted == [f"**:orange-background[{TUTORIAL_STORY[2]}]**"]
+    # the selected step (the filter, third from the leaves) is the highlighted one
+    assert [b.key for b in steps if b.proto.type == "primary"] == ["present_step_0.0.1"]
+    assert any("Step 3: Filter" in h.value for h in at.subheader)
+    assert at.get("graphviz_chart"), "the graph is drawn"
+    assert _link(at) == "present?sample=tutorial.json&node=0.0.1"
+    assert any("reopens the same sample at the same node" in c.value for c in at.caption)
+
+
+def test_clicking_a_step_selects_its_node():
+    at = _present(sample="tutorial.json", node="0.0.1")
+    at.button(key="present_step_0.0").click().run()
+    assert not at.exception
+    assert at.session_state["node"] == "0.0"
+    assert at.query_params["node"] in ("0.0", ["0.0"])
+    assert [b.key for b in _steps(at) if b.proto.type == "primary"] == ["present_step_0.0"]
+    assert _link(at) == "present?sample=tutorial.json&node=0.0"
+
+
+def test_a_shared_plan_link_reopens_the_plan_at_the_node(tmp_path, monkeypatch):
+    monkeypatch.setattr(share, "SHARE_DIR", str(tmp_path))
+    with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:
+        data = fh.read()
+    digest = share.save_shared(data)
+    at = _present(plan=digest, node="0.0")
+    assert not at.exception and not at.error
+    assert f"shared plan {digest[:8]}" in at.markdown[0].value
+    assert [b.key for b in _steps(at) if b.proto.type == "primary"] == ["present_step_0.0"]
+    assert _story(at)[:5] == TUTORIAL_STORY
+    assert _link(at) == f"present?plan={digest}&node=0.0"
+
+
+def test_an_unknown_shared_plan_says_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(share, "SHARE_DIR", str(tmp_path))
+    at = _present(plan="0" * 64)
+    assert not at.exception
+    assert at.error and "is not on this server" in at.error[0].value
+    at = _present(plan="../../etc/passwd")
+    assert at.error and "expected 64 lowercase hex characters" in at.error[0].value
+
+
+@pytest.mark.spark
+def test_show_sample_rows_runs_the_selected_node(spark):
+    at = _present(sample="tutorial.json", node="0.0.1")
+    at.button(key="present_show_rows").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    rows = [d.value for d in at.dataframe][0]
+    assert list(rows.columns) == ["[0] product_id", "[1] categories", "[2] details", "[3] product_name"]
+    products = os.path.join(ROOT, "sample_data", "tutorial", "products.parquet")
+    expected = duckdb.sql(
+        f"SELECT product_id FROM '{products}' WHERE list_position(categories, 'Computers') IS NULL ORDER BY 1"
+    ).fetchall()
+    assert sorted(int(v) for v in rows["[0] product_id"]) == [r[0] for r in expected]
+    assert any("ran in" in c.value for c in at.caption)
+    # another step: the rows shown are not the filter's any more until it is run
+    at.button(key="present_step_0.0.0").click().run()
+    assert not at.dataframe
+
+
+@pytest.mark.spark
+def test_a_failing_run_shows_a_message_not_a_traceback(spark, monkeypatch, tmp_path):
+    # a plan reading a table no data root has: TableNotFound, shown as st.error
+    from tests import plans as P
+    import json
+
+    monkeypatch.setattr(share, "SHARE_DIR", str(tmp_path))
+    doc = P.plan((P.read("no_such_table", [("a", "i64")]), ["a"]))
+    digest = share.save_shared(json.dumps(doc).encode())
+    at = _present(plan=digest, node="0")
+    at.button(key="present_show_rows").click().run()
+    assert not at.exception
+    assert at.error and "no_such_table" in at.error[0].value
+
+
+SAMPLES = sorted(f for f in os.listdir(os.path.join(ROOT, "sample_plans")) if f.endswith(".json") and f != "manifest.json")
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_every_sample_presents_without_exception(sample):
+    at = _present(sample=sample)
+    assert not at.exception
+    steps = _steps(at)
+    assert steps and [b.label for b in steps] == [str(i) for i in range(1, len(steps) + 1)]
+    with open(os.path.join(ROOT, "sample_plans", sample), "rb") as fh:
+        model = analyze(fh.read())
+    sentences = describe_plan(model)
+    shown = {_plain(m.value) for m in at.markdown}
+    order = story_order(model)
+    assert [b.key for b in steps] == [f"present_step_{n}" for n in order]
+    for node_id in order:  # every step's sentence is on the page, the selected one highlighted
+        assert sentences[node_id] in shown or f"**:orange-background[{sentences[node_id]}]**" in shown, node_id
+    assert len([b for b in steps if b.proto.type == "primary"]) == 1
+    assert f"sample={sample}" in _link(at)

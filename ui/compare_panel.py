@@ -1,0 +1,80 @@
+"""Compare two nodes' outputs in the app (``executor.compare.compare_outputs``): counts, schemas, rows.
+
+``compare_panel`` is a button plus the result; the Step page uses it to compare a node with its
+input, and the Compare-plans page can use it for a matched pair of nodes of two plans.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from executor.compare import OutputComparison, compare_outputs
+from executor.errors import ExecutionError
+from viz.model import PlanModel
+
+DEFAULT_TIMEOUT_S = 120.0
+
+
+def _results() -> dict:
+    return st.session_state.setdefault("compare_panel_results", {})
+
+
+def schema_frame(c: OutputComparison, labels: tuple[str, str]) -> pd.DataFrame:
+    a, b = labels
+    rows = [{
+        "index": col.index, f"{a} name": col.name_a, f"{a} type": col.type_a or col.spark_type_a,
+        f"{b} name": col.name_b, f"{b} type": col.type_b or col.spark_type_b,
+        "differs": ", ".join(col.what_differs),
+    } for col in c.columns]
+    return pd.DataFrame(rows, columns=["index", f"{a} name", f"{a} type", f"{b} name", f"{b} type", "differs"])
+
+
+def show_comparison(c: OutputComparison, labels: tuple[str, str] = ("a", "b")) -> None:
+    """Draw a finished comparison: counts, the schema side by side, rows only on one side."""
+    a, b = labels
+    m1, m2, m3 = st.columns(3)
+    m1.metric(f"Rows in {a}", f"{c.rows_a:,}")
+    m2.metric(f"Rows in {b}", f"{c.rows_b:,}", delta=f"{c.rows_b - c.rows_a:+,}" if c.rows_b != c.rows_a else None)
+    m3.metric("Columns differing", len(c.differing_columns))
+    if c.same:
+        st.success(f"Same schema and the same {c.rows_a:,} rows.")
+    st.caption(c.summary())
+    with st.expander("Schemas side by side", expanded=bool(c.differing_columns)):
+        st.dataframe(schema_frame(c, labels), hide_index=True, width="stretch")
+    if not c.rows_compared:
+        st.info(f"Rows were not compared: {c.why_not_compared}")
+        return
+    for label, count, frame in ((a, c.only_a_count, c.only_a), (b, c.only_b_count, c.only_b)):
+        if count:
+            shown = f", the first {len(frame):,} shown" if len(frame) < count else ""
+            st.markdown(f"**Rows only in {label}**: {count:,}{shown}")
+            st.dataframe(frame, hide_index=True, width="stretch")
+
+
+def compare_panel(model_a: PlanModel, node_a: str, model_b: PlanModel, node_b: str, catalog_a, catalog_b, *,
+                  key: str, labels: tuple[str, str] = ("a", "b"), sample: int = 20,
+                  timeout_s: float = DEFAULT_TIMEOUT_S, button: str = "Compare outputs") -> OutputComparison | None:
+    """A button that compares the two nodes (on Spark, with a spinner and a timeout) and the result.
+
+    ``key`` names the widget (unique per page); the result is kept for this pair of nodes and data."""
+    from executor.run import plan_digest
+
+    ident = (key, plan_digest(model_a), node_a, plan_digest(model_b), node_b,
+             catalog_a.fingerprint(), catalog_b.fingerprint(), sample)
+    if st.button(button, key=f"{key}_button"):
+        with st.spinner(f"Comparing {labels[0]} with {labels[1]} on Spark…"):
+            try:
+                _results()[ident] = compare_outputs(model_a, node_a, model_b, node_b, catalog_a, catalog_b,
+                                                    sample=sample, timeout_s=timeout_s)
+            except ExecutionError as exc:
+                _results()[ident] = str(exc)
+            except Exception as exc:  # noqa: BLE001 - a bug of ours: say so instead of a traceback in the page
+                _results()[ident] = f"internal error while comparing: {type(exc).__name__}: {exc}"
+    result = _results().get(ident)
+    if isinstance(result, str):
+        st.error(result)
+        return None
+    if result is not None:
+        show_comparison(result, labels)
+    return result

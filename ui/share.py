@@ -1,0 +1,142 @@
+"""Shareable links: a content-addressed store of plans, and the link that reopens one at a node.
+
+A plan that is not a sample (an upload, pasted JSON, a plan made from SQL) is saved once under the
+share folder as ``<sha256 hex>.plan``; the link carries the digest, ``?plan=<digest>&node=<id>``.
+A sample needs nothing saved: ``?sample=<name>&node=<id>``. Reading accepts only a 64-character
+lowercase hex digest (so no path from a URL ever reaches the file system) and checks that the bytes
+read still hash to it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+from urllib.parse import urlencode, urlsplit
+
+from executor.data import CACHE
+
+#: Where shared plans live: ``$SUBSTRAIT_VIZ_CACHE/shared`` or ``~/.cache/substrait-viz/shared``.
+SHARE_DIR = os.path.join(CACHE, "shared")
+#: Plans larger than this are not stored for sharing.
+MAX_SHARED_BYTES = 20 * 1024 * 1024
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+
+
+class ShareError(ValueError):
+    """A plan that cannot be shared (too large, or the folder cannot be written); the message says why."""
+
+
+def _path(digest: str, folder: str | None) -> str:
+    return os.path.join(folder or SHARE_DIR, f"{digest}.plan")
+
+
+def is_digest(text: object) -> bool:
+    """Whether ``text`` is a share digest: exactly 64 lowercase hex characters."""
+    return isinstance(text, str) and _DIGEST.fullmatch(text) is not None
+
+
+def save_shared(data: bytes, folder: str | None = None) -> str:
+    """Store the plan's bytes (once) and return their sha256 hex digest.
+
+    Raises :class:`ShareError` when the plan is over :data:`MAX_SHARED_BYTES` or cannot be written."""
+    if len(data) > MAX_SHARED_BYTES:
+        raise ShareError(
+            f"the plan is {len(data):,} bytes; plans of at most {MAX_SHARED_BYTES:,} bytes can be shared by link"
+        )
+    digest = hashlib.sha256(data).hexdigest()
+    path = _path(digest, folder)
+    if os.path.exists(path) and load_shared(digest, folder) is not None:
+        return digest
+    target = os.path.dirname(path)
+    try:
+        os.makedirs(target, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)  # atomic: a reader never sees half a plan
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    except OSError as exc:
+        raise ShareError(f"the plan could not be saved for sharing in {target}: {exc.strerror or exc}") from exc
+    return digest
+
+
+def load_shared(digest: str, folder: str | None = None) -> bytes | None:
+    """The shared plan with this digest, or None: for anything but 64 lowercase hex characters, for
+    a digest not stored here, and for a stored file whose bytes no longer hash to its digest."""
+    if not is_digest(digest):
+        return None
+    path = _path(digest, folder)
+    try:
+        if os.path.getsize(path) > MAX_SHARED_BYTES:
+            return None
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    if hashlib.sha256(data).hexdigest() != digest:
+        return None
+    return data
+
+
+def share_query(plan, node_id: str | None, folder: str | None = None) -> dict[str, str]:
+    """The query parameters that reopen ``plan`` at ``node_id``: ``sample`` for a sample, else
+    ``plan`` (the plan is saved to the share folder). Raises :class:`ShareError`."""
+    params: dict[str, str] = {}
+    if getattr(plan, "sample", None):
+        params["sample"] = plan.sample
+    else:
+        params["plan"] = save_shared(plan.data, folder)
+    if node_id:
+        params["node"] = node_id
+    return params
+
+
+def share_link(plan, node_id: str | None, page: str = "", folder: str | None = None) -> str:
+    """A relative link that reopens ``plan`` at ``node_id`` on ``page`` (its URL path, e.g.
+    ``"present"``; ``""`` for the default page): ``present?sample=tutorial.json&node=0.0.1``."""
+    return f"{page.strip('/')}?{urlencode(share_query(plan, node_id, folder))}"
+
+
+def absolute_link(relative: str, current_url: str | None, base_path: str = "") -> str:
+    """``relative`` made absolute against the app's address (scheme, host and the server's base
+    path); ``relative`` unchanged when the current URL is not known."""
+    if not current_url:
+        return relative
+    parts = urlsplit(current_url)
+    if not parts.scheme or not parts.netloc:
+        return relative
+    base = "/" + base_path.strip("/") if base_path.strip("/") else ""
+    return f"{parts.scheme}://{parts.netloc}{base}/{relative}"
+
+
+def share_link_widget(plan, node_id: str | None, page: str = "") -> str | None:
+    """Show the link that reopens this plan at this node (``st.code``, with a copy button) and a
+    note saying so; returns the link (None when the plan cannot be shared, with ``st.error``)."""
+    import streamlit as st
+
+    try:
+        relative = share_link(plan, node_id, page)
+    except ShareError as exc:
+        st.error(f"This plan cannot be shared by link: {exc}")
+        return None
+    try:
+        current = st.context.url
+    except Exception:  # no browser session (tests, scripts): a relative link
+        current = None
+    link = absolute_link(relative, current, st.get_option("server.baseUrlPath") or "")
+    st.markdown("**Share this view**")
+    st.code(link, language=None, wrap_lines=True)
+    where = "the same sample" if getattr(plan, "sample", None) else "a copy of this plan saved on this server"
+    st.caption(f"The link reopens {where} at the same node ({node_id}).")
+    return link
+
+
+__all__ = [
+    "MAX_SHARED_BYTES", "SHARE_DIR", "ShareError", "absolute_link", "is_digest", "load_shared",
+    "save_shared", "share_link", "share_link_widget", "share_query",
+]
