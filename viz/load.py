@@ -368,7 +368,14 @@ def _json_to_plan(root: dict, diags: list[Diagnostic], state: dict) -> plan_pb2.
         desc = msg.DESCRIPTOR
         hook = UPGRADES.get(desc.full_name)
         if hook is not None:
-            hook(d, notes, state)
+            try:
+                hook(d, notes, state)
+            except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
+                # a legacy field of the wrong shape (the upgrade rules expect the legacy layout)
+                raise PlanLoadError(
+                    f"not a valid Substrait plan: at {path or desc.name}: a legacy field of "
+                    f"{desc.full_name} does not have the expected shape ({exc})"
+                ) from None
         fields = _field_map(desc, cache)
         for key, value in d.items():
             f = fields.get(key)
@@ -520,7 +527,13 @@ def _upgrade_binary(plan: plan_pb2.Plan, diags: list[Diagnostic], state: dict) -
         msg, path = stack.pop()
         desc = msg.DESCRIPTOR
         if desc.full_name == "substrait.AggregateRel":
-            _upgrade_binary_aggregate(msg, notes, unknown, example, path, state)
+            try:
+                _upgrade_binary_aggregate(msg, notes, unknown, example, path, state)
+            except (TypeError, ValueError, KeyError, AttributeError, DecodeError, json_format.Error) as exc:
+                raise PlanLoadError(
+                    f"not a valid Substrait plan: at {path or 'plan'}: the legacy grouping expressions of an "
+                    f"AggregateRel could not be read ({exc})"
+                ) from None
         unknowns = list(UnknownFieldSet(msg))
         if unknowns and desc.full_name != "substrait.AggregateRel.Grouping":
             legacy: dict[str, Any] = {}
@@ -532,13 +545,26 @@ def _upgrade_binary(plan: plan_pb2.Plan, diags: list[Diagnostic], state: dict) -
                     example.setdefault(where, path or "plan")
                     continue
                 key, decode = rule
-                value = decode(uf.data)
+                try:
+                    value = decode(uf.data)
+                except (TypeError, ValueError, DecodeError, json_format.Error):
+                    # the legacy field number with another wire type or broken content: not the legacy field
+                    where = f"{desc.full_name} field {uf.field_number} (not the legacy {key})"
+                    unknown[where] += 1
+                    example.setdefault(where, path or "plan")
+                    continue
                 if key in _REPEATED_LEGACY:
                     legacy.setdefault(key, []).append(value)
                 else:
                     legacy[key] = value
             if legacy:
-                _merge_upgrade(msg, legacy, notes, state)
+                try:
+                    _merge_upgrade(msg, legacy, notes, state)
+                except (TypeError, ValueError, KeyError, AttributeError, json_format.Error) as exc:
+                    raise PlanLoadError(
+                        f"not a valid Substrait plan: at {path or 'plan'}: legacy fields of {desc.full_name} "
+                        f"could not be upgraded ({exc})"
+                    ) from None
         for fd, value in msg.ListFields():
             if fd.type != FieldDescriptor.TYPE_MESSAGE or fd.message_type.GetOptions().map_entry:
                 continue

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from google.protobuf import json_format
+from google.protobuf import json_format, text_format
 
 from .fields import Field
 from .model import NodeView, PlanModel
@@ -89,7 +89,11 @@ def raw_json(model: PlanModel, node_id: str) -> dict:
                 else:
                     elided[fd.json_name] = f"<node {next(inputs, '?')}>"
                 body.ClearField(fd.name)
-    out = json_format.MessageToDict(rel)
+    try:
+        out = json_format.MessageToDict(rel)
+    except (TypeError, KeyError, ValueError) as exc:  # e.g. an extension detail (Any) of a type no one here knows
+        return {"note": f"the relation cannot be shown as JSON ({exc}); protobuf text instead",
+                "text": text_format.MessageToString(rel)}
     if elided and body is not None:
         out.setdefault(type(node.rel).DESCRIPTOR.fields_by_name[node.kind].json_name, {}).update(elided)
     return out
