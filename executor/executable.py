@@ -13,6 +13,7 @@ from typing import Callable
 from google.protobuf.message import Message
 from substrait import algebra_pb2, type_pb2
 
+from viz.errors import Severity
 from viz.model import PlanModel
 
 from . import literals
@@ -22,6 +23,14 @@ from .translate_rel import REFUSED_RELATIONS, SUPPORTED_RELATIONS
 from .types import to_spark
 
 Expression = algebra_pb2.Expression
+
+#: Deepest subtree (relations on the longest path) sent to Spark. Spark's analyzer and optimizer recurse
+#: once per level: at 10,000 nested relations the JVM overflows its stack, at 1,000 it takes over a minute.
+#: Real plans are far shallower (the corpora's deepest TPC-H plan has 21 levels).
+MAX_SPARK_RELATION_DEPTH = 500
+#: Deepest nesting of expressions in one relation (the corpora's deepest is 6). At 1,000 nested calls
+#: Spark's planner overflows its stack.
+MAX_SPARK_EXPRESSION_DEPTH = 200
 
 
 @dataclass(frozen=True)
@@ -144,6 +153,51 @@ _CHECKS: dict[str, Callable[[PlanModel, Message], str | None]] = {
 }
 
 
+def expression_depth(msg: Message, limit: int | None = None) -> int:
+    """How deeply expressions nest in ``msg`` (input relations not counted); iterative, and stops
+    early once ``limit`` is passed."""
+    best = 0
+    stack: list[tuple[Message, int]] = [(msg, 0)]
+    while stack:
+        m, depth = stack.pop()
+        for f, value in m.ListFields():
+            if f.message_type is None or f.message_type.full_name == "substrait.Rel" or f.message_type.GetOptions().map_entry:
+                continue
+            deeper = depth + (f.message_type.full_name == "substrait.Expression")
+            best = max(best, deeper)
+            if limit is not None and best > limit:
+                return best
+            stack.extend((item, deeper) for item in (value if f.is_repeated else [value]))
+    return best
+
+
+def _error_reason(view) -> str | None:
+    """The first error the plan model found on the node: a plan that is wrong there is not run."""
+    for d in view.diagnostics:
+        if d.severity is Severity.ERROR:
+            return f"the plan is wrong here ({d.code}): {d.message}"
+    return None
+
+
+def blocking_reason(model: PlanModel, node_id: str) -> str | None:
+    """Why ``node_id``'s subtree must not go to Spark although it may translate: an error the model found
+    in it, or more nesting than Spark's planner takes. None when there is none (iterative; for run_node)."""
+    order = _post_order(model, node_id)
+    height: dict[str, int] = {}
+    for sub in order:
+        height[sub] = 1 + max((height.get(c, 0) for c in model.graph.children(sub)), default=0)
+        wrong = _error_reason(model.node(sub))
+        if wrong:
+            return f"node {sub}: {wrong}"
+        if expression_depth(model.node(sub).node.body, MAX_SPARK_EXPRESSION_DEPTH) > MAX_SPARK_EXPRESSION_DEPTH:
+            return (f"node {sub}: its expressions nest more than {MAX_SPARK_EXPRESSION_DEPTH} levels deep; "
+                    "Spark's planner cannot take that (it runs out of stack)")
+    if height.get(node_id, 0) > MAX_SPARK_RELATION_DEPTH:
+        return (f"node {node_id}'s subtree is {height[node_id]:,} relations deep; at most {MAX_SPARK_RELATION_DEPTH} "
+                "are sent to Spark, whose planner recurses once per level (run a node lower down)")
+    return None
+
+
 def _own_reason(model: PlanModel, node_id: str) -> tuple[str | None, bool]:
     """Why this node alone cannot run (ignoring its inputs), and whether it is a refusal."""
     view = model.node(node_id)
@@ -152,6 +206,9 @@ def _own_reason(model: PlanModel, node_id: str) -> tuple[str | None, bool]:
         return f"{kind} relations change data and are never executed from an uploaded plan", True
     if kind not in SUPPORTED_RELATIONS:
         return f"relation `{kind}` is not supported", False
+    wrong = _error_reason(view)
+    if wrong:
+        return wrong, False
     body = view.node.body
     if kind == "read":
         which = body.WhichOneof("read_type")
@@ -166,6 +223,10 @@ def _own_reason(model: PlanModel, node_id: str) -> tuple[str | None, bool]:
             return "the fetch count and offset must be constants", False
     if kind == "join" and body.type in (0,):
         return "the join type is unspecified", False
+    depth = expression_depth(body, MAX_SPARK_EXPRESSION_DEPTH)
+    if depth > MAX_SPARK_EXPRESSION_DEPTH:
+        return (f"its expressions nest more than {MAX_SPARK_EXPRESSION_DEPTH} levels deep; Spark's planner "
+                "cannot take that (it runs out of stack)"), False
     reason = _check_message(model, body)
     return reason, False
 
@@ -179,6 +240,7 @@ def executability(model: PlanModel) -> dict[str, Executability]:
         except Exception as e:  # noqa: BLE001 - a static check must never take the app down
             own[node_id] = (f"the node could not be checked: {e}", False)
     out: dict[str, Executability] = {}
+    height: dict[str, int] = {}  # relations on the longest path down, the node included
     for node_id in model.graph.nodes:
         if node_id in out:
             continue
@@ -189,14 +251,21 @@ def executability(model: PlanModel) -> dict[str, Executability]:
             if reason is not None:
                 out[sub] = Executability(False, reason, refused)
                 continue
-            for child in model.graph.children(sub):
+            children = model.graph.children(sub)
+            height[sub] = 1 + max((height.get(c, 0) for c in children), default=0)
+            for child in children:
                 c = out.get(child)
                 if c is not None and not c.ok:
                     out[sub] = Executability(False, f"node {child} cannot run: {c.reason}"
                                              if not c.reason.startswith("node ") else c.reason, c.refused)
                     break
             else:
-                out[sub] = Executability(True)
+                if height[sub] > MAX_SPARK_RELATION_DEPTH:
+                    out[sub] = Executability(False, (
+                        f"its subtree is {height[sub]:,} relations deep; at most {MAX_SPARK_RELATION_DEPTH} "
+                        "are sent to Spark, whose planner recurses once per level (run a node lower down)"))
+                else:
+                    out[sub] = Executability(True)
     return out
 
 
@@ -221,4 +290,4 @@ def _post_order(model: PlanModel, start: str) -> list[str]:
     return order
 
 
-__all__ = ["Executability", "executability"]
+__all__ = ["Executability", "executability", "blocking_reason", "expression_depth", "MAX_SPARK_RELATION_DEPTH", "MAX_SPARK_EXPRESSION_DEPTH"]

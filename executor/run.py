@@ -25,7 +25,7 @@ from typing import Callable
 
 import pandas as pd
 
-from .errors import ExecutionError, Refused
+from .errors import ExecutionError, Refused, Unsupported
 from .session import get_session, is_connect
 
 MAX_ROWS = 10_000  # rows collected at most, whatever limit is asked
@@ -164,6 +164,11 @@ def run_node(
     if limit < 0:
         raise ExecutionError(f"the row limit must be 0 or more, not {limit}")
     refuse_writes(model, node_id)
+    from .executable import blocking_reason
+
+    blocked = blocking_reason(model, node_id)
+    if blocked:
+        raise Unsupported(blocked)
     warnings: list[str] = []
     if limit > MAX_ROWS:
         warnings.append(f"the row limit {limit} was lowered to {MAX_ROWS}")
@@ -336,7 +341,9 @@ def _as_execution_error(exc: BaseException, node_id: str) -> BaseException:
         return exc
     lines = str(exc).strip().splitlines()
     first = (lines[0] if lines else "")[:500]
-    if _is_spark_error(exc):
+    if _is_spark_error(exc) and "StackOverflowError" in str(exc):
+        err = ExecutionError(f"Spark's planner ran out of stack on node {node_id}: the plan nests too deeply for Spark")
+    elif _is_spark_error(exc):
         err = ExecutionError(f"Spark failed running node {node_id}: {type(exc).__name__}: {first}")
     else:
         err = ExecutionError(f"internal error running node {node_id} (a bug; please report it): {type(exc).__name__}: {first}")

@@ -185,7 +185,7 @@ def _conform(tr: _Translator, df: DataFrame, base: list[Field], what: str) -> Da
     types = {f.name: f.dataType for f in df.schema.fields}
     out: list[Column] = []
     for i, (src, f) in enumerate(zip(picked, base)):
-        col = F.col(f"`{src}`")
+        col = F.col("`" + src.replace("`", "``") + "`")  # a quoted name: dots, quotes and backticks are data
         if f.type is not None:
             try:
                 want = to_spark(f.type)
