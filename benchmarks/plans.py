@@ -60,3 +60,18 @@ def wide_joins(nodes: int) -> dict:
             nxt.append(level[-1])
         level = nxt
     return _plan(level[0])
+
+
+def wide_union(nodes: int, fanout: int = 64) -> dict:
+    """A tree of UNION ALL set relations (up to ``fanout`` inputs each) over Read -> Filter inputs:
+    about ``nodes`` relations."""
+    branches = max(2, (nodes - 1) // 2)
+    level = [{"filter": {"input": _read(i), "condition": _gt(_ref(3), {"literal": {"fp64": float(i)}})}}
+             for i in range(branches)]
+    while len(level) > 1:
+        level = [
+            {"set": {"inputs": level[i:i + fanout], "op": "SET_OP_UNION_ALL"}} if len(level[i:i + fanout]) > 1
+            else level[i]
+            for i in range(0, len(level), fanout)
+        ]
+    return _plan(level[0])

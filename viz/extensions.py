@@ -80,11 +80,19 @@ def _signature(impl: dict) -> str:
     return f"({', '.join(args)}) -> {ret}"
 
 
+def _yaml_loader():
+    """libyaml's safe loader where PyYAML was built with it (about ten times faster), else PyYAML's."""
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 @functools.lru_cache(maxsize=1)
 def standard_functions() -> dict[str, list[FunctionDef]]:
     """Every function of the standard extension YAMLs, by lower-case name."""
     import yaml
 
+    loader = _yaml_loader()
     out: dict[str, list[FunctionDef]] = {}
     directory = _extension_dir()
     if directory is None:
@@ -93,7 +101,7 @@ def standard_functions() -> dict[str, list[FunctionDef]]:
         if not (filename.startswith("functions_") and filename.endswith(".yaml")):
             continue
         with open(os.path.join(directory, filename), encoding="utf-8") as fh:
-            doc = yaml.safe_load(fh)
+            doc = yaml.load(fh, Loader=loader)
         stem = filename[: -len(".yaml")]
         urn = doc.get("urn", "")
         for kind in ("scalar", "aggregate", "window"):

@@ -27,7 +27,12 @@ class Field:
         return Field(self.name, t, self.nested)
 
     def type_text(self) -> str:
-        return T.render(self.type, list(self.nested))
+        # Memoised in the instance dict (the dataclass is frozen; equality ignores it): schemas
+        # share their Field objects along a plan, so most nodes render no type at all.
+        text = self.__dict__.get("_type_text")
+        if text is None:
+            text = self.__dict__["_type_text"] = T.render(self.type, list(self.nested))
+        return text
 
 
 #: A schema: the ordered output fields of a node, or None when it cannot be known.

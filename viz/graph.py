@@ -223,7 +223,9 @@ class _IdParts:
         return _IdParts(self.text(), step, 1)
 
 
-def build_graph(plan: plan_pb2.Plan) -> PlanGraph:
+def build_graph(plan: plan_pb2.Plan, subqueries: bool = True) -> PlanGraph:
+    """The graph of ``plan``. ``subqueries=False`` skips looking for relations inside expressions:
+    only for a plan known to have none (the JSON loader counts them, see ``LoadedPlan.nested_rels``)."""
     nodes: dict[str, Node] = {}
     roots: list[str] = []
     root_names: dict[str, list[str]] = {}
@@ -268,7 +270,7 @@ def build_graph(plan: plan_pb2.Plan) -> PlanGraph:
                 pending.append((child, child_id, cur_id, False, depth + 1, child_parts))
             if kind == "reference":
                 references.append((cur_id, body.subtree_ordinal))
-            for j, sub in enumerate(subquery_rels(body)):
+            for j, sub in enumerate(subquery_rels(body) if subqueries else ()):
                 sub_parts = parts.child(f"s{j}")
                 sub_id = sub_parts.text()
                 node.subqueries.append(sub_id)

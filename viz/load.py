@@ -39,6 +39,9 @@ class LoadedPlan:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: Extension anchors that came from the legacy ``extensionUris`` (their URN field holds the URI).
     legacy_uri_anchors: set[int] = field(default_factory=set)
+    #: How many relations sit inside expressions (subqueries), when the loader counted them (JSON);
+    #: 0 lets the graph skip looking for subqueries.
+    nested_rels: int | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,6 +236,27 @@ UPGRADES: dict[str, Callable[[dict, Notes, dict], set[str]]] = {
 }
 
 
+#: For the upgrades that act only when a legacy key is present: those keys (the JSON pass skips the
+#: hook for a message without any of them). Upgrades not listed here always run.
+_UPGRADE_TRIGGERS: dict[str, frozenset[str]] = {
+    "substrait.Plan": frozenset({"extensionUris", "extension_uris"}),
+    "substrait.extensions.SimpleExtensionDeclaration.ExtensionFunction": frozenset(
+        {"extensionUriReference", "extension_uri_reference"}),
+    "substrait.extensions.SimpleExtensionDeclaration.ExtensionType": frozenset(
+        {"extensionUriReference", "extension_uri_reference"}),
+    "substrait.extensions.SimpleExtensionDeclaration.ExtensionTypeVariation": frozenset(
+        {"extensionUriReference", "extension_uri_reference"}),
+    "substrait.FetchRel": frozenset({"offset", "count"}),
+    "substrait.ReadRel.VirtualTable": frozenset({"values"}),
+    "substrait.Expression.Literal.IntervalDayToSecond": frozenset({"microseconds"}),
+    "substrait.Type": frozenset({*_LEGACY_TYPES, "userDefinedTypeReference", "user_defined_type_reference"}),
+    "substrait.Expression.Literal": frozenset(_LEGACY_TYPES),
+    "substrait.Expression.ScalarFunction": frozenset({"args"}),
+    "substrait.AggregateFunction": frozenset({"args"}),
+    "substrait.Expression.WindowFunction": frozenset({"args"}),
+}
+
+
 # ---------------------------------------------------------------------------------------------
 # JSON
 # ---------------------------------------------------------------------------------------------
@@ -246,15 +270,64 @@ _WELL_KNOWN = {
 }
 
 
-def _field_map(desc: Descriptor, cache: dict) -> dict[str, FieldDescriptor]:
-    fields = cache.get(desc)
-    if fields is None:
-        fields = {}
+# How the JSON pass handles one field, decided once per field (see ``_message_plan``).
+_SCALAR, _SCALARS, _ENUM, _SPECIAL, _MESSAGES, _MESSAGE = range(6)
+
+
+#: JSON values of these Python types are stored as they are in fields of the proto type (a shortcut
+#: past ``_scalar``, which gives the same value).
+_SAME_TYPE = {
+    **{t: int for t in (
+        FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT32,
+        FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SINT64,
+        FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED32,
+        FieldDescriptor.TYPE_SFIXED64)},
+    FieldDescriptor.TYPE_STRING: str,
+    FieldDescriptor.TYPE_BOOL: bool,
+}
+
+
+class _MessagePlan:
+    """What the JSON pass needs about one message type, computed once per type: its upgrade hook
+    (with the keys that trigger it) and, by JSON key and proto name, how to set each field."""
+
+    __slots__ = ("desc", "hook", "trigger", "fields")
+
+    def __init__(self, desc: Descriptor) -> None:
+        self.desc = desc
+        self.hook = UPGRADES.get(desc.full_name)
+        self.trigger = _UPGRADE_TRIGGERS.get(desc.full_name)
+        self.fields: dict[str, tuple] = {}
         for f in desc.fields:
-            fields[f.name] = f
-            fields[f.json_name] = f
-        cache[desc] = fields
-    return fields
+            if f.type != FieldDescriptor.TYPE_MESSAGE:
+                if f.type == FieldDescriptor.TYPE_ENUM and not f.is_repeated:
+                    entry = (f, _ENUM, frozenset(f.enum_type.values_by_name), False, f.name, int)
+                else:
+                    entry = (f, _SCALARS if f.is_repeated else _SCALAR, None, False, f.name, _SAME_TYPE.get(f.type))
+            else:
+                mdesc = f.message_type
+                if mdesc.GetOptions().map_entry or mdesc.full_name in _WELL_KNOWN:
+                    entry = (f, _SPECIAL, mdesc.full_name, False, f.name, None)
+                else:
+                    nested_rel = mdesc.full_name == "substrait.Rel" and desc.full_name not in _INPUT_HOLDERS
+                    entry = (f, _MESSAGES if f.is_repeated else _MESSAGE, mdesc, nested_rel, f.name, None)
+            self.fields[f.name] = entry
+            self.fields[f.json_name] = entry
+
+
+#: Message types whose ``Rel`` fields hold a relation's inputs or a plan's top relations; a ``Rel``
+#: anywhere else is nested in an expression (a subquery).
+_INPUT_HOLDERS = frozenset(
+    {f.message_type.full_name for f in algebra_pb2.Rel.DESCRIPTOR.oneofs_by_name["rel_type"].fields}
+    | {"substrait.RelRoot", "substrait.PlanRel"}
+)
+
+
+def _message_plan(desc: Descriptor, cache: dict) -> _MessagePlan:
+    plan = cache.get(desc)
+    if plan is None:
+        plan = cache[desc] = _MessagePlan(desc)
+    return plan
 
 
 def _any_resolvable(value: Any) -> bool:
@@ -270,21 +343,17 @@ def _any_resolvable(value: Any) -> bool:
         return False
 
 
-class _Path:
-    """A JSON path built lazily: deep plans would otherwise build quadratic amounts of text."""
+#: A JSON path, built lazily as nested tuples ``(parent, key, index or None)`` (deep plans would
+#: otherwise build quadratic amounts of text); :func:`_path_text` writes it out.
+_Path = tuple
 
-    __slots__ = ("parent", "key")
 
-    def __init__(self, parent: "_Path | None", key: str) -> None:
-        self.parent, self.key = parent, key
-
-    def __str__(self) -> str:
-        parts = []
-        cur: _Path | None = self
-        while cur is not None:
-            parts.append(cur.key)
-            cur = cur.parent
-        return ".".join(reversed(parts)).replace(".[", "[")
+def _path_text(path: "_Path | None", key: str | None = None) -> str:
+    parts = [key] if key is not None else []
+    while path is not None:
+        path, name, index = path
+        parts.append(name if index is None else f"{name}[{index}]")
+    return ".".join(reversed(parts))
 
 
 class _Bad(Exception):
@@ -356,96 +425,100 @@ def _scalar(f: FieldDescriptor, v: Any) -> Any:
 def _json_to_plan(root: dict, diags: list[Diagnostic], state: dict) -> plan_pb2.Plan:
     """Build the Plan from its JSON dict in one iterative pass: upgrade legacy fields, drop (and
     report) unknown ones, and set every field directly (protobuf's ``json_format`` is recursive and
-    several times slower)."""
+    several times slower). Counts the ``Rel`` messages nested in expressions in ``state["nested_rels"]``."""
     notes: Notes = Counter()
     unknown: Counter = Counter()
     unknown_example: dict[str, str] = {}
     cache: dict = {}
+    nested = 0
     plan = plan_pb2.Plan()
-    stack: list[tuple[dict, Message, _Path | None]] = [(root, plan, None)]
+    stack: list[tuple[dict, Message, _Path | None, Descriptor]] = [(root, plan, None, plan.DESCRIPTOR)]
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        d, msg, path = stack.pop()
-        desc = msg.DESCRIPTOR
-        hook = UPGRADES.get(desc.full_name)
-        if hook is not None:
+        d, msg, path, desc = pop()
+        mplan = _message_plan(desc, cache)
+        if mplan.hook is not None and (mplan.trigger is None or not mplan.trigger.isdisjoint(d)):
             try:
-                hook(d, notes, state)
+                mplan.hook(d, notes, state)
             except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
                 # a legacy field of the wrong shape (the upgrade rules expect the legacy layout)
                 raise PlanLoadError(
-                    f"not a valid Substrait plan: at {path or desc.name}: a legacy field of "
-                    f"{desc.full_name} does not have the expected shape ({exc})"
+                    f"not a valid Substrait plan: at {_path_text(path) if path else desc.name}: a legacy "
+                    f"field of {desc.full_name} does not have the expected shape ({exc})"
                 ) from None
-        fields = _field_map(desc, cache)
+        fields = mplan.fields
         for key, value in d.items():
-            f = fields.get(key)
-            if f is None:
+            entry = fields.get(key)
+            if entry is None:
                 where = f"{desc.full_name}.{key}"
                 unknown[where] += 1
                 if where not in unknown_example:
-                    unknown_example[where] = str(_Path(path, key))
+                    unknown_example[where] = _path_text(path, key)
                 continue
             if value is None:
                 continue
+            f, how, extra, is_rel, name, same = entry
             try:
-                if f.type == FieldDescriptor.TYPE_ENUM and not f.is_repeated and isinstance(value, str) \
-                        and value not in f.enum_type.values_by_name:
-                    diags.append(
-                        warning(
-                            "unknown-enum-value",
-                            f"{value!r} at {_Path(path, key)} is not a value of {f.enum_type.full_name} "
-                            f"(expected one of {', '.join(f.enum_type.values_by_name)}); it is ignored",
-                            path=str(_Path(path, key)),
-                        )
-                    )
-                    continue
-                if f.type != FieldDescriptor.TYPE_MESSAGE:
-                    if f.is_repeated:
-                        if not isinstance(value, list):
-                            raise _Bad(f"expected a list, got {type(value).__name__}")
-                        getattr(msg, f.name).extend(_scalar(f, v) for v in value)
-                    else:
-                        setattr(msg, f.name, _scalar(f, value))
-                    continue
-                mdesc = f.message_type
-                if mdesc.GetOptions().map_entry or mdesc.full_name in _WELL_KNOWN:
-                    items = value if isinstance(value, list) else [value]
-                    if mdesc.full_name == "google.protobuf.Any" and not all(_any_resolvable(v) for v in items):
-                        urls = ", ".join(str(v.get("@type")) for v in items if isinstance(v, dict))
-                        diags.append(
-                            warning(
-                                "undecodable-extension",
-                                f"extension detail at {_Path(path, key)} has a type this tool does not "
-                                f"know ({urls}); it is not shown",
-                                path=str(_Path(path, key)),
-                            )
-                        )
-                        continue
-                    json_format.ParseDict({key: value}, msg, max_recursion_depth=10**6)
-                    continue
-                if f.is_repeated:
+                if how == _MESSAGE:
+                    if not isinstance(value, dict):
+                        raise _Bad(f"expected an object, got {type(value).__name__}")
+                    child = getattr(msg, name)
+                    child.SetInParent()
+                    push((value, child, (path, key, None), extra))
+                    nested += is_rel
+                elif how == _SCALAR:
+                    setattr(msg, name, value if type(value) is same else _scalar(f, value))
+                elif how == _MESSAGES:
                     if not isinstance(value, list):
                         raise _Bad(f"expected a list, got {type(value).__name__}")
-                    container = getattr(msg, f.name)
+                    add = getattr(msg, name).add
                     items = []
                     for i, item in enumerate(value):
                         if not isinstance(item, dict):
                             raise _Bad(f"expected a list of objects, item {i} is {type(item).__name__}")
-                        items.append((item, container.add(), _Path(path, f"{key}[{i}]")))
-                    stack.extend(reversed(items))
-                else:
-                    if not isinstance(value, dict):
-                        raise _Bad(f"expected an object, got {type(value).__name__}")
-                    child = getattr(msg, f.name)
-                    child.SetInParent()
-                    stack.append((value, child, _Path(path, key)))
+                        items.append((item, add(), (path, key, i), extra))
+                    items.reverse()
+                    extend(items)
+                    if is_rel:
+                        nested += len(items)
+                elif how == _ENUM:
+                    if isinstance(value, str) and value not in extra:
+                        diags.append(
+                            warning(
+                                "unknown-enum-value",
+                                f"{value!r} at {_path_text(path, key)} is not a value of {f.enum_type.full_name} "
+                                f"(expected one of {', '.join(f.enum_type.values_by_name)}); it is ignored",
+                                path=_path_text(path, key),
+                            )
+                        )
+                        continue
+                    setattr(msg, name, value if type(value) is int else _scalar(f, value))
+                elif how == _SCALARS:
+                    if not isinstance(value, list):
+                        raise _Bad(f"expected a list, got {type(value).__name__}")
+                    getattr(msg, name).extend([v if type(v) is same else _scalar(f, v) for v in value])
+                else:  # _SPECIAL: maps and well-known types go through json_format
+                    items = value if isinstance(value, list) else [value]
+                    if extra == "google.protobuf.Any" and not all(_any_resolvable(v) for v in items):
+                        urls = ", ".join(str(v.get("@type")) for v in items if isinstance(v, dict))
+                        diags.append(
+                            warning(
+                                "undecodable-extension",
+                                f"extension detail at {_path_text(path, key)} has a type this tool does not "
+                                f"know ({urls}); it is not shown",
+                                path=_path_text(path, key),
+                            )
+                        )
+                        continue
+                    json_format.ParseDict({key: value}, msg, max_recursion_depth=10**6)
             except _Bad as exc:
-                raise PlanLoadError(f"not a valid Substrait plan: at {_Path(path, key)}: {exc}") from None
+                raise PlanLoadError(f"not a valid Substrait plan: at {_path_text(path, key)}: {exc}") from None
             except (ValueError, TypeError, json_format.ParseError) as exc:
                 raise PlanLoadError(
-                    f"not a valid Substrait plan: at {_Path(path, key)}: {str(exc).splitlines()[0]}"
+                    f"not a valid Substrait plan: at {_path_text(path, key)}: {str(exc).splitlines()[0]}"
                 ) from None
     _finish_notes(notes, unknown, unknown_example, diags)
+    state["nested_rels"] = nested
     return plan
 
 
@@ -700,7 +773,7 @@ def _load_binary(data: bytes) -> LoadedPlan:
 def _finish(plan: plan_pb2.Plan, fmt: str, diags: list[Diagnostic], state: dict) -> LoadedPlan:
     if not plan.HasField("version"):
         diags.append(info("no-version", "the plan has no version field (producers before Substrait 0.17 omit it)"))
-    return LoadedPlan(plan, fmt, diags, set(state.get("legacy_uri_anchors", ())))
+    return LoadedPlan(plan, fmt, diags, set(state.get("legacy_uri_anchors", ())), state.get("nested_rels"))
 
 
 def load_plan(data: bytes) -> LoadedPlan:

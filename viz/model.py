@@ -176,7 +176,7 @@ def _producer_conventions(
 
 def analyze_loaded(loaded: LoadedPlan) -> PlanModel:
     def work() -> PlanModel:
-        graph = build_graph(loaded.plan)
+        graph = build_graph(loaded.plan, subqueries=loaded.nested_rels != 0)
         ext = Extensions.of(loaded.plan, loaded.legacy_uri_anchors)
         infos = derive_schemas(graph, ext)
         conventions = SPEC

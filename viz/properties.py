@@ -265,7 +265,7 @@ class FieldMap:
                 moved = self._indices(key.indices)
                 if not moved:
                     break
-                out.append(replace(key, indices=moved))
+                out.append(key if moved == key.indices else replace(key, indices=moved))
             elif self.identity:
                 out.append(key)
             else:
@@ -283,7 +283,7 @@ class FieldMap:
                     indices = self._indices(f.indices)
                     if not indices:
                         return None
-                    moved.append(replace(f, indices=indices))
+                    moved.append(f if indices == f.indices else replace(f, indices=indices))
                 elif self.identity:
                     moved.append(f)
                 else:
@@ -785,10 +785,18 @@ def _named(order: Ordering, dist: Distribution | None, schema: list[Field] | Non
         i = indices[0]
         return schema[i].name if schema is not None and 0 <= i < len(schema) else f"${i}"
 
+    def renamed(item):  # a key or field with its name at this node; the same object when unchanged
+        if not item.indices:
+            return item
+        new = name(item.indices)
+        return item if new == item.name else replace(item, name=new)
+
     if order is not None:
-        order = tuple(replace(k, name=name(k.indices)) if k.indices else k for k in order)
+        order = tuple(renamed(k) for k in order)
     if dist is not None and dist.fields:
-        dist = replace(dist, fields=tuple(replace(f, name=name(f.indices)) if f.indices else f for f in dist.fields))
+        fields = tuple(renamed(f) for f in dist.fields)
+        if fields != dist.fields:
+            dist = replace(dist, fields=fields)
     return order, dist
 
 

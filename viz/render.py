@@ -11,6 +11,7 @@ to trace, collapsed subtrees, a focus node and search hits.
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 from dataclasses import dataclass, field, replace
@@ -163,7 +164,10 @@ def title(kind: str) -> str:
     return _KIND_TITLES.get(kind, kind or "(empty)")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _esc(text: str, limit: int = _MAX_TEXT) -> str:
+    """``text`` cut to ``limit`` characters and escaped for an HTML-like label (memoised: names,
+    types and titles repeat across a plan's nodes)."""
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return html.escape(text, quote=True)
@@ -246,16 +250,22 @@ def node_label(
     else:
         shown = schema if len(schema) <= max_rows else schema[: max_rows - 2]
         for i, f in enumerate(shown):
-            rows.append(
-                f'<TR><TD ALIGN="RIGHT"><FONT POINT-SIZE="9" COLOR="{pal.muted}">[{i}]</FONT></TD>'
-                f'<TD ALIGN="LEFT">{_esc(f.name, 32)}</TD>'
-                f'<TD ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{pal.muted}">{_esc(f.type_text(), 32)}</FONT></TD></TR>'
-            )
+            rows.append(_schema_row(i, f.name, f.type_text(), pal.muted))
         if len(shown) < len(schema):
             rows.append(f'<TR><TD COLSPAN="3"><I>… {len(schema) - len(shown)} more fields ({len(schema)} in all)</I></TD></TR>')
     if hidden:
         rows.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" COLOR="{pal.muted}">▸ {hidden} node{"s" if hidden != 1 else ""} collapsed</FONT></TD></TR>')
     return "<" + '<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2">' + "".join(rows) + "</TABLE>>"
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _schema_row(i: int, name: str, type_text: str, muted: str) -> str:
+    """One ``[i] name type`` row of a label (memoised: chains repeat the same schema)."""
+    return (
+        f'<TR><TD ALIGN="RIGHT"><FONT POINT-SIZE="9" COLOR="{muted}">[{i}]</FONT></TD>'
+        f'<TD ALIGN="LEFT">{_esc(name, 32)}</TD>'
+        f'<TD ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{muted}">{_esc(type_text, 32)}</FONT></TD></TR>'
+    )
 
 
 def _worst(node: NodeView) -> Severity | None:

@@ -684,7 +684,8 @@ def derive_schemas(graph: PlanGraph, ext: Extensions, conventions: Conventions =
     for root in graph.roots:
         outer_of.setdefault(root, ())
         anchors_of.setdefault(root, {})
-    order = list(graph.roots) + [n for n in nodes if n not in set(graph.roots)]
+    root_set = set(graph.roots)
+    order = list(graph.roots) + [n for n in nodes if n not in root_set]
     for start in order:
         if state.get(start) == 2:
             continue
