@@ -38,7 +38,9 @@ test: $(STAMP) check-java browser
 test-fast: $(STAMP)
 	$(PY) -m pytest -m "not slow and not spark"
 
-bench: $(STAMP)
+# The benchmark suite (not part of make test): benchmarks/results/*.json, REPORT.md and docs/benchmarks.png.
+# Long (TPC-H at scale 1); `$(PY) -m benchmarks open --quick` runs one of them small.
+bench: $(STAMP) check-java browser
 	$(PY) -m benchmarks
 
 clean:

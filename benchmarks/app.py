@@ -1,0 +1,333 @@
+"""The app in a real browser: time from opening the page to the graph drawn, a node click, memory.
+
+Starts ``streamlit run app.py`` (headless, on a free port) and drives Debian's Chromium with
+Playwright. For the tutorial sample (``/?sample=tutorial.json``) and a 500-node plan (a balanced
+join tree from ``benchmarks.plans``, opened through a shared link ``/?plan=<digest>``) it measures:
+
+- *cold*: the first load after the server started (a fresh server per plan), from ``page.goto`` to
+  every node of the plan drawn (``.stGraphVizChart svg g.node``);
+- *warm*: the median of 5 reloads (quick: 2), each in a fresh page (a new Streamlit session);
+- *click*: from clicking a node in the graph to the inspector showing that node's heading.
+
+Then the peak memory (VmHWM) of the Streamlit process and of each of its child processes, and the
+check that the page never waits for Spark: no Java process (Spark's JVM) under the server after the
+pages loaded and a node was clicked. Finally the first Run of a node (which starts Spark) and a
+second Run on the now warm session, to show where Spark's start-up goes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+VIEWPORT = {"width": 1500, "height": 1000}
+NODE_SELECTOR = ".stGraphVizChart svg g.node"
+TIMEOUT_MS = 180_000
+#: The 500-node plan: ``wide_joins(BIG_PLAN_SIZE)`` (reads under a balanced tree of joins and filters).
+BIG_PLAN_SIZE = 500
+#: Targets the report checks (seconds); the issue asks for the figures, these say what "good" is.
+TARGETS = {"tutorial_warm_s": 2.0, "big_warm_s": 5.0, "click_s": 2.0}
+
+
+def _log(text: str) -> None:
+    print(f"[app] {text}", flush=True)
+
+
+# ---- processes -----------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _status(pid: int) -> dict[str, str]:
+    """``/proc/<pid>/status`` as a dict (empty when the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return dict(line.rstrip("\n").split(":\t", 1) for line in fh if ":\t" in line)
+    except OSError:
+        return {}
+
+
+def _kib(value: str | None) -> int | None:
+    """``'123456 kB'`` -> 123456 (KiB)."""
+    if not value:
+        return None
+    m = re.match(r"\s*(\d+)", value)
+    return int(m.group(1)) if m else None
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def _children(pid: int) -> list[int]:
+    """Every descendant of ``pid`` (from each process's parent id in /proc)."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        ppid = _kib(_status(int(entry)).get("PPid"))
+        if ppid is not None:
+            parents.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return sorted(out)
+
+
+def memory(pid: int) -> dict:
+    """Peak (VmHWM) and current (VmRSS) resident memory in MiB of ``pid`` and each descendant."""
+    def one(p: int) -> dict:
+        st = _status(p)
+        hwm, rss = _kib(st.get("VmHWM")), _kib(st.get("VmRSS"))
+        return {"pid": p, "name": st.get("Name", "?"), "cmd": _cmdline(p)[:160],
+                "peak_mib": round(hwm / 1024, 1) if hwm else None, "rss_mib": round(rss / 1024, 1) if rss else None}
+
+    return {"app": one(pid), "children": [one(c) for c in _children(pid)]}
+
+
+def java_children(pid: int) -> list[int]:
+    """The Java processes under ``pid``: a Spark JVM started by the app."""
+    return [c for c in _children(pid) if _status(c).get("Name", "").startswith("java") or
+            _cmdline(c).split(" ", 1)[0].endswith("/java")]
+
+
+@dataclass
+class Server:
+    proc: subprocess.Popen
+    url: str
+    started_s: float
+
+    def stop(self) -> None:
+        """Stop the server, then any of its child processes still running (a Spark JVM)."""
+        children = _children(self.proc.pid)
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=15)
+        for pid in children:
+            deadline = time.time() + 10
+            while os.path.exists(f"/proc/{pid}") and time.time() < deadline:
+                time.sleep(0.2)  # the JVM exits by itself once its parent's pipe closes
+            if os.path.exists(f"/proc/{pid}"):
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except OSError:
+                    pass
+
+
+def start_server() -> Server:
+    """``streamlit run app.py`` on a free port; returns once its health check answers."""
+    port = _free_port()
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", os.path.join(ROOT, "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(url + "/_stcore/health", timeout=2)
+            return Server(proc, url, time.perf_counter() - start)
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with code {proc.returncode} before answering")
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("streamlit did not answer its health check within 90 s")
+
+
+# ---- plans -----------------------------------------------------------------------------------------
+
+
+def big_plan() -> tuple[bytes, int]:
+    """The 500-node plan's JSON bytes and its node count."""
+    from benchmarks.plans import wide_joins
+    from viz.model import analyze
+
+    data = json.dumps(wide_joins(BIG_PLAN_SIZE)).encode()
+    return data, len(analyze(data).graph.nodes)
+
+
+def _node_count(data: bytes) -> int:
+    from viz.model import analyze
+
+    return len(analyze(data).graph.nodes)
+
+
+# ---- the browser ----------------------------------------------------------------------------------
+
+
+def _browser(p):
+    exe = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    if not exe:
+        raise RuntimeError(f"no Chromium at {CHROMIUM} (make browser installs Debian's chromium)")
+    return p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+
+
+def time_to_graph(context, url: str, nodes: int) -> tuple[float, float, object]:
+    """Open ``url`` in a fresh page: seconds until the plan's caption (``· N nodes ·``, written by the
+    server's script before the graph) shows, seconds until all ``nodes`` graph nodes are drawn, and the page.
+
+    The difference between the two is mostly the graph's layout and drawing in the browser."""
+    page = context.new_page()
+    start = time.perf_counter()
+    page.goto(url)
+    page.get_by_text(re.compile(rf"· {nodes} nodes ·")).first.wait_for(timeout=TIMEOUT_MS)
+    content = time.perf_counter() - start
+    page.wait_for_function(f"n => document.querySelectorAll('{NODE_SELECTOR}').length >= n",
+                           arg=nodes, timeout=TIMEOUT_MS, polling=50)
+    return content, time.perf_counter() - start, page
+
+
+def time_click(page, node_id: str, heading: str) -> tuple[float, float]:
+    """Click graph node ``node_id``: seconds until the URL says ``node=<id>`` (the server's script
+    ran up to selecting it) and until the inspector's heading is ``heading``."""
+    page.wait_for_selector(f"{NODE_SELECTOR}[data-substrait-bound]", timeout=TIMEOUT_MS)
+    target = page.locator(f'{NODE_SELECTOR}[id="node-{node_id}"]')
+    target.scroll_into_view_if_needed(timeout=TIMEOUT_MS)
+    start = time.perf_counter()
+    target.click(timeout=TIMEOUT_MS)
+    page.wait_for_function("p => new RegExp(p).test(location.search)", arg=rf"[?&]node={re.escape(node_id)}(&|$)",
+                           timeout=TIMEOUT_MS, polling=20)
+    url = time.perf_counter() - start
+    page.get_by_role("heading", name=heading, exact=True).wait_for(timeout=TIMEOUT_MS)
+    return url, time.perf_counter() - start
+
+
+def time_run(page, node_id: str) -> float:
+    """Open the Run tab and click Run; seconds until the result caption for ``node_id`` shows."""
+    page.get_by_role("tab", name="Run").click(timeout=TIMEOUT_MS)
+    button = page.get_by_role("button", name="▶ Run this node")
+    button.wait_for(timeout=TIMEOUT_MS)
+    start = time.perf_counter()
+    button.click(timeout=TIMEOUT_MS)
+    page.get_by_text(re.compile(rf"^Node {re.escape(node_id)}: .* ran in")).wait_for(timeout=600_000)
+    return time.perf_counter() - start
+
+
+def _heading(data: bytes, node_id: str) -> str:
+    from viz.model import analyze
+    from viz.render import title
+
+    return f"{title(analyze(data).node(node_id).kind)} · {node_id}"
+
+
+def measure_plan(p, name: str, path: str, data: bytes, click_node: str, reloads: int, run_nodes: tuple[str, ...] = ()) -> dict:
+    """One plan on a fresh server: cold load, warm reloads, a click, memory, Spark checks, runs."""
+    nodes = _node_count(data)
+    server = start_server()
+    out: dict = {"plan": name, "nodes": nodes, "path": path, "server_start_s": round(server.started_s, 3)}
+    _log(f"{name}: {nodes} nodes, server up in {server.started_s:.1f} s")
+    try:
+        browser = _browser(p)
+        try:
+            context = browser.new_context(viewport=VIEWPORT)
+            content, cold, page = time_to_graph(context, server.url + path, nodes)
+            out["cold_s"], out["cold_content_s"] = round(cold, 3), round(content, 3)
+            _log(f"{name}: cold {cold:.2f} s (plan caption after {content:.2f} s)")
+            page.close()
+            warm, warm_content = [], []
+            for i in range(reloads):
+                content, seconds, page = time_to_graph(context, server.url + path, nodes)
+                warm.append(round(seconds, 3))
+                warm_content.append(round(content, 3))
+                if i < reloads - 1:
+                    page.close()
+            out["warm_runs_s"] = warm
+            out["warm_s"] = round(statistics.median(warm), 3)
+            out["warm_content_s"] = round(statistics.median(warm_content), 3)
+            _log(f"{name}: warm median {out['warm_s']:.2f} s of {warm} (plan caption after {out['warm_content_s']:.2f} s)")
+            out["click_node"] = click_node
+            url_s, click_s = time_click(page, click_node, _heading(data, click_node))
+            out["click_url_s"], out["click_s"] = round(url_s, 3), round(click_s, 3)
+            _log(f"{name}: click -> inspector {click_s:.2f} s (URL updated after {url_s:.2f} s)")
+            time.sleep(1.0)  # let any work the click started show up as a process
+            java = java_children(server.proc.pid)
+            out["java_before_run"] = java
+            out["spark_free_before_run"] = not java
+            out["memory_before_run"] = memory(server.proc.pid)
+            _log(f"{name}: app peak {out['memory_before_run']['app']['peak_mib']} MiB, "
+                 f"java processes before Run: {java or 'none'}")
+            runs = []
+            for node_id in run_nodes:
+                if node_id != click_node:
+                    time_click(page, node_id, _heading(data, node_id))
+                seconds = time_run(page, node_id)
+                runs.append({"node": node_id, "seconds": round(seconds, 3)})
+                _log(f"{name}: Run of node {node_id} {seconds:.2f} s")
+            if runs:
+                out["runs"] = runs
+                out["first_run_s"] = runs[0]["seconds"]
+                if len(runs) > 1:
+                    out["warm_run_s"] = runs[1]["seconds"]
+                out["java_after_run"] = java_children(server.proc.pid)
+                out["memory_after_run"] = memory(server.proc.pid)
+            page.close()
+            context.close()
+        finally:
+            browser.close()
+    finally:
+        server.stop()
+    return out
+
+
+def run(quick: bool = False) -> dict:
+    """Measure the app in the browser; returns JSON-able results (see the module docstring)."""
+    from playwright.sync_api import sync_playwright
+
+    from ui.share import save_shared
+
+    reloads = 2 if quick else 5
+    with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:
+        tutorial = fh.read()
+    big, big_nodes = big_plan()
+    digest = save_shared(big)
+    results: dict = {"reloads": reloads, "targets": TARGETS, "plans": []}
+    with sync_playwright() as p:
+        # The tutorial: load, click the Filter node, then Run the root (starts Spark), then Run the Filter.
+        results["plans"].append(measure_plan(p, "tutorial", "/?sample=tutorial.json", tutorial, "0.0.1", reloads,
+                                             run_nodes=("0.0.1", "0")))
+        results["plans"].append(measure_plan(p, f"{big_nodes} nodes", f"/?plan={digest}", big, "0.0", reloads))
+    results["spark_free_before_run"] = all(r.get("spark_free_before_run") for r in results["plans"])
+    tutorial_r = results["plans"][0]
+    if "first_run_s" in tutorial_r:
+        results["first_run_s"] = tutorial_r["first_run_s"]
+        results["warm_run_s"] = tutorial_r.get("warm_run_s")
+    results["app_peak_mib"] = max((r["memory_before_run"]["app"]["peak_mib"] or 0) for r in results["plans"])
+    if not results["spark_free_before_run"]:
+        results["error"] = "a Spark JVM was running before any Run: the page waited for (or started) Spark"
+    return results
+
+
+if __name__ == "__main__":
+    quick = "--quick" in sys.argv[1:]
+    print(json.dumps(run(quick=quick), indent=2))

@@ -1,0 +1,449 @@
+"""The benchmark report: ``benchmarks/results/REPORT.md`` (tables, each figure against its target)
+and ``docs/benchmarks.png`` (one figure, four panels), from whichever results files are present.
+
+``python -m benchmarks.report`` rebuilds both from the results already in ``benchmarks/results/``.
+Every field is read defensively: a missing benchmark, a failed one, or a missing key shows as
+"not run" / "n/a" rather than stopping the report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS = os.path.join(HERE, "results")
+REPORT_MD = os.path.join(RESULTS, "REPORT.md")
+PLOT_PNG = os.path.join(os.path.dirname(HERE), "docs", "benchmarks.png")
+NAMES = ("open", "spark", "app")
+
+#: Targets (the issue's; the app's own figures are read from its results when present).
+TARGET_10K_S = 2.0
+#: "Time per node flat": µs per node at the largest size at most this many times that at 1,000 nodes.
+FLAT_GROWTH = 1.5
+TARGET_MEDIAN, TARGET_MAX = 1.05, 1.25
+TARGET_SAMPLE_S = 1.0
+APP_TARGETS = {"tutorial_warm_s": 2.0, "big_warm_s": 5.0, "click_s": 2.0}
+
+
+# ---- reading ---------------------------------------------------------------------------------------
+
+
+def load(results_dir: str = RESULTS) -> dict[str, dict]:
+    """``{name: record}`` for each ``<name>.json`` present; an unreadable file becomes ``{"error": ...}``."""
+    out: dict[str, dict] = {}
+    for name in NAMES:
+        path = os.path.join(results_dir, f"{name}.json")
+        if not os.path.exists(path):
+            continue
+        try:
+            with open(path, encoding="utf-8") as fh:
+                record = json.load(fh)
+            out[name] = record if isinstance(record, dict) else {"error": f"{path} holds no JSON object"}
+        except (OSError, ValueError) as exc:
+            out[name] = {"error": f"{path} could not be read: {exc}"}
+    return out
+
+
+def _get(d: Any, *path: Any, default: Any = None) -> Any:
+    """``d[p0][p1]...`` or ``default`` where any step is missing or of the wrong type."""
+    for p in path:
+        if isinstance(d, dict) and p in d:
+            d = d[p]
+        elif isinstance(d, list) and isinstance(p, int) and -len(d) <= p < len(d):
+            d = d[p]
+        else:
+            return default
+        if d is None:
+            return default
+    return d
+
+
+def _num(x: Any) -> float | None:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
+def _results(records: dict, name: str) -> dict | None:
+    """The ``results`` of a benchmark that ran, else None."""
+    r = _get(records, name, "results")
+    return r if isinstance(r, dict) else None
+
+
+# ---- formatting ------------------------------------------------------------------------------------
+
+
+def _s(x: Any, digits: int = 3) -> str:
+    v = _num(x)
+    return "n/a" if v is None else f"{v:.{digits}f}"
+
+
+def _met(ok: bool | None) -> str:
+    return "n/a" if ok is None else ("met" if ok else "**not met**")
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
+    return lines
+
+
+def machine_line(records: dict) -> str:
+    """One line saying what the figures were measured on (from the first record with a machine block)."""
+    m = next((r["machine"] for r in records.values() if isinstance(r.get("machine"), dict)), None)
+    if not m:
+        return "Machine: not recorded."
+    parts = [
+        m.get("cpu") or "unknown CPU",
+        f"{m['cores']} cores" if m.get("cores") else None,
+        f"{m['memory_gib']} GiB RAM" if m.get("memory_gib") else None,
+        m.get("os"),
+        f"Python {m['python']}" if m.get("python") else None,
+        m.get("java"),
+        f"PySpark {m['pyspark']}" if m.get("pyspark") else None,
+        f"Streamlit {m['streamlit']}" if m.get("streamlit") else None,
+        f"load average {m['load_average'][0]}" if m.get("load_average") else None,
+        m.get("date"),
+    ]
+    return "Machine: " + " · ".join(str(p) for p in parts if p) + "."
+
+
+def _machine_short(records: dict) -> str:
+    """The plot's title: CPU, cores, memory and date."""
+    m = next((r["machine"] for r in records.values() if isinstance(r.get("machine"), dict)), None)
+    if not m:
+        return "Benchmarks (machine not recorded)"
+    parts = [m.get("cpu"), f"{m['cores']} cores" if m.get("cores") else None,
+             f"{m['memory_gib']} GiB" if m.get("memory_gib") else None, (m.get("date") or "")[:10] or None]
+    return "Benchmarks on " + ", ".join(str(p) for p in parts if p)
+
+
+def _status(records: dict, name: str) -> str | None:
+    """A line for a benchmark that did not produce results (not run, or failed), else None."""
+    if name not in records:
+        return "Not run."
+    if "error" in records[name]:
+        return f"Failed: `{records[name]['error']}`"
+    if _results(records, name) is None:
+        return "No results recorded."
+    return None
+
+
+def _quick(records: dict, name: str) -> str:
+    return " (quick mode: small sizes, not the reference figures)" if _get(records, name, "quick") else ""
+
+
+# ---- sections --------------------------------------------------------------------------------------
+
+
+def _open_checks(res: dict) -> tuple[dict[str, dict], list[int]]:
+    """Per shape: µs/node at 1,000 and at the largest size, their growth, and the 10,000-node time."""
+    rows = [r for r in _get(res, "rows", default=[]) if isinstance(r, dict)]
+    sizes = sorted({int(r["nodes"]) for r in rows if _num(r.get("nodes")) and r.get("shape") != "corpus"})
+    out: dict[str, dict] = {}
+    for shape in dict.fromkeys(r.get("shape") for r in rows if r.get("shape") not in (None, "corpus")):
+        mine = sorted((r for r in rows if r.get("shape") == shape and _num(r.get("nodes"))), key=lambda r: r["nodes"])
+        if not mine:
+            continue
+        near = lambda n: min(mine, key=lambda r: abs(r["nodes"] - n))  # noqa: E731
+        small, large = near(1_000), mine[-1]
+        a, b = _num(small.get("us_per_node")), _num(large.get("us_per_node"))
+        growth = b / a if a and b and large is not small else None
+        ten = near(10_000) if abs(near(10_000)["nodes"] - 10_000) <= 1_000 else None
+        out[shape] = {
+            "small_nodes": small["nodes"], "large_nodes": large["nodes"], "us_small": a, "us_large": b,
+            "growth": growth, "flat": None if growth is None else growth <= FLAT_GROWTH,
+            "ten_k_s": _num(ten.get("ours_s")) if ten else None,
+            "ten_k_ok": (_num(ten.get("ours_s")) < TARGET_10K_S) if ten and _num(ten.get("ours_s")) is not None else None,
+        }
+    return out, sizes
+
+
+def _baseline_text(r: dict) -> str:
+    if _num(r.get("baseline_s")) is not None:
+        return _s(r["baseline_s"])
+    if _num(r.get("baseline_estimate_s")) is not None:
+        return f"> budget (~{r['baseline_estimate_s']:,.0f})"
+    return "n/a"
+
+
+def _speedup(r: dict) -> str:
+    ours = _num(r.get("ours_s"))
+    base = _num(r.get("baseline_s")) or _num(r.get("baseline_estimate_s"))
+    if not ours or not base:
+        return "n/a"
+    return ("~" if _num(r.get("baseline_s")) is None else "") + f"{base / ours:,.1f}×"
+
+
+def open_section(records: dict) -> list[str]:
+    lines = ["## 1. Opening a plan" + _quick(records, "open"), ""]
+    status = _status(records, "open")
+    if status:
+        return lines + [status, ""]
+    res = _results(records, "open")
+    lines += ["Load + every node's schema + properties + DOT (`viz.model.analyze` + `viz.render.to_dot`), against "
+              "`json_format.Parse` + `substrait.type_inference.infer_rel_schema` for every node (the baseline).", ""]
+    rows = []
+    for r in _get(res, "rows", default=[]):
+        if not isinstance(r, dict):
+            continue
+        shape = r.get("shape", "?") + (f" `{r['source']}`" if r.get("source") else "")
+        nodes = r.get("nodes")
+        rows.append([shape, f"{nodes:,}" if isinstance(nodes, int) else "n/a", _s(r.get("ours_s")),
+                     _s(r.get("us_per_node"), 1), _baseline_text(r), _speedup(r), r.get("baseline_note") or ""])
+    lines += _table(["plan", "nodes", "ours (s)", "ours µs/node", "baseline (s)", "baseline / ours", "baseline note"], rows)
+    checks, sizes = _open_checks(res)
+    lines += ["", "| target | shape | figure | |", "|---|---|---|---|"]
+    for shape, c in checks.items():
+        lines.append(f"| 10,000 nodes ready in under {TARGET_10K_S:g} s | {shape} | {_s(c['ten_k_s'])} s | {_met(c['ten_k_ok'])} |")
+    for shape, c in checks.items():
+        fig = (f"{_s(c['us_small'], 1)} → {_s(c['us_large'], 1)} µs/node ({c['small_nodes']:,} → {c['large_nodes']:,} "
+               f"nodes, ×{c['growth']:.2f})" if c["growth"] is not None else "n/a")
+        lines.append(f"| time per node flat (growth ≤ ×{FLAT_GROWTH:g}) | {shape} | {fig} | {_met(c['flat'])} |")
+    return lines + [""]
+
+
+def spark_section(records: dict) -> list[str]:
+    lines = ["## 2. Translation overhead on Spark" + _quick(records, "spark"), ""]
+    status = _status(records, "spark")
+    if status:
+        return lines + [status, ""]
+    res = _results(records, "spark")
+    scale = _get(res, "scale")
+    lines += [f"TPC-H at scale factor {scale if scale is not None else 'n/a'}: the isthmus plans through the executor "
+              "against the same SQL through `spark.sql`, same session and data, warm (median of "
+              f"{_get(res, 'repeat', default='n/a')}).", ""]
+    queries = [q for q in _get(res, "translation", "queries", default=[]) if isinstance(q, dict)]
+    rows = []
+    for q in queries:
+        if "error" in q:
+            rows.append([q.get("query", "?"), "error", "", "", "", q["error"][:120]])
+            continue
+        same = q.get("same_optimized_plan")
+        rows.append([q.get("query", "?"), _s(q.get("executor_s")), _s(q.get("sql_s")), _s(q.get("ratio"), 2),
+                     _s(q.get("translate_s")), "n/a" if same is None else ("same" if same else "differs")])
+    lines += _table(["query", "executor (s)", "spark.sql (s)", "ratio", "translate (s)", "optimized plan"], rows)
+    ratios = [_num(q.get("ratio")) for q in queries if _num(q.get("ratio")) is not None]
+    median = statistics.median(ratios) if ratios else None
+    worst = max(ratios) if ratios else None
+    lines += ["", "| target | figure | |", "|---|---|---|",
+              f"| median ratio ≤ {TARGET_MEDIAN} | {_s(median, 3)} | {_met(None if median is None else median <= TARGET_MEDIAN)} |",
+              f"| no query above {TARGET_MAX} | max {_s(worst, 3)} | {_met(None if worst is None else worst <= TARGET_MAX)} |"]
+    differ = _get(res, "translation", "summary", "plans_differ", default=[])
+    if differ:
+        lines += ["", f"Plans differ for {', '.join(differ)}: side by side in `benchmarks/results/spark_plans/`."]
+    return lines + [""]
+
+
+def sampling_section(records: dict) -> list[str]:
+    lines = ["## 3. Sampling latency" + _quick(records, "spark"), ""]
+    status = _status(records, "spark")
+    if status:
+        return lines + [status, ""]
+    res = _results(records, "spark")
+    nodes = [n for n in _get(res, "sampling", "nodes", default=[]) if isinstance(n, dict)]
+    if not nodes:
+        return lines + ["Not run.", ""]
+    target = _num(_get(res, "sampling", "target_s")) or TARGET_SAMPLE_S
+    rows = []
+    for n in nodes:
+        if "error" in n:
+            rows.append([n.get("node", "?"), "", "", "error", "", n["error"][:120]])
+            continue
+        push = n.get("limit_pushable")
+        ok = (_num(n.get("sample_s")) < target) if push and _num(n.get("sample_s")) is not None else None
+        rows.append([n.get("node", "?"), n.get("kind", ""), "yes" if push else "no", _s(n.get("sample_s")),
+                     _s(n.get("whole_s")), _met(ok) if push else "n/a (no limit can be pushed)"])
+    lines += [f"First 100 rows of a node over lineitem (`run_node(..., limit=100)`) against computing the whole node; "
+              f"target under {target:g} s where a limit can be pushed.", ""]
+    lines += _table(["node", "kind", "limit pushable", "first 100 rows (s)", "whole node (s)", f"< {target:g} s"], rows)
+    return lines + [""]
+
+
+def app_section(records: dict) -> list[str]:
+    lines = ["## 4. The app in the browser" + _quick(records, "app"), ""]
+    status = _status(records, "app")
+    if status:
+        return lines + [status, ""]
+    res = _results(records, "app")
+    targets = {**APP_TARGETS, **(_get(res, "targets", default={}) or {})}
+    plans = [p for p in _get(res, "plans", default=[]) if isinstance(p, dict)]
+    lines += ["Chromium (headless) against `streamlit run app.py`: from `page.goto` to every node of the graph drawn; "
+              f"cold = first load after the server started, warm = median of {_get(res, 'reloads', default='n/a')} "
+              "reloads in fresh pages; caption = the plan's caption (written by the server before the graph) shown, so "
+              "warm − caption is the graph's layout and drawing in the browser; click = clicking a node until the "
+              "inspector shows it, click: URL = until the URL names the node (the server's rerun reached it); "
+              "peak = VmHWM of the Streamlit process.", ""]
+    rows = []
+    for p in plans:
+        rows.append([p.get("plan", "?"), p.get("nodes", "n/a"), _s(p.get("cold_s"), 2), _s(p.get("warm_s"), 2),
+                     _s(p.get("warm_content_s"), 2), _s(p.get("click_url_s"), 2), _s(p.get("click_s"), 2),
+                     _s(_get(p, "memory_before_run", "app", "peak_mib"), 0),
+                     "none" if p.get("spark_free_before_run") else ("**yes**" if "spark_free_before_run" in p else "n/a")])
+    lines += _table(["plan", "nodes", "cold (s)", "warm (s)", "warm caption (s)", "click: URL (s)", "click (s)", "app peak (MiB)",
+                     "Spark JVM before Run"], rows)
+    tut = next((p for p in plans if p.get("plan") == "tutorial"), None)
+    big = next((p for p in plans if p is not tut), None)
+    checks = []
+    if tut:
+        w = _num(tut.get("warm_s"))
+        checks.append((f"tutorial graph drawn (warm) < {targets['tutorial_warm_s']:g} s", _s(w, 2),
+                       None if w is None else w < targets["tutorial_warm_s"]))
+    if big:
+        w = _num(big.get("warm_s"))
+        checks.append((f"{big.get('nodes', 500)}-node graph drawn (warm) < {targets['big_warm_s']:g} s", _s(w, 2),
+                       None if w is None else w < targets["big_warm_s"]))
+    for p in plans:
+        c = _num(p.get("click_s"))
+        checks.append((f"{p.get('plan')}: node click to inspector < {targets['click_s']:g} s", _s(c, 2),
+                       None if c is None else c < targets["click_s"]))
+    free = _get(res, "spark_free_before_run")
+    checks.append(("no Spark JVM after the pages load and a node click (Spark starts only on Run)",
+                   "none" if free else ("a JVM was running" if free is not None else "n/a"), free))
+    lines += ["", "| target | figure | |", "|---|---|---|"] + [f"| {t} | {f} | {_met(ok)} |" for t, f, ok in checks]
+    first, warm = _num(_get(res, "first_run_s")), _num(_get(res, "warm_run_s"))
+    if first is not None:
+        java = [c for c in _get(tut or {}, "memory_after_run", "children", default=[]) if c.get("name") == "java"]
+        jvm = f"; the Spark JVM's peak memory {java[0]['peak_mib']:.0f} MiB" if java and _num(java[0].get("peak_mib")) else ""
+        lines += ["", f"The first Run of a node takes {first:.1f} s: it includes starting Spark, which happens only then. "
+                  f"A second Run on the now warm session takes {_s(warm, 1)} s{jvm}."]
+    return lines + [""]
+
+
+def markdown(records: dict) -> str:
+    """The whole report as Markdown."""
+    lines = ["# Benchmarks", "", machine_line(records), "",
+             "Produced by `make bench` (`python -m benchmarks`); the plot is `docs/benchmarks.png`.", ""]
+    lines += open_section(records) + spark_section(records) + sampling_section(records) + app_section(records)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# ---- the plot --------------------------------------------------------------------------------------
+
+
+def _not_run(ax, title: str, why: str = "not run") -> None:
+    ax.set_title(title, fontsize=10, loc="left")
+    ax.text(0.5, 0.5, why, ha="center", va="center", fontsize=12, color="grey", transform=ax.transAxes)
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def _panel_open(ax, res: dict | None) -> None:
+    title = "(a) Opening a plan: time per node"
+    rows = [r for r in _get(res, "rows", default=[]) if isinstance(r, dict) and _num(r.get("nodes"))]
+    if not rows:
+        return _not_run(ax, title)
+    shapes = [s for s in dict.fromkeys(r.get("shape") for r in rows) if s and s != "corpus"]
+    colours = {}
+    for i, shape in enumerate(shapes):
+        mine = sorted((r for r in rows if r.get("shape") == shape), key=lambda r: r["nodes"])
+        pts = [(r["nodes"], _num(r.get("us_per_node")) or (_num(r.get("ours_s")) or 0) / r["nodes"] * 1e6) for r in mine]
+        pts = [p for p in pts if p[1] > 0]
+        if not pts:
+            continue
+        (line,) = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"{shape} (ours)")
+        colours[shape] = line.get_color()
+        base = [(r["nodes"], (_num(r.get("baseline_s")) or _num(r.get("baseline_estimate_s"))) / r["nodes"] * 1e6)
+                for r in mine if _num(r.get("baseline_s")) or _num(r.get("baseline_estimate_s"))]
+        if base:
+            ax.plot([p[0] for p in base], [p[1] for p in base], marker="x", linestyle="--", color=colours[shape],
+                    label=f"{shape} (baseline)")
+    corpus = [r for r in rows if r.get("shape") == "corpus" and _num(r.get("us_per_node"))]
+    if not ax.lines and not corpus:
+        return _not_run(ax, title, "no usable figures")
+    if corpus:
+        ax.scatter([r["nodes"] for r in corpus], [r["us_per_node"] for r in corpus], marker="s", color="black",
+                   label="corpus plans (ours)", zorder=3)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("nodes")
+    ax.set_ylabel("µs per node")
+    ax.set_title(title, fontsize=10, loc="left")
+    ax.legend(fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+
+
+def _panel_spark(ax, res: dict | None) -> None:
+    title = "(b) Spark: executor / spark.sql per query"
+    queries = [q for q in _get(res, "translation", "queries", default=[]) if isinstance(q, dict) and _num(q.get("ratio"))]
+    if not queries:
+        return _not_run(ax, title)
+    ratios = [q["ratio"] for q in queries]
+    colours = ["tab:green" if r <= TARGET_MEDIAN else ("tab:orange" if r <= TARGET_MAX else "tab:red") for r in ratios]
+    ax.bar([q.get("query", "?") for q in queries], ratios, color=colours)
+    ax.axhline(TARGET_MEDIAN, color="tab:green", linestyle="--", linewidth=1, label=f"{TARGET_MEDIAN} (median target)")
+    ax.axhline(TARGET_MAX, color="tab:red", linestyle="--", linewidth=1, label=f"{TARGET_MAX} (max target)")
+    ax.set_ylabel("time ratio")
+    ax.tick_params(axis="x", labelrotation=90, labelsize=7)
+    ax.set_title(title, fontsize=10, loc="left")
+    ax.legend(fontsize=7)
+
+
+def _panel_sampling(ax, res: dict | None) -> None:
+    title = "(c) Sampling: first 100 rows vs whole node"
+    nodes = [n for n in _get(res, "sampling", "nodes", default=[]) if isinstance(n, dict) and _num(n.get("sample_s"))]
+    if not nodes:
+        return _not_run(ax, title)
+    xs = range(len(nodes))
+    ax.bar([x - 0.2 for x in xs], [n["sample_s"] for n in nodes], width=0.4, label="first 100 rows")
+    ax.bar([x + 0.2 for x in xs], [_num(n.get("whole_s")) or 0 for n in nodes], width=0.4, label="whole node")
+    target = _num(_get(res, "sampling", "target_s")) or TARGET_SAMPLE_S
+    ax.axhline(target, color="tab:red", linestyle="--", linewidth=1, label=f"{target:g} s target")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels([n.get("kind") or n.get("node", "?") for n in nodes], fontsize=8)
+    ax.set_ylabel("seconds")
+    ax.set_title(title, fontsize=10, loc="left")
+    ax.legend(fontsize=7)
+
+
+def _panel_app(ax, res: dict | None) -> None:
+    title = "(d) App: page open to graph drawn"
+    plans = [p for p in _get(res, "plans", default=[]) if isinstance(p, dict) and (_num(p.get("cold_s")) or _num(p.get("warm_s")))]
+    if not plans:
+        return _not_run(ax, title)
+    xs = range(len(plans))
+    ax.bar([x - 0.2 for x in xs], [_num(p.get("cold_s")) or 0 for p in plans], width=0.4, label="cold (first load)")
+    ax.bar([x + 0.2 for x in xs], [_num(p.get("warm_s")) or 0 for p in plans], width=0.4, label="warm (median)")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels([f"{p.get('plan', '?')}\n({p.get('nodes', '?')} nodes)" if p.get("plan") == "tutorial"
+                        else f"{p.get('nodes', '?')} nodes" for p in plans], fontsize=8)
+    ax.set_ylabel("seconds")
+    ax.set_title(title, fontsize=10, loc="left")
+    ax.legend(fontsize=7)
+
+
+def plot(records: dict, path: str = PLOT_PNG) -> str:
+    """Draw the four panels to ``path`` (PNG); a benchmark without results shows "not run"."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 2, figsize=(13, 9))
+    for ax, name, draw in ((axes[0][0], "open", _panel_open), (axes[0][1], "spark", _panel_spark),
+                           (axes[1][0], "spark", _panel_sampling), (axes[1][1], "app", _panel_app)):
+        draw(ax, _results(records, name))
+    fig.suptitle(_machine_short(records), fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def build(results_dir: str = RESULTS, md_path: str | None = None, png_path: str = PLOT_PNG) -> tuple[str, str]:
+    """Write the Markdown report and the plot from the results in ``results_dir``; returns both paths."""
+    records = load(results_dir)
+    md_path = md_path or os.path.join(results_dir, "REPORT.md")
+    os.makedirs(os.path.dirname(md_path) or ".", exist_ok=True)
+    with open(md_path, "w", encoding="utf-8") as fh:
+        fh.write(markdown(records))
+    return md_path, plot(records, png_path)
+
+
+if __name__ == "__main__":
+    md, png = build()
+    print(f"report: {md}\nplot:   {png}")
+    sys.exit(0)

@@ -1,0 +1,201 @@
+"""The benchmark orchestrator and report, from small hand-made results (no Spark, no browser)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+
+import pytest
+
+from benchmarks import __main__ as bench
+from benchmarks import report
+
+MACHINE = {"cpu": "Test CPU @ 1.00GHz", "cores": 2, "memory_gib": 8.0, "os": "Linux-test", "python": "3.11.7",
+           "java": 'openjdk version "17.0.15"', "pyspark": "4.0.0", "streamlit": "1.67.0",
+           "date": "2026-01-02T03:04:05+00:00", "load_average": [0.5, 0.4, 0.3]}
+
+
+def _open_row(shape: str, nodes: int, ours_s: float, baseline_s: float | None = None, estimate_s: float | None = None) -> dict:
+    row = {"shape": shape, "nodes": nodes, "bytes": nodes * 100, "ours_s": ours_s,
+           "phases": {"load": ours_s / 2, "dot": ours_s / 2}, "us_per_node": round(ours_s / nodes * 1e6, 1),
+           "baseline_s": baseline_s, "ratio": ours_s / baseline_s if baseline_s else None, "baseline_note": None,
+           "ok_10k_under_2s": (ours_s < 2) if nodes == 10_000 else None}
+    if estimate_s is not None:
+        row["baseline_estimate_s"] = estimate_s
+        row["baseline_note"] = "> 60 s budget"
+    return row
+
+
+OPEN = {"rows": [
+    _open_row("deep chain", 1_000, 0.1, estimate_s=30.0),
+    _open_row("deep chain", 10_000, 1.2, estimate_s=3000.0),
+    _open_row("deep chain", 50_000, 6.0, estimate_s=75000.0),   # 100 -> 120 µs/node: ×1.2, flat
+    _open_row("wide joins", 1_000, 0.1, baseline_s=0.5),
+    _open_row("wide joins", 10_000, 2.5, baseline_s=6.0),      # 10k over 2 s
+    _open_row("wide joins", 50_000, 20.0, baseline_s=40.0),    # 100 -> 400 µs/node: ×4, not flat
+    {**_open_row("corpus", 300, 0.05, baseline_s=0.2), "source": "isthmus-tpch/query_21_plan.json"},
+], "summary": {}}
+
+SPARK = {"scale": 1, "repeat": 3, "translation": {
+    "queries": [
+        {"query": "q01", "executor_s": 2.0, "sql_s": 2.0, "ratio": 1.0, "translate_s": 0.01, "same_optimized_plan": True},
+        {"query": "q02", "executor_s": 2.6, "sql_s": 2.0, "ratio": 1.3, "translate_s": 0.02, "same_optimized_plan": False},
+        {"query": "q03", "executor_s": 1.0, "sql_s": 1.0, "ratio": 1.0, "translate_s": 0.01, "same_optimized_plan": True},
+        {"query": "q04", "error": "AnalysisException: boom"},
+    ],
+    "summary": {"plans_differ": ["q02"]}},
+    "sampling": {"target_s": 1.0, "nodes": [
+        {"node": "read lineitem", "kind": "read", "limit_pushable": True, "sample_s": 0.3, "whole_s": 5.0},
+        {"node": "filter", "kind": "filter", "limit_pushable": True, "sample_s": 1.4, "whole_s": 6.0},
+        {"node": "aggregate", "kind": "aggregate", "limit_pushable": False, "sample_s": 4.0, "whole_s": 4.1},
+    ]}}
+
+APP = {"reloads": 5, "targets": {"tutorial_warm_s": 2.0, "big_warm_s": 5.0, "click_s": 2.0},
+       "plans": [
+           {"plan": "tutorial", "nodes": 5, "cold_s": 3.0, "warm_s": 1.5, "warm_content_s": 1.0, "click_s": 0.8,
+            "spark_free_before_run": True, "memory_before_run": {"app": {"peak_mib": 190.0}, "children": []},
+            "memory_after_run": {"app": {"peak_mib": 200.0}, "children": [{"name": "java", "peak_mib": 555.0}]}},
+           {"plan": "499 nodes", "nodes": 499, "cold_s": 9.0, "warm_s": 7.0, "click_s": 3.0,
+            "spark_free_before_run": True, "memory_before_run": {"app": {"peak_mib": 230.0}, "children": []}},
+       ],
+       "spark_free_before_run": True, "first_run_s": 40.0, "warm_run_s": 2.0}
+
+
+def _write(folder, **results) -> None:
+    for name, res in results.items():
+        record = {"name": name, "quick": False, "machine": MACHINE}
+        record.update(res if "error" in res else {"results": res})
+        (folder / f"{name}.json").write_text(json.dumps(record))
+
+
+def _lines_with(text: str, needle: str) -> list[str]:
+    return [line for line in text.splitlines() if needle in line]
+
+
+def _build(tmp_path) -> tuple[str, bytes]:
+    md, png = report.build(str(tmp_path), png_path=str(tmp_path / "plot.png"))
+    with open(png, "rb") as fh:
+        image = fh.read()
+    with open(md, encoding="utf-8") as fh:
+        return fh.read(), image
+
+
+def test_the_report_has_every_figure_against_its_target(tmp_path):
+    _write(tmp_path, open=OPEN, spark=SPARK, app=APP)
+    text, image = _build(tmp_path)
+    assert image.startswith(b"\x89PNG") and len(image) > 20_000  # four drawn panels
+    assert "Test CPU @ 1.00GHz · 2 cores · 8.0 GiB RAM" in text and "PySpark 4.0.0" in text
+    assert "Not run" not in text and "not run" not in text
+
+    # opening a plan: 10k under 2 s for the chain (1.2 s), not for the joins (2.5 s); flat growth likewise
+    ten_k = _lines_with(text, "10,000 nodes ready in under 2 s")
+    assert ten_k == ["| 10,000 nodes ready in under 2 s | deep chain | 1.200 s | met |",
+                     "| 10,000 nodes ready in under 2 s | wide joins | 2.500 s | **not met** |"]
+    flat = _lines_with(text, "time per node flat")
+    assert "120.0 µs/node" in flat[0] and "×1.20" in flat[0] and flat[0].endswith("| met |")
+    assert "×4.00" in flat[1] and flat[1].endswith("**not met** |")
+    # baseline: 0.5 s vs ours 0.1 s is 5× for 1k joins; the chain's is an extrapolation
+    assert any("| wide joins | 1,000 | 0.100 |" in line and "| 0.500 | 5.0× |" in line for line in text.splitlines())
+    assert any("> budget (~3,000)" in line and "~2,500.0×" in line for line in text.splitlines())
+    assert "`isthmus-tpch/query_21_plan.json`" in text
+
+    # spark: ratios 1.0, 1.3, 1.0 -> median 1.0 (met), max 1.3 (not met); the failed query is listed
+    assert _lines_with(text, "median ratio ≤ 1.05") == ["| median ratio ≤ 1.05 | 1.000 | met |"]
+    assert _lines_with(text, "no query above 1.25") == ["| no query above 1.25 | max 1.300 | **not met** |"]
+    assert any(line.startswith("| q04 | error |") and "AnalysisException" in line for line in text.splitlines())
+    assert "Plans differ for q02" in text
+
+    # sampling: read 0.3 s met, filter 1.4 s not met, aggregate has no pushable limit
+    assert _lines_with(text, "| read lineitem |")[0].endswith("| met |")
+    assert _lines_with(text, "| filter |")[0].endswith("| **not met** |")
+    assert "n/a (no limit can be pushed)" in _lines_with(text, "| aggregate |")[0]
+
+    # app: tutorial warm 1.5 s < 2 s met; 499 nodes warm 7 s > 5 s not met; clicks 0.8 met, 3.0 not
+    assert _lines_with(text, "tutorial graph drawn (warm)")[0].endswith("| 1.50 | met |")
+    assert _lines_with(text, "499-node graph drawn (warm) < 5 s")[0].endswith("| 7.00 | **not met** |")
+    assert _lines_with(text, "tutorial: node click")[0].endswith("| 0.80 | met |")
+    assert _lines_with(text, "499 nodes: node click")[0].endswith("| 3.00 | **not met** |")
+    assert _lines_with(text, "no Spark JVM after")[0].endswith("| none | met |")
+    assert "The first Run of a node takes 40.0 s" in text and "2.0 s" in text and "555 MiB" in text
+
+
+def test_missing_and_failed_benchmarks_say_so_and_the_rest_still_shows(tmp_path):
+    _write(tmp_path, app=APP, spark={"error": "ModuleNotFoundError: No module named 'benchmarks.spark'"})
+    text, image = _build(tmp_path)
+    assert image.startswith(b"\x89PNG")
+    sections = text.split("\n## ")
+    opening = next(s for s in sections if s.startswith("1. Opening a plan"))
+    assert "Not run." in opening
+    spark = next(s for s in sections if s.startswith("2. Translation overhead"))
+    assert "Failed: `ModuleNotFoundError: No module named 'benchmarks.spark'`" in spark
+    assert "| tutorial | 5 | 3.00 | 1.50 | 1.00 | n/a | 0.80 | 190 | none |" in text
+
+
+def test_no_results_at_all_gives_a_report_of_not_run_panels(tmp_path):
+    text, image = _build(tmp_path)
+    assert image.startswith(b"\x89PNG")
+    assert text.count("Not run.") == 4 and "Machine: not recorded." in text
+
+
+def test_missing_keys_and_a_bad_file_do_not_stop_the_report(tmp_path):
+    _write(tmp_path, open={"rows": [{"shape": "deep chain"}, {"nodes": 10}, "junk"]},
+           spark={"translation": {"queries": [{"query": "q01"}]}, "sampling": {"nodes": [{}]}},
+           app={"plans": [{"plan": "tutorial"}, {}]})
+    text, image = _build(tmp_path)
+    assert image.startswith(b"\x89PNG")
+    assert "| q01 | n/a | n/a | n/a | n/a | n/a |" in text
+    (tmp_path / "app.json").write_text("{not json")
+    text, _ = _build(tmp_path)
+    assert "app.json could not be read" in text
+
+
+# ---- the orchestrator ------------------------------------------------------------------------------
+
+
+def test_arguments_default_to_all_three_full():
+    args = bench.parse_args([])
+    assert args.names == ["open", "spark", "app"] and args.quick is False
+
+
+def test_arguments_pick_benchmarks_in_order_and_quick():
+    args = bench.parse_args(["app", "open", "app", "--quick"])
+    assert args.names == ["app", "open"] and args.quick is True
+
+
+def test_an_unknown_benchmark_is_an_error_that_names_the_choices(capsys):
+    with pytest.raises(SystemExit) as exc:
+        bench.parse_args(["opne"])
+    assert exc.value.code == 2
+    assert "unknown benchmark 'opne': expected some of open, spark, app" in capsys.readouterr().err
+
+
+def test_machine_block_has_cpu_cores_memory_and_versions():
+    m = bench.machine()
+    assert m["cores"] >= 1 and m["python"] == ".".join(map(str, sys.version_info[:3]))
+    assert m["memory_gib"] > 0 and m["streamlit"] and m["pyspark"] and m["date"]
+
+
+def test_a_missing_or_failing_benchmark_is_recorded_and_the_others_run(tmp_path, monkeypatch):
+    ok = types.ModuleType("benchmarks._fake_ok")
+    ok.run = lambda quick=False: {"plans": [{"plan": "tutorial", "nodes": 5, "cold_s": 1.0, "warm_s": 0.5}],
+                                  "quick_was": quick}
+    bad = types.ModuleType("benchmarks._fake_bad")
+
+    def boom(quick=False):
+        raise RuntimeError("no data")
+
+    bad.run = boom
+    monkeypatch.setitem(sys.modules, "benchmarks._fake_ok", ok)
+    monkeypatch.setitem(sys.modules, "benchmarks._fake_bad", bad)
+    monkeypatch.setattr(bench, "BENCHMARKS", {"open": "_no_such_module", "spark": "_fake_bad", "app": "_fake_ok"})
+    status = bench.main(["--quick"], results_dir=str(tmp_path), png_path=str(tmp_path / "plot.png"))
+    assert status == 1
+    records = {n: json.loads((tmp_path / f"{n}.json").read_text()) for n in ("open", "spark", "app")}
+    assert "No module named 'benchmarks._no_such_module'" in records["open"]["error"]
+    assert records["spark"]["error"] == "RuntimeError: no data" and "boom" in records["spark"]["traceback"]
+    assert records["app"]["results"]["quick_was"] is True and records["app"]["quick"] is True
+    assert all(r["machine"]["cores"] >= 1 for r in records.values())
+    text = (tmp_path / "REPORT.md").read_text()
+    assert "| tutorial | 5 | 1.00 | 0.50 |" in text and "Failed: `RuntimeError: no data`" in text
+    assert (tmp_path / "plot.png").read_bytes().startswith(b"\x89PNG")
