@@ -356,6 +356,9 @@ def _supervise(work: _Work, spark, timeout_s, cancel, progress, total: int, begi
             while worker.is_alive() and time.monotonic() < end:
                 _interrupt(spark, work.tag)
                 worker.join(POLL_S)
+            from .reaper import watch
+
+            watch(spark)  # tasks that ignore the interrupt are ended too (executor.reaper)
             break
         if progress is not None:
             current = f", counting node {work.current}" if work.current else ""

@@ -25,9 +25,10 @@ def corpora_dir() -> str:
     return CORPORA
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def spark():
-    """The one Spark session of the whole test run (the executor's shared session)."""
+    """The executor's shared session: one for the whole run, started by the first test that needs it
+    (a new one only if the JVM died, as the app would do)."""
     from executor.session import get_session
 
     return get_session()

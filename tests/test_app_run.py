@@ -52,9 +52,12 @@ def test_run_a_node_and_see_its_rows(spark):
 
 
 def test_a_long_run_shows_progress_and_can_be_cancelled(spark, tpch_dir):
-    # count(*) over lineitem x lineitem x lineitem: far too many rows to finish before the cancel.
+    # count(*) over lineitem x lineitem x region (1.8e10 rows at scale 0.01): too many to finish before the
+    # cancel, and its tasks reach an interrupt check every few seconds (a third lineitem would not: its
+    # tasks would run on for hours after the cancel, see executor/reaper.py).
     li = P.read("lineitem", [("l_orderkey", "i64")])
-    cross = {"cross": {"left": {"cross": {"left": li, "right": li}}, "right": li}}
+    region = P.read("region", [("r_regionkey", "i64")])
+    cross = {"cross": {"left": {"cross": {"left": li, "right": li}}, "right": region}}
     agg = {"aggregate": {"input": cross, "groupings": [], "measures": [P.measure(9, out="i64")]}}
     doc = P.plan((agg, ["n"]), functions={9: ("count", "functions_aggregate_generic")})
     at = AppTest.from_file(APP, default_timeout=120)

@@ -285,7 +285,10 @@ PASS_FLOOR = 1203
 
 
 @pytest.fixture(scope="module")
-def spec_results(spark):
+def spec_results():
+    from executor.session import get_session
+
+    spark = get_session()
     cases = fc.load_cases(FUNCTION_TESTS)
     started = time.perf_counter()
     results = fc.run_cases(cases, spark)
