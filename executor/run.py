@@ -291,8 +291,11 @@ def _stop(run: _Run, spark, worker: threading.Thread) -> None:
     while True:
         _interrupt(spark, run.tag)
         if not worker.is_alive() or time.monotonic() > end:
-            return
+            break
         worker.join(POLL_S)
+    from .reaper import watch
+
+    watch(spark)  # tasks that ignore the interrupt (a fused nested-loop join) are ended too
 
 
 def _interrupt(spark, tag: str) -> None:
@@ -375,6 +378,8 @@ def _collect(df):
     from pyspark.errors import PySparkTypeError
     from pyspark.sql import types as T
 
+    if _plain(df.schema):
+        return _collect_rows(df), None
     try:
         return df.toArrow(), None
     except PySparkTypeError as exc:
@@ -385,6 +390,36 @@ def _collect(df):
         raise ExecutionError("Spark cannot move this node's column types to Python (Arrow transfer failed)")
     df = df.select(*[df[c].cast("string").alias(c) if c in as_text else df[c] for c in df.columns])
     return df.toArrow(), f"{len(as_text)} year-month interval column(s) are shown as text"
+
+
+def _plain_types():
+    from pyspark.sql import types as T
+
+    return (T.BooleanType, T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.FloatType, T.DoubleType,
+            T.DecimalType, T.StringType, T.DateType)
+
+
+def _plain(schema) -> bool:
+    """Whether every column has a type whose Python value converts to Arrow exactly (no time zones,
+    nesting or intervals)."""
+    plain = _plain_types()
+    return all(type(f.dataType) in plain for f in schema.fields)
+
+
+def _collect_rows(df):
+    """The rows of a limited DataFrame with plain column types, as a pyarrow Table.
+
+    ``collect`` runs a limit as Spark's incremental take (the first partition, then more only if
+    needed), whereas Arrow collection runs every partition of the scan: for the first rows of a
+    large table this is the faster path.
+    """
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    rows = df.collect()
+    schema = to_arrow_schema(df.schema, timezone="UTC")
+    arrays = [pa.array([r[i] for r in rows], type=f.type) for i, f in enumerate(schema)]
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def _cap_bytes(table):

@@ -29,6 +29,10 @@ LOCAL_CONF = {
     "spark.sql.ansi.enabled": "false",
     "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
+    # PySpark 4 records the Python call site of every Column/DataFrame call for error messages, at a
+    # cost of about six Py4J round trips per call; the translation makes thousands of such calls
+    # per plan (and reports its errors by node itself), so it is turned off.
+    "spark.python.sql.dataFrameDebugging.enabled": "false",
 }
 
 

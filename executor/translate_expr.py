@@ -10,6 +10,7 @@ expression typer, so the translation reads the plan exactly as the inspector sho
 
 from __future__ import annotations
 
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -31,20 +32,54 @@ Expression = algebra_pb2.Expression
 _INVOCATION_DISTINCT = algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT
 
 
+class NamedColumns(SequenceABC):
+    """The columns ``F.col(name)`` for ``names`` (with ``.outer()`` applied ``outer`` times), each
+    made on first use.
+
+    Making a Column costs Py4J round trips on a classic session, and a record usually has many
+    more fields than its node's expressions read.
+    """
+
+    def __init__(self, names: Sequence[str], outer: int = 0) -> None:
+        self.names = list(names)
+        self.outer_depth = outer
+        self._made: dict[int, Column] = {}
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self.names)))]
+        if i < 0:
+            i += len(self.names)
+        if not 0 <= i < len(self.names):
+            raise IndexError(i)
+        col = self._made.get(i)
+        if col is None:
+            col = F.col(self.names[i])
+            for _ in range(self.outer_depth):
+                col = col.outer()
+            self._made[i] = col
+        return col
+
+
 @dataclass
 class Record:
     """What field references resolve against: one Spark column per field, and the fields' types."""
 
-    columns: list[Column]
+    columns: Sequence[Column]
     fields: Sequence[Field] | None = None
     df: DataFrame | None = None  # the DataFrame the columns live in (for positional struct access)
 
     @classmethod
     def of(cls, names: Sequence[str], fields: Sequence[Field] | None, df: DataFrame | None = None) -> "Record":
-        return cls([F.col(n) for n in names], fields, df)
+        return cls(NamedColumns(names), fields, df)
 
     def outer(self) -> "Record":
         """The same record seen from inside a subquery."""
+        if isinstance(self.columns, NamedColumns):
+            return Record(NamedColumns(self.columns.names, self.columns.outer_depth + 1), self.fields, None)
         return Record([c.outer() for c in self.columns], self.fields, None)
 
 

@@ -108,7 +108,8 @@ class _Translator:
         if handler is None:
             raise Unsupported(f"relation `{node.kind}` (node {node_id}) is not supported")
         df = handler(self, node)
-        df = self._emit(node, df)
+        if handler not in _EMITS_ITSELF:
+            df = self._emit(node, df)
         self.memo[key] = df
         return df
 
@@ -125,10 +126,11 @@ class _Translator:
         df = inner.rel(sub_id)
         return df, inner.names(inner.width(sub_id, df))
 
-    def _emit(self, node: NodeView, df: DataFrame) -> DataFrame:
+    def emit_mapping(self, node: NodeView) -> list[int] | None:
+        """The node's emit (output field -> direct output field), checked; None for a direct emit."""
         common = getattr(node.node.body, "common", None)
         if common is None or common.WhichOneof("emit_kind") != "emit":
-            return df
+            return None
         direct = node.info.direct
         mapping = list(common.emit.output_mapping)
         width = len(direct) if direct is not None else None
@@ -137,7 +139,13 @@ class _Translator:
                 raise ExecutionError(
                     f"node {node.id}: emit maps output field {m}, but the relation produces {width} fields"
                 )
-        return df.select(*[F.col(self.name(m)).alias(self.name(i)) for i, m in enumerate(mapping)])
+        return mapping
+
+    def _emit(self, node: NodeView, df: DataFrame) -> DataFrame:
+        mapping = self.emit_mapping(node)
+        if mapping is None:
+            return df
+        return _pick(df, [(self.name(m), self.name(i)) for i, m in enumerate(mapping)])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -183,19 +191,40 @@ def _conform(tr: _Translator, df: DataFrame, base: list[Field], what: str) -> Da
             f"{len(base)} ({', '.join(f.name for f in base)})"
         )
     types = {f.name: f.dataType for f in df.schema.fields}
-    out: list[Column] = []
-    for i, (src, f) in enumerate(zip(picked, base)):
-        col = F.col("`" + src.replace("`", "``") + "`")  # a quoted name: dots, quotes and backticks are data
+    casts: list[S.DataType | None] = []
+    for src, f in zip(picked, base):
+        want = None
         if f.type is not None:
             try:
                 want = to_spark(f.type)
             except Unsupported:
                 want = None
             have = types.get(src)
-            if want is not None and have is not None and have != want and _safe_cast(have, want):
-                col = col.cast(want)
-        out.append(col.alias(tr.name(i)))
-    return df.select(*out)
+            if want is None or have is None or have == want or not _safe_cast(have, want):
+                want = None
+        casts.append(want)
+    names = tr.names(len(picked))
+    if picked == columns:
+        # the table's columns as they are: renamed in one step (each DataFrame step costs Spark an
+        # analysis, and each Column some Py4J round trips), then only the casts
+        out = df.toDF(*names)
+        cast = {n: F.col(n).cast(t) for n, t in zip(names, casts) if t is not None}
+        return out.withColumns(cast) if cast else out
+    cols: list[Column] = []
+    for name, src, want in zip(names, picked, casts):
+        col = F.col(_quote(src))
+        cols.append((col if want is None else col.cast(want)).alias(name))
+    return df.select(*cols)
+
+
+def _quote(name: str) -> str:
+    """A quoted column name: dots, quotes and backticks are data."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _pick(df: DataFrame, pairs: Sequence[tuple[str, str]]) -> DataFrame:
+    """``df`` with the columns ``source AS target`` for each pair."""
+    return df.select(*[F.col(a).alias(b) for a, b in pairs])
 
 
 def _virtual_table(tr: _Translator, node: NodeView, r: algebra_pb2.ReadRel, base: list[Field] | None) -> DataFrame:
@@ -254,7 +283,7 @@ def read(tr: _Translator, node: NodeView) -> DataFrame:
         for i in items:
             if not 0 <= i < len(base):
                 raise ExecutionError(f"projection field {i} is out of range: the base schema has {len(base)} fields")
-        df = df.select(*[F.col(tr.name(f)).alias(tr.name(i)) for i, f in enumerate(items)])
+        df = _pick(df, [(tr.name(f), tr.name(i)) for i, f in enumerate(items)])
     return df
 
 
@@ -273,13 +302,31 @@ def filter_(tr: _Translator, node: NodeView) -> DataFrame:
 
 
 def project(tr: _Translator, node: NodeView) -> DataFrame:
+    """The project and its emit in one select (each DataFrame step costs Spark an analysis)."""
     body = node.node.body
     df, n, ex = _incoming(tr, node)
-    added = [ex.expr(e) for e in body.expressions]
-    keeps = tr.model.conventions.project_keeps_input or body.common.WhichOneof("emit_kind") == "emit"
+    mapping = tr.emit_mapping(node)
+    keeps = tr.model.conventions.project_keeps_input or mapping is not None
+    if mapping is not None:
+        # only the expressions the emit keeps are translated; each output names its source
+        added: dict[int, Column] = {}
+        cols: list[Column] = []
+        for i, m in enumerate(mapping):
+            if m < n:
+                cols.append(ex.record.columns[m].alias(tr.name(i)))
+            else:
+                if m - n >= len(body.expressions):
+                    raise ExecutionError(f"node {node.id}: emit maps output field {m}, but the project has {n + len(body.expressions)} fields")
+                if m - n not in added:
+                    added[m - n] = ex.expr(body.expressions[m - n])
+                cols.append(added[m - n].alias(tr.name(i)))
+        return df.select(*cols)
+    added_cols = [ex.expr(e) for e in body.expressions]
     if keeps:
-        return df.select(*[F.col(c) for c in tr.names(n)], *[c.alias(tr.name(n + i)) for i, c in enumerate(added)])
-    return df.select(*[c.alias(tr.name(i)) for i, c in enumerate(added)])
+        if not added_cols:
+            return df
+        return df.select(F.col("*"), *[c.alias(tr.name(n + i)) for i, c in enumerate(added_cols)])
+    return df.select(*[c.alias(tr.name(i)) for i, c in enumerate(added_cols)])
 
 
 def sort(tr: _Translator, node: NodeView) -> DataFrame:
@@ -417,7 +464,7 @@ def reference(tr: _Translator, node: NodeView) -> DataFrame:
 def _sides(tr: _Translator, node: NodeView) -> tuple[DataFrame, int, DataFrame, int]:
     left, n = tr.input(node, 0)
     right, m = tr.input(node, 1)
-    right = right.select(*[F.col(a).alias(b) for a, b in zip(tr.names(m), tr.names(m, n))])
+    right = right.toDF(*tr.names(m, n))  # its columns are exactly names(m): renamed in one step
     return left, n, right, m
 
 
@@ -605,6 +652,9 @@ def extension(tr: _Translator, node: NodeView) -> DataFrame:
 def lateral_join(tr: _Translator, node: NodeView) -> DataFrame:
     raise Unsupported(f"lateral joins (node {node.id}) are not supported")
 
+
+#: Relations that apply their own emit (the others get ``_Translator._emit`` afterwards).
+_EMITS_ITSELF = {project}
 
 RELATIONS: dict[str, Callable[[_Translator, NodeView], DataFrame]] = {
     "read": read,
