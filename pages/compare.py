@@ -12,6 +12,7 @@ from ui.compare_panel import compare_panel
 from ui.data import catalog_for
 from ui.entry import through_app
 from ui.plan_source import SAMPLES, Plan, analyze_cached, sample_titles, samples
+from ui.selection import theme
 from viz.diff import STATUSES, NodeDiff, PlanDiff, diff_plans
 from viz.diff_render import combined_dot, side_dots
 from viz.load import MAX_PLAN_BYTES
@@ -104,13 +105,6 @@ def _diff(data_a: bytes, data_b: bytes, ignore_case: bool) -> PlanDiff:
     return diff_plans(a, b, ignore_case=ignore_case)
 
 
-def _theme() -> str:
-    try:
-        return "dark" if st.context.theme.type == "dark" else "light"
-    except AttributeError:
-        return "light"
-
-
 def _summary(diff: PlanDiff) -> None:
     counts = diff.summary
     for col, status in zip(st.columns(4), STATUSES):
@@ -187,11 +181,11 @@ def main() -> None:
         st.session_state["compare_selected"] = (changed or numbers or [None])[0]
     selected = st.session_state["compare_selected"]
 
-    theme = _theme()
+    colours = theme()
     if layout == "one graph":
-        st.graphviz_chart(combined_dot(a, b, diff, theme, max_rows, labels), width="stretch")
+        st.graphviz_chart(combined_dot(a, b, diff, colours, max_rows, labels), width="stretch")
     else:
-        dot_a, dot_b = side_dots(a, b, diff, theme, max_rows, selected)
+        dot_a, dot_b = side_dots(a, b, diff, colours, max_rows, selected)
         for label, dot, col in zip(labels, (dot_a, dot_b), st.columns(2)):
             with col:
                 st.markdown(f"**{label}**")

@@ -13,6 +13,7 @@ from ui.graph_click import graph_click
 from ui.plan_source import current_model, executability_of, plan_sidebar
 from ui.profile_panel import profile_controls, profile_overlay, profile_table
 from ui.run_panel import run_tab
+from ui.selection import resolve_node, select, theme
 from ui.share import share_link_widget
 from viz.errors import Severity
 from viz.export import svg_or_none
@@ -26,28 +27,10 @@ _SEVERITY_WIDGET = {Severity.ERROR: st.error, Severity.WARNING: st.warning, Seve
 TRACE = {"none": None, "orderedness": "orderedness", "distribution": "distribution"}
 
 
-def _select(node_id: str) -> None:
-    st.session_state["node"] = node_id
-
-
-def _on_graph_click() -> None:
-    value = st.session_state.get("graph_click")
-    node = value.get("node") if isinstance(value, dict) else getattr(value, "node", None)
-    if node and node in st.session_state.get("node_ids", ()):
-        st.session_state["node"] = node
-
-
 @st.cache_data(show_spinner=False, max_entries=16)
 def _svg(dot: str) -> bytes | None:
     """The SVG export, drawn by Graphviz once per distinct DOT rather than on every rerun."""
     return svg_or_none(dot)
-
-
-def _theme() -> str:
-    try:
-        return "dark" if st.context.theme.type == "dark" else "light"
-    except AttributeError:
-        return "light"
 
 
 def _label(model: PlanModel, node_id: str) -> str:
@@ -71,7 +54,7 @@ def _view_controls(model: PlanModel, selected: str | None, runnable: dict[str, t
     if query:
         st.sidebar.caption(f"{len(hits)} node{'s' if len(hits) != 1 else ''} match “{query}”")
     return View(
-        selected=selected, theme=_theme(), trace=TRACE[trace], collapsed=frozenset(collapsed),
+        selected=selected, theme=theme(), trace=TRACE[trace], collapsed=frozenset(collapsed),
         focus=selected if focus else None, hits=frozenset(hits), max_rows=max_rows,
         unrunnable=frozenset(n for n, (ok, _) in runnable.items() if not ok),
     )
@@ -85,7 +68,7 @@ def _diagnostics_list(model: PlanModel) -> None:
         text = f"{d.code}: {d.message}"
         if d.node and d.node in model.graph.nodes:
             icon = {"error": "🔴", "warning": "🟠", "info": "🔵"}[d.severity.value]
-            st.button(f"{icon} {d.node} · {text}", key=f"diag-{i}", on_click=_select, args=(d.node,),
+            st.button(f"{icon} {d.node} · {text}", key=f"diag-{i}", on_click=select, args=(d.node,),
                       width="stretch", help="Select this node")
         else:
             _SEVERITY_WIDGET[d.severity](text)
@@ -113,7 +96,7 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
         for_cols = st.columns(len(cols)) if cols else []
         for (input_id, columns), col in zip(cols, for_cols):
             with col:
-                st.button(f"{input_id} · {title(model.node(input_id).kind)}", key=f"in-{input_id}", on_click=_select, args=(input_id,))
+                st.button(f"{input_id} · {title(model.node(input_id).kind)}", key=f"in-{input_id}", on_click=select, args=(input_id,))
                 frame = pd.DataFrame(
                     [{"index": c.index, "name": c.field.name, "type": c.field.type_text(), "read": "●" if c.referenced else ""} for c in columns],
                     columns=["index", "name", "type", "read"],
@@ -163,12 +146,7 @@ def main() -> None:
         return
     node_ids = list(model.graph.nodes)
     st.session_state["node_ids"] = node_ids
-    wanted = st.session_state.get("node") or st.query_params.get("node")
-    if wanted not in node_ids:
-        wanted = model.roots[0] if model.roots else (node_ids[0] if node_ids else None)
-    if wanted is not None:
-        st.session_state["node"] = wanted
-        st.query_params["node"] = wanted
+    resolve_node(node_ids, model.roots[0] if model.roots else (node_ids[0] if node_ids else None))
 
     st.markdown(f"#### {plan.source}")
     st.caption(f"{model.loaded.format} · {len(node_ids)} nodes · {len(model.roots)} root{'s' if len(model.roots) != 1 else ''}")
@@ -191,7 +169,7 @@ def main() -> None:
         view = replace(view, profile=profile_overlay(profile))
         dot = to_dot(model, view=view)
         st.graphviz_chart(dot, width="stretch")
-        graph_click("graph_click", _on_graph_click)
+        graph_click("graph_click")
         if profile is not None:
             profile_table(model, profile)
         c1, c2 = st.columns(2)

@@ -15,6 +15,7 @@ from ui.data import catalog_for
 from ui.entry import through_app
 from ui.graph_click import graph_click
 from ui.plan_source import current_model, executability_of, plan_sidebar
+from ui.selection import resolve_node, select, theme
 from ui.share import share_link_widget
 from viz.describe import describe_plan, story_order
 from viz.model import PlanModel
@@ -32,31 +33,13 @@ def md_escape(text: str) -> str:
     return text.translate(_MARKDOWN)
 
 
-def _select(node_id: str) -> None:
-    st.session_state["node"] = node_id
-
-
-def _on_graph_click() -> None:
-    value = st.session_state.get("present_graph_click")
-    node = value.get("node") if isinstance(value, dict) else getattr(value, "node", None)
-    if node and node in st.session_state.get("node_ids", ()):
-        st.session_state["node"] = node
-
-
-def _theme() -> str:
-    try:
-        return "dark" if st.context.theme.type == "dark" else "light"
-    except AttributeError:
-        return "light"
-
-
 def _story(model: PlanModel, order: list[str], sentences: dict[str, str], selected: str) -> None:
     st.subheader("The plan, step by step")
     st.caption("From the tables read to the result. Click a step's number (or a box in the graph) to select it.")
     for number, node_id in enumerate(order[:MAX_STEPS], start=1):
         pick, text = st.columns([1, 7], vertical_alignment="center")
         pick.button(
-            str(number), key=f"present_step_{node_id}", on_click=_select, args=(node_id,),
+            str(number), key=f"present_step_{node_id}", on_click=select, args=(node_id,),
             type="primary" if node_id == selected else "secondary",
             help=f"Select step {number}: {title(model.node(node_id).kind)} · node {node_id}",
         )
@@ -108,11 +91,7 @@ def main() -> None:
         st.warning("The plan has no relations to present.")
         return
     st.session_state["node_ids"] = node_ids
-    wanted = st.session_state.get("node") or st.query_params.get("node")
-    if wanted not in node_ids:
-        wanted = model.roots[0] if model.roots else node_ids[0]
-    st.session_state["node"] = wanted
-    st.query_params["node"] = wanted
+    resolve_node(node_ids, model.roots[0] if model.roots else node_ids[0])
 
     sentences = describe_plan(model)
     order = story_order(model)
@@ -127,9 +106,9 @@ def main() -> None:
     st.markdown(f"#### {md_escape(plan.source)}")
     graph_col, side_col = st.columns([3, 2], gap="large")
     with graph_col:
-        dot = to_dot(model, view=View(selected=selected, theme=_theme(), max_rows=max_rows))
+        dot = to_dot(model, view=View(selected=selected, theme=theme(), max_rows=max_rows))
         st.graphviz_chart(dot, width="stretch")
-        graph_click("present_graph_click", _on_graph_click)
+        graph_click("present_graph_click")
     with side_col:
         node = model.node(selected)
         st.subheader(f"Step {number[selected]}: {title(node.kind)}")

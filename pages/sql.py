@@ -20,6 +20,7 @@ from executor.sql_plan import MAX_SQL_CHARS, SqlPlan, catalog_tables, sql_to_pla
 from ui.data import TPCH_SCALE, TUTORIAL_DATA, USER_DATA, bindings, uploads_dir
 from ui.entry import through_app
 from ui.plan_source import Plan, analyze_cached
+from ui.selection import theme
 from ui.sql_examples import EXAMPLES
 from viz.errors import Severity
 from viz.render import View, to_dot
@@ -94,13 +95,6 @@ def _open(made: Made, page: str) -> None:
     st.switch_page(page)
 
 
-def _theme() -> str:
-    try:
-        return "dark" if st.context.theme.type == "dark" else "light"
-    except AttributeError:
-        return "light"
-
-
 def _result(made: Made) -> None:
     model = analyze_cached(made.plan.data)
     if isinstance(model, str):  # DataFusion made something our model cannot load
@@ -122,7 +116,7 @@ def _result(made: Made) -> None:
                        key="sql_download")
     graph_tab, json_tab = st.tabs(["Graph", "JSON"])
     with graph_tab:
-        st.graphviz_chart(to_dot(model, view=View(theme=_theme())), width="stretch")
+        st.graphviz_chart(to_dot(model, view=View(theme=theme())), width="stretch")
     with json_tab:
         st.code(made.plan.data.decode(), language="json")
 

@@ -17,6 +17,7 @@ from ui.data import catalog_for
 from ui.entry import through_app
 from ui.plan_source import Plan, current_model, executability_of, plan_sidebar
 from ui.profile_panel import finished_profile, profile_overlay
+from ui.selection import resolve_node, select
 from viz.model import PlanModel
 from viz.render import View, title, to_dot
 
@@ -35,7 +36,7 @@ def _leaves(model: PlanModel) -> list[str]:
 
 
 def _go(node_id: str) -> None:
-    st.session_state["node"] = node_id
+    select(node_id)
     st.query_params["node"] = node_id
 
 
@@ -111,11 +112,7 @@ def main() -> None:
         st.warning("The plan has no relations to step through.")
         return
     leaves = _leaves(model)
-    wanted = st.session_state.get("node") or st.query_params.get("node")
-    if wanted not in node_ids:
-        wanted = leaves[0] if leaves else node_ids[0]
-    _go(wanted)
-    node_id = wanted
+    node_id = resolve_node(node_ids, leaves[0] if leaves else node_ids[0])
     with st.sidebar:
         st.header("Step")
         st.selectbox("Start at a leaf", leaves, index=None, key="step_leaf", on_change=_on_leaf,

@@ -13,6 +13,8 @@ from typing import Callable
 
 import streamlit as st
 
+from ui.selection import select
+
 _JS = r"""
 export default function (component) {
   const { setTriggerValue } = component;
@@ -39,7 +41,17 @@ export default function (component) {
 _component = st.components.v2.component("substrait_viz_graph_click", js=_JS)
 
 
-def graph_click(key: str, on_click: Callable[[], None]) -> str | None:
-    """Mount the listener; returns the clicked node id on the rerun a click causes."""
-    result = _component(key=key, on_node_change=on_click, height=0)
+def _select_clicked(key: str) -> None:
+    """Select the clicked node, if it is one of the plan's (``st.session_state["node_ids"]``)."""
+    value = st.session_state.get(key)
+    node = value.get("node") if isinstance(value, dict) else getattr(value, "node", None)
+    if node and node in st.session_state.get("node_ids", ()):
+        select(node)
+
+
+def graph_click(key: str, on_click: Callable[[], None] | None = None) -> str | None:
+    """Mount the listener; returns the clicked node id on the rerun a click causes. By default a
+    click selects the node (``ui.selection``)."""
+    callback = on_click if on_click is not None else (lambda: _select_clicked(key))
+    result = _component(key=key, on_node_change=callback, height=0)
     return getattr(result, "node", None)

@@ -8,16 +8,11 @@ one node. When it is done, ``profile_overlay`` gives what ``viz.render.to_dot`` 
 
 from __future__ import annotations
 
-import threading
-import time
-from dataclasses import dataclass, field
-
 import pandas as pd
 import streamlit as st
 
-from executor.errors import ExecutionError
 from executor.profile import Profile, profile_plan
-from ui.data import catalog_for
+from ui.background import Task, show_progress, start
 from ui.plan_source import Plan
 from viz.model import PlanModel
 from viz.render import Overlay, title
@@ -26,58 +21,23 @@ DEFAULT_TIMEOUT_S = 600.0
 SHOW_KEY = "inspect_profile_show"
 
 
-@dataclass
-class ProfileState:
-    cancel: threading.Event = field(default_factory=threading.Event)
-    fraction: float = 0.0
-    status: str = "starting Spark"
-    result: Profile | None = None
-    error: str | None = None
-    started: float = field(default_factory=time.monotonic)
-    done: threading.Event = field(default_factory=threading.Event)
-
-    def progress(self, fraction: float, status: str) -> None:
-        self.fraction, self.status = fraction, status
-
-
-def _states() -> dict[int, ProfileState]:
+def _states() -> dict[int, Task]:
     return st.session_state.setdefault("inspect_profiles", {})
 
 
 def _start(plan: Plan, model: PlanModel, timeout_s: float) -> None:
-    state = ProfileState()
+    state = Task()
     _states()[hash(plan.data)] = state
-    try:
-        catalog = catalog_for(plan, generate=True)
-    except ExecutionError as exc:
-        state.error = str(exc)
-        state.done.set()
-        return
-
-    def work() -> None:
-        try:
-            state.result = profile_plan(model, catalog, timeout_s=timeout_s, cancel=state.cancel, progress=state.progress)
-        except ExecutionError as exc:
-            state.error = str(exc)
-        except Exception as exc:  # noqa: BLE001 - a bug of ours: say so instead of a traceback in the page
-            state.error = f"internal error while profiling the plan: {type(exc).__name__}: {exc}"
-        finally:
-            state.done.set()
-
-    threading.Thread(target=work, name="app-profile", daemon=True).start()
+    start(state, plan, lambda catalog: profile_plan(model, catalog, timeout_s=timeout_s, cancel=state.cancel,
+                                                    progress=state.progress),
+          what="profiling the plan", thread_name="app-profile")
 
 
 @st.fragment(run_every=1.0)
 def _progress_fragment(key: int) -> None:
     state = _states().get(key)
-    if state is None:
-        return
-    if state.done.is_set():
-        st.rerun(scope="app")
-    st.progress(state.fraction, text=f"Profiling: {state.status}")
-    if st.button("■ Cancel", key="inspect_profile_cancel"):
-        state.cancel.set()
-        state.status = "cancelling"
+    if state is not None:
+        show_progress(state, "Profiling", "inspect_profile_cancel")
 
 
 def profile_controls(plan: Plan, model: PlanModel) -> Profile | None:

@@ -7,15 +7,12 @@ results are cached per plan and node by ``executor.run``.
 
 from __future__ import annotations
 
-import threading
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import streamlit as st
 
-from executor.errors import ExecutionError
-from executor.run import RunResult, run_node, to_csv_bytes, to_parquet_bytes
-from ui.data import catalog_for
+from executor.run import run_node, to_csv_bytes, to_parquet_bytes
+from ui.background import Task, show_progress, start
 from ui.plan_source import Plan
 from viz.model import PlanModel
 
@@ -23,20 +20,10 @@ DEFAULT_TIMEOUT_S = 300.0
 
 
 @dataclass
-class RunState:
-    node_id: str
-    limit: int
-    count: bool
-    cancel: threading.Event = field(default_factory=threading.Event)
-    fraction: float = 0.0
-    status: str = "starting Spark"
-    result: RunResult | None = None
-    error: str | None = None
-    started: float = field(default_factory=time.monotonic)
-    done: threading.Event = field(default_factory=threading.Event)
-
-    def progress(self, fraction: float, status: str) -> None:
-        self.fraction, self.status = fraction, status
+class RunState(Task):
+    node_id: str = ""
+    limit: int = 0
+    count: bool = False
 
 
 def _runs() -> dict[tuple, RunState]:
@@ -44,28 +31,11 @@ def _runs() -> dict[tuple, RunState]:
 
 
 def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, count: bool, timeout_s: float) -> None:
-    state = RunState(node_id, limit, count)
-    key = (plan.data.__hash__(), node_id)
-    _runs()[key] = state
-    try:
-        catalog = catalog_for(plan, generate=True)
-    except ExecutionError as exc:
-        state.error = str(exc)
-        state.done.set()
-        return
-
-    def work() -> None:
-        try:
-            state.result = run_node(model, node_id, catalog=catalog, limit=limit, count=count,
-                                    timeout_s=timeout_s, cancel=state.cancel, progress=state.progress)
-        except ExecutionError as exc:
-            state.error = str(exc)
-        except Exception as exc:  # a bug of ours: say so instead of a traceback in the page
-            state.error = f"internal error while running node {node_id}: {type(exc).__name__}: {exc}"
-        finally:
-            state.done.set()
-
-    threading.Thread(target=work, name=f"app-run-{node_id}", daemon=True).start()
+    state = RunState(node_id=node_id, limit=limit, count=count)
+    _runs()[(plan.data.__hash__(), node_id)] = state
+    start(state, plan, lambda catalog: run_node(model, node_id, catalog=catalog, limit=limit, count=count,
+                                                timeout_s=timeout_s, cancel=state.cancel, progress=state.progress),
+          what=f"running node {node_id}", thread_name=f"app-run-{node_id}")
 
 
 def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, str | None]) -> None:
@@ -89,14 +59,8 @@ def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, 
 @st.fragment(run_every=1.0)
 def _progress_fragment(key: tuple) -> None:
     state = _runs().get(key)
-    if state is None:
-        return
-    if state.done.is_set():
-        st.rerun(scope="app")
-    st.progress(state.fraction, text=f"Running node {state.node_id}: {state.status}")
-    if st.button("■ Cancel", key=f"cancel-{state.node_id}"):
-        state.cancel.set()
-        state.status = "cancelling"
+    if state is not None:
+        show_progress(state, f"Running node {state.node_id}", f"cancel-{state.node_id}")
 
 
 def _show(state: RunState, key: tuple) -> None:

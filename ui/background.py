@@ -1,0 +1,69 @@
+"""Spark work for one browser session in a worker thread, so the page never waits for it.
+
+A :class:`Task` carries what the page shows while it runs (progress, Cancel) and what it ends with
+(a result or an error message). :func:`start` resolves the plan's tables, then runs the work in a
+thread; ``ui.run_panel`` (one node) and ``ui.profile_panel`` (every node) both use it, each with
+its own fragment that refreshes the progress every second.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import streamlit as st
+
+from executor.catalog import Catalog
+from executor.errors import ExecutionError
+from ui.data import catalog_for
+from ui.plan_source import Plan
+
+
+@dataclass
+class Task:
+    cancel: threading.Event = field(default_factory=threading.Event)
+    fraction: float = 0.0
+    status: str = "starting Spark"
+    result: Any = None
+    error: str | None = None
+    started: float = field(default_factory=time.monotonic)
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def progress(self, fraction: float, status: str) -> None:
+        self.fraction, self.status = fraction, status
+
+
+def start(task: Task, plan: Plan, work: Callable[[Catalog], Any], what: str, thread_name: str) -> None:
+    """Run ``work(catalog)`` for ``plan`` in a thread; its return value becomes ``task.result``.
+    ``what`` names the work in the message of an unexpected error ("running node 0.1")."""
+    try:
+        catalog = catalog_for(plan, generate=True)
+    except ExecutionError as exc:
+        task.error = str(exc)
+        task.done.set()
+        return
+
+    def run() -> None:
+        try:
+            task.result = work(catalog)
+        except ExecutionError as exc:
+            task.error = str(exc)
+        except Exception as exc:  # noqa: BLE001 - a bug of ours: say so instead of a traceback in the page
+            task.error = f"internal error while {what}: {type(exc).__name__}: {exc}"
+        finally:
+            task.done.set()
+
+    threading.Thread(target=run, name=thread_name, daemon=True).start()
+
+
+def show_progress(task: Task, text: str, cancel_key: str) -> None:
+    """Inside a ``st.fragment(run_every=...)``: the progress bar and Cancel, or a rerun of the whole
+    page once the task is done."""
+    if task.done.is_set():
+        st.rerun(scope="app")
+    st.progress(task.fraction, text=f"{text}: {task.status}")
+    if st.button("■ Cancel", key=cancel_key):
+        task.cancel.set()
+        task.status = "cancelling"
