@@ -28,7 +28,6 @@ profiling a plan that shares nodes with one already profiled, counts each node o
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 import uuid
@@ -39,13 +38,11 @@ from dataclasses import asdict, dataclass, field
 from viz.render import NodeStat, Overlay
 
 from .errors import ExecutionError
-from .run import plan_digest
+from .run import POLL_S, STOP_GRACE_S, interrupt_tag, plan_digest, tagged
 
 EXPLODE_FACTOR = 10.0
 EXPLODE_MIN_ROWS = 1000
 CACHE_SIZE = 1024
-POLL_S = 0.1
-STOP_GRACE_S = 5.0
 TAG_PREFIX = "substrait-viz-profile-"
 
 Progress = Callable[[float, str], None]
@@ -190,27 +187,20 @@ class _Work:
         self.error: BaseException | None = None
 
     def __call__(self) -> None:
-        from .session import is_connect
-
-        spark = self.spark
         try:
-            spark.addTag(self.tag)
-            if not is_connect(spark):
-                spark.sparkContext.setJobGroup(self.tag, "substrait-viz profile", interruptOnCancel=True)
-            for nid in self.order:
-                if self.stopped.is_set():
-                    break
-                self.current = nid
-                self._one(nid)
-                self.done_count += 1
+            with tagged(self.spark, self.tag, "substrait-viz profile"):
+                for nid in self.order:
+                    if self.stopped.is_set():
+                        break
+                    self.current = nid
+                    self._one(nid)
+                    self.done_count += 1
         except _Stopped:
             pass
         except BaseException as exc:  # noqa: BLE001 - a bug of ours: reported by the supervisor
             self.error = exc
         finally:
             self.current = None
-            with contextlib.suppress(Exception):
-                spark.removeTag(self.tag)
 
     def _one(self, nid: str) -> None:
         p = self.profile.nodes[nid]
@@ -253,16 +243,6 @@ class _Work:
             self.executing.clear()
         p.rows, p.elapsed_s = rows, elapsed
         _memo_put(self.keys[nid], (rows, elapsed))
-
-
-def _interrupt(spark, tag: str) -> None:
-    from .session import is_connect
-
-    with contextlib.suppress(Exception):
-        spark.interruptTag(tag)
-    if not is_connect(spark):
-        with contextlib.suppress(Exception):
-            spark.sparkContext.cancelJobGroup(tag)
 
 
 def _finish(model, profile: Profile) -> None:
@@ -354,7 +334,7 @@ def _supervise(work: _Work, spark, timeout_s, cancel, progress, total: int, begi
             work.stopped.set()
             end = time.monotonic() + STOP_GRACE_S
             while worker.is_alive() and time.monotonic() < end:
-                _interrupt(spark, work.tag)
+                interrupt_tag(spark, work.tag)
                 worker.join(POLL_S)
             from .reaper import watch
 

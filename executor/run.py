@@ -185,6 +185,20 @@ def run_node(
     return result
 
 
+@contextlib.contextmanager
+def tagged(spark, tag: str, description: str):
+    """Run the Spark actions of the ``with`` block under ``tag`` (and, classic sessions, the job
+    group of that name), so that :func:`interrupt_tag` can stop them."""
+    spark.addTag(tag)
+    try:
+        if not is_connect(spark):
+            spark.sparkContext.setJobGroup(tag, description, interruptOnCancel=True)
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            spark.removeTag(tag)
+
+
 class _Run:
     """The work of one run, done in a worker thread that carries the run's tag."""
 
@@ -198,17 +212,11 @@ class _Run:
         self.stopped = threading.Event()  # set by the supervisor: start no more Spark actions
 
     def __call__(self) -> None:
-        spark = self.spark
         try:
-            spark.addTag(self.tag)
-            if not is_connect(spark):
-                spark.sparkContext.setJobGroup(self.tag, f"substrait-viz node {self.node_id}", interruptOnCancel=True)
-            self.result = self._work()
+            with tagged(self.spark, self.tag, f"substrait-viz node {self.node_id}"):
+                self.result = self._work()
         except BaseException as exc:  # reported to the caller's thread
             self.error = exc
-        finally:
-            with contextlib.suppress(Exception):
-                spark.removeTag(self.tag)
 
     def _check(self) -> None:
         if self.stopped.is_set():
@@ -289,7 +297,7 @@ def _stop(run: _Run, spark, worker: threading.Thread) -> None:
         return  # the worker has yet to pass its last check before Spark actions: none will start
     end = time.monotonic() + STOP_GRACE_S
     while True:
-        _interrupt(spark, run.tag)
+        interrupt_tag(spark, run.tag)
         if not worker.is_alive() or time.monotonic() > end:
             break
         worker.join(POLL_S)
@@ -298,7 +306,8 @@ def _stop(run: _Run, spark, worker: threading.Thread) -> None:
     watch(spark)  # tasks that ignore the interrupt (a fused nested-loop join) are ended too
 
 
-def _interrupt(spark, tag: str) -> None:
+def interrupt_tag(spark, tag: str) -> None:
+    """Interrupt the Spark jobs carrying ``tag`` (and, classic sessions, its job group)."""
     with contextlib.suppress(Exception):
         spark.interruptTag(tag)
     if not is_connect(spark):
