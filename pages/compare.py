@@ -11,7 +11,7 @@ import streamlit as st
 from ui.compare_panel import compare_panel
 from ui.data import catalog_for
 from ui.entry import through_app
-from ui.plan_source import SAMPLES, Plan, analyze_cached, sample_titles, samples
+from ui.plan_source import SAMPLES, Plan, analyze_cached, current_model, sample_titles, samples
 from ui.selection import theme
 from viz.diff import STATUSES, NodeDiff, PlanDiff, diff_plans
 from viz.diff_render import combined_dot, side_dots
@@ -89,14 +89,7 @@ def _model(side: str) -> PlanModel | None:
     error = st.session_state.pop(f"compare_error_{side}", None)
     if error:
         st.error(error)
-    plan: Plan | None = st.session_state.get(f"compare_{side}")
-    if plan is None:
-        return None
-    result = analyze_cached(plan.data)
-    if isinstance(result, str):
-        st.error(f"{plan.source} is not a Substrait plan: {result}")
-        return None
-    return result
+    return current_model(st.session_state.get(f"compare_{side}"))
 
 
 @st.cache_data(show_spinner="Matching the plans…", max_entries=16)

@@ -7,17 +7,15 @@ chosen, and the user's own tables from the Tables page, resolved by the same cat
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 
 import streamlit as st
 
 from executor.catalog import Catalog
-from executor.data import CACHE, tpch
 from executor.errors import ExecutionError
 from executor.sql_plan import MAX_SQL_CHARS, SqlPlan, catalog_tables, sql_to_plan
-from ui.data import TPCH_SCALE, TUTORIAL_DATA, USER_DATA, bindings, uploads_dir
+from ui.data import TPCH_SCALE, catalog_for
 from ui.entry import through_app
 from ui.plan_source import Plan, analyze_cached
 from ui.selection import theme
@@ -48,26 +46,11 @@ def _on_example() -> None:
 
 
 def _catalog(data: str, generate: bool = True) -> Catalog:
-    """The catalog the Inspect page will run this plan with (``ui.data.roots_for`` for a non-sample
-    plan, with ``use_tpch`` as chosen here): TPC-H first, then uploads, user data, the tutorial.
+    """The catalog the Inspect page will run this plan with (a plan that is not a sample, with
+    ``use_tpch`` as chosen here): TPC-H first, then uploads, user data, the tutorial.
 
     ``generate``: generate TPC-H now if it is not there yet (a few seconds)."""
-    roots = []
-    if data == "tpch":
-        folder = tpch(TPCH_SCALE) if generate else os.path.join(CACHE, f"tpch-sf{TPCH_SCALE:g}")
-        if os.path.isdir(folder):
-            roots.append(folder)
-    roots.append(uploads_dir())
-    if USER_DATA and os.path.isdir(USER_DATA):
-        roots.append(USER_DATA)
-    roots.append(TUTORIAL_DATA)
-    catalog = Catalog(data_roots=roots)
-    for name, path in bindings().items():
-        try:
-            catalog.bind(name, path)
-        except ExecutionError:  # a binding whose file went away: the Tables page shows it unbound
-            pass
-    return catalog
+    return catalog_for(None, generate, tpch_data=data == "tpch")
 
 
 def _make(sql: str, data: str) -> None:

@@ -54,15 +54,16 @@ def wants_tpch(plan: Plan | None) -> bool:
     return sample_data_kind(plan) == "tpch" or bool(st.session_state.get("use_tpch"))
 
 
-def roots_for(plan: Plan | None, generate: bool) -> list[str]:
+def roots_for(plan: Plan | None, generate: bool, tpch_data: bool | None = None) -> list[str]:
     """The data roots for this plan, in resolution order (the first root with a table wins).
 
-    ``generate``: generate TPC-H now if the plan needs it and it is not there yet (a few seconds)."""
+    ``generate``: generate TPC-H now if the plan needs it and it is not there yet (a few seconds).
+    ``tpch_data``: whether TPC-H comes first, when not as the plan and the session say (SQL page)."""
     roots = []
     kind = sample_data_kind(plan)
     if kind == "tutorial":
         roots.append(TUTORIAL_DATA)
-    if wants_tpch(plan):
+    if wants_tpch(plan) if tpch_data is None else tpch_data:
         folder = tpch(TPCH_SCALE) if generate else os.path.join(CACHE, f"tpch-sf{TPCH_SCALE:g}")
         if os.path.isdir(folder):
             roots.append(folder)
@@ -74,10 +75,10 @@ def roots_for(plan: Plan | None, generate: bool) -> list[str]:
     return roots
 
 
-def catalog_for(plan: Plan | None, generate: bool = False) -> Catalog:
+def catalog_for(plan: Plan | None, generate: bool = False, tpch_data: bool | None = None) -> Catalog:
     """The catalog for this plan and this user, kept across reruns while nothing changes (so each
-    table is opened once)."""
-    roots = roots_for(plan, generate)
+    table is opened once). ``tpch_data``: see :func:`roots_for`."""
+    roots = roots_for(plan, generate, tpch_data)
     key = (tuple(roots), tuple(sorted(bindings().items())))
     cached = st.session_state.get("catalog")
     if cached is not None and cached[0] == key:
