@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -40,3 +41,16 @@ def tpch_dir() -> str:
     from executor.data import tpch
 
     return tpch(0.01)
+
+
+def wait_for(at, done, timeout_s: float = 180):
+    """Rerun an AppTest until ``done(at)`` (background work in the app finishes), failing on an
+    exception in the page or after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        at.run()
+        assert not at.exception, at.exception
+        if done(at):
+            return at
+        time.sleep(0.5)
+    raise AssertionError(f"the app's work did not finish in {timeout_s:g} s")

@@ -4,29 +4,18 @@ from __future__ import annotations
 
 import json
 import os
-import time
 
 import duckdb
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests import plans as P
+from tests.conftest import wait_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 APP = os.path.join(ROOT, "app.py")
 
 pytestmark = pytest.mark.spark
-
-
-def _wait(at: AppTest, done, timeout_s: float = 180) -> AppTest:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        at.run()
-        assert not at.exception, at.exception
-        if done(at):
-            return at
-        time.sleep(0.5)
-    raise AssertionError("the run did not finish in time")
 
 
 def _result_frames(at: AppTest):
@@ -39,7 +28,7 @@ def test_run_a_node_and_see_its_rows(spark):
     at.query_params["node"] = "0.0.1"  # Filter: products not in the "Computers" category
     at.run()
     at.button(key="run_button").click()
-    _wait(at, lambda a: _result_frames(a) or a.error)
+    wait_for(at, lambda a: _result_frames(a) or a.error)
     assert not at.error, [e.value for e in at.error]
     rows = _result_frames(at)[0]
     assert list(rows.columns) == ["[0] product_id", "[1] categories", "[2] details", "[3] product_name"]
@@ -65,9 +54,9 @@ def test_a_long_run_shows_progress_and_can_be_cancelled(spark, tpch_dir):
     at.run()
     at.sidebar.file_uploader[0].set_value(("explode.json", json.dumps(doc).encode(), "application/json")).run()
     at.button(key="run_button").click()
-    _wait(at, lambda a: any(k.startswith("cancel-") for k in (b.key or "" for b in a.button)), 120)
+    wait_for(at, lambda a: any(k.startswith("cancel-") for k in (b.key or "" for b in a.button)), 120)
     assert at.get("progress"), "a progress bar is shown while the run goes on"
     cancel = [b for b in at.button if (b.key or "").startswith("cancel-")][0]
     cancel.click()
-    _wait(at, lambda a: bool(a.error), 120)
+    wait_for(at, lambda a: bool(a.error), 120)
     assert "cancelled" in at.error[0].value and "interrupted" in at.error[0].value

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import time
 
 import duckdb
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from executor.compare import describe_step
+from tests.conftest import wait_for
 from viz.model import analyze
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -35,17 +35,6 @@ def _step_app(node: str | None = None) -> AppTest:
 
 def _heading(at: AppTest) -> str:
     return at.subheader[0].value
-
-
-def _wait(at: AppTest, done, timeout_s: float = 240) -> AppTest:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        at.run()
-        assert not at.exception, at.exception
-        if done(at):
-            return at
-        time.sleep(0.5)
-    raise AssertionError("the work did not finish in time")
 
 
 # ---- no Spark: navigation ----------------------------------------------------------------------
@@ -126,7 +115,7 @@ def test_inspect_profile_button_draws_counts_on_the_graph(spark):
     at.run()
     assert " rows" not in at.get("graphviz_chart")[0].proto.spec
     at.button(key="inspect_profile_button").click().run()
-    _wait(at, lambda a: "rows\"" in a.get("graphviz_chart")[0].proto.spec or a.error)
+    wait_for(at, lambda a: "rows\"" in a.get("graphviz_chart")[0].proto.spec or a.error, 240)
     assert not at.error, [e.value for e in at.error]
     dot = at.get("graphviz_chart")[0].proto.spec
     orders = _count(f"SELECT count(*) FROM '{ORDERS}'")
