@@ -13,6 +13,7 @@ import hashlib
 import os
 import re
 import tempfile
+from collections import OrderedDict
 from urllib.parse import urlencode, urlsplit
 
 from executor.data import CACHE
@@ -37,6 +38,21 @@ def is_digest(text: object) -> bool:
     return isinstance(text, str) and _DIGEST.fullmatch(text) is not None
 
 
+#: Plans saved by this process: (id of the bytes, folder) -> (the bytes, digest, the file's size and
+#: modification time when checked); the bytes are kept so that an id is never mistaken for another
+#: object's, and a file changed since (or gone) is checked and written again.
+_saved: OrderedDict[tuple[int, str | None], tuple[bytes, str, tuple[int, int] | None]] = OrderedDict()
+_SAVED_MAX = 32
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
 def save_shared(data: bytes, folder: str | None = None) -> str:
     """Store the plan's bytes (once) and return their sha256 hex digest.
 
@@ -45,10 +61,20 @@ def save_shared(data: bytes, folder: str | None = None) -> str:
         raise ShareError(
             f"the plan is {len(data):,} bytes; plans of at most {MAX_SHARED_BYTES:,} bytes can be shared by link"
         )
+    known = _saved.get((id(data), folder))
+    if known is not None and known[0] is data and _stamp(_path(known[1], folder)) == known[2]:
+        return known[1]  # the page shows the link on every rerun: hash and check a plan once
     digest = hashlib.sha256(data).hexdigest()
     path = _path(digest, folder)
-    if os.path.exists(path) and load_shared(digest, folder) is not None:
-        return digest
+    if not (os.path.exists(path) and load_shared(digest, folder) is not None):
+        _write(path, data)
+    _saved[(id(data), folder)] = (data, digest, _stamp(path))
+    while len(_saved) > _SAVED_MAX:
+        _saved.popitem(last=False)
+    return digest
+
+
+def _write(path: str, data: bytes) -> None:
     target = os.path.dirname(path)
     try:
         os.makedirs(target, exist_ok=True)
@@ -62,7 +88,6 @@ def save_shared(data: bytes, folder: str | None = None) -> str:
                 os.unlink(tmp)
     except OSError as exc:
         raise ShareError(f"the plan could not be saved for sharing in {target}: {exc.strerror or exc}") from exc
-    return digest
 
 
 def load_shared(digest: str, folder: str | None = None) -> bytes | None:
