@@ -167,9 +167,10 @@ def main() -> None:
     with graph_col:
         profile = profile_controls(plan, model)
         view = replace(view, profile=profile_overlay(profile))
-        dot = to_dot(model, view=view)
+        # the selection is painted in the page (ui.graph_click): the DOT stays the same when it changes
+        dot = to_dot(model, view=replace(view, selected=None))
         st.graphviz_chart(dot, width="stretch")
-        graph_click("graph_click")
+        graph_click("graph_click", selected)
         if profile is not None:
             profile_table(model, profile)
         c1, c2 = st.columns(2)

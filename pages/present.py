@@ -106,9 +106,9 @@ def main() -> None:
     st.markdown(f"#### {md_escape(plan.source)}")
     graph_col, side_col = st.columns([3, 2], gap="large")
     with graph_col:
-        dot = to_dot(model, view=View(selected=selected, theme=theme(), max_rows=max_rows))
+        dot = to_dot(model, view=View(theme=theme(), max_rows=max_rows))
         st.graphviz_chart(dot, width="stretch")
-        graph_click("present_graph_click")
+        graph_click("present_graph_click", selected)
     with side_col:
         node = model.node(selected)
         st.subheader(f"Step {number[selected]}: {title(node.kind)}")

@@ -1,10 +1,14 @@
-"""Clicking a node in the graph selects it.
+"""Clicking a node in the graph selects it, and the selected node is highlighted in the page.
 
 ``st.graphviz_chart`` draws the DOT in the page (Graphviz compiled to WebAssembly, no system
 Graphviz needed). It reports no clicks, so this small custom component (Streamlit components v2,
 which run in the page itself) listens for clicks on the chart's nodes and sends the node id back
 as a trigger value. Node ids come from the ``id="node-…"`` attribute ``viz.render`` puts on every
 node, with the SVG ``<title>`` as a fallback.
+
+The selection is painted here too, not written into the DOT: the chart lays the graph out again
+whenever its DOT changes (about 20 s for 500 nodes in the browser), so a DOT that stays the same
+when another node is selected keeps a click as fast as the rerun.
 """
 
 from __future__ import annotations
@@ -13,26 +17,37 @@ from typing import Callable
 
 import streamlit as st
 
-from ui.selection import select
+from ui.selection import select, theme
+from viz.render import PALETTES
 
 _JS = r"""
 export default function (component) {
-  const { setTriggerValue } = component;
+  const { setTriggerValue, data } = component;
   window.__substraitVizClick = setTriggerValue;
-  const bind = () => {
+  const selected = data && data.selected ? 'node-' + data.selected : null;
+  const fill = (data && data.fill) || '#fff3c4';
+  const paint = () => {
     document.querySelectorAll('.stGraphVizChart svg g.node').forEach((g) => {
-      if (g.dataset.substraitBound) return;
-      g.dataset.substraitBound = '1';
-      g.style.cursor = 'pointer';
-      g.addEventListener('click', () => {
-        const title = g.querySelector('title');
-        const id = g.id && g.id.startsWith('node-') ? g.id.slice(5) : (title ? title.textContent : '');
-        if (id && window.__substraitVizClick) window.__substraitVizClick('node', id);
-      });
+      if (!g.dataset.substraitBound) {
+        g.dataset.substraitBound = '1';
+        g.style.cursor = 'pointer';
+        g.addEventListener('click', () => {
+          const title = g.querySelector('title');
+          const id = g.id && g.id.startsWith('node-') ? g.id.slice(5) : (title ? title.textContent : '');
+          if (id && window.__substraitVizClick) window.__substraitVizClick('node', id);
+        });
+      }
+      // the node's outline is its first shape; an inline style wins over the DOT's attributes
+      const shape = g.querySelector('path, polygon, ellipse');
+      if (!shape) return;
+      const on = g.id === selected;
+      shape.style.fill = on ? fill : '';
+      shape.style.strokeWidth = on ? '3' : '';
+      if (on) g.classList.add('substrait-selected'); else g.classList.remove('substrait-selected');
     });
   };
-  bind();
-  const observer = new MutationObserver(bind);
+  paint();
+  const observer = new MutationObserver(paint);
   observer.observe(document.body, { childList: true, subtree: true });
   return () => observer.disconnect();
 }
@@ -49,9 +64,11 @@ def _select_clicked(key: str) -> None:
         select(node)
 
 
-def graph_click(key: str, on_click: Callable[[], None] | None = None) -> str | None:
-    """Mount the listener; returns the clicked node id on the rerun a click causes. By default a
-    click selects the node (``ui.selection``)."""
+def graph_click(key: str, selected: str | None = None, on_click: Callable[[], None] | None = None) -> str | None:
+    """Mount the listener and paint ``selected`` as the selected node (draw the DOT without a
+    selection); returns the clicked node id on the rerun a click causes. By default a click
+    selects the node (``ui.selection``)."""
     callback = on_click if on_click is not None else (lambda: _select_clicked(key))
-    result = _component(key=key, on_node_change=callback, height=0)
+    data = {"selected": selected, "fill": PALETTES[theme()].selected_fill}
+    result = _component(key=key, data=data, on_node_change=callback, height=0)
     return getattr(result, "node", None)
