@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from substrait import type_pb2
 from substrait.type_pb2 import Type
 
 from .errors import ExecutionError, Unsupported

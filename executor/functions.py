@@ -1098,10 +1098,14 @@ def _finish(call: Call, col: Column) -> Column:
     target = _spark_type(call.output_type)
     if target is None:
         return col
-    if resolve(call.name) in PREDICATES and type(target).__name__ != "BooleanType":
-        call.warnings.append(
-            f"`{base_name(call.name)}` declares a {target.simpleString()} result; a predicate's result is kept boolean"
-        )
+    if resolve(call.name) in PREDICATES:
+        # Spark's predicates are boolean already. A cast to boolean would hide ``a = outer(b)`` from
+        # Catalyst's decorrelation (it looks for the bare equality), so a correlated subquery would
+        # get a domain join where SQL gets a plain aggregate-and-join.
+        if type(target).__name__ != "BooleanType":
+            call.warnings.append(
+                f"`{base_name(call.name)}` declares a {target.simpleString()} result; a predicate's result is kept boolean"
+            )
         return col
     return col.cast(target)
 

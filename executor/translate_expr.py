@@ -352,7 +352,8 @@ class ExprTranslator:
 
     def _scalar_subquery(self, s: Expression.Subquery.Scalar) -> Column:
         df, names = self._subquery(s.input)
-        return df.select(names[0]).scalar()
+        # a select of the one column would put a Project above a global aggregate (see translate_rel)
+        return (df if len(names) == 1 else df.select(names[0])).scalar()
 
     def _in_predicate(self, s: Expression.Subquery.InPredicate) -> Column:
         df, names = self._subquery(s.haystack)

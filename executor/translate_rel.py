@@ -19,6 +19,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from google.protobuf.message import Message
 from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -63,7 +64,8 @@ class _Translator:
     """The translation of one plan at one subquery depth (depth 0 is the query itself)."""
 
     def __init__(self, model: PlanModel, spark, tables, depth: int = 0, outer: tuple[Record, ...] = (),
-                 memo: dict | None = None, warnings: list[str] | None = None, prefix: str | None = None) -> None:
+                 memo: dict | None = None, warnings: list[str] | None = None, prefix: str | None = None,
+                 folded: dict | None = None) -> None:
         self.model = model
         self.spark = spark
         self.tables = tables
@@ -74,6 +76,11 @@ class _Translator:
         self.prefix = prefix or ("_" if depth == 0 else f"_s{depth}_")
         self.memo: dict[tuple[str, str], DataFrame] = {} if memo is None else memo
         self.warnings: list[str] = [] if warnings is None else warnings
+        # Global aggregates (and projects over them) kept as (the aggregate's input, one Column per
+        # output field), so that a project above folds into the aggregate's own select: Catalyst
+        # decorrelates a correlated scalar subquery into a grouped aggregate and a join only when
+        # no Project sits above its Aggregate (it adds a domain join otherwise).
+        self.folded: dict[tuple[str, str], tuple[DataFrame, list[Column]]] = {} if folded is None else folded
 
     # -- naming ---------------------------------------------------------------------------------
     def name(self, i: int) -> str:
@@ -122,7 +129,8 @@ class _Translator:
 
     def subquery(self, sub_id: str, outer: tuple[Record, ...], prefix: str | None = None) -> tuple[DataFrame, list[str]]:
         """A relation run as a subquery of this one: its DataFrame and its column names."""
-        inner = _Translator(self.model, self.spark, self.tables, self.depth + 1, outer, self.memo, self.warnings, prefix)
+        inner = _Translator(self.model, self.spark, self.tables, self.depth + 1, outer, self.memo, self.warnings, prefix,
+                            self.folded)
         df = inner.rel(sub_id)
         return df, inner.names(inner.width(sub_id, df))
 
@@ -305,28 +313,38 @@ def project(tr: _Translator, node: NodeView) -> DataFrame:
     """The project and its emit in one select (each DataFrame step costs Spark an analysis)."""
     body = node.node.body
     df, n, ex = _incoming(tr, node)
+    folded = tr.folded.get((node.inputs[0], tr.prefix))
+    if folded is not None and any(_contains(e, _NOT_FOLDED) for e in body.expressions):
+        folded = None
+    if folded is not None:
+        # over a global aggregate: the expressions go into the aggregate's select
+        df, columns = folded
+        ex = ExprTranslator(tr, node.id, Record(columns, node.info.incoming), tr.outer)
     mapping = tr.emit_mapping(node)
     keeps = tr.model.conventions.project_keeps_input or mapping is not None
     if mapping is not None:
         # only the expressions the emit keeps are translated; each output names its source
         added: dict[int, Column] = {}
         cols: list[Column] = []
-        for i, m in enumerate(mapping):
+        for m in mapping:
             if m < n:
-                cols.append(ex.record.columns[m].alias(tr.name(i)))
+                cols.append(ex.record.columns[m])
             else:
                 if m - n >= len(body.expressions):
                     raise ExecutionError(f"node {node.id}: emit maps output field {m}, but the project has {n + len(body.expressions)} fields")
                 if m - n not in added:
                     added[m - n] = ex.expr(body.expressions[m - n])
-                cols.append(added[m - n].alias(tr.name(i)))
-        return df.select(*cols)
-    added_cols = [ex.expr(e) for e in body.expressions]
-    if keeps:
-        if not added_cols:
-            return df
-        return df.select(F.col("*"), *[c.alias(tr.name(n + i)) for i, c in enumerate(added_cols)])
-    return df.select(*[c.alias(tr.name(i)) for i, c in enumerate(added_cols)])
+                cols.append(added[m - n])
+    else:
+        added_cols = [ex.expr(e) for e in body.expressions]
+        if keeps and folded is None:
+            if not added_cols:
+                return df
+            return df.select(F.col("*"), *[c.alias(tr.name(n + i)) for i, c in enumerate(added_cols)])
+        cols = [*ex.record.columns[:n], *added_cols] if keeps else added_cols
+    if folded is not None:
+        tr.folded[(node.id, tr.prefix)] = (df, cols)
+    return df.select(*[c.alias(tr.name(i)) for i, c in enumerate(cols)])
 
 
 def sort(tr: _Translator, node: NodeView) -> DataFrame:
@@ -382,6 +400,12 @@ def aggregate(tr: _Translator, node: NodeView) -> DataFrame:
     ]
     direct = node.info.direct
     with_index = len(sets) > 1 and tr.model.conventions.grouping_set_column
+    if sets == [[]] and measures:
+        # a global aggregate: one select (it also works under outer references), its emit folded in
+        mapping = tr.emit_mapping(node)
+        cols = measures if mapping is None else [measures[m] for m in mapping]
+        tr.folded[(node.id, tr.prefix)] = (df, cols)
+        return df.select(*[c.alias(tr.name(i)) for i, c in enumerate(cols)])
     parts = []
     for index, members in enumerate(sets):
         grouped = [keys[r].alias(f"__k{r}") for r in members]
@@ -403,7 +427,7 @@ def aggregate(tr: _Translator, node: NodeView) -> DataFrame:
         if with_index:
             cols.append(F.lit(index).cast(S.IntegerType()))
         parts.append(part.select(*[c.alias(tr.name(i)) for i, c in enumerate(cols)]))
-    return functools.reduce(DataFrame.unionAll, parts)
+    return tr._emit(node, functools.reduce(DataFrame.unionAll, parts))
 
 
 def window(tr: _Translator, node: NodeView) -> DataFrame:
@@ -654,7 +678,22 @@ def lateral_join(tr: _Translator, node: NodeView) -> DataFrame:
 
 
 #: Relations that apply their own emit (the others get ``_Translator._emit`` afterwards).
-_EMITS_ITSELF = {project}
+_EMITS_ITSELF = {project, aggregate}
+
+#: Expressions a project over a global aggregate keeps in a select of its own.
+_NOT_FOLDED = frozenset({"subquery", "window_function"})
+
+
+def _contains(message, names: frozenset[str]) -> bool:
+    """Whether an expression has a field named in ``names`` anywhere inside it."""
+    for fd, value in message.ListFields():
+        if fd.name in names:
+            return True
+        if fd.message_type is not None:
+            for item in (value if fd.is_repeated else (value,)):
+                if isinstance(item, Message) and _contains(item, names):
+                    return True
+    return False
 
 RELATIONS: dict[str, Callable[[_Translator, NodeView], DataFrame]] = {
     "read": read,
