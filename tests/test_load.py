@@ -233,3 +233,29 @@ def test_extension_detail_of_an_unknown_type_is_a_diagnostic_naming_the_type():
     found = [d for d in loaded.diagnostics if d.code == "undecodable-extension"]
     assert found and "acme.ScanOptions" in found[0].message
     assert loaded.plan.relations[0].rel.WhichOneof("rel_type") == "extension_leaf"
+
+
+def test_the_collector_is_paused_while_a_model_is_built_and_back_after():
+    import gc
+
+    from viz.deep import gc_paused
+    from viz.model import analyze
+
+    seen = []
+    with gc_paused():
+        seen.append(gc.isenabled())
+        with gc_paused():  # nested
+            seen.append(gc.isenabled())
+        seen.append(gc.isenabled())  # still paused: the outer pause has not ended
+    seen.append(gc.isenabled())
+    assert seen == [False, False, False, True]
+    with pytest.raises(PlanLoadError):
+        analyze(b"{not json")
+    assert gc.isenabled()  # back after a failure too
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()  # left as it was found
+    finally:
+        gc.enable()

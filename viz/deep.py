@@ -8,9 +8,11 @@ so a plan of thousands of nested relations loads and derives like a small one.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import sys
 import threading
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 T = TypeVar("T")
 
@@ -71,3 +73,32 @@ def run_deep(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     if failure:
         raise failure[0]
     return result[0]
+
+
+_gc_lock = threading.Lock()
+_gc_depth = 0
+_gc_was_enabled = False
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a plan's model is built.
+
+    Building a model makes hundreds of thousands of objects that all stay alive, so the collector's
+    passes over them find nothing and cost about a tenth of the time on a 10,000-node plan.
+    Reference counting still frees everything as usual. Nested and concurrent pauses share one
+    switch: the collector comes back when the last of them ends (if it was on before the first).
+    """
+    global _gc_depth, _gc_was_enabled
+    with _gc_lock:
+        if _gc_depth == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_depth += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_depth -= 1
+            if _gc_depth == 0 and _gc_was_enabled:
+                gc.enable()

@@ -14,7 +14,7 @@ from typing import Iterator
 
 from substrait import plan_pb2
 
-from .deep import run_deep
+from .deep import gc_paused, run_deep
 from .errors import Diagnostic, Severity, warning
 from .extensions import Extensions
 from .fields import Field
@@ -190,12 +190,14 @@ def analyze_loaded(loaded: LoadedPlan) -> PlanModel:
             infos[d.node].diagnostics.append(d) if d.node in infos else loaded.diagnostics.append(d)
         return model
 
-    return run_deep(work)
+    with gc_paused():
+        return run_deep(work)
 
 
 def analyze(data: bytes) -> PlanModel:
     """Load ``data`` (JSON or binary) and derive the whole model. Raises ``PlanLoadError``."""
-    return analyze_loaded(load_plan(data))
+    with gc_paused():
+        return analyze_loaded(load_plan(data))
 
 
 __all__ = ["PlanModel", "NodeView", "analyze", "analyze_loaded"]

@@ -16,6 +16,7 @@ import html
 import math
 from dataclasses import dataclass, field, replace
 
+from .deep import gc_paused
 from .errors import Severity
 from .model import NodeView, PlanModel
 
@@ -320,6 +321,11 @@ def _edge_property(model: PlanModel, target: str, prop: str) -> str:
 
 def to_dot(model: PlanModel, node_ids: list[str] | None = None, selected: str | None = None, view: View | None = None) -> str:
     """DOT text for the plan as ``view`` shows it (everything, by default), or for ``node_ids``."""
+    with gc_paused():
+        return _to_dot(model, node_ids, selected, view)
+
+
+def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, view: View | None) -> str:
     view = view or View(selected=selected)
     if selected is not None and view.selected is None:
         view = replace(view, selected=selected)
