@@ -14,6 +14,7 @@ total is extrapolated from the work done (a call's cost is proportional to its s
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -51,10 +52,16 @@ def _log(text: str) -> None:
 
 
 def _median(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    """Median wall time of ``fn`` over ``repeat`` runs (one run when the first is slow)."""
+    """Median wall time of ``fn`` over ``repeat`` runs (one run when the first is slow).
+
+    Each run starts from the same state: the previous run's result is freed and the garbage
+    collected before the clock starts (freeing a model is not part of opening the next one).
+    """
     runs = []
     result = None
     for i in range(repeat):
+        result = None
+        gc.collect()
         start = time.perf_counter()
         result = fn()
         runs.append(time.perf_counter() - start)
@@ -67,14 +74,22 @@ def _median(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 # Ours
 # ---------------------------------------------------------------------------------------------
 
-def open_plan(data: bytes) -> int:
+class Opened(int):
+    """The node count, holding the model and its DOT (so they are freed outside the timing)."""
+
+    model: Any = None
+    dot: str = ""
+
+
+def open_plan(data: bytes) -> Opened:
     """What opening a plan costs: the model and its drawing. Returns the node count."""
     from viz.model import analyze
     from viz.render import to_dot
 
     model = analyze(data)
-    to_dot(model)
-    return len(model.graph.nodes)
+    opened = Opened(len(model.graph.nodes))
+    opened.model, opened.dot = model, to_dot(model)
+    return opened
 
 
 def _phases_once(data: bytes) -> dict[str, float]:
@@ -234,7 +249,9 @@ def _baseline_timed(data: bytes, budget_s: float, repeat: int) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 def _case(shape: str, data: bytes, budget_s: float, source: str | None = None, skip_baseline: str = "") -> dict:
-    ours_s, nodes = _median(lambda: open_plan(data), REPEAT)
+    ours_s, opened = _median(lambda: open_plan(data), REPEAT)
+    nodes = int(opened)
+    del opened
     phases = _phases(data, REPEAT)
     if skip_baseline:
         base = {"complete": False, "skipped": skip_baseline, "estimate_s": None, "failed_nodes": 0,

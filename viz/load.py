@@ -310,7 +310,9 @@ class _MessagePlan:
                     entry = (f, _SPECIAL, mdesc.full_name, False, f.name, None)
                 else:
                     nested_rel = mdesc.full_name == "substrait.Rel" and desc.full_name not in _INPUT_HOLDERS
-                    entry = (f, _MESSAGES if f.is_repeated else _MESSAGE, mdesc, nested_rel, f.name, None)
+                    # last: whether an empty object of this type is only set (it has no upgrade hook)
+                    hookless = mdesc.full_name not in UPGRADES
+                    entry = (f, _MESSAGES if f.is_repeated else _MESSAGE, mdesc, nested_rel, f.name, hookless)
             self.fields[f.name] = entry
             self.fields[f.json_name] = entry
 
@@ -436,7 +438,7 @@ def _json_to_plan(root: dict, diags: list[Diagnostic], state: dict) -> plan_pb2.
     pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
         d, msg, path, desc = pop()
-        mplan = _message_plan(desc, cache)
+        mplan = cache.get(desc) or _message_plan(desc, cache)
         if mplan.hook is not None and (mplan.trigger is None or not mplan.trigger.isdisjoint(d)):
             try:
                 mplan.hook(d, notes, state)
@@ -464,7 +466,8 @@ def _json_to_plan(root: dict, diags: list[Diagnostic], state: dict) -> plan_pb2.
                         raise _Bad(f"expected an object, got {type(value).__name__}")
                     child = getattr(msg, name)
                     child.SetInParent()
-                    push((value, child, (path, key, None), extra))
+                    if value or not same:  # an empty object (``"rootReference": {}``) is done once set
+                        push((value, child, (path, key, None), extra))
                     nested += is_rel
                 elif how == _SCALAR:
                     setattr(msg, name, value if type(value) is same else _scalar(f, value))
