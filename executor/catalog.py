@@ -253,6 +253,11 @@ class Catalog:
                 self._cache[key] = make()
             return self._cache[key]
 
+    def cached(self, spark, key: tuple, make: Callable[[], object]):
+        """A value derived from this catalog's tables (e.g. a table's columns conformed to a plan's
+        schema), made once per session and key, and dropped with the tables' DataFrames."""
+        return self._cached(spark, ("derived", *key), make)
+
     def clear_cache(self) -> None:
         with self._lock:
             self._cache.clear()

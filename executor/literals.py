@@ -89,7 +89,15 @@ _VALUES: dict[str, Callable[[Literal], Any]] = {
 # Columns
 # ---------------------------------------------------------------------------------------------
 
+#: Literal kinds whose Python value ``F.lit`` already makes a column of the Substrait type (a str a
+#: string, a bool a boolean, a float a double, an int in 32 bits an int): no cast (each costs Py4J
+#: round trips, and it shows in the plan Spark optimizes).
+_NATURAL = frozenset({"boolean", "i32", "fp64", "string"})
+
+
 def _typed(lit: Literal, value: Any) -> Column:
+    if value is not None and lit.WhichOneof("literal_type") in _NATURAL:
+        return F.lit(value)
     t = literal_type(lit)
     return F.lit(value).cast(to_spark(t)) if t is not None else F.lit(value)
 
