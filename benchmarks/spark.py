@@ -6,7 +6,8 @@
    ``executor.translate_rel.translate`` and is collected, against the same query's SQL (the
    consumer-testing TPC-H SQL, its ``'{table}'`` placeholders made temp views of the same parquet
    files) run through ``spark.sql`` and collected. One untimed run of each first, then the median of
-   3 (quick: 1). Per query: both times, the ratio executor/SQL, the translation's own (Python) time,
+   3 (quick: 1) timed runs each, the two alternating; queries whose SQL takes under 2.5 s get 3×
+   as many. Per query: both times, the ratio executor/SQL, the translation's own (Python) time,
    and whether Catalyst's optimized and physical plans are the same once expression ids and column
    names are normalised; where they differ both plans are written side by side to
    ``benchmarks/results/spark_plans/qNN.txt``.
@@ -51,6 +52,26 @@ TARGET_MEDIAN, TARGET_MAX, TARGET_SAMPLE_S = 1.05, 1.25, 1.0
 
 def _log(msg: str) -> None:
     print(f"[spark] {msg}", flush=True)
+
+
+#: Queries whose SQL run takes less than this get more timed pairs (up to SHORT_REPEAT_FACTOR ×
+#: repeat): on this machine a second-long query's time varies by ±30% from run to run.
+SHORT_QUERY_S = 2.5
+SHORT_REPEAT_FACTOR = 3
+
+
+def _paired_times(a: Callable[[], object], b: Callable[[], object], repeat: int) -> tuple[list[float], list[float]]:
+    """Time ``a`` and ``b`` alternately, ``repeat`` times each (a b, b a, a b, ...), so that a slow
+    stretch of the machine falls on both sides rather than on whichever ran during it."""
+    ta: list[float] = []
+    tb: list[float] = []
+    for i in range(repeat):
+        order = ((a, ta), (b, tb)) if i % 2 == 0 else ((b, tb), (a, ta))
+        for fn, out in order:
+            start = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - start)
+    return ta, tb
 
 
 def _median_time(fn: Callable[[], object], repeat: int) -> tuple[float, list[float]]:
@@ -179,8 +200,12 @@ def translation_overhead(spark, data_dir: str, numbers, repeat: int, plan_out: s
         try:
             got, want = executor_run(), sql_run()  # warm-up, untimed
             translate_s.clear()
-            ex_s, ex_runs = _median_time(executor_run, repeat)
-            sql_s, sql_runs = _median_time(sql_run, repeat)
+            ex_runs, sql_runs = _paired_times(executor_run, sql_run, repeat)
+            if statistics.median(sql_runs) < SHORT_QUERY_S and SHORT_REPEAT_FACTOR > 1:
+                more_ex, more_sql = _paired_times(executor_run, sql_run, repeat * (SHORT_REPEAT_FACTOR - 1))
+                ex_runs += more_ex
+                sql_runs += more_sql
+            ex_s, sql_s = statistics.median(ex_runs), statistics.median(sql_runs)
         except Exception as exc:  # noqa: BLE001 - one failing query is reported, the rest still run
             rows.append({"query": f"q{q:02d}", "error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"})
             _log(f"q{q:02d} failed: {rows[-1]['error']}")
