@@ -39,12 +39,15 @@ OPEN = {"rows": [
 
 SPARK = {"scale": 1, "repeat": 3, "translation": {
     "queries": [
-        {"query": "q01", "executor_s": 2.0, "sql_s": 2.0, "ratio": 1.0, "translate_s": 0.01, "same_optimized_plan": True},
-        {"query": "q02", "executor_s": 2.6, "sql_s": 2.0, "ratio": 1.3, "translate_s": 0.02, "same_optimized_plan": False},
-        {"query": "q03", "executor_s": 1.0, "sql_s": 1.0, "ratio": 1.0, "translate_s": 0.01, "same_optimized_plan": True},
+        {"query": "q01", "executor_s": 2.0, "sql_s": 2.0, "ratio": 1.0, "translate_s": 0.01, "same_optimized_plan": True,
+         "same_physical_operators": True},
+        {"query": "q02", "executor_s": 2.6, "sql_s": 2.0, "ratio": 1.3, "translate_s": 0.02, "same_optimized_plan": False,
+         "same_physical_operators": False},
+        {"query": "q03", "executor_s": 1.0, "sql_s": 1.0, "ratio": 1.0, "translate_s": 0.01, "same_optimized_plan": True,
+         "same_physical_operators": True},
         {"query": "q04", "error": "AnalysisException: boom"},
     ],
-    "summary": {"plans_differ": ["q02"]}},
+    "summary": {"plans_differ": ["q02"], "plans_differ_in_operators": ["q02"]}},
     "sampling": {"target_s": 1.0, "nodes": [
         {"node": "read lineitem", "kind": "read", "limit_pushable": True, "sample_s": 0.3, "whole_s": 5.0},
         {"node": "filter", "kind": "filter", "limit_pushable": True, "sample_s": 1.4, "whole_s": 6.0},
@@ -104,7 +107,11 @@ def test_the_report_has_every_figure_against_its_target(tmp_path):
     assert _lines_with(text, "median ratio ≤ 1.05") == ["| median ratio ≤ 1.05 | 1.000 | met |"]
     assert _lines_with(text, "no query above 1.25") == ["| no query above 1.25 | max 1.300 | **not met** |"]
     assert any(line.startswith("| q04 | error |") and "AnalysisException" in line for line in text.splitlines())
-    assert "Plans differ for q02" in text
+    assert "Plan texts differ for q02" in text
+    # q02's operators differ from spark.sql's; q01's are the same
+    assert _lines_with(text, "| q02 |")[0].endswith("| **differ** |")
+    assert _lines_with(text, "| q01 |")[0].endswith("| same |")
+    assert "Physical operators differ for q02." in text
 
     # sampling: read 0.3 s met, filter 1.4 s not met, aggregate has no pushable limit
     assert _lines_with(text, "| read lineitem |")[0].endswith("| met |")
