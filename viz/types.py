@@ -162,8 +162,11 @@ def nested_name_count(t: Type | None) -> int:
 def same_type_ignoring_nullability(a: Type | None, b: Type | None) -> bool:
     if a is None or b is None:
         return True
-    if a.WhichOneof("kind") != b.WhichOneof("kind"):
+    kind_ = a.WhichOneof("kind")
+    if kind_ != b.WhichOneof("kind"):
         return False
+    if kind_ in _SIMPLE_NAMES or a == b:  # a parameterless kind, or equal with nullability too
+        return True
     return render(with_nullability(a, False)) == render(with_nullability(b, False))
 
 
