@@ -135,6 +135,16 @@ def _quick(records: dict, name: str) -> str:
     return " (quick mode: small sizes, not the reference figures)" if _get(records, name, "quick") else ""
 
 
+def _section(records: dict, name: str, title: str) -> tuple[list[str], dict | None]:
+    """A section's heading, and benchmark ``name``'s results; None (with the reason in the lines)
+    when it did not produce any."""
+    lines = [title + _quick(records, name), ""]
+    status = _status(records, name)
+    if status:
+        return lines + [status, ""], None
+    return lines, _results(records, name)
+
+
 # ---- sections --------------------------------------------------------------------------------------
 
 
@@ -178,11 +188,9 @@ def _speedup(r: dict) -> str:
 
 
 def open_section(records: dict) -> list[str]:
-    lines = ["## 1. Opening a plan" + _quick(records, "open"), ""]
-    status = _status(records, "open")
-    if status:
-        return lines + [status, ""]
-    res = _results(records, "open")
+    lines, res = _section(records, "open", "## 1. Opening a plan")
+    if res is None:
+        return lines
     lines += ["Load + every node's schema + properties + DOT (`viz.model.analyze` + `viz.render.to_dot`), against "
               "`json_format.Parse` + `substrait.type_inference.infer_rel_schema` for every node (the baseline).", ""]
     rows = []
@@ -206,11 +214,9 @@ def open_section(records: dict) -> list[str]:
 
 
 def spark_section(records: dict) -> list[str]:
-    lines = ["## 2. Translation overhead on Spark" + _quick(records, "spark"), ""]
-    status = _status(records, "spark")
-    if status:
-        return lines + [status, ""]
-    res = _results(records, "spark")
+    lines, res = _section(records, "spark", "## 2. Translation overhead on Spark")
+    if res is None:
+        return lines
     scale = _get(res, "scale")
     lines += [f"TPC-H at scale factor {scale if scale is not None else 'n/a'}: the isthmus plans through the executor "
               "against the same SQL through `spark.sql`, same session and data, warm (median of "
@@ -222,7 +228,7 @@ def spark_section(records: dict) -> list[str]:
     rows = []
     for q in queries:
         if "error" in q:
-            rows.append([q.get("query", "?"), "error", "", "", "", q["error"][:120]])
+            rows.append([q.get("query", "?"), "error", "", "", "", "", q["error"][:120]])
             continue
         same = q.get("same_physical_operators")
         rows.append([q.get("query", "?"), _s(q.get("executor_s")), _s(q.get("sql_s")), _s(q.get("ratio"), 2),
@@ -246,11 +252,9 @@ def spark_section(records: dict) -> list[str]:
 
 
 def sampling_section(records: dict) -> list[str]:
-    lines = ["## 3. Sampling latency" + _quick(records, "spark"), ""]
-    status = _status(records, "spark")
-    if status:
-        return lines + [status, ""]
-    res = _results(records, "spark")
+    lines, res = _section(records, "spark", "## 3. Sampling latency")
+    if res is None:
+        return lines
     nodes = [n for n in _get(res, "sampling", "nodes", default=[]) if isinstance(n, dict)]
     if not nodes:
         return lines + ["Not run.", ""]
@@ -271,11 +275,9 @@ def sampling_section(records: dict) -> list[str]:
 
 
 def app_section(records: dict) -> list[str]:
-    lines = ["## 4. The app in the browser" + _quick(records, "app"), ""]
-    status = _status(records, "app")
-    if status:
-        return lines + [status, ""]
-    res = _results(records, "app")
+    lines, res = _section(records, "app", "## 4. The app in the browser")
+    if res is None:
+        return lines
     targets = {**APP_TARGETS, **(_get(res, "targets", default={}) or {})}
     plans = [p for p in _get(res, "plans", default=[]) if isinstance(p, dict)]
     lines += ["Chromium (headless) against `streamlit run app.py`: from `page.goto` to every node of the graph drawn; "

@@ -107,6 +107,8 @@ def test_the_report_has_every_figure_against_its_target(tmp_path):
     assert _lines_with(text, "median ratio ≤ 1.05") == ["| median ratio ≤ 1.05 | 1.000 | met |"]
     assert _lines_with(text, "no query above 1.25") == ["| no query above 1.25 | max 1.300 | **not met** |"]
     assert any(line.startswith("| q04 | error |") and "AnalysisException" in line for line in text.splitlines())
+    (error_row,) = _lines_with(text, "| q04 | error |")
+    assert error_row.count("|") == _lines_with(text, "| q01 |")[0].count("|")  # as many cells as the others
     assert "Plan texts differ for q02" in text
     # q02's operators differ from spark.sql's; q01's are the same
     assert _lines_with(text, "| q02 |")[0].endswith("| **differ** |")
