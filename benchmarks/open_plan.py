@@ -74,22 +74,14 @@ def _median(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 # Ours
 # ---------------------------------------------------------------------------------------------
 
-class Opened(int):
-    """The node count, holding the model and its DOT (so they are freed outside the timing)."""
-
-    model: Any = None
-    dot: str = ""
-
-
-def open_plan(data: bytes) -> Opened:
-    """What opening a plan costs: the model and its drawing. Returns the node count."""
+def open_plan(data: bytes) -> tuple[Any, str]:
+    """What opening a plan costs: the model and its drawing (returned, so that they are freed
+    outside the timing)."""
     from viz.model import analyze
     from viz.render import to_dot
 
     model = analyze(data)
-    opened = Opened(len(model.graph.nodes))
-    opened.model, opened.dot = model, to_dot(model)
-    return opened
+    return model, to_dot(model)
 
 
 def _phases_once(data: bytes) -> dict[str, float]:
@@ -249,9 +241,9 @@ def _baseline_timed(data: bytes, budget_s: float, repeat: int) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 def _case(shape: str, data: bytes, budget_s: float, source: str | None = None, skip_baseline: str = "") -> dict:
-    ours_s, opened = _median(lambda: open_plan(data), REPEAT)
-    nodes = int(opened)
-    del opened
+    ours_s, (model, _dot) = _median(lambda: open_plan(data), REPEAT)
+    nodes = len(model.graph.nodes)
+    del model, _dot
     phases = _phases(data, REPEAT)
     if skip_baseline:
         base = {"complete": False, "skipped": skip_baseline, "estimate_s": None, "failed_nodes": 0,

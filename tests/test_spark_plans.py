@@ -8,6 +8,8 @@ and a Project above the subquery's aggregate each made Catalyst decorrelate thro
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from benchmarks import spark as bench
@@ -22,8 +24,6 @@ QUERIES = [1, 2, 4, 6, 17, 20, 21]
 
 @pytest.fixture
 def views(spark, tpch_dir):
-    import os
-
     for t in bench.TABLES:
         spark.read.parquet(os.path.join(tpch_dir, f"{t}.parquet")).createOrReplaceTempView(t)
     return Catalog([tpch_dir], use_spark_catalog=False)
