@@ -19,7 +19,6 @@ import functools
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from google.protobuf.message import Message
 from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -27,6 +26,7 @@ from pyspark.sql import types as S
 from substrait import algebra_pb2
 
 from viz.deep import run_deep
+from viz.expressions import contains_rex
 from viz.fields import Field, named_struct_fields
 from viz.model import NodeView, PlanModel
 from viz.schema import join_type_name
@@ -235,11 +235,9 @@ def _conformed(tr: _Translator, raw: DataFrame, base: list[Field], what: str) ->
     schema = tuple((f.name, f.type.SerializeToString(deterministic=True) if f.type is not None else None) for f in base)
 
     def make() -> tuple[DataFrame, list[str]]:
-        warnings: list[str] = []
         before = len(tr.warnings)
         df = _conform(tr, raw, base, what)
-        warnings.extend(tr.warnings[before:])
-        return df, warnings
+        return df, tr.warnings[before:]
 
     df, warnings = cached(tr.spark, ("conformed", id(raw), schema, tr.prefix), make)
     for w in warnings:
@@ -336,7 +334,7 @@ def project(tr: _Translator, node: NodeView) -> DataFrame:
     body = node.node.body
     df, n, ex = _incoming(tr, node)
     folded = tr.folded.get((node.inputs[0], tr.prefix))
-    if folded is not None and any(_contains(e, _NOT_FOLDED) for e in body.expressions):
+    if folded is not None and any(contains_rex(e, _NOT_FOLDED) for e in body.expressions):
         folded = None
     if folded is not None:
         # over a global aggregate: the expressions go into the aggregate's select
@@ -702,20 +700,9 @@ def lateral_join(tr: _Translator, node: NodeView) -> DataFrame:
 #: Relations that apply their own emit (the others get ``_Translator._emit`` afterwards).
 _EMITS_ITSELF = {project, aggregate}
 
-#: Expressions a project over a global aggregate keeps in a select of its own.
+#: Expression kinds a project over a global aggregate keeps in a select of its own.
 _NOT_FOLDED = frozenset({"subquery", "window_function"})
 
-
-def _contains(message, names: frozenset[str]) -> bool:
-    """Whether an expression has a field named in ``names`` anywhere inside it."""
-    for fd, value in message.ListFields():
-        if fd.name in names:
-            return True
-        if fd.message_type is not None:
-            for item in (value if fd.is_repeated else (value,)):
-                if isinstance(item, Message) and _contains(item, names):
-                    return True
-    return False
 
 RELATIONS: dict[str, Callable[[_Translator, NodeView], DataFrame]] = {
     "read": read,

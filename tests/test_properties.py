@@ -635,3 +635,18 @@ def test_every_corpus_plan_derives_properties(corpora_dir, capsys):
         print("  (kind, orderedness effect): " + ", ".join(f"{k}={v}" for k, v in sorted(effects_seen.items())))
     # Every LIMIT without ORDER BY in the function tests is a fetch over unordered rows; nothing else fires.
     assert set(found) == {"fetch-without-order"}
+
+
+def test_contains_rex_finds_kinds_in_expressions_but_not_inside_subquery_relations():
+    from google.protobuf import json_format
+    from substrait import algebra_pb2
+
+    from viz.expressions import contains_rex
+
+    window_in_sub = {"subquery": {"scalar": {"input": {"project": {"expressions": [{"windowFunction": {}}]}}}}}
+    e = json_format.ParseDict({"scalarFunction": {"arguments": [{"value": window_in_sub}]}}, algebra_pb2.Expression())
+    assert contains_rex(e, frozenset({"subquery"}))
+    assert not contains_rex(e, frozenset({"window_function"}))  # only inside the subquery's relation
+    plain = json_format.ParseDict({"scalarFunction": {"arguments": [{"value": {"windowFunction": {}}}]}},
+                                  algebra_pb2.Expression())
+    assert contains_rex(plain, frozenset({"window_function"}))

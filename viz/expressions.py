@@ -46,6 +46,26 @@ class Scope:
     anchors: dict[int, Sequence[Field] | None] = field(default_factory=dict)
 
 
+def contains_rex(e: Expression, kinds: frozenset[str]) -> bool:
+    """Whether an expression of one of ``kinds`` (``rex_type`` names: ``"window_function"``,
+    ``"subquery"``, ...) appears anywhere in ``e``, not looking inside subqueries' relations."""
+    stack: list = [e]
+    while stack:
+        msg = stack.pop()
+        if isinstance(msg, Expression) and msg.WhichOneof("rex_type") in kinds:
+            return True
+        for fd, value in msg.ListFields():
+            if fd.message_type is None or fd.message_type.full_name == "substrait.Rel":
+                continue
+            if fd.is_repeated:
+                if fd.message_type.GetOptions().map_entry:
+                    continue
+                stack.extend(value)
+            else:
+                stack.append(value)
+    return False
+
+
 def sort_direction(d: int) -> str:
     """``ASC NULLS FIRST``, ``DESC NULLS LAST``, ``CLUSTERED``... for a SortField direction
     (empty when unspecified)."""

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from substrait import algebra_pb2
 
 from .errors import Diagnostic, warning
-from .expressions import ExpressionTyper, Scope, sort_direction
+from .expressions import ExpressionTyper, Scope, contains_rex, sort_direction
 from .fields import Field
 from .graph import Node
 from .schema import Conventions, NodeInfo, join_type_name
@@ -317,21 +317,10 @@ def _reference_field(ref: Expression.FieldReference) -> int | None:
 
 def has_window_function(e: Expression) -> bool:
     """Whether a window function appears anywhere in ``e`` (not looking inside subqueries)."""
-    stack: list = [e]
-    while stack:
-        msg = stack.pop()
-        if isinstance(msg, Expression) and msg.WhichOneof("rex_type") == "window_function":
-            return True
-        for fd, value in msg.ListFields():
-            if fd.message_type is None or fd.message_type.full_name == "substrait.Rel":
-                continue
-            if fd.is_repeated:
-                if fd.message_type.GetOptions().map_entry:
-                    continue
-                stack.extend(value)
-            else:
-                stack.append(value)
-    return False
+    return contains_rex(e, _WINDOW)
+
+
+_WINDOW = frozenset({"window_function"})
 
 
 # ---------------------------------------------------------------------------------------------
