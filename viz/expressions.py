@@ -16,6 +16,7 @@ from typing import Callable, Sequence
 
 from substrait import algebra_pb2, type_pb2
 
+from . import function_types
 from . import types as T
 from .errors import Diagnostic, error, info, warning
 from .extensions import Extensions
@@ -30,6 +31,7 @@ class Typed:
     text: str
     label: str
     nested: tuple[str, ...] = ()  # depth-first names when the value is a struct with known names
+    enum: str | None = None  # the option, for an enumeration argument of a function
 
 
 @dataclass
@@ -64,6 +66,18 @@ def contains_rex(e: Expression, kinds: frozenset[str]) -> bool:
             else:
                 stack.append(value)
     return False
+
+
+def case_base(e: Expression.IfThen) -> Expression | None:
+    """DataFusion writes ``CASE x WHEN v1 THEN r1 ... END`` as an if-then whose first clause holds ``x``
+    as its condition and no result, each later clause's condition being a value ``v``. Returns ``x`` for
+    such an if-then (two clauses or more, only the first without a result), else None."""
+    ifs = e.ifs
+    if len(ifs) < 2 or ifs[0].HasField("then") or not ifs[0].HasField("if"):
+        return None
+    if any(not c.HasField("then") for c in ifs[1:]):
+        return None
+    return getattr(ifs[0], "if")
 
 
 def sort_direction(d: int) -> str:
@@ -126,38 +140,28 @@ class ExpressionTyper:
     ) -> type_pb2.Type | None:
         if t.WhichOneof("kind") is not None:
             return t
-        derived = self._yaml_return_type(anchor, args)
-        if derived is not None:
+        ref = self.ext.functions.get(anchor) if anchor is not None else None
+        if ref is None:
+            self._diag(warning("missing-output-type", f"{what} has no output type; its column type is unknown", self.node))
+            return None
+        derived = function_types.derive(ref.name, ref.extension, [a.enum if a.enum is not None else a.type for a in args])
+        if derived.type is not None:
             self._diag(
                 info(
                     "missing-output-type",
-                    f"{what} has no output type; {T.render(derived)} is taken from its extension YAML",
+                    f"{what} has no output type; {T.render(derived.type)} is derived from {derived.how}",
                     self.node,
                 )
             )
-            return derived
-        self._diag(warning("missing-output-type", f"{what} has no output type; its column type is unknown", self.node))
+            return derived.type
+        self._diag(
+            warning(
+                "missing-output-type",
+                f"{what} has no output type and it cannot be derived ({derived.how}); its column type is unknown",
+                self.node,
+            )
+        )
         return None
-
-    def _yaml_return_type(self, anchor: int | None, args: Sequence[Typed]) -> type_pb2.Type | None:
-        """The return type when every overload of the function returns the same simple type."""
-        ref = self.ext.functions.get(anchor) if anchor is not None else None
-        if ref is None or ref.definition is None or not ref.definition.signatures:
-            return None
-        returns, same_as_first = set(), True
-        for sig in ref.definition.signatures:
-            params, ret = sig.rsplit(" -> ", 1)
-            ret = ret.strip().rstrip("?").lower()
-            first = params.strip("()").split(",")[0].strip().lower()
-            returns.add(ret)
-            same_as_first = same_as_first and ret == first
-        nullable = any(a.type is None or T.is_nullable(a.type) for a in args)
-        if same_as_first and args and args[0].type is not None:
-            return T.with_nullability(args[0].type, nullable)
-        if len(returns) != 1:
-            return None
-        simple = T.simple_type(returns.pop())
-        return T.with_nullability(simple, nullable) if simple is not None else None
 
     # -- entry -----------------------------------------------------------------------------
     def expr(self, e: Expression, scope: Scope) -> Typed:
@@ -181,7 +185,7 @@ class ExpressionTyper:
                 text = T.render(a.type)
                 out.append(Typed(a.type, text, text))
             elif k == "enum":
-                out.append(Typed(None, a.enum, a.enum))
+                out.append(Typed(None, a.enum, a.enum, enum=a.enum))
             else:
                 out.append(Typed(None, "?", "?"))
         return out
@@ -395,7 +399,22 @@ class ExpressionTyper:
 
     def if_then(self, e: Expression.IfThen, scope: Scope) -> Typed:
         parts, results, labels = [], [], []
-        for clause in e.ifs:
+        base = case_base(e)
+        clauses = list(e.ifs)
+        head = "CASE"
+        if base is not None:
+            self._diag(
+                info(
+                    "producer-convention",
+                    "an if-then whose first clause has a condition but no result is read as DataFusion writes "
+                    "CASE x WHEN v THEN r: the first clause holds x and each later clause's condition is a value v",
+                    self.node,
+                )
+            )
+            match = self.expr(base, scope)
+            head = f"CASE {match.text}"
+            clauses = clauses[1:]
+        for clause in clauses:
             cond = self.expr(clause.__getattribute__("if"), scope)
             then = self.expr(clause.then, scope)
             parts.append(f"WHEN {cond.text} THEN {then.text}")
@@ -407,7 +426,7 @@ class ExpressionTyper:
             parts.append(f"ELSE {other.text}")
             results.append(other)
         t = self._branches(results, has_else, "if-then")
-        return Typed(t, f"CASE {' '.join(parts)} END", _short("case(" + ", ".join(labels) + ")"))
+        return Typed(t, f"{head} {' '.join(parts)} END", _short("case(" + ", ".join(labels) + ")"))
 
     def switch_expression(self, e: Expression.SwitchExpression, scope: Scope) -> Typed:
         match = self.expr(e.match, scope)

@@ -16,6 +16,7 @@ from substrait import plan_pb2
 
 from .deep import gc_paused, run_deep
 from .errors import Diagnostic, Severity, warning
+from .errors import info as info_diagnostic
 from .extensions import Extensions
 from .fields import Field
 from .graph import Node, PlanGraph, build_graph
@@ -138,13 +139,23 @@ def _errors(infos: dict[str, NodeInfo]) -> int:
 
 _ALTERNATIVES = (
     Conventions(project_keeps_input=False),
-    Conventions(grouping_set_column=False),
-    Conventions(project_keeps_input=False, grouping_set_column=False),
+    Conventions(grouping_column=None),
+    Conventions(project_keeps_input=False, grouping_column=None),
+    Conventions(grouping_column="datafusion"),
 )
 
 
+def declared_conventions(plan: plan_pb2.Plan) -> Conventions:
+    """The reading the plan's producer is known to follow, from the plan's ``version``: DataFusion
+    writing Substrait 0.60 or later puts its grouping id after an aggregate's keys."""
+    v = plan.version
+    if v.producer.strip().lower() == "datafusion" and (v.major_number, v.minor_number) >= (0, 60):
+        return Conventions(grouping_column="datafusion")
+    return SPEC
+
+
 def _producer_conventions(
-    graph: PlanGraph, ext: Extensions, infos: dict[str, NodeInfo], loaded: LoadedPlan
+    graph: PlanGraph, ext: Extensions, infos: dict[str, NodeInfo], loaded: LoadedPlan, current: Conventions
 ) -> tuple[dict[str, NodeInfo], Conventions]:
     """When the root names or the inputs of a relation do not fit the spec's reading, try the
     readings of known producers.
@@ -156,7 +167,7 @@ def _producer_conventions(
     for conv in _ALTERNATIVES:
         if not conv.project_keeps_input and "project" not in kinds:
             continue
-        if not conv.grouping_set_column and "aggregate" not in kinds:
+        if conv.grouping_column != "index" and "aggregate" not in kinds:
             continue
         alt = derive_schemas(graph, ext, conv)
         before = (len(root_name_mismatches(graph, infos)), _errors(infos))
@@ -171,17 +182,24 @@ def _producer_conventions(
                 )
             )
             return alt, conv
-    return infos, SPEC
+    return infos, current
 
 
 def analyze_loaded(loaded: LoadedPlan) -> PlanModel:
     def work() -> PlanModel:
         graph = build_graph(loaded.plan, subqueries=loaded.nested_rels != 0)
         ext = Extensions.of(loaded.plan, loaded.legacy_uri_anchors)
-        infos = derive_schemas(graph, ext)
-        conventions = SPEC
+        conventions = declared_conventions(loaded.plan)
+        infos = derive_schemas(graph, ext, conventions)
+        if conventions != SPEC:
+            loaded.diagnostics.append(
+                info_diagnostic(
+                    "producer-convention",
+                    f"read as {loaded.plan.version.producer} writes it: " + "; ".join(conventions.describe()),
+                )
+            )
         if root_name_mismatches(graph, infos) or _errors(infos):
-            infos, conventions = _producer_conventions(graph, ext, infos, loaded)
+            infos, conventions = _producer_conventions(graph, ext, infos, loaded, conventions)
         for d in graph.diagnostics:
             infos[d.node].diagnostics.insert(0, d) if d.node in infos else loaded.diagnostics.append(d)
         model = PlanModel(loaded, graph, ext, infos, conventions)

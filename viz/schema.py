@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from substrait import algebra_pb2
+from substrait import algebra_pb2, type_pb2
 
 from . import types as T
 from .errors import Diagnostic, error, info, warning
@@ -367,7 +367,7 @@ def set_(ctx: Context) -> list[Field] | None:
         ctx.diag(error("too-few-inputs", f"a set operation needs at least two inputs, it has {len(inputs)}", ctx.node.id))
     if not inputs or inputs[0] is None:
         return None
-    primary = inputs[0]
+    primary = list(inputs[0])
     for k, other in enumerate(inputs[1:], start=1):
         if other is None:
             continue
@@ -381,7 +381,18 @@ def set_(ctx: Context) -> list[Field] | None:
             )
             continue
         for i, (a, b) in enumerate(zip(primary, other)):
-            if not T.same_type_ignoring_nullability(a.type, b.type):
+            common = T.common_decimal(a.type, b.type)
+            if common is not None and not T.same_type_ignoring_nullability(a.type, b.type):
+                ctx.diag(
+                    warning(
+                        "set-input-cast",
+                        f"set input {k} column {i} is {T.render(b.type)}, the primary input has "
+                        f"{T.render(a.type)}: both are read as {T.render(common)}",
+                        ctx.node.id,
+                    )
+                )
+                primary[i] = a.with_type(common)
+            elif not T.same_type_ignoring_nullability(a.type, b.type):
                 ctx.diag(
                     error(
                         "type-mismatch",
@@ -406,39 +417,91 @@ def set_(ctx: Context) -> list[Field] | None:
     return out
 
 
+@dataclass(frozen=True)
+class AggregateLayout:
+    """Where an AggregateRel's output columns come from (one reading for the model and the executor).
+
+    ``keys`` are the distinct grouping expressions (indices into ``grouping_expressions``) in order of
+    first appearance: two grouping expressions whose messages are equal share a column, as the spec
+    says. ``sets`` holds, per grouping set, the positions in ``keys`` it groups by. ``grouping_column``
+    says which extra column a multi-set aggregate has and where: ``"index"`` (the spec: the i32 index of
+    the set, after the measures), ``"datafusion"`` (DataFusion: its ``__grouping_id`` bit mask, after the
+    keys; a key's bit is 1 when the set leaves it out, the first key the highest bit) or ``None``.
+    """
+
+    keys: tuple[int, ...]
+    sets: tuple[frozenset[int], ...]
+    grouping_column: str | None
+    bad_references: tuple[int, ...] = ()
+
+    def grouping_value(self, set_index: int) -> int:
+        """The value of the grouping column for rows of grouping set ``set_index``."""
+        if self.grouping_column != "datafusion":
+            return set_index
+        members, n = self.sets[set_index], len(self.keys)
+        return sum(1 << (n - 1 - pos) for pos in range(n) if pos not in members)
+
+    def grouping_type(self) -> type_pb2.Type:
+        """The grouping column's type: i32 for the spec; DataFusion's unsigned integer just wide enough
+        for one bit per key (written as a signed integer of that width with DataFusion's unsigned
+        type variation, 1)."""
+        if self.grouping_column != "datafusion":
+            return T.i32(False)
+        n = len(self.keys)
+        kind = "i8" if n < 8 else "i16" if n < 16 else "i32" if n < 32 else "i64"
+        out = type_pb2.Type()
+        getattr(out, kind).nullability = T.REQUIRED
+        getattr(out, kind).type_variation_reference = 1
+        return out
+
+
+def aggregate_layout(body: algebra_pb2.AggregateRel, conventions: "Conventions") -> AggregateLayout:
+    canonical: dict[bytes, int] = {}
+    position: dict[int, int] = {}  # grouping expression index -> canonical key index
+    for i, e in enumerate(body.grouping_expressions):
+        position[i] = canonical.setdefault(e.SerializeToString(deterministic=True), i)
+    keys: list[int] = []
+    sets: list[set[int]] = []
+    bad: list[int] = []
+    for g in body.groupings:
+        members: set[int] = set()
+        for r in g.expression_references:
+            if r not in position:
+                bad.append(r)
+                continue
+            k = position[r]
+            if k not in keys:
+                keys.append(k)
+            members.add(keys.index(k))
+        sets.append(members)
+    column = conventions.grouping_column if len(sets) > 1 else None
+    return AggregateLayout(tuple(keys), tuple(frozenset(m) for m in sets), column, tuple(bad))
+
+
 def aggregate(ctx: Context) -> list[Field] | None:
     body: algebra_pb2.AggregateRel = ctx.node.body
     fields = ctx.input(0)
     ctx.info.incoming = fields
-    keys = [ctx.typer.expr(e, ctx.scope(fields)) for e in body.grouping_expressions]
-    groupings = list(body.groupings)
-    order: list[int] = []
-    membership: list[set[int]] = []
-    for g in groupings:
-        refs = set()
-        for r in g.expression_references:
-            if r >= len(keys):
-                ctx.diag(
-                    error(
-                        "grouping-out-of-range",
-                        f"grouping refers to grouping expression {r}, but there are {len(keys)}",
-                        ctx.node.id,
-                    )
-                )
-                continue
-            refs.add(r)
-            if r not in order:
-                order.append(r)
-        membership.append(refs)
+    typed_keys = [ctx.typer.expr(e, ctx.scope(fields)) for e in body.grouping_expressions]
+    layout = aggregate_layout(body, ctx.conventions)
+    for r in layout.bad_references:
+        ctx.diag(
+            error(
+                "grouping-out-of-range",
+                f"grouping refers to grouping expression {r}, but there are {len(typed_keys)}",
+                ctx.node.id,
+            )
+        )
     out: list[Field] = []
-    for r in order:
-        typed = keys[r]
-        in_all = all(r in m for m in membership)
+    for pos, r in enumerate(layout.keys):
+        typed = typed_keys[r]
         f = _expr_field(typed, f"key{r}")
-        if not in_all:
+        if not all(pos in m for m in layout.sets):
             f = f.with_type(T.make_nullable(f.type))
         out.append(f)
         ctx.info.expressions.append(("group by", typed.text))
+    if layout.grouping_column == "datafusion":
+        out.append(Field("__grouping_id", layout.grouping_type()))
     measures = []
     for i, m in enumerate(body.measures):
         typed = ctx.typer.aggregate_function(m.measure, ctx.scope(fields))
@@ -449,12 +512,13 @@ def aggregate(ctx: Context) -> list[Field] | None:
         ctx.info.expressions.append(("measure", text))
         measures.append(typed.label)
         out.append(_expr_field(typed, f"measure{i}"))
-    if len(groupings) > 1 and ctx.conventions.grouping_set_column:
-        out.append(Field("grouping_set", T.i32(False)))
-        sets = ["(" + ", ".join(keys[r].label for r in sorted(m)) + ")" for m in membership]
+    if layout.grouping_column == "index":
+        out.append(Field("grouping_set", layout.grouping_type()))
+    if len(layout.sets) > 1:
+        sets = ["(" + ", ".join(typed_keys[layout.keys[p]].label for p in sorted(m)) + ")" for m in layout.sets]
         group_text = f"grouping sets {', '.join(sets)}"
     else:
-        group_text = ", ".join(keys[r].label for r in order)
+        group_text = ", ".join(typed_keys[r].label for r in layout.keys)
     parts = []
     if group_text:
         parts.append(f"by {group_text}")
@@ -651,21 +715,28 @@ class Conventions:
     """How the producer read the spec where real producers differ from it.
 
     The defaults are the spec. Older producers wrote ProjectRel as if it output only its expressions
-    (DuckDB, DataFusion before 2024) and aggregates with several grouping sets without the i32
-    grouping-set column (isthmus, DataFusion); :func:`viz.model.analyze_loaded` picks the reading
-    that fits the plan's root names.
+    (DuckDB, DataFusion before 2024). For aggregates with several grouping sets, isthmus and older
+    DataFusion leave out the grouping-set column, and DataFusion since it wrote Substrait 0.60 puts its
+    ``__grouping_id`` bit mask after the keys (``grouping_column``: ``"index"``, the spec; ``None``;
+    ``"datafusion"``). :func:`viz.model.analyze_loaded` picks the producer's reading from the plan's
+    version, or the reading that fits the plan's root names.
     """
 
     project_keeps_input: bool = True
-    grouping_set_column: bool = True
+    grouping_column: str | None = "index"
 
     def describe(self) -> list[str]:
         out = []
         if not self.project_keeps_input:
             out.append("ProjectRels output only their expressions (the spec: input fields, then expressions)")
-        if not self.grouping_set_column:
+        if self.grouping_column is None:
             out.append(
                 "aggregates with several grouping sets have no grouping-set index column (the spec appends an i32)"
+            )
+        elif self.grouping_column == "datafusion":
+            out.append(
+                "aggregates with several grouping sets put DataFusion's grouping id (a bit mask of the keys each "
+                "set leaves out) after the keys (the spec appends the i32 index of the set after the measures)"
             )
         return out
 

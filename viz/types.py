@@ -170,18 +170,16 @@ def same_type_ignoring_nullability(a: Type | None, b: Type | None) -> bool:
     return render(with_nullability(a, False)) == render(with_nullability(b, False))
 
 
-_SIMPLE_CTORS = {
-    "boolean": "bool", "bool": "bool", "i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64",
-    "fp32": "fp32", "fp64": "fp64", "string": "string", "binary": "binary", "date": "date",
-    "uuid": "uuid",
-}
-
-
-def simple_type(name: str) -> Type | None:
-    """A parameterless type from its spec name (``boolean``, ``i64``, ...), required; else None."""
-    kind_ = _SIMPLE_CTORS.get(name.strip().lower())
-    if kind_ is None:
+def common_decimal(a: Type | None, b: Type | None) -> Type | None:
+    """The decimal both of two decimals fit in (integer digits and scale of the wider, at most 38
+    digits), nullable when either is; None unless both are decimals."""
+    if kind(a) != "decimal" or kind(b) != "decimal":
         return None
-    out = Type()
-    getattr(out, kind_).nullability = REQUIRED
-    return out
+    scale = max(a.decimal.scale, b.decimal.scale)
+    digits = max(a.decimal.precision - a.decimal.scale, b.decimal.precision - b.decimal.scale)
+    nullable = bool(is_nullable(a)) or bool(is_nullable(b))
+    return Type(
+        decimal=Type.Decimal(
+            precision=min(38, digits + scale), scale=scale, nullability=NULLABLE if nullable else REQUIRED
+        )
+    )

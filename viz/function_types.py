@@ -1,0 +1,148 @@
+"""A function's output type from the extension YAMLs, by the spec's derivation rules.
+
+Plans may leave out a function's output type (DataFusion writes none for aggregates, window functions,
+``like`` and ``not``). The type is then derived the way the spec defines it: the function's overload is
+resolved by name and argument types, and its return-type expression is evaluated with the arguments'
+parameters bound (``sum`` of ``decimal<15,2>`` is ``decimal<38,2>?``; ``multiply`` of two
+``decimal<15,2>`` is ``decimal<31,4>``), with the overload's nullability handling. The resolution and
+the evaluation are substrait-python's :class:`~substrait.extension_registry.ExtensionRegistry` (which
+parses derivation expressions with the ``substrait-antlr`` grammar), not a reading of our own.
+
+Producers also call functions the standard YAMLs do not define for those argument types (DataFusion's
+``stddev`` of a decimal, its ``like`` with an escape argument). Those overloads are declared in
+``producer_extensions.yaml`` beside this module, registered in the same registry after the standard
+files, and the derivation says when it used one.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from dataclasses import dataclass
+from typing import Sequence
+
+from substrait import type_pb2
+
+Type = type_pb2.Type
+
+#: Our own extension (producers' overloads, see the module docstring).
+PRODUCER_URN = "extension:io.substrait-viz:producer_functions"
+_PRODUCER_YAML = os.path.join(os.path.dirname(__file__), "producer_extensions.yaml")
+
+#: Names producers write for standard functions (the standard name is looked up instead).
+ALIASES = {
+    "stddev": "std_dev",
+    "stddev_samp": "std_dev",
+    "stddev_pop": "std_dev",
+    "var": "variance",
+    "var_samp": "variance",
+    "var_pop": "variance",
+    "character_length": "char_length",
+    "substr": "substring",
+    "mean": "avg",
+}
+
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Derived:
+    """The result of deriving an output type: the type (None when it cannot be derived) and, for the
+    node's diagnostic, how it was derived or why it could not be."""
+
+    type: Type | None
+    how: str
+
+
+@functools.lru_cache(maxsize=1)
+def registry():
+    """The extension registry: every standard YAML of ``substrait-extensions``, then ours."""
+    import yaml
+    from substrait.extension_registry import ExtensionRegistry
+
+    with _lock:
+        reg = ExtensionRegistry(load_default_extensions=True)
+        with open(_PRODUCER_YAML, encoding="utf-8") as fh:
+            reg.register_extension_dict(yaml.safe_load(fh))
+    return reg
+
+
+def _search_order(extension: str) -> list[str]:
+    """URNs to search: the declared standard file first, then the base files before their decimal-output
+    and approximate variants, then the producers' overloads."""
+    from .extensions import extension_stem
+
+    urns = [u for u in registry().urns() if u != PRODUCER_URN]
+    urns.sort(key=lambda u: ("decimal" in u, "approx" in u, u))
+    stem = extension_stem(extension or "")
+    if stem:
+        first = f"extension:io.substrait:{stem}"
+        if first in urns:
+            urns.remove(first)
+            urns.insert(0, first)
+    return urns + [PRODUCER_URN]
+
+
+def _plain(t: Type) -> Type:
+    """``t`` without a type variation (DataFusion marks unsigned integers with one): the YAMLs match
+    the base type."""
+    kind = t.WhichOneof("kind")
+    if kind is None or not getattr(getattr(t, kind), "type_variation_reference", 0):
+        return t
+    out = Type()
+    out.CopyFrom(t)
+    getattr(out, kind).type_variation_reference = 0
+    return out
+
+
+def derive(name: str, extension: str, args: Sequence[Type | str | None]) -> Derived:
+    """The output type of function ``name`` (the part before ``:``) declared in ``extension`` (its URN
+    or legacy URI) called with ``args``: value arguments as types, enumeration arguments as their
+    option text, None for an argument whose type is unknown."""
+    unknown = [i for i, a in enumerate(args) if a is None]
+    if unknown:
+        which = ", ".join(str(i) for i in unknown)
+        return Derived(None, f"the type of argument {which} is unknown")
+    signature = [a if isinstance(a, str) else _plain(a) for a in args]
+    return _derive(name.lower(), extension, tuple(s.SerializeToString() if isinstance(s, Type) else s for s in signature))
+
+
+@functools.lru_cache(maxsize=4096)
+def _derive(name: str, extension: str, key: tuple) -> Derived:
+    signature = [k if isinstance(k, str) else Type.FromString(k) for k in key]
+    reg = registry()
+    names = [name] + ([ALIASES[name]] if ALIASES.get(name, name) != name else [])
+    for candidate in names:
+        found = reg.find_function(candidate, signature, _search_order(extension))
+        if found is None:
+            continue
+        entry, out = found
+        if not isinstance(out, Type) or out.WhichOneof("kind") is None:
+            continue
+        stem = entry.urn.rsplit(":", 1)[-1]
+        if entry.urn == PRODUCER_URN:
+            how = f"{entry!r} (a producer's overload, not in the standard extensions)"
+        else:
+            how = f"{entry!r} of {stem}.yaml"
+        if candidate != name:
+            how += f" ({name} is written for {candidate})"
+        return Derived(out, how)
+    rendered = ", ".join(k if isinstance(k, str) else _render(k) for k in signature)
+    defined = any(reg.list_functions_across_urns(n, []) or _has_name(reg, n) for n in names)
+    if not defined:
+        return Derived(None, f"no extension YAML defines a function {name!r}")
+    return Derived(None, f"no overload of {name} in the extension YAMLs takes ({rendered})")
+
+
+def _has_name(reg, name: str) -> bool:
+    return any(n == name for _, n, _ in reg.iter_functions())
+
+
+def _render(t: Type) -> str:
+    from .types import render
+
+    return render(t)
+
+
+__all__ = ["ALIASES", "Derived", "PRODUCER_URN", "derive", "registry"]
