@@ -37,6 +37,11 @@ class Call:
     options: dict[str, list[str]]  # FunctionOption name -> preferences
     distinct: bool = False  # aggregate invocation DISTINCT
     warnings: list[str] = field(default_factory=list)
+    #: the Python value of each value argument that is a literal (through casts), else NOT_CONSTANT
+    constants: list = field(default_factory=list)
+
+
+NOT_CONSTANT = object()
 
 
 Builder = Callable[[Call, list], Column]
@@ -469,10 +474,23 @@ def _string_pred(fn: str) -> Builder:
     return build
 
 
-def _like(call: Call, args: list) -> Column:
+def _like(call: Call, args: list, insensitive: bool = False) -> Column:
+    """LIKE; a third argument is the escape character (DataFusion writes one, a null literal when the
+    SQL has none). Spark takes the escape only as a one-character literal."""
     vals = _values(args)
-    fn = "ilike" if _case_insensitive(call) else "like"
-    return F.call_function(fn, *vals[:3])
+    fn = "ilike" if insensitive or _case_insensitive(call) else "like"
+    if len(vals) < 3:
+        return F.call_function(fn, *vals[:2])
+    escape = call.constants[2] if len(call.constants) > 2 else NOT_CONSTANT
+    if escape is None:
+        return F.call_function(fn, *vals[:2])
+    if isinstance(escape, str) and len(escape) == 1:
+        return F.call_function(fn, vals[0], vals[1], F.lit(escape))
+    raise Unsupported(
+        f"{fn}: Spark takes the escape character only as a one-character literal, not {escape!r}"
+        if escape is not NOT_CONSTANT
+        else f"{fn}: Spark takes the escape character only as a one-character literal, not an expression"
+    )
 
 
 def _substring(call: Call, args: list) -> Column:
@@ -810,6 +828,7 @@ SCALAR: dict[str, Builder] = {
     "concat": _concat,
     "concat_ws": _concat_ws,
     "like": _like,
+    "ilike": lambda call, args: _like(call, args, insensitive=True),
     "substring": _substring,
     "upper": _char_set("upper"),
     "lower": _char_set("lower"),
@@ -952,6 +971,8 @@ AGGREGATE: dict[str, Builder] = {
     "last": _agg("last"),
     "std_dev": _std_var("stddev_samp", "stddev_pop"),
     "variance": _std_var("var_samp", "var_pop"),
+    "stddev_pop": _agg("stddev_pop"),  # DataFusion's names for the population forms
+    "var_pop": _agg("var_pop"),
     "approx_count_distinct": _agg("approx_count_distinct"),
     "bool_and": _agg("bool_and"),
     "bool_or": _agg("bool_or"),
@@ -970,12 +991,17 @@ AGGREGATE: dict[str, Builder] = {
 
 
 def _offset_fn(fn: str) -> Builder:
+    """lag / lead: Spark takes the offset only as an integer constant (producers write it as an i32 or
+    i64 literal, possibly cast)."""
+
     def build(call: Call, args: list) -> Column:
         vals = _values(args)
         x = vals[0]
-        offset = vals[1] if len(vals) > 1 else F.lit(1)
-        default = vals[2] if len(vals) > 2 else F.lit(None)
-        return F.call_function(fn, x, offset, default)
+        offset = call.constants[1] if len(call.constants) > 1 else 1
+        if isinstance(offset, bool) or not isinstance(offset, int):
+            raise Unsupported(f"{fn}: Spark takes the offset only as an integer constant")
+        default = vals[2] if len(vals) > 2 else None
+        return (F.lag if fn == "lag" else F.lead)(x, offset, default)
 
     return build
 
@@ -1002,6 +1028,9 @@ ALIASES: dict[str, str] = {
     "count_star": "count",
     "sum_no_overflow": "sum",
     "character_length": "char_length",
+    "str_concat": "concat",
+    "bitwise_shift_left": "shift_left",
+    "bitwise_shift_right": "shift_right",
     "length": "char_length",
     "substr": "substring",
     "date_part": "extract",
@@ -1014,6 +1043,7 @@ ALIASES: dict[str, str] = {
     "stddev": "std_dev",
     "stddev_samp": "std_dev",
     "var_samp": "variance",
+    "var": "variance",
     "to_char": "strftime",
     "starts_with": "starts_with",
     "prefix": "starts_with",

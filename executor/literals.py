@@ -8,6 +8,7 @@ literals are built from their members; a typed null is a null cast to its type.
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import uuid
 from typing import Any, Callable
 
@@ -126,11 +127,21 @@ def _interval_day_col(lit: Literal) -> Column:
 
 
 def _interval_compound(lit: Literal) -> Column:
+    """A compound interval (DataFusion writes every interval this way): a year-month interval when it
+    has no days or seconds, a day-time interval when it has no months, else Spark's calendar interval
+    (``make_interval``), which a date or timestamp adds in the same order: months, then days, then time."""
     v = lit.interval_compound
-    ym = v.interval_year_to_month
-    if ym.years or ym.months:
-        raise Unsupported("a compound interval with both months and days/seconds has no Spark equivalent")
-    return F.lit(_interval_day(v.interval_day_to_second))
+    ym, ds = v.interval_year_to_month, v.interval_day_to_second
+    day_time = _interval_day(ds)
+    if not (ym.years or ym.months):
+        return F.lit(day_time)
+    if not day_time:
+        return F.make_ym_interval(F.lit(ym.years), F.lit(ym.months))
+    seconds = day_time - dt.timedelta(days=day_time.days)
+    return F.make_interval(
+        F.lit(ym.years), F.lit(ym.months), F.lit(0), F.lit(day_time.days), F.lit(0), F.lit(0),
+        F.lit(decimal.Decimal(int(seconds.total_seconds() * 1_000_000)).scaleb(-6)),
+    )
 
 
 def _null(lit: Literal) -> Column:
@@ -201,10 +212,6 @@ def supported(lit: Literal) -> str | None:
     which = lit.WhichOneof("literal_type") or "unset"
     if which not in _COLUMNS or which in ("precision_time", "user_defined"):
         return f"literal of kind `{which}` is not supported"
-    if which == "interval_compound":
-        ym = lit.interval_compound.interval_year_to_month
-        if ym.years or ym.months:
-            return "a compound interval with both months and days/seconds has no Spark equivalent"
     nested = {"struct": lambda: list(lit.struct.fields), "list": lambda: list(lit.list.values),
               "map": lambda: [x for kv in lit.map.key_values for x in (kv.key, kv.value)]}
     for member in nested.get(which, lambda: [])():

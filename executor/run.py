@@ -58,7 +58,7 @@ class RunResult:
     rows: pd.DataFrame  # the first rows, headed by ``columns``
     elapsed_s: float  # execution only (collect and count), not translation or session start
     row_count: int | None  # exact number of rows when counted or when all rows fit in the limit
-    explain: str  # Spark's formatted physical plan of the subtree
+    explain: str  # Spark's formatted physical plan of the subtree ("" when not asked for)
     warnings: list[str] = field(default_factory=list)
     arrow: object | None = None  # the collected pyarrow.Table (exact types, for downloads)
 
@@ -153,8 +153,10 @@ def run_node(
     timeout_s: float | None = None,
     cancel: threading.Event | None = None,
     progress: Progress | None = None,
+    explain: bool = True,
 ) -> RunResult:
     """Run node ``node_id``'s subtree and return its first ``limit`` rows (see the module docstring).
+    ``explain=False`` skips Spark's formatted plan (planning the query a second time).
 
     Raises ``Refused`` (write/DDL, files outside the data roots), ``Unsupported``, ``TableNotFound``,
     ``Cancelled`` / ``TimedOut``, or ``ExecutionError`` for a failure inside Spark.
@@ -173,12 +175,12 @@ def run_node(
     if limit > MAX_ROWS:
         warnings.append(f"the row limit {limit} was lowered to {MAX_ROWS}")
         limit = MAX_ROWS
-    key = (plan_digest(model), node_id, limit, bool(count), catalog.fingerprint())
+    key = (plan_digest(model), node_id, limit, bool(count), catalog.fingerprint(), explain)
     cached = _cache_get(key)
     if cached is not None:
         return cached
     spark = get_session()
-    run = _Run(model, node_id, spark, catalog, limit, count)
+    run = _Run(model, node_id, spark, catalog, limit, count, explain)
     result = _supervise(run, spark, timeout_s, cancel, progress)
     result.warnings[:0] = warnings
     _cache_put(key, result)
@@ -202,9 +204,9 @@ def tagged(spark, tag: str, description: str):
 class _Run:
     """The work of one run, done in a worker thread that carries the run's tag."""
 
-    def __init__(self, model, node_id: str, spark, catalog, limit: int, count: bool) -> None:
+    def __init__(self, model, node_id: str, spark, catalog, limit: int, count: bool, explain: bool = True) -> None:
         self.model, self.node_id, self.spark, self.catalog = model, node_id, spark, catalog
-        self.limit, self.count = limit, count
+        self.limit, self.count, self.explain = limit, count, explain
         self.tag = f"substrait-viz-{uuid.uuid4().hex}"
         self.result: RunResult | None = None
         self.error: BaseException | None = None
@@ -226,7 +228,7 @@ class _Run:
         translation = _translate(self.model, self.node_id, self.spark, self.catalog)
         df = translation.df
         self._check()
-        explain = _explain(df)
+        explain = _explain(df) if self.explain else ""
         self.started_execution.set()  # before the check: see _stop
         self._check()
         start = time.perf_counter()

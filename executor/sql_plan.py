@@ -104,6 +104,19 @@ def sql_to_plan(sql: str, tables: Mapping[str, str], *, json: bool = True) -> Sq
     return SqlPlan(_encode(plan, json), used, warnings, optimized)
 
 
+def run_on_datafusion(sql: str, tables: Mapping[str, str]):
+    """``sql``'s rows from DataFusion's own engine over ``tables``, as a ``pyarrow.Table`` (the
+    oracle the producer check compares Spark's rows with). The same guards as :func:`sql_to_plan`:
+    queries only, over the bound tables only. Raises :class:`SqlError`."""
+    _check_statement(sql)
+    ctx, registered, _ = _context(tables, optimize=True)
+    frame = _plan(ctx, sql, registered)
+    try:
+        return frame.to_arrow_table()
+    except Exception as exc:  # noqa: BLE001 - DataFusion raises several kinds at execution; its message is the reason
+        raise SqlError(_clean(exc)) from None
+
+
 def _check_statement(sql: str) -> None:
     if not isinstance(sql, str) or not sql.strip():
         raise SqlError("enter a SQL query (SELECT, WITH ... SELECT or VALUES)")
@@ -209,14 +222,17 @@ def _produce(logical_plan, ctx):
 
 
 def _encode(data: bytes, json: bool) -> bytes:
+    """The producer's binary plan, or its JSON form. DataFusion still writes fields the current proto
+    dropped (``extension_uris``, ``Grouping.grouping_expressions``): they arrive as unknown fields, which
+    protobuf's JSON printer leaves out. So the JSON is printed from the plan as our loader upgrades it
+    (the GROUP BY keys and function extensions kept)."""
     if not json:
         return data
     from google.protobuf import json_format
-    from substrait import plan_pb2
 
-    plan = plan_pb2.Plan()
-    plan.ParseFromString(data)
-    return json_format.MessageToJson(plan, indent=2).encode()
+    from viz.load import load_plan
+
+    return json_format.MessageToJson(load_plan(data).plan, indent=2).encode()
 
 
 def _tables_read(data: bytes) -> list[str]:
@@ -302,4 +318,4 @@ def _short(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-__all__ = ["MAX_SQL_CHARS", "SqlError", "SqlPlan", "catalog_tables", "sql_to_plan"]
+__all__ = ["MAX_SQL_CHARS", "SqlError", "SqlPlan", "catalog_tables", "run_on_datafusion", "sql_to_plan"]

@@ -18,7 +18,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from substrait import algebra_pb2, type_pb2
 
-from viz.expressions import ExpressionTyper, Scope
+from viz.expressions import ExpressionTyper, Scope, case_base
 from viz.fields import Field
 
 from . import literals
@@ -209,18 +209,20 @@ class ExprTranslator:
             raise ExecutionError(f"function anchor {f.function_reference} is not declared in the plan's extensions")
         args: list = []
         arg_types: list[type_pb2.Type | None] = []
+        constants: list = []
         for a in f.arguments:
             kind = a.WhichOneof("arg_type")
             if kind == "value":
                 args.append(self.expr(a.value))
                 arg_types.append(self.type_of(a.value))
+                constants.append(_constant_value(a.value))
             elif kind == "enum":
                 args.append(a.enum)
             elif kind == "type":
                 args.append(a.type)
         output = f.output_type if f.output_type.WhichOneof("kind") else None
         options = {o.name: list(o.preference) for o in f.options}
-        call = functions.Call(ref.compound_name, arg_types, output, options, distinct=distinct)
+        call = functions.Call(ref.compound_name, arg_types, output, options, distinct=distinct, constants=constants)
         return call, args
 
     def _warn(self, call) -> None:
@@ -279,8 +281,12 @@ class ExprTranslator:
         if not e.ifs:
             return self.expr(getattr(e, "else"))
         out = None
-        for clause in e.ifs:
+        base = case_base(e)
+        match = self.expr(base) if base is not None else None
+        for clause in e.ifs[1:] if base is not None else e.ifs:
             cond, then = self.expr(getattr(clause, "if")), self.expr(clause.then)
+            if match is not None:
+                cond = match == cond  # CASE x WHEN v: SQL equality (a null x matches no WHEN)
             out = F.when(cond, then) if out is None else out.when(cond, then)
         if e.HasField("else"):
             out = out.otherwise(self.expr(getattr(e, "else")))
@@ -465,3 +471,15 @@ _DISPATCH: dict[str, Callable[[ExprTranslator, object], Column]] = {
 SUPPORTED_EXPRESSIONS = frozenset(_DISPATCH)
 
 __all__ = ["ExprTranslator", "Record", "SUPPORTED_EXPRESSIONS"]
+
+
+def _constant_value(e: algebra_pb2.Expression):
+    """The Python value of a literal argument (looking through casts), else ``_functions().NOT_CONSTANT``."""
+    while e.WhichOneof("rex_type") == "cast":
+        e = e.cast.input
+    if e.WhichOneof("rex_type") != "literal":
+        return _functions().NOT_CONSTANT
+    try:
+        return literals.python_value(e.literal)
+    except Exception:  # noqa: BLE001 - a literal we cannot read in Python is simply not a constant here
+        return _functions().NOT_CONSTANT

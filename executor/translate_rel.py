@@ -25,11 +25,12 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as S
 from substrait import algebra_pb2
 
+from viz import types as T
 from viz.deep import run_deep
 from viz.expressions import contains_rex
 from viz.fields import Field, named_struct_fields
 from viz.model import NodeView, PlanModel
-from viz.schema import join_type_name
+from viz.schema import aggregate_layout, join_type_name
 
 from . import literals
 from .errors import ExecutionError, Refused, Unsupported
@@ -408,27 +409,28 @@ def top_n(tr: _Translator, node: NodeView) -> DataFrame:
 def aggregate(tr: _Translator, node: NodeView) -> DataFrame:
     body: algebra_pb2.AggregateRel = node.node.body
     df, _, ex = _incoming(tr, node)
-    keys = [ex.expr(e) for e in body.grouping_expressions]
-    sets = [list(dict.fromkeys(g.expression_references)) for g in body.groupings] or [[]]
-    for s in sets:
-        for r in s:
-            if not 0 <= r < len(keys):
-                raise ExecutionError(f"a grouping refers to grouping expression {r}, but there are {len(keys)}")
-    order = list(dict.fromkeys(r for s in sets for r in s))
+    layout = aggregate_layout(body, tr.model.conventions)
+    if layout.bad_references:
+        raise ExecutionError(
+            f"a grouping refers to grouping expression {layout.bad_references[0]}, but there are "
+            f"{len(body.grouping_expressions)}"
+        )
+    keys = [ex.expr(body.grouping_expressions[r]) for r in layout.keys]
+    sets = [sorted(m) for m in layout.sets] or [[]]
     measures = [
         ex.aggregate(m.measure, ex.expr(m.filter) if m.HasField("filter") else None) for m in body.measures
     ]
     direct = node.info.direct
-    with_index = len(sets) > 1 and tr.model.conventions.grouping_set_column
     if sets == [[]] and measures:
         # a global aggregate: one select (it also works under outer references), its emit folded in
         mapping = tr.emit_mapping(node)
         cols = measures if mapping is None else [measures[m] for m in mapping]
         tr.folded[(node.id, tr.prefix)] = (df, cols)
         return df.select(*[c.alias(tr.name(i)) for i, c in enumerate(cols)])
+    grouping = to_spark(layout.grouping_type()) if layout.grouping_column else None
     parts = []
     for index, members in enumerate(sets):
-        grouped = [keys[r].alias(f"__k{r}") for r in members]
+        grouped = [keys[p].alias(f"__k{p}") for p in members]
         named = [m.alias(f"__m{i}") for i, m in enumerate(measures)]
         if measures and not grouped:
             part = df.select(*named)  # a global aggregate; select also works under outer references
@@ -437,15 +439,18 @@ def aggregate(tr: _Translator, node: NodeView) -> DataFrame:
         else:
             part = df.select(*grouped).distinct()
         cols = []
-        for pos, r in enumerate(order):
-            if r in members:
-                cols.append(F.col(f"__k{r}"))
+        for pos in range(len(keys)):
+            if pos in members:
+                cols.append(F.col(f"__k{pos}"))
             else:
                 t = direct[pos].type if direct is not None and pos < len(direct) else None
                 cols.append(F.lit(None).cast(to_spark(t)) if t is not None else F.lit(None))
+        grouping_value = F.lit(layout.grouping_value(index)).cast(grouping) if grouping is not None else None
+        if layout.grouping_column == "datafusion":
+            cols.append(grouping_value)
         cols += [F.col(f"__m{i}") for i in range(len(measures))]
-        if with_index:
-            cols.append(F.lit(index).cast(S.IntegerType()))
+        if layout.grouping_column == "index":
+            cols.append(grouping_value)
         parts.append(part.select(*[c.alias(tr.name(i)) for i, c in enumerate(cols)]))
     return tr._emit(node, functools.reduce(DataFrame.unionAll, parts))
 
@@ -677,7 +682,27 @@ def set_(tr: _Translator, node: NodeView) -> DataFrame:
     for k, (_, w) in enumerate(inputs[1:], start=1):
         if w != n:
             raise ExecutionError(f"node {node.id}: set input {k} has {w} columns, the primary input has {n}")
-    return handler(tr, inputs[0][0], [df for df, _ in inputs[1:]], n)
+    frames = [_conform_set_input(tr, node, k, df, w) for k, (df, w) in enumerate(inputs)]
+    return handler(tr, frames[0], frames[1:], n)
+
+
+def _conform_set_input(tr: _Translator, node: NodeView, k: int, df: DataFrame, width: int) -> DataFrame:
+    """Input ``k`` cast to the set's column types where the model read a common type (set inputs whose
+    decimals differ in precision are read as the decimal both fit in)."""
+    out_types = node.info.direct
+    in_schema = tr.model.node(node.inputs[k]).schema
+    if out_types is None or in_schema is None or len(in_schema) != width or len(out_types) != width:
+        return df
+    casts = {
+        i: to_spark(o.type)
+        for i, (f, o) in enumerate(zip(in_schema, out_types))
+        if f.type is not None and o.type is not None and T.kind(f.type) == "decimal" == T.kind(o.type)
+        and not T.same_type_ignoring_nullability(f.type, o.type)
+    }
+    if not casts:
+        return df
+    names = tr.names(width)
+    return df.select(*[F.col(c).cast(casts[i]).alias(c) if i in casts else F.col(c) for i, c in enumerate(names)])
 
 
 # ---------------------------------------------------------------------------------------------
