@@ -59,7 +59,67 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--tpch", action="store_true", help="bind the TPC-H tables (scale 0.01, generated on first use)")
     r.add_argument("--format", choices=("table", "json", "csv"), default="table")
     r.add_argument("--timeout", type=float, default=None, metavar="S", help="stop a plan's run after S seconds")
+    c = sub.add_parser(
+        "check",
+        help="plan SQL with DataFusion's Substrait producer and check the plans against DataFusion's own results",
+        description=(
+            "For each query: DataFusion plans it and writes Substrait; the plan's root schema must equal "
+            "DataFusion's result schema (names and type kinds) with no column of unknown type anywhere; "
+            "the plan runs on Spark and its rows must equal DataFusion's rows on the same files (DuckDB "
+            "says which engine is wrong when they differ). Exit status 0 when every query is right, 1 "
+            "when one is not, 2 for bad input."
+        ),
+    )
+    c.add_argument("sql", nargs="+", metavar="SQL", help=".sql files or folders (a file may hold several `-- name:` queries)")
+    data = c.add_mutually_exclusive_group(required=True)
+    data.add_argument("--tpch", type=float, metavar="SF", help="TPC-H at scale SF (generated on first use)")
+    data.add_argument("--tpcds", type=float, metavar="SF", help="TPC-DS at scale SF (generated on first use)")
+    data.add_argument("--data-dir", metavar="DIR", help="a folder of NAME.parquet tables")
+    c.add_argument("--query", action="append", default=[], metavar="NAME", help="only these queries (repeatable)")
+    c.add_argument("--no-run", action="store_true", help="check the plans' schemas only, without Spark")
+    c.add_argument("--format", choices=("table", "json"), default="table",
+                   help="table: a Markdown table; json: one object per query per line")
+    c.add_argument("--timeout", type=float, default=300, metavar="S", help="stop a query's Spark run after S seconds")
+    c.add_argument("--save-plans", metavar="DIR", help="write each produced plan to DIR/QUERY.json (to inspect or run)")
     return p
+
+
+def _check(args, out, err) -> int:
+    import os
+
+    from .data import tpcds, tpch
+    from .producer_check import Checker, read_queries, render_table
+
+    try:
+        folder = tpch(args.tpch) if args.tpch else tpcds(args.tpcds) if args.tpcds else args.data_dir
+        if not os.path.isdir(folder):
+            raise BadInput(f"--data-dir {folder!r} is not a folder")
+        tables = {os.path.splitext(f)[0].lower(): os.path.join(folder, f) for f in sorted(os.listdir(folder)) if f.endswith(".parquet")}
+        if not tables:
+            raise BadInput(f"{folder} holds no NAME.parquet table")
+        missing = [p for p in args.sql if not os.path.exists(p)]
+        if missing:
+            raise BadInput(f"no such SQL file or folder: {', '.join(missing)}")
+        queries = read_queries(args.sql)
+    except (BadInput, ExecutionError, OSError, UnicodeDecodeError) as exc:
+        print(f"error: {exc}", file=err)
+        return 2
+    if args.query:
+        wanted = set(args.query)
+        queries = [q for q in queries if q.name in wanted]
+    if not queries:
+        print("error: no query to check", file=err)
+        return 2
+    checker = Checker(tables, run=not args.no_run, timeout_s=args.timeout, save_plans=args.save_plans)
+    outcomes = []
+    for q in queries:
+        outcome = checker.check(q)
+        outcomes.append(outcome)
+        if args.format == "json":
+            print(json.dumps(outcome.to_json()), file=out, flush=True)
+    if args.format == "table":
+        print(render_table(", ".join(args.sql), outcomes), file=out)
+    return 0 if all(o.ok for o in outcomes) else 1
 
 
 def _non_negative(text: str) -> int:
@@ -233,6 +293,8 @@ def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:  # argparse printed the problem
         return 0 if exc.code == 0 else 2
+    if args.command == "check":
+        return _check(args, out, err)
     from .run import run_node
 
     try:
