@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import re
 import threading
 import time
 import uuid
@@ -358,11 +359,29 @@ def _as_execution_error(exc: BaseException, node_id: str) -> BaseException:
     if _is_spark_error(exc) and "StackOverflowError" in str(exc):
         err = ExecutionError(f"Spark's planner ran out of stack on node {node_id}: the plan nests too deeply for Spark")
     elif _is_spark_error(exc):
-        err = ExecutionError(f"Spark failed running node {node_id}: {type(exc).__name__}: {first}")
+        err = ExecutionError(f"Spark failed running node {node_id}: {_spark_reason(exc, lines)}")
     else:
         err = ExecutionError(f"internal error running node {node_id} (a bug; please report it): {type(exc).__name__}: {first}")
     err.__cause__ = exc
     return err
+
+
+_JAVA_EXCEPTION = re.compile(r"^(?:Caused by: )?(?:[a-z_$][\w$]*\.)+(\w*(?:Exception|Error)\b.*)$")
+
+
+def _spark_reason(exc: BaseException, lines: list[str]) -> str:
+    """The line that says why: a Py4J error's first line only names the Java call that failed
+    ("An error occurred while calling o853.collectToPython."); the innermost Java exception (the last
+    "Caused by", else the first exception line) is the reason, without its package."""
+    name = type(exc).__name__
+    if name != "Py4JJavaError":
+        return f"{name}: {lines[0][:500] if lines else ''}"
+    found = [m.group(1) for m in map(_JAVA_EXCEPTION.match, (line.strip().lstrip(": ") for line in lines)) if m]
+    causes = [line.strip() for line in lines if line.strip().startswith("Caused by: ")]
+    if causes:
+        m = _JAVA_EXCEPTION.match(causes[-1])
+        return (m.group(1) if m else causes[-1][len("Caused by: "):])[:500]
+    return (found[0] if found else f"{name}: {lines[0] if lines else ''}")[:500]
 
 
 # ---- collecting ----------------------------------------------------------------------------

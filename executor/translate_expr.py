@@ -323,7 +323,15 @@ class ExprTranslator:
         target = to_spark(e.type)
         if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_RETURN_NULL:
             return inner.try_cast(target)
-        return inner.cast(target)
+        out = inner.cast(target)
+        if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION and _parses(self.type_of(e.input), e.type):
+            # The session's casts are Spark's legacy ones (ANSI off): text that is not a value of the
+            # target type becomes NULL. The plan asks for an error, as DataFusion and DuckDB give.
+            # (Spark folds this away for a literal that parses.)
+            kind = e.type.WhichOneof("kind")
+            message = F.concat(F.lit("cannot cast '"), inner, F.lit(f"' to {kind} (the plan's cast throws on failure)"))
+            return F.when(inner.isNotNull() & out.isNull(), F.raise_error(message)).otherwise(out)
+        return out
 
     def literal(self, lit: Expression.Literal) -> Column:
         return literals.literal(lit)
@@ -471,6 +479,15 @@ _DISPATCH: dict[str, Callable[[ExprTranslator, object], Column]] = {
 SUPPORTED_EXPRESSIONS = frozenset(_DISPATCH)
 
 __all__ = ["ExprTranslator", "Record", "SUPPORTED_EXPRESSIONS"]
+
+
+_TEXT_KINDS = frozenset({"string", "varchar", "fixed_char"})
+
+
+def _parses(source: type_pb2.Type | None, target: type_pb2.Type) -> bool:
+    """Whether a cast reads text as a value of another type (the casts that fail on bad input; Spark's
+    legacy casts of numbers wrap or saturate instead, and are left as they are)."""
+    return source is not None and source.WhichOneof("kind") in _TEXT_KINDS and target.WhichOneof("kind") not in _TEXT_KINDS
 
 
 def _constant_value(e: algebra_pb2.Expression):

@@ -291,6 +291,20 @@ def test_cast_return_null_is_a_try_cast(spark, catalog):
     assert project_one(spark, catalog, bad) == [None, None, None]
 
 
+def test_cast_throw_exception_raises_on_text_that_is_no_value(spark, catalog):
+    # The session's casts are legacy ones (ANSI off), which make 'ann' NULL; a plan that says THROW gets an error,
+    # as DataFusion (which writes THROW for its casts) and DuckDB give for such SQL.
+    def cast(behaviour: str, value=None) -> dict:
+        return {"cast": {"type": typ("date?") if value else typ("i64?"), "input": value or field(1),
+                         "failureBehavior": f"FAILURE_BEHAVIOR_{behaviour}"}}
+
+    assert project_one(spark, catalog, cast("UNSPECIFIED")) == [None, None, None]
+    with pytest.raises(Exception, match="cannot cast 'ann' to i64"):
+        project_one(spark, catalog, cast("THROW_EXCEPTION"))
+    text = {"literal": {"string": "2024-02-29"}}
+    assert project_one(spark, catalog, cast("THROW_EXCEPTION", text)) == [dt.date(2024, 2, 29)] * 3
+
+
 LITERALS = [
     ({"decimal": {"value": "OTAAAAAAAAAAAAAAAAAAAA==", "precision": 5, "scale": 2}}, Decimal("123.45")),  # 12345 little-endian
     ({"date": 19000}, dt.date(2022, 1, 8)),
