@@ -8,7 +8,7 @@ gets the first reason it (or the first blocked node below it) cannot run.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Mapping
 
 from google.protobuf.message import Message
 from substrait import algebra_pb2, type_pb2
@@ -57,11 +57,11 @@ def _function_reason(model: PlanModel, anchor: int, kinds: tuple[str, ...]) -> s
     return reasons[0]
 
 
-def _type_reason(t: type_pb2.Type) -> str | None:
+def _type_reason(t: type_pb2.Type, user_types: Mapping[int, str]) -> str | None:
     if t.WhichOneof("kind") is None:
         return None
     try:
-        to_spark(t)
+        to_spark(t, user_types)
     except ExecutionError as e:
         return str(e)
     return None
@@ -101,7 +101,7 @@ def _literal(model: PlanModel, lit: Expression.Literal) -> str | None:
 
 
 def _cast(model: PlanModel, c: Expression.Cast) -> str | None:
-    return _type_reason(c.type)
+    return _type_reason(c.type, model.extensions.types)
 
 
 def _scalar(model: PlanModel, f) -> str | None:
@@ -215,7 +215,7 @@ def _own_reason(model: PlanModel, node_id: str) -> tuple[str | None, bool]:
         if which not in ("named_table", "local_files", "virtual_table"):
             return f"reading `{which or 'nothing'}` is not supported", False
         for t in body.base_schema.struct.types:
-            reason = _type_reason(t)
+            reason = _type_reason(t, model.extensions.types)
             if reason:
                 return f"a column of the base schema: {reason}", False
     for field in ("offset_expr", "count_expr"):

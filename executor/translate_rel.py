@@ -35,7 +35,7 @@ from viz.schema import aggregate_layout, join_type_name
 from . import literals
 from .errors import ExecutionError, Refused, Unsupported
 from .translate_expr import ExprTranslator, Record
-from .types import to_spark
+from .types import plan_user_types, to_spark
 
 
 @dataclass
@@ -51,8 +51,13 @@ def translate(model: PlanModel, node_id: str, spark, tables) -> Translation:
     if node_id not in model.graph.nodes:
         raise ExecutionError(f"node {node_id} is not in the plan (nodes: {', '.join(list(model.graph.nodes)[:20])})")
     tr = _Translator(model, spark, tables)
+
+    def work() -> DataFrame:
+        with plan_user_types(model.extensions.types):  # in run_deep's thread, which translates
+            return tr.rel(node_id)
+
     try:
-        df = run_deep(lambda: tr.rel(node_id))
+        df = run_deep(work)
     except PySparkException as e:
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
         raise ExecutionError(f"Spark rejected the translation of node {node_id}: {first[:500]}") from e

@@ -6,6 +6,9 @@ One table from the ``Type.kind`` oneof to a builder. Types Spark has no equivale
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Callable
 
 from pyspark.sql import types as S
@@ -59,15 +62,46 @@ _TABLE: dict[str, Callable[[object], S.DataType]] = {
 }
 
 
-def to_spark(t: type_pb2.Type | None) -> S.DataType:
-    """The Spark type for a Substrait type. Raises ``Unsupported`` for types Spark lacks."""
+#: User-defined types producers declare for engine types Substrait lacks, by declared name (DataFusion
+#: writes Arrow's Null and Float16 so, with no extension URN). fp16 values are all exact in Spark's float.
+ENGINE_USER_TYPES: dict[str, Callable[[], S.DataType]] = {"null": S.NullType, "fp16": S.FloatType}
+
+#: The plan's user-defined type names by anchor, for the translation under way (set by
+#: :func:`plan_user_types` around it, in the thread that translates).
+_USER_TYPES: ContextVar[Mapping[int, str]] = ContextVar("substrait_viz_user_types", default={})
+
+
+@contextmanager
+def plan_user_types(names: Mapping[int, str]) -> Iterator[None]:
+    """Translate with ``names`` (a plan's type anchors to declared names) as the user-defined types."""
+    token = _USER_TYPES.set(names)
+    try:
+        yield
+    finally:
+        _USER_TYPES.reset(token)
+
+
+def _user_defined(t: type_pb2.Type.UserDefined, user_types: Mapping[int, str]) -> S.DataType:
+    name = user_types.get(t.type_reference)
+    builder = ENGINE_USER_TYPES.get(name or "")
+    if builder is None:
+        shown = f"u!{name}" if name else f"user-defined type {t.type_reference} (not declared in the plan)"
+        raise Unsupported(f"{shown} has no Spark equivalent (known: {', '.join('u!' + n for n in ENGINE_USER_TYPES)})")
+    return builder()
+
+
+def to_spark(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = None) -> S.DataType:
+    """The Spark type for a Substrait type. Raises ``Unsupported`` for types Spark lacks. User-defined
+    types are looked up in ``user_types`` (else the plan being translated: :func:`plan_user_types`)."""
     if t is None:
         raise Unsupported("the type is unknown (see the node's diagnostics)")
     kind = t.WhichOneof("kind")
+    if kind == "user_defined":
+        return _user_defined(t.user_defined, _USER_TYPES.get() if user_types is None else user_types)
     builder = _TABLE.get(kind or "")
     if builder is None:
         raise Unsupported(f"Substrait type `{kind or 'unset'}` has no Spark equivalent")
     return builder(getattr(t, kind))
 
 
-__all__ = ["to_spark"]
+__all__ = ["ENGINE_USER_TYPES", "plan_user_types", "to_spark"]

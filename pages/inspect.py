@@ -98,7 +98,7 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
             with col:
                 st.button(f"{input_id} · {title(model.node(input_id).kind)}", key=f"in-{input_id}", on_click=select, args=(input_id,))
                 frame = pd.DataFrame(
-                    [{"index": c.index, "name": c.field.name, "type": c.field.type_text(), "read": "●" if c.referenced else ""} for c in columns],
+                    [{"index": c.index, "name": c.field.name, "type": c.field.type_text(model.extensions.types), "read": "●" if c.referenced else ""} for c in columns],
                     columns=["index", "name", "type", "read"],
                 )
                 st.dataframe(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import decimal
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from substrait import algebra_pb2, type_pb2
 
@@ -470,7 +470,7 @@ class ExpressionTyper:
         # A cast that returns null on failure yields a nullable result.
         if e.failure_behavior == 1:
             target = T.with_nullability(target, True)
-        return Typed(target, f"cast({inner.text} AS {T.render(e.type)}{behaviour})", inner.label, inner.nested)
+        return Typed(target, f"cast({inner.text} AS {T.render(e.type, user_types=self.ext.types)}{behaviour})", inner.label, inner.nested)
 
     # -- subqueries ----------------------------------------------------------------------------
     def subquery(self, e: Expression.Subquery, scope: Scope) -> Typed:
@@ -511,7 +511,7 @@ class ExpressionTyper:
     # -- literals and constructors ----------------------------------------------------------
     def literal(self, lit: Expression.Literal, scope: Scope) -> Typed:
         t = literal_type(lit)
-        text = _literal_text(lit)
+        text = _literal_text(lit, self.ext.types)
         return Typed(t, text, _short(text, 24), nested_names_for(t))
 
     def nested(self, e: Expression.Nested, scope: Scope) -> Typed:
@@ -710,7 +710,7 @@ def _timestamp_text(value: int, precision: int) -> str:
     return text
 
 
-def _literal_text(lit: Expression.Literal) -> str:
+def _literal_text(lit: Expression.Literal, user_types: Mapping[int, str] | None = None) -> str:
     which = lit.WhichOneof("literal_type")
     if which is None:
         return "?"
@@ -752,7 +752,7 @@ def _literal_text(lit: Expression.Literal) -> str:
         ym, ds = value.interval_year_to_month, value.interval_day_to_second
         return f"interval '{ym.years} years {ym.months} months {ds.days} days {ds.seconds} seconds'"
     if which == "null":
-        return f"null::{T.render(value)}"
+        return f"null::{T.render(value, user_types=user_types)}"
     if which == "struct":
         return "{" + ", ".join(_literal_text(f) for f in value.fields) + "}"
     if which == "list":
@@ -764,5 +764,5 @@ def _literal_text(lit: Expression.Literal) -> str:
     if which == "empty_map":
         return "map{}"
     if which == "user_defined":
-        return f"u!{value.type_reference}(…)"
+        return f"u!{(user_types or {}).get(value.type_reference, value.type_reference)}(…)"
     return which

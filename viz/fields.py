@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from substrait import type_pb2
 
@@ -26,12 +26,15 @@ class Field:
     def with_type(self, t: type_pb2.Type | None) -> "Field":
         return Field(self.name, t, self.nested)
 
-    def type_text(self) -> str:
+    def type_text(self, user_types: Mapping[int, str] | None = None) -> str:
+        """The type as text; ``user_types`` (the plan's type anchors to names) names user-defined types."""
         # Memoised in the instance dict (the dataclass is frozen; equality ignores it): schemas
         # share their Field objects along a plan, so most nodes render no type at all.
         text = self.__dict__.get("_type_text")
         if text is None:
             text = self.__dict__["_type_text"] = T.render(self.type, list(self.nested))
+        if user_types and "u!" in text:
+            return T.render(self.type, list(self.nested), user_types)
         return text
 
 

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterator, Mapping
 
 from substrait import plan_pb2
 
@@ -32,6 +32,7 @@ class NodeView:
     node: Node
     info: NodeInfo
     properties: NodeProperties | None = None  # orderedness, distribution and the node's effect on them
+    user_types: Mapping[int, str] = field(default_factory=dict)  # the plan's user-defined type names by anchor
 
     @property
     def id(self) -> str:
@@ -57,7 +58,7 @@ class NodeView:
         if self.info.schema is None:
             return None
         return [
-            {"index": i, "name": f.name, "type": f.type_text(), "nullable": f.nullable}
+            {"index": i, "name": f.name, "type": f.type_text(self.user_types), "nullable": f.nullable}
             for i, f in enumerate(self.info.schema)
         ]
 
@@ -102,7 +103,7 @@ class PlanModel:
         return self.loaded.diagnostics
 
     def node(self, node_id: str) -> NodeView:
-        return NodeView(self.graph.nodes[node_id], self.infos[node_id], self.properties.get(node_id))
+        return NodeView(self.graph.nodes[node_id], self.infos[node_id], self.properties.get(node_id), self.extensions.types)
 
     def nodes(self) -> Iterator[NodeView]:
         for node_id in self.graph.nodes:

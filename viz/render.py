@@ -251,7 +251,7 @@ def node_label(
     else:
         shown = schema if len(schema) <= max_rows else schema[: max_rows - 2]
         for i, f in enumerate(shown):
-            rows.append(_schema_row(i, f.name, f.type_text(), pal.muted))
+            rows.append(_schema_row(i, f.name, f.type_text(node.user_types), pal.muted))
         if len(shown) < len(schema):
             rows.append(f'<TR><TD COLSPAN="3"><I>… {len(schema) - len(shown)} more fields ({len(schema)} in all)</I></TD></TR>')
     if hidden:

@@ -105,7 +105,7 @@ def node_report(model: PlanModel, node_id: str) -> dict:
     out = node.to_json()
     out["title"] = title(node.kind)
     out["inputs"] = [
-        {"node": input_id, "schema": [{"index": c.index, "local": c.local, "name": c.field.name, "type": c.field.type_text(), "referenced": c.referenced} for c in cols]}
+        {"node": input_id, "schema": [{"index": c.index, "local": c.local, "name": c.field.name, "type": c.field.type_text(model.extensions.types), "referenced": c.referenced} for c in cols]}
         for input_id, cols in input_columns(model, node_id)
     ]
     out["property_rules"] = property_rules(node)

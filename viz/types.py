@@ -6,6 +6,8 @@ derived (the node carries a diagnostic saying why).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from substrait import type_pb2
 
 Type = type_pb2.Type
@@ -78,18 +80,20 @@ def struct_of(types: list[Type], nullable: bool = False) -> Type:
     return Type(struct=Type.Struct(types=types, nullability=NULLABLE if nullable else REQUIRED))
 
 
-def render(t: Type | None, names: list[str] | None = None) -> str:
+def render(t: Type | None, names: list[str] | None = None, user_types: Mapping[int, str] | None = None) -> str:
     """The type in the spec's signature syntax: ``i64``, ``string?``, ``decimal<38,4>?``, ``list<i32>``.
 
-    ``names`` (depth-first names of nested struct fields) label struct members when given.
+    ``names`` (depth-first names of nested struct fields) label struct members when given;
+    ``user_types`` (the plan's type anchors to their declared names) names user-defined types as the
+    spec's test cases write them (``u!fp16``), else they show their anchor (``u!0``).
     """
     if t is None:
         return "unknown"
     name_iter = iter(names or [])
-    return _render(t, name_iter)
+    return _render(t, name_iter, user_types or {})
 
 
-def _render(t: Type, names) -> str:
+def _render(t: Type, names, user_types: Mapping[int, str]) -> str:
     k = t.WhichOneof("kind")
     if k is None:
         return "unknown"
@@ -118,15 +122,15 @@ def _render(t: Type, names) -> str:
         parts = []
         for member in body.types:
             label = next(names, None)
-            inner = _render(member, names)
+            inner = _render(member, names, user_types)
             parts.append(f"{label}: {inner}" if label is not None else inner)
         s = f"struct<{', '.join(parts)}>"
     elif k == "list":
-        s = f"list<{_render(body.type, names)}>"
+        s = f"list<{_render(body.type, names, user_types)}>"
     elif k == "map":
-        s = f"map<{_render(body.key, names)}, {_render(body.value, names)}>"
+        s = f"map<{_render(body.key, names, user_types)}, {_render(body.value, names, user_types)}>"
     elif k == "user_defined":
-        s = f"u!{body.type_reference}"
+        s = f"u!{user_types.get(body.type_reference, body.type_reference)}"
     elif k == "func":
         s = "func<...>"
     elif k == "unbound":
