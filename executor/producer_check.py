@@ -40,8 +40,9 @@ class Query:
 @dataclass
 class Outcome:
     """One query's result: ``produced`` is "yes" or "no"; ``schema`` "same", "differs" or "-" (no engine
-    schema to compare with); ``rows`` "same", "differs", "error" (Spark could not run it), "not run" or "-";
-    ``why`` says what went wrong."""
+    schema to compare with); ``rows`` "same", "differs", "error" (Spark could not run it), "all fail"
+    (DataFusion's engine, DuckDB and Spark each fail running the SQL or its plan: the engines agree
+    that it has no result), "not run" or "-"; ``why`` says what went wrong."""
 
     query: str
     produced: str = "-"
@@ -54,7 +55,12 @@ class Outcome:
 
     @property
     def ok(self) -> bool:
-        return self.produced == "yes" and self.schema == "same" and self.rows in ("same", "not run") and not self.unknown
+        return (
+            self.produced == "yes"
+            and self.schema == "same"
+            and self.rows in ("same", "all fail", "not run")
+            and not self.unknown
+        )
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -116,10 +122,19 @@ _SUBSTRAIT_KINDS = {
 }
 
 
-def substrait_kind(t: type_pb2.Type | None) -> str:
+#: The kinds of the user-defined types producers declare for engine types (executor.types.ENGINE_USER_TYPES).
+_USER_TYPE_KINDS = {"fp16": "float", "null": "null"}
+
+
+def substrait_kind(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = None) -> str:
+    """A type's kind for comparing with an engine's (integers by width; all floats alike)."""
     if t is None or t.WhichOneof("kind") is None:
         return "unknown"
-    return _SUBSTRAIT_KINDS.get(t.WhichOneof("kind"), t.WhichOneof("kind"))
+    kind = t.WhichOneof("kind")
+    if kind == "user_defined":
+        name = (user_types or {}).get(t.user_defined.type_reference, "")
+        return _USER_TYPE_KINDS.get(name, f"u!{name or t.user_defined.type_reference}")
+    return _SUBSTRAIT_KINDS.get(kind, kind)
 
 
 def arrow_kind(t) -> str:
@@ -198,12 +213,14 @@ class Checker:
 
         started = time.monotonic()
         out = Outcome(query.name)
-        df_error = ""
         try:
-            expected = run_on_datafusion(query.sql, self.tables)
-        except Exception as exc:  # noqa: BLE001 - DataFusion raises several kinds; its message is the reason
-            expected = None
-            df_error = _first_line(exc)
+            engine = run_on_datafusion(query.sql, self.tables)
+        except ExecutionError as exc:
+            engine = None
+            df_error = f"it cannot plan the SQL: {_first_line(exc)}"
+        else:
+            df_error = engine.error
+        expected = engine.table if engine is not None else None
         try:
             plan = sql_to_plan(query.sql, self.tables, json=False)
         except ExecutionError as exc:
@@ -223,18 +240,18 @@ class Checker:
         )
         root = model.node(model.roots[0])
         names = [f.name for f in root.schema] if root.schema is not None else []
-        kinds = [substrait_kind(f.type) for f in root.schema] if root.schema is not None else []
+        kinds = [substrait_kind(f.type, model.extensions.types) for f in root.schema] if root.schema is not None else []
         problems: list[str] = []
-        if expected is not None:
-            want_names = list(expected.schema.names)
-            want_kinds = [arrow_kind(t) for t in expected.schema.types]
+        if engine is not None:
+            want_names = list(engine.schema.names)
+            want_kinds = [arrow_kind(t) for t in engine.schema.types]
             if names != want_names:
                 problems.append(f"root names {names}, DataFusion's {want_names}")
             else:
                 for name, got, want in zip(names, kinds, want_kinds):
                     if got != want and want != "null":
                         problems.append(f"{name} is {got}, DataFusion's is {want}")
-        out.schema = "differs" if problems else ("same" if expected is not None else "-")
+        out.schema = "differs" if problems else ("same" if engine is not None else "-")
         if out.unknown:
             problems.append(f"{out.unknown} column(s) of unknown type")
         if not self.run:
@@ -246,7 +263,16 @@ class Checker:
             got = self._spark_rows(model)
         except ExecutionError as exc:
             out.rows = "error"
-            problems.append(f"Spark: {_first_line(exc)}")
+            spark_error = _first_line(exc)
+            if expected is None and spark_error.startswith("Spark failed running"):
+                duck_error = self._duckdb_error(query.sql)
+                if duck_error:
+                    out.rows, out.oracle = "all fail", "none"
+                    problems = [p for p in problems if "unknown type" in p] + [
+                        f"every engine fails: DataFusion's ({df_error}), DuckDB ({duck_error}) and Spark ({spark_error})"
+                    ]
+            if out.rows == "error":
+                problems.append(f"Spark: {spark_error}")
             out.why = "; ".join(problems)
             out.seconds = round(time.monotonic() - started, 2)
             return out
@@ -290,6 +316,14 @@ class Checker:
             model, model.roots[0], catalog=self.catalog, limit=MAX_ROWS, timeout_s=self.timeout_s, explain=False
         )
         return [tuple(r.values()) for r in result.arrow.to_pylist()]
+
+    def _duckdb_error(self, sql: str) -> str:
+        """DuckDB's error for ``sql``, or "" when DuckDB runs it."""
+        try:
+            self.duckdb_rows(sql)
+        except Exception as exc:  # noqa: BLE001 - DuckDB's errors are of many kinds; its message is the reason
+            return _first_line(exc)
+        return ""
 
     def _arbitrate(self, sql: str, spark_rows: list[tuple], df_rows: list[tuple]) -> str:
         """Which engine DuckDB agrees with, when Spark and DataFusion disagree."""

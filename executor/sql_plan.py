@@ -104,17 +104,29 @@ def sql_to_plan(sql: str, tables: Mapping[str, str], *, json: bool = True) -> Sq
     return SqlPlan(_encode(plan, json), used, warnings, optimized)
 
 
-def run_on_datafusion(sql: str, tables: Mapping[str, str]):
-    """``sql``'s rows from DataFusion's own engine over ``tables``, as a ``pyarrow.Table`` (the
-    oracle the producer check compares Spark's rows with). The same guards as :func:`sql_to_plan`:
-    queries only, over the bound tables only. Raises :class:`SqlError`."""
+@dataclass
+class EngineResult:
+    """What DataFusion's own engine makes of a query: the result schema (known from the plan, even
+    when running fails) and either the rows or the error."""
+
+    schema: "pyarrow.Schema"
+    table: "pyarrow.Table | None"
+    error: str = ""
+
+
+def run_on_datafusion(sql: str, tables: Mapping[str, str]) -> EngineResult:
+    """``sql`` run by DataFusion's own engine over ``tables`` (the oracle the producer check compares
+    Spark's rows with). The same guards as :func:`sql_to_plan`: queries only, over the bound tables
+    only. Raises :class:`SqlError` when the query cannot be planned; an error while running is in
+    the result."""
     _check_statement(sql)
     ctx, registered, _ = _context(tables, optimize=True)
     frame = _plan(ctx, sql, registered)
+    schema = frame.schema()
     try:
-        return frame.to_arrow_table()
+        return EngineResult(schema, frame.to_arrow_table())
     except Exception as exc:  # noqa: BLE001 - DataFusion raises several kinds at execution; its message is the reason
-        raise SqlError(_clean(exc)) from None
+        return EngineResult(schema, None, _innermost(_clean(exc)))
 
 
 def _check_statement(sql: str) -> None:
@@ -280,6 +292,11 @@ def _clean(exc: BaseException) -> str:
     return text
 
 
+def _innermost(text: str) -> str:
+    """The innermost cause of a DataFusion error ("Optimizer rule ... failed\ncaused by\nArrow error: ...")."""
+    return _short(text.split("\ncaused by\n")[-1].split("\n", 1)[0])
+
+
 def _message(exc: BaseException, registered: list[str]) -> str:
     text = _clean(exc)
     m = _TABLE.search(text)
@@ -318,4 +335,4 @@ def _short(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-__all__ = ["MAX_SQL_CHARS", "SqlError", "SqlPlan", "catalog_tables", "run_on_datafusion", "sql_to_plan"]
+__all__ = ["MAX_SQL_CHARS", "EngineResult", "SqlError", "SqlPlan", "catalog_tables", "run_on_datafusion", "sql_to_plan"]

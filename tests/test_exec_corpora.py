@@ -36,7 +36,7 @@ PRODUCERS = ("validate-isthmus", "isthmus", "duckdb", "datafusion", "ibis")
 TPCH_TABLES = ("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier")
 
 # Floors measured on this code (see the printed tables); a drop below them is a regression.
-CONSUMER_TESTING_PASS_FLOOR = 0.90  # measured: 510 of 564 (0.904)
+CONSUMER_TESTING_PASS_FLOOR = 535  # plans that pass, of 564: measured 535 (2026-11-23)
 ISTHMUS_TPCH_PASSES = 21  # measured: all 21 (query 15 is empty)
 
 
@@ -224,8 +224,9 @@ def test_consumer_testing_plans_match_duckdb(spark, data):
     counts = Counter(o.status for o in outcomes)
     crashes = [f"{o.case.plan}: {o.reason}" for o in outcomes if o.status == "crash"]
     assert not crashes, "non-executor exceptions:\n" + "\n".join(crashes)
-    rate = counts["pass"] / len(outcomes)
-    assert rate >= CONSUMER_TESTING_PASS_FLOOR, f"pass rate {rate:.3f} fell below {CONSUMER_TESTING_PASS_FLOOR}"
+    assert counts["pass"] >= CONSUMER_TESTING_PASS_FLOOR, (
+        f"{counts['pass']} of {len(outcomes)} plans pass, fewer than the {CONSUMER_TESTING_PASS_FLOOR} measured before"
+    )
 
 
 def isthmus_tpch_cases() -> list[Case]:

@@ -514,3 +514,8 @@ WHERE r.total_revenue = (SELECT max(total_revenue) FROM revenue)
 SELECT * FROM (VALUES (1, 'a'), (2, NULL)) AS t(x, y)
 ;
 
+
+-- name: null_typed_column
+-- DataFusion writes the NULL type as a user-defined type named "null" (no extension URN)
+SELECT NULL AS nothing, n_name FROM nation WHERE n_nationkey < 3
+;
