@@ -95,30 +95,27 @@ def multiset_diff(got: list[Sequence], want: list[Sequence]) -> str | None:
     if all(rows_equal(x, y) for x, y in zip(g, w)):
         return None
     # The sort keys round numbers; fall back to matching each row against any unused expected row.
-    unused = list(w)
-    for row in g:
-        for i, cand in enumerate(unused):
-            if rows_equal(row, cand):
-                del unused[i]
-                break
-        else:
-            return f"row {tuple(row)} is not expected (e.g. {tuple(unused[0]) if unused else '-'})"
-    return None
+    missing = _unmatched(g, w)
+    if missing is None:
+        return None
+    row, unused = missing
+    return f"row {tuple(row)} is not expected (e.g. {tuple(unused[0]) if unused else '-'})"
 
 
 def subset_diff(got: list[Sequence], pool: list[Sequence]) -> str | None:
     """None when every row of ``got`` is found in ``pool`` (a multiset), else the first that is not."""
-    unused = sorted(pool, key=_sort_key)
-    for row in got:
+    missing = _unmatched(got, sorted(pool, key=_sort_key))
+    return None if missing is None else f"row {tuple(missing[0])} is not in the query's full result"
+
+
+def _unmatched(rows: list[Sequence], pool: list[Sequence]) -> tuple[Sequence, list[Sequence]] | None:
+    """The first of ``rows`` that no unused row of ``pool`` equals, with the pool rows left unused then."""
+    unused = list(pool)
+    for row in rows:
         for i, cand in enumerate(unused):
             if rows_equal(row, cand):
                 del unused[i]
                 break
         else:
-            return f"row {tuple(row)} is not in the query's full result"
+            return row, unused
     return None
-
-
-# ---------------------------------------------------------------------------------------------
-# What the SQL fixes about the result
-# ---------------------------------------------------------------------------------------------
