@@ -120,6 +120,17 @@ def test_legacy_binary_fields_arrive_as_unknown_fields_and_are_upgraded():
     assert "legacy-upgraded" in [d.code for d in m.plan_diagnostics]
 
 
+def test_grouping_references_win_over_a_legacy_copy_of_the_keys():
+    # DataFusion 55 writes each grouping's keys twice: expression references (current) and the legacy
+    # Grouping.grouping_expressions (for older consumers). The keys are not doubled.
+    key = {"selection": {"directReference": {"structField": {"field": 1}}, "rootReference": {}}}
+    doc = plan(({"aggregate": {"input": read("orders", ORDERS), "groupingExpressions": [key],
+                               "groupings": [{"expressionReferences": [0], "groupingExpressions": [key]}]}}, ["o_cust"]))
+    agg = load_plan(json.dumps(doc).encode()).plan.relations[0].root.input.aggregate
+    assert len(agg.grouping_expressions) == 1
+    assert list(agg.groupings[0].expression_references) == [0]
+
+
 def test_unknown_fields_are_a_diagnostic_not_a_failure():
     doc = plan(read("orders", ORDERS))
     doc["relations"][0]["rel"]["read"]["futureOption"] = {"x": 1}

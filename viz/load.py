@@ -123,6 +123,10 @@ def _upgrade_aggregate(d: dict, notes: Notes, state: dict) -> set[str]:
         if not found:
             continue
         refs = g.setdefault("expressionReferences", g.pop("expression_references", []))
+        if refs:
+            # A producer that writes both (DataFusion 55 does, for older consumers): the references
+            # are the current form and the legacy list repeats them.
+            continue
         for expr in exprs or []:
             key = _canonical(expr)
             if key not in index:
