@@ -10,7 +10,7 @@ import os
 import time
 
 from tests import plans as P
-from tests.conftest import corpus_plans
+from tests.conftest import CORPORA, corpus_plans
 from viz.describe import describe, describe_failures, describe_plan, story_order
 from viz.errors import PlanLoadError
 from viz.model import PlanModel, analyze
@@ -60,6 +60,29 @@ def test_join_types_in_words():
     assert describe(m, "1") == "Keeps orders that have no match in products on product_id = product_id."
     assert describe(m, "3") == "Keeps products that have no match in orders on product_id = product_id."
     assert describe(m, "4").startswith("Marks each of orders with whether it has a match in products")
+
+
+def test_datafusion_joins_without_a_condition_read_as_cross_products(tpch_dir):
+    """DataFusion 55 writes TPC-H q03's joins with no condition and the keys in the filter above: each
+    join is a cross product, and the sentence says where its condition is (checked by hand against
+    the plan: both joins sit under the one filter, which holds c_custkey = o_custkey and
+    l_orderkey = o_orderkey). The aggregate names each GROUP BY key once."""
+    from executor.sql_plan import sql_to_plan
+
+    tables = {t: os.path.join(tpch_dir, f"{t}.parquet") for t in ("customer", "orders", "lineitem")}
+    with open(os.path.join(CORPORA, "consumer-testing", "testdata", "integration", "tpch", "q03.sql")) as fh:
+        sql = fh.read().replace("'{", "").replace("}'", "")
+    m = analyze(sql_to_plan(sql, tables, json=False).data)
+    [filter_id] = [n.id for n in m.nodes() if n.kind == "filter"]
+    joins = [describe(m, n.id) for n in m.nodes() if n.kind == "join"]
+    assert joins == [
+        "Pairs every row of combined customer and orders rows with every row of lineitem (a cross product). "
+        f"It has no join condition: the filter above it (node {filter_id}) keeps the matching pairs.",
+        "Pairs every row of customer with every row of orders (a cross product). "
+        f"It has no join condition: the filter above it (node {filter_id}) keeps the matching pairs.",
+    ]
+    [aggregate_id] = [n.id for n in m.nodes() if n.kind == "aggregate"]
+    assert describe(m, aggregate_id) == "Sums l_extendedprice × (1 − l_discount) per l_orderkey, o_orderdate and o_shippriority."
 
 
 def test_set_operations_in_words():

@@ -841,7 +841,33 @@ def _join(c: _Ctx) -> str:
     body = c.body
     w = c.words()
     on = w.condition(body.expression) if body.HasField("expression") else ""
+    if _join_type(body) == "inner" and (not on or _is_true(body.expression)):
+        # DataFusion writes every inner join so, with the keys in a filter above: say what the join
+        # itself does, and where its condition is
+        return _cross(c) + _condition_above(c) + _post_filter(c)
     return _join_sentence(c, _join_type(body), on) + _post_filter(c)
+
+
+def _is_true(e) -> bool:
+    return e.WhichOneof("rex_type") == "literal" and e.literal.WhichOneof("literal_type") == "boolean" and e.literal.boolean
+
+
+def _condition_above(c: _Ctx) -> str:
+    """Where the condition of a join without one is: the first filter above it, through other joins
+    without one (a chain of them is one cross product that filter narrows)."""
+    nodes = c.model.graph.nodes
+    cur = nodes.get(c.node.node.parent) if c.node.node.parent else None
+    while cur is not None and cur.kind in ("join", "cross") and _join_type_of(cur.body) in ("inner", "cross"):
+        if cur.kind == "join" and cur.body.HasField("expression") and not _is_true(cur.body.expression):
+            return ""
+        cur = nodes.get(cur.parent) if cur.parent else None
+    if cur is None or cur.kind != "filter":
+        return " It has no join condition."
+    return f" It has no join condition: the filter above it (node {cur.id}) keeps the matching pairs."
+
+
+def _join_type_of(body) -> str:
+    return _join_type(body) if "type" in body.DESCRIPTOR.fields_by_name else "cross"
 
 
 def _keys_join(c: _Ctx) -> str:
