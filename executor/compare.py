@@ -7,7 +7,8 @@ and its input, or from two plans, say the same subtree before and after a rewrit
 - the exact row count of each;
 - the schemas side by side by position: names, types (Substrait's, from the model, and Spark's)
   and nullability, which positions differ, and the difference in column count;
-- when both have the same number of columns with the same Spark types, the rows only in a and the
+- when both have the same number of columns with the same Spark types (decimals of different
+  precision or scale are compared by value, in the decimal both fit in), the rows only in a and the
   rows only in b as multisets (Spark ``exceptAll``: a row twice in a and once in b is once "only
   in a"), their counts and up to ``sample`` of each; otherwise why rows were not compared.
 
@@ -18,6 +19,7 @@ them. Failures are raised as ``ExecutionError`` with a message naming the side a
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 import time
 import uuid
@@ -41,18 +43,25 @@ class ColumnComparison:
     spark_type_b: str | None
     nullable_a: bool | None
     nullable_b: bool | None
+    ignore_case: bool = False  # names that differ only in upper and lower case are the same
+
+    def _names_differ(self) -> bool:
+        a, b = self.name_a, self.name_b
+        if self.ignore_case and a is not None and b is not None:
+            return a.casefold() != b.casefold()
+        return a != b
 
     @property
     def differs(self) -> bool:
-        return (self.name_a, self.type_a, self.spark_type_a, self.nullable_a) != (
-            self.name_b, self.type_b, self.spark_type_b, self.nullable_b)
+        return self._names_differ() or (self.type_a, self.spark_type_a, self.nullable_a) != (
+            self.type_b, self.spark_type_b, self.nullable_b)
 
     @property
     def what_differs(self) -> list[str]:
         if self.name_a is None or self.name_b is None:
             return ["missing in " + ("a" if self.name_a is None else "b")]
         out = []
-        if self.name_a != self.name_b:
+        if self._names_differ():
             out.append("name")
         if self.type_a != self.type_b or self.spark_type_a != self.spark_type_b:
             out.append("type")
@@ -120,7 +129,7 @@ def _fields(model, node_id: str):
     return list(schema) if schema is not None else None
 
 
-def _columns(fa, fb, df_a, df_b) -> list[ColumnComparison]:
+def _columns(fa, fb, df_a, df_b, ignore_case: bool = False) -> list[ColumnComparison]:
     sa = [f.dataType.simpleString() for f in df_a.schema.fields]
     sb = [f.dataType.simpleString() for f in df_b.schema.fields]
     out = []
@@ -137,8 +146,38 @@ def _columns(fa, fb, df_a, df_b) -> list[ColumnComparison]:
             spark_type_b=sb[i] if i < len(sb) else None,
             nullable_a=a.nullable if a is not None else None,
             nullable_b=b.nullable if b is not None else None,
+            ignore_case=ignore_case,
         ))
     return out
+
+
+_DECIMAL = re.compile(r"decimal\((\d+),(\d+)\)")
+
+
+def _common_decimal(a: str | None, b: str | None) -> tuple[int, int] | None:
+    """The decimal both of two Spark decimal types fit in (digits before and after the point kept),
+    at most 38 digits; None unless both are decimals."""
+    ma, mb = _DECIMAL.fullmatch(a or ""), _DECIMAL.fullmatch(b or "")
+    if ma is None or mb is None:
+        return None
+    (pa, sa), (pb, sb) = (map(int, ma.groups())), (map(int, mb.groups()))
+    scale = max(sa, sb)
+    return min(38, max(pa - sa, pb - sb) + scale), scale
+
+
+def _as_common_decimals(df, columns: list[ColumnComparison]):
+    """``df`` with each column whose two sides are decimals of different precision or scale cast to
+    the decimal both fit in, so their rows compare by value."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import DecimalType
+
+    casts = {}
+    for c in columns:
+        common = _common_decimal(c.spark_type_a, c.spark_type_b) if c.spark_type_a != c.spark_type_b else None
+        if common is not None:
+            name = df.columns[c.index]
+            casts[name] = F.col(name).cast(DecimalType(*common))
+    return df.withColumns(casts) if casts else df
 
 
 def _why_not(columns: list[ColumnComparison]) -> str | None:
@@ -147,7 +186,7 @@ def _why_not(columns: list[ColumnComparison]) -> str | None:
     if len(a) != len(b):
         return f"a has {len(a)} columns and b has {len(b)}: rows compare only with the same columns"
     for c in columns:
-        if c.spark_type_a != c.spark_type_b:
+        if c.spark_type_a != c.spark_type_b and _common_decimal(c.spark_type_a, c.spark_type_b) is None:
             return f"column {c.index} is {c.spark_type_a} in a and {c.spark_type_b} in b: rows compare only when the types line up"
     for c in columns:
         if "map<" in (c.spark_type_a or ""):
@@ -161,7 +200,8 @@ def _sample(df, names: list[str], n: int) -> pd.DataFrame:
     return frame
 
 
-def _work(model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample: int) -> OutputComparison:
+def _work(model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample: int,
+          ignore_case: bool = False) -> OutputComparison:
     from .translate_rel import translate
 
     start = time.perf_counter()
@@ -174,26 +214,28 @@ def _work(model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample:
     except ExecutionError as exc:
         raise ExecutionError(f"b (node {node_b}): {exc}") from exc
     df_a, df_b = ta.df, tb.df
-    columns = _columns(_fields(model_a, node_a), _fields(model_b, node_b), df_a, df_b)
+    columns = _columns(_fields(model_a, node_a), _fields(model_b, node_b), df_a, df_b, ignore_case)
     rows_a, rows_b = int(df_a.count()), int(df_b.count())
     why = _why_not(columns)
     result = OutputComparison(node_a, node_b, rows_a, rows_b, columns, rows_compared=why is None, why_not_compared=why)
     if why is None:
         # Same positional column names on both sides ("_0", "_1", ...), so exceptAll lines them up.
-        b_aligned = df_b.toDF(*df_a.columns)
-        only_a, only_b = df_a.exceptAll(b_aligned), b_aligned.exceptAll(df_a)
+        a_aligned = _as_common_decimals(df_a, columns)
+        b_aligned = _as_common_decimals(df_b.toDF(*df_a.columns), columns)
+        only_a, only_b = a_aligned.exceptAll(b_aligned), b_aligned.exceptAll(a_aligned)
         result.only_a_count, result.only_b_count = int(only_a.count()), int(only_b.count())
         names_a = [c.name_a or "" for c in columns]
         result.only_a = _sample(only_a, names_a, sample)
-        result.only_b = _sample(only_b, names_a if not any(c.name_b != c.name_a for c in columns)
+        result.only_b = _sample(only_b, names_a if not any(c._names_differ() for c in columns)
                                 else [c.name_b or "" for c in columns], sample)
     result.elapsed_s = time.perf_counter() - start
     return result
 
 
 def compare_outputs(model_a, node_a: str, model_b, node_b: str, catalog_a, catalog_b, spark=None,
-                    sample: int = 20, timeout_s: float | None = None) -> OutputComparison:
-    """Compare node ``node_a`` of ``model_a`` with node ``node_b`` of ``model_b`` (see the module)."""
+                    sample: int = 20, timeout_s: float | None = None, ignore_case: bool = False) -> OutputComparison:
+    """Compare node ``node_a`` of ``model_a`` with node ``node_b`` of ``model_b`` (see the module).
+    With ``ignore_case``, column names that differ only in upper and lower case are the same."""
     for side, model, nid in (("a", model_a, node_a), ("b", model_b, node_b)):
         if nid not in model.graph.nodes:
             raise ExecutionError(f"{side}: the plan has no node {nid!r}; its roots are {', '.join(model.roots) or 'none'}")
@@ -213,7 +255,7 @@ def compare_outputs(model_a, node_a: str, model_b, node_b: str, catalog_a, catal
     def run() -> None:
         try:
             spark.addTag(tag)
-            box["result"] = _work(model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample)
+            box["result"] = _work(model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample, ignore_case)
         except BaseException as exc:  # noqa: BLE001 - reported in the caller's thread
             box["error"] = exc
         finally:

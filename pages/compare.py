@@ -3,6 +3,7 @@ summary, a table of the differences, and one matched pair in detail. The matchin
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 import pandas as pd
@@ -13,7 +14,7 @@ from ui.data import catalog_for
 from ui.entry import through_app
 from ui.plan_source import SAMPLES, Plan, analyze_cached, current_model, sample_titles, samples
 from ui.selection import theme
-from viz.diff import STATUSES, NodeDiff, PlanDiff, diff_plans
+from viz.diff import STATUSES, NodeDiff, PlanDiff, diff_plans, different_producers
 from viz.diff_render import combined_dot, side_dots
 from viz.load import MAX_PLAN_BYTES
 from viz.model import PlanModel
@@ -157,8 +158,15 @@ def main() -> None:
     labels = (plan_a.source, plan_b.source)
     with st.sidebar:
         st.header("Compare")
+        # Plans from different producers compare names without regard to case unless the person says
+        # otherwise; a new pair of plans starts from its own default.
+        pair = tuple(hashlib.sha256(p.data).hexdigest() for p in (plan_a, plan_b))
+        if st.session_state.get("compare_case_pair") != pair:
+            st.session_state["compare_case_pair"] = pair
+            st.session_state["compare_ignore_case"] = different_producers(a, b)
         ignore_case = st.toggle("Ignore upper/lower case", key="compare_ignore_case",
-                                help="isthmus writes L_ORDERKEY where DataFusion writes l_orderkey")
+                                help="On by default for plans from different producers: isthmus writes "
+                                     "L_ORDERKEY where DataFusion writes l_orderkey")
         layout = st.radio("Layout", ["side by side", "one graph"], key="compare_layout", horizontal=True,
                           help="One graph joins matched nodes with dashed lines")
         max_rows = st.slider("Schema rows per node", 2, 40, 6, key="compare_rows")
@@ -202,7 +210,7 @@ def main() -> None:
     st.caption("Run both nodes on Spark (each against its plan's data) and compare row counts, columns and "
                "the rows only one side has.")
     compare_panel(a, entry.a, b, entry.b, catalog_for(plan_a, generate=True), catalog_for(plan_b, generate=True),
-                  key="compare_outputs", labels=labels, button="Compare their rows on Spark")
+                  key="compare_outputs", labels=labels, button="Compare their rows on Spark", ignore_case=ignore_case)
 
 
 main()

@@ -32,8 +32,13 @@ def test_a_sample_pair_shows_summary_graphs_table_and_a_pair():
     at = _compare()
     at.selectbox(key="compare_pair").select("TPC-H q3: isthmus vs DataFusion").run()
     assert not at.exception and not at.error
-    # isthmus q3 (11 nodes) against DataFusion q3 (10 nodes): 10 pairs, isthmus's extra project removed;
-    # names differ in case (L_ORDERKEY / l_orderkey), so no pair is the same until case is ignored
+    # isthmus q3 (11 nodes) against DataFusion q3 (10 nodes): 10 pairs, isthmus's extra project removed.
+    # Two producers: names are compared without regard to case by default (L_ORDERKEY / l_orderkey);
+    # the customer reads are then the same
+    assert at.toggle(key="compare_ignore_case").value is True
+    assert _metrics(at) == {"same": 1, "changed": 9, "removed": 1, "added": 0}
+    # with case, no pair is the same
+    at.toggle(key="compare_ignore_case").set_value(False).run()
     assert _metrics(at) == {"same": 0, "changed": 10, "removed": 1, "added": 0}
     charts = at.get("graphviz_chart")
     assert len(charts) == 2 and all("digraph" in c.proto.spec for c in charts)
@@ -81,6 +86,7 @@ def test_two_samples_chosen_one_by_one():
     assert not at.exception
     assert _metrics(at) == {"same": 5, "changed": 0, "removed": 0, "added": 0}
     assert any("are the same" in s.value for s in at.success)
+    assert at.toggle(key="compare_ignore_case").value is False  # one producer: case counts
 
 
 def test_a_bad_upload_shows_an_error_naming_the_file():

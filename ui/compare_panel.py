@@ -54,19 +54,20 @@ def show_comparison(c: OutputComparison, labels: tuple[str, str] = ("a", "b")) -
 
 def compare_panel(model_a: PlanModel, node_a: str, model_b: PlanModel, node_b: str, catalog_a, catalog_b, *,
                   key: str, labels: tuple[str, str] = ("a", "b"), sample: int = 20,
-                  timeout_s: float = DEFAULT_TIMEOUT_S, button: str = "Compare outputs") -> OutputComparison | None:
+                  timeout_s: float = DEFAULT_TIMEOUT_S, button: str = "Compare outputs",
+                  ignore_case: bool = False) -> OutputComparison | None:
     """A button that compares the two nodes (on Spark, with a spinner and a timeout) and the result.
 
     ``key`` names the widget (unique per page); the result is kept for this pair of nodes and data."""
     from executor.run import plan_digest
 
     ident = (key, plan_digest(model_a), node_a, plan_digest(model_b), node_b,
-             catalog_a.fingerprint(), catalog_b.fingerprint(), sample)
+             catalog_a.fingerprint(), catalog_b.fingerprint(), sample, ignore_case)
     if st.button(button, key=f"{key}_button"):
         with st.spinner(f"Comparing {labels[0]} with {labels[1]} on Spark…"):
             try:
                 _results()[ident] = compare_outputs(model_a, node_a, model_b, node_b, catalog_a, catalog_b,
-                                                    sample=sample, timeout_s=timeout_s)
+                                                    sample=sample, timeout_s=timeout_s, ignore_case=ignore_case)
             except ExecutionError as exc:
                 _results()[ident] = str(exc)
             except Exception as exc:  # noqa: BLE001 - a bug of ours: say so instead of a traceback in the page

@@ -540,6 +540,18 @@ def _match(sa: _Side, sb: _Side) -> _Matching:
     return m
 
 
+def producer(model: PlanModel) -> str:
+    """The producer a plan names in its ``version`` (case-folded; "" when it names none)."""
+    return model.loaded.plan.version.producer.strip().casefold()
+
+
+def different_producers(a: PlanModel, b: PlanModel) -> bool:
+    """Whether two plans come from different producers (one naming none counts as different): then
+    their names are compared without regard to case by default (isthmus writes L_ORDERKEY where
+    DataFusion writes l_orderkey)."""
+    return producer(a) != producer(b)
+
+
 def diff_plans(a: PlanModel, b: PlanModel, ignore_case: bool = False) -> PlanDiff:
     """Match the nodes of ``a`` and ``b`` and say, per node, what differs.
 
@@ -563,4 +575,7 @@ def diff_plans(a: PlanModel, b: PlanModel, ignore_case: bool = False) -> PlanDif
     return PlanDiff(dict(m.ab), entries, ignore_case)
 
 
-__all__ = ["FAMILY", "STATUSES", "Difference", "NodeDiff", "PlanDiff", "diff_plans", "match_nodes", "node_differences"]
+__all__ = [
+    "FAMILY", "STATUSES", "Difference", "NodeDiff", "PlanDiff", "diff_plans", "different_producers", "match_nodes",
+    "node_differences", "producer",
+]
