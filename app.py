@@ -9,12 +9,13 @@ import streamlit as st
 
 st.set_page_config(page_title="Substrait plan visualizer", layout="wide")
 
+# Material Symbols ship with Streamlit (no emoji font needed); each icon sits beside its page's name.
 pages = [
-    st.Page("pages/inspect.py", title="Inspect", icon="🔎", default=True),
-    st.Page("pages/step.py", title="Step through", icon="👣"),
-    st.Page("pages/compare.py", title="Compare plans", icon="↔️"),
-    st.Page("pages/sql.py", title="SQL to plan", icon="📝"),
-    st.Page("pages/present.py", title="Present", icon="🎬"),
-    st.Page("pages/tables.py", title="Tables", icon="🗂️"),
+    st.Page("pages/inspect.py", title="Inspect", icon=":material/search:", default=True),
+    st.Page("pages/step.py", title="Step through", icon=":material/footprint:"),
+    st.Page("pages/compare.py", title="Compare plans", icon=":material/compare_arrows:"),
+    st.Page("pages/sql.py", title="SQL to plan", icon=":material/edit_note:"),
+    st.Page("pages/present.py", title="Present", icon=":material/slideshow:"),
+    st.Page("pages/tables.py", title="Tables", icon=":material/table_chart:"),
 ]
 st.navigation(pages).run()

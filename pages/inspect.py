@@ -67,8 +67,8 @@ def _diagnostics_list(model: PlanModel) -> None:
     for i, d in enumerate(diags):
         text = f"{d.code}: {d.message}"
         if d.node and d.node in model.graph.nodes:
-            icon = {"error": "🔴", "warning": "🟠", "info": "🔵"}[d.severity.value]
-            st.button(f"{icon} {d.node} · {text}", key=f"diag-{i}", on_click=select, args=(d.node,),
+            label = {"error": "error", "warning": "warning", "info": "note"}[d.severity.value]
+            st.button(f"{label} {d.node} · {text}", key=f"diag-{i}", on_click=select, args=(d.node,),
                       width="stretch", help="Select this node")
         else:
             _SEVERITY_WIDGET[d.severity](text)

@@ -44,7 +44,7 @@ def main() -> None:
         statuses = catalog.status(tables.named)
         st.dataframe(
             pd.DataFrame(
-                [{"table": s.name, "bound": "✅" if s.bound else "❌", "how": s.how, "source": s.message,
+                [{"table": s.name, "bound": "yes" if s.bound else "no", "how": s.how, "source": s.message,
                   "read by": ", ".join(tables.readers[s.name])} for s in statuses],
                 columns=["table", "bound", "how", "source", "read by"],
             ),

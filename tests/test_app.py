@@ -117,7 +117,7 @@ def test_clicking_a_diagnostic_selects_its_node():
     at.sidebar.file_uploader[0].set_value(("bad-field.json", json.dumps(doc).encode(), "application/json")).run()
     assert at.sidebar.selectbox(key="node").value == "0"
     buttons = [b for b in at.button if b.key and b.key.startswith("diag-")]
-    assert [b.label.split(" · ")[0] for b in buttons] == ["🔴 0"]
+    assert [b.label.split(" · ")[0] for b in buttons] == ["error 0"]
     assert "field 7" in buttons[0].label
     at.sidebar.selectbox(key="node").select("0.0").run()
     buttons[0].click().run()
@@ -166,7 +166,7 @@ def test_tables_page_binds_every_sample_to_its_data(sample):
     assert not at.exception and not at.error
     frames = [d.value for d in at.dataframe if "bound" in d.value.columns]
     if frames:  # plans that read only virtual tables need no data
-        assert set(frames[0]["bound"]) == {"✅"}, frames[0]
+        assert set(frames[0]["bound"]) == {"yes"}, frames[0]
 
 
 def test_tables_page_shows_an_unbound_table_and_binds_an_upload(tmp_path):
@@ -175,12 +175,12 @@ def test_tables_page_shows_an_unbound_table_and_binds_an_upload(tmp_path):
     at.sidebar.file_uploader[0].set_value(("mine.json", json.dumps(doc).encode(), "application/json")).run()
     at.switch_page(TABLES).run()
     frame = [d.value for d in at.dataframe if "bound" in d.value.columns][0]
-    assert list(frame["table"]) == ["my_table"] and list(frame["bound"]) == ["❌"]
+    assert list(frame["table"]) == ["my_table"] and list(frame["bound"]) == ["no"]
     at.file_uploader(key="bind_file").set_value(("../../evil name.csv", b"a,b\n1,x\n", "text/csv")).run()
     at.button(key="bind_upload").click().run()
     assert not at.exception
     frame = [d.value for d in at.dataframe if "bound" in d.value.columns][0]
-    assert list(frame["bound"]) == ["✅"]
+    assert list(frame["bound"]) == ["yes"]
     bound_path = at.session_state["table_bindings"]["my_table"]
     assert os.path.basename(bound_path) == "evil_name.csv"  # the uploaded name cannot leave the uploads folder
     assert bound_path.startswith(at.session_state["uploads_dir"])
