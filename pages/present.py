@@ -101,12 +101,14 @@ def main() -> None:
         st.selectbox("Selected step", order, key="node",
                      format_func=lambda i: f"{number[i]}. {sentences[i][:80]}")
         max_rows = st.slider("Schema rows per box", 0, 20, 4, key="present_max_rows")
+        details = st.toggle("Show the technical marks", key="present_details",
+                            help="Property badges (order, distribution) and diagnostic codes on the boxes")
     selected = st.session_state["node"]
 
     st.markdown(f"#### {md_escape(plan.source)}")
     graph_col, side_col = st.columns([3, 2], gap="large")
     with graph_col:
-        dot = to_dot(model, view=View(theme=theme(), max_rows=max_rows))
+        dot = to_dot(model, view=View(theme=theme(), max_rows=max_rows, plain=not details))
         st.graphviz_chart(dot, width="stretch")
         graph_click("present_graph_click", selected)
     with side_col:

@@ -161,3 +161,19 @@ def test_every_sample_presents_without_exception(sample):
         assert sentences[node_id] in shown or f"**:orange-background[{sentences[node_id]}]**" in shown, node_id
     assert len([b for b in steps if b.proto.type == "primary"]) == 1
     assert f"sample={sample}" in _link(at)
+
+
+def test_the_graph_for_an_audience_has_no_technical_marks_until_asked():
+    # errors.json has nodes with warnings and errors (⚑ codes) and the sort/fetch order badges
+    at = _present(sample="errors.json")
+    assert not at.exception
+    spec = at.get("graphviz_chart")[0].proto.spec
+    assert "⚑" not in spec and "order: " not in spec and "cannot run on Spark" not in spec
+    at.toggle(key="present_details").set_value(True).run()
+    spec = at.get("graphviz_chart")[0].proto.spec
+    assert "⚑" in spec
+    # DataFusion's q03 sorts: its order badges ("order: established") show only when asked
+    at = _present(sample="tpch_q03_datafusion.json")
+    assert "order: " not in at.get("graphviz_chart")[0].proto.spec
+    at.toggle(key="present_details").set_value(True).run()
+    assert "order: established" in at.get("graphviz_chart")[0].proto.spec

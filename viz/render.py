@@ -159,6 +159,7 @@ class View:
     unrunnable: frozenset[str] = frozenset()  # nodes whose subtree cannot run on Spark, marked
     max_rows: int = MAX_SCHEMA_ROWS
     profile: Overlay | None = None  # row counts and times drawn over the graph
+    plain: bool = False  # for an audience: no property badges, diagnostic codes or "cannot run" marks
 
 
 def title(kind: str) -> str:
@@ -226,9 +227,10 @@ def node_label(
     effects: dict[str, str] | None = None,
     unrunnable: bool = False,
     stat: NodeStat | None = None,
+    findings: bool = True,
 ) -> str:
-    """An HTML-like Graphviz label: title, detail, property badges, findings and the schema as
-    ``[index] name type`` rows."""
+    """An HTML-like Graphviz label: title, detail, property badges, findings (the codes of the node's
+    warnings and errors, unless ``findings`` is off) and the schema as ``[index] name type`` rows."""
     pal = pal or PALETTES["light"]
     rows = [
         f'<TR><TD COLSPAN="3"><B>{_esc(title(node.kind))}</B> <FONT POINT-SIZE="9" COLOR="{pal.muted}">{_esc(node.id)}</FONT></TD></TR>'
@@ -238,7 +240,7 @@ def node_label(
     if stat is not None:
         rows.extend(_stat_rows(stat, pal))
     rows.append(_badges(effects or {}, pal))
-    for d in node.diagnostics:
+    for d in node.diagnostics if findings else ():
         if d.severity is Severity.INFO:
             continue
         colour = pal.error if d.severity is Severity.ERROR else pal.warning
@@ -344,8 +346,12 @@ def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, 
         node = model.node(node_id)
         hidden = _hidden_count(model, node_id, kept) if node_id in view.collapsed else 0
         effects = shown_effects(model, node)
+        label = node_label(
+            node, view.max_rows, pal, hidden, {} if view.plain else effects,
+            node.id in view.unrunnable and not view.plain, stats.get(node.id), findings=not view.plain,
+        )
         attrs = [
-            f"label={node_label(node, view.max_rows, pal, hidden, effects, node.id in view.unrunnable, stats.get(node.id))}",
+            f"label={label}",
             f"id={_quote('node-' + node.id)}",
             f"tooltip={_quote(node.id + ' ' + title(node.kind))}",
         ]
