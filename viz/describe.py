@@ -651,7 +651,10 @@ class _Ctx:
         return self.node.node.body
 
     def words(self, fields: Sequence[Field] | None = None, use_incoming: bool = True) -> Words:
-        return Words(self.model, self.node.info.incoming if use_incoming else fields, _outer_records(self.model, self.node.id))
+        incoming = self.node.info.incoming
+        if use_incoming and incoming is not None and len(self.node.inputs) == 1:
+            incoming = _named(self.model, self.node.inputs[0], incoming)
+        return Words(self.model, incoming if use_incoming else fields, _outer_records(self.model, self.node.id))
 
     def rows_of(self, node_id: str) -> str:
         return self.things(node_id) or "rows"
@@ -777,7 +780,7 @@ def _project(c: _Ctx) -> str:
     w = c.words()
     exprs = list(c.body.expressions)
     computed = [w.expr(e) for e in exprs if not _is_plain_field(e)]
-    names = [f.name for f in c.node.schema] if c.node.schema is not None else []
+    names = [f.name for f in _named(c.model, c.node.id, c.node.schema)] if c.node.schema is not None else []
     narrows = c.body.common.WhichOneof("emit_kind") == "emit" or not c.model.conventions.project_keeps_input
     if not computed:
         if names:
@@ -1151,6 +1154,59 @@ class _Memo:
     sentences: dict[str, str] = field(default_factory=dict)
     tables: dict[str, frozenset[str] | None] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
+    root_names: dict[str, list[str | None]] | None = None
+
+
+#: Relations whose output columns are their input's (through their emit), so a name the root gives
+#: a column is that column's name below them too.
+_PASSING = frozenset({"filter", "sort", "fetch", "project"})
+
+
+def root_names(model: PlanModel) -> dict[str, list[str | None]]:
+    """Per node, the name the plan's root gives each output column that reaches the root unchanged
+    (through filters, sorts, fetches and projects), else None: DataFusion and isthmus name a computed
+    column by its expression below the root (``sum(multiply(…``) and only the root says ``revenue``.
+    Top-down from each root; memoised."""
+    memo = _memo(model)
+    if memo.root_names is not None:
+        return memo.root_names
+    out: dict[str, list[str | None]] = {}
+    for root in model.roots:
+        schema = model.node(root).schema
+        if schema is None:
+            continue
+        out[root] = [f.name for f in schema]
+        stack = [root]
+        while stack:
+            parent = model.node(stack.pop())
+            if parent.kind not in _PASSING or len(parent.inputs) != 1:
+                continue
+            child = parent.inputs[0]
+            below = model.node(child).schema
+            if below is None:
+                continue
+            direct = len(below) + (len(parent.node.body.expressions) if parent.kind == "project" else 0)
+            common = parent.node.body.common
+            mapping = list(common.emit.output_mapping) if common.WhichOneof("emit_kind") == "emit" else range(direct)
+            if parent.kind == "project" and not model.conventions.project_keeps_input and common.WhichOneof("emit_kind") != "emit":
+                continue  # a producer's project that outputs only its expressions: nothing passes through
+            names = out.setdefault(child, [None] * len(below))
+            above = out[parent.id]
+            for j, m in enumerate(mapping):
+                if j < len(above) and 0 <= m < len(below) and names[m] is None:
+                    names[m] = above[j]
+            stack.append(child)
+    memo.root_names = out
+    return out
+
+
+def _named(model: PlanModel, node_id: str, fields: Sequence[Field]) -> list[Field]:
+    """``fields`` (node ``node_id``'s output) with the root's names for the columns named by their
+    expression (``sum(multiply(…``) that the root names."""
+    names = root_names(model).get(node_id)
+    if not names or len(names) != len(fields):
+        return list(fields)
+    return [f.renamed(n) if n and n != f.name and "(" in f.name else f for f, n in zip(fields, names)]
 
 
 def _memo(model: PlanModel) -> _Memo:
