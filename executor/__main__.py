@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--data-dir", action="append", default=[], metavar="DIR", help="a data root (repeatable)")
     r.add_argument("--table", action="append", default=[], metavar="NAME=PATH", help="bind a table (repeatable)")
     r.add_argument("--tpch", action="store_true", help="bind the TPC-H tables (scale 0.01, generated on first use)")
+    r.add_argument("--by-position", action="append", default=[], metavar="NAME",
+                   help="read table NAME's columns by position when their names are not the plan's (repeatable; "
+                        "otherwise such a table is refused)")
     r.add_argument("--format", choices=("table", "json", "csv"), default="table")
     r.add_argument("--timeout", type=float, default=None, metavar="S", help="stop a plan's run after S seconds")
     c = sub.add_parser(
@@ -155,7 +158,7 @@ def _catalog(args):
         if not os.path.isdir(d):
             raise BadInput(f"--data-dir {d!r} is not a folder")
     try:
-        return Catalog(roots, bindings)
+        return Catalog(roots, bindings, by_position=getattr(args, "by_position", ()))
     except ExecutionError as exc:
         raise BadInput(str(exc)) from exc
 

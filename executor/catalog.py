@@ -92,9 +92,13 @@ class Catalog:
         data_roots: Sequence[str] = (),
         bindings: Mapping[str, str] | None = None,
         use_spark_catalog: bool = True,
+        by_position: Sequence[str] = (),
     ) -> None:
         self.roots = DataRoots(data_roots)
         self.use_spark_catalog = use_spark_catalog
+        #: tables whose columns are read by position when their names are not the plan's (a person's
+        #: explicit choice; otherwise such a table is refused)
+        self.by_position = frozenset(n.strip().lower() for n in by_position if n.strip())
         self._bindings: dict[str, _Source] = {}
         self._cache: dict[tuple, object] = {}
         self._cache_session: object | None = None
@@ -119,7 +123,17 @@ class Catalog:
 
     def fingerprint(self) -> tuple:
         """What the catalog resolves names with; part of the run cache's key."""
-        return (tuple(self.roots.roots), tuple(sorted(self.bindings.items())), self.use_spark_catalog)
+        return (tuple(self.roots.roots), tuple(sorted(self.bindings.items())), self.use_spark_catalog,
+                tuple(sorted(self.by_position)))
+
+    def reads_by_position(self, names: Sequence[str]) -> bool:
+        """Whether the person chose to read table ``names`` by position (its dotted name or last part)."""
+        return bool({".".join(names).lower(), names[-1].lower() if names else ""} & self.by_position)
+
+    def where(self, names: Sequence[str]) -> str:
+        """Where table ``names`` comes from, for a message ("parquet at /data/customer.parquet")."""
+        [status] = self.status([list(names)])
+        return status.message
 
     # ---- named tables -------------------------------------------------------------------
 

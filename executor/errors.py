@@ -17,3 +17,8 @@ class Refused(ExecutionError):
 
 class TableNotFound(ExecutionError):
     """A named table is not bound to any data."""
+
+
+class ColumnMismatch(ExecutionError):
+    """A named table's columns are not the plan's (by name, or by type family): reading it would label
+    one table's values with another's column names. The message names the table and both column lists."""

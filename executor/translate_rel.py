@@ -33,7 +33,7 @@ from viz.model import NodeView, PlanModel
 from viz.schema import aggregate_layout, join_type_name
 
 from . import literals
-from .errors import ExecutionError, Refused, Unsupported
+from .errors import ColumnMismatch, ExecutionError, Refused, Unsupported
 from .translate_expr import ExprTranslator, Record
 from .types import plan_user_types, to_spark
 
@@ -188,11 +188,50 @@ def _safe_cast(have: S.DataType, want: S.DataType) -> bool:
     return a == b or (a in numeric and b in numeric)
 
 
-def _conform(tr: _Translator, df: DataFrame, base: list[Field], what: str) -> DataFrame:
-    """Select the table's columns for the base schema (by name, case-insensitive, when every name
-    matches, else by position) and cast them to the base schema's types where that is safe."""
+def _mismatch(df: DataFrame, base: list[Field], what: str, table: Sequence[str], where: str) -> str | None:
+    """Why a named table's columns are not the plan's, or None: every name of the base schema must be a
+    column (case-insensitive) of a type of the same family (numbers with numbers)."""
+    by_name = {c.lower(): c for c in df.columns}
+    missing = [f.name for f in base if f.name.lower() not in by_name]
+    types = {f.name.lower(): f.dataType for f in df.schema.fields}
+    clashes = []
+    for f in base:
+        have = types.get(f.name.lower())
+        if have is None or f.type is None:
+            continue
+        try:
+            want = to_spark(f.type)
+        except Unsupported:
+            continue
+        a, b = _family(have), _family(want)
+        if a and b and a != b and not {a, b} <= {"int", "num"}:
+            clashes.append(f"{f.name} is {have.simpleString()} in the table, {want.simpleString()} in the plan")
+    if not missing and not clashes:
+        return None
+    plan_cols = ", ".join(f.name for f in base)
+    file_cols = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in df.schema.fields)
+    problem = (f"lacks {len(missing)} of the plan's {len(base)} columns ({', '.join(missing[:8])}"
+               f"{', …' if len(missing) > 8 else ''})" if missing else "has the plan's columns with other types: " + "; ".join(clashes))
+    name = table[-1] if table else "?"
+    return (f"{what} ({where}) {problem}. The plan reads {plan_cols}; the table has {file_cols}. Bind a table "
+            f"with the plan's columns, or choose to read this one by position (--by-position {name})")
+
+
+def _conform(tr: _Translator, df: DataFrame, base: list[Field], what: str, table: Sequence[str] | None = None) -> DataFrame:
+    """Select the table's columns for the base schema and cast them to its types where that is safe.
+
+    A named table (``table``: its names) must have the plan's columns, by name (case-insensitive)
+    and type family; otherwise it is refused (:class:`ColumnMismatch`) unless the catalog reads it by
+    position, the person's explicit choice. Local files are read by position when their names are
+    not the plan's (a headerless CSV's columns have none)."""
     columns = df.columns
     by_name = {c.lower(): c for c in columns}
+    position = table is None or getattr(tr.tables, "reads_by_position", lambda names: False)(table)
+    if table is not None and not position:
+        where = getattr(tr.tables, "where", lambda names: "")(table)
+        why = _mismatch(df, base, what, table, where or "its source")
+        if why:
+            raise ColumnMismatch(why)
     if base and all(f.name.lower() in by_name for f in base):
         picked = [by_name[f.name.lower()] for f in base]
     elif len(columns) >= len(base):
@@ -231,18 +270,18 @@ def _conform(tr: _Translator, df: DataFrame, base: list[Field], what: str) -> Da
     return df.select(*cols)
 
 
-def _conformed(tr: _Translator, raw: DataFrame, base: list[Field], what: str) -> DataFrame:
+def _conformed(tr: _Translator, raw: DataFrame, base: list[Field], what: str, table: Sequence[str]) -> DataFrame:
     """:func:`_conform`, kept by the catalog per table, base schema and column prefix: a warm
     session translates a plan over the same tables again without the Py4J round trips of
     renaming and casting every column (about half of a TPC-H translation's)."""
     cached = getattr(tr.tables, "cached", None)
     if cached is None:
-        return _conform(tr, raw, base, what)
+        return _conform(tr, raw, base, what, table)
     schema = tuple((f.name, f.type.SerializeToString(deterministic=True) if f.type is not None else None) for f in base)
 
     def make() -> tuple[DataFrame, list[str]]:
         before = len(tr.warnings)
-        df = _conform(tr, raw, base, what)
+        df = _conform(tr, raw, base, what, table)
         return df, tr.warnings[before:]
 
     df, warnings = cached(tr.spark, ("conformed", id(raw), schema, tr.prefix), make)
@@ -295,7 +334,7 @@ def read(tr: _Translator, node: NodeView) -> DataFrame:
         raw = tr.tables.named_table(tr.spark, list(r.named_table.names))
         if base is None:
             base = [Field(c, None) for c in raw.columns]
-        df = _conformed(tr, raw, base, what)
+        df = _conformed(tr, raw, base, what, list(r.named_table.names))
     elif which == "local_files":
         raw = tr.tables.local_files(tr.spark, r.local_files)
         if base is None:

@@ -179,3 +179,35 @@ def test_json_values():
     assert json_value(float("nan")) == "NaN" and json_value(float("-inf")) == "-Infinity"
     assert json_value([("k", decimal.Decimal("1"))]) == [["k", "1"]]
     assert json_value({"a": None, "b": True}) == {"a": None, "b": True}
+
+
+def test_a_table_whose_columns_are_not_the_plans_is_refused_with_both_lists(spark, tpch_dir, tmp_path):
+    """TPC-H q03 (DataFusion) over a folder whose customer file is TPC-DS's: refused, naming the table
+    and both column lists, instead of TPC-DS values labelled c_name; by position only when asked."""
+    from executor.data import tpcds
+
+    shutil.copy(os.path.join(tpcds(0.01), "customer.parquet"), tmp_path / "customer.parquet")
+    for t in ("orders", "lineitem"):
+        shutil.copy(os.path.join(tpch_dir, f"{t}.parquet"), tmp_path / f"{t}.parquet")
+    sample = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sample_plans", "tpch_q03_datafusion.json")
+    code, out, err = _run(["run", sample, "--data-dir", str(tmp_path)])
+    assert code == 1 and out == ""
+    assert "table `customer`" in err and "lacks 8 of the plan's 8 columns" in err
+    assert "The plan reads c_custkey, c_name, c_address, c_nationkey, c_phone, c_acctbal, c_mktsegment, c_comment" in err
+    assert "the table has c_customer_sk int, c_customer_id string," in err and "--by-position customer" in err
+    code, out, err = _run(["run", sample, "--data-dir", str(tmp_path), "--by-position", "customer", "--format", "json"])
+    assert code == 0, err
+    assert "its first 8 columns are used by position" in out
+
+
+def test_a_column_of_another_type_family_is_refused(spark, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    # n_name holds numbers here: the plan reads it as a string
+    pq.write_table(pa.table({"n_nationkey": [1], "n_name": [7], "n_regionkey": [1], "n_comment": ["x"]}),
+                   tmp_path / "nation.parquet")
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps(plan((read("nation", NATION), [c for c, _ in NATION]))))
+    code, out, err = _run(["run", str(plan_file), "--data-dir", str(tmp_path)])
+    assert code == 1 and "n_name is bigint in the table, string in the plan" in err
