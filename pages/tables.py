@@ -9,7 +9,7 @@ import streamlit as st
 
 from executor.catalog import SUFFIX_FORMATS
 from executor.errors import ExecutionError
-from ui.data import TPCH_SCALE, bindings, catalog_for, safe_file_name, sample_data_kind, uploads_dir
+from ui.data import TPCH_SCALE, bindings, by_position, catalog_for, safe_file_name, sample_data_kind, uploads_dir
 from ui.entry import through_app
 from ui.plan_source import current_model, plan_sidebar
 from viz.tables import plan_tables
@@ -51,6 +51,13 @@ def main() -> None:
             hide_index=True, width="stretch",
         )
         _bind_form([s.name for s in statuses], catalog)
+        names = [s.name for s in statuses]
+        st.multiselect(
+            "Read by position", names, default=[n for n in by_position() if n in names], key="tables_by_position_pick",
+            on_change=_pick_by_position,
+            help="A table whose column names or types are not the plan's is refused (the run says both column "
+                 "lists). Choose it here to read its first columns by position instead, under the plan's names.",
+        )
     if tables.files:
         st.subheader("Local files")
         st.caption("Read only under the data roots: " + ", ".join(catalog.roots.roots))
@@ -84,6 +91,11 @@ def _bind_form(names: list[str], catalog) -> None:
         path = st.selectbox("File", files, key="bind_path")
         if st.button("Bind", key="bind_existing"):
             _bind(name, path)
+
+
+def _pick_by_position() -> None:
+    st.session_state["tables_by_position"] = list(st.session_state["tables_by_position_pick"])
+    st.session_state.pop("catalog", None)
 
 
 def _bind(name: str, path: str) -> None:

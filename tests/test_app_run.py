@@ -60,3 +60,37 @@ def test_a_long_run_shows_progress_and_can_be_cancelled(spark, tpch_dir):
     cancel.click()
     wait_for(at, lambda a: bool(a.error), 120)
     assert "cancelled" in at.error[0].value and "interrupted" in at.error[0].value
+
+
+def test_a_table_without_the_plans_columns_is_refused_in_the_app(spark, tpch_dir, tmp_path):
+    """TPC-H q03 over an uploads folder whose customer file is TPC-DS's: the run says which table and
+    both column lists; after choosing to read it by position (the Tables page) it runs, with a warning."""
+    import shutil
+
+    from executor.data import tpcds
+
+    shutil.copy(os.path.join(tpcds(0.01), "customer.parquet"), tmp_path / "customer.parquet")
+    for t in ("orders", "lineitem"):
+        shutil.copy(os.path.join(tpch_dir, f"{t}.parquet"), tmp_path / f"{t}.parquet")
+    with open(os.path.join(ROOT, "sample_plans", "tpch_q03_datafusion.json"), "rb") as fh:
+        q03 = fh.read()
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["uploads_dir"] = str(tmp_path)
+    at.run()
+    at.sidebar.file_uploader[0].set_value(("q03.json", q03, "application/json")).run()
+    at.button(key="run_button").click()
+    wait_for(at, lambda a: bool(a.error) or bool(_result_frames(a)), 180)
+    assert at.error, "the run is refused"
+    message = at.error[0].value
+    assert "table `customer`" in message and "lacks 8 of the plan's 8 columns" in message
+    assert "The plan reads c_custkey, c_name" in message and "the table has c_customer_sk int" in message
+
+    at.switch_page("pages/tables.py").run()
+    assert not at.exception
+    at.multiselect(key="tables_by_position_pick").set_value(["customer"]).run()
+    assert at.session_state["tables_by_position"] == ["customer"]
+    at.switch_page("pages/inspect.py").run()
+    at.button(key="run_button").click()
+    wait_for(at, lambda a: bool(a.error) or bool(_result_frames(a)), 180)
+    assert not at.error, [e.value for e in at.error]
+    assert any("used by position" in w.value for w in at.warning)

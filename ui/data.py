@@ -50,6 +50,12 @@ def bindings() -> dict[str, str]:
     return st.session_state.setdefault("table_bindings", {})
 
 
+def by_position() -> list[str]:
+    """The tables this user chose to read by position when their columns are not the plan's (the
+    Tables page); any other such table is refused with both column lists."""
+    return st.session_state.setdefault("tables_by_position", [])
+
+
 def wants_tpch(plan: Plan | None) -> bool:
     return sample_data_kind(plan) == "tpch" or bool(st.session_state.get("use_tpch"))
 
@@ -79,11 +85,11 @@ def catalog_for(plan: Plan | None, generate: bool = False, tpch_data: bool | Non
     """The catalog for this plan and this user, kept across reruns while nothing changes (so each
     table is opened once). ``tpch_data``: see :func:`roots_for`."""
     roots = roots_for(plan, generate, tpch_data)
-    key = (tuple(roots), tuple(sorted(bindings().items())))
+    key = (tuple(roots), tuple(sorted(bindings().items())), tuple(sorted(by_position())))
     cached = st.session_state.get("catalog")
     if cached is not None and cached[0] == key:
         return cached[1]
-    catalog = Catalog(data_roots=roots)
+    catalog = Catalog(data_roots=roots, by_position=by_position())
     for name, path in bindings().items():
         try:
             catalog.bind(name, path)
