@@ -50,7 +50,8 @@ def main() -> None:
             ),
             hide_index=True, width="stretch",
         )
-        _bind_form([s.name for s in statuses], catalog)
+        _bind_form(plan, [s.name for s in statuses], catalog)
+        _unbind_form(plan)
         names = [s.name for s in statuses]
         st.multiselect(
             "Read by position", names, default=[n for n in by_position() if n in names], key="tables_by_position_pick",
@@ -68,7 +69,19 @@ def main() -> None:
             st.code(root, language=None)
 
 
-def _bind_form(names: list[str], catalog) -> None:
+def _unbind_form(plan) -> None:
+    bound = sorted(bindings(plan))
+    if not bound:
+        return
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    name = c1.selectbox("Bound by you for this plan", bound, key="unbind_name")
+    if c2.button("Unbind", key="unbind"):
+        bindings(plan).pop(name, None)
+        st.session_state.pop("catalog", None)
+        st.rerun()
+
+
+def _bind_form(plan, names: list[str], catalog) -> None:
     st.markdown("**Bind a table**")
     name = st.selectbox("Table", names, key="bind_name")
     how = st.radio("From", ["upload a CSV or Parquet file", "a file under the data roots"], horizontal=True, key="bind_how")
@@ -78,7 +91,7 @@ def _bind_form(names: list[str], catalog) -> None:
             path = os.path.join(uploads_dir(), safe_file_name(f.name))
             with open(path, "wb") as fh:
                 fh.write(f.getvalue())
-            _bind(name, path)
+            _bind(plan, name, path)
     else:
         files = sorted(
             os.path.join(root, entry)
@@ -90,7 +103,7 @@ def _bind_form(names: list[str], catalog) -> None:
             return
         path = st.selectbox("File", files, key="bind_path")
         if st.button("Bind", key="bind_existing"):
-            _bind(name, path)
+            _bind(plan, name, path)
 
 
 def _pick_by_position() -> None:
@@ -98,8 +111,8 @@ def _pick_by_position() -> None:
     st.session_state.pop("catalog", None)
 
 
-def _bind(name: str, path: str) -> None:
-    bindings()[name] = path
+def _bind(plan, name: str, path: str) -> None:
+    bindings(plan)[name] = path
     st.session_state.pop("catalog", None)
     st.rerun()
 

@@ -181,6 +181,24 @@ def test_tables_page_shows_an_unbound_table_and_binds_an_upload(tmp_path):
     assert not at.exception
     frame = [d.value for d in at.dataframe if "bound" in d.value.columns][0]
     assert list(frame["bound"]) == ["yes"]
-    bound_path = at.session_state["table_bindings"]["my_table"]
+    [for_plan] = at.session_state["table_bindings"].values()  # bindings are kept per plan
+    bound_path = for_plan["my_table"]
     assert os.path.basename(bound_path) == "evil_name.csv"  # the uploaded name cannot leave the uploads folder
     assert bound_path.startswith(at.session_state["uploads_dir"])
+
+    # another plan reading my_table does not get this plan's binding
+    other = P.plan((P.read("my_table", [("a", "i64")]), ["a"]))
+    at.switch_page("pages/inspect.py").run()
+    at.sidebar.file_uploader[0].set_value(("other.json", json.dumps(other).encode(), "application/json")).run()
+    at.switch_page(TABLES).run()
+    assert list([d.value for d in at.dataframe if "bound" in d.value.columns][0]["bound"]) == ["no"]
+    assert not any(b.key == "unbind" for b in at.button)  # nothing bound for this plan
+
+    # back to the first plan: bound; unbinding it makes it unbound again
+    at.switch_page("pages/inspect.py").run()
+    at.sidebar.file_uploader[0].set_value(("mine.json", json.dumps(doc).encode(), "application/json")).run()
+    at.switch_page(TABLES).run()
+    assert list([d.value for d in at.dataframe if "bound" in d.value.columns][0]["bound"]) == ["yes"]
+    at.button(key="unbind").click().run()
+    assert not at.exception
+    assert list([d.value for d in at.dataframe if "bound" in d.value.columns][0]["bound"]) == ["no"]

@@ -9,6 +9,7 @@ Data roots (nothing outside them is ever read):
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -46,8 +47,15 @@ def uploads_dir() -> str:
     return path
 
 
-def bindings() -> dict[str, str]:
-    return st.session_state.setdefault("table_bindings", {})
+def plan_key(plan: Plan | None) -> str:
+    """What a plan's bindings are kept under: its bytes' digest ("" for no plan)."""
+    return hashlib.sha256(plan.data).hexdigest()[:16] if plan is not None else ""
+
+
+def bindings(plan: Plan | None) -> dict[str, str]:
+    """This user's table bindings for ``plan`` (``{name: path}``): a binding belongs to the plan it was
+    made for, so another plan's tables resolve without it."""
+    return st.session_state.setdefault("table_bindings", {}).setdefault(plan_key(plan), {})
 
 
 def by_position() -> list[str]:
@@ -85,16 +93,17 @@ def catalog_for(plan: Plan | None, generate: bool = False, tpch_data: bool | Non
     """The catalog for this plan and this user, kept across reruns while nothing changes (so each
     table is opened once). ``tpch_data``: see :func:`roots_for`."""
     roots = roots_for(plan, generate, tpch_data)
-    key = (tuple(roots), tuple(sorted(bindings().items())), tuple(sorted(by_position())))
+    bound = bindings(plan)
+    key = (tuple(roots), tuple(sorted(bound.items())), tuple(sorted(by_position())))
     cached = st.session_state.get("catalog")
     if cached is not None and cached[0] == key:
         return cached[1]
     catalog = Catalog(data_roots=roots, by_position=by_position())
-    for name, path in bindings().items():
+    for name, path in list(bound.items()):
         try:
             catalog.bind(name, path)
         except Exception:  # a binding whose file went away: drop it, the Tables page shows it unbound
-            bindings().pop(name, None)
+            bound.pop(name, None)
     st.session_state["catalog"] = (key, catalog)
     return catalog
 
