@@ -202,3 +202,25 @@ def test_tables_page_shows_an_unbound_table_and_binds_an_upload(tmp_path):
     at.button(key="unbind").click().run()
     assert not at.exception
     assert list([d.value for d in at.dataframe if "bound" in d.value.columns][0]["bound"]) == ["no"]
+
+
+OTHER_PAGES = ["pages/step.py", "pages/compare.py", "pages/sql.py", "pages/present.py", "pages/tables.py"]
+
+
+def test_settings_and_selection_survive_a_trip_to_every_other_page():
+    at = _app(sample="tutorial.json", node="0.0.1")
+    at.radio(key="trace").set_value("orderedness").run()
+    at.slider(key="max_rows").set_value(9).run()
+    at.switch_page(TABLES).run()
+    at.toggle(key="use_tpch").set_value(True).run()
+    for page in OTHER_PAGES:
+        at.switch_page(page).run()
+        assert not at.exception, page
+        at.switch_page("pages/inspect.py").run()
+        assert not at.exception
+        assert at.session_state["node"] == "0.0.1", page
+        assert at.radio(key="trace").value == "orderedness", page
+        assert at.slider(key="max_rows").value == 9, page
+        assert at.session_state["use_tpch"] is True, page
+    at.switch_page(TABLES).run()
+    assert at.toggle(key="use_tpch").value is True
