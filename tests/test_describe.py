@@ -77,14 +77,24 @@ def test_datafusion_joins_without_a_condition_read_as_cross_products(tpch_dir):
     joins = [describe(m, n.id) for n in m.nodes() if n.kind == "join"]
     assert joins == [
         "Pairs every row of combined customer and orders rows with every row of lineitem (a cross product). "
-        f"It has no join condition: the filter above it (node {filter_id}) keeps the matching pairs.",
+        f"Its condition is in the filter above it (node {filter_id}), which keeps the matching pairs.",
         "Pairs every row of customer with every row of orders (a cross product). "
-        f"It has no join condition: the filter above it (node {filter_id}) keeps the matching pairs.",
+        f"Its condition is in the filter above it (node {filter_id}), which keeps the matching pairs.",
     ]
     [sort_id] = [n.id for n in m.nodes() if n.kind == "sort"]
     assert describe(m, sort_id) == "Sorts by revenue, highest first, then o_orderdate."
     [aggregate_id] = [n.id for n in m.nodes() if n.kind == "aggregate"]
     assert describe(m, aggregate_id) == "Sums l_extendedprice × (1 − l_discount) per l_orderkey, o_orderdate and o_shippriority."
+
+
+def test_isthmus_cross_products_name_the_filter_that_holds_their_condition():
+    # isthmus q03: cross(cross(customer, orders), lineitem) under one filter (node 0.0*5) holding
+    # C_CUSTKEY = O_CUSTKEY and L_ORDERKEY = O_ORDERKEY (checked by hand against the JSON)
+    m = sample("tpch_q03_isthmus.json")
+    assert describe(m, "0.0*7") == (
+        "Pairs every row of CUSTOMER with every row of ORDERS (a cross product). "
+        "Its condition is in the filter above it (node 0.0*5), which keeps the matching pairs."
+    )
 
 
 def test_set_operations_in_words():

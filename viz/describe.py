@@ -847,7 +847,7 @@ def _join(c: _Ctx) -> str:
     if _join_type(body) == "inner" and (not on or _is_true(body.expression)):
         # DataFusion writes every inner join so, with the keys in a filter above: say what the join
         # itself does, and where its condition is
-        return _cross(c) + _condition_above(c) + _post_filter(c)
+        return _cross(c) + _post_filter(c)
     return _join_sentence(c, _join_type(body), on) + _post_filter(c)
 
 
@@ -865,8 +865,8 @@ def _condition_above(c: _Ctx) -> str:
             return ""
         cur = nodes.get(cur.parent) if cur.parent else None
     if cur is None or cur.kind != "filter":
-        return " It has no join condition."
-    return f" It has no join condition: the filter above it (node {cur.id}) keeps the matching pairs."
+        return "" if c.node.kind == "cross" else " It has no join condition."
+    return f" Its condition is in the filter above it (node {cur.id}), which keeps the matching pairs."
 
 
 def _join_type_of(body) -> str:
@@ -903,8 +903,10 @@ def _cross(c: _Ctx) -> str:
     left = (c.combined(c.input(0)) if c.input(0) else None) or "rows"
     right = (c.combined(c.input(1)) if c.input(1) else None) or "rows"
     if left == right == "rows":
-        return "Pairs every row of one input with every row of the other (a cross product)."
-    return _sentence(f"Pairs every row of {left} with every row of {right} (a cross product)")
+        text = "Pairs every row of one input with every row of the other (a cross product)."
+    else:
+        text = _sentence(f"Pairs every row of {left} with every row of {right} (a cross product)")
+    return text + _condition_above(c)
 
 
 def _aggregate(c: _Ctx) -> str:
