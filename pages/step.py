@@ -55,8 +55,14 @@ def _results() -> dict:
     return st.session_state.setdefault("step_results", {})
 
 
+#: How long a step's exact count may take once its rows are in; a longer count is stopped and the
+#: rows are shown without it (a cross product's first rows are quick, its count may not be).
+COUNT_BUDGET_S = 10.0
+
+
 def _run(plan: Plan, model: PlanModel, node_ids: list[str], limit: int, timeout_s: float) -> None:
-    """Run each node (first ``limit`` rows and the exact count), keeping a result or an error message."""
+    """Run each node (first ``limit`` rows, and the exact count within :data:`COUNT_BUDGET_S`),
+    keeping a result or an error message."""
     try:
         catalog = catalog_for(plan, generate=True)
     except ExecutionError as exc:
@@ -65,7 +71,8 @@ def _run(plan: Plan, model: PlanModel, node_ids: list[str], limit: int, timeout_
         return
     for nid in node_ids:
         try:
-            result: RunResult | str = run_node(model, nid, catalog=catalog, limit=limit, count=True, timeout_s=timeout_s)
+            result: RunResult | str = run_node(model, nid, catalog=catalog, limit=limit, count=True, timeout_s=timeout_s,
+                                               count_budget_s=COUNT_BUDGET_S)
         except ExecutionError as exc:
             result = str(exc)
         except Exception as exc:  # noqa: BLE001 - a bug of ours: say so instead of a traceback in the page
@@ -82,6 +89,9 @@ def _rows_block(model: PlanModel, nid: str, heading: str, result: RunResult | st
     else:
         total = f"{result.row_count:,} rows" if result.row_count is not None else f"more than {len(result.rows):,} rows"
         st.caption(f"{total}, showing {len(result.rows):,}")
+        for w in result.warnings:
+            if "counting stopped" in w:
+                st.caption(w)
         st.dataframe(result.rows, hide_index=True, width="stretch")
 
 
@@ -136,7 +146,7 @@ def main() -> None:
                    shortcut=str(i + 1) if i < 9 else None, help=f"Go down to {_label(model, inp)}")
     ok, reason = executability_of(plan.data).get(node_id, (True, None))
     run = nav.button("▶ Run", key="step_run", type="primary", disabled=not ok, shortcut="G",
-                     help="Run this node and its inputs (a sample of rows and the exact count)")
+                     help="Run this node and its inputs (a sample of rows, and the exact count when it takes under 10 s)")
     if not ok:
         st.warning(f"This node cannot run on Spark: {reason}")
     if len(parents) > 1:
