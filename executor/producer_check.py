@@ -181,6 +181,7 @@ class Checker:
         roots = sorted({os.path.dirname(os.path.abspath(p)) for p in self.tables.values()})
         self.catalog = Catalog(roots, {n: p for n, p in self.tables.items()})
         self._duck = None
+        self._engine = None  # DataFusion's engine over the tables, made on first use
 
     def duckdb_rows(self, sql: str) -> list[tuple]:
         import duckdb
@@ -209,12 +210,14 @@ class Checker:
         from viz.model import analyze
 
         from .errors import ExecutionError
-        from .sql_plan import run_on_datafusion, sql_to_plan
+        from .sql_plan import DataFusionEngine, sql_to_plan
 
         started = time.monotonic()
         out = Outcome(query.name)
         try:
-            engine = run_on_datafusion(query.sql, self.tables)
+            if self._engine is None:
+                self._engine = DataFusionEngine(self.tables)
+            engine = self._engine.run(query.sql)
         except ExecutionError as exc:
             engine = None
             df_error = f"it cannot plan the SQL: {_first_line(exc)}"

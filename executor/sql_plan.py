@@ -114,19 +114,24 @@ class EngineResult:
     error: str = ""
 
 
-def run_on_datafusion(sql: str, tables: Mapping[str, str]) -> EngineResult:
-    """``sql`` run by DataFusion's own engine over ``tables`` (the oracle the producer check compares
-    Spark's rows with). The same guards as :func:`sql_to_plan`: queries only, over the bound tables
-    only. Raises :class:`SqlError` when the query cannot be planned; an error while running is in
-    the result."""
-    _check_statement(sql)
-    ctx, registered, _ = _context(tables, optimize=True)
-    frame = _plan(ctx, sql, registered)
-    schema = frame.schema()
-    try:
-        return EngineResult(schema, frame.to_arrow_table())
-    except Exception as exc:  # noqa: BLE001 - DataFusion raises several kinds at execution; its message is the reason
-        return EngineResult(schema, None, _innermost(_clean(exc)))
+class DataFusionEngine:
+    """DataFusion's own engine over ``tables`` (the oracle the producer check compares Spark's rows
+    with), its context made once for all the queries it runs. The same guards as :func:`sql_to_plan`:
+    queries only, over the bound tables only."""
+
+    def __init__(self, tables: Mapping[str, str]) -> None:
+        self.ctx, self.registered, _ = _context(tables, optimize=True)
+
+    def run(self, sql: str) -> EngineResult:
+        """Raises :class:`SqlError` when the query cannot be planned; an error while running is in
+        the result."""
+        _check_statement(sql)
+        frame = _plan(self.ctx, sql, self.registered)
+        schema = frame.schema()
+        try:
+            return EngineResult(schema, frame.to_arrow_table())
+        except Exception as exc:  # noqa: BLE001 - DataFusion raises several kinds at execution; its message is the reason
+            return EngineResult(schema, None, _innermost(_clean(exc)))
 
 
 def _check_statement(sql: str) -> None:
@@ -335,4 +340,4 @@ def _short(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-__all__ = ["MAX_SQL_CHARS", "EngineResult", "SqlError", "SqlPlan", "catalog_tables", "run_on_datafusion", "sql_to_plan"]
+__all__ = ["MAX_SQL_CHARS", "DataFusionEngine", "EngineResult", "SqlError", "SqlPlan", "catalog_tables", "sql_to_plan"]

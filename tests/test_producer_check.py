@@ -18,7 +18,7 @@ from substrait.type_pb2 import Type
 
 from executor.producer_check import FEATURES_SQL, Checker, Query, read_queries, render_table
 from executor.rows import multiset_diff
-from executor.sql_plan import run_on_datafusion
+from executor.sql_plan import DataFusionEngine
 from viz import types as T
 from viz.function_types import derive
 from viz.schema import Conventions, aggregate_layout
@@ -191,11 +191,12 @@ def test_feature_queries_mean_the_same_to_datafusion_and_duckdb(tpch_dir):
     """The SQL of our own is only an oracle where two engines agree on it: DataFusion's rows equal
     DuckDB's for every query (no Spark here)."""
     checker = Checker({t: os.path.join(tpch_dir, f"{t}.parquet") for t in _TPCH}, run=False)
+    engine = DataFusionEngine(checker.tables)
     differ = []
     for q in read_queries([FEATURES_SQL]):
-        engine = run_on_datafusion(q.sql, checker.tables)
-        assert engine.table is not None, (q.name, engine.error)
-        datafusion = [tuple(r.values()) for r in engine.table.to_pylist()]
+        result = engine.run(q.sql)
+        assert result.table is not None, (q.name, result.error)
+        datafusion = [tuple(r.values()) for r in result.table.to_pylist()]
         diff = multiset_diff(datafusion, checker.duckdb_rows(q.sql))
         if diff:
             differ.append((q.name, diff))
