@@ -155,14 +155,18 @@ _DECIMAL = re.compile(r"decimal\((\d+),(\d+)\)")
 
 
 def _common_decimal(a: str | None, b: str | None) -> tuple[int, int] | None:
-    """The decimal both of two Spark decimal types fit in (digits before and after the point kept),
-    at most 38 digits; None unless both are decimals."""
+    """The decimal both of two Spark decimal types fit in, as the model reads set inputs
+    (:func:`viz.types.common_decimal`); None unless both are decimals."""
+    from substrait.type_pb2 import Type
+
+    from viz.types import common_decimal
+
     ma, mb = _DECIMAL.fullmatch(a or ""), _DECIMAL.fullmatch(b or "")
     if ma is None or mb is None:
         return None
-    (pa, sa), (pb, sb) = (map(int, ma.groups())), (map(int, mb.groups()))
-    scale = max(sa, sb)
-    return min(38, max(pa - sa, pb - sb) + scale), scale
+    da, db = (Type(decimal=Type.Decimal(precision=int(m[1]), scale=int(m[2]))) for m in (ma, mb))
+    common = common_decimal(da, db).decimal
+    return common.precision, common.scale
 
 
 def _as_common_decimals(df, columns: list[ColumnComparison]):

@@ -486,11 +486,8 @@ def _like(call: Call, args: list, insensitive: bool = False) -> Column:
         return F.call_function(fn, *vals[:2])
     if isinstance(escape, str) and len(escape) == 1:
         return F.call_function(fn, vals[0], vals[1], F.lit(escape))
-    raise Unsupported(
-        f"{fn}: Spark takes the escape character only as a one-character literal, not {escape!r}"
-        if escape is not NOT_CONSTANT
-        else f"{fn}: Spark takes the escape character only as a one-character literal, not an expression"
-    )
+    given = "an expression" if escape is NOT_CONSTANT else repr(escape)
+    raise Unsupported(f"{fn}: Spark takes the escape character only as a one-character literal, not {given}")
 
 
 def _substring(call: Call, args: list) -> Column:

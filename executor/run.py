@@ -402,12 +402,13 @@ def _spark_reason(exc: BaseException, lines: list[str]) -> str:
     name = type(exc).__name__
     if name != "Py4JJavaError":
         return f"{name}: {lines[0][:500] if lines else ''}"
-    found = [m.group(1) for m in map(_JAVA_EXCEPTION.match, (line.strip().lstrip(": ") for line in lines)) if m]
-    causes = [line.strip() for line in lines if line.strip().startswith("Caused by: ")]
-    if causes:
-        m = _JAVA_EXCEPTION.match(causes[-1])
-        return (m.group(1) if m else causes[-1][len("Caused by: "):])[:500]
-    return (found[0] if found else f"{name}: {lines[0] if lines else ''}")[:500]
+    stripped = [line.strip().lstrip(": ") for line in lines]
+    causes = [line for line in stripped if line.startswith("Caused by: ")]
+    for line in causes[-1:] or stripped:  # the last cause, else the first exception line
+        m = _JAVA_EXCEPTION.match(line)
+        if m:
+            return m.group(1)[:500]
+    return (causes[-1][len("Caused by: "):] if causes else f"{name}: {lines[0] if lines else ''}")[:500]
 
 
 # ---- collecting ----------------------------------------------------------------------------

@@ -324,7 +324,7 @@ class ExprTranslator:
         if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_RETURN_NULL:
             return inner.try_cast(target)
         out = inner.cast(target)
-        if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION and _parses(self.type_of(e.input), e.type):
+        if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION and _parses(e.type, lambda: self.type_of(e.input)):
             # The session's casts are Spark's legacy ones (ANSI off): text that is not a value of the
             # target type becomes NULL. The plan asks for an error, as DataFusion and DuckDB give.
             # (Spark folds this away for a literal that parses.)
@@ -484,10 +484,14 @@ __all__ = ["ExprTranslator", "Record", "SUPPORTED_EXPRESSIONS"]
 _TEXT_KINDS = frozenset({"string", "varchar", "fixed_char"})
 
 
-def _parses(source: type_pb2.Type | None, target: type_pb2.Type) -> bool:
+def _parses(target: type_pb2.Type, source: Callable[[], type_pb2.Type | None]) -> bool:
     """Whether a cast reads text as a value of another type (the casts that fail on bad input; Spark's
-    legacy casts of numbers wrap or saturate instead, and are left as they are)."""
-    return source is not None and source.WhichOneof("kind") in _TEXT_KINDS and target.WhichOneof("kind") not in _TEXT_KINDS
+    legacy casts of numbers wrap or saturate instead, and are left as they are). ``source`` types the
+    cast's input only when the target is not text (DataFusion marks every cast as throwing)."""
+    if target.WhichOneof("kind") in _TEXT_KINDS:
+        return False
+    t = source()
+    return t is not None and t.WhichOneof("kind") in _TEXT_KINDS
 
 
 def _constant_value(e: algebra_pb2.Expression):

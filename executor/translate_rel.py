@@ -203,8 +203,7 @@ def _mismatch(df: DataFrame, base: list[Field], what: str, table: Sequence[str],
             want = to_spark(f.type)
         except Unsupported:
             continue
-        a, b = _family(have), _family(want)
-        if a and b and a != b and not {a, b} <= {"int", "num"}:
+        if _family(have) and _family(want) and not _safe_cast(have, want):
             clashes.append(f"{f.name} is {have.simpleString()} in the table, {want.simpleString()} in the plan")
     if not missing and not clashes:
         return None

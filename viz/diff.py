@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from . import types as T
 from .fields import Field
-from .model import NodeView, PlanModel
+from .model import NodeView, PlanModel, producer_name
 
 STATUSES = ("same", "changed", "removed", "added")
 
@@ -540,16 +540,11 @@ def _match(sa: _Side, sb: _Side) -> _Matching:
     return m
 
 
-def producer(model: PlanModel) -> str:
-    """The producer a plan names in its ``version`` (case-folded; "" when it names none)."""
-    return model.loaded.plan.version.producer.strip().casefold()
-
-
 def different_producers(a: PlanModel, b: PlanModel) -> bool:
     """Whether two plans come from different producers (one naming none counts as different): then
     their names are compared without regard to case by default (isthmus writes L_ORDERKEY where
     DataFusion writes l_orderkey)."""
-    return producer(a) != producer(b)
+    return producer_name(a.loaded.plan) != producer_name(b.loaded.plan)
 
 
 def diff_plans(a: PlanModel, b: PlanModel, ignore_case: bool = False) -> PlanDiff:
@@ -577,5 +572,5 @@ def diff_plans(a: PlanModel, b: PlanModel, ignore_case: bool = False) -> PlanDif
 
 __all__ = [
     "FAMILY", "STATUSES", "Difference", "NodeDiff", "PlanDiff", "diff_plans", "different_producers", "match_nodes",
-    "node_differences", "producer",
+    "node_differences",
 ]

@@ -754,13 +754,13 @@ def _literal_text(lit: Expression.Literal, user_types: Mapping[int, str] | None 
     if which == "null":
         return f"null::{T.render(value, user_types=user_types)}"
     if which == "struct":
-        return "{" + ", ".join(_literal_text(f) for f in value.fields) + "}"
+        return "{" + ", ".join(_literal_text(f, user_types) for f in value.fields) + "}"
     if which == "list":
-        return "[" + ", ".join(_literal_text(v) for v in value.values) + "]"
+        return "[" + ", ".join(_literal_text(v, user_types) for v in value.values) + "]"
     if which == "empty_list":
         return "[]"
     if which == "map":
-        return "map{" + ", ".join(f"{_literal_text(kv.key)}: {_literal_text(kv.value)}" for kv in value.key_values) + "}"
+        return "map{" + ", ".join(f"{_literal_text(kv.key, user_types)}: {_literal_text(kv.value, user_types)}" for kv in value.key_values) + "}"
     if which == "empty_map":
         return "map{}"
     if which == "user_defined":

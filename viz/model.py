@@ -146,11 +146,16 @@ _ALTERNATIVES = (
 )
 
 
+def producer_name(plan: plan_pb2.Plan) -> str:
+    """The producer a plan names in its ``version`` (case-folded; "" when it names none)."""
+    return plan.version.producer.strip().casefold()
+
+
 def declared_conventions(plan: plan_pb2.Plan) -> Conventions:
     """The reading the plan's producer is known to follow, from the plan's ``version``: DataFusion
     writing Substrait 0.60 or later puts its grouping id after an aggregate's keys."""
     v = plan.version
-    if v.producer.strip().lower() == "datafusion" and (v.major_number, v.minor_number) >= (0, 60):
+    if producer_name(plan) == "datafusion" and (v.major_number, v.minor_number) >= (0, 60):
         return Conventions(grouping_column="datafusion")
     return SPEC
 
