@@ -1,4 +1,5 @@
-"""``python -m executor run PLAN...``: run plans (or one node of each) on Spark and print the rows."""
+"""``python -m executor run|profile|check``: run plans (or one node of each) on Spark and print the rows,
+count every node's rows, or check DataFusion's plans of SQL against DataFusion's own results."""
 
 from __future__ import annotations
 
@@ -54,14 +55,18 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--node", default=None, help="node id to run (default: the plan's first root)")
     r.add_argument("--limit", type=_non_negative, default=100, help="rows to print (default 100)")
     r.add_argument("--count", action="store_true", help="also count all rows exactly")
-    r.add_argument("--data-dir", action="append", default=[], metavar="DIR", help="a data root (repeatable)")
-    r.add_argument("--table", action="append", default=[], metavar="NAME=PATH", help="bind a table (repeatable)")
-    r.add_argument("--tpch", action="store_true", help="bind the TPC-H tables (scale 0.01, generated on first use)")
-    r.add_argument("--by-position", action="append", default=[], metavar="NAME",
-                   help="read table NAME's columns by position when their names are not the plan's (repeatable; "
-                        "otherwise such a table is refused)")
+    _data_arguments(r)
     r.add_argument("--format", choices=("table", "json", "csv"), default="table")
     r.add_argument("--timeout", type=float, default=None, metavar="S", help="stop a plan's run after S seconds")
+    pr = sub.add_parser("profile", help="count every node's rows, in one run of the plan where one can answer",
+                        description=PROFILE_DESCRIPTION, epilog=PROFILE_EPILOG,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    pr.add_argument("plans", nargs="+", metavar="PLAN", help="plan files (protobuf JSON or binary)")
+    _data_arguments(pr)
+    pr.add_argument("--format", choices=("table", "json"), default="table")
+    pr.add_argument("--timeout", type=float, default=None, metavar="S", help="stop a plan's profile after S seconds")
+    pr.add_argument("--per-node", action="store_true",
+                    help="count every node in a Spark job of its own (slower; the way to compare with)")
     c = sub.add_parser(
         "check",
         help="plan SQL with DataFusion's Substrait producer and check the plans against DataFusion's own results",
@@ -85,6 +90,83 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--timeout", type=float, default=300, metavar="S", help="stop a query's Spark run after S seconds")
     c.add_argument("--save-plans", metavar="DIR", help="write each produced plan to DIR/QUERY.json (to inspect or run)")
     return p
+
+
+def _data_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data-dir", action="append", default=[], metavar="DIR", help="a data root (repeatable)")
+    p.add_argument("--table", action="append", default=[], metavar="NAME=PATH", help="bind a table (repeatable)")
+    p.add_argument("--tpch", action="store_true", help="bind the TPC-H tables (scale 0.01, generated on first use)")
+    p.add_argument("--by-position", action="append", default=[], metavar="NAME",
+                   help="read table NAME's columns by position when their names are not the plan's (repeatable; "
+                        "otherwise such a table is refused)")
+
+
+PROFILE_DESCRIPTION = """Count the rows of every node of each plan on Spark. The plan runs once with a row-count
+observation on each node; a node whose rows follow from its inputs' (a Project, a Sort, a Fetch,
+a join without a condition, ...) is not observed but computed, so a cross product whose condition
+sits in a filter above is never executed; only a node one run cannot answer (below a Fetch, or
+removed by Spark's optimizer) is counted in a job of its own."""
+
+PROFILE_EPILOG = """output (--format):
+  table  per plan, a line `== FILE: C of N nodes counted in S s (J Spark jobs)`, then one line per
+         node: its id, relation, rows, how it was counted (run: observed in the run of the named
+         node; derived: from its inputs' rows; count: its own job), the seconds of the execution
+         that counted it, flags (empty, exploded) and why it was not counted
+  json   one object per plan, one per line: {"file", "elapsed_s", "jobs", "stopped", "nodes":
+         [{"node", "relation", "rows", "seconds", "how", "run_of", "flags", "error", "skipped"}]},
+         or {"file", "error", "error_type"} for a plan that could not be read. "seconds" is the
+         time of the execution that counted the node (shared by the nodes of one run; 0 when
+         derived; null when not counted).
+
+exit status: 0 when every node outside a subquery was counted, 1 when one failed or the profile
+was stopped, 2 for bad input (unreadable file, not a plan, bad arguments).
+"""
+
+
+def _profile(args, out, err) -> int:
+    from viz.render import title
+
+    from .profile import SUBQUERY_SKIP, profile_plan
+
+    try:
+        catalog = _catalog(args)
+    except (BadInput, ExecutionError) as exc:
+        print(f"error: {exc}", file=err)
+        return 2
+    status = 0
+    for file in args.plans:
+        try:
+            model, _ = _load(file, None)
+        except BadInput as exc:
+            _report_error(args.format, file, exc, out, err)
+            status = 2
+            continue
+        profile = profile_plan(model, catalog, timeout_s=args.timeout, one_run=not args.per_node)
+        nodes = [{"node": n, "relation": title(p.kind), "rows": p.rows,
+                  "seconds": None if p.elapsed_s is None else round(p.elapsed_s, 6), "how": p.how,
+                  "run_of": p.run_of, "flags": p.flags, "error": p.error, "skipped": p.skipped}
+                 for n, p in profile.nodes.items()]
+        failed = profile.stopped is not None or any(
+            p.error or (p.skipped and p.skipped != SUBQUERY_SKIP) for p in profile.nodes.values())
+        status = max(status, 1 if failed else 0)
+        if args.format == "json":
+            print(json.dumps({"file": file, "elapsed_s": round(profile.elapsed_s, 6), "jobs": profile.jobs,
+                              "stopped": profile.stopped, "nodes": nodes}), file=out)
+            continue
+        counted = sum(1 for p in profile.nodes.values() if p.rows is not None)
+        print(f"== {file}: {counted} of {len(nodes)} nodes counted in {profile.elapsed_s:.2f} s "
+              f"({profile.jobs} Spark job{'s' if profile.jobs != 1 else ''})", file=out)
+        if profile.stopped:
+            print(f"   [warning] the profile was {profile.stopped}", file=out)
+        width = max(len(n["node"]) for n in nodes)
+        for n in nodes:
+            how = {"run": f"run of {n['run_of']}", "derived": "derived", "count": "own count"}.get(n["how"] or "", "")
+            rows = "-" if n["rows"] is None else f"{n['rows']:,}"
+            own = n["how"] == "count" or (n["how"] == "run" and n["run_of"] == n["node"])
+            seconds = f"{n['seconds']:.2f} s" if own and n["seconds"] is not None else ""
+            note = n["error"] or n["skipped"] or ", ".join(n["flags"])
+            print(f"  {n['node']:<{width}}  {n['relation']:<14} {rows:>16}  {how:<16} {seconds:>9}  {note}".rstrip(), file=out)
+    return status
 
 
 def _check(args, out, err) -> int:
@@ -152,6 +234,7 @@ def _catalog(args):
             raise BadInput(f"--table takes NAME=PATH, not {spec!r}")
         if not os.path.exists(path):
             raise BadInput(f"--table {name}: {path!r} does not exist")
+        path = os.path.abspath(path)  # relative to where the command runs, not to a data root
         roots.append(path)
         bindings[name] = path
     for d in args.data_dir:
@@ -298,6 +381,8 @@ def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
         return 0 if exc.code == 0 else 2
     if args.command == "check":
         return _check(args, out, err)
+    if args.command == "profile":
+        return _profile(args, out, err)
     from .run import run_node
 
     try:

@@ -45,12 +45,19 @@ class Translation:
     warnings: list[str] = field(default_factory=list)  # e.g. function options not honoured
 
 
-def translate(model: PlanModel, node_id: str, spark, tables) -> Translation:
+Observe = Callable[[str, DataFrame], DataFrame]
+
+
+def translate(model: PlanModel, node_id: str, spark, tables, observe: Observe | None = None) -> Translation:
     """Translate node ``node_id``'s subtree. Raises ``ExecutionError`` (``Unsupported``, ``Refused``,
-    ``TableNotFound``) with a message when it cannot."""
+    ``TableNotFound``) with a message when it cannot.
+
+    ``observe(node_id, df)``, when given, sees each node's output of the query itself (not of a
+    subquery) once, and returns the DataFrame its consumers read (``executor.profile`` attaches a
+    row-count observation there)."""
     if node_id not in model.graph.nodes:
         raise ExecutionError(f"node {node_id} is not in the plan (nodes: {', '.join(list(model.graph.nodes)[:20])})")
-    tr = _Translator(model, spark, tables)
+    tr = _Translator(model, spark, tables, observe=observe)
 
     def work() -> DataFrame:
         with plan_user_types(model.extensions.types):  # in run_deep's thread, which translates
@@ -71,8 +78,9 @@ class _Translator:
 
     def __init__(self, model: PlanModel, spark, tables, depth: int = 0, outer: tuple[Record, ...] = (),
                  memo: dict | None = None, warnings: list[str] | None = None, prefix: str | None = None,
-                 folded: dict | None = None) -> None:
+                 folded: dict | None = None, observe: Observe | None = None) -> None:
         self.model = model
+        self.observe = observe if depth == 0 else None
         self.spark = spark
         self.tables = tables
         self.depth = depth
@@ -123,6 +131,8 @@ class _Translator:
         df = handler(self, node)
         if handler not in _EMITS_ITSELF:
             df = self._emit(node, df)
+        if self.observe is not None:
+            df = self.observe(node_id, df)
         self.memo[key] = df
         return df
 

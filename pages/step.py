@@ -1,6 +1,9 @@
 """Step through a plan: start at a leaf, step up to the parent or down to an input, and at each
 step run the node (a sample of rows) beside its inputs, with one line saying what it did.
 
+A step runs in the background (``executor.step.run_step``): the rows come first and show as they
+arrive, then the counts, each within a budget; the page never waits for Spark, and Cancel stops it.
+
 The current node is ``st.session_state["node"]`` (shared with Inspect) and ``?node=`` in the URL.
 Keyboard: K parent, 1-9 the n-th input, G run.
 """
@@ -10,8 +13,9 @@ from __future__ import annotations
 import streamlit as st
 
 from executor.compare import describe_step
-from executor.errors import ExecutionError
-from executor.run import RunResult, run_node
+from executor.run import RunResult
+from executor.step import cross_product_warning, run_step
+from ui.background import Task, show_progress, start
 from ui.compare_panel import compare_panel
 from ui.data import catalog_for
 from ui.entry import through_app
@@ -56,41 +60,59 @@ def _results() -> dict:
 
 
 #: How long a step's exact count may take once its rows are in; a longer count is stopped and the
-#: rows are shown without it (a cross product's first rows are quick, its count may not be).
+#: rows are shown without it (a cross product's count is computed from its inputs' counts instead).
 COUNT_BUDGET_S = 10.0
 
 
-def _run(plan: Plan, model: PlanModel, node_ids: list[str], limit: int, timeout_s: float) -> None:
-    """Run each node (first ``limit`` rows, and the exact count within :data:`COUNT_BUDGET_S`),
-    keeping a result or an error message."""
-    try:
-        catalog = catalog_for(plan, generate=True)
-    except ExecutionError as exc:
-        for nid in node_ids:
-            _results()[(hash(plan.data), nid, limit)] = str(exc)
+def _tasks() -> dict:
+    return st.session_state.setdefault("step_tasks", {})
+
+
+def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, timeout_s: float) -> None:
+    """Run the node and its inputs in the background; each result lands in ``_results()`` as it comes."""
+    key = hash(plan.data)
+    results = _results()
+    task = Task()
+    _tasks()[(key, node_id, limit)] = task
+
+    def landed(nid: str, result: RunResult | str) -> None:
+        results[(key, nid, limit)] = result
+        task.updates += 1
+        task.fraction = min(task.fraction + 0.5 / (len(model.node(node_id).inputs) + 1), 0.99)
+        task.status = f"node {nid}: " + ("rows in" if isinstance(result, RunResult) and result.row_count is None
+                                         else "done" if isinstance(result, RunResult) else "failed")
+
+    start(task, plan, lambda catalog: run_step(model, node_id, catalog=catalog, limit=limit, count_budget_s=COUNT_BUDGET_S,
+                                               timeout_s=timeout_s, cancel=task.cancel, on_result=landed),
+          what=f"running node {node_id}", thread_name="app-step")
+
+
+@st.fragment(run_every=0.5)
+def _progress(task_key: tuple) -> None:
+    task = _tasks().get(task_key)
+    if task is None:
         return
-    for nid in node_ids:
-        try:
-            result: RunResult | str = run_node(model, nid, catalog=catalog, limit=limit, count=True, timeout_s=timeout_s,
-                                               count_budget_s=COUNT_BUDGET_S)
-        except ExecutionError as exc:
-            result = str(exc)
-        except Exception as exc:  # noqa: BLE001 - a bug of ours: say so instead of a traceback in the page
-            result = f"internal error while running node {nid}: {type(exc).__name__}: {exc}"
-        _results()[(hash(plan.data), nid, limit)] = result
+    drawn = st.session_state.setdefault("step_drawn", {})
+    if drawn.get(task_key, 0) != task.updates:
+        drawn[task_key] = task.updates
+        st.rerun(scope="app")  # a result landed: draw it
+    show_progress(task, f"Running node {task_key[1]}", "step_cancel")
 
 
-def _rows_block(model: PlanModel, nid: str, heading: str, result: RunResult | str | None) -> None:
+def _rows_block(model: PlanModel, nid: str, heading: str, result: RunResult | str | None, running: bool) -> None:
     st.markdown(f"**{heading}** · {title(model.node(nid).kind)} {nid}")
     if result is None:
-        st.caption("Not run yet.")
+        st.caption("Running…" if running else "Not run yet.")
     elif isinstance(result, str):
         st.error(result)
     else:
-        total = f"{result.row_count:,} rows" if result.row_count is not None else f"more than {len(result.rows):,} rows"
+        if result.row_count is not None:
+            total = f"{result.row_count:,} rows"
+        else:
+            total = f"more than {len(result.rows):,} rows" + (" (counting…)" if running else "")
         st.caption(f"{total}, showing {len(result.rows):,}")
         for w in result.warnings:
-            if "counting stopped" in w:
+            if w.startswith(("counting stopped", "counted from its inputs", "the count failed")):
                 st.caption(w)
         st.dataframe(result.rows, hide_index=True, width="stretch")
 
@@ -146,7 +168,7 @@ def main() -> None:
                    shortcut=str(i + 1) if i < 9 else None, help=f"Go down to {_label(model, inp)}")
     ok, reason = executability_of(plan.data).get(node_id, (True, None))
     run = nav.button("▶ Run", key="step_run", type="primary", disabled=not ok, shortcut="G",
-                     help="Run this node and its inputs (a sample of rows, and the exact count when it takes under 10 s)")
+                     help="Run this node and its inputs: their rows first, then their exact counts (within 10 s; a cross product's from its inputs' counts)")
     if not ok:
         st.warning(f"This node cannot run on Spark: {reason}")
     if len(parents) > 1:
@@ -162,26 +184,38 @@ def main() -> None:
 def _rows(plan: Plan, model: PlanModel, node, inputs: list[str], run: bool, limit: int, timeout_s: float, ok: bool) -> None:
     """The node's rows beside its inputs' rows, what it did, and the comparison with its input."""
     node_id = node.id
-    if run:
-        with st.spinner(f"Running node {node_id} and its inputs on Spark…"):
-            _run(plan, model, [*inputs, node_id], limit, timeout_s)
     key = hash(plan.data)
+    task_key = (key, node_id, limit)
+    task = _tasks().get(task_key)
+    if run and (task is None or task.done.is_set()):
+        for nid in [*inputs, node_id]:
+            _results().pop((key, nid, limit), None)
+        _start(plan, model, node_id, limit, timeout_s)
+        task = _tasks()[task_key]
     own = _results().get((key, node_id, limit))
     ins = [_results().get((key, i, limit)) for i in inputs]
+    if task is not None and task.error:
+        st.error(task.error)
+    if task is not None and not task.done.is_set():
+        _progress(task_key)
+    warning = cross_product_warning(model, node_id, [r.row_count if isinstance(r, RunResult) else None for r in ins])
+    if warning:
+        st.warning(warning)
     if isinstance(own, RunResult) and own.row_count is not None and all(
             isinstance(r, RunResult) and r.row_count is not None for r in ins):
         st.info(f"**What it did:** {describe_step(model, node_id, own.row_count, [r.row_count for r in ins])}")
-    if own is None and not run:
+    if own is None and task is None:
         st.caption("Press ▶ Run (or G) to see this node's rows beside its inputs' rows.")
         return
+    running = task is not None and not task.done.is_set()
     cols = st.columns(len(inputs) + 1)
     for i, (inp, res) in enumerate(zip(inputs, ins)):
         with cols[i]:
-            _rows_block(model, inp, f"Input {i + 1}", res)
+            _rows_block(model, inp, f"Input {i + 1}", res, running)
     with cols[-1]:
-        _rows_block(model, node_id, "Output", own)
+        _rows_block(model, node_id, "Output", own, running)
 
-    if node.kind in SAME_ROWS_KINDS and len(inputs) == 1 and ok:
+    if node.kind in SAME_ROWS_KINDS and len(inputs) == 1 and ok and task is not None and task.done.is_set():
         st.markdown("##### Compared with its input")
         catalog = catalog_for(plan, generate=True)
         compare_panel(model, inputs[0], model, node_id, catalog, catalog, key="step_compare",

@@ -82,10 +82,22 @@ def test_describe_step_sentences():
 # ---- on Spark --------------------------------------------------------------------------------
 
 
+def _run_step(at: AppTest, timeout_s: float = 180) -> AppTest:
+    """Press Run and wait for the background step to finish (its progress gone, a summary or an error)."""
+    at.button(key="step_run").click().run()
+    return wait_for(at, lambda a: not _running(a) and (a.info or a.error), timeout_s)
+
+
+def _running(at: AppTest) -> bool:
+    task = next((t for k, t in at.session_state["step_tasks"].items() if k[1] == at.session_state["node"]), None) \
+        if "step_tasks" in at.session_state else None
+    return task is not None and not task.done.is_set()
+
+
 @pytest.mark.spark
 def test_run_at_each_step_shows_rows_and_what_the_node_did(spark):
     at = _step_app("0.0.1")
-    at.button(key="step_run").click().run()
+    _run_step(at)
     assert not at.exception and not at.error, [e.value for e in at.error]
     total = _count(f"SELECT count(*) FROM '{PRODUCTS}'")
     kept = _count(f"SELECT count(*) FROM '{PRODUCTS}' WHERE list_position(categories, 'Computers') IS NULL")
@@ -101,7 +113,7 @@ def test_run_at_each_step_shows_rows_and_what_the_node_did(spark):
     only_input = [d.value for d in at.dataframe if "[0] product_id" in d.value.columns and len(d.value) == len(dropped)]
     assert only_input and sorted(int(v) for v in only_input[-1]["[0] product_id"]) == dropped
     at.button(key="step_parent").click().run()
-    at.button(key="step_run").click().run()
+    _run_step(at)
     joined = _count(f"SELECT count(*) FROM '{ORDERS}' o JOIN '{PRODUCTS}' p ON o.product_id = p.product_id "
                     "WHERE list_position(p.categories, 'Computers') IS NULL")
     orders = _count(f"SELECT count(*) FROM '{ORDERS}'")
@@ -109,17 +121,53 @@ def test_run_at_each_step_shows_rows_and_what_the_node_did(spark):
 
 
 @pytest.mark.spark
-def test_inspect_profile_button_draws_counts_on_the_graph(spark):
+def test_a_step_onto_a_cross_product_is_flagged_and_never_counts_it(spark, tpch_dir):
+    """DataFusion's q03 joins customer, orders and lineitem without a condition (1.35 trillion
+    rows at scale 0.01): the step warns before running, shows rows, and takes the count from the
+    inputs' counts, well within its budget."""
+    import time
+
     at = AppTest.from_file(APP, default_timeout=180)
-    at.query_params["sample"] = "tutorial.json"
+    at.query_params["sample"] = "tpch_q03_datafusion.json"
+    at.query_params["node"] = "0.0*5"
+    at.switch_page("pages/step.py")
     at.run()
-    assert " rows" not in at.get("graphviz_chart")[0].proto.spec
-    at.button(key="inspect_profile_button").click().run()
-    wait_for(at, lambda a: "rows\"" in a.get("graphviz_chart")[0].proto.spec or a.error, 240)
+    assert _heading(at) == "Join · 0.0*5"
+    (warning,) = [w.value for w in at.warning]
+    assert warning.startswith("A join without a condition: every row of one input meets every row of the other")
+    begin = time.monotonic()
+    _run_step(at, 120)
+    waited = time.monotonic() - begin
     assert not at.error, [e.value for e in at.error]
-    dot = at.get("graphviz_chart")[0].proto.spec
+    customers, orders, lineitems = (_count(f"SELECT count(*) FROM '{tpch_dir}/{t}.parquet'") for t in ("customer", "orders", "lineitem"))
+    assert at.info[0].value == f"**What it did:** {customers * orders:,} × {lineitems:,} rows → {customers * orders * lineitems:,} rows"
+    assert f"{customers * orders:,} × {lineitems:,} rows → {customers * orders * lineitems:,} rows." in at.warning[0].value
+    assert any("counted from its inputs' rows, not run" in c.value for c in at.caption)
+    assert waited < 60, waited  # the rows of three reads and two derived counts, not a trillion-row count
+
+
+@pytest.mark.spark
+def test_the_next_step_after_the_jvm_stopped_starts_a_new_session(spark):
+    """Whatever stopped Spark (its JVM killed, or the session stopped), the next Run starts a new
+    session and shows rows."""
+    from pyspark import SparkContext
+
+    from executor.session import get_session, stop_session
+
+    at = _step_app("0.0.0")
+    _run_step(at)
+    assert not at.error
+    jvm = SparkContext._gateway.proc
+    jvm.kill()  # as a crash would: the JVM is gone without a word
+    jvm.wait(30)
+    at.button(key="step_parent").click().run()  # the join: not run yet, nothing cached
+    _run_step(at)
+    assert not at.error, [e.value for e in at.error]
     orders = _count(f"SELECT count(*) FROM '{ORDERS}'")
-    assert f'label="{orders} rows"' in dot and "penwidth=" in dot
-    assert any("nodes counted" in e.label for e in at.expander)
-    at.toggle(key="inspect_profile_show").set_value(False).run()
-    assert " rows" not in at.get("graphviz_chart")[0].proto.spec
+    assert at.info[0].value.startswith(f"**What it did:** {orders} × ")
+    stop_session()  # and a polite stop
+    at.button(key="step_parent").click().run()  # the aggregate
+    _run_step(at)
+    assert not at.error, [e.value for e in at.error]
+    assert at.info[0].value.endswith(" groups")
+    assert get_session().range(3).count() == 3  # the new session serves the tests that follow

@@ -29,6 +29,7 @@ class Task:
     result: Any = None
     error: str | None = None
     started: float = field(default_factory=time.monotonic)
+    updates: int = 0  # bumped by work that lands its result in parts (the page redraws each part)
     done: threading.Event = field(default_factory=threading.Event)
 
     def progress(self, fraction: float, status: str) -> None:

@@ -48,7 +48,9 @@ def profile_controls(plan: Plan, model: PlanModel) -> Profile | None:
     running = state is not None and not state.done.is_set()
     c1, c2 = st.columns([2, 3])
     if c1.button("Profile the plan (row counts)", key="inspect_profile_button", disabled=running,
-                 help="Count the rows of every node on Spark (exact counts, one Spark job per node) and draw them on the graph"):
+                 help="Count the rows of every node on Spark (exact counts) and draw them on the graph. The plan "
+                      "runs once, observing every node; rows that follow from the inputs' (a sort, a fetch, a "
+                      "join without a condition) are computed, so a cross product is never run"):
         _start(plan, model, DEFAULT_TIMEOUT_S)
         state = _states()[key]
     done = state is not None and state.done.is_set() and state.result is not None
@@ -78,27 +80,35 @@ def profile_overlay(profile: Profile | None) -> Overlay | None:
     return profile.overlay() if profile is not None else None
 
 
+_HOW = {"run": "in the run of {run_of}", "derived": "from its inputs' rows", "count": "its own Spark job"}
+
+
 def profile_frame(model: PlanModel, profile: Profile) -> pd.DataFrame:
-    """One row per node: rows, subtree time, own time (estimate), flags, and what went wrong."""
+    """One row per node: rows, how they were counted, the time that is the node's own, flags, and
+    what went wrong."""
     rows = []
     for nid, p in profile.nodes.items():
         rows.append({
             "node": nid,
             "relation": title(p.kind),
             "rows": p.rows,
-            "time (s)": None if p.elapsed_s is None else round(p.elapsed_s, 3),
-            "own time (s, est.)": None if p.own_s is None else round(p.own_s, 3),
+            "counted": _HOW.get(p.how or "", "").format(run_of=p.run_of) + (" (remembered)" if p.cached else ""),
+            "time (s)": round(p.elapsed_s, 3) if p.own_figure else None,
             "× input": None if p.factor is None else round(p.factor, 2),
             "flags": ", ".join(p.flags),
-            "note": p.error or p.skipped or ("memoised" if p.cached else ""),
+            "note": p.error or p.skipped or "",
         })
-    return pd.DataFrame(rows, columns=["node", "relation", "rows", "time (s)", "own time (s, est.)", "× input", "flags", "note"])
+    return pd.DataFrame(rows, columns=["node", "relation", "rows", "counted", "time (s)", "× input", "flags", "note"])
 
 
 def profile_table(model: PlanModel, profile: Profile) -> None:
     counted = sum(1 for p in profile.nodes.values() if p.rows is not None)
-    with st.expander(f"Profile: {counted} of {len(profile.nodes)} nodes counted in {profile.elapsed_s:.1f} s", expanded=False):
+    jobs = profile.jobs
+    with st.expander(f"Profile: {counted} of {len(profile.nodes)} nodes counted in {profile.elapsed_s:.1f} s "
+                     f"({jobs} Spark job{'s' if jobs != 1 else ''})", expanded=False):
         st.dataframe(profile_frame(model, profile), hide_index=True, width="stretch")
-        st.caption("Time is the count of the node's whole subtree; own time is that minus its inputs' times, "
-                   "an estimate. ∅ empty: no rows while an input had rows. ⚠ exploded: more than 10× its largest "
-                   "input's rows and more than 1,000 rows.")
+        st.caption("The plan ran once from the node named in \"counted\", with every node's rows observed; its time "
+                   "is on that node. Rows that follow from the inputs' (a project, a sort, a fetch, a join without "
+                   "a condition) are computed, not run. A node that one run cannot count (below a fetch, which stops "
+                   "reading early) is counted in its own Spark job, with that job's time. ∅ empty: no rows while an "
+                   "input had rows. ⚠ exploded: more than 10× its largest input's rows and more than 1,000 rows.")
