@@ -101,22 +101,25 @@ def _data_arguments(p: argparse.ArgumentParser) -> None:
                         "otherwise such a table is refused)")
 
 
-PROFILE_DESCRIPTION = """Count the rows of every node of each plan on Spark. The plan runs once with a row-count
-observation on each node; a node whose rows follow from its inputs' (a Project, a Sort, a Fetch,
-a join without a condition, ...) is not observed but computed, so a cross product whose condition
-sits in a filter above is never executed; only a node one run cannot answer (below a Fetch, or
-removed by Spark's optimizer) is counted in a job of its own."""
+PROFILE_DESCRIPTION = """Count the rows of every node of each plan on Spark. The reads are counted together in one job;
+then the plan runs once with a row-count observation on each other node; a node whose rows follow
+from its inputs' (a Project, a Sort, a Fetch, a join without a condition, ...) is not observed but
+computed, so a cross product whose condition sits in a filter above is never executed; only a node
+one run cannot answer (below a Fetch, or removed by Spark's optimizer) is counted in a job of its
+own."""
 
 PROFILE_EPILOG = """output (--format):
   table  per plan, a line `== FILE: C of N nodes counted in S s (J Spark jobs)`, then one line per
-         node: its id, relation, rows, how it was counted (run: observed in the run of the named
-         node; derived: from its inputs' rows; count: its own job), the seconds of the execution
-         that counted it, flags (empty, exploded) and why it was not counted
+         node: its id, relation, rows, how it was counted (reads' count: with every read in one
+         job; run of N: observed in the run of node N; derived: from its inputs' rows; own count:
+         its own job), the seconds of the job when it is the node's own (an own count, the node a
+         run ran), flags (empty, exploded) and why it was not counted
   json   one object per plan, one per line: {"file", "elapsed_s", "jobs", "stopped", "nodes":
          [{"node", "relation", "rows", "seconds", "how", "run_of", "flags", "error", "skipped"}]},
-         or {"file", "error", "error_type"} for a plan that could not be read. "seconds" is the
-         time of the execution that counted the node (shared by the nodes of one run; 0 when
-         derived; null when not counted).
+         or {"file", "error", "error_type"} for a plan that could not be read. "how" is "reads",
+         "run", "derived" or "count"; "seconds" is the time of the execution that counted the
+         node (shared by the nodes of one run or of the reads' job; 0 when derived; null when
+         not counted).
 
 exit status: 0 when every node outside a subquery was counted, 1 when one failed or the profile
 was stopped, 2 for bad input (unreadable file, not a plan, bad arguments).
@@ -160,7 +163,8 @@ def _profile(args, out, err) -> int:
             print(f"   [warning] the profile was {profile.stopped}", file=out)
         width = max(len(n["node"]) for n in nodes)
         for n in nodes:
-            how = {"run": f"run of {n['run_of']}", "derived": "derived", "count": "own count"}.get(n["how"] or "", "")
+            how = {"run": f"run of {n['run_of']}", "reads": "reads' count", "derived": "derived",
+                   "count": "own count"}.get(n["how"] or "", "")
             rows = "-" if n["rows"] is None else f"{n['rows']:,}"
             own = n["how"] == "count" or (n["how"] == "run" and n["run_of"] == n["node"])
             seconds = f"{n['seconds']:.2f} s" if own and n["seconds"] is not None else ""

@@ -1,14 +1,19 @@
 """Profile a plan: every node's exact row count, in one execution of the plan where one can answer.
 
 ``profile_plan(model, catalog)`` counts the rows of every runnable node of the query (not of its
-subqueries, which run once per outer row) three ways, choosing per node:
+subqueries, which run once per outer row) four ways, choosing per node:
 
+- **reads** (``how == "reads"``): every read's rows in one Spark job, a count per read unioned.
+  Spark prunes each scan to no columns and pushes its filters into the files; an observation on a
+  read would instead keep all its columns through the plan (the broadcasts of TPC-DS q64 then no
+  longer fit in memory).
 - **one run** (``how == "run"``): the plan is translated once (``executor.translate_rel``) with a
-  row-count observation (``DataFrame.observe``) on each node's output, and executed once (a
+  row-count observation (``DataFrame.observe``) on each other node's output, and executed once (a
   ``noop`` write, which computes everything and keeps nothing). Spark reports every observed node's
   rows at the end of that execution. The execution starts at a *run target*: a root, or, when the
   root's count follows from its inputs' counts, the inputs instead (a plan ending in a Sort and a
-  Fetch runs without them).
+  Fetch runs without them). It runs in a session sharing the SparkContext whose adaptive execution
+  does not drop a join with an empty side (which would lose the observations below it).
 - **derived** (``how == "derived"``): a node whose rows follow from its inputs' rows is not observed
   at all: Project, Sort, Window, Exchange and Reference keep their input's rows; a Fetch or Top-N
   keeps ``min(count, input - offset)``; an aggregate with measures and no grouping has one row; a
@@ -17,10 +22,10 @@ subqueries, which run once per outer row) three ways, choosing per node:
   condition-less join into it, so a DataFusion plan that writes its join keys in a filter above a
   cross product runs as the equi-join it is, and no cross product is ever computed.
 - **own count** (``how == "count"``): a node's subtree counted in its own Spark job
-  (``df.count()``), only where one run cannot answer: a node below a Fetch inside a run (the Fetch
-  stops reading early, so the rows observed there are a prefix), a node Spark did not execute in
-  the run (its optimizer removed it, or it runs as the probe of a mark join), and, when a run
-  fails, its nodes, inputs first, so that the error lands on the node that fails.
+  (``df.count()``), only where the others cannot answer: a node below a Fetch inside a run (the
+  Fetch stops reading early, so the rows observed there are a prefix), a node Spark did not
+  execute in the run (its optimizer removed it, or it runs as the probe of a mark join), and, when
+  a run fails, its nodes, inputs first, so that the error lands on the node that fails.
 
 Every job carries a unique tag, so a ``cancel`` Event or the ``timeout_s`` (for the whole profile)
 interrupts it (``spark.interruptTag``), as ``executor.run`` does. A stopped profile keeps the
@@ -29,11 +34,11 @@ nodes already counted and says why it stopped.
 Per node it records:
 
 - ``rows``: the exact row count of the node's output;
-- ``elapsed_s``: the seconds of the execution that counted it: its own count, or the one run it
-  was counted in (shared by every node of that run); 0 for a derived count;
+- ``elapsed_s``: the seconds of the execution that counted it: its own count, or the run or the
+  reads' job it was counted in (shared by every node of that run or job); 0 for a derived count;
 - ``own_s``: for an own count only, an *estimate* of the node's own time (its ``elapsed_s`` minus
   its inputs' own counts' ``elapsed_s``, floored at 0);
-- ``how`` and ``run_of``: ``"run"`` (and the run's target node), ``"derived"`` or ``"count"``;
+- ``how`` and ``run_of``: ``"reads"``, ``"run"`` (and the run's target node), ``"derived"`` or ``"count"``;
 - ``error``: the message when the count failed (the rest of the plan still runs; a node whose
   input failed is not run and says so);
 - ``skipped``: why the node was not counted (it cannot run on Spark, see
@@ -87,7 +92,8 @@ class NodeProfile:
     flags: list[str] = field(default_factory=list)  # "empty", "exploded"
     factor: float | None = None  # rows / the largest input's rows
     cached: bool = False  # the count came from the memo, not from this profile
-    how: str | None = None  # "run" (observed in one run), "derived" (from its inputs' rows), "count" (its own job)
+    how: str | None = None  # "run" (observed in one run), "reads" (all reads' counts in one job),
+    # "derived" (from its inputs' rows), "count" (its own job)
     run_of: str | None = None  # for "run": the node the run executed
 
     @property
@@ -123,8 +129,10 @@ class Profile:
 
     @property
     def jobs(self) -> int:
-        """How many executions the profile needed: its runs and its own counts."""
-        return len(self.runs) + sum(1 for p in self.nodes.values() if p.how == "count" and not p.cached)
+        """How many executions the profile needed: the reads' count, its runs and its own counts."""
+        fresh = [p for p in self.nodes.values() if not p.cached]
+        return (len(self.runs) + any(p.how == "reads" for p in fresh)
+                + sum(1 for p in fresh if p.how == "count"))
 
     def to_json(self) -> dict:
         """Plain JSON-able data (``json.dumps`` works on it)."""
@@ -364,14 +372,14 @@ def _observed_in(model, target: str, observable: set[str]) -> tuple[set[str], se
     return whole - cut, cut
 
 
-def _plan_runs(model, runnable: list[str], derived: set[str]) -> list[Run]:
+def _plan_runs(model, runnable: list[str], derived: set[str], reads: set[str] = frozenset()) -> list[Run]:
     """The runs that observe every observable node they can: top down, each node not yet inside a
-    run and not derived is the target of a run of its own subtree."""
-    observable = set(runnable) - derived
+    run, not derived and not a read (counted apart) is the target of a run of its own subtree."""
+    observable = set(runnable) - derived - reads
     runs: list[Run] = []
     inside: set[str] = set()
     for nid in reversed(_inputs_first(model, runnable)):
-        if nid in inside or nid in derived:
+        if nid in inside or nid in derived or nid in reads:
             continue
         whole, cut = _observed_in(model, nid, observable)
         runs.append(Run(nid, [n for n in runnable if n in whole and n not in inside]))
@@ -458,13 +466,13 @@ def _spark_message(nid: str, exc: BaseException, what: str) -> str:
 class _Work:
     """The runs and own counts of one profile, done in a worker thread that carries its tag."""
 
-    def __init__(self, model, order: list[str], derived: set[str], runs: list[Run], profile: Profile, spark,
-                 catalog, keys: dict[str, tuple]) -> None:
-        self.model, self.order, self.derived, self.runs = model, order, derived, runs
+    def __init__(self, model, order: list[str], derived: set[str], reads: list[str], runs: list[Run], profile: Profile,
+                 spark, catalog, keys: dict[str, tuple]) -> None:
+        self.model, self.order, self.derived, self.reads, self.runs = model, order, derived, reads, runs
         self.profile, self.spark, self.catalog, self.keys = profile, spark, catalog, keys
         self.tag = f"{TAG_PREFIX}{uuid.uuid4().hex}"
         self.stopped = threading.Event()
-        self.steps = len(runs) + len(order)
+        self.steps = len(runs) + len(order) + (1 if reads else 0)
         self.done_count = 0
         self.current: str | None = None
         self.error: BaseException | None = None
@@ -472,6 +480,11 @@ class _Work:
     def __call__(self) -> None:
         try:
             with tagged(self.spark, self.tag, "substrait-viz profile"):
+                if self.reads:
+                    self._check_stop()
+                    self.current = f"counting the {len(self.reads)} read(s)"
+                    self._count_reads()
+                    self.done_count += 1
                 for run in self.runs:
                     self._check_stop()
                     self.current = f"running the plan from node {run.target}"
@@ -537,6 +550,32 @@ class _Work:
         for nid, rows in counts.items():
             if rows is not None:  # otherwise Spark did not execute the node: it is counted on its own
                 self._record(nid, rows, run.seconds, "run", run.target)
+
+    def _count_reads(self) -> None:
+        """Every read's rows in one job: a count per read, unioned. Spark prunes each scan to no
+        columns and pushes its filters into the files (an observation on a read would keep every
+        column of it through the plan). A failure leaves the reads to be counted one by one."""
+        from functools import reduce
+
+        from pyspark.sql import functions as F
+
+        from .translate_rel import translate
+
+        try:
+            parts = [translate(self.model, nid, self.spark, self.catalog).df
+                     .agg(F.count(F.lit(1)).alias("rows")).select(F.lit(nid).alias("node"), "rows")
+                     for nid in self.reads]
+            self._check_stop()
+            start = time.perf_counter()
+            got = {r["node"]: int(r["rows"]) for r in reduce(lambda a, b: a.unionAll(b), parts).collect()}
+            seconds = time.perf_counter() - start
+        except _Stopped:
+            raise
+        except Exception:  # noqa: BLE001 - counted one by one, which says which read fails and why
+            self._check_stop()
+            return
+        for nid, rows in got.items():
+            self._record(nid, rows, seconds, "reads")
 
     def _rest(self, nid: str) -> None:
         """A node the runs did not count: derived from its inputs, or counted in its own job."""
@@ -655,11 +694,12 @@ def profile_plan(
                 p = profile.nodes[nid]
                 p.rows, p.elapsed_s, p.how, p.run_of = memo
                 p.cached = True
-        runs = _plan_runs(model, order, derived) if one_run else []
+        reads = [n for n in order if one_run and model.node(n).kind == "read" and profile.nodes[n].rows is None]
+        runs = _plan_runs(model, order, derived, set(n for n in order if model.node(n).kind == "read")) if one_run else []
         runs = [r for r in runs if any(profile.nodes[n].rows is None for n in r.observed)]
         if runs:
             spark = _observing_session(spark)
-        work = _Work(model, order, derived, runs, profile, spark, catalog, keys)
+        work = _Work(model, order, derived, reads, runs, profile, spark, catalog, keys)
         profile.stopped = _supervise(work, spark, timeout_s, cancel, progress, begin)
         profile.runs = runs
         if work.error is not None:

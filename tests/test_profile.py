@@ -102,9 +102,10 @@ def test_a_datafusion_plan_runs_once_from_its_aggregate_and_derives_the_rest():
     derived = {n for n in model.graph.nodes if _derivable(model, n)}
     assert {kinds[n] for n in derived} == {"fetch", "sort", "project", "join"}
     assert sum(kinds[n] == "join" for n in derived) == 2  # both joins have no condition
-    runs = _plan_runs(model, list(model.graph.nodes), derived)
+    reads = {n for n in model.graph.nodes if kinds[n] == "read"}
+    runs = _plan_runs(model, list(model.graph.nodes), derived, reads)
     assert [r.target for r in runs] == ["0.0.0.0"]  # the aggregate: the sort and fetch above follow from it
-    assert sorted(kinds[n] for n in runs[0].observed) == ["aggregate", "filter", "read", "read", "read"]
+    assert sorted(kinds[n] for n in runs[0].observed) == ["aggregate", "filter"]  # the reads are counted apart
 
 
 def test_a_node_below_a_fetch_is_not_observed_in_the_run():
@@ -121,6 +122,8 @@ def test_a_node_below_a_fetch_is_not_observed_in_the_run():
     assert derived == {"0.0"}  # the fetch
     runs = _plan_runs(model, list(model.graph.nodes), derived)
     assert [(r.target, sorted(r.observed)) for r in runs] == [("0", ["0", "0.1"])]  # not 0.0.0 nor 0.0.0.0
+    assert [(r.target, sorted(r.observed)) for r in _plan_runs(model, list(model.graph.nodes), derived, {"0.1", "0.0*4"})] \
+        == [("0", ["0"])]
 
 
 # ---- on Spark -----------------------------------------------------------------------------
@@ -154,10 +157,13 @@ def test_tutorial_profile_matches_duckdb_in_one_run(spark):
     profile = profile_plan(model, _catalog(), spark=spark, progress=lambda f, s: seen.append(f))
     assert profile.stopped is None and not profile.errors
     assert {n: p.rows for n, p in profile.nodes.items()} == {n: _duck(sql) for n, sql in TUTORIAL_SQL.items()}
-    assert profile.jobs == 1 and [r.target for r in profile.runs] == ["0"]
-    for p in profile.nodes.values():
-        assert (p.how, p.run_of, p.elapsed_s) == ("run", "0", profile.runs[0].seconds) and p.own_s is None
-        assert p.flags == []
+    assert profile.jobs == 2 and [r.target for r in profile.runs] == ["0"]  # the reads' count, then one run
+    for n, p in profile.nodes.items():
+        if p.kind == "read":
+            assert (p.how, p.run_of) == ("reads", None)
+        else:
+            assert (p.how, p.run_of, p.elapsed_s) == ("run", "0", profile.runs[0].seconds)
+        assert p.own_s is None and p.flags == []
     assert profile.nodes["0.0.1"].factor == _duck(TUTORIAL_SQL["0.0.1"]) / _duck(TUTORIAL_SQL["0.0.1.0"])
     assert seen and seen[-1] == 1.0
     data = json.loads(json.dumps(profile.to_json()))
@@ -232,7 +238,7 @@ def test_fetches_are_derived_and_what_a_fetch_cuts_short_is_counted_on_its_own(s
     one, _ = _agrees_with_per_node(model, _catalog(), spark)
     kept_rows = _duck(f"SELECT count(*) FROM '{ORDERS}' WHERE quantity > 1")
     assert one.nodes["0.0*4"].rows == kept_rows > 7  # the filter below the fetch: whole, in its own job
-    assert one.nodes["0.0*4"].how == one.nodes["0.0*5"].how == "count"  # a filter streams: its read is cut short too
+    assert one.nodes["0.0*4"].how == "count" and one.nodes["0.0*5"].how == "reads"  # a read is counted whole anyway
     assert one.nodes["0.0.0.0"].rows == 5 and one.nodes["0.0.0.0"].how == "derived"
     assert [r.target for r in one.runs] == ["0.0.0"]  # the join: the sort and the fetch above follow from it
     assert (one.nodes["0"].rows, one.nodes["0.0"].rows) == (min(3, one.nodes["0.0.0"].rows), one.nodes["0.0.0"].rows)
@@ -263,7 +269,7 @@ def test_a_cross_join_that_explodes_is_flagged_without_running_it(spark):
     outer_rows = _duck(f"SELECT count(*) FROM '{ORDERS}' a CROSS JOIN '{ORDERS}' b CROSS JOIN '{PRODUCTS}' c")
     assert (inner_rows, outer_rows) == (n_orders**2, n_orders**2 * n_products)  # the oracle agrees with itself
     assert profile.nodes["0.0"].rows == inner_rows and profile.nodes["0"].rows == outer_rows
-    assert sorted(r.target for r in profile.runs) == ["0.0.0", "0.0.1", "0.1"]  # the reads; no cross product runs
+    assert not profile.runs and profile.jobs == 1  # the reads' count: no cross product runs
     # 17 x 17 = 289 rows: x17 its input but under 1,000 rows; 289 x 12 = 3,468 rows: x12 and over 1,000.
     assert profile.flagged("exploded") == ["0"]
     assert profile.nodes["0"].factor == outer_rows / inner_rows
@@ -318,15 +324,16 @@ def test_profile_command(spark):
     assert main(["profile", plan, "--data-dir", TUTORIAL, "--format", "json"], out=out, err=err) == 0, err.getvalue()
     (line,) = out.getvalue().splitlines()
     data = json.loads(line)
-    assert data["file"] == plan and data["jobs"] == 1
+    assert data["file"] == plan and data["jobs"] == 2
     assert {n["node"]: n["rows"] for n in data["nodes"]} == {n: _duck(sql) for n, sql in TUTORIAL_SQL.items()}
-    assert all(n["how"] == "run" and n["seconds"] >= 0 for n in data["nodes"])
+    assert [n["how"] for n in data["nodes"]] == ["run", "run", "reads", "run", "reads"]
+    assert all(n["seconds"] >= 0 for n in data["nodes"])
     out = io.StringIO()
     clear_cache()
     assert main(["profile", plan, "--data-dir", TUTORIAL], out=out, err=err) == 0
     text = out.getvalue()
-    assert text.startswith(f"== {plan}: 5 of 5 nodes counted in ") and "(1 Spark job)" in text
-    assert f"{_duck(TUTORIAL_SQL['0.0.0']):>16}  run of 0" in text
+    assert text.startswith(f"== {plan}: 5 of 5 nodes counted in ") and "(2 Spark jobs)" in text
+    assert f"{_duck(TUTORIAL_SQL['0.0']):>16}  run of 0" in text and f"{_duck(TUTORIAL_SQL['0.0.0']):>16}  reads' count" in text
     # a table without the plan's columns: the node says why, the exit status is 1
     out, err = io.StringIO(), io.StringIO()
     wrong = os.path.join(ROOT, "sample_plans", "tpch_q03_isthmus.json")

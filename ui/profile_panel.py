@@ -80,7 +80,8 @@ def profile_overlay(profile: Profile | None) -> Overlay | None:
     return profile.overlay() if profile is not None else None
 
 
-_HOW = {"run": "in the run of {run_of}", "derived": "from its inputs' rows", "count": "its own Spark job"}
+_HOW = {"run": "in the run of {run_of}", "reads": "with every read, in one job", "derived": "from its inputs' rows",
+        "count": "its own Spark job"}
 
 
 def profile_frame(model: PlanModel, profile: Profile) -> pd.DataFrame:
@@ -107,8 +108,8 @@ def profile_table(model: PlanModel, profile: Profile) -> None:
     with st.expander(f"Profile: {counted} of {len(profile.nodes)} nodes counted in {profile.elapsed_s:.1f} s "
                      f"({jobs} Spark job{'s' if jobs != 1 else ''})", expanded=False):
         st.dataframe(profile_frame(model, profile), hide_index=True, width="stretch")
-        st.caption("The plan ran once from the node named in \"counted\", with every node's rows observed; its time "
-                   "is on that node. Rows that follow from the inputs' (a project, a sort, a fetch, a join without "
+        st.caption("The reads were counted together in one Spark job; then the plan ran once from the node named in "
+                   "\"counted\", with every other node's rows observed; its time is on that node. Rows that follow from the inputs' (a project, a sort, a fetch, a join without "
                    "a condition) are computed, not run. A node that one run cannot count (below a fetch, which stops "
                    "reading early) is counted in its own Spark job, with that job's time. ∅ empty: no rows while an "
                    "input had rows. ⚠ exploded: more than 10× its largest input's rows and more than 1,000 rows.")
