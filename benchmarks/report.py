@@ -274,6 +274,46 @@ def sampling_section(records: dict) -> list[str]:
     return lines + [""]
 
 
+def profiling_section(records: dict) -> list[str]:
+    lines, res = _section(records, "spark", "## 5. Profiling a plan")
+    if res is None:
+        return lines
+    prof = _get(res, "profiling")
+    if not isinstance(prof, dict):
+        return lines + ["Not run.", ""]
+    scale = _get(res, "scale")
+    lines += [f"TPC-H at scale factor {scale if scale is not None else 'n/a'}, each query planned by DataFusion: the profile "
+              "(the reads' count, one run observing every other node, counts that follow from the inputs derived) against "
+              "the per-node way (each node counted in a Spark job of its own), the memo cleared before each. The per-node "
+              "way is given every node but the cross products (counting one alone would not finish); the counts must agree "
+              "on every node it counts.", ""]
+    rows = []
+    for q in [q for q in _get(prof, "tpch", default=[]) if isinstance(q, dict)]:
+        if "error" in q:
+            rows.append([q.get("query", "?"), "", "error", "", "", "", "", "", q["error"][:120]])
+            continue
+        same = q.get("same_counts")
+        rows.append([q.get("query", "?"), q.get("nodes", "n/a"), _s(q.get("one_run_s"), 2), q.get("one_run_jobs", "n/a"),
+                     _s(q.get("per_node_s"), 2), q.get("per_node_jobs", "n/a"), q.get("cross_products_left_out", "n/a"),
+                     _s(q.get("speedup"), 2), "n/a" if same is None else ("same" if same else "**differ**")])
+    lines += _table(["query", "nodes", "profile (s)", "profile jobs", "per node (s)", "per-node jobs",
+                     "cross products left out", "speed-up", "counts"], rows)
+    lines += ["", f"Median speed-up: {_s(_get(prof, 'median_speedup'), 2)}×.", ""]
+    target = _num(_get(prof, "target_s")) or 60.0
+    ds = [q for q in _get(prof, "tpcds", default=[]) if isinstance(q, dict)]
+    if ds:
+        lines += [f"`python -m executor profile` on DataFusion's plans of TPC-DS queries at scale factor "
+                  f"{_get(prof, 'tpcds_scale', default='n/a')} (target: under {target:g} s each):", ""]
+        rows = []
+        for q in ds:
+            t = _num(q.get("one_run_s"))
+            rows.append([q.get("query", "?"), q.get("nodes", "n/a"), _s(t, 1), q.get("one_run_jobs", "n/a"),
+                         q.get("error", "")[:120] or ("stopped" if q.get("stopped") else ""),
+                         _met(None if t is None or "error" in q else t < target)])
+        lines += _table(["query", "nodes", "profile (s)", "jobs", "note", f"< {target:g} s"], rows)
+    return lines + [""]
+
+
 def app_section(records: dict) -> list[str]:
     lines, res = _section(records, "app", "## 4. The app in the browser")
     if res is None:
@@ -326,7 +366,8 @@ def markdown(records: dict) -> str:
     """The whole report as Markdown."""
     lines = ["# Benchmarks", "", machine_line(records), "",
              "Produced by `make bench` (`python -m benchmarks`); the plot is `docs/benchmarks.png`.", ""]
-    lines += open_section(records) + spark_section(records) + sampling_section(records) + app_section(records)
+    lines += (open_section(records) + spark_section(records) + sampling_section(records) + app_section(records)
+              + profiling_section(records))
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -13,7 +13,8 @@ from ui.graph_click import graph_click
 from ui.plan_source import current_model, executability_of, plan_sidebar
 from ui.profile_panel import profile_controls, profile_overlay, profile_table
 from ui.run_panel import run_tab
-from ui.selection import resolve_node, select, theme
+from ui.selection import (parse_choice, parse_flag, parse_int_between, parse_members, resolve_node, select,
+                          setting_from_url, setting_to_url, theme)
 from ui.share import share_link_widget
 from viz.errors import Severity
 from viz.export import svg_or_none
@@ -41,6 +42,10 @@ def _label(model: PlanModel, node_id: str) -> str:
 
 def _view_controls(model: PlanModel, selected: str | None, runnable: dict[str, tuple[bool, str | None]]) -> View:
     big = len(model.graph.nodes) > 60
+    rows_default = 6 if big else 12
+    for key, parse in (("trace", parse_choice(TRACE)), ("search", str), ("focus", parse_flag),
+                       ("collapsed", parse_members(model.graph.nodes)), ("max_rows", parse_int_between(2, 40))):
+        setting_from_url(key, parse)
     with st.sidebar:
         st.header("View")
         trace = st.radio("Trace a property", list(TRACE), horizontal=True, key="trace",
@@ -49,7 +54,10 @@ def _view_controls(model: PlanModel, selected: str | None, runnable: dict[str, t
         focus = st.toggle("Focus on the selected node's subtree", key="focus")
         collapsed = st.multiselect("Collapsed nodes", list(model.graph.nodes), key="collapsed",
                                    help="Hide the inputs of these nodes")
-        max_rows = st.slider("Schema rows per node", 2, 40, 6 if big else 12, key="max_rows")
+        max_rows = st.slider("Schema rows per node", 2, 40, rows_default, key="max_rows")
+    for key, value, default in (("trace", trace, "none"), ("search", query, ""), ("focus", focus, False),
+                                ("collapsed", collapsed, []), ("max_rows", max_rows, rows_default)):
+        setting_to_url(key, value, default)
     hits = search(model, query) if query else []
     if query:
         st.sidebar.caption(f"{len(hits)} node{'s' if len(hits) != 1 else ''} match “{query}”")

@@ -224,3 +224,28 @@ def test_settings_and_selection_survive_a_trip_to_every_other_page():
         assert at.session_state["use_tpch"] is True, page
     at.switch_page(TABLES).run()
     assert at.toggle(key="use_tpch").value is True
+
+
+def test_view_settings_are_in_the_url_and_a_link_opens_with_them():
+    at = _app(sample="tutorial.json", node="0.0.1")
+    assert "trace" not in at.query_params and "max_rows" not in at.query_params  # defaults stay out
+    at.radio(key="trace").set_value("orderedness").run()
+    at.toggle(key="focus").set_value(True).run()
+    at.multiselect(key="collapsed").select("0.0.1").run()
+    at.slider(key="max_rows").set_value(9).run()
+    at.text_input(key="search").input("orders").run()
+    link = {k: at.query_params[k] for k in ("trace", "focus", "collapsed", "max_rows", "search")}
+    assert link == {"trace": "orderedness", "focus": "1", "collapsed": "0.0.1", "max_rows": "9", "search": "orders"}
+    # someone opens that link: the view is the same
+    other = _app(sample="tutorial.json", node="0.0.1", **link)
+    assert other.radio(key="trace").value == "orderedness" and other.toggle(key="focus").value is True
+    assert other.multiselect(key="collapsed").value == ["0.0.1"] and other.slider(key="max_rows").value == 9
+    assert other.text_input(key="search").value == "orders"
+    # values the page cannot take are ignored, not errors
+    odd = _app(sample="tutorial.json", trace="sideways", focus="maybe", collapsed="9.9", max_rows="400")
+    assert not odd.exception and odd.radio(key="trace").value == "none" and odd.toggle(key="focus").value is False
+    assert odd.multiselect(key="collapsed").value == [] and odd.slider(key="max_rows").value == 12
+    odd.radio(key="trace").set_value("distribution").run()
+    assert odd.query_params["trace"] == "distribution"
+    odd.radio(key="trace").set_value("none").run()
+    assert "trace" not in odd.query_params

@@ -52,6 +52,14 @@ SPARK = {"scale": 1, "repeat": 3, "translation": {
         {"node": "read lineitem", "kind": "read", "limit_pushable": True, "sample_s": 0.3, "whole_s": 5.0},
         {"node": "filter", "kind": "filter", "limit_pushable": True, "sample_s": 1.4, "whole_s": 6.0},
         {"node": "aggregate", "kind": "aggregate", "limit_pushable": False, "sample_s": 4.0, "whole_s": 4.1},
+    ]},
+    "profiling": {"median_speedup": 3.0, "tpcds_scale": 0.1, "target_s": 60.0, "tpch": [
+        {"query": "q03", "nodes": 10, "one_run_s": 1.0, "one_run_jobs": 2, "per_node_s": 3.0, "per_node_jobs": 8,
+         "cross_products_left_out": 2, "speedup": 3.0, "same_counts": True},
+        {"query": "q05", "error": "SqlError: no"},
+    ], "tpcds": [
+        {"query": "64", "nodes": 92, "one_run_s": 45.0, "one_run_jobs": 3},
+        {"query": "72", "nodes": 26, "one_run_s": 61.0, "one_run_jobs": 2},
     ]}}
 
 APP = {"reloads": 5, "targets": {"tutorial_warm_s": 2.0, "big_warm_s": 5.0, "click_s": 2.0},
@@ -128,6 +136,12 @@ def test_the_report_has_every_figure_against_its_target(tmp_path):
     assert _lines_with(text, "no Spark JVM after")[0].endswith("| none | met |")
     assert "The first Run of a node takes 40.0 s" in text and "2.0 s" in text and "555 MiB" in text
 
+    # profiling: q03 3× with the same counts; TPC-DS 64 under a minute, 72 over
+    assert _lines_with(text, "| q03 | 10 |") == ["| q03 | 10 | 1.00 | 2 | 3.00 | 8 | 2 | 3.00 | same |"]
+    assert _lines_with(text, "| q05 |")[0].startswith("| q05 |  | error |") and "Median speed-up: 3.00×." in text
+    assert _lines_with(text, "| 64 | 92 |") == ["| 64 | 92 | 45.0 | 3 |  | met |"]
+    assert _lines_with(text, "| 72 | 26 |")[0].endswith("| **not met** |")
+
 
 def test_missing_and_failed_benchmarks_say_so_and_the_rest_still_shows(tmp_path):
     _write(tmp_path, app=APP, spark={"error": "ModuleNotFoundError: No module named 'benchmarks.spark'"})
@@ -144,7 +158,7 @@ def test_missing_and_failed_benchmarks_say_so_and_the_rest_still_shows(tmp_path)
 def test_no_results_at_all_gives_a_report_of_not_run_panels(tmp_path):
     text, image = _build(tmp_path)
     assert image.startswith(b"\x89PNG")
-    assert text.count("Not run.") == 4 and "Machine: not recorded." in text
+    assert text.count("Not run.") == 5 and "Machine: not recorded." in text
 
 
 def test_missing_keys_and_a_bad_file_do_not_stop_the_report(tmp_path):

@@ -1,7 +1,10 @@
 """What the pages share about the selected node and the drawing: one ``node`` in the session and
-the URL (``?node=``), and the theme the graph is drawn in."""
+the URL (``?node=``), the view settings in the URL too (``?trace=orderedness&focus=1``...), and
+the theme the graph is drawn in."""
 
 from __future__ import annotations
+
+from typing import Any, Callable
 
 import streamlit as st
 
@@ -28,3 +31,58 @@ def theme() -> str:
         return "dark" if st.context.theme.type == "dark" else "light"
     except AttributeError:
         return "light"
+
+
+def setting_from_url(key: str, parse: Callable[[str], Any]) -> None:
+    """Before its widget is drawn: a setting the session has not set yet takes the URL's value
+    (``parse`` raises ``ValueError`` for a value it refuses, which is then ignored)."""
+    if key in st.session_state or key not in st.query_params:
+        return
+    try:
+        st.session_state[key] = parse(st.query_params[key])
+    except ValueError:
+        pass
+
+
+def setting_to_url(key: str, value: Any, default: Any) -> None:
+    """After its widget: the setting in the URL, or out of it when it is the default."""
+    if value == default:
+        st.query_params.pop(key, None)
+        return
+    if isinstance(value, bool):
+        text = "1" if value else "0"
+    elif isinstance(value, (list, tuple, frozenset, set)):
+        text = ",".join(str(v) for v in value)
+    else:
+        text = str(value)
+    if st.query_params.get(key) != text:
+        st.query_params[key] = text
+
+
+def parse_flag(text: str) -> bool:
+    if text not in ("0", "1"):
+        raise ValueError(text)
+    return text == "1"
+
+
+def parse_choice(choices) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if text not in choices:
+            raise ValueError(text)
+        return text
+    return parse
+
+
+def parse_int_between(low: int, high: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        value = int(text)
+        if not low <= value <= high:
+            raise ValueError(text)
+        return value
+    return parse
+
+
+def parse_members(members) -> Callable[[str], list[str]]:
+    def parse(text: str) -> list[str]:
+        return [m for m in text.split(",") if m in members]
+    return parse
