@@ -131,17 +131,12 @@ def _profile(args, out, err) -> int:
 
     from .profile import SUBQUERY_SKIP, profile_plan
 
-    try:
-        catalog = _catalog(args)
-    except (BadInput, ExecutionError) as exc:
-        print(f"error: {exc}", file=err)
+    catalog = _catalog_or_report(args, err)
+    if catalog is None:
         return 2
     status = 0
-    for file in args.plans:
-        try:
-            model, _ = _load(file, None)
-        except BadInput as exc:
-            _report_error(args.format, file, exc, out, err)
+    for file, model, _ in _each_plan(args, None, out, err):
+        if model is None:
             status = 2
             continue
         profile = profile_plan(model, catalog, timeout_s=args.timeout, one_run=not args.per_node)
@@ -169,7 +164,7 @@ def _profile(args, out, err) -> int:
             own = n["how"] == "count" or (n["how"] == "run" and n["run_of"] == n["node"])
             seconds = f"{n['seconds']:.2f} s" if own and n["seconds"] is not None else ""
             note = n["error"] or n["skipped"] or ", ".join(n["flags"])
-            print(f"  {n['node']:<{width}}  {n['relation']:<14} {rows:>16}  {how:<16} {seconds:>9}  {note}".rstrip(), file=out)
+            print(f"  {n['node']:<{width}}  {n['relation']:<14} {rows:>18}  {how:<16} {seconds:>9}  {note}".rstrip(), file=out)
     return status
 
 
@@ -248,6 +243,28 @@ def _catalog(args):
         return Catalog(roots, bindings, by_position=getattr(args, "by_position", ()))
     except ExecutionError as exc:
         raise BadInput(str(exc)) from exc
+
+
+def _catalog_or_report(args, err):
+    """The catalog the arguments describe, or None after saying why there is none (exit status 2)."""
+    try:
+        return _catalog(args)
+    except (BadInput, ExecutionError) as exc:
+        print(f"error: {exc}", file=err)
+        return None
+
+
+def _each_plan(args, node: str | None, out, err):
+    """``(file, model, node)`` for each plan given, or ``(file, None, None)`` for one that could not
+    be read (its problem already reported)."""
+    for file in args.plans:
+        try:
+            model, chosen = _load(file, node)
+        except BadInput as exc:
+            _report_error(args.format, file, exc, out, err)
+            yield file, None, None
+            continue
+        yield file, model, chosen
 
 
 def _load(path: str, node: str | None):
@@ -389,17 +406,12 @@ def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
         return _profile(args, out, err)
     from .run import run_node
 
-    try:
-        catalog = _catalog(args)
-    except (BadInput, ExecutionError) as exc:
-        print(f"error: {exc}", file=err)
+    catalog = _catalog_or_report(args, err)
+    if catalog is None:
         return 2
     status = 0
-    for file in args.plans:
-        try:
-            model, node = _load(file, args.node)
-        except BadInput as exc:
-            _report_error(args.format, file, exc, out, err)
+    for file, model, node in _each_plan(args, args.node, out, err):
+        if model is None:
             status = 2
             continue
         try:
