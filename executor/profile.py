@@ -437,20 +437,30 @@ _KEEP_WHAT_RUNS = {"spark.sql.adaptive.optimizer.excludedRules":
                    "org.apache.spark.sql.execution.adaptive.AQEPropagateEmptyRelation"}
 
 
+_observing: dict[int, tuple[object, object]] = {}  # id(session) -> (that session, its observing twin)
+_observing_lock = threading.Lock()
+
+
 def _observing_session(spark):
     """A session sharing ``spark``'s SparkContext whose adaptive execution keeps every observed
-    node running (classic sessions; a Connect session is used as it is)."""
+    node running (classic sessions, one made per session; a Connect session is used as it is)."""
     from .session import is_connect
 
     if is_connect(spark):
         return spark
-    try:
-        session = spark.newSession()
-        for key, value in _KEEP_WHAT_RUNS.items():
-            session.conf.set(key, value)
-    except Exception:  # noqa: BLE001 - the session as it is: fewer observations, the same counts
-        return spark
-    return session
+    with _observing_lock:
+        base, twin = _observing.get(id(spark), (None, None))
+        if base is spark:
+            return twin
+        try:
+            twin = spark.newSession()
+            for key, value in _KEEP_WHAT_RUNS.items():
+                twin.conf.set(key, value)
+        except Exception:  # noqa: BLE001 - the session as it is: fewer observations, the same counts
+            return spark
+        _observing.clear()  # the one before belonged to a session that is gone
+        _observing[id(spark)] = (spark, twin)
+        return twin
 
 
 
@@ -664,16 +674,16 @@ def profile_plan(
 
     # the wanted nodes, and the inputs a derived count needs
     derived = {n for n in main if one_run and skip_reason(n) is None and _derivable(model, n)}
-    needed: list[str] = []
-    stack = list(reversed(wanted))
+    needed: set[str] = set()
+    stack = list(wanted)
     while stack:
         nid = stack.pop()
         if nid in needed:
             continue
-        needed.append(nid)
+        needed.add(nid)
         if nid in derived:
             stack.extend(i for i in model.node(nid).inputs if i not in needed)
-    profile = Profile({n: NodeProfile(n, model.node(n).kind) for n in all_ids if n in set(needed)})
+    profile = Profile({n: NodeProfile(n, model.node(n).kind) for n in all_ids if n in needed})
     runnable = []
     for nid, p in profile.nodes.items():
         p.skipped = skip_reason(nid)
@@ -710,7 +720,8 @@ def profile_plan(
                 p = profile.nodes[nid]
                 if p.rows is None and p.error is None and p.skipped is None:
                     p.skipped = f"not run: the profile was {profile.stopped}"
-    for nid in [n for n in profile.nodes if n not in set(wanted)]:
+    wanted_set = set(wanted)
+    for nid in [n for n in profile.nodes if n not in wanted_set]:
         del profile.nodes[nid]  # inputs counted only for a derivation
     _finish(model, profile)
     profile.elapsed_s = time.monotonic() - begin
