@@ -1,6 +1,6 @@
-"""Benchmarks: ``python -m benchmarks [open|spark|app ...] [--quick]`` (or ``make bench``). Not part of ``make test``.
+"""Benchmarks: ``python -m benchmarks [open|spark|app|profile ...] [--quick]`` (or ``make bench``). Not part of ``make test``.
 
-    python -m benchmarks                 # all three, full size (TPC-H scale 1: long)
+    python -m benchmarks                 # all four, full size (TPC-H scale 1: long)
     python -m benchmarks open --quick    # one or more of them, small and fast (a minute or two each)
     python -m benchmarks.report          # rebuild the report and plot from the results already there
 
@@ -11,6 +11,8 @@
   rows (``benchmarks/spark.py``).
 - ``app``: the app in Chromium: time to the graph drawn, a node click, peak memory, and that no
   page waits for Spark (``benchmarks/app.py``).
+- ``profile``: profiling DataFusion's TPC-H plans in one run against one Spark job per node, and
+  DataFusion's largest TPC-DS plans at scale 0.1 (``benchmarks/profile.py``).
 
 Each writes ``benchmarks/results/<name>.json`` (its results and a ``machine`` block); then
 ``benchmarks/results/REPORT.md`` and ``docs/benchmarks.png`` are rebuilt from every results file
@@ -35,11 +37,11 @@ from importlib.metadata import PackageNotFoundError, version
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
 #: Benchmark name on the command line -> module in ``benchmarks/`` with ``run(quick) -> dict``.
-BENCHMARKS = {"open": "open_plan", "spark": "spark", "app": "app"}
+BENCHMARKS = {"open": "open_plan", "spark": "spark", "app": "app", "profile": "profile"}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """``[open|spark|app ...] [--quick]``; no names means all three, in that order."""
+    """``[open|spark|app|profile ...] [--quick]``; no names means all four, in that order."""
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
         description="Run the benchmarks, write benchmarks/results/<name>.json, REPORT.md and docs/benchmarks.png.",

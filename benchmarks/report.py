@@ -18,7 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
 REPORT_MD = os.path.join(RESULTS, "REPORT.md")
 PLOT_PNG = os.path.join(os.path.dirname(HERE), "docs", "benchmarks.png")
-NAMES = ("open", "spark", "app")
+NAMES = ("open", "spark", "app", "profile")
 
 #: Targets (the issue's; the app's own figures are read from its results when present).
 TARGET_10K_S = 2.0
@@ -275,13 +275,10 @@ def sampling_section(records: dict) -> list[str]:
 
 
 def profiling_section(records: dict) -> list[str]:
-    lines, res = _section(records, "spark", "## 5. Profiling a plan")
-    if res is None:
+    lines, prof = _section(records, "profile", "## 5. Profiling a plan")
+    if prof is None:
         return lines
-    prof = _get(res, "profiling")
-    if not isinstance(prof, dict):
-        return lines + ["Not run.", ""]
-    scale = _get(res, "scale")
+    scale = _get(prof, "scale")
     lines += [f"TPC-H at scale factor {scale if scale is not None else 'n/a'}, each query planned by DataFusion: the profile "
               "(the reads' count, one run observing every other node, counts that follow from the inputs derived) against "
               "the per-node way (each node counted in a Spark job of its own), the memo cleared before each. The per-node "

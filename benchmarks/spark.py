@@ -14,15 +14,6 @@
 2. **Sampling latency.** Nodes over ``lineitem`` (the read, a filter, a project, a sort, an aggregate,
    a join with ``orders``): ``executor.run.run_node(..., limit=100)`` with the run cache cleared
    between repeats, against computing the whole node (``write.format("noop")``).
-3. **Profiling.** Each TPC-H query planned by DataFusion (``executor.sql_plan.sql_to_plan``, the
-   producer of today, which writes its joins without a condition), profiled by
-   ``executor.profile.profile_plan`` (the reads' count, one run, derived counts) against the
-   per-node way (``one_run=False``: each node counted in a Spark job of its own), the profile memo
-   cleared before each. The per-node way cannot count a cross product in any useful time (q03's is
-   1.35 trillion rows at scale 0.01), so it is given every node but those, and the two must agree
-   on each node it counts. Then ``python -m executor profile``'s work on the DataFusion plans of
-   the largest TPC-DS queries at scale 0.1 (target: under a minute each).
-
 Data: TPC-H at scale 1 (quick: scale 0.1, five queries) from ``executor.data.tpch``.
 ``SPARK_BENCH_REPEAT`` (timed runs per measurement) and ``SPARK_BENCH_QUERIES`` (e.g. ``1,3,5``)
 override the defaults, for a run on a busy machine.
@@ -390,75 +381,6 @@ def sampling(spark, data_dir: str, repeat: int) -> dict:
 # Entry
 # ---------------------------------------------------------------------------------------------
 
-# ---------------------------------------------------------------------------------------------
-# Profiling
-# ---------------------------------------------------------------------------------------------
-
-TPCDS_SQL = os.path.join(CORPORA, "tpcds-sql")
-TPCDS_PROFILE_QUERIES = ("04", "64", "72")  # the most nodes, the most joins, the longest run
-TPCDS_PROFILE_SCALE = 0.1
-TARGET_PROFILE_S = 60.0
-
-
-def _cross_products(model, profile) -> list[str]:
-    from executor.profile import is_cross_product
-
-    return [n for n in profile.nodes if is_cross_product(model, n)]
-
-
-def profiling(spark, data_dir: str, numbers, tpcds_queries=TPCDS_PROFILE_QUERIES) -> dict:
-    """One run against one job per node on DataFusion's TPC-H plans, and the TPC-DS profiles."""
-    from executor.catalog import Catalog
-    from executor.data import tpcds
-    from executor.producer_check import read_queries
-    from executor.profile import clear_cache, profile_plan
-    from executor.sql_plan import sql_to_plan
-    from viz.model import analyze
-
-    def profile_of(folder: str, names: set[str], sql_dir: str, per_node: bool) -> list[dict]:
-        tables = {f[: -len(".parquet")]: os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".parquet")}
-        catalog = Catalog([folder])
-        out = []
-        for q in read_queries([sql_dir]):
-            if q.name not in names:
-                continue
-            row: dict = {"query": q.name}
-            try:
-                model = analyze(sql_to_plan(q.sql, tables).data)
-                clear_cache()
-                start = time.perf_counter()
-                one = profile_plan(model, catalog, spark=spark, timeout_s=600)
-                row.update(nodes=len(one.nodes), one_run_s=round(time.perf_counter() - start, 3), one_run_jobs=one.jobs,
-                           stopped=one.stopped, errors=len(one.errors))
-                if per_node:
-                    crosses = _cross_products(model, one)
-                    clear_cache()
-                    start = time.perf_counter()
-                    each = profile_plan(model, catalog, spark=spark, one_run=False, timeout_s=600,
-                                        node_ids=[n for n in one.nodes if n not in crosses])
-                    per_s = time.perf_counter() - start
-                    row.update(per_node_s=round(per_s, 3), per_node_jobs=each.jobs, cross_products_left_out=len(crosses),
-                               speedup=round(per_s / row["one_run_s"], 2),
-                               same_counts=all(each.nodes[n].rows == one.nodes[n].rows for n in each.nodes))
-                _log(f"profile {q.name}: {row}")
-            except Exception as exc:  # noqa: BLE001 - recorded per query; the others still run
-                row["error"] = f"{type(exc).__name__}: {exc}"[:300]
-            out.append(row)
-            clear_cache()
-        return out
-
-    tpch_rows = profile_of(data_dir, {f"q{n:02d}" for n in numbers}, SQL_DIR, per_node=True)
-    tpcds_rows = profile_of(tpcds(TPCDS_PROFILE_SCALE), set(tpcds_queries), TPCDS_SQL, per_node=False) if tpcds_queries else []
-    speedups = [r["speedup"] for r in tpch_rows if "speedup" in r]
-    return {
-        "tpch": tpch_rows,
-        "median_speedup": round(statistics.median(speedups), 2) if speedups else None,
-        "tpcds_scale": TPCDS_PROFILE_SCALE,
-        "tpcds": tpcds_rows,
-        "target_s": TARGET_PROFILE_S,
-    }
-
-
 def run(quick: bool = False) -> dict:
     """Both parts on one warm session; quick: scale 0.1, five queries, one timed repeat."""
     from executor.session import get_session
@@ -477,7 +399,6 @@ def run(quick: bool = False) -> dict:
     numbers = [int(x) for x in chosen.split(",")] if chosen else (QUICK_QUERIES if quick else range(1, 23))
     samples = sampling(spark, data_dir, repeat)
     overhead = translation_overhead(spark, data_dir, numbers, repeat)
-    profiles = profiling(spark, data_dir, numbers, TPCDS_PROFILE_QUERIES[-1:] if quick else TPCDS_PROFILE_QUERIES)
     return {
         "quick": quick,
         "scale": scale,
@@ -489,7 +410,6 @@ def run(quick: bool = False) -> dict:
         "spark_conf": {k: spark.conf.get(k) for k in ("spark.sql.shuffle.partitions", "spark.driver.memory")},
         "translation": overhead,
         "sampling": samples,
-        "profiling": profiles,
     }
 
 

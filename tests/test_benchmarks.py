@@ -52,15 +52,16 @@ SPARK = {"scale": 1, "repeat": 3, "translation": {
         {"node": "read lineitem", "kind": "read", "limit_pushable": True, "sample_s": 0.3, "whole_s": 5.0},
         {"node": "filter", "kind": "filter", "limit_pushable": True, "sample_s": 1.4, "whole_s": 6.0},
         {"node": "aggregate", "kind": "aggregate", "limit_pushable": False, "sample_s": 4.0, "whole_s": 4.1},
-    ]},
-    "profiling": {"median_speedup": 3.0, "tpcds_scale": 0.1, "target_s": 60.0, "tpch": [
+    ]}}
+
+PROFILE = {"scale": 1, "median_speedup": 3.0, "tpcds_scale": 0.1, "target_s": 60.0, "tpch": [
         {"query": "q03", "nodes": 10, "one_run_s": 1.0, "one_run_jobs": 2, "per_node_s": 3.0, "per_node_jobs": 8,
          "cross_products_left_out": 2, "speedup": 3.0, "same_counts": True},
         {"query": "q05", "error": "SqlError: no"},
     ], "tpcds": [
         {"query": "64", "nodes": 92, "one_run_s": 45.0, "one_run_jobs": 3},
         {"query": "72", "nodes": 26, "one_run_s": 61.0, "one_run_jobs": 2},
-    ]}}
+    ]}
 
 APP = {"reloads": 5, "targets": {"tutorial_warm_s": 2.0, "big_warm_s": 5.0, "click_s": 2.0},
        "plans": [
@@ -93,7 +94,7 @@ def _build(tmp_path) -> tuple[str, bytes]:
 
 
 def test_the_report_has_every_figure_against_its_target(tmp_path):
-    _write(tmp_path, open=OPEN, spark=SPARK, app=APP)
+    _write(tmp_path, open=OPEN, spark=SPARK, app=APP, profile=PROFILE)
     text, image = _build(tmp_path)
     assert image.startswith(b"\x89PNG") and len(image) > 20_000  # four drawn panels
     assert "Test CPU @ 1.00GHz · 2 cores · 8.0 GiB RAM" in text and "PySpark 4.0.0" in text
@@ -178,7 +179,7 @@ def test_missing_keys_and_a_bad_file_do_not_stop_the_report(tmp_path):
 
 def test_arguments_default_to_all_three_full():
     args = bench.parse_args([])
-    assert args.names == ["open", "spark", "app"] and args.quick is False
+    assert args.names == ["open", "spark", "app", "profile"] and args.quick is False
 
 
 def test_arguments_pick_benchmarks_in_order_and_quick():
@@ -190,7 +191,7 @@ def test_an_unknown_benchmark_is_an_error_that_names_the_choices(capsys):
     with pytest.raises(SystemExit) as exc:
         bench.parse_args(["opne"])
     assert exc.value.code == 2
-    assert "unknown benchmark 'opne': expected some of open, spark, app" in capsys.readouterr().err
+    assert "unknown benchmark 'opne': expected some of open, spark, app, profile" in capsys.readouterr().err
 
 
 def test_machine_block_has_cpu_cores_memory_and_versions():
