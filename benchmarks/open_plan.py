@@ -109,10 +109,10 @@ def _phases_once(data: bytes) -> dict[str, float]:
         conventions = SPEC
         if root_name_mismatches(graph, infos) or _errors(infos):
             infos, conventions = _producer_conventions(graph, ext, infos, loaded)
-        model = PlanModel(loaded, graph, ext, infos, conventions)
         out["schemas"] = time.perf_counter() - t
         t = time.perf_counter()
-        model.properties, _ = derive_properties(model)
+        properties, _ = derive_properties(graph, infos, ext, conventions)
+        model = PlanModel(loaded, graph, ext, infos, conventions, properties)
         out["properties"] = time.perf_counter() - t
         t = time.perf_counter()
         to_dot(model)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -20,13 +20,11 @@ from substrait import algebra_pb2, type_pb2
 
 from viz.expressions import ExpressionTyper, Scope, case_base
 from viz.fields import Field
+from viz.model import PlanModel
 
 from . import literals
 from .errors import ExecutionError, Unsupported
 from .types import to_spark
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .translate_rel import _Translator
 
 Expression = algebra_pb2.Expression
 _INVOCATION_DISTINCT = algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT
@@ -89,11 +87,23 @@ def _functions():
     return functions
 
 
+class RelTranslator(Protocol):
+    """What translating an expression needs of the relations' translator (``executor.translate_rel``):
+    the plan, a subquery's DataFrame and the names of its columns, and a place for warnings."""
+
+    @property
+    def model(self) -> PlanModel: ...
+
+    def subquery(self, sub_id: str, outer: tuple[Record, ...], prefix: str | None = None) -> tuple[DataFrame, list[str]]: ...
+
+    def warn(self, message: str) -> None: ...
+
+
 @dataclass
 class ExprTranslator:
     """Translates the expressions of one node against its incoming record."""
 
-    tr: "_Translator"
+    tr: RelTranslator
     node_id: str
     record: Record
     outer: tuple[Record, ...] = ()

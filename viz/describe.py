@@ -14,6 +14,7 @@ generic sentence and the failure is kept (see :func:`describe_failures`).
 from __future__ import annotations
 
 import datetime as _dt
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -1211,11 +1212,14 @@ def _named(model: PlanModel, node_id: str, fields: Sequence[Field]) -> list[Fiel
     return [f.renamed(n) if n and n != f.name and "(" in f.name else f for f, n in zip(fields, names)]
 
 
+_memos: "weakref.WeakKeyDictionary[PlanModel, _Memo]" = weakref.WeakKeyDictionary()
+
+
 def _memo(model: PlanModel) -> _Memo:
-    memo = model.__dict__.get("_describe_memo")
+    """This module's memo for ``model``, kept beside it (not in it) for as long as it lives."""
+    memo = _memos.get(model)
     if memo is None:
-        memo = _Memo()
-        model.__dict__["_describe_memo"] = memo
+        memo = _memos[model] = _Memo()
     return memo
 
 

@@ -80,8 +80,11 @@ class NodeView:
         return out
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class PlanModel:
+    """The derived plan, built once by ``analyze`` and not changed afterwards (its fields cannot be
+    reassigned; two models are equal only when they are the same object)."""
+
     loaded: LoadedPlan
     graph: PlanGraph
     extensions: Extensions
@@ -208,11 +211,10 @@ def analyze_loaded(loaded: LoadedPlan) -> PlanModel:
             infos, conventions = _producer_conventions(graph, ext, infos, loaded, conventions)
         for d in graph.diagnostics:
             infos[d.node].diagnostics.insert(0, d) if d.node in infos else loaded.diagnostics.append(d)
-        model = PlanModel(loaded, graph, ext, infos, conventions)
-        model.properties, findings = derive_properties(model)
+        properties, findings = derive_properties(graph, infos, ext, conventions)
         for d in findings:
             infos[d.node].diagnostics.append(d) if d.node in infos else loaded.diagnostics.append(d)
-        return model
+        return PlanModel(loaded, graph, ext, infos, conventions, properties)
 
     with gc_paused():
         return run_deep(work)

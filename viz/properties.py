@@ -26,18 +26,16 @@ computed bottom-up with an explicit stack, so plans of any depth and shared subt
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import Callable, Mapping, NamedTuple, Sequence
 
 from substrait import algebra_pb2
 
 from .errors import Diagnostic, warning
+from .extensions import Extensions
 from .expressions import ExpressionTyper, Scope, contains_rex, sort_direction
 from .fields import Field
-from .graph import Node
+from .graph import Node, PlanGraph
 from .schema import Conventions, NodeInfo, join_type_name
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .model import PlanModel
 
 Expression = algebra_pb2.Expression
 
@@ -789,7 +787,15 @@ def _named(order: Ordering, dist: Distribution | None, schema: list[Field] | Non
     return order, dist
 
 
-def _derive_node(node: Node, model: "PlanModel", done: dict[str, NodeProperties], conventions: Conventions, findings: list[Diagnostic]) -> NodeProperties:
+class _Plan(NamedTuple):
+    """What the properties pass reads: the graph, every node's schema facts, the extensions."""
+
+    graph: PlanGraph
+    infos: Mapping[str, NodeInfo]
+    extensions: Extensions
+
+
+def _derive_node(node: Node, model: _Plan, done: dict[str, NodeProperties], conventions: Conventions, findings: list[Diagnostic]) -> NodeProperties:
     info = model.infos[node.id]
     rule = RULES.get(node.kind)
     if rule is None:
@@ -820,7 +826,7 @@ def _origins(order: Ordering) -> list[str]:
     return out
 
 
-def _check_lost_sorts(node: Node, inputs: list[NodeProperties], direct: Derived, model: "PlanModel", findings: list[Diagnostic]) -> None:
+def _check_lost_sorts(node: Node, inputs: list[NodeProperties], direct: Derived, model: _Plan, findings: list[Diagnostic]) -> None:
     """A Sort's order that this node's rule eliminates (or replaces by a new sort) on its way to a root.
 
     Checked before the emit, and not for a rule that only remaps fields: an order that is merely
@@ -849,7 +855,7 @@ def _check_lost_sorts(node: Node, inputs: list[NodeProperties], direct: Derived,
             )
 
 
-def _check_roots(model: "PlanModel", props: dict[str, NodeProperties], findings: list[Diagnostic]) -> None:
+def _check_roots(model: _Plan, props: dict[str, NodeProperties], findings: list[Diagnostic]) -> None:
     for root in model.graph.roots:
         p = props.get(root)
         if p is None or p.orderedness is not None:
@@ -866,13 +872,14 @@ def _check_roots(model: "PlanModel", props: dict[str, NodeProperties], findings:
             )
 
 
-def derive_properties(model: "PlanModel", conventions: Conventions | None = None) -> tuple[dict[str, NodeProperties], list[Diagnostic]]:
-    """Properties of every node of ``model``, inputs before consumers, and the findings.
-
-    The findings are diagnostics, each tagged with its node, for the model to attach.
+def derive_properties(
+    graph: PlanGraph, infos: Mapping[str, NodeInfo], extensions: Extensions, conventions: Conventions
+) -> tuple[dict[str, NodeProperties], list[Diagnostic]]:
+    """Properties of every node of ``graph`` (whose schemas are ``infos``), inputs before consumers,
+    and the findings: diagnostics, each tagged with its node, for the model to attach.
     """
-    conventions = conventions or model.conventions
-    nodes = model.graph.nodes
+    model = _Plan(graph, infos, extensions)
+    nodes = graph.nodes
     done: dict[str, NodeProperties] = {}
     findings: list[Diagnostic] = []
     seen: set[str] = set()
