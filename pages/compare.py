@@ -116,9 +116,12 @@ def _schema_frame(model: PlanModel, node_id: str, marked: set[int]) -> pd.DataFr
 
 
 def _pair_detail(a: PlanModel, b: PlanModel, e: NodeDiff, labels: tuple[str, str]) -> None:
-    marked_a = {d.index for d in e.differences if d.aspect == "schema" and d.index is not None and d.what != "only in b"}
-    marked_b = {d.index for d in e.differences if d.aspect == "schema" and d.index is not None and d.what != "only in a"}
-    marked_b |= {int(d.b) for d in e.differences if d.what.startswith("moved ") and d.b is not None}
+    marked_a: set[int] = set()
+    marked_b: set[int] = set()
+    for d in e.differences:
+        in_a, in_b = d.fields()
+        marked_a |= in_a
+        marked_b |= in_b
     sides = zip("ab", labels, (a, b), (e.a, e.b), (marked_a, marked_b), st.columns(2))
     for side, side_label, model, node_id, marked, col in sides:
         with col:

@@ -31,14 +31,6 @@ BIG_PLAN = 25  # nodes; above this the graph shows the neighbourhood of the curr
 SAME_ROWS_KINDS = {"filter", "sort", "fetch"}  # output rows are input rows: compare them
 
 
-def _parents(model: PlanModel, node_id: str) -> list[str]:
-    return [e.source for e in model.graph.edges if e.target == node_id and e.kind in ("input", "reference")]
-
-
-def _leaves(model: PlanModel) -> list[str]:
-    return [n for n in model.graph.nodes if not model.node(n).inputs]
-
-
 def _go(node_id: str) -> None:
     select(node_id)
     st.query_params["node"] = node_id
@@ -121,7 +113,7 @@ def _graph(plan: Plan, model: PlanModel, node_id: str, parents: list[str], input
     big = len(model.graph.nodes) > BIG_PLAN
     ids = None
     if big:
-        grand = [g for p in parents for g in _parents(model, p)]
+        grand = [g for p in parents for g in model.graph.parents(p)]
         below = [c for i in inputs for c in model.node(i).inputs]
         ids = list(dict.fromkeys([*grand, *parents, node_id, *inputs, *below]))
     profile = finished_profile(plan)
@@ -143,7 +135,7 @@ def main() -> None:
     if not node_ids:
         st.warning("The plan has no relations to step through.")
         return
-    leaves = _leaves(model)
+    leaves = model.graph.leaves()
     node_id = resolve_node(node_ids, leaves[0] if leaves else node_ids[0])
     with st.sidebar:
         st.header("Step")
@@ -154,7 +146,7 @@ def main() -> None:
         st.caption("Keys: **K** parent · **1**-**9** input · **G** run")
 
     node = model.node(node_id)
-    parents = _parents(model, node_id)
+    parents = model.graph.parents(node_id)
     inputs = list(node.inputs)
     st.subheader(f"{title(node.kind)} · {node_id}")
     if node.info.detail:

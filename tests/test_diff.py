@@ -273,3 +273,13 @@ def test_combined_dot_links_every_matched_pair(corpora_dir):
         for text in (dot, *side_dots(a, b, d)):
             proc = subprocess.run(["/usr/bin/dot", "-Tsvg"], input=text.encode(), capture_output=True, timeout=60, check=False)
             assert proc.returncode == 0, proc.stderr[:300]
+
+
+def test_a_differences_fields_on_each_side():
+    from viz.diff import Difference
+
+    assert Difference("schema", "name", "a", "b", 2).fields() == ({2}, {2})
+    assert Difference("schema", "only in a", "x i64", None, 3).fields() == ({3}, set())
+    assert Difference("schema", "only in b", None, "x i64", 4).fields() == (set(), {4})
+    assert Difference("schema", "moved x", "1", "5", 1).fields() == ({1}, {1, 5})
+    assert Difference("expression", "condition", "a", "b").fields() == (set(), set())

@@ -270,3 +270,14 @@ def test_the_collector_is_paused_while_a_model_is_built_and_back_after():
         assert not gc.isenabled()  # left as it was found
     finally:
         gc.enable()
+
+
+def test_parents_and_leaves_follow_inputs_and_references():
+    with open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sample_plans", "dag_two_roots.json"), "rb") as fh:
+        model = analyze(fh.read())
+    g = model.graph
+    kinds = {n: model.node(n).kind for n in g.nodes}
+    assert [kinds[n] for n in g.leaves()] == ["read", "read"]  # a reference is not a leaf: it reads a relation
+    shared = "0"  # the first root, read again by the references of the other two
+    assert sorted(kinds[p] for p in g.parents(shared)) == ["reference", "reference"]
+    assert g.parents("1") == [] and all(shared in g.nodes[p].inputs for p in g.parents(shared))

@@ -85,6 +85,16 @@ class Difference:
     def to_json(self) -> dict:
         return {"aspect": self.aspect, "what": self.what, "index": self.index, "a": self.a, "b": self.b}
 
+    def fields(self) -> tuple[set[int], set[int]]:
+        """The field indices this difference is about, in ``a`` and in ``b`` (schema differences only)."""
+        if self.aspect != "schema" or self.index is None:
+            return set(), set()
+        in_a = set() if self.what == "only in b" else {self.index}
+        in_b = set() if self.what == "only in a" else {self.index}
+        if self.what.startswith("moved ") and self.b is not None:
+            in_b.add(int(self.b))
+        return in_a, in_b
+
 
 @dataclass(frozen=True)
 class NodeDiff:

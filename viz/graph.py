@@ -64,6 +64,14 @@ class PlanGraph:
         n = self.nodes[node_id]
         return n.inputs + n.subqueries
 
+    def parents(self, node_id: str) -> list[str]:
+        """The nodes that read ``node_id`` as an input (directly or through a reference), in edge order."""
+        return [e.source for e in self.edges if e.target == node_id and e.kind in ("input", "reference")]
+
+    def leaves(self) -> list[str]:
+        """The nodes without inputs (reads, virtual tables, extension leaves), in node order."""
+        return [n for n, node in self.nodes.items() if not node.inputs]
+
     def subtree(self, node_id: str) -> Iterator[str]:
         """Ids of the node and everything it reads from, each once (references followed)."""
         seen = set()
