@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from viz.kinds import JOIN_KINDS
+
 from .errors import ExecutionError
 
 POLL_S = 0.1
@@ -292,7 +294,6 @@ __all__ = ["ColumnComparison", "OutputComparison", "compare_outputs"]
 
 # ---- what one step did -------------------------------------------------------------------------
 
-_JOINS = {"join", "hash_join", "merge_join", "nested_loop_join", "cross", "lateral_join"}
 
 
 def _n(rows: int) -> str:
@@ -317,7 +318,7 @@ def describe_step(model, node_id: str, rows: int, input_rows: list[int]) -> str:
         return f"took {rows:,} of {_n(first)} ({first - rows:,} skipped or cut)"
     if kind == "sort":
         return f"same {_n(rows)}, reordered" if rows == first else f"{_n(first)} → {_n(rows)}, reordered"
-    if kind in _JOINS:
+    if kind in JOIN_KINDS:
         return " × ".join(f"{r:,}" for r in input_rows) + f" rows → {_n(rows)}"
     if kind == "aggregate":
         groups = "group" if rows == 1 else "groups"

@@ -26,6 +26,8 @@ from typing import Callable
 
 import pandas as pd
 
+from viz.kinds import KINDS
+
 from .errors import ExecutionError, Refused, Unsupported
 from .session import get_session, is_connect
 
@@ -35,11 +37,7 @@ CACHE_SIZE = 64
 POLL_S = 0.1
 STOP_GRACE_S = 5.0  # after a stop, how long to keep interrupting jobs the worker may still start
 
-REFUSED_KINDS = {
-    "write": "a WriteRel (writes a table)",
-    "ddl": "a DdlRel (creates, alters or drops a table)",
-    "update": "an UpdateRel (updates a table)",
-}
+REFUSED_KINDS = {k: v.changes for k, v in KINDS.items() if v.changes}  # never run: they change data
 
 Progress = Callable[[float, str], None]
 

@@ -21,6 +21,7 @@ from ui.data import catalog_for
 from ui.entry import through_app
 from ui.plan_source import Plan, current_model, executability_of, plan_sidebar
 from ui.profile_panel import finished_profile, profile_overlay
+from viz.kinds import kind
 from ui.selection import resolve_node, select
 from viz.model import PlanModel
 from viz.render import View, title, to_dot
@@ -28,7 +29,6 @@ from viz.render import View, title, to_dot
 through_app()
 
 BIG_PLAN = 25  # nodes; above this the graph shows the neighbourhood of the current node only
-SAME_ROWS_KINDS = {"filter", "sort", "fetch"}  # output rows are input rows: compare them
 
 
 def _go(node_id: str) -> None:
@@ -207,7 +207,7 @@ def _rows(plan: Plan, model: PlanModel, node, inputs: list[str], run: bool, limi
     with cols[-1]:
         _rows_block(model, node_id, "Output", own, running)
 
-    if node.kind in SAME_ROWS_KINDS and len(inputs) == 1 and ok and task is not None and task.done.is_set():
+    if kind(node.kind).keeps_input_rows and len(inputs) == 1 and ok and task is not None and task.done.is_set():
         st.markdown("##### Compared with its input")
         catalog = catalog_for(plan, generate=True)
         compare_panel(model, inputs[0], model, node_id, catalog, catalog, key="step_compare",

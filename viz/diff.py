@@ -33,24 +33,13 @@ from dataclasses import dataclass, field
 
 from . import types as T
 from .fields import Field
+from .kinds import KINDS
 from .model import NodeView, PlanModel, producer_name
 
 STATUSES = ("same", "changed", "removed", "added")
 
-#: Kinds that do the same job and may correspond between producers; a kind not listed is its own family.
-FAMILY = {
-    "join": "join",
-    "cross": "join",
-    "hash_join": "join",
-    "merge_join": "join",
-    "nested_loop_join": "join",
-    "lateral_join": "join",
-    "sort": "sort",
-    "top_n": "sort",
-    "extension_single": "extension",
-    "extension_multi": "extension",
-    "extension_leaf": "extension",
-}
+#: Kinds that do the same job and may correspond between producers (``viz.kinds``); a kind not listed is its own family.
+FAMILY = {k: v.matches for k, v in KINDS.items() if v.matches != k}
 
 #: Below this score the best-first pass does not pair two nodes.
 MIN_SCORE = 0.45

@@ -18,38 +18,14 @@ from dataclasses import dataclass, field, replace
 
 from .deep import gc_paused
 from .errors import Severity
+from .kinds import KINDS
 from .model import NodeView, PlanModel
 
 #: Schemas wider than this show the first rows and a count of the rest.
 MAX_SCHEMA_ROWS = 12
 _MAX_TEXT = 60
 
-_KIND_TITLES = {
-    "read": "Read",
-    "filter": "Filter",
-    "fetch": "Fetch",
-    "aggregate": "Aggregate",
-    "sort": "Sort",
-    "join": "Join",
-    "lateral_join": "LateralJoin",
-    "project": "Project",
-    "set": "Set",
-    "extension_single": "ExtensionSingle",
-    "extension_multi": "ExtensionMulti",
-    "extension_leaf": "ExtensionLeaf",
-    "cross": "Cross",
-    "reference": "Reference",
-    "write": "Write",
-    "ddl": "DDL",
-    "update": "Update",
-    "hash_join": "HashJoin",
-    "merge_join": "MergeJoin",
-    "nested_loop_join": "NestedLoopJoin",
-    "window": "Window",
-    "exchange": "Exchange",
-    "expand": "Expand",
-    "top_n": "TopN",
-}
+_KIND_TITLES = {k: v.title for k, v in KINDS.items()}
 
 PROPERTIES = ("orderedness", "distribution")
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from google.protobuf import json_format, text_format
 
 from .fields import Field
+from .kinds import JOIN_KINDS
 from .model import NodeView, PlanModel
 from .render import title
 
@@ -51,7 +52,7 @@ def input_columns(model: PlanModel, node_id: str) -> list[tuple[str, list[InputC
     refs = node.info.referenced_fields
     out: list[tuple[str, list[InputColumn]]] = []
     offset = 0
-    concatenates = node.kind in ("join", "cross", "hash_join", "merge_join", "nested_loop_join", "lateral_join")
+    concatenates = node.kind in JOIN_KINDS
     for k, input_id in enumerate(node.inputs):
         schema = model.node(input_id).schema or []
         base = offset if concatenates else 0

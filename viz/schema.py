@@ -19,6 +19,7 @@ from .expressions import ExpressionTyper, Scope, Typed
 from .extensions import Extensions
 from .fields import Field, fields_from_named_struct, named_struct_fields, nested_names_for
 from .graph import Node, PlanGraph
+from .kinds import JOIN_KINDS
 
 
 @dataclass
@@ -814,7 +815,7 @@ def _anchors_for_input(node: Node, pos: int, infos, anchors):
 def _incoming_before(node: Node, infos: dict[str, NodeInfo]) -> list[Field] | None:
     """The record a node's expressions read, computable once its inputs are derived."""
     ins = [infos[i].schema if i in infos else None for i in node.inputs]
-    if node.kind in ("join", "cross", "hash_join", "merge_join", "nested_loop_join", "lateral_join"):
+    if node.kind in JOIN_KINDS:
         return _concat(*ins[:2]) if len(ins) >= 2 else None
     if node.kind == "read":
         return named_struct_fields(node.body.base_schema) if node.body.HasField("base_schema") else None

@@ -1,0 +1,75 @@
+"""Each relation kind's facts, in one place.
+
+A relation kind is the name of the ``Rel`` oneof field that holds it (``"read"``, ``"hash_join"``,
+...). :data:`KINDS` gives each one its :class:`Kind`: the title drawn on the graph, the family the
+plan diff matches it within, whether its expressions read its inputs' fields side by side (the
+joins), whether its rows are some of its input's rows unchanged (so the two can be compared row by
+row), and what it would change outside the plan (a write, DDL or update: never run).
+
+Each pass keeps its own rule per kind in one dispatch table (``viz.schema.DERIVE``,
+``viz.properties.RULES``, ``viz.describe._DESCRIBE``, ``executor.translate_rel.RELATIONS``); a
+test checks that each covers every kind of the protobuf, so a new kind is one entry here and one
+rule per pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from substrait import algebra_pb2
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    title: str
+    family: str = ""  # the kinds that may correspond between producers share one; default: the kind itself
+    joins: bool = False  # reads its two inputs side by side: the left's fields, then the right's
+    keeps_input_rows: bool = False  # its rows are some of its input's rows, unchanged (compare them row by row)
+    changes: str | None = None  # what it changes outside the plan (never run from an uploaded plan)
+
+    @property
+    def matches(self) -> str:
+        """The family the plan diff pairs it within."""
+        return self.family or self.name
+
+
+KINDS: dict[str, Kind] = {k.name: k for k in (
+    Kind("read", "Read"),
+    Kind("filter", "Filter", keeps_input_rows=True),
+    Kind("fetch", "Fetch", keeps_input_rows=True),
+    Kind("aggregate", "Aggregate"),
+    Kind("sort", "Sort", family="sort", keeps_input_rows=True),
+    Kind("join", "Join", family="join", joins=True),
+    Kind("lateral_join", "LateralJoin", family="join", joins=True),
+    Kind("project", "Project"),
+    Kind("set", "Set"),
+    Kind("extension_single", "ExtensionSingle", family="extension"),
+    Kind("extension_multi", "ExtensionMulti", family="extension"),
+    Kind("extension_leaf", "ExtensionLeaf", family="extension"),
+    Kind("cross", "Cross", family="join", joins=True),
+    Kind("reference", "Reference"),
+    Kind("write", "Write", changes="a WriteRel (writes a table)"),
+    Kind("ddl", "DDL", changes="a DdlRel (creates, alters or drops a table)"),
+    Kind("update", "Update", changes="an UpdateRel (updates a table)"),
+    Kind("hash_join", "HashJoin", family="join", joins=True),
+    Kind("merge_join", "MergeJoin", family="join", joins=True),
+    Kind("nested_loop_join", "NestedLoopJoin", family="join", joins=True),
+    Kind("window", "Window"),
+    Kind("exchange", "Exchange"),
+    Kind("expand", "Expand"),
+    Kind("top_n", "TopN", family="sort"),
+)}
+
+#: The kinds of the protobuf, in its order (the ``rel_type`` oneof of ``Rel``).
+PROTO_KINDS: tuple[str, ...] = tuple(f.name for f in algebra_pb2.Rel.DESCRIPTOR.oneofs_by_name["rel_type"].fields)
+
+JOIN_KINDS = frozenset(k for k, v in KINDS.items() if v.joins)
+
+
+def kind(name: str) -> Kind:
+    """The facts of kind ``name``; a kind this version does not know gets a plain entry."""
+    return KINDS.get(name) or Kind(name, name or "(empty)")
+
+
+__all__ = ["JOIN_KINDS", "KINDS", "Kind", "PROTO_KINDS", "kind"]
