@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from viz.errors import PlanError
 
-class ExecutionError(Exception):
-    """A plan (or a node of it) could not be run; the message says why, in the user's terms."""
+
+class ExecutionError(PlanError):
+    """A plan (or a node of it) could not be run; the message says why, in the user's terms, and
+    ``node`` is the node it happened at when known (set where that node is translated)."""
 
 
 class Unsupported(ExecutionError):

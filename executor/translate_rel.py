@@ -29,6 +29,7 @@ from viz import types as T
 from viz.deep import run_deep
 from viz.expressions import contains_rex
 from viz.fields import Field, named_struct_fields
+from viz.errors import PlanError
 from viz.model import NodeView, PlanModel
 from viz.schema import aggregate_layout, join_type_name
 
@@ -67,7 +68,7 @@ def translate(model: PlanModel, node_id: str, spark, tables, observe: Observe | 
         df = run_deep(work)
     except PySparkException as e:
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise ExecutionError(f"Spark rejected the translation of node {node_id}: {first[:500]}") from e
+        raise ExecutionError(f"Spark rejected the translation of node {node_id}: {first[:500]}", node=node_id) from e
     schema = model.node(node_id).schema
     names = [f.name for f in schema] if schema is not None else [c for c in df.columns]
     return Translation(df, names, list(dict.fromkeys(tr.warnings)))
@@ -127,8 +128,13 @@ class _Translator:
         node = self.model.node(node_id)
         handler = RELATIONS.get(node.kind)
         if handler is None:
-            raise Unsupported(f"relation `{node.kind}` (node {node_id}) is not supported")
-        df = handler(self, node)
+            raise Unsupported(f"relation `{node.kind}` (node {node_id}) is not supported", node=node_id)
+        try:
+            df = handler(self, node)
+        except PlanError as exc:
+            if exc.node is None:  # the innermost node it happened at
+                exc.node = node_id
+            raise
         if handler not in _EMITS_ITSELF:
             df = self._emit(node, df)
         if self.observe is not None:

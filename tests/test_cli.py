@@ -37,6 +37,7 @@ def test_inspect_json_one_object_per_plan(tmp_path):
         {"index": 2, "name": "sales", "type": "decimal<38,2>?", "nullable": True},
     ]
     assert all(set(d) >= {"severity", "code", "message"} for n in query["nodes"] for d in n["diagnostics"])
+    assert all(d["node"] == n["id"] for n in query["nodes"] for d in n["diagnostics"] if "node" in d)
     assert [n["kind"] for n in query["nodes"]] == ["sort", "aggregate", "project", "filter", "read"]
 
 
@@ -67,3 +68,10 @@ def test_render_writes_dot(tmp_path):
         assert f'"{node_id}" [label=<' in dot
     assert '"0.0" -> "0";' in dot  # data flows from the join up into the aggregate
     assert "product_name" in dot and "[2]" in dot
+
+
+def test_a_diagnostic_in_json_names_its_node():
+    from viz.errors import error
+
+    assert error("c", "m", "0.1").to_json() == {"severity": "error", "code": "c", "message": "m", "node": "0.1"}
+    assert "node" not in error("c", "m").to_json()  # the plan as a whole

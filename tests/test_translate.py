@@ -427,3 +427,17 @@ def _mark_spark_tests() -> None:
 
 
 _mark_spark_tests()
+
+
+def test_an_error_names_the_node_it_happened_at(spark, catalog):
+    from executor.errors import TableNotFound
+    from executor.translate_rel import translate
+    from viz.errors import PlanError
+
+    missing = read("no_such_table", [("x", "i64")])
+    doc = plan({"filter": {"input": {"cross": {"left": ORD, "right": missing}}, "condition": {"literal": {"boolean": True}}}})
+    model = model_of(doc)
+    with pytest.raises(TableNotFound) as info:
+        translate(model, "0", spark, catalog)
+    assert isinstance(info.value, PlanError) and info.value.node == "0.0.1"  # the read, not the filter asked for
+    assert model.node(info.value.node).kind == "read"

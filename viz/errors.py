@@ -15,7 +15,13 @@ from enum import Enum
 
 
 class PlanError(Exception):
-    """Base of every error the plan model raises."""
+    """Base of every error the plan model and the executor raise. ``node`` is the id of the node it
+    belongs to and ``path`` where inside the plan, when known."""
+
+    def __init__(self, *args: object, node: str | None = None, path: str | None = None) -> None:
+        super().__init__(*args)
+        self.node = node
+        self.path = path
 
 
 class PlanLoadError(PlanError):
@@ -48,6 +54,8 @@ class Diagnostic:
 
     def to_json(self) -> dict:
         out = {"severity": self.severity.value, "code": self.code, "message": self.message}
+        if self.node is not None:
+            out["node"] = self.node
         if self.path:
             out["path"] = self.path
         return out
