@@ -239,9 +239,11 @@ def _work(model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample:
 
 
 def compare_outputs(model_a, node_a: str, model_b, node_b: str, catalog_a, catalog_b, spark=None,
-                    sample: int = 20, timeout_s: float | None = None, ignore_case: bool = False) -> OutputComparison:
+                    sample: int = 20, timeout_s: float | None = None, ignore_case: bool = False,
+                    cancel: threading.Event | None = None) -> OutputComparison:
     """Compare node ``node_a`` of ``model_a`` with node ``node_b`` of ``model_b`` (see the module).
-    With ``ignore_case``, column names that differ only in upper and lower case are the same."""
+    With ``ignore_case``, column names that differ only in upper and lower case are the same. A set
+    ``cancel`` Event, like the timeout, interrupts its Spark jobs and raises ``Cancelled``."""
     for side, model, nid in (("a", model_a, node_a), ("b", model_b, node_b)):
         if nid not in model.graph.nodes:
             raise ExecutionError(f"{side}: the plan has no node {nid!r}; its roots are {', '.join(model.roots) or 'none'}")
@@ -273,13 +275,16 @@ def compare_outputs(model_a, node_a: str, model_b, node_b: str, catalog_a, catal
     worker.start()
     while worker.is_alive():
         worker.join(POLL_S)
-        if worker.is_alive() and timeout_s is not None and time.monotonic() - begin > timeout_s:
+        timed_out = timeout_s is not None and time.monotonic() - begin > timeout_s
+        if worker.is_alive() and (timed_out or (cancel is not None and cancel.is_set())):
             with contextlib.suppress(Exception):
                 spark.interruptTag(tag)
             worker.join(5.0)
-            from .run import TimedOut
+            from .run import Cancelled, TimedOut
 
-            raise TimedOut(f"comparing node {node_a} with node {node_b} timed out after {timeout_s:g} s; its Spark jobs were interrupted")
+            if timed_out:
+                raise TimedOut(f"comparing node {node_a} with node {node_b} timed out after {timeout_s:g} s; its Spark jobs were interrupted")
+            raise Cancelled(f"comparing node {node_a} with node {node_b} was cancelled; its Spark jobs were interrupted")
     if "error" in box:
         exc = box["error"]
         if isinstance(exc, ExecutionError):

@@ -1,5 +1,6 @@
 """Present a plan to an audience: the graph large, every step in plain words from the leaves to the
-root, the selected step's sample rows, and a link that reopens the same plan at the same step.
+root, the selected step's sample rows (run in the background, with Cancel), and a link that
+reopens the same plan at the same step.
 
 The selection is the Inspect page's (``st.session_state["node"]`` and ``?node=``), so switching
 pages keeps the node.
@@ -9,9 +10,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from executor.errors import ExecutionError
 from executor.run import run_node
-from ui.data import catalog_for
+from ui.background import Task, show_progress, start
 from ui.entry import through_app
 from ui.graph_click import graph_click
 from ui.plan_source import current_model, executability_of, plan_sidebar
@@ -49,27 +49,38 @@ def _story(model: PlanModel, order: list[str], sentences: dict[str, str], select
         st.caption(f"…and {len(order) - MAX_STEPS} more steps: pick them in the sidebar or the graph.")
 
 
+def _tasks() -> dict:
+    return st.session_state.setdefault("present_tasks", {})
+
+
+@st.fragment(run_every=1.0)
+def _progress(key: tuple) -> None:
+    task = _tasks().get(key)
+    if task is not None:
+        show_progress(task, f"Running step {key[1]} on Spark", "present_cancel")
+
+
 def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
     ok, reason = executability_of(plan.data).get(node_id, (True, None))
     if not ok:
         st.info(f"This step cannot run on Spark: {reason}")
     key = (hash(plan.data), node_id)
-    if st.button("Show sample rows", key="present_show_rows", disabled=not ok, type="primary"):
-        with st.spinner(f"Running step {node_id} on Spark…"):
-            try:
-                result = run_node(model, node_id, catalog=catalog_for(plan, generate=True), limit=SAMPLE_LIMIT)
-                st.session_state["present_result"] = (key, result, None)
-            except ExecutionError as exc:
-                st.session_state["present_result"] = (key, None, str(exc))
-            except Exception as exc:  # a bug of ours: a message, not a traceback, in front of an audience
-                st.session_state["present_result"] = (key, None, f"internal error: {type(exc).__name__}: {exc}")
-    shown = st.session_state.get("present_result")
-    if shown is None or shown[0] != key:
+    task = _tasks().get(key)
+    running = task is not None and not task.done.is_set()
+    if st.button("Show sample rows", key="present_show_rows", disabled=not ok or running, type="primary"):
+        task = _tasks()[key] = Task()
+        start(task, plan, lambda catalog, t=task: run_node(model, node_id, catalog=catalog, limit=SAMPLE_LIMIT,
+                                                           cancel=t.cancel, progress=t.progress),
+              what=f"running step {node_id}", thread_name="app-present")
+    if task is None:
         return
-    _, result, error = shown
-    if error is not None:
-        st.error(error)
+    if not task.done.is_set():
+        _progress(key)
         return
+    if task.error is not None:
+        st.error(task.error)
+        return
+    result = task.result
     st.dataframe(result.rows, hide_index=True, width="stretch")
     n = len(result.rows)
     more = " (the first ones)" if n >= SAMPLE_LIMIT else ""

@@ -8,6 +8,7 @@ import duckdb
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.conftest import wait_for
 from ui import share
 from viz.describe import describe_plan, story_order
 from viz.model import analyze
@@ -113,6 +114,7 @@ def test_an_unknown_shared_plan_says_so(tmp_path, monkeypatch):
 def test_show_sample_rows_runs_the_selected_node(spark):
     at = _present(sample="tutorial.json", node="0.0.1")
     at.button(key="present_show_rows").click().run()
+    wait_for(at, lambda a: bool(a.dataframe) or bool(a.error))
     assert not at.exception and not at.error, [e.value for e in at.error]
     rows = [d.value for d in at.dataframe][0]
     assert list(rows.columns) == ["[0] product_id", "[1] categories", "[2] details", "[3] product_name"]
@@ -138,6 +140,7 @@ def test_a_failing_run_shows_a_message_not_a_traceback(spark, monkeypatch, tmp_p
     digest = share.save_shared(json.dumps(doc).encode())
     at = _present(plan=digest, node="0")
     at.button(key="present_show_rows").click().run()
+    wait_for(at, lambda a: bool(a.error))
     assert not at.exception
     assert at.error and "no_such_table" in at.error[0].value
 

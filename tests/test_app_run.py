@@ -94,3 +94,40 @@ def test_a_table_without_the_plans_columns_is_refused_in_the_app(spark, tpch_dir
     wait_for(at, lambda a: bool(a.error) or bool(_result_frames(a)), 180)
     assert not at.error, [e.value for e in at.error]
     assert any("used by position" in w.value for w in at.warning)
+
+
+def test_present_step_and_the_compare_panel_can_be_cancelled(spark, tpch_dir):
+    """Each of them runs in the background with a Cancel button that stops its Spark jobs: a filter
+    over count(*) of lineitem x lineitem x region (1.8e10 rows at scale 0.01, see above)."""
+    li = P.read("lineitem", [("l_orderkey", "i64")])
+    region = P.read("region", [("r_regionkey", "i64")])
+    cross = {"cross": {"left": {"cross": {"left": li, "right": li}}, "right": region}}
+    agg = {"aggregate": {"input": cross, "groupings": [], "measures": [P.measure(9, out="i64")]}}
+    kept = {"filter": {"input": agg, "condition": {"literal": {"boolean": True}}}}
+    doc = P.plan((kept, ["n"]), functions={9: ("count", "functions_aggregate_generic")})
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["use_tpch"] = True
+    at.run()
+    at.sidebar.file_uploader[0].set_value(("explode.json", json.dumps(doc).encode(), "application/json")).run()
+
+    def cancel(key: str) -> None:
+        wait_for(at, lambda a: any(b.key == key for b in a.button), 120)
+        assert at.get("progress"), "a progress bar is shown while it runs"
+        next(b for b in at.button if b.key == key).click()
+        wait_for(at, lambda a: bool(a.error) and not any(b.key == key for b in a.button), 120)
+        assert "cancelled" in at.error[0].value, [e.value for e in at.error]
+
+    at.switch_page("pages/present.py").run()
+    at.button(key="present_step_0.0").click().run()
+    at.button(key="present_show_rows").click().run()
+    cancel("present_cancel")
+
+    at.switch_page("pages/step.py").run()
+    at.button(key="step_run").click().run()  # the aggregate (the selection followed from Present)
+    cancel("step_cancel")
+
+    at.button(key="step_parent").click().run()  # the filter: its output compared with its input
+    at.button(key="step_run").click().run()
+    cancel("step_cancel")
+    at.button(key="step_compare_button").click().run()
+    cancel("step_compare_cancel")

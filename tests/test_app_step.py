@@ -107,6 +107,7 @@ def test_run_at_each_step_shows_rows_and_what_the_node_did(spark):
     assert [len(f) for f in frames[:2]] == [total, kept]  # input rows beside the node's rows (limit 20)
     # Compare with input: the dropped rows are exactly those the oracle drops.
     at.button(key="step_compare_button").click().run()
+    wait_for(at, lambda a: any("[0] product_id" in d.value.columns for d in a.dataframe[2:]) or bool(a.error))
     assert not at.exception and not at.error, [e.value for e in at.error]
     dropped = sorted(r[0] for r in duckdb.sql(
         f"SELECT product_id FROM '{PRODUCTS}' WHERE list_position(categories, 'Computers') IS NOT NULL").fetchall())

@@ -2,8 +2,8 @@
 
 A :class:`Task` carries what the page shows while it runs (progress, Cancel) and what it ends with
 (a result or an error message). :func:`start` resolves the plan's tables, then runs the work in a
-thread; ``ui.run_panel`` (one node) and ``ui.profile_panel`` (every node) both use it, each with
-its own fragment that refreshes the progress every second.
+thread (:func:`run_in_background`); the Run panel, the profile, the Step and Present pages and the
+compare panel use it, each with its own fragment that refreshes the progress and offers Cancel.
 """
 
 from __future__ import annotations
@@ -45,10 +45,15 @@ def start(task: Task, plan: Plan, work: Callable[[Catalog], Any], what: str, thr
         task.error = str(exc)
         task.done.set()
         return
+    run_in_background(task, lambda: work(catalog), what, thread_name)
+
+
+def run_in_background(task: Task, work: Callable[[], Any], what: str, thread_name: str) -> None:
+    """Run ``work()`` in a thread; its return value becomes ``task.result``, an error ``task.error``."""
 
     def run() -> None:
         try:
-            task.result = work(catalog)
+            task.result = work()
         except ExecutionError as exc:
             task.error = str(exc)
         except Exception as exc:  # noqa: BLE001 - a bug of ours: say so instead of a traceback in the page

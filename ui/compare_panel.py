@@ -1,7 +1,8 @@
 """Compare two nodes' outputs in the app (``executor.compare.compare_outputs``): counts, schemas, rows.
 
 ``compare_panel`` is a button plus the result; the Step page uses it to compare a node with its
-input, and the Compare-plans page can use it for a matched pair of nodes of two plans.
+input, and the Compare-plans page for a matched pair of nodes of two plans. The comparison runs in
+the background with progress and Cancel (``ui.background``); the page never waits for it.
 """
 
 from __future__ import annotations
@@ -10,14 +11,21 @@ import pandas as pd
 import streamlit as st
 
 from executor.compare import OutputComparison, compare_outputs
-from executor.errors import ExecutionError
+from ui.background import Task, run_in_background, show_progress
 from viz.model import PlanModel
 
 DEFAULT_TIMEOUT_S = 120.0
 
 
-def _results() -> dict:
-    return st.session_state.setdefault("compare_panel_results", {})
+def _tasks() -> dict:
+    return st.session_state.setdefault("compare_panel_tasks", {})
+
+
+@st.fragment(run_every=1.0)
+def _progress(ident: tuple, key: str, text: str) -> None:
+    task = _tasks().get(ident)
+    if task is not None:
+        show_progress(task, text, f"{key}_cancel")
 
 
 def schema_frame(c: OutputComparison, labels: tuple[str, str]) -> pd.DataFrame:
@@ -56,26 +64,27 @@ def compare_panel(model_a: PlanModel, node_a: str, model_b: PlanModel, node_b: s
                   key: str, labels: tuple[str, str] = ("a", "b"), sample: int = 20,
                   timeout_s: float = DEFAULT_TIMEOUT_S, button: str = "Compare outputs",
                   ignore_case: bool = False) -> OutputComparison | None:
-    """A button that compares the two nodes (on Spark, with a spinner and a timeout) and the result.
+    """A button that compares the two nodes (on Spark, in the background with Cancel and a timeout) and the result.
 
     ``key`` names the widget (unique per page); the result is kept for this pair of nodes and data."""
     from executor.run import plan_digest
 
     ident = (key, plan_digest(model_a), node_a, plan_digest(model_b), node_b,
              catalog_a.fingerprint(), catalog_b.fingerprint(), sample, ignore_case)
-    if st.button(button, key=f"{key}_button"):
-        with st.spinner(f"Comparing {labels[0]} with {labels[1]} on Spark…"):
-            try:
-                _results()[ident] = compare_outputs(model_a, node_a, model_b, node_b, catalog_a, catalog_b,
-                                                    sample=sample, timeout_s=timeout_s, ignore_case=ignore_case)
-            except ExecutionError as exc:
-                _results()[ident] = str(exc)
-            except Exception as exc:  # noqa: BLE001 - a bug of ours: say so instead of a traceback in the page
-                _results()[ident] = f"internal error while comparing: {type(exc).__name__}: {exc}"
-    result = _results().get(ident)
-    if isinstance(result, str):
-        st.error(result)
+    task = _tasks().get(ident)
+    running = task is not None and not task.done.is_set()
+    if st.button(button, key=f"{key}_button", disabled=running):
+        task = _tasks()[ident] = Task(status="running on Spark")
+        work = lambda t=task: compare_outputs(model_a, node_a, model_b, node_b, catalog_a, catalog_b,  # noqa: E731
+                                              sample=sample, timeout_s=timeout_s, ignore_case=ignore_case, cancel=t.cancel)
+        run_in_background(task, work, what="comparing", thread_name="app-compare")
+    if task is None:
         return None
-    if result is not None:
-        show_comparison(result, labels)
-    return result
+    if not task.done.is_set():
+        _progress(ident, key, f"Comparing {labels[0]} with {labels[1]} on Spark")
+        return None
+    if task.error is not None:
+        st.error(task.error)
+        return None
+    show_comparison(task.result, labels)
+    return task.result
