@@ -10,7 +10,7 @@ import streamlit as st
 
 from ui.entry import through_app
 from ui.graph_click import graph_click
-from ui.plan_source import current_model, executability_of, plan_sidebar
+from ui.plan_source import executability_of, open_plan
 from ui.profile_panel import profile_controls, profile_overlay, profile_table
 from ui.run_panel import run_tab
 from ui.selection import (parse_choice, parse_flag, parse_int_between, parse_members, resolve_node, select,
@@ -145,15 +145,12 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
 
 
 def main() -> None:
-    plan = plan_sidebar()
-    model = current_model(plan)
-    if model is None:
-        if plan is None:
-            st.title("Substrait plan visualizer")
-            st.info("Upload a Substrait plan (JSON or binary protobuf), open a sample, or paste JSON: the sidebar has all three.")
+    opened = open_plan("Substrait plan visualizer",
+                       "Upload a Substrait plan (JSON or binary protobuf), open a sample, or paste JSON: the sidebar has all three.")
+    if opened is None:
         return
+    plan, model = opened
     node_ids = list(model.graph.nodes)
-    st.session_state["node_ids"] = node_ids
     resolve_node(node_ids, model.roots[0] if model.roots else (node_ids[0] if node_ids else None))
 
     st.markdown(f"#### {plan.source}")

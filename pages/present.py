@@ -14,7 +14,7 @@ from executor.run import run_node
 from ui.background import Task, show_progress, start
 from ui.entry import through_app
 from ui.graph_click import graph_click
-from ui.plan_source import current_model, executability_of, plan_sidebar
+from ui.plan_source import executability_of, open_plan
 from ui.selection import resolve_node, select, theme
 from ui.share import share_link_widget
 from viz.describe import describe_plan, story_order
@@ -90,18 +90,12 @@ def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
 
 
 def main() -> None:
-    plan = plan_sidebar()
-    model = current_model(plan)
-    if model is None:
-        if plan is None:
-            st.title("Present a plan")
-            st.info("Open a plan in the sidebar (a sample, an upload or pasted JSON) to present it.")
+    opened = open_plan("Present a plan", "Open a plan in the sidebar (a sample, an upload or pasted JSON) to present it.",
+                       empty="The plan has no relations to present.")
+    if opened is None:
         return
+    plan, model = opened
     node_ids = list(model.graph.nodes)
-    if not node_ids:
-        st.warning("The plan has no relations to present.")
-        return
-    st.session_state["node_ids"] = node_ids
     resolve_node(node_ids, model.roots[0] if model.roots else node_ids[0])
 
     sentences = describe_plan(model)

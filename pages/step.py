@@ -19,7 +19,7 @@ from ui.background import Task, show_progress, start
 from ui.compare_panel import compare_panel
 from ui.data import catalog_for
 from ui.entry import through_app
-from ui.plan_source import Plan, current_model, executability_of, plan_sidebar
+from ui.plan_source import Plan, executability_of, open_plan
 from ui.profile_panel import finished_profile, profile_overlay
 from viz.kinds import kind
 from ui.selection import resolve_node, select
@@ -124,17 +124,13 @@ def _graph(plan: Plan, model: PlanModel, node_id: str, parents: list[str], input
 
 
 def main() -> None:
-    plan = plan_sidebar()
-    model = current_model(plan)
-    if model is None:
-        st.title("Step through a plan")
-        if plan is None:
-            st.info("Open a plan in the sidebar (upload, sample or paste), then step through it node by node.")
+    opened = open_plan("Step through a plan",
+                       "Open a plan in the sidebar (upload, sample or paste), then step through it node by node.",
+                       empty="The plan has no relations to step through.")
+    if opened is None:
         return
+    plan, model = opened
     node_ids = list(model.graph.nodes)
-    if not node_ids:
-        st.warning("The plan has no relations to step through.")
-        return
     leaves = model.graph.leaves()
     node_id = resolve_node(node_ids, leaves[0] if leaves else node_ids[0])
     with st.sidebar:

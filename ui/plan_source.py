@@ -157,3 +157,21 @@ def current_model(plan: Plan | None) -> PlanModel | None:
         st.error(f"{plan.source} is not a Substrait plan: {result}")
         return None
     return result
+
+
+def open_plan(title: str, hint: str, empty: str | None = None) -> tuple[Plan, PlanModel] | None:
+    """A page's start: the plan inputs in the sidebar, then the plan and its model. Without a model,
+    the page's ``title`` and ``hint`` when no plan is open (an unreadable one has its error shown)
+    and None; with ``empty`` given, a plan without relations is that warning and None."""
+    plan = plan_sidebar()
+    model = current_model(plan)
+    if model is None:
+        if plan is None:
+            st.title(title)
+            st.info(hint)
+        return None
+    if empty is not None and not model.graph.nodes:
+        st.warning(empty)
+        return None
+    st.session_state["node_ids"] = list(model.graph.nodes)
+    return plan, model
