@@ -1,5 +1,5 @@
 """The same translation through Spark Connect: a real plan gives the same rows as on the classic
-session, and a timeout stops a Connect run too.
+session, its profile the same counts (observed through Connect), and a timeout stops a Connect run too.
 
 A Connect session cannot live in this process next to the classic one, so a subprocess starts
 ``SPARK_REMOTE=local`` (a local Connect server) and runs the plans with ``run_node``.
@@ -45,6 +45,9 @@ for path in plans:
     out["results"].append({"columns": result.columns, "types": result.types, "rows": rows,
                            "row_count": result.row_count, "explain": result.explain})
 
+from executor.profile import profile_plan
+profile = profile_plan(analyze(open(plans[0], "rb").read()), catalog)
+out["profile"] = {n: [p.rows, p.how, p.error] for n, p in profile.nodes.items()}
 class Slow:
     def __init__(self, df): self.df, self.names, self.warnings = df, ["total"], []
 
@@ -89,5 +92,13 @@ def test_connect_gives_the_same_rows_as_classic(spark, tpch_dir):
         assert got["row_count"] == local.row_count and len(rows) > 0, path
         assert got["rows"] == rows, path  # both plans end in a total sort: the same order too
         assert "Scan parquet" in got["explain"] or "parquet" in got["explain"].lower()
+    # the profile observes the nodes through Connect too, with the classic session's counts
+    from executor.profile import clear_cache as clear_profiles, profile_plan
+
+    clear_profiles()
+    local = profile_plan(analyze(open(PLANS[0], "rb").read()), catalog)
+    assert {n: rows for n, (rows, _, _) in remote["profile"].items()} == {n: p.rows for n, p in local.nodes.items()}
+    assert all(error is None for _, _, error in remote["profile"].values())
+    assert {how for _, how, _ in remote["profile"].values()} >= {"run", "reads", "derived"}
     assert remote["timeout"].startswith("the run of node 0.0 was timed out after 2 s")
     assert remote["timeout_s"] < 30 and remote["after"] == 4
