@@ -14,7 +14,6 @@ Write, DDL and Update relations are refused before anything runs. Results are ca
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import re
 import threading
@@ -73,12 +72,8 @@ _cache_lock = threading.Lock()
 
 
 def plan_digest(model) -> str:
-    """A digest of the plan's content (deterministic serialisation)."""
-    try:
-        data = model.plan.SerializeToString(deterministic=True)
-    except Exception:  # a plan protobuf cannot serialise (too deep): fall back to this object
-        return f"object-{id(model)}"
-    return hashlib.sha256(data).hexdigest()
+    """The plan's digest (``PlanModel.digest``, computed once per model)."""
+    return model.digest
 
 
 def clear_cache() -> None:

@@ -281,3 +281,15 @@ def test_parents_and_leaves_follow_inputs_and_references():
     shared = "0"  # the first root, read again by the references of the other two
     assert sorted(kinds[p] for p in g.parents(shared)) == ["reference", "reference"]
     assert g.parents("1") == [] and all(shared in g.nodes[p].inputs for p in g.parents(shared))
+
+
+def test_a_plans_digest_is_its_content_whatever_the_format():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "sample_plans", "tutorial.json"), "rb") as fh:
+        data = fh.read()
+    a, b = analyze(data), analyze(data)
+    binary = analyze(a.plan.SerializeToString())
+    assert a.digest == b.digest == binary.digest and len(a.digest) == 64
+    assert a.digest is a.digest  # computed once
+    with open(os.path.join(root, "sample_plans", "set_ops.json"), "rb") as fh:
+        assert analyze(fh.read()).digest != a.digest

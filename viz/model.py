@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from dataclasses import dataclass, field
 from typing import Iterator, Mapping
 
@@ -95,6 +97,16 @@ class PlanModel:
     @property
     def plan(self) -> plan_pb2.Plan:
         return self.loaded.plan
+
+    @functools.cached_property
+    def digest(self) -> str:
+        """The plan's identity for every cache and key: a SHA-256 of its deterministic serialisation
+        (the same plan read from JSON or from binary has the same digest), computed once."""
+        try:
+            data = self.plan.SerializeToString(deterministic=True)
+        except Exception:  # a plan protobuf that cannot serialise (too deep): this object's own identity
+            return f"object-{id(self)}"
+        return hashlib.sha256(data).hexdigest()
 
     @property
     def roots(self) -> list[str]:
