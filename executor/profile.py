@@ -63,6 +63,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 
+from viz.expressions import is_true
 from viz.render import NodeStat, Overlay
 from viz.schema import aggregate_layout, join_type_name
 
@@ -206,7 +207,7 @@ def _limited(node, rows: list[int], offset_field: str, count_field: str) -> int:
 
 def _global_aggregate(model, node, rows: list[int]) -> int:
     body = node.node.body
-    if not body.measures or [sorted(m) for m in aggregate_layout(body, model.conventions).sets] not in ([], [[]]):
+    if not body.measures or not aggregate_layout(body, model.conventions).no_keys:
         raise _Unknown
     return 1
 
@@ -215,10 +216,8 @@ def _without_condition(node) -> bool:
     body = node.node.body
     if node.kind == "cross":
         return True
-    if body.HasField("expression"):
-        e = body.expression
-        if e.WhichOneof("rex_type") != "literal" or e.literal.WhichOneof("literal_type") != "boolean" or not e.literal.boolean:
-            return False
+    if body.HasField("expression") and not is_true(body.expression):
+        return False
     fields = body.DESCRIPTOR.fields_by_name
     return not ("post_join_filter" in fields and body.HasField("post_join_filter"))
 

@@ -480,7 +480,7 @@ def aggregate(tr: _Translator, node: NodeView) -> DataFrame:
         ex.aggregate(m.measure, ex.expr(m.filter) if m.HasField("filter") else None) for m in body.measures
     ]
     direct = node.info.direct
-    if sets == [[]] and measures:
+    if layout.no_keys and measures:
         # a global aggregate: one select (it also works under outer references), its emit folded in
         mapping = tr.emit_mapping(node)
         cols = measures if mapping is None else [measures[m] for m in mapping]

@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 
 from substrait import algebra_pb2
 
-from .expressions import decimal_value
+from .expressions import decimal_value, is_true
 from .fields import Field, struct_members
 from .model import NodeView, PlanModel
 
@@ -845,15 +845,11 @@ def _join(c: _Ctx) -> str:
     body = c.body
     w = c.words()
     on = w.condition(body.expression) if body.HasField("expression") else ""
-    if _join_type(body) == "inner" and (not on or _is_true(body.expression)):
+    if _join_type(body) == "inner" and (not on or is_true(body.expression)):
         # DataFusion writes every inner join so, with the keys in a filter above: say what the join
         # itself does, and where its condition is
         return _cross(c) + _post_filter(c)
     return _join_sentence(c, _join_type(body), on) + _post_filter(c)
-
-
-def _is_true(e) -> bool:
-    return e.WhichOneof("rex_type") == "literal" and e.literal.WhichOneof("literal_type") == "boolean" and e.literal.boolean
 
 
 def _condition_above(c: _Ctx) -> str:
@@ -862,7 +858,7 @@ def _condition_above(c: _Ctx) -> str:
     nodes = c.model.graph.nodes
     cur = nodes.get(c.node.node.parent) if c.node.node.parent else None
     while cur is not None and cur.kind in ("join", "cross") and _join_type_of(cur.body) in ("inner", "cross"):
-        if cur.kind == "join" and cur.body.HasField("expression") and not _is_true(cur.body.expression):
+        if cur.kind == "join" and cur.body.HasField("expression") and not is_true(cur.body.expression):
             return ""
         cur = nodes.get(cur.parent) if cur.parent else None
     if cur is None or cur.kind != "filter":

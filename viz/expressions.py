@@ -68,6 +68,11 @@ def contains_rex(e: Expression, kinds: frozenset[str]) -> bool:
     return False
 
 
+def is_true(e: Expression) -> bool:
+    """Whether ``e`` is the literal ``true`` (a join "condition" that keeps every pair)."""
+    return e.WhichOneof("rex_type") == "literal" and e.literal.WhichOneof("literal_type") == "boolean" and e.literal.boolean
+
+
 def case_base(e: Expression.IfThen) -> Expression | None:
     """DataFusion writes ``CASE x WHEN v1 THEN r1 ... END`` as an if-then whose first clause holds ``x``
     as its condition and no result, each later clause's condition being a value ``v``. Returns ``x`` for

@@ -435,6 +435,12 @@ class AggregateLayout:
     grouping_column: str | None
     bad_references: tuple[int, ...] = ()
 
+    @property
+    def no_keys(self) -> bool:
+        """Whether it groups by nothing (no grouping set, or one that is empty): with measures, a
+        global aggregate of exactly one row."""
+        return all(not m for m in self.sets) and len(self.sets) <= 1
+
     def grouping_value(self, set_index: int) -> int:
         """The value of the grouping column for rows of grouping set ``set_index``."""
         if self.grouping_column != "datafusion":
