@@ -289,8 +289,9 @@ def compare_outputs(model_a, node_a: str, model_b, node_b: str, catalog_a, catal
         exc = box["error"]
         if isinstance(exc, ExecutionError):
             raise exc
-        first = (str(exc).strip().splitlines() or [""])[0][:500]
-        raise ExecutionError(f"Spark failed comparing node {node_a} with node {node_b}: {type(exc).__name__}: {first}") from exc
+        from .run import spark_reason
+
+        raise ExecutionError(f"Spark failed comparing node {node_a} with node {node_b}: {spark_reason(exc)}") from exc
     return box["result"]
 
 

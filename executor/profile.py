@@ -68,7 +68,7 @@ from viz.render import NodeStat, Overlay
 from viz.schema import aggregate_layout, join_type_name
 
 from .errors import ExecutionError
-from .run import POLL_S, STOP_GRACE_S, interrupt_tag, plan_digest, tagged
+from .run import POLL_S, STOP_GRACE_S, interrupt_tag, plan_digest, spark_reason, tagged
 
 EXPLODE_FACTOR = 10.0
 EXPLODE_MIN_ROWS = 1000
@@ -468,8 +468,7 @@ class _Stopped(Exception):
 
 
 def _spark_message(nid: str, exc: BaseException, what: str) -> str:
-    first = (str(exc).strip().splitlines() or [""])[0][:500]
-    return f"Spark failed {what} node {nid}: {type(exc).__name__}: {first}"
+    return f"Spark failed {what} node {nid}: {spark_reason(exc)}"
 
 
 class _Work:

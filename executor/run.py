@@ -378,7 +378,7 @@ def _as_execution_error(exc: BaseException, node_id: str) -> BaseException:
     if _is_spark_error(exc) and "StackOverflowError" in str(exc):
         err = ExecutionError(f"Spark's planner ran out of stack on node {node_id}: the plan nests too deeply for Spark")
     elif _is_spark_error(exc):
-        err = ExecutionError(f"Spark failed running node {node_id}: {_spark_reason(exc, lines)}")
+        err = ExecutionError(f"Spark failed running node {node_id}: {spark_reason(exc)}")
     else:
         err = ExecutionError(f"internal error running node {node_id} (a bug; please report it): {type(exc).__name__}: {first}")
     err.__cause__ = exc
@@ -388,10 +388,12 @@ def _as_execution_error(exc: BaseException, node_id: str) -> BaseException:
 _JAVA_EXCEPTION = re.compile(r"^(?:Caused by: )?(?:[a-z_$][\w$]*\.)+(\w*(?:Exception|Error)\b.*)$")
 
 
-def _spark_reason(exc: BaseException, lines: list[str]) -> str:
-    """The line that says why: a Py4J error's first line only names the Java call that failed
-    ("An error occurred while calling o853.collectToPython."); the innermost Java exception (the last
-    "Caused by", else the first exception line) is the reason, without its package."""
+def spark_reason(exc: BaseException) -> str:
+    """The line that says why Spark failed: a Py4J error's first line only names the Java call that
+    failed ("An error occurred while calling o853.collectToPython."); the innermost Java exception
+    (the last "Caused by", else the first exception line) is the reason, without its package. Any
+    other error: its type and first line."""
+    lines = str(exc).strip().splitlines()
     name = type(exc).__name__
     if name != "Py4JJavaError":
         return f"{name}: {lines[0][:500] if lines else ''}"
