@@ -148,12 +148,10 @@ def run_node(
     cancel: threading.Event | None = None,
     progress: Progress | None = None,
     explain: bool = True,
-    count_budget_s: float | None = None,
 ) -> RunResult:
     """Run node ``node_id``'s subtree and return its first ``limit`` rows (see the module docstring).
-    ``explain=False`` skips Spark's formatted plan (planning the query a second time). With
-    ``count_budget_s``, the exact count (``count``) may take that long after the rows are in: a count
-    that would take longer is stopped and the rows come back without it, with a warning saying so.
+    ``explain=False`` skips Spark's formatted plan (planning the query a second time). (Counts within
+    a time budget, rows first: ``executor.step.run_step``.)
 
     Raises ``Refused`` (write/DDL, files outside the data roots), ``Unsupported``, ``TableNotFound``,
     ``Cancelled`` / ``TimedOut``, or ``ExecutionError`` for a failure inside Spark.
@@ -172,12 +170,12 @@ def run_node(
     if limit > MAX_ROWS:
         warnings.append(f"the row limit {limit} was lowered to {MAX_ROWS}")
         limit = MAX_ROWS
-    key = (plan_digest(model), node_id, limit, bool(count), catalog.fingerprint(), explain, count_budget_s)
+    key = (plan_digest(model), node_id, limit, bool(count), catalog.fingerprint(), explain)
     cached = _cache_get(key)
     if cached is not None:
         return cached
     spark = get_session()
-    run = _Run(model, node_id, spark, catalog, limit, count, explain, count_budget_s)
+    run = _Run(model, node_id, spark, catalog, limit, count, explain)
     result = _supervise(run, spark, timeout_s, cancel, progress)
     result.warnings[:0] = warnings
     _cache_put(key, result)
@@ -201,12 +199,9 @@ def tagged(spark, tag: str, description: str):
 class _Run:
     """The work of one run, done in a worker thread that carries the run's tag."""
 
-    def __init__(self, model, node_id: str, spark, catalog, limit: int, count: bool, explain: bool = True,
-                 count_budget_s: float | None = None) -> None:
+    def __init__(self, model, node_id: str, spark, catalog, limit: int, count: bool, explain: bool = True) -> None:
         self.model, self.node_id, self.spark, self.catalog = model, node_id, spark, catalog
-        self.limit, self.count, self.explain, self.count_budget_s = limit, count, explain, count_budget_s
-        self.counting_since: float | None = None  # when the exact count started (the rows are in)
-        self.count_stopped = threading.Event()  # set by the supervisor when the count ran out of budget
+        self.limit, self.count, self.explain = limit, count, explain
         self.tag = f"substrait-viz-{uuid.uuid4().hex}"
         self.result: RunResult | None = None
         self.error: BaseException | None = None
@@ -235,23 +230,15 @@ class _Run:
         table, type_warning = _collect(df.limit(self.limit + 1))
         more = table.num_rows > self.limit
         row_count: int | None = None if more else table.num_rows
-        count_warning = ""
         if self.count and more:
             self._check()
-            self.counting_since = time.monotonic()
-            try:
-                row_count = int(df.count())
-            except Exception:
-                if not self.count_stopped.is_set():
-                    raise
-                count_warning = (f"counting stopped after {self.count_budget_s:g} s (the count budget): "
-                                 f"more than {self.limit:,} rows")
+            row_count = int(df.count())
         elapsed = time.perf_counter() - start
         table, bytes_warning = _cap_bytes(table.slice(0, self.limit))
         names = list(translation.names) + [""] * (len(df.columns) - len(translation.names))
         columns = [f"[{i}] {name}".rstrip() for i, name in enumerate(names[: len(df.columns)])]
         types = [f.dataType.simpleString() for f in df.schema.fields]
-        warnings = list(translation.warnings) + [w for w in (type_warning, bytes_warning, count_warning) if w]
+        warnings = list(translation.warnings) + [w for w in (type_warning, bytes_warning) if w]
         return RunResult(
             columns=columns,
             types=types,
@@ -282,12 +269,6 @@ def _supervise(run: _Run, spark, timeout_s: float | None, cancel: threading.Even
         if stop_reason:
             _stop(run, spark, worker)
             break
-        if _count_over_budget(run):
-            run.count_stopped.set()  # the worker keeps its rows and reports the count as stopped
-            interrupt_tag(spark, run.tag)
-            from .reaper import watch
-
-            watch(spark)
         if progress is not None:
             progress(*_progress(spark, run, elapsed))
     if stop_reason:
@@ -299,12 +280,6 @@ def _supervise(run: _Run, spark, timeout_s: float | None, cancel: threading.Even
     if progress is not None:
         progress(1.0, f"done in {run.result.elapsed_s:.2f} s")
     return run.result
-
-
-def _count_over_budget(run: _Run) -> bool:
-    since = run.counting_since
-    return (run.count_budget_s is not None and since is not None and not run.count_stopped.is_set()
-            and time.monotonic() - since > run.count_budget_s)
 
 
 def _stop(run: _Run, spark, worker: threading.Thread) -> None:

@@ -27,6 +27,14 @@ from .run import RunResult, run_node
 
 OnResult = Callable[[str, "RunResult | str"], None]
 
+DERIVED_NOTE = "counted from its inputs' rows, not run"
+_COUNT_NOTES = ("counting stopped after ", "not counted: ", "the count failed: ", DERIVED_NOTE)
+
+
+def count_notes(result: RunResult) -> list[str]:
+    """The warnings :func:`run_step` added about a result's count (how it was had, or why not)."""
+    return [w for w in result.warnings if w.startswith(_COUNT_NOTES)]
+
 
 def run_step(model, node_id: str, *, catalog, limit: int = 20, count_budget_s: float = 10.0,
              timeout_s: float | None = None, cancel: threading.Event | None = None,
@@ -56,7 +64,7 @@ def run_step(model, node_id: str, *, catalog, limit: int = 20, count_budget_s: f
             p, result = profile.nodes[nid], results[nid]
             assert isinstance(result, RunResult)
             if p.rows is not None:
-                note = ["counted from its inputs' rows, not run"] if p.how == "derived" else []
+                note = [DERIVED_NOTE] if p.how == "derived" else []
                 report(nid, replace(result, row_count=p.rows, warnings=[*result.warnings, *note]))
             elif p.error:
                 report(nid, replace(result, warnings=[*result.warnings, f"the count failed: {p.error}"]))
@@ -78,4 +86,4 @@ def cross_product_warning(model, node_id: str, input_rows: list[int | None] | No
     return text + " Its count is computed from its inputs' counts, never run."
 
 
-__all__ = ["cross_product_warning", "run_step"]
+__all__ = ["count_notes", "cross_product_warning", "run_step"]

@@ -14,7 +14,7 @@ import streamlit as st
 
 from executor.compare import describe_step
 from executor.run import RunResult
-from executor.step import cross_product_warning, run_step
+from executor.step import count_notes, cross_product_warning, run_step
 from ui.background import Task, show_progress, start
 from ui.compare_panel import compare_panel
 from ui.data import catalog_for
@@ -103,9 +103,8 @@ def _rows_block(model: PlanModel, nid: str, heading: str, result: RunResult | st
         else:
             total = f"more than {len(result.rows):,} rows" + (" (counting…)" if running else "")
         st.caption(f"{total}, showing {len(result.rows):,}")
-        for w in result.warnings:
-            if w.startswith(("counting stopped", "counted from its inputs", "the count failed")):
-                st.caption(w)
+        for note in count_notes(result):
+            st.caption(note)
         st.dataframe(result.rows, hide_index=True, width="stretch")
 
 

@@ -169,23 +169,29 @@ def test_timeout_stops_the_run(spark, monkeypatch):
 
 @pytest.mark.spark
 def test_a_count_over_its_budget_stops_and_the_rows_come_back(spark, tpch_dir):
-    """orders x orders x nation (5.6e9 rows at scale 0.01): its first rows are there at once, its exact
-    count takes many seconds. With a 1 s count budget the rows come back with no count and a warning,
+    """A step (executor.step.run_step) onto a filter over orders x orders x nation (5.6e9 rows at
+    scale 0.01): its first rows are there at once, its exact count takes many seconds (the filter is
+    observed, not derived). With a 1 s count budget the rows come back with no count and a warning,
     and no job is left running."""
+    from executor.profile import clear_cache as clear_profiles
+    from executor.step import run_step
+
     run_mod.clear_cache()
+    clear_profiles()
     orders = read("orders", [("o_orderkey", "i64")])
     nation = read("nation", NATION)
     cross = {"cross": {"left": {"cross": {"left": orders, "right": orders}}, "right": nation}}
-    model = model_of(plan((cross, ["a", "b", "n_nationkey", "n_name", "n_regionkey", "n_comment"])))
+    kept = {"filter": {"input": cross, "condition": {"literal": {"boolean": True}}}}
+    model = model_of(plan((kept, ["a", "b", "n_nationkey", "n_name", "n_regionkey", "n_comment"])))
     start = time.monotonic()
-    result = run_node(model, "0", catalog=Catalog([tpch_dir]), limit=10, count=True, count_budget_s=1, timeout_s=120)
+    result = run_step(model, "0", catalog=Catalog([tpch_dir]), limit=10, count_budget_s=1, timeout_s=120)["0"]
     assert len(result.rows) == 10 and result.row_count is None
     assert any("counting stopped after 1 s (the count budget): more than 10 rows" in w for w in result.warnings)
     assert time.monotonic() - start < 60
     assert _no_active_jobs(spark)
     # a count within its budget completes: nation has 25 rows (the TPC-H spec), 10 of them shown
-    small = run_node(model_of(plan(read("nation", NATION))), "0", catalog=Catalog([tpch_dir]), limit=10, count=True,
-                     count_budget_s=30)
+    small = run_step(model_of(plan(read("nation", NATION))), "0", catalog=Catalog([tpch_dir]), limit=10,
+                     count_budget_s=30)["0"]
     assert small.row_count == 25 and not any("counting stopped" in w for w in small.warnings)
 
 
