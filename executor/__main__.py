@@ -157,12 +157,11 @@ def _profile(args, out, err) -> int:
         if profile.stopped:
             print(f"   [warning] the profile was {profile.stopped}", file=out)
         width = max(len(n["node"]) for n in nodes)
-        for n in nodes:
+        for n, p in zip(nodes, profile.nodes.values()):
             how = {"run": f"run of {n['run_of']}", "reads": "reads' count", "derived": "derived",
                    "count": "own count"}.get(n["how"] or "", "")
             rows = "-" if n["rows"] is None else f"{n['rows']:,}"
-            own = n["how"] == "count" or (n["how"] == "run" and n["run_of"] == n["node"])
-            seconds = f"{n['seconds']:.2f} s" if own and n["seconds"] is not None else ""
+            seconds = f"{n['seconds']:.2f} s" if p.own_figure else ""
             note = n["error"] or n["skipped"] or ", ".join(n["flags"])
             print(f"  {n['node']:<{width}}  {n['relation']:<14} {rows:>18}  {how:<16} {seconds:>9}  {note}".rstrip(), file=out)
     return status

@@ -406,7 +406,9 @@ def flags_for(rows: int, input_rows: list[int]) -> tuple[list[str], float | None
 
 def _observation(df):
     """A fresh Observation of the kind ``df``'s session takes (classic or Spark Connect)."""
-    if type(df).__module__.startswith("pyspark.sql.connect"):
+    from .session import is_connect
+
+    if is_connect(df.sparkSession):
         from pyspark.sql.connect.observation import Observation
     else:
         from pyspark.sql.observation import Observation

@@ -3,7 +3,6 @@ summary, a table of the differences, and one matched pair in detail. The matchin
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 import pandas as pd
@@ -163,7 +162,7 @@ def main() -> None:
         st.header("Compare")
         # Plans from different producers compare names without regard to case unless the person says
         # otherwise; a new pair of plans starts from its own default.
-        pair = tuple(hashlib.sha256(p.data).hexdigest() for p in (plan_a, plan_b))
+        pair = (a.digest, b.digest)
         if st.session_state.get("compare_case_pair") != pair:
             st.session_state["compare_case_pair"] = pair
             st.session_state["compare_ignore_case"] = different_producers(a, b)

@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from executor.catalog import Catalog
-from executor.profile import EXPLODE_MIN_ROWS, clear_cache, flags_for, profile_plan
+from executor.profile import EXPLODE_MIN_ROWS, clear_cache, flags_for, is_cross_product, profile_plan
 from tests import plans as P
 from viz.model import analyze
 from viz.render import NodeStat, Overlay, View, edge_penwidth, to_dot
@@ -135,8 +135,7 @@ def _agrees_with_per_node(model, catalog, spark, crosses_too: bool = False) -> t
     inputs' own counts). Returns both profiles."""
     clear_cache()
     one = profile_plan(model, catalog, spark=spark)
-    crosses = [] if crosses_too else [n for n, p in one.nodes.items() if p.how == "derived"
-               and (p.kind == "cross" or (p.kind in ("join", "nested_loop_join") and model.node(n).node.body.type == 1))]
+    crosses = [] if crosses_too else [n for n, p in one.nodes.items() if p.how == "derived" and is_cross_product(model, n)]
     clear_cache()
     each = profile_plan(model, catalog, spark=spark, one_run=False, node_ids=[n for n in one.nodes if n not in crosses])
     clear_cache()
