@@ -7,7 +7,9 @@ gets the first reason it (or the first blocked node below it) cannot run.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Callable, Mapping
 
 from google.protobuf.message import Message
@@ -231,8 +233,19 @@ def _own_reason(model: PlanModel, node_id: str) -> tuple[str | None, bool]:
     return reason, False
 
 
-def executability(model: PlanModel) -> dict[str, Executability]:
-    """Per node id: whether its subtree can run on Spark, and why not. Raises nothing."""
+_known: "weakref.WeakKeyDictionary[PlanModel, Mapping[str, Executability]]" = weakref.WeakKeyDictionary()
+
+
+def executability(model: PlanModel) -> Mapping[str, Executability]:
+    """Per node id: whether its subtree can run on Spark, and why not. Raises nothing. Worked out
+    once per model (it is frozen), however many runs, steps and profiles ask."""
+    known = _known.get(model)
+    if known is None:
+        known = _known[model] = MappingProxyType(_executability(model))
+    return known
+
+
+def _executability(model: PlanModel) -> dict[str, Executability]:
     own: dict[str, tuple[str | None, bool]] = {}
     for node_id in model.graph.nodes:
         try:
