@@ -9,6 +9,15 @@ SHARED = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "sh
 CORPORA = os.path.join(SHARED, "corpora")
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="tests/test_golden.py: rewrite the golden files in tests/golden instead of comparing (check the diff by hand first)",
+    )
+
+
 def corpus_plans() -> list[str]:
     """Every plan in the corpora: all .json files except consumer-testing/testdata (test definitions)."""
     out = []
