@@ -181,25 +181,6 @@ def _error_reason(view) -> str | None:
     return None
 
 
-def blocking_reason(model: PlanModel, node_id: str) -> str | None:
-    """Why ``node_id``'s subtree must not go to Spark although it may translate: an error the model found
-    in it, or more nesting than Spark's planner takes. None when there is none (iterative; for run_node)."""
-    order = _post_order(model, node_id)
-    height: dict[str, int] = {}
-    for sub in order:
-        height[sub] = 1 + max((height.get(c, 0) for c in model.graph.children(sub)), default=0)
-        wrong = _error_reason(model.node(sub))
-        if wrong:
-            return f"node {sub}: {wrong}"
-        if expression_depth(model.node(sub).node.body, MAX_SPARK_EXPRESSION_DEPTH) > MAX_SPARK_EXPRESSION_DEPTH:
-            return (f"node {sub}: its expressions nest more than {MAX_SPARK_EXPRESSION_DEPTH} levels deep; "
-                    "Spark's planner cannot take that (it runs out of stack)")
-    if height.get(node_id, 0) > MAX_SPARK_RELATION_DEPTH:
-        return (f"node {node_id}'s subtree is {height[node_id]:,} relations deep; at most {MAX_SPARK_RELATION_DEPTH} "
-                "are sent to Spark, whose planner recurses once per level (run a node lower down)")
-    return None
-
-
 def _own_reason(model: PlanModel, node_id: str) -> tuple[str | None, bool]:
     """Why this node alone cannot run (ignoring its inputs), and whether it is a refusal."""
     view = model.node(node_id)
@@ -254,53 +235,27 @@ def _executability(model: PlanModel) -> dict[str, Executability]:
             own[node_id] = (f"the node could not be checked: {e}", False)
     out: dict[str, Executability] = {}
     height: dict[str, int] = {}  # relations on the longest path down, the node included
-    for node_id in model.graph.nodes:
-        if node_id in out:
+    for sub in model.graph.post_order():
+        reason, refused = own[sub]
+        if reason is not None:
+            out[sub] = Executability(False, reason, refused)
             continue
-        for sub in _post_order(model, node_id):
-            if sub in out:
-                continue
-            reason, refused = own[sub]
-            if reason is not None:
-                out[sub] = Executability(False, reason, refused)
-                continue
-            children = model.graph.children(sub)
-            height[sub] = 1 + max((height.get(c, 0) for c in children), default=0)
-            for child in children:
-                c = out.get(child)
-                if c is not None and not c.ok:
-                    out[sub] = Executability(False, f"node {child} cannot run: {c.reason}"
-                                             if not c.reason.startswith("node ") else c.reason, c.refused)
-                    break
+        children = model.graph.children(sub)
+        height[sub] = 1 + max((height.get(c, 0) for c in children), default=0)
+        for child in children:
+            c = out.get(child)
+            if c is not None and not c.ok:
+                out[sub] = Executability(False, f"node {child} cannot run: {c.reason}"
+                                         if not c.reason.startswith("node ") else c.reason, c.refused)
+                break
+        else:
+            if height[sub] > MAX_SPARK_RELATION_DEPTH:
+                out[sub] = Executability(False, (
+                    f"its subtree is {height[sub]:,} relations deep; at most {MAX_SPARK_RELATION_DEPTH} "
+                    "are sent to Spark, whose planner recurses once per level (run a node lower down)"))
             else:
-                if height[sub] > MAX_SPARK_RELATION_DEPTH:
-                    out[sub] = Executability(False, (
-                        f"its subtree is {height[sub]:,} relations deep; at most {MAX_SPARK_RELATION_DEPTH} "
-                        "are sent to Spark, whose planner recurses once per level (run a node lower down)"))
-                else:
-                    out[sub] = Executability(True)
+                out[sub] = Executability(True)
     return out
 
 
-def _post_order(model: PlanModel, start: str) -> list[str]:
-    """``start`` and everything below it, children before parents (iterative, cycles cut)."""
-    order: list[str] = []
-    state: dict[str, int] = {}
-    stack = [(start, False)]
-    while stack:
-        node_id, done = stack.pop()
-        if done:
-            order.append(node_id)
-            state[node_id] = 2
-            continue
-        if state.get(node_id) or node_id not in model.graph.nodes:
-            continue
-        state[node_id] = 1
-        stack.append((node_id, True))
-        for child in model.graph.children(node_id):
-            if not state.get(child):
-                stack.append((child, False))
-    return order
-
-
-__all__ = ["Executability", "executability", "blocking_reason", "expression_depth", "MAX_SPARK_RELATION_DEPTH", "MAX_SPARK_EXPRESSION_DEPTH"]
+__all__ = ["Executability", "executability", "expression_depth", "MAX_SPARK_RELATION_DEPTH", "MAX_SPARK_EXPRESSION_DEPTH"]

@@ -319,56 +319,29 @@ def is_cross_product(model, nid: str) -> bool:
 
 def _main_query_nodes(model) -> set[str]:
     """Nodes reachable from the roots through inputs and references (not through subqueries)."""
-    seen: set[str] = set()
-    stack = list(model.roots)
-    while stack:
-        nid = stack.pop()
-        if nid in seen or nid not in model.graph.nodes:
-            continue
-        seen.add(nid)
-        stack.extend(model.node(nid).inputs)
-    return seen
+    return set(model.graph.subtree(*model.roots, subqueries=False))
 
 
 def _inputs_first(model, wanted: Iterable[str]) -> list[str]:
-    """``wanted`` ordered so every node comes after its inputs (iterative post-order)."""
-    order: list[str] = []
-    state: dict[str, int] = {}
-    wanted_set = set(wanted)
-    for start in wanted:
-        stack = [(start, False)]
-        while stack:
-            nid, done = stack.pop()
-            if done:
-                if nid in wanted_set:
-                    order.append(nid)
-                continue
-            if state.get(nid) or nid not in model.graph.nodes:
-                continue
-            state[nid] = 1
-            stack.append((nid, True))
-            stack.extend((c, False) for c in reversed(model.node(nid).inputs) if not state.get(c))
-    return order
+    """``wanted`` ordered so every node comes after its inputs (the graph's post-order)."""
+    wanted = list(wanted)
+    keep = set(wanted)
+    return [n for n in model.graph.post_order(wanted, subqueries=False) if n in keep]
 
 
 def _observed_in(model, target: str, observable: set[str]) -> tuple[set[str], set[str]]:
     """The ``observable`` nodes of ``target``'s subtree whose full output one run of ``target``
     sees, and those it may see only a prefix of (below a Fetch, before anything that reads all)."""
-    whole: set[str] = set()
+    # Down from the target, readers before what they read: a node is reached whole through some
+    # path without a cut, and cut through some path with one.
+    whole: set[str] = {target}
     cut: set[str] = set()
-    seen: set[tuple[str, bool]] = set()
-    stack = [(target, False)]
-    while stack:
-        nid, is_cut = stack.pop()
-        if (nid, is_cut) in seen or nid not in model.graph.nodes:
-            continue
-        seen.add((nid, is_cut))
-        if nid in observable:
-            (cut if is_cut else whole).add(nid)
+    for nid in reversed(model.graph.post_order([target], subqueries=False)):
         kind = model.node(nid).kind
-        below_cut = kind in _CUTS or (is_cut and kind not in _READS_ALL)
-        stack.extend((c, below_cut) for c in model.node(nid).inputs)
-    return whole - cut, cut
+        for is_cut in [c for c, reached in ((False, nid in whole), (True, nid in cut)) if reached]:
+            below_cut = kind in _CUTS or (is_cut and kind not in _READS_ALL)
+            (cut if below_cut else whole).update(model.node(nid).inputs)
+    return (whole - cut) & observable, cut & observable
 
 
 def _plan_runs(model, runnable: list[str], derived: set[str], reads: set[str] = frozenset()) -> list[Run]:
@@ -674,15 +647,7 @@ def profile_plan(
 
     # the wanted nodes, and the inputs a derived count needs
     derived = {n for n in main if one_run and skip_reason(n) is None and _derivable(model, n)}
-    needed: set[str] = set()
-    stack = list(wanted)
-    while stack:
-        nid = stack.pop()
-        if nid in needed:
-            continue
-        needed.add(nid)
-        if nid in derived:
-            stack.extend(i for i in model.node(nid).inputs if i not in needed)
+    needed = set(model.graph.subtree(*wanted, subqueries=False, expand=derived.__contains__))
     profile = Profile({n: NodeProfile(n, model.node(n).kind) for n in all_ids if n in needed})
     runnable = []
     for nid, p in profile.nodes.items():

@@ -100,26 +100,9 @@ def _cache_put(key: tuple, result: RunResult) -> None:
 # ---- checks before running -----------------------------------------------------------------
 
 
-def subtree(model, node_id: str) -> list[str]:
-    """Node ids of ``node_id``'s subtree: inputs, shared subtrees of references and subqueries."""
-    seen: set[str] = set()
-    order: list[str] = []
-    stack = [node_id]
-    while stack:
-        nid = stack.pop()
-        if nid in seen:
-            continue
-        seen.add(nid)
-        order.append(nid)
-        view = model.node(nid)
-        stack.extend(view.inputs)
-        stack.extend(view.node.subquery_rels.values())
-    return order
-
-
 def refuse_writes(model, node_id: str) -> None:
     """Raise ``Refused`` when the subtree holds a write, DDL or update relation."""
-    for nid in subtree(model, node_id):
+    for nid in model.graph.subtree(node_id):
         kind = model.node(nid).kind
         if kind in REFUSED_KINDS:
             raise Refused(
@@ -161,11 +144,11 @@ def run_node(
     if limit < 0:
         raise ExecutionError(f"the row limit must be 0 or more, not {limit}")
     refuse_writes(model, node_id)
-    from .executable import blocking_reason
+    from .executable import executability
 
-    blocked = blocking_reason(model, node_id)
-    if blocked:
-        raise Unsupported(blocked)
+    runnable = executability(model)[node_id]  # known before Spark is touched
+    if not runnable.ok:
+        raise Unsupported(runnable.reason)
     warnings: list[str] = []
     if limit > MAX_ROWS:
         warnings.append(f"the row limit {limit} was lowered to {MAX_ROWS}")

@@ -1172,29 +1172,27 @@ def root_names(model: PlanModel) -> dict[str, list[str | None]]:
     out: dict[str, list[str | None]] = {}
     for root in model.roots:
         schema = model.node(root).schema
-        if schema is None:
+        if schema is not None:
+            out[root] = [f.name for f in schema]
+    # Down from the roots (readers before what they read) through the nodes that pass fields on.
+    for node_id in reversed(model.graph.post_order(model.roots, subqueries=False)):
+        parent = model.node(node_id)
+        above = out.get(node_id)
+        if above is None or parent.kind not in _PASSING or len(parent.inputs) != 1:
             continue
-        out[root] = [f.name for f in schema]
-        stack = [root]
-        while stack:
-            parent = model.node(stack.pop())
-            if parent.kind not in _PASSING or len(parent.inputs) != 1:
-                continue
-            child = parent.inputs[0]
-            below = model.node(child).schema
-            if below is None:
-                continue
-            direct = len(below) + (len(parent.node.body.expressions) if parent.kind == "project" else 0)
-            common = parent.node.body.common
-            mapping = list(common.emit.output_mapping) if common.WhichOneof("emit_kind") == "emit" else range(direct)
-            if parent.kind == "project" and not model.conventions.project_keeps_input and common.WhichOneof("emit_kind") != "emit":
-                continue  # a producer's project that outputs only its expressions: nothing passes through
-            names = out.setdefault(child, [None] * len(below))
-            above = out[parent.id]
-            for j, m in enumerate(mapping):
-                if j < len(above) and 0 <= m < len(below) and names[m] is None:
-                    names[m] = above[j]
-            stack.append(child)
+        child = parent.inputs[0]
+        below = model.node(child).schema
+        if below is None:
+            continue
+        direct = len(below) + (len(parent.node.body.expressions) if parent.kind == "project" else 0)
+        common = parent.node.body.common
+        mapping = list(common.emit.output_mapping) if common.WhichOneof("emit_kind") == "emit" else range(direct)
+        if parent.kind == "project" and not model.conventions.project_keeps_input and common.WhichOneof("emit_kind") != "emit":
+            continue  # a producer's project that outputs only its expressions: nothing passes through
+        names = out.setdefault(child, [None] * len(below))
+        for j, m in enumerate(mapping):
+            if j < len(above) and 0 <= m < len(below) and names[m] is None:
+                names[m] = above[j]
     memo.root_names = out
     return out
 
@@ -1221,23 +1219,11 @@ def _memo(model: PlanModel) -> _Memo:
 
 def _tables(model: PlanModel, node_id: str) -> frozenset[str] | None:
     """The named tables a node's rows come from (inputs followed, subqueries not); None when some
-    leaf is not a named table. Bottom-up with an explicit stack, memoised."""
+    leaf is not a named table. Bottom-up (the graph's post-order), memoised."""
     memo = _memo(model).tables
     nodes = model.graph.nodes
-    visiting: set[str] = set()
-    stack = [node_id]
-    while stack:
-        cur = stack[-1]
-        if cur in memo:
-            stack.pop()
-            continue
+    for cur in model.graph.post_order([node_id], subqueries=False, done=memo):
         node = nodes[cur]
-        pending = [i for i in node.inputs if i not in memo and i in nodes]
-        if pending and cur not in visiting:
-            visiting.add(cur)
-            stack.extend(p for p in pending if p not in visiting)
-            continue
-        stack.pop()
         if not node.inputs:
             body = node.body
             named = node.kind == "read" and body.WhichOneof("read_type") == "named_table" and body.named_table.names
@@ -1309,26 +1295,7 @@ def describe_failures(model: PlanModel) -> dict[str, str]:
 def story_order(model: PlanModel) -> list[str]:
     """Node ids from the leaves to the roots (inputs before the nodes that read them, subqueries
     before their enclosing node), each once: the order to tell a plan's story in."""
-    order: list[str] = []
-    done: set[str] = set()
-    for root in model.roots:
-        stack: list[tuple[str, bool]] = [(root, False)]
-        while stack:
-            cur, expanded = stack.pop()
-            if cur in done or cur not in model.graph.nodes:
-                continue
-            if expanded:
-                done.add(cur)
-                order.append(cur)
-                continue
-            stack.append((cur, True))
-            for child in reversed(model.graph.children(cur)):
-                if child not in done:
-                    stack.append((child, False))
-    for node_id in model.graph.nodes:  # anything unreachable from a root, last
-        if node_id not in done:
-            order.append(node_id)
-    return order
+    return model.graph.post_order()
 
 
 __all__ = ["describe", "describe_plan", "describe_failures", "story_order", "literal_words", "Words"]

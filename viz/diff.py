@@ -206,10 +206,8 @@ class _Side:
         self.graph = model.graph
         self.order = list(model.graph.nodes)
         self.position = {n: i for i, n in enumerate(self.order)}
-        self.parents: dict[str, list[str]] = {n: [] for n in self.order}
-        for e in model.graph.edges:
-            if e.target in self.parents and e.source in self.parents and e.source not in self.parents[e.target]:
-                self.parents[e.target].append(e.source)
+        # Every reader of a node, through an input, a reference or a subquery.
+        self.parents: dict[str, list[str]] = {n: self.graph.parents(n, subqueries=True) for n in self.order}
         self._features: dict[str, _Features] = {}
         self._anc: dict[str, frozenset[str]] = {}
         self._desc: dict[str, frozenset[str]] = {}
@@ -222,21 +220,9 @@ class _Side:
         hit = self._features.get(node_id)
         if hit is not None:
             return hit
-        # Bottom-up without recursion: plans can be thousands of relations deep.
-        stack = [(node_id, False)]
-        visiting: set[str] = set()
-        while stack:
-            cur, expanded = stack.pop()
-            if cur in self._features:
-                continue
-            kids = self.children(cur)
-            if not expanded:
-                visiting.add(cur)
-                stack.append((cur, True))
-                stack.extend((k, False) for k in kids if k not in self._features and k not in visiting)
-                continue
-            visiting.discard(cur)
-            self._features[cur] = self._compute(cur, [self._features.get(k) for k in kids])
+        # Bottom-up in the graph's post-order (iterative: plans can be thousands of relations deep).
+        for cur in self.graph.post_order([node_id], done=self._features):
+            self._features[cur] = self._compute(cur, [self._features.get(k) for k in self.children(cur)])
         return self._features[node_id]
 
     def _compute(self, node_id: str, kids: list[_Features | None]) -> _Features:
@@ -261,14 +247,7 @@ class _Side:
     def ancestors(self, node_id: str) -> frozenset[str]:
         hit = self._anc.get(node_id)
         if hit is None:
-            seen: set[str] = set()
-            stack = list(self.parents[node_id])
-            while stack:
-                cur = stack.pop()
-                if cur not in seen:
-                    seen.add(cur)
-                    stack.extend(self.parents[cur])
-            hit = self._anc[node_id] = frozenset(seen)
+            hit = self._anc[node_id] = frozenset(self.graph.ancestors(node_id))
         return hit
 
     def descendants(self, node_id: str) -> frozenset[str]:

@@ -15,8 +15,9 @@ The walk is iterative: plans of any depth build.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
+from functools import cached_property
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from substrait import algebra_pb2, plan_pb2
@@ -60,29 +61,91 @@ class PlanGraph:
     edges: list[Edge]
     diagnostics: list[Diagnostic]  # graph-level problems, each tagged with its node
 
-    def children(self, node_id: str) -> list[str]:
+    def children(self, node_id: str, subqueries: bool = True) -> list[str]:
+        """What the node reads: its inputs (a reference's shared subtree included), then, unless
+        ``subqueries=False``, the top relations of its subqueries."""
         n = self.nodes[node_id]
-        return n.inputs + n.subqueries
+        return n.inputs + n.subqueries if subqueries else n.inputs
 
-    def parents(self, node_id: str) -> list[str]:
-        """The nodes that read ``node_id`` as an input (directly or through a reference), in edge order."""
-        return [e.source for e in self.edges if e.target == node_id and e.kind in ("input", "reference")]
+    @cached_property
+    def _readers(self) -> dict[str, list[tuple[str, str]]]:
+        """Node id -> (reading node, edge kind) for every edge into it, in edge order."""
+        out: dict[str, list[tuple[str, str]]] = {}
+        for e in self.edges:
+            out.setdefault(e.target, []).append((e.source, e.kind))
+        return out
+
+    def parents(self, node_id: str, subqueries: bool = False) -> list[str]:
+        """The nodes that read ``node_id`` as an input (directly or through a reference), in edge
+        order; with ``subqueries``, also the node whose expressions hold it as a subquery."""
+        out: list[str] = []
+        for source, kind in self._readers.get(node_id, ()):
+            if (subqueries or kind != "subquery") and source not in out:
+                out.append(source)
+        return out
 
     def leaves(self) -> list[str]:
         """The nodes without inputs (reads, virtual tables, extension leaves), in node order."""
         return [n for n, node in self.nodes.items() if not node.inputs]
 
-    def subtree(self, node_id: str) -> Iterator[str]:
-        """Ids of the node and everything it reads from, each once (references followed)."""
-        seen = set()
-        stack = [node_id]
+    def subtree(
+        self, *starts: str, subqueries: bool = True, expand: Callable[[str], bool] | None = None
+    ) -> Iterator[str]:
+        """Ids of the ``starts`` and everything they read from, each once, parents before what they
+        read (references followed; subqueries unless ``subqueries=False``). ``expand`` says whether
+        to go below a node (default: always); the node itself is still yielded."""
+        seen: set[str] = set()
+        stack = list(reversed(starts))
         while stack:
             cur = stack.pop()
             if cur in seen or cur not in self.nodes:
                 continue
             seen.add(cur)
             yield cur
-            stack.extend(reversed(self.children(cur)))
+            if expand is None or expand(cur):
+                stack.extend(reversed(self.children(cur, subqueries)))
+
+    def ancestors(self, node_id: str, subqueries: bool = True) -> set[str]:
+        """Every node that reads ``node_id``, directly or not (the node itself only on a cycle)."""
+        seen: set[str] = set()
+        stack = self.parents(node_id, subqueries)
+        while stack:
+            cur = stack.pop()
+            if cur not in seen:
+                seen.add(cur)
+                stack.extend(self.parents(cur, subqueries))
+        return seen
+
+    def post_order(
+        self, starts: Iterable[str] | None = None, *, subqueries: bool = True, done: Container[str] = ()
+    ) -> list[str]:
+        """Node ids with every node after all it reads (inputs in order, then subqueries unless
+        ``subqueries=False``), each once: the order every bottom-up pass derives its facts in.
+
+        From ``starts`` (default: the roots in plan order, then every node they do not reach). Nodes
+        in ``done`` (a pass's memo) are neither listed nor walked below. A reference cycle is cut
+        where it closes: the node that closes it comes before the node it reads. Iterative, so any
+        depth walks."""
+        if starts is None:
+            starts = [*self.roots, *self.nodes]
+        order: list[str] = []
+        state: dict[str, bool] = {}  # False: below it being walked; True: listed
+        for start in starts:
+            if start in state or start in done or start not in self.nodes:
+                continue
+            stack: list[tuple[str, bool]] = [(start, False)]
+            while stack:
+                cur, expanded = stack.pop()
+                if expanded:
+                    state[cur] = True
+                    order.append(cur)
+                    continue
+                if cur in state or cur in done or cur not in self.nodes:
+                    continue
+                state[cur] = False
+                stack.append((cur, True))
+                stack.extend((c, False) for c in reversed(self.children(cur, subqueries)) if c not in state)
+        return order
 
 
 # ---------------------------------------------------------------------------------------------

@@ -879,27 +879,10 @@ def derive_properties(
     and the findings: diagnostics, each tagged with its node, for the model to attach.
     """
     model = _Plan(graph, infos, extensions)
-    nodes = graph.nodes
     done: dict[str, NodeProperties] = {}
     findings: list[Diagnostic] = []
-    seen: set[str] = set()
-    for start in nodes:
-        if start in done:
-            continue
-        stack: list[tuple[str, int]] = [(start, 0)]
-        seen.add(start)
-        while stack:
-            node_id, pos = stack[-1]
-            node = nodes[node_id]
-            if pos < len(node.inputs):
-                stack[-1] = (node_id, pos + 1)
-                child = node.inputs[pos]
-                if child in nodes and child not in seen:  # seen but not done: a reference cycle
-                    seen.add(child)
-                    stack.append((child, 0))
-                continue
-            stack.pop()
-            done[node_id] = _derive_node(node, model, done, conventions, findings)
+    for node_id in graph.post_order(subqueries=False):
+        done[node_id] = _derive_node(graph.nodes[node_id], model, done, conventions, findings)
     _check_roots(model, done, findings)
     return done, findings
 

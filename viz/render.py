@@ -275,15 +275,7 @@ def visible_nodes(model: PlanModel, view: View = View(), node_ids: list[str] | N
     """The nodes a view draws, in model order: everything reachable from the roots (or the focus
     node) without passing through a collapsed node's inputs, limited to ``node_ids`` when given."""
     starts = [view.focus] if view.focus in model.graph.nodes else list(model.roots)
-    seen: set[str] = set()
-    stack = list(reversed(starts))
-    while stack:
-        cur = stack.pop()
-        if cur in seen:
-            continue
-        seen.add(cur)
-        if cur not in view.collapsed:
-            stack.extend(reversed(model.graph.children(cur)))
+    seen = set(model.graph.subtree(*starts, expand=lambda n: n not in view.collapsed))
     if node_ids is not None:
         seen &= set(node_ids)
     return [n for n in model.graph.nodes if n in seen]

@@ -754,58 +754,39 @@ SPEC = Conventions()
 def derive_schemas(graph: PlanGraph, ext: Extensions, conventions: Conventions = SPEC) -> dict[str, NodeInfo]:
     """Derive a :class:`NodeInfo` for every node of ``graph``, inputs before consumers."""
     infos: dict[str, NodeInfo] = {}
-    outer_of: dict[str, Sequence[Sequence[Field] | None]] = {}
-    anchors_of: dict[str, dict[int, Sequence[Field] | None]] = {}
-    state: dict[str, int] = {}  # 1 = in progress, 2 = done
-    nodes = graph.nodes
-
-    for root in graph.roots:
-        outer_of.setdefault(root, ())
-        anchors_of.setdefault(root, {})
-    root_set = set(graph.roots)
-    order = list(graph.roots) + [n for n in nodes if n not in root_set]
-    for start in order:
-        if state.get(start) == 2:
-            continue
-        outer_of.setdefault(start, ())
-        anchors_of.setdefault(start, {})
-        stack: list[tuple[str, int]] = [(start, 0)]
-        state[start] = 1
-        while stack:
-            node_id, child_pos = stack[-1]
-            node = nodes[node_id]
-            children = node.inputs + node.subqueries
-            if child_pos < len(children):
-                stack[-1] = (node_id, child_pos + 1)
-                child = children[child_pos]
-                if child not in nodes:
-                    continue
-                st = state.get(child)
-                if st == 2:
-                    continue
-                if st == 1:
-                    continue  # a reference cycle: reported by the graph, the schema stays unknown
-                if child_pos >= len(node.inputs):
-                    # A subquery reads the enclosing node's incoming record through outer references.
-                    incoming = _incoming_before(node, infos)
-                    outer_of[child] = (incoming, *outer_of.get(node_id, ()))
-                    anchors_of[child] = anchors_of.get(node_id, {})
-                elif nodes[child].parent == node_id:
-                    outer_of[child] = outer_of.get(node_id, ())
-                    anchors_of[child] = _anchors_for_input(node, child_pos, infos, anchors_of.get(node_id, {}))
-                else:
-                    outer_of.setdefault(child, ())
-                    anchors_of.setdefault(child, {})
-                state[child] = 1
-                stack.append((child, 0))
-                continue
-            stack.pop()
-            infos[node_id] = _derive_node(
-                node, infos, ext, outer_of.get(node_id, ()), anchors_of.get(node_id, {}), conventions
-            )
-            state[node_id] = 2
+    scopes: dict[str, tuple[Sequence[Sequence[Field] | None], dict[int, Sequence[Field] | None]]] = {}
+    for node_id in graph.post_order():
+        node = graph.nodes[node_id]
+        outer, anchors = _scope(graph, node_id, infos, scopes)
+        infos[node_id] = _derive_node(node, infos, ext, outer, anchors, conventions)
     _label_roots(graph, infos)
     return infos
+
+
+def _scope(graph: PlanGraph, node_id: str, infos, scopes):
+    """The outer records and rel anchors node ``node_id``'s expressions may read, handed down from
+    the node that holds it: a subquery reads its enclosing node's incoming record (and everything
+    that node may read), a lateral join's right input the left row. A plan's top relation, and a
+    shared subtree reached through a reference, start with none. Derived once per node, upwards
+    through ``parent`` (iterative), when the holder's inputs are derived: the post-order lists a
+    node's inputs before its subqueries."""
+    chain: list[str] = []
+    cur: str | None = node_id
+    while cur is not None and cur not in scopes:
+        chain.append(cur)
+        cur = graph.nodes[cur].parent
+    for child in reversed(chain):
+        node = graph.nodes[child]
+        holder = graph.nodes.get(node.parent) if node.parent is not None else None
+        if holder is None:
+            scopes[child] = ((), {})
+            continue
+        outer, anchors = scopes[holder.id]
+        if child in holder.subqueries:
+            scopes[child] = ((_incoming_before(holder, infos), *outer), anchors)
+        else:
+            scopes[child] = (outer, _anchors_for_input(holder, holder.inputs.index(child), infos, anchors))
+    return scopes[node_id]
 
 
 def _anchors_for_input(node: Node, pos: int, infos, anchors):

@@ -1,0 +1,66 @@
+"""The graph's walks, which every pass goes through: post-order, subtree, parents, ancestors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from viz.graph import build_graph
+from viz.load import load_plan
+from viz.model import analyze
+
+SAMPLES = sorted(p for p in (Path(__file__).parent.parent / "sample_plans").glob("*.json") if p.stem != "manifest")
+
+
+def _graph(path: Path):
+    return build_graph(load_plan(path.read_bytes()).plan)
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
+def test_post_order_lists_every_node_once_after_all_it_reads(path):
+    graph = _graph(path)
+    order = graph.post_order()
+    assert sorted(order) == sorted(graph.nodes)  # every node, each once
+    at = {n: i for i, n in enumerate(order)}
+    for n in graph.nodes:
+        assert all(at[c] < at[n] for c in graph.children(n)), n
+    inputs_only = graph.post_order(subqueries=False)
+    assert sorted(inputs_only) == sorted(graph.nodes)
+    at = {n: i for i, n in enumerate(inputs_only)}
+    assert all(at[c] < at[n] for n in graph.nodes for c in graph.nodes[n].inputs)
+
+
+def test_post_order_from_a_node_skips_what_a_pass_already_has():
+    graph = _graph(Path(__file__).parent.parent / "sample_plans" / "tutorial.json")
+    below = graph.post_order([graph.roots[0]])
+    assert below[-1] == graph.roots[0] and set(below) == set(graph.subtree(graph.roots[0]))
+    done = set(below[:-2])
+    assert graph.post_order([graph.roots[0]], done=done) == below[-2:]
+
+
+def test_subtree_stops_where_told_and_parents_walk_up():
+    graph = _graph(Path(__file__).parent.parent / "sample_plans" / "subqueries.json")
+    root = graph.roots[0]
+    assert list(graph.subtree(root, expand=lambda n: False)) == [root]
+    everything = set(graph.subtree(root))
+    no_subqueries = set(graph.subtree(root, subqueries=False))
+    subquery_tops = {s for n in graph.nodes for s in graph.nodes[n].subqueries}
+    assert subquery_tops and subquery_tops <= everything and not subquery_tops & no_subqueries
+    for n in everything - {root}:
+        assert root in graph.ancestors(n)
+    top = next(iter(subquery_tops))
+    assert graph.parents(top) == [] and graph.parents(top, subqueries=True) == [graph.nodes[top].parent]
+
+
+def test_a_reference_cycle_is_cut_and_the_walks_end():
+    plan = {
+        "version": {"minorNumber": 54},
+        "relations": [{"rel": {"fetch": {"input": {"reference": {"subtreeOrdinal": 0}}, "count": "1"}}}],
+    }
+    model = analyze(json.dumps(plan).encode())
+    graph = model.graph
+    assert [d.code for d in graph.diagnostics] == ["reference-cycle"]
+    assert graph.post_order() == ["0.0", "0"]  # the reference closes the cycle: it comes first
+    assert set(graph.subtree("0")) == {"0", "0.0"} and graph.ancestors("0") == {"0", "0.0"}
