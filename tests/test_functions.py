@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from executor import function_cases as fc
 from executor import functions
 from executor.errors import ExecutionError, Unsupported
 from executor.functions import Call
+from tests import function_cases as fc
 from tests.conftest import CORPORA
 
 FUNCTION_TESTS = os.path.join(CORPORA, "function-tests")

@@ -13,6 +13,9 @@ before the call whose arguments name its columns (``((1.0), (2.0)) variance(SAMP
 
 ``parse_file`` turns a file into ``Case`` objects; ``run_cases`` evaluates them through
 ``executor.functions`` on Spark, many cases per ``select``, and reports pass / fail / unsupported.
+A test harness (``tests/test_functions.py`` runs it), not part of the app; on its own:
+``python -m tests.function_cases [ROOT]`` (ROOT: the ``.test`` files, by default
+``../shared/corpora/function-tests`` beside the repository).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Any
 
 from substrait.type_pb2 import Type
 
-from .errors import ExecutionError, Unsupported
+from executor.errors import ExecutionError, Unsupported
 
 NULLABLE = Type.Nullability.NULLABILITY_NULLABLE
 REQUIRED = Type.Nullability.NULLABILITY_REQUIRED
@@ -534,7 +537,7 @@ def lit_column(value: Any, t: Type):
     """A Spark literal column of the Spark type for Substrait type ``t``."""
     from pyspark.sql import functions as F
 
-    from .types import to_spark
+    from executor.types import to_spark
 
     st = to_spark(t)
     kind = type_kind(t)
@@ -607,7 +610,7 @@ class _Built:
 
 
 def _call_for(case: Case):
-    from .functions import Call
+    from executor.functions import Call
 
     out_type = case.expected.type if isinstance(case.expected, Literal) else None
     arg_types = [a.type for a in case.args if isinstance(a, (Literal, ColumnArg))]
@@ -616,7 +619,7 @@ def _call_for(case: Case):
 
 def _lambda(arg: LambdaArg, spark_fns):
     """A lambda of the form ``x -> f(x, literal...)`` (one call over the parameter) as a Python callable."""
-    from .functions import Call
+    from executor.functions import Call
 
     m = re.fullmatch(r"\s*(\w+)\s*->\s*(\w+)\((.*)\)\s*", arg.text, re.S)
     if not m:
@@ -641,7 +644,7 @@ def _lambda(arg: LambdaArg, spark_fns):
 
 
 def _scalar_column(case: Case):
-    from . import functions
+    from executor import functions
 
     call = _call_for(case)
     args: list[Any] = []
@@ -661,8 +664,8 @@ def _aggregate_frame(case: Case, spark):
     from pyspark.sql import functions as F
     from pyspark.sql import types as S
 
-    from . import functions
-    from .types import to_spark
+    from executor import functions
+    from executor.types import to_spark
 
     cols = [a for a in case.args if isinstance(a, ColumnArg)]
     if case.table is not None:
@@ -844,7 +847,7 @@ def _run_stacked(group: list[tuple[int, _Built]], spark) -> list[tuple[int, Resu
     from pyspark.sql import functions as F
     from pyspark.sql import types as S
 
-    from .types import to_spark
+    from executor.types import to_spark
 
     _, first = group[0]
     _, col_types = first.column[0]._substrait_rows
@@ -889,10 +892,10 @@ def format_table(rows: list[tuple[str, int, int, int, int]], title: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m executor.function_cases [ROOT]``: run the spec's function tests, print the tables."""
+    """``python -m tests.function_cases [ROOT]``: run the spec's function tests, print the tables."""
     import sys
 
-    from .session import get_session
+    from executor.session import get_session
 
     argv = sys.argv[1:] if argv is None else argv
     root = argv[0] if argv else os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpora",

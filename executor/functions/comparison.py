@@ -1,0 +1,84 @@
+"""Comparison functions (``functions_comparison.yaml``): NaN compares unequal to everything."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from ._common import Builder, Call, _nan_safe, _values
+
+
+def _compare(op: Callable[[Column, Column], Column], nan_result: bool) -> Builder:
+    def build(call: Call, args: list) -> Column:
+        a, b = _values(args)[:2]
+        out = op(a, b)
+        nan = _nan_safe(call, [a, b])
+        if nan is None:
+            return out
+        return F.when(nan & a.isNotNull() & b.isNotNull(), F.lit(nan_result)).otherwise(out)
+
+    return build
+
+
+def _between(call: Call, args: list) -> Column:
+    x, lo, hi = _values(args)[:3]
+    return (x >= lo) & (x <= hi)
+
+
+def _coalesce(call: Call, args: list) -> Column:
+    return F.coalesce(*_values(args))
+
+
+def _nullif(call: Call, args: list) -> Column:
+    a, b = _values(args)[:2]
+    return F.when(a == b, F.lit(None)).otherwise(a)
+
+
+def _is_nan(call: Call, args: list) -> Column:
+    x = _values(args)[0]
+    return F.when(x.isNull(), F.lit(None)).otherwise(F.isnan(x))
+
+
+def _is_finite(call: Call, args: list) -> Column:
+    x = _values(args)[0]
+    return F.when(x.isNull(), F.lit(None)).otherwise(~F.isnan(x) & (F.abs(x) != float("inf")))
+
+
+def _is_infinite(call: Call, args: list) -> Column:
+    x = _values(args)[0]
+    return F.when(x.isNull(), F.lit(None)).otherwise(F.abs(x) == float("inf"))
+
+
+def _min_max_scalar(fn: str) -> Builder:
+    def build(call: Call, args: list) -> Column:
+        return F.call_function(fn, *_values(args))
+
+    return build
+
+
+SCALAR: dict[str, Builder] = {
+    "equal": _compare(lambda a, b: a == b, False),
+    "not_equal": _compare(lambda a, b: a != b, True),
+    "lt": _compare(lambda a, b: a < b, False),
+    "gt": _compare(lambda a, b: a > b, False),
+    "lte": _compare(lambda a, b: a <= b, False),
+    "gte": _compare(lambda a, b: a >= b, False),
+    "between": _between,
+    "is_null": lambda call, args: _values(args)[0].isNull(),
+    "is_not_null": lambda call, args: _values(args)[0].isNotNull(),
+    "is_nan": _is_nan,
+    "is_finite": _is_finite,
+    "is_infinite": _is_infinite,
+    "is_true": lambda call, args: F.coalesce(_values(args)[0] == True, F.lit(False)),  # noqa: E712
+    "is_false": lambda call, args: F.coalesce(_values(args)[0] == False, F.lit(False)),  # noqa: E712
+    "is_not_true": lambda call, args: F.coalesce(_values(args)[0] != True, F.lit(True)),  # noqa: E712
+    "is_not_false": lambda call, args: F.coalesce(_values(args)[0] != False, F.lit(True)),  # noqa: E712
+    "is_distinct_from": lambda call, args: ~_values(args)[0].eqNullSafe(_values(args)[1]),
+    "is_not_distinct_from": lambda call, args: _values(args)[0].eqNullSafe(_values(args)[1]),
+    "coalesce": _coalesce,
+    "nullif": _nullif,
+    "least": _min_max_scalar("least"),
+    "greatest": _min_max_scalar("greatest"),
+}
