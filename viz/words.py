@@ -1,0 +1,627 @@
+"""Substrait expressions in plain words, for people who do not read Substrait.
+
+``Words(model, fields).expr(e)`` renders one expression ("quantity is above 10", "quantity ×
+price", "the sum of quantity"); ``literal_words`` a literal as a reader would write it
+(10, 'Computers', 1995-03-15); ``aggregate_words`` an aggregate or window function as a verb or a
+noun. :mod:`viz.describe` builds each relation's sentence from these.
+
+Two dispatch tables: expression kind (``rex_type``) -> words (``_EXPR``), and function name ->
+special words (``_FUNCTIONS``; any other function reads ``name(args)``). Field references are named
+from the record the expressions read (``Words.fields``), functions by the name before ``:``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from substrait import algebra_pb2
+
+from .expressions import decimal_value
+from .fields import Field, struct_members
+from .model import PlanModel
+
+Expression = algebra_pb2.Expression
+
+#: Long lists (columns, conditions, values) show this many items, then "and N more".
+MAX_ITEMS = 3
+#: Any one rendered expression longer than this is cut with "…".
+MAX_TEXT = 140
+_EPOCH = _dt.date(1970, 1, 1)
+
+# ---------------------------------------------------------------------------------------------
+# Small text helpers
+# ---------------------------------------------------------------------------------------------
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+def _and_list(items: Sequence[str]) -> str:
+    items = [i for i in items if i]
+    if not items:
+        return ""
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _capped(items: Sequence[str], limit: int, noun: str = "more") -> str:
+    """``a, b and c`` or ``a, b, c and 4 more``."""
+    items = list(items)
+    if len(items) <= limit:
+        return _and_list(items)
+    return ", ".join(items[:limit]) + f" and {len(items) - limit} {noun}"
+
+
+def _cut(text: str, limit: int = MAX_TEXT) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+# ---------------------------------------------------------------------------------------------
+# Expressions in words
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Words:
+    """Renders the expressions of one node: ``fields`` is the record they read, ``outer`` the
+    records of enclosing subquery boundaries (innermost first)."""
+
+    model: PlanModel
+    fields: Sequence[Field] | None
+    outer: Sequence[Sequence[Field] | None] = ()
+    lambdas: list[int] = field(default_factory=list)  # parameter counts of enclosing lambdas
+
+    def with_fields(self, fields: Sequence[Field] | None) -> "Words":
+        return Words(self.model, fields, self.outer, self.lambdas)
+
+    def function(self, anchor: int) -> str:
+        ref = self.model.extensions.functions.get(anchor)
+        return ref.name if ref is not None else f"function #{anchor}"
+
+    def expr(self, e: Expression) -> str:
+        which = e.WhichOneof("rex_type")
+        handler = _EXPR.get(which)
+        if handler is None:
+            return "an expression" if which is None else f"a {which.replace('_', ' ')}"
+        return _cut(handler(self, getattr(e, which)))
+
+    def args(self, arguments) -> list[str]:
+        out = []
+        for a in arguments:
+            k = a.WhichOneof("arg_type")
+            if k == "value":
+                out.append(self.expr(a.value))
+            elif k == "enum":
+                out.append(a.enum)
+            elif k == "type":
+                out.append(a.type.WhichOneof("kind") or "a type")
+            else:
+                out.append("?")
+        return out
+
+    def conditions(self, e: Expression) -> list[str]:
+        """The conjuncts of ``e`` (nested ``and`` flattened), each in words."""
+        return [self.expr(c) for c in _conjuncts(self, e)]
+
+    def condition(self, e: Expression, limit: int = MAX_ITEMS) -> str:
+        """A condition in words, capped: the first ``limit`` conjuncts, then "and N more conditions"."""
+        parts = self.conditions(e)
+        if len(parts) <= limit:
+            return _and_list(parts)
+        rest = len(parts) - limit
+        return ", ".join(parts[:limit]) + f" and {_plural(rest, 'more condition')}"
+
+    # -- one function per expression kind ------------------------------------------------------
+    def literal(self, lit: Expression.Literal) -> str:
+        return literal_words(lit)
+
+    def selection(self, ref: Expression.FieldReference) -> str:
+        root = ref.WhichOneof("root_type")
+        prefix = ""
+        base: Sequence[Field] | None = self.fields
+        if root == "expression":
+            return f"a part of {self.expr(ref.expression)}"
+        if root == "outer_reference":
+            steps = ref.outer_reference.steps_out
+            if ref.outer_reference.WhichOneof("outer_reference_type") == "rel_reference":
+                base, prefix = None, "the outer row's "
+            else:
+                base = self.outer[steps - 1] if 1 <= steps <= len(self.outer) else None
+                prefix = "the outer row's "
+        elif root == "lambda_parameter_reference":
+            base, prefix = None, "the lambda's "
+        if ref.WhichOneof("reference_type") != "direct_reference":
+            return f"{prefix}masked fields"
+        seg = ref.direct_reference
+        if seg.WhichOneof("reference_type") != "struct_field":
+            return f"{prefix}a field"
+        index = seg.struct_field.field
+        if base is None or not 0 <= index < len(base):
+            name = f"parameter {index}" if root == "lambda_parameter_reference" else f"field {index}"
+            return prefix + name
+        f = base[index]
+        name = f.name
+        child = seg.struct_field.child if seg.struct_field.HasField("child") else None
+        t, nested = f.type, f.nested
+        while child is not None:
+            kind = child.WhichOneof("reference_type")
+            if kind == "struct_field":
+                i = child.struct_field.field
+                members = struct_members(t, nested) if t is not None and t.WhichOneof("kind") == "struct" else []
+                if 0 <= i < len(members):
+                    name, t, nested = f"{name}.{members[i].name}", members[i].type, members[i].nested
+                else:
+                    name, t, nested = f"{name}.{i}", None, ()
+                child = child.struct_field.child if child.struct_field.HasField("child") else None
+            elif kind == "list_element":
+                name = f"item {child.list_element.offset + 1} of {name}"
+                t = None
+                child = child.list_element.child if child.list_element.HasField("child") else None
+            elif kind == "map_key":
+                name = f"{name}[{literal_words(child.map_key.map_key)}]"
+                t = None
+                child = child.map_key.child if child.map_key.HasField("child") else None
+            else:
+                break
+        return prefix + name
+
+    def scalar_function(self, f: Expression.ScalarFunction) -> str:
+        name = self.function(f.function_reference)
+        special = _FUNCTIONS.get(name)
+        if special is not None:
+            text = special(self, f)
+            if text is not None:
+                return text
+        return f"{name}({', '.join(self.args(f.arguments))})"
+
+    def window_function(self, f: Expression.WindowFunction) -> str:
+        text = aggregate_words(self, self.function(f.function_reference), f.arguments, False, noun=True)
+        parts = [text]
+        if f.partitions:
+            parts.append("per " + _capped([self.expr(p) for p in f.partitions], MAX_ITEMS))
+        if f.sorts:
+            parts.append("in order of " + _capped([self.expr(s.expr) for s in f.sorts], MAX_ITEMS))
+        return " ".join(parts)
+
+    def if_then(self, e: Expression.IfThen) -> str:
+        branches = [f"{self.expr(c.then)} when {self.expr(getattr(c, 'if'))}" for c in e.ifs]
+        text = ", ".join(branches[:2]) + (f" and {_plural(len(branches) - 2, 'more case')}" if len(branches) > 2 else "")
+        if e.HasField("else"):
+            text += f", otherwise {self.expr(getattr(e, 'else'))}"
+        return text
+
+    def switch_expression(self, e: Expression.SwitchExpression) -> str:
+        return f"a value chosen by {self.expr(e.match)} ({_plural(len(e.ifs), 'case')})"
+
+    def singular_or_list(self, e: Expression.SingularOrList) -> str:
+        options = [self.expr(o) for o in e.options]
+        if len(options) == 1:
+            return f"{self.expr(e.value)} is {options[0]}"
+        return f"{self.expr(e.value)} is one of {_capped(options, 5, 'others')}"
+
+    def multi_or_list(self, e: Expression.MultiOrList) -> str:
+        values = ", ".join(self.expr(v) for v in e.value)
+        return f"({values}) is one of {_plural(len(e.options), 'listed combination')}"
+
+    def cast(self, e: Expression.Cast) -> str:
+        inner = self.expr(e.input)
+        kind = e.type.WhichOneof("kind")
+        if kind == "date":
+            lit = e.input.literal if e.input.WhichOneof("rex_type") == "literal" else None
+            if lit is not None and lit.WhichOneof("literal_type") in ("string", "var_char", "fixed_char"):
+                return inner.strip("'")  # '1995-03-15' as a date reads as the date itself
+            return f"{inner} as a date"
+        return inner
+
+    def subquery(self, e: Expression.Subquery) -> str:
+        which = e.WhichOneof("subquery_type")
+        if which == "scalar":
+            return "the value of a subquery"
+        if which == "in_predicate":
+            needles = ", ".join(self.expr(n) for n in e.in_predicate.needles)
+            return f"{needles} appears in a subquery's results"
+        if which == "set_predicate":
+            return "a matching row exists" if e.set_predicate.predicate_op != 2 else "the subquery's rows are unique"
+        if which == "set_comparison":
+            op = _COMPARISON_WORDS.get(_SET_COMPARISON.get(e.set_comparison.comparison_op, ""), "compares to")
+            red = {1: "any", 2: "all"}.get(e.set_comparison.reduction_op, "the")
+            return f"{self.expr(e.set_comparison.left)} {op} {red} of a subquery's values"
+        return "a subquery"
+
+    def nested(self, e: Expression.Nested) -> str:
+        which = e.WhichOneof("nested_type")
+        if which == "list":
+            return "the list " + _capped([self.expr(v) for v in e.list.values], 5, "others")
+        if which == "struct":
+            return "a record of " + _capped([self.expr(v) for v in e.struct.fields], 5, "others")
+        if which == "map":
+            return f"a map of {_plural(len(e.map.key_values), 'entry', 'entries')}"
+        return "a nested value"
+
+    def dynamic_parameter(self, e) -> str:
+        return f"parameter {e.parameter_reference}"
+
+    def lambda_(self, e: Expression.Lambda) -> str:
+        return f"a function of {_plural(len(e.parameters.types), 'parameter')} giving {self.expr(e.body)}"
+
+    def lambda_invocation(self, e: Expression.LambdaInvocation) -> str:
+        return f"({self.lambda_(getattr(e, 'lambda'))}) applied to " + _and_list([self.expr(a) for a in e.arguments.fields])
+
+    def execution_context_variable(self, e) -> str:
+        which = e.WhichOneof("execution_context_variable_type") or "context value"
+        return "the " + which.replace("_", " ")
+
+    def detached(self, e) -> str:
+        return f"detached expression {e}"
+
+
+_SET_COMPARISON = {1: "equal", 2: "not_equal", 3: "lt", 4: "gt", 5: "lte", 6: "gte"}
+
+
+def _conjuncts(w: Words, e: Expression) -> list[Expression]:
+    """``and(a, and(b, c))`` -> [a, b, c]; anything else -> [e]."""
+    out, stack = [], [e]
+    while stack:
+        cur = stack.pop()
+        if cur.WhichOneof("rex_type") == "scalar_function" and w.function(cur.scalar_function.function_reference) == "and":
+            values = [a.value for a in cur.scalar_function.arguments if a.WhichOneof("arg_type") == "value"]
+            stack.extend(reversed(values))
+        else:
+            out.append(cur)
+    return out
+
+
+def _values(f) -> list[Expression]:
+    return [a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]
+
+
+def _is_date(e: Expression) -> bool:
+    which = e.WhichOneof("rex_type")
+    if which == "literal":
+        return e.literal.WhichOneof("literal_type") == "date"
+    if which == "cast":
+        return e.cast.type.WhichOneof("kind") == "date"
+    return False
+
+
+def _is_field(e: Expression) -> bool:
+    which = e.WhichOneof("rex_type")
+    if which == "cast":
+        return _is_field(e.cast.input)
+    return which == "selection"
+
+
+_COMPARISON_WORDS = {
+    "equal": "is",
+    "not_equal": "is not",
+    "lt": "is below",
+    "lte": "is at most",
+    "gt": "is above",
+    "gte": "is at least",
+    "is_distinct_from": "differs from",
+    "is_not_distinct_from": "is the same as",
+}
+_DATE_WORDS = {"lt": "is before", "lte": "is on or before", "gt": "is after", "gte": "is on or after"}
+
+
+def _comparison(name: str) -> Callable[[Words, Expression.ScalarFunction], str | None]:
+    def words(w: Words, f: Expression.ScalarFunction) -> str | None:
+        values = _values(f)
+        if len(values) != 2:
+            return None
+        left, right = values
+        if name in ("equal", "is_not_distinct_from") and _is_field(left) and _is_field(right):
+            return f"{w.expr(left)} = {w.expr(right)}"
+        op = _DATE_WORDS.get(name) if (_is_date(left) or _is_date(right)) else None
+        return f"{w.expr(left)} {op or _COMPARISON_WORDS[name]} {w.expr(right)}"
+
+    return words
+
+
+def _logical(word: str) -> Callable[[Words, Expression.ScalarFunction], str | None]:
+    def words(w: Words, f: Expression.ScalarFunction) -> str | None:
+        parts = [w.expr(v) for v in _values(f)]
+        if not parts:
+            return None
+        if word == "and":
+            flat = w.conditions(Expression(scalar_function=f))
+            if len(flat) > MAX_ITEMS:
+                return ", ".join(flat[:MAX_ITEMS]) + f" and {_plural(len(flat) - MAX_ITEMS, 'more condition')}"
+            return _and_list(flat)
+        same = _one_of(w, _values(f))
+        if same is not None:
+            return same
+        if len(parts) > MAX_ITEMS:
+            return " or ".join(parts[:MAX_ITEMS]) + f" or {_plural(len(parts) - MAX_ITEMS, 'more alternative')}"
+        return "(" + " or ".join(parts) + ")" if len(parts) > 1 else parts[0]
+
+    return words
+
+
+def _one_of(w: Words, values: list[Expression]) -> str | None:
+    """``or(equal(x, 1), equal(x, 2), ...)`` as "x is one of 1, 2, ..." (None when it is not that)."""
+    subject, options = None, []
+    for v in values:
+        if v.WhichOneof("rex_type") != "scalar_function" or w.function(v.scalar_function.function_reference) != "equal":
+            return None
+        args = _values(v.scalar_function)
+        if len(args) != 2 or not _is_field(args[0]) or args[1].WhichOneof("rex_type") != "literal":
+            return None
+        if subject is None:
+            subject = args[0]
+        elif subject != args[0]:
+            return None
+        options.append(w.expr(args[1]))
+    if subject is None or len(options) < 2:
+        return None
+    return f"{w.expr(subject)} is one of {_capped(options, 5, 'others')}"
+
+
+def _not(w: Words, f: Expression.ScalarFunction) -> str | None:
+    values = _values(f)
+    if len(values) != 1:
+        return None
+    inner = values[0]
+    if inner.WhichOneof("rex_type") == "scalar_function":
+        name = w.function(inner.scalar_function.function_reference)
+        args = _values(inner.scalar_function)
+        if name == "like" and len(args) >= 2:
+            return f"{w.expr(args[0])} does not {_like_words(args[1])}"
+        if name == "is_null" and len(args) == 1:
+            return _is_null(w, inner.scalar_function, negated=True)
+    if inner.WhichOneof("rex_type") == "singular_or_list":
+        sol = inner.singular_or_list
+        return f"{w.expr(sol.value)} is not one of {_capped([w.expr(o) for o in sol.options], 5, 'others')}"
+    if inner.WhichOneof("rex_type") == "subquery" and inner.subquery.WhichOneof("subquery_type") == "set_predicate":
+        return "no matching row exists"
+    return f"not ({w.expr(inner)})"
+
+
+def _is_null(w: Words, f: Expression.ScalarFunction, negated: bool = False) -> str | None:
+    values = _values(f)
+    if len(values) != 1:
+        return None
+    v = values[0]
+    if v.WhichOneof("rex_type") == "scalar_function" and w.function(v.scalar_function.function_reference) == "index_in":
+        args = _values(v.scalar_function)
+        if len(args) == 2:  # index_in(needle, haystack) is null: the needle is not in the list
+            verb = "contains" if negated else "does not contain"
+            return f"{w.expr(args[1])} {verb} {w.expr(args[0])}"
+    return f"{w.expr(v)} is {'not ' if negated else ''}null"
+
+
+def _is_not_null(w: Words, f: Expression.ScalarFunction) -> str | None:
+    return _is_null(w, f, negated=True)
+
+
+def _like_words(pattern: Expression) -> str:
+    """``match 'x%'`` in words: "start with 'x'", "end with", "contain", or "match 'a_b'"."""
+    while pattern.WhichOneof("rex_type") == "cast":
+        pattern = pattern.cast.input
+    if pattern.WhichOneof("rex_type") == "literal" and pattern.literal.WhichOneof("literal_type") in ("string", "var_char", "fixed_char"):
+        lit = pattern.literal
+        text = lit.var_char.value if lit.WhichOneof("literal_type") == "var_char" else getattr(lit, lit.WhichOneof("literal_type"))
+        core = text.strip("%")
+        if "%" not in core and "_" not in core and core:
+            if text.startswith("%") and text.endswith("%") and len(text) > 1:
+                return f"contain '{core}'"
+            if text.endswith("%"):
+                return f"start with '{core}'"
+            if text.startswith("%"):
+                return f"end with '{core}'"
+        return f"match the pattern '{text}'"
+    return "match a pattern"
+
+
+def _like(w: Words, f: Expression.ScalarFunction) -> str | None:
+    values = _values(f)
+    if len(values) < 2:
+        return None
+    words = _like_words(values[1]).replace("start with", "starts with").replace("end with", "ends with")
+    words = words.replace("contain ", "contains ").replace("match ", "matches ", 1)
+    return f"{w.expr(values[0])} {words}"
+
+
+def _between(w: Words, f: Expression.ScalarFunction) -> str | None:
+    values = _values(f)
+    if len(values) != 3:
+        return None
+    return f"{w.expr(values[0])} is between {w.expr(values[1])} and {w.expr(values[2])}"
+
+
+_ARITHMETIC = {"add": "+", "subtract": "−", "multiply": "×", "divide": "÷", "modulus": "mod", "power": "^"}
+_PRECEDENCE = {"+": 1, "−": 1, "×": 2, "÷": 2, "mod": 2, "^": 3}
+
+
+def _arithmetic(name: str) -> Callable[[Words, Expression.ScalarFunction], str | None]:
+    op = _ARITHMETIC[name]
+
+    def words(w: Words, f: Expression.ScalarFunction) -> str | None:
+        values = _values(f)
+        if len(values) != 2:
+            return None
+        parts = []
+        for i, v in enumerate(values):
+            text = w.expr(v)
+            inner = _arith_op(w, v)
+            if inner is not None and (_PRECEDENCE[inner] < _PRECEDENCE[op] or (i == 1 and _PRECEDENCE[inner] == _PRECEDENCE[op] and op in "−÷")):
+                text = f"({text})"
+            parts.append(text)
+        return f"{parts[0]} {op} {parts[1]}"
+
+    return words
+
+
+def _arith_op(w: Words, e: Expression) -> str | None:
+    while e.WhichOneof("rex_type") == "cast":
+        e = e.cast.input
+    if e.WhichOneof("rex_type") != "scalar_function":
+        return None
+    return _ARITHMETIC.get(w.function(e.scalar_function.function_reference))
+
+
+def _negate(w: Words, f: Expression.ScalarFunction) -> str | None:
+    values = _values(f)
+    return f"−{w.expr(values[0])}" if len(values) == 1 else None
+
+
+def _extract(w: Words, f: Expression.ScalarFunction) -> str | None:
+    args = w.args(f.arguments)
+    if len(args) >= 2:
+        return f"the {args[0].lower()} of {args[-1]}"
+    return None
+
+
+def _coalesce(w: Words, f: Expression.ScalarFunction) -> str | None:
+    return "the first non-null of " + _capped([w.expr(v) for v in _values(f)], 4, "others")
+
+
+def _index_in(w: Words, f: Expression.ScalarFunction) -> str | None:
+    values = _values(f)
+    return f"the position of {w.expr(values[0])} in {w.expr(values[1])}" if len(values) == 2 else None
+
+
+#: Functions whose words begin with their first argument ("x is above 10", "x and y").
+_LEADS_WITH_FIRST = {*_COMPARISON_WORDS, *_ARITHMETIC, "and", "or", "not", "is_null", "is_not_null", "like", "between"}
+
+_FUNCTIONS: dict[str, Callable[[Words, Expression.ScalarFunction], str | None]] = {
+    **{name: _comparison(name) for name in _COMPARISON_WORDS},
+    **{name: _arithmetic(name) for name in _ARITHMETIC},
+    "and": _logical("and"),
+    "or": _logical("or"),
+    "not": _not,
+    "is_null": _is_null,
+    "is_not_null": _is_not_null,
+    "like": _like,
+    "between": _between,
+    "negate": _negate,
+    "extract": _extract,
+    "coalesce": _coalesce,
+    "index_in": _index_in,
+}
+
+
+_EXPR: dict[str | None, Callable[[Words, object], str]] = {
+    "literal": Words.literal,
+    "selection": Words.selection,
+    "scalar_function": Words.scalar_function,
+    "window_function": Words.window_function,
+    "if_then": Words.if_then,
+    "switch_expression": Words.switch_expression,
+    "singular_or_list": Words.singular_or_list,
+    "multi_or_list": Words.multi_or_list,
+    "cast": Words.cast,
+    "subquery": Words.subquery,
+    "nested": Words.nested,
+    "dynamic_parameter": Words.dynamic_parameter,
+    "lambda": Words.lambda_,
+    "lambda_invocation": Words.lambda_invocation,
+    "execution_context_variable": Words.execution_context_variable,
+    "detached_expression_ordinal": Words.detached,
+}
+
+
+def literal_words(lit: Expression.Literal) -> str:
+    """A literal as a reader would write it: 10, 2.5, 'Computers', 1995-03-15, null."""
+    which = lit.WhichOneof("literal_type")
+    if which is None:
+        return "a value"
+    value = getattr(lit, which)
+    if which == "boolean":
+        return "true" if value else "false"
+    if which in ("i8", "i16", "i32", "i64"):
+        return str(value)
+    if which in ("fp32", "fp64"):
+        return f"{float(value):g}"
+    if which in ("string", "fixed_char"):
+        return f"'{value}'"
+    if which == "var_char":
+        return f"'{value.value}'"
+    if which == "date":
+        try:
+            return (_EPOCH + _dt.timedelta(days=value)).isoformat()
+        except OverflowError:
+            return f"day {value}"
+    if which == "decimal":
+        try:
+            return str(decimal_value(value))
+        except Exception:  # a malformed decimal: say so rather than fail
+            return "a decimal"
+    if which == "null":
+        return "null"
+    if which in ("list", "empty_list"):
+        values = [literal_words(v) for v in lit.list.values] if which == "list" else []
+        return "the list [" + _capped(values, 5, "others") + "]" if values else "an empty list"
+    if which in ("precision_timestamp", "precision_timestamp_tz"):
+        try:
+            stamp = _dt.datetime(1970, 1, 1) + _dt.timedelta(seconds=value.value / 10**value.precision)
+            return stamp.isoformat(sep=" ")
+        except (OverflowError, ValueError):
+            return "a timestamp"
+    if which == "interval_year_to_month":
+        return _and_list([_plural(value.years, "year") if value.years else "", _plural(value.months, "month") if value.months else ""]) or "0 months"
+    if which == "interval_day_to_second":
+        return _and_list([_plural(value.days, "day") if value.days else "", _plural(value.seconds, "second") if value.seconds else ""]) or "0 seconds"
+    return f"a {which.replace('_', ' ')} value"
+
+
+# ---------------------------------------------------------------------------------------------
+# Aggregates
+# ---------------------------------------------------------------------------------------------
+
+_AGGREGATE_VERBS = {
+    "sum": "sums {}",
+    "sum0": "sums {}",
+    "avg": "averages {}",
+    "mean": "averages {}",
+    "min": "finds the smallest {}",
+    "max": "finds the largest {}",
+    "count": "counts {}",
+    "any_value": "takes any {}",
+    "first_value": "takes the first {}",
+    "last_value": "takes the last {}",
+    "row_number": "numbers the rows",
+    "rank": "ranks the rows",
+    "dense_rank": "ranks the rows (no gaps)",
+    "std_dev": "computes the standard deviation of {}",
+    "variance": "computes the variance of {}",
+    "string_agg": "joins the {} texts",
+    "list_agg": "collects the {} values",
+}
+
+
+_AGGREGATE_NOUNS = {
+    "sum": "the sum of {}",
+    "sum0": "the sum of {}",
+    "avg": "the average {}",
+    "mean": "the average {}",
+    "min": "the smallest {}",
+    "max": "the largest {}",
+    "count": "the number of {}",
+    "any_value": "any {}",
+    "first_value": "the first {}",
+    "last_value": "the last {}",
+    "row_number": "the row number",
+    "rank": "the rank",
+    "dense_rank": "the dense rank",
+    "std_dev": "the standard deviation of {}",
+    "variance": "the variance of {}",
+}
+
+
+def aggregate_words(w: Words, name: str, arguments, distinct: bool, noun: bool = False) -> str:
+    """``sums quantity × price``, ``counts rows``, ``counts distinct customers``; with ``noun``:
+    ``the sum of quantity × price``, ``the number of rows``."""
+    args = [a for a in w.args(arguments)]
+    what = ", ".join(args) if args else ("rows" if name == "count" else "")
+    if distinct:
+        what = f"distinct {what}"
+    template = (_AGGREGATE_NOUNS if noun else _AGGREGATE_VERBS).get(name)
+    if template is None:
+        return f"{name}({what})" if noun else f"computes {name}({what})"
+    return template.format(what)
+
+
+__all__ = ["Words", "literal_words", "aggregate_words", "MAX_ITEMS", "MAX_TEXT"]
