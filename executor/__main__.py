@@ -219,12 +219,10 @@ class BadInput(Exception):
 def _catalog(args):
     import os
 
-    from .catalog import Catalog
+    from .catalog import Catalog, data_roots
     from .data import tpch
 
-    roots = list(args.data_dir)
-    if args.tpch:
-        roots.append(tpch(0.01))
+    user = list(args.data_dir)
     bindings = {}
     for spec in args.table:
         name, sep, path = spec.partition("=")
@@ -233,11 +231,12 @@ def _catalog(args):
         if not os.path.exists(path):
             raise BadInput(f"--table {name}: {path!r} does not exist")
         path = os.path.abspath(path)  # relative to where the command runs, not to a data root
-        roots.append(path)
+        user.append(path)
         bindings[name] = path
     for d in args.data_dir:
         if not os.path.isdir(d):
             raise BadInput(f"--data-dir {d!r} is not a folder")
+    roots = data_roots(user=user, generated=[tpch(0.01)] if args.tpch else [])
     try:
         return Catalog(roots, bindings, by_position=getattr(args, "by_position", ()))
     except ExecutionError as exc:

@@ -84,6 +84,27 @@ class _Source:
     how: str
 
 
+def data_roots(
+    own: Sequence[str] = (), user: Sequence[str] = (), generated: Sequence[str] = (), fallback: Sequence[str] = ()
+) -> list[str]:
+    """The data roots in resolution order, one policy for the app and the command line. A binding
+    comes before every root; then the first root holding a table wins:
+
+    1. ``own``: the data a plan is written against (a sample plan's tables);
+    2. ``user``: the person's folders, in their order (uploads, ``--data-dir``, ``$SUBSTRAIT_VIZ_DATA``,
+       a ``--table`` file);
+    3. ``generated``: generated data asked for (TPC-H), so it never shadows the person's own files;
+    4. ``fallback``: data offered to every plan (the tutorial tables), last, so its small ``orders``
+       never shadows another ``orders``.
+
+    A root given twice keeps its first place."""
+    out: list[str] = []
+    for root in (*own, *user, *generated, *fallback):
+        if root not in out:
+            out.append(root)
+    return out
+
+
 class Catalog:
     """Resolves a plan's tables to Spark DataFrames, reading only under ``data_roots``."""
 
@@ -194,6 +215,14 @@ class Catalog:
                 ):
                     out.add(stem.lower() if suffix.lower() in SUFFIX_FORMATS else entry.lower())
         return sorted(out)
+
+    def data_files(self) -> list[str]:
+        """The data files directly in the folder roots (a known suffix), sorted: what a table can be bound to."""
+        return sorted(
+            os.path.join(root, entry)
+            for root in self.roots.roots if os.path.isdir(root)
+            for entry in os.listdir(root) if os.path.splitext(entry)[1].lower() in SUFFIX_FORMATS
+        )
 
     def status(self, table_names: Sequence[Sequence[str]]) -> list[TableStatus]:
         """For each table a plan names, whether and how it is bound. Never starts Spark."""

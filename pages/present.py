@@ -64,7 +64,7 @@ def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
     ok, reason = executability_of(plan.data).get(node_id, (True, None))
     if not ok:
         st.info(f"This step cannot run on Spark: {reason}")
-    key = (hash(plan.data), node_id)
+    key = (model.digest, node_id)
     task = _tasks().get(key)
     running = task is not None and not task.done.is_set()
     if st.button("Show sample rows", key="present_show_rows", disabled=not ok or running, type="primary"):

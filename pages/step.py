@@ -62,7 +62,7 @@ def _tasks() -> dict:
 
 def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, timeout_s: float) -> None:
     """Run the node and its inputs in the background; each result lands in ``_results()`` as it comes."""
-    key = hash(plan.data)
+    key = model.digest
     results = _results()
     task = Task()
     _tasks()[(key, node_id, limit)] = task
@@ -115,7 +115,7 @@ def _graph(plan: Plan, model: PlanModel, node_id: str, parents: list[str], input
         grand = [g for p in parents for g in model.graph.parents(p)]
         below = [c for i in inputs for c in model.node(i).inputs]
         ids = list(dict.fromkeys([*grand, *parents, node_id, *inputs, *below]))
-    profile = finished_profile(plan)
+    profile = finished_profile(model)
     view = View(selected=node_id, max_rows=4 if big else 6, profile=profile_overlay(profile))
     st.graphviz_chart(to_dot(model, node_ids=ids, view=view), width="stretch")
     if big:
@@ -171,7 +171,7 @@ def main() -> None:
 def _rows(plan: Plan, model: PlanModel, node, inputs: list[str], run: bool, limit: int, timeout_s: float, ok: bool) -> None:
     """The node's rows beside its inputs' rows, what it did, and the comparison with its input."""
     node_id = node.id
-    key = hash(plan.data)
+    key = model.digest
     task_key = (key, node_id, limit)
     task = _tasks().get(task_key)
     if run and (task is None or task.done.is_set()):

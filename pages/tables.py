@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import os
-
 import pandas as pd
 import streamlit as st
 
-from executor.catalog import SUFFIX_FORMATS
 from executor.errors import ExecutionError
-from ui.data import TPCH_SCALE, bindings, by_position, catalog_for, safe_file_name, sample_data_kind, uploads_dir
+from ui.data import TPCH_SCALE, bindings, by_position, catalog_for, sample_data_kind, save_upload
 from ui.entry import through_app
 from ui.plan_source import current_model, plan_sidebar
 from viz.tables import plan_tables
@@ -88,16 +85,9 @@ def _bind_form(plan, names: list[str], catalog) -> None:
     if how.startswith("upload"):
         f = st.file_uploader("CSV (with a header line) or Parquet", type=["csv", "parquet"], key="bind_file")
         if f is not None and st.button("Bind", key="bind_upload"):
-            path = os.path.join(uploads_dir(), safe_file_name(f.name))
-            with open(path, "wb") as fh:
-                fh.write(f.getvalue())
-            _bind(plan, name, path)
+            _bind(plan, name, save_upload(f.name, f.getvalue()))
     else:
-        files = sorted(
-            os.path.join(root, entry)
-            for root in catalog.roots.roots if os.path.isdir(root)
-            for entry in os.listdir(root) if os.path.splitext(entry)[1].lower() in SUFFIX_FORMATS
-        )
+        files = catalog.data_files()
         if not files:
             st.caption("The data roots hold no data files.")
             return

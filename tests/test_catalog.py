@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from substrait import algebra_pb2
 
-from executor.catalog import Catalog, named_tables
+from executor.catalog import Catalog, data_roots, named_tables
 from executor.errors import Refused, TableNotFound, Unsupported
 from executor.paths import DataRoots
 
@@ -177,6 +177,44 @@ def test_available_tables_in_roots(tree):
     root, _ = tree
     names = Catalog([str(root)]).available_in_roots()
     assert {"people", "people_orc", "people_arrow", "people_stream", "people_feather", "people_csv", "parts"} <= set(names)
+
+
+def test_data_files_are_the_bindable_files_in_the_roots(tree):
+    root, _ = tree
+    files = Catalog([str(root)]).data_files()
+    assert files == sorted(files)
+    assert str(root / "People.parquet") in files and str(root / "people_csv.csv") in files
+    assert str(root / "plain.txt") not in files  # not a table format
+    assert not any(f.startswith(str(root / "parts")) for f in files)  # folders are not listed
+
+
+def test_one_resolution_order_for_the_app_and_the_command_line(tmp_path, tpch_dir):
+    """A sample's own data, then the person's folders in order, then generated data, then data for
+    every plan: the first root holding a table wins."""
+    folders = {}
+    for name in ("own", "mine", "theirs", "tpch", "tutorial"):
+        folders[name] = tmp_path / name
+        folders[name].mkdir()
+        (folders[name] / "orders.csv").write_text(f"who\n{name}\n")
+    f = {k: str(v) for k, v in folders.items()}
+    roots = data_roots(own=[f["own"]], user=[f["mine"], f["theirs"]], generated=[f["tpch"]], fallback=[f["tutorial"]])
+    assert roots == [f["own"], f["mine"], f["theirs"], f["tpch"], f["tutorial"]]
+    assert data_roots(own=[f["tpch"]], generated=[f["tpch"]], fallback=[f["tutorial"]]) == [f["tpch"], f["tutorial"]]
+    for without, wins in (("own", "mine"), ("mine", "theirs"), ("theirs", "tpch"), ("tpch", "tutorial")):
+        roots = [r for r in roots if r != f[without]]
+        assert Catalog(roots).status([["orders"]])[0].path == str(folders[wins] / "orders.csv")
+
+    # the command line: --data-dir folders in order, then --tpch, through the same policy
+    import argparse
+
+    from executor.__main__ import _catalog
+
+    tpch = str(tpch_dir)  # the folder --tpch names
+    args = argparse.Namespace(data_dir=[f["mine"], f["theirs"]], table=[], tpch=True, by_position=())
+    cat = _catalog(args)
+    assert cat.roots.roots[:2] == [os.path.realpath(f["mine"]), os.path.realpath(f["theirs"])]
+    assert cat.status([["orders"]])[0].path == os.path.realpath(folders["mine"] / "orders.csv")
+    assert cat.status([["lineitem"]])[0].path.startswith(os.path.realpath(tpch))
 
 
 # ---- named tables and local files through Spark --------------------------------------------

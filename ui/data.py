@@ -9,7 +9,6 @@ Data roots (nothing outside them is ever read):
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -17,9 +16,9 @@ import uuid
 
 import streamlit as st
 
-from executor.catalog import Catalog
+from executor.catalog import Catalog, data_roots
 from executor.data import CACHE, tpch
-from ui.plan_source import ROOT, SAMPLES, Plan
+from ui.plan_source import ROOT, SAMPLES, Plan, plan_digest
 
 TUTORIAL_DATA = os.path.join(ROOT, "sample_data", "tutorial")
 USER_DATA = os.environ.get("SUBSTRAIT_VIZ_DATA")
@@ -47,15 +46,10 @@ def uploads_dir() -> str:
     return path
 
 
-def plan_key(plan: Plan | None) -> str:
-    """What a plan's bindings are kept under: its bytes' digest ("" for no plan)."""
-    return hashlib.sha256(plan.data).hexdigest()[:16] if plan is not None else ""
-
-
 def bindings(plan: Plan | None) -> dict[str, str]:
     """This user's table bindings for ``plan`` (``{name: path}``): a binding belongs to the plan it was
     made for, so another plan's tables resolve without it."""
-    return st.session_state.setdefault("table_bindings", {}).setdefault(plan_key(plan), {})
+    return st.session_state.setdefault("table_bindings", {}).setdefault(plan_digest(plan), {})
 
 
 def by_position() -> list[str]:
@@ -69,24 +63,20 @@ def wants_tpch(plan: Plan | None) -> bool:
 
 
 def roots_for(plan: Plan | None, generate: bool, tpch_data: bool | None = None) -> list[str]:
-    """The data roots for this plan, in resolution order (the first root with a table wins).
+    """The data roots for this plan, in the resolution order of :func:`executor.catalog.data_roots`
+    (the first root with a table wins): a sample's own tables, this session's uploads, the user's
+    data folder, TPC-H when asked for, the tutorial tables last.
 
     ``generate``: generate TPC-H now if the plan needs it and it is not there yet (a few seconds).
-    ``tpch_data``: whether TPC-H comes first, when not as the plan and the session say (SQL page)."""
-    roots = []
+    ``tpch_data``: whether TPC-H is used, when not as the plan and the session say (SQL page)."""
     kind = sample_data_kind(plan)
-    if kind == "tutorial":
-        roots.append(TUTORIAL_DATA)
+    tpch_folder = None
     if wants_tpch(plan) if tpch_data is None else tpch_data:
         folder = tpch(TPCH_SCALE) if generate else os.path.join(CACHE, f"tpch-sf{TPCH_SCALE:g}")
-        if os.path.isdir(folder):
-            roots.append(folder)
-    roots.append(uploads_dir())
-    if USER_DATA and os.path.isdir(USER_DATA):
-        roots.append(USER_DATA)
-    if kind != "tutorial":
-        roots.append(TUTORIAL_DATA)  # last: its `orders` must not shadow TPC-H's
-    return roots
+        tpch_folder = folder if os.path.isdir(folder) else None
+    own = {"tutorial": [TUTORIAL_DATA], "tpch": [tpch_folder] if tpch_folder else []}.get(kind or "", [])
+    user = [uploads_dir(), *([USER_DATA] if USER_DATA and os.path.isdir(USER_DATA) else [])]
+    return data_roots(own=own, user=user, generated=[tpch_folder] if tpch_folder else [], fallback=[TUTORIAL_DATA])
 
 
 def catalog_for(plan: Plan | None, generate: bool = False, tpch_data: bool | None = None) -> Catalog:
@@ -106,6 +96,14 @@ def catalog_for(plan: Plan | None, generate: bool = False, tpch_data: bool | Non
             bound.pop(name, None)
     st.session_state["catalog"] = (key, catalog)
     return catalog
+
+
+def save_upload(name: str, data: bytes) -> str:
+    """Keep an uploaded table in this session's uploads folder, under a safe form of its name; its path."""
+    path = os.path.join(uploads_dir(), safe_file_name(name))
+    with open(path, "wb") as fh:
+        fh.write(data)
+    return path
 
 
 def safe_file_name(name: str) -> str:

@@ -6,6 +6,7 @@ plan; whichever input the user touched last wins. ``?sample=NAME`` in the URL op
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -32,9 +33,11 @@ class Plan:
 def analyze_cached(data: bytes) -> PlanModel | str:
     """The model for these bytes, or the message saying why they are not a plan."""
     try:
-        return analyze(data)
+        model = analyze(data)
     except PlanLoadError as exc:
         return str(exc)
+    model.digest  # noqa: B018 - computed here, so every cached copy carries it
+    return model
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -157,6 +160,16 @@ def current_model(plan: Plan | None) -> PlanModel | None:
         st.error(f"{plan.source} is not a Substrait plan: {result}")
         return None
     return result
+
+
+def plan_digest(plan: Plan | None) -> str:
+    """The key of everything kept for a plan in this session (its runs, profile, table bindings): the
+    model's digest, so the same plan as JSON or binary is one plan; the bytes' digest when they are
+    not a plan, "" for no plan."""
+    if plan is None:
+        return ""
+    model = analyze_cached(plan.data)
+    return model.digest if isinstance(model, PlanModel) else hashlib.sha256(plan.data).hexdigest()
 
 
 def open_plan(title: str, hint: str, empty: str | None = None) -> tuple[Plan, PlanModel] | None:

@@ -21,20 +21,20 @@ DEFAULT_TIMEOUT_S = 600.0
 SHOW_KEY = "inspect_profile_show"
 
 
-def _states() -> dict[int, Task]:
+def _states() -> dict[str, Task]:
     return st.session_state.setdefault("inspect_profiles", {})
 
 
 def _start(plan: Plan, model: PlanModel, timeout_s: float) -> None:
     state = Task()
-    _states()[hash(plan.data)] = state
+    _states()[model.digest] = state
     start(state, plan, lambda catalog: profile_plan(model, catalog, timeout_s=timeout_s, cancel=state.cancel,
                                                     progress=state.progress),
           what="profiling the plan", thread_name="app-profile")
 
 
 @st.fragment(run_every=1.0)
-def _progress_fragment(key: int) -> None:
+def _progress_fragment(key: str) -> None:
     state = _states().get(key)
     if state is not None:
         show_progress(state, "Profiling", "inspect_profile_cancel")
@@ -43,7 +43,7 @@ def _progress_fragment(key: int) -> None:
 def profile_controls(plan: Plan, model: PlanModel) -> Profile | None:
     """The "Profile the plan" button, its progress, and the toggle; returns the finished profile
     when the overlay is to be drawn (None otherwise)."""
-    key = hash(plan.data)
+    key = model.digest
     state = _states().get(key)
     running = state is not None and not state.done.is_set()
     c1, c2 = st.columns([2, 3])
@@ -70,9 +70,9 @@ def profile_controls(plan: Plan, model: PlanModel) -> Profile | None:
     return profile if st.session_state.get(SHOW_KEY, True) else None
 
 
-def finished_profile(plan: Plan) -> Profile | None:
-    """This session's finished profile of ``plan``, if any (whatever the toggle says)."""
-    state = _states().get(hash(plan.data))
+def finished_profile(model: PlanModel) -> Profile | None:
+    """This session's finished profile of the plan, if any (whatever the toggle says)."""
+    state = _states().get(model.digest)
     return state.result if state is not None and state.done.is_set() else None
 
 
