@@ -24,7 +24,7 @@ import time
 from collections import Counter
 from typing import Any, Callable
 
-from benchmarks.plans import deep_chain, wide_joins, wide_union
+from benchmarks.plans import CORPORA, corpus_plans, deep_chain, wide_joins, wide_union
 
 SIZES = [100, 1_000, 10_000, 50_000]
 QUICK_SIZES = [100, 1_000, 5_000]
@@ -44,7 +44,6 @@ CORPUS_LARGEST = 5
 #: The baseline's ``json_format.Parse`` of a chain deeper than this is not attempted: at 50,000
 #: levels it grew past 22 GB and was killed by the OOM killer (and fails under an 8 GB limit).
 BASELINE_MAX_CHAIN = 10_000
-CORPORA = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpora"))
 
 
 def _log(text: str) -> None:
@@ -289,15 +288,6 @@ def _case(shape: str, data: bytes, budget_s: float, source: str | None = None, s
     return row
 
 
-def _corpus_files() -> list[str]:
-    out = []
-    for dirpath, _, filenames in os.walk(CORPORA):
-        if os.path.join("consumer-testing", "testdata") in dirpath:
-            continue
-        out.extend(os.path.join(dirpath, f) for f in filenames if f.endswith(".json"))
-    return sorted(out)
-
-
 def largest_corpus_plans(count: int = CORPUS_LARGEST) -> list[tuple[str, bytes, int]]:
     """The ``count`` corpus plans with the most nodes (identical files counted once):
     (path relative to the corpora, bytes, nodes)."""
@@ -307,7 +297,7 @@ def largest_corpus_plans(count: int = CORPUS_LARGEST) -> list[tuple[str, bytes, 
 
     sized = []
     seen = set()
-    for path in _corpus_files():
+    for path in corpus_plans():
         with open(path, "rb") as fh:
             data = fh.read()
         digest = hashlib.sha256(data).hexdigest()

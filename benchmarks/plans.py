@@ -1,8 +1,22 @@
-"""Synthetic plans of a given node count, for the benchmarks."""
+"""Plans for the benchmarks (and the tests): the corpora's, and synthetic plans of a given node count."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
+
+#: ../shared/corpora beside the project: real plans from real producers (never edited).
+CORPORA = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpora"))
+
+
+def corpus_plans() -> list[str]:
+    """Every plan in the corpora: all .json files except consumer-testing/testdata (test definitions)."""
+    out = []
+    for dirpath, _, filenames in os.walk(CORPORA):
+        if os.path.join("consumer-testing", "testdata") in dirpath:
+            continue
+        out.extend(os.path.join(dirpath, f) for f in filenames if f.endswith(".json"))
+    return sorted(out)
 
 _COLS = [("id", "i64"), ("k", "i64"), ("name", "string"), ("v", "fp64")]
 

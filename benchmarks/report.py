@@ -213,12 +213,16 @@ def open_section(records: dict) -> list[str]:
     return lines + [""]
 
 
+def _tpch(res: dict) -> str:
+    scale = _get(res, "scale")
+    return f"TPC-H at scale factor {scale if scale is not None else 'n/a'}"
+
+
 def spark_section(records: dict) -> list[str]:
     lines, res = _section(records, "spark", "## 2. Translation overhead on Spark")
     if res is None:
         return lines
-    scale = _get(res, "scale")
-    lines += [f"TPC-H at scale factor {scale if scale is not None else 'n/a'}: the isthmus plans through the executor "
+    lines += [f"{_tpch(res)}: the isthmus plans through the executor "
               "against the same SQL through `spark.sql`, same session and data, warm (median of "
               f"{_get(res, 'repeat', default='n/a')} or more timed runs each). Execute ratio = the executor's "
               "time without the translation's own (Python and Py4J) time, over spark.sql's. Physical operators = "
@@ -278,8 +282,7 @@ def profiling_section(records: dict) -> list[str]:
     lines, prof = _section(records, "profile", "## 5. Profiling a plan")
     if prof is None:
         return lines
-    scale = _get(prof, "scale")
-    lines += [f"TPC-H at scale factor {scale if scale is not None else 'n/a'}, each query planned by DataFusion: the profile "
+    lines += [f"{_tpch(prof)}, each query planned by DataFusion: the profile "
               "(the reads' count, one run observing every other node, counts that follow from the inputs derived) against "
               "the per-node way (each node counted in a Spark job of its own), the memo cleared before each. The per-node "
               "way is given every node but the cross products (counting one alone would not finish); the counts must agree "

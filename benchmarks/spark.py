@@ -29,10 +29,10 @@ import statistics
 import time
 from typing import Callable
 
+from benchmarks.plans import CORPORA
 from executor.data import tpch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CORPORA = os.path.abspath(os.path.join(HERE, "..", "..", "shared", "corpora"))
 PLANS = os.path.join(CORPORA, "isthmus-tpch")
 SQL_DIR = os.path.join(CORPORA, "consumer-testing", "testdata", "integration", "tpch")
 PLAN_OUT = os.path.join(HERE, "results", "spark_plans")

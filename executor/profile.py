@@ -68,7 +68,7 @@ from viz.render import NodeStat, Overlay
 from viz.schema import aggregate_layout, join_type_name
 
 from .errors import ExecutionError
-from .run import POLL_S, STOP_GRACE_S, interrupt_tag, plan_digest, spark_reason, tagged
+from .run import POLL_S, STOP_GRACE_S, interrupt_tag, spark_reason, tagged
 
 EXPLODE_FACTOR = 10.0
 EXPLODE_MIN_ROWS = 1000
@@ -661,7 +661,7 @@ def profile_plan(
             from .session import get_session
 
             spark = get_session()
-        digest, fingerprint = plan_digest(model), catalog.fingerprint()
+        digest, fingerprint = model.digest, catalog.fingerprint()
         keys = {n: (digest, n, fingerprint) for n in order}
         for nid in order:
             memo = _memo_get(keys[nid]) if nid not in derived else None

@@ -71,11 +71,6 @@ _cache: OrderedDict[tuple, RunResult] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def plan_digest(model) -> str:
-    """The plan's digest (``PlanModel.digest``, computed once per model)."""
-    return model.digest
-
-
 def clear_cache() -> None:
     with _cache_lock:
         _cache.clear()
@@ -153,7 +148,7 @@ def run_node(
     if limit > MAX_ROWS:
         warnings.append(f"the row limit {limit} was lowered to {MAX_ROWS}")
         limit = MAX_ROWS
-    key = (plan_digest(model), node_id, limit, bool(count), catalog.fingerprint(), explain)
+    key = (model.digest, node_id, limit, bool(count), catalog.fingerprint(), explain)
     cached = _cache_get(key)
     if cached is not None:
         return cached
@@ -476,7 +471,6 @@ __all__ = [
     "run_node",
     "refuse_writes",
     "subtree",
-    "plan_digest",
     "clear_cache",
     "to_csv_bytes",
     "to_parquet_bytes",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from executor.run import run_node
-from ui.background import Task, show_progress, start
+from ui.background import Task, finished, show_progress, start
 from ui.entry import through_app
 from ui.graph_click import graph_click
 from ui.plan_source import executability_of, open_plan
@@ -74,13 +74,9 @@ def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
               what=f"running step {node_id}", thread_name="app-present")
     if task is None:
         return
-    if not task.done.is_set():
-        _progress(key)
+    result = finished(task, lambda: _progress(key))
+    if result is None:
         return
-    if task.error is not None:
-        st.error(task.error)
-        return
-    result = task.result
     st.dataframe(result.rows, hide_index=True, width="stretch")
     n = len(result.rows)
     more = " (the first ones)" if n >= SAMPLE_LIMIT else ""

@@ -5,8 +5,9 @@ import time
 
 import pytest
 
-SHARED = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "shared"))
-CORPORA = os.path.join(SHARED, "corpora")
+from benchmarks.plans import CORPORA, corpus_plans  # noqa: F401 - the tests' corpus, shared with the benchmarks
+
+SHARED = os.path.dirname(CORPORA)
 
 
 def pytest_addoption(parser):
@@ -16,16 +17,6 @@ def pytest_addoption(parser):
         default=False,
         help="tests/test_golden.py: rewrite the golden files in tests/golden instead of comparing (check the diff by hand first)",
     )
-
-
-def corpus_plans() -> list[str]:
-    """Every plan in the corpora: all .json files except consumer-testing/testdata (test definitions)."""
-    out = []
-    for dirpath, _, filenames in os.walk(CORPORA):
-        if os.path.join("consumer-testing", "testdata") in dirpath:
-            continue
-        out.extend(os.path.join(dirpath, f) for f in filenames if f.endswith(".json"))
-    return sorted(out)
 
 
 @pytest.fixture(scope="session")

@@ -73,3 +73,15 @@ def show_progress(task: Task, text: str, cancel_key: str) -> None:
     if st.button("■ Cancel", key=cancel_key):
         task.cancel.set()
         task.status = "cancelling"
+
+
+def finished(task: Task, running: Callable[[], None]) -> Any:
+    """The task's result once it has one. Until then ``running()`` draws its progress (a fragment
+    with Cancel); a task that failed shows its error. None unless finished well."""
+    if not task.done.is_set():
+        running()
+        return None
+    if task.error is not None:
+        st.error(task.error)
+        return None
+    return task.result

@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from executor.compare import OutputComparison, compare_outputs
-from ui.background import Task, run_in_background, show_progress
+from ui.background import Task, finished, run_in_background, show_progress
 from viz.model import PlanModel
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -67,9 +67,7 @@ def compare_panel(model_a: PlanModel, node_a: str, model_b: PlanModel, node_b: s
     """A button that compares the two nodes (on Spark, in the background with Cancel and a timeout) and the result.
 
     ``key`` names the widget (unique per page); the result is kept for this pair of nodes and data."""
-    from executor.run import plan_digest
-
-    ident = (key, plan_digest(model_a), node_a, plan_digest(model_b), node_b,
+    ident = (key, model_a.digest, node_a, model_b.digest, node_b,
              catalog_a.fingerprint(), catalog_b.fingerprint(), sample, ignore_case)
     task = _tasks().get(ident)
     running = task is not None and not task.done.is_set()
@@ -80,11 +78,7 @@ def compare_panel(model_a: PlanModel, node_a: str, model_b: PlanModel, node_b: s
         run_in_background(task, work, what="comparing", thread_name="app-compare")
     if task is None:
         return None
-    if not task.done.is_set():
-        _progress(ident, key, f"Comparing {labels[0]} with {labels[1]} on Spark")
-        return None
-    if task.error is not None:
-        st.error(task.error)
-        return None
-    show_comparison(task.result, labels)
-    return task.result
+    result = finished(task, lambda: _progress(ident, key, f"Comparing {labels[0]} with {labels[1]} on Spark"))
+    if result is not None:
+        show_comparison(result, labels)
+    return result

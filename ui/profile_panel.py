@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from executor.profile import Profile, profile_plan
-from ui.background import Task, show_progress, start
+from ui.background import Task, finished, show_progress, start
 from ui.plan_source import Plan
 from viz.model import PlanModel
 from viz.render import Overlay, title
@@ -57,14 +57,9 @@ def profile_controls(plan: Plan, model: PlanModel) -> Profile | None:
     c2.toggle("Show row counts on the graph", value=True, key=SHOW_KEY, disabled=not done)
     if state is None:
         return None
-    if not state.done.is_set():
-        _progress_fragment(key)
+    profile = finished(state, lambda: _progress_fragment(key))
+    if profile is None:
         return None
-    if state.error is not None:
-        st.error(state.error)
-        return None
-    profile = state.result
-    assert profile is not None
     if profile.stopped:
         st.warning(f"The profile was {profile.stopped}; the nodes counted before that are shown.")
     return profile if st.session_state.get(SHOW_KEY, True) else None

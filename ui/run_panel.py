@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from executor.run import run_node, to_csv_bytes, to_parquet_bytes
-from ui.background import Task, show_progress, start
+from ui.background import Task, finished, show_progress, start
 from ui.plan_source import Plan
 from viz.model import PlanModel
 
@@ -64,14 +64,9 @@ def _progress_fragment(key: tuple) -> None:
 
 
 def _show(state: RunState, key: tuple) -> None:
-    if not state.done.is_set():
-        _progress_fragment(key)
+    result = finished(state, lambda: _progress_fragment(key))
+    if result is None:
         return
-    if state.error is not None:
-        st.error(state.error)
-        return
-    result = state.result
-    assert result is not None
     shown = len(result.rows)
     total = f"{result.row_count:,} rows" if result.row_count is not None else f"more than {shown:,} rows"
     st.caption(f"Node {state.node_id}: {total}, showing the first {shown:,} · ran in {result.elapsed_s:.2f} s")

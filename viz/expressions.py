@@ -329,7 +329,7 @@ class ExpressionTyper:
                 seg = seg.list_element.child
                 present = seg.ByteSize() > 0
             elif which == "map_key":
-                key = _literal_text(seg.map_key.map_key)
+                key = literal_text(seg.map_key.map_key)
                 t = t.map.value if t is not None and T.kind(t) == "map" else None
                 text, label = f"{text}[{key}]", f"{label}[{key}]"
                 seg = seg.map_key.child
@@ -425,27 +425,28 @@ class ExpressionTyper:
             parts.append(f"WHEN {cond.text} THEN {then.text}")
             labels.append(f"{cond.label}→{then.label}")
             results.append(then)
-        has_else = e.HasField("else")
-        if has_else:
-            other = self.expr(getattr(e, "else"), scope)
-            parts.append(f"ELSE {other.text}")
-            results.append(other)
+        has_else = self._else(e, scope, parts, results)
         t = self._branches(results, has_else, "if-then")
         return Typed(t, f"{head} {' '.join(parts)} END", _short("case(" + ", ".join(labels) + ")"))
+
+    def _else(self, e, scope: Scope, parts: list[str], results: list[Typed]) -> bool:
+        """An if-then's or a switch's ELSE branch, added to ``parts`` and ``results``; whether there is one."""
+        if not e.HasField("else"):
+            return False
+        other = self.expr(getattr(e, "else"), scope)
+        parts.append(f"ELSE {other.text}")
+        results.append(other)
+        return True
 
     def switch_expression(self, e: Expression.SwitchExpression, scope: Scope) -> Typed:
         match = self.expr(e.match, scope)
         parts, results = [], []
         for clause in e.ifs:
-            value = _literal_text(getattr(clause, "if"))
+            value = literal_text(getattr(clause, "if"))
             then = self.expr(clause.then, scope)
             parts.append(f"WHEN {value} THEN {then.text}")
             results.append(then)
-        has_else = e.HasField("else")
-        if has_else:
-            other = self.expr(getattr(e, "else"), scope)
-            parts.append(f"ELSE {other.text}")
-            results.append(other)
+        has_else = self._else(e, scope, parts, results)
         t = self._branches(results, has_else, "switch")
         return Typed(t, f"CASE {match.text} {' '.join(parts)} END", _short(f"switch({match.label})"))
 
@@ -516,7 +517,7 @@ class ExpressionTyper:
     # -- literals and constructors ----------------------------------------------------------
     def literal(self, lit: Expression.Literal, scope: Scope) -> Typed:
         t = literal_type(lit)
-        text = _literal_text(lit, self.ext.types)
+        text = literal_text(lit, self.ext.types)
         return Typed(t, text, _short(text, 24), nested_names_for(t))
 
     def nested(self, e: Expression.Nested, scope: Scope) -> Typed:
@@ -622,27 +623,31 @@ _EPOCH = _dt.date(1970, 1, 1)
 _EPOCH_DT = _dt.datetime(1970, 1, 1)
 
 
+#: Literal kinds whose type has no parameters: the literal kind -> (the Type field, its message).
+_LITERAL_TYPES = {
+    "boolean": ("bool", "Boolean"),
+    "i8": ("i8", "I8"),
+    "i16": ("i16", "I16"),
+    "i32": ("i32", "I32"),
+    "i64": ("i64", "I64"),
+    "fp32": ("fp32", "FP32"),
+    "fp64": ("fp64", "FP64"),
+    "string": ("string", "String"),
+    "binary": ("binary", "Binary"),
+    "date": ("date", "Date"),
+    "uuid": ("uuid", "UUID"),
+    "interval_year_to_month": ("interval_year", "IntervalYear"),
+}
+
+
 def literal_type(lit: Expression.Literal) -> type_pb2.Type | None:
     """The type of a literal, following the spec (``nullable`` applies to all but typed nulls)."""
     which = lit.WhichOneof("literal_type")
     n = T.NULLABLE if lit.nullable else T.REQUIRED
     Ty = type_pb2.Type
-    simple = {
-        "boolean": lambda: Ty(bool=Ty.Boolean(nullability=n)),
-        "i8": lambda: Ty(i8=Ty.I8(nullability=n)),
-        "i16": lambda: Ty(i16=Ty.I16(nullability=n)),
-        "i32": lambda: Ty(i32=Ty.I32(nullability=n)),
-        "i64": lambda: Ty(i64=Ty.I64(nullability=n)),
-        "fp32": lambda: Ty(fp32=Ty.FP32(nullability=n)),
-        "fp64": lambda: Ty(fp64=Ty.FP64(nullability=n)),
-        "string": lambda: Ty(string=Ty.String(nullability=n)),
-        "binary": lambda: Ty(binary=Ty.Binary(nullability=n)),
-        "date": lambda: Ty(date=Ty.Date(nullability=n)),
-        "uuid": lambda: Ty(uuid=Ty.UUID(nullability=n)),
-        "interval_year_to_month": lambda: Ty(interval_year=Ty.IntervalYear(nullability=n)),
-    }
-    if which in simple:
-        return simple[which]()
+    if which in _LITERAL_TYPES:
+        kind, message = _LITERAL_TYPES[which]
+        return Ty(**{kind: getattr(Ty, message)(nullability=n)})
     if which == "null":
         return lit.null if lit.null.WhichOneof("kind") else None
     if which == "interval_day_to_second":
@@ -715,7 +720,8 @@ def _timestamp_text(value: int, precision: int) -> str:
     return text
 
 
-def _literal_text(lit: Expression.Literal, user_types: Mapping[int, str] | None = None) -> str:
+def literal_text(lit: Expression.Literal, user_types: Mapping[int, str] | None = None) -> str:
+    """A literal as plan text: 10, 'it''s', date '1995-03-15', null::i32 (what a node's expressions show)."""
     which = lit.WhichOneof("literal_type")
     if which is None:
         return "?"
@@ -759,13 +765,13 @@ def _literal_text(lit: Expression.Literal, user_types: Mapping[int, str] | None 
     if which == "null":
         return f"null::{T.render(value, user_types=user_types)}"
     if which == "struct":
-        return "{" + ", ".join(_literal_text(f, user_types) for f in value.fields) + "}"
+        return "{" + ", ".join(literal_text(f, user_types) for f in value.fields) + "}"
     if which == "list":
-        return "[" + ", ".join(_literal_text(v, user_types) for v in value.values) + "]"
+        return "[" + ", ".join(literal_text(v, user_types) for v in value.values) + "]"
     if which == "empty_list":
         return "[]"
     if which == "map":
-        return "map{" + ", ".join(f"{_literal_text(kv.key, user_types)}: {_literal_text(kv.value, user_types)}" for kv in value.key_values) + "}"
+        return "map{" + ", ".join(f"{literal_text(kv.key, user_types)}: {literal_text(kv.value, user_types)}" for kv in value.key_values) + "}"
     if which == "empty_map":
         return "map{}"
     if which == "user_defined":

@@ -93,6 +93,19 @@ def render(t: Type | None, names: list[str] | None = None, user_types: Mapping[i
     return _render(t, name_iter, user_types or {})
 
 
+#: Parameterised kinds: the name the spec writes and the parameters in ``<...>``.
+_PARAMETERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "interval_compound": ("interval_compound", ("precision",)),
+    "fixed_char": ("fixedchar", ("length",)),
+    "varchar": ("varchar", ("length",)),
+    "fixed_binary": ("fixedbinary", ("length",)),
+    "decimal": ("decimal", ("precision", "scale")),
+    "precision_time": ("precision_time", ("precision",)),
+    "precision_timestamp": ("precision_timestamp", ("precision",)),
+    "precision_timestamp_tz": ("precision_timestamp_tz", ("precision",)),
+}
+
+
 def _render(t: Type, names, user_types: Mapping[int, str]) -> str:
     k = t.WhichOneof("kind")
     if k is None:
@@ -102,22 +115,9 @@ def _render(t: Type, names, user_types: Mapping[int, str]) -> str:
         s = _SIMPLE_NAMES[k]
     elif k == "interval_day":
         s = f"interval_day<{body.precision}>" if body.precision else "interval_day"
-    elif k == "interval_compound":
-        s = f"interval_compound<{body.precision}>"
-    elif k == "fixed_char":
-        s = f"fixedchar<{body.length}>"
-    elif k == "varchar":
-        s = f"varchar<{body.length}>"
-    elif k == "fixed_binary":
-        s = f"fixedbinary<{body.length}>"
-    elif k == "decimal":
-        s = f"decimal<{body.precision},{body.scale}>"
-    elif k == "precision_time":
-        s = f"precision_time<{body.precision}>"
-    elif k == "precision_timestamp":
-        s = f"precision_timestamp<{body.precision}>"
-    elif k == "precision_timestamp_tz":
-        s = f"precision_timestamp_tz<{body.precision}>"
+    elif k in _PARAMETERS:
+        name, params = _PARAMETERS[k]
+        s = f"{name}<{','.join(str(getattr(body, p)) for p in params)}>"
     elif k == "struct":
         parts = []
         for member in body.types:

@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 
 from substrait import algebra_pb2
 
-from .expressions import decimal_value
+from .expressions import decimal_value, literal_text
 from .fields import Field, struct_members
 from .model import PlanModel
 
@@ -523,16 +523,18 @@ _EXPR: dict[str | None, Callable[[Words, object], str]] = {
 }
 
 
+#: Literal kinds a reader writes as the plan text does.
+_AS_IN_TEXT = frozenset({"boolean", "i8", "i16", "i32", "i64"})
+
+
 def literal_words(lit: Expression.Literal) -> str:
     """A literal as a reader would write it: 10, 2.5, 'Computers', 1995-03-15, null."""
     which = lit.WhichOneof("literal_type")
     if which is None:
         return "a value"
+    if which in _AS_IN_TEXT:
+        return literal_text(lit)
     value = getattr(lit, which)
-    if which == "boolean":
-        return "true" if value else "false"
-    if which in ("i8", "i16", "i32", "i64"):
-        return str(value)
     if which in ("fp32", "fp64"):
         return f"{float(value):g}"
     if which in ("string", "fixed_char"):
