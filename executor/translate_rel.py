@@ -29,6 +29,7 @@ from viz import types as T
 from viz.deep import run_deep
 from viz.expressions import contains_rex
 from viz.fields import Field, named_struct_fields
+from viz.kinds import KINDS, emit
 from viz.errors import PlanError
 from viz.model import NodeView, PlanModel
 from viz.schema import aggregate_layout, join_type_name
@@ -158,11 +159,10 @@ class _Translator:
 
     def emit_mapping(self, node: NodeView) -> list[int] | None:
         """The node's emit (output field -> direct output field), checked; None for a direct emit."""
-        common = getattr(node.node.body, "common", None)
-        if common is None or common.WhichOneof("emit_kind") != "emit":
+        mapping = emit(node.node.body)
+        if mapping is None:
             return None
         direct = node.info.direct
-        mapping = list(common.emit.output_mapping)
         width = len(direct) if direct is not None else None
         for m in mapping:
             if width is not None and not 0 <= m < width:
@@ -817,6 +817,6 @@ RELATIONS: dict[str, Callable[[_Translator, NodeView], DataFrame]] = {
 
 #: Relation kinds that translate (the others raise Unsupported or Refused).
 SUPPORTED_RELATIONS = frozenset(k for k, v in RELATIONS.items() if v not in (refused, extension, lateral_join))
-REFUSED_RELATIONS = frozenset(k for k, v in RELATIONS.items() if v is refused)
+REFUSED_RELATIONS = frozenset(k for k, v in KINDS.items() if v.changes)  # the registry says which change data
 
 __all__ = ["Translation", "translate", "RELATIONS", "SUPPORTED_RELATIONS", "REFUSED_RELATIONS"]

@@ -36,3 +36,19 @@ def test_the_facts_the_passes_read():
     assert {k for k, v in KINDS.items() if v.keeps_input_rows} == {"filter", "sort", "fetch"}
     assert kind("top_n").matches == kind("sort").matches == "sort" and kind("project").matches == "project"
     assert kind("no_such_kind").title == "no_such_kind" and kind("").title == "(empty)"
+
+
+def test_the_kinds_that_change_data_are_refused_by_the_translation():
+    from executor import translate_rel as tr
+
+    assert {k for k, rule in tr.RELATIONS.items() if rule is tr.refused} == tr.REFUSED_RELATIONS
+
+
+def test_emit_is_read_in_one_place():
+    """Every pass reads a relation's emit through ``viz.kinds.emit``."""
+    import pathlib
+
+    root = pathlib.Path(__file__).parent.parent
+    readers = sorted(str(p.relative_to(root)) for folder in ("viz", "executor", "ui", "pages")
+                     for p in (root / folder).rglob("*.py") if "emit_kind" in p.read_text(encoding="utf-8"))
+    assert readers == ["viz/kinds.py"]

@@ -22,6 +22,7 @@ from substrait import algebra_pb2
 
 from .expressions import is_true
 from .fields import Field
+from .kinds import emit, project_outputs_input
 from .model import NodeView, PlanModel
 from .words import (  # Words, literal_words, aggregate_words, MAX_ITEMS and MAX_TEXT are re-exported
     _LEADS_WITH_FIRST,
@@ -195,7 +196,7 @@ def _project(c: _Ctx) -> str:
     exprs = list(c.body.expressions)
     computed = [w.expr(e) for e in exprs if not _is_plain_field(e)]
     names = [f.name for f in _named(c.model, c.node.id, c.node.schema)] if c.node.schema is not None else []
-    narrows = c.body.common.WhichOneof("emit_kind") == "emit" or not c.model.conventions.project_keeps_input
+    narrows = emit(c.body) is not None or not c.model.conventions.project_keeps_input
     if not computed:
         if names:
             return _sentence(f"Keeps columns {_capped(names, MAX_COLUMNS)}")
@@ -598,12 +599,11 @@ def root_names(model: PlanModel) -> dict[str, list[str | None]]:
         if below is None:
             continue
         direct = len(below) + (len(parent.node.body.expressions) if parent.kind == "project" else 0)
-        common = parent.node.body.common
-        mapping = list(common.emit.output_mapping) if common.WhichOneof("emit_kind") == "emit" else range(direct)
-        if parent.kind == "project" and not model.conventions.project_keeps_input and common.WhichOneof("emit_kind") != "emit":
+        mapping = emit(parent.node.body)
+        if parent.kind == "project" and not project_outputs_input(parent.node.body, model.conventions.project_keeps_input):
             continue  # a producer's project that outputs only its expressions: nothing passes through
         names = out.setdefault(child, [None] * len(below))
-        for j, m in enumerate(mapping):
+        for j, m in enumerate(mapping if mapping is not None else range(direct)):
             if j < len(above) and 0 <= m < len(below) and names[m] is None:
                 names[m] = above[j]
     memo.root_names = out

@@ -67,9 +67,25 @@ PROTO_KINDS: tuple[str, ...] = tuple(f.name for f in algebra_pb2.Rel.DESCRIPTOR.
 JOIN_KINDS = frozenset(k for k, v in KINDS.items() if v.joins)
 
 
+def emit(body) -> list[int] | None:
+    """A relation's emit (output field -> direct output field), or None when it outputs its direct
+    output: no emit given, or a relation without ``common``. Read here for every pass."""
+    common = getattr(body, "common", None)
+    if common is None or common.WhichOneof("emit_kind") != "emit":
+        return None
+    return list(common.emit.output_mapping)
+
+
+def project_outputs_input(body, project_keeps_input: bool) -> bool:
+    """Whether a ProjectRel outputs its input's fields before its expressions: so the spec, and so a
+    project with an emit always; only a producer that wrote projects as expressions-only
+    (``project_keeps_input`` false) and gave no emit outputs the expressions alone."""
+    return project_keeps_input or emit(body) is not None
+
+
 def kind(name: str) -> Kind:
     """The facts of kind ``name``; a kind this version does not know gets a plain entry."""
     return KINDS.get(name) or Kind(name, name or "(empty)")
 
 
-__all__ = ["JOIN_KINDS", "KINDS", "Kind", "PROTO_KINDS", "kind"]
+__all__ = ["JOIN_KINDS", "KINDS", "Kind", "PROTO_KINDS", "emit", "kind", "project_outputs_input"]

@@ -35,6 +35,7 @@ from .extensions import Extensions
 from .expressions import ExpressionTyper, Scope, contains_rex, sort_direction
 from .fields import Field
 from .graph import Node, PlanGraph
+from .kinds import emit, project_outputs_input
 from .schema import Conventions, NodeInfo, join_type_name
 
 Expression = algebra_pb2.Expression
@@ -474,7 +475,7 @@ def project(ctx: Context) -> Derived:
     body = ctx.node.body
     # The same reading as the schema pass: the spec outputs the input then the expressions; the
     # expressions-only convention (when the model picked it) applies unless the project has an emit.
-    keeps = ctx.conventions.project_keeps_input or body.common.WhichOneof("emit_kind") == "emit"
+    keeps = project_outputs_input(body, ctx.conventions.project_keeps_input)
     width = ctx.width(0)
     base = width if keeps else 0
     targets: dict[int, list[int]] = {}
@@ -732,10 +733,9 @@ RULES: dict[str, Callable[[Context], Derived]] = {
 # ---------------------------------------------------------------------------------------------
 
 def _emit_map(node: Node, info: NodeInfo) -> FieldMap | None:
-    common = getattr(node.body, "common", None) if node.kind else None
-    if common is None or common.WhichOneof("emit_kind") != "emit":
+    mapping = emit(node.body) if node.kind else None
+    if mapping is None:
         return None
-    mapping = list(common.emit.output_mapping)
     targets: dict[int, list[int]] = {}
     for out, m in enumerate(mapping):
         targets.setdefault(m, []).append(out)

@@ -19,7 +19,7 @@ from .expressions import ExpressionTyper, Scope, Typed
 from .extensions import Extensions
 from .fields import Field, fields_from_named_struct, named_struct_fields, nested_names_for
 from .graph import Node, PlanGraph
-from .kinds import JOIN_KINDS
+from .kinds import JOIN_KINDS, emit, project_outputs_input
 
 
 @dataclass
@@ -258,7 +258,7 @@ def project(ctx: Context) -> list[Field] | None:
         typed = ctx.expr(index, e, fields)
         added.append(_expr_field(typed, f"expr{i}"))
     ctx.info.detail = f"+{len(added)} column{'s' if len(added) != 1 else ''}"
-    if not ctx.conventions.project_keeps_input and ctx.node.body.common.WhichOneof("emit_kind") != "emit":
+    if not project_outputs_input(ctx.node.body, ctx.conventions.project_keeps_input):
         ctx.info.detail = f"{len(added)} column{'s' if len(added) != 1 else ''} (expressions only)"
         return added
     return _concat(fields, added)
@@ -694,10 +694,9 @@ DERIVE: dict[str, Callable[[Context], list[Field] | None]] = {
 # ---------------------------------------------------------------------------------------------
 
 def _apply_emit(ctx: Context, direct: list[Field] | None) -> list[Field] | None:
-    common = getattr(ctx.node.body, "common", None)
-    if common is None or common.WhichOneof("emit_kind") != "emit":
+    mapping = emit(ctx.node.body)
+    if mapping is None:
         return direct
-    mapping = list(common.emit.output_mapping)
     if direct is None:
         return None
     out: list[Field] = []
