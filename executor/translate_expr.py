@@ -124,6 +124,11 @@ class ExprTranslator:
         return self._typer
 
     def type_of(self, e: Expression) -> type_pb2.Type | None:
+        """``e``'s type as the model typed it (the schema pass); typed here only when it did not."""
+        info = self.tr.model.infos.get(self.node_id)
+        known = info.typed_expression(e) if info is not None else None
+        if known is not None:
+            return known.type
         scope = Scope(self.record.fields, tuple(r.fields for r in self.outer))
         try:
             return self.typer.expr(e, scope).type

@@ -92,7 +92,7 @@ def _model(side: str) -> PlanModel | None:
     return current_model(st.session_state.get(f"compare_{side}"))
 
 
-@st.cache_data(show_spinner="Matching the plans…", max_entries=16)
+@st.cache_resource(show_spinner="Matching the plans…", max_entries=16)
 def _diff(data_a: bytes, data_b: bytes, ignore_case: bool) -> PlanDiff:
     a, b = analyze_cached(data_a), analyze_cached(data_b)
     return diff_plans(a, b, ignore_case=ignore_case)

@@ -164,6 +164,26 @@ def test_sort_emit_remaps_keys_and_a_dropped_key_ends_the_order():
     assert findings(m) == []  # hidden by an emit, not eliminated: the rows are still in that order
 
 
+def test_an_expression_key_is_read_as_the_schema_pass_typed_it(monkeypatch):
+    """The properties pass does not type an expression again: it reads the node's typed expressions."""
+    from viz import expressions
+
+    typed = expressions.ExpressionTyper.expr
+    passes = []
+
+    def expr(self, e, scope):
+        passes.append(self)
+        return typed(self, e, scope)
+
+    monkeypatch.setattr(expressions.ExpressionTyper, "expr", expr)
+    key = call(3, field(0), field(1), out="i64?")
+    m = m_of(sort(orders(), (key, ASC_F)))
+    assert m.infos["0"].typed_expression(m.node("0").node.body.sorts[0].expr).text.startswith("add(")
+    [(index, name, _)] = order(m)
+    assert index is None and name.startswith("add(")
+    assert len(passes) == 3  # add($0, $1) and its two fields, typed once: by the schema pass
+
+
 def test_sort_on_an_expression_keeps_its_text_and_no_index():
     key = call(3, field(0), field(1), out="i64?")
     m = m_of(filter_(sort(orders(), (key, ASC_F))))

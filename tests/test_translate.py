@@ -441,3 +441,42 @@ def test_an_error_names_the_node_it_happened_at(spark, catalog):
         translate(model, "0", spark, catalog)
     assert isinstance(info.value, PlanError) and info.value.node == "0.0.1"  # the read, not the filter asked for
     assert model.node(info.value.node).kind == "read"
+
+
+# ---------------------------------------------------------------------------------------------
+# The model's typed expressions are the ones the translation reads
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.spark
+def test_the_translation_reads_the_types_the_model_derived(spark, monkeypatch):
+    """Every expression a sample plan's translation needs a type for was typed by the schema pass;
+    the translation reads it there and never types an expression again."""
+    import glob
+    import os
+
+    from executor import translate_expr
+    from executor.catalog import Catalog
+    from executor.translate_rel import translate
+    from viz.model import analyze
+
+    typed_again = []
+
+    class NoTyping:
+        def __init__(self, *args, **kwargs):
+            typed_again.append(args)
+            raise AssertionError("the translation typed an expression again")  # (caught: best effort)
+
+    monkeypatch.setattr(translate_expr, "ExpressionTyper", NoTyping)
+    asked = []
+    read_type = translate_expr.ExprTranslator.type_of
+    monkeypatch.setattr(translate_expr.ExprTranslator, "type_of", lambda self, e: asked.append(e) or read_type(self, e))
+    root = os.path.join(os.path.dirname(__file__), "..")
+    catalog = Catalog([os.path.join(root, "sample_data", "tutorial")], use_spark_catalog=False)
+    for path in ("tutorial.json", "aggregates.json", "window.json", "subqueries.json"):
+        with open(os.path.join(root, "sample_plans", path), "rb") as fh:
+            model = analyze(fh.read())
+        for node_id in model.roots:
+            translate(model, node_id, spark, catalog)
+    assert asked  # function calls asked for their arguments' types
+    assert typed_again == []

@@ -29,15 +29,16 @@ class Plan:
     sample: str | None = None  # the sample's file name, when it is one
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_resource(show_spinner=False, max_entries=32)
 def analyze_cached(data: bytes) -> PlanModel | str:
-    """The model for these bytes, or the message saying why they are not a plan."""
+    """The model for these bytes, or the message saying why they are not a plan. One object for
+    every rerun and session (the model is frozen): not a pickled copy per rerun, which grew with the
+    square of a deep plan's depth (a 3,000-relation chain pickles to 150 MB), and every memo kept
+    beside the model (descriptions, executability) is worked out once."""
     try:
-        model = analyze(data)
+        return analyze(data)
     except PlanLoadError as exc:
         return str(exc)
-    model.digest  # noqa: B018 - computed here, so every cached copy carries it
-    return model
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -118,6 +118,9 @@ class ExpressionTyper:
         self.subquery_schema = subquery_schema
         self.used_functions: set[int] = set()
         self.referenced_fields: set[int] = set()
+        #: every expression typed, by the identity of its message (kept alive here, so the identity
+        #: holds): what the executor and the properties pass read instead of typing it again
+        self.typed: dict[int, tuple[Expression, Typed]] = {}
 
     # -- helpers ---------------------------------------------------------------------------
     def _diag(self, d: Diagnostic) -> None:
@@ -175,10 +178,14 @@ class ExpressionTyper:
         if handler is None:
             if which is None:
                 self._diag(error("empty-expression", "an expression has no content", self.node))
-                return Typed(None, "?", "?")
-            self._diag(warning("unsupported-expression", f"expression kind {which} is not understood", self.node))
-            return Typed(None, f"<{which}>", which)
-        return handler(self, getattr(e, which), scope)
+                typed = Typed(None, "?", "?")
+            else:
+                self._diag(warning("unsupported-expression", f"expression kind {which} is not understood", self.node))
+                typed = Typed(None, f"<{which}>", which)
+        else:
+            typed = handler(self, getattr(e, which), scope)
+        self.typed[id(e)] = (e, typed)
+        return typed
 
     def args(self, arguments, scope: Scope) -> list[Typed]:
         out = []

@@ -355,7 +355,8 @@ class Context:
         return None if s is None else len(s)
 
     def text(self, e: Expression) -> str:
-        return self.typer.expr(e, Scope(self.info.incoming)).text
+        known = self.info.typed_expression(e)  # as the schema pass typed it
+        return known.text if known is not None else self.typer.expr(e, Scope(self.info.incoming)).text
 
     def sort_keys(self, sorts: Sequence[algebra_pb2.SortField]) -> tuple[SortKey, ...]:
         keys = []

@@ -9,7 +9,7 @@ Expressions are typed and rendered in the same pass (the inspector shows them).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from substrait import algebra_pb2, type_pb2
 
@@ -34,6 +34,18 @@ class NodeInfo:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     referenced_fields: set[int] = field(default_factory=set)  # indices of ``incoming`` read by expressions
     functions: set[int] = field(default_factory=set)  # function anchors used
+    #: the node's expressions as this pass typed them (``ExpressionTyper.typed``): see :meth:`typed_expression`
+    typed: dict[int, tuple[Any, Typed]] = field(default_factory=dict, repr=False, compare=False)
+
+    def typed_expression(self, e) -> Typed | None:
+        """Expression ``e`` (this very message of the plan) as the schema pass typed it, or None when
+        it did not: the executor and the properties pass read types and texts here, not typing again."""
+        hit = self.typed.get(id(e))
+        return hit[1] if hit is not None and hit[0] is e else None
+
+    def __getstate__(self) -> dict:
+        # message identities do not survive a copy: a copy types again where it needs to
+        return {**self.__dict__, "typed": {}}
 
 
 @dataclass
@@ -841,6 +853,7 @@ def _derive_node(node: Node, infos, ext, outer, anchors, conventions: Convention
     if not info_.referenced_fields:
         info_.referenced_fields = typer.referenced_fields
     info_.functions = typer.used_functions
+    info_.typed = typer.typed
     if info_.schema is None and not any(d.severity.value != "info" or d.code == "unknown-schema" for d in info_.diagnostics):
         missing = [i for i, s in zip(node.inputs, inputs) if s is None]
         if missing:
