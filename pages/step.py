@@ -108,13 +108,11 @@ def _rows_block(model: PlanModel, nid: str, heading: str, result: RunResult | st
         st.dataframe(result.rows, hide_index=True, width="stretch")
 
 
-def _graph(plan: Plan, model: PlanModel, node_id: str, parents: list[str], inputs: list[str]) -> None:
+def _graph(model: PlanModel, node_id: str) -> None:
     big = len(model.graph.nodes) > BIG_PLAN
     ids = None
     if big:
-        grand = [g for p in parents for g in model.graph.parents(p)]
-        below = [c for i in inputs for c in model.node(i).inputs]
-        ids = list(dict.fromkeys([*grand, *parents, node_id, *inputs, *below]))
+        ids = model.graph.around(node_id, levels=2)
     profile = finished_profile(model)
     view = View(selected=node_id, max_rows=4 if big else 6, profile=profile_overlay(profile))
     st.graphviz_chart(to_dot(model, node_ids=ids, view=view), width="stretch")
@@ -163,7 +161,7 @@ def main() -> None:
 
     graph_col, rows_col = st.columns([2, 3], gap="medium")
     with graph_col:
-        _graph(plan, model, node_id, parents, inputs)
+        _graph(model, node_id)
     with rows_col:
         _rows(plan, model, node, inputs, run, limit, timeout_s, ok)
 

@@ -64,3 +64,14 @@ def test_a_reference_cycle_is_cut_and_the_walks_end():
     assert [d.code for d in graph.diagnostics] == ["reference-cycle"]
     assert graph.post_order() == ["0.0", "0"]  # the reference closes the cycle: it comes first
     assert set(graph.subtree("0")) == {"0", "0.0"} and graph.ancestors("0") == {"0", "0.0"}
+
+
+def test_around_is_two_levels_up_and_down():
+    graph = _graph(Path(__file__).parent.parent / "sample_plans" / "tutorial.json")
+    node = next(n for n in graph.nodes if graph.nodes[n].depth == 2 and graph.nodes[n].inputs)
+    up1 = graph.parents(node)
+    up2 = [p for u in up1 for p in graph.parents(u)]
+    down1 = graph.nodes[node].inputs
+    down2 = [c for d in down1 for c in graph.nodes[d].inputs]
+    assert graph.around(node) == list(dict.fromkeys([*up2, *up1, node, *down1, *down2]))
+    assert graph.around(node, levels=0) == [node]

@@ -116,6 +116,17 @@ class PlanGraph:
                 stack.extend(self.parents(cur, subqueries))
         return seen
 
+    def around(self, node_id: str, levels: int = 2) -> list[str]:
+        """The node's neighbourhood: its readers up to ``levels`` steps up, the node, and what it
+        reads (inputs) up to ``levels`` steps down, each once, top to bottom."""
+        up: list[list[str]] = [[node_id]]
+        down: list[list[str]] = [[node_id]]
+        for _ in range(levels):
+            up.append([p for n in up[-1] for p in self.parents(n)])
+            down.append([c for n in down[-1] for c in self.nodes[n].inputs if c in self.nodes])
+        return list(dict.fromkeys([*(n for level in reversed(up[1:]) for n in level), node_id,
+                                   *(n for level in down[1:] for n in level)]))
+
     def post_order(
         self, starts: Iterable[str] | None = None, *, subqueries: bool = True, done: Container[str] = ()
     ) -> list[str]:
