@@ -25,15 +25,15 @@ from .fields import Field
 from .kinds import emit, project_outputs_input
 from .model import NodeView, PlanModel
 from .words import (  # Words, literal_words, aggregate_words, MAX_ITEMS and MAX_TEXT are re-exported
-    _LEADS_WITH_FIRST,
+    LEADS_WITH_FIRST,
     MAX_ITEMS,
     MAX_TEXT,
     Expression,
     Words,
-    _and_list,
-    _capped,
-    _plural,
-    _values,
+    and_list,
+    capped_list,
+    counted,
+    argument_values,
     aggregate_words,
     literal_words,
 )
@@ -100,7 +100,7 @@ def _columns(fields: Sequence[Field] | None, limit: int = MAX_COLUMNS) -> str:
     if not fields:
         return ""
     names = [f.name for f in fields]
-    return _capped(names, limit)
+    return capped_list(names, limit)
 
 
 def _read(c: _Ctx) -> str:
@@ -115,7 +115,7 @@ def _read(c: _Ctx) -> str:
         if width is not None and r.HasField("projection") and len(schema) != width:
             cols = f" ({len(schema)} of {width} columns: {shown})"
         elif schema:
-            cols = f" ({_plural(len(schema), 'column')}: {shown})"
+            cols = f" ({counted(len(schema), 'column')}: {shown})"
     if which == "named_table":
         what = f"Reads table {'.'.join(r.named_table.names) or '(unnamed)'}{cols}"
     elif which == "local_files":
@@ -124,10 +124,10 @@ def _read(c: _Ctx) -> str:
         fmt = fmts.pop() + " " if len(fmts) == 1 else ""
         paths = [getattr(it, it.WhichOneof("path_type") or "uri_path") for it in items]
         names = [p.rstrip("/").rsplit("/", 1)[-1] or p for p in paths]
-        what = f"Reads {_plural(len(items), fmt + 'file')}" + (f" ({_capped(names, 2)})" if names else "") + cols
+        what = f"Reads {counted(len(items), fmt + 'file')}" + (f" ({capped_list(names, 2)})" if names else "") + cols
     elif which == "virtual_table":
         rows = len(r.virtual_table.expressions) or len(getattr(r.virtual_table, "values", ()))
-        what = f"A table of {_plural(rows, 'row')} written into the plan{cols}"
+        what = f"A table of {counted(rows, 'row')} written into the plan{cols}"
     elif which == "extension_table":
         what = f"Reads a custom table ({r.extension_table.detail.type_url.rsplit('/', 1)[-1] or 'extension'}){cols}"
     elif which == "iceberg_table":
@@ -155,8 +155,8 @@ def _whose(w: Words, cond: Expression) -> str:
             e = e.singular_or_list.value
         elif which == "scalar_function":
             name = w.function(e.scalar_function.function_reference)
-            values = _values(e.scalar_function)
-            if name not in _LEADS_WITH_FIRST or not values:
+            values = argument_values(e.scalar_function)
+            if name not in LEADS_WITH_FIRST or not values:
                 return "where"
             first = values[0]
             if name == "not":  # only these negations keep their subject first ("x does not ...")
@@ -166,8 +166,8 @@ def _whose(w: Words, cond: Expression) -> str:
                     return "where"
             if name in ("is_null", "is_not_null") and first.WhichOneof("rex_type") == "scalar_function":
                 inner = first.scalar_function
-                if w.function(inner.function_reference) == "index_in" and len(_values(inner)) == 2:
-                    first = _values(inner)[1]  # "categories does not contain ...": the list comes first
+                if w.function(inner.function_reference) == "index_in" and len(argument_values(inner)) == 2:
+                    first = argument_values(inner)[1]  # "categories does not contain ...": the list comes first
             e = first
         else:
             return "whose" if _is_own_field(e) else "where"
@@ -199,7 +199,7 @@ def _project(c: _Ctx) -> str:
     narrows = emit(c.body) is not None or not c.model.conventions.project_keeps_input
     if not computed:
         if names:
-            return _sentence(f"Keeps columns {_capped(names, MAX_COLUMNS)}")
+            return _sentence(f"Keeps columns {capped_list(names, MAX_COLUMNS)}")
         return "Passes its input through."
     if len(computed) == 1:
         text = f"Adds {computed[0]} as a new column"
@@ -209,7 +209,7 @@ def _project(c: _Ctx) -> str:
         )
     out = _sentence(text)
     if narrows and names:
-        out += " " + _sentence(f"Outputs columns {_capped(names, MAX_COLUMNS)}")
+        out += " " + _sentence(f"Outputs columns {capped_list(names, MAX_COLUMNS)}")
     return out
 
 
@@ -296,7 +296,7 @@ def _keys_join(c: _Ctx) -> str:
     if not keys and len(body.left_keys) == len(body.right_keys):  # the deprecated key lists
         keys = [f"{wl.selection(a)} = {wr.selection(b)}" for a, b in zip(body.left_keys, body.right_keys)]
     how = {"hash_join": " (by hashing)", "merge_join": " (by merging sorted inputs)"}.get(c.node.kind, "")
-    return _join_sentence(c, _join_type(body), _capped(keys, MAX_ITEMS, "more keys"), how) + _post_filter(c)
+    return _join_sentence(c, _join_type(body), capped_list(keys, MAX_ITEMS, "more keys"), how) + _post_filter(c)
 
 
 def _nested_loop_join(c: _Ctx) -> str:
@@ -341,17 +341,17 @@ def _aggregate(c: _Ctx) -> str:
         measures.append(text)
     if len(measures) > MAX_ITEMS:
         measures = measures[:MAX_ITEMS] + [f"computes {len(measures) - MAX_ITEMS} more totals"]
-    what = _and_list(measures) if measures else ""
+    what = and_list(measures) if measures else ""
     if len(groupings) > 1:
-        sets = ["per " + _and_list(g) if g else "over all rows" for g in groupings]
+        sets = ["per " + and_list(g) if g else "over all rows" for g in groupings]
         if measures:
-            return _sentence(f"{what}, for {_plural(len(groupings), 'grouping')}: " + "; ".join(sets[:4]) + ("; …" if len(sets) > 4 else ""))
-        return _sentence(f"Lists the distinct groups for {_plural(len(groupings), 'grouping')}: " + "; ".join(sets[:4]))
+            return _sentence(f"{what}, for {counted(len(groupings), 'grouping')}: " + "; ".join(sets[:4]) + ("; …" if len(sets) > 4 else ""))
+        return _sentence(f"Lists the distinct groups for {counted(len(groupings), 'grouping')}: " + "; ".join(sets[:4]))
     group = groupings[0] if groupings else []
     if not measures:
-        return _sentence(f"Keeps one row per distinct {_capped(group, MAX_COLUMNS)}") if group else "Produces one empty row."
+        return _sentence(f"Keeps one row per distinct {capped_list(group, MAX_COLUMNS)}") if group else "Produces one empty row."
     if group:
-        return _sentence(f"{what} per {_capped(group, MAX_COLUMNS)}")
+        return _sentence(f"{what} per {capped_list(group, MAX_COLUMNS)}")
     if what == "counts rows":
         return "Counts all rows."
     return _sentence(f"{what} over all rows")
@@ -447,11 +447,11 @@ def _window(c: _Ctx) -> str:
     body = c.body
     w = c.words()
     funcs = [aggregate_words(w, w.function(f.function_reference), f.arguments, False, noun=True) for f in body.window_functions]
-    text = f"Adds {_plural(len(funcs), 'window column')}: {_capped(funcs, MAX_ITEMS)}" if funcs else "Adds window columns"
+    text = f"Adds {counted(len(funcs), 'window column')}: {capped_list(funcs, MAX_ITEMS)}" if funcs else "Adds window columns"
     if body.partition_expressions:
-        text += ", per " + _capped([w.expr(p) for p in body.partition_expressions], MAX_ITEMS)
+        text += ", per " + capped_list([w.expr(p) for p in body.partition_expressions], MAX_ITEMS)
     if body.sorts:
-        text += ", in order of " + _capped([w.expr(s.expr) for s in body.sorts], MAX_ITEMS)
+        text += ", in order of " + capped_list([w.expr(s.expr) for s in body.sorts], MAX_ITEMS)
     return _sentence(text)
 
 
@@ -461,7 +461,7 @@ def _exchange(c: _Ctx) -> str:
     kind = body.WhichOneof("exchange_kind")
     parts = f" into {body.partition_count} partitions" if body.partition_count else ""
     if kind == "scatter_by_fields":
-        keys = _capped([w.selection(f) for f in body.scatter_by_fields.fields], MAX_ITEMS)
+        keys = capped_list([w.selection(f) for f in body.scatter_by_fields.fields], MAX_ITEMS)
         return _sentence(f"Redistributes the rows{parts} by {keys}")
     if kind == "broadcast":
         return _sentence(f"Copies every row to all partitions{parts}")
@@ -474,7 +474,7 @@ def _exchange(c: _Ctx) -> str:
 
 def _expand(c: _Ctx) -> str:
     dup = max((len(f.switching_field.duplicates) for f in c.body.fields if f.WhichOneof("field_type") == "switching_field"), default=1)
-    return _sentence(f"Makes {_plural(dup, 'copy', 'copies')} of each row, varying some columns (as for grouping sets)")
+    return _sentence(f"Makes {counted(dup, 'copy', 'copies')} of each row, varying some columns (as for grouping sets)")
 
 
 def _reference(c: _Ctx) -> str:
@@ -526,7 +526,7 @@ def _update(c: _Ctx) -> str:
     if body.HasField("condition"):
         text += f" where {w.condition(body.condition)}"
     if sets:
-        text += ", setting " + _capped(sets, MAX_ITEMS)
+        text += ", setting " + capped_list(sets, MAX_ITEMS)
     return _sentence(text)
 
 
@@ -660,7 +660,7 @@ def _things(model: PlanModel, combined: bool = False) -> Callable[[str], str | N
         if len(tables) == 1:
             return next(iter(tables))
         if combined and 1 < len(tables) <= 3:
-            return f"combined {_and_list(sorted(tables))} rows"
+            return f"combined {and_list(sorted(tables))} rows"
         if combined and tables:
             return f"combined rows of {len(tables)} tables"
         return None
@@ -689,7 +689,7 @@ def describe(model: PlanModel, node_id: str) -> str:
         inputs = len(node.inputs)
         name = title(node.kind)
         article = "An" if name[:1].lower() in "aeiou" else "A"
-        text = _sentence(f"{article} {name} step" + (f" over {_plural(inputs, 'input')}" if inputs else ""))
+        text = _sentence(f"{article} {name} step" + (f" over {counted(inputs, 'input')}" if inputs else ""))
     memo.sentences[node_id] = text
     return text
 

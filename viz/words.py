@@ -34,11 +34,11 @@ _EPOCH = _dt.date(1970, 1, 1)
 # Small text helpers
 # ---------------------------------------------------------------------------------------------
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
+def counted(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
-def _and_list(items: Sequence[str]) -> str:
+def and_list(items: Sequence[str]) -> str:
     items = [i for i in items if i]
     if not items:
         return ""
@@ -47,11 +47,11 @@ def _and_list(items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _capped(items: Sequence[str], limit: int, noun: str = "more") -> str:
+def capped_list(items: Sequence[str], limit: int, noun: str = "more") -> str:
     """``a, b and c`` or ``a, b, c and 4 more``."""
     items = list(items)
     if len(items) <= limit:
-        return _and_list(items)
+        return and_list(items)
     return ", ".join(items[:limit]) + f" and {len(items) - limit} {noun}"
 
 
@@ -109,9 +109,9 @@ class Words:
         """A condition in words, capped: the first ``limit`` conjuncts, then "and N more conditions"."""
         parts = self.conditions(e)
         if len(parts) <= limit:
-            return _and_list(parts)
+            return and_list(parts)
         rest = len(parts) - limit
-        return ", ".join(parts[:limit]) + f" and {_plural(rest, 'more condition')}"
+        return ", ".join(parts[:limit]) + f" and {counted(rest, 'more condition')}"
 
     # -- one function per expression kind ------------------------------------------------------
     def literal(self, lit: Expression.Literal) -> str:
@@ -180,30 +180,30 @@ class Words:
         text = aggregate_words(self, self.function(f.function_reference), f.arguments, False, noun=True)
         parts = [text]
         if f.partitions:
-            parts.append("per " + _capped([self.expr(p) for p in f.partitions], MAX_ITEMS))
+            parts.append("per " + capped_list([self.expr(p) for p in f.partitions], MAX_ITEMS))
         if f.sorts:
-            parts.append("in order of " + _capped([self.expr(s.expr) for s in f.sorts], MAX_ITEMS))
+            parts.append("in order of " + capped_list([self.expr(s.expr) for s in f.sorts], MAX_ITEMS))
         return " ".join(parts)
 
     def if_then(self, e: Expression.IfThen) -> str:
         branches = [f"{self.expr(c.then)} when {self.expr(getattr(c, 'if'))}" for c in e.ifs]
-        text = ", ".join(branches[:2]) + (f" and {_plural(len(branches) - 2, 'more case')}" if len(branches) > 2 else "")
+        text = ", ".join(branches[:2]) + (f" and {counted(len(branches) - 2, 'more case')}" if len(branches) > 2 else "")
         if e.HasField("else"):
             text += f", otherwise {self.expr(getattr(e, 'else'))}"
         return text
 
     def switch_expression(self, e: Expression.SwitchExpression) -> str:
-        return f"a value chosen by {self.expr(e.match)} ({_plural(len(e.ifs), 'case')})"
+        return f"a value chosen by {self.expr(e.match)} ({counted(len(e.ifs), 'case')})"
 
     def singular_or_list(self, e: Expression.SingularOrList) -> str:
         options = [self.expr(o) for o in e.options]
         if len(options) == 1:
             return f"{self.expr(e.value)} is {options[0]}"
-        return f"{self.expr(e.value)} is one of {_capped(options, 5, 'others')}"
+        return f"{self.expr(e.value)} is one of {capped_list(options, 5, 'others')}"
 
     def multi_or_list(self, e: Expression.MultiOrList) -> str:
         values = ", ".join(self.expr(v) for v in e.value)
-        return f"({values}) is one of {_plural(len(e.options), 'listed combination')}"
+        return f"({values}) is one of {counted(len(e.options), 'listed combination')}"
 
     def cast(self, e: Expression.Cast) -> str:
         inner = self.expr(e.input)
@@ -233,21 +233,21 @@ class Words:
     def nested(self, e: Expression.Nested) -> str:
         which = e.WhichOneof("nested_type")
         if which == "list":
-            return "the list " + _capped([self.expr(v) for v in e.list.values], 5, "others")
+            return "the list " + capped_list([self.expr(v) for v in e.list.values], 5, "others")
         if which == "struct":
-            return "a record of " + _capped([self.expr(v) for v in e.struct.fields], 5, "others")
+            return "a record of " + capped_list([self.expr(v) for v in e.struct.fields], 5, "others")
         if which == "map":
-            return f"a map of {_plural(len(e.map.key_values), 'entry', 'entries')}"
+            return f"a map of {counted(len(e.map.key_values), 'entry', 'entries')}"
         return "a nested value"
 
     def dynamic_parameter(self, e) -> str:
         return f"parameter {e.parameter_reference}"
 
     def lambda_(self, e: Expression.Lambda) -> str:
-        return f"a function of {_plural(len(e.parameters.types), 'parameter')} giving {self.expr(e.body)}"
+        return f"a function of {counted(len(e.parameters.types), 'parameter')} giving {self.expr(e.body)}"
 
     def lambda_invocation(self, e: Expression.LambdaInvocation) -> str:
-        return f"({self.lambda_(getattr(e, 'lambda'))}) applied to " + _and_list([self.expr(a) for a in e.arguments.fields])
+        return f"({self.lambda_(getattr(e, 'lambda'))}) applied to " + and_list([self.expr(a) for a in e.arguments.fields])
 
     def execution_context_variable(self, e) -> str:
         which = e.WhichOneof("execution_context_variable_type") or "context value"
@@ -273,7 +273,7 @@ def _conjuncts(w: Words, e: Expression) -> list[Expression]:
     return out
 
 
-def _values(f) -> list[Expression]:
+def argument_values(f) -> list[Expression]:
     return [a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]
 
 
@@ -308,7 +308,7 @@ _DATE_WORDS = {"lt": "is before", "lte": "is on or before", "gt": "is after", "g
 
 def _comparison(name: str) -> Callable[[Words, Expression.ScalarFunction], str | None]:
     def words(w: Words, f: Expression.ScalarFunction) -> str | None:
-        values = _values(f)
+        values = argument_values(f)
         if len(values) != 2:
             return None
         left, right = values
@@ -322,19 +322,19 @@ def _comparison(name: str) -> Callable[[Words, Expression.ScalarFunction], str |
 
 def _logical(word: str) -> Callable[[Words, Expression.ScalarFunction], str | None]:
     def words(w: Words, f: Expression.ScalarFunction) -> str | None:
-        parts = [w.expr(v) for v in _values(f)]
+        parts = [w.expr(v) for v in argument_values(f)]
         if not parts:
             return None
         if word == "and":
             flat = w.conditions(Expression(scalar_function=f))
             if len(flat) > MAX_ITEMS:
-                return ", ".join(flat[:MAX_ITEMS]) + f" and {_plural(len(flat) - MAX_ITEMS, 'more condition')}"
-            return _and_list(flat)
-        same = _one_of(w, _values(f))
+                return ", ".join(flat[:MAX_ITEMS]) + f" and {counted(len(flat) - MAX_ITEMS, 'more condition')}"
+            return and_list(flat)
+        same = _one_of(w, argument_values(f))
         if same is not None:
             return same
         if len(parts) > MAX_ITEMS:
-            return " or ".join(parts[:MAX_ITEMS]) + f" or {_plural(len(parts) - MAX_ITEMS, 'more alternative')}"
+            return " or ".join(parts[:MAX_ITEMS]) + f" or {counted(len(parts) - MAX_ITEMS, 'more alternative')}"
         return "(" + " or ".join(parts) + ")" if len(parts) > 1 else parts[0]
 
     return words
@@ -346,7 +346,7 @@ def _one_of(w: Words, values: list[Expression]) -> str | None:
     for v in values:
         if v.WhichOneof("rex_type") != "scalar_function" or w.function(v.scalar_function.function_reference) != "equal":
             return None
-        args = _values(v.scalar_function)
+        args = argument_values(v.scalar_function)
         if len(args) != 2 or not _is_field(args[0]) or args[1].WhichOneof("rex_type") != "literal":
             return None
         if subject is None:
@@ -356,36 +356,36 @@ def _one_of(w: Words, values: list[Expression]) -> str | None:
         options.append(w.expr(args[1]))
     if subject is None or len(options) < 2:
         return None
-    return f"{w.expr(subject)} is one of {_capped(options, 5, 'others')}"
+    return f"{w.expr(subject)} is one of {capped_list(options, 5, 'others')}"
 
 
 def _not(w: Words, f: Expression.ScalarFunction) -> str | None:
-    values = _values(f)
+    values = argument_values(f)
     if len(values) != 1:
         return None
     inner = values[0]
     if inner.WhichOneof("rex_type") == "scalar_function":
         name = w.function(inner.scalar_function.function_reference)
-        args = _values(inner.scalar_function)
+        args = argument_values(inner.scalar_function)
         if name == "like" and len(args) >= 2:
             return f"{w.expr(args[0])} does not {_like_words(args[1])}"
         if name == "is_null" and len(args) == 1:
             return _is_null(w, inner.scalar_function, negated=True)
     if inner.WhichOneof("rex_type") == "singular_or_list":
         sol = inner.singular_or_list
-        return f"{w.expr(sol.value)} is not one of {_capped([w.expr(o) for o in sol.options], 5, 'others')}"
+        return f"{w.expr(sol.value)} is not one of {capped_list([w.expr(o) for o in sol.options], 5, 'others')}"
     if inner.WhichOneof("rex_type") == "subquery" and inner.subquery.WhichOneof("subquery_type") == "set_predicate":
         return "no matching row exists"
     return f"not ({w.expr(inner)})"
 
 
 def _is_null(w: Words, f: Expression.ScalarFunction, negated: bool = False) -> str | None:
-    values = _values(f)
+    values = argument_values(f)
     if len(values) != 1:
         return None
     v = values[0]
     if v.WhichOneof("rex_type") == "scalar_function" and w.function(v.scalar_function.function_reference) == "index_in":
-        args = _values(v.scalar_function)
+        args = argument_values(v.scalar_function)
         if len(args) == 2:  # index_in(needle, haystack) is null: the needle is not in the list
             verb = "contains" if negated else "does not contain"
             return f"{w.expr(args[1])} {verb} {w.expr(args[0])}"
@@ -416,7 +416,7 @@ def _like_words(pattern: Expression) -> str:
 
 
 def _like(w: Words, f: Expression.ScalarFunction) -> str | None:
-    values = _values(f)
+    values = argument_values(f)
     if len(values) < 2:
         return None
     words = _like_words(values[1]).replace("start with", "starts with").replace("end with", "ends with")
@@ -425,7 +425,7 @@ def _like(w: Words, f: Expression.ScalarFunction) -> str | None:
 
 
 def _between(w: Words, f: Expression.ScalarFunction) -> str | None:
-    values = _values(f)
+    values = argument_values(f)
     if len(values) != 3:
         return None
     return f"{w.expr(values[0])} is between {w.expr(values[1])} and {w.expr(values[2])}"
@@ -439,7 +439,7 @@ def _arithmetic(name: str) -> Callable[[Words, Expression.ScalarFunction], str |
     op = _ARITHMETIC[name]
 
     def words(w: Words, f: Expression.ScalarFunction) -> str | None:
-        values = _values(f)
+        values = argument_values(f)
         if len(values) != 2:
             return None
         parts = []
@@ -463,7 +463,7 @@ def _arith_op(w: Words, e: Expression) -> str | None:
 
 
 def _negate(w: Words, f: Expression.ScalarFunction) -> str | None:
-    values = _values(f)
+    values = argument_values(f)
     return f"−{w.expr(values[0])}" if len(values) == 1 else None
 
 
@@ -475,16 +475,16 @@ def _extract(w: Words, f: Expression.ScalarFunction) -> str | None:
 
 
 def _coalesce(w: Words, f: Expression.ScalarFunction) -> str | None:
-    return "the first non-null of " + _capped([w.expr(v) for v in _values(f)], 4, "others")
+    return "the first non-null of " + capped_list([w.expr(v) for v in argument_values(f)], 4, "others")
 
 
 def _index_in(w: Words, f: Expression.ScalarFunction) -> str | None:
-    values = _values(f)
+    values = argument_values(f)
     return f"the position of {w.expr(values[0])} in {w.expr(values[1])}" if len(values) == 2 else None
 
 
 #: Functions whose words begin with their first argument ("x is above 10", "x and y").
-_LEADS_WITH_FIRST = {*_COMPARISON_WORDS, *_ARITHMETIC, "and", "or", "not", "is_null", "is_not_null", "like", "between"}
+LEADS_WITH_FIRST = {*_COMPARISON_WORDS, *_ARITHMETIC, "and", "or", "not", "is_null", "is_not_null", "like", "between"}
 
 _FUNCTIONS: dict[str, Callable[[Words, Expression.ScalarFunction], str | None]] = {
     **{name: _comparison(name) for name in _COMPARISON_WORDS},
@@ -555,7 +555,7 @@ def literal_words(lit: Expression.Literal) -> str:
         return "null"
     if which in ("list", "empty_list"):
         values = [literal_words(v) for v in lit.list.values] if which == "list" else []
-        return "the list [" + _capped(values, 5, "others") + "]" if values else "an empty list"
+        return "the list [" + capped_list(values, 5, "others") + "]" if values else "an empty list"
     if which in ("precision_timestamp", "precision_timestamp_tz"):
         try:
             stamp = _dt.datetime(1970, 1, 1) + _dt.timedelta(seconds=value.value / 10**value.precision)
@@ -563,9 +563,9 @@ def literal_words(lit: Expression.Literal) -> str:
         except (OverflowError, ValueError):
             return "a timestamp"
     if which == "interval_year_to_month":
-        return _and_list([_plural(value.years, "year") if value.years else "", _plural(value.months, "month") if value.months else ""]) or "0 months"
+        return and_list([counted(value.years, "year") if value.years else "", counted(value.months, "month") if value.months else ""]) or "0 months"
     if which == "interval_day_to_second":
-        return _and_list([_plural(value.days, "day") if value.days else "", _plural(value.seconds, "second") if value.seconds else ""]) or "0 seconds"
+        return and_list([counted(value.days, "day") if value.days else "", counted(value.seconds, "second") if value.seconds else ""]) or "0 seconds"
     return f"a {which.replace('_', ' ')} value"
 
 
