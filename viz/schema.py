@@ -606,8 +606,8 @@ def window(ctx: Context) -> list[Field] | None:
     fields = ctx.input(0)
     ctx.info.incoming = fields
     scope = ctx.scope(fields)
-    for p in body.partition_expressions:
-        ctx.info.expressions.append(("partition by", ctx.typer.expr(p, scope).text))
+    partition = [ctx.typer.expr(p, scope).text for p in body.partition_expressions]
+    ctx.info.expressions.extend(("partition by", text) for text in partition)
     order = _sorts(ctx, body.sorts, fields)
     added = []
     for i, f in enumerate(body.window_functions):
@@ -615,8 +615,8 @@ def window(ctx: Context) -> list[Field] | None:
         ctx.info.expressions.append(("window", typed.text))
         added.append(_expr_field(typed, f"window{i}"))
     parts = [f"{len(added)} window function{'s' if len(added) != 1 else ''}"]
-    if body.partition_expressions:
-        parts.append(f"partition by {len(body.partition_expressions)}")
+    if partition:
+        parts.append(f"partition by {', '.join(partition)}")
     if order:
         parts.append(f"order by {order}")
     ctx.info.detail = ", ".join(parts)
