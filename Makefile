@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast bench check-java browser clean
+.PHONY: run test test-fast bench check-java browser graphviz clean
 
 $(STAMP): requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (found " + sys.version.split()[0] + ")")'
@@ -20,7 +20,7 @@ check-java:
 	@v=$$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1); \
 	  if [ -z "$$v" ] || [ "$$v" -lt 17 ]; then echo "Spark needs Java 17 or newer (found: $$v). On Debian/Ubuntu: sudo apt-get install openjdk-17-jre-headless"; exit 1; fi
 
-run: $(STAMP) check-java
+run: $(STAMP) check-java graphviz
 	$(VENV)/bin/streamlit run app.py
 
 # Debian's Chromium for the browser end-to-end test; where it cannot be installed the test is skipped and says why.
@@ -32,7 +32,17 @@ browser:
 	      || echo "could not install chromium: the browser test will be skipped"; \
 	  else echo "no /usr/bin/chromium and no root apt-get: the browser test will be skipped"; fi; }
 
-test: $(STAMP) check-java browser
+# Debian's Graphviz: the server lays the graph out once with `dot` and the page only shows the SVG
+# (pan, zoom). Without it the app lays graphs out in the browser and says what to install.
+graphviz:
+	@command -v dot >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's graphviz (the graph viewer lays graphs out with dot)"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz) >/dev/null 2>&1 \
+	      || echo "could not install graphviz: graphs are laid out in the browser instead (apt-get install graphviz)"; \
+	  else echo "no dot and no root apt-get: graphs are laid out in the browser instead (apt-get install graphviz)"; fi; }
+
+test: $(STAMP) check-java browser graphviz
 	$(PY) -m pytest
 
 test-fast: $(STAMP)
@@ -40,7 +50,7 @@ test-fast: $(STAMP)
 
 # The benchmark suite (not part of make test): benchmarks/results/*.json, REPORT.md and docs/benchmarks.png.
 # Long (TPC-H at scale 1); `$(PY) -m benchmarks open --quick` runs one of them small.
-bench: $(STAMP) check-java browser
+bench: $(STAMP) check-java browser graphviz
 	$(PY) -m benchmarks
 
 clean:

@@ -5,7 +5,7 @@ Playwright. For the tutorial sample (``/?sample=tutorial.json``) and a 500-node 
 join tree from ``benchmarks.plans``, opened through a shared link ``/?plan=<digest>``) it measures:
 
 - *cold*: the first load after the server started (a fresh server per plan), from ``page.goto`` to
-  every node of the plan drawn (``.stGraphVizChart svg g.node``);
+  every node of the plan drawn (``.sv-stage svg g.node``: the graph viewer);
 - *warm*: the median of 5 reloads (quick: 2), each in a fresh page (a new Streamlit session);
 - *click*: from clicking a node in the graph to the inspector showing that node's heading.
 
@@ -35,7 +35,7 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run"]
 VIEWPORT = {"width": 1500, "height": 1000}
-NODE_SELECTOR = ".stGraphVizChart svg g.node"
+NODE_SELECTOR = ":is(.sv-stage, .stGraphVizChart) svg g.node"  # the viewer, or the fallback chart
 TIMEOUT_MS = 180_000
 #: The 500-node plan: ``wide_joins(BIG_PLAN_SIZE)`` (reads under a balanced tree of joins and filters).
 BIG_PLAN_SIZE = 500

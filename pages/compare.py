@@ -11,6 +11,7 @@ import streamlit as st
 from ui.compare_panel import compare_panel
 from ui.data import catalog_for
 from ui.entry import through_app
+from ui.graph_view import graph_view
 from ui.plan_source import SAMPLES, Plan, analyze_cached, current_model, sample_titles, samples
 from ui.selection import theme
 from viz.diff import STATUSES, NodeDiff, PlanDiff, diff_plans, different_producers
@@ -186,13 +187,13 @@ def main() -> None:
 
     colours = theme()
     if layout == "one graph":
-        st.graphviz_chart(combined_dot(a, b, diff, colours, max_rows, labels), width="stretch")
+        graph_view(combined_dot(a, b, diff, colours, max_rows, labels), "compare_graph", clickable=False, height=720)
     else:
         dot_a, dot_b = side_dots(a, b, diff, colours, max_rows, selected)
-        for label, dot, col in zip(labels, (dot_a, dot_b), st.columns(2)):
+        for side, label, dot, col in zip("ab", labels, (dot_a, dot_b), st.columns(2)):
             with col:
                 st.markdown(f"**{label}**")
-                st.graphviz_chart(dot, width="stretch")
+                graph_view(dot, f"compare_graph_{side}", clickable=False, height=640)
 
     st.subheader("Differences")
     shown = st.multiselect("Show", list(STATUSES), default=["changed", "removed", "added"], key="compare_status")

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from ui.entry import through_app
-from ui.graph_click import graph_click
+from ui.graph_view import graph_view
 from ui.plan_source import executability_of, open_plan
 from ui.profile_panel import profile_controls, profile_overlay, profile_table
 from ui.run_panel import run_tab
@@ -172,10 +172,10 @@ def main() -> None:
     with graph_col:
         profile = profile_controls(plan, model)
         view = replace(view, profile=profile_overlay(profile))
-        # the selection is painted in the page (ui.graph_click): the DOT stays the same when it changes
-        dot = to_dot(model, view=replace(view, selected=None))
-        st.graphviz_chart(dot, width="stretch")
-        graph_click("graph_click", selected)
+        # the selection and the search hits are painted in the page: the DOT (and so its layout) stays
+        # the same when they change
+        dot = to_dot(model, view=replace(view, selected=None, hits=frozenset()))
+        graph_view(dot, "graph_click", selected, hits=view.hits)
         if profile is not None:
             profile_table(model, profile)
         c1, c2 = st.columns(2)

@@ -13,7 +13,7 @@ import streamlit as st
 from executor.run import run_node
 from ui.background import Task, finished, show_progress, start
 from ui.entry import through_app
-from ui.graph_click import graph_click
+from ui.graph_view import graph_view
 from ui.plan_source import executability_of, open_plan
 from ui.selection import resolve_node, select, theme
 from ui.share import share_link_widget
@@ -110,8 +110,7 @@ def main() -> None:
     graph_col, side_col = st.columns([3, 2], gap="large")
     with graph_col:
         dot = to_dot(model, view=View(theme=theme(), max_rows=max_rows, plain=not details))
-        st.graphviz_chart(dot, width="stretch")
-        graph_click("present_graph_click", selected)
+        graph_view(dot, "present_graph_click", selected, height=600, follow=True)
     with side_col:
         node = model.node(selected)
         st.subheader(f"Step {number[selected]}: {title(node.kind)}")

@@ -17,6 +17,7 @@ from executor.errors import ExecutionError
 from executor.sql_plan import MAX_SQL_CHARS, SqlPlan, catalog_tables, sql_to_plan
 from ui.data import TPCH_SCALE, catalog_for
 from ui.entry import through_app
+from ui.graph_view import graph_view
 from ui.plan_source import Plan, analyze_cached
 from ui.selection import theme
 from ui.sql_examples import EXAMPLES
@@ -99,7 +100,7 @@ def _result(made: Made) -> None:
                        key="sql_download")
     graph_tab, json_tab = st.tabs(["Graph", "JSON"])
     with graph_tab:
-        st.graphviz_chart(to_dot(model, view=View(theme=theme())), width="stretch")
+        graph_view(to_dot(model, view=View(theme=theme())), "sql_graph", clickable=False, height=560)
     with json_tab:
         st.code(made.plan.data.decode(), language="json")
 

@@ -18,6 +18,7 @@ from executor.step import count_notes, cross_product_warning, run_step
 from ui.background import Task, show_progress, start
 from ui.compare_panel import compare_panel
 from ui.data import catalog_for
+from ui.graph_view import graph_view
 from ui.entry import through_app
 from ui.plan_source import Plan, executability_of, open_plan
 from ui.profile_panel import finished_profile, profile_overlay
@@ -115,7 +116,7 @@ def _graph(model: PlanModel, node_id: str) -> None:
         ids = model.graph.around(node_id, levels=2)
     profile = finished_profile(model)
     view = View(selected=node_id, max_rows=4 if big else 6, profile=profile_overlay(profile))
-    st.graphviz_chart(to_dot(model, node_ids=ids, view=view), width="stretch")
+    graph_view(to_dot(model, node_ids=ids, view=view), "step_graph", clickable=False, height=560)
     if big:
         st.caption("The neighbourhood of the current node (the plan is large): two levels up and down.")
 

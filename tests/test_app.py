@@ -9,6 +9,8 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app_graph import graph_text, graphs, is_graph, nodes_drawn
+
 from tests import plans as P
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -24,15 +26,12 @@ def _app(**query: str) -> AppTest:
 
 
 def _dot(at: AppTest) -> str:
-    charts = at.get("graphviz_chart")
-    assert charts, "the graph is drawn"
-    return charts[0].proto.spec
+    return graph_text(at)
 
 
 def _painted(at: AppTest) -> str | None:
-    """The node the graph-click component paints as selected (its ``data``)."""
-    (click,) = [c for c in at.get("bidi_component") if c.proto.component_name == "substrait_viz_graph_click"]
-    return json.loads(click.proto.json)["selected"]
+    """The node the graph viewer (or, without dot, the graph-click component) paints as selected."""
+    return graphs(at)[0]["selected"]
 
 
 def _schema_names(at: AppTest) -> list[str]:
@@ -44,7 +43,7 @@ def test_every_sample_plan_renders_without_exception(sample):
     at = _app()
     at.sidebar.selectbox(key="plan_sample").select(sample).run()
     assert not at.exception
-    assert "digraph" in _dot(at)
+    assert is_graph(_dot(at))
     assert at.dataframe, "the selected node's schema is shown"
 
 
@@ -61,7 +60,7 @@ def test_a_bad_upload_shows_an_error_and_the_page_keeps_working():
     assert at.error and "broken.pb" in at.error[0].value and "not a Substrait plan" in at.error[0].value
     at.sidebar.selectbox(key="plan_sample").select("tutorial.json").run()
     assert not at.exception and not at.error
-    assert "digraph" in _dot(at)
+    assert is_graph(_dot(at))
 
 
 def test_an_uploaded_json_plan_is_drawn():
@@ -129,15 +128,18 @@ def test_search_focus_and_collapse_change_the_graph():
     full = _dot(at)
     at.sidebar.text_input(key="search").input("products").run()
     assert "1 node match" in at.sidebar.caption[0].value
+    # the hit is painted in the page: the graph is not laid out again
+    assert graphs(at)[0]["hits"] == ["0.0.1.0"] and _dot(at) == full
     at.sidebar.selectbox(key="node").select("0.0.1").run()
     at.sidebar.toggle(key="focus").set_value(True).run()
     focused = _dot(at)
-    assert '"0.0.1" [' in focused and '"0.0.0" [' not in focused and '"0" [' not in focused
+    assert "0.0.1" in nodes_drawn(focused) and not {"0.0.0", "0"} & nodes_drawn(focused)
     at.sidebar.toggle(key="focus").set_value(False).run()
     at.sidebar.multiselect(key="collapsed").select("0.0").run()
     collapsed = _dot(at)
-    assert '"0.0" [' in collapsed and '"0.0.1.0" [' not in collapsed and "3 nodes collapsed" in collapsed
-    assert '"0.0.1.0" [' in full
+    assert "0.0" in nodes_drawn(collapsed) and "0.0.1.0" not in nodes_drawn(collapsed)
+    assert "3 nodes collapsed" in collapsed
+    assert "0.0.1.0" in nodes_drawn(full)
 
 
 def test_tracing_a_property_colours_the_nodes_that_change_it():

@@ -6,6 +6,8 @@ import os
 
 from streamlit.testing.v1 import AppTest
 
+from tests.app_graph import graphs, is_graph
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 APP = os.path.join(ROOT, "app.py")
 
@@ -25,7 +27,7 @@ def _metrics(at: AppTest) -> dict[str, int]:
 def test_with_no_plans_the_page_says_what_to_do():
     at = _compare()
     assert at.info and "two plans" in at.info[0].value
-    assert not at.get("graphviz_chart")
+    assert not graphs(at)
 
 
 def test_a_sample_pair_shows_summary_graphs_table_and_a_pair():
@@ -40,9 +42,9 @@ def test_a_sample_pair_shows_summary_graphs_table_and_a_pair():
     # with case, no pair is the same
     at.toggle(key="compare_ignore_case").set_value(False).run()
     assert _metrics(at) == {"same": 0, "changed": 10, "removed": 1, "added": 0}
-    charts = at.get("graphviz_chart")
-    assert len(charts) == 2 and all("digraph" in c.proto.spec for c in charts)
-    assert "#1 ≠ changed" in charts[0].proto.spec and "− removed" in charts[0].proto.spec
+    charts = graphs(at)
+    assert len(charts) == 2 and all(is_graph(c["text"]) for c in charts)
+    assert "#1 ≠ changed" in charts[0]["text"] and "− removed" in charts[0]["text"]
 
     table = at.dataframe[0].value
     assert list(table["status"]).count("changed") == 10 and list(table["status"]).count("removed") == 1
@@ -65,8 +67,10 @@ def test_a_sample_pair_shows_summary_graphs_table_and_a_pair():
     assert list(at.dataframe[0].value["status"]) == ["removed"]
 
     at.radio(key="compare_layout").set_value("one graph").run()
-    charts = at.get("graphviz_chart")
-    assert len(charts) == 1 and "constraint=false" in charts[0].proto.spec
+    charts = graphs(at)
+    # one graph: the two plans side by side, a dashed line between the nodes of each pair
+    text = charts[0]["text"]
+    assert len(charts) == 1 and ("stroke-dasharray" in text or "constraint=false" in text)
 
 
 def test_a_pair_with_expression_differences_shows_both_texts():
@@ -81,7 +85,7 @@ def test_a_pair_with_expression_differences_shows_both_texts():
 def test_two_samples_chosen_one_by_one():
     at = _compare()
     at.selectbox(key="compare_sample_a").select("tutorial.json").run()
-    assert not at.get("graphviz_chart")
+    assert not graphs(at)
     at.selectbox(key="compare_sample_b").select("tutorial.json").run()
     assert not at.exception
     assert _metrics(at) == {"same": 5, "changed": 0, "removed": 0, "added": 0}

@@ -16,6 +16,8 @@ import pytest
 from pyspark.sql import SparkSession
 from streamlit.testing.v1 import AppTest
 
+from tests.app_graph import graph_text, graphs, is_graph
+
 import executor.run
 import executor.session
 
@@ -68,7 +70,7 @@ def test_the_patches_catch_a_spark_start(spark_calls):
 
 def test_inspect_draws_selects_and_shows_the_run_tab_without_spark(spark_calls):
     at = _open(None, sample="tutorial.json")
-    assert "digraph" in at.get("graphviz_chart")[0].proto.spec
+    assert is_graph(graph_text(at))
     assert at.button(key="run_button").label == "▶ Run this node"  # the Run tab is there, not clicked
     at.sidebar.selectbox(key="node").select("0.0.1").run()
     assert at.subheader[0].value == "Filter · 0.0.1"
@@ -77,7 +79,7 @@ def test_inspect_draws_selects_and_shows_the_run_tab_without_spark(spark_calls):
 
 def test_inspect_of_a_tpch_sample_needs_no_spark(spark_calls):
     at = _open(None, sample="tpch_q03_isthmus.json")
-    assert "digraph" in at.get("graphviz_chart")[0].proto.spec
+    assert is_graph(graph_text(at))
     _ok(at, spark_calls)
 
 
@@ -105,7 +107,7 @@ def test_tables_needs_no_spark(spark_calls):
 def test_compare_needs_no_spark(spark_calls):
     at = _open("pages/compare.py", sample="tutorial.json")
     at.selectbox(key="compare_pair").select("TPC-H q3: isthmus vs DataFusion").run()
-    assert len(at.get("graphviz_chart")) == 2
+    assert len(graphs(at)) == 2
     assert at.button(key="compare_outputs_button")  # offered, not clicked
     _ok(at, spark_calls)
 
@@ -118,5 +120,5 @@ def test_sql_to_plan_needs_no_spark(spark_calls):
     at.selectbox(key="sql_example").select(tutorial).run()
     at.button(key="sql_make").click().run()  # DataFusion makes the plan; Spark is not needed
     assert not at.error, [e.value for e in at.error]
-    assert "Aggregate" in at.get("graphviz_chart")[0].proto.spec
+    assert "Aggregate" in graph_text(at)
     _ok(at, spark_calls)

@@ -8,6 +8,8 @@ import duckdb
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app_graph import graph_text, graphs
+
 from tests.conftest import wait_for
 from ui import share
 from viz.describe import describe_plan, story_order
@@ -73,7 +75,7 @@ def test_a_sample_link_opens_the_story_at_the_node():
     # the selected step (the filter, third from the leaves) is the highlighted one
     assert [b.key for b in steps if b.proto.type == "primary"] == ["present_step_0.0.1"]
     assert any("Step 3: Filter" in h.value for h in at.subheader)
-    assert at.get("graphviz_chart"), "the graph is drawn"
+    assert graphs(at), "the graph is drawn"
     assert _link(at) == "present?sample=tutorial.json&node=0.0.1"
     assert any("reopens the same sample at the same node" in c.value for c in at.caption)
 
@@ -170,13 +172,13 @@ def test_the_graph_for_an_audience_has_no_technical_marks_until_asked():
     # errors.json has nodes with warnings and errors (⚑ codes) and the sort/fetch order badges
     at = _present(sample="errors.json")
     assert not at.exception
-    spec = at.get("graphviz_chart")[0].proto.spec
+    spec = graph_text(at)
     assert "⚑" not in spec and "order: " not in spec and "cannot run on Spark" not in spec
     at.toggle(key="present_details").set_value(True).run()
-    spec = at.get("graphviz_chart")[0].proto.spec
+    spec = graph_text(at)
     assert "⚑" in spec
     # DataFusion's q03 sorts: its order badges ("order: established") show only when asked
     at = _present(sample="tpch_q03_datafusion.json")
-    assert "order: " not in at.get("graphviz_chart")[0].proto.spec
+    assert "order: " not in graph_text(at)
     at.toggle(key="present_details").set_value(True).run()
-    assert "order: established" in at.get("graphviz_chart")[0].proto.spec
+    assert "order: established" in graph_text(at)

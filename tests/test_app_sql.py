@@ -8,6 +8,8 @@ import os
 
 from streamlit.testing.v1 import AppTest
 
+from tests.app_graph import graph_text, graphs
+
 from ui.sql_examples import EXAMPLES, TUTORIAL_SQL
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -32,7 +34,7 @@ def test_the_tutorial_example_becomes_a_plan_and_opens_in_inspect():
     at.button(key="sql_make").click().run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    dot = at.get("graphviz_chart")[0].proto.spec
+    dot = graph_text(at)
     for label in ("Aggregate", "Join", "Filter", "orders", "products"):
         assert label in dot, label
     shown = json.loads(at.code[0].value)
@@ -48,7 +50,7 @@ def test_the_tutorial_example_becomes_a_plan_and_opens_in_inspect():
     assert at.session_state["use_tpch"] is False
     # the Inspect page is showing it: its heading is the plan's source, its graph the same plan
     assert any(m.value == f"#### {plan.source}" for m in at.markdown)
-    assert "Aggregate" in at.get("graphviz_chart")[0].proto.spec
+    assert "Aggregate" in graph_text(at)
 
 
 def test_a_tpch_example_sets_use_tpch_and_steps_through(tpch_dir):
@@ -72,7 +74,7 @@ def test_bad_sql_shows_datafusion_message():
     assert not at.exception, at.exception
     assert len(at.error) == 1
     assert at.error[0].value.startswith("SQL syntax error: Expected: an expression")
-    assert not at.get("graphviz_chart")
+    assert not graphs(at)
     at.text_area(key="sql_text").input("SELECT * FROM lineitem").run()
     at.button(key="sql_make").click().run()
     assert at.error[0].value == "table 'lineitem' is not bound; bound tables: orders, products"
@@ -93,4 +95,4 @@ def test_the_users_own_tables_can_be_queried(tmp_path):
     at.button(key="sql_make").click().run()
     assert not at.error, [e.value for e in at.error]
     assert any("reads people" in c.value for c in at.caption)
-    assert "people" in at.get("graphviz_chart")[0].proto.spec
+    assert "people" in graph_text(at)

@@ -8,6 +8,8 @@ import duckdb
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app_graph import graph_text, node_part
+
 from executor.compare import describe_step
 from tests.conftest import wait_for
 from viz.model import analyze
@@ -58,8 +60,8 @@ def test_step_page_starts_at_a_leaf_and_steps_up_and_down():
     assert _heading(at) == "Join · 0.0"
     at.sidebar.selectbox(key="step_leaf").select("0.0.1.0").run()
     assert _heading(at) == "Read · 0.0.1.0"
-    dot = at.get("graphviz_chart")[0].proto.spec
-    assert 'fillcolor="#fff3c4"' in dot.split('"0.0.1.0" [', 1)[1].split("];", 1)[0]  # the current node is selected
+    dot = graph_text(at)
+    assert "#fff3c4" in node_part(dot, "0.0.1.0")  # the current node is drawn selected
 
 
 def test_the_step_node_is_shared_with_inspect():

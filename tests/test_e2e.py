@@ -89,23 +89,20 @@ def test_upload_click_a_node_and_see_its_schema(app_url, scheme):
             )
             # Wait for the click listener to have bound the drawn nodes, then click the Filter node
             # (the root is selected first).
-            page.wait_for_selector(".stGraphVizChart svg g.node[data-substrait-bound]", timeout=60_000)
-            page.wait_for_selector(".stGraphVizChart g.node.substrait-selected#node-0", timeout=30_000)
-            page.evaluate("document.querySelector('.stGraphVizChart svg').dataset.drawnBeforeClick = '1'")
-            page.locator(".stGraphVizChart svg g.node", has_text="Filter").first.click()
+            page.wait_for_selector(":is(.sv-stage, .stGraphVizChart) svg g.node[data-substrait-bound]", timeout=60_000)
+            page.wait_for_selector(":is(.sv-stage, .stGraphVizChart) g.node.substrait-selected#node-0", timeout=30_000)
+            page.locator(":is(.sv-stage, .stGraphVizChart) svg").first.evaluate("svg => { svg.dataset.drawnBeforeClick = '1'; }")
+            page.locator(":is(.sv-stage, .stGraphVizChart) svg g.node", has_text="Filter").first.click()
             expect(page.get_by_role("heading", name="Filter · 0.0.1")).to_be_visible(timeout=60_000)
             assert "node=0.0.1" in page.url
             # The selection is painted in the page: the clicked node turns the selected colour and
             # the graph is not drawn again (the same SVG element is still there).
-            page.wait_for_function(
-                "() => { const g = document.querySelector('.stGraphVizChart g.node.substrait-selected');"
-                " return g && g.id === 'node-0.0.1'; }", timeout=30_000)
-            fill = page.evaluate(
-                "getComputedStyle(document.querySelector('.stGraphVizChart g.node.substrait-selected path,"
-                " .stGraphVizChart g.node.substrait-selected polygon')).fill")
+            selected = page.locator(":is(.sv-stage, .stGraphVizChart) g.node.substrait-selected")
+            expect(selected).to_have_id("node-0.0.1", timeout=30_000)
+            fill = selected.locator("path, polygon").first.evaluate("shape => getComputedStyle(shape).fill")
             assert fill == {"light": "rgb(255, 243, 196)", "dark": "rgb(90, 74, 18)"}[scheme]
-            assert page.locator(".stGraphVizChart g.node.substrait-selected").count() == 1
-            assert page.locator(".stGraphVizChart svg[data-drawn-before-click]").count() == 1
+            assert page.locator(":is(.sv-stage, .stGraphVizChart) g.node.substrait-selected").count() == 1
+            assert page.locator(":is(.sv-stage, .stGraphVizChart) svg[data-drawn-before-click]").count() == 1
             grid = page.locator("[data-testid='stDataFrame']").first
             expect(grid).to_contain_text("categories", timeout=30_000)
             expect(grid).to_contain_text("list<string>")

@@ -29,7 +29,7 @@ def test_a_shared_link_opened_first_on_a_fresh_server(app_url):  # noqa: F811
             # app.py ran: its navigation (page titles, not file names) is there
             expect(page.get_by_role("link", name="Step through")).to_be_visible()
             expect(page.get_by_text("Keeps products whose categories does not contain 'Computers'.").first).to_be_visible()
-            expect(page.locator(".stGraphVizChart svg g.node").first).to_be_visible(timeout=60_000)
+            expect(page.locator(":is(.sv-stage, .stGraphVizChart) svg g.node").first).to_be_visible(timeout=60_000)
             expect(page.get_by_role("button", name="Show sample rows")).to_be_visible()
             page.wait_for_timeout(1500)  # let the last widgets settle before the picture
             page.screenshot(path=os.path.join(ARTIFACTS, "present.png"))

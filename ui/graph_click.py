@@ -26,6 +26,7 @@ export default function (component) {
   window.__substraitVizClick = setTriggerValue;
   const selected = data && data.selected ? 'node-' + data.selected : null;
   const fill = (data && data.fill) || '#fff3c4';
+  const hits = new Set(((data && data.hits) || []).map((n) => 'node-' + n));
   const paint = () => {
     document.querySelectorAll('.stGraphVizChart svg g.node').forEach((g) => {
       if (!g.dataset.substraitBound) {
@@ -40,9 +41,9 @@ export default function (component) {
       // the node's outline is its first shape; an inline style wins over the DOT's attributes
       const shape = g.querySelector('path, polygon, ellipse');
       if (!shape) return;
-      const on = g.id === selected;
-      shape.style.fill = on ? fill : '';
-      shape.style.strokeWidth = on ? '3' : '';
+      const on = g.id === selected, hit = hits.has(g.id);
+      shape.style.fill = on ? fill : (hit ? data.hit_fill : '');
+      shape.style.strokeWidth = on ? '3' : (hit ? '2' : '');
       if (on) g.classList.add('substrait-selected'); else g.classList.remove('substrait-selected');
     });
   };
@@ -64,11 +65,13 @@ def _select_clicked(key: str) -> None:
         select(node)
 
 
-def graph_click(key: str, selected: str | None = None, on_click: Callable[[], None] | None = None) -> str | None:
+def graph_click(key: str, selected: str | None = None, on_click: Callable[[], None] | None = None,
+                hits: frozenset[str] | set[str] = frozenset()) -> str | None:
     """Mount the listener and paint ``selected`` as the selected node (draw the DOT without a
     selection); returns the clicked node id on the rerun a click causes. By default a click
     selects the node (``ui.selection``)."""
     callback = on_click if on_click is not None else (lambda: _select_clicked(key))
-    data = {"selected": selected, "fill": PALETTES[theme()].selected_fill}
+    pal = PALETTES[theme()]
+    data = {"selected": selected, "fill": pal.selected_fill, "hits": sorted(hits), "hit_fill": pal.hit_fill}
     result = _component(key=key, data=data, on_node_change=callback, height=0)
     return getattr(result, "node", None)

@@ -16,3 +16,14 @@ def svg_or_none(dot: str, timeout_s: float = 20.0) -> bytes | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return proc.stdout if proc.returncode == 0 else None
+
+
+def layout_svg(dot: str, timeout_s: float = 60.0) -> str | None:
+    """The DOT laid out by ``dot`` as an ``<svg>`` element to put in a page (no XML prologue);
+    None when ``dot`` is not installed or fails."""
+    svg = svg_or_none(dot, timeout_s)
+    if svg is None:
+        return None
+    text = svg.decode("utf-8", errors="replace")
+    start = text.find("<svg")
+    return text[start:] if start >= 0 else None

@@ -1,0 +1,304 @@
+"""The graph viewer: the plan's graph laid out on the server, shown in the page with pan and zoom.
+
+Graphviz's ``dot`` lays out each distinct DOT once (:func:`viz.export.layout_svg`, cached), and the
+browser only shows the SVG, in a small custom component (Streamlit components v2, which run in the
+page itself):
+
+- pan by dragging, zoom with the wheel (around the pointer) or the buttons, Fit, 100%, and a jump to
+  the selected node; a minimap for a graph larger than its frame;
+- level of detail: zoomed far out, the boxes show their titles only;
+- a click on a node sends its id back (a trigger value); the selection and the search hits are
+  painted in the page, so selecting or searching never lays the graph out again, and the view
+  (zoom and position) stays where it was across reruns while the SVG is the same.
+
+Zoom and pan never ask the server anything. Without ``dot`` on the machine the page falls back to
+``st.graphviz_chart`` (Graphviz compiled to WebAssembly, in the browser) and says what to install.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Callable
+
+import streamlit as st
+
+from ui.graph_click import graph_click
+from ui.selection import select, theme
+from viz.export import layout_svg
+from viz.render import PALETTES
+
+_HTML = """
+<div class="sv-root">
+  <div class="sv-toolbar">
+    <button data-act="in" title="Zoom in (+)">+</button>
+    <button data-act="out" title="Zoom out (−)">−</button>
+    <button data-act="fit" title="Fit the whole graph in the frame">Fit</button>
+    <button data-act="one" title="Actual size: text at its drawn size">100%</button>
+    <button data-act="sel" title="Zoom to the selected node">Selected</button>
+    <span class="sv-zoom"></span>
+    <span class="sv-hint">drag to pan · wheel to zoom · click a node to select it</span>
+  </div>
+  <div class="sv-viewport">
+    <div class="sv-stage"></div>
+    <div class="sv-minimap" title="Click or drag to move the view"><div class="sv-mini-stage"></div><div class="sv-mini-view"></div></div>
+  </div>
+</div>
+"""
+
+_CSS = """
+.sv-root { font-family: sans-serif; }
+.sv-toolbar { display: flex; gap: 4px; align-items: center; margin-bottom: 4px; flex-wrap: wrap; }
+.sv-toolbar button { border: 1px solid rgba(128,128,128,0.5); background: transparent; color: inherit;
+  border-radius: 4px; padding: 1px 9px; cursor: pointer; font-size: 13px; }
+.sv-toolbar button:hover { border-color: var(--st-primary-color, #ff4b4b); }
+.sv-zoom { font-size: 12px; opacity: 0.75; min-width: 3.5em; }
+.sv-hint { font-size: 11px; opacity: 0.55; margin-left: auto; }
+.sv-viewport { position: relative; overflow: hidden; border: 1px solid rgba(128,128,128,0.35);
+  border-radius: 6px; cursor: grab; touch-action: none; }
+.sv-viewport.sv-dragging { cursor: grabbing; }
+.sv-stage { position: absolute; left: 0; top: 0; transform-origin: 0 0; }
+.sv-stage svg { display: block; }
+.sv-stage g.node { cursor: pointer; }
+.sv-far .sv-detail { display: none; }
+.sv-minimap { position: absolute; right: 8px; bottom: 8px; border: 1px solid rgba(128,128,128,0.6);
+  background: rgba(255,255,255,0.92); overflow: hidden; display: none; cursor: pointer; }
+.sv-mini-stage { position: absolute; left: 0; top: 0; transform-origin: 0 0; pointer-events: none; }
+
+.sv-mini-view { position: absolute; border: 2px solid #e8590c; background: rgba(232,89,12,0.08); pointer-events: none; }
+"""
+
+_JS = r"""
+const MIN_K = 0.02, MAX_K = 4, FAR_K = 0.45, MINI_W = 180, MINI_H = 140, READABLE_K = 0.6;
+
+function build(root, data) {
+  const viewport = root.querySelector('.sv-viewport');
+  const stage = root.querySelector('.sv-stage');
+  const mini = root.querySelector('.sv-minimap');
+  const miniStage = root.querySelector('.sv-mini-stage');
+  const miniView = root.querySelector('.sv-mini-view');
+  const zoomLabel = root.querySelector('.sv-zoom');
+  stage.innerHTML = data.svg;
+  stage.style.transform = '';  // measured at 100% below
+  const svg = stage.querySelector('svg');
+  const w = svg.width.baseVal.value, h = svg.height.baseVal.value;  // its drawn size, in px
+  // the frame: as tall as the drawing fitted to its width, within [220, data.height]
+  const widthK = Math.min(1, viewport.clientWidth / w);
+  viewport.style.height = Math.round(Math.max(220, Math.min(data.height, h * widthK + 12))) + 'px';
+  const v = { key: data.key, viewport, stage, svg, w, h, k: 1, x: 0, y: 0, selected: null, moved: false };
+  // level of detail: a node's first line is its title; the lines below it are details
+  svg.querySelectorAll('g.node').forEach((g) => {
+    const texts = g.querySelectorAll('text');
+    if (!texts.length) return;
+    const top = parseFloat(texts[0].getAttribute('y'));
+    texts.forEach((t) => { if (parseFloat(t.getAttribute('y')) > top + 2) t.classList.add('sv-detail'); });
+  });
+  v.box = (g) => {  // a node's box in the drawing's own px
+    const r = g.getBoundingClientRect(), s = stage.getBoundingClientRect();
+    return { x: (r.left - s.left) / v.k, y: (r.top - s.top) / v.k, w: r.width / v.k, h: r.height / v.k };
+  };
+  const big = w * h > 1.4 * viewport.clientWidth * viewport.clientHeight;
+  if (big) {
+    const mk = Math.min(MINI_W / w, MINI_H / h);
+    mini.style.width = Math.ceil(w * mk) + 'px';
+    mini.style.height = Math.ceil(h * mk) + 'px';
+    mini.style.display = 'block';
+    v.mk = mk;
+  }
+  v.apply = () => {
+    stage.style.transform = `translate(${v.x}px, ${v.y}px) scale(${v.k})`;
+    zoomLabel.textContent = Math.round(v.k * 100) + '%';
+    viewport.classList.toggle('sv-far', v.k < FAR_K);
+    if (v.mk) {
+      miniView.style.left = (-v.x / v.k) * v.mk + 'px';
+      miniView.style.top = (-v.y / v.k) * v.mk + 'px';
+      miniView.style.width = (viewport.clientWidth / v.k) * v.mk + 'px';
+      miniView.style.height = (viewport.clientHeight / v.k) * v.mk + 'px';
+    }
+  };
+  v.zoomAt = (k, cx, cy) => {
+    k = Math.max(MIN_K, Math.min(MAX_K, k));
+    v.x = cx - (cx - v.x) * (k / v.k);
+    v.y = cy - (cy - v.y) * (k / v.k);
+    v.k = k;
+    v.apply();
+  };
+  v.fit = () => {
+    const vw = viewport.clientWidth, vh = viewport.clientHeight;
+    v.k = Math.max(MIN_K, Math.min(1, 0.96 * Math.min(vw / w, vh / h)));
+    v.x = (vw - w * v.k) / 2;
+    v.y = Math.max(0, (vh - h * v.k) / 2);
+    v.apply();
+  };
+  if (v.mk) {  // the minimap: each node as a box, selected and hit nodes in their colours
+    const ns = 'http://www.w3.org/2000/svg';
+    const m = document.createElementNS(ns, 'svg');
+    m.setAttribute('width', Math.ceil(w * v.mk)); m.setAttribute('height', Math.ceil(h * v.mk));
+    m.setAttribute('viewBox', `0 0 ${w} ${h}`);
+    v.miniBoxes = {};
+    svg.querySelectorAll('g.node').forEach((g) => {
+      const b = v.box(g), r = document.createElementNS(ns, 'rect');
+      r.setAttribute('x', b.x); r.setAttribute('y', b.y); r.setAttribute('width', b.w); r.setAttribute('height', b.h);
+      r.setAttribute('fill', '#b8c7db');
+      m.appendChild(r);
+      v.miniBoxes[g.id] = r;
+    });
+    miniStage.innerHTML = '';
+    miniStage.appendChild(m);
+  }
+  v.actual = () => {  // 100%, the topmost node (a root) at the top, in the middle
+    let top = null;
+    svg.querySelectorAll('g.node').forEach((g) => { const b = v.box(g); if (!top || b.y < top.y) top = b; });
+    v.k = 1;
+    v.x = top ? viewport.clientWidth / 2 - (top.x + top.w / 2) : (viewport.clientWidth - w) / 2;
+    v.y = top ? 12 - top.y : 8;
+    v.apply();
+  };
+  v.centerOn = (px, py, k) => {  // px, py: a point of the drawing, in its own px
+    v.k = k; v.x = viewport.clientWidth / 2 - px * k; v.y = viewport.clientHeight / 2 - py * k;
+    v.apply();
+  };
+  v.toSelected = () => {
+    const g = v.selected && svg.querySelector(`[id="node-${CSS.escape(v.selected)}"]`);
+    if (!g) return;
+    const b = v.box(g);
+    v.centerOn(b.x + b.w / 2, b.y + b.h / 2, Math.max(v.k, 1));
+  };
+  // drag to pan; a press that does not move is a click
+  let drag = null;
+  viewport.addEventListener('pointerdown', (e) => {
+    if (e.button !== 0 || mini.contains(e.target)) return;
+    drag = { x: e.clientX, y: e.clientY, vx: v.x, vy: v.y };
+    v.moved = false;
+  });
+  window.addEventListener('pointermove', (e) => {
+    if (!drag) return;
+    const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+    if (!v.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
+    v.moved = true;
+    viewport.classList.add('sv-dragging');
+    v.x = drag.vx + dx; v.y = drag.vy + dy;
+    v.apply();
+  });
+  window.addEventListener('pointerup', () => { drag = null; viewport.classList.remove('sv-dragging'); });
+  viewport.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    const r = viewport.getBoundingClientRect();
+    v.zoomAt(v.k * Math.exp(-e.deltaY * 0.0015), e.clientX - r.left, e.clientY - r.top);
+  }, { passive: false });
+  // the minimap: click or drag to move the view there
+  const fromMini = (e) => {
+    const r = mini.getBoundingClientRect();
+    v.centerOn((e.clientX - r.left) / v.mk, (e.clientY - r.top) / v.mk, v.k);
+  };
+  let miniDrag = false;
+  mini.addEventListener('pointerdown', (e) => { miniDrag = true; fromMini(e); e.stopPropagation(); });
+  mini.addEventListener('pointermove', (e) => { if (miniDrag) fromMini(e); });
+  window.addEventListener('pointerup', () => { miniDrag = false; });
+  // clicks on nodes
+  svg.querySelectorAll('g.node').forEach((g) => {
+    g.dataset.substraitBound = '1';
+    g.addEventListener('click', () => {
+      if (v.moved) return;
+      const title = g.querySelector('title');
+      const id = g.id && g.id.startsWith('node-') ? g.id.slice(5) : (title ? title.textContent : '');
+      if (id && v.setTrigger) v.setTrigger('node', id);
+    });
+  });
+  root.querySelectorAll('.sv-toolbar button').forEach((b) => {
+    b.addEventListener('click', () => {
+      const act = b.dataset.act, cx = viewport.clientWidth / 2, cy = viewport.clientHeight / 2;
+      if (act === 'in') v.zoomAt(v.k * 1.25, cx, cy);
+      else if (act === 'out') v.zoomAt(v.k / 1.25, cx, cy);
+      else if (act === 'fit') v.fit();
+      else if (act === 'one') v.actual();
+      else if (act === 'sel') v.toSelected();
+    });
+  });
+  return v;
+}
+
+function paint(v, data) {
+  const selected = data.selected ? 'node-' + data.selected : null;
+  const hits = new Set((data.hits || []).map((n) => 'node-' + n));
+  v.svg.querySelectorAll('g.node').forEach((g) => {
+    const shape = g.querySelector('path, polygon, ellipse');  // the node's outline: its first shape
+    if (!shape) return;
+    const on = g.id === selected, hit = hits.has(g.id);
+    shape.style.fill = on ? data.fill : (hit ? data.hit_fill : '');
+    shape.style.strokeWidth = on ? '3' : (hit ? '2' : '');
+    g.classList.toggle('substrait-selected', on);
+    g.classList.toggle('substrait-hit', hit);
+    const r = v.miniBoxes && v.miniBoxes[g.id];
+    if (r) r.setAttribute('fill', on ? '#e8590c' : (hit ? '#f0b400' : '#b8c7db'));
+  });
+}
+
+export default function (component) {
+  const { parentElement, data, setTriggerValue } = component;
+  const root = parentElement.querySelector('.sv-root');
+  let v = root.__viewer;
+  if (!v || v.key !== data.key) {
+    v = root.__viewer = build(root, data);
+    root.dataset.svgKey = data.key;
+    // fitted when its text stays readable so; else at 100%, from the top (the roots)
+    const vp = v.viewport;
+    if (Math.min(vp.clientWidth / v.w, vp.clientHeight / v.h) >= READABLE_K) v.fit(); else v.actual();
+  }
+  v.setTrigger = setTriggerValue;
+  const changed = v.selected !== data.selected;
+  v.selected = data.selected;
+  paint(v, data);
+  if (changed && data.follow) v.toSelected();
+}
+"""
+
+_component = st.components.v2.component("substrait_viz_graph_view", html=_HTML, css=_CSS, js=_JS)
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _layout(dot: str) -> str | None:
+    """The SVG of ``dot``, laid out once per distinct DOT for every session."""
+    return layout_svg(dot)
+
+
+def _select_clicked(key: str) -> None:
+    """Select the clicked node, if it is one of the plan's (``st.session_state["node_ids"]``)."""
+    value = st.session_state.get(key)
+    node = value.get("node") if isinstance(value, dict) else getattr(value, "node", None)
+    if node and node in st.session_state.get("node_ids", ()):
+        select(node)
+
+
+def graph_view(
+    dot: str,
+    key: str,
+    selected: str | None = None,
+    hits: frozenset[str] | set[str] = frozenset(),
+    on_click: Callable[[], None] | None = None,
+    height: int = 720,
+    follow: bool = False,
+    clickable: bool = True,
+) -> None:
+    """Show ``dot`` laid out on the server, with pan and zoom; ``selected`` and ``hits`` are
+    painted in the page. A click selects the node (``ui.selection``) unless ``on_click`` says
+    otherwise; ``follow`` moves the view to the selected node when the selection changes."""
+    svg = _layout(dot)
+    if svg is None:  # no Graphviz on the server: lay it out in the browser, without zoom
+        st.graphviz_chart(dot, width="stretch")
+        if clickable:
+            graph_click(key, selected, on_click, hits=hits)
+        st.caption("Install Graphviz on the server (`apt-get install graphviz`, or `make run` as root) for a graph "
+                   "you can pan and zoom, laid out once instead of on every page.")
+        return
+    pal = PALETTES[theme()]
+    data = {
+        "svg": svg,
+        "key": hashlib.sha1(svg.encode()).hexdigest(),
+        "selected": selected,
+        "hits": sorted(hits),
+        "fill": pal.selected_fill,
+        "hit_fill": pal.hit_fill,
+        "height": height,
+        "follow": follow,
+    }
+    callback = (on_click if on_click is not None else (lambda: _select_clicked(key))) if clickable else (lambda: None)
+    _component(key=key, data=data, on_node_change=callback)
