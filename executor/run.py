@@ -72,8 +72,11 @@ _cache_lock = threading.Lock()
 
 
 def clear_cache() -> None:
+    """Forget the runs and the translations kept."""
     with _cache_lock:
         _cache.clear()
+    with _translations_lock:
+        _translations.clear()
 
 
 def _cache_get(key: tuple) -> RunResult | None:
@@ -110,6 +113,42 @@ def _translate(model, node_id: str, spark, catalog):
     from .translate_rel import translate
 
     return translate(model, node_id, spark, catalog)
+
+
+#: Translations kept, most recent last: a node's DataFrame is built once per plan, node, tables and
+#: session, whoever asks (a run, a step, Present, the explain of a run, a comparison).
+TRANSLATIONS_KEPT = 64
+_translations: OrderedDict[tuple, object] = OrderedDict()
+_translations_lock = threading.Lock()
+
+
+def translation(model, node_id: str, spark, catalog):
+    """Node ``node_id``'s translation on ``spark``, from the cache when it was made before. A
+    DataFrame does not run anything until an action, so a cached one is as good as a new one."""
+    key = (model.digest, node_id, catalog.fingerprint(), id(spark))
+    with _translations_lock:
+        hit = _translations.get(key)
+        if hit is not None:
+            _translations.move_to_end(key)
+            return hit
+    made = _translate(model, node_id, spark, catalog)
+    with _translations_lock:
+        _translations[key] = made
+        while len(_translations) > TRANSLATIONS_KEPT:
+            _translations.popitem(last=False)
+    return made
+
+
+def explain_node(model, node_id: str, *, catalog) -> str:
+    """Spark's formatted physical plan of node ``node_id``'s subtree (planned, not run): what a
+    person asks for when they open it, not computed with every run."""
+    refuse_writes(model, node_id)
+    from .executable import executability
+
+    runnable = executability(model)[node_id]
+    if not runnable.ok:
+        raise Unsupported(runnable.reason)
+    return _explain(translation(model, node_id, get_session(), catalog).df)
 
 
 # ---- running -------------------------------------------------------------------------------
@@ -198,8 +237,8 @@ class _Run:
             raise Cancelled("stopped before running")
 
     def _work(self) -> RunResult:
-        translation = _translate(self.model, self.node_id, self.spark, self.catalog)
-        df = translation.df
+        made = translation(self.model, self.node_id, self.spark, self.catalog)
+        df = made.df
         self._check()
         explain = _explain(df) if self.explain else ""
         self.started_execution.set()  # before the check: see _stop
@@ -213,10 +252,10 @@ class _Run:
             row_count = int(df.count())
         elapsed = time.perf_counter() - start
         table, bytes_warning = _cap_bytes(table.slice(0, self.limit))
-        names = list(translation.names) + [""] * (len(df.columns) - len(translation.names))
+        names = list(made.names) + [""] * (len(df.columns) - len(made.names))
         columns = [f"[{i}] {name}".rstrip() for i, name in enumerate(names[: len(df.columns)])]
         types = [f.dataType.simpleString() for f in df.schema.fields]
-        warnings = list(translation.warnings) + [w for w in (type_warning, bytes_warning) if w]
+        warnings = list(made.warnings) + [w for w in (type_warning, bytes_warning) if w]
         return RunResult(
             columns=columns,
             types=types,
@@ -470,7 +509,8 @@ __all__ = [
     "RunResult",
     "run_node",
     "refuse_writes",
-    "subtree",
+    "translation",
+    "explain_node",
     "clear_cache",
     "to_csv_bytes",
     "to_parquet_bytes",

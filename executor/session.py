@@ -105,6 +105,43 @@ def get_session() -> SparkSession:
         return _session
 
 
+#: ``SUBSTRAIT_VIZ_WARM_UP=0`` keeps the app from starting Spark before the first run.
+WARM_UP = os.environ.get("SUBSTRAIT_VIZ_WARM_UP", "1") != "0"
+_warming: threading.Thread | None = None
+warm_up_error: str | None = None
+
+
+def warm_up(data_file: str | None = None) -> bool:
+    """Start the shared session in a background thread (once), so that the first run does not wait
+    for the JVM: a person has opened a plan and is reading it. The thread then runs a small query (a
+    read of ``data_file`` when given, a join, an aggregate, a sort) so Spark's first-query costs
+    (class loading, code generation) are paid before the click. Never blocks; returns whether a
+    warm-up started now. A failure is kept in ``warm_up_error``; the first run then says it."""
+    global _warming
+    with _lock:
+        if not WARM_UP or _session is not None or (_warming is not None and _warming.is_alive()):
+            return False
+        _warming = threading.Thread(target=_warm, args=(data_file,), name="spark-warm-up", daemon=True)
+        _warming.start()
+        return True
+
+
+def _warm(data_file: str | None) -> None:
+    global warm_up_error
+    try:
+        spark = get_session()
+        from pyspark.sql import functions as F
+
+        left = spark.range(0, 2000).withColumn("k", F.col("id") % 7)
+        right = spark.range(0, 50).withColumnRenamed("id", "k2")
+        joined = left.join(right, left["k"] == right["k2"], "inner").groupBy("k").agg(F.sum("id").alias("s"))
+        joined.orderBy("k").limit(5).collect()
+        if data_file:
+            spark.read.parquet(data_file).limit(5).collect()
+    except Exception as exc:  # noqa: BLE001 - the run that needs Spark reports its own error
+        warm_up_error = f"{type(exc).__name__}: {exc}"
+
+
 def peek_session() -> SparkSession | None:
     """The shared session if it is running, else None; never starts one."""
     spark = _session

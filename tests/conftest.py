@@ -7,6 +7,10 @@ import pytest
 
 from benchmarks.plans import CORPORA, corpus_plans  # noqa: F401 - the tests' corpus, shared with the benchmarks
 
+# The app starts Spark in the background once a plan is open; in the tests only where a test says so
+# (tests/test_app_run.py), so the page tests stay free of Spark (tests/test_app_no_spark.py).
+os.environ.setdefault("SUBSTRAIT_VIZ_WARM_UP", "0")
+
 SHARED = os.path.dirname(CORPORA)
 
 

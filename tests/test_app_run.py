@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests import plans as P
+from tests.app_graph import graphs
 from tests.conftest import wait_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -38,6 +39,36 @@ def test_run_a_node_and_see_its_rows(spark):
     ).fetchall()
     assert sorted(int(v) for v in rows["[0] product_id"]) == [r[0] for r in expected]
     assert any("ran in" in c.value for c in at.caption)
+    # Spark's plan is worked out when asked for, not with every run
+    assert not [c for c in at.code if "Scan parquet" in c.value]
+    at.button(key="explain-0.0.1").click().run()
+    assert [c for c in at.code if "Scan parquet" in c.value and "Filter" in c.value]
+
+
+def test_opening_a_plan_starts_spark_in_the_background():
+    """The page draws without waiting; the session starts (and runs a first small query) in a thread,
+    so the first Run finds it ready."""
+    from executor import session
+
+    session.stop_session()  # as on a fresh server
+    session.WARM_UP = True
+    try:
+        at = AppTest.from_file(APP, default_timeout=120)
+        at.query_params["sample"] = "tutorial.json"
+        at.query_params["node"] = "0.0.1"
+        at.run()
+        assert not at.exception and graphs(at)
+        warming = session._warming
+        assert warming is not None and warming.name == "spark-warm-up"
+        warming.join(timeout=300)
+        assert session.is_started() and session.warm_up_error is None
+        at.run()  # another rerun starts no second warm-up
+        assert session._warming is warming
+        at.button(key="run_button").click()
+        wait_for(at, lambda a: _result_frames(a) or a.error)
+        assert not at.error and len(_result_frames(at)[0]) > 0
+    finally:
+        session.WARM_UP = False
 
 
 def test_a_long_run_shows_progress_and_can_be_cancelled(spark, tpch_dir):

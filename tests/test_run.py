@@ -111,10 +111,14 @@ def test_results_are_cached_per_plan_node_limit_count_and_bindings(spark, tpch_d
     first = run_node(model_of(doc), "0", catalog=cat, limit=5)
     again = run_node(model_of(doc), "0", catalog=cat, limit=5)  # the same plan loaded again
     assert again is first and stand_in.calls == 1
-    run_node(model_of(doc), "0", catalog=cat, limit=6)
-    run_node(model_of(doc), "0", catalog=cat, limit=5, count=True)
+    six = run_node(model_of(doc), "0", catalog=cat, limit=6)
+    counted = run_node(model_of(doc), "0", catalog=cat, limit=5, count=True)
+    assert len(six.rows) == 6 and counted.row_count == 25 and first.row_count is None
+    # another limit or a count is another run, of the same translation (a DataFrame runs nothing
+    # until an action); other bindings are another translation
+    assert stand_in.calls == 1
     run_node(model_of(doc), "0", catalog=Catalog([tpch_dir], bindings={"x": os.path.join(tpch_dir, "region.parquet")}), limit=5)
-    assert stand_in.calls == 4
+    assert stand_in.calls == 2
 
 
 def test_writes_are_refused_before_anything_runs(stand_in):

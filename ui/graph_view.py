@@ -18,6 +18,7 @@ Zoom and pan never ask the server anything. Without ``dot`` on the machine the p
 from __future__ import annotations
 
 import hashlib
+import os
 from typing import Callable
 
 import streamlit as st
@@ -254,6 +255,10 @@ export default function (component) {
 
 _component = st.components.v2.component("substrait_viz_graph_view", html=_HTML, css=_CSS, js=_JS)
 
+#: ``SUBSTRAIT_VIZ_LAYOUT=browser`` lays graphs out in the browser as before the viewer (the
+#: benchmark's baseline, or a server without Graphviz).
+IN_BROWSER = os.environ.get("SUBSTRAIT_VIZ_LAYOUT") == "browser"
+
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _layout(dot: str) -> str | None:
     """The SVG of ``dot``, laid out once per distinct DOT for every session."""
@@ -281,13 +286,14 @@ def graph_view(
     """Show ``dot`` laid out on the server, with pan and zoom; ``selected`` and ``hits`` are
     painted in the page. A click selects the node (``ui.selection``) unless ``on_click`` says
     otherwise; ``follow`` moves the view to the selected node when the selection changes."""
-    svg = _layout(dot)
+    svg = None if IN_BROWSER else _layout(dot)
     if svg is None:  # no Graphviz on the server: lay it out in the browser, without zoom
         st.graphviz_chart(dot, width="stretch")
         if clickable:
             graph_click(key, selected, on_click, hits=hits)
-        st.caption("Install Graphviz on the server (`apt-get install graphviz`, or `make run` as root) for a graph "
-                   "you can pan and zoom, laid out once instead of on every page.")
+        if not IN_BROWSER:
+            st.caption("Install Graphviz on the server (`apt-get install graphviz`, or `make run` as root) for a graph "
+                       "you can pan and zoom, laid out once instead of on every page.")
         return
     pal = PALETTES[theme()]
     data = {

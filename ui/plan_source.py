@@ -153,14 +153,25 @@ def plan_sidebar() -> Plan | None:
 
 
 def current_model(plan: Plan | None) -> PlanModel | None:
-    """The model of the current plan; shows ``st.error`` and returns None when it is not a plan."""
+    """The model of the current plan; shows ``st.error`` and returns None when it is not a plan.
+    With a plan open, Spark starts in the background (``executor.session.warm_up``): the first run
+    should not wait for the JVM, and the page never waits for it."""
     if plan is None:
         return None
     result = analyze_cached(plan.data)
     if isinstance(result, str):
         st.error(f"{plan.source} is not a Substrait plan: {result}")
         return None
+    _warm_spark()
     return result
+
+
+def _warm_spark() -> None:
+    try:
+        from executor.session import warm_up
+    except ImportError:  # the executor is not installed: nothing to run plans on
+        return
+    warm_up(os.path.join(ROOT, "sample_data", "tutorial", "orders.parquet"))
 
 
 def plan_digest(plan: Plan | None) -> str:

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from executor.run import run_node, to_csv_bytes, to_parquet_bytes
+from executor.errors import ExecutionError
+from executor.run import explain_node, run_node, to_csv_bytes, to_parquet_bytes
 from ui.background import Task, finished, show_progress, start
+from ui.data import catalog_for
 from ui.plan_source import Plan
 from viz.model import PlanModel
 
@@ -32,9 +34,10 @@ def _runs() -> dict[tuple, RunState]:
 
 def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, count: bool, timeout_s: float) -> None:
     state = RunState(node_id=node_id, limit=limit, count=count)
-    _runs()[(plan.data.__hash__(), node_id)] = state
+    _runs()[(model.digest, node_id)] = state
     start(state, plan, lambda catalog: run_node(model, node_id, catalog=catalog, limit=limit, count=count,
-                                                timeout_s=timeout_s, cancel=state.cancel, progress=state.progress),
+                                                timeout_s=timeout_s, cancel=state.cancel, progress=state.progress,
+                                                explain=False),
           what=f"running node {node_id}", thread_name=f"app-run-{node_id}")
 
 
@@ -46,14 +49,14 @@ def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, 
     limit = c1.number_input("Rows", min_value=1, max_value=10_000, value=100, step=50, key="run_limit")
     timeout_s = c2.number_input("Timeout (s)", min_value=5, max_value=3600, value=int(DEFAULT_TIMEOUT_S), key="run_timeout")
     count = c3.checkbox("Exact row count", key="run_count")
-    key = (plan.data.__hash__(), node_id)
+    key = (model.digest, node_id)
     state = _runs().get(key)
     running = state is not None and not state.done.is_set()
     if st.button("▶ Run this node", key="run_button", disabled=not ok or running, type="primary"):
         _start(plan, model, node_id, int(limit), bool(count), float(timeout_s))
         state = _runs()[key]
     if state is not None:
-        _show(state, key)
+        _show(plan, model, state, key)
 
 
 @st.fragment(run_every=1.0)
@@ -63,7 +66,7 @@ def _progress_fragment(key: tuple) -> None:
         show_progress(state, f"Running node {state.node_id}", f"cancel-{state.node_id}")
 
 
-def _show(state: RunState, key: tuple) -> None:
+def _show(plan: Plan, model: PlanModel, state: RunState, key: tuple) -> None:
     result = finished(state, lambda: _progress_fragment(key))
     if result is None:
         return
@@ -79,4 +82,19 @@ def _show(state: RunState, key: tuple) -> None:
     d2.download_button("Rows (Parquet)", to_parquet_bytes(result), file_name=f"node-{state.node_id}.parquet",
                        mime="application/octet-stream")
     with st.expander("Spark's plan for this subtree"):
-        st.code(result.explain or "(no plan)", language=None)
+        _explain(plan, model, state.node_id)
+
+
+def _explain(plan: Plan, model: PlanModel, node_id: str) -> None:
+    """Spark's plan, worked out when asked for (planning is not free), then kept for the session."""
+    plans = st.session_state.setdefault("spark_plans", {})
+    key = (model.digest, node_id)
+    if key not in plans:
+        if not st.button("Show Spark's plan", key=f"explain-{node_id}"):
+            return
+        with st.spinner("Planning on Spark…"):
+            try:
+                plans[key] = explain_node(model, node_id, catalog=catalog_for(plan))
+            except ExecutionError as exc:
+                plans[key] = f"(Spark could not plan this subtree: {exc})"
+    st.code(plans[key] or "(no plan)", language=None)
