@@ -63,15 +63,22 @@ PROFILE = {"scale": 1, "median_speedup": 3.0, "tpcds_scale": 0.1, "target_s": 60
         {"query": "72", "nodes": 26, "one_run_s": 61.0, "one_run_jobs": 2},
     ]}
 
-APP = {"reloads": 5, "targets": {"tutorial_warm_s": 2.0, "big_warm_s": 5.0, "click_s": 2.0},
+APP = {"reloads": 5, "reading_s": 20.0,
+       "targets": {"tutorial_warm_s": 1.0, "warm_100_s": 1.5, "warm_500_s": 2.5, "click_500_s": 0.3, "first_run_s": 2.0},
        "plans": [
-           {"plan": "tutorial", "nodes": 5, "cold_s": 3.0, "warm_s": 1.5, "warm_content_s": 1.0, "click_s": 0.8,
-            "spark_free_before_run": True, "memory_before_run": {"app": {"peak_mib": 190.0}, "children": []},
+           {"plan": "tutorial (viewer)", "layout": "viewer", "nodes": 5, "cold_s": 3.0, "warm_s": 0.9,
+            "warm_content_s": 0.5, "click_s": 0.2, "memory_before_run": {"app": {"peak_mib": 190.0}, "children": []},
             "memory_after_run": {"app": {"peak_mib": 200.0}, "children": [{"name": "java", "peak_mib": 555.0}]}},
-           {"plan": "499 nodes", "nodes": 499, "cold_s": 9.0, "warm_s": 7.0, "click_s": 3.0,
-            "spark_free_before_run": True, "memory_before_run": {"app": {"peak_mib": 230.0}, "children": []}},
+           {"plan": "97 nodes (viewer)", "layout": "viewer", "nodes": 97, "warm_s": 1.6, "click_s": 0.2,
+            "memory_before_run": {"app": {"peak_mib": 210.0}, "children": []}},
+           {"plan": "499 nodes (viewer)", "layout": "viewer", "nodes": 499, "cold_s": 9.0, "warm_s": 2.0, "click_s": 0.25,
+            "memory_before_run": {"app": {"peak_mib": 230.0}, "children": []}},
+           {"plan": "tutorial (baseline)", "layout": "baseline", "nodes": 5, "warm_s": 4.0, "click_s": 0.3,
+            "memory_before_run": {"app": {"peak_mib": 190.0}, "children": []}},
+           {"plan": "499 nodes (baseline)", "layout": "baseline", "nodes": 499, "warm_s": 6.5, "click_s": 1.1,
+            "memory_before_run": {"app": {"peak_mib": 230.0}, "children": []}},
        ],
-       "spark_free_before_run": True, "first_run_s": 40.0, "warm_run_s": 2.0}
+       "first_run_s": 1.5, "warm_run_s": 0.8, "spark_warm_before_run": True}
 
 
 def _write(folder, **results) -> None:
@@ -129,13 +136,13 @@ def test_the_report_has_every_figure_against_its_target(tmp_path):
     assert _lines_with(text, "| filter |")[0].endswith("| **not met** |")
     assert "n/a (no limit can be pushed)" in _lines_with(text, "| aggregate |")[0]
 
-    # app: tutorial warm 1.5 s < 2 s met; 499 nodes warm 7 s > 5 s not met; clicks 0.8 met, 3.0 not
-    assert _lines_with(text, "tutorial graph drawn (warm)")[0].endswith("| 1.50 | met |")
-    assert _lines_with(text, "499-node graph drawn (warm) < 5 s")[0].endswith("| 7.00 | **not met** |")
-    assert _lines_with(text, "tutorial: node click")[0].endswith("| 0.80 | met |")
-    assert _lines_with(text, "499 nodes: node click")[0].endswith("| 3.00 | **not met** |")
-    assert _lines_with(text, "no Spark JVM after")[0].endswith("| none | met |")
-    assert "The first Run of a node takes 40.0 s" in text and "2.0 s" in text and "555 MiB" in text
+    # app: each viewer figure against its target, beside its baseline (same node count)
+    assert _lines_with(text, "tutorial (viewer): graph drawn (warm) ≤ 1 s")[0].endswith("| 0.90 (baseline 4.00) | met |")
+    assert _lines_with(text, "97 nodes (viewer): graph drawn (warm) ≤ 1.5 s")[0].endswith("| 1.60 | **not met** |")
+    assert _lines_with(text, "499 nodes (viewer): graph drawn (warm) ≤ 2.5 s")[0].endswith("| 2.00 (baseline 6.50) | met |")
+    assert _lines_with(text, "499 nodes (viewer): node click to inspector ≤ 0.3 s")[0].endswith("| 0.25 (baseline 1.10) | met |")
+    assert _lines_with(text, "first Run after opening the plan")[0].endswith("| 1.50 | met |")
+    assert "its JVM was up" in text and "The first Run then took 1.50 s" in text and "555 MiB" in text
 
     # profiling: q03 3× with the same counts; TPC-DS 64 under a minute, 72 over
     assert _lines_with(text, "| q03 | 10 |") == ["| q03 | 10 | 1.00 | 2 | 3.00 | 8 | 2 | 3.00 | same |"]
@@ -153,7 +160,7 @@ def test_missing_and_failed_benchmarks_say_so_and_the_rest_still_shows(tmp_path)
     assert "Not run." in opening
     spark = next(s for s in sections if s.startswith("2. Translation overhead"))
     assert "Failed: `ModuleNotFoundError: No module named 'benchmarks.spark'`" in spark
-    assert "| tutorial | 5 | 3.00 | 1.50 | 1.00 | n/a | 0.80 | 190 | none |" in text
+    assert "| tutorial (viewer) | 5 | 3.00 | 0.90 | 0.50 | n/a | 0.20 | 190 |" in text
 
 
 def test_no_results_at_all_gives_a_report_of_not_run_panels(tmp_path):
