@@ -107,7 +107,8 @@ def get_session() -> SparkSession:
 
 #: ``SUBSTRAIT_VIZ_WARM_UP=0`` keeps the app from starting Spark before the first run.
 WARM_UP = os.environ.get("SUBSTRAIT_VIZ_WARM_UP", "1") != "0"
-_warming: threading.Thread | None = None
+_warming: threading.Thread | None = None  # the one warm-up of this process (a dead JVM is restarted by a run)
+_warm_lock = threading.Lock()
 warm_up_error: str | None = None
 
 
@@ -118,17 +119,28 @@ def warm_up(data_file: str | None = None) -> bool:
     (class loading, code generation) are paid before the click. Never blocks; returns whether a
     warm-up started now. A failure is kept in ``warm_up_error``; the first run then says it."""
     global _warming
-    with _lock:
-        if not WARM_UP or _session is not None or (_warming is not None and _warming.is_alive()):
+    # not the session's lock: get_session holds that for the whole start of the JVM, and a page's
+    # rerun must not wait for it
+    with _warm_lock:
+        if not WARM_UP or _session is not None or _warming is not None:
             return False
         _warming = threading.Thread(target=_warm, args=(data_file,), name="spark-warm-up", daemon=True)
         _warming.start()
         return True
 
 
+#: The niceness of the warm-up thread, and so of the JVM it starts (a child inherits its thread's): on a
+#: small machine the JVM's start-up would otherwise take the CPU the page needs to answer clicks.
+WARM_UP_NICENESS = 10
+
+
 def _warm(data_file: str | None) -> None:
     global warm_up_error
     try:
+        try:  # Linux: the niceness of this thread only (the server's other threads keep theirs)
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WARM_UP_NICENESS)
+        except (AttributeError, OSError):
+            pass
         spark = get_session()
         from pyspark.sql import functions as F
 

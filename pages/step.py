@@ -15,7 +15,7 @@ import streamlit as st
 from executor.compare import describe_step
 from executor.run import RunResult
 from executor.step import count_notes, cross_product_warning, run_step
-from ui.background import Task, show_progress, start
+from ui.background import POLL_S, Task, show_progress, start
 from ui.compare_panel import compare_panel
 from ui.data import catalog_for
 from ui.graph_view import graph_view
@@ -80,7 +80,7 @@ def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, timeout_s: fl
           what=f"running node {node_id}", thread_name="app-step")
 
 
-@st.fragment(run_every=0.5)
+@st.fragment(run_every=POLL_S)
 def _progress(task_key: tuple) -> None:
     task = _tasks().get(task_key)
     if task is None:

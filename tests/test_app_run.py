@@ -51,7 +51,7 @@ def test_opening_a_plan_starts_spark_in_the_background():
     from executor import session
 
     session.stop_session()  # as on a fresh server
-    session.WARM_UP = True
+    session.WARM_UP, session._warming = True, None
     try:
         at = AppTest.from_file(APP, default_timeout=120)
         at.query_params["sample"] = "tutorial.json"

@@ -64,6 +64,10 @@ def run_in_background(task: Task, work: Callable[[], Any], what: str, thread_nam
     threading.Thread(target=run, name=thread_name, daemon=True).start()
 
 
+#: Seconds between two looks at a running task: its rows show at most this long after they arrive.
+POLL_S = 0.3
+
+
 def show_progress(task: Task, text: str, cancel_key: str) -> None:
     """Inside a ``st.fragment(run_every=...)``: the progress bar and Cancel, or a rerun of the whole
     page once the task is done."""

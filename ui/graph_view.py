@@ -136,8 +136,10 @@ function build(root, data) {
     m.setAttribute('width', Math.ceil(w * v.mk)); m.setAttribute('height', Math.ceil(h * v.mk));
     m.setAttribute('viewBox', `0 0 ${w} ${h}`);
     v.miniBoxes = {};
-    svg.querySelectorAll('g.node').forEach((g) => {
-      const b = v.box(g), r = document.createElementNS(ns, 'rect');
+    // every box measured first, then drawn: a read after each write would lay the page out per node
+    const boxes = [...svg.querySelectorAll('g.node')].map((g) => [g, v.box(g)]);
+    boxes.forEach(([g, b]) => {
+      const r = document.createElementNS(ns, 'rect');
       r.setAttribute('x', b.x); r.setAttribute('y', b.y); r.setAttribute('width', b.w); r.setAttribute('height', b.h);
       r.setAttribute('fill', '#b8c7db');
       m.appendChild(r);
@@ -237,9 +239,14 @@ function paint(v, data) {
 export default function (component) {
   const { parentElement, data, setTriggerValue } = component;
   const root = parentElement.querySelector('.sv-root');
+  // the SVG comes once per page and session; later reruns send only its key (see graph_view)
+  const svgs = window.__substraitVizSvgs || (window.__substraitVizSvgs = new Map());
+  if (data.svg) svgs.set(data.key, data.svg);
   let v = root.__viewer;
   if (!v || v.key !== data.key) {
-    v = root.__viewer = build(root, data);
+    const svg = svgs.get(data.key);
+    if (!svg) { setTriggerValue('missing', data.key); return; }
+    v = root.__viewer = build(root, { ...data, svg });
     root.dataset.svgKey = data.key;
     // fitted when its text stays readable so; else at 100%, from the top (the roots)
     const vp = v.viewport;
@@ -260,9 +267,35 @@ _component = st.components.v2.component("substrait_viz_graph_view", html=_HTML, 
 IN_BROWSER = os.environ.get("SUBSTRAIT_VIZ_LAYOUT") == "browser"
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def _layout(dot: str) -> str | None:
-    """The SVG of ``dot``, laid out once per distinct DOT for every session."""
-    return layout_svg(dot)
+def _layout(dot: str) -> tuple[str, str] | None:
+    """The SVG of ``dot`` and its key, laid out once per distinct DOT for every session."""
+    svg = layout_svg(dot)
+    if svg is None:
+        return None
+    key = hashlib.sha1(svg.encode()).hexdigest()
+    _LAID_OUT[key] = svg
+    return svg, key
+
+
+#: Every SVG laid out, by key (as long as the process lives; one per distinct drawing).
+_LAID_OUT: dict[str, str] = {}
+
+
+def laid_out(key: str) -> str | None:
+    """The SVG of a key the viewer was given (what a page shows; for tests without a browser)."""
+    return _LAID_OUT.get(key)
+
+
+def _sent() -> set[str]:
+    """The SVGs this session's page already has (the viewer keeps them in the page)."""
+    return st.session_state.setdefault("graph_svgs_sent", set())
+
+
+def _resend(key: str) -> None:
+    """The page lost an SVG it was sent (it was reloaded): send it again on this rerun."""
+    value = st.session_state.get(key)
+    missing = value.get("missing") if isinstance(value, dict) else getattr(value, "missing", None)
+    _sent().discard(missing)
 
 
 def _select_clicked(key: str) -> None:
@@ -286,8 +319,8 @@ def graph_view(
     """Show ``dot`` laid out on the server, with pan and zoom; ``selected`` and ``hits`` are
     painted in the page. A click selects the node (``ui.selection``) unless ``on_click`` says
     otherwise; ``follow`` moves the view to the selected node when the selection changes."""
-    svg = None if IN_BROWSER else _layout(dot)
-    if svg is None:  # no Graphviz on the server: lay it out in the browser, without zoom
+    laid = None if IN_BROWSER else _layout(dot)
+    if laid is None:  # no Graphviz on the server: lay it out in the browser, without zoom
         st.graphviz_chart(dot, width="stretch")
         if clickable:
             graph_click(key, selected, on_click, hits=hits)
@@ -295,10 +328,13 @@ def graph_view(
             st.caption("Install Graphviz on the server (`apt-get install graphviz`, or `make run` as root) for a graph "
                        "you can pan and zoom, laid out once instead of on every page.")
         return
+    svg, svg_key = laid
+    sent = _sent()
     pal = PALETTES[theme()]
     data = {
-        "svg": svg,
-        "key": hashlib.sha1(svg.encode()).hexdigest(),
+        # a rerun of the same drawing sends only its key: a click must not carry a 500-node SVG (1.4 MB)
+        "svg": None if svg_key in sent else svg,
+        "key": svg_key,
         "selected": selected,
         "hits": sorted(hits),
         "fill": pal.selected_fill,
@@ -307,4 +343,5 @@ def graph_view(
         "follow": follow,
     }
     callback = (on_click if on_click is not None else (lambda: _select_clicked(key))) if clickable else (lambda: None)
-    _component(key=key, data=data, on_node_change=callback)
+    _component(key=key, data=data, on_node_change=callback, on_missing_change=lambda: _resend(key))
+    sent.add(svg_key)

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from executor.profile import Profile, profile_plan
-from ui.background import Task, finished, show_progress, start
+from ui.background import POLL_S, Task, finished, show_progress, start
 from ui.plan_source import Plan
 from viz.model import PlanModel
 from viz.render import Overlay, title
@@ -33,7 +33,7 @@ def _start(plan: Plan, model: PlanModel, timeout_s: float) -> None:
           what="profiling the plan", thread_name="app-profile")
 
 
-@st.fragment(run_every=1.0)
+@st.fragment(run_every=POLL_S)
 def _progress_fragment(key: str) -> None:
     state = _states().get(key)
     if state is not None:

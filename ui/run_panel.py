@@ -13,7 +13,7 @@ import streamlit as st
 
 from executor.errors import ExecutionError
 from executor.run import explain_node, run_node, to_csv_bytes, to_parquet_bytes
-from ui.background import Task, finished, show_progress, start
+from ui.background import POLL_S, Task, finished, show_progress, start
 from ui.data import catalog_for
 from ui.plan_source import Plan
 from viz.model import PlanModel
@@ -59,7 +59,7 @@ def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, 
         _show(plan, model, state, key)
 
 
-@st.fragment(run_every=1.0)
+@st.fragment(run_every=POLL_S)
 def _progress_fragment(key: tuple) -> None:
     state = _runs().get(key)
     if state is not None:
