@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import threading
 import warnings
+from typing import Callable
 
 from pyspark.sql import SparkSession
 
@@ -112,7 +113,12 @@ _warm_lock = threading.Lock()
 warm_up_error: str | None = None
 
 
-def warm_up(data_file: str | None = None) -> bool:
+def warm_up_due() -> bool:
+    """Whether a warm-up would start now: it is on, and no session and no warm-up exist yet."""
+    return WARM_UP and _session is None and _warming is None
+
+
+def warm_up(data_file: str | None = None, prepare: Callable[[SparkSession], object] | None = None) -> bool:
     """Start the shared session in a background thread (once), so that the first run does not wait
     for the JVM: a person has opened a plan and is reading it. The thread then runs a small query (a
     read of ``data_file`` when given, a join, an aggregate, a sort) so Spark's first-query costs
@@ -124,17 +130,17 @@ def warm_up(data_file: str | None = None) -> bool:
     with _warm_lock:
         if not WARM_UP or _session is not None or _warming is not None:
             return False
-        _warming = threading.Thread(target=_warm, args=(data_file,), name="spark-warm-up", daemon=True)
+        _warming = threading.Thread(target=_warm, args=(data_file, prepare), name="spark-warm-up", daemon=True)
         _warming.start()
         return True
 
 
 #: The niceness of the warm-up thread, and so of the JVM it starts (a child inherits its thread's): on a
 #: small machine the JVM's start-up would otherwise take the CPU the page needs to answer clicks.
-WARM_UP_NICENESS = 10
+WARM_UP_NICENESS = 0
 
 
-def _warm(data_file: str | None) -> None:
+def _warm(data_file: str | None, prepare: Callable[[SparkSession], object] | None = None) -> None:
     global warm_up_error
     try:
         try:  # Linux: the niceness of this thread only (the server's other threads keep theirs)
@@ -150,6 +156,8 @@ def _warm(data_file: str | None) -> None:
         joined.orderBy("k").limit(5).collect()
         if data_file:
             spark.read.parquet(data_file).limit(5).collect()
+        if prepare is not None:  # e.g. translate the open plan, so its first run finds it made
+            prepare(spark)
     except Exception as exc:  # noqa: BLE001 - the run that needs Spark reports its own error
         warm_up_error = f"{type(exc).__name__}: {exc}"
 

@@ -10,7 +10,8 @@ import streamlit as st
 
 from ui.entry import through_app
 from ui.graph_view import graph_view
-from ui.plan_source import executability_of, open_plan
+from ui.page import open_plan
+from ui.plan_source import executability_of
 from ui.profile_panel import profile_controls, profile_overlay, profile_table
 from ui.run_panel import run_tab
 from ui.selection import (parse_choice, parse_flag, parse_int_between, parse_members, resolve_node, select,

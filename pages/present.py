@@ -14,7 +14,8 @@ from executor.run import run_node
 from ui.background import POLL_S, Task, finished, show_progress, start
 from ui.entry import through_app
 from ui.graph_view import graph_view
-from ui.plan_source import executability_of, open_plan
+from ui.page import open_plan
+from ui.plan_source import executability_of
 from ui.selection import resolve_node, select, theme
 from ui.share import share_link_widget
 from viz.describe import describe_plan, story_order

@@ -20,7 +20,8 @@ from ui.compare_panel import compare_panel
 from ui.data import catalog_for
 from ui.graph_view import graph_view
 from ui.entry import through_app
-from ui.plan_source import Plan, executability_of, open_plan
+from ui.page import open_plan
+from ui.plan_source import Plan, executability_of
 from ui.profile_panel import finished_profile, profile_overlay
 from viz.kinds import kind
 from ui.selection import resolve_node, select

@@ -111,3 +111,34 @@ def safe_file_name(name: str) -> str:
     base = os.path.basename(name.replace("\\", "/"))
     base = re.sub(r"[^A-Za-z0-9._-]", "_", base).lstrip(".")
     return base or "table"
+
+
+#: Plans up to this many nodes have every node translated in the background when they open.
+WARM_NODES = 40
+
+
+def warm_spark(plan: Plan, model) -> None:
+    """Start Spark in the background (``executor.session.warm_up``), then translate the open plan's
+    roots on it (kept by ``executor.run.translation``): the first run finds Spark started and its
+    code paths warm, and the page never waits for either."""
+    from executor.executable import executability
+    from executor.run import translation
+    from executor.session import warm_up, warm_up_due
+
+    if not warm_up_due():
+        return
+    try:
+        catalog = catalog_for(plan)
+    except Exception:  # noqa: BLE001 - the tables are not ready (yet): start Spark all the same
+        catalog = None
+
+    runnable = executability(model)
+    # a small plan: every node a person may run first; a large one: its roots (their subtrees warm the rest)
+    nodes = list(model.graph.nodes) if len(model.graph.nodes) <= WARM_NODES else list(model.roots)
+
+    def prepare(spark) -> None:
+        for node_id in nodes:
+            if runnable[node_id].ok:
+                translation(model, node_id, spark, catalog)
+
+    warm_up(os.path.join(TUTORIAL_DATA, "orders.parquet"), prepare if catalog is not None else None)

@@ -153,25 +153,14 @@ def plan_sidebar() -> Plan | None:
 
 
 def current_model(plan: Plan | None) -> PlanModel | None:
-    """The model of the current plan; shows ``st.error`` and returns None when it is not a plan.
-    With a plan open, Spark starts in the background (``executor.session.warm_up``): the first run
-    should not wait for the JVM, and the page never waits for it."""
+    """The model of the current plan; shows ``st.error`` and returns None when it is not a plan."""
     if plan is None:
         return None
     result = analyze_cached(plan.data)
     if isinstance(result, str):
         st.error(f"{plan.source} is not a Substrait plan: {result}")
         return None
-    _warm_spark()
     return result
-
-
-def _warm_spark() -> None:
-    try:
-        from executor.session import warm_up
-    except ImportError:  # the executor is not installed: nothing to run plans on
-        return
-    warm_up(os.path.join(ROOT, "sample_data", "tutorial", "orders.parquet"))
 
 
 def plan_digest(plan: Plan | None) -> str:
@@ -182,21 +171,3 @@ def plan_digest(plan: Plan | None) -> str:
         return ""
     model = analyze_cached(plan.data)
     return model.digest if isinstance(model, PlanModel) else hashlib.sha256(plan.data).hexdigest()
-
-
-def open_plan(title: str, hint: str, empty: str | None = None) -> tuple[Plan, PlanModel] | None:
-    """A page's start: the plan inputs in the sidebar, then the plan and its model. Without a model,
-    the page's ``title`` and ``hint`` when no plan is open (an unreadable one has its error shown)
-    and None; with ``empty`` given, a plan without relations is that warning and None."""
-    plan = plan_sidebar()
-    model = current_model(plan)
-    if model is None:
-        if plan is None:
-            st.title(title)
-            st.info(hint)
-        return None
-    if empty is not None and not model.graph.nodes:
-        st.warning(empty)
-        return None
-    st.session_state["node_ids"] = list(model.graph.nodes)
-    return plan, model
