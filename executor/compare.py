@@ -208,15 +208,15 @@ def _sample(df, names: list[str], n: int) -> pd.DataFrame:
 
 def _work(model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample: int,
           ignore_case: bool = False) -> OutputComparison:
-    from .translate_rel import translate
+    from .run import translation  # kept per plan, node, tables and session: a run of the node made it already
 
     start = time.perf_counter()
     try:
-        ta = translate(model_a, node_a, spark, catalog_a)
+        ta = translation(model_a, node_a, spark, catalog_a)
     except ExecutionError as exc:
         raise ExecutionError(f"a (node {node_a}): {exc}") from exc
     try:
-        tb = translate(model_b, node_b, spark, catalog_b)
+        tb = translation(model_b, node_b, spark, catalog_b)
     except ExecutionError as exc:
         raise ExecutionError(f"b (node {node_b}): {exc}") from exc
     df_a, df_b = ta.df, tb.df

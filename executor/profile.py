@@ -68,7 +68,7 @@ from viz.render import NodeStat, Overlay
 from viz.schema import aggregate_layout, join_type_name
 
 from .errors import ExecutionError
-from .run import POLL_S, STOP_GRACE_S, interrupt_tag, spark_reason, tagged
+from .run import POLL_S, STOP_GRACE_S, interrupt_tag, spark_reason, tagged, translation
 
 EXPLODE_FACTOR = 10.0
 EXPLODE_MIN_ROWS = 1000
@@ -542,10 +542,8 @@ class _Work:
 
         from pyspark.sql import functions as F
 
-        from .translate_rel import translate
-
         try:
-            parts = [translate(self.model, nid, self.spark, self.catalog).df
+            parts = [translation(self.model, nid, self.spark, self.catalog).df
                      .agg(F.count(F.lit(1)).alias("rows")).select(F.lit(nid).alias("node"), "rows")
                      for nid in self.reads]
             self._check_stop()
@@ -578,11 +576,9 @@ class _Work:
         self._count(nid)
 
     def _count(self, nid: str) -> None:
-        from .translate_rel import translate
-
         p = self.profile.nodes[nid]
         try:
-            df = translate(self.model, nid, self.spark, self.catalog).df
+            df = translation(self.model, nid, self.spark, self.catalog).df
             self._check_stop()
             start = time.perf_counter()
             rows = int(df.count())

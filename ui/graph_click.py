@@ -1,4 +1,6 @@
-"""Clicking a node in the graph selects it, and the selected node is highlighted in the page.
+"""Clicking a node in the in-browser chart selects it, and the selected node is highlighted in the page.
+
+This is the fallback of :mod:`ui.graph_view` (the viewer) on a server without Graphviz's ``dot``.
 
 ``st.graphviz_chart`` draws the DOT in the page (Graphviz compiled to WebAssembly, no system
 Graphviz needed). It reports no clicks, so this small custom component (Streamlit components v2,
@@ -57,7 +59,7 @@ export default function (component) {
 _component = st.components.v2.component("substrait_viz_graph_click", js=_JS)
 
 
-def _select_clicked(key: str) -> None:
+def select_clicked(key: str) -> None:
     """Select the clicked node, if it is one of the plan's (``st.session_state["node_ids"]``)."""
     value = st.session_state.get(key)
     node = value.get("node") if isinstance(value, dict) else getattr(value, "node", None)
@@ -70,7 +72,7 @@ def graph_click(key: str, selected: str | None = None, on_click: Callable[[], No
     """Mount the listener and paint ``selected`` as the selected node (draw the DOT without a
     selection); returns the clicked node id on the rerun a click causes. By default a click
     selects the node (``ui.selection``)."""
-    callback = on_click if on_click is not None else (lambda: _select_clicked(key))
+    callback = on_click if on_click is not None else (lambda: select_clicked(key))
     pal = PALETTES[theme()]
     data = {"selected": selected, "fill": pal.selected_fill, "hits": sorted(hits), "hit_fill": pal.hit_fill}
     result = _component(key=key, data=data, on_node_change=callback, height=0)

@@ -23,8 +23,8 @@ from typing import Callable
 
 import streamlit as st
 
-from ui.graph_click import graph_click
-from ui.selection import select, theme
+from ui.graph_click import graph_click, select_clicked
+from ui.selection import theme
 from viz.export import layout_svg
 from viz.render import PALETTES
 
@@ -298,14 +298,6 @@ def _resend(key: str) -> None:
     _sent().discard(missing)
 
 
-def _select_clicked(key: str) -> None:
-    """Select the clicked node, if it is one of the plan's (``st.session_state["node_ids"]``)."""
-    value = st.session_state.get(key)
-    node = value.get("node") if isinstance(value, dict) else getattr(value, "node", None)
-    if node and node in st.session_state.get("node_ids", ()):
-        select(node)
-
-
 def graph_view(
     dot: str,
     key: str,
@@ -342,6 +334,6 @@ def graph_view(
         "height": height,
         "follow": follow,
     }
-    callback = (on_click if on_click is not None else (lambda: _select_clicked(key))) if clickable else (lambda: None)
+    callback = (on_click if on_click is not None else (lambda: select_clicked(key))) if clickable else (lambda: None)
     _component(key=key, data=data, on_node_change=callback, on_missing_change=lambda: _resend(key))
     sent.add(svg_key)
