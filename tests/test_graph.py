@@ -75,3 +75,19 @@ def test_around_is_two_levels_up_and_down():
     down2 = [c for d in down1 for c in graph.nodes[d].inputs]
     assert graph.around(node) == list(dict.fromkeys([*up2, *up1, node, *down1, *down2]))
     assert graph.around(node, levels=0) == [node]
+
+
+def test_a_shared_plan_relation_is_drawn_below_its_readers_not_among_the_roots():
+    """set_ops.json: relations 0-3 are plain ``rel`` subtrees that ReferenceRels read (CTEs): on the
+    roots' rank they would force their reference edges to point down in a bottom-up drawing."""
+    from viz.model import analyze_loaded
+    from viz.load import load_path
+    from viz.render import PALETTES, to_dot
+
+    model = analyze_loaded(load_path(str(Path(__file__).parent.parent / "sample_plans" / "set_ops.json")))
+    dot = to_dot(model)
+    [rank] = [line for line in dot.splitlines() if "rank=same" in line]
+    assert rank.split(";")[1].split() == [f'"{i}"' for i in range(4, 12)]
+    root_fill = PALETTES["light"].root_fill
+    assert root_fill not in next(line for line in dot.splitlines() if line.startswith('  "0" ['))
+    assert root_fill in next(line for line in dot.splitlines() if line.startswith('  "4" ['))

@@ -309,7 +309,10 @@ def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, 
     stats = view.profile.stats() if view.profile is not None else {}
     keep = visible_nodes(model, view, node_ids)
     kept = set(keep)
-    roots = [r for r in model.roots if r in kept]
+    # a plan relation that a ReferenceRel reads is a shared subtree (a CTE), drawn below its readers,
+    # not a root at the top
+    shared = {e.target for e in model.graph.edges if e.kind == "reference"}
+    roots = [r for r in model.roots if r in kept and r not in shared]
     for node_id in keep:
         node = model.node(node_id)
         hidden = _hidden_count(model, node_id, kept) if node_id in view.collapsed else 0
@@ -324,7 +327,7 @@ def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, 
             f"tooltip={_quote(node.id + ' ' + title(node.kind))}",
         ]
         fill = pal.node_fill
-        if node.id in model.roots:
+        if node.id in model.roots and node.id not in shared:
             fill = pal.root_fill
         if view.trace in PROPERTIES:
             effect = effects.get(view.trace)
