@@ -4,8 +4,7 @@
 
 The plans are ordinary protobuf JSON (current proto: ``extensionUrns``, compound function names
 such as ``equal:any_any``); this script only saves typing and keeps the manifest, the README and
-the files in step. The three copied plans (``tutorial.json`` and the two TPC-H plans) are not
-written here, only listed.
+the files in step. The copied plans (``tutorial.json`` and the TPC-H plans) are not written here, only listed.
 
 Field indices are worked out by hand in the comments. The tutorial tables (``sample_data/tutorial``):
 
@@ -21,26 +20,19 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import sys
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # the repository, for viz
+
+from viz.types import type_json  # noqa: E402
 
 Json = dict[str, Any]
 
 # ---------------------------------------------------------------- types
 
-_SIMPLE = {"bool": "bool", "i32": "i32", "i64": "i64", "fp64": "fp64", "string": "string", "date": "date"}
-
-
-def typ(text: str) -> Json:
-    """``"i64"`` required, ``"string?"`` nullable, ``"decimal<10,2>?"``."""
-    nullable = text.endswith("?")
-    base = text.rstrip("?")
-    n = "NULLABILITY_NULLABLE" if nullable else "NULLABILITY_REQUIRED"
-    if base.startswith("decimal<"):
-        p, s = base[len("decimal<") : -1].split(",")
-        return {"decimal": {"precision": int(p), "scale": int(s), "nullability": n}}
-    return {_SIMPLE[base]: {"nullability": n}}
+typ = type_json  # "i64" required, "string?" nullable, "decimal<10,2>?"
 
 
 ORDERS_SCHEMA = {
@@ -639,6 +631,21 @@ COPIED: dict[str, Entry] = {
         "about": "TPC-H query 3 from DuckDB: joins, an aggregate, Top-N; its ProjectRels follow DuckDB's "
         "expressions-only convention (copied from substrait-io/consumer-testing, Apache-2.0)",
     },
+    "tpch_q03_isthmus.json": {
+        "title": "TPC-H query 3 (isthmus)",
+        "data": "tpch",
+        "sql": TPCH_Q03,
+        "about": "TPC-H query 3 from isthmus (Calcite): cross products under one filter, a project before the "
+        "aggregate; pairs with the DataFusion and DuckDB plans of the same query on the Compare page "
+        "(copied from substrait-io/consumer-testing, Apache-2.0)",
+    },
+    "tpch_q03_datafusion.json": {
+        "title": "TPC-H query 3 (DataFusion)",
+        "data": "tpch",
+        "sql": TPCH_Q03,
+        "about": "TPC-H query 3 from DataFusion 55's producer (unoptimized logical plan): inner joins without "
+        "conditions under one filter, sums with no output type (made by tests/data/datafusion_tpch/make_plans.py)",
+    },
 }
 
 MADE = {
@@ -761,6 +768,10 @@ README_TAIL = """
 by hand in its comments. `tests/test_sample_plans.py` checks that every plan derives with no error
 (except the deliberate ones of `errors.json`), that root names fit, and that DuckDB running each
 plan's SQL gives as many columns as the root (and, with Spark, the same rows as the executor).
+
+`tpch_q03_isthmus.json` is also copied unchanged from `../shared/corpora`; `tpch_q03_datafusion.json` is
+`tests/data/datafusion_tpch/q03.json`, written by DataFusion's own producer (see `make_plans.py` there).
+The three TPC-H query 3 plans are the Compare page's sample pairs.
 
 ## The deliberate errors in `errors.json`
 

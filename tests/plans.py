@@ -10,30 +10,9 @@ import json
 from typing import Any
 
 from viz.model import PlanModel, analyze
+from viz.types import type_json
 
-_TYPE_KEYS = {
-    "boolean": "bool",
-    "i8": "i8",
-    "i16": "i16",
-    "i32": "i32",
-    "i64": "i64",
-    "fp32": "fp32",
-    "fp64": "fp64",
-    "string": "string",
-    "date": "date",
-    "binary": "binary",
-}
-
-
-def typ(name: str) -> dict:
-    """``"i64"`` -> required i64, ``"string?"`` -> nullable string, ``"decimal<10,2>?"``."""
-    nullable = name.endswith("?")
-    base = name.rstrip("?")
-    nullability = "NULLABILITY_NULLABLE" if nullable else "NULLABILITY_REQUIRED"
-    if base.startswith("decimal<"):
-        p, s = base[len("decimal<") : -1].split(",")
-        return {"decimal": {"precision": int(p), "scale": int(s), "nullability": nullability}}
-    return {_TYPE_KEYS[base]: {"nullability": nullability}}
+typ = type_json  # "i64" -> required i64, "string?" -> nullable string, "decimal<10,2>?"
 
 
 def read(table: str, columns: list[tuple[str, str]], **extra: Any) -> dict:

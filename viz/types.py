@@ -30,6 +30,24 @@ _SIMPLE_NAMES = {
 }
 
 
+#: A readable name (or the Type field itself) -> the Type field, for :func:`type_json`.
+_FIELD_OF_NAME = {**{k: k for k in _SIMPLE_NAMES}, **{v: k for k, v in _SIMPLE_NAMES.items()}}
+
+
+def type_json(text: str) -> dict:
+    """A type in protobuf-JSON form from its short text: ``"i64"`` required, ``"string?"`` nullable,
+    ``"decimal<10,2>?"``. For hand-made plans (the sample plans' script and the tests)."""
+    nullable = text.endswith("?")
+    base = text.rstrip("?")
+    nullability = "NULLABILITY_NULLABLE" if nullable else "NULLABILITY_REQUIRED"
+    if base.startswith("decimal<") and base.endswith(">"):
+        precision, scale = base[len("decimal<"):-1].split(",")
+        return {"decimal": {"precision": int(precision), "scale": int(scale), "nullability": nullability}}
+    if base not in _FIELD_OF_NAME:
+        raise ValueError(f"unknown type text {text!r}: expected a simple type such as i64 or string?, or decimal<P,S>")
+    return {_FIELD_OF_NAME[base]: {"nullability": nullability}}
+
+
 def kind(t: Type | None) -> str | None:
     return t.WhichOneof("kind") if t is not None else None
 
