@@ -16,6 +16,7 @@ from ui.entry import through_app
 from ui.graph_view import graph_view
 from ui.page import open_plan
 from ui.plan_source import executability_of
+from ui.report_button import report_button
 from ui.selection import resolve_node, select, theme
 from ui.share import share_link_widget
 from viz.describe import describe_plan, story_order
@@ -124,5 +125,6 @@ def main() -> None:
         _story(model, order, sentences, selected)
         st.divider()
         share_link_widget(plan, selected, page="present")
+        report_button(plan, model, key="present_report")
 
 main()

@@ -133,7 +133,7 @@ class PlanModel:
     def to_json(self) -> dict:
         return {
             "format": self.loaded.format,
-            "version": _version_text(self.plan),
+            "version": version_text(self.plan),
             "roots": list(self.graph.roots),
             "nodes": [n.to_json() for n in self.nodes()],
             "diagnostics": [d.to_json() for d in self.loaded.diagnostics],
@@ -141,7 +141,7 @@ class PlanModel:
         }
 
 
-def _version_text(plan: plan_pb2.Plan) -> str | None:
+def version_text(plan: plan_pb2.Plan) -> str | None:
     if not plan.HasField("version"):
         return None
     v = plan.version

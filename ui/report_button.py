@@ -1,0 +1,85 @@
+"""The "Download report (HTML)" button: the plan as one self-contained HTML file
+(``viz.html_report``), with the row counts and sample rows this session has for the plan.
+
+What the session ran lives where the pages keep it, keyed by the plan's digest: the profile
+(``ui.profile_panel.finished_profile``), the Run tab (``st.session_state["runs"]``), Step through
+(``"step_results"``) and Present (``"present_tasks"``). They are gathered while the page runs; the
+report itself is built only when the button is clicked (Streamlit calls ``data`` then, in another
+thread), so a rerun never lays the graph out for it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable
+
+import streamlit as st
+
+from ui.plan_source import Plan
+from ui.profile_panel import finished_profile
+from viz.html_report import MAX_SAMPLE_ROWS, NodeRun, html_report
+from viz.model import PlanModel
+
+LABEL = "Download report (HTML)"
+
+#: Where the pages keep finished runs: (session-state key, where the result is, what to call it).
+_RUN_SOURCES: tuple[tuple[str, Callable[[Any], Any], str], ...] = (
+    ("runs", lambda state: state.result if state.done.is_set() else None, "the Run tab"),
+    ("step_results", lambda result: result, "Step through"),
+    ("present_tasks", lambda task: task.result if task.done.is_set() else None, "Present"),
+)
+
+
+def _sample(result) -> tuple[tuple[str, ...], tuple[tuple[object, ...], ...]]:
+    rows = result.rows.head(MAX_SAMPLE_ROWS)
+    return tuple(str(c) for c in rows.columns), tuple(tuple(r) for r in rows.itertuples(index=False, name=None))
+
+
+def session_runs(model: PlanModel) -> dict[str, NodeRun]:
+    """Per node of ``model``, what this session ran there: the profile's exact count, or a run's
+    count, and the first rows of the latest run that has rows."""
+    digest = model.digest
+    out: dict[str, NodeRun] = {}
+    for key, result_of, where in _RUN_SOURCES:
+        for k, value in st.session_state.get(key, {}).items():
+            if not isinstance(k, tuple) or len(k) < 2 or k[0] != digest or k[1] in out:
+                continue
+            result = result_of(value)
+            if result is None or not hasattr(result, "rows"):
+                continue  # still running, failed, or a step's error message
+            columns, sample = _sample(result)
+            out[k[1]] = NodeRun(rows=result.row_count, columns=columns, sample=sample,
+                                note=f"run in {where} ({result.elapsed_s:.2f} s)")
+    profile = finished_profile(model)
+    if profile is not None:
+        for nid, p in profile.nodes.items():
+            run = out.get(nid)
+            if p.rows is not None:
+                note = "counted by the profile" + (f"; rows {run.note}" if run is not None else "")
+                out[nid] = NodeRun(rows=p.rows, columns=run.columns if run else (), sample=run.sample if run else (),
+                                   note=note)
+            elif p.error and run is None:
+                out[nid] = NodeRun(note=f"the profile could not count it: {p.error}")
+    return out
+
+
+def report_file_name(source: str) -> str:
+    stem = os.path.splitext(os.path.basename(source))[0] or "plan"
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem)
+    return f"{safe}-report.html"
+
+
+def report_button(plan: Plan, model: PlanModel, key: str) -> None:
+    """The download button; the file is made when it is clicked."""
+    runs = session_runs(model)
+    counted = sum(1 for r in runs.values() if r.rows is not None)
+    sampled = sum(1 for r in runs.values() if r.sample)
+    what = (f" It includes this session's row counts for {counted} node{'s' if counted != 1 else ''} and sample "
+            f"rows for {sampled}." if runs else " Profile the plan or run nodes first to include row counts and sample rows.")
+    source = plan.source
+    st.download_button(
+        LABEL, lambda: html_report(model, source, runs), file_name=report_file_name(source), mime="text/html",
+        key=key, on_click="ignore",
+        help="One self-contained HTML file that opens offline in any browser: the graph (click a node), every "
+             "node's schema, expressions, properties and diagnostics, and the plan in words." + what,
+    )
