@@ -10,15 +10,17 @@ import streamlit as st
 
 from ui.entry import through_app
 from ui.graph_view import graph_view
+from ui.lineage_panel import column_clicked, lineage_highlight, lineage_panel
 from ui.page import open_plan
 from ui.plan_source import executability_of
 from ui.profile_panel import profile_controls, profile_overlay, profile_table
+from ui.report_button import report_button
 from ui.run_panel import run_tab
 from ui.selection import (parse_choice, parse_flag, parse_int_between, parse_members, resolve_node, select,
                           setting_from_url, setting_to_url, theme)
 from ui.share import share_link_widget
 from viz.errors import Severity
-from viz.export import svg_or_none
+from viz.export import has_dot, svg_or_none
 from viz.model import PlanModel
 from viz.render import View, title, to_dot
 from viz.report import input_columns, node_report, property_rules, search
@@ -27,6 +29,8 @@ through_app()
 
 _SEVERITY_WIDGET = {Severity.ERROR: st.error, Severity.WARNING: st.warning, Severity.INFO: st.info}
 TRACE = {"none": None, "orderedness": "orderedness", "distribution": "distribution"}
+INSPECTOR_TABS = ["Schema", "Inputs", "Expressions", "Properties", "Diagnostics", "JSON", "Run"]
+INSPECTOR_TAB_KEY = "inspector_tab"  # the open tab's label, in the session state
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -49,13 +53,18 @@ def _view_controls(model: PlanModel, selected: str | None, runnable: dict[str, t
         setting_from_url(key, parse)
     with st.sidebar:
         st.header("View")
+        query = st.text_input("Search nodes", key="search", placeholder="table, column or function name")
+    # the settings are drawn when the popover opens: five more widgets on every page open cost the
+    # browser a tenth of a second
+    with st.sidebar.popover("View settings", width="stretch"):
         trace = st.radio("Trace a property", list(TRACE), horizontal=True, key="trace",
                          help="Colour the nodes by what they do to the property and label the edges with its value")
-        query = st.text_input("Search nodes", key="search", placeholder="table, column or function name")
         focus = st.toggle("Focus on the selected node's subtree", key="focus")
         collapsed = st.multiselect("Collapsed nodes", list(model.graph.nodes), key="collapsed",
                                    help="Hide the inputs of these nodes")
-        max_rows = st.slider("Schema rows per node", 2, 40, rows_default, key="max_rows")
+        # the URL's value, when given, is already in the session state: no second default beside it
+        max_rows = st.slider("Schema rows per node", 2, 40, key="max_rows",
+                             **({} if "max_rows" in st.session_state else {"value": rows_default}))
     for key, value, default in (("trace", trace, "none"), ("search", query, ""), ("focus", focus, False),
                                 ("collapsed", collapsed, []), ("max_rows", max_rows, rows_default)):
         setting_to_url(key, value, default)
@@ -92,57 +101,67 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
     st.subheader(f"{title(node.kind)} · {node.id}")
     if node.info.detail:
         st.caption(node.info.detail)
-    tabs = st.tabs(["Schema", "Inputs", "Expressions", "Properties", "Diagnostics", "JSON", "Run"])
+    # only the open tab is computed and sent (a tab switch reruns): a page with every tab's tables,
+    # code and JSON took the browser about half a second longer to draw, graph included
+    tabs = st.tabs(INSPECTOR_TABS, key=INSPECTOR_TAB_KEY, on_change="rerun")
     with tabs[0]:
-        if node.schema is None:
-            st.warning("The output schema could not be derived; the diagnostics say why.")
-        else:
-            st.dataframe(_schema_frame(node.schema_json()), hide_index=True, width="stretch")
+        if tabs[0].open:
+            if node.schema is None:
+                st.warning("The output schema could not be derived; the diagnostics say why.")
+            else:
+                st.dataframe(_schema_frame(node.schema_json()), hide_index=True, width="stretch")
+                lineage_panel(model, node_id)
     with tabs[1]:
-        cols = input_columns(model, node_id)
-        if not cols:
-            st.write("A leaf: no inputs.")
-        for_cols = st.columns(len(cols)) if cols else []
-        for (input_id, columns), col in zip(cols, for_cols):
-            with col:
-                st.button(f"{input_id} · {title(model.node(input_id).kind)}", key=f"in-{input_id}", on_click=select, args=(input_id,))
-                frame = pd.DataFrame(
-                    [{"index": c.index, "name": c.field.name, "type": c.field.type_text(model.extensions.types), "read": "●" if c.referenced else ""} for c in columns],
-                    columns=["index", "name", "type", "read"],
-                )
-                st.dataframe(
-                    frame.style.apply(lambda r: ["font-weight: bold; color: #1f77b4" if r["read"] else "" for _ in r], axis=1),
-                    hide_index=True, width="stretch",
-                )
-        if cols:
-            st.caption("● marks the fields this node's expressions refer to; `index` is the field index they use.")
+        if tabs[1].open:
+            cols = input_columns(model, node_id)
+            if not cols:
+                st.write("A leaf: no inputs.")
+            for_cols = st.columns(len(cols)) if cols else []
+            for (input_id, columns), col in zip(cols, for_cols):
+                with col:
+                    st.button(f"{input_id} · {title(model.node(input_id).kind)}", key=f"in-{input_id}", on_click=select, args=(input_id,))
+                    frame = pd.DataFrame(
+                        [{"index": c.index, "name": c.field.name, "type": c.field.type_text(model.extensions.types), "read": "●" if c.referenced else ""} for c in columns],
+                        columns=["index", "name", "type", "read"],
+                    )
+                    st.dataframe(
+                        frame.style.apply(lambda r: ["font-weight: bold; color: #1f77b4" if r["read"] else "" for _ in r], axis=1),
+                        hide_index=True, width="stretch",
+                    )
+            if cols:
+                st.caption("● marks the fields this node's expressions refer to; `index` is the field index they use.")
     with tabs[2]:
-        if not node.info.expressions:
-            st.write("No expressions.")
-        for role, text in node.info.expressions:
-            st.markdown(f"**{role}**")
-            st.code(text, language=None, wrap_lines=True)
+        if tabs[2].open:
+            if not node.info.expressions:
+                st.write("No expressions.")
+            for role, text in node.info.expressions:
+                st.markdown(f"**{role}**")
+                st.code(text, language=None, wrap_lines=True)
     with tabs[3]:
-        rules = property_rules(node)
-        if not rules:
-            st.write("No property information.")
-        for r in rules:
-            st.markdown(f"**{r['property']}**: `{r['value']}` — *{r['effect']}*")
-            if r["rule"]:
-                st.caption(f"Spec: {r['rule']}")
-            if r["note"]:
-                st.caption(r["note"])
+        if tabs[3].open:
+            rules = property_rules(node)
+            if not rules:
+                st.write("No property information.")
+            for r in rules:
+                st.markdown(f"**{r['property']}**: `{r['value']}` — *{r['effect']}*")
+                if r["rule"]:
+                    st.caption(f"Spec: {r['rule']}")
+                if r["note"]:
+                    st.caption(r["note"])
     with tabs[4]:
-        if not node.diagnostics:
-            st.write("No diagnostics.")
-        for d in node.diagnostics:
-            _SEVERITY_WIDGET[d.severity](f"{d.code}: {d.message}")
-    report = node_report(model, node_id)
+        if tabs[4].open:
+            if not node.diagnostics:
+                st.write("No diagnostics.")
+            for d in node.diagnostics:
+                _SEVERITY_WIDGET[d.severity](f"{d.code}: {d.message}")
     with tabs[5]:
-        st.json(report["relation"], expanded=2)
+        if tabs[5].open:
+            st.json(node_report(model, node_id)["relation"], expanded=2)
     with tabs[6]:
-        run_tab(plan, model, node_id, runnable.get(node_id, (True, None)))
-    st.download_button("Node report (JSON)", json.dumps(report, indent=2), file_name=f"node-{node_id}.json", mime="application/json")
+        if tabs[6].open:
+            run_tab(plan, model, node_id, runnable.get(node_id, (True, None)))
+    st.download_button("Node report (JSON)", lambda: json.dumps(node_report(model, node_id), indent=2),
+                       file_name=f"node-{node_id}.json", mime="application/json")
 
 
 def main() -> None:
@@ -176,16 +195,18 @@ def main() -> None:
         # the selection and the search hits are painted in the page: the DOT (and so its layout) stays
         # the same when they change
         dot = to_dot(model, view=replace(view, selected=None, hits=frozenset()))
-        graph_view(dot, "graph_click", selected, hits=view.hits)
+        graph_view(dot, "graph_click", selected, hits=view.hits, lineage=lineage_highlight(model, selected),
+                   on_column=column_clicked("graph_click"))
         if profile is not None:
             profile_table(model, profile)
-        c1, c2 = st.columns(2)
-        c1.download_button("Graph (DOT)", dot, file_name="plan.dot", mime="text/vnd.graphviz")
-        svg = _svg(to_dot(model, view=View(theme="light", max_rows=view.max_rows)))
-        if svg is not None:
-            c2.download_button("Graph (SVG)", svg, file_name="plan.svg", mime="image/svg+xml")
-        else:
-            c2.caption("SVG export needs Graphviz's `dot` on the server (`apt-get install graphviz`).")
+        with st.popover("Download"):
+            st.download_button("Graph (DOT)", dot, file_name="plan.dot", mime="text/vnd.graphviz")
+            if has_dot():
+                light = to_dot(model, view=View(theme="light", max_rows=view.max_rows))
+                st.download_button("Graph (SVG)", lambda: _svg(light) or b"", file_name="plan.svg", mime="image/svg+xml")
+            else:
+                st.caption("SVG export needs Graphviz's `dot` on the server (`apt-get install graphviz`).")
+        report_button(plan, model, key="inspect_report")
     with side_col:
         _inspector(plan, model, selected, runnable)
         share_link_widget(plan, selected, page="")

@@ -16,7 +16,7 @@ CLICKS = "substrait_viz_graph_click"  # the fallback chart's click listener, whi
 
 
 def graphs(at: AppTest) -> list[dict]:
-    """Each graph on the page, in page order: ``{"text": ..., "selected": ..., "hits": [...]}``. The
+    """Each graph on the page, in page order: ``{"text": ..., "selected": ..., "hits": [...], "lineage": ...}``. The
     text is the laid-out SVG with its entities decoded (what the browser shows), or the DOT of the
     fallback chart."""
     out = []
@@ -25,11 +25,12 @@ def graphs(at: AppTest) -> list[dict]:
             data = json.loads(c.proto.json)
             svg = data["svg"] or laid_out(data["key"])  # a rerun of the same drawing sends only its key
             out.append({"text": html.unescape(svg), "selected": data["selected"], "hits": data["hits"],
-                        "sent": data["svg"] is not None})
+                        "sent": data["svg"] is not None, "lineage": data.get("lineage")})
     clicks = [json.loads(c.proto.json) for c in at.get("bidi_component") if c.proto.component_name == CLICKS]
     for i, chart in enumerate(at.get("graphviz_chart")):
         painted = clicks[i] if i < len(clicks) else {}
-        out.append({"text": chart.proto.spec, "selected": painted.get("selected"), "hits": painted.get("hits", [])})
+        out.append({"text": chart.proto.spec, "selected": painted.get("selected"), "hits": painted.get("hits", []),
+                    "lineage": painted.get("lineage")})
     return out
 
 

@@ -31,10 +31,14 @@ def test_inspect_json_one_object_per_plan(tmp_path):
     node = tutorial["nodes"][0]
     assert set(node) >= {"id", "kind", "inputs", "schema", "diagnostics"}
     assert node["id"] == "0" and node["kind"] == "aggregate" and node["inputs"] == ["0.0"]
+    # each column names the table columns it comes from (viz.lineage): sales = sum(quantity * price)
     assert node["schema"] == [
-        {"index": 0, "name": "product_name", "type": "string?", "nullable": True},
-        {"index": 1, "name": "product_id", "type": "i64", "nullable": False},
-        {"index": 2, "name": "sales", "type": "decimal<38,2>?", "nullable": True},
+        {"index": 0, "name": "product_name", "type": "string?", "nullable": True,
+         "lineage": {"sources": [{"table": "products", "column": "product_name"}]}},
+        {"index": 1, "name": "product_id", "type": "i64", "nullable": False,
+         "lineage": {"sources": [{"table": "orders", "column": "product_id"}]}},
+        {"index": 2, "name": "sales", "type": "decimal<38,2>?", "nullable": True,
+         "lineage": {"sources": [{"table": "orders", "column": "quantity"}, {"table": "orders", "column": "price"}]}},
     ]
     assert all(set(d) >= {"severity", "code", "message"} for n in query["nodes"] for d in n["diagnostics"])
     assert all(d["node"] == n["id"] for n in query["nodes"] for d in n["diagnostics"] if "node" in d)

@@ -29,6 +29,8 @@ export default function (component) {
   const selected = data && data.selected ? 'node-' + data.selected : null;
   const fill = (data && data.fill) || '#fff3c4';
   const hits = new Set(((data && data.hits) || []).map((n) => 'node-' + n));
+  const lin = data && data.lineage;  // a column's lineage: its nodes take the lineage colours
+  const path = new Set(((lin && lin.nodes) || []).map((n) => 'node-' + n));
   const paint = () => {
     document.querySelectorAll('.stGraphVizChart svg g.node').forEach((g) => {
       if (!g.dataset.substraitBound) {
@@ -43,10 +45,12 @@ export default function (component) {
       // the node's outline is its first shape; an inline style wins over the DOT's attributes
       const shape = g.querySelector('path, polygon, ellipse');
       if (!shape) return;
-      const on = g.id === selected, hit = hits.has(g.id);
-      shape.style.fill = on ? fill : (hit ? data.hit_fill : '');
-      shape.style.strokeWidth = on ? '3' : (hit ? '2' : '');
+      const on = g.id === selected, hit = hits.has(g.id), traced = path.has(g.id);
+      shape.style.fill = on ? fill : (hit ? data.hit_fill : (traced ? lin.fill : ''));
+      shape.style.strokeWidth = on ? '3' : (hit || traced ? '2' : '');
+      shape.style.stroke = traced ? lin.stroke : '';
       if (on) g.classList.add('substrait-selected'); else g.classList.remove('substrait-selected');
+      g.classList.toggle('substrait-lineage', traced);
     });
   };
   paint();
@@ -68,12 +72,14 @@ def select_clicked(key: str) -> None:
 
 
 def graph_click(key: str, selected: str | None = None, on_click: Callable[[], None] | None = None,
-                hits: frozenset[str] | set[str] = frozenset()) -> str | None:
+                hits: frozenset[str] | set[str] = frozenset(), lineage: dict | None = None) -> str | None:
     """Mount the listener and paint ``selected`` as the selected node (draw the DOT without a
-    selection); returns the clicked node id on the rerun a click causes. By default a click
-    selects the node (``ui.selection``)."""
+    selection), and the nodes of a column's ``lineage`` (``ui.lineage_panel.lineage_highlight``);
+    returns the clicked node id on the rerun a click causes. By default a click selects the node
+    (``ui.selection``)."""
     callback = on_click if on_click is not None else (lambda: select_clicked(key))
     pal = PALETTES[theme()]
-    data = {"selected": selected, "fill": pal.selected_fill, "hits": sorted(hits), "hit_fill": pal.hit_fill}
+    data = {"selected": selected, "fill": pal.selected_fill, "hits": sorted(hits), "hit_fill": pal.hit_fill,
+            "lineage": lineage}
     result = _component(key=key, data=data, on_node_change=callback, height=0)
     return getattr(result, "node", None)

@@ -25,7 +25,7 @@ import streamlit as st
 
 from ui.graph_click import graph_click, select_clicked
 from ui.selection import theme
-from viz.export import layout_svg
+from viz.export import compact_svg, layout_svg
 from viz.render import PALETTES
 
 _HTML = """
@@ -59,6 +59,7 @@ _CSS = """
 .sv-viewport.sv-dragging { cursor: grabbing; }
 .sv-stage { position: absolute; left: 0; top: 0; transform-origin: 0 0; }
 .sv-stage svg { display: block; }
+.sv-stage svg text { font-family: Helvetica, sans-serif; }  /* compact_svg drops it from every text */
 .sv-stage g.node { cursor: pointer; }
 .sv-far .sv-detail { display: none; }
 .sv-minimap { position: absolute; right: 8px; bottom: 8px; border: 1px solid rgba(128,128,128,0.6);
@@ -200,11 +201,12 @@ function build(root, data) {
   // clicks on nodes
   svg.querySelectorAll('g.node').forEach((g) => {
     g.dataset.substraitBound = '1';
-    g.addEventListener('click', () => {
+    g.addEventListener('click', (e) => {
       if (v.moved) return;
       const title = g.querySelector('title');
       const id = g.id && g.id.startsWith('node-') ? g.id.slice(5) : (title ? title.textContent : '');
-      if (id && v.setTrigger) v.setTrigger('node', id);
+      const row = v.columnClicks && e.target.closest && e.target.closest('text') ? rowOf(g, e.target.closest('text')) : null;
+      if (id && v.setTrigger) { if (row !== null) v.setTrigger('column', id + '|' + row); else v.setTrigger('node', id); }
     });
   });
   root.querySelectorAll('.sv-toolbar button').forEach((b) => {
@@ -220,20 +222,65 @@ function build(root, data) {
   return v;
 }
 
+// a schema row of a node's label: its "[i]" text and the texts on the same line
+function rowTexts(g, index) {
+  const texts = [...g.querySelectorAll('text')];
+  const head = texts.find((t) => t.textContent.trim() === '[' + index + ']');
+  if (!head) return [];
+  const y = parseFloat(head.getAttribute('y'));
+  return texts.filter((t) => Math.abs(parseFloat(t.getAttribute('y')) - y) < 4);
+}
+function rowOf(g, text) {  // the index of the schema row a clicked text is on, or null
+  const y = parseFloat(text.getAttribute('y'));
+  for (const t of g.querySelectorAll('text')) {
+    const m = /^\[(\d+)\]$/.exec(t.textContent.trim());
+    if (m && Math.abs(parseFloat(t.getAttribute('y')) - y) < 4) return parseInt(m[1], 10);
+  }
+  return null;
+}
+
+// a column's lineage: the nodes, edges and schema rows on its path, in the lineage colours
+function paintLineage(v, lin) {
+  v.svg.querySelectorAll('.substrait-lineage-row').forEach((t) => {
+    t.classList.remove('substrait-lineage-row'); t.style.fill = ''; t.style.fontWeight = '';
+  });
+  const edges = new Set((lin && lin.edges) || []);
+  v.svg.querySelectorAll('g.edge').forEach((g) => {
+    const title = g.querySelector('title');
+    const on = !!title && edges.has(title.textContent);
+    g.classList.toggle('substrait-lineage-edge', on);
+    g.querySelectorAll('path').forEach((p) => { p.style.stroke = on ? lin.stroke : ''; p.style.strokeWidth = on ? '3' : ''; });
+    g.querySelectorAll('polygon').forEach((p) => { p.style.stroke = on ? lin.stroke : ''; p.style.fill = on ? lin.stroke : ''; });
+  });
+  if (!lin) return;
+  Object.entries(lin.rows || {}).forEach(([node, indices]) => {
+    const g = v.svg.querySelector(`[id="node-${CSS.escape(node)}"]`);
+    if (!g) return;
+    indices.forEach((i) => rowTexts(g, i).forEach((t) => {
+      t.classList.add('substrait-lineage-row'); t.style.fill = lin.stroke; t.style.fontWeight = 'bold';
+    }));
+  });
+}
+
 function paint(v, data) {
   const selected = data.selected ? 'node-' + data.selected : null;
   const hits = new Set((data.hits || []).map((n) => 'node-' + n));
+  const lin = data.lineage;
+  const path = new Set(((lin && lin.nodes) || []).map((n) => 'node-' + n));
   v.svg.querySelectorAll('g.node').forEach((g) => {
     const shape = g.querySelector('path, polygon, ellipse');  // the node's outline: its first shape
     if (!shape) return;
-    const on = g.id === selected, hit = hits.has(g.id);
-    shape.style.fill = on ? data.fill : (hit ? data.hit_fill : '');
-    shape.style.strokeWidth = on ? '3' : (hit ? '2' : '');
+    const on = g.id === selected, hit = hits.has(g.id), traced = path.has(g.id);
+    shape.style.fill = on ? data.fill : (hit ? data.hit_fill : (traced ? lin.fill : ''));
+    shape.style.strokeWidth = on ? '3' : (hit || traced ? '2' : '');
+    shape.style.stroke = traced ? lin.stroke : '';
     g.classList.toggle('substrait-selected', on);
     g.classList.toggle('substrait-hit', hit);
+    g.classList.toggle('substrait-lineage', traced);
     const r = v.miniBoxes && v.miniBoxes[g.id];
-    if (r) r.setAttribute('fill', on ? '#e8590c' : (hit ? '#f0b400' : '#b8c7db'));
+    if (r) r.setAttribute('fill', on ? '#e8590c' : (hit ? '#f0b400' : (traced ? '#8d6be0' : '#b8c7db')));
   });
+  paintLineage(v, lin);
 }
 
 export default function (component) {
@@ -253,6 +300,9 @@ export default function (component) {
     if (Math.min(vp.clientWidth / v.w, vp.clientHeight / v.h) >= READABLE_K) v.fit(); else v.actual();
   }
   v.setTrigger = setTriggerValue;
+  v.columnClicks = !!data.column_clicks;
+  root.querySelector('.sv-hint').textContent = 'drag to pan · wheel to zoom · click a node to select it'
+    + (v.columnClicks ? ', a schema row for its lineage' : '');
   const changed = v.selected !== data.selected;
   v.selected = data.selected;
   paint(v, data);
@@ -272,6 +322,7 @@ def _layout(dot: str) -> tuple[str, str] | None:
     svg = layout_svg(dot)
     if svg is None:
         return None
+    svg = compact_svg(svg)
     key = hashlib.sha1(svg.encode()).hexdigest()
     _LAID_OUT[key] = svg
     return svg, key
@@ -307,15 +358,19 @@ def graph_view(
     height: int = 720,
     follow: bool = False,
     clickable: bool = True,
+    lineage: dict | None = None,
+    on_column: Callable[[], None] | None = None,
 ) -> None:
     """Show ``dot`` laid out on the server, with pan and zoom; ``selected`` and ``hits`` are
     painted in the page. A click selects the node (``ui.selection``) unless ``on_click`` says
-    otherwise; ``follow`` moves the view to the selected node when the selection changes."""
+    otherwise; ``follow`` moves the view to the selected node when the selection changes.
+    ``lineage`` (``ui.lineage_panel.lineage_highlight``) is painted too: its nodes, edges and schema
+    rows; with ``on_column``, a click on a schema row calls it instead (the value ``"<node>|<index>"``)."""
     laid = None if IN_BROWSER else _layout(dot)
     if laid is None:  # no Graphviz on the server: lay it out in the browser, without zoom
         st.graphviz_chart(dot, width="stretch")
         if clickable:
-            graph_click(key, selected, on_click, hits=hits)
+            graph_click(key, selected, on_click, hits=hits, lineage=lineage)
         if not IN_BROWSER:
             st.caption("Install Graphviz on the server (`apt-get install graphviz`, or `make run` as root) for a graph "
                        "you can pan and zoom, laid out once instead of on every page.")
@@ -333,7 +388,10 @@ def graph_view(
         "hit_fill": pal.hit_fill,
         "height": height,
         "follow": follow,
+        "lineage": lineage,
+        "column_clicks": clickable and on_column is not None,
     }
     callback = (on_click if on_click is not None else (lambda: select_clicked(key))) if clickable else (lambda: None)
-    _component(key=key, data=data, on_node_change=callback, on_missing_change=lambda: _resend(key))
+    _component(key=key, data=data, on_node_change=callback, on_missing_change=lambda: _resend(key),
+               on_column_change=on_column if clickable and on_column is not None else (lambda: None))
     sent.add(svg_key)

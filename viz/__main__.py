@@ -1,4 +1,5 @@
-"""Command line: ``python -m viz inspect PLAN... [--json]`` and ``python -m viz render PLAN -o FILE.dot``."""
+"""Command line: ``python -m viz inspect PLAN... [--json]``, ``python -m viz render PLAN -o FILE.dot`` and
+``python -m viz html PLAN -o FILE.html``."""
 
 from __future__ import annotations
 
@@ -46,7 +47,12 @@ def _properties_text(indent: str, props, out) -> None:
 
 
 def _inspect_json(path: str, model: PlanModel) -> dict:
+    from .lineage import lineage_json
+
     doc = model.to_json()
+    for node in doc["nodes"]:  # each schema column names the table columns and literals it comes from
+        for column, lineage in zip(node["schema"] or (), lineage_json(model, node["id"])):
+            column["lineage"] = lineage
     return {"file": path, **doc}
 
 
@@ -90,6 +96,41 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_html(args: argparse.Namespace) -> int:
+    """The plan as one self-contained HTML report (``viz.html_report``)."""
+    import os
+
+    from .export import layout_svg
+    from .html_report import html_report
+
+    try:
+        model = analyze_loaded(load_path(args.plan))
+    except PlanLoadError as exc:
+        print(f"error: {args.plan}: {exc}", file=sys.stderr)
+        return 2
+    drawn: list[bool] = []
+
+    def layout(dot: str) -> str | None:
+        svg = layout_svg(dot)
+        drawn.append(svg is not None)
+        return svg
+
+    page = html_report(model, os.path.basename(args.plan), layout=layout)
+    if drawn and not drawn[0]:
+        print("warning: the graph is not drawn (Graphviz's dot is not installed or failed: apt-get install "
+              "graphviz); the report lists the nodes instead", file=sys.stderr)
+    if args.output in (None, "-"):
+        sys.stdout.write(page)
+    else:
+        try:
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(page)
+        except OSError as exc:
+            print(f"error: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m viz", description="Inspect Substrait plans.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -101,6 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("plan", metavar="PLAN")
     r.add_argument("-o", "--output", metavar="FILE.dot", help="output file (default: standard output)")
     r.set_defaults(func=cmd_render)
+    h = sub.add_parser("html", help="write the plan as one self-contained HTML report (graph, every node, the plan in words)")
+    h.add_argument("plan", metavar="PLAN")
+    h.add_argument("-o", "--output", metavar="FILE.html", help="output file (default: standard output)")
+    h.set_defaults(func=cmd_html)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -72,6 +72,10 @@ PALETTES = {
     ),
 }
 
+#: A column's lineage painted over the graph in the page (``ui.graph_view``), per theme: the fill of
+#: the nodes on its path, and the colour of its edges and schema rows.
+LINEAGE_COLOURS = {"light": ("#ece3ff", "#6a3fc9"), "dark": ("#3b2a66", "#c2a8ff")}
+
 
 @dataclass(frozen=True)
 class NodeStat:
@@ -83,6 +87,9 @@ class NodeStat:
     factor: float | None = None  # rows / the largest input's rows
     error: str | None = None
     skipped: str | None = None
+    #: lines of text drawn on the node, each ``(tone, text)`` with tone "error", "warning", "ok" or
+    #: "muted" (the engines' comparison, portability); an "error" line also draws the border red
+    marks: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -93,6 +100,15 @@ class Overlay:
 
     def stats(self) -> dict[str, NodeStat]:
         return dict(self.nodes)
+
+    def with_marks(self, other: "Overlay | None") -> "Overlay":
+        """This overlay with ``other``'s marks added to its nodes (and ``other``'s other nodes)."""
+        if other is None or not other.nodes:
+            return self
+        mine, theirs = self.stats(), other.stats()
+        merged = {**theirs, **{n: replace(s, marks=s.marks + theirs[n].marks) if n in theirs else s
+                               for n, s in mine.items()}}
+        return Overlay(tuple(merged.items()))
 
 
 def rows_text(rows: int) -> str:
@@ -119,6 +135,10 @@ def _stat_rows(stat: NodeStat, pal: Palette) -> list[str]:
         out.append(f'<TR><TD COLSPAN="3"><FONT COLOR="{pal.error}"><B>error</B></FONT></TD></TR>')
     elif stat.skipped and stat.rows is None:
         out.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" COLOR="{pal.muted}">not profiled</FONT></TD></TR>')
+    tones = {"error": pal.error, "warning": pal.warning, "ok": pal.effects.get("established", pal.muted)}
+    for tone, text in stat.marks:
+        out.append(f'<TR><TD COLSPAN="3" ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{tones.get(tone, pal.muted)}">'
+                   f'{"<B>" if tone == "error" else ""}{_esc(text)}{"</B>" if tone == "error" else ""}</FONT></TD></TR>')
     return out
 
 
@@ -264,6 +284,8 @@ def _stat_attrs(stat: NodeStat | None, pal: Palette) -> list[str]:
         return [f'color="{pal.error}"', f"style={style}", "penwidth=3"]
     if "exploded" in stat.flags:
         return [f'color="{pal.warning}"', "penwidth=3"]
+    if any(tone == "error" for tone, _ in stat.marks):
+        return [f'color="{pal.error}"', "penwidth=3"]
     return []
 
 
