@@ -154,6 +154,9 @@ def test_tracing_a_property_colours_the_nodes_that_change_it():
 
 def test_inspector_shows_inputs_with_referenced_fields_and_exports():
     at = _app(sample="tutorial.json", node="0.0")
+    assert not [d for d in at.dataframe if "read" in d.value.columns]  # only the open tab (Schema) is drawn
+    at.session_state["inspector_tab"] = "Inputs"
+    at.run()
     frames = [d.value for d in at.dataframe]
     read = [list(f["read"]) for f in frames if "read" in f.columns]
     assert read == [["●", "", "", ""], ["●", "", "", ""]]  # the join reads $0 and $4: product_id on each side

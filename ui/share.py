@@ -140,8 +140,8 @@ def absolute_link(relative: str, current_url: str | None, base_path: str = "") -
 
 
 def share_link_widget(plan, node_id: str | None, page: str = "") -> str | None:
-    """Show the link that reopens this plan at this node (``st.code``, with a copy button) and a
-    note saying so; returns the link (None when the plan cannot be shared, with ``st.error``)."""
+    """Show the link that reopens this plan at this node (``st.code`` in a "Share this view" popover,
+    with a copy button) and a note saying so; returns the link (None when the plan cannot be shared, with ``st.error``)."""
     import streamlit as st
 
     try:
@@ -154,10 +154,11 @@ def share_link_widget(plan, node_id: str | None, page: str = "") -> str | None:
     except Exception:  # no browser session (tests, scripts): a relative link
         current = None
     link = absolute_link(relative, current, st.get_option("server.baseUrlPath") or "")
-    st.markdown("**Share this view**")
-    st.code(link, language=None, wrap_lines=True)
-    where = "the same sample" if getattr(plan, "sample", None) else "a copy of this plan saved on this server"
-    st.caption(f"The link reopens {where} at the same node ({node_id}).")
+    # in a popover: its code block (and the highlighter behind it) is drawn only when opened
+    with st.popover("Share this view"):
+        st.code(link, language=None, wrap_lines=True)
+        where = "the same sample" if getattr(plan, "sample", None) else "a copy of this plan saved on this server"
+        st.caption(f"The link reopens {where} at the same node ({node_id}).")
     return link
 
 
