@@ -229,23 +229,32 @@ def spark_section(records: dict) -> list[str]:
               "the joins and their strategies, exchanges and aggregates, in order, of the two physical plans; the "
               "optimized plans' text always differs (column names, and the casts to the plan's declared types).", ""]
     queries = [q for q in _get(res, "translation", "queries", default=[]) if isinstance(q, dict)]
+    lines += ["Kept = the translation kept, as the app's Run has it once the background warm-up translated the "
+              "node (Spark still plans the query on every run); its spark.sql figure is timed beside it.", ""]
     rows = []
     for q in queries:
         if "error" in q:
-            rows.append([q.get("query", "?"), "error", "", "", "", "", q["error"][:120]])
+            rows.append([q.get("query", "?"), "error", "", "", "", "", "", "", q["error"][:120]])
             continue
         same = q.get("same_physical_operators")
         rows.append([q.get("query", "?"), _s(q.get("executor_s")), _s(q.get("sql_s")), _s(q.get("ratio"), 2),
+                     _s(q.get("kept_s")), _s(q.get("kept_ratio"), 2),
                      _s(q.get("execute_ratio"), 2), _s(q.get("translate_s")),
                      "n/a" if same is None else ("same" if same else "**differ**")])
-    lines += _table(["query", "executor (s)", "spark.sql (s)", "ratio", "execute ratio", "translate (s)",
-                     "physical operators"], rows)
-    ratios = [_num(q.get("ratio")) for q in queries if _num(q.get("ratio")) is not None]
-    median = statistics.median(ratios) if ratios else None
-    worst = max(ratios) if ratios else None
-    lines += ["", "| target | figure | |", "|---|---|---|",
-              f"| median ratio ≤ {TARGET_MEDIAN} | {_s(median, 3)} | {_met(None if median is None else median <= TARGET_MEDIAN)} |",
-              f"| no query above {TARGET_MAX} | max {_s(worst, 3)} | {_met(None if worst is None else worst <= TARGET_MAX)} |"]
+    lines += _table(["query", "executor (s)", "spark.sql (s)", "ratio", "kept (s)", "kept ratio", "execute ratio",
+                     "translate (s)", "physical operators"], rows)
+    target_median = _num(_get(res, "translation", "summary", "target_median")) or TARGET_MEDIAN
+    target_max = _num(_get(res, "translation", "summary", "target_max", default=TARGET_MAX))
+    lines += ["", "| target | figure | |", "|---|---|---|"]
+    for label, key in (("translated on every run", "ratio"), ("translation kept", "kept_ratio")):
+        ratios = [_num(q.get(key)) for q in queries if _num(q.get(key)) is not None]
+        median = statistics.median(ratios) if ratios else None
+        worst = max(ratios) if ratios else None
+        lines.append(f"| {label}: median ratio ≤ {target_median} | {_s(median, 3)} | "
+                     f"{_met(None if median is None else median <= target_median)} |")
+        if target_max:
+            lines.append(f"| {label}: no query above {target_max} | max {_s(worst, 3)} | "
+                         f"{_met(None if worst is None else worst <= target_max)} |")
     differ = _get(res, "translation", "summary", "plans_differ", default=[])
     shape = _get(res, "translation", "summary", "plans_differ_in_operators", default=None)
     if shape is not None:

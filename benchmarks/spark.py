@@ -15,8 +15,10 @@
    a join with ``orders``): ``executor.run.run_node(..., limit=100)`` with the run cache cleared
    between repeats, against computing the whole node (``write.format("noop")``).
 Data: TPC-H at scale 1 (quick: scale 0.1, five queries) from ``executor.data.tpch``.
-``SPARK_BENCH_REPEAT`` (timed runs per measurement) and ``SPARK_BENCH_QUERIES`` (e.g. ``1,3,5``)
-override the defaults, for a run on a busy machine.
+``SPARK_BENCH_REPEAT`` (timed runs per measurement), ``SPARK_BENCH_QUERIES`` (e.g. ``1,3,5``) and
+``SPARK_BENCH_SCALE`` (e.g. ``0.1`` with every query: the issue's scale-0.1 target) override the defaults.
+Each query is timed twice against ``spark.sql``: translated on every run (a Run nobody prepared), and
+with the translation kept (what the app's Run does once its background warm-up translated the node).
 """
 
 from __future__ import annotations
@@ -46,7 +48,13 @@ PLAN_DEVIATIONS = [
      "isthmus wrote interval '120' day as 10368 seconds; the SQL uses 10368 seconds too"),
 ]
 
-TARGET_MEDIAN, TARGET_MAX, TARGET_SAMPLE_S = 1.05, 1.25, 1.0
+TARGET_SAMPLE_S = 1.0
+#: The ratio targets by scale factor: (median, worst); None where the issue sets none.
+TARGETS = {0.1: (1.10, 1.4), 1: (1.05, 1.25)}
+
+
+def targets(scale: float) -> tuple[float, float | None]:
+    return TARGETS.get(scale, TARGETS[1])
 
 
 def _log(msg: str) -> None:
@@ -86,18 +94,26 @@ def _median_time(fn: Callable[[], object], repeat: int) -> tuple[float, list[flo
 # Queries
 # ---------------------------------------------------------------------------------------------
 
-def queries(numbers=range(1, 23)) -> list[dict]:
-    """The TPC-H queries with a non-empty isthmus plan: number, plan bytes, Spark SQL, notes."""
+def queries(numbers=range(1, 23), data_dir: str | None = None) -> list[dict]:
+    """The TPC-H queries: number, plan bytes, Spark SQL, notes. The isthmus plans, but where isthmus
+    wrote none (query 15's file is empty) DataFusion's producer plans the same SQL over ``data_dir``
+    (left out without one)."""
     out = []
     for q in numbers:
         path = os.path.join(PLANS, f"query_{q:02d}_plan.json")
         with open(path, "rb") as fh:
             raw = fh.read()
-        if json.loads(raw) == {}:
-            continue
         with open(os.path.join(SQL_DIR, f"q{q:02d}.sql"), encoding="utf-8") as fh:
             sql = fh.read()
         notes = []
+        if json.loads(raw) == {}:
+            if data_dir is None:
+                continue
+            from executor.sql_plan import sql_to_plan
+
+            tables = {t: os.path.join(data_dir, f"{t}.parquet") for t in TABLES}
+            raw = sql_to_plan(re.sub(r"'\{(\w+)\}'", r"\1", sql).strip().rstrip(";"), tables).data
+            notes.append("isthmus wrote no plan for this query: DataFusion 55's producer planned the SQL")
         for marker, old, new, why in PLAN_DEVIATIONS:
             if marker in raw.decode("utf-8", "replace") and old in sql:
                 sql = sql.replace(old, new)
@@ -172,7 +188,7 @@ def _side_by_side(q: int, ours: dict[str, str], theirs: dict[str, str], path: st
 # Part 1: translation overhead
 # ---------------------------------------------------------------------------------------------
 
-def translation_overhead(spark, data_dir: str, numbers, repeat: int, plan_out: str = PLAN_OUT) -> dict:
+def translation_overhead(spark, data_dir: str, numbers, repeat: int, plan_out: str = PLAN_OUT, scale: float = 1) -> dict:
     from executor.catalog import Catalog
     from executor.translate_rel import translate
     from viz.model import analyze
@@ -181,7 +197,8 @@ def translation_overhead(spark, data_dir: str, numbers, repeat: int, plan_out: s
         spark.read.parquet(os.path.join(data_dir, f"{t}.parquet")).createOrReplaceTempView(t)
     catalog = Catalog([data_dir], use_spark_catalog=False)
     rows = []
-    for case in queries(numbers):
+    median_target, max_target = targets(scale)
+    for case in queries(numbers, data_dir):
         q = case["q"]
         model = analyze(case["plan"])
         root = model.roots[0]
@@ -196,6 +213,13 @@ def translation_overhead(spark, data_dir: str, numbers, repeat: int, plan_out: s
         def sql_run():
             return spark.sql(case["sql"]).collect()
 
+        kept = translate(model, root, spark, catalog).df
+
+        def kept_run():
+            # the translation kept, as the app keeps it (executor.run.translation) and its warm-up makes
+            # it before the first Run: Spark still analyses, optimises and plans a new query each time
+            return kept.select("*").collect()
+
         try:
             got, want = executor_run(), sql_run()  # warm-up, untimed
             translate_s.clear()
@@ -204,7 +228,9 @@ def translation_overhead(spark, data_dir: str, numbers, repeat: int, plan_out: s
                 more_ex, more_sql = _paired_times(executor_run, sql_run, repeat * (SHORT_REPEAT_FACTOR - 1))
                 ex_runs += more_ex
                 sql_runs += more_sql
+            kept_runs, kept_sql_runs = _paired_times(kept_run, sql_run, max(repeat, len(ex_runs) // 2))
             ex_s, sql_s = statistics.median(ex_runs), statistics.median(sql_runs)
+            kept_s, kept_sql_s = statistics.median(kept_runs), statistics.median(kept_sql_runs)
         except Exception as exc:  # noqa: BLE001 - one failing query is reported, the rest still run
             rows.append({"query": f"q{q:02d}", "error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"})
             _log(f"q{q:02d} failed: {rows[-1]['error']}")
@@ -221,6 +247,9 @@ def translation_overhead(spark, data_dir: str, numbers, repeat: int, plan_out: s
             "executor_s": round(ex_s, 4),
             "sql_s": round(sql_s, 4),
             "ratio": round(ex_s / sql_s, 3) if sql_s else None,
+            "kept_s": round(kept_s, 4),
+            "kept_sql_s": round(kept_sql_s, 4),
+            "kept_ratio": round(kept_s / kept_sql_s, 3) if kept_sql_s else None,
             "translate_s": round(statistics.median(translate_s), 4),
             # the executor's time without the translation (Spark's own work on the translated plan)
             "execute_ratio": round((ex_s - statistics.median(translate_s)) / sql_s, 3) if sql_s else None,
@@ -236,21 +265,24 @@ def translation_overhead(spark, data_dir: str, numbers, repeat: int, plan_out: s
         rows.append(row)
         _log(
             f"q{q:02d}: executor {ex_s:.3f}s (translate {row['translate_s']:.3f}s), sql {sql_s:.3f}s, "
-            f"ratio {row['ratio']}, plans same: optimized={same_opt} physical={same_phys} operators={same_shape}"
+            f"ratio {row['ratio']} (translation kept: {row['kept_ratio']}), plans same: optimized={same_opt} physical={same_phys} operators={same_shape}"
         )
     ratios = [r["ratio"] for r in rows if r.get("ratio") is not None]
+    kept = [r["kept_ratio"] for r in rows if r.get("kept_ratio") is not None]
     summary = {
         "queries": len(rows),
         "median_ratio": round(statistics.median(ratios), 3) if ratios else None,
         "max_ratio": round(max(ratios), 3) if ratios else None,
-        "target_median": TARGET_MEDIAN,
-        "target_max": TARGET_MAX,
+        "median_kept_ratio": round(statistics.median(kept), 3) if kept else None,
+        "max_kept_ratio": round(max(kept), 3) if kept else None,
+        "target_median": median_target,
+        "target_max": max_target,
         "median_execute_ratio": round(statistics.median(
             [r["execute_ratio"] for r in rows if r.get("execute_ratio") is not None]), 3) if ratios else None,
         "median_translate_s": round(statistics.median(
             [r["translate_s"] for r in rows if "translate_s" in r]), 3) if ratios else None,
         "plans_differ_in_operators": [r["query"] for r in rows if "error" not in r and not r["same_physical_operators"]],
-        "over_target": [r["query"] for r in rows if r.get("ratio") is not None and r["ratio"] > TARGET_MAX],
+        "over_target": [r["query"] for r in rows if r.get("ratio") is not None and max_target and r["ratio"] > max_target],
         "plans_differ": [r["query"] for r in rows if "error" not in r and not r["same_optimized_plan"]],
         "errors": [r["query"] for r in rows if "error" in r],
     }
@@ -385,7 +417,8 @@ def run(quick: bool = False) -> dict:
     """Both parts on one warm session; quick: scale 0.1, five queries, one timed repeat."""
     from executor.session import get_session
 
-    scale = 0.1 if quick else 1
+    scale = float(os.environ.get("SPARK_BENCH_SCALE", 0.1 if quick else 1))
+    scale = int(scale) if scale == int(scale) else scale
     start = time.perf_counter()
     data_dir = tpch(scale)
     gen_s = time.perf_counter() - start
@@ -398,7 +431,7 @@ def run(quick: bool = False) -> dict:
     chosen = os.environ.get("SPARK_BENCH_QUERIES")
     numbers = [int(x) for x in chosen.split(",")] if chosen else (QUICK_QUERIES if quick else range(1, 23))
     samples = sampling(spark, data_dir, repeat)
-    overhead = translation_overhead(spark, data_dir, numbers, repeat)
+    overhead = translation_overhead(spark, data_dir, numbers, repeat, scale=scale)
     return {
         "quick": quick,
         "scale": scale,
