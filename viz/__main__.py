@@ -75,25 +75,37 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return status
 
 
+def _one_plan(path: str) -> PlanModel | None:
+    """The model of the plan at ``path``; None, with the reason on stderr, when it cannot be read."""
+    try:
+        return analyze_loaded(load_path(path))
+    except PlanLoadError as exc:
+        print(f"error: {path}: {exc}", file=sys.stderr)
+        return None
+
+
+def _write(text: str, output: str | None) -> int:
+    """``text`` to the file ``output`` (standard output for None or "-"); the exit status."""
+    if output in (None, "-"):
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        print(f"error: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def cmd_render(args: argparse.Namespace) -> int:
     from .render import to_dot
 
-    try:
-        model = analyze_loaded(load_path(args.plan))
-    except PlanLoadError as exc:
-        print(f"error: {args.plan}: {exc}", file=sys.stderr)
+    model = _one_plan(args.plan)
+    if model is None:
         return 2
     dot = to_dot(model)
-    if args.output in (None, "-"):
-        sys.stdout.write(dot)
-    else:
-        try:
-            with open(args.output, "w", encoding="utf-8") as fh:
-                fh.write(dot)
-        except OSError as exc:
-            print(f"error: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-    return 0
+    return _write(dot, args.output)
 
 
 def cmd_html(args: argparse.Namespace) -> int:
@@ -103,10 +115,8 @@ def cmd_html(args: argparse.Namespace) -> int:
     from .export import layout_svg
     from .html_report import html_report
 
-    try:
-        model = analyze_loaded(load_path(args.plan))
-    except PlanLoadError as exc:
-        print(f"error: {args.plan}: {exc}", file=sys.stderr)
+    model = _one_plan(args.plan)
+    if model is None:
         return 2
     drawn: list[bool] = []
 
@@ -119,16 +129,7 @@ def cmd_html(args: argparse.Namespace) -> int:
     if drawn and not drawn[0]:
         print("warning: the graph is not drawn (Graphviz's dot is not installed or failed: apt-get install "
               "graphviz); the report lists the nodes instead", file=sys.stderr)
-    if args.output in (None, "-"):
-        sys.stdout.write(page)
-    else:
-        try:
-            with open(args.output, "w", encoding="utf-8") as fh:
-                fh.write(page)
-        except OSError as exc:
-            print(f"error: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-    return 0
+    return _write(page, args.output)
 
 
 def main(argv: list[str] | None = None) -> int:

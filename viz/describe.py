@@ -14,7 +14,6 @@ plan never stops the rest: the node gets a generic sentence and the failure is k
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -23,7 +22,7 @@ from substrait import algebra_pb2
 from .expressions import is_true
 from .fields import Field
 from .kinds import emit, project_outputs_input
-from .model import NodeView, PlanModel
+from .model import MemoBeside, NodeView, PlanModel
 from .words import (  # Words, literal_words, aggregate_words, MAX_ITEMS and MAX_TEXT are re-exported
     LEADS_WITH_FIRST,
     MAX_ITEMS,
@@ -619,15 +618,8 @@ def _named(model: PlanModel, node_id: str, fields: Sequence[Field]) -> list[Fiel
     return [f.renamed(n) if n and n != f.name and "(" in f.name else f for f, n in zip(fields, names)]
 
 
-_memos: "weakref.WeakKeyDictionary[PlanModel, _Memo]" = weakref.WeakKeyDictionary()
-
-
-def _memo(model: PlanModel) -> _Memo:
-    """This module's memo for ``model``, kept beside it (not in it) for as long as it lives."""
-    memo = _memos.get(model)
-    if memo is None:
-        memo = _memos[model] = _Memo()
-    return memo
+#: This module's memo for a model, kept beside it (not in it) for as long as it lives.
+_memo = MemoBeside(_Memo)
 
 
 def _tables(model: PlanModel, node_id: str) -> frozenset[str] | None:

@@ -26,7 +26,6 @@ becomes a diagnostic naming the node; the rest of the lineage still follows.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -36,7 +35,7 @@ from .errors import Diagnostic, PlanError, error
 from .expressions import ExpressionTyper, Scope, literal_text
 from .graph import Node
 from .kinds import JOIN_KINDS, emit, project_outputs_input
-from .model import PlanModel
+from .model import MemoBeside, PlanModel
 from .schema import NodeInfo, aggregate_layout, join_type_name
 
 Expression = algebra_pb2.Expression
@@ -847,14 +846,8 @@ class _Memo:
     summaries: dict[str, list[Summary]] = field(default_factory=dict)
 
 
-_memos: "weakref.WeakKeyDictionary[PlanModel, _Memo]" = weakref.WeakKeyDictionary()
-
-
-def _memo(model: PlanModel) -> _Memo:
-    memo = _memos.get(model)
-    if memo is None:
-        memo = _memos[model] = _Memo()
-    return memo
+#: This module's memo for a model, kept beside it (not in it) for as long as it lives.
+_memo = MemoBeside(_Memo)
 
 
 def _unknown_why(model: PlanModel, node: Node) -> str:

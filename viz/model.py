@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import weakref
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping
+from typing import Callable, Generic, Iterator, Mapping, TypeVar
 
 from substrait import plan_pb2
 
@@ -239,3 +240,25 @@ def analyze(data: bytes) -> PlanModel:
 
 
 __all__ = ["PlanModel", "NodeView", "analyze", "analyze_loaded"]
+
+
+M = TypeVar("M")
+
+
+class MemoBeside(Generic[M]):
+    """A pass's memo kept beside each (frozen) model, not in it, for as long as the model lives:
+    ``memo = MemoBeside(_Memo)``, then ``memo(model)`` is that model's ``_Memo()``, made once."""
+
+    def __init__(self, factory: Callable[[], M]) -> None:
+        self._factory = factory
+        self._memos: "weakref.WeakKeyDictionary[PlanModel, M]" = weakref.WeakKeyDictionary()
+
+    def __call__(self, model: PlanModel) -> M:
+        memo = self._memos.get(model)
+        if memo is None:
+            memo = self._memos[model] = self._factory()
+        return memo
+
+    def forget(self, model: PlanModel) -> None:
+        """Drop ``model``'s memo (the next call makes it again)."""
+        self._memos.pop(model, None)
