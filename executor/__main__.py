@@ -1,18 +1,16 @@
-"""``python -m executor run|profile|check``: run plans (or one node of each) on Spark and print the rows,
-count every node's rows, or check DataFusion's plans of SQL against DataFusion's own results."""
+"""``python -m executor run|profile|bisect|portability|check``: run plans (or one node of each) on Spark
+and print the rows, count every node's rows, find the first node where Spark and DataFusion disagree,
+say which nodes each engine can run, or check DataFusion's plans of SQL against DataFusion's own results."""
 
 from __future__ import annotations
 
 import argparse
-import base64
-import datetime as dt
-import decimal
 import json
-import math
 import sys
-from typing import Any, Callable, Sequence
+from typing import Sequence
 
 from .errors import ExecutionError
+from .rows import json_value
 
 EPILOG = """\
 data access:
@@ -67,6 +65,21 @@ def _parser() -> argparse.ArgumentParser:
     pr.add_argument("--timeout", type=float, default=None, metavar="S", help="stop a plan's profile after S seconds")
     pr.add_argument("--per-node", action="store_true",
                     help="count every node in a Spark job of its own (slower; the way to compare with)")
+    b = sub.add_parser("bisect", help="run a plan on Spark and on DataFusion, node by node, and find the first node where they disagree",
+                       description=BISECT_DESCRIPTION, epilog=BISECT_EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    b.add_argument("plan", metavar="PLAN", help="a plan file (protobuf JSON or binary)")
+    b.add_argument("--node", default=None, help="walk this node's subtree (default: the plan's first root)")
+    _data_arguments(b)
+    b.add_argument("--max-rows", type=_positive, default=100_000, metavar="N",
+                   help="rows taken from each engine per node; a node with more on both is not compared (default 100000)")
+    b.add_argument("--format", choices=("table", "json"), default="table")
+    b.add_argument("--timeout", type=float, default=None, metavar="S", help="stop a node's Spark run after S seconds")
+    po = sub.add_parser("portability", help="say, before running, which nodes Spark and DataFusion can run, and why not",
+                        description=PORTABILITY_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    po.add_argument("plans", nargs="+", metavar="PLAN", help="plan files (protobuf JSON or binary)")
+    _data_arguments(po)
+    po.add_argument("--format", choices=("table", "json"), default="table")
     c = sub.add_parser(
         "check",
         help="plan SQL with DataFusion's Substrait producer and check the plans against DataFusion's own results",
@@ -165,6 +178,119 @@ def _profile(args, out, err) -> int:
             note = n["error"] or n["skipped"] or ", ".join(n["flags"])
             print(f"  {n['node']:<{width}}  {n['relation']:<14} {rows:>18}  {how:<16} {seconds:>9}  {note}".rstrip(), file=out)
     return status
+
+
+BISECT_DESCRIPTION = """Run the plan (or the subtree under --node) bottom-up on Spark (the executor's translation) and on
+DataFusion (its Substrait consumer), on the same files, and stop at the first node whose outputs
+differ while its inputs agree. Rows are compared as multisets by position (numbers by value, floats
+to 1e-6 relative, decimals to one unit in the last place), ordered nodes in their sort keys' order too.
+A node DataFusion (or Spark) cannot take is listed with the reason and the walk goes on."""
+
+BISECT_EPILOG = """output (--format):
+  table  a line `== PLAN: ...` with the verdict, one line per node compared (id, relation, verdict,
+         seconds, why), then for the first disagreement its expressions, both engines' row counts and
+         the rows only one engine returns
+  json   one object: {"file", "start", "agree", "first", "unchecked_inputs", "elapsed_s", "stopped",
+         "nodes": [{"node", "relation", "verdict", "why", "seconds"}], "first_disagreement": {...} or null}
+
+exit status: 0 when the engines agree on every node compared, 1 when they disagree (the first node
+is named), 2 for bad input (unreadable file, not a plan, unknown node, bad arguments, tables).
+"""
+
+PORTABILITY_DESCRIPTION = """For each node: can Spark run its subtree (every relation, function and type has a translation),
+and can DataFusion (its Substrait consumer and planner take the node's sub-plan; nothing runs)? Where
+not, the reason and its kind (function, type, relation, refused, table, other), on the node where
+the gap starts; the nodes above it say "below". Tables bound with --data-dir / --table / --tpch are
+planned against; a table not bound stands in empty with the plan's columns.
+
+exit status: 0 when both engines can run every node, 1 when one cannot run some node, 2 for bad input."""
+
+
+def _bisect(args, out, err) -> int:
+    from .bisect import bisect
+
+    catalog = _catalog_or_report(args, err)
+    if catalog is None:
+        return 2
+    try:
+        model, node = _load(args.plan, args.node)
+    except BadInput as exc:
+        print(f"error: {exc}", file=err)
+        return 2
+    try:
+        result = bisect(model, catalog, node, limit=args.max_rows, timeout_s=args.timeout)
+    except ExecutionError as exc:
+        print(f"error: {args.plan}: {exc}", file=err)
+        return 2
+    if args.format == "json":
+        print(json.dumps({"file": args.plan, **result.to_json()}), file=out)
+    else:
+        _print_bisect(args.plan, result, out)
+    return 0 if result.agree else 1
+
+
+def _print_bisect(file: str, result, out) -> None:
+    from viz.render import title
+
+    print(f"== {file} node {result.start}: {result.summary()} ({result.elapsed_s:.1f} s)", file=out)
+    for note in result.notes:
+        print(f"   [note] {note}", file=out)
+    if result.nodes:
+        width = max(len(n) for n in result.nodes)
+        for n in result.nodes.values():
+            print(f"  {n.node_id:<{width}}  {title(n.kind):<12} {n.verdict:<13} {n.elapsed_s:6.2f} s  {n.why}", file=out)
+    c = result.first_comparison
+    if c is None:
+        return
+    print(f"\nfirst disagreement: node {c.node_id} ({title(result.nodes[c.node_id].kind)})", file=out)
+    if result.unchecked_inputs:
+        print(f"  its input(s) {', '.join(result.unchecked_inputs)} could not be compared: the difference may start there",
+              file=out)
+    for role, text in c.expressions:
+        print(f"  {role}: {text}", file=out)
+    print(f"  Spark: {c.spark.count_text()} rows; DataFusion: {c.datafusion.count_text()} rows", file=out)
+    for label, frame, count in (("only on Spark", c.only_spark, c.split.only_a_count if c.split else 0),
+                                ("only on DataFusion", c.only_datafusion, c.split.only_b_count if c.split else 0)):
+        if count:
+            print(f"  {count:,} row(s) {label}" + (f", the first {len(frame)}:" if count > len(frame) else ":"), file=out)
+            print("    " + frame.to_string(index=False).replace("\n", "\n    "), file=out)
+
+
+def _portability(args, out, err) -> int:
+    from viz.render import title
+
+    from .portability import portability
+
+    catalog = _catalog_or_report(args, err)
+    if catalog is None:
+        return 2
+    status = 0
+    for file, model, _ in _each_plan(args, None, out, err):
+        if model is None:
+            status = 2
+            continue
+        report = portability(model, catalog)
+        if any(not (n.spark.ok and n.datafusion.ok) for n in report.nodes.values()):
+            status = max(status, 1)
+        if args.format == "json":
+            print(json.dumps({"file": file, **report.to_json()}), file=out)
+            continue
+        print(f"== {file}: {report.summary()}", file=out)
+        width = max((len(n) for n in report.nodes), default=4)
+        for n in report.nodes.values():
+            print(f"  {n.node_id:<{width}}  {title(n.kind):<12} Spark: {n.spark.text():<22} DataFusion: {n.datafusion.text()}",
+                  file=out)
+            for engine, v in (("Spark", n.spark), ("DataFusion", n.datafusion)):
+                if v.own:
+                    print(f"  {'':<{width}}    {engine}: {v.reason}", file=out)
+    return status
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
 
 
 def _check(args, out, err) -> int:
@@ -290,56 +416,6 @@ def _load(path: str, node: str | None):
 # ---- JSON-safe values ------------------------------------------------------------------------
 
 
-def _float(v: float) -> Any:
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "Infinity" if v > 0 else "-Infinity"
-    return v
-
-
-def _duration(v: dt.timedelta) -> str:
-    total_us = v.days * 86_400_000_000 + v.seconds * 1_000_000 + v.microseconds
-    sign = "-" if total_us < 0 else ""
-    total_us = abs(total_us)
-    days, rest = divmod(total_us, 86_400_000_000)
-    seconds = decimal.Decimal(rest) / 1_000_000
-    return f"{sign}P{days}DT{seconds.normalize():f}S"
-
-
-_JSON: list[tuple[type, Callable[[Any], Any]]] = [
-    (bool, lambda v: v),
-    (int, lambda v: v),
-    (float, _float),
-    (str, lambda v: v),
-    (decimal.Decimal, str),
-    (dt.datetime, lambda v: v.isoformat()),
-    (dt.date, lambda v: v.isoformat()),
-    (dt.time, lambda v: v.isoformat()),
-    (dt.timedelta, _duration),
-    (bytes, lambda v: base64.b64encode(v).decode("ascii")),
-    (dict, lambda v: {str(k): json_value(x) for k, x in v.items()}),
-    (list, lambda v: _list(v)),
-    (tuple, lambda v: [json_value(x) for x in v]),
-]
-
-
-def _list(v: list) -> list:
-    return [json_value(x) for x in v]
-
-
-def json_value(v: Any) -> Any:
-    """A value from Arrow's ``to_pylist`` as something ``json.dumps`` writes exactly."""
-    if v is None:
-        return None
-    for typ, convert in _JSON:
-        if isinstance(v, typ):
-            return convert(v)
-    if hasattr(v, "item"):  # a numpy scalar (rows that did not come through Arrow)
-        return json_value(v.item())
-    return str(v)
-
-
 def _json_rows(result) -> list[list]:
     table = result.arrow
     if table is None:
@@ -402,6 +478,10 @@ def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
         return _check(args, out, err)
     if args.command == "profile":
         return _profile(args, out, err)
+    if args.command == "bisect":
+        return _bisect(args, out, err)
+    if args.command == "portability":
+        return _portability(args, out, err)
     from .run import run_node
 
     catalog = _catalog_or_report(args, err)

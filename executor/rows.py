@@ -6,10 +6,12 @@ Used by the producer check (``python -m executor check``) and by the tests' orac
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import decimal
 import math
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
 
 
 # ---------------------------------------------------------------------------------------------
@@ -119,3 +121,175 @@ def _unmatched(rows: list[Sequence], pool: list[Sequence]) -> tuple[Sequence, li
         else:
             return row, unused
     return None
+
+
+# ---- two engines' tables: the rows only one of them has ------------------------------------------
+
+#: Mantissa bits a number keeps in its matching key: keys equal means values within ~1e-9 relative,
+#: well inside ``values_equal``'s 1e-6; values that are equal but key apart are matched one by one.
+_KEY_BITS = 30
+#: Rows left after matching by key are matched pairwise (within tolerance) only up to this many pairs.
+MAX_PAIRWISE = 4_000_000
+
+
+def _key_column(column) -> list:
+    """Matching keys for one Arrow column: numbers (of any type) as rounded floats, NaN as "NaN",
+    nulls as None, everything else as its normalised Python value."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.types as pt
+
+    t = column.type
+    if pt.is_integer(t) or pt.is_floating(t) or pt.is_decimal(t):
+        values = pc.cast(column, pa.float64(), safe=False)
+        nulls = pc.is_null(values).to_numpy(zero_copy_only=False)
+        x = values.fill_null(0.0).to_numpy(zero_copy_only=False).astype("float64")
+        with np.errstate(invalid="ignore", over="ignore"):
+            m, e = np.frexp(x)
+            rounded = np.ldexp(np.round(m * (1 << _KEY_BITS)) / (1 << _KEY_BITS), e)
+        out = rounded.tolist()
+        nans = np.isnan(x)
+        for i in np.flatnonzero(nulls | nans):
+            out[i] = None if nulls[i] else "NaN"
+        return out
+    return [_canon(v) for v in column.to_pylist()]
+
+
+def _canon(v: Any) -> Any:
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if type(v).__name__ == "MonthDayNano":  # Arrow's interval: a duration when it has no months
+        months, days, nanos = v
+        return dt.timedelta(days=days, microseconds=nanos / 1000) if not months else ("interval", months, days, nanos)
+    v = _norm(v)
+    if isinstance(v, list):
+        return tuple(v)
+    return v
+
+
+@dataclass
+class RowSplit:
+    """Two engines' rows as multisets: the rows only in a, the rows only in b (each capped at ``cap``),
+    their counts, and the columns whose values differ (as multisets of one column)."""
+
+    only_a: list[tuple]
+    only_b: list[tuple]
+    only_a_count: int
+    only_b_count: int
+    columns_differ: list[int]
+
+    @property
+    def same(self) -> bool:
+        return self.only_a_count == 0 and self.only_b_count == 0
+
+
+def split_rows(a, b, cap: int = 20) -> RowSplit:
+    """Compare two Arrow tables with the same number of columns as multisets of rows, by position
+    (numbers of any type by value, floats to 1e-6 relative, decimals to one unit in the last place).
+    Rows are matched by a rounded key first, and the few left over one by one within tolerance."""
+    from collections import Counter, defaultdict
+
+    keys_a = [_key_column(c) for c in a.columns]
+    keys_b = [_key_column(c) for c in b.columns]
+    rows_a = list(zip(*keys_a)) if keys_a else [()] * a.num_rows
+    rows_b = list(zip(*keys_b)) if keys_b else [()] * b.num_rows
+    count_a, count_b = Counter(rows_a), Counter(rows_b)
+    left_a, left_b = count_a - count_b, count_b - count_a
+    where_a: dict[tuple, list[int]] = defaultdict(list)
+    where_b: dict[tuple, list[int]] = defaultdict(list)
+    for i, r in enumerate(rows_a):
+        if r in left_a:
+            where_a[r].append(i)
+    for i, r in enumerate(rows_b):
+        if r in left_b:
+            where_b[r].append(i)
+    idx_a = [i for r, n in left_a.items() for i in where_a[r][:n]]
+    idx_b = [i for r, n in left_b.items() for i in where_b[r][:n]]
+    if idx_a and idx_b and len(idx_a) * len(idx_b) <= MAX_PAIRWISE:
+        values_a = _rows_at(a, idx_a)
+        values_b = _rows_at(b, idx_b)
+        unused = dict(enumerate(values_b))
+        kept_a = []
+        for i, row in zip(idx_a, values_a):
+            match = next((j for j, cand in unused.items() if rows_equal(row, cand)), None)
+            if match is None:
+                kept_a.append(i)
+            else:
+                del unused[match]
+        idx_a, idx_b = kept_a, [idx_b[j] for j in sorted(unused)]
+    differ = [c for c in range(len(keys_a)) if c < len(keys_b) and Counter(keys_a[c]) != Counter(keys_b[c])]
+    return RowSplit(_rows_at(a, idx_a[:cap]), _rows_at(b, idx_b[:cap]), len(idx_a), len(idx_b), differ)
+
+
+def _rows_at(table, indices: list[int]) -> list[tuple]:
+    if not indices:
+        return []
+    import pyarrow as pa
+
+    taken = table.take(pa.array(indices, type=pa.int64()))
+    columns = [c.to_pylist() for c in taken.columns]
+    return [tuple(col[r] for col in columns) for r in range(taken.num_rows)]
+
+
+def first_order_difference(a, b, keys: list[int]) -> int | None:
+    """For two tables holding the same rows: the first position where their ``keys`` columns (the
+    columns a sort orders by) differ, or None when the rows come in the same order of those keys."""
+    ka = list(zip(*[_key_column(a.column(k)) for k in keys]))
+    kb = list(zip(*[_key_column(b.column(k)) for k in keys]))
+    for i, (x, y) in enumerate(zip(ka, kb)):
+        if x != y and not rows_equal(_rows_at(a.select(keys), [i])[0], _rows_at(b.select(keys), [i])[0]):
+            return i
+    return None
+
+
+# ---- values as JSON -------------------------------------------------------------------------
+
+def _float(v: float) -> Any:
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "Infinity" if v > 0 else "-Infinity"
+    return v
+
+
+def _duration(v: dt.timedelta) -> str:
+    total_us = v.days * 86_400_000_000 + v.seconds * 1_000_000 + v.microseconds
+    sign = "-" if total_us < 0 else ""
+    total_us = abs(total_us)
+    days, rest = divmod(total_us, 86_400_000_000)
+    seconds = decimal.Decimal(rest) / 1_000_000
+    return f"{sign}P{days}DT{seconds.normalize():f}S"
+
+
+_JSON: list[tuple[type, Callable[[Any], Any]]] = [
+    (bool, lambda v: v),
+    (int, lambda v: v),
+    (float, _float),
+    (str, lambda v: v),
+    (decimal.Decimal, str),
+    (dt.datetime, lambda v: v.isoformat()),
+    (dt.date, lambda v: v.isoformat()),
+    (dt.time, lambda v: v.isoformat()),
+    (dt.timedelta, _duration),
+    (bytes, lambda v: base64.b64encode(v).decode("ascii")),
+    (dict, lambda v: {str(k): json_value(x) for k, x in v.items()}),
+    (list, lambda v: _list(v)),
+    (tuple, lambda v: [json_value(x) for x in v]),
+]
+
+
+def _list(v: list) -> list:
+    return [json_value(x) for x in v]
+
+
+def json_value(v: Any) -> Any:
+    """A value from Arrow's ``to_pylist`` as something ``json.dumps`` writes exactly."""
+    if v is None:
+        return None
+    for typ, convert in _JSON:
+        if isinstance(v, typ):
+            return convert(v)
+    if hasattr(v, "item"):  # a numpy scalar (rows that did not come through Arrow)
+        return json_value(v.item())
+    return str(v)

@@ -192,8 +192,8 @@ def run_node(
     if cached is not None:
         return cached
     spark = get_session()
-    run = _Run(model, node_id, spark, catalog, limit, count, explain)
-    result = _supervise(run, spark, timeout_s, cancel, progress)
+    run = SparkRun(model, node_id, spark, catalog, limit, count, explain)
+    result = supervise(run, spark, timeout_s, cancel, progress)
     result.warnings[:0] = warnings
     _cache_put(key, result)
     return result
@@ -213,7 +213,7 @@ def tagged(spark, tag: str, description: str):
             spark.removeTag(tag)
 
 
-class _Run:
+class SparkRun:
     """The work of one run, done in a worker thread that carries the run's tag."""
 
     def __init__(self, model, node_id: str, spark, catalog, limit: int, count: bool, explain: bool = True) -> None:
@@ -244,7 +244,7 @@ class _Run:
         self.started_execution.set()  # before the check: see _stop
         self._check()
         start = time.perf_counter()
-        table, type_warning = _collect(df.limit(self.limit + 1))
+        table, type_warning = collect_arrow(df.limit(self.limit + 1))
         more = table.num_rows > self.limit
         row_count: int | None = None if more else table.num_rows
         if self.count and more:
@@ -259,7 +259,7 @@ class _Run:
         return RunResult(
             columns=columns,
             types=types,
-            rows=_to_pandas(table, columns),
+            rows=to_pandas(table, columns),
             elapsed_s=elapsed,
             row_count=row_count,
             explain=explain,
@@ -268,7 +268,7 @@ class _Run:
         )
 
 
-def _supervise(run: _Run, spark, timeout_s: float | None, cancel: threading.Event | None, progress: Progress | None) -> RunResult:
+def supervise(run: SparkRun, spark, timeout_s: float | None, cancel: threading.Event | None, progress: Progress | None) -> RunResult:
     """Run ``run`` in a worker thread; interrupt its jobs on cancel or timeout; report progress."""
     worker = threading.Thread(target=run, name=f"run-{run.tag}", daemon=True)
     begin = time.monotonic()
@@ -299,7 +299,7 @@ def _supervise(run: _Run, spark, timeout_s: float | None, cancel: threading.Even
     return run.result
 
 
-def _stop(run: _Run, spark, worker: threading.Thread) -> None:
+def _stop(run: SparkRun, spark, worker: threading.Thread) -> None:
     """Stop a run: no new Spark action starts, and its running jobs are interrupted.
 
     Before execution the worker's own check stops it. Once executing, it may be between its stop
@@ -329,7 +329,7 @@ def interrupt_tag(spark, tag: str) -> None:
             spark.sparkContext.cancelJobGroup(tag)
 
 
-def _progress(spark, run: _Run, elapsed: float) -> tuple[float, str]:
+def _progress(spark, run: SparkRun, elapsed: float) -> tuple[float, str]:
     if not run.started_execution.is_set():
         return 0.0, f"translating and planning ({elapsed:.0f} s)"
     if is_connect(spark):
@@ -414,7 +414,7 @@ def _explain(df) -> str:
     return buf.getvalue().strip()
 
 
-def _collect(df):
+def collect_arrow(df):
     """The rows of ``df`` as a pyarrow Table, and a warning when a column had to be shown as text.
 
     Arrow transfer lacks year-month intervals: such columns are collected as their text.
@@ -477,7 +477,7 @@ def _cap_bytes(table):
     )
 
 
-def _to_pandas(table, columns: list[str]) -> pd.DataFrame:
+def to_pandas(table, columns: list[str]) -> pd.DataFrame:
     """Rows for display: ints with nulls stay ints (None), dates stay dates, decimals stay exact."""
     frame = table.rename_columns(columns).to_pandas(
         integer_object_nulls=True, date_as_object=True, timestamp_as_object=False
