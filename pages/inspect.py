@@ -8,6 +8,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
+from ui.engines_panel import bisect_controls, compare_section, engine_overlay, portability_controls
 from ui.entry import through_app
 from ui.graph_view import graph_view
 from ui.lineage_panel import column_clicked, lineage_highlight, lineage_panel
@@ -160,6 +161,7 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
     with tabs[6]:
         if tabs[6].open:
             run_tab(plan, model, node_id, runnable.get(node_id, (True, None)))
+            compare_section(plan, model, node_id)
     st.download_button("Node report (JSON)", lambda: json.dumps(node_report(model, node_id), indent=2),
                        file_name=f"node-{node_id}.json", mime="application/json")
 
@@ -191,7 +193,8 @@ def main() -> None:
     graph_col, side_col = st.columns([3, 2], gap="medium")
     with graph_col:
         profile = profile_controls(plan, model)
-        view = replace(view, profile=profile_overlay(profile))
+        engines = engine_overlay(profile_overlay(profile), bisect_controls(plan, model), portability_controls(plan, model))
+        view = replace(view, profile=engines)
         # the selection and the search hits are painted in the page: the DOT (and so its layout) stays
         # the same when they change
         dot = to_dot(model, view=replace(view, selected=None, hits=frozenset()))

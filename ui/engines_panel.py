@@ -1,0 +1,180 @@
+"""Spark beside DataFusion in the app: one node on both engines, the first node where they disagree,
+and which nodes each engine can run.
+
+- In the node's Run tab, **Run on DataFusion too** runs the node on both engines
+  (``executor.engines.compare_engines``) and shows both engines' rows, whether they are the same, and
+  the rows only one returns.
+- Above the graph, **Find the first disagreement** walks the plan bottom-up on both engines
+  (``executor.bisect.bisect``) and marks the nodes on the graph: the first node that differs in red
+  with both engines' counts and the expression that differs, the nodes that agree with ✓.
+- **Which engines can run each node** (``executor.portability``): a table, and ⊘ marks on the graph
+  where a gap starts, before anything runs.
+
+The long work runs in this browser session's background thread (``ui.background``) with progress and
+Cancel; the results are kept per plan (and node) for the session.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from executor.bisect import Bisection, bisect
+from executor.engines import DIFFERS, SAME, EngineComparison, compare_engines
+from executor.portability import Portability, portability
+from ui.background import POLL_S, Task, finished, show_progress, start
+from ui.data import catalog_for
+from ui.plan_source import Plan
+from ui.selection import select
+from viz.model import PlanModel
+from viz.render import Overlay, title
+
+TIMEOUT_S = 300.0
+BISECT_SHOW = "engines_bisect_show"
+PORTABILITY_SHOW = "engines_portability"
+
+
+def _tasks() -> dict[tuple, Task]:
+    return st.session_state.setdefault("engine_tasks", {})
+
+
+@st.fragment(run_every=POLL_S)
+def _progress_fragment(key: tuple, text: str, cancel_key: str) -> None:
+    state = _tasks().get(key)
+    if state is not None:
+        show_progress(state, text, cancel_key)
+
+
+# ---- one node on both engines -------------------------------------------------------------------
+
+
+def compare_section(plan: Plan, model: PlanModel, node_id: str) -> None:
+    """In the Run tab: run the node on DataFusion too, and compare."""
+    st.markdown("**Spark and DataFusion**")
+    key = ("compare", model.digest, node_id)
+    state = _tasks().get(key)
+    running = state is not None and not state.done.is_set()
+    if st.button("Run on DataFusion too", key="engines_compare_button", disabled=running,
+                 help="Run this node's subtree on Spark and on DataFusion (its Substrait consumer) over the same "
+                      "files, and compare their rows"):
+        state = Task(status="running on both engines")
+        _tasks()[key] = state
+        start(state, plan, lambda catalog: compare_engines(model, node_id, catalog, timeout_s=TIMEOUT_S,
+                                                           cancel=state.cancel),
+              what=f"running node {node_id} on both engines", thread_name=f"app-engines-{node_id}")
+    if state is None:
+        return
+    result = finished(state, lambda: _progress_fragment(key, f"Node {node_id} on Spark and DataFusion",
+                                                        "engines_compare_cancel"))
+    if result is not None:
+        show_comparison(result)
+
+
+def show_comparison(c: EngineComparison) -> None:
+    text = f"Node {c.node_id}: {c.why}"
+    (st.success if c.verdict == SAME else st.error if c.verdict == DIFFERS else st.info)(
+        ("Same on both engines. " if c.verdict == SAME else "The engines differ. " if c.verdict == DIFFERS
+         else "Not compared. ") + text)
+    left, right = st.columns(2)
+    for col, side in ((left, c.spark), (right, c.datafusion)):
+        with col:
+            st.markdown(f"**{side.engine}**")
+            if side.cannot or side.error:
+                st.warning(side.cannot or side.error)
+                continue
+            st.caption(f"{side.count_text()} rows in {side.elapsed_s:.2f} s · types: {', '.join(side.types)}")
+            if side.rows is not None:
+                st.dataframe(side.rows, hide_index=True, width="stretch")
+    if c.split is not None and not c.split.same:
+        for label, frame, count in (("Rows only on Spark", c.only_spark, c.split.only_a_count),
+                                    ("Rows only on DataFusion", c.only_datafusion, c.split.only_b_count)):
+            st.markdown(f"**{label}**: {count:,}" + (f" (the first {len(frame)})" if count > len(frame) else ""))
+            if count:
+                st.dataframe(frame, hide_index=True, width="stretch")
+    if c.verdict == DIFFERS and c.expressions:
+        st.markdown("**The node's expressions** (those computing the differing columns first)")
+        for role, expr in c.expressions:
+            st.code(f"{role}: {expr}", language=None, wrap_lines=True)
+
+
+# ---- the first disagreement ---------------------------------------------------------------------
+
+
+def bisect_controls(plan: Plan, model: PlanModel) -> Bisection | None:
+    """The "Find the first disagreement" button, its progress and result; returns the finished
+    bisection when its marks are to be drawn."""
+    key = ("bisect", model.digest)
+    state = _tasks().get(key)
+    running = state is not None and not state.done.is_set()
+    c1, c2 = st.columns([2, 3])
+    if c1.button("Find the first disagreement", key="engines_bisect_button", disabled=running,
+                 help="Run the plan bottom-up on Spark and on DataFusion, node by node, and stop at the first node "
+                      "whose rows differ while its inputs agree"):
+        state = Task(status="starting")
+        _tasks()[key] = state
+        start(state, plan, lambda catalog: bisect(model, catalog, timeout_s=TIMEOUT_S, cancel=state.cancel,
+                                                  progress=state.progress),
+              what="comparing Spark and DataFusion", thread_name="app-bisect")
+    done = state is not None and state.done.is_set() and state.result is not None
+    c2.toggle("Show Spark vs DataFusion on the graph", value=True, key=BISECT_SHOW, disabled=not done)
+    if state is None:
+        return None
+    result = finished(state, lambda: _progress_fragment(key, "Spark vs DataFusion", "engines_bisect_cancel"))
+    if result is None:
+        return None
+    _show_bisection(model, result)
+    return result if st.session_state.get(BISECT_SHOW, True) else None
+
+
+def _show_bisection(model: PlanModel, b: Bisection) -> None:
+    if b.first is None:
+        (st.warning if b.stopped else st.success)(f"{b.summary()} ({b.elapsed_s:.1f} s)")
+    else:
+        st.error(f"Spark and DataFusion first disagree at node {b.first} "
+                 f"({title(model.node(b.first).kind)}): {b.nodes[b.first].why}")
+        if b.unchecked_inputs:
+            st.caption(f"Its input(s) {', '.join(b.unchecked_inputs)} could not be compared: the difference may start there.")
+        st.button(f"Select node {b.first}", key="engines_select_first", on_click=select, args=(b.first,))
+    for note in b.notes:
+        st.caption(note)
+    with st.expander(f"Spark vs DataFusion: {len(b.nodes)} node(s) compared bottom-up", expanded=False):
+        st.dataframe(pd.DataFrame(
+            [{"node": n.node_id, "relation": title(n.kind), "verdict": n.verdict, "time (s)": round(n.elapsed_s, 2),
+              "why": n.why} for n in b.nodes.values()],
+            columns=["node", "relation", "verdict", "time (s)", "why"]), hide_index=True, width="stretch")
+        if b.first_comparison is not None:
+            show_comparison(b.first_comparison)
+
+
+# ---- portability --------------------------------------------------------------------------------
+
+
+def portability_controls(plan: Plan, model: PlanModel) -> Portability | None:
+    """The portability toggle; when on, the table (in an expander) and the report for the marks."""
+    on = st.toggle("Which engines can run each node (Spark, DataFusion)", key=PORTABILITY_SHOW,
+                   help="Before running: whether Spark's translation and DataFusion's Substrait consumer take each "
+                        "node, and why not (missing function mapping, type, relation kind, refused)")
+    if not on:
+        return None
+    reports = st.session_state.setdefault("engine_portability", {})
+    if model.digest not in reports:
+        with st.spinner("Asking both engines…"):
+            reports[model.digest] = portability(model, catalog_for(plan))
+    report = reports[model.digest]
+    with st.expander(f"Portability: {report.summary()}", expanded=False):
+        st.dataframe(pd.DataFrame(report.rows()), hide_index=True, width="stretch")
+        st.caption("“below”: an input cannot run on that engine (the reason is on the node where the gap starts).")
+    return report
+
+
+def engine_overlay(base: Overlay | None, bisection: Bisection | None, report: Portability | None) -> Overlay | None:
+    """The profile's overlay (or none) with the engines' marks added."""
+    out = base
+    for extra in (bisection.overlay() if bisection is not None else None,
+                  report.overlay() if report is not None else None):
+        if extra is not None:
+            out = (out or Overlay()).with_marks(extra)
+    return out
+
+
+__all__ = ["bisect_controls", "compare_section", "engine_overlay", "portability_controls", "show_comparison"]
