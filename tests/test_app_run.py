@@ -25,7 +25,7 @@ def _result_frames(at: AppTest):
 
 def test_run_a_node_and_see_its_rows(spark):
     at = AppTest.from_file(APP, default_timeout=120)
-    at.session_state[\"inspector_tab\"] = \"Run\"  # the inspector draws only its open tab
+    at.session_state["inspector_tab"] = "Run"  # the inspector draws only its open tab
     at.query_params["sample"] = "tutorial.json"
     at.query_params["node"] = "0.0.1"  # Filter: products not in the "Computers" category
     at.run()
@@ -55,7 +55,7 @@ def test_opening_a_plan_starts_spark_in_the_background():
     session.WARM_UP, session._warming = True, None
     try:
         at = AppTest.from_file(APP, default_timeout=120)
-        at.session_state[\"inspector_tab\"] = \"Run\"  # the inspector draws only its open tab
+        at.session_state["inspector_tab"] = "Run"  # the inspector draws only its open tab
         at.query_params["sample"] = "tutorial.json"
         at.query_params["node"] = "0.0.1"
         at.run()
@@ -83,7 +83,7 @@ def test_a_long_run_shows_progress_and_can_be_cancelled(spark, tpch_dir):
     agg = {"aggregate": {"input": cross, "groupings": [], "measures": [P.measure(9, out="i64")]}}
     doc = P.plan((agg, ["n"]), functions={9: ("count", "functions_aggregate_generic")})
     at = AppTest.from_file(APP, default_timeout=120)
-    at.session_state[\"inspector_tab\"] = \"Run\"  # the inspector draws only its open tab
+    at.session_state["inspector_tab"] = "Run"  # the inspector draws only its open tab
     at.session_state["use_tpch"] = True
     at.run()
     at.sidebar.file_uploader[0].set_value(("explode.json", json.dumps(doc).encode(), "application/json")).run()
@@ -109,7 +109,7 @@ def test_a_table_without_the_plans_columns_is_refused_in_the_app(spark, tpch_dir
     with open(os.path.join(ROOT, "sample_plans", "tpch_q03_datafusion.json"), "rb") as fh:
         q03 = fh.read()
     at = AppTest.from_file(APP, default_timeout=120)
-    at.session_state[\"inspector_tab\"] = \"Run\"  # the inspector draws only its open tab
+    at.session_state["inspector_tab"] = "Run"  # the inspector draws only its open tab
     at.session_state["uploads_dir"] = str(tmp_path)
     at.run()
     at.sidebar.file_uploader[0].set_value(("q03.json", q03, "application/json")).run()
@@ -141,7 +141,7 @@ def test_present_step_and_the_compare_panel_can_be_cancelled(spark, tpch_dir):
     kept = {"filter": {"input": agg, "condition": {"literal": {"boolean": True}}}}
     doc = P.plan((kept, ["n"]), functions={9: ("count", "functions_aggregate_generic")})
     at = AppTest.from_file(APP, default_timeout=120)
-    at.session_state[\"inspector_tab\"] = \"Run\"  # the inspector draws only its open tab
+    at.session_state["inspector_tab"] = "Run"  # the inspector draws only its open tab
     at.session_state["use_tpch"] = True
     at.run()
     at.sidebar.file_uploader[0].set_value(("explode.json", json.dumps(doc).encode(), "application/json")).run()
