@@ -34,6 +34,15 @@ LOCAL_CONF = {
     # cost of about six Py4J round trips per call; the translation makes thousands of such calls
     # per plan (and reports its errors by node itself), so it is turned off.
     "spark.python.sql.dataFrameDebugging.enabled": "false",
+    # With the UI off, Spark's status store still keeps the last 1,000 SQL executions (plan text and
+    # metrics graph of each), jobs and stages, and 100,000 tasks, in the driver's 2 GB heap. An app
+    # session (or the test run) runs thousands of queries, TPC-DS plans among them: a full store left
+    # too little heap to build a broadcast ("Not enough memory to build and broadcast the table").
+    # Nobody reads that history here, so little of it is kept.
+    "spark.sql.ui.retainedExecutions": "20",
+    "spark.ui.retainedJobs": "50",
+    "spark.ui.retainedStages": "50",
+    "spark.ui.retainedTasks": "2000",
 }
 
 
