@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from viz.kinds import emit
+
 from .datafusion_engine import DataFusionCannot, DataFusionRunner
 from .errors import ExecutionError
 from .rows import RowSplit, first_order_difference, json_value, split_rows
@@ -295,9 +297,7 @@ def expressions_for(model, node_id: str, output_columns: list[int]) -> list[tupl
     exprs = list(node.info.expressions)
     if not exprs or not output_columns:
         return exprs
-    body = node.node.body
-    emit = getattr(body, "common", None)
-    mapping = list(emit.emit.output_mapping) if emit is not None and emit.WhichOneof("emit_kind") == "emit" else None
+    mapping = emit(node.node.body)
     direct = {c: (mapping[c] if mapping is not None and c < len(mapping) else c) for c in output_columns}
     picked: list[tuple[str, str]] = []
     if node.kind == "project":

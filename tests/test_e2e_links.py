@@ -33,6 +33,7 @@ def test_a_shared_link_opened_first_on_a_fresh_server(app_url):  # noqa: F811
             expect(page.get_by_role("button", name="Show sample rows")).to_be_visible()
             page.wait_for_timeout(1500)  # let the last widgets settle before the picture
             page.screenshot(path=os.path.join(ARTIFACTS, "present.png"))
+            page.get_by_role("button", name="Share this view").click()  # the link sits in a popover
             link = page.locator("code").filter(has_text="node=0.0.1").first.inner_text().strip()
             assert link.startswith(app_url) and "present?sample=tutorial.json&node=0.0.1" in link
 
