@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .errors import ExecutionError
 from .rows import json_value
@@ -144,14 +144,7 @@ def _profile(args, out, err) -> int:
 
     from .profile import SUBQUERY_SKIP, profile_plan
 
-    catalog = _catalog_or_report(args, err)
-    if catalog is None:
-        return 2
-    status = 0
-    for file, model, _ in _each_plan(args, None, out, err):
-        if model is None:
-            status = 2
-            continue
+    def each(file, model, _node, catalog) -> int:
         profile = profile_plan(model, catalog, timeout_s=args.timeout, one_run=not args.per_node)
         nodes = [{"node": n, "relation": title(p.kind), "rows": p.rows,
                   "seconds": None if p.elapsed_s is None else round(p.elapsed_s, 6), "how": p.how,
@@ -159,11 +152,10 @@ def _profile(args, out, err) -> int:
                  for n, p in profile.nodes.items()]
         failed = profile.stopped is not None or any(
             p.error or (p.skipped and p.skipped != SUBQUERY_SKIP) for p in profile.nodes.values())
-        status = max(status, 1 if failed else 0)
         if args.format == "json":
             print(json.dumps({"file": file, "elapsed_s": round(profile.elapsed_s, 6), "jobs": profile.jobs,
                               "stopped": profile.stopped, "nodes": nodes}), file=out)
-            continue
+            return 1 if failed else 0
         counted = sum(1 for p in profile.nodes.values() if p.rows is not None)
         print(f"== {file}: {counted} of {len(nodes)} nodes counted in {profile.elapsed_s:.2f} s "
               f"({profile.jobs} Spark job{'s' if profile.jobs != 1 else ''})", file=out)
@@ -177,7 +169,9 @@ def _profile(args, out, err) -> int:
             seconds = f"{n['seconds']:.2f} s" if p.own_figure else ""
             note = n["error"] or n["skipped"] or ", ".join(n["flags"])
             print(f"  {n['node']:<{width}}  {n['relation']:<14} {rows:>18}  {how:<16} {seconds:>9}  {note}".rstrip(), file=out)
-    return status
+        return 1 if failed else 0
+
+    return _over_plans(args, out, err, each)
 
 
 BISECT_DESCRIPTION = """Run the plan (or the subtree under --node) bottom-up on Spark (the executor's translation) and on
@@ -261,20 +255,12 @@ def _portability(args, out, err) -> int:
 
     from .portability import portability
 
-    catalog = _catalog_or_report(args, err)
-    if catalog is None:
-        return 2
-    status = 0
-    for file, model, _ in _each_plan(args, None, out, err):
-        if model is None:
-            status = 2
-            continue
+    def each(file, model, _node, catalog) -> int:
         report = portability(model, catalog)
-        if any(not (n.spark.ok and n.datafusion.ok) for n in report.nodes.values()):
-            status = max(status, 1)
+        status = 1 if any(not (n.spark.ok and n.datafusion.ok) for n in report.nodes.values()) else 0
         if args.format == "json":
             print(json.dumps({"file": file, **report.to_json()}), file=out)
-            continue
+            return status
         print(f"== {file}: {report.summary()}", file=out)
         width = max((len(n) for n in report.nodes), default=4)
         for n in report.nodes.values():
@@ -283,7 +269,9 @@ def _portability(args, out, err) -> int:
             for engine, v in (("Spark", n.spark), ("DataFusion", n.datafusion)):
                 if v.own:
                     print(f"  {'':<{width}}    {engine}: {v.reason}", file=out)
-    return status
+        return status
+
+    return _over_plans(args, out, err, each)
 
 
 def _positive(text: str) -> int:
@@ -376,6 +364,19 @@ def _catalog_or_report(args, err):
     except (BadInput, ExecutionError) as exc:
         print(f"error: {exc}", file=err)
         return None
+
+
+def _over_plans(args, out, err, each: Callable[[str, object, str, object], int], node: str | None = None) -> int:
+    """Resolve the tables, then call ``each(file, model, node, catalog)`` for every plan given (node:
+    ``node``, or the plan's first root). The exit status is the worst of theirs: 2 when the tables or a
+    plan could not be read (the problem reported)."""
+    catalog = _catalog_or_report(args, err)
+    if catalog is None:
+        return 2
+    status = 0
+    for file, model, chosen in _each_plan(args, node, out, err):
+        status = max(status, 2 if model is None else each(file, model, chosen, catalog))
+    return status
 
 
 def _each_plan(args, node: str | None, out, err):
@@ -484,22 +485,16 @@ def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
         return _portability(args, out, err)
     from .run import run_node
 
-    catalog = _catalog_or_report(args, err)
-    if catalog is None:
-        return 2
-    status = 0
-    for file, model, node in _each_plan(args, args.node, out, err):
-        if model is None:
-            status = 2
-            continue
+    def each(file, model, node, catalog) -> int:
         try:
             result = run_node(model, node, catalog=catalog, limit=args.limit, count=args.count, timeout_s=args.timeout)
         except ExecutionError as exc:
             _report_error(args.format, file, exc, out, err)
-            status = max(status, 1)
-            continue
+            return 1
         _PRINTERS[args.format](file, node, result, out)
-    return status
+        return 0
+
+    return _over_plans(args, out, err, each, node=args.node)
 
 
 if __name__ == "__main__":
