@@ -10,7 +10,7 @@ import streamlit as st
 
 from ui.engines_panel import bisect_controls, compare_section, engine_overlay, portability_controls
 from ui.entry import through_app
-from ui.graph_view import graph_view
+from ui.graph_view import graph_view, plan_dot
 from ui.lineage_panel import column_clicked, lineage_highlight, lineage_panel
 from ui.page import open_plan
 from ui.plan_source import executability_of
@@ -197,7 +197,7 @@ def main() -> None:
         view = replace(view, profile=engines)
         # the selection and the search hits are painted in the page: the DOT (and so its layout) stays
         # the same when they change
-        dot = to_dot(model, view=replace(view, selected=None, hits=frozenset()))
+        dot = plan_dot(model, replace(view, selected=None, hits=frozenset()))
         graph_view(dot, "graph_click", selected, hits=view.hits, lineage=lineage_highlight(model, selected),
                    on_column=column_clicked("graph_click"))
         if profile is not None:
