@@ -332,7 +332,8 @@ def app_section(records: dict) -> list[str]:
     lines += ["Chromium (headless) against `streamlit run app.py`, a fresh server per row: from `page.goto` to every "
               f"node of the graph drawn; cold = first load after the server started, warm = median of "
               f"{_get(res, 'reloads', default='n/a')} reloads in fresh pages; caption = the plan's caption (written by "
-              "the server before the graph) shown; click = clicking a node until the inspector shows it, click: URL = "
+              "the server before the graph) shown; click = clicking a node until the inspector shows it (median of "
+              "5 clicks on the settled page, alternating with the root, Playwright's own click time included), click: URL = "
               "until the URL names the node; peak = VmHWM of the Streamlit process. *viewer*: laid out on the server by "
               "Graphviz's `dot` (cached), pan and zoom in the page; *baseline*: laid out in the browser "
               "(`SUBSTRAIT_VIZ_LAYOUT=browser`, the app before the viewer).", ""]
