@@ -21,7 +21,6 @@ consumer refused it) is "not compared", with the reason.
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -31,7 +30,7 @@ from viz.kinds import emit
 from .datafusion_engine import DataFusionCannot, DataFusionRunner
 from .errors import ExecutionError
 from .rows import RowSplit, first_order_difference, json_value, split_rows
-from .run import RunResult, SparkRun, collect_arrow, refuse_writes, supervise, to_pandas, translation
+from .run import SparkRun, refuse_writes, supervise, to_pandas
 
 #: Rows taken from each engine at most: a node with more on both is not compared row by row.
 DEFAULT_LIMIT = 100_000
@@ -123,8 +122,7 @@ def spark_output(model, node_id: str, catalog, limit: int, *, timeout_s: float |
     try:
         refuse_writes(model, node_id)
         spark = get_session()
-        take = _SparkTake(model, node_id, spark, catalog, limit, False, explain=False)
-        take.shown = shown
+        take = SparkRun(model, node_id, spark, catalog, limit, False, explain=False, keep_all=True, shown=shown)
         result = supervise(take, spark, timeout_s, cancel, None)
     except ExecutionError as exc:
         if cancel is not None and cancel.is_set():
@@ -139,33 +137,6 @@ def spark_output(model, node_id: str, catalog, limit: int, *, timeout_s: float |
     out.table = table
     out.rows = result.rows
     return out
-
-
-class _SparkTake(SparkRun):
-    """A run that takes up to ``limit`` rows and keeps them all, for comparing."""
-
-    shown = SAMPLE
-
-    def _work(self) -> RunResult:
-        made = translation(self.model, self.node_id, self.spark, self.catalog)
-        df = made.df
-        self._check()
-        self.started_execution.set()
-        self._check()
-        start = time.perf_counter()
-        # the executor's own collection: a limit runs as Spark's incremental take, so the first rows of
-        # a cross product cost little (``toArrow`` would run every partition of it)
-        table, _ = collect_arrow(df.limit(self.limit + 1))
-        elapsed = time.perf_counter() - start
-        more = table.num_rows > self.limit
-        table = table.slice(0, self.limit)
-        names = list(made.names) + [""] * (len(df.columns) - len(made.names))
-        columns = [f"[{i}] {name}".rstrip() for i, name in enumerate(names[: len(df.columns)])]
-        table = table.rename_columns(columns)
-        return RunResult(columns=columns, types=[f.dataType.simpleString() for f in df.schema.fields],
-                         rows=to_pandas(table.slice(0, self.shown), columns), elapsed_s=elapsed,
-                         row_count=None if more else table.num_rows, explain="", warnings=list(made.warnings),
-                         arrow=table)
 
 
 def datafusion_output(runner: DataFusionRunner, node_id: str, limit: int, columns: list[str],
@@ -184,7 +155,7 @@ def datafusion_output(runner: DataFusionRunner, node_id: str, limit: int, column
     names = columns[: table.num_columns] + [f"[{i}]" for i in range(len(columns), table.num_columns)]
     out.table = table.rename_columns(names)
     out.types, out.elapsed_s, out.complete, out.row_count = got.types, got.elapsed_s, not got.more, table.num_rows
-    out.rows = out.table.slice(0, shown).to_pandas(integer_object_nulls=True, date_as_object=True)
+    out.rows = to_pandas(out.table.slice(0, shown), names)
     return out
 
 

@@ -216,9 +216,13 @@ def tagged(spark, tag: str, description: str):
 class SparkRun:
     """The work of one run, done in a worker thread that carries the run's tag."""
 
-    def __init__(self, model, node_id: str, spark, catalog, limit: int, count: bool, explain: bool = True) -> None:
+    def __init__(self, model, node_id: str, spark, catalog, limit: int, count: bool, explain: bool = True, *,
+                 keep_all: bool = False, shown: int | None = None) -> None:
+        """``keep_all``: keep every row taken (up to ``limit``) in ``arrow``, not only ``MAX_BYTES`` of
+        them (for comparing); ``shown``: how many of them ``rows`` holds for display (default: all)."""
         self.model, self.node_id, self.spark, self.catalog = model, node_id, spark, catalog
         self.limit, self.count, self.explain = limit, count, explain
+        self.keep_all, self.shown = keep_all, shown
         self.tag = f"substrait-viz-{uuid.uuid4().hex}"
         self.result: RunResult | None = None
         self.error: BaseException | None = None
@@ -244,14 +248,14 @@ class SparkRun:
         self.started_execution.set()  # before the check: see _stop
         self._check()
         start = time.perf_counter()
-        table, type_warning = collect_arrow(df.limit(self.limit + 1))
+        table, type_warning = _collect(df.limit(self.limit + 1))
         more = table.num_rows > self.limit
         row_count: int | None = None if more else table.num_rows
         if self.count and more:
             self._check()
             row_count = int(df.count())
         elapsed = time.perf_counter() - start
-        table, bytes_warning = _cap_bytes(table.slice(0, self.limit))
+        table, bytes_warning = (table.slice(0, self.limit), None) if self.keep_all else _cap_bytes(table.slice(0, self.limit))
         names = list(made.names) + [""] * (len(df.columns) - len(made.names))
         columns = [f"[{i}] {name}".rstrip() for i, name in enumerate(names[: len(df.columns)])]
         types = [f.dataType.simpleString() for f in df.schema.fields]
@@ -259,7 +263,7 @@ class SparkRun:
         return RunResult(
             columns=columns,
             types=types,
-            rows=to_pandas(table, columns),
+            rows=to_pandas(table if self.shown is None else table.slice(0, self.shown), columns),
             elapsed_s=elapsed,
             row_count=row_count,
             explain=explain,
@@ -414,7 +418,7 @@ def _explain(df) -> str:
     return buf.getvalue().strip()
 
 
-def collect_arrow(df):
+def _collect(df):
     """The rows of ``df`` as a pyarrow Table, and a warning when a column had to be shown as text.
 
     Arrow transfer lacks year-month intervals: such columns are collected as their text.
