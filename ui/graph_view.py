@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
-from collections import OrderedDict
 from typing import Callable
 
 import streamlit as st
@@ -331,31 +329,15 @@ def _layout(dot: str) -> tuple[str, str] | None:
     return svg, key
 
 
-#: DOT texts made, by plan digest and view: a click's rerun draws the same DOT (selection and hits are
-#: painted in the page), which takes 20 ms to write at 500 nodes.
-DOTS_KEPT = 32
-_dots: OrderedDict[tuple, str] = OrderedDict()
-_dots_lock = threading.Lock()
-
-
 def plan_dot(model: PlanModel, view: View) -> str:
-    """``viz.render.to_dot(model, view=view)``, made once per plan and view for every session."""
-    key = (model.digest, view)
-    try:
-        hash(key)
-    except TypeError:  # a view holding something unhashable: drawn each time
-        return to_dot(model, view=view)
-    with _dots_lock:
-        dot = _dots.get(key)
-        if dot is not None:
-            _dots.move_to_end(key)
-            return dot
-    dot = to_dot(model, view=view)
-    with _dots_lock:
-        _dots[key] = dot
-        while len(_dots) > DOTS_KEPT:
-            _dots.popitem(last=False)
-    return dot
+    """``viz.render.to_dot(model, view=view)``, made once per plan and view for every session: a click's
+    rerun draws the same DOT (selection and hits are painted in the page), 20 ms to write at 500 nodes."""
+    return _dot(model.digest, view, model)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32, hash_funcs={View: repr})
+def _dot(digest: str, view: View, _model: PlanModel) -> str:
+    return to_dot(_model, view=view)
 
 
 #: Every SVG laid out, by key (as long as the process lives; one per distinct drawing).
