@@ -274,13 +274,6 @@ def _portability(args, out, err) -> int:
     return _over_plans(args, out, err, each)
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return value
-
-
 def _check(args, out, err) -> int:
     import os
 
@@ -319,11 +312,22 @@ def _check(args, out, err) -> int:
     return 0 if all(o.ok for o in outcomes) else 1
 
 
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
+def _at_least(minimum: int, name: str) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``minimum`` (``name`` is what argparse calls it
+    when the text is not a number)."""
+
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be {minimum} or more")
+        return value
+
+    parse.__name__ = name
+    return parse
+
+
+_non_negative = _at_least(0, "_non_negative")
+_positive = _at_least(1, "_positive")
 
 
 class BadInput(Exception):

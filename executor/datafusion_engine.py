@@ -395,9 +395,6 @@ class DataFusionRunner:
         return DataFusionRows(table, more, [str(t) for t in table.schema.types], elapsed)
 
 
-
-
-
 #: What :func:`filters_above_reads` tells a person whose read it rewrote.
 FILTER_NOTE = ("DataFusion's consumer does not apply a read's filter (it takes it as a scan hint), so it is "
                "applied in a filter above the read there")
