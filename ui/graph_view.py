@@ -84,9 +84,11 @@ function build(root, data) {
   stage.style.transform = '';  // measured at 100% below
   const svg = stage.querySelector('svg');
   const w = svg.width.baseVal.value, h = svg.height.baseVal.value;  // its drawn size, in px
-  // the frame: as tall as the drawing fitted to its width, within [220, data.height]
+  // the frame: as tall as the drawing as it opens, within [220, data.height]: fitted to its width when
+  // its text stays readable so, else at 100% (a wide plan fitted to the width would leave a strip)
   const widthK = Math.min(1, viewport.clientWidth / w);
-  viewport.style.height = Math.round(Math.max(220, Math.min(data.height, h * widthK + 12))) + 'px';
+  const openK = widthK >= READABLE_K ? widthK : 1;
+  viewport.style.height = Math.round(Math.max(220, Math.min(data.height, h * openK + 12))) + 'px';
   const v = { key: data.key, viewport, stage, svg, w, h, k: 1, x: 0, y: 0, selected: null, moved: false };
   // level of detail: a node's first line is its title; the lines below it are details
   svg.querySelectorAll('g.node').forEach((g) => {
