@@ -73,10 +73,39 @@ def _divide(call: Call, args: list) -> Column:
         )
         special = {"NULL": F.lit(None), "ERROR": _error("divide: division by zero")}.get(zero, ieee)
         return F.when(b == 0, special).otherwise(a / b)
-    out = a / b
+    out = _decimal_divide(call, a, b) if kind == "decimal" else a / b
     if zero == "ERROR":
         out = _fail_if(b == 0, "divide: division by zero", out)
     return out
+
+
+def _spark_divide_scale(p1: int, s1: int, p2: int, s2: int) -> int:
+    """The scale of Spark's ``decimal(p1,s1) / decimal(p2,s2)`` (precision loss allowed, its default)."""
+    scale = max(6, s1 + p2 + 1)
+    int_digits = p1 - s1 + s2
+    if int_digits + scale > 38:
+        scale = max(38 - int_digits, min(scale, 6))
+    return scale
+
+
+def _decimal_divide(call: Call, a: Column, b: Column) -> Column:
+    """``a / b`` to the declared scale when it is finer than Spark's.
+
+    Spark keeps only 6 digits after the point when the operands are wide: ``decimal(38,4) /
+    decimal(38,4)`` is ``decimal(38,6)``, where DataFusion declares ``decimal(38,8)`` (TPC-H q08's
+    share). Spark's scale grows as the dividend's integer digits shrink, so a dividend whose value
+    fits in fewer digits is narrowed first; a larger value takes Spark's own scale.
+    """
+    types = [call.output_type, *call.arg_types[:2]]
+    if len(types) < 3 or any(t is None or t.WhichOneof("kind") != "decimal" for t in types):
+        return a / b
+    (precision, scale), (p1, s1), (p2, s2) = ((t.decimal.precision, t.decimal.scale) for t in types)
+    int_digits = 38 - scale - s2  # the dividend's integer digits that give ``scale``
+    if scale <= _spark_divide_scale(p1, s1, p2, s2) or not 0 < int_digits < p1 - s1:
+        return a / b
+    narrow = a.cast(f"decimal({int_digits + s1},{s1})")
+    declared = f"decimal({precision},{scale})"  # each branch: a CASE of two decimals may round to the coarser
+    return F.when(F.abs(a) < _big(10**int_digits), (narrow / b).cast(declared)).otherwise((a / b).cast(declared))
 
 
 def _modulus(call: Call, args: list) -> Column:
