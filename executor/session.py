@@ -17,6 +17,8 @@ from typing import Callable
 
 from pyspark.sql import SparkSession
 
+from .jvm import pin_lookups
+
 _lock = threading.Lock()
 _session: SparkSession | None = None
 
@@ -69,6 +71,7 @@ def _build() -> SparkSession:
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    pin_lookups(spark)
     return spark
 
 
