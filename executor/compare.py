@@ -30,6 +30,7 @@ import pandas as pd
 from viz.kinds import JOIN_KINDS
 
 from .errors import ExecutionError
+from .jvm import sql_type
 
 POLL_S = 0.1
 
@@ -182,7 +183,7 @@ def _as_common_decimals(df, columns: list[ColumnComparison]):
         common = _common_decimal(c.spark_type_a, c.spark_type_b) if c.spark_type_a != c.spark_type_b else None
         if common is not None:
             name = df.columns[c.index]
-            casts[name] = F.col(name).cast(DecimalType(*common))
+            casts[name] = F.col(name).cast(sql_type(DecimalType(*common)))
     return df.withColumns(casts) if casts else df
 
 

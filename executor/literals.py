@@ -20,6 +20,7 @@ from substrait import algebra_pb2
 from viz.expressions import decimal_value, literal_type
 
 from .errors import Unsupported
+from .jvm import sql_type
 from .types import to_spark
 
 Literal = algebra_pb2.Expression.Literal
@@ -100,7 +101,7 @@ def _typed(lit: Literal, value: Any) -> Column:
     if value is not None and lit.WhichOneof("literal_type") in _NATURAL:
         return F.lit(value)
     t = literal_type(lit)
-    return F.lit(value).cast(to_spark(t)) if t is not None else F.lit(value)
+    return F.lit(value).cast(sql_type(to_spark(t))) if t is not None else F.lit(value)
 
 
 def _scalar(lit: Literal) -> Column:
@@ -109,12 +110,12 @@ def _scalar(lit: Literal) -> Column:
 
 def _timestamp(lit: Literal) -> Column:
     v = lit.precision_timestamp
-    return F.lit(_timestamp_text(v.value, v.precision)).cast(S.TimestampNTZType())
+    return F.lit(_timestamp_text(v.value, v.precision)).cast(sql_type(S.TimestampNTZType()))
 
 
 def _timestamp_tz(lit: Literal) -> Column:
     v = lit.precision_timestamp_tz
-    return F.lit(_timestamp_text(v.value, v.precision) + "Z").cast(S.TimestampType())
+    return F.lit(_timestamp_text(v.value, v.precision) + "Z").cast(sql_type(S.TimestampType()))
 
 
 def _interval_year(lit: Literal) -> Column:
@@ -147,7 +148,7 @@ def _interval_compound(lit: Literal) -> Column:
 def _null(lit: Literal) -> Column:
     if lit.null.WhichOneof("kind") is None:
         return F.lit(None)
-    return F.lit(None).cast(to_spark(lit.null))
+    return F.lit(None).cast(sql_type(to_spark(lit.null)))
 
 
 def _struct(lit: Literal) -> Column:
@@ -161,7 +162,7 @@ def _list(lit: Literal) -> Column:
 def _empty(lit: Literal) -> Column:
     t = literal_type(lit)
     builder = F.array() if lit.WhichOneof("literal_type") == "empty_list" else F.create_map()
-    return builder.cast(to_spark(t)) if t is not None else builder
+    return builder.cast(sql_type(to_spark(t))) if t is not None else builder
 
 
 def _map(lit: Literal) -> Column:

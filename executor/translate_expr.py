@@ -24,6 +24,7 @@ from viz.model import PlanModel
 
 from . import literals
 from .errors import ExecutionError, Unsupported
+from .jvm import sql_type
 from .types import to_spark
 
 Expression = algebra_pb2.Expression
@@ -289,7 +290,7 @@ class ExprTranslator:
             out = functions.window(call, args)
         self._warn(call)
         out = out.over(spec)
-        return out.cast(to_spark(declared)) if declared is not None else out
+        return out.cast(sql_type(to_spark(declared))) if declared is not None else out
 
     # -- conditionals -------------------------------------------------------------------------
     def if_then(self, e: Expression.IfThen) -> Column:
@@ -338,7 +339,7 @@ class ExprTranslator:
         target = to_spark(e.type)
         if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_RETURN_NULL:
             return inner.try_cast(target)
-        out = inner.cast(target)
+        out = inner.cast(sql_type(target))
         if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION and _parses(e.type, lambda: self.type_of(e.input)):
             # The session's casts are Spark's legacy ones (ANSI off): text that is not a value of the
             # target type becomes NULL. The plan asks for an error, as DataFusion and DuckDB give.

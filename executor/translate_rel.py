@@ -36,6 +36,7 @@ from viz.schema import aggregate_layout, join_type_name
 
 from . import literals
 from .errors import ColumnMismatch, ExecutionError, Refused, Unsupported
+from .jvm import sql_type
 from .translate_expr import ExprTranslator, Record
 from .types import plan_user_types, to_spark
 
@@ -276,12 +277,12 @@ def _conform(tr: _Translator, df: DataFrame, base: list[Field], what: str, table
         # the table's columns as they are: renamed in one step (each DataFrame step costs Spark an
         # analysis, and each Column some Py4J round trips), then only the casts
         out = df.toDF(*names)
-        cast = {n: F.col(n).cast(t) for n, t in zip(names, casts) if t is not None}
+        cast = {n: F.col(n).cast(sql_type(t)) for n, t in zip(names, casts) if t is not None}
         return out.withColumns(cast) if cast else out
     cols: list[Column] = []
     for name, src, want in zip(names, picked, casts):
         col = F.col(_quote(src))
-        cols.append((col if want is None else col.cast(want)).alias(name))
+        cols.append((col if want is None else col.cast(sql_type(want))).alias(name))
     return df.select(*cols)
 
 
@@ -335,7 +336,7 @@ def _virtual_table(tr: _Translator, node: NodeView, r: algebra_pb2.ReadRel, base
     for row in rows:
         cols = [ex.expr(e) for e in row.fields]
         if base is not None and types_known:
-            cols = [c.cast(to_spark(f.type)) for c, f in zip(cols, base)]
+            cols = [c.cast(sql_type(to_spark(f.type))) for c, f in zip(cols, base)]
         parts.append(tr.spark.range(1).select(*[c.alias(n) for c, n in zip(cols, names)]))
     return functools.reduce(DataFrame.unionAll, parts)
 
@@ -503,8 +504,8 @@ def aggregate(tr: _Translator, node: NodeView) -> DataFrame:
                 cols.append(F.col(f"__k{pos}"))
             else:
                 t = direct[pos].type if direct is not None and pos < len(direct) else None
-                cols.append(F.lit(None).cast(to_spark(t)) if t is not None else F.lit(None))
-        grouping_value = F.lit(layout.grouping_value(index)).cast(grouping) if grouping is not None else None
+                cols.append(F.lit(None).cast(sql_type(to_spark(t))) if t is not None else F.lit(None))
+        grouping_value = F.lit(layout.grouping_value(index)).cast(sql_type(grouping)) if grouping is not None else None
         if layout.grouping_column == "datafusion":
             cols.append(grouping_value)
         cols += [F.col(f"__m{i}") for i in range(len(measures))]
@@ -539,7 +540,7 @@ def expand(tr: _Translator, node: NodeView) -> DataFrame:
                 cols.append(ex.expr(dups[d]))
             else:
                 cols.append(ex.expr(f.consistent_field))
-        cols.append(F.lit(d).cast(S.IntegerType()))
+        cols.append(F.lit(d).cast(sql_type(S.IntegerType())))
         parts.append(df.select(*[c.alias(tr.name(i)) for i, c in enumerate(cols)]))
     return functools.reduce(DataFrame.unionAll, parts)
 
@@ -611,7 +612,7 @@ def _mark(tr: _Translator, node: NodeView, keep: DataFrame, k_start: int, k_coun
     c = ex.expr(body.expression)
     hit = probe.where(c).exists()
     unknown = probe.where(c.isNull()).exists()
-    mark = F.when(hit, F.lit(True)).when(unknown, F.lit(None).cast(S.BooleanType())).otherwise(F.lit(False))
+    mark = F.when(hit, F.lit(True)).when(unknown, F.lit(None).cast(sql_type(S.BooleanType()))).otherwise(F.lit(False))
     return _renumber(tr, keep, k_start, k_count, [mark])
 
 
@@ -761,7 +762,7 @@ def _conform_set_input(tr: _Translator, node: NodeView, k: int, df: DataFrame, w
     if not casts:
         return df
     names = tr.names(width)
-    return df.select(*[F.col(c).cast(casts[i]).alias(c) if i in casts else F.col(c) for i, c in enumerate(names)])
+    return df.select(*[F.col(c).cast(sql_type(casts[i])).alias(c) if i in casts else F.col(c) for i, c in enumerate(names)])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from __future__ import annotations
 from pyspark.sql import Column
 
 from ..errors import Unsupported
+from ..jvm import sql_type
 from . import aggregates, arithmetic, boolean, comparison, datetimes, lists, strings, windows
 from ._common import NOT_CONSTANT, Builder, Call, _spark_type, base_name  # noqa: F401  NOT_CONSTANT: for translate_expr
 
@@ -154,7 +155,7 @@ def _finish(call: Call, col: Column) -> Column:
                 f"`{base_name(call.name)}` declares a {target.simpleString()} result; a predicate's result is kept boolean"
             )
         return col
-    return col.cast(target)
+    return col.cast(sql_type(target))
 
 
 def _build(call: Call, args: list, kind: str) -> Column:

@@ -13,6 +13,7 @@ from pyspark.sql import types as S
 from substrait.type_pb2 import Type
 
 from ..errors import Unsupported
+from ..jvm import sql_type
 from ..types import to_spark
 
 
@@ -108,7 +109,7 @@ def _enums(args: list) -> list[str]:
 
 def _big(n: int) -> Column:
     """An exact integer literal of any size (decimal(38,0))."""
-    return F.lit(Decimal(n)).cast(WIDE)
+    return F.lit(Decimal(n)).cast(sql_type(WIDE))
 
 
 def _error(message: str) -> Column:
@@ -124,11 +125,11 @@ def _int_result(call: Call, name: str, wide: Column, native: Column, kind: str) 
     mode = _option(call, "overflow", ("SILENT", "SATURATE", "ERROR"), "SILENT")
     target = to_spark(Type(**{kind: getattr(Type, kind.upper())()}))
     if mode == "SILENT":
-        return native.cast(target)
+        return native.cast(sql_type(target))
     lo, hi = INT_RANGE[kind]
     if mode == "ERROR":
-        return _fail_if((wide < lo) | (wide > hi), f"{name}: {kind} overflow", wide).cast(target)
-    return F.when(wide > hi, F.lit(hi)).when(wide < lo, F.lit(lo)).otherwise(wide).cast(target)
+        return _fail_if((wide < lo) | (wide > hi), f"{name}: {kind} overflow", wide).cast(sql_type(target))
+    return F.when(wide > hi, F.lit(hi)).when(wide < lo, F.lit(lo)).otherwise(wide).cast(sql_type(target))
 
 
 def _float_rounding(call: Call) -> None:
