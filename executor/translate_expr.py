@@ -24,7 +24,7 @@ from viz.model import PlanModel
 
 from . import literals
 from .errors import ExecutionError, Unsupported
-from .jvm import sql_type
+from .jvm import col as jcol, sql_type
 from .types import to_spark
 
 Expression = algebra_pb2.Expression
@@ -56,7 +56,7 @@ class NamedColumns(SequenceABC):
             raise IndexError(i)
         col = self._made.get(i)
         if col is None:
-            col = F.col(self.names[i])
+            col = jcol(self.names[i])
             for _ in range(self.outer_depth):
                 col = col.outer()
             self._made[i] = col

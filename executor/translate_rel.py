@@ -15,6 +15,7 @@ grouping-set column.
 
 from __future__ import annotations
 
+import copy
 import functools
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -36,7 +37,7 @@ from viz.schema import aggregate_layout, join_type_name
 
 from . import literals
 from .errors import ColumnMismatch, ExecutionError, Refused, Unsupported
-from .jvm import sql_type
+from .jvm import col, sql_type
 from .translate_expr import ExprTranslator, Record
 from .types import plan_user_types, to_spark
 
@@ -91,7 +92,10 @@ class _Translator:
         # Spark resolves a name anywhere below a subquery before it looks outside, so the columns of
         # everything inside a subquery get names the enclosing query never uses.
         self.prefix = prefix or ("_" if depth == 0 else f"_s{depth}_")
-        self.memo: dict[tuple[str, str], DataFrame] = {} if memo is None else memo
+        # Column names start at ``prefix{offset}``: not 0 only for a read on a join's right side
+        # (:meth:`input_at`), which names its columns where the join puts them.
+        self.offset = 0
+        self.memo: dict[tuple[str, str, int], DataFrame] = {} if memo is None else memo
         self.warnings: list[str] = [] if warnings is None else warnings
         # Global aggregates (and projects over them) kept as (the aggregate's input, one Column per
         # output field), so that a project above folds into the aggregate's own select: Catalyst
@@ -101,7 +105,7 @@ class _Translator:
 
     # -- naming ---------------------------------------------------------------------------------
     def name(self, i: int) -> str:
-        return f"{self.prefix}{i}"
+        return f"{self.prefix}{self.offset + i}"
 
     def names(self, n: int, start: int = 0) -> list[str]:
         return [self.name(start + i) for i in range(n)]
@@ -123,8 +127,8 @@ class _Translator:
 
     # -- the walk ---------------------------------------------------------------------------------
     def rel(self, node_id: str) -> DataFrame:
-        """The node's output after emit, columns named ``prefix0..``."""
-        key = (node_id, self.prefix)
+        """The node's output after emit, columns named ``prefix0..`` (from ``prefix{offset}``)."""
+        key = (node_id, self.prefix, self.offset)
         if key in self.memo:
             return self.memo[key]
         node = self.model.node(node_id)
@@ -150,6 +154,24 @@ class _Translator:
         child = node.inputs[k]
         df = self.rel(child)
         return df, self.width(child, df)
+
+    def input_at(self, node: NodeView, k: int, start: int) -> tuple[DataFrame, int]:
+        """Input ``k`` with its columns named from ``name(start)`` on (a join's right side).
+
+        A read names its columns so as it reads them (its conform step renames them anyway); any
+        other relation is renamed in one more DataFrame step, and each step costs Spark an analysis.
+        A profile observes each node once, under its own names, so it always takes the second way.
+        """
+        if k >= len(node.inputs):
+            raise ExecutionError(f"node {node.id} ({node.kind}) lacks input {k}")
+        child = node.inputs[k]
+        if start and self.observe is None and self.model.node(child).kind == "read":
+            shifted = copy.copy(self)  # the same memo, warnings and folds: only the names move
+            shifted.offset = self.offset + start
+            df = shifted.rel(child)
+            return df, self.width(child, df)
+        df, m = self.input(node, k)
+        return df.toDF(*self.names(m, start)), m
 
     def subquery(self, sub_id: str, outer: tuple[Record, ...], prefix: str | None = None) -> tuple[DataFrame, list[str]]:
         """A relation run as a subquery of this one: its DataFrame and its column names."""
@@ -277,12 +299,12 @@ def _conform(tr: _Translator, df: DataFrame, base: list[Field], what: str, table
         # the table's columns as they are: renamed in one step (each DataFrame step costs Spark an
         # analysis, and each Column some Py4J round trips), then only the casts
         out = df.toDF(*names)
-        cast = {n: F.col(n).cast(sql_type(t)) for n, t in zip(names, casts) if t is not None}
+        cast = {n: col(n).cast(sql_type(t)) for n, t in zip(names, casts) if t is not None}
         return out.withColumns(cast) if cast else out
     cols: list[Column] = []
     for name, src, want in zip(names, picked, casts):
-        col = F.col(_quote(src))
-        cols.append((col if want is None else col.cast(sql_type(want))).alias(name))
+        ref = col(_quote(src))
+        cols.append((ref if want is None else ref.cast(sql_type(want))).alias(name))
     return df.select(*cols)
 
 
@@ -300,7 +322,7 @@ def _conformed(tr: _Translator, raw: DataFrame, base: list[Field], what: str, ta
         df = _conform(tr, raw, base, what, table)
         return df, tr.warnings[before:]
 
-    df, warnings = cached(tr.spark, ("conformed", id(raw), schema, tr.prefix), make)
+    df, warnings = cached(tr.spark, ("conformed", id(raw), schema, tr.prefix, tr.offset), make)
     for w in warnings:
         tr.warn(w)
     return df
@@ -313,7 +335,7 @@ def _quote(name: str) -> str:
 
 def _pick(df: DataFrame, pairs: Sequence[tuple[str, str]]) -> DataFrame:
     """``df`` with the columns ``source AS target`` for each pair."""
-    return df.select(*[F.col(a).alias(b) for a, b in pairs])
+    return df.select(*[col(a).alias(b) for a, b in pairs])
 
 
 def _virtual_table(tr: _Translator, node: NodeView, r: algebra_pb2.ReadRel, base: list[Field] | None) -> DataFrame:
@@ -421,7 +443,7 @@ def project(tr: _Translator, node: NodeView) -> DataFrame:
         if keeps and folded is None:
             if not added_cols:
                 return df
-            return df.select(F.col("*"), *[c.alias(tr.name(n + i)) for i, c in enumerate(added_cols)])
+            return df.select(col("*"), *[c.alias(tr.name(n + i)) for i, c in enumerate(added_cols)])
         cols = [*ex.record.columns[:n], *added_cols] if keeps else added_cols
     if folded is not None:
         tr.folded[(node.id, tr.prefix)] = (df, cols)
@@ -501,14 +523,14 @@ def aggregate(tr: _Translator, node: NodeView) -> DataFrame:
         cols = []
         for pos in range(len(keys)):
             if pos in members:
-                cols.append(F.col(f"__k{pos}"))
+                cols.append(col(f"__k{pos}"))
             else:
                 t = direct[pos].type if direct is not None and pos < len(direct) else None
                 cols.append(F.lit(None).cast(sql_type(to_spark(t))) if t is not None else F.lit(None))
         grouping_value = F.lit(layout.grouping_value(index)).cast(sql_type(grouping)) if grouping is not None else None
         if layout.grouping_column == "datafusion":
             cols.append(grouping_value)
-        cols += [F.col(f"__m{i}") for i in range(len(measures))]
+        cols += [col(f"__m{i}") for i in range(len(measures))]
         if layout.grouping_column == "index":
             cols.append(grouping_value)
         parts.append(part.select(*[c.alias(tr.name(i)) for i, c in enumerate(cols)]))
@@ -522,7 +544,7 @@ def window(tr: _Translator, node: NodeView) -> DataFrame:
     if body.sorts:
         spec = spec.orderBy(*[ex.sort_column(s) for s in body.sorts])
     added = [ex.over(f, spec) for f in body.window_functions]
-    return df.select(*[F.col(c) for c in tr.names(n)], *[c.alias(tr.name(n + i)) for i, c in enumerate(added)])
+    return df.select(*[col(c) for c in tr.names(n)], *[c.alias(tr.name(n + i)) for i, c in enumerate(added)])
 
 
 def expand(tr: _Translator, node: NodeView) -> DataFrame:
@@ -572,8 +594,7 @@ def reference(tr: _Translator, node: NodeView) -> DataFrame:
 
 def _sides(tr: _Translator, node: NodeView) -> tuple[DataFrame, int, DataFrame, int]:
     left, n = tr.input(node, 0)
-    right, m = tr.input(node, 1)
-    right = right.toDF(*tr.names(m, n))  # its columns are exactly names(m): renamed in one step
+    right, m = tr.input_at(node, 1, n)
     return left, n, right, m
 
 
@@ -583,7 +604,7 @@ def cross(tr: _Translator, node: NodeView) -> DataFrame:
 
 
 def _renumber(tr: _Translator, df: DataFrame, start: int, count: int, extra: list[Column] = ()) -> DataFrame:
-    cols = [F.col(tr.name(start + i)).alias(tr.name(i)) for i in range(count)]
+    cols = [col(tr.name(start + i)).alias(tr.name(i)) for i in range(count)]
     cols += [c.alias(tr.name(count + i)) for i, c in enumerate(extra)]
     return df.select(*cols)
 
@@ -605,9 +626,9 @@ def _mark(tr: _Translator, node: NodeView, keep: DataFrame, k_start: int, k_coun
     for i in range(n + m):
         on_left = i < n
         if on_left == keep_is_left:
-            cols.append(F.col(keep_names[i if on_left else i - n]).outer())
+            cols.append(col(keep_names[i if on_left else i - n]).outer())
         else:
-            cols.append(F.col(probe_names[i if on_left else i - n]))
+            cols.append(col(probe_names[i if on_left else i - n]))
     ex = ExprTranslator(tr, node.id, Record(cols, node.info.incoming), tr.outer)
     c = ex.expr(body.expression)
     hit = probe.where(c).exists()
@@ -697,10 +718,10 @@ def keys_join(tr: _Translator, node: NodeView) -> DataFrame:
 
 
 def _null_safe_anti(tr: _Translator, left: DataFrame, right: DataFrame, n: int) -> DataFrame:
-    other = right.select(*[F.col(a).alias(f"__r{i}") for i, a in enumerate(tr.names(n))])
+    other = right.select(*[col(a).alias(f"__r{i}") for i, a in enumerate(tr.names(n))])
     cond = functools.reduce(
-        lambda acc, i: acc & F.col(tr.name(i)).eqNullSafe(F.col(f"__r{i}")), range(1, n),
-        F.col(tr.name(0)).eqNullSafe(F.col("__r0")),
+        lambda acc, i: acc & col(tr.name(i)).eqNullSafe(col(f"__r{i}")), range(1, n),
+        col(tr.name(0)).eqNullSafe(col("__r0")),
     )
     return left.join(other, cond, "left_anti")
 
@@ -762,7 +783,7 @@ def _conform_set_input(tr: _Translator, node: NodeView, k: int, df: DataFrame, w
     if not casts:
         return df
     names = tr.names(width)
-    return df.select(*[F.col(c).cast(sql_type(casts[i])).alias(c) if i in casts else F.col(c) for i, c in enumerate(names)])
+    return df.select(*[col(c).cast(sql_type(casts[i])).alias(c) if i in casts else col(c) for i, c in enumerate(names)])
 
 
 # ---------------------------------------------------------------------------------------------
