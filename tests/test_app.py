@@ -35,7 +35,7 @@ def _painted(at: AppTest) -> str | None:
 
 
 def _schema_names(at: AppTest) -> list[str]:
-    return list(at.dataframe[0].value["name"])
+    return list(at.table[0].value["name"])
 
 
 @pytest.mark.parametrize("sample", SAMPLES)
@@ -44,7 +44,7 @@ def test_every_sample_plan_renders_without_exception(sample):
     at.sidebar.selectbox(key="plan_sample").select(sample).run()
     assert not at.exception
     assert is_graph(_dot(at))
-    assert at.dataframe, "the selected node's schema is shown"
+    assert at.table, "the selected node's schema is shown"
 
 
 def test_opening_with_nothing_explains_what_to_do():
