@@ -509,6 +509,13 @@ def aggregate(tr: _Translator, node: NodeView) -> DataFrame:
         cols = measures if mapping is None else [measures[m] for m in mapping]
         tr.folded[(node.id, tr.prefix)] = (df, cols)
         return df.select(*[c.alias(tr.name(i)) for i, c in enumerate(cols)])
+    if len(sets) == 1 and sets[0] == list(range(len(keys))) and keys and measures and not layout.grouping_column:
+        # one grouping set of every key, in order (GROUP BY): the aggregate names its own columns,
+        # with no select after it (each DataFrame step costs Spark an analysis)
+        n = len(keys)
+        out = df.groupBy(*[k.alias(tr.name(p)) for p, k in enumerate(keys)]).agg(
+            *[m.alias(tr.name(n + i)) for i, m in enumerate(measures)])
+        return tr._emit(node, out)
     grouping = to_spark(layout.grouping_type()) if layout.grouping_column else None
     parts = []
     for index, members in enumerate(sets):
