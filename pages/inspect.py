@@ -105,7 +105,7 @@ SCHEMA_BOX_PX = 420
 def _schema_table(rows: list[dict]) -> None:
     """The selected node's schema, as a static table. The interactive grid (``st.dataframe``) made
     the browser load and run its own script before the page was done: the tutorial plan drew its
-    graph 0.09 s later with it (median of 12 loads, headless Chromium)."""
+    graph about 0.09 s later with it (alternating loads, headless Chromium)."""
     frame = _schema_frame(rows).set_index("index")
     if len(rows) > SCHEMA_ROWS_INLINE:
         with st.container(height=SCHEMA_BOX_PX, border=False):
