@@ -24,9 +24,13 @@ QUERIES = [1, 2, 4, 6, 17, 20, 21]
 
 @pytest.fixture
 def views(spark, tpch_dir):
+    """The TPC-H tables as temporary views for the SQL, dropped after the test: the session is shared,
+    and a view named ``orders`` would bind the tables of later tests' plans."""
     for t in bench.TABLES:
         spark.read.parquet(os.path.join(tpch_dir, f"{t}.parquet")).createOrReplaceTempView(t)
-    return Catalog([tpch_dir], use_spark_catalog=False)
+    yield Catalog([tpch_dir], use_spark_catalog=False)
+    for t in bench.TABLES:
+        spark.catalog.dropTempView(t)
 
 
 @pytest.mark.parametrize("q", QUERIES)
