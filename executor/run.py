@@ -248,7 +248,7 @@ class SparkRun:
         self.started_execution.set()  # before the check: see _stop
         self._check()
         start = time.perf_counter()
-        table, type_warning = _collect(df.limit(self.limit + 1))
+        table, type_warning = _retry_broadcast(self.spark, lambda: _collect(df.limit(self.limit + 1)))
         more = table.num_rows > self.limit
         row_count: int | None = None if more else table.num_rows
         if self.count and more:
@@ -416,6 +416,27 @@ def _explain(df) -> str:
     except Exception as exc:  # the plan text is a help, not a requirement
         return f"(Spark could not explain this plan: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
     return buf.getvalue().strip()
+
+
+#: What Spark says when building a broadcast hash table threw OutOfMemoryError.
+BROADCAST_OOM = "Not enough memory to build and broadcast the table"
+
+
+def _retry_broadcast(spark, action):
+    """``action()``, once more after a full garbage collection when a broadcast ran out of memory.
+
+    Java 17's G1 can throw OutOfMemoryError for an allocation that waited on a JNI critical section
+    with the heap far from full (see ``session.LOCAL_CONF``); Spark then fails the query with
+    :data:`BROADCAST_OOM`. It struck TPC-DS q35 at scale 0.01 (a few MB) in a test run. A second try
+    after a collection builds the table; a heap that is really full fails again, with Spark's message.
+    """
+    try:
+        return action()
+    except Exception as exc:  # noqa: BLE001 - only Spark's broadcast failure is retried
+        if BROADCAST_OOM not in str(exc) or is_connect(spark):
+            raise
+        spark.sparkContext._jvm.System.gc()
+        return action()
 
 
 def _collect(df):

@@ -292,3 +292,31 @@ print("RECOVERED", s2.range(7).count())
         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
     )
     assert "RECOVERED 7" in proc.stdout, proc.stderr[-2000:]
+
+
+@pytest.mark.spark
+def test_a_broadcast_out_of_memory_is_tried_once_more(spark):
+    calls = []
+
+    def flaky():
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError(f"SparkException: {run_mod.BROADCAST_OOM} to all executors")
+        return "rows"
+
+    assert run_mod._retry_broadcast(spark, flaky) == "rows" and len(calls) == 2
+
+    def always(message):
+        def action():
+            calls.append(1)
+            raise RuntimeError(message)
+        return action
+
+    calls.clear()
+    with pytest.raises(RuntimeError, match="broadcast"):
+        run_mod._retry_broadcast(spark, always(f"{run_mod.BROADCAST_OOM} again"))
+    assert len(calls) == 2  # a heap that is really full fails with Spark's message
+    calls.clear()
+    with pytest.raises(RuntimeError, match="other"):
+        run_mod._retry_broadcast(spark, always("some other failure"))
+    assert len(calls) == 1
