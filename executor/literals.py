@@ -14,7 +14,6 @@ from typing import Any, Callable
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
-from pyspark.sql import types as S
 from substrait import algebra_pb2
 
 from viz.expressions import decimal_value, literal_type
@@ -110,12 +109,12 @@ def _scalar(lit: Literal) -> Column:
 
 def _timestamp(lit: Literal) -> Column:
     v = lit.precision_timestamp
-    return F.lit(_timestamp_text(v.value, v.precision)).cast(sql_type(S.TimestampNTZType()))
+    return F.lit(_timestamp_text(v.value, v.precision)).cast("timestamp_ntz")
 
 
 def _timestamp_tz(lit: Literal) -> Column:
     v = lit.precision_timestamp_tz
-    return F.lit(_timestamp_text(v.value, v.precision) + "Z").cast(sql_type(S.TimestampType()))
+    return F.lit(_timestamp_text(v.value, v.precision) + "Z").cast("timestamp")
 
 
 def _interval_year(lit: Literal) -> Column:

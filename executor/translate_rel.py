@@ -162,10 +162,8 @@ class _Translator:
         other relation is renamed in one more DataFrame step, and each step costs Spark an analysis.
         A profile observes each node once, under its own names, so it always takes the second way.
         """
-        if k >= len(node.inputs):
-            raise ExecutionError(f"node {node.id} ({node.kind}) lacks input {k}")
-        child = node.inputs[k]
-        if start and self.observe is None and self.model.node(child).kind == "read":
+        child = node.inputs[k] if k < len(node.inputs) else None  # none: input() says so
+        if start and self.observe is None and child is not None and self.model.node(child).kind == "read":
             shifted = copy.copy(self)  # the same memo, warnings and folds: only the names move
             shifted.offset = self.offset + start
             df = shifted.rel(child)
@@ -569,7 +567,7 @@ def expand(tr: _Translator, node: NodeView) -> DataFrame:
                 cols.append(ex.expr(dups[d]))
             else:
                 cols.append(ex.expr(f.consistent_field))
-        cols.append(F.lit(d).cast(sql_type(S.IntegerType())))
+        cols.append(F.lit(d).cast("int"))
         parts.append(df.select(*[c.alias(tr.name(i)) for i, c in enumerate(cols)]))
     return functools.reduce(DataFrame.unionAll, parts)
 
@@ -640,7 +638,7 @@ def _mark(tr: _Translator, node: NodeView, keep: DataFrame, k_start: int, k_coun
     c = ex.expr(body.expression)
     hit = probe.where(c).exists()
     unknown = probe.where(c.isNull()).exists()
-    mark = F.when(hit, F.lit(True)).when(unknown, F.lit(None).cast(sql_type(S.BooleanType()))).otherwise(F.lit(False))
+    mark = F.when(hit, F.lit(True)).when(unknown, F.lit(None).cast("boolean")).otherwise(F.lit(False))
     return _renumber(tr, keep, k_start, k_count, [mark])
 
 

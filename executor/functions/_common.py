@@ -49,7 +49,7 @@ INT_RANGE = {
     "i64": (-(2**63), 2**63 - 1),
 }
 FLOATS = ("fp32", "fp64")
-WIDE = S.DecimalType(38, 0)
+WIDE = "decimal(38,0)"  # exact integer arithmetic beyond i64, as a cast target
 
 
 def _kind(t: Type | None) -> str | None:
@@ -109,7 +109,7 @@ def _enums(args: list) -> list[str]:
 
 def _big(n: int) -> Column:
     """An exact integer literal of any size (decimal(38,0))."""
-    return F.lit(Decimal(n)).cast(sql_type(WIDE))
+    return F.lit(Decimal(n)).cast(WIDE)
 
 
 def _error(message: str) -> Column:

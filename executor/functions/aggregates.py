@@ -8,7 +8,6 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ..errors import Unsupported
-from ..jvm import sql_type
 from ._common import (
     FLOATS,
     INT_RANGE,
@@ -39,7 +38,7 @@ def _sum(call: Call, args: list) -> Column:
         return F.sum_distinct(x)
     mode = _option(call, "overflow", ("SILENT", "SATURATE", "ERROR"), "SILENT")
     if kind in INT_RANGE and mode != "SILENT":
-        wide = F.sum(x.cast(sql_type(WIDE)))
+        wide = F.sum(x.cast(WIDE))
         lo, hi = INT_RANGE["i64"]
         if mode == "ERROR":
             return _fail_if((wide < lo) | (wide > hi), "sum: i64 overflow", wide).cast("long")

@@ -39,7 +39,7 @@ def _binary_int_op(name: str, op: Callable[[Column, Column], Column]) -> Builder
         a, b = _values(args)[:2]
         kind = _value_kind(call)
         if kind in INT_RANGE:
-            return _int_result(call, name, op(a.cast(sql_type(WIDE)), b.cast(sql_type(WIDE))), op(a, b), kind)
+            return _int_result(call, name, op(a.cast(WIDE), b.cast(WIDE)), op(a, b), kind)
         if kind in FLOATS:
             _float_rounding(call)
         elif kind == "decimal" and "overflow" in call.options:
@@ -60,7 +60,7 @@ def _divide(call: Call, args: list) -> Column:
         long_a, long_b = a.cast("long"), b.cast("long")
         q = F.call_function("div", long_a, long_b)  # truncates toward zero; null for a zero divisor
         lo, _ = INT_RANGE[kind]
-        wide = F.when((long_a == lo) & (long_b == -1), _big(-lo)).otherwise(q.cast(sql_type(WIDE)))
+        wide = F.when((long_a == lo) & (long_b == -1), _big(-lo)).otherwise(q.cast(WIDE))
         out = _int_result(call, "divide", wide, q, kind)
         if zero == "ERROR":
             out = _fail_if(b == 0, "divide: division by zero", out)
@@ -106,7 +106,7 @@ def _decimal_divide(call: Call, a: Column, b: Column) -> Column:
         return a / b
     narrow = a.cast(f"decimal({int_digits + s1},{s1})")
     declared = f"decimal({precision},{scale})"  # each branch: a CASE of two decimals may round to the coarser
-    return F.when(F.abs(a) < _big(10**int_digits), (narrow / b).cast(sql_type(declared))).otherwise((a / b).cast(sql_type(declared)))
+    return F.when(F.abs(a) < _big(10**int_digits), (narrow / b).cast(declared)).otherwise((a / b).cast(declared))
 
 
 def _modulus(call: Call, args: list) -> Column:
@@ -125,7 +125,7 @@ def _unary_int(name: str, op: Callable[[Column], Column]) -> Builder:
         (a,) = _values(args)[:1]
         kind = _value_kind(call)
         if kind in INT_RANGE:
-            return _int_result(call, name, op(a.cast(sql_type(WIDE))), op(a), kind)
+            return _int_result(call, name, op(a.cast(WIDE)), op(a), kind)
         return op(a)
 
     return build
@@ -170,7 +170,7 @@ def _factorial(call: Call, args: list) -> Column:
     lo, hi = INT_RANGE[kind]
     # Spark's factorial is defined for 0..20 (null otherwise); 21! does not fit in an i64.
     native = F.factorial(a.cast("int"))
-    over = F.when(a > 20, _big(hi + 1)).otherwise(native).cast(sql_type(WIDE))
+    over = F.when(a > 20, _big(hi + 1)).otherwise(native).cast(WIDE)
     out = _int_result(call, "factorial", over, native, kind)
     return F.when(a < 0, _error("factorial: negative argument")).otherwise(out)
 
