@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
+from pyspark.sql import types as S
 from substrait import algebra_pb2
 
 from viz.expressions import decimal_value, literal_type
@@ -96,11 +97,32 @@ _VALUES: dict[str, Callable[[Literal], Any]] = {
 _NATURAL = frozenset({"boolean", "i32", "fp64", "string"})
 
 
+def natural_type(value: Any) -> S.DataType | None:
+    """The Spark type ``F.lit(value)`` makes of a plain Python value (None where it is not one of
+    these): a cast to it would change nothing."""
+    if isinstance(value, bool):
+        return S.BooleanType()
+    if isinstance(value, int):
+        return S.IntegerType() if -(2**31) <= value < 2**31 else S.LongType()
+    if isinstance(value, float):
+        return S.DoubleType()
+    if isinstance(value, str):
+        return S.StringType()
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return S.DateType()
+    return None
+
+
 def _typed(lit: Literal, value: Any) -> Column:
     if value is not None and lit.WhichOneof("literal_type") in _NATURAL:
         return F.lit(value)
     t = literal_type(lit)
-    return F.lit(value).cast(sql_type(to_spark(t))) if t is not None else F.lit(value)
+    if t is None:
+        return F.lit(value)
+    target = to_spark(t)
+    if value is not None and natural_type(value) == target:
+        return F.lit(value)  # a fixed_char or var_char is a string, a date a date: no cast
+    return F.lit(value).cast(sql_type(target))
 
 
 def _scalar(lit: Literal) -> Column:

@@ -305,6 +305,39 @@ def test_cast_throw_exception_raises_on_text_that_is_no_value(spark, catalog):
     assert project_one(spark, catalog, cast("THROW_EXCEPTION", text)) == [dt.date(2024, 2, 29)] * 3
 
 
+def _analyzed(spark, catalog, expression: dict) -> str:
+    from executor.translate_rel import translate
+
+    doc = plan(emit({"project": {"input": CUS, "expressions": [expression]}}, [2]))
+    return translate(model_of(doc), "0", spark, catalog).df._jdf.queryExecution().analyzed().toString()
+
+
+def test_a_text_literal_cast_to_a_date_is_a_date_literal(spark, catalog):
+    # isthmus writes every TPC-H date as cast('1994-01-01' as date) with THROW: folded, the plan has a
+    # date where it had a cast and its failure check (fewer Py4J round trips, a smaller plan to analyse)
+    def cast(text: str) -> dict:
+        return {"cast": {"type": typ("date"), "input": {"literal": {"varChar": {"value": text, "length": 10}}},
+                         "failureBehavior": "FAILURE_BEHAVIOR_THROW_EXCEPTION"}}
+
+    assert project_one(spark, catalog, cast("1994-01-01")) == [dt.date(1994, 1, 1)] * 3
+    plan_text = _analyzed(spark, catalog, cast("1994-01-01"))
+    assert "cast" not in plan_text.lower() and "raise_error" not in plan_text, plan_text
+    # text in any other form is left to Spark's cast, and its failure check still holds
+    assert project_one(spark, catalog, cast("1994-1-5")) == [dt.date(1994, 1, 5)] * 3
+    with pytest.raises(Exception, match="cannot cast '1994-02-30' to date"):
+        project_one(spark, catalog, cast("1994-02-30"))
+
+
+def test_text_cast_to_string_and_char_literals_are_not_cast(spark, catalog):
+    varchar = {"cast": {"type": typ("string"), "input": {"cast": {"type": {"varchar": {"length": 5}}, "input": field(1)}}}}
+    assert sorted(project_one(spark, catalog, varchar)) == ["ann", "bob", "eve"]
+    fixed = {"literal": {"fixedChar": "MAIL"}}
+    assert project_one(spark, catalog, fixed) == ["MAIL"] * 3
+    for expression in (varchar, fixed):
+        text = _analyzed(spark, catalog, expression)
+        assert "cast" not in text.lower(), text
+
+
 LITERALS = [
     ({"decimal": {"value": "OTAAAAAAAAAAAAAAAAAAAA==", "precision": 5, "scale": 2}}, Decimal("123.45")),  # 12345 little-endian
     ({"date": 19000}, dt.date(2022, 1, 8)),
