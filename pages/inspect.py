@@ -19,6 +19,7 @@ from ui.report_button import report_button
 from ui.run_panel import run_tab
 from ui.selection import (parse_choice, parse_flag, parse_int_between, parse_members, resolve_node, select,
                           setting_from_url, setting_to_url, theme)
+from ui.schema_table import schema_table
 from ui.share import share_link_widget
 from viz.errors import Severity
 from viz.export import has_dot, svg_or_none
@@ -93,27 +94,6 @@ def _diagnostics_list(model: PlanModel) -> None:
             _SEVERITY_WIDGET[d.severity](text)
 
 
-def _schema_frame(rows: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=["index", "name", "type", "nullable"])
-
-
-#: Schemas longer than this scroll inside a box of ``SCHEMA_BOX_PX``.
-SCHEMA_ROWS_INLINE = 12
-SCHEMA_BOX_PX = 420
-
-
-def _schema_table(rows: list[dict]) -> None:
-    """The selected node's schema, as a static table. The interactive grid (``st.dataframe``) made
-    the browser load and run its own script before the page was done: the tutorial plan drew its
-    graph about 0.09 s later with it (alternating loads, headless Chromium)."""
-    frame = _schema_frame(rows).set_index("index")
-    if len(rows) > SCHEMA_ROWS_INLINE:
-        with st.container(height=SCHEMA_BOX_PX, border=False):
-            st.table(frame)
-    else:
-        st.table(frame)
-
-
 def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[bool, str | None]]) -> None:
     node = model.node(node_id)
     st.subheader(f"{title(node.kind)} · {node.id}")
@@ -127,7 +107,7 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
             if node.schema is None:
                 st.warning("The output schema could not be derived; the diagnostics say why.")
             else:
-                _schema_table(node.schema_json())
+                schema_table(node.schema_json())
                 lineage_panel(model, node_id)
     with tabs[1]:
         if tabs[1].open:
