@@ -6,9 +6,9 @@
    ``executor.translate_rel.translate`` and is collected, against the same query's SQL (the
    consumer-testing TPC-H SQL, its ``'{table}'`` placeholders made temp views of the same parquet
    files) run through ``spark.sql`` and collected. One untimed run of each first, then the median of
-   3 (quick: 1) timed runs each, the two alternating; queries whose SQL takes under 2.5 s get 3×
-   as many. Per query: both times, the ratio executor/SQL, the translation's own (Python) time,
-   and whether Catalyst's optimized and physical plans are the same once expression ids and column
+   3 (quick: 1) timed runs each, the two alternating; queries whose SQL takes under 2.5 s get more
+   (:func:`short_pairs`: 3× as many, or enough to fill 6 s of SQL runs, at most 8×). Per query:
+   both times, the ratio executor/SQL, the translation's own (Python) time, and whether Catalyst's optimized and physical plans are the same once expression ids and column
    names are normalised; where they differ both plans are written side by side to
    ``benchmarks/results/spark_plans/qNN.txt``.
 2. **Sampling latency.** Nodes over ``lineitem`` (the read, a filter, a project, a sort, an aggregate,
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 import re
 import statistics
@@ -61,10 +62,22 @@ def _log(msg: str) -> None:
     print(f"[spark] {msg}", flush=True)
 
 
-#: Queries whose SQL run takes less than this get more timed pairs (up to SHORT_REPEAT_FACTOR ×
-#: repeat): on this machine a second-long query's time varies by ±30% from run to run.
+#: Queries whose SQL run takes less than this get more timed pairs: on this machine a query's time
+#: varies by ±30% from run to run (JIT, GC, two busy cores), so a median of a few pairs moves by 0.1
+#: to 0.2 in ratio between runs, and the worst of 22 such medians moves most. A short query gets
+#: SHORT_REPEAT_FACTOR × repeat pairs, or as many as fill TIMED_S of SQL runs, up to MAX_REPEAT_FACTOR
+#: × repeat: at scale 0.1 (repeat 5) a 0.1 s query gets 40 pairs, a 0.5 s one 15; at scale 1, 9.
 SHORT_QUERY_S = 2.5
 SHORT_REPEAT_FACTOR = 3
+MAX_REPEAT_FACTOR = 8
+TIMED_S = 6.0
+
+
+def short_pairs(sql_s: float, repeat: int) -> int:
+    """The number of timed pairs for a query whose SQL takes ``sql_s`` (``repeat`` for a long one)."""
+    if sql_s >= SHORT_QUERY_S:
+        return repeat
+    return min(MAX_REPEAT_FACTOR * repeat, max(SHORT_REPEAT_FACTOR * repeat, math.ceil(TIMED_S / max(sql_s, 1e-3))))
 
 
 def _paired_times(a: Callable[[], object], b: Callable[[], object], repeat: int) -> tuple[list[float], list[float]]:
@@ -224,8 +237,9 @@ def translation_overhead(spark, data_dir: str, numbers, repeat: int, plan_out: s
             got, want = executor_run(), sql_run()  # warm-up, untimed
             translate_s.clear()
             ex_runs, sql_runs = _paired_times(executor_run, sql_run, repeat)
-            if statistics.median(sql_runs) < SHORT_QUERY_S and SHORT_REPEAT_FACTOR > 1:
-                more_ex, more_sql = _paired_times(executor_run, sql_run, repeat * (SHORT_REPEAT_FACTOR - 1))
+            more = short_pairs(statistics.median(sql_runs), repeat) - repeat
+            if more > 0:
+                more_ex, more_sql = _paired_times(executor_run, sql_run, more)
                 ex_runs += more_ex
                 sql_runs += more_sql
             kept_runs, kept_sql_runs = _paired_times(kept_run, sql_run, max(repeat, len(ex_runs) // 2))

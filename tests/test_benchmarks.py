@@ -235,3 +235,13 @@ def test_a_missing_or_failing_benchmark_is_recorded_and_the_others_run(tmp_path,
     text = (tmp_path / "REPORT.md").read_text()
     assert "| tutorial | 5 | 1.00 | 0.50 |" in text and "Failed: `RuntimeError: no data`" in text
     assert (tmp_path / "plot.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_short_queries_get_pairs_enough_to_fill_the_timed_budget():
+    from benchmarks.spark import short_pairs
+
+    assert short_pairs(0.1, 5) == 40  # 60 pairs would fill 6 s: capped at 8 x 5
+    assert short_pairs(0.2, 5) == 30  # 6 s of 0.2 s runs
+    assert short_pairs(0.5, 5) == 15  # at least 3 x 5
+    assert short_pairs(1.5, 3) == 9  # scale 1: 3 x 3
+    assert short_pairs(3.0, 3) == 3  # a long query: repeat only
