@@ -103,7 +103,7 @@ def test_upload_click_a_node_and_see_its_schema(app_url, scheme):
             assert fill == {"light": "rgb(255, 243, 196)", "dark": "rgb(90, 74, 18)"}[scheme]
             assert page.locator(":is(.sv-stage, .stGraphVizChart) g.node.substrait-selected").count() == 1
             assert page.locator(":is(.sv-stage, .stGraphVizChart) svg[data-drawn-before-click]").count() == 1
-            grid = page.locator("[data-testid='stMarkdownContainer'] table").filter(has_text="nullable").first
+            grid = page.locator("[data-testid='stMarkdownContainer'] table").filter(has_text="index").first
             expect(grid).to_contain_text("categories", timeout=30_000)
             expect(grid).to_contain_text("list<string>")
             time.sleep(1.5)  # let the graph settle before the screenshot

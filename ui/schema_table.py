@@ -11,10 +11,11 @@ SCHEMA_BOX_PX = 420
 
 def schema_markdown(rows: list[dict]) -> str:
     """The schema as a Markdown table: names and types as code, so that no character of theirs is
-    read as Markdown (``*``, ``$``, ``|``, ``<...>``)."""
-    lines = ["| index | name | type | nullable |", "|---:|---|---|---|"]
+    read as Markdown (``*``, ``$``, ``|``, ``<...>``). A nullable type ends in ``?``, as in the graph
+    (no column of its own: the table fits the inspector's width)."""
+    lines = ["| index | name | type |", "|---:|---|---|"]
     for r in rows:
-        lines.append(f"| {r['index']} | {_code(r['name'])} | {_code(r['type'])} | {'true' if r['nullable'] else 'false'} |")
+        lines.append(f"| {r['index']} | {_code(r['name'])} | {_code(r['type'])} |")
     return "\n".join(lines)
 
 
