@@ -312,22 +312,23 @@ def _check(args, out, err) -> int:
     return 0 if all(o.ok for o in outcomes) else 1
 
 
-def _at_least(minimum: int, name: str) -> Callable[[str], int]:
-    """An argparse type: a whole number of at least ``minimum`` (``name`` is what argparse calls it
-    when the text is not a number)."""
+def _at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``minimum``."""
 
     def parse(text: str) -> int:
-        value = int(text)
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number ({minimum} or more), got {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be {minimum} or more")
         return value
 
-    parse.__name__ = name
     return parse
 
 
-_non_negative = _at_least(0, "_non_negative")
-_positive = _at_least(1, "_positive")
+_non_negative = _at_least(0)
+_positive = _at_least(1)
 
 
 class BadInput(Exception):

@@ -30,6 +30,7 @@ def test_picking_a_column_shows_its_chain_and_paints_its_path():
     at = _open(sample="tutorial.json")  # the root, the aggregate 0, is selected
     picker = at.selectbox(key="lineage_column")
     assert picker.value is None and not _chains(at)
+    assert picker.placeholder == "pick a column…"  # what the empty picker shows, as its first option says
     assert graphs(at)[0]["lineage"] is None  # nothing picked: nothing painted
     assert picker.options[1:] == ["[0] product_name", "[1] product_id", "[2] sales"]
 

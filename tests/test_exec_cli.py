@@ -108,6 +108,7 @@ def test_bad_input_and_failures_have_their_exit_status(spark, tpch_dir, plan_fil
     "argv, says",
     [
         (["run", "x.json", "--limit", "-1"], "must be 0 or more"),
+        (["run", "x.json", "--limit", "ten"], "--limit: expected a whole number (0 or more), got 'ten'"),
         (["run", "x.json", "--table", "nation"], "NAME=PATH"),
         (["run", "x.json", "--table", "t=/no/such/file.parquet"], "does not exist"),
         (["run", "x.json", "--data-dir", "/no/such/dir"], "not a folder"),

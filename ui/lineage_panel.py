@@ -107,6 +107,7 @@ def lineage_panel(model: PlanModel, node_id: str) -> None:
     labels: dict[int | None, str] = {None: "pick a column…", **{i: f"[{i}] {f.name}" for i, f in enumerate(schema)}}
     st.selectbox(
         "Column lineage", list(labels), key=KEY, format_func=lambda i: labels.get(i, f"[{i}]"),
+        placeholder=labels[None],  # no pick is the value None, which Streamlit shows as its placeholder
         help="Where the column comes from, down to table columns and literals, and where it is used. "
              "A click on a schema row in the graph picks it too.",
     )
