@@ -8,9 +8,9 @@
    files) run through ``spark.sql`` and collected. One untimed run of each first, then the median of
    3 (quick: 1) timed runs each, the two alternating; queries whose SQL takes under 2.5 s get more
    (:func:`short_pairs`: 3× as many, or enough to fill 6 s of SQL runs, at most 8×). Per query:
-   both times, the ratio executor/SQL, the translation's own (Python) time, and whether Catalyst's optimized and physical plans are the same once expression ids and column
-   names are normalised; where they differ both plans are written side by side to
-   ``benchmarks/results/spark_plans/qNN.txt``.
+   both times, the ratio executor/SQL, the translation's own (Python) time, and whether Catalyst's
+   optimized and physical plans are the same once expression ids and column names are normalised;
+   where they differ both plans are written side by side to ``benchmarks/results/spark_plans/qNN.txt``.
 2. **Sampling latency.** Nodes over ``lineitem`` (the read, a filter, a project, a sort, an aggregate,
    a join with ``orders``): ``executor.run.run_node(..., limit=100)`` with the run cache cleared
    between repeats, against computing the whole node (``write.format("noop")``).

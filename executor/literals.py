@@ -91,15 +91,10 @@ _VALUES: dict[str, Callable[[Literal], Any]] = {
 # Columns
 # ---------------------------------------------------------------------------------------------
 
-#: Literal kinds whose Python value ``F.lit`` already makes a column of the Substrait type (a str a
-#: string, a bool a boolean, a float a double, an int in 32 bits an int): no cast (each costs Py4J
-#: round trips, and it shows in the plan Spark optimizes).
-_NATURAL = frozenset({"boolean", "i32", "fp64", "string"})
-
-
-def natural_type(value: Any) -> S.DataType | None:
+def _natural_type(value: Any) -> S.DataType | None:
     """The Spark type ``F.lit(value)`` makes of a plain Python value (None where it is not one of
-    these): a cast to it would change nothing."""
+    these): a literal of that type needs no cast (each costs Py4J round trips, and it shows in the
+    plan Spark optimizes)."""
     if isinstance(value, bool):
         return S.BooleanType()
     if isinstance(value, int):
@@ -114,14 +109,12 @@ def natural_type(value: Any) -> S.DataType | None:
 
 
 def _typed(lit: Literal, value: Any) -> Column:
-    if value is not None and lit.WhichOneof("literal_type") in _NATURAL:
-        return F.lit(value)
     t = literal_type(lit)
     if t is None:
         return F.lit(value)
     target = to_spark(t)
-    if value is not None and natural_type(value) == target:
-        return F.lit(value)  # a fixed_char or var_char is a string, a date a date: no cast
+    if value is not None and _natural_type(value) == target:
+        return F.lit(value)  # a string or fixed_char a string, an i32 an int, a date a date: no cast
     return F.lit(value).cast(sql_type(target))
 
 

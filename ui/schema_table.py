@@ -22,8 +22,7 @@ def schema_markdown(rows: list[dict]) -> str:
 def _code(text: str) -> str:
     """``text`` as an inline code span inside a table cell (a ``|`` would end the cell)."""
     text = str(text).replace("|", "\\|")
-    fence = "``" if "`" in text else "`"
-    return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
 
 
 def schema_table(rows: list[dict]) -> None:
