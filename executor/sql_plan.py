@@ -22,9 +22,13 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .catalog import SUFFIX_FORMATS, Catalog
 from .errors import ExecutionError
+
+if TYPE_CHECKING:  # only the annotations name it; DataFusion brings it at run time
+    import pyarrow
 
 MAX_SQL_CHARS = 100_000
 QUERY_WORDS = ("select", "with", "values")

@@ -893,13 +893,21 @@ def format_table(rows: list[tuple[str, int, int, int, int]], title: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m tests.function_cases [ROOT]``: run the spec's function tests, print the tables."""
-    import sys
+    import argparse
+
+    default = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpora", "function-tests"))
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.function_cases",
+        description="Run the Substrait spec's function test cases (*.test files) on a local Spark session and "
+                    "print pass / fail / unsupported per function and per extension.")
+    parser.add_argument("root", nargs="?", default=default,
+                        help=f"the folder of .test files (default: {default})")
+    root = parser.parse_args(argv).root
+    if not os.path.isdir(root):
+        parser.error(f"expected a folder of .test files, got {root!r} (no such folder)")
 
     from executor.session import get_session
 
-    argv = sys.argv[1:] if argv is None else argv
-    root = argv[0] if argv else os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpora",
-                                             "function-tests")
     cases = load_cases(root)
     spark = get_session()
     started = time.perf_counter()

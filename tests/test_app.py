@@ -277,3 +277,29 @@ def test_the_schema_table_keeps_every_character_of_names_and_types():
     assert lines[2] == "| 0 | `a\\|b` | `struct<x: i32, y: string?>?` |"
     assert lines[3] == "| 1 | `$1*_x` | `i64` |"
     assert lines[4] == "| 2 | `` q`t `` | `string?` |"
+
+
+def test_the_url_keeps_naming_the_plan_shown():
+    """Streamlit drops the query when the page changes; the next run puts the plan back in the URL, so a
+    reload opens the same plan. A plan opened from the sidebar replaces the one the URL named."""
+    from ui.share import save_shared
+
+    at = _app(sample="tutorial.json")
+    assert at.query_params["sample"] in ("tutorial.json", ["tutorial.json"])
+    del at.query_params["sample"]  # what a page switch in the browser does
+    at.run()
+    assert not at.exception
+    assert at.query_params["sample"] in ("tutorial.json", ["tutorial.json"])
+    # pasted JSON cannot be named by a link: the sample no longer describes what is shown
+    with open(os.path.join(ROOT, "sample_plans", "set_ops.json"), encoding="utf-8") as fh:
+        at.sidebar.text_area(key="plan_pasted").input(fh.read()).run()
+    assert not at.exception and at.session_state["plan"].source == "pasted JSON"
+    assert "sample" not in at.query_params and "plan" not in at.query_params
+    # a shared plan's link is put back too
+    with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:
+        digest = save_shared(fh.read())
+    shared = _app(plan=digest)
+    del shared.query_params["plan"]
+    shared.run()
+    assert not shared.exception and shared.query_params["plan"] in (digest, [digest])
+    assert "sample" not in shared.query_params

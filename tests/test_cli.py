@@ -79,3 +79,15 @@ def test_a_diagnostic_in_json_names_its_node():
 
     assert error("c", "m", "0.1").to_json() == {"severity": "error", "code": "c", "message": "m", "node": "0.1"}
     assert "node" not in error("c", "m").to_json()  # the plan as a whole
+
+
+def test_function_cases_harness_has_help_and_names_a_missing_folder():
+    def cases(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "tests.function_cases", *args], cwd=REPO, capture_output=True,
+                              text=True, timeout=120)
+
+    usage = cases("--help")
+    assert usage.returncode == 0 and "folder of .test files" in usage.stdout
+    missing = cases(os.path.join(REPO, "no-such-folder"))
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr
+    assert "expected a folder of .test files" in missing.stderr and "no-such-folder" in missing.stderr

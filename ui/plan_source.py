@@ -27,6 +27,7 @@ class Plan:
     data: bytes
     source: str  # file name, sample name or "pasted JSON"
     sample: str | None = None  # the sample's file name, when it is one
+    shared: str | None = None  # the share link's digest, when it was opened from one
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -119,7 +120,7 @@ def _open_shared(digest: str) -> None:
         what = "is not on this server" if is_digest(digest) else "is not a plan link (expected 64 lowercase hex characters)"
         st.session_state["plan_error"] = f"The shared plan {digest[:16]} {what}; open a sample or upload the plan instead."
         return
-    st.session_state["plan"] = Plan(data, f"shared plan {digest[:8]}")
+    st.session_state["plan"] = Plan(data, f"shared plan {digest[:8]}", shared=digest)
 
 
 def plan_sidebar() -> Plan | None:
@@ -149,7 +150,35 @@ def plan_sidebar() -> Plan | None:
             st.text_area("Plan JSON", key="plan_pasted", height=140, on_change=_on_paste, label_visibility="collapsed")
     if "plan_error" in st.session_state:
         st.error(st.session_state["plan_error"])
-    return st.session_state.get("plan")
+    plan = st.session_state.get("plan")
+    keep_plan_in_url(plan)
+    return plan
+
+
+def plan_query(plan: Plan) -> dict[str, str]:
+    """The query parameters that name ``plan`` in a link: ``sample`` for a sample, ``plan`` for a
+    shared plan; none for an upload, pasted JSON or SQL (a link cannot reopen those as they are)."""
+    if plan.sample:
+        return {"sample": plan.sample}
+    if plan.shared:
+        return {"plan": plan.shared}
+    return {}
+
+
+def keep_plan_in_url(plan: Plan | None) -> None:
+    """Make the URL name the plan shown (:func:`plan_query`), so that a reload or a copied address
+    opens it again: Streamlit drops the query when the page changes, and a plan opened from the
+    sidebar replaces the one the URL named. With no plan open, the URL is left as it is (a link to a
+    plan that is not here keeps saying what it asked for)."""
+    if plan is None:
+        return
+    wanted = plan_query(plan)
+    for key in ("sample", "plan"):
+        if key in wanted:
+            if st.query_params.get(key) != wanted[key]:
+                st.query_params[key] = wanted[key]
+        elif key in st.query_params:
+            del st.query_params[key]
 
 
 def current_model(plan: Plan | None) -> PlanModel | None:

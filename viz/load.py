@@ -321,10 +321,6 @@ def _looks_like_json(data: bytes) -> bool:
     return head in (b"{", b"[")
 
 
-def _json_depth_error(exc: Exception) -> bool:
-    return isinstance(exc, RecursionError) or "recursion" in str(exc).lower()
-
-
 def _load_json(data: bytes) -> LoadedPlan:
     try:
         text = data.decode("utf-8-sig")
