@@ -8,9 +8,14 @@ Playwright. For the tutorial sample (``/?sample=tutorial.json``) and two synthet
 
 - *cold*: the first load after the server started, from ``page.goto`` to every node of the plan
   drawn (``.sv-stage svg g.node``: the graph viewer);
-- *warm*: the median of 5 reloads (quick: 2), each in a fresh page (a new Streamlit session);
+- *warm*: the median of 5 reloads (quick: 2), each in a fresh page (a new Streamlit session), and
+  the median seconds the page's main thread was busy until then (Chrome's ``TaskDuration``: the
+  browser's own work, steadier than the wall clock on a shared two-core machine);
 - *click*: from clicking a node in the graph to the inspector showing that node's heading: the median
   of 5 clicks on the settled page (a pause before each), alternating between a node and the root.
+
+*floor*: a bare Streamlit page (``benchmarks/bare_page.py``, one title), timed the same way on its
+own server first: what no page of this app can beat on this machine.
 
 *viewer*: the graph laid out on the server by Graphviz's ``dot`` (cached), shown with pan and
 zoom. *baseline*: the same app with ``SUBSTRAIT_VIZ_LAYOUT=browser``, which lays the graph out in
@@ -153,13 +158,13 @@ class Server:
                     pass
 
 
-def start_server(env_extra: dict[str, str] | None = None) -> Server:
-    """``streamlit run app.py`` on a free port; returns once its health check answers."""
+def start_server(env_extra: dict[str, str] | None = None, script: str = os.path.join(ROOT, "app.py")) -> Server:
+    """``streamlit run <script>`` (the app) on a free port; returns once its health check answers."""
     port = _free_port()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **(env_extra or {})}
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", os.path.join(ROOT, "app.py"), "--server.headless", "true",
+        [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
@@ -205,12 +210,22 @@ def _browser(p):
     return p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
 
 
-def time_to_graph(context, url: str, nodes: int) -> tuple[float, float, object]:
-    """Open ``url`` in a fresh page: seconds until the plan's caption (``· N nodes ·``, written by the
-    server's script before the graph) shows, seconds until all ``nodes`` graph nodes are drawn, and the page.
+def _main_thread_s(cdp) -> float:
+    """Seconds the page's main thread has been busy so far (Chrome's ``TaskDuration`` metric): the
+    browser's own work, which, unlike the wall clock, does not count waiting for a busy CPU."""
+    metrics = cdp.send("Performance.getMetrics")["metrics"]
+    return next(m["value"] for m in metrics if m["name"] == "TaskDuration")
 
-    The difference between the two is mostly the graph's layout and drawing in the browser."""
+
+def time_to_graph(context, url: str, nodes: int) -> tuple[float, float, object, float]:
+    """Open ``url`` in a fresh page: seconds until the plan's caption (``· N nodes ·``, written by the
+    server's script before the graph) shows, seconds until all ``nodes`` graph nodes are drawn, the
+    page, and the seconds its main thread was busy until then.
+
+    The difference between the first two is mostly the graph's layout and drawing in the browser."""
     page = context.new_page()
+    cdp = context.new_cdp_session(page)
+    cdp.send("Performance.enable")
     start = time.perf_counter()
     page.goto(url)
     page.get_by_text(re.compile(rf"· {nodes} nodes ·")).first.wait_for(timeout=TIMEOUT_MS)
@@ -222,7 +237,43 @@ def time_to_graph(context, url: str, nodes: int) -> tuple[float, float, object]:
         if time.monotonic() > deadline:
             raise TimeoutError(f"{nodes} graph nodes not drawn within {TIMEOUT_MS / 1000:g} s")
         time.sleep(0.02)
-    return content, time.perf_counter() - start, page
+    drawn = time.perf_counter() - start
+    return content, drawn, page, _main_thread_s(cdp)
+
+
+def measure_floor(p, reloads: int) -> dict:
+    """Streamlit's own floor on this machine: ``benchmarks/bare_page.py`` (one title) on a fresh
+    server, timed as the plans are (cold, then the median of ``reloads`` fresh pages) until its
+    title shows."""
+    server = start_server({}, script=os.path.join(ROOT, "benchmarks", "bare_page.py"))
+    out: dict = {"plan": "bare Streamlit page", "server_start_s": round(server.started_s, 3)}
+    try:
+        browser = _browser(p)
+        try:
+            context = browser.new_context(viewport=VIEWPORT)
+            times, cpu = [], []
+            for _ in range(reloads + 1):
+                page = context.new_page()
+                cdp = context.new_cdp_session(page)
+                cdp.send("Performance.enable")
+                start = time.perf_counter()
+                page.goto(server.url)
+                page.get_by_role("heading", name="A bare Streamlit page").wait_for(timeout=TIMEOUT_MS)
+                times.append(round(time.perf_counter() - start, 3))
+                cpu.append(round(_main_thread_s(cdp), 3))
+                page.close()
+            out["cold_s"] = times[0]
+            if reloads:
+                out["warm_runs_s"] = times[1:]
+                out["warm_s"] = round(statistics.median(times[1:]), 3)
+                out["warm_cpu_s"] = round(statistics.median(cpu[1:]), 3)
+                _log(f"bare page: warm median {out['warm_s']:.2f} s of {times[1:]}, main thread {out['warm_cpu_s']:.2f} s")
+            context.close()
+        finally:
+            browser.close()
+    finally:
+        server.stop()
+    return out
 
 
 def time_click(page, node_id: str, heading: str) -> tuple[float, float]:
@@ -281,20 +332,23 @@ def measure_plan(p, name: str, path: str, data: bytes, click_node: str, reloads:
         browser = _browser(p)
         try:
             context = browser.new_context(viewport=VIEWPORT)
-            content, cold, page = time_to_graph(context, server.url + path, nodes)
+            content, cold, page, _ = time_to_graph(context, server.url + path, nodes)
             out["cold_s"], out["cold_content_s"] = round(cold, 3), round(content, 3)
             _log(f"{name}: cold {cold:.2f} s (plan caption after {content:.2f} s)")
-            warm, warm_content = [], []
+            warm, warm_content, warm_cpu = [], [], []
             for _ in range(reloads):
                 page.close()
-                content, seconds, page = time_to_graph(context, server.url + path, nodes)
+                content, seconds, page, cpu = time_to_graph(context, server.url + path, nodes)
                 warm.append(round(seconds, 3))
                 warm_content.append(round(content, 3))
+                warm_cpu.append(round(cpu, 3))
             if warm:
                 out["warm_runs_s"] = warm
                 out["warm_s"] = round(statistics.median(warm), 3)
                 out["warm_content_s"] = round(statistics.median(warm_content), 3)
-                _log(f"{name}: warm median {out['warm_s']:.2f} s of {warm} (plan caption after {out['warm_content_s']:.2f} s)")
+                out["warm_cpu_s"] = round(statistics.median(warm_cpu), 3)
+                _log(f"{name}: warm median {out['warm_s']:.2f} s of {warm} (plan caption after "
+                     f"{out['warm_content_s']:.2f} s, main thread busy {out['warm_cpu_s']:.2f} s)")
             else:  # the page just opened: the click lands while Spark starts in the background
                 out["java_at_click"] = bool(java_children(server.proc.pid))
             out["click_node"] = click_node
@@ -355,6 +409,7 @@ def run(quick: bool = False) -> dict:
         tutorial = fh.read()
     results: dict = {"reloads": reloads, "targets": TARGETS, "reading_s": READING_S, "plans": []}
     with sync_playwright() as p:
+        results["floor"] = measure_floor(p, reloads)
         for layout in ("viewer", "baseline"):
             # the tutorial: load, click the Filter node
             results["plans"].append(measure_plan(p, "tutorial", "/?sample=tutorial.json", tutorial, "0.0.1", reloads,
