@@ -189,8 +189,11 @@ def main() -> None:
 
     graph_col, side_col = st.columns([3, 2], gap="medium")
     with graph_col:
-        profile = profile_controls(plan, model)
-        engines = engine_overlay(profile_overlay(profile), bisect_controls(plan, model), portability_controls(plan, model))
+        # the three overlays' actions in one row; what each shows once it has run comes under the row
+        actions = st.container(horizontal=True, vertical_alignment="center")
+        profile = profile_controls(plan, model, actions)
+        bisection = bisect_controls(plan, model, actions)
+        engines = engine_overlay(profile_overlay(profile), bisection, portability_controls(plan, model, actions))
         view = replace(view, profile=engines)
         # the selection and the search hits are painted in the page: the DOT (and so its layout) stays
         # the same when they change

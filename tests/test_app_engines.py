@@ -34,6 +34,9 @@ def test_portability_table_and_marks():
     """No Spark needed: the tutorial's filter uses `index_in`, which DataFusion's consumer lacks."""
     at = _open("tutorial.json")
     assert "⊘ DataFusion" not in graph_text(at)
+    # before a profile or a bisection has run, there is nothing for their "show" toggles to show or hide
+    keys = {t.key for t in at.toggle}
+    assert "engines_portability" in keys and not keys & {"inspect_profile_show", "engines_bisect_show"}
     at.toggle(key="engines_portability").set_value(True).run()
     assert not at.exception
     table = next(d.value for d in at.dataframe if "why not (DataFusion)" in d.value.columns)
@@ -65,6 +68,7 @@ def test_find_the_first_disagreement_marks_the_node(spark, monkeypatch):
     at = _open("tpch_q03_datafusion.json")
     at.button(key="engines_bisect_button").click()
     wait_for(at, lambda a: a.success or a.error)
+    assert at.toggle(key="engines_bisect_show").value is True  # drawn once there are marks to show
     assert any("Spark and DataFusion agree on all" in s.value for s in at.success), [e.value for e in at.error]
     assert "✓ Spark = DataFusion" in graph_text(at)
     # a deliberately wrong mapping on the Spark side: `subtract` adds

@@ -7,7 +7,7 @@ and which nodes each engine can run.
 - Above the graph, **Find the first disagreement** walks the plan bottom-up on both engines
   (``executor.bisect.bisect``) and marks the nodes on the graph: the first node that differs in red
   with both engines' counts and the expression that differs, the nodes that agree with ✓.
-- **Which engines can run each node** (``executor.portability``): a table, and ⊘ marks on the graph
+- **Which engines run each node** (``executor.portability``): a table, and ⊘ marks on the graph
   where a gap starts, before anything runs.
 
 The long work runs in this browser session's background thread (``ui.background``) with progress and
@@ -100,25 +100,25 @@ def show_comparison(c: EngineComparison) -> None:
 # ---- the first disagreement ---------------------------------------------------------------------
 
 
-def bisect_controls(plan: Plan, model: PlanModel) -> Bisection | None:
-    """The "Find the first disagreement" button, its progress and result; returns the finished
-    bisection when its marks are to be drawn."""
+def bisect_controls(plan: Plan, model: PlanModel, button_at=st) -> Bisection | None:
+    """The "Find the first disagreement" button (in ``button_at``, a container), then its progress and
+    result, and once it is done the toggle that shows its marks; returns the finished bisection when
+    its marks are to be drawn."""
     key = ("bisect", model.digest)
     state = _tasks().get(key)
     running = state is not None and not state.done.is_set()
-    c1, c2 = st.columns([2, 3])
-    if c1.button("Find the first disagreement", key="engines_bisect_button", disabled=running,
-                 help="Run the plan bottom-up on Spark and on DataFusion, node by node, and stop at the first node "
-                      "whose rows differ while its inputs agree"):
+    if button_at.button("Find the first disagreement", key="engines_bisect_button", disabled=running,
+                        help="Run the plan bottom-up on Spark and on DataFusion, node by node, and stop at the first "
+                             "node whose rows differ while its inputs agree"):
         state = Task(status="starting")
         _tasks()[key] = state
         start(state, plan, lambda catalog: bisect(model, catalog, timeout_s=TIMEOUT_S, cancel=state.cancel,
                                                   progress=state.progress),
               what="comparing Spark and DataFusion", thread_name="app-bisect")
-    done = state is not None and state.done.is_set() and state.result is not None
-    c2.toggle("Show Spark vs DataFusion on the graph", value=True, key=BISECT_SHOW, disabled=not done)
     if state is None:
         return None
+    if state.done.is_set() and state.result is not None:  # nothing to show or hide before it is done
+        st.toggle("Show Spark vs DataFusion on the graph", value=True, key=BISECT_SHOW)
     result = finished(state, lambda: _progress_fragment(key, "Spark vs DataFusion", "engines_bisect_cancel"))
     if result is None:
         return None
@@ -149,11 +149,12 @@ def _show_bisection(model: PlanModel, b: Bisection) -> None:
 # ---- portability --------------------------------------------------------------------------------
 
 
-def portability_controls(plan: Plan, model: PlanModel) -> Portability | None:
-    """The portability toggle; when on, the table (in an expander) and the report for the marks."""
-    on = st.toggle("Which engines can run each node (Spark, DataFusion)", key=PORTABILITY_SHOW,
-                   help="Before running: whether Spark's translation and DataFusion's Substrait consumer take each "
-                        "node, and why not (missing function mapping, type, relation kind, refused)")
+def portability_controls(plan: Plan, model: PlanModel, toggle_at=st) -> Portability | None:
+    """The portability toggle (in ``toggle_at``, a container); when on, the table (in an expander) and
+    the report for the marks."""
+    on = toggle_at.toggle("Which engines run each node", key=PORTABILITY_SHOW,
+                          help="Before running: whether Spark's translation and DataFusion's Substrait consumer take "
+                               "each node, and why not (missing function mapping, type, relation kind, refused)")
     if not on:
         return None
     reports = st.session_state.setdefault("engine_portability", {})

@@ -40,23 +40,23 @@ def _progress_fragment(key: str) -> None:
         show_progress(state, "Profiling", "inspect_profile_cancel")
 
 
-def profile_controls(plan: Plan, model: PlanModel) -> Profile | None:
-    """The "Profile the plan" button, its progress, and the toggle; returns the finished profile
-    when the overlay is to be drawn (None otherwise)."""
+def profile_controls(plan: Plan, model: PlanModel, button_at=st) -> Profile | None:
+    """The "Profile the plan" button (in ``button_at``, a container), then its progress and, once a
+    profile is done, the toggle that shows it; returns the finished profile when the overlay is to be
+    drawn (None otherwise)."""
     key = model.digest
     state = _states().get(key)
     running = state is not None and not state.done.is_set()
-    c1, c2 = st.columns([2, 3])
-    if c1.button("Profile the plan (row counts)", key="inspect_profile_button", disabled=running,
-                 help="Count the rows of every node on Spark (exact counts) and draw them on the graph. The plan "
-                      "runs once, observing every node; rows that follow from the inputs' (a sort, a fetch, a "
-                      "join without a condition) are computed, so a cross product is never run"):
+    if button_at.button("Profile the plan (row counts)", key="inspect_profile_button", disabled=running,
+                        help="Count the rows of every node on Spark (exact counts) and draw them on the graph. The "
+                             "plan runs once, observing every node; rows that follow from the inputs' (a sort, a "
+                             "fetch, a join without a condition) are computed, so a cross product is never run"):
         _start(plan, model, DEFAULT_TIMEOUT_S)
         state = _states()[key]
-    done = state is not None and state.done.is_set() and state.result is not None
-    c2.toggle("Show row counts on the graph", value=True, key=SHOW_KEY, disabled=not done)
     if state is None:
         return None
+    if state.done.is_set() and state.result is not None:  # nothing to show or hide before a profile is done
+        st.toggle("Show row counts on the graph", value=True, key=SHOW_KEY)
     profile = finished(state, lambda: _progress_fragment(key))
     if profile is None:
         return None
