@@ -135,14 +135,27 @@ def _quick(records: dict, name: str) -> str:
     return " (quick mode: small sizes, not the reference figures)" if _get(records, name, "quick") else ""
 
 
+def _measured_on(record: dict) -> str | None:
+    """``Measured on <CPU>, <cores> cores, <date> (load average <x>).``: the benchmarks of one report
+    can come from different runs, and the machine under them moves every figure (a bare Streamlit
+    page took 0.7 s in one session of this workplace and 1.2 s in the next, on the same CPU model)."""
+    m = record.get("machine") if isinstance(record, dict) else None
+    if not isinstance(m, dict):
+        return None
+    parts = [m.get("cpu"), f"{m['cores']} cores" if m.get("cores") else None, (m.get("date") or "")[:10] or None]
+    load = f" (load average {m['load_average'][0]})" if m.get("load_average") else ""
+    return "Measured on " + ", ".join(str(p) for p in parts if p) + load + "."
+
+
 def _section(records: dict, name: str, title: str) -> tuple[list[str], dict | None]:
-    """A section's heading, and benchmark ``name``'s results; None (with the reason in the lines)
-    when it did not produce any."""
+    """A section's heading, the machine and day its figures come from, and benchmark ``name``'s
+    results; None (with the reason in the lines) when it did not produce any."""
     lines = [title + _quick(records, name), ""]
     status = _status(records, name)
     if status:
         return lines + [status, ""], None
-    return lines, _results(records, name)
+    measured = _measured_on(records[name])
+    return lines + ([measured, ""] if measured else []), _results(records, name)
 
 
 # ---- sections --------------------------------------------------------------------------------------

@@ -108,6 +108,8 @@ def test_the_report_has_every_figure_against_its_target(tmp_path):
     assert image.startswith(b"\x89PNG") and len(image) > 20_000  # four drawn panels
     assert "Test CPU @ 1.00GHz · 2 cores · 8.0 GiB RAM" in text and "PySpark 4.0.0" in text
     assert "Not run" not in text and "not run" not in text
+    # each section says where and when its figures were measured (one report can mix runs)
+    assert text.count("Measured on Test CPU @ 1.00GHz, 2 cores, 2026-01-02 (load average 0.5).") == 5
 
     # opening a plan: 10k under 2 s for the chain (1.2 s), not for the joins (2.5 s); flat growth likewise
     ten_k = _lines_with(text, "10,000 nodes ready in under 2 s")
