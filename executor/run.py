@@ -422,21 +422,31 @@ def _explain(df) -> str:
 BROADCAST_OOM = "Not enough memory to build and broadcast the table"
 
 
+#: Tries after the first when a broadcast ran out of memory, each after a full collection and a pause.
+BROADCAST_RETRIES = 2
+
+
 def _retry_broadcast(spark, action):
-    """``action()``, once more after a full garbage collection when a broadcast ran out of memory.
+    """``action()``, tried again (up to :data:`BROADCAST_RETRIES` times, each after a full garbage
+    collection and a short pause) when a broadcast ran out of memory.
 
     Java 17's G1 can throw OutOfMemoryError for an allocation that waited on a JNI critical section
     with the heap far from full (see ``session.LOCAL_CONF``); Spark then fails the query with
-    :data:`BROADCAST_OOM`. It struck TPC-DS q35 at scale 0.01 (a few MB) in a test run. A second try
-    after a collection builds the table; a heap that is really full fails again, with Spark's message.
+    :data:`BROADCAST_OOM`. It struck TPC-DS q35 at scale 0.01 (a few MB, eleven broadcasts built at
+    once) in test runs, once also on the one retry there was: the pause lets the other broadcasts'
+    threads leave their critical sections. A heap that is really full fails every try, with Spark's
+    message.
     """
-    try:
-        return action()
-    except Exception as exc:  # noqa: BLE001 - only Spark's broadcast failure is retried
-        if BROADCAST_OOM not in str(exc) or is_connect(spark):
-            raise
-        spark.sparkContext._jvm.System.gc()
-        return action()
+    for attempt in range(BROADCAST_RETRIES + 1):
+        try:
+            return action()
+        except Exception as exc:  # noqa: BLE001 - only Spark's broadcast failure is retried
+            if BROADCAST_OOM not in str(exc) or is_connect(spark):
+                raise
+            if attempt == BROADCAST_RETRIES:
+                raise
+            spark.sparkContext._jvm.System.gc()
+            time.sleep(0.5 * (attempt + 1))
 
 
 def _collect(df):
