@@ -29,6 +29,7 @@ of another node follows. The peak memory (VmHWM) of the server and of each child
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -210,6 +211,31 @@ def _browser(p):
     return p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
 
 
+@contextlib.contextmanager
+def _browsing(p, server: Server):
+    """A fresh browser context (the benchmark's viewport) in Debian's Chromium, for pages of ``server``;
+    afterwards the browser is closed and the server stopped."""
+    try:
+        browser = _browser(p)
+        try:
+            yield browser.new_context(viewport=VIEWPORT)
+        finally:
+            browser.close()
+    finally:
+        server.stop()
+
+
+def _open_timed(context, url: str):
+    """A fresh page with Chrome's performance metrics on, sent to ``url``: the page, its devtools
+    session (for :func:`_main_thread_s`) and the ``time.perf_counter()`` taken just before."""
+    page = context.new_page()
+    cdp = context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+    start = time.perf_counter()
+    page.goto(url)
+    return page, cdp, start
+
+
 def _main_thread_s(cdp) -> float:
     """Seconds the page's main thread has been busy so far (Chrome's ``TaskDuration`` metric): the
     browser's own work, which, unlike the wall clock, does not count waiting for a busy CPU."""
@@ -223,11 +249,7 @@ def time_to_graph(context, url: str, nodes: int) -> tuple[float, float, object, 
     page, and the seconds its main thread was busy until then.
 
     The difference between the first two is mostly the graph's layout and drawing in the browser."""
-    page = context.new_page()
-    cdp = context.new_cdp_session(page)
-    cdp.send("Performance.enable")
-    start = time.perf_counter()
-    page.goto(url)
+    page, cdp, start = _open_timed(context, url)
     page.get_by_text(re.compile(rf"· {nodes} nodes ·")).first.wait_for(timeout=TIMEOUT_MS)
     content = time.perf_counter() - start
     # the viewer lives in a shadow root: Playwright's locators reach into it, document.querySelector does not
@@ -247,32 +269,20 @@ def measure_floor(p, reloads: int) -> dict:
     title shows."""
     server = start_server({}, script=os.path.join(ROOT, "benchmarks", "bare_page.py"))
     out: dict = {"plan": "bare Streamlit page", "server_start_s": round(server.started_s, 3)}
-    try:
-        browser = _browser(p)
-        try:
-            context = browser.new_context(viewport=VIEWPORT)
-            times, cpu = [], []
-            for _ in range(reloads + 1):
-                page = context.new_page()
-                cdp = context.new_cdp_session(page)
-                cdp.send("Performance.enable")
-                start = time.perf_counter()
-                page.goto(server.url)
-                page.get_by_role("heading", name="A bare Streamlit page").wait_for(timeout=TIMEOUT_MS)
-                times.append(round(time.perf_counter() - start, 3))
-                cpu.append(round(_main_thread_s(cdp), 3))
-                page.close()
-            out["cold_s"] = times[0]
-            if reloads:
-                out["warm_runs_s"] = times[1:]
-                out["warm_s"] = round(statistics.median(times[1:]), 3)
-                out["warm_cpu_s"] = round(statistics.median(cpu[1:]), 3)
-                _log(f"bare page: warm median {out['warm_s']:.2f} s of {times[1:]}, main thread {out['warm_cpu_s']:.2f} s")
-            context.close()
-        finally:
-            browser.close()
-    finally:
-        server.stop()
+    with _browsing(p, server) as context:
+        times, cpu = [], []
+        for _ in range(reloads + 1):
+            page, cdp, start = _open_timed(context, server.url)
+            page.get_by_role("heading", name="A bare Streamlit page").wait_for(timeout=TIMEOUT_MS)
+            times.append(round(time.perf_counter() - start, 3))
+            cpu.append(round(_main_thread_s(cdp), 3))
+            page.close()
+    out["cold_s"] = times[0]
+    if reloads:
+        out["warm_runs_s"] = times[1:]
+        out["warm_s"] = round(statistics.median(times[1:]), 3)
+        out["warm_cpu_s"] = round(statistics.median(cpu[1:]), 3)
+        _log(f"bare page: warm median {out['warm_s']:.2f} s of {times[1:]}, main thread {out['warm_cpu_s']:.2f} s")
     return out
 
 
@@ -328,73 +338,65 @@ def measure_plan(p, name: str, path: str, data: bytes, click_node: str, reloads:
     name = f"{name} ({layout})"
     out: dict = {"plan": name, "layout": layout, "nodes": nodes, "path": path, "server_start_s": round(server.started_s, 3)}
     _log(f"{name}: {nodes} nodes, server up in {server.started_s:.1f} s")
-    try:
-        browser = _browser(p)
-        try:
-            context = browser.new_context(viewport=VIEWPORT)
-            content, cold, page, _ = time_to_graph(context, server.url + path, nodes)
-            out["cold_s"], out["cold_content_s"] = round(cold, 3), round(content, 3)
-            _log(f"{name}: cold {cold:.2f} s (plan caption after {content:.2f} s)")
-            warm, warm_content, warm_cpu = [], [], []
-            for _ in range(reloads):
-                page.close()
-                content, seconds, page, cpu = time_to_graph(context, server.url + path, nodes)
-                warm.append(round(seconds, 3))
-                warm_content.append(round(content, 3))
-                warm_cpu.append(round(cpu, 3))
-            if warm:
-                out["warm_runs_s"] = warm
-                out["warm_s"] = round(statistics.median(warm), 3)
-                out["warm_content_s"] = round(statistics.median(warm_content), 3)
-                out["warm_cpu_s"] = round(statistics.median(warm_cpu), 3)
-                _log(f"{name}: warm median {out['warm_s']:.2f} s of {warm} (plan caption after "
-                     f"{out['warm_content_s']:.2f} s, main thread busy {out['warm_cpu_s']:.2f} s)")
-            else:  # the page just opened: the click lands while Spark starts in the background
-                out["java_at_click"] = bool(java_children(server.proc.pid))
-            out["click_node"] = click_node
-            # on a settled page: CLICKS clicks, alternating between the node and the plan's root, a reading
-            # pause before each; right after opening (the first Run's row): the one click, as it lands
-            targets = [click_node, _root(data)] * (CLICKS // 2) + [click_node] if reloads else [click_node]
-            urls, clicks = [], []
-            for node_id in targets:
-                if reloads:
-                    time.sleep(CLICK_PAUSE_S)
-                url_s, click_s = time_click(page, node_id, _heading(data, node_id))
-                urls.append(round(url_s, 3))
-                clicks.append(round(click_s, 3))
-            out["click_runs_s"] = clicks
-            out["click_url_s"], out["click_s"] = statistics.median(urls), statistics.median(clicks)
-            _log(f"{name}: click -> inspector {out['click_s']:.2f} s, median of {clicks} "
-                 f"(URL updated after {out['click_url_s']:.2f} s)")
-            out["memory_before_run"] = memory(server.proc.pid)
-            _log(f"{name}: app peak {out['memory_before_run']['app']['peak_mib']} MiB")
-            if run_nodes:  # Spark started in the background when the plan opened: wait for it, then read a while
-                deadline = time.time() + 180
-                while not java_children(server.proc.pid) and time.time() < deadline:
-                    time.sleep(0.5)
-                out["java_before_run"] = java_children(server.proc.pid)
-                time.sleep(READING_S)
-                _log(f"{name}: Spark's JVM {'up' if out['java_before_run'] else 'NOT up'}, read for {READING_S:g} s")
-            runs = []
-            for node_id in run_nodes:
-                if node_id != click_node:
-                    time_click(page, node_id, _heading(data, node_id))
-                seconds = time_run(page, node_id)
-                runs.append({"node": node_id, "seconds": round(seconds, 3)})
-                _log(f"{name}: Run of node {node_id} {seconds:.2f} s")
-            if runs:
-                out["runs"] = runs
-                out["first_run_s"] = runs[0]["seconds"]
-                if len(runs) > 1:
-                    out["warm_run_s"] = runs[1]["seconds"]
-                out["java_after_run"] = java_children(server.proc.pid)
-                out["memory_after_run"] = memory(server.proc.pid)
+    with _browsing(p, server) as context:
+        content, cold, page, _ = time_to_graph(context, server.url + path, nodes)
+        out["cold_s"], out["cold_content_s"] = round(cold, 3), round(content, 3)
+        _log(f"{name}: cold {cold:.2f} s (plan caption after {content:.2f} s)")
+        warm, warm_content, warm_cpu = [], [], []
+        for _ in range(reloads):
             page.close()
-            context.close()
-        finally:
-            browser.close()
-    finally:
-        server.stop()
+            content, seconds, page, cpu = time_to_graph(context, server.url + path, nodes)
+            warm.append(round(seconds, 3))
+            warm_content.append(round(content, 3))
+            warm_cpu.append(round(cpu, 3))
+        if warm:
+            out["warm_runs_s"] = warm
+            out["warm_s"] = round(statistics.median(warm), 3)
+            out["warm_content_s"] = round(statistics.median(warm_content), 3)
+            out["warm_cpu_s"] = round(statistics.median(warm_cpu), 3)
+            _log(f"{name}: warm median {out['warm_s']:.2f} s of {warm} (plan caption after "
+                 f"{out['warm_content_s']:.2f} s, main thread busy {out['warm_cpu_s']:.2f} s)")
+        else:  # the page just opened: the click lands while Spark starts in the background
+            out["java_at_click"] = bool(java_children(server.proc.pid))
+        out["click_node"] = click_node
+        # on a settled page: CLICKS clicks, alternating between the node and the plan's root, a reading
+        # pause before each; right after opening (the first Run's row): the one click, as it lands
+        targets = [click_node, _root(data)] * (CLICKS // 2) + [click_node] if reloads else [click_node]
+        urls, clicks = [], []
+        for node_id in targets:
+            if reloads:
+                time.sleep(CLICK_PAUSE_S)
+            url_s, click_s = time_click(page, node_id, _heading(data, node_id))
+            urls.append(round(url_s, 3))
+            clicks.append(round(click_s, 3))
+        out["click_runs_s"] = clicks
+        out["click_url_s"], out["click_s"] = statistics.median(urls), statistics.median(clicks)
+        _log(f"{name}: click -> inspector {out['click_s']:.2f} s, median of {clicks} "
+             f"(URL updated after {out['click_url_s']:.2f} s)")
+        out["memory_before_run"] = memory(server.proc.pid)
+        _log(f"{name}: app peak {out['memory_before_run']['app']['peak_mib']} MiB")
+        if run_nodes:  # Spark started in the background when the plan opened: wait for it, then read a while
+            deadline = time.time() + 180
+            while not java_children(server.proc.pid) and time.time() < deadline:
+                time.sleep(0.5)
+            out["java_before_run"] = java_children(server.proc.pid)
+            time.sleep(READING_S)
+            _log(f"{name}: Spark's JVM {'up' if out['java_before_run'] else 'NOT up'}, read for {READING_S:g} s")
+        runs = []
+        for node_id in run_nodes:
+            if node_id != click_node:
+                time_click(page, node_id, _heading(data, node_id))
+            seconds = time_run(page, node_id)
+            runs.append({"node": node_id, "seconds": round(seconds, 3)})
+            _log(f"{name}: Run of node {node_id} {seconds:.2f} s")
+        if runs:
+            out["runs"] = runs
+            out["first_run_s"] = runs[0]["seconds"]
+            if len(runs) > 1:
+                out["warm_run_s"] = runs[1]["seconds"]
+            out["java_after_run"] = java_children(server.proc.pid)
+            out["memory_after_run"] = memory(server.proc.pid)
+        page.close()
     return out
 
 

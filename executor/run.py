@@ -441,9 +441,7 @@ def _retry_broadcast(spark, action):
         try:
             return action()
         except Exception as exc:  # noqa: BLE001 - only Spark's broadcast failure is retried
-            if BROADCAST_OOM not in str(exc) or is_connect(spark):
-                raise
-            if attempt == BROADCAST_RETRIES:
+            if BROADCAST_OOM not in str(exc) or is_connect(spark) or attempt == BROADCAST_RETRIES:
                 raise
             spark.sparkContext._jvm.System.gc()
             time.sleep(0.5 * (attempt + 1))

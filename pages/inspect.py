@@ -189,7 +189,8 @@ def main() -> None:
 
     graph_col, side_col = st.columns([3, 2], gap="medium")
     with graph_col:
-        # the three overlays' actions in one row; what each shows once it has run comes under the row
+        # the three overlays' actions side by side (they wrap in a narrow column); what each shows once it
+        # has run comes under them
         actions = st.container(horizontal=True, vertical_alignment="center")
         profile = profile_controls(plan, model, actions)
         bisection = bisect_controls(plan, model, actions)
