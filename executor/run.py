@@ -248,7 +248,7 @@ class SparkRun:
         self.started_execution.set()  # before the check: see _stop
         self._check()
         start = time.perf_counter()
-        table, type_warning = _retry_broadcast(self.spark, lambda: _collect(df.limit(self.limit + 1)))
+        table, type_warning = _retry_broadcast(self.spark, lambda: _collect(df, self.limit + 1))
         more = table.num_rows > self.limit
         row_count: int | None = None if more else table.num_rows
         if self.count and more:
@@ -447,15 +447,24 @@ def _retry_broadcast(spark, action):
             time.sleep(0.5 * (attempt + 1))
 
 
-def _collect(df):
-    """The rows of ``df`` as a pyarrow Table, and a warning when a column had to be shown as text.
+#: Up to this many rows, plain columns are collected as rows (Spark's incremental take reads only
+#: the partitions it needs); above it through Arrow, which moves rows in batches: measured on TPC-H
+#: lineitem, rows and Arrow take about as long at 2,000 rows, Arrow is 2x faster at 10,000 and 5x at
+#: 60,000 (the row path pickles every row and builds Arrow arrays from Python values).
+ROWS_BY_TAKE = 2_000
+
+
+def _collect(df, rows: int):
+    """The first ``rows`` rows of ``df`` as a pyarrow Table, and a warning when a column had to be
+    shown as text.
 
     Arrow transfer lacks year-month intervals: such columns are collected as their text.
     """
     from pyspark.errors import PySparkTypeError
     from pyspark.sql import types as T
 
-    if _plain(df.schema):
+    df = df.limit(rows)
+    if rows <= ROWS_BY_TAKE and _plain(df.schema):
         return _collect_rows(df), None
     try:
         return df.toArrow(), None
