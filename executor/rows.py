@@ -187,25 +187,42 @@ class RowSplit:
 def split_rows(a, b, cap: int = 20) -> RowSplit:
     """Compare two Arrow tables with the same number of columns as multisets of rows, by position
     (numbers of any type by value, floats to 1e-6 relative, decimals to one unit in the last place).
-    Rows are matched by a rounded key first, and the few left over one by one within tolerance."""
-    from collections import Counter, defaultdict
+    Rows are matched by a rounded key first, and the few left over one by one within tolerance.
 
-    keys_a = [_key_column(c) for c in a.columns]
-    keys_b = [_key_column(c) for c in b.columns]
-    rows_a = list(zip(*keys_a)) if keys_a else [()] * a.num_rows
-    rows_b = list(zip(*keys_b)) if keys_b else [()] * b.num_rows
-    count_a, count_b = Counter(rows_a), Counter(rows_b)
-    left_a, left_b = count_a - count_b, count_b - count_a
-    where_a: dict[tuple, list[int]] = defaultdict(list)
-    where_b: dict[tuple, list[int]] = defaultdict(list)
-    for i, r in enumerate(rows_a):
-        if r in left_a:
-            where_a[r].append(i)
-    for i, r in enumerate(rows_b):
-        if r in left_b:
-            where_b[r].append(i)
-    idx_a = [i for r, n in left_a.items() for i in where_a[r][:n]]
-    idx_b = [i for r, n in left_b.items() for i in where_b[r][:n]]
+    The keys are counted in numpy: each column's keys become integer codes (Arrow's dictionary
+    encoding of both tables' keys at once), a row's code combines its columns' codes, and the rows
+    only one side has are the occurrences of a code beyond the other side's count of it."""
+    import numpy as np
+
+    width = min(a.num_columns, b.num_columns)
+    rows_a, rows_b = np.zeros(a.num_rows, dtype=np.int64), np.zeros(b.num_rows, dtype=np.int64)
+    distinct = 1  # the row codes are in range(distinct)
+    differ = []
+    for c in range(width):
+        codes_a, codes_b, n = _column_codes(a.column(c), b.column(c))
+        if not np.array_equal(np.bincount(codes_a, minlength=n), np.bincount(codes_b, minlength=n)):
+            differ.append(c)
+        if distinct * n >= 2**62:  # renumber the rows' codes densely before they could overflow
+            both, inverse = np.unique(np.concatenate([rows_a, rows_b]), return_inverse=True)
+            rows_a, rows_b, distinct = inverse[: a.num_rows], inverse[a.num_rows:], len(both)
+        rows_a, rows_b = rows_a * n + codes_a, rows_b * n + codes_b
+        distinct *= n
+    if a.num_columns != b.num_columns:  # no row of one side can equal a row of the other
+        rows_a, rows_b = np.arange(a.num_rows), np.arange(a.num_rows, a.num_rows + b.num_rows)
+    return _split_by_codes(a, b, rows_a, rows_b, differ, cap)
+
+
+def _split_by_codes(a, b, rows_a, rows_b, differ: list[int], cap: int) -> RowSplit:
+    """:func:`split_rows` once every row has a code (equal codes: equal keys)."""
+    import numpy as np
+
+    _, inverse = np.unique(np.concatenate([rows_a, rows_b]), return_inverse=True)
+    inverse = inverse.reshape(-1)
+    codes_a, codes_b = inverse[: len(rows_a)], inverse[len(rows_a):]
+    n = int(inverse.max()) + 1 if len(inverse) else 0
+    count_a, count_b = np.bincount(codes_a, minlength=n), np.bincount(codes_b, minlength=n)
+    idx_a = _beyond(codes_a, count_b).tolist()
+    idx_b = _beyond(codes_b, count_a).tolist()
     if idx_a and idx_b and len(idx_a) * len(idx_b) <= MAX_PAIRWISE:
         values_a = _rows_at(a, idx_a)
         values_b = _rows_at(b, idx_b)
@@ -218,8 +235,77 @@ def split_rows(a, b, cap: int = 20) -> RowSplit:
             else:
                 del unused[match]
         idx_a, idx_b = kept_a, [idx_b[j] for j in sorted(unused)]
-    differ = [c for c in range(len(keys_a)) if c < len(keys_b) and Counter(keys_a[c]) != Counter(keys_b[c])]
     return RowSplit(_rows_at(a, idx_a[:cap]), _rows_at(b, idx_b[:cap]), len(idx_a), len(idx_b), differ)
+
+
+def _beyond(codes, other_count):
+    """Positions of the rows whose code occurs more often than ``other_count[code]`` so far: each
+    code's occurrences after the first ``other_count[code]`` (in row order)."""
+    import numpy as np
+
+    order = np.argsort(codes, kind="stable")
+    ordered = codes[order]
+    rank = np.empty(len(codes), dtype=np.int64)
+    rank[order] = np.arange(len(codes)) - np.searchsorted(ordered, ordered, side="left")
+    return np.flatnonzero(rank >= other_count[codes])
+
+
+def _column_codes(column_a, column_b):
+    """Integer codes for one column of each table, equal where the matching keys are equal, and how
+    many codes there are."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    key_a, key_b = _key_array(column_a), _key_array(column_b)
+    if key_a is not None and key_b is not None and key_a.type == key_b.type:
+        both = pa.concat_arrays([key_a, key_b])
+        if pa.types.is_null(both.type):
+            return np.zeros(len(key_a), dtype=np.int64), np.zeros(len(key_b), dtype=np.int64), 1
+        encoded = pc.dictionary_encode(both, null_encoding="encode")
+        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        return codes[: len(key_a)], codes[len(key_a):], max(len(encoded.dictionary), 1)
+    numbering: dict = {}
+    codes = [numbering.setdefault(k, len(numbering)) for k in (*_key_column(column_a), *_key_column(column_b))]
+    codes = np.asarray(codes, dtype=np.int64)
+    return codes[: len(column_a)], codes[len(column_a):], max(len(numbering), 1)
+
+
+def _key_array(column):
+    """One column's matching keys as an Arrow array, or None for the types matched in Python (nested
+    values, intervals): numbers of any type as rounded float64 (so ints, decimals and floats of equal
+    value match), times without their time zone (as the instant in UTC), text and bytes as large
+    ones."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.types as pt
+
+    t = column.type
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if pt.is_integer(t) or pt.is_floating(t) or pt.is_decimal(t):
+        values = pc.cast(column, pa.float64(), safe=False)
+        nulls = pc.is_null(values).to_numpy(zero_copy_only=False)
+        x = values.fill_null(0.0).to_numpy(zero_copy_only=False).astype("float64")
+        with np.errstate(invalid="ignore", over="ignore"):
+            m, e = np.frexp(x)
+            rounded = np.ldexp(np.round(m * (1 << _KEY_BITS)) / (1 << _KEY_BITS), e) + 0.0  # -0.0 is 0.0
+        return pa.array(rounded, type=pa.float64(), mask=nulls)
+    if pt.is_timestamp(t):
+        return pc.cast(column, pa.timestamp("us"), safe=False)
+    if pt.is_date(t):
+        return pc.cast(column, pa.date32())
+    if pt.is_time(t):
+        return pc.cast(column, pa.time64("us"))
+    if pt.is_duration(t):
+        return pc.cast(column, pa.duration("us"), safe=False)
+    if pt.is_string(t) or pt.is_large_string(t) or pt.is_string_view(t):
+        return pc.cast(column, pa.large_string())
+    if pt.is_binary(t) or pt.is_large_binary(t) or pt.is_binary_view(t) or pt.is_fixed_size_binary(t):
+        return pc.cast(column, pa.large_binary())
+    if pt.is_boolean(t) or pt.is_null(t):
+        return column
+    return None
 
 
 def _rows_at(table, indices: list[int]) -> list[tuple]:
@@ -227,6 +313,9 @@ def _rows_at(table, indices: list[int]) -> list[tuple]:
         return []
     import pyarrow as pa
 
+    views = {pa.string_view(): pa.large_string(), pa.binary_view(): pa.large_binary()}  # Arrow cannot take these
+    if any(t in views for t in table.schema.types):
+        table = table.cast(pa.schema([f.with_type(views.get(f.type, f.type)) for f in table.schema]))
     taken = table.take(pa.array(indices, type=pa.int64()))
     columns = [c.to_pylist() for c in taken.columns]
     return [tuple(col[r] for col in columns) for r in range(taken.num_rows)]

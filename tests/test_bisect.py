@@ -9,6 +9,7 @@ messages; the nodes they sit on were checked by hand against the plans.
 
 from __future__ import annotations
 
+import datetime as dt
 import decimal
 import io
 import json
@@ -18,6 +19,8 @@ import time
 import duckdb
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from executor import functions
 from executor.__main__ import main
@@ -27,7 +30,7 @@ from executor.datafusion_engine import FILTER_NOTE, DataFusionRunner, filters_ab
 from executor.engines import DIFFERS, NOT_COMPARED, SAME, compare_engines
 from executor.portability import portability
 from executor.producer_check import read_queries
-from executor.rows import split_rows
+from executor.rows import rows_equal, split_rows, values_equal
 from executor.run import clear_cache
 from executor.sql_plan import sql_to_plan
 from viz.model import analyze
@@ -79,6 +82,74 @@ def test_rows_compare_as_multisets_by_value():
     once = pa.table({"k": [1, 2, None], "v": [1.0, 2.0, float("nan")]})
     split = split_rows(a, once)  # a row twice on one side and once on the other is once "only" there
     assert (split.only_a_count, split.only_b_count) == (1, 0) and split.only_a == [(2, 3.0)]
+
+
+_UTC = dt.timezone.utc
+#: Column kinds of the generated tables: the Arrow type, the values a row may hold, and the type and
+#: conversion of another engine handing over the same values.
+_KINDS = {
+    "int": (pa.int64(), [0, 1, -3], pa.decimal128(12, 2), decimal.Decimal),
+    "float": (pa.float64(), [0.0, -0.0, 1.5, float("nan")], pa.float64(), lambda v: v * (1 + 1e-12)),
+    "decimal": (pa.decimal128(12, 2), [decimal.Decimal("1.25"), decimal.Decimal("-7.10")], pa.float64(), float),
+    "text": (pa.string(), ["", "a", "b b"], pa.string_view(), str),
+    "date": (pa.date32(), [dt.date(1995, 1, 1), dt.date(2000, 2, 29)], pa.date32(), lambda v: v),
+    "time": (pa.timestamp("us", tz="UTC"), [dt.datetime(2001, 1, 1, 12, tzinfo=_UTC), dt.datetime(1970, 1, 1, tzinfo=_UTC)],
+             pa.timestamp("ns"), lambda v: v.replace(tzinfo=None)),
+    "bool": (pa.bool_(), [True, False], pa.bool_(), bool),
+}
+
+
+@st.composite
+def _two_engines_tables(draw):
+    """A table and another holding its rows in another order, some rows dropped, doubled or changed,
+    some columns in the types another engine would use."""
+    kinds = draw(st.lists(st.sampled_from(sorted(_KINDS)), min_size=1, max_size=3))
+    row = st.tuples(*[st.one_of(st.none(), st.sampled_from(_KINDS[k][1])) for k in kinds])
+    rows = draw(st.lists(row, max_size=12))
+    other = list(draw(st.permutations(rows)))
+    for change in draw(st.lists(st.sampled_from(["drop", "double", "change"]), max_size=3)):
+        if other:
+            i = draw(st.integers(0, len(other) - 1))
+            if change == "drop":
+                other.pop(i)
+            elif change == "double":
+                other.append(other[i])
+            else:
+                other[i] = draw(row)
+    a, b = {}, {}
+    for c, k in enumerate(kinds):
+        typ, _, other_type, convert = _KINDS[k]
+        a[f"c{c}"] = pa.array([r[c] for r in rows], type=typ)
+        if draw(st.booleans()):
+            b[f"c{c}"] = pa.array([None if r[c] is None else convert(r[c]) for r in other], type=other_type)
+        else:
+            b[f"c{c}"] = pa.array([r[c] for r in other], type=typ)
+    return pa.table(a), pa.table(b)
+
+
+def _unmatched(rows: list, pool: list, equal) -> list:
+    """The rows no row of ``pool`` equals, each pool row used once (the plain quadratic matching)."""
+    unused, left = list(pool), []
+    for r in rows:
+        match = next((i for i, p in enumerate(unused) if equal(r, p)), None)
+        left.append(r) if match is None else unused.pop(match)
+    return left
+
+
+@settings(max_examples=300, deadline=None)
+@given(_two_engines_tables())
+def test_rows_split_as_the_plain_row_by_row_matching_does(tables):
+    """split_rows (keys counted in numpy) against matching every row with every other by value."""
+    a, b = tables
+    rows_a, rows_b = [tuple(r.values()) for r in a.to_pylist()], [tuple(r.values()) for r in b.to_pylist()]
+    split = split_rows(a, b, cap=100)
+    only_a, only_b = _unmatched(rows_a, rows_b, rows_equal), _unmatched(rows_b, rows_a, rows_equal)
+    assert (split.only_a_count, split.only_b_count) == (len(only_a), len(only_b))
+    assert not _unmatched(split.only_a, only_a, rows_equal) and not _unmatched(split.only_b, only_b, rows_equal)
+    differ = [c for c in range(a.num_columns)
+              if _unmatched(a.column(c).to_pylist(), b.column(c).to_pylist(), values_equal)
+              or _unmatched(b.column(c).to_pylist(), a.column(c).to_pylist(), values_equal)]
+    assert split.columns_differ == differ
 
 
 # ---- DataFusion consuming one node: what it refuses, before running ------------------------------
