@@ -16,6 +16,11 @@ from typing import Any, Callable, Sequence
 
 # ---------------------------------------------------------------------------------------------
 
+#: Mantissa bits a number keeps in its matching key: keys equal means values within ~1e-9 relative,
+#: well inside ``values_equal``'s 1e-6; values that are equal but key apart are matched one by one.
+_KEY_BITS = 30
+
+
 def _norm(v: Any) -> Any:
     if isinstance(v, bool) or v is None:
         return v
@@ -71,33 +76,13 @@ def rows_equal(a: Sequence, b: Sequence) -> bool:
     return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b))
 
 
-def _sort_key(row: Sequence) -> tuple:
-    out = []
-    for v in row:
-        v = _norm(v)
-        if v is None:
-            out.append((0, 0.0, ""))
-        elif isinstance(v, bool):
-            out.append((1, float(v), ""))
-        elif isinstance(v, (int, float, decimal.Decimal)):
-            f = float(v)
-            out.append((2, -math.inf if math.isnan(f) else round(f, 4), ""))
-        else:
-            out.append((3, 0.0, repr(v)))
-    return tuple(out)
-
-
 def multiset_diff(got: list[Sequence], want: list[Sequence]) -> str | None:
     """None when the two row lists hold the same rows (any order), else what differs."""
     if len(got) != len(want):
         return f"{len(got)} rows, expected {len(want)}"
     if got and want and len(got[0]) != len(want[0]):
         return f"{len(got[0])} columns, expected {len(want[0])}"
-    g, w = sorted(got, key=_sort_key), sorted(want, key=_sort_key)
-    if all(rows_equal(x, y) for x, y in zip(g, w)):
-        return None
-    # The sort keys round numbers; fall back to matching each row against any unused expected row.
-    missing = _unmatched(g, w)
+    missing = _unmatched(got, want)
     if missing is None:
         return None
     row, unused = missing
@@ -106,66 +91,110 @@ def multiset_diff(got: list[Sequence], want: list[Sequence]) -> str | None:
 
 def subset_diff(got: list[Sequence], pool: list[Sequence]) -> str | None:
     """None when every row of ``got`` is found in ``pool`` (a multiset), else the first that is not."""
-    missing = _unmatched(got, sorted(pool, key=_sort_key))
+    missing = _unmatched(got, pool)
     return None if missing is None else f"row {tuple(missing[0])} is not in the query's full result"
 
 
 def _unmatched(rows: list[Sequence], pool: list[Sequence]) -> tuple[Sequence, list[Sequence]] | None:
-    """The first of ``rows`` that no unused row of ``pool`` equals, with the pool rows left unused then."""
-    unused = list(pool)
-    for row in rows:
-        for i, cand in enumerate(unused):
-            if rows_equal(row, cand):
-                del unused[i]
-                break
+    """The first of ``rows`` that no unused row of ``pool`` equals, with the pool rows left unused then.
+
+    Rows are matched by their keys first (:func:`_row_keys`: equal keys, equal rows), and a row whose
+    key no unused pool row has is then matched one by one, within tolerance."""
+    by_key: dict[tuple, list[int]] = {}
+    for i, key in enumerate(_row_keys(pool)):
+        by_key.setdefault(key, []).append(i)
+    used = [False] * len(pool)
+    unsure = []
+    for row, key in zip(rows, _row_keys(rows)):
+        found = by_key.get(key)
+        if found:
+            used[found.pop()] = True
         else:
-            return row, unused
+            unsure.append(row)
+    for row in unsure:
+        match = next((i for i, cand in enumerate(pool) if not used[i] and rows_equal(row, cand)), None)
+        if match is None:
+            return row, [cand for i, cand in enumerate(pool) if not used[i]]
+        used[match] = True
     return None
+
+
+#: Python types whose values are their own matching key.
+_PLAIN = frozenset({str, type(None), dt.date, dt.timedelta, bool})
+
+
+def _row_keys(rows: list[Sequence]) -> list[tuple]:
+    """Each row's matching key: numbers (of any type) as floats rounded to :data:`_KEY_BITS` bits of
+    mantissa, NaN as "NaN", everything else as its normalised value. Worked out a column at a time
+    (numbers in numpy)."""
+    width = len(rows[0]) if rows else 0
+    if any(len(r) != width for r in rows):
+        return [tuple(_value_key(v) for v in r) for r in rows]
+    if not width:
+        return [()] * len(rows)
+    return list(zip(*[_column_keys(column) for column in zip(*rows)]))
+
+
+def _column_keys(values: Sequence) -> list:
+    import numpy as np
+
+    kinds = {type(v) for v in values}
+    if kinds <= _PLAIN:
+        return list(values)
+    if not kinds <= {int, float, decimal.Decimal, type(None)}:
+        return [_value_key(v) for v in values]
+    try:
+        x = np.array([0.0 if v is None else float(v) for v in values], dtype="float64")
+    except (OverflowError, ValueError):  # an int beyond a float's range, a signalling NaN
+        return [_value_key(v) for v in values]
+    keys = _rounded(x).tolist()
+    for i in np.flatnonzero(np.isnan(x)).tolist():
+        keys[i] = "NaN"
+    if type(None) in kinds:
+        for i, v in enumerate(values):
+            if v is None:
+                keys[i] = None
+    return keys
+
+
+def _rounded(x):
+    """Numbers (a float64 numpy array) rounded to :data:`_KEY_BITS` bits of mantissa, -0.0 as 0.0."""
+    import numpy as np
+
+    with np.errstate(invalid="ignore", over="ignore"):
+        m, e = np.frexp(x)
+        return np.ldexp(np.round(m * (1 << _KEY_BITS)) / (1 << _KEY_BITS), e) + 0.0
+
+
+def _value_key(v: Any) -> Any:
+    """One value's matching key (see :func:`_row_keys`)."""
+    if type(v).__name__ == "MonthDayNano":  # Arrow's interval: a duration when it has no months
+        months, days, nanos = v
+        return dt.timedelta(days=days, microseconds=nanos / 1000) if not months else ("interval", months, days, nanos)
+    v = _norm(v)
+    if isinstance(v, (int, float, decimal.Decimal)) and not isinstance(v, bool):
+        try:
+            f = float(v)
+        except (OverflowError, ValueError):
+            return v
+        if math.isnan(f):
+            return "NaN"
+        if math.isinf(f) or f == 0.0:
+            return f + 0.0  # -0.0 is 0.0
+        m, e = math.frexp(f)
+        return math.ldexp(round(m * (1 << _KEY_BITS)) / (1 << _KEY_BITS), e)
+    return v
 
 
 # ---- two engines' tables: the rows only one of them has ------------------------------------------
 
-#: Mantissa bits a number keeps in its matching key: keys equal means values within ~1e-9 relative,
-#: well inside ``values_equal``'s 1e-6; values that are equal but key apart are matched one by one.
-_KEY_BITS = 30
 #: Rows left after matching by key are matched pairwise (within tolerance) only up to this many pairs.
 MAX_PAIRWISE = 4_000_000
 
 
 def _key_column(column) -> list:
-    """Matching keys for one Arrow column: numbers (of any type) as rounded floats, NaN as "NaN",
-    nulls as None, everything else as its normalised Python value."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.types as pt
-
-    t = column.type
-    if pt.is_integer(t) or pt.is_floating(t) or pt.is_decimal(t):
-        values = pc.cast(column, pa.float64(), safe=False)
-        nulls = pc.is_null(values).to_numpy(zero_copy_only=False)
-        x = values.fill_null(0.0).to_numpy(zero_copy_only=False).astype("float64")
-        with np.errstate(invalid="ignore", over="ignore"):
-            m, e = np.frexp(x)
-            rounded = np.ldexp(np.round(m * (1 << _KEY_BITS)) / (1 << _KEY_BITS), e)
-        out = rounded.tolist()
-        nans = np.isnan(x)
-        for i in np.flatnonzero(nulls | nans):
-            out[i] = None if nulls[i] else "NaN"
-        return out
-    return [_canon(v) for v in column.to_pylist()]
-
-
-def _canon(v: Any) -> Any:
-    if v is None or isinstance(v, (bool, str)):
-        return v
-    if type(v).__name__ == "MonthDayNano":  # Arrow's interval: a duration when it has no months
-        months, days, nanos = v
-        return dt.timedelta(days=days, microseconds=nanos / 1000) if not months else ("interval", months, days, nanos)
-    v = _norm(v)
-    if isinstance(v, list):
-        return tuple(v)
-    return v
+    """Matching keys for one Arrow column (see :func:`_row_keys`)."""
+    return _column_keys(column.to_pylist())
 
 
 @dataclass
@@ -287,10 +316,7 @@ def _key_array(column):
         values = pc.cast(column, pa.float64(), safe=False)
         nulls = pc.is_null(values).to_numpy(zero_copy_only=False)
         x = values.fill_null(0.0).to_numpy(zero_copy_only=False).astype("float64")
-        with np.errstate(invalid="ignore", over="ignore"):
-            m, e = np.frexp(x)
-            rounded = np.ldexp(np.round(m * (1 << _KEY_BITS)) / (1 << _KEY_BITS), e) + 0.0  # -0.0 is 0.0
-        return pa.array(rounded, type=pa.float64(), mask=nulls)
+        return pa.array(_rounded(x), type=pa.float64(), mask=nulls)
     if pt.is_timestamp(t):
         return pc.cast(column, pa.timestamp("us"), safe=False)
     if pt.is_date(t):

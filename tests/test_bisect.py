@@ -30,7 +30,7 @@ from executor.datafusion_engine import FILTER_NOTE, DataFusionRunner, filters_ab
 from executor.engines import DIFFERS, NOT_COMPARED, SAME, compare_engines
 from executor.portability import portability
 from executor.producer_check import read_queries
-from executor.rows import rows_equal, split_rows, values_equal
+from executor.rows import multiset_diff, rows_equal, split_rows, subset_diff, values_equal
 from executor.run import clear_cache
 from executor.sql_plan import sql_to_plan
 from viz.model import analyze
@@ -138,8 +138,9 @@ def _unmatched(rows: list, pool: list, equal) -> list:
 
 @settings(max_examples=300, deadline=None)
 @given(_two_engines_tables())
-def test_rows_split_as_the_plain_row_by_row_matching_does(tables):
-    """split_rows (keys counted in numpy) against matching every row with every other by value."""
+def test_rows_compare_as_the_plain_row_by_row_matching_does(tables):
+    """split_rows (keys counted in numpy), multiset_diff and subset_diff (keys counted in Python)
+    against matching every row with every other by value."""
     a, b = tables
     rows_a, rows_b = [tuple(r.values()) for r in a.to_pylist()], [tuple(r.values()) for r in b.to_pylist()]
     split = split_rows(a, b, cap=100)
@@ -150,6 +151,12 @@ def test_rows_split_as_the_plain_row_by_row_matching_does(tables):
               if _unmatched(a.column(c).to_pylist(), b.column(c).to_pylist(), values_equal)
               or _unmatched(b.column(c).to_pylist(), a.column(c).to_pylist(), values_equal)]
     assert split.columns_differ == differ
+    same = not only_a and not only_b
+    assert (multiset_diff(rows_a, rows_b) is None) == same
+    assert (subset_diff(rows_a, rows_b) is None) == (not only_a)
+    if only_a:  # the row named is (equal to) one the plain matching leaves over
+        said = subset_diff(rows_a, rows_b)
+        assert any(f"row {tuple(r)} " in said for r in rows_a if not _unmatched([r], only_a, rows_equal)), said
 
 
 # ---- DataFusion consuming one node: what it refuses, before running ------------------------------
