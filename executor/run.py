@@ -253,7 +253,7 @@ class SparkRun:
         row_count: int | None = None if more else table.num_rows
         if self.count and more:
             self._check()
-            row_count = int(df.count())
+            row_count = int(_retry_broadcast(self.spark, df.count))
         elapsed = time.perf_counter() - start
         table, bytes_warning = (table.slice(0, self.limit), None) if self.keep_all else _cap_bytes(table.slice(0, self.limit))
         names = list(made.names) + [""] * (len(df.columns) - len(made.names))

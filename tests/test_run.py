@@ -295,7 +295,7 @@ print("RECOVERED", s2.range(7).count())
 
 
 @pytest.mark.spark
-def test_a_broadcast_out_of_memory_is_tried_again(spark):
+def test_a_broadcast_out_of_memory_is_tried_again(spark, tpch_dir, monkeypatch):
     calls = []
 
     def flaky():
@@ -320,3 +320,10 @@ def test_a_broadcast_out_of_memory_is_tried_again(spark):
     with pytest.raises(RuntimeError, match="other"):
         run_mod._retry_broadcast(spark, always("some other failure"))
     assert len(calls) == 1
+    # a run's both Spark actions go through it: the rows and, beyond the limit, the count
+    run_mod.clear_cache()
+    tried, retry = [], run_mod._retry_broadcast
+    monkeypatch.setattr(run_mod, "_retry_broadcast", lambda session, action: tried.append(action) or retry(session, action))
+    result = run_node(model_of(plan((read("orders", ORDERS), [c for c, _ in ORDERS]))), "0",
+                      catalog=Catalog([tpch_dir]), limit=7, count=True)
+    assert result.row_count == 15000 and len(tried) == 2
