@@ -136,6 +136,7 @@ def _row_keys(rows: list[Sequence]) -> list[tuple]:
 
 
 def _column_keys(values: Sequence) -> list:
+    """The matching keys of one column's values (see :func:`_row_keys`)."""
     import numpy as np
 
     kinds = {type(v) for v in values}
@@ -158,7 +159,7 @@ def _column_keys(values: Sequence) -> list:
 
 
 def _rounded(x):
-    """Numbers (a float64 numpy array) rounded to :data:`_KEY_BITS` bits of mantissa, -0.0 as 0.0."""
+    """Numbers (a float64 numpy array, or one float) rounded to :data:`_KEY_BITS` bits of mantissa, -0.0 as 0.0."""
     import numpy as np
 
     with np.errstate(invalid="ignore", over="ignore"):
@@ -177,12 +178,7 @@ def _value_key(v: Any) -> Any:
             f = float(v)
         except (OverflowError, ValueError):
             return v
-        if math.isnan(f):
-            return "NaN"
-        if math.isinf(f) or f == 0.0:
-            return f + 0.0  # -0.0 is 0.0
-        m, e = math.frexp(f)
-        return math.ldexp(round(m * (1 << _KEY_BITS)) / (1 << _KEY_BITS), e)
+        return "NaN" if math.isnan(f) else float(_rounded(f))
     return v
 
 
