@@ -42,11 +42,8 @@ graphviz:
 	      || echo "could not install graphviz: graphs are laid out in the browser instead (apt-get install graphviz)"; \
 	  else echo "no dot and no root apt-get: graphs are laid out in the browser instead (apt-get install graphviz)"; fi; }
 
-# Two workers (pytest-xdist): every test that uses this run's Spark session runs in one of them, in order,
-# the others (the pure core, the pages, the browser tests, Spark in processes of their own) in the other;
-# see tests/conftest.py. `$(PY) -m pytest` alone runs them all in one process.
 test: $(STAMP) check-java browser graphviz
-	$(PY) -m pytest -n 2 --dist loadgroup
+	$(PY) -m pytest
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -m "not slow and not spark"

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 import pytest
@@ -22,39 +21,6 @@ def pytest_addoption(parser):
         default=False,
         help="tests/test_golden.py: rewrite the golden files in tests/golden instead of comparing (check the diff by hand first)",
     )
-
-
-def uses_this_runs_spark(item: pytest.Item) -> bool:
-    """Whether a test runs Spark in the test process (the ``spark`` fixture, or marked ``spark`` without
-    ``own_jvm``). Every other test passes with Spark unable to start in the test process."""
-    if "spark" in item.fixturenames:
-        return True
-    return item.get_closest_marker("spark") is not None and item.get_closest_marker("own_jvm") is None
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
-    # `make test` runs two workers (`-n 2 --dist loadgroup`): the tests of this run's Spark session all
-    # in one of them, in their order, so that the run has one session; the rest, which wait on browsers,
-    # servers and other processes more than on Spark, in the other. Without xdist the mark does nothing.
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group("spark" if uses_this_runs_spark(item) else "rest"))
-
-
-_spark_tests_run = 0
-
-
-@pytest.fixture(autouse=True)
-def _spark_only_where_marked(request):
-    """Fails a test that started Spark in the test process without saying so (the ``spark`` fixture or
-    mark): in `make test` it would start a second session in the other worker."""
-    global _spark_tests_run
-    if uses_this_runs_spark(request.node):
-        _spark_tests_run += 1
-    yield
-    session = sys.modules.get("executor.session")
-    if _spark_tests_run == 0 and session is not None and session.is_started():
-        pytest.fail(f"{request.node.nodeid} started Spark in the test process: give it the spark fixture or mark")
 
 
 @pytest.fixture(scope="session")

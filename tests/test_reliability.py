@@ -123,7 +123,6 @@ def test_concurrent_users_get_their_own_results(spark, tpch_dir, tmp_path):
 
 
 @pytest.mark.spark
-@pytest.mark.own_jvm
 @pytest.mark.slow
 def test_an_exploding_cross_join_is_stopped_by_its_timeout(tpch_dir):
     """In a subprocess (its own JVM, which the reaper may stop): the timeout ends the run at once; the
