@@ -394,6 +394,15 @@ class DataFusionRunner:
         table = table.slice(0, limit)
         return DataFusionRows(table, more, [str(t) for t in table.schema.types], elapsed)
 
+    def count(self, node_id: str) -> int:
+        """Node ``node_id``'s exact number of rows on DataFusion; raises as :meth:`run` does."""
+        frame = self._frame(node_id)
+        try:
+            return frame.count()
+        except BaseException as exc:  # noqa: BLE001 - as in run
+            _reraise_interrupts(exc)
+            raise ExecutionError(f"DataFusion failed counting node {node_id}: {clean(exc)}") from None
+
 
 #: What :func:`filters_above_reads` tells a person whose read it rewrote.
 FILTER_NOTE = ("DataFusion's consumer does not apply a read's filter (it takes it as a scan hint), so it is "

@@ -23,6 +23,12 @@ def pytest_addoption(parser):
     )
 
 
+def pytest_collection_modifyitems(session, config, items):
+    """Tests that stop or kill the shared Spark session run last: a new JVM would start cold and
+    warm its compiler again for every Spark test after them."""
+    items.sort(key=lambda item: item.get_closest_marker("restarts_spark") is not None)  # stable
+
+
 @pytest.fixture(scope="session")
 def corpora_dir() -> str:
     if not os.path.isdir(CORPORA):

@@ -46,6 +46,7 @@ def test_run_a_node_and_see_its_rows(spark):
     assert [c for c in at.code if "Scan parquet" in c.value and "Filter" in c.value]
 
 
+@pytest.mark.restarts_spark
 def test_opening_a_plan_starts_spark_in_the_background():
     """The page draws without waiting; the session starts (and runs a first small query) in a thread,
     so the first Run finds it ready."""

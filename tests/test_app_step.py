@@ -149,6 +149,7 @@ def test_a_step_onto_a_cross_product_is_flagged_and_never_counts_it(spark, tpch_
     assert waited < 60, waited  # the rows of three reads and two derived counts, not a trillion-row count
 
 
+@pytest.mark.restarts_spark
 @pytest.mark.spark
 def test_the_next_step_after_the_jvm_stopped_starts_a_new_session(spark):
     """Whatever stopped Spark (its JVM killed, or the session stopped), the next Run starts a new
