@@ -139,7 +139,7 @@ from tests.plans import model_of
 spark = get_session()
 start = time.monotonic()
 try:
-    run_node(model_of(_exploding(ORDERS)), "0", catalog=Catalog([{tpch_dir!r}]), timeout_s=15)
+    run_node(model_of(_exploding(ORDERS)), "0", catalog=Catalog([{tpch_dir!r}]), timeout_s=8)
     outcome = "finished"
 except TimedOut as exc:
     outcome = str(exc)
@@ -161,8 +161,8 @@ print("RESULT", json.dumps({{"outcome": outcome, "stopped_after": stopped_after,
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     assert lines, proc.stderr[-3000:]
     got = json.loads(lines[-1][len("RESULT "):])
-    assert "timed out after 15 s" in got["outcome"]
-    assert got["stopped_after"] < 15 + run_mod.STOP_GRACE_S + 20
+    assert "timed out after 8 s" in got["outcome"]
+    assert got["stopped_after"] < 8 + run_mod.STOP_GRACE_S + 20
     assert got["orphans"] == 0  # no task of the cancelled job is left running
     assert got["count"] == 5  # the next run works (on a new session when the old JVM was stopped)
     print(f"exploding cross join: stopped {got['stopped_after']:.1f} s after start; JVM stopped by the reaper: {got['reaped']}")
