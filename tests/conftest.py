@@ -39,10 +39,26 @@ def corpora_dir() -> str:
 @pytest.fixture
 def spark():
     """The executor's shared session: one for the whole run, started by the first test that needs it
-    (a new one only if the JVM died, as the app would do)."""
+    (a new one only if the JVM died, as the app would do). Tasks that a previous test's cancelled job
+    left running are waited out first: executor.reaper stops the JVM when they outlive its delay, and
+    it must not do so under the next test."""
+    from executor import reaper
     from executor.session import get_session
 
-    return get_session()
+    session = get_session()
+    end = time.monotonic() + reaper.REAP_AFTER_S + 15
+    while time.monotonic() < end:
+        orphans = reaper.orphaned_tasks(session)
+        if orphans == 0:
+            break
+        if orphans is None:  # cannot be told, or stopped meanwhile (by the reaper): the next session
+            again = get_session()
+            if again is session:
+                break
+            session = again
+            continue
+        time.sleep(0.5)
+    return session
 
 
 @pytest.fixture(scope="session")
