@@ -173,6 +173,17 @@ def test_datafusion_says_why_it_cannot_take_a_node():
     assert "ReferenceRel" in dag.check("1")
 
 
+def test_datafusion_counts_a_node_or_says_why_it_cannot():
+    from executor.datafusion_engine import DataFusionCannot
+
+    tutorial = DataFusionRunner(_model("tutorial.json"), Catalog([TUTORIAL_DATA]))
+    for node, table in (("0.0.0", "orders"), ("0.0.1.0", "products")):
+        path = os.path.join(TUTORIAL_DATA, f"{table}.parquet")
+        assert tutorial.count(node) == duckdb.sql(f"SELECT count(*) FROM '{path}'").fetchall()[0][0] > 0
+    with pytest.raises(DataFusionCannot, match="index_in"):
+        tutorial.count("0.0.1")
+
+
 def test_the_sub_plan_names_the_node_output():
     model = _model("tpch_q03_datafusion.json")
     runner = DataFusionRunner(model)
