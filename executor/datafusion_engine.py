@@ -380,14 +380,7 @@ class DataFusionRunner:
         when DataFusion cannot take the node, :class:`ExecutionError` when running it fails."""
         frame = self._frame(node_id)
         start = time.perf_counter()
-        try:
-            table = frame.limit(limit + 1).to_arrow_table()
-        except BaseException as exc:  # noqa: BLE001 - DataFusion raises several kinds at execution, and panics
-            _reraise_interrupts(exc)
-            text = clean(exc)
-            if "not implemented" in text.lower() or "unsupported" in text.lower():
-                raise DataFusionCannot(f"DataFusion's planner: {text}", category(text)) from None
-            raise ExecutionError(f"DataFusion failed running node {node_id}: {text}") from None
+        table = self._execute(node_id, "running", lambda: frame.limit(limit + 1).to_arrow_table())
         elapsed = time.perf_counter() - start
         table = _without_views(table)
         more = table.num_rows > limit
@@ -396,12 +389,19 @@ class DataFusionRunner:
 
     def count(self, node_id: str) -> int:
         """Node ``node_id``'s exact number of rows on DataFusion; raises as :meth:`run` does."""
-        frame = self._frame(node_id)
+        return self._execute(node_id, "counting", self._frame(node_id).count)
+
+    @staticmethod
+    def _execute(node_id: str, doing: str, action):
+        """``action()`` (executing node ``node_id``'s DataFrame), DataFusion's failures as :meth:`run` says."""
         try:
-            return frame.count()
-        except BaseException as exc:  # noqa: BLE001 - as in run
+            return action()
+        except BaseException as exc:  # noqa: BLE001 - DataFusion raises several kinds at execution, and panics
             _reraise_interrupts(exc)
-            raise ExecutionError(f"DataFusion failed counting node {node_id}: {clean(exc)}") from None
+            text = clean(exc)
+            if "not implemented" in text.lower() or "unsupported" in text.lower():
+                raise DataFusionCannot(f"DataFusion's planner: {text}", category(text)) from None
+            raise ExecutionError(f"DataFusion failed {doing} node {node_id}: {text}") from None
 
 
 #: What :func:`filters_above_reads` tells a person whose read it rewrote.
