@@ -47,12 +47,19 @@ def _label(model: PlanModel, node_id: str) -> str:
     return f"{node_id} · {title(n.kind)}" + (f" · {detail[:70]}" if detail else "")
 
 
-def _view_controls(model: PlanModel, selected: str | None, runnable: dict[str, tuple[bool, str | None]]) -> View:
+def _view_controls(model: PlanModel, selected: str | None, runnable: dict[str, tuple[bool, str | None]],
+                   draw: bool = True) -> View:
+    """The view the sidebar's settings ask for (the URL's, at first), their widgets drawn; with
+    ``draw`` false, the same view from the settings alone (a page drawing its graph first)."""
     big = len(model.graph.nodes) > 60
     rows_default = 6 if big else 12
     for key, parse in (("trace", parse_choice(TRACE)), ("search", str), ("focus", parse_flag),
                        ("collapsed", parse_members(model.graph.nodes)), ("max_rows", parse_int_between(2, 40))):
         setting_from_url(key, parse)
+    if not draw:
+        state = st.session_state
+        return _view(model, selected, runnable, state.get("trace", "none"), state.get("search", ""),
+                     state.get("focus", False), state.get("collapsed", []), state.get("max_rows", rows_default))
     with st.sidebar:
         st.header("View")
         query = st.text_input("Search nodes", key="search", placeholder="table, column or function name")
@@ -70,13 +77,18 @@ def _view_controls(model: PlanModel, selected: str | None, runnable: dict[str, t
     for key, value, default in (("trace", trace, "none"), ("search", query, ""), ("focus", focus, False),
                                 ("collapsed", collapsed, []), ("max_rows", max_rows, rows_default)):
         setting_to_url(key, value, default)
-    hits = search(model, query) if query else []
+    view = _view(model, selected, runnable, trace, query, focus, collapsed, max_rows)
     if query:
-        st.sidebar.caption(f"{len(hits)} node{'s' if len(hits) != 1 else ''} match “{query}”")
+        st.sidebar.caption(f"{len(view.hits)} node{'s' if len(view.hits) != 1 else ''} match “{query}”")
+    return view
+
+
+def _view(model: PlanModel, selected: str | None, runnable: dict[str, tuple[bool, str | None]], trace: str,
+          query: str, focus: bool, collapsed: list[str], max_rows: int) -> View:
     return View(
         selected=selected, theme=theme(), trace=TRACE[trace], collapsed=frozenset(collapsed),
-        focus=selected if focus else None, hits=frozenset(hits), max_rows=max_rows,
-        unrunnable=frozenset(n for n, (ok, _) in runnable.items() if not ok),
+        focus=selected if focus else None, hits=frozenset(search(model, query) if query else []),
+        max_rows=max_rows, unrunnable=frozenset(n for n, (ok, _) in runnable.items() if not ok),
     )
 
 
@@ -165,10 +177,13 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
 
 def main() -> None:
     opened = open_plan("Substrait plan visualizer",
-                       "Upload a Substrait plan (JSON or binary protobuf), open a sample, or paste JSON: the sidebar has all three.")
+                       "Upload a Substrait plan (JSON or binary protobuf), open a sample, or paste JSON: the sidebar has all three.",
+                       graph_first=True)
     if opened is None:
         return
-    plan, model = opened
+    # a page just opened on a plan draws its title and graph first (the same elements, in the same
+    # places), and the rest when the viewer has drawn the graph: see ui.page.open_plan
+    plan, model, graph_only = opened
     node_ids = list(model.graph.nodes)
     resolve_node(node_ids, model.roots[0] if model.roots else (node_ids[0] if node_ids else None))
 
@@ -180,12 +195,13 @@ def main() -> None:
 
     if not node_ids:
         return
-    with st.sidebar:
-        st.header("Node")
-        st.selectbox("Select a node (type to search)", node_ids, key="node", format_func=lambda i: _label(model, i))
+    if not graph_only:
+        with st.sidebar:
+            st.header("Node")
+            st.selectbox("Select a node (type to search)", node_ids, key="node", format_func=lambda i: _label(model, i))
     selected = st.session_state["node"]
     runnable = executability_of(plan.data)
-    view = _view_controls(model, selected, runnable)
+    view = _view_controls(model, selected, runnable, draw=not graph_only)
 
     graph_col, side_col = st.columns([3, 2], gap="medium")
     with graph_col:
@@ -200,7 +216,9 @@ def main() -> None:
         # the same when they change
         dot = plan_dot(model, replace(view, selected=None, hits=frozenset()))
         graph_view(dot, "graph_click", selected, hits=view.hits, lineage=lineage_highlight(model, selected),
-                   on_column=column_clicked("graph_click"))
+                   on_column=column_clicked("graph_click"), then_rest=graph_only)
+        if graph_only:
+            return
         if profile is not None:
             profile_table(model, profile)
         with st.popover("Download"):

@@ -92,7 +92,7 @@ def main() -> None:
                        empty="The plan has no relations to present.")
     if opened is None:
         return
-    plan, model = opened
+    plan, model = opened.plan, opened.model
     node_ids = list(model.graph.nodes)
     resolve_node(node_ids, model.roots[0] if model.roots else node_ids[0])
 

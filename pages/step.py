@@ -128,7 +128,7 @@ def main() -> None:
                        empty="The plan has no relations to step through.")
     if opened is None:
         return
-    plan, model = opened
+    plan, model = opened.plan, opened.model
     node_ids = list(model.graph.nodes)
     leaves = model.graph.leaves()
     node_id = resolve_node(node_ids, leaves[0] if leaves else node_ids[0])

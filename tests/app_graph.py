@@ -16,7 +16,8 @@ CLICKS = "substrait_viz_graph_click"  # the fallback chart's click listener, whi
 
 
 def graphs(at: AppTest) -> list[dict]:
-    """Each graph on the page, in page order: ``{"text": ..., "selected": ..., "hits": [...], "lineage": ...}``. The
+    """Each graph on the page, in page order: ``{"text": ..., "selected": ..., "hits": [...], "lineage": ...}``
+    (and, from the viewer, its SVG's ``key``, whether the SVG was ``sent`` and ``then_rest``). The
     text is the laid-out SVG with its entities decoded (what the browser shows), or the DOT of the
     fallback chart."""
     out = []
@@ -25,7 +26,8 @@ def graphs(at: AppTest) -> list[dict]:
             data = json.loads(c.proto.json)
             svg = data["svg"] or laid_out(data["key"])  # a rerun of the same drawing sends only its key
             out.append({"text": html.unescape(svg), "selected": data["selected"], "hits": data["hits"],
-                        "sent": data["svg"] is not None, "lineage": data.get("lineage")})
+                        "sent": data["svg"] is not None, "lineage": data.get("lineage"), "key": data["key"],
+                        "then_rest": data["then_rest"]})
     clicks = [json.loads(c.proto.json) for c in at.get("bidi_component") if c.proto.component_name == CLICKS]
     for i, chart in enumerate(at.get("graphviz_chart")):
         painted = clicks[i] if i < len(clicks) else {}

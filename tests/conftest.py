@@ -29,6 +29,16 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=lambda item: item.get_closest_marker("restarts_spark") is not None)  # stable
 
 
+@pytest.fixture(autouse=True)
+def whole_pages(request, monkeypatch):
+    """AppTest has no browser to draw a graph and ask for the rest of the page (ui.page.open_plan):
+    every run draws a whole page, but in tests marked ``graph_first``, which test that first run."""
+    if request.node.get_closest_marker("graph_first") is None:
+        import ui.page
+
+        monkeypatch.setattr(ui.page, "GRAPH_FIRST", False)
+
+
 @pytest.fixture(scope="session")
 def corpora_dir() -> str:
     if not os.path.isdir(CORPORA):

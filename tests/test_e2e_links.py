@@ -43,3 +43,44 @@ def test_a_shared_link_opened_first_on_a_fresh_server(app_url):  # noqa: F811
             assert "node=0.0.1" in other.url
         finally:
             browser.close()
+
+
+# When the graph's nodes and the sidebar's file uploader first show, in ms since the page was opened
+# (each checked every frame; the viewer lives in a shadow root, caught as it is attached).
+FIRST_SHOWN = """
+window.__shown = {};
+const roots = [];
+const attach = Element.prototype.attachShadow;
+Element.prototype.attachShadow = function (options) { const root = attach.call(this, options); roots.push(root); return root; };
+(function check() {
+  const now = performance.now();
+  if (!('graph' in __shown) && roots.some((r) => r.querySelector('g.node[data-substrait-bound]'))) __shown.graph = now;
+  if (!('uploader' in __shown) && document.querySelector('[data-testid=stFileUploader]')) __shown.uploader = now;
+  if (!('graph' in __shown && 'uploader' in __shown)) requestAnimationFrame(check);
+})();
+"""
+
+
+def test_an_inspect_link_draws_its_graph_first_then_the_whole_page(app_url):  # noqa: F811
+    """ui.page.open_plan: the graph shows before the sidebar's inputs, and the rest of the page follows
+    with no click, keeping the graph the browser drew (the same SVG element, the link's node selected)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1000})
+            page.add_init_script(FIRST_SHOWN)
+            page.goto(app_url + "/?sample=tutorial.json&node=0.0.1")
+            graph = page.locator(".sv-stage svg")
+            expect(graph.locator("g.node[data-substrait-bound]").first).to_be_attached(timeout=60_000)
+            graph.evaluate("svg => { svg.dataset.firstDrawn = '1'; }")
+            expect(page.get_by_role("heading", name="Filter · 0.0.1")).to_be_visible(timeout=60_000)
+            expect(page.locator("[data-testid=stSidebar] [data-testid=stFileUploader]")).to_be_visible()
+            page.wait_for_function("'uploader' in window.__shown", timeout=30_000)
+            shown = page.evaluate("window.__shown")
+            assert shown["graph"] < shown["uploader"], shown
+            assert page.locator(".sv-stage svg[data-first-drawn]").count() == 1, "the graph was not drawn again"
+            expect(page.locator(".sv-stage g.node.substrait-selected")).to_have_id("node-0.0.1")
+        finally:
+            browser.close()

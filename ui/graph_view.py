@@ -25,7 +25,7 @@ import streamlit as st
 
 from ui.graph_click import graph_click, select_clicked
 from ui.selection import theme
-from viz.export import compact_svg, layout_svg
+from viz.export import compact_svg, has_dot, layout_svg
 from viz.model import PlanModel
 from viz.render import PALETTES, View, to_dot
 
@@ -287,6 +287,22 @@ function paint(v, data) {
 }
 
 export default function (component) {
+  const { data, setTriggerValue } = component;
+  let asked = false;
+  try {
+    asked = show(component);
+  } finally {
+    // a page that drew its graph first: now that the graph is drawn (painted, unless the tab is hidden),
+    // ask for the rest of the page; asked once whatever happened above, so the page is never left half drawn
+    if (data.then_rest && !asked) {
+      const rest = () => setTriggerValue('drawn', data.key);
+      if (document.hidden) rest(); else requestAnimationFrame(() => setTimeout(rest, 0));
+    }
+  }
+}
+
+// draw (or update) the viewer; true when it asked the server for something instead (a lost SVG)
+function show(component) {
   const { parentElement, data, setTriggerValue } = component;
   const root = parentElement.querySelector('.sv-root');
   // the SVG comes once per page and session; later reruns send only its key (see graph_view)
@@ -295,7 +311,7 @@ export default function (component) {
   let v = root.__viewer;
   if (!v || v.key !== data.key) {
     const svg = svgs.get(data.key);
-    if (!svg) { setTriggerValue('missing', data.key); return; }
+    if (!svg) { setTriggerValue('missing', data.key); return true; }
     v = root.__viewer = build(root, { ...data, svg });
     root.dataset.svgKey = data.key;
     // fitted when its text stays readable so; else at 100%, from the top (the roots)
@@ -310,6 +326,7 @@ export default function (component) {
   v.selected = data.selected;
   paint(v, data);
   if (changed && data.follow) v.toSelected();
+  return false;
 }
 """
 
@@ -318,6 +335,12 @@ _component = st.components.v2.component("substrait_viz_graph_view", html=_HTML, 
 #: ``SUBSTRAIT_VIZ_LAYOUT=browser`` lays graphs out in the browser as before the viewer (the
 #: benchmark's baseline, or a server without Graphviz).
 IN_BROWSER = os.environ.get("SUBSTRAIT_VIZ_LAYOUT") == "browser"
+
+def viewer_available() -> bool:
+    """Whether graphs are shown in the viewer (laid out on the server by Graphviz's ``dot``), not in
+    the fallback chart, which cannot tell the page it has drawn."""
+    return not IN_BROWSER and has_dot()
+
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _layout(dot: str) -> tuple[str, str] | None:
@@ -374,12 +397,16 @@ def graph_view(
     clickable: bool = True,
     lineage: dict | None = None,
     on_column: Callable[[], None] | None = None,
+    then_rest: bool = False,
 ) -> None:
     """Show ``dot`` laid out on the server, with pan and zoom; ``selected`` and ``hits`` are
     painted in the page. A click selects the node (``ui.selection``) unless ``on_click`` says
     otherwise; ``follow`` moves the view to the selected node when the selection changes.
     ``lineage`` (``ui.lineage_panel.lineage_highlight``) is painted too: its nodes, edges and schema
-    rows; with ``on_column``, a click on a schema row calls it instead (the value ``"<node>|<index>"``)."""
+    rows; with ``on_column``, a click on a schema row calls it instead (the value ``"<node>|<index>"``).
+    With ``then_rest`` (a page that draws its graph first, :func:`ui.page.open_plan`), the viewer reruns
+    the script once it has drawn the graph, and that run draws the whole page; call it only when
+    :func:`viewer_available`."""
     laid = None if IN_BROWSER else _layout(dot)
     if laid is None:  # no Graphviz on the server: lay it out in the browser, without zoom
         st.graphviz_chart(dot, width="stretch")
@@ -404,8 +431,10 @@ def graph_view(
         "follow": follow,
         "lineage": lineage,
         "column_clicks": clickable and on_column is not None,
+        "then_rest": then_rest,
     }
     callback = (on_click if on_click is not None else (lambda: select_clicked(key))) if clickable else (lambda: None)
     _component(key=key, data=data, on_node_change=callback, on_missing_change=lambda: _resend(key),
+               on_drawn_change=lambda: None,
                on_column_change=on_column if clickable and on_column is not None else (lambda: None))
     sent.add(svg_key)

@@ -2,18 +2,55 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import streamlit as st
 
 from ui.data import warm_spark
-from ui.plan_source import Plan, current_model, plan_sidebar
+from ui.graph_view import viewer_available
+from ui.plan_source import Plan, analyze_cached, current_model, plan_from_url, plan_sidebar
 from viz.model import PlanModel
 
+#: Whether a page opened on a plan may draw its graph first (:func:`open_plan`). Tests that drive
+#: the pages without a browser (AppTest) turn it off: nothing there draws the graph and asks for the
+#: rest, so each of their runs is a whole page.
+GRAPH_FIRST = True
+#: Set in the session by its first run: the runs after it draw whole pages.
+_OPENED = "page_opened"
 
-def open_plan(title: str, hint: str, empty: str | None = None) -> tuple[Plan, PlanModel] | None:
+
+class Opened(NamedTuple):
+    plan: Plan
+    model: PlanModel
+    #: This run draws the page's title and graph only; the graph viewer, once it has drawn the
+    #: graph in the browser, asks for the rest (a rerun, which draws the whole page).
+    graph_only: bool
+
+
+def _first_run() -> bool:
+    """True on the session's first run (a page just opened), False after."""
+    first = _OPENED not in st.session_state
+    st.session_state[_OPENED] = True
+    return first
+
+
+def open_plan(title: str, hint: str, empty: str | None = None, graph_first: bool = False) -> Opened | None:
     """The plan inputs in the sidebar, then the plan and its model. Without a model, the page's
     ``title`` and ``hint`` when no plan is open (an unreadable one has its error shown) and None;
     with ``empty`` given, a plan without relations is that warning and None. With a plan open,
-    Spark starts in the background (:func:`ui.data.warm_spark`): the page never waits for it."""
+    Spark starts in the background (:func:`ui.data.warm_spark`): the page never waits for it.
+
+    With ``graph_first``, a page opened on a plan (a link, ``?sample=`` or ``?plan=``: the session's
+    first run) skips the sidebar's inputs and says so (``graph_only``): the page then draws its
+    graph alone. The browser draws the elements that arrive together in one go, each widget's
+    module loaded first, so the graph used to wait for the forty others (the sidebar's inputs,
+    the inspector): 0.3 to 0.5 s on this project's machine. Drawn alone it shows about as soon as
+    a bare Streamlit page, and the rest follows when the viewer asks for it."""
+    if _first_run() and graph_first and GRAPH_FIRST and viewer_available():
+        plan = plan_from_url()
+        model = analyze_cached(plan.data) if plan is not None else None
+        if isinstance(model, PlanModel) and model.graph.nodes:
+            return _opened(plan, model, graph_only=True)
     plan = plan_sidebar()
     model = current_model(plan)
     if model is None:
@@ -24,6 +61,10 @@ def open_plan(title: str, hint: str, empty: str | None = None) -> tuple[Plan, Pl
     if empty is not None and not model.graph.nodes:
         st.warning(empty)
         return None
+    return _opened(plan, model, graph_only=False)
+
+
+def _opened(plan: Plan, model: PlanModel, graph_only: bool) -> Opened:
     st.session_state["node_ids"] = list(model.graph.nodes)
     warm_spark(plan, model)
-    return plan, model
+    return Opened(plan, model, graph_only)

@@ -123,17 +123,25 @@ def _open_shared(digest: str) -> None:
     st.session_state["plan"] = Plan(data, f"shared plan {digest[:8]}", shared=digest)
 
 
-def plan_sidebar() -> Plan | None:
-    """Draw the plan inputs in the sidebar; returns the current plan (or None)."""
+def plan_from_url() -> Plan | None:
+    """The session's plan: the one it has, else the one the URL names (``?sample=``, ``?plan=``), now
+    kept in the session; None when there is neither (a link to a plan that is not here leaves its
+    message in ``st.session_state["plan_error"]``)."""
     st.session_state.pop("plan_error", None)
-    names = samples()
     linked = st.query_params.get("sample")
-    if "plan" not in st.session_state and linked in names:
+    if "plan" not in st.session_state and linked in samples():
         st.session_state["plan"] = _read_sample(linked)
         st.session_state["plan_sample"] = linked
     shared = st.query_params.get("plan")
     if "plan" not in st.session_state and shared:
         _open_shared(shared)
+    return st.session_state.get("plan")
+
+
+def plan_sidebar() -> Plan | None:
+    """Draw the plan inputs in the sidebar; returns the current plan (or None)."""
+    plan_from_url()
+    names = samples()
     titles = sample_titles()
     with st.sidebar:
         st.header("Plan")
