@@ -28,6 +28,7 @@ through_app()
 SAMPLE_LIMIT = 20
 MAX_STEPS = 300  # steps listed as buttons; bigger plans list the first ones and say how many more
 _MARKDOWN = str.maketrans({c: "\\" + c for c in "\\`*_$[]<>~#|"})
+MAX_ROWS = 4  # schema rows per box unless the sidebar says otherwise
 
 
 def md_escape(text: str) -> str:
@@ -89,30 +90,38 @@ def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
 
 def main() -> None:
     opened = open_plan("Present a plan", "Open a plan in the sidebar (a sample, an upload or pasted JSON) to present it.",
-                       empty="The plan has no relations to present.")
+                       empty="The plan has no relations to present.", graph_first=True)
     if opened is None:
         return
-    plan, model = opened.plan, opened.model
+    # a link opened in front of an audience shows the graph first, the story when the graph is drawn
+    # (ui.page.open_plan)
+    plan, model, graph_only = opened
     node_ids = list(model.graph.nodes)
     resolve_node(node_ids, model.roots[0] if model.roots else node_ids[0])
 
     sentences = describe_plan(model)
     order = story_order(model)
     number = {node_id: i for i, node_id in enumerate(order, start=1)}
-    with st.sidebar:
-        st.header("Step")
-        st.selectbox("Selected step", order, key="node",
-                     format_func=lambda i: f"{number[i]}. {sentences[i][:80]}")
-        max_rows = st.slider("Schema rows per box", 0, 20, 4, key="present_max_rows")
-        details = st.toggle("Show the technical marks", key="present_details",
-                            help="Property badges (order, distribution) and diagnostic codes on the boxes")
+    if graph_only:
+        max_rows = st.session_state.get("present_max_rows", MAX_ROWS)
+        details = st.session_state.get("present_details", False)
+    else:
+        with st.sidebar:
+            st.header("Step")
+            st.selectbox("Selected step", order, key="node",
+                         format_func=lambda i: f"{number[i]}. {sentences[i][:80]}")
+            max_rows = st.slider("Schema rows per box", 0, 20, MAX_ROWS, key="present_max_rows")
+            details = st.toggle("Show the technical marks", key="present_details",
+                                help="Property badges (order, distribution) and diagnostic codes on the boxes")
     selected = st.session_state["node"]
 
     st.markdown(f"#### {md_escape(plan.source)}")
     graph_col, side_col = st.columns([3, 2], gap="large")
     with graph_col:
         dot = to_dot(model, view=View(theme=theme(), max_rows=max_rows, plain=not details))
-        graph_view(dot, "present_graph_click", selected, height=600, follow=True)
+        graph_view(dot, "present_graph_click", selected, height=600, follow=True, then_rest=graph_only)
+    if graph_only:
+        return
     with side_col:
         node = model.node(selected)
         st.subheader(f"Step {number[selected]}: {title(node.kind)}")

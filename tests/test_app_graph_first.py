@@ -121,11 +121,28 @@ def test_without_the_viewer_the_page_is_whole_at_once(monkeypatch):
     assert at.get("graphviz_chart")
 
 
-@pytest.mark.parametrize("page", ["step", "present"])
-def test_the_other_pages_draw_whole_pages_at_once(page):
+def test_a_present_link_draws_its_graph_first_then_the_story():
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params["sample"] = "tutorial.json"
-    at.switch_page(f"pages/{page}.py").run()
+    at.query_params["node"] = "0.0.1"
+    at.switch_page("pages/present.py").run()
+    assert not at.exception
+    [first] = graphs(at)
+    assert first["then_rest"] and first["selected"] == "0.0.1"
+    assert not at.sidebar.selectbox and not at.subheader, "no sidebar inputs nor story yet"
+    at.run()
+    assert not at.exception
+    [whole] = graphs(at)
+    assert whole["key"] == first["key"] and not whole["then_rest"]
+    assert at.subheader[0].value == "Step 3: Filter"
+    assert at.sidebar.slider(key="present_max_rows").value == 4
+
+
+def test_the_step_page_draws_a_whole_page_at_once():
+    """Its graph is beside the node's rows and buttons, not the page's first answer."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["sample"] = "tutorial.json"
+    at.switch_page("pages/step.py").run()
     assert not at.exception
     assert at.sidebar.selectbox(key="plan_sample").value == "tutorial.json"
     assert all(not g.get("then_rest") for g in graphs(at))
