@@ -10,8 +10,6 @@ import ast
 import json
 import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -124,48 +122,34 @@ def test_concurrent_users_get_their_own_results(spark, tpch_dir, tmp_path):
 
 @pytest.mark.spark
 @pytest.mark.slow
-def test_an_exploding_cross_join_is_stopped_by_its_timeout(tpch_dir):
-    """In a subprocess (its own JVM, which the reaper may stop): the timeout ends the run at once; the
-    job's tasks, which ignore the interrupt (one fused loop per input batch of 15,000 x 15,000 rows), are
-    ended by stopping the JVM after the reaper's delay; the next run works on a new session."""
-    code = f"""
-import json, time
-from executor import reaper, run as run_mod
-from executor.catalog import Catalog
-from executor.run import TimedOut, run_node
-from executor.session import get_session
-from tests.test_reliability import ORDERS, _exploding
-from tests.plans import model_of
-spark = get_session()
-start = time.monotonic()
-try:
-    run_node(model_of(_exploding(ORDERS)), "0", catalog=Catalog([{tpch_dir!r}]), timeout_s=8)
-    outcome = "finished"
-except TimedOut as exc:
-    outcome = str(exc)
-stopped_after = time.monotonic() - start
-deadline = time.monotonic() + reaper.REAP_AFTER_S + 90
-calm_since = time.monotonic()
-while time.monotonic() < deadline and reaper.reaped == 0:  # until reaped, or no orphan for 15 s
-    if (reaper.orphaned_tasks(spark) or 0) > 0:
-        calm_since = time.monotonic()
-    elif time.monotonic() - calm_since > 15:
-        break
-    time.sleep(0.5)
-orphans = reaper.orphaned_tasks(get_session())
-print("RESULT", json.dumps({{"outcome": outcome, "stopped_after": stopped_after, "reaped": reaper.reaped,
-                            "orphans": orphans, "count": get_session().range(5).count()}}))
-"""
-    env = {**os.environ, "SUBSTRAIT_VIZ_REAP_AFTER_S": "5"}
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=400, cwd=ROOT, env=env)
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
-    assert lines, proc.stderr[-3000:]
-    got = json.loads(lines[-1][len("RESULT "):])
-    assert "timed out after 8 s" in got["outcome"]
-    assert got["stopped_after"] < 8 + run_mod.STOP_GRACE_S + 20
-    assert got["orphans"] == 0  # no task of the cancelled job is left running
-    assert got["count"] == 5  # the next run works (on a new session when the old JVM was stopped)
-    print(f"exploding cross join: stopped {got['stopped_after']:.1f} s after start; JVM stopped by the reaper: {got['reaped']}")
+@pytest.mark.restarts_spark
+def test_an_exploding_cross_join_is_stopped_by_its_timeout(spark, tpch_dir, monkeypatch):
+    """On the run's shared session, at the end of the run (the reaper may stop its JVM): the timeout
+    ends the run at once; the job's tasks, which ignore the interrupt (one fused loop per input batch
+    of 15,000 x 15,000 rows), are ended by stopping the JVM after the reaper's delay (5 s here); the
+    next run works on a new session."""
+    from executor import reaper
+    from executor.session import get_session
+
+    monkeypatch.setattr(reaper, "REAP_AFTER_S", 5.0)
+    reaped = reaper.reaped
+    start = time.monotonic()
+    with pytest.raises(TimedOut, match="timed out after 8 s"):
+        run_node(model_of(_exploding(ORDERS)), "0", catalog=Catalog([tpch_dir]), timeout_s=8)
+    stopped_after = time.monotonic() - start
+    assert stopped_after < 8 + run_mod.STOP_GRACE_S + 20
+    deadline = time.monotonic() + reaper.REAP_AFTER_S + 90
+    calm_since = time.monotonic()
+    while time.monotonic() < deadline and reaper.reaped == reaped:  # until reaped, or no orphan for 15 s
+        if (reaper.orphaned_tasks(spark) or 0) > 0:
+            calm_since = time.monotonic()
+        elif time.monotonic() - calm_since > 15:
+            break
+        time.sleep(0.5)
+    again = get_session()
+    assert reaper.orphaned_tasks(again) == 0  # no task of the cancelled job is left running
+    assert again.range(5).count() == 5  # the next run works (on a new session when the old JVM was stopped)
+    print(f"exploding cross join: stopped {stopped_after:.1f} s after start; JVM stopped by the reaper: {reaper.reaped - reaped}")
 
 
 @pytest.mark.spark

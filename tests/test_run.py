@@ -170,11 +170,13 @@ def test_timeout_stops_the_run(spark, monkeypatch):
 
 
 @pytest.mark.spark
+@pytest.mark.leaves_spark_tasks
 def test_a_count_over_its_budget_stops_and_the_rows_come_back(spark, tpch_dir):
     """A step (executor.step.run_step) onto a filter over orders x orders x nation (5.6e9 rows at
     scale 0.01): its first rows are there at once, its exact count takes many seconds (the filter is
     observed, not derived). With a 1 s count budget the rows come back with no count and a warning,
-    and no job is left running."""
+    and no job is left running. (Its tasks may run on: a cross product's inner loop does not look at
+    Spark's interrupt. In CI runs they outlived executor.reaper's delay, so this test runs last.)"""
     from executor.profile import clear_cache as clear_profiles
     from executor.step import run_step
 
