@@ -314,22 +314,23 @@ class Load:
     cpu: float
 
 
-def time_to_graph(context, url: str, nodes: int) -> tuple[Load, object]:
-    """Open ``url`` in a fresh page; its :class:`Load` once all ``nodes`` graph nodes are drawn, and
-    the page. The plan's caption (``· N nodes ·``) is written by the server's script before the graph."""
-    page, cdp, start = _open_timed(context, url, nodes=nodes)
+def time_to_graph(context, url: str, nodes: int, heading: str | None = None) -> tuple[Load, object]:
+    """Open ``url`` in a fresh page; its :class:`Load` once all ``nodes`` graph nodes are drawn (or, for
+    the floor, ``heading`` shows), and the page. The plan's caption (``· N nodes ·``) is written by the
+    server's script before the graph."""
+    page, cdp, start = _open_timed(context, url, nodes=nodes, heading=heading)
     shown, wall = _shown(page, start)
     return Load(shown["graph"], wall, shown.get("caption"), _main_thread_s(cdp)), page
 
 
-def _warm_loads(context, url: str, nodes: int, reloads: int):
+def _warm_loads(context, url: str, nodes: int, reloads: int, heading: str | None = None):
     """``reloads`` fresh pages of ``url`` in ``context``, one after another: their loads, and the last
     page, left open."""
     loads, page = [], None
     for _ in range(reloads):
         if page is not None:
             page.close()
-        load, page = time_to_graph(context, url, nodes)
+        load, page = time_to_graph(context, url, nodes, heading)
         loads.append(load)
     return loads, page
 
@@ -356,23 +357,13 @@ def measure_floor(p, reloads: int) -> dict:
     context and in a kept profile) until its title shows."""
     server = start_server({}, script=os.path.join(ROOT, "benchmarks", "bare_page.py"))
     out: dict = {"plan": "bare Streamlit page", "server_start_s": round(server.started_s, 3)}
-
-    def loads(context, n: int) -> list[Load]:
-        out = []
-        for _ in range(n):
-            page, cdp, start = _open_timed(context, server.url, heading=BARE_TITLE)
-            shown, wall = _shown(page, start)
-            out.append(Load(shown["graph"], wall, None, _main_thread_s(cdp)))
-            page.close()
-        return out
-
     with _browsing(p, server) as context:
-        first = loads(context, reloads + 1)
+        first, _ = _warm_loads(context, server.url, 0, reloads + 1, heading=BARE_TITLE)
         out["cold_s"], out["cold_wall_s"] = round(first[0].shown, 3), round(first[0].wall, 3)
         if reloads:
             out.update(_summary(first[1:], "warm_"))
             with _kept_profile(p) as kept:
-                out.update(_summary(loads(kept, reloads + 1)[1:], "kept_"))
+                out.update(_summary(_warm_loads(kept, server.url, 0, reloads + 1, heading=BARE_TITLE)[0][1:], "kept_"))
             _log(f"bare page: warm median {out['warm_s']:.2f} s of {out['warm_runs_s']} (kept profile "
                  f"{out['kept_s']:.2f} s), main thread {out['warm_cpu_s']:.2f} s")
     return out
@@ -456,7 +447,7 @@ def measure_plan(p, name: str, path: str, data: bytes, click_node: str, reloads:
         if reloads:
             page.close()
             with _kept_profile(p) as kept:  # a returning person's browser: one visit, then the timed ones
-                loads, last = _warm_loads(kept, server.url + path, nodes, reloads + 1)
+                loads, _ = _warm_loads(kept, server.url + path, nodes, reloads + 1)
                 out.update(_summary(loads[1:], "kept_"))
             loads, page = _warm_loads(context, server.url + path, nodes, reloads)
             out.update(_summary(loads, "warm_"))

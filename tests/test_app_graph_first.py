@@ -21,10 +21,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 APP = os.path.join(ROOT, "app.py")
 
 
-def _opened(**query: str) -> AppTest:
+def _opened(page: str | None = None, **query: str) -> AppTest:
+    """A new session's first run on ``page`` (``pages/<page>.py``; default: Inspect) with ``query``."""
     at = AppTest.from_file(APP, default_timeout=60)
     for k, v in query.items():
         at.query_params[k] = v
+    if page is not None:
+        at.switch_page(f"pages/{page}.py")
     return at.run()
 
 
@@ -122,10 +125,7 @@ def test_without_the_viewer_the_page_is_whole_at_once(monkeypatch):
 
 
 def test_a_present_link_draws_its_graph_first_then_the_story():
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["sample"] = "tutorial.json"
-    at.query_params["node"] = "0.0.1"
-    at.switch_page("pages/present.py").run()
+    at = _opened("present", sample="tutorial.json", node="0.0.1")
     assert not at.exception
     [first] = graphs(at)
     assert first["then_rest"] and first["selected"] == "0.0.1"
@@ -140,9 +140,7 @@ def test_a_present_link_draws_its_graph_first_then_the_story():
 
 def test_the_step_page_draws_a_whole_page_at_once():
     """Its graph is beside the node's rows and buttons, not the page's first answer."""
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["sample"] = "tutorial.json"
-    at.switch_page("pages/step.py").run()
+    at = _opened("step", sample="tutorial.json")
     assert not at.exception
     assert at.sidebar.selectbox(key="plan_sample").value == "tutorial.json"
     assert all(not g.get("then_rest") for g in graphs(at))

@@ -46,6 +46,7 @@ def open_plan(title: str, hint: str, empty: str | None = None, graph_first: bool
     module loaded first, so the graph used to wait for the forty others (the sidebar's inputs,
     the inspector): 0.3 to 0.5 s on this project's machine. Drawn alone it shows about as soon as
     a bare Streamlit page, and the rest follows when the viewer asks for it."""
+    # _first_run() first: every page's first run marks the session, whatever the rest says
     if _first_run() and graph_first and GRAPH_FIRST and viewer_available():
         plan = plan_from_url()
         model = analyze_cached(plan.data) if plan is not None else None
