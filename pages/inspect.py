@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from typing import NamedTuple
 
 import pandas as pd
 import streamlit as st
@@ -47,10 +48,23 @@ def _label(model: PlanModel, node_id: str) -> str:
     return f"{node_id} · {title(n.kind)}" + (f" · {detail[:70]}" if detail else "")
 
 
-def _view_controls(model: PlanModel, selected: str | None, runnable: dict[str, tuple[bool, str | None]],
-                   draw: bool = True) -> View:
-    """The view the sidebar's settings ask for (the URL's, at first), their widgets drawn; with
-    ``draw`` false, the same view from the settings alone (a page drawing its graph first)."""
+class Settings(NamedTuple):
+    """The sidebar's view settings: what the graph shows whichever node is selected."""
+    trace: str
+    query: str
+    focus: bool
+    collapsed: list[str]
+    max_rows: int
+    hits: frozenset[str]
+
+
+def _settings(model: PlanModel, trace: str, query: str, focus: bool, collapsed: list[str], max_rows: int) -> Settings:
+    return Settings(trace, query, focus, collapsed, max_rows, frozenset(search(model, query) if query else []))
+
+
+def _view_controls(model: PlanModel, draw: bool = True) -> Settings:
+    """The view settings the sidebar asks for (the URL's, at first), their widgets drawn; with
+    ``draw`` false, the same settings read without their widgets (a page drawing its graph first)."""
     big = len(model.graph.nodes) > 60
     rows_default = 6 if big else 12
     for key, parse in (("trace", parse_choice(TRACE)), ("search", str), ("focus", parse_flag),
@@ -58,8 +72,8 @@ def _view_controls(model: PlanModel, selected: str | None, runnable: dict[str, t
         setting_from_url(key, parse)
     if not draw:
         state = st.session_state
-        return _view(model, selected, runnable, state.get("trace", "none"), state.get("search", ""),
-                     state.get("focus", False), state.get("collapsed", []), state.get("max_rows", rows_default))
+        return _settings(model, state.get("trace", "none"), state.get("search", ""), state.get("focus", False),
+                         state.get("collapsed", []), state.get("max_rows", rows_default))
     with st.sidebar:
         st.header("View")
         query = st.text_input("Search nodes", key="search", placeholder="table, column or function name")
@@ -77,18 +91,17 @@ def _view_controls(model: PlanModel, selected: str | None, runnable: dict[str, t
     for key, value, default in (("trace", trace, "none"), ("search", query, ""), ("focus", focus, False),
                                 ("collapsed", collapsed, []), ("max_rows", max_rows, rows_default)):
         setting_to_url(key, value, default)
-    view = _view(model, selected, runnable, trace, query, focus, collapsed, max_rows)
+    settings = _settings(model, trace, query, focus, collapsed, max_rows)
     if query:
-        st.sidebar.caption(f"{len(view.hits)} node{'s' if len(view.hits) != 1 else ''} match “{query}”")
-    return view
+        st.sidebar.caption(f"{len(settings.hits)} node{'s' if len(settings.hits) != 1 else ''} match “{query}”")
+    return settings
 
 
-def _view(model: PlanModel, selected: str | None, runnable: dict[str, tuple[bool, str | None]], trace: str,
-          query: str, focus: bool, collapsed: list[str], max_rows: int) -> View:
+def _view(selected: str | None, runnable: dict[str, tuple[bool, str | None]], settings: Settings) -> View:
     return View(
-        selected=selected, theme=theme(), trace=TRACE[trace], collapsed=frozenset(collapsed),
-        focus=selected if focus else None, hits=frozenset(search(model, query) if query else []),
-        max_rows=max_rows, unrunnable=frozenset(n for n, (ok, _) in runnable.items() if not ok),
+        selected=selected, theme=theme(), trace=TRACE[settings.trace], collapsed=frozenset(settings.collapsed),
+        focus=selected if settings.focus else None, hits=settings.hits, max_rows=settings.max_rows,
+        unrunnable=frozenset(n for n, (ok, _) in runnable.items() if not ok),
     )
 
 
@@ -185,7 +198,6 @@ def main() -> None:
     # places), and the rest when the viewer has drawn the graph: see ui.page.open_plan
     plan, model, graph_only = opened
     node_ids = list(model.graph.nodes)
-    resolve_node(node_ids, model.roots[0] if model.roots else (node_ids[0] if node_ids else None))
 
     st.markdown(f"#### {plan.source}")
     st.caption(f"{model.loaded.format} · {len(node_ids)} nodes · {len(model.roots)} root{'s' if len(model.roots) != 1 else ''}")
@@ -195,13 +207,20 @@ def main() -> None:
 
     if not node_ids:
         return
-    if not graph_only:
-        with st.sidebar:
-            st.header("Node")
-            st.selectbox("Select a node (type to search)", node_ids, key="node", format_func=lambda i: _label(model, i))
-    selected = st.session_state["node"]
+    settings = _view_controls(model, draw=not graph_only)
+    _graph_and_inspector(plan, model, settings, graph_only)
+
+
+@st.fragment
+def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only: bool = False) -> None:
+    """The graph and the selected node's inspector, with the node picker: a fragment, so selecting a
+    node (in the graph, the picker or the inspector) reruns this part alone, not the sidebar, whose
+    ~20 elements Streamlit would otherwise mark stale and redraw. A page drawing its graph first
+    (``graph_only``) draws the graph alone; the viewer's "drawn" then reruns the whole page."""
+    node_ids = list(model.graph.nodes)
+    selected = resolve_node(node_ids, model.roots[0] if model.roots else node_ids[0])
     runnable = executability_of(plan.data)
-    view = _view_controls(model, selected, runnable, draw=not graph_only)
+    view = _view(selected, runnable, settings)
 
     graph_col, side_col = st.columns([3, 2], gap="medium")
     with graph_col:
@@ -230,6 +249,7 @@ def main() -> None:
                 st.caption("SVG export needs Graphviz's `dot` on the server (`apt-get install graphviz`).")
         report_button(plan, model, key="inspect_report")
     with side_col:
+        st.selectbox("Select a node (type to search)", node_ids, key="node", format_func=lambda i: _label(model, i))
         _inspector(plan, model, selected, runnable)
         share_link_widget(plan, selected, page="")
         st.divider()

@@ -91,7 +91,7 @@ def test_selecting_a_node_shows_its_schema_and_puts_it_in_the_url():
     before = _dot(at)
     assert _painted(at) == "0"  # the root first
     assert graphs(at)[0]["sent"]  # the drawing itself, the first time
-    at.sidebar.selectbox(key="node").select("0.0.0").run()
+    at.selectbox(key="node").select("0.0.0").run()
     assert not at.exception
     assert _schema_names(at) == ["product_id", "quantity", "order_date", "price"]
     assert at.query_params["node"] in ("0.0.0", ["0.0.0"])
@@ -106,15 +106,15 @@ def test_selecting_a_node_shows_its_schema_and_puts_it_in_the_url():
 def test_a_link_with_a_node_opens_that_node():
     at = _app(sample="tutorial.json", node="0.0.1.0")
     assert not at.exception
-    assert at.sidebar.selectbox(key="node").value == "0.0.1.0"
+    assert at.selectbox(key="node").value == "0.0.1.0"
     assert "product_name" in _schema_names(at)
 
 
 def test_the_selection_survives_reruns():
     at = _app(sample="tutorial.json")
-    at.sidebar.selectbox(key="node").select("0.0.1").run()
+    at.selectbox(key="node").select("0.0.1").run()
     at.sidebar.radio(key="trace").set_value("orderedness").run()
-    assert at.sidebar.selectbox(key="node").value == "0.0.1"
+    assert at.selectbox(key="node").value == "0.0.1"
 
 
 def test_clicking_a_diagnostic_selects_its_node():
@@ -123,13 +123,13 @@ def test_clicking_a_diagnostic_selects_its_node():
     doc["relations"][0]["root"]["input"] = {"filter": {"input": doc["relations"][0]["root"]["input"], "condition": P.field(7)}}
     at = _app()
     at.sidebar.file_uploader[0].set_value(("bad-field.json", json.dumps(doc).encode(), "application/json")).run()
-    assert at.sidebar.selectbox(key="node").value == "0"
+    assert at.selectbox(key="node").value == "0"
     buttons = [b for b in at.button if b.key and b.key.startswith("diag-")]
     assert [b.label.split(" · ")[0] for b in buttons] == ["error 0"]
     assert "field 7" in buttons[0].label
-    at.sidebar.selectbox(key="node").select("0.0").run()
+    at.selectbox(key="node").select("0.0").run()
     buttons[0].click().run()
-    assert at.sidebar.selectbox(key="node").value == "0"
+    assert at.selectbox(key="node").value == "0"
 
 
 def test_search_focus_and_collapse_change_the_graph():
@@ -139,7 +139,7 @@ def test_search_focus_and_collapse_change_the_graph():
     assert "1 node match" in at.sidebar.caption[0].value
     # the hit is painted in the page: the graph is not laid out again
     assert graphs(at)[0]["hits"] == ["0.0.1.0"] and _dot(at) == full
-    at.sidebar.selectbox(key="node").select("0.0.1").run()
+    at.selectbox(key="node").select("0.0.1").run()
     at.sidebar.toggle(key="focus").set_value(True).run()
     focused = _dot(at)
     assert "0.0.1" in nodes_drawn(focused) and not {"0.0.0", "0"} & nodes_drawn(focused)

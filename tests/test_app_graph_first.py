@@ -55,7 +55,7 @@ def test_a_page_opened_on_a_plan_draws_its_graph_first_then_the_whole_page():
     # the same drawing, not sent again and not asking again
     assert whole["key"] == first["key"] and not whole["sent"] and not whole["then_rest"]
     assert at.sidebar.selectbox(key="plan_sample").value == "tutorial.json"
-    assert at.sidebar.selectbox(key="node").value == "0"
+    assert at.selectbox(key="node").value == "0"
     assert _schema_shown(at)
     assert at.subheader[0].value == "Aggregate · 0"
 
@@ -120,7 +120,7 @@ def test_without_the_viewer_the_page_is_whole_at_once(monkeypatch):
     monkeypatch.setattr(ui.graph_view, "IN_BROWSER", True)
     at = _opened(sample="tutorial.json")
     assert not at.exception
-    assert _schema_shown(at) and at.sidebar.selectbox(key="node").value == "0"
+    assert _schema_shown(at) and at.selectbox(key="node").value == "0"
     assert at.get("graphviz_chart")
 
 

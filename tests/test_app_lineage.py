@@ -48,7 +48,7 @@ def test_picking_a_column_shows_its_chain_and_paints_its_path():
     assert painted["edges"] == ["0.0->0", "0.0.0->0.0"]
     assert painted["rows"] == {"0": [2], "0.0": [1, 3], "0.0.0": [1, 3]}
 
-    at.sidebar.selectbox(key="node").select("0.0").run()  # another node: nothing picked there yet
+    at.selectbox(key="node").select("0.0").run()  # another node: nothing picked there yet
     assert not at.exception, at.exception
     assert at.selectbox(key="lineage_column").value is None and not _chains(at)
     assert graphs(at)[0]["lineage"] is None

@@ -76,7 +76,7 @@ def test_inspect_draws_selects_and_shows_the_run_tab_without_spark(spark_calls):
     at.session_state["inspector_tab"] = "Run"
     at.run()
     assert at.button(key="run_button").label == "▶ Run this node"  # the Run tab is there, not clicked
-    at.sidebar.selectbox(key="node").select("0.0.1").run()
+    at.selectbox(key="node").select("0.0.1").run()
     assert at.subheader[0].value == "Filter · 0.0.1"
     _ok(at, spark_calls)
 

@@ -11,6 +11,7 @@ cannot, the test is skipped with a message saying so.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -73,6 +74,19 @@ def _browser(p):
     return p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
 
 
+# Elements Streamlit marks stale (``data-stale="true"``) while a rerun redraws them, in the main area
+# and in the sidebar, from now on.
+STALE_WATCH = """() => {
+  const stale = window.__stale = {main: 0, sidebar: 0};
+  new MutationObserver((changes) => {
+    for (const c of changes) {
+      if (c.target.getAttribute('data-stale') !== 'true') continue;
+      stale[c.target.closest('[data-testid=stSidebar]') ? 'sidebar' : 'main'] += 1;
+    }
+  }).observe(document.body, {attributes: true, subtree: true, attributeFilter: ['data-stale']});
+}"""
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_upload_click_a_node_and_see_its_schema(app_url, scheme):
     from playwright.sync_api import expect, sync_playwright
@@ -92,9 +106,16 @@ def test_upload_click_a_node_and_see_its_schema(app_url, scheme):
             page.wait_for_selector(":is(.sv-stage, .stGraphVizChart) svg g.node[data-substrait-bound]", timeout=60_000)
             page.wait_for_selector(":is(.sv-stage, .stGraphVizChart) g.node.substrait-selected#node-0", timeout=30_000)
             page.locator(":is(.sv-stage, .stGraphVizChart) svg").first.evaluate("svg => { svg.dataset.drawnBeforeClick = '1'; }")
+            page.evaluate(STALE_WATCH)
             page.locator(":is(.sv-stage, .stGraphVizChart) svg g.node", has_text="Filter").first.click()
             expect(page.get_by_role("heading", name="Filter · 0.0.1")).to_be_visible(timeout=60_000)
             assert "node=0.0.1" in page.url
+            # the click reran the graph and inspector alone (a fragment): the node picker above the
+            # inspector follows it, and no sidebar element was marked stale (8 were, before)
+            picker = page.locator("[data-testid=stMain] [data-testid=stSelectbox]").filter(has_text="Select a node")
+            expect(picker.get_by_role("combobox")).to_have_value(re.compile(r"^0\.0\.1 · Filter"))
+            stale = page.evaluate("window.__stale")
+            assert stale["main"] > 0 and stale["sidebar"] == 0, stale
             # The selection is painted in the page: the clicked node turns the selected colour and
             # the graph is not drawn again (the same SVG element is still there).
             selected = page.locator(":is(.sv-stage, .stGraphVizChart) g.node.substrait-selected")

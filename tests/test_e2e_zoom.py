@@ -19,6 +19,8 @@ from tests.test_e2e import ARTIFACTS, _browser, app_url  # noqa: F401  (app_url 
 pytestmark = pytest.mark.browser
 
 GRAPH = ".sv-stage svg"
+# The viewer's element in the page (Streamlit names it after the widget key of pages/inspect.py)
+GRAPH_ELEMENT = "[data-testid=stElementContainer].st-key-graph_click"
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +37,19 @@ def q64_plan(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("zoom") / "tpcds_q64_datafusion.json"
     path.write_bytes(sql_to_plan(query.sql, tables).data)
     return str(path)
+
+
+# From now on, the most animations the viewer's element has had at once (checked every frame): Streamlit
+# fades an element a rerun redraws, which re-records a large drawing twice per click (ui.graph_view).
+FADE_WATCH = """() => {
+  const host = [...document.querySelectorAll('*')].find((e) => e.shadowRoot && e.shadowRoot.querySelector('.sv-root'));
+  const element = host.closest('[data-testid=stElementContainer]');
+  window.__graphAnimations = 0;
+  (function check() {
+    window.__graphAnimations = Math.max(window.__graphAnimations, element.getAnimations().length);
+    requestAnimationFrame(check);
+  })();
+}"""
 
 
 def _text_height(page, node_id: str) -> float:
@@ -91,8 +106,12 @@ def test_zoom_and_pan_in_the_browser_and_read_a_node(app_url, q64_plan):  # noqa
             join = page.locator(f"{GRAPH} g.node", has_text="Join").nth(5)
             node_id = join.get_attribute("id").removeprefix("node-")
             page.click(".sv-toolbar button[data-act='fit']")
+            page.evaluate(FADE_WATCH)
             join.click()
             expect(page.get_by_role("heading", name=f"Join · {node_id}")).to_be_visible(timeout=60_000)
+            # not faded while it reran, and never to be (the stale fade is turned off on it)
+            assert page.evaluate("window.__graphAnimations") == 0, "the graph must not fade while the page reruns"
+            assert page.evaluate(f"getComputedStyle(document.querySelector('{GRAPH_ELEMENT}')).transitionProperty") == "none"
             page.click(".sv-toolbar button[data-act='sel']")
             assert float(page.inner_text(".sv-zoom").rstrip("%")) >= 100
             assert _text_height(page, node_id) >= 10

@@ -286,10 +286,27 @@ function paint(v, data) {
   paintLineage(v, lin);
 }
 
+// Streamlit fades an element while a rerun redraws it (an opacity transition, delayed 0.5 s): on the
+// viewer, merely setting it up re-records the whole drawing twice (~40 ms each at 500 nodes) on every
+// click. The graph is not faded: it stays what it was until its new data arrive (which it paints).
+const NO_FADE = 'sv-no-fade';
+function keepOpaque(component) {
+  if (!document.getElementById(NO_FADE)) {
+    const style = document.createElement('style');
+    style.id = NO_FADE;
+    style.textContent = '[data-sv-viewer] { opacity: 1 !important; transition: none !important; }';
+    document.head.appendChild(style);
+  }
+  const host = component.parentElement.getRootNode().host || component.parentElement;
+  const box = host.closest('[data-testid="stElementContainer"]');
+  if (box) box.dataset.svViewer = '1';
+}
+
 export default function (component) {
   const { data, setTriggerValue } = component;
   let asked = false;
   try {
+    keepOpaque(component);
     asked = show(component);
   } finally {
     // a page that drew its graph first: now that the graph is drawn (painted, unless the tab is hidden),
@@ -379,6 +396,10 @@ def _sent() -> set[str]:
     return st.session_state.setdefault("graph_svgs_sent", set())
 
 
+#: Set in the session when the viewer says it has drawn a graph it was asked to draw first.
+_DRAWN = "graph_view_drawn"
+
+
 def _resend(key: str) -> None:
     """The page lost an SVG it was sent (it was reloaded): send it again on this rerun."""
     value = st.session_state.get(key)
@@ -406,7 +427,10 @@ def graph_view(
     rows; with ``on_column``, a click on a schema row calls it instead (the value ``"<node>|<index>"``).
     With ``then_rest`` (a page that draws its graph first, :func:`ui.page.open_plan`), the viewer reruns
     the script once it has drawn the graph, and that run draws the whole page; call it only when
-    :func:`viewer_available`."""
+    :func:`viewer_available`. Called in a fragment, the viewer's "drawn" reruns the fragment, which
+    then reruns the whole app."""
+    if st.session_state.pop(_DRAWN, None) and then_rest:
+        st.rerun(scope="app")
     laid = None if IN_BROWSER else _layout(dot)
     if laid is None:  # no Graphviz on the server: lay it out in the browser, without zoom
         st.graphviz_chart(dot, width="stretch")
@@ -435,6 +459,6 @@ def graph_view(
     }
     callback = (on_click if on_click is not None else (lambda: select_clicked(key))) if clickable else (lambda: None)
     _component(key=key, data=data, on_node_change=callback, on_missing_change=lambda: _resend(key),
-               on_drawn_change=lambda: None,
+               on_drawn_change=lambda: st.session_state.__setitem__(_DRAWN, True),
                on_column_change=on_column if clickable and on_column is not None else (lambda: None))
     sent.add(svg_key)
