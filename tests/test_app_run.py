@@ -47,11 +47,16 @@ def test_run_a_node_and_see_its_rows(spark):
 
 
 @pytest.mark.restarts_spark
-def test_opening_a_plan_starts_spark_in_the_background():
+def test_opening_a_plan_starts_spark_in_the_background(monkeypatch):
     """The page draws without waiting; the session starts (and runs a first small query) in a thread,
-    so the first Run finds it ready."""
+    then runs each node of the small plan once, leaves first, so the first Run finds it ready."""
+    from executor import run as run_mod
     from executor import session
 
+    rehearsed: list[list[str]] = []
+    real = run_mod.rehearse
+    monkeypatch.setattr(run_mod, "rehearse", lambda *a, **k: rehearsed.append(real(*a, **k)) or rehearsed[-1])
+    monkeypatch.setattr("ui.data.WARM_RUN_BUDGET_S", 120.0)  # all of them, however slow the machine
     session.stop_session()  # as on a fresh server
     session.WARM_UP, session._warming = True, None
     try:
@@ -65,6 +70,7 @@ def test_opening_a_plan_starts_spark_in_the_background():
         assert warming is not None and warming.name == "spark-warm-up"
         warming.join(timeout=300)
         assert session.is_started() and session.warm_up_error is None
+        assert rehearsed == [["0.0.1.0", "0.0.1", "0.0.0", "0.0", "0"]]
         at.run()  # another rerun starts no second warm-up
         assert session._warming is warming
         at.button(key="run_button").click()

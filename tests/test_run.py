@@ -170,6 +170,31 @@ def test_timeout_stops_the_run(spark, monkeypatch):
 
 
 @pytest.mark.spark
+def test_a_rehearsal_runs_each_node_keeps_nothing_and_keeps_to_its_budget(spark, tpch_dir, monkeypatch):
+    """executor.run.rehearse (the warm-up of an opened plan): each node run once, the failing one passed
+    over, no result cached; a node still running when the budget is up is interrupted, and the rest
+    are not started."""
+    run_mod.clear_cache()
+    model = model_of(plan((read("nation", NATION), [c for c, _ in NATION]), (read("orders", ORDERS), [c for c, _ in ORDERS])))
+    cat = Catalog([tpch_dir])
+    collected: list[int] = []
+    real = run_mod._collect
+    monkeypatch.setattr(run_mod, "_collect", lambda df, rows: collected.append(rows) or real(df, rows))
+    assert run_mod.rehearse(model, ["1", "9", "0"], spark, cat, budget_s=120) == ["1", "0"]
+    assert collected == [101, 101]  # as Run runs them: the first 100 rows and one more
+    assert not run_mod._cache  # nothing kept: a Run after it runs again
+
+    run_mod.clear_cache()  # and the translations made above
+    slow = StandIn(_slow)
+    monkeypatch.setattr(run_mod, "_translate", slow)
+    start = time.monotonic()
+    assert run_mod.rehearse(model, ["0", "1"], spark, cat, budget_s=2) == []
+    assert time.monotonic() - start < 2 + run_mod.STOP_GRACE_S + 8  # slack for a loaded machine
+    assert _no_active_jobs(spark) and slow.calls == 1  # node 1 was not started
+    assert run_mod.rehearse(model, ["0"], spark, cat, budget_s=0) == [] and slow.calls == 1
+
+
+@pytest.mark.spark
 @pytest.mark.leaves_spark_tasks
 def test_a_count_over_its_budget_stops_and_the_rows_come_back(spark, tpch_dir):
     """A step (executor.step.run_step) onto a filter over orders x orders x nation (5.6e9 rows at

@@ -78,8 +78,9 @@ def _show(plan: Plan, model: PlanModel, state: RunState, key: tuple) -> None:
     st.dataframe(result.rows, hide_index=True, width="stretch")
     st.caption("Types: " + ", ".join(f"{c} {t}" for c, t in zip(result.columns, result.types)))
     d1, d2 = st.columns(2)
-    d1.download_button("Rows (CSV)", to_csv_bytes(result), file_name=f"node-{state.node_id}.csv", mime="text/csv")
-    d2.download_button("Rows (Parquet)", to_parquet_bytes(result), file_name=f"node-{state.node_id}.parquet",
+    # made when clicked, not on every rerun of the page
+    d1.download_button("Rows (CSV)", lambda: to_csv_bytes(result), file_name=f"node-{state.node_id}.csv", mime="text/csv")
+    d2.download_button("Rows (Parquet)", lambda: to_parquet_bytes(result), file_name=f"node-{state.node_id}.parquet",
                        mime="application/octet-stream")
     with st.expander("Spark's plan for this subtree"):
         _explain(plan, model, state.node_id)
