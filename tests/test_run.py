@@ -185,6 +185,7 @@ def test_a_rehearsal_runs_each_node_keeps_nothing_and_keeps_to_its_budget(spark,
     assert not run_mod._cache  # nothing kept: a Run after it runs again
 
     run_mod.clear_cache()  # and the translations made above
+    translate = run_mod._translate
     slow = StandIn(_slow)
     monkeypatch.setattr(run_mod, "_translate", slow)
     start = time.monotonic()
@@ -192,6 +193,12 @@ def test_a_rehearsal_runs_each_node_keeps_nothing_and_keeps_to_its_budget(spark,
     assert time.monotonic() - start < 2 + run_mod.STOP_GRACE_S + 8  # slack for a loaded machine
     assert _no_active_jobs(spark) and slow.calls == 1  # node 1 was not started
     assert run_mod.rehearse(model, ["0"], spark, cat, budget_s=0) == [] and slow.calls == 1
+
+    # a node over a cross product is never rehearsed; the inputs of the product are
+    monkeypatch.setattr(run_mod, "_translate", translate)
+    cross = {"cross": {"left": read("nation", NATION), "right": read("region", [("r_regionkey", "i64")])}}
+    over = model_of(plan({"fetch": {"input": cross, "count": 5}}))
+    assert run_mod.rehearse(over, ["0", "0.0", "0.0.0", "0.0.1"], spark, cat, budget_s=120) == ["0.0.0", "0.0.1"]
 
 
 @pytest.mark.spark
