@@ -50,12 +50,11 @@ def test_run_a_node_and_see_its_rows(spark):
 def test_opening_a_plan_starts_spark_in_the_background(monkeypatch):
     """The page draws without waiting; the session starts (and runs a first small query) in a thread,
     then runs each node of the small plan once, leaves first, so the first Run finds it ready."""
-    from executor import run as run_mod
-    from executor import session
+    from executor import rehearsal, session
 
     rehearsed: list[list[str]] = []
-    real = run_mod.rehearse
-    monkeypatch.setattr(run_mod, "rehearse", lambda *a, **k: rehearsed.append(real(*a, **k)) or rehearsed[-1])
+    real = rehearsal.rehearse
+    monkeypatch.setattr(rehearsal, "rehearse", lambda *a, **k: rehearsed.append(real(*a, **k)) or rehearsed[-1])
     monkeypatch.setattr("ui.data.WARM_RUN_BUDGET_S", 120.0)  # all of them, however slow the machine
     session.stop_session()  # as on a fresh server
     session.WARM_UP, session._warming = True, None

@@ -20,6 +20,7 @@ import pytest
 from executor import run as run_mod
 from executor.catalog import Catalog
 from executor.errors import ExecutionError, Refused
+from executor.rehearsal import rehearse
 from executor.run import Cancelled, TimedOut, run_node, to_csv_bytes, to_parquet_bytes
 from tests.plans import model_of, plan, read
 
@@ -171,7 +172,7 @@ def test_timeout_stops_the_run(spark, monkeypatch):
 
 @pytest.mark.spark
 def test_a_rehearsal_runs_each_node_keeps_nothing_and_keeps_to_its_budget(spark, tpch_dir, monkeypatch):
-    """executor.run.rehearse (the warm-up of an opened plan): each node run once, the failing one passed
+    """executor.rehearsal.rehearse (the warm-up of an opened plan): each node run once, the failing one passed
     over, no result cached; a node still running when the budget is up is interrupted, and the rest
     are not started."""
     run_mod.clear_cache()
@@ -180,7 +181,7 @@ def test_a_rehearsal_runs_each_node_keeps_nothing_and_keeps_to_its_budget(spark,
     collected: list[int] = []
     real = run_mod._collect
     monkeypatch.setattr(run_mod, "_collect", lambda df, rows: collected.append(rows) or real(df, rows))
-    assert run_mod.rehearse(model, ["1", "9", "0"], spark, cat, budget_s=120) == ["1", "0"]
+    assert rehearse(model, ["1", "9", "0"], spark, cat, budget_s=120) == ["1", "0"]
     assert collected == [101, 101]  # as Run runs them: the first 100 rows and one more
     assert not run_mod._cache  # nothing kept: a Run after it runs again
 
@@ -189,16 +190,16 @@ def test_a_rehearsal_runs_each_node_keeps_nothing_and_keeps_to_its_budget(spark,
     slow = StandIn(_slow)
     monkeypatch.setattr(run_mod, "_translate", slow)
     start = time.monotonic()
-    assert run_mod.rehearse(model, ["0", "1"], spark, cat, budget_s=2) == []
+    assert rehearse(model, ["0", "1"], spark, cat, budget_s=2) == []
     assert time.monotonic() - start < 2 + run_mod.STOP_GRACE_S + 8  # slack for a loaded machine
     assert _no_active_jobs(spark) and slow.calls == 1  # node 1 was not started
-    assert run_mod.rehearse(model, ["0"], spark, cat, budget_s=0) == [] and slow.calls == 1
+    assert rehearse(model, ["0"], spark, cat, budget_s=0) == [] and slow.calls == 1
 
     # a node over a cross product is never rehearsed; the inputs of the product are
     monkeypatch.setattr(run_mod, "_translate", translate)
     cross = {"cross": {"left": read("nation", NATION), "right": read("region", [("r_regionkey", "i64")])}}
     over = model_of(plan({"fetch": {"input": cross, "count": 5}}))
-    assert run_mod.rehearse(over, ["0", "0.0", "0.0.0", "0.0.1"], spark, cat, budget_s=120) == ["0.0.0", "0.0.1"]
+    assert rehearse(over, ["0", "0.0", "0.0.0", "0.0.1"], spark, cat, budget_s=120) == ["0.0.0", "0.0.1"]
 
 
 @pytest.mark.spark

@@ -118,7 +118,7 @@ WARM_NODES = 40
 #: At most this many of the plan's reads have a row read in the background when it opens.
 WARM_READS = 12
 #: Seconds the background warm-up spends running the open plan's nodes, leaves first
-#: (``executor.run.rehearse``); the run under way when they are up is interrupted.
+#: (``executor.rehearsal.rehearse``); the run under way when they are up is interrupted.
 WARM_RUN_BUDGET_S = 8.0
 
 
@@ -128,7 +128,8 @@ def warm_spark(plan: Plan, model) -> None:
     nodes once, leaves first, for :data:`WARM_RUN_BUDGET_S` (their rows not kept): the first run finds
     Spark started, its code paths warm and the files listed, and the page never waits."""
     from executor.executable import executability
-    from executor.run import rehearse, translation
+    from executor.rehearsal import rehearse
+    from executor.run import translation
     from executor.session import warm_up, warm_up_due
 
     if not warm_up_due():
