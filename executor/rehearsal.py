@@ -29,7 +29,7 @@ def rehearse(model, node_ids: list[str], spark, catalog, budget_s: float, limit:
         if any(is_cross_product(model, n) for n in model.graph.subtree(node_id)):
             continue
         try:
-            supervise(SparkRun(model, node_id, spark, catalog, limit, False, False), spark, left, None, None)
+            supervise(SparkRun(model, node_id, spark, catalog, limit, count=False, explain=False), spark, left, None, None)
         except TimedOut:
             break
         except Exception:  # noqa: BLE001 - a rehearsal only warms; the node's own Run reports its error
