@@ -52,6 +52,27 @@ FADE_WATCH = """() => {
 }"""
 
 
+# In the first frame that shows the graph: how many nodes there are, how many have their text laid out
+# (``sv-near``), whether the root (node 0) is one of them, and whether a node without it shows any text.
+FIRST_FRAME = """
+window.__firstFrame = null;
+const roots = [];
+const attach = Element.prototype.attachShadow;
+Element.prototype.attachShadow = function (options) { const root = attach.call(this, options); roots.push(root); return root; };
+(function check() {
+  const svg = roots.map((r) => r.querySelector('.sv-stage svg')).find((s) => s && s.querySelector('g.node[data-substrait-bound]'));
+  if (!svg) { requestAnimationFrame(check); return; }
+  const nodes = [...svg.querySelectorAll('g.node')];
+  const far = nodes.find((g) => !g.classList.contains('sv-near'));
+  window.__firstFrame = {
+    nodes: nodes.length, near: nodes.filter((g) => g.classList.contains('sv-near')).length,
+    rootNear: svg.querySelector('[id="node-0"]').classList.contains('sv-near'),
+    farTextShown: far ? [...far.querySelectorAll('text')].some((t) => getComputedStyle(t).display !== 'none') : null,
+  };
+})();
+"""
+
+
 def _text_height(page, node_id: str) -> float:
     """The on-screen height (px) of the first schema line of node ``node_id``."""
     text = page.locator(f'.sv-stage [id="node-{node_id}"] text.sv-detail').first
@@ -68,6 +89,7 @@ def test_zoom_and_pan_in_the_browser_and_read_a_node(app_url, q64_plan):  # noqa
         browser = _browser(p)
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 1000})
+            page.add_init_script(FIRST_FRAME)
             sent: list[float] = []
             page.on("websocket", lambda ws: ws.on("framesent", lambda _payload: sent.append(time.monotonic())))
             page.goto(app_url)
@@ -79,6 +101,12 @@ def test_zoom_and_pan_in_the_browser_and_read_a_node(app_url, q64_plan):  # noqa
             expect(page.locator(".sv-zoom")).to_have_text("100%")
             assert _text_height(page, "0") >= 10
             assert page.locator(".sv-minimap").is_visible()
+            # the first paint lays out the text of the nodes in and near the view only; the rest's follows
+            # when the page is idle
+            first = page.evaluate("window.__firstFrame")
+            assert first["nodes"] == 92 and 0 < first["near"] < 92 and first["rootNear"], first
+            assert first["farTextShown"] is False, first
+            expect(page.locator(f"{GRAPH} g.node:not(.sv-near)")).to_have_count(0, timeout=10_000)
             time.sleep(1.0)  # let the page settle: no more messages from the upload's reruns
 
             before = len(sent)

@@ -6,7 +6,9 @@ page itself):
 
 - pan by dragging, zoom with the wheel (around the pointer) or the buttons, Fit, 100%, and a jump to
   the selected node; a minimap for a graph larger than its frame;
-- level of detail: zoomed far out, the boxes show their titles only;
+- level of detail: zoomed far out, the boxes show their titles only; a node's text is laid out
+  when the node first comes near the view (the rest's when the page is idle), so a large graph's
+  first paint does not wait for the text of nodes nobody can see yet;
 - a click on a node sends its id back (a trigger value); the selection and the search hits are
   painted in the page, so selecting or searching never lays the graph out again, and the view
   (zoom and position) stays where it was across reruns while the SVG is the same.
@@ -63,6 +65,8 @@ _CSS = """
 .sv-stage svg text { font-family: Helvetica, sans-serif; }  /* compact_svg drops it from every text */
 .sv-stage g.node { cursor: pointer; }
 .sv-far .sv-detail { display: none; }
+/* a node's text is laid out once the node comes near the view (or the page is idle): see build */
+.sv-stage svg g.node:not(.sv-near) text { display: none; }
 .sv-minimap { position: absolute; right: 8px; bottom: 8px; border: 1px solid rgba(128,128,128,0.6);
   background: rgba(255,255,255,0.92); overflow: hidden; display: none; cursor: pointer; }
 .sv-mini-stage { position: absolute; left: 0; top: 0; transform-origin: 0 0; pointer-events: none; }
@@ -97,9 +101,26 @@ function build(root, data) {
     const top = parseFloat(texts[0].getAttribute('y'));
     texts.forEach((t) => { if (parseFloat(t.getAttribute('y')) > top + 2) t.classList.add('sv-detail'); });
   });
-  v.box = (g) => {  // a node's box in the drawing's own px
-    const r = g.getBoundingClientRect(), s = stage.getBoundingClientRect();
-    return { x: (r.left - s.left) / v.k, y: (r.top - s.top) / v.k, w: r.width / v.k, h: r.height / v.k };
+  // every node's box in the drawing's own px, measured once at 100%. The nodes' text is not laid
+  // out yet (the CSS above): the first layout of a new SVG is its text's, 50 µs a line here, so a
+  // 500-node drawing took 0.3 s before its first paint. A node's text is laid out when the node
+  // comes near the view (v.apply), and the rest's, a few nodes at a time, when the page is idle.
+  const s0 = stage.getBoundingClientRect();
+  const nodes = [...svg.querySelectorAll('g.node')];
+  v.boxes = new Map(nodes.map((g) => {
+    const r = g.getBoundingClientRect();
+    return [g, { x: r.left - s0.left, y: r.top - s0.top, w: r.width, h: r.height }];
+  }));
+  v.box = (g) => v.boxes.get(g) || { x: 0, y: 0, w: 0, h: 0 };
+  v.far = new Set(nodes);  // nodes whose text is not laid out yet
+  v.near = () => {  // lay out the text of the nodes in or near the view (half a view around it)
+    if (!v.far.size) return;
+    const vw = viewport.clientWidth / v.k, vh = viewport.clientHeight / v.k;
+    const x0 = -v.x / v.k - vw / 2, y0 = -v.y / v.k - vh / 2, x1 = x0 + 2 * vw, y1 = y0 + 2 * vh;
+    v.far.forEach((g) => {
+      const b = v.box(g);
+      if (b.x < x1 && b.x + b.w > x0 && b.y < y1 && b.y + b.h > y0) { g.classList.add('sv-near'); v.far.delete(g); }
+    });
   };
   const big = w * h > 1.4 * viewport.clientWidth * viewport.clientHeight;
   if (big) {
@@ -111,6 +132,7 @@ function build(root, data) {
   }
   v.apply = () => {
     stage.style.transform = `translate(${v.x}px, ${v.y}px) scale(${v.k})`;
+    v.near();
     zoomLabel.textContent = Math.round(v.k * 100) + '%';
     viewport.classList.toggle('sv-far', v.k < FAR_K);
     if (v.mk) {
@@ -140,9 +162,7 @@ function build(root, data) {
     m.setAttribute('width', Math.ceil(w * v.mk)); m.setAttribute('height', Math.ceil(h * v.mk));
     m.setAttribute('viewBox', `0 0 ${w} ${h}`);
     v.miniBoxes = {};
-    // every box measured first, then drawn: a read after each write would lay the page out per node
-    const boxes = [...svg.querySelectorAll('g.node')].map((g) => [g, v.box(g)]);
-    boxes.forEach(([g, b]) => {
+    v.boxes.forEach((b, g) => {
       const r = document.createElementNS(ns, 'rect');
       r.setAttribute('x', b.x); r.setAttribute('y', b.y); r.setAttribute('width', b.w); r.setAttribute('height', b.h);
       r.setAttribute('fill', '#b8c7db');
@@ -222,6 +242,13 @@ function build(root, data) {
       else if (act === 'sel') v.toSelected();
     });
   });
+  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
+  const rest = () => {  // the far nodes' text, thirty nodes per idle moment, while this drawing is shown
+    if (!v.far.size || root.__viewer !== v || !stage.contains(svg)) return;
+    [...v.far].slice(0, 30).forEach((g) => { g.classList.add('sv-near'); v.far.delete(g); });
+    idle(rest);
+  };
+  requestAnimationFrame(() => idle(rest));
   return v;
 }
 
