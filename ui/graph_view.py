@@ -27,7 +27,7 @@ import streamlit as st
 
 from ui.graph_click import graph_click, select_clicked
 from ui.selection import theme
-from viz.export import compact_svg, has_dot, layout_svg
+from viz.export import compact_svg, has_dot, layout_svg, mark_detail_lines
 from viz.model import PlanModel
 from viz.render import PALETTES, View, to_dot
 
@@ -94,13 +94,7 @@ function build(root, data) {
   const openK = widthK >= READABLE_K ? widthK : 1;
   viewport.style.height = Math.round(Math.max(220, Math.min(data.height, h * openK + 12))) + 'px';
   const v = { key: data.key, viewport, stage, svg, w, h, k: 1, x: 0, y: 0, selected: null, moved: false };
-  // level of detail: a node's first line is its title; the lines below it are details
-  svg.querySelectorAll('g.node').forEach((g) => {
-    const texts = g.querySelectorAll('text');
-    if (!texts.length) return;
-    const top = parseFloat(texts[0].getAttribute('y'));
-    texts.forEach((t) => { if (parseFloat(t.getAttribute('y')) > top + 2) t.classList.add('sv-detail'); });
-  });
+  // level of detail: a node's lines below its title come marked sv-detail (viz.export.mark_detail_lines)
   // every node's box in the drawing's own px, measured once at 100%. The nodes' text is not laid
   // out yet (the CSS above): the first layout of a new SVG is its text's, 50 µs a line here, so a
   // 500-node drawing took 0.3 s before its first paint. A node's text is laid out when the node
@@ -392,7 +386,7 @@ def _layout(dot: str) -> tuple[str, str] | None:
     svg = layout_svg(dot)
     if svg is None:
         return None
-    svg = compact_svg(svg)
+    svg = mark_detail_lines(compact_svg(svg))  # marked here, not in the page: 40 ms less there at 500 nodes
     key = hashlib.sha1(svg.encode()).hexdigest()
     _LAID_OUT[key] = svg
     return svg, key
