@@ -26,7 +26,7 @@ from viz.render import View, title, to_dot
 through_app()
 
 SAMPLE_LIMIT = 20
-MAX_STEPS = 300  # steps listed as buttons; bigger plans list the first ones and say how many more
+MAX_STEPS = 300  # steps listed; bigger plans list the first ones and say how many more
 _MARKDOWN = str.maketrans({c: "\\" + c for c in "\\`*_$[]<>~#|"})
 MAX_ROWS = 4  # schema rows per box unless the sidebar says otherwise
 
@@ -36,20 +36,30 @@ def md_escape(text: str) -> str:
     return text.translate(_MARKDOWN)
 
 
-def _story(model: PlanModel, order: list[str], sentences: dict[str, str], selected: str) -> None:
+def _story(order: list[str], sentences: dict[str, str], selected: str) -> None:
+    """Every step in words, leaves first, the selected one highlighted: one Markdown list. (A button
+    per step made each click at 97 steps take 0.64 s instead of 0.25 s, the page drawing 400 more
+    elements; Previous and Next, the graph and the sidebar's picker select a step.)"""
     st.subheader("The plan, step by step")
-    st.caption("From the tables read to the result. Click a step's number (or a box in the graph) to select it.")
+    st.caption("From the tables read to the result. Previous and Next walk through it; a box in the graph "
+               "or the sidebar's picker jumps to a step.")
+    lines = []
     for number, node_id in enumerate(order[:MAX_STEPS], start=1):
-        pick, text = st.columns([1, 7], vertical_alignment="center")
-        pick.button(
-            str(number), key=f"present_step_{node_id}", on_click=select, args=(node_id,),
-            type="primary" if node_id == selected else "secondary",
-            help=f"Select step {number}: {title(model.node(node_id).kind)} · node {node_id}",
-        )
         words = md_escape(sentences[node_id])
-        text.markdown(f"**:orange-background[{words}]**" if node_id == selected else words)
+        lines.append(f"{number}. " + (f"**:orange-background[{words}]**" if node_id == selected else words))
+    st.markdown("\n".join(lines))
     if len(order) > MAX_STEPS:
         st.caption(f"…and {len(order) - MAX_STEPS} more steps: pick them in the sidebar or the graph.")
+
+
+def _walk(order: list[str], selected: str) -> None:
+    """Previous and Next: the steps before and after the selected one in the story."""
+    at = order.index(selected)
+    row = st.container(horizontal=True)
+    row.button("Previous step", key="present_prev", icon=":material/arrow_back:", disabled=at == 0,
+               on_click=select, args=(order[max(at - 1, 0)],))
+    row.button("Next step", key="present_next", icon=":material/arrow_forward:", disabled=at == len(order) - 1,
+               on_click=select, args=(order[min(at + 1, len(order) - 1)],))
 
 
 def _tasks() -> dict:
@@ -125,13 +135,14 @@ def main() -> None:
     with side_col:
         node = model.node(selected)
         st.subheader(f"Step {number[selected]}: {title(node.kind)}")
+        _walk(order, selected)
         st.markdown(f"**{md_escape(sentences[selected])}**")
         if node.schema:
             st.caption("Columns: " + md_escape(", ".join(f.name for f in node.schema[:20]))
                        + (f" and {len(node.schema) - 20} more" if len(node.schema) > 20 else ""))
         _sample_rows(plan, model, selected)
         st.divider()
-        _story(model, order, sentences, selected)
+        _story(order, sentences, selected)
         st.divider()
         share_link_widget(plan, selected, page="present")
         report_button(plan, model, key="present_report")

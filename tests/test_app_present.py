@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import duckdb
 import pytest
@@ -38,24 +39,29 @@ def _present(**query: str) -> AppTest:
     return at.run()
 
 
-def _steps(at: AppTest) -> list:
-    return [b for b in at.button if b.key and b.key.startswith("present_step_")]
-
-
 def _plain(label: str) -> str:
     return label.replace("\\", "")  # the text is Markdown-escaped
 
 
-def _story(at: AppTest) -> list[str]:
-    """The step sentences in page order (the selected one is bold on a highlight)."""
-    sentences = []
-    for m in at.markdown:
-        text = _plain(m.value)
-        if text.startswith("**:orange-background["):
-            text = text[len("**:orange-background["):-len("]**")]
-        if text.endswith("."):
-            sentences.append(text)
-    return sentences
+HIGHLIGHT = re.compile(r"^\*\*:orange-background\[(.*)\]\*\*$")
+
+
+def _story(at: AppTest) -> list[tuple[str, bool]]:
+    """The story list's steps in page order: each sentence, and whether it is the highlighted one.
+    Its lines are numbered 1, 2, 3... (checked here)."""
+    [story] = [m.value for m in at.markdown if m.value.startswith("1. ")]
+    steps = []
+    for number, line in enumerate(story.split("\n"), start=1):
+        prefix = f"{number}. "
+        assert line.startswith(prefix), (number, line)
+        text = _plain(line[len(prefix):])
+        highlighted = HIGHLIGHT.match(text)
+        steps.append((highlighted.group(1) if highlighted else text, highlighted is not None))
+    return steps
+
+
+def _highlighted(at: AppTest) -> list[str]:
+    return [text for text, on in _story(at) if on]
 
 
 def _link(at: AppTest) -> str:
@@ -67,27 +73,31 @@ def _link(at: AppTest) -> str:
 def test_a_sample_link_opens_the_story_at_the_node():
     at = _present(sample="tutorial.json", node="0.0.1")
     assert not at.exception and not at.error
-    steps = _steps(at)
-    assert [b.label for b in steps] == ["1", "2", "3", "4", "5"]
-    assert _story(at)[:5] == TUTORIAL_STORY
-    highlighted = [_plain(m.value) for m in at.markdown if m.value.startswith("**:orange-background[")]
-    assert highlighted == [f"**:orange-background[{TUTORIAL_STORY[2]}]**"]
-    # the selected step (the filter, third from the leaves) is the highlighted one
-    assert [b.key for b in steps if b.proto.type == "primary"] == ["present_step_0.0.1"]
+    # every step in words, leaves first; the selected one (the filter, third from the leaves) highlighted
+    assert [text for text, _ in _story(at)] == TUTORIAL_STORY
+    assert _highlighted(at) == [TUTORIAL_STORY[2]]
     assert any("Step 3: Filter" in h.value for h in at.subheader)
     assert graphs(at), "the graph is drawn"
     assert _link(at) == "present?sample=tutorial.json&node=0.0.1"
     assert any("reopens the same sample at the same node" in c.value for c in at.caption)
 
 
-def test_clicking_a_step_selects_its_node():
+def test_previous_and_next_walk_through_the_story():
     at = _present(sample="tutorial.json", node="0.0.1")
-    at.button(key="present_step_0.0").click().run()
+    at.button(key="present_next").click().run()
     assert not at.exception
     assert at.session_state["node"] == "0.0"
     assert at.query_params["node"] in ("0.0", ["0.0"])
-    assert [b.key for b in _steps(at) if b.proto.type == "primary"] == ["present_step_0.0"]
+    assert any("Step 4: Join" in h.value for h in at.subheader)
+    assert _highlighted(at) == [TUTORIAL_STORY[3]]
     assert _link(at) == "present?sample=tutorial.json&node=0.0"
+    at.button(key="present_next").click().run()  # the root: the last step
+    assert _highlighted(at) == [TUTORIAL_STORY[4]] and at.session_state["node"] == "0"
+    assert at.button(key="present_next").disabled and not at.button(key="present_prev").disabled
+    for _ in range(4):
+        at.button(key="present_prev").click().run()
+    assert _highlighted(at) == [TUTORIAL_STORY[0]] and any("Step 1: Read" in h.value for h in at.subheader)
+    assert at.button(key="present_prev").disabled and not at.button(key="present_next").disabled
 
 
 def test_a_shared_plan_link_reopens_the_plan_at_the_node(tmp_path, monkeypatch):
@@ -98,8 +108,8 @@ def test_a_shared_plan_link_reopens_the_plan_at_the_node(tmp_path, monkeypatch):
     at = _present(plan=digest, node="0.0")
     assert not at.exception and not at.error
     assert f"shared plan {digest[:8]}" in at.markdown[0].value
-    assert [b.key for b in _steps(at) if b.proto.type == "primary"] == ["present_step_0.0"]
-    assert _story(at)[:5] == TUTORIAL_STORY
+    assert [text for text, _ in _story(at)] == TUTORIAL_STORY
+    assert _highlighted(at) == [TUTORIAL_STORY[3]]
     assert _link(at) == f"present?plan={digest}&node=0.0"
 
 
@@ -127,7 +137,7 @@ def test_show_sample_rows_runs_the_selected_node(spark):
     assert sorted(int(v) for v in rows["[0] product_id"]) == [r[0] for r in expected]
     assert any("ran in" in c.value for c in at.caption)
     # another step: the rows shown are not the filter's any more until it is run
-    at.button(key="present_step_0.0.0").click().run()
+    at.button(key="present_prev").click().run()
     assert not at.dataframe
 
 
@@ -154,17 +164,13 @@ SAMPLES = sorted(f for f in os.listdir(os.path.join(ROOT, "sample_plans")) if f.
 def test_every_sample_presents_without_exception(sample):
     at = _present(sample=sample)
     assert not at.exception
-    steps = _steps(at)
-    assert steps and [b.label for b in steps] == [str(i) for i in range(1, len(steps) + 1)]
     with open(os.path.join(ROOT, "sample_plans", sample), "rb") as fh:
         model = analyze(fh.read())
     sentences = describe_plan(model)
-    shown = {_plain(m.value) for m in at.markdown}
     order = story_order(model)
-    assert [b.key for b in steps] == [f"present_step_{n}" for n in order]
-    for node_id in order:  # every step's sentence is on the page, the selected one highlighted
-        assert sentences[node_id] in shown or f"**:orange-background[{sentences[node_id]}]**" in shown, node_id
-    assert len([b for b in steps if b.proto.type == "primary"]) == 1
+    # every step's sentence, in the story's order, the selected one (the root, at first) highlighted
+    assert [text for text, _ in _story(at)] == [sentences[n] for n in order]
+    assert [n for n, (_, on) in zip(order, _story(at)) if on] == [at.session_state["node"]]
     assert f"sample={sample}" in _link(at)
 
 

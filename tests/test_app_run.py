@@ -160,7 +160,7 @@ def test_present_step_and_the_compare_panel_can_be_cancelled(spark, tpch_dir):
         assert "cancelled" in at.error[0].value, [e.value for e in at.error]
 
     at.switch_page("pages/present.py").run()
-    at.button(key="present_step_0.0").click().run()
+    at.button(key="present_prev").click().run()  # from the root (the filter) to the aggregate
     at.button(key="present_show_rows").click().run()
     cancel("present_cancel")
 
