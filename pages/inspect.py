@@ -212,7 +212,7 @@ def main() -> None:
 
 
 @st.fragment
-def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only: bool = False) -> None:
+def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only: bool) -> None:
     """The graph and the selected node's inspector, with the node picker: a fragment, so selecting a
     node (in the graph, the picker or the inspector) reruns this part alone, not the sidebar, whose
     ~20 elements Streamlit would otherwise mark stale and redraw. A page drawing its graph first

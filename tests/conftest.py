@@ -97,3 +97,15 @@ def wait_for(at, done, timeout_s: float = 180):
             return at
         time.sleep(0.5)
     raise AssertionError(f"the app's work did not finish in {timeout_s:g} s")
+
+
+def no_active_jobs(spark, within_s: float = 10.0) -> bool:
+    """Whether the Spark session has no job running, now or within ``within_s`` seconds (a cancelled
+    run's jobs stop a moment after the cancel)."""
+    tracker = spark.sparkContext.statusTracker()
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if not tracker.getActiveJobsIds():
+            return True
+        time.sleep(0.2)
+    return False

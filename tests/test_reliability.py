@@ -22,6 +22,7 @@ from executor import run as run_mod
 from executor.catalog import Catalog
 from executor.errors import TableNotFound, Unsupported
 from executor.run import Cancelled, TimedOut, run_node
+from tests.conftest import no_active_jobs
 from tests.plans import call, field, i64, model_of, plan, read
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -61,16 +62,6 @@ def _long(columns) -> dict:
     cross = {"cross": {"left": {"cross": {"left": read("orders", columns), "right": read("orders", columns)}},
                        "right": small}}
     return _count_of(cross)
-
-
-def _no_active_jobs(spark, within_s: float = run_mod.STOP_GRACE_S + 15) -> bool:
-    tracker = spark.sparkContext.statusTracker()
-    end = time.monotonic() + within_s
-    while time.monotonic() < end:
-        if not tracker.getActiveJobsIds():
-            return True
-        time.sleep(0.2)
-    return False
 
 
 def _rows(result) -> list[tuple]:
@@ -116,7 +107,7 @@ def test_concurrent_users_get_their_own_results(spark, tpch_dir, tmp_path):
         assert got.row_count == len(duckdb.sql(sql).fetchall())
     assert isinstance(results["missing"], TableNotFound) and "no_such_table" in str(results["missing"])
     assert isinstance(results["cancelled"], Cancelled) and not isinstance(results["cancelled"], TimedOut)
-    assert _no_active_jobs(spark)
+    assert no_active_jobs(spark, within_s=run_mod.STOP_GRACE_S + 15)
     assert spark.range(4).count() == 4  # the session is still fine
 
 

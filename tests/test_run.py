@@ -22,6 +22,7 @@ from executor.catalog import Catalog
 from executor.errors import ExecutionError, Refused
 from executor.rehearsal import rehearse
 from executor.run import Cancelled, TimedOut, run_node, to_csv_bytes, to_parquet_bytes
+from tests.conftest import no_active_jobs
 from tests.plans import model_of, plan, read
 
 NATION = [("n_nationkey", "i64"), ("n_name", "string"), ("n_regionkey", "i64"), ("n_comment", "string")]
@@ -147,16 +148,6 @@ def _slow(spark):
     return _Translation(spark.range(0, 10**12, numPartitions=4).select(F.sum("id").alias("_0")), ["total"])
 
 
-def _no_active_jobs(spark, timeout: float = 10.0) -> bool:
-    tracker = spark.sparkContext.statusTracker()
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if not tracker.getActiveJobsIds():
-            return True
-        time.sleep(0.2)
-    return False
-
-
 @pytest.mark.spark
 def test_timeout_stops_the_run(spark, monkeypatch):
     run_mod.clear_cache()
@@ -166,7 +157,7 @@ def test_timeout_stops_the_run(spark, monkeypatch):
     with pytest.raises(TimedOut, match="timed out after 2 s"):
         run_node(model_of(plan(read("nation", NATION))), "0", catalog=Catalog(), timeout_s=2, progress=lambda f, m: seen.append((f, m)))
     assert time.monotonic() - start < 2 + run_mod.STOP_GRACE_S + 8  # slack for a loaded machine
-    assert _no_active_jobs(spark)
+    assert no_active_jobs(spark)
     assert seen and all(0.0 <= f <= 1.0 for f, _ in seen)
 
 
@@ -192,7 +183,7 @@ def test_a_rehearsal_runs_each_node_keeps_nothing_and_keeps_to_its_budget(spark,
     start = time.monotonic()
     assert rehearse(model, ["0", "1"], spark, cat, budget_s=2) == []
     assert time.monotonic() - start < 2 + run_mod.STOP_GRACE_S + 8  # slack for a loaded machine
-    assert _no_active_jobs(spark) and slow.calls == 1  # node 1 was not started
+    assert no_active_jobs(spark) and slow.calls == 1  # node 1 was not started
     assert rehearse(model, ["0"], spark, cat, budget_s=0) == [] and slow.calls == 1
 
     # a node over a cross product is never rehearsed; the inputs of the product are
@@ -225,7 +216,7 @@ def test_a_count_over_its_budget_stops_and_the_rows_come_back(spark, tpch_dir):
     assert len(result.rows) == 10 and result.row_count is None
     assert any("counting stopped after 1 s (the count budget): more than 10 rows" in w for w in result.warnings)
     assert time.monotonic() - start < 60
-    assert _no_active_jobs(spark)
+    assert no_active_jobs(spark)
     # a count within its budget completes: nation has 25 rows (the TPC-H spec), 10 of them shown
     small = run_step(model_of(plan(read("nation", NATION))), "0", catalog=Catalog([tpch_dir]), limit=10,
                      count_budget_s=30)["0"]
@@ -248,7 +239,7 @@ def test_cancel_interrupts_the_running_job(spark, monkeypatch):
     with pytest.raises(Cancelled, match="cancelled"):
         run_node(model_of(plan(read("nation", NATION))), "0", catalog=Catalog(), cancel=cancel, progress=progress)
     assert any("1 Spark job(s)" in m for m in seen), seen[-3:]
-    assert _no_active_jobs(spark)
+    assert no_active_jobs(spark)
     # the session still works after an interrupt
     assert spark.range(3).count() == 3
 
