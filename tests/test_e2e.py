@@ -106,16 +106,27 @@ def test_upload_click_a_node_and_see_its_schema(app_url, scheme):
             page.wait_for_selector(":is(.sv-stage, .stGraphVizChart) svg g.node[data-substrait-bound]", timeout=60_000)
             page.wait_for_selector(":is(.sv-stage, .stGraphVizChart) g.node.substrait-selected#node-0", timeout=30_000)
             page.locator(":is(.sv-stage, .stGraphVizChart) svg").first.evaluate("svg => { svg.dataset.drawnBeforeClick = '1'; }")
-            page.evaluate(STALE_WATCH)
-            page.locator(":is(.sv-stage, .stGraphVizChart) svg g.node", has_text="Filter").first.click()
-            expect(page.get_by_role("heading", name="Filter · 0.0.1")).to_be_visible(timeout=60_000)
-            assert "node=0.0.1" in page.url
-            # the click reran the graph and inspector alone (a fragment): the node picker above the
-            # inspector follows it, and no sidebar element was marked stale (8 were, before)
-            picker = page.locator("[data-testid=stMain] [data-testid=stSelectbox]").filter(has_text="Select a node")
-            expect(picker.get_by_role("combobox")).to_have_value(re.compile(r"^0\.0\.1 · Filter"))
-            stale = page.evaluate("window.__stale")
-            assert stale["main"] > 0 and stale["sidebar"] == 0, stale
+            # The click reruns the graph and inspector alone (a fragment): no sidebar element is marked
+            # stale (8 were, before). The main area's elements are (the watch works), unless the rerun's
+            # messages reached the page in one batch on a busy machine and no frame showed them stale:
+            # then the root is clicked and Filter again, up to three times.
+            seen = []
+            for attempt in range(3):
+                if attempt:
+                    page.locator(":is(.sv-stage, .stGraphVizChart) svg g.node#node-0").click()
+                    expect(page.locator("g.node.substrait-selected")).to_have_id("node-0", timeout=30_000)
+                page.evaluate(STALE_WATCH)
+                page.locator(":is(.sv-stage, .stGraphVizChart) svg g.node", has_text="Filter").first.click()
+                expect(page.get_by_role("heading", name="Filter · 0.0.1")).to_be_visible(timeout=60_000)
+                assert "node=0.0.1" in page.url
+                # the node picker above the inspector follows the click
+                picker = page.locator("[data-testid=stMain] [data-testid=stSelectbox]").filter(has_text="Select a node")
+                expect(picker.get_by_role("combobox")).to_have_value(re.compile(r"^0\.0\.1 · Filter"))
+                seen.append(page.evaluate("window.__stale"))
+                assert seen[-1]["sidebar"] == 0, seen
+                if seen[-1]["main"] > 0:
+                    break
+            assert seen[-1]["main"] > 0, seen
             # The selection is painted in the page: the clicked node turns the selected colour and
             # the graph is not drawn again (the same SVG element is still there).
             selected = page.locator(":is(.sv-stage, .stGraphVizChart) g.node.substrait-selected")
