@@ -348,15 +348,23 @@ def test_filters_above_reads_keeps_an_emit_over_the_projection():
 
 # ---- DataFusion's TPC-H plans: both engines agree -------------------------------------------------
 
+#: The TPC-H plans bisected node by node: the six whose filters DataFusion pushes into its reads (its
+#: consumer skips them; the runner applies them above the read) and q16, whose cross product is too
+#: large to compare. The other sixteen are covered node by node by their counts (test_profile's
+#: DataFusion sweep) and at the root by their rows (test_producer_check); bisecting all 22 took 130 s
+#: of the suite's 20 minutes.
+BISECTED = ("q02", "q04", "q16", "q17", "q20", "q21", "q22")
+
+
 @pytest.mark.spark
 @pytest.mark.slow
-def test_both_engines_agree_on_every_tpch_plan_datafusion_writes(spark, tpch_dir):
+def test_both_engines_agree_on_every_node_of_tpch_plans_datafusion_writes(spark, tpch_dir):
     tables = {t: os.path.join(tpch_dir, f"{t}.parquet") for t in
               ("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier")}
     catalog = Catalog([tpch_dir])
-    queries = read_queries([TPCH_SQL])
-    assert len(queries) == 22
-    lines, disagree, rewritten = [], [], []
+    queries = [q for q in read_queries([TPCH_SQL]) if q.name in BISECTED]
+    assert [q.name for q in queries] == list(BISECTED)
+    lines, disagree, rewritten, not_compared = [], [], [], 0
     began = time.monotonic()
     for q in queries:
         model = analyze(sql_to_plan(q.sql, tables, json=False).data)
@@ -367,8 +375,10 @@ def test_both_engines_agree_on_every_tpch_plan_datafusion_writes(spark, tpch_dir
             disagree.append(lines[-1])
         if FILTER_NOTE in result.notes:
             rewritten.append(q.name)
+        not_compared += sum(n.verdict == NOT_COMPARED for n in result.nodes.values())
     print(f"\nTPC-H bisect, {len(queries)} plans in {time.monotonic() - began:.0f} s:\n" + "\n".join(lines))
     assert not disagree, disagree
     # the plans DataFusion writes from its optimized plan (correlated subqueries) push filters into reads,
     # which its consumer does not apply: the runner applies them above the read, and says so
-    assert {"q02", "q04", "q17", "q20", "q21", "q22"} <= set(rewritten), rewritten
+    assert rewritten == ["q02", "q04", "q17", "q20", "q21", "q22"], rewritten
+    assert not_compared > 0  # q16's cross product, left out and said so
