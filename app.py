@@ -5,9 +5,14 @@ The pages are thin: every decision is made in ``viz`` (the plan model) and ``exe
 
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 
-st.set_page_config(page_title="Substrait plan visualizer", layout="wide")
+# The tab's icon is a file of ours: a page's Material icon as the favicon is fetched from
+# fonts.gstatic.com on every page view, and the app calls no one outside this machine.
+st.set_page_config(page_title="Substrait plan visualizer", page_icon=os.path.join(os.path.dirname(__file__), "ui", "favicon.svg"),
+                   layout="wide")
 
 # Material Symbols ship with Streamlit (no emoji font needed); each icon sits beside its page's name.
 pages = [

@@ -96,6 +96,8 @@ def test_upload_click_a_node_and_see_its_schema(app_url, scheme):
         browser = _browser(p)
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 1000}, color_scheme=scheme)
+            requested: list[str] = []
+            page.on("request", lambda request: requested.append(request.url))
             page.goto(app_url)
             page.wait_for_selector("[data-testid='stFileUploader']", timeout=60_000)
             page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(
@@ -139,6 +141,10 @@ def test_upload_click_a_node_and_see_its_schema(app_url, scheme):
             expect(grid).to_contain_text("categories", timeout=30_000)
             expect(grid).to_contain_text("list<string>")
             time.sleep(1.5)  # let the graph settle before the screenshot
+            # the page asks nothing of any machine but the app's (the tab's icon was fetched from
+            # fonts.gstatic.com, as a page's Material icon is by default)
+            outside = [u for u in requested if not u.startswith((app_url + "/", "data:", "blob:"))]
+            assert requested and not outside, outside
             page.screenshot(path=os.path.join(ARTIFACTS, f"inspect-{scheme}.png"))
             if scheme == "dark":
                 background = page.evaluate("getComputedStyle(document.querySelector('.stApp')).backgroundColor")

@@ -42,6 +42,8 @@ def test_step_through_the_tutorial_plan(app_url):  # noqa: F811
         browser = _browser(p)
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 1100})
+            requested: list[str] = []
+            page.on("request", lambda request: requested.append(request.url))
             # Through the app's navigation (app.py runs first and lays the page out wide).
             page.goto(app_url + "/?sample=tutorial.json")
             expect(page.get_by_role("heading", name="tutorial.json")).to_be_visible(timeout=60_000)
@@ -61,5 +63,7 @@ def test_step_through_the_tutorial_plan(app_url):  # noqa: F811
                 expect(page.get_by_text(summary)).to_be_visible(timeout=180_000)
                 page.wait_for_timeout(1000)  # let the graph and the grids settle before the screenshot
                 page.screenshot(path=os.path.join(ARTIFACTS, f"step-{i}.png"), full_page=True)
+            # two pages, a run at each step: nothing asked of any machine but the app's
+            assert not [u for u in requested if not u.startswith((app_url + "/", "data:", "blob:"))]
         finally:
             browser.close()
