@@ -350,7 +350,7 @@ def test_filters_above_reads_keeps_an_emit_over_the_projection():
 
 #: The TPC-H plans bisected node by node: the six whose filters DataFusion pushes into its reads (its
 #: consumer skips them; the runner applies them above the read) and q16, whose cross product is too
-#: large to compare. The other sixteen are covered node by node by their counts (test_profile's
+#: large to compare. The other fifteen are covered node by node by their counts (test_profile's
 #: DataFusion sweep) and at the root by their rows (test_producer_check); bisecting all 22 took 130 s
 #: of the suite's 20 minutes.
 BISECTED = ("q02", "q04", "q16", "q17", "q20", "q21", "q22")
