@@ -69,6 +69,12 @@ def app_url():
             proc.kill()
 
 
+def requested_elsewhere(requested: list[str], app_url: str) -> list[str]:
+    """The URLs among ``requested`` that go to a machine other than the app's (``data:`` and ``blob:``
+    stay in the page)."""
+    return [u for u in requested if not u.startswith((app_url + "/", "data:", "blob:"))]
+
+
 def _browser(p):
     exe = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
     return p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
@@ -143,8 +149,7 @@ def test_upload_click_a_node_and_see_its_schema(app_url, scheme):
             time.sleep(1.5)  # let the graph settle before the screenshot
             # the page asks nothing of any machine but the app's (the tab's icon was fetched from
             # fonts.gstatic.com, as a page's Material icon is by default)
-            outside = [u for u in requested if not u.startswith((app_url + "/", "data:", "blob:"))]
-            assert requested and not outside, outside
+            assert requested and not requested_elsewhere(requested, app_url), requested_elsewhere(requested, app_url)
             page.screenshot(path=os.path.join(ARTIFACTS, f"inspect-{scheme}.png"))
             if scheme == "dark":
                 background = page.evaluate("getComputedStyle(document.querySelector('.stApp')).backgroundColor")

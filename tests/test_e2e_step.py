@@ -13,7 +13,7 @@ import os
 import duckdb
 import pytest
 
-from tests.test_e2e import ARTIFACTS, ROOT, _browser, app_url  # noqa: F401  (app_url is a fixture)
+from tests.test_e2e import ARTIFACTS, ROOT, _browser, app_url, requested_elsewhere  # noqa: F401  (app_url is a fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -64,6 +64,6 @@ def test_step_through_the_tutorial_plan(app_url):  # noqa: F811
                 page.wait_for_timeout(1000)  # let the graph and the grids settle before the screenshot
                 page.screenshot(path=os.path.join(ARTIFACTS, f"step-{i}.png"), full_page=True)
             # two pages, a run at each step: nothing asked of any machine but the app's
-            assert not [u for u in requested if not u.startswith((app_url + "/", "data:", "blob:"))]
+            assert requested and not requested_elsewhere(requested, app_url), requested_elsewhere(requested, app_url)
         finally:
             browser.close()
