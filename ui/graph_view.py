@@ -323,6 +323,20 @@ function keepOpaque(component) {
   if (box) box.dataset.svViewer = '1';
 }
 
+// A page link clicked (or the browser's back or forward) while a page draws its graph first: the page
+// is being left. Until the new page's run starts, Streamlit's browser sends a widget's rerun with the
+// page it shows, and the server runs the last rerun it got: asking for the rest of the page then would
+// run the page being left instead of the one asked for (the Step page never drew). Listened for once
+// per page load; capturing, so it is known before any later frame asks.
+if (!window.__substraitVizLeaving) {
+  window.__substraitVizLeaving = { left: false };
+  const LINKS = '[data-testid="stSidebarNavLink"], [data-testid="stTopNavLink"], [data-testid="stPageLink-NavLink"]';
+  document.addEventListener('click', (e) => {
+    if (e.target instanceof Element && e.target.closest(LINKS)) window.__substraitVizLeaving.left = true;
+  }, true);
+  window.addEventListener('popstate', () => { window.__substraitVizLeaving.left = true; });
+}
+
 export default function (component) {
   const { data, setTriggerValue } = component;
   let asked = false;
@@ -333,7 +347,10 @@ export default function (component) {
     // a page that drew its graph first: now that the graph is drawn (painted, unless the tab is hidden),
     // ask for the rest of the page; asked once whatever happened above, so the page is never left half drawn
     if (data.then_rest && !asked) {
-      const rest = () => setTriggerValue('drawn', data.key);
+      // not once the page is being left (above) or is gone
+      const rest = () => {
+        if (!window.__substraitVizLeaving.left && component.parentElement.isConnected) setTriggerValue('drawn', data.key);
+      };
       if (document.hidden) rest(); else requestAnimationFrame(() => setTimeout(rest, 0));
     }
   }
@@ -417,10 +434,6 @@ def _sent() -> set[str]:
     return st.session_state.setdefault("graph_svgs_sent", set())
 
 
-#: Set in the session when the viewer says it has drawn a graph it was asked to draw first.
-_DRAWN = "graph_view_drawn"
-
-
 def _resend(key: str) -> None:
     """The page lost an SVG it was sent (it was reloaded): send it again on this rerun."""
     value = st.session_state.get(key)
@@ -448,10 +461,10 @@ def graph_view(
     rows; with ``on_column``, a click on a schema row calls it instead (the value ``"<node>|<index>"``).
     With ``then_rest`` (a page that draws its graph first, :func:`ui.page.open_plan`), the viewer reruns
     the script once it has drawn the graph, and that run draws the whole page; call it only when
-    :func:`viewer_available`. Called in a fragment, the viewer's "drawn" reruns the fragment, which
-    then reruns the whole app."""
-    if st.session_state.pop(_DRAWN, None) and then_rest:
-        st.rerun(scope="app")
+    :func:`viewer_available`, and not in a fragment: the browser's rerun is then of the whole app. In
+    a fragment it would rerun the fragment, and the whole page would need an ``st.rerun()`` here,
+    which names this page: a page link's rerun waiting at the server would be folded into it (Streamlit
+    keeps the newer request's page) and lost. The viewer does not ask once a page link was clicked."""
     laid = None if IN_BROWSER else _layout(dot)
     if laid is None:  # no Graphviz on the server: lay it out in the browser, without zoom
         st.graphviz_chart(dot, width="stretch")
@@ -480,6 +493,6 @@ def graph_view(
     }
     callback = (on_click if on_click is not None else (lambda: select_clicked(key))) if clickable else (lambda: None)
     _component(key=key, data=data, on_node_change=callback, on_missing_change=lambda: _resend(key),
-               on_drawn_change=lambda: st.session_state.__setitem__(_DRAWN, True),
+               on_drawn_change=lambda: None,
                on_column_change=on_column if clickable and on_column is not None else (lambda: None))
     sent.add(svg_key)
