@@ -34,6 +34,9 @@ _SEVERITY_WIDGET = {Severity.ERROR: st.error, Severity.WARNING: st.warning, Seve
 TRACE = {"none": None, "orderedness": "orderedness", "distribution": "distribution"}
 INSPECTOR_TABS = ["Schema", "Inputs", "Expressions", "Properties", "Diagnostics", "JSON", "Run"]
 INSPECTOR_TAB_KEY = "inspector_tab"  # the open tab's label, in the session state
+#: The heights, in px, of the overlays' buttons (one row) and of the toggle under them: the places a
+#: page drawing its graph first keeps for them.
+ACTIONS_PX, TOGGLE_PX = 40, 24
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -228,13 +231,19 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
 
     graph_col, side_col = st.columns([3, 2], gap="medium")
     with graph_col:
-        # the three overlays' actions side by side (they wrap in a narrow column); what each shows once it
-        # has run comes under them
-        actions = st.container(horizontal=True, vertical_alignment="center")
-        profile = profile_controls(plan, model, actions)
-        bisection = bisect_controls(plan, model, actions)
-        engines = engine_overlay(profile_overlay(profile), bisection, portability_controls(plan, model, actions))
-        view = replace(view, profile=engines)
+        if graph_only:
+            # the overlays' actions come with the rest of the page (their widgets' modules would hold
+            # the graph back): their places are kept, so the graph stays where it is drawn
+            st.container(height=ACTIONS_PX, border=False)
+            st.container(height=TOGGLE_PX, border=False)
+        else:
+            # the overlays' actions: the two buttons side by side, the toggle under them; what each shows
+            # once it has run comes under them
+            buttons, toggle = st.container(horizontal=True, vertical_alignment="center"), st.container()
+            profile = profile_controls(plan, model, buttons)
+            bisection = bisect_controls(plan, model, buttons)
+            view = replace(view, profile=engine_overlay(profile_overlay(profile), bisection,
+                                                        portability_controls(plan, model, toggle)))
         # the selection and the search hits are painted in the page: the DOT (and so its layout) stays
         # the same when they change
         dot = plan_dot(model, replace(view, selected=None, hits=frozenset()))

@@ -39,10 +39,11 @@ def test_a_page_opened_on_a_plan_draws_its_graph_first_then_the_whole_page():
     assert viewer_available(), "the graph viewer needs Graphviz's dot on the server (make test installs it)"
     at = _opened(sample="tutorial.json")
     assert not at.exception
-    # the first run: the plan's title and caption, the overlays' actions and the graph, which asks for the rest
+    # the first run: the plan's title and caption and the graph, which asks for the rest; the overlays'
+    # actions come with the rest (their places are kept: test_e2e_links checks the graph does not move)
     assert [m.value for m in at.markdown if m.value.startswith("####")] == ["#### tutorial.json"]
     assert any("5 nodes" in c.value for c in at.caption)
-    assert [b.label for b in at.button] == ["Profile the plan (row counts)", "Find the first disagreement"]
+    assert not at.button and not at.toggle
     [first] = graphs(at)
     assert first["then_rest"] and first["sent"] and first["selected"] == "0"
     assert nodes_drawn(first["text"]) == {"0", "0.0", "0.0.0", "0.0.1", "0.0.1.0"}
@@ -58,6 +59,8 @@ def test_a_page_opened_on_a_plan_draws_its_graph_first_then_the_whole_page():
     assert at.selectbox(key="node").value == "0"
     assert _schema_shown(at)
     assert at.subheader[0].value == "Aggregate · 0"
+    assert [b.label for b in at.button][:2] == ["Profile the plan (row counts)", "Find the first disagreement"]
+    assert at.toggle[0].label == "Which engines run each node"
 
     at.run()  # later runs are whole pages too
     assert _schema_shown(at) and not graphs(at)[0]["then_rest"]

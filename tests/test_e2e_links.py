@@ -54,7 +54,11 @@ const attach = Element.prototype.attachShadow;
 Element.prototype.attachShadow = function (options) { const root = attach.call(this, options); roots.push(root); return root; };
 (function check() {
   const now = performance.now();
-  if (!('graph' in __shown) && roots.some((r) => r.querySelector('g.node[data-substrait-bound]'))) __shown.graph = now;
+  const drawn = roots.find((r) => r.querySelector('g.node[data-substrait-bound]'));
+  if (!('graph' in __shown) && drawn) {
+    __shown.graph = now;
+    __shown.graphTop = document.querySelector('[data-sv-viewer]').getBoundingClientRect().top;
+  }
   if (!('uploader' in __shown) && document.querySelector('[data-testid=stFileUploader]')) __shown.uploader = now;
   if (!('graph' in __shown && 'uploader' in __shown)) requestAnimationFrame(check);
 })();
@@ -63,7 +67,8 @@ Element.prototype.attachShadow = function (options) { const root = attach.call(t
 
 def test_an_inspect_link_draws_its_graph_first_then_the_whole_page(app_url):  # noqa: F811
     """ui.page.open_plan: the graph shows before the sidebar's inputs, and the rest of the page follows
-    with no click, keeping the graph the browser drew (the same SVG element, the link's node selected)."""
+    with no click, keeping the graph the browser drew (the same SVG element, the link's node selected,
+    in the same place)."""
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as p:
@@ -81,6 +86,8 @@ def test_an_inspect_link_draws_its_graph_first_then_the_whole_page(app_url):  # 
             shown = page.evaluate("window.__shown")
             assert shown["graph"] < shown["uploader"], shown
             assert page.locator(".sv-stage svg[data-first-drawn]").count() == 1, "the graph was not drawn again"
+            # the overlays' actions came with the rest, in the places kept for them: the graph did not move
+            assert page.evaluate("document.querySelector('[data-sv-viewer]').getBoundingClientRect().top") == shown["graphTop"], shown
             expect(page.locator(".sv-stage g.node.substrait-selected")).to_have_id("node-0.0.1")
         finally:
             browser.close()
