@@ -50,8 +50,25 @@ from dataclasses import dataclass
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+#: Chromium's features Playwright 1.65 (requirements.txt) turns off: Chromium keeps only the last
+#: ``--disable-features``, so ours repeats them.
+PLAYWRIGHT_DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding", "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect", "TcpPortRandomizationWin", "OptimizationHints", "NetworkTimeServiceQuerying",
+    "AimEnabled", "PreconnectToSearch", "msForceBrowserSignIn", "msEdgeUpdateLaunchServicesPreferredVersion",
+)
+#: Chromium's own address-bar popup, drawn in a renderer of its own (``--type=renderer
+#: --top-chrome-webui``) that each new window starts and that compiles its scripts while the page
+#: loads: on this 2-core machine it took a core from the page. A person's browser starts it once, with
+#: its window, not with each page opened. Puppeteer turns these off too (its pull request 15278).
+#: Measured, loads alternated between two browsers on one server: a bare Streamlit page 1.44 s ->
+#: 1.09 s, the tutorial 1.67 s -> 1.34 s (incognito, 2026-11-26 evening).
+BROWSER_UI_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
+#: How the benchmark and the browser tests start Chromium (headless, on this machine).
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run"]
+                 "--disable-component-update", "--no-first-run",
+                 "--disable-features=" + ",".join(PLAYWRIGHT_DISABLED_FEATURES + BROWSER_UI_FEATURES)]
 VIEWPORT = {"width": 1500, "height": 1000}
 NODE_SELECTOR = ":is(.sv-stage, .stGraphVizChart) svg g.node"  # the viewer, or the fallback chart
 TIMEOUT_MS = 180_000
@@ -245,19 +262,33 @@ def _kept_profile(p):
             context.close()
 
 
+#: Run first in a page: every shadow root attached from then on is in ``window.__shadowRoots``. The
+#: graph viewer draws in one, out of reach of ``document.querySelector`` (the benchmark and the browser
+#: tests watch for its first frame with it).
+SHADOW_ROOTS = """
+window.__shadowRoots = [];
+(() => {
+  const attach = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function (options) {
+    const root = attach.call(this, options);
+    window.__shadowRoots.push(root);
+    return root;
+  };
+})();
+"""
+
+
 #: Run in every page before its own scripts: ``window.__shown.graph`` is set, in ms since the page was
 #: opened (navigation start), in the first frame that shows every node of the graph (``want`` of them;
 #: the viewer's live in a shadow root, caught as it is attached) or, for the floor, the ``heading``;
 #: ``window.__shown.caption`` in the first that shows the plan's caption (``· N nodes ·``), if before.
 #: Checked once a frame, before the frame is painted: what the person sees, without the delay of
 #: Playwright asking the page from outside (its waits poll at growing intervals, up to half a second).
-SHOWN_SCRIPT = """
+SHOWN_SCRIPT = SHADOW_ROOTS.replace("%", "%%") + """
 window.__shown = {};
 (() => {
   const want = %(want)d, heading = %(heading)s;
-  const roots = [];
-  const attach = Element.prototype.attachShadow;
-  Element.prototype.attachShadow = function (options) { const root = attach.call(this, options); roots.push(root); return root; };
+  const roots = window.__shadowRoots;
   const caption = new RegExp('· ' + want + ' nodes ·');
   const shown = () => {
     if (heading) return [...document.querySelectorAll('h1')].some((h) => h.textContent.includes(heading));

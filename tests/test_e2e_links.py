@@ -11,6 +11,7 @@ import os
 
 import pytest
 
+from benchmarks.app import SHADOW_ROOTS
 from tests.test_e2e import ARTIFACTS, _browser, app_url  # noqa: F401  (app_url is a fixture: a fresh server per module)
 
 pytestmark = pytest.mark.browser
@@ -47,11 +48,9 @@ def test_a_shared_link_opened_first_on_a_fresh_server(app_url):  # noqa: F811
 
 # When the graph's nodes and the sidebar's file uploader first show, in ms since the page was opened
 # (each checked every frame; the viewer lives in a shadow root, caught as it is attached).
-FIRST_SHOWN = """
+FIRST_SHOWN = SHADOW_ROOTS + """
 window.__shown = {};
-const roots = [];
-const attach = Element.prototype.attachShadow;
-Element.prototype.attachShadow = function (options) { const root = attach.call(this, options); roots.push(root); return root; };
+const roots = window.__shadowRoots;
 (function check() {
   const now = performance.now();
   const drawn = roots.find((r) => r.querySelector('g.node[data-substrait-bound]'));

@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from benchmarks.app import SHADOW_ROOTS
 from tests.test_e2e import ARTIFACTS, _browser, app_url  # noqa: F401  (app_url is a fixture: a fresh server per module)
 
 pytestmark = pytest.mark.browser
@@ -54,11 +55,9 @@ FADE_WATCH = """() => {
 
 # In the first frame that shows the graph: how many nodes there are, how many have their text laid out
 # (``sv-near``), whether the root (node 0) is one of them, and whether a node without it shows any text.
-FIRST_FRAME = """
+FIRST_FRAME = SHADOW_ROOTS + """
 window.__firstFrame = null;
-const roots = [];
-const attach = Element.prototype.attachShadow;
-Element.prototype.attachShadow = function (options) { const root = attach.call(this, options); roots.push(root); return root; };
+const roots = window.__shadowRoots;
 (function check() {
   const svg = roots.map((r) => r.querySelector('.sv-stage svg')).find((s) => s && s.querySelector('g.node[data-substrait-bound]'));
   if (!svg) { requestAnimationFrame(check); return; }
