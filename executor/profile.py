@@ -68,7 +68,7 @@ from viz.render import NodeStat, Overlay
 from viz.schema import aggregate_layout, join_type_name
 
 from .errors import ExecutionError
-from .run import POLL_S, STOP_GRACE_S, interrupt_tag, spark_reason, tagged, translation
+from .run import POLL_S, STOP_GRACE_S, asked_for, interrupt_tag, spark_reason, tagged, translation
 
 EXPLODE_FACTOR = 10.0
 EXPLODE_MIN_ROWS = 1000
@@ -693,6 +693,11 @@ def profile_plan(
 
 
 def _supervise(work: _Work, spark, timeout_s, cancel, progress, begin: float) -> str | None:
+    with asked_for():  # a person asked for the profile: the warm-up's rehearsal gives way
+        return _supervise_work(work, spark, timeout_s, cancel, progress, begin)
+
+
+def _supervise_work(work: _Work, spark, timeout_s, cancel, progress, begin: float) -> str | None:
     worker = threading.Thread(target=work, name=f"profile-{work.tag}", daemon=True)
     worker.start()
     reason: str | None = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 from .profile import is_cross_product
-from .run import SparkRun, TimedOut, supervise
+from .run import Cancelled, SparkRun, in_background, supervise
 
 
 def rehearse(model, node_ids: list[str], spark, catalog, budget_s: float, limit: int = 100) -> list[str]:
@@ -19,20 +19,24 @@ def rehearse(model, node_ids: list[str], spark, catalog, budget_s: float, limit:
     several times what the same run costs again. Stops when ``budget_s`` seconds have gone (the run
     then under way is interrupted). The nodes rehearsed to the end, in order; a node that fails is
     passed over (its own Run says why), and so is a node over a cross product: interrupted, a cross
-    product's tasks can run on (``executor.reaper``), and no one asked for this run."""
+    product's tasks can run on (``executor.reaper``), and no one asked for this run. It gives way to
+    the runs a person asks for (``executor.run.in_background``): once one starts, the run under way is
+    interrupted and no other starts."""
     done: list[str] = []
     deadline = time.monotonic() + budget_s
-    for node_id in node_ids:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        if any(is_cross_product(model, n) for n in model.graph.subtree(node_id)):
-            continue
-        try:
-            supervise(SparkRun(model, node_id, spark, catalog, limit, count=False, explain=False), spark, left, None, None)
-        except TimedOut:
-            break
-        except Exception:  # noqa: BLE001 - a rehearsal only warms; the node's own Run reports its error
-            continue
-        done.append(node_id)
+    with in_background() as stop:
+        for node_id in node_ids:
+            left = deadline - time.monotonic()
+            if left <= 0 or stop.is_set():
+                break
+            if any(is_cross_product(model, n) for n in model.graph.subtree(node_id)):
+                continue
+            try:
+                supervise(SparkRun(model, node_id, spark, catalog, limit, count=False, explain=False), spark, left, stop,
+                          None, background=True)
+            except Cancelled:  # out of time (TimedOut), or a person's run started
+                break
+            except Exception:  # noqa: BLE001 - a rehearsal only warms; the node's own Run reports its error
+                continue
+            done.append(node_id)
     return done

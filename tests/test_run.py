@@ -194,6 +194,33 @@ def test_a_rehearsal_runs_each_node_keeps_nothing_and_keeps_to_its_budget(spark,
 
 
 @pytest.mark.spark
+def test_a_rehearsal_gives_way_to_a_run_a_person_asked_for(spark, tpch_dir, monkeypatch):
+    """executor.run.in_background: the rehearsal's run under way is interrupted when a person's Run
+    starts, and no other node is rehearsed after it; a rehearsal that starts while a person's run is
+    under way runs nothing. (On two cores the two shared them: the tutorial root's first Run 2.7 s.)"""
+    run_mod.clear_cache()
+    model = model_of(plan((read("nation", NATION), [c for c, _ in NATION]), (read("orders", ORDERS), [c for c, _ in ORDERS])))
+    cat = Catalog([tpch_dir])
+    real = run_mod._translate
+    monkeypatch.setattr(run_mod, "_translate", lambda m, n, s, c: _slow(s) if n == "0" else real(m, n, s, c))
+    rehearsed: list[list[str]] = []
+    worker = threading.Thread(target=lambda: rehearsed.append(rehearse(model, ["0", "1"], spark, cat, budget_s=600)))
+    worker.start()
+    deadline = time.monotonic() + 60
+    while not spark.sparkContext.statusTracker().getActiveJobsIds() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert spark.sparkContext.statusTracker().getActiveJobsIds(), "the rehearsal's job did not start"
+    asked = run_node(model, "1", catalog=cat)  # a person's Run
+    worker.join(timeout=run_mod.STOP_GRACE_S + 30)
+    assert not worker.is_alive() and rehearsed == [[]], rehearsed  # node 0 interrupted, node 1 not started
+    assert len(asked.rows) == 100 and no_active_jobs(spark)  # orders: its first 100 rows
+
+    run_mod.clear_cache()
+    with run_mod.asked_for():  # a person's run under way
+        assert rehearse(model, ["1"], spark, cat, budget_s=600) == []
+
+
+@pytest.mark.spark
 @pytest.mark.leaves_spark_tasks
 def test_a_count_over_its_budget_stops_and_the_rows_come_back(spark, tpch_dir):
     """A step (executor.step.run_step) onto a filter over orders x orders x nation (5.6e9 rows at
