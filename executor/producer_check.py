@@ -217,7 +217,7 @@ class Checker:
         try:
             if self._engine is None:
                 self._engine = DataFusionEngine(self.tables)
-            engine = self._engine.run(query.sql)
+            engine = self._engine.run(query.sql, rows=self.run)  # not run: its schema is enough
         except ExecutionError as exc:
             engine = None
             df_error = f"it cannot plan the SQL: {_first_line(exc)}"

@@ -126,12 +126,14 @@ class DataFusionEngine:
     def __init__(self, tables: Mapping[str, str]) -> None:
         self.ctx, self.registered, _ = _context(tables, optimize=True)
 
-    def run(self, sql: str) -> EngineResult:
+    def run(self, sql: str, rows: bool = True) -> EngineResult:
         """Raises :class:`SqlError` when the query cannot be planned; an error while running is in
-        the result."""
+        the result. Without ``rows``, the query is planned, not run (its schema only)."""
         _check_statement(sql)
         frame = _plan(self.ctx, sql, self.registered)
         schema = frame.schema()
+        if not rows:
+            return EngineResult(schema, None)
         try:
             return EngineResult(schema, frame.to_arrow_table())
         except Exception as exc:  # noqa: BLE001 - DataFusion raises several kinds at execution; its message is the reason

@@ -211,10 +211,7 @@ def main() -> None:
     if not node_ids:
         return
     settings = _view_controls(model, draw=not graph_only)
-    # drawn first, the graph is not in the fragment: the viewer's "drawn" must rerun the whole app
-    # from the browser (see ui.graph_view.graph_view's then_rest)
-    draw = _graph_and_inspector.__wrapped__ if graph_only else _graph_and_inspector
-    draw(plan, model, settings, graph_only)
+    _graph_and_inspector(plan, model, settings, graph_only)
 
 
 @st.fragment
@@ -222,8 +219,7 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
     """The graph and the selected node's inspector, with the node picker: a fragment, so selecting a
     node (in the graph, the picker or the inspector) reruns this part alone, not the sidebar, whose
     ~20 elements Streamlit would otherwise mark stale and redraw. A page drawing its graph first
-    (``graph_only``) draws the graph alone, outside the fragment (called unwrapped); the viewer's
-    "drawn" then reruns the whole page."""
+    (``graph_only``) draws the graph alone; the viewer's "drawn" then reruns the whole page."""
     node_ids = list(model.graph.nodes)
     selected = resolve_node(node_ids, model.roots[0] if model.roots else node_ids[0])
     runnable = executability_of(plan.data)

@@ -434,6 +434,10 @@ def _sent() -> set[str]:
     return st.session_state.setdefault("graph_svgs_sent", set())
 
 
+#: Set in the session when the viewer says it has drawn a graph it was asked to draw first.
+_DRAWN = "graph_view_drawn"
+
+
 def _resend(key: str) -> None:
     """The page lost an SVG it was sent (it was reloaded): send it again on this rerun."""
     value = st.session_state.get(key)
@@ -461,10 +465,11 @@ def graph_view(
     rows; with ``on_column``, a click on a schema row calls it instead (the value ``"<node>|<index>"``).
     With ``then_rest`` (a page that draws its graph first, :func:`ui.page.open_plan`), the viewer reruns
     the script once it has drawn the graph, and that run draws the whole page; call it only when
-    :func:`viewer_available`, and not in a fragment: the browser's rerun is then of the whole app. In
-    a fragment it would rerun the fragment, and the whole page would need an ``st.rerun()`` here,
-    which names this page: a page link's rerun waiting at the server would be folded into it (Streamlit
-    keeps the newer request's page) and lost. The viewer does not ask once a page link was clicked."""
+    :func:`viewer_available`. Called in a fragment, the viewer's "drawn" reruns the fragment, which
+    then reruns the whole app. The viewer does not ask once a page link was clicked (the browser would
+    send the rerun with the page being left)."""
+    if st.session_state.pop(_DRAWN, None) and then_rest:
+        st.rerun(scope="app")
     laid = None if IN_BROWSER else _layout(dot)
     if laid is None:  # no Graphviz on the server: lay it out in the browser, without zoom
         st.graphviz_chart(dot, width="stretch")
@@ -493,6 +498,6 @@ def graph_view(
     }
     callback = (on_click if on_click is not None else (lambda: select_clicked(key))) if clickable else (lambda: None)
     _component(key=key, data=data, on_node_change=callback, on_missing_change=lambda: _resend(key),
-               on_drawn_change=lambda: None,
+               on_drawn_change=lambda: st.session_state.__setitem__(_DRAWN, True),
                on_column_change=on_column if clickable and on_column is not None else (lambda: None))
     sent.add(svg_key)
