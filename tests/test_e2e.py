@@ -10,6 +10,7 @@ cannot, the test is skipped with a message saying so.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -78,6 +79,20 @@ def requested_elsewhere(requested: list[str], app_url: str) -> list[str]:
 def _browser(p):
     exe = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
     return p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+
+
+@contextlib.contextmanager
+def browser_page(**options):
+    """A page (``options`` as Playwright's ``new_page`` takes them) of a Chromium of its own, closed
+    afterwards."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            yield browser.new_page(**options)
+        finally:
+            browser.close()
 
 
 # Elements Streamlit marks stale (``data-stale="true"``) while a rerun redraws them, in the main area

@@ -12,7 +12,7 @@ import os
 import pytest
 
 from benchmarks.app import SHADOW_ROOTS
-from tests.test_e2e import ARTIFACTS, _browser, app_url  # noqa: F401  (app_url is a fixture: a fresh server per module)
+from tests.test_e2e import ARTIFACTS, _browser, app_url, browser_page  # noqa: F401  (app_url is a fixture: a fresh server per module)
 
 pytestmark = pytest.mark.browser
 
@@ -68,28 +68,23 @@ def test_an_inspect_link_draws_its_graph_first_then_the_whole_page(app_url):  # 
     """ui.page.open_plan: the graph shows before the sidebar's inputs, and the rest of the page follows
     with no click, keeping the graph the browser drew (the same SVG element, the link's node selected,
     in the same place)."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    with sync_playwright() as p:
-        browser = _browser(p)
-        try:
-            page = browser.new_page(viewport={"width": 1500, "height": 1000})
-            page.add_init_script(FIRST_SHOWN)
-            page.goto(app_url + "/?sample=tutorial.json&node=0.0.1")
-            graph = page.locator(".sv-stage svg")
-            expect(graph.locator("g.node[data-substrait-bound]").first).to_be_attached(timeout=60_000)
-            graph.evaluate("svg => { svg.dataset.firstDrawn = '1'; }")
-            expect(page.get_by_role("heading", name="Filter · 0.0.1")).to_be_visible(timeout=60_000)
-            expect(page.locator("[data-testid=stSidebar] [data-testid=stFileUploader]")).to_be_visible()
-            page.wait_for_function("'uploader' in window.__shown", timeout=30_000)
-            shown = page.evaluate("window.__shown")
-            assert shown["graph"] < shown["uploader"], shown
-            assert page.locator(".sv-stage svg[data-first-drawn]").count() == 1, "the graph was not drawn again"
-            # the overlays' actions came with the rest, in the places kept for them: the graph did not move
-            assert page.evaluate("document.querySelector('[data-sv-viewer]').getBoundingClientRect().top") == shown["graphTop"], shown
-            expect(page.locator(".sv-stage g.node.substrait-selected")).to_have_id("node-0.0.1")
-        finally:
-            browser.close()
+    with browser_page(viewport={"width": 1500, "height": 1000}) as page:
+        page.add_init_script(FIRST_SHOWN)
+        page.goto(app_url + "/?sample=tutorial.json&node=0.0.1")
+        graph = page.locator(".sv-stage svg")
+        expect(graph.locator("g.node[data-substrait-bound]").first).to_be_attached(timeout=60_000)
+        graph.evaluate("svg => { svg.dataset.firstDrawn = '1'; }")
+        expect(page.get_by_role("heading", name="Filter · 0.0.1")).to_be_visible(timeout=60_000)
+        expect(page.locator("[data-testid=stSidebar] [data-testid=stFileUploader]")).to_be_visible()
+        page.wait_for_function("'uploader' in window.__shown", timeout=30_000)
+        shown = page.evaluate("window.__shown")
+        assert shown["graph"] < shown["uploader"], shown
+        assert page.locator(".sv-stage svg[data-first-drawn]").count() == 1, "the graph was not drawn again"
+        # the overlays' actions came with the rest, in the places kept for them: the graph did not move
+        assert page.evaluate("document.querySelector('[data-sv-viewer]').getBoundingClientRect().top") == shown["graphTop"], shown
+        expect(page.locator(".sv-stage g.node.substrait-selected")).to_have_id("node-0.0.1")
 
 
 #: Animation frames held until a page link is clicked, and run in the click: the viewer asks for the
@@ -116,21 +111,16 @@ def test_a_page_link_clicked_before_the_rest_of_the_page_opens_that_page(app_url
     not ask once a page link was clicked."""
     import time
 
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    with sync_playwright() as p:
-        browser = _browser(p)
-        try:
-            page = browser.new_page(viewport={"width": 1500, "height": 1000})
-            page.add_init_script(HELD_FRAMES)
-            page.goto(app_url + "/?sample=tutorial.json")
-            expect(page.locator(".sv-stage svg g.node[data-substrait-bound]").first).to_be_attached(timeout=60_000)
-            assert page.locator("[data-testid=stFileUploader]").count() == 0, "the page was drawn whole at once"
-            page.get_by_role("link", name="Step through").click()
-            leaf = page.get_by_role("combobox", name="Start at a leaf")
-            expect(leaf).to_be_visible(timeout=30_000)
-            time.sleep(1)  # a rerun of the page left would replace it
-            expect(leaf).to_be_visible()
-            assert "/step" in page.url, page.url
-        finally:
-            browser.close()
+    with browser_page(viewport={"width": 1500, "height": 1000}) as page:
+        page.add_init_script(HELD_FRAMES)
+        page.goto(app_url + "/?sample=tutorial.json")
+        expect(page.locator(".sv-stage svg g.node[data-substrait-bound]").first).to_be_attached(timeout=60_000)
+        assert page.locator("[data-testid=stFileUploader]").count() == 0, "the page was drawn whole at once"
+        page.get_by_role("link", name="Step through").click()
+        leaf = page.get_by_role("combobox", name="Start at a leaf")
+        expect(leaf).to_be_visible(timeout=30_000)
+        time.sleep(1)  # a rerun of the page left would replace it
+        expect(leaf).to_be_visible()
+        assert "/step" in page.url, page.url

@@ -265,9 +265,8 @@ def _features(path: str) -> set[str]:
     for node_id in model.graph.nodes:
         node = model.node(node_id)
         kinds.add(f"rel:{node.kind}")
-        body = node.node.body
-        if node.kind == "join" and hasattr(body, "type"):
-            kinds.add(f"join:{body.type}")
+        if node.kind == "join":
+            kinds.add(f"join:{node.node.body.type}")
         kinds.update(f"over:{node.kind}>{model.node(i).kind}" for i in node.inputs)
     functions = {f"fn:{e.extension_function.name}" for e in model.loaded.plan.extensions if e.HasField("extension_function")}
     return kinds | functions
@@ -302,7 +301,7 @@ def test_datafusion_tpcds_plans_give_datafusions_rows(spark, tmp_path):
     queries = read_queries([TPCDS_SQL])
     assert len(queries) == 103
     plans = tmp_path / "plans"
-    produced = [o for o in map(Checker(tables, run=False, save_plans=str(plans)).check, queries)]
+    produced = list(map(Checker(tables, run=False, save_plans=str(plans)).check, queries))
     _report("DataFusion 55, TPC-DS scale 0.01, plans and schemas", produced)
     assert {o.query for o in produced if o.produced != "yes"} == set(TPCDS_NOT_PLANNED)
     assert [(o.query, o.why) for o in produced if o.produced == "yes" and o.schema not in ("same", "-")] == []
