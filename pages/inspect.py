@@ -35,7 +35,9 @@ TRACE = {"none": None, "orderedness": "orderedness", "distribution": "distributi
 INSPECTOR_TABS = ["Schema", "Inputs", "Expressions", "Properties", "Diagnostics", "JSON", "Run"]
 INSPECTOR_TAB_KEY = "inspector_tab"  # the open tab's label, in the session state
 #: The heights, in px, of the overlays' buttons (one row) and of the toggle under them: the places a
-#: page drawing its graph first keeps for them.
+#: page drawing its graph first keeps for them. The toggle's place keeps its height when the toggle
+#: comes too: until its module has loaded, Streamlit holds a 40 px place for it (the graph moved 16 px
+#: down and back).
 ACTIONS_PX, TOGGLE_PX = 40, 24
 
 
@@ -235,7 +237,8 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
         else:
             # the overlays' actions: the two buttons side by side, the toggle under them; what each shows
             # once it has run comes under them
-            buttons, toggle = st.container(horizontal=True, vertical_alignment="center"), st.container()
+            buttons = st.container(horizontal=True, vertical_alignment="center")
+            toggle = st.container(height=TOGGLE_PX, border=False)
             profile = profile_controls(plan, model, buttons)
             bisection = bisect_controls(plan, model, buttons)
             view = replace(view, profile=engine_overlay(profile_overlay(profile), bisection,
