@@ -46,6 +46,25 @@ def test_run_a_node_and_see_its_rows(spark):
     assert [c for c in at.code if "Scan parquet" in c.value and "Filter" in c.value]
 
 
+def test_a_run_that_ends_soon_comes_with_the_click_that_started_it(spark, monkeypatch):
+    """ui.background.finished waits for a task it shows for the first time (up to WAIT_S, here long
+    enough for any machine): the rows come with the Run click's own rerun of the page, with no progress
+    fragment to look again and no rerun of the whole page after it."""
+    from executor.run import clear_cache
+
+    monkeypatch.setattr("ui.background.WAIT_S", 120.0)
+    clear_cache()  # a real run, not a kept result
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.session_state["inspector_tab"] = "Run"
+    at.query_params["sample"] = "tutorial.json"
+    at.query_params["node"] = "0.0"
+    at.run()
+    at.button(key="run_button").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert _result_frames(at) and any("Node 0.0:" in c.value and "ran in" in c.value for c in at.caption)
+    assert not at.get("progress") and not [b for b in at.button if (b.key or "").startswith("cancel-")]
+
+
 @pytest.mark.restarts_spark
 def test_opening_a_plan_starts_spark_in_the_background(monkeypatch):
     """The page draws without waiting; the session starts (and runs a first small query) in a thread,

@@ -220,6 +220,24 @@ def test_a_rehearsal_gives_way_to_a_run_a_person_asked_for(spark, tpch_dir, monk
         assert rehearse(model, ["1"], spark, cat, budget_s=600) == []
 
 
+def test_the_warm_up_prepares_the_open_plan_before_the_common_shapes(monkeypatch):
+    """executor.session._warm: the open plan's own warm-up (its rehearsal) comes right after the JVM, and
+    the common shapes (for plans opened later) after it, unless a person's run has started by then (on
+    a fresh JVM the shapes took 6 s, and the plan's nodes were warm that much later)."""
+    from executor import session
+
+    done: list[str] = []
+    monkeypatch.setattr(session, "get_session", lambda: "spark")
+    monkeypatch.setattr(session, "_common_shapes", lambda spark, data_file: done.append(f"shapes {spark} {data_file}"))
+    session._warm("orders.parquet", lambda spark: done.append(f"plan {spark}"))
+    assert done == ["plan spark", "shapes spark orders.parquet"] and session.warm_up_error is None
+
+    done.clear()
+    with run_mod.asked_for():  # a person's run under way
+        session._warm("orders.parquet", lambda spark: done.append(f"plan {spark}"))
+    assert done == ["plan spark"]
+
+
 @pytest.mark.spark
 @pytest.mark.leaves_spark_tasks
 def test_a_count_over_its_budget_stops_and_the_rows_come_back(spark, tpch_dir):

@@ -31,6 +31,7 @@ class Task:
     started: float = field(default_factory=time.monotonic)
     updates: int = 0  # bumped by work that lands its result in parts (the page redraws each part)
     done: threading.Event = field(default_factory=threading.Event)
+    waited: bool = False  # a run of the page has waited for it already (:func:`finished`)
 
     def progress(self, fraction: float, status: str) -> None:
         self.fraction, self.status = fraction, status
@@ -79,9 +80,24 @@ def show_progress(task: Task, text: str, cancel_key: str) -> None:
         task.status = "cancelling"
 
 
+#: Seconds the page's run waits for a task the first time it shows it (the run that started it), before
+#: it leaves the task to its progress fragment: a run on a warm session mostly ends within it, and its
+#: rows then come with this run of the page, without the fragment's next look and a rerun of the whole
+#: page (0.3-0.6 s of the 1.0 s a first Run of the tutorial's filter took).
+WAIT_S = 1.5
+#: Seconds between two updates of the progress while the page waits: each is a point where Streamlit
+#: stops the run for a newer one (a page link), so the page answers meanwhile. A click inside the same
+#: fragment is queued, by Streamlit, until the wait ends: at most :data:`WAIT_S` later.
+WAIT_STEP_S = 0.05
+
+
 def finished(task: Task, running: Callable[[], None]) -> Any:
-    """The task's result once it has one. Until then ``running()`` draws its progress (a fragment
-    with Cancel); a task that failed shows its error. None unless finished well."""
+    """The task's result once it has one. The first time, it is waited for here, up to :data:`WAIT_S`
+    (with a progress bar); after that, ``running()`` draws its progress (a fragment with Cancel) until
+    it ends. A task that failed shows its error. None unless finished well."""
+    if not task.done.is_set() and not task.waited:
+        task.waited = True
+        _wait_here(task)
     if not task.done.is_set():
         running()
         return None
@@ -89,3 +105,13 @@ def finished(task: Task, running: Callable[[], None]) -> Any:
         st.error(task.error)
         return None
     return task.result
+
+
+def _wait_here(task: Task) -> None:
+    """Wait up to :data:`WAIT_S` for ``task``, updating a progress bar (each update a point where
+    Streamlit can stop this run for a newer one); the bar goes when the wait ends."""
+    slot = st.empty()
+    deadline = time.monotonic() + WAIT_S
+    while not task.done.wait(WAIT_STEP_S) and time.monotonic() < deadline:
+        slot.progress(task.fraction, text=task.status)
+    slot.empty()

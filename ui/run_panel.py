@@ -1,8 +1,9 @@
 """The Run tab: run the selected node's subtree on Spark in the background, with progress and cancel.
 
 A run happens in a worker thread owned by this browser session, so the page never waits for Spark
-(nor for it to start) and stays responsive; a fragment refreshes the progress each second. The
-results are cached per plan and node by ``executor.run``.
+(nor for it to start) and stays responsive. It starts in the Run click's callback; that click's rerun
+waits for it a moment (``ui.background.finished``), and a longer run leaves a fragment that refreshes
+its progress. The results are cached per plan and node by ``executor.run``.
 """
 
 from __future__ import annotations
@@ -52,8 +53,9 @@ def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, 
     key = (model.digest, node_id)
     state = _runs().get(key)
     running = state is not None and not state.done.is_set()
-    if st.button("▶ Run this node", key="run_button", disabled=not ok or running, type="primary"):
-        _start(plan, model, node_id, int(limit), bool(count), float(timeout_s))
+    # started in the click's callback, before the page's run draws the graph and the inspector again
+    if st.button("▶ Run this node", key="run_button", disabled=not ok or running, type="primary", on_click=_start,
+                 args=(plan, model, node_id, int(limit), bool(count), float(timeout_s))):
         state = _runs()[key]
     if state is not None:
         _show(plan, model, state, key)
