@@ -49,7 +49,8 @@ def test_run_a_node_and_see_its_rows(spark):
 def test_a_run_that_ends_soon_comes_with_the_click_that_started_it(spark, monkeypatch):
     """ui.background.finished waits for a task it shows for the first time (up to WAIT_S, here long
     enough for any machine): the rows come with the Run click's own rerun of the page, with no progress
-    fragment to look again and no rerun of the whole page after it."""
+    fragment to look again and no rerun of the whole page after it. The run, started in the click's
+    callback, takes the row limit sent with the click."""
     from executor.run import clear_cache
 
     monkeypatch.setattr("ui.background.WAIT_S", 120.0)
@@ -59,9 +60,11 @@ def test_a_run_that_ends_soon_comes_with_the_click_that_started_it(spark, monkey
     at.query_params["sample"] = "tutorial.json"
     at.query_params["node"] = "0.0"
     at.run()
+    at.number_input(key="run_limit").set_value(2)  # typed just before the click: sent with it
     at.button(key="run_button").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert _result_frames(at) and any("Node 0.0:" in c.value and "ran in" in c.value for c in at.caption)
+    assert [len(f) for f in _result_frames(at)] == [2]
+    assert any("Node 0.0:" in c.value and "ran in" in c.value for c in at.caption)
     assert not at.get("progress") and not [b for b in at.button if (b.key or "").startswith("cancel-")]
 
 

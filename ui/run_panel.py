@@ -42,20 +42,27 @@ def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, count: bool, 
           what=f"running node {node_id}", thread_name=f"app-run-{node_id}")
 
 
+def _clicked(plan: Plan, model: PlanModel, node_id: str) -> None:
+    """Run's callback: the run starts with the options as the click sent them (a row limit typed just
+    before the click comes with it, after the page drew the button)."""
+    state = st.session_state
+    _start(plan, model, node_id, int(state["run_limit"]), bool(state["run_count"]), float(state["run_timeout"]))
+
+
 def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, str | None]) -> None:
     ok, reason = executable
     if not ok:
         st.warning(f"This node cannot run on Spark: {reason}")
     c1, c2, c3 = st.columns([1, 1, 1])
-    limit = c1.number_input("Rows", min_value=1, max_value=10_000, value=100, step=50, key="run_limit")
-    timeout_s = c2.number_input("Timeout (s)", min_value=5, max_value=3600, value=int(DEFAULT_TIMEOUT_S), key="run_timeout")
-    count = c3.checkbox("Exact row count", key="run_count")
+    c1.number_input("Rows", min_value=1, max_value=10_000, value=100, step=50, key="run_limit")
+    c2.number_input("Timeout (s)", min_value=5, max_value=3600, value=int(DEFAULT_TIMEOUT_S), key="run_timeout")
+    c3.checkbox("Exact row count", key="run_count")  # the three are read by the click's callback
     key = (model.digest, node_id)
     state = _runs().get(key)
     running = state is not None and not state.done.is_set()
     # started in the click's callback, before the page's run draws the graph and the inspector again
-    if st.button("▶ Run this node", key="run_button", disabled=not ok or running, type="primary", on_click=_start,
-                 args=(plan, model, node_id, int(limit), bool(count), float(timeout_s))):
+    if st.button("▶ Run this node", key="run_button", disabled=not ok or running, type="primary", on_click=_clicked,
+                 args=(plan, model, node_id)):
         state = _runs()[key]
     if state is not None:
         _show(plan, model, state, key)
