@@ -250,7 +250,8 @@ def compare_outputs(model_a, node_a: str, model_b, node_b: str, catalog_a, catal
             raise ExecutionError(f"{side}: the plan has no node {nid!r}; its roots are {', '.join(model.roots) or 'none'}")
     if sample < 0:
         raise ExecutionError(f"the sample size must be 0 or more, not {sample}")
-    from .run import asked_for, refuse_writes
+    from .run import refuse_writes
+    from .session import asked_for
 
     refuse_writes(model_a, node_a)
     refuse_writes(model_b, node_b)

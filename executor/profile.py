@@ -68,7 +68,8 @@ from viz.render import NodeStat, Overlay
 from viz.schema import aggregate_layout, join_type_name
 
 from .errors import ExecutionError
-from .run import POLL_S, STOP_GRACE_S, asked_for, interrupt_tag, spark_reason, tagged, translation
+from .run import POLL_S, STOP_GRACE_S, interrupt_tag, spark_reason, tagged, translation
+from .session import asked_for
 
 EXPLODE_FACTOR = 10.0
 EXPLODE_MIN_ROWS = 1000

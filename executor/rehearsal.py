@@ -10,7 +10,8 @@ from __future__ import annotations
 import time
 
 from .profile import is_cross_product
-from .run import Cancelled, SparkRun, in_background, supervise
+from .run import Cancelled, SparkRun, supervise
+from .session import in_background
 
 
 def rehearse(model, node_ids: list[str], spark, catalog, budget_s: float, limit: int = 100) -> list[str]:
@@ -20,7 +21,7 @@ def rehearse(model, node_ids: list[str], spark, catalog, budget_s: float, limit:
     then under way is interrupted). The nodes rehearsed to the end, in order; a node that fails is
     passed over (its own Run says why), and so is a node over a cross product: interrupted, a cross
     product's tasks can run on (``executor.reaper``), and no one asked for this run. It gives way to
-    the runs a person asks for (``executor.run.in_background``): once one starts, the run under way is
+    the runs a person asks for (``executor.session.in_background``): once one starts, the run under way is
     interrupted and no other starts."""
     done: list[str] = []
     deadline = time.monotonic() + budget_s

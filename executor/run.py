@@ -28,7 +28,7 @@ import pandas as pd
 from viz.kinds import KINDS
 
 from .errors import ExecutionError, Refused, Unsupported
-from .session import get_session, is_connect
+from .session import asked_for, get_session, is_connect
 
 MAX_ROWS = 10_000  # rows collected at most, whatever limit is asked
 MAX_BYTES = 64 * 1024 * 1024  # Arrow bytes kept at most; rows beyond are dropped with a warning
@@ -270,46 +270,6 @@ class SparkRun:
             warnings=warnings,
             arrow=table.rename_columns(columns),
         )
-
-
-#: The stop signals of the background runs under way (the warm-up's rehearsal, ``executor.rehearsal``)
-#: and the count of the runs a person asked for under way. A person's run sets the signals: on this
-#: project's 2-core machine, a rehearsal still running when the first Run was clicked made that Run
-#: share the cores with it (the tutorial's root 2.7 s, against 0.9 s alone).
-_BACKGROUND: set[threading.Event] = set()
-_ASKED = 0
-_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def in_background():
-    """Runs made inside are background ones: the event given (pass it as their ``cancel``) is set as
-    soon as a run a person asked for starts, or now if one is under way."""
-    stop = threading.Event()
-    with _LOCK:
-        _BACKGROUND.add(stop)
-        if _ASKED:
-            stop.set()
-    try:
-        yield stop
-    finally:
-        with _LOCK:
-            _BACKGROUND.discard(stop)
-
-
-@contextlib.contextmanager
-def asked_for():
-    """A run a person asked for is under way: the background runs give way (see :func:`in_background`)."""
-    global _ASKED
-    with _LOCK:
-        _ASKED += 1
-        for stop in _BACKGROUND:
-            stop.set()
-    try:
-        yield
-    finally:
-        with _LOCK:
-            _ASKED -= 1
 
 
 def supervise(run: SparkRun, spark, timeout_s: float | None, cancel: threading.Event | None, progress: Progress | None,

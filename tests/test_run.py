@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from executor import run as run_mod
+from executor import session
 from executor.catalog import Catalog
 from executor.errors import ExecutionError, Refused
 from executor.rehearsal import rehearse
@@ -195,7 +196,7 @@ def test_a_rehearsal_runs_each_node_keeps_nothing_and_keeps_to_its_budget(spark,
 
 @pytest.mark.spark
 def test_a_rehearsal_gives_way_to_a_run_a_person_asked_for(spark, tpch_dir, monkeypatch):
-    """executor.run.in_background: the rehearsal's run under way is interrupted when a person's Run
+    """executor.session.in_background: the rehearsal's run under way is interrupted when a person's Run
     starts, and no other node is rehearsed after it; a rehearsal that starts while a person's run is
     under way runs nothing. (On two cores the two shared them: the tutorial root's first Run 2.7 s.)"""
     run_mod.clear_cache()
@@ -216,7 +217,7 @@ def test_a_rehearsal_gives_way_to_a_run_a_person_asked_for(spark, tpch_dir, monk
     assert len(asked.rows) == 100 and no_active_jobs(spark)  # orders: its first 100 rows
 
     run_mod.clear_cache()
-    with run_mod.asked_for():  # a person's run under way
+    with session.asked_for():  # a person's run under way
         assert rehearse(model, ["1"], spark, cat, budget_s=600) == []
 
 
@@ -224,8 +225,6 @@ def test_the_warm_up_prepares_the_open_plan_before_the_common_shapes(monkeypatch
     """executor.session._warm: the open plan's own warm-up (its rehearsal) comes right after the JVM, and
     the common shapes (for plans opened later) after it, unless a person's run has started by then (on
     a fresh JVM the shapes took 6 s, and the plan's nodes were warm that much later)."""
-    from executor import session
-
     done: list[str] = []
     monkeypatch.setattr(session, "get_session", lambda: "spark")
     monkeypatch.setattr(session, "_common_shapes", lambda spark, data_file: done.append(f"shapes {spark} {data_file}"))
@@ -233,7 +232,7 @@ def test_the_warm_up_prepares_the_open_plan_before_the_common_shapes(monkeypatch
     assert done == ["plan spark", "shapes spark orders.parquet"] and session.warm_up_error is None
 
     done.clear()
-    with run_mod.asked_for():  # a person's run under way
+    with session.asked_for():  # a person's run under way
         session._warm("orders.parquet", lambda spark: done.append(f"plan {spark}"))
     assert done == ["plan spark"]
 
