@@ -66,6 +66,7 @@ def test_a_run_that_ends_soon_comes_with_the_click_that_started_it(spark, monkey
     assert [len(f) for f in _result_frames(at)] == [2]
     assert any("Node 0.0:" in c.value and "ran in" in c.value for c in at.caption)
     assert not at.get("progress") and not [b for b in at.button if (b.key or "").startswith("cancel-")]
+    assert not at.button(key="run_button").disabled  # drawn once the run had ended: it can run again
 
 
 @pytest.mark.restarts_spark

@@ -95,9 +95,7 @@ def finished(task: Task, running: Callable[[], None]) -> Any:
     """The task's result once it has one. The first time, it is waited for here, up to :data:`WAIT_S`
     (with a progress bar); after that, ``running()`` draws its progress (a fragment with Cancel) until
     it ends. A task that failed shows its error. None unless finished well."""
-    if not task.done.is_set() and not task.waited:
-        task.waited = True
-        _wait_here(task)
+    settle(task)
     if not task.done.is_set():
         running()
         return None
@@ -105,6 +103,14 @@ def finished(task: Task, running: Callable[[], None]) -> Any:
         st.error(task.error)
         return None
     return task.result
+
+
+def settle(task: Task) -> None:
+    """Wait for ``task`` here, the first time it is shown, up to :data:`WAIT_S`: a panel whose controls
+    depend on whether it still runs (a disabled button) calls this before drawing them."""
+    if not task.done.is_set() and not task.waited:
+        task.waited = True
+        _wait_here(task)
 
 
 def _wait_here(task: Task) -> None:

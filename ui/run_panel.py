@@ -14,7 +14,7 @@ import streamlit as st
 
 from executor.errors import ExecutionError
 from executor.run import explain_node, run_node, to_csv_bytes, to_parquet_bytes
-from ui.background import POLL_S, Task, finished, show_progress, start
+from ui.background import POLL_S, Task, finished, settle, show_progress, start
 from ui.data import catalog_for
 from ui.plan_source import Plan
 from viz.model import PlanModel
@@ -59,6 +59,8 @@ def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, 
     c3.checkbox("Exact row count", key="run_count")  # the three are read by the click's callback
     key = (model.digest, node_id)
     state = _runs().get(key)
+    if state is not None:  # a run the click's callback has just started: its end may come with this rerun
+        settle(state)
     running = state is not None and not state.done.is_set()
     # started in the click's callback, before the page's run draws the graph and the inspector again
     if st.button("▶ Run this node", key="run_button", disabled=not ok or running, type="primary", on_click=_clicked,
