@@ -384,3 +384,30 @@ def test_a_broadcast_out_of_memory_is_tried_again(spark, tpch_dir, monkeypatch):
     result = run_node(model_of(plan((read("orders", ORDERS), [c for c, _ in ORDERS]))), "0",
                       catalog=Catalog([tpch_dir]), limit=7, count=True)
     assert result.row_count == 15000 and len(tried) == 2
+
+
+def test_the_driver_jvm_is_given_the_class_archive_when_there_is_one(monkeypatch, tmp_path):
+    """executor.session._java_options: the archive when its file is there, nothing when not (a JVM
+    whose archive is missing or unusable starts without it), and the dump option in the process
+    that builds it (executor.jvm_archive)."""
+    base = session.LOCAL_CONF["spark.driver.extraJavaOptions"]
+    archive = tmp_path / "spark.jsa"
+    monkeypatch.setattr(session, "archive_path", lambda: str(archive))
+    assert session._java_options() == base
+    archive.write_bytes(b"x")
+    assert session._java_options() == f"{base} -XX:SharedArchiveFile={archive}"
+    monkeypatch.setattr(session, "DUMP_ARCHIVE_TO", "/somewhere/new.jsa")
+    assert session._java_options() == f"{base} -XX:ArchiveClassesAtExit=/somewhere/new.jsa"
+
+
+@pytest.mark.spark
+def test_the_shared_session_maps_the_class_archive_make_built(spark):
+    """make's set-up builds the class archive (python -m executor.jvm_archive); the session's JVM maps
+    it: HotSpot turns UseSharedSpaces off when it cannot (a corrupt archive, checked by hand)."""
+    path = session.archive_path()
+    assert os.path.isfile(path), f"no class archive at {path}: make test builds it (python -m executor.jvm_archive)"
+    jvm = spark._jvm
+    bean = jvm.java.lang.management.ManagementFactory.getPlatformMXBean(
+        jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean"))
+    assert bean.getVMOption("SharedArchiveFile").getValue() == path
+    assert bean.getVMOption("UseSharedSpaces").getValue() == "true"
