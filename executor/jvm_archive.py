@@ -40,6 +40,8 @@ def build(timeout_s: float = 600) -> str:
 
 def _dump(to: str) -> None:
     """In the building process: a session whose JVM writes its loaded classes to ``to`` at exit."""
+    from pyspark.sql import functions as F
+
     from . import session
 
     session.DUMP_ARCHIVE_TO = to
@@ -47,9 +49,10 @@ def _dump(to: str) -> None:
     session._common_shapes(spark, None)
     with tempfile.TemporaryDirectory(prefix="jvm-archive-") as folder:
         table = os.path.join(folder, "t.parquet")
-        spark.range(0, 100).selectExpr("id", "cast(id as string) as s", "cast(id as decimal(10,2)) as d") \
+        ids = F.col("id")
+        spark.range(0, 100).select(ids, ids.cast("string").alias("s"), ids.cast("decimal(10,2)").alias("d")) \
             .write.parquet(table)
-        spark.read.parquet(table).where("id > 3").groupBy("s").count().collect()
+        spark.read.parquet(table).where(F.col("id") > 3).groupBy("s").count().collect()
     jvm = spark.sparkContext._gateway.proc
     session.stop_session()
     jvm.stdin.close()  # the JVM ends when its stdin closes, writing the archive first
