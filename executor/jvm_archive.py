@@ -19,10 +19,8 @@ from .session import archive_path
 
 
 def build(timeout_s: float = 600) -> str:
-    """The archive's path, built now unless it is there; raises RuntimeError when it could not be."""
+    """Build the archive now; its path. Raises RuntimeError when the JVM wrote none."""
     path = archive_path()
-    if os.path.isfile(path):
-        return path
     os.makedirs(os.path.dirname(path), exist_ok=True)
     partial = f"{path}.{os.getpid()}.partial"
     try:
@@ -46,7 +44,7 @@ def _dump(to: str) -> None:
 
     session.DUMP_ARCHIVE_TO = to
     spark = session.get_session()
-    session._common_shapes(spark, None)
+    session.common_shapes(spark, None)
     with tempfile.TemporaryDirectory(prefix="jvm-archive-") as folder:
         table = os.path.join(folder, "t.parquet")
         ids = F.col("id")

@@ -247,12 +247,12 @@ def _warm(data_file: str | None, prepare: Callable[[SparkSession], object] | Non
             prepare(spark)
         with in_background() as stop:  # not once a person's run has started: it would share the cores
             if not stop.is_set():
-                _common_shapes(spark, data_file)
+                common_shapes(spark, data_file)
     except Exception as exc:  # noqa: BLE001 - the run that needs Spark reports its own error
         warm_up_error = f"{type(exc).__name__}: {exc}"
 
 
-def _common_shapes(spark: SparkSession, data_file: str | None) -> None:
+def common_shapes(spark: SparkSession, data_file: str | None) -> None:
     """A small join, aggregate and sort, and a read of ``data_file``: Spark's first-query costs (class
     loading, code generation) for the plans opened later."""
     from pyspark.sql import functions as F

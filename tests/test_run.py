@@ -227,7 +227,7 @@ def test_the_warm_up_prepares_the_open_plan_before_the_common_shapes(monkeypatch
     a fresh JVM the shapes took 6 s, and the plan's nodes were warm that much later)."""
     done: list[str] = []
     monkeypatch.setattr(session, "get_session", lambda: "spark")
-    monkeypatch.setattr(session, "_common_shapes", lambda spark, data_file: done.append(f"shapes {spark} {data_file}"))
+    monkeypatch.setattr(session, "common_shapes", lambda spark, data_file: done.append(f"shapes {spark} {data_file}"))
     session._warm("orders.parquet", lambda spark: done.append(f"plan {spark}"))
     assert done == ["plan spark", "shapes spark orders.parquet"] and session.warm_up_error is None
 

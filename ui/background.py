@@ -31,7 +31,7 @@ class Task:
     started: float = field(default_factory=time.monotonic)
     updates: int = 0  # bumped by work that lands its result in parts (the page redraws each part)
     done: threading.Event = field(default_factory=threading.Event)
-    waited: bool = False  # a run of the page has waited for it already (:func:`finished`)
+    waited: bool = False  # a run of the page has waited for it already (:func:`settle`)
 
     def progress(self, fraction: float, status: str) -> None:
         self.fraction, self.status = fraction, status
@@ -107,15 +107,12 @@ def finished(task: Task, running: Callable[[], None]) -> Any:
 
 def settle(task: Task) -> None:
     """Wait for ``task`` here, the first time it is shown, up to :data:`WAIT_S`: a panel whose controls
-    depend on whether it still runs (a disabled button) calls this before drawing them."""
-    if not task.done.is_set() and not task.waited:
-        task.waited = True
-        _wait_here(task)
-
-
-def _wait_here(task: Task) -> None:
-    """Wait up to :data:`WAIT_S` for ``task``, updating a progress bar (each update a point where
-    Streamlit can stop this run for a newer one); the bar goes when the wait ends."""
+    depend on whether it still runs (a disabled button) calls this before drawing them. A progress bar
+    is updated meanwhile (each update a point where Streamlit can stop this run for a newer one); it
+    goes when the wait ends."""
+    if task.done.is_set() or task.waited:
+        return
+    task.waited = True
     slot = st.empty()
     deadline = time.monotonic() + WAIT_S
     while not task.done.wait(WAIT_STEP_S) and time.monotonic() < deadline:

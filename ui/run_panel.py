@@ -63,9 +63,9 @@ def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, 
         settle(state)
     running = state is not None and not state.done.is_set()
     # started in the click's callback, before the page's run draws the graph and the inspector again
-    if st.button("▶ Run this node", key="run_button", disabled=not ok or running, type="primary", on_click=_clicked,
-                 args=(plan, model, node_id)):
-        state = _runs()[key]
+    # (so ``state`` above is already the click's run)
+    st.button("▶ Run this node", key="run_button", disabled=not ok or running, type="primary", on_click=_clicked,
+              args=(plan, model, node_id))
     if state is not None:
         _show(plan, model, state, key)
 
