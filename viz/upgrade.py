@@ -204,6 +204,28 @@ def _upgrade_join(d: dict, notes: Notes, state: dict) -> set[str]:
     return set()
 
 
+def _upgrade_join_keys(d: dict, notes: Notes, state: dict) -> set[str]:
+    """HashJoinRel and MergeJoinRel: "left_keys/right_keys are deprecated in favor of keys. If they are set
+    then the two lists ... must have the same length and the comparison function is considered to be
+    SimpleEqualityType::EQ" (algebra.proto)."""
+    found_l, left = _pop(d, "leftKeys", "left_keys")
+    found_r, right = _pop(d, "rightKeys", "right_keys")
+    if not (found_l or found_r):
+        return set()
+    left, right = list(left or []), list(right or [])
+    if d.get("keys"):
+        notes["legacy leftKeys/rightKeys of a hash or merge join dropped: its keys are given (the current form)"] += 1
+        return set()
+    if len(left) != len(right):
+        raise PlanLoadError(
+            f"not a valid Substrait plan: a hash or merge join has {len(left)} legacy left keys and {len(right)} "
+            "right keys; the spec requires the two lists to have the same length"
+        )
+    d["keys"] = [{"left": a, "right": b, "comparison": {"simple": "SIMPLE_COMPARISON_TYPE_EQ"}} for a, b in zip(left, right)]
+    notes["legacy leftKeys/rightKeys of a hash or merge join upgraded to keys (compared with EQ)"] += 1
+    return {"keys"}
+
+
 UPGRADES: dict[str, Callable[[dict, Notes, dict], set[str]]] = {
     "substrait.Plan": _upgrade_plan,
     "substrait.extensions.SimpleExtensionDeclaration.ExtensionFunction": _upgrade_extension_decl,
@@ -219,6 +241,8 @@ UPGRADES: dict[str, Callable[[dict, Notes, dict], set[str]]] = {
     "substrait.AggregateFunction": _upgrade_function_args,
     "substrait.Expression.WindowFunction": _upgrade_function_args,
     "substrait.JoinRel": _upgrade_join,
+    "substrait.HashJoinRel": _upgrade_join_keys,
+    "substrait.MergeJoinRel": _upgrade_join_keys,
 }
 
 
@@ -240,6 +264,8 @@ UPGRADE_TRIGGERS: dict[str, frozenset[str]] = {
     "substrait.Expression.ScalarFunction": frozenset({"args"}),
     "substrait.AggregateFunction": frozenset({"args"}),
     "substrait.Expression.WindowFunction": frozenset({"args"}),
+    "substrait.HashJoinRel": frozenset({"leftKeys", "left_keys", "rightKeys", "right_keys"}),
+    "substrait.MergeJoinRel": frozenset({"leftKeys", "left_keys", "rightKeys", "right_keys"}),
 }
 
 
@@ -295,12 +321,15 @@ LEGACY_BINARY: dict[tuple[str, int], tuple[str, Callable[[Any], Any]]] = {
     ("substrait.AggregateFunction", 2): ("args", _msg(algebra_pb2.Expression)),
     ("substrait.Expression.WindowFunction", 8): ("args", _msg(algebra_pb2.Expression)),
 }
+for _join in ("HashJoinRel", "MergeJoinRel"):
+    LEGACY_BINARY[(f"substrait.{_join}", 4)] = ("leftKeys", _msg(algebra_pb2.Expression.FieldReference))
+    LEGACY_BINARY[(f"substrait.{_join}", 5)] = ("rightKeys", _msg(algebra_pb2.Expression.FieldReference))
 for _decl in ("ExtensionFunction", "ExtensionType", "ExtensionTypeVariation"):
     LEGACY_BINARY[(f"substrait.extensions.SimpleExtensionDeclaration.{_decl}", 1)] = (
         "extensionUriReference",
         int,
     )
-_REPEATED_LEGACY = {"extensionUris", "groupingExpressions", "values", "args"}
+_REPEATED_LEGACY = {"extensionUris", "groupingExpressions", "values", "args", "leftKeys", "rightKeys"}
 
 
 def _has_unknown_fields(msg: Message) -> bool:
@@ -383,6 +412,8 @@ def _merge_upgrade(msg: Message, legacy: dict, notes: Notes, state: dict) -> Non
             {"extensionUriAnchor": u.get("extensionUrnAnchor", 0), "uri": u.get("urn", "")}
             for u in legacy["extensionUris"]
         ]
+    if msg.DESCRIPTOR.full_name in ("substrait.HashJoinRel", "substrait.MergeJoinRel"):
+        legacy["keys"] = [json_format.MessageToDict(k) for k in msg.keys]  # type: ignore[attr-defined]
     wrote = hook(legacy, notes, state)
     fragment = {k: legacy[k] for k in wrote}
     for key in wrote:
