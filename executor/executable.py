@@ -16,6 +16,7 @@ from google.protobuf.message import Message
 from substrait import algebra_pb2, type_pb2
 
 from viz.errors import Severity
+from viz.kinds import enhancement_of
 from viz.model import PlanModel
 
 from . import literals
@@ -193,6 +194,10 @@ def _own_reason(model: PlanModel, node_id: str) -> tuple[str | None, bool]:
     if wrong:
         return wrong, False
     body = view.node.body
+    enhancement = enhancement_of(body)
+    if enhancement is not None:
+        return (f"an advanced extension enhancement ({enhancement}) changes what the relation means, and a "
+                "consumer may not ignore it"), False
     if kind == "read":
         which = body.WhichOneof("read_type")
         if which not in ("named_table", "local_files", "virtual_table"):

@@ -76,6 +76,26 @@ def emit(body) -> list[int] | None:
     return list(common.emit.output_mapping)
 
 
+def output_names(body) -> list[str] | None:
+    """A relation's ``common.hint.output_names`` (its output fields' names, depth-first as a RelRoot's),
+    or None when it gives none. Read here for every pass."""
+    common = getattr(body, "common", None)
+    if common is None or not common.HasField("hint") or not common.hint.output_names:
+        return None
+    return list(common.hint.output_names)
+
+
+def enhancement_of(body) -> str | None:
+    """The type of the advanced extension enhancement on a relation (its own or its ``common``'s), or
+    None. An enhancement "alter[s] semantics. Cannot be ignored by a consumer" (extensions.proto),
+    unlike an optimization, which may be."""
+    for holder in (body, getattr(body, "common", None)):
+        ext = getattr(holder, "advanced_extension", None) if holder is not None else None
+        if ext is not None and ext.HasField("enhancement"):
+            return ext.enhancement.type_url.split("/")[-1] or "no type"
+    return None
+
+
 def project_outputs_input(body, project_keeps_input: bool) -> bool:
     """Whether a ProjectRel outputs its input's fields before its expressions: so the spec, and so a
     project with an emit always; only a producer that wrote projects as expressions-only
@@ -88,4 +108,5 @@ def kind(name: str) -> Kind:
     return KINDS.get(name) or Kind(name, name or "(empty)")
 
 
-__all__ = ["JOIN_KINDS", "KINDS", "Kind", "PROTO_KINDS", "emit", "kind", "project_outputs_input"]
+__all__ = ["JOIN_KINDS", "KINDS", "Kind", "PROTO_KINDS", "emit", "enhancement_of", "kind", "output_names",
+           "project_outputs_input"]

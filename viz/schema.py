@@ -19,7 +19,7 @@ from .expressions import ExpressionTyper, Scope, Typed
 from .extensions import Extensions
 from .fields import Field, fields_from_named_struct, named_struct_fields, nested_names_for
 from .graph import Node, PlanGraph
-from .kinds import JOIN_KINDS, emit, project_outputs_input
+from .kinds import JOIN_KINDS, emit, enhancement_of, output_names, project_outputs_input
 
 
 @dataclass
@@ -848,6 +848,17 @@ def _derive_node(node: Node, infos, ext, outer, anchors, conventions: Convention
         direct = None
     info_.direct = list(direct) if direct is not None else None
     info_.schema = _apply_emit(ctx, info_.direct)
+    names = output_names(node.body)
+    if names is not None and info_.schema is not None:
+        # RelCommon.Hint.output_names: "Equivalent to the names field in RelRoot but applies to the
+        # output of the relation this RelCommon is attached to" (after the emit)
+        info_.schema = _relabel(info_.schema, names, info_.diagnostics, node.id, "output-names-mismatch", "the hint")
+    enhancement = enhancement_of(node.body)
+    if enhancement is not None:
+        info_.diagnostics.append(warning(
+            "enhancement",
+            f"an advanced extension enhancement ({enhancement}) changes what this relation means, which this tool "
+            "does not know: its output may differ from the one shown", node.id))
     if info_.incoming is None and node.kind not in ("read", "update"):
         info_.incoming = inputs[0] if len(inputs) == 1 else None
     if not info_.referenced_fields:
@@ -881,27 +892,33 @@ def _label_roots(graph: PlanGraph, infos: dict[str, NodeInfo]) -> None:
         info_ = infos.get(root_id)
         if info_ is None or info_.schema is None or not names:
             continue
-        fields = info_.schema
-        needed = sum(1 + len(f.nested) for f in fields)
-        if needed != len(names):
-            info_.diagnostics.append(
-                warning(
-                    "root-names-mismatch",
-                    f"the root gives {len(names)} names, but its output needs {needed} "
-                    f"({len(fields)} columns, counting nested struct fields)",
-                    root_id,
-                )
+        info_.schema = _relabel(info_.schema, names, info_.diagnostics, root_id, "root-names-mismatch", "the root")
+
+
+def _relabel(fields: list[Field], names: Sequence[str], diagnostics: list[Diagnostic], node_id: str, code: str,
+             whose: str) -> list[Field]:
+    """``fields`` named by ``names`` (depth-first, nested struct fields included, as RelRoot's); a count
+    that does not fit is reported, and the names are given as far as they go."""
+    needed = sum(1 + len(f.nested) for f in fields)
+    if needed != len(names):
+        diagnostics.append(
+            warning(
+                code,
+                f"{whose} gives {len(names)} names, but its output needs {needed} "
+                f"({len(fields)} columns, counting nested struct fields)",
+                node_id,
             )
-        pos = 0
-        out: list[Field] = []
-        for f in fields:
-            if pos >= len(names):
-                out.append(f)
-                continue
-            n = len(f.nested)
-            nested = tuple(names[pos + 1 : pos + 1 + n])
-            if len(nested) < n:
-                nested = f.nested
-            out.append(Field(names[pos], f.type, nested))
-            pos += 1 + n
-        info_.schema = out
+        )
+    pos = 0
+    out: list[Field] = []
+    for f in fields:
+        if pos >= len(names):
+            out.append(f)
+            continue
+        n = len(f.nested)
+        nested = tuple(names[pos + 1 : pos + 1 + n])
+        if len(nested) < n:
+            nested = f.nested
+        out.append(Field(names[pos], f.type, nested))
+        pos += 1 + n
+    return out
