@@ -142,6 +142,12 @@ def _sort_field(model: PlanModel, s: algebra_pb2.SortField) -> str | None:
     return None
 
 
+def _join_key(model: PlanModel, k: algebra_pb2.ComparisonJoinKey) -> str | None:
+    if k.comparison.WhichOneof("inner_type") == "custom_function_reference":
+        return "a join key with a custom comparison function is not supported"
+    return None
+
+
 _CHECKS: dict[str, Callable[[PlanModel, Message], str | None]] = {
     "substrait.Expression": _expression,
     "substrait.Expression.Literal": _literal,
@@ -153,6 +159,7 @@ _CHECKS: dict[str, Callable[[PlanModel, Message], str | None]] = {
     "substrait.Expression.FieldReference": _field_reference,
     "substrait.Expression.Subquery.SetPredicate": _set_predicate,
     "substrait.SortField": _sort_field,
+    "substrait.ComparisonJoinKey": _join_key,
 }
 
 

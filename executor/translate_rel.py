@@ -660,6 +660,9 @@ def _join(tr: _Translator, node: NodeView, type_name: str, cond: Column | None, 
         tr.warn(f"node {node.id}: a single join runs as an outer join; more than one match is not reported as an error")
     if type_name == "JOIN_TYPE_UNSPECIFIED":
         raise ExecutionError(f"node {node.id}: the join type is unspecified")
+    if post is not None and type_name in ("JOIN_TYPE_LEFT_MARK", "JOIN_TYPE_RIGHT_MARK"):
+        # its output is one side and the mark: no joined record is left for the filter to apply to
+        raise Unsupported(f"node {node.id}: a post-join filter on a mark join is not supported")
     if type_name == "JOIN_TYPE_LEFT_MARK":
         return _mark(tr, node, left, 0, n, 1, n, m)
     if type_name == "JOIN_TYPE_RIGHT_MARK":
@@ -706,7 +709,12 @@ def keys_join(tr: _Translator, node: NodeView) -> DataFrame:
         simple = k.comparison.simple if k.comparison.WhichOneof("inner_type") == "simple" else 1
         if k.comparison.WhichOneof("inner_type") == "custom_function_reference":
             raise Unsupported("a join key with a custom comparison function is not supported")
-        eq = a.eqNullSafe(b) if simple == 2 else a == b
+        if simple == 2:  # IS_NOT_DISTINCT_FROM: nulls match nulls
+            eq = a.eqNullSafe(b)
+        elif simple == 3:  # MIGHT_EQUAL: "a = b OR isnull(a = b)" (algebra.proto)
+            eq = (a == b) | (a == b).isNull()
+        else:  # EQ ("equal and not null"); UNSPECIFIED read as EQ
+            eq = a == b
         cond = eq if cond is None else cond & eq
     ex = tr.expressions(node, tr.names(n + m), node.info.incoming)
     for extra in ("residual_expression", "post_join_filter"):

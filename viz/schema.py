@@ -330,13 +330,17 @@ def join(ctx: Context) -> list[Field] | None:
         _expect_boolean(ctx, typed, "the join condition")
         on = typed.text
     if "post_join_filter" in body.DESCRIPTOR.fields_by_name and body.HasField("post_join_filter"):
-        ctx.expr("post-join filter", body.post_join_filter, incoming)
+        _expect_boolean(ctx, ctx.expr("post-join filter", body.post_join_filter, incoming), "the post-join filter")
     ctx.info.detail = f"{_short_join(name)} on {on}" if on else _short_join(name)
     return join_output(ctx, name)
 
 
 def lateral_join(ctx: Context) -> list[Field] | None:
     return join(ctx)
+
+
+#: ComparisonJoinKey.SimpleComparisonType -> how a key's comparison reads (UNSPECIFIED and EQ: "=").
+_KEY_COMPARISONS = {2: "IS NOT DISTINCT FROM", 3: "MIGHT EQUAL"}
 
 
 def _keys_join(ctx: Context) -> list[Field] | None:
@@ -353,12 +357,19 @@ def _keys_join(ctx: Context) -> list[Field] | None:
         r = ctx.typer.selection(k.right, ctx.scope(right))
         offset = len(left) if left is not None else 0
         ctx.typer.referenced_fields = seen | {offset + i for i in ctx.typer.referenced_fields}
-        op = "IS NOT DISTINCT FROM" if k.comparison.simple == 2 else "="
-        keys.append(f"{l.text} {op} {r.text}")
+        if k.comparison.WhichOneof("inner_type") == "custom_function_reference":
+            anchor = k.comparison.custom_function_reference
+            fn = ctx.ext.functions.get(anchor)
+            keys.append(f"{fn.name if fn is not None else f'function {anchor}'}({l.text}, {r.text})")
+        else:
+            keys.append(f"{l.text} {_KEY_COMPARISONS.get(k.comparison.simple, '=')} {r.text}")
     for text in keys:
         ctx.info.expressions.append(("key", text))
+    if not keys:
+        # algebra.proto: "One or more keys to join on. The relation is invalid if this is empty"
+        ctx.diag(error("no-join-keys", "the join has no keys (a hash or merge join needs at least one)", ctx.node.id))
     if body.HasField("post_join_filter"):
-        ctx.expr("post-join filter", body.post_join_filter, incoming)
+        _expect_boolean(ctx, ctx.expr("post-join filter", body.post_join_filter, incoming), "the post-join filter")
     residual = getattr(body, "residual_expression", None)
     if residual is not None and body.HasField("residual_expression"):
         ctx.expr("residual", residual, incoming)
