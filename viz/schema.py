@@ -232,7 +232,15 @@ def sort(ctx: Context) -> list[Field] | None:
 def _fetch_value(ctx: Context, body, name: str, fields) -> str | None:
     expr_name = f"{name}_expr"
     if body.HasField(expr_name):
-        return ctx.expr(name, getattr(body, expr_name), fields).text
+        e = getattr(body, expr_name)
+        if e.WhichOneof("rex_type") == "literal" and e.literal.WhichOneof("literal_type") in ("i8", "i16", "i32", "i64"):
+            value = getattr(e.literal, e.literal.WhichOneof("literal_type"))
+            if value < 0:
+                # algebra.proto: "Evaluating to a negative integer should result in an error" (null means
+                # 0 for the offset, ALL for the count; only the legacy count field used -1 for ALL)
+                ctx.diag(error("negative-fetch", f"the fetch {name} is {value}: it must not be negative "
+                                                 "(a null count means all records)", ctx.node.id))
+        return ctx.expr(name, e, fields).text
     return None
 
 
