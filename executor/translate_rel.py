@@ -478,11 +478,21 @@ def fetch(tr: _Translator, node: NodeView) -> DataFrame:
 
 def top_n(tr: _Translator, node: NodeView) -> DataFrame:
     body = node.node.body
-    df, _, ex = _incoming(tr, node)
+    df, n, ex = _incoming(tr, node)
     offset = _constant(ex, body.offset, "top-N offset") if body.HasField("offset") else 0
     count = _constant(ex, body.count, "top-N count") if body.HasField("count") else None
-    if body.sorts:
-        df = df.orderBy(*[ex.sort_column(s) for s in body.sorts])
+    order = [ex.sort_column(s) for s in body.sorts]
+    if body.mode == algebra_pb2.FETCH_MODE_WITH_TIES and order and count:
+        # WITH TIES: also the records tied with the last one returned, by the sort fields: those whose
+        # rank is at most the rank of the record at position offset + count (all, when there are fewer)
+        w = Window.orderBy(*order)
+        marked = df.select(*[col(c) for c in tr.names(n)], F.row_number().over(w).alias("__pos"), F.rank().over(w).alias("__rank"))
+        last = F.max(F.when(col("__pos") == (offset or 0) + count, col("__rank"))).over(Window.partitionBy())
+        marked = marked.withColumn("__last", last)
+        kept = marked.where((col("__pos") > (offset or 0)) & (col("__last").isNull() | (col("__rank") <= col("__last"))))
+        return kept.orderBy("__pos").select(*[col(c) for c in tr.names(n)])
+    if order:
+        df = df.orderBy(*order)
     return _offset_limit(df, offset, count)
 
 

@@ -264,7 +264,8 @@ def top_n(ctx: Context) -> list[Field] | None:
     keys = _sorts(ctx, body.sorts, fields)
     count = ctx.expr("count", body.count, fields).text if body.HasField("count") else "all"
     offset = ctx.expr("offset", body.offset, fields).text if body.HasField("offset") else None
-    ctx.info.detail = f"top {count}{f' offset {offset}' if offset not in (None, '0') else ''} by {keys}"
+    ties = " with ties" if body.mode == algebra_pb2.FETCH_MODE_WITH_TIES else ""
+    ctx.info.detail = f"top {count}{ties}{f' offset {offset}' if offset not in (None, '0') else ''} by {keys}"
     return fields
 
 
