@@ -9,11 +9,16 @@ from typing import Any
 CORPORA = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpora"))
 
 
+#: Folders of the corpora left out: consumer-testing's test definitions (not plans) and the conformance
+#: corpus, whose plans break the spec's rules on purpose, one each (tests/test_conformance.py checks them).
+_LEFT_OUT = (os.path.join("consumer-testing", "testdata"), os.path.join(CORPORA, "conformance"))
+
+
 def corpus_plans() -> list[str]:
-    """Every plan in the corpora: all .json files except consumer-testing/testdata (test definitions)."""
+    """Every plan the producers in the corpora wrote: all .json files but those in ``_LEFT_OUT``."""
     out = []
     for dirpath, _, filenames in os.walk(CORPORA):
-        if os.path.join("consumer-testing", "testdata") in dirpath:
+        if any(part in dirpath for part in _LEFT_OUT):
             continue
         out.extend(os.path.join(dirpath, f) for f in filenames if f.endswith(".json"))
     return sorted(out)

@@ -10,6 +10,7 @@ import sys
 from typing import Callable, Sequence
 
 from .errors import ExecutionError
+from .sql_plan import FORMS
 from .rows import json_value
 
 EPILOG = """\
@@ -102,6 +103,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="table: a Markdown table; json: one object per query per line")
     c.add_argument("--timeout", type=float, default=300, metavar="S", help="stop a query's Spark run after S seconds")
     c.add_argument("--save-plans", metavar="DIR", help="write each produced plan to DIR/QUERY.json (to inspect or run)")
+    c.add_argument("--form", action="append", choices=FORMS, metavar="FORM",
+                   help="the logical plan DataFusion's producer is given (repeatable; default analyzed): "
+                        "written (df.logical_plan(), implicit coercions and all), analyzed (the analyzer's "
+                        "casts made explicit), optimized")
     return p
 
 
@@ -300,13 +305,15 @@ def _check(args, out, err) -> int:
     if not queries:
         print("error: no query to check", file=err)
         return 2
-    checker = Checker(tables, run=not args.no_run, timeout_s=args.timeout, save_plans=args.save_plans)
     outcomes = []
-    for q in queries:
-        outcome = checker.check(q)
-        outcomes.append(outcome)
-        if args.format == "json":
-            print(json.dumps(outcome.to_json()), file=out, flush=True)
+    for form in args.form or ["analyzed"]:
+        saved = os.path.join(args.save_plans, form) if args.save_plans and args.form and len(args.form) > 1 else args.save_plans
+        checker = Checker(tables, run=not args.no_run, timeout_s=args.timeout, save_plans=saved, form=form)
+        for q in queries:
+            outcome = checker.check(q)
+            outcomes.append(outcome)
+            if args.format == "json":
+                print(json.dumps(outcome.to_json()), file=out, flush=True)
     if args.format == "table":
         print(render_table(", ".join(args.sql), outcomes), file=out)
     return 0 if all(o.ok for o in outcomes) else 1

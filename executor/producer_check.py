@@ -52,6 +52,7 @@ class Outcome:
     why: str = ""
     oracle: str = "datafusion"  # whose rows the Spark rows were compared with
     seconds: float = 0.0
+    form: str = "analyzed"  # the logical plan DataFusion's producer was given (executor.sql_plan.FORMS)
 
     @property
     def ok(self) -> bool:
@@ -170,11 +171,18 @@ class Checker:
     context, one DuckDB connection and the executor's Spark session."""
 
     def __init__(
-        self, tables: Mapping[str, str], *, run: bool = True, timeout_s: float = 300, save_plans: str | None = None
+        self,
+        tables: Mapping[str, str],
+        *,
+        run: bool = True,
+        timeout_s: float = 300,
+        save_plans: str | None = None,
+        form: str = "analyzed",
     ) -> None:
         from .catalog import Catalog
 
         self.tables = dict(tables)
+        self.form = form
         self.run = run
         self.timeout_s = timeout_s
         self.save_plans = save_plans
@@ -201,7 +209,7 @@ class Checker:
             return self._check(query)
         except Exception as exc:  # noqa: BLE001 - a sweep reports every query, whatever breaks on one
             return Outcome(
-                query.name, why=f"the check itself failed: {type(exc).__name__}: {_first_line(exc)}",
+                query.name, form=self.form, why=f"the check itself failed: {type(exc).__name__}: {_first_line(exc)}",
                 seconds=round(time.monotonic() - started, 2),
             )
 
@@ -213,7 +221,7 @@ class Checker:
         from .sql_plan import DataFusionEngine, sql_to_plan
 
         started = time.monotonic()
-        out = Outcome(query.name)
+        out = Outcome(query.name, form=self.form)
         try:
             if self._engine is None:
                 self._engine = DataFusionEngine(self.tables)
@@ -225,7 +233,7 @@ class Checker:
             df_error = engine.error
         expected = engine.table if engine is not None else None
         try:
-            plan = sql_to_plan(query.sql, self.tables, json=False)
+            plan = sql_to_plan(query.sql, self.tables, json=False, form=self.form)
         except ExecutionError as exc:
             out.produced, out.why = "no", f"DataFusion's producer: {exc}"
             out.seconds = round(time.monotonic() - started, 2)
@@ -348,12 +356,12 @@ def _first_line(exc: BaseException) -> str:
 
 
 def render_table(title: str, outcomes: list[Outcome]) -> str:
-    """A Markdown table: query, produced, schema, rows, why not."""
+    """A Markdown table: query, form, produced, schema, rows, why not."""
     lines = [f"**{title}**: {sum(o.ok for o in outcomes)} of {len(outcomes)} fully right", "",
-             "| query | produced | schema | rows | why not |", "|---|---|---|---|---|"]
+             "| query | form | produced | schema | rows | why not |", "|---|---|---|---|---|---|"]
     for o in outcomes:
         why = o.why.replace("|", "\\|") if not o.ok or o.why else ""
-        lines.append(f"| {o.query} | {o.produced} | {o.schema} | {o.rows} | {why} |")
+        lines.append(f"| {o.query} | {o.form} | {o.produced} | {o.schema} | {o.rows} | {why} |")
     return "\n".join(lines)
 
 

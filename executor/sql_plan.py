@@ -2,9 +2,18 @@
 
 ``sql_to_plan(sql, tables)`` registers each bound table (``{name: path}``, the files the Spark
 executor reads) in a fresh DataFusion ``SessionContext``, *plans* the query (it is never executed)
-and hands the analyzed logical plan (the query as written, with DataFusion's type coercions made
-explicit as casts; no optimizer passes) to ``datafusion.substrait.Producer``. The result is a Substrait plan in
-protobuf JSON (or binary) that the rest of the app loads like an uploaded plan.
+and hands a logical plan to ``datafusion.substrait.Producer``, in one of three forms (``FORMS``):
+
+- ``"analyzed"`` (the default): the query as written after DataFusion's analyzer, its type coercions
+  made explicit as casts; no optimizer passes;
+- ``"written"``: ``df.logical_plan()``, the call DataFusion's documentation shows, before the analyzer:
+  implicit coercions stay implicit (``lte(decimal<15,2>, fp64)``), and the plan model says which
+  coercion the run applies for them;
+- ``"optimized"``: DataFusion's optimized plan (filters and projections pushed down, subqueries
+  decorrelated).
+
+The result is a Substrait plan in protobuf JSON (or binary) that the rest of the app loads like an
+uploaded plan.
 
 Only queries become plans (SELECT, WITH ... SELECT, VALUES). DataFusion reads nothing but the
 registered files: DDL (``CREATE EXTERNAL TABLE``), DML (``COPY``, ``INSERT``) and statements
@@ -78,18 +87,26 @@ def catalog_tables(catalog: Catalog) -> dict[str, str]:
 # ---- SQL -> plan ----------------------------------------------------------------------------
 
 
-def sql_to_plan(sql: str, tables: Mapping[str, str], *, json: bool = True) -> SqlPlan:
-    """Plan ``sql`` over ``tables`` (``{name: file or folder}``) with DataFusion and produce Substrait.
+#: The logical plans DataFusion can hand its producer (see the module docstring).
+FORMS = ("analyzed", "written", "optimized")
+
+
+def sql_to_plan(sql: str, tables: Mapping[str, str], *, json: bool = True, form: str = "analyzed") -> SqlPlan:
+    """Plan ``sql`` over ``tables`` (``{name: file or folder}``) with DataFusion and produce Substrait
+    from its logical plan in ``form`` (one of ``FORMS``).
 
     Returns protobuf JSON bytes when ``json`` (else binary protobuf). Raises :class:`SqlError`.
     """
+    if form not in FORMS:
+        raise SqlError(f"unknown plan form {form!r}; expected one of {', '.join(FORMS)}")
     _check_statement(sql)
-    ctx, registered, warnings = _context(tables, optimize=False)
-    optimized = False
+    ctx, registered, warnings = _context(tables, optimize=form == "optimized")
+    optimized = form == "optimized"
     try:
-        plan = _produce(_plan(ctx, sql, registered).optimized_logical_plan(), ctx)
+        frame = _plan(ctx, sql, registered)
+        plan = _produce(frame.logical_plan() if form == "written" else frame.optimized_logical_plan(), ctx)
     except SqlError as exc:
-        if "outer reference" not in str(exc):
+        if "outer reference" not in str(exc) or optimized:
             raise
         ctx, registered, _ = _context(tables, optimize=True)
         plan = _produce(_plan(ctx, sql, registered).optimized_logical_plan(), ctx)
@@ -131,7 +148,12 @@ class DataFusionEngine:
         the result. Without ``rows``, the query is planned, not run (its schema only)."""
         _check_statement(sql)
         frame = _plan(self.ctx, sql, self.registered)
-        schema = frame.schema()
+        # The schema of the plan DataFusion's engine runs: its plan as written may type an expression
+        # before coercion (a CASE of 0 and a double is Int64 there, Float64 in the result).
+        try:
+            schema = self.ctx.create_dataframe_from_logical_plan(frame.optimized_logical_plan()).schema()
+        except Exception:  # noqa: BLE001 - a plan DataFusion cannot optimize: the planned schema is all there is
+            schema = frame.schema()
         if not rows:
             return EngineResult(schema, None)
         try:

@@ -24,6 +24,7 @@ from substrait import algebra_pb2, type_pb2
 from viz.expressions import ExpressionTyper, Scope, case_base
 from viz.fields import Field
 from viz.model import PlanModel
+from viz.types import render
 
 from . import literals
 from .errors import ExecutionError, Unsupported
@@ -85,6 +86,11 @@ class Record:
         return Record([c.outer() for c in self.columns], self.fields, None)
 
 
+def functions_name(call) -> str:
+    """A call as people read it: its name and its arguments' types (``lte(decimal<15,2>, fp64)``)."""
+    return f"{_functions().base_name(call.name)}({', '.join(render(t) for t in call.arg_types)})"
+
+
 def _functions():
     from . import functions  # helper C's module; imported late so this module loads without it
 
@@ -124,7 +130,7 @@ class ExprTranslator:
                 sub = node.subquery_rels.get(id(rel))
                 return (sub, model.infos[sub].schema) if sub in model.infos else ("?", None)
 
-            self._typer = ExpressionTyper(model.extensions, self.node_id, [], subquery_schema)
+            self._typer = ExpressionTyper(model.extensions, self.node_id, [], subquery_schema, model.conventions.dialect)
         return self._typer
 
     def type_of(self, e: Expression) -> type_pb2.Type | None:
@@ -242,7 +248,44 @@ class ExprTranslator:
         output = f.output_type if f.output_type.WhichOneof("kind") else None
         options = {o.name: list(o.preference) for o in f.options}
         call = functions.Call(ref.compound_name, arg_types, output, options, distinct=distinct, constants=constants)
+        self._coerce(f, call, args)
         return call, args
+
+    def coercion(self, message):
+        """The casts the plan model says a call, CASE or IN list (this very message) runs with: its
+        producer's coercion of values whose types no signature or rule of the spec reconciles."""
+        info = self.tr.model.infos.get(self.node_id)
+        typed = info.typed_expression(message) if info is not None else None
+        return typed.coercion if typed is not None else None
+
+    def _cast_values(self, message, columns: list[Column], what: str) -> list[Column]:
+        """``columns`` (the message's values in order) cast by its coercion, said in the run's notes."""
+        coercion = self.coercion(message)
+        if coercion is None:
+            return columns
+        out = [c if t is None else c.cast(sql_type(to_spark(t))) for c, t in zip(columns, coercion.targets)]
+        if any(t is not None for t in coercion.targets[: len(columns)]):
+            self.tr.warn(f"node {self.node_id}: {what} differ in type; the run applies {coercion.rule}")
+        return out + columns[len(out):]
+
+    def _coerce(self, f, call, args: list) -> None:
+        """Cast the value arguments of a call that matches no signature as the plan model says its
+        producer does (``Typed.coercion``), and say so in the run's notes."""
+        coercion = self.coercion(f)
+        if coercion is None:
+            return
+        positions = [i for i, a in enumerate(args) if isinstance(a, Column)]
+        written = functions_name(call)
+        changed = False
+        for k, (i, target) in enumerate(zip(positions, coercion.targets)):
+            if target is None:
+                continue
+            args[i] = args[i].cast(sql_type(to_spark(target)))
+            call.arg_types[k] = target
+            call.constants[k] = _functions().NOT_CONSTANT
+            changed = True
+        if changed:
+            self.tr.warn(f"node {self.node_id}: {written} matches no signature; the run applies {coercion.rule}")
 
     def _warn(self, call) -> None:
         for w in call.warnings:
@@ -299,33 +342,42 @@ class ExprTranslator:
     def if_then(self, e: Expression.IfThen) -> Column:
         if not e.ifs:
             return self.expr(getattr(e, "else"))
-        out = None
         base = case_base(e)
         match = self.expr(base) if base is not None else None
-        for clause in e.ifs[1:] if base is not None else e.ifs:
-            cond, then = self.expr(getattr(clause, "if")), self.expr(clause.then)
+        clauses = e.ifs[1:] if base is not None else e.ifs
+        conds = [self.expr(getattr(clause, "if")) for clause in clauses]
+        results = [self.expr(clause.then) for clause in clauses]
+        if e.HasField("else"):
+            results.append(self.expr(getattr(e, "else")))
+        results = self._cast_values(e, results, "the CASE's branches")
+        out = None
+        for cond, then in zip(conds, results):
             if match is not None:
                 cond = match == cond  # CASE x WHEN v: SQL equality (a null x matches no WHEN)
             out = F.when(cond, then) if out is None else out.when(cond, then)
         if e.HasField("else"):
-            out = out.otherwise(self.expr(getattr(e, "else")))
+            out = out.otherwise(results[-1])
         return out
 
     def switch_expression(self, e: Expression.SwitchExpression) -> Column:
         match = self.expr(e.match)
-        out = None
-        for clause in e.ifs:
-            cond = match == literals.literal(getattr(clause, "if"))
-            then = self.expr(clause.then)
-            out = F.when(cond, then) if out is None else out.when(cond, then)
-        if out is None:
-            return self.expr(getattr(e, "else"))
+        conds = [match == literals.literal(getattr(clause, "if")) for clause in e.ifs]
+        results = [self.expr(clause.then) for clause in e.ifs]
         if e.HasField("else"):
-            out = out.otherwise(self.expr(getattr(e, "else")))
+            results.append(self.expr(getattr(e, "else")))
+        results = self._cast_values(e, results, "the CASE's branches")
+        if not conds:
+            return results[-1]
+        out = None
+        for cond, then in zip(conds, results):
+            out = F.when(cond, then) if out is None else out.when(cond, then)
+        if e.HasField("else"):
+            out = out.otherwise(results[-1])
         return out
 
     def singular_or_list(self, e: Expression.SingularOrList) -> Column:
-        return self.expr(e.value).isin(*[self.expr(o) for o in e.options])
+        values = self._cast_values(e, [self.expr(e.value), *[self.expr(o) for o in e.options]], "an IN list's values")
+        return values[0].isin(*values[1:])
 
     def multi_or_list(self, e: Expression.MultiOrList) -> Column:
         values = [self.expr(v) for v in e.value]

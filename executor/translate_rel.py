@@ -37,6 +37,7 @@ from viz.schema import aggregate_layout, join_type_name
 
 from . import literals
 from .errors import ColumnMismatch, ExecutionError, Refused, Unsupported
+from .functions import resolve as resolve_function
 from .jvm import col, sql_type
 from .translate_expr import ExprTranslator, Record
 from .types import plan_user_types, to_spark
@@ -507,17 +508,23 @@ def aggregate(tr: _Translator, node: NodeView) -> DataFrame:
         )
     keys = [ex.expr(body.grouping_expressions[r]) for r in layout.keys]
     sets = [sorted(m) for m in layout.sets] or [[]]
+    grouping_bits = {i: _grouping_arguments(tr, node, body, m.measure, layout) for i, m in enumerate(body.measures)}
+    grouping_bits = {i: bits for i, bits in grouping_bits.items() if bits is not None}
     measures = [
-        ex.aggregate(m.measure, ex.expr(m.filter) if m.HasField("filter") else None) for m in body.measures
+        F.lit(0) if i in grouping_bits else ex.aggregate(m.measure, ex.expr(m.filter) if m.HasField("filter") else None)
+        for i, m in enumerate(body.measures)
     ]
     direct = node.info.direct
+    if grouping_bits and layout.no_keys:
+        raise ExecutionError(f"node {node.id}: GROUPING() needs grouping keys, and this aggregate has none")
     if layout.no_keys and measures:
         # a global aggregate: one select (it also works under outer references), its emit folded in
         mapping = tr.emit_mapping(node)
         cols = measures if mapping is None else [measures[m] for m in mapping]
         tr.folded[(node.id, tr.prefix)] = (df, cols)
         return df.select(*[c.alias(tr.name(i)) for i, c in enumerate(cols)])
-    if len(sets) == 1 and sets[0] == list(range(len(keys))) and keys and measures and not layout.grouping_column:
+    if (len(sets) == 1 and sets[0] == list(range(len(keys))) and keys and measures and not layout.grouping_column
+            and not grouping_bits):
         # one grouping set of every key, in order (GROUP BY): the aggregate names its own columns,
         # with no select after it (each DataFrame step costs Spark an analysis)
         n = len(keys)
@@ -528,10 +535,10 @@ def aggregate(tr: _Translator, node: NodeView) -> DataFrame:
     parts = []
     for index, members in enumerate(sets):
         grouped = [keys[p].alias(f"__k{p}") for p in members]
-        named = [m.alias(f"__m{i}") for i, m in enumerate(measures)]
-        if measures and not grouped:
+        named = [m.alias(f"__m{i}") for i, m in enumerate(measures) if i not in grouping_bits]
+        if named and not grouped:
             part = df.select(*named)  # a global aggregate; select also works under outer references
-        elif measures:
+        elif named:
             part = df.groupBy(*grouped).agg(*named)
         else:
             part = df.select(*grouped).distinct()
@@ -545,11 +552,32 @@ def aggregate(tr: _Translator, node: NodeView) -> DataFrame:
         grouping_value = F.lit(layout.grouping_value(index)).cast(sql_type(grouping)) if grouping is not None else None
         if layout.grouping_column == "datafusion":
             cols.append(grouping_value)
-        cols += [col(f"__m{i}") for i in range(len(measures))]
+        for i in range(len(measures)):
+            if i in grouping_bits:  # GROUPING(...): which of its keys this set leaves out, a constant per set
+                bits = grouping_bits[i]
+                value = sum(1 << (len(bits) - 1 - b) for b, p in enumerate(bits) if p not in members)
+                cols.append(F.lit(value).cast("int"))
+            else:
+                cols.append(col(f"__m{i}"))
         if layout.grouping_column == "index":
             cols.append(grouping_value)
         parts.append(part.select(*[c.alias(tr.name(i)) for i, c in enumerate(cols)]))
     return tr._emit(node, functools.reduce(DataFrame.unionAll, parts))
+
+
+def _grouping_arguments(tr: _Translator, node: NodeView, body, f, layout) -> list[int] | None:
+    """For a ``grouping(...)`` measure: the position among the aggregate's keys of each argument (each
+    must be one of the grouping expressions); None for any other measure."""
+    ref = tr.model.extensions.functions.get(f.function_reference)
+    if ref is None or resolve_function(ref.name) != "grouping":
+        return None
+    out = []
+    for a in f.arguments:
+        matches = [p for p, r in enumerate(layout.keys) if body.grouping_expressions[r] == a.value]
+        if not matches:
+            raise ExecutionError(f"node {node.id}: an argument of GROUPING() is not one of the aggregate's grouping expressions")
+        out.append(matches[0])
+    return out
 
 
 def window(tr: _Translator, node: NodeView) -> DataFrame:
@@ -792,7 +820,8 @@ def set_(tr: _Translator, node: NodeView) -> DataFrame:
 
 def _conform_set_input(tr: _Translator, node: NodeView, k: int, df: DataFrame, width: int) -> DataFrame:
     """Input ``k`` cast to the set's column types where the model read a common type (set inputs whose
-    decimals differ in precision are read as the decimal both fit in)."""
+    decimals differ in precision are read as the decimal both fit in; other differences by the plan's
+    producer's coercion, which the node's diagnostics name)."""
     out_types = node.info.direct
     in_schema = tr.model.node(node.inputs[k]).schema
     if out_types is None or in_schema is None or len(in_schema) != width or len(out_types) != width:
@@ -800,8 +829,7 @@ def _conform_set_input(tr: _Translator, node: NodeView, k: int, df: DataFrame, w
     casts = {
         i: to_spark(o.type)
         for i, (f, o) in enumerate(zip(in_schema, out_types))
-        if f.type is not None and o.type is not None and T.kind(f.type) == "decimal" == T.kind(o.type)
-        and not T.same_type_ignoring_nullability(f.type, o.type)
+        if f.type is not None and o.type is not None and not T.same_type_ignoring_nullability(f.type, o.type)
     }
     if not casts:
         return df

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import glob
 from decimal import Decimal, localcontext
 import json
 import math
@@ -15,7 +14,7 @@ from executor import functions
 from executor.errors import ExecutionError, Unsupported
 from executor.functions import Call
 from tests import function_cases as fc
-from tests.conftest import CORPORA
+from tests.conftest import CORPORA, corpus_plans
 
 FUNCTION_TESTS = os.path.join(CORPORA, "function-tests")
 
@@ -53,9 +52,7 @@ def test_unknown_function_raises_unsupported_listing_mapped_functions():
 
 def _corpus_function_names() -> set[str]:
     names = set()
-    for path in glob.glob(os.path.join(CORPORA, "**", "*.json"), recursive=True):
-        if os.path.join("consumer-testing", "testdata") in path:
-            continue
+    for path in corpus_plans():
         try:
             with open(path, encoding="utf-8") as fh:
                 plan = json.load(fh)

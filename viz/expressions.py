@@ -16,6 +16,7 @@ from typing import Callable, Mapping, Sequence
 
 from substrait import algebra_pb2, type_pb2
 
+from . import coercion as C
 from . import function_types
 from . import types as T
 from .errors import Diagnostic, error, info, warning
@@ -32,6 +33,9 @@ class Typed:
     label: str
     nested: tuple[str, ...] = ()  # depth-first names when the value is a struct with known names
     enum: str | None = None  # the option, for an enumeration argument of a function
+    #: for a call whose arguments match no signature (or a CASE / IN list whose values differ in
+    #: type): the casts the run applies first, by the plan's producer's rules (see ``viz.coercion``)
+    coercion: C.Coercion | None = None
 
 
 @dataclass
@@ -98,6 +102,9 @@ def sort_direction(d: int) -> str:
 _COMPARISON_OPS = {0: "?", 1: "=", 2: "<>", 3: "<", 4: ">", 5: "<=", 6: ">="}
 
 
+_DIALECT_NAMES = {"datafusion": "DataFusion", "spark": "Spark"}
+
+
 def _short(text: str, limit: int = 48) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -111,8 +118,11 @@ class ExpressionTyper:
         node_id: str,
         diagnostics: list[Diagnostic],
         subquery_schema: Callable[[algebra_pb2.Rel], tuple[str, Sequence[Field] | None]],
+        dialect: str | None = None,
     ) -> None:
         self.ext = extensions
+        #: whose implicit coercions the plan's calls follow (``viz.coercion``; None: the producer's are unknown)
+        self.dialect = dialect
         self.node = node_id
         self.diags = diagnostics
         self.subquery_schema = subquery_schema
@@ -143,16 +153,54 @@ class ExpressionTyper:
             return f"fn#{anchor}"
         return ref.name
 
-    def _declared_type(
-        self, t: type_pb2.Type, what: str, anchor: int | None = None, args: Sequence[Typed] = ()
-    ) -> type_pb2.Type | None:
-        if t.WhichOneof("kind") is not None:
-            return t
-        ref = self.ext.functions.get(anchor) if anchor is not None else None
+    def _call_type(self, f, what: str, args: Sequence[Typed]) -> tuple[type_pb2.Type | None, C.Coercion | None]:
+        """A function call's type, its arguments checked against the extension YAMLs' signatures.
+
+        Arguments that match no signature get the coercion of the plan's producer (or, when that is
+        unknown, Spark's, said as such) and a diagnostic that names the call, its argument types and the
+        coercion; a declared output type that the YAML's derivation contradicts gets one too."""
+        declared = f.output_type if f.output_type.WhichOneof("kind") is not None else None
+        ref = self.ext.functions.get(f.function_reference)
         if ref is None:
-            self._diag(warning("missing-output-type", f"{what} has no output type; its column type is unknown", self.node))
-            return None
-        derived = function_types.derive(ref.name, ref.extension, [a.enum if a.enum is not None else a.type for a in args])
+            if declared is None:
+                self._diag(warning("missing-output-type", f"{what} has no output type; its column type is unknown", self.node))
+            return declared, None
+        signature = [a.enum if a.enum is not None else a.type for a in args]
+        derived = function_types.derive(ref.name, ref.extension, signature)
+        coercion = None
+        known = all(a is not None for a in signature)
+        if derived.type is None and derived.defined and known:
+            coercion = self._coerce_call(ref.name, args, derived.how)
+            if coercion is not None:
+                again = self._derive_coerced(ref, signature, coercion)
+                if again.type is not None:
+                    derived = again
+        elif derived.type is not None and declared is None and self.dialect is not None and known:
+            # The plan leaves the type to the YAMLs, but its producer's engine may read the call otherwise
+            # (DataFusion averages integers in double, where the YAMLs' avg of an i32 is an i32).
+            theirs = self._producer_coercion(ref.name, args)
+            again = self._derive_coerced(ref, signature, theirs) if theirs is not None else None
+            if again is not None and again.type is not None and again.type != derived.type:
+                self._diag(
+                    warning(
+                        "producer-semantics",
+                        f"{what} is {T.render(derived.type)} by {derived.how}, but {theirs.rule} (the plan's producer), "
+                        f"giving {T.render(again.type)}: the run follows the producer",
+                        self.node,
+                    )
+                )
+                coercion, derived = theirs, again
+        if declared is not None:
+            if derived.type is not None and not T.same_type_ignoring_nullability(declared, derived.type):
+                self._diag(
+                    warning(
+                        "output-type-conflict",
+                        f"{what} declares its output {T.render(declared)}, but {derived.how} gives "
+                        f"{T.render(derived.type)}; the schema takes the plan's word",
+                        self.node,
+                    )
+                )
+            return declared, coercion
         if derived.type is not None:
             self._diag(
                 info(
@@ -161,7 +209,7 @@ class ExpressionTyper:
                     self.node,
                 )
             )
-            return derived.type
+            return derived.type, coercion
         self._diag(
             warning(
                 "missing-output-type",
@@ -169,7 +217,35 @@ class ExpressionTyper:
                 self.node,
             )
         )
-        return None
+        return None, coercion
+
+    def _producer_coercion(self, name: str, args: Sequence[Typed]) -> C.Coercion | None:
+        values = [a.type for a in args if a.enum is None]
+        return C.call_coercion(self.dialect or "spark", name.lower(), values, user_types=self.ext.types)
+
+    def _derive_coerced(self, ref, signature: list, coercion: C.Coercion) -> function_types.Derived:
+        """The YAMLs' derivation of a call whose value arguments are cast as ``coercion`` says."""
+        targets = iter(coercion.targets)
+        coerced = [a if isinstance(a, str) else (next(targets, None) or a) for a in signature]
+        return function_types.derive(ref.name, ref.extension, coerced)
+
+    def _coerce_call(self, name: str, args: Sequence[Typed], why: str) -> C.Coercion | None:
+        """The coercion a call whose arguments match no signature runs with, and its diagnostic."""
+        coercion = self._producer_coercion(name, args)
+        self._diag(warning("no-matching-signature", f"{why}; {self._runs_with(coercion)}", self.node))
+        return coercion
+
+    def _runs_with(self, coercion: C.Coercion | None) -> str:
+        """What a run does with values whose types the spec does not reconcile, and on whose word."""
+        if self.dialect is not None:
+            whose = _DIALECT_NAMES.get(self.dialect, self.dialect)
+            if coercion is None:
+                return f"no rule of {whose}'s (the plan's producer) for these types is known here: the run passes them to Spark as they are"
+            return f"the run applies the plan's producer's coercion: {coercion.rule}"
+        unknown = "the plan's producer is not one whose coercions are known here, and the spec allows no implicit coercion"
+        if coercion is None:
+            return f"{unknown}: the run passes the values to Spark as they are"
+        return f"{unknown}: the run applies Spark's, {coercion.rule}"
 
     # -- entry -----------------------------------------------------------------------------
     def expr(self, e: Expression, scope: Scope) -> Typed:
@@ -352,13 +428,21 @@ class ExpressionTyper:
     def scalar_function(self, f: Expression.ScalarFunction, scope: Scope) -> Typed:
         name = self.function_name(f.function_reference)
         args = self.args(f.arguments, scope)
-        t = self._declared_type(f.output_type, f"scalar function {name}", f.function_reference, args)
-        return Typed(
+        t, coercion = self._call_type(f, f"scalar function {name}", args)
+        return self._call_typed(f, Typed(
             t,
             f"{name}({', '.join(a.text for a in args)})",
             _short(f"{name}({', '.join(a.label for a in args)})"),
             nested_names_for(t),
-        )
+            coercion=coercion,
+        ))
+
+    def _call_typed(self, f, typed: Typed) -> Typed:
+        """``typed``, also kept under the message of the call (or CASE, IN list) itself: the executor
+        reads its coercion there."""
+        if typed.coercion is not None:
+            self.typed[id(f)] = (f, typed)
+        return typed
 
     def aggregate_function(self, f: algebra_pb2.AggregateFunction, scope: Scope) -> Typed:
         name = self.function_name(f.function_reference)
@@ -367,10 +451,10 @@ class ExpressionTyper:
         order = ""
         if f.sorts:
             order = " ORDER BY " + ", ".join(self.sort_field(s, scope) for s in f.sorts)
-        t = self._declared_type(f.output_type, f"aggregate function {name}", f.function_reference, args)
+        t, coercion = self._call_type(f, f"aggregate function {name}", args)
         text = f"{name}({distinct}{', '.join(a.text for a in args)}{order})"
         label = _short(f"{name}({distinct}{', '.join(a.label for a in args)})")
-        return Typed(t, text, label, nested_names_for(t))
+        return self._call_typed(f, Typed(t, text, label, nested_names_for(t), coercion=coercion))
 
     def window_function(self, f, scope: Scope) -> Typed:
         name = self.function_name(f.function_reference)
@@ -386,28 +470,46 @@ class ExpressionTyper:
             rows = "RANGE" if f.bounds_type == 2 else "ROWS"
             over.append(f"{rows} BETWEEN {_bound(f.lower_bound, 'UNBOUNDED PRECEDING')} AND "
                         f"{_bound(f.upper_bound, 'UNBOUNDED FOLLOWING')}")
-        t = self._declared_type(f.output_type, f"window function {name}", f.function_reference, args)
+        t, coercion = self._call_type(f, f"window function {name}", args)
         text = f"{name}({', '.join(a.text for a in args)}) OVER ({' '.join(over)})"
-        return Typed(t, text, _short(f"{name}({', '.join(a.label for a in args)})"), nested_names_for(t))
+        label = _short(f"{name}({', '.join(a.label for a in args)})")
+        return self._call_typed(f, Typed(t, text, label, nested_names_for(t), coercion=coercion))
 
     # -- conditionals --------------------------------------------------------------------------
-    def _branches(self, results: list[Typed], has_else: bool, what: str) -> type_pb2.Type | None:
-        known = [r.type for r in results if r.type is not None]
-        if not known:
-            return None
-        first = known[0]
-        for other in known[1:]:
-            if not T.same_type_ignoring_nullability(first, other):
-                self._diag(
-                    warning(
-                        "type-mismatch",
-                        f"{what} branches disagree: {T.render(first)} and {T.render(other)}",
-                        self.node,
-                    )
-                )
-                break
-        nullable = (not has_else) or any(T.is_nullable(t) for t in known)
-        return T.with_nullability(first, True) if nullable else first
+    def unify(
+        self, values: Sequence[type_pb2.Type | None], what: str, context: str, has_else: bool = True, strict: bool = False
+    ) -> tuple[type_pb2.Type | None, C.Coercion | None]:
+        """The one type of values that must share one (``context``: CASE branches, an IN list, set
+        inputs' columns, ...): the type they agree on, or the plan's producer's common type with the
+        casts that reach it (said in a diagnostic). A producer's untyped NULL takes the others' type.
+        Types no rule reconciles are a warning, an error when ``strict`` (the spec requires one type)."""
+        nulls = [T.is_null_type(t, self.ext.types) for t in values]
+        real = [t for t, null in zip(values, nulls) if t is not None and not null]
+        if not real:
+            return next((t for t in values if t is not None), None), None
+        nullable = any(nulls) or any(bool(T.is_nullable(t)) for t in real)
+        coercion = C.unify(self.dialect or "spark", values, context=context, has_else=has_else, user_types=self.ext.types)
+        agree = all(T.same_type_ignoring_nullability(real[0], t) for t in real[1:])
+        if coercion is None:
+            if not agree:
+                shown = ", ".join(T.render(t, user_types=self.ext.types) for t in values if t is not None)
+                self._diag((error if strict else warning)("type-mismatch", f"{what} disagree: {shown}; no rule reconciles them", self.node))
+            return T.with_nullability(real[0], nullable), None
+        common = next((t for t in coercion.targets if t is not None), real[0])
+        if not agree:
+            shown = ", ".join(T.render(t, user_types=self.ext.types) for t in values if t is not None)
+            message = f"{what} differ in type ({shown}); {self._runs_with(coercion)}"
+            if strict and self.dialect is None:  # the spec's rule is broken, and no producer's rule stands in
+                self._diag(error("type-mismatch", message, self.node))
+            else:
+                self._diag(warning("implicit-coercion", message, self.node))
+        return T.with_nullability(common, nullable), coercion
+
+    def _branches(self, results: list[Typed], has_else: bool, what: str) -> tuple[type_pb2.Type | None, C.Coercion | None]:
+        t, coercion = self.unify([r.type for r in results], f"{what} branches", "case", has_else)
+        if t is not None and not has_else:
+            t = T.with_nullability(t, True)
+        return t, coercion
 
     def if_then(self, e: Expression.IfThen, scope: Scope) -> Typed:
         parts, results, labels = [], [], []
@@ -433,8 +535,10 @@ class ExpressionTyper:
             labels.append(f"{cond.label}→{then.label}")
             results.append(then)
         has_else = self._else(e, scope, parts, results)
-        t = self._branches(results, has_else, "if-then")
-        return Typed(t, f"{head} {' '.join(parts)} END", _short("case(" + ", ".join(labels) + ")"))
+        t, coercion = self._branches(results, has_else, "if-then")
+        return self._call_typed(
+            e, Typed(t, f"{head} {' '.join(parts)} END", _short("case(" + ", ".join(labels) + ")"), coercion=coercion)
+        )
 
     def _else(self, e, scope: Scope, parts: list[str], results: list[Typed]) -> bool:
         """An if-then's or a switch's ELSE branch, added to ``parts`` and ``results``; whether there is one."""
@@ -454,18 +558,22 @@ class ExpressionTyper:
             parts.append(f"WHEN {value} THEN {then.text}")
             results.append(then)
         has_else = self._else(e, scope, parts, results)
-        t = self._branches(results, has_else, "switch")
-        return Typed(t, f"CASE {match.text} {' '.join(parts)} END", _short(f"switch({match.label})"))
+        t, coercion = self._branches(results, has_else, "switch")
+        return self._call_typed(
+            e, Typed(t, f"CASE {match.text} {' '.join(parts)} END", _short(f"switch({match.label})"), coercion=coercion)
+        )
 
     def singular_or_list(self, e: Expression.SingularOrList, scope: Scope) -> Typed:
         value = self.expr(e.value, scope)
         options = [self.expr(o, scope) for o in e.options]
         nullable = any(T.is_nullable(x.type) for x in [value, *options])
-        return Typed(
+        _, coercion = self.unify([x.type for x in [value, *options]], "an IN list's value and options", "in")
+        return self._call_typed(e, Typed(
             T.boolean(bool(nullable)),
             f"{value.text} IN ({', '.join(o.text for o in options)})",
             _short(f"{value.label} in ({', '.join(o.label for o in options)})"),
-        )
+            coercion=coercion,
+        ))
 
     def multi_or_list(self, e: Expression.MultiOrList, scope: Scope) -> Typed:
         values = [self.expr(v, scope) for v in e.value]

@@ -53,6 +53,9 @@ class Derived:
 
     type: Type | None
     how: str
+    #: whether some extension YAML defines a function of this name (so a None type means the
+    #: arguments match none of its overloads)
+    defined: bool = True
 
 
 @functools.lru_cache(maxsize=1)
@@ -131,7 +134,7 @@ def _derive(name: str, extension: str, key: tuple) -> Derived:
     rendered = ", ".join(k if isinstance(k, str) else _render(k) for k in signature)
     defined = any(reg.list_functions_across_urns(n, []) or _has_name(reg, n) for n in names)
     if not defined:
-        return Derived(None, f"no extension YAML defines a function {name!r}")
+        return Derived(None, f"no extension YAML defines a function {name!r}", defined=False)
     return Derived(None, f"no overload of {name} in the extension YAMLs takes ({rendered})")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Generic, Iterator, Mapping, TypeVar
 
 from substrait import plan_pb2
@@ -169,11 +169,14 @@ def producer_name(plan: plan_pb2.Plan) -> str:
 
 def declared_conventions(plan: plan_pb2.Plan) -> Conventions:
     """The reading the plan's producer is known to follow, from the plan's ``version``: DataFusion
-    writing Substrait 0.60 or later puts its grouping id after an aggregate's keys."""
+    writing Substrait 0.60 or later puts its grouping id after an aggregate's keys; DataFusion's
+    calls follow its type coercion."""
     v = plan.version
-    if producer_name(plan) == "datafusion" and (v.major_number, v.minor_number) >= (0, 60):
-        return Conventions(grouping_column="datafusion")
-    return SPEC
+    if producer_name(plan) != "datafusion":
+        return SPEC
+    if (v.major_number, v.minor_number) >= (0, 60):
+        return Conventions(grouping_column="datafusion", dialect="datafusion")
+    return Conventions(dialect="datafusion")
 
 
 def _producer_conventions(
@@ -191,6 +194,7 @@ def _producer_conventions(
             continue
         if conv.grouping_column != "index" and "aggregate" not in kinds:
             continue
+        conv = replace(conv, dialect=current.dialect)
         alt = derive_schemas(graph, ext, conv)
         before = (len(root_name_mismatches(graph, infos)), _errors(infos))
         after = (len(root_name_mismatches(graph, alt)), _errors(alt))

@@ -8,6 +8,7 @@ Expressions are typed and rendered in the same pass (the inspector shows them).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -402,9 +403,7 @@ def set_(ctx: Context) -> list[Field] | None:
         return None
     primary = list(inputs[0])
     for k, other in enumerate(inputs[1:], start=1):
-        if other is None:
-            continue
-        if len(other) != len(primary):
+        if other is not None and len(other) != len(primary):
             ctx.diag(
                 error(
                     "type-mismatch",
@@ -412,27 +411,25 @@ def set_(ctx: Context) -> list[Field] | None:
                     ctx.node.id,
                 )
             )
-            continue
-        for i, (a, b) in enumerate(zip(primary, other)):
-            common = T.common_decimal(a.type, b.type)
-            if common is not None and not T.same_type_ignoring_nullability(a.type, b.type):
+    same_width = [inp for inp in inputs if inp is not None and len(inp) == len(primary)]
+    for i, a in enumerate(primary):
+        column = [inp[i].type for inp in same_width]
+        if all(T.kind(t) == "decimal" for t in column):
+            common = functools.reduce(T.common_decimal, column)
+            if not all(T.same_type_ignoring_nullability(column[0], t) for t in column):
                 ctx.diag(
                     warning(
                         "set-input-cast",
-                        f"set input {k} column {i} is {T.render(b.type)}, the primary input has "
-                        f"{T.render(a.type)}: both are read as {T.render(common)}",
+                        f"the set inputs' column {i} is {', '.join(T.render(t) for t in column)}: all are read as "
+                        f"{T.render(T.with_nullability(common, False))}",
                         ctx.node.id,
                     )
                 )
-                primary[i] = a.with_type(common)
-            elif not T.same_type_ignoring_nullability(a.type, b.type):
-                ctx.diag(
-                    error(
-                        "type-mismatch",
-                        f"set input {k} column {i} is {T.render(b.type)}, the primary input has {T.render(a.type)}",
-                        ctx.node.id,
-                    )
-                )
+            primary[i] = a.with_type(common)
+            continue
+        unified, _ = ctx.typer.unify(column, f"the set inputs' column {i}", "union", strict=True)
+        if unified is not None and not T.same_type_ignoring_nullability(unified, a.type):
+            primary[i] = a.with_type(unified)
     out: list[Field] = []
     for i, f in enumerate(primary):
         nulls = [T.is_nullable(inp[i].type) for inp in inputs if inp is not None and i < len(inp)]
@@ -762,9 +759,14 @@ class Conventions:
 
     project_keeps_input: bool = True
     grouping_column: str | None = "index"
+    #: whose implicit coercions the plan's calls follow, where their arguments match no signature
+    #: (``viz.coercion``: ``"datafusion"``); None when the producer's are not known
+    dialect: str | None = None
 
     def describe(self) -> list[str]:
         out = []
+        if self.dialect == "datafusion":
+            out.append("calls whose argument types match no signature are run with DataFusion's type coercion")
         if not self.project_keeps_input:
             out.append("ProjectRels output only their expressions (the spec: input fields, then expressions)")
         if self.grouping_column is None:
@@ -851,7 +853,7 @@ def _derive_node(node: Node, infos, ext, outer, anchors, conventions: Convention
             return ("?", None)
         return (sub_id, infos[sub_id].schema)
 
-    typer = ExpressionTyper(ext, node.id, info_.diagnostics, subquery_schema)
+    typer = ExpressionTyper(ext, node.id, info_.diagnostics, subquery_schema, conventions.dialect)
     inputs = [infos[i].schema if i in infos else None for i in node.inputs]
     ctx = Context(node, inputs, ext, outer, typer, info_, anchors, conventions)
     derive = DERIVE.get(node.kind)

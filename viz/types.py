@@ -181,6 +181,11 @@ def nested_name_count(t: Type | None) -> int:
     return count
 
 
+def is_null_type(t: Type | None, user_types: Mapping[int, str]) -> bool:
+    """Whether ``t`` is a producer's type of an untyped NULL (DataFusion's user-defined ``null``)."""
+    return kind(t) == "user_defined" and user_types.get(t.user_defined.type_reference, "").casefold() == "null"
+
+
 def same_type_ignoring_nullability(a: Type | None, b: Type | None) -> bool:
     if a is None or b is None:
         return True

@@ -108,7 +108,13 @@ def _string_agg(call: Call, args: list) -> Column:
     return F.call_function("listagg", vals[0], sep)
 
 
+def _grouping(call: Call, args: list) -> Column:
+    # A constant of each grouping set: the aggregate relation computes it (executor.translate_rel.aggregate).
+    raise Unsupported("GROUPING() is a measure of an aggregate with grouping sets; it has no meaning elsewhere")
+
+
 AGGREGATE: dict[str, Builder] = {
+    "grouping": _grouping,
     "sum": _sum,
     "sum0": lambda call, args: F.coalesce(_sum(call, args), F.lit(0)),
     "avg": _avg,
