@@ -586,8 +586,20 @@ def window(tr: _Translator, node: NodeView) -> DataFrame:
     spec = Window.partitionBy(*[ex.expr(p) for p in body.partition_expressions])
     if body.sorts:
         spec = spec.orderBy(*[ex.sort_column(s) for s in body.sorts])
+    elif any(not _aggregates(tr, f) for f in body.window_functions):
+        # Spark ranks only over an ordered window; without sorts every row is a peer of every other
+        # (an aggregate's frame is set by its bounds either way)
+        spec = spec.orderBy(F.lit(0))
     added = [ex.over(f, spec) for f in body.window_functions]
     return df.select(*[col(c) for c in tr.names(n)], *[c.alias(tr.name(n + i)) for i, c in enumerate(added)])
+
+
+def _aggregates(tr: _Translator, f) -> bool:
+    """Whether a window relation's function is an aggregate (else a ranking or offset function)."""
+    from .functions import supported
+
+    ref = tr.model.extensions.functions.get(f.function_reference)
+    return ref is not None and supported(ref.compound_name, "aggregate") is None
 
 
 def expand(tr: _Translator, node: NodeView) -> DataFrame:
@@ -652,18 +664,18 @@ def _renumber(tr: _Translator, df: DataFrame, start: int, count: int, extra: lis
     return df.select(*cols)
 
 
+#: A join's condition over the columns of its left fields followed by its right (None: no condition).
+Condition = Callable[[list[Column]], "Column | None"]
+
+
 def _mark(tr: _Translator, node: NodeView, keep: DataFrame, k_start: int, k_count: int,
-          probe_index: int, n: int, m: int) -> DataFrame:
+          probe_index: int, n: int, m: int, condition: Condition) -> DataFrame:
     """``keep`` with a mark: true when a row of the other input matches, null when none matches but
     the condition was unknown for some row, false otherwise (SQL's IN semantics). The other input
     runs as a correlated EXISTS subquery, with the kept side as its outer query."""
     keep_is_left = probe_index == 1
     prefix = f"_m{tr.depth}_{node.id.replace('.', '_')}_"
     probe, probe_names = tr.subquery(node.inputs[probe_index], tr.outer, prefix)
-    body = node.node.body
-    if not body.HasField("expression"):
-        mark = F.when(probe.exists(), F.lit(True)).otherwise(F.lit(False))
-        return _renumber(tr, keep, k_start, k_count, [mark])
     cols: list[Column] = []
     keep_names = tr.names(k_count, k_start)
     for i in range(n + m):
@@ -672,8 +684,10 @@ def _mark(tr: _Translator, node: NodeView, keep: DataFrame, k_start: int, k_coun
             cols.append(col(keep_names[i if on_left else i - n]).outer())
         else:
             cols.append(col(probe_names[i if on_left else i - n]))
-    ex = ExprTranslator(tr, node.id, Record(cols, node.info.incoming), tr.outer)
-    c = ex.expr(body.expression)
+    c = condition(cols)
+    if c is None:
+        mark = F.when(probe.exists(), F.lit(True)).otherwise(F.lit(False))
+        return _renumber(tr, keep, k_start, k_count, [mark])
     hit = probe.where(c).exists()
     unknown = probe.where(c.isNull()).exists()
     mark = F.when(hit, F.lit(True)).when(unknown, F.lit(None).cast("boolean")).otherwise(F.lit(False))
@@ -693,7 +707,8 @@ _SPARK_HOW = {
 
 
 def _join(tr: _Translator, node: NodeView, type_name: str, cond: Column | None, post: Column | None,
-          left: DataFrame, n: int, right: DataFrame, m: int) -> DataFrame:
+          left: DataFrame, n: int, right: DataFrame, m: int, condition: Condition) -> DataFrame:
+    """``cond`` over the two inputs' columns; ``condition`` makes it over other columns (a mark join's)."""
     if type_name in ("JOIN_TYPE_LEFT_SINGLE", "JOIN_TYPE_RIGHT_SINGLE"):
         tr.warn(f"node {node.id}: a single join runs as an outer join; more than one match is not reported as an error")
     if type_name == "JOIN_TYPE_UNSPECIFIED":
@@ -702,9 +717,9 @@ def _join(tr: _Translator, node: NodeView, type_name: str, cond: Column | None, 
         # its output is one side and the mark: no joined record is left for the filter to apply to
         raise Unsupported(f"node {node.id}: a post-join filter on a mark join is not supported")
     if type_name == "JOIN_TYPE_LEFT_MARK":
-        return _mark(tr, node, left, 0, n, 1, n, m)
+        return _mark(tr, node, left, 0, n, 1, n, m, condition)
     if type_name == "JOIN_TYPE_RIGHT_MARK":
-        return _mark(tr, node, right, n, m, 0, n, m)
+        return _mark(tr, node, right, n, m, 0, n, m, condition)
     if type_name in ("JOIN_TYPE_RIGHT_SEMI", "JOIN_TYPE_RIGHT_ANTI"):
         how = "left_semi" if type_name == "JOIN_TYPE_RIGHT_SEMI" else "left_anti"
         out = right.join(left, cond if cond is not None else F.lit(True), how)
@@ -732,15 +747,30 @@ def join(tr: _Translator, node: NodeView) -> DataFrame:
     post = None
     if "post_join_filter" in body.DESCRIPTOR.fields_by_name and body.HasField("post_join_filter"):
         post = ex.expr(body.post_join_filter)
-    return _join(tr, node, join_type_name(body), cond, post, left, n, right, m)
+
+    def condition(cols: list[Column]) -> Column | None:
+        if not body.HasField("expression"):
+            return None
+        return ExprTranslator(tr, node.id, Record(cols, node.info.incoming), tr.outer).expr(body.expression)
+
+    return _join(tr, node, join_type_name(body), cond, post, left, n, right, m, condition)
 
 
 def keys_join(tr: _Translator, node: NodeView) -> DataFrame:
     """HashJoinRel and MergeJoinRel: equality keys (left field = right field) and a residual filter."""
     body = node.node.body
     left, n, right, m = _sides(tr, node)
-    lx = tr.expressions(node, tr.names(n), tr.model.node(node.inputs[0]).schema)
-    rx = tr.expressions(node, tr.names(m, n), tr.model.node(node.inputs[1]).schema)
+    cond, post = _keys_condition(tr, node, Record.of(tr.names(n + m), node.info.incoming), n)
+    condition: Condition = lambda cols: _keys_condition(tr, node, Record(cols, node.info.incoming), n)[0]  # noqa: E731
+    return _join(tr, node, join_type_name(body), cond, post, left, n, right, m, condition)
+
+
+def _keys_condition(tr: _Translator, node: NodeView, both: Record, n: int) -> tuple[Column | None, Column | None]:
+    """A hash or merge join's condition (its keys' equalities and its residual expression) and its
+    post-join filter, over ``both``: the columns of the left input's ``n`` fields, then the right's."""
+    body = node.node.body
+    lx = ExprTranslator(tr, node.id, Record(both.columns[:n], tr.model.node(node.inputs[0]).schema), tr.outer)
+    rx = ExprTranslator(tr, node.id, Record(both.columns[n:], tr.model.node(node.inputs[1]).schema), tr.outer)
     cond: Column | None = None
     for k in body.keys:
         a, b = lx.selection(k.left), rx.selection(k.right)
@@ -754,7 +784,8 @@ def keys_join(tr: _Translator, node: NodeView) -> DataFrame:
         else:  # EQ ("equal and not null"); UNSPECIFIED read as EQ
             eq = a == b
         cond = eq if cond is None else cond & eq
-    ex = tr.expressions(node, tr.names(n + m), node.info.incoming)
+    ex = ExprTranslator(tr, node.id, both, tr.outer)
+    post = None
     for extra in ("residual_expression", "post_join_filter"):
         if extra in body.DESCRIPTOR.fields_by_name and body.HasField(extra):
             e = ex.expr(getattr(body, extra))
@@ -763,9 +794,7 @@ def keys_join(tr: _Translator, node: NodeView) -> DataFrame:
             else:
                 post = e
                 break
-    else:
-        post = None
-    return _join(tr, node, join_type_name(body), cond, post, left, n, right, m)
+    return cond, post
 
 
 def _null_safe_anti(tr: _Translator, left: DataFrame, right: DataFrame, n: int) -> DataFrame:
