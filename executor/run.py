@@ -29,6 +29,7 @@ from viz.kinds import KINDS
 
 from .errors import ExecutionError, Refused, Unsupported
 from .session import asked_for, get_session, is_connect
+from .types import result_type_notes
 
 MAX_ROWS = 10_000  # rows collected at most, whatever limit is asked
 MAX_BYTES = 64 * 1024 * 1024  # Arrow bytes kept at most; rows beyond are dropped with a warning
@@ -259,7 +260,9 @@ class SparkRun:
         names = list(made.names) + [""] * (len(df.columns) - len(made.names))
         columns = [f"[{i}] {name}".rstrip() for i, name in enumerate(names[: len(df.columns)])]
         types = [f.dataType.simpleString() for f in df.schema.fields]
-        warnings = list(made.warnings) + [w for w in (type_warning, bytes_warning) if w]
+        derived = self.model.node(self.node_id).schema
+        notes = result_type_notes(derived, df.schema, self.model.extensions.types) + _nulls_in_required(derived, table)
+        warnings = list(made.warnings) + notes + [w for w in (type_warning, bytes_warning) if w]
         return RunResult(
             columns=columns,
             types=types,
@@ -270,6 +273,16 @@ class SparkRun:
             warnings=warnings,
             arrow=table.rename_columns(columns),
         )
+
+
+def _nulls_in_required(fields, table) -> list[str]:
+    """A note per column the plan derives required (no nulls) whose rows taken hold nulls."""
+    from viz.types import render
+
+    return [f"column {i} ({f.name}) is {render(f.type)} in the plan, which holds no nulls, but Spark's result holds "
+            f"{n} null{'s' if n != 1 else ''}"
+            for i, (f, n) in enumerate(zip(fields or (), (c.null_count for c in table.columns)))
+            if n and f.nullable is False]
 
 
 def supervise(run: SparkRun, spark, timeout_s: float | None, cancel: threading.Event | None, progress: Progress | None,

@@ -104,4 +104,45 @@ def to_spark(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = Non
     return builder(getattr(t, kind))
 
 
-__all__ = ["ENGINE_USER_TYPES", "plan_user_types", "to_spark"]
+#: Kinds whose precision counts digits of a second; Spark keeps microseconds (6).
+_SUBSECOND_KINDS = ("precision_timestamp", "precision_timestamp_tz", "interval_day")
+
+
+def _shape(t: S.DataType) -> str:
+    """A Spark type as text without struct member names (the translation names them ``f0``, ``f1``...;
+    Spark's functions name them otherwise) and without nullability."""
+    if isinstance(t, S.StructType):
+        return f"struct<{','.join(_shape(f.dataType) for f in t.fields)}>"
+    if isinstance(t, S.ArrayType):
+        return f"array<{_shape(t.elementType)}>"
+    if isinstance(t, S.MapType):
+        return f"map<{_shape(t.keyType)},{_shape(t.valueType)}>"
+    return t.simpleString()
+
+
+def result_type_notes(fields, schema: S.StructType, user_types: Mapping[int, str] | None = None) -> list[str]:
+    """What a run's result says about its column types where they are not the plan's: a column whose
+    Spark type is not the one the plan's derived type maps to, and a column whose type counts finer
+    than the microseconds Spark keeps. ``fields``: the node's derived schema (``viz.fields.Field``)."""
+    from viz.types import render
+
+    notes: list[str] = []
+    for i, (f, have) in enumerate(zip(fields or (), schema.fields)):
+        if f.type is None:
+            continue
+        try:
+            want = to_spark(f.type, user_types)
+        except Unsupported:
+            continue
+        label = f"column {i} ({f.name})" if f.name else f"column {i}"
+        if _shape(want) != _shape(have.dataType):
+            notes.append(f"{label} is {render(f.type)} in the plan, but Spark's result is {have.dataType.simpleString()}")
+            continue
+        kind = f.type.WhichOneof("kind")
+        if kind in _SUBSECOND_KINDS and getattr(f.type, kind).precision > 6:
+            notes.append(f"{label} is {render(f.type)} in the plan: Spark keeps microseconds, so the digits "
+                         f"below a microsecond are dropped")
+    return notes
+
+
+__all__ = ["ENGINE_USER_TYPES", "plan_user_types", "result_type_notes", "to_spark"]
