@@ -159,6 +159,15 @@ def read(ctx: Context) -> list[Field] | None:
                             ctx.node.id,
                         )
                     )
+                elif base is not None and j < len(base) and base[j].nullable is False and _is_null(e):
+                    ctx.diag(
+                        warning(
+                            "null-in-required-column",
+                            f"virtual table row {i} column {j} is null, but the schema declares the column "
+                            f"{T.render(base[j].type)}, which is required (it holds no nulls)",
+                            ctx.node.id,
+                        )
+                    )
             if width is not None and len(row.fields) != width:
                 ctx.diag(error("type-mismatch", f"virtual table row {i} has {len(row.fields)} values for {width} columns", ctx.node.id))
     elif which == "local_files":
@@ -196,6 +205,11 @@ def read(ctx: Context) -> list[Field] | None:
             ctx.info.expressions.append(("projection", ", ".join(f"${i.field}" for i in items)))
             return picked
     return base
+
+
+def _is_null(e: algebra_pb2.Expression) -> bool:
+    """Whether an expression is a null literal."""
+    return e.WhichOneof("rex_type") == "literal" and e.literal.WhichOneof("literal_type") == "null"
 
 
 def passthrough(detail: Callable[[Context], str] | None = None):
@@ -577,11 +591,34 @@ def write(ctx: Context) -> list[Field] | None:
     target = ".".join(body.named_table.names) if body.HasField("named_table") else "extension object"
     ctx.info.detail = f"{op} {target}"
     ctx.info.incoming = ctx.input(0)
+    if body.HasField("table_schema") and ctx.input(0) is not None:
+        _check_write_input(ctx, ctx.input(0), named_struct_fields(body.table_schema))
     if body.output == algebra_pb2.WriteRel.OUTPUT_MODE_MODIFIED_RECORDS:
         if body.HasField("table_schema"):
             return named_struct_fields(body.table_schema)
         return ctx.input(0)
     return []
+
+
+def _check_write_input(ctx: Context, given: list[Field], table: list[Field]) -> None:
+    """algebra.proto on ``WriteRel.input``: "the schema must match with table_schema"."""
+    problems = []
+    if len(given) != len(table):
+        problems.append(f"the input has {len(given)} columns, the table schema {len(table)}")
+    for i, (a, b) in enumerate(zip(given, table)):
+        if a.type is None or b.type is None:
+            continue
+        if not T.same_type_ignoring_nullability(a.type, b.type) or (a.nullable and b.nullable is False):
+            problems.append(f"column {i} ({b.name}) is {T.render(a.type)} in the input, {T.render(b.type)} in the table")
+    if problems:
+        ctx.diag(
+            error(
+                "write-schema-mismatch",
+                "the write's input does not match its table schema, which the spec requires (\"the schema must "
+                "match with table_schema\"): " + "; ".join(problems),
+                ctx.node.id,
+            )
+        )
 
 
 def ddl(ctx: Context) -> list[Field] | None:
