@@ -236,11 +236,14 @@ def node_label(
     if stat is not None:
         rows.extend(_stat_rows(stat, pal))
     rows.append(_badges(effects or {}, pal))
+    counted: dict[tuple[Severity, str], int] = {}  # one row a code, with its count: legible however many
     for d in node.diagnostics if findings else ():
-        if d.severity is Severity.INFO:
-            continue
-        colour = pal.error if d.severity is Severity.ERROR else pal.warning
-        rows.append(f'<TR><TD COLSPAN="3" ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{colour}">⚑ {_esc(d.code, 40)}</FONT></TD></TR>')
+        if d.severity is not Severity.INFO:
+            counted[(d.severity, d.code)] = counted.get((d.severity, d.code), 0) + 1
+    for (severity, code), n in counted.items():
+        colour = pal.error if severity is Severity.ERROR else pal.warning
+        times = f" ×{n}" if n > 1 else ""
+        rows.append(f'<TR><TD COLSPAN="3" ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{colour}">⚑ {_esc(code, 40)}{times}</FONT></TD></TR>')
     if unrunnable:
         rows.append(f'<TR><TD COLSPAN="3" ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{pal.muted}">⊘ cannot run on Spark</FONT></TD></TR>')
     schema = node.schema

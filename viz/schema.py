@@ -441,7 +441,7 @@ def set_(ctx: Context) -> list[Field] | None:
                 )
             primary[i] = a.with_type(common)
             continue
-        unified, _ = ctx.typer.unify(column, f"the set inputs' column {i}", "union", strict=True)
+        unified, _ = ctx.typer.unify(column, f"the set inputs' values in column {i}", "union", strict=True)
         if unified is not None and not T.same_type_ignoring_nullability(unified, a.type):
             primary[i] = a.with_type(unified)
     out: list[Field] = []
