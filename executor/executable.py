@@ -15,6 +15,7 @@ from typing import Callable, Mapping
 from google.protobuf.message import Message
 from substrait import algebra_pb2, type_pb2
 
+from viz.expressions import bound_offset
 from viz.errors import Severity
 from viz.kinds import enhancement_of
 from viz.model import PlanModel
@@ -167,10 +168,8 @@ def _join_key(model: PlanModel, k: algebra_pb2.ComparisonJoinKey) -> str | None:
 
 
 def _bound(model: PlanModel, b) -> str | None:
-    # executor.translate_expr reads a bound's count from the deprecated ``offset`` only: an
-    # ``offset_expr`` (the field that replaced it) would run as 0 rows, giving wrong rows
-    if b.HasField("offset_expr"):
-        return "a window bound given as an expression (`offset_expr`) is not translated yet"
+    if bound_offset(b) is None:
+        return "a window bound's offset_expr is not an integer literal"
     return None
 
 

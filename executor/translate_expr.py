@@ -21,7 +21,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as S
 from substrait import algebra_pb2, type_pb2
 
-from viz.expressions import ExpressionTyper, Scope, case_base
+from viz.expressions import ExpressionTyper, Scope, bound_offset, case_base
 from viz.fields import Field
 from viz.model import PlanModel
 from viz.types import render
@@ -258,12 +258,15 @@ class ExprTranslator:
         typed = info.typed_expression(message) if info is not None else None
         return typed.coercion if typed is not None else None
 
-    def _cast_values(self, message, columns: list[Column], what: str) -> list[Column]:
-        """``columns`` (the message's values in order) cast by its coercion, said in the run's notes."""
+    def _cast_values(self, message, values: list[Expression], columns: list[Column], what: str) -> list[Column]:
+        """``columns`` (of the message's ``values``, in order) cast by its coercion, said in the run's notes."""
         coercion = self.coercion(message)
         if coercion is None:
             return columns
-        out = [c if t is None else c.cast(sql_type(to_spark(t))) for c, t in zip(columns, coercion.targets)]
+        out = [
+            c if t is None else _implicit_cast(c, self.type_of(v), t)
+            for c, v, t in zip(columns, values, coercion.targets)
+        ]
         if any(t is not None for t in coercion.targets[: len(columns)]):
             self.tr.warn(f"node {self.node_id}: {what} differ in type; the run applies {coercion.rule}")
         return out + columns[len(out):]
@@ -280,7 +283,7 @@ class ExprTranslator:
         for k, (i, target) in enumerate(zip(positions, coercion.targets)):
             if target is None:
                 continue
-            args[i] = args[i].cast(sql_type(to_spark(target)))
+            args[i] = _implicit_cast(args[i], call.arg_types[k], target)
             call.arg_types[k] = target
             call.constants[k] = _functions().NOT_CONSTANT
             changed = True
@@ -346,10 +349,8 @@ class ExprTranslator:
         match = self.expr(base) if base is not None else None
         clauses = e.ifs[1:] if base is not None else e.ifs
         conds = [self.expr(getattr(clause, "if")) for clause in clauses]
-        results = [self.expr(clause.then) for clause in clauses]
-        if e.HasField("else"):
-            results.append(self.expr(getattr(e, "else")))
-        results = self._cast_values(e, results, "the CASE's branches")
+        values = [clause.then for clause in clauses] + ([getattr(e, "else")] if e.HasField("else") else [])
+        results = self._cast_values(e, values, [self.expr(v) for v in values], "the CASE's branches")
         out = None
         for cond, then in zip(conds, results):
             if match is not None:
@@ -362,10 +363,8 @@ class ExprTranslator:
     def switch_expression(self, e: Expression.SwitchExpression) -> Column:
         match = self.expr(e.match)
         conds = [match == literals.literal(getattr(clause, "if")) for clause in e.ifs]
-        results = [self.expr(clause.then) for clause in e.ifs]
-        if e.HasField("else"):
-            results.append(self.expr(getattr(e, "else")))
-        results = self._cast_values(e, results, "the CASE's branches")
+        values = [clause.then for clause in e.ifs] + ([getattr(e, "else")] if e.HasField("else") else [])
+        results = self._cast_values(e, values, [self.expr(v) for v in values], "the CASE's branches")
         if not conds:
             return results[-1]
         out = None
@@ -376,8 +375,9 @@ class ExprTranslator:
         return out
 
     def singular_or_list(self, e: Expression.SingularOrList) -> Column:
-        values = self._cast_values(e, [self.expr(e.value), *[self.expr(o) for o in e.options]], "an IN list's values")
-        return values[0].isin(*values[1:])
+        values = [e.value, *e.options]
+        columns = self._cast_values(e, values, [self.expr(v) for v in values], "an IN list's values")
+        return columns[0].isin(*columns[1:])
 
     def multi_or_list(self, e: Expression.MultiOrList) -> Column:
         values = [self.expr(v) for v in e.value]
@@ -512,13 +512,24 @@ _COMPARISONS: dict[int, Callable[[Column, Column], Column]] = {
 
 def _bound(b, unbounded: int) -> int:
     which = b.WhichOneof("kind")
-    if which == "preceding":
-        return -int(b.preceding.offset)
-    if which == "following":
-        return int(b.following.offset)
+    if which in ("preceding", "following"):
+        n = bound_offset(getattr(b, which))
+        if n is None:
+            raise Unsupported("a window bound's offset_expr must be an integer literal")
+        return -n if which == "preceding" else n
     if which == "current_row":
         return Window.currentRow
     return unbounded
+
+
+def _implicit_cast(column: Column, source: type_pb2.Type | None, target: type_pb2.Type) -> Column:
+    """``column`` cast to ``target`` as a producer's implicit coercion does: text that is not a value of
+    the target, or a float that does not fit it, is an error there (the session's casts give NULL)."""
+    out = column.cast(sql_type(to_spark(target)))
+    if source is None or source.WhichOneof("kind") in _TEXT_KINDS | {"fp32", "fp64"}:
+        message = F.concat(F.lit("cannot cast '"), column.cast("string"), F.lit(f"' to {render(target)} (an implicit coercion)"))
+        return F.when(column.isNotNull() & out.isNull(), F.raise_error(message)).otherwise(out)
+    return out
 
 
 def _frame(spec, f, name: str):

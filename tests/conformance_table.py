@@ -50,7 +50,6 @@ REFUSED = {
     "lateral_join_uncorrelated": "lateral_join",
     "lateral_join_uncorrelated_without_anchor": "lateral_join",
     "phase_intermediate": "INITIAL_TO_INTERMEDIATE",
-    "window_bound_offset_expr": "offset_expr",
 }
 
 

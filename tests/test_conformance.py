@@ -180,13 +180,7 @@ def test_result_types_are_the_derived_ones_or_the_run_says_why(runs, case):
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("case", [
-    pytest.param(c, marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-        "executor/translate_expr.py reads a window bound's deprecated `offset` only, not `offset_expr`; "
-        "executor/executable.py refuses such a bound until it does (it ran as 0 rows preceding)")))
-    if c == "window_bound_offset_expr" else c
-    for c in ROW_CASES
-])
+@pytest.mark.parametrize("case", ROW_CASES)
 def test_the_rows_the_spec_prints(runs, case):
     r = runs[case]
     want = sorted(C.expected()["rows"][case]["rows"])

@@ -103,6 +103,13 @@ _COMPARISON_OPS = {0: "?", 1: "=", 2: "<>", 3: "<", 4: ">", 5: "<=", 6: ">="}
 
 
 _DIALECT_NAMES = {"datafusion": "DataFusion", "spark": "Spark"}
+_Phase = algebra_pb2.AggregationPhase
+#: Aggregation phases whose input or output is the function's intermediate state.
+_INTERMEDIATE_PHASES = frozenset({
+    _Phase.AGGREGATION_PHASE_INITIAL_TO_INTERMEDIATE,
+    _Phase.AGGREGATION_PHASE_INTERMEDIATE_TO_INTERMEDIATE,
+    _Phase.AGGREGATION_PHASE_INTERMEDIATE_TO_RESULT,
+})
 
 
 def _short(text: str, limit: int = 48) -> str:
@@ -161,6 +168,11 @@ class ExpressionTyper:
         coercion; a declared output type that the YAML's derivation contradicts gets one too."""
         declared = f.output_type if f.output_type.WhichOneof("kind") is not None else None
         ref = self.ext.functions.get(f.function_reference)
+        if getattr(f, "phase", 0) in _INTERMEDIATE_PHASES:
+            # takes or gives the YAML's intermediate type, not its arguments or return type
+            if declared is None:
+                self._diag(warning("missing-output-type", f"{what} has no output type; its column type is unknown", self.node))
+            return declared, None
         if ref is None:
             if declared is None:
                 self._diag(warning("missing-output-type", f"{what} has no output type; its column type is unknown", self.node))
@@ -697,12 +709,22 @@ class ExpressionTyper:
         return Typed(None, f"detached#{e}", f"detached{e}")
 
 
+def bound_offset(side) -> int | None:
+    """A window bound's row count (``Bound.Preceding`` or ``Bound.Following``): its ``offset_expr``
+    when set (an integer literal; None for any other expression), else the deprecated ``offset``."""
+    if not side.HasField("offset_expr"):
+        return int(side.offset)
+    e = side.offset_expr
+    if e.WhichOneof("rex_type") != "literal" or e.literal.WhichOneof("literal_type") not in ("i8", "i16", "i32", "i64"):
+        return None
+    return int(getattr(e.literal, e.literal.WhichOneof("literal_type")))
+
+
 def _bound(b, default: str) -> str:
     which = b.WhichOneof("kind")
-    if which == "preceding":
-        return f"{b.preceding.offset} PRECEDING"
-    if which == "following":
-        return f"{b.following.offset} FOLLOWING"
+    if which in ("preceding", "following"):
+        n = bound_offset(getattr(b, which))
+        return f"{'?' if n is None else n} {which.upper()}"
     if which == "current_row":
         return "CURRENT ROW"
     if which == "unbounded":
@@ -818,9 +840,12 @@ def literal_type(lit: Expression.Literal) -> type_pb2.Type | None:
     return None
 
 
+_EXACT = decimal.Context(prec=80)  # a 16-byte unscaled value has at most 39 digits: never rounded
+
+
 def decimal_value(lit: Expression.Literal.Decimal) -> decimal.Decimal:
     unscaled = int.from_bytes(lit.value, "little", signed=True)
-    return decimal.Decimal(unscaled).scaleb(-lit.scale)
+    return decimal.Decimal(unscaled).scaleb(-lit.scale, _EXACT)
 
 
 def _timestamp_text(value: int, precision: int) -> str:
