@@ -268,7 +268,7 @@ class ExprTranslator:
             for c, v, t in zip(columns, values, coercion.targets)
         ]
         if any(t is not None for t in coercion.targets[: len(columns)]):
-            self.tr.warn(f"node {self.node_id}: {what} differ in type; the run applies {coercion.rule}")
+            self.tr.warn(f"node {self.node_id}: {what} differ in type: {coercion.rule}, and so does the run")
         return out + columns[len(out):]
 
     def _coerce(self, f, call, args: list) -> None:
@@ -288,7 +288,7 @@ class ExprTranslator:
             call.constants[k] = _functions().NOT_CONSTANT
             changed = True
         if changed:
-            self.tr.warn(f"node {self.node_id}: {written} matches no signature; the run applies {coercion.rule}")
+            self.tr.warn(f"node {self.node_id}: {written}: {coercion.rule}, and so does the run")
 
     def _warn(self, call) -> None:
         for w in call.warnings:

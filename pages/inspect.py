@@ -13,6 +13,7 @@ from ui.engines_panel import bisect_controls, compare_section, engine_overlay, p
 from ui.entry import through_app
 from ui.graph_view import graph_view, plan_dot
 from ui.lineage_panel import column_clicked, lineage_highlight, lineage_panel
+from ui.markdown import md_escape
 from ui.page import open_plan
 from ui.plan_source import executability_of
 from ui.profile_panel import profile_controls, profile_overlay, profile_table
@@ -114,12 +115,13 @@ def _diagnostics_list(model: PlanModel) -> None:
     diags = model.all_diagnostics()
     shown = [d for d in diags if d.severity is not Severity.INFO]
     st.markdown(f"**Diagnostics** ({len(shown)} problem{'s' if len(shown) != 1 else ''}, {len(diags) - len(shown)} note{'s' if len(diags) - len(shown) != 1 else ''})")
-    for i, d in enumerate(diags):
+    rank = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+    for i, d in sorted(enumerate(diags), key=lambda item: rank[item[1].severity]):  # errors first
         text = f"{d.code}: {d.message}"
         if d.node and d.node in model.graph.nodes:
             label = {"error": "error", "warning": "warning", "info": "note"}[d.severity.value]
-            st.button(f"{label} {d.node} · {text}", key=f"diag-{i}", on_click=select, args=(d.node,),
-                      width="stretch", help="Select this node")
+            st.button(md_escape(f"{label} {d.node} · {text}"), key=f"diag-{i}", on_click=select, args=(d.node,),
+                      width="stretch", help=md_escape(f"{text} (click to select node {d.node})"))
         else:
             _SEVERITY_WIDGET[d.severity](text)
 

@@ -14,6 +14,7 @@ from executor.run import run_node
 from ui.background import POLL_S, Task, finished, show_progress, start
 from ui.entry import through_app
 from ui.graph_view import graph_view
+from ui.markdown import md_escape
 from ui.page import open_plan
 from ui.plan_source import executability_of
 from ui.report_button import report_button
@@ -27,13 +28,7 @@ through_app()
 
 SAMPLE_LIMIT = 20
 MAX_STEPS = 300  # steps listed; bigger plans list the first ones and say how many more
-_MARKDOWN = str.maketrans({c: "\\" + c for c in "\\`*_$[]<>~#|"})
 MAX_ROWS = 4  # schema rows per box unless the sidebar says otherwise
-
-
-def md_escape(text: str) -> str:
-    """Plain text made safe for a Markdown label (no accidental italics, links or formulas)."""
-    return text.translate(_MARKDOWN)
 
 
 def _story(order: list[str], sentences: dict[str, str], selected: str) -> None:

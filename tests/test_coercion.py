@@ -297,7 +297,7 @@ def test_rules_name_the_result_of_arithmetic():
         "DataFusion computes decimal<15,2> / i64 as decimal<15,2> / decimal<20,0>, giving decimal<19,6>"
     )
     assert C.call_coercion("spark", "divide", [KINDS["i32"].type, i64]).rule == (
-        "Spark computes i32 / i64 as i64, giving i64 (integer division)"
+        "Spark computes i32 / i64 as i64 (integer division)"
     )
     rule = C.unify("datafusion", [i64, KINDS["fp64"].type]).rule
     assert rule == "DataFusion gives CASE branches i64 and fp64 the type fp64"

@@ -523,7 +523,7 @@ def call_coercion(
         return a.coercion([_FP64], f"{who} computes {function} of {names[0]} over fp64")
     if function in ("avg", "mean") and len(views) == 1 and views[0].family == "int":
         # the YAMLs' avg of an integer is that integer; both engines average integers in double
-        return a.coercion([_FP64], f"{who} averages {names[0]} over fp64")
+        return a.coercion([_FP64], f"{who} averages an {names[0]} as fp64")
     if all(v == views[0] for v in views):
         return None
     if function in _COMPARISONS and len(views) == 2:
@@ -540,7 +540,9 @@ def call_coercion(
         left, right, result = found
         op = _ARITHMETIC[function]
         as_ = a.name(left) if left == right else f"{a.name(left)} {op} {a.name(right)}"
-        rule = f"{who} computes {names[0]} {op} {names[1]} as {as_}, giving {a.name(result)}"
+        rule = f"{who} computes {names[0]} {op} {names[1]} as {as_}"
+        if not (left == right == result):
+            rule += f", giving {a.name(result)}"
         if function == "divide" and result.family == "int":
             rule += " (integer division)"
         return a.coercion([left, right], rule)

@@ -112,6 +112,11 @@ _INTERMEDIATE_PHASES = frozenset({
 })
 
 
+def _call_label(name: str, args: Sequence["Typed"]) -> str:
+    """A call as a diagnostic names it, its arguments by their labels: ``lte(l_discount, add(0.06, 0.01))``."""
+    return _short(f"{name}({', '.join(a.label for a in args)})", 72)
+
+
 def _short(text: str, limit: int = 48) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -182,7 +187,7 @@ class ExpressionTyper:
         coercion = None
         known = all(a is not None for a in signature)
         if derived.type is None and derived.defined and known:
-            coercion = self._coerce_call(ref.name, args, derived.how)
+            coercion = self._coerce_call(ref.name, what, args, derived.how)
             if coercion is not None:
                 again = self._derive_coerced(ref, signature, coercion)
                 if again.type is not None:
@@ -196,28 +201,33 @@ class ExpressionTyper:
                 self._diag(
                     warning(
                         "producer-semantics",
-                        f"{what} is {T.render(derived.type)} by {derived.how}, but {theirs.rule} (the plan's producer), "
-                        f"giving {T.render(again.type)}: the run follows the producer",
+                        f"{what} is {T.render(derived.type)} by {derived.how}, but the plan's producer reads it "
+                        f"otherwise ({theirs.rule}), giving {T.render(again.type)}; the run follows the producer",
                         self.node,
                     )
                 )
                 coercion, derived = theirs, again
         if declared is not None:
             if derived.type is not None and not T.same_type_ignoring_nullability(declared, derived.type):
+                if T.kind(derived.type) == "bool":
+                    follows = "the schema shows the plan's type; the run keeps the predicate's boolean"
+                else:
+                    follows = f"the schema and the run take the plan's {T.render(declared)}"
                 self._diag(
                     warning(
                         "output-type-conflict",
                         f"{what} declares its output {T.render(declared)}, but {derived.how} gives "
-                        f"{T.render(derived.type)}; the schema takes the plan's word",
+                        f"{T.render(derived.type)}; {follows}",
                         self.node,
                     )
                 )
             return declared, coercion
         if derived.type is not None:
+            after = " with the arguments as the producer casts them" if coercion is not None else ""
             self._diag(
                 info(
                     "missing-output-type",
-                    f"{what} has no output type; {T.render(derived.type)} is derived from {derived.how}",
+                    f"{what} has no output type; {T.render(derived.type)} is derived from {derived.how}{after}",
                     self.node,
                 )
             )
@@ -241,10 +251,10 @@ class ExpressionTyper:
         coerced = [a if isinstance(a, str) else (next(targets, None) or a) for a in signature]
         return function_types.derive(ref.name, ref.extension, coerced)
 
-    def _coerce_call(self, name: str, args: Sequence[Typed], why: str) -> C.Coercion | None:
+    def _coerce_call(self, name: str, what: str, args: Sequence[Typed], why: str) -> C.Coercion | None:
         """The coercion a call whose arguments match no signature runs with, and its diagnostic."""
         coercion = self._producer_coercion(name, args)
-        self._diag(warning("no-matching-signature", f"{why}; {self._runs_with(coercion)}", self.node))
+        self._diag(warning("no-matching-signature", f"{what}: {why}; {self._runs_with(coercion)}", self.node))
         return coercion
 
     def _runs_with(self, coercion: C.Coercion | None) -> str:
@@ -253,11 +263,11 @@ class ExpressionTyper:
             whose = _DIALECT_NAMES.get(self.dialect, self.dialect)
             if coercion is None:
                 return f"no rule of {whose}'s (the plan's producer) for these types is known here: the run passes them to Spark as they are"
-            return f"the run applies the plan's producer's coercion: {coercion.rule}"
+            return f"the run follows the plan's producer: {coercion.rule}"
         unknown = "the plan's producer is not one whose coercions are known here, and the spec allows no implicit coercion"
         if coercion is None:
             return f"{unknown}: the run passes the values to Spark as they are"
-        return f"{unknown}: the run applies Spark's, {coercion.rule}"
+        return f"{unknown}, so the run follows Spark: {coercion.rule}"
 
     # -- entry -----------------------------------------------------------------------------
     def expr(self, e: Expression, scope: Scope) -> Typed:
@@ -440,7 +450,7 @@ class ExpressionTyper:
     def scalar_function(self, f: Expression.ScalarFunction, scope: Scope) -> Typed:
         name = self.function_name(f.function_reference)
         args = self.args(f.arguments, scope)
-        t, coercion = self._call_type(f, f"scalar function {name}", args)
+        t, coercion = self._call_type(f, f"scalar function {_call_label(name, args)}", args)
         return self._call_typed(f, Typed(
             t,
             f"{name}({', '.join(a.text for a in args)})",
@@ -463,7 +473,7 @@ class ExpressionTyper:
         order = ""
         if f.sorts:
             order = " ORDER BY " + ", ".join(self.sort_field(s, scope) for s in f.sorts)
-        t, coercion = self._call_type(f, f"aggregate function {name}", args)
+        t, coercion = self._call_type(f, f"aggregate function {_call_label(name, args)}", args)
         text = f"{name}({distinct}{', '.join(a.text for a in args)}{order})"
         label = _short(f"{name}({distinct}{', '.join(a.label for a in args)})")
         return self._call_typed(f, Typed(t, text, label, nested_names_for(t), coercion=coercion))
@@ -482,7 +492,7 @@ class ExpressionTyper:
             rows = "RANGE" if f.bounds_type == 2 else "ROWS"
             over.append(f"{rows} BETWEEN {_bound(f.lower_bound, 'UNBOUNDED PRECEDING')} AND "
                         f"{_bound(f.upper_bound, 'UNBOUNDED FOLLOWING')}")
-        t, coercion = self._call_type(f, f"window function {name}", args)
+        t, coercion = self._call_type(f, f"window function {_call_label(name, args)}", args)
         text = f"{name}({', '.join(a.text for a in args)}) OVER ({' '.join(over)})"
         label = _short(f"{name}({', '.join(a.label for a in args)})")
         return self._call_typed(f, Typed(t, text, label, nested_names_for(t), coercion=coercion))
