@@ -302,12 +302,12 @@ def covering(features: dict[str, set[str]], always: set[str]) -> list[str]:
 @pytest.mark.spark
 @pytest.mark.parametrize("form", FORMS)
 def test_datafusion_tpcds_plans_give_datafusions_rows(spark, tmp_path, form):
-    """DataFusion 55 plans all 103 TPC-DS queries (but two) and their schemas are DataFusion's; the rows
-    on Spark equal DataFusion's engine's for a set of them that covers every relation kind, join type
-    and function (with its types), and every kind over every kind it takes as an input, that any of the
-    plans holds, and the four known exceptions: 22 of 101 on 2026-11-26 (105 s, against 165-185 s for
-    all). ``python -m executor check <tpcds-sql> --tpcds 0.01`` runs every query's rows (the README's
-    live-producer figures)."""
+    """DataFusion 55 plans all 103 TPC-DS queries (but two), in each form, and their schemas are
+    DataFusion's; the rows on Spark equal DataFusion's engine's for a set of them that covers every
+    relation kind, join type and function (with its types), and every kind over every kind it takes as an
+    input, that any of the plans of that form holds, and the four known exceptions (22 of 101 in each
+    form). ``python -m executor check <tpcds-sql> --tpcds 0.01 --form written --form analyzed`` runs
+    every query's rows (the README's live-producer figures)."""
     from executor.data import tpcds
 
     folder = tpcds(0.01)
