@@ -213,7 +213,7 @@ class ExprTranslator:
         while seg.ByteSize() > 0:
             which = seg.WhichOneof("reference_type")
             if which == "struct_field":
-                col = _struct_member(col, seg.struct_field.field, df)
+                col = struct_member(col, seg.struct_field.field, df)
                 seg = seg.struct_field.child
             elif which == "list_element":
                 col = col.getItem(seg.list_element.offset)
@@ -482,7 +482,7 @@ class ExprTranslator:
         return F.when(empty, F.lit(not is_any)).otherwise(result)
 
 
-def _struct_member(col: Column, i: int, df: DataFrame | None) -> Column:
+def struct_member(col: Column, i: int, df: DataFrame | None) -> Column:
     if df is None:
         raise Unsupported("a struct field of an outer or computed value cannot be read by position here")
     dtype = df.select(col).schema.fields[0].dataType

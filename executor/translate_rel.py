@@ -39,7 +39,7 @@ from . import literals
 from .errors import ColumnMismatch, ExecutionError, Refused, Unsupported
 from .functions import resolve as resolve_function
 from .jvm import col, sql_type
-from .translate_expr import ExprTranslator, Record
+from .translate_expr import ExprTranslator, Record, struct_member
 from .types import plan_user_types, to_spark
 
 
@@ -389,12 +389,28 @@ def read(tr: _Translator, node: NodeView) -> DataFrame:
         if r.HasField(filt):
             df = df.where(ex.condition(getattr(r, filt)))
     if r.HasField("projection") and r.projection.select.struct_items:
-        items = [it.field for it in r.projection.select.struct_items]
-        for i in items:
-            if not 0 <= i < len(base):
-                raise ExecutionError(f"projection field {i} is out of range: the base schema has {len(base)} fields")
-        df = _pick(df, [(tr.name(f), tr.name(i)) for i, f in enumerate(items)])
+        items = list(r.projection.select.struct_items)
+        for it in items:
+            if not 0 <= it.field < len(base):
+                raise ExecutionError(f"projection field {it.field} is out of range: the base schema has {len(base)} fields")
+        df = df.select(*[
+            (_struct_select(col(tr.name(it.field)), it.child.struct, df) if it.child.HasField("struct") else col(tr.name(it.field)))
+            .alias(tr.name(i))
+            for i, it in enumerate(items)
+        ])
     return df
+
+
+def _struct_select(column: Column, select, df: DataFrame) -> Column:
+    """A struct column keeping the members a mask's struct select lists, each narrowed by its own child
+    (a null struct stays null)."""
+    members = []
+    for k, it in enumerate(select.struct_items):
+        member = struct_member(column, it.field, df)
+        if it.child.HasField("struct"):
+            member = _struct_select(member, it.child.struct, df)
+        members.append(member.alias(f"f{k}"))
+    return F.when(column.isNull(), F.lit(None)).otherwise(F.struct(*members))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -315,17 +315,37 @@ def test_read_projection_list_and_map_selects_keep_their_types():
     assert schema_of(m, "0") == [("l", "list<i64>"), ("m", "map<string, i64?>")]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "gap: a nested struct select (StructItem.child) is not applied to the schema, so s keeps both fields; "
-    "the ReadRel projection-mask handling is being reworked elsewhere (remove this mark when it lands)"))
 def test_read_projection_nested_struct_select_narrows_the_struct():
     """[R] "one might initially have an inner struct with 100 fields but a particular operation only needs
     ... 2 of those 100 fields. In this situation, one would use a mask expression to eliminate the 98"."""
-    m = model_of(plan(_masked({"field": 0}, {"field": 1, "child": {"struct": {
-        "structItems": [{"field": 1}], "maintainSingularStruct": True}}})))
+    m = model_of(plan(_masked({"field": 0}, {"field": 1, "child": {"struct": {"structItems": [{"field": 1}]}}})))
     s = m.node("0").schema
     assert [(f.name, f.type_text()) for f in s] == [("k", "i64"), ("s", "struct<s2: i32?>")]
     assert s[1].nested == ("s2",)
+    assert codes(m) == []
+
+
+def _struct_values() -> dict:
+    """(k, s struct<s1 string, s2 i32?>): (1, ('x', 10)), (2, ('y', null))."""
+    def row(k, s1, s2):
+        return {"fields": [lit(k), {"nested": {"struct": {"fields": [{"literal": {"string": s1}},
+                                                                     s2 if isinstance(s2, dict) else {"literal": {"i32": s2}}]}}}]}
+    return {"read": {"baseSchema": NESTED["read"]["baseSchema"] | {"names": ["k", "s", "s1", "s2"], "struct": {
+        "types": NESTED["read"]["baseSchema"]["struct"]["types"][:2]}},
+        "virtualTable": {"expressions": [row(1, "x", 10), row(2, "y", {"literal": {"null": typ("i32?")}})]}}}
+
+
+@pytest.mark.spark
+def test_read_projection_nested_struct_select_rows(spark):
+    """The members the mask lists, in its order: s narrowed to (s2, s1), then k. By hand:
+    (1, ('x', 10)) -> ((10, 'x'), 1); (2, ('y', null)) -> ((null, 'y'), 2)."""
+    read = _struct_values()
+    read["read"]["projection"] = {"select": {"structItems": [
+        {"field": 1, "child": {"struct": {"structItems": [{"field": 1}, {"field": 0}]}}}, {"field": 0}]}}
+    doc = plan(read)
+    assert schema_of(model_of(doc), "0") == [("s", "struct<s2: i32?, s1: string>"), ("k", "i64")]
+    got = sorted(((tuple(s.values()), k) for s, k in rows(doc)), key=lambda r: r[1])
+    assert got == [((10, "x"), 1), ((None, "y"), 2)]
 
 
 # =============================================================================================
