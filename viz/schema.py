@@ -822,7 +822,11 @@ class Conventions:
     def describe(self) -> list[str]:
         out = []
         if self.dialect == "datafusion":
-            out.append("calls whose argument types match no signature are run with DataFusion's type coercion")
+            out.append(
+                "calls whose argument types match no signature are run with DataFusion's type coercion (the rules "
+                "of DataFusion 55, which this app is checked against; a plan names its Substrait version, not "
+                "DataFusion's)"
+            )
         if not self.project_keeps_input:
             out.append("ProjectRels output only their expressions (the spec: input fields, then expressions)")
         if self.grouping_column is None:
