@@ -896,7 +896,9 @@ def extension(tr: _Translator, node: NodeView) -> DataFrame:
 
 
 def lateral_join(tr: _Translator, node: NodeView) -> DataFrame:
-    raise Unsupported(f"lateral joins (node {node.id}) are not supported")
+    """A lateral join whose right input does not read the left row is a join; one that does is refused
+    (its outer references to the lateral relation are not translated)."""
+    return join(tr, node)
 
 
 #: Relations that apply their own emit (the others get ``_Translator._emit`` afterwards).
@@ -934,7 +936,7 @@ RELATIONS: dict[str, Callable[[_Translator, NodeView], DataFrame]] = {
 }
 
 #: Relation kinds that translate (the others raise Unsupported or Refused).
-SUPPORTED_RELATIONS = frozenset(k for k, v in RELATIONS.items() if v not in (refused, extension, lateral_join))
+SUPPORTED_RELATIONS = frozenset(k for k, v in RELATIONS.items() if v not in (refused, extension))
 REFUSED_RELATIONS = frozenset(k for k, v in KINDS.items() if v.changes)  # the registry says which change data
 
 __all__ = ["Translation", "translate", "RELATIONS", "SUPPORTED_RELATIONS", "REFUSED_RELATIONS"]

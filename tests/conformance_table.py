@@ -47,8 +47,6 @@ REFUSED = {
     "ddl_view_root_names_the_view": "DdlRel",
     "update_root_names_a_count": "UpdateRel",
     "update_root_names_the_table": "UpdateRel",
-    "lateral_join_uncorrelated": "lateral_join",
-    "lateral_join_uncorrelated_without_anchor": "lateral_join",
     "phase_intermediate": "INITIAL_TO_INTERMEDIATE",
 }
 

@@ -653,6 +653,24 @@ def test_join_type_rows(spark, join_type):
     assert bag(rows(plan(rel))) == bag(expected)
 
 
+@pytest.mark.spark
+@pytest.mark.parametrize("join_type", ["INNER", "LEFT"])
+def test_lateral_join_whose_right_does_not_read_the_left_row_runs_as_a_join(spark, join_type):
+    """[L] a lateral join's right input is evaluated per left row; one that reads nothing of the left row
+    gives every left row the same right input: the join's rows (worked out by hand above)."""
+    rel = {"lateralJoin": {"common": {"relAnchor": 1}, "left": L, "right": R, "expression": B_EQ_C,
+                           "type": f"JOIN_TYPE_{join_type}"}}
+    assert bag(rows(plan(rel))) == bag(JOIN_ROWS[join_type][1])
+
+
+def test_lateral_join_whose_right_reads_the_left_row_is_refused_clearly():
+    right = {"filter": {"input": R, "condition": call(1, field(0), {"selection": {
+        "directReference": {"structField": {"field": 1}}, "outerReference": {"relReference": 1}}})}}
+    rel = {"lateralJoin": {"common": {"relAnchor": 1}, "left": L, "right": right, "type": "JOIN_TYPE_INNER"}}
+    err = refusal(plan(rel))
+    assert "outer references to a lateral relation are not supported" in str(err)
+
+
 def test_join_without_expression_and_unspecified_type():
     """[L] Join Expression "Required. Can be the literal True": one left out matches everything.
     An unspecified type is an error, and is not run."""
