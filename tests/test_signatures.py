@@ -130,3 +130,11 @@ def test_the_run_applies_the_coercion_its_node_names(spark, producer, expected, 
     assert sorted(next(iter(row.values())) for row in result.arrow.to_pylist()) == expected
     if producer == "datafusion":
         assert any("lte(decimal<15,2>, fp64)" in w and rule in w for w in result.warnings), result.warnings
+
+
+def test_a_function_no_yaml_defines_says_its_arguments_cannot_be_checked():
+    functions = {**FUNCTIONS, 4: ("frobnicate", "functions_comparison")}
+    rel = {"filter": {"input": values("0.05"), "condition": P.call(4, P.field(0), out="boolean")}}
+    model = P.model_of(P.plan((rel, ["d"]), functions=functions))
+    [d] = [d for d in model.node("0").diagnostics if d.code == "no-signature"]
+    assert d.severity.value == "info" and "frobnicate" in d.message and "cannot be checked" in d.message

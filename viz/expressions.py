@@ -208,6 +208,9 @@ class ExpressionTyper:
                 )
                 coercion, derived = theirs, again
         if declared is not None:
+            if not derived.defined:
+                self._diag(info("no-signature", f"{what}: {derived.how}, so its argument types cannot be checked; "
+                                f"the plan's {T.render(declared)} is taken", self.node))
             if derived.type is not None and not T.same_type_ignoring_nullability(declared, derived.type):
                 if T.kind(derived.type) == "bool":
                     follows = "the schema shows the plan's type; the run keeps the predicate's boolean"
