@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as S
 from substrait import algebra_pb2
 
-from viz.expressions import literal_type
+from viz.expressions import decimal_value, literal_type
 
 from .errors import Unsupported
 from .jvm import sql_type
@@ -39,12 +39,6 @@ def _micros(value: int, precision: int) -> int:
 def _timestamp_text(value: int, precision: int) -> str:
     stamp = _EPOCH_DT + dt.timedelta(microseconds=_micros(value, precision))
     return stamp.isoformat(sep=" ")
-
-
-def _decimal(v) -> decimal.Decimal:
-    """A decimal literal's exact value: its 16 bytes are the unscaled integer (little-endian two's
-    complement), up to 38 digits, which arithmetic in Python's default 28-digit context would round."""
-    return decimal.Decimal(f"{int.from_bytes(v.value, 'little', signed=True)}E{-v.scale}")
 
 
 def _interval_day(v) -> dt.timedelta:
@@ -76,7 +70,7 @@ _VALUES: dict[str, Callable[[Literal], Any]] = {
     "fixed_binary": lambda l: bytes(l.fixed_binary),
     "uuid": lambda l: str(uuid.UUID(bytes=bytes(l.uuid))),
     "date": lambda l: _EPOCH + dt.timedelta(days=l.date),
-    "decimal": lambda l: _decimal(l.decimal),
+    "decimal": lambda l: decimal_value(l.decimal),
     "precision_timestamp": lambda l: _EPOCH_DT
     + dt.timedelta(microseconds=_micros(l.precision_timestamp.value, l.precision_timestamp.precision)),
     "precision_timestamp_tz": lambda l: (

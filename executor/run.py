@@ -26,6 +26,7 @@ from typing import Callable
 import pandas as pd
 
 from viz.kinds import KINDS
+from viz.types import render
 
 from .errors import ExecutionError, Refused, Unsupported
 from .session import asked_for, get_session, is_connect
@@ -277,8 +278,6 @@ class SparkRun:
 
 def _nulls_in_required(fields, table) -> list[str]:
     """A note per column the plan derives required (no nulls) whose rows taken hold nulls."""
-    from viz.types import render
-
     return [f"column {i} ({f.name}) is {render(f.type)} in the plan, which holds no nulls, but Spark's result holds "
             f"{n} null{'s' if n != 1 else ''}"
             for i, (f, n) in enumerate(zip(fields or (), (c.null_count for c in table.columns)))

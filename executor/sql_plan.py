@@ -100,8 +100,8 @@ def sql_to_plan(sql: str, tables: Mapping[str, str], *, json: bool = True, form:
     if form not in FORMS:
         raise SqlError(f"unknown plan form {form!r}; expected one of {', '.join(FORMS)}")
     _check_statement(sql)
-    ctx, registered, warnings = _context(tables, optimize=form == "optimized")
     optimized = form == "optimized"
+    ctx, registered, warnings = _context(tables, optimize=optimized)
     try:
         frame = _plan(ctx, sql, registered)
         plan = _produce(frame.logical_plan() if form == "written" else frame.optimized_logical_plan(), ctx)

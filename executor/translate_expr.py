@@ -86,7 +86,7 @@ class Record:
         return Record([c.outer() for c in self.columns], self.fields, None)
 
 
-def functions_name(call) -> str:
+def _call_text(call) -> str:
     """A call as people read it: its name and its arguments' types (``lte(decimal<15,2>, fp64)``)."""
     return f"{_functions().base_name(call.name)}({', '.join(render(t) for t in call.arg_types)})"
 
@@ -258,18 +258,19 @@ class ExprTranslator:
         typed = info.typed_expression(message) if info is not None else None
         return typed.coercion if typed is not None else None
 
+    def _cast(self, coercion, columns: list[Column], sources: list[type_pb2.Type | None], what: str) -> list[Column]:
+        """``columns`` (of values typed ``sources``) cast to ``coercion``'s targets, said in the run's notes."""
+        out = [c if t is None else _implicit_cast(c, s, t) for c, s, t in zip(columns, sources, coercion.targets)]
+        if any(t is not None for t in coercion.targets[: len(columns)]):
+            self.tr.warn(f"node {self.node_id}: {what}: {coercion.rule}, and so does the run")
+        return out + columns[len(out):]
+
     def _cast_values(self, message, values: list[Expression], columns: list[Column], what: str) -> list[Column]:
-        """``columns`` (of the message's ``values``, in order) cast by its coercion, said in the run's notes."""
+        """``columns`` (of the message's ``values``, in order) cast by its coercion."""
         coercion = self.coercion(message)
         if coercion is None:
             return columns
-        out = [
-            c if t is None else _implicit_cast(c, self.type_of(v), t)
-            for c, v, t in zip(columns, values, coercion.targets)
-        ]
-        if any(t is not None for t in coercion.targets[: len(columns)]):
-            self.tr.warn(f"node {self.node_id}: {what} differ in type: {coercion.rule}, and so does the run")
-        return out + columns[len(out):]
+        return self._cast(coercion, columns, [self.type_of(v) for v in values], f"{what} differ in type")
 
     def _coerce(self, f, call, args: list) -> None:
         """Cast the value arguments of a call that matches no signature as the plan model says its
@@ -278,17 +279,12 @@ class ExprTranslator:
         if coercion is None:
             return
         positions = [i for i, a in enumerate(args) if isinstance(a, Column)]
-        written = functions_name(call)
-        changed = False
+        cast = self._cast(coercion, [args[i] for i in positions], list(call.arg_types), _call_text(call))
         for k, (i, target) in enumerate(zip(positions, coercion.targets)):
-            if target is None:
-                continue
-            args[i] = _implicit_cast(args[i], call.arg_types[k], target)
-            call.arg_types[k] = target
-            call.constants[k] = _functions().NOT_CONSTANT
-            changed = True
-        if changed:
-            self.tr.warn(f"node {self.node_id}: {written}: {coercion.rule}, and so does the run")
+            if target is not None:
+                args[i] = cast[k]
+                call.arg_types[k] = target
+                call.constants[k] = _functions().NOT_CONSTANT
 
     def _warn(self, call) -> None:
         for w in call.warnings:

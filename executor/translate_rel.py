@@ -37,7 +37,7 @@ from viz.schema import aggregate_layout, join_type_name
 
 from . import literals
 from .errors import ColumnMismatch, ExecutionError, Refused, Unsupported
-from .functions import resolve as resolve_function
+from .functions import resolve as resolve_function, supported
 from .jvm import col, sql_type
 from .translate_expr import ExprTranslator, Record, struct_member
 from .types import plan_user_types, to_spark
@@ -612,8 +612,6 @@ def window(tr: _Translator, node: NodeView) -> DataFrame:
 
 def _aggregates(tr: _Translator, f) -> bool:
     """Whether a window relation's function is an aggregate (else a ranking or offset function)."""
-    from .functions import supported
-
     ref = tr.model.extensions.functions.get(f.function_reference)
     return ref is not None and supported(ref.compound_name, "aggregate") is None
 
@@ -895,12 +893,6 @@ def extension(tr: _Translator, node: NodeView) -> DataFrame:
     raise Unsupported(f"extension relation `{detail}` (node {node.id}) has no Spark translation")
 
 
-def lateral_join(tr: _Translator, node: NodeView) -> DataFrame:
-    """A lateral join whose right input does not read the left row is a join; one that does is refused
-    (its outer references to the lateral relation are not translated)."""
-    return join(tr, node)
-
-
 #: Relations that apply their own emit (the others get ``_Translator._emit`` afterwards).
 _EMITS_ITSELF = {project, aggregate}
 
@@ -915,7 +907,7 @@ RELATIONS: dict[str, Callable[[_Translator, NodeView], DataFrame]] = {
     "aggregate": aggregate,
     "sort": sort,
     "join": join,
-    "lateral_join": lateral_join,
+    "lateral_join": join,  # a right input that reads the left row is refused before (executable)
     "project": project,
     "set": set_,
     "extension_single": extension,

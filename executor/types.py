@@ -14,6 +14,8 @@ from typing import Callable
 from pyspark.sql import types as S
 from substrait import type_pb2
 
+from viz.types import render
+
 from .errors import Unsupported
 
 
@@ -124,8 +126,6 @@ def result_type_notes(fields, schema: S.StructType, user_types: Mapping[int, str
     """What a run's result says about its column types where they are not the plan's: a column whose
     Spark type is not the one the plan's derived type maps to, and a column whose type counts finer
     than the microseconds Spark keeps. ``fields``: the node's derived schema (``viz.fields.Field``)."""
-    from viz.types import render
-
     notes: list[str] = []
     for i, (f, have) in enumerate(zip(fields or (), schema.fields)):
         if f.type is None:

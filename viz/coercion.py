@@ -32,7 +32,8 @@ DIALECTS = ("datafusion", "spark")
 #: The constructs :func:`unify` knows; each dialect treats strings beside other kinds differently in each.
 CONTEXTS = ("case", "coalesce", "in", "union", "values")
 
-_DIALECT_NAMES = {"datafusion": "DataFusion", "spark": "Spark"}
+#: How each dialect is named to people.
+DIALECT_NAMES = {"datafusion": "DataFusion", "spark": "Spark"}
 _COMPARISONS = frozenset({"equal", "not_equal", "lt", "gt", "lte", "gte", "is_distinct_from", "is_not_distinct_from"})
 _ARITHMETIC = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "modulus": "%"}
 #: Statistics both engines compute over fp64 only: any other number is cast to it first.
@@ -113,10 +114,10 @@ def _view(dialect: str, t: Type | None, user_types: Mapping[int, str]) -> _V | N
         return _V("timestamp", precision=digits if datafusion else 0, zoned=zoned)
     if k in _PLAIN:
         return _V(_PLAIN[k])
+    if T.is_null_type(t, user_types):
+        return _V("null")
     if k == "user_defined":
         name = user_types.get(body.type_reference)
-        if name == "null":
-            return _V("null")
         if name == "fp16":  # Spark reads it as its float (executor.types)
             return _V("float", bits=16 if datafusion else 32)
         return _V(f"u!{name or body.type_reference}")
@@ -518,7 +519,7 @@ def call_coercion(
     a = _args(dialect, args, user_types)
     if a is None:
         return None
-    who, names, views = _DIALECT_NAMES[dialect], a.names, a.views
+    who, names, views = DIALECT_NAMES[dialect], a.names, a.views
     if function in _FP64_STATISTICS and len(views) == 1 and views[0].numeric:
         return a.coercion([_FP64], f"{who} computes {function} of {names[0]} over fp64")
     if function in ("avg", "mean") and len(views) == 1 and views[0].family == "int":
@@ -571,7 +572,7 @@ def _between(dialect: str, a: _Args) -> Coercion | None:
     if common is None or (dialect == "spark" and with_low != with_high):
         return None
     names = a.names
-    rule = f"{_DIALECT_NAMES[dialect]} compares {names[0]} with {names[1]} and {names[2]} as {a.name(common)}"
+    rule = f"{DIALECT_NAMES[dialect]} compares {names[0]} with {names[1]} and {names[2]} as {a.name(common)}"
     return a.coercion([common] * 3, rule)
 
 
@@ -585,7 +586,7 @@ def _concat(dialect: str, a: _Args) -> Coercion | None:
     if any(v.family not in _CONCATENABLE for v in a.views):
         return None
     others = [n for n, v in zip(a.names, a.views) if v.family != "string"]
-    rule = f"{_DIALECT_NAMES[dialect]} casts {_listing(others)} to string to concatenate"
+    rule = f"{DIALECT_NAMES[dialect]} casts {_listing(others)} to string to concatenate"
     return a.coercion([_V("string")] * len(a.views), rule)
 
 
@@ -617,7 +618,7 @@ def unify(
     common = _fold(_UNIFY[(dialect, context)], order)
     if common is None or common.family == "null":
         return None
-    rule = f"{_DIALECT_NAMES[dialect]} gives {_CONTEXT_WORDS[context]} {_listing(a.names)} the type {a.name(common)}"
+    rule = f"{DIALECT_NAMES[dialect]} gives {_CONTEXT_WORDS[context]} {_listing(a.names)} the type {a.name(common)}"
     return a.coercion([common] * len(a.views), rule)
 
 

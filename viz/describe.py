@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 from substrait import algebra_pb2
 
-from .expressions import is_true
+from .expressions import integer_literal, is_true
 from .fields import Field
 from .kinds import emit, project_outputs_input
 from .model import MemoBeside, NodeView, PlanModel
@@ -392,12 +392,9 @@ def _count_words(w: Words, body, name: str) -> tuple[str | None, bool]:
         return (str(value), True) if value else (None, True)
     else:
         return None, True
-    if e.WhichOneof("rex_type") == "literal":
-        lit = e.literal
-        kind = lit.WhichOneof("literal_type")
-        if kind in ("i8", "i16", "i32", "i64"):
-            v = getattr(lit, kind)
-            return (None, True) if (v < 0 and name == "count") or (v == 0 and name == "offset") else (str(v), True)
+    v = integer_literal(e)
+    if v is not None:
+        return (None, True) if (v < 0 and name == "count") or (v == 0 and name == "offset") else (str(v), True)
     return w.expr(e), False
 
 

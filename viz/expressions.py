@@ -102,7 +102,6 @@ def sort_direction(d: int) -> str:
 _COMPARISON_OPS = {0: "?", 1: "=", 2: "<>", 3: "<", 4: ">", 5: "<=", 6: ">="}
 
 
-_DIALECT_NAMES = {"datafusion": "DataFusion", "spark": "Spark"}
 _Phase = algebra_pb2.AggregationPhase
 #: Aggregation phases whose input or output is the function's intermediate state.
 _INTERMEDIATE_PHASES = frozenset({
@@ -263,7 +262,7 @@ class ExpressionTyper:
     def _runs_with(self, coercion: C.Coercion | None) -> str:
         """What a run does with values whose types the spec does not reconcile, and on whose word."""
         if self.dialect is not None:
-            whose = _DIALECT_NAMES.get(self.dialect, self.dialect)
+            whose = C.DIALECT_NAMES.get(self.dialect, self.dialect)
             if coercion is None:
                 return f"no rule of {whose}'s (the plan's producer) for these types is known here: the run passes them to Spark as they are"
             return f"the run follows the plan's producer: {coercion.rule}"
@@ -515,14 +514,13 @@ class ExpressionTyper:
         nullable = any(nulls) or any(bool(T.is_nullable(t)) for t in real)
         coercion = C.unify(self.dialect or "spark", values, context=context, has_else=has_else, user_types=self.ext.types)
         agree = all(T.same_type_ignoring_nullability(real[0], t) for t in real[1:])
+        shown = "" if agree else ", ".join(T.render(t, user_types=self.ext.types) for t in values if t is not None)
         if coercion is None:
             if not agree:
-                shown = ", ".join(T.render(t, user_types=self.ext.types) for t in values if t is not None)
                 self._diag((error if strict else warning)("type-mismatch", f"{what} disagree: {shown}; no rule reconciles them", self.node))
             return T.with_nullability(real[0], nullable), None
         common = next((t for t in coercion.targets if t is not None), real[0])
         if not agree:
-            shown = ", ".join(T.render(t, user_types=self.ext.types) for t in values if t is not None)
             message = f"{what} differ in type ({shown}); {self._runs_with(coercion)}"
             if strict and self.dialect is None:  # the spec's rule is broken, and no producer's rule stands in
                 self._diag(error("type-mismatch", message, self.node))
@@ -722,15 +720,20 @@ class ExpressionTyper:
         return Typed(None, f"detached#{e}", f"detached{e}")
 
 
+_INTEGER_LITERALS = ("i8", "i16", "i32", "i64")
+
+
+def integer_literal(e: Expression) -> int | None:
+    """The value of an expression that is an integer literal; None for any other expression."""
+    if e.WhichOneof("rex_type") != "literal" or e.literal.WhichOneof("literal_type") not in _INTEGER_LITERALS:
+        return None
+    return int(getattr(e.literal, e.literal.WhichOneof("literal_type")))
+
+
 def bound_offset(side) -> int | None:
     """A window bound's row count (``Bound.Preceding`` or ``Bound.Following``): its ``offset_expr``
     when set (an integer literal; None for any other expression), else the deprecated ``offset``."""
-    if not side.HasField("offset_expr"):
-        return int(side.offset)
-    e = side.offset_expr
-    if e.WhichOneof("rex_type") != "literal" or e.literal.WhichOneof("literal_type") not in ("i8", "i16", "i32", "i64"):
-        return None
-    return int(getattr(e.literal, e.literal.WhichOneof("literal_type")))
+    return integer_literal(side.offset_expr) if side.HasField("offset_expr") else int(side.offset)
 
 
 def _bound(b, default: str) -> str:
@@ -881,7 +884,7 @@ def literal_text(lit: Expression.Literal, user_types: Mapping[int, str] | None =
     value = getattr(lit, which)
     if which == "boolean":
         return "true" if value else "false"
-    if which in ("i8", "i16", "i32", "i64"):
+    if which in _INTEGER_LITERALS:
         return str(value)
     if which in ("fp32", "fp64"):
         return repr(float(value))

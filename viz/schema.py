@@ -16,7 +16,7 @@ from substrait import algebra_pb2, type_pb2
 
 from . import types as T
 from .errors import Diagnostic, error, info, warning
-from .expressions import ExpressionTyper, Scope, Typed
+from .expressions import ExpressionTyper, Scope, Typed, integer_literal
 from .extensions import Extensions
 from .fields import Field, fields_from_named_struct, named_struct_fields, nested_names_for, struct_members
 from .graph import Node, PlanGraph
@@ -267,13 +267,12 @@ def _fetch_value(ctx: Context, body, name: str, fields) -> str | None:
     expr_name = f"{name}_expr"
     if body.HasField(expr_name):
         e = getattr(body, expr_name)
-        if e.WhichOneof("rex_type") == "literal" and e.literal.WhichOneof("literal_type") in ("i8", "i16", "i32", "i64"):
-            value = getattr(e.literal, e.literal.WhichOneof("literal_type"))
-            if value < 0:
-                # algebra.proto: "Evaluating to a negative integer should result in an error" (null means
-                # 0 for the offset, ALL for the count; only the legacy count field used -1 for ALL)
-                ctx.diag(error("negative-fetch", f"the fetch {name} is {value}: it must not be negative "
-                                                 "(a null count means all records)", ctx.node.id))
+        value = integer_literal(e)
+        if value is not None and value < 0:
+            # algebra.proto: "Evaluating to a negative integer should result in an error" (null means
+            # 0 for the offset, ALL for the count; only the legacy count field used -1 for ALL)
+            ctx.diag(error("negative-fetch", f"the fetch {name} is {value}: it must not be negative "
+                                             "(a null count means all records)", ctx.node.id))
         return ctx.expr(name, e, fields).text
     return None
 
