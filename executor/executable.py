@@ -167,6 +167,12 @@ def _join_key(model: PlanModel, k: algebra_pb2.ComparisonJoinKey) -> str | None:
     return None
 
 
+def _element_select(model: PlanModel, s) -> str | None:
+    # the translation applies a mask's struct selects only: reading the whole list or map would be a
+    # wrong answer that looks right
+    return "a read's projection selects elements of a list or a map, which the executor does not apply"
+
+
 def _bound(model: PlanModel, b) -> str | None:
     if bound_offset(b) is None:
         return "a window bound's offset_expr is not an integer literal"
@@ -187,6 +193,8 @@ _CHECKS: dict[str, Callable[[PlanModel, Message], str | None]] = {
     "substrait.Expression.WindowFunction.Bound.Preceding": _bound,
     "substrait.Expression.WindowFunction.Bound.Following": _bound,
     "substrait.ComparisonJoinKey": _join_key,
+    "substrait.Expression.MaskExpression.ListSelect": _element_select,
+    "substrait.Expression.MaskExpression.MapSelect": _element_select,
 }
 
 

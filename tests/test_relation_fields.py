@@ -27,6 +27,7 @@ import pytest
 
 from executor.catalog import Catalog
 from executor.errors import ExecutionError, Refused, Unsupported
+from executor.executable import executability
 from executor.run import run_node
 from tests.plans import call, codes, emit, field, i64, measure, model_of, plan, read, schema_of, typ
 
@@ -313,6 +314,15 @@ def test_read_projection_list_and_map_selects_keep_their_types():
     m = model_of(plan(_masked({"field": 2, "child": {"list": {"selection": [{"slice": {"start": 0, "end": 2}}]}}},
                               {"field": 3, "child": {"map": {"key": {"mapKey": "a"}}}})))
     assert schema_of(m, "0") == [("l", "list<i64>"), ("m", "map<string, i64?>")]
+
+
+@pytest.mark.parametrize("child", [{"list": {"selection": [{"slice": {"start": 0, "end": 2}}]}},
+                                   {"map": {"key": {"mapKey": "a"}}}])
+def test_read_projection_list_or_map_select_is_not_run_silently(child):
+    """The run does not apply a list or map select: the node says it cannot run, rather than giving
+    the whole list or map."""
+    ex = executability(model_of(plan(_masked({"field": 2 if "list" in child else 3, "child": child}))))["0"]
+    assert not ex.ok and "list or a map" in ex.reason
 
 
 def test_read_projection_nested_struct_select_narrows_the_struct():
