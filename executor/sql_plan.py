@@ -104,12 +104,12 @@ def sql_to_plan(sql: str, tables: Mapping[str, str], *, json: bool = True, form:
     ctx, registered, warnings = _context(tables, optimize=optimized)
     try:
         frame = _plan(ctx, sql, registered)
-        plan = _produce(frame.logical_plan() if form == "written" else frame.optimized_logical_plan(), ctx)
+        plan = _produce(frame.logical_plan() if form == "written" else _optimized(frame), ctx)
     except SqlError as exc:
         if "outer reference" not in str(exc) or optimized:
             raise
         ctx, registered, _ = _context(tables, optimize=True)
-        plan = _produce(_plan(ctx, sql, registered).optimized_logical_plan(), ctx)
+        plan = _produce(_optimized(_plan(ctx, sql, registered)), ctx)
         optimized = True
         warnings.append(
             "DataFusion's Substrait producer cannot express correlated subqueries as written, so this is "
@@ -255,6 +255,14 @@ def _plan(ctx, sql: str, registered: list[str]):
         return ctx.sql_with_options(sql, options)
     except Exception as exc:  # noqa: BLE001 - DataFusion raises ValueError, RuntimeError or its own errors
         raise SqlError(_message(exc, registered)) from None
+
+
+def _optimized(frame):
+    """The frame's plan after DataFusion's analyzer (and its optimizer, where the context runs it)."""
+    try:
+        return frame.optimized_logical_plan()
+    except Exception as exc:  # noqa: BLE001 - DataFusion raises its own errors; the message is the reason
+        raise SqlError(f"DataFusion's optimizer fails on the query: {_short(_innermost(_clean(exc)))}") from None
 
 
 def _produce(logical_plan, ctx):

@@ -219,6 +219,16 @@ def test_bad_sql_gives_a_clear_error(tutorial_tables, sql, expected):
     assert "backtrace" not in message.lower() and "DFSchema" not in message and len(message) < 600
 
 
+def test_a_query_the_optimizer_fails_on_gives_a_clear_error(tutorial_tables):
+    """The optimized form folds constants, and a text that is no date fails there (TPC-DS 58 and 83)."""
+    sql = "SELECT product_id FROM orders WHERE order_date = CAST('not a date' AS DATE)"
+    with pytest.raises(SqlError) as info:
+        sql_to_plan(sql, tutorial_tables, form="optimized")
+    message = str(info.value)
+    assert "DataFusion's optimizer fails on the query" in message and "not a date" in message
+    assert "backtrace" not in message.lower() and len(message) < 600
+
+
 def test_unknown_column_lists_the_valid_ones(tutorial_tables):
     with pytest.raises(SqlError, match=r"Valid fields are .*orders\.quantity"):
         sql_to_plan("SELECT qty FROM orders", tutorial_tables)
