@@ -20,7 +20,7 @@ from ui.plan_source import executability_of
 from ui.report_button import report_button
 from ui.selection import resolve_node, select, theme
 from ui.share import share_link_widget
-from viz.describe import describe_plan, story_order
+from viz.describe import column_names, describe_plan, story_order, story_runs
 from viz.model import PlanModel
 from viz.render import View, title, to_dot
 
@@ -31,18 +31,28 @@ MAX_STEPS = 300  # steps listed; bigger plans list the first ones and say how ma
 MAX_ROWS = 4  # schema rows per box unless the sidebar says otherwise
 
 
+def _story_lines(order: list[str], sentences: dict[str, str], selected: str) -> list[str]:
+    """The story's lines (Markdown): "3. words", the selected step's words highlighted, and steps
+    one after another that say the same (two reads of one table) as one line, "3–4. words (twice)".
+    The numbers are written, not a Markdown list's (which would count a merged line as one)."""
+    lines = []
+    for start, end in story_runs(order, sentences):
+        run = end - start
+        words = md_escape(sentences[order[start]]) + ("" if run == 1 else " (twice)" if run == 2 else f" ({run} times)")
+        if selected in order[start:end]:
+            words = f"**:orange-background[{words}]**"
+        lines.append(f"{start + 1 if run == 1 else f'{start + 1}–{end}'}\\. {words}")
+    return lines
+
+
 def _story(order: list[str], sentences: dict[str, str], selected: str) -> None:
-    """Every step in words, leaves first, the selected one highlighted: one Markdown list. (A button
+    """Every step in words, leaves first, the selected one highlighted: one Markdown block. (A button
     per step made each click at 97 steps take 0.64 s instead of 0.25 s, the page drawing 400 more
     elements; Previous and Next, the graph and the sidebar's picker select a step.)"""
     st.subheader("The plan, step by step")
     st.caption("From the tables read to the result. Previous and Next walk through it; a box in the graph "
                "or the sidebar's picker jumps to a step.")
-    lines = []
-    for number, node_id in enumerate(order[:MAX_STEPS], start=1):
-        words = md_escape(sentences[node_id])
-        lines.append(f"{number}. " + (f"**:orange-background[{words}]**" if node_id == selected else words))
-    st.markdown("\n".join(lines))
+    st.markdown("  \n".join(_story_lines(order[:MAX_STEPS], sentences, selected)))
     if len(order) > MAX_STEPS:
         st.caption(f"…and {len(order) - MAX_STEPS} more steps: pick them in the sidebar or the graph.")
 
@@ -104,7 +114,8 @@ def main() -> None:
     node_ids = list(model.graph.nodes)
     resolve_node(node_ids, model.roots[0] if model.roots else node_ids[0])
 
-    sentences = describe_plan(model)
+    # node ids in the words only with the technical marks (the toggle below, drawn after this)
+    sentences = describe_plan(model, ids=st.session_state.get("present_details", False))
     order = story_order(model)
     number = {node_id: i for i, node_id in enumerate(order, start=1)}
     if graph_only:
@@ -132,9 +143,10 @@ def main() -> None:
         st.subheader(f"Step {number[selected]}: {title(node.kind)}")
         _walk(order, selected)
         st.markdown(f"**{md_escape(sentences[selected])}**")
-        if node.schema:
-            st.caption("Columns: " + md_escape(", ".join(f.name for f in node.schema[:20]))
-                       + (f" and {len(node.schema) - 20} more" if len(node.schema) > 20 else ""))
+        names = column_names(model, selected) or []  # computed columns by their name or in words
+        if names:
+            st.caption("Columns: " + md_escape(", ".join(names[:20]))
+                       + (f" and {len(names) - 20} more" if len(names) > 20 else ""))
         _sample_rows(plan, model, selected)
         st.divider()
         _story(order, sentences, selected)
@@ -142,4 +154,5 @@ def main() -> None:
         share_link_widget(plan, selected, page="present")
         report_button(plan, model, key="present_report")
 
-main()
+with panel("the Present page"):
+    main()

@@ -25,7 +25,7 @@ PRESENT = "pages/present.py"
 TUTORIAL_STORY = [
     "Reads table orders (4 columns: product_id, quantity, order_date and price).",
     "Reads table products (4 columns: product_id, categories, details and product_name).",
-    "Keeps products whose categories does not contain 'Computers'.",
+    "Keeps the rows of products where 'Computers' is not in categories.",
     "Joins orders to products on product_id = product_id, keeping only matches.",
     "Sums quantity × price per product_id and product_name.",
 ]
@@ -44,19 +44,34 @@ def _plain(label: str) -> str:
 
 
 HIGHLIGHT = re.compile(r"^\*\*:orange-background\[(.*)\]\*\*$")
+LINE = re.compile(r"^(\d+)(?:–(\d+))?\\\. (.*)$")
+RUN = re.compile(r"^(.*) \((?:twice|(\d+) times)\)$")
+
+
+def _story_lines(at: AppTest) -> list[str]:
+    """The story's lines as the page writes them ("3\\. words", "3–4\\. words (twice)")."""
+    [story] = [m.value for m in at.markdown if m.value.startswith("1\\. ")]
+    return story.split("  \n")
 
 
 def _story(at: AppTest) -> list[tuple[str, bool]]:
-    """The story list's steps in page order: each sentence, and whether it is the highlighted one.
-    Its lines are numbered 1, 2, 3... (checked here)."""
-    [story] = [m.value for m in at.markdown if m.value.startswith("1. ")]
+    """The story's steps in page order: each sentence, and whether it is the highlighted one. Its
+    lines are numbered 1, 2, 3... with a run of steps saying the same thing as one line "3–4"
+    (checked here), expanded to its steps."""
     steps = []
-    for number, line in enumerate(story.split("\n"), start=1):
-        prefix = f"{number}. "
-        assert line.startswith(prefix), (number, line)
-        text = _plain(line[len(prefix):])
+    for line in _story_lines(at):
+        m = LINE.match(line)
+        assert m, line
+        first, last = int(m.group(1)), int(m.group(2) or m.group(1))
+        assert first == len(steps) + 1 and last >= first, (len(steps), line)
+        text = _plain(m.group(3))
         highlighted = HIGHLIGHT.match(text)
-        steps.append((highlighted.group(1) if highlighted else text, highlighted is not None))
+        text = highlighted.group(1) if highlighted else text
+        if last > first:
+            run = RUN.match(text)
+            assert run and int(run.group(2) or 2) == last - first + 1, line
+            text = run.group(1)
+        steps.extend([(text, highlighted is not None)] * (last - first + 1))
     return steps
 
 

@@ -29,8 +29,9 @@ def test_tutorial_plan_in_words():
     assert describe(m, "0.0.0") == "Reads table orders (4 columns: product_id, quantity, order_date and price)."
     # read products: 6 names, but details is a struct of (manufacturer, year_created): 4 top-level columns
     assert describe(m, "0.0.1.0") == "Reads table products (4 columns: product_id, categories, details and product_name)."
-    # filter: is_null(index_in('Computers', $1)); field 1 of products is categories
-    assert describe(m, "0.0.1") == "Keeps products whose categories does not contain 'Computers'."
+    # filter: is_null(index_in('Computers', $1)); field 1 of products is categories (the needle is
+    # not in the list: "categories does not contain" had its verb wrong for a plural name)
+    assert describe(m, "0.0.1") == "Keeps the rows of products where 'Computers' is not in categories."
     # join: INNER on equal($0, $4): orders.product_id (0) and products.product_id (4 = 4 orders columns + 0)
     assert describe(m, "0.0") == "Joins orders to products on product_id = product_id, keeping only matches."
     # aggregate: group by $0 (product_id), $7 (product_name); sum(multiply(cast($1 quantity), $3 price))
@@ -66,7 +67,9 @@ def test_datafusion_joins_without_a_condition_read_as_cross_products(tpch_dir):
     """DataFusion 55 writes TPC-H q03's joins with no condition and the keys in the filter above: each
     join is a cross product, and the sentence says where its condition is (checked by hand against
     the plan: both joins sit under the one filter, which holds c_custkey = o_custkey and
-    l_orderkey = o_orderkey). The aggregate names each GROUP BY key once."""
+    l_orderkey = o_orderkey), by its step in the story (the filter is the sixth step: customer,
+    orders, their pairing, lineitem, the second pairing, the filter), not its node id. The aggregate
+    names each GROUP BY key once, and its measure by the name the root gives it (revenue)."""
     from executor.sql_plan import sql_to_plan
 
     tables = {t: os.path.join(tpch_dir, f"{t}.parquet") for t in ("customer", "orders", "lineitem")}
@@ -75,36 +78,45 @@ def test_datafusion_joins_without_a_condition_read_as_cross_products(tpch_dir):
     m = analyze(sql_to_plan(sql, tables, json=False).data)
     [filter_id] = [n.id for n in m.nodes() if n.kind == "filter"]
     joins = [describe(m, n.id) for n in m.nodes() if n.kind == "join"]
+    assert story_order(m).index(filter_id) == 5
     assert joins == [
         "Pairs every row of combined customer and orders rows with every row of lineitem (a cross product). "
-        f"Its condition is in the filter above it (node {filter_id}), which keeps the matching pairs.",
+        "The filter at step 6 keeps the matching pairs.",
         "Pairs every row of customer with every row of orders (a cross product). "
-        f"Its condition is in the filter above it (node {filter_id}), which keeps the matching pairs.",
+        "The filter at step 6 keeps the matching pairs.",
     ]
+    # with the technical marks, the node id too
+    assert describe(m, [n.id for n in m.nodes() if n.kind == "join"][1], ids=True).endswith(
+        f"The filter at step 6 (node {filter_id}) keeps the matching pairs.")
     [sort_id] = [n.id for n in m.nodes() if n.kind == "sort"]
     assert describe(m, sort_id) == "Sorts by revenue, highest first, then o_orderdate."
     [aggregate_id] = [n.id for n in m.nodes() if n.kind == "aggregate"]
-    assert describe(m, aggregate_id) == "Sums l_extendedprice × (1 − l_discount) per l_orderkey, o_orderdate and o_shippriority."
+    assert describe(m, aggregate_id) == (
+        "Sums l_extendedprice × (1 − l_discount) as revenue per l_orderkey, o_orderdate and o_shippriority.")
 
 
 def test_isthmus_cross_products_name_the_filter_that_holds_their_condition():
     # isthmus q03: cross(cross(customer, orders), lineitem) under one filter (node 0.0*5) holding
-    # C_CUSTKEY = O_CUSTKEY and L_ORDERKEY = O_ORDERKEY (checked by hand against the JSON)
+    # C_CUSTKEY = O_CUSTKEY and L_ORDERKEY = O_ORDERKEY (checked by hand against the JSON); the
+    # filter is the story's sixth step (three reads, two cross products below it)
     m = sample("tpch_q03_isthmus.json")
+    assert story_order(m).index("0.0*5") == 5
     assert describe(m, "0.0*7") == (
         "Pairs every row of CUSTOMER with every row of ORDERS (a cross product). "
-        "Its condition is in the filter above it (node 0.0*5), which keeps the matching pairs."
+        "The filter at step 6 keeps the matching pairs."
     )
 
 
 def test_set_operations_in_words():
     m = sample("set_ops.json")
-    assert describe(m, "0") == "Keeps orders whose order_date is on or after 2024-01-01 and order_date is before 2024-02-01."
+    # a lower and an upper bound of one column read as one, the dates in words
+    assert describe(m, "0") == "Keeps the rows of orders whose order_date is on or after 1 January 2024 and before 1 February 2024."
     assert describe(m, "4") == "Stacks the rows of its 3 inputs, keeping duplicates (union all)."
     assert describe(m, "5") == "Combines the rows of its 3 inputs, dropping duplicates (union)."
     assert describe(m, "6") == "Keeps the rows of the first input that appear in none of the other inputs (except)."
     assert describe(m, "9") == "Keeps the rows of the first input that appear in at least one other input."
-    assert describe(m, "4.0") == "Reuses the result of the filter step 0 over orders."
+    assert story_order(m).index("0") == 1  # the read below it, then the filter
+    assert describe(m, "4.0") == "Reuses the filter result of step 2 over orders."
 
 
 def test_tpch_q03_sort_fetch_aggregate_read_filter():
@@ -114,13 +126,15 @@ def test_tpch_q03_sort_fetch_aggregate_read_filter():
     # o_shippriority; the fetch and the project pass the column through)
     assert describe(m, "0.0") == "Sorts by revenue, highest first, then o_orderdate."
     assert describe(m, "0.0.0") == "Keeps columns o_orderkey, revenue, o_orderdate and o_shippriority."
-    assert describe(m, "0.0.0.0") == "Sums l_extendedprice × (1.00 − l_discount) per o_orderkey, o_orderdate and o_shippriority."
+    # the measure is the root's revenue (the project above keeps it as its second column)
+    assert describe(m, "0.0.0.0") == (
+        "Sums l_extendedprice × (1.00 − l_discount) as revenue per o_orderkey, o_orderdate and o_shippriority.")
     assert describe(m, "0.0*6") == (
         "Reads table lineitem (3 of 16 columns: l_orderkey, l_extendedprice and l_discount). "
-        "Keeps only lineitem whose l_shipdate is after 1995-03-15 and l_shipdate is not null."
+        "Keeps only the rows of lineitem whose l_shipdate is after 15 March 1995 and l_shipdate is not null."
     )
     assert describe(m, "0.0*5") == "Joins lineitem to combined customer and orders rows on l_orderkey = o_orderkey, keeping only matches."
-    assert describe(m, "0.0*5.1.0.1") == "Keeps customer whose c_custkey is at most 14999."
+    assert describe(m, "0.0*5.1.0.1") == "Keeps the rows of customer whose c_custkey is at most 14999."
 
 
 def test_window_grouping_sets_physical_subqueries():
@@ -132,18 +146,21 @@ def test_window_grouping_sets_physical_subqueries():
     assert describe(m, "0") == "Joins (by hashing) orders to products on product_id = product_id, keeping only matches."
     assert describe(m, "0.0") == "Redistributes the rows into 4 partitions by product_id."
     m = sample("subqueries.json")
-    assert describe(m, "0.0.s1") == "Keeps orders whose product_id = the outer row's product_id and quantity is at least 2."
+    assert describe(m, "0.0.s1") == "Keeps the rows of orders whose product_id = the outer row's product_id and quantity is at least 2."
     assert describe(m, "0.s1") == "Finds the largest price over all rows."
 
 
-def test_long_conditions_are_capped_and_patterns_read_as_words():
+def test_long_conditions_are_all_said_and_patterns_read_as_words():
     path = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpora", "isthmus-tpch", "query_16_plan.json")
     with open(path, "rb") as fh:
         m = analyze(fh.read())
-    # and(P_PARTKEY = PS_PARTKEY, P_BRAND <> 'Brand#45', not like(P_TYPE, 'MEDIUM POLISHED%'), or(...), not in)
+    # and(P_PARTKEY = PS_PARTKEY, P_BRAND <> 'Brand#45', not like(P_TYPE, 'MEDIUM POLISHED%'),
+    # or(P_SIZE = 49, ... = 9), not in(PS_SUPPKEY, subquery)) over cross(PART, PARTSUPP): the key
+    # first, then every other condition
     assert describe(m, "0.0.0.0") == (
-        "Keeps rows whose P_PARTKEY = PS_PARTKEY, P_BRAND is not 'Brand#45', "
-        "P_TYPE does not start with 'MEDIUM POLISHED' and 2 more conditions."
+        "Keeps the combined PART and PARTSUPP rows that match on P_PARTKEY = PS_PARTKEY. "
+        "Of those, keeps the rows whose P_BRAND is not 'Brand#45', P_TYPE does not start with 'MEDIUM POLISHED', "
+        "P_SIZE is one of 49, 14, 23, 45, 19, 3, 36 and 9 and PS_SUPPKEY does not appear in a subquery's results."
     )
 
 
@@ -155,9 +172,9 @@ def test_hand_made_plan_fetch_offset_or_list_and_unknown_function():
     unknown = {"filter": {"input": P.read("orders", P.ORDERS), "condition": P.call(2, P.call(99, P.field(2)), P.i64(10))}}
     m = P.model_of(P.plan(fetch, either, unknown, functions={**P.FUNCTIONS, 7: ("or:bool", "functions_boolean")}))
     assert describe(m, "0") == "Skips the first 5 rows and keeps the next 20."
-    assert describe(m, "1") == "Keeps orders whose o_id is one of 1, 2 and 3."
+    assert describe(m, "1") == "Keeps the rows of orders whose o_id is one of 1, 2 and 3."
     # an undeclared function anchor still gets words, from its anchor number
-    assert describe(m, "2") == "Keeps orders where function #99(o_total) is above 10."
+    assert describe(m, "2") == "Keeps the rows of orders where function #99(o_total) is above 10."
 
 
 def test_corpus_sweep_every_node_gets_a_sentence():

@@ -23,17 +23,18 @@ from .expressions import integer_literal, is_true
 from .fields import Field
 from .kinds import emit, project_outputs_input
 from .model import MemoBeside, NodeView, PlanModel
+from .schema import aggregate_layout
 from .words import (  # Words, literal_words, aggregate_words, MAX_ITEMS and MAX_TEXT are re-exported
-    LEADS_WITH_FIRST,
     MAX_ITEMS,
     MAX_TEXT,
     Expression,
     Words,
     and_list,
     capped_list,
+    conjuncts,
     counted,
-    argument_values,
     aggregate_words,
+    is_column_equality,
     literal_words,
 )
 
@@ -59,6 +60,7 @@ class _Ctx:
     node: NodeView
     things: Callable[[str], str | None]  # the table a node's rows come from, when there is one
     combined: Callable[[str], str | None]  # the same, or "combined a and b rows" for a few tables
+    step: Callable[[str], str]  # another node as the story calls it: "step 6" (with its id when asked)
 
     @property
     def body(self):
@@ -66,8 +68,8 @@ class _Ctx:
 
     def words(self, fields: Sequence[Field] | None = None, use_incoming: bool = True) -> Words:
         incoming = self.node.info.incoming
-        if use_incoming and incoming is not None and len(self.node.inputs) == 1:
-            incoming = _named(self.model, self.node.inputs[0], incoming)
+        if use_incoming and incoming is not None:
+            incoming = _spoken_record(self.model, self.node, incoming)
         return Words(self.model, incoming if use_incoming else fields, _outer_records(self.model, self.node.id))
 
     def rows_of(self, node_id: str) -> str:
@@ -75,6 +77,14 @@ class _Ctx:
 
     def input(self, k: int) -> str | None:
         return self.node.inputs[k] if k < len(self.node.inputs) else None
+
+    def side(self, k: int) -> str | None:
+        """Input ``k`` of a join in words: its tables ("combined customer and orders rows"), else
+        the step that makes it ("the result of step 44"); None when there is no such input."""
+        node_id = self.input(k)
+        if node_id is None:
+            return None
+        return self.combined(node_id) or f"the result of {self.step(node_id)}"
 
 
 def _outer_records(model: PlanModel, node_id: str) -> list[Sequence[Field] | None]:
@@ -138,52 +148,55 @@ def _read(c: _Ctx) -> str:
         w = c.words()
         cond = r.filter if r.HasField("filter") else r.best_effort_filter
         things = ".".join(r.named_table.names[-1:]) if which == "named_table" else "rows"
-        sentences.append(_sentence(f"Keeps only {things} {_whose(w, cond)} {w.condition(cond)}"))
+        words = w.condition(cond)
+        sentences.append(_sentence(f"Keeps only {_rows(things)} {_whose(w, words)} {words}"))
     return " ".join(sentences)
 
 
-def _whose(w: Words, cond: Expression) -> str:
-    """"whose" when the condition's words start with one of the row's own fields, else "where"."""
-    e, steps = cond, 0
-    while steps < 50:
-        steps += 1
-        which = e.WhichOneof("rex_type")
-        if which == "cast":
-            e = e.cast.input
-        elif which == "singular_or_list":
-            e = e.singular_or_list.value
-        elif which == "scalar_function":
-            name = w.function(e.scalar_function.function_reference)
-            values = argument_values(e.scalar_function)
-            if name not in LEADS_WITH_FIRST or not values:
-                return "where"
-            first = values[0]
-            if name == "not":  # only these negations keep their subject first ("x does not ...")
-                kind = first.WhichOneof("rex_type")
-                fname = w.function(first.scalar_function.function_reference) if kind == "scalar_function" else ""
-                if kind != "singular_or_list" and fname not in ("like", "is_null"):
-                    return "where"
-            if name in ("is_null", "is_not_null") and first.WhichOneof("rex_type") == "scalar_function":
-                inner = first.scalar_function
-                if w.function(inner.function_reference) == "index_in" and len(argument_values(inner)) == 2:
-                    first = argument_values(inner)[1]  # "categories does not contain ...": the list comes first
-            e = first
-        else:
-            return "whose" if _is_own_field(e) else "where"
-    return "where"
+def _whose(w: Words, text: str) -> str:
+    """"whose" when a condition's words start with the name of one of the row's own columns (one
+    word: "l_shipdate is ..."), else "where" ("the sum of ...", "'Computers' is not in ...")."""
+    first = text.split(" ", 1)[0]
+    own = {f.name for f in w.fields or () if " " not in f.name}
+    return "whose" if first in own else "where"
 
 
-def _is_own_field(e: Expression) -> bool:
-    while e.WhichOneof("rex_type") == "cast":
-        e = e.cast.input
-    return e.WhichOneof("rex_type") == "selection" and e.selection.WhichOneof("root_type") in (None, "root_reference")
+def _rows(things: str) -> str:
+    """"the rows of orders" for a table's name (whether its name is singular or plural), "the
+    combined ... rows", "rows"."""
+    if things == "rows":
+        return things
+    return f"the {things}" if things.startswith("combined ") else f"the rows of {things}"
 
 
 def _filter(c: _Ctx) -> str:
     w = c.words()
     cond = c.body.condition
     things = c.rows_of(c.input(0)) if c.input(0) else "rows"
-    return _sentence(f"Keeps {things} {_whose(w, cond)} {w.condition(cond)}")
+    parts = conjuncts(w, cond)
+    keys = [e for e in parts if is_column_equality(w, e)]
+    if keys and c.input(0) and _pairs_all(c.model, c.input(0)):
+        # the filter that holds the keys of the cross products below it: the matching first, then the rest
+        rest = [e for e in parts if not is_column_equality(w, e)]
+        combined = c.combined(c.input(0)) or "rows"
+        text = _sentence(f"Keeps {_rows(combined) if combined != 'rows' else 'the rows'} that match on {and_list(w.conditions_of(keys))}")
+        if rest:
+            words = and_list(w.conditions_of(rest))
+            text += " " + _sentence(f"Of those, keeps the rows {_whose(w, words)} {words}")
+        return text
+    words = w.condition(cond)
+    return _sentence(f"Keeps {_rows(things)} {_whose(w, words)} {words}")
+
+
+def _pairs_all(model: PlanModel, node_id: str) -> bool:
+    """Whether a node pairs every row of one input with every row of the other: a cross product, or
+    an inner join without a condition (so DataFusion writes them)."""
+    node = model.node(node_id)
+    if node.kind == "cross":
+        return True
+    body = node.node.body
+    return node.kind == "join" and _join_type(body) == "inner" and (
+        not body.HasField("expression") or is_true(body.expression))
 
 
 def _is_plain_field(e: Expression) -> bool:
@@ -193,15 +206,17 @@ def _is_plain_field(e: Expression) -> bool:
 def _project(c: _Ctx) -> str:
     w = c.words()
     exprs = list(c.body.expressions)
-    computed = [w.expr(e) for e in exprs if not _is_plain_field(e)]
-    names = [f.name for f in _named(c.model, c.node.id, c.node.schema)] if c.node.schema is not None else []
+    given = _given_names(c.model, c.node.id, len(exprs))
+    computed = [f"{given[i]} = {w.expr(e)}" if given[i] else w.expr(e) for i, e in enumerate(exprs) if not _is_plain_field(e)]
+    names = column_names(c.model, c.node.id) or []
     narrows = emit(c.body) is not None or not c.model.conventions.project_keeps_input
     if not computed:
         if names:
             return _sentence(f"Keeps columns {capped_list(names, MAX_COLUMNS)}")
         return "Passes its input through."
     if len(computed) == 1:
-        text = f"Adds {computed[0]} as a new column"
+        named = any(given)
+        text = f"Adds column {computed[0]}" if named else f"Adds {computed[0]} as a new column"
     else:
         text = f"Adds {len(computed)} new columns: " + "; ".join(computed[:MAX_ITEMS]) + (
             f"; and {len(computed) - MAX_ITEMS} more" if len(computed) > MAX_ITEMS else ""
@@ -220,8 +235,7 @@ def _join_type(body) -> str:
 
 
 def _join_sentence(c: _Ctx, kind: str, on: str, how: str = "") -> str:
-    left = c.combined(c.input(0)) if c.input(0) else None
-    right = c.combined(c.input(1)) if c.input(1) else None
+    left, right = c.side(0), c.side(1)
     l_name, r_name = left or "the left rows", right or "the right rows"
     on_text = f" on {on}" if on else ""
     verb = f"Joins{how}"
@@ -244,6 +258,25 @@ def _join_sentence(c: _Ctx, kind: str, on: str, how: str = "") -> str:
     tail = tails.get(kind, f"as a {kind.replace('_', ' ')} join")
     target = f"{l_name} to {r_name}" if (left or right) else "its two inputs"
     return _sentence(f"{verb} {target}{on_text}, {tail}")
+
+
+def _given_names(model: PlanModel, node_id: str, count: int) -> list[str | None]:
+    """For each of a project's ``count`` expressions, the name the plan's root gives its column
+    (``revenue``), or None: its words then say what it is."""
+    node = model.node(node_id)
+    out: list[str | None] = [None] * count
+    names, schema = root_names(model).get(node_id), node.schema
+    if not names or schema is None or node.kind != "project":
+        return out
+    body = node.node.body
+    width = len(node.info.incoming or ()) if project_outputs_input(body, model.conventions.project_keeps_input) else 0
+    mapping = emit(body)
+    for j, m in enumerate(mapping if mapping is not None else range(len(schema))):
+        k = m - width
+        if 0 <= k < count and j < len(names) and names[j] and not _is_expression_name(names[j]) \
+                and names[j] != schema[j].name:
+            out[k] = names[j]
+    return out
 
 
 def _post_filter(c: _Ctx) -> str:
@@ -276,7 +309,7 @@ def _condition_above(c: _Ctx) -> str:
         cur = nodes.get(cur.parent) if cur.parent else None
     if cur is None or cur.kind != "filter":
         return "" if c.node.kind == "cross" else " It has no join condition."
-    return f" Its condition is in the filter above it (node {cur.id}), which keeps the matching pairs."
+    return f" The filter at {c.step(cur.id)} keeps the matching pairs."
 
 
 def _join_type_of(body) -> str:
@@ -310,8 +343,7 @@ def _lateral_join(c: _Ctx) -> str:
 
 
 def _cross(c: _Ctx) -> str:
-    left = (c.combined(c.input(0)) if c.input(0) else None) or "rows"
-    right = (c.combined(c.input(1)) if c.input(1) else None) or "rows"
+    left, right = c.side(0) or "rows", c.side(1) or "rows"
     if left == right == "rows":
         text = "Pairs every row of one input with every row of the other (a cross product)."
     else:
@@ -331,15 +363,19 @@ def _aggregate(c: _Ctx) -> str:
         else:
             groupings.append([w.expr(e) for e in own])
     measures = []
-    for m in body.measures:
+    given = _measure_names(c.model, c.node.id)
+    for i, m in enumerate(body.measures):
         f = m.measure
         text = aggregate_words(w, w.function(f.function_reference), f.arguments,
                                f.invocation == algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT)
+        if i < len(given) and given[i]:
+            text += f" as {given[i]}"
         if m.HasField("filter"):
             text += f" (only where {w.condition(m.filter)})"
         measures.append(text)
-    if len(measures) > MAX_ITEMS:
-        measures = measures[:MAX_ITEMS] + [f"computes {len(measures) - MAX_ITEMS} more totals"]
+    measures = _same_verbs(measures)
+    if len(measures) > MAX_MEASURES:
+        measures = measures[:MAX_MEASURES] + [f"computes {counted(len(measures) - MAX_MEASURES, 'more total')}"]
     what = and_list(measures) if measures else ""
     if len(groupings) > 1:
         sets = ["per " + and_list(g) if g else "over all rows" for g in groupings]
@@ -354,6 +390,43 @@ def _aggregate(c: _Ctx) -> str:
     if what == "counts rows":
         return "Counts all rows."
     return _sentence(f"{what} over all rows")
+
+
+#: An aggregate's sentence says this many of its measures.
+MAX_MEASURES = 6
+_MERGED_VERBS = ("sums ", "averages ", "counts ")
+
+
+def _same_verbs(measures: list[str]) -> list[str]:
+    """Measures one after another with the same verb said once: "sums a, b and c"."""
+    out: list[list[str]] = []
+    for text in measures:
+        verb = next((v for v in _MERGED_VERBS if text.startswith(v)), None)
+        if verb is not None and out and out[-1][0] == verb:
+            out[-1].append(text[len(verb):])
+        else:
+            out.append([verb or "", text[len(verb):] if verb else text])
+    return [verb + and_list([f"({i})" if " + " in i or " − " in i else i for i in items] if len(items) > 1 else items)
+            if verb else items[0] for verb, *items in out]
+
+
+def _measure_names(model: PlanModel, node_id: str) -> list[str | None]:
+    """For each of an aggregate's measures, the name the plan's root gives its column (``revenue``),
+    or None."""
+    node = model.node(node_id)
+    body = node.node.body
+    names, schema = root_names(model).get(node_id), node.schema
+    out: list[str | None] = [None] * len(body.measures)
+    if not names or schema is None or emit(body) is not None:
+        return out
+    layout = aggregate_layout(body, model.conventions)
+    first = len(layout.keys) + (1 if layout.grouping_column == "datafusion" else 0)
+    for i in range(len(body.measures)):
+        j = first + i
+        if j < len(names) and j < len(schema) and names[j] and names[j] != schema[j].name \
+                and not _is_expression_name(names[j]):
+            out[i] = names[j]
+    return out
 
 
 def _sort_words(w: Words, sorts) -> str:
@@ -481,8 +554,8 @@ def _reference(c: _Ctx) -> str:
     things = c.things(target)
     from .render import title
 
-    what = f"the {title(c.model.node(target).kind).lower()} step {target}"
-    return _sentence(f"Reuses the result of {what}" + (f" over {things}" if things else ""))
+    what = f"the {title(c.model.node(target).kind).lower()} result of {c.step(target)}"
+    return _sentence(f"Reuses {what}" + (f" over {things}" if things else ""))
 
 
 def _extension(c: _Ctx) -> str:
@@ -560,8 +633,10 @@ _DESCRIBE: dict[str, Callable[[_Ctx], str]] = {
 
 @dataclass
 class _Memo:
-    sentences: dict[str, str] = field(default_factory=dict)
-    tables: dict[str, frozenset[str] | None] = field(default_factory=dict)
+    sentences: dict[tuple[bool, str], str] = field(default_factory=dict)  # (ids shown, node id) -> words
+    tables: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
+    columns: dict[str, list[str] | None] = field(default_factory=dict)
+    steps: dict[str, int] | None = None
     failures: dict[str, str] = field(default_factory=dict)
     root_names: dict[str, list[str | None]] | None = None
 
@@ -594,34 +669,143 @@ def root_names(model: PlanModel) -> dict[str, list[str | None]]:
         below = model.node(child).schema
         if below is None:
             continue
-        direct = len(below) + (len(parent.node.body.expressions) if parent.kind == "project" else 0)
-        mapping = emit(parent.node.body)
-        if parent.kind == "project" and not project_outputs_input(parent.node.body, model.conventions.project_keeps_input):
-            continue  # a producer's project that outputs only its expressions: nothing passes through
+        body = parent.node.body
+        # the direct output's fields, as positions in the input (None: computed here)
+        sources: list[int | None] = list(range(len(below)))
+        if parent.kind == "project":
+            if not project_outputs_input(body, model.conventions.project_keeps_input):
+                sources = []  # a producer's project that outputs only its expressions
+            sources += [_plain_field_index(e) for e in body.expressions]
+        mapping = emit(body)
         names = out.setdefault(child, [None] * len(below))
-        for j, m in enumerate(mapping if mapping is not None else range(direct)):
-            if j < len(above) and 0 <= m < len(below) and names[m] is None:
-                names[m] = above[j]
+        for j, m in enumerate(mapping if mapping is not None else range(len(sources))):
+            source = sources[m] if 0 <= m < len(sources) else None
+            if j < len(above) and source is not None and 0 <= source < len(below) and names[source] is None:
+                names[source] = above[j]
     memo.root_names = out
     return out
 
 
-def _named(model: PlanModel, node_id: str, fields: Sequence[Field]) -> list[Field]:
-    """``fields`` (node ``node_id``'s output) with the root's names for the columns named by their
-    expression (``sum(multiply(…``) that the root names."""
-    names = root_names(model).get(node_id)
-    if not names or len(names) != len(fields):
-        return list(fields)
-    return [f.renamed(n) if n and n != f.name and "(" in f.name else f for f, n in zip(fields, names)]
+def _plain_field_index(e: Expression) -> int | None:
+    """The input field a plain field reference (``$3``) names, else None."""
+    if e.WhichOneof("rex_type") != "selection":
+        return None
+    ref = e.selection
+    if ref.WhichOneof("root_type") not in (None, "root_reference") or ref.WhichOneof("reference_type") != "direct_reference":
+        return None
+    seg = ref.direct_reference
+    if seg.WhichOneof("reference_type") != "struct_field" or seg.struct_field.HasField("child"):
+        return None
+    return seg.struct_field.field
+
+
+def _is_expression_name(name: str) -> bool:
+    """A name a producer made from an expression (``sum(multiply(l_extendedprice, …``), not a name
+    someone gave."""
+    return "(" in name
+
+
+def column_names(model: PlanModel, node_id: str) -> list[str] | None:
+    """The names an analyst reads for node ``node_id``'s output columns: a column the plan names by
+    a name (a table's column, or the root's name for it: ``revenue``) by that name; a computed column
+    that a producer names by its expression (``sum(add(add(cr_refunded_cash, …``) by the expression
+    in words ("the sum of (cr_refunded_cash + …)"). None when the node's schema is unknown.
+    Bottom-up (the graph's post-order), memoised."""
+    memo = _memo(model).columns
+    for cur in model.graph.post_order([node_id], subqueries=False, done=memo):
+        try:
+            memo[cur] = _column_names(model, cur, memo)
+        except Exception:  # an odd plan: its own names, as the schema has them
+            schema = model.node(cur).schema
+            memo[cur] = None if schema is None else [f.name for f in schema]
+    return memo.get(node_id)
+
+
+def _column_names(model: PlanModel, node_id: str, memo: dict[str, list[str] | None]) -> list[str] | None:
+    node = model.node(node_id)
+    if node.schema is None:
+        return None
+    names = [f.name for f in node.schema]
+    if not any(_is_expression_name(n) for n in names):
+        return names
+    given = root_names(model).get(node_id) or []
+    spoken = _spoken(model, node, memo) or []
+    out = []
+    for i, name in enumerate(names):
+        if _is_expression_name(name):
+            if i < len(given) and given[i] and not _is_expression_name(given[i]):
+                name = given[i]
+            elif i < len(spoken) and spoken[i]:
+                name = spoken[i]
+        out.append(name)
+    return out
+
+
+#: Relations that output their one input's columns as they are (then their emit).
+_SAME_COLUMNS = frozenset({"filter", "sort", "fetch", "top_n", "exchange", "reference"})
+_PAIRING = frozenset({"join", "cross", "hash_join", "merge_join", "nested_loop_join"})
+
+
+def _spoken(model: PlanModel, node: NodeView, memo: dict[str, list[str] | None]) -> list[str | None] | None:
+    """Node's output columns in words, from what computes each (its inputs' names, read from
+    ``memo``): a project's expression, an aggregate's key or measure ("the sum of …"); None where
+    this cannot be told."""
+    inputs = [memo.get(i) for i in node.inputs]
+    if any(names is None for names in inputs) or node.schema is None:
+        return None
+    body = node.node.body
+    direct: list[str | None]
+    if node.kind in _SAME_COLUMNS and len(inputs) == 1:
+        direct = list(inputs[0])
+    elif node.kind in ("project", "aggregate") and len(inputs) == 1:
+        w = Words(model, _renamed(node.info.incoming, inputs[0]), _outer_records(model, node.id))
+        if node.kind == "project":
+            keeps = project_outputs_input(body, model.conventions.project_keeps_input)
+            direct = (list(inputs[0]) if keeps else []) + [w.expr(e) for e in body.expressions]
+        else:
+            layout = aggregate_layout(body, model.conventions)
+            direct = [w.expr(body.grouping_expressions[r]) for r in layout.keys]
+            direct += [None] if layout.grouping_column == "datafusion" else []
+            direct += [aggregate_words(w, w.function(m.measure.function_reference), m.measure.arguments,
+                                       m.measure.invocation == algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT,
+                                       noun=True) for m in body.measures]
+    elif node.kind in _PAIRING and inputs:
+        direct = [n for names in inputs for n in names]
+    else:
+        return None
+    mapping = emit(body)
+    if mapping is not None:
+        direct = [direct[m] if 0 <= m < len(direct) else None for m in mapping]
+    elif node.kind in _PAIRING and len(direct) != len(node.schema):
+        direct = list(inputs[0])  # a semi or anti join: the left side's columns
+    return direct if len(direct) == len(node.schema) else None
+
+
+def _renamed(fields: Sequence[Field] | None, names: Sequence[str]) -> Sequence[Field] | None:
+    if fields is None or len(fields) != len(names):
+        return fields
+    return [f if f.name == n else f.renamed(n) for f, n in zip(fields, names)]
+
+
+def _spoken_record(model: PlanModel, node: NodeView, incoming: Sequence[Field]) -> Sequence[Field]:
+    """The record a node's expressions read, its columns named as :func:`column_names` names its
+    inputs' (the inputs' columns one after another)."""
+    names: list[str] = []
+    for i in node.inputs:
+        own = column_names(model, i)
+        if own is None:
+            return incoming
+        names.extend(own)
+    return _renamed(incoming, names) or incoming
 
 
 #: This module's memo for a model, kept beside it (not in it) for as long as it lives.
 _memo = MemoBeside(_Memo)
 
 
-def _tables(model: PlanModel, node_id: str) -> frozenset[str] | None:
-    """The named tables a node's rows come from (inputs followed, subqueries not); None when some
-    leaf is not a named table. Bottom-up (the graph's post-order), memoised."""
+def _tables(model: PlanModel, node_id: str) -> tuple[str, ...] | None:
+    """The named tables a node's rows come from, once per read (inputs followed, subqueries not),
+    sorted; None when some leaf is not a named table. Bottom-up (the graph's post-order), memoised."""
     memo = _memo(model).tables
     nodes = model.graph.nodes
     for cur in model.graph.post_order([node_id], subqueries=False, done=memo):
@@ -629,46 +813,73 @@ def _tables(model: PlanModel, node_id: str) -> frozenset[str] | None:
         if not node.inputs:
             body = node.body
             named = node.kind == "read" and body.WhichOneof("read_type") == "named_table" and body.named_table.names
-            memo[cur] = frozenset([body.named_table.names[-1]]) if named else None
+            memo[cur] = (body.named_table.names[-1],) if named else None
             continue
         parts = [memo.get(i) for i in node.inputs]  # an input still unknown here (a cycle) counts as None
-        memo[cur] = None if any(p is None for p in parts) else frozenset().union(*parts)
+        if any(p is None for p in parts) or node.kind == "aggregate":
+            memo[cur] = None  # an aggregate's rows are its groups, not a table's rows
+        elif node.kind in _PAIRING or node.kind == "set":
+            memo[cur] = tuple(sorted(t for p in parts for t in p))
+        else:  # one input, or a reference to a shared one: the same rows
+            memo[cur] = parts[0] if len(parts) == 1 else tuple(sorted(set(t for p in parts for t in p)))
     return memo[node_id]
 
 
 def _things(model: PlanModel, combined: bool = False) -> Callable[[str], str | None]:
     """Names a node's rows by their table ("orders"); with ``combined``, rows of two or three
-    tables become "combined orders and customer rows". None when there is no such name."""
+    tables become "combined orders and customer rows", of more "combined rows of 5 tables" (a
+    table read twice counted twice, so a chain of joins counts up). None when there is no such
+    name."""
 
     def things(node_id: str) -> str | None:
         if node_id not in model.graph.nodes:
             return None
-        tables = _tables(model, node_id)
-        if tables is None:
+        reads = _tables(model, node_id)
+        if not reads:
             return None
-        if len(tables) == 1:
-            return next(iter(tables))
-        if combined and 1 < len(tables) <= 3:
-            return f"combined {and_list(sorted(tables))} rows"
-        if combined and tables:
-            return f"combined rows of {len(tables)} tables"
+        tables = sorted(set(reads))
+        if len(tables) == 1 and (len(reads) == 1 or not combined):
+            return tables[0]
+        if combined and len(tables) == len(reads) <= 3:
+            return f"combined {and_list(tables)} rows"
+        if combined:
+            return f"combined rows of {len(reads)} tables"
         return None
 
     return things
 
 
-def describe(model: PlanModel, node_id: str) -> str:
-    """One or two plain sentences saying what node ``node_id`` does. Never raises for a node of the
-    model: a describer that fails yields a generic sentence (and :func:`describe_failures` lists it)."""
+def _step(model: PlanModel, ids: bool) -> Callable[[str], str]:
+    """Names another node as the story does: "step 6", its place in :func:`story_order`; with
+    ``ids`` its node id too ("step 6 (node 0.0*4)")."""
     memo = _memo(model)
-    if node_id in memo.sentences:
-        return memo.sentences[node_id]
+    if memo.steps is None:
+        memo.steps = {node_id: i for i, node_id in enumerate(story_order(model), start=1)}
+    steps = memo.steps
+
+    def step(node_id: str) -> str:
+        number = steps.get(node_id)
+        if number is None:
+            return f"node {node_id}"
+        return f"step {number} (node {node_id})" if ids else f"step {number}"
+
+    return step
+
+
+def describe(model: PlanModel, node_id: str, ids: bool = False) -> str:
+    """One or two plain sentences saying what node ``node_id`` does. Another node is named by its
+    step in :func:`story_order` ("the filter at step 6"), with its node id only when ``ids`` (the
+    technical marks). Never raises for a node of the model: a describer that fails yields a generic
+    sentence (and :func:`describe_failures` lists it)."""
+    memo = _memo(model)
+    if (ids, node_id) in memo.sentences:
+        return memo.sentences[(ids, node_id)]
     node = model.node(node_id)
     describer = _DESCRIBE.get(node.kind)
     text = ""
     if describer is not None:
         try:
-            text = describer(_Ctx(model, node, _things(model), _things(model, combined=True)))
+            text = describer(_Ctx(model, node, _things(model), _things(model, combined=True), _step(model, ids)))
         except Exception as exc:  # an odd plan must not stop the story: say so generically
             memo.failures[node_id] = f"{type(exc).__name__}: {exc}"
             text = ""
@@ -679,13 +890,13 @@ def describe(model: PlanModel, node_id: str) -> str:
         name = title(node.kind)
         article = "An" if name[:1].lower() in "aeiou" else "A"
         text = _sentence(f"{article} {name} step" + (f" over {counted(inputs, 'input')}" if inputs else ""))
-    memo.sentences[node_id] = text
+    memo.sentences[(ids, node_id)] = text
     return text
 
 
-def describe_plan(model: PlanModel) -> dict[str, str]:
-    """Every node's sentence, by node id (memoised on the model)."""
-    return {node_id: describe(model, node_id) for node_id in model.graph.nodes}
+def describe_plan(model: PlanModel, ids: bool = False) -> dict[str, str]:
+    """Every node's sentence, by node id (memoised on the model); node ids in them only when ``ids``."""
+    return {node_id: describe(model, node_id, ids) for node_id in model.graph.nodes}
 
 
 def describe_failures(model: PlanModel) -> dict[str, str]:
@@ -700,8 +911,23 @@ def story_order(model: PlanModel) -> list[str]:
     return model.graph.post_order()
 
 
+def story_runs(order: Sequence[str], sentences: dict[str, str]) -> list[tuple[int, int]]:
+    """The story told without saying one thing twice in a row: ``(start, end)`` index ranges of
+    ``order``, each a run of steps one after another whose sentences are the same (two reads of one
+    table for a self-join) — one line each."""
+    runs: list[tuple[int, int]] = []
+    start = 0
+    while start < len(order):
+        end = start + 1
+        while end < len(order) and sentences[order[end]] == sentences[order[start]]:
+            end += 1
+        runs.append((start, end))
+        start = end
+    return runs
+
+
 __all__ = [
-    "describe", "describe_plan", "describe_failures", "story_order",
+    "describe", "describe_plan", "describe_failures", "story_order", "story_runs", "column_names",
     # re-exported from viz.words, where they live now
     "Words", "literal_words", "aggregate_words", "MAX_ITEMS", "MAX_TEXT",
 ]

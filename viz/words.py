@@ -13,6 +13,7 @@ from the record the expressions read (``Words.fields``), functions by the name b
 from __future__ import annotations
 
 import datetime as _dt
+import decimal as _decimal
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -26,8 +27,10 @@ Expression = algebra_pb2.Expression
 
 #: Long lists (columns, conditions, values) show this many items, then "and N more".
 MAX_ITEMS = 3
+#: A list of values a column is compared with (IN, OR of equalities) shows this many.
+MAX_VALUES = 12
 #: Any one rendered expression longer than this is cut with "…".
-MAX_TEXT = 140
+MAX_TEXT = 240
 _EPOCH = _dt.date(1970, 1, 1)
 
 # ---------------------------------------------------------------------------------------------
@@ -48,11 +51,24 @@ def and_list(items: Sequence[str]) -> str:
 
 
 def capped_list(items: Sequence[str], limit: int, noun: str = "more") -> str:
-    """``a, b and c`` or ``a, b, c and 4 more``."""
+    """``a, b and c`` or ``a, b, c and 4 more`` (``and 1 other``, ``and 1 more key``: a plural
+    ``noun`` is made singular for one)."""
     items = list(items)
     if len(items) <= limit:
         return and_list(items)
-    return ", ".join(items[:limit]) + f" and {len(items) - limit} {noun}"
+    rest = len(items) - limit
+    if rest == 1 and noun.endswith("s") and noun != "more":
+        noun = noun[:-1]
+    return ", ".join(items[:limit]) + f" and {rest} {noun}"
+
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+
+
+def date_words(day: _dt.date) -> str:
+    """A date as people write it: 15 March 1995 (no locale: the month names are English, as the rest)."""
+    return f"{day.day} {_MONTHS[day.month - 1]} {day.year}"
 
 
 def _cut(text: str, limit: int = MAX_TEXT) -> str:
@@ -102,16 +118,35 @@ class Words:
         return out
 
     def conditions(self, e: Expression) -> list[str]:
-        """The conjuncts of ``e`` (nested ``and`` flattened), each in words."""
-        return [self.expr(c) for c in _conjuncts(self, e)]
+        """The conjuncts of ``e`` (nested ``and`` flattened), each in words, every one said: a lower
+        and an upper bound of one column next to each other read as one ("x is at least 44 and at
+        most 54"), and a condition written twice in a row (two pairs of tables joined on columns of
+        the same names) once, with "(twice)"."""
+        return self.conditions_of(_conjuncts(self, e))
 
-    def condition(self, e: Expression, limit: int = MAX_ITEMS) -> str:
-        """A condition in words, capped: the first ``limit`` conjuncts, then "and N more conditions"."""
-        parts = self.conditions(e)
-        if len(parts) <= limit:
-            return and_list(parts)
-        rest = len(parts) - limit
-        return ", ".join(parts[:limit]) + f" and {counted(rest, 'more condition')}"
+    def conditions_of(self, conjuncts: Sequence[Expression]) -> list[str]:
+        """:meth:`conditions` of a list of conjuncts."""
+        out: list[str] = []
+        bounds: list[tuple[str, str, str] | None] = []
+        for c in conjuncts:
+            bound = _bound(self, c)
+            prev = bounds[-1] if bounds else None
+            if bound is not None and prev is not None and prev[0] == bound[0] and {prev[1], bound[1]} == {"lower", "upper"}:
+                out[-1] = f"{out[-1]} and {bound[2].removeprefix('is ')}"
+                bounds[-1] = None
+                continue
+            text = self.expr(c)
+            if out and text == out[-1].removesuffix(" (twice)"):
+                out[-1] = f"{text} (twice)"
+                bounds[-1] = None
+                continue
+            out.append(text)
+            bounds.append(bound)
+        return out
+
+    def condition(self, e: Expression) -> str:
+        """A condition in words, every conjunct said."""
+        return and_list(self.conditions(e))
 
     # -- one function per expression kind ------------------------------------------------------
     def literal(self, lit: Expression.Literal) -> str:
@@ -199,7 +234,7 @@ class Words:
         options = [self.expr(o) for o in e.options]
         if len(options) == 1:
             return f"{self.expr(e.value)} is {options[0]}"
-        return f"{self.expr(e.value)} is one of {capped_list(options, 5, 'others')}"
+        return f"{self.expr(e.value)} is one of {capped_list(options, MAX_VALUES, 'others')}"
 
     def multi_or_list(self, e: Expression.MultiOrList) -> str:
         values = ", ".join(self.expr(v) for v in e.value)
@@ -211,7 +246,11 @@ class Words:
         if kind == "date":
             lit = e.input.literal if e.input.WhichOneof("rex_type") == "literal" else None
             if lit is not None and lit.WhichOneof("literal_type") in ("string", "var_char", "fixed_char"):
-                return inner.strip("'")  # '1995-03-15' as a date reads as the date itself
+                text = inner.strip("'")  # '1995-03-15' as a date reads as the date itself
+                try:
+                    return date_words(_dt.date.fromisoformat(text))
+                except ValueError:
+                    return text
             return f"{inner} as a date"
         return inner
 
@@ -273,6 +312,21 @@ def _conjuncts(w: Words, e: Expression) -> list[Expression]:
     return out
 
 
+def conjuncts(w: Words, e: Expression) -> list[Expression]:
+    """The conjuncts of a condition: ``and(a, and(b, c))`` -> [a, b, c]."""
+    return _conjuncts(w, e)
+
+
+def is_column_equality(w: Words, e: Expression) -> bool:
+    """Whether ``e`` says two columns are equal (a join key: ``a = b``)."""
+    if e.WhichOneof("rex_type") != "scalar_function":
+        return False
+    if w.function(e.scalar_function.function_reference) not in ("equal", "is_not_distinct_from"):
+        return False
+    values = argument_values(e.scalar_function)
+    return len(values) == 2 and all(_is_field(v) for v in values)
+
+
 def argument_values(f) -> list[Expression]:
     return [a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]
 
@@ -304,20 +358,94 @@ _COMPARISON_WORDS = {
     "is_not_distinct_from": "is the same as",
 }
 _DATE_WORDS = {"lt": "is before", "lte": "is on or before", "gt": "is after", "gte": "is on or after"}
+#: The comparison read from the other side (``44 <= x`` is ``x >= 44``).
+_MIRRORED = {"lt": "gt", "gt": "lt", "lte": "gte", "gte": "lte"}
+_LOWER, _UPPER = frozenset({"gt", "gte"}), frozenset({"lt", "lte"})
+
+
+def _comparison_parts(w: Words, name: str, f: Expression.ScalarFunction) -> tuple[str, str, str] | None:
+    """(subject, the rest, the function read) of a comparison: a constant on the left is read from
+    the other side (``44 is at most x`` is "x is at least 44"); two columns compared for (in)equality
+    read ``a = b`` and ``a ≠ b``."""
+    values = argument_values(f)
+    if len(values) != 2:
+        return None
+    left, right = values
+    if name in _MIRRORED and _is_constant(w, left) and not _is_constant(w, right):
+        left, right, name = right, left, _MIRRORED[name]
+    if name in ("equal", "is_not_distinct_from", "not_equal") and _is_field(left) and _is_field(right):
+        return w.expr(left), ("= " if name != "not_equal" else "≠ ") + w.expr(right), name
+    op = _DATE_WORDS.get(name) if (_is_date(left) or _is_date(right)) else None
+    return w.expr(left), f"{op or _COMPARISON_WORDS[name]} {w.expr(right)}", name
 
 
 def _comparison(name: str) -> Callable[[Words, Expression.ScalarFunction], str | None]:
     def words(w: Words, f: Expression.ScalarFunction) -> str | None:
-        values = argument_values(f)
-        if len(values) != 2:
-            return None
-        left, right = values
-        if name in ("equal", "is_not_distinct_from") and _is_field(left) and _is_field(right):
-            return f"{w.expr(left)} = {w.expr(right)}"
-        op = _DATE_WORDS.get(name) if (_is_date(left) or _is_date(right)) else None
-        return f"{w.expr(left)} {op or _COMPARISON_WORDS[name]} {w.expr(right)}"
+        parts = _comparison_parts(w, name, f)
+        return None if parts is None else f"{parts[0]} {parts[1]}"
 
     return words
+
+
+def _bound(w: Words, e: Expression) -> tuple[str, str, str] | None:
+    """(subject, "lower" or "upper", the rest) when ``e`` bounds a column by a constant from one side
+    (``x >= 44``, ``44 > x``); None for anything else."""
+    if e.WhichOneof("rex_type") != "scalar_function":
+        return None
+    name = w.function(e.scalar_function.function_reference)
+    if name not in _MIRRORED:
+        return None
+    values = argument_values(e.scalar_function)
+    if len(values) != 2 or _is_constant(w, values[0]) == _is_constant(w, values[1]):
+        return None
+    parts = _comparison_parts(w, name, e.scalar_function)
+    if parts is None:
+        return None
+    subject, rest, read = parts
+    return subject, "lower" if read in _LOWER else "upper", rest
+
+
+_NUMERIC_KINDS = frozenset({"i8", "i16", "i32", "i64", "fp32", "fp64", "decimal"})
+
+
+def _constant(w: Words, e: Expression, depth: int = 0) -> _decimal.Decimal | None:
+    """The value of a numeric constant: an integer or decimal literal, a numeric cast of one, or
+    ``+ − ×`` of two (DataFusion writes ``2000 + 1`` as it was written); None for anything else."""
+    which = e.WhichOneof("rex_type")
+    if depth > 20:
+        return None
+    if which == "literal":
+        kind = e.literal.WhichOneof("literal_type")
+        if kind in ("i8", "i16", "i32", "i64"):
+            return _decimal.Decimal(getattr(e.literal, kind))
+        if kind == "decimal":
+            try:
+                return decimal_value(e.literal.decimal)
+            except Exception:  # a malformed decimal: not a constant to fold
+                return None
+        return None
+    if which == "cast":
+        return _constant(w, e.cast.input, depth + 1) if e.cast.type.WhichOneof("kind") in _NUMERIC_KINDS else None
+    if which == "scalar_function":
+        name = w.function(e.scalar_function.function_reference)
+        values = argument_values(e.scalar_function)
+        if name not in ("add", "subtract", "multiply") or len(values) != 2:
+            return None
+        a, b = (_constant(w, v, depth + 1) for v in values)
+        if a is None or b is None:
+            return None
+        with _decimal.localcontext(_decimal.Context(prec=60)):
+            return a + b if name == "add" else a - b if name == "subtract" else a * b
+    return None
+
+
+def _is_constant(w: Words, e: Expression) -> bool:
+    """A value that is the same for every row: a literal (of any kind, under casts) or a numeric
+    constant expression."""
+    inner = e
+    while inner.WhichOneof("rex_type") == "cast":
+        inner = inner.cast.input
+    return inner.WhichOneof("rex_type") == "literal" or _constant(w, e) is not None
 
 
 def _logical(word: str) -> Callable[[Words, Expression.ScalarFunction], str | None]:
@@ -326,15 +454,12 @@ def _logical(word: str) -> Callable[[Words, Expression.ScalarFunction], str | No
         if not parts:
             return None
         if word == "and":
-            flat = w.conditions(Expression(scalar_function=f))
-            if len(flat) > MAX_ITEMS:
-                return ", ".join(flat[:MAX_ITEMS]) + f" and {counted(len(flat) - MAX_ITEMS, 'more condition')}"
-            return and_list(flat)
+            return and_list(w.conditions(Expression(scalar_function=f)))
         same = _one_of(w, argument_values(f))
         if same is not None:
             return same
-        if len(parts) > MAX_ITEMS:
-            return " or ".join(parts[:MAX_ITEMS]) + f" or {counted(len(parts) - MAX_ITEMS, 'more alternative')}"
+        if len(parts) > MAX_VALUES:
+            return " or ".join(parts[:MAX_VALUES]) + f" or {counted(len(parts) - MAX_VALUES, 'more alternative')}"
         return "(" + " or ".join(parts) + ")" if len(parts) > 1 else parts[0]
 
     return words
@@ -356,7 +481,7 @@ def _one_of(w: Words, values: list[Expression]) -> str | None:
         options.append(w.expr(args[1]))
     if subject is None or len(options) < 2:
         return None
-    return f"{w.expr(subject)} is one of {capped_list(options, 5, 'others')}"
+    return f"{w.expr(subject)} is one of {capped_list(options, MAX_VALUES, 'others')}"
 
 
 def _not(w: Words, f: Expression.ScalarFunction) -> str | None:
@@ -373,9 +498,12 @@ def _not(w: Words, f: Expression.ScalarFunction) -> str | None:
             return _is_null(w, inner.scalar_function, negated=True)
     if inner.WhichOneof("rex_type") == "singular_or_list":
         sol = inner.singular_or_list
-        return f"{w.expr(sol.value)} is not one of {capped_list([w.expr(o) for o in sol.options], 5, 'others')}"
+        return f"{w.expr(sol.value)} is not one of {capped_list([w.expr(o) for o in sol.options], MAX_VALUES, 'others')}"
     if inner.WhichOneof("rex_type") == "subquery" and inner.subquery.WhichOneof("subquery_type") == "set_predicate":
         return "no matching row exists"
+    if inner.WhichOneof("rex_type") == "subquery" and inner.subquery.WhichOneof("subquery_type") == "in_predicate":
+        needles = ", ".join(w.expr(n) for n in inner.subquery.in_predicate.needles)
+        return f"{needles} does not appear in a subquery's results"
     return f"not ({w.expr(inner)})"
 
 
@@ -387,8 +515,7 @@ def _is_null(w: Words, f: Expression.ScalarFunction, negated: bool = False) -> s
     if v.WhichOneof("rex_type") == "scalar_function" and w.function(v.scalar_function.function_reference) == "index_in":
         args = argument_values(v.scalar_function)
         if len(args) == 2:  # index_in(needle, haystack) is null: the needle is not in the list
-            verb = "contains" if negated else "does not contain"
-            return f"{w.expr(args[1])} {verb} {w.expr(args[0])}"
+            return f"{w.expr(args[0])} is {'' if negated else 'not '}in {w.expr(args[1])}"
     return f"{w.expr(v)} is {'not ' if negated else ''}null"
 
 
@@ -442,6 +569,9 @@ def _arithmetic(name: str) -> Callable[[Words, Expression.ScalarFunction], str |
         values = argument_values(f)
         if len(values) != 2:
             return None
+        folded = _constant(w, Expression(scalar_function=f)) if name in ("add", "subtract", "multiply") else None
+        if folded is not None:
+            return str(folded)
         parts = []
         for i, v in enumerate(values):
             text = w.expr(v)
@@ -543,7 +673,7 @@ def literal_words(lit: Expression.Literal) -> str:
         return f"'{value.value}'"
     if which == "date":
         try:
-            return (_EPOCH + _dt.timedelta(days=value)).isoformat()
+            return date_words(_EPOCH + _dt.timedelta(days=value))
         except OverflowError:
             return f"day {value}"
     if which == "decimal":
@@ -616,7 +746,13 @@ _AGGREGATE_NOUNS = {
 def aggregate_words(w: Words, name: str, arguments, distinct: bool, noun: bool = False) -> str:
     """``sums quantity × price``, ``counts rows``, ``counts distinct customers``; with ``noun``:
     ``the sum of quantity × price``, ``the number of rows``."""
-    args = [a for a in w.args(arguments)]
+    values = [a.value for a in arguments if a.WhichOneof("arg_type") == "value"]
+    if name == "count" and values and all(v.WhichOneof("rex_type") == "literal" for v in values):
+        args = []  # count(1): DataFusion's count(*)
+    else:
+        args = [a for a in w.args(arguments)]
+        if noun and len(values) == 1 and _arith_op(w, values[0]) in ("+", "−"):
+            args = [f"({args[0]})"]  # "2 × the sum of (a + b)", not "the sum of a + b"
     what = ", ".join(args) if args else ("rows" if name == "count" else "")
     if distinct:
         what = f"distinct {what}"
