@@ -364,7 +364,8 @@ def _catalog(args):
             raise BadInput(f"--data-dir {d!r} is not a folder")
     roots = data_roots(user=user, generated=[tpch(0.01)] if args.tpch else [])
     try:
-        return Catalog(roots, bindings, by_position=getattr(args, "by_position", ()))
+        return Catalog(roots, bindings, by_position=getattr(args, "by_position", ()),
+                       by_position_how=" (--by-position {name})")
     except ExecutionError as exc:
         raise BadInput(str(exc)) from exc
 

@@ -26,6 +26,9 @@ from typing import Callable, Mapping, Sequence
 
 from substrait import algebra_pb2
 
+from viz.fields import Field
+
+from .columns import ColumnCheck, check_columns, file_columns, plan_columns
 from .errors import ExecutionError, Refused, TableNotFound, Unsupported
 from .paths import DataRoots
 
@@ -67,10 +70,12 @@ class TableStatus:
 
     names: list[str]
     bound: bool
-    how: str  # "binding", "data root", "spark catalog", "not bound" or "refused"
+    how: str  # "binding", "data root", "spark catalog", "not bound", "refused"; ", by position" when read so
     path: str | None
     format: str | None
     message: str
+    #: the plan's columns against the table's, when they were asked for and the table is a file
+    check: ColumnCheck | None = None
 
     @property
     def name(self) -> str:
@@ -114,8 +119,15 @@ class Catalog:
         bindings: Mapping[str, str] | None = None,
         use_spark_catalog: bool = True,
         by_position: Sequence[str] = (),
+        by_position_how: str = "",
+        bind_how: str = "Bind it with NAME=PATH",
     ) -> None:
         self.roots = DataRoots(data_roots)
+        #: where a person chooses to read a table by position, the end of a refusal's sentence with
+        #: ``{name}`` for the table (the command line names its option, the app its Tables page)
+        self.by_position_how = by_position_how
+        #: how a person binds a table, the last sentence of a "not bound" message
+        self.bind_how = bind_how
         self.use_spark_catalog = use_spark_catalog
         #: tables whose columns are read by position when their names are not the plan's (a person's
         #: explicit choice; otherwise such a table is refused)
@@ -199,7 +211,7 @@ class Catalog:
         return (
             f"table `{name}` is not bound: no binding, no file named {names[-1] if names else name}.parquet"
             f" (.csv, .orc, .arrow or a folder) in the data roots{where}. Bound tables: {bound}; "
-            f"tables in the data roots ({roots}): {in_roots}. Bind it with NAME=PATH"
+            f"tables in the data roots ({roots}): {in_roots}. {self.bind_how}"
         )
 
     def available_in_roots(self) -> list[str]:
@@ -224,8 +236,15 @@ class Catalog:
             for entry in os.listdir(root) if os.path.splitext(entry)[1].lower() in SUFFIX_FORMATS
         )
 
-    def status(self, table_names: Sequence[Sequence[str]]) -> list[TableStatus]:
-        """For each table a plan names, whether and how it is bound. Never starts Spark."""
+    def status(
+        self, table_names: Sequence[Sequence[str]], columns: Mapping[str, Sequence[Sequence[Field]]] | None = None
+    ) -> list[TableStatus]:
+        """For each table a plan names, whether and how it is bound. Never starts Spark.
+
+        ``columns``: the base schemas the plan reads each table with (by dotted name, as
+        :func:`plan_columns_by_table` gives them). A file is then bound only when it serves every one
+        of them (:func:`executor.columns.check_columns`), or, chosen for it, by position; its columns
+        come from the file's footer or header, not from Spark."""
         out = []
         for names in table_names:
             names = list(names)
@@ -235,15 +254,41 @@ class Catalog:
                 out.append(TableStatus(names, False, "refused", None, None, str(exc)))
                 continue
             if src is not None:
-                out.append(
-                    TableStatus(names, True, src.how, src.path, src.format, f"{src.format} at {src.path}")
-                )
+                bases = (columns or {}).get(".".join(names))
+                if bases:
+                    out.append(self._checked(names, src, bases))
+                else:
+                    out.append(
+                        TableStatus(names, True, src.how, src.path, src.format, f"{src.format} at {src.path}")
+                    )
                 continue
             if self.use_spark_catalog and _started_session_has_table(".".join(names)):
                 out.append(TableStatus(names, True, "spark catalog", None, None, "a table in the Spark catalog"))
                 continue
             out.append(TableStatus(names, False, "not bound", None, None, self._not_found_message(names)))
         return out
+
+    def check_file(self, path: str, bases: Sequence[Sequence[Field]]) -> ColumnCheck:
+        """How the file or folder at ``path`` (under the data roots) serves the plan's base schemas for a
+        table: the first check that fails, else the first. Raises ``ExecutionError`` when it cannot be read."""
+        real = self.roots.resolve(path)
+        have = file_columns(real, _format_of(real))
+        checks = [check_columns(have, plan_columns(base)) for base in bases] or [check_columns(have, [])]
+        return next((c for c in checks if not c.ok), checks[0])
+
+    def _checked(self, names: list[str], src: _Source, bases: Sequence[Sequence[Field]]) -> TableStatus:
+        where = f"{src.format} at {src.path}"
+        try:
+            have = file_columns(src.path, src.format)
+        except ExecutionError as exc:
+            return TableStatus(names, False, "unreadable", src.path, src.format, str(exc))
+        checks = [check_columns(have, plan_columns(base)) for base in bases]
+        check = next((c for c in checks if not c.ok), checks[0])
+        if check.ok:
+            return TableStatus(names, True, src.how, src.path, src.format, where, check)
+        if self.reads_by_position(names) and all(c.by_position for c in checks):
+            return TableStatus(names, True, f"{src.how}, by position", src.path, src.format, where, check)
+        return TableStatus(names, False, "columns differ", src.path, src.format, f"{where} {check.problem()}", check)
 
     # ---- local files --------------------------------------------------------------------
 
@@ -304,6 +349,24 @@ class Catalog:
     def clear_cache(self) -> None:
         with self._lock:
             self._cache.clear()
+
+
+def plan_columns_by_table(model) -> dict[str, list[list[Field]]]:
+    """The distinct base schemas each named table is read with (by dotted name), for ``Catalog.status``."""
+    from viz.fields import named_struct_fields
+
+    out: dict[str, list[list[Field]]] = {}
+    for view in model.nodes():
+        body = view.node.body
+        if view.kind != "read" or not body.HasField("named_table") or not body.HasField("base_schema"):
+            continue
+        base = named_struct_fields(body.base_schema)
+        if not base:
+            continue
+        seen = out.setdefault(".".join(body.named_table.names), [])
+        if base not in seen:
+            seen.append(base)
+    return out
 
 
 def named_tables(model) -> list[list[str]]:
@@ -588,4 +651,4 @@ _READERS: dict[str, Callable] = {
 }
 
 
-__all__ = ["Catalog", "TableStatus", "TextOptions", "SUFFIX_FORMATS", "named_tables"]
+__all__ = ["Catalog", "TableStatus", "TextOptions", "SUFFIX_FORMATS", "named_tables", "plan_columns_by_table"]

@@ -36,6 +36,7 @@ from viz.model import NodeView, PlanModel
 from viz.schema import aggregate_layout, join_type_name
 
 from . import literals
+from .columns import check_columns, families_fit, plan_columns, spark_columns, spark_family
 from .errors import ColumnMismatch, ExecutionError, Refused, Unsupported
 from .functions import resolve as resolve_function, supported
 from .jvm import col, sql_type
@@ -204,54 +205,29 @@ class _Translator:
 # Reads
 # ---------------------------------------------------------------------------------------------
 
-_FAMILIES = {
-    S.ByteType: "int", S.ShortType: "int", S.IntegerType: "int", S.LongType: "int",
-    S.FloatType: "num", S.DoubleType: "num", S.DecimalType: "num",
-    S.StringType: "str", S.VarcharType: "str", S.CharType: "str",
-    S.DateType: "time", S.TimestampType: "time", S.TimestampNTZType: "time",
-    S.BooleanType: "bool", S.BinaryType: "bin",
-}
-
-
 def _family(t: S.DataType) -> str | None:
-    return _FAMILIES.get(type(t))
+    return spark_family(t)
 
 
 def _safe_cast(have: S.DataType, want: S.DataType) -> bool:
     """Whether a file column of type ``have`` may be cast to the plan's ``want`` without surprises."""
     a, b = _family(have), _family(want)
-    if a is None or b is None:
-        return False
-    numeric = {"int", "num"}
-    return a == b or (a in numeric and b in numeric)
+    return a is not None and b is not None and families_fit(a, b)
 
 
-def _mismatch(df: DataFrame, base: list[Field], what: str, table: Sequence[str], where: str) -> str | None:
-    """Why a named table's columns are not the plan's, or None: every name of the base schema must be a
-    column (case-insensitive) of a type of the same family (numbers with numbers)."""
-    by_name = {c.lower(): c for c in df.columns}
-    missing = [f.name for f in base if f.name.lower() not in by_name]
-    types = {f.name.lower(): f.dataType for f in df.schema.fields}
-    clashes = []
-    for f in base:
-        have = types.get(f.name.lower())
-        if have is None or f.type is None:
-            continue
-        try:
-            want = to_spark(f.type)
-        except Unsupported:
-            continue
-        if _family(have) and _family(want) and not _safe_cast(have, want):
-            clashes.append(f"{f.name} is {have.simpleString()} in the table, {want.simpleString()} in the plan")
-    if not missing and not clashes:
+def _mismatch(df: DataFrame, base: list[Field], what: str, table: Sequence[str], where: str, how: str = "") -> str | None:
+    """Why a named table's columns are not the plan's, or None (:func:`executor.columns.check_columns`:
+    every name of the base schema a column, case-insensitive, of a type of the same family). ``how``:
+    where the person chooses to read a table by position, with ``{name}`` for the table
+    (:attr:`executor.catalog.Catalog.by_position_how`)."""
+    check = check_columns(spark_columns(df.schema), plan_columns(base))
+    if check.ok:
         return None
     plan_cols = ", ".join(f.name for f in base)
-    file_cols = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in df.schema.fields)
-    problem = (f"lacks {len(missing)} of the plan's {len(base)} columns ({', '.join(missing[:8])}"
-               f"{', …' if len(missing) > 8 else ''})" if missing else "has the plan's columns with other types: " + "; ".join(clashes))
-    name = table[-1] if table else "?"
-    return (f"{what} ({where}) {problem}. The plan reads {plan_cols}; the table has {file_cols}. Bind a table "
-            f"with the plan's columns, or choose to read this one by position (--by-position {name})")
+    file_cols = ", ".join(c.shown() for c in check.table)
+    where_to_choose = how.format(name=table[-1] if table else "?")
+    return (f"{what} ({where}) {check.problem()}. The plan reads {plan_cols}; the table has {file_cols}. Bind a "
+            f"table with the plan's columns, or choose to read this one by position{where_to_choose}")
 
 
 def _conform(tr: _Translator, df: DataFrame, base: list[Field], what: str, table: Sequence[str] | None = None) -> DataFrame:
@@ -266,7 +242,7 @@ def _conform(tr: _Translator, df: DataFrame, base: list[Field], what: str, table
     position = table is None or getattr(tr.tables, "reads_by_position", lambda names: False)(table)
     if table is not None and not position:
         where = getattr(tr.tables, "where", lambda names: "")(table)
-        why = _mismatch(df, base, what, table, where or "its source")
+        why = _mismatch(df, base, what, table, where or "its source", getattr(tr.tables, "by_position_how", ""))
         if why:
             raise ColumnMismatch(why)
     if base and all(f.name.lower() in by_name for f in base):
