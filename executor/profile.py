@@ -371,7 +371,10 @@ def flags_for(rows: int, input_rows: list[int]) -> tuple[list[str], float | None
         flags.append("empty")
     if rows > EXPLODE_FACTOR * largest and rows > EXPLODE_MIN_ROWS:
         flags.append("exploded")
-    factor = rows / largest if largest else None
+    try:
+        factor = rows / largest if largest else None
+    except OverflowError:  # a product of many cross joins: beyond any float
+        factor = float("inf")
     return flags, factor
 
 

@@ -8,10 +8,12 @@ import os
 import pandas as pd
 import streamlit as st
 
+from ui.boundary import panel
 from ui.compare_panel import compare_panel
 from ui.data import catalog_for
 from ui.entry import through_app
 from ui.graph_view import graph_view
+from ui.markdown import md_escape
 from ui.plan_source import SAMPLES, Plan, analyze_cached, current_model, sample_titles, samples
 from ui.selection import theme
 from viz.diff import STATUSES, NodeDiff, PlanDiff, diff_plans, different_producers
@@ -89,7 +91,7 @@ def _model(side: str) -> PlanModel | None:
     """The model of one side; ``st.error`` naming the file when it is not a plan."""
     error = st.session_state.pop(f"compare_error_{side}", None)
     if error:
-        st.error(error)
+        st.error(md_escape(error))
     return current_model(st.session_state.get(f"compare_{side}"))
 
 
@@ -126,9 +128,9 @@ def _pair_detail(a: PlanModel, b: PlanModel, e: NodeDiff, labels: tuple[str, str
     for side, side_label, model, node_id, marked, col in sides:
         with col:
             node = model.node(node_id)
-            st.markdown(f"**{side_label}: {title(node.kind)} · {node_id}**")
+            st.markdown(f"**{md_escape(f'{side_label}: {title(node.kind)} · {node_id}')}**")
             if node.info.detail:
-                st.caption(node.info.detail)
+                st.caption(md_escape(node.info.detail))
             if node.schema is None:
                 st.warning("The output schema could not be derived.")
             else:
@@ -142,7 +144,7 @@ def _pair_detail(a: PlanModel, b: PlanModel, e: NodeDiff, labels: tuple[str, str
         st.dataframe(pd.DataFrame([d.to_json() for d in other], columns=["aspect", "what", "index", "a", "b"]),
                      hide_index=True, width="stretch")
     for d in (d for d in e.differences if d.aspect == "expression"):
-        st.markdown(f"**Expression `{d.what}`**")
+        st.markdown(f"**Expression {md_escape(d.what)}**")
         ca, cb = st.columns(2)
         ca.code(d.a if d.a is not None else "(none)", language=None, wrap_lines=True)
         cb.code(d.b if d.b is not None else "(none)", language=None, wrap_lines=True)
@@ -186,25 +188,43 @@ def main() -> None:
     selected = st.session_state["compare_selected"]
 
     colours = theme()
+    with panel("the graphs"):
+        _graphs(a, b, diff, colours, max_rows, labels, layout, selected)
+
+    with panel("the differences"):
+        _differences(diff)
+
+    st.subheader("A matched pair")
+    if not pairs:
+        st.info("No node of one plan matches a node of the other.")
+        return
+    with panel("the matched pair"):
+        _matched_pair(a, b, pairs, labels, plan_a, plan_b, ignore_case)
+
+
+def _graphs(a: PlanModel, b: PlanModel, diff: PlanDiff, colours: str, max_rows: int, labels: tuple[str, str],
+            layout: str, selected: int | None) -> None:
     if layout == "one graph":
         graph_view(combined_dot(a, b, diff, colours, max_rows, labels), "compare_graph", clickable=False, height=720)
     else:
         dot_a, dot_b = side_dots(a, b, diff, colours, max_rows, selected)
         for side, label, dot, col in zip("ab", labels, (dot_a, dot_b), st.columns(2)):
             with col:
-                st.markdown(f"**{label}**")
+                st.markdown(f"**{md_escape(label)}**")
                 graph_view(dot, f"compare_graph_{side}", clickable=False, height=640)
 
+
+def _differences(diff: PlanDiff) -> None:
     st.subheader("Differences")
     shown = st.multiselect("Show", list(STATUSES), default=["changed", "removed", "added"], key="compare_status")
     rows = [r for r in diff.rows() if r["status"] in shown]
     st.dataframe(pd.DataFrame(rows, columns=["status", "#", "a", "b", "kind", "differences"]),
                  hide_index=True, width="stretch")
 
-    st.subheader("A matched pair")
-    if not pairs:
-        st.info("No node of one plan matches a node of the other.")
-        return
+
+def _matched_pair(a: PlanModel, b: PlanModel, pairs: list[NodeDiff], labels: tuple[str, str], plan_a: Plan, plan_b: Plan,
+                  ignore_case: bool) -> None:
+    numbers = [e.number for e in pairs]
     by_number = {e.number: e for e in pairs}
     st.selectbox("Matched pair", numbers, key="compare_selected", format_func=lambda n: _pair_label(a, b, by_number[n]))
     entry = by_number[st.session_state["compare_selected"]]
@@ -216,4 +236,5 @@ def main() -> None:
                   key="compare_outputs", labels=labels, button="Compare their rows on Spark", ignore_case=ignore_case)
 
 
-main()
+with panel("the Compare plans page"):
+    main()

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from ui.engines_panel import bisect_controls, compare_section, engine_overlay, portability_controls
+from ui.boundary import panel
 from ui.entry import through_app
 from ui.graph_view import graph_view, plan_dot
 from ui.lineage_panel import column_clicked, lineage_highlight, lineage_panel
@@ -99,7 +100,7 @@ def _view_controls(model: PlanModel, draw: bool = True) -> Settings:
         setting_to_url(key, value, default)
     settings = _settings(model, trace, query, focus, collapsed, max_rows)
     if query:
-        st.sidebar.caption(f"{len(settings.hits)} node{'s' if len(settings.hits) != 1 else ''} match “{query}”")
+        st.sidebar.caption(f"{len(settings.hits)} node{'s' if len(settings.hits) != 1 else ''} match “{md_escape(query)}”")
     return settings
 
 
@@ -123,25 +124,25 @@ def _diagnostics_list(model: PlanModel) -> None:
             st.button(md_escape(f"{label} {d.node} · {text}"), key=f"diag-{i}", on_click=select, args=(d.node,),
                       width="stretch", help=md_escape(f"{text} (click to select node {d.node})"))
         else:
-            _SEVERITY_WIDGET[d.severity](text)
+            _SEVERITY_WIDGET[d.severity](md_escape(text))
 
 
 def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[bool, str | None]]) -> None:
     node = model.node(node_id)
-    st.subheader(f"{title(node.kind)} · {node.id}")
+    st.subheader(md_escape(f"{title(node.kind)} · {node.id}"))
     if node.info.detail:
-        st.caption(node.info.detail)
+        st.caption(md_escape(node.info.detail))
     # only the open tab is computed and sent (a tab switch reruns): a page with every tab's tables,
     # code and JSON took the browser about half a second longer to draw, graph included
     tabs = st.tabs(INSPECTOR_TABS, key=INSPECTOR_TAB_KEY, on_change="rerun")
-    with tabs[0]:
+    with tabs[0], panel(f"the {INSPECTOR_TABS[0]} tab"):
         if tabs[0].open:
             if node.schema is None:
                 st.warning("The output schema could not be derived; the diagnostics say why.")
             else:
                 schema_table(node.schema_json())
                 lineage_panel(model, node_id)
-    with tabs[1]:
+    with tabs[1], panel(f"the {INSPECTOR_TABS[1]} tab"):
         if tabs[1].open:
             cols = input_columns(model, node_id)
             if not cols:
@@ -149,7 +150,7 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
             for_cols = st.columns(len(cols)) if cols else []
             for (input_id, columns), col in zip(cols, for_cols):
                 with col:
-                    st.button(f"{input_id} · {title(model.node(input_id).kind)}", key=f"in-{input_id}", on_click=select, args=(input_id,))
+                    st.button(md_escape(f"{input_id} · {title(model.node(input_id).kind)}"), key=f"in-{input_id}", on_click=select, args=(input_id,))
                     frame = pd.DataFrame(
                         [{"index": c.index, "name": c.field.name, "type": c.field.type_text(model.extensions.types), "read": "●" if c.referenced else ""} for c in columns],
                         columns=["index", "name", "type", "read"],
@@ -160,34 +161,34 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
                     )
             if cols:
                 st.caption("● marks the fields this node's expressions refer to; `index` is the field index they use.")
-    with tabs[2]:
+    with tabs[2], panel(f"the {INSPECTOR_TABS[2]} tab"):
         if tabs[2].open:
             if not node.info.expressions:
                 st.write("No expressions.")
             for role, text in node.info.expressions:
-                st.markdown(f"**{role}**")
+                st.markdown(f"**{md_escape(role)}**")
                 st.code(text, language=None, wrap_lines=True)
-    with tabs[3]:
+    with tabs[3], panel(f"the {INSPECTOR_TABS[3]} tab"):
         if tabs[3].open:
             rules = property_rules(node)
             if not rules:
                 st.write("No property information.")
             for r in rules:
-                st.markdown(f"**{r['property']}**: `{r['value']}` — *{r['effect']}*")
+                st.markdown(f"**{md_escape(r['property'])}**: `{r['value']}` — *{md_escape(r['effect'])}*")
                 if r["rule"]:
-                    st.caption(f"Spec: {r['rule']}")
+                    st.caption(md_escape(f"Spec: {r['rule']}"))
                 if r["note"]:
-                    st.caption(r["note"])
-    with tabs[4]:
+                    st.caption(md_escape(r["note"]))
+    with tabs[4], panel(f"the {INSPECTOR_TABS[4]} tab"):
         if tabs[4].open:
             if not node.diagnostics:
                 st.write("No diagnostics.")
             for d in node.diagnostics:
-                _SEVERITY_WIDGET[d.severity](f"{d.code}: {d.message}")
-    with tabs[5]:
+                _SEVERITY_WIDGET[d.severity](md_escape(f"{d.code}: {d.message}"))
+    with tabs[5], panel(f"the {INSPECTOR_TABS[5]} tab"):
         if tabs[5].open:
             st.json(node_report(model, node_id)["relation"], expanded=2)
-    with tabs[6]:
+    with tabs[6], panel(f"the {INSPECTOR_TABS[6]} tab"):
         if tabs[6].open:
             run_tab(plan, model, node_id, runnable.get(node_id, (True, None)))
             compare_section(plan, model, node_id)
@@ -206,11 +207,11 @@ def main() -> None:
     plan, model, graph_only = opened
     node_ids = list(model.graph.nodes)
 
-    st.markdown(f"#### {plan.source}")
+    st.markdown(f"#### {md_escape(plan.source)}")
     st.caption(f"{model.loaded.format} · {len(node_ids)} nodes · {len(model.roots)} root{'s' if len(model.roots) != 1 else ''}")
     for d in model.plan_diagnostics:
         if d.severity is not Severity.INFO:
-            _SEVERITY_WIDGET[d.severity](f"{d.code}: {d.message}")
+            _SEVERITY_WIDGET[d.severity](md_escape(f"{d.code}: {d.message}"))
 
     if not node_ids:
         return
@@ -225,7 +226,7 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
     ~20 elements Streamlit would otherwise mark stale and redraw. A page drawing its graph first
     (``graph_only``) draws the graph alone; the viewer's "drawn" then reruns the whole page."""
     node_ids = list(model.graph.nodes)
-    selected = resolve_node(node_ids, model.roots[0] if model.roots else node_ids[0])
+    selected = resolve_node(node_ids, model.roots[0] if model.roots else node_ids[0], lambda i: _label(model, i))
     runnable = executability_of(plan.data)
     view = _view(selected, runnable, settings)
 
@@ -241,33 +242,46 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
             # once it has run comes under them
             buttons = st.container(horizontal=True, vertical_alignment="center")
             toggle = st.container(height=TOGGLE_PX, border=False)
-            profile = profile_controls(plan, model, buttons)
-            bisection = bisect_controls(plan, model, buttons)
-            view = replace(view, profile=engine_overlay(profile_overlay(profile), bisection,
-                                                        portability_controls(plan, model, toggle)))
+            profile = None
+            with panel("the profile and engine actions"):
+                profile = profile_controls(plan, model, buttons)
+                bisection = bisect_controls(plan, model, buttons)
+                view = replace(view, profile=engine_overlay(profile_overlay(profile), bisection,
+                                                            portability_controls(plan, model, toggle)))
         # the selection and the search hits are painted in the page: the DOT (and so its layout) stays
         # the same when they change
-        dot = plan_dot(model, replace(view, selected=None, hits=frozenset()))
-        graph_view(dot, "graph_click", selected, hits=view.hits, lineage=lineage_highlight(model, selected),
-                   on_column=column_clicked("graph_click"), then_rest=graph_only)
+        dot = None
+        with panel("the graph"):
+            dot = plan_dot(model, replace(view, selected=None, hits=frozenset()))
+            graph_view(dot, "graph_click", selected, hits=view.hits, lineage=lineage_highlight(model, selected),
+                       on_column=column_clicked("graph_click"), then_rest=graph_only)
         if graph_only:
             return
         if profile is not None:
-            profile_table(model, profile)
-        with st.popover("Download"):
-            st.download_button("Graph (DOT)", dot, file_name="plan.dot", mime="text/vnd.graphviz")
+            with panel("the profile table"):
+                profile_table(model, profile)
+        with panel("the downloads"), st.popover("Download"):
+            st.download_button("Graph (DOT)", dot or "", file_name="plan.dot", mime="text/vnd.graphviz")
             if has_dot():
                 light = to_dot(model, view=View(theme="light", max_rows=view.max_rows))
                 st.download_button("Graph (SVG)", lambda: _svg(light) or b"", file_name="plan.svg", mime="image/svg+xml")
             else:
                 st.caption("SVG export needs Graphviz's `dot` on the server (`apt-get install graphviz`).")
-        report_button(plan, model, key="inspect_report")
+        with panel("the report button"):
+            report_button(plan, model, key="inspect_report")
     with side_col:
-        st.selectbox("Select a node (type to search)", node_ids, key="node", format_func=lambda i: _label(model, i))
-        _inspector(plan, model, selected, runnable)
-        share_link_widget(plan, selected, page="")
+        # any text is taken (Enter on what was typed): resolve_node matches an exact id first, where the
+        # list's own fuzzy ranking put 0.0*15 above 0.0*5
+        st.selectbox("Select a node (type to search)", node_ids, key="node", format_func=lambda i: _label(model, i),
+                     accept_new_options=True)
+        with panel("the inspector"):
+            _inspector(plan, model, selected, runnable)
+        with panel("the share link"):
+            share_link_widget(plan, selected, page="")
         st.divider()
-        _diagnostics_list(model)
+        with panel("the diagnostics list"):
+            _diagnostics_list(model)
 
 
-main()
+with panel("the Inspect page"):
+    main()

@@ -12,6 +12,7 @@ import streamlit as st
 
 from executor.run import run_node
 from ui.background import POLL_S, Task, finished, show_progress, start
+from ui.boundary import panel
 from ui.entry import through_app
 from ui.graph_view import graph_view
 from ui.markdown import md_escape

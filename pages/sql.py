@@ -15,7 +15,9 @@ import streamlit as st
 from executor.catalog import Catalog
 from executor.errors import ExecutionError
 from executor.sql_plan import MAX_SQL_CHARS, SqlPlan, catalog_tables, sql_to_plan
+from ui.boundary import panel
 from ui.data import TPCH_SCALE, catalog_for
+from ui.markdown import md_escape
 from ui.entry import through_app
 from ui.graph_view import graph_view
 from ui.plan_source import Plan, analyze_cached
@@ -82,15 +84,15 @@ def _open(made: Made, page: str) -> None:
 def _result(made: Made) -> None:
     model = analyze_cached(made.plan.data)
     if isinstance(model, str):  # DataFusion made something our model cannot load
-        st.error(f"DataFusion produced a plan this app cannot load: {model}")
+        st.error(md_escape(f"DataFusion produced a plan this app cannot load: {model}"))
         return
     for w in made.plan.warnings:
-        st.warning(w)
+        st.warning(md_escape(w))
     problems = [d for d in model.all_diagnostics() if d.severity is Severity.ERROR]
     for d in problems:
-        st.error(f"{d.node} · {d.code}: {d.message}")
+        st.error(md_escape(f"{d.node} · {d.code}: {d.message}"))
     used = ", ".join(made.plan.tables_used) or "no tables"
-    st.caption(f"Substrait plan from DataFusion · {len(model.graph.nodes)} nodes · reads {used}")
+    st.caption(md_escape(f"Substrait plan from DataFusion · {len(model.graph.nodes)} nodes · reads {used}"))
     c1, c2, c3 = st.columns(3)
     if c1.button("Inspect this plan", key="sql_inspect", type="primary"):
         _open(made, "pages/inspect.py")
@@ -123,10 +125,12 @@ def main() -> None:
     if st.button("Make plan", key="sql_make", type="primary"):
         _make(sql, data)
     if "sql_error" in st.session_state:
-        st.error(st.session_state["sql_error"])
+        st.error(md_escape(st.session_state["sql_error"]))
     made = st.session_state.get("sql_made")
     if made is not None:
-        _result(made)
+        with panel("the plan made from SQL"):
+            _result(made)
 
 
-main()
+with panel("the SQL to plan page"):
+    main()

@@ -16,17 +16,19 @@ from executor.compare import describe_step
 from executor.run import RunResult
 from executor.step import count_notes, cross_product_warning, run_step
 from ui.background import POLL_S, Task, show_progress, start
+from ui.boundary import panel
 from ui.compare_panel import compare_panel
 from ui.data import catalog_for
 from ui.graph_view import graph_view
 from ui.entry import through_app
 from ui.page import open_plan
 from ui.plan_source import Plan, executability_of
+from ui.markdown import md_escape
 from ui.profile_panel import finished_profile, profile_overlay
 from viz.kinds import kind
 from ui.selection import resolve_node, select
 from viz.model import PlanModel
-from viz.render import View, title, to_dot
+from viz.render import View, rows_text, title, to_dot
 
 through_app()
 
@@ -94,19 +96,19 @@ def _progress(task_key: tuple) -> None:
 
 
 def _rows_block(model: PlanModel, nid: str, heading: str, result: RunResult | str | None, running: bool) -> None:
-    st.markdown(f"**{heading}** · {title(model.node(nid).kind)} {nid}")
+    st.markdown(f"**{heading}** · {md_escape(f'{title(model.node(nid).kind)} {nid}')}")
     if result is None:
         st.caption("Running…" if running else "Not run yet.")
     elif isinstance(result, str):
-        st.error(result)
+        st.error(md_escape(result))
     else:
         if result.row_count is not None:
-            total = f"{result.row_count:,} rows"
+            total = rows_text(result.row_count)
         else:
             total = f"more than {len(result.rows):,} rows" + (" (counting…)" if running else "")
         st.caption(f"{total}, showing {len(result.rows):,}")
         for note in count_notes(result):
-            st.caption(note)
+            st.caption(md_escape(note))
         st.dataframe(result.rows, hide_index=True, width="stretch")
 
 
@@ -143,28 +145,28 @@ def main() -> None:
     node = model.node(node_id)
     parents = model.graph.parents(node_id)
     inputs = list(node.inputs)
-    st.subheader(f"{title(node.kind)} · {node_id}")
+    st.subheader(md_escape(f"{title(node.kind)} · {node_id}"))
     if node.info.detail:
-        st.caption(node.info.detail)
+        st.caption(md_escape(node.info.detail))
 
     nav = st.container(horizontal=True)
     nav.button("⬆ Parent", key="step_parent", disabled=not parents, on_click=_go, args=(parents[0],) if parents else (),
-               shortcut="K", help=f"Go up to {parents[0]}" if parents else "A root: no parent")
+               shortcut="K", help=md_escape(f"Go up to {parents[0]}") if parents else "A root: no parent")
     for i, inp in enumerate(inputs):
         nav.button(f"⬇ Input {i + 1}: {title(model.node(inp).kind)}", key=f"step_input_{i}", on_click=_go, args=(inp,),
-                   shortcut=str(i + 1) if i < 9 else None, help=f"Go down to {_label(model, inp)}")
+                   shortcut=str(i + 1) if i < 9 else None, help=md_escape(f"Go down to {_label(model, inp)}"))
     ok, reason = executability_of(plan.data).get(node_id, (True, None))
     run = nav.button("▶ Run", key="step_run", type="primary", disabled=not ok, shortcut="G",
                      help="Run this node and its inputs: their rows first, then their exact counts (within 10 s; a cross product's from its inputs' counts)")
     if not ok:
-        st.warning(f"This node cannot run on Spark: {reason}")
+        st.warning(md_escape(f"This node cannot run on Spark: {reason}"))
     if len(parents) > 1:
-        st.caption("Shared by several parents: " + ", ".join(parents) + f" (⬆ goes to {parents[0]})")
+        st.caption(md_escape("Shared by several parents: " + ", ".join(parents) + f" (⬆ goes to {parents[0]})"))
 
     graph_col, rows_col = st.columns([2, 3], gap="medium")
-    with graph_col:
+    with graph_col, panel("the graph"):
         _graph(model, node_id)
-    with rows_col:
+    with rows_col, panel("the rows"):
         _rows(plan, model, node, inputs, run, limit, timeout_s, ok)
 
 
@@ -182,15 +184,15 @@ def _rows(plan: Plan, model: PlanModel, node, inputs: list[str], run: bool, limi
     own = _results().get((key, node_id, limit))
     ins = [_results().get((key, i, limit)) for i in inputs]
     if task is not None and task.error:
-        st.error(task.error)
+        st.error(md_escape(task.error))
     if task is not None and not task.done.is_set():
         _progress(task_key)
     warning = cross_product_warning(model, node_id, [r.row_count if isinstance(r, RunResult) else None for r in ins])
     if warning:
-        st.warning(warning)
+        st.warning(md_escape(warning))
     if isinstance(own, RunResult) and own.row_count is not None and all(
             isinstance(r, RunResult) and r.row_count is not None for r in ins):
-        st.info(f"**What it did:** {describe_step(model, node_id, own.row_count, [r.row_count for r in ins])}")
+        st.info(f"**What it did:** {md_escape(describe_step(model, node_id, own.row_count, [r.row_count for r in ins]))}")
     if own is None and task is None:
         st.caption("Press ▶ Run (or G) to see this node's rows beside its inputs' rows.")
         return
@@ -205,9 +207,11 @@ def _rows(plan: Plan, model: PlanModel, node, inputs: list[str], run: bool, limi
     if kind(node.kind).keeps_input_rows and len(inputs) == 1 and ok and task is not None and task.done.is_set():
         st.markdown("##### Compared with its input")
         catalog = catalog_for(plan, generate=True)
-        compare_panel(model, inputs[0], model, node_id, catalog, catalog, key="step_compare",
-                      labels=(f"input {inputs[0]}", f"output {node_id}"), sample=limit, timeout_s=timeout_s,
-                      button="Compare with input (which rows were dropped)")
+        with panel("the comparison with its input"):
+            compare_panel(model, inputs[0], model, node_id, catalog, catalog, key="step_compare",
+                          labels=(f"input {inputs[0]}", f"output {node_id}"), sample=limit, timeout_s=timeout_s,
+                          button="Compare with input (which rows were dropped)")
 
 
-main()
+with panel("the Step through page"):
+    main()

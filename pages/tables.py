@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from executor.errors import ExecutionError
+from ui.boundary import panel
 from ui.data import TPCH_SCALE, bindings, by_position, catalog_for, sample_data_kind, save_upload
 from ui.entry import through_app
 from ui.plan_source import current_model, plan_sidebar
@@ -107,4 +108,5 @@ def _bind(plan, name: str, path: str) -> None:
     st.rerun()
 
 
-main()
+with panel("the Tables page"):
+    main()

@@ -12,6 +12,7 @@ import streamlit as st
 
 from executor.compare import OutputComparison, compare_outputs
 from ui.background import POLL_S, Task, finished, run_in_background, show_progress
+from ui.markdown import md_escape
 from viz.model import PlanModel
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -42,21 +43,21 @@ def show_comparison(c: OutputComparison, labels: tuple[str, str] = ("a", "b")) -
     """Draw a finished comparison: counts, the schema side by side, rows only on one side."""
     a, b = labels
     m1, m2, m3 = st.columns(3)
-    m1.metric(f"Rows in {a}", f"{c.rows_a:,}")
-    m2.metric(f"Rows in {b}", f"{c.rows_b:,}", delta=f"{c.rows_b - c.rows_a:+,}" if c.rows_b != c.rows_a else None)
+    m1.metric(md_escape(f"Rows in {a}"), f"{c.rows_a:,}")
+    m2.metric(md_escape(f"Rows in {b}"), f"{c.rows_b:,}", delta=f"{c.rows_b - c.rows_a:+,}" if c.rows_b != c.rows_a else None)
     m3.metric("Columns differing", len(c.differing_columns))
     if c.same:
         st.success(f"Same schema and the same {c.rows_a:,} rows.")
-    st.caption(c.summary())
+    st.caption(md_escape(c.summary()))
     with st.expander("Schemas side by side", expanded=bool(c.differing_columns)):
         st.dataframe(schema_frame(c, labels), hide_index=True, width="stretch")
     if not c.rows_compared:
-        st.info(f"Rows were not compared: {c.why_not_compared}")
+        st.info(md_escape(f"Rows were not compared: {c.why_not_compared}"))
         return
     for label, count, frame in ((a, c.only_a_count, c.only_a), (b, c.only_b_count, c.only_b)):
         if count:
             shown = f", the first {len(frame):,} shown" if len(frame) < count else ""
-            st.markdown(f"**Rows only in {label}**: {count:,}{shown}")
+            st.markdown(f"**Rows only in {md_escape(label)}**: {count:,}{shown}")
             st.dataframe(frame, hide_index=True, width="stretch")
 
 

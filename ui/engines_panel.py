@@ -24,6 +24,7 @@ from executor.engines import DIFFERS, SAME, EngineComparison, compare_engines
 from executor.portability import Portability, portability
 from ui.background import POLL_S, Task, finished, show_progress, start
 from ui.data import catalog_for
+from ui.markdown import md_escape
 from ui.plan_source import Plan
 from ui.selection import select
 from viz.model import PlanModel
@@ -128,15 +129,15 @@ def bisect_controls(plan: Plan, model: PlanModel, button_at=st) -> Bisection | N
 
 def _show_bisection(model: PlanModel, b: Bisection) -> None:
     if b.first is None:
-        (st.warning if b.stopped else st.success)(f"{b.summary()} ({b.elapsed_s:.1f} s)")
+        (st.warning if b.stopped else st.success)(md_escape(f"{b.summary()} ({b.elapsed_s:.1f} s)"))
     else:
-        st.error(f"Spark and DataFusion first disagree at node {b.first} "
-                 f"({title(model.node(b.first).kind)}): {b.nodes[b.first].why}")
+        st.error(md_escape(f"Spark and DataFusion first disagree at node {b.first} "
+                           f"({title(model.node(b.first).kind)}): {b.nodes[b.first].why}"))
         if b.unchecked_inputs:
-            st.caption(f"Its input(s) {', '.join(b.unchecked_inputs)} could not be compared: the difference may start there.")
-        st.button(f"Select node {b.first}", key="engines_select_first", on_click=select, args=(b.first,))
+            st.caption(md_escape(f"Its input(s) {', '.join(b.unchecked_inputs)} could not be compared: the difference may start there."))
+        st.button(md_escape(f"Select node {b.first}"), key="engines_select_first", on_click=select, args=(b.first,))
     for note in b.notes:
-        st.caption(note)
+        st.caption(md_escape(note))
     with st.expander(f"Spark vs DataFusion: {len(b.nodes)} node(s) compared bottom-up", expanded=False):
         st.dataframe(pd.DataFrame(
             [{"node": n.node_id, "relation": title(n.kind), "verdict": n.verdict, "time (s)": round(n.elapsed_s, 2),

@@ -15,6 +15,7 @@ from typing import Callable
 
 import streamlit as st
 
+from ui.markdown import md_escape
 from ui.selection import select, theme
 from viz.lineage import LineageError, chain_texts, trace, used_by, step_text, use_text
 from viz.model import PlanModel
@@ -118,18 +119,18 @@ def lineage_panel(model: PlanModel, node_id: str) -> None:
         down = trace(model, node_id, index)
         up = used_by(model, node_id, index)
     except LineageError as exc:
-        st.error(str(exc))
+        st.error(md_escape(str(exc)))
         return
     st.markdown("**Comes from**")
     st.code("\n".join(chain_texts(down)), language=None, wrap_lines=True)
     sources = ", ".join(f"{s.table}.{s.column}" for s in down.sources()) or "no table column"
     literals = down.literals()
-    st.caption(f"Sources: {sources}" + (f" · literals: {', '.join(literals)}" if literals else "")
+    st.caption(md_escape(f"Sources: {sources}" + (f" · literals: {', '.join(literals)}" if literals else ""))
                + f" · {len(down.nodes())} node{'s' if len(down.nodes()) != 1 else ''} on the path, highlighted on the graph")
     for step in down.unknown():
-        st.warning(f"{step.node} [{step.index}] {step.name}: {step.origin.note or 'where it comes from is unknown'}")
+        st.warning(md_escape(f"{step.node} [{step.index}] {step.name}: {step.origin.note or 'where it comes from is unknown'}"))
     for d in down.diagnostics:
-        st.warning(f"{d.node}: {d.code}: {d.message}")
+        st.warning(md_escape(f"{d.node}: {d.code}: {d.message}"))
     lines = [f"- {step_text(s)}" for s in up.columns] + [f"- {use_text(u)}" for u in up.conditions]
     st.markdown("**Used by**")
     if not lines:

@@ -9,10 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass
 
 import streamlit as st
 
+from ui.markdown import md_escape
 from viz.errors import PlanLoadError
 from viz.load import MAX_PLAN_BYTES
 from viz.model import PlanModel, analyze
@@ -77,21 +79,73 @@ def _read_sample(name: str) -> Plan | None:
         return Plan(fh.read(), name, name)
 
 
+_LOAD_PREFIXES = ("not a Substrait plan: ", "not a valid Substrait plan: ")
+EXPECTED = "a Substrait Plan as protobuf JSON or binary protobuf"
+
+
+def found_text(data: bytes, reason: str) -> str:
+    """What ``data`` is, given the loader's ``reason`` for refusing it: the reason itself for JSON
+    (it names what the JSON lacks), else what kind of bytes they are and how they start."""
+    for prefix in _LOAD_PREFIXES:
+        if reason.startswith(prefix):
+            reason = reason[len(prefix):]
+            break
+    head = data.lstrip()[:1]
+    if not data.strip():
+        return "an empty file"
+    if head in (b"{", b"["):
+        return re.sub(r"[;,] expected .*?(?= \(found|$)", "", reason)  # the message says what is expected once
+    try:
+        text = data[:200].decode("utf-8")
+    except UnicodeDecodeError:
+        return f"{len(data):,} bytes of binary data that do not read as a Plan message"
+    start = " ".join(text.split())[:40]
+    return f"text that is not JSON, starting “{start}”"
+
+
+def refusal(name: str, data: bytes, reason: str, kept: Plan | None = None) -> str:
+    """The one message for bytes that are not a plan: what was expected, what was found, and which
+    plan stays open (``kept``)."""
+    still = f" The plan shown is still {kept.source}." if kept is not None else ""
+    return f"{name} was not opened: expected {EXPECTED}, found {found_text(data, reason)}.{still}"
+
+
+#: The session's message for the last input that was not opened (an upload or a paste that is not a
+#: plan, a file over the limit); it stays until an input opens a plan or the upload is removed.
+REFUSED = "plan_refused"
+
+
+def _offer(plan: Plan) -> bool:
+    """Open ``plan`` if its bytes are a plan; else leave the open plan as it is and say why
+    (:data:`REFUSED`). Returns whether it was opened."""
+    model = analyze_cached(plan.data)
+    if isinstance(model, str):
+        st.session_state[REFUSED] = refusal(plan.source, plan.data, model, st.session_state.get("plan"))
+        return False
+    st.session_state.pop(REFUSED, None)
+    st.session_state["plan"] = plan
+    st.query_params.pop("plan", None)
+    st.session_state.pop("node", None)
+    return True
+
+
 def _on_upload() -> None:
     f = st.session_state.get("plan_upload")
     if f is None:
+        st.session_state.pop(REFUSED, None)
         return
     size = getattr(f, "size", None)
     if size is not None and size > MAX_PLAN_BYTES:
-        st.session_state["plan_error"] = f"{f.name}: {size:,} bytes is over the {MAX_PLAN_BYTES:,}-byte limit for a plan"
+        kept = st.session_state.get("plan")
+        st.session_state[REFUSED] = (f"{f.name} was not opened: {size:,} bytes is over the {MAX_PLAN_BYTES:,}-byte "
+                                     f"limit for a plan." + (f" The plan shown is still {kept.source}." if kept else ""))
         return
-    st.session_state["plan"] = Plan(f.getvalue(), f.name)
-    st.query_params.pop("plan", None)
-    st.session_state.pop("node", None)
+    _offer(Plan(f.getvalue(), f.name))
 
 
 def _on_sample() -> None:
     name = st.session_state.get("plan_sample")
+    st.session_state.pop(REFUSED, None)
     if name and name != NONE:
         st.session_state["plan"] = _read_sample(name)
         st.query_params["sample"] = name
@@ -106,9 +160,7 @@ def _on_sample() -> None:
 def _on_paste() -> None:
     text = st.session_state.get("plan_pasted", "")
     if text.strip():
-        st.session_state["plan"] = Plan(text.encode(), "pasted JSON")
-        st.query_params.pop("plan", None)
-        st.session_state.pop("node", None)
+        _offer(Plan(text.encode(), "pasted JSON"))
 
 
 def _open_shared(digest: str) -> None:
@@ -156,8 +208,9 @@ def plan_sidebar() -> Plan | None:
         )
         with st.expander("…or paste JSON"):
             st.text_area("Plan JSON", key="plan_pasted", height=140, on_change=_on_paste, label_visibility="collapsed")
-    if "plan_error" in st.session_state:
-        st.error(st.session_state["plan_error"])
+    for key in ("plan_error", REFUSED):
+        if key in st.session_state:
+            st.error(md_escape(st.session_state[key]))
     plan = st.session_state.get("plan")
     keep_plan_in_url(plan)
     return plan
@@ -195,7 +248,7 @@ def current_model(plan: Plan | None) -> PlanModel | None:
         return None
     result = analyze_cached(plan.data)
     if isinstance(result, str):
-        st.error(f"{plan.source} is not a Substrait plan: {result}")
+        st.error(md_escape(refusal(plan.source, plan.data, result)))
         return None
     return result
 

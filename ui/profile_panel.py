@@ -8,12 +8,15 @@ one node. When it is done, ``profile_overlay`` gives what ``viz.render.to_dot`` 
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import streamlit as st
 
 from executor.profile import Profile, profile_plan
 from ui.background import POLL_S, Task, finished, show_progress, start
 from ui.plan_source import Plan
+from viz.counts import count_text, exact_text, is_abbreviated
 from viz.model import PlanModel
 from viz.render import Overlay, title
 
@@ -81,20 +84,26 @@ _HOW = {"run": "in the run of {run_of}", "reads": "with every read, in one job",
 
 def profile_frame(model: PlanModel, profile: Profile) -> pd.DataFrame:
     """One row per node: rows, how they were counted, the time that is the node's own, flags, and
-    what went wrong."""
+    what went wrong. The rows are text as people read them (``1.4 × 10¹²``): a derived count can pass
+    what a dataframe's integers hold, and past nine digits nobody reads it; when one is rounded, an
+    "exact rows" column gives every count in full."""
     rows = []
     for nid, p in profile.nodes.items():
         rows.append({
             "node": nid,
             "relation": title(p.kind),
-            "rows": p.rows,
+            "rows": "" if p.rows is None else count_text(p.rows),
+            "exact rows": "" if p.rows is None else exact_text(p.rows),
             "counted": _HOW.get(p.how or "", "").format(run_of=p.run_of) + (" (remembered)" if p.cached else ""),
             "time (s)": round(p.elapsed_s, 3) if p.own_figure else None,
-            "× input": None if p.factor is None else round(p.factor, 2),
+            "× input": None if p.factor is None or not math.isfinite(p.factor) else round(p.factor, 2),
             "flags": ", ".join(p.flags),
             "note": p.error or p.skipped or "",
         })
-    return pd.DataFrame(rows, columns=["node", "relation", "rows", "counted", "time (s)", "× input", "flags", "note"])
+    columns = ["node", "relation", "rows", "exact rows", "counted", "time (s)", "× input", "flags", "note"]
+    if not any(p.rows is not None and is_abbreviated(p.rows) for p in profile.nodes.values()):
+        columns.remove("exact rows")
+    return pd.DataFrame(rows, columns=columns)
 
 
 def profile_table(model: PlanModel, profile: Profile) -> None:

@@ -16,6 +16,7 @@ from executor.errors import ExecutionError
 from executor.run import explain_node, run_node, to_csv_bytes, to_parquet_bytes
 from ui.background import POLL_S, Task, finished, settle, show_progress, start
 from ui.data import catalog_for
+from ui.markdown import md_escape
 from ui.plan_source import Plan
 from viz.model import PlanModel
 
@@ -52,7 +53,7 @@ def _clicked(plan: Plan, model: PlanModel, node_id: str) -> None:
 def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, str | None]) -> None:
     ok, reason = executable
     if not ok:
-        st.warning(f"This node cannot run on Spark: {reason}")
+        st.warning(md_escape(f"This node cannot run on Spark: {reason}"))
     c1, c2, c3 = st.columns([1, 1, 1])
     c1.number_input("Rows", min_value=1, max_value=10_000, value=100, step=50, key="run_limit")
     c2.number_input("Timeout (s)", min_value=5, max_value=3600, value=int(DEFAULT_TIMEOUT_S), key="run_timeout")
@@ -83,11 +84,11 @@ def _show(plan: Plan, model: PlanModel, state: RunState, key: tuple) -> None:
         return
     shown = len(result.rows)
     total = f"{result.row_count:,} rows" if result.row_count is not None else f"more than {shown:,} rows"
-    st.caption(f"Node {state.node_id}: {total}, showing the first {shown:,} · ran in {result.elapsed_s:.2f} s")
+    st.caption(md_escape(f"Node {state.node_id}: {total}, showing the first {shown:,} · ran in {result.elapsed_s:.2f} s"))
     for w in result.warnings:
-        st.warning(w)
+        st.warning(md_escape(w))
     st.dataframe(result.rows, hide_index=True, width="stretch")
-    st.caption("Types: " + ", ".join(f"{c} {t}" for c, t in zip(result.columns, result.types)))
+    st.caption(md_escape("Types: " + ", ".join(f"{c} {t}" for c, t in zip(result.columns, result.types))))
     d1, d2 = st.columns(2)
     # made when clicked, not on every rerun of the page
     d1.download_button("Rows (CSV)", lambda: to_csv_bytes(result), file_name=f"node-{state.node_id}.csv", mime="text/csv")

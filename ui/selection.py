@@ -14,9 +14,33 @@ def select(node_id: str) -> None:
     st.session_state["node"] = node_id
 
 
-def resolve_node(node_ids: list[str], default: str | None) -> str | None:
-    """The node to show: the session's, else the URL's, else ``default``; kept in both."""
-    wanted = st.session_state.get("node") or st.query_params.get("node")
+def match_node(node_ids: list[str], typed: str, label: Callable[[str], str] | None = None) -> str | None:
+    """The node that text typed in a node picker names: the node with exactly that id first (so
+    ``0.0*5`` is never ``0.0*15``), then the first node, in plan order, whose label (``label(id)``,
+    e.g. "0.0*5 · Read · orders") holds the text, ignoring case; None when none does."""
+    if typed in node_ids:
+        return typed
+    text = typed.strip()
+    if text in node_ids:
+        return text
+    if not text or label is None:
+        return None
+    folded = text.casefold()
+    return next((n for n in node_ids if folded in label(n).casefold()), None)
+
+
+def resolve_node(node_ids: list[str], default: str | None, label: Callable[[str], str] | None = None) -> str | None:
+    """The node to show: the session's, else the URL's, else ``default``; kept in both. The session's
+    may be text typed in a picker that takes any text: it is matched by :func:`match_node`, and text
+    that names no node leaves the node the URL has (the one shown before)."""
+    typed = st.session_state.get("node")
+    wanted = match_node(node_ids, typed, label) if isinstance(typed, str) and typed else None
+    if wanted is None and typed and label is not None:
+        from ui.markdown import md_escape
+
+        st.toast(md_escape(f"No node matches “{typed}”: a node's id, kind and detail are searched."))
+    if wanted is None:
+        wanted = st.query_params.get("node")
     if wanted not in node_ids:
         wanted = default
     if wanted is not None:

@@ -144,10 +144,12 @@ def share_link_widget(plan, node_id: str | None, page: str = "") -> str | None:
     with a copy button) and a note saying so; returns the link (None when the plan cannot be shared, with ``st.error``)."""
     import streamlit as st
 
+    from ui.markdown import md_escape
+
     try:
         relative = share_link(plan, node_id, page)
     except ShareError as exc:
-        st.error(f"This plan cannot be shared by link: {exc}")
+        st.error(md_escape(f"This plan cannot be shared by link: {exc}"))
         return None
     try:
         current = st.context.url
@@ -158,7 +160,7 @@ def share_link_widget(plan, node_id: str | None, page: str = "") -> str | None:
     with st.popover("Share this view"):
         st.code(link, language=None, wrap_lines=True)
         where = "the same sample" if getattr(plan, "sample", None) else "a copy of this plan saved on this server"
-        st.caption(f"The link reopens {where} at the same node ({node_id}).")
+        st.caption(md_escape(f"The link reopens {where} at the same node ({node_id})."))
     return link
 
 

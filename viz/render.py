@@ -16,6 +16,7 @@ import html
 import math
 from dataclasses import dataclass, field, replace
 
+from .counts import count_text, rows_hover, rows_text
 from .deep import gc_paused
 from .errors import Severity
 from .kinds import KINDS
@@ -111,10 +112,6 @@ class Overlay:
         return Overlay(tuple(merged.items()))
 
 
-def rows_text(rows: int) -> str:
-    return f"{rows:,} row{'s' if rows != 1 else ''}"
-
-
 def edge_penwidth(rows: int) -> float:
     """Edge width by row count: 1 for 0-1 rows, +1 per factor of 10, at most 8."""
     return round(min(8.0, 1.0 + math.log10(max(rows, 1))), 2)
@@ -129,7 +126,7 @@ def _stat_rows(stat: NodeStat, pal: Palette) -> list[str]:
     if "empty" in stat.flags:
         out.append(f'<TR><TD COLSPAN="3"><FONT COLOR="{pal.error}"><B>∅ empty</B></FONT></TD></TR>')
     if "exploded" in stat.flags:
-        factor = f" ×{stat.factor:,.0f}" if stat.factor is not None else ""
+        factor = f" ×{count_text(round(stat.factor))}" if stat.factor is not None and math.isfinite(stat.factor) else ""
         out.append(f'<TR><TD COLSPAN="3"><FONT COLOR="{pal.warning}"><B>⚠ exploded{factor}</B></FONT></TD></TR>')
     if stat.error:
         out.append(f'<TR><TD COLSPAN="3"><FONT COLOR="{pal.error}"><B>error</B></FONT></TD></TR>')
@@ -346,10 +343,12 @@ def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, 
             node, view.max_rows, pal, hidden, {} if view.plain else effects,
             node.id in view.unrunnable and not view.plain, stats.get(node.id), findings=not view.plain,
         )
+        stat = stats.get(node.id)
+        exact = rows_hover(stat.rows) if stat is not None and stat.rows is not None else ""
         attrs = [
             f"label={label}",
             f"id={_quote('node-' + node.id)}",
-            f"tooltip={_quote(node.id + ' ' + title(node.kind))}",
+            f"tooltip={_quote(node.id + ' ' + title(node.kind) + (f' · {exact}' if exact else ''))}",
         ]
         fill = pal.node_fill
         if node.id in model.roots and node.id not in shared:
@@ -396,6 +395,8 @@ def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, 
             # The profile overlay: the rows flowing along the edge, and a width by their count.
             label = rows_text(stat.rows) + (f" · {label}" if label else "")
             attrs = [a for a in attrs if not a.startswith("penwidth=")] + [f"penwidth={edge_penwidth(stat.rows)}"]
+            if rows_hover(stat.rows):  # the exact count where the label shows it rounded
+                attrs += [f"tooltip={_quote(rows_hover(stat.rows))}", f"labeltooltip={_quote(rows_hover(stat.rows))}"]
         if label:
             attrs.append(f"label={_quote(label)}")
         suffix = f" [{', '.join(attrs)}]" if attrs else ""
