@@ -9,9 +9,11 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
+
 from tests import plans as P
 from tests.conftest import CORPORA, corpus_plans
-from viz.describe import describe, describe_failures, describe_plan, story_order
+from viz.describe import column_names, describe, describe_failures, describe_plan, story_order
 from viz.errors import PlanLoadError
 from viz.model import PlanModel, analyze
 
@@ -213,3 +215,175 @@ def test_write_and_ddl_in_words():
     assert describe(m, "0") == "Inserts the rows into table archive."
     assert describe(m, "1") == "Drops table archive."
     assert describe_failures(m) == {}
+
+
+# ---- DataFusion's plans as an analyst reads them (TPC-H q03, TPC-DS q64; written and analyzed) ----
+
+_COMPARISONS = {"equal", "not_equal", "lt", "lte", "gt", "gte"}
+_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December"]
+
+
+@pytest.fixture(scope="module", params=[(q, f) for q in ("tpch q03", "tpcds 64") for f in ("written", "analyzed")],
+                ids=lambda p: f"{p[0]}-{p[1]}")
+def datafusion_plan(request) -> PlanModel:
+    """DataFusion's plan of TPC-H q03 (executor/producer_sql/tpch.sql) or TPC-DS q64 (the shared
+    corpus' text) in one form, over the generated data at scale 0.01."""
+    from executor.data import tpcds, tpch
+    from executor.producer_check import read_queries
+    from executor.sql_plan import sql_to_plan
+
+    suite, name = request.param[0].split()
+    if suite == "tpch":
+        data_dir = tpch(0.01)
+        source = os.path.join(os.path.dirname(__file__), "..", "executor", "producer_sql", "tpch.sql")
+    else:
+        data_dir = tpcds(0.01)
+        source = os.path.join(CORPORA, "tpcds-sql")
+    [query] = [q for q in read_queries([source]) if q.name == name]
+    tables = {os.path.splitext(f)[0]: os.path.join(data_dir, f) for f in os.listdir(data_dir) if f.endswith(".parquet")}
+    return analyze(sql_to_plan(query.sql, tables, json=False, form=request.param[1]).data)
+
+
+def _present_text(m: PlanModel, ids: bool = False) -> str:
+    """What the Present page says of a plan: every step's sentence and its columns."""
+    sentences = describe_plan(m, ids=ids)
+    return "\n".join(sentences[n] + "\nColumns: " + ", ".join(column_names(m, n) or []) for n in story_order(m))
+
+
+def _field_and_literal(m: PlanModel, e) -> tuple[int, object] | None:
+    """(field index, literal) of ``e`` when it is a field reference and a literal, casts looked
+    through; None otherwise (the oracle, written from the proto, apart from viz.words)."""
+    def strip(x):
+        while x.WhichOneof("rex_type") == "cast":
+            x = x.cast.input
+        return x
+    if e.WhichOneof("rex_type") != "scalar_function":
+        return None
+    f = e.scalar_function
+    if m.extensions.functions[f.function_reference].name not in _COMPARISONS:
+        return None
+    args = [strip(a.value) for a in f.arguments]
+    kinds = [a.WhichOneof("rex_type") for a in args]
+    if sorted(kinds) != ["literal", "selection"]:
+        return None
+    field, lit = (args[0], args[1]) if kinds[0] == "selection" else (args[1], args[0])
+    return field.selection.direct_reference.struct_field.field, lit.literal
+
+
+def _value_text(lit) -> str:
+    import datetime
+    from decimal import Decimal
+
+    which = lit.WhichOneof("literal_type")
+    if which == "date":
+        day = datetime.date(1970, 1, 1) + datetime.timedelta(days=lit.date)
+        return f"{day.day} {_MONTHS[day.month - 1]} {day.year}"
+    if which in ("string", "fixed_char"):
+        text = getattr(lit, which)
+    elif which == "var_char":
+        text = lit.var_char.value
+    elif which == "decimal":
+        return str(Decimal(int.from_bytes(lit.decimal.value, "little", signed=True)).scaleb(-lit.decimal.scale))
+    else:
+        return str(getattr(lit, which))
+    try:  # a text cast to a date: the date in words
+        day = datetime.date.fromisoformat(text)
+        return f"{day.day} {_MONTHS[day.month - 1]} {day.year}"
+    except ValueError:
+        return text
+
+
+def test_datafusion_plans_read_without_node_ids_or_function_calls_and_name_every_condition(datafusion_plan):
+    import re
+
+    m = datafusion_plan
+    text = _present_text(m)
+    # no node id (ids like 0.0*4, bounded so that a number such as 0.05 is no match), no "node ..."
+    ids = [n for n in m.graph.nodes if "." in n or "*" in n]
+    found = [n for n in ids if re.search(rf"(?<![\w.*]){re.escape(n)}(?![\w.*])", text)]
+    assert not found and "node " not in text, found
+    # no function of the plan written as a call: multiply(…, and(…, sum(…
+    names = {f.name for f in m.extensions.functions.values()}
+    calls = sorted({c for c in re.findall(r"\b([a-z_]+)\(", text) if c in names})
+    assert not calls, (calls, [line for line in text.splitlines() if any(c + "(" in line for c in calls)][:3])
+    assert "more condition" not in text
+    # every conjunct of every filter and join condition that compares a column with a constant: its
+    # column and its value are in the step's sentence
+    checked = 0
+    for node in m.nodes():
+        body = node.node.body
+        conditions = []
+        if node.kind == "filter":
+            conditions.append(body.condition)
+        elif node.kind == "join":
+            conditions += [body.expression] if body.HasField("expression") else []
+            conditions += [body.post_join_filter] if body.HasField("post_join_filter") else []
+        sentence = describe(m, node.id)
+        for cond in conditions:
+            stack = [cond]
+            while stack:
+                e = stack.pop()
+                if e.WhichOneof("rex_type") == "scalar_function" and \
+                        m.extensions.functions[e.scalar_function.function_reference].name == "and":
+                    stack += [a.value for a in e.scalar_function.arguments]
+                    continue
+                pair = _field_and_literal(m, e)
+                if pair is None:
+                    continue
+                column = node.info.incoming[pair[0]].name
+                value = _value_text(pair[1])
+                assert column in sentence and value in sentence, (node.id, column, value, sentence)
+                checked += 1
+    if any(n.kind == "aggregate" and "cs_item_sk" in [f.name for f in n.schema or ()] for n in m.nodes()):
+        # q64's cs_ui: DataFusion names its sums by their expressions and no name reaches the root
+        assert "the sum of cs_ext_list_price is above 2 × the sum of (cr_refunded_cash + cr_reversed_charge + " \
+               "cr_store_credit)" in text
+    assert checked >= 3  # q03: c_mktsegment, o_orderdate, l_shipdate; q64: d_year twice, i_current_price...
+    # with the technical marks, the steps a sentence points to carry their node ids
+    assert re.search(r"step \d+ \(node [\d.*]+\)", _present_text(m, ids=True))
+
+
+def test_datafusion_q03_in_words():
+    """TPC-H q03 as DataFusion writes it (analyzed), each sentence checked by hand against the SQL:
+    the keys and the constants of the one filter, the measure the root calls revenue."""
+    from executor.data import tpch
+    from executor.producer_check import read_queries
+    from executor.sql_plan import sql_to_plan
+
+    data_dir = tpch(0.01)
+    [query] = [q for q in read_queries([os.path.join(os.path.dirname(__file__), "..", "executor", "producer_sql", "tpch.sql")])
+               if q.name == "q03"]
+    tables = {t: os.path.join(data_dir, f"{t}.parquet") for t in ("customer", "orders", "lineitem")}
+    m = analyze(sql_to_plan(query.sql, tables, json=False).data)
+    sentences = describe_plan(m)
+    story = [sentences[n] for n in story_order(m) if m.node(n).kind != "read"]
+    assert story == [
+        "Pairs every row of customer with every row of orders (a cross product). The filter at step 6 keeps the matching pairs.",
+        "Pairs every row of combined customer and orders rows with every row of lineitem (a cross product). "
+        "The filter at step 6 keeps the matching pairs.",
+        "Keeps the combined customer, lineitem and orders rows that match on c_custkey = o_custkey and "
+        "l_orderkey = o_orderkey. Of those, keeps the rows whose c_mktsegment is 'BUILDING', "
+        "o_orderdate is before 15 March 1995 and l_shipdate is after 15 March 1995.",
+        "Sums l_extendedprice × (1 − l_discount) as revenue per l_orderkey, o_orderdate and o_shippriority.",
+        "Keeps columns l_orderkey, revenue, o_orderdate and o_shippriority.",
+        "Sorts by revenue, highest first, then o_orderdate.",
+        "Keeps the first 10 rows.",
+    ]
+
+
+def test_steps_saying_the_same_in_a_row_are_one_run():
+    """A story that says one thing twice in a row (two reads of one table, one each side of a
+    subquery's comparison) is one run (story_runs), which the Present page shows as one line."""
+    from viz.describe import story_runs
+
+    path = os.path.join(CORPORA, "consumer-testing", "snapshots", "producer", "relation", "aggregate",
+                        "aggregate_in_subquery-duckdb_plan.json")
+    with open(path, "rb") as fh:
+        m = analyze(fh.read())
+    order, sentences = story_order(m), describe_plan(m)
+    runs = story_runs(order, sentences)
+    assert [e - s for s, e in runs if e - s > 1] == [2]  # the two reads of orders' o_totalprice
+    assert sum(e - s for s, e in runs) == len(order)
+    [(s, e)] = [(s, e) for s, e in runs if e - s > 1]
+    assert sentences[order[s]] == sentences[order[e - 1]] == "Reads table orders (1 of 9 columns: o_totalprice)."

@@ -29,7 +29,7 @@ def test_a_shared_link_opened_first_on_a_fresh_server(app_url):  # noqa: F811
             expect(page.get_by_role("heading", name="Step 3: Filter")).to_be_visible(timeout=90_000)
             # app.py ran: its navigation (page titles, not file names) is there
             expect(page.get_by_role("link", name="Step through")).to_be_visible()
-            expect(page.get_by_text("Keeps products whose categories does not contain 'Computers'.").first).to_be_visible()
+            expect(page.get_by_text("Keeps the rows of products where 'Computers' is not in categories.").first).to_be_visible()
             expect(page.locator(":is(.sv-stage, .stGraphVizChart) svg g.node").first).to_be_visible(timeout=60_000)
             expect(page.get_by_role("button", name="Show sample rows")).to_be_visible()
             page.wait_for_timeout(1500)  # let the last widgets settle before the picture
@@ -44,6 +44,40 @@ def test_a_shared_link_opened_first_on_a_fresh_server(app_url):  # noqa: F811
             assert "node=0.0.1" in other.url
         finally:
             browser.close()
+
+
+def test_present_reads_datafusions_q03_in_an_analysts_words(app_url):  # noqa: F811
+    """DataFusion's TPC-H q03 on the Present page, read off the page as an analyst sees it: every
+    condition of its filter said (the dates in words), the measure the root calls revenue, no node
+    id and no function written as a call; the node ids come with the technical marks. Screenshots:
+    ``present_q03.png`` and ``present_q03_marks.png`` in ``tests/artifacts/``."""
+    import re
+
+    from playwright.sync_api import expect
+
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    with browser_page(viewport={"width": 1500, "height": 1100}) as page:
+        page.goto(app_url + "/present?sample=tpch_q03_datafusion.json&node=0.0%2A4")
+        expect(page.get_by_role("heading", name="Step 6: Filter")).to_be_visible(timeout=90_000)
+        main = page.locator("[data-testid='stMain']")
+        expect(main.get_by_text("Keeps the first 10 rows.")).to_be_visible(timeout=30_000)
+        page.wait_for_timeout(1000)
+        page.screenshot(path=os.path.join(ARTIFACTS, "present_q03.png"), full_page=True)
+        text = main.inner_text()
+        for words in ("that match on c_custkey = o_custkey and l_orderkey = o_orderkey",
+                      "c_mktsegment is 'BUILDING'", "o_orderdate is before 15 March 1995",
+                      "l_shipdate is after 15 March 1995",
+                      "Sums l_extendedprice × (1 − l_discount) as revenue per l_orderkey",
+                      "The filter at step 6 keeps the matching pairs."):
+            assert words in text, words
+        assert not re.search(r"\b(multiply|subtract|sum|and|gt|lt|equal)\(", text)
+        assert "node " not in text and "0.0*" not in text and "more condition" not in text
+        # the technical marks: the step a sentence points to has its node id
+        page.get_by_text("Show the technical marks").click()
+        expect(main.get_by_text("The filter at step 6 (node 0.0*4) keeps the matching pairs.").first).to_be_visible(
+            timeout=30_000)
+        page.wait_for_timeout(500)
+        page.screenshot(path=os.path.join(ARTIFACTS, "present_q03_marks.png"), full_page=True)
 
 
 # When the graph's nodes and the sidebar's file uploader first show, in ms since the page was opened
