@@ -215,16 +215,22 @@ def _safe_cast(have: S.DataType, want: S.DataType) -> bool:
     return a is not None and b is not None and families_fit(a, b)
 
 
-def _mismatch(df: DataFrame, base: list[Field], what: str, table: Sequence[str], where: str, how: str = "") -> str | None:
+def _mismatch(df: DataFrame, base: list[Field], what: str, table: Sequence[str], where: str, how: str = "",
+              position: bool = False) -> str | None:
     """Why a named table's columns are not the plan's, or None (:func:`executor.columns.check_columns`:
-    every name of the base schema a column, case-insensitive, of a type of the same family). ``how``:
-    where the person chooses to read a table by position, with ``{name}`` for the table
+    every name of the base schema a column, case-insensitive, of a type of the same family; read by
+    ``position``, the first columns in order, as many and of those families). ``how``: where the person
+    chooses to read a table by position, with ``{name}`` for the table
     (:attr:`executor.catalog.Catalog.by_position_how`)."""
     check = check_columns(spark_columns(df.schema), plan_columns(base))
-    if check.ok:
+    if check.ok or (position and check.by_position):
         return None
     plan_cols = ", ".join(f.name for f in base)
     file_cols = ", ".join(c.shown() for c in check.table)
+    if position:
+        return (f"{what} ({where}) {check.problem()}, and it cannot be read by position either: "
+                f"{check.why_not_by_position()}. The plan reads {plan_cols}; the table has {file_cols}. Bind a "
+                "table with the plan's columns")
     where_to_choose = how.format(name=table[-1] if table else "?")
     return (f"{what} ({where}) {check.problem()}. The plan reads {plan_cols}; the table has {file_cols}. Bind a "
             f"table with the plan's columns, or choose to read this one by position{where_to_choose}")
@@ -235,14 +241,15 @@ def _conform(tr: _Translator, df: DataFrame, base: list[Field], what: str, table
 
     A named table (``table``: its names) must have the plan's columns, by name (case-insensitive)
     and type family; otherwise it is refused (:class:`ColumnMismatch`) unless the catalog reads it by
-    position, the person's explicit choice. Local files are read by position when their names are
+    position, the person's explicit choice, and its first columns have the plan's type families in
+    order. Local files are read by position when their names are
     not the plan's (a headerless CSV's columns have none)."""
     columns = df.columns
     by_name = {c.lower(): c for c in columns}
     position = table is None or getattr(tr.tables, "reads_by_position", lambda names: False)(table)
-    if table is not None and not position:
+    if table is not None:
         where = getattr(tr.tables, "where", lambda names: "")(table)
-        why = _mismatch(df, base, what, table, where or "its source", getattr(tr.tables, "by_position_how", ""))
+        why = _mismatch(df, base, what, table, where or "its source", getattr(tr.tables, "by_position_how", ""), position)
         if why:
             raise ColumnMismatch(why)
     if base and all(f.name.lower() in by_name for f in base):

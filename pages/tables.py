@@ -1,14 +1,27 @@
-"""Tables: which tables the current plan reads, which are bound to data, and binding the rest."""
+"""Tables: which tables the current plan reads, which are bound to data, and binding the rest.
+
+A table shows as bound only when its file serves the plan: every column the plan's read declares is
+there, of a type of the same family (:func:`executor.columns.check_columns`, on the file's footer or
+header, without Spark). Where it does not, the page says what is wrong and offers the fixes: another
+file under the data roots, reading by position where the count and types allow it, or the generated
+TPC-H table of that name. Each fix goes into this session's bindings, so the next run uses it.
+"""
 
 from __future__ import annotations
+
+import os
 
 import pandas as pd
 import streamlit as st
 
+from executor.catalog import TableStatus, plan_columns_by_table
+from executor.columns import ColumnCheck, check_columns, file_columns, plan_columns
+from executor.data import CACHE, TPCH_TABLES, tpch
 from executor.errors import ExecutionError
 from ui.boundary import panel
 from ui.data import TPCH_SCALE, bindings, by_position, catalog_for, sample_data_kind, save_upload
 from ui.entry import through_app
+from ui.markdown import md_escape
 from ui.plan_source import current_model, plan_sidebar
 from viz.tables import plan_tables
 
@@ -39,32 +52,187 @@ def main() -> None:
         st.success("This plan reads no named tables or files (virtual tables only): it needs no data.")
     if tables.named:
         st.subheader("Named tables")
-        statuses = catalog.status(tables.named)
+        columns = plan_columns_by_table(model)
+        statuses = catalog.status(tables.named, columns)
         st.dataframe(
             pd.DataFrame(
-                [{"table": s.name, "bound": "yes" if s.bound else "no", "how": s.how, "source": s.message,
-                  "read by": ", ".join(tables.readers[s.name])} for s in statuses],
-                columns=["table", "bound", "how", "source", "read by"],
+                [{"table": s.name, "bound": "yes" if s.bound else "no", "how": s.how, "source": _source(s),
+                  "problem": _problem(s), "read by": ", ".join(tables.readers[s.name])} for s in statuses],
+                columns=["table", "bound", "how", "source", "problem", "read by"],
             ),
             hide_index=True, width="stretch",
         )
+        wrong = [s for s in statuses if not s.bound or "by position" in s.how]
+        unbound = sum(not s.bound for s in statuses)
+        if unbound:
+            st.warning(f"{unbound} of the plan's {len(statuses)} tables cannot serve it as they are: "
+                       "a run that reads them is refused. The fixes are below.")
+        _generate_all(plan, [s for s in statuses if not s.bound], columns)
+        for s in wrong:
+            _fix_panel(plan, s, columns.get(s.name, []), catalog)
         _bind_form(plan, [s.name for s in statuses], catalog)
         _unbind_form(plan)
-        names = [s.name for s in statuses]
-        st.multiselect(
-            "Read by position", names, default=[n for n in by_position() if n in names], key="tables_by_position_pick",
-            on_change=_pick_by_position,
-            help="A table whose column names or types are not the plan's is refused (the run says both column "
-                 "lists). Choose it here to read its first columns by position instead, under the plan's names.",
-        )
     if tables.files:
         st.subheader("Local files")
-        st.caption("Read only under the data roots: " + ", ".join(catalog.roots.roots))
+        st.caption("Read only under the data roots: " + md_escape(", ".join(catalog.roots.roots)))
         st.dataframe(pd.DataFrame(tables.files, columns=["node", "format", "path"]), hide_index=True, width="stretch")
     with st.expander("Data roots"):
         st.write("Nothing outside these folders is read:")
         for root in catalog.roots.roots:
             st.code(root, language=None)
+
+
+def _source(s: TableStatus) -> str:
+    if s.path is not None:
+        return f"{s.format} at {s.path}"
+    if s.how == "not bound":
+        return "no file of this name in the data roots"
+    return s.message
+
+
+def _problem(s: TableStatus) -> str:
+    if s.check is not None and not s.check.ok:
+        return s.check.problem() + ("; read by position" if s.bound else "")
+    return "" if s.bound or s.how == "not bound" else s.message
+
+
+# ---- the fixes of one table -------------------------------------------------------------------------
+
+
+def _fix_panel(plan, s: TableStatus, bases, catalog) -> None:
+    """What is wrong with table ``s`` and the fixes the page can make."""
+    name = s.name
+    with st.container(border=True, key=f"fix_{name}"):
+        st.markdown(f"**{md_escape(name)}** · " + ("bound, read by position" if s.bound else "not bound"))
+        if s.check is not None and not s.check.ok:
+            if not s.bound:
+                st.error(f"{s.format} at {s.path} {s.check.problem()}.", icon=":material/block:")
+            _column_lists(s.check)
+        elif s.how == "not bound":
+            st.error(f"No binding and no file named {name.split('.')[-1]}.parquet (.csv, .orc, .arrow or a folder) "
+                     "in the data roots.", icon=":material/block:")
+        elif not s.bound:
+            st.error(s.message, icon=":material/block:")
+        if bases:
+            _pick_file(plan, s, bases, catalog)
+        if s.check is not None and not s.check.ok:
+            _position_toggle(s)
+        if bases:
+            _generated(plan, s, bases, catalog)
+
+
+def _column_lists(check: ColumnCheck) -> None:
+    plan = ", ".join(c.shown() for c in check.plan)
+    table = ", ".join(c.shown() for c in check.table)
+    st.caption(md_escape(f"The plan reads {plan}.") + "  \n" + md_escape(f"The file has {table}."))
+
+
+def _pick_file(plan, s: TableStatus, bases, catalog) -> None:
+    """Another file of the data roots, among those that serve the plan."""
+    files = [f for f in catalog.data_files() if f != s.path]
+    if not files:
+        return
+    fits: dict[str, str] = {}
+    for f in files:
+        try:
+            check = catalog.check_file(f, bases)
+            fits[f] = "has the plan's columns" if check.ok else check.problem()
+        except ExecutionError as exc:
+            fits[f] = str(exc)
+    files = [f for f in files if fits[f] == "has the plan's columns"]
+    if not files:
+        st.caption(f"None of the {len(fits)} other files under the data roots has the plan's columns.")
+        return
+    c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
+    path = c1.selectbox(f"Another file for {md_escape(s.name)}", files, key=f"fix_file_{s.name}",
+                        help="The files under the data roots that have the plan's columns.")
+    c2.button("Bind", key=f"fix_bind_{s.name}", on_click=_bind_to, args=(plan, s.name, path))
+
+
+def _position_toggle(s: TableStatus) -> None:
+    """Reading by position: offered where the file's first columns can stand for the plan's."""
+    key = f"fix_position_{s.name}"
+    chosen = s.name in by_position()
+    if not s.check.by_position and not chosen:
+        st.caption(md_escape(f"Reading it by position would not serve either: {s.check.why_not_by_position()}."))
+        return
+    st.session_state[key] = chosen
+    st.toggle(f"Read {md_escape(s.name)} by position: its first {len(s.check.plan)} columns under the plan's names",
+              key=key, on_change=_set_position, args=(s.name, key),
+              help="The file's columns, in order, stand for the plan's: right only when they hold the same "
+                   "things in the same order.")
+
+
+def _generated(plan, s: TableStatus, bases, catalog) -> None:
+    """The generated TPC-H table of that name, where TPC-H has one that serves the plan."""
+    table = s.name.split(".")[-1].lower()
+    if table not in TPCH_TABLES:
+        return
+    path = os.path.join(CACHE, f"tpch-sf{TPCH_SCALE:g}", f"{table}.parquet")
+    if os.path.exists(path):
+        try:
+            have = file_columns(path, "parquet")
+            if not all(check_columns(have, plan_columns(b)).ok for b in bases):
+                return
+        except ExecutionError:
+            return
+    st.button(f"Use the generated TPC-H {table} (scale {TPCH_SCALE:g})", key=f"fix_tpch_{s.name}",
+              on_click=_use_tpch, args=(plan, [s.name], {s.name: bases}),
+              help="TPC-H's own table of that name, generated on first use (a few seconds).")
+    failed = st.session_state.pop(f"fix_tpch_error_{s.name}", None)
+    if failed:
+        st.error(failed)
+
+
+def _generate_all(plan, unbound: list[TableStatus], columns: dict) -> None:
+    names = [s.name for s in unbound if s.name.split(".")[-1].lower() in TPCH_TABLES]
+    if len(names) > 1:
+        st.button(f"Use the generated TPC-H tables for {', '.join(names)} (scale {TPCH_SCALE:g})",
+                  key="fix_tpch_all", on_click=_use_tpch, args=(plan, names, columns))
+
+
+# ---- callbacks (run before the page, so the page draws the tables as fixed) -------------------------
+
+
+def _bind_to(plan, name: str, path: str) -> None:
+    bindings(plan)[name] = path
+    _drop_choice(name)
+    st.session_state.pop("catalog", None)
+
+
+def _drop_choice(name: str) -> None:
+    """A table bound to a file with the plan's columns is read by name again."""
+    if name in by_position():
+        by_position().remove(name)
+
+
+def _set_position(name: str, key: str) -> None:
+    chosen = [n for n in by_position() if n != name]
+    st.session_state["tables_by_position"] = chosen + ([name] if st.session_state[key] else [])
+    st.session_state.pop("catalog", None)
+
+
+def _use_tpch(plan, names: list[str], columns: dict) -> None:
+    """Generate TPC-H (once) and bind each table to its table of the same name, when that serves the plan."""
+    try:
+        folder = tpch(TPCH_SCALE)
+    except ExecutionError as exc:
+        st.session_state[f"fix_tpch_error_{names[0]}"] = str(exc)
+        return
+    st.session_state["use_tpch"] = True  # the TPC-H folder becomes a data root, so it can be bound
+    for name in names:
+        path = os.path.join(folder, f"{name.split('.')[-1].lower()}.parquet")
+        have = file_columns(path, "parquet")
+        bad = [c for c in (check_columns(have, plan_columns(b)) for b in columns.get(name, [])) if not c.ok]
+        if bad:
+            st.session_state[f"fix_tpch_error_{name}"] = f"TPC-H's {name} {bad[0].problem()} either."
+            continue
+        bindings(plan)[name] = path
+        _drop_choice(name)
+    st.session_state.pop("catalog", None)
+
+
+# ---- binding any table to any file --------------------------------------------------------------------
 
 
 def _unbind_form(plan) -> None:
@@ -95,11 +263,6 @@ def _bind_form(plan, names: list[str], catalog) -> None:
         path = st.selectbox("File", files, key="bind_path")
         if st.button("Bind", key="bind_existing"):
             _bind(plan, name, path)
-
-
-def _pick_by_position() -> None:
-    st.session_state["tables_by_position"] = list(st.session_state["tables_by_position_pick"])
-    st.session_state.pop("catalog", None)
 
 
 def _bind(plan, name: str, path: str) -> None:

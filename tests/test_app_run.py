@@ -127,12 +127,19 @@ def test_a_long_run_shows_progress_and_can_be_cancelled(spark, tpch_dir):
 
 def test_a_table_without_the_plans_columns_is_refused_in_the_app(spark, tpch_dir, tmp_path):
     """TPC-H q03 over an uploads folder whose customer file is TPC-DS's: the run says which table and
-    both column lists; after choosing to read it by position (the Tables page) it runs, with a warning."""
+    both column lists, and where to fix it (no command-line option); the Tables page shows it not
+    bound; after binding TPC-H's customer there (renamed, with one column more) and choosing to read it
+    by position, the Run runs, with a warning."""
     import shutil
+
+    import pyarrow.parquet as pq
 
     from executor.data import tpcds
 
     shutil.copy(os.path.join(tpcds(0.01), "customer.parquet"), tmp_path / "customer.parquet")
+    customer = pq.read_table(os.path.join(tpch_dir, "customer.parquet"))
+    pq.write_table(customer.rename_columns([f"col{i}" for i in range(8)]).append_column("extra", customer.column(0)),
+                   tmp_path / "clients.parquet")
     for t in ("orders", "lineitem"):
         shutil.copy(os.path.join(tpch_dir, f"{t}.parquet"), tmp_path / f"{t}.parquet")
     with open(os.path.join(ROOT, "sample_plans", "tpch_q03_datafusion.json"), "rb") as fh:
@@ -148,11 +155,19 @@ def test_a_table_without_the_plans_columns_is_refused_in_the_app(spark, tpch_dir
     message = at.error[0].value
     assert "table `customer`" in message and "lacks 8 of the plan's 8 columns" in message
     assert "The plan reads c_custkey, c_name" in message and "the table has c_customer_sk int" in message
+    assert "the Tables page" in message and "--" not in message, message
 
     at.switch_page("pages/tables.py").run()
     assert not at.exception
-    at.multiselect(key="tables_by_position_pick").set_value(["customer"]).run()
-    assert at.session_state["tables_by_position"] == ["customer"]
+    frame = at.dataframe[0].value
+    assert frame[frame["table"] == "customer"]["bound"].tolist() == ["no"]
+    at.selectbox(key="bind_name").select("customer").run()
+    at.radio(key="bind_how").set_value("a file under the data roots").run()
+    at.selectbox(key="bind_path").select(str(tmp_path / "clients.parquet")).run()
+    at.button(key="bind_existing").click().run()
+    at.toggle(key="fix_position_customer").set_value(True).run()
+    frame = at.dataframe[0].value
+    assert frame[frame["table"] == "customer"]["bound"].tolist() == ["yes"]
     at.switch_page("pages/inspect.py").run()
     at.button(key="run_button").click()
     wait_for(at, lambda a: bool(a.error) or bool(_result_frames(a)), 180)

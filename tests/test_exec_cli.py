@@ -184,7 +184,8 @@ def test_json_values():
 
 def test_a_table_whose_columns_are_not_the_plans_is_refused_with_both_lists(spark, tpch_dir, tmp_path):
     """TPC-H q03 (DataFusion) over a folder whose customer file is TPC-DS's: refused, naming the table
-    and both column lists, instead of TPC-DS values labelled c_name; by position only when asked."""
+    and both column lists, instead of TPC-DS values labelled c_name; by position only when asked, and
+    only where the first columns have the plan's types."""
     from executor.data import tpcds
 
     shutil.copy(os.path.join(tpcds(0.01), "customer.parquet"), tmp_path / "customer.parquet")
@@ -196,6 +197,16 @@ def test_a_table_whose_columns_are_not_the_plans_is_refused_with_both_lists(spar
     assert "table `customer`" in err and "lacks 8 of the plan's 8 columns" in err
     assert "The plan reads c_custkey, c_name, c_address, c_nationkey, c_phone, c_acctbal, c_mktsegment, c_comment" in err
     assert "the table has c_customer_sk int, c_customer_id string," in err and "--by-position customer" in err
+    # by position it would read c_current_cdemo_sk (a number) as c_address (a string): refused too
+    code, out, err = _run(["run", sample, "--data-dir", str(tmp_path), "--by-position", "customer"])
+    assert code == 1 and "cannot be read by position either: in order, c_current_cdemo_sk is int where the plan " \
+                         "reads c_address string" in err, err
+    # TPC-H's customer under other names, with one more column: by position when asked
+    import pyarrow.parquet as pq
+
+    tpch_customer = pq.read_table(os.path.join(tpch_dir, "customer.parquet"))
+    renamed = tpch_customer.rename_columns([f"col{i}" for i in range(8)]).append_column("extra", tpch_customer.column(0))
+    pq.write_table(renamed, tmp_path / "customer.parquet")
     code, out, err = _run(["run", sample, "--data-dir", str(tmp_path), "--by-position", "customer", "--format", "json"])
     assert code == 0, err
     assert "its first 8 columns are used by position" in out

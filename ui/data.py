@@ -21,8 +21,17 @@ from executor.data import CACHE, tpch
 from ui.plan_source import ROOT, SAMPLES, Plan, plan_digest
 
 TUTORIAL_DATA = os.path.join(ROOT, "sample_data", "tutorial")
-USER_DATA = os.environ.get("SUBSTRAIT_VIZ_DATA")
 TPCH_SCALE = 0.01
+#: Where a person fixes a table in the app: the ends of the refusals' sentences (the command line's
+#: name its options instead).
+BY_POSITION_HOW = " (the Tables page offers both)"
+BIND_HOW = "Bind it on the Tables page"
+
+
+def user_data() -> str | None:
+    """``$SUBSTRAIT_VIZ_DATA``: a folder of the person's own tables, or None when unset or not a folder."""
+    folder = os.environ.get("SUBSTRAIT_VIZ_DATA")
+    return folder if folder and os.path.isdir(folder) else None
 
 
 def sample_data_kind(plan: Plan | None) -> str | None:
@@ -75,7 +84,7 @@ def roots_for(plan: Plan | None, generate: bool, tpch_data: bool | None = None) 
         folder = tpch(TPCH_SCALE) if generate else os.path.join(CACHE, f"tpch-sf{TPCH_SCALE:g}")
         tpch_folder = folder if os.path.isdir(folder) else None
     own = {"tutorial": [TUTORIAL_DATA], "tpch": [tpch_folder] if tpch_folder else []}.get(kind or "", [])
-    user = [uploads_dir(), *([USER_DATA] if USER_DATA and os.path.isdir(USER_DATA) else [])]
+    user = [uploads_dir(), *filter(None, [user_data()])]
     return data_roots(own=own, user=user, generated=[tpch_folder] if tpch_folder else [], fallback=[TUTORIAL_DATA])
 
 
@@ -88,7 +97,7 @@ def catalog_for(plan: Plan | None, generate: bool = False, tpch_data: bool | Non
     cached = st.session_state.get("catalog")
     if cached is not None and cached[0] == key:
         return cached[1]
-    catalog = Catalog(data_roots=roots, by_position=by_position())
+    catalog = Catalog(data_roots=roots, by_position=by_position(), by_position_how=BY_POSITION_HOW, bind_how=BIND_HOW)
     for name, path in list(bound.items()):
         try:
             catalog.bind(name, path)

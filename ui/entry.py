@@ -21,7 +21,6 @@ KEPT_WIDGETS = (
     "use_tpch", "node", "trace", "focus", "collapsed", "search", "max_rows", "plan_sample",
     "run_limit", "run_count", "run_timeout", "step_limit", "step_timeout", "present_max_rows", "present_details",
     "compare_ignore_case", "compare_layout", "compare_rows", "compare_status", "sql_text", "sql_data",
-    "tables_by_position_pick",
 )
 
 
