@@ -33,6 +33,7 @@ from viz.report import input_columns, node_report, property_rules, search
 through_app()
 
 _SEVERITY_WIDGET = {Severity.ERROR: st.error, Severity.WARNING: st.warning, Severity.INFO: st.info}
+SEARCH_LABEL = "Search nodes"  # the sidebar's search box: Enter there steps through the hits in the graph
 TRACE = {"none": None, "orderedness": "orderedness", "distribution": "distribution"}
 INSPECTOR_TABS = ["Schema", "Inputs", "Expressions", "Properties", "Diagnostics", "JSON", "Run"]
 INSPECTOR_TAB_KEY = "inspector_tab"  # the open tab's label, in the session state
@@ -83,7 +84,7 @@ def _view_controls(model: PlanModel, draw: bool = True) -> Settings:
                          state.get("collapsed", []), state.get("max_rows", rows_default))
     with st.sidebar:
         st.header("View")
-        query = st.text_input("Search nodes", key="search", placeholder="table, column or function name")
+        query = st.text_input(SEARCH_LABEL, key="search", placeholder="table, column or function name")
     # the settings are drawn when the popover opens: five more widgets on every page open cost the
     # browser a tenth of a second
     with st.sidebar.popover("View settings", width="stretch"):
@@ -254,7 +255,8 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
         with panel("the graph"):
             dot = plan_dot(model, replace(view, selected=None, hits=frozenset()))
             graph_view(dot, "graph_click", selected, hits=view.hits, lineage=lineage_highlight(model, selected),
-                       on_column=column_clicked("graph_click"), then_rest=graph_only)
+                       on_column=column_clicked("graph_click"), then_rest=graph_only,
+                       search_box=(SEARCH_LABEL, settings.query))
         if graph_only:
             return
         if profile is not None:

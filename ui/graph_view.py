@@ -4,8 +4,11 @@ Graphviz's ``dot`` lays out each distinct DOT once (:func:`viz.export.layout_svg
 browser only shows the SVG, in a small custom component (Streamlit components v2, which run in the
 page itself):
 
-- pan by dragging, zoom with the wheel (around the pointer) or the buttons, Fit, 100%, and a jump to
-  the selected node; a minimap for a graph larger than its frame;
+- pan by dragging, zoom with the wheel (around the pointer) or the buttons, Fit (never below a zoom
+  whose text reads: a larger graph shows its top, the minimap the whole), 100%, and a jump to the
+  selected node; a minimap for a graph Fit cannot show whole, and the frame within the window;
+- the search hits one at a time (next and previous, "2 of 5"), each brought into the frame; a node
+  the page selects is brought there too when it is outside;
 - level of detail: zoomed far out, the boxes show their titles only; a node's text is laid out
   when the node first comes near the view (the rest's when the page is idle), so a large graph's
   first paint does not wait for the text of nodes nobody can see yet;
@@ -40,6 +43,11 @@ _HTML = """
     <button data-act="one" title="Actual size: text at its drawn size">100%</button>
     <button data-act="sel" title="Zoom to the selected node">Selected</button>
     <span class="sv-zoom"></span>
+    <span class="sv-hits" hidden>
+      <button data-act="prev" title="Previous match (Shift+Enter in the search box)">‹</button>
+      <span class="sv-hit-count"></span>
+      <button data-act="next" title="Next match (Enter in the search box)">›</button>
+    </span>
     <span class="sv-hint">drag to pan · wheel to zoom · click a node to select it</span>
   </div>
   <div class="sv-viewport">
@@ -56,6 +64,9 @@ _CSS = """
   border-radius: 4px; padding: 1px 9px; cursor: pointer; font-size: 13px; }
 .sv-toolbar button:hover { border-color: var(--st-primary-color, #ff4b4b); }
 .sv-zoom { font-size: 12px; opacity: 0.75; min-width: 3.5em; }
+.sv-hits { display: flex; gap: 4px; align-items: center; font-size: 12px; }
+.sv-hits[hidden] { display: none; }
+.sv-hits button { padding: 1px 7px; }
 .sv-hint { font-size: 11px; opacity: 0.55; margin-left: auto; }
 .sv-viewport { position: relative; overflow: hidden; border: 1px solid rgba(128,128,128,0.35);
   border-radius: 6px; cursor: grab; touch-action: none; }
@@ -75,7 +86,9 @@ _CSS = """
 """
 
 _JS = r"""
-const MIN_K = 0.02, MAX_K = 4, FAR_K = 0.45, MINI_W = 180, MINI_H = 140, READABLE_K = 0.6;
+// READABLE_K: the smallest zoom whose node text reads (titles about 10 px, detail lines 9 px); Fit
+// and a jump to a node never go below it. MIN_FRAME: the frame's least height, however small the window.
+const MIN_K = 0.02, MAX_K = 4, FAR_K = 0.45, MINI_W = 180, MINI_H = 140, READABLE_K = 0.7, MIN_FRAME = 320;
 
 function build(root, data) {
   const viewport = root.querySelector('.sv-viewport');
@@ -89,10 +102,13 @@ function build(root, data) {
   const svg = stage.querySelector('svg');
   const w = svg.width.baseVal.value, h = svg.height.baseVal.value;  // its drawn size, in px
   // the frame: as tall as the drawing as it opens, within [220, data.height]: fitted to its width when
-  // its text stays readable so, else at 100% (a wide plan fitted to the width would leave a strip)
+  // its text stays readable so, else at 100% (a wide plan fitted to the width would leave a strip);
+  // and no taller than the window below its top, so its bottom and the minimap show with its top
   const widthK = Math.min(1, viewport.clientWidth / w);
   const openK = widthK >= READABLE_K ? widthK : 1;
-  viewport.style.height = Math.round(Math.max(220, Math.min(data.height, h * openK + 12))) + 'px';
+  const below = window.innerHeight - Math.max(0, viewport.getBoundingClientRect().top) - 16;
+  const tallest = Math.max(Math.min(MIN_FRAME, data.height), Math.min(data.height, below));
+  viewport.style.height = Math.round(Math.max(220, Math.min(tallest, h * openK + 12))) + 'px';
   const v = { key: data.key, viewport, stage, svg, w, h, k: 1, x: 0, y: 0, selected: null, moved: false };
   // level of detail: a node's lines below its title come marked sv-detail (viz.export.mark_detail_lines)
   // every node's box in the drawing's own px, measured once at 100%. The nodes' text is not laid
@@ -116,7 +132,8 @@ function build(root, data) {
       if (b.x < x1 && b.x + b.w > x0 && b.y < y1 && b.y + b.h > y0) { g.classList.add('sv-near'); v.far.delete(g); }
     });
   };
-  const big = w * h > 1.4 * viewport.clientWidth * viewport.clientHeight;
+  // a minimap where Fit cannot show the whole graph readably: it is then the overview
+  const big = Math.min(viewport.clientWidth / w, viewport.clientHeight / h) < READABLE_K;
   if (big) {
     const mk = Math.min(MINI_W / w, MINI_H / h);
     mini.style.width = Math.ceil(w * mk) + 'px';
@@ -143,11 +160,18 @@ function build(root, data) {
     v.k = k;
     v.apply();
   };
-  v.fit = () => {
+  v.top = () => {  // the topmost node's box (a root), or null
+    let top = null;
+    v.boxes.forEach((b) => { if (!top || b.y < top.y) top = b; });
+    return top;
+  };
+  v.fit = () => {  // the whole graph; one too large to read so: its top (the roots) at READABLE_K
     const vw = viewport.clientWidth, vh = viewport.clientHeight;
-    v.k = Math.max(MIN_K, Math.min(1, 0.96 * Math.min(vw / w, vh / h)));
-    v.x = (vw - w * v.k) / 2;
-    v.y = Math.max(0, (vh - h * v.k) / 2);
+    v.k = Math.max(READABLE_K, Math.min(1, 0.96 * Math.min(vw / w, vh / h)));
+    const top = v.top();
+    v.x = w * v.k <= vw || !top ? (vw - w * v.k) / 2
+      : Math.min(0, Math.max(vw - w * v.k, vw / 2 - (top.x + top.w / 2) * v.k));
+    v.y = h * v.k <= vh ? (vh - h * v.k) / 2 : 8 - (top ? top.y : 0) * v.k;
     v.apply();
   };
   if (v.mk) {  // the minimap: each node as a box, selected and hit nodes in their colours
@@ -167,8 +191,7 @@ function build(root, data) {
     miniStage.appendChild(m);
   }
   v.actual = () => {  // 100%, the topmost node (a root) at the top, in the middle
-    let top = null;
-    svg.querySelectorAll('g.node').forEach((g) => { const b = v.box(g); if (!top || b.y < top.y) top = b; });
+    const top = v.top();
     v.k = 1;
     v.x = top ? viewport.clientWidth / 2 - (top.x + top.w / 2) : (viewport.clientWidth - w) / 2;
     v.y = top ? 12 - top.y : 8;
@@ -178,11 +201,50 @@ function build(root, data) {
     v.k = k; v.x = viewport.clientWidth / 2 - px * k; v.y = viewport.clientHeight / 2 - py * k;
     v.apply();
   };
+  v.node = (id) => id ? svg.querySelector(`[id="node-${CSS.escape(id)}"]`) : null;
   v.toSelected = () => {
-    const g = v.selected && svg.querySelector(`[id="node-${CSS.escape(v.selected)}"]`);
+    const g = v.node(v.selected);
     if (!g) return;
     const b = v.box(g);
     v.centerOn(b.x + b.w / 2, b.y + b.h / 2, Math.max(v.k, 1));
+  };
+  v.inView = (g) => {  // whether node g is wholly inside the frame, and not under the minimap
+    const b = v.box(g), k = v.k, vw = viewport.clientWidth, vh = viewport.clientHeight;
+    const x0 = b.x * k + v.x, y0 = b.y * k + v.y, x1 = (b.x + b.w) * k + v.x, y1 = (b.y + b.h) * k + v.y;
+    const under = v.mk && x1 > vw - mini.offsetWidth - 8 && y1 > vh - mini.offsetHeight - 8;
+    return x0 >= 0 && y0 >= 0 && x1 <= vw && y1 <= vh && !under;
+  };
+  v.reveal = (g, readable) => {  // node g centred, when outside the frame (or, with readable, too small to read)
+    if (!g || (v.inView(g) && (!readable || v.k >= READABLE_K))) return;
+    const b = v.box(g), k = Math.max(v.k, READABLE_K), vw = viewport.clientWidth, vh = viewport.clientHeight;
+    v.centerOn(b.x + b.w / 2, b.y + b.h / 2, k);
+    // a node near the drawing's edge: the frame filled with the drawing instead, as far as g stays in it
+    const x = v.x, y = v.y;
+    const cx = w * k > vw ? Math.min(0, Math.max(vw - w * k, x)) : x;
+    const cy = h * k > vh ? Math.min(0, Math.max(vh - h * k, y)) : y;
+    for (const [px, py] of [[cx, cy], [x, cy], [cx, y]]) {
+      v.x = px; v.y = py;
+      if (v.inView(g)) break;
+      v.x = x; v.y = y;
+    }
+    v.apply();
+  };
+  // the search hits, in reading order (top to bottom, then left to right), and the one shown
+  v.hitKey = null; v.hits = []; v.hitAt = 0;
+  const hitsLabel = root.querySelector('.sv-hits'), hitCount = root.querySelector('.sv-hit-count');
+  v.setHits = (ids) => {
+    v.hits = ids.map((id) => v.node(id)).filter((g) => g);
+    const mid = (g) => { const b = v.box(g); return Math.round(b.y + b.h / 2); };  // a rank's nodes share it
+    v.hits.sort((a, b) => mid(a) - mid(b) || v.box(a).x - v.box(b).x);
+    v.hitAt = 0;
+    hitsLabel.hidden = !v.hits.length;
+  };
+  v.toHit = (i) => {  // show hit i (wrapping round) and say which it is
+    if (!v.hits.length) return;
+    v.hitAt = (i + v.hits.length) % v.hits.length;
+    hitCount.textContent = `${v.hitAt + 1} of ${v.hits.length}`;
+    if (v.data) paint(v, v.data);
+    v.reveal(v.hits[v.hitAt], true);
   };
   // drag to pan; a press that does not move is a click
   let drag = null;
@@ -223,6 +285,7 @@ function build(root, data) {
       const title = g.querySelector('title');
       const id = g.id && g.id.startsWith('node-') ? g.id.slice(5) : (title ? title.textContent : '');
       const row = v.columnClicks && e.target.closest && e.target.closest('text') ? rowOf(g, e.target.closest('text')) : null;
+      v.clicked = id;  // a node clicked in the frame is not moved when it comes back selected
       if (id && v.setTrigger) { if (row !== null) v.setTrigger('column', id + '|' + row); else v.setTrigger('node', id); }
     });
   });
@@ -234,6 +297,8 @@ function build(root, data) {
       else if (act === 'fit') v.fit();
       else if (act === 'one') v.actual();
       else if (act === 'sel') v.toSelected();
+      else if (act === 'next') v.toHit(v.hitAt + 1);
+      else if (act === 'prev') v.toHit(v.hitAt - 1);
     });
   });
   const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
@@ -286,23 +351,27 @@ function paintLineage(v, lin) {
   });
 }
 
+const HIT_STROKE = '#c77700';
+
 function paint(v, data) {
   const selected = data.selected ? 'node-' + data.selected : null;
   const hits = new Set((data.hits || []).map((n) => 'node-' + n));
   const lin = data.lineage;
   const path = new Set(((lin && lin.nodes) || []).map((n) => 'node-' + n));
+  const current = v.hits[v.hitAt];  // the hit last shown: a thicker outline in the hits' colour
   v.svg.querySelectorAll('g.node').forEach((g) => {
     const shape = g.querySelector('path, polygon, ellipse');  // the node's outline: its first shape
     if (!shape) return;
-    const on = g.id === selected, hit = hits.has(g.id), traced = path.has(g.id);
+    const on = g.id === selected, hit = hits.has(g.id), traced = path.has(g.id), shown = hit && g === current;
     shape.style.fill = on ? data.fill : (hit ? data.hit_fill : (traced ? lin.fill : ''));
-    shape.style.strokeWidth = on ? '3' : (hit || traced ? '2' : '');
-    shape.style.stroke = traced ? lin.stroke : '';
+    shape.style.strokeWidth = shown ? '4' : (on ? '3' : (hit || traced ? '2' : ''));
+    shape.style.stroke = shown ? HIT_STROKE : (traced ? lin.stroke : '');
     g.classList.toggle('substrait-selected', on);
     g.classList.toggle('substrait-hit', hit);
+    g.classList.toggle('substrait-hit-shown', shown);
     g.classList.toggle('substrait-lineage', traced);
     const r = v.miniBoxes && v.miniBoxes[g.id];
-    if (r) r.setAttribute('fill', on ? '#e8590c' : (hit ? '#f0b400' : (traced ? '#8d6be0' : '#b8c7db')));
+    if (r) r.setAttribute('fill', on ? '#e8590c' : shown ? HIT_STROKE : hit ? '#f0b400' : traced ? '#8d6be0' : '#b8c7db');
   });
   paintLineage(v, lin);
 }
@@ -363,6 +432,9 @@ function show(component) {
   // the SVG comes once per page and session; later reruns send only its key (see graph_view)
   const svgs = window.__substraitVizSvgs || (window.__substraitVizSvgs = new Map());
   if (data.svg) svgs.set(data.key, data.svg);
+  // the hint first: the frame's height is worked out below it (a longer hint takes two lines)
+  root.querySelector('.sv-hint').textContent = 'drag to pan · wheel to zoom · click a node to select it'
+    + (data.column_clicks ? ', a schema row for its lineage' : '');
   let v = root.__viewer;
   if (!v || v.key !== data.key) {
     const svg = svgs.get(data.key);
@@ -375,13 +447,35 @@ function show(component) {
   }
   v.setTrigger = setTriggerValue;
   v.columnClicks = !!data.column_clicks;
-  root.querySelector('.sv-hint').textContent = 'drag to pan · wheel to zoom · click a node to select it'
-    + (v.columnClicks ? ', a schema row for its lineage' : '');
   const changed = v.selected !== data.selected;
   v.selected = data.selected;
-  paint(v, data);
+  v.data = data;
+  if (data.search) window.__substraitVizSearch = { viewer: v, root, ...data.search };
+  const hitKey = (data.hits || []).join('\n');
+  let toHit = false;
+  if (hitKey !== v.hitKey) {  // a new search (or drawing): its first hit is shown, over the selection
+    v.hitKey = hitKey;
+    v.setHits(data.hits || []);
+    toHit = v.hits.length > 0;
+  }
+  if (toHit) v.toHit(0); else paint(v, data);
+  // a node selected in the page (the picker, a link, the inspector) is brought into the frame
   if (changed && data.follow) v.toSelected();
+  else if (changed && !toHit && data.selected !== v.clicked) v.reveal(v.node(data.selected), false);
   return false;
+}
+
+// Enter in the page's search box (data.search.label) steps to the next hit, Shift+Enter to the previous,
+// once the box holds the query the hits are for (before, Enter sends the new query, whose first hit is
+// shown when its hits come). Listened for once per page load, for the viewer that last had a search.
+if (!window.__substraitVizSearchKeys) {
+  window.__substraitVizSearchKeys = true;
+  document.addEventListener('keydown', (e) => {
+    const s = window.__substraitVizSearch, box = e.target;
+    if (!s || e.key !== 'Enter' || !(box instanceof HTMLInputElement) || !s.root.isConnected) return;
+    if (box.getAttribute('aria-label') !== s.label || box.value !== s.query || !s.viewer.hits.length) return;
+    s.viewer.toHit(s.viewer.hitAt + (e.shiftKey ? -1 : 1));
+  }, true);
 }
 """
 
@@ -457,6 +551,7 @@ def graph_view(
     lineage: dict | None = None,
     on_column: Callable[[], None] | None = None,
     then_rest: bool = False,
+    search_box: tuple[str, str] | None = None,
 ) -> None:
     """Show ``dot`` laid out on the server, with pan and zoom; ``selected`` and ``hits`` are
     painted in the page. A click selects the node (``ui.selection``) unless ``on_click`` says
@@ -465,9 +560,12 @@ def graph_view(
     rows; with ``on_column``, a click on a schema row calls it instead (the value ``"<node>|<index>"``).
     With ``then_rest`` (a page that draws its graph first, :func:`ui.page.open_plan`), the viewer reruns
     the script once it has drawn the graph, and that run draws the whole page; call it only when
-    :func:`viewer_available`. Called in a fragment, the viewer's "drawn" reruns the fragment, which
-    then reruns the whole app. The viewer does not ask once a page link was clicked (the browser would
-    send the rerun with the page being left)."""
+    :func:`viewer_available`. The first of ``hits`` (in reading order) is brought into the frame when
+    they change, a selection changed by the page when it is outside the frame; with ``search_box``
+    (the label of the page's search input, the query ``hits`` are for), Enter there steps to the next
+    hit and Shift+Enter to the previous. Called in a fragment, the viewer's "drawn" reruns the
+    fragment, which then reruns the whole app. The viewer does not ask once a page link was clicked
+    (the browser would send the rerun with the page being left)."""
     if st.session_state.pop(_DRAWN, None) and then_rest:
         st.rerun(scope="app")
     laid = None if IN_BROWSER else _layout(dot)
@@ -495,6 +593,7 @@ def graph_view(
         "lineage": lineage,
         "column_clicks": clickable and on_column is not None,
         "then_rest": then_rest,
+        "search": {"label": search_box[0], "query": search_box[1]} if search_box else None,
     }
     callback = (on_click if on_click is not None else (lambda: select_clicked(key))) if clickable else (lambda: None)
     _component(key=key, data=data, on_node_change=callback, on_missing_change=lambda: _resend(key),
