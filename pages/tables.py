@@ -106,7 +106,7 @@ def _fix_panel(plan, s: TableStatus, bases, catalog) -> None:
         st.markdown(f"**{md_escape(name)}** · " + ("bound, read by position" if s.bound else "not bound"))
         if s.check is not None and not s.check.ok:
             if not s.bound:
-                st.error(f"{s.format} at {s.path} {s.check.problem()}.", icon=":material/block:")
+                st.error(f"The file {s.path} {s.check.problem()}.", icon=":material/block:")
             _column_lists(s.check)
         elif s.how == "not bound":
             st.error(f"No binding and no file named {name.split('.')[-1]}.parquet (.csv, .orc, .arrow or a folder) "
@@ -141,7 +141,8 @@ def _pick_file(plan, s: TableStatus, bases, catalog) -> None:
             fits[f] = str(exc)
     files = [f for f in files if fits[f] == "has the plan's columns"]
     if not files:
-        st.caption(f"None of the {len(fits)} other files under the data roots has the plan's columns.")
+        other = " other" if s.path else ""
+        st.caption(f"None of the {len(fits)}{other} files under the data roots has the plan's columns.")
         return
     c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
     path = c1.selectbox(f"Another file for {md_escape(s.name)}", files, key=f"fix_file_{s.name}",
