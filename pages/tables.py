@@ -39,14 +39,14 @@ def main() -> None:
     tables = plan_tables(model)
     kind = sample_data_kind(plan)
     if kind:
-        st.caption(f"{plan.source} is a sample written against the {'tutorial' if kind == 'tutorial' else 'TPC-H'} tables, bound for you.")
+        st.caption(f"{md_escape(plan.source)} is a sample written against the {'tutorial' if kind == 'tutorial' else 'TPC-H'} tables, bound for you.")
     st.toggle(f"Use the generated TPC-H sample data (scale {TPCH_SCALE:g}; generated on first use)", key="use_tpch",
               value=kind == "tpch", disabled=kind == "tpch")
     with st.spinner("Preparing the sample data…"):
         try:
             catalog = catalog_for(plan, generate=True)
         except ExecutionError as exc:
-            st.error(str(exc))
+            st.error(md_escape(str(exc)))
             return
     if not tables.named and not tables.files:
         st.success("This plan reads no named tables or files (virtual tables only): it needs no data.")
@@ -106,13 +106,13 @@ def _fix_panel(plan, s: TableStatus, bases, catalog) -> None:
         st.markdown(f"**{md_escape(name)}** · " + ("bound, read by position" if s.bound else "not bound"))
         if s.check is not None and not s.check.ok:
             if not s.bound:
-                st.error(f"The file {s.path} {s.check.problem()}.", icon=":material/block:")
+                st.error(md_escape(f"The file {s.path} {s.check.problem()}."), icon=":material/block:")
             _column_lists(s.check)
         elif s.how == "not bound":
-            st.error(f"No binding and no file named {name.split('.')[-1]}.parquet (.csv, .orc, .arrow or a folder) "
-                     "in the data roots.", icon=":material/block:")
+            st.error(md_escape(f"No binding and no file named {name.split('.')[-1]}.parquet (.csv, .orc, .arrow or "
+                               "a folder) in the data roots."), icon=":material/block:")
         elif not s.bound:
-            st.error(s.message, icon=":material/block:")
+            st.error(md_escape(s.message), icon=":material/block:")
         if bases:
             _pick_file(plan, s, bases, catalog)
         if s.check is not None and not s.check.ok:
@@ -182,13 +182,13 @@ def _generated(plan, s: TableStatus, bases, catalog) -> None:
               help="TPC-H's own table of that name, generated on first use (a few seconds).")
     failed = st.session_state.pop(f"fix_tpch_error_{s.name}", None)
     if failed:
-        st.error(failed)
+        st.error(md_escape(failed))
 
 
 def _generate_all(plan, unbound: list[TableStatus], columns: dict) -> None:
     names = [s.name for s in unbound if s.name.split(".")[-1].lower() in TPCH_TABLES]
     if len(names) > 1:
-        st.button(f"Use the generated TPC-H tables for {', '.join(names)} (scale {TPCH_SCALE:g})",
+        st.button(f"Use the generated TPC-H tables for {md_escape(', '.join(names))} (scale {TPCH_SCALE:g})",
                   key="fix_tpch_all", on_click=_use_tpch, args=(plan, names, columns))
 
 
