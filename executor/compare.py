@@ -31,6 +31,7 @@ from viz.kinds import JOIN_KINDS
 
 from .errors import ExecutionError
 from .jvm import sql_type
+from .turns import OWNER, SPARK, Stopped
 
 POLL_S = 0.1
 
@@ -262,10 +263,15 @@ def compare_outputs(model_a, node_a: str, model_b, node_b: str, catalog_a, catal
     tag = f"substrait-viz-compare-{uuid.uuid4().hex}"
     box: dict = {}
 
+    owner, stopped = OWNER.get(), threading.Event()
+
     def run() -> None:
         try:
-            spark.addTag(tag)
-            box["result"] = _work(model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample, ignore_case)
+            with SPARK.turn(owner, stopped.is_set):
+                spark.addTag(tag)
+                box["result"] = _work(model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample, ignore_case)
+        except Stopped as exc:
+            box["error"] = ExecutionError(f"the comparison was {exc}")
         except BaseException as exc:  # noqa: BLE001 - reported in the caller's thread
             box["error"] = exc
         finally:
@@ -273,10 +279,11 @@ def compare_outputs(model_a, node_a: str, model_b, node_b: str, catalog_a, catal
                 spark.removeTag(tag)
 
     with asked_for():  # a person asked for the comparison: the warm-up's rehearsal gives way
-        return _supervise_comparison(run, tag, box, spark, timeout_s, cancel, node_a, node_b)
+        return _supervise_comparison(run, tag, box, spark, timeout_s, cancel, node_a, node_b, stopped)
 
 
-def _supervise_comparison(run, tag: str, box: dict, spark, timeout_s, cancel, node_a: str, node_b: str) -> OutputComparison:
+def _supervise_comparison(run, tag: str, box: dict, spark, timeout_s, cancel, node_a: str, node_b: str,
+                          stopped: threading.Event) -> OutputComparison:
     worker = threading.Thread(target=run, name=tag, daemon=True)
     begin = time.monotonic()
     worker.start()
@@ -284,6 +291,7 @@ def _supervise_comparison(run, tag: str, box: dict, spark, timeout_s, cancel, no
         worker.join(POLL_S)
         timed_out = timeout_s is not None and time.monotonic() - begin > timeout_s
         if worker.is_alive() and (timed_out or (cancel is not None and cancel.is_set())):
+            stopped.set()  # a comparison still in line gives up its place
             with contextlib.suppress(Exception):
                 spark.interruptTag(tag)
             worker.join(5.0)

@@ -70,6 +70,7 @@ from viz.schema import aggregate_layout, join_type_name
 from .errors import ExecutionError
 from .run import POLL_S, STOP_GRACE_S, interrupt_tag, spark_reason, tagged, translation
 from .session import asked_for
+from .turns import OWNER, SPARK, Stopped, in_line_text
 
 EXPLODE_FACTOR = 10.0
 EXPLODE_MIN_ROWS = 1000
@@ -463,10 +464,16 @@ class _Work:
         self.done_count = 0
         self.current: str | None = None
         self.error: BaseException | None = None
+        self.owner = OWNER.get()  # made in the asking thread: its browser session
+
+    def _waiting(self, place: int) -> None:
+        self.current = in_line_text(place)
 
     def __call__(self) -> None:
         try:
-            with tagged(self.spark, self.tag, "substrait-viz profile"):
+            with SPARK.turn(self.owner, self.stopped.is_set, self._waiting), \
+                    tagged(self.spark, self.tag, "substrait-viz profile"):
+                self.current = None
                 if self.reads:
                     self._check_stop()
                     self.current = f"counting the {len(self.reads)} read(s)"
@@ -482,7 +489,7 @@ class _Work:
                     self.current = f"counting node {nid}"
                     self._rest(nid)
                     self.done_count += 1
-        except _Stopped:
+        except (_Stopped, Stopped):
             pass
         except BaseException as exc:  # noqa: BLE001 - a bug of ours: reported by the supervisor
             self.error = exc

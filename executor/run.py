@@ -30,6 +30,7 @@ from viz.types import render
 
 from .errors import ExecutionError, Refused, Unsupported
 from .session import asked_for, get_session, is_connect
+from .turns import OWNER, SPARK, Stopped, in_line_text
 from .types import result_type_notes
 
 MAX_ROWS = 10_000  # rows collected at most, whatever limit is asked
@@ -230,6 +231,9 @@ class SparkRun:
         self.error: BaseException | None = None
         self.started_execution = threading.Event()
         self.stopped = threading.Event()  # set by the supervisor: start no more Spark actions
+        self.owner = OWNER.get()  # made in the asking thread: its browser session
+        self.takes_turns = True  # a person's run waits for its turn on Spark (``executor.turns``)
+        self.in_line: int | None = None  # its place in line while it waits
 
     def __call__(self) -> None:
         try:
@@ -242,27 +246,46 @@ class SparkRun:
         if self.stopped.is_set():
             raise Cancelled("stopped before running")
 
+    @contextlib.contextmanager
+    def _turn(self):
+        """The run's turn on Spark (a background run needs none: it gives way by itself)."""
+        if not self.takes_turns:
+            yield
+            return
+        try:
+            with SPARK.turn(self.owner, self.stopped.is_set, self._waiting):
+                self.in_line = None
+                yield
+        except Stopped as exc:
+            raise Cancelled(str(exc)) from None
+
+    def _waiting(self, place: int) -> None:
+        self.in_line = place
+
     def _work(self) -> RunResult:
-        made = translation(self.model, self.node_id, self.spark, self.catalog)
-        df = made.df
-        self._check()
-        explain = _explain(df) if self.explain else ""
-        self.started_execution.set()  # before the check: see _stop
-        self._check()
-        start = time.perf_counter()
-        table, type_warning = _retry_broadcast(self.spark, lambda: _collect(df, self.limit + 1))
-        more = table.num_rows > self.limit
-        row_count: int | None = None if more else table.num_rows
-        if self.count and more:
+        # translating asks Spark's planner too: a turn covers it, so it does not slow another run down
+        with self._turn():
+            made = translation(self.model, self.node_id, self.spark, self.catalog)
+            df = made.df
             self._check()
-            row_count = int(_retry_broadcast(self.spark, df.count))
-        elapsed = time.perf_counter() - start
+            explain = _explain(df) if self.explain else ""
+            self.started_execution.set()  # before the check: see _stop
+            self._check()
+            start = time.perf_counter()
+            table, type_warning = _retry_broadcast(self.spark, lambda: _collect(df, self.limit + 1))
+            more = table.num_rows > self.limit
+            row_count: int | None = None if more else table.num_rows
+            if self.count and more:
+                self._check()
+                row_count = int(_retry_broadcast(self.spark, df.count))
+            elapsed = time.perf_counter() - start
+            schema = df.schema
         table, bytes_warning = (table.slice(0, self.limit), None) if self.keep_all else _cap_bytes(table.slice(0, self.limit))
         names = list(made.names) + [""] * (len(df.columns) - len(made.names))
         columns = [f"[{i}] {name}".rstrip() for i, name in enumerate(names[: len(df.columns)])]
-        types = [f.dataType.simpleString() for f in df.schema.fields]
+        types = [f.dataType.simpleString() for f in schema.fields]
         derived = self.model.node(self.node_id).schema
-        notes = result_type_notes(derived, df.schema, self.model.extensions.types) + _nulls_in_required(derived, table)
+        notes = result_type_notes(derived, schema, self.model.extensions.types) + _nulls_in_required(derived, table)
         warnings = list(made.warnings) + notes + [w for w in (type_warning, bytes_warning) if w]
         return RunResult(
             columns=columns,
@@ -288,7 +311,10 @@ def supervise(run: SparkRun, spark, timeout_s: float | None, cancel: threading.E
               *, background: bool = False) -> RunResult:
     """Run ``run`` in a worker thread; interrupt its jobs on cancel or timeout; report progress. A run
     not ``background`` (one a person asked for) makes the background runs give way."""
-    with contextlib.nullcontext() if background else asked_for():
+    if background:
+        run.takes_turns = False
+        return _supervise(run, spark, timeout_s, cancel, progress)
+    with asked_for():
         return _supervise(run, spark, timeout_s, cancel, progress)
 
 
@@ -307,13 +333,17 @@ def _supervise(run: SparkRun, spark, timeout_s: float | None, cancel: threading.
         elif timeout_s is not None and elapsed > timeout_s:
             stop_reason = f"timed out after {timeout_s:g} s"
         if stop_reason:
+            in_line = run.in_line
             _stop(run, spark, worker)
+            if in_line is not None:
+                stop_reason += f" while {in_line_text(in_line).replace('waiting for Spark: ', '')} for Spark, before it ran"
             break
         if progress is not None:
             progress(*_progress(spark, run, elapsed))
     if stop_reason:
         error = TimedOut if stop_reason.startswith("timed out") else Cancelled
-        raise error(f"the run of node {run.node_id} was {stop_reason}; its Spark jobs were interrupted")
+        ran = "" if "before it ran" in stop_reason else "; its Spark jobs were interrupted"
+        raise error(f"the run of node {run.node_id} was {stop_reason}{ran}")
     if run.error is not None:
         raise _as_execution_error(run.error, run.node_id)
     assert run.result is not None
@@ -353,6 +383,8 @@ def interrupt_tag(spark, tag: str) -> None:
 
 
 def _progress(spark, run: SparkRun, elapsed: float) -> tuple[float, str]:
+    if run.in_line is not None:
+        return 0.0, f"{in_line_text(run.in_line)} ({elapsed:.0f} s)"
     if not run.started_execution.is_set():
         return 0.0, f"translating and planning ({elapsed:.0f} s)"
     if is_connect(spark):

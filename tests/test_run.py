@@ -411,3 +411,35 @@ def test_the_shared_session_maps_the_class_archive_make_built(spark):
         jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean"))
     assert bean.getVMOption("SharedArchiveFile").getValue() == path
     assert bean.getVMOption("UseSharedSpaces").getValue() == "true"
+
+
+@pytest.mark.spark
+def test_a_run_waits_its_turn_says_its_place_and_can_be_cancelled_in_line(spark, tpch_dir, stand_in):
+    from executor.turns import SPARK
+
+    model = model_of(plan((read("nation", NATION), [c for c, _ in NATION])))
+    statuses: list[str] = []
+    outcome: dict = {}
+    cancel = threading.Event()
+
+    def ask(limit: int) -> None:
+        try:
+            outcome[limit] = run_node(model, "0", catalog=Catalog([tpch_dir]), limit=limit, cancel=cancel,
+                                      progress=lambda fraction, status: statuses.append(status))
+        except Exception as exc:  # noqa: BLE001 - the test reads it
+            outcome[limit] = exc
+
+    with SPARK.turn("someone else"):  # another person's run holds every turn
+        waiting = threading.Thread(target=ask, args=(3,), daemon=True)
+        waiting.start()
+        deadline = time.monotonic() + 10
+        while not any("in line" in s for s in statuses) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert any(s.startswith("waiting for Spark: 1st in line") for s in statuses), statuses
+        assert waiting.is_alive() and stand_in.calls == 0  # nothing translated or run while in line
+        cancel.set()
+        waiting.join(10)
+        assert isinstance(outcome[3], Cancelled) and "in line" in str(outcome[3])
+    cancel.clear()
+    ask(4)  # the line is free again: the next run goes at once
+    assert len(outcome[4].rows) == 4 and stand_in.calls == 1

@@ -1,0 +1,132 @@
+"""Turns on Spark for the work people ask for: at most :data:`SLOTS` at once, the others wait in line.
+
+Spark shares its cores among every job it is given, so ten runs started together all end late, each
+about as late as the last. Taking turns, each run gets the whole machine while it executes and the
+first ones end early; what a run does outside Spark (translating the plan, drawing its rows) still
+overlaps with the others. Waiting work is served fairly between people: the next turn goes to the
+owner (a browser session) served least recently, so one person's many clicks do not hold the others
+back. A waiting turn says where it stands ("2nd in line") and gives up when its work is stopped.
+
+``SUBSTRAIT_VIZ_RUN_SLOTS`` sets how many turns run at once (default: one per two cores, at least one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import itertools
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+
+def _slots_from_env() -> int:
+    text = os.environ.get("SUBSTRAIT_VIZ_RUN_SLOTS", "")
+    if text.strip().isdigit() and int(text) > 0:
+        return int(text)
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
+#: Turns under way at once.
+SLOTS = _slots_from_env()
+#: Seconds between two looks at whether a waiting turn was stopped.
+WAIT_STEP_S = 0.1
+
+#: Who asks for the work in this thread: the browser session (``ui.background`` sets it); work asked
+#: for outside the app (the command line, tests) is one owner.
+OWNER: contextvars.ContextVar[str] = contextvars.ContextVar("substrait_viz_owner", default="")
+
+
+class Stopped(Exception):
+    """The work was stopped while it waited for its turn."""
+
+
+@dataclass
+class _Ticket:
+    owner: str
+    number: int
+
+
+@dataclass
+class Line:
+    """Turns on one resource: :meth:`turn` waits for one; :meth:`position` says where a ticket stands."""
+
+    slots: int = SLOTS
+    _cond: threading.Condition = field(default_factory=threading.Condition)
+    _waiting: list[_Ticket] = field(default_factory=list)
+    _running: int = 0
+    _served: dict[str, int] = field(default_factory=dict)  # owner -> number of the turn it last got
+    _numbers: Iterator[int] = field(default_factory=itertools.count)
+
+    def _order(self) -> list[_Ticket]:
+        """The waiting tickets in the order they will be served: owners served least recently first,
+        then first come first served."""
+        return sorted(self._waiting, key=lambda t: (self._served.get(t.owner, -1), t.number))
+
+    @contextlib.contextmanager
+    def turn(self, owner: str | None = None, stopped: Callable[[], bool] = lambda: False,
+             waiting: Callable[[int], None] | None = None) -> Iterator[None]:
+        """Hold a turn for the ``with`` block. While in line, ``waiting(place)`` is called with the
+        ticket's place (1 = next) whenever it changes; raises :class:`Stopped` once ``stopped()``."""
+        who = OWNER.get() if owner is None else owner
+        with self._cond:
+            ticket = _Ticket(who, next(self._numbers))
+            self._waiting.append(ticket)
+            place = None
+            try:
+                while True:
+                    order = self._order()
+                    if self._running < self.slots and order[0] is ticket:
+                        break
+                    now = order.index(ticket) + 1
+                    if waiting is not None and now != place:
+                        place = now
+                        waiting(now)
+                    if stopped():
+                        raise Stopped(f"stopped while {ordinal(now)} in line")
+                    self._cond.wait(WAIT_STEP_S)
+            finally:
+                self._waiting.remove(ticket)
+                self._cond.notify_all()
+            self._running += 1
+            self._served[who] = ticket.number
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._running -= 1
+                self._cond.notify_all()
+
+    def busy(self) -> tuple[int, int]:
+        """(turns under way, tickets waiting)."""
+        with self._cond:
+            return self._running, len(self._waiting)
+
+
+#: The one line for Spark in this process.
+SPARK = Line()
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+#: How the status of work waiting for its turn begins.
+IN_LINE = "waiting for Spark"
+
+
+def in_line_text(place: int) -> str:
+    """What a waiting run says: "waiting for Spark: 2nd in line"."""
+    return f"{IN_LINE}: {ordinal(place)} in line"
+
+
+def owned_by(owner: str) -> contextvars.Context:
+    """A context whose :data:`OWNER` is ``owner``: run a thread's work in it (``ctx.run(fn)``)."""
+    ctx = contextvars.copy_context()
+    ctx.run(OWNER.set, owner)
+    return ctx
+
+
