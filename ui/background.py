@@ -8,15 +8,18 @@ compare panel use it, each with its own fragment that refreshes the progress and
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from executor.catalog import Catalog
 from executor.errors import ExecutionError
+from executor.turns import IN_LINE, OWNER
 from ui.data import catalog_for
 from ui.plan_source import Plan
 
@@ -50,9 +53,12 @@ def start(task: Task, plan: Plan, work: Callable[[Catalog], Any], what: str, thr
 
 
 def run_in_background(task: Task, work: Callable[[], Any], what: str, thread_name: str) -> None:
-    """Run ``work()`` in a thread; its return value becomes ``task.result``, an error ``task.error``."""
+    """Run ``work()`` in a thread; its return value becomes ``task.result``, an error ``task.error``.
+    Its Spark work takes turns with other browser sessions' as this session's (``executor.turns``)."""
+    owner = _session_id()
 
     def run() -> None:
+        OWNER.set(owner)
         try:
             task.result = work()
         except ExecutionError as exc:
@@ -65,19 +71,63 @@ def run_in_background(task: Task, work: Callable[[], Any], what: str, thread_nam
     threading.Thread(target=run, name=thread_name, daemon=True).start()
 
 
-#: Seconds between two looks at a running task: its rows show at most this long after they arrive.
+def _session_id() -> str:
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else ""
+
+
+#: Seconds between the end of one look at a running task and the next (the fragment's ``run_every``).
 POLL_S = 0.3
+#: Seconds one look holds while nothing changes: the progress is drawn, then the look waits for the
+#: task to end, its status to change, or the person to click or leave, before it returns. A page that
+#: waits long is redrawn about once in this time, not at every poll: on a busy server each redraw is
+#: work taken from the runs. Its end still shows within :data:`HOLD_STEP_S`.
+HOLD_S = 1.0
+#: The same while the task waits in line for Spark: only leaving the line ends the look early (its
+#: place is updated at the next look).
+HOLD_IN_LINE_S = 5.0
+HOLD_STEP_S = 0.05
+_SECONDS = re.compile(r"\(\d+ s\)")
 
 
 def show_progress(task: Task, text: str, cancel_key: str) -> None:
     """Inside a ``st.fragment(run_every=...)``: the progress bar and Cancel, or a rerun of the whole
-    page once the task is done."""
+    page once the task is done (see :data:`HOLD_S`)."""
     if task.done.is_set():
         st.rerun(scope="app")
     st.progress(task.fraction, text=f"{text}: {task.status}")
     if st.button("■ Cancel", key=cancel_key):
         task.cancel.set()
         task.status = "cancelling"
+        return
+    in_line = task.status.startswith(IN_LINE)
+    shown = _SECONDS.sub("", task.status)
+    deadline = time.monotonic() + (HOLD_IN_LINE_S if in_line else HOLD_S)
+    while not task.done.wait(HOLD_STEP_S) and time.monotonic() < deadline and not _asked_for_another_run():
+        if (task.status.startswith(IN_LINE) if in_line else _SECONDS.sub("", task.status) == shown) is False:
+            break
+    if task.done.is_set():
+        st.rerun(scope="app")
+
+
+def _asked_for_another_run() -> bool:
+    """Whether this session has asked for another run since this one began (a click, a page link), so
+    a look that holds returns at once and the request is taken. Streamlit has no public call for it;
+    where its internals differ, looks hold to their end."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_requests import (
+            ScriptRequestType,
+            _fragment_run_should_not_preempt_script,
+        )
+
+        requests = get_script_run_ctx().script_requests
+        if requests is None or requests._state == ScriptRequestType.CONTINUE:
+            return False
+        data = requests._rerun_data
+        return not (requests._state == ScriptRequestType.RERUN and _fragment_run_should_not_preempt_script(
+            data.fragment_id_queue, data.is_fragment_scoped_rerun))
+    except Exception:  # noqa: BLE001 - see the docstring
+        return False
 
 
 #: Seconds the page's run waits for a task the first time it shows it (the run that started it), before
@@ -109,12 +159,18 @@ def settle(task: Task) -> None:
     """Wait for ``task`` here, the first time it is shown, up to :data:`WAIT_S`: a panel whose controls
     depend on whether it still runs (a disabled button) calls this before drawing them. A progress bar
     is updated meanwhile (each update a point where Streamlit can stop this run for a newer one); it
-    goes when the wait ends."""
+    goes when the wait ends, or as soon as the task waits in line for Spark (it cannot end soon, and
+    a page held in a long run fades and redraws meanwhile)."""
     if task.done.is_set() or task.waited:
         return
     task.waited = True
     slot = st.empty()
     deadline = time.monotonic() + WAIT_S
+    shown = None
     while not task.done.wait(WAIT_STEP_S) and time.monotonic() < deadline:
-        slot.progress(task.fraction, text=task.status)
+        if task.status.startswith(IN_LINE):
+            break
+        if shown != (task.fraction, task.status):
+            shown = (task.fraction, task.status)
+            slot.progress(task.fraction, text=task.status)
     slot.empty()

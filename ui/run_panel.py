@@ -28,6 +28,10 @@ class RunState(Task):
     node_id: str = ""
     limit: int = 0
     count: bool = False
+    # the rows as files, made by the run and kept with it: a download link made on a later rerun of
+    # the page could be gone by the time it is clicked
+    csv: bytes = b""
+    parquet: bytes = b""
 
 
 def _runs() -> dict[tuple, RunState]:
@@ -37,10 +41,14 @@ def _runs() -> dict[tuple, RunState]:
 def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, count: bool, timeout_s: float) -> None:
     state = RunState(node_id=node_id, limit=limit, count=count)
     _runs()[(model.digest, node_id)] = state
-    start(state, plan, lambda catalog: run_node(model, node_id, catalog=catalog, limit=limit, count=count,
-                                                timeout_s=timeout_s, cancel=state.cancel, progress=state.progress,
-                                                explain=False),
-          what=f"running node {node_id}", thread_name=f"app-run-{node_id}")
+
+    def work(catalog):
+        result = run_node(model, node_id, catalog=catalog, limit=limit, count=count, timeout_s=timeout_s,
+                          cancel=state.cancel, progress=state.progress, explain=False)
+        state.csv, state.parquet = to_csv_bytes(result), to_parquet_bytes(result)
+        return result
+
+    start(state, plan, work, what=f"running node {node_id}", thread_name=f"app-run-{node_id}")
 
 
 def _clicked(plan: Plan, model: PlanModel, node_id: str) -> None:
@@ -50,6 +58,7 @@ def _clicked(plan: Plan, model: PlanModel, node_id: str) -> None:
     _start(plan, model, node_id, int(state["run_limit"]), bool(state["run_count"]), float(state["run_timeout"]))
 
 
+@st.fragment  # a click on Run redraws this tab, not the whole page (the graph and the other tabs stay)
 def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, str | None]) -> None:
     ok, reason = executable
     if not ok:
@@ -90,9 +99,8 @@ def _show(plan: Plan, model: PlanModel, state: RunState, key: tuple) -> None:
     st.dataframe(result.rows, hide_index=True, width="stretch")
     st.caption(md_escape("Types: " + ", ".join(f"{c} {t}" for c, t in zip(result.columns, result.types))))
     d1, d2 = st.columns(2)
-    # made when clicked, not on every rerun of the page
-    d1.download_button("Rows (CSV)", lambda: to_csv_bytes(result), file_name=f"node-{state.node_id}.csv", mime="text/csv")
-    d2.download_button("Rows (Parquet)", lambda: to_parquet_bytes(result), file_name=f"node-{state.node_id}.parquet",
+    d1.download_button("Rows (CSV)", state.csv, file_name=f"node-{state.node_id}.csv", mime="text/csv")
+    d2.download_button("Rows (Parquet)", state.parquet, file_name=f"node-{state.node_id}.parquet",
                        mime="application/octet-stream")
     with st.expander("Spark's plan for this subtree"):
         _explain(plan, model, state.node_id)
