@@ -57,12 +57,50 @@ def _dump(to: str) -> None:
     jvm.wait(timeout=300)
 
 
+def remove_old(path: str | None = None) -> list[str]:
+    """Remove the archives of other PySpark or Java versions beside ``path`` (the current one), and
+    partial ones whose builder no longer runs; the files removed."""
+    path = path or archive_path()
+    folder, removed = os.path.dirname(path), []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        full = os.path.join(folder, name)
+        if full == path or not name.startswith("spark-"):
+            continue
+        if name.endswith(".jsa") or (name.endswith(".partial") and not _builder_alive(name)):
+            try:
+                os.remove(full)
+                removed.append(full)
+            except OSError:
+                pass
+    return removed
+
+
+def _builder_alive(partial_name: str) -> bool:
+    """Whether the process that writes ``<archive>.<pid>.partial`` still runs."""
+    pid = partial_name.rsplit(".", 2)[-2]
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--dump"]:
         _dump(argv[1])
         return 0
     start = time.monotonic()
     path = archive_path()
+    for old in remove_old(path):
+        print(f"removed an old class archive of Spark's JVM: {old}")
     if os.path.isfile(path):
         print(f"Spark's class archive: {path}")
         return 0

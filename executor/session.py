@@ -10,6 +10,7 @@ The translation uses only the DataFrame API, so the same code runs on both kinds
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import os
@@ -84,13 +85,85 @@ def _java_options() -> str:
     return f"{options} -XX:SharedArchiveFile={archive}" if os.path.isfile(archive) else options
 
 
+#: Spark's scratch space (shuffle and spill files, broadcast blocks, its own temporary folders): one
+#: folder per process under the cache, removed when the process exits and, for a process that died
+#: without removing its own, when the next session starts.
+SCRATCH_ROOT = os.path.join(CACHE, "spark-scratch")
+
+
+def scratch_dir() -> str:
+    """This process's folder under :data:`SCRATCH_ROOT`."""
+    return os.path.join(SCRATCH_ROOT, str(os.getpid()))
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # alive, owned by another user
+        return True
+    return True
+
+
+def clean_scratch(root: str | None = None) -> list[str]:
+    """Remove the scratch folders of processes that no longer run; the folders removed."""
+    root = root or SCRATCH_ROOT
+    removed = []
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return removed
+    for name in names:
+        if name.isdigit() and int(name) != os.getpid() and not _pid_alive(int(name)):
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+            removed.append(os.path.join(root, name))
+    return removed
+
+
+def _remove_own_scratch() -> None:
+    """At exit: stop the session (its JVM lets go of its files), then remove this process's folder."""
+    if os.path.isdir(scratch_dir()):
+        with contextlib.suppress(Exception):
+            stop_session()
+        shutil.rmtree(scratch_dir(), ignore_errors=True)
+
+
+def _runs_here() -> bool:
+    """Whether Spark's work runs in this machine's JVM (a local master or a local Connect server),
+    so its scratch space is ours to place and remove."""
+    remote, master = os.environ.get("SPARK_REMOTE", ""), os.environ.get("SPARK_MASTER", "local")
+    if remote:
+        return remote == "local" or remote.startswith("local[")
+    return master.startswith("local")
+
+
 def _local_conf() -> dict[str, str]:
-    return {**LOCAL_CONF, "spark.driver.extraJavaOptions": _java_options()}
+    conf = {**LOCAL_CONF, "spark.driver.extraJavaOptions": _java_options(),
+            # tables Spark itself would create go to the cache too, not the folder the app was started in
+            "spark.sql.warehouse.dir": os.path.join(CACHE, "spark-warehouse")}
+    if _runs_here():
+        conf["spark.local.dir"] = scratch_dir()
+    return conf
+
+
+_scratch_kept = False
+
+
+def _prepare_scratch() -> None:
+    global _scratch_kept
+    clean_scratch()
+    os.makedirs(scratch_dir(), exist_ok=True)
+    if not _scratch_kept:
+        atexit.register(_remove_own_scratch)
+        _scratch_kept = True
 
 
 def _build() -> SparkSession:
     remote = os.environ.get("SPARK_REMOTE")
     builder = SparkSession.builder.appName("substrait-viz")
+    if _runs_here():
+        _prepare_scratch()
     if remote:
         builder = builder.remote(remote)
         if remote == "local" or remote.startswith("local["):
