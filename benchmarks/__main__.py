@@ -13,6 +13,8 @@
   page waits for Spark (``benchmarks/app.py``).
 - ``profile``: profiling DataFusion's TPC-H plans in one run against one Spark job per node, and
   DataFusion's largest TPC-DS plans at scale 0.1 (``benchmarks/profile.py``).
+- ``load``: ten browser sessions with ten plans click Run at once, against the same ten one after
+  another (``benchmarks/load.py``).
 
 Each writes ``benchmarks/results/<name>.json`` (its results and a ``machine`` block); then
 ``benchmarks/results/REPORT.md`` and ``docs/benchmarks.png`` are rebuilt from every results file
@@ -37,11 +39,11 @@ from importlib.metadata import PackageNotFoundError, version
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
 #: Benchmark name on the command line -> module in ``benchmarks/`` with ``run(quick) -> dict``.
-BENCHMARKS = {"open": "open_plan", "spark": "spark", "app": "app", "profile": "profile"}
+BENCHMARKS = {"open": "open_plan", "spark": "spark", "app": "app", "profile": "profile", "load": "load"}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """``[open|spark|app|profile ...] [--quick]``; no names means all four, in that order."""
+    """``[open|spark|app|profile|load ...] [--quick]``; no names means all of them, in that order."""
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
         description="Run the benchmarks, write benchmarks/results/<name>.json, REPORT.md and docs/benchmarks.png.",
