@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.app_graph import graph_text, graphs
 
+from ui.markdown import md_escape
 from ui.sql_examples import EXAMPLES, TUTORIAL_SQL
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
