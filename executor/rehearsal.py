@@ -7,11 +7,15 @@ rehearsal. ``ui.data.warm_spark`` rehearses the plan a person has just opened, i
 
 from __future__ import annotations
 
+import queue
+import threading
 import time
+from collections import OrderedDict
 
 from .profile import is_cross_product
-from .run import Cancelled, SparkRun, supervise
-from .session import in_background
+from .run import Cancelled, SparkRun, supervise, translation
+from .session import in_background, peek_session, people_running
+from .turns import SPARK
 
 
 def rehearse(model, node_ids: list[str], spark, catalog, budget_s: float, limit: int = 100) -> list[str]:
@@ -41,3 +45,55 @@ def rehearse(model, node_ids: list[str], spark, catalog, budget_s: float, limit:
                 continue
             done.append(node_id)
     return done
+
+
+# ---- plans opened later ----------------------------------------------------------------------------
+
+#: Plans whose nodes were handed to the preparer, most recent last (a plan reopened is not prepared twice).
+PREPARED_KEPT = 256
+#: Seconds between two looks at whether Spark is idle.
+IDLE_POLL_S = 0.2
+_prepared: OrderedDict[tuple, None] = OrderedDict()
+_waiting: queue.SimpleQueue = queue.SimpleQueue()
+_preparer: threading.Thread | None = None
+_lock = threading.Lock()
+
+
+def prepare_later(model, node_ids: list[str], catalog) -> bool:
+    """Translate ``node_ids`` of a plan just opened, in the background, one at a time and only while
+    Spark has no one's work: the plans opened after the warm-up's (which prepares the first one) have
+    their translation ready when Run is clicked, so a run's turn on Spark is its execution only. Never
+    blocks; False when the plan (with these tables) was handed over before."""
+    global _preparer
+    key = (model.digest, catalog.fingerprint())
+    with _lock:
+        if key in _prepared:
+            return False
+        _prepared[key] = None
+        while len(_prepared) > PREPARED_KEPT:
+            _prepared.popitem(last=False)
+        _waiting.put((model, list(node_ids), catalog))
+        if _preparer is None or not _preparer.is_alive():
+            _preparer = threading.Thread(target=_prepare_forever, name="spark-prepare", daemon=True)
+            _preparer.start()
+    return True
+
+
+def spark_idle() -> bool:
+    """No run a person asked for is under way or waiting."""
+    return SPARK.busy() == (0, 0) and not people_running()
+
+
+def _prepare_forever() -> None:
+    while True:
+        model, node_ids, catalog = _waiting.get()
+        for node_id in node_ids:
+            while not spark_idle():
+                time.sleep(IDLE_POLL_S)
+            spark = peek_session()
+            if spark is None:
+                break
+            try:
+                translation(model, node_id, spark, catalog)
+            except Exception:  # noqa: BLE001 - only a head start: the node's own Run reports its error
+                continue

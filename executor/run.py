@@ -123,23 +123,35 @@ def _translate(model, node_id: str, spark, catalog):
 TRANSLATIONS_KEPT = 64
 _translations: OrderedDict[tuple, object] = OrderedDict()
 _translations_lock = threading.Lock()
+_translating: dict[tuple, threading.Event] = {}  # translations under way, by key
 
 
 def translation(model, node_id: str, spark, catalog):
     """Node ``node_id``'s translation on ``spark``, from the cache when it was made before. A
     DataFrame does not run anything until an action, so a cached one is as good as a new one."""
     key = (model.digest, node_id, catalog.fingerprint(), id(spark))
-    with _translations_lock:
-        hit = _translations.get(key)
-        if hit is not None:
-            _translations.move_to_end(key)
-            return hit
-    made = _translate(model, node_id, spark, catalog)
-    with _translations_lock:
-        _translations[key] = made
-        while len(_translations) > TRANSLATIONS_KEPT:
-            _translations.popitem(last=False)
-    return made
+    while True:
+        with _translations_lock:
+            hit = _translations.get(key)
+            if hit is not None:
+                _translations.move_to_end(key)
+                return hit
+            underway = _translating.get(key)
+            if underway is None:  # this thread makes it; another asking meanwhile waits for it
+                underway = _translating[key] = threading.Event()
+                break
+        underway.wait()
+    try:
+        made = _translate(model, node_id, spark, catalog)
+        with _translations_lock:
+            _translations[key] = made
+            while len(_translations) > TRANSLATIONS_KEPT:
+                _translations.popitem(last=False)
+        return made
+    finally:
+        with _translations_lock:
+            _translating.pop(key, None)
+        underway.set()
 
 
 def explain_node(model, node_id: str, *, catalog) -> str:

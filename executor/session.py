@@ -271,6 +271,11 @@ def asked_for():
             _ASKED -= 1
 
 
+def people_running() -> bool:
+    """Whether a run a person asked for is under way."""
+    return _ASKED > 0
+
+
 #: ``SUBSTRAIT_VIZ_WARM_UP=0`` keeps the app from starting Spark before the first run.
 WARM_UP = os.environ.get("SUBSTRAIT_VIZ_WARM_UP", "1") != "0"
 _warming: threading.Thread | None = None  # the one warm-up of this process (a dead JVM is restarted by a run)

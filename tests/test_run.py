@@ -443,3 +443,24 @@ def test_a_run_waits_its_turn_says_its_place_and_can_be_cancelled_in_line(spark,
     cancel.clear()
     ask(4)  # the line is free again: the next run goes at once
     assert len(outcome[4].rows) == 4 and stand_in.calls == 1
+
+
+@pytest.mark.spark
+def test_a_plan_opened_later_is_translated_while_spark_is_idle_and_not_before(spark, tpch_dir, stand_in):
+    from executor import rehearsal
+    from executor.turns import SPARK
+
+    model = model_of(plan((read("nation", NATION), [c for c, _ in NATION])))
+    catalog = Catalog([tpch_dir])
+    with SPARK.turn("someone else"):  # a person's run on Spark: the preparer waits
+        assert rehearsal.prepare_later(model, ["0"], catalog)
+        assert not rehearsal.prepare_later(model, ["0"], catalog)  # handed over once
+        time.sleep(4 * rehearsal.IDLE_POLL_S)
+        assert stand_in.calls == 0
+    deadline = time.monotonic() + 10
+    while stand_in.calls == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert stand_in.calls == 1
+    # the Run that follows finds the translation made
+    result = run_node(model, "0", catalog=catalog, limit=3)
+    assert len(result.rows) == 3 and stand_in.calls == 1

@@ -137,11 +137,12 @@ def warm_spark(plan: Plan, model) -> None:
     nodes once, leaves first, for :data:`WARM_RUN_BUDGET_S` (their rows not kept): the first run finds
     Spark started, its code paths warm and the files listed, and the page never waits."""
     from executor.executable import executability
-    from executor.rehearsal import rehearse
+    from executor.rehearsal import prepare_later, rehearse
     from executor.run import translation
-    from executor.session import warm_up, warm_up_due
+    from executor.session import WARM_UP, is_started, warm_up, warm_up_due
 
-    if not warm_up_due():
+    due = warm_up_due()
+    if not due and not (WARM_UP and is_started()):
         return
     try:
         catalog = catalog_for(plan)
@@ -151,6 +152,10 @@ def warm_spark(plan: Plan, model) -> None:
     runnable = executability(model)
     # a small plan: every node a person may run first; a large one: its roots (their subtrees warm the rest)
     nodes = list(model.graph.nodes) if len(model.graph.nodes) <= WARM_NODES else list(model.roots)
+    if not due:  # Spark runs already: a plan opened later is translated while Spark is idle
+        if catalog is not None:
+            prepare_later(model, [n for n in dict.fromkeys([*model.roots, *nodes]) if runnable[n].ok], catalog)
+        return
 
     reads = [n for n in model.graph.nodes if model.node(n).kind == "read" and runnable[n].ok][:WARM_READS]
 
