@@ -1,6 +1,6 @@
-"""Benchmarks: ``python -m benchmarks [open|spark|app|profile ...] [--quick]`` (or ``make bench``). Not part of ``make test``.
+"""Benchmarks: ``python -m benchmarks [open|spark|app|profile|load ...] [--quick]`` (or ``make bench``). Not part of ``make test``.
 
-    python -m benchmarks                 # all four, full size (TPC-H scale 1: long)
+    python -m benchmarks                 # all of them, full size (TPC-H scale 1: long)
     python -m benchmarks open --quick    # one or more of them, small and fast (a minute or two each)
     python -m benchmarks.report          # rebuild the report and plot from the results already there
 
