@@ -80,6 +80,46 @@ def test_present_reads_datafusions_q03_in_an_analysts_words(app_url):  # noqa: F
         page.screenshot(path=os.path.join(ARTIFACTS, "present_q03_marks.png"), full_page=True)
 
 
+def test_present_reads_datafusions_tpcds_q64_without_ids_or_calls(app_url):  # noqa: F811
+    """DataFusion's TPC-DS q64 (analyzed) on the Present page, opened by a shared link: no node id and
+    no function of the plan written as a call anywhere in its text, and every filter's sentence (which
+    ``tests/test_describe.py`` checks names each of its conditions against the plan) is on the page."""
+    import re
+
+    from playwright.sync_api import expect
+
+    from executor.data import tpcds
+    from executor.producer_check import read_queries
+    from executor.sql_plan import sql_to_plan
+    from ui.share import save_shared
+    from viz.describe import describe_plan, story_order
+    from viz.model import analyze
+
+    corpora = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpora", "tpcds-sql")
+    [query] = [q for q in read_queries([corpora]) if q.name == "64"]
+    data_dir = tpcds(0.01)
+    tables = {os.path.splitext(f)[0]: os.path.join(data_dir, f) for f in os.listdir(data_dir) if f.endswith(".parquet")}
+    data = sql_to_plan(query.sql, tables, form="analyzed").data
+    model = analyze(data)
+    sentences = describe_plan(model)
+    filters = [sentences[n.id] for n in model.nodes() if n.kind == "filter"]
+    last = sentences[story_order(model)[-1]]  # the root's: the story is on the page once it shows
+    with browser_page(viewport={"width": 1500, "height": 1100}) as page:
+        page.goto(f"{app_url}/present?plan={save_shared(data)}")
+        main = page.locator("[data-testid='stMain']")
+        expect(main.get_by_text(last).first).to_be_visible(timeout=120_000)
+        text = main.inner_text()
+        page.screenshot(path=os.path.join(ARTIFACTS, "present_q64.png"))
+    ids = [n for n in model.graph.nodes if "." in n or "*" in n]
+    assert not [n for n in ids if re.search(rf"(?<![\w.*]){re.escape(n)}(?![\w.*])", text)]
+    names = {f.name for f in model.extensions.functions.values()}
+    assert not sorted({c for c in re.findall(r"\b([a-z_]+)\(", text) if c in names})
+    assert "more condition" not in text and filters
+    flat = " ".join(text.split())
+    missing = [s for s in filters if " ".join(s.split()) not in flat]
+    assert not missing, missing[:2]
+
+
 # When the graph's nodes and the sidebar's file uploader first show, in ms since the page was opened
 # (each checked every frame; the viewer lives in a shadow root, caught as it is attached), and every
 # top the graph had in a frame from then until 2 s after the uploader showed.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,23 @@ def test_a_shared_plan_relation_is_drawn_below_its_readers_not_among_the_roots()
     root_fill = PALETTES["light"].root_fill
     assert root_fill not in next(line for line in dot.splitlines() if line.startswith('  "0" ['))
     assert root_fill in next(line for line in dot.splitlines() if line.startswith('  "4" ['))
+
+
+def test_a_plain_view_for_an_audience_shows_no_node_ids_and_no_expressions():
+    import re
+
+    from viz.model import analyze
+    from viz.render import View, to_dot
+
+    path = os.path.join(os.path.dirname(__file__), "..", "sample_plans", "tpch_q03_datafusion.json")
+    with open(path, "rb") as fh:
+        model = analyze(fh.read())
+    technical, plain = to_dot(model, view=View()), to_dot(model, view=View(plain=True))
+    muted_ids = re.compile(r'<FONT POINT-SIZE="9" COLOR="[^"]+">([^<]*)</FONT>')
+    assert [m for m in muted_ids.findall(technical) if m in model.graph.nodes]  # the ids, drawn as usual
+    assert not [m for m in muted_ids.findall(plain) if m in model.graph.nodes]
+    tooltips = re.findall(r'tooltip="([^"]*)"', plain)
+    assert tooltips and not [t for t in tooltips if t.split(" ")[0] in model.graph.nodes]
+    detail = re.compile(r'<FONT POINT-SIZE="10">([^<]*)</FONT>')  # the producer's expressions
+    assert any("and(" in d for d in detail.findall(technical)) and not detail.findall(plain)
+    assert "l_orderkey" in plain  # the columns are still there

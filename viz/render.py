@@ -152,7 +152,7 @@ class View:
     unrunnable: frozenset[str] = frozenset()  # nodes whose subtree cannot run on Spark, marked
     max_rows: int = MAX_SCHEMA_ROWS
     profile: Overlay | None = None  # row counts and times drawn over the graph
-    plain: bool = False  # for an audience: no property badges, diagnostic codes or "cannot run" marks
+    plain: bool = False  # for an audience: no node ids, expressions, property badges, diagnostic codes or "cannot run" marks
 
 
 def title(kind: str) -> str:
@@ -221,14 +221,16 @@ def node_label(
     unrunnable: bool = False,
     stat: NodeStat | None = None,
     findings: bool = True,
+    plain: bool = False,
 ) -> str:
     """An HTML-like Graphviz label: title, detail, property badges, findings (the codes of the node's
-    warnings and errors, unless ``findings`` is off) and the schema as ``[index] name type`` rows."""
+    warnings and errors, unless ``findings`` is off) and the schema as ``[index] name type`` rows.
+    ``plain`` (for an audience): no node id and no detail, which is written as the producer's
+    expressions; the words beside the graph say what the step does."""
     pal = pal or PALETTES["light"]
-    rows = [
-        f'<TR><TD COLSPAN="3"><B>{_esc(title(node.kind))}</B> <FONT POINT-SIZE="9" COLOR="{pal.muted}">{_esc(node.id)}</FONT></TD></TR>'
-    ]
-    if node.info.detail:
+    node_id = "" if plain else f' <FONT POINT-SIZE="9" COLOR="{pal.muted}">{_esc(node.id)}</FONT>'
+    rows = [f'<TR><TD COLSPAN="3"><B>{_esc(title(node.kind))}</B>{node_id}</TD></TR>']
+    if node.info.detail and not plain:
         rows.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="10">{_esc(node.info.detail)}</FONT></TD></TR>')
     if stat is not None:
         rows.extend(_stat_rows(stat, pal))
@@ -342,13 +344,14 @@ def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, 
         label = node_label(
             node, view.max_rows, pal, hidden, {} if view.plain else effects,
             node.id in view.unrunnable and not view.plain, stats.get(node.id), findings=not view.plain,
+            plain=view.plain,
         )
         stat = stats.get(node.id)
         exact = rows_hover(stat.rows) if stat is not None and stat.rows is not None else ""
         attrs = [
             f"label={label}",
             f"id={_quote('node-' + node.id)}",
-            f"tooltip={_quote(node.id + ' ' + title(node.kind) + (f' · {exact}' if exact else ''))}",
+            f"tooltip={_quote(('' if view.plain else node.id + ' ') + title(node.kind) + (f' · {exact}' if exact else ''))}",
         ]
         fill = pal.node_fill
         if node.id in model.roots and node.id not in shared:
