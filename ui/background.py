@@ -90,11 +90,12 @@ HOLD_STEP_S = 0.05
 _SECONDS = re.compile(r"\(\d+ s\)")
 
 
-def show_progress(task: Task, text: str, cancel_key: str) -> None:
-    """Inside a ``st.fragment(run_every=...)``: the progress bar and Cancel, or a rerun of the whole
-    page once the task is done (see :data:`HOLD_S`)."""
+def show_progress(task: Task, text: str, cancel_key: str, rerun: str | None = None) -> None:
+    """Inside a ``st.fragment(run_every=...)``: the progress bar and Cancel, or once the task is done a
+    rerun of the fragment keyed ``rerun`` (the panel that shows the result), else of the whole page
+    (see :data:`HOLD_S`)."""
     if task.done.is_set():
-        st.rerun(scope="app")
+        _rerun(rerun)
     st.progress(task.fraction, text=f"{text}: {task.status}")
     if st.button("■ Cancel", key=cancel_key):
         task.cancel.set()
@@ -107,7 +108,29 @@ def show_progress(task: Task, text: str, cancel_key: str) -> None:
         if (task.status.startswith(IN_LINE) if in_line else _SECONDS.sub("", task.status) == shown) is False:
             break
     if task.done.is_set():
+        _rerun(rerun)
+
+
+def _rerun(key: str | None) -> None:
+    """Rerun the fragment registered under ``key``, or the whole page: redrawing only the panel that
+    shows a result spares the browser the whole page, which on a busy server is work taken from the
+    runs. Streamlit allows a keyed rerun from a widget's callback only, so it is asked for as
+    ``st.rerun`` does; where Streamlit's internals differ, the whole page reruns."""
+    if key is None:
         st.rerun(scope="app")
+    try:
+        from streamlit.commands.execution_control import _force_yield_point
+        from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+
+        ctx = get_script_run_ctx()
+        data = RerunData(query_string=ctx.query_string, page_script_hash=ctx.page_script_hash,
+                         fragment_id_queue=ctx.fragment_storage.resolve_target(key), is_fragment_scoped_rerun=True,
+                         cached_message_hashes=ctx.cached_message_hashes, context_info=ctx.context_info)
+        requests = ctx.script_requests
+    except Exception:  # noqa: BLE001 - see the docstring
+        st.rerun(scope="app")
+    requests.request_rerun(data)
+    _force_yield_point()
 
 
 def _asked_for_another_run() -> bool:

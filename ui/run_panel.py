@@ -58,7 +58,11 @@ def _clicked(plan: Plan, model: PlanModel, node_id: str) -> None:
     _start(plan, model, node_id, int(state["run_limit"]), bool(state["run_count"]), float(state["run_timeout"]))
 
 
-@st.fragment  # a click on Run redraws this tab, not the whole page (the graph and the other tabs stay)
+#: The Run tab's fragment: a click on Run, and the end of a run, redraw this tab, not the whole page.
+RUN_TAB = "run-tab"
+
+
+@st.fragment(key=RUN_TAB)
 def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, str | None]) -> None:
     ok, reason = executable
     if not ok:
@@ -84,7 +88,7 @@ def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, 
 def _progress_fragment(key: tuple) -> None:
     state = _runs().get(key)
     if state is not None:
-        show_progress(state, f"Running node {state.node_id}", f"cancel-{state.node_id}")
+        show_progress(state, f"Running node {state.node_id}", f"cancel-{state.node_id}", rerun=RUN_TAB)
 
 
 def _show(plan: Plan, model: PlanModel, state: RunState, key: tuple) -> None:
