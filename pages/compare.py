@@ -174,7 +174,8 @@ def main() -> None:
                                      "L_ORDERKEY where DataFusion writes l_orderkey")
         layout = st.radio("Layout", ["side by side", "one graph"], key="compare_layout", horizontal=True,
                           help="One graph joins matched nodes with dashed lines")
-        max_rows = st.slider("Schema rows per node", 2, 40, 6, key="compare_rows")
+        st.session_state.setdefault("compare_rows", 6)  # kept across pages: a default given once
+        max_rows = st.slider("Schema rows per node", 2, 40, key="compare_rows")
     diff = _diff(plan_a.data, plan_b.data, ignore_case)
     _summary(diff)
     st.caption("Matched nodes carry the same #number on both sides. Green: only in b (added); red: only in a "

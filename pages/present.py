@@ -127,7 +127,8 @@ def main() -> None:
             st.header("Step")
             st.selectbox("Selected step", order, key="node",
                          format_func=lambda i: f"{number[i]}. {sentences[i][:80]}")
-            max_rows = st.slider("Schema rows per box", 0, 20, MAX_ROWS, key="present_max_rows")
+            st.session_state.setdefault("present_max_rows", MAX_ROWS)  # kept across pages: a default given once
+            max_rows = st.slider("Schema rows per box", 0, 20, key="present_max_rows")
             details = st.toggle("Show the technical marks", key="present_details",
                                 help="Property badges (order, distribution) and diagnostic codes on the boxes")
     selected = st.session_state["node"]

@@ -138,8 +138,10 @@ def main() -> None:
         st.header("Step")
         st.selectbox("Start at a leaf", leaves, index=None, key="step_leaf", on_change=_on_leaf,
                      format_func=lambda n: _label(model, n), placeholder="choose a leaf")
-        limit = int(st.number_input("Rows to show", 1, 1000, 20, key="step_limit"))
-        timeout_s = float(st.number_input("Timeout (s)", 5, 3600, 120, key="step_timeout"))
+        st.session_state.setdefault("step_limit", 20)  # kept across pages: defaults given once
+        st.session_state.setdefault("step_timeout", 120)
+        limit = int(st.number_input("Rows to show", 1, 1000, key="step_limit"))
+        timeout_s = float(st.number_input("Timeout (s)", 5, 3600, key="step_timeout"))
         st.caption("Keys: **K** parent · **1**-**9** input · **G** run")
 
     node = model.node(node_id)
