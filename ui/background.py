@@ -134,21 +134,16 @@ def _rerun(key: str | None) -> None:
 
 
 def _asked_for_another_run() -> bool:
-    """Whether this session has asked for another run since this one began (a click, a page link), so
-    a look that holds returns at once and the request is taken. Streamlit has no public call for it;
-    where its internals differ, looks hold to their end."""
+    """Whether this session has asked for another run since this one began (a click, a page link;
+    not the fragment's own timer), so a look that holds returns at once and the request is taken.
+    Streamlit has no public call for it; where its internals differ, looks hold to their end."""
     try:
-        from streamlit.runtime.scriptrunner_utils.script_requests import (
-            ScriptRequestType,
-            _fragment_run_should_not_preempt_script,
-        )
+        from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 
         requests = get_script_run_ctx().script_requests
         if requests is None or requests._state == ScriptRequestType.CONTINUE:
             return False
-        data = requests._rerun_data
-        return not (requests._state == ScriptRequestType.RERUN and _fragment_run_should_not_preempt_script(
-            data.fragment_id_queue, data.is_fragment_scoped_rerun))
+        return requests._state != ScriptRequestType.RERUN or not requests._rerun_data.is_auto_rerun
     except Exception:  # noqa: BLE001 - see the docstring
         return False
 
