@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 
-from .session import archive_path
+from .session import archive_path, pid_alive
 
 
 def build(timeout_s: float = 600) -> str:
@@ -82,15 +82,7 @@ def remove_old(path: str | None = None) -> list[str]:
 def _builder_alive(partial_name: str) -> bool:
     """Whether the process that writes ``<archive>.<pid>.partial`` still runs."""
     pid = partial_name.rsplit(".", 2)[-2]
-    if not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
+    return pid.isdigit() and pid_alive(int(pid))
 
 
 def main(argv: list[str]) -> int:

@@ -30,7 +30,7 @@ from viz.types import render
 
 from .errors import ExecutionError, Refused, Unsupported
 from .session import asked_for, get_session, is_connect
-from .turns import OWNER, SPARK, Stopped, in_line_text
+from .turns import OWNER, SPARK, Stopped, in_line_text, ordinal
 from .types import result_type_notes
 
 MAX_ROWS = 10_000  # rows collected at most, whatever limit is asked
@@ -335,6 +335,7 @@ def _supervise(run: SparkRun, spark, timeout_s: float | None, cancel: threading.
     begin = time.monotonic()
     worker.start()
     stop_reason: str | None = None
+    in_line: int | None = None
     while worker.is_alive():
         worker.join(POLL_S)
         elapsed = time.monotonic() - begin
@@ -345,17 +346,16 @@ def _supervise(run: SparkRun, spark, timeout_s: float | None, cancel: threading.
         elif timeout_s is not None and elapsed > timeout_s:
             stop_reason = f"timed out after {timeout_s:g} s"
         if stop_reason:
-            in_line = run.in_line
+            in_line = run.in_line  # where it stood when stopped, if still in line
             _stop(run, spark, worker)
-            if in_line is not None:
-                stop_reason += f" while {in_line_text(in_line).replace('waiting for Spark: ', '')} for Spark, before it ran"
             break
         if progress is not None:
             progress(*_progress(spark, run, elapsed))
     if stop_reason:
         error = TimedOut if stop_reason.startswith("timed out") else Cancelled
-        ran = "" if "before it ran" in stop_reason else "; its Spark jobs were interrupted"
-        raise error(f"the run of node {run.node_id} was {stop_reason}{ran}")
+        how = (f" while {ordinal(in_line)} in line for Spark, before it ran" if in_line is not None
+               else "; its Spark jobs were interrupted")
+        raise error(f"the run of node {run.node_id} was {stop_reason}{how}")
     if run.error is not None:
         raise _as_execution_error(run.error, run.node_id)
     assert run.result is not None

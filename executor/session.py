@@ -96,7 +96,8 @@ def scratch_dir() -> str:
     return os.path.join(SCRATCH_ROOT, str(os.getpid()))
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -115,7 +116,7 @@ def clean_scratch(root: str | None = None) -> list[str]:
     except OSError:
         return removed
     for name in names:
-        if name.isdigit() and int(name) != os.getpid() and not _pid_alive(int(name)):
+        if name.isdigit() and int(name) != os.getpid() and not pid_alive(int(name)):
             shutil.rmtree(os.path.join(root, name), ignore_errors=True)
             removed.append(os.path.join(root, name))
     return removed

@@ -50,7 +50,7 @@ class _Ticket:
 
 @dataclass
 class Line:
-    """Turns on one resource: :meth:`turn` waits for one; :meth:`position` says where a ticket stands."""
+    """Turns on one resource: :meth:`turn` waits for one, saying its place in line meanwhile."""
 
     slots: int = SLOTS
     _cond: threading.Condition = field(default_factory=threading.Condition)
@@ -121,12 +121,3 @@ IN_LINE = "waiting for Spark"
 def in_line_text(place: int) -> str:
     """What a waiting run says: "waiting for Spark: 2nd in line"."""
     return f"{IN_LINE}: {ordinal(place)} in line"
-
-
-def owned_by(owner: str) -> contextvars.Context:
-    """A context whose :data:`OWNER` is ``owner``: run a thread's work in it (``ctx.run(fn)``)."""
-    ctx = contextvars.copy_context()
-    ctx.run(OWNER.set, owner)
-    return ctx
-
-

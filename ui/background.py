@@ -102,10 +102,14 @@ def show_progress(task: Task, text: str, cancel_key: str, rerun: str | None = No
         task.status = "cancelling"
         return
     in_line = task.status.startswith(IN_LINE)
-    shown = _SECONDS.sub("", task.status)
+
+    def worth_a_look(status: str) -> object:  # in line: only leaving it; else the status but its seconds
+        return status.startswith(IN_LINE) if in_line else _SECONDS.sub("", status)
+
+    shown = worth_a_look(task.status)
     deadline = time.monotonic() + (HOLD_IN_LINE_S if in_line else HOLD_S)
     while not task.done.wait(HOLD_STEP_S) and time.monotonic() < deadline and not _asked_for_another_run():
-        if (task.status.startswith(IN_LINE) if in_line else _SECONDS.sub("", task.status) == shown) is False:
+        if worth_a_look(task.status) != shown:
             break
     if task.done.is_set():
         _rerun(rerun)
