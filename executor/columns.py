@@ -59,16 +59,11 @@ def spark_columns(schema: S.StructType) -> list[Column]:
 
 def plan_columns(base: Sequence[Field]) -> list[Column]:
     """A read's base schema as columns; a type Spark has no form for is left unchecked."""
-    from .types import to_spark
+    from .types import spark_type_or_none
 
     out = []
     for f in base:
-        spark_type = None
-        if f.type is not None:
-            try:
-                spark_type = to_spark(f.type)
-            except Unsupported:
-                spark_type = None
+        spark_type = spark_type_or_none(f.type)
         out.append(Column(f.name, spark_type.simpleString() if spark_type is not None else None,
                           spark_family(spark_type) if spark_type is not None else None))
     return out

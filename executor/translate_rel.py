@@ -41,7 +41,7 @@ from .errors import ColumnMismatch, ExecutionError, Refused, Unsupported
 from .functions import resolve as resolve_function, supported
 from .jvm import col, sql_type
 from .translate_expr import ExprTranslator, Record, struct_member
-from .types import plan_user_types, to_spark
+from .types import plan_user_types, spark_type_or_none, to_spark
 
 
 @dataclass
@@ -266,15 +266,9 @@ def _conform(tr: _Translator, df: DataFrame, base: list[Field], what: str, table
     types = {f.name: f.dataType for f in df.schema.fields}
     casts: list[S.DataType | None] = []
     for src, f in zip(picked, base):
-        want = None
-        if f.type is not None:
-            try:
-                want = to_spark(f.type)
-            except Unsupported:
-                want = None
-            have = types.get(src)
-            if want is None or have is None or have == want or not _safe_cast(have, want):
-                want = None
+        want, have = spark_type_or_none(f.type), types.get(src)
+        if want is None or have is None or have == want or not _safe_cast(have, want):
+            want = None
         casts.append(want)
     names = tr.names(len(picked))
     if picked == columns:

@@ -122,17 +122,24 @@ def _shape(t: S.DataType) -> str:
     return t.simpleString()
 
 
+def spark_type_or_none(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = None) -> S.DataType | None:
+    """:func:`to_spark`, or None where there is no Spark type to check against (no type, or one Spark lacks)."""
+    if t is None:
+        return None
+    try:
+        return to_spark(t, user_types)
+    except Unsupported:
+        return None
+
+
 def result_type_notes(fields, schema: S.StructType, user_types: Mapping[int, str] | None = None) -> list[str]:
     """What a run's result says about its column types where they are not the plan's: a column whose
     Spark type is not the one the plan's derived type maps to, and a column whose type counts finer
     than the microseconds Spark keeps. ``fields``: the node's derived schema (``viz.fields.Field``)."""
     notes: list[str] = []
     for i, (f, have) in enumerate(zip(fields or (), schema.fields)):
-        if f.type is None:
-            continue
-        try:
-            want = to_spark(f.type, user_types)
-        except Unsupported:
+        want = spark_type_or_none(f.type, user_types)
+        if want is None:
             continue
         label = f"column {i} ({f.name})" if f.name else f"column {i}"
         if _shape(want) != _shape(have.dataType):
@@ -145,4 +152,4 @@ def result_type_notes(fields, schema: S.StructType, user_types: Mapping[int, str
     return notes
 
 
-__all__ = ["ENGINE_USER_TYPES", "plan_user_types", "result_type_notes", "to_spark"]
+__all__ = ["ENGINE_USER_TYPES", "plan_user_types", "result_type_notes", "spark_type_or_none", "to_spark"]
