@@ -19,16 +19,21 @@ TPCH_CUSTOMER = {"c_custkey": [1], "c_name": ["a"], "c_address": ["b"], "c_natio
                  "c_acctbal": [1.5], "c_mktsegment": ["BUILDING"], "c_comment": ["c"]}
 
 
-@pytest.fixture
-def data_root(tmp_path, monkeypatch):
-    """$SUBSTRAIT_VIZ_DATA holding other tables: a customer.parquet with TPC-DS's first customer
-    columns, and clients.parquet with TPC-H's customer columns under another file name."""
-    root = tmp_path / "data"
+def other_tables(root):
+    """``root`` made a folder of other tables: a customer.parquet with TPC-DS's first customer columns,
+    and clients.parquet with TPC-H's customer columns under another file name."""
     root.mkdir()
     pq.write_table(pa.table({"c_customer_sk": pa.array([1], pa.int32()), "c_customer_id": ["x"],
                              "c_current_cdemo_sk": pa.array([1], pa.int32()), "c_salutation": ["Mr."]}),
                    root / "customer.parquet")
     pq.write_table(pa.table(TPCH_CUSTOMER), root / "clients.parquet")
+    return root
+
+
+@pytest.fixture
+def data_root(tmp_path, monkeypatch):
+    """$SUBSTRAIT_VIZ_DATA holding other tables (:func:`other_tables`)."""
+    root = other_tables(tmp_path / "data")
     monkeypatch.setenv("SUBSTRAIT_VIZ_DATA", str(root))
     return root
 

@@ -7,13 +7,11 @@ from __future__ import annotations
 import os
 import shutil
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from benchmarks.app import CHROMIUM, start_server
 from tests.test_e2e import ARTIFACTS, ROOT, browser_page
-from tests.test_app_tables import TPCH_CUSTOMER
+from tests.test_app_tables import other_tables
 
 pytestmark = pytest.mark.browser
 
@@ -48,12 +46,7 @@ def test_a_mismatched_table_is_never_shown_bound_and_the_fix_in_the_page_binds_i
 
     if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
         pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium (make test does it when it runs as root with apt)")
-    root = tmp_path / "data"
-    root.mkdir()
-    pq.write_table(pa.table({"c_customer_sk": pa.array([1], pa.int32()), "c_customer_id": ["x"],
-                             "c_current_cdemo_sk": pa.array([1], pa.int32()), "c_salutation": ["Mr."]}),
-                   root / "customer.parquet")
-    pq.write_table(pa.table(TPCH_CUSTOMER), root / "clients.parquet")
+    root = other_tables(tmp_path / "data")
     os.makedirs(ARTIFACTS, exist_ok=True)
     server = start_server({"SUBSTRAIT_VIZ_DATA": str(root), "SUBSTRAIT_VIZ_WARM_UP": "0"})
     try:

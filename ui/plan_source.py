@@ -106,8 +106,12 @@ def found_text(data: bytes, reason: str) -> str:
 def refusal(name: str, data: bytes, reason: str, kept: Plan | None = None) -> str:
     """The one message for bytes that are not a plan: what was expected, what was found, and which
     plan stays open (``kept``)."""
-    still = f" The plan shown is still {kept.source}." if kept is not None else ""
-    return f"{name} was not opened: expected {EXPECTED}, found {found_text(data, reason)}.{still}"
+    return f"{name} was not opened: expected {EXPECTED}, found {found_text(data, reason)}.{_still(kept)}"
+
+
+def _still(kept: Plan | None) -> str:
+    """The end of a refusal: which plan stays open."""
+    return f" The plan shown is still {kept.source}." if kept is not None else ""
 
 
 #: The session's message for the last input that was not opened (an upload or a paste that is not a
@@ -136,9 +140,8 @@ def _on_upload() -> None:
         return
     size = getattr(f, "size", None)
     if size is not None and size > MAX_PLAN_BYTES:
-        kept = st.session_state.get("plan")
         st.session_state[REFUSED] = (f"{f.name} was not opened: {size:,} bytes is over the {MAX_PLAN_BYTES:,}-byte "
-                                     f"limit for a plan." + (f" The plan shown is still {kept.source}." if kept else ""))
+                                     f"limit for a plan.{_still(st.session_state.get('plan'))}")
         return
     _offer(Plan(f.getvalue(), f.name))
 

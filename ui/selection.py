@@ -18,8 +18,6 @@ def match_node(node_ids: list[str], typed: str, label: Callable[[str], str] | No
     """The node that text typed in a node picker names: the node with exactly that id first (so
     ``0.0*5`` is never ``0.0*15``), then the first node, in plan order, whose label (``label(id)``,
     e.g. "0.0*5 · Read · orders") holds the text, ignoring case; None when none does."""
-    if typed in node_ids:
-        return typed
     text = typed.strip()
     if text in node_ids:
         return text
