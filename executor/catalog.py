@@ -28,7 +28,7 @@ from substrait import algebra_pb2
 
 from viz.fields import Field
 
-from .columns import ColumnCheck, check_columns, file_columns, plan_columns
+from .columns import ColumnCheck, check_bases, file_columns
 from .errors import ExecutionError, Refused, TableNotFound, Unsupported
 from .paths import DataRoots
 
@@ -243,7 +243,7 @@ class Catalog:
 
         ``columns``: the base schemas the plan reads each table with (by dotted name, as
         :func:`plan_columns_by_table` gives them). A file is then bound only when it serves every one
-        of them (:func:`executor.columns.check_columns`), or, chosen for it, by position; its columns
+        of them (:func:`executor.columns.check_bases`), or, chosen for it, by position; its columns
         come from the file's footer or header, not from Spark."""
         out = []
         for names in table_names:
@@ -272,7 +272,7 @@ class Catalog:
         """How the file or folder at ``path`` (under the data roots) serves the plan's base schemas for a
         table: the first check that fails, else the first. Raises ``ExecutionError`` when it cannot be read."""
         real = self.roots.resolve(path)
-        return _checks(file_columns(real, _format_of(real)), bases)[0]
+        return check_bases(file_columns(real, _format_of(real)), bases)[0]
 
     def _checked(self, names: list[str], src: _Source, bases: Sequence[Sequence[Field]]) -> TableStatus:
         where = f"{src.format} at {src.path}"
@@ -280,7 +280,7 @@ class Catalog:
             have = file_columns(src.path, src.format)
         except ExecutionError as exc:
             return TableStatus(names, False, "unreadable", src.path, src.format, str(exc))
-        check, checks = _checks(have, bases)
+        check, checks = check_bases(have, bases)
         if check.ok:
             return TableStatus(names, True, src.how, src.path, src.format, where, check)
         if self.reads_by_position(names) and all(c.by_position for c in checks):
@@ -346,13 +346,6 @@ class Catalog:
     def clear_cache(self) -> None:
         with self._lock:
             self._cache.clear()
-
-
-def _checks(have, bases: Sequence[Sequence[Field]]) -> tuple[ColumnCheck, list[ColumnCheck]]:
-    """A file's columns checked against each base schema the plan reads it with; the check to show
-    (the first that fails, else the first) and all of them."""
-    checks = [check_columns(have, plan_columns(base)) for base in bases] or [check_columns(have, [])]
-    return next((c for c in checks if not c.ok), checks[0]), checks
 
 
 def plan_columns_by_table(model) -> dict[str, list[list[Field]]]:

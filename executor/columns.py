@@ -162,6 +162,13 @@ def check_columns(table: Sequence[Column], plan: Sequence[Column]) -> ColumnChec
     return out
 
 
+def check_bases(table: Sequence[Column], bases: Sequence[Sequence[Field]]) -> tuple[ColumnCheck, list[ColumnCheck]]:
+    """A table's columns checked against each base schema a plan reads it with: the check to show (the
+    first that fails, else the first) and all of them."""
+    checks = [check_columns(table, plan_columns(base)) for base in bases] or [check_columns(table, [])]
+    return next((c for c in checks if not c.ok), checks[0]), checks
+
+
 # ---- a file's columns without Spark --------------------------------------------------------------
 
 

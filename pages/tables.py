@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from executor.catalog import TableStatus, plan_columns_by_table
-from executor.columns import ColumnCheck, check_columns, file_columns, plan_columns
+from executor.columns import ColumnCheck, check_bases, file_columns
 from executor.data import CACHE, TPCH_TABLES, tpch
 from executor.errors import ExecutionError
 from ui.boundary import panel
@@ -172,8 +172,7 @@ def _generated(plan, s: TableStatus, bases, catalog) -> None:
     path = os.path.join(CACHE, f"tpch-sf{TPCH_SCALE:g}", f"{table}.parquet")
     if os.path.exists(path):
         try:
-            have = file_columns(path, "parquet")
-            if not all(check_columns(have, plan_columns(b)).ok for b in bases):
+            if not check_bases(file_columns(path, "parquet"), bases)[0].ok:
                 return
         except ExecutionError:
             return
@@ -223,10 +222,9 @@ def _use_tpch(plan, names: list[str], columns: dict) -> None:
     st.session_state["use_tpch"] = True  # the TPC-H folder becomes a data root, so it can be bound
     for name in names:
         path = os.path.join(folder, f"{name.split('.')[-1].lower()}.parquet")
-        have = file_columns(path, "parquet")
-        bad = [c for c in (check_columns(have, plan_columns(b)) for b in columns.get(name, [])) if not c.ok]
-        if bad:
-            st.session_state[f"fix_tpch_error_{name}"] = f"TPC-H's {name} {bad[0].problem()} either."
+        check = check_bases(file_columns(path, "parquet"), columns.get(name, []))[0]
+        if not check.ok:
+            st.session_state[f"fix_tpch_error_{name}"] = f"TPC-H's {name} {check.problem()} either."
             continue
         bindings(plan)[name] = path
         _drop_choice(name)
