@@ -341,12 +341,11 @@ def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, 
         node = model.node(node_id)
         hidden = _hidden_count(model, node_id, kept) if node_id in view.collapsed else 0
         effects = shown_effects(model, node)
+        stat = stats.get(node.id)
         label = node_label(
             node, view.max_rows, pal, hidden, {} if view.plain else effects,
-            node.id in view.unrunnable and not view.plain, stats.get(node.id), findings=not view.plain,
-            plain=view.plain,
+            node.id in view.unrunnable and not view.plain, stat, findings=not view.plain, plain=view.plain,
         )
-        stat = stats.get(node.id)
         exact = rows_hover(stat.rows) if stat is not None and stat.rows is not None else ""
         attrs = [
             f"label={label}",
@@ -398,8 +397,9 @@ def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, 
             # The profile overlay: the rows flowing along the edge, and a width by their count.
             label = rows_text(stat.rows) + (f" · {label}" if label else "")
             attrs = [a for a in attrs if not a.startswith("penwidth=")] + [f"penwidth={edge_penwidth(stat.rows)}"]
-            if rows_hover(stat.rows):  # the exact count where the label shows it rounded
-                attrs += [f"tooltip={_quote(rows_hover(stat.rows))}", f"labeltooltip={_quote(rows_hover(stat.rows))}"]
+            exact = rows_hover(stat.rows)
+            if exact:  # the exact count where the label shows it rounded
+                attrs += [f"tooltip={_quote(exact)}", f"labeltooltip={_quote(exact)}"]
         if label:
             attrs.append(f"label={_quote(label)}")
         suffix = f" [{', '.join(attrs)}]" if attrs else ""
