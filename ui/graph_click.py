@@ -15,6 +15,7 @@ when another node is selected keeps a click as fast as the rerun.
 
 from __future__ import annotations
 
+from importlib import resources
 from typing import Callable
 
 import streamlit as st
@@ -22,43 +23,9 @@ import streamlit as st
 from ui.selection import select, theme
 from viz.render import PALETTES
 
-_JS = r"""
-export default function (component) {
-  const { setTriggerValue, data } = component;
-  window.__substraitVizClick = setTriggerValue;
-  const selected = data && data.selected ? 'node-' + data.selected : null;
-  const fill = (data && data.fill) || '#fff3c4';
-  const hits = new Set(((data && data.hits) || []).map((n) => 'node-' + n));
-  const lin = data && data.lineage;  // a column's lineage: its nodes take the lineage colours
-  const path = new Set(((lin && lin.nodes) || []).map((n) => 'node-' + n));
-  const paint = () => {
-    document.querySelectorAll('.stGraphVizChart svg g.node').forEach((g) => {
-      if (!g.dataset.substraitBound) {
-        g.dataset.substraitBound = '1';
-        g.style.cursor = 'pointer';
-        g.addEventListener('click', () => {
-          const title = g.querySelector('title');
-          const id = g.id && g.id.startsWith('node-') ? g.id.slice(5) : (title ? title.textContent : '');
-          if (id && window.__substraitVizClick) window.__substraitVizClick('node', id);
-        });
-      }
-      // the node's outline is its first shape; an inline style wins over the DOT's attributes
-      const shape = g.querySelector('path, polygon, ellipse');
-      if (!shape) return;
-      const on = g.id === selected, hit = hits.has(g.id), traced = path.has(g.id);
-      shape.style.fill = on ? fill : (hit ? data.hit_fill : (traced ? lin.fill : ''));
-      shape.style.strokeWidth = on ? '3' : (hit || traced ? '2' : '');
-      shape.style.stroke = traced ? lin.stroke : '';
-      if (on) g.classList.add('substrait-selected'); else g.classList.remove('substrait-selected');
-      g.classList.toggle('substrait-lineage', traced);
-    });
-  };
-  paint();
-  const observer = new MutationObserver(paint);
-  observer.observe(document.body, { childList: true, subtree: true });
-  return () => observer.disconnect();
-}
-"""
+#: The listener's script, in ``ui/static/graph_click.js`` (read once, given to the component as its
+#: text); what it paints comes in the component's data, a JSON object (:func:`graph_click`).
+_JS = (resources.files("ui") / "static" / "graph_click.js").read_text(encoding="utf-8")
 
 _component = st.components.v2.component("substrait_viz_graph_click", js=_JS)
 

@@ -1,0 +1,397 @@
+// The graph viewer (ui/graph_view.py), a Streamlit components v2 module run in the page itself:
+// shows the SVG laid out on the server with pan (drag), zoom (wheel, buttons, Fit, 100%), a minimap,
+// the search hits one at a time, and the selection and a column's lineage painted in the page; a click
+// on a node (or a schema row) is sent back as a trigger value. Everything it shows comes in
+// component.data (a JSON object built by graph_view()); nothing is formatted into this source.
+
+// READABLE_K: the smallest zoom whose node text reads (titles about 10 px, detail lines 9 px); Fit
+// and a jump to a node never go below it. MIN_FRAME: the frame's least height, however small the window.
+const MIN_K = 0.02, MAX_K = 4, FAR_K = 0.45, MINI_W = 180, MINI_H = 140, READABLE_K = 0.7, MIN_FRAME = 320;
+
+function build(root, data) {
+  const viewport = root.querySelector('.sv-viewport');
+  const stage = root.querySelector('.sv-stage');
+  const mini = root.querySelector('.sv-minimap');
+  const miniStage = root.querySelector('.sv-mini-stage');
+  const miniView = root.querySelector('.sv-mini-view');
+  const zoomLabel = root.querySelector('.sv-zoom');
+  stage.innerHTML = data.svg;
+  stage.style.transform = '';  // measured at 100% below
+  const svg = stage.querySelector('svg');
+  const w = svg.width.baseVal.value, h = svg.height.baseVal.value;  // its drawn size, in px
+  // the frame: as tall as the drawing as it opens, within [220, data.height]: fitted to its width when
+  // its text stays readable so, else at 100% (a wide plan fitted to the width would leave a strip);
+  // and no taller than the window below its top, so its bottom and the minimap show with its top
+  const widthK = Math.min(1, viewport.clientWidth / w);
+  const openK = widthK >= READABLE_K ? widthK : 1;
+  const below = window.innerHeight - Math.max(0, viewport.getBoundingClientRect().top) - 16;
+  const tallest = Math.max(Math.min(MIN_FRAME, data.height), Math.min(data.height, below));
+  viewport.style.height = Math.round(Math.max(220, Math.min(tallest, h * openK + 12))) + 'px';
+  const v = { key: data.key, viewport, stage, svg, w, h, k: 1, x: 0, y: 0, selected: null, moved: false };
+  // level of detail: a node's lines below its title come marked sv-detail (viz.export.mark_detail_lines)
+  // every node's box in the drawing's own px, measured once at 100%. The nodes' text is not laid
+  // out yet (the CSS in graph_view.py): laying out every line of a large drawing's text would hold
+  // back its first paint. A node's text is laid out when the node comes near the view (v.apply),
+  // and the rest's, a few nodes at a time, when the page is idle.
+  const s0 = stage.getBoundingClientRect();
+  const nodes = [...svg.querySelectorAll('g.node')];
+  v.boxes = new Map(nodes.map((g) => {
+    const r = g.getBoundingClientRect();
+    return [g, { x: r.left - s0.left, y: r.top - s0.top, w: r.width, h: r.height }];
+  }));
+  v.box = (g) => v.boxes.get(g) || { x: 0, y: 0, w: 0, h: 0 };
+  v.far = new Set(nodes);  // nodes whose text is not laid out yet
+  v.near = () => {  // lay out the text of the nodes in or near the view (half a view around it)
+    if (!v.far.size) return;
+    const vw = viewport.clientWidth / v.k, vh = viewport.clientHeight / v.k;
+    const x0 = -v.x / v.k - vw / 2, y0 = -v.y / v.k - vh / 2, x1 = x0 + 2 * vw, y1 = y0 + 2 * vh;
+    v.far.forEach((g) => {
+      const b = v.box(g);
+      if (b.x < x1 && b.x + b.w > x0 && b.y < y1 && b.y + b.h > y0) { g.classList.add('sv-near'); v.far.delete(g); }
+    });
+  };
+  // a minimap where Fit cannot show the whole graph readably: it is then the overview
+  const big = Math.min(viewport.clientWidth / w, viewport.clientHeight / h) < READABLE_K;
+  if (big) {
+    const mk = Math.min(MINI_W / w, MINI_H / h);
+    mini.style.width = Math.ceil(w * mk) + 'px';
+    mini.style.height = Math.ceil(h * mk) + 'px';
+    mini.style.display = 'block';
+    v.mk = mk;
+  }
+  v.apply = () => {
+    stage.style.transform = `translate(${v.x}px, ${v.y}px) scale(${v.k})`;
+    v.near();
+    zoomLabel.textContent = Math.round(v.k * 100) + '%';
+    viewport.classList.toggle('sv-far', v.k < FAR_K);
+    if (v.mk) {
+      miniView.style.left = (-v.x / v.k) * v.mk + 'px';
+      miniView.style.top = (-v.y / v.k) * v.mk + 'px';
+      miniView.style.width = (viewport.clientWidth / v.k) * v.mk + 'px';
+      miniView.style.height = (viewport.clientHeight / v.k) * v.mk + 'px';
+    }
+  };
+  v.zoomAt = (k, cx, cy) => {
+    k = Math.max(MIN_K, Math.min(MAX_K, k));
+    v.x = cx - (cx - v.x) * (k / v.k);
+    v.y = cy - (cy - v.y) * (k / v.k);
+    v.k = k;
+    v.apply();
+  };
+  v.top = () => {  // the topmost node's box (a root), or null
+    let top = null;
+    v.boxes.forEach((b) => { if (!top || b.y < top.y) top = b; });
+    return top;
+  };
+  v.fit = () => {  // the whole graph; one too large to read so: its top (the roots) at READABLE_K
+    const vw = viewport.clientWidth, vh = viewport.clientHeight;
+    v.k = Math.max(READABLE_K, Math.min(1, 0.96 * Math.min(vw / w, vh / h)));
+    const top = v.top();
+    v.x = w * v.k <= vw || !top ? (vw - w * v.k) / 2
+      : Math.min(0, Math.max(vw - w * v.k, vw / 2 - (top.x + top.w / 2) * v.k));
+    v.y = h * v.k <= vh ? (vh - h * v.k) / 2 : 8 - (top ? top.y : 0) * v.k;
+    v.apply();
+  };
+  if (v.mk) {  // the minimap: each node as a box, selected and hit nodes in their colours
+    const ns = 'http://www.w3.org/2000/svg';
+    const m = document.createElementNS(ns, 'svg');
+    m.setAttribute('width', Math.ceil(w * v.mk)); m.setAttribute('height', Math.ceil(h * v.mk));
+    m.setAttribute('viewBox', `0 0 ${w} ${h}`);
+    v.miniBoxes = {};
+    v.boxes.forEach((b, g) => {
+      const r = document.createElementNS(ns, 'rect');
+      r.setAttribute('x', b.x); r.setAttribute('y', b.y); r.setAttribute('width', b.w); r.setAttribute('height', b.h);
+      r.setAttribute('fill', '#b8c7db');
+      m.appendChild(r);
+      v.miniBoxes[g.id] = r;
+    });
+    miniStage.innerHTML = '';
+    miniStage.appendChild(m);
+  }
+  v.actual = () => {  // 100%, the topmost node (a root) at the top, in the middle
+    const top = v.top();
+    v.k = 1;
+    v.x = top ? viewport.clientWidth / 2 - (top.x + top.w / 2) : (viewport.clientWidth - w) / 2;
+    v.y = top ? 12 - top.y : 8;
+    v.apply();
+  };
+  v.centerOn = (px, py, k) => {  // px, py: a point of the drawing, in its own px
+    v.k = k; v.x = viewport.clientWidth / 2 - px * k; v.y = viewport.clientHeight / 2 - py * k;
+    v.apply();
+  };
+  v.node = (id) => id ? svg.querySelector(`[id="node-${CSS.escape(id)}"]`) : null;
+  v.toSelected = () => {
+    const g = v.node(v.selected);
+    if (!g) return;
+    const b = v.box(g);
+    v.centerOn(b.x + b.w / 2, b.y + b.h / 2, Math.max(v.k, 1));
+  };
+  v.inView = (g) => {  // whether node g is wholly inside the frame, and not under the minimap
+    const b = v.box(g), k = v.k, vw = viewport.clientWidth, vh = viewport.clientHeight;
+    const x0 = b.x * k + v.x, y0 = b.y * k + v.y, x1 = (b.x + b.w) * k + v.x, y1 = (b.y + b.h) * k + v.y;
+    const under = v.mk && x1 > vw - mini.offsetWidth - 8 && y1 > vh - mini.offsetHeight - 8;
+    return x0 >= 0 && y0 >= 0 && x1 <= vw && y1 <= vh && !under;
+  };
+  v.reveal = (g, readable) => {  // node g centred, when outside the frame (or, with readable, too small to read)
+    if (!g || (v.inView(g) && (!readable || v.k >= READABLE_K))) return;
+    const b = v.box(g), k = Math.max(v.k, READABLE_K), vw = viewport.clientWidth, vh = viewport.clientHeight;
+    v.centerOn(b.x + b.w / 2, b.y + b.h / 2, k);
+    // a node near the drawing's edge: the frame filled with the drawing instead, as far as g stays in it
+    const x = v.x, y = v.y;
+    const cx = w * k > vw ? Math.min(0, Math.max(vw - w * k, x)) : x;
+    const cy = h * k > vh ? Math.min(0, Math.max(vh - h * k, y)) : y;
+    for (const [px, py] of [[cx, cy], [x, cy], [cx, y]]) {
+      v.x = px; v.y = py;
+      if (v.inView(g)) break;
+      v.x = x; v.y = y;
+    }
+    v.apply();
+  };
+  // the search hits, in reading order (top to bottom, then left to right), and the one shown
+  v.hitKey = null; v.hits = []; v.hitAt = 0;
+  const hitsLabel = root.querySelector('.sv-hits'), hitCount = root.querySelector('.sv-hit-count');
+  v.setHits = (ids) => {
+    v.hits = ids.map((id) => v.node(id)).filter((g) => g);
+    const mid = (g) => { const b = v.box(g); return Math.round(b.y + b.h / 2); };  // a rank's nodes share it
+    v.hits.sort((a, b) => mid(a) - mid(b) || v.box(a).x - v.box(b).x);
+    v.hitAt = 0;
+    hitsLabel.hidden = !v.hits.length;
+  };
+  v.toHit = (i) => {  // show hit i (wrapping round) and say which it is
+    if (!v.hits.length) return;
+    v.hitAt = (i + v.hits.length) % v.hits.length;
+    hitCount.textContent = `${v.hitAt + 1} of ${v.hits.length}`;
+    if (v.data) paint(v, v.data);
+    v.reveal(v.hits[v.hitAt], true);
+  };
+  // drag to pan; a press that does not move is a click
+  let drag = null;
+  viewport.addEventListener('pointerdown', (e) => {
+    if (e.button !== 0 || mini.contains(e.target)) return;
+    drag = { x: e.clientX, y: e.clientY, vx: v.x, vy: v.y };
+    v.moved = false;
+  });
+  window.addEventListener('pointermove', (e) => {
+    if (!drag) return;
+    const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+    if (!v.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
+    v.moved = true;
+    viewport.classList.add('sv-dragging');
+    v.x = drag.vx + dx; v.y = drag.vy + dy;
+    v.apply();
+  });
+  window.addEventListener('pointerup', () => { drag = null; viewport.classList.remove('sv-dragging'); });
+  viewport.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    const r = viewport.getBoundingClientRect();
+    v.zoomAt(v.k * Math.exp(-e.deltaY * 0.0015), e.clientX - r.left, e.clientY - r.top);
+  }, { passive: false });
+  // the minimap: click or drag to move the view there
+  const fromMini = (e) => {
+    const r = mini.getBoundingClientRect();
+    v.centerOn((e.clientX - r.left) / v.mk, (e.clientY - r.top) / v.mk, v.k);
+  };
+  let miniDrag = false;
+  mini.addEventListener('pointerdown', (e) => { miniDrag = true; fromMini(e); e.stopPropagation(); });
+  mini.addEventListener('pointermove', (e) => { if (miniDrag) fromMini(e); });
+  window.addEventListener('pointerup', () => { miniDrag = false; });
+  // clicks on nodes
+  svg.querySelectorAll('g.node').forEach((g) => {
+    g.dataset.substraitBound = '1';
+    g.addEventListener('click', (e) => {
+      if (v.moved) return;
+      const title = g.querySelector('title');
+      const id = g.id && g.id.startsWith('node-') ? g.id.slice(5) : (title ? title.textContent : '');
+      const row = v.columnClicks && e.target.closest && e.target.closest('text') ? rowOf(g, e.target.closest('text')) : null;
+      v.clicked = id;  // a node clicked in the frame is not moved when it comes back selected
+      if (id && v.setTrigger) { if (row !== null) v.setTrigger('column', id + '|' + row); else v.setTrigger('node', id); }
+    });
+  });
+  root.querySelectorAll('.sv-toolbar button').forEach((b) => {
+    b.addEventListener('click', () => {
+      const act = b.dataset.act, cx = viewport.clientWidth / 2, cy = viewport.clientHeight / 2;
+      if (act === 'in') v.zoomAt(v.k * 1.25, cx, cy);
+      else if (act === 'out') v.zoomAt(v.k / 1.25, cx, cy);
+      else if (act === 'fit') v.fit();
+      else if (act === 'one') v.actual();
+      else if (act === 'sel') v.toSelected();
+      else if (act === 'next') v.toHit(v.hitAt + 1);
+      else if (act === 'prev') v.toHit(v.hitAt - 1);
+    });
+  });
+  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
+  const rest = () => {  // the far nodes' text, thirty nodes per idle moment, while this drawing is shown
+    if (!v.far.size || root.__viewer !== v || !stage.contains(svg)) return;
+    [...v.far].slice(0, 30).forEach((g) => { g.classList.add('sv-near'); v.far.delete(g); });
+    idle(rest);
+  };
+  requestAnimationFrame(() => idle(rest));
+  return v;
+}
+
+// a schema row of a node's label: its "[i]" text and the texts on the same line
+function rowTexts(g, index) {
+  const texts = [...g.querySelectorAll('text')];
+  const head = texts.find((t) => t.textContent.trim() === '[' + index + ']');
+  if (!head) return [];
+  const y = parseFloat(head.getAttribute('y'));
+  return texts.filter((t) => Math.abs(parseFloat(t.getAttribute('y')) - y) < 4);
+}
+function rowOf(g, text) {  // the index of the schema row a clicked text is on, or null
+  const y = parseFloat(text.getAttribute('y'));
+  for (const t of g.querySelectorAll('text')) {
+    const m = /^\[(\d+)\]$/.exec(t.textContent.trim());
+    if (m && Math.abs(parseFloat(t.getAttribute('y')) - y) < 4) return parseInt(m[1], 10);
+  }
+  return null;
+}
+
+// a column's lineage: the nodes, edges and schema rows on its path, in the lineage colours
+function paintLineage(v, lin) {
+  v.svg.querySelectorAll('.substrait-lineage-row').forEach((t) => {
+    t.classList.remove('substrait-lineage-row'); t.style.fill = ''; t.style.fontWeight = '';
+  });
+  const edges = new Set((lin && lin.edges) || []);
+  v.svg.querySelectorAll('g.edge').forEach((g) => {
+    const title = g.querySelector('title');
+    const on = !!title && edges.has(title.textContent);
+    g.classList.toggle('substrait-lineage-edge', on);
+    g.querySelectorAll('path').forEach((p) => { p.style.stroke = on ? lin.stroke : ''; p.style.strokeWidth = on ? '3' : ''; });
+    g.querySelectorAll('polygon').forEach((p) => { p.style.stroke = on ? lin.stroke : ''; p.style.fill = on ? lin.stroke : ''; });
+  });
+  if (!lin) return;
+  Object.entries(lin.rows || {}).forEach(([node, indices]) => {
+    const g = v.svg.querySelector(`[id="node-${CSS.escape(node)}"]`);
+    if (!g) return;
+    indices.forEach((i) => rowTexts(g, i).forEach((t) => {
+      t.classList.add('substrait-lineage-row'); t.style.fill = lin.stroke; t.style.fontWeight = 'bold';
+    }));
+  });
+}
+
+const HIT_STROKE = '#c77700';
+
+function paint(v, data) {
+  const selected = data.selected ? 'node-' + data.selected : null;
+  const hits = new Set((data.hits || []).map((n) => 'node-' + n));
+  const lin = data.lineage;
+  const path = new Set(((lin && lin.nodes) || []).map((n) => 'node-' + n));
+  const current = v.hits[v.hitAt];  // the hit last shown: a thicker outline in the hits' colour
+  v.svg.querySelectorAll('g.node').forEach((g) => {
+    const shape = g.querySelector('path, polygon, ellipse');  // the node's outline: its first shape
+    if (!shape) return;
+    const on = g.id === selected, hit = hits.has(g.id), traced = path.has(g.id), shown = hit && g === current;
+    shape.style.fill = on ? data.fill : (hit ? data.hit_fill : (traced ? lin.fill : ''));
+    shape.style.strokeWidth = shown ? '4' : (on ? '3' : (hit || traced ? '2' : ''));
+    shape.style.stroke = shown ? HIT_STROKE : (traced ? lin.stroke : '');
+    g.classList.toggle('substrait-selected', on);
+    g.classList.toggle('substrait-hit', hit);
+    g.classList.toggle('substrait-hit-shown', shown);
+    g.classList.toggle('substrait-lineage', traced);
+    const r = v.miniBoxes && v.miniBoxes[g.id];
+    if (r) r.setAttribute('fill', on ? '#e8590c' : shown ? HIT_STROKE : hit ? '#f0b400' : traced ? '#8d6be0' : '#b8c7db');
+  });
+  paintLineage(v, lin);
+}
+
+// Streamlit fades an element while a rerun redraws it (a delayed opacity transition): on the viewer,
+// merely setting it up re-records the whole drawing twice on every click. The graph is not faded: it
+// stays what it was until its new data arrive (which it paints).
+const NO_FADE = 'sv-no-fade';
+function keepOpaque(component) {
+  if (!document.getElementById(NO_FADE)) {
+    const style = document.createElement('style');
+    style.id = NO_FADE;
+    style.textContent = '[data-sv-viewer] { opacity: 1 !important; transition: none !important; }';
+    document.head.appendChild(style);
+  }
+  const host = component.parentElement.getRootNode().host || component.parentElement;
+  const box = host.closest('[data-testid="stElementContainer"]');
+  if (box) box.dataset.svViewer = '1';
+}
+
+// A page link clicked (or the browser's back or forward) while a page draws its graph first: the page
+// is being left. Until the new page's run starts, Streamlit's browser sends a widget's rerun with the
+// page it shows, and the server runs the last rerun it got: asking for the rest of the page then would
+// run the page being left instead of the one asked for (the Step page never drew). Listened for once
+// per page load; capturing, so it is known before any later frame asks.
+if (!window.__substraitVizLeaving) {
+  window.__substraitVizLeaving = { left: false };
+  const LINKS = '[data-testid="stSidebarNavLink"], [data-testid="stTopNavLink"], [data-testid="stPageLink-NavLink"]';
+  document.addEventListener('click', (e) => {
+    if (e.target instanceof Element && e.target.closest(LINKS)) window.__substraitVizLeaving.left = true;
+  }, true);
+  window.addEventListener('popstate', () => { window.__substraitVizLeaving.left = true; });
+}
+
+export default function (component) {
+  const { data, setTriggerValue } = component;
+  let asked = false;
+  try {
+    keepOpaque(component);
+    asked = show(component);
+  } finally {
+    // a page that drew its graph first: now that the graph is drawn (painted, unless the tab is hidden),
+    // ask for the rest of the page; asked once whatever happened above, so the page is never left half drawn
+    if (data.then_rest && !asked) {
+      // not once the page is being left (above) or is gone
+      const rest = () => {
+        if (!window.__substraitVizLeaving.left && component.parentElement.isConnected) setTriggerValue('drawn', data.key);
+      };
+      if (document.hidden) rest(); else requestAnimationFrame(() => setTimeout(rest, 0));
+    }
+  }
+}
+
+// draw (or update) the viewer; true when it asked the server for something instead (a lost SVG)
+function show(component) {
+  const { parentElement, data, setTriggerValue } = component;
+  const root = parentElement.querySelector('.sv-root');
+  // the SVG comes once per page and session; later reruns send only its key (see graph_view)
+  const svgs = window.__substraitVizSvgs || (window.__substraitVizSvgs = new Map());
+  if (data.svg) svgs.set(data.key, data.svg);
+  // the hint first: the frame's height is worked out below it (a longer hint takes two lines)
+  root.querySelector('.sv-hint').textContent = 'drag to pan · wheel to zoom · click a node to select it'
+    + (data.column_clicks ? ', a schema row for its lineage' : '');
+  let v = root.__viewer;
+  if (!v || v.key !== data.key) {
+    const svg = svgs.get(data.key);
+    if (!svg) { setTriggerValue('missing', data.key); return true; }
+    v = root.__viewer = build(root, { ...data, svg });
+    root.dataset.svgKey = data.key;
+    // fitted when its text stays readable so; else at 100%, from the top (the roots)
+    const vp = v.viewport;
+    if (Math.min(vp.clientWidth / v.w, vp.clientHeight / v.h) >= READABLE_K) v.fit(); else v.actual();
+  }
+  v.setTrigger = setTriggerValue;
+  v.columnClicks = !!data.column_clicks;
+  const changed = v.selected !== data.selected;
+  v.selected = data.selected;
+  v.data = data;
+  if (data.search) window.__substraitVizSearch = { viewer: v, root, ...data.search };
+  const hitKey = (data.hits || []).join('\n');
+  let toHit = false;
+  if (hitKey !== v.hitKey) {  // a new search (or drawing): its first hit is shown, over the selection
+    v.hitKey = hitKey;
+    v.setHits(data.hits || []);
+    toHit = v.hits.length > 0;
+  }
+  if (toHit) v.toHit(0); else paint(v, data);
+  // a node selected in the page (the picker, a link, the inspector) is brought into the frame
+  if (changed && data.follow) v.toSelected();
+  else if (changed && !toHit && data.selected !== v.clicked) v.reveal(v.node(data.selected), false);
+  return false;
+}
+
+// Enter in the page's search box (data.search.label) steps to the next hit, Shift+Enter to the previous,
+// once the box holds the query the hits are for (before, Enter sends the new query, whose first hit is
+// shown when its hits come). Listened for once per page load, for the viewer that last had a search.
+if (!window.__substraitVizSearchKeys) {
+  window.__substraitVizSearchKeys = true;
+  document.addEventListener('keydown', (e) => {
+    const s = window.__substraitVizSearch, box = e.target;
+    if (!s || e.key !== 'Enter' || !(box instanceof HTMLInputElement) || !s.root.isConnected) return;
+    if (box.getAttribute('aria-label') !== s.label || box.value !== s.query || !s.viewer.hits.length) return;
+    s.viewer.toHit(s.viewer.hitAt + (e.shiftKey ? -1 : 1));
+  }, true);
+}
