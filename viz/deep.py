@@ -70,6 +70,7 @@ class _Worker(threading.Thread):
                         return
                 continue
             job()
+            del job  # it holds its result: the caller's reference is to be the last one
             with _lock:
                 _idle.append(self)
 

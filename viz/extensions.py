@@ -80,7 +80,7 @@ def _signature(impl: dict) -> str:
     return f"({', '.join(args)}) -> {ret}"
 
 
-def _yaml_loader():
+def yaml_loader():
     """libyaml's safe loader where PyYAML was built with it (about ten times faster), else PyYAML's."""
     import yaml
 
@@ -92,7 +92,7 @@ def standard_functions() -> dict[str, list[FunctionDef]]:
     """Every function of the standard extension YAMLs, by lower-case name."""
     import yaml
 
-    loader = _yaml_loader()
+    loader = yaml_loader()
     out: dict[str, list[FunctionDef]] = {}
     directory = _extension_dir()
     if directory is None:

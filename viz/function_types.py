@@ -20,7 +20,7 @@ import functools
 import os
 import threading
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Collection, Sequence
 
 from substrait import type_pb2
 
@@ -43,7 +43,7 @@ ALIASES = {
     "mean": "avg",
 }
 
-_lock = threading.Lock()
+_lock = threading.RLock()
 
 
 @dataclass(frozen=True)
@@ -58,17 +58,69 @@ class Derived:
     defined: bool = True
 
 
-@functools.lru_cache(maxsize=1)
-def registry():
-    """The extension registry: every standard YAML of ``substrait-extensions``, then ours."""
-    import yaml
-    from substrait.extension_registry import ExtensionRegistry
+#: The top-level lists of an extension YAML that declare functions.
+_FUNCTION_LISTS = ("scalar_functions", "aggregate_functions", "window_functions")
 
+
+@functools.lru_cache(maxsize=1)
+def _documents() -> tuple[dict, ...]:
+    """The standard extension YAMLs the registry loads by default (the same files, in its order), then
+    ours, parsed with libyaml's loader where PyYAML has it."""
+    from importlib.resources import files
+    from pathlib import Path
+
+    import yaml
+
+    from .extensions import yaml_loader
+
+    directory = files("substrait_extensions.extensions")
+    paths = [f for f in directory.iterdir() if f.name.startswith("functions") and f.name.endswith(".yaml")]
+    docs = []
+    for path in [*paths, Path(_PRODUCER_YAML)]:
+        with path.open("rb") as fh:
+            docs.append(yaml.load(fh, Loader=yaml_loader()))
+    return tuple(docs)
+
+
+def _only(doc: dict, names: Collection[str]) -> dict:
+    """``doc`` with only the functions named ``names``."""
+    return {**doc, **{k: [f for f in doc[k] if f.get("name") in names] for k in _FUNCTION_LISTS if doc.get(k)}}
+
+
+class _Registry:
+    """substrait-python's registry of every extension YAML, filled one function name at a time:
+    registering an overload parses its argument types with the ANTLR grammar, and a plan calls a few
+    of the hundreds of functions."""
+
+    def __init__(self) -> None:
+        from substrait.extension_registry import ExtensionRegistry
+
+        self.registry = ExtensionRegistry(load_default_extensions=False)
+        self.names: set[str] = set()
+        for doc in _documents():  # every URN, so that the search order is the whole registry's
+            self.registry.register_extension_dict(_only(doc, ()))
+
+    def having(self, names: Sequence[str]):
+        """The registry, with every overload of the functions ``names`` registered."""
+        new = {n for n in names if n not in self.names}
+        if new:
+            for doc in _documents():
+                if any(f.get("name") in new for k in _FUNCTION_LISTS for f in doc.get(k) or ()):
+                    self.registry.register_extension_dict(_only(doc, new))
+            self.names |= new
+        return self.registry
+
+
+@functools.lru_cache(maxsize=1)
+def _lazy() -> _Registry:
+    return _Registry()
+
+
+def registry(*names: str):
+    """The extension registry (every standard YAML of ``substrait-extensions``, then ours) holding at
+    least the functions ``names``: what it holds of other functions depends on what was asked before."""
     with _lock:
-        reg = ExtensionRegistry(load_default_extensions=True)
-        with open(_PRODUCER_YAML, encoding="utf-8") as fh:
-            reg.register_extension_dict(yaml.safe_load(fh))
-    return reg
+        return _lazy().having(names)
 
 
 def _search_order(extension: str) -> list[str]:
@@ -114,8 +166,12 @@ def derive(name: str, extension: str, args: Sequence[Type | str | None]) -> Deri
 @functools.lru_cache(maxsize=4096)
 def _derive(name: str, extension: str, key: tuple) -> Derived:
     signature = [k if isinstance(k, str) else Type.FromString(k) for k in key]
-    reg = registry()
     names = [name] + ([ALIASES[name]] if ALIASES.get(name, name) != name else [])
+    with _lock:  # the registry grows as functions are asked for: one reader or writer at a time
+        return _resolve(registry(*names), name, names, extension, signature)
+
+
+def _resolve(reg, name: str, names: list[str], extension: str, signature: list) -> Derived:
     for candidate in names:
         found = reg.find_function(candidate, signature, _search_order(extension))
         if found is None:
