@@ -844,6 +844,7 @@ class _Memo:
     readers: dict[Ref, list[Ref]] | None = None
     users: dict[Ref, list[Use]] | None = None
     summaries: dict[str, list[Summary]] = field(default_factory=dict)
+    json: dict[int, dict] = field(default_factory=dict)  # lineage_json's, by the summary's id
 
 
 #: This module's memo for a model, kept beside it (not in it) for as long as it lives.
@@ -1008,31 +1009,45 @@ def used_by(model: PlanModel, node_id: str, index: int) -> Usage:
 def column_sources(model: PlanModel, node_id: str) -> list[Summary]:
     """Each output column of node ``node_id`` with its source table columns and literals (bottom-up
     over what the node reads, once per model)."""
-    memo = _memo(model)
-    done = memo.summaries
+    done = _memo(model).summaries
     for cur in model.graph.post_order([node_id], done=done):
-        out = []
-        for origin in node_lineage(model, cur).columns:
-            sources: dict[Source, None] = dict.fromkeys(origin.sources)
-            literals: dict[str, None] = dict.fromkeys(origin.literals)
-            unknown = origin.kind == "unknown"
-            for n, i in origin.inputs:
-                below = done.get(n)
-                if below is None or not 0 <= i < len(below):
-                    unknown = True
-                    continue
-                s = below[i]
-                sources.update(dict.fromkeys(s.sources))
-                literals.update(dict.fromkeys(s.literals))
-                unknown = unknown or s.unknown
-            out.append(Summary(tuple(sources), tuple(literals), unknown))
-        done[cur] = out
+        done[cur] = [_summary(origin, done) for origin in node_lineage(model, cur).columns]
     return done.get(node_id, [])
 
 
+def _summary(origin: Origin, done: dict[str, list[Summary]]) -> Summary:
+    """The sources of a column that comes from ``origin``, those of the columns it reads in ``done``."""
+    if len(origin.inputs) == 1 and not origin.sources and not origin.literals and origin.kind != "unknown":
+        n, i = origin.inputs[0]
+        below = done.get(n)
+        if below is not None and 0 <= i < len(below):
+            return below[i]  # read from one column only: that column's summary, shared
+    sources: dict[Source, None] = dict.fromkeys(origin.sources)
+    literals: dict[str, None] = dict.fromkeys(origin.literals)
+    unknown = origin.kind == "unknown"
+    for n, i in origin.inputs:
+        below = done.get(n)
+        if below is None or not 0 <= i < len(below):
+            unknown = True
+            continue
+        s = below[i]
+        sources.update(dict.fromkeys(s.sources))
+        literals.update(dict.fromkeys(s.literals))
+        unknown = unknown or s.unknown
+    return Summary(tuple(sources), tuple(literals), unknown)
+
+
 def lineage_json(model: PlanModel, node_id: str) -> list[dict]:
-    """``column_sources`` as JSON: one ``{"sources": [{"table", "column"}...], "literals": [...]}`` per column."""
-    return [s.to_json() for s in column_sources(model, node_id)]
+    """``column_sources`` as JSON: one ``{"sources": [{"table", "column"}...], "literals": [...]}`` per
+    column. Columns with one summary share one dict (made once per model): the caller reads it only."""
+    made = _memo(model).json
+    out = []
+    for summary in column_sources(model, node_id):
+        doc = made.get(id(summary))  # by identity: the memo keeps every summary alive with the model
+        if doc is None:
+            doc = made[id(summary)] = summary.to_json()
+        out.append(doc)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
