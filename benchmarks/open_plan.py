@@ -9,7 +9,11 @@ per-node view needs it. That API has no memo, so each call walks the whole subtr
 relation: quadratic on deep chains. Each case gets a time budget; past it the run stops and the
 total is extrapolated from the work done (a call's cost is proportional to its subtree's size).
 
-``run(quick=False) -> dict`` returns ``{"rows": [...], "summary": {...}, ...}`` and prints progress.
+The command line on top: ``python -m viz inspect --json`` of a 10,000-node plan of each shape, the
+whole process (Python's start, imports, the model, every column's lineage, the JSON), against
+:data:`INSPECT_TARGET_S`.
+
+``run(quick=False) -> dict`` returns ``{"rows": [...], "summary": {...}, "inspect": [...], ...}`` and prints progress.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ import hashlib
 import json
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from typing import Any, Callable
@@ -44,6 +50,13 @@ CORPUS_LARGEST = 5
 #: The baseline's ``json_format.Parse`` of a chain deeper than this is not attempted: at 50,000
 #: levels it grew past 22 GB and was killed by the OOM killer (and fails under an 8 GB limit).
 BASELINE_MAX_CHAIN = 10_000
+#: ``python -m viz inspect --json`` of a plan this large, each shape, in a process of its own...
+INSPECT_NODES = 10_000
+#: ...in under this many seconds (wall, median of the runs), lineage included.
+INSPECT_TARGET_S = 1.5
+INSPECT_REPEAT = 5
+QUICK_INSPECT_REPEAT = 3
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _log(text: str) -> None:
@@ -342,6 +355,35 @@ def summarize(rows: list[dict], sizes: list[int]) -> dict:
     }
 
 
+def inspect_cli(shape: str, data: bytes, repeat: int = INSPECT_REPEAT) -> dict:
+    """Wall time of ``python -m viz inspect --json`` on the plan ``data``, a new process each run (its
+    output discarded): the median and the fastest of ``repeat`` runs."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "plan.json")
+        with open(path, "wb") as fh:
+            fh.write(data)
+        runs = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            done = subprocess.run([sys.executable, "-m", "viz", "inspect", "--json", path], cwd=ROOT,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            runs.append(time.perf_counter() - start)
+            if done.returncode != 0:
+                raise RuntimeError(f"viz inspect --json failed ({done.returncode}): {done.stderr.strip()[-500:]}")
+    from viz.graph import build_graph
+    from viz.load import load_plan
+
+    nodes = len(build_graph(load_plan(data).plan).nodes)
+    seconds = statistics.median(runs)
+    row = {"shape": shape, "nodes": nodes, "bytes": len(data), "seconds": round(seconds, 4),
+           "min_s": round(min(runs), 4), "runs": [round(r, 4) for r in runs],
+           "target_s": INSPECT_TARGET_S,
+           "ok": (seconds < INSPECT_TARGET_S) if 9_000 <= nodes <= 11_000 else None}
+    _log(f"inspect --json {shape:11} {nodes:7,} nodes  median {seconds:.3f} s, fastest {min(runs):.3f} s "
+         f"(target {INSPECT_TARGET_S} s)")
+    return row
+
+
 def _encode(plan: dict) -> bytes:
     from viz.deep import run_deep
 
@@ -366,11 +408,16 @@ def run(quick: bool = False) -> dict:
     corpus = largest_corpus_plans(2 if quick else CORPUS_LARGEST)
     for rel, data, _ in corpus:
         rows.append(_case("corpus", data, budget, source=rel))
+    repeat = QUICK_INSPECT_REPEAT if quick else INSPECT_REPEAT
+    inspect = [inspect_cli(shape, _encode(make(INSPECT_NODES)), repeat) for shape, make in SHAPES.items()]
     from importlib.metadata import version
 
+    summary = summarize(rows, sizes)
+    summary["inspect_10k_under_target"] = all(r["ok"] for r in inspect)
     return {
         "rows": rows,
-        "summary": summarize(rows, sizes),
+        "summary": summary,
+        "inspect": inspect,
         "sizes": sizes,
         "baseline": {
             "what": "json_format.Parse + substrait.type_inference.infer_rel_schema(rel) for every relation "

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks import open_plan
 from benchmarks.plans import deep_chain, wide_joins, wide_union
 from viz.model import analyze
@@ -54,3 +56,13 @@ def test_case_row_reports_ours_phases_and_ratio():
     assert row["ok_10k_under_2s"] is None  # only a 10,000-node case is held to the target
     summary = open_plan.summarize([row], [20])
     assert set(summary["shapes"]) == set(open_plan.SHAPES)
+
+
+def test_inspect_cli_times_the_command_in_processes_of_its_own():
+    row = open_plan.inspect_cli("wide union", _data(wide_union(30)), repeat=2)
+    assert row["nodes"] == len(analyze(_data(wide_union(30))).graph.nodes)
+    assert len(row["runs"]) == 2 and all(r > 0 for r in row["runs"])
+    assert row["min_s"] == min(row["runs"]) and row["min_s"] <= row["seconds"]
+    assert row["ok"] is None  # only a 10,000-node plan is held to the target
+    with pytest.raises(RuntimeError, match="failed"):  # a plan the command refuses is not timed as if it ran
+        open_plan.inspect_cli("broken", b"{not json", repeat=1)
