@@ -219,6 +219,10 @@ def open_section(records: dict) -> list[str]:
     lines += ["", "| target | shape | figure | |", "|---|---|---|---|"]
     for shape, c in checks.items():
         lines.append(f"| 10,000 nodes ready in under {TARGET_10K_S:g} s | {shape} | {_s(c['ten_k_s'])} s | {_met(c['ten_k_ok'])} |")
+    for r in _get(res, "inspect", default=[]):  # the command line, a process each run, lineage included
+        if isinstance(r, dict):
+            lines.append(f"| `python -m viz inspect --json` of {r.get('nodes', 0):,} nodes in under {_s(r.get('target_s'), 1)} s "
+                         f"(median) | {r.get('shape', '?')} | {_s(r.get('seconds'))} s | {_met(r.get('ok'))} |")
     for shape, c in checks.items():
         fig = (f"{_s(c['us_small'], 1)} → {_s(c['us_large'], 1)} µs/node ({c['small_nodes']:,} → {c['large_nodes']:,} "
                f"nodes, ×{c['growth']:.2f})" if c["growth"] is not None else "n/a")
