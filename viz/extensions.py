@@ -88,20 +88,31 @@ def yaml_loader():
 
 
 @functools.lru_cache(maxsize=1)
-def standard_functions() -> dict[str, list[FunctionDef]]:
-    """Every function of the standard extension YAMLs, by lower-case name."""
+def standard_documents() -> dict[str, dict]:
+    """Every ``functions*.yaml`` of ``substrait-extensions``, parsed once (file name -> document, in
+    the directory's order); the documents are shared, so they are only read."""
     import yaml
 
-    loader = yaml_loader()
-    out: dict[str, list[FunctionDef]] = {}
     directory = _extension_dir()
     if directory is None:
-        return out
-    for filename in sorted(os.listdir(directory)):
-        if not (filename.startswith("functions_") and filename.endswith(".yaml")):
+        return {}
+    out = {}
+    for filename in os.listdir(directory):
+        if filename.startswith("functions") and filename.endswith(".yaml"):
+            with open(os.path.join(directory, filename), "rb") as fh:
+                out[filename] = yaml.load(fh, Loader=yaml_loader())
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def standard_functions() -> dict[str, list[FunctionDef]]:
+    """Every function of the standard extension YAMLs, by lower-case name."""
+    out: dict[str, list[FunctionDef]] = {}
+    documents = standard_documents()
+    for filename in sorted(documents):
+        if not filename.startswith("functions_"):
             continue
-        with open(os.path.join(directory, filename), encoding="utf-8") as fh:
-            doc = yaml.load(fh, Loader=loader)
+        doc = documents[filename]
         stem = filename[: -len(".yaml")]
         urn = doc.get("urn", "")
         for kind in ("scalar", "aggregate", "window"):

@@ -65,21 +65,14 @@ _FUNCTION_LISTS = ("scalar_functions", "aggregate_functions", "window_functions"
 @functools.lru_cache(maxsize=1)
 def _documents() -> tuple[dict, ...]:
     """The standard extension YAMLs the registry loads by default (the same files, in its order), then
-    ours, parsed with libyaml's loader where PyYAML has it."""
-    from importlib.resources import files
-    from pathlib import Path
-
+    ours."""
     import yaml
 
-    from .extensions import yaml_loader
+    from .extensions import standard_documents, yaml_loader
 
-    directory = files("substrait_extensions.extensions")
-    paths = [f for f in directory.iterdir() if f.name.startswith("functions") and f.name.endswith(".yaml")]
-    docs = []
-    for path in [*paths, Path(_PRODUCER_YAML)]:
-        with path.open("rb") as fh:
-            docs.append(yaml.load(fh, Loader=yaml_loader()))
-    return tuple(docs)
+    with open(_PRODUCER_YAML, "rb") as fh:
+        ours = yaml.load(fh, Loader=yaml_loader())
+    return (*standard_documents().values(), ours)
 
 
 def _only(doc: dict, names: Collection[str]) -> dict:
