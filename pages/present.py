@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from executor.run import run_node
-from ui.background import POLL_S, Task, finished, show_progress, start
+from ui.background import Task, progress_fragment, finished, show_progress, start
 from ui.boundary import panel
 from ui.entry import through_app
 from ui.graph_view import graph_view
@@ -72,7 +72,7 @@ def _tasks() -> dict:
     return st.session_state.setdefault("present_tasks", {})
 
 
-@st.fragment(run_every=POLL_S)
+@progress_fragment
 def _progress(key: tuple) -> None:
     task = _tasks().get(key)
     if task is not None:

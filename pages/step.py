@@ -15,7 +15,7 @@ import streamlit as st
 from executor.compare import describe_step
 from executor.run import RunResult
 from executor.step import count_notes, cross_product_warning, run_step
-from ui.background import POLL_S, Task, show_progress, start
+from ui.background import Task, progress_fragment, show_progress, start
 from ui.boundary import panel
 from ui.compare_panel import compare_panel
 from ui.data import catalog_for
@@ -74,16 +74,16 @@ def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, timeout_s: fl
     def landed(nid: str, result: RunResult | str) -> None:
         results[(key, nid, limit)] = result
         task.updates += 1
-        task.fraction = min(task.fraction + 0.5 / (len(model.node(node_id).inputs) + 1), 0.99)
-        task.status = f"node {nid}: " + ("rows in" if isinstance(result, RunResult) and result.row_count is None
-                                         else "done" if isinstance(result, RunResult) else "failed")
+        task.progress(min(task.fraction + 0.5 / (len(model.node(node_id).inputs) + 1), 0.99),
+                      f"node {nid}: " + ("rows in" if isinstance(result, RunResult) and result.row_count is None
+                                         else "done" if isinstance(result, RunResult) else "failed"))
 
     start(task, plan, lambda catalog: run_step(model, node_id, catalog=catalog, limit=limit, count_budget_s=COUNT_BUDGET_S,
                                                timeout_s=timeout_s, cancel=task.cancel, on_result=landed),
           what=f"running node {node_id}", thread_name="app-step")
 
 
-@st.fragment(run_every=POLL_S)
+@progress_fragment
 def _progress(task_key: tuple) -> None:
     task = _tasks().get(task_key)
     if task is None:

@@ -8,6 +8,7 @@ compare panel use it, each with its own fragment that refreshes the progress and
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import time
@@ -35,9 +36,39 @@ class Task:
     updates: int = 0  # bumped by work that lands its result in parts (the page redraws each part)
     done: threading.Event = field(default_factory=threading.Event)
     waited: bool = False  # a run of the page has waited for it already (:func:`settle`)
+    # who redraws the panel that shows this task when it changes (:class:`_Waker`), and what it last showed
+    wake: Callable[[], None] | None = None
+    _shown: object = None
+    _shown_at: float = 0.0
 
     def progress(self, fraction: float, status: str) -> None:
         self.fraction, self.status = fraction, status
+        wake = self.wake
+        if wake is None:
+            return
+        look, now = self._phase(), time.monotonic()
+        if look != self._shown or now - self._shown_at >= _look_every(status):
+            self._shown, self._shown_at = look, now
+            wake()
+
+    def _phase(self) -> tuple[str, int]:
+        """What is redrawn at once when it changes: the place in line, leaving the line, a part of the
+        result landed (a percentage or the seconds only at the next look, :func:`_look_every`)."""
+        return (_worth_a_look(self.status) if self.status.startswith(IN_LINE) else "", self.updates)
+
+    def finish(self) -> None:
+        """The task has its result or its error: the panel showing it is redrawn."""
+        self.done.set()
+        wake = self.wake
+        if wake is not None:
+            wake()
+
+    def watch(self, wake: Callable[[], None]) -> None:
+        """From now on ``wake()`` redraws the panel that shows this task, when it changes."""
+        self._shown, self._shown_at = self._phase(), time.monotonic()
+        self.wake = wake
+        if self.done.is_set():  # ended before it was watched: nobody else will wake the panel
+            wake()
 
 
 def start(task: Task, plan: Plan, work: Callable[[Catalog], Any], what: str, thread_name: str) -> None:
@@ -47,7 +78,7 @@ def start(task: Task, plan: Plan, work: Callable[[Catalog], Any], what: str, thr
         catalog = catalog_for(plan, generate=True)
     except ExecutionError as exc:
         task.error = str(exc)
-        task.done.set()
+        task.finish()
         return
     run_in_background(task, lambda: work(catalog), what, thread_name)
 
@@ -66,7 +97,7 @@ def run_in_background(task: Task, work: Callable[[], Any], what: str, thread_nam
         except Exception as exc:  # noqa: BLE001 - a bug of ours: say so instead of a traceback in the page
             task.error = f"internal error while {what}: {type(exc).__name__}: {exc}"
         finally:
-            task.done.set()
+            task.finish()
 
     threading.Thread(target=run, name=thread_name, daemon=True).start()
 
@@ -76,24 +107,46 @@ def _session_id() -> str:
     return ctx.session_id if ctx is not None else ""
 
 
-#: Seconds between the end of one look at a running task and the next (the fragment's ``run_every``).
+#: Seconds between two looks at a running task when nothing wakes its panel (Streamlit's internals
+#: differ, or a test's app): each look holds, see :data:`LOOK_S`.
 POLL_S = 0.3
-#: Seconds one look holds while nothing changes: the progress is drawn, then the look waits for the
-#: task to end, its status to change, or the person to click or leave, before it returns. A page that
-#: waits long is redrawn about once in this time, not at every poll: on a busy server each redraw is
-#: work taken from the runs. Its end still shows within :data:`HOLD_STEP_S`.
-HOLD_S = 1.0
-#: The same while the task waits in line for Spark: only leaving the line ends the look early (its
-#: place is updated at the next look).
-HOLD_IN_LINE_S = 5.0
+#: Seconds between two looks at a task its panel is woken for: only a safety net for a lost wake-up.
+SAFETY_S = 10.0
+#: Seconds between two redraws of a running task's progress while it changes only in its seconds, and
+#: the same while it waits in line for Spark: on a busy server each redraw is work taken from the runs.
+LOOK_S = 1.0
+LOOK_IN_LINE_S = 5.0
 HOLD_STEP_S = 0.05
 _SECONDS = re.compile(r"\(\d+ s\)")
 
 
+def _worth_a_look(status: str) -> str:
+    """What of a status is worth a redraw: all but its seconds."""
+    return _SECONDS.sub("", status)
+
+
+def _look_every(status: str) -> float:
+    return LOOK_IN_LINE_S if status.startswith(IN_LINE) else LOOK_S
+
+
+def progress_fragment(draw: Callable[..., None]) -> Callable[..., None]:
+    """``draw`` (which calls :func:`show_progress`) as a fragment: redrawn when its task wakes it
+    (:class:`_Waker`), so a page waiting for Spark runs no script and draws nothing meanwhile, else
+    looked at every :data:`POLL_S`."""
+    woken = st.fragment(draw, run_every=SAFETY_S)
+    polled = st.fragment(draw, run_every=POLL_S)
+
+    @functools.wraps(draw)
+    def show(*args: Any, **kwargs: Any) -> None:
+        (woken if _Waker.possible() else polled)(*args, **kwargs)
+
+    return show
+
+
 def show_progress(task: Task, text: str, cancel_key: str, rerun: str | None = None) -> None:
-    """Inside a ``st.fragment(run_every=...)``: the progress bar and Cancel, or once the task is done a
-    rerun of the fragment keyed ``rerun`` (the panel that shows the result), else of the whole page
-    (see :data:`HOLD_S`)."""
+    """Inside a :func:`progress_fragment`: the progress bar and Cancel, or once the task is done a
+    rerun of the fragment keyed ``rerun`` (the panel that shows the result), else of the whole page.
+    The task wakes this fragment when it changes; where it cannot, the look holds (:func:`_hold`)."""
     if task.done.is_set():
         _rerun(rerun)
     st.progress(task.fraction, text=f"{text}: {task.status}")
@@ -101,18 +154,98 @@ def show_progress(task: Task, text: str, cancel_key: str, rerun: str | None = No
         task.cancel.set()
         task.status = "cancelling"
         return
-    in_line = task.status.startswith(IN_LINE)
-
-    def worth_a_look(status: str) -> object:  # in line: only leaving it; else the status but its seconds
-        return status.startswith(IN_LINE) if in_line else _SECONDS.sub("", status)
-
-    shown = worth_a_look(task.status)
-    deadline = time.monotonic() + (HOLD_IN_LINE_S if in_line else HOLD_S)
-    while not task.done.wait(HOLD_STEP_S) and time.monotonic() < deadline and not _asked_for_another_run():
-        if worth_a_look(task.status) != shown:
-            break
+    waker = _Waker.here()
+    if waker is not None:
+        task.watch(waker)
+        return
+    _hold(task)
     if task.done.is_set():
         _rerun(rerun)
+
+
+def _hold(task: Task) -> None:
+    """Hold this look while nothing worth a redraw happens, for up to :func:`_look_every`: the task
+    ends, its status changes (while in line: it leaves the line), or the person clicks or leaves.
+    A page that waits long is then redrawn about once in that time, not at every poll."""
+    in_line = task.status.startswith(IN_LINE)
+
+    def worth(status: str) -> object:
+        return status.startswith(IN_LINE) if in_line else _worth_a_look(status)
+
+    shown = worth(task.status)
+    deadline = time.monotonic() + _look_every(task.status)
+    while not task.done.wait(HOLD_STEP_S) and time.monotonic() < deadline and not _asked_for_another_run():
+        if worth(task.status) != shown:
+            break
+
+
+@dataclass(frozen=True)
+class _Waker:
+    """Reruns one fragment of one browser session from any thread, as the fragment's own timer would:
+    the task that a progress fragment shows calls it when it changes. Streamlit has no public call for
+    it; where its internals differ there is none, and the fragment looks by itself."""
+
+    session: Any  # streamlit's AppSession
+    fragment_id: str
+    query_string: str
+    page_script_hash: str
+
+    @staticmethod
+    def possible() -> bool:
+        return _app_session() is not None
+
+    @classmethod
+    def here(cls) -> _Waker | None:
+        """A waker of the fragment being run, or None."""
+        try:
+            from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
+
+            session, ctx = _app_session(), get_script_run_ctx()
+            fragment_id = ThreadState.get().fragment_id
+            if session is None or ctx is None or not fragment_id:
+                return None
+            return cls(session, fragment_id, ctx.query_string, ctx.page_script_hash)
+        except Exception:  # noqa: BLE001 - see the class docstring
+            return None
+
+    def __call__(self) -> None:
+        try:
+            self.session._event_loop.call_soon_threadsafe(self._request)
+        except Exception:  # noqa: BLE001 - a closed session: nobody to redraw for
+            pass
+
+    def _request(self) -> None:  # on the server's event loop, as a browser's request would be
+        try:
+            from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+
+            if not self.session.has_fragment(self.fragment_id):
+                return  # the person has moved on: the task's result waits in the session
+            data = RerunData(query_string=self.query_string, page_script_hash=self.page_script_hash,
+                             fragment_id_queue=[self.fragment_id], is_fragment_scoped_rerun=True,
+                             is_auto_rerun=True)
+            runner = self.session._scriptrunner
+            if runner is None or not runner.request_rerun(data):
+                self.session._create_scriptrunner(data)
+        except Exception:  # noqa: BLE001 - see the class docstring; the safety look still comes
+            pass
+
+
+def _app_session() -> Any:
+    """This browser session's AppSession on a running server, or None (a test's app, other internals)."""
+    try:
+        from streamlit.runtime import Runtime
+        from streamlit.runtime.app_session import AppSession
+
+        ctx = get_script_run_ctx()
+        if ctx is None or not Runtime.exists():
+            return None
+        session = Runtime.instance().get_app_session(ctx.session_id)
+        if not isinstance(session, AppSession) or not hasattr(session, "_event_loop") \
+                or not hasattr(session, "_scriptrunner"):
+            return None  # a test's app has a stand-in runtime
+        return session
+    except Exception:  # noqa: BLE001 - see _Waker
+        return None
 
 
 def _rerun(key: str | None) -> None:

@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from executor.compare import OutputComparison, compare_outputs
-from ui.background import POLL_S, Task, finished, run_in_background, show_progress
+from ui.background import Task, progress_fragment, finished, run_in_background, show_progress
 from ui.markdown import md_escape
 from viz.model import PlanModel
 
@@ -22,7 +22,7 @@ def _tasks() -> dict:
     return st.session_state.setdefault("compare_panel_tasks", {})
 
 
-@st.fragment(run_every=POLL_S)
+@progress_fragment
 def _progress(ident: tuple, key: str, text: str) -> None:
     task = _tasks().get(ident)
     if task is not None:

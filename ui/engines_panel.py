@@ -22,7 +22,7 @@ import streamlit as st
 from executor.bisect import Bisection, bisect
 from executor.engines import DIFFERS, SAME, EngineComparison, compare_engines
 from executor.portability import Portability, portability
-from ui.background import POLL_S, Task, finished, show_progress, start
+from ui.background import Task, progress_fragment, finished, show_progress, start
 from ui.data import catalog_for
 from ui.markdown import md_escape
 from ui.plan_source import Plan
@@ -39,7 +39,7 @@ def _tasks() -> dict[tuple, Task]:
     return st.session_state.setdefault("engine_tasks", {})
 
 
-@st.fragment(run_every=POLL_S)
+@progress_fragment
 def _progress_fragment(key: tuple, text: str, cancel_key: str) -> None:
     state = _tasks().get(key)
     if state is not None:

@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from executor.profile import Profile, profile_plan
-from ui.background import POLL_S, Task, finished, show_progress, start
+from ui.background import Task, progress_fragment, finished, show_progress, start
 from ui.plan_source import Plan
 from viz.counts import count_text, exact_text, is_abbreviated
 from viz.model import PlanModel
@@ -36,7 +36,7 @@ def _start(plan: Plan, model: PlanModel, timeout_s: float) -> None:
           what="profiling the plan", thread_name="app-profile")
 
 
-@st.fragment(run_every=POLL_S)
+@progress_fragment
 def _progress_fragment(key: str) -> None:
     state = _states().get(key)
     if state is not None:

@@ -14,7 +14,7 @@ import streamlit as st
 
 from executor.errors import ExecutionError
 from executor.run import explain_node, run_node, to_csv_bytes, to_parquet_bytes
-from ui.background import POLL_S, Task, finished, settle, show_progress, start
+from ui.background import Task, progress_fragment, finished, settle, show_progress, start
 from ui.data import catalog_for
 from ui.markdown import md_escape
 from ui.plan_source import Plan
@@ -88,7 +88,7 @@ def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, 
         _show(plan, model, state, key)
 
 
-@st.fragment(run_every=POLL_S)
+@progress_fragment
 def _progress_fragment(key: tuple) -> None:
     state = _runs().get(key)
     if state is not None:
