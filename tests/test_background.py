@@ -1,0 +1,66 @@
+"""When a background task redraws the panel that shows it (``ui.background.Task``): at once for what a
+person waits to see (a new place in line, leaving the line, a part of the result, the end), else at
+most once per look interval, so pages waiting on a busy server cost the server and browser nothing."""
+
+from __future__ import annotations
+
+from ui import background
+from ui.background import Task
+
+
+def _watched(monkeypatch, now: list[float]) -> tuple[Task, list[float]]:
+    monkeypatch.setattr(background.time, "monotonic", lambda: now[0])
+    task, woken = Task(), []
+    task.watch(lambda: woken.append(now[0]))
+    return task, woken
+
+
+def test_a_waiting_task_wakes_its_panel_when_its_place_changes_not_for_its_seconds(monkeypatch):
+    now = [100.0]
+    task, woken = _watched(monkeypatch, now)
+    task.progress(0.0, "waiting for Spark: 3rd in line (0 s)")
+    assert woken == [100.0]  # a new place
+    now[0] = 101.0
+    task.progress(0.0, "waiting for Spark: 3rd in line (1 s)")
+    assert woken == [100.0]  # only its seconds changed
+    now[0] = 102.0
+    task.progress(0.0, "waiting for Spark: 2nd in line (2 s)")
+    now[0] = 102.1
+    task.progress(0.0, "translating and planning (2 s)")  # it leaves the line: shown at once
+    assert woken == [100.0, 102.0, 102.1]
+
+
+def test_a_running_task_is_redrawn_at_most_once_per_look_and_at_its_end(monkeypatch):
+    now = [0.0]
+    task, woken = _watched(monkeypatch, now)
+    for step in range(1, 31):  # a supervisor's progress every 0.1 s for 3 s, its percentage changing
+        now[0] = step / 10
+        task.progress(step / 100, f"running: {step}% of tasks ({step // 10} s)")
+    assert len(woken) == 3  # once per LOOK_S
+    assert all(b - a >= background.LOOK_S - 1e-9 for a, b in zip(woken, woken[1:]))
+    task.finish()
+    assert len(woken) == 4 and task.done.is_set()
+
+
+def test_a_part_of_the_result_wakes_the_panel_at_once(monkeypatch):
+    now = [0.0]
+    task, woken = _watched(monkeypatch, now)
+    for part in range(3):
+        now[0] += 0.01
+        task.updates += 1
+        task.progress(0.5, "node 0.0: rows in")
+    assert len(woken) == 3
+
+
+def test_a_task_that_ended_before_it_was_watched_wakes_its_panel_when_watched():
+    task, woken = Task(), []
+    task.finish()  # nobody watching: nothing to wake
+    task.watch(lambda: woken.append(1))
+    assert woken == [1]
+
+
+def test_without_a_server_session_the_panel_looks_by_itself():
+    """Outside a running server (here, and a test's app) there is no session to wake: the progress
+    fragment falls back to looking every POLL_S, and a look holds."""
+    assert background._Waker.here() is None
+    assert background._Waker.possible() is False
