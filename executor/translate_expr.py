@@ -118,6 +118,13 @@ class ExprTranslator:
     record: Record
     outer: tuple[Record, ...] = ()
     _typer: ExpressionTyper | None = field(default=None, repr=False)
+    # The Column of each expression translated so far, by its bytes: an expression written twice
+    # (``substring(c_phone, 1, 2)`` in each of an IN list's equalities) is built once, since each
+    # Column costs Py4J round trips. Keys are made up to a budget of bytes, so that a very deep
+    # expression is not serialized once per level.
+    _made: dict[bytes, Column] = field(default_factory=dict, repr=False)
+    _key_budget: int = field(default=1 << 20, repr=False)
+    _subqueries: int = field(default=0, repr=False)
 
     # -- typing (for function calls) ------------------------------------------------------------
     @property
@@ -151,7 +158,18 @@ class ExprTranslator:
         handler = _DISPATCH.get(which or "")
         if handler is None:
             raise Unsupported(f"expression kind `{which or 'unset'}` is not supported (node {self.node_id})")
-        return handler(self, getattr(e, which))
+        if which not in _SHARED or self._key_budget <= 0:
+            return handler(self, getattr(e, which))
+        key = e.SerializeToString(deterministic=True)
+        self._key_budget -= len(key)
+        made = self._made.get(key)
+        if made is not None:
+            return made
+        subqueries = self._subqueries
+        made = handler(self, getattr(e, which))
+        if self._subqueries == subqueries:  # a subquery's Column is its own (Spark gives it an id)
+            self._made[key] = made
+        return made
 
     def condition(self, e: Expression) -> Column:
         """A boolean condition, with a top-level ``and`` split into Spark's own conjunction, so that
@@ -423,6 +441,7 @@ class ExprTranslator:
 
     # -- subqueries ---------------------------------------------------------------------------
     def _subquery(self, rel: algebra_pb2.Rel) -> tuple[DataFrame, list[str]]:
+        self._subqueries += 1
         node = self.tr.model.graph.nodes[self.node_id]
         sub_id = node.subquery_rels.get(id(rel))
         if sub_id is None:
@@ -445,7 +464,8 @@ class ExprTranslator:
         df, names = self._subquery(s.haystack)
         needles = [self.expr(n) for n in s.needles]
         if len(needles) == 1:
-            return needles[0].isin(df.select(names[0]))
+            # a select of the subquery's one column would cost Spark one more analysis
+            return needles[0].isin(df if len(names) == 1 else df.select(names[0]))
         return F.struct(*needles).isin(df.select(F.struct(*names)))
 
     def _set_predicate(self, s: Expression.Subquery.SetPredicate) -> Column:
@@ -560,6 +580,11 @@ _DISPATCH: dict[str, Callable[[ExprTranslator, object], Column]] = {
 
 #: Expression kinds the translation handles (``executable`` checks plans against this).
 SUPPORTED_EXPRESSIONS = frozenset(_DISPATCH)
+
+#: Expression kinds whose Column one translator builds once for all their occurrences (a field
+#: reference is kept by its record; a subquery or window function is built each time).
+_SHARED = frozenset({"literal", "scalar_function", "cast", "if_then", "switch_expression", "singular_or_list",
+                     "multi_or_list", "nested"})
 
 __all__ = ["ExprTranslator", "Record", "SUPPORTED_EXPRESSIONS"]
 

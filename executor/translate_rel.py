@@ -54,6 +54,24 @@ class Translation:
 Observe = Callable[[str, DataFrame], DataFrame]
 
 
+@dataclass
+class Parts:
+    """A node's output as columns over another DataFrame, not selected yet: a project, or a global
+    aggregate and the projects over it. A consumer that can take the columns into its own step does
+    (each DataFrame step costs Spark an analysis of the whole plan so far); any other gets the select.
+
+    ``origins``: per output, which of the node's expressions it is (outputs with the same origin are
+    one expression), or None for an input column or a literal, which may be repeated freely.
+    ``star``: how many leading outputs are the input's own columns in order (selected as ``*``).
+    """
+
+    df: DataFrame
+    columns: list[Column]
+    origins: list[int | None]
+    over_aggregate: bool = False
+    star: int = 0
+
+
 def translate(model: PlanModel, node_id: str, spark, tables, observe: Observe | None = None) -> Translation:
     """Translate node ``node_id``'s subtree. Raises ``ExecutionError`` (``Unsupported``, ``Refused``,
     ``TableNotFound``) with a message when it cannot.
@@ -84,7 +102,7 @@ class _Translator:
 
     def __init__(self, model: PlanModel, spark, tables, depth: int = 0, outer: tuple[Record, ...] = (),
                  memo: dict | None = None, warnings: list[str] | None = None, prefix: str | None = None,
-                 folded: dict | None = None, observe: Observe | None = None) -> None:
+                 parts: dict | None = None, observe: Observe | None = None) -> None:
         self.model = model
         self.observe = observe if depth == 0 else None
         self.spark = spark
@@ -99,11 +117,11 @@ class _Translator:
         self.offset = 0
         self.memo: dict[tuple[str, str, int], DataFrame] = {} if memo is None else memo
         self.warnings: list[str] = [] if warnings is None else warnings
-        # Global aggregates (and projects over them) kept as (the aggregate's input, one Column per
-        # output field), so that a project above folds into the aggregate's own select: Catalyst
-        # decorrelates a correlated scalar subquery into a grouped aggregate and a join only when
-        # no Project sits above its Aggregate (it adds a domain join otherwise).
-        self.folded: dict[tuple[str, str], tuple[DataFrame, list[Column]]] = {} if folded is None else folded
+        # Projects and global aggregates not selected yet (:class:`Parts`), by the memo's key. A
+        # project over a global aggregate goes into the aggregate's own select: Catalyst decorrelates
+        # a correlated scalar subquery into a grouped aggregate and a join only when no Project sits
+        # above its Aggregate (it adds a domain join otherwise).
+        self.parts: dict[tuple[str, str, int], Parts] = {} if parts is None else parts
 
     # -- naming ---------------------------------------------------------------------------------
     def name(self, i: int) -> str:
@@ -133,22 +151,49 @@ class _Translator:
         key = (node_id, self.prefix, self.offset)
         if key in self.memo:
             return self.memo[key]
+        out = self.parts.get(key) or self._translate(node_id)
+        df = self._select(out) if isinstance(out, Parts) else out
+        if self.observe is not None:
+            df = self.observe(node_id, df)
+        self.memo[key] = df
+        return df
+
+    def parts_of(self, node_id: str) -> Parts | None:
+        """The node's output as :class:`Parts` when it is a project or global aggregate whose select
+        is not made yet; else None (and the node's DataFrame is made, for :meth:`rel`). Never when
+        each node's output is observed as a DataFrame of its own."""
+        key = (node_id, self.prefix, self.offset)
+        if self.observe is not None or key in self.memo:
+            return None
+        if key in self.parts:
+            return self.parts[key]
+        out = self._translate(node_id)
+        if isinstance(out, Parts):
+            return out
+        self.memo[key] = out
+        return None
+
+    def _translate(self, node_id: str) -> DataFrame | Parts:
         node = self.model.node(node_id)
         handler = RELATIONS.get(node.kind)
         if handler is None:
             raise Unsupported(f"relation `{node.kind}` (node {node_id}) is not supported", node=node_id)
         try:
-            df = handler(self, node)
+            out = handler(self, node)
         except PlanError as exc:
             if exc.node is None:  # the innermost node it happened at
                 exc.node = node_id
             raise
-        if handler not in _EMITS_ITSELF:
-            df = self._emit(node, df)
-        if self.observe is not None:
-            df = self.observe(node_id, df)
-        self.memo[key] = df
-        return df
+        if isinstance(out, Parts):
+            self.parts[(node_id, self.prefix, self.offset)] = out
+            return out
+        return out if handler in _EMITS_ITSELF else self._emit(node, out)
+
+    def _select(self, parts: Parts) -> DataFrame:
+        rest = [c.alias(self.name(parts.star + i)) for i, c in enumerate(parts.columns[parts.star:])]
+        if parts.star:
+            return parts.df.select(col("*"), *rest) if rest else parts.df
+        return parts.df.select(*rest)
 
     def input(self, node: NodeView, k: int = 0) -> tuple[DataFrame, int]:
         if k >= len(node.inputs):
@@ -166,17 +211,21 @@ class _Translator:
         """
         child = node.inputs[k] if k < len(node.inputs) else None  # none: input() says so
         if start and self.observe is None and child is not None and self.model.node(child).kind == "read":
-            shifted = copy.copy(self)  # the same memo, warnings and folds: only the names move
+            shifted = copy.copy(self)  # the same memo, warnings and parts: only the names move
             shifted.offset = self.offset + start
             df = shifted.rel(child)
             return df, self.width(child, df)
+        parts = self.parts_of(child) if start and child is not None else None
+        if parts is not None:  # a project or global aggregate selects under the names it gets here
+            names = self.names(len(parts.columns), start)
+            return parts.df.select(*[c.alias(name) for c, name in zip(parts.columns, names)]), len(parts.columns)
         df, m = self.input(node, k)
         return df.toDF(*self.names(m, start)), m
 
     def subquery(self, sub_id: str, outer: tuple[Record, ...], prefix: str | None = None) -> tuple[DataFrame, list[str]]:
         """A relation run as a subquery of this one: its DataFrame and its column names."""
         inner = _Translator(self.model, self.spark, self.tables, self.depth + 1, outer, self.memo, self.warnings, prefix,
-                            self.folded)
+                            self.parts)
         df = inner.rel(sub_id)
         return df, inner.names(inner.width(sub_id, df))
 
@@ -404,42 +453,55 @@ def filter_(tr: _Translator, node: NodeView) -> DataFrame:
     return df.where(ex.condition(node.node.body.condition))
 
 
-def project(tr: _Translator, node: NodeView) -> DataFrame:
-    """The project and its emit in one select (each DataFrame step costs Spark an analysis)."""
+def project(tr: _Translator, node: NodeView) -> Parts:
+    """The project and its emit as one select's columns (:class:`Parts`), over a global aggregate in
+    the aggregate's own select."""
     body = node.node.body
-    df, n, ex = _incoming(tr, node)
-    folded = tr.folded.get((node.inputs[0], tr.prefix))
-    if folded is not None and any(contains_rex(e, _NOT_FOLDED) for e in body.expressions):
-        folded = None
-    if folded is not None:
-        # over a global aggregate: the expressions go into the aggregate's select
-        df, columns = folded
-        ex = ExprTranslator(tr, node.id, Record(columns, node.info.incoming), tr.outer)
+    below = None
+    if node.inputs and not any(contains_rex(e, _NOT_FOLDED) for e in body.expressions):
+        below = tr.parts_of(node.inputs[0])
+    if below is not None and below.over_aggregate:
+        df, n = below.df, len(below.columns)
+        ex = ExprTranslator(tr, node.id, Record(below.columns, node.info.incoming), tr.outer)
+        inherited = below.origins
+    else:
+        below = None
+        df, n, ex = _incoming(tr, node)
+        inherited = [None] * n
     mapping = tr.emit_mapping(node)
     keeps = tr.model.conventions.project_keeps_input or mapping is not None
-    if mapping is not None:
-        # only the expressions the emit keeps are translated; each output names its source
-        added: dict[int, Column] = {}
-        cols: list[Column] = []
-        for m in mapping:
-            if m < n:
-                cols.append(ex.record.columns[m])
-            else:
-                if m - n >= len(body.expressions):
-                    raise ExecutionError(f"node {node.id}: emit maps output field {m}, but the project has {n + len(body.expressions)} fields")
-                if m - n not in added:
-                    added[m - n] = ex.expr(body.expressions[m - n])
-                cols.append(added[m - n])
-    else:
-        added_cols = [ex.expr(e) for e in body.expressions]
-        if keeps and folded is None:
-            if not added_cols:
-                return df
-            return df.select(col("*"), *[c.alias(tr.name(n + i)) for i, c in enumerate(added_cols)])
-        cols = [*ex.record.columns[:n], *added_cols] if keeps else added_cols
-    if folded is not None:
-        tr.folded[(node.id, tr.prefix)] = (df, cols)
-    return df.select(*[c.alias(tr.name(i)) for i, c in enumerate(cols)])
+    if mapping is None:
+        mapping = [*range(n), *range(n, n + len(body.expressions))] if keeps else [n + i for i in range(len(body.expressions))]
+    # only the expressions the emit keeps are translated; each output names its source
+    added: dict[int, Column] = {}
+    cols: list[Column] = []
+    origins: list[int | None] = []
+    for m in mapping:
+        if m < n:
+            cols.append(ex.record.columns[m])
+            origins.append(inherited[m])
+            continue
+        if m - n >= len(body.expressions):
+            raise ExecutionError(f"node {node.id}: emit maps output field {m}, but the project has {n + len(body.expressions)} fields")
+        if m - n not in added:
+            added[m - n] = ex.expr(body.expressions[m - n])
+        cols.append(added[m - n])
+        origins.append(None if below is None and _plain(body.expressions[m - n]) else m)
+    star = n if below is None and mapping[:n] == list(range(n)) else 0
+    return Parts(df, cols, origins, over_aggregate=below is not None, star=star)
+
+
+def _plain(e: algebra_pb2.Expression) -> bool:
+    """Whether an expression is a literal or a field of the incoming record (free to evaluate twice)."""
+    which = e.WhichOneof("rex_type")
+    if which == "literal":
+        return True
+    if which != "selection":
+        return False
+    ref = e.selection
+    return (ref.WhichOneof("root_type") == "root_reference" and ref.WhichOneof("reference_type") == "direct_reference"
+            and ref.direct_reference.WhichOneof("reference_type") == "struct_field"
+            and not ref.direct_reference.struct_field.HasField("child"))
 
 
 def sort(tr: _Translator, node: NodeView) -> DataFrame:
@@ -490,19 +552,27 @@ def top_n(tr: _Translator, node: NodeView) -> DataFrame:
     return _offset_limit(df, offset, count)
 
 
-def aggregate(tr: _Translator, node: NodeView) -> DataFrame:
+def aggregate(tr: _Translator, node: NodeView) -> DataFrame | Parts:
     body: algebra_pb2.AggregateRel = node.node.body
-    df, _, ex = _incoming(tr, node)
     layout = aggregate_layout(body, tr.model.conventions)
     if layout.bad_references:
         raise ExecutionError(
             f"a grouping refers to grouping expression {layout.bad_references[0]}, but there are "
             f"{len(body.grouping_expressions)}"
         )
-    keys = [ex.expr(body.grouping_expressions[r]) for r in layout.keys]
     sets = [sorted(m) for m in layout.sets] or [[]]
     grouping_bits = {i: _grouping_arguments(tr, node, body, m.measure, layout) for i, m in enumerate(body.measures)}
     grouping_bits = {i: bits for i, bits in grouping_bits.items() if bits is not None}
+    one_step = bool(body.measures) and not grouping_bits and (
+        layout.no_keys or (len(sets) == 1 and sets[0] == list(range(len(layout.keys))) and not layout.grouping_column))
+    below = tr.parts_of(node.inputs[0]) if one_step and node.inputs else None
+    if below is not None and not below.over_aggregate and _takes(body, layout, below):
+        # over a project: its expressions go into the aggregate itself, as in the SQL's own plan
+        df = below.df
+        ex = ExprTranslator(tr, node.id, Record(below.columns, node.info.incoming, df), tr.outer)
+    else:
+        df, _, ex = _incoming(tr, node)
+    keys = [ex.expr(body.grouping_expressions[r]) for r in layout.keys]
     measures = [
         F.lit(0) if i in grouping_bits else ex.aggregate(m.measure, ex.expr(m.filter) if m.HasField("filter") else None)
         for i, m in enumerate(body.measures)
@@ -513,9 +583,8 @@ def aggregate(tr: _Translator, node: NodeView) -> DataFrame:
     if layout.no_keys and measures:
         # a global aggregate: one select (it also works under outer references), its emit folded in
         mapping = tr.emit_mapping(node)
-        cols = measures if mapping is None else [measures[m] for m in mapping]
-        tr.folded[(node.id, tr.prefix)] = (df, cols)
-        return df.select(*[c.alias(tr.name(i)) for i, c in enumerate(cols)])
+        picked = list(range(len(measures))) if mapping is None else mapping
+        return Parts(df, [measures[m] for m in picked], list(picked), over_aggregate=True)
     if (len(sets) == 1 and sets[0] == list(range(len(keys))) and keys and measures and not layout.grouping_column
             and not grouping_bits):
         # one grouping set of every key, in order (GROUP BY): the aggregate names its own columns,
@@ -556,6 +625,48 @@ def aggregate(tr: _Translator, node: NodeView) -> DataFrame:
             cols.append(grouping_value)
         parts.append(part.select(*[c.alias(tr.name(i)) for i, c in enumerate(cols)]))
     return tr._emit(node, functools.reduce(DataFrame.unionAll, parts))
+
+
+def _takes(body: algebra_pb2.AggregateRel, layout, below: Parts) -> bool:
+    """Whether an aggregate may read a project's expressions in place of its columns: each of them
+    read at most once (so none is evaluated twice), and no subquery among the aggregate's own."""
+    messages = [body.grouping_expressions[r] for r in layout.keys]
+    for m in body.measures:
+        messages.append(m.measure)
+        if m.HasField("filter"):
+            messages.append(m.filter)
+    if any(contains_rex(m, _SUBQUERY) for m in messages):
+        return False
+    reads: dict[int, int] = {}
+    for field_index, count in _root_fields(messages).items():
+        if not 0 <= field_index < len(below.origins):
+            return False  # out of range: the translation says so, over the project's own DataFrame
+        origin = below.origins[field_index]
+        if origin is not None:
+            reads[origin] = reads.get(origin, 0) + count
+    return all(n <= 1 for n in reads.values())
+
+
+def _root_fields(messages) -> dict[int, int]:
+    """How many times the incoming record's fields are referenced in ``messages`` (not looking inside
+    subqueries' relations), by field index."""
+    counts: dict[int, int] = {}
+    stack = list(messages)
+    while stack:
+        msg = stack.pop()
+        if isinstance(msg, algebra_pb2.Expression.FieldReference) and msg.WhichOneof("root_type") not in _NOT_ROOT:
+            if msg.WhichOneof("reference_type") == "direct_reference" and msg.direct_reference.HasField("struct_field"):
+                i = msg.direct_reference.struct_field.field
+                counts[i] = counts.get(i, 0) + 1
+        for fd, value in msg.ListFields():
+            if fd.message_type is None or fd.message_type.full_name == "substrait.Rel":
+                continue
+            if fd.is_repeated:
+                if not fd.message_type.GetOptions().map_entry:
+                    stack.extend(value)
+            else:
+                stack.append(value)
+    return counts
 
 
 def _grouping_arguments(tr: _Translator, node: NodeView, body, f, layout) -> list[int] | None:
@@ -875,6 +986,9 @@ _EMITS_ITSELF = {project, aggregate}
 
 #: Expression kinds a project over a global aggregate keeps in a select of its own.
 _NOT_FOLDED = frozenset({"subquery", "window_function"})
+_SUBQUERY = frozenset({"subquery"})
+#: A field reference's roots other than the incoming record.
+_NOT_ROOT = frozenset({"outer_reference", "expression", "lambda_parameter_reference"})
 
 
 RELATIONS: dict[str, Callable[[_Translator, NodeView], DataFrame]] = {

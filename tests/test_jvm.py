@@ -75,3 +75,16 @@ def test_a_warm_translation_makes_no_reflection_lookups(spark, tpch_dir):
     # lookups; after: 76, none of them lookups.
     assert counts["r"] == 0, counts
     assert sum(counts.values()) < 100, counts
+
+
+def test_an_expression_written_twice_is_built_once(spark, tpch_dir):
+    """q22 compares ``substring(c_phone, 1, 2)`` with each of seven country codes, in the query and
+    again in its subquery: each node builds it once (each build is nine Py4J commands)."""
+    with open(os.path.join(CORPORA, "isthmus-tpch", "query_22_plan.json"), "rb") as fh:
+        model = analyze(fh.read())
+    catalog = Catalog([tpch_dir], use_spark_catalog=False)
+    root = model.roots[0]
+    translate(model, root, spark, catalog)
+    counts = _commands(lambda: translate(model, root, spark, catalog))
+    # built for every occurrence: 233 commands
+    assert sum(counts.values()) < 130, counts

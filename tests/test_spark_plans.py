@@ -9,6 +9,7 @@ and a Project above the subquery's aggregate each made Catalyst decorrelate thro
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -52,3 +53,26 @@ def test_a_correlated_scalar_subquery_is_an_aggregate_grouped_by_the_key(spark, 
     aggregates = [line for line in optimized.splitlines() if "Aggregate [" in line]
     assert len(aggregates) == 2, optimized  # the outer sum and the one per-part average
     assert any("0.2 * " in line and "avg(" in line and "Aggregate [_" in line for line in aggregates), optimized
+
+
+def _under_aggregate(analyzed: str) -> str:
+    """The operator right below the first Aggregate of an analyzed plan's text."""
+    lines = analyzed.splitlines()
+    at = next(i for i, line in enumerate(lines) if "Aggregate [" in line)
+    return re.match(r"^[\s:+\-|]*(\w+)", lines[at + 1]).group(1)
+
+
+@pytest.mark.parametrize("q", [1, 14])
+def test_a_project_under_an_aggregate_goes_into_it(spark, views, q):
+    """isthmus writes Aggregate(Project(Filter ...)); the project's expressions go into the aggregate
+    (one DataFrame step less, each an analysis by Spark), so the analyzed plan has the Aggregate right
+    over the Filter, as spark.sql's has for the same SQL. q14's aggregate is global, and the project
+    over it goes into it too."""
+    (case,) = bench.queries([q])
+    model = analyze(case["plan"])
+    ours = translate(model, model.roots[0], spark, views).df._jdf.queryExecution().analyzed().toString()
+    theirs = spark.sql(case["sql"])._jdf.queryExecution().analyzed().toString()
+    assert _under_aggregate(theirs) == "Filter", theirs
+    assert _under_aggregate(ours) == "Filter", ours
+    if q == 14:
+        assert ours.lstrip().startswith("Aggregate ["), ours
