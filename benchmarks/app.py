@@ -555,7 +555,7 @@ def run(quick: bool = False) -> dict:
     """Measure the app in the browser; returns JSON-able results (see the module docstring)."""
     from playwright.sync_api import sync_playwright
 
-    from ui.share import save_shared
+    from ui.state.share import save_shared
 
     reloads = 2 if quick else 5
     with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:

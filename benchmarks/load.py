@@ -80,7 +80,7 @@ def _plans() -> list[tuple[str, str]]:
     from executor.data import tpch
     from executor.producer_check import read_queries
     from executor.sql_plan import sql_to_plan
-    from ui.share import save_shared
+    from ui.state.share import save_shared
 
     out = [(name, f"/?sample={name}") for name in SAMPLES]
     folder = tpch(0.01)

@@ -2,7 +2,7 @@
 
 Spark's first queries of a shape (planning, code generation, the JIT) cost a run several times what
 the same run costs again: the tutorial's filter took 0.98 s on a fresh JVM and 0.30 s after a
-rehearsal. ``ui.data.warm_spark`` rehearses the plan a person has just opened, in the background.
+rehearsal. ``ui.state.plan_data.warm_spark`` rehearses the plan a person has just opened, in the background.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ SLOTS = _slots_from_env()
 #: Seconds between two looks at whether a waiting turn was stopped.
 WAIT_STEP_S = 0.1
 
-#: Who asks for the work in this thread: the browser session (``ui.background`` sets it); work asked
+#: Who asks for the work in this thread: the browser session (``ui.tasks`` sets it); work asked
 #: for outside the app (the command line, tests) is one owner.
 OWNER: contextvars.ContextVar[str] = contextvars.ContextVar("substrait_viz_owner", default="")
 

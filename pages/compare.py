@@ -8,14 +8,14 @@ import os
 import pandas as pd
 import streamlit as st
 
-from ui.boundary import panel
-from ui.compare_panel import compare_panel
-from ui.data import catalog_for
-from ui.entry import through_app
-from ui.graph_view import graph_view
+from ui.panels.boundary import panel
+from ui.panels.output_comparison import compare_panel
+from ui.state.plan_data import catalog_for
+from ui.state.entry import through_app
+from ui.graph.viewer import graph_view
 from ui.markdown import md_escape
-from ui.plan_source import SAMPLES, Plan, analyze_cached, current_model, sample_titles, samples
-from ui.selection import theme
+from ui.state.plan_source import SAMPLES, Plan, analyze_cached, current_model, sample_titles, samples
+from ui.state.selection import theme
 from viz.diff import STATUSES, NodeDiff, PlanDiff, diff_plans, different_producers
 from viz.diff_render import combined_dot, side_dots
 from viz.load import MAX_PLAN_BYTES

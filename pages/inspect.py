@@ -9,21 +9,21 @@ from typing import NamedTuple
 import pandas as pd
 import streamlit as st
 
-from ui.engines_panel import bisect_controls, compare_section, engine_overlay, portability_controls
-from ui.boundary import panel
-from ui.entry import through_app
-from ui.graph_view import graph_view, plan_dot
-from ui.lineage_panel import column_clicked, lineage_highlight, lineage_panel
+from ui.panels.cross_engine import bisect_controls, compare_section, engine_overlay, portability_controls
+from ui.panels.boundary import panel
+from ui.state.entry import through_app
+from ui.graph.viewer import graph_view, plan_dot
+from ui.panels.column_lineage import column_clicked, lineage_highlight, lineage_panel
 from ui.markdown import md_escape
 from ui.page import open_plan
-from ui.plan_source import executability_of
-from ui.profile_panel import profile_controls, profile_overlay, profile_table
-from ui.report_button import report_button
-from ui.run_panel import run_tab
-from ui.selection import (parse_choice, parse_flag, parse_int_between, parse_members, resolve_node, select,
+from ui.state.plan_source import executability_of
+from ui.panels.row_counts import profile_controls, profile_overlay, profile_table
+from ui.panels.report_button import report_button
+from ui.panels.run_tab import run_tab
+from ui.state.selection import (parse_choice, parse_flag, parse_int_between, parse_members, resolve_node, select,
                           setting_from_url, setting_to_url, theme)
-from ui.schema_table import schema_table
-from ui.share import share_link_widget
+from ui.panels.schema_table import schema_table
+from ui.state.share import share_link_widget
 from viz.errors import Severity
 from viz.export import has_dot, svg_or_none
 from viz.model import PlanModel

@@ -11,16 +11,16 @@ from __future__ import annotations
 import streamlit as st
 
 from executor.run import run_node
-from ui.background import Task, progress_fragment, finished, show_progress, start
-from ui.boundary import panel
-from ui.entry import through_app
-from ui.graph_view import graph_view
+from ui.tasks import Task, progress_fragment, finished, show_progress, start
+from ui.panels.boundary import panel
+from ui.state.entry import through_app
+from ui.graph.viewer import graph_view
 from ui.markdown import md_escape
 from ui.page import open_plan
-from ui.plan_source import executability_of
-from ui.report_button import report_button
-from ui.selection import resolve_node, select, theme
-from ui.share import share_link_widget
+from ui.state.plan_source import executability_of
+from ui.panels.report_button import report_button
+from ui.state.selection import resolve_node, select, theme
+from ui.state.share import share_link_widget
 from viz.describe import column_names, describe_plan, story_order, story_runs
 from viz.model import PlanModel
 from viz.render import View, title, to_dot

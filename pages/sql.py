@@ -15,13 +15,13 @@ import streamlit as st
 from executor.catalog import Catalog
 from executor.errors import ExecutionError
 from executor.sql_plan import MAX_SQL_CHARS, SqlPlan, catalog_tables, sql_to_plan
-from ui.boundary import panel
-from ui.data import TPCH_SCALE, catalog_for
+from ui.panels.boundary import panel
+from ui.state.plan_data import TPCH_SCALE, catalog_for
 from ui.markdown import md_escape
-from ui.entry import through_app
-from ui.graph_view import graph_view
-from ui.plan_source import Plan, analyze_cached
-from ui.selection import theme
+from ui.state.entry import through_app
+from ui.graph.viewer import graph_view
+from ui.state.plan_source import Plan, analyze_cached
+from ui.state.selection import theme
 from ui.sql_examples import EXAMPLES
 from viz.errors import Severity
 from viz.render import View, to_dot

@@ -15,18 +15,18 @@ import streamlit as st
 from executor.compare import describe_step
 from executor.run import RunResult
 from executor.step import count_notes, cross_product_warning, run_step
-from ui.background import Task, progress_fragment, show_progress, start
-from ui.boundary import panel
-from ui.compare_panel import compare_panel
-from ui.data import catalog_for
-from ui.graph_view import graph_view
-from ui.entry import through_app
+from ui.tasks import Task, progress_fragment, show_progress, start
+from ui.panels.boundary import panel
+from ui.panels.output_comparison import compare_panel
+from ui.state.plan_data import catalog_for
+from ui.graph.viewer import graph_view
+from ui.state.entry import through_app
 from ui.page import open_plan
-from ui.plan_source import Plan, executability_of
+from ui.state.plan_source import Plan, executability_of
 from ui.markdown import md_escape
-from ui.profile_panel import finished_profile, profile_overlay
+from ui.panels.row_counts import finished_profile, profile_overlay
 from viz.kinds import kind
-from ui.selection import resolve_node, select
+from ui.state.selection import resolve_node, select
 from viz.model import PlanModel
 from viz.render import View, rows_text, title, to_dot
 

@@ -18,11 +18,11 @@ from executor.catalog import TableStatus, plan_columns_by_table
 from executor.columns import ColumnCheck, check_bases, file_columns
 from executor.data import CACHE, TPCH_TABLES, tpch
 from executor.errors import ExecutionError
-from ui.boundary import panel
-from ui.data import TPCH_SCALE, bindings, by_position, catalog_for, sample_data_kind, save_upload
-from ui.entry import through_app
+from ui.panels.boundary import panel
+from ui.state.plan_data import TPCH_SCALE, bindings, by_position, catalog_for, sample_data_kind, save_upload
+from ui.state.entry import through_app
 from ui.markdown import md_escape
-from ui.plan_source import current_model, plan_sidebar
+from ui.state.plan_source import current_model, plan_sidebar
 from viz.tables import plan_tables
 
 through_app()

@@ -1,4 +1,4 @@
-"""The graphs an AppTest page drew: the graph viewer's data (``ui.graph_view``), or the fallback
+"""The graphs an AppTest page drew: the graph viewer's data (``ui.graph.viewer``), or the fallback
 chart's DOT where Graphviz's ``dot`` is not installed."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from ui.graph_view import laid_out
+from ui.graph.viewer import laid_out
 
 VIEWER = "substrait_viz_graph_view"
 CLICKS = "substrait_viz_graph_click"  # the fallback chart's click listener, which paints it

@@ -267,7 +267,7 @@ def test_view_settings_are_in_the_url_and_a_link_opens_with_them():
 
 def test_the_schema_table_keeps_every_character_of_names_and_types():
     # names and types are code spans: `*`, `$`, `_` and `<...>` are not Markdown; a `|` does not end the cell
-    from ui.schema_table import schema_markdown
+    from ui.panels.schema_table import schema_markdown
 
     rows = [{"index": 0, "name": "a|b", "type": "struct<x: i32, y: string?>?", "nullable": True},
             {"index": 1, "name": "$1*_x", "type": "i64", "nullable": False},
@@ -282,7 +282,7 @@ def test_the_schema_table_keeps_every_character_of_names_and_types():
 def test_the_url_keeps_naming_the_plan_shown():
     """Streamlit drops the query when the page changes; the next run puts the plan back in the URL, so a
     reload opens the same plan. A plan opened from the sidebar replaces the one the URL named."""
-    from ui.share import save_shared
+    from ui.state.share import save_shared
 
     at = _app(sample="tutorial.json")
     assert at.query_params["sample"] in ("tutorial.json", ["tutorial.json"])

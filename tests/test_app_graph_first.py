@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app_graph import graphs, nodes_drawn
-from ui.graph_view import viewer_available
+from ui.graph.viewer import viewer_available
 
 pytestmark = pytest.mark.graph_first
 
@@ -118,9 +118,9 @@ def test_a_link_to_a_plan_that_is_not_here_is_whole_at_once():
 
 def test_without_the_viewer_the_page_is_whole_at_once(monkeypatch):
     """The fallback chart (no Graphviz on the server) cannot say it has drawn: no graph-first run."""
-    import ui.graph_view
+    import ui.graph.viewer
 
-    monkeypatch.setattr(ui.graph_view, "IN_BROWSER", True)
+    monkeypatch.setattr(ui.graph.viewer, "IN_BROWSER", True)
     at = _opened(sample="tutorial.json")
     assert not at.exception
     assert _schema_shown(at) and at.selectbox(key="node").value == "0"

@@ -68,7 +68,7 @@ def test_a_column_used_above_lists_the_conditions_that_read_it():
 def test_a_click_on_a_schema_row_in_the_graph_picks_the_column():
     """The viewer sends "<node>|<index>" for a click on a schema row (the browser test clicks one): the
     callback selects the node and picks the column, which the inspector then shows."""
-    from ui.lineage_panel import clicked_column
+    from ui.panels.column_lineage import clicked_column
 
     ids = ["0", "0.0", "0.0.0", "0.0.1", "0.0.1.0", "0.0*4.s0"]
     assert clicked_column({"column": "0.0|7"}, ids) == ("0.0", 7)

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from tests.app_graph import graph_text, graphs
 
 from tests.conftest import wait_for
-from ui import share
+from ui.state import share
 from viz.describe import describe_plan, story_order
 from viz.model import analyze
 

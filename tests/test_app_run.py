@@ -47,13 +47,13 @@ def test_run_a_node_and_see_its_rows(spark):
 
 
 def test_a_run_that_ends_soon_comes_with_the_click_that_started_it(spark, monkeypatch):
-    """ui.background.finished waits for a task it shows for the first time (up to WAIT_S, here long
+    """ui.tasks.finished waits for a task it shows for the first time (up to WAIT_S, here long
     enough for any machine): the rows come with the Run click's own rerun of the page, with no progress
     fragment to look again and no rerun of the whole page after it. The run, started in the click's
     callback, takes the row limit sent with the click."""
     from executor.run import clear_cache
 
-    monkeypatch.setattr("ui.background.WAIT_S", 120.0)
+    monkeypatch.setattr("ui.tasks.WAIT_S", 120.0)
     clear_cache()  # a real run, not a kept result
     at = AppTest.from_file(APP, default_timeout=180)
     at.session_state["inspector_tab"] = "Run"
@@ -78,7 +78,7 @@ def test_opening_a_plan_starts_spark_in_the_background(monkeypatch):
     rehearsed: list[list[str]] = []
     real = rehearsal.rehearse
     monkeypatch.setattr(rehearsal, "rehearse", lambda *a, **k: rehearsed.append(real(*a, **k)) or rehearsed[-1])
-    monkeypatch.setattr("ui.data.WARM_RUN_BUDGET_S", 120.0)  # all of them, however slow the machine
+    monkeypatch.setattr("ui.state.plan_data.WARM_RUN_BUDGET_S", 120.0)  # all of them, however slow the machine
     session.stop_session()  # as on a fresh server
     session.WARM_UP, session._warming = True, None
     try:

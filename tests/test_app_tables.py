@@ -79,7 +79,7 @@ def test_a_file_without_the_plans_columns_is_not_bound_and_another_file_fixes_it
     row = _row(at, "CUSTOMER")
     assert (row["bound"], row["how"], row["source"]) == ("yes", "binding", f"parquet at {data_root / 'clients.parquet'}")
     assert not [s for s in at.selectbox if s.key == "fix_file_CUSTOMER"]  # its panel is gone
-    # the choice is in the session's catalog (ui.data.catalog_for), the one the runs take
+    # the choice is in the session's catalog (ui.state.plan_data.catalog_for), the one the runs take
     catalog = at.session_state["catalog"][1]
     assert catalog.bindings["customer"] == str(data_root / "clients.parquet")
     assert "--" not in catalog.by_position_how and "Tables page" in catalog.by_position_how

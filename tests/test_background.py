@@ -1,15 +1,15 @@
-"""When a background task redraws the panel that shows it (``ui.background.Task``): at once for what a
+"""When a background task redraws the panel that shows it (``ui.tasks.Task``): at once for what a
 person waits to see (a new place in line, leaving the line, a part of the result, the end), else at
 most once per look interval, so pages waiting on a busy server cost the server and browser nothing."""
 
 from __future__ import annotations
 
-from ui import background
-from ui.background import Task
+from ui import tasks
+from ui.tasks import Task
 
 
 def _watched(monkeypatch, now: list[float]) -> tuple[Task, list[float]]:
-    monkeypatch.setattr(background.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(tasks.time, "monotonic", lambda: now[0])
     task, woken = Task(), []
     task.watch(lambda: woken.append(now[0]))
     return task, woken
@@ -37,7 +37,7 @@ def test_a_running_task_is_redrawn_at_most_once_per_look_and_at_its_end(monkeypa
         now[0] = step / 10
         task.progress(step / 100, f"running: {step}% of tasks ({step // 10} s)")
     assert len(woken) == 3  # once per LOOK_S
-    assert all(b - a >= background.LOOK_S - 1e-9 for a, b in zip(woken, woken[1:]))
+    assert all(b - a >= tasks.LOOK_S - 1e-9 for a, b in zip(woken, woken[1:]))
     task.finish()
     assert len(woken) == 4 and task.done.is_set()
 
@@ -62,5 +62,5 @@ def test_a_task_that_ended_before_it_was_watched_wakes_its_panel_when_watched():
 def test_without_a_server_session_the_panel_looks_by_itself():
     """Outside a running server (here, and a test's app) there is no session to wake: the progress
     fragment falls back to looking every POLL_S, and a look holds."""
-    assert background._Waker.here() is None
-    assert background._Waker.possible() is False
+    assert tasks._Waker.here() is None
+    assert tasks._Waker.possible() is False

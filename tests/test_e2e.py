@@ -163,7 +163,7 @@ def test_upload_click_a_node_and_see_its_schema(app_url, scheme):
 
 
 def test_what_follows_the_run_tab_is_stale_while_the_run_click_waits(app_url):
-    """The Run click's rerun waits for the run (ui.background.finished) before it draws what follows
+    """The Run click's rerun waits for the run (ui.tasks.finished) before it draws what follows
     the Run tab (the node report's button, the share link, the diagnostics): those are stale meanwhile.
     This is also the check that STALE_WATCH sees stale elements at all, which a node click's rerun
     cannot show on a fast machine (its messages can reach the page in one batch, no frame between)."""

@@ -1,7 +1,7 @@
 """Shared links in a real browser, on a fresh server whose first request is the link itself.
 
 Streamlit's older multipage mechanism would run ``pages/present.py`` alone for such a first request
-(no ``app.py``: no navigation, no wide layout); ``ui.entry.through_app`` sends it through ``app.py``.
+(no ``app.py``: no navigation, no wide layout); ``ui.state.entry.through_app`` sends it through ``app.py``.
 The Present page's own share link then reopens the same plan at the same node.
 """
 
@@ -91,7 +91,7 @@ def test_present_reads_datafusions_tpcds_q64_without_ids_or_calls(app_url):  # n
     from executor.data import tpcds
     from executor.producer_check import read_queries
     from executor.sql_plan import sql_to_plan
-    from ui.share import save_shared
+    from ui.state.share import save_shared
     from viz.describe import describe_plan, story_order
     from viz.model import analyze
 

@@ -44,7 +44,7 @@ def q64_plan(tmp_path_factory) -> str:
 
 
 # From now on, the most animations the viewer's element has had at once (checked every frame): Streamlit
-# fades an element a rerun redraws, which re-records a large drawing twice per click (ui.graph_view).
+# fades an element a rerun redraws, which re-records a large drawing twice per click (ui.graph.viewer).
 FADE_WATCH = """() => {
   const host = [...document.querySelectorAll('*')].find((e) => e.shadowRoot && e.shadowRoot.querySelector('.sv-root'));
   const element = host.closest('[data-testid=stElementContainer]');

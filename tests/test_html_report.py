@@ -264,8 +264,8 @@ def test_the_app_offers_the_report_with_the_session_runs(page, deferred, spark_c
     from streamlit.testing.v1 import AppTest
 
     from executor.run import RunResult
-    from ui.report_button import LABEL
-    from ui.run_panel import RunState
+    from ui.panels.report_button import LABEL
+    from ui.panels.run_tab import RunState
 
     model = _model("tutorial.json")
     result = RunResult(columns=["[0] product_id", "[1] categories"], types=["bigint", "array<string>"],

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests import plans as P
 from ui.markdown import md_escape
-from ui.selection import match_node
+from ui.state.selection import match_node
 from viz.counts import count_text, rows_hover, rows_text
 from viz.render import NodeStat, Overlay, View, to_dot
 
@@ -83,7 +83,7 @@ def test_the_profile_table_takes_counts_past_64_bits():
     import pyarrow as pa
 
     from executor.profile import NodeProfile, Profile
-    from ui.profile_panel import profile_frame
+    from ui.panels.row_counts import profile_frame
 
     model = P.model_of(starred_plan())
     profile = Profile({"0.0*5": NodeProfile("0.0*5", "cross", rows=2**70, how="derived", factor=float("inf")),
@@ -104,7 +104,7 @@ def test_a_failing_panel_is_a_message_and_the_page_goes_on():
     def page():
         import streamlit as st
 
-        from ui.boundary import panel
+        from ui.panels.boundary import panel
 
         with panel("the broken panel"):
             st.write("before")
@@ -122,7 +122,7 @@ def test_a_rerun_passes_through_the_boundary():
     def page():
         import streamlit as st
 
-        from ui.boundary import panel
+        from ui.panels.boundary import panel
 
         st.session_state.setdefault("runs", 0)
         st.session_state["runs"] += 1
@@ -139,7 +139,7 @@ def test_a_rerun_passes_through_the_boundary():
 def test_a_profile_with_a_huge_count_draws_on_the_inspect_page():
     """The page as it was after a profile of TPC-DS q07: a derived count past 2^63 (here 2^70)."""
     from executor.profile import NodeProfile, Profile
-    from ui.background import Task
+    from ui.tasks import Task
 
     at = _app(starred_plan())
     model_digest = P.model_of(starred_plan()).digest

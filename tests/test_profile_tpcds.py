@@ -22,8 +22,8 @@ def _page(plan_json: bytes, profile_json: dict) -> None:
     import streamlit as st
 
     from executor.profile import NodeProfile, Profile
-    from ui.boundary import panel
-    from ui.profile_panel import profile_overlay, profile_table
+    from ui.panels.boundary import panel
+    from ui.panels.row_counts import profile_overlay, profile_table
     from viz.model import analyze
     from viz.render import View, to_dot
 

@@ -1,4 +1,4 @@
-"""The shared-plan store behind share links (ui.share): content-addressed, and nothing but a digest
+"""The shared-plan store behind share links (ui.state.share): content-addressed, and nothing but a digest
 from a URL ever reaches the file system."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from ui import share
-from ui.plan_source import Plan
+from ui.state import share
+from ui.state.plan_source import Plan
 
 DATA = b'{"relations": []}'
 

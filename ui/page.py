@@ -6,9 +6,9 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from ui.data import warm_spark
-from ui.graph_view import viewer_available
-from ui.plan_source import Plan, analyze_cached, current_model, plan_from_url, plan_sidebar
+from ui.state.plan_data import warm_spark
+from ui.graph.viewer import viewer_available
+from ui.state.plan_source import Plan, analyze_cached, current_model, plan_from_url, plan_sidebar
 from viz.model import PlanModel
 
 #: Whether a page opened on a plan may draw its graph first (:func:`open_plan`). Tests that drive
@@ -38,7 +38,7 @@ def open_plan(title: str, hint: str, empty: str | None = None, graph_first: bool
     """The plan inputs in the sidebar, then the plan and its model. Without a model, the page's
     ``title`` and ``hint`` when no plan is open (an unreadable one has its error shown) and None;
     with ``empty`` given, a plan without relations is that warning and None. With a plan open,
-    Spark starts in the background (:func:`ui.data.warm_spark`): the page never waits for it.
+    Spark starts in the background (:func:`ui.state.plan_data.warm_spark`): the page never waits for it.
 
     With ``graph_first``, a page opened on a plan (a link, ``?sample=`` or ``?plan=``: the session's
     first run) skips the sidebar's inputs and says so (``graph_only``): the page then draws its

@@ -73,7 +73,7 @@ PALETTES = {
     ),
 }
 
-#: A column's lineage painted over the graph in the page (``ui.graph_view``), per theme: the fill of
+#: A column's lineage painted over the graph in the page (``ui.graph.viewer``), per theme: the fill of
 #: the nodes on its path, and the colour of its edges and schema rows.
 LINEAGE_COLOURS = {"light": ("#ece3ff", "#6a3fc9"), "dark": ("#3b2a66", "#c2a8ff")}
 

@@ -2,7 +2,7 @@
 
 A run happens in a worker thread owned by this browser session, so the page never waits for Spark
 (nor for it to start) and stays responsive. It starts in the Run click's callback; that click's rerun
-waits for it a moment (``ui.background.finished``), and a longer run leaves a fragment that refreshes
+waits for it a moment (``ui.tasks.finished``), and a longer run leaves a fragment that refreshes
 its progress. The results are cached per plan and node by ``executor.run``.
 """
 
@@ -14,10 +14,10 @@ import streamlit as st
 
 from executor.errors import ExecutionError
 from executor.run import explain_node, run_node, to_csv_bytes, to_parquet_bytes
-from ui.background import Task, progress_fragment, finished, settle, show_progress, start
-from ui.data import catalog_for
+from ui.tasks import Task, progress_fragment, finished, settle, show_progress, start
+from ui.state.plan_data import catalog_for
 from ui.markdown import md_escape
-from ui.plan_source import Plan
+from ui.state.plan_source import Plan
 from viz.model import PlanModel
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -69,7 +69,7 @@ def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, 
         st.warning(md_escape(f"This node cannot run on Spark: {reason}"))
     c1, c2, c3 = st.columns([1, 1, 1.2])
     # defaults through the session state only: these values are kept from page to page
-    # (``ui.entry.KEPT_WIDGETS``), and a widget given both warns on the page
+    # (``ui.state.entry.KEPT_WIDGETS``), and a widget given both warns on the page
     st.session_state.setdefault("run_limit", 100)
     st.session_state.setdefault("run_timeout", int(DEFAULT_TIMEOUT_S))
     c1.number_input("Rows", min_value=1, max_value=10_000, step=50, key="run_limit")

@@ -19,7 +19,7 @@ from viz.errors import PlanLoadError
 from viz.load import MAX_PLAN_BYTES
 from viz.model import PlanModel, analyze
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SAMPLES = os.path.join(ROOT, "sample_plans")
 NONE = "(none)"
 
@@ -168,7 +168,7 @@ def _on_paste() -> None:
 
 def _open_shared(digest: str) -> None:
     """Open the plan a share link names (``?plan=<sha256>``), or say it is not here."""
-    from ui.share import is_digest, load_shared
+    from ui.state.share import is_digest, load_shared
 
     data = load_shared(digest)
     if data is None:

@@ -2,7 +2,7 @@
 
 ``compare_panel`` is a button plus the result; the Step page uses it to compare a node with its
 input, and the Compare-plans page for a matched pair of nodes of two plans. The comparison runs in
-the background with progress and Cancel (``ui.background``); the page never waits for it.
+the background with progress and Cancel (``ui.tasks``); the page never waits for it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from executor.compare import OutputComparison, compare_outputs
-from ui.background import Task, progress_fragment, finished, run_in_background, show_progress
+from ui.tasks import Task, progress_fragment, finished, run_in_background, show_progress
 from ui.markdown import md_escape
 from viz.model import PlanModel
 

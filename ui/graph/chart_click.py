@@ -1,6 +1,6 @@
 """Clicking a node in the in-browser chart selects it, and the selected node is highlighted in the page.
 
-This is the fallback of :mod:`ui.graph_view` (the viewer) on a server without Graphviz's ``dot``.
+This is the fallback of :mod:`ui.graph.viewer` (the viewer) on a server without Graphviz's ``dot``.
 
 ``st.graphviz_chart`` draws the DOT in the page (Graphviz compiled to WebAssembly, no system
 Graphviz needed). It reports no clicks, so this small custom component (Streamlit components v2,
@@ -20,12 +20,12 @@ from typing import Callable
 
 import streamlit as st
 
-from ui.selection import select, theme
+from ui.state.selection import select, theme
 from viz.render import PALETTES
 
-#: The listener's script, in ``ui/static/graph_click.js`` (read once, given to the component as its
+#: The listener's script, in ``ui/graph/static/chart_click.js`` (read once, given to the component as its
 #: text); what it paints comes in the component's data, a JSON object (:func:`graph_click`).
-_JS = (resources.files("ui") / "static" / "graph_click.js").read_text(encoding="utf-8")
+_JS = (resources.files("ui.graph") / "static" / "chart_click.js").read_text(encoding="utf-8")
 
 _component = st.components.v2.component("substrait_viz_graph_click", js=_JS)
 
@@ -41,9 +41,9 @@ def select_clicked(key: str) -> None:
 def graph_click(key: str, selected: str | None = None, on_click: Callable[[], None] | None = None,
                 hits: frozenset[str] | set[str] = frozenset(), lineage: dict | None = None) -> str | None:
     """Mount the listener and paint ``selected`` as the selected node (draw the DOT without a
-    selection), and the nodes of a column's ``lineage`` (``ui.lineage_panel.lineage_highlight``);
+    selection), and the nodes of a column's ``lineage`` (``ui.panels.column_lineage.lineage_highlight``);
     returns the clicked node id on the rerun a click causes. By default a click selects the node
-    (``ui.selection``)."""
+    (``ui.state.selection``)."""
     callback = on_click if on_click is not None else (lambda: select_clicked(key))
     pal = PALETTES[theme()]
     data = {"selected": selected, "fill": pal.selected_fill, "hits": sorted(hits), "hit_fill": pal.hit_fill,

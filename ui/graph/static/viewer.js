@@ -1,4 +1,4 @@
-// The graph viewer (ui/graph_view.py), a Streamlit components v2 module run in the page itself:
+// The graph viewer (ui/graph/viewer.py), a Streamlit components v2 module run in the page itself:
 // shows the SVG laid out on the server with pan (drag), zoom (wheel, buttons, Fit, 100%), a minimap,
 // the search hits one at a time, and the selection and a column's lineage painted in the page; a click
 // on a node (or a schema row) is sent back as a trigger value. Everything it shows comes in

@@ -1,4 +1,4 @@
-// The click listener of the in-browser chart (ui/graph_click.py), the fallback when the server has
+// The click listener of the in-browser chart (ui/graph/chart_click.py), the fallback when the server has
 // no Graphviz: sends a clicked node's id back as a trigger value and paints the selection, the search
 // hits and a column's lineage on st.graphviz_chart's SVG. Its values come in component.data (JSON).
 

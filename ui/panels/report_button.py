@@ -2,7 +2,7 @@
 (``viz.html_report``), with the row counts and sample rows this session has for the plan.
 
 What the session ran lives where the pages keep it, keyed by the plan's digest: the profile
-(``ui.profile_panel.finished_profile``), the Run tab (``st.session_state["runs"]``), Step through
+(``ui.panels.row_counts.finished_profile``), the Run tab (``st.session_state["runs"]``), Step through
 (``"step_results"``) and Present (``"present_tasks"``). They are gathered while the page runs; the
 report itself is built only when the button is clicked (Streamlit calls ``data`` then, in another
 thread), so a rerun never lays the graph out for it.
@@ -15,8 +15,8 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from ui.plan_source import Plan
-from ui.profile_panel import finished_profile
+from ui.state.plan_source import Plan
+from ui.panels.row_counts import finished_profile
 from viz.html_report import MAX_SAMPLE_ROWS, NodeRun, html_report
 from viz.model import PlanModel
 

@@ -10,7 +10,7 @@ and which nodes each engine can run.
 - **Which engines run each node** (``executor.portability``): a table, and ⊘ marks on the graph
   where a gap starts, before anything runs.
 
-The long work runs in this browser session's background thread (``ui.background``) with progress and
+The long work runs in this browser session's background thread (``ui.tasks``) with progress and
 Cancel; the results are kept per plan (and node) for the session.
 """
 
@@ -22,11 +22,11 @@ import streamlit as st
 from executor.bisect import Bisection, bisect
 from executor.engines import DIFFERS, SAME, EngineComparison, compare_engines
 from executor.portability import Portability, portability
-from ui.background import Task, progress_fragment, finished, show_progress, start
-from ui.data import catalog_for
+from ui.tasks import Task, progress_fragment, finished, show_progress, start
+from ui.state.plan_data import catalog_for
 from ui.markdown import md_escape
-from ui.plan_source import Plan
-from ui.selection import select
+from ui.state.plan_source import Plan
+from ui.state.selection import select
 from viz.model import PlanModel
 from viz.render import Overlay, title
 

@@ -18,7 +18,7 @@ import streamlit as st
 
 from executor.catalog import Catalog, data_roots
 from executor.data import CACHE, tpch
-from ui.plan_source import ROOT, SAMPLES, Plan, plan_digest
+from ui.state.plan_source import ROOT, SAMPLES, Plan, plan_digest
 
 TUTORIAL_DATA = os.path.join(ROOT, "sample_data", "tutorial")
 TPCH_SCALE = 0.01

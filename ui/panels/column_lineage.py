@@ -2,7 +2,7 @@
 (chains down to table columns and literals) and where it is used; the path is painted on the graph.
 
 The lineage itself is :mod:`viz.lineage`; this module holds the widget, the text and the highlight
-handed to :func:`ui.graph_view.graph_view`. The picked column is in the session (``lineage_column``,
+handed to :func:`ui.graph.viewer.graph_view`. The picked column is in the session (``lineage_column``,
 the picker's key) with the node it belongs to (``lineage_node``): the graph, drawn before the
 inspector, paints it on the same run; selecting another node clears it; a click on a schema row in
 the graph picks one (:func:`column_clicked`). One widget key for every node keeps the widget the
@@ -16,7 +16,7 @@ from typing import Callable
 import streamlit as st
 
 from ui.markdown import md_escape
-from ui.selection import select, theme
+from ui.state.selection import select, theme
 from viz.lineage import LineageError, chain_texts, trace, used_by, step_text, use_text
 from viz.model import PlanModel
 from viz.render import LINEAGE_COLOURS

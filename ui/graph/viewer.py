@@ -29,8 +29,8 @@ from typing import Callable
 
 import streamlit as st
 
-from ui.graph_click import graph_click, select_clicked
-from ui.selection import theme
+from ui.graph.chart_click import graph_click, select_clicked
+from ui.state.selection import theme
 from viz.export import compact_svg, has_dot, layout_svg, mark_detail_lines
 from viz.model import PlanModel
 from viz.render import PALETTES, View, to_dot
@@ -86,9 +86,9 @@ _CSS = """
 .sv-mini-view { position: absolute; border: 2px solid #e8590c; background: rgba(232,89,12,0.08); pointer-events: none; }
 """
 
-#: The viewer's script, in ``ui/static/graph_view.js`` (read once, given to the component as its text);
+#: The viewer's script, in ``ui/graph/static/viewer.js`` (read once, given to the component as its text);
 #: what it shows comes in the component's data, a JSON object (:func:`graph_view`).
-_JS = (resources.files("ui") / "static" / "graph_view.js").read_text(encoding="utf-8")
+_JS = (resources.files("ui.graph") / "static" / "viewer.js").read_text(encoding="utf-8")
 
 _component = st.components.v2.component("substrait_viz_graph_view", html=_HTML, css=_CSS, js=_JS)
 
@@ -165,9 +165,9 @@ def graph_view(
     search_box: tuple[str, str] | None = None,
 ) -> None:
     """Show ``dot`` laid out on the server, with pan and zoom; ``selected`` and ``hits`` are
-    painted in the page. A click selects the node (``ui.selection``) unless ``on_click`` says
+    painted in the page. A click selects the node (``ui.state.selection``) unless ``on_click`` says
     otherwise; ``follow`` moves the view to the selected node when the selection changes.
-    ``lineage`` (``ui.lineage_panel.lineage_highlight``) is painted too: its nodes, edges and schema
+    ``lineage`` (``ui.panels.column_lineage.lineage_highlight``) is painted too: its nodes, edges and schema
     rows; with ``on_column``, a click on a schema row calls it instead (the value ``"<node>|<index>"``).
     With ``then_rest`` (a page that draws its graph first, :func:`ui.page.open_plan`), the viewer reruns
     the script once it has drawn the graph, and that run draws the whole page; call it only when

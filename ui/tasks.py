@@ -21,8 +21,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from executor.catalog import Catalog
 from executor.errors import ExecutionError
 from executor.turns import IN_LINE, OWNER
-from ui.data import catalog_for
-from ui.plan_source import Plan
+from ui.state.plan_data import catalog_for
+from ui.state.plan_source import Plan
 
 
 @dataclass
