@@ -77,7 +77,7 @@ _CSS = """
 .sv-stage svg text { font-family: Helvetica, sans-serif; }  /* compact_svg drops it from every text */
 .sv-stage g.node { cursor: pointer; }
 .sv-far .sv-detail { display: none; }
-/* a node's text is laid out once it comes near the view (or the page is idle): graph_view.js */
+/* a node's text is laid out once it comes near the view (or the page is idle): static/viewer.js */
 .sv-stage svg g.node:not(.sv-near) text { display: none; }
 .sv-minimap { position: absolute; right: 8px; bottom: 8px; border: 1px solid rgba(128,128,128,0.6);
   background: rgba(255,255,255,0.92); overflow: hidden; display: none; cursor: pointer; }

@@ -30,7 +30,7 @@ function build(root, data) {
   const v = { key: data.key, viewport, stage, svg, w, h, k: 1, x: 0, y: 0, selected: null, moved: false };
   // level of detail: a node's lines below its title come marked sv-detail (viz.export.mark_detail_lines)
   // every node's box in the drawing's own px, measured once at 100%. The nodes' text is not laid
-  // out yet (the CSS in graph_view.py): laying out every line of a large drawing's text would hold
+  // out yet (the CSS in viewer.py): laying out every line of a large drawing's text would hold
   // back its first paint. A node's text is laid out when the node comes near the view (v.apply),
   // and the rest's, a few nodes at a time, when the page is idle.
   const s0 = stage.getBoundingClientRect();
