@@ -20,7 +20,7 @@ import pytest
 
 from tests import plans as P
 from viz import lineage as L
-from viz.lineage import LineageError, chain_texts, column_sources, trace, used_by
+from viz.lineage import LineageError, chain_texts, column_sources, trace, used_by, walk
 from viz.load import load_path
 from viz.model import PlanModel, analyze_loaded
 
@@ -324,14 +324,14 @@ def test_a_rule_that_fails_is_a_diagnostic_on_its_node(monkeypatch):
         raise ValueError("odd plan")
 
     monkeypatch.setitem(L.RULES, "filter", broken)
-    L._memo.forget(model)
+    walk._memo.forget(model)
     lineage = trace(model, "0", 0)  # through the filter 0.0.1
     step = lineage.steps[("0.0.1", 3)]
     assert step.origin.kind == "unknown"
     assert [(d.node, d.code) for d in lineage.diagnostics] == [("0.0.1", "lineage-failed")]
     assert "odd plan" in lineage.diagnostics[0].message
     assert chain_texts(trace(model, "0", 1)) == ["[1] product_id ← [0] product_id of orders"]  # the rest still follows
-    L._memo.forget(model)
+    walk._memo.forget(model)
 
 
 # ---- inspect --json ------------------------------------------------------------------------------

@@ -1,106 +1,27 @@
-"""Derive every node's output schema, following each relation's "Direct Output Order" then its emit.
-
-One dispatch table on the relation kind; each entry takes the node's :class:`Context` (its inputs'
-schemas already derived) and returns the direct output fields. Results are memoised per node id and
-computed bottom-up with an explicit stack, so shared subtrees cost one walk and any depth works.
-Expressions are typed and rendered in the same pass (the inspector shows them).
-"""
+"""One schema rule per relation kind (:data:`DERIVE`): each takes the node's :class:`Context` (its
+inputs' schemas already derived) and returns its direct output fields, before the emit."""
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Callable
 
 from substrait import algebra_pb2, type_pb2
 
-from . import types as T
-from .errors import Diagnostic, error, info, warning
-from .expressions import ExpressionTyper, Scope, Typed, integer_literal
-from .extensions import Extensions
-from .fields import Field, fields_from_named_struct, named_struct_fields, nested_names_for, struct_members
-from .graph import Node, PlanGraph
-from .kinds import JOIN_KINDS, emit, enhancement_of, output_names, project_outputs_input
+from .. import types as T
+from ..errors import error, info, warning
+from ..expressions import integer_literal
+from ..fields import (
+    Field,
+    fields_from_named_struct,
+    named_struct_fields,
+    nested_names_for,
+    struct_members,
+)
+from ..kinds import project_outputs_input
+from .context import Context, all_nullable, concat_fields, expect_boolean, typed_field
+from .layouts import aggregate_layout, join_type_name
 
-
-@dataclass
-class NodeInfo:
-    """What the schema pass derived for one node."""
-
-    schema: list[Field] | None  # output after emit; None when it cannot be known
-    direct: list[Field] | None  # output before emit
-    incoming: list[Field] | None  # the record this node's expressions read
-    expressions: list[tuple[str, str]] = field(default_factory=list)  # (role, rendered text)
-    detail: str = ""  # key detail for a graph label
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    referenced_fields: set[int] = field(default_factory=set)  # indices of ``incoming`` read by expressions
-    functions: set[int] = field(default_factory=set)  # function anchors used
-    #: the node's expressions as this pass typed them (``ExpressionTyper.typed``): see :meth:`typed_expression`
-    typed: dict[int, tuple[Any, Typed]] = field(default_factory=dict, repr=False, compare=False)
-
-    def typed_expression(self, e) -> Typed | None:
-        """Expression ``e`` (this very message of the plan) as the schema pass typed it, or None when
-        it did not: the executor and the properties pass read types and texts here, not typing again."""
-        hit = self.typed.get(id(e))
-        return hit[1] if hit is not None and hit[0] is e else None
-
-    def __getstate__(self) -> dict:
-        # message identities do not survive a copy: a copy types again where it needs to
-        return {**self.__dict__, "typed": {}}
-
-
-@dataclass
-class Context:
-    node: Node
-    inputs: list[list[Field] | None]
-    ext: Extensions
-    outer: Sequence[Sequence[Field] | None]
-    typer: ExpressionTyper
-    info: NodeInfo
-    anchors: dict[int, Sequence[Field] | None]
-    conventions: "Conventions" = None  # type: ignore[assignment]
-
-    def scope(self, fields: Sequence[Field] | None) -> Scope:
-        return Scope(fields, self.outer, [], self.anchors)
-
-    def expr(self, role: str, e: algebra_pb2.Expression, fields: Sequence[Field] | None) -> Typed:
-        typed = self.typer.expr(e, self.scope(fields))
-        self.info.expressions.append((role, typed.text))
-        return typed
-
-    def diag(self, d: Diagnostic) -> None:
-        self.info.diagnostics.append(d)
-
-    def input(self, k: int = 0) -> list[Field] | None:
-        return self.inputs[k] if k < len(self.inputs) else None
-
-
-def _concat(*parts: list[Field] | None) -> list[Field] | None:
-    out: list[Field] = []
-    for p in parts:
-        if p is None:
-            return None
-        out.extend(p)
-    return out
-
-
-def _nullable(fields: list[Field]) -> list[Field]:
-    return [f.with_type(T.make_nullable(f.type)) for f in fields]
-
-
-def _expr_field(typed: Typed, fallback: str) -> Field:
-    label = typed.label or fallback
-    return Field(label, typed.type, typed.nested or nested_names_for(typed.type))
-
-
-def _expect_boolean(ctx: Context, typed: Typed, what: str) -> None:
-    if typed.type is not None and T.kind(typed.type) != "bool":
-        ctx.diag(error("type-mismatch", f"{what} must be boolean, but is {T.render(typed.type)}", ctx.node.id))
-
-
-# ---------------------------------------------------------------------------------------------
-# One function per relation kind
-# ---------------------------------------------------------------------------------------------
 
 def read(ctx: Context) -> list[Field] | None:
     r: algebra_pb2.ReadRel = ctx.node.body
@@ -183,7 +104,7 @@ def read(ctx: Context) -> list[Field] | None:
         ctx.diag(warning("no-read-type", "the read does not say what it reads", ctx.node.id))
 
     if r.HasField("filter"):
-        _expect_boolean(ctx, ctx.expr("filter", r.filter, base), "the read filter")
+        expect_boolean(ctx, ctx.expr("filter", r.filter, base), "the read filter")
     if r.HasField("best_effort_filter"):
         ctx.expr("best effort filter", r.best_effort_filter, base)
     if r.HasField("projection") and base is not None:
@@ -244,7 +165,7 @@ def filter_(ctx: Context) -> list[Field] | None:
     fields = ctx.input(0)
     ctx.info.incoming = fields
     typed = ctx.expr("condition", ctx.node.body.condition, fields)
-    _expect_boolean(ctx, typed, "the filter condition")
+    expect_boolean(ctx, typed, "the filter condition")
     ctx.info.detail = typed.text
     return fields
 
@@ -310,16 +231,16 @@ def project(ctx: Context) -> list[Field] | None:
     for i, e in enumerate(ctx.node.body.expressions):
         index = f"${base + i}" if base is not None else f"+{i}"
         typed = ctx.expr(index, e, fields)
-        added.append(_expr_field(typed, f"expr{i}"))
+        added.append(typed_field(typed, f"expr{i}"))
     ctx.info.detail = f"+{len(added)} column{'s' if len(added) != 1 else ''}"
     if not project_outputs_input(ctx.node.body, ctx.conventions.project_keeps_input):
         ctx.info.detail = f"{len(added)} column{'s' if len(added) != 1 else ''} (expressions only)"
         return added
-    return _concat(fields, added)
+    return concat_fields(fields, added)
 
 
 def cross(ctx: Context) -> list[Field] | None:
-    ctx.info.incoming = _concat(ctx.input(0), ctx.input(1))
+    ctx.info.incoming = concat_fields(ctx.input(0), ctx.input(1))
     ctx.info.detail = "cross product"
     return ctx.info.incoming
 
@@ -333,10 +254,6 @@ _JOIN_PADDING = {
 }
 
 
-def join_type_name(body) -> str:
-    return body.DESCRIPTOR.fields_by_name["type"].enum_type.values_by_number[body.type].name
-
-
 def join_output(ctx: Context, type_name: str) -> list[Field] | None:
     left, right = ctx.input(0), ctx.input(1)
     if type_name == "JOIN_TYPE_UNSPECIFIED":
@@ -347,13 +264,13 @@ def join_output(ctx: Context, type_name: str) -> list[Field] | None:
         return right
     mark = Field("mark", T.boolean(True))
     if type_name == "JOIN_TYPE_LEFT_MARK":
-        return _concat(left, [mark])
+        return concat_fields(left, [mark])
     if type_name == "JOIN_TYPE_RIGHT_MARK":
-        return _concat(right, [mark])
+        return concat_fields(right, [mark])
     if left is None or right is None:
         return None
     pad_left, pad_right = _JOIN_PADDING.get(type_name, (False, False))
-    return (_nullable(left) if pad_left else list(left)) + (_nullable(right) if pad_right else list(right))
+    return (all_nullable(left) if pad_left else list(left)) + (all_nullable(right) if pad_right else list(right))
 
 
 def _short_join(type_name: str) -> str:
@@ -363,16 +280,16 @@ def _short_join(type_name: str) -> str:
 def join(ctx: Context) -> list[Field] | None:
     """JoinRel, and NestedLoopJoinRel (a join condition, no keys)."""
     body = ctx.node.body
-    incoming = _concat(ctx.input(0), ctx.input(1))
+    incoming = concat_fields(ctx.input(0), ctx.input(1))
     ctx.info.incoming = incoming
     name = join_type_name(body)
     on = ""
     if body.HasField("expression"):
         typed = ctx.expr("on", body.expression, incoming)
-        _expect_boolean(ctx, typed, "the join condition")
+        expect_boolean(ctx, typed, "the join condition")
         on = typed.text
     if "post_join_filter" in body.DESCRIPTOR.fields_by_name and body.HasField("post_join_filter"):
-        _expect_boolean(ctx, ctx.expr("post-join filter", body.post_join_filter, incoming), "the post-join filter")
+        expect_boolean(ctx, ctx.expr("post-join filter", body.post_join_filter, incoming), "the post-join filter")
     ctx.info.detail = f"{_short_join(name)} on {on}" if on else _short_join(name)
     return join_output(ctx, name)
 
@@ -388,7 +305,7 @@ _KEY_COMPARISONS = {2: "IS NOT DISTINCT FROM", 3: "MIGHT EQUAL"}
 def _keys_join(ctx: Context) -> list[Field] | None:
     body = ctx.node.body
     left, right = ctx.input(0), ctx.input(1)
-    incoming = _concat(left, right)
+    incoming = concat_fields(left, right)
     ctx.info.incoming = incoming
     name = join_type_name(body)
     keys = []
@@ -411,7 +328,7 @@ def _keys_join(ctx: Context) -> list[Field] | None:
         # algebra.proto: "One or more keys to join on. The relation is invalid if this is empty"
         ctx.diag(error("no-join-keys", "the join has no keys (a hash or merge join needs at least one)", ctx.node.id))
     if body.HasField("post_join_filter"):
-        _expect_boolean(ctx, ctx.expr("post-join filter", body.post_join_filter, incoming), "the post-join filter")
+        expect_boolean(ctx, ctx.expr("post-join filter", body.post_join_filter, incoming), "the post-join filter")
     residual = getattr(body, "residual_expression", None)
     if residual is not None and body.HasField("residual_expression"):
         ctx.expr("residual", residual, incoming)
@@ -479,73 +396,6 @@ def set_(ctx: Context) -> list[Field] | None:
     return out
 
 
-@dataclass(frozen=True)
-class AggregateLayout:
-    """Where an AggregateRel's output columns come from (one reading for the model and the executor).
-
-    ``keys`` are the distinct grouping expressions (indices into ``grouping_expressions``) in order of
-    first appearance: two grouping expressions whose messages are equal share a column, as the spec
-    says. ``sets`` holds, per grouping set, the positions in ``keys`` it groups by. ``grouping_column``
-    says which extra column a multi-set aggregate has and where: ``"index"`` (the spec: the i32 index of
-    the set, after the measures), ``"datafusion"`` (DataFusion: its ``__grouping_id`` bit mask, after the
-    keys; a key's bit is 1 when the set leaves it out, the first key the highest bit) or ``None``.
-    """
-
-    keys: tuple[int, ...]
-    sets: tuple[frozenset[int], ...]
-    grouping_column: str | None
-    bad_references: tuple[int, ...] = ()
-
-    @property
-    def no_keys(self) -> bool:
-        """Whether it groups by nothing (no grouping set, or one that is empty): with measures, a
-        global aggregate of exactly one row."""
-        return all(not m for m in self.sets) and len(self.sets) <= 1
-
-    def grouping_value(self, set_index: int) -> int:
-        """The value of the grouping column for rows of grouping set ``set_index``."""
-        if self.grouping_column != "datafusion":
-            return set_index
-        members, n = self.sets[set_index], len(self.keys)
-        return sum(1 << (n - 1 - pos) for pos in range(n) if pos not in members)
-
-    def grouping_type(self) -> type_pb2.Type:
-        """The grouping column's type: i32 for the spec; DataFusion's unsigned integer just wide enough
-        for one bit per key (written as a signed integer of that width with DataFusion's unsigned
-        type variation, 1)."""
-        if self.grouping_column != "datafusion":
-            return T.i32(False)
-        n = len(self.keys)
-        kind = "i8" if n < 8 else "i16" if n < 16 else "i32" if n < 32 else "i64"
-        out = type_pb2.Type()
-        getattr(out, kind).nullability = T.REQUIRED
-        getattr(out, kind).type_variation_reference = 1
-        return out
-
-
-def aggregate_layout(body: algebra_pb2.AggregateRel, conventions: "Conventions") -> AggregateLayout:
-    canonical: dict[bytes, int] = {}
-    position: dict[int, int] = {}  # grouping expression index -> canonical key index
-    for i, e in enumerate(body.grouping_expressions):
-        position[i] = canonical.setdefault(e.SerializeToString(deterministic=True), i)
-    keys: list[int] = []
-    sets: list[set[int]] = []
-    bad: list[int] = []
-    for g in body.groupings:
-        members: set[int] = set()
-        for r in g.expression_references:
-            if r not in position:
-                bad.append(r)
-                continue
-            k = position[r]
-            if k not in keys:
-                keys.append(k)
-            members.add(keys.index(k))
-        sets.append(members)
-    column = conventions.grouping_column if len(sets) > 1 else None
-    return AggregateLayout(tuple(keys), tuple(frozenset(m) for m in sets), column, tuple(bad))
-
-
 def aggregate(ctx: Context) -> list[Field] | None:
     body: algebra_pb2.AggregateRel = ctx.node.body
     fields = ctx.input(0)
@@ -563,7 +413,7 @@ def aggregate(ctx: Context) -> list[Field] | None:
     out: list[Field] = []
     for pos, r in enumerate(layout.keys):
         typed = typed_keys[r]
-        f = _expr_field(typed, f"key{r}")
+        f = typed_field(typed, f"key{r}")
         if not all(pos in m for m in layout.sets):
             f = f.with_type(T.make_nullable(f.type))
         out.append(f)
@@ -579,7 +429,7 @@ def aggregate(ctx: Context) -> list[Field] | None:
             text += f" FILTER (WHERE {cond.text})"
         ctx.info.expressions.append(("measure", text))
         measures.append(typed.label)
-        out.append(_expr_field(typed, f"measure{i}"))
+        out.append(typed_field(typed, f"measure{i}"))
     if layout.grouping_column == "index":
         out.append(Field("grouping_set", layout.grouping_type()))
     if len(layout.sets) > 1:
@@ -685,14 +535,14 @@ def window(ctx: Context) -> list[Field] | None:
     for i, f in enumerate(body.window_functions):
         typed = ctx.typer.window_function(f, scope)
         ctx.info.expressions.append(("window", typed.text))
-        added.append(_expr_field(typed, f"window{i}"))
+        added.append(typed_field(typed, f"window{i}"))
     parts = [f"{len(added)} window function{'s' if len(added) != 1 else ''}"]
     if partition:
         parts.append(f"partition by {', '.join(partition)}")
     if order:
         parts.append(f"order by {order}")
     ctx.info.detail = ", ".join(parts)
-    return _concat(fields, added)
+    return concat_fields(fields, added)
 
 
 def exchange(ctx: Context) -> list[Field] | None:
@@ -725,7 +575,7 @@ def expand(ctx: Context) -> list[Field] | None:
         which = f.WhichOneof("field_type")
         if which == "consistent_field":
             typed = ctx.expr(f"${i}", f.consistent_field, fields)
-            out.append(_expr_field(typed, f"expr{i}"))
+            out.append(typed_field(typed, f"expr{i}"))
         elif which == "switching_field":
             options = [ctx.typer.expr(d, ctx.scope(fields)) for d in f.switching_field.duplicates]
             ctx.info.expressions.append((f"${i}", " | ".join(o.text for o in options)))
@@ -772,234 +622,3 @@ DERIVE: dict[str, Callable[[Context], list[Field] | None]] = {
     "top_n": top_n,
 }
 
-
-# ---------------------------------------------------------------------------------------------
-# The pass
-# ---------------------------------------------------------------------------------------------
-
-def _apply_emit(ctx: Context, direct: list[Field] | None) -> list[Field] | None:
-    mapping = emit(ctx.node.body)
-    if mapping is None:
-        return direct
-    if direct is None:
-        return None
-    out: list[Field] = []
-    for m in mapping:
-        if 0 <= m < len(direct):
-            out.append(direct[m])
-        else:
-            valid = f"0-{len(direct) - 1}" if direct else "none"
-            ctx.diag(
-                error(
-                    "emit-out-of-range",
-                    f"emit maps output field {m}, but the relation produces {len(direct)} fields ({valid})",
-                    ctx.node.id,
-                )
-            )
-            out.append(Field(f"field_{m}", None))
-    return out
-
-
-@dataclass(frozen=True)
-class Conventions:
-    """How the producer read the spec where real producers differ from it.
-
-    The defaults are the spec. Older producers wrote ProjectRel as if it output only its expressions
-    (DuckDB, DataFusion before 2024). For aggregates with several grouping sets, isthmus and older
-    DataFusion leave out the grouping-set column, and DataFusion since it wrote Substrait 0.60 puts its
-    ``__grouping_id`` bit mask after the keys (``grouping_column``: ``"index"``, the spec; ``None``;
-    ``"datafusion"``). :func:`viz.model.analyze_loaded` picks the producer's reading from the plan's
-    version, or the reading that fits the plan's root names.
-    """
-
-    project_keeps_input: bool = True
-    grouping_column: str | None = "index"
-    #: whose implicit coercions the plan's calls follow, where their arguments match no signature
-    #: (``viz.coercion``: ``"datafusion"``); None when the producer's are not known
-    dialect: str | None = None
-
-    def describe(self) -> list[str]:
-        out = []
-        if self.dialect == "datafusion":
-            out.append(
-                "calls whose argument types match no signature are run with DataFusion's type coercion (the rules "
-                "of DataFusion 55, which this app is checked against; a plan names its Substrait version, not "
-                "DataFusion's)"
-            )
-        if not self.project_keeps_input:
-            out.append("ProjectRels output only their expressions (the spec: input fields, then expressions)")
-        if self.grouping_column is None:
-            out.append(
-                "aggregates with several grouping sets have no grouping-set index column (the spec appends an i32)"
-            )
-        elif self.grouping_column == "datafusion":
-            out.append(
-                "aggregates with several grouping sets put DataFusion's grouping id (a bit mask of the keys each "
-                "set leaves out) after the keys (the spec appends the i32 index of the set after the measures)"
-            )
-        return out
-
-
-SPEC = Conventions()
-
-
-def derive_schemas(graph: PlanGraph, ext: Extensions, conventions: Conventions = SPEC) -> dict[str, NodeInfo]:
-    """Derive a :class:`NodeInfo` for every node of ``graph``, inputs before consumers."""
-    infos: dict[str, NodeInfo] = {}
-    scopes: dict[str, tuple[Sequence[Sequence[Field] | None], dict[int, Sequence[Field] | None]]] = {}
-    for node_id in graph.post_order():
-        node = graph.nodes[node_id]
-        outer, anchors = _scope(graph, node_id, infos, scopes)
-        infos[node_id] = _derive_node(node, infos, ext, outer, anchors, conventions)
-    _label_roots(graph, infos)
-    return infos
-
-
-def _scope(graph: PlanGraph, node_id: str, infos, scopes):
-    """The outer records and rel anchors node ``node_id``'s expressions may read, handed down from
-    the node that holds it: a subquery reads its enclosing node's incoming record (and everything
-    that node may read), a lateral join's right input the left row. A plan's top relation, and a
-    shared subtree reached through a reference, start with none. Derived once per node, upwards
-    through ``parent`` (iterative), when the holder's inputs are derived: the post-order lists a
-    node's inputs before its subqueries."""
-    chain: list[str] = []
-    cur: str | None = node_id
-    while cur is not None and cur not in scopes:
-        chain.append(cur)
-        cur = graph.nodes[cur].parent
-    for child in reversed(chain):
-        node = graph.nodes[child]
-        holder = graph.nodes.get(node.parent) if node.parent is not None else None
-        if holder is None:
-            scopes[child] = ((), {})
-            continue
-        outer, anchors = scopes[holder.id]
-        if child in holder.subqueries:
-            scopes[child] = ((_incoming_before(holder, infos), *outer), anchors)
-        else:
-            scopes[child] = (outer, _anchors_for_input(holder, holder.inputs.index(child), infos, anchors))
-    return scopes[node_id]
-
-
-def _anchors_for_input(node: Node, pos: int, infos, anchors):
-    """A lateral join's right input may read the left row through the join's rel anchor."""
-    if node.kind == "lateral_join" and pos == 1:
-        common = node.body.common
-        if common.HasField("rel_anchor") and node.inputs:
-            left = infos.get(node.inputs[0])
-            return {**anchors, common.rel_anchor: left.schema if left else None}
-    return anchors
-
-
-def _incoming_before(node: Node, infos: dict[str, NodeInfo]) -> list[Field] | None:
-    """The record a node's expressions read, computable once its inputs are derived."""
-    ins = [infos[i].schema if i in infos else None for i in node.inputs]
-    if node.kind in JOIN_KINDS:
-        return _concat(*ins[:2]) if len(ins) >= 2 else None
-    if node.kind == "read":
-        return named_struct_fields(node.body.base_schema) if node.body.HasField("base_schema") else None
-    if node.kind == "update":
-        return named_struct_fields(node.body.table_schema)
-    return ins[0] if ins else None
-
-
-def _derive_node(node: Node, infos, ext, outer, anchors, conventions: Conventions = SPEC) -> NodeInfo:
-    info_ = NodeInfo(schema=None, direct=None, incoming=None)
-
-    def subquery_schema(rel):
-        sub_id = node.subquery_rels.get(id(rel))
-        if sub_id is None or sub_id not in infos:
-            return ("?", None)
-        return (sub_id, infos[sub_id].schema)
-
-    typer = ExpressionTyper(ext, node.id, info_.diagnostics, subquery_schema, conventions.dialect)
-    inputs = [infos[i].schema if i in infos else None for i in node.inputs]
-    ctx = Context(node, inputs, ext, outer, typer, info_, anchors, conventions)
-    derive = DERIVE.get(node.kind)
-    if derive is None:
-        if node.kind:
-            info_.diagnostics.append(
-                warning("unsupported-relation", f"relation kind {node.kind} is not understood; its schema is unknown", node.id)
-            )
-        return info_
-    try:
-        direct = derive(ctx)
-    except RecursionError:
-        info_.diagnostics.append(error("too-deep", "an expression nests too deeply to analyse", node.id))
-        direct = None
-    info_.direct = list(direct) if direct is not None else None
-    info_.schema = _apply_emit(ctx, info_.direct)
-    names = output_names(node.body)
-    if names is not None and info_.schema is not None:
-        # RelCommon.Hint.output_names: "Equivalent to the names field in RelRoot but applies to the
-        # output of the relation this RelCommon is attached to" (after the emit)
-        info_.schema = _relabel(info_.schema, names, info_.diagnostics, node.id, "output-names-mismatch", "the hint")
-    enhancement = enhancement_of(node.body)
-    if enhancement is not None:
-        info_.diagnostics.append(warning(
-            "enhancement",
-            f"an advanced extension enhancement ({enhancement}) changes what this relation means, which this tool "
-            "does not know: its output may differ from the one shown", node.id))
-    if info_.incoming is None and node.kind not in ("read", "update"):
-        info_.incoming = inputs[0] if len(inputs) == 1 else None
-    if not info_.referenced_fields:
-        info_.referenced_fields = typer.referenced_fields
-    info_.functions = typer.used_functions
-    info_.typed = typer.typed
-    if info_.schema is None and not any(d.severity.value != "info" or d.code == "unknown-schema" for d in info_.diagnostics):
-        missing = [i for i, s in zip(node.inputs, inputs) if s is None]
-        if missing:
-            info_.diagnostics.append(
-                info("unknown-input-schema", f"the schema is unknown because input {', '.join(missing)} is unknown", node.id)
-            )
-    return info_
-
-
-def root_name_mismatches(graph: PlanGraph, infos: dict[str, NodeInfo]) -> list[str]:
-    """Root node ids whose derived width (with nested names) differs from their RelRoot names."""
-    out = []
-    for root_id, names in graph.root_names.items():
-        info_ = infos.get(root_id)
-        if info_ is None or info_.schema is None or not names:
-            continue
-        if sum(1 + len(f.nested) for f in info_.schema) != len(names):
-            out.append(root_id)
-    return out
-
-
-def _label_roots(graph: PlanGraph, infos: dict[str, NodeInfo]) -> None:
-    """Relabel each RelRoot's node with the root names; report a count mismatch."""
-    for root_id, names in graph.root_names.items():
-        info_ = infos.get(root_id)
-        if info_ is None or info_.schema is None or not names:
-            continue
-        info_.schema = _relabel(info_.schema, names, info_.diagnostics, root_id, "root-names-mismatch", "the root")
-
-
-def _relabel(fields: list[Field], names: Sequence[str], diagnostics: list[Diagnostic], node_id: str, code: str,
-             whose: str) -> list[Field]:
-    """``fields`` named by ``names`` (depth-first, nested struct fields included, as RelRoot's); a count
-    that does not fit is reported, and the names are given as far as they go."""
-    needed = sum(1 + len(f.nested) for f in fields)
-    if needed != len(names):
-        diagnostics.append(
-            warning(
-                code,
-                f"{whose} gives {len(names)} names, but its output needs {needed} "
-                f"({len(fields)} columns, counting nested struct fields)",
-                node_id,
-            )
-        )
-    pos = 0
-    out: list[Field] = []
-    for f in fields:
-        if pos >= len(names):
-            out.append(f)
-            continue
-        n = len(f.nested)
-        nested = tuple(names[pos + 1 : pos + 1 + n])
-        if len(nested) < n:
-            nested = f.nested
-        out.append(Field(names[pos], f.type, nested))
-        pos += 1 + n
-    return out

@@ -1,0 +1,23 @@
+"""Type and render expressions against the record they read.
+
+One visitor, one dispatch table on ``Expression.rex_type`` (:mod:`viz.expressions.typer`). Each
+expression yields a :class:`Typed`: its type (``None`` when it cannot be known), its text with field
+indices and names (``sum(multiply($1:quantity, $3:price))``) and a short label with names only (used
+to name computed columns). Problems (a field out of range, an unknown function anchor, ...) become
+diagnostics of the node being derived; typing goes on with an unknown type. Literals' types and texts
+are in :mod:`viz.expressions.literals`, readings that need no typing in :mod:`viz.expressions.shapes`.
+"""
+
+from .literals import decimal_value, literal_text, literal_type
+from .shapes import (
+           bound_offset,
+           case_base,
+           contains_rex,
+           integer_literal,
+           is_true,
+           sort_direction,
+)
+from .typer import ExpressionTyper, Scope, Typed
+
+__all__ = ["ExpressionTyper", "Scope", "Typed", "bound_offset", "case_base", "contains_rex", "decimal_value",
+           "integer_literal", "is_true", "literal_text", "literal_type", "sort_direction"]

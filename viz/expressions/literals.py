@@ -1,0 +1,179 @@
+"""Literals: a literal's type by the spec, and its text as the inspector writes it."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+from typing import Mapping
+
+from substrait import algebra_pb2, type_pb2
+
+from .. import types as T
+
+Expression = algebra_pb2.Expression
+
+
+#: The literal kinds that hold an integer.
+INTEGER_LITERALS = ("i8", "i16", "i32", "i64")
+
+_EPOCH = _dt.date(1970, 1, 1)
+_EPOCH_DT = _dt.datetime(1970, 1, 1)
+
+
+#: Literal kinds whose type has no parameters: the literal kind -> (the Type field, its message).
+_LITERAL_TYPES = {
+    "boolean": ("bool", "Boolean"),
+    "i8": ("i8", "I8"),
+    "i16": ("i16", "I16"),
+    "i32": ("i32", "I32"),
+    "i64": ("i64", "I64"),
+    "fp32": ("fp32", "FP32"),
+    "fp64": ("fp64", "FP64"),
+    "string": ("string", "String"),
+    "binary": ("binary", "Binary"),
+    "date": ("date", "Date"),
+    "uuid": ("uuid", "UUID"),
+    "interval_year_to_month": ("interval_year", "IntervalYear"),
+}
+
+
+def literal_type(lit: Expression.Literal) -> type_pb2.Type | None:
+    """The type of a literal, following the spec (``nullable`` applies to all but typed nulls)."""
+    which = lit.WhichOneof("literal_type")
+    n = T.NULLABLE if lit.nullable else T.REQUIRED
+    Ty = type_pb2.Type
+    if which in _LITERAL_TYPES:
+        kind, message = _LITERAL_TYPES[which]
+        return Ty(**{kind: getattr(Ty, message)(nullability=n)})
+    if which == "null":
+        return lit.null if lit.null.WhichOneof("kind") else None
+    if which == "interval_day_to_second":
+        p = lit.interval_day_to_second.precision
+        return Ty(interval_day=Ty.IntervalDay(precision=p, nullability=n))
+    if which == "interval_compound":
+        p = lit.interval_compound.interval_day_to_second.precision
+        return Ty(interval_compound=Ty.IntervalCompound(precision=p, nullability=n))
+    if which == "fixed_char":
+        return Ty(fixed_char=Ty.FixedChar(length=len(lit.fixed_char), nullability=n))
+    if which == "var_char":
+        return Ty(varchar=Ty.VarChar(length=lit.var_char.length, nullability=n))
+    if which == "fixed_binary":
+        return Ty(fixed_binary=Ty.FixedBinary(length=len(lit.fixed_binary), nullability=n))
+    if which == "decimal":
+        return Ty(decimal=Ty.Decimal(precision=lit.decimal.precision, scale=lit.decimal.scale, nullability=n))
+    if which == "precision_time":
+        return Ty(precision_time=Ty.PrecisionTime(precision=lit.precision_time.precision, nullability=n))
+    if which == "precision_timestamp":
+        return Ty(precision_timestamp=Ty.PrecisionTimestamp(precision=lit.precision_timestamp.precision, nullability=n))
+    if which == "precision_timestamp_tz":
+        return Ty(
+            precision_timestamp_tz=Ty.PrecisionTimestampTZ(precision=lit.precision_timestamp_tz.precision, nullability=n)
+        )
+    if which == "struct":
+        members = [literal_type(f) for f in lit.struct.fields]
+        if any(m is None for m in members):
+            return None
+        return Ty(struct=Ty.Struct(types=members, nullability=n))
+    if which == "list":
+        if not lit.list.values:
+            return None
+        inner = literal_type(lit.list.values[0])
+        return Ty(list=Ty.List(type=inner, nullability=n)) if inner is not None else None
+    if which == "empty_list":
+        out = Ty(list=lit.empty_list)
+        out.list.nullability = n
+        return out
+    if which == "map":
+        if not lit.map.key_values:
+            return None
+        kv = lit.map.key_values[0]
+        k, v = literal_type(kv.key), literal_type(kv.value)
+        if k is None or v is None:
+            return None
+        return Ty(map=Ty.Map(key=k, value=v, nullability=n))
+    if which == "empty_map":
+        out = Ty(map=lit.empty_map)
+        out.map.nullability = n
+        return out
+    if which == "user_defined":
+        return Ty(user_defined=Ty.UserDefined(type_reference=lit.user_defined.type_reference, nullability=n))
+    return None
+
+
+_EXACT = decimal.Context(prec=80)  # a 16-byte unscaled value has at most 39 digits: never rounded
+
+
+def decimal_value(lit: Expression.Literal.Decimal) -> decimal.Decimal:
+    unscaled = int.from_bytes(lit.value, "little", signed=True)
+    return decimal.Decimal(unscaled).scaleb(-lit.scale, _EXACT)
+
+
+def _timestamp_text(value: int, precision: int) -> str:
+    seconds, frac = divmod(value, 10**precision)
+    try:
+        stamp = _EPOCH_DT + _dt.timedelta(seconds=seconds)
+    except OverflowError:
+        return str(value)
+    text = stamp.isoformat(sep=" ")
+    if precision and frac:
+        text += "." + str(frac).rjust(precision, "0").rstrip("0")
+    return text
+
+
+def literal_text(lit: Expression.Literal, user_types: Mapping[int, str] | None = None) -> str:
+    """A literal as plan text: 10, 'it''s', date '1995-03-15', null::i32 (what a node's expressions show)."""
+    which = lit.WhichOneof("literal_type")
+    if which is None:
+        return "?"
+    value = getattr(lit, which)
+    if which == "boolean":
+        return "true" if value else "false"
+    if which in INTEGER_LITERALS:
+        return str(value)
+    if which in ("fp32", "fp64"):
+        return repr(float(value))
+    if which in ("string", "fixed_char"):
+        return "'" + value.replace("'", "''") + "'"
+    if which == "var_char":
+        return "'" + value.value.replace("'", "''") + "'"
+    if which in ("binary", "fixed_binary", "uuid"):
+        return "x'" + value.hex() + "'"
+    if which == "date":
+        try:
+            return f"date '{(_EPOCH + _dt.timedelta(days=value)).isoformat()}'"
+        except OverflowError:
+            return f"date({value})"
+    if which == "decimal":
+        return str(decimal_value(value))
+    if which == "precision_timestamp":
+        return f"timestamp '{_timestamp_text(value.value, value.precision)}'"
+    if which == "precision_timestamp_tz":
+        return f"timestamptz '{_timestamp_text(value.value, value.precision)}'"
+    if which == "precision_time":
+        seconds, frac = divmod(value.value, 10**value.precision)
+        return f"time '{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" + (
+            f".{str(frac).rjust(value.precision, '0').rstrip('0')}'" if frac else "'"
+        )
+    if which == "interval_year_to_month":
+        return f"interval '{value.years} years {value.months} months'"
+    if which == "interval_day_to_second":
+        sub = f" {value.subseconds}e-{value.precision}s" if value.subseconds else ""
+        return f"interval '{value.days} days {value.seconds} seconds{sub}'"
+    if which == "interval_compound":
+        ym, ds = value.interval_year_to_month, value.interval_day_to_second
+        return f"interval '{ym.years} years {ym.months} months {ds.days} days {ds.seconds} seconds'"
+    if which == "null":
+        return f"null::{T.render(value, user_types=user_types)}"
+    if which == "struct":
+        return "{" + ", ".join(literal_text(f, user_types) for f in value.fields) + "}"
+    if which == "list":
+        return "[" + ", ".join(literal_text(v, user_types) for v in value.values) + "]"
+    if which == "empty_list":
+        return "[]"
+    if which == "map":
+        return "map{" + ", ".join(f"{literal_text(kv.key, user_types)}: {literal_text(kv.value, user_types)}" for kv in value.key_values) + "}"
+    if which == "empty_map":
+        return "map{}"
+    if which == "user_defined":
+        return f"u!{(user_types or {}).get(value.type_reference, value.type_reference)}(…)"
+    return which

@@ -1,0 +1,71 @@
+"""What an expression is, read without typing it: whether it holds a window function or a
+subquery, is the literal true, is a DataFusion simple CASE, is an integer literal; a sort direction's
+and a window bound's reading."""
+
+from __future__ import annotations
+
+from substrait import algebra_pb2
+
+from .literals import INTEGER_LITERALS
+
+Expression = algebra_pb2.Expression
+
+
+def contains_rex(e: Expression, kinds: frozenset[str]) -> bool:
+    """Whether an expression of one of ``kinds`` (``rex_type`` names: ``"window_function"``,
+    ``"subquery"``, ...) appears anywhere in ``e``, not looking inside subqueries' relations."""
+    stack: list = [e]
+    while stack:
+        msg = stack.pop()
+        if isinstance(msg, Expression) and msg.WhichOneof("rex_type") in kinds:
+            return True
+        for fd, value in msg.ListFields():
+            if fd.message_type is None or fd.message_type.full_name == "substrait.Rel":
+                continue
+            if fd.is_repeated:
+                if fd.message_type.GetOptions().map_entry:
+                    continue
+                stack.extend(value)
+            else:
+                stack.append(value)
+    return False
+
+
+def is_true(e: Expression) -> bool:
+    """Whether ``e`` is the literal ``true`` (a join "condition" that keeps every pair)."""
+    return e.WhichOneof("rex_type") == "literal" and e.literal.WhichOneof("literal_type") == "boolean" and e.literal.boolean
+
+
+def case_base(e: Expression.IfThen) -> Expression | None:
+    """DataFusion writes ``CASE x WHEN v1 THEN r1 ... END`` as an if-then whose first clause holds ``x``
+    as its condition and no result, each later clause's condition being a value ``v``. Returns ``x`` for
+    such an if-then (two clauses or more, only the first without a result), else None."""
+    ifs = e.ifs
+    if len(ifs) < 2 or ifs[0].HasField("then") or not ifs[0].HasField("if"):
+        return None
+    if any(not c.HasField("then") for c in ifs[1:]):
+        return None
+    return getattr(ifs[0], "if")
+
+
+def sort_direction(d: int) -> str:
+    """``ASC NULLS FIRST``, ``DESC NULLS LAST``, ``CLUSTERED``... for a SortField direction
+    (empty when unspecified)."""
+    names = algebra_pb2.SortField.SortDirection
+    if d not in names.values():
+        return f"direction {d}"
+    name = names.Name(d).replace("SORT_DIRECTION_", "")
+    return "" if name == "UNSPECIFIED" else name.replace("_", " ")
+
+
+def integer_literal(e: Expression) -> int | None:
+    """The value of an expression that is an integer literal; None for any other expression."""
+    if e.WhichOneof("rex_type") != "literal" or e.literal.WhichOneof("literal_type") not in INTEGER_LITERALS:
+        return None
+    return int(getattr(e.literal, e.literal.WhichOneof("literal_type")))
+
+
+def bound_offset(side) -> int | None:
+    """A window bound's row count (``Bound.Preceding`` or ``Bound.Following``): its ``offset_expr``
+    when set (an integer literal; None for any other expression), else the deprecated ``offset``."""
+    return integer_literal(side.offset_expr) if side.HasField("offset_expr") else int(side.offset)
