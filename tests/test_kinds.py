@@ -10,13 +10,13 @@ from viz.kinds import JOIN_KINDS, KINDS, PROTO_KINDS, kind
 
 def _tables() -> dict[str, dict]:
     from executor.translate_rel import RELATIONS
-    from viz.describe import _DESCRIBE
+    from viz.describe import DESCRIBE
     from viz.lineage import RULES as LINEAGE
     from viz.properties import RULES
     from viz.render import _KIND_TITLES
     from viz.schema import DERIVE
 
-    return {"registry": KINDS, "schemas": DERIVE, "properties": RULES, "words": _DESCRIBE, "titles": _KIND_TITLES,
+    return {"registry": KINDS, "schemas": DERIVE, "properties": RULES, "words": DESCRIBE, "titles": _KIND_TITLES,
             "Spark": RELATIONS, "lineage": LINEAGE}
 
 

@@ -7,9 +7,9 @@ joins), whether its rows are some of its input's rows unchanged (so the two can 
 row), and what it would change outside the plan (a write, DDL or update: never run).
 
 Each pass keeps its own rule per kind in one dispatch table (``viz.schema.DERIVE``,
-``viz.properties.RULES``, ``viz.describe._DESCRIBE``, ``executor.translate_rel.RELATIONS``); a
-test checks that each covers every kind of the protobuf, so a new kind is one entry here and one
-rule per pass.
+``viz.properties.RULES``, ``viz.lineage.RULES``, ``viz.describe.DESCRIBE``,
+``executor.translate_rel.RELATIONS``); a test checks that each covers every kind of the protobuf,
+so a new kind is one entry here and one rule per pass.
 """
 
 from __future__ import annotations

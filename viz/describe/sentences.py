@@ -1,48 +1,36 @@
-"""Plain-language descriptions of a plan's relations, for people who do not read Substrait.
-
-``describe(model, node_id)`` gives one or two short sentences ("Keeps orders whose quantity is above
-10", "Joins orders to products on product_id = product_id, keeping only matches", "Sums quantity ×
-price per product_id and product_name"); ``describe_plan(model)`` gives every node's sentence,
-memoised on the model.
-
-One dispatch table here: relation kind -> describer (``_DESCRIBE``). The expressions inside a
-relation are put into words by :mod:`viz.words` (its ``Words``), which names field references from
-the record the node's expressions read (``node.info.incoming``). A describer that fails on an odd
-plan never stops the rest: the node gets a generic sentence and the failure is kept (see
-:func:`describe_failures`).
-"""
+"""Relations in words: one sentence builder per relation kind (:data:`DESCRIBE`), each given the
+node's :class:`Context` (the model, the node, and how the story names tables and other steps)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from substrait import algebra_pb2
 
-from .expressions import integer_literal, is_true
-from .fields import Field
-from .kinds import emit, project_outputs_input
-from .model import MemoBeside, NodeView, PlanModel
-from .schema import aggregate_layout
-from .words import (  # Words, literal_words, aggregate_words, MAX_ITEMS and MAX_TEXT are re-exported
+from ..expressions import integer_literal, is_true
+from ..fields import Field
+from ..kinds import emit, project_outputs_input
+from ..model import NodeView, PlanModel
+from ..schema import aggregate_layout
+from ..words import (
     MAX_ITEMS,
-    MAX_TEXT,
     Expression,
     Words,
+    aggregate_words,
     and_list,
     capped_list,
     conjuncts,
     counted,
-    aggregate_words,
     is_column_equality,
-    literal_words,
 )
+from .names import column_names, is_expression_name, outer_records, root_names, spoken_record
 
 #: Column lists show this many names, then "and N more".
 MAX_COLUMNS = 6
 
 
-def _sentence(text: str) -> str:
+def as_sentence(text: str) -> str:
     text = text.strip()
     if not text:
         return text
@@ -50,12 +38,8 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "…", "?", "!")) else text + "."
 
 
-# ---------------------------------------------------------------------------------------------
-# Relations in words
-# ---------------------------------------------------------------------------------------------
-
 @dataclass
-class _Ctx:
+class Context:
     model: PlanModel
     node: NodeView
     things: Callable[[str], str | None]  # the table a node's rows come from, when there is one
@@ -69,8 +53,8 @@ class _Ctx:
     def words(self, fields: Sequence[Field] | None = None, use_incoming: bool = True) -> Words:
         incoming = self.node.info.incoming
         if use_incoming and incoming is not None:
-            incoming = _spoken_record(self.model, self.node, incoming)
-        return Words(self.model, incoming if use_incoming else fields, _outer_records(self.model, self.node.id))
+            incoming = spoken_record(self.model, self.node, incoming)
+        return Words(self.model, incoming if use_incoming else fields, outer_records(self.model, self.node.id))
 
     def rows_of(self, node_id: str) -> str:
         return self.things(node_id) or "rows"
@@ -87,24 +71,6 @@ class _Ctx:
         return self.combined(node_id) or f"the result of {self.step(node_id)}"
 
 
-def _outer_records(model: PlanModel, node_id: str) -> list[Sequence[Field] | None]:
-    """The records outer references of this node reach, innermost first: for each subquery
-    boundary crossed going up, the record the enclosing node's expressions read."""
-    out: list[Sequence[Field] | None] = []
-    nodes = model.graph.nodes
-    cur = nodes.get(node_id)
-    seen = 0
-    while cur is not None and seen < 10_000:
-        seen += 1
-        parent = nodes.get(cur.parent) if cur.parent else None
-        if parent is None:
-            break
-        if cur.is_subquery:
-            out.append(model.infos[parent.id].incoming if parent.id in model.infos else None)
-        cur = parent
-    return out
-
-
 def _columns(fields: Sequence[Field] | None, limit: int = MAX_COLUMNS) -> str:
     if not fields:
         return ""
@@ -112,7 +78,7 @@ def _columns(fields: Sequence[Field] | None, limit: int = MAX_COLUMNS) -> str:
     return capped_list(names, limit)
 
 
-def _read(c: _Ctx) -> str:
+def _read(c: Context) -> str:
     r: algebra_pb2.ReadRel = c.body
     which = r.WhichOneof("read_type")
     schema = c.node.schema
@@ -143,13 +109,13 @@ def _read(c: _Ctx) -> str:
         what = f"Reads an Iceberg table{cols}"
     else:
         what = f"Reads a table the plan does not name{cols}"
-    sentences = [_sentence(what)]
+    sentences = [as_sentence(what)]
     if r.HasField("filter") or r.HasField("best_effort_filter"):
         w = c.words()
         cond = r.filter if r.HasField("filter") else r.best_effort_filter
         things = ".".join(r.named_table.names[-1:]) if which == "named_table" else "rows"
         words = w.condition(cond)
-        sentences.append(_sentence(f"Keeps only {_rows(things)} {_whose(w, words)} {words}"))
+        sentences.append(as_sentence(f"Keeps only {_rows(things)} {_whose(w, words)} {words}"))
     return " ".join(sentences)
 
 
@@ -169,7 +135,7 @@ def _rows(things: str) -> str:
     return f"the {things}" if things.startswith("combined ") else f"the rows of {things}"
 
 
-def _filter(c: _Ctx) -> str:
+def _filter(c: Context) -> str:
     w = c.words()
     cond = c.body.condition
     things = c.rows_of(c.input(0)) if c.input(0) else "rows"
@@ -179,13 +145,13 @@ def _filter(c: _Ctx) -> str:
         # the filter that holds the keys of the cross products below it: the matching first, then the rest
         rest = [e for e in parts if not is_column_equality(w, e)]
         combined = c.combined(c.input(0)) or "rows"
-        text = _sentence(f"Keeps {_rows(combined) if combined != 'rows' else 'the rows'} that match on {and_list(w.conditions_of(keys))}")
+        text = as_sentence(f"Keeps {_rows(combined) if combined != 'rows' else 'the rows'} that match on {and_list(w.conditions_of(keys))}")
         if rest:
             words = and_list(w.conditions_of(rest))
-            text += " " + _sentence(f"Of those, keeps the rows {_whose(w, words)} {words}")
+            text += " " + as_sentence(f"Of those, keeps the rows {_whose(w, words)} {words}")
         return text
     words = w.condition(cond)
-    return _sentence(f"Keeps {_rows(things)} {_whose(w, words)} {words}")
+    return as_sentence(f"Keeps {_rows(things)} {_whose(w, words)} {words}")
 
 
 def _pairs_all(model: PlanModel, node_id: str) -> bool:
@@ -203,7 +169,7 @@ def _is_plain_field(e: Expression) -> bool:
     return e.WhichOneof("rex_type") == "selection"
 
 
-def _project(c: _Ctx) -> str:
+def _project(c: Context) -> str:
     w = c.words()
     exprs = list(c.body.expressions)
     given = _given_names(c.model, c.node.id, len(exprs))
@@ -212,7 +178,7 @@ def _project(c: _Ctx) -> str:
     narrows = emit(c.body) is not None or not c.model.conventions.project_keeps_input
     if not computed:
         if names:
-            return _sentence(f"Keeps columns {capped_list(names, MAX_COLUMNS)}")
+            return as_sentence(f"Keeps columns {capped_list(names, MAX_COLUMNS)}")
         return "Passes its input through."
     if len(computed) == 1:
         named = any(given)
@@ -221,9 +187,9 @@ def _project(c: _Ctx) -> str:
         text = f"Adds {len(computed)} new columns: " + "; ".join(computed[:MAX_ITEMS]) + (
             f"; and {len(computed) - MAX_ITEMS} more" if len(computed) > MAX_ITEMS else ""
         )
-    out = _sentence(text)
+    out = as_sentence(text)
     if narrows and names:
-        out += " " + _sentence(f"Outputs columns {capped_list(names, MAX_COLUMNS)}")
+        out += " " + as_sentence(f"Outputs columns {capped_list(names, MAX_COLUMNS)}")
     return out
 
 
@@ -234,7 +200,7 @@ def _join_type(body) -> str:
     return name.replace("JOIN_TYPE_", "").lower()
 
 
-def _join_sentence(c: _Ctx, kind: str, on: str, how: str = "") -> str:
+def _join_sentence(c: Context, kind: str, on: str, how: str = "") -> str:
     left, right = c.side(0), c.side(1)
     l_name, r_name = left or "the left rows", right or "the right rows"
     on_text = f" on {on}" if on else ""
@@ -242,10 +208,10 @@ def _join_sentence(c: _Ctx, kind: str, on: str, how: str = "") -> str:
     if kind in ("left_semi", "right_semi", "left_anti", "right_anti"):
         keep, other = (l_name, r_name) if kind.startswith("left") else (r_name, l_name)
         has = "have a match" if kind.endswith("semi") else "have no match"
-        return _sentence(f"Keeps {keep} that {has} in {other}{on_text}")
+        return as_sentence(f"Keeps {keep} that {has} in {other}{on_text}")
     if kind in ("left_mark", "right_mark"):
         marked, other = (l_name, r_name) if kind == "left_mark" else (r_name, l_name)
-        return _sentence(f"Marks each of {marked} with whether it has a match in {other}{on_text}")
+        return as_sentence(f"Marks each of {marked} with whether it has a match in {other}{on_text}")
     tails = {
         "inner": "keeping only matches",
         "left": f"keeping all {l_name}, with {r_name} where they match",
@@ -257,7 +223,7 @@ def _join_sentence(c: _Ctx, kind: str, on: str, how: str = "") -> str:
     }
     tail = tails.get(kind, f"as a {kind.replace('_', ' ')} join")
     target = f"{l_name} to {r_name}" if (left or right) else "its two inputs"
-    return _sentence(f"{verb} {target}{on_text}, {tail}")
+    return as_sentence(f"{verb} {target}{on_text}, {tail}")
 
 
 def _given_names(model: PlanModel, node_id: str, count: int) -> list[str | None]:
@@ -273,21 +239,21 @@ def _given_names(model: PlanModel, node_id: str, count: int) -> list[str | None]
     mapping = emit(body)
     for j, m in enumerate(mapping if mapping is not None else range(len(schema))):
         k = m - width
-        if 0 <= k < count and j < len(names) and names[j] and not _is_expression_name(names[j]) \
+        if 0 <= k < count and j < len(names) and names[j] and not is_expression_name(names[j]) \
                 and names[j] != schema[j].name:
             out[k] = names[j]
     return out
 
 
-def _post_filter(c: _Ctx) -> str:
+def _post_filter(c: Context) -> str:
     body = c.body
     if "post_join_filter" in body.DESCRIPTOR.fields_by_name and body.HasField("post_join_filter"):
         w = c.words()
-        return " " + _sentence(f"Then keeps rows where {w.condition(body.post_join_filter)}")
+        return " " + as_sentence(f"Then keeps rows where {w.condition(body.post_join_filter)}")
     return ""
 
 
-def _join(c: _Ctx) -> str:
+def _join(c: Context) -> str:
     body = c.body
     w = c.words()
     on = w.condition(body.expression) if body.HasField("expression") else ""
@@ -298,7 +264,7 @@ def _join(c: _Ctx) -> str:
     return _join_sentence(c, _join_type(body), on) + _post_filter(c)
 
 
-def _condition_above(c: _Ctx) -> str:
+def _condition_above(c: Context) -> str:
     """Where the condition of a join without one is: the first filter above it, through other joins
     without one (a chain of them is one cross product that filter narrows)."""
     nodes = c.model.graph.nodes
@@ -316,7 +282,7 @@ def _join_type_of(body) -> str:
     return _join_type(body) if "type" in body.DESCRIPTOR.fields_by_name else "cross"
 
 
-def _keys_join(c: _Ctx) -> str:
+def _keys_join(c: Context) -> str:
     body = c.body
     left = c.model.node(c.input(0)).schema if c.input(0) else None
     right = c.model.node(c.input(1)).schema if c.input(1) else None
@@ -331,27 +297,27 @@ def _keys_join(c: _Ctx) -> str:
     return _join_sentence(c, _join_type(body), capped_list(keys, MAX_ITEMS, "more keys"), how) + _post_filter(c)
 
 
-def _nested_loop_join(c: _Ctx) -> str:
+def _nested_loop_join(c: Context) -> str:
     body = c.body
     w = c.words()
     on = w.condition(body.expression) if body.HasField("expression") else ""
     return _join_sentence(c, _join_type(body), on, " (comparing every pair)")
 
 
-def _lateral_join(c: _Ctx) -> str:
+def _lateral_join(c: Context) -> str:
     return _join(c).replace("Joins", "For each left row, joins", 1)
 
 
-def _cross(c: _Ctx) -> str:
+def _cross(c: Context) -> str:
     left, right = c.side(0) or "rows", c.side(1) or "rows"
     if left == right == "rows":
         text = "Pairs every row of one input with every row of the other (a cross product)."
     else:
-        text = _sentence(f"Pairs every row of {left} with every row of {right} (a cross product)")
+        text = as_sentence(f"Pairs every row of {left} with every row of {right} (a cross product)")
     return text + _condition_above(c)
 
 
-def _aggregate(c: _Ctx) -> str:
+def _aggregate(c: Context) -> str:
     body: algebra_pb2.AggregateRel = c.body
     w = c.words()
     keys = [w.expr(e) for e in body.grouping_expressions]
@@ -380,16 +346,16 @@ def _aggregate(c: _Ctx) -> str:
     if len(groupings) > 1:
         sets = ["per " + and_list(g) if g else "over all rows" for g in groupings]
         if measures:
-            return _sentence(f"{what}, for {counted(len(groupings), 'grouping')}: " + "; ".join(sets[:4]) + ("; …" if len(sets) > 4 else ""))
-        return _sentence(f"Lists the distinct groups for {counted(len(groupings), 'grouping')}: " + "; ".join(sets[:4]))
+            return as_sentence(f"{what}, for {counted(len(groupings), 'grouping')}: " + "; ".join(sets[:4]) + ("; …" if len(sets) > 4 else ""))
+        return as_sentence(f"Lists the distinct groups for {counted(len(groupings), 'grouping')}: " + "; ".join(sets[:4]))
     group = groupings[0] if groupings else []
     if not measures:
-        return _sentence(f"Keeps one row per distinct {capped_list(group, MAX_COLUMNS)}") if group else "Produces one empty row."
+        return as_sentence(f"Keeps one row per distinct {capped_list(group, MAX_COLUMNS)}") if group else "Produces one empty row."
     if group:
-        return _sentence(f"{what} per {capped_list(group, MAX_COLUMNS)}")
+        return as_sentence(f"{what} per {capped_list(group, MAX_COLUMNS)}")
     if what == "counts rows":
         return "Counts all rows."
-    return _sentence(f"{what} over all rows")
+    return as_sentence(f"{what} over all rows")
 
 
 #: An aggregate's sentence says this many of its measures.
@@ -424,7 +390,7 @@ def _measure_names(model: PlanModel, node_id: str) -> list[str | None]:
     for i in range(len(body.measures)):
         j = first + i
         if j < len(names) and j < len(schema) and names[j] and names[j] != schema[j].name \
-                and not _is_expression_name(names[j]):
+                and not is_expression_name(names[j]):
             out[i] = names[j]
     return out
 
@@ -447,8 +413,8 @@ def _sort_words(w: Words, sorts) -> str:
     return ", ".join(parts)
 
 
-def _sort(c: _Ctx) -> str:
-    return _sentence(f"Sorts by {_sort_words(c.words(), c.body.sorts)}")
+def _sort(c: Context) -> str:
+    return as_sentence(f"Sorts by {_sort_words(c.words(), c.body.sorts)}")
 
 
 def _count_words(w: Words, body, name: str) -> tuple[str | None, bool]:
@@ -471,26 +437,26 @@ def _count_words(w: Words, body, name: str) -> tuple[str | None, bool]:
     return w.expr(e), False
 
 
-def _fetch(c: _Ctx) -> str:
+def _fetch(c: Context) -> str:
     w = c.words()
     count, _ = _count_words(w, c.body, "count")
     offset, _ = _count_words(w, c.body, "offset")
     if count is None and offset is None:
         return "Keeps all rows."
     if offset is None:
-        return "Keeps the first row." if count == "1" else _sentence(f"Keeps the first {count} rows")
+        return "Keeps the first row." if count == "1" else as_sentence(f"Keeps the first {count} rows")
     if count is None:
-        return _sentence(f"Skips the first {offset} rows and keeps the rest")
-    return _sentence(f"Skips the first {offset} rows and keeps the next {count}")
+        return as_sentence(f"Skips the first {offset} rows and keeps the rest")
+    return as_sentence(f"Skips the first {offset} rows and keeps the next {count}")
 
 
-def _top_n(c: _Ctx) -> str:
+def _top_n(c: Context) -> str:
     w = c.words()
     count, _ = _count_words(w, c.body, "count")
     offset, _ = _count_words(w, c.body, "offset")
     rows = f"the top {count} rows" if count else "all rows"
     skip = f", after skipping {offset}" if offset else ""
-    return _sentence(f"Keeps {rows}{skip} sorted by {_sort_words(w, c.body.sorts)}")
+    return as_sentence(f"Keeps {rows}{skip} sorted by {_sort_words(w, c.body.sorts)}")
 
 
 _SET_WORDS = {
@@ -505,14 +471,14 @@ _SET_WORDS = {
 }
 
 
-def _set(c: _Ctx) -> str:
+def _set(c: Context) -> str:
     op = algebra_pb2.SetRel.SetOp.DESCRIPTOR.values_by_number.get(c.body.op)
     name = op.name.replace("SET_OP_", "").lower() if op is not None else "unspecified"
     template = _SET_WORDS.get(name, "Combines the rows of its {n} inputs (the set operation is not given)")
-    return _sentence(template.format(n=len(c.node.inputs)))
+    return as_sentence(template.format(n=len(c.node.inputs)))
 
 
-def _window(c: _Ctx) -> str:
+def _window(c: Context) -> str:
     body = c.body
     w = c.words()
     funcs = [aggregate_words(w, w.function(f.function_reference), f.arguments, False, noun=True) for f in body.window_functions]
@@ -521,49 +487,49 @@ def _window(c: _Ctx) -> str:
         text += ", per " + capped_list([w.expr(p) for p in body.partition_expressions], MAX_ITEMS)
     if body.sorts:
         text += ", in order of " + capped_list([w.expr(s.expr) for s in body.sorts], MAX_ITEMS)
-    return _sentence(text)
+    return as_sentence(text)
 
 
-def _exchange(c: _Ctx) -> str:
+def _exchange(c: Context) -> str:
     body = c.body
     w = c.words()
     kind = body.WhichOneof("exchange_kind")
     parts = f" into {body.partition_count} partitions" if body.partition_count else ""
     if kind == "scatter_by_fields":
         keys = capped_list([w.selection(f) for f in body.scatter_by_fields.fields], MAX_ITEMS)
-        return _sentence(f"Redistributes the rows{parts} by {keys}")
+        return as_sentence(f"Redistributes the rows{parts} by {keys}")
     if kind == "broadcast":
-        return _sentence(f"Copies every row to all partitions{parts}")
+        return as_sentence(f"Copies every row to all partitions{parts}")
     if kind == "round_robin":
-        return _sentence(f"Deals the rows out in turn{parts}")
+        return as_sentence(f"Deals the rows out in turn{parts}")
     if kind in ("single_target", "multi_target"):
-        return _sentence(f"Sends each row to the partition{'s' if kind == 'multi_target' else ''} chosen by {w.expr(getattr(body, kind).expression)}")
-    return _sentence(f"Redistributes the rows{parts}")
+        return as_sentence(f"Sends each row to the partition{'s' if kind == 'multi_target' else ''} chosen by {w.expr(getattr(body, kind).expression)}")
+    return as_sentence(f"Redistributes the rows{parts}")
 
 
-def _expand(c: _Ctx) -> str:
+def _expand(c: Context) -> str:
     dup = max((len(f.switching_field.duplicates) for f in c.body.fields if f.WhichOneof("field_type") == "switching_field"), default=1)
-    return _sentence(f"Makes {counted(dup, 'copy', 'copies')} of each row, varying some columns (as for grouping sets)")
+    return as_sentence(f"Makes {counted(dup, 'copy', 'copies')} of each row, varying some columns (as for grouping sets)")
 
 
-def _reference(c: _Ctx) -> str:
+def _reference(c: Context) -> str:
     target = c.input(0)
     ordinal = c.body.subtree_ordinal
     if target is None:
-        return _sentence(f"Reuses shared relation {ordinal}")
+        return as_sentence(f"Reuses shared relation {ordinal}")
     things = c.things(target)
-    from .render import title
+    from ..render import title
 
     what = f"the {title(c.model.node(target).kind).lower()} result of {c.step(target)}"
-    return _sentence(f"Reuses {what}" + (f" over {things}" if things else ""))
+    return as_sentence(f"Reuses {what}" + (f" over {things}" if things else ""))
 
 
-def _extension(c: _Ctx) -> str:
+def _extension(c: Context) -> str:
     detail = c.body.detail.type_url.rsplit("/", 1)[-1] or "no detail"
-    return _sentence(f"A custom step ({detail}) defined by the plan's producer; its meaning is not known here")
+    return as_sentence(f"A custom step ({detail}) defined by the plan's producer; its meaning is not known here")
 
 
-def _write(c: _Ctx) -> str:
+def _write(c: Context) -> str:
     body = c.body
     op = algebra_pb2.WriteRel.WriteOp.Name(body.op).replace("WRITE_OP_", "").lower() if body.op in algebra_pb2.WriteRel.WriteOp.DESCRIPTOR.values_by_number else "unspecified"
     target = ".".join(body.named_table.names) if body.HasField("named_table") else "a custom table"
@@ -573,20 +539,20 @@ def _write(c: _Ctx) -> str:
         "update": f"Updates the matching rows of table {target}",
         "ctas": f"Creates table {target} from the rows",
     }
-    return _sentence(verbs.get(op, f"Writes the rows to table {target}"))
+    return as_sentence(verbs.get(op, f"Writes the rows to table {target}"))
 
 
-def _ddl(c: _Ctx) -> str:
+def _ddl(c: Context) -> str:
     body = c.body
     op = algebra_pb2.DdlRel.DdlOp.Name(body.op).replace("DDL_OP_", "").lower().replace("_", " ") if body.op in algebra_pb2.DdlRel.DdlOp.DESCRIPTOR.values_by_number else "changes"
     obj = algebra_pb2.DdlRel.DdlObject.Name(body.object).replace("DDL_OBJECT_", "").lower() if body.object in algebra_pb2.DdlRel.DdlObject.DESCRIPTOR.values_by_number else "object"
     target = ".".join(body.named_object.names) if body.HasField("named_object") else "a custom object"
     verb = {"create": "Creates", "create or replace": "Creates or replaces", "alter": "Alters", "drop": "Drops",
             "drop if exist": "Drops (if it exists)"}.get(op, f"Changes ({op})")
-    return _sentence(f"{verb} {obj} {target}")
+    return as_sentence(f"{verb} {obj} {target}")
 
 
-def _update(c: _Ctx) -> str:
+def _update(c: Context) -> str:
     body = c.body
     w = c.words()
     names = [f.name for f in c.node.info.incoming or []]
@@ -596,10 +562,10 @@ def _update(c: _Ctx) -> str:
         text += f" where {w.condition(body.condition)}"
     if sets:
         text += ", setting " + capped_list(sets, MAX_ITEMS)
-    return _sentence(text)
+    return as_sentence(text)
 
 
-_DESCRIBE: dict[str, Callable[[_Ctx], str]] = {
+DESCRIBE: dict[str, Callable[[Context], str]] = {
     "read": _read,
     "filter": _filter,
     "project": _project,
@@ -625,309 +591,3 @@ _DESCRIBE: dict[str, Callable[[_Ctx], str]] = {
     "ddl": _ddl,
     "update": _update,
 }
-
-
-# ---------------------------------------------------------------------------------------------
-# Entry points
-# ---------------------------------------------------------------------------------------------
-
-@dataclass
-class _Memo:
-    sentences: dict[tuple[bool, str], str] = field(default_factory=dict)  # (ids shown, node id) -> words
-    tables: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
-    columns: dict[str, list[str] | None] = field(default_factory=dict)
-    steps: dict[str, int] | None = None
-    failures: dict[str, str] = field(default_factory=dict)
-    root_names: dict[str, list[str | None]] | None = None
-
-
-#: Relations whose output columns are their input's (through their emit), so a name the root gives
-#: a column is that column's name below them too.
-_PASSING = frozenset({"filter", "sort", "fetch", "project"})
-
-
-def root_names(model: PlanModel) -> dict[str, list[str | None]]:
-    """Per node, the name the plan's root gives each output column that reaches the root unchanged
-    (through filters, sorts, fetches and projects), else None: DataFusion and isthmus name a computed
-    column by its expression below the root (``sum(multiply(…``) and only the root says ``revenue``.
-    Top-down from each root; memoised."""
-    memo = _memo(model)
-    if memo.root_names is not None:
-        return memo.root_names
-    out: dict[str, list[str | None]] = {}
-    for root in model.roots:
-        schema = model.node(root).schema
-        if schema is not None:
-            out[root] = [f.name for f in schema]
-    # Down from the roots (readers before what they read) through the nodes that pass fields on.
-    for node_id in reversed(model.graph.post_order(model.roots, subqueries=False)):
-        parent = model.node(node_id)
-        above = out.get(node_id)
-        if above is None or parent.kind not in _PASSING or len(parent.inputs) != 1:
-            continue
-        child = parent.inputs[0]
-        below = model.node(child).schema
-        if below is None:
-            continue
-        body = parent.node.body
-        # the direct output's fields, as positions in the input (None: computed here)
-        sources: list[int | None] = list(range(len(below)))
-        if parent.kind == "project":
-            if not project_outputs_input(body, model.conventions.project_keeps_input):
-                sources = []  # a producer's project that outputs only its expressions
-            sources += [_plain_field_index(e) for e in body.expressions]
-        mapping = emit(body)
-        names = out.setdefault(child, [None] * len(below))
-        for j, m in enumerate(mapping if mapping is not None else range(len(sources))):
-            source = sources[m] if 0 <= m < len(sources) else None
-            if j < len(above) and source is not None and 0 <= source < len(below) and names[source] is None:
-                names[source] = above[j]
-    memo.root_names = out
-    return out
-
-
-def _plain_field_index(e: Expression) -> int | None:
-    """The input field a plain field reference (``$3``) names, else None."""
-    if e.WhichOneof("rex_type") != "selection":
-        return None
-    ref = e.selection
-    if ref.WhichOneof("root_type") not in (None, "root_reference") or ref.WhichOneof("reference_type") != "direct_reference":
-        return None
-    seg = ref.direct_reference
-    if seg.WhichOneof("reference_type") != "struct_field" or seg.struct_field.HasField("child"):
-        return None
-    return seg.struct_field.field
-
-
-def _is_expression_name(name: str) -> bool:
-    """A name a producer made from an expression (``sum(multiply(l_extendedprice, …``), not a name
-    someone gave."""
-    return "(" in name
-
-
-def column_names(model: PlanModel, node_id: str) -> list[str] | None:
-    """The names an analyst reads for node ``node_id``'s output columns: a column the plan names by
-    a name (a table's column, or the root's name for it: ``revenue``) by that name; a computed column
-    that a producer names by its expression (``sum(add(add(cr_refunded_cash, …``) by the expression
-    in words ("the sum of (cr_refunded_cash + …)"). None when the node's schema is unknown.
-    Bottom-up (the graph's post-order), memoised."""
-    memo = _memo(model).columns
-    for cur in model.graph.post_order([node_id], subqueries=False, done=memo):
-        try:
-            memo[cur] = _column_names(model, cur, memo)
-        except Exception:  # an odd plan: its own names, as the schema has them
-            schema = model.node(cur).schema
-            memo[cur] = None if schema is None else [f.name for f in schema]
-    return memo.get(node_id)
-
-
-def _column_names(model: PlanModel, node_id: str, memo: dict[str, list[str] | None]) -> list[str] | None:
-    node = model.node(node_id)
-    if node.schema is None:
-        return None
-    names = [f.name for f in node.schema]
-    if not any(_is_expression_name(n) for n in names):
-        return names
-    given = root_names(model).get(node_id) or []
-    spoken = _spoken(model, node, memo) or []
-    out = []
-    for i, name in enumerate(names):
-        if _is_expression_name(name):
-            if i < len(given) and given[i] and not _is_expression_name(given[i]):
-                name = given[i]
-            elif i < len(spoken) and spoken[i]:
-                name = spoken[i]
-        out.append(name)
-    return out
-
-
-#: Relations that output their one input's columns as they are (then their emit).
-_SAME_COLUMNS = frozenset({"filter", "sort", "fetch", "top_n", "exchange", "reference"})
-_PAIRING = frozenset({"join", "cross", "hash_join", "merge_join", "nested_loop_join"})
-
-
-def _spoken(model: PlanModel, node: NodeView, memo: dict[str, list[str] | None]) -> list[str | None] | None:
-    """Node's output columns in words, from what computes each (its inputs' names, read from
-    ``memo``): a project's expression, an aggregate's key or measure ("the sum of …"); None where
-    this cannot be told."""
-    inputs = [memo.get(i) for i in node.inputs]
-    if any(names is None for names in inputs) or node.schema is None:
-        return None
-    body = node.node.body
-    direct: list[str | None]
-    if node.kind in _SAME_COLUMNS and len(inputs) == 1:
-        direct = list(inputs[0])
-    elif node.kind in ("project", "aggregate") and len(inputs) == 1:
-        w = Words(model, _renamed(node.info.incoming, inputs[0]), _outer_records(model, node.id))
-        if node.kind == "project":
-            keeps = project_outputs_input(body, model.conventions.project_keeps_input)
-            direct = (list(inputs[0]) if keeps else []) + [w.expr(e) for e in body.expressions]
-        else:
-            layout = aggregate_layout(body, model.conventions)
-            direct = [w.expr(body.grouping_expressions[r]) for r in layout.keys]
-            direct += [None] if layout.grouping_column == "datafusion" else []
-            direct += [aggregate_words(w, w.function(m.measure.function_reference), m.measure.arguments,
-                                       m.measure.invocation == algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT,
-                                       noun=True) for m in body.measures]
-    elif node.kind in _PAIRING and inputs:
-        direct = [n for names in inputs for n in names]
-    else:
-        return None
-    mapping = emit(body)
-    if mapping is not None:
-        direct = [direct[m] if 0 <= m < len(direct) else None for m in mapping]
-    elif node.kind in _PAIRING and len(direct) != len(node.schema):
-        direct = list(inputs[0])  # a semi or anti join: the left side's columns
-    return direct if len(direct) == len(node.schema) else None
-
-
-def _renamed(fields: Sequence[Field] | None, names: Sequence[str]) -> Sequence[Field] | None:
-    if fields is None or len(fields) != len(names):
-        return fields
-    return [f if f.name == n else f.renamed(n) for f, n in zip(fields, names)]
-
-
-def _spoken_record(model: PlanModel, node: NodeView, incoming: Sequence[Field]) -> Sequence[Field]:
-    """The record a node's expressions read, its columns named as :func:`column_names` names its
-    inputs' (the inputs' columns one after another)."""
-    names: list[str] = []
-    for i in node.inputs:
-        own = column_names(model, i)
-        if own is None:
-            return incoming
-        names.extend(own)
-    return _renamed(incoming, names) or incoming
-
-
-#: This module's memo for a model, kept beside it (not in it) for as long as it lives.
-_memo = MemoBeside(_Memo)
-
-
-def _tables(model: PlanModel, node_id: str) -> tuple[str, ...] | None:
-    """The named tables a node's rows come from, once per read (inputs followed, subqueries not),
-    sorted; None when some leaf is not a named table. Bottom-up (the graph's post-order), memoised."""
-    memo = _memo(model).tables
-    nodes = model.graph.nodes
-    for cur in model.graph.post_order([node_id], subqueries=False, done=memo):
-        node = nodes[cur]
-        if not node.inputs:
-            body = node.body
-            named = node.kind == "read" and body.WhichOneof("read_type") == "named_table" and body.named_table.names
-            memo[cur] = (body.named_table.names[-1],) if named else None
-            continue
-        parts = [memo.get(i) for i in node.inputs]  # an input still unknown here (a cycle) counts as None
-        if any(p is None for p in parts) or node.kind == "aggregate":
-            memo[cur] = None  # an aggregate's rows are its groups, not a table's rows
-        elif node.kind in _PAIRING or node.kind == "set":
-            memo[cur] = tuple(sorted(t for p in parts for t in p))
-        else:  # one input, or a reference to a shared one: the same rows
-            memo[cur] = parts[0] if len(parts) == 1 else tuple(sorted(set(t for p in parts for t in p)))
-    return memo[node_id]
-
-
-def _things(model: PlanModel, combined: bool = False) -> Callable[[str], str | None]:
-    """Names a node's rows by their table ("orders"); with ``combined``, rows of two or three
-    tables become "combined orders and customer rows", of more "combined rows of 5 tables" (a
-    table read twice counted twice, so a chain of joins counts up). None when there is no such
-    name."""
-
-    def things(node_id: str) -> str | None:
-        if node_id not in model.graph.nodes:
-            return None
-        reads = _tables(model, node_id)
-        if not reads:
-            return None
-        tables = sorted(set(reads))
-        if len(tables) == 1 and (len(reads) == 1 or not combined):
-            return tables[0]
-        if combined and len(tables) == len(reads) <= 3:
-            return f"combined {and_list(tables)} rows"
-        if combined:
-            return f"combined rows of {len(reads)} tables"
-        return None
-
-    return things
-
-
-def _step(model: PlanModel, ids: bool) -> Callable[[str], str]:
-    """Names another node as the story does: "step 6", its place in :func:`story_order`; with
-    ``ids`` its node id too ("step 6 (node 0.0*4)")."""
-    memo = _memo(model)
-    if memo.steps is None:
-        memo.steps = {node_id: i for i, node_id in enumerate(story_order(model), start=1)}
-    steps = memo.steps
-
-    def step(node_id: str) -> str:
-        number = steps.get(node_id)
-        if number is None:
-            return f"node {node_id}"
-        return f"step {number} (node {node_id})" if ids else f"step {number}"
-
-    return step
-
-
-def describe(model: PlanModel, node_id: str, ids: bool = False) -> str:
-    """One or two plain sentences saying what node ``node_id`` does. Another node is named by its
-    step in :func:`story_order` ("the filter at step 6"), with its node id only when ``ids`` (the
-    technical marks). Never raises for a node of the model: a describer that fails yields a generic
-    sentence (and :func:`describe_failures` lists it)."""
-    memo = _memo(model)
-    if (ids, node_id) in memo.sentences:
-        return memo.sentences[(ids, node_id)]
-    node = model.node(node_id)
-    describer = _DESCRIBE.get(node.kind)
-    text = ""
-    if describer is not None:
-        try:
-            text = describer(_Ctx(model, node, _things(model), _things(model, combined=True), _step(model, ids)))
-        except Exception as exc:  # an odd plan must not stop the story: say so generically
-            memo.failures[node_id] = f"{type(exc).__name__}: {exc}"
-            text = ""
-    if not text:
-        from .render import title
-
-        inputs = len(node.inputs)
-        name = title(node.kind)
-        article = "An" if name[:1].lower() in "aeiou" else "A"
-        text = _sentence(f"{article} {name} step" + (f" over {counted(inputs, 'input')}" if inputs else ""))
-    memo.sentences[(ids, node_id)] = text
-    return text
-
-
-def describe_plan(model: PlanModel, ids: bool = False) -> dict[str, str]:
-    """Every node's sentence, by node id (memoised on the model); node ids in them only when ``ids``."""
-    return {node_id: describe(model, node_id, ids) for node_id in model.graph.nodes}
-
-
-def describe_failures(model: PlanModel) -> dict[str, str]:
-    """Nodes whose describer failed (and got a generic sentence), with the error: for tests."""
-    describe_plan(model)
-    return dict(_memo(model).failures)
-
-
-def story_order(model: PlanModel) -> list[str]:
-    """Node ids from the leaves to the roots (inputs before the nodes that read them, subqueries
-    before their enclosing node), each once: the order to tell a plan's story in."""
-    return model.graph.post_order()
-
-
-def story_runs(order: Sequence[str], sentences: dict[str, str]) -> list[tuple[int, int]]:
-    """The story told without saying one thing twice in a row: ``(start, end)`` index ranges of
-    ``order``, each a run of steps one after another whose sentences are the same (two reads of one
-    table for a self-join) — one line each."""
-    runs: list[tuple[int, int]] = []
-    start = 0
-    while start < len(order):
-        end = start + 1
-        while end < len(order) and sentences[order[end]] == sentences[order[start]]:
-            end += 1
-        runs.append((start, end))
-        start = end
-    return runs
-
-
-__all__ = [
-    "describe", "describe_plan", "describe_failures", "story_order", "story_runs", "column_names",
-    # re-exported from viz.words, where they live now
-    "Words", "literal_words", "aggregate_words", "MAX_ITEMS", "MAX_TEXT",
-]

@@ -1,0 +1,205 @@
+"""The names an analyst reads for a node's columns: the root's name for a column that reaches the
+root unchanged, else a computed column's expression in words (:func:`column_names`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from substrait import algebra_pb2
+
+from ..fields import Field
+from ..kinds import emit, project_outputs_input
+from ..model import MemoBeside, NodeView, PlanModel
+from ..schema import aggregate_layout
+from ..words import (
+    Expression,
+    Words,
+    aggregate_words,
+)
+
+
+@dataclass
+class _Memo:
+    columns: dict[str, list[str] | None] = field(default_factory=dict)
+    root_names: dict[str, list[str | None]] | None = None
+
+
+#: This module's memo for a model, kept beside it (not in it) for as long as it lives.
+_memo = MemoBeside(_Memo)
+
+
+def outer_records(model: PlanModel, node_id: str) -> list[Sequence[Field] | None]:
+    """The records outer references of this node reach, innermost first: for each subquery
+    boundary crossed going up, the record the enclosing node's expressions read."""
+    out: list[Sequence[Field] | None] = []
+    nodes = model.graph.nodes
+    cur = nodes.get(node_id)
+    seen = 0
+    while cur is not None and seen < 10_000:
+        seen += 1
+        parent = nodes.get(cur.parent) if cur.parent else None
+        if parent is None:
+            break
+        if cur.is_subquery:
+            out.append(model.infos[parent.id].incoming if parent.id in model.infos else None)
+        cur = parent
+    return out
+
+
+#: Relations whose output columns are their input's (through their emit), so a name the root gives
+#: a column is that column's name below them too.
+_PASSING = frozenset({"filter", "sort", "fetch", "project"})
+
+
+def root_names(model: PlanModel) -> dict[str, list[str | None]]:
+    """Per node, the name the plan's root gives each output column that reaches the root unchanged
+    (through filters, sorts, fetches and projects), else None: DataFusion and isthmus name a computed
+    column by its expression below the root (``sum(multiply(…``) and only the root says ``revenue``.
+    Top-down from each root; memoised."""
+    memo = _memo(model)
+    if memo.root_names is not None:
+        return memo.root_names
+    out: dict[str, list[str | None]] = {}
+    for root in model.roots:
+        schema = model.node(root).schema
+        if schema is not None:
+            out[root] = [f.name for f in schema]
+    # Down from the roots (readers before what they read) through the nodes that pass fields on.
+    for node_id in reversed(model.graph.post_order(model.roots, subqueries=False)):
+        parent = model.node(node_id)
+        above = out.get(node_id)
+        if above is None or parent.kind not in _PASSING or len(parent.inputs) != 1:
+            continue
+        child = parent.inputs[0]
+        below = model.node(child).schema
+        if below is None:
+            continue
+        body = parent.node.body
+        # the direct output's fields, as positions in the input (None: computed here)
+        sources: list[int | None] = list(range(len(below)))
+        if parent.kind == "project":
+            if not project_outputs_input(body, model.conventions.project_keeps_input):
+                sources = []  # a producer's project that outputs only its expressions
+            sources += [_plain_field_index(e) for e in body.expressions]
+        mapping = emit(body)
+        names = out.setdefault(child, [None] * len(below))
+        for j, m in enumerate(mapping if mapping is not None else range(len(sources))):
+            source = sources[m] if 0 <= m < len(sources) else None
+            if j < len(above) and source is not None and 0 <= source < len(below) and names[source] is None:
+                names[source] = above[j]
+    memo.root_names = out
+    return out
+
+
+def _plain_field_index(e: Expression) -> int | None:
+    """The input field a plain field reference (``$3``) names, else None."""
+    if e.WhichOneof("rex_type") != "selection":
+        return None
+    ref = e.selection
+    if ref.WhichOneof("root_type") not in (None, "root_reference") or ref.WhichOneof("reference_type") != "direct_reference":
+        return None
+    seg = ref.direct_reference
+    if seg.WhichOneof("reference_type") != "struct_field" or seg.struct_field.HasField("child"):
+        return None
+    return seg.struct_field.field
+
+
+def is_expression_name(name: str) -> bool:
+    """A name a producer made from an expression (``sum(multiply(l_extendedprice, …``), not a name
+    someone gave."""
+    return "(" in name
+
+
+def column_names(model: PlanModel, node_id: str) -> list[str] | None:
+    """The names an analyst reads for node ``node_id``'s output columns: a column the plan names by
+    a name (a table's column, or the root's name for it: ``revenue``) by that name; a computed column
+    that a producer names by its expression (``sum(add(add(cr_refunded_cash, …``) by the expression
+    in words ("the sum of (cr_refunded_cash + …)"). None when the node's schema is unknown.
+    Bottom-up (the graph's post-order), memoised."""
+    memo = _memo(model).columns
+    for cur in model.graph.post_order([node_id], subqueries=False, done=memo):
+        try:
+            memo[cur] = _column_names(model, cur, memo)
+        except Exception:  # an odd plan: its own names, as the schema has them
+            schema = model.node(cur).schema
+            memo[cur] = None if schema is None else [f.name for f in schema]
+    return memo.get(node_id)
+
+
+def _column_names(model: PlanModel, node_id: str, memo: dict[str, list[str] | None]) -> list[str] | None:
+    node = model.node(node_id)
+    if node.schema is None:
+        return None
+    names = [f.name for f in node.schema]
+    if not any(is_expression_name(n) for n in names):
+        return names
+    given = root_names(model).get(node_id) or []
+    spoken = _spoken(model, node, memo) or []
+    out = []
+    for i, name in enumerate(names):
+        if is_expression_name(name):
+            if i < len(given) and given[i] and not is_expression_name(given[i]):
+                name = given[i]
+            elif i < len(spoken) and spoken[i]:
+                name = spoken[i]
+        out.append(name)
+    return out
+
+
+#: Relations that output their one input's columns as they are (then their emit).
+_SAME_COLUMNS = frozenset({"filter", "sort", "fetch", "top_n", "exchange", "reference"})
+PAIRING = frozenset({"join", "cross", "hash_join", "merge_join", "nested_loop_join"})
+
+
+def _spoken(model: PlanModel, node: NodeView, memo: dict[str, list[str] | None]) -> list[str | None] | None:
+    """Node's output columns in words, from what computes each (its inputs' names, read from
+    ``memo``): a project's expression, an aggregate's key or measure ("the sum of …"); None where
+    this cannot be told."""
+    inputs = [memo.get(i) for i in node.inputs]
+    if any(names is None for names in inputs) or node.schema is None:
+        return None
+    body = node.node.body
+    direct: list[str | None]
+    if node.kind in _SAME_COLUMNS and len(inputs) == 1:
+        direct = list(inputs[0])
+    elif node.kind in ("project", "aggregate") and len(inputs) == 1:
+        w = Words(model, _renamed(node.info.incoming, inputs[0]), outer_records(model, node.id))
+        if node.kind == "project":
+            keeps = project_outputs_input(body, model.conventions.project_keeps_input)
+            direct = (list(inputs[0]) if keeps else []) + [w.expr(e) for e in body.expressions]
+        else:
+            layout = aggregate_layout(body, model.conventions)
+            direct = [w.expr(body.grouping_expressions[r]) for r in layout.keys]
+            direct += [None] if layout.grouping_column == "datafusion" else []
+            direct += [aggregate_words(w, w.function(m.measure.function_reference), m.measure.arguments,
+                                       m.measure.invocation == algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT,
+                                       noun=True) for m in body.measures]
+    elif node.kind in PAIRING and inputs:
+        direct = [n for names in inputs for n in names]
+    else:
+        return None
+    mapping = emit(body)
+    if mapping is not None:
+        direct = [direct[m] if 0 <= m < len(direct) else None for m in mapping]
+    elif node.kind in PAIRING and len(direct) != len(node.schema):
+        direct = list(inputs[0])  # a semi or anti join: the left side's columns
+    return direct if len(direct) == len(node.schema) else None
+
+
+def _renamed(fields: Sequence[Field] | None, names: Sequence[str]) -> Sequence[Field] | None:
+    if fields is None or len(fields) != len(names):
+        return fields
+    return [f if f.name == n else f.renamed(n) for f, n in zip(fields, names)]
+
+
+def spoken_record(model: PlanModel, node: NodeView, incoming: Sequence[Field]) -> Sequence[Field]:
+    """The record a node's expressions read, its columns named as :func:`column_names` names its
+    inputs' (the inputs' columns one after another)."""
+    names: list[str] = []
+    for i in node.inputs:
+        own = column_names(model, i)
+        if own is None:
+            return incoming
+        names.extend(own)
+    return _renamed(incoming, names) or incoming

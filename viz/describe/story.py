@@ -1,0 +1,150 @@
+"""The plan's story: every node's sentence by its kind's builder (memoised beside the model, a
+generic one where a builder fails), the order to tell it in, and how it names tables and steps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from ..model import MemoBeside, PlanModel
+from ..words import (
+    and_list,
+    counted,
+)
+from .names import PAIRING
+from .sentences import DESCRIBE, Context, as_sentence
+
+
+@dataclass
+class _Memo:
+    sentences: dict[tuple[bool, str], str] = field(default_factory=dict)  # (ids shown, node id) -> words
+    tables: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
+    steps: dict[str, int] | None = None
+    failures: dict[str, str] = field(default_factory=dict)
+
+
+#: This module's memo for a model, kept beside it (not in it) for as long as it lives.
+_memo = MemoBeside(_Memo)
+
+
+def _tables(model: PlanModel, node_id: str) -> tuple[str, ...] | None:
+    """The named tables a node's rows come from, once per read (inputs followed, subqueries not),
+    sorted; None when some leaf is not a named table. Bottom-up (the graph's post-order), memoised."""
+    memo = _memo(model).tables
+    nodes = model.graph.nodes
+    for cur in model.graph.post_order([node_id], subqueries=False, done=memo):
+        node = nodes[cur]
+        if not node.inputs:
+            body = node.body
+            named = node.kind == "read" and body.WhichOneof("read_type") == "named_table" and body.named_table.names
+            memo[cur] = (body.named_table.names[-1],) if named else None
+            continue
+        parts = [memo.get(i) for i in node.inputs]  # an input still unknown here (a cycle) counts as None
+        if any(p is None for p in parts) or node.kind == "aggregate":
+            memo[cur] = None  # an aggregate's rows are its groups, not a table's rows
+        elif node.kind in PAIRING or node.kind == "set":
+            memo[cur] = tuple(sorted(t for p in parts for t in p))
+        else:  # one input, or a reference to a shared one: the same rows
+            memo[cur] = parts[0] if len(parts) == 1 else tuple(sorted(set(t for p in parts for t in p)))
+    return memo[node_id]
+
+
+def _things(model: PlanModel, combined: bool = False) -> Callable[[str], str | None]:
+    """Names a node's rows by their table ("orders"); with ``combined``, rows of two or three
+    tables become "combined orders and customer rows", of more "combined rows of 5 tables" (a
+    table read twice counted twice, so a chain of joins counts up). None when there is no such
+    name."""
+
+    def things(node_id: str) -> str | None:
+        if node_id not in model.graph.nodes:
+            return None
+        reads = _tables(model, node_id)
+        if not reads:
+            return None
+        tables = sorted(set(reads))
+        if len(tables) == 1 and (len(reads) == 1 or not combined):
+            return tables[0]
+        if combined and len(tables) == len(reads) <= 3:
+            return f"combined {and_list(tables)} rows"
+        if combined:
+            return f"combined rows of {len(reads)} tables"
+        return None
+
+    return things
+
+
+def _step(model: PlanModel, ids: bool) -> Callable[[str], str]:
+    """Names another node as the story does: "step 6", its place in :func:`story_order`; with
+    ``ids`` its node id too ("step 6 (node 0.0*4)")."""
+    memo = _memo(model)
+    if memo.steps is None:
+        memo.steps = {node_id: i for i, node_id in enumerate(story_order(model), start=1)}
+    steps = memo.steps
+
+    def step(node_id: str) -> str:
+        number = steps.get(node_id)
+        if number is None:
+            return f"node {node_id}"
+        return f"step {number} (node {node_id})" if ids else f"step {number}"
+
+    return step
+
+
+def describe(model: PlanModel, node_id: str, ids: bool = False) -> str:
+    """One or two plain sentences saying what node ``node_id`` does. Another node is named by its
+    step in :func:`story_order` ("the filter at step 6"), with its node id only when ``ids`` (the
+    technical marks). Never raises for a node of the model: a describer that fails yields a generic
+    sentence (and :func:`describe_failures` lists it)."""
+    memo = _memo(model)
+    if (ids, node_id) in memo.sentences:
+        return memo.sentences[(ids, node_id)]
+    node = model.node(node_id)
+    describer = DESCRIBE.get(node.kind)
+    text = ""
+    if describer is not None:
+        try:
+            text = describer(Context(model, node, _things(model), _things(model, combined=True), _step(model, ids)))
+        except Exception as exc:  # an odd plan must not stop the story: say so generically
+            memo.failures[node_id] = f"{type(exc).__name__}: {exc}"
+            text = ""
+    if not text:
+        from ..render import title
+
+        inputs = len(node.inputs)
+        name = title(node.kind)
+        article = "An" if name[:1].lower() in "aeiou" else "A"
+        text = as_sentence(f"{article} {name} step" + (f" over {counted(inputs, 'input')}" if inputs else ""))
+    memo.sentences[(ids, node_id)] = text
+    return text
+
+
+def describe_plan(model: PlanModel, ids: bool = False) -> dict[str, str]:
+    """Every node's sentence, by node id (memoised on the model); node ids in them only when ``ids``."""
+    return {node_id: describe(model, node_id, ids) for node_id in model.graph.nodes}
+
+
+def describe_failures(model: PlanModel) -> dict[str, str]:
+    """Nodes whose describer failed (and got a generic sentence), with the error: for tests."""
+    describe_plan(model)
+    return dict(_memo(model).failures)
+
+
+def story_order(model: PlanModel) -> list[str]:
+    """Node ids from the leaves to the roots (inputs before the nodes that read them, subqueries
+    before their enclosing node), each once: the order to tell a plan's story in."""
+    return model.graph.post_order()
+
+
+def story_runs(order: Sequence[str], sentences: dict[str, str]) -> list[tuple[int, int]]:
+    """The story told without saying one thing twice in a row: ``(start, end)`` index ranges of
+    ``order``, each a run of steps one after another whose sentences are the same (two reads of one
+    table for a self-join) — one line each."""
+    runs: list[tuple[int, int]] = []
+    start = 0
+    while start < len(order):
+        end = start + 1
+        while end < len(order) and sentences[order[end]] == sentences[order[start]]:
+            end += 1
+        runs.append((start, end))
+        start = end
+    return runs

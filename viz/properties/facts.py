@@ -1,0 +1,210 @@
+"""What the properties pass derives for a node (its ordering, its distribution, the effect it has
+on each) and how a :class:`FieldMap` carries them through a relation that moves its fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable, Mapping, Sequence
+
+
+# ---------------------------------------------------------------------------------------------
+# What is derived
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SortKey:
+    """One key of an orderedness.
+
+    ``indices`` are every output field that holds the key's value: a Project that copies an ordered
+    field by direct reference *extends* the key with the copy's index (either column can then be
+    relied on as the sort key, and the order survives an emit that keeps only the copy). ``()`` for
+    a key that is an expression, shown by its ``text``.
+    """
+
+    indices: tuple[int, ...]
+    text: str  # the expression's text for an expression key; "" for a field key
+    direction: str  # "ASC NULLS FIRST", "DESC NULLS LAST", "CLUSTERED", "USING fn", ...
+    origin: str  # the node that established the order (a Sort, a Top-N)
+    name: str = ""  # the name of the first field at this node (set per node)
+
+    @property
+    def index(self) -> int | None:
+        return self.indices[0] if self.indices else None
+
+    def label(self) -> str:
+        if not self.indices:
+            return f"{self.text} {self.direction}".strip()
+        same = "=".join(f"${i}" for i in self.indices)
+        return f"{same}:{self.name} {self.direction}".strip()
+
+    def to_json(self) -> dict:
+        return {"index": self.index, "name": self.name if self.indices else self.text, "direction": self.direction}
+
+
+#: The orderedness of a node: its keys in order; ``()`` known unordered; ``None`` unknown.
+Ordering = tuple[SortKey, ...] | None
+
+
+@dataclass(frozen=True)
+class PartitionField:
+    """A field rows are hashed on; ``indices`` like :attr:`SortKey.indices`, ``()`` for a nested
+    reference shown by its ``text``."""
+
+    indices: tuple[int, ...]
+    text: str = ""
+    name: str = ""
+
+    def to_json(self) -> dict:
+        return {"index": self.indices[0] if self.indices else None, "name": self.name if self.indices else self.text}
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """What is known about how rows are partitioned.
+
+    ``kind``: ``hashed`` (on ``fields``, after a scatter Exchange), ``bucketed`` (by ``expression``
+    giving one bucket, or a list of buckets when ``multi``), ``broadcast``, ``round_robin``, or
+    ``single`` (an Exchange into one partition).
+    """
+
+    kind: str
+    origin: str  # the node that set it
+    fields: tuple[PartitionField, ...] = ()
+    expression: str = ""
+    multi: bool = False
+    exact: bool = False
+    partition_count: int | None = None
+
+    def label(self) -> str:
+        text = self.kind.replace("_", " ")
+        if self.kind == "hashed":
+            text += " on " + ", ".join(
+                ("=".join(f"${i}" for i in f.indices) + f":{f.name}") if f.indices else f.text for f in self.fields
+            )
+        elif self.kind == "bucketed":
+            text += f" by {'buckets ' if self.multi else ''}{self.expression}"
+        elif self.kind == "round_robin" and self.exact:
+            text += " (exact)"
+        if self.partition_count:
+            text += f" into {self.partition_count}"
+        return text
+
+    def same_as(self, other: "Distribution") -> bool:
+        """The same partitioning, ignoring where it was set and field names."""
+        return (
+            self.kind == other.kind
+            and [f.indices or f.text for f in self.fields] == [f.indices or f.text for f in other.fields]
+            and (self.expression, self.multi, self.partition_count) == (other.expression, other.multi, other.partition_count)
+        )
+
+    def to_json(self) -> dict:
+        out: dict = {"kind": self.kind, "partition_count": self.partition_count}
+        if self.kind == "hashed":
+            out["fields"] = [f.to_json() for f in self.fields]
+        if self.kind == "bucketed":
+            out["expression"] = self.expression
+            out["multi"] = self.multi
+        if self.kind == "round_robin":
+            out["exact"] = self.exact
+        return out
+
+
+#: The effects a node can have on a property.
+EFFECTS = ("established", "kept", "remapped", "extended", "eliminated", "overwritten", "none", "unknown")
+
+
+@dataclass(frozen=True)
+class Effect:
+    kind: str  # one of EFFECTS
+    rule: str  # the spec's sentence this follows
+    note: str = ""  # what happened at this node, when there is more to say
+
+
+@dataclass(frozen=True)
+class NodeProperties:
+    orderedness: Ordering
+    distribution: Distribution | None
+    order_effect: Effect
+    distribution_effect: Effect
+
+    def to_json(self) -> dict:
+        return {
+            "orderedness": None if self.orderedness is None else [k.to_json() for k in self.orderedness],
+            "distribution": None if self.distribution is None else self.distribution.to_json(),
+            "effects": {"orderedness": self.order_effect.kind, "distribution": self.distribution_effect.kind},
+        }
+
+    def order_text(self) -> str:
+        if self.orderedness is None:
+            return "unknown"
+        return ", ".join(k.label() for k in self.orderedness) if self.orderedness else "none"
+
+    def distribution_text(self) -> str:
+        return "unknown" if self.distribution is None else self.distribution.label()
+
+
+# ---------------------------------------------------------------------------------------------
+# Field maps: where each input field ends up
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FieldMap:
+    """Where each input field ends up: ``targets(i)`` are the output indices holding input field ``i``.
+
+    ``identity``: every input field keeps its index, so expression keys (which read input fields by
+    index) still mean the same thing.
+    """
+
+    targets: Callable[[int], tuple[int, ...]]
+    identity: bool
+
+    @staticmethod
+    def of(targets: Mapping[int, Sequence[int]], identity: bool = False) -> "FieldMap":
+        table = {i: tuple(t) for i, t in targets.items()}
+        return FieldMap(lambda i: table.get(i, ()), identity)
+
+    @staticmethod
+    def shift(by: int) -> "FieldMap":
+        """A right input's fields placed after ``by`` left fields."""
+        return FieldMap(lambda i: (i + by,), by == 0)
+
+    def _indices(self, indices: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(sorted({t for i in indices for t in self.targets(i)}))
+
+    def order(self, order: Ordering) -> Ordering:
+        """The orderedness through this map: a prefix, up to the first key that is dropped."""
+        if order is None:
+            return None
+        out: list[SortKey] = []
+        for key in order:
+            if key.indices:
+                moved = self._indices(key.indices)
+                if not moved:
+                    break
+                out.append(key if moved == key.indices else replace(key, indices=moved))
+            elif self.identity:
+                out.append(key)
+            else:
+                break
+        return tuple(out)
+
+    def distribution(self, dist: Distribution | None) -> Distribution | None:
+        """The distribution through this map; unknown when a hash field is dropped."""
+        if dist is None:
+            return None
+        if dist.kind == "hashed":
+            moved: list[PartitionField] = []
+            for f in dist.fields:
+                if f.indices:
+                    indices = self._indices(f.indices)
+                    if not indices:
+                        return None
+                    moved.append(f if indices == f.indices else replace(f, indices=indices))
+                elif self.identity:
+                    moved.append(f)
+                else:
+                    return None
+            return replace(dist, fields=tuple(moved))
+        if dist.kind == "bucketed" and not self.identity:
+            return None  # the bucket expression reads fields by their old indices
+        return dist
