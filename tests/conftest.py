@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
 
 import pytest
@@ -23,17 +25,86 @@ def pytest_addoption(parser):
     )
 
 
+#: The fixture every test that needs Java requests, directly or through another fixture (``spark``,
+#: ``spark_session``): the ``spark`` marker comes from it alone, so ``-m "not spark"`` (make test-fast)
+#: leaves out exactly the tests that start a JVM, here or in an app server they drive.
+JVM_FIXTURE = "jvm"
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by the markers
 def pytest_collection_modifyitems(session, config, items):
-    """Tests that stop or kill the shared Spark session run last: a new JVM would start cold and
-    warm its compiler again for every Spark test after them. After them, the tests whose cancelled
-    job may leave tasks running: executor.reaper stops the JVM when they outlive its delay, and the
-    next test would wait for that (28 s in the CI run of 2026-11-26)."""
+    """Every test whose fixtures include ``jvm`` is marked ``spark``. Tests that stop or kill the
+    shared Spark session run last: a new JVM would start cold and warm its compiler again for every
+    Spark test after them. After them, the tests whose cancelled job may leave tasks running:
+    executor.reaper stops the JVM when they outlive its delay, and the next test would wait for that."""
+    for item in items:
+        if JVM_FIXTURE in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
+
     def rank(item) -> int:
         if item.get_closest_marker("leaves_spark_tasks") is not None:
             return 2
         return 1 if item.get_closest_marker("restarts_spark") is not None else 0
 
     items.sort(key=rank)  # stable
+
+
+# A ``java`` that refuses to start and writes down who asked: JAVA_HOME points at it in a run that
+# selects no Spark test, so such a run starts no JVM, in this process or in the app servers and
+# command lines its tests start (Spark's launcher takes JAVA_HOME's java first).
+_REFUSING_JAVA = """#!/bin/sh
+echo "${PYTEST_CURRENT_TEST:-after the tests}: java $*" >> "%s"
+echo "this run selects no Spark test and starts no JVM: a test that needs Spark requests the spark fixture (tests/conftest.py)" >&2
+exit 1
+"""
+_JVM_LOG_KEY = pytest.StashKey[str]()
+
+
+def pytest_collection_finish(session):
+    if session.config.option.collectonly or not session.items:
+        return
+    if any(item.get_closest_marker("spark") is not None for item in session.items):
+        return
+    home = tempfile.mkdtemp(prefix="no-jvm-")
+    log = os.path.join(home, "asked")
+    os.makedirs(os.path.join(home, "bin"))
+    java = os.path.join(home, "bin", "java")
+    with open(java, "w") as fh:
+        fh.write(_REFUSING_JAVA % log)
+    os.chmod(java, 0o755)
+    open(log, "w").close()
+    session.config.stash[_JVM_LOG_KEY] = log
+    os.environ["JAVA_HOME"] = home
+
+
+@pytest.fixture(autouse=True)
+def no_unmarked_jvm(request):
+    """In a run without Spark tests, a test that asked for a JVM fails and says so (its own Spark
+    call may have swallowed the launcher's error)."""
+    log = request.config.stash.get(_JVM_LOG_KEY, None)
+    if log is None:
+        yield
+        return
+    before = os.path.getsize(log)
+    yield
+    if os.path.getsize(log) > before:
+        with open(log) as fh:
+            fh.seek(before)
+            asked = fh.read().strip()
+        pytest.fail(f"this test started a JVM without the spark marker (request the spark fixture): {asked}", pytrace=False)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """What asked for a JVM after the last test looked (an app server's late start) fails the run too."""
+    log = session.config.stash.get(_JVM_LOG_KEY, None)
+    if log is None:
+        return
+    with open(log) as fh:
+        asked = fh.read().strip()
+    shutil.rmtree(os.path.dirname(log), ignore_errors=True)
+    if asked:
+        print(f"\nthis run selects no Spark test and yet a JVM was asked for:\n{asked}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(autouse=True)
@@ -53,8 +124,28 @@ def corpora_dir() -> str:
     return CORPORA
 
 
+@pytest.fixture(scope="session")
+def jvm() -> str:
+    """The ``java`` that Spark starts, in this process or in an app server a test drives. A test that
+    requests it, directly or through another fixture, is marked ``spark`` (pytest_collection_modifyitems)."""
+    home = os.environ.get("JAVA_HOME")
+    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
+    if not java or not os.access(java, os.X_OK):
+        pytest.fail("Spark needs Java 17 or newer and no java was found: make test checks it, make test-fast "
+                    "runs without it", pytrace=False)
+    return java
+
+
+@pytest.fixture(scope="session")
+def spark_session(jvm):
+    """The executor's shared session, for fixtures of a module or wider (a test takes ``spark``)."""
+    from executor.session import get_session
+
+    return get_session()
+
+
 @pytest.fixture
-def spark():
+def spark(spark_session):
     """The executor's shared session: one for the whole run, started by the first test that needs it
     (a new one only if the JVM died, as the app would do). Tasks that a previous test's cancelled job
     left running are waited out first: executor.reaper stops the JVM when they outlive its delay, and

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from executor import functions
@@ -48,7 +47,6 @@ def test_portability_table_and_marks():
     assert "⊘ DataFusion: function" in text and "⊘ DataFusion (below)" in text
 
 
-@pytest.mark.spark
 def test_run_a_node_on_datafusion_too(spark):
     clear_cache()
     at = _open("tpch_q03_datafusion.json", "0.0.0.0")
@@ -62,7 +60,6 @@ def test_run_a_node_on_datafusion_too(spark):
     assert sum("138 rows in" in c for c in captions) == 2  # Spark's and DataFusion's
 
 
-@pytest.mark.spark
 def test_find_the_first_disagreement_marks_the_node(spark, monkeypatch):
     clear_cache()
     at = _open("tpch_q03_datafusion.json")

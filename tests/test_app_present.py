@@ -137,7 +137,6 @@ def test_an_unknown_shared_plan_says_so(tmp_path, monkeypatch):
     assert at.error and "expected 64 lowercase hex characters" in at.error[0].value
 
 
-@pytest.mark.spark
 def test_show_sample_rows_runs_the_selected_node(spark):
     at = _present(sample="tutorial.json", node="0.0.1")
     at.button(key="present_show_rows").click().run()
@@ -156,7 +155,6 @@ def test_show_sample_rows_runs_the_selected_node(spark):
     assert not at.dataframe
 
 
-@pytest.mark.spark
 def test_a_failing_run_shows_a_message_not_a_traceback(spark, monkeypatch, tmp_path):
     # a plan reading a table no data root has: TableNotFound, shown as st.error
     from tests import plans as P

@@ -16,8 +16,6 @@ from tests.conftest import wait_for
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 APP = os.path.join(ROOT, "app.py")
 
-pytestmark = pytest.mark.spark
-
 
 def _result_frames(at: AppTest):
     return [d.value for d in at.dataframe if any(str(c).startswith("[0]") for c in d.value.columns)]
@@ -70,7 +68,7 @@ def test_a_run_that_ends_soon_comes_with_the_click_that_started_it(spark, monkey
 
 
 @pytest.mark.restarts_spark
-def test_opening_a_plan_starts_spark_in_the_background(monkeypatch):
+def test_opening_a_plan_starts_spark_in_the_background(monkeypatch, jvm):
     """The page draws without waiting; the session starts (and runs a first small query) in a thread,
     then runs each node of the small plan once, leaves first, so the first Run finds it ready."""
     from executor import rehearsal, session

@@ -97,7 +97,6 @@ def _running(at: AppTest) -> bool:
     return task is not None and not task.done.is_set()
 
 
-@pytest.mark.spark
 def test_run_at_each_step_shows_rows_and_what_the_node_did(spark):
     at = _step_app("0.0.1")
     _run_step(at)
@@ -124,7 +123,6 @@ def test_run_at_each_step_shows_rows_and_what_the_node_did(spark):
     assert at.info[0].value == f"**What it did:** {orders} × {kept} rows → {joined} rows"
 
 
-@pytest.mark.spark
 def test_a_step_onto_a_cross_product_is_flagged_and_never_counts_it(spark, tpch_dir):
     """DataFusion's q03 joins customer, orders and lineitem without a condition (1.35 trillion
     rows at scale 0.01): the step warns before running, shows rows, and takes the count from the
@@ -151,7 +149,6 @@ def test_a_step_onto_a_cross_product_is_flagged_and_never_counts_it(spark, tpch_
 
 
 @pytest.mark.restarts_spark
-@pytest.mark.spark
 def test_the_next_step_after_the_jvm_stopped_starts_a_new_session(spark):
     """Whatever stopped Spark (its JVM killed, or the session stopped), the next Run starts a new
     session and shows rows."""

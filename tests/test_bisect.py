@@ -218,7 +218,6 @@ def test_portability_marks_where_each_gap_starts(tpch_dir):
 
 # ---- both engines ------------------------------------------------------------------------------
 
-@pytest.mark.spark
 def test_one_node_on_both_engines(spark, tpch_dir):
     model = _model("tpch_q03_datafusion.json")
     c = compare_engines(model, "0.0.0.0", Catalog([tpch_dir]))
@@ -228,7 +227,6 @@ def test_one_node_on_both_engines(spark, tpch_dir):
     assert tutorial.verdict == NOT_COMPARED and "index_in" in tutorial.why and tutorial.spark.row_count == 7
 
 
-@pytest.mark.spark
 def test_bisect_finds_the_node_with_the_wrong_mapping(spark, tpch_dir, subtract_adds):
     """q03's only `subtract` is in the aggregate's measure: sum(l_extendedprice * (1 - l_discount))."""
     model = _model("tpch_q03_datafusion.json")
@@ -259,7 +257,6 @@ def test_bisect_finds_the_node_with_the_wrong_mapping(spark, tpch_dir, subtract_
     assert marks["0.0*4"].marks == (("ok", "✓ Spark = DataFusion"),)
 
 
-@pytest.mark.spark
 def test_bisect_command_exit_status(spark, tpch_dir, monkeypatch):
     code, out, err = _run(["bisect", Q03, "--tpch"])
     assert code == 0, err
@@ -358,7 +355,6 @@ def test_filters_above_reads_keeps_an_emit_over_the_projection():
 BISECTED = ("q04", "q16", "q17", "q20", "q21", "q22")
 
 
-@pytest.mark.spark
 @pytest.mark.slow
 def test_both_engines_agree_on_every_node_of_tpch_plans_datafusion_writes(spark, tpch_dir):
     tables = {t: os.path.join(tpch_dir, f"{t}.parquet") for t in

@@ -220,7 +220,6 @@ def test_one_resolution_order_for_the_app_and_the_command_line(tmp_path, tpch_di
 # ---- named tables and local files through Spark --------------------------------------------
 
 
-@pytest.mark.spark
 def test_named_tables_every_format(spark, tree):
     root, _ = tree
     cat = Catalog([str(root)])
@@ -235,7 +234,6 @@ def test_named_tables_every_format(spark, tree):
     assert cat.named_table(spark, ["people"]) is cat.named_table(spark, ["People"])
 
 
-@pytest.mark.spark
 def test_named_table_resolution_order_and_errors(spark, tree, tmp_path):
     root, _ = tree
     cat = Catalog([str(root)], bindings={"tpch.people": str(root / "parts")})
@@ -246,7 +244,6 @@ def test_named_table_resolution_order_and_errors(spark, tree, tmp_path):
     assert "`nowhere`" in str(err.value) and "tpch.people" in str(err.value)
 
 
-@pytest.mark.spark
 def test_spark_catalog_table(spark, tree):
     root, _ = tree
     spark.createDataFrame([(7,)], "x int").createOrReplaceTempView("catalog_test_view")
@@ -260,7 +257,6 @@ def test_spark_catalog_table(spark, tree):
         spark.catalog.dropTempView("catalog_test_view")
 
 
-@pytest.mark.spark
 def test_local_files_path_forms(spark, tree):
     root, _ = tree
     cat = Catalog([str(root)])
@@ -286,7 +282,6 @@ def test_local_files_path_forms(spark, tree):
         cat.local_files(spark, _files(uri_file="s3://bucket/x.parquet", parquet=parquet))
 
 
-@pytest.mark.spark
 def test_local_files_formats(spark, tree):
     root, _ = tree
     cat = Catalog([str(root)])
@@ -302,7 +297,6 @@ def test_local_files_formats(spark, tree):
         cat.local_files(spark, _files(uri_file=str(root / "People.parquet"), start=4, length=10, parquet=F.ParquetReadOptions()))
 
 
-@pytest.mark.spark
 def test_local_files_delimited_text_options(spark, tree):
     root, _ = tree
     cat = Catalog([str(root)])
@@ -323,7 +317,6 @@ def test_local_files_delimited_text_options(spark, tree):
     assert _rows(df) == sorted([("1", "a"), ("2", "b"), ("3", None)], key=repr)
 
 
-@pytest.mark.spark
 def test_tpch_named_tables(spark, tpch_dir):
     cat = Catalog([tpch_dir])
     assert cat.named_table(spark, ["tpch", "NATION"]).count() == 25

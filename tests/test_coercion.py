@@ -497,7 +497,6 @@ def test_datafusion_casts_as_the_rules_say(case: Case, datafusion_context):
 # -- Spark
 
 
-@pytest.mark.spark
 def test_spark_casts_as_the_rules_say(spark):
     columns = ", ".join(
         f"CAST(NULL AS {kind.spark}) AS {_column(i, name)}" if kind.spark != "void" else f"NULL AS {_column(i, name)}"

@@ -18,8 +18,6 @@ TUTORIAL = os.path.join(ROOT, "sample_data", "tutorial")
 PRODUCTS = os.path.join(TUTORIAL, "products.parquet")
 ORDERS = os.path.join(TUTORIAL, "orders.parquet")
 
-pytestmark = pytest.mark.spark
-
 
 @pytest.fixture(scope="module")
 def tutorial():

@@ -123,11 +123,8 @@ def test_the_doc_lists_every_case_and_our_tally():
 
 
 @pytest.fixture(scope="module")
-def runs():
+def runs(spark_session):
     """Every virtual-table case run once, on the run's shared session."""
-    from executor.session import get_session
-
-    get_session()
     start = time.monotonic()
     out = C.run_all()
     ran = [r for r in out.values() if r.ran]
@@ -143,7 +140,6 @@ def _clear(message: str) -> bool:
             and "\tat " not in message and len(message) < 400)
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize("case", VIRTUAL_CASES)
 def test_virtual_table_case_runs_or_is_refused_clearly(runs, case):
     r = runs[case]
@@ -155,7 +151,6 @@ def test_virtual_table_case_runs_or_is_refused_clearly(runs, case):
         assert r.ran, f"{case} did not run: {r.error}"
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize("case", VIRTUAL_CASES)
 def test_result_types_are_the_derived_ones_or_the_run_says_why(runs, case):
     """At Spark's resolution (no string length, microseconds), or named on the node: a column Spark
@@ -179,7 +174,6 @@ def test_result_types_are_the_derived_ones_or_the_run_says_why(runs, case):
             assert said, f"{case}: column {i} is derived required and holds a null, and nothing says so"
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize("case", ROW_CASES)
 def test_the_rows_the_spec_prints(runs, case):
     r = runs[case]
@@ -187,7 +181,6 @@ def test_the_rows_the_spec_prints(runs, case):
     assert r.ran and r.flat_rows() == want, f"{case}: {r.rows or r.error}, expected {want} (as a multiset)"
 
 
-@pytest.mark.spark
 def test_spark_score(runs):
     ran = [r for r in runs.values() if r.ran]
     assert len(runs) == 107 and len(ran) == len(runs) - len(C.REFUSED)

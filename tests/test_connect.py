@@ -12,8 +12,6 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 from executor.catalog import Catalog
 from executor.run import clear_cache, run_node
 from tests.conftest import CORPORA
@@ -66,7 +64,6 @@ print("RESULT " + json.dumps(out))
 """
 
 
-@pytest.mark.spark
 def test_connect_gives_the_same_rows_as_classic(spark, tpch_dir):
     env = dict(os.environ, SPARK_REMOTE="local", PYTHONPATH=REPO)
     proc = subprocess.run(

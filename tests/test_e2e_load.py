@@ -20,7 +20,7 @@ from benchmarks.load import RUN_SCRIPT, ROWS, SCHEDULE_CLICK, _download, _errors
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLANS = ("tutorial.json", "aggregates.json", "window.json")
 
-pytestmark = [pytest.mark.browser, pytest.mark.spark, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def _expected(name: str, spark) -> Counter:

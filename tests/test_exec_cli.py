@@ -68,7 +68,6 @@ def plan_file(tmp_path):
     return write
 
 
-@pytest.mark.spark
 def test_json_output_matches_duckdb_on_tpch(spark, tpch_dir):
     q03 = os.path.join(TPCH_PLANS, "q03-isthmus_plan.json")
     q06 = os.path.join(TPCH_PLANS, "q06-isthmus_plan.json")
@@ -86,7 +85,6 @@ def test_json_output_matches_duckdb_on_tpch(spark, tpch_dir):
     assert len(second["rows"]) == 1 and decimal.Decimal(second["rows"][0][0]) == revenue[0]
 
 
-@pytest.mark.spark
 def test_bad_input_and_failures_have_their_exit_status(spark, tpch_dir, plan_file, tmp_path):
     good = plan_file(plan((read("nation", NATION), [c for c, _ in NATION])), "nation.json")
     unbound = plan_file(plan((read("no_such_table", NATION), [c for c, _ in NATION])), "unbound.json")
@@ -135,7 +133,6 @@ def test_help_documents_roots_and_formats(capsys):
     assert "decimals are strings" in text and "exit status" in text
 
 
-@pytest.mark.spark
 def test_table_binding_csv_output_and_its_root(spark, tpch_dir, plan_file, tmp_path):
     """--table makes that one file readable; a plan's LocalFiles beside it are still refused."""
     data = tmp_path / "data"

@@ -26,7 +26,7 @@ import pytest
 from tests.conftest import CORPORA
 from tests import exec_oracle as oracle
 
-pytestmark = [pytest.mark.spark, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 CT = os.path.join(CORPORA, "consumer-testing")
 SNAPSHOTS = os.path.join(CT, "snapshots", "producer")

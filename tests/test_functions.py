@@ -141,7 +141,6 @@ def lit(value, type_text: str):
     return fc.lit_column(value, T(type_text))
 
 
-@pytest.mark.spark
 def test_integer_division_truncates_and_modulus_takes_the_dividend_sign(spark):
     div = functions.scalar(call("divide:i32_i32", "i32", "i32"), [lit(-7, "i32"), lit(2, "i32")])
     mod = functions.scalar(call("modulus", "i32", "i32"), [lit(-7, "i32"), lit(2, "i32")])
@@ -151,7 +150,6 @@ def test_integer_division_truncates_and_modulus_takes_the_dividend_sign(spark):
     assert (one(spark, div), one(spark, mod), one(spark, floor_mod)) == (-3, -1, 1)
 
 
-@pytest.mark.spark
 def test_overflow_option(spark):
     args = [lit(120, "i8"), lit(10, "i8")]
     assert one(spark, functions.scalar(call("add", "i8", "i8", overflow="SATURATE"), args)) == 127
@@ -160,7 +158,6 @@ def test_overflow_option(spark):
         one(spark, functions.scalar(call("add", "i8", "i8", overflow="ERROR"), args))
 
 
-@pytest.mark.spark
 def test_float_division_by_zero_is_ieee(spark):
     c = call("divide", "fp64", "fp64")
     assert one(spark, functions.scalar(c, [lit(1.0, "fp64"), lit(0.0, "fp64")])) == math.inf
@@ -168,7 +165,6 @@ def test_float_division_by_zero_is_ieee(spark):
     assert math.isnan(one(spark, functions.scalar(c, [lit(0.0, "fp64"), lit(0.0, "fp64")])))
 
 
-@pytest.mark.spark
 def test_decimal_division_keeps_the_declared_scale(spark):
     # DataFusion 55's TPC-H q08 at scale 0.1: sum / sum, each decimal(38,4), declared decimal(38,8).
     # Spark alone keeps 6 digits (0.02864900); DataFusion and DuckDB give 0.02864874, as does exact
@@ -183,7 +179,6 @@ def test_decimal_division_keeps_the_declared_scale(spark):
     assert one(spark, functions.scalar(c, big)) == expected
 
 
-@pytest.mark.spark
 def test_three_valued_logic(spark):
     values = {"T": True, "F": False, "N": None}
     for a in "TFN":
@@ -203,7 +198,6 @@ def test_three_valued_logic(spark):
             assert tuple(got) == (want_and, want_or, want_xor, want_not), (a, b)
 
 
-@pytest.mark.spark
 def test_nan_is_not_equal_to_itself(spark):
     nan = lit(float("nan"), "fp64")
     assert one(spark, functions.scalar(call("equal", "fp64", "fp64"), [nan, nan])) is False
@@ -211,7 +205,6 @@ def test_nan_is_not_equal_to_itself(spark):
     assert one(spark, functions.scalar(call("gt", "fp64", "fp64"), [nan, lit(1.0, "fp64")])) is False
 
 
-@pytest.mark.spark
 def test_strings(spark):
     s = lit("abcdefg", "str")
     sub = functions.scalar(call("substring", "str", "i32", "i32"), [s, lit(2, "i32"), lit(3, "i32")])
@@ -225,7 +218,6 @@ def test_strings(spark):
     assert tuple(got) == ("bcd", "a", True, "abcdefg", 3)
 
 
-@pytest.mark.spark
 def test_extract_with_enum_and_datafusion_date_part(spark):
     ts = lit(__import__("datetime").datetime(2016, 12, 31, 13, 30, 15), "pts<6>")
     year = functions.scalar(call("extract", "pts<6>", out="i64"), ["YEAR", ts])
@@ -233,14 +225,12 @@ def test_extract_with_enum_and_datafusion_date_part(spark):
     assert (one(spark, year), one(spark, quarter)) == (2016, 4)
 
 
-@pytest.mark.spark
 def test_unhonoured_option_warns(spark):
     c = call("add", "fp64", "fp64", rounding="FLOOR")
     assert one(spark, functions.scalar(c, [lit(1.5, "fp64"), lit(1.0, "fp64")])) == 2.5
     assert c.warnings and "rounding=FLOOR" in c.warnings[0]
 
 
-@pytest.mark.spark
 def test_aggregates_and_windows(spark):
     from pyspark.sql import Window
     from pyspark.sql import functions as F
@@ -298,20 +288,16 @@ PASS_FLOOR = 1203  # of 1307 spec cases: measured 1203 (2026-11-23)
 
 
 @pytest.fixture(scope="module")
-def spec_results():
-    from executor.session import get_session
-
-    spark = get_session()
+def spec_results(spark_session):
     cases = fc.load_cases(FUNCTION_TESTS)
     started = time.perf_counter()
-    results = fc.run_cases(cases, spark)
+    results = fc.run_cases(cases, spark_session)
     print(f"\n{len(results)} spec function cases in {time.perf_counter() - started:.1f} s")
     print(fc.format_table(fc.summarize(results, "function"), "function"))
     print(fc.format_table(fc.summarize(results, "extension"), "extension"))
     return results
 
 
-@pytest.mark.spark
 @pytest.mark.slow
 def test_spec_function_cases(spec_results):
     crashed = [f"{r.case.label()}: {r.detail}" for r in spec_results if r.crashed]
@@ -331,7 +317,6 @@ def test_spec_function_cases(spec_results):
     assert passed >= PASS_FLOOR
 
 
-@pytest.mark.spark
 @pytest.mark.slow
 def test_spec_error_cases_raise(spec_results):
     error_cases = [r for r in spec_results if r.case.expected is fc.ERROR and r.status != "unsupported"]

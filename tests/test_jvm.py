@@ -5,7 +5,6 @@ from __future__ import annotations
 import collections
 import os
 
-import pytest
 from py4j import clientserver
 from pyspark.sql import functions as F
 from pyspark.sql import types as S
@@ -16,8 +15,6 @@ from executor.translate_rel import translate
 from executor.types import _TABLE
 from tests.conftest import CORPORA
 from viz.model import analyze
-
-pytestmark = pytest.mark.spark
 
 
 def _spark_types() -> list[S.DataType]:

@@ -238,7 +238,6 @@ def _report(title: str, outcomes) -> None:
 FORMS = ("written", "analyzed")
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize("form", FORMS)
 def test_datafusion_tpch_plans_give_datafusions_rows(spark, tpch_dir, form):
     """The TPC-H specification's texts (``executor/producer_sql/tpch.sql``: date ranges as a date plus an
@@ -251,7 +250,6 @@ def test_datafusion_tpch_plans_give_datafusions_rows(spark, tpch_dir, form):
     assert [(o.query, o.why) for o in outcomes if not o.ok] == []
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize("form", FORMS)
 def test_datafusion_feature_queries_give_datafusions_rows(spark, tpch_dir, form):
     checker = Checker({t: os.path.join(tpch_dir, f"{t}.parquet") for t in _TPCH}, form=form)
@@ -299,7 +297,6 @@ def covering(features: dict[str, set[str]], always: set[str]) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.spark
 @pytest.mark.parametrize("form", FORMS)
 def test_datafusion_tpcds_plans_give_datafusions_rows(spark, tmp_path, form):
     """DataFusion 55 plans all 103 TPC-DS queries (but two), in each form, and their schemas are

@@ -149,7 +149,6 @@ def _agrees_with_per_node(model, catalog, spark, crosses_too: bool = False) -> t
     return one, each
 
 
-@pytest.mark.spark
 def test_tutorial_profile_matches_duckdb_in_one_run(spark):
     clear_cache()
     model = _tutorial()
@@ -177,7 +176,6 @@ def test_tutorial_profile_matches_duckdb_in_one_run(spark):
     assert " s<" in node("0") and " s<" not in node("0.0")  # the run's time on the node it ran, not on each
 
 
-@pytest.mark.spark
 def test_per_node_counts_each_node_in_its_own_job(spark):
     clear_cache()
     profile = profile_plan(_tutorial(), _catalog(), spark=spark, one_run=False)
@@ -187,7 +185,6 @@ def test_per_node_counts_each_node_in_its_own_job(spark):
     assert all(p.how == "count" and p.own_s is not None and p.own_s >= 0 for p in profile.nodes.values())
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize("name", [n for n in sorted(os.listdir(os.path.join(ROOT, "sample_plans"))) if n.endswith(".json") and n != "manifest.json"])
 def test_one_run_agrees_with_per_node_on_the_sample_plans(spark, tpch_dir, name):
     with open(os.path.join(ROOT, "sample_plans", "manifest.json")) as fh:
@@ -204,7 +201,6 @@ def _join_types_sql(how: str, right: str) -> str:
     return f"SELECT count(*) FROM '{ORDERS}' o {how} JOIN {right} p ON true"
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize("empty_right", [False, True])
 def test_joins_without_a_condition_are_derived_as_spark_and_duckdb_count_them(spark, empty_right):
     orders = P.read("orders", ORDER_COLUMNS)
@@ -224,7 +220,6 @@ def test_joins_without_a_condition_are_derived_as_spark_and_duckdb_count_them(sp
     assert all(one.nodes[r].how == "derived" for r in model.roots)
 
 
-@pytest.mark.spark
 def test_fetches_are_derived_and_what_a_fetch_cuts_short_is_counted_on_its_own(spark):
     orders = P.read("orders", ORDER_COLUMNS)
     kept = {"filter": {"input": orders, "condition": P.call(2, P.field(1), {"literal": {"i32": 1}})}}
@@ -244,7 +239,6 @@ def test_fetches_are_derived_and_what_a_fetch_cuts_short_is_counted_on_its_own(s
     assert (one.nodes["0"].rows, one.nodes["0.0"].rows) == (min(3, one.nodes["0.0.0"].rows), one.nodes["0.0.0"].rows)
 
 
-@pytest.mark.spark
 @pytest.mark.slow
 def test_one_run_agrees_with_datafusion_on_every_datafusion_tpch_plan(spark, tpch_dir):
     """DataFusion 55 plans the 22 TPC-H queries (joins without a condition, their keys in a filter
@@ -282,7 +276,6 @@ def test_one_run_agrees_with_datafusion_on_every_datafusion_tpch_plan(spark, tpc
     assert counted > 200
 
 
-@pytest.mark.spark
 def test_a_filter_that_drops_everything_is_empty(spark):
     orders = P.read("orders", ORDER_COLUMNS)
     nothing = {"filter": {"input": orders, "condition": {"literal": {"boolean": False}}}}
@@ -294,7 +287,6 @@ def test_a_filter_that_drops_everything_is_empty(spark):
     assert "∅ empty" in to_dot(model, view=View(profile=profile.overlay()))
 
 
-@pytest.mark.spark
 def test_a_cross_join_that_explodes_is_flagged_without_running_it(spark):
     orders = P.read("orders", ORDER_COLUMNS)
     products = P.read("products", [("product_id", "i64")])
@@ -314,7 +306,6 @@ def test_a_cross_join_that_explodes_is_flagged_without_running_it(spark):
     assert "⚠ exploded ×12" in to_dot(model, view=View(profile=profile.overlay()))
 
 
-@pytest.mark.spark
 def test_a_failing_node_is_collected_and_the_rest_goes_on(spark):
     missing = P.read("no_such_table", [("x", "i64")])
     orders = P.read("orders", ORDER_COLUMNS)
@@ -328,7 +319,6 @@ def test_a_failing_node_is_collected_and_the_rest_goes_on(spark):
     assert list(profile.errors) == ["0.1"]
 
 
-@pytest.mark.spark
 def test_a_cancelled_profile_stops_and_says_so(spark):
     orders = P.read("orders", ORDER_COLUMNS)
     cube = {"cross": {"left": {"cross": {"left": orders, "right": orders}}, "right": {"cross": {"left": orders, "right": orders}}}}
@@ -350,7 +340,6 @@ def test_unknown_node_ids_are_refused():
 # ---- the command ----------------------------------------------------------------------------
 
 
-@pytest.mark.spark
 def test_profile_command(spark):
     import io
 

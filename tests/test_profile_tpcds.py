@@ -36,7 +36,6 @@ def _page(plan_json: bytes, profile_json: dict) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.spark
 def test_profiles_of_datafusion_tpcds_plans_draw_with_counts_and_no_exception(spark):
     from executor.catalog import Catalog
     from executor.data import tpcds

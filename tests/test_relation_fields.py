@@ -128,7 +128,6 @@ def test_common_emit_remaps_and_hides_fields():
     assert schema_of(model_of(plan(direct)), "0") == L_SCHEMA
 
 
-@pytest.mark.spark
 def test_common_emit_rows(spark):
     # b > 15 keeps (2, 20) and (4, 20); the emit outputs (b, a)
     rel = emit({"filter": {"input": L, "condition": call(2, field(1), lit(15))}}, [1, 0])
@@ -158,7 +157,6 @@ def test_common_hint_output_names_of_the_wrong_length_are_a_warning():
     assert schema_of(m, "0") == [("only", "i64"), ("b", "i64?")]  # as RelRoot's names: as far as they go
 
 
-@pytest.mark.spark
 def test_common_hint_output_names_name_the_run_columns(spark):
     rel = {"filter": {"common": {"hint": {"outputNames": ["p", "q"]}}, "input": L, "condition": call(2, field(1), lit(15))}}
     result = run_node(model_of(plan(rel)), "0", catalog=CATALOG, limit=10, timeout_s=120, explain=False)
@@ -231,7 +229,6 @@ def test_read_types_spark_cannot_read_are_refused_by_name(read_type):
     assert isinstance(err, Unsupported) and f"reading `{which}` is not supported" in str(err)
 
 
-@pytest.mark.spark
 def test_read_virtual_table_expressions_are_its_rows(spark):
     """[L] Virtual Table: "a table whose contents are embedded in the plan itself"; [N] its records may
     be "expressions that can be resolved without referencing any input data"."""
@@ -242,7 +239,6 @@ def test_read_virtual_table_expressions_are_its_rows(spark):
     assert rows(plan(computed)) == [(3,)]  # add(1, 2)
 
 
-@pytest.mark.spark
 def test_read_virtual_table_legacy_values_are_upgraded(spark):
     """[A] VirtualTable.values is deprecated for expressions; a plan that still writes it keeps its rows."""
     rel = {"read": {"baseSchema": {"names": ["n", "s"], "struct": {"types": [typ("i64"), typ("string")]}},
@@ -266,14 +262,12 @@ def test_read_filter_reads_the_direct_schema_before_the_projection():
     assert codes(m, "0") == []
 
 
-@pytest.mark.spark
 def test_read_filter_rows(spark):
     # b > 15 on the direct schema keeps a = 2 and 4; the projection then keeps a alone
     rel = {"read": {**L["read"], "filter": call(2, field(1), lit(15)), "projection": {"select": {"structItems": [{"field": 0}]}}}}
     assert bag(rows(plan(rel))) == [(2,), (4,)]
 
 
-@pytest.mark.spark
 def test_read_best_effort_filter_may_or_may_not_be_applied(spark):
     """[L] the best effort filter "may be applied to the data" and "does not have to be satisfied": the
     rows lie between those that pass it (b > 15: a = 2, 4) and all of them."""
@@ -289,7 +283,6 @@ def test_read_projection_selects_and_orders_fields():
     assert schema_of(model_of(plan(rel)), "0") == [("b", "i64?"), ("a", "i64")]
 
 
-@pytest.mark.spark
 def test_read_projection_rows(spark):
     rel = {"read": {**L["read"], "projection": {"select": {"structItems": [{"field": 1}, {"field": 0}]}}}}
     assert bag(rows(plan(rel))) == bag([(b, a) for a, b in L_ROWS])
@@ -345,7 +338,6 @@ def _struct_values() -> dict:
         "virtualTable": {"expressions": [row(1, "x", 10), row(2, "y", {"literal": {"null": typ("i32?")}})]}}}
 
 
-@pytest.mark.spark
 def test_read_projection_nested_struct_select_rows(spark):
     """The members the mask lists, in its order: s narrowed to (s2, s1), then k. By hand:
     (1, ('x', 10)) -> ((10, 'x'), 1); (2, ('y', null)) -> ((null, 'y'), 2)."""
@@ -370,7 +362,6 @@ def test_project_expressions_follow_the_input():
     assert schema_of(model_of(plan(rel)), "0") == L_SCHEMA + [("add(a, 1)", "i64"), ("b", "i64?")]
 
 
-@pytest.mark.spark
 def test_project_rows(spark):
     rel = {"project": {"input": L, "expressions": [call(3, field(0), lit(1), out="i64")]}}
     assert bag(rows(plan(rel))) == [(1, 10, 2), (2, 20, 3), (3, None, 4), (4, 20, 5)]
@@ -384,7 +375,6 @@ def test_filter_condition_keeps_the_input_order():
     assert "type-mismatch" in codes(bad, "0")
 
 
-@pytest.mark.spark
 def test_filter_rows(spark):
     # [L] "eliminates one or more records ... based on a boolean filter expression": b > 10 is true for
     # (2, 20) and (4, 20); for (3, NULL) it is null, which does not include the record
@@ -398,13 +388,11 @@ def test_cross_is_left_then_right():
         L_SCHEMA + [("d", "string"), ("c", "i64?")]
 
 
-@pytest.mark.spark
 def test_cross_rows(spark):
     # [L] "pairs every record from the left input with every record of the right input": 4 x 2 rows
     assert bag(rows(plan({"cross": {"left": L, "right": R1}}))) == bag([l + r for l in L_ROWS for r in R1_ROWS])
 
 
-@pytest.mark.spark
 def test_reference_is_the_referred_relation(spark):
     """[L] Reference: "A zero-indexed positional reference to a Rel defined within the same Plan";
     "Direct Output Order: Maintains order"."""
@@ -426,7 +414,6 @@ def test_fetch_keeps_the_input_schema():
     assert schema_of(m, "0") == L_SCHEMA and m.node("0").info.detail == "count 2, offset 1"
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize("fields,expected", [
     # [N] offset: records to skip; count: records to return. Sorted by a: 1, 2, 3, 4.
     ({"offsetExpr": lit(1), "countExpr": lit(2)}, [(2, 20), (3, None)]),
@@ -469,7 +456,6 @@ def test_sort_keeps_the_input_schema():
     assert schema_of(m, "0") == L_SCHEMA and m.node("0").info.detail == "$0:a ASC NULLS LAST"
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize("direction,expected", [
     # sorted by b in the given direction, then by a ascending (b = 20 twice: a = 2 before 4)
     ("SORT_DIRECTION_ASC_NULLS_FIRST", [(3, None), (1, 10), (2, 20), (4, 20)]),
@@ -481,7 +467,6 @@ def test_sort_directions(spark, direction, expected):
     assert rows(plan(rel)) == expected
 
 
-@pytest.mark.spark
 def test_sort_clustered_puts_equal_values_together(spark):
     """CLUSTERED (orderedness in [L]'s basics): equal values adjacent, in no particular order."""
     got = rows(plan({"sort": {"input": L, "sorts": [{"expr": field(1), "direction": "SORT_DIRECTION_CLUSTERED"}]}}))
@@ -522,7 +507,6 @@ def test_aggregate_measures_only():
     assert schema_of(model_of(plan(_agg(measures=[COUNT, SUM_B]))), "0") == [("count()", "i64"), ("sum(b)", "i64?")]
 
 
-@pytest.mark.spark
 def test_aggregate_measures_only_rows(spark):
     assert rows(plan(_agg(measures=[COUNT, SUM_B]))) == [(4, 50)]  # 4 records; 10 + 20 + 20 (null skipped)
     # one record even from no records: count 0, sum null
@@ -537,7 +521,6 @@ def test_aggregate_grouping_keys_then_measures():
     assert schema_of(m, "0") == [("b", "i64?"), ("count()", "i64")]
 
 
-@pytest.mark.spark
 def test_aggregate_grouping_rows(spark):
     # group by b: 10 once, 20 twice, NULL once (nulls fold together)
     assert bag(rows(plan(_agg(groupings=[[0]], measures=[COUNT], exprs=[field(1)])))) == [(None, 1), (10, 1), (20, 2)]
@@ -551,7 +534,6 @@ def test_aggregate_several_grouping_sets():
     assert schema_of(m, "0") == [("b", "i64?"), ("a", "i64?"), ("count()", "i64"), ("grouping_set", "i32")]
 
 
-@pytest.mark.spark
 def test_aggregate_several_grouping_sets_rows(spark):
     # GROUPING SETS ((b), ()): set 0 groups by b, set 1 folds every record; "The value of this field
     # will be the zero-based index of the grouping set that yielded the record"
@@ -585,12 +567,10 @@ def test_aggregate_without_measures_and_the_legacy_grouping_form():
     assert "empty-aggregate" in codes(model_of(plan(_agg())), "0")
 
 
-@pytest.mark.spark
 def test_aggregate_without_measures_is_distinct(spark):
     assert bag(rows(plan(_agg(groupings=[[0]], exprs=[field(1)])))) == [(None,), (10,), (20,)]
 
 
-@pytest.mark.spark
 def test_aggregate_measure_filter_and_invocation(spark):
     """[L] Measure.filter: "filter which records are included in the measure. True means include this
     record"; [R] invocation DISTINCT: "Use only distinct values in the aggregation calculation"."""
@@ -655,7 +635,6 @@ def test_join_type_schemas(join_type):
     assert m.node("0").info.expressions == [("on", "equal($1:b, $2:c)")]  # [L]: "the direct output order of the data"
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize("join_type", sorted(JOIN_ROWS))
 def test_join_type_rows(spark, join_type):
     right, expected = JOIN_ROWS[join_type]
@@ -663,7 +642,6 @@ def test_join_type_rows(spark, join_type):
     assert bag(rows(plan(rel))) == bag(expected)
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize("join_type", ["INNER", "LEFT"])
 def test_lateral_join_whose_right_does_not_read_the_left_row_runs_as_a_join(spark, join_type):
     """[L] a lateral join's right input is evaluated per left row; one that reads nothing of the left row
@@ -704,7 +682,6 @@ def test_join_post_join_filter_reads_the_input_order():
     assert "type-mismatch" in codes(model_of(plan(bad)), "0")
 
 
-@pytest.mark.spark
 def test_join_post_join_filter_applies_after_the_join(spark):
     # LEFT join on b = c, then c > 15: (1, 10, 10, x) fails; (3, NULL, NULL, NULL) - the padded record -
     # is null, so it is not kept either (an ON condition would have kept both left records)
@@ -713,7 +690,6 @@ def test_join_post_join_filter_applies_after_the_join(spark):
     assert bag(rows(plan(rel))) == bag(_INNER[1:])
 
 
-@pytest.mark.spark
 def test_join_post_join_filter_on_a_mark_join_is_not_silently_dropped(spark):
     """A mark join outputs one side and the mark, so a post-join filter over both sides has no record to
     apply to after it; it is refused rather than dropped (it was dropped)."""
@@ -754,7 +730,6 @@ def test_hash_join_comparison_types_are_shown_as_they_compare():
                      "MIGHT_EQUAL": "$1:b MIGHT EQUAL $0:c"}
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize("simple,expected", [
     ("SIMPLE_COMPARISON_TYPE_EQ", _INNER),  # "Returns true only if both values are equal and not null"
     ("SIMPLE_COMPARISON_TYPE_IS_NOT_DISTINCT_FROM", _INNER + [(3, None, None, "w")]),
@@ -810,13 +785,11 @@ def test_hash_join_legacy_keys_are_upgraded_from_binary_plans():
     assert m2.node("0").info.expressions == [("key", "$1:b = $0:c")]
 
 
-@pytest.mark.spark
 def test_hash_join_legacy_keys_rows(spark):
     legacy = {"hashJoin": {"left": L, "right": R, "leftKeys": [ref(1)], "rightKeys": [ref(0)], "type": "JOIN_TYPE_INNER"}}
     assert bag(rows(plan(legacy))) == bag(_INNER)
 
 
-@pytest.mark.spark
 def test_hash_join_type_enum_is_its_own(spark):
     """HashJoinRel.JoinType numbers its values differently from JoinRel's (7 is LEFT_ANTI there, LEFT_SINGLE
     in JoinRel): read by name from each message's own enum."""
@@ -825,7 +798,6 @@ def test_hash_join_type_enum_is_its_own(spark):
     assert rows(plan(rel)) == [(3, None)]
 
 
-@pytest.mark.spark
 def test_hash_join_post_join_filter_and_build_input(spark):
     """[P] "Post Join Predicate: An additional expression that can be used to reduce the output of the
     join operation post the equality condition"; [A] build_input only picks the hash table's side."""
@@ -853,7 +825,6 @@ def test_nested_loop_join_expression_is_optional():
     assert schema_of(m, "0") == L_SCHEMA + R_SCHEMA and codes(m, "0") == []
 
 
-@pytest.mark.spark
 def test_nested_loop_join_rows(spark):
     assert bag(rows(plan({"nestedLoopJoin": {"left": L, "right": R1, "type": "JOIN_TYPE_INNER"}}))) == \
         bag([l + r for l in L_ROWS for r in R1_ROWS])
@@ -886,14 +857,12 @@ SET_CASES = {
 }
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize("op", list(SET_CASES))
 def test_set_op_rows(spark, op):
     p, s1, s2, expected = SET_CASES[op]
     assert bag(rows(plan(_set(op, p, s1, s2)))) == bag([(v,) for v in expected])
 
 
-@pytest.mark.spark
 def test_set_ops_match_null_with_null(spark):
     """[L] "Note that for set operations, NULL matches NULL": {NULL, 1, 3} MINUS {NULL, 2, 4} === (1), (3).
     (The spec's INTERSECTION example, {NULL, 1, 3} and {NULL, 2, 3} giving only (NULL), leaves out the 3
@@ -954,7 +923,6 @@ def test_expand_fields_then_the_duplicate_index():
     assert "type-mismatch" in codes(model_of(plan(uneven)), "0")  # "must have the same number of duplicates"
 
 
-@pytest.mark.spark
 def test_expand_rows(spark):
     # every record twice: duplicate 0 takes b, duplicate 1 takes NULL; a is consistent
     expected = [(a, b, 0) for a, b in L_ROWS] + [(a, None, 1) for a, _ in L_ROWS]
@@ -980,7 +948,6 @@ def test_exchange_keeps_the_input_schema(kind):
     assert schema_of(m, "0") == L_SCHEMA
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize("kind", ["scatter", "round_robin"])  # (a bucket expression runs as a repartition too)
 def test_exchange_rows_are_the_input_rows(spark, kind):
     assert bag(rows(plan({"exchange": {"input": L, **EXCHANGES[kind]}}))) == bag(L_ROWS)
@@ -999,13 +966,11 @@ def test_window_input_then_functions():
     assert m.node("0").info.detail == "1 window function, partition by $1:b, order by $0:a ASC NULLS LAST"
 
 
-@pytest.mark.spark
 def test_window_rows(spark):
     # row_number() over (partition by b order by a): b = 20 holds a = 2 then 4; the others are alone
     assert bag(rows(plan(WINDOW))) == [(1, 10, 1), (2, 20, 1), (3, None, 1), (4, 20, 2)]
 
 
-@pytest.mark.spark
 def test_window_function_bounds(spark):
     """[A] WindowRelFunction lower_bound / upper_bound: "The bound is inclusive"; bounds_type ROWS: "how many
     rows before and after the current row the window should extend"."""
@@ -1035,7 +1000,6 @@ def test_top_n_keeps_the_input_schema():
     assert m.node("0").info.detail == "top 2 with ties offset 1 by $1:b ASC NULLS LAST"
 
 
-@pytest.mark.spark
 def test_top_n_rows_only_and_with_ties(spark):
     # by b: 10, 20, 20, NULL. Two rows: 10 and one of the 20s; with ties the other 20 too
     only = rows(plan(_top(2, "FETCH_MODE_ROWS_ONLY")))

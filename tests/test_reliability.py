@@ -68,7 +68,6 @@ def _rows(result) -> list[tuple]:
     return sorted(tuple(r) for r in result.rows.itertuples(index=False))
 
 
-@pytest.mark.spark
 def test_concurrent_users_get_their_own_results(spark, tpch_dir, tmp_path):
     """Six runs at once on the shared session: four succeed with their own rows, one fails for a missing
     table and one is cancelled while it runs; neither disturbs the others."""
@@ -111,7 +110,6 @@ def test_concurrent_users_get_their_own_results(spark, tpch_dir, tmp_path):
     assert spark.range(4).count() == 4  # the session is still fine
 
 
-@pytest.mark.spark
 @pytest.mark.slow
 @pytest.mark.restarts_spark
 def test_an_exploding_cross_join_is_stopped_by_its_timeout(spark, tpch_dir, monkeypatch):
@@ -143,7 +141,6 @@ def test_an_exploding_cross_join_is_stopped_by_its_timeout(spark, tpch_dir, monk
     print(f"exploding cross join: stopped {stopped_after:.1f} s after start; JVM stopped by the reaper: {reaper.reaped - reaped}")
 
 
-@pytest.mark.spark
 def test_rows_collected_are_capped_whatever_the_limit(spark, tpch_dir):
     run_mod.clear_cache()
     result = run_node(model_of(plan((read("orders", ORDERS), [c for c, _ in ORDERS]))), "0",
@@ -151,7 +148,6 @@ def test_rows_collected_are_capped_whatever_the_limit(spark, tpch_dir):
     assert len(result.rows) == run_mod.MAX_ROWS and result.truncated
 
 
-@pytest.mark.spark
 def test_names_that_look_like_sql_are_data(spark, tmp_path):
     """Table and column names with quotes, backticks and SQL in them are read and shown as they are."""
     names = ["a`b", 'c"d', "'; DROP TABLE t; --", "e.f", "g h", "$0"]
@@ -171,7 +167,6 @@ def test_names_that_look_like_sql_are_data(spark, tmp_path):
     assert (tmp_path / f"{table}.parquet").exists()  # nothing was dropped
 
 
-@pytest.mark.spark
 def test_plans_never_reach_the_network(spark, tpch_dir, monkeypatch):
     """Extension URIs are names: loading, checking and running a plan whose URNs and URIs are web
     addresses opens no connection beyond this machine (Spark's own loopback traffic is allowed)."""
@@ -289,7 +284,6 @@ def test_ten_thousand_levels_load_draw_and_are_refused_for_spark_with_a_reason(m
         run_node(model, model.roots[0], catalog=Catalog())  # refused before Spark is touched
 
 
-@pytest.mark.spark
 def test_deep_plans_within_the_limits_run(spark, tpch_dir):
     run_mod.clear_cache()
     deep = model_of(_deep_relations(60))

@@ -73,7 +73,6 @@ def _duck(sql: str) -> list[tuple]:
     return duckdb.sql(sql).fetchall()
 
 
-@pytest.mark.spark
 def test_first_rows_count_columns_and_types(spark, tpch_dir, stand_in):
     model = model_of(plan((read("orders", ORDERS), [c for c, _ in ORDERS])))
     cat = Catalog([tpch_dir])
@@ -92,7 +91,6 @@ def test_first_rows_count_columns_and_types(spark, tpch_dir, stand_in):
     assert result.warnings == ["stand-in warning"]
 
 
-@pytest.mark.spark
 def test_all_rows_fit_gives_the_exact_count_without_counting(spark, tpch_dir, stand_in):
     model = model_of(plan((read("nation", NATION), [c for c, _ in NATION])))
     result = run_node(model, "0", catalog=Catalog([tpch_dir]), limit=100)
@@ -105,7 +103,6 @@ def test_all_rows_fit_gives_the_exact_count_without_counting(spark, tpch_dir, st
     assert len(empty.rows) == 0 and empty.row_count is None and list(empty.rows.columns) == result.columns
 
 
-@pytest.mark.spark
 def test_results_are_cached_per_plan_node_limit_count_and_bindings(spark, tpch_dir, stand_in):
     doc = plan((read("nation", NATION), [c for c, _ in NATION]))
     cat = Catalog([tpch_dir])
@@ -149,7 +146,6 @@ def _slow(spark):
     return _Translation(spark.range(0, 10**12, numPartitions=4).select(F.sum("id").alias("_0")), ["total"])
 
 
-@pytest.mark.spark
 def test_timeout_stops_the_run(spark, monkeypatch):
     run_mod.clear_cache()
     monkeypatch.setattr(run_mod, "_translate", StandIn(_slow))
@@ -162,7 +158,6 @@ def test_timeout_stops_the_run(spark, monkeypatch):
     assert seen and all(0.0 <= f <= 1.0 for f, _ in seen)
 
 
-@pytest.mark.spark
 def test_a_rehearsal_runs_each_node_keeps_nothing_and_keeps_to_its_budget(spark, tpch_dir, monkeypatch):
     """executor.rehearsal.rehearse (the warm-up of an opened plan): each node run once, the failing one passed
     over, no result cached; a node still running when the budget is up is interrupted, and the rest
@@ -194,7 +189,6 @@ def test_a_rehearsal_runs_each_node_keeps_nothing_and_keeps_to_its_budget(spark,
     assert rehearse(over, ["0", "0.0", "0.0.0", "0.0.1"], spark, cat, budget_s=120) == ["0.0.0", "0.0.1"]
 
 
-@pytest.mark.spark
 def test_a_rehearsal_gives_way_to_a_run_a_person_asked_for(spark, tpch_dir, monkeypatch):
     """executor.session.in_background: the rehearsal's run under way is interrupted when a person's Run
     starts, and no other node is rehearsed after it; a rehearsal that starts while a person's run is
@@ -237,7 +231,6 @@ def test_the_warm_up_prepares_the_open_plan_before_the_common_shapes(monkeypatch
     assert done == ["plan spark"]
 
 
-@pytest.mark.spark
 @pytest.mark.leaves_spark_tasks
 def test_a_count_over_its_budget_stops_and_the_rows_come_back(spark, tpch_dir):
     """A step (executor.step.run_step) onto a filter over orders x orders x nation (5.6e9 rows at
@@ -267,7 +260,6 @@ def test_a_count_over_its_budget_stops_and_the_rows_come_back(spark, tpch_dir):
     assert small.row_count == 25 and not any("counting stopped" in w for w in small.warnings)
 
 
-@pytest.mark.spark
 def test_cancel_interrupts_the_running_job(spark, monkeypatch):
     """Cancel once the status tracker shows the job's tasks running: the job is interrupted."""
     run_mod.clear_cache()
@@ -288,7 +280,6 @@ def test_cancel_interrupts_the_running_job(spark, monkeypatch):
     assert spark.range(3).count() == 3
 
 
-@pytest.mark.spark
 def test_spark_failures_become_execution_errors(spark, monkeypatch):
     run_mod.clear_cache()
 
@@ -302,7 +293,6 @@ def test_spark_failures_become_execution_errors(spark, monkeypatch):
         run_node(model_of(plan(read("nation", NATION))), "0", catalog=Catalog())
 
 
-@pytest.mark.spark
 def test_caps_and_columns_arrow_cannot_move(spark, monkeypatch):
     """A year-month interval (no Arrow transfer) is shown as text; rows beyond the byte cap are dropped."""
     run_mod.clear_cache()
@@ -323,7 +313,6 @@ def test_caps_and_columns_arrow_cannot_move(spark, monkeypatch):
     assert any("only the first" in w and "MB kept" in w for w in result.warnings)
 
 
-@pytest.mark.spark
 def test_downloads(spark, tpch_dir, stand_in):
     model = model_of(plan((read("orders", ORDERS), [c for c, _ in ORDERS])))
     result = run_node(model, "0", catalog=Catalog([tpch_dir]), limit=4)
@@ -336,7 +325,6 @@ def test_downloads(spark, tpch_dir, stand_in):
     assert str(table.schema.field("[4] o_orderdate").type) == "date32[day]"
 
 
-@pytest.mark.spark
 @pytest.mark.restarts_spark
 def test_session_recovers_after_the_jvm_dies(spark):
     """The JVM killed without a word (as a crash would): the next get_session() starts a new one."""
@@ -351,7 +339,6 @@ def test_session_recovers_after_the_jvm_dies(spark):
     assert again.range(7).count() == 7
 
 
-@pytest.mark.spark
 def test_a_broadcast_out_of_memory_is_tried_again(spark, tpch_dir, monkeypatch):
     calls = []
 
@@ -400,7 +387,6 @@ def test_the_driver_jvm_is_given_the_class_archive_when_there_is_one(monkeypatch
     assert session._java_options() == f"{base} -XX:ArchiveClassesAtExit=/somewhere/new.jsa"
 
 
-@pytest.mark.spark
 def test_the_shared_session_maps_the_class_archive_make_built(spark):
     """make's set-up builds the class archive (python -m executor.jvm_archive); the session's JVM maps
     it: HotSpot turns UseSharedSpaces off when it cannot (a corrupt archive, checked by hand)."""
@@ -413,7 +399,6 @@ def test_the_shared_session_maps_the_class_archive_make_built(spark):
     assert bean.getVMOption("UseSharedSpaces").getValue() == "true"
 
 
-@pytest.mark.spark
 def test_a_run_waits_its_turn_says_its_place_and_can_be_cancelled_in_line(spark, tpch_dir, stand_in):
     from executor.turns import SPARK
 
@@ -445,7 +430,6 @@ def test_a_run_waits_its_turn_says_its_place_and_can_be_cancelled_in_line(spark,
     assert len(outcome[4].rows) == 4 and stand_in.calls == 1
 
 
-@pytest.mark.spark
 def test_a_plan_opened_later_is_translated_while_spark_is_idle_and_not_before(spark, tpch_dir, stand_in):
     from executor import rehearsal
     from executor.turns import SPARK

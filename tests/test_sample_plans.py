@@ -289,7 +289,6 @@ def _collect_within(spark, df, what: str) -> list:
         sc.setLocalProperty("spark.job.description", None)
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize("filename,root_id,sql", SPARK_CASES)
 def test_spark_rows_equal_duckdb(filename, root_id, sql, spark, tpch_dir):
     from executor.catalog import Catalog

@@ -116,7 +116,6 @@ def test_the_app_shows_the_diagnostic_on_its_node():
     assert any(label.startswith("warning 0") and "lte" in label and "decimal<30,15>" in label for label in labels), labels
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize(
     ("producer", "expected", "rule"),
     [("datafusion", [Decimal("0.05"), Decimal("0.07")], "decimal<30,15>"), ("some-engine", [Decimal("0.05")], "fp64")],

@@ -129,12 +129,10 @@ def test_tutorial_sql_becomes_the_tutorial_plan(tutorial_tables):
     assert {"array_position", "is_null", "multiply", "sum", "equal"} <= functions
 
 
-@pytest.mark.spark
 def test_tutorial_sql_runs_like_duckdb(spark, tutorial_tables):
     _check_runs_like_duckdb(TUTORIAL_SQL, tutorial_tables, TUTORIAL, "tutorial")
 
 
-@pytest.mark.spark
 def test_tutorial_join_and_aggregate_run_like_duckdb(spark, tutorial_tables):
     sql = (
         "SELECT p.product_name, count(*) AS n, sum(o.quantity * o.price) AS sales, min(o.order_date) AS first "
@@ -145,7 +143,6 @@ def test_tutorial_join_and_aggregate_run_like_duckdb(spark, tutorial_tables):
     assert made.tables_used == ["orders", "products"]
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize("name", sorted(TPCH_QUERIES))
 def test_tpch_sql_becomes_a_plan_that_runs_like_duckdb(spark, tpch_dir, tpch_tables, name):
     made = _check_runs_like_duckdb(TPCH_QUERIES[name], tpch_tables, tpch_dir, f"TPC-H {name}")

@@ -14,7 +14,6 @@ example, for the set operations), never copied from the executor's output.
 from __future__ import annotations
 
 import datetime as dt
-import inspect
 from decimal import Decimal
 
 import pytest
@@ -452,16 +451,6 @@ def test_executability():
     assert not ex["0"].ok and "extension_single" in ex["0"].reason and ex["0.0"].ok
 
 
-def _mark_spark_tests() -> None:
-    """Every test that takes the ``spark`` fixture is a Spark test (the static ones are not)."""
-    for name, fn in list(globals().items()):
-        if name.startswith("test_") and "spark" in inspect.signature(fn).parameters:
-            globals()[name] = pytest.mark.spark(fn)
-
-
-_mark_spark_tests()
-
-
 def test_an_error_names_the_node_it_happened_at(spark, catalog):
     from executor.errors import TableNotFound
     from executor.translate_rel import translate
@@ -481,7 +470,6 @@ def test_an_error_names_the_node_it_happened_at(spark, catalog):
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.spark
 def test_the_translation_reads_the_types_the_model_derived(spark, monkeypatch):
     """Every expression a sample plan's translation needs a type for was typed by the schema pass;
     the translation reads it there and never types an expression again."""

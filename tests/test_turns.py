@@ -181,7 +181,6 @@ def test_old_class_archives_are_removed_and_the_current_one_kept(tmp_path):
     assert sorted(os.listdir(tmp_path)) == sorted(f.name for f in (current, live_partial, other))
 
 
-@pytest.mark.spark
 def test_the_test_session_keeps_its_scratch_in_this_process_folder(spark):
     if session.is_connect(spark):
         pytest.skip("a Connect session's scratch is the server's")
