@@ -31,6 +31,7 @@ MAX_COLUMNS = 6
 
 
 def as_sentence(text: str) -> str:
+    """``text`` as a sentence: its first letter a capital, a full stop at its end."""
     text = text.strip()
     if not text:
         return text

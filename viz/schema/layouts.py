@@ -12,6 +12,7 @@ from .context import Conventions
 
 
 def join_type_name(body) -> str:
+    """A join's type by its enum's name (``JOIN_TYPE_LEFT``, ...): each join relation has its own enum."""
     return body.DESCRIPTOR.fields_by_name["type"].enum_type.values_by_number[body.type].name
 
 
