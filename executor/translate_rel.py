@@ -8,7 +8,9 @@ field references, joins of inputs with equal column names and emits unambiguous.
 
 One dispatch table on the relation kind; each entry returns the node's direct output, the emit is
 applied afterwards, and results are memoised per node (a ReferenceRel's shared subtree is
-translated once per ``translate`` call). The plan is read the way the model read it: its
+translated once per ``translate`` call). A project or global aggregate returns its columns
+unselected (:class:`Parts`), so that the aggregate or project over it takes them into its own
+step: each DataFrame step costs Spark an analysis of the plan so far. The plan is read the way the model read it: its
 ``conventions`` say whether a ProjectRel keeps its input and whether a multi-set aggregate has the
 grouping-set column.
 """
