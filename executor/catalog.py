@@ -168,6 +168,16 @@ class Catalog:
         [status] = self.status([list(names)])
         return status.message
 
+    def size(self, names: Sequence[str]) -> int | None:
+        """Bytes of the file or folder table ``names`` is found at, or None when it is not found here
+        (a Spark catalog's table, a missing one)."""
+        src = self._find(names)
+        if src is None:
+            return None
+        if os.path.isfile(src.path):
+            return os.path.getsize(src.path)
+        return sum(os.path.getsize(os.path.join(folder, f)) for folder, _, files in os.walk(src.path) for f in files)
+
     # ---- named tables -------------------------------------------------------------------
 
     def named_table(self, spark, names: Sequence[str]):

@@ -14,7 +14,7 @@ from collections import OrderedDict
 
 from .profile import is_cross_product
 from .run import Cancelled, SparkRun, supervise, translation
-from .session import in_background, peek_session, people_running
+from .session import in_background, peek_session, people_running, warming
 from .turns import SPARK
 
 
@@ -89,6 +89,8 @@ def _prepare_forever() -> None:
         model, node_ids, catalog = _waiting.get()
         for node_id in node_ids:
             while not spark_idle():
+                time.sleep(IDLE_POLL_S)
+            while peek_session() is None and warming():  # opened while Spark starts: ready when it is
                 time.sleep(IDLE_POLL_S)
             spark = peek_session()
             if spark is None:

@@ -265,7 +265,7 @@ class SparkRun:
             yield
             return
         try:
-            with SPARK.turn(self.owner, self.stopped.is_set, self._waiting):
+            with SPARK.turn(self.owner, self.stopped.is_set, self._waiting, reads=self._reads()):
                 self.in_line = None
                 yield
         except Stopped as exc:
@@ -273,6 +273,25 @@ class SparkRun:
 
     def _waiting(self, place: int) -> None:
         self.in_line = place
+
+    def _reads(self) -> int | None:
+        """Bytes of the tables the subtree reads, for its place in line; None when one is not a file
+        found here (local files, a Spark catalog's table)."""
+        total = 0
+        for node_id in self.model.graph.subtree(self.node_id):
+            view = self.model.node(node_id)
+            if view.kind != "read" or view.node.body.HasField("virtual_table"):
+                continue
+            if not view.node.body.HasField("named_table"):
+                return None
+            try:
+                size = self.catalog.size(list(view.node.body.named_table.names))
+            except OSError:
+                size = None
+            if size is None:
+                return None
+            total += size
+        return total
 
     def _work(self) -> RunResult:
         # translating asks Spark's planner too: a turn covers it, so it does not slow another run down

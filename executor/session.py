@@ -354,6 +354,12 @@ def is_started() -> bool:
     return _session is not None
 
 
+def warming() -> bool:
+    """A warm-up is starting the session (or preparing on it) in the background."""
+    thread = _warming
+    return thread is not None and thread.is_alive()
+
+
 def stop_session() -> None:
     global _session
     with _lock:

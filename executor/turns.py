@@ -5,7 +5,9 @@ about as late as the last. Taking turns, each run gets the whole machine while i
 first ones end early; what a run does outside Spark (translating the plan, drawing its rows) still
 overlaps with the others. Waiting work is served fairly between people: the next turn goes to the
 owner (a browser session) served least recently, so one person's many clicks do not hold the others
-back. A waiting turn says where it stands ("2nd in line") and gives up when its work is stopped.
+back. Among them, work that reads an order of magnitude less data goes first (most people then wait
+less), but no waiting turn is passed more than :data:`PASS_LIMIT` times (a few short runs' wait). A waiting turn says where it
+stands ("2nd in line") and gives up when its work is stopped.
 
 ``SUBSTRAIT_VIZ_RUN_SLOTS`` sets how many turns run at once (default: one per two cores, at least one).
 """
@@ -32,6 +34,8 @@ def _slots_from_env() -> int:
 SLOTS = _slots_from_env()
 #: Seconds between two looks at whether a waiting turn was stopped.
 WAIT_STEP_S = 0.1
+#: How many later turns may go before a waiting one because they read less: its wait stays bounded.
+PASS_LIMIT = 8
 
 #: Who asks for the work in this thread: the browser session (``ui.tasks`` sets it); work asked
 #: for outside the app (the command line, tests) is one owner.
@@ -46,6 +50,8 @@ class Stopped(Exception):
 class _Ticket:
     owner: str
     number: int
+    size: int  # order of magnitude of the bytes the work reads (:func:`size_class`)
+    passed: int = 0
 
 
 @dataclass
@@ -53,6 +59,7 @@ class Line:
     """Turns on one resource: :meth:`turn` waits for one, saying its place in line meanwhile."""
 
     slots: int = SLOTS
+    pass_limit: int = PASS_LIMIT
     _cond: threading.Condition = field(default_factory=threading.Condition)
     _waiting: list[_Ticket] = field(default_factory=list)
     _running: int = 0
@@ -61,17 +68,20 @@ class Line:
 
     def _order(self) -> list[_Ticket]:
         """The waiting tickets in the order they will be served: owners served least recently first,
-        then first come first served."""
-        return sorted(self._waiting, key=lambda t: (self._served.get(t.owner, -1), t.number))
+        then smaller work first (a ticket passed ``pass_limit`` times before all), then first come first
+        served."""
+        return sorted(self._waiting, key=lambda t: (self._served.get(t.owner, -1),
+                                                    -1 if t.passed >= self.pass_limit else t.size, t.number))
 
     @contextlib.contextmanager
     def turn(self, owner: str | None = None, stopped: Callable[[], bool] = lambda: False,
-             waiting: Callable[[int], None] | None = None) -> Iterator[None]:
+             waiting: Callable[[int], None] | None = None, reads: int | None = None) -> Iterator[None]:
         """Hold a turn for the ``with`` block. While in line, ``waiting(place)`` is called with the
-        ticket's place (1 = next) whenever it changes; raises :class:`Stopped` once ``stopped()``."""
+        ticket's place (1 = next) whenever it changes; raises :class:`Stopped` once ``stopped()``.
+        ``reads``: the bytes the work reads, if known (see the module's docstring)."""
         who = OWNER.get() if owner is None else owner
         with self._cond:
-            ticket = _Ticket(who, next(self._numbers))
+            ticket = _Ticket(who, next(self._numbers), size_class(reads))
             self._waiting.append(ticket)
             place = None
             try:
@@ -89,6 +99,9 @@ class Line:
             finally:
                 self._waiting.remove(ticket)
                 self._cond.notify_all()
+            for other in self._waiting:  # those that came first and still wait were passed
+                if other.number < ticket.number:
+                    other.passed += 1
             self._running += 1
             self._served[who] = ticket.number
         try:
@@ -102,6 +115,16 @@ class Line:
         """(turns under way, tickets waiting)."""
         with self._cond:
             return self._running, len(self._waiting)
+
+
+#: The size class of work whose reads are not known: after all that is known.
+UNKNOWN_SIZE = 99
+
+
+def size_class(reads: int | None) -> int:
+    """The order of magnitude of ``reads`` bytes (1 for under 10 bytes): work of the same order keeps
+    its place by arrival."""
+    return UNKNOWN_SIZE if reads is None else len(str(max(reads, 1)))
 
 
 #: The one line for Spark in this process.

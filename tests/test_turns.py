@@ -15,9 +15,10 @@ from executor import jvm_archive, session
 from executor.turns import Line, Stopped, in_line_text, ordinal
 
 
-def _hold(line: Line, owner: str, entered: list, release: threading.Event, places: list | None = None) -> threading.Thread:
+def _hold(line: Line, owner: str, entered: list, release: threading.Event, places: list | None = None,
+          reads: int | None = None) -> threading.Thread:
     def work() -> None:
-        with line.turn(owner, waiting=(places.append if places is not None else None)):
+        with line.turn(owner, waiting=(places.append if places is not None else None), reads=reads):
             entered.append(owner)
             release.wait(10)
 
@@ -63,6 +64,60 @@ def test_one_slot_serves_one_at_a_time_and_the_least_recently_served_owner_next(
     for t in threads:
         t.join(5)
     assert line.busy() == (0, 0)
+
+
+def test_work_reading_an_order_of_magnitude_less_goes_first_but_passes_a_waiting_turn_at_most_the_limit():
+    from executor.turns import size_class
+
+    assert [size_class(n) for n in (0, 9, 10, 999, 1000, 2_680_229)] == [1, 1, 2, 3, 4, 7]
+    line = Line(slots=1, pass_limit=3)
+    entered: list[str] = []
+    gates: dict[str, threading.Event] = {}
+
+    def ask(name: str, reads: int | None) -> None:  # each person once: fairness between owners is even
+        gates[name] = threading.Event()
+        waiting = line.busy()[1]
+        _hold(line, name, entered, gates[name], reads=reads)
+        _until(lambda: line.busy()[1] == waiting + 1)
+
+    gates["first"] = threading.Event()
+    _hold(line, "first", entered, gates["first"], reads=10)
+    _until(lambda: entered == ["first"])
+    ask("big", 2_000_000)
+    ask("unknown", None)
+    ask("small-1", 4_000)
+    ask("small-2", 8_000)  # same order as small-1: keeps its place by arrival
+    ask("tiny", 500)
+    served = ["first"]
+    for _ in range(5):
+        gates[served[-1]].set()
+        _until(lambda: len(entered) == len(served) + 1)
+        served.append(entered[-1])
+    # tiny, small-1 and small-2 pass big (three times: the limit), then big goes before unknown
+    assert served == ["first", "tiny", "small-1", "small-2", "big", "unknown"]
+    gates[served[-1]].set()
+
+
+def test_a_waiting_turn_passed_the_limit_goes_next_whatever_it_reads():
+    line = Line(slots=1, pass_limit=3)
+    entered: list[str] = []
+    gates = {name: threading.Event() for name in ("first", "big", "s1", "s2", "s3", "s4", "s5")}
+    _hold(line, "first", entered, gates["first"], reads=10)
+    _until(lambda: entered == ["first"])
+    _hold(line, "big", entered, gates["big"], reads=10**9)
+    _until(lambda: line.busy()[1] == 1)
+    for i, name in enumerate(("s1", "s2", "s3", "s4", "s5"), 2):
+        _hold(line, name, entered, gates[name], reads=100)
+        _until(lambda i=i: line.busy()[1] == i)
+    for name in ("first", "s1", "s2"):
+        gates[name].set()
+        _until(lambda n=len(entered): len(entered) == n + 1)
+    assert entered == ["first", "s1", "s2", "s3"]  # big passed three times
+    gates["s3"].set()
+    _until(lambda: len(entered) == 5)
+    assert entered[-1] == "big"  # not a fourth time
+    for g in gates.values():
+        g.set()
 
 
 def test_two_slots_let_two_in_and_a_third_waits():

@@ -51,10 +51,11 @@ class Task:
             self._shown, self._shown_at = look, now
             wake()
 
-    def _phase(self) -> tuple[str, int]:
-        """What is redrawn at once when it changes: the place in line, leaving the line, a part of the
-        result landed (a percentage or the seconds only at the next look, :func:`_look_every`)."""
-        return (_worth_a_look(self.status) if self.status.startswith(IN_LINE) else "", self.updates)
+    def _phase(self) -> tuple[bool, int]:
+        """What is redrawn at once when it changes: leaving the line, a part of the result landed (a new
+        place in line, a percentage or the seconds only at the next look, :func:`_look_every`: with many
+        people waiting, each run's end moves every place)."""
+        return self.status.startswith(IN_LINE), self.updates
 
     def finish(self) -> None:
         """The task has its result or its error: the panel showing it is redrawn."""

@@ -139,10 +139,10 @@ def warm_spark(plan: Plan, model) -> None:
     from executor.executable import executability
     from executor.rehearsal import prepare_later, rehearse
     from executor.run import translation
-    from executor.session import WARM_UP, is_started, warm_up, warm_up_due
+    from executor.session import WARM_UP, is_started, warm_up, warm_up_due, warming
 
     due = warm_up_due()
-    if not due and not (WARM_UP and is_started()):
+    if not due and not (WARM_UP and (is_started() or warming())):
         return
     try:
         catalog = catalog_for(plan)
@@ -152,7 +152,7 @@ def warm_spark(plan: Plan, model) -> None:
     runnable = executability(model)
     # a small plan: every node a person may run first; a large one: its roots (their subtrees warm the rest)
     nodes = list(model.graph.nodes) if len(model.graph.nodes) <= WARM_NODES else list(model.roots)
-    if not due:  # Spark runs already: a plan opened later is translated while Spark is idle
+    if not due:  # Spark runs or starts already: a plan opened later is translated once Spark is idle
         if catalog is not None:
             prepare_later(model, [n for n in dict.fromkeys([*model.roots, *nodes]) if runnable[n].ok], catalog)
         return
