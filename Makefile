@@ -26,7 +26,7 @@ run: $(STAMP) check-java graphviz jvm-archive
 # The class archive of Spark's JVM (once per PySpark and Java; about 30 s): its sessions start in
 # about half the time. Without it they start all the same.
 jvm-archive: $(STAMP) check-java
-	@$(PY) -m executor.jvm_archive
+	@$(PY) -m executor.spark.jvm_archive
 
 # Debian's Chromium for the browser end-to-end test; where it cannot be installed the test is skipped and says why.
 browser:

@@ -26,7 +26,7 @@ zoom. *baseline*: the same app with ``SUBSTRAIT_VIZ_LAYOUT=browser``, which lays
 the browser with Graphviz compiled to WebAssembly, as before the viewer.
 
 The tutorial on the viewer then has its first Run measured the way a person meets it: opening the
-plan starts Spark in the background (``executor.session.warm_up``); after the JVM is up and a
+plan starts Spark in the background (``executor.spark.session.warm_up``); after the JVM is up and a
 reading pause, Run is clicked, and the seconds until its rows show are the first Run. A second Run
 of another node follows. The peak memory (VmHWM) of the server and of each child (the JVM) is kept.
 """

@@ -77,15 +77,15 @@ SCHEDULE_CLICK = """(at) => {
 def _plans() -> list[tuple[str, str]]:
     """(name, path on the server) of the :data:`SESSIONS` plans: samples, then DataFusion's TPC-H plans
     saved for sharing."""
-    from executor.data import tpch
-    from executor.producer_check import read_queries
-    from executor.sql_plan import sql_to_plan
+    from executor.data.generate import tpch
+    from executor.producer.check import read_queries
+    from executor.engines.sql_plan import sql_to_plan
     from ui.state.share import save_shared
 
     out = [(name, f"/?sample={name}") for name in SAMPLES]
     folder = tpch(0.01)
     tables = {t[:-len(".parquet")]: os.path.join(folder, t) for t in os.listdir(folder) if t.endswith(".parquet")}
-    queries = {q.name: q.sql for q in read_queries([os.path.join(ROOT, "executor", "producer_sql", "tpch.sql")])}
+    queries = {q.name: q.sql for q in read_queries([os.path.join(ROOT, "executor", "producer", "sql", "tpch.sql")])}
     for name in TPCH_QUERIES:
         plan = sql_to_plan(queries[name], tables, form="analyzed")
         out.append((f"DataFusion TPC-H {name}", f"/?plan={save_shared(plan.data)}"))
@@ -240,7 +240,7 @@ def measure(p, plans: list[tuple[str, str]], together: bool, env: dict[str, str]
 def run(quick: bool = False) -> dict:
     from playwright.sync_api import sync_playwright
 
-    from executor.data import tpch
+    from executor.data.generate import tpch
 
     plans = _plans()[: 4 if quick else SESSIONS]
     env = {"SUBSTRAIT_VIZ_DATA": tpch(0.01)}

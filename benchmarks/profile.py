@@ -1,8 +1,8 @@
-"""Profiling benchmark: ``executor.profile.profile_plan`` against the per-node way.
+"""Profiling benchmark: ``executor.jobs.profile.profile_plan`` against the per-node way.
 
 ``run(quick=False) -> dict`` (JSON-able), on one warm session (``get_session()``):
 
-1. Each TPC-H query planned by DataFusion (``executor.sql_plan.sql_to_plan``, the producer of
+1. Each TPC-H query planned by DataFusion (``executor.engines.sql_plan.sql_to_plan``, the producer of
    today, which writes its joins without a condition and their keys in a filter above), profiled
    (the reads' count, one run observing every other node, counts that follow from the inputs
    derived) against the per-node way (``one_run=False``: each node counted in a Spark job of its
@@ -12,8 +12,8 @@
 2. ``python -m executor profile``'s work on DataFusion's plans of the largest TPC-DS queries at
    scale 0.1 (target: under a minute each).
 
-Data: TPC-H at scale 1 (quick: 0.1) from ``executor.data.tpch``; TPC-DS at 0.1 from
-``executor.data.tpcds`` (quick: query 72 only).
+Data: TPC-H at scale 1 (quick: 0.1) from ``executor.data.generate.tpch``; TPC-DS at 0.1 from
+``executor.data.generate.tpcds`` (quick: query 72 only).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import os
 import statistics
 import time
 
-from executor.data import tpch
+from executor.data.generate import tpch
 
 from .spark import CORPORA, SQL_DIR, _log
 
@@ -34,11 +34,11 @@ TARGET_PROFILE_S = 60.0
 
 def profiling(spark, data_dir: str, numbers, tpcds_queries=TPCDS_PROFILE_QUERIES) -> dict:
     """One run against one job per node on DataFusion's TPC-H plans, and the TPC-DS profiles."""
-    from executor.catalog import Catalog
-    from executor.data import tpcds
-    from executor.producer_check import read_queries
-    from executor.profile import clear_cache, is_cross_product, profile_plan
-    from executor.sql_plan import sql_to_plan
+    from executor.data.catalog import Catalog
+    from executor.data.generate import tpcds
+    from executor.producer.check import read_queries
+    from executor.jobs.profile import clear_cache, is_cross_product, profile_plan
+    from executor.engines.sql_plan import sql_to_plan
     from viz.model import analyze
 
     def profile_of(folder: str, names: set[str], sql_dir: str, per_node: bool) -> list[dict]:
@@ -91,7 +91,7 @@ def profiling(spark, data_dir: str, numbers, tpcds_queries=TPCDS_PROFILE_QUERIES
 
 
 def run(quick: bool = False) -> dict:
-    from executor.session import get_session
+    from executor.spark.session import get_session
 
     scale = 0.1 if quick else 1
     data_dir = tpch(scale)

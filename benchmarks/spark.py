@@ -3,7 +3,7 @@
 ``run(quick=False) -> dict`` (JSON-able), both parts on one warm session (``get_session()``):
 
 1. **Translation overhead.** Each isthmus TPC-H plan (21 of 22; query 15's file is empty) runs through
-   ``executor.translate_rel.translate`` and is collected, against the same query's SQL (the
+   ``executor.translate.rel.translate`` and is collected, against the same query's SQL (the
    consumer-testing TPC-H SQL, its ``'{table}'`` placeholders made temp views of the same parquet
    files) run through ``spark.sql`` and collected. One untimed run of each first, then the median of
    3 (quick: 1) timed runs each, the two alternating; queries whose SQL takes under 2.5 s get more
@@ -12,9 +12,9 @@
    optimized and physical plans are the same once expression ids and column names are normalised;
    where they differ both plans are written side by side to ``benchmarks/results/spark_plans/qNN.txt``.
 2. **Sampling latency.** Nodes over ``lineitem`` (the read, a filter, a project, a sort, an aggregate,
-   a join with ``orders``): ``executor.run.run_node(..., limit=100)`` with the run cache cleared
+   a join with ``orders``): ``executor.jobs.run.run_node(..., limit=100)`` with the run cache cleared
    between repeats, against computing the whole node (``write.format("noop")``).
-Data: TPC-H at scale 1 (quick: scale 0.1, five queries) from ``executor.data.tpch``.
+Data: TPC-H at scale 1 (quick: scale 0.1, five queries) from ``executor.data.generate.tpch``.
 ``SPARK_BENCH_REPEAT`` (timed runs per measurement), ``SPARK_BENCH_QUERIES`` (e.g. ``1,3,5``) and
 ``SPARK_BENCH_SCALE`` (e.g. ``0.1`` with every query: the issue's scale-0.1 target) override the defaults.
 Each query is timed twice against ``spark.sql``: translated on every run (a Run nobody prepared), and
@@ -33,7 +33,7 @@ import time
 from typing import Callable
 
 from benchmarks.plans import CORPORA
-from executor.data import tpch
+from executor.data.generate import tpch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLANS = os.path.join(CORPORA, "isthmus-tpch")
@@ -122,7 +122,7 @@ def queries(numbers=range(1, 23), data_dir: str | None = None) -> list[dict]:
         if json.loads(raw) == {}:
             if data_dir is None:
                 continue
-            from executor.sql_plan import sql_to_plan
+            from executor.engines.sql_plan import sql_to_plan
 
             tables = {t: os.path.join(data_dir, f"{t}.parquet") for t in TABLES}
             raw = sql_to_plan(re.sub(r"'\{(\w+)\}'", r"\1", sql).strip().rstrip(";"), tables).data
@@ -202,8 +202,8 @@ def _side_by_side(q: int, ours: dict[str, str], theirs: dict[str, str], path: st
 # ---------------------------------------------------------------------------------------------
 
 def translation_overhead(spark, data_dir: str, numbers, repeat: int, plan_out: str = PLAN_OUT, scale: float = 1) -> dict:
-    from executor.catalog import Catalog
-    from executor.translate_rel import translate
+    from executor.data.catalog import Catalog
+    from executor.translate.rel import translate
     from viz.model import analyze
 
     for t in TABLES:
@@ -229,7 +229,7 @@ def translation_overhead(spark, data_dir: str, numbers, repeat: int, plan_out: s
         kept = translate(model, root, spark, catalog).df
 
         def kept_run():
-            # the translation kept, as the app keeps it (executor.run.translation) and its warm-up makes
+            # the translation kept, as the app keeps it (executor.jobs.run.translation) and its warm-up makes
             # it before the first Run: Spark still analyses, optimises and plans a new query each time
             return kept.select("*").collect()
 
@@ -379,9 +379,9 @@ def _names_of(doc: dict, rel: dict) -> list[str]:
 
 
 def sampling(spark, data_dir: str, repeat: int) -> dict:
-    from executor import run as runner
-    from executor.catalog import Catalog
-    from executor.translate_rel import translate
+    from executor.jobs import run as runner
+    from executor.data.catalog import Catalog
+    from executor.translate.rel import translate
     from viz.model import analyze
 
     catalog = Catalog([data_dir], use_spark_catalog=False)
@@ -429,7 +429,7 @@ def sampling(spark, data_dir: str, repeat: int) -> dict:
 
 def run(quick: bool = False) -> dict:
     """Both parts on one warm session; quick: scale 0.1, five queries, one timed repeat."""
-    from executor.session import get_session
+    from executor.spark.session import get_session
 
     scale = float(os.environ.get("SPARK_BENCH_SCALE", 0.1 if quick else 1))
     scale = int(scale) if scale == int(scale) else scale

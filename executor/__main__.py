@@ -10,8 +10,8 @@ import sys
 from typing import Callable, Sequence
 
 from .errors import ExecutionError
-from .sql_plan import FORMS
-from .rows import json_value
+from .engines.sql_plan import FORMS
+from .engines.rows import json_value
 
 EPILOG = """\
 data access:
@@ -147,7 +147,7 @@ was stopped, 2 for bad input (unreadable file, not a plan, bad arguments).
 def _profile(args, out, err) -> int:
     from viz.render import title
 
-    from .profile import SUBQUERY_SKIP, profile_plan
+    from .jobs.profile import SUBQUERY_SKIP, profile_plan
 
     def each(file, model, _node, catalog) -> int:
         profile = profile_plan(model, catalog, timeout_s=args.timeout, one_run=not args.per_node)
@@ -206,7 +206,7 @@ exit status: 0 when both engines can run every node, 1 when one cannot run some 
 
 
 def _bisect(args, out, err) -> int:
-    from .bisect import bisect
+    from .engines.bisect import bisect
 
     catalog = _catalog_or_report(args, err)
     if catalog is None:
@@ -258,7 +258,7 @@ def _print_bisect(file: str, result, out) -> None:
 def _portability(args, out, err) -> int:
     from viz.render import title
 
-    from .portability import portability
+    from .engines.portability import portability
 
     def each(file, model, _node, catalog) -> int:
         report = portability(model, catalog)
@@ -282,8 +282,8 @@ def _portability(args, out, err) -> int:
 def _check(args, out, err) -> int:
     import os
 
-    from .data import tpcds, tpch
-    from .producer_check import Checker, read_queries, render_table
+    from .data.generate import tpcds, tpch
+    from .producer.check import Checker, read_queries, render_table
 
     try:
         folder = tpch(args.tpch) if args.tpch else tpcds(args.tpcds) if args.tpcds else args.data_dir
@@ -345,8 +345,8 @@ class BadInput(Exception):
 def _catalog(args):
     import os
 
-    from .catalog import Catalog, data_roots
-    from .data import tpch
+    from .data.catalog import Catalog, data_roots
+    from .data.generate import tpch
 
     user = list(args.data_dir)
     bindings = {}
@@ -496,7 +496,7 @@ def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
         return _bisect(args, out, err)
     if args.command == "portability":
         return _portability(args, out, err)
-    from .run import run_node
+    from .jobs.run import run_node
 
     def each(file, model, node, catalog) -> int:
         try:

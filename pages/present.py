@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from executor.run import run_node
+from executor.jobs.run import run_node
 from ui.tasks import Task, progress_fragment, finished, show_progress, start
 from ui.panels.boundary import panel
 from ui.state.entry import through_app

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from executor.catalog import Catalog
+from executor.data.catalog import Catalog
 from executor.errors import ExecutionError
-from executor.sql_plan import MAX_SQL_CHARS, SqlPlan, catalog_tables, sql_to_plan
+from executor.engines.sql_plan import MAX_SQL_CHARS, SqlPlan, catalog_tables, sql_to_plan
 from ui.panels.boundary import panel
 from ui.state.plan_data import TPCH_SCALE, catalog_for
 from ui.markdown import md_escape

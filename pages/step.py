@@ -1,7 +1,7 @@
 """Step through a plan: start at a leaf, step up to the parent or down to an input, and at each
 step run the node (a sample of rows) beside its inputs, with one line saying what it did.
 
-A step runs in the background (``executor.step.run_step``): the rows come first and show as they
+A step runs in the background (``executor.jobs.step.run_step``): the rows come first and show as they
 arrive, then the counts, each within a budget; the page never waits for Spark, and Cancel stops it.
 
 The current node is ``st.session_state["node"]`` (shared with Inspect) and ``?node=`` in the URL.
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from executor.compare import describe_step
-from executor.run import RunResult
-from executor.step import count_notes, cross_product_warning, run_step
+from executor.jobs.outputs import describe_step
+from executor.jobs.run import RunResult
+from executor.jobs.step import count_notes, cross_product_warning, run_step
 from ui.tasks import Task, progress_fragment, show_progress, start
 from ui.panels.boundary import panel
 from ui.panels.output_comparison import compare_panel

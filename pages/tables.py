@@ -1,7 +1,7 @@
 """Tables: which tables the current plan reads, which are bound to data, and binding the rest.
 
 A table shows as bound only when its file serves the plan: every column the plan's read declares is
-there, of a type of the same family (:func:`executor.columns.check_columns`, on the file's footer or
+there, of a type of the same family (:func:`executor.data.columns.check_columns`, on the file's footer or
 header, without Spark). Where it does not, the page says what is wrong and offers the fixes: another
 file under the data roots, reading by position where the count and types allow it, or the generated
 TPC-H table of that name. Each fix goes into this session's bindings, so the next run uses it.
@@ -14,9 +14,9 @@ import os
 import pandas as pd
 import streamlit as st
 
-from executor.catalog import TableStatus, plan_columns_by_table
-from executor.columns import ColumnCheck, check_bases, file_columns
-from executor.data import CACHE, TPCH_TABLES, tpch
+from executor.data.catalog import TableStatus, plan_columns_by_table
+from executor.data.columns import ColumnCheck, check_bases, file_columns
+from executor.data.generate import CACHE, TPCH_TABLES, tpch
 from executor.errors import ExecutionError
 from ui.panels.boundary import panel
 from ui.state.plan_data import TPCH_SCALE, bindings, by_position, catalog_for, sample_data_kind, save_upload

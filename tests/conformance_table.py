@@ -205,7 +205,7 @@ def spark_spelling(t) -> str:
     return str(t)
 
 
-#: Spark's boundaries (executor/types.py): a string carries no length, a timestamp keeps microseconds.
+#: Spark's boundaries (executor/translate/types.py): a string carries no length, a timestamp keeps microseconds.
 _AT_SPARK = ((re.compile(r"^(vchar|fchar)\(\d+\)$"), "str"), (re.compile(r"^fbin\(\d+\)$"), "binary"),
              (re.compile(r"^(precision_timestamp(?:_tz)?)\(\d+\)$"), r"\1(6)"))
 
@@ -270,7 +270,7 @@ class RunAnswer:
 
 def run_answer(case: str, catalog, timeout_s: float = 60) -> RunAnswer:
     from executor.errors import ExecutionError
-    from executor.run import run_node
+    from executor.jobs.run import run_node
     from viz.errors import Severity
     from viz.model import analyze
 
@@ -299,7 +299,7 @@ def run_all(catalog=None, workers: int = 2) -> dict[str, RunAnswer]:
     jobs whose time goes to planning them, which two threads overlap (31 s for all against 45 s)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from executor.catalog import Catalog
+    from executor.data.catalog import Catalog
 
     catalog = catalog if catalog is not None else Catalog([])
     names = cases(VIRTUAL_DIR)

@@ -36,7 +36,7 @@ def pytest_collection_modifyitems(session, config, items):
     """Every test whose fixtures include ``jvm`` is marked ``spark``. Tests that stop or kill the
     shared Spark session run last: a new JVM would start cold and warm its compiler again for every
     Spark test after them. After them, the tests whose cancelled job may leave tasks running:
-    executor.reaper stops the JVM when they outlive its delay, and the next test would wait for that."""
+    executor.spark.reaper stops the JVM when they outlive its delay, and the next test would wait for that."""
     for item in items:
         if JVM_FIXTURE in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
@@ -139,7 +139,7 @@ def jvm() -> str:
 @pytest.fixture(scope="session")
 def spark_session(jvm):
     """The executor's shared session, for fixtures of a module or wider (a test takes ``spark``)."""
-    from executor.session import get_session
+    from executor.spark.session import get_session
 
     return get_session()
 
@@ -148,10 +148,10 @@ def spark_session(jvm):
 def spark(spark_session):
     """The executor's shared session: one for the whole run, started by the first test that needs it
     (a new one only if the JVM died, as the app would do). Tasks that a previous test's cancelled job
-    left running are waited out first: executor.reaper stops the JVM when they outlive its delay, and
+    left running are waited out first: executor.spark.reaper stops the JVM when they outlive its delay, and
     it must not do so under the next test."""
-    from executor import reaper
-    from executor.session import get_session
+    from executor.spark import reaper
+    from executor.spark.session import get_session
 
     session = get_session()
     end = time.monotonic() + reaper.REAP_AFTER_S + 15
@@ -172,7 +172,7 @@ def spark(spark_session):
 @pytest.fixture(scope="session")
 def tpch_dir() -> str:
     """TPC-H at scale 0.01 as NAME.parquet, generated once into the project's cache folder."""
-    from executor.data import tpch
+    from executor.data.generate import tpch
 
     return tpch(0.01)
 

@@ -12,7 +12,7 @@ from typing import Sequence
 
 import duckdb
 
-from executor.rows import multiset_diff, rows_equal, subset_diff, values_equal  # noqa: F401 (re-exported)
+from executor.engines.rows import multiset_diff, rows_equal, subset_diff, values_equal  # noqa: F401 (re-exported)
 
 #: The function tests' table ``t`` (consumer-testing README).
 T_ROWS = [

@@ -12,7 +12,7 @@ Aggregate files hold either columns inline (``sum((1, 2, Null)::i32) = 3::i64?``
 before the call whose arguments name its columns (``((1.0), (2.0)) variance(SAMPLE::enum, col0::fp32)``).
 
 ``parse_file`` turns a file into ``Case`` objects; ``run_cases`` evaluates them through
-``executor.functions`` on Spark, many cases per ``select``, and reports pass / fail / unsupported.
+``executor.translate.functions`` on Spark, many cases per ``select``, and reports pass / fail / unsupported.
 A test harness (``tests/test_functions.py`` runs it), not part of the app; on its own:
 ``python -m tests.function_cases [ROOT]`` (ROOT: the ``.test`` files, by default
 ``../shared/corpora/function-tests`` beside the repository).
@@ -537,7 +537,7 @@ def lit_column(value: Any, t: Type):
     """A Spark literal column of the Spark type for Substrait type ``t``."""
     from pyspark.sql import functions as F
 
-    from executor.types import to_spark
+    from executor.translate.types import to_spark
 
     st = to_spark(t)
     kind = type_kind(t)
@@ -610,7 +610,7 @@ class _Built:
 
 
 def _call_for(case: Case):
-    from executor.functions import Call
+    from executor.translate.functions import Call
 
     out_type = case.expected.type if isinstance(case.expected, Literal) else None
     arg_types = [a.type for a in case.args if isinstance(a, (Literal, ColumnArg))]
@@ -619,7 +619,7 @@ def _call_for(case: Case):
 
 def _lambda(arg: LambdaArg, spark_fns):
     """A lambda of the form ``x -> f(x, literal...)`` (one call over the parameter) as a Python callable."""
-    from executor.functions import Call
+    from executor.translate.functions import Call
 
     m = re.fullmatch(r"\s*(\w+)\s*->\s*(\w+)\((.*)\)\s*", arg.text, re.S)
     if not m:
@@ -644,7 +644,7 @@ def _lambda(arg: LambdaArg, spark_fns):
 
 
 def _scalar_column(case: Case):
-    from executor import functions
+    from executor.translate import functions
 
     call = _call_for(case)
     args: list[Any] = []
@@ -664,8 +664,8 @@ def _aggregate_frame(case: Case, spark):
     from pyspark.sql import functions as F
     from pyspark.sql import types as S
 
-    from executor import functions
-    from executor.types import to_spark
+    from executor.translate import functions
+    from executor.translate.types import to_spark
 
     cols = [a for a in case.args if isinstance(a, ColumnArg)]
     if case.table is not None:
@@ -847,7 +847,7 @@ def _run_stacked(group: list[tuple[int, _Built]], spark) -> list[tuple[int, Resu
     from pyspark.sql import functions as F
     from pyspark.sql import types as S
 
-    from executor.types import to_spark
+    from executor.translate.types import to_spark
 
     _, first = group[0]
     _, col_types = first.column[0]._substrait_rows
@@ -906,7 +906,7 @@ def main(argv: list[str] | None = None) -> int:
     if not os.path.isdir(root):
         parser.error(f"expected a folder of .test files, got {root!r} (no such folder)")
 
-    from executor.session import get_session
+    from executor.spark.session import get_session
 
     cases = load_cases(root)
     spark = get_session()

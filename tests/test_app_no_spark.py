@@ -1,7 +1,7 @@
 """No page waits for Spark: every page opens (AppTest) with a sample plan while starting Spark fails.
 
-``executor.session.get_session`` is replaced where the pages reach it: in ``executor.session`` (looked
-up there at call time by ``executor.compare`` and ``executor.profile``) and in ``executor.run``
+``executor.spark.session.get_session`` is replaced where the pages reach it: in ``executor.spark.session`` (looked
+up there at call time by ``executor.jobs.outputs`` and ``executor.jobs.profile``) and in ``executor.jobs.run``
 (which imported the name); ``SparkSession.Builder.getOrCreate`` too, as a backstop for any other way
 in. Each replacement records the call and raises, so a page that needed Spark shows an exception.
 Spark starts only when the user runs something (the Run tab, Step's run, Present's sample rows,
@@ -18,8 +18,8 @@ from streamlit.testing.v1 import AppTest
 
 from tests.app_graph import graph_text, graphs, is_graph
 
-import executor.run
-import executor.session
+import executor.jobs.run
+import executor.spark.session
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 APP = os.path.join(ROOT, "app.py")
@@ -37,8 +37,8 @@ def spark_calls(monkeypatch) -> list[str]:
 
         return start
 
-    monkeypatch.setattr(executor.session, "get_session", refuse("executor.session.get_session"))
-    monkeypatch.setattr(executor.run, "get_session", refuse("executor.run.get_session"))
+    monkeypatch.setattr(executor.spark.session, "get_session", refuse("executor.spark.session.get_session"))
+    monkeypatch.setattr(executor.jobs.run, "get_session", refuse("executor.jobs.run.get_session"))
     monkeypatch.setattr(SparkSession.Builder, "getOrCreate", refuse("SparkSession.Builder.getOrCreate"))
     return calls
 
@@ -62,10 +62,10 @@ def _ok(at: AppTest, calls: list[str]) -> None:
 def test_the_patches_catch_a_spark_start(spark_calls):
     """The guard itself: what the pages would call to start Spark is refused and recorded."""
     with pytest.raises(RuntimeError, match="started Spark"):
-        executor.run.get_session()
+        executor.jobs.run.get_session()
     with pytest.raises(RuntimeError, match="started Spark"):
         SparkSession.builder.master("local[1]").getOrCreate()
-    assert spark_calls == ["executor.run.get_session", "SparkSession.Builder.getOrCreate"]
+    assert spark_calls == ["executor.jobs.run.get_session", "SparkSession.Builder.getOrCreate"]
 
 
 def test_inspect_draws_selects_and_shows_the_run_tab_without_spark(spark_calls):

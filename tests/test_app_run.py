@@ -49,7 +49,7 @@ def test_a_run_that_ends_soon_comes_with_the_click_that_started_it(spark, monkey
     enough for any machine): the rows come with the Run click's own rerun of the page, with no progress
     fragment to look again and no rerun of the whole page after it. The run, started in the click's
     callback, takes the row limit sent with the click."""
-    from executor.run import clear_cache
+    from executor.jobs.run import clear_cache
 
     monkeypatch.setattr("ui.tasks.WAIT_S", 120.0)
     clear_cache()  # a real run, not a kept result
@@ -71,7 +71,7 @@ def test_a_run_that_ends_soon_comes_with_the_click_that_started_it(spark, monkey
 def test_opening_a_plan_starts_spark_in_the_background(monkeypatch, jvm):
     """The page draws without waiting; the session starts (and runs a first small query) in a thread,
     then runs each node of the small plan once, leaves first, so the first Run finds it ready."""
-    from executor import rehearsal, session
+    from executor.spark import rehearsal, session
 
     rehearsed: list[list[str]] = []
     real = rehearsal.rehearse
@@ -103,7 +103,7 @@ def test_opening_a_plan_starts_spark_in_the_background(monkeypatch, jvm):
 def test_a_long_run_shows_progress_and_can_be_cancelled(spark, tpch_dir):
     # count(*) over lineitem x lineitem x region (1.8e10 rows at scale 0.01): too many to finish before the
     # cancel, and its tasks reach an interrupt check every few seconds (a third lineitem would not: its
-    # tasks would run on for hours after the cancel, see executor/reaper.py).
+    # tasks would run on for hours after the cancel, see executor/spark/reaper.py).
     li = P.read("lineitem", [("l_orderkey", "i64")])
     region = P.read("region", [("r_regionkey", "i64")])
     cross = {"cross": {"left": {"cross": {"left": li, "right": li}}, "right": region}}
@@ -132,7 +132,7 @@ def test_a_table_without_the_plans_columns_is_refused_in_the_app(spark, tpch_dir
 
     import pyarrow.parquet as pq
 
-    from executor.data import tpcds
+    from executor.data.generate import tpcds
 
     shutil.copy(os.path.join(tpcds(0.01), "customer.parquet"), tmp_path / "customer.parquet")
     customer = pq.read_table(os.path.join(tpch_dir, "customer.parquet"))

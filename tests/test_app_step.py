@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.app_graph import graph_text, node_part
 
-from executor.compare import describe_step
+from executor.jobs.outputs import describe_step
 from tests.conftest import wait_for
 from viz.model import analyze
 from ui.markdown import md_escape
@@ -154,7 +154,7 @@ def test_the_next_step_after_the_jvm_stopped_starts_a_new_session(spark):
     session and shows rows."""
     from pyspark import SparkContext
 
-    from executor.session import get_session, stop_session
+    from executor.spark.session import get_session, stop_session
 
     at = _step_app("0.0.0")
     _run_step(at)

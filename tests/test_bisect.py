@@ -22,17 +22,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from executor import functions
+from executor.translate import functions
 from executor.__main__ import main
-from executor.bisect import bisect
-from executor.catalog import Catalog
-from executor.datafusion_engine import FILTER_NOTE, DataFusionRunner, filters_above_reads
-from executor.engines import DIFFERS, NOT_COMPARED, SAME, compare_engines
-from executor.portability import portability
-from executor.producer_check import read_queries
-from executor.rows import multiset_diff, rows_equal, split_rows, subset_diff, values_equal
-from executor.run import clear_cache
-from executor.sql_plan import sql_to_plan
+from executor.engines.bisect import bisect
+from executor.data.catalog import Catalog
+from executor.engines.datafusion import FILTER_NOTE, DataFusionRunner, filters_above_reads
+from executor.engines.cross import DIFFERS, NOT_COMPARED, SAME, compare_engines
+from executor.engines.portability import portability
+from executor.producer.check import read_queries
+from executor.engines.rows import multiset_diff, rows_equal, split_rows, subset_diff, values_equal
+from executor.jobs.run import clear_cache
+from executor.engines.sql_plan import sql_to_plan
 from viz.model import analyze
 
 from .conftest import CORPORA
@@ -174,7 +174,7 @@ def test_datafusion_says_why_it_cannot_take_a_node():
 
 
 def test_datafusion_counts_a_node_or_says_why_it_cannot():
-    from executor.datafusion_engine import DataFusionCannot
+    from executor.engines.datafusion import DataFusionCannot
 
     tutorial = DataFusionRunner(_model("tutorial.json"), Catalog([TUTORIAL_DATA]))
     for node, table in (("0.0.0", "orders"), ("0.0.1.0", "products")):

@@ -13,9 +13,9 @@ import pyarrow.parquet as pq
 import pytest
 from substrait import algebra_pb2
 
-from executor.catalog import Catalog, data_roots, named_tables
+from executor.data.catalog import Catalog, data_roots, named_tables
 from executor.errors import Refused, TableNotFound, Unsupported
-from executor.paths import DataRoots
+from executor.data.paths import DataRoots
 
 ROWS = {"id": [1, 2, 3], "name": ["a", "b", None]}
 
@@ -327,7 +327,7 @@ def test_a_warm_catalog_conforms_each_table_once_per_plan_schema(spark, tpch_dir
     """Translating a plan again over the same catalog reuses the table's renamed and cast columns
     (``Catalog.cached``), with the same rows."""
     from benchmarks import spark as bench
-    from executor.translate_rel import translate
+    from executor.translate.rel import translate
     from viz.model import analyze
 
     catalog = Catalog([tpch_dir], use_spark_catalog=False)

@@ -1,4 +1,4 @@
-"""Comparing two nodes' outputs (executor.compare); expected rows come from DuckDB."""
+"""Comparing two nodes' outputs (executor.jobs.outputs); expected rows come from DuckDB."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import os
 import duckdb
 import pytest
 
-from executor.catalog import Catalog
-from executor.compare import compare_outputs
+from executor.data.catalog import Catalog
+from executor.jobs.outputs import compare_outputs
 from executor.errors import ExecutionError
 from viz.model import analyze
 

@@ -12,8 +12,8 @@ import os
 import subprocess
 import sys
 
-from executor.catalog import Catalog
-from executor.run import clear_cache, run_node
+from executor.data.catalog import Catalog
+from executor.jobs.run import clear_cache, run_node
 from tests.conftest import CORPORA
 from viz.model import analyze
 
@@ -25,12 +25,12 @@ PLANS = [
 
 SCRIPT = r"""
 import json, sys, time
-from executor import run as run_mod
+from executor.jobs import run as run_mod
 from executor.__main__ import json_value
-from executor.catalog import Catalog
+from executor.data.catalog import Catalog
 from executor.errors import ExecutionError
-from executor.run import TimedOut, run_node
-from executor.session import get_session, is_connect
+from executor.jobs.run import TimedOut, run_node
+from executor.spark.session import get_session, is_connect
 from viz.model import analyze
 
 tpch_dir, plans = sys.argv[1], sys.argv[2:]
@@ -43,7 +43,7 @@ for path in plans:
     out["results"].append({"columns": result.columns, "types": result.types, "rows": rows,
                            "row_count": result.row_count, "explain": result.explain})
 
-from executor.profile import profile_plan
+from executor.jobs.profile import profile_plan
 profile = profile_plan(analyze(open(plans[0], "rb").read()), catalog)
 out["profile"] = {n: [p.rows, p.how, p.error] for n, p in profile.nodes.items()}
 class Slow:
@@ -91,7 +91,7 @@ def test_connect_gives_the_same_rows_as_classic(spark, tpch_dir):
         assert got["rows"] == rows, path  # both plans end in a total sort: the same order too
         assert "Scan parquet" in got["explain"] or "parquet" in got["explain"].lower()
     # the profile observes the nodes through Connect too, with the classic session's counts
-    from executor.profile import clear_cache as clear_profiles, profile_plan
+    from executor.jobs.profile import clear_cache as clear_profiles, profile_plan
 
     clear_profiles()
     local = profile_plan(analyze(open(PLANS[0], "rb").read()), catalog)

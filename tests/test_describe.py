@@ -72,7 +72,7 @@ def test_datafusion_joins_without_a_condition_read_as_cross_products(tpch_dir):
     l_orderkey = o_orderkey), by its step in the story (the filter is the sixth step: customer,
     orders, their pairing, lineitem, the second pairing, the filter), not its node id. The aggregate
     names each GROUP BY key once, and its measure by the name the root gives it (revenue)."""
-    from executor.sql_plan import sql_to_plan
+    from executor.engines.sql_plan import sql_to_plan
 
     tables = {t: os.path.join(tpch_dir, f"{t}.parquet") for t in ("customer", "orders", "lineitem")}
     with open(os.path.join(CORPORA, "consumer-testing", "testdata", "integration", "tpch", "q03.sql")) as fh:
@@ -227,16 +227,16 @@ _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augu
 @pytest.fixture(scope="module", params=[(q, f) for q in ("tpch q03", "tpcds 64") for f in ("written", "analyzed")],
                 ids=lambda p: f"{p[0]}-{p[1]}")
 def datafusion_plan(request) -> PlanModel:
-    """DataFusion's plan of TPC-H q03 (executor/producer_sql/tpch.sql) or TPC-DS q64 (the shared
+    """DataFusion's plan of TPC-H q03 (executor/producer/sql/tpch.sql) or TPC-DS q64 (the shared
     corpus' text) in one form, over the generated data at scale 0.01."""
-    from executor.data import tpcds, tpch
-    from executor.producer_check import read_queries
-    from executor.sql_plan import sql_to_plan
+    from executor.data.generate import tpcds, tpch
+    from executor.producer.check import read_queries
+    from executor.engines.sql_plan import sql_to_plan
 
     suite, name = request.param[0].split()
     if suite == "tpch":
         data_dir = tpch(0.01)
-        source = os.path.join(os.path.dirname(__file__), "..", "executor", "producer_sql", "tpch.sql")
+        source = os.path.join(os.path.dirname(__file__), "..", "executor", "producer", "sql", "tpch.sql")
     else:
         data_dir = tpcds(0.01)
         source = os.path.join(CORPORA, "tpcds-sql")
@@ -347,12 +347,12 @@ def test_datafusion_plans_read_without_node_ids_or_function_calls_and_name_every
 def test_datafusion_q03_in_words():
     """TPC-H q03 as DataFusion writes it (analyzed), each sentence checked by hand against the SQL:
     the keys and the constants of the one filter, the measure the root calls revenue."""
-    from executor.data import tpch
-    from executor.producer_check import read_queries
-    from executor.sql_plan import sql_to_plan
+    from executor.data.generate import tpch
+    from executor.producer.check import read_queries
+    from executor.engines.sql_plan import sql_to_plan
 
     data_dir = tpch(0.01)
-    [query] = [q for q in read_queries([os.path.join(os.path.dirname(__file__), "..", "executor", "producer_sql", "tpch.sql")])
+    [query] = [q for q in read_queries([os.path.join(os.path.dirname(__file__), "..", "executor", "producer", "sql", "tpch.sql")])
                if q.name == "q03"]
     tables = {t: os.path.join(data_dir, f"{t}.parquet") for t in ("customer", "orders", "lineitem")}
     m = analyze(sql_to_plan(query.sql, tables, json=False).data)

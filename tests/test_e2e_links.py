@@ -88,9 +88,9 @@ def test_present_reads_datafusions_tpcds_q64_without_ids_or_calls(app_url):  # n
 
     from playwright.sync_api import expect
 
-    from executor.data import tpcds
-    from executor.producer_check import read_queries
-    from executor.sql_plan import sql_to_plan
+    from executor.data.generate import tpcds
+    from executor.producer.check import read_queries
+    from executor.engines.sql_plan import sql_to_plan
     from ui.state.share import save_shared
     from viz.describe import describe_plan, story_order
     from viz.model import analyze

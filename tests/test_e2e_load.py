@@ -24,8 +24,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def _expected(name: str, spark) -> Counter:
-    from executor.catalog import Catalog
-    from executor.run import run_node, to_csv_bytes
+    from executor.data.catalog import Catalog
+    from executor.jobs.run import run_node, to_csv_bytes
     from viz.model import analyze
 
     with open(os.path.join(ROOT, "sample_plans", name), "rb") as fh:

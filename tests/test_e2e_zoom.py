@@ -30,9 +30,9 @@ GRAPH_ELEMENT = "[data-testid=stElementContainer].st-key-graph_click"
 @pytest.fixture(scope="module")
 def q64_plan(tmp_path_factory) -> str:
     """TPC-DS query 64 planned by DataFusion over TPC-DS at scale 0.01 (92 relations)."""
-    from executor.data import tpcds
-    from executor.producer_check import read_queries
-    from executor.sql_plan import sql_to_plan
+    from executor.data.generate import tpcds
+    from executor.producer.check import read_queries
+    from executor.engines.sql_plan import sql_to_plan
     from tests.conftest import SHARED
 
     data_dir = tpcds(0.01)

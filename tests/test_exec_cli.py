@@ -16,7 +16,7 @@ import duckdb
 import pytest
 
 from executor.__main__ import json_value, main
-from executor.run import clear_cache
+from executor.jobs.run import clear_cache
 from tests.conftest import CORPORA
 from tests.plans import plan, read
 
@@ -183,7 +183,7 @@ def test_a_table_whose_columns_are_not_the_plans_is_refused_with_both_lists(spar
     """TPC-H q03 (DataFusion) over a folder whose customer file is TPC-DS's: refused, naming the table
     and both column lists, instead of TPC-DS values labelled c_name; by position only when asked, and
     only where the first columns have the plan's types."""
-    from executor.data import tpcds
+    from executor.data.generate import tpcds
 
     shutil.copy(os.path.join(tpcds(0.01), "customer.parquet"), tmp_path / "customer.parquet")
     for t in ("orders", "lineitem"):

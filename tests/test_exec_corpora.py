@@ -122,7 +122,7 @@ class Data:
     """Files for both engines: TPC-H at two scales and the table ``t``, and one Catalog per binding set."""
 
     def __init__(self) -> None:
-        from executor.data import CACHE, tpch
+        from executor.data.generate import CACHE, tpch
 
         self.big = tpch(0.01)
         self.small = tpch(0.001)
@@ -139,7 +139,7 @@ class Data:
         return {name: self.path(f) for name, f in tables.items()}
 
     def catalog(self, files: dict[str, str]):
-        from executor.catalog import Catalog
+        from executor.data.catalog import Catalog
 
         bindings = {"t": self.t_path, **files}
         for t in TPCH_TABLES:  # tables a plan reads that its definition does not list
@@ -155,7 +155,7 @@ def run_case(case: Case, spark, data: Data) -> Outcome:
     from pyspark.errors import PySparkException
 
     from executor.errors import ExecutionError, Refused, Unsupported
-    from executor.translate_rel import translate
+    from executor.translate.rel import translate
     from viz.model import analyze
 
     start = time.perf_counter()

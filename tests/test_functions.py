@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from executor import functions
+from executor.translate import functions
 from executor.errors import ExecutionError, Unsupported
-from executor.functions import Call
+from executor.translate.functions import Call
 from tests import function_cases as fc
 from tests.conftest import CORPORA, corpus_plans
 

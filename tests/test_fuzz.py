@@ -68,7 +68,7 @@ TALLY = {"json": Tally(), "bytes": Tally()}
 
 def _exercise(data: bytes, tally: Tally) -> None:
     """Everything the app does with an upload before running it. Raises only PlanLoadError."""
-    from executor.executable import executability
+    from executor.translate.executable import executability
 
     start = time.monotonic()
     tally.cases += 1

@@ -263,7 +263,7 @@ def deferred(monkeypatch) -> dict[str, object]:
 def test_the_app_offers_the_report_with_the_session_runs(page, deferred, spark_calls):  # noqa: F811
     from streamlit.testing.v1 import AppTest
 
-    from executor.run import RunResult
+    from executor.jobs.run import RunResult
     from ui.panels.report_button import LABEL
     from ui.panels.run_tab import RunState
 

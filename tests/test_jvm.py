@@ -1,4 +1,4 @@
-"""Fewer Py4J round trips in a translation (executor/jvm.py), and casts by type name."""
+"""Fewer Py4J round trips in a translation (executor/spark/jvm.py), and casts by type name."""
 
 from __future__ import annotations
 
@@ -9,16 +9,16 @@ from py4j import clientserver
 from pyspark.sql import functions as F
 from pyspark.sql import types as S
 
-from executor.catalog import Catalog
-from executor.jvm import sql_type
-from executor.translate_rel import translate
-from executor.types import _TABLE
+from executor.data.catalog import Catalog
+from executor.spark.jvm import sql_type
+from executor.translate.rel import translate
+from executor.translate.types import _TABLE
 from tests.conftest import CORPORA
 from viz.model import analyze
 
 
 def _spark_types() -> list[S.DataType]:
-    """Every atomic type the translation casts to: those of executor.types and a few parameters."""
+    """Every atomic type the translation casts to: those of executor.translate.types and a few parameters."""
     from substrait import type_pb2
 
     out = []

@@ -9,7 +9,7 @@ from viz.kinds import JOIN_KINDS, KINDS, PROTO_KINDS, kind
 
 
 def _tables() -> dict[str, dict]:
-    from executor.translate_rel import RELATIONS
+    from executor.translate.rel import RELATIONS
     from viz.describe import DESCRIBE
     from viz.lineage import RULES as LINEAGE
     from viz.properties import RULES
@@ -40,7 +40,7 @@ def test_the_facts_the_passes_read():
 
 
 def test_the_kinds_that_change_data_are_refused_by_the_translation():
-    from executor import translate_rel as tr
+    from executor.translate import rel as tr
 
     assert {k for k, rule in tr.RELATIONS.items() if rule is tr.refused} == tr.REFUSED_RELATIONS
 

@@ -15,7 +15,7 @@ LAYER = {"viz": 0, "executor": 1, "ui": 2, "pages": 3}
 
 
 def _modules() -> dict[str, str]:
-    """Every module of the layers, subpackages included (``executor.functions.strings``)."""
+    """Every module of the layers, subpackages included (``executor.translate.functions.strings``)."""
     out = {}
     for pkg in (*PACKAGES, "pages"):
         for folder, dirs, files in os.walk(os.path.join(ROOT, pkg)):
@@ -100,7 +100,7 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def test_no_module_imports_one_that_imports_it_back():
     graph = _graph()
-    assert "executor.functions.strings" in graph and "executor.functions" in graph["executor.translate_expr"]
+    assert "executor.translate.functions.strings" in graph and "executor.translate.functions" in graph["executor.translate.expr"]
     assert _cycles(graph) == []
 
 

@@ -82,7 +82,7 @@ def test_a_huge_count_on_the_graph_is_short_with_the_exact_number_on_hover():
 def test_the_profile_table_takes_counts_past_64_bits():
     import pyarrow as pa
 
-    from executor.profile import NodeProfile, Profile
+    from executor.jobs.profile import NodeProfile, Profile
     from ui.panels.row_counts import profile_frame
 
     model = P.model_of(starred_plan())
@@ -138,7 +138,7 @@ def test_a_rerun_passes_through_the_boundary():
 
 def test_a_profile_with_a_huge_count_draws_on_the_inspect_page():
     """The page as it was after a profile of TPC-DS q07: a derived count past 2^63 (here 2^70)."""
-    from executor.profile import NodeProfile, Profile
+    from executor.jobs.profile import NodeProfile, Profile
     from ui.tasks import Task
 
     at = _app(starred_plan())

@@ -16,9 +16,9 @@ import os
 import pytest
 from substrait.type_pb2 import Type
 
-from executor.producer_check import FEATURES_SQL, Checker, Query, read_queries, render_table
-from executor.rows import multiset_diff
-from executor.sql_plan import DataFusionEngine
+from executor.producer.check import FEATURES_SQL, Checker, Query, read_queries, render_table
+from executor.engines.rows import multiset_diff
+from executor.engines.sql_plan import DataFusionEngine
 from viz import types as T
 from viz.function_types import derive
 from viz.schema import Conventions, aggregate_layout
@@ -126,8 +126,8 @@ def test_datafusion_plans_are_read_by_their_version():
     """DataFusion 55's rollup plan: the model reads its grouping id after the keys, so the columns
     the plan's project picks (GROUPING() from bits of the id) are the right ones."""
     pytest.importorskip("datafusion")
-    from executor.data import tpch
-    from executor.sql_plan import sql_to_plan
+    from executor.data.generate import tpch
+    from executor.engines.sql_plan import sql_to_plan
     from viz.model import analyze
 
     folder = tpch(0.01)
@@ -156,9 +156,9 @@ def test_user_defined_types_that_stand_for_engine_types(tmp_path):
     from pyspark.sql import types as S
 
     from executor.errors import Unsupported
-    from executor.producer_check import substrait_kind
-    from executor.sql_plan import sql_to_plan
-    from executor.types import to_spark
+    from executor.producer.check import substrait_kind
+    from executor.engines.sql_plan import sql_to_plan
+    from executor.translate.types import to_spark
     from viz.model import analyze
 
     pq.write_table(pa.table({"a": pa.array([1, 2], pa.int64())}), tmp_path / "t.parquet")
@@ -240,7 +240,7 @@ FORMS = ("written", "analyzed")
 
 @pytest.mark.parametrize("form", FORMS)
 def test_datafusion_tpch_plans_give_datafusions_rows(spark, tpch_dir, form):
-    """The TPC-H specification's texts (``executor/producer_sql/tpch.sql``: date ranges as a date plus an
+    """The TPC-H specification's texts (``executor/producer/sql/tpch.sql``: date ranges as a date plus an
     interval, q06's ``BETWEEN 0.06 - 0.01 AND 0.06 + 0.01``, whose plan as written compares a decimal
     with a double)."""
     checker = Checker({t: os.path.join(tpch_dir, f"{t}.parquet") for t in _TPCH}, form=form)
@@ -305,7 +305,7 @@ def test_datafusion_tpcds_plans_give_datafusions_rows(spark, tmp_path, form):
     input, that any of the plans of that form holds, and the four known exceptions (22 of 101 in each
     form). ``python -m executor check <tpcds-sql> --tpcds 0.01 --form written --form analyzed`` runs
     every query's rows (the README's live-producer figures)."""
-    from executor.data import tpcds
+    from executor.data.generate import tpcds
 
     folder = tpcds(0.01)
     tables = {f[: -len(".parquet")]: os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".parquet")}

@@ -1,4 +1,4 @@
-"""Profiling a plan (executor.profile): one run, derived counts, own counts; and the overlay (viz.render).
+"""Profiling a plan (executor.jobs.profile): one run, derived counts, own counts; and the overlay (viz.render).
 
 Every expected count comes from DuckDB running hand-written SQL over the same files, from
 counting each node in its own Spark job (``one_run=False``, the way one run has to agree with), or
@@ -14,8 +14,8 @@ import threading
 import duckdb
 import pytest
 
-from executor.catalog import Catalog
-from executor.profile import EXPLODE_MIN_ROWS, clear_cache, flags_for, is_cross_product, profile_plan
+from executor.data.catalog import Catalog
+from executor.jobs.profile import EXPLODE_MIN_ROWS, clear_cache, flags_for, is_cross_product, profile_plan
 from tests import plans as P
 from viz.model import analyze
 from viz.render import NodeStat, Overlay, View, edge_penwidth, to_dot
@@ -96,7 +96,7 @@ def _sample(name: str):
 
 
 def test_a_datafusion_plan_runs_once_from_its_aggregate_and_derives_the_rest():
-    from executor.profile import _derivable, _plan_runs
+    from executor.jobs.profile import _derivable, _plan_runs
 
     model = _sample("tpch_q03_datafusion.json")  # fetch <- sort <- project <- aggregate <- filter <- join(join(c, o), l)
     kinds = {n: model.node(n).kind for n in model.graph.nodes}
@@ -110,7 +110,7 @@ def test_a_datafusion_plan_runs_once_from_its_aggregate_and_derives_the_rest():
 
 
 def test_a_node_below_a_fetch_is_not_observed_in_the_run():
-    from executor.profile import _derivable, _plan_runs
+    from executor.jobs.profile import _derivable, _plan_runs
 
     orders = P.read("orders", ORDER_COLUMNS)
     first = {"fetch": {"input": {"filter": {"input": orders, "condition": {"literal": {"boolean": True}}}},
@@ -245,9 +245,9 @@ def test_one_run_agrees_with_datafusion_on_every_datafusion_tpch_plan(spark, tpc
     above): the profile counts every node in fewer jobs than nodes, and each count equals the node's
     own on DataFusion's engine (a cross product, too long to count there, equals its inputs' product).
     The per-node way is checked against one run on the sample plans above."""
-    from executor.datafusion_engine import DataFusionRunner
-    from executor.producer_check import read_queries
-    from executor.sql_plan import sql_to_plan
+    from executor.engines.datafusion import DataFusionRunner
+    from executor.producer.check import read_queries
+    from executor.engines.sql_plan import sql_to_plan
 
     sql_dir = os.path.join(ROOT, "..", "shared", "corpora", "consumer-testing", "testdata", "integration", "tpch")
     tables = {f[:-8]: os.path.join(tpch_dir, f) for f in os.listdir(tpch_dir) if f.endswith(".parquet")}

@@ -1,6 +1,6 @@
 """Profile TPC-DS plans as DataFusion writes them (issue 37): every node counted, the counts on the
 graph, and the profile's table drawn without an exception, though a cross product's derived count is
-far past 2^63 (q64's largest is about 9.1 × 10⁶²). Plans from ``executor.sql_plan.sql_to_plan`` over
+far past 2^63 (q64's largest is about 9.1 × 10⁶²). Plans from ``executor.engines.sql_plan.sql_to_plan`` over
 TPC-DS at scale 0.01; the queries cover the shapes: q04 (165 nodes, unions of aggregates over
 cross products), q07 and q19 (a star join written as cross products under one filter), q64 (92
 nodes, a self-join of a CTE, derived counts beyond any 64-bit integer)."""
@@ -21,7 +21,7 @@ def _page(plan_json: bytes, profile_json: dict) -> None:
     """The Inspect page's profile table and graph for a finished profile (run in AppTest)."""
     import streamlit as st
 
-    from executor.profile import NodeProfile, Profile
+    from executor.jobs.profile import NodeProfile, Profile
     from ui.panels.boundary import panel
     from ui.panels.row_counts import profile_overlay, profile_table
     from viz.model import analyze
@@ -37,11 +37,11 @@ def _page(plan_json: bytes, profile_json: dict) -> None:
 
 @pytest.mark.slow
 def test_profiles_of_datafusion_tpcds_plans_draw_with_counts_and_no_exception(spark):
-    from executor.catalog import Catalog
-    from executor.data import tpcds
-    from executor.producer_check import read_queries
-    from executor.profile import profile_plan
-    from executor.sql_plan import sql_to_plan
+    from executor.data.catalog import Catalog
+    from executor.data.generate import tpcds
+    from executor.producer.check import read_queries
+    from executor.jobs.profile import profile_plan
+    from executor.engines.sql_plan import sql_to_plan
     from viz.counts import rows_text
     from viz.model import analyze
 

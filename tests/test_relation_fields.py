@@ -1,7 +1,7 @@
 """Every field of every relation message, as the spec and algebra.proto's comments define it.
 
 One small plan per field: its derived schema (``viz.schema``), checked by hand against the rule it
-cites, and, where Spark can run it, its rows (``executor.run.run_node`` over virtual tables, so no
+cites, and, where Spark can run it, its rows (``executor.jobs.run.run_node`` over virtual tables, so no
 files are needed). Every expected row was worked out by hand from the cited rule on the tiny inputs
 below, never copied from our output. Where Spark cannot run a relation (DDL, writes, extensions...),
 the refusal message is checked instead. docs/relation-fields.md is the table of these fields.
@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import pytest
 
-from executor.catalog import Catalog
+from executor.data.catalog import Catalog
 from executor.errors import ExecutionError, Refused, Unsupported
-from executor.executable import executability
-from executor.run import run_node
+from executor.translate.executable import executability
+from executor.jobs.run import run_node
 from tests.plans import call, codes, emit, field, i64, measure, model_of, plan, read, schema_of, typ
 
 # ---------------------------------------------------------------------------------------------

@@ -18,10 +18,10 @@ import duckdb
 import pandas as pd
 import pytest
 
-from executor import run as run_mod
-from executor.catalog import Catalog
+from executor.jobs import run as run_mod
+from executor.data.catalog import Catalog
 from executor.errors import TableNotFound, Unsupported
-from executor.run import Cancelled, TimedOut, run_node
+from executor.jobs.run import Cancelled, TimedOut, run_node
 from tests.conftest import no_active_jobs
 from tests.plans import call, field, i64, model_of, plan, read
 
@@ -49,7 +49,7 @@ def _count_of(rel: dict) -> dict:
 
 def _exploding(columns) -> dict:
     """count(*) over orders x orders x orders: 3.4e12 rows at scale 0.01. Its tasks do not stop when
-    the job is cancelled (one fused loop per input batch): executor.reaper ends them."""
+    the job is cancelled (one fused loop per input batch): executor.spark.reaper ends them."""
     cross = {"cross": {"left": {"cross": {"left": read("orders", columns), "right": read("orders", columns)}},
                        "right": read("orders", columns)}}
     return _count_of(cross)
@@ -117,8 +117,8 @@ def test_an_exploding_cross_join_is_stopped_by_its_timeout(spark, tpch_dir, monk
     ends the run at once; the job's tasks, which ignore the interrupt (one fused loop per input batch
     of 15,000 x 15,000 rows), are ended by stopping the JVM after the reaper's delay (5 s here); the
     next run works on a new session."""
-    from executor import reaper
-    from executor.session import get_session
+    from executor.spark import reaper
+    from executor.spark.session import get_session
 
     monkeypatch.setattr(reaper, "REAP_AFTER_S", 5.0)
     reaped = reaper.reaped
@@ -185,7 +185,7 @@ def test_plans_never_reach_the_network(spark, tpch_dir, monkeypatch):
     doc = _filtered("nation", NATION, 0, 10)
     doc["extensionUrns"] = [{"extensionUrnAnchor": 1, "urn": "https://example.com/functions_comparison.yaml"}]
     doc["extensionUris"] = [{"extensionUriAnchor": 9, "uri": "http://192.0.2.1/functions.yaml"}]
-    from executor.executable import executability
+    from executor.translate.executable import executability
     from viz.render import to_dot
 
     model = model_of(doc)
@@ -269,7 +269,7 @@ def _json(doc: dict) -> bytes:
 def test_ten_thousand_levels_load_draw_and_are_refused_for_spark_with_a_reason(make):
     """10,000 nested relations or expressions: the model loads, derives and draws them, and Spark is
     not asked to plan them (its planner would run out of stack): the reason is given before running."""
-    from executor.executable import MAX_SPARK_EXPRESSION_DEPTH, MAX_SPARK_RELATION_DEPTH, executability
+    from executor.translate.executable import MAX_SPARK_EXPRESSION_DEPTH, MAX_SPARK_RELATION_DEPTH, executability
     from viz.model import analyze
     from viz.render import to_dot
 
@@ -317,7 +317,7 @@ def test_oversized_plans_are_refused_before_parsing(monkeypatch, tmp_path):
 def test_dangling_references_are_diagnosed_and_named_when_run(tpch_dir):
     """A function anchor that is not declared, a field past the end of the input, a missing table: the
     model marks each on its node, and the executor names it instead of running."""
-    from executor.executable import executability
+    from executor.translate.executable import executability
 
     undeclared = plan(({"filter": {"input": read("nation", NATION), "condition": call(77, field(0), i64(1))}},
                        [c for c, _ in NATION]), functions=COUNT)

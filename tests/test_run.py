@@ -17,12 +17,12 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from executor import run as run_mod
-from executor import session
-from executor.catalog import Catalog
+from executor.jobs import run as run_mod
+from executor.spark import session
+from executor.data.catalog import Catalog
 from executor.errors import ExecutionError, Refused
-from executor.rehearsal import rehearse
-from executor.run import Cancelled, TimedOut, run_node, to_csv_bytes, to_parquet_bytes
+from executor.spark.rehearsal import rehearse
+from executor.jobs.run import Cancelled, TimedOut, run_node, to_csv_bytes, to_parquet_bytes
 from tests.conftest import no_active_jobs
 from tests.plans import model_of, plan, read
 
@@ -159,7 +159,7 @@ def test_timeout_stops_the_run(spark, monkeypatch):
 
 
 def test_a_rehearsal_runs_each_node_keeps_nothing_and_keeps_to_its_budget(spark, tpch_dir, monkeypatch):
-    """executor.rehearsal.rehearse (the warm-up of an opened plan): each node run once, the failing one passed
+    """executor.spark.rehearsal.rehearse (the warm-up of an opened plan): each node run once, the failing one passed
     over, no result cached; a node still running when the budget is up is interrupted, and the rest
     are not started."""
     run_mod.clear_cache()
@@ -190,7 +190,7 @@ def test_a_rehearsal_runs_each_node_keeps_nothing_and_keeps_to_its_budget(spark,
 
 
 def test_a_rehearsal_gives_way_to_a_run_a_person_asked_for(spark, tpch_dir, monkeypatch):
-    """executor.session.in_background: the rehearsal's run under way is interrupted when a person's Run
+    """executor.spark.session.in_background: the rehearsal's run under way is interrupted when a person's Run
     starts, and no other node is rehearsed after it; a rehearsal that starts while a person's run is
     under way runs nothing. (On two cores the two shared them: the tutorial root's first Run 2.7 s.)"""
     run_mod.clear_cache()
@@ -216,7 +216,7 @@ def test_a_rehearsal_gives_way_to_a_run_a_person_asked_for(spark, tpch_dir, monk
 
 
 def test_the_warm_up_prepares_the_open_plan_before_the_common_shapes(monkeypatch):
-    """executor.session._warm: the open plan's own warm-up (its rehearsal) comes right after the JVM, and
+    """executor.spark.session._warm: the open plan's own warm-up (its rehearsal) comes right after the JVM, and
     the common shapes (for plans opened later) after it, unless a person's run has started by then (on
     a fresh JVM the shapes took 6 s, and the plan's nodes were warm that much later)."""
     done: list[str] = []
@@ -233,13 +233,13 @@ def test_the_warm_up_prepares_the_open_plan_before_the_common_shapes(monkeypatch
 
 @pytest.mark.leaves_spark_tasks
 def test_a_count_over_its_budget_stops_and_the_rows_come_back(spark, tpch_dir):
-    """A step (executor.step.run_step) onto a filter over orders x orders x nation (5.6e9 rows at
+    """A step (executor.jobs.step.run_step) onto a filter over orders x orders x nation (5.6e9 rows at
     scale 0.01): its first rows are there at once, its exact count takes many seconds (the filter is
     observed, not derived). With a 1 s count budget the rows come back with no count and a warning,
     and no job is left running. (Its tasks may run on: a cross product's inner loop does not look at
-    Spark's interrupt. In CI runs they outlived executor.reaper's delay, so this test runs last.)"""
-    from executor.profile import clear_cache as clear_profiles
-    from executor.step import run_step
+    Spark's interrupt. In CI runs they outlived executor.spark.reaper's delay, so this test runs last.)"""
+    from executor.jobs.profile import clear_cache as clear_profiles
+    from executor.jobs.step import run_step
 
     run_mod.clear_cache()
     clear_profiles()
@@ -328,7 +328,7 @@ def test_downloads(spark, tpch_dir, stand_in):
 @pytest.mark.restarts_spark
 def test_session_recovers_after_the_jvm_dies(spark):
     """The JVM killed without a word (as a crash would): the next get_session() starts a new one."""
-    from executor.session import get_session
+    from executor.spark.session import get_session
 
     assert spark.range(5).count() == 5
     jvm = spark.sparkContext._gateway.proc
@@ -374,9 +374,9 @@ def test_a_broadcast_out_of_memory_is_tried_again(spark, tpch_dir, monkeypatch):
 
 
 def test_the_driver_jvm_is_given_the_class_archive_when_there_is_one(monkeypatch, tmp_path):
-    """executor.session._java_options: the archive when its file is there, nothing when not (a JVM
+    """executor.spark.session._java_options: the archive when its file is there, nothing when not (a JVM
     whose archive is missing or unusable starts without it), and the dump option in the process
-    that builds it (executor.jvm_archive)."""
+    that builds it (executor.spark.jvm_archive)."""
     base = session.LOCAL_CONF["spark.driver.extraJavaOptions"]
     archive = tmp_path / "spark.jsa"
     monkeypatch.setattr(session, "archive_path", lambda: str(archive))
@@ -388,10 +388,10 @@ def test_the_driver_jvm_is_given_the_class_archive_when_there_is_one(monkeypatch
 
 
 def test_the_shared_session_maps_the_class_archive_make_built(spark):
-    """make's set-up builds the class archive (python -m executor.jvm_archive); the session's JVM maps
+    """make's set-up builds the class archive (python -m executor.spark.jvm_archive); the session's JVM maps
     it: HotSpot turns UseSharedSpaces off when it cannot (a corrupt archive, checked by hand)."""
     path = session.archive_path()
-    assert os.path.isfile(path), f"no class archive at {path}: make test builds it (python -m executor.jvm_archive)"
+    assert os.path.isfile(path), f"no class archive at {path}: make test builds it (python -m executor.spark.jvm_archive)"
     jvm = spark._jvm
     bean = jvm.java.lang.management.ManagementFactory.getPlatformMXBean(
         jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean"))
@@ -400,7 +400,7 @@ def test_the_shared_session_maps_the_class_archive_make_built(spark):
 
 
 def test_a_run_waits_its_turn_says_its_place_and_can_be_cancelled_in_line(spark, tpch_dir, stand_in):
-    from executor.turns import SPARK
+    from executor.spark.turns import SPARK
 
     model = model_of(plan((read("nation", NATION), [c for c, _ in NATION])))
     statuses: list[str] = []
@@ -431,8 +431,8 @@ def test_a_run_waits_its_turn_says_its_place_and_can_be_cancelled_in_line(spark,
 
 
 def test_a_plan_opened_later_is_translated_while_spark_is_idle_and_not_before(spark, tpch_dir, stand_in):
-    from executor import rehearsal
-    from executor.turns import SPARK
+    from executor.spark import rehearsal
+    from executor.spark.turns import SPARK
 
     model = model_of(plan((read("nation", NATION), [c for c, _ in NATION])))
     catalog = Catalog([tpch_dir])

@@ -291,8 +291,8 @@ def _collect_within(spark, df, what: str) -> list:
 
 @pytest.mark.parametrize("filename,root_id,sql", SPARK_CASES)
 def test_spark_rows_equal_duckdb(filename, root_id, sql, spark, tpch_dir):
-    from executor.catalog import Catalog
-    from executor.translate_rel import translate
+    from executor.data.catalog import Catalog
+    from executor.translate.rel import translate
 
     data = MANIFEST[filename]["data"]
     folder = TUTORIAL_DATA if data == "tutorial" else tpch_dir

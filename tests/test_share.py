@@ -25,7 +25,7 @@ def test_round_trip_is_content_addressed(tmp_path):
 
 
 def test_the_default_folder_is_under_the_cache():
-    from executor.data import CACHE
+    from executor.data.generate import CACHE
 
     assert share.SHARE_DIR == os.path.join(CACHE, "shared")
 

@@ -121,8 +121,8 @@ def test_the_app_shows_the_diagnostic_on_its_node():
     [("datafusion", [Decimal("0.05"), Decimal("0.07")], "decimal<30,15>"), ("some-engine", [Decimal("0.05")], "fp64")],
 )
 def test_the_run_applies_the_coercion_its_node_names(spark, producer, expected, rule):
-    from executor.catalog import Catalog
-    from executor.run import run_node
+    from executor.data.catalog import Catalog
+    from executor.jobs.run import run_node
 
     model = P.model_of(planted(producer))
     result = run_node(model, "0", catalog=Catalog([]), limit=10, timeout_s=120, explain=False)

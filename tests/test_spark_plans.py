@@ -14,8 +14,8 @@ import re
 import pytest
 
 from benchmarks import spark as bench
-from executor.catalog import Catalog
-from executor.translate_rel import translate
+from executor.data.catalog import Catalog
+from executor.translate.rel import translate
 from viz.model import analyze
 
 #: q02, q17 and q20 have correlated scalar subqueries (an aggregate per outer key); q04 and q21

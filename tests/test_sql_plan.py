@@ -12,8 +12,8 @@ import time
 import duckdb
 import pytest
 
-from executor.catalog import Catalog
-from executor.sql_plan import (
+from executor.data.catalog import Catalog
+from executor.engines.sql_plan import (
     MAX_SQL_CHARS,
     SqlError,
     SqlPlan,
@@ -93,7 +93,7 @@ def _duckdb(tables: dict[str, str]):
 
 
 def _check_runs_like_duckdb(sql: str, tables: dict[str, str], root: str, label: str) -> SqlPlan:
-    from executor.run import run_node
+    from executor.jobs.run import run_node
 
     start = time.perf_counter()
     made = sql_to_plan(sql, tables)
@@ -268,7 +268,7 @@ def test_files_outside_the_bound_tables_cannot_be_read(tmp_path, tutorial_tables
 )
 def test_datafusion_refuses_ddl_dml_and_statements_too(tmp_path, sql):
     # the second guard, behind the first-word check: DataFusion plans with DDL, DML and statements off
-    from executor.sql_plan import _context, _plan
+    from executor.engines.sql_plan import _context, _plan
 
     secret = tmp_path / "secret.csv"
     secret.write_text("password\nhunter2\n")

@@ -1,4 +1,4 @@
-"""A named table is bound only when its file serves the plan (executor.columns, Catalog.status with the
+"""A named table is bound only when its file serves the plan (executor.data.columns, Catalog.status with the
 plan's columns): the plan's base schema against the file's columns, read from its footer or header
 without Spark, and reading by position only where the count and the types allow it."""
 
@@ -14,8 +14,8 @@ import pyarrow.orc as orc
 import pyarrow.parquet as pq
 import pytest
 
-from executor.catalog import Catalog, plan_columns_by_table
-from executor.columns import Column, check_columns, file_columns, spark_columns
+from executor.data.catalog import Catalog, plan_columns_by_table
+from executor.data.columns import Column, check_columns, file_columns, spark_columns
 from executor.errors import ExecutionError
 from tests import plans as P
 

@@ -30,7 +30,7 @@ def catalog(tmp_path_factory):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from executor.catalog import Catalog
+    from executor.data.catalog import Catalog
 
     folder = tmp_path_factory.mktemp("translate-data")
     o = list(zip(*ORDER_ROWS))
@@ -43,7 +43,7 @@ def catalog(tmp_path_factory):
 
 
 def run(spark, catalog, doc: dict, node: str = "0") -> list[tuple]:
-    from executor.translate_rel import translate
+    from executor.translate.rel import translate
 
     model = model_of(doc)
     return [tuple(r) for r in translate(model, node, spark, catalog).df.collect()]
@@ -305,7 +305,7 @@ def test_cast_throw_exception_raises_on_text_that_is_no_value(spark, catalog):
 
 
 def _analyzed(spark, catalog, expression: dict) -> str:
-    from executor.translate_rel import translate
+    from executor.translate.rel import translate
 
     doc = plan(emit({"project": {"input": CUS, "expressions": [expression]}}, [2]))
     return translate(model_of(doc), "0", spark, catalog).df._jdf.queryExecution().analyzed().toString()
@@ -435,7 +435,7 @@ def test_unknown_table_names_the_table(spark, catalog):
 # ---------------------------------------------------------------------------------------------
 
 def test_executability():
-    from executor.executable import executability
+    from executor.translate.executable import executability
 
     write = {"write": {"namedTable": {"names": ["orders"]}, "tableSchema": {"names": ["x"], "struct": {"types": [typ("i64")]}},
                        "op": "WRITE_OP_INSERT", "input": vtable([1])}}
@@ -453,7 +453,7 @@ def test_executability():
 
 def test_an_error_names_the_node_it_happened_at(spark, catalog):
     from executor.errors import TableNotFound
-    from executor.translate_rel import translate
+    from executor.translate.rel import translate
     from viz.errors import PlanError
 
     missing = read("no_such_table", [("x", "i64")])
@@ -476,9 +476,9 @@ def test_the_translation_reads_the_types_the_model_derived(spark, monkeypatch):
     import glob
     import os
 
-    from executor import translate_expr
-    from executor.catalog import Catalog
-    from executor.translate_rel import translate
+    from executor.translate import expr as translate_expr
+    from executor.data.catalog import Catalog
+    from executor.translate.rel import translate
     from viz.model import analyze
 
     typed_again = []

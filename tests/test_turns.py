@@ -1,4 +1,4 @@
-"""Turns on Spark (``executor.turns``): at most the slots at once, fair between owners, a place in line,
+"""Turns on Spark (``executor.spark.turns``): at most the slots at once, fair between owners, a place in line,
 giving up when stopped; and what a process leaves behind (Spark's scratch folders, old class archives)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from executor import jvm_archive, session
-from executor.turns import Line, Stopped, in_line_text, ordinal
+from executor.spark import jvm_archive, session
+from executor.spark.turns import Line, Stopped, in_line_text, ordinal
 
 
 def _hold(line: Line, owner: str, entered: list, release: threading.Event, places: list | None = None,
@@ -67,7 +67,7 @@ def test_one_slot_serves_one_at_a_time_and_the_least_recently_served_owner_next(
 
 
 def test_work_reading_an_order_of_magnitude_less_goes_first_but_passes_a_waiting_turn_at_most_the_limit():
-    from executor.turns import size_class
+    from executor.spark.turns import size_class
 
     assert [size_class(n) for n in (0, 9, 10, 999, 1000, 2_680_229)] == [1, 1, 2, 3, 4, 7]
     line = Line(slots=1, pass_limit=3)
@@ -191,7 +191,7 @@ def test_ordinals_and_the_words_in_line():
 
 
 def test_slots_come_from_the_setting():
-    code = "from executor.turns import SLOTS; print(SLOTS)"
+    code = "from executor.spark.turns import SLOTS; print(SLOTS)"
     env = {**os.environ, "SUBSTRAIT_VIZ_RUN_SLOTS": "3"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

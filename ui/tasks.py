@@ -18,9 +18,9 @@ from typing import Any, Callable
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from executor.catalog import Catalog
+from executor.data.catalog import Catalog
 from executor.errors import ExecutionError
-from executor.turns import IN_LINE, OWNER
+from executor.spark.turns import IN_LINE, OWNER
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
 
@@ -86,7 +86,7 @@ def start(task: Task, plan: Plan, work: Callable[[Catalog], Any], what: str, thr
 
 def run_in_background(task: Task, work: Callable[[], Any], what: str, thread_name: str) -> None:
     """Run ``work()`` in a thread; its return value becomes ``task.result``, an error ``task.error``.
-    Its Spark work takes turns with other browser sessions' as this session's (``executor.turns``)."""
+    Its Spark work takes turns with other browser sessions' as this session's (``executor.spark.turns``)."""
     owner = _session_id()
 
     def run() -> None:

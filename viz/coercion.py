@@ -118,7 +118,7 @@ def _view(dialect: str, t: Type | None, user_types: Mapping[int, str]) -> _V | N
         return _V("null")
     if k == "user_defined":
         name = user_types.get(body.type_reference)
-        if name == "fp16":  # Spark reads it as its float (executor.types)
+        if name == "fp16":  # Spark reads it as its float (executor.translate.types)
             return _V("float", bits=16 if datafusion else 32)
         return _V(f"u!{name or body.type_reference}")
     return _V(k)

@@ -8,7 +8,7 @@ row), and what it would change outside the plan (a write, DDL or update: never r
 
 Each pass keeps its own rule per kind in one dispatch table (``viz.schema.DERIVE``,
 ``viz.properties.RULES``, ``viz.lineage.RULES``, ``viz.describe.DESCRIBE``,
-``executor.translate_rel.RELATIONS``); a test checks that each covers every kind of the protobuf,
+``executor.translate.rel.RELATIONS``); a test checks that each covers every kind of the protobuf,
 so a new kind is one entry here and one rule per pass.
 """
 

@@ -80,7 +80,7 @@ LINEAGE_COLOURS = {"light": ("#ece3ff", "#6a3fc9"), "dark": ("#3b2a66", "#c2a8ff
 
 @dataclass(frozen=True)
 class NodeStat:
-    """One node's measured figures, for the profile overlay (see ``executor.profile``)."""
+    """One node's measured figures, for the profile overlay (see ``executor.jobs.profile``)."""
 
     rows: int | None = None
     elapsed_s: float | None = None

@@ -2,12 +2,12 @@
 and which nodes each engine can run.
 
 - In the node's Run tab, **Run on DataFusion too** runs the node on both engines
-  (``executor.engines.compare_engines``) and shows both engines' rows, whether they are the same, and
+  (``executor.engines.cross.compare_engines``) and shows both engines' rows, whether they are the same, and
   the rows only one returns.
 - Above the graph, **Find the first disagreement** walks the plan bottom-up on both engines
-  (``executor.bisect.bisect``) and marks the nodes on the graph: the first node that differs in red
+  (``executor.engines.bisect.bisect``) and marks the nodes on the graph: the first node that differs in red
   with both engines' counts and the expression that differs, the nodes that agree with ✓.
-- **Which engines run each node** (``executor.portability``): a table, and ⊘ marks on the graph
+- **Which engines run each node** (``executor.engines.portability``): a table, and ⊘ marks on the graph
   where a gap starts, before anything runs.
 
 The long work runs in this browser session's background thread (``ui.tasks``) with progress and
@@ -19,9 +19,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from executor.bisect import Bisection, bisect
-from executor.engines import DIFFERS, SAME, EngineComparison, compare_engines
-from executor.portability import Portability, portability
+from executor.engines.bisect import Bisection, bisect
+from executor.engines.cross import DIFFERS, SAME, EngineComparison, compare_engines
+from executor.engines.portability import Portability, portability
 from ui.tasks import Task, progress_fragment, finished, show_progress, start
 from ui.state.plan_data import catalog_for
 from ui.markdown import md_escape

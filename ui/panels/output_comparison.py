@@ -1,4 +1,4 @@
-"""Compare two nodes' outputs in the app (``executor.compare.compare_outputs``): counts, schemas, rows.
+"""Compare two nodes' outputs in the app (``executor.jobs.outputs.compare_outputs``): counts, schemas, rows.
 
 ``compare_panel`` is a button plus the result; the Step page uses it to compare a node with its
 input, and the Compare-plans page for a matched pair of nodes of two plans. The comparison runs in
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from executor.compare import OutputComparison, compare_outputs
+from executor.jobs.outputs import OutputComparison, compare_outputs
 from ui.tasks import Task, progress_fragment, finished, run_in_background, show_progress
 from ui.markdown import md_escape
 from viz.model import PlanModel

@@ -1,6 +1,6 @@
 """Profile the plan from the app: every node's row count on the graph, like a query profile.
 
-The profile (``executor.profile.profile_plan``) runs in a worker thread owned by this browser
+The profile (``executor.jobs.profile.profile_plan``) runs in a worker thread owned by this browser
 session, with progress and Cancel (a fragment refreshes each second), as ``ui.panels.run_tab`` does for
 one node. When it is done, ``profile_overlay`` gives what ``viz.render.to_dot`` draws and
 ``profile_table`` lists the figures per node.
@@ -13,7 +13,7 @@ import math
 import pandas as pd
 import streamlit as st
 
-from executor.profile import Profile, profile_plan
+from executor.jobs.profile import Profile, profile_plan
 from ui.tasks import Task, progress_fragment, finished, show_progress, start
 from ui.state.plan_source import Plan
 from viz.counts import count_text, exact_text, is_abbreviated

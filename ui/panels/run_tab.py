@@ -3,7 +3,7 @@
 A run happens in a worker thread owned by this browser session, so the page never waits for Spark
 (nor for it to start) and stays responsive. It starts in the Run click's callback; that click's rerun
 waits for it a moment (``ui.tasks.finished``), and a longer run leaves a fragment that refreshes
-its progress. The results are cached per plan and node by ``executor.run``.
+its progress. The results are cached per plan and node by ``executor.jobs.run``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from executor.errors import ExecutionError
-from executor.run import explain_node, run_node, to_csv_bytes, to_parquet_bytes
+from executor.jobs.run import explain_node, run_node, to_csv_bytes, to_parquet_bytes
 from ui.tasks import Task, progress_fragment, finished, settle, show_progress, start
 from ui.state.plan_data import catalog_for
 from ui.markdown import md_escape

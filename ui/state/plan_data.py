@@ -16,8 +16,8 @@ import uuid
 
 import streamlit as st
 
-from executor.catalog import Catalog, data_roots
-from executor.data import CACHE, tpch
+from executor.data.catalog import Catalog, data_roots
+from executor.data.generate import CACHE, tpch
 from ui.state.plan_source import ROOT, SAMPLES, Plan, plan_digest
 
 TUTORIAL_DATA = os.path.join(ROOT, "sample_data", "tutorial")
@@ -72,7 +72,7 @@ def wants_tpch(plan: Plan | None) -> bool:
 
 
 def roots_for(plan: Plan | None, generate: bool, tpch_data: bool | None = None) -> list[str]:
-    """The data roots for this plan, in the resolution order of :func:`executor.catalog.data_roots`
+    """The data roots for this plan, in the resolution order of :func:`executor.data.catalog.data_roots`
     (the first root with a table wins): a sample's own tables, this session's uploads, the user's
     data folder, TPC-H when asked for, the tutorial tables last.
 
@@ -127,19 +127,19 @@ WARM_NODES = 40
 #: At most this many of the plan's reads have a row read in the background when it opens.
 WARM_READS = 12
 #: Seconds the background warm-up spends running the open plan's nodes, leaves first
-#: (``executor.rehearsal.rehearse``); the run under way when they are up is interrupted.
+#: (``executor.spark.rehearsal.rehearse``); the run under way when they are up is interrupted.
 WARM_RUN_BUDGET_S = 8.0
 
 
 def warm_spark(plan: Plan, model) -> None:
-    """Start Spark in the background (``executor.session.warm_up``), then translate the open plan's
-    nodes on it (kept by ``executor.run.translation``), read a row of each table it reads, and run the
+    """Start Spark in the background (``executor.spark.session.warm_up``), then translate the open plan's
+    nodes on it (kept by ``executor.jobs.run.translation``), read a row of each table it reads, and run the
     nodes once, leaves first, for :data:`WARM_RUN_BUDGET_S` (their rows not kept): the first run finds
     Spark started, its code paths warm and the files listed, and the page never waits."""
-    from executor.executable import executability
-    from executor.rehearsal import prepare_later, rehearse
-    from executor.run import translation
-    from executor.session import WARM_UP, is_started, warm_up, warm_up_due, warming
+    from executor.translate.executable import executability
+    from executor.spark.rehearsal import prepare_later, rehearse
+    from executor.jobs.run import translation
+    from executor.spark.session import WARM_UP, is_started, warm_up, warm_up_due, warming
 
     due = warm_up_due()
     if not due and not (WARM_UP and (is_started() or warming())):

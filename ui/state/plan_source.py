@@ -51,7 +51,7 @@ def executability_of(data: bytes) -> dict[str, tuple[bool, str | None]]:
     if isinstance(model, str):
         return {}
     try:
-        from executor.executable import executability
+        from executor.translate.executable import executability
     except ImportError:  # the executor is not installed: every node is shown as runnable
         return {}
     return {node_id: (e.ok, e.reason) for node_id, e in executability(model).items()}

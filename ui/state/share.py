@@ -16,7 +16,7 @@ import tempfile
 from collections import OrderedDict
 from urllib.parse import urlencode, urlsplit
 
-from executor.data import CACHE
+from executor.data.generate import CACHE
 
 #: Where shared plans live: ``$SUBSTRAIT_VIZ_CACHE/shared`` or ``~/.cache/substrait-viz/shared``.
 SHARE_DIR = os.path.join(CACHE, "shared")

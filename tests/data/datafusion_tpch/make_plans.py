@@ -6,7 +6,7 @@ Run from the repository root::
 
 The SQL is ``../shared/corpora/consumer-testing/testdata/integration/tpch/qNN.sql``, whose
 ``'{table}'`` placeholders become the table names registered here (TPC-H scale 0.01 parquet from
-``executor.data.tpch``, which gives DataFusion the column names and types). Each plan is made by
+``executor.data.generate.tpch``, which gives DataFusion the column names and types). Each plan is made by
 DataFusion's own producer (``datafusion.substrait.Producer``) and written as ``qNN.json``; the
 queries it cannot produce are listed in ``failures.txt`` with DataFusion's message.
 """
@@ -39,7 +39,7 @@ def main() -> int:
     from google.protobuf import json_format
     from substrait import plan_pb2
 
-    from executor.data import tpch
+    from executor.data.generate import tpch
     from viz.model import analyze
 
     data = tpch(0.01)

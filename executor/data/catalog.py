@@ -1,0 +1,661 @@
+"""Where a plan's tables come from: named tables and local files, read only under the data roots.
+
+A ``NamedTable`` resolves, case-insensitively, through
+
+1. an explicit binding ``NAME=PATH`` (the full dotted name, e.g. ``tpch.lineitem``, or its last part);
+2. a file or folder in a data root whose stem is the name: ``NAME.parquet``, ``NAME.csv``,
+   ``NAME.tsv``, ``NAME.orc``, ``NAME.arrow`` / ``.feather`` / ``.ipc``, or a folder ``NAME/``
+   (its format taken from the files inside);
+3. a table already in the Spark catalog (when ``use_spark_catalog``).
+
+A ``LocalFiles`` read takes each item's path form (``uri_path``, ``uri_path_glob``, ``uri_file``,
+``uri_folder``) and format (parquet, orc, delimited text with its options, Arrow IPC); every path
+goes through :class:`executor.data.paths.DataRoots`. The DataFrames keep the files' own column names;
+the translator selects columns by position.
+
+DataFrames are cached per (session, path, format, options), so a table used by many plans or many
+nodes is opened (and its schema inferred) once.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+from substrait import algebra_pb2
+
+from viz.fields import Field
+
+from .columns import ColumnCheck, check_bases, file_columns
+from ..errors import ExecutionError, Refused, TableNotFound, Unsupported
+from .paths import DataRoots
+
+FileOrFiles = algebra_pb2.ReadRel.LocalFiles.FileOrFiles
+
+# file suffix -> format name; the order is the preference when two files share a stem
+SUFFIX_FORMATS: dict[str, str] = {
+    ".parquet": "parquet",
+    ".orc": "orc",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".arrow": "arrow",
+    ".feather": "arrow",
+    ".ipc": "arrow",
+}
+ARROW_MAX_BYTES = 256 * 1024 * 1024  # Arrow IPC goes through the driver (pyarrow): small files only
+
+
+@dataclass(frozen=True)
+class TextOptions:
+    """Delimited-text options (the spec's ``DelimiterSeparatedTextReadOptions``), hashable for the cache."""
+
+    delimiter: str = ","
+    quote: str = '"'
+    escape: str = "\\"
+    skip_lines: int = 0
+    null_value: str | None = None  # None: nothing is null, every column is a non-null string
+    header: bool = False  # named .csv/.tsv tables: the first line holds the column names
+    infer: bool = False  # named .csv/.tsv tables: infer column types (LocalFiles text: all strings)
+
+
+NAMED_CSV = TextOptions(header=True, null_value="", infer=True)
+NAMED_TSV = TextOptions(delimiter="\t", header=True, null_value="", infer=True)
+
+
+@dataclass
+class TableStatus:
+    """How one table a plan names is bound, for the app's tables page."""
+
+    names: list[str]
+    bound: bool
+    how: str  # "binding", "data root", "spark catalog", "not bound", "refused"; ", by position" when read so
+    path: str | None
+    format: str | None
+    message: str
+    #: the plan's columns against the table's, when they were asked for and the table is a file
+    check: ColumnCheck | None = None
+
+    @property
+    def name(self) -> str:
+        return ".".join(self.names)
+
+
+@dataclass(frozen=True)
+class _Source:
+    path: str  # real path (file or folder)
+    format: str  # parquet / orc / csv / tsv / text / arrow
+    how: str
+
+
+def data_roots(
+    own: Sequence[str] = (), user: Sequence[str] = (), generated: Sequence[str] = (), fallback: Sequence[str] = ()
+) -> list[str]:
+    """The data roots in resolution order, one policy for the app and the command line. A binding
+    comes before every root; then the first root holding a table wins:
+
+    1. ``own``: the data a plan is written against (a sample plan's tables);
+    2. ``user``: the person's folders, in their order (uploads, ``--data-dir``, ``$SUBSTRAIT_VIZ_DATA``,
+       a ``--table`` file);
+    3. ``generated``: generated data asked for (TPC-H), so it never shadows the person's own files;
+    4. ``fallback``: data offered to every plan (the tutorial tables), last, so its small ``orders``
+       never shadows another ``orders``.
+
+    A root given twice keeps its first place."""
+    out: list[str] = []
+    for root in (*own, *user, *generated, *fallback):
+        if root not in out:
+            out.append(root)
+    return out
+
+
+class Catalog:
+    """Resolves a plan's tables to Spark DataFrames, reading only under ``data_roots``."""
+
+    def __init__(
+        self,
+        data_roots: Sequence[str] = (),
+        bindings: Mapping[str, str] | None = None,
+        use_spark_catalog: bool = True,
+        by_position: Sequence[str] = (),
+        by_position_how: str = "",
+        bind_how: str = "Bind it with NAME=PATH",
+    ) -> None:
+        self.roots = DataRoots(data_roots)
+        #: where a person chooses to read a table by position, the end of a refusal's sentence with
+        #: ``{name}`` for the table (the command line names its option, the app its Tables page)
+        self.by_position_how = by_position_how
+        #: how a person binds a table, the last sentence of a "not bound" message
+        self.bind_how = bind_how
+        self.use_spark_catalog = use_spark_catalog
+        #: tables whose columns are read by position when their names are not the plan's (a person's
+        #: explicit choice; otherwise such a table is refused)
+        self.by_position = frozenset(n.strip().lower() for n in by_position if n.strip())
+        self._bindings: dict[str, _Source] = {}
+        self._cache: dict[tuple, object] = {}
+        self._cache_session: object | None = None
+        self._lock = threading.Lock()
+        for name, path in (bindings or {}).items():
+            self.bind(name, path)
+
+    # ---- configuration ------------------------------------------------------------------
+
+    def bind(self, name: str, path: str) -> None:
+        """Bind table ``name`` to a file or folder; the path must be under a data root."""
+        if not name.strip():
+            raise Refused("a table binding needs a name (NAME=PATH)")
+        real = self.roots.resolve(path)
+        if not os.path.exists(real):
+            raise TableNotFound(f"table `{name}` is bound to {path!r}, which does not exist")
+        self._bindings[name.strip().lower()] = _Source(real, _format_of(real), "binding")
+
+    @property
+    def bindings(self) -> dict[str, str]:
+        return {name: src.path for name, src in self._bindings.items()}
+
+    def fingerprint(self) -> tuple:
+        """What the catalog resolves names with; part of the run cache's key."""
+        return (tuple(self.roots.roots), tuple(sorted(self.bindings.items())), self.use_spark_catalog,
+                tuple(sorted(self.by_position)))
+
+    def reads_by_position(self, names: Sequence[str]) -> bool:
+        """Whether the person chose to read table ``names`` by position (its dotted name or last part)."""
+        return bool({".".join(names).lower(), names[-1].lower() if names else ""} & self.by_position)
+
+    def where(self, names: Sequence[str]) -> str:
+        """Where table ``names`` comes from, for a message ("parquet at /data/customer.parquet")."""
+        [status] = self.status([list(names)])
+        return status.message
+
+    def size(self, names: Sequence[str]) -> int | None:
+        """Bytes of the file or folder table ``names`` is found at, or None when it is not found here
+        (a Spark catalog's table, a missing one)."""
+        src = self._find(names)
+        if src is None:
+            return None
+        if os.path.isfile(src.path):
+            return os.path.getsize(src.path)
+        return sum(os.path.getsize(os.path.join(folder, f)) for folder, _, files in os.walk(src.path) for f in files)
+
+    # ---- named tables -------------------------------------------------------------------
+
+    def named_table(self, spark, names: Sequence[str]):
+        """The DataFrame for a ``NamedTable``'s names. Raises ``TableNotFound``."""
+        src = self._find(names)
+        if src is not None:
+            return self._read(spark, src.path, src.format, _named_options(src.format))
+        if self.use_spark_catalog:
+            qualified = ".".join(names)
+            if _spark_has_table(spark, qualified):
+                return self._cached(spark, ("catalog", qualified.lower()), lambda: spark.table(qualified))
+        raise TableNotFound(self._not_found_message(names))
+
+    def _find(self, names: Sequence[str]) -> _Source | None:
+        keys = _keys(names)
+        for key in keys:
+            if key in self._bindings:
+                return self._bindings[key]
+        for key in keys:
+            src = self._in_roots(key)
+            if src is not None:
+                return src
+        return None
+
+    def _in_roots(self, stem: str) -> _Source | None:
+        for root in self.roots.roots:
+            if not os.path.isdir(root):
+                continue
+            found = _stem_in_folder(root, stem)
+            if found is not None:
+                real = self.roots.resolve(found)  # refuses a link named like the table that leads outside
+                return _Source(real, _format_of(real), "data root")
+        return None
+
+    def _not_found_message(self, names: Sequence[str]) -> str:
+        name = ".".join(names)
+        bound = ", ".join(sorted(self._bindings)) or "none"
+        in_roots = ", ".join(sorted(self.available_in_roots())) or "none"
+        roots = ", ".join(self.roots.roots) or "none"
+        where = " or in the Spark catalog" if self.use_spark_catalog else ""
+        return (
+            f"table `{name}` is not bound: no binding, no file named {names[-1] if names else name}.parquet"
+            f" (.csv, .orc, .arrow or a folder) in the data roots{where}. Bound tables: {bound}; "
+            f"tables in the data roots ({roots}): {in_roots}. {self.bind_how}"
+        )
+
+    def available_in_roots(self) -> list[str]:
+        """The table names the data roots offer (file stems with a known suffix, and folders)."""
+        out: set[str] = set()
+        for root in self.roots.roots:
+            if not os.path.isdir(root):
+                continue
+            for entry in os.listdir(root):
+                stem, suffix = os.path.splitext(entry)
+                if suffix.lower() in SUFFIX_FORMATS or (
+                    os.path.isdir(os.path.join(root, entry)) and not entry.startswith((".", "_"))
+                ):
+                    out.add(stem.lower() if suffix.lower() in SUFFIX_FORMATS else entry.lower())
+        return sorted(out)
+
+    def data_files(self) -> list[str]:
+        """The data files directly in the folder roots (a known suffix), sorted: what a table can be bound to."""
+        return sorted(
+            os.path.join(root, entry)
+            for root in self.roots.roots if os.path.isdir(root)
+            for entry in os.listdir(root) if os.path.splitext(entry)[1].lower() in SUFFIX_FORMATS
+        )
+
+    def status(
+        self, table_names: Sequence[Sequence[str]], columns: Mapping[str, Sequence[Sequence[Field]]] | None = None
+    ) -> list[TableStatus]:
+        """For each table a plan names, whether and how it is bound. Never starts Spark.
+
+        ``columns``: the base schemas the plan reads each table with (by dotted name, as
+        :func:`plan_columns_by_table` gives them). A file is then bound only when it serves every one
+        of them (:func:`executor.data.columns.check_bases`), or, chosen for it, by position; its columns
+        come from the file's footer or header, not from Spark."""
+        out = []
+        for names in table_names:
+            names = list(names)
+            try:
+                src = self._find(names)
+            except ExecutionError as exc:  # e.g. a file named like the table links outside the roots
+                out.append(TableStatus(names, False, "refused", None, None, str(exc)))
+                continue
+            if src is not None:
+                bases = (columns or {}).get(".".join(names))
+                if bases:
+                    out.append(self._checked(names, src, bases))
+                else:
+                    out.append(
+                        TableStatus(names, True, src.how, src.path, src.format, f"{src.format} at {src.path}")
+                    )
+                continue
+            if self.use_spark_catalog and _started_session_has_table(".".join(names)):
+                out.append(TableStatus(names, True, "spark catalog", None, None, "a table in the Spark catalog"))
+                continue
+            out.append(TableStatus(names, False, "not bound", None, None, self._not_found_message(names)))
+        return out
+
+    def check_file(self, path: str, bases: Sequence[Sequence[Field]]) -> ColumnCheck:
+        """How the file or folder at ``path`` (under the data roots) serves the plan's base schemas for a
+        table: the first check that fails, else the first. Raises ``ExecutionError`` when it cannot be read."""
+        real = self.roots.resolve(path)
+        return check_bases(file_columns(real, _format_of(real)), bases)[0]
+
+    def _checked(self, names: list[str], src: _Source, bases: Sequence[Sequence[Field]]) -> TableStatus:
+        where = f"{src.format} at {src.path}"
+        try:
+            have = file_columns(src.path, src.format)
+        except ExecutionError as exc:
+            return TableStatus(names, False, "unreadable", src.path, src.format, str(exc))
+        check, checks = check_bases(have, bases)
+        if check.ok:
+            return TableStatus(names, True, src.how, src.path, src.format, where, check)
+        if self.reads_by_position(names) and all(c.by_position for c in checks):
+            return TableStatus(names, True, f"{src.how}, by position", src.path, src.format, where, check)
+        return TableStatus(names, False, "columns differ", src.path, src.format, f"{where} {check.problem()}", check)
+
+    # ---- local files --------------------------------------------------------------------
+
+    def local_files(self, spark, local_files: algebra_pb2.ReadRel.LocalFiles):
+        """One DataFrame over every item of a ``LocalFiles`` read (items unioned by position)."""
+        if not local_files.items:
+            raise Unsupported("this LocalFiles read lists no files")
+        frames = [self._item(spark, item, i) for i, item in enumerate(local_files.items)]
+        df = frames[0]
+        for other in frames[1:]:
+            if len(other.columns) != len(df.columns):
+                raise Unsupported(
+                    f"the LocalFiles items have different numbers of columns ({len(df.columns)} and "
+                    f"{len(other.columns)}); they cannot form one table"
+                )
+            df = df.union(other)
+        return df
+
+    def _item(self, spark, item: FileOrFiles, index: int):
+        kind = item.WhichOneof("path_type")
+        if kind is None:
+            raise Unsupported(f"LocalFiles item {index} has no path (uri_path, uri_path_glob, uri_file or uri_folder)")
+        uri = getattr(item, kind)
+        paths = _PATH_FORMS[kind](self.roots, uri)
+        if not paths:
+            raise TableNotFound(f"LocalFiles item {index}: {uri!r} matches no file")
+        fmt_kind = item.WhichOneof("file_format")
+        if fmt_kind is None:
+            fmt, options = _format_of(paths[0]), None
+        else:
+            fmt, options = _ITEM_FORMATS.get(fmt_kind, _unsupported_format)(item, fmt_kind)
+        _check_slice(item, paths, index)
+        return self._read(spark, paths if len(paths) > 1 else paths[0], fmt, options)
+
+    # ---- reading ------------------------------------------------------------------------
+
+    def _read(self, spark, path: str | list[str], fmt: str, options: TextOptions | None):
+        key = (fmt, tuple(path) if isinstance(path, list) else path, options)
+        reader = _READERS.get(fmt)
+        if reader is None:
+            raise Unsupported(f"cannot read {path!r}: format `{fmt}` is not supported (parquet, orc, csv, arrow are)")
+        return self._cached(spark, key, lambda: reader(spark, path if isinstance(path, list) else [path], options))
+
+    def _cached(self, spark, key: tuple, make: Callable[[], object]):
+        with self._lock:
+            if self._cache_session is not spark:  # DataFrames belong to one session
+                self._cache.clear()
+                self._cache_session = spark
+            if key not in self._cache:
+                self._cache[key] = make()
+            return self._cache[key]
+
+    def cached(self, spark, key: tuple, make: Callable[[], object]):
+        """A value derived from this catalog's tables (e.g. a table's columns conformed to a plan's
+        schema), made once per session and key, and dropped with the tables' DataFrames."""
+        return self._cached(spark, ("derived", *key), make)
+
+    def clear_cache(self) -> None:
+        with self._lock:
+            self._cache.clear()
+
+
+def plan_columns_by_table(model) -> dict[str, list[list[Field]]]:
+    """The distinct base schemas each named table is read with (by dotted name), for ``Catalog.status``."""
+    from viz.fields import named_struct_fields
+
+    out: dict[str, list[list[Field]]] = {}
+    for view in model.nodes():
+        body = view.node.body
+        if view.kind != "read" or not body.HasField("named_table") or not body.HasField("base_schema"):
+            continue
+        base = named_struct_fields(body.base_schema)
+        if not base:
+            continue
+        seen = out.setdefault(".".join(body.named_table.names), [])
+        if base not in seen:
+            seen.append(base)
+    return out
+
+
+def named_tables(model) -> list[list[str]]:
+    """The distinct ``NamedTable`` names a plan reads, in node order (for ``Catalog.status``)."""
+    seen: dict[tuple[str, ...], None] = {}
+    for view in model.nodes():
+        if view.kind == "read" and view.node.body.HasField("named_table"):
+            seen.setdefault(tuple(view.node.body.named_table.names), None)
+    return [list(names) for names in seen]
+
+
+# ---- name resolution helpers --------------------------------------------------------------
+
+
+def _keys(names: Sequence[str]) -> list[str]:
+    """Lookup keys for a table name, most specific first: ``tpch.lineitem``, then ``lineitem``."""
+    names = [n for n in names if n]
+    if not names:
+        return []
+    full = ".".join(names).lower()
+    last = names[-1].lower()
+    return [full] if full == last else [full, last]
+
+
+def _stem_in_folder(folder: str, stem: str) -> str | None:
+    by_suffix: dict[str, str] = {}
+    folder_match = None
+    for entry in os.listdir(folder):
+        base, suffix = os.path.splitext(entry)
+        full = os.path.join(folder, entry)
+        if suffix.lower() in SUFFIX_FORMATS and base.lower() == stem:
+            by_suffix.setdefault(suffix.lower(), full)
+        elif entry.lower() == stem and os.path.isdir(full):
+            folder_match = full
+    for suffix in SUFFIX_FORMATS:
+        if suffix in by_suffix:
+            return by_suffix[suffix]
+    return folder_match
+
+
+def _format_of(path: str) -> str:
+    """A file's format from its suffix; a folder's from the first data file inside it."""
+    if os.path.isdir(path):
+        for dirpath, dirnames, filenames in os.walk(path):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "_")))
+            for f in sorted(filenames):
+                if f.startswith((".", "_")):
+                    continue
+                fmt = SUFFIX_FORMATS.get(os.path.splitext(f)[1].lower())
+                if fmt:
+                    return fmt
+        raise Unsupported(f"folder {path!r} holds no .parquet, .orc, .csv or .arrow files")
+    fmt = SUFFIX_FORMATS.get(os.path.splitext(path)[1].lower())
+    if fmt is None:
+        raise Unsupported(
+            f"cannot tell the format of {path!r} from its name; known suffixes: {', '.join(SUFFIX_FORMATS)}"
+        )
+    return fmt
+
+
+def _named_options(fmt: str) -> TextOptions | None:
+    return {"csv": NAMED_CSV, "tsv": NAMED_TSV}.get(fmt)
+
+
+def _spark_has_table(spark, qualified: str) -> bool:
+    try:
+        return bool(spark.catalog.tableExists(qualified))
+    except Exception:  # an unparsable name or a catalog that cannot answer: not there
+        return False
+
+
+def _started_session_has_table(qualified: str) -> bool:
+    from ..spark.session import peek_session
+
+    spark = peek_session()
+    return spark is not None and _spark_has_table(spark, qualified)
+
+
+# ---- LocalFiles items ---------------------------------------------------------------------
+
+
+def _path_single(roots: DataRoots, uri: str) -> list[str]:
+    real = roots.resolve(uri)
+    if not os.path.exists(real):
+        raise TableNotFound(f"{uri!r} does not exist")
+    return [real]
+
+
+def _path_file(roots: DataRoots, uri: str) -> list[str]:
+    real = _path_single(roots, uri)[0]
+    if not os.path.isfile(real):
+        raise Unsupported(f"uri_file {uri!r} is not a file")
+    return [real]
+
+
+def _path_folder(roots: DataRoots, uri: str) -> list[str]:
+    real = _path_single(roots, uri)[0]
+    if not os.path.isdir(real):
+        raise Unsupported(f"uri_folder {uri!r} is not a folder")
+    return [real]
+
+
+_PATH_FORMS: dict[str, Callable[[DataRoots, str], list[str]]] = {
+    "uri_path": _path_single,
+    "uri_file": _path_file,
+    "uri_folder": _path_folder,
+    "uri_path_glob": lambda roots, uri: roots.expand_glob(uri),
+}
+
+
+def _text_options(item: FileOrFiles, _kind: str) -> tuple[str, TextOptions]:
+    t = item.text  # max_line_size is a limit well-formed files respect: nothing to do
+    return "text", TextOptions(
+        delimiter=t.field_delimiter or ",",
+        quote=t.quote or '"',
+        escape=t.escape or "\\",
+        skip_lines=int(t.header_lines_to_skip),
+        null_value=t.value_treated_as_null if t.HasField("value_treated_as_null") else None,
+    )
+
+
+def _unsupported_format(item: FileOrFiles, kind: str) -> tuple[str, None]:
+    raise Unsupported(f"LocalFiles format `{kind}` is not supported (parquet, orc, text and arrow are)")
+
+
+_ITEM_FORMATS: dict[str, Callable[[FileOrFiles, str], tuple[str, TextOptions | None]]] = {
+    "parquet": lambda item, kind: ("parquet", None),
+    "orc": lambda item, kind: ("orc", None),
+    "arrow": lambda item, kind: ("arrow", None),
+    "text": _text_options,
+}
+
+
+def _check_slice(item: FileOrFiles, paths: list[str], index: int) -> None:
+    """``start``/``length`` that select the whole file are fine; partial reads are not supported."""
+    if not item.start and not item.length:
+        return
+    if len(paths) == 1 and os.path.isfile(paths[0]):
+        size = os.path.getsize(paths[0])
+        if item.start == 0 and item.length >= size:
+            return
+    raise Unsupported(
+        f"LocalFiles item {index} reads bytes {item.start}..{item.start + item.length} of its file: "
+        "partial (sliced) reads are not supported"
+    )
+
+
+# ---- readers (format -> DataFrame) --------------------------------------------------------
+
+
+def _read_parquet(spark, paths: list[str], _options):
+    return spark.read.parquet(*paths)
+
+
+def _read_orc(spark, paths: list[str], _options):
+    return spark.read.orc(*paths)
+
+
+def _read_text(spark, paths: list[str], options: TextOptions | None):
+    """Delimited text. LocalFiles text gives every column as a string (the spec's effective
+    schema; the translator casts to the base schema); named .csv tables infer their types.
+
+    Spark's CSV reader turns an unquoted empty field into null whatever ``nullValue`` is, so with
+    no ``value_treated_as_null`` the nulls are filled back with empty strings (nothing is null),
+    and with a non-empty one an unquoted empty field reads as null too (a known gap).
+    """
+    o = options or TextOptions()
+    if o.skip_lines > 1 or (o.skip_lines == 1 and o.header):
+        return _read_text_pyarrow(spark, paths, o)
+    reader = (
+        spark.read.option("sep", o.delimiter)
+        .option("quote", o.quote)
+        .option("escape", o.escape)
+        .option("header", "true" if (o.header or o.skip_lines == 1) else "false")
+        .option("inferSchema", "true" if o.infer else "false")
+        .option("mode", "PERMISSIVE")
+        .option("nullValue", o.null_value if o.null_value is not None else "")
+    )
+    df = reader.csv(paths)
+    if o.null_value is None:
+        df = df.na.fill("")
+    return df
+
+
+def _read_text_pyarrow(spark, paths: list[str], o: TextOptions):
+    """Several header lines to skip (Spark skips at most one): small files through pyarrow."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    if len(o.delimiter) != 1:
+        raise Unsupported(
+            f"skipping {o.skip_lines} header lines with the multi-character delimiter {o.delimiter!r} is not supported"
+        )
+    files = _expand_folders(paths, None)
+    _check_small(files, "skipping several header lines")
+    tables = []
+    for f in files:
+        read = pcsv.ReadOptions(skip_rows=o.skip_lines, autogenerate_column_names=True)
+        parse = pcsv.ParseOptions(delimiter=o.delimiter, quote_char=o.quote or False, escape_char=o.escape or False)
+        convert = pcsv.ConvertOptions(
+            check_utf8=False,
+            strings_can_be_null=o.null_value is not None,
+            null_values=[o.null_value] if o.null_value is not None else [],
+            quoted_strings_can_be_null=False,
+        )
+        table = pcsv.read_csv(f, read_options=read, parse_options=parse, convert_options=convert)
+        tables.append(table.cast(pa.schema([pa.field(n, pa.string()) for n in table.column_names])))
+    return spark.createDataFrame(_concat(tables).to_pandas())
+
+
+def _read_arrow(spark, paths: list[str], _options):
+    """Arrow IPC (file or stream format, also Feather v2): Spark has no reader, so pyarrow reads it."""
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
+    files = _expand_folders(paths, (".arrow", ".feather", ".ipc"))
+    _check_small(files, "Arrow IPC files are read on the driver")
+    tables = []
+    for f in files:
+        try:
+            with pa.memory_map(f) as source:
+                tables.append(ipc.open_file(source).read_all())
+        except pa.ArrowInvalid:
+            with pa.memory_map(f) as source:
+                tables.append(ipc.open_stream(source).read_all())
+    table = _concat(tables)
+    if table.num_rows == 0:
+        from pyspark.sql.pandas.types import from_arrow_schema
+
+        return spark.createDataFrame([], from_arrow_schema(table.schema))
+    return spark.createDataFrame(table)
+
+
+def _concat(tables):
+    import pyarrow as pa
+
+    if len(tables) == 1:
+        return tables[0]
+    first = tables[0].column_names
+    return pa.concat_tables([t.rename_columns(first) for t in tables])
+
+
+def _has_folder(paths: list[str]) -> bool:
+    return any(os.path.isdir(p) for p in paths)
+
+
+def _expand_folders(paths: list[str], suffixes: tuple[str, ...] | None) -> list[str]:
+    """Files of the given paths, folders replaced by their (non-hidden) files, sorted."""
+    out = []
+    for p in paths:
+        if not os.path.isdir(p):
+            out.append(p)
+            continue
+        for dirpath, dirnames, filenames in os.walk(p):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "_")))
+            for f in sorted(filenames):
+                if f.startswith((".", "_")):
+                    continue
+                if suffixes is None or os.path.splitext(f)[1].lower() in suffixes:
+                    out.append(os.path.join(dirpath, f))
+    if not out:
+        raise TableNotFound(f"no data files in {', '.join(paths)}")
+    return out
+
+
+def _check_small(files: list[str], why: str) -> None:
+    total = sum(os.path.getsize(f) for f in files)
+    if total > ARROW_MAX_BYTES:
+        raise Unsupported(
+            f"{why}, which is allowed up to {ARROW_MAX_BYTES // (1024 * 1024)} MB; these files hold "
+            f"{total / (1024 * 1024):.0f} MB (convert them to parquet)"
+        )
+
+
+_READERS: dict[str, Callable] = {
+    "parquet": _read_parquet,
+    "orc": _read_orc,
+    "csv": _read_text,
+    "tsv": _read_text,
+    "text": _read_text,
+    "arrow": _read_arrow,
+}
+
+
+__all__ = ["Catalog", "TableStatus", "TextOptions", "SUFFIX_FORMATS", "named_tables", "plan_columns_by_table"]

@@ -1,0 +1,211 @@
+"""Whether a table's columns serve a read: the plan's base schema against the table's columns.
+
+One rule for the run (a Spark DataFrame's schema, :mod:`executor.translate.rel`) and for the app's
+Tables page (a file's schema read from its footer or header with pyarrow, before Spark is started):
+every column the plan names must be a column of the table (case-insensitive) of the same type family
+(numbers go with numbers). Reading by position instead takes the table's first columns under the
+plan's names, which serves only when there are enough of them and their families fit in order.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from pyspark.sql import types as S
+
+from viz.fields import Field
+
+from ..errors import ExecutionError, Unsupported
+
+_SPARK_FAMILIES = {
+    S.ByteType: "int", S.ShortType: "int", S.IntegerType: "int", S.LongType: "int",
+    S.FloatType: "num", S.DoubleType: "num", S.DecimalType: "num",
+    S.StringType: "str", S.VarcharType: "str", S.CharType: "str",
+    S.DateType: "time", S.TimestampType: "time", S.TimestampNTZType: "time",
+    S.BooleanType: "bool", S.BinaryType: "bin",
+}
+
+
+def spark_family(t: S.DataType) -> str | None:
+    """The family of a Spark type (int, num, str, time, bool, bin), or None for the others (nested...)."""
+    return _SPARK_FAMILIES.get(type(t))
+
+
+def families_fit(have: str | None, want: str | None) -> bool:
+    """Whether a column of family ``have`` may serve (be cast to) ``want``; an unknown family is not checked."""
+    if have is None or want is None:
+        return True
+    return have == want or {have, want} <= {"int", "num"}
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column as the check sees it: its name, its type as Spark writes it, and its family."""
+
+    name: str
+    type: str | None  # None: not known (a plan that names its columns without types)
+    family: str | None
+
+    def shown(self) -> str:
+        return f"{self.name} {self.type}" if self.type else self.name
+
+
+def spark_columns(schema: S.StructType) -> list[Column]:
+    return [Column(f.name, f.dataType.simpleString(), spark_family(f.dataType)) for f in schema.fields]
+
+
+def plan_columns(base: Sequence[Field]) -> list[Column]:
+    """A read's base schema as columns; a type Spark has no form for is left unchecked."""
+    from ..translate.types import spark_type_or_none
+
+    out = []
+    for f in base:
+        spark_type = spark_type_or_none(f.type)
+        out.append(Column(f.name, spark_type.simpleString() if spark_type is not None else None,
+                          spark_family(spark_type) if spark_type is not None else None))
+    return out
+
+
+def arrow_columns(schema) -> list[Column]:
+    """A pyarrow schema as columns, with the types Spark gives such columns when it reads the file."""
+    return [Column(f.name, *_arrow_type(f.type)) for f in schema]
+
+
+def _arrow_type(t) -> tuple[str, str | None]:
+    import pyarrow.types as pt
+
+    ints = {8: "tinyint", 16: "smallint", 32: "int", 64: "bigint"}
+    if pt.is_integer(t):
+        return ints.get(t.bit_width, "bigint"), "int"
+    if pt.is_floating(t):
+        return ("float" if t.bit_width == 32 else "double"), "num"
+    if pt.is_decimal(t):
+        return f"decimal({t.precision},{t.scale})", "num"
+    if pt.is_string(t) or pt.is_large_string(t) or _is(pt, "is_string_view", t):
+        return "string", "str"
+    if pt.is_date(t):
+        return "date", "time"
+    if pt.is_timestamp(t):
+        return ("timestamp" if t.tz else "timestamp_ntz"), "time"
+    if pt.is_boolean(t):
+        return "boolean", "bool"
+    if pt.is_binary(t) or pt.is_large_binary(t) or pt.is_fixed_size_binary(t) or _is(pt, "is_binary_view", t):
+        return "binary", "bin"
+    if pt.is_dictionary(t):
+        return _arrow_type(t.value_type)
+    try:  # nested and other types: not checked, named as Spark names them
+        from pyspark.sql.pandas.types import from_arrow_type
+
+        return from_arrow_type(t).simpleString(), None
+    except Exception:  # noqa: BLE001 - a type Spark has no form for: pyarrow's name
+        return str(t), None
+
+
+def _is(pt, predicate: str, t) -> bool:
+    check = getattr(pt, predicate, None)  # string and binary views are newer than some pyarrow releases
+    return bool(check and check(t))
+
+
+@dataclass
+class ColumnCheck:
+    """The plan's columns against a table's: what is missing, which types differ, and whether reading
+    the table by position would serve instead."""
+
+    plan: list[Column]
+    table: list[Column]
+    missing: list[str] = field(default_factory=list)  # the plan's columns the table lacks
+    clashes: list[str] = field(default_factory=list)  # "x is int in the table, string in the plan"
+    position_clashes: list[str] = field(default_factory=list)  # the same, column by column in order
+
+    @property
+    def ok(self) -> bool:
+        return not self.missing and not self.clashes
+
+    @property
+    def by_position(self) -> bool:
+        """Whether the table's first columns, in order, can stand for the plan's (count and families)."""
+        return len(self.table) >= len(self.plan) and not self.position_clashes
+
+    def problem(self) -> str:
+        """What is wrong, as the end of a sentence that begins with the table ("… lacks 2 of …")."""
+        if self.missing:
+            shown = ", ".join(self.missing[:8]) + (", …" if len(self.missing) > 8 else "")
+            return f"lacks {len(self.missing)} of the plan's {len(self.plan)} columns ({shown})"
+        if self.clashes:
+            return "has the plan's columns with other types: " + "; ".join(self.clashes)
+        return "has the plan's columns"
+
+    def why_not_by_position(self) -> str:
+        """Why reading by position would not serve either ("" when it would)."""
+        if len(self.table) < len(self.plan):
+            return f"it has {len(self.table)} columns where the plan reads {len(self.plan)}"
+        if self.position_clashes:
+            return "in order, " + "; ".join(self.position_clashes[:3]) + ("; …" if len(self.position_clashes) > 3 else "")
+        return ""
+
+
+def check_columns(table: Sequence[Column], plan: Sequence[Column]) -> ColumnCheck:
+    by_name = {c.name.lower(): c for c in table}
+    out = ColumnCheck(list(plan), list(table))
+    for want in plan:
+        have = by_name.get(want.name.lower())
+        if have is None:
+            out.missing.append(want.name)
+        elif not families_fit(have.family, want.family):
+            out.clashes.append(f"{want.name} is {have.type} in the table, {want.type} in the plan")
+    for have, want in zip(table, plan):
+        if not families_fit(have.family, want.family):
+            out.position_clashes.append(f"{have.name} is {have.type} where the plan reads {want.name} {want.type}")
+    return out
+
+
+def check_bases(table: Sequence[Column], bases: Sequence[Sequence[Field]]) -> tuple[ColumnCheck, list[ColumnCheck]]:
+    """A table's columns checked against each base schema a plan reads it with: the check to show (the
+    first that fails, else the first) and all of them."""
+    checks = [check_columns(table, plan_columns(base)) for base in bases] or [check_columns(table, [])]
+    return next((c for c in checks if not c.ok), checks[0]), checks
+
+
+# ---- a file's columns without Spark --------------------------------------------------------------
+
+
+def file_columns(path: str, fmt: str) -> list[Column]:
+    """The columns Spark would read from a named table's file or folder, from the parquet or ORC footer,
+    the Arrow schema or the CSV header and first rows (pyarrow; Spark is not started). Raises
+    ``ExecutionError`` when the file cannot be read."""
+    try:
+        stamp = os.stat(path).st_mtime_ns
+    except OSError as exc:
+        raise ExecutionError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+    return list(_file_columns(path, fmt, stamp))
+
+
+@functools.lru_cache(maxsize=512)
+def _file_columns(path: str, fmt: str, _stamp: int) -> tuple[Column, ...]:
+    import pyarrow.csv as pcsv
+    import pyarrow.dataset as ds
+
+    formats = {
+        "parquet": "parquet", "orc": "orc", "arrow": "ipc",
+        "csv": ds.CsvFileFormat(),
+        "tsv": ds.CsvFileFormat(parse_options=pcsv.ParseOptions(delimiter="\t")),
+    }
+    if fmt not in formats:
+        raise Unsupported(f"cannot read the columns of {path!r}: format `{fmt}` (parquet, orc, csv, arrow are read)")
+    try:
+        schema = ds.dataset(path, format=formats[fmt], partitioning="hive").schema
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises several kinds; its message is the reason
+        if fmt == "arrow":  # an Arrow stream (not the file format) has its schema first
+            try:
+                import pyarrow.ipc as ipc
+
+                with open(path, "rb") as fh:
+                    schema = ipc.open_stream(fh).schema
+                return tuple(arrow_columns(schema))
+            except Exception:  # noqa: BLE001 - the first reason is the one to give
+                pass
+        raise ExecutionError(f"cannot read the columns of {path!r}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+    return tuple(arrow_columns(schema))

@@ -1,0 +1,461 @@
+"""Run a node's subtree on DataFusion, the second engine: its Substrait consumer on the same files.
+
+``DataFusionRunner(model, catalog)`` holds one DataFusion ``SessionContext`` for a plan. For a node it
+builds a Substrait plan whose root is that node (the node's relation under a ``RelRoot`` named with
+the model's output names, the plan's extensions and version kept), registers the tables the subtree
+reads (each resolved by the same :class:`executor.data.catalog.Catalog` the Spark side uses, so both
+engines read the same file), and hands the plan to ``datafusion.substrait.Consumer``. Then:
+
+- :meth:`DataFusionRunner.check`: plans it (logical and physical plan, nothing read) and says why
+  DataFusion cannot run it, or None: what the portability view asks;
+- :meth:`DataFusionRunner.run`: its first ``limit`` rows as a pyarrow Table, and whether there are more.
+
+Named tables are registered under a plain name of our own and the sub-plan's ``NamedTable`` names
+rewritten to it, so dotted names (``tpch.lineitem``) need no DataFusion catalog or schema. A table
+that is not bound to a file is registered, for :meth:`check` only, as an empty table with the plan's
+base schema (DataFusion's consumer wants a table to plan against; nothing is read). ``LocalFiles``
+reads are not given to DataFusion (their paths are checked against the data roots for Spark only),
+nor are ``ReferenceRel`` subtrees (DataFusion's consumer reads one plan relation).
+
+A read's ``filter`` is also applied in a ``FilterRel`` above the read (:func:`filters_above_reads`):
+the spec says the filter must be applied, and DataFusion 55's consumer takes it as a scan hint only
+(TPC-H q02's ``part`` read with ``p_size = 15 AND p_type LIKE '%BRASS'`` gave all 2,000 rows at scale
+0.01, not 4). DataFusion's own producer writes such filters twice, in the read and in a FilterRel
+above it, so whole plans agree; a read run alone did not.
+
+Nothing outside the data roots is read: DataFusion reads only the files the catalog resolved.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass
+
+from substrait import algebra_pb2, plan_pb2
+
+from viz.fields import dfs_names
+from viz.types import is_nullable
+from viz.kinds import KINDS
+
+from ..errors import ExecutionError, Unsupported
+
+ENGINE = "DataFusion"
+_DUMP = re.compile(r"(\w+)\((\w+) \{.*$")
+_NAME = re.compile(r"[^a-z0-9_]")
+REFUSED_KINDS = {k: v.changes for k, v in KINDS.items() if v.changes}
+
+
+class DataFusionCannot(Unsupported):
+    """DataFusion cannot take this node: its consumer or planner refused it, or a table cannot be given
+    to it. ``category`` says what kind of gap ("function", "type", "relation", "table", "refused",
+    "other")."""
+
+    def __init__(self, message: str, category: str = "other") -> None:
+        super().__init__(message)
+        self.category = category
+
+
+@dataclass
+class DataFusionRows:
+    table: object  # pyarrow.Table of at most ``limit`` rows
+    more: bool  # DataFusion has more rows than the limit
+    types: list[str]  # Arrow types, as text
+    elapsed_s: float
+
+
+_CAST_FAMILIES = ("integer", "float", "decimal")
+
+
+def _without_views(table):
+    """Arrow's view types (DataFusion reads strings as ``string_view``) as the plain ones, which every
+    Arrow kernel takes."""
+    import pyarrow as pa
+
+    plain = {"string_view": pa.string(), "binary_view": pa.binary()}
+    if not any(str(t) in plain for t in table.schema.types):
+        return table
+    return table.cast(pa.schema([f.with_type(plain.get(str(f.type), f.type)) for f in table.schema]))
+
+
+def _family(t) -> str:
+    """An Arrow type's family: within one, the plan's type is cast to (integers of any width, ...)."""
+    import pyarrow.types as pt
+
+    for test, family in ((pt.is_integer, "integer"), (pt.is_floating, "float"), (pt.is_decimal, "decimal"),
+                         (pt.is_date, "date"), (pt.is_timestamp, "timestamp")):
+        if test(t):
+            return family
+    text = str(t)
+    if pt.is_string(t) or pt.is_large_string(t) or text == "string_view":
+        return "string"
+    if pt.is_binary(t) or pt.is_large_binary(t) or text == "binary_view":
+        return "binary"
+    return text
+
+
+def _reraise_interrupts(exc: BaseException) -> None:
+    """DataFusion's errors include pyo3's PanicException (a BaseException): those are reasons; a
+    KeyboardInterrupt or SystemExit is not."""
+    if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+        raise exc
+
+
+def category(message: str) -> str:
+    """What kind of gap a DataFusion (or Spark executability) message names."""
+    text = message.lower()
+    if "never executed" in text or "change data" in text:
+        return "refused"
+    if "function" in text or "no spark mapping" in text:
+        return "function"
+    if "type" in text and ("unsupported" in text or "not supported" in text or "no spark equivalent" in text
+                           or "not implemented" in text or "unknown" in text):
+        return "type"
+    if "table `" in text or ("table" in text and ("not bound" in text or "not found" in text or "files" in text)):
+        return "table"
+    if "rel" in text or "relation" in text or "join type" in text or "reading" in text:
+        return "relation"
+    return "other"
+
+
+def clean(exc: BaseException) -> str:
+    """DataFusion's message: one line, without Rust backtraces and error-kind prefixes."""
+    from .sql_plan import _clean
+
+    text = _clean(exc).replace("This feature is not implemented: ", "not implemented: ")
+    text = text.split("\ncaused by\n")[-1].strip()
+    text = " ".join(text.split())
+    dump = _DUMP.search(text)  # "not implemented: HashJoin(HashJoinRel { common: None, ... })": the relation's name
+    if dump:
+        text = text[: dump.start()] + f"{dump.group(2)} is not supported"
+    return text if len(text) <= 400 else text[:399] + "…"
+
+
+class DataFusionRunner:
+    """DataFusion over one plan's tables (see the module). Thread-safe: one node at a time."""
+
+    def __init__(self, model, catalog=None, *, partitions: int = 2) -> None:
+        from datafusion import SessionConfig, SessionContext
+
+        self.model = model
+        self.catalog = catalog
+        config = SessionConfig().with_information_schema(False).with_target_partitions(partitions)
+        self.ctx = SessionContext(config)
+        self._files: dict[tuple[str, ...], str] = {}  # plan table names (lower case) -> the file's registered name
+        self._views: dict[tuple, str] = {}  # (table names, base schema) -> the view a read reads
+        self._taken: set[str] = set()
+        self._table_errors: dict[tuple[str, ...], DataFusionCannot] = {}
+        self._empty: set[str] = set()  # registered names that are empty stand-ins (check only)
+        self._lock = threading.Lock()
+        self.notes: set[str] = set()  # what a person should know about how DataFusion was given the plan
+        self._checked: dict[str, str | None] = {}
+
+    # ---- the sub-plan -------------------------------------------------------------------
+
+    def sub_plan(self, node_id: str, *, for_check: bool = False) -> plan_pb2.Plan:
+        """A Substrait plan whose one root is node ``node_id``. Raises :class:`DataFusionCannot`."""
+        model = self.model
+        if node_id not in model.graph.nodes:
+            raise ExecutionError(f"the plan has no node {node_id!r}; its roots are {', '.join(model.roots) or 'none'}")
+        for nid in model.graph.subtree(node_id):
+            kind = model.node(nid).kind
+            if kind in REFUSED_KINDS:
+                raise DataFusionCannot(f"node {nid} is {REFUSED_KINDS[kind]}: such relations are never executed", "refused")
+            if kind == "reference":
+                raise DataFusionCannot(
+                    f"node {nid} is a ReferenceRel (a shared subtree): DataFusion's consumer reads one plan relation",
+                    "relation")
+        schema = model.node(node_id).schema
+        if schema is None:
+            raise DataFusionCannot("the node's output schema is unknown, so its columns cannot be named for DataFusion")
+        rel = algebra_pb2.Rel()
+        rel.CopyFrom(model.graph.nodes[node_id].rel)
+        self._rewrite_reads(rel, for_check)
+        if filters_above_reads(rel):
+            self.notes.add(FILTER_NOTE)
+        plan = plan_pb2.Plan()
+        if model.plan.HasField("version"):
+            plan.version.CopyFrom(model.plan.version)
+        plan.extension_urns.extend(model.plan.extension_urns)
+        plan.extensions.extend(model.plan.extensions)
+        root = plan.relations.add().root
+        root.input.CopyFrom(rel)
+        root.names.extend(dfs_names(schema))
+        return plan
+
+    def _rewrite_reads(self, rel: algebra_pb2.Rel, for_check: bool) -> None:
+        """Every read in ``rel`` (subqueries included) names a table registered in the context."""
+        stack = [rel]
+        while stack:
+            msg = stack.pop()
+            if isinstance(msg, algebra_pb2.ReadRel):
+                which = msg.WhichOneof("read_type")
+                if which == "local_files":
+                    raise DataFusionCannot(
+                        "a LocalFiles read: only named tables are given to DataFusion (from the same bound files as Spark)",
+                        "table")
+                if which == "named_table":
+                    registered = self._register(list(msg.named_table.names), msg, for_check)
+                    del msg.named_table.names[:]
+                    msg.named_table.names.append(registered)
+            for fd, value in msg.ListFields():
+                if fd.message_type is None or fd.message_type.GetOptions().map_entry:
+                    continue
+                stack.extend(value if fd.is_repeated else [value])
+
+    def _register(self, names: list[str], read: algebra_pb2.ReadRel, for_check: bool) -> str:
+        """The name DataFusion knows table ``names`` by, as this read sees it: a view of the file with the
+        read's base-schema columns, matched case-insensitively and cast to the plan's types within a type
+        family (as the Spark side conforms a table), registered once per table and base schema."""
+        key = tuple(n.lower() for n in names)
+        base = read.base_schema
+        view_key = (key, tuple(base.names), tuple(t.SerializeToString() for t in base.struct.types))
+        if view_key in self._views:
+            name = self._views[view_key]
+            if name in self._empty and not for_check:
+                raise self._table_errors[key]
+            return name
+        if key in self._table_errors and not for_check:
+            raise self._table_errors[key]
+        name = self._fresh(names[-1] if names else "t")
+        file_name = self._files.get(key)
+        if file_name is None and key not in self._table_errors:
+            file_name = self._fresh(f"file_{names[-1] if names else 't'}")
+            try:
+                self._register_file(names, file_name)
+                self._files[key] = file_name
+            except DataFusionCannot as exc:
+                self._table_errors[key] = exc
+                file_name = None
+                if not for_check:
+                    raise
+        if file_name is None:
+            self._register_empty(name, read, self._table_errors[key])
+            self._empty.add(name)
+        elif not self._register_view(names, name, file_name, read):
+            self._taken.discard(name)
+            name = file_name  # the file as it is (a view would stop the consumer applying the read's projection)
+        self._views[view_key] = name
+        return name
+
+    def _fresh(self, stem: str) -> str:
+        base = _NAME.sub("_", stem.lower()) or "t"
+        base = base if base[0].isalpha() else f"t_{base}"
+        name, k = base, 1
+        while name in self._taken:
+            k += 1
+            name = f"{base}_{k}"
+        self._taken.add(name)
+        return name
+
+    def _register_view(self, names: list[str], name: str, file_name: str, read: algebra_pb2.ReadRel) -> bool:
+        """Register the view the read needs; False when the file's columns serve as they are."""
+        from datafusion import col
+
+        frame = self.ctx.table(file_name)
+        schema = frame.schema()
+        by_name = {f.name.lower(): f for f in schema}
+        base = read.base_schema
+        wanted = list(base.names) if len(base.names) == len(base.struct.types) or not base.struct.types else []
+        if not wanted:  # nested names: the file's columns as they are
+            return False
+        shown = ".".join(names)
+        exprs, changed = [], False
+        for i, column in enumerate(wanted):
+            f = by_name.get(column.lower())
+            if f is None:
+                raise DataFusionCannot(
+                    f"table `{shown}` has no column `{column}`; its columns: {', '.join(x.name for x in schema)}", "table")
+            expr = col(f'"{f.name}"')
+            target = self._arrow_type(base.struct.types[i]) if base.struct.types else None
+            # numbers of another width or precision are cast (DataFusion's consumer refuses them); strings of
+            # another encoding (Utf8View for Utf8) it takes as they are, and only from a table, not a view
+            if target is not None and target != f.type and _family(target) == _family(f.type) in _CAST_FAMILIES:
+                expr, changed = expr.cast(target), True
+            changed = changed or f.name != column
+            exprs.append(expr.alias(column))
+        if not changed:
+            return False
+        self.ctx.register_view(name, frame.select(*exprs))
+        return True
+
+    def _arrow_type(self, t):
+        from pyspark.sql.pandas.types import to_arrow_type
+
+        from ..translate.types import to_spark
+
+        try:
+            return to_arrow_type(to_spark(t, self.model.extensions.types))
+        except Exception:  # noqa: BLE001 - a type with no Arrow form: the column is read as it is
+            return None
+
+    def _register_file(self, names: list[str], name: str) -> None:
+        from .sql_plan import _REGISTER, _format
+
+        shown = ".".join(names)
+        if self.catalog is None:
+            raise DataFusionCannot(f"table `{shown}` is not bound (no tables were given)", "table")
+        if self.catalog.reads_by_position(names):
+            raise DataFusionCannot(f"table `{shown}` is read by position, which only the Spark side does", "table")
+        try:
+            [status] = self.catalog.status([names])
+        except ExecutionError as exc:
+            raise DataFusionCannot(str(exc), "table") from None
+        if not status.bound or status.path is None:
+            raise DataFusionCannot(f"table `{shown}` is not bound to a file: {status.message}", "table")
+        fmt = _format(status.path)
+        register = _REGISTER.get(fmt or "")
+        if register is None:
+            raise DataFusionCannot(
+                f"table `{shown}` is {fmt or 'of an unknown format'} ({status.path}); DataFusion reads "
+                f"{', '.join(sorted(_REGISTER))} here", "table")
+        try:
+            register(self.ctx, name, status.path)
+        except Exception as exc:  # noqa: BLE001 - DataFusion raises several kinds; its message is the reason
+            raise DataFusionCannot(f"DataFusion cannot read table `{shown}` at {status.path}: {clean(exc)}", "table") from None
+
+    def _register_empty(self, name: str, read: algebra_pb2.ReadRel, why: DataFusionCannot) -> None:
+        """An empty table with the read's base schema, so the consumer can plan the subtree."""
+        import pyarrow as pa
+
+        fields = []
+        base = read.base_schema
+        if len(base.struct.types) != len(base.names):
+            raise why  # no types (DataFusion writes names only) or nested names: nothing to plan against
+        for n, t in zip(base.names, base.struct.types):
+            arrow = self._arrow_type(t)
+            if arrow is None:
+                raise why
+            fields.append(pa.field(n, arrow, nullable=is_nullable(t) is not False))
+        self.ctx.register_record_batches(name, [[pa.RecordBatch.from_pylist([], schema=pa.schema(fields))]])
+
+    # ---- planning and running -----------------------------------------------------------
+
+    def _frame(self, node_id: str, for_check: bool = False):
+        from datafusion.substrait import Consumer, Serde
+
+        with self._lock:
+            plan = self.sub_plan(node_id, for_check=for_check)
+            try:
+                logical = Consumer.from_substrait_plan(self.ctx, Serde.deserialize_bytes(plan.SerializeToString()))
+                frame = self.ctx.create_dataframe_from_logical_plan(logical)
+            except BaseException as exc:  # noqa: BLE001 - the consumer raises RuntimeError, its own errors, panics
+                _reraise_interrupts(exc)
+                text = clean(exc)
+                note = self._convention_note() if "names" in text or "columns" in text else ""
+                raise DataFusionCannot(f"DataFusion's consumer: {text}{note}", category(text)) from None
+        return frame
+
+    def _convention_note(self) -> str:
+        from viz.schema import SPEC
+
+        conventions = self.model.conventions
+        if conventions == SPEC:
+            return ""
+        return (" (the plan follows its producer's reading, not the spec's: " + "; ".join(conventions.describe())
+                + "; DataFusion's consumer reads it by the spec)")
+
+    def check(self, node_id: str) -> str | None:
+        """Why DataFusion cannot run node ``node_id``'s subtree (consumed and planned, not run), or None."""
+        if node_id in self._checked:
+            return self._checked[node_id]
+        try:
+            frame = self._frame(node_id, for_check=True)
+            with self._lock:
+                frame.execution_plan()
+            reason = None
+        except DataFusionCannot as exc:
+            reason = str(exc)
+        except ExecutionError as exc:
+            reason = str(exc)
+        except BaseException as exc:  # noqa: BLE001 - the physical planner's errors and panics
+            _reraise_interrupts(exc)
+            reason = f"DataFusion's planner: {clean(exc)}"
+        self._checked[node_id] = reason
+        return reason
+
+    def run(self, node_id: str, limit: int) -> DataFusionRows:
+        """The first ``limit`` rows of node ``node_id`` on DataFusion. Raises :class:`DataFusionCannot`
+        when DataFusion cannot take the node, :class:`ExecutionError` when running it fails."""
+        frame = self._frame(node_id)
+        start = time.perf_counter()
+        table = self._execute(node_id, "running", lambda: frame.limit(limit + 1).to_arrow_table())
+        elapsed = time.perf_counter() - start
+        table = _without_views(table)
+        more = table.num_rows > limit
+        table = table.slice(0, limit)
+        return DataFusionRows(table, more, [str(t) for t in table.schema.types], elapsed)
+
+    def count(self, node_id: str) -> int:
+        """Node ``node_id``'s exact number of rows on DataFusion; raises as :meth:`run` does."""
+        return self._execute(node_id, "counting", self._frame(node_id).count)
+
+    @staticmethod
+    def _execute(node_id: str, doing: str, action):
+        """``action()`` (executing node ``node_id``'s DataFrame), DataFusion's failures as :meth:`run` says."""
+        try:
+            return action()
+        except BaseException as exc:  # noqa: BLE001 - DataFusion raises several kinds at execution, and panics
+            _reraise_interrupts(exc)
+            text = clean(exc)
+            if "not implemented" in text.lower() or "unsupported" in text.lower():
+                raise DataFusionCannot(f"DataFusion's planner: {text}", category(text)) from None
+            raise ExecutionError(f"DataFusion failed {doing} node {node_id}: {text}") from None
+
+
+#: What :func:`filters_above_reads` tells a person whose read it rewrote.
+FILTER_NOTE = ("DataFusion's consumer does not apply a read's filter (it takes it as a scan hint), so it is "
+               "applied in a filter above the read there")
+
+
+def filters_above_reads(rel: algebra_pb2.Rel) -> int:
+    """Every read in ``rel`` that has a ``filter`` gets it applied again in a ``FilterRel`` above it (the
+    read's projection and emit moved to a ``ProjectRel`` over that filter, since the filter reads the
+    read's direct schema); returns how many reads were rewritten. A projection of nested fields is
+    left as it is."""
+    count = 0
+    stack: list = [rel]
+    while stack:
+        msg = stack.pop()
+        if isinstance(msg, algebra_pb2.Rel) and msg.WhichOneof("rel_type") == "read" and msg.read.HasField("filter"):
+            if _filter_above(msg):
+                count += 1
+                msg = msg.filter.input if msg.WhichOneof("rel_type") == "filter" else msg.project.input.filter.input
+        for fd, value in msg.ListFields():
+            if fd.message_type is None or fd.message_type.GetOptions().map_entry:
+                continue
+            stack.extend(value if fd.is_repeated else [value])
+    return count
+
+
+def _filter_above(rel: algebra_pb2.Rel) -> bool:
+    read = rel.read
+    items = list(read.projection.select.struct_items) if read.HasField("projection") else None
+    if items is not None and any(item.HasField("child") for item in items):
+        return False
+    fields = [item.field for item in items] if items is not None else None
+    emit = list(read.common.emit.output_mapping) if read.common.HasField("emit") else None
+    inner = algebra_pb2.Rel()
+    inner.read.CopyFrom(read)  # the filter stays in the read too: DataFusion prunes files with it
+    inner.read.ClearField("projection")
+    inner.read.common.ClearField("emit")
+    filtered = algebra_pb2.Rel()
+    filtered.filter.input.CopyFrom(inner)
+    filtered.filter.condition.CopyFrom(read.filter)
+    if fields is None and emit is None:
+        rel.CopyFrom(filtered)
+        return True
+    if fields is None:
+        mapping = emit
+    else:
+        mapping = fields if emit is None else [fields[i] for i in emit]
+    out = algebra_pb2.Rel()
+    out.project.input.CopyFrom(filtered)
+    out.project.common.emit.output_mapping.extend(mapping)
+    rel.CopyFrom(out)
+    return True
+
+
+__all__ = ["DataFusionCannot", "DataFusionRows", "DataFusionRunner", "ENGINE", "FILTER_NOTE", "category", "clean",
+           "filters_above_reads"]

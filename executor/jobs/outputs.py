@@ -1,0 +1,359 @@
+"""Compare two nodes' outputs: row counts, schemas by position, and the rows only one side has.
+
+``compare_outputs(model_a, node_a, model_b, node_b, catalog_a, catalog_b)`` translates both
+subtrees (``executor.translate.rel.translate``; the two nodes may come from one plan, say a node
+and its input, or from two plans, say the same subtree before and after a rewrite) and reports:
+
+- the exact row count of each;
+- the schemas side by side by position: names, types (Substrait's, from the model, and Spark's)
+  and nullability, which positions differ, and the difference in column count;
+- when both have the same number of columns with the same Spark types (decimals of different
+  precision or scale are compared by value, in the decimal both fit in), the rows only in a and the
+  rows only in b as multisets (Spark ``exceptAll``: a row twice in a and once in b is once "only
+  in a"), their counts and up to ``sample`` of each; otherwise why rows were not compared.
+
+All Spark work runs in one worker thread whose jobs carry a unique tag, so ``timeout_s`` interrupts
+them. Failures are raised as ``ExecutionError`` with a message naming the side and the node.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from viz.kinds import JOIN_KINDS
+
+from ..errors import ExecutionError
+from ..spark.jvm import sql_type
+from ..spark.turns import OWNER, SPARK, Stopped
+
+POLL_S = 0.1
+
+
+@dataclass
+class ColumnComparison:
+    index: int
+    name_a: str | None  # None: a has no column at this position
+    name_b: str | None
+    type_a: str | None  # Substrait type text, from the model
+    type_b: str | None
+    spark_type_a: str | None
+    spark_type_b: str | None
+    nullable_a: bool | None
+    nullable_b: bool | None
+    ignore_case: bool = False  # names that differ only in upper and lower case are the same
+
+    def _names_differ(self) -> bool:
+        a, b = self.name_a, self.name_b
+        if self.ignore_case and a is not None and b is not None:
+            return a.casefold() != b.casefold()
+        return a != b
+
+    @property
+    def differs(self) -> bool:
+        return self._names_differ() or (self.type_a, self.spark_type_a, self.nullable_a) != (
+            self.type_b, self.spark_type_b, self.nullable_b)
+
+    @property
+    def what_differs(self) -> list[str]:
+        if self.name_a is None or self.name_b is None:
+            return ["missing in " + ("a" if self.name_a is None else "b")]
+        out = []
+        if self._names_differ():
+            out.append("name")
+        if self.type_a != self.type_b or self.spark_type_a != self.spark_type_b:
+            out.append("type")
+        if self.nullable_a != self.nullable_b:
+            out.append("nullability")
+        return out
+
+
+@dataclass
+class OutputComparison:
+    node_a: str
+    node_b: str
+    rows_a: int
+    rows_b: int
+    columns: list[ColumnComparison]
+    rows_compared: bool
+    why_not_compared: str | None = None
+    only_a_count: int | None = None  # rows in a and not in b (as multisets)
+    only_b_count: int | None = None
+    only_a: pd.DataFrame = field(default_factory=pd.DataFrame)  # up to ``sample`` of them
+    only_b: pd.DataFrame = field(default_factory=pd.DataFrame)
+    elapsed_s: float = 0.0
+
+    @property
+    def differing_columns(self) -> list[int]:
+        return [c.index for c in self.columns if c.differs]
+
+    @property
+    def column_count_difference(self) -> int:
+        """Columns of b minus columns of a."""
+        return sum(c.name_b is not None for c in self.columns) - sum(c.name_a is not None for c in self.columns)
+
+    @property
+    def same(self) -> bool:
+        """Same schema and the same rows (as multisets)."""
+        return (not self.differing_columns and self.rows_compared
+                and self.only_a_count == 0 and self.only_b_count == 0)
+
+    def summary(self) -> str:
+        parts = [f"{self.rows_a:,} vs {self.rows_b:,} rows"]
+        if self.differing_columns:
+            parts.append(f"{len(self.differing_columns)} column(s) differ ({', '.join(map(str, self.differing_columns))})")
+        else:
+            parts.append("same schema")
+        if self.rows_compared:
+            parts.append(f"{self.only_a_count:,} row(s) only in a, {self.only_b_count:,} only in b")
+        else:
+            parts.append(f"rows not compared: {self.why_not_compared}")
+        return "; ".join(parts)
+
+    def to_json(self) -> dict:
+        return {
+            "node_a": self.node_a, "node_b": self.node_b, "rows_a": self.rows_a, "rows_b": self.rows_b,
+            "columns": [{**c.__dict__, "differs": c.what_differs} for c in self.columns],
+            "differing_columns": self.differing_columns, "column_count_difference": self.column_count_difference,
+            "rows_compared": self.rows_compared, "why_not_compared": self.why_not_compared,
+            "only_a_count": self.only_a_count, "only_b_count": self.only_b_count,
+            "only_a": self.only_a.astype(str).to_dict(orient="records"),
+            "only_b": self.only_b.astype(str).to_dict(orient="records"), "same": self.same,
+        }
+
+
+def _fields(model, node_id: str):
+    schema = model.node(node_id).schema
+    return list(schema) if schema is not None else None
+
+
+def _columns(fa, fb, df_a, df_b, ignore_case: bool = False) -> list[ColumnComparison]:
+    sa = [f.dataType.simpleString() for f in df_a.schema.fields]
+    sb = [f.dataType.simpleString() for f in df_b.schema.fields]
+    out = []
+    for i in range(max(len(sa), len(sb))):
+        a = fa[i] if fa is not None and i < len(fa) else None
+        b = fb[i] if fb is not None and i < len(fb) else None
+        out.append(ColumnComparison(
+            index=i,
+            name_a=(a.name if a is not None else f"_{i}") if i < len(sa) else None,
+            name_b=(b.name if b is not None else f"_{i}") if i < len(sb) else None,
+            type_a=a.type_text() if a is not None else None,
+            type_b=b.type_text() if b is not None else None,
+            spark_type_a=sa[i] if i < len(sa) else None,
+            spark_type_b=sb[i] if i < len(sb) else None,
+            nullable_a=a.nullable if a is not None else None,
+            nullable_b=b.nullable if b is not None else None,
+            ignore_case=ignore_case,
+        ))
+    return out
+
+
+_DECIMAL = re.compile(r"decimal\((\d+),(\d+)\)")
+
+
+def _common_decimal(a: str | None, b: str | None) -> tuple[int, int] | None:
+    """The decimal both of two Spark decimal types fit in, as the model reads set inputs
+    (:func:`viz.types.common_decimal`); None unless both are decimals."""
+    from substrait.type_pb2 import Type
+
+    from viz.types import common_decimal
+
+    ma, mb = _DECIMAL.fullmatch(a or ""), _DECIMAL.fullmatch(b or "")
+    if ma is None or mb is None:
+        return None
+    da, db = (Type(decimal=Type.Decimal(precision=int(m[1]), scale=int(m[2]))) for m in (ma, mb))
+    common = common_decimal(da, db).decimal
+    return common.precision, common.scale
+
+
+def _as_common_decimals(df, columns: list[ColumnComparison]):
+    """``df`` with each column whose two sides are decimals of different precision or scale cast to
+    the decimal both fit in, so their rows compare by value."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import DecimalType
+
+    casts = {}
+    for c in columns:
+        common = _common_decimal(c.spark_type_a, c.spark_type_b) if c.spark_type_a != c.spark_type_b else None
+        if common is not None:
+            name = df.columns[c.index]
+            casts[name] = F.col(name).cast(sql_type(DecimalType(*common)))
+    return df.withColumns(casts) if casts else df
+
+
+def _why_not(columns: list[ColumnComparison]) -> str | None:
+    a = [c for c in columns if c.spark_type_a is not None]
+    b = [c for c in columns if c.spark_type_b is not None]
+    if len(a) != len(b):
+        return f"a has {len(a)} columns and b has {len(b)}: rows compare only with the same columns"
+    for c in columns:
+        if c.spark_type_a != c.spark_type_b and _common_decimal(c.spark_type_a, c.spark_type_b) is None:
+            return f"column {c.index} is {c.spark_type_a} in a and {c.spark_type_b} in b: rows compare only when the types line up"
+    for c in columns:
+        if "map<" in (c.spark_type_a or ""):
+            return f"column {c.index} is a map ({c.spark_type_a}), which Spark cannot compare"
+    return None
+
+
+def _sample(df, names: list[str], n: int) -> pd.DataFrame:
+    frame = df.limit(n).toArrow().to_pandas(integer_object_nulls=True, date_as_object=True)
+    frame.columns = [f"[{i}] {name}" for i, name in enumerate(names)]
+    return frame
+
+
+def _work(model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample: int,
+          ignore_case: bool = False) -> OutputComparison:
+    from .run import translation  # kept per plan, node, tables and session: a run of the node made it already
+
+    start = time.perf_counter()
+    try:
+        ta = translation(model_a, node_a, spark, catalog_a)
+    except ExecutionError as exc:
+        raise ExecutionError(f"a (node {node_a}): {exc}") from exc
+    try:
+        tb = translation(model_b, node_b, spark, catalog_b)
+    except ExecutionError as exc:
+        raise ExecutionError(f"b (node {node_b}): {exc}") from exc
+    df_a, df_b = ta.df, tb.df
+    columns = _columns(_fields(model_a, node_a), _fields(model_b, node_b), df_a, df_b, ignore_case)
+    rows_a, rows_b = int(df_a.count()), int(df_b.count())
+    why = _why_not(columns)
+    result = OutputComparison(node_a, node_b, rows_a, rows_b, columns, rows_compared=why is None, why_not_compared=why)
+    if why is None:
+        # Same positional column names on both sides ("_0", "_1", ...), so exceptAll lines them up.
+        a_aligned = _as_common_decimals(df_a, columns)
+        b_aligned = _as_common_decimals(df_b.toDF(*df_a.columns), columns)
+        only_a, only_b = a_aligned.exceptAll(b_aligned), b_aligned.exceptAll(a_aligned)
+        result.only_a_count, result.only_b_count = int(only_a.count()), int(only_b.count())
+        names_a = [c.name_a or "" for c in columns]
+        result.only_a = _sample(only_a, names_a, sample)
+        result.only_b = _sample(only_b, names_a if not any(c._names_differ() for c in columns)
+                                else [c.name_b or "" for c in columns], sample)
+    result.elapsed_s = time.perf_counter() - start
+    return result
+
+
+def compare_outputs(model_a, node_a: str, model_b, node_b: str, catalog_a, catalog_b, spark=None,
+                    sample: int = 20, timeout_s: float | None = None, ignore_case: bool = False,
+                    cancel: threading.Event | None = None) -> OutputComparison:
+    """Compare node ``node_a`` of ``model_a`` with node ``node_b`` of ``model_b`` (see the module).
+    With ``ignore_case``, column names that differ only in upper and lower case are the same. A set
+    ``cancel`` Event, like the timeout, interrupts its Spark jobs and raises ``Cancelled``."""
+    for side, model, nid in (("a", model_a, node_a), ("b", model_b, node_b)):
+        if nid not in model.graph.nodes:
+            raise ExecutionError(f"{side}: the plan has no node {nid!r}; its roots are {', '.join(model.roots) or 'none'}")
+    if sample < 0:
+        raise ExecutionError(f"the sample size must be 0 or more, not {sample}")
+    from .run import refuse_writes
+    from ..spark.session import asked_for
+
+    refuse_writes(model_a, node_a)
+    refuse_writes(model_b, node_b)
+    if spark is None:
+        from ..spark.session import get_session
+
+        spark = get_session()
+    tag = f"substrait-viz-compare-{uuid.uuid4().hex}"
+    box: dict = {}
+
+    owner, stopped = OWNER.get(), threading.Event()
+
+    def run() -> None:
+        try:
+            with SPARK.turn(owner, stopped.is_set):
+                spark.addTag(tag)
+                box["result"] = _work(model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample, ignore_case)
+        except Stopped as exc:
+            box["error"] = ExecutionError(f"the comparison was {exc}")
+        except BaseException as exc:  # noqa: BLE001 - reported in the caller's thread
+            box["error"] = exc
+        finally:
+            with contextlib.suppress(Exception):
+                spark.removeTag(tag)
+
+    with asked_for():  # a person asked for the comparison: the warm-up's rehearsal gives way
+        return _supervise_comparison(run, tag, box, spark, timeout_s, cancel, node_a, node_b, stopped)
+
+
+def _supervise_comparison(run, tag: str, box: dict, spark, timeout_s, cancel, node_a: str, node_b: str,
+                          stopped: threading.Event) -> OutputComparison:
+    worker = threading.Thread(target=run, name=tag, daemon=True)
+    begin = time.monotonic()
+    worker.start()
+    while worker.is_alive():
+        worker.join(POLL_S)
+        timed_out = timeout_s is not None and time.monotonic() - begin > timeout_s
+        if worker.is_alive() and (timed_out or (cancel is not None and cancel.is_set())):
+            stopped.set()  # a comparison still in line gives up its place
+            with contextlib.suppress(Exception):
+                spark.interruptTag(tag)
+            worker.join(5.0)
+            from .run import Cancelled, TimedOut
+
+            if timed_out:
+                raise TimedOut(f"comparing node {node_a} with node {node_b} timed out after {timeout_s:g} s; its Spark jobs were interrupted")
+            raise Cancelled(f"comparing node {node_a} with node {node_b} was cancelled; its Spark jobs were interrupted")
+    if "error" in box:
+        exc = box["error"]
+        if isinstance(exc, ExecutionError):
+            raise exc
+        from .run import spark_reason
+
+        raise ExecutionError(f"Spark failed comparing node {node_a} with node {node_b}: {spark_reason(exc)}") from exc
+    return box["result"]
+
+
+__all__ = ["ColumnComparison", "OutputComparison", "compare_outputs"]
+
+
+# ---- what one step did -------------------------------------------------------------------------
+
+
+
+def _n(rows: int) -> str:
+    return f"{rows:,} row{'s' if rows != 1 else ''}"
+
+
+def describe_step(model, node_id: str, rows: int, input_rows: list[int]) -> str:
+    """One line saying what node ``node_id`` did, from its row count and its inputs' (in input order):
+    "kept 7 of 10 rows (3 dropped)", "10 × 4 rows → 9 rows", "10 rows → 4 groups", ..."""
+    node = model.node(node_id)
+    kind = node.kind
+    out_cols = len(node.schema) if node.schema is not None else None
+    in_schema = model.node(node.inputs[0]).schema if node.inputs else None
+    in_cols = len(in_schema) if in_schema is not None else None
+    if not input_rows:
+        what = f" from {node.info.detail}" if kind == "read" and node.info.detail else ""
+        return f"read {_n(rows)}{what}" if kind == "read" else f"produced {_n(rows)}"
+    first = input_rows[0]
+    if kind == "filter":
+        return f"kept {rows:,} of {_n(first)} ({first - rows:,} dropped)"
+    if kind == "fetch":
+        return f"took {rows:,} of {_n(first)} ({first - rows:,} skipped or cut)"
+    if kind == "sort":
+        return f"same {_n(rows)}, reordered" if rows == first else f"{_n(first)} → {_n(rows)}, reordered"
+    if kind in JOIN_KINDS:
+        return " × ".join(f"{r:,}" for r in input_rows) + f" rows → {_n(rows)}"
+    if kind == "aggregate":
+        groups = "group" if rows == 1 else "groups"
+        return f"{_n(first)} → {rows:,} {groups}"
+    if kind == "project":
+        text = f"{_n(rows)}"
+        if out_cols is not None and in_cols is not None:
+            diff = out_cols - in_cols
+            text += (f", {diff} column{'s' if diff != 1 else ''} added" if diff > 0
+                     else f", {-diff} column{'s' if diff != -1 else ''} removed" if diff < 0 else ", same number of columns")
+        return text
+    if kind == "set":
+        return " + ".join(f"{r:,}" for r in input_rows) + f" rows → {_n(rows)}"
+    return ", ".join(f"{r:,}" for r in input_rows) + f" input rows → {_n(rows)}"
+
+
+__all__ += ["describe_step"]

@@ -1,0 +1,645 @@
+"""Run one node's subtree on Spark: its first rows, optionally the exact count, Spark's plan, timing.
+
+``run_node(model, node_id, catalog=...)`` translates the subtree (``executor.translate.rel``), then in
+a worker thread runs ``df.limit(n + 1)`` collected through Arrow (so no more than ``n + 1`` rows are
+computed and moved), and ``df.count()`` when asked. Every Spark job of the run carries a unique tag
+(``spark.addTag``), so a ``cancel`` Event or a ``timeout_s`` stops them with ``spark.interruptTag``,
+on classic and Spark Connect sessions alike. Progress comes from the status tracker on classic
+sessions (fraction of tasks done); on Connect only the elapsed time is reported.
+
+Write, DDL and Update relations are refused before anything runs. Results are cached per
+(plan digest, node id, limit, count, catalog bindings).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Callable
+
+import pandas as pd
+
+from viz.kinds import KINDS
+from viz.types import render
+
+from ..errors import ExecutionError, Refused, Unsupported
+from ..spark.session import asked_for, get_session, is_connect
+from ..spark.turns import OWNER, SPARK, Stopped, in_line_text, ordinal
+from ..translate.types import result_type_notes
+
+MAX_ROWS = 10_000  # rows collected at most, whatever limit is asked
+MAX_BYTES = 64 * 1024 * 1024  # Arrow bytes kept at most; rows beyond are dropped with a warning
+CACHE_SIZE = 64
+POLL_S = 0.1
+STOP_GRACE_S = 5.0  # after a stop, how long to keep interrupting jobs the worker may still start
+
+REFUSED_KINDS = {k: v.changes for k, v in KINDS.items() if v.changes}  # never run: they change data
+
+Progress = Callable[[float, str], None]
+
+
+class Cancelled(ExecutionError):
+    """The run was cancelled by the user; its Spark jobs were interrupted."""
+
+
+class TimedOut(Cancelled):
+    """The run took longer than its timeout; its Spark jobs were interrupted."""
+
+
+@dataclass
+class RunResult:
+    columns: list[str]  # "[i] name"
+    types: list[str]  # Spark SQL types, e.g. "bigint", "decimal(15,2)"
+    rows: pd.DataFrame  # the first rows, headed by ``columns``
+    elapsed_s: float  # execution only (collect and count), not translation or session start
+    row_count: int | None  # exact number of rows when counted or when all rows fit in the limit
+    explain: str  # Spark's formatted physical plan of the subtree ("" when not asked for)
+    warnings: list[str] = field(default_factory=list)
+    arrow: object | None = None  # the collected pyarrow.Table (exact types, for downloads)
+
+    @property
+    def truncated(self) -> bool:
+        return self.row_count is None or self.row_count > len(self.rows)
+
+
+# ---- the result cache ----------------------------------------------------------------------
+
+_cache: OrderedDict[tuple, RunResult] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def clear_cache() -> None:
+    """Forget the runs and the translations kept."""
+    with _cache_lock:
+        _cache.clear()
+    with _translations_lock:
+        _translations.clear()
+
+
+def _cache_get(key: tuple) -> RunResult | None:
+    with _cache_lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+        return None
+
+
+def _cache_put(key: tuple, result: RunResult) -> None:
+    with _cache_lock:
+        _cache[key] = result
+        _cache.move_to_end(key)
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+
+
+# ---- checks before running -----------------------------------------------------------------
+
+
+def refuse_writes(model, node_id: str) -> None:
+    """Raise ``Refused`` when the subtree holds a write, DDL or update relation."""
+    for nid in model.graph.subtree(node_id):
+        kind = model.node(nid).kind
+        if kind in REFUSED_KINDS:
+            raise Refused(
+                f"node {nid} is {REFUSED_KINDS[kind]}: such relations are never executed from an uploaded plan"
+            )
+
+
+def _translate(model, node_id: str, spark, catalog):
+    """The translator (imported late so this module loads without it; tests may replace it)."""
+    from ..translate.rel import translate
+
+    return translate(model, node_id, spark, catalog)
+
+
+#: Translations kept, most recent last: a node's DataFrame is built once per plan, node, tables and
+#: session, whoever asks (a run, a step, Present, the explain of a run, a comparison).
+TRANSLATIONS_KEPT = 64
+_translations: OrderedDict[tuple, object] = OrderedDict()
+_translations_lock = threading.Lock()
+_translating: dict[tuple, threading.Event] = {}  # translations under way, by key
+
+
+def translation(model, node_id: str, spark, catalog):
+    """Node ``node_id``'s translation on ``spark``, from the cache when it was made before. A
+    DataFrame does not run anything until an action, so a cached one is as good as a new one."""
+    key = (model.digest, node_id, catalog.fingerprint(), id(spark))
+    while True:
+        with _translations_lock:
+            hit = _translations.get(key)
+            if hit is not None:
+                _translations.move_to_end(key)
+                return hit
+            underway = _translating.get(key)
+            if underway is None:  # this thread makes it; another asking meanwhile waits for it
+                underway = _translating[key] = threading.Event()
+                break
+        underway.wait()
+    try:
+        made = _translate(model, node_id, spark, catalog)
+        with _translations_lock:
+            _translations[key] = made
+            while len(_translations) > TRANSLATIONS_KEPT:
+                _translations.popitem(last=False)
+        return made
+    finally:
+        with _translations_lock:
+            _translating.pop(key, None)
+        underway.set()
+
+
+def explain_node(model, node_id: str, *, catalog) -> str:
+    """Spark's formatted physical plan of node ``node_id``'s subtree (planned, not run): what a
+    person asks for when they open it, not computed with every run."""
+    refuse_writes(model, node_id)
+    from ..translate.executable import executability
+
+    runnable = executability(model)[node_id]
+    if not runnable.ok:
+        raise Unsupported(runnable.reason)
+    return _explain(translation(model, node_id, get_session(), catalog).df)
+
+
+# ---- running -------------------------------------------------------------------------------
+
+
+def run_node(
+    model,
+    node_id: str,
+    *,
+    catalog,
+    limit: int = 100,
+    count: bool = False,
+    timeout_s: float | None = None,
+    cancel: threading.Event | None = None,
+    progress: Progress | None = None,
+    explain: bool = True,
+) -> RunResult:
+    """Run node ``node_id``'s subtree and return its first ``limit`` rows (see the module docstring).
+    ``explain=False`` skips Spark's formatted plan (planning the query a second time). (Counts within
+    a time budget, rows first: ``executor.jobs.step.run_step``.)
+
+    Raises ``Refused`` (write/DDL, files outside the data roots), ``Unsupported``, ``TableNotFound``,
+    ``Cancelled`` / ``TimedOut``, or ``ExecutionError`` for a failure inside Spark.
+    """
+    if node_id not in model.graph.nodes:
+        raise ExecutionError(f"the plan has no node {node_id!r}; its roots are {', '.join(model.roots) or 'none'}")
+    if limit < 0:
+        raise ExecutionError(f"the row limit must be 0 or more, not {limit}")
+    refuse_writes(model, node_id)
+    from ..translate.executable import executability
+
+    runnable = executability(model)[node_id]  # known before Spark is touched
+    if not runnable.ok:
+        raise Unsupported(runnable.reason)
+    warnings: list[str] = []
+    if limit > MAX_ROWS:
+        warnings.append(f"the row limit {limit} was lowered to {MAX_ROWS}")
+        limit = MAX_ROWS
+    key = (model.digest, node_id, limit, bool(count), catalog.fingerprint(), explain)
+    cached = _cache_get(key)
+    if cached is not None:
+        return cached
+    spark = get_session()
+    run = SparkRun(model, node_id, spark, catalog, limit, count, explain)
+    result = supervise(run, spark, timeout_s, cancel, progress)
+    result.warnings[:0] = warnings
+    _cache_put(key, result)
+    return result
+
+
+@contextlib.contextmanager
+def tagged(spark, tag: str, description: str):
+    """Run the Spark actions of the ``with`` block under ``tag`` (and, classic sessions, the job
+    group of that name), so that :func:`interrupt_tag` can stop them."""
+    spark.addTag(tag)
+    try:
+        if not is_connect(spark):
+            spark.sparkContext.setJobGroup(tag, description, interruptOnCancel=True)
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            spark.removeTag(tag)
+
+
+class SparkRun:
+    """The work of one run, done in a worker thread that carries the run's tag."""
+
+    def __init__(self, model, node_id: str, spark, catalog, limit: int, count: bool, explain: bool = True, *,
+                 keep_all: bool = False, shown: int | None = None) -> None:
+        """``keep_all``: keep every row taken (up to ``limit``) in ``arrow``, not only ``MAX_BYTES`` of
+        them (for comparing); ``shown``: how many of them ``rows`` holds for display (default: all)."""
+        self.model, self.node_id, self.spark, self.catalog = model, node_id, spark, catalog
+        self.limit, self.count, self.explain = limit, count, explain
+        self.keep_all, self.shown = keep_all, shown
+        self.tag = f"substrait-viz-{uuid.uuid4().hex}"
+        self.result: RunResult | None = None
+        self.error: BaseException | None = None
+        self.started_execution = threading.Event()
+        self.stopped = threading.Event()  # set by the supervisor: start no more Spark actions
+        self.owner = OWNER.get()  # made in the asking thread: its browser session
+        self.takes_turns = True  # a person's run waits for its turn on Spark (``executor.spark.turns``)
+        self.in_line: int | None = None  # its place in line while it waits
+
+    def __call__(self) -> None:
+        try:
+            with tagged(self.spark, self.tag, f"substrait-viz node {self.node_id}"):
+                self.result = self._work()
+        except BaseException as exc:  # reported to the caller's thread
+            self.error = exc
+
+    def _check(self) -> None:
+        if self.stopped.is_set():
+            raise Cancelled("stopped before running")
+
+    @contextlib.contextmanager
+    def _turn(self):
+        """The run's turn on Spark (a background run needs none: it gives way by itself)."""
+        if not self.takes_turns:
+            yield
+            return
+        try:
+            with SPARK.turn(self.owner, self.stopped.is_set, self._waiting, reads=self._reads()):
+                self.in_line = None
+                yield
+        except Stopped as exc:
+            raise Cancelled(str(exc)) from None
+
+    def _waiting(self, place: int) -> None:
+        self.in_line = place
+
+    def _reads(self) -> int | None:
+        """Bytes of the tables the subtree reads, for its place in line; None when one is not a file
+        found here (local files, a Spark catalog's table)."""
+        total = 0
+        for node_id in self.model.graph.subtree(self.node_id):
+            view = self.model.node(node_id)
+            if view.kind != "read" or view.node.body.HasField("virtual_table"):
+                continue
+            if not view.node.body.HasField("named_table"):
+                return None
+            try:
+                size = self.catalog.size(list(view.node.body.named_table.names))
+            except OSError:
+                size = None
+            if size is None:
+                return None
+            total += size
+        return total
+
+    def _work(self) -> RunResult:
+        # translating asks Spark's planner too: a turn covers it, so it does not slow another run down
+        with self._turn():
+            made = translation(self.model, self.node_id, self.spark, self.catalog)
+            df = made.df
+            self._check()
+            explain = _explain(df) if self.explain else ""
+            self.started_execution.set()  # before the check: see _stop
+            self._check()
+            start = time.perf_counter()
+            table, type_warning = _retry_broadcast(self.spark, lambda: _collect(df, self.limit + 1))
+            more = table.num_rows > self.limit
+            row_count: int | None = None if more else table.num_rows
+            if self.count and more:
+                self._check()
+                row_count = int(_retry_broadcast(self.spark, df.count))
+            elapsed = time.perf_counter() - start
+            schema = df.schema
+        table, bytes_warning = (table.slice(0, self.limit), None) if self.keep_all else _cap_bytes(table.slice(0, self.limit))
+        names = list(made.names) + [""] * (len(df.columns) - len(made.names))
+        columns = [f"[{i}] {name}".rstrip() for i, name in enumerate(names[: len(df.columns)])]
+        types = [f.dataType.simpleString() for f in schema.fields]
+        derived = self.model.node(self.node_id).schema
+        notes = result_type_notes(derived, schema, self.model.extensions.types) + _nulls_in_required(derived, table)
+        warnings = list(made.warnings) + notes + [w for w in (type_warning, bytes_warning) if w]
+        return RunResult(
+            columns=columns,
+            types=types,
+            rows=to_pandas(table if self.shown is None else table.slice(0, self.shown), columns),
+            elapsed_s=elapsed,
+            row_count=row_count,
+            explain=explain,
+            warnings=warnings,
+            arrow=table.rename_columns(columns),
+        )
+
+
+def _nulls_in_required(fields, table) -> list[str]:
+    """A note per column the plan derives required (no nulls) whose rows taken hold nulls."""
+    return [f"column {i} ({f.name}) is {render(f.type)} in the plan, which holds no nulls, but Spark's result holds "
+            f"{n} null{'s' if n != 1 else ''}"
+            for i, (f, n) in enumerate(zip(fields or (), (c.null_count for c in table.columns)))
+            if n and f.nullable is False]
+
+
+def supervise(run: SparkRun, spark, timeout_s: float | None, cancel: threading.Event | None, progress: Progress | None,
+              *, background: bool = False) -> RunResult:
+    """Run ``run`` in a worker thread; interrupt its jobs on cancel or timeout; report progress. A run
+    not ``background`` (one a person asked for) makes the background runs give way."""
+    if background:
+        run.takes_turns = False
+        return _supervise(run, spark, timeout_s, cancel, progress)
+    with asked_for():
+        return _supervise(run, spark, timeout_s, cancel, progress)
+
+
+def _supervise(run: SparkRun, spark, timeout_s: float | None, cancel: threading.Event | None, progress: Progress | None) -> RunResult:
+    worker = threading.Thread(target=run, name=f"run-{run.tag}", daemon=True)
+    begin = time.monotonic()
+    worker.start()
+    stop_reason: str | None = None
+    in_line: int | None = None
+    while worker.is_alive():
+        worker.join(POLL_S)
+        elapsed = time.monotonic() - begin
+        if not worker.is_alive():
+            break
+        if cancel is not None and cancel.is_set():
+            stop_reason = "cancelled"
+        elif timeout_s is not None and elapsed > timeout_s:
+            stop_reason = f"timed out after {timeout_s:g} s"
+        if stop_reason:
+            in_line = run.in_line  # where it stood when stopped, if still in line
+            _stop(run, spark, worker)
+            break
+        if progress is not None:
+            progress(*_progress(spark, run, elapsed))
+    if stop_reason:
+        error = TimedOut if stop_reason.startswith("timed out") else Cancelled
+        how = (f" while {ordinal(in_line)} in line for Spark, before it ran" if in_line is not None
+               else "; its Spark jobs were interrupted")
+        raise error(f"the run of node {run.node_id} was {stop_reason}{how}")
+    if run.error is not None:
+        raise _as_execution_error(run.error, run.node_id)
+    assert run.result is not None
+    if progress is not None:
+        progress(1.0, f"done in {run.result.elapsed_s:.2f} s")
+    return run.result
+
+
+def _stop(run: SparkRun, spark, worker: threading.Thread) -> None:
+    """Stop a run: no new Spark action starts, and its running jobs are interrupted.
+
+    Before execution the worker's own check stops it. Once executing, it may be between its stop
+    check and submitting a job, so the interrupt is repeated while it is alive, for up to
+    ``STOP_GRACE_S``.
+    """
+    run.stopped.set()
+    if not run.started_execution.is_set():
+        return  # the worker has yet to pass its last check before Spark actions: none will start
+    end = time.monotonic() + STOP_GRACE_S
+    while True:
+        interrupt_tag(spark, run.tag)
+        if not worker.is_alive() or time.monotonic() > end:
+            break
+        worker.join(POLL_S)
+    from ..spark.reaper import watch
+
+    watch(spark)  # tasks that ignore the interrupt (a fused nested-loop join) are ended too
+
+
+def interrupt_tag(spark, tag: str) -> None:
+    """Interrupt the Spark jobs carrying ``tag`` (and, classic sessions, its job group)."""
+    with contextlib.suppress(Exception):
+        spark.interruptTag(tag)
+    if not is_connect(spark):
+        with contextlib.suppress(Exception):
+            spark.sparkContext.cancelJobGroup(tag)
+
+
+def _progress(spark, run: SparkRun, elapsed: float) -> tuple[float, str]:
+    if run.in_line is not None:
+        return 0.0, f"{in_line_text(run.in_line)} ({elapsed:.0f} s)"
+    if not run.started_execution.is_set():
+        return 0.0, f"translating and planning ({elapsed:.0f} s)"
+    if is_connect(spark):
+        return 0.0, f"running ({elapsed:.0f} s)"
+    try:
+        tracker = spark.sparkContext.statusTracker()
+        done = total = 0
+        jobs = tracker.getJobIdsForGroup(run.tag)
+        for job_id in jobs:
+            job = tracker.getJobInfo(job_id)
+            for stage_id in job.stageIds if job else ():
+                stage = tracker.getStageInfo(stage_id)
+                if stage is not None:
+                    done += stage.numCompletedTasks
+                    total += stage.numTasks
+    except Exception:
+        return 0.0, f"running ({elapsed:.0f} s)"
+    fraction = done / total if total else 0.0
+    return min(fraction, 0.99), f"{len(jobs)} Spark job(s), {done}/{total} tasks ({elapsed:.0f} s)"
+
+
+def _is_spark_error(exc: BaseException) -> bool:
+    from pyspark.errors import PySparkException
+
+    try:
+        from py4j.protocol import Py4JError
+    except ImportError:  # a Connect-only client
+        Py4JError = PySparkException
+    return isinstance(exc, (PySparkException, Py4JError))
+
+
+def _as_execution_error(exc: BaseException, node_id: str) -> BaseException:
+    """Executor errors pass through; Spark's errors and internal bugs get a message naming the node."""
+    if isinstance(exc, (ExecutionError, KeyboardInterrupt, SystemExit)):
+        return exc
+    lines = str(exc).strip().splitlines()
+    first = (lines[0] if lines else "")[:500]
+    if _is_spark_error(exc) and "StackOverflowError" in str(exc):
+        err = ExecutionError(f"Spark's planner ran out of stack on node {node_id}: the plan nests too deeply for Spark")
+    elif _is_spark_error(exc):
+        err = ExecutionError(f"Spark failed running node {node_id}: {spark_reason(exc)}")
+    else:
+        err = ExecutionError(f"internal error running node {node_id} (a bug; please report it): {type(exc).__name__}: {first}")
+    err.__cause__ = exc
+    return err
+
+
+_JAVA_EXCEPTION = re.compile(r"^(?:Caused by: )?(?:[a-z_$][\w$]*\.)+(\w*(?:Exception|Error)\b.*)$")
+
+
+def spark_reason(exc: BaseException) -> str:
+    """The line that says why Spark failed: a Py4J error's first line only names the Java call that
+    failed ("An error occurred while calling o853.collectToPython."); the innermost Java exception
+    (the last "Caused by", else the first exception line) is the reason, without its package. Any
+    other error: its type and first line."""
+    lines = str(exc).strip().splitlines()
+    name = type(exc).__name__
+    if name != "Py4JJavaError":
+        return f"{name}: {lines[0][:500] if lines else ''}"
+    stripped = [line.strip().lstrip(": ") for line in lines]
+    causes = [line for line in stripped if line.startswith("Caused by: ")]
+    for line in causes[-1:] or stripped:  # the last cause, else the first exception line
+        m = _JAVA_EXCEPTION.match(line)
+        if m:
+            return m.group(1)[:500]
+    return (causes[-1][len("Caused by: "):] if causes else f"{name}: {lines[0] if lines else ''}")[:500]
+
+
+# ---- collecting ----------------------------------------------------------------------------
+
+_explain_lock = threading.Lock()
+
+
+def _explain(df) -> str:
+    """Spark's formatted plan, captured from what ``explain`` prints (classic and Connect alike)."""
+    buf = io.StringIO()
+    try:
+        with _explain_lock, contextlib.redirect_stdout(buf):
+            df.explain(mode="formatted")
+    except Exception as exc:  # the plan text is a help, not a requirement
+        return f"(Spark could not explain this plan: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+    return buf.getvalue().strip()
+
+
+#: What Spark says when building a broadcast hash table threw OutOfMemoryError.
+BROADCAST_OOM = "Not enough memory to build and broadcast the table"
+
+
+#: Tries after the first when a broadcast ran out of memory, each after a full collection and a pause.
+BROADCAST_RETRIES = 2
+
+
+def _retry_broadcast(spark, action):
+    """``action()``, tried again (up to :data:`BROADCAST_RETRIES` times, each after a full garbage
+    collection and a short pause) when a broadcast ran out of memory.
+
+    Java 17's G1 can throw OutOfMemoryError for an allocation that waited on a JNI critical section
+    with the heap far from full (see ``session.LOCAL_CONF``); Spark then fails the query with
+    :data:`BROADCAST_OOM`. It struck TPC-DS q35 at scale 0.01 (a few MB, eleven broadcasts built at
+    once) in test runs, once also on the one retry there was: the pause lets the other broadcasts'
+    threads leave their critical sections. A heap that is really full fails every try, with Spark's
+    message.
+    """
+    for attempt in range(BROADCAST_RETRIES + 1):
+        try:
+            return action()
+        except Exception as exc:  # noqa: BLE001 - only Spark's broadcast failure is retried
+            if BROADCAST_OOM not in str(exc) or is_connect(spark) or attempt == BROADCAST_RETRIES:
+                raise
+            spark.sparkContext._jvm.System.gc()
+            time.sleep(0.5 * (attempt + 1))
+
+
+#: Up to this many rows, plain columns are collected as rows (Spark's incremental take reads only
+#: the partitions it needs); above it through Arrow, which moves rows in batches: measured on TPC-H
+#: lineitem, rows and Arrow take about as long at 2,000 rows, Arrow is 2x faster at 10,000 and 5x at
+#: 60,000 (the row path pickles every row and builds Arrow arrays from Python values).
+ROWS_BY_TAKE = 2_000
+
+
+def _collect(df, rows: int):
+    """The first ``rows`` rows of ``df`` as a pyarrow Table, and a warning when a column had to be
+    shown as text.
+
+    Arrow transfer lacks year-month intervals: such columns are collected as their text.
+    """
+    from pyspark.errors import PySparkTypeError
+    from pyspark.sql import types as T
+
+    df = df.limit(rows)
+    if rows <= ROWS_BY_TAKE and _plain(df.schema):
+        return _collect_rows(df), None
+    try:
+        return df.toArrow(), None
+    except PySparkTypeError as exc:
+        if "UNSUPPORTED_DATA_TYPE_FOR_ARROW" not in str(exc):
+            raise
+    as_text = [f.name for f in df.schema.fields if isinstance(f.dataType, T.YearMonthIntervalType)]
+    if not as_text:
+        raise ExecutionError("Spark cannot move this node's column types to Python (Arrow transfer failed)")
+    df = df.select(*[df[c].cast("string").alias(c) if c in as_text else df[c] for c in df.columns])
+    return df.toArrow(), f"{len(as_text)} year-month interval column(s) are shown as text"
+
+
+def _plain_types():
+    from pyspark.sql import types as T
+
+    return (T.BooleanType, T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.FloatType, T.DoubleType,
+            T.DecimalType, T.StringType, T.DateType)
+
+
+def _plain(schema) -> bool:
+    """Whether every column has a type whose Python value converts to Arrow exactly (no time zones,
+    nesting or intervals)."""
+    plain = _plain_types()
+    return all(type(f.dataType) in plain for f in schema.fields)
+
+
+def _collect_rows(df):
+    """The rows of a limited DataFrame with plain column types, as a pyarrow Table.
+
+    ``collect`` runs a limit as Spark's incremental take (the first partition, then more only if
+    needed), whereas Arrow collection runs every partition of the scan: for the first rows of a
+    large table this is the faster path.
+    """
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    rows = df.collect()
+    schema = to_arrow_schema(df.schema, timezone="UTC")
+    arrays = [pa.array([r[i] for r in rows], type=f.type) for i, f in enumerate(schema)]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _cap_bytes(table):
+    """At most ``MAX_BYTES`` of rows, and a warning when rows were dropped."""
+    if table.nbytes <= MAX_BYTES or table.num_rows <= 1:
+        return table, None
+    keep = max(1, int(MAX_BYTES / (table.nbytes / table.num_rows)))
+    return table.slice(0, keep), (
+        f"only the first {keep} rows are shown: the rows hold {table.nbytes / 2**20:.0f} MB, "
+        f"more than the {MAX_BYTES // 2**20} MB kept"
+    )
+
+
+def to_pandas(table, columns: list[str]) -> pd.DataFrame:
+    """Rows for display: ints with nulls stay ints (None), dates stay dates, decimals stay exact."""
+    frame = table.rename_columns(columns).to_pandas(
+        integer_object_nulls=True, date_as_object=True, timestamp_as_object=False
+    )
+    frame.columns = columns
+    return frame
+
+
+# ---- downloads -----------------------------------------------------------------------------
+
+
+def to_csv_bytes(result: RunResult) -> bytes:
+    """The shown rows as CSV (UTF-8, header ``[i] name``)."""
+    return result.rows.to_csv(index=False).encode("utf-8")
+
+
+def to_parquet_bytes(result: RunResult) -> bytes:
+    """The shown rows as a Parquet file, with the exact Arrow types Spark returned."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = result.arrow if result.arrow is not None else pa.Table.from_pandas(result.rows, preserve_index=False)
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    return buf.getvalue()
+
+
+__all__ = [
+    "RunResult",
+    "run_node",
+    "refuse_writes",
+    "translation",
+    "explain_node",
+    "clear_cache",
+    "to_csv_bytes",
+    "to_parquet_bytes",
+    "Cancelled",
+    "TimedOut",
+    "MAX_ROWS",
+    "MAX_BYTES",
+]

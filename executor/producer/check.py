@@ -1,0 +1,368 @@
+"""The live-producer check: plans a real producer writes today, against that producer's own engine.
+
+For each SQL query, DataFusion (the version in requirements.txt) plans it and its Substrait producer
+writes the plan (the way SQL to plan does, :func:`executor.engines.sql_plan.sql_to_plan`). Then:
+
+- **schema**: the plan model's root names must equal DataFusion's result schema, every root column
+  must have the same type kind (integer of the same width, float, decimal, string, date, ...), and no
+  column of any node may be of unknown type;
+- **rows**: the plan runs on Spark through the executor, and its rows must equal DataFusion's own
+  rows for the SQL on the same files (as multisets; floats to 1e-6 relative, decimals to one unit in the
+  last place). Where they differ, DuckDB runs the same SQL on the same files and says which engine is
+  wrong; where DataFusion's engine fails on the SQL, DuckDB's rows are the oracle.
+
+``python -m executor check`` runs it over SQL files and prints a table per query.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import asdict, dataclass
+from typing import Iterable, Mapping
+
+from substrait import type_pb2
+
+from ..engines.rows import multiset_diff
+
+#: SQL of our own over the TPC-H tables: every relation kind, join type, set op, grouping sets, windows,
+#: intervals, LIKE, string functions, CASE with NULL, subqueries (``-- name:`` before each query).
+FEATURES_SQL = os.path.join(os.path.dirname(__file__), "producer_sql", "features.sql")
+
+
+@dataclass(frozen=True)
+class Query:
+    name: str
+    sql: str
+
+
+@dataclass
+class Outcome:
+    """One query's result: ``produced`` is "yes" or "no"; ``schema`` "same", "differs" or "-" (no engine
+    schema to compare with); ``rows`` "same", "differs", "error" (Spark could not run it), "all fail"
+    (DataFusion's engine, DuckDB and Spark each fail running the SQL or its plan: the engines agree
+    that it has no result), "not run" or "-"; ``why`` says what went wrong."""
+
+    query: str
+    produced: str = "-"
+    schema: str = "-"
+    rows: str = "-"
+    unknown: int = 0  # columns of unknown type over all nodes
+    why: str = ""
+    oracle: str = "datafusion"  # whose rows the Spark rows were compared with
+    seconds: float = 0.0
+    form: str = "analyzed"  # the logical plan DataFusion's producer was given (executor.engines.sql_plan.FORMS)
+
+    @property
+    def ok(self) -> bool:
+        return (
+            self.produced == "yes"
+            and self.schema == "same"
+            and self.rows in ("same", "all fail", "not run")
+            and not self.unknown
+        )
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+# ---- queries ----------------------------------------------------------------------------------
+
+_PLACEHOLDER = re.compile(r"'\{(\w+)\}'")
+_NAME_LINE = re.compile(r"^--\s*name:\s*(\S+)(.*)$", re.M)
+
+
+def read_queries(paths: Iterable[str]) -> list[Query]:
+    """Queries from ``.sql`` files and folders of them. A file with ``-- name: NAME`` lines holds several
+    queries, each ended by a line ``;``; any other file is one query named after the file. The
+    consumer-testing placeholders ``'{table}'`` become plain table names."""
+    out: list[Query] = []
+    for path in paths:
+        files = (
+            sorted(os.path.join(path, f) for f in os.listdir(path) if f.endswith(".sql"))
+            if os.path.isdir(path)
+            else [path]
+        )
+        for file in files:
+            with open(file, encoding="utf-8") as fh:
+                text = fh.read()
+            out.extend(_split(text, os.path.splitext(os.path.basename(file))[0]))
+    return out
+
+
+def _split(text: str, stem: str) -> list[Query]:
+    marks = list(_NAME_LINE.finditer(text))
+    if not marks:
+        return [Query(stem, _clean_sql(text))]
+    out = []
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        body = text[m.end(): end]
+        out.append(Query(m.group(1), _clean_sql(body)))
+    return out
+
+
+def _clean_sql(sql: str) -> str:
+    sql = _PLACEHOLDER.sub(r"\1", sql).strip()
+    while sql.endswith(";"):
+        sql = sql[:-1].rstrip()
+    return sql
+
+
+# ---- type kinds -------------------------------------------------------------------------------
+
+_SUBSTRAIT_KINDS = {
+    "bool": "boolean", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "fp32": "float", "fp64": "float", "decimal": "decimal", "string": "string", "varchar": "string",
+    "fixed_char": "string", "binary": "binary", "fixed_binary": "binary", "date": "date",
+    "timestamp": "timestamp", "timestamp_tz": "timestamp", "precision_timestamp": "timestamp",
+    "precision_timestamp_tz": "timestamp", "time": "time", "precision_time": "time",
+    "interval_year": "interval", "interval_day": "interval", "interval_compound": "interval",
+    "uuid": "uuid", "struct": "struct", "list": "list", "map": "map",
+}
+
+
+#: The kinds of the user-defined types producers declare for engine types (executor.translate.types.ENGINE_USER_TYPES).
+_USER_TYPE_KINDS = {"fp16": "float", "null": "null"}
+
+
+def substrait_kind(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = None) -> str:
+    """A type's kind for comparing with an engine's (integers by width; all floats alike)."""
+    if t is None or t.WhichOneof("kind") is None:
+        return "unknown"
+    kind = t.WhichOneof("kind")
+    if kind == "user_defined":
+        name = (user_types or {}).get(t.user_defined.type_reference, "")
+        return _USER_TYPE_KINDS.get(name, f"u!{name or t.user_defined.type_reference}")
+    return _SUBSTRAIT_KINDS.get(kind, kind)
+
+
+def arrow_kind(t) -> str:
+    import pyarrow.types as pt
+
+    for test, kind in (
+        (pt.is_boolean, "boolean"), (pt.is_decimal, "decimal"), (pt.is_floating, "float"),
+        (pt.is_date, "date"), (pt.is_timestamp, "timestamp"), (pt.is_time, "time"),
+        (pt.is_struct, "struct"), (pt.is_map, "map"),
+    ):
+        if test(t):
+            return kind
+    if pt.is_integer(t):
+        return f"int{t.bit_width}"
+    if pt.is_string(t) or pt.is_large_string(t) or str(t) == "string_view":
+        return "string"
+    if pt.is_binary(t) or pt.is_large_binary(t) or pt.is_fixed_size_binary(t):
+        return "binary"
+    if pt.is_interval(t) or pt.is_duration(t):
+        return "interval"
+    if pt.is_list(t) or pt.is_large_list(t):
+        return "list"
+    if pt.is_null(t):
+        return "null"
+    return str(t)
+
+
+# ---- the check --------------------------------------------------------------------------------
+
+
+class Checker:
+    """Checks queries over one set of tables (``{name: parquet file or folder}``) with one DataFusion
+    context, one DuckDB connection and the executor's Spark session."""
+
+    def __init__(
+        self,
+        tables: Mapping[str, str],
+        *,
+        run: bool = True,
+        timeout_s: float = 300,
+        save_plans: str | None = None,
+        form: str = "analyzed",
+    ) -> None:
+        from ..data.catalog import Catalog
+
+        self.tables = dict(tables)
+        self.form = form
+        self.run = run
+        self.timeout_s = timeout_s
+        self.save_plans = save_plans
+        roots = sorted({os.path.dirname(os.path.abspath(p)) for p in self.tables.values()})
+        self.catalog = Catalog(roots, {n: p for n, p in self.tables.items()})
+        self._duck = None
+        self._engine = None  # DataFusion's engine over the tables, made on first use
+
+    def duckdb_rows(self, sql: str) -> list[tuple]:
+        import duckdb
+
+        if self._duck is None:
+            self._duck = duckdb.connect()
+            self._duck.execute("SET threads = 1")
+            for name, path in self.tables.items():
+                quoted = path.replace("'", "''")
+                self._duck.execute(f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet(\'{quoted}\')')
+        return [tuple(r) for r in self._duck.execute(sql).fetchall()]
+
+    def check(self, query: Query) -> Outcome:
+        """Check one query; whatever fails is said in the outcome (the sweep goes on)."""
+        started = time.monotonic()
+        try:
+            return self._check(query)
+        except Exception as exc:  # noqa: BLE001 - a sweep reports every query, whatever breaks on one
+            return Outcome(
+                query.name, form=self.form, why=f"the check itself failed: {type(exc).__name__}: {_first_line(exc)}",
+                seconds=round(time.monotonic() - started, 2),
+            )
+
+    def _check(self, query: Query) -> Outcome:
+        from viz.errors import PlanLoadError
+        from viz.model import analyze
+
+        from ..errors import ExecutionError
+        from ..engines.sql_plan import DataFusionEngine, sql_to_plan
+
+        started = time.monotonic()
+        out = Outcome(query.name, form=self.form)
+        try:
+            if self._engine is None:
+                self._engine = DataFusionEngine(self.tables)
+            engine = self._engine.run(query.sql, rows=self.run)  # not run: its schema is enough
+        except ExecutionError as exc:
+            engine = None
+            df_error = f"it cannot plan the SQL: {_first_line(exc)}"
+        else:
+            df_error = engine.error
+        expected = engine.table if engine is not None else None
+        try:
+            plan = sql_to_plan(query.sql, self.tables, json=False, form=self.form)
+        except ExecutionError as exc:
+            out.produced, out.why = "no", f"DataFusion's producer: {exc}"
+            out.seconds = round(time.monotonic() - started, 2)
+            return out
+        out.produced = "yes"
+        if self.save_plans:
+            self._save(query.name, plan.data)
+        try:
+            model = analyze(plan.data)
+        except PlanLoadError as exc:
+            out.schema, out.why = "differs", f"the plan does not load: {exc}"
+            return out
+        out.unknown = sum(
+            1 if n.schema is None else sum(1 for f in n.schema if f.type is None) for n in model.nodes()
+        )
+        root = model.node(model.roots[0])
+        names = [f.name for f in root.schema] if root.schema is not None else []
+        kinds = [substrait_kind(f.type, model.extensions.types) for f in root.schema] if root.schema is not None else []
+        problems: list[str] = []
+        if engine is not None:
+            want_names = list(engine.schema.names)
+            want_kinds = [arrow_kind(t) for t in engine.schema.types]
+            if names != want_names:
+                problems.append(f"root names {names}, DataFusion's {want_names}")
+            else:
+                for name, got, want in zip(names, kinds, want_kinds):
+                    if got != want and want != "null":
+                        problems.append(f"{name} is {got}, DataFusion's is {want}")
+        out.schema = "differs" if problems else ("same" if engine is not None else "-")
+        if out.unknown:
+            problems.append(f"{out.unknown} column(s) of unknown type")
+        if not self.run:
+            out.rows = "not run"
+            out.why = "; ".join(problems)
+            out.seconds = round(time.monotonic() - started, 2)
+            return out
+        try:
+            got = self._spark_rows(model)
+        except ExecutionError as exc:
+            out.rows = "error"
+            spark_error = _first_line(exc)
+            if expected is None and spark_error.startswith("Spark failed running"):
+                duck_error = self._duckdb_error(query.sql)
+                if duck_error:
+                    out.rows, out.oracle = "all fail", "none"
+                    problems = [p for p in problems if "unknown type" in p] + [
+                        f"every engine fails: DataFusion's ({df_error}), DuckDB ({duck_error}) and Spark ({spark_error})"
+                    ]
+            if out.rows == "error":
+                problems.append(f"Spark: {spark_error}")
+            out.why = "; ".join(problems)
+            out.seconds = round(time.monotonic() - started, 2)
+            return out
+        if expected is not None:
+            want = [tuple(r.values()) for r in expected.to_pylist()]
+        else:
+            problems.append(f"DataFusion's engine fails on the SQL ({df_error}); DuckDB is the oracle")
+            out.oracle = "duckdb"
+            try:
+                want = self.duckdb_rows(query.sql)
+            except Exception as exc:  # noqa: BLE001 - DuckDB's errors are of many kinds; its message is the reason
+                out.oracle = "none"
+                problems.append(f"DuckDB cannot run the SQL either ({_first_line(exc)}), so no engine gives rows")
+                out.why = "; ".join(problems)
+                out.seconds = round(time.monotonic() - started, 2)
+                return out
+        diff = multiset_diff(got, want)
+        out.rows = "differs" if diff else "same"
+        if diff:
+            problems.append(f"rows: {diff}")
+            if out.oracle == "datafusion":
+                problems.append(self._arbitrate(query.sql, got, want))
+        out.why = "; ".join(p for p in problems if p)
+        out.seconds = round(time.monotonic() - started, 2)
+        return out
+
+    def _save(self, name: str, data: bytes) -> None:
+        from google.protobuf import json_format
+
+        from viz.load import load_plan
+
+        os.makedirs(self.save_plans, exist_ok=True)
+        safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+        with open(os.path.join(self.save_plans, f"{safe}.json"), "w", encoding="utf-8") as fh:
+            fh.write(json_format.MessageToJson(load_plan(data).plan, indent=2))
+
+    def _spark_rows(self, model) -> list[tuple]:
+        from ..jobs.run import MAX_ROWS, run_node
+
+        result = run_node(
+            model, model.roots[0], catalog=self.catalog, limit=MAX_ROWS, timeout_s=self.timeout_s, explain=False
+        )
+        return [tuple(r.values()) for r in result.arrow.to_pylist()]
+
+    def _duckdb_error(self, sql: str) -> str:
+        """DuckDB's error for ``sql``, or "" when DuckDB runs it."""
+        try:
+            self.duckdb_rows(sql)
+        except Exception as exc:  # noqa: BLE001 - DuckDB's errors are of many kinds; its message is the reason
+            return _first_line(exc)
+        return ""
+
+    def _arbitrate(self, sql: str, spark_rows: list[tuple], df_rows: list[tuple]) -> str:
+        """Which engine DuckDB agrees with, when Spark and DataFusion disagree."""
+        try:
+            duck = self.duckdb_rows(sql)
+        except Exception as exc:  # noqa: BLE001
+            return f"DuckDB cannot run the SQL either ({_first_line(exc)})"
+        if multiset_diff(spark_rows, duck) is None:
+            return "DuckDB agrees with Spark: DataFusion's own result is wrong"
+        if multiset_diff(df_rows, duck) is None:
+            return "DuckDB agrees with DataFusion: the plan's translation is wrong"
+        return "DuckDB agrees with neither"
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().split("\n\nbacktrace", 1)[0]
+    line = (text.splitlines() or [type(exc).__name__])[0]
+    return line[:300]
+
+
+def render_table(title: str, outcomes: list[Outcome]) -> str:
+    """A Markdown table: query, form, produced, schema, rows, why not."""
+    lines = [f"**{title}**: {sum(o.ok for o in outcomes)} of {len(outcomes)} fully right", "",
+             "| query | form | produced | schema | rows | why not |", "|---|---|---|---|---|---|"]
+    for o in outcomes:
+        why = o.why.replace("|", "\\|") if not o.ok or o.why else ""
+        lines.append(f"| {o.query} | {o.form} | {o.produced} | {o.schema} | {o.rows} | {why} |")
+    return "\n".join(lines)
+
+
+__all__ = ["Checker", "FEATURES_SQL", "Outcome", "Query", "arrow_kind", "read_queries", "render_table", "substrait_kind"]

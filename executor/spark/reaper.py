@@ -1,0 +1,117 @@
+"""Spark tasks that outlive their cancelled job, and what is done about them.
+
+Cancelling a job (a timeout, Cancel) interrupts its task threads, but a task stops only where Spark
+checks for the interrupt: between input batches. A cross product of large inputs is one generated
+loop per input batch (a broadcast nested-loop join fused with its aggregate), so its tasks may run on
+for hours after the job was cancelled, and they hold every core of a local session: everybody's later
+runs crawl behind them. (Measured: orders x orders x orders at TPC-H scale 0.01 kept both cores busy
+for more than 30 minutes after its job was cancelled.)
+
+:func:`watch` is started after a stop. It compares the tasks the executors are running with the tasks
+of the stages that are still active; tasks beyond those belong to no live job. If such orphans are
+still running after :data:`REAP_AFTER_S`, the local session's JVM is stopped, which ends them: the next
+run starts a fresh session (``executor.spark.session`` recovers from a dead JVM). Runs of other users that
+are in progress at that moment fail with a message, as they would when the JVM dies; without this
+they would wait behind the orphans. Spark Connect and cluster sessions are left alone (their
+executors are not this process's to stop); there the orphans run until their batch ends.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+import time
+
+from .session import is_connect
+
+#: How long orphaned tasks may keep running after a stop before the local JVM is stopped.
+REAP_AFTER_S = float(os.environ.get("SUBSTRAIT_VIZ_REAP_AFTER_S", "20"))
+#: How long the watch lasts at most (orphans that appear later are not ours).
+WATCH_S = REAP_AFTER_S + 60.0
+#: No orphans for this long: the stop went through, the watch ends.
+CALM_S = 10.0
+POLL_S = 0.5
+
+log = logging.getLogger(__name__)
+_watching: set[int] = set()
+_lock = threading.Lock()
+reaped = 0  # JVMs stopped by the reaper in this process (for tests and the status line)
+
+
+def orphaned_tasks(spark) -> int | None:
+    """Tasks running on the executors beyond those of active stages; None when it cannot be told."""
+    try:
+        sc = spark.sparkContext
+        tracker = sc.statusTracker()
+        in_stages = 0
+        for stage_id in tracker.getActiveStageIds():
+            info = tracker.getStageInfo(stage_id)
+            if info is not None:
+                in_stages += info.numActiveTasks
+        running = sum(e.numRunningTasks() for e in sc._jsc.sc().statusTracker().getExecutorInfos())
+    except Exception:  # a stopped or dead session
+        return None
+    return max(0, running - in_stages)
+
+
+def _kill_jvm(spark) -> bool:
+    try:
+        pid = spark.sparkContext._gateway.proc.pid
+    except Exception:
+        return False
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        return False
+    return True
+
+
+def _watch(spark) -> None:
+    global reaped
+    since: float | None = None  # when orphans were first seen
+    calm_since = time.monotonic()  # when the count was last seen at 0
+    end = time.monotonic() + WATCH_S
+    try:
+        while time.monotonic() < end:
+            orphans = orphaned_tasks(spark)
+            if orphans is None:
+                return
+            now = time.monotonic()
+            if orphans == 0:
+                since = None
+                if now - calm_since >= CALM_S:
+                    return
+            else:
+                calm_since = now
+                since = since if since is not None else now
+                if now - since >= REAP_AFTER_S:
+                    log.warning("%d Spark task(s) kept running %.0f s after their job was cancelled; "
+                                "stopping the local Spark JVM (the next run starts a new session)", orphans, REAP_AFTER_S)
+                    if _kill_jvm(spark):
+                        reaped += 1
+                    return
+            time.sleep(POLL_S)
+    finally:
+        with _lock:
+            _watching.discard(id(spark))
+
+
+def watch(spark) -> None:
+    """After a stop: end orphaned tasks of a local session (see the module docstring). Returns at once."""
+    if is_connect(spark):
+        return
+    try:
+        if not spark.sparkContext.master.startswith("local"):
+            return
+    except Exception:
+        return
+    with _lock:
+        if id(spark) in _watching:
+            return
+        _watching.add(id(spark))
+    threading.Thread(target=_watch, args=(spark,), name="substrait-viz-reaper", daemon=True).start()
+
+
+__all__ = ["REAP_AFTER_S", "orphaned_tasks", "watch"]

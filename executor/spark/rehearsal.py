@@ -1,0 +1,101 @@
+"""The warm-up's rehearsal of an opened plan: its nodes run once each, as Run would, their rows not kept.
+
+Spark's first queries of a shape (planning, code generation, the JIT) cost a run several times what
+the same run costs again: the tutorial's filter took 0.98 s on a fresh JVM and 0.30 s after a
+rehearsal. ``ui.state.plan_data.warm_spark`` rehearses the plan a person has just opened, in the background.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections import OrderedDict
+
+from ..jobs.profile import is_cross_product
+from ..jobs.run import Cancelled, SparkRun, supervise, translation
+from .session import in_background, peek_session, people_running, warming
+from .turns import SPARK
+
+
+def rehearse(model, node_ids: list[str], spark, catalog, budget_s: float, limit: int = 100) -> list[str]:
+    """Run each of ``node_ids`` once as Run would (its first ``limit`` rows, no count, no explain),
+    keeping nothing: Spark's first queries of a shape (planning, code generation, the JIT) cost a run
+    several times what the same run costs again. Stops when ``budget_s`` seconds have gone (the run
+    then under way is interrupted). The nodes rehearsed to the end, in order; a node that fails is
+    passed over (its own Run says why), and so is a node over a cross product: interrupted, a cross
+    product's tasks can run on (``executor.spark.reaper``), and no one asked for this run. It gives way to
+    the runs a person asks for (``executor.spark.session.in_background``): once one starts, the run under way is
+    interrupted and no other starts."""
+    done: list[str] = []
+    deadline = time.monotonic() + budget_s
+    with in_background() as stop:
+        for node_id in node_ids:
+            left = deadline - time.monotonic()
+            if left <= 0 or stop.is_set():
+                break
+            if any(is_cross_product(model, n) for n in model.graph.subtree(node_id)):
+                continue
+            try:
+                supervise(SparkRun(model, node_id, spark, catalog, limit, count=False, explain=False), spark, left, stop,
+                          None, background=True)
+            except Cancelled:  # out of time (TimedOut), or a person's run started
+                break
+            except Exception:  # noqa: BLE001 - a rehearsal only warms; the node's own Run reports its error
+                continue
+            done.append(node_id)
+    return done
+
+
+# ---- plans opened later ----------------------------------------------------------------------------
+
+#: Plans whose nodes were handed to the preparer, most recent last (a plan reopened is not prepared twice).
+PREPARED_KEPT = 256
+#: Seconds between two looks at whether Spark is idle.
+IDLE_POLL_S = 0.2
+_prepared: OrderedDict[tuple, None] = OrderedDict()
+_waiting: queue.SimpleQueue = queue.SimpleQueue()
+_preparer: threading.Thread | None = None
+_lock = threading.Lock()
+
+
+def prepare_later(model, node_ids: list[str], catalog) -> bool:
+    """Translate ``node_ids`` of a plan just opened, in the background, one at a time and only while
+    Spark has no one's work: the plans opened after the warm-up's (which prepares the first one) have
+    their translation ready when Run is clicked, so a run's turn on Spark is its execution only. Never
+    blocks; False when the plan (with these tables) was handed over before."""
+    global _preparer
+    key = (model.digest, catalog.fingerprint())
+    with _lock:
+        if key in _prepared:
+            return False
+        _prepared[key] = None
+        while len(_prepared) > PREPARED_KEPT:
+            _prepared.popitem(last=False)
+        _waiting.put((model, list(node_ids), catalog))
+        if _preparer is None or not _preparer.is_alive():
+            _preparer = threading.Thread(target=_prepare_forever, name="spark-prepare", daemon=True)
+            _preparer.start()
+    return True
+
+
+def spark_idle() -> bool:
+    """No run a person asked for is under way or waiting."""
+    return SPARK.busy() == (0, 0) and not people_running()
+
+
+def _prepare_forever() -> None:
+    while True:
+        model, node_ids, catalog = _waiting.get()
+        for node_id in node_ids:
+            while not spark_idle():
+                time.sleep(IDLE_POLL_S)
+            while peek_session() is None and warming():  # opened while Spark starts: ready when it is
+                time.sleep(IDLE_POLL_S)
+            spark = peek_session()
+            if spark is None:
+                break
+            try:
+                translation(model, node_id, spark, catalog)
+            except Exception:  # noqa: BLE001 - only a head start: the node's own Run reports its error
+                continue

@@ -1,0 +1,372 @@
+"""The one shared Spark session, started lazily on first use.
+
+``SPARK_REMOTE=sc://host:port`` connects through Spark Connect; ``SPARK_MASTER`` picks a cluster
+master; otherwise a ``local[*]`` session with memory settings for a small machine is started
+(``SPARK_REMOTE=local`` starts a local Spark Connect server with those same settings).
+If the session dies (its JVM crashed or was killed), the next ``get_session()`` starts a new one.
+Nothing here starts Spark at import time.
+The translation uses only the DataFrame API, so the same code runs on both kinds of session.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import hashlib
+import os
+import shutil
+import threading
+import warnings
+from typing import Callable
+
+from pyspark.sql import SparkSession
+
+from ..data.generate import CACHE
+from .jvm import pin_lookups
+
+_lock = threading.Lock()
+_session: SparkSession | None = None
+
+LOCAL_CONF = {
+    "spark.driver.memory": os.environ.get("SPARK_DRIVER_MEMORY", "2g"),
+    "spark.sql.shuffle.partitions": "4",
+    "spark.default.parallelism": "4",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.ansi.enabled": "false",
+    # Java 17's G1 gives up on an allocation that waits for a JNI critical section (the parquet and
+    # Arrow codecs hold them) after 2 retries and throws OutOfMemoryError with the heap half empty: a
+    # broadcast on 2 busy cores then failed as "Not enough memory to build and broadcast the table"
+    # (seen in a TPC-DS test and in Spark's own CI). More retries make it wait instead.
+    "spark.driver.extraJavaOptions": "-Duser.timezone=UTC -XX:+UnlockDiagnosticVMOptions -XX:GCLockerRetryAllocationCount=100",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+    # PySpark 4 records the Python call site of every Column/DataFrame call for error messages, at a
+    # cost of about six Py4J round trips per call; the translation makes thousands of such calls
+    # per plan (and reports its errors by node itself), so it is turned off.
+    "spark.python.sql.dataFrameDebugging.enabled": "false",
+    # With the UI off, Spark's status store still keeps the last 1,000 SQL executions (plan text and
+    # metrics graph of each), jobs and stages, and 100,000 tasks, in the driver's 2 GB heap. An app
+    # session (or the test run) runs thousands of queries, TPC-DS plans among them: a full store left
+    # too little heap to build a broadcast ("Not enough memory to build and broadcast the table").
+    # Nobody reads that history here, so little of it is kept.
+    "spark.sql.ui.retainedExecutions": "20",
+    "spark.ui.retainedJobs": "50",
+    "spark.ui.retainedStages": "50",
+    "spark.ui.retainedTasks": "2000",
+}
+
+
+def archive_path() -> str:
+    """Where the class archive of Spark's JVM for this PySpark and this ``java`` is kept
+    (``executor.spark.jvm_archive`` builds it): a dynamic CDS archive, the classes a first query loads, as
+    the JVM parsed and checked them. A JVM started with it maps them instead of loading them again: the
+    session's start and a first query took 5.7 s instead of 10 s here (alternated, two runs each)."""
+    import pyspark
+
+    home = os.environ.get("JAVA_HOME")
+    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
+    ident = f"{os.path.realpath(java)}:{os.stat(java).st_mtime_ns}" if java and os.path.exists(java) else "no java"
+    return os.path.join(CACHE, "jvm", f"spark-{pyspark.__version__}-{hashlib.sha1(ident.encode()).hexdigest()[:10]}.jsa")
+
+
+#: Set by ``executor.spark.jvm_archive`` in the Python process that builds the archive: its JVM writes the
+#: classes it loaded to this file when it exits.
+DUMP_ARCHIVE_TO: str | None = None
+
+
+def _java_options() -> str:
+    """The driver JVM's options: :data:`LOCAL_CONF`'s, and the class archive when there is one (a JVM
+    that cannot use it, e.g. after a Java update, starts without it)."""
+    options = LOCAL_CONF["spark.driver.extraJavaOptions"]
+    if DUMP_ARCHIVE_TO:
+        return f"{options} -XX:ArchiveClassesAtExit={DUMP_ARCHIVE_TO}"
+    archive = archive_path()
+    return f"{options} -XX:SharedArchiveFile={archive}" if os.path.isfile(archive) else options
+
+
+#: Spark's scratch space (shuffle and spill files, broadcast blocks, its own temporary folders): one
+#: folder per process under the cache, removed when the process exits and, for a process that died
+#: without removing its own, when the next session starts.
+SCRATCH_ROOT = os.path.join(CACHE, "spark-scratch")
+
+
+def scratch_dir() -> str:
+    """This process's folder under :data:`SCRATCH_ROOT`."""
+    return os.path.join(SCRATCH_ROOT, str(os.getpid()))
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # alive, owned by another user
+        return True
+    return True
+
+
+def clean_scratch(root: str | None = None) -> list[str]:
+    """Remove the scratch folders of processes that no longer run; the folders removed."""
+    root = root or SCRATCH_ROOT
+    removed = []
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return removed
+    for name in names:
+        if name.isdigit() and int(name) != os.getpid() and not pid_alive(int(name)):
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+            removed.append(os.path.join(root, name))
+    return removed
+
+
+def _remove_own_scratch() -> None:
+    """At exit: stop the session (its JVM lets go of its files), then remove this process's folder."""
+    if os.path.isdir(scratch_dir()):
+        with contextlib.suppress(Exception):
+            stop_session()
+        shutil.rmtree(scratch_dir(), ignore_errors=True)
+
+
+def _runs_here() -> bool:
+    """Whether Spark's work runs in this machine's JVM (a local master or a local Connect server),
+    so its scratch space is ours to place and remove."""
+    remote, master = os.environ.get("SPARK_REMOTE", ""), os.environ.get("SPARK_MASTER", "local")
+    if remote:
+        return remote == "local" or remote.startswith("local[")
+    return master.startswith("local")
+
+
+def _local_conf() -> dict[str, str]:
+    conf = {**LOCAL_CONF, "spark.driver.extraJavaOptions": _java_options(),
+            # tables Spark itself would create go to the cache too, not the folder the app was started in
+            "spark.sql.warehouse.dir": os.path.join(CACHE, "spark-warehouse")}
+    if _runs_here():
+        conf["spark.local.dir"] = scratch_dir()
+    return conf
+
+
+_scratch_kept = False
+
+
+def _prepare_scratch() -> None:
+    global _scratch_kept
+    clean_scratch()
+    os.makedirs(scratch_dir(), exist_ok=True)
+    if not _scratch_kept:
+        atexit.register(_remove_own_scratch)
+        _scratch_kept = True
+
+
+def _build() -> SparkSession:
+    remote = os.environ.get("SPARK_REMOTE")
+    builder = SparkSession.builder.appName("substrait-viz")
+    if _runs_here():
+        _prepare_scratch()
+    if remote:
+        builder = builder.remote(remote)
+        if remote == "local" or remote.startswith("local["):
+            # a Connect server started here, in this process's own JVM: the same small-machine settings
+            for key, value in _local_conf().items():
+                builder = builder.config(key, value)
+        with warnings.catch_warnings():
+            # the server starts with these settings; the client then re-sets them as session
+            # settings and warns for the static ones ("Cannot modify ... spark.driver.memory")
+            warnings.filterwarnings("ignore", message="Failed to set spark", category=UserWarning)
+            return builder.getOrCreate()
+    builder = builder.master(os.environ.get("SPARK_MASTER", "local[*]"))
+    for key, value in _local_conf().items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    pin_lookups(spark)
+    return spark
+
+
+def _alive(spark: SparkSession) -> bool:
+    """Whether a session can still run work: its JVM answers (classic) or it is not stopped (Connect)."""
+    try:
+        if is_connect(spark):
+            return not getattr(spark, "is_stopped", False)
+        jsc = spark.sparkContext._jsc
+        return jsc is not None and not jsc.sc().isStopped()
+    except Exception:  # Py4J connection errors: the JVM is gone
+        return False
+
+
+def _forget_dead_jvm() -> None:
+    """Drop PySpark's references to a dead JVM so the next builder starts a fresh one."""
+    from pyspark import SparkContext
+
+    for attr in ("_active_spark_context", "_gateway", "_jvm"):
+        setattr(SparkContext, attr, None)
+    SparkSession._instantiatedSession = None
+    SparkSession._activeSession = None
+    try:
+        SparkSession.clearActiveSession()
+        SparkSession.clearDefaultSession()
+    except Exception:
+        pass
+
+
+def is_connect(spark) -> bool:
+    """Whether ``spark`` is a Spark Connect session (no SparkContext, no JVM in this process)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def get_session() -> SparkSession:
+    """The shared session, started on first call (thread-safe).
+
+    If the session died (its JVM crashed or was killed, or it was stopped), a new one is started.
+    """
+    global _session
+    with _lock:
+        if _session is not None and not _alive(_session):
+            if not is_connect(_session):
+                _forget_dead_jvm()
+            _session = None
+        if _session is None:
+            _session = _build()
+        return _session
+
+
+#: The stop signals of the background runs under way (the warm-up's rehearsal, ``executor.spark.rehearsal``)
+#: and the count of the runs a person asked for under way. A person's run sets the signals: on this
+#: project's 2-core machine, a rehearsal still running when the first Run was clicked made that Run
+#: share the cores with it (the tutorial's root 2.7 s, against 0.9 s alone).
+_BACKGROUND: set[threading.Event] = set()
+_ASKED = 0
+_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def in_background():
+    """Runs made inside are background ones: the event given (pass it as their ``cancel``) is set as
+    soon as a run a person asked for starts, or now if one is under way."""
+    stop = threading.Event()
+    with _LOCK:
+        _BACKGROUND.add(stop)
+        if _ASKED:
+            stop.set()
+    try:
+        yield stop
+    finally:
+        with _LOCK:
+            _BACKGROUND.discard(stop)
+
+
+@contextlib.contextmanager
+def asked_for():
+    """A run a person asked for is under way: the background runs give way (see :func:`in_background`)."""
+    global _ASKED
+    with _LOCK:
+        _ASKED += 1
+        for stop in _BACKGROUND:
+            stop.set()
+    try:
+        yield
+    finally:
+        with _LOCK:
+            _ASKED -= 1
+
+
+def people_running() -> bool:
+    """Whether a run a person asked for is under way."""
+    return _ASKED > 0
+
+
+#: ``SUBSTRAIT_VIZ_WARM_UP=0`` keeps the app from starting Spark before the first run.
+WARM_UP = os.environ.get("SUBSTRAIT_VIZ_WARM_UP", "1") != "0"
+_warming: threading.Thread | None = None  # the one warm-up of this process (a dead JVM is restarted by a run)
+_warm_lock = threading.Lock()
+warm_up_error: str | None = None
+
+
+def warm_up_due() -> bool:
+    """Whether a warm-up would start now: it is on, and no session and no warm-up exist yet."""
+    return WARM_UP and _session is None and _warming is None
+
+
+def warm_up(data_file: str | None = None, prepare: Callable[[SparkSession], object] | None = None) -> bool:
+    """Start the shared session in a background thread (once), so that the first run does not wait
+    for the JVM: a person has opened a plan and is reading it. The thread then calls ``prepare(spark)``
+    (the open plan's own warm-up), then, unless a person's run has started, runs a small query (a
+    read of ``data_file`` when given, a join, an aggregate, a sort) so Spark's first-query costs
+    (class loading, code generation) are paid before the click. Never blocks; returns whether a
+    warm-up started now. A failure is kept in ``warm_up_error``; the first run then says it."""
+    global _warming
+    # not the session's lock: get_session holds that for the whole start of the JVM, and a page's
+    # rerun must not wait for it
+    with _warm_lock:
+        if not WARM_UP or _session is not None or _warming is not None:
+            return False
+        _warming = threading.Thread(target=_warm, args=(data_file, prepare), name="spark-warm-up", daemon=True)
+        _warming.start()
+        return True
+
+
+#: The niceness of the warm-up thread, and so of the JVM it starts (a child inherits its thread's): on a
+#: small machine the JVM's start-up would otherwise take the CPU the page needs to answer clicks.
+WARM_UP_NICENESS = 0
+
+
+def _warm(data_file: str | None, prepare: Callable[[SparkSession], object] | None = None) -> None:
+    global warm_up_error
+    try:
+        try:  # Linux: the niceness of this thread only (the server's other threads keep theirs)
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WARM_UP_NICENESS)
+        except (AttributeError, OSError):
+            pass
+        spark = get_session()
+        # the open plan first (e.g. translate and rehearse it): a person runs its nodes next. On a fresh
+        # JVM the common shapes below took 6 s, and the plan's own nodes were warm that much later.
+        if prepare is not None:
+            prepare(spark)
+        with in_background() as stop:  # not once a person's run has started: it would share the cores
+            if not stop.is_set():
+                common_shapes(spark, data_file)
+    except Exception as exc:  # noqa: BLE001 - the run that needs Spark reports its own error
+        warm_up_error = f"{type(exc).__name__}: {exc}"
+
+
+def common_shapes(spark: SparkSession, data_file: str | None) -> None:
+    """A small join, aggregate and sort, and a read of ``data_file``: Spark's first-query costs (class
+    loading, code generation) for the plans opened later."""
+    from pyspark.sql import functions as F
+
+    left = spark.range(0, 2000).withColumn("k", F.col("id") % 7)
+    right = spark.range(0, 50).withColumnRenamed("id", "k2")
+    joined = left.join(right, left["k"] == right["k2"], "inner").groupBy("k").agg(F.sum("id").alias("s"))
+    joined.orderBy("k").limit(5).collect()
+    if data_file:
+        spark.read.parquet(data_file).limit(5).collect()
+
+
+def peek_session() -> SparkSession | None:
+    """The shared session if it is running, else None; never starts one."""
+    spark = _session
+    return spark if spark is not None and _alive(spark) else None
+
+
+def is_started() -> bool:
+    return _session is not None
+
+
+def warming() -> bool:
+    """A warm-up is starting the session (or preparing on it) in the background."""
+    thread = _warming
+    return thread is not None and thread.is_alive()
+
+
+def stop_session() -> None:
+    global _session
+    with _lock:
+        if _session is not None:
+            try:
+                _session.stop()
+            except Exception:  # a dead JVM cannot be stopped politely
+                if not is_connect(_session):
+                    _forget_dead_jvm()
+            _session = None

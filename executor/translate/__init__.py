@@ -1,0 +1,1 @@
+"""Substrait to PySpark: relations, expressions, functions, literals and types, and which nodes can run."""

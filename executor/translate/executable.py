@@ -1,0 +1,308 @@
+"""Which nodes of a plan can run on Spark, decided statically (no Spark session needed).
+
+A node is executable when its whole subtree is: every relation kind, expression kind, literal,
+function and type it uses has a translation, and nothing in it writes or changes data. Each node
+gets the first reason it (or the first blocked node below it) cannot run.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Callable, Mapping
+
+from google.protobuf.message import Message
+from substrait import algebra_pb2, type_pb2
+
+from viz.expressions import bound_offset
+from viz.errors import Severity
+from viz.kinds import enhancement_of
+from viz.model import PlanModel
+
+from . import literals
+from ..errors import ExecutionError
+from .expr import SUPPORTED_EXPRESSIONS
+from .rel import REFUSED_RELATIONS, SUPPORTED_RELATIONS
+from .types import to_spark
+
+Expression = algebra_pb2.Expression
+
+#: Deepest subtree (relations on the longest path) sent to Spark. Spark's analyzer and optimizer recurse
+#: once per level: at 10,000 nested relations the JVM overflows its stack, at 1,000 it takes over a minute.
+#: Real plans are far shallower (the corpora's deepest TPC-H plan has 21 levels).
+MAX_SPARK_RELATION_DEPTH = 500
+#: Deepest nesting of expressions in one relation (the corpora's deepest is 6). At 1,000 nested calls
+#: Spark's planner overflows its stack.
+MAX_SPARK_EXPRESSION_DEPTH = 200
+
+
+@dataclass(frozen=True)
+class Executability:
+    ok: bool
+    reason: str | None = None  # why not, in the user's terms (None when ok)
+    refused: bool = False  # blocked by a write / DDL / update (never executed), not by a gap
+
+
+def _function_reason(model: PlanModel, anchor: int, kinds: tuple[str, ...]) -> str | None:
+    ref = model.extensions.functions.get(anchor)
+    if ref is None:
+        return f"function anchor {anchor} is not declared in the plan's extensions"
+    try:
+        from . import functions
+    except ImportError:  # pragma: no cover - the function mapping is part of the executor
+        return "the function mapping is not available"
+    reasons = []
+    for kind in kinds:
+        why = functions.supported(ref.compound_name, kind)
+        if why is None:
+            return None
+        reasons.append(why)
+    return reasons[0]
+
+
+def _type_reason(t: type_pb2.Type, user_types: Mapping[int, str]) -> str | None:
+    if t.WhichOneof("kind") is None:
+        return None
+    try:
+        to_spark(t, user_types)
+    except ExecutionError as e:
+        return str(e)
+    return None
+
+
+def _check_message(model: PlanModel, msg: Message) -> str | None:
+    """The first reason an expression-bearing message cannot be translated (Rel fields skipped)."""
+    checker = _CHECKS.get(msg.DESCRIPTOR.full_name)
+    if checker is not None:
+        reason = checker(model, msg)
+        if reason:
+            return reason
+    for f, value in msg.ListFields():
+        if f.message_type is None or f.message_type.full_name == "substrait.Rel":
+            continue
+        if f.message_type.full_name == "substrait.Type":
+            continue  # types are checked where they are used (casts, literals, reads)
+        items = value if f.is_repeated else [value]
+        if f.message_type.GetOptions().map_entry:
+            continue
+        for item in items:
+            reason = _check_message(model, item)
+            if reason:
+                return reason
+    return None
+
+
+def _expression(model: PlanModel, e: Expression) -> str | None:
+    which = e.WhichOneof("rex_type")
+    if which not in SUPPORTED_EXPRESSIONS:
+        return f"expression kind `{which or 'unset'}` is not supported"
+    return None
+
+
+def _literal(model: PlanModel, lit: Expression.Literal) -> str | None:
+    return literals.supported(lit)
+
+
+def _cast(model: PlanModel, c: Expression.Cast) -> str | None:
+    return _type_reason(c.type, model.extensions.types)
+
+
+def _scalar(model: PlanModel, f) -> str | None:
+    return _function_reason(model, f.function_reference, ("scalar",))
+
+
+#: Aggregation phases run: from the input rows to the result (unspecified reads so too).
+_PHASES_RUN = (algebra_pb2.AGGREGATION_PHASE_UNSPECIFIED, algebra_pb2.AGGREGATION_PHASE_INITIAL_TO_RESULT)
+
+
+def _phase_reason(model: PlanModel, f) -> str | None:
+    """Spark computes an aggregate from its input rows to its result, nothing in between."""
+    if f.phase in _PHASES_RUN:
+        return None
+    ref = model.extensions.functions.get(f.function_reference)
+    name = ref.name if ref is not None else f"function {f.function_reference}"
+    phase = algebra_pb2.AggregationPhase.Name(f.phase).replace("AGGREGATION_PHASE_", "")
+    start, _, end = phase.partition("_TO_")
+    wants = [w for w, odd in (("takes intermediate values as its input", start == "INTERMEDIATE"),
+                              ("returns its intermediate value", end == "INTERMEDIATE")) if odd]
+    return (f"`{name}` runs in phase {phase}: it {' and '.join(wants)}, and the executor runs aggregates "
+            "only from their input rows to their result (INITIAL_TO_RESULT)")
+
+
+def _aggregate(model: PlanModel, f) -> str | None:
+    return _phase_reason(model, f) or _function_reason(model, f.function_reference, ("aggregate",))
+
+
+def _window(model: PlanModel, f) -> str | None:
+    return _phase_reason(model, f) or _function_reason(model, f.function_reference, ("window", "aggregate"))
+
+
+def _field_reference(model: PlanModel, ref: Expression.FieldReference) -> str | None:
+    root = ref.WhichOneof("root_type")
+    if ref.WhichOneof("reference_type") != "direct_reference":
+        return "masked field references are not supported"
+    if root == "lambda_parameter_reference":
+        return "lambda expressions are not supported"
+    if root == "outer_reference" and ref.outer_reference.WhichOneof("outer_reference_type") == "rel_reference":
+        return "outer references to a lateral relation are not supported"
+    return None
+
+
+def _set_predicate(model: PlanModel, s: Expression.Subquery.SetPredicate) -> str | None:
+    if s.predicate_op != Expression.Subquery.SetPredicate.PREDICATE_OP_EXISTS:
+        return "the UNIQUE subquery predicate is not supported (only EXISTS)"
+    return None
+
+
+def _sort_field(model: PlanModel, s: algebra_pb2.SortField) -> str | None:
+    if s.WhichOneof("sort_kind") == "comparison_function_reference":
+        return "sorting with a comparison function is not supported"
+    return None
+
+
+def _join_key(model: PlanModel, k: algebra_pb2.ComparisonJoinKey) -> str | None:
+    if k.comparison.WhichOneof("inner_type") == "custom_function_reference":
+        return "a join key with a custom comparison function is not supported"
+    return None
+
+
+def _element_select(model: PlanModel, s) -> str | None:
+    # the translation applies a mask's struct selects only: reading the whole list or map would be a
+    # wrong answer that looks right
+    return "a read's projection selects elements of a list or a map, which the executor does not apply"
+
+
+def _bound(model: PlanModel, b) -> str | None:
+    if bound_offset(b) is None:
+        return "a window bound's offset_expr is not an integer literal"
+    return None
+
+
+_CHECKS: dict[str, Callable[[PlanModel, Message], str | None]] = {
+    "substrait.Expression": _expression,
+    "substrait.Expression.Literal": _literal,
+    "substrait.Expression.Cast": _cast,
+    "substrait.Expression.ScalarFunction": _scalar,
+    "substrait.AggregateFunction": _aggregate,
+    "substrait.Expression.WindowFunction": _window,
+    "substrait.ConsistentPartitionWindowRel.WindowRelFunction": _window,
+    "substrait.Expression.FieldReference": _field_reference,
+    "substrait.Expression.Subquery.SetPredicate": _set_predicate,
+    "substrait.SortField": _sort_field,
+    "substrait.Expression.WindowFunction.Bound.Preceding": _bound,
+    "substrait.Expression.WindowFunction.Bound.Following": _bound,
+    "substrait.ComparisonJoinKey": _join_key,
+    "substrait.Expression.MaskExpression.ListSelect": _element_select,
+    "substrait.Expression.MaskExpression.MapSelect": _element_select,
+}
+
+
+def expression_depth(msg: Message, limit: int | None = None) -> int:
+    """How deeply expressions nest in ``msg`` (input relations not counted); iterative, and stops
+    early once ``limit`` is passed."""
+    best = 0
+    stack: list[tuple[Message, int]] = [(msg, 0)]
+    while stack:
+        m, depth = stack.pop()
+        for f, value in m.ListFields():
+            if f.message_type is None or f.message_type.full_name == "substrait.Rel" or f.message_type.GetOptions().map_entry:
+                continue
+            deeper = depth + (f.message_type.full_name == "substrait.Expression")
+            best = max(best, deeper)
+            if limit is not None and best > limit:
+                return best
+            stack.extend((item, deeper) for item in (value if f.is_repeated else [value]))
+    return best
+
+
+def _error_reason(view) -> str | None:
+    """The first error the plan model found on the node: a plan that is wrong there is not run."""
+    for d in view.diagnostics:
+        if d.severity is Severity.ERROR:
+            return f"the plan is wrong here ({d.code}): {d.message}"
+    return None
+
+
+def _own_reason(model: PlanModel, node_id: str) -> tuple[str | None, bool]:
+    """Why this node alone cannot run (ignoring its inputs), and whether it is a refusal."""
+    view = model.node(node_id)
+    kind = view.kind
+    if kind in REFUSED_RELATIONS:
+        return f"{kind} relations change data and are never executed from an uploaded plan", True
+    if kind not in SUPPORTED_RELATIONS:
+        return f"relation `{kind}` is not supported", False
+    wrong = _error_reason(view)
+    if wrong:
+        return wrong, False
+    body = view.node.body
+    enhancement = enhancement_of(body)
+    if enhancement is not None:
+        return (f"an advanced extension enhancement ({enhancement}) changes what the relation means, and a "
+                "consumer may not ignore it"), False
+    if kind == "read":
+        which = body.WhichOneof("read_type")
+        if which not in ("named_table", "local_files", "virtual_table"):
+            return f"reading `{which or 'nothing'}` is not supported", False
+        for t in body.base_schema.struct.types:
+            reason = _type_reason(t, model.extensions.types)
+            if reason:
+                return f"a column of the base schema: {reason}", False
+    for field in ("offset_expr", "count_expr"):
+        if kind == "fetch" and body.HasField(field) and getattr(body, field).WhichOneof("rex_type") != "literal":
+            return "the fetch count and offset must be constants", False
+    if kind == "join" and body.type in (0,):
+        return "the join type is unspecified", False
+    depth = expression_depth(body, MAX_SPARK_EXPRESSION_DEPTH)
+    if depth > MAX_SPARK_EXPRESSION_DEPTH:
+        return (f"its expressions nest more than {MAX_SPARK_EXPRESSION_DEPTH} levels deep; Spark's planner "
+                "cannot take that (it runs out of stack)"), False
+    reason = _check_message(model, body)
+    return reason, False
+
+
+_known: "weakref.WeakKeyDictionary[PlanModel, Mapping[str, Executability]]" = weakref.WeakKeyDictionary()
+
+
+def executability(model: PlanModel) -> Mapping[str, Executability]:
+    """Per node id: whether its subtree can run on Spark, and why not. Raises nothing. Worked out
+    once per model (it is frozen), however many runs, steps and profiles ask."""
+    known = _known.get(model)
+    if known is None:
+        known = _known[model] = MappingProxyType(_executability(model))
+    return known
+
+
+def _executability(model: PlanModel) -> dict[str, Executability]:
+    own: dict[str, tuple[str | None, bool]] = {}
+    for node_id in model.graph.nodes:
+        try:
+            own[node_id] = _own_reason(model, node_id)
+        except Exception as e:  # noqa: BLE001 - a static check must never take the app down
+            own[node_id] = (f"the node could not be checked: {e}", False)
+    out: dict[str, Executability] = {}
+    height: dict[str, int] = {}  # relations on the longest path down, the node included
+    for sub in model.graph.post_order():
+        reason, refused = own[sub]
+        if reason is not None:
+            out[sub] = Executability(False, reason, refused)
+            continue
+        children = model.graph.children(sub)
+        height[sub] = 1 + max((height.get(c, 0) for c in children), default=0)
+        for child in children:
+            c = out.get(child)
+            if c is not None and not c.ok:
+                out[sub] = Executability(False, f"node {child} cannot run: {c.reason}"
+                                         if not c.reason.startswith("node ") else c.reason, c.refused)
+                break
+        else:
+            if height[sub] > MAX_SPARK_RELATION_DEPTH:
+                out[sub] = Executability(False, (
+                    f"its subtree is {height[sub]:,} relations deep; at most {MAX_SPARK_RELATION_DEPTH} "
+                    "are sent to Spark, whose planner recurses once per level (run a node lower down)"))
+            else:
+                out[sub] = Executability(True)
+    return out
+
+
+__all__ = ["Executability", "executability", "expression_depth", "MAX_SPARK_RELATION_DEPTH", "MAX_SPARK_EXPRESSION_DEPTH"]

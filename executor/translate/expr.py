@@ -1,0 +1,643 @@
+"""Substrait expressions as PySpark columns.
+
+One dispatch table on ``Expression.rex_type``. Expressions read a :class:`Record`: the incoming
+record's fields as Spark columns in order (the translator names every column positionally, so a
+field reference is an index into that list), plus the records of enclosing queries for outer
+references (correlated subqueries use Spark's ``Column.outer()``). Function calls go through
+``executor.translate.functions`` with the Substrait types of their arguments, typed by the plan model's own
+expression typer, so the translation reads the plan exactly as the inspector shows it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence as SequenceABC
+from dataclasses import dataclass, field
+from typing import Callable, Protocol, Sequence
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+from pyspark.sql import types as S
+from substrait import algebra_pb2, type_pb2
+
+from viz.expressions import ExpressionTyper, Scope, bound_offset, case_base
+from viz.fields import Field
+from viz.model import PlanModel
+from viz.types import render
+
+from . import literals
+from ..errors import ExecutionError, Unsupported
+from ..spark.jvm import col as jcol, sql_type
+from .types import to_spark
+
+Expression = algebra_pb2.Expression
+_INVOCATION_DISTINCT = algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT
+
+
+class NamedColumns(SequenceABC):
+    """The columns ``F.col(name)`` for ``names`` (with ``.outer()`` applied ``outer`` times), each
+    made on first use.
+
+    Making a Column costs Py4J round trips on a classic session, and a record usually has many
+    more fields than its node's expressions read.
+    """
+
+    def __init__(self, names: Sequence[str], outer: int = 0) -> None:
+        self.names = list(names)
+        self.outer_depth = outer
+        self._made: dict[int, Column] = {}
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self.names)))]
+        if i < 0:
+            i += len(self.names)
+        if not 0 <= i < len(self.names):
+            raise IndexError(i)
+        col = self._made.get(i)
+        if col is None:
+            col = jcol(self.names[i])
+            for _ in range(self.outer_depth):
+                col = col.outer()
+            self._made[i] = col
+        return col
+
+
+@dataclass
+class Record:
+    """What field references resolve against: one Spark column per field, and the fields' types."""
+
+    columns: Sequence[Column]
+    fields: Sequence[Field] | None = None
+    df: DataFrame | None = None  # the DataFrame the columns live in (for positional struct access)
+
+    @classmethod
+    def of(cls, names: Sequence[str], fields: Sequence[Field] | None, df: DataFrame | None = None) -> "Record":
+        return cls(NamedColumns(names), fields, df)
+
+    def outer(self) -> "Record":
+        """The same record seen from inside a subquery."""
+        if isinstance(self.columns, NamedColumns):
+            return Record(NamedColumns(self.columns.names, self.columns.outer_depth + 1), self.fields, None)
+        return Record([c.outer() for c in self.columns], self.fields, None)
+
+
+def _call_text(call) -> str:
+    """A call as people read it: its name and its arguments' types (``lte(decimal<15,2>, fp64)``)."""
+    return f"{_functions().base_name(call.name)}({', '.join(render(t) for t in call.arg_types)})"
+
+
+def _functions():
+    from .. import functions  # helper C's module; imported late so this module loads without it
+
+    return functions
+
+
+class RelTranslator(Protocol):
+    """What translating an expression needs of the relations' translator (``executor.translate.rel``):
+    the plan, a subquery's DataFrame and the names of its columns, and a place for warnings."""
+
+    @property
+    def model(self) -> PlanModel: ...
+
+    def subquery(self, sub_id: str, outer: tuple[Record, ...], prefix: str | None = None) -> tuple[DataFrame, list[str]]: ...
+
+    def warn(self, message: str) -> None: ...
+
+
+@dataclass
+class ExprTranslator:
+    """Translates the expressions of one node against its incoming record."""
+
+    tr: RelTranslator
+    node_id: str
+    record: Record
+    outer: tuple[Record, ...] = ()
+    _typer: ExpressionTyper | None = field(default=None, repr=False)
+    # The Column of each expression translated so far, by its bytes: an expression written twice
+    # (``substring(c_phone, 1, 2)`` in each of an IN list's equalities) is built once, since each
+    # Column costs Py4J round trips. Keys are made up to a budget of bytes, so that a very deep
+    # expression is not serialized once per level.
+    _made: dict[bytes, Column] = field(default_factory=dict, repr=False)
+    _key_budget: int = field(default=1 << 20, repr=False)
+    _subqueries: int = field(default=0, repr=False)
+
+    # -- typing (for function calls) ------------------------------------------------------------
+    @property
+    def typer(self) -> ExpressionTyper:
+        if self._typer is None:
+            model = self.tr.model
+            node = model.graph.nodes[self.node_id]
+
+            def subquery_schema(rel):
+                sub = node.subquery_rels.get(id(rel))
+                return (sub, model.infos[sub].schema) if sub in model.infos else ("?", None)
+
+            self._typer = ExpressionTyper(model.extensions, self.node_id, [], subquery_schema, model.conventions.dialect)
+        return self._typer
+
+    def type_of(self, e: Expression) -> type_pb2.Type | None:
+        """``e``'s type as the model typed it (the schema pass); typed here only when it did not."""
+        info = self.tr.model.infos.get(self.node_id)
+        known = info.typed_expression(e) if info is not None else None
+        if known is not None:
+            return known.type
+        scope = Scope(self.record.fields, tuple(r.fields for r in self.outer))
+        try:
+            return self.typer.expr(e, scope).type
+        except Exception:  # typing is best effort; the call still runs with an unknown type
+            return None
+
+    # -- entry --------------------------------------------------------------------------------
+    def expr(self, e: Expression) -> Column:
+        which = e.WhichOneof("rex_type")
+        handler = _DISPATCH.get(which or "")
+        if handler is None:
+            raise Unsupported(f"expression kind `{which or 'unset'}` is not supported (node {self.node_id})")
+        if which not in _SHARED or self._key_budget <= 0:
+            return handler(self, getattr(e, which))
+        key = e.SerializeToString(deterministic=True)
+        self._key_budget -= len(key)
+        made = self._made.get(key)
+        if made is not None:
+            return made
+        subqueries = self._subqueries
+        made = handler(self, getattr(e, which))
+        if self._subqueries == subqueries:  # a subquery's Column is its own (Spark gives it an id)
+            self._made[key] = made
+        return made
+
+    def condition(self, e: Expression) -> Column:
+        """A boolean condition, with a top-level ``and`` split into Spark's own conjunction, so that
+        Spark's optimizer sees each conjunct (to turn cross joins into equi-joins and decorrelate
+        subqueries conjunct by conjunct)."""
+        if e.WhichOneof("rex_type") == "scalar_function":
+            f = e.scalar_function
+            ref = self.tr.model.extensions.functions.get(f.function_reference)
+            values = [a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]
+            if ref is not None and ref.name.lower() == "and" and values and len(values) == len(f.arguments):
+                parts = [self.condition(v) for v in values]
+                out = parts[0]
+                for p in parts[1:]:
+                    out = out & p
+                return out
+        return self.expr(e)
+
+    def sort_column(self, s: algebra_pb2.SortField) -> Column:
+        if s.WhichOneof("sort_kind") == "comparison_function_reference":
+            raise Unsupported("sorting with a comparison function is not supported; use a sort direction")
+        c = self.expr(s.expr)
+        return _DIRECTIONS.get(s.direction, Column.asc_nulls_last)(c)
+
+    # -- field references ---------------------------------------------------------------------
+    def selection(self, ref: Expression.FieldReference) -> Column:
+        root = ref.WhichOneof("root_type")
+        if ref.WhichOneof("reference_type") != "direct_reference":
+            raise Unsupported("masked field references are not supported")
+        seg = ref.direct_reference
+        if root == "expression":
+            return self._segments(self.expr(ref.expression), seg, None)
+        if root == "outer_reference":
+            outer = ref.outer_reference
+            if outer.WhichOneof("outer_reference_type") == "rel_reference":
+                raise Unsupported("outer references to a lateral relation are not supported")
+            steps = outer.steps_out
+            if steps < 1 or steps > len(self.outer):
+                raise ExecutionError(
+                    f"outer reference steps out {steps} subquery boundaries, but node {self.node_id} is inside "
+                    f"{len(self.outer)}; a correlated subquery cannot run on its own"
+                )
+            record = self.outer[steps - 1]
+        elif root == "lambda_parameter_reference":
+            raise Unsupported("lambda expressions are not supported")
+        else:
+            record = self.record
+        if seg.WhichOneof("reference_type") != "struct_field":
+            raise ExecutionError("a root field reference must start with a struct field")
+        i = seg.struct_field.field
+        if not 0 <= i < len(record.columns):
+            valid = f"0-{len(record.columns) - 1}" if record.columns else "none"
+            raise ExecutionError(f"field {i} is out of range: the record has {len(record.columns)} fields ({valid})")
+        col = record.columns[i]
+        if seg.struct_field.HasField("child"):
+            return self._segments(col, seg.struct_field.child, record.df)
+        return col
+
+    def _segments(self, col: Column, seg, df: DataFrame | None) -> Column:
+        while seg.ByteSize() > 0:
+            which = seg.WhichOneof("reference_type")
+            if which == "struct_field":
+                col = struct_member(col, seg.struct_field.field, df)
+                seg = seg.struct_field.child
+            elif which == "list_element":
+                col = col.getItem(seg.list_element.offset)
+                seg = seg.list_element.child
+            elif which == "map_key":
+                col = col.getItem(literals.literal(seg.map_key.map_key))
+                seg = seg.map_key.child
+            else:
+                break
+        return col
+
+    # -- functions ----------------------------------------------------------------------------
+    def call(self, f, distinct: bool = False):
+        """The ``functions.Call`` and arguments of a scalar / aggregate / window function."""
+        functions = _functions()
+        ref = self.tr.model.extensions.functions.get(f.function_reference)
+        if ref is None:
+            raise ExecutionError(f"function anchor {f.function_reference} is not declared in the plan's extensions")
+        args: list = []
+        arg_types: list[type_pb2.Type | None] = []
+        constants: list = []
+        for a in f.arguments:
+            kind = a.WhichOneof("arg_type")
+            if kind == "value":
+                args.append(self.expr(a.value))
+                arg_types.append(self.type_of(a.value))
+                constants.append(_constant_value(a.value))
+            elif kind == "enum":
+                args.append(a.enum)
+            elif kind == "type":
+                args.append(a.type)
+        output = f.output_type if f.output_type.WhichOneof("kind") else None
+        options = {o.name: list(o.preference) for o in f.options}
+        call = functions.Call(ref.compound_name, arg_types, output, options, distinct=distinct, constants=constants)
+        self._coerce(f, call, args)
+        return call, args
+
+    def coercion(self, message):
+        """The casts the plan model says a call, CASE or IN list (this very message) runs with: its
+        producer's coercion of values whose types no signature or rule of the spec reconciles."""
+        info = self.tr.model.infos.get(self.node_id)
+        typed = info.typed_expression(message) if info is not None else None
+        return typed.coercion if typed is not None else None
+
+    def _cast(self, coercion, columns: list[Column], sources: list[type_pb2.Type | None], what: str) -> list[Column]:
+        """``columns`` (of values typed ``sources``) cast to ``coercion``'s targets, said in the run's notes."""
+        out = [c if t is None else _implicit_cast(c, s, t) for c, s, t in zip(columns, sources, coercion.targets)]
+        if any(t is not None for t in coercion.targets[: len(columns)]):
+            self.tr.warn(f"node {self.node_id}: {what}: {coercion.rule}, and so does the run")
+        return out + columns[len(out):]
+
+    def _cast_values(self, message, values: list[Expression], columns: list[Column], what: str) -> list[Column]:
+        """``columns`` (of the message's ``values``, in order) cast by its coercion."""
+        coercion = self.coercion(message)
+        if coercion is None:
+            return columns
+        return self._cast(coercion, columns, [self.type_of(v) for v in values], f"{what} differ in type")
+
+    def _coerce(self, f, call, args: list) -> None:
+        """Cast the value arguments of a call that matches no signature as the plan model says its
+        producer does (``Typed.coercion``), and say so in the run's notes."""
+        coercion = self.coercion(f)
+        if coercion is None:
+            return
+        positions = [i for i, a in enumerate(args) if isinstance(a, Column)]
+        cast = self._cast(coercion, [args[i] for i in positions], list(call.arg_types), _call_text(call))
+        for k, (i, target) in enumerate(zip(positions, coercion.targets)):
+            if target is not None:
+                args[i] = cast[k]
+                call.arg_types[k] = target
+                call.constants[k] = _functions().NOT_CONSTANT
+
+    def _warn(self, call) -> None:
+        for w in call.warnings:
+            self.tr.warn(w)
+
+    def scalar_function(self, f: Expression.ScalarFunction) -> Column:
+        call, args = self.call(f)
+        out = _functions().scalar(call, args)
+        self._warn(call)
+        return out
+
+    def aggregate(self, f: algebra_pb2.AggregateFunction, condition: Column | None = None) -> Column:
+        """An aggregate function (a measure), its arguments masked by the measure's filter."""
+        call, args = self.call(f, distinct=f.invocation == _INVOCATION_DISTINCT)
+        if condition is not None:
+            values = [a for a in args if isinstance(a, Column)]
+            if not values:  # count(*) FILTER (...) counts the rows that pass
+                call.name = "count"
+                call.arg_types = [None]
+                args = [F.when(condition, F.lit(1))]
+            else:
+                args = [F.when(condition, a) if isinstance(a, Column) else a for a in args]
+        if f.sorts:
+            self.tr.warn(f"the ordering inside aggregate `{call.name}` is not honoured")
+        out = _functions().aggregate(call, args)
+        self._warn(call)
+        return out
+
+    def window_function(self, f: Expression.WindowFunction) -> Column:
+        spec = Window.partitionBy(*[self.expr(p) for p in f.partitions])
+        if f.sorts:
+            spec = spec.orderBy(*[self.sort_column(s) for s in f.sorts])
+        return self.over(f, spec)
+
+    def over(self, f, spec) -> Column:
+        """A window function (``Expression.WindowFunction`` or a window relation's function) over ``spec``."""
+        functions = _functions()
+        ref = self.tr.model.extensions.functions.get(f.function_reference)
+        name = functions.base_name(ref.compound_name) if ref is not None else "?"
+        call, args = self.call(f, distinct=f.invocation == _INVOCATION_DISTINCT)
+        # ``over`` needs the bare function: the cast to the declared type comes after it.
+        declared, call.output_type = call.output_type, None
+        if functions.supported(call.name, "aggregate") is None:
+            # An aggregate over a window takes the function's frame (ROWS or RANGE bounds).
+            out = functions.aggregate(call, args)
+            spec = _frame(spec, f, name)
+        else:
+            out = functions.window(call, args)
+        self._warn(call)
+        out = out.over(spec)
+        return out.cast(sql_type(to_spark(declared))) if declared is not None else out
+
+    # -- conditionals -------------------------------------------------------------------------
+    def if_then(self, e: Expression.IfThen) -> Column:
+        if not e.ifs:
+            return self.expr(getattr(e, "else"))
+        base = case_base(e)
+        match = self.expr(base) if base is not None else None
+        clauses = e.ifs[1:] if base is not None else e.ifs
+        conds = [self.expr(getattr(clause, "if")) for clause in clauses]
+        values = [clause.then for clause in clauses] + ([getattr(e, "else")] if e.HasField("else") else [])
+        results = self._cast_values(e, values, [self.expr(v) for v in values], "the CASE's branches")
+        out = None
+        for cond, then in zip(conds, results):
+            if match is not None:
+                cond = match == cond  # CASE x WHEN v: SQL equality (a null x matches no WHEN)
+            out = F.when(cond, then) if out is None else out.when(cond, then)
+        if e.HasField("else"):
+            out = out.otherwise(results[-1])
+        return out
+
+    def switch_expression(self, e: Expression.SwitchExpression) -> Column:
+        match = self.expr(e.match)
+        conds = [match == literals.literal(getattr(clause, "if")) for clause in e.ifs]
+        values = [clause.then for clause in e.ifs] + ([getattr(e, "else")] if e.HasField("else") else [])
+        results = self._cast_values(e, values, [self.expr(v) for v in values], "the CASE's branches")
+        if not conds:
+            return results[-1]
+        out = None
+        for cond, then in zip(conds, results):
+            out = F.when(cond, then) if out is None else out.when(cond, then)
+        if e.HasField("else"):
+            out = out.otherwise(results[-1])
+        return out
+
+    def singular_or_list(self, e: Expression.SingularOrList) -> Column:
+        values = [e.value, *e.options]
+        columns = self._cast_values(e, values, [self.expr(v) for v in values], "an IN list's values")
+        return columns[0].isin(*columns[1:])
+
+    def multi_or_list(self, e: Expression.MultiOrList) -> Column:
+        values = [self.expr(v) for v in e.value]
+        out = F.lit(False)
+        for rec in e.options:
+            match = F.lit(True)
+            for v, o in zip(values, rec.fields):
+                match = match & (v == self.expr(o))
+            out = out | match
+        return out
+
+    def cast(self, e: Expression.Cast) -> Column:
+        target = to_spark(e.type)
+        folded = _folded_cast(e, target)
+        if folded is not None:
+            return folded
+        inner = self.expr(e.input)
+        if isinstance(target, S.StringType) and _is_text(e.input, self.type_of):
+            return inner  # varchar or char to string: Spark's value is a string already
+        if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_RETURN_NULL:
+            return inner.try_cast(target)
+        out = inner.cast(sql_type(target))
+        if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION and _parses(e.type, lambda: self.type_of(e.input)):
+            # The session's casts are Spark's legacy ones (ANSI off): text that is not a value of the
+            # target type becomes NULL. The plan asks for an error, as DataFusion and DuckDB give.
+            # (Spark folds this away for a literal that parses.)
+            kind = e.type.WhichOneof("kind")
+            message = F.concat(F.lit("cannot cast '"), inner, F.lit(f"' to {kind} (the plan's cast throws on failure)"))
+            return F.when(inner.isNotNull() & out.isNull(), F.raise_error(message)).otherwise(out)
+        return out
+
+    def literal(self, lit: Expression.Literal) -> Column:
+        return literals.literal(lit)
+
+    def nested(self, e: Expression.Nested) -> Column:
+        which = e.WhichOneof("nested_type")
+        if which == "struct":
+            return F.struct(*[self.expr(x).alias(f"f{i}") for i, x in enumerate(e.struct.fields)])
+        if which == "list":
+            return F.array(*[self.expr(x) for x in e.list.values])
+        if which == "map":
+            parts: list[Column] = []
+            for kv in e.map.key_values:
+                parts.extend([self.expr(kv.key), self.expr(kv.value)])
+            return F.create_map(*parts)
+        raise Unsupported(f"nested expression `{which or 'unset'}` is not supported")
+
+    # -- subqueries ---------------------------------------------------------------------------
+    def _subquery(self, rel: algebra_pb2.Rel) -> tuple[DataFrame, list[str]]:
+        self._subqueries += 1
+        node = self.tr.model.graph.nodes[self.node_id]
+        sub_id = node.subquery_rels.get(id(rel))
+        if sub_id is None:
+            raise ExecutionError(f"a subquery of node {self.node_id} is not in the plan graph")
+        return self.tr.subquery(sub_id, (self.record.outer(), *[r.outer() for r in self.outer]))
+
+    def subquery(self, e: Expression.Subquery) -> Column:
+        which = e.WhichOneof("subquery_type")
+        handler = _SUBQUERIES.get(which or "")
+        if handler is None:
+            raise Unsupported(f"subquery kind `{which or 'unset'}` is not supported")
+        return handler(self, getattr(e, which))
+
+    def _scalar_subquery(self, s: Expression.Subquery.Scalar) -> Column:
+        df, names = self._subquery(s.input)
+        # a select of the one column would put a Project above a global aggregate (see translate_rel)
+        return (df if len(names) == 1 else df.select(names[0])).scalar()
+
+    def _in_predicate(self, s: Expression.Subquery.InPredicate) -> Column:
+        df, names = self._subquery(s.haystack)
+        needles = [self.expr(n) for n in s.needles]
+        if len(needles) == 1:
+            # a select of the subquery's one column would cost Spark one more analysis
+            return needles[0].isin(df if len(names) == 1 else df.select(names[0]))
+        return F.struct(*needles).isin(df.select(F.struct(*names)))
+
+    def _set_predicate(self, s: Expression.Subquery.SetPredicate) -> Column:
+        if s.predicate_op != Expression.Subquery.SetPredicate.PREDICATE_OP_EXISTS:
+            raise Unsupported("the UNIQUE subquery predicate is not supported (only EXISTS)")
+        return self._subquery(s.tuples)[0].exists()
+
+    def _set_comparison(self, s: Expression.Subquery.SetComparison) -> Column:
+        """``x op ANY|ALL (subquery)`` through the subquery's minimum and maximum."""
+        df, names = self._subquery(s.right)
+        c = names[0]
+        df = df.select(c)
+        left = self.expr(s.left)
+        op = _COMPARISONS.get(s.comparison_op)
+        if op is None:
+            raise Unsupported("a set comparison without a comparison operator")
+        lo = df.select(F.min(c)).scalar()
+        hi = df.select(F.max(c)).scalar()
+        empty = ~df.exists()
+        is_any = s.reduction_op == Expression.Subquery.SetComparison.REDUCTION_OP_ANY
+        name = s.comparison_op
+        Cmp = Expression.Subquery.SetComparison
+        if name == Cmp.COMPARISON_OP_EQ:
+            return left.isin(df) if is_any else empty | ((lo == left) & (hi == left))
+        if name == Cmp.COMPARISON_OP_NE:
+            return ((lo != left) | (hi != left)) if is_any else (empty | ~left.isin(df))
+        low_side = name in (Cmp.COMPARISON_OP_LT, Cmp.COMPARISON_OP_LE)  # x < ANY: x < max
+        bound = (hi if low_side else lo) if is_any else (lo if low_side else hi)
+        result = op(left, bound)
+        return F.when(empty, F.lit(not is_any)).otherwise(result)
+
+
+def struct_member(col: Column, i: int, df: DataFrame | None) -> Column:
+    if df is None:
+        raise Unsupported("a struct field of an outer or computed value cannot be read by position here")
+    dtype = df.select(col).schema.fields[0].dataType
+    names = getattr(dtype, "names", None)
+    if not names or not 0 <= i < len(names):
+        raise ExecutionError(f"struct field {i} is out of range for {dtype.simpleString()}")
+    return col.getField(names[i])
+
+
+_DIRECTIONS: dict[int, Callable[[Column], Column]] = {
+    1: Column.asc_nulls_first,
+    2: Column.asc_nulls_last,
+    3: Column.desc_nulls_first,
+    4: Column.desc_nulls_last,
+    5: Column.asc_nulls_first,  # clustered: equal values together; any order does
+}
+
+_COMPARISONS: dict[int, Callable[[Column, Column], Column]] = {
+    1: lambda a, b: a == b,
+    2: lambda a, b: a != b,
+    3: lambda a, b: a < b,
+    4: lambda a, b: a > b,
+    5: lambda a, b: a <= b,
+    6: lambda a, b: a >= b,
+}
+
+
+def _bound(b, unbounded: int) -> int:
+    which = b.WhichOneof("kind")
+    if which in ("preceding", "following"):
+        n = bound_offset(getattr(b, which))
+        if n is None:
+            raise Unsupported("a window bound's offset_expr must be an integer literal")
+        return -n if which == "preceding" else n
+    if which == "current_row":
+        return Window.currentRow
+    return unbounded
+
+
+def _implicit_cast(column: Column, source: type_pb2.Type | None, target: type_pb2.Type) -> Column:
+    """``column`` cast to ``target`` as a producer's implicit coercion does: text that is not a value of
+    the target, or a float that does not fit it, is an error there (the session's casts give NULL)."""
+    out = column.cast(sql_type(to_spark(target)))
+    if source is None or source.WhichOneof("kind") in _TEXT_KINDS | {"fp32", "fp64"}:
+        message = F.concat(F.lit("cannot cast '"), column.cast("string"), F.lit(f"' to {render(target)} (an implicit coercion)"))
+        return F.when(column.isNotNull() & out.isNull(), F.raise_error(message)).otherwise(out)
+    return out
+
+
+def _frame(spec, f, name: str):
+    """The frame of an aggregate over a window: the spec's bounds (defaults: the whole partition)."""
+    lo = _bound(f.lower_bound, Window.unboundedPreceding) if f.HasField("lower_bound") else Window.unboundedPreceding
+    hi = _bound(f.upper_bound, Window.unboundedFollowing) if f.HasField("upper_bound") else Window.unboundedFollowing
+    if f.bounds_type == Expression.WindowFunction.BOUNDS_TYPE_RANGE:
+        return spec.rangeBetween(lo, hi)
+    return spec.rowsBetween(lo, hi)
+
+
+_SUBQUERIES: dict[str, Callable[[ExprTranslator, object], Column]] = {
+    "scalar": ExprTranslator._scalar_subquery,
+    "in_predicate": ExprTranslator._in_predicate,
+    "set_predicate": ExprTranslator._set_predicate,
+    "set_comparison": ExprTranslator._set_comparison,
+}
+
+_DISPATCH: dict[str, Callable[[ExprTranslator, object], Column]] = {
+    "literal": ExprTranslator.literal,
+    "selection": ExprTranslator.selection,
+    "scalar_function": ExprTranslator.scalar_function,
+    "window_function": ExprTranslator.window_function,
+    "if_then": ExprTranslator.if_then,
+    "switch_expression": ExprTranslator.switch_expression,
+    "singular_or_list": ExprTranslator.singular_or_list,
+    "multi_or_list": ExprTranslator.multi_or_list,
+    "cast": ExprTranslator.cast,
+    "subquery": ExprTranslator.subquery,
+    "nested": ExprTranslator.nested,
+}
+
+#: Expression kinds the translation handles (``executable`` checks plans against this).
+SUPPORTED_EXPRESSIONS = frozenset(_DISPATCH)
+
+#: Expression kinds whose Column one translator builds once for all their occurrences (a field
+#: reference is kept by its record; a subquery or window function is built each time).
+_SHARED = frozenset({"literal", "scalar_function", "cast", "if_then", "switch_expression", "singular_or_list",
+                     "multi_or_list", "nested"})
+
+__all__ = ["ExprTranslator", "Record", "SUPPORTED_EXPRESSIONS"]
+
+
+_TEXT_KINDS = frozenset({"string", "varchar", "fixed_char"})
+_TEXT_LITERALS = frozenset({"string", "var_char", "fixed_char"})
+
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _folded_cast(e: Expression.Cast, target) -> Column | None:
+    """A cast of a text literal in ISO form (``'1994-01-01'``) to a date, as a date literal: the value
+    Spark's cast gives, without the cast and its failure check in every plan that compares dates
+    (isthmus writes TPC-H's dates so). None for any other cast."""
+    if not isinstance(target, S.DateType) or e.input.WhichOneof("rex_type") != "literal":
+        return None
+    lit = e.input.literal
+    if lit.WhichOneof("literal_type") not in _TEXT_LITERALS:
+        return None
+    text = literals.python_value(lit)
+    if not _ISO_DATE.fullmatch(text):
+        return None
+    try:
+        return F.lit(dt.date.fromisoformat(text))
+    except ValueError:  # 1994-02-30: left to the cast, which fails or gives NULL as the plan says
+        return None
+
+
+def _is_text(e: Expression, type_of: Callable[[Expression], type_pb2.Type | None]) -> bool:
+    if e.WhichOneof("rex_type") == "literal":
+        return e.literal.WhichOneof("literal_type") in _TEXT_LITERALS
+    t = type_of(e)
+    return t is not None and t.WhichOneof("kind") in _TEXT_KINDS
+
+
+def _parses(target: type_pb2.Type, source: Callable[[], type_pb2.Type | None]) -> bool:
+    """Whether a cast reads text as a value of another type (the casts that fail on bad input; Spark's
+    legacy casts of numbers wrap or saturate instead, and are left as they are). ``source`` types the
+    cast's input only when the target is not text (DataFusion marks every cast as throwing)."""
+    if target.WhichOneof("kind") in _TEXT_KINDS:
+        return False
+    t = source()
+    return t is not None and t.WhichOneof("kind") in _TEXT_KINDS
+
+
+def _constant_value(e: algebra_pb2.Expression):
+    """The Python value of a literal argument (looking through casts), else ``_functions().NOT_CONSTANT``."""
+    while e.WhichOneof("rex_type") == "cast":
+        e = e.cast.input
+    if e.WhichOneof("rex_type") != "literal":
+        return _functions().NOT_CONSTANT
+    try:
+        return literals.python_value(e.literal)
+    except Exception:  # noqa: BLE001 - a literal we cannot read in Python is simply not a constant here
+        return _functions().NOT_CONSTANT

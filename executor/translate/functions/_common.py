@@ -1,0 +1,158 @@
+"""What every family's builders share: the ``Call``, ``base_name``, the readers of options and
+arguments, and the integer / float / error helpers that make Spark follow Substrait's semantics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Callable
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql import types as S
+from substrait.type_pb2 import Type
+
+from ...errors import Unsupported
+from ...spark.jvm import sql_type
+from ..types import to_spark
+
+
+@dataclass
+class Call:
+    name: str  # the extension function name as written: "add:i32_i32", "sum", "equal:any_any"
+    arg_types: list[Type | None]  # Substrait types of the value arguments (None when unknown)
+    output_type: Type | None  # the call's declared output type
+    options: dict[str, list[str]]  # FunctionOption name -> preferences
+    distinct: bool = False  # aggregate invocation DISTINCT
+    warnings: list[str] = field(default_factory=list)
+    #: the Python value of each value argument that is a literal (through casts), else NOT_CONSTANT
+    constants: list = field(default_factory=list)
+
+
+NOT_CONSTANT = object()
+
+
+Builder = Callable[[Call, list], Column]
+
+
+def base_name(name: str) -> str:
+    """``add:i32_i32`` -> ``add`` (lower case; the name before ``:``)."""
+    return name.split(":", 1)[0].strip().lower()
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+INT_RANGE = {
+    "i8": (-(2**7), 2**7 - 1),
+    "i16": (-(2**15), 2**15 - 1),
+    "i32": (-(2**31), 2**31 - 1),
+    "i64": (-(2**63), 2**63 - 1),
+}
+FLOATS = ("fp32", "fp64")
+WIDE = "decimal(38,0)"  # exact integer arithmetic beyond i64, as a cast target
+
+
+def _kind(t: Type | None) -> str | None:
+    return None if t is None else t.WhichOneof("kind")
+
+
+def _arg_kind(call: Call, i: int = 0) -> str | None:
+    return _kind(call.arg_types[i]) if i < len(call.arg_types) else None
+
+
+_WIDER = ("fp64", "fp32", "decimal", "i64", "i32", "i16", "i8")  # mixed arguments: the first of these wins
+
+
+def _value_kind(call: Call) -> str | None:
+    """The kind the arithmetic works in: that of the typed value arguments when they agree, else the
+    declared output's (DataFusion writes ``subtract(i64 1, decimal)`` typed decimal), else the widest."""
+    kinds = [_kind(t) for t in call.arg_types if t is not None]
+    if kinds and all(k == kinds[0] for k in kinds):
+        return kinds[0]
+    out = _kind(call.output_type)
+    if out is not None or not kinds:
+        return out
+    return next((k for k in _WIDER if k in kinds), kinds[0])
+
+
+def _spark_type(t: Type | None) -> S.DataType | None:
+    try:
+        return to_spark(t) if t is not None else None
+    except Unsupported:
+        return None
+
+
+def _option(call: Call, name: str, supported: tuple[str, ...], default: str) -> str:
+    """The first preference for option ``name`` that is in ``supported``; ``default`` when none is given.
+
+    When preferences are given but none can be honoured, a warning is added and ``default`` used.
+    """
+    prefs = [p.strip().upper() for p in call.options.get(name, [])]
+    for p in prefs:
+        if p in supported:
+            return p
+    if prefs:
+        call.warnings.append(
+            f"{base_name(call.name)}: option {name}={'/'.join(prefs)} is not supported on Spark; using {default}"
+        )
+    return default
+
+
+def _values(args: list) -> list[Column]:
+    """The value (Column) arguments, enum strings left out."""
+    return [a for a in args if isinstance(a, Column)]
+
+
+def _enums(args: list) -> list[str]:
+    return [a.upper() for a in args if isinstance(a, str)]
+
+
+def _big(n: int) -> Column:
+    """An exact integer literal of any size (decimal(38,0))."""
+    return F.lit(Decimal(n)).cast(WIDE)
+
+
+def _error(message: str) -> Column:
+    return F.raise_error(F.lit(message))
+
+
+def _fail_if(cond: Column, message: str, value: Column) -> Column:
+    return F.when(cond, _error(message)).otherwise(value)
+
+
+def _int_result(call: Call, name: str, wide: Column, native: Column, kind: str) -> Column:
+    """An integer result under the ``overflow`` option: ``wide`` is exact (decimal), ``native`` wraps."""
+    mode = _option(call, "overflow", ("SILENT", "SATURATE", "ERROR"), "SILENT")
+    target = to_spark(Type(**{kind: getattr(Type, kind.upper())()}))
+    if mode == "SILENT":
+        return native.cast(sql_type(target))
+    lo, hi = INT_RANGE[kind]
+    if mode == "ERROR":
+        return _fail_if((wide < lo) | (wide > hi), f"{name}: {kind} overflow", wide).cast(sql_type(target))
+    return F.when(wide > hi, F.lit(hi)).when(wide < lo, F.lit(lo)).otherwise(wide).cast(sql_type(target))
+
+
+def _float_rounding(call: Call) -> None:
+    """Spark's float arithmetic rounds ties to even (IEEE 754); other modes get a warning."""
+    _option(call, "rounding", ("TIE_TO_EVEN",), "TIE_TO_EVEN")
+
+
+def _nan_safe(call: Call, cols: list[Column]) -> Column | None:
+    """For float arguments: a condition that is true when any argument is NaN (Spark's NaN = NaN is true)."""
+    floats = [c for i, c in enumerate(cols) if _arg_kind(call, i) in FLOATS]
+    if not floats:
+        return None
+    cond = F.isnan(floats[0])
+    for c in floats[1:]:
+        cond = cond | F.isnan(c)
+    return cond
+
+
+def _spark_fn(fn: str, arity: int | None = None) -> Builder:
+    """A Spark SQL function taking the value arguments as they are."""
+
+    def build(call: Call, args: list) -> Column:
+        vals = _values(args)
+        return F.call_function(fn, *(vals if arity is None else vals[:arity]))
+
+    return build

@@ -1,0 +1,142 @@
+"""Aggregate functions (``functions_arithmetic*.yaml``'s, ``functions_aggregate_*.yaml``,
+``functions_boolean.yaml``'s ``bool_and`` / ``bool_or``, ``functions_string.yaml``'s ``string_agg``,
+and DataFusion's names). A window function that is an aggregate over a window is built from this table."""
+
+from __future__ import annotations
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from ...errors import Unsupported
+from ._common import (
+    FLOATS,
+    INT_RANGE,
+    WIDE,
+    Builder,
+    Call,
+    _enums,
+    _fail_if,
+    _float_rounding,
+    _option,
+    _value_kind,
+    _values,
+    base_name,
+)
+
+
+def _one(args: list) -> Column:
+    vals = _values(args)
+    if not vals:
+        raise Unsupported("the aggregate needs an argument")
+    return vals[0]
+
+
+def _sum(call: Call, args: list) -> Column:
+    x = _one(args)
+    kind = _value_kind(call)
+    if call.distinct:
+        return F.sum_distinct(x)
+    mode = _option(call, "overflow", ("SILENT", "SATURATE", "ERROR"), "SILENT")
+    if kind in INT_RANGE and mode != "SILENT":
+        wide = F.sum(x.cast(WIDE))
+        lo, hi = INT_RANGE["i64"]
+        if mode == "ERROR":
+            return _fail_if((wide < lo) | (wide > hi), "sum: i64 overflow", wide).cast("long")
+        return F.when(wide > hi, F.lit(hi)).when(wide < lo, F.lit(lo)).otherwise(wide).cast("long")
+    if kind == "decimal" and mode == "ERROR":
+        s = F.sum(x)
+        return _fail_if(s.isNull() & (F.count(x) > 0), "sum: decimal overflow", s)
+    if kind in FLOATS:
+        _float_rounding(call)
+    return F.sum(x)
+
+
+def _distribution(call: Call, args: list) -> str:
+    enums = _enums(args)
+    if enums and enums[0] in ("SAMPLE", "POPULATION"):
+        return enums[0]
+    return _option(call, "distribution", ("SAMPLE", "POPULATION"), "SAMPLE")
+
+
+def _std_var(sample: str, population: str) -> Builder:
+    def build(call: Call, args: list) -> Column:
+        x = _one(args).cast("double")
+        _float_rounding(call)
+        fn = sample if _distribution(call, args) == "SAMPLE" else population
+        return F.call_function(fn, x)
+
+    return build
+
+
+def _count(call: Call, args: list) -> Column:
+    vals = _values(args)
+    if not vals:
+        return F.count(F.lit(1))
+    if call.distinct:
+        return F.count_distinct(*vals)
+    return F.count(vals[0])
+
+
+def _agg(fn: str, distinct_ok: bool = True) -> Builder:
+    """A Spark aggregate taking the value arguments; DISTINCT changes nothing when ``distinct_ok``."""
+
+    def build(call: Call, args: list) -> Column:
+        if call.distinct and not distinct_ok:
+            raise Unsupported(f"{base_name(call.name)}(DISTINCT ...) is not supported on Spark")
+        return F.call_function(fn, *_values(args))
+
+    return build
+
+
+def _avg(call: Call, args: list) -> Column:
+    x = _one(args)
+    if call.distinct:
+        return F.sum_distinct(x) / F.count_distinct(x)
+    return F.avg(x)
+
+
+def _any_value(call: Call, args: list) -> Column:
+    ignore = _option(call, "ignore_nulls", ("TRUE", "FALSE"), "TRUE") == "TRUE"
+    return F.any_value(_one(args), F.lit(ignore))
+
+
+def _string_agg(call: Call, args: list) -> Column:
+    vals = _values(args)
+    sep = vals[1] if len(vals) > 1 else F.lit(",")
+    if call.distinct:
+        return F.array_join(F.collect_set(vals[0]), sep)
+    return F.call_function("listagg", vals[0], sep)
+
+
+def _grouping(call: Call, args: list) -> Column:
+    # A constant of each grouping set: the aggregate relation computes it (executor.translate.rel.aggregate).
+    raise Unsupported("GROUPING() is a measure of an aggregate with grouping sets; it has no meaning elsewhere")
+
+
+AGGREGATE: dict[str, Builder] = {
+    "grouping": _grouping,
+    "sum": _sum,
+    "sum0": lambda call, args: F.coalesce(_sum(call, args), F.lit(0)),
+    "avg": _avg,
+    "min": _agg("min"),
+    "max": _agg("max"),
+    "count": _count,
+    "any_value": _any_value,
+    "first": _agg("first"),
+    "last": _agg("last"),
+    "std_dev": _std_var("stddev_samp", "stddev_pop"),
+    "variance": _std_var("var_samp", "var_pop"),
+    "stddev_pop": _agg("stddev_pop"),  # DataFusion's names for the population forms
+    "var_pop": _agg("var_pop"),
+    "approx_count_distinct": _agg("approx_count_distinct"),
+    "bool_and": _agg("bool_and"),
+    "bool_or": _agg("bool_or"),
+    "median": _agg("median", distinct_ok=False),
+    "mode": _agg("mode"),
+    "product": _agg("product", distinct_ok=False),
+    "string_agg": _string_agg,
+    "list_agg": _agg("collect_list", distinct_ok=False),
+    "corr": _agg("corr", distinct_ok=False),
+    "covar_samp": _agg("covar_samp", distinct_ok=False),
+    "covar_pop": _agg("covar_pop", distinct_ok=False),
+}

@@ -1,0 +1,328 @@
+"""Arithmetic, logarithmic and rounding functions (``functions_arithmetic.yaml``,
+``functions_arithmetic_decimal.yaml``, ``functions_logarithmic.yaml``, ``functions_rounding.yaml``).
+
+``add`` / ``subtract`` also take a date/time and an interval (``functions_datetime.yaml``); the one
+builder handles both.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from ...spark.jvm import sql_type
+from ._common import (
+    FLOATS,
+    INT_RANGE,
+    WIDE,
+    Builder,
+    Call,
+    _arg_kind,
+    _big,
+    _error,
+    _fail_if,
+    _float_rounding,
+    _int_result,
+    _option,
+    _spark_fn,
+    _value_kind,
+    _values,
+)
+
+# --- arithmetic ------------------------------------------------------------------------------
+
+
+def _binary_int_op(name: str, op: Callable[[Column, Column], Column]) -> Builder:
+    def build(call: Call, args: list) -> Column:
+        a, b = _values(args)[:2]
+        kind = _value_kind(call)
+        if kind in INT_RANGE:
+            return _int_result(call, name, op(a.cast(WIDE), b.cast(WIDE)), op(a, b), kind)
+        if kind in FLOATS:
+            _float_rounding(call)
+        elif kind == "decimal" and "overflow" in call.options:
+            mode = _option(call, "overflow", ("SILENT", "ERROR"), "SILENT")
+            if mode == "ERROR":  # Spark (non-ANSI) turns a decimal overflow into null
+                r = op(a, b)
+                return _fail_if(r.isNull() & a.isNotNull() & b.isNotNull(), f"{name}: decimal overflow", r)
+        return op(a, b)
+
+    return build
+
+
+def _divide(call: Call, args: list) -> Column:
+    a, b = _values(args)[:2]
+    kind = _value_kind(call)
+    zero = _option(call, "on_division_by_zero", ("NULL", "ERROR", "NAN", "LIMIT"), "")
+    if kind in INT_RANGE:
+        long_a, long_b = a.cast("long"), b.cast("long")
+        q = F.call_function("div", long_a, long_b)  # truncates toward zero; null for a zero divisor
+        lo, _ = INT_RANGE[kind]
+        wide = F.when((long_a == lo) & (long_b == -1), _big(-lo)).otherwise(q.cast(WIDE))
+        out = _int_result(call, "divide", wide, q, kind)
+        if zero == "ERROR":
+            out = _fail_if(b == 0, "divide: division by zero", out)
+        return out
+    if kind in FLOATS:
+        _float_rounding(call)
+        ieee = (
+            F.when(F.isnan(a) | (a == 0), F.lit(float("nan")))
+            .when((a > 0) == (F.signum(b) >= 0), F.lit(float("inf")))
+            .otherwise(F.lit(float("-inf")))
+        )
+        special = {"NULL": F.lit(None), "ERROR": _error("divide: division by zero")}.get(zero, ieee)
+        return F.when(b == 0, special).otherwise(a / b)
+    out = _decimal_divide(call, a, b) if kind == "decimal" else a / b
+    if zero == "ERROR":
+        out = _fail_if(b == 0, "divide: division by zero", out)
+    return out
+
+
+def _spark_divide_scale(p1: int, s1: int, p2: int, s2: int) -> int:
+    """The scale of Spark's ``decimal(p1,s1) / decimal(p2,s2)`` (precision loss allowed, its default)."""
+    scale = max(6, s1 + p2 + 1)
+    int_digits = p1 - s1 + s2
+    if int_digits + scale > 38:
+        scale = max(38 - int_digits, min(scale, 6))
+    return scale
+
+
+def _decimal_divide(call: Call, a: Column, b: Column) -> Column:
+    """``a / b`` to the declared scale when it is finer than Spark's.
+
+    Spark keeps only 6 digits after the point when the operands are wide: ``decimal(38,4) /
+    decimal(38,4)`` is ``decimal(38,6)``, where DataFusion declares ``decimal(38,8)`` (TPC-H q08's
+    share). Spark's scale grows as the dividend's integer digits shrink, so a dividend whose value
+    fits in fewer digits is narrowed first; a larger value takes Spark's own scale.
+    """
+    types = [call.output_type, *call.arg_types[:2]]
+    if len(types) < 3 or any(t is None or t.WhichOneof("kind") != "decimal" for t in types):
+        return a / b
+    (precision, scale), (p1, s1), (p2, s2) = ((t.decimal.precision, t.decimal.scale) for t in types)
+    int_digits = 38 - scale - s2  # the dividend's integer digits that give ``scale``
+    if scale <= _spark_divide_scale(p1, s1, p2, s2) or not 0 < int_digits < p1 - s1:
+        return a / b
+    narrow = a.cast(f"decimal({int_digits + s1},{s1})")
+    declared = f"decimal({precision},{scale})"  # each branch: a CASE of two decimals may round to the coarser
+    return F.when(F.abs(a) < _big(10**int_digits), (narrow / b).cast(declared)).otherwise((a / b).cast(declared))
+
+
+def _modulus(call: Call, args: list) -> Column:
+    a, b = _values(args)[:2]
+    mode = _option(call, "division_type", ("TRUNCATE", "FLOOR"), "TRUNCATE")
+    r = a % b  # Spark: the sign of the dividend (truncated division); null for a zero divisor
+    if mode == "FLOOR":
+        r = F.when((r != 0) & ((r < 0) != (b < 0)), r + b).otherwise(r)
+    if _option(call, "on_domain_error", ("NULL", "ERROR"), "NULL") == "ERROR":
+        r = _fail_if(b == 0, "modulus: division by zero", r)
+    return r
+
+
+def _unary_int(name: str, op: Callable[[Column], Column]) -> Builder:
+    def build(call: Call, args: list) -> Column:
+        (a,) = _values(args)[:1]
+        kind = _value_kind(call)
+        if kind in INT_RANGE:
+            return _int_result(call, name, op(a.cast(WIDE)), op(a), kind)
+        return op(a)
+
+    return build
+
+
+def _bitwise(op: Callable[[Column, Column], Column]) -> Builder:
+    """Bitwise operators; decimal<p,0> arguments go through a 64-bit integer (Spark has no wider one)."""
+
+    def build(call: Call, args: list) -> Column:
+        a, b = _values(args)[:2]
+        if _value_kind(call) == "decimal":
+            lo, hi = INT_RANGE["i64"]
+            too_wide = (a < lo) | (a > hi) | (b < lo) | (b > hi)
+            message = "bitwise operations on decimals beyond 64 bits are not supported on Spark"
+            return _fail_if(too_wide, message, op(a.cast("long"), b.cast("long")))
+        return op(a, b)
+
+    return build
+
+
+def _power(call: Call, args: list) -> Column:
+    a, b = _values(args)[:2]
+    kind = _value_kind(call)
+    r = F.pow(a.cast("double"), b.cast("double"))
+    if kind in INT_RANGE:
+        lo, hi = INT_RANGE[kind]
+        exact = F.when(F.abs(r) < 2.0**53, r.cast("long"))
+        return _int_result(call, "power", r, exact, kind)
+    complex_ = _option(call, "complex_number_result", ("NAN", "ERROR"), "NAN")
+    if complex_ == "ERROR":
+        r = _fail_if((a < 0) & (F.floor(b) != b), "power: complex result", r)
+    return r
+
+
+def _factorial(call: Call, args: list) -> Column:
+    (a,) = _values(args)[:1]
+    kind = _value_kind(call) or "i64"
+    if kind == "decimal":  # the decimal factorial raises on overflow (it has no option)
+        call.options.setdefault("overflow", ["ERROR"])
+    if kind not in INT_RANGE:
+        kind = "i64"
+    lo, hi = INT_RANGE[kind]
+    # Spark's factorial is defined for 0..20 (null otherwise); 21! does not fit in an i64.
+    native = F.factorial(a.cast("int"))
+    over = F.when(a > 20, _big(hi + 1)).otherwise(native).cast(WIDE)
+    out = _int_result(call, "factorial", over, native, kind)
+    return F.when(a < 0, _error("factorial: negative argument")).otherwise(out)
+
+
+def _domain(call: Call, name: str, value: Column, bad: Column, default: str = "NAN") -> Column:
+    """Apply ``on_domain_error`` where ``bad`` holds (NAN / NULL / ERROR)."""
+    mode = _option(call, "on_domain_error", ("NAN", "NULL", "NONE", "ERROR"), default)
+    special = {
+        "NAN": F.lit(float("nan")),
+        "NULL": F.lit(None).cast("double"),
+        "NONE": F.lit(None).cast("double"),
+        "ERROR": _error(f"{name}: argument out of the function's domain"),
+    }[mode]
+    return F.when(bad, special).otherwise(value)
+
+
+def _math(name: str, fn: Callable[[Column], Column], bad: Callable[[Column], Column] | None = None) -> Builder:
+    def build(call: Call, args: list) -> Column:
+        (a,) = _values(args)[:1]
+        # The decimal variants have no on_domain_error option: a domain error raises.
+        default = "ERROR" if _value_kind(call) == "decimal" else "NAN"
+        a = a.cast("double")
+        _float_rounding(call)
+        out = fn(a)
+        return _domain(call, name, out, bad(a), default) if bad is not None else out
+
+    return build
+
+
+def _log(name: str, fn: Callable[[Column], Column]) -> Builder:
+    """ln / log10 / log2 / log1p: Spark gives null for x <= 0; Substrait follows the options."""
+
+    def build(call: Call, args: list) -> Column:
+        (a,) = _values(args)[:1]
+        x = a.cast("double")
+        shifted = x + 1 if name == "log1p" else x
+        return _log_result(call, name, fn(x), shifted)
+
+    return build
+
+
+def _log_result(call: Call, name: str, value: Column, x: Column) -> Column:
+    zero = _option(call, "on_log_zero", ("NAN", "ERROR", "MINUS_INFINITY"), "MINUS_INFINITY")
+    zero_value = {
+        "NAN": F.lit(float("nan")),
+        "ERROR": _error(f"{name}: logarithm of zero"),
+        "MINUS_INFINITY": F.lit(float("-inf")),
+    }[zero]
+    out = _domain(call, name, value, x < 0)
+    return F.when(x == 0, zero_value).otherwise(out)
+
+
+def _logb(call: Call, args: list) -> Column:
+    base, a = (c.cast("double") for c in _values(args)[:2])
+    value = F.ln(a) / F.ln(base)
+    return _log_result(call, "logb", F.when(a == float("inf"), F.lit(float("inf"))).otherwise(value), a)
+
+
+def _atan2(call: Call, args: list) -> Column:
+    a, b = _values(args)[:2]
+    return F.atan2(a.cast("double"), b.cast("double"))
+
+
+def _sign(call: Call, args: list) -> Column:
+    return F.signum(_values(args)[0])
+
+
+def _add_sub(op: Callable[[Column, Column], Column], name: str) -> Builder:
+    """add / subtract: numbers (with the overflow option), or a date/time and an interval."""
+    numeric = _binary_int_op(name, op)
+
+    def build(call: Call, args: list) -> Column:
+        kinds = {_arg_kind(call, i) for i in range(len(call.arg_types))}
+        if kinds & {"date", "precision_timestamp", "precision_timestamp_tz", "timestamp", "timestamp_tz",
+                    "interval_day", "interval_year", "interval_compound"}:
+            a, b = _values(args)[:2]
+            return op(a, b)
+        return numeric(call, args)
+
+    return build
+
+
+# --- rounding --------------------------------------------------------------------------------
+
+
+def _round(call: Call, args: list) -> Column:
+    vals = _values(args)
+    x, scale = vals[0], (vals[1] if len(vals) > 1 else F.lit(0))
+    mode = _option(call, "rounding", ("TIE_AWAY_FROM_ZERO", "TIE_TO_EVEN"), "TIE_AWAY_FROM_ZERO")
+    fn = "round" if mode == "TIE_AWAY_FROM_ZERO" else "bround"
+    return F.call_function(fn, x, scale)
+
+
+def _ceil_floor(fn: str) -> Builder:
+    def build(call: Call, args: list) -> Column:
+        x = _values(args)[0]
+        out = F.call_function(fn, x)
+        if _value_kind(call) in FLOATS:  # Spark returns a long; Substrait keeps the float type
+            return F.when(F.isnan(x) | (F.abs(x) == float("inf")), x).otherwise(out).cast(sql_type(x_type(call)))
+        return out
+
+    return build
+
+
+def x_type(call: Call) -> str:
+    return "float" if _value_kind(call) == "fp32" else "double"
+
+
+SCALAR: dict[str, Builder] = {
+    # arithmetic
+    "add": _add_sub(lambda a, b: a + b, "add"),
+    "subtract": _add_sub(lambda a, b: a - b, "subtract"),
+    "multiply": _binary_int_op("multiply", lambda a, b: a * b),
+    "divide": _divide,
+    "modulus": _modulus,
+    "negate": _unary_int("negate", lambda a: -a),
+    "abs": _unary_int("abs", lambda a: F.abs(a)),
+    "power": _power,
+    "sqrt": _math("sqrt", F.sqrt, lambda a: a < 0),
+    "exp": _math("exp", F.exp),
+    "sin": _math("sin", F.sin),
+    "cos": _math("cos", F.cos),
+    "tan": _math("tan", F.tan),
+    "asin": _math("asin", F.asin, lambda a: F.abs(a) > 1),
+    "acos": _math("acos", F.acos, lambda a: F.abs(a) > 1),
+    "atan": _math("atan", F.atan),
+    "sinh": _math("sinh", F.sinh),
+    "cosh": _math("cosh", F.cosh),
+    "tanh": _math("tanh", F.tanh),
+    "asinh": _math("asinh", F.asinh),
+    "acosh": _math("acosh", F.acosh, lambda a: a < 1),
+    "atanh": _math("atanh", F.atanh, lambda a: F.abs(a) > 1),
+    "atan2": _atan2,
+    "radians": _math("radians", F.radians),
+    "degrees": _math("degrees", F.degrees),
+    "sign": _sign,
+    "factorial": _factorial,
+    "bitwise_and": _bitwise(lambda a, b: a.bitwiseAND(b)),
+    "bitwise_or": _bitwise(lambda a, b: a.bitwiseOR(b)),
+    "bitwise_xor": _bitwise(lambda a, b: a.bitwiseXOR(b)),
+    "bitwise_not": lambda call, args: F.bitwise_not(_values(args)[0]),
+    "shift_left": _spark_fn("shiftleft", 2),
+    "shift_right": _spark_fn("shiftright", 2),
+    "shift_right_unsigned": _spark_fn("shiftrightunsigned", 2),
+    # logarithmic
+    "ln": _log("ln", F.ln),
+    "log10": _log("log10", F.log10),
+    "log2": _log("log2", F.log2),
+    "log1p": _log("log1p", F.log1p),
+    "logb": _logb,
+    # rounding
+    "round": _round,
+    "ceil": _ceil_floor("ceil"),
+    "floor": _ceil_floor("floor"),
+}

@@ -1,0 +1,83 @@
+"""Date and time functions (``functions_datetime.yaml``); ``add`` / ``subtract`` of a date/time and an
+interval are in ``arithmetic``, with the numeric ones."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from ...errors import Unsupported
+from ._common import Builder, Call, _enums, _values
+
+
+_WEEKDAY_MON0 = lambda x: F.call_function("weekday", x)  # noqa: E731  Monday = 0 ... Sunday = 6
+
+_EXTRACT: dict[str, Callable[[Column], Column]] = {
+    "YEAR": lambda x: F.year(x),
+    "ISO_YEAR": lambda x: F.call_function("extract", F.lit("YEAROFWEEK"), x),
+    "US_YEAR": lambda x: F.year(x),
+    "QUARTER": lambda x: F.quarter(x),
+    "MONTH": lambda x: F.month(x),
+    "DAY": lambda x: F.dayofmonth(x),
+    "DAY_OF_YEAR": lambda x: F.dayofyear(x),
+    "MONDAY_DAY_OF_WEEK": lambda x: _WEEKDAY_MON0(x) + 1,
+    "SUNDAY_DAY_OF_WEEK": lambda x: F.dayofweek(x),
+    "ISO_WEEK": lambda x: F.weekofyear(x),
+    "HOUR": lambda x: F.hour(x),
+    "MINUTE": lambda x: F.minute(x),
+    "SECOND": lambda x: F.second(x),
+    "MILLISECOND": lambda x: (F.call_function("extract", F.lit("SECOND"), x) * 1000).cast("long"),
+    "MICROSECOND": lambda x: (F.call_function("extract", F.lit("SECOND"), x) * 1000000).cast("long"),
+    "UNIX_TIME": lambda x: F.unix_timestamp(x.cast("timestamp")),
+    "SUBSECOND": lambda x: ((F.call_function("extract", F.lit("SECOND"), x) % 1) * 1000000).cast("long"),
+}
+_ZERO_BASED = {"MONDAY_DAY_OF_WEEK", "SUNDAY_DAY_OF_WEEK", "ISO_WEEK", "MONDAY_WEEK", "SUNDAY_WEEK", "US_WEEK"}
+
+
+def _extract(call: Call, args: list) -> Column:
+    enums = _enums(args)
+    vals = _values(args)
+    if not enums:  # DataFusion's date_part('year', x): the component as a string literal
+        if len(vals) < 2:
+            raise Unsupported("date_part/extract needs a component and a value")
+        return F.call_function("date_part", vals[0], vals[1])
+    component = enums[0]
+    fn = _EXTRACT.get(component)
+    if fn is None:
+        raise Unsupported(f"extract component {component}: no Spark mapping; mapped: {', '.join(sorted(_EXTRACT))}")
+    out = fn(vals[-1])
+    if len(enums) > 1 and enums[1] == "ZERO" and component in _ZERO_BASED:
+        out = out - 1
+    return out
+
+
+_STRFTIME = {
+    "%Y": "yyyy", "%m": "MM", "%d": "dd", "%H": "HH", "%M": "mm", "%S": "ss", "%y": "yy", "%b": "MMM",
+    "%B": "MMMM", "%a": "EEE", "%A": "EEEE", "%j": "DDD", "%p": "a", "%I": "hh", "%f": "SSSSSS",
+    "%z": "xx", "%Z": "z", "%%": "%", "%e": "d", "%F": "yyyy-MM-dd", "%T": "HH:mm:ss", "%D": "MM/dd/yy",
+}
+
+
+def _strftime(call: Call, args: list) -> Column:
+    """strftime / to_char: the C-style format codes are rewritten to Java's on the Spark side."""
+    x, fmt = _values(args)[:2]
+    java = fmt
+    for code, pattern in _STRFTIME.items():
+        java = F.replace(java, F.lit(code), F.lit(pattern))
+    return F.call_function("date_format", x, java)
+
+
+def _date_trunc(call: Call, args: list) -> Column:
+    enums, vals = _enums(args), _values(args)
+    unit = F.lit(enums[0]) if enums else vals[0]
+    return F.call_function("date_trunc", unit, vals[-1])
+
+
+SCALAR: dict[str, Builder] = {
+    "extract": _extract,
+    "add_intervals": lambda call, args: _values(args)[0] + _values(args)[1],
+    "strftime": _strftime,
+    "date_trunc": _date_trunc,
+}

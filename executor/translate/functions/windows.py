@@ -1,0 +1,41 @@
+"""Window functions (``functions_arithmetic.yaml``'s ``row_number``, ``rank``, ``lag``, ...). An
+aggregate over a window is looked up in ``aggregates``."""
+
+from __future__ import annotations
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from ...errors import Unsupported
+from ._common import Builder, Call, _values
+
+
+def _offset_fn(fn: str) -> Builder:
+    """lag / lead: Spark takes the offset only as an integer constant (producers write it as an i32 or
+    i64 literal, possibly cast)."""
+
+    def build(call: Call, args: list) -> Column:
+        vals = _values(args)
+        x = vals[0]
+        offset = call.constants[1] if len(call.constants) > 1 else 1
+        if isinstance(offset, bool) or not isinstance(offset, int):
+            raise Unsupported(f"{fn}: Spark takes the offset only as an integer constant")
+        default = vals[2] if len(vals) > 2 else None
+        return (F.lag if fn == "lag" else F.lead)(x, offset, default)
+
+    return build
+
+
+WINDOW: dict[str, Builder] = {
+    "row_number": lambda call, args: F.row_number(),
+    "rank": lambda call, args: F.rank(),
+    "dense_rank": lambda call, args: F.dense_rank(),
+    "percent_rank": lambda call, args: F.percent_rank(),
+    "cume_dist": lambda call, args: F.cume_dist(),
+    "ntile": lambda call, args: F.call_function("ntile", _values(args)[0]),
+    "lag": _offset_fn("lag"),
+    "lead": _offset_fn("lead"),
+    "first_value": lambda call, args: F.first(_values(args)[0]),
+    "last_value": lambda call, args: F.last(_values(args)[0]),
+    "nth_value": lambda call, args: F.call_function("nth_value", *_values(args)[:2]),
+}

@@ -1,0 +1,155 @@
+"""Substrait types as Spark SQL types.
+
+One table from the ``Type.kind`` oneof to a builder. Types Spark has no equivalent for raise
+``Unsupported`` with the type's name, so a node that needs one says so before running.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Callable
+
+from pyspark.sql import types as S
+from substrait import type_pb2
+
+from viz.types import render
+
+from ..errors import Unsupported
+
+
+def _decimal(t: type_pb2.Type.Decimal) -> S.DataType:
+    precision = t.precision or 38
+    if precision > 38:
+        raise Unsupported(f"decimal<{t.precision},{t.scale}>: Spark decimals hold at most 38 digits")
+    return S.DecimalType(precision, t.scale)
+
+
+def _struct(t: type_pb2.Type.Struct) -> S.DataType:
+    return S.StructType(
+        [S.StructField(f"f{i}", to_spark(m), nullable=True) for i, m in enumerate(t.types)]
+    )
+
+
+def _timestamp(t) -> S.DataType:
+    return S.TimestampNTZType()
+
+
+_TABLE: dict[str, Callable[[object], S.DataType]] = {
+    "bool": lambda t: S.BooleanType(),
+    "i8": lambda t: S.ByteType(),
+    "i16": lambda t: S.ShortType(),
+    "i32": lambda t: S.IntegerType(),
+    "i64": lambda t: S.LongType(),
+    "fp32": lambda t: S.FloatType(),
+    "fp64": lambda t: S.DoubleType(),
+    "string": lambda t: S.StringType(),
+    "varchar": lambda t: S.StringType(),
+    "fixed_char": lambda t: S.StringType(),
+    "binary": lambda t: S.BinaryType(),
+    "fixed_binary": lambda t: S.BinaryType(),
+    "uuid": lambda t: S.StringType(),
+    "date": lambda t: S.DateType(),
+    "decimal": _decimal,
+    "precision_timestamp": _timestamp,
+    "timestamp": _timestamp,
+    "precision_timestamp_tz": lambda t: S.TimestampType(),
+    "timestamp_tz": lambda t: S.TimestampType(),
+    "interval_year": lambda t: S.YearMonthIntervalType(),
+    "interval_day": lambda t: S.DayTimeIntervalType(),
+    "struct": _struct,
+    "list": lambda t: S.ArrayType(to_spark(t.type), containsNull=True),
+    "map": lambda t: S.MapType(to_spark(t.key), to_spark(t.value), valueContainsNull=True),
+}
+
+
+#: User-defined types producers declare for engine types Substrait lacks, by declared name (DataFusion
+#: writes Arrow's Null and Float16 so, with no extension URN). fp16 values are all exact in Spark's float.
+ENGINE_USER_TYPES: dict[str, Callable[[], S.DataType]] = {"null": S.NullType, "fp16": S.FloatType}
+
+#: The plan's user-defined type names by anchor, for the translation under way (set by
+#: :func:`plan_user_types` around it, in the thread that translates).
+_USER_TYPES: ContextVar[Mapping[int, str]] = ContextVar("substrait_viz_user_types", default={})
+
+
+@contextmanager
+def plan_user_types(names: Mapping[int, str]) -> Iterator[None]:
+    """Translate with ``names`` (a plan's type anchors to declared names) as the user-defined types."""
+    token = _USER_TYPES.set(names)
+    try:
+        yield
+    finally:
+        _USER_TYPES.reset(token)
+
+
+def _user_defined(t: type_pb2.Type.UserDefined, user_types: Mapping[int, str]) -> S.DataType:
+    name = user_types.get(t.type_reference)
+    builder = ENGINE_USER_TYPES.get(name or "")
+    if builder is None:
+        shown = f"u!{name}" if name else f"user-defined type {t.type_reference} (not declared in the plan)"
+        raise Unsupported(f"{shown} has no Spark equivalent (known: {', '.join('u!' + n for n in ENGINE_USER_TYPES)})")
+    return builder()
+
+
+def to_spark(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = None) -> S.DataType:
+    """The Spark type for a Substrait type. Raises ``Unsupported`` for types Spark lacks. User-defined
+    types are looked up in ``user_types`` (else the plan being translated: :func:`plan_user_types`)."""
+    if t is None:
+        raise Unsupported("the type is unknown (see the node's diagnostics)")
+    kind = t.WhichOneof("kind")
+    if kind == "user_defined":
+        return _user_defined(t.user_defined, _USER_TYPES.get() if user_types is None else user_types)
+    builder = _TABLE.get(kind or "")
+    if builder is None:
+        raise Unsupported(f"Substrait type `{kind or 'unset'}` has no Spark equivalent")
+    return builder(getattr(t, kind))
+
+
+#: Kinds whose precision counts digits of a second; Spark keeps microseconds (6).
+_SUBSECOND_KINDS = ("precision_timestamp", "precision_timestamp_tz", "interval_day")
+
+
+def _shape(t: S.DataType) -> str:
+    """A Spark type as text without struct member names (the translation names them ``f0``, ``f1``...;
+    Spark's functions name them otherwise) and without nullability."""
+    if isinstance(t, S.StructType):
+        return f"struct<{','.join(_shape(f.dataType) for f in t.fields)}>"
+    if isinstance(t, S.ArrayType):
+        return f"array<{_shape(t.elementType)}>"
+    if isinstance(t, S.MapType):
+        return f"map<{_shape(t.keyType)},{_shape(t.valueType)}>"
+    return t.simpleString()
+
+
+def spark_type_or_none(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = None) -> S.DataType | None:
+    """:func:`to_spark`, or None where there is no Spark type to check against (no type, or one Spark lacks)."""
+    if t is None:
+        return None
+    try:
+        return to_spark(t, user_types)
+    except Unsupported:
+        return None
+
+
+def result_type_notes(fields, schema: S.StructType, user_types: Mapping[int, str] | None = None) -> list[str]:
+    """What a run's result says about its column types where they are not the plan's: a column whose
+    Spark type is not the one the plan's derived type maps to, and a column whose type counts finer
+    than the microseconds Spark keeps. ``fields``: the node's derived schema (``viz.fields.Field``)."""
+    notes: list[str] = []
+    for i, (f, have) in enumerate(zip(fields or (), schema.fields)):
+        want = spark_type_or_none(f.type, user_types)
+        if want is None:
+            continue
+        label = f"column {i} ({f.name})" if f.name else f"column {i}"
+        if _shape(want) != _shape(have.dataType):
+            notes.append(f"{label} is {render(f.type)} in the plan, but Spark's result is {have.dataType.simpleString()}")
+            continue
+        kind = f.type.WhichOneof("kind")
+        if kind in _SUBSECOND_KINDS and getattr(f.type, kind).precision > 6:
+            notes.append(f"{label} is {render(f.type)} in the plan: Spark keeps microseconds, so the digits "
+                         f"below a microsecond are dropped")
+    return notes
+
+
+__all__ = ["ENGINE_USER_TYPES", "plan_user_types", "result_type_notes", "spark_type_or_none", "to_spark"]
