@@ -204,7 +204,7 @@ _SOURCES = ["viz", "executor", "ui", "pages", "app.py"]
 # user's own SQL from the SQL page.
 _EVALUATING = {"eval", "exec", "compile", "expr", "F.expr", "functions.expr", "os.system", "os.popen", "pty.spawn"}
 _EVALUATING_METHODS = {"selectExpr", "sql"}
-_SQL_ALLOWED = {os.path.join("executor", "sql_plan.py")}
+_SQL_ALLOWED = {os.path.join("executor", "engines", "sql_plan.py")}
 
 
 def _python_files() -> list[str]:

@@ -476,7 +476,7 @@ def test_the_translation_reads_the_types_the_model_derived(spark, monkeypatch):
     import glob
     import os
 
-    from executor.translate import expr as translate_expr
+    from executor.translate import expr
     from executor.data.catalog import Catalog
     from executor.translate.rel import translate
     from viz.model import analyze
@@ -488,10 +488,10 @@ def test_the_translation_reads_the_types_the_model_derived(spark, monkeypatch):
             typed_again.append(args)
             raise AssertionError("the translation typed an expression again")  # (caught: best effort)
 
-    monkeypatch.setattr(translate_expr, "ExpressionTyper", NoTyping)
+    monkeypatch.setattr(expr, "ExpressionTyper", NoTyping)
     asked = []
-    read_type = translate_expr.ExprTranslator.type_of
-    monkeypatch.setattr(translate_expr.ExprTranslator, "type_of", lambda self, e: asked.append(e) or read_type(self, e))
+    read_type = expr.ExprTranslator.type_of
+    monkeypatch.setattr(expr.ExprTranslator, "type_of", lambda self, e: asked.append(e) or read_type(self, e))
     root = os.path.join(os.path.dirname(__file__), "..")
     catalog = Catalog([os.path.join(root, "sample_data", "tutorial")], use_spark_catalog=False)
     for path in ("tutorial.json", "aggregates.json", "window.json", "subqueries.json"):

@@ -28,7 +28,7 @@ from ..engines.rows import multiset_diff
 
 #: SQL of our own over the TPC-H tables: every relation kind, join type, set op, grouping sets, windows,
 #: intervals, LIKE, string functions, CASE with NULL, subqueries (``-- name:`` before each query).
-FEATURES_SQL = os.path.join(os.path.dirname(__file__), "producer_sql", "features.sql")
+FEATURES_SQL = os.path.join(os.path.dirname(__file__), "sql", "features.sql")
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,10 @@ import time
 from .session import archive_path, pid_alive
 
 
+#: The project's root, where ``-m executor.spark.jvm_archive`` is found.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
 def build(timeout_s: float = 600) -> str:
     """Build the archive now; its path. Raises RuntimeError when the JVM wrote none."""
     path = archive_path()
@@ -25,7 +29,7 @@ def build(timeout_s: float = 600) -> str:
     partial = f"{path}.{os.getpid()}.partial"
     try:
         done = subprocess.run([sys.executable, "-m", "executor.spark.jvm_archive", "--dump", partial], capture_output=True,
-                              text=True, timeout=timeout_s, cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+                              text=True, timeout=timeout_s, cwd=ROOT)
         if done.returncode != 0 or not os.path.isfile(partial) or os.path.getsize(partial) == 0:
             tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
             raise RuntimeError(f"the JVM wrote no class archive (exit code {done.returncode}): {' / '.join(tail)}")

@@ -92,7 +92,7 @@ def _call_text(call) -> str:
 
 
 def _functions():
-    from .. import functions  # helper C's module; imported late so this module loads without it
+    from . import functions  # helper C's module; imported late so this module loads without it
 
     return functions
 
@@ -457,7 +457,7 @@ class ExprTranslator:
 
     def _scalar_subquery(self, s: Expression.Subquery.Scalar) -> Column:
         df, names = self._subquery(s.input)
-        # a select of the one column would put a Project above a global aggregate (see translate_rel)
+        # a select of the one column would put a Project above a global aggregate (see executor.translate.rel)
         return (df if len(names) == 1 else df.select(names[0])).scalar()
 
     def _in_predicate(self, s: Expression.Subquery.InPredicate) -> Column:

@@ -25,7 +25,7 @@ from pyspark.sql import Column
 from ...errors import Unsupported
 from ...spark.jvm import sql_type
 from . import aggregates, arithmetic, boolean, comparison, datetimes, lists, strings, windows
-from ._common import NOT_CONSTANT, Builder, Call, _spark_type, base_name  # noqa: F401  NOT_CONSTANT: for translate_expr
+from ._common import NOT_CONSTANT, Builder, Call, _spark_type, base_name  # noqa: F401  NOT_CONSTANT: for executor.translate.expr
 
 
 def _merge(kind: str, *tables: dict[str, Builder]) -> dict[str, Builder]:
