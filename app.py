@@ -11,8 +11,11 @@ import streamlit as st
 
 # The tab's icon is a file of ours: a page's Material icon as the favicon is fetched from
 # fonts.gstatic.com on every page view, and the app calls no one outside this machine.
-st.set_page_config(page_title="Substrait plan visualizer", page_icon=os.path.join(os.path.dirname(__file__), "ui", "favicon.svg"),
-                   layout="wide")
+st.set_page_config(
+    page_title="Substrait plan visualizer",
+    page_icon=os.path.join(os.path.dirname(__file__), "ui", "favicon.svg"),
+    layout="wide",
+)
 
 # Material Symbols ship with Streamlit (no emoji font needed); each icon sits beside its page's name.
 pages = [

@@ -48,7 +48,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         prog="python -m benchmarks",
         description="Run the benchmarks, write benchmarks/results/<name>.json, REPORT.md and docs/benchmarks.png.",
     )
-    parser.add_argument("names", nargs="*", metavar="NAME", help=f"which to run: {', '.join(BENCHMARKS)} (default: all)")
+    parser.add_argument(
+        "names", nargs="*", metavar="NAME", help=f"which to run: {', '.join(BENCHMARKS)} (default: all)"
+    )
     parser.add_argument("--quick", action="store_true", help="small, fast versions (for development)")
     parser.add_argument("--no-report", action="store_true", help="do not rebuild the report and plot")
     args = parser.parse_args(argv)
@@ -104,7 +106,7 @@ def machine() -> dict:
         "java": _java(),
         "pyspark": _package("pyspark"),
         "streamlit": _package("streamlit"),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "load_average": load,
     }
 

@@ -53,10 +53,22 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 #: Chromium's features Playwright 1.65 (requirements.txt) turns off: Chromium keeps only the last
 #: ``--disable-features``, so ours repeats them.
 PLAYWRIGHT_DISABLED_FEATURES = (
-    "AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
-    "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding", "ThirdPartyStoragePartitioning",
-    "AvoidCorsURLLoaderRestartOnRedirect", "TcpPortRandomizationWin", "OptimizationHints", "NetworkTimeServiceQuerying",
-    "AimEnabled", "PreconnectToSearch", "msForceBrowserSignIn", "msEdgeUpdateLaunchServicesPreferredVersion",
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+    "msForceBrowserSignIn",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
 )
 #: Chromium's own address-bar popup, drawn in a renderer of its own (``--type=renderer
 #: --top-chrome-webui``) that each new window starts and that compiles its scripts while the page
@@ -66,9 +78,14 @@ PLAYWRIGHT_DISABLED_FEATURES = (
 #: 1.09 s, the tutorial 1.67 s -> 1.34 s (incognito, 2026-11-26 evening).
 BROWSER_UI_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
 #: How the benchmark and the browser tests start Chromium (headless, on this machine).
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run",
-                 "--disable-features=" + ",".join(PLAYWRIGHT_DISABLED_FEATURES + BROWSER_UI_FEATURES)]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-features=" + ",".join(PLAYWRIGHT_DISABLED_FEATURES + BROWSER_UI_FEATURES),
+]
 VIEWPORT = {"width": 1500, "height": 1000}
 NODE_SELECTOR = ":is(.sv-stage, .stGraphVizChart) svg g.node"  # the viewer, or the fallback chart
 TIMEOUT_MS = 180_000
@@ -142,19 +159,28 @@ def _children(pid: int) -> list[int]:
 
 def memory(pid: int) -> dict:
     """Peak (VmHWM) and current (VmRSS) resident memory in MiB of ``pid`` and each descendant."""
+
     def one(p: int) -> dict:
         st = _status(p)
         hwm, rss = _kib(st.get("VmHWM")), _kib(st.get("VmRSS"))
-        return {"pid": p, "name": st.get("Name", "?"), "cmd": _cmdline(p)[:160],
-                "peak_mib": round(hwm / 1024, 1) if hwm else None, "rss_mib": round(rss / 1024, 1) if rss else None}
+        return {
+            "pid": p,
+            "name": st.get("Name", "?"),
+            "cmd": _cmdline(p)[:160],
+            "peak_mib": round(hwm / 1024, 1) if hwm else None,
+            "rss_mib": round(rss / 1024, 1) if rss else None,
+        }
 
     return {"app": one(pid), "children": [one(c) for c in _children(pid)]}
 
 
 def java_children(pid: int) -> list[int]:
     """The Java processes under ``pid``: a Spark JVM started by the app."""
-    return [c for c in _children(pid) if _status(c).get("Name", "").startswith("java") or
-            _cmdline(c).split(" ", 1)[0].endswith("/java")]
+    return [
+        c
+        for c in _children(pid)
+        if _status(c).get("Name", "").startswith("java") or _cmdline(c).split(" ", 1)[0].endswith("/java")
+    ]
 
 
 @dataclass
@@ -189,9 +215,23 @@ def start_server(env_extra: dict[str, str] | None = None, script: str = os.path.
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **(env_extra or {})}
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            script,
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
@@ -255,7 +295,9 @@ def _kept_profile(p):
     page's scripts (V8's code cache) from one visit to the next, which an incognito context forgets."""
     exe = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
     with tempfile.TemporaryDirectory(prefix="bench-profile-") as profile:
-        context = p.chromium.launch_persistent_context(profile, executable_path=exe, args=CHROMIUM_ARGS, viewport=VIEWPORT)
+        context = p.chromium.launch_persistent_context(
+            profile, executable_path=exe, args=CHROMIUM_ARGS, viewport=VIEWPORT
+        )
         try:
             yield context
         finally:
@@ -284,7 +326,9 @@ window.__shadowRoots = [];
 #: ``window.__shown.caption`` in the first that shows the plan's caption (``· N nodes ·``), if before.
 #: Checked once a frame, before the frame is painted: what the person sees, without the delay of
 #: Playwright asking the page from outside (its waits poll at growing intervals, up to half a second).
-SHOWN_SCRIPT = SHADOW_ROOTS.replace("%", "%%") + """
+SHOWN_SCRIPT = (
+    SHADOW_ROOTS.replace("%", "%%")
+    + """
 window.__shown = {};
 (() => {
   const want = %(want)d, heading = %(heading)s;
@@ -304,6 +348,7 @@ window.__shown = {};
   })();
 })();
 """
+)
 
 
 def _open_timed(context, url: str, nodes: int = 0, heading: str | None = None):
@@ -339,6 +384,7 @@ class Load:
     """One page load: seconds from opening the page to the graph shown (``shown``) and to the plan's
     caption (``caption``), measured in the page; until Playwright, polling, saw the graph (``wall``);
     and the seconds the page's main thread was busy until then."""
+
     shown: float
     wall: float
     caption: float | None
@@ -395,8 +441,10 @@ def measure_floor(p, reloads: int) -> dict:
             out.update(_summary(first[1:], "warm_"))
             with _kept_profile(p) as kept:
                 out.update(_summary(_warm_loads(kept, server.url, 0, reloads + 1, heading=BARE_TITLE)[0][1:], "kept_"))
-            _log(f"bare page: warm median {out['warm_s']:.2f} s of {out['warm_runs_s']} (kept profile "
-                 f"{out['kept_s']:.2f} s), main thread {out['warm_cpu_s']:.2f} s")
+            _log(
+                f"bare page: warm median {out['warm_s']:.2f} s of {out['warm_runs_s']} (kept profile "
+                f"{out['kept_s']:.2f} s), main thread {out['warm_cpu_s']:.2f} s"
+            )
     return out
 
 
@@ -478,8 +526,16 @@ def _heading(data: bytes, node_id: str) -> str:
     return f"{title(analyze(data).node(node_id).kind)} · {node_id}"
 
 
-def measure_plan(p, name: str, path: str, data: bytes, click_node: str, reloads: int, run_nodes: tuple[str, ...] = (),
-                 layout: str = "viewer") -> dict:
+def measure_plan(
+    p,
+    name: str,
+    path: str,
+    data: bytes,
+    click_node: str,
+    reloads: int,
+    run_nodes: tuple[str, ...] = (),
+    layout: str = "viewer",
+) -> dict:
     """One plan on a fresh server: cold load, warm reloads, a click, memory, then the runs (after
     Spark's background start and a reading pause). ``layout``: "viewer", or "baseline" (the graph
     laid out in the browser)."""
@@ -489,7 +545,13 @@ def measure_plan(p, name: str, path: str, data: bytes, click_node: str, reloads:
         env["SUBSTRAIT_VIZ_WARM_UP"] = "0"  # the page figures without a JVM starting beside them
     server = start_server(env)
     name = f"{name} ({layout})"
-    out: dict = {"plan": name, "layout": layout, "nodes": nodes, "path": path, "server_start_s": round(server.started_s, 3)}
+    out: dict = {
+        "plan": name,
+        "layout": layout,
+        "nodes": nodes,
+        "path": path,
+        "server_start_s": round(server.started_s, 3),
+    }
     _log(f"{name}: {nodes} nodes, server up in {server.started_s:.1f} s")
     with _browsing(p, server) as context:
         cold, page = time_to_graph(context, server.url + path, nodes)
@@ -502,9 +564,11 @@ def measure_plan(p, name: str, path: str, data: bytes, click_node: str, reloads:
                 out.update(_summary(loads[1:], "kept_"))
             loads, page = _warm_loads(context, server.url + path, nodes, reloads)
             out.update(_summary(loads, "warm_"))
-            _log(f"{name}: warm median {out['warm_s']:.2f} s of {out['warm_runs_s']} ({out['warm_wall_s']:.2f} s from "
-                 f"outside, main thread busy {out['warm_cpu_s']:.2f} s); kept profile {out['kept_s']:.2f} s of "
-                 f"{out['kept_runs_s']}")
+            _log(
+                f"{name}: warm median {out['warm_s']:.2f} s of {out['warm_runs_s']} ({out['warm_wall_s']:.2f} s from "
+                f"outside, main thread busy {out['warm_cpu_s']:.2f} s); kept profile {out['kept_s']:.2f} s of "
+                f"{out['kept_runs_s']}"
+            )
         else:  # the page just opened: the click lands while Spark starts in the background
             out["java_at_click"] = bool(java_children(server.proc.pid))
         out["click_node"] = click_node
@@ -522,8 +586,10 @@ def measure_plan(p, name: str, path: str, data: bytes, click_node: str, reloads:
             clicks.append(round(click_s, 3))
         out["click_runs_s"] = clicks
         out["click_url_s"], out["click_s"] = statistics.median(urls), statistics.median(clicks)
-        _log(f"{name}: click -> inspector {out['click_s']:.2f} s, median of {clicks} "
-             f"(URL updated after {out['click_url_s']:.2f} s)")
+        _log(
+            f"{name}: click -> inspector {out['click_s']:.2f} s, median of {clicks} "
+            f"(URL updated after {out['click_url_s']:.2f} s)"
+        )
         out["memory_before_run"] = memory(server.proc.pid)
         _log(f"{name}: app peak {out['memory_before_run']['app']['peak_mib']} MiB")
         if run_nodes:  # Spark started in the background when the plan opened: wait for it, then read a while
@@ -565,16 +631,21 @@ def run(quick: bool = False) -> dict:
         results["floor"] = measure_floor(p, reloads)
         for layout in ("viewer", "baseline"):
             # the tutorial: load, click the Filter node
-            results["plans"].append(measure_plan(p, "tutorial", "/?sample=tutorial.json", tutorial, "0.0.1", reloads,
-                                                 layout=layout))
+            results["plans"].append(
+                measure_plan(p, "tutorial", "/?sample=tutorial.json", tutorial, "0.0.1", reloads, layout=layout)
+            )
             for size in PLAN_SIZES:
                 data, nodes = big_plan(size)
-                results["plans"].append(measure_plan(p, f"{nodes} nodes", f"/?plan={save_shared(data)}", data, "0.0",
-                                                     reloads, layout=layout))
+                results["plans"].append(
+                    measure_plan(
+                        p, f"{nodes} nodes", f"/?plan={save_shared(data)}", data, "0.0", reloads, layout=layout
+                    )
+                )
         # the first Run, on a fresh server: open the tutorial (Spark starts in the background), click the
         # Filter at once (the page answers while the JVM starts), read, Run the Filter, then the root
-        first = measure_plan(p, "tutorial, first Run", "/?sample=tutorial.json", tutorial, "0.0.1", 0,
-                             run_nodes=("0.0.1", "0"))
+        first = measure_plan(
+            p, "tutorial, first Run", "/?sample=tutorial.json", tutorial, "0.0.1", 0, run_nodes=("0.0.1", "0")
+        )
     if "first_run_s" in first:
         results["first_run"] = first
         results["first_run_s"] = first["first_run_s"]

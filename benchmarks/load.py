@@ -39,8 +39,16 @@ from benchmarks.app import (
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SESSIONS = 10
 #: The sample plans run, by file name (their first root is the node run).
-SAMPLES = ("tutorial.json", "aggregates.json", "joins_outer.json", "set_ops.json", "subqueries.json", "window.json",
-           "tpch_q02_isthmus.json", "tpch_q03_isthmus.json")
+SAMPLES = (
+    "tutorial.json",
+    "aggregates.json",
+    "joins_outer.json",
+    "set_ops.json",
+    "subqueries.json",
+    "window.json",
+    "tpch_q02_isthmus.json",
+    "tpch_q03_isthmus.json",
+)
 #: TPC-H queries DataFusion plans from SQL for the remaining sessions.
 TPCH_QUERIES = ("q01", "q05", "q10", "q18")
 #: Rows asked for: every plan here has fewer, so both servers return the whole result and the rows compare.
@@ -78,13 +86,13 @@ def _plans() -> list[tuple[str, str]]:
     """(name, path on the server) of the :data:`SESSIONS` plans: samples, then DataFusion's TPC-H plans
     saved for sharing."""
     from executor.data.generate import tpch
-    from executor.producer.check import read_queries
     from executor.engines.sql_plan import sql_to_plan
+    from executor.producer.check import read_queries
     from ui.state.share import save_shared
 
     out = [(name, f"/?sample={name}") for name in SAMPLES]
     folder = tpch(0.01)
-    tables = {t[:-len(".parquet")]: os.path.join(folder, t) for t in os.listdir(folder) if t.endswith(".parquet")}
+    tables = {t[: -len(".parquet")]: os.path.join(folder, t) for t in os.listdir(folder) if t.endswith(".parquet")}
     queries = {q.name: q.sql for q in read_queries([os.path.join(ROOT, "executor", "producer", "sql", "tpch.sql")])}
     for name in TPCH_QUERIES:
         plan = sql_to_plan(queries[name], tables, form="analyzed")
@@ -151,7 +159,7 @@ def _browser_pids() -> list[int]:
             try:
                 with open(f"/proc/{name}/stat") as fh:
                     text = fh.read()
-                names[int(name)] = text[text.index("(") + 1: text.rindex(")")]
+                names[int(name)] = text[text.index("(") + 1 : text.rindex(")")]
                 parents[int(name)] = int(text.rsplit(")", 1)[1].split()[1])
             except (OSError, ValueError, IndexError):
                 pass
@@ -168,12 +176,18 @@ def _browser_pids() -> list[int]:
 
 def _cpu(server) -> dict[str, float]:
     """CPU seconds so far of the server, its JVM and the browser."""
-    return {"server": _cpu_s([server.proc.pid]), "jvm": _cpu_s(java_children(server.proc.pid)),
-            "browser": _cpu_s(_browser_pids())}
+    return {
+        "server": _cpu_s([server.proc.pid]),
+        "jvm": _cpu_s(java_children(server.proc.pid)),
+        "browser": _cpu_s(_browser_pids()),
+    }
 
 
 def _errors_on(page) -> list[str]:
-    return [t.strip() for t in page.locator("[data-testid=stAlertContentError], [data-testid=stException]").all_inner_texts()]
+    return [
+        t.strip()
+        for t in page.locator("[data-testid=stAlertContentError], [data-testid=stException]").all_inner_texts()
+    ]
 
 
 def measure(p, plans: list[tuple[str, str]], together: bool, env: dict[str, str]) -> tuple[dict, dict[str, Counter]]:
@@ -227,9 +241,11 @@ def measure(p, plans: list[tuple[str, str]], together: bool, env: dict[str, str]
                     errors[name] = shown
             out["download_failures"], out["errors"] = failures, errors
             out["memory"] = memory(server.proc.pid)
-            _log(f"{mode}: median {out['median_s']:.2f} s, slowest {out['slowest_s']:.2f} s, sum {out['sum_s']:.2f} s, "
-                 f"wall {out['wall_s']:.2f} s, CPU s {out['cpu_s']}; "
-                 f"{len(failures)} downloads failed, {len(errors)} pages with errors")
+            _log(
+                f"{mode}: median {out['median_s']:.2f} s, slowest {out['slowest_s']:.2f} s, sum {out['sum_s']:.2f} s, "
+                f"wall {out['wall_s']:.2f} s, CPU s {out['cpu_s']}; "
+                f"{len(failures)} downloads failed, {len(errors)} pages with errors"
+            )
         finally:
             browser.close()
     finally:
@@ -244,21 +260,29 @@ def run(quick: bool = False) -> dict:
 
     plans = _plans()[: 4 if quick else SESSIONS]
     env = {"SUBSTRAIT_VIZ_DATA": tpch(0.01)}
-    results: dict = {"sessions": len(plans), "plans": [name for name, _ in plans], "rows_asked": ROWS,
-                     "reading_s": READING_S}
+    results: dict = {
+        "sessions": len(plans),
+        "plans": [name for name, _ in plans],
+        "rows_asked": ROWS,
+        "reading_s": READING_S,
+    }
     with sync_playwright() as p:
         alone, alone_rows = measure(p, plans, together=False, env=env)
         together, together_rows = measure(p, plans, together=True, env=env)
-    differ = sorted(name for name in together_rows if alone_rows.get(name) is not None
-                    and together_rows[name] != alone_rows[name])
+    differ = sorted(
+        name for name in together_rows if alone_rows.get(name) is not None and together_rows[name] != alone_rows[name]
+    )
     together["rows_differ"] = differ
     results["one_after_another"], results["at_once"] = alone, together
     results["slowest_within_sequence"] = together["slowest_s"] <= alone["sum_s"]
     results["median_within_half"] = together["median_s"] <= alone["sum_s"] / 2
-    results["all_right"] = not (differ or together["download_failures"] or together["errors"]
-                                or alone["download_failures"] or alone["errors"])
-    _log(f"at once: median {together['median_s']:.2f} s, slowest {together['slowest_s']:.2f} s; one after another "
-         f"{alone['sum_s']:.2f} s in all; rows differ: {differ or 'none'}")
+    results["all_right"] = not (
+        differ or together["download_failures"] or together["errors"] or alone["download_failures"] or alone["errors"]
+    )
+    _log(
+        f"at once: median {together['median_s']:.2f} s, slowest {together['slowest_s']:.2f} s; one after another "
+        f"{alone['sum_s']:.2f} s in all; rows differ: {differ or 'none'}"
+    )
     return results
 
 

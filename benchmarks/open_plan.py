@@ -28,7 +28,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from benchmarks.plans import CORPORA, corpus_plans, deep_chain, wide_joins, wide_union
 
@@ -85,6 +86,7 @@ def _median(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 # ---------------------------------------------------------------------------------------------
 # Ours
 # ---------------------------------------------------------------------------------------------
+
 
 def open_plan(data: bytes) -> tuple[Any, str]:
     """What opening a plan costs: the model and its drawing (returned, so that they are freed
@@ -144,6 +146,7 @@ def _phases(data: bytes, repeat: int) -> dict[str, float]:
 # ---------------------------------------------------------------------------------------------
 # Baseline
 # ---------------------------------------------------------------------------------------------
+
 
 def _rels_with_sizes(plan) -> list[tuple[Any, int]]:
     """Every relation reachable through relation inputs (pre-order), with its subtree size.
@@ -252,14 +255,21 @@ def _baseline_timed(data: bytes, budget_s: float, repeat: int) -> dict:
 # Cases
 # ---------------------------------------------------------------------------------------------
 
+
 def _case(shape: str, data: bytes, budget_s: float, source: str | None = None, skip_baseline: str = "") -> dict:
     ours_s, (model, _dot) = _median(lambda: open_plan(data), REPEAT)
     nodes = len(model.graph.nodes)
     del model, _dot
     phases = _phases(data, REPEAT)
     if skip_baseline:
-        base = {"complete": False, "skipped": skip_baseline, "estimate_s": None, "failed_nodes": 0,
-                "nodes_done": 0, "nodes": nodes}
+        base = {
+            "complete": False,
+            "skipped": skip_baseline,
+            "estimate_s": None,
+            "failed_nodes": 0,
+            "nodes_done": 0,
+            "nodes": nodes,
+        }
     else:
         base = _baseline_timed(data, budget_s, REPEAT)
     row: dict[str, Any] = {
@@ -285,18 +295,27 @@ def _case(shape: str, data: bytes, budget_s: float, source: str | None = None, s
         row["baseline_estimate_s"] = base["estimate_s"]
         row["ratio"] = None
         row["ratio_vs_estimate"] = round(ours_s / base["estimate_s"], 6)
-        note = (f"> {budget_s:.0f} s budget: stopped after {base['nodes_done']:,} of {base['nodes']:,} nodes; "
-                f"extrapolated {base['estimate_s']:,.0f} s")
+        note = (
+            f"> {budget_s:.0f} s budget: stopped after {base['nodes_done']:,} of {base['nodes']:,} nodes; "
+            f"extrapolated {base['estimate_s']:,.0f} s"
+        )
     if base["failed_nodes"]:
         note += ("; " if note else "") + f"infer_rel_schema raised for {base['failed_nodes']:,} nodes"
     row["baseline_note"] = note or None
     row["ok_10k_under_2s"] = (ours_s < TARGET_10K_S) if 9_000 <= nodes <= 11_000 else None
-    base_text = (f"{base['seconds']:.3f} s" if base["complete"] else "not run" if skip_baseline
-                 else f"> {budget_s:.0f} s (~{base['estimate_s']:,.0f} s)")
+    base_text = (
+        f"{base['seconds']:.3f} s"
+        if base["complete"]
+        else "not run"
+        if skip_baseline
+        else f"> {budget_s:.0f} s (~{base['estimate_s']:,.0f} s)"
+    )
     _log(
         f"{shape:11} {nodes:7,} nodes {len(data) / 1e6:7.2f} MB  ours {ours_s:7.3f} s "
-        f"({row['us_per_node']:6.1f} µs/node; " + " ".join(f"{k} {v:.3f}" for k, v in phases.items())
-        + f")  baseline {base_text}" + (f" [{base['failed_nodes']} failed]" if base["failed_nodes"] else "")
+        f"({row['us_per_node']:6.1f} µs/node; "
+        + " ".join(f"{k} {v:.3f}" for k, v in phases.items())
+        + f")  baseline {base_text}"
+        + (f" [{base['failed_nodes']} failed]" if base["failed_nodes"] else "")
     )
     return row
 
@@ -349,7 +368,8 @@ def summarize(rows: list[dict], sizes: list[int]) -> dict:
     return {
         "shapes": shapes,
         "all_10k_under_2s": all(s["ok_10k_under_2s"] for s in shapes.values() if s["ok_10k_under_2s"] is not None)
-        if any(s["ok_10k_under_2s"] is not None for s in shapes.values()) else None,
+        if any(s["ok_10k_under_2s"] is not None for s in shapes.values())
+        else None,
         "median_ratio_ours_over_baseline": round(statistics.median(ratios), 4) if ratios else None,
         "target": f"time per node flat from {small:,} to {large:,} nodes; 10,000 nodes under {TARGET_10K_S} s",
     }
@@ -365,8 +385,13 @@ def inspect_cli(shape: str, data: bytes, repeat: int = INSPECT_REPEAT) -> dict:
         runs = []
         for _ in range(repeat):
             start = time.perf_counter()
-            done = subprocess.run([sys.executable, "-m", "viz", "inspect", "--json", path], cwd=ROOT,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            done = subprocess.run(
+                [sys.executable, "-m", "viz", "inspect", "--json", path],
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             runs.append(time.perf_counter() - start)
             if done.returncode != 0:
                 raise RuntimeError(f"viz inspect --json failed ({done.returncode}): {done.stderr.strip()[-500:]}")
@@ -375,12 +400,20 @@ def inspect_cli(shape: str, data: bytes, repeat: int = INSPECT_REPEAT) -> dict:
 
     nodes = len(build_graph(load_plan(data).plan).nodes)
     seconds = statistics.median(runs)
-    row = {"shape": shape, "nodes": nodes, "bytes": len(data), "seconds": round(seconds, 4),
-           "min_s": round(min(runs), 4), "runs": [round(r, 4) for r in runs],
-           "target_s": INSPECT_TARGET_S,
-           "ok": (seconds < INSPECT_TARGET_S) if 9_000 <= nodes <= 11_000 else None}
-    _log(f"inspect --json {shape:11} {nodes:7,} nodes  median {seconds:.3f} s, fastest {min(runs):.3f} s "
-         f"(target {INSPECT_TARGET_S} s)")
+    row = {
+        "shape": shape,
+        "nodes": nodes,
+        "bytes": len(data),
+        "seconds": round(seconds, 4),
+        "min_s": round(min(runs), 4),
+        "runs": [round(r, 4) for r in runs],
+        "target_s": INSPECT_TARGET_S,
+        "ok": (seconds < INSPECT_TARGET_S) if 9_000 <= nodes <= 11_000 else None,
+    }
+    _log(
+        f"inspect --json {shape:11} {nodes:7,} nodes  median {seconds:.3f} s, fastest {min(runs):.3f} s "
+        f"(target {INSPECT_TARGET_S} s)"
+    )
     return row
 
 
@@ -402,8 +435,11 @@ def run(quick: bool = False) -> dict:
     rows = []
     for shape, make in SHAPES.items():
         for size in sizes:
-            skip = ("json_format.Parse cannot take a chain this deep (memory)"
-                    if shape == "deep chain" and size > BASELINE_MAX_CHAIN else "")
+            skip = (
+                "json_format.Parse cannot take a chain this deep (memory)"
+                if shape == "deep chain" and size > BASELINE_MAX_CHAIN
+                else ""
+            )
             rows.append(_case(shape, _encode(make(size)), budget, skip_baseline=skip))
     corpus = largest_corpus_plans(2 if quick else CORPUS_LARGEST)
     for rel, data, _ in corpus:

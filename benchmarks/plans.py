@@ -23,14 +23,20 @@ def corpus_plans() -> list[str]:
         out.extend(os.path.join(dirpath, f) for f in filenames if f.endswith(".json"))
     return sorted(out)
 
+
 _COLS = [("id", "i64"), ("k", "i64"), ("name", "string"), ("v", "fp64")]
 
 
 def _read(i: int) -> dict:
-    return {"read": {
-        "baseSchema": {"names": [c for c, _ in _COLS],
-                       "struct": {"types": [{t: {"nullability": "NULLABILITY_NULLABLE"}} for _, t in _COLS]}},
-        "namedTable": {"names": [f"t{i}"]}}}
+    return {
+        "read": {
+            "baseSchema": {
+                "names": [c for c, _ in _COLS],
+                "struct": {"types": [{t: {"nullability": "NULLABILITY_NULLABLE"}} for _, t in _COLS]},
+            },
+            "namedTable": {"names": [f"t{i}"]},
+        }
+    }
 
 
 def _ref(i: int) -> dict:
@@ -38,8 +44,13 @@ def _ref(i: int) -> dict:
 
 
 def _gt(a: dict, b: dict) -> dict:
-    return {"scalarFunction": {"functionReference": 1, "arguments": [{"value": a}, {"value": b}],
-                               "outputType": {"bool": {"nullability": "NULLABILITY_NULLABLE"}}}}
+    return {
+        "scalarFunction": {
+            "functionReference": 1,
+            "arguments": [{"value": a}, {"value": b}],
+            "outputType": {"bool": {"nullability": "NULLABILITY_NULLABLE"}},
+        }
+    }
 
 
 def _plan(rel: dict) -> dict[str, Any]:
@@ -58,8 +69,9 @@ def deep_chain(nodes: int) -> dict:
         if step == 0:
             rel = {"filter": {"input": rel, "condition": _gt(_ref(3), {"literal": {"fp64": float(i)}})}}
         elif step == 1:
-            rel = {"project": {"common": {"emit": {"outputMapping": [0, 1, 2, 4]}}, "input": rel,
-                               "expressions": [_ref(3)]}}
+            rel = {
+                "project": {"common": {"emit": {"outputMapping": [0, 1, 2, 4]}}, "input": rel, "expressions": [_ref(3)]}
+            }
         else:
             rel = {"sort": {"input": rel, "sorts": [{"expr": _ref(0), "direction": "SORT_DIRECTION_ASC_NULLS_LAST"}]}}
     return _plan(rel)
@@ -72,8 +84,15 @@ def wide_joins(nodes: int) -> dict:
     while len(level) > 1:
         nxt = []
         for a, b in zip(level[0::2], level[1::2]):
-            join = {"join": {"left": a, "right": b, "type": "JOIN_TYPE_INNER", "expression": _gt(_ref(0), _ref(4)),
-                             "common": {"emit": {"outputMapping": [0, 1, 2, 3]}}}}
+            join = {
+                "join": {
+                    "left": a,
+                    "right": b,
+                    "type": "JOIN_TYPE_INNER",
+                    "expression": _gt(_ref(0), _ref(4)),
+                    "common": {"emit": {"outputMapping": [0, 1, 2, 3]}},
+                }
+            }
             nxt.append({"filter": {"input": join, "condition": _gt(_ref(1), {"literal": {"fp64": 0.0}})}})
         if len(level) % 2:
             nxt.append(level[-1])
@@ -85,11 +104,14 @@ def wide_union(nodes: int, fanout: int = 64) -> dict:
     """A tree of UNION ALL set relations (up to ``fanout`` inputs each) over Read -> Filter inputs:
     about ``nodes`` relations."""
     branches = max(2, (nodes - 1) // 2)
-    level = [{"filter": {"input": _read(i), "condition": _gt(_ref(3), {"literal": {"fp64": float(i)}})}}
-             for i in range(branches)]
+    level = [
+        {"filter": {"input": _read(i), "condition": _gt(_ref(3), {"literal": {"fp64": float(i)}})}}
+        for i in range(branches)
+    ]
     while len(level) > 1:
         level = [
-            {"set": {"inputs": level[i:i + fanout], "op": "SET_OP_UNION_ALL"}} if len(level[i:i + fanout]) > 1
+            {"set": {"inputs": level[i : i + fanout], "op": "SET_OP_UNION_ALL"}}
+            if len(level[i : i + fanout]) > 1
             else level[i]
             for i in range(0, len(level), fanout)
         ]

@@ -36,9 +36,9 @@ def profiling(spark, data_dir: str, numbers, tpcds_queries=TPCDS_PROFILE_QUERIES
     """One run against one job per node on DataFusion's TPC-H plans, and the TPC-DS profiles."""
     from executor.data.catalog import Catalog
     from executor.data.generate import tpcds
-    from executor.producer.check import read_queries
-    from executor.jobs.profile import clear_cache, is_cross_product, profile_plan
     from executor.engines.sql_plan import sql_to_plan
+    from executor.jobs.profile import clear_cache, is_cross_product, profile_plan
+    from executor.producer.check import read_queries
     from viz.model import analyze
 
     def profile_of(folder: str, names: set[str], sql_dir: str, per_node: bool) -> list[dict]:
@@ -49,8 +49,14 @@ def profiling(spark, data_dir: str, numbers, tpcds_queries=TPCDS_PROFILE_QUERIES
         if chosen:  # one untimed profile each way first: the first Spark jobs of a session are slow
             warm = analyze(sql_to_plan(chosen[0].sql, tables).data)
             profile_plan(warm, catalog, spark=spark, timeout_s=600)
-            profile_plan(warm, catalog, spark=spark, one_run=False, timeout_s=600,
-                         node_ids=[n for n in warm.graph.nodes if not is_cross_product(warm, n)])
+            profile_plan(
+                warm,
+                catalog,
+                spark=spark,
+                one_run=False,
+                timeout_s=600,
+                node_ids=[n for n in warm.graph.nodes if not is_cross_product(warm, n)],
+            )
             clear_cache()
         for q in chosen:
             row: dict = {"query": q.name}
@@ -59,18 +65,33 @@ def profiling(spark, data_dir: str, numbers, tpcds_queries=TPCDS_PROFILE_QUERIES
                 clear_cache()
                 start = time.perf_counter()
                 one = profile_plan(model, catalog, spark=spark, timeout_s=600)
-                row.update(nodes=len(one.nodes), one_run_s=round(time.perf_counter() - start, 3), one_run_jobs=one.jobs,
-                           stopped=one.stopped, errors=len(one.errors))
+                row.update(
+                    nodes=len(one.nodes),
+                    one_run_s=round(time.perf_counter() - start, 3),
+                    one_run_jobs=one.jobs,
+                    stopped=one.stopped,
+                    errors=len(one.errors),
+                )
                 if per_node:
                     crosses = [n for n in one.nodes if is_cross_product(model, n)]
                     clear_cache()
                     start = time.perf_counter()
-                    each = profile_plan(model, catalog, spark=spark, one_run=False, timeout_s=600,
-                                        node_ids=[n for n in one.nodes if n not in crosses])
+                    each = profile_plan(
+                        model,
+                        catalog,
+                        spark=spark,
+                        one_run=False,
+                        timeout_s=600,
+                        node_ids=[n for n in one.nodes if n not in crosses],
+                    )
                     per_s = time.perf_counter() - start
-                    row.update(per_node_s=round(per_s, 3), per_node_jobs=each.jobs, cross_products_left_out=len(crosses),
-                               speedup=round(per_s / row["one_run_s"], 2),
-                               same_counts=all(each.nodes[n].rows == one.nodes[n].rows for n in each.nodes))
+                    row.update(
+                        per_node_s=round(per_s, 3),
+                        per_node_jobs=each.jobs,
+                        cross_products_left_out=len(crosses),
+                        speedup=round(per_s / row["one_run_s"], 2),
+                        same_counts=all(each.nodes[n].rows == one.nodes[n].rows for n in each.nodes),
+                    )
                 _log(f"profile {q.name}: {row}")
             except Exception as exc:  # noqa: BLE001 - recorded per query; the others still run
                 row["error"] = f"{type(exc).__name__}: {exc}"[:300]
@@ -79,7 +100,9 @@ def profiling(spark, data_dir: str, numbers, tpcds_queries=TPCDS_PROFILE_QUERIES
         return out
 
     tpch_rows = profile_of(data_dir, {f"q{n:02d}" for n in numbers}, SQL_DIR, per_node=True)
-    tpcds_rows = profile_of(tpcds(TPCDS_PROFILE_SCALE), set(tpcds_queries), TPCDS_SQL, per_node=False) if tpcds_queries else []
+    tpcds_rows = (
+        profile_of(tpcds(TPCDS_PROFILE_SCALE), set(tpcds_queries), TPCDS_SQL, per_node=False) if tpcds_queries else []
+    )
     speedups = [r["speedup"] for r in tpch_rows if "speedup" in r]
     return {
         "tpch": tpch_rows,

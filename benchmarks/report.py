@@ -115,8 +115,12 @@ def _machine_short(records: dict) -> str:
     m = next((r["machine"] for r in records.values() if isinstance(r.get("machine"), dict)), None)
     if not m:
         return "Benchmarks (machine not recorded)"
-    parts = [m.get("cpu"), f"{m['cores']} cores" if m.get("cores") else None,
-             f"{m['memory_gib']} GiB" if m.get("memory_gib") else None, (m.get("date") or "")[:10] or None]
+    parts = [
+        m.get("cpu"),
+        f"{m['cores']} cores" if m.get("cores") else None,
+        f"{m['memory_gib']} GiB" if m.get("memory_gib") else None,
+        (m.get("date") or "")[:10] or None,
+    ]
     return "Benchmarks on " + ", ".join(str(p) for p in parts if p)
 
 
@@ -176,10 +180,16 @@ def _open_checks(res: dict) -> tuple[dict[str, dict], list[int]]:
         growth = b / a if a and b and large is not small else None
         ten = near(10_000) if abs(near(10_000)["nodes"] - 10_000) <= 1_000 else None
         out[shape] = {
-            "small_nodes": small["nodes"], "large_nodes": large["nodes"], "us_small": a, "us_large": b,
-            "growth": growth, "flat": None if growth is None else growth <= FLAT_GROWTH,
+            "small_nodes": small["nodes"],
+            "large_nodes": large["nodes"],
+            "us_small": a,
+            "us_large": b,
+            "growth": growth,
+            "flat": None if growth is None else growth <= FLAT_GROWTH,
             "ten_k_s": _num(ten.get("ours_s")) if ten else None,
-            "ten_k_ok": (_num(ten.get("ours_s")) < TARGET_10K_S) if ten and _num(ten.get("ours_s")) is not None else None,
+            "ten_k_ok": (_num(ten.get("ours_s")) < TARGET_10K_S)
+            if ten and _num(ten.get("ours_s")) is not None
+            else None,
         }
     return out, sizes
 
@@ -204,28 +214,50 @@ def open_section(records: dict) -> list[str]:
     lines, res = _section(records, "open", "## 1. Opening a plan")
     if res is None:
         return lines
-    lines += ["Load + every node's schema + properties + DOT (`viz.model.analyze` + `viz.render.to_dot`), against "
-              "`json_format.Parse` + `substrait.type_inference.infer_rel_schema` for every node (the baseline).", ""]
+    lines += [
+        "Load + every node's schema + properties + DOT (`viz.model.analyze` + `viz.render.to_dot`), against "
+        "`json_format.Parse` + `substrait.type_inference.infer_rel_schema` for every node (the baseline).",
+        "",
+    ]
     rows = []
     for r in _get(res, "rows", default=[]):
         if not isinstance(r, dict):
             continue
         shape = r.get("shape", "?") + (f" `{r['source']}`" if r.get("source") else "")
         nodes = r.get("nodes")
-        rows.append([shape, f"{nodes:,}" if isinstance(nodes, int) else "n/a", _s(r.get("ours_s")),
-                     _s(r.get("us_per_node"), 1), _baseline_text(r), _speedup(r), r.get("baseline_note") or ""])
-    lines += _table(["plan", "nodes", "ours (s)", "ours µs/node", "baseline (s)", "baseline / ours", "baseline note"], rows)
+        rows.append(
+            [
+                shape,
+                f"{nodes:,}" if isinstance(nodes, int) else "n/a",
+                _s(r.get("ours_s")),
+                _s(r.get("us_per_node"), 1),
+                _baseline_text(r),
+                _speedup(r),
+                r.get("baseline_note") or "",
+            ]
+        )
+    lines += _table(
+        ["plan", "nodes", "ours (s)", "ours µs/node", "baseline (s)", "baseline / ours", "baseline note"], rows
+    )
     checks, sizes = _open_checks(res)
     lines += ["", "| target | shape | figure | |", "|---|---|---|---|"]
     for shape, c in checks.items():
-        lines.append(f"| 10,000 nodes ready in under {TARGET_10K_S:g} s | {shape} | {_s(c['ten_k_s'])} s | {_met(c['ten_k_ok'])} |")
+        lines.append(
+            f"| 10,000 nodes ready in under {TARGET_10K_S:g} s | {shape} | {_s(c['ten_k_s'])} s | {_met(c['ten_k_ok'])} |"
+        )
     for r in _get(res, "inspect", default=[]):  # the command line, a process each run, lineage included
         if isinstance(r, dict):
-            lines.append(f"| `python -m viz inspect --json` of {r.get('nodes', 0):,} nodes in under {_s(r.get('target_s'), 1)} s "
-                         f"(median) | {r.get('shape', '?')} | {_s(r.get('seconds'))} s | {_met(r.get('ok'))} |")
+            lines.append(
+                f"| `python -m viz inspect --json` of {r.get('nodes', 0):,} nodes in under {_s(r.get('target_s'), 1)} s "
+                f"(median) | {r.get('shape', '?')} | {_s(r.get('seconds'))} s | {_met(r.get('ok'))} |"
+            )
     for shape, c in checks.items():
-        fig = (f"{_s(c['us_small'], 1)} → {_s(c['us_large'], 1)} µs/node ({c['small_nodes']:,} → {c['large_nodes']:,} "
-               f"nodes, ×{c['growth']:.2f})" if c["growth"] is not None else "n/a")
+        fig = (
+            f"{_s(c['us_small'], 1)} → {_s(c['us_large'], 1)} µs/node ({c['small_nodes']:,} → {c['large_nodes']:,} "
+            f"nodes, ×{c['growth']:.2f})"
+            if c["growth"] is not None
+            else "n/a"
+        )
         lines.append(f"| time per node flat (growth ≤ ×{FLAT_GROWTH:g}) | {shape} | {fig} | {_met(c['flat'])} |")
     return lines + [""]
 
@@ -239,27 +271,54 @@ def spark_section(records: dict) -> list[str]:
     lines, res = _section(records, "spark", "## 2. Translation overhead on Spark")
     if res is None:
         return lines
-    lines += [f"{_tpch(res)}: the isthmus plans through the executor "
-              "against the same SQL through `spark.sql`, same session and data, warm (median of "
-              f"{_get(res, 'repeat', default='n/a')} or more timed runs each). Execute ratio = the executor's "
-              "time without the translation's own (Python and Py4J) time, over spark.sql's. Physical operators = "
-              "the joins and their strategies, exchanges and aggregates, in order, of the two physical plans; the "
-              "optimized plans' text always differs (column names, and the casts to the plan's declared types).", ""]
+    lines += [
+        f"{_tpch(res)}: the isthmus plans through the executor "
+        "against the same SQL through `spark.sql`, same session and data, warm (median of "
+        f"{_get(res, 'repeat', default='n/a')} or more timed runs each). Execute ratio = the executor's "
+        "time without the translation's own (Python and Py4J) time, over spark.sql's. Physical operators = "
+        "the joins and their strategies, exchanges and aggregates, in order, of the two physical plans; the "
+        "optimized plans' text always differs (column names, and the casts to the plan's declared types).",
+        "",
+    ]
     queries = [q for q in _get(res, "translation", "queries", default=[]) if isinstance(q, dict)]
-    lines += ["Kept = the translation kept, as the app's Run has it once the background warm-up translated the "
-              "node (Spark still plans the query on every run); its spark.sql figure is timed beside it.", ""]
+    lines += [
+        "Kept = the translation kept, as the app's Run has it once the background warm-up translated the "
+        "node (Spark still plans the query on every run); its spark.sql figure is timed beside it.",
+        "",
+    ]
     rows = []
     for q in queries:
         if "error" in q:
             rows.append([q.get("query", "?"), "error", "", "", "", "", "", "", q["error"][:120]])
             continue
         same = q.get("same_physical_operators")
-        rows.append([q.get("query", "?"), _s(q.get("executor_s")), _s(q.get("sql_s")), _s(q.get("ratio"), 2),
-                     _s(q.get("kept_s")), _s(q.get("kept_ratio"), 2),
-                     _s(q.get("execute_ratio"), 2), _s(q.get("translate_s")),
-                     "n/a" if same is None else ("same" if same else "**differ**")])
-    lines += _table(["query", "executor (s)", "spark.sql (s)", "ratio", "kept (s)", "kept ratio", "execute ratio",
-                     "translate (s)", "physical operators"], rows)
+        rows.append(
+            [
+                q.get("query", "?"),
+                _s(q.get("executor_s")),
+                _s(q.get("sql_s")),
+                _s(q.get("ratio"), 2),
+                _s(q.get("kept_s")),
+                _s(q.get("kept_ratio"), 2),
+                _s(q.get("execute_ratio"), 2),
+                _s(q.get("translate_s")),
+                "n/a" if same is None else ("same" if same else "**differ**"),
+            ]
+        )
+    lines += _table(
+        [
+            "query",
+            "executor (s)",
+            "spark.sql (s)",
+            "ratio",
+            "kept (s)",
+            "kept ratio",
+            "execute ratio",
+            "translate (s)",
+            "physical operators",
+        ],
+        rows,
+    )
     target_median = _num(_get(res, "translation", "summary", "target_median")) or TARGET_MEDIAN
     target_max = _num(_get(res, "translation", "summary", "target_max", default=TARGET_MAX))
     lines += ["", "| target | figure | |", "|---|---|---|"]
@@ -267,11 +326,15 @@ def spark_section(records: dict) -> list[str]:
         ratios = [_num(q.get(key)) for q in queries if _num(q.get(key)) is not None]
         median = statistics.median(ratios) if ratios else None
         worst = max(ratios) if ratios else None
-        lines.append(f"| {label}: median ratio ≤ {target_median} | {_s(median, 3)} | "
-                     f"{_met(None if median is None else median <= target_median)} |")
+        lines.append(
+            f"| {label}: median ratio ≤ {target_median} | {_s(median, 3)} | "
+            f"{_met(None if median is None else median <= target_median)} |"
+        )
         if target_max:
-            lines.append(f"| {label}: no query above {target_max} | max {_s(worst, 3)} | "
-                         f"{_met(None if worst is None else worst <= target_max)} |")
+            lines.append(
+                f"| {label}: no query above {target_max} | max {_s(worst, 3)} | "
+                f"{_met(None if worst is None else worst <= target_max)} |"
+            )
     differ = _get(res, "translation", "summary", "plans_differ", default=[])
     shape = _get(res, "translation", "summary", "plans_differ_in_operators", default=None)
     if shape is not None:
@@ -296,10 +359,21 @@ def sampling_section(records: dict) -> list[str]:
             continue
         push = n.get("limit_pushable")
         ok = (_num(n.get("sample_s")) < target) if push and _num(n.get("sample_s")) is not None else None
-        rows.append([n.get("node", "?"), n.get("kind", ""), "yes" if push else "no", _s(n.get("sample_s")),
-                     _s(n.get("whole_s")), _met(ok) if push else "n/a (no limit can be pushed)"])
-    lines += [f"First 100 rows of a node over lineitem (`run_node(..., limit=100)`) against computing the whole node; "
-              f"target under {target:g} s where a limit can be pushed.", ""]
+        rows.append(
+            [
+                n.get("node", "?"),
+                n.get("kind", ""),
+                "yes" if push else "no",
+                _s(n.get("sample_s")),
+                _s(n.get("whole_s")),
+                _met(ok) if push else "n/a (no limit can be pushed)",
+            ]
+        )
+    lines += [
+        f"First 100 rows of a node over lineitem (`run_node(..., limit=100)`) against computing the whole node; "
+        f"target under {target:g} s where a limit can be pushed.",
+        "",
+    ]
     lines += _table(["node", "kind", "limit pushable", "first 100 rows (s)", "whole node (s)", f"< {target:g} s"], rows)
     return lines + [""]
 
@@ -308,33 +382,68 @@ def profiling_section(records: dict) -> list[str]:
     lines, prof = _section(records, "profile", "## 5. Profiling a plan")
     if prof is None:
         return lines
-    lines += [f"{_tpch(prof)}, each query planned by DataFusion: the profile "
-              "(the reads' count, one run observing every other node, counts that follow from the inputs derived) against "
-              "the per-node way (each node counted in a Spark job of its own), the memo cleared before each. The per-node "
-              "way is given every node but the cross products (counting one alone would not finish); the counts must agree "
-              "on every node it counts.", ""]
+    lines += [
+        f"{_tpch(prof)}, each query planned by DataFusion: the profile "
+        "(the reads' count, one run observing every other node, counts that follow from the inputs derived) against "
+        "the per-node way (each node counted in a Spark job of its own), the memo cleared before each. The per-node "
+        "way is given every node but the cross products (counting one alone would not finish); the counts must agree "
+        "on every node it counts.",
+        "",
+    ]
     rows = []
     for q in [q for q in _get(prof, "tpch", default=[]) if isinstance(q, dict)]:
         if "error" in q:
             rows.append([q.get("query", "?"), "", "error", "", "", "", "", "", q["error"][:120]])
             continue
         same = q.get("same_counts")
-        rows.append([q.get("query", "?"), q.get("nodes", "n/a"), _s(q.get("one_run_s"), 2), q.get("one_run_jobs", "n/a"),
-                     _s(q.get("per_node_s"), 2), q.get("per_node_jobs", "n/a"), q.get("cross_products_left_out", "n/a"),
-                     _s(q.get("speedup"), 2), "n/a" if same is None else ("same" if same else "**differ**")])
-    lines += _table(["query", "nodes", "profile (s)", "profile jobs", "per node (s)", "per-node jobs",
-                     "cross products left out", "speed-up", "counts"], rows)
+        rows.append(
+            [
+                q.get("query", "?"),
+                q.get("nodes", "n/a"),
+                _s(q.get("one_run_s"), 2),
+                q.get("one_run_jobs", "n/a"),
+                _s(q.get("per_node_s"), 2),
+                q.get("per_node_jobs", "n/a"),
+                q.get("cross_products_left_out", "n/a"),
+                _s(q.get("speedup"), 2),
+                "n/a" if same is None else ("same" if same else "**differ**"),
+            ]
+        )
+    lines += _table(
+        [
+            "query",
+            "nodes",
+            "profile (s)",
+            "profile jobs",
+            "per node (s)",
+            "per-node jobs",
+            "cross products left out",
+            "speed-up",
+            "counts",
+        ],
+        rows,
+    )
     lines += ["", f"Median speed-up: {_s(_get(prof, 'median_speedup'), 2)}×.", ""]
     target = _num(_get(prof, "target_s")) or 60.0
     ds = [q for q in _get(prof, "tpcds", default=[]) if isinstance(q, dict)]
     if ds:
-        lines += [f"`python -m executor profile` on DataFusion's plans of TPC-DS queries at scale factor "
-                  f"{_get(prof, 'tpcds_scale', default='n/a')} (target: under {target:g} s each):", ""]
+        lines += [
+            f"`python -m executor profile` on DataFusion's plans of TPC-DS queries at scale factor "
+            f"{_get(prof, 'tpcds_scale', default='n/a')} (target: under {target:g} s each):",
+            "",
+        ]
+
         def row(q: dict) -> list:
             t = _num(q.get("one_run_s"))
             note = q.get("error", "")[:120] or ("stopped" if q.get("stopped") else "")
-            return [q.get("query", "?"), q.get("nodes", "n/a"), _s(t, 1), q.get("one_run_jobs", "n/a"), note,
-                    _met(None if t is None or "error" in q else t < target)]
+            return [
+                q.get("query", "?"),
+                q.get("nodes", "n/a"),
+                _s(t, 1),
+                q.get("one_run_jobs", "n/a"),
+                note,
+                _met(None if t is None or "error" in q else t < target),
+            ]
 
         lines += _table(["query", "nodes", "profile (s)", "jobs", "note", f"< {target:g} s"], [row(q) for q in ds])
     return lines + [""]
@@ -346,83 +455,159 @@ def app_section(records: dict) -> list[str]:
         return lines
     targets = {**APP_TARGETS, **(_get(res, "targets", default={}) or {})}
     plans = [p for p in _get(res, "plans", default=[]) if isinstance(p, dict)]
-    lines += ["Chromium (headless) against `streamlit run app.py`, a fresh server per row: from opening the page "
-              "to the first frame that shows every node of the graph, measured in the page (navigation start to the "
-              "frame; *outside* = the same load timed by Playwright from `page.goto` until its waits see the nodes, "
-              "the figure of the reports before 2026-11-26, which adds their polling: up to half a second); "
-              f"cold = first load after the server started, warm = median of {_get(res, 'reloads', default='n/a')} "
-              "reloads in fresh pages of an incognito context, kept profile = the same in a browser whose profile "
-              "is kept on disk (a returning person's browser, which keeps the scripts it compiled), after one "
-              "visit; caption = the plan's caption (written by the server before the graph) shown, in the page; click = "
-              "clicking a node until the inspector shows it, in the page (from the click event to the first frame "
-              "showing the node's heading; median of 5 clicks on the settled page, alternating with the root), "
-              "click: URL = until the URL names the node; "
-              "peak = VmHWM of the Streamlit process. *viewer*: laid out on the server by Graphviz's `dot` "
-              "(cached), pan and zoom in the page; *baseline*: laid out in the browser "
-              "(`SUBSTRAIT_VIZ_LAYOUT=browser`, the app before the viewer). Main thread = the seconds the page's "
-              "main thread was busy until the graph was drawn (Chrome's TaskDuration, median of the warm loads). "
-              "*floor*: a bare Streamlit page (one title), timed the same way in the same run: no page of the app "
-              "can be faster on this machine.", ""]
+    lines += [
+        "Chromium (headless) against `streamlit run app.py`, a fresh server per row: from opening the page "
+        "to the first frame that shows every node of the graph, measured in the page (navigation start to the "
+        "frame; *outside* = the same load timed by Playwright from `page.goto` until its waits see the nodes, "
+        "the figure of the reports before 2026-11-26, which adds their polling: up to half a second); "
+        f"cold = first load after the server started, warm = median of {_get(res, 'reloads', default='n/a')} "
+        "reloads in fresh pages of an incognito context, kept profile = the same in a browser whose profile "
+        "is kept on disk (a returning person's browser, which keeps the scripts it compiled), after one "
+        "visit; caption = the plan's caption (written by the server before the graph) shown, in the page; click = "
+        "clicking a node until the inspector shows it, in the page (from the click event to the first frame "
+        "showing the node's heading; median of 5 clicks on the settled page, alternating with the root), "
+        "click: URL = until the URL names the node; "
+        "peak = VmHWM of the Streamlit process. *viewer*: laid out on the server by Graphviz's `dot` "
+        "(cached), pan and zoom in the page; *baseline*: laid out in the browser "
+        "(`SUBSTRAIT_VIZ_LAYOUT=browser`, the app before the viewer). Main thread = the seconds the page's "
+        "main thread was busy until the graph was drawn (Chrome's TaskDuration, median of the warm loads). "
+        "*floor*: a bare Streamlit page (one title), timed the same way in the same run: no page of the app "
+        "can be faster on this machine.",
+        "",
+    ]
     rows = []
     floor = _get(res, "floor", default=None)
     if isinstance(floor, dict):
-        rows.append([f"{floor.get('plan', 'bare Streamlit page')} (floor)", "", _s(floor.get("cold_s"), 2),
-                     _s(floor.get("warm_s"), 2), _s(floor.get("kept_s"), 2), _s(floor.get("warm_wall_s"), 2),
-                     _s(floor.get("warm_cpu_s"), 2), "", "", "", ""])
+        rows.append(
+            [
+                f"{floor.get('plan', 'bare Streamlit page')} (floor)",
+                "",
+                _s(floor.get("cold_s"), 2),
+                _s(floor.get("warm_s"), 2),
+                _s(floor.get("kept_s"), 2),
+                _s(floor.get("warm_wall_s"), 2),
+                _s(floor.get("warm_cpu_s"), 2),
+                "",
+                "",
+                "",
+                "",
+            ]
+        )
     for p in plans:
-        rows.append([p.get("plan", "?"), p.get("nodes", "n/a"), _s(p.get("cold_s"), 2), _s(p.get("warm_s"), 2),
-                     _s(p.get("kept_s"), 2), _s(p.get("warm_wall_s"), 2), _s(p.get("warm_cpu_s"), 2),
-                     _s(p.get("warm_caption_s", p.get("warm_content_s")), 2), _s(p.get("click_url_s"), 2), _s(p.get("click_s"), 2),
-                     _s(_get(p, "memory_before_run", "app", "peak_mib"), 0)])
-    lines += _table(["plan", "nodes", "cold (s)", "warm (s)", "warm, kept profile (s)", "warm, outside (s)",
-                     "warm: main thread (s)", "warm caption (s)", "click: URL (s)", "click (s)",
-                     "app peak (MiB)"], rows)
+        rows.append(
+            [
+                p.get("plan", "?"),
+                p.get("nodes", "n/a"),
+                _s(p.get("cold_s"), 2),
+                _s(p.get("warm_s"), 2),
+                _s(p.get("kept_s"), 2),
+                _s(p.get("warm_wall_s"), 2),
+                _s(p.get("warm_cpu_s"), 2),
+                _s(p.get("warm_caption_s", p.get("warm_content_s")), 2),
+                _s(p.get("click_url_s"), 2),
+                _s(p.get("click_s"), 2),
+                _s(_get(p, "memory_before_run", "app", "peak_mib"), 0),
+            ]
+        )
+    lines += _table(
+        [
+            "plan",
+            "nodes",
+            "cold (s)",
+            "warm (s)",
+            "warm, kept profile (s)",
+            "warm, outside (s)",
+            "warm: main thread (s)",
+            "warm caption (s)",
+            "click: URL (s)",
+            "click (s)",
+            "app peak (MiB)",
+        ],
+        rows,
+    )
     floor_s, floor_kept = _num(_get(res, "floor", "warm_s")), _num(_get(res, "floor", "kept_s"))
     viewer = [p for p in plans if p.get("layout", "viewer") == "viewer"]
     baseline = {p.get("nodes"): p for p in plans if p.get("layout") == "baseline"}
     checks = []
     for p in viewer:
         n = p.get("nodes")
-        key = "tutorial_warm_s" if str(p.get("plan", "")).startswith("tutorial") else (
-            "warm_100_s" if isinstance(n, int) and n <= 200 else "warm_500_s")
+        key = (
+            "tutorial_warm_s"
+            if str(p.get("plan", "")).startswith("tutorial")
+            else ("warm_100_s" if isinstance(n, int) and n <= 200 else "warm_500_s")
+        )
         for which, floor_of, label in (("warm_s", floor_s, "incognito"), ("kept_s", floor_kept, "kept profile")):
             w, base = _num(p.get(which)), _num(_get(baseline.get(n, {}), which))
             if w is None:
                 continue
             beside = ([f"baseline {_s(base, 2)}"] if base is not None else []) + (
-                [f"a bare Streamlit page {_s(floor_of, 2)}"] if floor_of is not None else [])
+                [f"a bare Streamlit page {_s(floor_of, 2)}"] if floor_of is not None else []
+            )
             fig = _s(w, 2) + (f" ({'; '.join(beside)})" if beside else "")
-            checks.append((f"{p.get('plan')}: graph drawn (warm, {label}) ≤ {targets[key]:g} s", fig, w <= targets[key]))
+            checks.append(
+                (f"{p.get('plan')}: graph drawn (warm, {label}) ≤ {targets[key]:g} s", fig, w <= targets[key])
+            )
     big = max(viewer, key=lambda p: _num(p.get("nodes")) or 0, default=None)
     if big is not None:
         c, base = _num(big.get("click_s")), _num(_get(baseline.get(big.get("nodes"), {}), "click_s"))
-        checks.append((f"{big.get('plan')}: node click to inspector ≤ {targets['click_500_s']:g} s",
-                       _s(c, 2) + (f" (baseline {_s(base, 2)})" if base is not None else ""),
-                       None if c is None else c <= targets["click_500_s"]))
+        checks.append(
+            (
+                f"{big.get('plan')}: node click to inspector ≤ {targets['click_500_s']:g} s",
+                _s(c, 2) + (f" (baseline {_s(base, 2)})" if base is not None else ""),
+                None if c is None else c <= targets["click_500_s"],
+            )
+        )
     first, warm = _num(_get(res, "first_run_s")), _num(_get(res, "warm_run_s"))
     if first is not None:
-        checks.append((f"tutorial: first Run after opening the plan, click to rows ≤ {targets['first_run_s']:g} s",
-                       _s(first, 2), first <= targets["first_run_s"]))
+        checks.append(
+            (
+                f"tutorial: first Run after opening the plan, click to rows ≤ {targets['first_run_s']:g} s",
+                _s(first, 2),
+                first <= targets["first_run_s"],
+            )
+        )
     lines += ["", "| target | figure | |", "|---|---|---|"] + [f"| {t} | {f} | {_met(ok)} |" for t, f, ok in checks]
     if first is not None:
         run = _get(res, "first_run", default={}) or {}
         java = [c for c in _get(run, "memory_after_run", "children", default=[]) if c.get("name") == "java"]
-        jvm = f"; the Spark JVM's peak memory {java[0]['peak_mib']:.0f} MiB" if java and _num(java[0].get("peak_mib")) else ""
+        jvm = (
+            f"; the Spark JVM's peak memory {java[0]['peak_mib']:.0f} MiB"
+            if java and _num(java[0].get("peak_mib"))
+            else ""
+        )
         warmed = _get(res, "spark_warm_before_run")
         click = _num(_get(res, "click_while_spark_starts_s"))
-        during = f" A node clicked right after the page opened, while the JVM started, showed in {click:.2f} s." if click else ""
-        lines += ["", f"Opening a plan starts Spark in the background (a fresh server; {'its JVM was up' if warmed else 'its JVM was **not** up'} "
-                  f"before the click, after a {_s(_get(res, 'reading_s'), 0)} s reading pause).{during} The first Run "
-                  f"took {first:.2f} s from the click to its rows; a second Run of another node {_s(warm, 2)} s{jvm}."]
+        during = (
+            f" A node clicked right after the page opened, while the JVM started, showed in {click:.2f} s."
+            if click
+            else ""
+        )
+        lines += [
+            "",
+            f"Opening a plan starts Spark in the background (a fresh server; {'its JVM was up' if warmed else 'its JVM was **not** up'} "
+            f"before the click, after a {_s(_get(res, 'reading_s'), 0)} s reading pause).{during} The first Run "
+            f"took {first:.2f} s from the click to its rows; a second Run of another node {_s(warm, 2)} s{jvm}.",
+        ]
     return lines + [""]
 
 
 def markdown(records: dict) -> str:
     """The whole report as Markdown."""
-    lines = ["# Benchmarks", "", machine_line(records), "",
-             "Produced by `make bench` (`python -m benchmarks`); the plot is `docs/benchmarks.png`.", ""]
-    lines += (open_section(records) + spark_section(records) + sampling_section(records) + app_section(records)
-              + profiling_section(records))
+    lines = [
+        "# Benchmarks",
+        "",
+        machine_line(records),
+        "",
+        "Produced by `make bench` (`python -m benchmarks`); the plot is `docs/benchmarks.png`.",
+        "",
+    ]
+    lines += (
+        open_section(records)
+        + spark_section(records)
+        + sampling_section(records)
+        + app_section(records)
+        + profiling_section(records)
+    )
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -445,23 +630,40 @@ def _panel_open(ax, res: dict | None) -> None:
     colours = {}
     for i, shape in enumerate(shapes):
         mine = sorted((r for r in rows if r.get("shape") == shape), key=lambda r: r["nodes"])
-        pts = [(r["nodes"], _num(r.get("us_per_node")) or (_num(r.get("ours_s")) or 0) / r["nodes"] * 1e6) for r in mine]
+        pts = [
+            (r["nodes"], _num(r.get("us_per_node")) or (_num(r.get("ours_s")) or 0) / r["nodes"] * 1e6) for r in mine
+        ]
         pts = [p for p in pts if p[1] > 0]
         if not pts:
             continue
         (line,) = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"{shape} (ours)")
         colours[shape] = line.get_color()
-        base = [(r["nodes"], (_num(r.get("baseline_s")) or _num(r.get("baseline_estimate_s"))) / r["nodes"] * 1e6)
-                for r in mine if _num(r.get("baseline_s")) or _num(r.get("baseline_estimate_s"))]
+        base = [
+            (r["nodes"], (_num(r.get("baseline_s")) or _num(r.get("baseline_estimate_s"))) / r["nodes"] * 1e6)
+            for r in mine
+            if _num(r.get("baseline_s")) or _num(r.get("baseline_estimate_s"))
+        ]
         if base:
-            ax.plot([p[0] for p in base], [p[1] for p in base], marker="x", linestyle="--", color=colours[shape],
-                    label=f"{shape} (baseline)")
+            ax.plot(
+                [p[0] for p in base],
+                [p[1] for p in base],
+                marker="x",
+                linestyle="--",
+                color=colours[shape],
+                label=f"{shape} (baseline)",
+            )
     corpus = [r for r in rows if r.get("shape") == "corpus" and _num(r.get("us_per_node"))]
     if not ax.lines and not corpus:
         return _not_run(ax, title, "no usable figures")
     if corpus:
-        ax.scatter([r["nodes"] for r in corpus], [r["us_per_node"] for r in corpus], marker="s", color="black",
-                   label="corpus plans (ours)", zorder=3)
+        ax.scatter(
+            [r["nodes"] for r in corpus],
+            [r["us_per_node"] for r in corpus],
+            marker="s",
+            color="black",
+            label="corpus plans (ours)",
+            zorder=3,
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("nodes")
@@ -473,7 +675,9 @@ def _panel_open(ax, res: dict | None) -> None:
 
 def _panel_spark(ax, res: dict | None) -> None:
     title = "(b) Spark: executor / spark.sql per query"
-    queries = [q for q in _get(res, "translation", "queries", default=[]) if isinstance(q, dict) and _num(q.get("ratio"))]
+    queries = [
+        q for q in _get(res, "translation", "queries", default=[]) if isinstance(q, dict) and _num(q.get("ratio"))
+    ]
     if not queries:
         return _not_run(ax, title)
     ratios = [q["ratio"] for q in queries]
@@ -506,7 +710,11 @@ def _panel_sampling(ax, res: dict | None) -> None:
 
 def _panel_app(ax, res: dict | None) -> None:
     title = "(d) App: page open to graph drawn"
-    plans = [p for p in _get(res, "plans", default=[]) if isinstance(p, dict) and (_num(p.get("cold_s")) or _num(p.get("warm_s")))]
+    plans = [
+        p
+        for p in _get(res, "plans", default=[])
+        if isinstance(p, dict) and (_num(p.get("cold_s")) or _num(p.get("warm_s")))
+    ]
     if not plans:
         return _not_run(ax, title)
     xs = range(len(plans))
@@ -531,8 +739,12 @@ def plot(records: dict, path: str = PLOT_PNG) -> str:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(2, 2, figsize=(13, 9))
-    for ax, name, draw in ((axes[0][0], "open", _panel_open), (axes[0][1], "spark", _panel_spark),
-                           (axes[1][0], "spark", _panel_sampling), (axes[1][1], "app", _panel_app)):
+    for ax, name, draw in (
+        (axes[0][0], "open", _panel_open),
+        (axes[0][1], "spark", _panel_spark),
+        (axes[1][0], "spark", _panel_sampling),
+        (axes[1][1], "app", _panel_app),
+    ):
         draw(ax, _results(records, name))
     fig.suptitle(_machine_short(records), fontsize=9)
     fig.tight_layout(rect=(0, 0, 1, 0.97))

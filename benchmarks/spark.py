@@ -30,7 +30,7 @@ import os
 import re
 import statistics
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from benchmarks.plans import CORPORA
 from executor.data.generate import tpch
@@ -45,8 +45,12 @@ QUICK_QUERIES = (1, 3, 5, 12, 17)
 # Plans that encode something other than their SQL (as in tests/test_exec_corpora.py): the SQL is
 # changed to what the plan says, so both sides compute the same thing.
 PLAN_DEVIATIONS = [
-    ('"seconds": 10368', "interval '120' day", "interval '10368' second",
-     "isthmus wrote interval '120' day as 10368 seconds; the SQL uses 10368 seconds too"),
+    (
+        '"seconds": 10368',
+        "interval '120' day",
+        "interval '10368' second",
+        "isthmus wrote interval '120' day as 10368 seconds; the SQL uses 10368 seconds too",
+    ),
 ]
 
 TARGET_SAMPLE_S = 1.0
@@ -106,6 +110,7 @@ def _median_time(fn: Callable[[], object], repeat: int) -> tuple[float, list[flo
 # ---------------------------------------------------------------------------------------------
 # Queries
 # ---------------------------------------------------------------------------------------------
+
 
 def queries(numbers=range(1, 23), data_dir: str | None = None) -> list[dict]:
     """The TPC-H queries: number, plan bytes, Spark SQL, notes. The isthmus plans, but where isthmus
@@ -201,7 +206,10 @@ def _side_by_side(q: int, ours: dict[str, str], theirs: dict[str, str], path: st
 # Part 1: translation overhead
 # ---------------------------------------------------------------------------------------------
 
-def translation_overhead(spark, data_dir: str, numbers, repeat: int, plan_out: str = PLAN_OUT, scale: float = 1) -> dict:
+
+def translation_overhead(
+    spark, data_dir: str, numbers, repeat: int, plan_out: str = PLAN_OUT, scale: float = 1
+) -> dict:
     from executor.data.catalog import Catalog
     from executor.translate.rel import translate
     from viz.model import analyze
@@ -291,12 +299,20 @@ def translation_overhead(spark, data_dir: str, numbers, repeat: int, plan_out: s
         "max_kept_ratio": round(max(kept), 3) if kept else None,
         "target_median": median_target,
         "target_max": max_target,
-        "median_execute_ratio": round(statistics.median(
-            [r["execute_ratio"] for r in rows if r.get("execute_ratio") is not None]), 3) if ratios else None,
-        "median_translate_s": round(statistics.median(
-            [r["translate_s"] for r in rows if "translate_s" in r]), 3) if ratios else None,
-        "plans_differ_in_operators": [r["query"] for r in rows if "error" not in r and not r["same_physical_operators"]],
-        "over_target": [r["query"] for r in rows if r.get("ratio") is not None and max_target and r["ratio"] > max_target],
+        "median_execute_ratio": round(
+            statistics.median([r["execute_ratio"] for r in rows if r.get("execute_ratio") is not None]), 3
+        )
+        if ratios
+        else None,
+        "median_translate_s": round(statistics.median([r["translate_s"] for r in rows if "translate_s" in r]), 3)
+        if ratios
+        else None,
+        "plans_differ_in_operators": [
+            r["query"] for r in rows if "error" not in r and not r["same_physical_operators"]
+        ],
+        "over_target": [
+            r["query"] for r in rows if r.get("ratio") is not None and max_target and r["ratio"] > max_target
+        ],
         "plans_differ": [r["query"] for r in rows if "error" not in r and not r["same_optimized_plan"]],
         "errors": [r["query"] for r in rows if "error" in r],
     }
@@ -307,6 +323,7 @@ def translation_overhead(spark, data_dir: str, numbers, repeat: int, plan_out: s
 # Part 2: sampling latency
 # ---------------------------------------------------------------------------------------------
 
+
 def _load(q: int) -> dict:
     with open(os.path.join(PLANS, f"query_{q:02d}_plan.json"), encoding="utf-8") as fh:
         return json.load(fh)
@@ -314,7 +331,7 @@ def _load(q: int) -> dict:
 
 def _find(rel: dict, kind: str, pred=lambda body: True) -> dict | None:
     """The first relation ``{kind: body}`` in ``rel``'s tree (depth first) whose body passes ``pred``."""
-    (k, body), = rel.items()
+    ((k, body),) = rel.items()
     if k == kind and pred(body):
         return rel
     for key in ("input", "left", "right"):
@@ -349,8 +366,12 @@ def sample_cases() -> list[dict]:
     filter_ = _find(root, "filter")
     read = _find(root, "read")
     names = read["read"]["baseSchema"]["names"]
-    sort = {"sort": {"input": copy.deepcopy(read), "sorts": [
-        {"expr": _field(names.index("L_EXTENDEDPRICE")), "direction": "SORT_DIRECTION_DESC_NULLS_LAST"}]}}
+    sort = {
+        "sort": {
+            "input": copy.deepcopy(read),
+            "sorts": [{"expr": _field(names.index("L_EXTENDEDPRICE")), "direction": "SORT_DIRECTION_DESC_NULLS_LAST"}],
+        }
+    }
     q12 = _load(12)
     join_filter = _find(q12["relations"][0]["root"]["input"], "filter", lambda b: "cross" in b["input"])
     n_proj = len(project["project"]["common"]["emit"]["outputMapping"])
@@ -360,8 +381,12 @@ def sample_cases() -> list[dict]:
         ("filter l_shipdate <= ...", "filter", True, _with_root(q1, filter_, names)),
         ("project 7 columns", "project", True, _with_root(q1, project, [f"c{i}" for i in range(n_proj)])),
         ("sort by l_extendedprice desc", "sort", False, _with_root(q1, sort, names)),
-        ("aggregate by returnflag, linestatus", "aggregate", False,
-         _with_root(q1, aggregate, [f"c{i}" for i in range(n_agg)])),
+        (
+            "aggregate by returnflag, linestatus",
+            "aggregate",
+            False,
+            _with_root(q1, aggregate, [f"c{i}" for i in range(n_agg)]),
+        ),
     ]
     q12_names = _names_of(q12, join_filter)
     cases.append(("join orders-lineitem (cross + filter)", "join", False, _with_root(q12, join_filter, q12_names)))
@@ -370,7 +395,7 @@ def sample_cases() -> list[dict]:
 
 def _names_of(doc: dict, rel: dict) -> list[str]:
     """Output names of a filter over reads/crosses: the reads' base schema names in order."""
-    (kind, body), = rel.items()
+    ((kind, body),) = rel.items()
     if kind == "read":
         return list(body["baseSchema"]["names"])
     if kind == "cross":
@@ -379,8 +404,8 @@ def _names_of(doc: dict, rel: dict) -> list[str]:
 
 
 def sampling(spark, data_dir: str, repeat: int) -> dict:
-    from executor.jobs import run as runner
     from executor.data.catalog import Catalog
+    from executor.jobs import run as runner
     from executor.translate.rel import translate
     from viz.model import analyze
 
@@ -419,13 +444,17 @@ def sampling(spark, data_dir: str, repeat: int) -> dict:
         }
         rows.append(row)
         _log(f"sample {case['name']}: first 100 rows {sample_s:.3f}s, whole node {whole_s:.3f}s")
-    return {"target_s": TARGET_SAMPLE_S, "nodes": rows,
-            "missed": [r["node"] for r in rows if r.get("meets_target") is False]}
+    return {
+        "target_s": TARGET_SAMPLE_S,
+        "nodes": rows,
+        "missed": [r["node"] for r in rows if r.get("meets_target") is False],
+    }
 
 
 # ---------------------------------------------------------------------------------------------
 # Entry
 # ---------------------------------------------------------------------------------------------
+
 
 def run(quick: bool = False) -> dict:
     """Both parts on one warm session; quick: scale 0.1, five queries, one timed repeat."""

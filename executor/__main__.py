@@ -7,11 +7,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
-from .errors import ExecutionError
-from .engines.sql_plan import FORMS
 from .engines.rows import json_value
+from .engines.sql_plan import FORMS
+from .errors import ExecutionError
 
 EPILOG = """\
 data access:
@@ -48,8 +48,12 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = p.add_subparsers(dest="command", required=True)
-    r = sub.add_parser("run", help="run plans and print their rows", epilog=EPILOG,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    r = sub.add_parser(
+        "run",
+        help="run plans and print their rows",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     r.add_argument("plans", nargs="+", metavar="PLAN", help="plan files (protobuf JSON or binary)")
     r.add_argument("--node", default=None, help="node id to run (default: the plan's first root)")
     r.add_argument("--limit", type=_non_negative, default=100, help="rows to print (default 100)")
@@ -57,27 +61,47 @@ def _parser() -> argparse.ArgumentParser:
     _data_arguments(r)
     r.add_argument("--format", choices=("table", "json", "csv"), default="table")
     r.add_argument("--timeout", type=float, default=None, metavar="S", help="stop a plan's run after S seconds")
-    pr = sub.add_parser("profile", help="count every node's rows, in one run of the plan where one can answer",
-                        description=PROFILE_DESCRIPTION, epilog=PROFILE_EPILOG,
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    pr = sub.add_parser(
+        "profile",
+        help="count every node's rows, in one run of the plan where one can answer",
+        description=PROFILE_DESCRIPTION,
+        epilog=PROFILE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     pr.add_argument("plans", nargs="+", metavar="PLAN", help="plan files (protobuf JSON or binary)")
     _data_arguments(pr)
     pr.add_argument("--format", choices=("table", "json"), default="table")
     pr.add_argument("--timeout", type=float, default=None, metavar="S", help="stop a plan's profile after S seconds")
-    pr.add_argument("--per-node", action="store_true",
-                    help="count every node in a Spark job of its own (slower; the way to compare with)")
-    b = sub.add_parser("bisect", help="run a plan on Spark and on DataFusion, node by node, and find the first node where they disagree",
-                       description=BISECT_DESCRIPTION, epilog=BISECT_EPILOG,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    pr.add_argument(
+        "--per-node",
+        action="store_true",
+        help="count every node in a Spark job of its own (slower; the way to compare with)",
+    )
+    b = sub.add_parser(
+        "bisect",
+        help="run a plan on Spark and on DataFusion, node by node, and find the first node where they disagree",
+        description=BISECT_DESCRIPTION,
+        epilog=BISECT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     b.add_argument("plan", metavar="PLAN", help="a plan file (protobuf JSON or binary)")
     b.add_argument("--node", default=None, help="walk this node's subtree (default: the plan's first root)")
     _data_arguments(b)
-    b.add_argument("--max-rows", type=_positive, default=100_000, metavar="N",
-                   help="rows taken from each engine per node; a node with more on both is not compared (default 100000)")
+    b.add_argument(
+        "--max-rows",
+        type=_positive,
+        default=100_000,
+        metavar="N",
+        help="rows taken from each engine per node; a node with more on both is not compared (default 100000)",
+    )
     b.add_argument("--format", choices=("table", "json"), default="table")
     b.add_argument("--timeout", type=float, default=None, metavar="S", help="stop a node's Spark run after S seconds")
-    po = sub.add_parser("portability", help="say, before running, which nodes Spark and DataFusion can run, and why not",
-                        description=PORTABILITY_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    po = sub.add_parser(
+        "portability",
+        help="say, before running, which nodes Spark and DataFusion can run, and why not",
+        description=PORTABILITY_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     po.add_argument("plans", nargs="+", metavar="PLAN", help="plan files (protobuf JSON or binary)")
     _data_arguments(po)
     po.add_argument("--format", choices=("table", "json"), default="table")
@@ -92,21 +116,32 @@ def _parser() -> argparse.ArgumentParser:
             "when one is not, 2 for bad input."
         ),
     )
-    c.add_argument("sql", nargs="+", metavar="SQL", help=".sql files or folders (a file may hold several `-- name:` queries)")
+    c.add_argument(
+        "sql", nargs="+", metavar="SQL", help=".sql files or folders (a file may hold several `-- name:` queries)"
+    )
     data = c.add_mutually_exclusive_group(required=True)
     data.add_argument("--tpch", type=float, metavar="SF", help="TPC-H at scale SF (generated on first use)")
     data.add_argument("--tpcds", type=float, metavar="SF", help="TPC-DS at scale SF (generated on first use)")
     data.add_argument("--data-dir", metavar="DIR", help="a folder of NAME.parquet tables")
     c.add_argument("--query", action="append", default=[], metavar="NAME", help="only these queries (repeatable)")
     c.add_argument("--no-run", action="store_true", help="check the plans' schemas only, without Spark")
-    c.add_argument("--format", choices=("table", "json"), default="table",
-                   help="table: a Markdown table; json: one object per query per line")
+    c.add_argument(
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="table: a Markdown table; json: one object per query per line",
+    )
     c.add_argument("--timeout", type=float, default=300, metavar="S", help="stop a query's Spark run after S seconds")
     c.add_argument("--save-plans", metavar="DIR", help="write each produced plan to DIR/QUERY.json (to inspect or run)")
-    c.add_argument("--form", action="append", choices=FORMS, metavar="FORM",
-                   help="the logical plan DataFusion's producer is given (repeatable; default analyzed): "
-                        "written (df.logical_plan(), implicit coercions and all), analyzed (the analyzer's "
-                        "casts made explicit), optimized")
+    c.add_argument(
+        "--form",
+        action="append",
+        choices=FORMS,
+        metavar="FORM",
+        help="the logical plan DataFusion's producer is given (repeatable; default analyzed): "
+        "written (df.logical_plan(), implicit coercions and all), analyzed (the analyzer's "
+        "casts made explicit), optimized",
+    )
     return p
 
 
@@ -114,9 +149,14 @@ def _data_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", action="append", default=[], metavar="DIR", help="a data root (repeatable)")
     p.add_argument("--table", action="append", default=[], metavar="NAME=PATH", help="bind a table (repeatable)")
     p.add_argument("--tpch", action="store_true", help="bind the TPC-H tables (scale 0.01, generated on first use)")
-    p.add_argument("--by-position", action="append", default=[], metavar="NAME",
-                   help="read table NAME's columns by position when their names are not the plan's (repeatable; "
-                        "otherwise such a table is refused)")
+    p.add_argument(
+        "--by-position",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="read table NAME's columns by position when their names are not the plan's (repeatable; "
+        "otherwise such a table is refused)",
+    )
 
 
 PROFILE_DESCRIPTION = """Count the rows of every node of each plan on Spark. The reads are counted together in one job;
@@ -151,29 +191,60 @@ def _profile(args, out, err) -> int:
 
     def each(file, model, _node, catalog) -> int:
         profile = profile_plan(model, catalog, timeout_s=args.timeout, one_run=not args.per_node)
-        nodes = [{"node": n, "relation": title(p.kind), "rows": p.rows,
-                  "seconds": None if p.elapsed_s is None else round(p.elapsed_s, 6), "how": p.how,
-                  "run_of": p.run_of, "flags": p.flags, "error": p.error, "skipped": p.skipped}
-                 for n, p in profile.nodes.items()]
+        nodes = [
+            {
+                "node": n,
+                "relation": title(p.kind),
+                "rows": p.rows,
+                "seconds": None if p.elapsed_s is None else round(p.elapsed_s, 6),
+                "how": p.how,
+                "run_of": p.run_of,
+                "flags": p.flags,
+                "error": p.error,
+                "skipped": p.skipped,
+            }
+            for n, p in profile.nodes.items()
+        ]
         failed = profile.stopped is not None or any(
-            p.error or (p.skipped and p.skipped != SUBQUERY_SKIP) for p in profile.nodes.values())
+            p.error or (p.skipped and p.skipped != SUBQUERY_SKIP) for p in profile.nodes.values()
+        )
         if args.format == "json":
-            print(json.dumps({"file": file, "elapsed_s": round(profile.elapsed_s, 6), "jobs": profile.jobs,
-                              "stopped": profile.stopped, "nodes": nodes}), file=out)
+            print(
+                json.dumps(
+                    {
+                        "file": file,
+                        "elapsed_s": round(profile.elapsed_s, 6),
+                        "jobs": profile.jobs,
+                        "stopped": profile.stopped,
+                        "nodes": nodes,
+                    }
+                ),
+                file=out,
+            )
             return 1 if failed else 0
         counted = sum(1 for p in profile.nodes.values() if p.rows is not None)
-        print(f"== {file}: {counted} of {len(nodes)} nodes counted in {profile.elapsed_s:.2f} s "
-              f"({profile.jobs} Spark job{'s' if profile.jobs != 1 else ''})", file=out)
+        print(
+            f"== {file}: {counted} of {len(nodes)} nodes counted in {profile.elapsed_s:.2f} s "
+            f"({profile.jobs} Spark job{'s' if profile.jobs != 1 else ''})",
+            file=out,
+        )
         if profile.stopped:
             print(f"   [warning] the profile was {profile.stopped}", file=out)
         width = max(len(n["node"]) for n in nodes)
         for n, p in zip(nodes, profile.nodes.values()):
-            how = {"run": f"run of {n['run_of']}", "reads": "reads' count", "derived": "derived",
-                   "count": "own count"}.get(n["how"] or "", "")
+            how = {
+                "run": f"run of {n['run_of']}",
+                "reads": "reads' count",
+                "derived": "derived",
+                "count": "own count",
+            }.get(n["how"] or "", "")
             rows = "-" if n["rows"] is None else f"{n['rows']:,}"
             seconds = f"{n['seconds']:.2f} s" if p.own_figure else ""
             note = n["error"] or n["skipped"] or ", ".join(n["flags"])
-            print(f"  {n['node']:<{width}}  {n['relation']:<14} {rows:>18}  {how:<16} {seconds:>9}  {note}".rstrip(), file=out)
+            print(
+                f"  {n['node']:<{width}}  {n['relation']:<14} {rows:>18}  {how:<16} {seconds:>9}  {note}".rstrip(),
+                file=out,
+            )
         return 1 if failed else 0
 
     return _over_plans(args, out, err, each)
@@ -237,21 +308,29 @@ def _print_bisect(file: str, result, out) -> None:
     if result.nodes:
         width = max(len(n) for n in result.nodes)
         for n in result.nodes.values():
-            print(f"  {n.node_id:<{width}}  {title(n.kind):<12} {n.verdict:<13} {n.elapsed_s:6.2f} s  {n.why}", file=out)
+            print(
+                f"  {n.node_id:<{width}}  {title(n.kind):<12} {n.verdict:<13} {n.elapsed_s:6.2f} s  {n.why}", file=out
+            )
     c = result.first_comparison
     if c is None:
         return
     print(f"\nfirst disagreement: node {c.node_id} ({title(result.nodes[c.node_id].kind)})", file=out)
     if result.unchecked_inputs:
-        print(f"  its input(s) {', '.join(result.unchecked_inputs)} could not be compared: the difference may start there",
-              file=out)
+        print(
+            f"  its input(s) {', '.join(result.unchecked_inputs)} could not be compared: the difference may start there",
+            file=out,
+        )
     for role, text in c.expressions:
         print(f"  {role}: {text}", file=out)
     print(f"  Spark: {c.spark.count_text()} rows; DataFusion: {c.datafusion.count_text()} rows", file=out)
-    for label, frame, count in (("only on Spark", c.only_spark, c.split.only_a_count if c.split else 0),
-                                ("only on DataFusion", c.only_datafusion, c.split.only_b_count if c.split else 0)):
+    for label, frame, count in (
+        ("only on Spark", c.only_spark, c.split.only_a_count if c.split else 0),
+        ("only on DataFusion", c.only_datafusion, c.split.only_b_count if c.split else 0),
+    ):
         if count:
-            print(f"  {count:,} row(s) {label}" + (f", the first {len(frame)}:" if count > len(frame) else ":"), file=out)
+            print(
+                f"  {count:,} row(s) {label}" + (f", the first {len(frame)}:" if count > len(frame) else ":"), file=out
+            )
             print("    " + frame.to_string(index=False).replace("\n", "\n    "), file=out)
 
 
@@ -269,8 +348,10 @@ def _portability(args, out, err) -> int:
         print(f"== {file}: {report.summary()}", file=out)
         width = max((len(n) for n in report.nodes), default=4)
         for n in report.nodes.values():
-            print(f"  {n.node_id:<{width}}  {title(n.kind):<12} Spark: {n.spark.text():<22} DataFusion: {n.datafusion.text()}",
-                  file=out)
+            print(
+                f"  {n.node_id:<{width}}  {title(n.kind):<12} Spark: {n.spark.text():<22} DataFusion: {n.datafusion.text()}",
+                file=out,
+            )
             for engine, v in (("Spark", n.spark), ("DataFusion", n.datafusion)):
                 if v.own:
                     print(f"  {'':<{width}}    {engine}: {v.reason}", file=out)
@@ -289,7 +370,11 @@ def _check(args, out, err) -> int:
         folder = tpch(args.tpch) if args.tpch else tpcds(args.tpcds) if args.tpcds else args.data_dir
         if not os.path.isdir(folder):
             raise BadInput(f"--data-dir {folder!r} is not a folder")
-        tables = {os.path.splitext(f)[0].lower(): os.path.join(folder, f) for f in sorted(os.listdir(folder)) if f.endswith(".parquet")}
+        tables = {
+            os.path.splitext(f)[0].lower(): os.path.join(folder, f)
+            for f in sorted(os.listdir(folder))
+            if f.endswith(".parquet")
+        }
         if not tables:
             raise BadInput(f"{folder} holds no NAME.parquet table")
         missing = [p for p in args.sql if not os.path.exists(p)]
@@ -307,7 +392,11 @@ def _check(args, out, err) -> int:
         return 2
     outcomes = []
     for form in args.form or ["analyzed"]:
-        saved = os.path.join(args.save_plans, form) if args.save_plans and args.form and len(args.form) > 1 else args.save_plans
+        saved = (
+            os.path.join(args.save_plans, form)
+            if args.save_plans and args.form and len(args.form) > 1
+            else args.save_plans
+        )
         checker = Checker(tables, run=not args.no_run, timeout_s=args.timeout, save_plans=saved, form=form)
         for q in queries:
             outcome = checker.check(q)
@@ -364,8 +453,9 @@ def _catalog(args):
             raise BadInput(f"--data-dir {d!r} is not a folder")
     roots = data_roots(user=user, generated=[tpch(0.01)] if args.tpch else [])
     try:
-        return Catalog(roots, bindings, by_position=getattr(args, "by_position", ()),
-                       by_position_how=" (--by-position {name})")
+        return Catalog(
+            roots, bindings, by_position=getattr(args, "by_position", ()), by_position_how=" (--by-position {name})"
+        )
     except ExecutionError as exc:
         raise BadInput(str(exc)) from exc
 

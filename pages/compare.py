@@ -8,12 +8,12 @@ import os
 import pandas as pd
 import streamlit as st
 
-from ui.panels.boundary import panel
-from ui.panels.output_comparison import compare_panel
-from ui.state.plan_data import catalog_for
-from ui.state.entry import through_app
 from ui.graph.viewer import graph_view
 from ui.markdown import md_escape
+from ui.panels.boundary import panel
+from ui.panels.output_comparison import compare_panel
+from ui.state.entry import through_app
+from ui.state.plan_data import catalog_for
 from ui.state.plan_source import SAMPLES, Plan, analyze_cached, current_model, sample_titles, samples
 from ui.state.selection import theme
 from viz.diff import STATUSES, NodeDiff, PlanDiff, diff_plans, different_producers
@@ -47,7 +47,9 @@ def _on_upload(side: str) -> None:
     if f is None:
         return
     if getattr(f, "size", 0) and f.size > MAX_PLAN_BYTES:
-        st.session_state[f"compare_error_{side}"] = f"{f.name}: {f.size:,} bytes is over the {MAX_PLAN_BYTES:,}-byte limit for a plan"
+        st.session_state[f"compare_error_{side}"] = (
+            f"{f.name}: {f.size:,} bytes is over the {MAX_PLAN_BYTES:,}-byte limit for a plan"
+        )
         return
     st.session_state[f"compare_{side}"] = Plan(f.getvalue(), f.name)
 
@@ -74,17 +76,31 @@ def _on_pair() -> None:
 def _inputs() -> None:
     names = samples()
     titles = sample_titles()
-    st.selectbox("Open a sample pair", [NONE, *[p for p, files in PAIRS.items() if all(f in names for f in files)]],
-                 key="compare_pair", on_change=_on_pair,
-                 help="The same query from two producers")
+    st.selectbox(
+        "Open a sample pair",
+        [NONE, *[p for p, files in PAIRS.items() if all(f in names for f in files)]],
+        key="compare_pair",
+        on_change=_on_pair,
+        help="The same query from two producers",
+    )
     cols = st.columns(2)
     for side, col in zip("ab", cols):
         with col:
             st.markdown(f"**{SIDES[side]}**")
-            st.file_uploader("Upload a plan (protobuf JSON or binary)", key=f"compare_upload_{side}",
-                             on_change=_on_upload, args=(side,))
-            st.selectbox("…or a sample", [NONE, *names], key=f"compare_sample_{side}", on_change=_on_sample, args=(side,),
-                         format_func=lambda n: n if n == NONE else f"{titles.get(n, n)} ({n})")
+            st.file_uploader(
+                "Upload a plan (protobuf JSON or binary)",
+                key=f"compare_upload_{side}",
+                on_change=_on_upload,
+                args=(side,),
+            )
+            st.selectbox(
+                "…or a sample",
+                [NONE, *names],
+                key=f"compare_sample_{side}",
+                on_change=_on_sample,
+                args=(side,),
+                format_func=lambda n: n if n == NONE else f"{titles.get(n, n)} ({n})",
+            )
 
 
 def _model(side: str) -> PlanModel | None:
@@ -141,8 +157,11 @@ def _pair_detail(a: PlanModel, b: PlanModel, e: NodeDiff, labels: tuple[str, str
     st.caption("Highlighted rows: fields whose name, type or nullability differ, or that only one side has.")
     other = [d for d in e.differences if d.aspect != "expression"]
     if other:
-        st.dataframe(pd.DataFrame([d.to_json() for d in other], columns=["aspect", "what", "index", "a", "b"]),
-                     hide_index=True, width="stretch")
+        st.dataframe(
+            pd.DataFrame([d.to_json() for d in other], columns=["aspect", "what", "index", "a", "b"]),
+            hide_index=True,
+            width="stretch",
+        )
     for d in (d for d in e.differences if d.aspect == "expression"):
         st.markdown(f"**Expression {md_escape(d.what)}**")
         ca, cb = st.columns(2)
@@ -156,8 +175,10 @@ def main() -> None:
     a, b = _model("a"), _model("b")
     if a is None or b is None:
         if not st.session_state.get("compare_a") or not st.session_state.get("compare_b"):
-            st.info("Choose two plans, left and right (upload or sample), or open a sample pair: the same query "
-                    "from two producers, or a plan before and after a change.")
+            st.info(
+                "Choose two plans, left and right (upload or sample), or open a sample pair: the same query "
+                "from two producers, or a plan before and after a change."
+            )
         return
     plan_a, plan_b = st.session_state["compare_a"], st.session_state["compare_b"]
     labels = (plan_a.source, plan_b.source)
@@ -169,17 +190,27 @@ def main() -> None:
         if st.session_state.get("compare_case_pair") != pair:
             st.session_state["compare_case_pair"] = pair
             st.session_state["compare_ignore_case"] = different_producers(a, b)
-        ignore_case = st.toggle("Ignore upper/lower case", key="compare_ignore_case",
-                                help="On by default for plans from different producers: isthmus writes "
-                                     "L_ORDERKEY where DataFusion writes l_orderkey")
-        layout = st.radio("Layout", ["side by side", "one graph"], key="compare_layout", horizontal=True,
-                          help="One graph joins matched nodes with dashed lines")
+        ignore_case = st.toggle(
+            "Ignore upper/lower case",
+            key="compare_ignore_case",
+            help="On by default for plans from different producers: isthmus writes "
+            "L_ORDERKEY where DataFusion writes l_orderkey",
+        )
+        layout = st.radio(
+            "Layout",
+            ["side by side", "one graph"],
+            key="compare_layout",
+            horizontal=True,
+            help="One graph joins matched nodes with dashed lines",
+        )
         st.session_state.setdefault("compare_rows", 6)  # kept across pages: a default given once
         max_rows = st.slider("Schema rows per node", 2, 40, key="compare_rows")
     diff = _diff(plan_a.data, plan_b.data, ignore_case)
     _summary(diff)
-    st.caption("Matched nodes carry the same #number on both sides. Green: only in b (added); red: only in a "
-               "(removed); amber: matched with differences; plain: the same.")
+    st.caption(
+        "Matched nodes carry the same #number on both sides. Green: only in b (added); red: only in a "
+        "(removed); amber: matched with differences; plain: the same."
+    )
 
     pairs = diff.pairs()
     numbers = [e.number for e in pairs]
@@ -203,8 +234,16 @@ def main() -> None:
         _matched_pair(a, b, pairs, labels, plan_a, plan_b, ignore_case)
 
 
-def _graphs(a: PlanModel, b: PlanModel, diff: PlanDiff, colours: str, max_rows: int, labels: tuple[str, str],
-            layout: str, selected: int | None) -> None:
+def _graphs(
+    a: PlanModel,
+    b: PlanModel,
+    diff: PlanDiff,
+    colours: str,
+    max_rows: int,
+    labels: tuple[str, str],
+    layout: str,
+    selected: int | None,
+) -> None:
     if layout == "one graph":
         graph_view(combined_dot(a, b, diff, colours, max_rows, labels), "compare_graph", clickable=False, height=720)
     else:
@@ -219,22 +258,42 @@ def _differences(diff: PlanDiff) -> None:
     st.subheader("Differences")
     shown = st.multiselect("Show", list(STATUSES), default=["changed", "removed", "added"], key="compare_status")
     rows = [r for r in diff.rows() if r["status"] in shown]
-    st.dataframe(pd.DataFrame(rows, columns=["status", "#", "a", "b", "kind", "differences"]),
-                 hide_index=True, width="stretch")
+    st.dataframe(
+        pd.DataFrame(rows, columns=["status", "#", "a", "b", "kind", "differences"]), hide_index=True, width="stretch"
+    )
 
 
-def _matched_pair(a: PlanModel, b: PlanModel, pairs: list[NodeDiff], labels: tuple[str, str], plan_a: Plan, plan_b: Plan,
-                  ignore_case: bool) -> None:
+def _matched_pair(
+    a: PlanModel,
+    b: PlanModel,
+    pairs: list[NodeDiff],
+    labels: tuple[str, str],
+    plan_a: Plan,
+    plan_b: Plan,
+    ignore_case: bool,
+) -> None:
     numbers = [e.number for e in pairs]
     by_number = {e.number: e for e in pairs}
     st.selectbox("Matched pair", numbers, key="compare_selected", format_func=lambda n: _pair_label(a, b, by_number[n]))
     entry = by_number[st.session_state["compare_selected"]]
     _pair_detail(a, b, entry, labels)
     st.markdown("**Their rows**")
-    st.caption("Run both nodes on Spark (each against its plan's data) and compare row counts, columns and "
-               "the rows only one side has.")
-    compare_panel(a, entry.a, b, entry.b, catalog_for(plan_a, generate=True), catalog_for(plan_b, generate=True),
-                  key="compare_outputs", labels=labels, button="Compare their rows on Spark", ignore_case=ignore_case)
+    st.caption(
+        "Run both nodes on Spark (each against its plan's data) and compare row counts, columns and "
+        "the rows only one side has."
+    )
+    compare_panel(
+        a,
+        entry.a,
+        b,
+        entry.b,
+        catalog_for(plan_a, generate=True),
+        catalog_for(plan_b, generate=True),
+        key="compare_outputs",
+        labels=labels,
+        button="Compare their rows on Spark",
+        ignore_case=ignore_case,
+    )
 
 
 with panel("the Compare plans page"):

@@ -9,20 +9,29 @@ from typing import NamedTuple
 import pandas as pd
 import streamlit as st
 
-from ui.panels.cross_engine import bisect_controls, compare_section, engine_overlay, portability_controls
-from ui.panels.boundary import panel
-from ui.state.entry import through_app
 from ui.graph.viewer import graph_view, plan_dot
-from ui.panels.column_lineage import column_clicked, lineage_highlight, lineage_panel
 from ui.markdown import md_escape
 from ui.page import open_plan
-from ui.state.plan_source import executability_of
-from ui.panels.row_counts import profile_controls, profile_overlay, profile_table
+from ui.panels.boundary import panel
+from ui.panels.column_lineage import column_clicked, lineage_highlight, lineage_panel
+from ui.panels.cross_engine import bisect_controls, compare_section, engine_overlay, portability_controls
 from ui.panels.report_button import report_button
+from ui.panels.row_counts import profile_controls, profile_overlay, profile_table
 from ui.panels.run_tab import run_tab
-from ui.state.selection import (parse_choice, parse_flag, parse_int_between, parse_members, resolve_node, select,
-                          setting_from_url, setting_to_url, theme)
 from ui.panels.schema_table import schema_table
+from ui.state.entry import through_app
+from ui.state.plan_source import executability_of
+from ui.state.selection import (
+    parse_choice,
+    parse_flag,
+    parse_int_between,
+    parse_members,
+    resolve_node,
+    select,
+    setting_from_url,
+    setting_to_url,
+    theme,
+)
 from ui.state.share import share_link_widget
 from viz.errors import Severity
 from viz.export import has_dot, svg_or_none
@@ -58,6 +67,7 @@ def _label(model: PlanModel, node_id: str) -> str:
 
 class Settings(NamedTuple):
     """The sidebar's view settings: what the graph shows whichever node is selected."""
+
     trace: str
     query: str
     focus: bool
@@ -75,40 +85,74 @@ def _view_controls(model: PlanModel, draw: bool = True) -> Settings:
     ``draw`` false, the same settings read without their widgets (a page drawing its graph first)."""
     big = len(model.graph.nodes) > 60
     rows_default = 6 if big else 12
-    for key, parse in (("trace", parse_choice(TRACE)), ("search", str), ("focus", parse_flag),
-                       ("collapsed", parse_members(model.graph.nodes)), ("max_rows", parse_int_between(2, 40))):
+    for key, parse in (
+        ("trace", parse_choice(TRACE)),
+        ("search", str),
+        ("focus", parse_flag),
+        ("collapsed", parse_members(model.graph.nodes)),
+        ("max_rows", parse_int_between(2, 40)),
+    ):
         setting_from_url(key, parse)
     if not draw:
         state = st.session_state
-        return _settings(model, state.get("trace", "none"), state.get("search", ""), state.get("focus", False),
-                         state.get("collapsed", []), state.get("max_rows", rows_default))
+        return _settings(
+            model,
+            state.get("trace", "none"),
+            state.get("search", ""),
+            state.get("focus", False),
+            state.get("collapsed", []),
+            state.get("max_rows", rows_default),
+        )
     with st.sidebar:
         st.header("View")
         query = st.text_input(SEARCH_LABEL, key="search", placeholder="table, column or function name")
     # the settings are drawn when the popover opens: five more widgets on every page open cost the
     # browser a tenth of a second
     with st.sidebar.popover("View settings", width="stretch"):
-        trace = st.radio("Trace a property", list(TRACE), horizontal=True, key="trace",
-                         help="Colour the nodes by what they do to the property and label the edges with its value")
+        trace = st.radio(
+            "Trace a property",
+            list(TRACE),
+            horizontal=True,
+            key="trace",
+            help="Colour the nodes by what they do to the property and label the edges with its value",
+        )
         focus = st.toggle("Focus on the selected node's subtree", key="focus")
-        collapsed = st.multiselect("Collapsed nodes", list(model.graph.nodes), key="collapsed",
-                                   help="Hide the inputs of these nodes")
+        collapsed = st.multiselect(
+            "Collapsed nodes", list(model.graph.nodes), key="collapsed", help="Hide the inputs of these nodes"
+        )
         # the URL's value, when given, is already in the session state: no second default beside it
-        max_rows = st.slider("Schema rows per node", 2, 40, key="max_rows",
-                             **({} if "max_rows" in st.session_state else {"value": rows_default}))
-    for key, value, default in (("trace", trace, "none"), ("search", query, ""), ("focus", focus, False),
-                                ("collapsed", collapsed, []), ("max_rows", max_rows, rows_default)):
+        max_rows = st.slider(
+            "Schema rows per node",
+            2,
+            40,
+            key="max_rows",
+            **({} if "max_rows" in st.session_state else {"value": rows_default}),
+        )
+    for key, value, default in (
+        ("trace", trace, "none"),
+        ("search", query, ""),
+        ("focus", focus, False),
+        ("collapsed", collapsed, []),
+        ("max_rows", max_rows, rows_default),
+    ):
         setting_to_url(key, value, default)
     settings = _settings(model, trace, query, focus, collapsed, max_rows)
     if query:
-        st.sidebar.caption(f"{len(settings.hits)} node{'s' if len(settings.hits) != 1 else ''} match “{md_escape(query)}”")
+        st.sidebar.caption(
+            f"{len(settings.hits)} node{'s' if len(settings.hits) != 1 else ''} match “{md_escape(query)}”"
+        )
     return settings
 
 
 def _view(selected: str | None, runnable: dict[str, tuple[bool, str | None]], settings: Settings) -> View:
     return View(
-        selected=selected, theme=theme(), trace=TRACE[settings.trace], collapsed=frozenset(settings.collapsed),
-        focus=selected if settings.focus else None, hits=settings.hits, max_rows=settings.max_rows,
+        selected=selected,
+        theme=theme(),
+        trace=TRACE[settings.trace],
+        collapsed=frozenset(settings.collapsed),
+        focus=selected if settings.focus else None,
+        hits=settings.hits,
+        max_rows=settings.max_rows,
         unrunnable=frozenset(n for n, (ok, _) in runnable.items() if not ok),
     )
 
@@ -116,14 +160,22 @@ def _view(selected: str | None, runnable: dict[str, tuple[bool, str | None]], se
 def _diagnostics_list(model: PlanModel) -> None:
     diags = model.all_diagnostics()
     shown = [d for d in diags if d.severity is not Severity.INFO]
-    st.markdown(f"**Diagnostics** ({len(shown)} problem{'s' if len(shown) != 1 else ''}, {len(diags) - len(shown)} note{'s' if len(diags) - len(shown) != 1 else ''})")
+    st.markdown(
+        f"**Diagnostics** ({len(shown)} problem{'s' if len(shown) != 1 else ''}, {len(diags) - len(shown)} note{'s' if len(diags) - len(shown) != 1 else ''})"
+    )
     rank = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
     for i, d in sorted(enumerate(diags), key=lambda item: rank[item[1].severity]):  # errors first
         text = f"{d.code}: {d.message}"
         if d.node and d.node in model.graph.nodes:
             label = {"error": "error", "warning": "warning", "info": "note"}[d.severity.value]
-            st.button(md_escape(f"{label} {d.node} · {text}"), key=f"diag-{i}", on_click=select, args=(d.node,),
-                      width="stretch", help=md_escape(f"{text} (click to select node {d.node})"))
+            st.button(
+                md_escape(f"{label} {d.node} · {text}"),
+                key=f"diag-{i}",
+                on_click=select,
+                args=(d.node,),
+                width="stretch",
+                help=md_escape(f"{text} (click to select node {d.node})"),
+            )
         else:
             _SEVERITY_WIDGET[d.severity](md_escape(text))
 
@@ -151,14 +203,30 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
             for_cols = st.columns(len(cols)) if cols else []
             for (input_id, columns), col in zip(cols, for_cols):
                 with col:
-                    st.button(md_escape(f"{input_id} · {title(model.node(input_id).kind)}"), key=f"in-{input_id}", on_click=select, args=(input_id,))
+                    st.button(
+                        md_escape(f"{input_id} · {title(model.node(input_id).kind)}"),
+                        key=f"in-{input_id}",
+                        on_click=select,
+                        args=(input_id,),
+                    )
                     frame = pd.DataFrame(
-                        [{"index": c.index, "name": c.field.name, "type": c.field.type_text(model.extensions.types), "read": "●" if c.referenced else ""} for c in columns],
+                        [
+                            {
+                                "index": c.index,
+                                "name": c.field.name,
+                                "type": c.field.type_text(model.extensions.types),
+                                "read": "●" if c.referenced else "",
+                            }
+                            for c in columns
+                        ],
                         columns=["index", "name", "type", "read"],
                     )
                     st.dataframe(
-                        frame.style.apply(lambda r: ["font-weight: bold; color: #1f77b4" if r["read"] else "" for _ in r], axis=1),
-                        hide_index=True, width="stretch",
+                        frame.style.apply(
+                            lambda r: ["font-weight: bold; color: #1f77b4" if r["read"] else "" for _ in r], axis=1
+                        ),
+                        hide_index=True,
+                        width="stretch",
                     )
             if cols:
                 st.caption("● marks the fields this node's expressions refer to; `index` is the field index they use.")
@@ -193,14 +261,20 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
         if tabs[6].open:
             run_tab(plan, model, node_id, runnable.get(node_id, (True, None)))
             compare_section(plan, model, node_id)
-    st.download_button("Node report (JSON)", lambda: json.dumps(node_report(model, node_id), indent=2),
-                       file_name=f"node-{node_id}.json", mime="application/json")
+    st.download_button(
+        "Node report (JSON)",
+        lambda: json.dumps(node_report(model, node_id), indent=2),
+        file_name=f"node-{node_id}.json",
+        mime="application/json",
+    )
 
 
 def main() -> None:
-    opened = open_plan("Substrait plan visualizer",
-                       "Upload a Substrait plan (JSON or binary protobuf), open a sample, or paste JSON: the sidebar has all three.",
-                       graph_first=True)
+    opened = open_plan(
+        "Substrait plan visualizer",
+        "Upload a Substrait plan (JSON or binary protobuf), open a sample, or paste JSON: the sidebar has all three.",
+        graph_first=True,
+    )
     if opened is None:
         return
     # a page just opened on a plan draws its title and graph first (the same elements, in the same
@@ -209,7 +283,9 @@ def main() -> None:
     node_ids = list(model.graph.nodes)
 
     st.markdown(f"#### {md_escape(plan.source)}")
-    st.caption(f"{model.loaded.format} · {len(node_ids)} nodes · {len(model.roots)} root{'s' if len(model.roots) != 1 else ''}")
+    st.caption(
+        f"{model.loaded.format} · {len(node_ids)} nodes · {len(model.roots)} root{'s' if len(model.roots) != 1 else ''}"
+    )
     for d in model.plan_diagnostics:
         if d.severity is not Severity.INFO:
             _SEVERITY_WIDGET[d.severity](md_escape(f"{d.code}: {d.message}"))
@@ -247,16 +323,27 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
             with panel("the profile and engine actions"):
                 profile = profile_controls(plan, model, buttons)
                 bisection = bisect_controls(plan, model, buttons)
-                view = replace(view, profile=engine_overlay(profile_overlay(profile), bisection,
-                                                            portability_controls(plan, model, toggle)))
+                view = replace(
+                    view,
+                    profile=engine_overlay(
+                        profile_overlay(profile), bisection, portability_controls(plan, model, toggle)
+                    ),
+                )
         # the selection and the search hits are painted in the page: the DOT (and so its layout) stays
         # the same when they change
         dot = None
         with panel("the graph"):
             dot = plan_dot(model, replace(view, selected=None, hits=frozenset()))
-            graph_view(dot, "graph_click", selected, hits=view.hits, lineage=lineage_highlight(model, selected),
-                       on_column=column_clicked("graph_click"), then_rest=graph_only,
-                       search_box=(SEARCH_LABEL, settings.query))
+            graph_view(
+                dot,
+                "graph_click",
+                selected,
+                hits=view.hits,
+                lineage=lineage_highlight(model, selected),
+                on_column=column_clicked("graph_click"),
+                then_rest=graph_only,
+                search_box=(SEARCH_LABEL, settings.query),
+            )
         if graph_only:
             return
         if profile is not None:
@@ -266,7 +353,9 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
             st.download_button("Graph (DOT)", dot or "", file_name="plan.dot", mime="text/vnd.graphviz")
             if has_dot():
                 light = to_dot(model, view=View(theme="light", max_rows=view.max_rows))
-                st.download_button("Graph (SVG)", lambda: _svg(light) or b"", file_name="plan.svg", mime="image/svg+xml")
+                st.download_button(
+                    "Graph (SVG)", lambda: _svg(light) or b"", file_name="plan.svg", mime="image/svg+xml"
+                )
             else:
                 st.caption("SVG export needs Graphviz's `dot` on the server (`apt-get install graphviz`).")
         with panel("the report button"):
@@ -274,8 +363,13 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
     with side_col:
         # any text is taken (Enter on what was typed): resolve_node matches an exact id first, where the
         # list's own fuzzy ranking put 0.0*15 above 0.0*5
-        st.selectbox("Select a node (type to search)", node_ids, key="node", format_func=lambda i: _label(model, i),
-                     accept_new_options=True)
+        st.selectbox(
+            "Select a node (type to search)",
+            node_ids,
+            key="node",
+            format_func=lambda i: _label(model, i),
+            accept_new_options=True,
+        )
         with panel("the inspector"):
             _inspector(plan, model, selected, runnable)
         with panel("the share link"):

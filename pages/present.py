@@ -11,16 +11,16 @@ from __future__ import annotations
 import streamlit as st
 
 from executor.jobs.run import run_node
-from ui.tasks import Task, progress_fragment, finished, show_progress, start
-from ui.panels.boundary import panel
-from ui.state.entry import through_app
 from ui.graph.viewer import graph_view
 from ui.markdown import md_escape
 from ui.page import open_plan
-from ui.state.plan_source import executability_of
+from ui.panels.boundary import panel
 from ui.panels.report_button import report_button
+from ui.state.entry import through_app
+from ui.state.plan_source import executability_of
 from ui.state.selection import resolve_node, select, theme
 from ui.state.share import share_link_widget
+from ui.tasks import Task, finished, progress_fragment, show_progress, start
 from viz.describe import column_names, describe_plan, story_order, story_runs
 from viz.model import PlanModel
 from viz.render import View, title, to_dot
@@ -51,8 +51,10 @@ def _story(order: list[str], sentences: dict[str, str], selected: str) -> None:
     per step made each click at 97 steps take 0.64 s instead of 0.25 s, the page drawing 400 more
     elements; Previous and Next, the graph and the sidebar's picker select a step.)"""
     st.subheader("The plan, step by step")
-    st.caption("From the tables read to the result. Previous and Next walk through it; a box in the graph "
-               "or the sidebar's picker jumps to a step.")
+    st.caption(
+        "From the tables read to the result. Previous and Next walk through it; a box in the graph "
+        "or the sidebar's picker jumps to a step."
+    )
     st.markdown("  \n".join(_story_lines(order[:MAX_STEPS], sentences, selected)))
     if len(order) > MAX_STEPS:
         st.caption(f"…and {len(order) - MAX_STEPS} more steps: pick them in the sidebar or the graph.")
@@ -62,10 +64,22 @@ def _walk(order: list[str], selected: str) -> None:
     """Previous and Next: the steps before and after the selected one in the story."""
     at = order.index(selected)
     row = st.container(horizontal=True)
-    row.button("Previous step", key="present_prev", icon=":material/arrow_back:", disabled=at == 0,
-               on_click=select, args=(order[max(at - 1, 0)],))
-    row.button("Next step", key="present_next", icon=":material/arrow_forward:", disabled=at == len(order) - 1,
-               on_click=select, args=(order[min(at + 1, len(order) - 1)],))
+    row.button(
+        "Previous step",
+        key="present_prev",
+        icon=":material/arrow_back:",
+        disabled=at == 0,
+        on_click=select,
+        args=(order[max(at - 1, 0)],),
+    )
+    row.button(
+        "Next step",
+        key="present_next",
+        icon=":material/arrow_forward:",
+        disabled=at == len(order) - 1,
+        on_click=select,
+        args=(order[min(at + 1, len(order) - 1)],),
+    )
 
 
 def _tasks() -> dict:
@@ -88,9 +102,15 @@ def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
     running = task is not None and not task.done.is_set()
     if st.button("Show sample rows", key="present_show_rows", disabled=not ok or running, type="primary"):
         task = _tasks()[key] = Task()
-        start(task, plan, lambda catalog, t=task: run_node(model, node_id, catalog=catalog, limit=SAMPLE_LIMIT,
-                                                           cancel=t.cancel, progress=t.progress),
-              what=f"running step {node_id}", thread_name="app-present")
+        start(
+            task,
+            plan,
+            lambda catalog, t=task: run_node(
+                model, node_id, catalog=catalog, limit=SAMPLE_LIMIT, cancel=t.cancel, progress=t.progress
+            ),
+            what=f"running step {node_id}",
+            thread_name="app-present",
+        )
     if task is None:
         return
     result = finished(task, lambda: _progress(key))
@@ -105,8 +125,12 @@ def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
 
 
 def main() -> None:
-    opened = open_plan("Present a plan", "Open a plan in the sidebar (a sample, an upload or pasted JSON) to present it.",
-                       empty="The plan has no relations to present.", graph_first=True)
+    opened = open_plan(
+        "Present a plan",
+        "Open a plan in the sidebar (a sample, an upload or pasted JSON) to present it.",
+        empty="The plan has no relations to present.",
+        graph_first=True,
+    )
     if opened is None:
         return
     # a link opened in front of an audience shows the graph first, the story when the graph is drawn
@@ -125,12 +149,14 @@ def main() -> None:
     else:
         with st.sidebar:
             st.header("Step")
-            st.selectbox("Selected step", order, key="node",
-                         format_func=lambda i: f"{number[i]}. {sentences[i][:80]}")
+            st.selectbox("Selected step", order, key="node", format_func=lambda i: f"{number[i]}. {sentences[i][:80]}")
             st.session_state.setdefault("present_max_rows", MAX_ROWS)  # kept across pages: a default given once
             max_rows = st.slider("Schema rows per box", 0, 20, key="present_max_rows")
-            details = st.toggle("Show the technical marks", key="present_details",
-                                help="Property badges (order, distribution) and diagnostic codes on the boxes")
+            details = st.toggle(
+                "Show the technical marks",
+                key="present_details",
+                help="Property badges (order, distribution) and diagnostic codes on the boxes",
+            )
     selected = st.session_state["node"]
 
     st.markdown(f"#### {md_escape(plan.source)}")
@@ -147,14 +173,18 @@ def main() -> None:
         st.markdown(f"**{md_escape(sentences[selected])}**")
         names = column_names(model, selected) or []  # computed columns by their name or in words
         if names:
-            st.caption("Columns: " + md_escape(", ".join(names[:20]))
-                       + (f" and {len(names) - 20} more" if len(names) > 20 else ""))
+            st.caption(
+                "Columns: "
+                + md_escape(", ".join(names[:20]))
+                + (f" and {len(names) - 20} more" if len(names) > 20 else "")
+            )
         _sample_rows(plan, model, selected)
         st.divider()
         _story(order, sentences, selected)
         st.divider()
         share_link_widget(plan, selected, page="present")
         report_button(plan, model, key="present_report")
+
 
 with panel("the Present page"):
     main()

@@ -13,23 +13,26 @@ from dataclasses import dataclass
 import streamlit as st
 
 from executor.data.catalog import Catalog
-from executor.errors import ExecutionError
 from executor.engines.sql_plan import MAX_SQL_CHARS, SqlPlan, catalog_tables, sql_to_plan
-from ui.panels.boundary import panel
-from ui.state.plan_data import TPCH_SCALE, catalog_for
-from ui.markdown import md_escape
-from ui.state.entry import through_app
+from executor.errors import ExecutionError
 from ui.graph.viewer import graph_view
+from ui.markdown import md_escape
+from ui.panels.boundary import panel
+from ui.sql_examples import EXAMPLES
+from ui.state.entry import through_app
+from ui.state.plan_data import TPCH_SCALE, catalog_for
 from ui.state.plan_source import Plan, analyze_cached
 from ui.state.selection import theme
-from ui.sql_examples import EXAMPLES
 from viz.errors import Severity
 from viz.render import View, to_dot
 
 through_app()
 
 OWN = "(your own query)"
-DATA = {"tutorial": "Tutorial tables (orders, products)", "tpch": f"TPC-H (scale {TPCH_SCALE:g}, generated on first use)"}
+DATA = {
+    "tutorial": "Tutorial tables (orders, products)",
+    "tpch": f"TPC-H (scale {TPCH_SCALE:g}, generated on first use)",
+}
 
 
 @dataclass(frozen=True)
@@ -98,8 +101,9 @@ def _result(made: Made) -> None:
         _open(made, "pages/inspect.py")
     if c2.button("Step through", key="sql_step"):
         _open(made, "pages/step.py")
-    c3.download_button("Download plan (JSON)", made.plan.data, file_name="plan.json", mime="application/json",
-                       key="sql_download")
+    c3.download_button(
+        "Download plan (JSON)", made.plan.data, file_name="plan.json", mime="application/json", key="sql_download"
+    )
     graph_tab, json_tab = st.tabs(["Graph", "JSON"])
     with graph_tab:
         graph_view(to_dot(model, view=View(theme=theme())), "sql_graph", clickable=False, height=560)
@@ -115,13 +119,27 @@ def main() -> None:
     )
     st.session_state.setdefault("sql_data", "tutorial")
     st.selectbox("Example", [OWN, *EXAMPLES], key="sql_example", on_change=_on_example)
-    data = st.radio("Tables", list(DATA), format_func=DATA.get, key="sql_data", horizontal=True,
-                    help="Your own tables from the Tables page are always included")
+    data = st.radio(
+        "Tables",
+        list(DATA),
+        format_func=DATA.get,
+        key="sql_data",
+        horizontal=True,
+        help="Your own tables from the Tables page are always included",
+    )
     names = sorted(catalog_tables(_catalog(data, generate=False)))
-    st.caption("Tables: " + (", ".join(f"`{n}`" for n in names) or "none yet")
-               + (" (TPC-H is generated when you make the plan)" if data == "tpch" and "lineitem" not in names else ""))
-    sql = st.text_area("SQL", key="sql_text", height=240, max_chars=MAX_SQL_CHARS,
-                       placeholder="SELECT ... FROM orders JOIN products ...")
+    st.caption(
+        "Tables: "
+        + (", ".join(f"`{n}`" for n in names) or "none yet")
+        + (" (TPC-H is generated when you make the plan)" if data == "tpch" and "lineitem" not in names else "")
+    )
+    sql = st.text_area(
+        "SQL",
+        key="sql_text",
+        height=240,
+        max_chars=MAX_SQL_CHARS,
+        placeholder="SELECT ... FROM orders JOIN products ...",
+    )
     if st.button("Make plan", key="sql_make", type="primary"):
         _make(sql, data)
     if "sql_error" in st.session_state:

@@ -15,18 +15,18 @@ import streamlit as st
 from executor.jobs.outputs import describe_step
 from executor.jobs.run import RunResult
 from executor.jobs.step import count_notes, cross_product_warning, run_step
-from ui.tasks import Task, progress_fragment, show_progress, start
+from ui.graph.viewer import graph_view
+from ui.markdown import md_escape
+from ui.page import open_plan
 from ui.panels.boundary import panel
 from ui.panels.output_comparison import compare_panel
-from ui.state.plan_data import catalog_for
-from ui.graph.viewer import graph_view
-from ui.state.entry import through_app
-from ui.page import open_plan
-from ui.state.plan_source import Plan, executability_of
-from ui.markdown import md_escape
 from ui.panels.row_counts import finished_profile, profile_overlay
-from viz.kinds import kind
+from ui.state.entry import through_app
+from ui.state.plan_data import catalog_for
+from ui.state.plan_source import Plan, executability_of
 from ui.state.selection import resolve_node, select
+from ui.tasks import Task, progress_fragment, show_progress, start
+from viz.kinds import kind
 from viz.model import PlanModel
 from viz.render import View, rows_text, title, to_dot
 
@@ -74,13 +74,34 @@ def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, timeout_s: fl
     def landed(nid: str, result: RunResult | str) -> None:
         results[(key, nid, limit)] = result
         task.updates += 1
-        task.progress(min(task.fraction + 0.5 / (len(model.node(node_id).inputs) + 1), 0.99),
-                      f"node {nid}: " + ("rows in" if isinstance(result, RunResult) and result.row_count is None
-                                         else "done" if isinstance(result, RunResult) else "failed"))
+        task.progress(
+            min(task.fraction + 0.5 / (len(model.node(node_id).inputs) + 1), 0.99),
+            f"node {nid}: "
+            + (
+                "rows in"
+                if isinstance(result, RunResult) and result.row_count is None
+                else "done"
+                if isinstance(result, RunResult)
+                else "failed"
+            ),
+        )
 
-    start(task, plan, lambda catalog: run_step(model, node_id, catalog=catalog, limit=limit, count_budget_s=COUNT_BUDGET_S,
-                                               timeout_s=timeout_s, cancel=task.cancel, on_result=landed),
-          what=f"running node {node_id}", thread_name="app-step")
+    start(
+        task,
+        plan,
+        lambda catalog: run_step(
+            model,
+            node_id,
+            catalog=catalog,
+            limit=limit,
+            count_budget_s=COUNT_BUDGET_S,
+            timeout_s=timeout_s,
+            cancel=task.cancel,
+            on_result=landed,
+        ),
+        what=f"running node {node_id}",
+        thread_name="app-step",
+    )
 
 
 @progress_fragment
@@ -125,9 +146,11 @@ def _graph(model: PlanModel, node_id: str) -> None:
 
 
 def main() -> None:
-    opened = open_plan("Step through a plan",
-                       "Open a plan in the sidebar (upload, sample or paste), then step through it node by node.",
-                       empty="The plan has no relations to step through.")
+    opened = open_plan(
+        "Step through a plan",
+        "Open a plan in the sidebar (upload, sample or paste), then step through it node by node.",
+        empty="The plan has no relations to step through.",
+    )
     if opened is None:
         return
     plan, model = opened.plan, opened.model
@@ -136,8 +159,15 @@ def main() -> None:
     node_id = resolve_node(node_ids, leaves[0] if leaves else node_ids[0])
     with st.sidebar:
         st.header("Step")
-        st.selectbox("Start at a leaf", leaves, index=None, key="step_leaf", on_change=_on_leaf,
-                     format_func=lambda n: _label(model, n), placeholder="choose a leaf")
+        st.selectbox(
+            "Start at a leaf",
+            leaves,
+            index=None,
+            key="step_leaf",
+            on_change=_on_leaf,
+            format_func=lambda n: _label(model, n),
+            placeholder="choose a leaf",
+        )
         st.session_state.setdefault("step_limit", 20)  # kept across pages: defaults given once
         st.session_state.setdefault("step_timeout", 120)
         limit = int(st.number_input("Rows to show", 1, 1000, key="step_limit"))
@@ -152,14 +182,33 @@ def main() -> None:
         st.caption(md_escape(node.info.detail))
 
     nav = st.container(horizontal=True)
-    nav.button("⬆ Parent", key="step_parent", disabled=not parents, on_click=_go, args=(parents[0],) if parents else (),
-               shortcut="K", help=md_escape(f"Go up to {parents[0]}") if parents else "A root: no parent")
+    nav.button(
+        "⬆ Parent",
+        key="step_parent",
+        disabled=not parents,
+        on_click=_go,
+        args=(parents[0],) if parents else (),
+        shortcut="K",
+        help=md_escape(f"Go up to {parents[0]}") if parents else "A root: no parent",
+    )
     for i, inp in enumerate(inputs):
-        nav.button(f"⬇ Input {i + 1}: {title(model.node(inp).kind)}", key=f"step_input_{i}", on_click=_go, args=(inp,),
-                   shortcut=str(i + 1) if i < 9 else None, help=md_escape(f"Go down to {_label(model, inp)}"))
+        nav.button(
+            f"⬇ Input {i + 1}: {title(model.node(inp).kind)}",
+            key=f"step_input_{i}",
+            on_click=_go,
+            args=(inp,),
+            shortcut=str(i + 1) if i < 9 else None,
+            help=md_escape(f"Go down to {_label(model, inp)}"),
+        )
     ok, reason = executability_of(plan.data).get(node_id, (True, None))
-    run = nav.button("▶ Run", key="step_run", type="primary", disabled=not ok, shortcut="G",
-                     help="Run this node and its inputs: their rows first, then their exact counts (within 10 s; a cross product's from its inputs' counts)")
+    run = nav.button(
+        "▶ Run",
+        key="step_run",
+        type="primary",
+        disabled=not ok,
+        shortcut="G",
+        help="Run this node and its inputs: their rows first, then their exact counts (within 10 s; a cross product's from its inputs' counts)",
+    )
     if not ok:
         st.warning(md_escape(f"This node cannot run on Spark: {reason}"))
     if len(parents) > 1:
@@ -172,7 +221,9 @@ def main() -> None:
         _rows(plan, model, node, inputs, run, limit, timeout_s, ok)
 
 
-def _rows(plan: Plan, model: PlanModel, node, inputs: list[str], run: bool, limit: int, timeout_s: float, ok: bool) -> None:
+def _rows(
+    plan: Plan, model: PlanModel, node, inputs: list[str], run: bool, limit: int, timeout_s: float, ok: bool
+) -> None:
     """The node's rows beside its inputs' rows, what it did, and the comparison with its input."""
     node_id = node.id
     key = model.digest
@@ -192,9 +243,14 @@ def _rows(plan: Plan, model: PlanModel, node, inputs: list[str], run: bool, limi
     warning = cross_product_warning(model, node_id, [r.row_count if isinstance(r, RunResult) else None for r in ins])
     if warning:
         st.warning(md_escape(warning))
-    if isinstance(own, RunResult) and own.row_count is not None and all(
-            isinstance(r, RunResult) and r.row_count is not None for r in ins):
-        st.info(f"**What it did:** {md_escape(describe_step(model, node_id, own.row_count, [r.row_count for r in ins]))}")
+    if (
+        isinstance(own, RunResult)
+        and own.row_count is not None
+        and all(isinstance(r, RunResult) and r.row_count is not None for r in ins)
+    ):
+        st.info(
+            f"**What it did:** {md_escape(describe_step(model, node_id, own.row_count, [r.row_count for r in ins]))}"
+        )
     if own is None and task is None:
         st.caption("Press ▶ Run (or G) to see this node's rows beside its inputs' rows.")
         return
@@ -210,9 +266,19 @@ def _rows(plan: Plan, model: PlanModel, node, inputs: list[str], run: bool, limi
         st.markdown("##### Compared with its input")
         catalog = catalog_for(plan, generate=True)
         with panel("the comparison with its input"):
-            compare_panel(model, inputs[0], model, node_id, catalog, catalog, key="step_compare",
-                          labels=(f"input {inputs[0]}", f"output {node_id}"), sample=limit, timeout_s=timeout_s,
-                          button="Compare with input (which rows were dropped)")
+            compare_panel(
+                model,
+                inputs[0],
+                model,
+                node_id,
+                catalog,
+                catalog,
+                key="step_compare",
+                labels=(f"input {inputs[0]}", f"output {node_id}"),
+                sample=limit,
+                timeout_s=timeout_s,
+                button="Compare with input (which rows were dropped)",
+            )
 
 
 with panel("the Step through page"):

@@ -18,10 +18,10 @@ from executor.data.catalog import TableStatus, plan_columns_by_table
 from executor.data.columns import ColumnCheck, check_bases, file_columns
 from executor.data.generate import CACHE, TPCH_TABLES, tpch
 from executor.errors import ExecutionError
-from ui.panels.boundary import panel
-from ui.state.plan_data import TPCH_SCALE, bindings, by_position, catalog_for, sample_data_kind, save_upload
-from ui.state.entry import through_app
 from ui.markdown import md_escape
+from ui.panels.boundary import panel
+from ui.state.entry import through_app
+from ui.state.plan_data import TPCH_SCALE, bindings, by_position, catalog_for, sample_data_kind, save_upload
 from ui.state.plan_source import current_model, plan_sidebar
 from viz.tables import plan_tables
 
@@ -39,9 +39,15 @@ def main() -> None:
     tables = plan_tables(model)
     kind = sample_data_kind(plan)
     if kind:
-        st.caption(f"{md_escape(plan.source)} is a sample written against the {'tutorial' if kind == 'tutorial' else 'TPC-H'} tables, bound for you.")
-    st.toggle(f"Use the generated TPC-H sample data (scale {TPCH_SCALE:g}; generated on first use)", key="use_tpch",
-              value=kind == "tpch", disabled=kind == "tpch")
+        st.caption(
+            f"{md_escape(plan.source)} is a sample written against the {'tutorial' if kind == 'tutorial' else 'TPC-H'} tables, bound for you."
+        )
+    st.toggle(
+        f"Use the generated TPC-H sample data (scale {TPCH_SCALE:g}; generated on first use)",
+        key="use_tpch",
+        value=kind == "tpch",
+        disabled=kind == "tpch",
+    )
     with st.spinner("Preparing the sample data…"):
         try:
             catalog = catalog_for(plan, generate=True)
@@ -56,17 +62,29 @@ def main() -> None:
         statuses = catalog.status(tables.named, columns)
         st.dataframe(
             pd.DataFrame(
-                [{"table": s.name, "bound": "yes" if s.bound else "no", "how": s.how, "source": _source(s),
-                  "problem": _problem(s), "read by": ", ".join(tables.readers[s.name])} for s in statuses],
+                [
+                    {
+                        "table": s.name,
+                        "bound": "yes" if s.bound else "no",
+                        "how": s.how,
+                        "source": _source(s),
+                        "problem": _problem(s),
+                        "read by": ", ".join(tables.readers[s.name]),
+                    }
+                    for s in statuses
+                ],
                 columns=["table", "bound", "how", "source", "problem", "read by"],
             ),
-            hide_index=True, width="stretch",
+            hide_index=True,
+            width="stretch",
         )
         wrong = [s for s in statuses if not s.bound or "by position" in s.how]
         unbound = sum(not s.bound for s in statuses)
         if unbound:
-            st.warning(f"{unbound} of the plan's {len(statuses)} tables cannot serve it as they are: "
-                       "a run that reads them is refused. The fixes are below.")
+            st.warning(
+                f"{unbound} of the plan's {len(statuses)} tables cannot serve it as they are: "
+                "a run that reads them is refused. The fixes are below."
+            )
         _generate_all(plan, [s for s in statuses if not s.bound], columns)
         for s in wrong:
             _fix_panel(plan, s, columns.get(s.name, []), catalog)
@@ -109,8 +127,13 @@ def _fix_panel(plan, s: TableStatus, bases, catalog) -> None:
                 st.error(md_escape(f"The file {s.path} {s.check.problem()}."), icon=":material/block:")
             _column_lists(s.check)
         elif s.how == "not bound":
-            st.error(md_escape(f"No binding and no file named {name.split('.')[-1]}.parquet (.csv, .orc, .arrow or "
-                               "a folder) in the data roots."), icon=":material/block:")
+            st.error(
+                md_escape(
+                    f"No binding and no file named {name.split('.')[-1]}.parquet (.csv, .orc, .arrow or "
+                    "a folder) in the data roots."
+                ),
+                icon=":material/block:",
+            )
         elif not s.bound:
             st.error(md_escape(s.message), icon=":material/block:")
         if bases:
@@ -145,8 +168,12 @@ def _pick_file(plan, s: TableStatus, bases, catalog) -> None:
         st.caption(f"None of the {len(fits)}{other} files under the data roots has the plan's columns.")
         return
     c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
-    path = c1.selectbox(f"Another file for {md_escape(s.name)}", files, key=f"fix_file_{s.name}",
-                        help="The files under the data roots that have the plan's columns.")
+    path = c1.selectbox(
+        f"Another file for {md_escape(s.name)}",
+        files,
+        key=f"fix_file_{s.name}",
+        help="The files under the data roots that have the plan's columns.",
+    )
     c2.button("Bind", key=f"fix_bind_{s.name}", on_click=_bind_to, args=(plan, s.name, path))
 
 
@@ -158,10 +185,14 @@ def _position_toggle(s: TableStatus) -> None:
         st.caption(md_escape(f"Reading it by position would not serve either: {s.check.why_not_by_position()}."))
         return
     st.session_state[key] = chosen
-    st.toggle(f"Read {md_escape(s.name)} by position: its first {len(s.check.plan)} columns under the plan's names",
-              key=key, on_change=_set_position, args=(s.name, key),
-              help="The file's columns, in order, stand for the plan's: right only when they hold the same "
-                   "things in the same order.")
+    st.toggle(
+        f"Read {md_escape(s.name)} by position: its first {len(s.check.plan)} columns under the plan's names",
+        key=key,
+        on_change=_set_position,
+        args=(s.name, key),
+        help="The file's columns, in order, stand for the plan's: right only when they hold the same "
+        "things in the same order.",
+    )
 
 
 def _generated(plan, s: TableStatus, bases, catalog) -> None:
@@ -176,9 +207,13 @@ def _generated(plan, s: TableStatus, bases, catalog) -> None:
                 return
         except ExecutionError:
             return
-    st.button(f"Use the generated TPC-H {table} (scale {TPCH_SCALE:g})", key=f"fix_tpch_{s.name}",
-              on_click=_use_tpch, args=(plan, [s.name], {s.name: bases}),
-              help="TPC-H's own table of that name, generated on first use (a few seconds).")
+    st.button(
+        f"Use the generated TPC-H {table} (scale {TPCH_SCALE:g})",
+        key=f"fix_tpch_{s.name}",
+        on_click=_use_tpch,
+        args=(plan, [s.name], {s.name: bases}),
+        help="TPC-H's own table of that name, generated on first use (a few seconds).",
+    )
     failed = st.session_state.pop(f"fix_tpch_error_{s.name}", None)
     if failed:
         st.error(md_escape(failed))
@@ -187,8 +222,12 @@ def _generated(plan, s: TableStatus, bases, catalog) -> None:
 def _generate_all(plan, unbound: list[TableStatus], columns: dict) -> None:
     names = [s.name for s in unbound if s.name.split(".")[-1].lower() in TPCH_TABLES]
     if len(names) > 1:
-        st.button(f"Use the generated TPC-H tables for {md_escape(', '.join(names))} (scale {TPCH_SCALE:g})",
-                  key="fix_tpch_all", on_click=_use_tpch, args=(plan, names, columns))
+        st.button(
+            f"Use the generated TPC-H tables for {md_escape(', '.join(names))} (scale {TPCH_SCALE:g})",
+            key="fix_tpch_all",
+            on_click=_use_tpch,
+            args=(plan, names, columns),
+        )
 
 
 # ---- callbacks (run before the page, so the page draws the tables as fixed) -------------------------
@@ -249,7 +288,9 @@ def _unbind_form(plan) -> None:
 def _bind_form(plan, names: list[str], catalog) -> None:
     st.markdown("**Bind a table**")
     name = st.selectbox("Table", names, key="bind_name")
-    how = st.radio("From", ["upload a CSV or Parquet file", "a file under the data roots"], horizontal=True, key="bind_how")
+    how = st.radio(
+        "From", ["upload a CSV or Parquet file", "a file under the data roots"], horizontal=True, key="bind_how"
+    )
     if how.startswith("upload"):
         f = st.file_uploader("CSV (with a header line) or Parquet", type=["csv", "parquet"], key="bind_file")
         if f is not None and st.button("Bind", key="bind_upload"):

@@ -4,8 +4,8 @@ chart's DOT where Graphviz's ``dot`` is not installed."""
 from __future__ import annotations
 
 import html
-import re
 import json
+import re
 
 from streamlit.testing.v1 import AppTest
 
@@ -25,14 +25,28 @@ def graphs(at: AppTest) -> list[dict]:
         if c.proto.component_name == VIEWER:
             data = json.loads(c.proto.json)
             svg = data["svg"] or laid_out(data["key"])  # a rerun of the same drawing sends only its key
-            out.append({"text": html.unescape(svg), "selected": data["selected"], "hits": data["hits"],
-                        "sent": data["svg"] is not None, "lineage": data.get("lineage"), "key": data["key"],
-                        "then_rest": data["then_rest"]})
+            out.append(
+                {
+                    "text": html.unescape(svg),
+                    "selected": data["selected"],
+                    "hits": data["hits"],
+                    "sent": data["svg"] is not None,
+                    "lineage": data.get("lineage"),
+                    "key": data["key"],
+                    "then_rest": data["then_rest"],
+                }
+            )
     clicks = [json.loads(c.proto.json) for c in at.get("bidi_component") if c.proto.component_name == CLICKS]
     for i, chart in enumerate(at.get("graphviz_chart")):
         painted = clicks[i] if i < len(clicks) else {}
-        out.append({"text": chart.proto.spec, "selected": painted.get("selected"), "hits": painted.get("hits", []),
-                    "lineage": painted.get("lineage")})
+        out.append(
+            {
+                "text": chart.proto.spec,
+                "selected": painted.get("selected"),
+                "hits": painted.get("hits", []),
+                "lineage": painted.get("lineage"),
+            }
+        )
     return out
 
 
@@ -58,5 +72,5 @@ def node_part(text: str, node_id: str) -> str:
     """What the graph draws for one node: its SVG group, or its DOT statement."""
     if text.lstrip().startswith("<svg"):
         start = text.index(f'<g id="node-{node_id}" class="node">')
-        return text[start:text.index("</g>", start)]
+        return text[start : text.index("</g>", start)]
     return text.split(f'"{node_id}" [', 1)[1].split("];", 1)[0]

@@ -94,12 +94,29 @@ def category(case: str) -> str:
 
 # ---- the corpus' spelling of a type ---------------------------------------------------------
 
-_SIMPLE = {"bool": "bool", "i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64", "fp32": "fp32", "fp64": "fp64",
-           "string": "str", "binary": "binary", "date": "date", "uuid": "uuid", "interval_year": "interval_year"}
-_ONE_PARAMETER = {"varchar": ("vchar", "length"), "fixed_char": ("fchar", "length"), "fixed_binary": ("fbin", "length"),
-                  "precision_timestamp": ("precision_timestamp", "precision"),
-                  "precision_timestamp_tz": ("precision_timestamp_tz", "precision"),
-                  "precision_time": ("precision_time", "precision"), "interval_day": ("interval_day", "precision")}
+_SIMPLE = {
+    "bool": "bool",
+    "i8": "i8",
+    "i16": "i16",
+    "i32": "i32",
+    "i64": "i64",
+    "fp32": "fp32",
+    "fp64": "fp64",
+    "string": "str",
+    "binary": "binary",
+    "date": "date",
+    "uuid": "uuid",
+    "interval_year": "interval_year",
+}
+_ONE_PARAMETER = {
+    "varchar": ("vchar", "length"),
+    "fixed_char": ("fchar", "length"),
+    "fixed_binary": ("fbin", "length"),
+    "precision_timestamp": ("precision_timestamp", "precision"),
+    "precision_timestamp_tz": ("precision_timestamp_tz", "precision"),
+    "precision_time": ("precision_time", "precision"),
+    "interval_day": ("interval_day", "precision"),
+}
 
 
 def spelling(t: type_pb2.Type | None) -> str:
@@ -185,8 +202,16 @@ def spark_spelling(t) -> str:
     """A result column's Arrow type (as Spark returned it) in the corpus' spelling."""
     import pyarrow.types as pt
 
-    for test, name in ((pt.is_boolean, "bool"), (pt.is_int8, "i8"), (pt.is_int16, "i16"), (pt.is_int32, "i32"),
-                       (pt.is_int64, "i64"), (pt.is_float32, "fp32"), (pt.is_float64, "fp64"), (pt.is_date32, "date")):
+    for test, name in (
+        (pt.is_boolean, "bool"),
+        (pt.is_int8, "i8"),
+        (pt.is_int16, "i16"),
+        (pt.is_int32, "i32"),
+        (pt.is_int64, "i64"),
+        (pt.is_float32, "fp32"),
+        (pt.is_float64, "fp64"),
+        (pt.is_date32, "date"),
+    ):
         if test(t):
             return name
     if pt.is_string(t) or pt.is_large_string(t):
@@ -206,8 +231,11 @@ def spark_spelling(t) -> str:
 
 
 #: Spark's boundaries (executor/translate/types.py): a string carries no length, a timestamp keeps microseconds.
-_AT_SPARK = ((re.compile(r"^(vchar|fchar)\(\d+\)$"), "str"), (re.compile(r"^fbin\(\d+\)$"), "binary"),
-             (re.compile(r"^(precision_timestamp(?:_tz)?)\(\d+\)$"), r"\1(6)"))
+_AT_SPARK = (
+    (re.compile(r"^(vchar|fchar)\(\d+\)$"), "str"),
+    (re.compile(r"^fbin\(\d+\)$"), "binary"),
+    (re.compile(r"^(precision_timestamp(?:_tz)?)\(\d+\)$"), r"\1(6)"),
+)
 
 
 def at_spark(spelled: str) -> str:
@@ -239,8 +267,11 @@ class RunAnswer:
             return []
         if len(self.result) != len(self.derived):
             return [f"{len(self.result)} columns, {len(self.derived)} derived"]
-        return [f"column {i}: derived {t}, Spark {r}" for i, ((t, _), r) in enumerate(zip(self.derived, self.result))
-                if at_spark(t) != r]
+        return [
+            f"column {i}: derived {t}, Spark {r}"
+            for i, ((t, _), r) in enumerate(zip(self.derived, self.result))
+            if at_spark(t) != r
+        ]
 
     def resolution_losses(self) -> list[int]:
         """Columns Spark holds coarser than derived (a string's length, digits below a microsecond)."""
@@ -352,8 +383,17 @@ PARTICIPANTS = (
 )
 
 #: The README's tallies (matched of the 93 cases scored when the columns were taken, 2026-09).
-PUBLISHED_MATCHED = {"JAVA": 88, "PYTHON": 68, "GO": 59, "VALIDATOR": 47, "ISTHMUS": 51, "DATAFUSION": 54,
-                     "DUCKDB": 34, "SPARK": 29, "ACERO": 4}
+PUBLISHED_MATCHED = {
+    "JAVA": 88,
+    "PYTHON": 68,
+    "GO": 59,
+    "VALIDATOR": 47,
+    "ISTHMUS": 51,
+    "DATAFUSION": 54,
+    "DUCKDB": 34,
+    "SPARK": 29,
+    "ACERO": 4,
+}
 
 #: Cases given an expectation after those tallies were taken (METHOD.md: "three cases close all four").
 ADDED_LATER = ("aggregate_grouping_set_index", "aggregate_grouping_then_measure", "mirror_argument_nullability")
@@ -402,14 +442,28 @@ def _java(text: str) -> tuple[str, bool]:
         else:
             attrs[key] = value
     nullable = attrs.get("nullable") == "true"
-    simple = {"I8": "i8", "I16": "i16", "I32": "i32", "I64": "i64", "Bool": "bool", "Str": "str", "FP32": "fp32",
-              "FP64": "fp64", "Binary": "binary", "Date": "date"}
+    simple = {
+        "I8": "i8",
+        "I16": "i16",
+        "I32": "i32",
+        "I64": "i64",
+        "Bool": "bool",
+        "Str": "str",
+        "FP32": "fp32",
+        "FP64": "fp64",
+        "Binary": "binary",
+        "Date": "date",
+    }
     if name in simple:
         return simple[name], nullable
     if name == "Decimal":
         return f"dec({attrs['precision']},{attrs['scale']})", nullable
-    params = {"VarChar": ("vchar", "length"), "FixedChar": ("fchar", "length"), "FixedBinary": ("fbin", "length"),
-              "PrecisionTimestamp": ("precision_timestamp", "precision")}
+    params = {
+        "VarChar": ("vchar", "length"),
+        "FixedChar": ("fchar", "length"),
+        "FixedBinary": ("fbin", "length"),
+        "PrecisionTimestamp": ("precision_timestamp", "precision"),
+    }
     if name in params:
         spelled, key = params[name]
         return f"{spelled}({attrs[key]})", nullable
@@ -419,13 +473,19 @@ def _java(text: str) -> tuple[str, bool]:
 
 
 _ENGINE = [  # (pattern, spelling) for the engines' and producers' type names, first match wins
-    (r"(?i)^(bigint|int64|i64)$", "i64"), (r"(?i)^(integer|int|int32|i32)$", "i32"),
-    (r"(?i)^(smallint|int16|i16)$", "i16"), (r"(?i)^(tinyint|int8|i8)$", "i8"),
-    (r"(?i)^(boolean|bool)$", "bool"), (r"(?i)^(varchar|string|utf8|utf8view|largeutf8|str)$", "str"),
-    (r"(?i)^(double|float64|fp64)$", "fp64"), (r"(?i)^(float|real|float32|fp32)$", "fp32"),
-    (r"(?i)^(blob|binary|varbinary)$", "binary"), (r"(?i)^(date|date32)$", "date"),
+    (r"(?i)^(bigint|int64|i64)$", "i64"),
+    (r"(?i)^(integer|int|int32|i32)$", "i32"),
+    (r"(?i)^(smallint|int16|i16)$", "i16"),
+    (r"(?i)^(tinyint|int8|i8)$", "i8"),
+    (r"(?i)^(boolean|bool)$", "bool"),
+    (r"(?i)^(varchar|string|utf8|utf8view|largeutf8|str)$", "str"),
+    (r"(?i)^(double|float64|fp64)$", "fp64"),
+    (r"(?i)^(float|real|float32|fp32)$", "fp32"),
+    (r"(?i)^(blob|binary|varbinary)$", "binary"),
+    (r"(?i)^(date|date32)$", "date"),
     (r"(?i)^(?:decimal|decimal128|dec)[(<]\s*(\d+)\s*,\s*(\d+)\s*[)>]$", r"dec(\1,\2)"),
-    (r"(?i)^(?:varchar|vchar)[(<](\d+)[)>]$", r"vchar(\1)"), (r"(?i)^extension<varchar\{length:(\d+)\}>$", r"vchar(\1)"),
+    (r"(?i)^(?:varchar|vchar)[(<](\d+)[)>]$", r"vchar(\1)"),
+    (r"(?i)^extension<varchar\{length:(\d+)\}>$", r"vchar(\1)"),
     (r"(?i)^(?:char|fixedchar|fchar)[(<](\d+)[)>]$", r"fchar(\1)"),
     (r"(?i)^extension<fixed_char\{length:(\d+)\}>$", r"fchar(\1)"),
     (r"(?i)^(?:binary|fixedbinary|fbin)[(<](\d+)[)>]$", r"fbin(\1)"),
@@ -436,8 +496,10 @@ _ENGINE = [  # (pattern, spelling) for the engines' and producers' type names, f
     (r"^Timestamp\(Microsecond, None\)$", "precision_timestamp(6)"),
     (r"^Timestamp\(Nanosecond, None\)$", "precision_timestamp(9)"),
     (r"^timestamp\[(s|ms|us|ns)\]$", "precision_timestamp(@\\1)"),
-    (r"(?i)^(timestamp_ntz|timestamp)$", "precision_timestamp(6)"), (r"^TIMESTAMP_S$", "precision_timestamp(0)"),
-    (r"^TIMESTAMP_MS$", "precision_timestamp(3)"), (r"^TIMESTAMP_NS$", "precision_timestamp(9)"),
+    (r"(?i)^(timestamp_ntz|timestamp)$", "precision_timestamp(6)"),
+    (r"^TIMESTAMP_S$", "precision_timestamp(0)"),
+    (r"^TIMESTAMP_MS$", "precision_timestamp(3)"),
+    (r"^TIMESTAMP_NS$", "precision_timestamp(9)"),
 ]
 
 
@@ -452,13 +514,15 @@ def _engine_type(text: str) -> str:
     for pattern, repl in _ENGINE:
         if re.match(pattern, text):
             spelled = re.sub(pattern, repl, text)
-            return spelled.replace("(@s)", "(0)").replace("(@ms)", "(3)").replace("(@us)", "(6)").replace("(@ns)", "(9)")
+            return (
+                spelled.replace("(@s)", "(0)").replace("(@ms)", "(3)").replace("(@us)", "(6)").replace("(@ns)", "(9)")
+            )
     return text
 
 
 def _item(text: str) -> tuple[str, bool]:
     """One column ``name:type?`` (the name before the first colon outside any bracket)."""
-    head = re.match(r'^([^(\[{<:]*):(.*)$', text.strip())
+    head = re.match(r"^([^(\[{<:]*):(.*)$", text.strip())
     body = head.group(2) if head else text.strip()
     nullable = body.endswith("?")
     return _engine_type(body.rstrip("?")), nullable
@@ -528,8 +592,7 @@ def render(answers: dict[str, SchemaAnswer], runs: dict[str, RunAnswer] | None) 
     """The markdown between the table markers of docs/conformance.md."""
     scored = [c for c in answers if category(c) == "scored"]
     heads = [h for _, h, _, _ in PARTICIPANTS]
-    lines = ["| case | ours: schema | ours: on Spark | " + " | ".join(heads) + " |",
-             "|" + " --- |" * (3 + len(heads))]
+    lines = ["| case | ours: schema | ours: on Spark | " + " | ".join(heads) + " |", "|" + " --- |" * (3 + len(heads))]
     for case, a in answers.items():
         ours = a.status
         if a.status == "no expectation":
@@ -545,30 +608,38 @@ def render(answers: dict[str, SchemaAnswer], runs: dict[str, RunAnswer] | None) 
         lines.append(f"| `{case}` | {ours} | {run} | " + " | ".join(cells) + " |")
     t = tallies(answers)
     lines.append("")
-    lines.append(f"Matched of the {len(scored)} scored cases, from the saved columns (the README's tallies, of the 93 "
-                 "scored when they were taken, in brackets; refused: the plan was not accepted):")
+    lines.append(
+        f"Matched of the {len(scored)} scored cases, from the saved columns (the README's tallies, of the 93 "
+        "scored when they were taken, in brackets; refused: the plan was not accepted):"
+    )
     lines.append("")
     lines.append("| | matched | differs | refused or not run | without the 3 added later |")
     lines.append("| --- | ---: | ---: | ---: | ---: |")
     early = [c for c in scored if c not in ADDED_LATER]
-    lines.append(f"| **ours** | {t['ours']['match']} | {t['ours']['differs']} | 0 | "
-                 f"{sum(answers[c].status == 'match' for c in early)} of {len(early)} |")
+    lines.append(
+        f"| **ours** | {t['ours']['match']} | {t['ours']['differs']} | 0 | "
+        f"{sum(answers[c].status == 'match' for c in early)} of {len(early)} |"
+    )
     for name, head, nullability, is_scored in PARTICIPANTS:
         if not is_scored:
             continue
         c = t[name]
         early_matched = sum(published_status(name, x, nullability) == "match" for x in early)
-        lines.append(f"| {head} | {c['match']} | {c['differs']} | {c['refused'] + c['·']} | "
-                     f"{early_matched} ({PUBLISHED_MATCHED[name]}) |")
+        lines.append(
+            f"| {head} | {c['match']} | {c['differs']} | {c['refused'] + c['·']} | "
+            f"{early_matched} ({PUBLISHED_MATCHED[name]}) |"
+        )
     if runs:
         ran = [r for r in runs.values() if r.ran]
         rows = [r for r in runs.values() if r.row_status]
         lines.append("")
-        lines.append(f"On Spark: {len(ran)} of {len(runs)} virtual-table cases run; the result's column types agree "
-                     f"with the derived ones in {sum(r.types != 'differ' for r in ran)} of them "
-                     f"({sum(r.types == 'agree' for r in ran)} exactly); "
-                     f"{sum(r.row_status == 'exact' for r in rows)} of the {len(expected()['rows'])} cases with "
-                     f"rows return exactly those rows; {len(runs) - len(ran)} are refused with a reason.")
+        lines.append(
+            f"On Spark: {len(ran)} of {len(runs)} virtual-table cases run; the result's column types agree "
+            f"with the derived ones in {sum(r.types != 'differ' for r in ran)} of them "
+            f"({sum(r.types == 'agree' for r in ran)} exactly); "
+            f"{sum(r.row_status == 'exact' for r in rows)} of the {len(expected()['rows'])} cases with "
+            f"rows return exactly those rows; {len(runs) - len(ran)} are refused with a reason."
+        )
     return "\n".join(lines)
 
 

@@ -91,7 +91,9 @@ def no_unmarked_jvm(request):
         with open(log) as fh:
             fh.seek(before)
             asked = fh.read().strip()
-        pytest.fail(f"this test started a JVM without the spark marker (request the spark fixture): {asked}", pytrace=False)
+        pytest.fail(
+            f"this test started a JVM without the spark marker (request the spark fixture): {asked}", pytrace=False
+        )
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -131,8 +133,10 @@ def jvm() -> str:
     home = os.environ.get("JAVA_HOME")
     java = os.path.join(home, "bin", "java") if home else shutil.which("java")
     if not java or not os.access(java, os.X_OK):
-        pytest.fail("Spark needs Java 17 or newer and no java was found: make test checks it, make test-fast "
-                    "runs without it", pytrace=False)
+        pytest.fail(
+            "Spark needs Java 17 or newer and no java was found: make test checks it, make test-fast runs without it",
+            pytrace=False,
+        )
     return java
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import duckdb
 
@@ -16,8 +16,16 @@ from executor.engines.rows import multiset_diff, rows_equal, subset_diff, values
 
 #: The function tests' table ``t`` (consumer-testing README).
 T_ROWS = [
-    (1, 1, True, True), (2, 1, False, True), (3, 1, True, True), (-4, 1, True, True), (5, 1, False, True),
-    (-6, 2, True, True), (7, 2, False, True), (8, 2, True, True), (9, 2, False, True), (None, 2, False, True),
+    (1, 1, True, True),
+    (2, 1, False, True),
+    (3, 1, True, True),
+    (-4, 1, True, True),
+    (5, 1, False, True),
+    (-6, 2, True, True),
+    (7, 2, False, True),
+    (8, 2, True, True),
+    (9, 2, False, True),
+    (None, 2, False, True),
 ]
 
 
@@ -31,8 +39,12 @@ def write_t(folder: str) -> str:
         os.makedirs(folder, exist_ok=True)
         cols = list(zip(*T_ROWS))
         table = pa.table(
-            {"a": pa.array(cols[0], pa.int64()), "b": pa.array(cols[1], pa.int64()),
-             "c": pa.array(cols[2], pa.bool_()), "d": pa.array(cols[3], pa.bool_())}
+            {
+                "a": pa.array(cols[0], pa.int64()),
+                "b": pa.array(cols[1], pa.int64()),
+                "c": pa.array(cols[2], pa.bool_()),
+                "d": pa.array(cols[3], pa.bool_()),
+            }
         )
         pq.write_table(table, path + ".tmp")
         os.replace(path + ".tmp", path)

@@ -106,20 +106,46 @@ class Case:
 # --- types ------------------------------------------------------------------------------------
 
 _SIMPLE_KINDS = {
-    "bool": "bool", "boolean": "bool", "i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64",
-    "fp32": "fp32", "fp64": "fp64", "str": "string", "string": "string", "binary": "binary",
-    "vbin": "binary", "date": "date", "iyear": "interval_year", "interval_year": "interval_year",
-    "uuid": "uuid", "ts": "timestamp", "tstz": "timestamp_tz", "timestamp": "timestamp",
-    "timestamp_tz": "timestamp_tz", "time": "time",
+    "bool": "bool",
+    "boolean": "bool",
+    "i8": "i8",
+    "i16": "i16",
+    "i32": "i32",
+    "i64": "i64",
+    "fp32": "fp32",
+    "fp64": "fp64",
+    "str": "string",
+    "string": "string",
+    "binary": "binary",
+    "vbin": "binary",
+    "date": "date",
+    "iyear": "interval_year",
+    "interval_year": "interval_year",
+    "uuid": "uuid",
+    "ts": "timestamp",
+    "tstz": "timestamp_tz",
+    "timestamp": "timestamp",
+    "timestamp_tz": "timestamp_tz",
+    "time": "time",
 }
 _PRECISION_KINDS = {
-    "pts": "precision_timestamp", "precision_timestamp": "precision_timestamp",
-    "ptstz": "precision_timestamp_tz", "precision_timestamp_tz": "precision_timestamp_tz",
-    "pt": "precision_time", "precision_time": "precision_time",
-    "iday": "interval_day", "interval_day": "interval_day",
+    "pts": "precision_timestamp",
+    "precision_timestamp": "precision_timestamp",
+    "ptstz": "precision_timestamp_tz",
+    "precision_timestamp_tz": "precision_timestamp_tz",
+    "pt": "precision_time",
+    "precision_time": "precision_time",
+    "iday": "interval_day",
+    "interval_day": "interval_day",
 }
-_LENGTH_KINDS = {"vchar": "varchar", "varchar": "varchar", "fchar": "fixed_char", "fixedchar": "fixed_char",
-                 "fbin": "fixed_binary", "fixedbinary": "fixed_binary"}
+_LENGTH_KINDS = {
+    "vchar": "varchar",
+    "varchar": "varchar",
+    "fchar": "fixed_char",
+    "fixedchar": "fixed_char",
+    "fbin": "fixed_binary",
+    "fixedbinary": "fixed_binary",
+}
 
 
 def _split_top(text: str, sep: str = ",") -> list[str]:
@@ -178,8 +204,11 @@ def parse_type(text: str) -> Type:
     elif lname in _SIMPLE_KINDS and not params:
         kind = _SIMPLE_KINDS[lname]
         if kind in ("timestamp", "timestamp_tz", "time"):  # the old types, same as precision 6
-            kind = {"timestamp": "precision_timestamp", "timestamp_tz": "precision_timestamp_tz",
-                    "time": "precision_time"}[kind]
+            kind = {
+                "timestamp": "precision_timestamp",
+                "timestamp_tz": "precision_timestamp_tz",
+                "time": "precision_time",
+            }[kind]
             getattr(out, kind).precision = 6
         getattr(out, kind).nullability = nullability
     else:
@@ -205,7 +234,7 @@ class _Raw:
 
     kind: str
     text: str
-    items: list["_Raw"] = field(default_factory=list)
+    items: list[_Raw] = field(default_factory=list)
 
 
 class _Reader:
@@ -225,7 +254,7 @@ class _Reader:
     def expect(self, tok: str) -> None:
         self.ws()
         if not self.s.startswith(tok, self.i):
-            raise CaseSyntaxError(f"expected `{tok}` at column {self.i + 1}: {self.s[self.i:self.i + 30]!r}")
+            raise CaseSyntaxError(f"expected `{tok}` at column {self.i + 1}: {self.s[self.i : self.i + 30]!r}")
         self.i += len(tok)
 
     def raw(self) -> _Raw:
@@ -272,7 +301,7 @@ class _Reader:
         while j < len(self.s) and not self.s.startswith("::", j) and self.s[j] not in ",)]" and not self.s[j].isspace():
             j += 1
         if j == self.i:
-            raise CaseSyntaxError(f"expected a value at column {self.i + 1}: {self.s[self.i:self.i + 30]!r}")
+            raise CaseSyntaxError(f"expected a value at column {self.i + 1}: {self.s[self.i : self.i + 30]!r}")
         tok = self.s[self.i : j]
         self.i = j
         return _Raw("atom", tok)
@@ -343,7 +372,7 @@ def _atom_value(text: str, t: Type) -> Any:
         return dt.datetime.fromisoformat(text)
     if kind == "precision_timestamp_tz":
         value = dt.datetime.fromisoformat(text)
-        return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+        return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
     if kind == "precision_time":
         return dt.time.fromisoformat(text)
     if kind in ("interval_day", "interval_year"):
@@ -568,7 +597,7 @@ def _short(exc: BaseException) -> str:
 
 
 def _as_utc(value: dt.datetime) -> dt.datetime:
-    return value.astimezone(dt.timezone.utc)
+    return value.astimezone(dt.UTC)
 
 
 def matches(expected: Literal, actual: Any) -> bool:
@@ -581,8 +610,8 @@ def _match(exp: Any, act: Any, t: Type | None) -> bool:
     if exp is None or act is None:
         return exp is None and act is None
     if kind == "list":
-        return isinstance(act, list) and len(act) == len(exp) and all(
-            _match(e, a, t.list.type) for e, a in zip(exp, act)
+        return (
+            isinstance(act, list) and len(act) == len(exp) and all(_match(e, a, t.list.type) for e, a in zip(exp, act))
         )
     if kind in ("fp32", "fp64"):
         a = float(act)
@@ -679,9 +708,7 @@ def _aggregate_frame(case: Case, spark):
         col_types = [cols[0].type]
         rows = [[v] for v in (cols[0].values or [])]
     schema = S.StructType([S.StructField(f"col{i}", to_spark(t)) for i, t in enumerate(col_types)])
-    structs = [
-        F.struct(*[lit_column(v, col_types[i]).alias(f"col{i}") for i, v in enumerate(row)]) for row in rows
-    ]
+    structs = [F.struct(*[lit_column(v, col_types[i]).alias(f"col{i}") for i, v in enumerate(row)]) for row in rows]
     array = F.array(*structs).cast(S.ArrayType(schema)) if structs else F.array().cast(S.ArrayType(schema))
     frame = _one_row(spark).select(F.inline(array))
     frame._substrait_rows = (rows, col_types)  # type: ignore[attr-defined]  # for stacking (run_cases)
@@ -886,8 +913,10 @@ def format_table(rows: list[tuple[str, int, int, int, int]], title: str) -> str:
         lines.append(f"{name:<{width}}  {total:>5}  {ok:>4}  {bad:>4}  {unsup:>5}  {100 * ok / total:5.1f}%")
     total = sum(r[1] for r in rows)
     ok = sum(r[2] for r in rows)
-    lines.append(f"{'TOTAL':<{width}}  {total:>5}  {ok:>4}  {sum(r[3] for r in rows):>4}  "
-                 f"{sum(r[4] for r in rows):>5}  {100 * ok / max(total, 1):5.1f}%")
+    lines.append(
+        f"{'TOTAL':<{width}}  {total:>5}  {ok:>4}  {sum(r[3] for r in rows):>4}  "
+        f"{sum(r[4] for r in rows):>5}  {100 * ok / max(total, 1):5.1f}%"
+    )
     return "\n".join(lines)
 
 
@@ -895,13 +924,15 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m tests.function_cases [ROOT]``: run the spec's function tests, print the tables."""
     import argparse
 
-    default = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpora", "function-tests"))
+    default = os.path.normpath(
+        os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpora", "function-tests")
+    )
     parser = argparse.ArgumentParser(
         prog="python -m tests.function_cases",
         description="Run the Substrait spec's function test cases (*.test files) on a local Spark session and "
-                    "print pass / fail / unsupported per function and per extension.")
-    parser.add_argument("root", nargs="?", default=default,
-                        help=f"the folder of .test files (default: {default})")
+        "print pass / fail / unsupported per function and per extension.",
+    )
+    parser.add_argument("root", nargs="?", default=default, help=f"the folder of .test files (default: {default})")
     root = parser.parse_args(argv).root
     if not os.path.isdir(root):
         parser.error(f"expected a folder of .test files, got {root!r} (no such folder)")

@@ -62,7 +62,7 @@ def measure(anchor: int, *args: dict, out: str = "i64") -> dict:
 
 def emit(rel: dict, mapping: list[int]) -> dict:
     """Give a relation (``{"kind": body}``) an emit mapping."""
-    (kind, body), = rel.items()
+    ((kind, body),) = rel.items()
     body = dict(body)
     body["common"] = {"emit": {"outputMapping": mapping}}
     return {kind: body}
@@ -90,7 +90,9 @@ def plan(*roots: dict | tuple[dict, list[str]], functions: dict | None = None) -
             relations.append({"rel": r})
     return {
         "version": {"minorNumber": 80, "producer": "tests"},
-        "extensionUrns": [{"extensionUrnAnchor": i + 1, "urn": f"extension:io.substrait:{s}"} for i, s in enumerate(stems)],
+        "extensionUrns": [
+            {"extensionUrnAnchor": i + 1, "urn": f"extension:io.substrait:{s}"} for i, s in enumerate(stems)
+        ],
         "extensions": [
             {"extensionFunction": {"extensionUrnReference": stems.index(stem) + 1, "functionAnchor": a, "name": name}}
             for a, (name, stem) in functions.items()

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import os
-
 import json
+import os
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app_graph import graph_text, graphs, is_graph, nodes_drawn
-
 from tests import plans as P
+from tests.app_graph import graph_text, graphs, is_graph, nodes_drawn
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 APP = os.path.join(ROOT, "app.py")
-SAMPLES = sorted(f for f in os.listdir(os.path.join(ROOT, "sample_plans")) if f.endswith(".json") and f != "manifest.json")
+SAMPLES = sorted(
+    f for f in os.listdir(os.path.join(ROOT, "sample_plans")) if f.endswith(".json") and f != "manifest.json"
+)
 
 
 def _app(**query: str) -> AppTest:
@@ -120,7 +120,9 @@ def test_the_selection_survives_reruns():
 def test_clicking_a_diagnostic_selects_its_node():
     # A filter whose condition reads field 7 of a 2-field input: an error on node 0.0.
     doc = P.plan((P.read("t", [("a", "i64"), ("b", "i64")]), ["a", "b"]))
-    doc["relations"][0]["root"]["input"] = {"filter": {"input": doc["relations"][0]["root"]["input"], "condition": P.field(7)}}
+    doc["relations"][0]["root"]["input"] = {
+        "filter": {"input": doc["relations"][0]["root"]["input"], "condition": P.field(7)}
+    }
     at = _app()
     at.sidebar.file_uploader[0].set_value(("bad-field.json", json.dumps(doc).encode(), "application/json")).run()
     assert at.selectbox(key="node").value == "0"
@@ -269,9 +271,11 @@ def test_the_schema_table_keeps_every_character_of_names_and_types():
     # names and types are code spans: `*`, `$`, `_` and `<...>` are not Markdown; a `|` does not end the cell
     from ui.panels.schema_table import schema_markdown
 
-    rows = [{"index": 0, "name": "a|b", "type": "struct<x: i32, y: string?>?", "nullable": True},
-            {"index": 1, "name": "$1*_x", "type": "i64", "nullable": False},
-            {"index": 2, "name": "q`t", "type": "string?", "nullable": True}]
+    rows = [
+        {"index": 0, "name": "a|b", "type": "struct<x: i32, y: string?>?", "nullable": True},
+        {"index": 1, "name": "$1*_x", "type": "i64", "nullable": False},
+        {"index": 2, "name": "q`t", "type": "string?", "nullable": True},
+    ]
     lines = schema_markdown(rows).splitlines()
     assert lines[0] == "| index | name | type |"
     assert lines[2] == "| 0 | `a\\|b` | `struct<x: i32, y: string?>?` |"

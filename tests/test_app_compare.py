@@ -96,7 +96,9 @@ def test_two_samples_chosen_one_by_one():
 def test_a_bad_upload_shows_an_error_naming_the_file():
     at = _compare()
     at.selectbox(key="compare_sample_a").select("tutorial.json").run()
-    at.file_uploader(key="compare_upload_b").set_value(("broken.pb", b"\x08\x96\x01\xff\xff", "application/octet-stream")).run()
+    at.file_uploader(key="compare_upload_b").set_value(
+        ("broken.pb", b"\x08\x96\x01\xff\xff", "application/octet-stream")
+    ).run()
     assert not at.exception
     assert at.error and "broken.pb" in at.error[0].value and "expected a Substrait Plan" in at.error[0].value
     assert not at.metric

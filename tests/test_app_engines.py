@@ -10,8 +10,8 @@ import os
 
 from streamlit.testing.v1 import AppTest
 
-from executor.translate import functions
 from executor.jobs.run import clear_cache
+from executor.translate import functions
 from tests.app_graph import graph_text
 from tests.conftest import wait_for
 

@@ -16,10 +16,9 @@ import pytest
 from pyspark.sql import SparkSession
 from streamlit.testing.v1 import AppTest
 
-from tests.app_graph import graph_text, graphs, is_graph
-
 import executor.jobs.run
 import executor.spark.session
+from tests.app_graph import graph_text, graphs, is_graph
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 APP = os.path.join(ROOT, "app.py")

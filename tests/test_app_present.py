@@ -10,7 +10,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app_graph import graph_text, graphs
-
 from tests.conftest import wait_for
 from ui.state import share
 from viz.describe import describe_plan, story_order
@@ -157,8 +156,9 @@ def test_show_sample_rows_runs_the_selected_node(spark):
 
 def test_a_failing_run_shows_a_message_not_a_traceback(spark, monkeypatch, tmp_path):
     # a plan reading a table no data root has: TableNotFound, shown as st.error
-    from tests import plans as P
     import json
+
+    from tests import plans as P
 
     monkeypatch.setattr(share, "SHARE_DIR", str(tmp_path))
     doc = P.plan((P.read("no_such_table", [("a", "i64")]), ["a"]))
@@ -170,7 +170,9 @@ def test_a_failing_run_shows_a_message_not_a_traceback(spark, monkeypatch, tmp_p
     assert at.error and "no_such_table" in at.error[0].value
 
 
-SAMPLES = sorted(f for f in os.listdir(os.path.join(ROOT, "sample_plans")) if f.endswith(".json") and f != "manifest.json")
+SAMPLES = sorted(
+    f for f in os.listdir(os.path.join(ROOT, "sample_plans")) if f.endswith(".json") and f != "manifest.json"
+)
 
 
 @pytest.mark.parametrize("sample", SAMPLES)

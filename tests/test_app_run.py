@@ -136,8 +136,10 @@ def test_a_table_without_the_plans_columns_is_refused_in_the_app(spark, tpch_dir
 
     shutil.copy(os.path.join(tpcds(0.01), "customer.parquet"), tmp_path / "customer.parquet")
     customer = pq.read_table(os.path.join(tpch_dir, "customer.parquet"))
-    pq.write_table(customer.rename_columns([f"col{i}" for i in range(8)]).append_column("extra", customer.column(0)),
-                   tmp_path / "clients.parquet")
+    pq.write_table(
+        customer.rename_columns([f"col{i}" for i in range(8)]).append_column("extra", customer.column(0)),
+        tmp_path / "clients.parquet",
+    )
     for t in ("orders", "lineitem"):
         shutil.copy(os.path.join(tpch_dir, f"{t}.parquet"), tmp_path / f"{t}.parquet")
     with open(os.path.join(ROOT, "sample_plans", "tpch_q03_datafusion.json"), "rb") as fh:

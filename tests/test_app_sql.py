@@ -9,7 +9,6 @@ import os
 from streamlit.testing.v1 import AppTest
 
 from tests.app_graph import graph_text, graphs
-
 from ui.markdown import md_escape
 from ui.sql_examples import EXAMPLES, TUTORIAL_SQL
 

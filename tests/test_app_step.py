@@ -8,12 +8,11 @@ import duckdb
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app_graph import graph_text, node_part
-
 from executor.jobs.outputs import describe_step
+from tests.app_graph import graph_text, node_part
 from tests.conftest import wait_for
-from viz.model import analyze
 from ui.markdown import md_escape
+from viz.model import analyze
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 APP = os.path.join(ROOT, "app.py")
@@ -92,8 +91,11 @@ def _run_step(at: AppTest, timeout_s: float = 180) -> AppTest:
 
 
 def _running(at: AppTest) -> bool:
-    task = next((t for k, t in at.session_state["step_tasks"].items() if k[1] == at.session_state["node"]), None) \
-        if "step_tasks" in at.session_state else None
+    task = (
+        next((t for k, t in at.session_state["step_tasks"].items() if k[1] == at.session_state["node"]), None)
+        if "step_tasks" in at.session_state
+        else None
+    )
     return task is not None and not task.done.is_set()
 
 
@@ -111,14 +113,20 @@ def test_run_at_each_step_shows_rows_and_what_the_node_did(spark):
     at.button(key="step_compare_button").click().run()
     wait_for(at, lambda a: any("[0] product_id" in d.value.columns for d in a.dataframe[2:]) or bool(a.error))
     assert not at.exception and not at.error, [e.value for e in at.error]
-    dropped = sorted(r[0] for r in duckdb.sql(
-        f"SELECT product_id FROM '{PRODUCTS}' WHERE list_position(categories, 'Computers') IS NOT NULL").fetchall())
+    dropped = sorted(
+        r[0]
+        for r in duckdb.sql(
+            f"SELECT product_id FROM '{PRODUCTS}' WHERE list_position(categories, 'Computers') IS NOT NULL"
+        ).fetchall()
+    )
     only_input = [d.value for d in at.dataframe if "[0] product_id" in d.value.columns and len(d.value) == len(dropped)]
     assert only_input and sorted(int(v) for v in only_input[-1]["[0] product_id"]) == dropped
     at.button(key="step_parent").click().run()
     _run_step(at)
-    joined = _count(f"SELECT count(*) FROM '{ORDERS}' o JOIN '{PRODUCTS}' p ON o.product_id = p.product_id "
-                    "WHERE list_position(p.categories, 'Computers') IS NULL")
+    joined = _count(
+        f"SELECT count(*) FROM '{ORDERS}' o JOIN '{PRODUCTS}' p ON o.product_id = p.product_id "
+        "WHERE list_position(p.categories, 'Computers') IS NULL"
+    )
     orders = _count(f"SELECT count(*) FROM '{ORDERS}'")
     assert at.info[0].value == f"**What it did:** {orders} × {kept} rows → {joined} rows"
 
@@ -141,9 +149,16 @@ def test_a_step_onto_a_cross_product_is_flagged_and_never_counts_it(spark, tpch_
     _run_step(at, 120)
     waited = time.monotonic() - begin
     assert not at.error, [e.value for e in at.error]
-    customers, orders, lineitems = (_count(f"SELECT count(*) FROM '{tpch_dir}/{t}.parquet'") for t in ("customer", "orders", "lineitem"))
-    assert at.info[0].value == f"**What it did:** {customers * orders:,} × {lineitems:,} rows → {customers * orders * lineitems:,} rows"
-    assert f"{customers * orders:,} × {lineitems:,} rows → {customers * orders * lineitems:,} rows." in at.warning[0].value
+    customers, orders, lineitems = (
+        _count(f"SELECT count(*) FROM '{tpch_dir}/{t}.parquet'") for t in ("customer", "orders", "lineitem")
+    )
+    assert (
+        at.info[0].value
+        == f"**What it did:** {customers * orders:,} × {lineitems:,} rows → {customers * orders * lineitems:,} rows"
+    )
+    assert (
+        f"{customers * orders:,} × {lineitems:,} rows → {customers * orders * lineitems:,} rows." in at.warning[0].value
+    )
     assert any("counted from its inputs' rows, not run" in c.value for c in at.caption)
     assert waited < 60, waited  # the rows of three reads and two derived counts, not a trillion-row count
 

@@ -15,17 +15,33 @@ from tests.test_app_no_spark import spark_calls  # noqa: F401 - a fixture: a pag
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 APP = os.path.join(ROOT, "app.py")
-TPCH_CUSTOMER = {"c_custkey": [1], "c_name": ["a"], "c_address": ["b"], "c_nationkey": [1], "c_phone": ["p"],
-                 "c_acctbal": [1.5], "c_mktsegment": ["BUILDING"], "c_comment": ["c"]}
+TPCH_CUSTOMER = {
+    "c_custkey": [1],
+    "c_name": ["a"],
+    "c_address": ["b"],
+    "c_nationkey": [1],
+    "c_phone": ["p"],
+    "c_acctbal": [1.5],
+    "c_mktsegment": ["BUILDING"],
+    "c_comment": ["c"],
+}
 
 
 def other_tables(root):
     """``root`` made a folder of other tables: a customer.parquet with TPC-DS's first customer columns,
     and clients.parquet with TPC-H's customer columns under another file name."""
     root.mkdir()
-    pq.write_table(pa.table({"c_customer_sk": pa.array([1], pa.int32()), "c_customer_id": ["x"],
-                             "c_current_cdemo_sk": pa.array([1], pa.int32()), "c_salutation": ["Mr."]}),
-                   root / "customer.parquet")
+    pq.write_table(
+        pa.table(
+            {
+                "c_customer_sk": pa.array([1], pa.int32()),
+                "c_customer_id": ["x"],
+                "c_current_cdemo_sk": pa.array([1], pa.int32()),
+                "c_salutation": ["Mr."],
+            }
+        ),
+        root / "customer.parquet",
+    )
     pq.write_table(pa.table(TPCH_CUSTOMER), root / "clients.parquet")
     return root
 
@@ -62,13 +78,17 @@ def test_a_file_without_the_plans_columns_is_not_bound_and_another_file_fixes_it
     assert (row["bound"], row["how"]) == ("no", "columns differ")
     assert row["problem"].startswith("lacks 8 of the plan's 8 columns (C_CUSTKEY, C_NAME")
     errors = [e.value.replace("\\", "") for e in at.error]  # shown escaped (Markdown)
-    assert f"The file {data_root / 'customer.parquet'} lacks 8 of the plan's 8 columns (C_CUSTKEY, C_NAME, C_ADDRESS, " \
-           "C_NATIONKEY, C_PHONE, C_ACCTBAL, C_MKTSEGMENT, C_COMMENT)." in errors
+    assert (
+        f"The file {data_root / 'customer.parquet'} lacks 8 of the plan's 8 columns (C_CUSTKEY, C_NAME, C_ADDRESS, "
+        "C_NATIONKEY, C_PHONE, C_ACCTBAL, C_MKTSEGMENT, C_COMMENT)." in errors
+    )
     assert any("The file has c\\_customer\\_sk int, c\\_customer\\_id string" in c.value for c in at.caption)
     # by position would need 8 columns where the file has 4: not offered, and the page says why
     assert not [t for t in at.toggle if t.key == "fix_position_CUSTOMER"]
-    assert any("Reading it by position would not serve either: it has 4 columns where the plan reads 8" in c.value
-               for c in at.caption)
+    assert any(
+        "Reading it by position would not serve either: it has 4 columns where the plan reads 8" in c.value
+        for c in at.caption
+    )
     # the tutorial's orders (the last data root) is no TPC-H orders either
     assert (_row(at, "ORDERS")["bound"], _row(at, "ORDERS")["how"]) == ("no", "columns differ")
     # the fix: the one file of the data roots with the plan's columns
@@ -77,7 +97,11 @@ def test_a_file_without_the_plans_columns_is_not_bound_and_another_file_fixes_it
     at.button(key="fix_bind_CUSTOMER").click().run()
     assert not at.exception, at.exception
     row = _row(at, "CUSTOMER")
-    assert (row["bound"], row["how"], row["source"]) == ("yes", "binding", f"parquet at {data_root / 'clients.parquet'}")
+    assert (row["bound"], row["how"], row["source"]) == (
+        "yes",
+        "binding",
+        f"parquet at {data_root / 'clients.parquet'}",
+    )
     assert not [s for s in at.selectbox if s.key == "fix_file_CUSTOMER"]  # its panel is gone
     # the choice is in the session's catalog (ui.state.plan_data.catalog_for), the one the runs take
     catalog = at.session_state["catalog"][1]
@@ -89,7 +113,9 @@ def test_a_file_without_the_plans_columns_is_not_bound_and_another_file_fixes_it
 def test_reading_by_position_is_offered_where_count_and_types_allow(tmp_path, data_root, spark_calls):  # noqa: F811
     """A file of the plan's column count and types in order, under other names, can be read by
     position, and only once the person says so is it bound."""
-    pq.write_table(pa.table({f"col{i}": v for i, v in enumerate(TPCH_CUSTOMER.values())}), data_root / "customer.parquet")
+    pq.write_table(
+        pa.table({f"col{i}": v for i, v in enumerate(TPCH_CUSTOMER.values())}), data_root / "customer.parquet"
+    )
     at = _tables_page(tmp_path, "tpch_q03_datafusion.json")
     assert _row(at, "customer")["bound"] == "no"
     toggle = at.toggle(key="fix_position_customer")
@@ -112,6 +138,9 @@ def test_the_generated_tpch_tables_fix_every_table_at_once(tmp_path, data_root, 
     assert not at.exception, at.exception
     for t in ("CUSTOMER", "ORDERS", "LINEITEM"):
         row = _row(at, t)
-        assert (row["bound"], row["source"]) == ("yes", f"parquet at {os.path.join(tpch_dir, t.lower() + '.parquet')}"), row
+        assert (row["bound"], row["source"]) == (
+            "yes",
+            f"parquet at {os.path.join(tpch_dir, t.lower() + '.parquet')}",
+        ), row
     assert not at.warning  # nothing left to fix
     assert spark_calls == []

@@ -11,77 +11,198 @@ import pytest
 from benchmarks import __main__ as bench
 from benchmarks import report
 
-MACHINE = {"cpu": "Test CPU @ 1.00GHz", "cores": 2, "memory_gib": 8.0, "os": "Linux-test", "python": "3.11.7",
-           "java": 'openjdk version "17.0.15"', "pyspark": "4.0.0", "streamlit": "1.67.0",
-           "date": "2026-01-02T03:04:05+00:00", "load_average": [0.5, 0.4, 0.3]}
+MACHINE = {
+    "cpu": "Test CPU @ 1.00GHz",
+    "cores": 2,
+    "memory_gib": 8.0,
+    "os": "Linux-test",
+    "python": "3.11.7",
+    "java": 'openjdk version "17.0.15"',
+    "pyspark": "4.0.0",
+    "streamlit": "1.67.0",
+    "date": "2026-01-02T03:04:05+00:00",
+    "load_average": [0.5, 0.4, 0.3],
+}
 
 
-def _open_row(shape: str, nodes: int, ours_s: float, baseline_s: float | None = None, estimate_s: float | None = None) -> dict:
-    row = {"shape": shape, "nodes": nodes, "bytes": nodes * 100, "ours_s": ours_s,
-           "phases": {"load": ours_s / 2, "dot": ours_s / 2}, "us_per_node": round(ours_s / nodes * 1e6, 1),
-           "baseline_s": baseline_s, "ratio": ours_s / baseline_s if baseline_s else None, "baseline_note": None,
-           "ok_10k_under_2s": (ours_s < 2) if nodes == 10_000 else None}
+def _open_row(
+    shape: str, nodes: int, ours_s: float, baseline_s: float | None = None, estimate_s: float | None = None
+) -> dict:
+    row = {
+        "shape": shape,
+        "nodes": nodes,
+        "bytes": nodes * 100,
+        "ours_s": ours_s,
+        "phases": {"load": ours_s / 2, "dot": ours_s / 2},
+        "us_per_node": round(ours_s / nodes * 1e6, 1),
+        "baseline_s": baseline_s,
+        "ratio": ours_s / baseline_s if baseline_s else None,
+        "baseline_note": None,
+        "ok_10k_under_2s": (ours_s < 2) if nodes == 10_000 else None,
+    }
     if estimate_s is not None:
         row["baseline_estimate_s"] = estimate_s
         row["baseline_note"] = "> 60 s budget"
     return row
 
 
-OPEN = {"rows": [
-    _open_row("deep chain", 1_000, 0.1, estimate_s=30.0),
-    _open_row("deep chain", 10_000, 1.2, estimate_s=3000.0),
-    _open_row("deep chain", 50_000, 6.0, estimate_s=75000.0),   # 100 -> 120 µs/node: ×1.2, flat
-    _open_row("wide joins", 1_000, 0.1, baseline_s=0.5),
-    _open_row("wide joins", 10_000, 2.5, baseline_s=6.0),      # 10k over 2 s
-    _open_row("wide joins", 50_000, 20.0, baseline_s=40.0),    # 100 -> 400 µs/node: ×4, not flat
-    {**_open_row("corpus", 300, 0.05, baseline_s=0.2), "source": "isthmus-tpch/query_21_plan.json"},
-], "summary": {}}
-
-SPARK = {"scale": 1, "repeat": 3, "translation": {
-    "queries": [
-        {"query": "q01", "executor_s": 2.0, "sql_s": 2.0, "ratio": 1.0, "kept_ratio": 1.0, "translate_s": 0.01, "same_optimized_plan": True,
-         "same_physical_operators": True},
-        {"query": "q02", "executor_s": 2.6, "sql_s": 2.0, "ratio": 1.3, "kept_ratio": 1.1, "translate_s": 0.02, "same_optimized_plan": False,
-         "same_physical_operators": False},
-        {"query": "q03", "executor_s": 1.0, "sql_s": 1.0, "ratio": 1.0, "kept_ratio": 1.05, "translate_s": 0.01, "same_optimized_plan": True,
-         "same_physical_operators": True},
-        {"query": "q04", "error": "AnalysisException: boom"},
+OPEN = {
+    "rows": [
+        _open_row("deep chain", 1_000, 0.1, estimate_s=30.0),
+        _open_row("deep chain", 10_000, 1.2, estimate_s=3000.0),
+        _open_row("deep chain", 50_000, 6.0, estimate_s=75000.0),  # 100 -> 120 µs/node: ×1.2, flat
+        _open_row("wide joins", 1_000, 0.1, baseline_s=0.5),
+        _open_row("wide joins", 10_000, 2.5, baseline_s=6.0),  # 10k over 2 s
+        _open_row("wide joins", 50_000, 20.0, baseline_s=40.0),  # 100 -> 400 µs/node: ×4, not flat
+        {**_open_row("corpus", 300, 0.05, baseline_s=0.2), "source": "isthmus-tpch/query_21_plan.json"},
     ],
-    "summary": {"plans_differ": ["q02"], "plans_differ_in_operators": ["q02"]}},
-    "sampling": {"target_s": 1.0, "nodes": [
-        {"node": "read lineitem", "kind": "read", "limit_pushable": True, "sample_s": 0.3, "whole_s": 5.0},
-        {"node": "filter", "kind": "filter", "limit_pushable": True, "sample_s": 1.4, "whole_s": 6.0},
-        {"node": "aggregate", "kind": "aggregate", "limit_pushable": False, "sample_s": 4.0, "whole_s": 4.1},
-    ]}}
+    "summary": {},
+}
 
-PROFILE = {"scale": 1, "median_speedup": 3.0, "tpcds_scale": 0.1, "target_s": 60.0, "tpch": [
-        {"query": "q03", "nodes": 10, "one_run_s": 1.0, "one_run_jobs": 2, "per_node_s": 3.0, "per_node_jobs": 8,
-         "cross_products_left_out": 2, "speedup": 3.0, "same_counts": True},
+SPARK = {
+    "scale": 1,
+    "repeat": 3,
+    "translation": {
+        "queries": [
+            {
+                "query": "q01",
+                "executor_s": 2.0,
+                "sql_s": 2.0,
+                "ratio": 1.0,
+                "kept_ratio": 1.0,
+                "translate_s": 0.01,
+                "same_optimized_plan": True,
+                "same_physical_operators": True,
+            },
+            {
+                "query": "q02",
+                "executor_s": 2.6,
+                "sql_s": 2.0,
+                "ratio": 1.3,
+                "kept_ratio": 1.1,
+                "translate_s": 0.02,
+                "same_optimized_plan": False,
+                "same_physical_operators": False,
+            },
+            {
+                "query": "q03",
+                "executor_s": 1.0,
+                "sql_s": 1.0,
+                "ratio": 1.0,
+                "kept_ratio": 1.05,
+                "translate_s": 0.01,
+                "same_optimized_plan": True,
+                "same_physical_operators": True,
+            },
+            {"query": "q04", "error": "AnalysisException: boom"},
+        ],
+        "summary": {"plans_differ": ["q02"], "plans_differ_in_operators": ["q02"]},
+    },
+    "sampling": {
+        "target_s": 1.0,
+        "nodes": [
+            {"node": "read lineitem", "kind": "read", "limit_pushable": True, "sample_s": 0.3, "whole_s": 5.0},
+            {"node": "filter", "kind": "filter", "limit_pushable": True, "sample_s": 1.4, "whole_s": 6.0},
+            {"node": "aggregate", "kind": "aggregate", "limit_pushable": False, "sample_s": 4.0, "whole_s": 4.1},
+        ],
+    },
+}
+
+PROFILE = {
+    "scale": 1,
+    "median_speedup": 3.0,
+    "tpcds_scale": 0.1,
+    "target_s": 60.0,
+    "tpch": [
+        {
+            "query": "q03",
+            "nodes": 10,
+            "one_run_s": 1.0,
+            "one_run_jobs": 2,
+            "per_node_s": 3.0,
+            "per_node_jobs": 8,
+            "cross_products_left_out": 2,
+            "speedup": 3.0,
+            "same_counts": True,
+        },
         {"query": "q05", "error": "SqlError: no"},
-    ], "tpcds": [
+    ],
+    "tpcds": [
         {"query": "64", "nodes": 92, "one_run_s": 45.0, "one_run_jobs": 3},
         {"query": "72", "nodes": 26, "one_run_s": 61.0, "one_run_jobs": 2},
-    ]}
+    ],
+}
 
-APP = {"reloads": 5, "reading_s": 20.0,
-       "floor": {"plan": "bare Streamlit page", "cold_s": 1.4, "warm_s": 0.7, "kept_s": 0.55, "warm_wall_s": 0.8,
-                 "warm_cpu_s": 0.5},
-       "targets": {"tutorial_warm_s": 1.0, "warm_100_s": 1.5, "warm_500_s": 2.5, "click_500_s": 0.3, "first_run_s": 2.0},
-       "plans": [
-           {"plan": "tutorial (viewer)", "layout": "viewer", "nodes": 5, "cold_s": 3.0, "warm_s": 0.9,
-            "kept_s": 1.1, "warm_wall_s": 1.3, "warm_cpu_s": 0.75, "warm_content_s": 0.5, "click_s": 0.2, "memory_before_run": {"app": {"peak_mib": 190.0}, "children": []}},
-           {"plan": "97 nodes (viewer)", "layout": "viewer", "nodes": 97, "warm_s": 1.6, "click_s": 0.2,
-            "memory_before_run": {"app": {"peak_mib": 210.0}, "children": []}},
-           {"plan": "499 nodes (viewer)", "layout": "viewer", "nodes": 499, "cold_s": 9.0, "warm_s": 2.0, "click_s": 0.25,
-            "memory_before_run": {"app": {"peak_mib": 230.0}, "children": []}},
-           {"plan": "tutorial (baseline)", "layout": "baseline", "nodes": 5, "warm_s": 4.0, "click_s": 0.3,
-            "memory_before_run": {"app": {"peak_mib": 190.0}, "children": []}},
-           {"plan": "499 nodes (baseline)", "layout": "baseline", "nodes": 499, "warm_s": 6.5, "click_s": 1.1,
-            "memory_before_run": {"app": {"peak_mib": 230.0}, "children": []}},
-       ],
-       "first_run_s": 1.5, "warm_run_s": 0.8, "spark_warm_before_run": True, "click_while_spark_starts_s": 0.7,
-       "first_run": {"plan": "tutorial, first Run (viewer)", "first_run_s": 1.5, "memory_after_run": {
-           "app": {"peak_mib": 200.0}, "children": [{"name": "java", "peak_mib": 555.0}]}}}
+APP = {
+    "reloads": 5,
+    "reading_s": 20.0,
+    "floor": {
+        "plan": "bare Streamlit page",
+        "cold_s": 1.4,
+        "warm_s": 0.7,
+        "kept_s": 0.55,
+        "warm_wall_s": 0.8,
+        "warm_cpu_s": 0.5,
+    },
+    "targets": {"tutorial_warm_s": 1.0, "warm_100_s": 1.5, "warm_500_s": 2.5, "click_500_s": 0.3, "first_run_s": 2.0},
+    "plans": [
+        {
+            "plan": "tutorial (viewer)",
+            "layout": "viewer",
+            "nodes": 5,
+            "cold_s": 3.0,
+            "warm_s": 0.9,
+            "kept_s": 1.1,
+            "warm_wall_s": 1.3,
+            "warm_cpu_s": 0.75,
+            "warm_content_s": 0.5,
+            "click_s": 0.2,
+            "memory_before_run": {"app": {"peak_mib": 190.0}, "children": []},
+        },
+        {
+            "plan": "97 nodes (viewer)",
+            "layout": "viewer",
+            "nodes": 97,
+            "warm_s": 1.6,
+            "click_s": 0.2,
+            "memory_before_run": {"app": {"peak_mib": 210.0}, "children": []},
+        },
+        {
+            "plan": "499 nodes (viewer)",
+            "layout": "viewer",
+            "nodes": 499,
+            "cold_s": 9.0,
+            "warm_s": 2.0,
+            "click_s": 0.25,
+            "memory_before_run": {"app": {"peak_mib": 230.0}, "children": []},
+        },
+        {
+            "plan": "tutorial (baseline)",
+            "layout": "baseline",
+            "nodes": 5,
+            "warm_s": 4.0,
+            "click_s": 0.3,
+            "memory_before_run": {"app": {"peak_mib": 190.0}, "children": []},
+        },
+        {
+            "plan": "499 nodes (baseline)",
+            "layout": "baseline",
+            "nodes": 499,
+            "warm_s": 6.5,
+            "click_s": 1.1,
+            "memory_before_run": {"app": {"peak_mib": 230.0}, "children": []},
+        },
+    ],
+    "first_run_s": 1.5,
+    "warm_run_s": 0.8,
+    "spark_warm_before_run": True,
+    "click_while_spark_starts_s": 0.7,
+    "first_run": {
+        "plan": "tutorial, first Run (viewer)",
+        "first_run_s": 1.5,
+        "memory_after_run": {"app": {"peak_mib": 200.0}, "children": [{"name": "java", "peak_mib": 555.0}]},
+    },
+}
 
 
 def _write(folder, **results) -> None:
@@ -114,8 +235,10 @@ def test_the_report_has_every_figure_against_its_target(tmp_path):
 
     # opening a plan: 10k under 2 s for the chain (1.2 s), not for the joins (2.5 s); flat growth likewise
     ten_k = _lines_with(text, "10,000 nodes ready in under 2 s")
-    assert ten_k == ["| 10,000 nodes ready in under 2 s | deep chain | 1.200 s | met |",
-                     "| 10,000 nodes ready in under 2 s | wide joins | 2.500 s | **not met** |"]
+    assert ten_k == [
+        "| 10,000 nodes ready in under 2 s | deep chain | 1.200 s | met |",
+        "| 10,000 nodes ready in under 2 s | wide joins | 2.500 s | **not met** |",
+    ]
     flat = _lines_with(text, "time per node flat")
     assert "120.0 µs/node" in flat[0] and "×1.20" in flat[0] and flat[0].endswith("| met |")
     assert "×4.00" in flat[1] and flat[1].endswith("**not met** |")
@@ -125,11 +248,14 @@ def test_the_report_has_every_figure_against_its_target(tmp_path):
     assert "`isthmus-tpch/query_21_plan.json`" in text
 
     # spark: ratios 1.0, 1.3, 1.0 -> median 1.0 (met), max 1.3 (not met); the failed query is listed
-    assert _lines_with(text, "median ratio ≤ 1.05") == ["| translated on every run: median ratio ≤ 1.05 | 1.000 | met |",
-                                                         "| translation kept: median ratio ≤ 1.05 | 1.050 | met |"]
+    assert _lines_with(text, "median ratio ≤ 1.05") == [
+        "| translated on every run: median ratio ≤ 1.05 | 1.000 | met |",
+        "| translation kept: median ratio ≤ 1.05 | 1.050 | met |",
+    ]
     assert _lines_with(text, "no query above 1.25") == [
         "| translated on every run: no query above 1.25 | max 1.300 | **not met** |",
-        "| translation kept: no query above 1.25 | max 1.100 | met |"]
+        "| translation kept: no query above 1.25 | max 1.100 | met |",
+    ]
     assert any(line.startswith("| q04 | error |") and "AnalysisException" in line for line in text.splitlines())
     (error_row,) = _lines_with(text, "| q04 | error |")
     assert error_row.count("|") == _lines_with(text, "| q01 |")[0].count("|")  # as many cells as the others
@@ -148,17 +274,23 @@ def test_the_report_has_every_figure_against_its_target(tmp_path):
     # beside a bare Streamlit page timed in the same run (the floor), with the main thread's busy time
     # (in an incognito context and, where measured, in a kept profile)
     assert _lines_with(text, "tutorial (viewer): graph drawn (warm, incognito) ≤ 1 s")[0].endswith(
-        "| 0.90 (baseline 4.00; a bare Streamlit page 0.70) | met |")
+        "| 0.90 (baseline 4.00; a bare Streamlit page 0.70) | met |"
+    )
     assert _lines_with(text, "tutorial (viewer): graph drawn (warm, kept profile) ≤ 1 s")[0].endswith(
-        "| 1.10 (a bare Streamlit page 0.55) | **not met** |")
+        "| 1.10 (a bare Streamlit page 0.55) | **not met** |"
+    )
     assert _lines_with(text, "97 nodes (viewer): graph drawn (warm, incognito) ≤ 1.5 s")[0].endswith(
-        "| 1.60 (a bare Streamlit page 0.70) | **not met** |")
+        "| 1.60 (a bare Streamlit page 0.70) | **not met** |"
+    )
     assert not _lines_with(text, "97 nodes (viewer): graph drawn (warm, kept profile)"), "not measured: no line"
     assert _lines_with(text, "499 nodes (viewer): graph drawn (warm, incognito) ≤ 2.5 s")[0].endswith(
-        "| 2.00 (baseline 6.50; a bare Streamlit page 0.70) | met |")
+        "| 2.00 (baseline 6.50; a bare Streamlit page 0.70) | met |"
+    )
     assert "| bare Streamlit page (floor) |  | 1.40 | 0.70 | 0.55 | 0.80 | 0.50 |" in text
     assert "| tutorial (viewer) | 5 | 3.00 | 0.90 | 1.10 | 1.30 | 0.75 | 0.50 |" in text
-    assert _lines_with(text, "499 nodes (viewer): node click to inspector ≤ 0.3 s")[0].endswith("| 0.25 (baseline 1.10) | met |")
+    assert _lines_with(text, "499 nodes (viewer): node click to inspector ≤ 0.3 s")[0].endswith(
+        "| 0.25 (baseline 1.10) | met |"
+    )
     assert _lines_with(text, "first Run after opening the plan")[0].endswith("| 1.50 | met |")
     assert "its JVM was up" in text and "The first Run took 1.50 s" in text and "555 MiB" in text
     assert "while the JVM started, showed in 0.70 s" in text
@@ -189,9 +321,12 @@ def test_no_results_at_all_gives_a_report_of_not_run_panels(tmp_path):
 
 
 def test_missing_keys_and_a_bad_file_do_not_stop_the_report(tmp_path):
-    _write(tmp_path, open={"rows": [{"shape": "deep chain"}, {"nodes": 10}, "junk"]},
-           spark={"translation": {"queries": [{"query": "q01"}]}, "sampling": {"nodes": [{}]}},
-           app={"plans": [{"plan": "tutorial"}, {}]})
+    _write(
+        tmp_path,
+        open={"rows": [{"shape": "deep chain"}, {"nodes": 10}, "junk"]},
+        spark={"translation": {"queries": [{"query": "q01"}]}, "sampling": {"nodes": [{}]}},
+        app={"plans": [{"plan": "tutorial"}, {}]},
+    )
     text, image = _build(tmp_path)
     assert image.startswith(b"\x89PNG")
     assert "| q01 | n/a | n/a | n/a | n/a | n/a |" in text
@@ -228,8 +363,10 @@ def test_machine_block_has_cpu_cores_memory_and_versions():
 
 def test_a_missing_or_failing_benchmark_is_recorded_and_the_others_run(tmp_path, monkeypatch):
     ok = types.ModuleType("benchmarks._fake_ok")
-    ok.run = lambda quick=False: {"plans": [{"plan": "tutorial", "nodes": 5, "cold_s": 1.0, "warm_s": 0.5}],
-                                  "quick_was": quick}
+    ok.run = lambda quick=False: {
+        "plans": [{"plan": "tutorial", "nodes": 5, "cold_s": 1.0, "warm_s": 0.5}],
+        "quick_was": quick,
+    }
     bad = types.ModuleType("benchmarks._fake_bad")
 
     def boom(quick=False):

@@ -22,17 +22,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from executor.translate import functions
 from executor.__main__ import main
-from executor.engines.bisect import bisect
 from executor.data.catalog import Catalog
-from executor.engines.datafusion import FILTER_NOTE, DataFusionRunner, filters_above_reads
+from executor.engines.bisect import bisect
 from executor.engines.cross import DIFFERS, NOT_COMPARED, SAME, compare_engines
+from executor.engines.datafusion import FILTER_NOTE, DataFusionRunner, filters_above_reads
 from executor.engines.portability import portability
-from executor.producer.check import read_queries
 from executor.engines.rows import multiset_diff, rows_equal, split_rows, subset_diff, values_equal
-from executor.jobs.run import clear_cache
 from executor.engines.sql_plan import sql_to_plan
+from executor.jobs.run import clear_cache
+from executor.producer.check import read_queries
+from executor.translate import functions
 from viz.model import analyze
 
 from .conftest import CORPORA
@@ -70,10 +70,15 @@ def subtract_adds(monkeypatch):
 
 # ---- comparing rows (no engine) ----------------------------------------------------------------
 
+
 def test_rows_compare_as_multisets_by_value():
     a = pa.table({"k": [1, 2, 2, None], "v": [1.0, 2.0 + 1e-12, 3.0, float("nan")]})
-    same = pa.table({"k": pa.array([decimal.Decimal("2"), decimal.Decimal("1"), None, decimal.Decimal("2")]),
-                     "v": [2.0, 1.0, float("nan"), 3.0]})
+    same = pa.table(
+        {
+            "k": pa.array([decimal.Decimal("2"), decimal.Decimal("1"), None, decimal.Decimal("2")]),
+            "v": [2.0, 1.0, float("nan"), 3.0],
+        }
+    )
     assert split_rows(a, same).same  # any order, ints against decimals, floats within 1e-6, NULL and NaN
     other = pa.table({"k": [1, 2, 2, None], "v": [1.0, 2.0, 3.5, float("nan")]})
     split = split_rows(a, other)
@@ -84,7 +89,7 @@ def test_rows_compare_as_multisets_by_value():
     assert (split.only_a_count, split.only_b_count) == (1, 0) and split.only_a == [(2, 3.0)]
 
 
-_UTC = dt.timezone.utc
+_UTC = dt.UTC
 #: Column kinds of the generated tables: the Arrow type, the values a row may hold, and the type and
 #: conversion of another engine handing over the same values.
 _KINDS = {
@@ -93,8 +98,12 @@ _KINDS = {
     "decimal": (pa.decimal128(12, 2), [decimal.Decimal("1.25"), decimal.Decimal("-7.10")], pa.float64(), float),
     "text": (pa.string(), ["", "a", "b b"], pa.string_view(), str),
     "date": (pa.date32(), [dt.date(1995, 1, 1), dt.date(2000, 2, 29)], pa.date32(), lambda v: v),
-    "time": (pa.timestamp("us", tz="UTC"), [dt.datetime(2001, 1, 1, 12, tzinfo=_UTC), dt.datetime(1970, 1, 1, tzinfo=_UTC)],
-             pa.timestamp("ns"), lambda v: v.replace(tzinfo=None)),
+    "time": (
+        pa.timestamp("us", tz="UTC"),
+        [dt.datetime(2001, 1, 1, 12, tzinfo=_UTC), dt.datetime(1970, 1, 1, tzinfo=_UTC)],
+        pa.timestamp("ns"),
+        lambda v: v.replace(tzinfo=None),
+    ),
     "bool": (pa.bool_(), [True, False], pa.bool_(), bool),
 }
 
@@ -147,9 +156,12 @@ def test_rows_compare_as_the_plain_row_by_row_matching_does(tables):
     only_a, only_b = _unmatched(rows_a, rows_b, rows_equal), _unmatched(rows_b, rows_a, rows_equal)
     assert (split.only_a_count, split.only_b_count) == (len(only_a), len(only_b))
     assert not _unmatched(split.only_a, only_a, rows_equal) and not _unmatched(split.only_b, only_b, rows_equal)
-    differ = [c for c in range(a.num_columns)
-              if _unmatched(a.column(c).to_pylist(), b.column(c).to_pylist(), values_equal)
-              or _unmatched(b.column(c).to_pylist(), a.column(c).to_pylist(), values_equal)]
+    differ = [
+        c
+        for c in range(a.num_columns)
+        if _unmatched(a.column(c).to_pylist(), b.column(c).to_pylist(), values_equal)
+        or _unmatched(b.column(c).to_pylist(), a.column(c).to_pylist(), values_equal)
+    ]
     assert split.columns_differ == differ
     same = not only_a and not only_b
     assert (multiset_diff(rows_a, rows_b) is None) == same
@@ -160,6 +172,7 @@ def test_rows_compare_as_the_plain_row_by_row_matching_does(tables):
 
 
 # ---- DataFusion consuming one node: what it refuses, before running ------------------------------
+
 
 def test_datafusion_says_why_it_cannot_take_a_node():
     tutorial = DataFusionRunner(_model("tutorial.json"), Catalog([TUTORIAL_DATA]))
@@ -189,7 +202,9 @@ def test_the_sub_plan_names_the_node_output():
     runner = DataFusionRunner(model)
     sub = runner.sub_plan("0.0.0.0", for_check=True)
     assert list(sub.relations[0].root.names) == [f.name for f in model.node("0.0.0.0").schema]
-    assert [e.extension_function.name for e in sub.extensions] == [e.extension_function.name for e in model.plan.extensions]
+    assert [e.extension_function.name for e in sub.extensions] == [
+        e.extension_function.name for e in model.plan.extensions
+    ]
 
 
 def test_portability_marks_where_each_gap_starts(tpch_dir):
@@ -210,13 +225,28 @@ def test_portability_marks_where_each_gap_starts(tpch_dir):
     # Spark refuses what changes data; DataFusion is not asked to run it either
     from tests import plans as P
 
-    doc = P.plan(({"write": {"namedTable": {"names": ["t"]}, "tableSchema": {"names": ["a"], "struct": {"types": [{"i64": {"nullability": "NULLABILITY_REQUIRED"}}]}},
-                             "op": "WRITE_OP_INSERT", "input": P.read("nation", [("n_nationkey", "i64")])}}, ["a"]))
+    doc = P.plan(
+        (
+            {
+                "write": {
+                    "namedTable": {"names": ["t"]},
+                    "tableSchema": {
+                        "names": ["a"],
+                        "struct": {"types": [{"i64": {"nullability": "NULLABILITY_REQUIRED"}}]},
+                    },
+                    "op": "WRITE_OP_INSERT",
+                    "input": P.read("nation", [("n_nationkey", "i64")]),
+                }
+            },
+            ["a"],
+        )
+    )
     write = portability(P.model_of(doc), Catalog([tpch_dir])).nodes["0"]
     assert write.spark.category == "refused" and write.datafusion.category == "refused"
 
 
 # ---- both engines ------------------------------------------------------------------------------
+
 
 def test_one_node_on_both_engines(spark, tpch_dir):
     model = _model("tpch_q03_datafusion.json")
@@ -230,8 +260,11 @@ def test_one_node_on_both_engines(spark, tpch_dir):
 def test_bisect_finds_the_node_with_the_wrong_mapping(spark, tpch_dir, subtract_adds):
     """q03's only `subtract` is in the aggregate's measure: sum(l_extendedprice * (1 - l_discount))."""
     model = _model("tpch_q03_datafusion.json")
-    users = [n.id for n in model.nodes()
-             if any(model.extensions.functions[a].compound_name == "subtract" for a in n.info.functions)]
+    users = [
+        n.id
+        for n in model.nodes()
+        if any(model.extensions.functions[a].compound_name == "subtract" for a in n.info.functions)
+    ]
     assert users == ["0.0.0.0"]
     result = bisect(model, Catalog([tpch_dir]))
     assert result.first == "0.0.0.0" and not result.agree
@@ -243,7 +276,7 @@ def test_bisect_finds_the_node_with_the_wrong_mapping(spark, tpch_dir, subtract_
     assert "subtract(" in c.expressions[0][1] and c.expressions[0][0].startswith("[3] = measure")
     # every group differs but those whose discounts are all 0 (where a - 0 = a + 0), counted by DuckDB
     t = {n: os.path.join(tpch_dir, f"{n}.parquet") for n in ("customer", "orders", "lineitem")}
-    (groups, unchanged), = duckdb.sql(f"""
+    ((groups, unchanged),) = duckdb.sql(f"""
         SELECT count(*), count(*) FILTER (WHERE off = 0) FROM (
           SELECT l_orderkey, o_orderdate, o_shippriority, sum(l_extendedprice * l_discount) AS off
           FROM '{t["customer"]}', '{t["orders"]}', '{t["lineitem"]}'
@@ -273,13 +306,16 @@ def test_bisect_command_exit_status(spark, tpch_dir, monkeypatch):
     assert code == 1 and "first disagreement: node 0.0.0.0 (Aggregate)" in out and "subtract(" in out
 
 
-@pytest.mark.parametrize("argv, says", [
-    (["bisect", "/no/such/plan.json"], "cannot read"),
-    (["bisect", Q03, "--node", "9.9"], "no node '9.9'"),
-    (["bisect", Q03, "--table", "orders"], "NAME=PATH"),
-    (["bisect", Q03, "--max-rows", "0"], "must be 1 or more"),
-    (["portability", "/no/such/plan.json"], "cannot read"),
-])
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["bisect", "/no/such/plan.json"], "cannot read"),
+        (["bisect", Q03, "--node", "9.9"], "no node '9.9'"),
+        (["bisect", Q03, "--table", "orders"], "NAME=PATH"),
+        (["bisect", Q03, "--max-rows", "0"], "must be 1 or more"),
+        (["portability", "/no/such/plan.json"], "cannot read"),
+    ],
+)
 def test_bisect_and_portability_bad_input_exit_2(argv, says, capsys):
     code, _, err = _run(argv)
     assert code == 2 and says in err + capsys.readouterr().err
@@ -288,13 +324,14 @@ def test_bisect_and_portability_bad_input_exit_2(argv, says, capsys):
 def test_portability_command():
     tutorial = os.path.join(SAMPLES, "tutorial.json")
     code, out, _ = _run(["portability", tutorial, "--data-dir", TUTORIAL_DATA])
-    assert code == 1 and "Spark runs 5 of 5 nodes, DataFusion 2 of 5" in out and 'index_in' in out
+    assert code == 1 and "Spark runs 5 of 5 nodes, DataFusion 2 of 5" in out and "index_in" in out
     code, out, _ = _run(["portability", Q03, "--format", "json"])
     report = json.loads(out)
     assert code == 0 and all(n["spark"]["ok"] and n["datafusion"]["ok"] for n in report["nodes"])
 
 
 # ---- a read's filter, which DataFusion's consumer does not apply ----------------------------------
+
 
 def test_a_reads_filter_is_applied_above_it_for_datafusion(tpch_dir):
     """DataFusion's optimized plan pushes the filter into the read (and keeps a Filter above it); run
@@ -314,7 +351,9 @@ def test_a_reads_filter_is_applied_above_it_for_datafusion(tpch_dir):
     assert body.HasField("filter") and body.HasField("projection")  # as DataFusion 55 writes it
     runner = DataFusionRunner(model, Catalog([tpch_dir]))
     got = runner.run(read, 10_000).table
-    want = duckdb.sql(f"SELECT p_partkey, p_type, p_size FROM '{part}' WHERE p_size = 15 AND p_type LIKE '%BRASS'").fetchall()
+    want = duckdb.sql(
+        f"SELECT p_partkey, p_type, p_size FROM '{part}' WHERE p_size = 15 AND p_type LIKE '%BRASS'"
+    ).fetchall()
     assert 0 < got.num_rows == len(want) < 2_000  # all 2,000 parts before the rewrite
     assert sorted(got.column(0).to_pylist()) == sorted(r[0] for r in want)
     assert FILTER_NOTE in runner.notes
@@ -357,8 +396,10 @@ BISECTED = ("q04", "q16", "q17", "q20", "q21", "q22")
 
 @pytest.mark.slow
 def test_both_engines_agree_on_every_node_of_tpch_plans_datafusion_writes(spark, tpch_dir):
-    tables = {t: os.path.join(tpch_dir, f"{t}.parquet") for t in
-              ("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier")}
+    tables = {
+        t: os.path.join(tpch_dir, f"{t}.parquet")
+        for t in ("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier")
+    }
     catalog = Catalog([tpch_dir])
     queries = [q for q in read_queries([TPCH_SQL]) if q.name in BISECTED]
     assert [q.name for q in queries] == list(BISECTED)

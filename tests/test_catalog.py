@@ -14,8 +14,8 @@ import pytest
 from substrait import algebra_pb2
 
 from executor.data.catalog import Catalog, data_roots, named_tables
-from executor.errors import Refused, TableNotFound, Unsupported
 from executor.data.paths import DataRoots
+from executor.errors import Refused, TableNotFound, Unsupported
 
 ROWS = {"id": [1, 2, 3], "name": ["a", "b", None]}
 
@@ -68,7 +68,10 @@ def test_paths_inside_the_root_resolve(tree):
     assert roots.resolve(f"file://{root}/People.parquet") == str(root / "People.parquet")
     assert roots.resolve(f"file://localhost{root}/People.parquet") == str(root / "People.parquet")
     assert roots.resolve("inner_link.parquet") == str(root / "People.parquet")  # a link that stays inside
-    assert roots.expand_glob("parts/*.parquet") == [str(root / "parts" / "p1.parquet"), str(root / "parts" / "p2.parquet")]
+    assert roots.expand_glob("parts/*.parquet") == [
+        str(root / "parts" / "p1.parquet"),
+        str(root / "parts" / "p2.parquet"),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -176,7 +179,9 @@ def test_named_tables_of_a_plan(corpora_dir):
 def test_available_tables_in_roots(tree):
     root, _ = tree
     names = Catalog([str(root)]).available_in_roots()
-    assert {"people", "people_orc", "people_arrow", "people_stream", "people_feather", "people_csv", "parts"} <= set(names)
+    assert {"people", "people_orc", "people_arrow", "people_stream", "people_feather", "people_csv", "parts"} <= set(
+        names
+    )
 
 
 def test_data_files_are_the_bindable_files_in_the_roots(tree):
@@ -264,7 +269,10 @@ def test_local_files_path_forms(spark, tree):
     assert len(_rows(cat.local_files(spark, _files(uri_file=str(root / "People.parquet"), parquet=parquet)))) == 3
     assert len(_rows(cat.local_files(spark, _files(uri_path=f"file://{root}/People.parquet", parquet=parquet)))) == 3
     assert _rows(cat.local_files(spark, _files(uri_folder=str(root / "parts"), parquet=parquet))) == [(1,), (2,)]
-    assert _rows(cat.local_files(spark, _files(uri_path_glob=f"{root}/parts/p*.parquet", parquet=parquet))) == [(1,), (2,)]
+    assert _rows(cat.local_files(spark, _files(uri_path_glob=f"{root}/parts/p*.parquet", parquet=parquet))) == [
+        (1,),
+        (2,),
+    ]
     assert _rows(cat.local_files(spark, _files(uri_path_glob=f"{root}/parts/p2.*", parquet=parquet))) == [(2,)]
     # several items are unioned by position
     two = algebra_pb2.ReadRel.LocalFiles(
@@ -287,14 +295,21 @@ def test_local_files_formats(spark, tree):
     cat = Catalog([str(root)])
     F = algebra_pb2.ReadRel.LocalFiles.FileOrFiles
     expected = sorted([(1, "a"), (2, "b"), (3, None)], key=repr)
-    assert _rows(cat.local_files(spark, _files(uri_file=str(root / "people_orc.orc"), orc=F.OrcReadOptions()))) == expected
-    assert _rows(cat.local_files(spark, _files(uri_file=str(root / "people_arrow.arrow"), arrow=F.ArrowReadOptions()))) == expected
+    assert (
+        _rows(cat.local_files(spark, _files(uri_file=str(root / "people_orc.orc"), orc=F.OrcReadOptions()))) == expected
+    )
+    assert (
+        _rows(cat.local_files(spark, _files(uri_file=str(root / "people_arrow.arrow"), arrow=F.ArrowReadOptions())))
+        == expected
+    )
     # no format given: taken from the suffix
     assert _rows(cat.local_files(spark, _files(uri_file=str(root / "People.parquet")))) == expected
     with pytest.raises(Unsupported, match="dwrf"):
         cat.local_files(spark, _files(uri_file=str(root / "People.parquet"), dwrf=F.DwrfReadOptions()))
     with pytest.raises(Unsupported, match="partial"):
-        cat.local_files(spark, _files(uri_file=str(root / "People.parquet"), start=4, length=10, parquet=F.ParquetReadOptions()))
+        cat.local_files(
+            spark, _files(uri_file=str(root / "People.parquet"), start=4, length=10, parquet=F.ParquetReadOptions())
+        )
 
 
 def test_local_files_delimited_text_options(spark, tree):

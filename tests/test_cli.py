@@ -33,12 +33,27 @@ def test_inspect_json_one_object_per_plan(tmp_path):
     assert node["id"] == "0" and node["kind"] == "aggregate" and node["inputs"] == ["0.0"]
     # each column names the table columns it comes from (viz.lineage): sales = sum(quantity * price)
     assert node["schema"] == [
-        {"index": 0, "name": "product_name", "type": "string?", "nullable": True,
-         "lineage": {"sources": [{"table": "products", "column": "product_name"}]}},
-        {"index": 1, "name": "product_id", "type": "i64", "nullable": False,
-         "lineage": {"sources": [{"table": "orders", "column": "product_id"}]}},
-        {"index": 2, "name": "sales", "type": "decimal<38,2>?", "nullable": True,
-         "lineage": {"sources": [{"table": "orders", "column": "quantity"}, {"table": "orders", "column": "price"}]}},
+        {
+            "index": 0,
+            "name": "product_name",
+            "type": "string?",
+            "nullable": True,
+            "lineage": {"sources": [{"table": "products", "column": "product_name"}]},
+        },
+        {
+            "index": 1,
+            "name": "product_id",
+            "type": "i64",
+            "nullable": False,
+            "lineage": {"sources": [{"table": "orders", "column": "product_id"}]},
+        },
+        {
+            "index": 2,
+            "name": "sales",
+            "type": "decimal<38,2>?",
+            "nullable": True,
+            "lineage": {"sources": [{"table": "orders", "column": "quantity"}, {"table": "orders", "column": "price"}]},
+        },
     ]
     assert all(set(d) >= {"severity", "code", "message"} for n in query["nodes"] for d in n["diagnostics"])
     assert all(d["node"] == n["id"] for n in query["nodes"] for d in n["diagnostics"] if "node" in d)
@@ -46,7 +61,9 @@ def test_inspect_json_one_object_per_plan(tmp_path):
 
 
 def test_inspect_text_and_exit_zero_with_diagnostics():
-    datafusion = os.path.join(CORPORA, "consumer-testing", "snapshots", "producer", "function", "arithmetic", "abs-datafusion_plan.json")
+    datafusion = os.path.join(
+        CORPORA, "consumer-testing", "snapshots", "producer", "function", "arithmetic", "abs-datafusion_plan.json"
+    )
     out = run("inspect", TUTORIAL, datafusion)
     assert out.returncode == 0, out.stderr
     assert "0 aggregate (root) <- 0.0" in out.stdout
@@ -83,8 +100,9 @@ def test_a_diagnostic_in_json_names_its_node():
 
 def test_function_cases_harness_has_help_and_names_a_missing_folder():
     def cases(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "tests.function_cases", *args], cwd=REPO, capture_output=True,
-                              text=True, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "tests.function_cases", *args], cwd=REPO, capture_output=True, text=True, timeout=120
+        )
 
     usage = cases("--help")
     assert usage.returncode == 0 and "folder of .test files" in usage.stdout

@@ -30,9 +30,19 @@ def _typed(kind: str, **fields) -> Type:
 
 
 _MESSAGES = {
-    "i8": "I8", "i16": "I16", "i32": "I32", "i64": "I64", "fp32": "FP32", "fp64": "FP64", "bool": "Boolean",
-    "string": "String", "date": "Date", "decimal": "Decimal", "precision_timestamp": "PrecisionTimestamp",
-    "precision_timestamp_tz": "PrecisionTimestampTZ", "user_defined": "UserDefined",
+    "i8": "I8",
+    "i16": "I16",
+    "i32": "I32",
+    "i64": "I64",
+    "fp32": "FP32",
+    "fp64": "FP64",
+    "bool": "Boolean",
+    "string": "String",
+    "date": "Date",
+    "decimal": "Decimal",
+    "precision_timestamp": "PrecisionTimestamp",
+    "precision_timestamp_tz": "PrecisionTimestampTZ",
+    "user_defined": "UserDefined",
 }
 
 
@@ -327,9 +337,19 @@ def test_unknown_types_unknown_functions_and_dialects():
 # ---- the live engines ----------------------------------------------------------------------
 
 _OPERATORS = {
-    "equal": "=", "not_equal": "<>", "lt": "<", "lte": "<=", "gt": ">", "gte": ">=",
-    "is_distinct_from": "IS DISTINCT FROM", "add": "+", "subtract": "-", "multiply": "*", "divide": "/",
-    "modulus": "%", "str_concat": "||",
+    "equal": "=",
+    "not_equal": "<>",
+    "lt": "<",
+    "lte": "<=",
+    "gt": ">",
+    "gte": ">=",
+    "is_distinct_from": "IS DISTINCT FROM",
+    "add": "+",
+    "subtract": "-",
+    "multiply": "*",
+    "divide": "/",
+    "modulus": "%",
+    "str_concat": "||",
 }
 
 
@@ -368,7 +388,8 @@ def _sql(case: Case, spark: bool) -> str:
 def _dialect_cases(dialect: str) -> list[Case]:
     spark = dialect == "spark"
     return [
-        c for c in CASES
+        c
+        for c in CASES
         if (c.spark if spark else c.datafusion) != SKIP and not (spark and any(KINDS[a].spark is None for a in c.args))
     ]
 
@@ -393,14 +414,34 @@ def _df_type(name: str) -> str:
         digits = {"s": 0, "ms": 3, "µs": 6, "ns": 9}[m[1]]
         return f"precision_timestamp{'_tz' if m[2] else ''}<{digits}>"
     ints = {f"{u}Int{b}": f"{'u' if u else 'i'}{b}" for u in ("", "U") for b in (8, 16, 32, 64)}
-    named = {"Float16": "u!fp16", "Float32": "fp32", "Float64": "fp64", "Utf8": "string", "Utf8View": "string",
-             "LargeUtf8": "string", "Date32": "date", "Boolean": "boolean", "Null": "null"}
+    named = {
+        "Float16": "u!fp16",
+        "Float32": "fp32",
+        "Float64": "fp64",
+        "Utf8": "string",
+        "Utf8View": "string",
+        "LargeUtf8": "string",
+        "Date32": "date",
+        "Boolean": "boolean",
+        "Null": "null",
+    }
     return {**ints, **named}[name]
 
 
-_SPARK_TYPES = {"tinyint": "i8", "smallint": "i16", "int": "i32", "bigint": "i64", "float": "fp32", "double": "fp64",
-                "string": "string", "date": "date", "boolean": "boolean", "timestamp": "precision_timestamp_tz<6>",
-                "timestamp_ntz": "precision_timestamp<6>", "void": "null"}
+_SPARK_TYPES = {
+    "tinyint": "i8",
+    "smallint": "i16",
+    "int": "i32",
+    "bigint": "i64",
+    "float": "fp32",
+    "double": "fp64",
+    "string": "string",
+    "date": "date",
+    "boolean": "boolean",
+    "timestamp": "precision_timestamp_tz<6>",
+    "timestamp_ntz": "precision_timestamp<6>",
+    "void": "null",
+}
 
 
 def _spark_type(name: str) -> str:
@@ -500,7 +541,9 @@ def test_datafusion_casts_as_the_rules_say(case: Case, datafusion_context):
 def test_spark_casts_as_the_rules_say(spark):
     columns = ", ".join(
         f"CAST(NULL AS {kind.spark}) AS {_column(i, name)}" if kind.spark != "void" else f"NULL AS {_column(i, name)}"
-        for name, kind in KINDS.items() if kind.spark for i in range(3)
+        for name, kind in KINDS.items()
+        if kind.spark
+        for i in range(3)
     )
     spark.sql(f"CREATE OR REPLACE TEMP VIEW {TABLE} AS SELECT {columns}, true AS b")
     wrong = []

@@ -9,8 +9,8 @@ import duckdb
 import pytest
 
 from executor.data.catalog import Catalog
-from executor.jobs.outputs import compare_outputs
 from executor.errors import ExecutionError
+from executor.jobs.outputs import compare_outputs
 from viz.model import analyze
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -34,7 +34,8 @@ def test_a_node_against_itself_has_no_differences(spark, tutorial, catalog):
     c = compare_outputs(tutorial, "0.0", tutorial, "0.0", catalog, catalog, spark=spark)
     joined = duckdb.sql(
         f"SELECT count(*) FROM '{ORDERS}' o JOIN '{PRODUCTS}' p ON o.product_id = p.product_id "
-        "WHERE list_position(p.categories, 'Computers') IS NULL").fetchall()[0][0]
+        "WHERE list_position(p.categories, 'Computers') IS NULL"
+    ).fetchall()[0][0]
     assert c.rows_a == c.rows_b == joined
     assert c.differing_columns == [] and c.column_count_difference == 0 and len(c.columns) == 8
     assert c.rows_compared and c.only_a_count == 0 and c.only_b_count == 0 and c.same
@@ -45,8 +46,12 @@ def test_a_node_against_itself_has_no_differences(spark, tutorial, catalog):
 def test_a_filter_against_its_input_shows_the_dropped_rows(spark, tutorial, catalog):
     c = compare_outputs(tutorial, "0.0.1.0", tutorial, "0.0.1", catalog, catalog, spark=spark)
     total = duckdb.sql(f"SELECT count(*) FROM '{PRODUCTS}'").fetchall()[0][0]
-    dropped = sorted(r[0] for r in duckdb.sql(
-        f"SELECT product_id FROM '{PRODUCTS}' WHERE list_position(categories, 'Computers') IS NOT NULL").fetchall())
+    dropped = sorted(
+        r[0]
+        for r in duckdb.sql(
+            f"SELECT product_id FROM '{PRODUCTS}' WHERE list_position(categories, 'Computers') IS NOT NULL"
+        ).fetchall()
+    )
     assert dropped, "the oracle finds rows the filter drops"
     assert (c.rows_a, c.rows_b) == (total, total - len(dropped))
     assert c.differing_columns == [] and c.rows_compared and not c.same
@@ -76,7 +81,9 @@ def _priced(name: str, decimal: str):
     """orders' product_id and price, the price cast to ``decimal`` and the column named ``name``."""
     from tests.plans import emit, field, plan, read, typ
 
-    orders = read("orders", [("product_id", "i64"), ("quantity", "i32"), ("order_date", "date"), ("price", "decimal<10,2>?")])
+    orders = read(
+        "orders", [("product_id", "i64"), ("quantity", "i32"), ("order_date", "date"), ("price", "decimal<10,2>?")]
+    )
     cast = {"cast": {"type": typ(decimal), "input": field(3), "failureBehavior": "FAILURE_BEHAVIOR_THROW_EXCEPTION"}}
     project = emit({"project": {"input": orders, "expressions": [cast]}}, [0, 4])
     return analyze(json.dumps(plan((project, ["product_id", name]))).encode())

@@ -33,7 +33,11 @@ def answer(case: str) -> C.SchemaAnswer:
 
 def _known(case: str):
     reason = C.KNOWN_DIFFERENCES.get(case)
-    return pytest.param(case, marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason)) if reason else case
+    return (
+        pytest.param(case, marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason))
+        if reason
+        else case
+    )
 
 
 # ---- the spelling -------------------------------------------------------------------------
@@ -60,14 +64,20 @@ def test_the_published_answers_parse_as_the_corpus_counts_them():
     taken over, but for two cells (docs/conformance.md says which)."""
     early = [c for c in SCORED if c not in C.ADDED_LATER]
     assert len(early) == 93
-    got = {name: sum(C.published_status(name, c, nulls) == "match" for c in early)
-           for name, _, nulls, scored in C.PARTICIPANTS if scored}
+    got = {
+        name: sum(C.published_status(name, c, nulls) == "match" for c in early)
+        for name, _, nulls, scored in C.PARTICIPANTS
+        if scored
+    }
     assert got == {**C.PUBLISHED_MATCHED, "DATAFUSION": 53}  # its read_projection_mask cell predates the expectation
-    assert C.parse_answer("JAVA", "Struct{nullable=false, fields=[Decimal{nullable=true, scale=2, precision=11}]}") \
-        == [("dec(11,2)", True)]
+    assert C.parse_answer("JAVA", "Struct{nullable=false, fields=[Decimal{nullable=true, scale=2, precision=11}]}") == [
+        ("dec(11,2)", True)
+    ]
     assert C.parse_answer("ISTHMUS", "[$f0:ROW[f0:BIGINT, f1:BIGINT?]]") == [("struct(i64,i64?)", False)]
-    assert C.parse_answer("ACERO", "[c0:extension<varchar{length:10}>, c2:fixed_size_binary[4]?]") \
-        == [("vchar(10)", False), ("fbin(4)", True)]
+    assert C.parse_answer("ACERO", "[c0:extension<varchar{length:10}>, c2:fixed_size_binary[4]?]") == [
+        ("vchar(10)", False),
+        ("fbin(4)", True),
+    ]
 
 
 # ---- derived schemas ----------------------------------------------------------------------
@@ -82,7 +92,9 @@ def test_scored_case_derives_the_expected_schema(case):
 def test_schema_score():
     matched = [c for c in SCORED if answer(c).status == "match"]
     differing = sorted(set(SCORED) - set(matched))
-    print(f"\nconformance: {len(matched)} of {len(SCORED)} scored cases derive the expected schema; differ: {differing}")
+    print(
+        f"\nconformance: {len(matched)} of {len(SCORED)} scored cases derive the expected schema; differ: {differing}"
+    )
     assert len(SCORED) == 96
     assert len(matched) >= SCHEMA_FLOOR and set(differing) <= set(C.KNOWN_DIFFERENCES)
 
@@ -128,16 +140,23 @@ def runs(spark_session):
     start = time.monotonic()
     out = C.run_all()
     ran = [r for r in out.values() if r.ran]
-    print(f"\nconformance on Spark: {len(ran)} of {len(out)} run in {time.monotonic() - start:.0f} s; types agree in "
-          f"{sum(r.types != 'differ' for r in ran)}; rows exact in "
-          f"{sum(r.row_status == 'exact' for r in out.values())} of {len(ROW_CASES)}")
+    print(
+        f"\nconformance on Spark: {len(ran)} of {len(out)} run in {time.monotonic() - start:.0f} s; types agree in "
+        f"{sum(r.types != 'differ' for r in ran)}; rows exact in "
+        f"{sum(r.row_status == 'exact' for r in out.values())} of {len(ROW_CASES)}"
+    )
     return out
 
 
 def _clear(message: str) -> bool:
     """One line, in the user's terms: no traceback, no Java stack, not an internal error."""
-    return ("\n" not in message and "Traceback" not in message and "internal error" not in message
-            and "\tat " not in message and len(message) < 400)
+    return (
+        "\n" not in message
+        and "Traceback" not in message
+        and "internal error" not in message
+        and "\tat " not in message
+        and len(message) < 400
+    )
 
 
 @pytest.mark.parametrize("case", VIRTUAL_CASES)

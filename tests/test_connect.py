@@ -76,7 +76,7 @@ def test_connect_gives_the_same_rows_as_classic(spark, tpch_dir):
     )
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     assert lines, proc.stderr[-3000:]
-    remote = json.loads(lines[0][len("RESULT "):])
+    remote = json.loads(lines[0][len("RESULT ") :])
     assert remote["connect"] is True
 
     from executor.__main__ import json_value
@@ -91,7 +91,8 @@ def test_connect_gives_the_same_rows_as_classic(spark, tpch_dir):
         assert got["rows"] == rows, path  # both plans end in a total sort: the same order too
         assert "Scan parquet" in got["explain"] or "parquet" in got["explain"].lower()
     # the profile observes the nodes through Connect too, with the classic session's counts
-    from executor.jobs.profile import clear_cache as clear_profiles, profile_plan
+    from executor.jobs.profile import clear_cache as clear_profiles
+    from executor.jobs.profile import profile_plan
 
     clear_profiles()
     local = profile_plan(analyze(open(PLANS[0], "rb").read()), catalog)

@@ -30,7 +30,9 @@ def test_tutorial_plan_in_words():
     # read orders: namedTable orders, baseSchema product_id, quantity, order_date, price
     assert describe(m, "0.0.0") == "Reads table orders (4 columns: product_id, quantity, order_date and price)."
     # read products: 6 names, but details is a struct of (manufacturer, year_created): 4 top-level columns
-    assert describe(m, "0.0.1.0") == "Reads table products (4 columns: product_id, categories, details and product_name)."
+    assert (
+        describe(m, "0.0.1.0") == "Reads table products (4 columns: product_id, categories, details and product_name)."
+    )
     # filter: is_null(index_in('Computers', $1)); field 1 of products is categories (the needle is
     # not in the list: "categories does not contain" had its verb wrong for a plural name)
     assert describe(m, "0.0.1") == "Keeps the rows of products where 'Computers' is not in categories."
@@ -89,12 +91,14 @@ def test_datafusion_joins_without_a_condition_read_as_cross_products(tpch_dir):
     ]
     # with the technical marks, the node id too
     assert describe(m, [n.id for n in m.nodes() if n.kind == "join"][1], ids=True).endswith(
-        f"The filter at step 6 (node {filter_id}) keeps the matching pairs.")
+        f"The filter at step 6 (node {filter_id}) keeps the matching pairs."
+    )
     [sort_id] = [n.id for n in m.nodes() if n.kind == "sort"]
     assert describe(m, sort_id) == "Sorts by revenue, highest first, then o_orderdate."
     [aggregate_id] = [n.id for n in m.nodes() if n.kind == "aggregate"]
     assert describe(m, aggregate_id) == (
-        "Sums l_extendedprice × (1 − l_discount) as revenue per l_orderkey, o_orderdate and o_shippriority.")
+        "Sums l_extendedprice × (1 − l_discount) as revenue per l_orderkey, o_orderdate and o_shippriority."
+    )
 
 
 def test_isthmus_cross_products_name_the_filter_that_holds_their_condition():
@@ -112,7 +116,10 @@ def test_isthmus_cross_products_name_the_filter_that_holds_their_condition():
 def test_set_operations_in_words():
     m = sample("set_ops.json")
     # a lower and an upper bound of one column read as one, the dates in words
-    assert describe(m, "0") == "Keeps the rows of orders whose order_date is on or after 1 January 2024 and before 1 February 2024."
+    assert (
+        describe(m, "0")
+        == "Keeps the rows of orders whose order_date is on or after 1 January 2024 and before 1 February 2024."
+    )
     assert describe(m, "4") == "Stacks the rows of its 3 inputs, keeping duplicates (union all)."
     assert describe(m, "5") == "Combines the rows of its 3 inputs, dropping duplicates (union)."
     assert describe(m, "6") == "Keeps the rows of the first input that appear in none of the other inputs (except)."
@@ -130,17 +137,24 @@ def test_tpch_q03_sort_fetch_aggregate_read_filter():
     assert describe(m, "0.0.0") == "Keeps columns o_orderkey, revenue, o_orderdate and o_shippriority."
     # the measure is the root's revenue (the project above keeps it as its second column)
     assert describe(m, "0.0.0.0") == (
-        "Sums l_extendedprice × (1.00 − l_discount) as revenue per o_orderkey, o_orderdate and o_shippriority.")
+        "Sums l_extendedprice × (1.00 − l_discount) as revenue per o_orderkey, o_orderdate and o_shippriority."
+    )
     assert describe(m, "0.0*6") == (
         "Reads table lineitem (3 of 16 columns: l_orderkey, l_extendedprice and l_discount). "
         "Keeps only the rows of lineitem whose l_shipdate is after 15 March 1995 and l_shipdate is not null."
     )
-    assert describe(m, "0.0*5") == "Joins lineitem to combined customer and orders rows on l_orderkey = o_orderkey, keeping only matches."
+    assert (
+        describe(m, "0.0*5")
+        == "Joins lineitem to combined customer and orders rows on l_orderkey = o_orderkey, keeping only matches."
+    )
     assert describe(m, "0.0*5.1.0.1") == "Keeps the rows of customer whose c_custkey is at most 14999."
 
 
 def test_window_grouping_sets_physical_subqueries():
-    assert describe(sample("aggregates.json"), "0") == "Sums quantity and counts rows, for 2 groupings: per product_id; over all rows."
+    assert (
+        describe(sample("aggregates.json"), "0")
+        == "Sums quantity and counts rows, for 2 groupings: per product_id; over all rows."
+    )
     assert describe(sample("window.json"), "0.0") == (
         "Adds 2 window columns: the row number and the sum of quantity, per product_id, in order of order_date and quantity."
     )
@@ -148,12 +162,17 @@ def test_window_grouping_sets_physical_subqueries():
     assert describe(m, "0") == "Joins (by hashing) orders to products on product_id = product_id, keeping only matches."
     assert describe(m, "0.0") == "Redistributes the rows into 4 partitions by product_id."
     m = sample("subqueries.json")
-    assert describe(m, "0.0.s1") == "Keeps the rows of orders whose product_id = the outer row's product_id and quantity is at least 2."
+    assert (
+        describe(m, "0.0.s1")
+        == "Keeps the rows of orders whose product_id = the outer row's product_id and quantity is at least 2."
+    )
     assert describe(m, "0.s1") == "Finds the largest price over all rows."
 
 
 def test_long_conditions_are_all_said_and_patterns_read_as_words():
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpora", "isthmus-tpch", "query_16_plan.json")
+    path = os.path.join(
+        os.path.dirname(__file__), "..", "..", "shared", "corpora", "isthmus-tpch", "query_16_plan.json"
+    )
     with open(path, "rb") as fh:
         m = analyze(fh.read())
     # and(P_PARTKEY = PS_PARTKEY, P_BRAND <> 'Brand#45', not like(P_TYPE, 'MEDIUM POLISHED%'),
@@ -169,9 +188,17 @@ def test_long_conditions_are_all_said_and_patterns_read_as_words():
 def test_hand_made_plan_fetch_offset_or_list_and_unknown_function():
     orders = P.read("orders", P.ORDERS)
     fetch = {"fetch": {"input": orders, "offsetExpr": P.i64(5), "countExpr": P.i64(20)}}
-    either = {"filter": {"input": P.read("orders", P.ORDERS), "condition": P.call(
-        7, P.call(1, P.field(0), P.i64(1)), P.call(1, P.field(0), P.i64(2)), P.call(1, P.field(0), P.i64(3)))}}
-    unknown = {"filter": {"input": P.read("orders", P.ORDERS), "condition": P.call(2, P.call(99, P.field(2)), P.i64(10))}}
+    either = {
+        "filter": {
+            "input": P.read("orders", P.ORDERS),
+            "condition": P.call(
+                7, P.call(1, P.field(0), P.i64(1)), P.call(1, P.field(0), P.i64(2)), P.call(1, P.field(0), P.i64(3))
+            ),
+        }
+    }
+    unknown = {
+        "filter": {"input": P.read("orders", P.ORDERS), "condition": P.call(2, P.call(99, P.field(2)), P.i64(10))}
+    }
     m = P.model_of(P.plan(fetch, either, unknown, functions={**P.FUNCTIONS, 7: ("or:bool", "functions_boolean")}))
     assert describe(m, "0") == "Skips the first 5 rows and keeps the next 20."
     assert describe(m, "1") == "Keeps the rows of orders whose o_id is one of 1, 2 and 3."
@@ -207,10 +234,22 @@ def test_corpus_sweep_every_node_gets_a_sentence():
 
 def test_write_and_ddl_in_words():
     schema = {"names": ["o_id"], "struct": {"types": [P.typ("i64")], "nullability": "NULLABILITY_REQUIRED"}}
-    write = {"write": {"namedTable": {"names": ["archive"]}, "tableSchema": schema, "op": "WRITE_OP_INSERT",
-                       "input": P.read("orders", [("o_id", "i64")])}}
-    ddl = {"ddl": {"namedObject": {"names": ["archive"]}, "tableSchema": schema, "object": "DDL_OBJECT_TABLE",
-                   "op": "DDL_OP_DROP"}}
+    write = {
+        "write": {
+            "namedTable": {"names": ["archive"]},
+            "tableSchema": schema,
+            "op": "WRITE_OP_INSERT",
+            "input": P.read("orders", [("o_id", "i64")]),
+        }
+    }
+    ddl = {
+        "ddl": {
+            "namedObject": {"names": ["archive"]},
+            "tableSchema": schema,
+            "object": "DDL_OBJECT_TABLE",
+            "op": "DDL_OP_DROP",
+        }
+    }
     m = P.model_of(P.plan(write, ddl))
     assert describe(m, "0") == "Inserts the rows into table archive."
     assert describe(m, "1") == "Drops table archive."
@@ -220,18 +259,33 @@ def test_write_and_ddl_in_words():
 # ---- DataFusion's plans as an analyst reads them (TPC-H q03, TPC-DS q64; written and analyzed) ----
 
 _COMPARISONS = {"equal", "not_equal", "lt", "lte", "gt", "gte"}
-_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December"]
+_MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 
 
-@pytest.fixture(scope="module", params=[(q, f) for q in ("tpch q03", "tpcds 64") for f in ("written", "analyzed")],
-                ids=lambda p: f"{p[0]}-{p[1]}")
+@pytest.fixture(
+    scope="module",
+    params=[(q, f) for q in ("tpch q03", "tpcds 64") for f in ("written", "analyzed")],
+    ids=lambda p: f"{p[0]}-{p[1]}",
+)
 def datafusion_plan(request) -> PlanModel:
     """DataFusion's plan of TPC-H q03 (executor/producer/sql/tpch.sql) or TPC-DS q64 (the shared
     corpus' text) in one form, over the generated data at scale 0.01."""
     from executor.data.generate import tpcds, tpch
-    from executor.producer.check import read_queries
     from executor.engines.sql_plan import sql_to_plan
+    from executor.producer.check import read_queries
 
     suite, name = request.param[0].split()
     if suite == "tpch":
@@ -254,10 +308,12 @@ def _present_text(m: PlanModel, ids: bool = False) -> str:
 def _field_and_literal(m: PlanModel, e) -> tuple[int, object] | None:
     """(field index, literal) of ``e`` when it is a field reference and a literal, casts looked
     through; None otherwise (the oracle, written from the proto, apart from viz.words)."""
+
     def strip(x):
         while x.WhichOneof("rex_type") == "cast":
             x = x.cast.input
         return x
+
     if e.WhichOneof("rex_type") != "scalar_function":
         return None
     f = e.scalar_function
@@ -324,8 +380,10 @@ def test_datafusion_plans_read_without_node_ids_or_function_calls_and_name_every
             stack = [cond]
             while stack:
                 e = stack.pop()
-                if e.WhichOneof("rex_type") == "scalar_function" and \
-                        m.extensions.functions[e.scalar_function.function_reference].name == "and":
+                if (
+                    e.WhichOneof("rex_type") == "scalar_function"
+                    and m.extensions.functions[e.scalar_function.function_reference].name == "and"
+                ):
                     stack += [a.value for a in e.scalar_function.arguments]
                     continue
                 pair = _field_and_literal(m, e)
@@ -337,8 +395,10 @@ def test_datafusion_plans_read_without_node_ids_or_function_calls_and_name_every
                 checked += 1
     if any(n.kind == "aggregate" and "cs_item_sk" in [f.name for f in n.schema or ()] for n in m.nodes()):
         # q64's cs_ui: DataFusion names its sums by their expressions and no name reaches the root
-        assert "the sum of cs_ext_list_price is above 2 × the sum of (cr_refunded_cash + cr_reversed_charge + " \
-               "cr_store_credit)" in text
+        assert (
+            "the sum of cs_ext_list_price is above 2 × the sum of (cr_refunded_cash + cr_reversed_charge + "
+            "cr_store_credit)" in text
+        )
     assert checked >= 3  # q03: c_mktsegment, o_orderdate, l_shipdate; q64: d_year twice, i_current_price...
     # with the technical marks, the steps a sentence points to carry their node ids
     assert re.search(r"step \d+ \(node [\d.*]+\)", _present_text(m, ids=True))
@@ -348,12 +408,17 @@ def test_datafusion_q03_in_words():
     """TPC-H q03 as DataFusion writes it (analyzed), each sentence checked by hand against the SQL:
     the keys and the constants of the one filter, the measure the root calls revenue."""
     from executor.data.generate import tpch
-    from executor.producer.check import read_queries
     from executor.engines.sql_plan import sql_to_plan
+    from executor.producer.check import read_queries
 
     data_dir = tpch(0.01)
-    [query] = [q for q in read_queries([os.path.join(os.path.dirname(__file__), "..", "executor", "producer", "sql", "tpch.sql")])
-               if q.name == "q03"]
+    [query] = [
+        q
+        for q in read_queries(
+            [os.path.join(os.path.dirname(__file__), "..", "executor", "producer", "sql", "tpch.sql")]
+        )
+        if q.name == "q03"
+    ]
     tables = {t: os.path.join(data_dir, f"{t}.parquet") for t in ("customer", "orders", "lineitem")}
     m = analyze(sql_to_plan(query.sql, tables, json=False).data)
     sentences = describe_plan(m)
@@ -377,8 +442,15 @@ def test_steps_saying_the_same_in_a_row_are_one_run():
     subquery's comparison) is one run (story_runs), which the Present page shows as one line."""
     from viz.describe import story_runs
 
-    path = os.path.join(CORPORA, "consumer-testing", "snapshots", "producer", "relation", "aggregate",
-                        "aggregate_in_subquery-duckdb_plan.json")
+    path = os.path.join(
+        CORPORA,
+        "consumer-testing",
+        "snapshots",
+        "producer",
+        "relation",
+        "aggregate",
+        "aggregate_in_subquery-duckdb_plan.json",
+    )
     with open(path, "rb") as fh:
         m = analyze(fh.read())
     order, sentences = story_order(m), describe_plan(m)

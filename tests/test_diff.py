@@ -35,13 +35,20 @@ def _isthmus(corpora: str, q: str) -> PlanModel:
 
 
 def _snapshot(corpora: str, q: str, producer: str) -> PlanModel:
-    return _load(os.path.join(corpora, "consumer-testing", "snapshots", "producer", "integration", "tpch", f"q{q}-{producer}_plan.json"))
+    return _load(
+        os.path.join(
+            corpora, "consumer-testing", "snapshots", "producer", "integration", "tpch", f"q{q}-{producer}_plan.json"
+        )
+    )
 
 
 # ---------------------------------------------------------------- identical plans
 
 
-@pytest.mark.parametrize("sample", ["tutorial.json", "set_ops.json", "dag_two_roots.json", "subqueries.json", "tpch_q02_isthmus.json", "errors.json"])
+@pytest.mark.parametrize(
+    "sample",
+    ["tutorial.json", "set_ops.json", "dag_two_roots.json", "subqueries.json", "tpch_q02_isthmus.json", "errors.json"],
+)
 def test_a_plan_diffed_with_itself_is_all_same(sample):
     a = _load(os.path.join(SAMPLES, sample))
     b = _load(os.path.join(SAMPLES, sample))
@@ -122,9 +129,23 @@ def test_a_dropped_project_is_removed_and_the_rest_still_match():
 def test_swapped_join_inputs_still_match_by_table():
     orders, customers = P.read("orders", P.ORDERS), P.read("customers", P.CUSTOMERS)
     cond = P.call(1, P.field(1), P.field(3))
-    a = P.model_of(P.plan(({"join": {"left": orders, "right": customers, "expression": cond, "type": "JOIN_TYPE_INNER"}}, ["o_id", "o_cust", "o_total", "c_id", "c_name"])))
+    a = P.model_of(
+        P.plan(
+            (
+                {"join": {"left": orders, "right": customers, "expression": cond, "type": "JOIN_TYPE_INNER"}},
+                ["o_id", "o_cust", "o_total", "c_id", "c_name"],
+            )
+        )
+    )
     cond_b = P.call(1, P.field(0), P.field(3))
-    b = P.model_of(P.plan(({"join": {"left": customers, "right": orders, "expression": cond_b, "type": "JOIN_TYPE_INNER"}}, ["c_id", "c_name", "o_id", "o_cust", "o_total"])))
+    b = P.model_of(
+        P.plan(
+            (
+                {"join": {"left": customers, "right": orders, "expression": cond_b, "type": "JOIN_TYPE_INNER"}},
+                ["c_id", "c_name", "o_id", "o_cust", "o_total"],
+            )
+        )
+    )
     d = diff_plans(a, b)
     assert d.matches == {"0": "0", "0.0": "0.1", "0.1": "0.0"}
     assert d.by_a["0.0"].status == "same" and d.by_a["0.1"].status == "same"
@@ -149,8 +170,18 @@ TPCH_PAIRS = {
         ["0.0"],  # DataFusion: the project above the aggregate
     ),
     "03": (
-        [("0", "0"), ("0.0", "0.0"), ("0.0.0", "0.0.0"), ("0.0.0.0", "0.0.0.0"), ("0.0*5", "0.0*4"),
-         ("0.0*6", "0.0*5"), ("0.0*7", "0.0*6"), ("0.0*8", "0.0*7"), ("0.0*7.1", "0.0*6.1"), ("0.0*6.1", "0.0*5.1")],
+        [
+            ("0", "0"),
+            ("0.0", "0.0"),
+            ("0.0.0", "0.0.0"),
+            ("0.0.0.0", "0.0.0.0"),
+            ("0.0*5", "0.0*4"),
+            ("0.0*6", "0.0*5"),
+            ("0.0*7", "0.0*6"),
+            ("0.0*8", "0.0*7"),
+            ("0.0*7.1", "0.0*6.1"),
+            ("0.0*6.1", "0.0*5.1"),
+        ],
         ["0.0*4"],
         [],
     ),
@@ -167,9 +198,20 @@ TPCH_PAIRS = {
         ["0"],  # DataFusion: project root over the aggregate
     ),
     "10": (
-        [("0", "0"), ("0.0", "0.0"), ("0.0.0", "0.0.0"), ("0.0.0.0", "0.0.0.0"), ("0.0*5", "0.0*4"), ("0.0*6", "0.0*5"),
-         ("0.0*7", "0.0*6"), ("0.0*8", "0.0*7"), ("0.0*9", "0.0*8"), ("0.0*8.1", "0.0*7.1"), ("0.0*7.1", "0.0*6.1"),
-         ("0.0*6.1", "0.0*5.1")],
+        [
+            ("0", "0"),
+            ("0.0", "0.0"),
+            ("0.0.0", "0.0.0"),
+            ("0.0.0.0", "0.0.0.0"),
+            ("0.0*5", "0.0*4"),
+            ("0.0*6", "0.0*5"),
+            ("0.0*7", "0.0*6"),
+            ("0.0*8", "0.0*7"),
+            ("0.0*9", "0.0*8"),
+            ("0.0*8.1", "0.0*7.1"),
+            ("0.0*7.1", "0.0*6.1"),
+            ("0.0*6.1", "0.0*5.1"),
+        ],
         ["0.0*4"],
         [],
     ),
@@ -204,14 +246,21 @@ def test_case_only_differences_go_away_with_ignore_case(corpora_dir):
     a, b = _isthmus(corpora_dir, "03"), _load(os.path.join(DATAFUSION, "q03.json"))
     strict, loose = diff_plans(a, b), diff_plans(a, b, ignore_case=True)
     orders = "0.0*7.1"  # ORDERS / orders: same columns and types, names differ only in case
-    assert any(x.what == "name" and x.a == "O_ORDERKEY" and x.b == "o_orderkey" for x in strict.by_a[orders].differences)
+    assert any(
+        x.what == "name" and x.a == "O_ORDERKEY" and x.b == "o_orderkey" for x in strict.by_a[orders].differences
+    )
     assert loose.by_a[orders].status == "same"
     # isthmus reads C_NATIONKEY as i32 where the parquet DataFusion read has i64: a real type difference
     customer = loose.by_a["0.0*8"]
     assert [(x.what, x.index, x.a, x.b) for x in customer.differences] == [("type", 3, "i32", "i64")]
     # the filter's conditions differ (DataFusion nests binary ands); it is changed, with both texts
     cond = [x for x in loose.by_a["0.0*5"].differences if x.aspect == "expression"]
-    assert cond and cond[0].what == "condition" and cond[0].a.startswith("and(equal($6:C_MKTSEGMENT") and cond[0].b.startswith("and(and(")
+    assert (
+        cond
+        and cond[0].what == "condition"
+        and cond[0].a.startswith("and(equal($6:C_MKTSEGMENT")
+        and cond[0].b.startswith("and(and(")
+    )
 
 
 # ---------------------------------------------------------------- isthmus vs DuckDB (corpora)
@@ -271,7 +320,9 @@ def test_combined_dot_links_every_matched_pair(corpora_dir):
     assert '  "a:0.0" -> "b:0.0.0" [style=dashed' in dot  # the aggregates
     if os.path.exists("/usr/bin/dot"):  # Graphviz accepts it
         for text in (dot, *side_dots(a, b, d)):
-            proc = subprocess.run(["/usr/bin/dot", "-Tsvg"], input=text.encode(), capture_output=True, timeout=60, check=False)
+            proc = subprocess.run(
+                ["/usr/bin/dot", "-Tsvg"], input=text.encode(), capture_output=True, timeout=60, check=False
+            )
             assert proc.returncode == 0, proc.stderr[:300]
 
 

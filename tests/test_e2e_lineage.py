@@ -44,8 +44,9 @@ def test_click_a_column_in_the_graph_and_see_where_it_comes_from(app_url):  # no
             # a row of another node: that node is selected and its column picked
             page.locator(f'{GRAPH} g[id="node-0.0.1"] text', has_text=re.compile(r"^product_name$")).first.click()
             expect(page.get_by_role("heading", name="Filter · 0.0.1")).to_be_visible(timeout=60_000)
-            expect(page.locator("code").filter(has_text="[3] product_name ← [3] product_name of products").first
-                   ).to_be_visible(timeout=60_000)
+            expect(
+                page.locator("code").filter(has_text="[3] product_name ← [3] product_name of products").first
+            ).to_be_visible(timeout=60_000)
             expect(traced).to_have_count(4, timeout=30_000)  # the filter, its read, and the join and aggregate above
         finally:
             browser.close()

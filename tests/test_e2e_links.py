@@ -29,7 +29,9 @@ def test_a_shared_link_opened_first_on_a_fresh_server(app_url):  # noqa: F811
             expect(page.get_by_role("heading", name="Step 3: Filter")).to_be_visible(timeout=90_000)
             # app.py ran: its navigation (page titles, not file names) is there
             expect(page.get_by_role("link", name="Step through")).to_be_visible()
-            expect(page.get_by_text("Keeps the rows of products where 'Computers' is not in categories.").first).to_be_visible()
+            expect(
+                page.get_by_text("Keeps the rows of products where 'Computers' is not in categories.").first
+            ).to_be_visible()
             expect(page.locator(":is(.sv-stage, .stGraphVizChart) svg g.node").first).to_be_visible(timeout=60_000)
             expect(page.get_by_role("button", name="Show sample rows")).to_be_visible()
             page.wait_for_timeout(1500)  # let the last widgets settle before the picture
@@ -64,18 +66,22 @@ def test_present_reads_datafusions_q03_in_an_analysts_words(app_url):  # noqa: F
         page.wait_for_timeout(1000)
         page.screenshot(path=os.path.join(ARTIFACTS, "present_q03.png"), full_page=True)
         text = main.inner_text()
-        for words in ("that match on c_custkey = o_custkey and l_orderkey = o_orderkey",
-                      "c_mktsegment is 'BUILDING'", "o_orderdate is before 15 March 1995",
-                      "l_shipdate is after 15 March 1995",
-                      "Sums l_extendedprice × (1 − l_discount) as revenue per l_orderkey",
-                      "The filter at step 6 keeps the matching pairs."):
+        for words in (
+            "that match on c_custkey = o_custkey and l_orderkey = o_orderkey",
+            "c_mktsegment is 'BUILDING'",
+            "o_orderdate is before 15 March 1995",
+            "l_shipdate is after 15 March 1995",
+            "Sums l_extendedprice × (1 − l_discount) as revenue per l_orderkey",
+            "The filter at step 6 keeps the matching pairs.",
+        ):
             assert words in text, words
         assert not re.search(r"\b(multiply|subtract|sum|and|gt|lt|equal)\(", text)
         assert "node " not in text and "0.0*" not in text and "more condition" not in text
         # the technical marks: the step a sentence points to has its node id
         page.get_by_text("Show the technical marks").click()
         expect(main.get_by_text("The filter at step 6 (node 0.0*4) keeps the matching pairs.").first).to_be_visible(
-            timeout=30_000)
+            timeout=30_000
+        )
         page.wait_for_timeout(500)
         page.screenshot(path=os.path.join(ARTIFACTS, "present_q03_marks.png"), full_page=True)
 
@@ -89,8 +95,8 @@ def test_present_reads_datafusions_tpcds_q64_without_ids_or_calls(app_url):  # n
     from playwright.sync_api import expect
 
     from executor.data.generate import tpcds
-    from executor.producer.check import read_queries
     from executor.engines.sql_plan import sql_to_plan
+    from executor.producer.check import read_queries
     from ui.state.share import save_shared
     from viz.describe import describe_plan, story_order
     from viz.model import analyze
@@ -123,7 +129,9 @@ def test_present_reads_datafusions_tpcds_q64_without_ids_or_calls(app_url):  # n
 # When the graph's nodes and the sidebar's file uploader first show, in ms since the page was opened
 # (each checked every frame; the viewer lives in a shadow root, caught as it is attached), and every
 # top the graph had in a frame from then until 2 s after the uploader showed.
-FIRST_SHOWN = SHADOW_ROOTS + """
+FIRST_SHOWN = (
+    SHADOW_ROOTS
+    + """
 window.__shown = {};
 const roots = window.__shadowRoots;
 (function check() {
@@ -143,6 +151,7 @@ const roots = window.__shadowRoots;
   else __shown.settled = now;
 })();
 """
+)
 
 
 def test_an_inspect_link_draws_its_graph_first_then_the_whole_page(app_url):  # noqa: F811

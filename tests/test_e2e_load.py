@@ -15,7 +15,7 @@ from collections import Counter
 import pytest
 
 from benchmarks.app import CHROMIUM, VIEWPORT
-from benchmarks.load import RUN_SCRIPT, ROWS, SCHEDULE_CLICK, _download, _errors_on, _open, _shown_s
+from benchmarks.load import ROWS, RUN_SCRIPT, SCHEDULE_CLICK, _download, _errors_on, _open, _shown_s
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLANS = ("tutorial.json", "aggregates.json", "window.json")
@@ -36,7 +36,9 @@ def _expected(name: str, spark) -> Counter:
 
 def test_three_sessions_run_at_once_each_gets_its_rows_and_its_download(spark):
     if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
-        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium (make test does it when it runs as root with apt)")
+        pytest.skip(
+            f"no Chromium at {CHROMIUM}: install Debian's chromium (make test does it when it runs as root with apt)"
+        )
     from playwright.sync_api import sync_playwright
 
     from benchmarks.app import _browser, start_server
@@ -47,8 +49,12 @@ def test_three_sessions_run_at_once_each_gets_its_rows_and_its_download(spark):
         with sync_playwright() as p:
             browser = _browser(p)
             try:
-                pages = {name: _open(browser.new_context(viewport=VIEWPORT, accept_downloads=True),
-                                     f"{server.url}/?sample={name}") for name in PLANS}
+                pages = {
+                    name: _open(
+                        browser.new_context(viewport=VIEWPORT, accept_downloads=True), f"{server.url}/?sample={name}"
+                    )
+                    for name in PLANS
+                }
                 for page in pages.values():
                     page.evaluate(RUN_SCRIPT, "0")
                 at = int(time.time() * 1000) + 1000

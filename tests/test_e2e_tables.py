@@ -10,8 +10,8 @@ import shutil
 import pytest
 
 from benchmarks.app import CHROMIUM, start_server
-from tests.test_e2e import ARTIFACTS, ROOT, browser_page
 from tests.test_app_tables import other_tables
+from tests.test_e2e import ARTIFACTS, ROOT, browser_page
 
 pytestmark = pytest.mark.browser
 
@@ -34,8 +34,11 @@ WATCH_CUSTOMER = """() => {
 
 
 def _customer(page) -> dict[str, str]:
-    page.wait_for_function("() => [...document.querySelectorAll('[data-testid=stDataFrame] table tr')]"
-                           ".some((r) => r.textContent.startsWith('CUSTOMER'))", timeout=30_000)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=stDataFrame] table tr')]"
+        ".some((r) => r.textContent.startsWith('CUSTOMER'))",
+        timeout=30_000,
+    )
     rows = page.evaluate(ROWS)
     header = rows[0]
     return next(dict(zip(header, r)) for r in rows[1:] if r and r[0] == "CUSTOMER")
@@ -45,7 +48,9 @@ def test_a_mismatched_table_is_never_shown_bound_and_the_fix_in_the_page_binds_i
     from playwright.sync_api import expect
 
     if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
-        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium (make test does it when it runs as root with apt)")
+        pytest.skip(
+            f"no Chromium at {CHROMIUM}: install Debian's chromium (make test does it when it runs as root with apt)"
+        )
     root = other_tables(tmp_path / "data")
     os.makedirs(ARTIFACTS, exist_ok=True)
     server = start_server({"SUBSTRAIT_VIZ_DATA": str(root), "SUBSTRAIT_VIZ_WARM_UP": "0"})
@@ -55,11 +60,16 @@ def test_a_mismatched_table_is_never_shown_bound_and_the_fix_in_the_page_binds_i
             page.wait_for_selector("[data-testid=stFileUploader]", timeout=90_000)
             page.evaluate(WATCH_CUSTOMER)
             page.locator("[data-testid=stFileUploader] input[type=file]").set_input_files(
-                os.path.join(ROOT, "sample_plans", "tpch_q03_isthmus.json"))
+                os.path.join(ROOT, "sample_plans", "tpch_q03_isthmus.json")
+            )
             panel = page.locator(".st-key-fix_CUSTOMER")
             expect(panel.get_by_text("CUSTOMER · not bound")).to_be_visible(timeout=90_000)
-            expect(panel.get_by_text(f"The file {root / 'customer.parquet'} lacks 8 of the plan's 8 columns "
-                                     "(C_CUSTKEY, C_NAME, C_ADDRESS")).to_be_visible()
+            expect(
+                panel.get_by_text(
+                    f"The file {root / 'customer.parquet'} lacks 8 of the plan's 8 columns "
+                    "(C_CUSTKEY, C_NAME, C_ADDRESS"
+                )
+            ).to_be_visible()
             expect(panel.get_by_text("The file has c_customer_sk int, c_customer_id string")).to_be_visible()
             expect(panel.get_by_text("it has 4 columns where the plan reads 8")).to_be_visible()
             row = _customer(page)
@@ -74,9 +84,15 @@ def test_a_mismatched_table_is_never_shown_bound_and_the_fix_in_the_page_binds_i
             expect(page.locator(".st-key-fix_CUSTOMER")).to_have_count(0, timeout=60_000)
             page.wait_for_function(
                 "() => [...document.querySelectorAll('[data-testid=stDataFrame] table tr')].some((r) => "
-                "r.textContent.startsWith('CUSTOMER') && r.textContent.includes('clients.parquet'))", timeout=60_000)
+                "r.textContent.startsWith('CUSTOMER') && r.textContent.includes('clients.parquet'))",
+                timeout=60_000,
+            )
             row = _customer(page)
-            assert (row["bound"], row["how"], row["source"]) == ("yes", "binding", f"parquet at {root / 'clients.parquet'}"), row
+            assert (row["bound"], row["how"], row["source"]) == (
+                "yes",
+                "binding",
+                f"parquet at {root / 'clients.parquet'}",
+            ), row
             # before the fix the row never said "yes": first shown "no", then "yes" once bound
             assert page.evaluate("window.__customerBound") == ["no", "yes"]
             page.wait_for_timeout(800)

@@ -31,8 +31,8 @@ GRAPH_ELEMENT = "[data-testid=stElementContainer].st-key-graph_click"
 def q64_plan(tmp_path_factory) -> str:
     """TPC-DS query 64 planned by DataFusion over TPC-DS at scale 0.01 (92 relations)."""
     from executor.data.generate import tpcds
-    from executor.producer.check import read_queries
     from executor.engines.sql_plan import sql_to_plan
+    from executor.producer.check import read_queries
     from tests.conftest import SHARED
 
     data_dir = tpcds(0.01)
@@ -58,7 +58,9 @@ FADE_WATCH = """() => {
 
 # In the first frame that shows the graph: how many nodes there are, how many have their text laid out
 # (``sv-near``), whether the root (node 0) is one of them, and whether a node without it shows any text.
-FIRST_FRAME = SHADOW_ROOTS + """
+FIRST_FRAME = (
+    SHADOW_ROOTS
+    + """
 window.__firstFrame = null;
 const roots = window.__shadowRoots;
 (function check() {
@@ -73,6 +75,7 @@ const roots = window.__shadowRoots;
   };
 })();
 """
+)
 
 
 # Every node's box on screen, by id, and the graph's frame (.sv-viewport), as [left, top, right, bottom].
@@ -108,7 +111,9 @@ def test_zoom_and_pan_in_the_browser_and_read_a_node(app_url, q64_plan):  # noqa
             sent: list[float] = []
             page.on("websocket", lambda ws: ws.on("framesent", lambda _payload: sent.append(time.monotonic())))
             page.goto(app_url)
-            page.wait_for_selector("[data-testid='stFileUploader'] input[type='file']", timeout=60_000, state="attached")
+            page.wait_for_selector(
+                "[data-testid='stFileUploader'] input[type='file']", timeout=60_000, state="attached"
+            )
             page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(q64_plan)
             page.wait_for_selector(f"{GRAPH} g.node[data-substrait-bound]", timeout=120_000)
             assert page.locator(f"{GRAPH} g.node").count() == 92
@@ -152,8 +157,10 @@ def test_zoom_and_pan_in_the_browser_and_read_a_node(app_url, q64_plan):  # noqa
             # click the deepest join Fit shows, then zoom to it: its schema text is readable
             page.click(".sv-toolbar button[data-act='fit']")
             shown = page.locator(".sv-viewport").evaluate(BOXES)
-            joins = [g.get_attribute("id").removeprefix("node-")
-                     for g in page.locator(f"{GRAPH} g.node", has_text="Join").all()]
+            joins = [
+                g.get_attribute("id").removeprefix("node-")
+                for g in page.locator(f"{GRAPH} g.node", has_text="Join").all()
+            ]
             in_frame = [j for j in joins if _inside(shown["nodes"][j], shown["frame"])]
             node_id = max(in_frame, key=lambda j: shown["nodes"][j][3])
             join = page.locator(f'{GRAPH} [id="node-{node_id}"]')
@@ -162,7 +169,10 @@ def test_zoom_and_pan_in_the_browser_and_read_a_node(app_url, q64_plan):  # noqa
             expect(page.get_by_role("heading", name=f"Join · {node_id}")).to_be_visible(timeout=60_000)
             # not faded while it reran, and never to be (the stale fade is turned off on it)
             assert page.evaluate("window.__graphAnimations") == 0, "the graph must not fade while the page reruns"
-            assert page.evaluate(f"getComputedStyle(document.querySelector('{GRAPH_ELEMENT}')).transitionProperty") == "none"
+            assert (
+                page.evaluate(f"getComputedStyle(document.querySelector('{GRAPH_ELEMENT}')).transitionProperty")
+                == "none"
+            )
             page.click(".sv-toolbar button[data-act='sel']")
             assert float(page.inner_text(".sv-zoom").rstrip("%")) >= 100
             assert _text_height(page, node_id) >= 10

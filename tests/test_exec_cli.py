@@ -95,7 +95,9 @@ def test_bad_input_and_failures_have_their_exit_status(spark, tpch_dir, plan_fil
     assert code == 1, err
     ok, failed = (json.loads(line) for line in out.splitlines())
     assert len(ok["rows"]) == 3 and ok["row_count"] is None and ok["truncated"] is True
-    assert failed["file"] == unbound and failed["error_type"] == "TableNotFound" and "`no_such_table`" in failed["error"]
+    assert (
+        failed["file"] == unbound and failed["error_type"] == "TableNotFound" and "`no_such_table`" in failed["error"]
+    )
     code, out, _ = _run(["run", str(not_plan), missing, good, "--tpch", "--format", "json", "--limit", "1"])
     assert code == 2
     bad, gone, fine = (json.loads(line) for line in out.splitlines())
@@ -188,21 +190,31 @@ def test_a_table_whose_columns_are_not_the_plans_is_refused_with_both_lists(spar
     shutil.copy(os.path.join(tpcds(0.01), "customer.parquet"), tmp_path / "customer.parquet")
     for t in ("orders", "lineitem"):
         shutil.copy(os.path.join(tpch_dir, f"{t}.parquet"), tmp_path / f"{t}.parquet")
-    sample = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sample_plans", "tpch_q03_datafusion.json")
+    sample = os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sample_plans", "tpch_q03_datafusion.json"
+    )
     code, out, err = _run(["run", sample, "--data-dir", str(tmp_path)])
     assert code == 1 and out == ""
     assert "table `customer`" in err and "lacks 8 of the plan's 8 columns" in err
-    assert "The plan reads c_custkey, c_name, c_address, c_nationkey, c_phone, c_acctbal, c_mktsegment, c_comment" in err
+    assert (
+        "The plan reads c_custkey, c_name, c_address, c_nationkey, c_phone, c_acctbal, c_mktsegment, c_comment" in err
+    )
     assert "the table has c_customer_sk int, c_customer_id string," in err and "--by-position customer" in err
     # by position it would read c_current_cdemo_sk (a number) as c_address (a string): refused too
     code, out, err = _run(["run", sample, "--data-dir", str(tmp_path), "--by-position", "customer"])
-    assert code == 1 and "cannot be read by position either: in order, c_current_cdemo_sk is int where the plan " \
-                         "reads c_address string" in err, err
+    assert (
+        code == 1
+        and "cannot be read by position either: in order, c_current_cdemo_sk is int where the plan "
+        "reads c_address string"
+        in err
+    ), err
     # TPC-H's customer under other names, with one more column: by position when asked
     import pyarrow.parquet as pq
 
     tpch_customer = pq.read_table(os.path.join(tpch_dir, "customer.parquet"))
-    renamed = tpch_customer.rename_columns([f"col{i}" for i in range(8)]).append_column("extra", tpch_customer.column(0))
+    renamed = tpch_customer.rename_columns([f"col{i}" for i in range(8)]).append_column(
+        "extra", tpch_customer.column(0)
+    )
     pq.write_table(renamed, tmp_path / "customer.parquet")
     code, out, err = _run(["run", sample, "--data-dir", str(tmp_path), "--by-position", "customer", "--format", "json"])
     assert code == 0, err
@@ -214,8 +226,10 @@ def test_a_column_of_another_type_family_is_refused(spark, tmp_path):
     import pyarrow.parquet as pq
 
     # n_name holds numbers here: the plan reads it as a string
-    pq.write_table(pa.table({"n_nationkey": [1], "n_name": [7], "n_regionkey": [1], "n_comment": ["x"]}),
-                   tmp_path / "nation.parquet")
+    pq.write_table(
+        pa.table({"n_nationkey": [1], "n_name": [7], "n_regionkey": [1], "n_comment": ["x"]}),
+        tmp_path / "nation.parquet",
+    )
     plan_file = tmp_path / "plan.json"
     plan_file.write_text(json.dumps(plan((read("nation", NATION), [c for c, _ in NATION]))))
     code, out, err = _run(["run", str(plan_file), "--data-dir", str(tmp_path)])

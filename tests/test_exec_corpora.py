@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.conftest import CORPORA
 from tests import exec_oracle as oracle
+from tests.conftest import CORPORA
 
 pytestmark = pytest.mark.slow
 
@@ -44,8 +44,12 @@ ISTHMUS_TPCH_PASSES = 21  # measured: all 21 (query 15 is empty)
 # the SQL the plan actually encodes, why). The oracle then runs what the plan says, and the report
 # lists the deviation.
 PLAN_DEVIATIONS = [
-    ('"seconds": 10368', "interval '120' day", "interval '10368' second",
-     "isthmus wrote interval '120' day as 10368 seconds (120 days are 10,368,000 s)"),
+    (
+        '"seconds": 10368',
+        "interval '120' day",
+        "interval '10368' second",
+        "isthmus wrote interval '120' day as 10368 seconds (120 days are 10,368,000 s)",
+    ),
 ]
 
 
@@ -117,6 +121,7 @@ def consumer_cases() -> list[Case]:
 # ---------------------------------------------------------------------------------------------
 # Running
 # ---------------------------------------------------------------------------------------------
+
 
 class Data:
     """Files for both engines: TPC-H at two scales and the table ``t``, and one Catalog per binding set."""
@@ -198,7 +203,10 @@ def report(outcomes: list[Outcome], title: str) -> str:
     table: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for o in outcomes:
         table[(o.case.producer, o.case.area)][o.status] += 1
-    lines = [f"== {title}: {len(outcomes)} plans", f"{'producer':18} {'area':28} " + " ".join(f"{s:>8}" for s in STATUSES)]
+    lines = [
+        f"== {title}: {len(outcomes)} plans",
+        f"{'producer':18} {'area':28} " + " ".join(f"{s:>8}" for s in STATUSES),
+    ]
     for (producer, area), counts in sorted(table.items()):
         lines.append(f"{producer:18} {area:28} " + " ".join(f"{counts[s]:>8}" for s in STATUSES))
     totals = Counter(o.status for o in outcomes)

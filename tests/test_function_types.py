@@ -25,9 +25,14 @@ def _whole():
 
 
 def _signatures() -> list[list[Type]]:
-    kinds = [Type(i64=Type.I64(nullability=N)), Type(fp64=Type.FP64(nullability=R)),
-             Type(string=Type.String(nullability=R)), Type(decimal=Type.Decimal(precision=15, scale=2, nullability=N)),
-             Type(bool=Type.Boolean(nullability=N)), Type(date=Type.Date(nullability=R))]
+    kinds = [
+        Type(i64=Type.I64(nullability=N)),
+        Type(fp64=Type.FP64(nullability=R)),
+        Type(string=Type.String(nullability=R)),
+        Type(decimal=Type.Decimal(precision=15, scale=2, nullability=N)),
+        Type(bool=Type.Boolean(nullability=N)),
+        Type(date=Type.Date(nullability=R)),
+    ]
     return [[]] + [[k] for k in kinds] + [[k, k] for k in kinds]
 
 

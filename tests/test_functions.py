@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from decimal import Decimal, localcontext
 import json
 import math
 import os
 import time
+from decimal import Decimal, localcontext
 
 import pytest
 
-from executor.translate import functions
 from executor.errors import ExecutionError, Unsupported
+from executor.translate import functions
 from executor.translate.functions import Call
 from tests import function_cases as fc
 from tests.conftest import CORPORA, corpus_plans
@@ -77,7 +77,9 @@ def test_every_function_the_corpora_use_is_mapped():
 
 
 def test_parse_scalar_case_with_options_and_error():
-    (case,) = fc.parse_text("### SUBSTRAIT_SCALAR_TEST: v1.0\n# g: x\nadd(120::i8, 10::i8) [overflow:ERROR] = <!ERROR>\n")
+    (case,) = fc.parse_text(
+        "### SUBSTRAIT_SCALAR_TEST: v1.0\n# g: x\nadd(120::i8, 10::i8) [overflow:ERROR] = <!ERROR>\n"
+    )
     assert case.function == "add" and case.group == "g" and case.kind == "scalar"
     assert [a.value for a in case.args] == [120, 10]
     assert case.args[0].type.WhichOneof("kind") == "i8"
@@ -144,9 +146,7 @@ def lit(value, type_text: str):
 def test_integer_division_truncates_and_modulus_takes_the_dividend_sign(spark):
     div = functions.scalar(call("divide:i32_i32", "i32", "i32"), [lit(-7, "i32"), lit(2, "i32")])
     mod = functions.scalar(call("modulus", "i32", "i32"), [lit(-7, "i32"), lit(2, "i32")])
-    floor_mod = functions.scalar(
-        call("modulus", "i32", "i32", division_type="FLOOR"), [lit(-7, "i32"), lit(2, "i32")]
-    )
+    floor_mod = functions.scalar(call("modulus", "i32", "i32", division_type="FLOOR"), [lit(-7, "i32"), lit(2, "i32")])
     assert (one(spark, div), one(spark, mod), one(spark, floor_mod)) == (-3, -1, 1)
 
 
@@ -184,12 +184,16 @@ def test_three_valued_logic(spark):
     for a in "TFN":
         for b in "TFN":
             x, y = lit(values[a], "bool?"), lit(values[b], "bool?")
-            got = spark.range(1).select(
-                functions.scalar(call("and", "bool?", "bool?"), [x, y]),
-                functions.scalar(call("or", "bool?", "bool?"), [x, y]),
-                functions.scalar(call("xor", "bool?", "bool?"), [x, y]),
-                functions.scalar(call("not", "bool?"), [x]),
-            ).collect()[0]
+            got = (
+                spark.range(1)
+                .select(
+                    functions.scalar(call("and", "bool?", "bool?"), [x, y]),
+                    functions.scalar(call("or", "bool?", "bool?"), [x, y]),
+                    functions.scalar(call("xor", "bool?", "bool?"), [x, y]),
+                    functions.scalar(call("not", "bool?"), [x]),
+                )
+                .collect()[0]
+            )
             # SQL / Substrait truth tables, written out by hand
             want_and = False if "F" in (a, b) else (None if "N" in (a, b) else True)
             want_or = True if "T" in (a, b) else (None if "N" in (a, b) else False)
@@ -303,7 +307,9 @@ def test_spec_function_cases(spec_results):
     crashed = [f"{r.case.label()}: {r.detail}" for r in spec_results if r.crashed]
     assert crashed == []
     known = {**SPEC_ERRATA, **SPARK_LIMITS}
-    unexpected = [f"{r.case.label()}: {r.detail}" for r in spec_results if r.status == "fail" and r.case.label() not in known]
+    unexpected = [
+        f"{r.case.label()}: {r.detail}" for r in spec_results if r.status == "fail" and r.case.label() not in known
+    ]
     assert unexpected == []
     now_passing = [r.case.label() for r in spec_results if r.status == "pass" and r.case.label() in known]
     assert now_passing == [], "these cases pass now: take them out of the known failures"

@@ -44,8 +44,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def _seeds() -> list[str]:
     """A spread of real plans: every producer, small enough that a case stays quick."""
     plans = [p for p in corpus_plans() if os.path.getsize(p) < 60_000]
-    samples = [os.path.join(ROOT, "sample_plans", f) for f in ("tutorial.json", "subqueries.json", "window.json",
-                                                               "physical.json", "dag_two_roots.json", "errors.json")]
+    samples = [
+        os.path.join(ROOT, "sample_plans", f)
+        for f in (
+            "tutorial.json",
+            "subqueries.json",
+            "window.json",
+            "physical.json",
+            "dag_two_roots.json",
+            "errors.json",
+        )
+    ]
     return plans[:: max(1, len(plans) // 60)] + samples
 
 
@@ -86,8 +95,12 @@ def _exercise(data: bytes, tally: Tally) -> None:
     ids = list(model.graph.nodes)
     first = ids[0] if ids else None
     to_dot(model)
-    to_dot(model, view=View(selected=first, theme="dark", trace="orderedness", focus=first,
-                            collapsed=frozenset(ids[1:2]), max_rows=3))
+    to_dot(
+        model,
+        view=View(
+            selected=first, theme="dark", trace="orderedness", focus=first, collapsed=frozenset(ids[1:2]), max_rows=3
+        ),
+    )
     to_dot(model, view=View(trace="distribution"))
     for node_id in ids[:20]:
         node_report(model, node_id)
@@ -107,12 +120,50 @@ _json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
     max_leaves=6,
 )
-_edge_numbers = st.sampled_from([-1, 0, 1, 2, 7, 255, 2**31 - 1, 2**31, 2**32, 2**63 - 1, 2**63, 2**64, -(2**63), 10**30])
-_names = st.sampled_from(["read", "filter", "project", "join", "aggregate", "sort", "fetch", "set", "cross",
-                          "reference", "window", "exchange", "hashJoin", "mergeJoin", "input", "left", "right",
-                          "condition", "expressions", "selection", "field", "functionReference", "outputType",
-                          "names", "struct", "types", "emit", "outputMapping", "subquery", "literal", "i64",
-                          "decimal", "precision", "scale", "subtreeOrdinal", "stepsOut", "anchor"])
+_edge_numbers = st.sampled_from(
+    [-1, 0, 1, 2, 7, 255, 2**31 - 1, 2**31, 2**32, 2**63 - 1, 2**63, 2**64, -(2**63), 10**30]
+)
+_names = st.sampled_from(
+    [
+        "read",
+        "filter",
+        "project",
+        "join",
+        "aggregate",
+        "sort",
+        "fetch",
+        "set",
+        "cross",
+        "reference",
+        "window",
+        "exchange",
+        "hashJoin",
+        "mergeJoin",
+        "input",
+        "left",
+        "right",
+        "condition",
+        "expressions",
+        "selection",
+        "field",
+        "functionReference",
+        "outputType",
+        "names",
+        "struct",
+        "types",
+        "emit",
+        "outputMapping",
+        "subquery",
+        "literal",
+        "i64",
+        "decimal",
+        "precision",
+        "scale",
+        "subtreeOrdinal",
+        "stepsOut",
+        "anchor",
+    ]
+)
 
 
 def _paths(doc, prefix=()):
@@ -203,8 +254,13 @@ def mutated_bytes(draw) -> bytes:
     return bytes(data)
 
 
-_SETTINGS = dict(max_examples=EXAMPLES, deadline=None, database=None, derandomize=False,
-                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+_SETTINGS = dict(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    derandomize=False,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 @pytest.mark.slow
@@ -228,9 +284,11 @@ def test_fuzz_tally():
     """The figures for the README: cases run, how they ended, the slowest case, peak memory."""
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     for name, t in TALLY.items():
-        print(f"fuzz {name}: {t.cases} cases from {len(SEEDS)} seed plans, {t.loaded} loaded "
-              f"({t.diagnostics} diagnostics), {t.refused} refused as not a plan, 0 crashes, "
-              f"slowest {t.slowest_s:.2f} s")
+        print(
+            f"fuzz {name}: {t.cases} cases from {len(SEEDS)} seed plans, {t.loaded} loaded "
+            f"({t.diagnostics} diagnostics), {t.refused} refused as not a plan, 0 crashes, "
+            f"slowest {t.slowest_s:.2f} s"
+        )
     print(f"fuzz: peak resident memory of the test process {peak_mb:.0f} MB")
     # runs after the two fuzz tests (file order): they must have run their cases and reached both outcomes
     assert TALLY["json"].cases >= min(EXAMPLES, 100) and TALLY["bytes"].cases >= min(EXAMPLES, 100)

@@ -56,7 +56,7 @@ def _normalise(text: str) -> str:
     return text.replace(str(REPO), "<repo>")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _model(plan: str) -> PlanModel:
     """One model per plan for the three artefacts (the model is frozen; render and describe only
     memoise on it)."""
@@ -94,8 +94,10 @@ def _golden_path(plan: str, artefact: str) -> Path:
 def _diff(expected: str, actual: str, name: str) -> str:
     lines = list(
         difflib.unified_diff(
-            expected.splitlines(keepends=True), actual.splitlines(keepends=True),
-            fromfile=f"tests/golden/{name} (golden)", tofile=f"{name} (now)",
+            expected.splitlines(keepends=True),
+            actual.splitlines(keepends=True),
+            fromfile=f"tests/golden/{name} (golden)",
+            tofile=f"{name} (now)",
         )
     )
     shown = "".join(line if line.endswith("\n") else line + "\n" for line in lines[:MAX_DIFF_LINES])

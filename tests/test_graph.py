@@ -81,8 +81,8 @@ def test_around_is_two_levels_up_and_down():
 def test_a_shared_plan_relation_is_drawn_below_its_readers_not_among_the_roots():
     """set_ops.json: relations 0-3 are plain ``rel`` subtrees that ReferenceRels read (CTEs): on the
     roots' rank they would force their reference edges to point down in a bottom-up drawing."""
-    from viz.model import analyze_loaded
     from viz.load import load_path
+    from viz.model import analyze_loaded
     from viz.render import PALETTES, to_dot
 
     model = analyze_loaded(load_path(str(Path(__file__).parent.parent / "sample_plans" / "set_ops.json")))

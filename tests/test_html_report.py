@@ -150,7 +150,7 @@ def test_every_node_has_its_box_and_its_panel(name):
         for d in node.diagnostics:
             assert d.code in text
     # the plan in words, in story order, each step linking to its node
-    story = page[page.index('<ol class="story">'):]
+    story = page[page.index('<ol class="story">') :]
     positions = [story.index(f'data-node="{html.escape(n)}"') for n in story_order(model)]
     assert positions == sorted(positions)
 
@@ -172,8 +172,12 @@ def test_plan_strings_are_escaped_and_urls_are_text():
 def test_run_results_show_in_the_panel_and_on_the_graph():
     model = _model("tutorial.json")
     runs = {
-        "0.0.1": NodeRun(rows=1234, columns=("[0] product_id", "[1] <b>name</b>"), sample=((1, "<b>x</b>"), (2, None)),
-                         note="counted by the profile"),
+        "0.0.1": NodeRun(
+            rows=1234,
+            columns=("[0] product_id", "[1] <b>name</b>"),
+            sample=((1, "<b>x</b>"), (2, None)),
+            note="counted by the profile",
+        ),
         "no-such-node": NodeRun(rows=5),
     }
     svgs: list[str] = []
@@ -197,7 +201,7 @@ def test_without_dot_the_nodes_are_listed_instead():
     parsed = _parse(page)
     assert "<svg" not in page and not parsed.svg_nodes
     assert "The graph is not drawn" in page
-    tree = page[page.index('<ul class="tree">'):]
+    tree = page[page.index('<ul class="tree">') :]
     for node_id in model.graph.nodes:  # every node is in the list, as a link to its panel
         assert f'href="#n-{html.escape(node_id)}"' in tree
     shared = {e.target for e in model.graph.edges if e.kind == "reference"}
@@ -242,6 +246,7 @@ def test_cli_without_dot_warns_and_still_writes(tmp_path, capsys, monkeypatch):
 # The app: AppTest
 # ---------------------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def deferred(monkeypatch) -> dict[str, object]:
     """The files download buttons would make when clicked, by file name: the callables Streamlit
@@ -268,9 +273,14 @@ def test_the_app_offers_the_report_with_the_session_runs(page, deferred, spark_c
     from ui.panels.run_tab import RunState
 
     model = _model("tutorial.json")
-    result = RunResult(columns=["[0] product_id", "[1] categories"], types=["bigint", "array<string>"],
-                       rows=pd.DataFrame({"[0] product_id": [3, 5], "[1] categories": ["['Audio']", "['Books']"]}),
-                       elapsed_s=0.25, row_count=7, explain="")
+    result = RunResult(
+        columns=["[0] product_id", "[1] categories"],
+        types=["bigint", "array<string>"],
+        rows=pd.DataFrame({"[0] product_id": [3, 5], "[1] categories": ["['Audio']", "['Books']"]}),
+        elapsed_s=0.25,
+        row_count=7,
+        explain="",
+    )
     state = RunState(node_id="0.0.1", limit=100)
     state.result = result
     state.done.set()
@@ -298,6 +308,7 @@ def test_the_app_offers_the_report_with_the_session_runs(page, deferred, spark_c
 # In a browser, offline
 # ---------------------------------------------------------------------------------------------
 
+
 @pytest.mark.browser
 @needs_dot
 def test_the_report_opens_offline_and_a_click_shows_the_schema(tmp_path):
@@ -309,8 +320,14 @@ def test_the_report_opens_offline_and_a_click_shows_the_schema(tmp_path):
         pytest.skip(f"no Chromium at {CHROMIUM}: make test installs Debian's chromium when it runs as root with apt")
     model = _model("tutorial.json")
     report = tmp_path / "tutorial.html"
-    runs = {"0.0.1": NodeRun(rows=7, columns=("[0] product_id", "[1] categories"), sample=((3, "['Audio']"),),
-                             note="counted by the profile")}
+    runs = {
+        "0.0.1": NodeRun(
+            rows=7,
+            columns=("[0] product_id", "[1] categories"),
+            sample=((3, "['Audio']"),),
+            note="counted by the profile",
+        )
+    }
     report.write_text(html_report(model, "tutorial.json", runs), encoding="utf-8")
     evil = tmp_path / "evil.html"
     evil.write_text(html_report(analyze(_evil_plan()), "evil.json"), encoding="utf-8")
@@ -374,7 +391,7 @@ def test_the_report_opens_offline_and_a_click_shows_the_schema(tmp_path):
             dpage.goto(report.as_uri())
             fill = dpage.locator('.frame [id="node-0.0"] path').first.evaluate("e => getComputedStyle(e).fill")
             expected = PALETTES["dark"].node_fill.lstrip("#")
-            assert fill == "rgb({}, {}, {})".format(*(int(expected[i:i + 2], 16) for i in (0, 2, 4)))
+            assert fill == "rgb({}, {}, {})".format(*(int(expected[i : i + 2], 16) for i in (0, 2, 4)))
             dpage.screenshot(path=os.path.join(ARTIFACTS, "report-dark.png"))
             dark.close()
 

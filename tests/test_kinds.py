@@ -16,8 +16,15 @@ def _tables() -> dict[str, dict]:
     from viz.render import _KIND_TITLES
     from viz.schema import DERIVE
 
-    return {"registry": KINDS, "schemas": DERIVE, "properties": RULES, "words": DESCRIBE, "titles": _KIND_TITLES,
-            "Spark": RELATIONS, "lineage": LINEAGE}
+    return {
+        "registry": KINDS,
+        "schemas": DERIVE,
+        "properties": RULES,
+        "words": DESCRIBE,
+        "titles": _KIND_TITLES,
+        "Spark": RELATIONS,
+        "lineage": LINEAGE,
+    }
 
 
 def test_the_protobuf_has_the_kinds_the_registry_knows():
@@ -50,6 +57,10 @@ def test_emit_is_read_in_one_place():
     import pathlib
 
     root = pathlib.Path(__file__).parent.parent
-    readers = sorted(str(p.relative_to(root)) for folder in ("viz", "executor", "ui", "pages")
-                     for p in (root / folder).rglob("*.py") if "emit_kind" in p.read_text(encoding="utf-8"))
+    readers = sorted(
+        str(p.relative_to(root))
+        for folder in ("viz", "executor", "ui", "pages")
+        for p in (root / folder).rglob("*.py")
+        if "emit_kind" in p.read_text(encoding="utf-8")
+    )
     assert readers == ["viz/kinds.py"]

@@ -100,11 +100,15 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def test_no_module_imports_one_that_imports_it_back():
     graph = _graph()
-    assert "executor.translate.functions.strings" in graph and "executor.translate.functions" in graph["executor.translate.expr"]
+    assert (
+        "executor.translate.functions.strings" in graph
+        and "executor.translate.functions" in graph["executor.translate.expr"]
+    )
     assert _cycles(graph) == []
 
 
 def test_no_layer_imports_a_layer_above_it():
-    wrong = [(m, i) for m, imports in _graph().items() for i in imports
-             if LAYER[i.split(".")[0]] > LAYER[m.split(".")[0]]]
+    wrong = [
+        (m, i) for m, imports in _graph().items() for i in imports if LAYER[i.split(".")[0]] > LAYER[m.split(".")[0]]
+    ]
     assert wrong == []

@@ -64,6 +64,7 @@ def _used(model: PlanModel, node: str, index: int) -> tuple[list[tuple[str, int]
 # (product_id) WHERE 'Computers' NOT IN categories GROUP BY product_id, product_name; the aggregate's
 # emit [1, 0, 2] puts its second key (product_name, the join's field 7) first.
 
+
 def test_tutorial_every_root_column_to_its_table_column():
     model = _sample("tutorial.json")
     assert [f.name for f in model.node("0").schema] == ["product_name", "product_id", "sales"]
@@ -75,8 +76,10 @@ def test_tutorial_every_root_column_to_its_table_column():
     assert [chain_texts(trace(model, "0", i)) for i in range(3)] == [
         ["[0] product_name ← [3] product_name of products"],
         ["[1] product_id ← [0] product_id of orders"],
-        ["[2] sales ← sum(multiply(cast($1:quantity AS decimal<10,2>), $3:price)) ← [1] quantity of orders",
-         "[2] sales ← sum(multiply(cast($1:quantity AS decimal<10,2>), $3:price)) ← [3] price of orders"],
+        [
+            "[2] sales ← sum(multiply(cast($1:quantity AS decimal<10,2>), $3:price)) ← [1] quantity of orders",
+            "[2] sales ← sum(multiply(cast($1:quantity AS decimal<10,2>), $3:price)) ← [3] price of orders",
+        ],
     ]
 
 
@@ -103,10 +106,14 @@ def test_tutorial_where_a_column_is_used():
     # categories: read by the filter only; quantity: computed into sales
     assert _used(model, "0.0.1.0", 1) == ([("0.0.1", 1), ("0.0", 5)], [("0.0.1", "filter condition")])
     cols = used_by(model, "0.0.0", 1).columns
-    assert [(s.ref, s.origin.how) for s in cols][-1] == (("0", 2), "sum(multiply(cast($1:quantity AS decimal<10,2>), $3:price))")
+    assert [(s.ref, s.origin.how) for s in cols][-1] == (
+        ("0", 2),
+        "sum(multiply(cast($1:quantity AS decimal<10,2>), $3:price))",
+    )
 
 
 # ---- TPC-H q03: revenue = sum(l_extendedprice * (1 - l_discount)) ------------------------------
+
 
 @pytest.mark.parametrize("producer, literal", [("isthmus", "1"), ("duckdb", "1.00")])
 def test_q03_root_columns(producer, literal):
@@ -126,8 +133,10 @@ def test_q03_isthmus_revenue_chain():
     # fetch, sort, project (a plain $3: passes), aggregate sum($3), the project computing
     # l_extendedprice * (1 - l_discount) over the cross product customer (8) x orders (9) x lineitem:
     # $22 = lineitem 5, $23 = lineitem 6
-    computed = ("[1] REVENUE ← sum($3:multiply(L_EXTENDEDPRICE, subtract(1, L_DISCOUN…) ← multiply($22:L_EXTENDEDPRICE, "
-                "subtract(cast(1 AS decimal<15,2> OR ERROR), $23:L_DISCOUNT))")
+    computed = (
+        "[1] REVENUE ← sum($3:multiply(L_EXTENDEDPRICE, subtract(1, L_DISCOUN…) ← multiply($22:L_EXTENDEDPRICE, "
+        "subtract(cast(1 AS decimal<15,2> OR ERROR), $23:L_DISCOUNT))"
+    )
     assert chain_texts(trace(model, "0", 1)) == [
         f"{computed} ← [5] L_EXTENDEDPRICE of LINEITEM",
         f"{computed} ← [6] L_DISCOUNT of LINEITEM",
@@ -139,7 +148,8 @@ def test_q03_duckdb_reads_through_projections_and_joins():
     model = _tpch("q03", "duckdb")
     # the lineitem read projects $0, $5, $6: its output [1] is the table's column 5
     assert chain_texts(trace(model, "0", 1))[0] == (
-        "[1] revenue ← sum(multiply($1:l_extendedprice, subtract(1.00, $2:l_discount))) ← [5] l_extendedprice of lineitem")
+        "[1] revenue ← sum(multiply($1:l_extendedprice, subtract(1.00, $2:l_discount))) ← [5] l_extendedprice of lineitem"
+    )
     # group key $3 of the project = join field 4 = the right input's 1 = orders' read output 1 (projection $1, $0, ...)
     key = trace(model, "0", 0)
     assert chain_texts(key) == ["[0] l_orderkey ← [0] o_orderkey of orders"]
@@ -164,12 +174,15 @@ def test_q03_isthmus_a_filtered_column_is_used_by_the_filter_only():
 
 # ---- TPC-H q05: n_name, revenue over six tables ------------------------------------------------
 
+
 @pytest.mark.parametrize("producer", ["isthmus", "duckdb"])
 def test_q05_root_columns(producer):
     model = _tpch("q05", producer)
     got = {k.lower(): [(t.lower(), c.lower()) for t, c in v] for k, v in _roots(model).items()}
-    assert got == {"n_name": [("nation", "n_name")],
-                   "revenue": [("lineitem", "l_extendedprice"), ("lineitem", "l_discount")]}
+    assert got == {
+        "n_name": [("nation", "n_name")],
+        "revenue": [("lineitem", "l_extendedprice"), ("lineitem", "l_discount")],
+    }
     assert chain_texts(trace(model, "0", 0))[0].lower() == "[0] n_name ← [1] n_name of nation"
 
 
@@ -181,17 +194,27 @@ def test_q05_c_nationkey_is_compared_where_the_producer_compares_it():
     assert _used(isthmus, "0.0*8", 3)[1] == [("0.0.0.0", "filter condition")]
     duckdb = _tpch("q05", "duckdb")
     assert duckdb.node("0.0*6.1.0.1.0*4").schema[1].name == "c_nationkey"
-    assert _used(duckdb, "0.0*6.1.0.1.0*4", 1)[1] == [("0.0*6.1.0.1.0.0.0", "join condition"), ("0.0*4", "join condition")]
+    assert _used(duckdb, "0.0*6.1.0.1.0*4", 1)[1] == [
+        ("0.0*6.1.0.1.0.0.0", "join condition"),
+        ("0.0*4", "join condition"),
+    ]
 
 
 # ---- TPC-H q18: sum(l_quantity) and the IN (... HAVING sum(l_quantity) > 300) subquery -----------
+
 
 @pytest.mark.parametrize("producer", ["isthmus", "duckdb"])
 def test_q18_root_columns(producer):
     model = _tpch("q18", producer)
     got = [[(t.lower(), c.lower()) for t, c in v] for v in _roots(model).values()]
-    assert got == [[("customer", "c_name")], [("customer", "c_custkey")], [("orders", "o_orderkey")],
-                   [("orders", "o_orderdate")], [("orders", "o_totalprice")], [("lineitem", "l_quantity")]]
+    assert got == [
+        [("customer", "c_name")],
+        [("customer", "c_custkey")],
+        [("orders", "o_orderkey")],
+        [("orders", "o_orderdate")],
+        [("orders", "o_totalprice")],
+        [("lineitem", "l_quantity")],
+    ]
     assert chain_texts(trace(model, "0", 5))[0].lower().endswith("← [4] l_quantity of lineitem")
 
 
@@ -226,6 +249,7 @@ def test_q18_duckdb_the_semi_join():
 
 # ---- every relation kind's rule, on the sample plans and small hand-made plans -------------------
 
+
 def test_set_ops_a_column_comes_from_the_same_column_of_every_input():
     model = _sample("set_ops.json")
     union = trace(model, "4", 0)  # union all of relations 0, 1 and 2 (three filters of orders), by reference
@@ -238,7 +262,11 @@ def test_set_ops_a_column_comes_from_the_same_column_of_every_input():
 
 def test_joins_semi_anti_and_mark():
     model = _sample("joins_semi_anti_mark.json")
-    assert _roots_of(model, "0") == _roots_of(model, "1") == [[("orders", c)] for c in ("product_id", "quantity", "order_date", "price")]
+    assert (
+        _roots_of(model, "0")
+        == _roots_of(model, "1")
+        == [[("orders", c)] for c in ("product_id", "quantity", "order_date", "price")]
+    )
     assert _roots_of(model, "2") == [[("products", "product_id")], [("products", "product_name")]]  # right semi
     mark = trace(model, "4", 4)  # left mark join: the mark is whether the condition matched
     assert mark.steps[("4", 4)].origin.how == "mark: whether a row matches on equal($0:product_id, $4:product_id)"
@@ -264,7 +292,8 @@ def test_windows_and_grouping_sets():
     window = _sample("window.json")
     # sum(quantity) OVER (ROWS ... CURRENT ROW) from the window relation, row_number() from nothing
     assert chain_texts(trace(window, "0", 4)) == [
-        "[4] running_qty ← sum($1:quantity) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) ← [1] quantity of orders"]
+        "[4] running_qty ← sum($1:quantity) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) ← [1] quantity of orders"
+    ]
     assert chain_texts(trace(window, "0", 3)) == ["[3] order_no ← row_number() OVER ()"]
     # sum(quantity) OVER (PARTITION BY product_id): the value comes from quantity; product_id is a key
     assert _sources(trace(window, "0", 5)) == [("orders", "quantity")]
@@ -272,24 +301,47 @@ def test_windows_and_grouping_sets():
     assert _used(window, "0.0.0", 2)[1] == [("0.0", "sort key")]  # the window relation's ORDER BY order_date
     aggregates = _sample("aggregates.json")  # grouping sets (product_id), (): the set's index last
     assert [trace(aggregates, "0", i).steps[("0", i)].origin.how for i in range(4)] == [
-        "group by $0:product_id", "sum($1:quantity)", "count()", "the index of the row's grouping set"]
+        "group by $0:product_id",
+        "sum($1:quantity)",
+        "count()",
+        "the index of the row's grouping set",
+    ]
 
 
 def test_subqueries_and_outer_references():
     model = _sample("subqueries.json")
     assert chain_texts(trace(model, "0", 2)) == ["[2] n_orders ← (subquery 0.s0) ← count()"]
-    assert chain_texts(trace(model, "0", 3)) == ["[3] max_price ← (subquery 0.s1) ← max($3:price) ← [3] price of orders"]
+    assert chain_texts(trace(model, "0", 3)) == [
+        "[3] max_price ← (subquery 0.s1) ← max($3:price) ← [3] price of orders"
+    ]
     # products.product_id is read by the correlated subqueries through outer references (^$0)
     assert _used(model, "0.0.0", 0)[1] == [
-        ("0.0", "filter condition"), ("0.0.s1", "filter condition"), ("0.s0.0", "filter condition")]
+        ("0.0", "filter condition"),
+        ("0.0.s1", "filter condition"),
+        ("0.s0.0", "filter condition"),
+    ]
 
 
 def test_read_projection_emit_and_a_virtual_table():
-    doc = P.plan((P.emit(P.read("t", [("a", "i64"), ("b", "string"), ("c", "i64")],
-                                projection={"select": {"structItems": [{"field": 2}, {"field": 0}]}}), [1, 0]),
-                  ["x", "y"]),
-                 {"read": {"baseSchema": {"names": ["v"], "struct": {"types": [P.typ("i64")]}},
-                           "virtualTable": {"expressions": [{"fields": [P.i64(7)]}, {"fields": [P.i64(8)]}]}}})
+    doc = P.plan(
+        (
+            P.emit(
+                P.read(
+                    "t",
+                    [("a", "i64"), ("b", "string"), ("c", "i64")],
+                    projection={"select": {"structItems": [{"field": 2}, {"field": 0}]}},
+                ),
+                [1, 0],
+            ),
+            ["x", "y"],
+        ),
+        {
+            "read": {
+                "baseSchema": {"names": ["v"], "struct": {"types": [P.typ("i64")]}},
+                "virtualTable": {"expressions": [{"fields": [P.i64(7)]}, {"fields": [P.i64(8)]}]},
+            }
+        },
+    )
     model = P.model_of(doc)
     # the projection picks c, a; the emit swaps them: x = a (column 0), y = c (column 2)
     assert [chain_texts(trace(model, "0", i)) for i in range(2)] == [["[0] x ← [0] a of t"], ["[1] y ← [2] c of t"]]
@@ -308,9 +360,22 @@ def test_what_cannot_be_followed_is_said():
         used_by(model, "nope", 0)
     with pytest.raises(LineageError, match="node 2's columns are unknown"):  # a reference to a missing relation
         trace(model, "2", 0)
-    ext = P.model_of(P.plan(({"project": {"input": {"extensionSingle": {"input": P.read("t", [("a", "i64")])}},
-                                          "expressions": [P.field(0)]}}, ["x"])))
-    with pytest.raises(LineageError, match="columns are unknown.*the schema of input 0.0 is unknown"):  # the extension below
+    ext = P.model_of(
+        P.plan(
+            (
+                {
+                    "project": {
+                        "input": {"extensionSingle": {"input": P.read("t", [("a", "i64")])}},
+                        "expressions": [P.field(0)],
+                    }
+                },
+                ["x"],
+            )
+        )
+    )
+    with pytest.raises(
+        LineageError, match="columns are unknown.*the schema of input 0.0 is unknown"
+    ):  # the extension below
         trace(ext, "0", 0)
     with pytest.raises(LineageError, match="columns are unknown.*an extension relation defines its own columns"):
         trace(ext, "0.0", 0)
@@ -336,6 +401,7 @@ def test_a_rule_that_fails_is_a_diagnostic_on_its_node(monkeypatch):
 
 # ---- inspect --json ------------------------------------------------------------------------------
 
+
 def test_inspect_json_names_each_columns_sources():
     from viz.__main__ import main
 
@@ -349,8 +415,13 @@ def test_inspect_json_names_each_columns_sources():
     root = doc["nodes"][0]
     assert [c["lineage"] for c in root["schema"]] == [
         {"sources": [{"table": "orders", "column": "o_orderkey"}]},
-        {"sources": [{"table": "lineitem", "column": "l_extendedprice"}, {"table": "lineitem", "column": "l_discount"}],
-         "literals": ["1.00"]},
+        {
+            "sources": [
+                {"table": "lineitem", "column": "l_extendedprice"},
+                {"table": "lineitem", "column": "l_discount"},
+            ],
+            "literals": ["1.00"],
+        },
         {"sources": [{"table": "orders", "column": "o_orderdate"}]},
         {"sources": [{"table": "orders", "column": "o_shippriority"}]},
     ]

@@ -24,6 +24,7 @@ def starred_plan() -> dict:
     """A fetch chain of 6 over a cross product whose right input is a chain of 5 over a read: node ids
     ``0``, ``0.0`` ... ``0.0*5`` (the cross product), ``0.0*5.1`` ... ``0.0*5.1.0*4`` (a read with two
     ``*`` in its id), and ``0.0*6`` (the left read)."""
+
     def fetch(rel: dict) -> dict:
         return {"fetch": {"input": rel, "count": "5"}}
 
@@ -49,13 +50,21 @@ def _app(doc: dict, page: str | None = None) -> AppTest:
 # ---- counts ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("n, text", [
-    (0, "0"), (1, "1"), (999_999_999, "999,999,999"), (1_000_000_000, "1.0 × 10⁹"),
-    (1_384_000_000_000, "1.4 × 10¹²"), (1_350_000_000_000, "1.4 × 10¹²"), (1_349_999_999_999, "1.3 × 10¹²"),
-    (9_960_000_000, "1.0 × 10¹⁰"),  # 9.96 rounds up to the next power
-    (910908270512606691690857602809186926592 * 10**24, "9.1 × 10⁶²"),  # TPC-DS q64's largest derived count
-    (10**400, "1.0 × 10⁴⁰⁰"),  # beyond any float
-])
+@pytest.mark.parametrize(
+    "n, text",
+    [
+        (0, "0"),
+        (1, "1"),
+        (999_999_999, "999,999,999"),
+        (1_000_000_000, "1.0 × 10⁹"),
+        (1_384_000_000_000, "1.4 × 10¹²"),
+        (1_350_000_000_000, "1.4 × 10¹²"),
+        (1_349_999_999_999, "1.3 × 10¹²"),
+        (9_960_000_000, "1.0 × 10¹⁰"),  # 9.96 rounds up to the next power
+        (910908270512606691690857602809186926592 * 10**24, "9.1 × 10⁶²"),  # TPC-DS q64's largest derived count
+        (10**400, "1.0 × 10⁴⁰⁰"),  # beyond any float
+    ],
+)
 def test_a_count_reads_at_a_glance(n, text):
     assert count_text(n) == text
 
@@ -70,7 +79,7 @@ def test_a_huge_count_on_the_graph_is_short_with_the_exact_number_on_hover():
     model = P.model_of(starred_plan())
     big = 101468682009710400000
     dot = to_dot(model, view=View(profile=Overlay((("0.0*5", NodeStat(rows=big)), ("0.0*6", NodeStat(rows=7))))))
-    assert "1.0 × 10²⁰ rows" in dot and "101468682009710400000" not in dot.replace(",", "") .replace("exactly 101", "")
+    assert "1.0 × 10²⁰ rows" in dot and "101468682009710400000" not in dot.replace(",", "").replace("exactly 101", "")
     node = next(line for line in dot.splitlines() if line.startswith('  "0.0*5" ['))
     assert 'tooltip="0.0*5 Cross · exactly 101,468,682,009,710,400,000 rows"' in node
     edge = next(line for line in dot.splitlines() if line.startswith('  "0.0*5" -> '))
@@ -86,8 +95,12 @@ def test_the_profile_table_takes_counts_past_64_bits():
     from ui.panels.row_counts import profile_frame
 
     model = P.model_of(starred_plan())
-    profile = Profile({"0.0*5": NodeProfile("0.0*5", "cross", rows=2**70, how="derived", factor=float("inf")),
-                       "0.0*6": NodeProfile("0.0*6", "read", rows=3, how="reads")})
+    profile = Profile(
+        {
+            "0.0*5": NodeProfile("0.0*5", "cross", rows=2**70, how="derived", factor=float("inf")),
+            "0.0*6": NodeProfile("0.0*6", "read", rows=3, how="reads"),
+        }
+    )
     frame = profile_frame(model, profile)
     pa.Table.from_pandas(frame)  # what st.dataframe does: it failed with "Python int too large to convert to C long"
     assert list(frame["rows"]) == ["1.2 × 10²¹", "3"]
@@ -144,9 +157,13 @@ def test_a_profile_with_a_huge_count_draws_on_the_inspect_page():
     at = _app(starred_plan())
     model_digest = P.model_of(starred_plan()).digest
     task = Task()
-    task.result = Profile({"0.0*5": NodeProfile("0.0*5", "cross", rows=2**70, how="derived"),
-                           "0.0*6": NodeProfile("0.0*6", "read", rows=2**35, how="reads"),
-                           "0.0*5.1.0*4": NodeProfile("0.0*5.1.0*4", "read", rows=2**35, how="reads")})
+    task.result = Profile(
+        {
+            "0.0*5": NodeProfile("0.0*5", "cross", rows=2**70, how="derived"),
+            "0.0*6": NodeProfile("0.0*6", "read", rows=2**35, how="reads"),
+            "0.0*5.1.0*4": NodeProfile("0.0*5.1.0*4", "read", rows=2**35, how="reads"),
+        }
+    )
     task.done.set()
     at.session_state["inspect_profiles"] = {model_digest: task}
     at.run()
@@ -170,8 +187,12 @@ def test_a_starred_id_is_escaped_in_the_inspect_and_step_headings():
 
 def test_the_picker_matches_an_exact_id_first():
     ids = ["0", "0.0*15", "0.0*5", "0.0*5.1"]
-    labels = {"0": "0 · Sort", "0.0*15": "0.0*15 · Join · inner", "0.0*5": "0.0*5 · Aggregate · by x",
-              "0.0*5.1": "0.0*5.1 · Read · store_returns"}
+    labels = {
+        "0": "0 · Sort",
+        "0.0*15": "0.0*15 · Join · inner",
+        "0.0*5": "0.0*5 · Aggregate · by x",
+        "0.0*5.1": "0.0*5.1 · Read · store_returns",
+    }
     assert match_node(ids, "0.0*5", labels.get) == "0.0*5"
     assert match_node(ids, " 0.0*5 ", labels.get) == "0.0*5"
     assert match_node(ids, "STORE_returns", labels.get) == "0.0*5.1"  # then a label holding the text
@@ -210,8 +231,12 @@ def typing(monkeypatch):
 
 def test_typing_an_id_in_the_picker_selects_exactly_that_node(typing):
     at = _app(starred_plan())
-    for typed, heading in (("0.0*5", "Cross · 0.0*5"), ("0.0*5.1.0*4", "Read · 0.0*5.1.0*4"),
-                           ("right_t", "Read · 0.0*5.1.0*4"), ("0.0*4", "Fetch · 0.0*4")):
+    for typed, heading in (
+        ("0.0*5", "Cross · 0.0*5"),
+        ("0.0*5.1.0*4", "Read · 0.0*5.1.0*4"),
+        ("right_t", "Read · 0.0*5.1.0*4"),
+        ("0.0*4", "Fetch · 0.0*4"),
+    ):
         _type(at, "node", typed)
         assert not at.exception
         assert at.subheader[0].value == md_escape(heading), typed
@@ -224,13 +249,16 @@ def test_typing_an_id_in_the_picker_selects_exactly_that_node(typing):
 # ---- bad input ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name, data, found", [
-    ("rows.csv", b"a,b\n1,2\n", "found text that is not JSON, starting “a,b 1,2”."),
-    ("broken.pb", b"\x08\x96\x01\xff\xff", "found 5 bytes of binary data that do not read as a Plan message."),
-    ("other.json", b'{"foo": 1}', "found the JSON object has no 'relations' (found keys: foo)."),
-    ("cut.json", b'{"relations": [', "found invalid JSON at line 1, column 16 (Expecting value)."),
-    ("empty.json", b"", "found an empty file."),
-])
+@pytest.mark.parametrize(
+    "name, data, found",
+    [
+        ("rows.csv", b"a,b\n1,2\n", "found text that is not JSON, starting “a,b 1,2”."),
+        ("broken.pb", b"\x08\x96\x01\xff\xff", "found 5 bytes of binary data that do not read as a Plan message."),
+        ("other.json", b'{"foo": 1}', "found the JSON object has no 'relations' (found keys: foo)."),
+        ("cut.json", b'{"relations": [', "found invalid JSON at line 1, column 16 (Expecting value)."),
+        ("empty.json", b"", "found an empty file."),
+    ],
+)
 def test_a_bad_upload_keeps_the_open_plan_and_says_what_was_expected(name, data, found):
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params["sample"] = "tutorial.json"
@@ -242,8 +270,10 @@ def test_a_bad_upload_keeps_the_open_plan_and_says_what_was_expected(name, data,
     assert at.selectbox(key="node").value == "0.0.1"
     assert at.sidebar.selectbox(key="plan_sample").value == "tutorial.json"
     [message] = [e.value for e in at.error]
-    expected = (f"{name} was not opened: expected a Substrait Plan as protobuf JSON or binary protobuf, {found} "
-                "The plan shown is still tutorial.json.")
+    expected = (
+        f"{name} was not opened: expected a Substrait Plan as protobuf JSON or binary protobuf, {found} "
+        "The plan shown is still tutorial.json."
+    )
     assert message == md_escape(expected)
     assert message.count("not a Substrait plan") == 0
     at.selectbox(key="node").set_value("0.0").run()  # the page goes on working, the message stays
@@ -256,6 +286,9 @@ def test_a_bad_paste_keeps_the_open_plan():
     at.run()
     at.sidebar.text_area[0].input('{"relations": [').run()
     assert not at.exception and at.markdown[0].value == "#### tutorial.json"
-    assert [e.value for e in at.error] == [md_escape(
-        "pasted JSON was not opened: expected a Substrait Plan as protobuf JSON or binary protobuf, found invalid "
-        "JSON at line 1, column 16 (Expecting value). The plan shown is still tutorial.json.")]
+    assert [e.value for e in at.error] == [
+        md_escape(
+            "pasted JSON was not opened: expected a Substrait Plan as protobuf JSON or binary protobuf, found invalid "
+            "JSON at line 1, column 16 (Expecting value). The plan shown is still tutorial.json."
+        )
+    ]

@@ -38,11 +38,36 @@ def test_json_and_binary_are_detected_from_content():
 def test_legacy_json_fields_are_upgraded_and_listed():
     doc = {
         "extensionUris": [{"extensionUriAnchor": 1, "uri": "/functions_comparison.yaml"}],
-        "extensions": [{"extensionFunction": {"extensionUriReference": 1, "functionAnchor": 1, "name": "equal:any_any"}}],
-        "relations": [{"root": {"input": {"fetch": {"input": {"join": {
-            "left": read("orders", ORDERS), "right": read("customers", CUSTOMERS), "type": "JOIN_TYPE_SEMI",
-            "expression": {"scalarFunction": {"functionReference": 1, "args": [field(1), field(3)], "outputType": {"bool": {}}}}}},
-            "offset": "2", "count": "5"}}, "names": ["a", "b", "c"]}}],
+        "extensions": [
+            {"extensionFunction": {"extensionUriReference": 1, "functionAnchor": 1, "name": "equal:any_any"}}
+        ],
+        "relations": [
+            {
+                "root": {
+                    "input": {
+                        "fetch": {
+                            "input": {
+                                "join": {
+                                    "left": read("orders", ORDERS),
+                                    "right": read("customers", CUSTOMERS),
+                                    "type": "JOIN_TYPE_SEMI",
+                                    "expression": {
+                                        "scalarFunction": {
+                                            "functionReference": 1,
+                                            "args": [field(1), field(3)],
+                                            "outputType": {"bool": {}},
+                                        }
+                                    },
+                                }
+                            },
+                            "offset": "2",
+                            "count": "5",
+                        }
+                    },
+                    "names": ["a", "b", "c"],
+                }
+            }
+        ],
     }
     loaded = load_plan(json.dumps(doc).encode())
     p = loaded.plan
@@ -54,7 +79,14 @@ def test_legacy_json_fields_are_upgraded_and_listed():
     assert join.type == algebra_pb2.JoinRel.JOIN_TYPE_LEFT_SEMI
     assert len(join.expression.scalar_function.arguments) == 2
     notes = " | ".join(d.message for d in loaded.diagnostics if d.code == "legacy-upgraded")
-    for what in ("extensionUris", "extensionUriReference", "FetchRel.offset", "FetchRel.count", "JOIN_TYPE_SEMI", "args"):
+    for what in (
+        "extensionUris",
+        "extensionUriReference",
+        "FetchRel.offset",
+        "FetchRel.count",
+        "JOIN_TYPE_SEMI",
+        "args",
+    ):
         assert what in notes, what
     assert all(d.severity.value == "info" for d in loaded.diagnostics if d.code == "legacy-upgraded")
     # The legacy URI is shown as a URI.
@@ -71,10 +103,26 @@ def test_legacy_fetch_count_minus_one_means_all():
 
 
 def test_legacy_virtual_table_interval_and_timestamp_types():
-    doc = plan({"read": {
-        "baseSchema": {"names": ["ts", "iv"], "struct": {"types": [{"timestamp": {"nullability": "NULLABILITY_NULLABLE"}},
-                                                                   {"intervalDay": {"nullability": "NULLABILITY_REQUIRED"}}]}},
-        "virtualTable": {"values": [{"fields": [{"timestamp": "1000000"}, {"intervalDayToSecond": {"days": 1, "microseconds": 5}}]}]}}})
+    doc = plan(
+        {
+            "read": {
+                "baseSchema": {
+                    "names": ["ts", "iv"],
+                    "struct": {
+                        "types": [
+                            {"timestamp": {"nullability": "NULLABILITY_NULLABLE"}},
+                            {"intervalDay": {"nullability": "NULLABILITY_REQUIRED"}},
+                        ]
+                    },
+                },
+                "virtualTable": {
+                    "values": [
+                        {"fields": [{"timestamp": "1000000"}, {"intervalDayToSecond": {"days": 1, "microseconds": 5}}]}
+                    ]
+                },
+            }
+        }
+    )
     m = model_of(doc)
     assert schema_of(m, "0") == [("ts", "precision_timestamp<6>?"), ("iv", "interval_day")]
     row = m.plan.relations[0].rel.read.virtual_table.expressions[0]
@@ -124,8 +172,18 @@ def test_grouping_references_win_over_a_legacy_copy_of_the_keys():
     # DataFusion 55 writes each grouping's keys twice: expression references (current) and the legacy
     # Grouping.grouping_expressions (for older consumers). The keys are not doubled.
     key = {"selection": {"directReference": {"structField": {"field": 1}}, "rootReference": {}}}
-    doc = plan(({"aggregate": {"input": read("orders", ORDERS), "groupingExpressions": [key],
-                               "groupings": [{"expressionReferences": [0], "groupingExpressions": [key]}]}}, ["o_cust"]))
+    doc = plan(
+        (
+            {
+                "aggregate": {
+                    "input": read("orders", ORDERS),
+                    "groupingExpressions": [key],
+                    "groupings": [{"expressionReferences": [0], "groupingExpressions": [key]}],
+                }
+            },
+            ["o_cust"],
+        )
+    )
     agg = load_plan(json.dumps(doc).encode()).plan.relations[0].root.input.aggregate
     assert len(agg.grouping_expressions) == 1
     assert list(agg.groupings[0].expression_references) == [0]
@@ -137,7 +195,9 @@ def test_unknown_fields_are_a_diagnostic_not_a_failure():
     loaded = load_plan(json.dumps(doc).encode())
     unknown = [d for d in loaded.diagnostics if d.code == "unknown-field"]
     assert unknown and "substrait.ReadRel.futureOption" in unknown[0].message
-    binary = load_plan(load_plan(json.dumps(plan(read("orders", ORDERS))).encode()).plan.SerializeToString() + _varint(99, 1))
+    binary = load_plan(
+        load_plan(json.dumps(plan(read("orders", ORDERS))).encode()).plan.SerializeToString() + _varint(99, 1)
+    )
     assert [d.code for d in binary.diagnostics if d.code == "unknown-field"] == ["unknown-field"]
 
 
@@ -273,7 +333,10 @@ def test_the_collector_is_paused_while_a_model_is_built_and_back_after():
 
 
 def test_parents_and_leaves_follow_inputs_and_references():
-    with open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sample_plans", "dag_two_roots.json"), "rb") as fh:
+    with open(
+        os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sample_plans", "dag_two_roots.json"),
+        "rb",
+    ) as fh:
         model = analyze(fh.read())
     g = model.graph
     kinds = {n: model.node(n).kind for n in g.nodes}

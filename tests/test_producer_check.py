@@ -16,9 +16,9 @@ import os
 import pytest
 from substrait.type_pb2 import Type
 
-from executor.producer.check import FEATURES_SQL, Checker, Query, read_queries, render_table
 from executor.engines.rows import multiset_diff
 from executor.engines.sql_plan import DataFusionEngine
+from executor.producer.check import FEATURES_SQL, Checker, Query, read_queries, render_table
 from viz import types as T
 from viz.function_types import derive
 from viz.schema import Conventions, aggregate_layout
@@ -41,6 +41,7 @@ def string(n=R) -> Type:
 
 
 # ---- output types from the YAMLs -----------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "name, args, expected",
@@ -84,6 +85,7 @@ def test_an_unknown_function_or_overload_says_why():
 
 
 # ---- aggregates with grouping sets ---------------------------------------------------------------
+
 
 def _rollup_body(keys: int):
     """GROUP BY ROLLUP(k0, ..., k{n-1}) as DataFusion 55 writes it: each set's keys listed again."""
@@ -155,9 +157,9 @@ def test_user_defined_types_that_stand_for_engine_types(tmp_path):
     import pyarrow.parquet as pq
     from pyspark.sql import types as S
 
+    from executor.engines.sql_plan import sql_to_plan
     from executor.errors import Unsupported
     from executor.producer.check import substrait_kind
-    from executor.engines.sql_plan import sql_to_plan
     from executor.translate.types import to_spark
     from viz.model import analyze
 
@@ -176,15 +178,12 @@ def test_user_defined_types_that_stand_for_engine_types(tmp_path):
 
 # ---- reading queries -----------------------------------------------------------------------------
 
+
 def test_read_queries(tmp_path):
     (tmp_path / "one.sql").write_text("SELECT * FROM '{lineitem}';\n")
-    (tmp_path / "many.sql").write_text(
-        "-- name: a\nSELECT 1\n;\n\n-- name: b\nSELECT 2;\n;\n"
-    )
+    (tmp_path / "many.sql").write_text("-- name: a\nSELECT 1\n;\n\n-- name: b\nSELECT 2;\n;\n")
     got = read_queries([str(tmp_path)])
-    assert got == [
-        Query("a", "SELECT 1"), Query("b", "SELECT 2"), Query("one", "SELECT * FROM lineitem")
-    ]
+    assert got == [Query("a", "SELECT 1"), Query("b", "SELECT 2"), Query("one", "SELECT * FROM lineitem")]
     features = read_queries([FEATURES_SQL])
     assert len(features) >= 60 and len({q.name for q in features}) == len(features)
 
@@ -218,7 +217,9 @@ def test_check_cli_schema_only(tpch_dir):
     from executor.__main__ import main
 
     out = io.StringIO()
-    status = main(["check", TPCH_SQL, "--data-dir", tpch_dir, "--no-run", "--format", "json"], out=out, err=io.StringIO())
+    status = main(
+        ["check", TPCH_SQL, "--data-dir", tpch_dir, "--no-run", "--format", "json"], out=out, err=io.StringIO()
+    )
     results = [json.loads(line) for line in out.getvalue().splitlines()]
     assert len(results) == 22
     bad = [r for r in results if not (r["produced"] == "yes" and r["schema"] == "same" and r["unknown"] == 0)]
@@ -227,6 +228,7 @@ def test_check_cli_schema_only(tpch_dir):
 
 
 # ---- the live check, on Spark --------------------------------------------------------------------
+
 
 def _report(title: str, outcomes) -> None:
     print("\n" + render_table(title, outcomes))
@@ -279,7 +281,9 @@ def _features(path: str) -> set[str]:
         if node.kind == "join":
             kinds.add(f"join:{node.node.body.type}")
         kinds.update(f"over:{node.kind}>{model.node(i).kind}" for i in node.inputs)
-    functions = {f"fn:{e.extension_function.name}" for e in model.loaded.plan.extensions if e.HasField("extension_function")}
+    functions = {
+        f"fn:{e.extension_function.name}" for e in model.loaded.plan.extensions if e.HasField("extension_function")
+    }
     return kinds | functions
 
 
@@ -319,7 +323,9 @@ def test_datafusion_tpcds_plans_give_datafusions_rows(spark, tmp_path, form):
     features = {o.query: _features(str(plans / f"{o.query}.json")) for o in produced if o.produced == "yes"}
     known = set(TPCDS_EXCEPTIONS) | {"58", "83"}
     chosen = covering(features, always=known)
-    assert len(chosen) < len(features) and set().union(*(features[q] for q in chosen)) == set().union(*features.values())
+    assert len(chosen) < len(features) and set().union(*(features[q] for q in chosen)) == set().union(
+        *features.values()
+    )
 
     checker = Checker(tables, form=form)
     outcomes = [checker.check(q) for q in queries if q.name in chosen]

@@ -64,13 +64,15 @@ def test_flag_rule():
 
 def test_overlay_dot_has_counts_widths_and_marks():
     model = _tutorial()
-    overlay = Overlay((
-        ("0", NodeStat(rows=0, elapsed_s=0.5, flags=("empty",), factor=0.0)),
-        ("0.0", NodeStat(rows=12_345, elapsed_s=0.25, flags=("exploded",), factor=726.2)),
-        ("0.0.0", NodeStat(rows=17, elapsed_s=0.1)),
-        ("0.0.1", NodeStat(error="Spark failed")),
-        ("0.0.1.0", NodeStat(rows=12, elapsed_s=0.1)),
-    ))
+    overlay = Overlay(
+        (
+            ("0", NodeStat(rows=0, elapsed_s=0.5, flags=("empty",), factor=0.0)),
+            ("0.0", NodeStat(rows=12_345, elapsed_s=0.25, flags=("exploded",), factor=726.2)),
+            ("0.0.0", NodeStat(rows=17, elapsed_s=0.1)),
+            ("0.0.1", NodeStat(error="Spark failed")),
+            ("0.0.1.0", NodeStat(rows=12, elapsed_s=0.1)),
+        )
+    )
     plain = to_dot(model, view=View())
     dot = to_dot(model, view=View(profile=overlay))
     assert " rows" not in plain and "penwidth=2.23" not in plain
@@ -98,7 +100,9 @@ def _sample(name: str):
 def test_a_datafusion_plan_runs_once_from_its_aggregate_and_derives_the_rest():
     from executor.jobs.profile import _derivable, _plan_runs
 
-    model = _sample("tpch_q03_datafusion.json")  # fetch <- sort <- project <- aggregate <- filter <- join(join(c, o), l)
+    model = _sample(
+        "tpch_q03_datafusion.json"
+    )  # fetch <- sort <- project <- aggregate <- filter <- join(join(c, o), l)
     kinds = {n: model.node(n).kind for n in model.graph.nodes}
     derived = {n for n in model.graph.nodes if _derivable(model, n)}
     assert {kinds[n] for n in derived} == {"fetch", "sort", "project", "join"}
@@ -113,18 +117,29 @@ def test_a_node_below_a_fetch_is_not_observed_in_the_run():
     from executor.jobs.profile import _derivable, _plan_runs
 
     orders = P.read("orders", ORDER_COLUMNS)
-    first = {"fetch": {"input": {"filter": {"input": orders, "condition": {"literal": {"boolean": True}}}},
-                       "countExpr": P.i64(5)}}
+    first = {
+        "fetch": {
+            "input": {"filter": {"input": orders, "condition": {"literal": {"boolean": True}}}},
+            "countExpr": P.i64(5),
+        }
+    }
     products = P.read("products", [("product_id", "i64")])
-    join = {"join": {"left": first, "right": products, "type": "JOIN_TYPE_INNER",
-                     "expression": P.call(1, P.field(0), P.field(4))}}
+    join = {
+        "join": {
+            "left": first,
+            "right": products,
+            "type": "JOIN_TYPE_INNER",
+            "expression": P.call(1, P.field(0), P.field(4)),
+        }
+    }
     model = P.model_of(P.plan(join))
     derived = {n for n in model.graph.nodes if _derivable(model, n)}
     assert derived == {"0.0"}  # the fetch
     runs = _plan_runs(model, list(model.graph.nodes), derived)
     assert [(r.target, sorted(r.observed)) for r in runs] == [("0", ["0", "0.1"])]  # not 0.0.0 nor 0.0.0.0
-    assert [(r.target, sorted(r.observed)) for r in _plan_runs(model, list(model.graph.nodes), derived, {"0.1", "0.0*4"})] \
-        == [("0", ["0"])]
+    assert [
+        (r.target, sorted(r.observed)) for r in _plan_runs(model, list(model.graph.nodes), derived, {"0.1", "0.0*4"})
+    ] == [("0", ["0"])]
 
 
 # ---- on Spark -----------------------------------------------------------------------------
@@ -136,7 +151,9 @@ def _agrees_with_per_node(model, catalog, spark, crosses_too: bool = False) -> t
     inputs' own counts). Returns both profiles."""
     clear_cache()
     one = profile_plan(model, catalog, spark=spark)
-    crosses = [] if crosses_too else [n for n, p in one.nodes.items() if p.how == "derived" and is_cross_product(model, n)]
+    crosses = (
+        [] if crosses_too else [n for n, p in one.nodes.items() if p.how == "derived" and is_cross_product(model, n)]
+    )
     clear_cache()
     each = profile_plan(model, catalog, spark=spark, one_run=False, node_ids=[n for n in one.nodes if n not in crosses])
     clear_cache()
@@ -144,7 +161,9 @@ def _agrees_with_per_node(model, catalog, spark, crosses_too: bool = False) -> t
     assert {n: p.rows for n, p in each.nodes.items()} == {n: one.nodes[n].rows for n in each.nodes}
     assert {n: p.error for n, p in each.nodes.items()} == {n: one.nodes[n].error for n in each.nodes}
     for n in crosses:
-        left, right = ((each.nodes.get(i) or one.nodes[i]).rows for i in model.node(n).inputs)  # a cross of crosses: checked too
+        left, right = (
+            (each.nodes.get(i) or one.nodes[i]).rows for i in model.node(n).inputs
+        )  # a cross of crosses: checked too
         assert one.nodes[n].rows == left * right
     return one, each
 
@@ -185,7 +204,10 @@ def test_per_node_counts_each_node_in_its_own_job(spark):
     assert all(p.how == "count" and p.own_s is not None and p.own_s >= 0 for p in profile.nodes.values())
 
 
-@pytest.mark.parametrize("name", [n for n in sorted(os.listdir(os.path.join(ROOT, "sample_plans"))) if n.endswith(".json") and n != "manifest.json"])
+@pytest.mark.parametrize(
+    "name",
+    [n for n in sorted(os.listdir(os.path.join(ROOT, "sample_plans"))) if n.endswith(".json") and n != "manifest.json"],
+)
 def test_one_run_agrees_with_per_node_on_the_sample_plans(spark, tpch_dir, name):
     with open(os.path.join(ROOT, "sample_plans", "manifest.json")) as fh:
         data = json.load(fh)[name].get("data")
@@ -208,8 +230,14 @@ def test_joins_without_a_condition_are_derived_as_spark_and_duckdb_count_them(sp
     if empty_right:
         products = {"filter": {"input": products, "condition": {"literal": {"boolean": False}}}}
     right_sql = f"(SELECT * FROM '{PRODUCTS}' WHERE {'false' if empty_right else 'true'})"
-    types = {"JOIN_TYPE_INNER": "INNER", "JOIN_TYPE_LEFT": "LEFT", "JOIN_TYPE_RIGHT": "RIGHT",
-             "JOIN_TYPE_OUTER": "FULL", "JOIN_TYPE_LEFT_SEMI": "SEMI", "JOIN_TYPE_LEFT_ANTI": "ANTI"}
+    types = {
+        "JOIN_TYPE_INNER": "INNER",
+        "JOIN_TYPE_LEFT": "LEFT",
+        "JOIN_TYPE_RIGHT": "RIGHT",
+        "JOIN_TYPE_OUTER": "FULL",
+        "JOIN_TYPE_LEFT_SEMI": "SEMI",
+        "JOIN_TYPE_LEFT_ANTI": "ANTI",
+    }
     roots = [{"join": {"left": orders, "right": products, "type": t}} for t in types]
     roots.append({"cross": {"left": orders, "right": products}})
     model = P.model_of(P.plan(*roots))
@@ -225,10 +253,22 @@ def test_fetches_are_derived_and_what_a_fetch_cuts_short_is_counted_on_its_own(s
     kept = {"filter": {"input": orders, "condition": P.call(2, P.field(1), {"literal": {"i32": 1}})}}
     first = {"fetch": {"input": kept, "offsetExpr": P.i64(2), "countExpr": P.i64(5)}}
     products = P.read("products", [("product_id", "i64")])
-    join = {"join": {"left": first, "right": products, "type": "JOIN_TYPE_INNER",
-                     "expression": P.call(1, P.field(0), P.field(4))}}
-    top = {"fetch": {"input": {"sort": {"input": join, "sorts": [{"expr": P.field(0), "direction": "SORT_DIRECTION_ASC_NULLS_FIRST"}]}},
-                     "countExpr": P.i64(3)}}
+    join = {
+        "join": {
+            "left": first,
+            "right": products,
+            "type": "JOIN_TYPE_INNER",
+            "expression": P.call(1, P.field(0), P.field(4)),
+        }
+    }
+    top = {
+        "fetch": {
+            "input": {
+                "sort": {"input": join, "sorts": [{"expr": P.field(0), "direction": "SORT_DIRECTION_ASC_NULLS_FIRST"}]}
+            },
+            "countExpr": P.i64(3),
+        }
+    }
     model = P.model_of(P.plan(top))
     one, _ = _agrees_with_per_node(model, _catalog(), spark)
     kept_rows = _duck(f"SELECT count(*) FROM '{ORDERS}' WHERE quantity > 1")
@@ -246,8 +286,8 @@ def test_one_run_agrees_with_datafusion_on_every_datafusion_tpch_plan(spark, tpc
     own on DataFusion's engine (a cross product, too long to count there, equals its inputs' product).
     The per-node way is checked against one run on the sample plans above."""
     from executor.engines.datafusion import DataFusionRunner
-    from executor.producer.check import read_queries
     from executor.engines.sql_plan import sql_to_plan
+    from executor.producer.check import read_queries
 
     sql_dir = os.path.join(ROOT, "..", "shared", "corpora", "consumer-testing", "testdata", "integration", "tpch")
     tables = {f[:-8]: os.path.join(tpch_dir, f) for f in os.listdir(tpch_dir) if f.endswith(".parquet")}
@@ -309,7 +349,14 @@ def test_a_cross_join_that_explodes_is_flagged_without_running_it(spark):
 def test_a_failing_node_is_collected_and_the_rest_goes_on(spark):
     missing = P.read("no_such_table", [("x", "i64")])
     orders = P.read("orders", ORDER_COLUMNS)
-    join = {"join": {"left": orders, "right": missing, "type": "JOIN_TYPE_INNER", "expression": P.call(1, P.field(0), P.field(4))}}
+    join = {
+        "join": {
+            "left": orders,
+            "right": missing,
+            "type": "JOIN_TYPE_INNER",
+            "expression": P.call(1, P.field(0), P.field(4)),
+        }
+    }
     model = P.model_of(P.plan(join))
     profile = profile_plan(model, _catalog(), spark=spark)
     assert profile.runs[0].error and "no_such_table" in profile.runs[0].error  # the run failed; then node by node
@@ -321,7 +368,12 @@ def test_a_failing_node_is_collected_and_the_rest_goes_on(spark):
 
 def test_a_cancelled_profile_stops_and_says_so(spark):
     orders = P.read("orders", ORDER_COLUMNS)
-    cube = {"cross": {"left": {"cross": {"left": orders, "right": orders}}, "right": {"cross": {"left": orders, "right": orders}}}}
+    cube = {
+        "cross": {
+            "left": {"cross": {"left": orders, "right": orders}},
+            "right": {"cross": {"left": orders, "right": orders}},
+        }
+    }
     model = P.model_of(P.plan({"filter": {"input": cube, "condition": {"literal": {"boolean": True}}}}))
     cancel = threading.Event()
     cancel.set()
@@ -360,12 +412,17 @@ def test_profile_command(spark):
     assert main(["profile", plan, "--data-dir", TUTORIAL], out=out, err=err) == 0
     text = out.getvalue()
     assert text.startswith(f"== {plan}: 5 of 5 nodes counted in ") and "(2 Spark jobs)" in text
-    assert f"{_duck(TUTORIAL_SQL['0.0']):>18}  run of 0" in text and f"{_duck(TUTORIAL_SQL['0.0.0']):>18}  reads' count" in text
+    assert (
+        f"{_duck(TUTORIAL_SQL['0.0']):>18}  run of 0" in text
+        and f"{_duck(TUTORIAL_SQL['0.0.0']):>18}  reads' count" in text
+    )
     # a table without the plan's columns: the node says why, the exit status is 1
     out, err = io.StringIO(), io.StringIO()
     wrong = os.path.join(ROOT, "sample_plans", "tpch_q03_isthmus.json")
     relative = os.path.relpath(ORDERS)  # --table paths are relative to where the command runs
-    assert main(["profile", wrong, "--table", f"customer={relative}", "--tpch", "--format", "json"], out=out, err=err) == 1
+    assert (
+        main(["profile", wrong, "--table", f"customer={relative}", "--tpch", "--format", "json"], out=out, err=err) == 1
+    )
     nodes = json.loads(out.getvalue())["nodes"]
     assert any(n["error"] and "table `CUSTOMER`" in n["error"] and "lacks" in n["error"] for n in nodes), nodes
     # bad input: exit 2, one clear line

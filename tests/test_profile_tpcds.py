@@ -39,9 +39,9 @@ def _page(plan_json: bytes, profile_json: dict) -> None:
 def test_profiles_of_datafusion_tpcds_plans_draw_with_counts_and_no_exception(spark):
     from executor.data.catalog import Catalog
     from executor.data.generate import tpcds
-    from executor.producer.check import read_queries
-    from executor.jobs.profile import profile_plan
     from executor.engines.sql_plan import sql_to_plan
+    from executor.jobs.profile import profile_plan
+    from executor.producer.check import read_queries
     from viz.counts import rows_text
     from viz.model import analyze
 

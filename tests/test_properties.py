@@ -30,6 +30,7 @@ FINDINGS = {"sort-eliminated", "fetch-without-order", "merge-join-unordered-inpu
 # Builders and accessors
 # ---------------------------------------------------------------------------------------------
 
+
 def orders() -> dict:
     return read("orders", ORDERS)  # o_id i64, o_cust i64?, o_total decimal<10,2>?
 
@@ -39,7 +40,12 @@ def customers() -> dict:
 
 
 def sort(rel: dict, *keys: tuple) -> dict:
-    return {"sort": {"input": rel, "sorts": [{"expr": field(i) if isinstance(i, int) else i, "direction": d} for i, d in keys]}}
+    return {
+        "sort": {
+            "input": rel,
+            "sorts": [{"expr": field(i) if isinstance(i, int) else i, "direction": d} for i, d in keys],
+        }
+    }
 
 
 def filter_(rel: dict) -> dict:
@@ -88,7 +94,9 @@ def join(kind: str, left: dict, right: dict, type_: str = "JOIN_TYPE_INNER", **e
 
 
 def keys(*pairs: tuple[int, int]) -> list[dict]:
-    return [{"left": fref(l), "right": fref(r), "comparison": {"simple": "SIMPLE_COMPARISON_TYPE_EQ"}} for l, r in pairs]
+    return [
+        {"left": fref(l), "right": fref(r), "comparison": {"simple": "SIMPLE_COMPARISON_TYPE_EQ"}} for l, r in pairs
+    ]
 
 
 WINDOW_ROW_NUMBER = {"functionReference": 6, "outputType": typ("i64"), "phase": "AGGREGATION_PHASE_INITIAL_TO_RESULT"}
@@ -133,6 +141,7 @@ def hashed(*fields: tuple[int, str], count: int | None = None) -> dict:
 # ---------------------------------------------------------------------------------------------
 # Read, Sort, Top-N, Fetch, Filter
 # ---------------------------------------------------------------------------------------------
+
 
 def test_read_is_unordered_and_its_distribution_unknown():
     # The proto has no ReadRel.output_properties: "defaults to no properties".
@@ -240,6 +249,7 @@ def test_top_n_establishes_and_its_emit_remaps():
 # Project: kept, extended by direct references, remapped, eliminated by window functions
 # ---------------------------------------------------------------------------------------------
 
+
 def test_project_extends_the_order_to_a_copied_field():
     # Spec reading: o_id, o_cust, o_total, $3 = copy of o_id, $4 = copy of o_cust (not ordered).
     m = m_of(project(sort(orders(), (0, ASC_L)), field(0), field(1)))
@@ -290,6 +300,7 @@ def test_project_follows_the_expressions_only_convention_the_model_picked():
 # Aggregate
 # ---------------------------------------------------------------------------------------------
 
+
 def test_aggregate_eliminates_the_order_of_a_sort_below_it():
     m = m_of(aggregate(sort(orders(), (0, ASC_L)), [1], [[0]], measure(5, field(0))))
     assert order(m) == [] and effects(m)[0] == "eliminated"
@@ -322,6 +333,7 @@ def test_aggregate_distribution_needs_the_field_in_every_grouping_set():
 # ---------------------------------------------------------------------------------------------
 # Joins
 # ---------------------------------------------------------------------------------------------
+
 
 def test_join_and_cross_eliminate_order_and_keep_the_left_distribution():
     on = {"expression": call(1, field(1), field(3))}
@@ -375,7 +387,9 @@ def test_hash_join_eliminates_order_for_other_join_types_and_on_the_build_side()
 
 
 def test_hash_join_with_the_left_side_as_build_keeps_the_right_order():
-    m = m_of(join("hashJoin", orders(), sort(customers(), (1, ASC_L)), keys=keys((1, 0)), buildInput="BUILD_INPUT_LEFT"))
+    m = m_of(
+        join("hashJoin", orders(), sort(customers(), (1, ASC_L)), keys=keys((1, 0)), buildInput="BUILD_INPUT_LEFT")
+    )
     assert order(m) == [(4, "c_name", "ASC NULLS LAST")]  # right fields start after 3 left fields
 
 
@@ -391,15 +405,36 @@ def test_merge_join_eliminates_order_and_checks_its_inputs_are_sorted_on_the_key
     assert findings(m) == [("merge-join-unordered-input", "0")]
     assert "right input 0.1" in messages(m, "merge-join-unordered-input")[0]
     # Two keys, sorted on both in the other order: still sorted on the key set.
-    m = m_of(join("mergeJoin", sort(orders(), (1, ASC_L), (0, ASC_L)), sort(customers(), (0, ASC_L), (1, ASC_L)), keys=keys((0, 1), (1, 0))))
+    m = m_of(
+        join(
+            "mergeJoin",
+            sort(orders(), (1, ASC_L), (0, ASC_L)),
+            sort(customers(), (0, ASC_L), (1, ASC_L)),
+            keys=keys((0, 1), (1, 0)),
+        )
+    )
     assert findings(m) == []
     # Sorted on only the first of two keys: not enough.
-    m = m_of(join("mergeJoin", sort(orders(), (1, ASC_L)), sort(customers(), (0, ASC_L), (1, ASC_L)), keys=keys((1, 0), (0, 1))))
+    m = m_of(
+        join(
+            "mergeJoin",
+            sort(orders(), (1, ASC_L)),
+            sort(customers(), (0, ASC_L), (1, ASC_L)),
+            keys=keys((1, 0), (0, 1)),
+        )
+    )
     assert findings(m) == [("merge-join-unordered-input", "0")]
 
 
 def test_nested_loop_join_eliminates_order():
-    m = m_of(join("nestedLoopJoin", scatter(sort(orders(), (0, ASC_L)), 0), customers(), expression=call(1, field(1), field(3))))
+    m = m_of(
+        join(
+            "nestedLoopJoin",
+            scatter(sort(orders(), (0, ASC_L)), 0),
+            customers(),
+            expression=call(1, field(1), field(3)),
+        )
+    )
     assert order(m) == [] and effects(m) == ("eliminated", "kept")
     assert dist(m) == hashed((0, "o_id"))
 
@@ -407,6 +442,7 @@ def test_nested_loop_join_eliminates_order():
 # ---------------------------------------------------------------------------------------------
 # Set, Reference, Window, Exchange, Expand, Write/DDL, extensions
 # ---------------------------------------------------------------------------------------------
+
 
 def test_set_keeps_only_a_distribution_all_inputs_share():
     same = {"set": {"inputs": [scatter(sort(orders(), (0, ASC_L)), 0), scatter(orders(), 0)], "op": "SET_OP_UNION_ALL"}}
@@ -427,8 +463,13 @@ def test_reference_has_the_properties_of_the_referenced_subtree():
 
 
 def test_consistent_partition_window_maintains_order_and_distribution():
-    window = {"window": {"input": scatter(sort(orders(), (0, ASC_L)), 1), "windowFunctions": [WINDOW_ROW_NUMBER],
-                         "partitionExpressions": [field(1)]}}
+    window = {
+        "window": {
+            "input": scatter(sort(orders(), (0, ASC_L)), 1),
+            "windowFunctions": [WINDOW_ROW_NUMBER],
+            "partitionExpressions": [field(1)],
+        }
+    }
     m = m_of(window)
     assert order(m) == [(0, "o_id", "ASC NULLS LAST")] and dist(m) == hashed((1, "o_cust"))
     assert effects(m) == ("kept", "kept")
@@ -446,7 +487,11 @@ def test_exchange_keeps_order_and_overwrites_distribution():
     m = m_of(exchange(orders(), 8, multiTarget={"expression": field(0)}))
     assert dist(m)["multi"] is True and dist(m)["partition_count"] == 8
     assert dist(m_of(exchange(orders(), broadcast={}))) == {"kind": "broadcast", "partition_count": None}
-    assert dist(m_of(exchange(orders(), roundRobin={"exact": True}))) == {"kind": "round_robin", "partition_count": None, "exact": True}
+    assert dist(m_of(exchange(orders(), roundRobin={"exact": True}))) == {
+        "kind": "round_robin",
+        "partition_count": None,
+        "exact": True,
+    }
     assert dist(m_of(exchange(orders(), 1, roundRobin={}))) == {"kind": "single", "partition_count": 1}
 
 
@@ -470,13 +515,26 @@ def test_expand_keeps_order_down_to_consistent_direct_fields():
 
 
 def test_write_and_ddl_output_no_properties():
-    write = {"write": {"namedTable": {"names": ["t"]}, "tableSchema": read("t", ORDERS)["read"]["baseSchema"],
-                       "op": "WRITE_OP_INSERT", "input": sort(orders(), (0, ASC_L)), "output": "OUTPUT_MODE_NO_OUTPUT"}}
+    write = {
+        "write": {
+            "namedTable": {"names": ["t"]},
+            "tableSchema": read("t", ORDERS)["read"]["baseSchema"],
+            "op": "WRITE_OP_INSERT",
+            "input": sort(orders(), (0, ASC_L)),
+            "output": "OUTPUT_MODE_NO_OUTPUT",
+        }
+    }
     m = m_of(write)
     assert order(m) == [] and dist(m) is None and effects(m) == ("none", "none")
     assert findings(m) == []
-    ddl = {"ddl": {"namedObject": {"names": ["t"]}, "object": "DDL_OBJECT_TABLE", "op": "DDL_OP_CREATE",
-                   "tableSchema": read("t", ORDERS)["read"]["baseSchema"]}}
+    ddl = {
+        "ddl": {
+            "namedObject": {"names": ["t"]},
+            "object": "DDL_OBJECT_TABLE",
+            "op": "DDL_OP_CREATE",
+            "tableSchema": read("t", ORDERS)["read"]["baseSchema"],
+        }
+    }
     assert effects(m_of(ddl)) == ("none", "none")
 
 
@@ -592,7 +650,9 @@ def _tpch_plans() -> list[tuple[int, str]]:
     return out
 
 
-@pytest.mark.parametrize("query,path", _tpch_plans(), ids=lambda v: os.path.basename(v) if isinstance(v, str) else str(v))
+@pytest.mark.parametrize(
+    "query,path", _tpch_plans(), ids=lambda v: os.path.basename(v) if isinstance(v, str) else str(v)
+)
 def test_tpch_order_by_queries_end_ordered_on_their_sort_keys(query, path):
     m = analyze_loaded(load_path(path))
     (root,) = m.roots
@@ -618,7 +678,13 @@ def test_tpch_sorts_under_an_aggregate_are_shown_eliminated():
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
         root = doc["relations"][0]["root"]
-        root["input"] = {"aggregate": {"input": root["input"], "groupingExpressions": [field(0)], "groupings": [{"expressionReferences": [0]}]}}
+        root["input"] = {
+            "aggregate": {
+                "input": root["input"],
+                "groupingExpressions": [field(0)],
+                "groupings": [{"expressionReferences": [0]}],
+            }
+        }
         root["names"] = root["names"][:1]
         m = model_of(copy.deepcopy(doc))
         sorts = [n for n, node in m.graph.nodes.items() if node.kind == "sort"]
@@ -632,6 +698,7 @@ def test_tpch_sorts_under_an_aggregate_are_shown_eliminated():
 # ---------------------------------------------------------------------------------------------
 # Every corpus plan
 # ---------------------------------------------------------------------------------------------
+
 
 def test_every_corpus_plan_derives_properties(corpora_dir, capsys):
     plans = corpus_plans()
@@ -667,6 +734,7 @@ def test_contains_rex_finds_kinds_in_expressions_but_not_inside_subquery_relatio
     e = json_format.ParseDict({"scalarFunction": {"arguments": [{"value": window_in_sub}]}}, algebra_pb2.Expression())
     assert contains_rex(e, frozenset({"subquery"}))
     assert not contains_rex(e, frozenset({"window_function"}))  # only inside the subquery's relation
-    plain = json_format.ParseDict({"scalarFunction": {"arguments": [{"value": {"windowFunction": {}}}]}},
-                                  algebra_pb2.Expression())
+    plain = json_format.ParseDict(
+        {"scalarFunction": {"arguments": [{"value": {"windowFunction": {}}}]}}, algebra_pb2.Expression()
+    )
     assert contains_rex(plain, frozenset({"window_function"}))

@@ -27,8 +27,8 @@ import pytest
 
 from executor.data.catalog import Catalog
 from executor.errors import ExecutionError, Refused, Unsupported
-from executor.translate.executable import executability
 from executor.jobs.run import run_node
+from executor.translate.executable import executability
 from tests.plans import call, codes, emit, field, i64, measure, model_of, plan, read, schema_of, typ
 
 # ---------------------------------------------------------------------------------------------
@@ -49,10 +49,12 @@ def _lit(v, t: str) -> dict:
 
 def values(columns: list[tuple[str, str]], rows: list[tuple]) -> dict:
     """A ReadRel of a virtual table: the base schema ``columns`` and one literal per cell."""
-    return {"read": {
-        "baseSchema": {"names": [c for c, _ in columns], "struct": {"types": [typ(t) for _, t in columns]}},
-        "virtualTable": {"expressions": [{"fields": [_lit(v, t) for v, (_, t) in zip(r, columns)]} for r in rows]},
-    }}
+    return {
+        "read": {
+            "baseSchema": {"names": [c for c, _ in columns], "struct": {"types": [typ(t) for _, t in columns]}},
+            "virtualTable": {"expressions": [{"fields": [_lit(v, t) for v, (_, t) in zip(r, columns)]} for r in rows]},
+        }
+    }
 
 
 L_COLS = [("a", "i64"), ("b", "i64?")]
@@ -138,9 +140,16 @@ def test_common_hint_output_names_rename_the_output():
     """[A] Hint.output_names: "Assigns alternative output field names for any relation. Equivalent to
     the names field in RelRoot but applies to the output of the relation this RelCommon is attached
     to" - so after the emit. alias and stats "should not impact correctness": no change."""
-    rel = {"filter": {"common": {"emit": {"outputMapping": [1, 0]},
-                                 "hint": {"outputNames": ["bee", "ay"], "alias": "f", "stats": {"rowCount": 2}}},
-                      "input": L, "condition": call(2, field(1), lit(15))}}
+    rel = {
+        "filter": {
+            "common": {
+                "emit": {"outputMapping": [1, 0]},
+                "hint": {"outputNames": ["bee", "ay"], "alias": "f", "stats": {"rowCount": 2}},
+            },
+            "input": L,
+            "condition": call(2, field(1), lit(15)),
+        }
+    }
     m = model_of(plan(rel))
     assert schema_of(m, "0") == [("bee", "i64?"), ("ay", "i64")]
     assert codes(m, "0") == []
@@ -151,14 +160,18 @@ def test_common_hint_output_names_rename_the_output():
 
 
 def test_common_hint_output_names_of_the_wrong_length_are_a_warning():
-    rel = {"filter": {"common": {"hint": {"outputNames": ["only"]}}, "input": L, "condition": call(2, field(1), lit(15))}}
+    rel = {
+        "filter": {"common": {"hint": {"outputNames": ["only"]}}, "input": L, "condition": call(2, field(1), lit(15))}
+    }
     m = model_of(plan(rel))
     assert "output-names-mismatch" in codes(m, "0")
     assert schema_of(m, "0") == [("only", "i64"), ("b", "i64?")]  # as RelRoot's names: as far as they go
 
 
 def test_common_hint_output_names_name_the_run_columns(spark):
-    rel = {"filter": {"common": {"hint": {"outputNames": ["p", "q"]}}, "input": L, "condition": call(2, field(1), lit(15))}}
+    rel = {
+        "filter": {"common": {"hint": {"outputNames": ["p", "q"]}}, "input": L, "condition": call(2, field(1), lit(15))}
+    }
     result = run_node(model_of(plan(rel)), "0", catalog=CATALOG, limit=10, timeout_s=120, explain=False)
     assert result.columns == ["[0] p", "[1] q"]
 
@@ -179,8 +192,17 @@ def test_common_advanced_extension_enhancement_is_not_ignored():
         assert "enhancement" in codes(model_of(doc), "0"), where
         err = refusal(doc)
         assert isinstance(err, Unsupported) and "enhancement" in str(err) and "google.protobuf.Empty" in str(err)
-    optimized = plan({"filter": {"common": {"advancedExtension": {"optimization": [
-        {"@type": "type.googleapis.com/google.protobuf.Empty"}]}}, "input": L, "condition": call(2, field(1), lit(15))}})
+    optimized = plan(
+        {
+            "filter": {
+                "common": {
+                    "advancedExtension": {"optimization": [{"@type": "type.googleapis.com/google.protobuf.Empty"}]}
+                },
+                "input": L,
+                "condition": call(2, field(1), lit(15)),
+            }
+        }
+    )
     assert codes(model_of(optimized), "0") == []
 
 
@@ -192,22 +214,38 @@ def test_common_advanced_extension_enhancement_is_not_ignored():
 def test_read_base_schema_is_the_direct_schema():
     """[L] Read: "Direct Schema: Defines the schema of the output of the read (before any projection or
     emit)"; NamedStruct names are depth-first [R]."""
-    nested = {"read": {"namedTable": {"names": ["t"]}, "baseSchema": {
-        "names": ["k", "s", "s1", "s2"],
-        "struct": {"types": [typ("i64"), {"struct": {"types": [typ("string"), typ("i32?")],
-                                                     "nullability": "NULLABILITY_REQUIRED"}}]}}}}
+    nested = {
+        "read": {
+            "namedTable": {"names": ["t"]},
+            "baseSchema": {
+                "names": ["k", "s", "s1", "s2"],
+                "struct": {
+                    "types": [
+                        typ("i64"),
+                        {"struct": {"types": [typ("string"), typ("i32?")], "nullability": "NULLABILITY_REQUIRED"}},
+                    ]
+                },
+            },
+        }
+    }
     m = model_of(plan(nested))
     s = m.node("0").schema
     assert [(f.name, f.type_text()) for f in s] == [("k", "i64"), ("s", "struct<s1: string, s2: i32?>")]
     assert s[1].nested == ("s1", "s2")
 
 
-@pytest.mark.parametrize("read_type,detail", [
-    ({"namedTable": {"names": ["db", "t"]}}, "db.t"),
-    ({"localFiles": {"items": [{"uriFile": "file:///x.parquet", "parquet": {}}]}}, "parquet: file:///x.parquet"),
-    ({"extensionTable": {"detail": {"@type": "type.googleapis.com/google.protobuf.Empty"}}}, "extension table google.protobuf.Empty"),
-    ({"icebergTable": {"direct": {"metadataUri": "s3://b/t/v1.metadata.json"}}}, "iceberg table"),
-])
+@pytest.mark.parametrize(
+    "read_type,detail",
+    [
+        ({"namedTable": {"names": ["db", "t"]}}, "db.t"),
+        ({"localFiles": {"items": [{"uriFile": "file:///x.parquet", "parquet": {}}]}}, "parquet: file:///x.parquet"),
+        (
+            {"extensionTable": {"detail": {"@type": "type.googleapis.com/google.protobuf.Empty"}}},
+            "extension table google.protobuf.Empty",
+        ),
+        ({"icebergTable": {"direct": {"metadataUri": "s3://b/t/v1.metadata.json"}}}, "iceberg table"),
+    ],
+)
 def test_read_types_all_output_the_base_schema(read_type, detail):
     rel = read("t", L_COLS)
     body = {k: v for k, v in rel["read"].items() if k != "namedTable"}
@@ -217,10 +255,13 @@ def test_read_types_all_output_the_base_schema(read_type, detail):
     assert m.node("0").info.detail == detail
 
 
-@pytest.mark.parametrize("read_type", [
-    {"extensionTable": {"detail": {"@type": "type.googleapis.com/google.protobuf.Empty"}}},
-    {"icebergTable": {"direct": {"metadataUri": "s3://b/t/v1.metadata.json"}}},
-])
+@pytest.mark.parametrize(
+    "read_type",
+    [
+        {"extensionTable": {"detail": {"@type": "type.googleapis.com/google.protobuf.Empty"}}},
+        {"icebergTable": {"direct": {"metadataUri": "s3://b/t/v1.metadata.json"}}},
+    ],
+)
 def test_read_types_spark_cannot_read_are_refused_by_name(read_type):
     body = {k: v for k, v in read("t", L_COLS)["read"].items() if k != "namedTable"}
     body.update(read_type)
@@ -234,16 +275,25 @@ def test_read_virtual_table_expressions_are_its_rows(spark):
     be "expressions that can be resolved without referencing any input data"."""
     assert schema_of(model_of(plan(L)), "0") == L_SCHEMA
     assert bag(rows(plan(L))) == bag(L_ROWS)
-    computed = {"read": {"baseSchema": {"names": ["n"], "struct": {"types": [typ("i64")]}},
-                         "virtualTable": {"expressions": [{"fields": [call(3, lit(1), lit(2), out="i64")]}]}}}
+    computed = {
+        "read": {
+            "baseSchema": {"names": ["n"], "struct": {"types": [typ("i64")]}},
+            "virtualTable": {"expressions": [{"fields": [call(3, lit(1), lit(2), out="i64")]}]},
+        }
+    }
     assert rows(plan(computed)) == [(3,)]  # add(1, 2)
 
 
 def test_read_virtual_table_legacy_values_are_upgraded(spark):
     """[A] VirtualTable.values is deprecated for expressions; a plan that still writes it keeps its rows."""
-    rel = {"read": {"baseSchema": {"names": ["n", "s"], "struct": {"types": [typ("i64"), typ("string")]}},
-                    "virtualTable": {"values": [{"fields": [{"i64": "7"}, {"string": "q"}]},
-                                                {"fields": [{"i64": "8"}, {"string": "r"}]}]}}}
+    rel = {
+        "read": {
+            "baseSchema": {"names": ["n", "s"], "struct": {"types": [typ("i64"), typ("string")]}},
+            "virtualTable": {
+                "values": [{"fields": [{"i64": "7"}, {"string": "q"}]}, {"fields": [{"i64": "8"}, {"string": "r"}]}]
+            },
+        }
+    }
     m = model_of(plan(rel))
     assert schema_of(m, "0") == [("n", "i64"), ("s", "string")]
     assert "legacy-upgraded" in [d.code for d in m.plan_diagnostics]
@@ -254,8 +304,14 @@ def test_read_filter_reads_the_direct_schema_before_the_projection():
     """[L] "A filter expression must be interpreted against the direct schema before the projection
     expression has been applied. As a result, fields may be referenced by the filter expression which
     are not included in the relation's output." The same for the best effort filter."""
-    rel = {"read": {**L["read"], "filter": call(2, field(1), lit(15)), "bestEffortFilter": call(2, field(1), lit(0)),
-                    "projection": {"select": {"structItems": [{"field": 0}]}}}}
+    rel = {
+        "read": {
+            **L["read"],
+            "filter": call(2, field(1), lit(15)),
+            "bestEffortFilter": call(2, field(1), lit(0)),
+            "projection": {"select": {"structItems": [{"field": 0}]}},
+        }
+    }
     m = model_of(plan(rel))
     assert schema_of(m, "0") == [("a", "i64")]
     assert m.node("0").info.expressions[:2] == [("filter", "gt($1:b, 15)"), ("best effort filter", "gt($1:b, 0)")]
@@ -264,7 +320,13 @@ def test_read_filter_reads_the_direct_schema_before_the_projection():
 
 def test_read_filter_rows(spark):
     # b > 15 on the direct schema keeps a = 2 and 4; the projection then keeps a alone
-    rel = {"read": {**L["read"], "filter": call(2, field(1), lit(15)), "projection": {"select": {"structItems": [{"field": 0}]}}}}
+    rel = {
+        "read": {
+            **L["read"],
+            "filter": call(2, field(1), lit(15)),
+            "projection": {"select": {"structItems": [{"field": 0}]}},
+        }
+    }
     assert bag(rows(plan(rel))) == [(2,), (4,)]
 
 
@@ -288,12 +350,22 @@ def test_read_projection_rows(spark):
     assert bag(rows(plan(rel))) == bag([(b, a) for a, b in L_ROWS])
 
 
-NESTED = {"read": {"namedTable": {"names": ["t"]}, "baseSchema": {
-    "names": ["k", "s", "s1", "s2", "l", "m"],
-    "struct": {"types": [typ("i64"),
-                         {"struct": {"types": [typ("string"), typ("i32?")], "nullability": "NULLABILITY_REQUIRED"}},
-                         {"list": {"type": typ("i64"), "nullability": "NULLABILITY_REQUIRED"}},
-                         {"map": {"key": typ("string"), "value": typ("i64?"), "nullability": "NULLABILITY_REQUIRED"}}]}}}}
+NESTED = {
+    "read": {
+        "namedTable": {"names": ["t"]},
+        "baseSchema": {
+            "names": ["k", "s", "s1", "s2", "l", "m"],
+            "struct": {
+                "types": [
+                    typ("i64"),
+                    {"struct": {"types": [typ("string"), typ("i32?")], "nullability": "NULLABILITY_REQUIRED"}},
+                    {"list": {"type": typ("i64"), "nullability": "NULLABILITY_REQUIRED"}},
+                    {"map": {"key": typ("string"), "value": typ("i64?"), "nullability": "NULLABILITY_REQUIRED"}},
+                ]
+            },
+        },
+    }
+}
 
 
 def _masked(*items) -> dict:
@@ -304,13 +376,20 @@ def test_read_projection_list_and_map_selects_keep_their_types():
     """[R] a mask expression "does not fundamentally alter the structure of data beyond the elimination of
     unnecessary elements": a list slice is "Same type as original list" (field references), and a map
     select keeps the map."""
-    m = model_of(plan(_masked({"field": 2, "child": {"list": {"selection": [{"slice": {"start": 0, "end": 2}}]}}},
-                              {"field": 3, "child": {"map": {"key": {"mapKey": "a"}}}})))
+    m = model_of(
+        plan(
+            _masked(
+                {"field": 2, "child": {"list": {"selection": [{"slice": {"start": 0, "end": 2}}]}}},
+                {"field": 3, "child": {"map": {"key": {"mapKey": "a"}}}},
+            )
+        )
+    )
     assert schema_of(m, "0") == [("l", "list<i64>"), ("m", "map<string, i64?>")]
 
 
-@pytest.mark.parametrize("child", [{"list": {"selection": [{"slice": {"start": 0, "end": 2}}]}},
-                                   {"map": {"key": {"mapKey": "a"}}}])
+@pytest.mark.parametrize(
+    "child", [{"list": {"selection": [{"slice": {"start": 0, "end": 2}}]}}, {"map": {"key": {"mapKey": "a"}}}]
+)
 def test_read_projection_list_or_map_select_is_not_run_silently(child):
     """The run does not apply a list or map select: the node says it cannot run, rather than giving
     the whole list or map."""
@@ -330,20 +409,48 @@ def test_read_projection_nested_struct_select_narrows_the_struct():
 
 def _struct_values() -> dict:
     """(k, s struct<s1 string, s2 i32?>): (1, ('x', 10)), (2, ('y', null))."""
+
     def row(k, s1, s2):
-        return {"fields": [lit(k), {"nested": {"struct": {"fields": [{"literal": {"string": s1}},
-                                                                     s2 if isinstance(s2, dict) else {"literal": {"i32": s2}}]}}}]}
-    return {"read": {"baseSchema": NESTED["read"]["baseSchema"] | {"names": ["k", "s", "s1", "s2"], "struct": {
-        "types": NESTED["read"]["baseSchema"]["struct"]["types"][:2]}},
-        "virtualTable": {"expressions": [row(1, "x", 10), row(2, "y", {"literal": {"null": typ("i32?")}})]}}}
+        return {
+            "fields": [
+                lit(k),
+                {
+                    "nested": {
+                        "struct": {
+                            "fields": [
+                                {"literal": {"string": s1}},
+                                s2 if isinstance(s2, dict) else {"literal": {"i32": s2}},
+                            ]
+                        }
+                    }
+                },
+            ]
+        }
+
+    return {
+        "read": {
+            "baseSchema": NESTED["read"]["baseSchema"]
+            | {
+                "names": ["k", "s", "s1", "s2"],
+                "struct": {"types": NESTED["read"]["baseSchema"]["struct"]["types"][:2]},
+            },
+            "virtualTable": {"expressions": [row(1, "x", 10), row(2, "y", {"literal": {"null": typ("i32?")}})]},
+        }
+    }
 
 
 def test_read_projection_nested_struct_select_rows(spark):
     """The members the mask lists, in its order: s narrowed to (s2, s1), then k. By hand:
     (1, ('x', 10)) -> ((10, 'x'), 1); (2, ('y', null)) -> ((null, 'y'), 2)."""
     read = _struct_values()
-    read["read"]["projection"] = {"select": {"structItems": [
-        {"field": 1, "child": {"struct": {"structItems": [{"field": 1}, {"field": 0}]}}}, {"field": 0}]}}
+    read["read"]["projection"] = {
+        "select": {
+            "structItems": [
+                {"field": 1, "child": {"struct": {"structItems": [{"field": 1}, {"field": 0}]}}},
+                {"field": 0},
+            ]
+        }
+    }
     doc = plan(read)
     assert schema_of(model_of(doc), "0") == [("s", "struct<s2: i32?, s1: string>"), ("k", "i64")]
     got = sorted(((tuple(s.values()), k) for s, k in rows(doc)), key=lambda r: r[1])
@@ -384,8 +491,10 @@ def test_filter_rows(spark):
 def test_cross_is_left_then_right():
     """[L] Cross "Direct Output Order: The emit order of the left input followed by the emit order of the
     right input"."""
-    assert schema_of(model_of(plan({"cross": {"left": L, "right": emit(R1, [1, 0])}})), "0") == \
-        L_SCHEMA + [("d", "string"), ("c", "i64?")]
+    assert schema_of(model_of(plan({"cross": {"left": L, "right": emit(R1, [1, 0])}})), "0") == L_SCHEMA + [
+        ("d", "string"),
+        ("c", "i64?"),
+    ]
 
 
 def test_cross_rows(spark):
@@ -414,17 +523,21 @@ def test_fetch_keeps_the_input_schema():
     assert schema_of(m, "0") == L_SCHEMA and m.node("0").info.detail == "count 2, offset 1"
 
 
-@pytest.mark.parametrize("fields,expected", [
-    # [N] offset: records to skip; count: records to return. Sorted by a: 1, 2, 3, 4.
-    ({"offsetExpr": lit(1), "countExpr": lit(2)}, [(2, 20), (3, None)]),
-    # [A] "Unset is treated as ALL" (count) / "as 0" (offset)
-    ({"offsetExpr": lit(3)}, [(4, 20)]),
-    # [A] "An expression evaluating to null signals that ALL records should be returned" / "is treated as 0"
-    ({"offsetExpr": NULL_I64, "countExpr": NULL_I64}, L_ROWS),
-    ({"countExpr": lit(0)}, []),
-    # [L] the legacy fields: "use -1 to signal that ALL records should be returned"
-    ({"offset": "2", "count": "-1"}, [(3, None), (4, 20)]),
-], ids=["offset-count", "offset-only", "nulls", "count-0", "legacy-all"])
+@pytest.mark.parametrize(
+    "fields,expected",
+    [
+        # [N] offset: records to skip; count: records to return. Sorted by a: 1, 2, 3, 4.
+        ({"offsetExpr": lit(1), "countExpr": lit(2)}, [(2, 20), (3, None)]),
+        # [A] "Unset is treated as ALL" (count) / "as 0" (offset)
+        ({"offsetExpr": lit(3)}, [(4, 20)]),
+        # [A] "An expression evaluating to null signals that ALL records should be returned" / "is treated as 0"
+        ({"offsetExpr": NULL_I64, "countExpr": NULL_I64}, L_ROWS),
+        ({"countExpr": lit(0)}, []),
+        # [L] the legacy fields: "use -1 to signal that ALL records should be returned"
+        ({"offset": "2", "count": "-1"}, [(3, None), (4, 20)]),
+    ],
+    ids=["offset-count", "offset-only", "nulls", "count-0", "legacy-all"],
+)
 def test_fetch_rows(spark, fields, expected):
     assert rows(plan(sorted_l(**fields))) == expected
 
@@ -456,12 +569,15 @@ def test_sort_keeps_the_input_schema():
     assert schema_of(m, "0") == L_SCHEMA and m.node("0").info.detail == "$0:a ASC NULLS LAST"
 
 
-@pytest.mark.parametrize("direction,expected", [
-    # sorted by b in the given direction, then by a ascending (b = 20 twice: a = 2 before 4)
-    ("SORT_DIRECTION_ASC_NULLS_FIRST", [(3, None), (1, 10), (2, 20), (4, 20)]),
-    ("SORT_DIRECTION_DESC_NULLS_LAST", [(2, 20), (4, 20), (1, 10), (3, None)]),
-    # (ASC_NULLS_LAST and DESC_NULLS_FIRST: the same two choices, combined the other way; tests/test_translate.py)
-])
+@pytest.mark.parametrize(
+    "direction,expected",
+    [
+        # sorted by b in the given direction, then by a ascending (b = 20 twice: a = 2 before 4)
+        ("SORT_DIRECTION_ASC_NULLS_FIRST", [(3, None), (1, 10), (2, 20), (4, 20)]),
+        ("SORT_DIRECTION_DESC_NULLS_LAST", [(2, 20), (4, 20), (1, 10), (3, None)]),
+        # (ASC_NULLS_LAST and DESC_NULLS_FIRST: the same two choices, combined the other way; tests/test_translate.py)
+    ],
+)
 def test_sort_directions(spark, direction, expected):
     rel = {"sort": {"input": L, "sorts": [{"expr": field(1), "direction": direction}, SORT_A[0]]}}
     assert rows(plan(rel)) == expected
@@ -575,9 +691,12 @@ def test_aggregate_measure_filter_and_invocation(spark):
     """[L] Measure.filter: "filter which records are included in the measure. True means include this
     record"; [R] invocation DISTINCT: "Use only distinct values in the aggregation calculation"."""
     a_gt_1 = call(2, field(0), lit(1))
-    measures = [{**COUNT, "filter": a_gt_1}, {**SUM_B, "filter": a_gt_1},
-                {"measure": {**SUM_B["measure"], "invocation": "AGGREGATION_INVOCATION_DISTINCT"}},
-                {"measure": {**measure(5, field(1))["measure"], "invocation": "AGGREGATION_INVOCATION_DISTINCT"}}]
+    measures = [
+        {**COUNT, "filter": a_gt_1},
+        {**SUM_B, "filter": a_gt_1},
+        {"measure": {**SUM_B["measure"], "invocation": "AGGREGATION_INVOCATION_DISTINCT"}},
+        {"measure": {**measure(5, field(1))["measure"], "invocation": "AGGREGATION_INVOCATION_DISTINCT"}},
+    ]
     # a > 1: records 2, 3, 4: count 3, sum 20 + 20 = 40 (null skipped); distinct b: {10, 20}: sum 30, count 2
     assert rows(plan(_agg(measures=measures))) == [(3, 40, 30, 2)]
 
@@ -646,14 +765,34 @@ def test_join_type_rows(spark, join_type):
 def test_lateral_join_whose_right_does_not_read_the_left_row_runs_as_a_join(spark, join_type):
     """[L] a lateral join's right input is evaluated per left row; one that reads nothing of the left row
     gives every left row the same right input: the join's rows (worked out by hand above)."""
-    rel = {"lateralJoin": {"common": {"relAnchor": 1}, "left": L, "right": R, "expression": B_EQ_C,
-                           "type": f"JOIN_TYPE_{join_type}"}}
+    rel = {
+        "lateralJoin": {
+            "common": {"relAnchor": 1},
+            "left": L,
+            "right": R,
+            "expression": B_EQ_C,
+            "type": f"JOIN_TYPE_{join_type}",
+        }
+    }
     assert bag(rows(plan(rel))) == bag(JOIN_ROWS[join_type][1])
 
 
 def test_lateral_join_whose_right_reads_the_left_row_is_refused_clearly():
-    right = {"filter": {"input": R, "condition": call(1, field(0), {"selection": {
-        "directReference": {"structField": {"field": 1}}, "outerReference": {"relReference": 1}}})}}
+    right = {
+        "filter": {
+            "input": R,
+            "condition": call(
+                1,
+                field(0),
+                {
+                    "selection": {
+                        "directReference": {"structField": {"field": 1}},
+                        "outerReference": {"relReference": 1},
+                    }
+                },
+            ),
+        }
+    }
     rel = {"lateralJoin": {"common": {"relAnchor": 1}, "left": L, "right": right, "type": "JOIN_TYPE_INNER"}}
     err = refusal(plan(rel))
     assert "outer references to a lateral relation are not supported" in str(err)
@@ -673,8 +812,15 @@ def test_join_post_join_filter_reads_the_input_order():
     """[L] Post-Join Filter: "A boolean condition to be applied to each result record after the inputs
     have been joined"; its references are over the left fields then the right ones, like the join
     expression ([N] "All field references of Join Properties are over this order")."""
-    rel = {"join": {"left": L, "right": R, "expression": B_EQ_C, "postJoinFilter": call(2, field(2), lit(15)),
-                    "type": "JOIN_TYPE_LEFT"}}
+    rel = {
+        "join": {
+            "left": L,
+            "right": R,
+            "expression": B_EQ_C,
+            "postJoinFilter": call(2, field(2), lit(15)),
+            "type": "JOIN_TYPE_LEFT",
+        }
+    }
     m = model_of(plan(rel))
     assert schema_of(m, "0") == JOIN_SCHEMAS["LEFT"]
     assert ("post-join filter", "gt($2:c, 15)") in m.node("0").info.expressions
@@ -685,21 +831,38 @@ def test_join_post_join_filter_reads_the_input_order():
 def test_join_post_join_filter_applies_after_the_join(spark):
     # LEFT join on b = c, then c > 15: (1, 10, 10, x) fails; (3, NULL, NULL, NULL) - the padded record -
     # is null, so it is not kept either (an ON condition would have kept both left records)
-    rel = {"join": {"left": L, "right": R, "expression": B_EQ_C, "postJoinFilter": call(2, field(2), lit(15)),
-                    "type": "JOIN_TYPE_LEFT"}}
+    rel = {
+        "join": {
+            "left": L,
+            "right": R,
+            "expression": B_EQ_C,
+            "postJoinFilter": call(2, field(2), lit(15)),
+            "type": "JOIN_TYPE_LEFT",
+        }
+    }
     assert bag(rows(plan(rel))) == bag(_INNER[1:])
 
 
 def test_join_post_join_filter_on_a_mark_join_is_not_silently_dropped(spark):
     """A mark join outputs one side and the mark, so a post-join filter over both sides has no record to
     apply to after it; it is refused rather than dropped (it was dropped)."""
-    doc = plan({"join": {"left": L, "right": R, "expression": B_EQ_C, "postJoinFilter": call(2, field(2), lit(15)),
-                         "type": "JOIN_TYPE_LEFT_MARK"}})
+    doc = plan(
+        {
+            "join": {
+                "left": L,
+                "right": R,
+                "expression": B_EQ_C,
+                "postJoinFilter": call(2, field(2), lit(15)),
+                "type": "JOIN_TYPE_LEFT_MARK",
+            }
+        }
+    )
     with pytest.raises(Unsupported, match="post-join filter on a mark join"):
         rows(doc)
 
 
 # -- HashJoinRel, MergeJoinRel ----------------------------------------------------------------------
+
 
 def _key(left: int, right: int, simple: str = "SIMPLE_COMPARISON_TYPE_EQ") -> dict:
     return {"left": ref(left), "right": ref(right), "comparison": {"simple": simple}}
@@ -726,17 +889,25 @@ def test_hash_join_comparison_types_are_shown_as_they_compare():
     for simple in ("EQ", "IS_NOT_DISTINCT_FROM", "MIGHT_EQUAL"):
         m = model_of(plan(_hash(_key(1, 0, f"SIMPLE_COMPARISON_TYPE_{simple}"))))
         texts[simple] = m.node("0").info.expressions[0][1]
-    assert texts == {"EQ": "$1:b = $0:c", "IS_NOT_DISTINCT_FROM": "$1:b IS NOT DISTINCT FROM $0:c",
-                     "MIGHT_EQUAL": "$1:b MIGHT EQUAL $0:c"}
+    assert texts == {
+        "EQ": "$1:b = $0:c",
+        "IS_NOT_DISTINCT_FROM": "$1:b IS NOT DISTINCT FROM $0:c",
+        "MIGHT_EQUAL": "$1:b MIGHT EQUAL $0:c",
+    }
 
 
-@pytest.mark.parametrize("simple,expected", [
-    ("SIMPLE_COMPARISON_TYPE_EQ", _INNER),  # "Returns true only if both values are equal and not null"
-    ("SIMPLE_COMPARISON_TYPE_IS_NOT_DISTINCT_FROM", _INNER + [(3, None, None, "w")]),
-    # a = b OR isnull(a = b): a = 3 (b NULL) matches all five; (NULL, w) matches every left record
-    ("SIMPLE_COMPARISON_TYPE_MIGHT_EQUAL", _INNER + [(3, None) + r for r in R_ROWS]
-     + [(1, 10, None, "w"), (2, 20, None, "w"), (4, 20, None, "w")]),
-])
+@pytest.mark.parametrize(
+    "simple,expected",
+    [
+        ("SIMPLE_COMPARISON_TYPE_EQ", _INNER),  # "Returns true only if both values are equal and not null"
+        ("SIMPLE_COMPARISON_TYPE_IS_NOT_DISTINCT_FROM", _INNER + [(3, None, None, "w")]),
+        # a = b OR isnull(a = b): a = 3 (b NULL) matches all five; (NULL, w) matches every left record
+        (
+            "SIMPLE_COMPARISON_TYPE_MIGHT_EQUAL",
+            _INNER + [(3, None) + r for r in R_ROWS] + [(1, 10, None, "w"), (2, 20, None, "w"), (4, 20, None, "w")],
+        ),
+    ],
+)
 def test_hash_join_comparison_rows(spark, simple, expected):
     assert bag(rows(plan(_hash(_key(1, 0, simple))))) == bag(expected)
 
@@ -786,7 +957,9 @@ def test_hash_join_legacy_keys_are_upgraded_from_binary_plans():
 
 
 def test_hash_join_legacy_keys_rows(spark):
-    legacy = {"hashJoin": {"left": L, "right": R, "leftKeys": [ref(1)], "rightKeys": [ref(0)], "type": "JOIN_TYPE_INNER"}}
+    legacy = {
+        "hashJoin": {"left": L, "right": R, "leftKeys": [ref(1)], "rightKeys": [ref(0)], "type": "JOIN_TYPE_INNER"}
+    }
     assert bag(rows(plan(legacy))) == bag(_INNER)
 
 
@@ -801,7 +974,9 @@ def test_hash_join_type_enum_is_its_own(spark):
 def test_hash_join_post_join_filter_and_build_input(spark):
     """[P] "Post Join Predicate: An additional expression that can be used to reduce the output of the
     join operation post the equality condition"; [A] build_input only picks the hash table's side."""
-    rel = _hash(_key(1, 0), jtype="JOIN_TYPE_LEFT", postJoinFilter=call(2, field(2), lit(15)), buildInput="BUILD_INPUT_LEFT")
+    rel = _hash(
+        _key(1, 0), jtype="JOIN_TYPE_LEFT", postJoinFilter=call(2, field(2), lit(15)), buildInput="BUILD_INPUT_LEFT"
+    )
     m = model_of(plan(rel))
     assert schema_of(m, "0") == JOIN_SCHEMAS["LEFT"]
     assert ("post-join filter", "gt($2:c, 15)") in m.node("0").info.expressions
@@ -819,6 +994,7 @@ def test_join_key_with_a_custom_comparison_is_refused_clearly():
 
 # -- NestedLoopJoinRel ------------------------------------------------------------------------------
 
+
 def test_nested_loop_join_expression_is_optional():
     """[P] NLJ Join Expression: "Optional. Defaults to true (a Cartesian join)"."""
     m = model_of(plan({"nestedLoopJoin": {"left": L, "right": R1, "type": "JOIN_TYPE_INNER"}}))
@@ -826,13 +1002,15 @@ def test_nested_loop_join_expression_is_optional():
 
 
 def test_nested_loop_join_rows(spark):
-    assert bag(rows(plan({"nestedLoopJoin": {"left": L, "right": R1, "type": "JOIN_TYPE_INNER"}}))) == \
-        bag([l + r for l in L_ROWS for r in R1_ROWS])
+    assert bag(rows(plan({"nestedLoopJoin": {"left": L, "right": R1, "type": "JOIN_TYPE_INNER"}}))) == bag(
+        [l + r for l in L_ROWS for r in R1_ROWS]
+    )
 
 
 # =============================================================================================
 # SetRel
 # =============================================================================================
+
 
 def _set(op: str, *inputs: list) -> dict:
     return {"set": {"op": op, "inputs": [values([("n", "i64?")], [(v,) for v in vs]) for vs in inputs]}}
@@ -889,11 +1067,15 @@ def test_set_op_schema_and_problems():
 # =============================================================================================
 
 
-@pytest.mark.parametrize("rel", [
-    {"extensionSingle": {"input": L, "detail": {"@type": "type.googleapis.com/google.protobuf.Empty"}}},
-    {"extensionMulti": {"inputs": [L, R], "detail": {"@type": "type.googleapis.com/google.protobuf.Empty"}}},
-    {"extensionLeaf": {"detail": {"@type": "type.googleapis.com/google.protobuf.Empty"}}},
-], ids=["single", "multi", "leaf"])
+@pytest.mark.parametrize(
+    "rel",
+    [
+        {"extensionSingle": {"input": L, "detail": {"@type": "type.googleapis.com/google.protobuf.Empty"}}},
+        {"extensionMulti": {"inputs": [L, R], "detail": {"@type": "type.googleapis.com/google.protobuf.Empty"}}},
+        {"extensionLeaf": {"detail": {"@type": "type.googleapis.com/google.protobuf.Empty"}}},
+    ],
+    ids=["single", "multi", "leaf"],
+)
 def test_extension_relations_define_their_own_output(rel):
     """[R] "Stub to support extension with a single input / multiple inputs / zero inputs": the detail
     (an Any) defines the relation, so its output is unknown here, and Spark cannot run it."""
@@ -908,8 +1090,12 @@ def test_extension_relations_define_their_own_output(rel):
 # ExpandRel, ExchangeRel, ConsistentPartitionWindowRel
 # =============================================================================================
 
-EXPAND = {"expand": {"input": L, "fields": [{"consistentField": field(0)},
-                                            {"switchingField": {"duplicates": [field(1), NULL_I64]}}]}}
+EXPAND = {
+    "expand": {
+        "input": L,
+        "fields": [{"consistentField": field(0)}, {"switchingField": {"duplicates": [field(1), NULL_I64]}}],
+    }
+}
 
 
 def test_expand_fields_then_the_duplicate_index():
@@ -918,8 +1104,15 @@ def test_expand_fields_then_the_duplicate_index():
     field will be nullable if any of the duplicate expressions are nullable"."""
     m = model_of(plan(EXPAND))
     assert schema_of(m, "0") == [("a", "i64"), ("b", "i64?"), ("expand_index", "i32")]
-    uneven = {"expand": {"input": L, "fields": [{"switchingField": {"duplicates": [field(0)]}},
-                                                {"switchingField": {"duplicates": [field(1), field(1)]}}]}}
+    uneven = {
+        "expand": {
+            "input": L,
+            "fields": [
+                {"switchingField": {"duplicates": [field(0)]}},
+                {"switchingField": {"duplicates": [field(1), field(1)]}},
+            ],
+        }
+    }
     assert "type-mismatch" in codes(model_of(plan(uneven)), "0")  # "must have the same number of duplicates"
 
 
@@ -932,10 +1125,18 @@ def test_expand_rows(spark):
 EXCHANGES = {
     "scatter": {"scatterByFields": {"fields": [ref(1)]}, "partitionCount": 3},
     "single": {"singleTarget": {"expression": call(3, field(0), lit(1), out="i64")}},
-    "multi": {"multiTarget": {"expression": {"literal": {"list": {"values": [{"i32": 0}, {"i32": 1}]}}},
-                              "constrainedToCount": True}, "partitionCount": 2},
-    "round_robin": {"roundRobin": {"exact": True}, "partitionCount": 2,
-                    "targets": [{"partitionId": [0], "uri": "a"}, {"partitionId": [1], "uri": "b"}]},
+    "multi": {
+        "multiTarget": {
+            "expression": {"literal": {"list": {"values": [{"i32": 0}, {"i32": 1}]}}},
+            "constrainedToCount": True,
+        },
+        "partitionCount": 2,
+    },
+    "round_robin": {
+        "roundRobin": {"exact": True},
+        "partitionCount": 2,
+        "targets": [{"partitionId": [0], "uri": "a"}, {"partitionId": [1], "uri": "b"}],
+    },
     "broadcast": {"broadcast": {}},
 }
 
@@ -953,9 +1154,16 @@ def test_exchange_rows_are_the_input_rows(spark, kind):
     assert bag(rows(plan({"exchange": {"input": L, **EXCHANGES[kind]}}))) == bag(L_ROWS)
 
 
-WINDOW = {"window": {"input": L, "windowFunctions": [{"functionReference": 6, "outputType": typ("i64"),
-                                                      "phase": "AGGREGATION_PHASE_INITIAL_TO_RESULT"}],
-                     "partitionExpressions": [field(1)], "sorts": SORT_A}}
+WINDOW = {
+    "window": {
+        "input": L,
+        "windowFunctions": [
+            {"functionReference": 6, "outputType": typ("i64"), "phase": "AGGREGATION_PHASE_INITIAL_TO_RESULT"}
+        ],
+        "partitionExpressions": [field(1)],
+        "sorts": SORT_A,
+    }
+}
 
 
 def test_window_input_then_functions():
@@ -974,10 +1182,23 @@ def test_window_rows(spark):
 def test_window_function_bounds(spark):
     """[A] WindowRelFunction lower_bound / upper_bound: "The bound is inclusive"; bounds_type ROWS: "how many
     rows before and after the current row the window should extend"."""
-    running = {"window": {"input": L, "sorts": SORT_A, "windowFunctions": [{
-        "functionReference": 4, "arguments": [{"value": field(1)}], "outputType": typ("i64?"),
-        "phase": "AGGREGATION_PHASE_INITIAL_TO_RESULT", "boundsType": "BOUNDS_TYPE_ROWS",
-        "lowerBound": {"preceding": {"offset": "1"}}, "upperBound": {"currentRow": {}}}]}}
+    running = {
+        "window": {
+            "input": L,
+            "sorts": SORT_A,
+            "windowFunctions": [
+                {
+                    "functionReference": 4,
+                    "arguments": [{"value": field(1)}],
+                    "outputType": typ("i64?"),
+                    "phase": "AGGREGATION_PHASE_INITIAL_TO_RESULT",
+                    "boundsType": "BOUNDS_TYPE_ROWS",
+                    "lowerBound": {"preceding": {"offset": "1"}},
+                    "upperBound": {"currentRow": {}},
+                }
+            ],
+        }
+    }
     assert schema_of(model_of(plan(running)), "0") == L_SCHEMA + [("sum(b)", "i64?")]
     # by a: the previous and the current b: 10; 10 + 20; 20 + NULL; NULL + 20
     assert bag(rows(plan(running))) == [(1, 10, 10), (2, 20, 30), (3, None, 20), (4, 20, 20)]
@@ -985,9 +1206,14 @@ def test_window_function_bounds(spark):
 
 # -- TopNRel (physical: "a combination of a logical sort and logical fetch operations" [P]) ---------------
 
+
 def _top(count: int, mode: str, offset: int | None = None) -> dict:
-    body = {"input": L, "sorts": [{"expr": field(1), "direction": "SORT_DIRECTION_ASC_NULLS_LAST"}], "count": lit(count),
-            "mode": mode}
+    body = {
+        "input": L,
+        "sorts": [{"expr": field(1), "direction": "SORT_DIRECTION_ASC_NULLS_LAST"}],
+        "count": lit(count),
+        "mode": mode,
+    }
     if offset is not None:
         body["offset"] = lit(offset)
     return {"topN": body}
@@ -1016,15 +1242,26 @@ def test_top_n_rows_only_and_with_ties(spark):
 TABLE_SCHEMA = {"names": ["x", "y"], "struct": {"types": [typ("i64"), typ("i64?")]}}
 
 
-@pytest.mark.parametrize("output,expected", [
-    ("OUTPUT_MODE_NO_OUTPUT", []),  # "return no records at all"
-    ("OUTPUT_MODE_UNSPECIFIED", []),  # [L] "Common default is NO_OUTPUT"
-    # "return all the record INSERTED/DELETED/UPDATED ... the AFTER-image": the table's columns
-    ("OUTPUT_MODE_MODIFIED_RECORDS", [("x", "i64"), ("y", "i64?")]),
-])
+@pytest.mark.parametrize(
+    "output,expected",
+    [
+        ("OUTPUT_MODE_NO_OUTPUT", []),  # "return no records at all"
+        ("OUTPUT_MODE_UNSPECIFIED", []),  # [L] "Common default is NO_OUTPUT"
+        # "return all the record INSERTED/DELETED/UPDATED ... the AFTER-image": the table's columns
+        ("OUTPUT_MODE_MODIFIED_RECORDS", [("x", "i64"), ("y", "i64?")]),
+    ],
+)
 def test_write_output_mode(output, expected):
-    rel = {"write": {"namedTable": {"names": ["t"]}, "tableSchema": TABLE_SCHEMA, "op": "WRITE_OP_CTAS",
-                     "createMode": "CREATE_MODE_REPLACE_IF_EXISTS", "input": L, "output": output}}
+    rel = {
+        "write": {
+            "namedTable": {"names": ["t"]},
+            "tableSchema": TABLE_SCHEMA,
+            "op": "WRITE_OP_CTAS",
+            "createMode": "CREATE_MODE_REPLACE_IF_EXISTS",
+            "input": L,
+            "output": output,
+        }
+    }
     m = model_of(plan(rel))
     assert schema_of(m, "0") == expected
     assert m.node("0").info.detail == "ctas t"
@@ -1034,15 +1271,28 @@ def test_write_output_mode(output, expected):
 
 def test_write_modified_records_without_table_schema_keeps_the_input():
     """[L] Write "Direct Output Order: Unchanged from input"."""
-    rel = {"write": {"namedTable": {"names": ["t"]}, "op": "WRITE_OP_DELETE", "input": L,
-                     "output": "OUTPUT_MODE_MODIFIED_RECORDS"}}
+    rel = {
+        "write": {
+            "namedTable": {"names": ["t"]},
+            "op": "WRITE_OP_DELETE",
+            "input": L,
+            "output": "OUTPUT_MODE_MODIFIED_RECORDS",
+        }
+    }
     assert schema_of(model_of(plan(rel)), "0") == L_SCHEMA
 
 
 def test_ddl_has_no_output_and_is_refused():
     """[L] DDL: "Outputs 0", "Direct Output Order N/A"; the view definition is an input of the node."""
-    rel = {"ddl": {"namedObject": {"names": ["v"]}, "tableSchema": TABLE_SCHEMA, "object": "DDL_OBJECT_VIEW",
-                   "op": "DDL_OP_CREATE_OR_REPLACE", "viewDefinition": L}}
+    rel = {
+        "ddl": {
+            "namedObject": {"names": ["v"]},
+            "tableSchema": TABLE_SCHEMA,
+            "object": "DDL_OBJECT_VIEW",
+            "op": "DDL_OP_CREATE_OR_REPLACE",
+            "viewDefinition": L,
+        }
+    }
     m = model_of(plan(rel))
     assert schema_of(m, "0") == [] and m.node("0").inputs == ["0.0"]
     assert m.node("0").info.detail == "create_or_replace view v"
@@ -1055,8 +1305,14 @@ def test_ddl_has_no_output_and_is_refused():
 def test_update_reads_the_table_schema_and_is_refused():
     """[A] UpdateRel: table_schema "The full schema of the named_table"; condition and transformations read
     it; column_target is an "index of the column to apply the transformation to"."""
-    rel = {"update": {"namedTable": {"names": ["t"]}, "tableSchema": TABLE_SCHEMA, "condition": call(2, field(1), lit(0)),
-                      "transformations": [{"columnTarget": 1, "transformation": call(3, field(0), lit(1), out="i64")}]}}
+    rel = {
+        "update": {
+            "namedTable": {"names": ["t"]},
+            "tableSchema": TABLE_SCHEMA,
+            "condition": call(2, field(1), lit(0)),
+            "transformations": [{"columnTarget": 1, "transformation": call(3, field(0), lit(1), out="i64")}],
+        }
+    }
     m = model_of(plan(rel))
     assert schema_of(m, "0") == [("x", "i64"), ("y", "i64?")]
     assert m.node("0").info.expressions == [("condition", "gt($1:y, 0)"), ("set $1", "add($0:x, 1)")]

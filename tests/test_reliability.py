@@ -18,9 +18,9 @@ import duckdb
 import pandas as pd
 import pytest
 
-from executor.jobs import run as run_mod
 from executor.data.catalog import Catalog
 from executor.errors import TableNotFound, Unsupported
+from executor.jobs import run as run_mod
 from executor.jobs.run import Cancelled, TimedOut, run_node
 from tests.conftest import no_active_jobs
 from tests.plans import call, field, i64, model_of, plan, read
@@ -28,30 +28,54 @@ from tests.plans import call, field, i64, model_of, plan, read
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NATION = [("n_nationkey", "i64"), ("n_name", "string"), ("n_regionkey", "i64"), ("n_comment", "string")]
 REGION = [("r_regionkey", "i64"), ("r_name", "string"), ("r_comment", "string")]
-ORDERS = [("o_orderkey", "i64"), ("o_custkey", "i64"), ("o_orderstatus", "string"),
-          ("o_totalprice", "decimal<15,2>"), ("o_orderdate", "date")]
+ORDERS = [
+    ("o_orderkey", "i64"),
+    ("o_custkey", "i64"),
+    ("o_orderstatus", "string"),
+    ("o_totalprice", "decimal<15,2>"),
+    ("o_orderdate", "date"),
+]
 COUNT = {5: ("count:", "functions_aggregate_generic"), 2: ("gt:any_any", "functions_comparison")}
 
 
 def _filtered(table: str, columns, column: int, above: int) -> dict:
-    return plan((
-        {"filter": {"input": read(table, columns), "condition": call(2, field(column), i64(above))}},
-        [c for c, _ in columns],
-    ), functions=COUNT)
+    return plan(
+        (
+            {"filter": {"input": read(table, columns), "condition": call(2, field(column), i64(above))}},
+            [c for c, _ in columns],
+        ),
+        functions=COUNT,
+    )
 
 
 def _count_of(rel: dict) -> dict:
-    agg = {"aggregate": {"input": rel, "groupings": [],
-                         "measures": [{"measure": {"functionReference": 5, "outputType": {"i64": {"nullability": "NULLABILITY_REQUIRED"}},
-                                                   "phase": "AGGREGATION_PHASE_INITIAL_TO_RESULT"}}]}}
+    agg = {
+        "aggregate": {
+            "input": rel,
+            "groupings": [],
+            "measures": [
+                {
+                    "measure": {
+                        "functionReference": 5,
+                        "outputType": {"i64": {"nullability": "NULLABILITY_REQUIRED"}},
+                        "phase": "AGGREGATION_PHASE_INITIAL_TO_RESULT",
+                    }
+                }
+            ],
+        }
+    }
     return plan((agg, ["n"]), functions=COUNT)
 
 
 def _exploding(columns) -> dict:
     """count(*) over orders x orders x orders: 3.4e12 rows at scale 0.01. Its tasks do not stop when
     the job is cancelled (one fused loop per input batch): executor.spark.reaper ends them."""
-    cross = {"cross": {"left": {"cross": {"left": read("orders", columns), "right": read("orders", columns)}},
-                       "right": read("orders", columns)}}
+    cross = {
+        "cross": {
+            "left": {"cross": {"left": read("orders", columns), "right": read("orders", columns)}},
+            "right": read("orders", columns),
+        }
+    }
     return _count_of(cross)
 
 
@@ -59,8 +83,12 @@ def _long(columns) -> dict:
     """count(*) over orders x orders x nation x region: 2.8e10 rows, tens of seconds, and
     interruptible (orders x orders x region took 3 s, and sometimes ended before the test cancelled it)."""
     small = {"cross": {"left": read("nation", NATION), "right": read("region", REGION)}}
-    cross = {"cross": {"left": {"cross": {"left": read("orders", columns), "right": read("orders", columns)}},
-                       "right": small}}
+    cross = {
+        "cross": {
+            "left": {"cross": {"left": read("orders", columns), "right": read("orders", columns)}},
+            "right": small,
+        }
+    }
     return _count_of(cross)
 
 
@@ -74,9 +102,18 @@ def test_concurrent_users_get_their_own_results(spark, tpch_dir, tmp_path):
     run_mod.clear_cache()
     catalog = Catalog([tpch_dir])
     cases = {
-        "nation>10": (_filtered("nation", NATION, 0, 10), f"select * from '{tpch_dir}/nation.parquet' where n_nationkey > 10"),
-        "nation>20": (_filtered("nation", NATION, 0, 20), f"select * from '{tpch_dir}/nation.parquet' where n_nationkey > 20"),
-        "region>1": (_filtered("region", REGION, 0, 1), f"select * from '{tpch_dir}/region.parquet' where r_regionkey > 1"),
+        "nation>10": (
+            _filtered("nation", NATION, 0, 10),
+            f"select * from '{tpch_dir}/nation.parquet' where n_nationkey > 10",
+        ),
+        "nation>20": (
+            _filtered("nation", NATION, 0, 20),
+            f"select * from '{tpch_dir}/nation.parquet' where n_nationkey > 20",
+        ),
+        "region>1": (
+            _filtered("region", REGION, 0, 1),
+            f"select * from '{tpch_dir}/region.parquet' where r_regionkey > 1",
+        ),
         "orders count": (_count_of(read("orders", ORDERS)), f"select count(*) from '{tpch_dir}/orders.parquet'"),
     }
     results: dict[str, object] = {}
@@ -90,7 +127,9 @@ def test_concurrent_users_get_their_own_results(spark, tpch_dir, tmp_path):
 
     threads = [threading.Thread(target=work, args=(n, doc)) for n, (doc, _) in cases.items()]
     threads.append(threading.Thread(target=work, args=("missing", _filtered("no_such_table", NATION, 0, 1))))
-    threads.append(threading.Thread(target=work, args=("cancelled", _long(ORDERS)), kwargs={"cancel": cancel, "timeout_s": 120}))
+    threads.append(
+        threading.Thread(target=work, args=("cancelled", _long(ORDERS)), kwargs={"cancel": cancel, "timeout_s": 120})
+    )
     for t in threads:
         t.start()
     time.sleep(3)
@@ -138,13 +177,16 @@ def test_an_exploding_cross_join_is_stopped_by_its_timeout(spark, tpch_dir, monk
     again = get_session()
     assert reaper.orphaned_tasks(again) == 0  # no task of the cancelled job is left running
     assert again.range(5).count() == 5  # the next run works (on a new session when the old JVM was stopped)
-    print(f"exploding cross join: stopped {stopped_after:.1f} s after start; JVM stopped by the reaper: {reaper.reaped - reaped}")
+    print(
+        f"exploding cross join: stopped {stopped_after:.1f} s after start; JVM stopped by the reaper: {reaper.reaped - reaped}"
+    )
 
 
 def test_rows_collected_are_capped_whatever_the_limit(spark, tpch_dir):
     run_mod.clear_cache()
-    result = run_node(model_of(plan((read("orders", ORDERS), [c for c, _ in ORDERS]))), "0",
-                      catalog=Catalog([tpch_dir]), limit=10**9)
+    result = run_node(
+        model_of(plan((read("orders", ORDERS), [c for c, _ in ORDERS]))), "0", catalog=Catalog([tpch_dir]), limit=10**9
+    )
     assert len(result.rows) == run_mod.MAX_ROWS and result.truncated
 
 
@@ -154,10 +196,13 @@ def test_names_that_look_like_sql_are_data(spark, tmp_path):
     frame = pd.DataFrame({n: [i, i + 10, i + 20] for i, n in enumerate(names)})
     table = "we'ird`ta\"ble; DROP"
     frame.to_parquet(tmp_path / f"{table}.parquet")
-    doc = plan((
-        {"filter": {"input": read(table, [(n, "i64") for n in names]), "condition": call(2, field(2), i64(3))}},
-        names,
-    ), functions=COUNT)
+    doc = plan(
+        (
+            {"filter": {"input": read(table, [(n, "i64") for n in names]), "condition": call(2, field(2), i64(3))}},
+            names,
+        ),
+        functions=COUNT,
+    )
     model = model_of(doc)
     assert [f.name for f in model.node("0").schema] == names
     result = run_node(model, "0", catalog=Catalog([str(tmp_path)]), limit=10, count=True)
@@ -181,7 +226,9 @@ def test_plans_never_reach_the_network(spark, tpch_dir, monkeypatch):
         return real_connect(self, address)
 
     monkeypatch.setattr(socket.socket, "connect", connect)
-    monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: tried.append(a) or (_ for _ in ()).throw(OSError("no")))
+    monkeypatch.setattr(
+        urllib.request, "urlopen", lambda *a, **k: tried.append(a) or (_ for _ in ()).throw(OSError("no"))
+    )
     doc = _filtered("nation", NATION, 0, 10)
     doc["extensionUrns"] = [{"extensionUrnAnchor": 1, "urn": "https://example.com/functions_comparison.yaml"}]
     doc["extensionUris"] = [{"extensionUriAnchor": 9, "uri": "http://192.0.2.1/functions.yaml"}]
@@ -253,12 +300,13 @@ def _deep_expression(depth: int) -> dict:
     e = field(0)
     for _ in range(depth):
         e = call(3, e, i64(1), out="i64")
-    project = {"project": {"input": read("nation", NATION), "expressions": [e], "common": {"emit": {"outputMapping": [4]}}}}
+    project = {
+        "project": {"input": read("nation", NATION), "expressions": [e], "common": {"emit": {"outputMapping": [4]}}}
+    }
     return plan((project, ["x"]), functions={3: ("add:i64_i64", "functions_arithmetic")})
 
 
 def _json(doc: dict) -> bytes:
-    import json
 
     from viz.deep import run_deep
 
@@ -319,16 +367,23 @@ def test_dangling_references_are_diagnosed_and_named_when_run(tpch_dir):
     model marks each on its node, and the executor names it instead of running."""
     from executor.translate.executable import executability
 
-    undeclared = plan(({"filter": {"input": read("nation", NATION), "condition": call(77, field(0), i64(1))}},
-                       [c for c, _ in NATION]), functions=COUNT)
+    undeclared = plan(
+        (
+            {"filter": {"input": read("nation", NATION), "condition": call(77, field(0), i64(1))}},
+            [c for c, _ in NATION],
+        ),
+        functions=COUNT,
+    )
     model = model_of(undeclared)
     assert [d.code for d in model.node("0").diagnostics] == ["unknown-function"]
     assert "function anchor 77 is not declared" in executability(model)["0"].reason
     with pytest.raises(Unsupported, match="function anchor 77 is not declared"):
         run_node(model, "0", catalog=Catalog([tpch_dir]))
 
-    past_end = plan(({"filter": {"input": read("nation", NATION), "condition": call(2, field(9), i64(1))}},
-                     [c for c, _ in NATION]), functions=COUNT)
+    past_end = plan(
+        ({"filter": {"input": read("nation", NATION), "condition": call(2, field(9), i64(1))}}, [c for c, _ in NATION]),
+        functions=COUNT,
+    )
     model = model_of(past_end)
     assert [d.code for d in model.node("0").diagnostics] == ["field-out-of-range"]
     assert "field 9 is out of range: the input has 4 fields" in executability(model)["0"].reason

@@ -17,12 +17,12 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from executor.jobs import run as run_mod
-from executor.spark import session
 from executor.data.catalog import Catalog
 from executor.errors import ExecutionError, Refused
-from executor.spark.rehearsal import rehearse
+from executor.jobs import run as run_mod
 from executor.jobs.run import Cancelled, TimedOut, run_node, to_csv_bytes, to_parquet_bytes
+from executor.spark import session
+from executor.spark.rehearsal import rehearse
 from tests.conftest import no_active_jobs
 from tests.plans import model_of, plan, read
 
@@ -80,11 +80,19 @@ def test_first_rows_count_columns_and_types(spark, tpch_dir, stand_in):
     path = os.path.join(tpch_dir, "orders.parquet")
     (total,) = _duck(f"select count(*) from '{path}'")[0]
     assert result.row_count == total == 15000
-    assert result.columns == ["[0] o_orderkey", "[1] o_custkey", "[2] o_orderstatus", "[3] o_totalprice", "[4] o_orderdate"]
+    assert result.columns == [
+        "[0] o_orderkey",
+        "[1] o_custkey",
+        "[2] o_orderstatus",
+        "[3] o_totalprice",
+        "[4] o_orderdate",
+    ]
     assert result.types == ["bigint", "bigint", "string", "decimal(15,2)", "date"]
     assert len(result.rows) == 7 and result.truncated
     # the 7 rows are rows of the file (a limit without order: compare as a subset, exact values)
-    oracle = {tuple(r) for r in _duck(f"select o_orderkey, o_custkey, o_orderstatus, o_totalprice, o_orderdate from '{path}'")}
+    oracle = {
+        tuple(r) for r in _duck(f"select o_orderkey, o_custkey, o_orderstatus, o_totalprice, o_orderdate from '{path}'")
+    }
     got = {tuple(r) for r in result.rows.itertuples(index=False)}
     assert got <= oracle
     assert result.elapsed_s > 0 and "Scan parquet" in result.explain
@@ -115,7 +123,12 @@ def test_results_are_cached_per_plan_node_limit_count_and_bindings(spark, tpch_d
     # another limit or a count is another run, of the same translation (a DataFrame runs nothing
     # until an action); other bindings are another translation
     assert stand_in.calls == 1
-    run_node(model_of(doc), "0", catalog=Catalog([tpch_dir], bindings={"x": os.path.join(tpch_dir, "region.parquet")}), limit=5)
+    run_node(
+        model_of(doc),
+        "0",
+        catalog=Catalog([tpch_dir], bindings={"x": os.path.join(tpch_dir, "region.parquet")}),
+        limit=5,
+    )
     assert stand_in.calls == 2
 
 
@@ -152,7 +165,13 @@ def test_timeout_stops_the_run(spark, monkeypatch):
     seen: list[tuple[float, str]] = []
     start = time.monotonic()
     with pytest.raises(TimedOut, match="timed out after 2 s"):
-        run_node(model_of(plan(read("nation", NATION))), "0", catalog=Catalog(), timeout_s=2, progress=lambda f, m: seen.append((f, m)))
+        run_node(
+            model_of(plan(read("nation", NATION))),
+            "0",
+            catalog=Catalog(),
+            timeout_s=2,
+            progress=lambda f, m: seen.append((f, m)),
+        )
     assert time.monotonic() - start < 2 + run_mod.STOP_GRACE_S + 8  # slack for a loaded machine
     assert no_active_jobs(spark)
     assert seen and all(0.0 <= f <= 1.0 for f, _ in seen)
@@ -163,7 +182,9 @@ def test_a_rehearsal_runs_each_node_keeps_nothing_and_keeps_to_its_budget(spark,
     over, no result cached; a node still running when the budget is up is interrupted, and the rest
     are not started."""
     run_mod.clear_cache()
-    model = model_of(plan((read("nation", NATION), [c for c, _ in NATION]), (read("orders", ORDERS), [c for c, _ in ORDERS])))
+    model = model_of(
+        plan((read("nation", NATION), [c for c, _ in NATION]), (read("orders", ORDERS), [c for c, _ in ORDERS]))
+    )
     cat = Catalog([tpch_dir])
     collected: list[int] = []
     real = run_mod._collect
@@ -194,7 +215,9 @@ def test_a_rehearsal_gives_way_to_a_run_a_person_asked_for(spark, tpch_dir, monk
     starts, and no other node is rehearsed after it; a rehearsal that starts while a person's run is
     under way runs nothing. (On two cores the two shared them: the tutorial root's first Run 2.7 s.)"""
     run_mod.clear_cache()
-    model = model_of(plan((read("nation", NATION), [c for c, _ in NATION]), (read("orders", ORDERS), [c for c, _ in ORDERS])))
+    model = model_of(
+        plan((read("nation", NATION), [c for c, _ in NATION]), (read("orders", ORDERS), [c for c, _ in ORDERS]))
+    )
     cat = Catalog([tpch_dir])
     real = run_mod._translate
     monkeypatch.setattr(run_mod, "_translate", lambda m, n, s, c: _slow(s) if n == "0" else real(m, n, s, c))
@@ -255,8 +278,9 @@ def test_a_count_over_its_budget_stops_and_the_rows_come_back(spark, tpch_dir):
     assert time.monotonic() - start < 60
     assert no_active_jobs(spark)
     # a count within its budget completes: nation has 25 rows (the TPC-H spec), 10 of them shown
-    small = run_step(model_of(plan(read("nation", NATION))), "0", catalog=Catalog([tpch_dir]), limit=10,
-                     count_budget_s=30)["0"]
+    small = run_step(
+        model_of(plan(read("nation", NATION))), "0", catalog=Catalog([tpch_dir]), limit=10, count_budget_s=30
+    )["0"]
     assert small.row_count == 25 and not any("counting stopped" in w for w in small.warnings)
 
 
@@ -300,7 +324,11 @@ def test_caps_and_columns_arrow_cannot_move(spark, monkeypatch):
     def wide(spark):
         from pyspark.sql import functions as F
 
-        df = spark.range(50).select(F.col("id").alias("_0"), F.expr("make_ym_interval(1, 2)").alias("_1"), F.expr("repeat('x', 1000)").alias("_2"))
+        df = spark.range(50).select(
+            F.col("id").alias("_0"),
+            F.expr("make_ym_interval(1, 2)").alias("_1"),
+            F.expr("repeat('x', 1000)").alias("_2"),
+        )
         return _Translation(df, ["id", "span", "text"])
 
     monkeypatch.setattr(run_mod, "_translate", StandIn(wide))
@@ -354,6 +382,7 @@ def test_a_broadcast_out_of_memory_is_tried_again(spark, tpch_dir, monkeypatch):
         def action():
             calls.append(1)
             raise RuntimeError(message)
+
         return action
 
     calls.clear()
@@ -367,9 +396,16 @@ def test_a_broadcast_out_of_memory_is_tried_again(spark, tpch_dir, monkeypatch):
     # a run's both Spark actions go through it: the rows and, beyond the limit, the count
     run_mod.clear_cache()
     tried, retry = [], run_mod._retry_broadcast
-    monkeypatch.setattr(run_mod, "_retry_broadcast", lambda session, action: tried.append(action) or retry(session, action))
-    result = run_node(model_of(plan((read("orders", ORDERS), [c for c, _ in ORDERS]))), "0",
-                      catalog=Catalog([tpch_dir]), limit=7, count=True)
+    monkeypatch.setattr(
+        run_mod, "_retry_broadcast", lambda session, action: tried.append(action) or retry(session, action)
+    )
+    result = run_node(
+        model_of(plan((read("orders", ORDERS), [c for c, _ in ORDERS]))),
+        "0",
+        catalog=Catalog([tpch_dir]),
+        limit=7,
+        count=True,
+    )
     assert result.row_count == 15000 and len(tried) == 2
 
 
@@ -391,10 +427,13 @@ def test_the_shared_session_maps_the_class_archive_make_built(spark):
     """make's set-up builds the class archive (python -m executor.spark.jvm_archive); the session's JVM maps
     it: HotSpot turns UseSharedSpaces off when it cannot (a corrupt archive, checked by hand)."""
     path = session.archive_path()
-    assert os.path.isfile(path), f"no class archive at {path}: make test builds it (python -m executor.spark.jvm_archive)"
+    assert os.path.isfile(path), (
+        f"no class archive at {path}: make test builds it (python -m executor.spark.jvm_archive)"
+    )
     jvm = spark._jvm
     bean = jvm.java.lang.management.ManagementFactory.getPlatformMXBean(
-        jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean"))
+        jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean")
+    )
     assert bean.getVMOption("SharedArchiveFile").getValue() == path
     assert bean.getVMOption("UseSharedSpaces").getValue() == "true"
 
@@ -409,8 +448,14 @@ def test_a_run_waits_its_turn_says_its_place_and_can_be_cancelled_in_line(spark,
 
     def ask(limit: int) -> None:
         try:
-            outcome[limit] = run_node(model, "0", catalog=Catalog([tpch_dir]), limit=limit, cancel=cancel,
-                                      progress=lambda fraction, status: statuses.append(status))
+            outcome[limit] = run_node(
+                model,
+                "0",
+                catalog=Catalog([tpch_dir]),
+                limit=limit,
+                cancel=cancel,
+                progress=lambda fraction, status: statuses.append(status),
+            )
         except Exception as exc:  # noqa: BLE001 - the test reads it
             outcome[limit] = exc
 

@@ -30,16 +30,19 @@ def test_the_default_folder_is_under_the_cache():
     assert share.SHARE_DIR == os.path.join(CACHE, "shared")
 
 
-@pytest.mark.parametrize("bad", [
-    "../x",
-    "../" + "a" * 61,
-    "A" * 64,                       # uppercase hex
-    "a" * 63,                       # too short
-    "a" * 65,                       # too long
-    "g" * 64,                       # not hex
-    "/" + "a" * 63,
-    "",
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "../x",
+        "../" + "a" * 61,
+        "A" * 64,  # uppercase hex
+        "a" * 63,  # too short
+        "a" * 65,  # too long
+        "g" * 64,  # not hex
+        "/" + "a" * 63,
+        "",
+    ],
+)
 def test_bad_digests_are_refused(tmp_path, bad):
     (tmp_path / "x").write_bytes(DATA)  # a file a path trick might reach
     assert share.load_shared(bad, str(tmp_path)) is None
@@ -76,6 +79,12 @@ def test_links_for_samples_and_for_other_plans(tmp_path):
 
 
 def test_absolute_links():
-    assert share.absolute_link("present?sample=a.json", "http://host:8501/present?node=0") == "http://host:8501/present?sample=a.json"
-    assert share.absolute_link("present?x=1", "https://h.example/app/present", "app") == "https://h.example/app/present?x=1"
+    assert (
+        share.absolute_link("present?sample=a.json", "http://host:8501/present?node=0")
+        == "http://host:8501/present?sample=a.json"
+    )
+    assert (
+        share.absolute_link("present?x=1", "https://h.example/app/present", "app")
+        == "https://h.example/app/present?x=1"
+    )
     assert share.absolute_link("present?x=1", None) == "present?x=1"

@@ -46,7 +46,10 @@ def fp64(v: float) -> dict:
 def values(*texts: str) -> dict:
     return {
         "read": {
-            "baseSchema": {"names": ["d"], "struct": {"types": [P.typ("decimal<15,2>")], "nullability": "NULLABILITY_REQUIRED"}},
+            "baseSchema": {
+                "names": ["d"],
+                "struct": {"types": [P.typ("decimal<15,2>")], "nullability": "NULLABILITY_REQUIRED"},
+            },
             "virtualTable": {"expressions": [{"fields": [{"literal": dec(t)}]} for t in texts]},
         }
     }
@@ -55,7 +58,9 @@ def values(*texts: str) -> dict:
 def planted(producer: str) -> dict:
     """``SELECT d FROM (VALUES 0.05, 0.07, 0.08) WHERE d <= 0.06 + 0.01`` as written: ``lte(decimal, fp64)``."""
     bound = P.call(2, fp64(0.06), fp64(0.01), out="fp64")
-    rel = {"filter": {"input": values("0.05", "0.07", "0.08"), "condition": P.call(1, P.field(0), bound, out="boolean")}}
+    rel = {
+        "filter": {"input": values("0.05", "0.07", "0.08"), "condition": P.call(1, P.field(0), bound, out="boolean")}
+    }
     doc = P.plan((rel, ["d"]), functions=FUNCTIONS)
     doc["version"] = {"minorNumber": 85, "producer": producer}
     return doc
@@ -84,7 +89,12 @@ def test_a_declared_output_type_the_yaml_contradicts_is_said():
     # multiply(decimal<10,2>, decimal<10,2>) is decimal<21,4> by functions_arithmetic_decimal.yaml
     # (precision P1 + P2 + 1, scale S1 + S2); the plan declares decimal<38,2>.
     columns = [("a", "decimal<10,2>"), ("b", "decimal<10,2>")]
-    rel = {"project": {"input": P.read("t", columns), "expressions": [P.call(3, P.field(0), P.field(1), out="decimal<38,2>")]}}
+    rel = {
+        "project": {
+            "input": P.read("t", columns),
+            "expressions": [P.call(3, P.field(0), P.field(1), out="decimal<38,2>")],
+        }
+    }
     model = P.model_of(P.plan((rel, ["a", "b", "p"]), functions=FUNCTIONS))
     [d] = [d for d in model.node("0").diagnostics if d.code == "output-type-conflict"]
     assert "decimal<38,2>" in d.message and "decimal<21,4>" in d.message
@@ -101,7 +111,9 @@ def test_calls_that_match_a_signature_say_nothing():
 def test_viz_inspect_prints_the_diagnostic(tmp_path):
     path = tmp_path / "planted.json"
     path.write_text(json.dumps(planted("datafusion")))
-    out = subprocess.run([sys.executable, "-m", "viz", "inspect", "--json", str(path)], capture_output=True, text=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-m", "viz", "inspect", "--json", str(path)], capture_output=True, text=True, cwd=ROOT
+    )
     assert out.returncode == 0, out.stderr
     [doc] = [json.loads(line) for line in out.stdout.splitlines()]
     [node] = [n for n in doc["nodes"] if n["id"] == "0"]
@@ -111,9 +123,13 @@ def test_viz_inspect_prints_the_diagnostic(tmp_path):
 
 def test_the_app_shows_the_diagnostic_on_its_node():
     at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=60).run()
-    at.sidebar.file_uploader[0].set_value(("planted.json", json.dumps(planted("datafusion")).encode(), "application/json")).run()
+    at.sidebar.file_uploader[0].set_value(
+        ("planted.json", json.dumps(planted("datafusion")).encode(), "application/json")
+    ).run()
     labels = [b.label.replace("\\", "") for b in at.button if b.key and b.key.startswith("diag-")]  # shown as written
-    assert any(label.startswith("warning 0") and "lte" in label and "decimal<30,15>" in label for label in labels), labels
+    assert any(label.startswith("warning 0") and "lte" in label and "decimal<30,15>" in label for label in labels), (
+        labels
+    )
 
 
 @pytest.mark.parametrize(

@@ -37,29 +37,48 @@ def _plan(columns=NATION, table="nation"):
 def root(tmp_path):
     """nation.parquet with other columns (TPC-DS's reason table), right.parquet with the plan's
     columns as int32 and decimal (numbers serve numbers), swapped.parquet with n_name a number."""
-    pq.write_table(pa.table({"r_reason_sk": pa.array([1], pa.int32()), "r_reason_id": ["a"],
-                             "r_reason_desc": ["b"]}), tmp_path / "nation.parquet")
-    pq.write_table(pa.table({"N_NATIONKEY": pa.array([1], pa.int32()), "n_name": ["x"],
-                             "n_regionkey": pa.array([1], pa.decimal128(10, 0)), "n_comment": ["c"],
-                             "extra": [1.5]}), tmp_path / "right.parquet")
-    pq.write_table(pa.table({"n_nationkey": [1], "n_name": [7], "n_regionkey": [1], "n_comment": ["x"]}),
-                   tmp_path / "swapped.parquet")
+    pq.write_table(
+        pa.table({"r_reason_sk": pa.array([1], pa.int32()), "r_reason_id": ["a"], "r_reason_desc": ["b"]}),
+        tmp_path / "nation.parquet",
+    )
+    pq.write_table(
+        pa.table(
+            {
+                "N_NATIONKEY": pa.array([1], pa.int32()),
+                "n_name": ["x"],
+                "n_regionkey": pa.array([1], pa.decimal128(10, 0)),
+                "n_comment": ["c"],
+                "extra": [1.5],
+            }
+        ),
+        tmp_path / "right.parquet",
+    )
+    pq.write_table(
+        pa.table({"n_nationkey": [1], "n_name": [7], "n_regionkey": [1], "n_comment": ["x"]}),
+        tmp_path / "swapped.parquet",
+    )
     pq.write_table(pa.table({"a": [1], "b": ["x"], "c": [2], "d": ["y"]}), tmp_path / "other.parquet")
     return tmp_path
 
 
 def test_check_columns_by_name_and_family():
     plan = [Column("k", "bigint", "int"), Column("name", "string", "str"), Column("v", "double", "num")]
-    ok = check_columns([Column("K", "int", "int"), Column("v", "decimal(10,2)", "num"), Column("name", "string", "str")], plan)
+    ok = check_columns(
+        [Column("K", "int", "int"), Column("v", "decimal(10,2)", "num"), Column("name", "string", "str")], plan
+    )
     assert ok.ok and ok.missing == [] and ok.clashes == []
     assert not ok.by_position  # in order, v (a number) stands where the plan reads name (a string)
-    assert ok.position_clashes == ["v is decimal(10,2) where the plan reads name string",
-                                   "name is string where the plan reads v double"]
+    assert ok.position_clashes == [
+        "v is decimal(10,2) where the plan reads name string",
+        "name is string where the plan reads v double",
+    ]
     bad = check_columns([Column("k", "string", "str"), Column("x", "int", "int")], plan)
     assert bad.missing == ["name", "v"] and bad.clashes == ["k is string in the table, bigint in the plan"]
     assert bad.problem() == "lacks 2 of the plan's 3 columns (name, v)"
     assert bad.why_not_by_position() == "it has 2 columns where the plan reads 3"
-    typed = check_columns([Column("k", "string", "str"), Column("name", "string", "str"), Column("v", "int", "int")], plan)
+    typed = check_columns(
+        [Column("k", "string", "str"), Column("name", "string", "str"), Column("v", "int", "int")], plan
+    )
     assert typed.problem() == "has the plan's columns with other types: k is string in the table, bigint in the plan"
     # a plan that names its columns without types (DataFusion): only the names and the count count
     untyped = [Column("k", None, None), Column("name", None, None)]
@@ -75,8 +94,10 @@ def test_a_file_without_the_plans_columns_is_not_bound(root):
     [s] = cat.status([["nation"]], _columns(model))
     assert (s.bound, s.how, s.path) == (False, "columns differ", str(root / "nation.parquet"))
     assert s.check.missing == ["n_nationkey", "n_name", "n_regionkey", "n_comment"]
-    assert s.message == (f"parquet at {root / 'nation.parquet'} lacks 4 of the plan's 4 columns "
-                         "(n_nationkey, n_name, n_regionkey, n_comment)")
+    assert s.message == (
+        f"parquet at {root / 'nation.parquet'} lacks 4 of the plan's 4 columns "
+        "(n_nationkey, n_name, n_regionkey, n_comment)"
+    )
     assert [c.shown() for c in s.check.table] == ["r_reason_sk int", "r_reason_id string", "r_reason_desc string"]
     assert not s.check.by_position  # 3 columns for the plan's 4
     # chosen by position all the same: still not bound, the count does not allow it
@@ -92,7 +113,10 @@ def test_a_binding_with_the_plans_columns_is_bound_and_one_with_other_types_is_n
     cat = Catalog([str(root)], bindings={"nation": str(root / "swapped.parquet")}, use_spark_catalog=False)
     [s] = cat.status([["nation"]], _columns(model))
     assert (s.bound, s.how) == (False, "columns differ")
-    assert s.check.problem() == "has the plan's columns with other types: n_name is bigint in the table, string in the plan"
+    assert (
+        s.check.problem()
+        == "has the plan's columns with other types: n_name is bigint in the table, string in the plan"
+    )
     assert cat.check_file(str(root / "right.parquet"), _columns(model)["nation"]).ok
 
 
@@ -101,11 +125,15 @@ def test_by_position_binds_only_where_count_and_types_allow(root):
     bound = {"nation": str(root / "other.parquet")}  # a, b, c, d: int, string, int, string
     [s] = Catalog([str(root)], bound, use_spark_catalog=False).status([["nation"]], _columns(model))
     assert not s.bound and s.check.by_position
-    [s] = Catalog([str(root)], bound, use_spark_catalog=False, by_position=["NATION"]).status([["nation"]], _columns(model))
+    [s] = Catalog([str(root)], bound, use_spark_catalog=False, by_position=["NATION"]).status(
+        [["nation"]], _columns(model)
+    )
     assert (s.bound, s.how) == (True, "binding, by position")
     # a plan that reads the second column as a number: by position no longer fits
     numbers = _plan([("n_nationkey", "i64"), ("n_name", "i64"), ("n_regionkey", "i64"), ("n_comment", "string")])
-    [s] = Catalog([str(root)], bound, use_spark_catalog=False, by_position=["nation"]).status([["nation"]], _columns(numbers))
+    [s] = Catalog([str(root)], bound, use_spark_catalog=False, by_position=["nation"]).status(
+        [["nation"]], _columns(numbers)
+    )
     assert not s.bound and s.check.why_not_by_position() == "in order, b is string where the plan reads n_name bigint"
 
 
@@ -122,7 +150,8 @@ def test_file_columns_of_each_format_and_an_unreadable_file(tmp_path):
     with pytest.raises(ExecutionError, match="cannot read the columns of"):
         file_columns(str(tmp_path / "broken.parquet"), "parquet")
     [s] = Catalog([str(tmp_path)], bindings={"t": str(tmp_path / "broken.parquet")}, use_spark_catalog=False).status(
-        [["t"]], _columns(_plan([("id", "i64")], table="t")))
+        [["t"]], _columns(_plan([("id", "i64")], table="t"))
+    )
     assert (s.bound, s.how) == (False, "unreadable") and "cannot read the columns" in s.message
 
 
@@ -135,8 +164,16 @@ def test_the_footer_gives_the_types_spark_reads(spark, tpch_dir):
         assert file_columns(path, "parquet") == spark_columns(spark.read.parquet(path).schema), path
 
 
-@pytest.mark.parametrize("sample", ["tutorial.json", "tpch_q02_isthmus.json", "tpch_q03_isthmus.json",
-                                    "tpch_q03_duckdb.json", "tpch_q03_datafusion.json"])
+@pytest.mark.parametrize(
+    "sample",
+    [
+        "tutorial.json",
+        "tpch_q02_isthmus.json",
+        "tpch_q03_isthmus.json",
+        "tpch_q03_duckdb.json",
+        "tpch_q03_datafusion.json",
+    ],
+)
 def test_every_sample_plan_is_bound_to_its_own_data(sample, tpch_dir):
     from viz.model import analyze
 

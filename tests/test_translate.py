@@ -20,8 +20,13 @@ import pytest
 
 from tests.plans import CUSTOMERS, ORDERS, call, emit, field, i64, measure, model_of, outer_field, plan, read, typ
 
-ORDER_ROWS = [(1, 10, Decimal("5.00")), (2, 10, Decimal("7.50")), (3, 20, Decimal("1.25")), (4, None, Decimal("3.00")),
-              (5, 30, None)]
+ORDER_ROWS = [
+    (1, 10, Decimal("5.00")),
+    (2, 10, Decimal("7.50")),
+    (3, 20, Decimal("1.25")),
+    (4, None, Decimal("3.00")),
+    (5, 30, None),
+]
 CUSTOMER_ROWS = [(10, "ann"), (20, "bob"), (40, "eve")]
 
 
@@ -34,11 +39,21 @@ def catalog(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("translate-data")
     o = list(zip(*ORDER_ROWS))
-    pq.write_table(pa.table({"o_id": pa.array(o[0], pa.int64()), "o_cust": pa.array(o[1], pa.int64()),
-                             "o_total": pa.array(o[2], pa.decimal128(10, 2))}), folder / "orders.parquet")
+    pq.write_table(
+        pa.table(
+            {
+                "o_id": pa.array(o[0], pa.int64()),
+                "o_cust": pa.array(o[1], pa.int64()),
+                "o_total": pa.array(o[2], pa.decimal128(10, 2)),
+            }
+        ),
+        folder / "orders.parquet",
+    )
     c = list(zip(*CUSTOMER_ROWS))
-    pq.write_table(pa.table({"c_id": pa.array(c[0], pa.int64()), "c_name": pa.array(c[1], pa.string())}),
-                   folder / "customers.parquet")
+    pq.write_table(
+        pa.table({"c_id": pa.array(c[0], pa.int64()), "c_name": pa.array(c[1], pa.string())}),
+        folder / "customers.parquet",
+    )
     return Catalog(data_roots=[str(folder)], use_spark_catalog=False)
 
 
@@ -64,13 +79,18 @@ def lit_i64(v):
 
 def vtable(values: list[int | None], name: str = "x") -> dict:
     rows = [{"fields": [lit_i64(v) if v is not None else {"literal": {"null": typ("i64?")}}]} for v in values]
-    return {"read": {"baseSchema": {"names": [name], "struct": {"types": [typ("i64?")]}},
-                     "virtualTable": {"expressions": rows}}}
+    return {
+        "read": {
+            "baseSchema": {"names": [name], "struct": {"types": [typ("i64?")]}},
+            "virtualTable": {"expressions": rows},
+        }
+    }
 
 
 # ---------------------------------------------------------------------------------------------
 # Reads, filter, project, emit
 # ---------------------------------------------------------------------------------------------
+
 
 def test_read_whole_table_by_position(spark, catalog):
     assert same(run(spark, catalog, plan((ORD, ["a", "b", "c"]))), ORDER_ROWS)
@@ -82,7 +102,12 @@ def test_read_matches_columns_by_name_in_any_order(spark, catalog):
 
 
 def test_read_filter_and_projection(spark, catalog):
-    r = read("orders", ORDERS, filter=call(2, field(0), i64(2)), projection={"select": {"structItems": [{"field": 2}, {"field": 0}]}})
+    r = read(
+        "orders",
+        ORDERS,
+        filter=call(2, field(0), i64(2)),
+        projection={"select": {"structItems": [{"field": 2}, {"field": 0}]}},
+    )
     assert same(run(spark, catalog, plan(r)), [(Decimal("1.25"), 3), (Decimal("3.00"), 4), (None, 5)])
 
 
@@ -105,6 +130,7 @@ def test_virtual_table_with_typed_null(spark, catalog):
 # ---------------------------------------------------------------------------------------------
 # Joins: all 12 types, on o_cust = c_id
 # ---------------------------------------------------------------------------------------------
+
 
 def join(jtype: str, left=ORD, right=CUS, cond=None) -> dict:
     cond = cond or call(1, field(1), field(3))
@@ -157,9 +183,16 @@ def test_cross_join(spark, catalog):
 def test_hash_join_keys(spark, catalog):
     key = {"directReference": {"structField": {"field": 1}}, "rootReference": {}}
     right_key = {"directReference": {"structField": {"field": 0}}, "rootReference": {}}
-    doc = plan({"hashJoin": {"left": ORD, "right": CUS, "keys": [{"left": key, "right": right_key,
-                                                                   "comparison": {"simple": "SIMPLE_COMPARISON_TYPE_EQ"}}],
-                             "type": "JOIN_TYPE_LEFT_ANTI"}})
+    doc = plan(
+        {
+            "hashJoin": {
+                "left": ORD,
+                "right": CUS,
+                "keys": [{"left": key, "right": right_key, "comparison": {"simple": "SIMPLE_COMPARISON_TYPE_EQ"}}],
+                "type": "JOIN_TYPE_LEFT_ANTI",
+            }
+        }
+    )
     assert same(run(spark, catalog, doc), [O4, O5])
 
 
@@ -192,18 +225,33 @@ def test_set_operations(spark, catalog, op, primary, secondaries, expected):
 # Aggregate, sort, fetch
 # ---------------------------------------------------------------------------------------------
 
+
 def test_aggregate_group_by_with_measures(spark, catalog):
-    doc = plan({"aggregate": {"input": ORD, "groupingExpressions": [field(1)],
-                              "groupings": [{"expressionReferences": [0]}],
-                              "measures": [measure(5, field(0))]}})
+    doc = plan(
+        {
+            "aggregate": {
+                "input": ORD,
+                "groupingExpressions": [field(1)],
+                "groupings": [{"expressionReferences": [0]}],
+                "measures": [measure(5, field(0))],
+            }
+        }
+    )
     assert same(run(spark, catalog, doc), [(10, 2), (20, 1), (None, 1), (30, 1)])
 
 
 def test_aggregate_grouping_sets_with_index_column(spark, catalog):
     # grouping sets (o_cust), (): per customer, then the total; the i32 column names the set
-    doc = plan({"aggregate": {"input": ORD, "groupingExpressions": [field(1)],
-                              "groupings": [{"expressionReferences": [0]}, {"expressionReferences": []}],
-                              "measures": [measure(5, field(0))]}})
+    doc = plan(
+        {
+            "aggregate": {
+                "input": ORD,
+                "groupingExpressions": [field(1)],
+                "groupings": [{"expressionReferences": [0]}, {"expressionReferences": []}],
+                "measures": [measure(5, field(0))],
+            }
+        }
+    )
     assert same(run(spark, catalog, doc), [(10, 2, 0), (20, 1, 0), (None, 1, 0), (30, 1, 0), (None, 5, 1)])
 
 
@@ -241,30 +289,68 @@ def test_top_n(spark, catalog):
 # Reference, window, expand, exchange
 # ---------------------------------------------------------------------------------------------
 
+
 def test_reference_shares_a_subtree(spark, catalog):
-    doc = plan(CUS, ({"join": {"left": {"reference": {"subtreeOrdinal": 0}}, "right": {"reference": {"subtreeOrdinal": 0}},
-                              "expression": call(1, field(0), field(2)), "type": "JOIN_TYPE_INNER"}}, ["a", "b", "c", "d"]))
+    doc = plan(
+        CUS,
+        (
+            {
+                "join": {
+                    "left": {"reference": {"subtreeOrdinal": 0}},
+                    "right": {"reference": {"subtreeOrdinal": 0}},
+                    "expression": call(1, field(0), field(2)),
+                    "type": "JOIN_TYPE_INNER",
+                }
+            },
+            ["a", "b", "c", "d"],
+        ),
+    )
     assert same(run(spark, catalog, doc, "1"), [A + A, B + B, E + E])
 
 
 def test_window_function_in_project(spark, catalog):
-    rn = {"windowFunction": {"functionReference": 6, "outputType": typ("i64"), "partitions": [field(1)],
-                             "sorts": [sort_on(0, "DESC_NULLS_LAST")], "phase": "AGGREGATION_PHASE_INITIAL_TO_RESULT"}}
+    rn = {
+        "windowFunction": {
+            "functionReference": 6,
+            "outputType": typ("i64"),
+            "partitions": [field(1)],
+            "sorts": [sort_on(0, "DESC_NULLS_LAST")],
+            "phase": "AGGREGATION_PHASE_INITIAL_TO_RESULT",
+        }
+    }
     doc = plan(emit({"project": {"input": ORD, "expressions": [rn]}}, [0, 3]))
     # customer 10 has orders 2 (first, descending) and 1
     assert same(run(spark, catalog, doc), [(1, 2), (2, 1), (3, 1), (4, 1), (5, 1)])
 
 
 def test_expand_duplicates_rows(spark, catalog):
-    doc = plan({"expand": {"input": CUS, "fields": [{"consistentField": field(0)},
-                                                    {"switchingField": {"duplicates": [field(1), {"literal": {"string": "-"}}]}}]}})
+    doc = plan(
+        {
+            "expand": {
+                "input": CUS,
+                "fields": [
+                    {"consistentField": field(0)},
+                    {"switchingField": {"duplicates": [field(1), {"literal": {"string": "-"}}]}},
+                ],
+            }
+        }
+    )
     expected = [(i, n, 0) for i, n in CUSTOMER_ROWS] + [(i, "-", 1) for i, _ in CUSTOMER_ROWS]
     assert same(run(spark, catalog, doc), expected)
 
 
 def test_exchange_keeps_rows(spark, catalog):
-    doc = plan({"exchange": {"input": CUS, "partitionCount": 2,
-                             "scatterByFields": {"fields": [{"directReference": {"structField": {"field": 0}}, "rootReference": {}}]}}})
+    doc = plan(
+        {
+            "exchange": {
+                "input": CUS,
+                "partitionCount": 2,
+                "scatterByFields": {
+                    "fields": [{"directReference": {"structField": {"field": 0}}, "rootReference": {}}]
+                },
+            }
+        }
+    )
     assert same(run(spark, catalog, doc), CUSTOMER_ROWS)
 
 
@@ -272,14 +358,19 @@ def test_exchange_keeps_rows(spark, catalog):
 # Expressions
 # ---------------------------------------------------------------------------------------------
 
+
 def project_one(spark, catalog, expression: dict, input_rel=CUS) -> list:
     doc = plan(emit({"project": {"input": input_rel, "expressions": [expression]}}, [2 if input_rel is CUS else 3]))
     return [r[0] for r in run(spark, catalog, doc)]
 
 
 def test_if_then_and_or_list(spark, catalog):
-    case = {"ifThen": {"ifs": [{"if": call(1, field(0), i64(10)), "then": {"literal": {"string": "ten"}}}],
-                       "else": {"literal": {"string": "other"}}}}
+    case = {
+        "ifThen": {
+            "ifs": [{"if": call(1, field(0), i64(10)), "then": {"literal": {"string": "ten"}}}],
+            "else": {"literal": {"string": "other"}},
+        }
+    }
     assert sorted(project_one(spark, catalog, case)) == ["other", "other", "ten"]
     in_list = {"singularOrList": {"value": field(0), "options": [i64(20), i64(40)]}}
     assert sorted(project_one(spark, catalog, in_list)) == [False, True, True]
@@ -294,8 +385,13 @@ def test_cast_throw_exception_raises_on_text_that_is_no_value(spark, catalog):
     # The session's casts are legacy ones (ANSI off), which make 'ann' NULL; a plan that says THROW gets an error,
     # as DataFusion (which writes THROW for its casts) and DuckDB give for such SQL.
     def cast(behaviour: str, value=None) -> dict:
-        return {"cast": {"type": typ("date?") if value else typ("i64?"), "input": value or field(1),
-                         "failureBehavior": f"FAILURE_BEHAVIOR_{behaviour}"}}
+        return {
+            "cast": {
+                "type": typ("date?") if value else typ("i64?"),
+                "input": value or field(1),
+                "failureBehavior": f"FAILURE_BEHAVIOR_{behaviour}",
+            }
+        }
 
     assert project_one(spark, catalog, cast("UNSPECIFIED")) == [None, None, None]
     with pytest.raises(Exception, match="cannot cast 'ann' to i64"):
@@ -315,8 +411,13 @@ def test_a_text_literal_cast_to_a_date_is_a_date_literal(spark, catalog):
     # isthmus writes every TPC-H date as cast('1994-01-01' as date) with THROW: folded, the plan has a
     # date where it had a cast and its failure check (fewer Py4J round trips, a smaller plan to analyse)
     def cast(text: str) -> dict:
-        return {"cast": {"type": typ("date"), "input": {"literal": {"varChar": {"value": text, "length": 10}}},
-                         "failureBehavior": "FAILURE_BEHAVIOR_THROW_EXCEPTION"}}
+        return {
+            "cast": {
+                "type": typ("date"),
+                "input": {"literal": {"varChar": {"value": text, "length": 10}}},
+                "failureBehavior": "FAILURE_BEHAVIOR_THROW_EXCEPTION",
+            }
+        }
 
     assert project_one(spark, catalog, cast("1994-01-01")) == [dt.date(1994, 1, 1)] * 3
     plan_text = _analyzed(spark, catalog, cast("1994-01-01"))
@@ -328,7 +429,9 @@ def test_a_text_literal_cast_to_a_date_is_a_date_literal(spark, catalog):
 
 
 def test_text_cast_to_string_and_char_literals_are_not_cast(spark, catalog):
-    varchar = {"cast": {"type": typ("string"), "input": {"cast": {"type": {"varchar": {"length": 5}}, "input": field(1)}}}}
+    varchar = {
+        "cast": {"type": typ("string"), "input": {"cast": {"type": {"varchar": {"length": 5}}, "input": field(1)}}}
+    }
     assert sorted(project_one(spark, catalog, varchar)) == ["ann", "bob", "eve"]
     fixed = {"literal": {"fixedChar": "MAIL"}}
     assert project_one(spark, catalog, fixed) == ["MAIL"] * 3
@@ -338,11 +441,16 @@ def test_text_cast_to_string_and_char_literals_are_not_cast(spark, catalog):
 
 
 LITERALS = [
-    ({"decimal": {"value": "OTAAAAAAAAAAAAAAAAAAAA==", "precision": 5, "scale": 2}}, Decimal("123.45")),  # 12345 little-endian
+    (
+        {"decimal": {"value": "OTAAAAAAAAAAAAAAAAAAAA==", "precision": 5, "scale": 2}},
+        Decimal("123.45"),
+    ),  # 12345 little-endian
     ({"date": 19000}, dt.date(2022, 1, 8)),
     ({"precisionTimestamp": {"value": "1000000", "precision": 6}}, dt.datetime(1970, 1, 1, 0, 0, 1)),
-    ({"intervalDayToSecond": {"days": 1, "seconds": 30, "precision": 6, "subseconds": "5"}},
-     dt.timedelta(days=1, seconds=30, microseconds=5)),
+    (
+        {"intervalDayToSecond": {"days": 1, "seconds": 30, "precision": 6, "subseconds": "5"}},
+        dt.timedelta(days=1, seconds=30, microseconds=5),
+    ),
     ({"list": {"values": [{"i32": 1}, {"i32": 2}]}}, [1, 2]),
     ({"struct": {"fields": [{"i32": 1}, {"string": "x"}]}}, (1, "x")),
     ({"map": {"keyValues": [{"key": {"string": "k"}, "value": {"i32": 7}}]}}, {"k": 7}),
@@ -363,8 +471,12 @@ def test_literals(spark, catalog, lit, expected):
 def test_nested_field_reference_into_a_struct(spark, catalog):
     struct = {"nested": {"struct": {"fields": [field(1), field(0)]}}}
     inner = {"project": {"input": CUS, "expressions": [struct]}}
-    ref = {"selection": {"directReference": {"structField": {"field": 2, "child": {"structField": {"field": 0}}}},
-                         "rootReference": {}}}
+    ref = {
+        "selection": {
+            "directReference": {"structField": {"field": 2, "child": {"structField": {"field": 0}}}},
+            "rootReference": {},
+        }
+    }
     doc = plan(emit({"project": {"input": inner, "expressions": [ref]}}, [3]))
     assert sorted(r[0] for r in run(spark, catalog, doc)) == ["ann", "bob", "eve"]
 
@@ -372,6 +484,7 @@ def test_nested_field_reference_into_a_struct(spark, catalog):
 # ---------------------------------------------------------------------------------------------
 # Subqueries
 # ---------------------------------------------------------------------------------------------
+
 
 def test_correlated_scalar_subquery(spark, catalog):
     # per customer: the count of their orders (orders.o_cust = outer c_id)
@@ -394,10 +507,26 @@ def test_exists_and_in_subqueries(spark, catalog):
 
 def test_set_comparison_any_all(spark, catalog):
     totals = emit({"project": {"input": ORD, "expressions": []}}, [0])  # o_id: 1..5
-    gt_any = {"subquery": {"setComparison": {"reductionOp": "REDUCTION_OP_ANY", "comparisonOp": "COMPARISON_OP_GT",
-                                             "left": i64(3), "right": totals}}}
-    gt_all = {"subquery": {"setComparison": {"reductionOp": "REDUCTION_OP_ALL", "comparisonOp": "COMPARISON_OP_GT",
-                                             "left": i64(3), "right": totals}}}
+    gt_any = {
+        "subquery": {
+            "setComparison": {
+                "reductionOp": "REDUCTION_OP_ANY",
+                "comparisonOp": "COMPARISON_OP_GT",
+                "left": i64(3),
+                "right": totals,
+            }
+        }
+    }
+    gt_all = {
+        "subquery": {
+            "setComparison": {
+                "reductionOp": "REDUCTION_OP_ALL",
+                "comparisonOp": "COMPARISON_OP_GT",
+                "left": i64(3),
+                "right": totals,
+            }
+        }
+    }
     assert project_one(spark, catalog, gt_any) == [True] * 3
     assert project_one(spark, catalog, gt_all) == [False] * 3
 
@@ -406,11 +535,20 @@ def test_set_comparison_any_all(spark, catalog):
 # Refusals and gaps
 # ---------------------------------------------------------------------------------------------
 
+
 def test_write_is_refused(spark, catalog):
     from executor.errors import Refused
 
-    doc = plan({"write": {"namedTable": {"names": ["orders"]}, "tableSchema": {"names": ["x"], "struct": {"types": [typ("i64")]}},
-                          "op": "WRITE_OP_INSERT", "input": vtable([1])}})
+    doc = plan(
+        {
+            "write": {
+                "namedTable": {"names": ["orders"]},
+                "tableSchema": {"names": ["x"], "struct": {"types": [typ("i64")]}},
+                "op": "WRITE_OP_INSERT",
+                "input": vtable([1]),
+            }
+        }
+    )
     with pytest.raises(Refused, match="never executed"):
         run(spark, catalog, doc)
 
@@ -434,11 +572,18 @@ def test_unknown_table_names_the_table(spark, catalog):
 # Static executability (no Spark)
 # ---------------------------------------------------------------------------------------------
 
+
 def test_executability():
     from executor.translate.executable import executability
 
-    write = {"write": {"namedTable": {"names": ["orders"]}, "tableSchema": {"names": ["x"], "struct": {"types": [typ("i64")]}},
-                       "op": "WRITE_OP_INSERT", "input": vtable([1])}}
+    write = {
+        "write": {
+            "namedTable": {"names": ["orders"]},
+            "tableSchema": {"names": ["x"], "struct": {"types": [typ("i64")]}},
+            "op": "WRITE_OP_INSERT",
+            "input": vtable([1]),
+        }
+    }
     unknown_fn = {"filter": {"input": CUS, "condition": call(99, field(0))}}
     doc = plan(join("INNER")["relations"][0]["rel"], write, unknown_fn)
     ex = executability(model_of(doc))
@@ -457,7 +602,9 @@ def test_an_error_names_the_node_it_happened_at(spark, catalog):
     from viz.errors import PlanError
 
     missing = read("no_such_table", [("x", "i64")])
-    doc = plan({"filter": {"input": {"cross": {"left": ORD, "right": missing}}, "condition": {"literal": {"boolean": True}}}})
+    doc = plan(
+        {"filter": {"input": {"cross": {"left": ORD, "right": missing}}, "condition": {"literal": {"boolean": True}}}}
+    )
     model = model_of(doc)
     with pytest.raises(TableNotFound) as info:
         translate(model, "0", spark, catalog)
@@ -473,11 +620,10 @@ def test_an_error_names_the_node_it_happened_at(spark, catalog):
 def test_the_translation_reads_the_types_the_model_derived(spark, monkeypatch):
     """Every expression a sample plan's translation needs a type for was typed by the schema pass;
     the translation reads it there and never types an expression again."""
-    import glob
     import os
 
-    from executor.translate import expr
     from executor.data.catalog import Catalog
+    from executor.translate import expr
     from executor.translate.rel import translate
     from viz.model import analyze
 

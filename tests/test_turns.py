@@ -15,8 +15,14 @@ from executor.spark import jvm_archive, session
 from executor.spark.turns import Line, Stopped, in_line_text, ordinal
 
 
-def _hold(line: Line, owner: str, entered: list, release: threading.Event, places: list | None = None,
-          reads: int | None = None) -> threading.Thread:
+def _hold(
+    line: Line,
+    owner: str,
+    entered: list,
+    release: threading.Event,
+    places: list | None = None,
+    reads: int | None = None,
+) -> threading.Thread:
     def work() -> None:
         with line.turn(owner, waiting=(places.append if places is not None else None), reads=reads):
             entered.append(owner)
@@ -186,15 +192,33 @@ def test_a_stopped_turn_leaves_the_line_without_running():
 
 def test_ordinals_and_the_words_in_line():
     assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111)] == [
-        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st", "111th"]
+        "1st",
+        "2nd",
+        "3rd",
+        "4th",
+        "11th",
+        "12th",
+        "13th",
+        "21st",
+        "22nd",
+        "23rd",
+        "101st",
+        "111th",
+    ]
     assert in_line_text(3) == "waiting for Spark: 3rd in line"
 
 
 def test_slots_come_from_the_setting():
     code = "from executor.spark.turns import SLOTS; print(SLOTS)"
     env = {**os.environ, "SUBSTRAIT_VIZ_RUN_SLOTS": "3"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
-                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    )
     assert out.stdout.strip() == "3"
 
 
@@ -226,7 +250,7 @@ def test_old_class_archives_are_removed_and_the_current_one_kept(tmp_path):
     current = tmp_path / "spark-4.3.0-aaaaaaaaaa.jsa"
     old_spark = tmp_path / "spark-4.2.0-aaaaaaaaaa.jsa"
     old_java = tmp_path / "spark-4.3.0-bbbbbbbbbb.jsa"
-    dead_partial = tmp_path / f"spark-4.3.0-aaaaaaaaaa.jsa.{2 ** 22 + 12345}.partial"
+    dead_partial = tmp_path / f"spark-4.3.0-aaaaaaaaaa.jsa.{2**22 + 12345}.partial"
     live_partial = tmp_path / f"spark-4.3.0-aaaaaaaaaa.jsa.{os.getpid()}.partial"
     other = tmp_path / "notes.txt"
     for f in (current, old_spark, old_java, dead_partial, live_partial, other):

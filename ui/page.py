@@ -6,8 +6,8 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from ui.state.plan_data import warm_spark
 from ui.graph.viewer import viewer_available
+from ui.state.plan_data import warm_spark
 from ui.state.plan_source import Plan, analyze_cached, current_model, plan_from_url, plan_sidebar
 from viz.model import PlanModel
 

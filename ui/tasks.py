@@ -12,8 +12,9 @@ import functools
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -221,9 +222,13 @@ class _Waker:
 
             if not self.session.has_fragment(self.fragment_id):
                 return  # the person has moved on: the task's result waits in the session
-            data = RerunData(query_string=self.query_string, page_script_hash=self.page_script_hash,
-                             fragment_id_queue=[self.fragment_id], is_fragment_scoped_rerun=True,
-                             is_auto_rerun=True)
+            data = RerunData(
+                query_string=self.query_string,
+                page_script_hash=self.page_script_hash,
+                fragment_id_queue=[self.fragment_id],
+                is_fragment_scoped_rerun=True,
+                is_auto_rerun=True,
+            )
             runner = self.session._scriptrunner
             if runner is None or not runner.request_rerun(data):
                 self.session._create_scriptrunner(data)
@@ -241,8 +246,11 @@ def _app_session() -> Any:
         if ctx is None or not Runtime.exists():
             return None
         session = Runtime.instance().get_app_session(ctx.session_id)
-        if not isinstance(session, AppSession) or not hasattr(session, "_event_loop") \
-                or not hasattr(session, "_scriptrunner"):
+        if (
+            not isinstance(session, AppSession)
+            or not hasattr(session, "_event_loop")
+            or not hasattr(session, "_scriptrunner")
+        ):
             return None  # a test's app has a stand-in runtime
         return session
     except Exception:  # noqa: BLE001 - see _Waker
@@ -261,9 +269,14 @@ def _rerun(key: str | None) -> None:
         from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 
         ctx = get_script_run_ctx()
-        data = RerunData(query_string=ctx.query_string, page_script_hash=ctx.page_script_hash,
-                         fragment_id_queue=ctx.fragment_storage.resolve_target(key), is_fragment_scoped_rerun=True,
-                         cached_message_hashes=ctx.cached_message_hashes, context_info=ctx.context_info)
+        data = RerunData(
+            query_string=ctx.query_string,
+            page_script_hash=ctx.page_script_hash,
+            fragment_id_queue=ctx.fragment_storage.resolve_target(key),
+            is_fragment_scoped_rerun=True,
+            cached_message_hashes=ctx.cached_message_hashes,
+            context_info=ctx.context_info,
+        )
         requests = ctx.script_requests
     except Exception:  # noqa: BLE001 - see the docstring
         st.rerun(scope="app")

@@ -136,8 +136,11 @@ def cmd_html(args: argparse.Namespace) -> int:
 
     page = html_report(model, os.path.basename(args.plan), layout=layout)
     if drawn and not drawn[0]:
-        print("warning: the graph is not drawn (Graphviz's dot is not installed or failed: apt-get install "
-              "graphviz); the report lists the nodes instead", file=sys.stderr)
+        print(
+            "warning: the graph is not drawn (Graphviz's dot is not installed or failed: apt-get install "
+            "graphviz); the report lists the nodes instead",
+            file=sys.stderr,
+        )
     return _write(page, args.output)
 
 
@@ -152,7 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("plan", metavar="PLAN")
     r.add_argument("-o", "--output", metavar="FILE.dot", help="output file (default: standard output)")
     r.set_defaults(func=cmd_render)
-    h = sub.add_parser("html", help="write the plan as one self-contained HTML report (graph, every node, the plan in words)")
+    h = sub.add_parser(
+        "html", help="write the plan as one self-contained HTML report (graph, every node, the plan in words)"
+    )
     h.add_argument("plan", metavar="PLAN")
     h.add_argument("-o", "--output", metavar="FILE.html", help="output file (default: standard output)")
     h.set_defaults(func=cmd_html)

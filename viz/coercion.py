@@ -213,9 +213,11 @@ def _string(a: _V, b: _V) -> _V:
 
 def _df_timestamp_ns(zone_of: str) -> Pair:
     """DataFusion's nanosecond timestamp: with the zone of the timestamp beside a string, none beside a date."""
+
     def pair(a: _V, b: _V) -> _V:
         zoned = zone_of == "timestamp" and (a.zoned or b.zoned)
         return _V("timestamp", precision=9, zoned=zoned)
+
     return pair
 
 

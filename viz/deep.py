@@ -14,7 +14,8 @@ import gc
 import queue
 import sys
 import threading
-from typing import Any, Callable, Iterator, TypeVar
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -44,7 +45,7 @@ def allow_deep_protobuf() -> None:
 
 #: How long an idle worker waits for more work before it ends.
 IDLE_S = 60.0
-_idle: list["_Worker"] = []  # workers waiting for work (guarded by _lock)
+_idle: list[_Worker] = []  # workers waiting for work (guarded by _lock)
 
 
 class _Worker(threading.Thread):

@@ -151,7 +151,9 @@ class PlanDiff:
                 "#": e.number,
                 "a": e.a or "",
                 "b": e.b or "",
-                "kind": e.kind_a if e.kind_a == e.kind_b or e.kind_b is None else (e.kind_b if e.kind_a is None else f"{e.kind_a} → {e.kind_b}"),
+                "kind": e.kind_a
+                if e.kind_a == e.kind_b or e.kind_b is None
+                else (e.kind_b if e.kind_a is None else f"{e.kind_a} → {e.kind_b}"),
                 "differences": "; ".join(d.text() for d in e.differences),
             }
             for e in self.entries
@@ -349,7 +351,9 @@ class _Matching:
         hb = Counter(self.sb.features(n).hash for n in self.sb.order)
         first_b = {self.sb.features(n).hash: n for n in reversed(self.sb.order)}
         # Largest subtrees first, so a whole identical plan maps as one piece.
-        candidates = [n for n in self.sa.order if ha[self.sa.features(n).hash] == 1 and hb[self.sa.features(n).hash] == 1]
+        candidates = [
+            n for n in self.sa.order if ha[self.sa.features(n).hash] == 1 and hb[self.sa.features(n).hash] == 1
+        ]
         candidates.sort(key=lambda n: (-len(self.sa.descendants(n)), self.sa.position[n]))
         for n in candidates:
             self.identical(n, first_b[self.sa.features(n).hash])
@@ -422,7 +426,14 @@ def _schema_differences(a: NodeView, b: NodeView, fold: Callable[[str], str]) ->
     sa, sb = a.schema, b.schema
     if sa is None or sb is None:
         if (sa is None) != (sb is None):
-            return [Difference("schema", "known", "unknown" if sa is None else f"{len(sa)} fields", "unknown" if sb is None else f"{len(sb)} fields")]
+            return [
+                Difference(
+                    "schema",
+                    "known",
+                    "unknown" if sa is None else f"{len(sa)} fields",
+                    "unknown" if sb is None else f"{len(sb)} fields",
+                )
+            ]
         return []
     out = []
     for i in range(max(len(sa), len(sb))):
@@ -549,6 +560,13 @@ def diff_plans(a: PlanModel, b: PlanModel, ignore_case: bool = False) -> PlanDif
 
 
 __all__ = [
-    "FAMILY", "STATUSES", "Difference", "NodeDiff", "PlanDiff", "diff_plans", "different_producers", "match_nodes",
+    "FAMILY",
+    "STATUSES",
+    "Difference",
+    "NodeDiff",
+    "PlanDiff",
+    "diff_plans",
+    "different_producers",
+    "match_nodes",
     "node_differences",
 ]

@@ -48,11 +48,17 @@ def _quote(text: str) -> str:
 def _header(entry: NodeDiff, colours: StatusColours, pal: Palette) -> str:
     tag = f"#{entry.number} " if entry.number is not None else ""
     colour = colours.border or pal.muted
-    extra = f" · {len(entry.differences)} difference{'s' if len(entry.differences) != 1 else ''}" if entry.differences else ""
+    extra = (
+        f" · {len(entry.differences)} difference{'s' if len(entry.differences) != 1 else ''}"
+        if entry.differences
+        else ""
+    )
     return f'<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="10" COLOR="{colour}"><B>{tag}{_MARK[entry.status]}{extra}</B></FONT></TD></TR>'
 
 
-def diff_label(model: PlanModel, node_id: str, entry: NodeDiff, theme: str = "light", max_rows: int = MAX_SCHEMA_ROWS) -> str:
+def diff_label(
+    model: PlanModel, node_id: str, entry: NodeDiff, theme: str = "light", max_rows: int = MAX_SCHEMA_ROWS
+) -> str:
     """The node's usual label under a header row with its match number and status."""
     pal = PALETTES.get(theme, PALETTES["light"])
     colours = STATUS_COLOURS.get(theme, STATUS_COLOURS["light"])[entry.status]
@@ -64,7 +70,9 @@ def diff_label(model: PlanModel, node_id: str, entry: NodeDiff, theme: str = "li
     )
 
 
-def _node_lines(model: PlanModel, by: dict[str, NodeDiff], theme: str, max_rows: int, prefix: str, selected: str | None) -> list[str]:
+def _node_lines(
+    model: PlanModel, by: dict[str, NodeDiff], theme: str, max_rows: int, prefix: str, selected: str | None
+) -> list[str]:
     pal = PALETTES.get(theme, PALETTES["light"])
     colours = STATUS_COLOURS.get(theme, STATUS_COLOURS["light"])
     lines = []
@@ -111,7 +119,14 @@ def _head(name: str, pal: Palette) -> list[str]:
     ]
 
 
-def side_dot(model: PlanModel, diff: PlanDiff, side: str, theme: str = "light", max_rows: int = MAX_SCHEMA_ROWS, selected: int | None = None) -> str:
+def side_dot(
+    model: PlanModel,
+    diff: PlanDiff,
+    side: str,
+    theme: str = "light",
+    max_rows: int = MAX_SCHEMA_ROWS,
+    selected: int | None = None,
+) -> str:
     """DOT for one side (``"a"`` or ``"b"``) of the diff; ``selected`` is a match number to outline."""
     if side not in ("a", "b"):
         raise ValueError(f"side must be 'a' or 'b', not {side!r}")
@@ -128,12 +143,26 @@ def side_dot(model: PlanModel, diff: PlanDiff, side: str, theme: str = "light", 
     return "\n".join(lines) + "\n"
 
 
-def side_dots(a: PlanModel, b: PlanModel, diff: PlanDiff, theme: str = "light", max_rows: int = MAX_SCHEMA_ROWS, selected: int | None = None) -> tuple[str, str]:
+def side_dots(
+    a: PlanModel,
+    b: PlanModel,
+    diff: PlanDiff,
+    theme: str = "light",
+    max_rows: int = MAX_SCHEMA_ROWS,
+    selected: int | None = None,
+) -> tuple[str, str]:
     """The two sides' DOT, to draw next to each other."""
     return side_dot(a, diff, "a", theme, max_rows, selected), side_dot(b, diff, "b", theme, max_rows, selected)
 
 
-def combined_dot(a: PlanModel, b: PlanModel, diff: PlanDiff, theme: str = "light", max_rows: int = MAX_SCHEMA_ROWS, labels: tuple[str, str] = ("a", "b")) -> str:
+def combined_dot(
+    a: PlanModel,
+    b: PlanModel,
+    diff: PlanDiff,
+    theme: str = "light",
+    max_rows: int = MAX_SCHEMA_ROWS,
+    labels: tuple[str, str] = ("a", "b"),
+) -> str:
     """Both plans in one graph, as clusters ``a:`` and ``b:``, with a dashed line between each
     matched pair (lines do not constrain the layout)."""
     pal = PALETTES.get(theme, PALETTES["light"])

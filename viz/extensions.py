@@ -163,7 +163,7 @@ class Extensions:
     types: dict[int, str] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, plan: plan_pb2.Plan, legacy_uri_anchors: set[int] | None = None) -> "Extensions":
+    def of(cls, plan: plan_pb2.Plan, legacy_uri_anchors: set[int] | None = None) -> Extensions:
         legacy = set(legacy_uri_anchors or ())
         urns = {u.extension_urn_anchor: u.urn for u in plan.extension_urns}
         out = cls(urns=urns, legacy_uri_anchors=legacy)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from substrait import type_pb2
 
@@ -20,10 +20,10 @@ class Field:
     def nullable(self) -> bool | None:
         return T.is_nullable(self.type)
 
-    def renamed(self, name: str) -> "Field":
+    def renamed(self, name: str) -> Field:
         return Field(name, self.type, self.nested)
 
-    def with_type(self, t: type_pb2.Type | None) -> "Field":
+    def with_type(self, t: type_pb2.Type | None) -> Field:
         return Field(self.name, t, self.nested)
 
     def type_text(self, user_types: Mapping[int, str] | None = None) -> str:

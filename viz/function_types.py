@@ -19,8 +19,8 @@ from __future__ import annotations
 import functools
 import os
 import threading
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Collection, Sequence
 
 from substrait import type_pb2
 
@@ -153,7 +153,9 @@ def derive(name: str, extension: str, args: Sequence[Type | str | None]) -> Deri
         which = ", ".join(str(i) for i in unknown)
         return Derived(None, f"the type of argument {which} is unknown")
     signature = [a if isinstance(a, str) else _plain(a) for a in args]
-    return _derive(name.lower(), extension, tuple(s.SerializeToString() if isinstance(s, Type) else s for s in signature))
+    return _derive(
+        name.lower(), extension, tuple(s.SerializeToString() if isinstance(s, Type) else s for s in signature)
+    )
 
 
 @functools.lru_cache(maxsize=4096)

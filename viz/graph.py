@@ -124,8 +124,11 @@ class PlanGraph:
         for _ in range(levels):
             up.append([p for n in up[-1] for p in self.parents(n)])
             down.append([c for n in down[-1] for c in self.nodes[n].inputs if c in self.nodes])
-        return list(dict.fromkeys([*(n for level in reversed(up[1:]) for n in level), node_id,
-                                   *(n for level in down[1:] for n in level)]))
+        return list(
+            dict.fromkeys(
+                [*(n for level in reversed(up[1:]) for n in level), node_id, *(n for level in down[1:] for n in level)]
+            )
+        )
 
     def post_order(
         self, starts: Iterable[str] | None = None, *, subqueries: bool = True, done: Container[str] = ()
@@ -183,8 +186,10 @@ def _compute_may_hold_rel(desc: Descriptor) -> bool:
         for f in d.fields:
             if f.message_type is not None:
                 stack.append(f.message_type)
-    holds = {name: any(f.message_type is not None and f.message_type.full_name == _REL.full_name for f in d.fields)
-             for name, d in reachable.items()}
+    holds = {
+        name: any(f.message_type is not None and f.message_type.full_name == _REL.full_name for f in d.fields)
+        for name, d in reachable.items()
+    }
     changed = True
     while changed:
         changed = False
@@ -284,6 +289,7 @@ def _scan_fields(desc: Descriptor) -> dict[int, bool]:
 # Building
 # ---------------------------------------------------------------------------------------------
 
+
 class _IdParts:
     """An id as a shared prefix plus a run of one repeated step (see the module docstring)."""
 
@@ -299,7 +305,7 @@ class _IdParts:
             return self.prefix + f".{self.step}" * self.run
         return f"{self.prefix}.{self.step}*{self.run}"
 
-    def child(self, step: str) -> "_IdParts":
+    def child(self, step: str) -> _IdParts:
         if step == self.step:
             return _IdParts(self.prefix, step, self.run + 1)
         return _IdParts(self.text(), step, 1)
@@ -371,8 +377,7 @@ def build_graph(plan: plan_pb2.Plan, subqueries: bool = True) -> PlanGraph:
             diags.append(
                 error(
                     "reference-out-of-range",
-                    f"ReferenceRel points at relation {ordinal}, but the plan has {len(roots)} "
-                    f"relations ({valid})",
+                    f"ReferenceRel points at relation {ordinal}, but the plan has {len(roots)} relations ({valid})",
                     ref_id,
                 )
             )

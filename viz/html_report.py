@@ -18,9 +18,9 @@ import base64
 import hashlib
 import html
 import shutil
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from importlib import resources
-from typing import Callable, Mapping, Sequence
 
 from .describe import describe_plan, story_order
 from .errors import Diagnostic, Severity
@@ -56,6 +56,7 @@ def _e(text: object) -> str:
 # The graph
 # ---------------------------------------------------------------------------------------------
 
+
 def _overlay(runs: Mapping[str, NodeRun]) -> Overlay | None:
     stats = tuple((n, NodeStat(rows=r.rows)) for n, r in runs.items() if r.rows is not None)
     return Overlay(stats) if stats else None
@@ -65,8 +66,11 @@ def _clean_svg(svg: str) -> str:
     """Graphviz's SVG made fit to sit inside the page: no XML namespace URLs (the HTML parser puts
     inline SVG in its namespace), no comments, and no ``://`` left in plan text."""
     head_end = svg.find(">")
-    head = svg[:head_end].replace(' xmlns="http://www.w3.org/2000/svg"', "").replace(
-        ' xmlns:xlink="http://www.w3.org/1999/xlink"', "")
+    head = (
+        svg[:head_end]
+        .replace(' xmlns="http://www.w3.org/2000/svg"', "")
+        .replace(' xmlns:xlink="http://www.w3.org/1999/xlink"', "")
+    )
     body = svg[head_end:]
     out, pos = [], 0
     while True:  # drop comments (Graphviz writes one per node and edge, naming them)
@@ -113,6 +117,7 @@ def _dark_css() -> str:
 # Node panels
 # ---------------------------------------------------------------------------------------------
 
+
 def _link(node_id: str, text: str | None = None) -> str:
     return f'<a href="#n-{_e(node_id)}" data-node="{_e(node_id)}">{_e(text if text is not None else node_id)}</a>'
 
@@ -127,8 +132,10 @@ def _diagnostic_items(diags: Sequence[Diagnostic], model: PlanModel | None = Non
         where = ""
         if model is not None and d.node and d.node in model.graph.nodes:
             where = " " + _link(d.node, f"node {d.node}")
-        items.append(f'<li class="sev-{_e(d.severity.value)}"><b>{_e(d.severity.value)}</b>{where} '
-                     f'<code>{_e(d.code)}</code>: {_e(d.message)}</li>')
+        items.append(
+            f'<li class="sev-{_e(d.severity.value)}"><b>{_e(d.severity.value)}</b>{where} '
+            f"<code>{_e(d.code)}</code>: {_e(d.message)}</li>"
+        )
     return '<ul class="diags">' + "".join(items) + "</ul>"
 
 
@@ -140,12 +147,14 @@ def _schema_table(node: NodeView) -> str:
         return "<p>No columns.</p>"
     # rows without their optional end tags: a wide plan repeats thousands of them
     body = "".join(
-        f'<tr><td>{r["index"]}<td>{_e(r["name"])}<td>{_e(r["type"])}'
-        f'<td>{"" if r["nullable"] is None else ("nullable" if r["nullable"] else "not null")}'
+        f"<tr><td>{r['index']}<td>{_e(r['name'])}<td>{_e(r['type'])}"
+        f"<td>{'' if r['nullable'] is None else ('nullable' if r['nullable'] else 'not null')}"
         for r in rows
     )
-    return ('<table class="schema"><thead><tr><th>index</th><th>name</th><th>type</th><th>nullability</th></tr>'
-            f"</thead><tbody>{body}</tbody></table>")
+    return (
+        '<table class="schema"><thead><tr><th>index</th><th>name</th><th>type</th><th>nullability</th></tr>'
+        f"</thead><tbody>{body}</tbody></table>"
+    )
 
 
 def _properties(node: NodeView) -> str:
@@ -153,8 +162,10 @@ def _properties(node: NodeView) -> str:
     if p is None:
         return "<p>No property information.</p>"
     out = []
-    for prop, value, effect in (("orderedness", p.order_text(), p.order_effect),
-                                ("distribution", p.distribution_text(), p.distribution_effect)):
+    for prop, value, effect in (
+        ("orderedness", p.order_text(), p.order_effect),
+        ("distribution", p.distribution_text(), p.distribution_effect),
+    ):
         out.append(f"<dt>{prop}: <code>{_e(value)}</code> <i>{_e(effect.kind)}</i></dt>")
         if effect.rule:
             out.append(f'<dd class="muted">Spec: {_e(effect.rule)}</dd>')
@@ -180,7 +191,11 @@ def _run_count(run: NodeRun) -> str:
         count = f"not counted (at least {len(run.sample):,} rows)"
     else:
         count = "not counted"
-    return f'<p class="rows"><b>{_e(count)}</b>' + (f' <span class="muted">· {_e(run.note)}</span>' if run.note else "") + "</p>"
+    return (
+        f'<p class="rows"><b>{_e(count)}</b>'
+        + (f' <span class="muted">· {_e(run.note)}</span>' if run.note else "")
+        + "</p>"
+    )
 
 
 def _sample_rows(run: NodeRun) -> str:
@@ -190,21 +205,28 @@ def _sample_rows(run: NodeRun) -> str:
     cols = run.columns[:MAX_SAMPLE_COLUMNS]
     more_cols = len(run.columns) - len(cols)
     head = "".join(f"<th>{_e(c)}</th>" for c in cols) + (f"<th>… {more_cols} more</th>" if more_cols else "")
-    body = "".join("<tr>" + "".join(_cell(v) for v in row[: len(cols)]) + ("<td></td>" if more_cols else "") + "</tr>"
-                   for row in shown)
+    body = "".join(
+        "<tr>" + "".join(_cell(v) for v in row[: len(cols)]) + ("<td></td>" if more_cols else "") + "</tr>"
+        for row in shown
+    )
     if run.rows is not None and run.rows == len(shown):
         which = "All its rows" if len(shown) != 1 else "Its one row"
     else:
         which = "The first row" if len(shown) == 1 else f"The first {len(shown):,} rows"
-    return (f"<h3>Sample rows</h3><p class=\"muted\">{which}, from this session's run.</p>"
-            f'<div class="scroll"><table class="sample"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>')
+    return (
+        f'<h3>Sample rows</h3><p class="muted">{which}, from this session\'s run.</p>'
+        f'<div class="scroll"><table class="sample"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+    )
 
 
 def _panel(model: PlanModel, node: NodeView, sentence: str, parents: list[str], run: NodeRun | None) -> str:
     nid = node.id
-    out = [f'<section class="panel" id="n-{_e(nid)}" data-node="{_e(nid)}">',
-           f'<h2>{_e(title(node.kind))} <span class="id">{_e(nid)}</span>'
-           + (' <span class="badge">root</span>' if nid in model.roots else "") + "</h2>"]
+    out = [
+        f'<section class="panel" id="n-{_e(nid)}" data-node="{_e(nid)}">',
+        f'<h2>{_e(title(node.kind))} <span class="id">{_e(nid)}</span>'
+        + (' <span class="badge">root</span>' if nid in model.roots else "")
+        + "</h2>",
+    ]
     if node.info.detail:
         out.append(f'<p class="detail">{_e(node.info.detail)}</p>')
     out.append(f'<p class="words">{_e(sentence)}</p>')
@@ -220,14 +242,19 @@ def _panel(model: PlanModel, node: NodeView, sentence: str, parents: list[str], 
     if run is not None:
         out.append(_run_count(run))
     n_fields = len(node.schema) if node.schema is not None else None
-    out.append(f"<h3>Schema{'' if n_fields is None else f' ({n_fields} column' + ('s' if n_fields != 1 else '') + ')'}</h3>")
+    out.append(
+        f"<h3>Schema{'' if n_fields is None else f' ({n_fields} column' + ('s' if n_fields != 1 else '') + ')'}</h3>"
+    )
     out.append(_schema_table(node))
     if run is not None:
         out.append(_sample_rows(run))
     out.append("<h3>Expressions</h3>")
     if node.info.expressions:
-        out.append('<dl class="exprs">' + "".join(f"<dt>{_e(role)}</dt><dd><pre>{_e(text)}</pre></dd>"
-                                                   for role, text in node.info.expressions) + "</dl>")
+        out.append(
+            '<dl class="exprs">'
+            + "".join(f"<dt>{_e(role)}</dt><dd><pre>{_e(text)}</pre></dd>" for role, text in node.info.expressions)
+            + "</dl>"
+        )
     else:
         out.append("<p>No expressions.</p>")
     out.append("<h3>Properties</h3>" + _properties(node))
@@ -356,8 +383,10 @@ _JS = (resources.files("viz") / "static" / "html_report.js").read_text(encoding=
 
 def _csp(script: str) -> str:
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
-    return (f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; img-src data:; "
-            "base-uri 'none'; form-action 'none'")
+    return (
+        f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
 
 
 def html_report(
@@ -421,33 +450,46 @@ def html_report(
                 f'<div class="frame"><div class="stage">{_clean_svg(svg)}</div></div>'
             )
         else:
-            why = ("Graphviz's <code>dot</code> is not installed where this report was made"
-                   if shutil.which("dot") is None else "Graphviz's <code>dot</code> could not lay this plan out")
-            parts.append(f'<div class="nograph"><p class="notice">The graph is not drawn: {why}. '
-                         "Every node is listed here instead; click one to see it.</p>"
-                         f"{_outline(model)}</div>")
+            why = (
+                "Graphviz's <code>dot</code> is not installed where this report was made"
+                if shutil.which("dot") is None
+                else "Graphviz's <code>dot</code> could not lay this plan out"
+            )
+            parts.append(
+                f'<div class="nograph"><p class="notice">The graph is not drawn: {why}. '
+                "Every node is listed here instead; click one to see it.</p>"
+                f"{_outline(model)}</div>"
+            )
         parts.append('</div><div class="panels">')
         for nid in node_ids:
             parts.append(_panel(model, model.node(nid), sentences[nid], parents.get(nid, []), runs.get(nid)))
         parts.append("</div></div>")
 
-        parts.append('<section class="more"><h2>The plan in words</h2>'
-                     '<p class="muted">From the tables read to the result; each step links to its node.</p><ol class="story">')
+        parts.append(
+            '<section class="more"><h2>The plan in words</h2>'
+            '<p class="muted">From the tables read to the result; each step links to its node.</p><ol class="story">'
+        )
         for nid in order:
-            parts.append(f"<li>{_e(sentences[nid])} <span class=\"muted\">({_link(nid, _node_name(model, nid))})</span></li>")
+            parts.append(
+                f'<li>{_e(sentences[nid])} <span class="muted">({_link(nid, _node_name(model, nid))})</span></li>'
+            )
         parts.append("</ol></section>")
 
         diags = model.all_diagnostics()
         problems = sum(1 for d in diags if d.severity is not Severity.INFO)
-        parts.append(f'<section class="more"><h2>Diagnostics</h2><p class="muted">{problems} problem'
-                     f'{"s" if problems != 1 else ""}, {len(diags) - problems} note{"s" if len(diags) - problems != 1 else ""}.</p>')
+        parts.append(
+            f'<section class="more"><h2>Diagnostics</h2><p class="muted">{problems} problem'
+            f"{'s' if problems != 1 else ''}, {len(diags) - problems} note{'s' if len(diags) - problems != 1 else ''}.</p>"
+        )
         if diags:
             parts.append(_diagnostic_items(diags, model))
         parts.append("</section>")
         if svg is not None:
             parts.append(f'<section class="more"><h2>All nodes</h2>{_outline(model)}</section>')
-    parts.append("<footer>Made by the Substrait plan visualizer (<code>python -m viz html</code>). "
-                 "Self-contained: it reads nothing from the network.</footer>")
+    parts.append(
+        "<footer>Made by the Substrait plan visualizer (<code>python -m viz html</code>). "
+        "Self-contained: it reads nothing from the network.</footer>"
+    )
     parts.append(f"<script>{_JS}</script></body></html>\n")
     return "\n".join(parts)
 

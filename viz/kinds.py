@@ -34,32 +34,35 @@ class Kind:
         return self.family or self.name
 
 
-KINDS: dict[str, Kind] = {k.name: k for k in (
-    Kind("read", "Read"),
-    Kind("filter", "Filter", keeps_input_rows=True),
-    Kind("fetch", "Fetch", keeps_input_rows=True),
-    Kind("aggregate", "Aggregate"),
-    Kind("sort", "Sort", family="sort", keeps_input_rows=True),
-    Kind("join", "Join", family="join", joins=True),
-    Kind("lateral_join", "LateralJoin", family="join", joins=True),
-    Kind("project", "Project"),
-    Kind("set", "Set"),
-    Kind("extension_single", "ExtensionSingle", family="extension"),
-    Kind("extension_multi", "ExtensionMulti", family="extension"),
-    Kind("extension_leaf", "ExtensionLeaf", family="extension"),
-    Kind("cross", "Cross", family="join", joins=True),
-    Kind("reference", "Reference"),
-    Kind("write", "Write", changes="a WriteRel (writes a table)"),
-    Kind("ddl", "DDL", changes="a DdlRel (creates, alters or drops a table)"),
-    Kind("update", "Update", changes="an UpdateRel (updates a table)"),
-    Kind("hash_join", "HashJoin", family="join", joins=True),
-    Kind("merge_join", "MergeJoin", family="join", joins=True),
-    Kind("nested_loop_join", "NestedLoopJoin", family="join", joins=True),
-    Kind("window", "Window"),
-    Kind("exchange", "Exchange"),
-    Kind("expand", "Expand"),
-    Kind("top_n", "TopN", family="sort"),
-)}
+KINDS: dict[str, Kind] = {
+    k.name: k
+    for k in (
+        Kind("read", "Read"),
+        Kind("filter", "Filter", keeps_input_rows=True),
+        Kind("fetch", "Fetch", keeps_input_rows=True),
+        Kind("aggregate", "Aggregate"),
+        Kind("sort", "Sort", family="sort", keeps_input_rows=True),
+        Kind("join", "Join", family="join", joins=True),
+        Kind("lateral_join", "LateralJoin", family="join", joins=True),
+        Kind("project", "Project"),
+        Kind("set", "Set"),
+        Kind("extension_single", "ExtensionSingle", family="extension"),
+        Kind("extension_multi", "ExtensionMulti", family="extension"),
+        Kind("extension_leaf", "ExtensionLeaf", family="extension"),
+        Kind("cross", "Cross", family="join", joins=True),
+        Kind("reference", "Reference"),
+        Kind("write", "Write", changes="a WriteRel (writes a table)"),
+        Kind("ddl", "DDL", changes="a DdlRel (creates, alters or drops a table)"),
+        Kind("update", "Update", changes="an UpdateRel (updates a table)"),
+        Kind("hash_join", "HashJoin", family="join", joins=True),
+        Kind("merge_join", "MergeJoin", family="join", joins=True),
+        Kind("nested_loop_join", "NestedLoopJoin", family="join", joins=True),
+        Kind("window", "Window"),
+        Kind("exchange", "Exchange"),
+        Kind("expand", "Expand"),
+        Kind("top_n", "TopN", family="sort"),
+    )
+}
 
 #: The kinds of the protobuf, in its order (the ``rel_type`` oneof of ``Rel``).
 PROTO_KINDS: tuple[str, ...] = tuple(f.name for f in algebra_pb2.Rel.DESCRIPTOR.oneofs_by_name["rel_type"].fields)
@@ -108,5 +111,14 @@ def kind(name: str) -> Kind:
     return KINDS.get(name) or Kind(name, name or "(empty)")
 
 
-__all__ = ["JOIN_KINDS", "KINDS", "Kind", "PROTO_KINDS", "emit", "enhancement_of", "kind", "output_names",
-           "project_outputs_input"]
+__all__ = [
+    "JOIN_KINDS",
+    "KINDS",
+    "Kind",
+    "PROTO_KINDS",
+    "emit",
+    "enhancement_of",
+    "kind",
+    "output_names",
+    "project_outputs_input",
+]

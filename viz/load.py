@@ -22,9 +22,10 @@ from substrait import algebra_pb2, plan_pb2
 
 from .deep import allow_deep_protobuf, run_deep
 from .errors import Diagnostic, PlanLoadError, info, warning
+
 # LEGACY_BINARY is not used here: it is re-exported, as are UPGRADES and Notes, for code that imports
 # them from viz.load.
-from .upgrade import LEGACY_BINARY, UPGRADE_TRIGGERS, UPGRADES, Notes, finish_notes, upgrade_binary
+from .upgrade import UPGRADE_TRIGGERS, UPGRADES, Notes, finish_notes, upgrade_binary
 
 #: Uploads larger than this are refused before parsing.
 MAX_PLAN_BYTES = 64 * 1024 * 1024
@@ -64,11 +65,21 @@ _SCALAR, _SCALARS, _ENUM, _SPECIAL, _MESSAGES, _MESSAGE = range(6)
 #: JSON values of these Python types are stored as they are in fields of the proto type (a shortcut
 #: past ``_scalar``, which gives the same value).
 _SAME_TYPE = {
-    **{t: int for t in (
-        FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT32,
-        FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SINT64,
-        FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED32,
-        FieldDescriptor.TYPE_SFIXED64)},
+    **{
+        t: int
+        for t in (
+            FieldDescriptor.TYPE_INT32,
+            FieldDescriptor.TYPE_INT64,
+            FieldDescriptor.TYPE_UINT32,
+            FieldDescriptor.TYPE_UINT64,
+            FieldDescriptor.TYPE_SINT32,
+            FieldDescriptor.TYPE_SINT64,
+            FieldDescriptor.TYPE_FIXED32,
+            FieldDescriptor.TYPE_FIXED64,
+            FieldDescriptor.TYPE_SFIXED32,
+            FieldDescriptor.TYPE_SFIXED64,
+        )
+    },
     FieldDescriptor.TYPE_STRING: str,
     FieldDescriptor.TYPE_BOOL: bool,
 }
@@ -137,7 +148,7 @@ def _any_resolvable(value: Any) -> bool:
 _Path = tuple
 
 
-def _path_text(path: "_Path | None", key: str | None = None) -> str:
+def _path_text(path: _Path | None, key: str | None = None) -> str:
     parts = [key] if key is not None else []
     while path is not None:
         path, name, index = path
@@ -150,9 +161,15 @@ class _Bad(Exception):
 
 
 _INT_TYPES = {
-    FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT32,
-    FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SINT64,
-    FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED32,
+    FieldDescriptor.TYPE_INT32,
+    FieldDescriptor.TYPE_INT64,
+    FieldDescriptor.TYPE_UINT32,
+    FieldDescriptor.TYPE_UINT64,
+    FieldDescriptor.TYPE_SINT32,
+    FieldDescriptor.TYPE_SINT64,
+    FieldDescriptor.TYPE_FIXED32,
+    FieldDescriptor.TYPE_FIXED64,
+    FieldDescriptor.TYPE_SFIXED32,
     FieldDescriptor.TYPE_SFIXED64,
 }
 _FLOAT_SPECIALS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
@@ -316,6 +333,7 @@ def _json_to_plan(root: dict, diags: list[Diagnostic], state: dict) -> plan_pb2.
 # Entry points
 # ---------------------------------------------------------------------------------------------
 
+
 def _looks_like_json(data: bytes) -> bool:
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     return head in (b"{", b"[")
@@ -340,9 +358,11 @@ def _load_json(data: bytes) -> LoadedPlan:
             f"not a Substrait plan: the JSON is a {type(doc).__name__}, expected an object with "
             "'relations' (a protobuf-JSON Substrait Plan)"
         )
-    plan_keys = {f.json_name for f in plan_pb2.Plan.DESCRIPTOR.fields} | {
-        f.name for f in plan_pb2.Plan.DESCRIPTOR.fields
-    } | {"extensionUris", "extension_uris"}
+    plan_keys = (
+        {f.json_name for f in plan_pb2.Plan.DESCRIPTOR.fields}
+        | {f.name for f in plan_pb2.Plan.DESCRIPTOR.fields}
+        | {"extensionUris", "extension_uris"}
+    )
     diags: list[Diagnostic] = []
     if "relations" not in doc:
         if not set(doc) <= plan_keys:
@@ -364,8 +384,7 @@ def _load_binary(data: bytes) -> LoadedPlan:
         plan.ParseFromString(data)
     except (DecodeError, RuntimeError, ValueError) as exc:
         raise PlanLoadError(
-            "not a Substrait plan: neither protobuf JSON nor a binary protobuf Plan "
-            f"({str(exc) or type(exc).__name__})"
+            f"not a Substrait plan: neither protobuf JSON nor a binary protobuf Plan ({str(exc) or type(exc).__name__})"
         ) from None
     if not plan.relations:
         raise PlanLoadError(
@@ -395,9 +414,7 @@ def load_plan(data: bytes) -> LoadedPlan:
     if not data.strip():
         raise PlanLoadError("not a Substrait plan: the input is empty")
     if len(data) > MAX_PLAN_BYTES:
-        raise PlanLoadError(
-            f"plan too large: {len(data):,} bytes; at most {MAX_PLAN_BYTES:,} bytes are accepted"
-        )
+        raise PlanLoadError(f"plan too large: {len(data):,} bytes; at most {MAX_PLAN_BYTES:,} bytes are accepted")
     loader = _load_json if _looks_like_json(data) else _load_binary
     try:
         return run_deep(loader, data)

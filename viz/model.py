@@ -12,8 +12,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import weakref
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Callable, Generic, Iterator, Mapping, TypeVar
+from typing import Generic, TypeVar
 
 from substrait import plan_pb2
 
@@ -119,7 +120,9 @@ class PlanModel:
         return self.loaded.diagnostics
 
     def node(self, node_id: str) -> NodeView:
-        return NodeView(self.graph.nodes[node_id], self.infos[node_id], self.properties.get(node_id), self.extensions.types)
+        return NodeView(
+            self.graph.nodes[node_id], self.infos[node_id], self.properties.get(node_id), self.extensions.types
+        )
 
     def nodes(self) -> Iterator[NodeView]:
         for node_id in self.graph.nodes:
@@ -255,7 +258,7 @@ class MemoBeside(Generic[M]):
 
     def __init__(self, factory: Callable[[], M]) -> None:
         self._factory = factory
-        self._memos: "weakref.WeakKeyDictionary[PlanModel, M]" = weakref.WeakKeyDictionary()
+        self._memos: weakref.WeakKeyDictionary[PlanModel, M] = weakref.WeakKeyDictionary()
 
     def __call__(self, model: PlanModel) -> M:
         memo = self._memos.get(model)

@@ -58,18 +58,45 @@ _EFFECTS_LIGHT = {
     "none": "#d0d0d0",
     "unknown": "#d0d0d0",
 }
-_EFFECTS_DARK = {**_EFFECTS_LIGHT, "kept": "#8a8a8a", "none": "#555555", "unknown": "#555555", "remapped": "#4da3ff", "extended": "#4da3ff"}
+_EFFECTS_DARK = {
+    **_EFFECTS_LIGHT,
+    "kept": "#8a8a8a",
+    "none": "#555555",
+    "unknown": "#555555",
+    "remapped": "#4da3ff",
+    "extended": "#4da3ff",
+}
 
 PALETTES = {
     "light": Palette(
-        background="transparent", text="#1a1a1a", muted="#555555", node_fill="#ffffff", node_border="#888888",
-        root_fill="#eef4ff", selected_fill="#fff3c4", hit_fill="#e3f7e3", edge="#666666", reference="#1f77b4",
-        error="#d62728", warning="#ff7f0e", effects=_EFFECTS_LIGHT,
+        background="transparent",
+        text="#1a1a1a",
+        muted="#555555",
+        node_fill="#ffffff",
+        node_border="#888888",
+        root_fill="#eef4ff",
+        selected_fill="#fff3c4",
+        hit_fill="#e3f7e3",
+        edge="#666666",
+        reference="#1f77b4",
+        error="#d62728",
+        warning="#ff7f0e",
+        effects=_EFFECTS_LIGHT,
     ),
     "dark": Palette(
-        background="transparent", text="#f0f0f0", muted="#b0b0b0", node_fill="#262730", node_border="#9a9a9a",
-        root_fill="#1d2b45", selected_fill="#5a4a12", hit_fill="#1f4023", edge="#b0b0b0", reference="#4da3ff",
-        error="#ff5c5c", warning="#ffa040", effects=_EFFECTS_DARK,
+        background="transparent",
+        text="#f0f0f0",
+        muted="#b0b0b0",
+        node_fill="#262730",
+        node_border="#9a9a9a",
+        root_fill="#1d2b45",
+        selected_fill="#5a4a12",
+        hit_fill="#1f4023",
+        edge="#b0b0b0",
+        reference="#4da3ff",
+        error="#ff5c5c",
+        warning="#ffa040",
+        effects=_EFFECTS_DARK,
     ),
 }
 
@@ -102,13 +129,15 @@ class Overlay:
     def stats(self) -> dict[str, NodeStat]:
         return dict(self.nodes)
 
-    def with_marks(self, other: "Overlay | None") -> "Overlay":
+    def with_marks(self, other: Overlay | None) -> Overlay:
         """This overlay with ``other``'s marks added to its nodes (and ``other``'s other nodes)."""
         if other is None or not other.nodes:
             return self
         mine, theirs = self.stats(), other.stats()
-        merged = {**theirs, **{n: replace(s, marks=s.marks + theirs[n].marks) if n in theirs else s
-                               for n, s in mine.items()}}
+        merged = {
+            **theirs,
+            **{n: replace(s, marks=s.marks + theirs[n].marks) if n in theirs else s for n, s in mine.items()},
+        }
         return Overlay(tuple(merged.items()))
 
 
@@ -134,8 +163,10 @@ def _stat_rows(stat: NodeStat, pal: Palette) -> list[str]:
         out.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" COLOR="{pal.muted}">not profiled</FONT></TD></TR>')
     tones = {"error": pal.error, "warning": pal.warning, "ok": pal.effects.get("established", pal.muted)}
     for tone, text in stat.marks:
-        out.append(f'<TR><TD COLSPAN="3" ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{tones.get(tone, pal.muted)}">'
-                   f'{"<B>" if tone == "error" else ""}{_esc(text)}{"</B>" if tone == "error" else ""}</FONT></TD></TR>')
+        out.append(
+            f'<TR><TD COLSPAN="3" ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{tones.get(tone, pal.muted)}">'
+            f"{'<B>' if tone == 'error' else ''}{_esc(text)}{'</B>' if tone == 'error' else ''}</FONT></TD></TR>"
+        )
     return out
 
 
@@ -152,7 +183,9 @@ class View:
     unrunnable: frozenset[str] = frozenset()  # nodes whose subtree cannot run on Spark, marked
     max_rows: int = MAX_SCHEMA_ROWS
     profile: Overlay | None = None  # row counts and times drawn over the graph
-    plain: bool = False  # for an audience: no node ids, expressions, property badges, diagnostic codes or "cannot run" marks
+    plain: bool = (
+        False  # for an audience: no node ids, expressions, property badges, diagnostic codes or "cannot run" marks
+    )
 
 
 def title(kind: str) -> str:
@@ -242,9 +275,13 @@ def node_label(
     for (severity, code), n in counted.items():
         colour = pal.error if severity is Severity.ERROR else pal.warning
         times = f" ×{n}" if n > 1 else ""
-        rows.append(f'<TR><TD COLSPAN="3" ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{colour}">⚑ {_esc(code, 40)}{times}</FONT></TD></TR>')
+        rows.append(
+            f'<TR><TD COLSPAN="3" ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{colour}">⚑ {_esc(code, 40)}{times}</FONT></TD></TR>'
+        )
     if unrunnable:
-        rows.append(f'<TR><TD COLSPAN="3" ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{pal.muted}">⊘ cannot run on Spark</FONT></TD></TR>')
+        rows.append(
+            f'<TR><TD COLSPAN="3" ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{pal.muted}">⊘ cannot run on Spark</FONT></TD></TR>'
+        )
     schema = node.schema
     if schema is None:
         rows.append('<TR><TD COLSPAN="3"><I>schema unknown</I></TD></TR>')
@@ -253,9 +290,13 @@ def node_label(
         for i, f in enumerate(shown):
             rows.append(_schema_row(i, f.name, f.type_text(node.user_types), pal.muted))
         if len(shown) < len(schema):
-            rows.append(f'<TR><TD COLSPAN="3"><I>… {len(schema) - len(shown)} more fields ({len(schema)} in all)</I></TD></TR>')
+            rows.append(
+                f'<TR><TD COLSPAN="3"><I>… {len(schema) - len(shown)} more fields ({len(schema)} in all)</I></TD></TR>'
+            )
     if hidden:
-        rows.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" COLOR="{pal.muted}">▸ {hidden} node{"s" if hidden != 1 else ""} collapsed</FONT></TD></TR>')
+        rows.append(
+            f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" COLOR="{pal.muted}">▸ {hidden} node{"s" if hidden != 1 else ""} collapsed</FONT></TD></TR>'
+        )
     return "<" + '<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2">' + "".join(rows) + "</TABLE>>"
 
 
@@ -313,7 +354,9 @@ def _edge_property(model: PlanModel, target: str, prop: str) -> str:
     return "" if text in ("none", "unknown") else text
 
 
-def to_dot(model: PlanModel, node_ids: list[str] | None = None, selected: str | None = None, view: View | None = None) -> str:
+def to_dot(
+    model: PlanModel, node_ids: list[str] | None = None, selected: str | None = None, view: View | None = None
+) -> str:
     """DOT text for the plan as ``view`` shows it (everything, by default), or for ``node_ids``."""
     with gc_paused():
         return _to_dot(model, node_ids, selected, view)
@@ -343,8 +386,15 @@ def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, 
         effects = shown_effects(model, node)
         stat = stats.get(node.id)
         label = node_label(
-            node, view.max_rows, pal, hidden, {} if view.plain else effects,
-            node.id in view.unrunnable and not view.plain, stat, findings=not view.plain, plain=view.plain,
+            node,
+            view.max_rows,
+            pal,
+            hidden,
+            {} if view.plain else effects,
+            node.id in view.unrunnable and not view.plain,
+            stat,
+            findings=not view.plain,
+            plain=view.plain,
         )
         exact = rows_hover(stat.rows) if stat is not None and stat.rows is not None else ""
         attrs = [
@@ -372,7 +422,7 @@ def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, 
         attrs.append(f'fillcolor="{fill}"')
         attrs.extend(_stat_attrs(stats.get(node.id), pal))
         if node.id in view.collapsed and hidden:
-            attrs.append('peripheries=2')
+            attrs.append("peripheries=2")
         lines.append(f"  {_quote(node.id)} [{', '.join(attrs)}];")
     if len(roots) > 1:
         lines.append("  { rank=same; " + " ".join(_quote(r) for r in roots) + " }")

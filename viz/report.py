@@ -68,8 +68,20 @@ def property_rules(node: NodeView) -> list[dict]:
     if p is None:
         return []
     return [
-        {"property": "orderedness", "value": p.order_text(), "effect": p.order_effect.kind, "rule": p.order_effect.rule, "note": p.order_effect.note},
-        {"property": "distribution", "value": p.distribution_text(), "effect": p.distribution_effect.kind, "rule": p.distribution_effect.rule, "note": p.distribution_effect.note},
+        {
+            "property": "orderedness",
+            "value": p.order_text(),
+            "effect": p.order_effect.kind,
+            "rule": p.order_effect.rule,
+            "note": p.order_effect.note,
+        },
+        {
+            "property": "distribution",
+            "value": p.distribution_text(),
+            "effect": p.distribution_effect.kind,
+            "rule": p.distribution_effect.rule,
+            "note": p.distribution_effect.note,
+        },
     ]
 
 
@@ -93,8 +105,10 @@ def raw_json(model: PlanModel, node_id: str) -> dict:
     try:
         out = json_format.MessageToDict(rel)
     except (TypeError, KeyError, ValueError) as exc:  # e.g. an extension detail (Any) of a type no one here knows
-        return {"note": f"the relation cannot be shown as JSON ({exc}); protobuf text instead",
-                "text": text_format.MessageToString(rel)}
+        return {
+            "note": f"the relation cannot be shown as JSON ({exc}); protobuf text instead",
+            "text": text_format.MessageToString(rel),
+        }
     if elided and body is not None:
         out.setdefault(type(node.rel).DESCRIPTOR.fields_by_name[node.kind].json_name, {}).update(elided)
     return out
@@ -106,7 +120,19 @@ def node_report(model: PlanModel, node_id: str) -> dict:
     out = node.to_json()
     out["title"] = title(node.kind)
     out["inputs"] = [
-        {"node": input_id, "schema": [{"index": c.index, "local": c.local, "name": c.field.name, "type": c.field.type_text(model.extensions.types), "referenced": c.referenced} for c in cols]}
+        {
+            "node": input_id,
+            "schema": [
+                {
+                    "index": c.index,
+                    "local": c.local,
+                    "name": c.field.name,
+                    "type": c.field.type_text(model.extensions.types),
+                    "referenced": c.referenced,
+                }
+                for c in cols
+            ],
+        }
         for input_id, cols in input_columns(model, node_id)
     ]
     out["property_rules"] = property_rules(node)

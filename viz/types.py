@@ -41,7 +41,7 @@ def type_json(text: str) -> dict:
     base = text.rstrip("?")
     nullability = "NULLABILITY_NULLABLE" if nullable else "NULLABILITY_REQUIRED"
     if base.startswith("decimal<") and base.endswith(">"):
-        precision, scale = base[len("decimal<"):-1].split(",")
+        precision, scale = base[len("decimal<") : -1].split(",")
         return {"decimal": {"precision": int(precision), "scale": int(scale), "nullability": nullability}}
     if base not in _FIELD_OF_NAME:
         raise ValueError(f"unknown type text {text!r}: expected a simple type such as i64 or string?, or decimal<P,S>")

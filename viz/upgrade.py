@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from google.protobuf import json_format
 from google.protobuf.descriptor import FieldDescriptor
@@ -221,7 +222,9 @@ def _upgrade_join_keys(d: dict, notes: Notes, state: dict) -> set[str]:
             f"not a valid Substrait plan: a hash or merge join has {len(left)} legacy left keys and {len(right)} "
             "right keys; the spec requires the two lists to have the same length"
         )
-    d["keys"] = [{"left": a, "right": b, "comparison": {"simple": "SIMPLE_COMPARISON_TYPE_EQ"}} for a, b in zip(left, right)]
+    d["keys"] = [
+        {"left": a, "right": b, "comparison": {"simple": "SIMPLE_COMPARISON_TYPE_EQ"}} for a, b in zip(left, right)
+    ]
     notes["legacy leftKeys/rightKeys of a hash or merge join upgraded to keys (compared with EQ)"] += 1
     return {"keys"}
 
@@ -251,11 +254,14 @@ UPGRADES: dict[str, Callable[[dict, Notes, dict], set[str]]] = {
 UPGRADE_TRIGGERS: dict[str, frozenset[str]] = {
     "substrait.Plan": frozenset({"extensionUris", "extension_uris"}),
     "substrait.extensions.SimpleExtensionDeclaration.ExtensionFunction": frozenset(
-        {"extensionUriReference", "extension_uri_reference"}),
+        {"extensionUriReference", "extension_uri_reference"}
+    ),
     "substrait.extensions.SimpleExtensionDeclaration.ExtensionType": frozenset(
-        {"extensionUriReference", "extension_uri_reference"}),
+        {"extensionUriReference", "extension_uri_reference"}
+    ),
     "substrait.extensions.SimpleExtensionDeclaration.ExtensionTypeVariation": frozenset(
-        {"extensionUriReference", "extension_uri_reference"}),
+        {"extensionUriReference", "extension_uri_reference"}
+    ),
     "substrait.FetchRel": frozenset({"offset", "count"}),
     "substrait.ReadRel.VirtualTable": frozenset({"values"}),
     "substrait.Expression.Literal.IntervalDayToSecond": frozenset({"microseconds"}),
@@ -288,6 +294,7 @@ def finish_notes(notes: Notes, unknown: Counter, example: dict, diags: list[Diag
 # ---------------------------------------------------------------------------------------------
 # Binary: legacy fields arrive as unknown fields; decode them into the dict form above.
 # ---------------------------------------------------------------------------------------------
+
 
 def _msg(cls: type[Message]) -> Callable[[bytes], dict]:
     def decode(data: bytes) -> dict:
@@ -406,7 +413,8 @@ def _merge_upgrade(msg: Message, legacy: dict, notes: Notes, state: dict) -> Non
     hook = UPGRADES[msg.DESCRIPTOR.full_name]
     if msg.DESCRIPTOR.full_name == "substrait.Plan":
         legacy["extensionUrns"] = [
-            json_format.MessageToDict(u) for u in msg.extension_urns  # type: ignore[attr-defined]
+            json_format.MessageToDict(u)
+            for u in msg.extension_urns  # type: ignore[attr-defined]
         ]
         legacy["extensionUris"] = [
             {"extensionUriAnchor": u.get("extensionUrnAnchor", 0), "uri": u.get("urn", "")}
@@ -452,4 +460,3 @@ def _upgrade_binary_aggregate(
     agg.ClearField("groupings")
     agg.ClearField("grouping_expressions")
     json_format.ParseDict({k: d[k] for k in wrote}, agg)
-

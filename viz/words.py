@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal as _decimal
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from substrait import algebra_pb2
 
@@ -36,6 +36,7 @@ _EPOCH = _dt.date(1970, 1, 1)
 # ---------------------------------------------------------------------------------------------
 # Small text helpers
 # ---------------------------------------------------------------------------------------------
+
 
 def counted(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
@@ -62,8 +63,20 @@ def capped_list(items: Sequence[str], limit: int, noun: str = "more") -> str:
     return ", ".join(items[:limit]) + f" and {rest} {noun}"
 
 
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December")
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 
 
 def date_words(day: _dt.date) -> str:
@@ -79,6 +92,7 @@ def _cut(text: str, limit: int = MAX_TEXT) -> str:
 # Expressions in words
 # ---------------------------------------------------------------------------------------------
 
+
 @dataclass
 class Words:
     """Renders the expressions of one node: ``fields`` is the record they read, ``outer`` the
@@ -89,7 +103,7 @@ class Words:
     outer: Sequence[Sequence[Field] | None] = ()
     lambdas: list[int] = field(default_factory=list)  # parameter counts of enclosing lambdas
 
-    def with_fields(self, fields: Sequence[Field] | None) -> "Words":
+    def with_fields(self, fields: Sequence[Field] | None) -> Words:
         return Words(self.model, fields, self.outer, self.lambdas)
 
     def function(self, anchor: int) -> str:
@@ -131,7 +145,12 @@ class Words:
         for c in conjuncts:
             bound = _bound(self, c)
             prev = bounds[-1] if bounds else None
-            if bound is not None and prev is not None and prev[0] == bound[0] and {prev[1], bound[1]} == {"lower", "upper"}:
+            if (
+                bound is not None
+                and prev is not None
+                and prev[0] == bound[0]
+                and {prev[1], bound[1]} == {"lower", "upper"}
+            ):
                 out[-1] = f"{out[-1]} and {bound[2].removeprefix('is ')}"
                 bounds[-1] = None
                 continue
@@ -222,7 +241,9 @@ class Words:
 
     def if_then(self, e: Expression.IfThen) -> str:
         branches = [f"{self.expr(c.then)} when {self.expr(getattr(c, 'if'))}" for c in e.ifs]
-        text = ", ".join(branches[:2]) + (f" and {counted(len(branches) - 2, 'more case')}" if len(branches) > 2 else "")
+        text = ", ".join(branches[:2]) + (
+            f" and {counted(len(branches) - 2, 'more case')}" if len(branches) > 2 else ""
+        )
         if e.HasField("else"):
             text += f", otherwise {self.expr(getattr(e, 'else'))}"
         return text
@@ -286,7 +307,9 @@ class Words:
         return f"a function of {counted(len(e.parameters.types), 'parameter')} giving {self.expr(e.body)}"
 
     def lambda_invocation(self, e: Expression.LambdaInvocation) -> str:
-        return f"({self.lambda_(getattr(e, 'lambda'))}) applied to " + and_list([self.expr(a) for a in e.arguments.fields])
+        return f"({self.lambda_(getattr(e, 'lambda'))}) applied to " + and_list(
+            [self.expr(a) for a in e.arguments.fields]
+        )
 
     def execution_context_variable(self, e) -> str:
         which = e.WhichOneof("execution_context_variable_type") or "context value"
@@ -304,7 +327,10 @@ def _conjuncts(w: Words, e: Expression) -> list[Expression]:
     out, stack = [], [e]
     while stack:
         cur = stack.pop()
-        if cur.WhichOneof("rex_type") == "scalar_function" and w.function(cur.scalar_function.function_reference) == "and":
+        if (
+            cur.WhichOneof("rex_type") == "scalar_function"
+            and w.function(cur.scalar_function.function_reference) == "and"
+        ):
             values = [a.value for a in cur.scalar_function.arguments if a.WhichOneof("arg_type") == "value"]
             stack.extend(reversed(values))
         else:
@@ -498,7 +524,9 @@ def _not(w: Words, f: Expression.ScalarFunction) -> str | None:
             return _is_null(w, inner.scalar_function, negated=True)
     if inner.WhichOneof("rex_type") == "singular_or_list":
         sol = inner.singular_or_list
-        return f"{w.expr(sol.value)} is not one of {capped_list([w.expr(o) for o in sol.options], MAX_VALUES, 'others')}"
+        return (
+            f"{w.expr(sol.value)} is not one of {capped_list([w.expr(o) for o in sol.options], MAX_VALUES, 'others')}"
+        )
     if inner.WhichOneof("rex_type") == "subquery" and inner.subquery.WhichOneof("subquery_type") == "set_predicate":
         return "no matching row exists"
     if inner.WhichOneof("rex_type") == "subquery" and inner.subquery.WhichOneof("subquery_type") == "in_predicate":
@@ -527,9 +555,17 @@ def _like_words(pattern: Expression) -> str:
     """``match 'x%'`` in words: "start with 'x'", "end with", "contain", or "match 'a_b'"."""
     while pattern.WhichOneof("rex_type") == "cast":
         pattern = pattern.cast.input
-    if pattern.WhichOneof("rex_type") == "literal" and pattern.literal.WhichOneof("literal_type") in ("string", "var_char", "fixed_char"):
+    if pattern.WhichOneof("rex_type") == "literal" and pattern.literal.WhichOneof("literal_type") in (
+        "string",
+        "var_char",
+        "fixed_char",
+    ):
         lit = pattern.literal
-        text = lit.var_char.value if lit.WhichOneof("literal_type") == "var_char" else getattr(lit, lit.WhichOneof("literal_type"))
+        text = (
+            lit.var_char.value
+            if lit.WhichOneof("literal_type") == "var_char"
+            else getattr(lit, lit.WhichOneof("literal_type"))
+        )
         core = text.strip("%")
         if "%" not in core and "_" not in core and core:
             if text.startswith("%") and text.endswith("%") and len(text) > 1:
@@ -576,7 +612,10 @@ def _arithmetic(name: str) -> Callable[[Words, Expression.ScalarFunction], str |
         for i, v in enumerate(values):
             text = w.expr(v)
             inner = _arith_op(w, v)
-            if inner is not None and (_PRECEDENCE[inner] < _PRECEDENCE[op] or (i == 1 and _PRECEDENCE[inner] == _PRECEDENCE[op] and op in "−÷")):
+            if inner is not None and (
+                _PRECEDENCE[inner] < _PRECEDENCE[op]
+                or (i == 1 and _PRECEDENCE[inner] == _PRECEDENCE[op] and op in "−÷")
+            ):
                 text = f"({text})"
             parts.append(text)
         return f"{parts[0]} {op} {parts[1]}"
@@ -693,9 +732,25 @@ def literal_words(lit: Expression.Literal) -> str:
         except (OverflowError, ValueError):
             return "a timestamp"
     if which == "interval_year_to_month":
-        return and_list([counted(value.years, "year") if value.years else "", counted(value.months, "month") if value.months else ""]) or "0 months"
+        return (
+            and_list(
+                [
+                    counted(value.years, "year") if value.years else "",
+                    counted(value.months, "month") if value.months else "",
+                ]
+            )
+            or "0 months"
+        )
     if which == "interval_day_to_second":
-        return and_list([counted(value.days, "day") if value.days else "", counted(value.seconds, "second") if value.seconds else ""]) or "0 seconds"
+        return (
+            and_list(
+                [
+                    counted(value.days, "day") if value.days else "",
+                    counted(value.seconds, "second") if value.seconds else "",
+                ]
+            )
+            or "0 seconds"
+        )
     return f"a {which.replace('_', ' ')} value"
 
 

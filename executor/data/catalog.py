@@ -21,15 +21,15 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 from substrait import algebra_pb2
 
 from viz.fields import Field
 
-from .columns import ColumnCheck, check_bases, file_columns
 from ..errors import ExecutionError, Refused, TableNotFound, Unsupported
+from .columns import ColumnCheck, check_bases, file_columns
 from .paths import DataRoots
 
 FileOrFiles = algebra_pb2.ReadRel.LocalFiles.FileOrFiles
@@ -156,8 +156,12 @@ class Catalog:
 
     def fingerprint(self) -> tuple:
         """What the catalog resolves names with; part of the run cache's key."""
-        return (tuple(self.roots.roots), tuple(sorted(self.bindings.items())), self.use_spark_catalog,
-                tuple(sorted(self.by_position)))
+        return (
+            tuple(self.roots.roots),
+            tuple(sorted(self.bindings.items())),
+            self.use_spark_catalog,
+            tuple(sorted(self.by_position)),
+        )
 
     def reads_by_position(self, names: Sequence[str]) -> bool:
         """Whether the person chose to read table ``names`` by position (its dotted name or last part)."""
@@ -242,8 +246,10 @@ class Catalog:
         """The data files directly in the folder roots (a known suffix), sorted: what a table can be bound to."""
         return sorted(
             os.path.join(root, entry)
-            for root in self.roots.roots if os.path.isdir(root)
-            for entry in os.listdir(root) if os.path.splitext(entry)[1].lower() in SUFFIX_FORMATS
+            for root in self.roots.roots
+            if os.path.isdir(root)
+            for entry in os.listdir(root)
+            if os.path.splitext(entry)[1].lower() in SUFFIX_FORMATS
         )
 
     def status(
@@ -268,9 +274,7 @@ class Catalog:
                 if bases:
                     out.append(self._checked(names, src, bases))
                 else:
-                    out.append(
-                        TableStatus(names, True, src.how, src.path, src.format, f"{src.format} at {src.path}")
-                    )
+                    out.append(TableStatus(names, True, src.how, src.path, src.format, f"{src.format} at {src.path}"))
                 continue
             if self.use_spark_catalog and _started_session_has_table(".".join(names)):
                 out.append(TableStatus(names, True, "spark catalog", None, None, "a table in the Spark catalog"))

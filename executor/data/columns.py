@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from pyspark.sql import types as S
 
@@ -21,11 +21,21 @@ from viz.fields import Field
 from ..errors import ExecutionError, Unsupported
 
 _SPARK_FAMILIES = {
-    S.ByteType: "int", S.ShortType: "int", S.IntegerType: "int", S.LongType: "int",
-    S.FloatType: "num", S.DoubleType: "num", S.DecimalType: "num",
-    S.StringType: "str", S.VarcharType: "str", S.CharType: "str",
-    S.DateType: "time", S.TimestampType: "time", S.TimestampNTZType: "time",
-    S.BooleanType: "bool", S.BinaryType: "bin",
+    S.ByteType: "int",
+    S.ShortType: "int",
+    S.IntegerType: "int",
+    S.LongType: "int",
+    S.FloatType: "num",
+    S.DoubleType: "num",
+    S.DecimalType: "num",
+    S.StringType: "str",
+    S.VarcharType: "str",
+    S.CharType: "str",
+    S.DateType: "time",
+    S.TimestampType: "time",
+    S.TimestampNTZType: "time",
+    S.BooleanType: "bool",
+    S.BinaryType: "bin",
 }
 
 
@@ -64,8 +74,13 @@ def plan_columns(base: Sequence[Field]) -> list[Column]:
     out = []
     for f in base:
         spark_type = spark_type_or_none(f.type)
-        out.append(Column(f.name, spark_type.simpleString() if spark_type is not None else None,
-                          spark_family(spark_type) if spark_type is not None else None))
+        out.append(
+            Column(
+                f.name,
+                spark_type.simpleString() if spark_type is not None else None,
+                spark_family(spark_type) if spark_type is not None else None,
+            )
+        )
     return out
 
 
@@ -143,7 +158,9 @@ class ColumnCheck:
         if len(self.table) < len(self.plan):
             return f"it has {len(self.table)} columns where the plan reads {len(self.plan)}"
         if self.position_clashes:
-            return "in order, " + "; ".join(self.position_clashes[:3]) + ("; …" if len(self.position_clashes) > 3 else "")
+            return (
+                "in order, " + "; ".join(self.position_clashes[:3]) + ("; …" if len(self.position_clashes) > 3 else "")
+            )
         return ""
 
 
@@ -189,7 +206,9 @@ def _file_columns(path: str, fmt: str, _stamp: int) -> tuple[Column, ...]:
     import pyarrow.dataset as ds
 
     formats = {
-        "parquet": "parquet", "orc": "orc", "arrow": "ipc",
+        "parquet": "parquet",
+        "orc": "orc",
+        "arrow": "ipc",
         "csv": ds.CsvFileFormat(),
         "tsv": ds.CsvFileFormat(parse_options=pcsv.ParseOptions(delimiter="\t")),
     }
@@ -207,5 +226,7 @@ def _file_columns(path: str, fmt: str, _stamp: int) -> tuple[Column, ...]:
                 return tuple(arrow_columns(schema))
             except Exception:  # noqa: BLE001 - the first reason is the one to give
                 pass
-        raise ExecutionError(f"cannot read the columns of {path!r}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        raise ExecutionError(
+            f"cannot read the columns of {path!r}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        ) from None
     return tuple(arrow_columns(schema))

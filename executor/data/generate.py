@@ -12,14 +12,32 @@ from ..errors import ExecutionError
 
 TPCH_TABLES = ("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier")
 TPCDS_TABLES = (
-    "call_center", "catalog_page", "catalog_returns", "catalog_sales", "customer", "customer_address",
-    "customer_demographics", "date_dim", "household_demographics", "income_band", "inventory", "item",
-    "promotion", "reason", "ship_mode", "store", "store_returns", "store_sales", "time_dim", "warehouse",
-    "web_page", "web_returns", "web_sales", "web_site",
+    "call_center",
+    "catalog_page",
+    "catalog_returns",
+    "catalog_sales",
+    "customer",
+    "customer_address",
+    "customer_demographics",
+    "date_dim",
+    "household_demographics",
+    "income_band",
+    "inventory",
+    "item",
+    "promotion",
+    "reason",
+    "ship_mode",
+    "store",
+    "store_returns",
+    "store_sales",
+    "time_dim",
+    "warehouse",
+    "web_page",
+    "web_returns",
+    "web_sales",
+    "web_site",
 )
-CACHE = os.environ.get(
-    "SUBSTRAIT_VIZ_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "substrait-viz")
-)
+CACHE = os.environ.get("SUBSTRAIT_VIZ_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "substrait-viz"))
 
 
 def _generator(name: str) -> str:

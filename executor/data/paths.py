@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import glob
 import os
-from typing import Iterable
+from collections.abc import Iterable
 from urllib.parse import unquote, urlsplit
 
 from ..errors import Refused

@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from viz.render import NodeStat, Overlay
 from viz.schema import SPEC
 
-from .datafusion import DataFusionRunner
-from .cross import DEFAULT_LIMIT, DIFFERS, NOT_COMPARED, SAME, EngineComparison, compare_engines
 from ..errors import ExecutionError
+from .cross import DEFAULT_LIMIT, DIFFERS, NOT_COMPARED, SAME, EngineComparison, compare_engines
+from .datafusion import DataFusionRunner
 
 Progress = Callable[[float, str], None]
 
@@ -86,8 +86,12 @@ class Bisection:
                 if counts:
                     marks.append(("error", counts))
                 if c and c.differing_columns:
-                    marks.append(("error", "differs in " + ", ".join(c.columns[i] for i in c.differing_columns
-                                                                     if i < len(c.columns))))
+                    marks.append(
+                        (
+                            "error",
+                            "differs in " + ", ".join(c.columns[i] for i in c.differing_columns if i < len(c.columns)),
+                        )
+                    )
                 if c and c.expressions:
                     marks.append(("error", c.expressions[0][1]))
                 stats.append((nid, NodeStat(marks=tuple(marks))))
@@ -99,17 +103,37 @@ class Bisection:
 
     def to_json(self) -> dict:
         return {
-            "start": self.start, "agree": self.agree, "first": self.first, "unchecked_inputs": self.unchecked_inputs,
-            "elapsed_s": round(self.elapsed_s, 6), "stopped": self.stopped, "notes": self.notes,
-            "nodes": [{"node": n.node_id, "relation": n.kind, "verdict": n.verdict, "why": n.why,
-                       "seconds": round(n.elapsed_s, 6)} for n in self.nodes.values()],
+            "start": self.start,
+            "agree": self.agree,
+            "first": self.first,
+            "unchecked_inputs": self.unchecked_inputs,
+            "elapsed_s": round(self.elapsed_s, 6),
+            "stopped": self.stopped,
+            "notes": self.notes,
+            "nodes": [
+                {
+                    "node": n.node_id,
+                    "relation": n.kind,
+                    "verdict": n.verdict,
+                    "why": n.why,
+                    "seconds": round(n.elapsed_s, 6),
+                }
+                for n in self.nodes.values()
+            ],
             "first_disagreement": self.first_comparison.to_json() if self.first_comparison else None,
         }
 
 
-def bisect(model, catalog, node_id: str | None = None, *, limit: int = DEFAULT_LIMIT,
-           timeout_s: float | None = None, cancel: threading.Event | None = None,
-           progress: Progress | None = None) -> Bisection:
+def bisect(
+    model,
+    catalog,
+    node_id: str | None = None,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    timeout_s: float | None = None,
+    cancel: threading.Event | None = None,
+    progress: Progress | None = None,
+) -> Bisection:
     """Walk node ``node_id``'s subtree (default: the plan's first root) bottom-up on both engines and
     stop at the first disagreement (see the module). ``timeout_s`` bounds each node's Spark run; a set
     ``cancel`` stops the walk between nodes (and Spark's jobs at once)."""
@@ -125,8 +149,11 @@ def bisect(model, catalog, node_id: str | None = None, *, limit: int = DEFAULT_L
     order = model.graph.post_order([node_id], subqueries=False)
     out = Bisection(node_id)
     if model.conventions != SPEC:
-        out.notes.append("the plan follows its producer's reading, not the spec's (" + "; ".join(model.conventions.describe())
-                         + "): Spark runs it that way, DataFusion's consumer by the spec")
+        out.notes.append(
+            "the plan follows its producer's reading, not the spec's ("
+            + "; ".join(model.conventions.describe())
+            + "): Spark runs it that way, DataFusion's consumer by the spec"
+        )
     runner = DataFusionRunner(model, catalog)
     rows: dict[str, int | None] = {}  # exact rows of the nodes both engines agree on; None: not known
     for i, nid in enumerate(order):
@@ -152,9 +179,12 @@ def bisect(model, catalog, node_id: str | None = None, *, limit: int = DEFAULT_L
         rows[nid] = c.spark.row_count if c.verdict == SAME and c.spark.complete else None
         if c.verdict == DIFFERS:
             out.first = nid
-            out.unchecked_inputs = [ch for ch in model.graph.children(nid, subqueries=False)
-                                    if out.nodes.get(ch) is None or out.nodes[ch].verdict != SAME]
-            out.skipped = order[i + 1:]
+            out.unchecked_inputs = [
+                ch
+                for ch in model.graph.children(nid, subqueries=False)
+                if out.nodes.get(ch) is None or out.nodes[ch].verdict != SAME
+            ]
+            out.skipped = order[i + 1 :]
             break
     out.notes.extend(sorted(runner.notes))
     out.elapsed_s = time.monotonic() - began
@@ -174,8 +204,10 @@ def _too_many(model, nid: str, rows: dict[str, int | None], limit: int) -> str |
     if inputs and all(c is not None for c in counts):
         derived = rows_from_inputs(model, nid, counts)
         if derived is not None and derived > limit:
-            return (f"its rows follow from its inputs' ({' × '.join(f'{c:,}' for c in counts)} → {derived:,} rows), "
-                    f"more than the {limit:,} compared: not run")
+            return (
+                f"its rows follow from its inputs' ({' × '.join(f'{c:,}' for c in counts)} → {derived:,} rows), "
+                f"more than the {limit:,} compared: not run"
+            )
     elif inputs and is_cross_product(model, nid) and all(c is None or c > 0 for c in counts):
         return f"a cross product of an input with more than {limit:,} rows: not run"
     return None

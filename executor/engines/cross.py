@@ -27,10 +27,10 @@ import pandas as pd
 
 from viz.kinds import emit
 
-from .datafusion import DataFusionCannot, DataFusionRunner
 from ..errors import ExecutionError
-from .rows import RowSplit, first_order_difference, json_value, split_rows
 from ..jobs.run import SparkRun, refuse_writes, supervise, to_pandas
+from .datafusion import DataFusionCannot, DataFusionRunner
+from .rows import RowSplit, first_order_difference, json_value, split_rows
 
 #: Rows taken from each engine at most: a node with more on both is not compared row by row.
 DEFAULT_LIMIT = 100_000
@@ -90,13 +90,23 @@ class EngineComparison:
 
     def to_json(self) -> dict:
         def side(o: EngineOutput) -> dict:
-            return {"rows": o.row_count, "complete": o.complete, "types": o.types, "elapsed_s": round(o.elapsed_s, 6),
-                    "error": o.error, "cannot": o.cannot}
+            return {
+                "rows": o.row_count,
+                "complete": o.complete,
+                "types": o.types,
+                "elapsed_s": round(o.elapsed_s, 6),
+                "error": o.error,
+                "cannot": o.cannot,
+            }
 
         return {
-            "node": self.node_id, "verdict": self.verdict, "why": self.why,
-            "spark": side(self.spark), "datafusion": side(self.datafusion),
-            "columns": self.columns, "differing_columns": self.differing_columns,
+            "node": self.node_id,
+            "verdict": self.verdict,
+            "why": self.why,
+            "spark": side(self.spark),
+            "datafusion": side(self.datafusion),
+            "columns": self.columns,
+            "differing_columns": self.differing_columns,
             "expressions": [{"role": r, "text": t} for r, t in self.expressions],
             "only_spark_count": self.split.only_a_count if self.split else None,
             "only_datafusion_count": self.split.only_b_count if self.split else None,
@@ -108,11 +118,19 @@ class EngineComparison:
 # ---- each engine -------------------------------------------------------------------------------
 
 
-def spark_output(model, node_id: str, catalog, limit: int, *, timeout_s: float | None = None,
-                 cancel: threading.Event | None = None, shown: int = SAMPLE) -> EngineOutput:
+def spark_output(
+    model,
+    node_id: str,
+    catalog,
+    limit: int,
+    *,
+    timeout_s: float | None = None,
+    cancel: threading.Event | None = None,
+    shown: int = SAMPLE,
+) -> EngineOutput:
     """Node ``node_id``'s first ``limit`` rows on Spark (the translation is the cached one)."""
-    from ..translate.executable import executability
     from ..spark.session import get_session
+    from ..translate.executable import executability
 
     out = EngineOutput("Spark")
     runnable = executability(model)[node_id]
@@ -139,8 +157,9 @@ def spark_output(model, node_id: str, catalog, limit: int, *, timeout_s: float |
     return out
 
 
-def datafusion_output(runner: DataFusionRunner, node_id: str, limit: int, columns: list[str],
-                      shown: int = SAMPLE) -> EngineOutput:
+def datafusion_output(
+    runner: DataFusionRunner, node_id: str, limit: int, columns: list[str], shown: int = SAMPLE
+) -> EngineOutput:
     """Node ``node_id``'s first ``limit`` rows on DataFusion."""
     out = EngineOutput("DataFusion")
     try:
@@ -167,9 +186,17 @@ def output_columns(model, node_id: str) -> list[str]:
     return [f"[{i}] {f.name}" for i, f in enumerate(schema)]
 
 
-def compare_engines(model, node_id: str, catalog, *, limit: int = DEFAULT_LIMIT, sample: int = SAMPLE,
-                    timeout_s: float | None = None, cancel: threading.Event | None = None,
-                    runner: DataFusionRunner | None = None) -> EngineComparison:
+def compare_engines(
+    model,
+    node_id: str,
+    catalog,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    sample: int = SAMPLE,
+    timeout_s: float | None = None,
+    cancel: threading.Event | None = None,
+    runner: DataFusionRunner | None = None,
+) -> EngineComparison:
     """Run node ``node_id`` on Spark and on DataFusion and compare their rows (see the module)."""
     if node_id not in model.graph.nodes:
         raise ExecutionError(f"the plan has no node {node_id!r}; its roots are {', '.join(model.roots) or 'none'}")
@@ -182,11 +209,13 @@ def compare_engines(model, node_id: str, catalog, *, limit: int = DEFAULT_LIMIT,
     return judge(model, node_id, spark, df, columns, sample)
 
 
-def judge(model, node_id: str, spark: EngineOutput, df: EngineOutput, columns: list[str],
-          sample: int = SAMPLE) -> EngineComparison:
+def judge(
+    model, node_id: str, spark: EngineOutput, df: EngineOutput, columns: list[str], sample: int = SAMPLE
+) -> EngineComparison:
     """The verdict on two engines' outputs of one node."""
-    result = EngineComparison(node_id, NOT_COMPARED, "", spark, df, columns=columns,
-                              expressions=list(model.node(node_id).info.expressions))
+    result = EngineComparison(
+        node_id, NOT_COMPARED, "", spark, df, columns=columns, expressions=list(model.node(node_id).info.expressions)
+    )
     for side in (spark, df):
         if side.cannot:
             result.why = f"{side.engine} cannot run it: {side.cannot}"
@@ -215,9 +244,12 @@ def judge(model, node_id: str, spark: EngineOutput, df: EngineOutput, columns: l
     if any(d.code == "fetch-without-order" for d in node.diagnostics):
         same = spark.row_count == df.row_count
         result.verdict = SAME if same else DIFFERS
-        result.why = (f"{spark.row_count:,} rows on both (a fetch over unordered rows may take any rows: only the "
-                      "number of rows is compared)" if same else
-                      f"Spark returns {spark.row_count:,} rows, DataFusion {df.row_count:,}")
+        result.why = (
+            f"{spark.row_count:,} rows on both (a fetch over unordered rows may take any rows: only the "
+            "number of rows is compared)"
+            if same
+            else f"Spark returns {spark.row_count:,} rows, DataFusion {df.row_count:,}"
+        )
         return result
     split = split_rows(ta, tb, cap=sample)
     result.split = split
@@ -226,10 +258,15 @@ def judge(model, node_id: str, spark: EngineOutput, df: EngineOutput, columns: l
         result.differing_columns = split.columns_differ
         result.expressions = expressions_for(model, node_id, split.columns_differ)
         named = ", ".join(columns[c] if c < len(columns) else f"[{c}]" for c in split.columns_differ)
-        result.why = (f"{spark.row_count:,} rows on Spark, {df.row_count:,} on DataFusion: "
-                      f"{split.only_a_count:,} only on Spark, {split.only_b_count:,} only on DataFusion"
-                      + (f"; the values of {named} differ" if named else "; every column has the same values, "
-                         "combined into rows differently"))
+        result.why = (
+            f"{spark.row_count:,} rows on Spark, {df.row_count:,} on DataFusion: "
+            f"{split.only_a_count:,} only on Spark, {split.only_b_count:,} only on DataFusion"
+            + (
+                f"; the values of {named} differ"
+                if named
+                else "; every column has the same values, combined into rows differently"
+            )
+        )
         return result
     keys = _order_keys(model, node_id)
     if keys:
@@ -237,8 +274,10 @@ def judge(model, node_id: str, spark: EngineOutput, df: EngineOutput, columns: l
         if at is not None:
             result.verdict = DIFFERS
             result.differing_columns = keys
-            result.why = (f"the same {_rows(spark.row_count)}, in a different order of the sort keys "
-                          f"({', '.join(columns[k] for k in keys if k < len(columns))}) from row {at}")
+            result.why = (
+                f"the same {_rows(spark.row_count)}, in a different order of the sort keys "
+                f"({', '.join(columns[k] for k in keys if k < len(columns))}) from row {at}"
+            )
             return result
     result.verdict = SAME
     result.why = f"the same {_rows(spark.row_count)}" + (" in the same order" if keys else "")
@@ -284,5 +323,17 @@ def expressions_for(model, node_id: str, output_columns: list[int]) -> list[tupl
     return picked + rest
 
 
-__all__ = ["DEFAULT_LIMIT", "DIFFERS", "NOT_COMPARED", "SAME", "EngineComparison", "EngineOutput", "compare_engines",
-           "datafusion_output", "expressions_for", "judge", "output_columns", "spark_output"]
+__all__ = [
+    "DEFAULT_LIMIT",
+    "DIFFERS",
+    "NOT_COMPARED",
+    "SAME",
+    "EngineComparison",
+    "EngineOutput",
+    "compare_engines",
+    "datafusion_output",
+    "expressions_for",
+    "judge",
+    "output_columns",
+    "spark_output",
+]

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from substrait import algebra_pb2, plan_pb2
 
 from viz.fields import dfs_names
-from viz.types import is_nullable
 from viz.kinds import KINDS
+from viz.types import is_nullable
 
 from ..errors import ExecutionError, Unsupported
 
@@ -83,8 +83,13 @@ def _family(t) -> str:
     """An Arrow type's family: within one, the plan's type is cast to (integers of any width, ...)."""
     import pyarrow.types as pt
 
-    for test, family in ((pt.is_integer, "integer"), (pt.is_floating, "float"), (pt.is_decimal, "decimal"),
-                         (pt.is_date, "date"), (pt.is_timestamp, "timestamp")):
+    for test, family in (
+        (pt.is_integer, "integer"),
+        (pt.is_floating, "float"),
+        (pt.is_decimal, "decimal"),
+        (pt.is_date, "date"),
+        (pt.is_timestamp, "timestamp"),
+    ):
         if test(t):
             return family
     text = str(t)
@@ -109,8 +114,13 @@ def category(message: str) -> str:
         return "refused"
     if "function" in text or "no spark mapping" in text:
         return "function"
-    if "type" in text and ("unsupported" in text or "not supported" in text or "no spark equivalent" in text
-                           or "not implemented" in text or "unknown" in text):
+    if "type" in text and (
+        "unsupported" in text
+        or "not supported" in text
+        or "no spark equivalent" in text
+        or "not implemented" in text
+        or "unknown" in text
+    ):
         return "type"
     if "table `" in text or ("table" in text and ("not bound" in text or "not found" in text or "files" in text)):
         return "table"
@@ -161,11 +171,14 @@ class DataFusionRunner:
         for nid in model.graph.subtree(node_id):
             kind = model.node(nid).kind
             if kind in REFUSED_KINDS:
-                raise DataFusionCannot(f"node {nid} is {REFUSED_KINDS[kind]}: such relations are never executed", "refused")
+                raise DataFusionCannot(
+                    f"node {nid} is {REFUSED_KINDS[kind]}: such relations are never executed", "refused"
+                )
             if kind == "reference":
                 raise DataFusionCannot(
                     f"node {nid} is a ReferenceRel (a shared subtree): DataFusion's consumer reads one plan relation",
-                    "relation")
+                    "relation",
+                )
         schema = model.node(node_id).schema
         if schema is None:
             raise DataFusionCannot("the node's output schema is unknown, so its columns cannot be named for DataFusion")
@@ -194,7 +207,8 @@ class DataFusionRunner:
                 if which == "local_files":
                     raise DataFusionCannot(
                         "a LocalFiles read: only named tables are given to DataFusion (from the same bound files as Spark)",
-                        "table")
+                        "table",
+                    )
                 if which == "named_table":
                     registered = self._register(list(msg.named_table.names), msg, for_check)
                     del msg.named_table.names[:]
@@ -266,7 +280,9 @@ class DataFusionRunner:
             f = by_name.get(column.lower())
             if f is None:
                 raise DataFusionCannot(
-                    f"table `{shown}` has no column `{column}`; its columns: {', '.join(x.name for x in schema)}", "table")
+                    f"table `{shown}` has no column `{column}`; its columns: {', '.join(x.name for x in schema)}",
+                    "table",
+                )
             expr = col(f'"{f.name}"')
             target = self._arrow_type(base.struct.types[i]) if base.struct.types else None
             # numbers of another width or precision are cast (DataFusion's consumer refuses them); strings of
@@ -309,11 +325,15 @@ class DataFusionRunner:
         if register is None:
             raise DataFusionCannot(
                 f"table `{shown}` is {fmt or 'of an unknown format'} ({status.path}); DataFusion reads "
-                f"{', '.join(sorted(_REGISTER))} here", "table")
+                f"{', '.join(sorted(_REGISTER))} here",
+                "table",
+            )
         try:
             register(self.ctx, name, status.path)
         except Exception as exc:  # noqa: BLE001 - DataFusion raises several kinds; its message is the reason
-            raise DataFusionCannot(f"DataFusion cannot read table `{shown}` at {status.path}: {clean(exc)}", "table") from None
+            raise DataFusionCannot(
+                f"DataFusion cannot read table `{shown}` at {status.path}: {clean(exc)}", "table"
+            ) from None
 
     def _register_empty(self, name: str, read: algebra_pb2.ReadRel, why: DataFusionCannot) -> None:
         """An empty table with the read's base schema, so the consumer can plan the subtree."""
@@ -353,8 +373,11 @@ class DataFusionRunner:
         conventions = self.model.conventions
         if conventions == SPEC:
             return ""
-        return (" (the plan follows its producer's reading, not the spec's: " + "; ".join(conventions.describe())
-                + "; DataFusion's consumer reads it by the spec)")
+        return (
+            " (the plan follows its producer's reading, not the spec's: "
+            + "; ".join(conventions.describe())
+            + "; DataFusion's consumer reads it by the spec)"
+        )
 
     def check(self, node_id: str) -> str | None:
         """Why DataFusion cannot run node ``node_id``'s subtree (consumed and planned, not run), or None."""
@@ -405,8 +428,10 @@ class DataFusionRunner:
 
 
 #: What :func:`filters_above_reads` tells a person whose read it rewrote.
-FILTER_NOTE = ("DataFusion's consumer does not apply a read's filter (it takes it as a scan hint), so it is "
-               "applied in a filter above the read there")
+FILTER_NOTE = (
+    "DataFusion's consumer does not apply a read's filter (it takes it as a scan hint), so it is "
+    "applied in a filter above the read there"
+)
 
 
 def filters_above_reads(rel: algebra_pb2.Rel) -> int:
@@ -457,5 +482,13 @@ def _filter_above(rel: algebra_pb2.Rel) -> bool:
     return True
 
 
-__all__ = ["DataFusionCannot", "DataFusionRows", "DataFusionRunner", "ENGINE", "FILTER_NOTE", "category", "clean",
-           "filters_above_reads"]
+__all__ = [
+    "DataFusionCannot",
+    "DataFusionRows",
+    "DataFusionRunner",
+    "ENGINE",
+    "FILTER_NOTE",
+    "category",
+    "clean",
+    "filters_above_reads",
+]

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 from viz.render import NodeStat, Overlay, title
 
-from .datafusion import DataFusionRunner, category
 from ..translate.executable import executability
+from .datafusion import DataFusionRunner, category
 
 _INHERITED = re.compile(r"^node (\S+) cannot run: ")
 
@@ -69,12 +69,16 @@ class Portability:
         """One row per node: whether each engine runs it, and the reason where it starts."""
         out = []
         for n in self.nodes.values():
-            out.append({
-                "node": n.node_id, "relation": title(n.kind),
-                "Spark": n.spark.text(), "DataFusion": n.datafusion.text(),
-                "why not (Spark)": n.spark.reason if n.spark.own else "",
-                "why not (DataFusion)": n.datafusion.reason if n.datafusion.own else "",
-            })
+            out.append(
+                {
+                    "node": n.node_id,
+                    "relation": title(n.kind),
+                    "Spark": n.spark.text(),
+                    "DataFusion": n.datafusion.text(),
+                    "why not (Spark)": n.spark.reason if n.spark.own else "",
+                    "why not (DataFusion)": n.datafusion.reason if n.datafusion.own else "",
+                }
+            )
         return out
 
     def overlay(self) -> Overlay:
@@ -95,9 +99,13 @@ class Portability:
         def side(v: EngineVerdict) -> dict:
             return {"ok": v.ok, "reason": v.reason, "category": v.category, "inherited_from": v.inherited_from}
 
-        return {"summary": self.summary(),
-                "nodes": [{"node": n.node_id, "relation": n.kind, "spark": side(n.spark),
-                           "datafusion": side(n.datafusion)} for n in self.nodes.values()]}
+        return {
+            "summary": self.summary(),
+            "nodes": [
+                {"node": n.node_id, "relation": n.kind, "spark": side(n.spark), "datafusion": side(n.datafusion)}
+                for n in self.nodes.values()
+            ],
+        }
 
 
 def _spark(model) -> dict[str, EngineVerdict]:
@@ -107,7 +115,7 @@ def _spark(model) -> dict[str, EngineVerdict]:
             out[nid] = EngineVerdict(True)
             continue
         m = _INHERITED.match(e.reason or "")
-        reason = e.reason[m.end():] if m else e.reason
+        reason = e.reason[m.end() :] if m else e.reason
         below = m.group(1) if m and m.group(1) != nid else None
         out[nid] = EngineVerdict(False, reason, "refused" if e.refused else category(reason or ""), below)
     return out
@@ -119,8 +127,11 @@ def _datafusion(model, catalog) -> dict[str, EngineVerdict]:
     main = graph.post_order(model.roots, subqueries=False)
     out: dict[str, EngineVerdict] = {}
     for nid in main:
-        below = next((c for c in graph.children(nid, subqueries=False) if not out[c].ok), None) \
-            if all(c in out for c in graph.children(nid, subqueries=False)) else None
+        below = (
+            next((c for c in graph.children(nid, subqueries=False) if not out[c].ok), None)
+            if all(c in out for c in graph.children(nid, subqueries=False))
+            else None
+        )
         if below is not None:
             start = out[below].inherited_from or below
             out[nid] = EngineVerdict(False, out[below].reason, out[below].category, start)

@@ -10,9 +10,9 @@ import base64
 import datetime as dt
 import decimal
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
-
+from typing import Any
 
 # ---------------------------------------------------------------------------------------------
 
@@ -27,7 +27,7 @@ def _norm(v: Any) -> Any:
     if isinstance(v, (int, float, decimal.Decimal)):
         return v
     if isinstance(v, dt.datetime):
-        return v.replace(tzinfo=None) if v.tzinfo is None else v.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        return v.replace(tzinfo=None) if v.tzinfo is None else v.astimezone(dt.UTC).replace(tzinfo=None)
     if isinstance(v, dt.timedelta):
         return v
     if isinstance(v, (bytes, bytearray, memoryview)):
@@ -45,7 +45,7 @@ def _tolerance(v: Any) -> float:
     """How far a number may be off: a decimal may be rounded to its own scale."""
     if isinstance(v, decimal.Decimal):
         exp = v.as_tuple().exponent
-        return 10.0 ** exp if isinstance(exp, int) and exp < 0 else 0.0
+        return 10.0**exp if isinstance(exp, int) and exp < 0 else 0.0
     return 0.0
 
 
@@ -229,7 +229,7 @@ def split_rows(a, b, cap: int = 20) -> RowSplit:
             differ.append(c)
         if distinct * n >= 2**62:  # renumber the rows' codes densely before they could overflow
             both, inverse = np.unique(np.concatenate([rows_a, rows_b]), return_inverse=True)
-            rows_a, rows_b, distinct = inverse[: a.num_rows], inverse[a.num_rows:], len(both)
+            rows_a, rows_b, distinct = inverse[: a.num_rows], inverse[a.num_rows :], len(both)
         rows_a, rows_b = rows_a * n + codes_a, rows_b * n + codes_b
         distinct *= n
     if a.num_columns != b.num_columns:  # no row of one side can equal a row of the other
@@ -243,7 +243,7 @@ def _split_by_codes(a, b, rows_a, rows_b, differ: list[int], cap: int) -> RowSpl
 
     _, inverse = np.unique(np.concatenate([rows_a, rows_b]), return_inverse=True)
     inverse = inverse.reshape(-1)
-    codes_a, codes_b = inverse[: len(rows_a)], inverse[len(rows_a):]
+    codes_a, codes_b = inverse[: len(rows_a)], inverse[len(rows_a) :]
     n = int(inverse.max()) + 1 if len(inverse) else 0
     count_a, count_b = np.bincount(codes_a, minlength=n), np.bincount(codes_b, minlength=n)
     idx_a = _beyond(codes_a, count_b).tolist()
@@ -289,11 +289,11 @@ def _column_codes(column_a, column_b):
             return np.zeros(len(key_a), dtype=np.int64), np.zeros(len(key_b), dtype=np.int64), 1
         encoded = pc.dictionary_encode(both, null_encoding="encode")
         codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        return codes[: len(key_a)], codes[len(key_a):], max(len(encoded.dictionary), 1)
+        return codes[: len(key_a)], codes[len(key_a) :], max(len(encoded.dictionary), 1)
     numbering: dict = {}
     codes = [numbering.setdefault(k, len(numbering)) for k in (*_key_column(column_a), *_key_column(column_b))]
     codes = np.asarray(codes, dtype=np.int64)
-    return codes[: len(column_a)], codes[len(column_a):], max(len(numbering), 1)
+    return codes[: len(column_a)], codes[len(column_a) :], max(len(numbering), 1)
 
 
 def _key_array(column):
@@ -301,7 +301,6 @@ def _key_array(column):
     values, intervals): numbers of any type as rounded float64 (so ints, decimals and floats of equal
     value match), times without their time zone (as the instant in UTC), text and bytes as large
     ones."""
-    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.types as pt
@@ -355,6 +354,7 @@ def first_order_difference(a, b, keys: list[int]) -> int | None:
 
 
 # ---- values as JSON -------------------------------------------------------------------------
+
 
 def _float(v: float) -> Any:
     if math.isnan(v):

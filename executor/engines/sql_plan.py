@@ -130,8 +130,8 @@ class EngineResult:
     """What DataFusion's own engine makes of a query: the result schema (known from the plan, even
     when running fails) and either the rows or the error."""
 
-    schema: "pyarrow.Schema"
-    table: "pyarrow.Table | None"
+    schema: pyarrow.Schema
+    table: pyarrow.Table | None
     error: str = ""
 
 
@@ -329,7 +329,7 @@ def _clean(exc: BaseException) -> str:
         changed = False
         for prefix in _PREFIXES:
             if text.startswith(prefix):
-                text, changed = text[len(prefix):], True
+                text, changed = text[len(prefix) :], True
     return text
 
 

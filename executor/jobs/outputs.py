@@ -58,7 +58,10 @@ class ColumnComparison:
     @property
     def differs(self) -> bool:
         return self._names_differ() or (self.type_a, self.spark_type_a, self.nullable_a) != (
-            self.type_b, self.spark_type_b, self.nullable_b)
+            self.type_b,
+            self.spark_type_b,
+            self.nullable_b,
+        )
 
     @property
     def what_differs(self) -> list[str]:
@@ -101,13 +104,14 @@ class OutputComparison:
     @property
     def same(self) -> bool:
         """Same schema and the same rows (as multisets)."""
-        return (not self.differing_columns and self.rows_compared
-                and self.only_a_count == 0 and self.only_b_count == 0)
+        return not self.differing_columns and self.rows_compared and self.only_a_count == 0 and self.only_b_count == 0
 
     def summary(self) -> str:
         parts = [f"{self.rows_a:,} vs {self.rows_b:,} rows"]
         if self.differing_columns:
-            parts.append(f"{len(self.differing_columns)} column(s) differ ({', '.join(map(str, self.differing_columns))})")
+            parts.append(
+                f"{len(self.differing_columns)} column(s) differ ({', '.join(map(str, self.differing_columns))})"
+            )
         else:
             parts.append("same schema")
         if self.rows_compared:
@@ -118,13 +122,20 @@ class OutputComparison:
 
     def to_json(self) -> dict:
         return {
-            "node_a": self.node_a, "node_b": self.node_b, "rows_a": self.rows_a, "rows_b": self.rows_b,
+            "node_a": self.node_a,
+            "node_b": self.node_b,
+            "rows_a": self.rows_a,
+            "rows_b": self.rows_b,
             "columns": [{**c.__dict__, "differs": c.what_differs} for c in self.columns],
-            "differing_columns": self.differing_columns, "column_count_difference": self.column_count_difference,
-            "rows_compared": self.rows_compared, "why_not_compared": self.why_not_compared,
-            "only_a_count": self.only_a_count, "only_b_count": self.only_b_count,
+            "differing_columns": self.differing_columns,
+            "column_count_difference": self.column_count_difference,
+            "rows_compared": self.rows_compared,
+            "why_not_compared": self.why_not_compared,
+            "only_a_count": self.only_a_count,
+            "only_b_count": self.only_b_count,
             "only_a": self.only_a.astype(str).to_dict(orient="records"),
-            "only_b": self.only_b.astype(str).to_dict(orient="records"), "same": self.same,
+            "only_b": self.only_b.astype(str).to_dict(orient="records"),
+            "same": self.same,
         }
 
 
@@ -140,18 +151,20 @@ def _columns(fa, fb, df_a, df_b, ignore_case: bool = False) -> list[ColumnCompar
     for i in range(max(len(sa), len(sb))):
         a = fa[i] if fa is not None and i < len(fa) else None
         b = fb[i] if fb is not None and i < len(fb) else None
-        out.append(ColumnComparison(
-            index=i,
-            name_a=(a.name if a is not None else f"_{i}") if i < len(sa) else None,
-            name_b=(b.name if b is not None else f"_{i}") if i < len(sb) else None,
-            type_a=a.type_text() if a is not None else None,
-            type_b=b.type_text() if b is not None else None,
-            spark_type_a=sa[i] if i < len(sa) else None,
-            spark_type_b=sb[i] if i < len(sb) else None,
-            nullable_a=a.nullable if a is not None else None,
-            nullable_b=b.nullable if b is not None else None,
-            ignore_case=ignore_case,
-        ))
+        out.append(
+            ColumnComparison(
+                index=i,
+                name_a=(a.name if a is not None else f"_{i}") if i < len(sa) else None,
+                name_b=(b.name if b is not None else f"_{i}") if i < len(sb) else None,
+                type_a=a.type_text() if a is not None else None,
+                type_b=b.type_text() if b is not None else None,
+                spark_type_a=sa[i] if i < len(sa) else None,
+                spark_type_b=sb[i] if i < len(sb) else None,
+                nullable_a=a.nullable if a is not None else None,
+                nullable_b=b.nullable if b is not None else None,
+                ignore_case=ignore_case,
+            )
+        )
     return out
 
 
@@ -208,8 +221,9 @@ def _sample(df, names: list[str], n: int) -> pd.DataFrame:
     return frame
 
 
-def _work(model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample: int,
-          ignore_case: bool = False) -> OutputComparison:
+def _work(
+    model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample: int, ignore_case: bool = False
+) -> OutputComparison:
     from .run import translation  # kept per plan, node, tables and session: a run of the node made it already
 
     start = time.perf_counter()
@@ -234,25 +248,40 @@ def _work(model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample:
         result.only_a_count, result.only_b_count = int(only_a.count()), int(only_b.count())
         names_a = [c.name_a or "" for c in columns]
         result.only_a = _sample(only_a, names_a, sample)
-        result.only_b = _sample(only_b, names_a if not any(c._names_differ() for c in columns)
-                                else [c.name_b or "" for c in columns], sample)
+        result.only_b = _sample(
+            only_b,
+            names_a if not any(c._names_differ() for c in columns) else [c.name_b or "" for c in columns],
+            sample,
+        )
     result.elapsed_s = time.perf_counter() - start
     return result
 
 
-def compare_outputs(model_a, node_a: str, model_b, node_b: str, catalog_a, catalog_b, spark=None,
-                    sample: int = 20, timeout_s: float | None = None, ignore_case: bool = False,
-                    cancel: threading.Event | None = None) -> OutputComparison:
+def compare_outputs(
+    model_a,
+    node_a: str,
+    model_b,
+    node_b: str,
+    catalog_a,
+    catalog_b,
+    spark=None,
+    sample: int = 20,
+    timeout_s: float | None = None,
+    ignore_case: bool = False,
+    cancel: threading.Event | None = None,
+) -> OutputComparison:
     """Compare node ``node_a`` of ``model_a`` with node ``node_b`` of ``model_b`` (see the module).
     With ``ignore_case``, column names that differ only in upper and lower case are the same. A set
     ``cancel`` Event, like the timeout, interrupts its Spark jobs and raises ``Cancelled``."""
     for side, model, nid in (("a", model_a, node_a), ("b", model_b, node_b)):
         if nid not in model.graph.nodes:
-            raise ExecutionError(f"{side}: the plan has no node {nid!r}; its roots are {', '.join(model.roots) or 'none'}")
+            raise ExecutionError(
+                f"{side}: the plan has no node {nid!r}; its roots are {', '.join(model.roots) or 'none'}"
+            )
     if sample < 0:
         raise ExecutionError(f"the sample size must be 0 or more, not {sample}")
-    from .run import refuse_writes
     from ..spark.session import asked_for
+    from .run import refuse_writes
 
     refuse_writes(model_a, node_a)
     refuse_writes(model_b, node_b)
@@ -269,7 +298,9 @@ def compare_outputs(model_a, node_a: str, model_b, node_b: str, catalog_a, catal
         try:
             with SPARK.turn(owner, stopped.is_set):
                 spark.addTag(tag)
-                box["result"] = _work(model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample, ignore_case)
+                box["result"] = _work(
+                    model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample, ignore_case
+                )
         except Stopped as exc:
             box["error"] = ExecutionError(f"the comparison was {exc}")
         except BaseException as exc:  # noqa: BLE001 - reported in the caller's thread
@@ -282,8 +313,9 @@ def compare_outputs(model_a, node_a: str, model_b, node_b: str, catalog_a, catal
         return _supervise_comparison(run, tag, box, spark, timeout_s, cancel, node_a, node_b, stopped)
 
 
-def _supervise_comparison(run, tag: str, box: dict, spark, timeout_s, cancel, node_a: str, node_b: str,
-                          stopped: threading.Event) -> OutputComparison:
+def _supervise_comparison(
+    run, tag: str, box: dict, spark, timeout_s, cancel, node_a: str, node_b: str, stopped: threading.Event
+) -> OutputComparison:
     worker = threading.Thread(target=run, name=tag, daemon=True)
     begin = time.monotonic()
     worker.start()
@@ -298,8 +330,12 @@ def _supervise_comparison(run, tag: str, box: dict, spark, timeout_s, cancel, no
             from .run import Cancelled, TimedOut
 
             if timed_out:
-                raise TimedOut(f"comparing node {node_a} with node {node_b} timed out after {timeout_s:g} s; its Spark jobs were interrupted")
-            raise Cancelled(f"comparing node {node_a} with node {node_b} was cancelled; its Spark jobs were interrupted")
+                raise TimedOut(
+                    f"comparing node {node_a} with node {node_b} timed out after {timeout_s:g} s; its Spark jobs were interrupted"
+                )
+            raise Cancelled(
+                f"comparing node {node_a} with node {node_b} was cancelled; its Spark jobs were interrupted"
+            )
     if "error" in box:
         exc = box["error"]
         if isinstance(exc, ExecutionError):
@@ -314,7 +350,6 @@ __all__ = ["ColumnComparison", "OutputComparison", "compare_outputs"]
 
 
 # ---- what one step did -------------------------------------------------------------------------
-
 
 
 def _n(rows: int) -> str:
@@ -348,8 +383,13 @@ def describe_step(model, node_id: str, rows: int, input_rows: list[int]) -> str:
         text = f"{_n(rows)}"
         if out_cols is not None and in_cols is not None:
             diff = out_cols - in_cols
-            text += (f", {diff} column{'s' if diff != 1 else ''} added" if diff > 0
-                     else f", {-diff} column{'s' if diff != -1 else ''} removed" if diff < 0 else ", same number of columns")
+            text += (
+                f", {diff} column{'s' if diff != 1 else ''} added"
+                if diff > 0
+                else f", {-diff} column{'s' if diff != -1 else ''} removed"
+                if diff < 0
+                else ", same number of columns"
+            )
         return text
     if kind == "set":
         return " + ".join(f"{r:,}" for r in input_rows) + f" rows → {_n(rows)}"

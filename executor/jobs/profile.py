@@ -68,9 +68,9 @@ from viz.render import NodeStat, Overlay
 from viz.schema import aggregate_layout, join_type_name
 
 from ..errors import ExecutionError
-from .run import POLL_S, STOP_GRACE_S, interrupt_tag, spark_reason, tagged, translation
 from ..spark.session import asked_for
 from ..spark.turns import OWNER, SPARK, Stopped, in_line_text
+from .run import POLL_S, STOP_GRACE_S, interrupt_tag, spark_reason, tagged, translation
 
 EXPLODE_FACTOR = 10.0
 EXPLODE_MIN_ROWS = 1000
@@ -103,7 +103,9 @@ class NodeProfile:
     def own_figure(self) -> bool:
         """Whether ``elapsed_s`` is this node's own (an own count, or the node a run executed), not
         a run's time shared with other nodes or a derivation's 0."""
-        return self.elapsed_s is not None and (self.how == "count" or (self.how == "run" and self.run_of == self.node_id))
+        return self.elapsed_s is not None and (
+            self.how == "count" or (self.how == "run" and self.run_of == self.node_id)
+        )
 
 
 @dataclass
@@ -134,23 +136,36 @@ class Profile:
     def jobs(self) -> int:
         """How many executions the profile needed: the reads' count, its runs and its own counts."""
         fresh = [p for p in self.nodes.values() if not p.cached]
-        return (len(self.runs) + any(p.how == "reads" for p in fresh)
-                + sum(1 for p in fresh if p.how == "count"))
+        return len(self.runs) + any(p.how == "reads" for p in fresh) + sum(1 for p in fresh if p.how == "count")
 
     def to_json(self) -> dict:
         """Plain JSON-able data (``json.dumps`` works on it)."""
-        return {"elapsed_s": self.elapsed_s, "stopped": self.stopped,
-                "runs": [asdict(r) for r in self.runs],
-                "nodes": {n: asdict(p) for n, p in self.nodes.items()}}
+        return {
+            "elapsed_s": self.elapsed_s,
+            "stopped": self.stopped,
+            "runs": [asdict(r) for r in self.runs],
+            "nodes": {n: asdict(p) for n, p in self.nodes.items()},
+        }
 
     def overlay(self) -> Overlay:
         """What ``viz.render.to_dot`` draws over the graph (``View(profile=...)``): a node's time
         only where it is its own."""
-        return Overlay(tuple(
-            (n, NodeStat(rows=p.rows, elapsed_s=p.elapsed_s if p.own_figure else None, flags=tuple(p.flags),
-                         factor=p.factor, error=p.error, skipped=p.skipped))
-            for n, p in self.nodes.items()
-        ))
+        return Overlay(
+            tuple(
+                (
+                    n,
+                    NodeStat(
+                        rows=p.rows,
+                        elapsed_s=p.elapsed_s if p.own_figure else None,
+                        flags=tuple(p.flags),
+                        factor=p.factor,
+                        error=p.error,
+                        skipped=p.skipped,
+                    ),
+                )
+                for n, p in self.nodes.items()
+            )
+        )
 
 
 # ---- the memo ------------------------------------------------------------------------------
@@ -412,8 +427,9 @@ def _observed(o) -> int | None:
 
 # Spark's adaptive execution drops a join, and the stages still running below it, when one side
 # turns out empty; the observations there are then lost and those nodes need jobs of their own.
-_KEEP_WHAT_RUNS = {"spark.sql.adaptive.optimizer.excludedRules":
-                   "org.apache.spark.sql.execution.adaptive.AQEPropagateEmptyRelation"}
+_KEEP_WHAT_RUNS = {
+    "spark.sql.adaptive.optimizer.excludedRules": "org.apache.spark.sql.execution.adaptive.AQEPropagateEmptyRelation"
+}
 
 
 _observing: dict[int, tuple[object, object]] = {}  # id(session) -> (that session, its observing twin)
@@ -442,7 +458,6 @@ def _observing_session(spark):
         return twin
 
 
-
 class _Stopped(Exception):
     pass
 
@@ -454,8 +469,18 @@ def _spark_message(nid: str, exc: BaseException, what: str) -> str:
 class _Work:
     """The runs and own counts of one profile, done in a worker thread that carries its tag."""
 
-    def __init__(self, model, order: list[str], derived: set[str], reads: list[str], runs: list[Run], profile: Profile,
-                 spark, catalog, keys: dict[str, tuple]) -> None:
+    def __init__(
+        self,
+        model,
+        order: list[str],
+        derived: set[str],
+        reads: list[str],
+        runs: list[Run],
+        profile: Profile,
+        spark,
+        catalog,
+        keys: dict[str, tuple],
+    ) -> None:
         self.model, self.order, self.derived, self.reads, self.runs = model, order, derived, reads, runs
         self.profile, self.spark, self.catalog, self.keys = profile, spark, catalog, keys
         self.tag = f"{TAG_PREFIX}{uuid.uuid4().hex}"
@@ -471,8 +496,10 @@ class _Work:
 
     def __call__(self) -> None:
         try:
-            with SPARK.turn(self.owner, self.stopped.is_set, self._waiting), \
-                    tagged(self.spark, self.tag, "substrait-viz profile"):
+            with (
+                SPARK.turn(self.owner, self.stopped.is_set, self._waiting),
+                tagged(self.spark, self.tag, "substrait-viz profile"),
+            ):
                 self.current = None
                 if self.reads:
                     self._check_stop()
@@ -532,7 +559,11 @@ class _Work:
             raise
         except Exception as exc:  # the nodes are counted one by one, which says which one fails
             self._check_stop()
-            run.error = str(exc) if isinstance(exc, ExecutionError) else _spark_message(run.target, exc, "running the plan from")
+            run.error = (
+                str(exc)
+                if isinstance(exc, ExecutionError)
+                else _spark_message(run.target, exc, "running the plan from")
+            )
             return
         counts: dict[str, int | None] = {}
         deadline = time.monotonic() + OBSERVATION_WAIT_S
@@ -554,9 +585,12 @@ class _Work:
         from pyspark.sql import functions as F
 
         try:
-            parts = [translation(self.model, nid, self.spark, self.catalog).df
-                     .agg(F.count(F.lit(1)).alias("rows")).select(F.lit(nid).alias("node"), "rows")
-                     for nid in self.reads]
+            parts = [
+                translation(self.model, nid, self.spark, self.catalog)
+                .df.agg(F.count(F.lit(1)).alias("rows"))
+                .select(F.lit(nid).alias("node"), "rows")
+                for nid in self.reads
+            ]
             self._check_stop()
             start = time.perf_counter()
             got = {r["node"]: int(r["rows"]) for r in reduce(lambda a, b: a.unionAll(b), parts).collect()}
@@ -575,9 +609,15 @@ class _Work:
         if p.rows is not None or p.error or p.skipped:
             return
         inputs = self.model.node(nid).inputs
-        bad = [i for i in inputs if i in self.profile.nodes and (self.profile.nodes[i].error or self.profile.nodes[i].skipped)]
+        bad = [
+            i
+            for i in inputs
+            if i in self.profile.nodes and (self.profile.nodes[i].error or self.profile.nodes[i].skipped)
+        ]
         if bad:
-            p.skipped = f"not run: its input {bad[0]} " + ("failed" if self.profile.nodes[bad[0]].error else "was not run")
+            p.skipped = f"not run: its input {bad[0]} " + (
+                "failed" if self.profile.nodes[bad[0]].error else "was not run"
+            )
             return
         if nid in self.derived:
             rows = [self.profile.nodes[i].rows if i in self.profile.nodes else None for i in inputs]
@@ -677,7 +717,9 @@ def profile_plan(
                 p.rows, p.elapsed_s, p.how, p.run_of = memo
                 p.cached = True
         reads = [n for n in order if one_run and model.node(n).kind == "read" and profile.nodes[n].rows is None]
-        runs = _plan_runs(model, order, derived, set(n for n in order if model.node(n).kind == "read")) if one_run else []
+        runs = (
+            _plan_runs(model, order, derived, set(n for n in order if model.node(n).kind == "read")) if one_run else []
+        )
         runs = [r for r in runs if any(profile.nodes[n].rows is None for n in r.observed)]
         if runs:
             spark = _observing_session(spark)
@@ -685,8 +727,9 @@ def profile_plan(
         profile.stopped = _supervise(work, spark, timeout_s, cancel, progress, begin)
         profile.runs = runs
         if work.error is not None:
-            raise ExecutionError(f"internal error while profiling (a bug; please report it): "
-                                 f"{type(work.error).__name__}: {work.error}") from work.error
+            raise ExecutionError(
+                f"internal error while profiling (a bug; please report it): {type(work.error).__name__}: {work.error}"
+            ) from work.error
         if profile.stopped:
             for nid in order:
                 p = profile.nodes[nid]
@@ -733,9 +776,24 @@ def _supervise_work(work: _Work, spark, timeout_s, cancel, progress, begin: floa
             break
         if progress is not None:
             current = f", {work.current}" if work.current else ""
-            progress(min(work.done_count / max(work.steps, 1), 0.99), f"step {work.done_count + 1} of {work.steps}{current} ({elapsed:.0f} s)")
+            progress(
+                min(work.done_count / max(work.steps, 1), 0.99),
+                f"step {work.done_count + 1} of {work.steps}{current} ({elapsed:.0f} s)",
+            )
     return reason
 
 
-__all__ = ["DERIVED", "SUBQUERY_SKIP", "is_cross_product", "rows_from_inputs", "EXPLODE_FACTOR", "EXPLODE_MIN_ROWS", "NodeProfile", "Profile", "Run", "clear_cache", "flags_for",
-           "profile_plan"]
+__all__ = [
+    "DERIVED",
+    "SUBQUERY_SKIP",
+    "is_cross_product",
+    "rows_from_inputs",
+    "EXPLODE_FACTOR",
+    "EXPLODE_MIN_ROWS",
+    "NodeProfile",
+    "Profile",
+    "Run",
+    "clear_cache",
+    "flags_for",
+    "profile_plan",
+]

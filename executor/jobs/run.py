@@ -20,8 +20,8 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import pandas as pd
 
@@ -231,8 +231,19 @@ def tagged(spark, tag: str, description: str):
 class SparkRun:
     """The work of one run, done in a worker thread that carries the run's tag."""
 
-    def __init__(self, model, node_id: str, spark, catalog, limit: int, count: bool, explain: bool = True, *,
-                 keep_all: bool = False, shown: int | None = None) -> None:
+    def __init__(
+        self,
+        model,
+        node_id: str,
+        spark,
+        catalog,
+        limit: int,
+        count: bool,
+        explain: bool = True,
+        *,
+        keep_all: bool = False,
+        shown: int | None = None,
+    ) -> None:
         """``keep_all``: keep every row taken (up to ``limit``) in ``arrow``, not only ``MAX_BYTES`` of
         them (for comparing); ``shown``: how many of them ``rows`` holds for display (default: all)."""
         self.model, self.node_id, self.spark, self.catalog = model, node_id, spark, catalog
@@ -311,7 +322,9 @@ class SparkRun:
                 row_count = int(_retry_broadcast(self.spark, df.count))
             elapsed = time.perf_counter() - start
             schema = df.schema
-        table, bytes_warning = (table.slice(0, self.limit), None) if self.keep_all else _cap_bytes(table.slice(0, self.limit))
+        table, bytes_warning = (
+            (table.slice(0, self.limit), None) if self.keep_all else _cap_bytes(table.slice(0, self.limit))
+        )
         names = list(made.names) + [""] * (len(df.columns) - len(made.names))
         columns = [f"[{i}] {name}".rstrip() for i, name in enumerate(names[: len(df.columns)])]
         types = [f.dataType.simpleString() for f in schema.fields]
@@ -332,14 +345,23 @@ class SparkRun:
 
 def _nulls_in_required(fields, table) -> list[str]:
     """A note per column the plan derives required (no nulls) whose rows taken hold nulls."""
-    return [f"column {i} ({f.name}) is {render(f.type)} in the plan, which holds no nulls, but Spark's result holds "
-            f"{n} null{'s' if n != 1 else ''}"
-            for i, (f, n) in enumerate(zip(fields or (), (c.null_count for c in table.columns)))
-            if n and f.nullable is False]
+    return [
+        f"column {i} ({f.name}) is {render(f.type)} in the plan, which holds no nulls, but Spark's result holds "
+        f"{n} null{'s' if n != 1 else ''}"
+        for i, (f, n) in enumerate(zip(fields or (), (c.null_count for c in table.columns)))
+        if n and f.nullable is False
+    ]
 
 
-def supervise(run: SparkRun, spark, timeout_s: float | None, cancel: threading.Event | None, progress: Progress | None,
-              *, background: bool = False) -> RunResult:
+def supervise(
+    run: SparkRun,
+    spark,
+    timeout_s: float | None,
+    cancel: threading.Event | None,
+    progress: Progress | None,
+    *,
+    background: bool = False,
+) -> RunResult:
     """Run ``run`` in a worker thread; interrupt its jobs on cancel or timeout; report progress. A run
     not ``background`` (one a person asked for) makes the background runs give way."""
     if background:
@@ -349,7 +371,9 @@ def supervise(run: SparkRun, spark, timeout_s: float | None, cancel: threading.E
         return _supervise(run, spark, timeout_s, cancel, progress)
 
 
-def _supervise(run: SparkRun, spark, timeout_s: float | None, cancel: threading.Event | None, progress: Progress | None) -> RunResult:
+def _supervise(
+    run: SparkRun, spark, timeout_s: float | None, cancel: threading.Event | None, progress: Progress | None
+) -> RunResult:
     worker = threading.Thread(target=run, name=f"run-{run.tag}", daemon=True)
     begin = time.monotonic()
     worker.start()
@@ -372,8 +396,11 @@ def _supervise(run: SparkRun, spark, timeout_s: float | None, cancel: threading.
             progress(*_progress(spark, run, elapsed))
     if stop_reason:
         error = TimedOut if stop_reason.startswith("timed out") else Cancelled
-        how = (f" while {ordinal(in_line)} in line for Spark, before it ran" if in_line is not None
-               else "; its Spark jobs were interrupted")
+        how = (
+            f" while {ordinal(in_line)} in line for Spark, before it ran"
+            if in_line is not None
+            else "; its Spark jobs were interrupted"
+        )
         raise error(f"the run of node {run.node_id} was {stop_reason}{how}")
     if run.error is not None:
         raise _as_execution_error(run.error, run.node_id)
@@ -458,7 +485,9 @@ def _as_execution_error(exc: BaseException, node_id: str) -> BaseException:
     elif _is_spark_error(exc):
         err = ExecutionError(f"Spark failed running node {node_id}: {spark_reason(exc)}")
     else:
-        err = ExecutionError(f"internal error running node {node_id} (a bug; please report it): {type(exc).__name__}: {first}")
+        err = ExecutionError(
+            f"internal error running node {node_id} (a bug; please report it): {type(exc).__name__}: {first}"
+        )
     err.__cause__ = exc
     return err
 
@@ -481,7 +510,7 @@ def spark_reason(exc: BaseException) -> str:
         m = _JAVA_EXCEPTION.match(line)
         if m:
             return m.group(1)[:500]
-    return (causes[-1][len("Caused by: "):] if causes else f"{name}: {lines[0] if lines else ''}")[:500]
+    return (causes[-1][len("Caused by: ") :] if causes else f"{name}: {lines[0] if lines else ''}")[:500]
 
 
 # ---- collecting ----------------------------------------------------------------------------
@@ -563,8 +592,18 @@ def _collect(df, rows: int):
 def _plain_types():
     from pyspark.sql import types as T
 
-    return (T.BooleanType, T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.FloatType, T.DoubleType,
-            T.DecimalType, T.StringType, T.DateType)
+    return (
+        T.BooleanType,
+        T.ByteType,
+        T.ShortType,
+        T.IntegerType,
+        T.LongType,
+        T.FloatType,
+        T.DoubleType,
+        T.DecimalType,
+        T.StringType,
+        T.DateType,
+    )
 
 
 def _plain(schema) -> bool:

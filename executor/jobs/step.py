@@ -36,9 +36,17 @@ def count_notes(result: RunResult) -> list[str]:
     return [w for w in result.warnings if w.startswith(_COUNT_NOTES)]
 
 
-def run_step(model, node_id: str, *, catalog, limit: int = 20, count_budget_s: float = 10.0,
-             timeout_s: float | None = None, cancel: threading.Event | None = None,
-             on_result: OnResult | None = None) -> dict[str, RunResult | str]:
+def run_step(
+    model,
+    node_id: str,
+    *,
+    catalog,
+    limit: int = 20,
+    count_budget_s: float = 10.0,
+    timeout_s: float | None = None,
+    cancel: threading.Event | None = None,
+    on_result: OnResult | None = None,
+) -> dict[str, RunResult | str]:
     """The results of ``node_id``'s inputs and of the node (a ``RunResult`` or an error message),
     each reported to ``on_result`` when it changes (rows first, then with its count)."""
     ids = [*model.node(node_id).inputs, node_id]
@@ -53,8 +61,10 @@ def run_step(model, node_id: str, *, catalog, limit: int = 20, count_budget_s: f
         if cancel is not None and cancel.is_set():
             break
         try:
-            report(nid, run_node(model, nid, catalog=catalog, limit=limit, timeout_s=timeout_s, cancel=cancel,
-                                 explain=False))
+            report(
+                nid,
+                run_node(model, nid, catalog=catalog, limit=limit, timeout_s=timeout_s, cancel=cancel, explain=False),
+            )
         except ExecutionError as exc:
             report(nid, str(exc))
     pending = [n for n in ids if isinstance(results.get(n), RunResult) and results[n].row_count is None]
@@ -69,8 +79,11 @@ def run_step(model, node_id: str, *, catalog, limit: int = 20, count_budget_s: f
             elif p.error:
                 report(nid, replace(result, warnings=[*result.warnings, f"the count failed: {p.error}"]))
             else:
-                why = (f"counting stopped after {count_budget_s:g} s (the count budget)" if profile.stopped
-                       else f"not counted: {p.skipped}")
+                why = (
+                    f"counting stopped after {count_budget_s:g} s (the count budget)"
+                    if profile.stopped
+                    else f"not counted: {p.skipped}"
+                )
                 report(nid, replace(result, warnings=[*result.warnings, f"{why}: more than {len(result.rows):,} rows"]))
     return results
 

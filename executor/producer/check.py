@@ -19,8 +19,8 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Iterable, Mapping
 
 from substrait import type_pb2
 
@@ -98,7 +98,7 @@ def _split(text: str, stem: str) -> list[Query]:
     out = []
     for i, m in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        body = text[m.end(): end]
+        body = text[m.end() : end]
         out.append(Query(m.group(1), _clean_sql(body)))
     return out
 
@@ -113,13 +113,33 @@ def _clean_sql(sql: str) -> str:
 # ---- type kinds -------------------------------------------------------------------------------
 
 _SUBSTRAIT_KINDS = {
-    "bool": "boolean", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-    "fp32": "float", "fp64": "float", "decimal": "decimal", "string": "string", "varchar": "string",
-    "fixed_char": "string", "binary": "binary", "fixed_binary": "binary", "date": "date",
-    "timestamp": "timestamp", "timestamp_tz": "timestamp", "precision_timestamp": "timestamp",
-    "precision_timestamp_tz": "timestamp", "time": "time", "precision_time": "time",
-    "interval_year": "interval", "interval_day": "interval", "interval_compound": "interval",
-    "uuid": "uuid", "struct": "struct", "list": "list", "map": "map",
+    "bool": "boolean",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "fp32": "float",
+    "fp64": "float",
+    "decimal": "decimal",
+    "string": "string",
+    "varchar": "string",
+    "fixed_char": "string",
+    "binary": "binary",
+    "fixed_binary": "binary",
+    "date": "date",
+    "timestamp": "timestamp",
+    "timestamp_tz": "timestamp",
+    "precision_timestamp": "timestamp",
+    "precision_timestamp_tz": "timestamp",
+    "time": "time",
+    "precision_time": "time",
+    "interval_year": "interval",
+    "interval_day": "interval",
+    "interval_compound": "interval",
+    "uuid": "uuid",
+    "struct": "struct",
+    "list": "list",
+    "map": "map",
 }
 
 
@@ -142,9 +162,14 @@ def arrow_kind(t) -> str:
     import pyarrow.types as pt
 
     for test, kind in (
-        (pt.is_boolean, "boolean"), (pt.is_decimal, "decimal"), (pt.is_floating, "float"),
-        (pt.is_date, "date"), (pt.is_timestamp, "timestamp"), (pt.is_time, "time"),
-        (pt.is_struct, "struct"), (pt.is_map, "map"),
+        (pt.is_boolean, "boolean"),
+        (pt.is_decimal, "decimal"),
+        (pt.is_floating, "float"),
+        (pt.is_date, "date"),
+        (pt.is_timestamp, "timestamp"),
+        (pt.is_time, "time"),
+        (pt.is_struct, "struct"),
+        (pt.is_map, "map"),
     ):
         if test(t):
             return kind
@@ -199,7 +224,7 @@ class Checker:
             self._duck.execute("SET threads = 1")
             for name, path in self.tables.items():
                 quoted = path.replace("'", "''")
-                self._duck.execute(f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet(\'{quoted}\')')
+                self._duck.execute(f"CREATE VIEW \"{name}\" AS SELECT * FROM read_parquet('{quoted}')")
         return [tuple(r) for r in self._duck.execute(sql).fetchall()]
 
     def check(self, query: Query) -> Outcome:
@@ -209,7 +234,9 @@ class Checker:
             return self._check(query)
         except Exception as exc:  # noqa: BLE001 - a sweep reports every query, whatever breaks on one
             return Outcome(
-                query.name, form=self.form, why=f"the check itself failed: {type(exc).__name__}: {_first_line(exc)}",
+                query.name,
+                form=self.form,
+                why=f"the check itself failed: {type(exc).__name__}: {_first_line(exc)}",
                 seconds=round(time.monotonic() - started, 2),
             )
 
@@ -217,8 +244,8 @@ class Checker:
         from viz.errors import PlanLoadError
         from viz.model import analyze
 
-        from ..errors import ExecutionError
         from ..engines.sql_plan import DataFusionEngine, sql_to_plan
+        from ..errors import ExecutionError
 
         started = time.monotonic()
         out = Outcome(query.name, form=self.form)
@@ -246,9 +273,7 @@ class Checker:
         except PlanLoadError as exc:
             out.schema, out.why = "differs", f"the plan does not load: {exc}"
             return out
-        out.unknown = sum(
-            1 if n.schema is None else sum(1 for f in n.schema if f.type is None) for n in model.nodes()
-        )
+        out.unknown = sum(1 if n.schema is None else sum(1 for f in n.schema if f.type is None) for n in model.nodes())
         root = model.node(model.roots[0])
         names = [f.name for f in root.schema] if root.schema is not None else []
         kinds = [substrait_kind(f.type, model.extensions.types) for f in root.schema] if root.schema is not None else []
@@ -357,12 +382,25 @@ def _first_line(exc: BaseException) -> str:
 
 def render_table(title: str, outcomes: list[Outcome]) -> str:
     """A Markdown table: query, form, produced, schema, rows, why not."""
-    lines = [f"**{title}**: {sum(o.ok for o in outcomes)} of {len(outcomes)} fully right", "",
-             "| query | form | produced | schema | rows | why not |", "|---|---|---|---|---|---|"]
+    lines = [
+        f"**{title}**: {sum(o.ok for o in outcomes)} of {len(outcomes)} fully right",
+        "",
+        "| query | form | produced | schema | rows | why not |",
+        "|---|---|---|---|---|---|",
+    ]
     for o in outcomes:
         why = o.why.replace("|", "\\|") if not o.ok or o.why else ""
         lines.append(f"| {o.query} | {o.form} | {o.produced} | {o.schema} | {o.rows} | {why} |")
     return "\n".join(lines)
 
 
-__all__ = ["Checker", "FEATURES_SQL", "Outcome", "Query", "arrow_kind", "read_queries", "render_table", "substrait_kind"]
+__all__ = [
+    "Checker",
+    "FEATURES_SQL",
+    "Outcome",
+    "Query",
+    "arrow_kind",
+    "read_queries",
+    "render_table",
+    "substrait_kind",
+]

@@ -17,7 +17,6 @@ import time
 
 from .session import archive_path, pid_alive
 
-
 #: The project's root, where ``-m executor.spark.jvm_archive`` is found.
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -28,8 +27,13 @@ def build(timeout_s: float = 600) -> str:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     partial = f"{path}.{os.getpid()}.partial"
     try:
-        done = subprocess.run([sys.executable, "-m", "executor.spark.jvm_archive", "--dump", partial], capture_output=True,
-                              text=True, timeout=timeout_s, cwd=ROOT)
+        done = subprocess.run(
+            [sys.executable, "-m", "executor.spark.jvm_archive", "--dump", partial],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            cwd=ROOT,
+        )
         if done.returncode != 0 or not os.path.isfile(partial) or os.path.getsize(partial) == 0:
             tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
             raise RuntimeError(f"the JVM wrote no class archive (exit code {done.returncode}): {' / '.join(tail)}")
@@ -52,8 +56,9 @@ def _dump(to: str) -> None:
     with tempfile.TemporaryDirectory(prefix="jvm-archive-") as folder:
         table = os.path.join(folder, "t.parquet")
         ids = F.col("id")
-        spark.range(0, 100).select(ids, ids.cast("string").alias("s"), ids.cast("decimal(10,2)").alias("d")) \
-            .write.parquet(table)
+        spark.range(0, 100).select(
+            ids, ids.cast("string").alias("s"), ids.cast("decimal(10,2)").alias("d")
+        ).write.parquet(table)
         spark.read.parquet(table).where(F.col("id") > 3).groupBy("s").count().collect()
     jvm = spark.sparkContext._gateway.proc
     session.stop_session()

@@ -87,8 +87,12 @@ def _watch(spark) -> None:
                 calm_since = now
                 since = since if since is not None else now
                 if now - since >= REAP_AFTER_S:
-                    log.warning("%d Spark task(s) kept running %.0f s after their job was cancelled; "
-                                "stopping the local Spark JVM (the next run starts a new session)", orphans, REAP_AFTER_S)
+                    log.warning(
+                        "%d Spark task(s) kept running %.0f s after their job was cancelled; "
+                        "stopping the local Spark JVM (the next run starts a new session)",
+                        orphans,
+                        REAP_AFTER_S,
+                    )
                     if _kill_jvm(spark):
                         reaped += 1
                     return

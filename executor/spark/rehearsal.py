@@ -37,8 +37,14 @@ def rehearse(model, node_ids: list[str], spark, catalog, budget_s: float, limit:
             if any(is_cross_product(model, n) for n in model.graph.subtree(node_id)):
                 continue
             try:
-                supervise(SparkRun(model, node_id, spark, catalog, limit, count=False, explain=False), spark, left, stop,
-                          None, background=True)
+                supervise(
+                    SparkRun(model, node_id, spark, catalog, limit, count=False, explain=False),
+                    spark,
+                    left,
+                    stop,
+                    None,
+                    background=True,
+                )
             except Cancelled:  # out of time (TimedOut), or a person's run started
                 break
             except Exception:  # noqa: BLE001 - a rehearsal only warms; the node's own Run reports its error

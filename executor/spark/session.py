@@ -17,7 +17,7 @@ import os
 import shutil
 import threading
 import warnings
-from typing import Callable
+from collections.abc import Callable
 
 from pyspark.sql import SparkSession
 
@@ -67,7 +67,9 @@ def archive_path() -> str:
     home = os.environ.get("JAVA_HOME")
     java = os.path.join(home, "bin", "java") if home else shutil.which("java")
     ident = f"{os.path.realpath(java)}:{os.stat(java).st_mtime_ns}" if java and os.path.exists(java) else "no java"
-    return os.path.join(CACHE, "jvm", f"spark-{pyspark.__version__}-{hashlib.sha1(ident.encode()).hexdigest()[:10]}.jsa")
+    return os.path.join(
+        CACHE, "jvm", f"spark-{pyspark.__version__}-{hashlib.sha1(ident.encode()).hexdigest()[:10]}.jsa"
+    )
 
 
 #: Set by ``executor.spark.jvm_archive`` in the Python process that builds the archive: its JVM writes the
@@ -140,9 +142,12 @@ def _runs_here() -> bool:
 
 
 def _local_conf() -> dict[str, str]:
-    conf = {**LOCAL_CONF, "spark.driver.extraJavaOptions": _java_options(),
-            # tables Spark itself would create go to the cache too, not the folder the app was started in
-            "spark.sql.warehouse.dir": os.path.join(CACHE, "spark-warehouse")}
+    conf = {
+        **LOCAL_CONF,
+        "spark.driver.extraJavaOptions": _java_options(),
+        # tables Spark itself would create go to the cache too, not the folder the app was started in
+        "spark.sql.warehouse.dir": os.path.join(CACHE, "spark-warehouse"),
+    }
     if _runs_here():
         conf["spark.local.dir"] = scratch_dir()
     return conf

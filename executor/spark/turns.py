@@ -19,8 +19,8 @@ import contextvars
 import itertools
 import os
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
 
 
 def _slots_from_env() -> int:
@@ -70,12 +70,19 @@ class Line:
         """The waiting tickets in the order they will be served: owners served least recently first,
         then smaller work first (a ticket passed ``pass_limit`` times before all), then first come first
         served."""
-        return sorted(self._waiting, key=lambda t: (self._served.get(t.owner, -1),
-                                                    -1 if t.passed >= self.pass_limit else t.size, t.number))
+        return sorted(
+            self._waiting,
+            key=lambda t: (self._served.get(t.owner, -1), -1 if t.passed >= self.pass_limit else t.size, t.number),
+        )
 
     @contextlib.contextmanager
-    def turn(self, owner: str | None = None, stopped: Callable[[], bool] = lambda: False,
-             waiting: Callable[[int], None] | None = None, reads: int | None = None) -> Iterator[None]:
+    def turn(
+        self,
+        owner: str | None = None,
+        stopped: Callable[[], bool] = lambda: False,
+        waiting: Callable[[int], None] | None = None,
+        reads: int | None = None,
+    ) -> Iterator[None]:
         """Hold a turn for the ``with`` block. While in line, ``waiting(place)`` is called with the
         ticket's place (1 = next) whenever it changes; raises :class:`Stopped` once ``stopped()``.
         ``reads``: the bytes the work reads, if known (see the module's docstring)."""

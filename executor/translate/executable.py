@@ -8,20 +8,20 @@ gets the first reason it (or the first blocked node below it) cannot run.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Callable, Mapping
 
 from google.protobuf.message import Message
 from substrait import algebra_pb2, type_pb2
 
-from viz.expressions import bound_offset
 from viz.errors import Severity
+from viz.expressions import bound_offset
 from viz.kinds import enhancement_of
 from viz.model import PlanModel
 
-from . import literals
 from ..errors import ExecutionError
+from . import literals
 from .expr import SUPPORTED_EXPRESSIONS
 from .rel import REFUSED_RELATIONS, SUPPORTED_RELATIONS
 from .types import to_spark
@@ -124,10 +124,18 @@ def _phase_reason(model: PlanModel, f) -> str | None:
     name = ref.name if ref is not None else f"function {f.function_reference}"
     phase = algebra_pb2.AggregationPhase.Name(f.phase).replace("AGGREGATION_PHASE_", "")
     start, _, end = phase.partition("_TO_")
-    wants = [w for w, odd in (("takes intermediate values as its input", start == "INTERMEDIATE"),
-                              ("returns its intermediate value", end == "INTERMEDIATE")) if odd]
-    return (f"`{name}` runs in phase {phase}: it {' and '.join(wants)}, and the executor runs aggregates "
-            "only from their input rows to their result (INITIAL_TO_RESULT)")
+    wants = [
+        w
+        for w, odd in (
+            ("takes intermediate values as its input", start == "INTERMEDIATE"),
+            ("returns its intermediate value", end == "INTERMEDIATE"),
+        )
+        if odd
+    ]
+    return (
+        f"`{name}` runs in phase {phase}: it {' and '.join(wants)}, and the executor runs aggregates "
+        "only from their input rows to their result (INITIAL_TO_RESULT)"
+    )
 
 
 def _aggregate(model: PlanModel, f) -> str | None:
@@ -206,7 +214,11 @@ def expression_depth(msg: Message, limit: int | None = None) -> int:
     while stack:
         m, depth = stack.pop()
         for f, value in m.ListFields():
-            if f.message_type is None or f.message_type.full_name == "substrait.Rel" or f.message_type.GetOptions().map_entry:
+            if (
+                f.message_type is None
+                or f.message_type.full_name == "substrait.Rel"
+                or f.message_type.GetOptions().map_entry
+            ):
                 continue
             deeper = depth + (f.message_type.full_name == "substrait.Expression")
             best = max(best, deeper)
@@ -238,8 +250,10 @@ def _own_reason(model: PlanModel, node_id: str) -> tuple[str | None, bool]:
     body = view.node.body
     enhancement = enhancement_of(body)
     if enhancement is not None:
-        return (f"an advanced extension enhancement ({enhancement}) changes what the relation means, and a "
-                "consumer may not ignore it"), False
+        return (
+            f"an advanced extension enhancement ({enhancement}) changes what the relation means, and a "
+            "consumer may not ignore it"
+        ), False
     if kind == "read":
         which = body.WhichOneof("read_type")
         if which not in ("named_table", "local_files", "virtual_table"):
@@ -255,13 +269,15 @@ def _own_reason(model: PlanModel, node_id: str) -> tuple[str | None, bool]:
         return "the join type is unspecified", False
     depth = expression_depth(body, MAX_SPARK_EXPRESSION_DEPTH)
     if depth > MAX_SPARK_EXPRESSION_DEPTH:
-        return (f"its expressions nest more than {MAX_SPARK_EXPRESSION_DEPTH} levels deep; Spark's planner "
-                "cannot take that (it runs out of stack)"), False
+        return (
+            f"its expressions nest more than {MAX_SPARK_EXPRESSION_DEPTH} levels deep; Spark's planner "
+            "cannot take that (it runs out of stack)"
+        ), False
     reason = _check_message(model, body)
     return reason, False
 
 
-_known: "weakref.WeakKeyDictionary[PlanModel, Mapping[str, Executability]]" = weakref.WeakKeyDictionary()
+_known: weakref.WeakKeyDictionary[PlanModel, Mapping[str, Executability]] = weakref.WeakKeyDictionary()
 
 
 def executability(model: PlanModel) -> Mapping[str, Executability]:
@@ -292,17 +308,30 @@ def _executability(model: PlanModel) -> dict[str, Executability]:
         for child in children:
             c = out.get(child)
             if c is not None and not c.ok:
-                out[sub] = Executability(False, f"node {child} cannot run: {c.reason}"
-                                         if not c.reason.startswith("node ") else c.reason, c.refused)
+                out[sub] = Executability(
+                    False,
+                    f"node {child} cannot run: {c.reason}" if not c.reason.startswith("node ") else c.reason,
+                    c.refused,
+                )
                 break
         else:
             if height[sub] > MAX_SPARK_RELATION_DEPTH:
-                out[sub] = Executability(False, (
-                    f"its subtree is {height[sub]:,} relations deep; at most {MAX_SPARK_RELATION_DEPTH} "
-                    "are sent to Spark, whose planner recurses once per level (run a node lower down)"))
+                out[sub] = Executability(
+                    False,
+                    (
+                        f"its subtree is {height[sub]:,} relations deep; at most {MAX_SPARK_RELATION_DEPTH} "
+                        "are sent to Spark, whose planner recurses once per level (run a node lower down)"
+                    ),
+                )
             else:
                 out[sub] = Executability(True)
     return out
 
 
-__all__ = ["Executability", "executability", "expression_depth", "MAX_SPARK_RELATION_DEPTH", "MAX_SPARK_EXPRESSION_DEPTH"]
+__all__ = [
+    "Executability",
+    "executability",
+    "expression_depth",
+    "MAX_SPARK_RELATION_DEPTH",
+    "MAX_SPARK_EXPRESSION_DEPTH",
+]

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable, Sequence
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, Sequence
+from typing import Protocol
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -26,9 +27,10 @@ from viz.fields import Field
 from viz.model import PlanModel
 from viz.types import render
 
-from . import literals
 from ..errors import ExecutionError, Unsupported
-from ..spark.jvm import col as jcol, sql_type
+from ..spark.jvm import col as jcol
+from ..spark.jvm import sql_type
+from . import literals
 from .types import to_spark
 
 Expression = algebra_pb2.Expression
@@ -76,10 +78,10 @@ class Record:
     df: DataFrame | None = None  # the DataFrame the columns live in (for positional struct access)
 
     @classmethod
-    def of(cls, names: Sequence[str], fields: Sequence[Field] | None, df: DataFrame | None = None) -> "Record":
+    def of(cls, names: Sequence[str], fields: Sequence[Field] | None, df: DataFrame | None = None) -> Record:
         return cls(NamedColumns(names), fields, df)
 
-    def outer(self) -> "Record":
+    def outer(self) -> Record:
         """The same record seen from inside a subquery."""
         if isinstance(self.columns, NamedColumns):
             return Record(NamedColumns(self.columns.names, self.columns.outer_depth + 1), self.fields, None)
@@ -104,7 +106,9 @@ class RelTranslator(Protocol):
     @property
     def model(self) -> PlanModel: ...
 
-    def subquery(self, sub_id: str, outer: tuple[Record, ...], prefix: str | None = None) -> tuple[DataFrame, list[str]]: ...
+    def subquery(
+        self, sub_id: str, outer: tuple[Record, ...], prefix: str | None = None
+    ) -> tuple[DataFrame, list[str]]: ...
 
     def warn(self, message: str) -> None: ...
 
@@ -137,7 +141,9 @@ class ExprTranslator:
                 sub = node.subquery_rels.get(id(rel))
                 return (sub, model.infos[sub].schema) if sub in model.infos else ("?", None)
 
-            self._typer = ExpressionTyper(model.extensions, self.node_id, [], subquery_schema, model.conventions.dialect)
+            self._typer = ExpressionTyper(
+                model.extensions, self.node_id, [], subquery_schema, model.conventions.dialect
+            )
         return self._typer
 
     def type_of(self, e: Expression) -> type_pb2.Type | None:
@@ -281,7 +287,7 @@ class ExprTranslator:
         out = [c if t is None else _implicit_cast(c, s, t) for c, s, t in zip(columns, sources, coercion.targets)]
         if any(t is not None for t in coercion.targets[: len(columns)]):
             self.tr.warn(f"node {self.node_id}: {what}: {coercion.rule}, and so does the run")
-        return out + columns[len(out):]
+        return out + columns[len(out) :]
 
     def _cast_values(self, message, values: list[Expression], columns: list[Column], what: str) -> list[Column]:
         """``columns`` (of the message's ``values``, in order) cast by its coercion."""
@@ -414,7 +420,9 @@ class ExprTranslator:
         if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_RETURN_NULL:
             return inner.try_cast(target)
         out = inner.cast(sql_type(target))
-        if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION and _parses(e.type, lambda: self.type_of(e.input)):
+        if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION and _parses(
+            e.type, lambda: self.type_of(e.input)
+        ):
             # The session's casts are Spark's legacy ones (ANSI off): text that is not a value of the
             # target type becomes NULL. The plan asks for an error, as DataFusion and DuckDB give.
             # (Spark folds this away for a literal that parses.)
@@ -543,7 +551,9 @@ def _implicit_cast(column: Column, source: type_pb2.Type | None, target: type_pb
     the target, or a float that does not fit it, is an error there (the session's casts give NULL)."""
     out = column.cast(sql_type(to_spark(target)))
     if source is None or source.WhichOneof("kind") in _TEXT_KINDS | {"fp32", "fp64"}:
-        message = F.concat(F.lit("cannot cast '"), column.cast("string"), F.lit(f"' to {render(target)} (an implicit coercion)"))
+        message = F.concat(
+            F.lit("cannot cast '"), column.cast("string"), F.lit(f"' to {render(target)} (an implicit coercion)")
+        )
         return F.when(column.isNotNull() & out.isNull(), F.raise_error(message)).otherwise(out)
     return out
 
@@ -583,8 +593,18 @@ SUPPORTED_EXPRESSIONS = frozenset(_DISPATCH)
 
 #: Expression kinds whose Column one translator builds once for all their occurrences (a field
 #: reference is kept by its record; a subquery or window function is built each time).
-_SHARED = frozenset({"literal", "scalar_function", "cast", "if_then", "switch_expression", "singular_or_list",
-                     "multi_or_list", "nested"})
+_SHARED = frozenset(
+    {
+        "literal",
+        "scalar_function",
+        "cast",
+        "if_then",
+        "switch_expression",
+        "singular_or_list",
+        "multi_or_list",
+        "nested",
+    }
+)
 
 __all__ = ["ExprTranslator", "Record", "SUPPORTED_EXPRESSIONS"]
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import uuid
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -71,12 +72,13 @@ _VALUES: dict[str, Callable[[Literal], Any]] = {
     "uuid": lambda l: str(uuid.UUID(bytes=bytes(l.uuid))),
     "date": lambda l: _EPOCH + dt.timedelta(days=l.date),
     "decimal": lambda l: decimal_value(l.decimal),
-    "precision_timestamp": lambda l: _EPOCH_DT
-    + dt.timedelta(microseconds=_micros(l.precision_timestamp.value, l.precision_timestamp.precision)),
+    "precision_timestamp": lambda l: (
+        _EPOCH_DT + dt.timedelta(microseconds=_micros(l.precision_timestamp.value, l.precision_timestamp.precision))
+    ),
     "precision_timestamp_tz": lambda l: (
         _EPOCH_DT
         + dt.timedelta(microseconds=_micros(l.precision_timestamp_tz.value, l.precision_timestamp_tz.precision))
-    ).replace(tzinfo=dt.timezone.utc),
+    ).replace(tzinfo=dt.UTC),
     "interval_day_to_second": lambda l: _interval_day(l.interval_day_to_second),
     "null": lambda l: None,
     "list": lambda l: [python_value(v) for v in l.list.values],
@@ -90,6 +92,7 @@ _VALUES: dict[str, Callable[[Literal], Any]] = {
 # ---------------------------------------------------------------------------------------------
 # Columns
 # ---------------------------------------------------------------------------------------------
+
 
 def _natural_type(value: Any) -> S.DataType | None:
     """The Spark type ``F.lit(value)`` makes of a plain Python value (None where it is not one of
@@ -154,7 +157,12 @@ def _interval_compound(lit: Literal) -> Column:
         return F.make_ym_interval(F.lit(ym.years), F.lit(ym.months))
     seconds = day_time - dt.timedelta(days=day_time.days)
     return F.make_interval(
-        F.lit(ym.years), F.lit(ym.months), F.lit(0), F.lit(day_time.days), F.lit(0), F.lit(0),
+        F.lit(ym.years),
+        F.lit(ym.months),
+        F.lit(0),
+        F.lit(day_time.days),
+        F.lit(0),
+        F.lit(0),
         F.lit(decimal.Decimal(int(seconds.total_seconds() * 1_000_000)).scaleb(-6)),
     )
 
@@ -195,8 +203,26 @@ def _user_defined(lit: Literal) -> Column:
 
 
 _COLUMNS: dict[str, Callable[[Literal], Column]] = {
-    **{k: _scalar for k in ("boolean", "i8", "i16", "i32", "i64", "fp32", "fp64", "string", "fixed_char",
-                            "var_char", "binary", "fixed_binary", "uuid", "date", "decimal")},
+    **{
+        k: _scalar
+        for k in (
+            "boolean",
+            "i8",
+            "i16",
+            "i32",
+            "i64",
+            "fp32",
+            "fp64",
+            "string",
+            "fixed_char",
+            "var_char",
+            "binary",
+            "fixed_binary",
+            "uuid",
+            "date",
+            "decimal",
+        )
+    },
     "precision_timestamp": _timestamp,
     "precision_timestamp_tz": _timestamp_tz,
     "interval_year_to_month": _interval_year,
@@ -227,8 +253,11 @@ def supported(lit: Literal) -> str | None:
     which = lit.WhichOneof("literal_type") or "unset"
     if which not in _COLUMNS or which in ("precision_time", "user_defined"):
         return f"literal of kind `{which}` is not supported"
-    nested = {"struct": lambda: list(lit.struct.fields), "list": lambda: list(lit.list.values),
-              "map": lambda: [x for kv in lit.map.key_values for x in (kv.key, kv.value)]}
+    nested = {
+        "struct": lambda: list(lit.struct.fields),
+        "list": lambda: list(lit.list.values),
+        "map": lambda: [x for kv in lit.map.key_values for x in (kv.key, kv.value)],
+    }
     for member in nested.get(which, lambda: [])():
         reason = supported(member)
         if reason:

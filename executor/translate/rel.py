@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import copy
 import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame, Window
@@ -30,19 +30,20 @@ from substrait import algebra_pb2
 
 from viz import types as T
 from viz.deep import run_deep
+from viz.errors import PlanError
 from viz.expressions import contains_rex
 from viz.fields import Field, named_struct_fields
 from viz.kinds import KINDS, emit
-from viz.errors import PlanError
 from viz.model import NodeView, PlanModel
 from viz.schema import aggregate_layout, join_type_name
 
-from . import literals
 from ..data.columns import check_columns, families_fit, plan_columns, spark_columns, spark_family
 from ..errors import ColumnMismatch, ExecutionError, Refused, Unsupported
-from .functions import resolve as resolve_function, supported
 from ..spark.jvm import col, sql_type
+from . import literals
 from .expr import ExprTranslator, Record, struct_member
+from .functions import resolve as resolve_function
+from .functions import supported
 from .types import plan_user_types, spark_type_or_none, to_spark
 
 
@@ -102,9 +103,19 @@ def translate(model: PlanModel, node_id: str, spark, tables, observe: Observe | 
 class _Translator:
     """The translation of one plan at one subquery depth (depth 0 is the query itself)."""
 
-    def __init__(self, model: PlanModel, spark, tables, depth: int = 0, outer: tuple[Record, ...] = (),
-                 memo: dict | None = None, warnings: list[str] | None = None, prefix: str | None = None,
-                 parts: dict | None = None, observe: Observe | None = None) -> None:
+    def __init__(
+        self,
+        model: PlanModel,
+        spark,
+        tables,
+        depth: int = 0,
+        outer: tuple[Record, ...] = (),
+        memo: dict | None = None,
+        warnings: list[str] | None = None,
+        prefix: str | None = None,
+        parts: dict | None = None,
+        observe: Observe | None = None,
+    ) -> None:
         self.model = model
         self.observe = observe if depth == 0 else None
         self.spark = spark
@@ -192,7 +203,7 @@ class _Translator:
         return out if handler in _EMITS_ITSELF else self._emit(node, out)
 
     def _select(self, parts: Parts) -> DataFrame:
-        rest = [c.alias(self.name(parts.star + i)) for i, c in enumerate(parts.columns[parts.star:])]
+        rest = [c.alias(self.name(parts.star + i)) for i, c in enumerate(parts.columns[parts.star :])]
         if parts.star:
             return parts.df.select(col("*"), *rest) if rest else parts.df
         return parts.df.select(*rest)
@@ -224,10 +235,13 @@ class _Translator:
         df, m = self.input(node, k)
         return df.toDF(*self.names(m, start)), m
 
-    def subquery(self, sub_id: str, outer: tuple[Record, ...], prefix: str | None = None) -> tuple[DataFrame, list[str]]:
+    def subquery(
+        self, sub_id: str, outer: tuple[Record, ...], prefix: str | None = None
+    ) -> tuple[DataFrame, list[str]]:
         """A relation run as a subquery of this one: its DataFrame and its column names."""
-        inner = _Translator(self.model, self.spark, self.tables, self.depth + 1, outer, self.memo, self.warnings, prefix,
-                            self.parts)
+        inner = _Translator(
+            self.model, self.spark, self.tables, self.depth + 1, outer, self.memo, self.warnings, prefix, self.parts
+        )
         df = inner.rel(sub_id)
         return df, inner.names(inner.width(sub_id, df))
 
@@ -256,6 +270,7 @@ class _Translator:
 # Reads
 # ---------------------------------------------------------------------------------------------
 
+
 def _family(t: S.DataType) -> str | None:
     return spark_family(t)
 
@@ -266,8 +281,9 @@ def _safe_cast(have: S.DataType, want: S.DataType) -> bool:
     return a is not None and b is not None and families_fit(a, b)
 
 
-def _mismatch(df: DataFrame, base: list[Field], what: str, table: Sequence[str], where: str, how: str = "",
-              position: bool = False) -> str | None:
+def _mismatch(
+    df: DataFrame, base: list[Field], what: str, table: Sequence[str], where: str, how: str = "", position: bool = False
+) -> str | None:
     """Why a named table's columns are not the plan's, or None (:func:`executor.data.columns.check_columns`:
     every name of the base schema a column, case-insensitive, of a type of the same family; read by
     ``position``, the first columns in order, as many and of those families). ``how``: where the person
@@ -279,15 +295,21 @@ def _mismatch(df: DataFrame, base: list[Field], what: str, table: Sequence[str],
     plan_cols = ", ".join(f.name for f in base)
     file_cols = ", ".join(c.shown() for c in check.table)
     if position:
-        return (f"{what} ({where}) {check.problem()}, and it cannot be read by position either: "
-                f"{check.why_not_by_position()}. The plan reads {plan_cols}; the table has {file_cols}. Bind a "
-                "table with the plan's columns")
+        return (
+            f"{what} ({where}) {check.problem()}, and it cannot be read by position either: "
+            f"{check.why_not_by_position()}. The plan reads {plan_cols}; the table has {file_cols}. Bind a "
+            "table with the plan's columns"
+        )
     where_to_choose = how.format(name=table[-1] if table else "?")
-    return (f"{what} ({where}) {check.problem()}. The plan reads {plan_cols}; the table has {file_cols}. Bind a "
-            f"table with the plan's columns, or choose to read this one by position{where_to_choose}")
+    return (
+        f"{what} ({where}) {check.problem()}. The plan reads {plan_cols}; the table has {file_cols}. Bind a "
+        f"table with the plan's columns, or choose to read this one by position{where_to_choose}"
+    )
 
 
-def _conform(tr: _Translator, df: DataFrame, base: list[Field], what: str, table: Sequence[str] | None = None) -> DataFrame:
+def _conform(
+    tr: _Translator, df: DataFrame, base: list[Field], what: str, table: Sequence[str] | None = None
+) -> DataFrame:
     """Select the table's columns for the base schema and cast them to its types where that is safe.
 
     A named table (``table``: its names) must have the plan's columns, by name (case-insensitive)
@@ -300,7 +322,9 @@ def _conform(tr: _Translator, df: DataFrame, base: list[Field], what: str, table
     position = table is None or getattr(tr.tables, "reads_by_position", lambda names: False)(table)
     if table is not None:
         where = getattr(tr.tables, "where", lambda names: "")(table)
-        why = _mismatch(df, base, what, table, where or "its source", getattr(tr.tables, "by_position_how", ""), position)
+        why = _mismatch(
+            df, base, what, table, where or "its source", getattr(tr.tables, "by_position_how", ""), position
+        )
         if why:
             raise ColumnMismatch(why)
     if base and all(f.name.lower() in by_name for f in base):
@@ -308,7 +332,9 @@ def _conform(tr: _Translator, df: DataFrame, base: list[Field], what: str, table
     elif len(columns) >= len(base):
         picked = columns[: len(base)]
         if len(columns) != len(base):
-            tr.warn(f"{what}: the plan names columns the table lacks; its first {len(base)} columns are used by position")
+            tr.warn(
+                f"{what}: the plan names columns the table lacks; its first {len(base)} columns are used by position"
+            )
     else:
         raise ExecutionError(
             f"{what} has {len(columns)} columns ({', '.join(columns)}), but the plan's base schema needs "
@@ -410,7 +436,9 @@ def read(tr: _Translator, node: NodeView) -> DataFrame:
         if base is None:
             base = [Field(f"col{i}", None) for i in range(len(df.columns))]
     else:
-        raise Unsupported(f"reading `{which or 'nothing'}` is not supported (named tables, local files, virtual tables)")
+        raise Unsupported(
+            f"reading `{which or 'nothing'}` is not supported (named tables, local files, virtual tables)"
+        )
     names = tr.names(len(base))
     ex = tr.expressions(node, names, base, df)
     for filt in ("best_effort_filter", "filter"):
@@ -420,12 +448,19 @@ def read(tr: _Translator, node: NodeView) -> DataFrame:
         items = list(r.projection.select.struct_items)
         for it in items:
             if not 0 <= it.field < len(base):
-                raise ExecutionError(f"projection field {it.field} is out of range: the base schema has {len(base)} fields")
-        df = df.select(*[
-            (_struct_select(col(tr.name(it.field)), it.child.struct, df) if it.child.HasField("struct") else col(tr.name(it.field)))
-            .alias(tr.name(i))
-            for i, it in enumerate(items)
-        ])
+                raise ExecutionError(
+                    f"projection field {it.field} is out of range: the base schema has {len(base)} fields"
+                )
+        df = df.select(
+            *[
+                (
+                    _struct_select(col(tr.name(it.field)), it.child.struct, df)
+                    if it.child.HasField("struct")
+                    else col(tr.name(it.field))
+                ).alias(tr.name(i))
+                for i, it in enumerate(items)
+            ]
+        )
     return df
 
 
@@ -444,6 +479,7 @@ def _struct_select(column: Column, select, df: DataFrame) -> Column:
 # ---------------------------------------------------------------------------------------------
 # One-input relations
 # ---------------------------------------------------------------------------------------------
+
 
 def _incoming(tr: _Translator, node: NodeView) -> tuple[DataFrame, int, ExprTranslator]:
     df, n = tr.input(node)
@@ -473,7 +509,11 @@ def project(tr: _Translator, node: NodeView) -> Parts:
     mapping = tr.emit_mapping(node)
     keeps = tr.model.conventions.project_keeps_input or mapping is not None
     if mapping is None:
-        mapping = [*range(n), *range(n, n + len(body.expressions))] if keeps else [n + i for i in range(len(body.expressions))]
+        mapping = (
+            [*range(n), *range(n, n + len(body.expressions))]
+            if keeps
+            else [n + i for i in range(len(body.expressions))]
+        )
     # only the expressions the emit keeps are translated; each output names its source
     added: dict[int, Column] = {}
     cols: list[Column] = []
@@ -484,7 +524,9 @@ def project(tr: _Translator, node: NodeView) -> Parts:
             origins.append(inherited[m])
             continue
         if m - n >= len(body.expressions):
-            raise ExecutionError(f"node {node.id}: emit maps output field {m}, but the project has {n + len(body.expressions)} fields")
+            raise ExecutionError(
+                f"node {node.id}: emit maps output field {m}, but the project has {n + len(body.expressions)} fields"
+            )
         if m - n not in added:
             added[m - n] = ex.expr(body.expressions[m - n])
         cols.append(added[m - n])
@@ -501,9 +543,12 @@ def _plain(e: algebra_pb2.Expression) -> bool:
     if which != "selection":
         return False
     ref = e.selection
-    return (ref.WhichOneof("root_type") == "root_reference" and ref.WhichOneof("reference_type") == "direct_reference"
-            and ref.direct_reference.WhichOneof("reference_type") == "struct_field"
-            and not ref.direct_reference.struct_field.HasField("child"))
+    return (
+        ref.WhichOneof("root_type") == "root_reference"
+        and ref.WhichOneof("reference_type") == "direct_reference"
+        and ref.direct_reference.WhichOneof("reference_type") == "struct_field"
+        and not ref.direct_reference.struct_field.HasField("child")
+    )
 
 
 def sort(tr: _Translator, node: NodeView) -> DataFrame:
@@ -544,10 +589,14 @@ def top_n(tr: _Translator, node: NodeView) -> DataFrame:
         # WITH TIES: also the records tied with the last one returned, by the sort fields: those whose
         # rank is at most the rank of the record at position offset + count (all, when there are fewer)
         w = Window.orderBy(*order)
-        marked = df.select(*[col(c) for c in tr.names(n)], F.row_number().over(w).alias("__pos"), F.rank().over(w).alias("__rank"))
+        marked = df.select(
+            *[col(c) for c in tr.names(n)], F.row_number().over(w).alias("__pos"), F.rank().over(w).alias("__rank")
+        )
         last = F.max(F.when(col("__pos") == (offset or 0) + count, col("__rank"))).over(Window.partitionBy())
         marked = marked.withColumn("__last", last)
-        kept = marked.where((col("__pos") > (offset or 0)) & (col("__last").isNull() | (col("__rank") <= col("__last"))))
+        kept = marked.where(
+            (col("__pos") > (offset or 0)) & (col("__last").isNull() | (col("__rank") <= col("__last")))
+        )
         return kept.orderBy("__pos").select(*[col(c) for c in tr.names(n)])
     if order:
         df = df.orderBy(*order)
@@ -565,8 +614,14 @@ def aggregate(tr: _Translator, node: NodeView) -> DataFrame | Parts:
     sets = [sorted(m) for m in layout.sets] or [[]]
     grouping_bits = {i: _grouping_arguments(tr, node, body, m.measure, layout) for i, m in enumerate(body.measures)}
     grouping_bits = {i: bits for i, bits in grouping_bits.items() if bits is not None}
-    one_step = bool(body.measures) and not grouping_bits and (
-        layout.no_keys or (len(sets) == 1 and sets[0] == list(range(len(layout.keys))) and not layout.grouping_column))
+    one_step = (
+        bool(body.measures)
+        and not grouping_bits
+        and (
+            layout.no_keys
+            or (len(sets) == 1 and sets[0] == list(range(len(layout.keys))) and not layout.grouping_column)
+        )
+    )
     below = tr.parts_of(node.inputs[0]) if one_step and node.inputs else None
     if below is not None and not below.over_aggregate and _takes(body, layout, below):
         # over a project: its expressions go into the aggregate itself, as in the SQL's own plan
@@ -587,13 +642,20 @@ def aggregate(tr: _Translator, node: NodeView) -> DataFrame | Parts:
         mapping = tr.emit_mapping(node)
         picked = list(range(len(measures))) if mapping is None else mapping
         return Parts(df, [measures[m] for m in picked], list(picked), over_aggregate=True)
-    if (len(sets) == 1 and sets[0] == list(range(len(keys))) and keys and measures and not layout.grouping_column
-            and not grouping_bits):
+    if (
+        len(sets) == 1
+        and sets[0] == list(range(len(keys)))
+        and keys
+        and measures
+        and not layout.grouping_column
+        and not grouping_bits
+    ):
         # one grouping set of every key, in order (GROUP BY): the aggregate names its own columns,
         # with no select after it (each DataFrame step costs Spark an analysis)
         n = len(keys)
         out = df.groupBy(*[k.alias(tr.name(p)) for p, k in enumerate(keys)]).agg(
-            *[m.alias(tr.name(n + i)) for i, m in enumerate(measures)])
+            *[m.alias(tr.name(n + i)) for i, m in enumerate(measures)]
+        )
         return tr._emit(node, out)
     grouping = to_spark(layout.grouping_type()) if layout.grouping_column else None
     parts = []
@@ -681,7 +743,9 @@ def _grouping_arguments(tr: _Translator, node: NodeView, body, f, layout) -> lis
     for a in f.arguments:
         matches = [p for p, r in enumerate(layout.keys) if body.grouping_expressions[r] == a.value]
         if not matches:
-            raise ExecutionError(f"node {node.id}: an argument of GROUPING() is not one of the aggregate's grouping expressions")
+            raise ExecutionError(
+                f"node {node.id}: an argument of GROUPING() is not one of the aggregate's grouping expressions"
+            )
         out.append(matches[0])
     return out
 
@@ -751,6 +815,7 @@ def reference(tr: _Translator, node: NodeView) -> DataFrame:
 # Joins and set operations
 # ---------------------------------------------------------------------------------------------
 
+
 def _sides(tr: _Translator, node: NodeView) -> tuple[DataFrame, int, DataFrame, int]:
     left, n = tr.input(node, 0)
     right, m = tr.input_at(node, 1, n)
@@ -772,8 +837,17 @@ def _renumber(tr: _Translator, df: DataFrame, start: int, count: int, extra: lis
 Condition = Callable[[list[Column]], "Column | None"]
 
 
-def _mark(tr: _Translator, node: NodeView, keep: DataFrame, k_start: int, k_count: int,
-          probe_index: int, n: int, m: int, condition: Condition) -> DataFrame:
+def _mark(
+    tr: _Translator,
+    node: NodeView,
+    keep: DataFrame,
+    k_start: int,
+    k_count: int,
+    probe_index: int,
+    n: int,
+    m: int,
+    condition: Condition,
+) -> DataFrame:
     """``keep`` with a mark: true when a row of the other input matches, null when none matches but
     the condition was unknown for some row, false otherwise (SQL's IN semantics). The other input
     runs as a correlated EXISTS subquery, with the kept side as its outer query."""
@@ -810,8 +884,18 @@ _SPARK_HOW = {
 }
 
 
-def _join(tr: _Translator, node: NodeView, type_name: str, cond: Column | None, post: Column | None,
-          left: DataFrame, n: int, right: DataFrame, m: int, condition: Condition) -> DataFrame:
+def _join(
+    tr: _Translator,
+    node: NodeView,
+    type_name: str,
+    cond: Column | None,
+    post: Column | None,
+    left: DataFrame,
+    n: int,
+    right: DataFrame,
+    m: int,
+    condition: Condition,
+) -> DataFrame:
     """``cond`` over the two inputs' columns; ``condition`` makes it over other columns (a mark join's)."""
     if type_name in ("JOIN_TYPE_LEFT_SINGLE", "JOIN_TYPE_RIGHT_SINGLE"):
         tr.warn(f"node {node.id}: a single join runs as an outer join; more than one match is not reported as an error")
@@ -904,7 +988,8 @@ def _keys_condition(tr: _Translator, node: NodeView, both: Record, n: int) -> tu
 def _null_safe_anti(tr: _Translator, left: DataFrame, right: DataFrame, n: int) -> DataFrame:
     other = right.select(*[col(a).alias(f"__r{i}") for i, a in enumerate(tr.names(n))])
     cond = functools.reduce(
-        lambda acc, i: acc & col(tr.name(i)).eqNullSafe(col(f"__r{i}")), range(1, n),
+        lambda acc, i: acc & col(tr.name(i)).eqNullSafe(col(f"__r{i}")),
+        range(1, n),
         col(tr.name(0)).eqNullSafe(col("__r0")),
     )
     return left.join(other, cond, "left_anti")
@@ -973,6 +1058,7 @@ def _conform_set_input(tr: _Translator, node: NodeView, k: int, df: DataFrame, w
 # ---------------------------------------------------------------------------------------------
 # Never run, or not supported
 # ---------------------------------------------------------------------------------------------
+
 
 def refused(tr: _Translator, node: NodeView) -> DataFrame:
     raise Refused(f"{node.kind} relations (node {node.id}) change data and are never executed from an uploaded plan")

@@ -6,10 +6,9 @@ One table from the ``Type.kind`` oneof to a builder. Types Spark has no equivale
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Callable
 
 from pyspark.sql import types as S
 from substrait import type_pb2
@@ -27,9 +26,7 @@ def _decimal(t: type_pb2.Type.Decimal) -> S.DataType:
 
 
 def _struct(t: type_pb2.Type.Struct) -> S.DataType:
-    return S.StructType(
-        [S.StructField(f"f{i}", to_spark(m), nullable=True) for i, m in enumerate(t.types)]
-    )
+    return S.StructType([S.StructField(f"f{i}", to_spark(m), nullable=True) for i, m in enumerate(t.types)])
 
 
 def _timestamp(t) -> S.DataType:
@@ -143,12 +140,16 @@ def result_type_notes(fields, schema: S.StructType, user_types: Mapping[int, str
             continue
         label = f"column {i} ({f.name})" if f.name else f"column {i}"
         if _shape(want) != _shape(have.dataType):
-            notes.append(f"{label} is {render(f.type)} in the plan, but Spark's result is {have.dataType.simpleString()}")
+            notes.append(
+                f"{label} is {render(f.type)} in the plan, but Spark's result is {have.dataType.simpleString()}"
+            )
             continue
         kind = f.type.WhichOneof("kind")
         if kind in _SUBSECOND_KINDS and getattr(f.type, kind).precision > 6:
-            notes.append(f"{label} is {render(f.type)} in the plan: Spark keeps microseconds, so the digits "
-                         f"below a microsecond are dropped")
+            notes.append(
+                f"{label} is {render(f.type)} in the plan: Spark keeps microseconds, so the digits "
+                f"below a microsecond are dropped"
+            )
     return notes
 
 

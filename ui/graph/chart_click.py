@@ -15,8 +15,8 @@ when another node is selected keeps a click as fast as the rerun.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import resources
-from typing import Callable
 
 import streamlit as st
 
@@ -38,15 +38,25 @@ def select_clicked(key: str) -> None:
         select(node)
 
 
-def graph_click(key: str, selected: str | None = None, on_click: Callable[[], None] | None = None,
-                hits: frozenset[str] | set[str] = frozenset(), lineage: dict | None = None) -> str | None:
+def graph_click(
+    key: str,
+    selected: str | None = None,
+    on_click: Callable[[], None] | None = None,
+    hits: frozenset[str] | set[str] = frozenset(),
+    lineage: dict | None = None,
+) -> str | None:
     """Mount the listener and paint ``selected`` as the selected node (draw the DOT without a
     selection), and the nodes of a column's ``lineage`` (``ui.panels.column_lineage.lineage_highlight``);
     returns the clicked node id on the rerun a click causes. By default a click selects the node
     (``ui.state.selection``)."""
     callback = on_click if on_click is not None else (lambda: select_clicked(key))
     pal = PALETTES[theme()]
-    data = {"selected": selected, "fill": pal.selected_fill, "hits": sorted(hits), "hit_fill": pal.hit_fill,
-            "lineage": lineage}
+    data = {
+        "selected": selected,
+        "fill": pal.selected_fill,
+        "hits": sorted(hits),
+        "hit_fill": pal.hit_fill,
+        "lineage": lineage,
+    }
     result = _component(key=key, data=data, on_node_change=callback, height=0)
     return getattr(result, "node", None)

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from importlib import resources
-from typing import Callable
 
 import streamlit as st
 
@@ -95,6 +95,7 @@ _component = st.components.v2.component("substrait_viz_graph_view", html=_HTML, 
 #: ``SUBSTRAIT_VIZ_LAYOUT=browser`` lays graphs out in the browser as before the viewer (the
 #: benchmark's baseline, or a server without Graphviz).
 IN_BROWSER = os.environ.get("SUBSTRAIT_VIZ_LAYOUT") == "browser"
+
 
 def viewer_available() -> bool:
     """Whether graphs are shown in the viewer (laid out on the server by Graphviz's ``dot``), not in
@@ -185,8 +186,10 @@ def graph_view(
         if clickable:
             graph_click(key, selected, on_click, hits=hits, lineage=lineage)
         if not IN_BROWSER:
-            st.caption("Install Graphviz on the server (`apt-get install graphviz`, or `make run` as root) for a graph "
-                       "you can pan and zoom, laid out once instead of on every page.")
+            st.caption(
+                "Install Graphviz on the server (`apt-get install graphviz`, or `make run` as root) for a graph "
+                "you can pan and zoom, laid out once instead of on every page."
+            )
         return
     svg, svg_key = laid
     sent = _sent()
@@ -207,7 +210,12 @@ def graph_view(
         "search": {"label": search_box[0], "query": search_box[1]} if search_box else None,
     }
     callback = (on_click if on_click is not None else (lambda: select_clicked(key))) if clickable else (lambda: None)
-    _component(key=key, data=data, on_node_change=callback, on_missing_change=lambda: _resend(key),
-               on_drawn_change=lambda: st.session_state.__setitem__(_DRAWN, True),
-               on_column_change=on_column if clickable and on_column is not None else (lambda: None))
+    _component(
+        key=key,
+        data=data,
+        on_node_change=callback,
+        on_missing_change=lambda: _resend(key),
+        on_drawn_change=lambda: st.session_state.__setitem__(_DRAWN, True),
+        on_column_change=on_column if clickable and on_column is not None else (lambda: None),
+    )
     sent.add(svg_key)

@@ -17,8 +17,10 @@ from ui.markdown import md_escape
 
 log = logging.getLogger(__name__)
 
-HINT = ("This is a bug in the app, not a problem with the plan; the rest of the page still works. "
-        "Please report it with the plan that shows it.")
+HINT = (
+    "This is a bug in the app, not a problem with the plan; the rest of the page still works. "
+    "Please report it with the plan that shows it."
+)
 
 
 def failure_text(panel: str, exc: BaseException) -> str:

@@ -11,13 +11,13 @@ same while the selection changes.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import streamlit as st
 
 from ui.markdown import md_escape
 from ui.state.selection import select, theme
-from viz.lineage import LineageError, chain_texts, trace, used_by, step_text, use_text
+from viz.lineage import LineageError, chain_texts, step_text, trace, use_text, used_by
 from viz.model import PlanModel
 from viz.render import LINEAGE_COLOURS
 
@@ -107,10 +107,13 @@ def lineage_panel(model: PlanModel, node_id: str) -> None:
     st.session_state[PLAN] = model.digest
     labels: dict[int | None, str] = {None: "pick a column…", **{i: f"[{i}] {f.name}" for i, f in enumerate(schema)}}
     st.selectbox(
-        "Column lineage", list(labels), key=KEY, format_func=lambda i: labels.get(i, f"[{i}]"),
+        "Column lineage",
+        list(labels),
+        key=KEY,
+        format_func=lambda i: labels.get(i, f"[{i}]"),
         placeholder=labels[None],  # no pick is the value None, which Streamlit shows as its placeholder
         help="Where the column comes from, down to table columns and literals, and where it is used. "
-             "A click on a schema row in the graph picks it too.",
+        "A click on a schema row in the graph picks it too.",
     )
     index = picked_column(model, node_id)
     if index is None:
@@ -125,10 +128,14 @@ def lineage_panel(model: PlanModel, node_id: str) -> None:
     st.code("\n".join(chain_texts(down)), language=None, wrap_lines=True)
     sources = ", ".join(f"{s.table}.{s.column}" for s in down.sources()) or "no table column"
     literals = down.literals()
-    st.caption(md_escape(f"Sources: {sources}" + (f" · literals: {', '.join(literals)}" if literals else ""))
-               + f" · {len(down.nodes())} node{'s' if len(down.nodes()) != 1 else ''} on the path, highlighted on the graph")
+    st.caption(
+        md_escape(f"Sources: {sources}" + (f" · literals: {', '.join(literals)}" if literals else ""))
+        + f" · {len(down.nodes())} node{'s' if len(down.nodes()) != 1 else ''} on the path, highlighted on the graph"
+    )
     for step in down.unknown():
-        st.warning(md_escape(f"{step.node} [{step.index}] {step.name}: {step.origin.note or 'where it comes from is unknown'}"))
+        st.warning(
+            md_escape(f"{step.node} [{step.index}] {step.name}: {step.origin.note or 'where it comes from is unknown'}")
+        )
     for d in down.diagnostics:
         st.warning(md_escape(f"{d.node}: {d.code}: {d.message}"))
     lines = [f"- {step_text(s)}" for s in up.columns] + [f"- {use_text(u)}" for u in up.conditions]

@@ -22,11 +22,11 @@ import streamlit as st
 from executor.engines.bisect import Bisection, bisect
 from executor.engines.cross import DIFFERS, SAME, EngineComparison, compare_engines
 from executor.engines.portability import Portability, portability
-from ui.tasks import Task, progress_fragment, finished, show_progress, start
-from ui.state.plan_data import catalog_for
 from ui.markdown import md_escape
+from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
 from ui.state.selection import select
+from ui.tasks import Task, finished, progress_fragment, show_progress, start
 from viz.model import PlanModel
 from viz.render import Overlay, title
 
@@ -55,18 +55,27 @@ def compare_section(plan: Plan, model: PlanModel, node_id: str) -> None:
     key = ("compare", model.digest, node_id)
     state = _tasks().get(key)
     running = state is not None and not state.done.is_set()
-    if st.button("Run on DataFusion too", key="engines_compare_button", disabled=running,
-                 help="Run this node's subtree on Spark and on DataFusion (its Substrait consumer) over the same "
-                      "files, and compare their rows"):
+    if st.button(
+        "Run on DataFusion too",
+        key="engines_compare_button",
+        disabled=running,
+        help="Run this node's subtree on Spark and on DataFusion (its Substrait consumer) over the same "
+        "files, and compare their rows",
+    ):
         state = Task(status="running on both engines")
         _tasks()[key] = state
-        start(state, plan, lambda catalog: compare_engines(model, node_id, catalog, timeout_s=TIMEOUT_S,
-                                                           cancel=state.cancel),
-              what=f"running node {node_id} on both engines", thread_name=f"app-engines-{node_id}")
+        start(
+            state,
+            plan,
+            lambda catalog: compare_engines(model, node_id, catalog, timeout_s=TIMEOUT_S, cancel=state.cancel),
+            what=f"running node {node_id} on both engines",
+            thread_name=f"app-engines-{node_id}",
+        )
     if state is None:
         return
-    result = finished(state, lambda: _progress_fragment(key, f"Node {node_id} on Spark and DataFusion",
-                                                        "engines_compare_cancel"))
+    result = finished(
+        state, lambda: _progress_fragment(key, f"Node {node_id} on Spark and DataFusion", "engines_compare_cancel")
+    )
     if result is not None:
         show_comparison(result)
 
@@ -74,8 +83,15 @@ def compare_section(plan: Plan, model: PlanModel, node_id: str) -> None:
 def show_comparison(c: EngineComparison) -> None:
     text = f"Node {c.node_id}: {c.why}"
     (st.success if c.verdict == SAME else st.error if c.verdict == DIFFERS else st.info)(
-        ("Same on both engines. " if c.verdict == SAME else "The engines differ. " if c.verdict == DIFFERS
-         else "Not compared. ") + text)
+        (
+            "Same on both engines. "
+            if c.verdict == SAME
+            else "The engines differ. "
+            if c.verdict == DIFFERS
+            else "Not compared. "
+        )
+        + text
+    )
     left, right = st.columns(2)
     for col, side in ((left, c.spark), (right, c.datafusion)):
         with col:
@@ -87,8 +103,10 @@ def show_comparison(c: EngineComparison) -> None:
             if side.rows is not None:
                 st.dataframe(side.rows, hide_index=True, width="stretch")
     if c.split is not None and not c.split.same:
-        for label, frame, count in (("Rows only on Spark", c.only_spark, c.split.only_a_count),
-                                    ("Rows only on DataFusion", c.only_datafusion, c.split.only_b_count)):
+        for label, frame, count in (
+            ("Rows only on Spark", c.only_spark, c.split.only_a_count),
+            ("Rows only on DataFusion", c.only_datafusion, c.split.only_b_count),
+        ):
             st.markdown(f"**{label}**: {count:,}" + (f" (the first {len(frame)})" if count > len(frame) else ""))
             if count:
                 st.dataframe(frame, hide_index=True, width="stretch")
@@ -108,14 +126,22 @@ def bisect_controls(plan: Plan, model: PlanModel, button_at=st) -> Bisection | N
     key = ("bisect", model.digest)
     state = _tasks().get(key)
     running = state is not None and not state.done.is_set()
-    if button_at.button("Find the first disagreement", key="engines_bisect_button", disabled=running,
-                        help="Run the plan bottom-up on Spark and on DataFusion, node by node, and stop at the first "
-                             "node whose rows differ while its inputs agree"):
+    if button_at.button(
+        "Find the first disagreement",
+        key="engines_bisect_button",
+        disabled=running,
+        help="Run the plan bottom-up on Spark and on DataFusion, node by node, and stop at the first "
+        "node whose rows differ while its inputs agree",
+    ):
         state = Task(status="starting")
         _tasks()[key] = state
-        start(state, plan, lambda catalog: bisect(model, catalog, timeout_s=TIMEOUT_S, cancel=state.cancel,
-                                                  progress=state.progress),
-              what="comparing Spark and DataFusion", thread_name="app-bisect")
+        start(
+            state,
+            plan,
+            lambda catalog: bisect(model, catalog, timeout_s=TIMEOUT_S, cancel=state.cancel, progress=state.progress),
+            what="comparing Spark and DataFusion",
+            thread_name="app-bisect",
+        )
     if state is None:
         return None
     if state.done.is_set() and state.result is not None:  # nothing to show or hide before it is done
@@ -131,18 +157,39 @@ def _show_bisection(model: PlanModel, b: Bisection) -> None:
     if b.first is None:
         (st.warning if b.stopped else st.success)(md_escape(f"{b.summary()} ({b.elapsed_s:.1f} s)"))
     else:
-        st.error(md_escape(f"Spark and DataFusion first disagree at node {b.first} "
-                           f"({title(model.node(b.first).kind)}): {b.nodes[b.first].why}"))
+        st.error(
+            md_escape(
+                f"Spark and DataFusion first disagree at node {b.first} "
+                f"({title(model.node(b.first).kind)}): {b.nodes[b.first].why}"
+            )
+        )
         if b.unchecked_inputs:
-            st.caption(md_escape(f"Its input(s) {', '.join(b.unchecked_inputs)} could not be compared: the difference may start there."))
+            st.caption(
+                md_escape(
+                    f"Its input(s) {', '.join(b.unchecked_inputs)} could not be compared: the difference may start there."
+                )
+            )
         st.button(md_escape(f"Select node {b.first}"), key="engines_select_first", on_click=select, args=(b.first,))
     for note in b.notes:
         st.caption(md_escape(note))
     with st.expander(f"Spark vs DataFusion: {len(b.nodes)} node(s) compared bottom-up", expanded=False):
-        st.dataframe(pd.DataFrame(
-            [{"node": n.node_id, "relation": title(n.kind), "verdict": n.verdict, "time (s)": round(n.elapsed_s, 2),
-              "why": n.why} for n in b.nodes.values()],
-            columns=["node", "relation", "verdict", "time (s)", "why"]), hide_index=True, width="stretch")
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "node": n.node_id,
+                        "relation": title(n.kind),
+                        "verdict": n.verdict,
+                        "time (s)": round(n.elapsed_s, 2),
+                        "why": n.why,
+                    }
+                    for n in b.nodes.values()
+                ],
+                columns=["node", "relation", "verdict", "time (s)", "why"],
+            ),
+            hide_index=True,
+            width="stretch",
+        )
         if b.first_comparison is not None:
             show_comparison(b.first_comparison)
 
@@ -153,9 +200,12 @@ def _show_bisection(model: PlanModel, b: Bisection) -> None:
 def portability_controls(plan: Plan, model: PlanModel, toggle_at=st) -> Portability | None:
     """The portability toggle (in ``toggle_at``, a container); when on, the table (in an expander) and
     the report for the marks."""
-    on = toggle_at.toggle("Which engines run each node", key=PORTABILITY_SHOW,
-                          help="Before running: whether Spark's translation and DataFusion's Substrait consumer take "
-                               "each node, and why not (missing function mapping, type, relation kind, refused)")
+    on = toggle_at.toggle(
+        "Which engines run each node",
+        key=PORTABILITY_SHOW,
+        help="Before running: whether Spark's translation and DataFusion's Substrait consumer take "
+        "each node, and why not (missing function mapping, type, relation kind, refused)",
+    )
     if not on:
         return None
     reports = st.session_state.setdefault("engine_portability", {})
@@ -172,8 +222,10 @@ def portability_controls(plan: Plan, model: PlanModel, toggle_at=st) -> Portabil
 def engine_overlay(base: Overlay | None, bisection: Bisection | None, report: Portability | None) -> Overlay | None:
     """The profile's overlay (or none) with the engines' marks added."""
     out = base
-    for extra in (bisection.overlay() if bisection is not None else None,
-                  report.overlay() if report is not None else None):
+    for extra in (
+        bisection.overlay() if bisection is not None else None,
+        report.overlay() if report is not None else None,
+    ):
         if extra is not None:
             out = (out or Overlay()).with_marks(extra)
     return out

@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from executor.jobs.outputs import OutputComparison, compare_outputs
-from ui.tasks import Task, progress_fragment, finished, run_in_background, show_progress
 from ui.markdown import md_escape
+from ui.tasks import Task, finished, progress_fragment, run_in_background, show_progress
 from viz.model import PlanModel
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -31,11 +31,17 @@ def _progress(ident: tuple, key: str, text: str) -> None:
 
 def schema_frame(c: OutputComparison, labels: tuple[str, str]) -> pd.DataFrame:
     a, b = labels
-    rows = [{
-        "index": col.index, f"{a} name": col.name_a, f"{a} type": col.type_a or col.spark_type_a,
-        f"{b} name": col.name_b, f"{b} type": col.type_b or col.spark_type_b,
-        "differs": ", ".join(col.what_differs),
-    } for col in c.columns]
+    rows = [
+        {
+            "index": col.index,
+            f"{a} name": col.name_a,
+            f"{a} type": col.type_a or col.spark_type_a,
+            f"{b} name": col.name_b,
+            f"{b} type": col.type_b or col.spark_type_b,
+            "differs": ", ".join(col.what_differs),
+        }
+        for col in c.columns
+    ]
     return pd.DataFrame(rows, columns=["index", f"{a} name", f"{a} type", f"{b} name", f"{b} type", "differs"])
 
 
@@ -44,7 +50,9 @@ def show_comparison(c: OutputComparison, labels: tuple[str, str] = ("a", "b")) -
     a, b = labels
     m1, m2, m3 = st.columns(3)
     m1.metric(md_escape(f"Rows in {a}"), f"{c.rows_a:,}")
-    m2.metric(md_escape(f"Rows in {b}"), f"{c.rows_b:,}", delta=f"{c.rows_b - c.rows_a:+,}" if c.rows_b != c.rows_a else None)
+    m2.metric(
+        md_escape(f"Rows in {b}"), f"{c.rows_b:,}", delta=f"{c.rows_b - c.rows_a:+,}" if c.rows_b != c.rows_a else None
+    )
     m3.metric("Columns differing", len(c.differing_columns))
     if c.same:
         st.success(f"Same schema and the same {c.rows_a:,} rows.")
@@ -61,21 +69,51 @@ def show_comparison(c: OutputComparison, labels: tuple[str, str] = ("a", "b")) -
             st.dataframe(frame, hide_index=True, width="stretch")
 
 
-def compare_panel(model_a: PlanModel, node_a: str, model_b: PlanModel, node_b: str, catalog_a, catalog_b, *,
-                  key: str, labels: tuple[str, str] = ("a", "b"), sample: int = 20,
-                  timeout_s: float = DEFAULT_TIMEOUT_S, button: str = "Compare outputs",
-                  ignore_case: bool = False) -> OutputComparison | None:
+def compare_panel(
+    model_a: PlanModel,
+    node_a: str,
+    model_b: PlanModel,
+    node_b: str,
+    catalog_a,
+    catalog_b,
+    *,
+    key: str,
+    labels: tuple[str, str] = ("a", "b"),
+    sample: int = 20,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    button: str = "Compare outputs",
+    ignore_case: bool = False,
+) -> OutputComparison | None:
     """A button that compares the two nodes (on Spark, in the background with Cancel and a timeout) and the result.
 
     ``key`` names the widget (unique per page); the result is kept for this pair of nodes and data."""
-    ident = (key, model_a.digest, node_a, model_b.digest, node_b,
-             catalog_a.fingerprint(), catalog_b.fingerprint(), sample, ignore_case)
+    ident = (
+        key,
+        model_a.digest,
+        node_a,
+        model_b.digest,
+        node_b,
+        catalog_a.fingerprint(),
+        catalog_b.fingerprint(),
+        sample,
+        ignore_case,
+    )
     task = _tasks().get(ident)
     running = task is not None and not task.done.is_set()
     if st.button(button, key=f"{key}_button", disabled=running):
         task = _tasks()[ident] = Task(status="running on Spark")
-        work = lambda t=task: compare_outputs(model_a, node_a, model_b, node_b, catalog_a, catalog_b,  # noqa: E731
-                                              sample=sample, timeout_s=timeout_s, ignore_case=ignore_case, cancel=t.cancel)
+        work = lambda t=task: compare_outputs(
+            model_a,
+            node_a,
+            model_b,
+            node_b,
+            catalog_a,
+            catalog_b,  # noqa: E731
+            sample=sample,
+            timeout_s=timeout_s,
+            ignore_case=ignore_case,
+            cancel=t.cancel,
+        )
         run_in_background(task, work, what="comparing", thread_name="app-compare")
     if task is None:
         return None

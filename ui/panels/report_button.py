@@ -11,12 +11,13 @@ thread), so a rerun never lays the graph out for it.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import streamlit as st
 
-from ui.state.plan_source import Plan
 from ui.panels.row_counts import finished_profile
+from ui.state.plan_source import Plan
 from viz.html_report import MAX_SAMPLE_ROWS, NodeRun, html_report
 from viz.model import PlanModel
 
@@ -48,16 +49,18 @@ def session_runs(model: PlanModel) -> dict[str, NodeRun]:
             if result is None or not hasattr(result, "rows"):
                 continue  # still running, failed, or a step's error message
             columns, sample = _sample(result)
-            out[k[1]] = NodeRun(rows=result.row_count, columns=columns, sample=sample,
-                                note=f"run in {where} ({result.elapsed_s:.2f} s)")
+            out[k[1]] = NodeRun(
+                rows=result.row_count, columns=columns, sample=sample, note=f"run in {where} ({result.elapsed_s:.2f} s)"
+            )
     profile = finished_profile(model)
     if profile is not None:
         for nid, p in profile.nodes.items():
             run = out.get(nid)
             if p.rows is not None:
                 note = "counted by the profile" + (f"; rows {run.note}" if run is not None else "")
-                out[nid] = NodeRun(rows=p.rows, columns=run.columns if run else (), sample=run.sample if run else (),
-                                   note=note)
+                out[nid] = NodeRun(
+                    rows=p.rows, columns=run.columns if run else (), sample=run.sample if run else (), note=note
+                )
             elif p.error and run is None:
                 out[nid] = NodeRun(note=f"the profile could not count it: {p.error}")
     return out
@@ -74,12 +77,20 @@ def report_button(plan: Plan, model: PlanModel, key: str) -> None:
     runs = session_runs(model)
     counted = sum(1 for r in runs.values() if r.rows is not None)
     sampled = sum(1 for r in runs.values() if r.sample)
-    what = (f" It includes this session's row counts for {counted} node{'s' if counted != 1 else ''} and sample "
-            f"rows for {sampled}." if runs else " Profile the plan or run nodes first to include row counts and sample rows.")
+    what = (
+        f" It includes this session's row counts for {counted} node{'s' if counted != 1 else ''} and sample "
+        f"rows for {sampled}."
+        if runs
+        else " Profile the plan or run nodes first to include row counts and sample rows."
+    )
     source = plan.source
     st.download_button(
-        LABEL, lambda: html_report(model, source, runs), file_name=report_file_name(source), mime="text/html",
-        key=key, on_click="ignore",
+        LABEL,
+        lambda: html_report(model, source, runs),
+        file_name=report_file_name(source),
+        mime="text/html",
+        key=key,
+        on_click="ignore",
         help="One self-contained HTML file that opens offline in any browser: the graph (click a node), every "
-             "node's schema, expressions, properties and diagnostics, and the plan in words." + what,
+        "node's schema, expressions, properties and diagnostics, and the plan in words." + what,
     )

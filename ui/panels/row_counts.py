@@ -14,8 +14,8 @@ import pandas as pd
 import streamlit as st
 
 from executor.jobs.profile import Profile, profile_plan
-from ui.tasks import Task, progress_fragment, finished, show_progress, start
 from ui.state.plan_source import Plan
+from ui.tasks import Task, finished, progress_fragment, show_progress, start
 from viz.counts import count_text, exact_text, is_abbreviated
 from viz.model import PlanModel
 from viz.render import Overlay, title
@@ -31,9 +31,13 @@ def _states() -> dict[str, Task]:
 def _start(plan: Plan, model: PlanModel, timeout_s: float) -> None:
     state = Task()
     _states()[model.digest] = state
-    start(state, plan, lambda catalog: profile_plan(model, catalog, timeout_s=timeout_s, cancel=state.cancel,
-                                                    progress=state.progress),
-          what="profiling the plan", thread_name="app-profile")
+    start(
+        state,
+        plan,
+        lambda catalog: profile_plan(model, catalog, timeout_s=timeout_s, cancel=state.cancel, progress=state.progress),
+        what="profiling the plan",
+        thread_name="app-profile",
+    )
 
 
 @progress_fragment
@@ -50,10 +54,14 @@ def profile_controls(plan: Plan, model: PlanModel, button_at=st) -> Profile | No
     key = model.digest
     state = _states().get(key)
     running = state is not None and not state.done.is_set()
-    if button_at.button("Profile the plan (row counts)", key="inspect_profile_button", disabled=running,
-                        help="Count the rows of every node on Spark (exact counts) and draw them on the graph. The "
-                             "plan runs once, observing every node; rows that follow from the inputs' (a sort, a "
-                             "fetch, a join without a condition) are computed, so a cross product is never run"):
+    if button_at.button(
+        "Profile the plan (row counts)",
+        key="inspect_profile_button",
+        disabled=running,
+        help="Count the rows of every node on Spark (exact counts) and draw them on the graph. The "
+        "plan runs once, observing every node; rows that follow from the inputs' (a sort, a "
+        "fetch, a join without a condition) are computed, so a cross product is never run",
+    ):
         _start(plan, model, DEFAULT_TIMEOUT_S)
         state = _states()[key]
     if state is None:
@@ -78,8 +86,12 @@ def profile_overlay(profile: Profile | None) -> Overlay | None:
     return profile.overlay() if profile is not None else None
 
 
-_HOW = {"run": "in the run of {run_of}", "reads": "with every read, in one job", "derived": "from its inputs' rows",
-        "count": "its own Spark job"}
+_HOW = {
+    "run": "in the run of {run_of}",
+    "reads": "with every read, in one job",
+    "derived": "from its inputs' rows",
+    "count": "its own Spark job",
+}
 
 
 def profile_frame(model: PlanModel, profile: Profile) -> pd.DataFrame:
@@ -89,17 +101,19 @@ def profile_frame(model: PlanModel, profile: Profile) -> pd.DataFrame:
     "exact rows" column gives every count in full."""
     rows = []
     for nid, p in profile.nodes.items():
-        rows.append({
-            "node": nid,
-            "relation": title(p.kind),
-            "rows": "" if p.rows is None else count_text(p.rows),
-            "exact rows": "" if p.rows is None else exact_text(p.rows),
-            "counted": _HOW.get(p.how or "", "").format(run_of=p.run_of) + (" (remembered)" if p.cached else ""),
-            "time (s)": round(p.elapsed_s, 3) if p.own_figure else None,
-            "× input": None if p.factor is None or not math.isfinite(p.factor) else round(p.factor, 2),
-            "flags": ", ".join(p.flags),
-            "note": p.error or p.skipped or "",
-        })
+        rows.append(
+            {
+                "node": nid,
+                "relation": title(p.kind),
+                "rows": "" if p.rows is None else count_text(p.rows),
+                "exact rows": "" if p.rows is None else exact_text(p.rows),
+                "counted": _HOW.get(p.how or "", "").format(run_of=p.run_of) + (" (remembered)" if p.cached else ""),
+                "time (s)": round(p.elapsed_s, 3) if p.own_figure else None,
+                "× input": None if p.factor is None or not math.isfinite(p.factor) else round(p.factor, 2),
+                "flags": ", ".join(p.flags),
+                "note": p.error or p.skipped or "",
+            }
+        )
     columns = ["node", "relation", "rows", "exact rows", "counted", "time (s)", "× input", "flags", "note"]
     if not any(p.rows is not None and is_abbreviated(p.rows) for p in profile.nodes.values()):
         columns.remove("exact rows")
@@ -109,11 +123,16 @@ def profile_frame(model: PlanModel, profile: Profile) -> pd.DataFrame:
 def profile_table(model: PlanModel, profile: Profile) -> None:
     counted = sum(1 for p in profile.nodes.values() if p.rows is not None)
     jobs = profile.jobs
-    with st.expander(f"Profile: {counted} of {len(profile.nodes)} nodes counted in {profile.elapsed_s:.1f} s "
-                     f"({jobs} Spark job{'s' if jobs != 1 else ''})", expanded=False):
+    with st.expander(
+        f"Profile: {counted} of {len(profile.nodes)} nodes counted in {profile.elapsed_s:.1f} s "
+        f"({jobs} Spark job{'s' if jobs != 1 else ''})",
+        expanded=False,
+    ):
         st.dataframe(profile_frame(model, profile), hide_index=True, width="stretch")
-        st.caption("The reads were counted together in one Spark job; then the plan ran once from the node named in "
-                   "\"counted\", with every other node's rows observed; its time is on that node. Rows that follow from the inputs' (a project, a sort, a fetch, a join without "
-                   "a condition) are computed, not run. A node that one run cannot count (below a fetch, which stops "
-                   "reading early) is counted in its own Spark job, with that job's time. ∅ empty: no rows while an "
-                   "input had rows. ⚠ exploded: more than 10× its largest input's rows and more than 1,000 rows.")
+        st.caption(
+            "The reads were counted together in one Spark job; then the plan ran once from the node named in "
+            "\"counted\", with every other node's rows observed; its time is on that node. Rows that follow from the inputs' (a project, a sort, a fetch, a join without "
+            "a condition) are computed, not run. A node that one run cannot count (below a fetch, which stops "
+            "reading early) is counted in its own Spark job, with that job's time. ∅ empty: no rows while an "
+            "input had rows. ⚠ exploded: more than 10× its largest input's rows and more than 1,000 rows."
+        )

@@ -14,10 +14,10 @@ import streamlit as st
 
 from executor.errors import ExecutionError
 from executor.jobs.run import explain_node, run_node, to_csv_bytes, to_parquet_bytes
-from ui.tasks import Task, progress_fragment, finished, settle, show_progress, start
-from ui.state.plan_data import catalog_for
 from ui.markdown import md_escape
+from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
+from ui.tasks import Task, finished, progress_fragment, settle, show_progress, start
 from viz.model import PlanModel
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -43,8 +43,17 @@ def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, count: bool, 
     _runs()[(model.digest, node_id)] = state
 
     def work(catalog):
-        result = run_node(model, node_id, catalog=catalog, limit=limit, count=count, timeout_s=timeout_s,
-                          cancel=state.cancel, progress=state.progress, explain=False)
+        result = run_node(
+            model,
+            node_id,
+            catalog=catalog,
+            limit=limit,
+            count=count,
+            timeout_s=timeout_s,
+            cancel=state.cancel,
+            progress=state.progress,
+            explain=False,
+        )
         state.csv, state.parquet = to_csv_bytes(result), to_parquet_bytes(result)
         return result
 
@@ -82,8 +91,14 @@ def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, 
     running = state is not None and not state.done.is_set()
     # started in the click's callback, before the page's run draws the graph and the inspector again
     # (so ``state`` above is already the click's run)
-    st.button("▶ Run this node", key="run_button", disabled=not ok or running, type="primary", on_click=_clicked,
-              args=(plan, model, node_id))
+    st.button(
+        "▶ Run this node",
+        key="run_button",
+        disabled=not ok or running,
+        type="primary",
+        on_click=_clicked,
+        args=(plan, model, node_id),
+    )
     if state is not None:
         _show(plan, model, state, key)
 
@@ -101,15 +116,18 @@ def _show(plan: Plan, model: PlanModel, state: RunState, key: tuple) -> None:
         return
     shown = len(result.rows)
     total = f"{result.row_count:,} rows" if result.row_count is not None else f"more than {shown:,} rows"
-    st.caption(md_escape(f"Node {state.node_id}: {total}, showing the first {shown:,} · ran in {result.elapsed_s:.2f} s"))
+    st.caption(
+        md_escape(f"Node {state.node_id}: {total}, showing the first {shown:,} · ran in {result.elapsed_s:.2f} s")
+    )
     for w in result.warnings:
         st.warning(md_escape(w))
     st.dataframe(result.rows, hide_index=True, width="stretch")
     st.caption(md_escape("Types: " + ", ".join(f"{c} {t}" for c, t in zip(result.columns, result.types))))
     d1, d2 = st.columns(2)
     d1.download_button("Rows (CSV)", state.csv, file_name=f"node-{state.node_id}.csv", mime="text/csv")
-    d2.download_button("Rows (Parquet)", state.parquet, file_name=f"node-{state.node_id}.parquet",
-                       mime="application/octet-stream")
+    d2.download_button(
+        "Rows (Parquet)", state.parquet, file_name=f"node-{state.node_id}.parquet", mime="application/octet-stream"
+    )
     with st.expander("Spark's plan for this subtree"):
         _explain(plan, model, state.node_id)
 

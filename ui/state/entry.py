@@ -13,14 +13,31 @@ from __future__ import annotations
 
 import streamlit as st
 
-
 #: Widget values that follow the user from page to page: the data toggle, the selected node, the trace
 #: and view settings, each page's own settings and the SQL text. (Streamlit forgets a widget's value
 #: at the end of a run that does not draw the widget, so a trip to another page would reset them.)
 KEPT_WIDGETS = (
-    "use_tpch", "node", "trace", "focus", "collapsed", "search", "max_rows", "plan_sample",
-    "run_limit", "run_count", "run_timeout", "step_limit", "step_timeout", "present_max_rows", "present_details",
-    "compare_ignore_case", "compare_layout", "compare_rows", "compare_status", "sql_text", "sql_data",
+    "use_tpch",
+    "node",
+    "trace",
+    "focus",
+    "collapsed",
+    "search",
+    "max_rows",
+    "plan_sample",
+    "run_limit",
+    "run_count",
+    "run_timeout",
+    "step_limit",
+    "step_timeout",
+    "present_max_rows",
+    "present_details",
+    "compare_ignore_case",
+    "compare_layout",
+    "compare_rows",
+    "compare_status",
+    "sql_text",
+    "sql_data",
 )
 
 

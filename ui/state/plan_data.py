@@ -35,7 +35,7 @@ def user_data() -> str | None:
 
 
 def sample_data_kind(plan: Plan | None) -> str | None:
-    """"tutorial", "tpch" or None: the data a sample plan is written against (sample_plans/manifest.json)."""
+    """ "tutorial", "tpch" or None: the data a sample plan is written against (sample_plans/manifest.json)."""
     if plan is None or plan.sample is None:
         return None
     try:
@@ -136,10 +136,10 @@ def warm_spark(plan: Plan, model) -> None:
     nodes on it (kept by ``executor.jobs.run.translation``), read a row of each table it reads, and run the
     nodes once, leaves first, for :data:`WARM_RUN_BUDGET_S` (their rows not kept): the first run finds
     Spark started, its code paths warm and the files listed, and the page never waits."""
-    from executor.translate.executable import executability
-    from executor.spark.rehearsal import prepare_later, rehearse
     from executor.jobs.run import translation
+    from executor.spark.rehearsal import prepare_later, rehearse
     from executor.spark.session import WARM_UP, is_started, warm_up, warm_up_due, warming
+    from executor.translate.executable import executability
 
     due = warm_up_due()
     if not due and not (WARM_UP and (is_started() or warming())):

@@ -88,7 +88,7 @@ def found_text(data: bytes, reason: str) -> str:
     (it names what the JSON lacks), else what kind of bytes they are and how they start."""
     for prefix in _LOAD_PREFIXES:
         if reason.startswith(prefix):
-            reason = reason[len(prefix):]
+            reason = reason[len(prefix) :]
             break
     head = data.lstrip()[:1]
     if not data.strip():
@@ -140,8 +140,10 @@ def _on_upload() -> None:
         return
     size = getattr(f, "size", None)
     if size is not None and size > MAX_PLAN_BYTES:
-        st.session_state[REFUSED] = (f"{f.name} was not opened: {size:,} bytes is over the {MAX_PLAN_BYTES:,}-byte "
-                                     f"limit for a plan.{_still(st.session_state.get('plan'))}")
+        st.session_state[REFUSED] = (
+            f"{f.name} was not opened: {size:,} bytes is over the {MAX_PLAN_BYTES:,}-byte "
+            f"limit for a plan.{_still(st.session_state.get('plan'))}"
+        )
         return
     _offer(Plan(f.getvalue(), f.name))
 
@@ -172,8 +174,14 @@ def _open_shared(digest: str) -> None:
 
     data = load_shared(digest)
     if data is None:
-        what = "is not on this server" if is_digest(digest) else "is not a plan link (expected 64 lowercase hex characters)"
-        st.session_state["plan_error"] = f"The shared plan {digest[:16]} {what}; open a sample or upload the plan instead."
+        what = (
+            "is not on this server"
+            if is_digest(digest)
+            else "is not a plan link (expected 64 lowercase hex characters)"
+        )
+        st.session_state["plan_error"] = (
+            f"The shared plan {digest[:16]} {what}; open a sample or upload the plan instead."
+        )
         return
     st.session_state["plan"] = Plan(data, f"shared plan {digest[:8]}", shared=digest)
 
@@ -201,12 +209,17 @@ def plan_sidebar() -> Plan | None:
     with st.sidebar:
         st.header("Plan")
         st.file_uploader(
-            "Upload a plan (protobuf JSON or binary)", key="plan_upload", on_change=_on_upload,
+            "Upload a plan (protobuf JSON or binary)",
+            key="plan_upload",
+            on_change=_on_upload,
             help="Substrait Plan messages: .json (protobuf JSON) or binary (.pb, .bin, .substrait)",
         )
         options = [NONE, *names]
         st.selectbox(
-            "…or open a sample", options, key="plan_sample", on_change=_on_sample,
+            "…or open a sample",
+            options,
+            key="plan_sample",
+            on_change=_on_sample,
             format_func=lambda n: n if n == NONE else f"{titles.get(n, n)} ({n})",
         )
         with st.expander("…or paste JSON"):

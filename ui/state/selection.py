@@ -4,7 +4,8 @@ the theme the graph is drawn in."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import streamlit as st
 
@@ -48,7 +49,7 @@ def resolve_node(node_ids: list[str], default: str | None, label: Callable[[str]
 
 
 def theme() -> str:
-    """"dark" or "light": the theme the browser shows, for ``viz.render.View``."""
+    """ "dark" or "light": the theme the browser shows, for ``viz.render.View``."""
     try:
         return "dark" if st.context.theme.type == "dark" else "light"
     except AttributeError:
@@ -92,6 +93,7 @@ def parse_choice(choices) -> Callable[[str], str]:
         if text not in choices:
             raise ValueError(text)
         return text
+
     return parse
 
 
@@ -101,10 +103,12 @@ def parse_int_between(low: int, high: int) -> Callable[[str], int]:
         if not low <= value <= high:
             raise ValueError(text)
         return value
+
     return parse
 
 
 def parse_members(members) -> Callable[[str], list[str]]:
     def parse(text: str) -> list[str]:
         return [m for m in text.split(",") if m in members]
+
     return parse

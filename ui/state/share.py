@@ -165,6 +165,14 @@ def share_link_widget(plan, node_id: str | None, page: str = "") -> str | None:
 
 
 __all__ = [
-    "MAX_SHARED_BYTES", "SHARE_DIR", "ShareError", "absolute_link", "is_digest", "load_shared",
-    "save_shared", "share_link", "share_link_widget", "share_query",
+    "MAX_SHARED_BYTES",
+    "SHARE_DIR",
+    "ShareError",
+    "absolute_link",
+    "is_digest",
+    "load_shared",
+    "save_shared",
+    "share_link",
+    "share_link_widget",
+    "share_query",
 ]

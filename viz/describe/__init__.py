@@ -17,5 +17,13 @@ from .names import column_names, root_names
 from .sentences import DESCRIBE
 from .story import describe, describe_failures, describe_plan, story_order, story_runs
 
-__all__ = ["DESCRIBE", "column_names", "describe", "describe_failures", "describe_plan", "root_names",
-           "story_order", "story_runs"]
+__all__ = [
+    "DESCRIBE",
+    "column_names",
+    "describe",
+    "describe_failures",
+    "describe_plan",
+    "root_names",
+    "story_order",
+    "story_runs",
+]

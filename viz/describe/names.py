@@ -3,8 +3,8 @@ root unchanged, else a computed column's expression in words (:func:`column_name
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from substrait import algebra_pb2
 
@@ -97,7 +97,10 @@ def _plain_field_index(e: Expression) -> int | None:
     if e.WhichOneof("rex_type") != "selection":
         return None
     ref = e.selection
-    if ref.WhichOneof("root_type") not in (None, "root_reference") or ref.WhichOneof("reference_type") != "direct_reference":
+    if (
+        ref.WhichOneof("root_type") not in (None, "root_reference")
+        or ref.WhichOneof("reference_type") != "direct_reference"
+    ):
         return None
     seg = ref.direct_reference
     if seg.WhichOneof("reference_type") != "struct_field" or seg.struct_field.HasField("child"):
@@ -172,9 +175,16 @@ def _spoken(model: PlanModel, node: NodeView, memo: dict[str, list[str] | None])
             layout = aggregate_layout(body, model.conventions)
             direct = [w.expr(body.grouping_expressions[r]) for r in layout.keys]
             direct += [None] if layout.grouping_column == "datafusion" else []
-            direct += [aggregate_words(w, w.function(m.measure.function_reference), m.measure.arguments,
-                                       m.measure.invocation == algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT,
-                                       noun=True) for m in body.measures]
+            direct += [
+                aggregate_words(
+                    w,
+                    w.function(m.measure.function_reference),
+                    m.measure.arguments,
+                    m.measure.invocation == algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT,
+                    noun=True,
+                )
+                for m in body.measures
+            ]
     elif node.kind in PAIRING and inputs:
         direct = [n for names in inputs for n in names]
     else:

@@ -3,8 +3,8 @@ node's :class:`Context` (the model, the node, and how the story names tables and
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from substrait import algebra_pb2
 
@@ -121,7 +121,7 @@ def _read(c: Context) -> str:
 
 
 def _whose(w: Words, text: str) -> str:
-    """"whose" when a condition's words start with the name of one of the row's own columns (one
+    """ "whose" when a condition's words start with the name of one of the row's own columns (one
     word: "l_shipdate is ..."), else "where" ("the sum of ...", "'Computers' is not in ...")."""
     first = text.split(" ", 1)[0]
     own = {f.name for f in w.fields or () if " " not in f.name}
@@ -129,7 +129,7 @@ def _whose(w: Words, text: str) -> str:
 
 
 def _rows(things: str) -> str:
-    """"the rows of orders" for a table's name (whether its name is singular or plural), "the
+    """ "the rows of orders" for a table's name (whether its name is singular or plural), "the
     combined ... rows", "rows"."""
     if things == "rows":
         return things
@@ -146,7 +146,9 @@ def _filter(c: Context) -> str:
         # the filter that holds the keys of the cross products below it: the matching first, then the rest
         rest = [e for e in parts if not is_column_equality(w, e)]
         combined = c.combined(c.input(0)) or "rows"
-        text = as_sentence(f"Keeps {_rows(combined) if combined != 'rows' else 'the rows'} that match on {and_list(w.conditions_of(keys))}")
+        text = as_sentence(
+            f"Keeps {_rows(combined) if combined != 'rows' else 'the rows'} that match on {and_list(w.conditions_of(keys))}"
+        )
         if rest:
             words = and_list(w.conditions_of(rest))
             text += " " + as_sentence(f"Of those, keeps the rows {_whose(w, words)} {words}")
@@ -162,8 +164,11 @@ def _pairs_all(model: PlanModel, node_id: str) -> bool:
     if node.kind == "cross":
         return True
     body = node.node.body
-    return node.kind == "join" and _join_type(body) == "inner" and (
-        not body.HasField("expression") or is_true(body.expression))
+    return (
+        node.kind == "join"
+        and _join_type(body) == "inner"
+        and (not body.HasField("expression") or is_true(body.expression))
+    )
 
 
 def _is_plain_field(e: Expression) -> bool:
@@ -174,7 +179,9 @@ def _project(c: Context) -> str:
     w = c.words()
     exprs = list(c.body.expressions)
     given = _given_names(c.model, c.node.id, len(exprs))
-    computed = [f"{given[i]} = {w.expr(e)}" if given[i] else w.expr(e) for i, e in enumerate(exprs) if not _is_plain_field(e)]
+    computed = [
+        f"{given[i]} = {w.expr(e)}" if given[i] else w.expr(e) for i, e in enumerate(exprs) if not _is_plain_field(e)
+    ]
     names = column_names(c.model, c.node.id) or []
     narrows = emit(c.body) is not None or not c.model.conventions.project_keeps_input
     if not computed:
@@ -185,8 +192,10 @@ def _project(c: Context) -> str:
         named = any(given)
         text = f"Adds column {computed[0]}" if named else f"Adds {computed[0]} as a new column"
     else:
-        text = f"Adds {len(computed)} new columns: " + "; ".join(computed[:MAX_ITEMS]) + (
-            f"; and {len(computed) - MAX_ITEMS} more" if len(computed) > MAX_ITEMS else ""
+        text = (
+            f"Adds {len(computed)} new columns: "
+            + "; ".join(computed[:MAX_ITEMS])
+            + (f"; and {len(computed) - MAX_ITEMS} more" if len(computed) > MAX_ITEMS else "")
         )
     out = as_sentence(text)
     if narrows and names:
@@ -240,8 +249,13 @@ def _given_names(model: PlanModel, node_id: str, count: int) -> list[str | None]
     mapping = emit(body)
     for j, m in enumerate(mapping if mapping is not None else range(len(schema))):
         k = m - width
-        if 0 <= k < count and j < len(names) and names[j] and not is_expression_name(names[j]) \
-                and names[j] != schema[j].name:
+        if (
+            0 <= k < count
+            and j < len(names)
+            and names[j]
+            and not is_expression_name(names[j])
+            and names[j] != schema[j].name
+        ):
             out[k] = names[j]
     return out
 
@@ -333,8 +347,12 @@ def _aggregate(c: Context) -> str:
     given = _measure_names(c.model, c.node.id)
     for i, m in enumerate(body.measures):
         f = m.measure
-        text = aggregate_words(w, w.function(f.function_reference), f.arguments,
-                               f.invocation == algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT)
+        text = aggregate_words(
+            w,
+            w.function(f.function_reference),
+            f.arguments,
+            f.invocation == algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT,
+        )
         if i < len(given) and given[i]:
             text += f" as {given[i]}"
         if m.HasField("filter"):
@@ -347,11 +365,21 @@ def _aggregate(c: Context) -> str:
     if len(groupings) > 1:
         sets = ["per " + and_list(g) if g else "over all rows" for g in groupings]
         if measures:
-            return as_sentence(f"{what}, for {counted(len(groupings), 'grouping')}: " + "; ".join(sets[:4]) + ("; …" if len(sets) > 4 else ""))
-        return as_sentence(f"Lists the distinct groups for {counted(len(groupings), 'grouping')}: " + "; ".join(sets[:4]))
+            return as_sentence(
+                f"{what}, for {counted(len(groupings), 'grouping')}: "
+                + "; ".join(sets[:4])
+                + ("; …" if len(sets) > 4 else "")
+            )
+        return as_sentence(
+            f"Lists the distinct groups for {counted(len(groupings), 'grouping')}: " + "; ".join(sets[:4])
+        )
     group = groupings[0] if groupings else []
     if not measures:
-        return as_sentence(f"Keeps one row per distinct {capped_list(group, MAX_COLUMNS)}") if group else "Produces one empty row."
+        return (
+            as_sentence(f"Keeps one row per distinct {capped_list(group, MAX_COLUMNS)}")
+            if group
+            else "Produces one empty row."
+        )
     if group:
         return as_sentence(f"{what} per {capped_list(group, MAX_COLUMNS)}")
     if what == "counts rows":
@@ -370,11 +398,15 @@ def _same_verbs(measures: list[str]) -> list[str]:
     for text in measures:
         verb = next((v for v in _MERGED_VERBS if text.startswith(v)), None)
         if verb is not None and out and out[-1][0] == verb:
-            out[-1].append(text[len(verb):])
+            out[-1].append(text[len(verb) :])
         else:
-            out.append([verb or "", text[len(verb):] if verb else text])
-    return [verb + and_list([f"({i})" if " + " in i or " − " in i else i for i in items] if len(items) > 1 else items)
-            if verb else items[0] for verb, *items in out]
+            out.append([verb or "", text[len(verb) :] if verb else text])
+    return [
+        verb + and_list([f"({i})" if " + " in i or " − " in i else i for i in items] if len(items) > 1 else items)
+        if verb
+        else items[0]
+        for verb, *items in out
+    ]
 
 
 def _measure_names(model: PlanModel, node_id: str) -> list[str | None]:
@@ -390,8 +422,13 @@ def _measure_names(model: PlanModel, node_id: str) -> list[str | None]:
     first = len(layout.keys) + (1 if layout.grouping_column == "datafusion" else 0)
     for i in range(len(body.measures)):
         j = first + i
-        if j < len(names) and j < len(schema) and names[j] and names[j] != schema[j].name \
-                and not is_expression_name(names[j]):
+        if (
+            j < len(names)
+            and j < len(schema)
+            and names[j]
+            and names[j] != schema[j].name
+            and not is_expression_name(names[j])
+        ):
             out[i] = names[j]
     return out
 
@@ -482,8 +519,15 @@ def _set(c: Context) -> str:
 def _window(c: Context) -> str:
     body = c.body
     w = c.words()
-    funcs = [aggregate_words(w, w.function(f.function_reference), f.arguments, False, noun=True) for f in body.window_functions]
-    text = f"Adds {counted(len(funcs), 'window column')}: {capped_list(funcs, MAX_ITEMS)}" if funcs else "Adds window columns"
+    funcs = [
+        aggregate_words(w, w.function(f.function_reference), f.arguments, False, noun=True)
+        for f in body.window_functions
+    ]
+    text = (
+        f"Adds {counted(len(funcs), 'window column')}: {capped_list(funcs, MAX_ITEMS)}"
+        if funcs
+        else "Adds window columns"
+    )
     if body.partition_expressions:
         text += ", per " + capped_list([w.expr(p) for p in body.partition_expressions], MAX_ITEMS)
     if body.sorts:
@@ -504,13 +548,20 @@ def _exchange(c: Context) -> str:
     if kind == "round_robin":
         return as_sentence(f"Deals the rows out in turn{parts}")
     if kind in ("single_target", "multi_target"):
-        return as_sentence(f"Sends each row to the partition{'s' if kind == 'multi_target' else ''} chosen by {w.expr(getattr(body, kind).expression)}")
+        return as_sentence(
+            f"Sends each row to the partition{'s' if kind == 'multi_target' else ''} chosen by {w.expr(getattr(body, kind).expression)}"
+        )
     return as_sentence(f"Redistributes the rows{parts}")
 
 
 def _expand(c: Context) -> str:
-    dup = max((len(f.switching_field.duplicates) for f in c.body.fields if f.WhichOneof("field_type") == "switching_field"), default=1)
-    return as_sentence(f"Makes {counted(dup, 'copy', 'copies')} of each row, varying some columns (as for grouping sets)")
+    dup = max(
+        (len(f.switching_field.duplicates) for f in c.body.fields if f.WhichOneof("field_type") == "switching_field"),
+        default=1,
+    )
+    return as_sentence(
+        f"Makes {counted(dup, 'copy', 'copies')} of each row, varying some columns (as for grouping sets)"
+    )
 
 
 def _reference(c: Context) -> str:
@@ -532,7 +583,11 @@ def _extension(c: Context) -> str:
 
 def _write(c: Context) -> str:
     body = c.body
-    op = algebra_pb2.WriteRel.WriteOp.Name(body.op).replace("WRITE_OP_", "").lower() if body.op in algebra_pb2.WriteRel.WriteOp.DESCRIPTOR.values_by_number else "unspecified"
+    op = (
+        algebra_pb2.WriteRel.WriteOp.Name(body.op).replace("WRITE_OP_", "").lower()
+        if body.op in algebra_pb2.WriteRel.WriteOp.DESCRIPTOR.values_by_number
+        else "unspecified"
+    )
     target = ".".join(body.named_table.names) if body.HasField("named_table") else "a custom table"
     verbs = {
         "insert": f"Inserts the rows into table {target}",
@@ -545,11 +600,24 @@ def _write(c: Context) -> str:
 
 def _ddl(c: Context) -> str:
     body = c.body
-    op = algebra_pb2.DdlRel.DdlOp.Name(body.op).replace("DDL_OP_", "").lower().replace("_", " ") if body.op in algebra_pb2.DdlRel.DdlOp.DESCRIPTOR.values_by_number else "changes"
-    obj = algebra_pb2.DdlRel.DdlObject.Name(body.object).replace("DDL_OBJECT_", "").lower() if body.object in algebra_pb2.DdlRel.DdlObject.DESCRIPTOR.values_by_number else "object"
+    op = (
+        algebra_pb2.DdlRel.DdlOp.Name(body.op).replace("DDL_OP_", "").lower().replace("_", " ")
+        if body.op in algebra_pb2.DdlRel.DdlOp.DESCRIPTOR.values_by_number
+        else "changes"
+    )
+    obj = (
+        algebra_pb2.DdlRel.DdlObject.Name(body.object).replace("DDL_OBJECT_", "").lower()
+        if body.object in algebra_pb2.DdlRel.DdlObject.DESCRIPTOR.values_by_number
+        else "object"
+    )
     target = ".".join(body.named_object.names) if body.HasField("named_object") else "a custom object"
-    verb = {"create": "Creates", "create or replace": "Creates or replaces", "alter": "Alters", "drop": "Drops",
-            "drop if exist": "Drops (if it exists)"}.get(op, f"Changes ({op})")
+    verb = {
+        "create": "Creates",
+        "create or replace": "Creates or replaces",
+        "alter": "Alters",
+        "drop": "Drops",
+        "drop if exist": "Drops (if it exists)",
+    }.get(op, f"Changes ({op})")
     return as_sentence(f"{verb} {obj} {target}")
 
 
@@ -557,7 +625,10 @@ def _update(c: Context) -> str:
     body = c.body
     w = c.words()
     names = [f.name for f in c.node.info.incoming or []]
-    sets = [f"{names[t.column_target] if 0 <= t.column_target < len(names) else f'column {t.column_target}'} to {w.expr(t.transformation)}" for t in body.transformations]
+    sets = [
+        f"{names[t.column_target] if 0 <= t.column_target < len(names) else f'column {t.column_target}'} to {w.expr(t.transformation)}"
+        for t in body.transformations
+    ]
     text = f"Updates table {'.'.join(body.named_table.names)}"
     if body.HasField("condition"):
         text += f" where {w.condition(body.condition)}"

@@ -3,8 +3,8 @@ generic one where a builder fails), the order to tell it in, and how it names ta
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from ..model import MemoBeside, PlanModel
 from ..words import (

@@ -10,14 +10,26 @@ are in :mod:`viz.expressions.literals`, readings that need no typing in :mod:`vi
 
 from .literals import decimal_value, literal_text, literal_type
 from .shapes import (
-           bound_offset,
-           case_base,
-           contains_rex,
-           integer_literal,
-           is_true,
-           sort_direction,
+    bound_offset,
+    case_base,
+    contains_rex,
+    integer_literal,
+    is_true,
+    sort_direction,
 )
 from .typer import ExpressionTyper, Scope, Typed
 
-__all__ = ["ExpressionTyper", "Scope", "Typed", "bound_offset", "case_base", "contains_rex", "decimal_value",
-           "integer_literal", "is_true", "literal_text", "literal_type", "sort_direction"]
+__all__ = [
+    "ExpressionTyper",
+    "Scope",
+    "Typed",
+    "bound_offset",
+    "case_base",
+    "contains_rex",
+    "decimal_value",
+    "integer_literal",
+    "is_true",
+    "literal_text",
+    "literal_type",
+    "sort_direction",
+]

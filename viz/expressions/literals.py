@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal
-from typing import Mapping
+from collections.abc import Mapping
 
 from substrait import algebra_pb2, type_pb2
 
@@ -67,7 +67,9 @@ def literal_type(lit: Expression.Literal) -> type_pb2.Type | None:
         return Ty(precision_timestamp=Ty.PrecisionTimestamp(precision=lit.precision_timestamp.precision, nullability=n))
     if which == "precision_timestamp_tz":
         return Ty(
-            precision_timestamp_tz=Ty.PrecisionTimestampTZ(precision=lit.precision_timestamp_tz.precision, nullability=n)
+            precision_timestamp_tz=Ty.PrecisionTimestampTZ(
+                precision=lit.precision_timestamp_tz.precision, nullability=n
+            )
         )
     if which == "struct":
         members = [literal_type(f) for f in lit.struct.fields]
@@ -171,7 +173,13 @@ def literal_text(lit: Expression.Literal, user_types: Mapping[int, str] | None =
     if which == "empty_list":
         return "[]"
     if which == "map":
-        return "map{" + ", ".join(f"{literal_text(kv.key, user_types)}: {literal_text(kv.value, user_types)}" for kv in value.key_values) + "}"
+        return (
+            "map{"
+            + ", ".join(
+                f"{literal_text(kv.key, user_types)}: {literal_text(kv.value, user_types)}" for kv in value.key_values
+            )
+            + "}"
+        )
     if which == "empty_map":
         return "map{}"
     if which == "user_defined":

@@ -33,7 +33,11 @@ def contains_rex(e: Expression, kinds: frozenset[str]) -> bool:
 
 def is_true(e: Expression) -> bool:
     """Whether ``e`` is the literal ``true`` (a join "condition" that keeps every pair)."""
-    return e.WhichOneof("rex_type") == "literal" and e.literal.WhichOneof("literal_type") == "boolean" and e.literal.boolean
+    return (
+        e.WhichOneof("rex_type") == "literal"
+        and e.literal.WhichOneof("literal_type") == "boolean"
+        and e.literal.boolean
+    )
 
 
 def case_base(e: Expression.IfThen) -> Expression | None:

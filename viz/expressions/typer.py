@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from substrait import algebra_pb2, type_pb2
 
@@ -51,14 +51,16 @@ _COMPARISON_OPS = {0: "?", 1: "=", 2: "<>", 3: "<", 4: ">", 5: "<=", 6: ">="}
 
 _Phase = algebra_pb2.AggregationPhase
 #: Aggregation phases whose input or output is the function's intermediate state.
-_INTERMEDIATE_PHASES = frozenset({
-    _Phase.AGGREGATION_PHASE_INITIAL_TO_INTERMEDIATE,
-    _Phase.AGGREGATION_PHASE_INTERMEDIATE_TO_INTERMEDIATE,
-    _Phase.AGGREGATION_PHASE_INTERMEDIATE_TO_RESULT,
-})
+_INTERMEDIATE_PHASES = frozenset(
+    {
+        _Phase.AGGREGATION_PHASE_INITIAL_TO_INTERMEDIATE,
+        _Phase.AGGREGATION_PHASE_INTERMEDIATE_TO_INTERMEDIATE,
+        _Phase.AGGREGATION_PHASE_INTERMEDIATE_TO_RESULT,
+    }
+)
 
 
-def _call_label(name: str, args: Sequence["Typed"]) -> str:
+def _call_label(name: str, args: Sequence[Typed]) -> str:
     """A call as a diagnostic names it, its arguments by their labels: ``lte(l_discount, add(0.06, 0.01))``."""
     return _short(f"{name}({', '.join(a.label for a in args)})", 72)
 
@@ -103,8 +105,7 @@ class ExpressionTyper:
             self._diag(
                 error(
                     "unknown-function",
-                    f"function anchor {anchor} is not declared in the plan's extensions "
-                    f"(declared anchors: {listing})",
+                    f"function anchor {anchor} is not declared in the plan's extensions (declared anchors: {listing})",
                     self.node,
                 )
             )
@@ -122,11 +123,15 @@ class ExpressionTyper:
         if getattr(f, "phase", 0) in _INTERMEDIATE_PHASES:
             # takes or gives the YAML's intermediate type, not its arguments or return type
             if declared is None:
-                self._diag(warning("missing-output-type", f"{what} has no output type; its column type is unknown", self.node))
+                self._diag(
+                    warning("missing-output-type", f"{what} has no output type; its column type is unknown", self.node)
+                )
             return declared, None
         if ref is None:
             if declared is None:
-                self._diag(warning("missing-output-type", f"{what} has no output type; its column type is unknown", self.node))
+                self._diag(
+                    warning("missing-output-type", f"{what} has no output type; its column type is unknown", self.node)
+                )
             return declared, None
         signature = [a.enum if a.enum is not None else a.type for a in args]
         derived = function_types.derive(ref.name, ref.extension, signature)
@@ -155,8 +160,14 @@ class ExpressionTyper:
                 coercion, derived = theirs, again
         if declared is not None:
             if not derived.defined:
-                self._diag(info("no-signature", f"{what}: {derived.how}, so its argument types cannot be checked; "
-                                f"the plan's {T.render(declared)} is taken", self.node))
+                self._diag(
+                    info(
+                        "no-signature",
+                        f"{what}: {derived.how}, so its argument types cannot be checked; "
+                        f"the plan's {T.render(declared)} is taken",
+                        self.node,
+                    )
+                )
             if derived.type is not None and not T.same_type_ignoring_nullability(declared, derived.type):
                 if T.kind(derived.type) == "bool":
                     follows = "the schema shows the plan's type; the run keeps the predicate's boolean"
@@ -213,7 +224,9 @@ class ExpressionTyper:
             if coercion is None:
                 return f"no rule of {whose}'s (the plan's producer) for these types is known here: the run passes them to Spark as they are"
             return f"the run follows the plan's producer: {coercion.rule}"
-        unknown = "the plan's producer is not one whose coercions are known here, and the spec allows no implicit coercion"
+        unknown = (
+            "the plan's producer is not one whose coercions are known here, and the spec allows no implicit coercion"
+        )
         if coercion is None:
             return f"{unknown}: the run passes the values to Spark as they are"
         return f"{unknown}, so the run follows Spark: {coercion.rule}"
@@ -321,7 +334,9 @@ class ExpressionTyper:
         index = seg.struct_field.field
         if base_fields is None:
             text = f"{prefix}{index}"
-            return self._walk_segments_from(seg.struct_field.child, seg.struct_field.HasField("child"), None, (), text, text)
+            return self._walk_segments_from(
+                seg.struct_field.child, seg.struct_field.HasField("child"), None, (), text, text
+            )
         if index < 0 or index >= len(base_fields):
             what = {"$": "input", "λ$": "lambda"}.get(prefix, "outer input")
             valid = f"0-{len(base_fields) - 1}" if base_fields else "none"
@@ -400,13 +415,16 @@ class ExpressionTyper:
         name = self.function_name(f.function_reference)
         args = self.args(f.arguments, scope)
         t, coercion = self._call_type(f, f"scalar function {_call_label(name, args)}", args)
-        return self._call_typed(f, Typed(
-            t,
-            f"{name}({', '.join(a.text for a in args)})",
-            _short(f"{name}({', '.join(a.label for a in args)})"),
-            nested_names_for(t),
-            coercion=coercion,
-        ))
+        return self._call_typed(
+            f,
+            Typed(
+                t,
+                f"{name}({', '.join(a.text for a in args)})",
+                _short(f"{name}({', '.join(a.label for a in args)})"),
+                nested_names_for(t),
+                coercion=coercion,
+            ),
+        )
 
     def _call_typed(self, f, typed: Typed) -> Typed:
         """``typed``, also kept under the message of the call (or CASE, IN list) itself: the executor
@@ -439,8 +457,10 @@ class ExpressionTyper:
             over.append("ORDER BY " + ", ".join(self.sort_field(s, scope) for s in sorts))
         if f.HasField("lower_bound") or f.HasField("upper_bound"):
             rows = "RANGE" if f.bounds_type == 2 else "ROWS"
-            over.append(f"{rows} BETWEEN {_bound(f.lower_bound, 'UNBOUNDED PRECEDING')} AND "
-                        f"{_bound(f.upper_bound, 'UNBOUNDED FOLLOWING')}")
+            over.append(
+                f"{rows} BETWEEN {_bound(f.lower_bound, 'UNBOUNDED PRECEDING')} AND "
+                f"{_bound(f.upper_bound, 'UNBOUNDED FOLLOWING')}"
+            )
         t, coercion = self._call_type(f, f"window function {_call_label(name, args)}", args)
         text = f"{name}({', '.join(a.text for a in args)}) OVER ({' '.join(over)})"
         label = _short(f"{name}({', '.join(a.label for a in args)})")
@@ -448,7 +468,12 @@ class ExpressionTyper:
 
     # -- conditionals --------------------------------------------------------------------------
     def unify(
-        self, values: Sequence[type_pb2.Type | None], what: str, context: str, has_else: bool = True, strict: bool = False
+        self,
+        values: Sequence[type_pb2.Type | None],
+        what: str,
+        context: str,
+        has_else: bool = True,
+        strict: bool = False,
     ) -> tuple[type_pb2.Type | None, C.Coercion | None]:
         """The one type of values that must share one (``context``: CASE branches, an IN list, set
         inputs' columns, ...): the type they agree on, or the plan's producer's common type with the
@@ -459,12 +484,18 @@ class ExpressionTyper:
         if not real:
             return next((t for t in values if t is not None), None), None
         nullable = any(nulls) or any(bool(T.is_nullable(t)) for t in real)
-        coercion = C.unify(self.dialect or "spark", values, context=context, has_else=has_else, user_types=self.ext.types)
+        coercion = C.unify(
+            self.dialect or "spark", values, context=context, has_else=has_else, user_types=self.ext.types
+        )
         agree = all(T.same_type_ignoring_nullability(real[0], t) for t in real[1:])
         shown = "" if agree else ", ".join(T.render(t, user_types=self.ext.types) for t in values if t is not None)
         if coercion is None:
             if not agree:
-                self._diag((error if strict else warning)("type-mismatch", f"{what} disagree: {shown}; no rule reconciles them", self.node))
+                self._diag(
+                    (error if strict else warning)(
+                        "type-mismatch", f"{what} disagree: {shown}; no rule reconciles them", self.node
+                    )
+                )
             return T.with_nullability(real[0], nullable), None
         common = next((t for t in coercion.targets if t is not None), real[0])
         if not agree:
@@ -475,7 +506,9 @@ class ExpressionTyper:
                 self._diag(warning("implicit-coercion", message, self.node))
         return T.with_nullability(common, nullable), coercion
 
-    def _branches(self, results: list[Typed], has_else: bool, what: str) -> tuple[type_pb2.Type | None, C.Coercion | None]:
+    def _branches(
+        self, results: list[Typed], has_else: bool, what: str
+    ) -> tuple[type_pb2.Type | None, C.Coercion | None]:
         t, coercion = self.unify([r.type for r in results], f"{what} branches", "case", has_else)
         if t is not None and not has_else:
             t = T.with_nullability(t, True)
@@ -538,12 +571,15 @@ class ExpressionTyper:
         options = [self.expr(o, scope) for o in e.options]
         nullable = any(T.is_nullable(x.type) for x in [value, *options])
         _, coercion = self.unify([x.type for x in [value, *options]], "an IN list's value and options", "in")
-        return self._call_typed(e, Typed(
-            T.boolean(bool(nullable)),
-            f"{value.text} IN ({', '.join(o.text for o in options)})",
-            _short(f"{value.label} in ({', '.join(o.label for o in options)})"),
-            coercion=coercion,
-        ))
+        return self._call_typed(
+            e,
+            Typed(
+                T.boolean(bool(nullable)),
+                f"{value.text} IN ({', '.join(o.text for o in options)})",
+                _short(f"{value.label} in ({', '.join(o.label for o in options)})"),
+                coercion=coercion,
+            ),
+        )
 
     def multi_or_list(self, e: Expression.MultiOrList, scope: Scope) -> Typed:
         values = [self.expr(v, scope) for v in e.value]
@@ -561,7 +597,12 @@ class ExpressionTyper:
         # A cast that returns null on failure yields a nullable result.
         if e.failure_behavior == 1:
             target = T.with_nullability(target, True)
-        return Typed(target, f"cast({inner.text} AS {T.render(e.type, user_types=self.ext.types)}{behaviour})", inner.label, inner.nested)
+        return Typed(
+            target,
+            f"cast({inner.text} AS {T.render(e.type, user_types=self.ext.types)}{behaviour})",
+            inner.label,
+            inner.nested,
+        )
 
     # -- subqueries ----------------------------------------------------------------------------
     def subquery(self, e: Expression.Subquery, scope: Scope) -> Typed:
@@ -595,7 +636,9 @@ class ExpressionTyper:
             left = self.expr(e.set_comparison.left, scope)
             op = _COMPARISON_OPS.get(e.set_comparison.comparison_op, "?")
             red = {1: "ANY", 2: "ALL"}.get(e.set_comparison.reduction_op, "?")
-            return Typed(T.boolean(True), f"{left.text} {op} {red} (subquery {node_id})", f"{left.label} {op} {red.lower()}")
+            return Typed(
+                T.boolean(True), f"{left.text} {op} {red} (subquery {node_id})", f"{left.label} {op} {red.lower()}"
+            )
         self._diag(error("empty-expression", "a subquery expression has no kind", self.node))
         return Typed(None, "(subquery ?)", "subquery")
 
@@ -611,7 +654,11 @@ class ExpressionTyper:
         if which == "struct":
             items = [self.expr(f, scope) for f in e.struct.fields]
             known = all(i.type is not None for i in items)
-            t = type_pb2.Type(struct=type_pb2.Type.Struct(types=[i.type for i in items], nullability=nullability)) if known else None
+            t = (
+                type_pb2.Type(struct=type_pb2.Type.Struct(types=[i.type for i in items], nullability=nullability))
+                if known
+                else None
+            )
             return Typed(t, "{" + ", ".join(i.text for i in items) + "}", "struct", nested_names_for(t))
         if which == "list":
             items = [self.expr(v, scope) for v in e.list.values]
@@ -623,7 +670,9 @@ class ExpressionTyper:
             pairs = [(self.expr(kv.key, scope), self.expr(kv.value, scope)) for kv in e.map.key_values]
             t = None
             if pairs and pairs[0][0].type is not None and pairs[0][1].type is not None:
-                t = type_pb2.Type(map=type_pb2.Type.Map(key=pairs[0][0].type, value=pairs[0][1].type, nullability=nullability))
+                t = type_pb2.Type(
+                    map=type_pb2.Type.Map(key=pairs[0][0].type, value=pairs[0][1].type, nullability=nullability)
+                )
             return Typed(t, "map{" + ", ".join(f"{k.text}: {v.text}" for k, v in pairs) + "}", "map")
         return Typed(None, "?", "?")
 
@@ -653,7 +702,9 @@ class ExpressionTyper:
         t = None
         if body.type is not None:
             t = type_pb2.Type(
-                func=type_pb2.Type.Func(parameter_types=list(e.parameters.types), return_type=body.type, nullability=T.REQUIRED)
+                func=type_pb2.Type.Func(
+                    parameter_types=list(e.parameters.types), return_type=body.type, nullability=T.REQUIRED
+                )
             )
         return Typed(t, f"({params}) -> {body.text}", "lambda")
 

@@ -85,7 +85,9 @@ class Context:
         kind = "passes" if plain and len(reads.inputs) + len(reads.sources) == 1 else "computed"
         if not reads.inputs and not reads.sources and reads.unknown:
             return Origin("unknown", how, note="; ".join(reads.notes) or "the columns it reads are unknown")
-        return Origin(kind, how, tuple(reads.inputs), tuple(reads.literals), tuple(reads.sources), "; ".join(reads.notes))
+        return Origin(
+            kind, how, tuple(reads.inputs), tuple(reads.literals), tuple(reads.sources), "; ".join(reads.notes)
+        )
 
     def expression(self, e: Expression, prefix: str = "") -> Origin:
         return self.computed(prefix + self.text(e), self.reads(e), plain=_is_plain_field(e))
@@ -188,7 +190,9 @@ def read_selection(ctx: Context, ref: Expression.FieldReference, out: Reads) -> 
         holder = _holder(ctx.model, ctx.node, outer.steps_out)
         if holder is None:
             out.unknown = True
-            out.notes.append(f"outer reference {'^' * max(outer.steps_out, 1)}${i} steps out of every enclosing relation")
+            out.notes.append(
+                f"outer reference {'^' * max(outer.steps_out, 1)}${i} steps out of every enclosing relation"
+            )
             return None
         out.add(_incoming(ctx.model, holder, i))
         note = f"outer reference to the input of {holder.id}"

@@ -4,8 +4,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from ..errors import Diagnostic, PlanError
 
@@ -206,6 +206,7 @@ class Summary:
 # ---------------------------------------------------------------------------------------------
 # Chains in words
 # ---------------------------------------------------------------------------------------------
+
 
 def _cut(text: str, limit: int = MAX_TEXT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -3,8 +3,8 @@ columns comes from, one step down, and which incoming columns its conditions and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from substrait import algebra_pb2
 
@@ -54,8 +54,10 @@ def read(ctx: Context) -> RuleResult:
 
 def _passing(how: str, roles: Callable[[Context], list[Use]] | None = None) -> Callable[[Context], RuleResult]:
     def rule(ctx: Context) -> RuleResult:
-        return RuleResult(ctx.passes(0, ctx.width(0), how) if ctx.width(0) is not None else None,
-                      roles(ctx) if roles is not None else [])
+        return RuleResult(
+            ctx.passes(0, ctx.width(0), how) if ctx.width(0) is not None else None,
+            roles(ctx) if roles is not None else [],
+        )
 
     return rule
 
@@ -72,8 +74,11 @@ def _fetch_uses(ctx: Context) -> list[Use]:
     body = ctx.body
     out = []
     for name in ("offset_expr", "count_expr", "offset", "count"):
-        if name in body.DESCRIPTOR.fields_by_name and body.DESCRIPTOR.fields_by_name[name].message_type is not None \
-                and body.HasField(name):
+        if (
+            name in body.DESCRIPTOR.fields_by_name
+            and body.DESCRIPTOR.fields_by_name[name].message_type is not None
+            and body.HasField(name)
+        ):
             e = getattr(body, name)
             reads = ctx.reads(e)
             if reads.inputs:
@@ -147,8 +152,9 @@ def _joined(ctx: Context, type_name: str, condition: tuple[str, Reads] | None) -
         return None
     pad_left, pad_right = _PADDED.get(type_name, (False, False))
     unmatched = " (null where unmatched)"
-    return (ctx.passes(0, left, "from the left input" + (unmatched if pad_left else ""))
-            + ctx.passes(1, right, "from the right input" + (unmatched if pad_right else "")))
+    return ctx.passes(0, left, "from the left input" + (unmatched if pad_left else "")) + ctx.passes(
+        1, right, "from the right input" + (unmatched if pad_right else "")
+    )
 
 
 def join(ctx: Context) -> RuleResult:
@@ -178,8 +184,10 @@ def _keys_join(ctx: Context) -> RuleResult:
         reads.inputs.extend(left.inputs)
         if len(ctx.node.inputs) > 1:
             right = k.right
-            if right.WhichOneof("reference_type") == "direct_reference" and \
-                    right.direct_reference.WhichOneof("reference_type") == "struct_field":
+            if (
+                right.WhichOneof("reference_type") == "direct_reference"
+                and right.direct_reference.WhichOneof("reference_type") == "struct_field"
+            ):
                 reads.add((ctx.node.inputs[1], right.direct_reference.struct_field.field))
         text = texts[n] if n < len(texts) else "key"
         uses.append(ctx.use("join key", text, reads))

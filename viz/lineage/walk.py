@@ -81,8 +81,13 @@ def node_lineage(model: PlanModel, node_id: str) -> NodeLineage:
                 done += 1
                 local.uses.append(ctx.use(role, ctx.text(e), ctx.reads(e)))
         except Exception as exc:  # an odd plan must not stop the lineage of the rest
-            diagnostics.append(error("lineage-failed", f"the lineage of this {node.kind} could not be followed: "
-                                                       f"{type(exc).__name__}: {exc}", node_id))
+            diagnostics.append(
+                error(
+                    "lineage-failed",
+                    f"the lineage of this {node.kind} could not be followed: {type(exc).__name__}: {exc}",
+                    node_id,
+                )
+            )
             local = RuleResult(None)
     schema = info.schema or []
     direct = local.direct
@@ -94,11 +99,18 @@ def node_lineage(model: PlanModel, node_id: str) -> NodeLineage:
     else:
         picks = mapping if mapping is not None else range(len(direct))
         for m in picks:
-            columns.append(direct[m] if 0 <= m < len(direct)
-                           else Origin("unknown", "unknown", note=f"the emit maps field {m}, which the relation does not produce"))
+            columns.append(
+                direct[m]
+                if 0 <= m < len(direct)
+                else Origin("unknown", "unknown", note=f"the emit maps field {m}, which the relation does not produce")
+            )
         if len(columns) != len(schema):
-            diagnostics.append(error("lineage-width", f"lineage found {len(columns)} columns, the schema has {len(schema)}", node_id))
-            columns = (columns + [Origin("unknown", "unknown", note="no lineage for this column")] * len(schema))[: len(schema)]
+            diagnostics.append(
+                error("lineage-width", f"lineage found {len(columns)} columns, the schema has {len(schema)}", node_id)
+            )
+            columns = (columns + [Origin("unknown", "unknown", note="no lineage for this column")] * len(schema))[
+                : len(schema)
+            ]
     result = NodeLineage(columns, local.uses, diagnostics)
     memo.nodes[node_id] = result
     return result
@@ -112,16 +124,20 @@ def _name(model: PlanModel, ref: Ref) -> str:
 
 def _check(model: PlanModel, node_id: str, index: int) -> None:
     if node_id not in model.graph.nodes:
-        raise LineageError(f"node {node_id!r} is not in the plan (its nodes: "
-                           f"{', '.join(list(model.graph.nodes)[:12])}{' …' if len(model.graph.nodes) > 12 else ''})",
-                           node=node_id)
+        raise LineageError(
+            f"node {node_id!r} is not in the plan (its nodes: "
+            f"{', '.join(list(model.graph.nodes)[:12])}{' …' if len(model.graph.nodes) > 12 else ''})",
+            node=node_id,
+        )
     schema = model.infos[node_id].schema
     if schema is None:
         why = _unknown_why(model, model.graph.nodes[node_id])
         raise LineageError(f"node {node_id}'s columns are unknown, so they have no lineage: {why}", node=node_id)
     if not 0 <= index < len(schema):
         valid = f"0-{len(schema) - 1}" if schema else "none"
-        raise LineageError(f"field {index} is out of range: node {node_id} has {len(schema)} fields ({valid})", node=node_id)
+        raise LineageError(
+            f"field {index} is out of range: node {node_id} has {len(schema)} fields ({valid})", node=node_id
+        )
 
 
 def _step(model: PlanModel, ref: Ref) -> Step | None:

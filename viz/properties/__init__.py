@@ -29,5 +29,14 @@ from .derive import derive_properties
 from .facts import EFFECTS, Distribution, Effect, NodeProperties, Ordering, PartitionField, SortKey
 from .rules import RULES
 
-__all__ = ["EFFECTS", "RULES", "Distribution", "Effect", "NodeProperties", "Ordering", "PartitionField", "SortKey",
-           "derive_properties"]
+__all__ = [
+    "EFFECTS",
+    "RULES",
+    "Distribution",
+    "Effect",
+    "NodeProperties",
+    "Ordering",
+    "PartitionField",
+    "SortKey",
+    "derive_properties",
+]

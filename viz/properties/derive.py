@@ -4,13 +4,13 @@ root whose order is unknown although the plan sorts)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Mapping, NamedTuple
-
+from typing import NamedTuple
 
 from ..errors import Diagnostic, warning
-from ..extensions import Extensions
 from ..expressions import ExpressionTyper
+from ..extensions import Extensions
 from ..fields import Field
 from ..graph import Node, PlanGraph
 from ..kinds import emit
@@ -39,7 +39,9 @@ def _apply_emit(derived: Derived, m: FieldMap | None) -> Derived:
     order_effect, dist_effect = derived.order_effect, derived.distribution_effect
     if order != derived.order:
         short = len(order or ()) < len(derived.order or ())
-        order_effect = _emitted(order_effect, "the emit drops an ordered field: the order ends before it" if short else "")
+        order_effect = _emitted(
+            order_effect, "the emit drops an ordered field: the order ends before it" if short else ""
+        )
     if dist != derived.distribution:
         lost = dist is None
         note = "the emit drops a distribution field: the distribution is unknown" if lost else ""
@@ -55,7 +57,9 @@ def _emitted(effect: Effect, note: str, kind: str = "remapped") -> Effect:
     return Effect(effect.kind, rule, notes)
 
 
-def _named(order: Ordering, dist: Distribution | None, schema: list[Field] | None) -> tuple[Ordering, Distribution | None]:
+def _named(
+    order: Ordering, dist: Distribution | None, schema: list[Field] | None
+) -> tuple[Ordering, Distribution | None]:
     def name(indices: tuple[int, ...]) -> str:
         i = indices[0]
         return schema[i].name if schema is not None and 0 <= i < len(schema) else f"${i}"
@@ -83,7 +87,9 @@ class _Plan(NamedTuple):
     extensions: Extensions
 
 
-def _derive_node(node: Node, model: _Plan, done: dict[str, NodeProperties], conventions: Conventions, findings: list[Diagnostic]) -> NodeProperties:
+def _derive_node(
+    node: Node, model: _Plan, done: dict[str, NodeProperties], conventions: Conventions, findings: list[Diagnostic]
+) -> NodeProperties:
     info = model.infos[node.id]
     rule = RULES.get(node.kind)
     if rule is None:
@@ -114,7 +120,9 @@ def _origins(order: Ordering) -> list[str]:
     return out
 
 
-def _check_lost_sorts(node: Node, inputs: list[NodeProperties], direct: Derived, model: _Plan, findings: list[Diagnostic]) -> None:
+def _check_lost_sorts(
+    node: Node, inputs: list[NodeProperties], direct: Derived, model: _Plan, findings: list[Diagnostic]
+) -> None:
     """A Sort's order that this node's rule eliminates (or replaces by a new sort) on its way to a root.
 
     Checked before the emit, and not for a rule that only remaps fields: an order that is merely

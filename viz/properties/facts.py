@@ -3,13 +3,13 @@ on each) and how a :class:`FieldMap` carries them through a relation that moves 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Mapping, Sequence
-
 
 # ---------------------------------------------------------------------------------------------
 # What is derived
 # ---------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class SortKey:
@@ -89,12 +89,13 @@ class Distribution:
             text += f" into {self.partition_count}"
         return text
 
-    def same_as(self, other: "Distribution") -> bool:
+    def same_as(self, other: Distribution) -> bool:
         """The same partitioning, ignoring where it was set and field names."""
         return (
             self.kind == other.kind
             and [f.indices or f.text for f in self.fields] == [f.indices or f.text for f in other.fields]
-            and (self.expression, self.multi, self.partition_count) == (other.expression, other.multi, other.partition_count)
+            and (self.expression, self.multi, self.partition_count)
+            == (other.expression, other.multi, other.partition_count)
         )
 
     def to_json(self) -> dict:
@@ -147,6 +148,7 @@ class NodeProperties:
 # Field maps: where each input field ends up
 # ---------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class FieldMap:
     """Where each input field ends up: ``targets(i)`` are the output indices holding input field ``i``.
@@ -159,12 +161,12 @@ class FieldMap:
     identity: bool
 
     @staticmethod
-    def of(targets: Mapping[int, Sequence[int]], identity: bool = False) -> "FieldMap":
+    def of(targets: Mapping[int, Sequence[int]], identity: bool = False) -> FieldMap:
         table = {i: tuple(t) for i, t in targets.items()}
         return FieldMap(lambda i: table.get(i, ()), identity)
 
     @staticmethod
-    def shift(by: int) -> "FieldMap":
+    def shift(by: int) -> FieldMap:
         """A right input's fields placed after ``by`` left fields."""
         return FieldMap(lambda i: (i + by,), by == 0)
 

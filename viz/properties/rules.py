@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from substrait import algebra_pb2
 
@@ -53,6 +53,7 @@ _WINDOW = frozenset({"window_function"})
 # The context of one node, and what a rule returns
 # ---------------------------------------------------------------------------------------------
 
+
 @dataclass
 class Derived:
     """A rule's result: the node's properties before its emit."""
@@ -93,7 +94,11 @@ class Context:
                 direction = f"USING {self.typer.function_name(s.comparison_function_reference)}"
             else:
                 direction = sort_direction(s.direction)
-            keys.append(SortKey((i,) if i is not None else (), "" if i is not None else self.text(s.expr), direction, self.node.id))
+            keys.append(
+                SortKey(
+                    (i,) if i is not None else (), "" if i is not None else self.text(s.expr), direction, self.node.id
+                )
+            )
         return tuple(keys)
 
     def finding(self, code: str, message: str) -> None:
@@ -142,6 +147,7 @@ def _dist_map_effect(before: Distribution | None, after: Distribution | None) ->
 # One function per relation kind
 # ---------------------------------------------------------------------------------------------
 
+
 def read(ctx: Context) -> Derived:
     # The spec lets a read declare the orderedness and distribution it produces ("Output Properties"),
     # but the proto (substrait-protobuf 0.106) has no field for it: ReadRel has no output_properties
@@ -158,7 +164,10 @@ def filter_(ctx: Context) -> Derived:
 def sort(ctx: Context) -> Derived:
     p = ctx.input(0)
     return Derived(
-        ctx.sort_keys(ctx.node.body.sorts), p.distribution, Effect("established", Spec.SORT_ORDER), Effect("kept", Spec.SORT_DIST)
+        ctx.sort_keys(ctx.node.body.sorts),
+        p.distribution,
+        Effect("established", Spec.SORT_ORDER),
+        Effect("kept", Spec.SORT_DIST),
     )
 
 
@@ -167,8 +176,18 @@ def top_n(ctx: Context) -> Derived:
     body = ctx.node.body
     if not body.sorts:
         _check_fetch_order(ctx, "Top-N without sort fields")
-        return Derived(p.orderedness, p.distribution, Effect("kept", Spec.TOP_N_ORDER, "no sort fields"), Effect("kept", Spec.TOP_N_DIST))
-    return Derived(ctx.sort_keys(body.sorts), p.distribution, Effect("established", Spec.TOP_N_ORDER), Effect("kept", Spec.TOP_N_DIST))
+        return Derived(
+            p.orderedness,
+            p.distribution,
+            Effect("kept", Spec.TOP_N_ORDER, "no sort fields"),
+            Effect("kept", Spec.TOP_N_DIST),
+        )
+    return Derived(
+        ctx.sort_keys(body.sorts),
+        p.distribution,
+        Effect("established", Spec.TOP_N_ORDER),
+        Effect("kept", Spec.TOP_N_DIST),
+    )
 
 
 def fetch(ctx: Context) -> Derived:
@@ -196,7 +215,9 @@ def _check_fetch_order(ctx: Context, what: str) -> None:
 
 def _single_row(node: Node | None) -> bool:
     """An aggregate without grouping yields exactly one row: taking rows of it is deterministic."""
-    return node is not None and node.kind == "aggregate" and not node.body.groupings and not node.body.grouping_expressions
+    return (
+        node is not None and node.kind == "aggregate" and not node.body.groupings and not node.body.grouping_expressions
+    )
 
 
 def project(ctx: Context) -> Derived:
@@ -248,7 +269,9 @@ def aggregate(ctx: Context) -> Derived:
     return Derived((), dist, order_effect, Effect(effect, Spec.AGGREGATE_DIST, note))
 
 
-def _aggregate_distribution(body: algebra_pb2.AggregateRel, dist: Distribution | None) -> tuple[Distribution | None, str]:
+def _aggregate_distribution(
+    body: algebra_pb2.AggregateRel, dist: Distribution | None
+) -> tuple[Distribution | None, str]:
     if dist is None:
         return None, ""
     if dist.kind in ("single", "broadcast"):
@@ -284,7 +307,7 @@ def _join_layout(type_name: str) -> str:
 
 
 def _join_distribution(ctx: Context, layout: str) -> Distribution | None:
-    """"Distribution is maintained": the rows stay where the inputs had them.
+    """ "Distribution is maintained": the rows stay where the inputs had them.
 
     The output keeps the distribution of the left input (its fields come first), or of the right
     input when only its fields are output, or when the left one is a broadcast (then each row is
@@ -406,7 +429,9 @@ def exchange(ctx: Context) -> Derived:
         dist = Distribution("hashed", ctx.node.id, tuple(parts), partition_count=count)
     elif kind in ("single_target", "multi_target"):
         e = getattr(body, kind).expression
-        dist = Distribution("bucketed", ctx.node.id, expression=ctx.text(e), multi=kind == "multi_target", partition_count=count)
+        dist = Distribution(
+            "bucketed", ctx.node.id, expression=ctx.text(e), multi=kind == "multi_target", partition_count=count
+        )
     elif kind == "broadcast":
         dist = Distribution("broadcast", ctx.node.id, partition_count=count)
     elif kind == "round_robin":
@@ -414,7 +439,12 @@ def exchange(ctx: Context) -> Derived:
     else:
         dist = None
     note = "" if kind else "the exchange kind is not set, so the new distribution is unknown"
-    return Derived(ctx.input(0).orderedness, dist, Effect("kept", Spec.EXCHANGE_ORDER), Effect("overwritten", Spec.EXCHANGE_DIST, note))
+    return Derived(
+        ctx.input(0).orderedness,
+        dist,
+        Effect("kept", Spec.EXCHANGE_ORDER),
+        Effect("overwritten", Spec.EXCHANGE_DIST, note),
+    )
 
 
 def _no_output(rule: str) -> Callable[[Context], Derived]:

@@ -21,7 +21,9 @@ class Spec:
     PROJECT_DIST = "Project: Distribution maintained, mapped by emit."
     CROSS_ORDER = "Cross Product: Orderedness is empty post operation."
     CROSS_DIST = "Cross Product: Distribution is maintained."
-    JOIN_ORDER = "Join: Orderedness is empty post operation. Physical relations may provide better property maintenance."
+    JOIN_ORDER = (
+        "Join: Orderedness is empty post operation. Physical relations may provide better property maintenance."
+    )
     JOIN_DIST = "Join: Distribution is maintained."
     SET_ORDER = "Set: Orderedness is not maintained."
     SET_DIST = "Set: Maintains distribution if all inputs have the same ordinal distribution."
@@ -31,7 +33,9 @@ class Spec:
     WRITE = "Write: Output depends on OutputMode (none, or modified records)"
     DDL = "DDL: N/A (no output)"
     UPDATE = "Update: the spec gives no property row; it outputs no properties"
-    HASH_JOIN_ORDER = "Hash Equijoin: Orderedness of the left set is maintained in INNER join cases, otherwise it is eliminated."
+    HASH_JOIN_ORDER = (
+        "Hash Equijoin: Orderedness of the left set is maintained in INNER join cases, otherwise it is eliminated."
+    )
     HASH_JOIN_DIST = "Hash Equijoin: Distribution is maintained."
     MERGE_JOIN_ORDER = "Merge Equijoin: Orderedness is eliminated."
     MERGE_JOIN_DIST = "Merge Equijoin: Distribution is maintained."

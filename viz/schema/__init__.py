@@ -13,5 +13,15 @@ from .derive import derive_schemas, root_name_mismatches
 from .layouts import AggregateLayout, aggregate_layout, join_type_name
 from .rules import DERIVE
 
-__all__ = ["DERIVE", "SPEC", "AggregateLayout", "Context", "Conventions", "NodeInfo", "aggregate_layout",
-           "derive_schemas", "join_type_name", "root_name_mismatches"]
+__all__ = [
+    "DERIVE",
+    "SPEC",
+    "AggregateLayout",
+    "Context",
+    "Conventions",
+    "NodeInfo",
+    "aggregate_layout",
+    "derive_schemas",
+    "join_type_name",
+    "root_name_mismatches",
+]

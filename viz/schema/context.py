@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from substrait import algebra_pb2
 
@@ -51,7 +52,7 @@ class Context:
     typer: ExpressionTyper
     info: NodeInfo
     anchors: dict[int, Sequence[Field] | None]
-    conventions: "Conventions" = None  # type: ignore[assignment]
+    conventions: Conventions = None  # type: ignore[assignment]
 
     def scope(self, fields: Sequence[Field] | None) -> Scope:
         return Scope(fields, self.outer, [], self.anchors)
@@ -136,4 +137,3 @@ class Conventions:
 
 
 SPEC = Conventions()
-

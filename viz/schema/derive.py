@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..errors import Diagnostic, error, info, warning
 from ..expressions import ExpressionTyper
@@ -114,7 +114,11 @@ def _derive_node(node: Node, infos, ext, outer, anchors, conventions: Convention
     if derive is None:
         if node.kind:
             info_.diagnostics.append(
-                warning("unsupported-relation", f"relation kind {node.kind} is not understood; its schema is unknown", node.id)
+                warning(
+                    "unsupported-relation",
+                    f"relation kind {node.kind} is not understood; its schema is unknown",
+                    node.id,
+                )
             )
         return info_
     try:
@@ -131,21 +135,31 @@ def _derive_node(node: Node, infos, ext, outer, anchors, conventions: Convention
         info_.schema = _relabel(info_.schema, names, info_.diagnostics, node.id, "output-names-mismatch", "the hint")
     enhancement = enhancement_of(node.body)
     if enhancement is not None:
-        info_.diagnostics.append(warning(
-            "enhancement",
-            f"an advanced extension enhancement ({enhancement}) changes what this relation means, which this tool "
-            "does not know: its output may differ from the one shown", node.id))
+        info_.diagnostics.append(
+            warning(
+                "enhancement",
+                f"an advanced extension enhancement ({enhancement}) changes what this relation means, which this tool "
+                "does not know: its output may differ from the one shown",
+                node.id,
+            )
+        )
     if info_.incoming is None and node.kind not in ("read", "update"):
         info_.incoming = inputs[0] if len(inputs) == 1 else None
     if not info_.referenced_fields:
         info_.referenced_fields = typer.referenced_fields
     info_.functions = typer.used_functions
     info_.typed = typer.typed
-    if info_.schema is None and not any(d.severity.value != "info" or d.code == "unknown-schema" for d in info_.diagnostics):
+    if info_.schema is None and not any(
+        d.severity.value != "info" or d.code == "unknown-schema" for d in info_.diagnostics
+    ):
         missing = [i for i, s in zip(node.inputs, inputs) if s is None]
         if missing:
             info_.diagnostics.append(
-                info("unknown-input-schema", f"the schema is unknown because input {', '.join(missing)} is unknown", node.id)
+                info(
+                    "unknown-input-schema",
+                    f"the schema is unknown because input {', '.join(missing)} is unknown",
+                    node.id,
+                )
             )
     return info_
 
@@ -171,8 +185,9 @@ def _label_roots(graph: PlanGraph, infos: dict[str, NodeInfo]) -> None:
         info_.schema = _relabel(info_.schema, names, info_.diagnostics, root_id, "root-names-mismatch", "the root")
 
 
-def _relabel(fields: list[Field], names: Sequence[str], diagnostics: list[Diagnostic], node_id: str, code: str,
-             whose: str) -> list[Field]:
+def _relabel(
+    fields: list[Field], names: Sequence[str], diagnostics: list[Diagnostic], node_id: str, code: str, whose: str
+) -> list[Field]:
     """``fields`` named by ``names`` (depth-first, nested struct fields included, as RelRoot's); a count
     that does not fit is reported, and the names are given as far as they go."""
     needed = sum(1 + len(f.nested) for f in fields)
@@ -198,4 +213,3 @@ def _relabel(fields: list[Field], names: Sequence[str], diagnostics: list[Diagno
         out.append(Field(names[pos], f.type, nested))
         pos += 1 + n
     return out
-

@@ -60,7 +60,7 @@ class AggregateLayout:
         return out
 
 
-def aggregate_layout(body: algebra_pb2.AggregateRel, conventions: "Conventions") -> AggregateLayout:
+def aggregate_layout(body: algebra_pb2.AggregateRel, conventions: Conventions) -> AggregateLayout:
     canonical: dict[bytes, int] = {}
     position: dict[int, int] = {}  # grouping expression index -> canonical key index
     for i, e in enumerate(body.grouping_expressions):
@@ -81,4 +81,3 @@ def aggregate_layout(body: algebra_pb2.AggregateRel, conventions: "Conventions")
         sets.append(members)
     column = conventions.grouping_column if len(sets) > 1 else None
     return AggregateLayout(tuple(keys), tuple(frozenset(m) for m in sets), column, tuple(bad))
-

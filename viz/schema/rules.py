@@ -4,7 +4,7 @@ inputs' schemas already derived) and returns its direct output fields, before th
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from collections.abc import Callable
 
 from substrait import algebra_pb2, type_pb2
 
@@ -56,7 +56,9 @@ def read(ctx: Context) -> list[Field] | None:
         for i, e in enumerate(row.fields):
             typed = ctx.typer.expr(e, ctx.scope([]))
             base.append(Field(f"col{i}", typed.type, nested_names_for(typed.type)))
-        ctx.diag(info("no-base-schema", "the virtual table has no base schema; types come from its first row", ctx.node.id))
+        ctx.diag(
+            info("no-base-schema", "the virtual table has no base schema; types come from its first row", ctx.node.id)
+        )
     else:
         ctx.diag(error("no-base-schema", "the read has no base schema, so its columns are unknown", ctx.node.id))
         base = None
@@ -71,7 +73,11 @@ def read(ctx: Context) -> list[Field] | None:
         for i, row in enumerate(rows):
             for j, e in enumerate(row.fields):
                 typed = ctx.typer.expr(e, ctx.scope([]))
-                if base is not None and j < len(base) and not T.same_type_ignoring_nullability(typed.type, base[j].type):
+                if (
+                    base is not None
+                    and j < len(base)
+                    and not T.same_type_ignoring_nullability(typed.type, base[j].type)
+                ):
                     ctx.diag(
                         warning(
                             "type-mismatch",
@@ -90,7 +96,13 @@ def read(ctx: Context) -> list[Field] | None:
                         )
                     )
             if width is not None and len(row.fields) != width:
-                ctx.diag(error("type-mismatch", f"virtual table row {i} has {len(row.fields)} values for {width} columns", ctx.node.id))
+                ctx.diag(
+                    error(
+                        "type-mismatch",
+                        f"virtual table row {i} has {len(row.fields)} values for {width} columns",
+                        ctx.node.id,
+                    )
+                )
     elif which == "local_files":
         items = r.local_files.items
         paths = [getattr(it, it.WhichOneof("path_type") or "uri_path") for it in items]
@@ -112,7 +124,9 @@ def read(ctx: Context) -> list[Field] | None:
         picked: list[Field] = []
         for item in items:
             if 0 <= item.field < len(base):
-                picked.append(_masked_field(ctx, base[item.field], item.child) if item.HasField("child") else base[item.field])
+                picked.append(
+                    _masked_field(ctx, base[item.field], item.child) if item.HasField("child") else base[item.field]
+                )
             else:
                 ctx.diag(
                     error(
@@ -138,8 +152,14 @@ def _masked_field(ctx: Context, f: Field, select) -> Field:
     kept: list[Field] = []
     for item in select.struct.struct_items:
         if not 0 <= item.field < len(members):
-            ctx.diag(error("field-out-of-range", f"projection of {f.name}: member {item.field} is out of range: "
-                           f"the struct has {len(members)} members", ctx.node.id))
+            ctx.diag(
+                error(
+                    "field-out-of-range",
+                    f"projection of {f.name}: member {item.field} is out of range: "
+                    f"the struct has {len(members)} members",
+                    ctx.node.id,
+                )
+            )
             continue
         m = members[item.field]
         kept.append(_masked_field(ctx, m, item.child) if item.HasField("child") else m)
@@ -192,8 +212,13 @@ def _fetch_value(ctx: Context, body, name: str, fields) -> str | None:
         if value is not None and value < 0:
             # algebra.proto: "Evaluating to a negative integer should result in an error" (null means
             # 0 for the offset, ALL for the count; only the legacy count field used -1 for ALL)
-            ctx.diag(error("negative-fetch", f"the fetch {name} is {value}: it must not be negative "
-                                             "(a null count means all records)", ctx.node.id))
+            ctx.diag(
+                error(
+                    "negative-fetch",
+                    f"the fetch {name} is {value}: it must not be negative (a null count means all records)",
+                    ctx.node.id,
+                )
+            )
         return ctx.expr(name, e, fields).text
     return None
 
@@ -257,7 +282,13 @@ _JOIN_PADDING = {
 def join_output(ctx: Context, type_name: str) -> list[Field] | None:
     left, right = ctx.input(0), ctx.input(1)
     if type_name == "JOIN_TYPE_UNSPECIFIED":
-        ctx.diag(error("unspecified-join-type", "the join type is unspecified; the output is derived as an inner join", ctx.node.id))
+        ctx.diag(
+            error(
+                "unspecified-join-type",
+                "the join type is unspecified; the output is derived as an inner join",
+                ctx.node.id,
+            )
+        )
     if type_name in ("JOIN_TYPE_LEFT_SEMI", "JOIN_TYPE_LEFT_ANTI"):
         return left
     if type_name in ("JOIN_TYPE_RIGHT_SEMI", "JOIN_TYPE_RIGHT_ANTI"):
@@ -347,7 +378,9 @@ def set_(ctx: Context) -> list[Field] | None:
         ctx.diag(error("unspecified-set-op", "the set operation is unspecified", ctx.node.id))
     inputs = ctx.inputs
     if len(inputs) < 2:
-        ctx.diag(error("too-few-inputs", f"a set operation needs at least two inputs, it has {len(inputs)}", ctx.node.id))
+        ctx.diag(
+            error("too-few-inputs", f"a set operation needs at least two inputs, it has {len(inputs)}", ctx.node.id)
+        )
     if not inputs or inputs[0] is None:
         return None
     primary = list(inputs[0])
@@ -444,7 +477,13 @@ def aggregate(ctx: Context) -> list[Field] | None:
         parts.append(", ".join(measures))
     ctx.info.detail = "; ".join(parts)
     if not out:
-        ctx.diag(error("empty-aggregate", "the aggregate has no groupings and no measures, so it yields no columns", ctx.node.id))
+        ctx.diag(
+            error(
+                "empty-aggregate",
+                "the aggregate has no groupings and no measures, so it yields no columns",
+                ctx.node.id,
+            )
+        )
     return out
 
 
@@ -477,13 +516,15 @@ def _check_write_input(ctx: Context, given: list[Field], table: list[Field]) -> 
         if a.type is None or b.type is None:
             continue
         if not T.same_type_ignoring_nullability(a.type, b.type) or (a.nullable and b.nullable is False):
-            problems.append(f"column {i} ({b.name}) is {T.render(a.type)} in the input, {T.render(b.type)} in the table")
+            problems.append(
+                f"column {i} ({b.name}) is {T.render(a.type)} in the input, {T.render(b.type)} in the table"
+            )
     if problems:
         ctx.diag(
             error(
                 "write-schema-mismatch",
                 "the write's input does not match its table schema, which the spec requires (\"the schema must "
-                "match with table_schema\"): " + "; ".join(problems),
+                'match with table_schema"): ' + "; ".join(problems),
                 ctx.node.id,
             )
         )
@@ -621,4 +662,3 @@ DERIVE: dict[str, Callable[[Context], list[Field] | None]] = {
     "expand": expand,
     "top_n": top_n,
 }
-

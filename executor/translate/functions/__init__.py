@@ -134,12 +134,41 @@ def _builder(call: Call, kind: str) -> Builder:
 
 #: Functions whose result is a boolean whatever type a producer declares for it (DuckDB declares
 #: comparisons and `and` with the type of their arguments: i64, date, string...).
-PREDICATES = frozenset({
-    "equal", "not_equal", "lt", "gt", "lte", "gte", "between", "is_null", "is_not_null", "is_nan",
-    "is_finite", "is_infinite", "is_true", "is_false", "is_not_true", "is_not_false", "is_distinct_from",
-    "is_not_distinct_from", "and", "or", "not", "xor", "and_not", "like", "ilike", "starts_with",
-    "ends_with", "contains", "regexp_match", "any_match", "all_match",
-})
+PREDICATES = frozenset(
+    {
+        "equal",
+        "not_equal",
+        "lt",
+        "gt",
+        "lte",
+        "gte",
+        "between",
+        "is_null",
+        "is_not_null",
+        "is_nan",
+        "is_finite",
+        "is_infinite",
+        "is_true",
+        "is_false",
+        "is_not_true",
+        "is_not_false",
+        "is_distinct_from",
+        "is_not_distinct_from",
+        "and",
+        "or",
+        "not",
+        "xor",
+        "and_not",
+        "like",
+        "ilike",
+        "starts_with",
+        "ends_with",
+        "contains",
+        "regexp_match",
+        "any_match",
+        "all_match",
+    }
+)
 
 
 def _finish(call: Call, col: Column) -> Column:

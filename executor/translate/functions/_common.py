@@ -3,9 +3,9 @@ arguments, and the integer / float / error helpers that make Spark follow Substr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Callable
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F

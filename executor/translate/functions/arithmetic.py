@@ -7,7 +7,7 @@ builder handles both.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -244,8 +244,16 @@ def _add_sub(op: Callable[[Column, Column], Column], name: str) -> Builder:
 
     def build(call: Call, args: list) -> Column:
         kinds = {_arg_kind(call, i) for i in range(len(call.arg_types))}
-        if kinds & {"date", "precision_timestamp", "precision_timestamp_tz", "timestamp", "timestamp_tz",
-                    "interval_day", "interval_year", "interval_compound"}:
+        if kinds & {
+            "date",
+            "precision_timestamp",
+            "precision_timestamp_tz",
+            "timestamp",
+            "timestamp_tz",
+            "interval_day",
+            "interval_year",
+            "interval_compound",
+        }:
             a, b = _values(args)[:2]
             return op(a, b)
         return numeric(call, args)

@@ -3,14 +3,13 @@ interval are in ``arithmetic``, with the numeric ones."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ...errors import Unsupported
 from ._common import Builder, Call, _enums, _values
-
 
 _WEEKDAY_MON0 = lambda x: F.call_function("weekday", x)  # noqa: E731  Monday = 0 ... Sunday = 6
 
@@ -54,9 +53,28 @@ def _extract(call: Call, args: list) -> Column:
 
 
 _STRFTIME = {
-    "%Y": "yyyy", "%m": "MM", "%d": "dd", "%H": "HH", "%M": "mm", "%S": "ss", "%y": "yy", "%b": "MMM",
-    "%B": "MMMM", "%a": "EEE", "%A": "EEEE", "%j": "DDD", "%p": "a", "%I": "hh", "%f": "SSSSSS",
-    "%z": "xx", "%Z": "z", "%%": "%", "%e": "d", "%F": "yyyy-MM-dd", "%T": "HH:mm:ss", "%D": "MM/dd/yy",
+    "%Y": "yyyy",
+    "%m": "MM",
+    "%d": "dd",
+    "%H": "HH",
+    "%M": "mm",
+    "%S": "ss",
+    "%y": "yy",
+    "%b": "MMM",
+    "%B": "MMMM",
+    "%a": "EEE",
+    "%A": "EEEE",
+    "%j": "DDD",
+    "%p": "a",
+    "%I": "hh",
+    "%f": "SSSSSS",
+    "%z": "xx",
+    "%Z": "z",
+    "%%": "%",
+    "%e": "d",
+    "%F": "yyyy-MM-dd",
+    "%T": "HH:mm:ss",
+    "%D": "MM/dd/yy",
 }
 
 

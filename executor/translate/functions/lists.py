@@ -3,7 +3,7 @@ arrive as Python callables ``Column -> Column``."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -20,7 +20,10 @@ def _cardinality(call: Call, args: list) -> Column:
 def _sort_list(call: Call, args: list) -> Column:
     x = _values(args)[0]
     mode = _option(
-        call, "direction", ("ASC_NULLS_FIRST", "ASC_NULLS_LAST", "DESC_NULLS_FIRST", "DESC_NULLS_LAST"), "ASC_NULLS_LAST"
+        call,
+        "direction",
+        ("ASC_NULLS_FIRST", "ASC_NULLS_LAST", "DESC_NULLS_FIRST", "DESC_NULLS_LAST"),
+        "ASC_NULLS_LAST",
     )
     sorts = {
         "ASC_NULLS_FIRST": lambda: F.sort_array(x, asc=True),

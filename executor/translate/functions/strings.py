@@ -60,8 +60,8 @@ def _substring(call: Call, args: list) -> Column:
     s, start = vals[0], vals[1]
     length = vals[2] if len(vals) > 2 else None
     mode = _option(call, "negative_start", ("WRAP_FROM_END", "LEFT_OF_BEGINNING", "ERROR"), "WRAP_FROM_END")
-    plain = F.call_function("substring", s, start, length) if length is not None else F.call_function(
-        "substring", s, start
+    plain = (
+        F.call_function("substring", s, start, length) if length is not None else F.call_function("substring", s, start)
     )
     if mode == "WRAP_FROM_END":
         return plain
@@ -96,6 +96,7 @@ def _replace(call: Call, args: list) -> Column:
         call.warnings.append("replace: case-insensitive replace is not supported; replaced case-sensitively")
     return F.when(search == "", s).otherwise(F.call_function("replace", s, search, repl))
 
+
 def _char_set(fn: str) -> Builder:
     def build(call: Call, args: list) -> Column:
         _option(call, "char_set", ("UTF8",), "UTF8")
@@ -108,7 +109,9 @@ def _regex_flags(call: Call) -> str:
     flags = ""
     if _case_insensitive(call):
         flags += "i"
-    if _option(call, "multiline", ("MULTILINE_DISABLED", "MULTILINE_ENABLED"), "MULTILINE_DISABLED").endswith("ENABLED"):
+    if _option(call, "multiline", ("MULTILINE_DISABLED", "MULTILINE_ENABLED"), "MULTILINE_DISABLED").endswith(
+        "ENABLED"
+    ):
         flags += "m"
     if _option(call, "dotall", ("DOTALL_DISABLED", "DOTALL_ENABLED"), "DOTALL_DISABLED").endswith("ENABLED"):
         flags += "s"

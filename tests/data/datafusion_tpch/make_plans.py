@@ -60,7 +60,9 @@ def main() -> int:
         model = analyze(text.encode())
         errors = [d for d in model.all_diagnostics() if d.severity.value == "error"]
         if errors:
-            failures.append(f"{name}: written, but viz finds {len(errors)} error(s): {errors[0].code}: {errors[0].message}")
+            failures.append(
+                f"{name}: written, but viz finds {len(errors)} error(s): {errors[0].code}: {errors[0].message}"
+            )
         with open(os.path.join(HERE, f"{name}.json"), "w", encoding="utf-8") as fh:
             fh.write(text + "\n")
         print(f"{name}: {len(model.graph.nodes)} nodes")
