@@ -1,4 +1,5 @@
-"""Benchmarks: ``python -m benchmarks [open|spark|app|profile|load ...] [--quick]`` (or ``make bench``). Not part of ``make test``.
+"""Benchmarks: ``python -m benchmarks [open|spark|app|profile|load ...] [--quick]`` (or ``make bench``).
+Not part of ``make test``.
 
     python -m benchmarks                 # all of them, full size (TPC-H scale 1: long)
     python -m benchmarks open --quick    # one or more of them, small and fast (a minute or two each)

@@ -241,7 +241,7 @@ def start_server(env_extra: dict[str, str] | None = None, script: str = os.path.
             return Server(proc, url, time.perf_counter() - start)
         except OSError:
             if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with code {proc.returncode} before answering")
+                raise RuntimeError(f"streamlit exited with code {proc.returncode} before answering") from None
             time.sleep(0.2)
     proc.kill()
     raise RuntimeError("streamlit did not answer its health check within 90 s")
@@ -456,12 +456,14 @@ def measure_floor(p, reloads: int) -> dict:
 CLICK_SCRIPT = """([node, heading]) => {
   const click = window.__click = {};
   const named = new RegExp('[?&]node=' + node.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\\\$&') + '(&|$)');
-  document.addEventListener('click', () => { if (!('at' in click)) click.at = performance.now(); }, {capture: true, once: true});
+  document.addEventListener('click', () => { if (!('at' in click)) click.at = performance.now(); }, {capture: true, \
+once: true});
   (function check() {
     const now = performance.now();
     if ('at' in click) {
       if (!('url' in click) && named.test(location.search)) click.url = now;
-      if (!('shown' in click) && [...document.querySelectorAll('h3')].some((h) => h.textContent.trim() === heading)) click.shown = now;
+      if (!('shown' in click) && [...document.querySelectorAll('h3')].some((h) => h.textContent.trim() === heading)) \
+click.shown = now;
     }
     if (!('shown' in click && 'url' in click)) requestAnimationFrame(check);
   })();
@@ -489,9 +491,11 @@ def time_click(page, node_id: str, heading: str) -> tuple[float, float]:
 RUN_SCRIPT = """(node) => {
   const run = window.__run = {};
   const caption = new RegExp('^Node ' + node.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\\\$&') + ': .* ran in');
-  const shown = () => [...document.querySelectorAll('[data-testid=stCaptionContainer]')].some((c) => caption.test(c.textContent.trim()));
+  const shown = () => [...document.querySelectorAll('[data-testid=stCaptionContainer]')].some((c) => \
+caption.test(c.textContent.trim()));
   if (shown()) throw new Error('a result of node ' + node + ' is shown already: time a node not run yet');
-  document.addEventListener('click', () => { if (!('at' in run)) run.at = performance.now(); }, {capture: true, once: true});
+  document.addEventListener('click', () => { if (!('at' in run)) run.at = performance.now(); }, \
+{capture: true, once: true});
   (function check() {
     if ('at' in run && shown()) {
       run.shown = performance.now();

@@ -64,9 +64,11 @@ ROOT_NODE = "0"
 RUN_SCRIPT = """(node) => {
   const run = window.__run = {};
   const caption = new RegExp('^Node ' + node.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\\\$&') + ': .* ran in');
-  const shown = () => [...document.querySelectorAll('[data-testid=stCaptionContainer]')].some((c) => caption.test(c.textContent.trim()));
+  const shown = () => [...document.querySelectorAll('[data-testid=stCaptionContainer]')].some((c) => \
+caption.test(c.textContent.trim()));
   if (shown()) throw new Error('a result of node ' + node + ' is shown already');
-  document.addEventListener('click', () => { if (!('at' in run)) run.at = performance.now(); }, {capture: true, once: true});
+  document.addEventListener('click', () => { if (!('at' in run)) run.at = performance.now(); }, \
+{capture: true, once: true});
   const observer = new MutationObserver(() => {
     if ('at' in run && !('shown' in run) && shown()) { run.shown = performance.now(); observer.disconnect(); }
   });
@@ -209,7 +211,7 @@ def measure(p, plans: list[tuple[str, str]], together: bool, env: dict[str, str]
                 time.sleep(0.5)
             time.sleep(READING_S)
             _log(f"{mode}: {len(pages)} pages open, Spark up, clicking")
-            for name, page in pages:
+            for _name, page in pages:
                 page.evaluate(RUN_SCRIPT, ROOT_NODE)
             seconds: list[float] = []
             cpu = _cpu(server)

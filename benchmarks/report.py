@@ -174,7 +174,7 @@ def _open_checks(res: dict) -> tuple[dict[str, dict], list[int]]:
         mine = sorted((r for r in rows if r.get("shape") == shape and _num(r.get("nodes"))), key=lambda r: r["nodes"])
         if not mine:
             continue
-        near = lambda n: min(mine, key=lambda r: abs(r["nodes"] - n))  # noqa: E731
+        near = lambda n: min(mine, key=lambda r: abs(r["nodes"] - n))  # noqa: E731, B023 - only called in this iteration
         small, large = near(1_000), mine[-1]
         a, b = _num(small.get("us_per_node")), _num(large.get("us_per_node"))
         growth = b / a if a and b and large is not small else None
@@ -243,12 +243,14 @@ def open_section(records: dict) -> list[str]:
     lines += ["", "| target | shape | figure | |", "|---|---|---|---|"]
     for shape, c in checks.items():
         lines.append(
-            f"| 10,000 nodes ready in under {TARGET_10K_S:g} s | {shape} | {_s(c['ten_k_s'])} s | {_met(c['ten_k_ok'])} |"
+            f"| 10,000 nodes ready in under {TARGET_10K_S:g} s | {shape} | {_s(c['ten_k_s'])} s | "
+            f"{_met(c['ten_k_ok'])} |"
         )
     for r in _get(res, "inspect", default=[]):  # the command line, a process each run, lineage included
         if isinstance(r, dict):
             lines.append(
-                f"| `python -m viz inspect --json` of {r.get('nodes', 0):,} nodes in under {_s(r.get('target_s'), 1)} s "
+                f"| `python -m viz inspect --json` of {r.get('nodes', 0):,} nodes in under "
+                f"{_s(r.get('target_s'), 1)} s "
                 f"(median) | {r.get('shape', '?')} | {_s(r.get('seconds'))} s | {_met(r.get('ok'))} |"
             )
     for shape, c in checks.items():
@@ -584,7 +586,8 @@ def app_section(records: dict) -> list[str]:
         )
         lines += [
             "",
-            f"Opening a plan starts Spark in the background (a fresh server; {'its JVM was up' if warmed else 'its JVM was **not** up'} "
+            "Opening a plan starts Spark in the background (a fresh server; "
+            f"{'its JVM was up' if warmed else 'its JVM was **not** up'} "
             f"before the click, after a {_s(_get(res, 'reading_s'), 0)} s reading pause).{during} The first Run "
             f"took {first:.2f} s from the click to its rows; a second Run of another node {_s(warm, 2)} s{jvm}.",
         ]
@@ -628,7 +631,7 @@ def _panel_open(ax, res: dict | None) -> None:
         return _not_run(ax, title)
     shapes = [s for s in dict.fromkeys(r.get("shape") for r in rows) if s and s != "corpus"]
     colours = {}
-    for i, shape in enumerate(shapes):
+    for shape in shapes:
         mine = sorted((r for r in rows if r.get("shape") == shape), key=lambda r: r["nodes"])
         pts = [
             (r["nodes"], _num(r.get("us_per_node")) or (_num(r.get("ours_s")) or 0) / r["nodes"] * 1e6) for r in mine

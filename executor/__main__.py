@@ -250,7 +250,8 @@ def _profile(args, out, err) -> int:
     return _over_plans(args, out, err, each)
 
 
-BISECT_DESCRIPTION = """Run the plan (or the subtree under --node) bottom-up on Spark (the executor's translation) and on
+BISECT_DESCRIPTION = """\
+Run the plan (or the subtree under --node) bottom-up on Spark (the executor's translation) and on
 DataFusion (its Substrait consumer), on the same files, and stop at the first node whose outputs
 differ while its inputs agree. Rows are compared as multisets by position (numbers by value, floats
 to 1e-6 relative, decimals to one unit in the last place), ordered nodes in their sort keys' order too.
@@ -267,7 +268,8 @@ exit status: 0 when the engines agree on every node compared, 1 when they disagr
 is named), 2 for bad input (unreadable file, not a plan, unknown node, bad arguments, tables).
 """
 
-PORTABILITY_DESCRIPTION = """For each node: can Spark run its subtree (every relation, function and type has a translation),
+PORTABILITY_DESCRIPTION = """\
+For each node: can Spark run its subtree (every relation, function and type has a translation),
 and can DataFusion (its Substrait consumer and planner take the node's sub-plan; nothing runs)? Where
 not, the reason and its kind (function, type, relation, refused, table, other), on the node where
 the gap starts; the nodes above it say "below". Tables bound with --data-dir / --table / --tpch are
@@ -317,7 +319,8 @@ def _print_bisect(file: str, result, out) -> None:
     print(f"\nfirst disagreement: node {c.node_id} ({title(result.nodes[c.node_id].kind)})", file=out)
     if result.unchecked_inputs:
         print(
-            f"  its input(s) {', '.join(result.unchecked_inputs)} could not be compared: the difference may start there",
+            f"  its input(s) {', '.join(result.unchecked_inputs)} could not be compared: the difference may "
+            "start there",
             file=out,
         )
     for role, text in c.expressions:
@@ -349,7 +352,8 @@ def _portability(args, out, err) -> int:
         width = max((len(n) for n in report.nodes), default=4)
         for n in report.nodes.values():
             print(
-                f"  {n.node_id:<{width}}  {title(n.kind):<12} Spark: {n.spark.text():<22} DataFusion: {n.datafusion.text()}",
+                f"  {n.node_id:<{width}}  {title(n.kind):<12} Spark: {n.spark.text():<22} DataFusion: "
+                f"{n.datafusion.text()}",
                 file=out,
             )
             for engine, v in (("Spark", n.spark), ("DataFusion", n.datafusion)):

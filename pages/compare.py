@@ -141,7 +141,7 @@ def _pair_detail(a: PlanModel, b: PlanModel, e: NodeDiff, labels: tuple[str, str
         marked_a |= in_a
         marked_b |= in_b
     sides = zip("ab", labels, (a, b), (e.a, e.b), (marked_a, marked_b), st.columns(2))
-    for side, side_label, model, node_id, marked, col in sides:
+    for _side, side_label, model, node_id, marked, col in sides:
         with col:
             node = model.node(node_id)
             st.markdown(f"**{md_escape(f'{side_label}: {title(node.kind)} · {node_id}')}**")

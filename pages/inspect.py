@@ -161,7 +161,8 @@ def _diagnostics_list(model: PlanModel) -> None:
     diags = model.all_diagnostics()
     shown = [d for d in diags if d.severity is not Severity.INFO]
     st.markdown(
-        f"**Diagnostics** ({len(shown)} problem{'s' if len(shown) != 1 else ''}, {len(diags) - len(shown)} note{'s' if len(diags) - len(shown) != 1 else ''})"
+        f"**Diagnostics** ({len(shown)} problem{'s' if len(shown) != 1 else ''}, {len(diags) - len(shown)} "
+        f"note{'s' if len(diags) - len(shown) != 1 else ''})"
     )
     rank = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
     for i, d in sorted(enumerate(diags), key=lambda item: rank[item[1].severity]):  # errors first

@@ -37,12 +37,12 @@ def _story_lines(order: list[str], sentences: dict[str, str], selected: str) -> 
     one after another that say the same (two reads of one table) as one line, "3–4. words (twice)".
     The numbers are written, not a Markdown list's (which would count a merged line as one)."""
     lines = []
-    for start, end in story_runs(order, sentences):
-        run = end - start
-        words = md_escape(sentences[order[start]]) + ("" if run == 1 else " (twice)" if run == 2 else f" ({run} times)")
-        if selected in order[start:end]:
+    for begin, end in story_runs(order, sentences):
+        run = end - begin
+        words = md_escape(sentences[order[begin]]) + ("" if run == 1 else " (twice)" if run == 2 else f" ({run} times)")
+        if selected in order[begin:end]:
             words = f"**:orange-background[{words}]**"
-        lines.append(f"{start + 1 if run == 1 else f'{start + 1}–{end}'}\\. {words}")
+        lines.append(f"{begin + 1 if run == 1 else f'{begin + 1}–{end}'}\\. {words}")
     return lines
 
 

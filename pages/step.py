@@ -207,7 +207,8 @@ def main() -> None:
         type="primary",
         disabled=not ok,
         shortcut="G",
-        help="Run this node and its inputs: their rows first, then their exact counts (within 10 s; a cross product's from its inputs' counts)",
+        help="Run this node and its inputs: their rows first, then their exact counts (within 10 s; a cross "
+        "product's from its inputs' counts)",
     )
     if not ok:
         st.warning(md_escape(f"This node cannot run on Spark: {reason}"))

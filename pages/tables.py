@@ -40,7 +40,8 @@ def main() -> None:
     kind = sample_data_kind(plan)
     if kind:
         st.caption(
-            f"{md_escape(plan.source)} is a sample written against the {'tutorial' if kind == 'tutorial' else 'TPC-H'} tables, bound for you."
+            f"{md_escape(plan.source)} is a sample written against the "
+            f"{'tutorial' if kind == 'tutorial' else 'TPC-H'} tables, bound for you."
         )
     st.toggle(
         f"Use the generated TPC-H sample data (scale {TPCH_SCALE:g}; generated on first use)",

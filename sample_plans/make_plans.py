@@ -751,7 +751,8 @@ A curated set of plans to open in the app or with `python -m viz inspect sample_
 `manifest.json` says, for each file, its title, which data it runs on (`tutorial`: the tutorial's
 `orders` and `products` in `../sample_data/tutorial`; `tpch`: TPC-H generated on first use by
 `executor.data.generate.tpch()`; `null`: not meant to run), the equivalent SQL over those tables (in DuckDB's
-dialect: the tests run it in DuckDB as the oracle for the executor's rows), and one line about it. `sql` is a string for a plan with one root, a list with one entry per root (in plan
+dialect: the tests run it in DuckDB as the oracle for the executor's rows), and one line about it. `sql` is a string \
+for a plan with one root, a list with one entry per root (in plan
 order) when it has several (`null` for a root with none).
 
 Note the name clash: the tutorial's `orders` (product_id, quantity, order_date, price) is not

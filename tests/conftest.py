@@ -21,7 +21,8 @@ def pytest_addoption(parser):
         "--update-golden",
         action="store_true",
         default=False,
-        help="tests/test_golden.py: rewrite the golden files in tests/golden instead of comparing (check the diff by hand first)",
+        help="tests/test_golden.py: rewrite the golden files in tests/golden instead of comparing (check the "
+        "diff by hand first)",
     )
 
 
@@ -54,7 +55,8 @@ def pytest_collection_modifyitems(session, config, items):
 # command lines its tests start (Spark's launcher takes JAVA_HOME's java first).
 _REFUSING_JAVA = """#!/bin/sh
 echo "${PYTEST_CURRENT_TEST:-after the tests}: java $*" >> "%s"
-echo "this run selects no Spark test and starts no JVM: a test that needs Spark requests the spark fixture (tests/conftest.py)" >&2
+echo "this run selects no Spark test and starts no JVM: a test that needs Spark requests the spark fixture \
+(tests/conftest.py)" >&2
 exit 1
 """
 _JVM_LOG_KEY = pytest.StashKey[str]()

@@ -63,7 +63,8 @@ def test_a_filter_against_its_input_shows_the_dropped_rows(spark, tutorial, cata
 
 def test_different_schemas_are_described_and_rows_not_compared(spark, tutorial, catalog):
     c = compare_outputs(tutorial, "0.0.0", tutorial, "0.0.1.0", catalog, catalog, spark=spark)
-    # orders: product_id i64, quantity i32, order_date date, price decimal; products: product_id, categories, details, product_name
+    # orders: product_id i64, quantity i32, order_date date, price decimal;
+    # products: product_id, categories, details, product_name
     assert c.differing_columns == [1, 2, 3] and c.column_count_difference == 0
     assert c.columns[0].what_differs == [] and c.columns[1].what_differs == ["name", "type"]
     assert not c.rows_compared and "column 1 is int in a and array<string> in b" in c.why_not_compared

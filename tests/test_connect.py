@@ -51,7 +51,9 @@ class Slow:
 
 from pyspark.sql import functions as F
 run_mod.clear_cache()  # no translation kept from the runs above
-run_mod._translate = lambda model, node, spark, cat: Slow(spark.range(0, 10**12, numPartitions=4).select(F.sum("id").alias("_0")))
+run_mod._translate = lambda model, node, spark, cat: Slow(
+    spark.range(0, 10**12, numPartitions=4).select(F.sum("id").alias("_0"))
+)
 start = time.monotonic()
 try:
     run_node(analyze(open(plans[0], "rb").read()), "0.0", catalog=catalog, timeout_s=2)

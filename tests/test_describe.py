@@ -58,7 +58,8 @@ def test_join_types_in_words():
     assert describe(m, "4").endswith("keeping all orders, each with at most one match from products.")
     # right single, products on the left: every order kept
     assert describe(m, "5") == (
-        "Joins products to orders on product_id = product_id, keeping all orders, each with at most one match from products."
+        "Joins products to orders on product_id = product_id, keeping all orders, each with at most one match "
+        "from products."
     )
     m = sample("joins_semi_anti_mark.json")
     assert describe(m, "0") == "Keeps orders that have a match in products on product_id = product_id."
@@ -156,7 +157,8 @@ def test_window_grouping_sets_physical_subqueries():
         == "Sums quantity and counts rows, for 2 groupings: per product_id; over all rows."
     )
     assert describe(sample("window.json"), "0.0") == (
-        "Adds 2 window columns: the row number and the sum of quantity, per product_id, in order of order_date and quantity."
+        "Adds 2 window columns: the row number and the sum of quantity, per product_id, in order of order_date "
+        "and quantity."
     )
     m = sample("physical.json")
     assert describe(m, "0") == "Joins (by hashing) orders to products on product_id = product_id, keeping only matches."
@@ -424,7 +426,8 @@ def test_datafusion_q03_in_words():
     sentences = describe_plan(m)
     story = [sentences[n] for n in story_order(m) if m.node(n).kind != "read"]
     assert story == [
-        "Pairs every row of customer with every row of orders (a cross product). The filter at step 6 keeps the matching pairs.",
+        "Pairs every row of customer with every row of orders (a cross product). The filter at step 6 keeps the "
+        "matching pairs.",
         "Pairs every row of combined customer and orders rows with every row of lineitem (a cross product). "
         "The filter at step 6 keeps the matching pairs.",
         "Keeps the combined customer, lineitem and orders rows that match on c_custkey = o_custkey and "

@@ -39,14 +39,30 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def app_url():
     if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
-        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium (make test does it when it runs as root with apt)")
+        pytest.skip(
+            f"no Chromium at {CHROMIUM}: install Debian's chromium (make test does it when it runs as root with apt)"
+        )
     pytest.importorskip("playwright", reason="playwright is in requirements.txt: run make test")
     port = _free_port()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", os.path.join(ROOT, "app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            os.path.join(ROOT, "app.py"),
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -128,7 +144,9 @@ def test_upload_click_a_node_and_see_its_schema(app_url, scheme):
             # (the root is selected first).
             page.wait_for_selector(":is(.sv-stage, .stGraphVizChart) svg g.node[data-substrait-bound]", timeout=60_000)
             page.wait_for_selector(":is(.sv-stage, .stGraphVizChart) g.node.substrait-selected#node-0", timeout=30_000)
-            page.locator(":is(.sv-stage, .stGraphVizChart) svg").first.evaluate("svg => { svg.dataset.drawnBeforeClick = '1'; }")
+            page.locator(":is(.sv-stage, .stGraphVizChart) svg").first.evaluate(
+                "svg => { svg.dataset.drawnBeforeClick = '1'; }"
+            )
             # The click reruns the graph and inspector alone (a fragment): no sidebar element is marked
             # stale (8 were, before). That the watch sees stale elements is checked by the Run test below.
             page.evaluate(STALE_WATCH)
@@ -197,7 +215,9 @@ def test_the_browser_starts_no_renderer_for_its_own_ui():
     its address bar's popup, which took a core from the page while it loaded (0.3 s of a page load on
     this machine). A Chromium that renames the features would bring it back: this says so."""
     if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
-        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium (make test does it when it runs as root with apt)")
+        pytest.skip(
+            f"no Chromium at {CHROMIUM}: install Debian's chromium (make test does it when it runs as root with apt)"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

@@ -186,7 +186,8 @@ HELD_FRAMES = """
 const frame = window.requestAnimationFrame.bind(window);
 const held = [];
 let holding = true;
-window.requestAnimationFrame = (callback) => { if (holding) { held.push(callback); return 0; } return frame(callback); };
+window.requestAnimationFrame = (callback) => { if (holding) { held.push(callback); return 0; } return frame(callback); \
+};
 document.addEventListener('click', (e) => {
   if (!(e.target instanceof Element && e.target.closest('[data-testid="stSidebarNavLink"]'))) return;
   holding = false;

@@ -64,7 +64,8 @@ FIRST_FRAME = (
 window.__firstFrame = null;
 const roots = window.__shadowRoots;
 (function check() {
-  const svg = roots.map((r) => r.querySelector('.sv-stage svg')).find((s) => s && s.querySelector('g.node[data-substrait-bound]'));
+  const svg = roots.map((r) => r.querySelector('.sv-stage svg')).find((s) => s && \
+s.querySelector('g.node[data-substrait-bound]'));
   if (!svg) { requestAnimationFrame(check); return; }
   const nodes = [...svg.querySelectorAll('g.node')];
   const far = nodes.find((g) => !g.classList.contains('sv-near'));

@@ -39,7 +39,10 @@ REPO = TESTS.parent
 PLANS = REPO / "sample_plans"
 GOLDEN = TESTS / "golden"
 MAX_DIFF_LINES = 80
-HINT = "rerun with --update-golden (.venv/bin/python -m pytest tests/test_golden.py --update-golden) after checking the diff by hand"
+HINT = (
+    "rerun with --update-golden (.venv/bin/python -m pytest tests/test_golden.py --update-golden) after "
+    "checking the diff by hand"
+)
 
 
 def _sample_plans() -> list[str]:

@@ -143,7 +143,7 @@ def test_every_node_has_its_box_and_its_panel(name):
         assert " ".join(sentences[node.id].split()) in text
         for f in node.schema_json() or []:
             assert f" {f['index']} {' '.join(f['name'].split())} {' '.join(f['type'].split())}" in text, (node.id, f)
-        for role, expr in node.info.expressions:
+        for _role, expr in node.info.expressions:
             assert " ".join(expr.split()) in text
         if node.properties is not None:
             assert f"orderedness: {' '.join(node.properties.order_text().split())}" in text

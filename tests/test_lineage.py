@@ -148,7 +148,8 @@ def test_q03_duckdb_reads_through_projections_and_joins():
     model = _tpch("q03", "duckdb")
     # the lineitem read projects $0, $5, $6: its output [1] is the table's column 5
     assert chain_texts(trace(model, "0", 1))[0] == (
-        "[1] revenue ← sum(multiply($1:l_extendedprice, subtract(1.00, $2:l_discount))) ← [5] l_extendedprice of lineitem"
+        "[1] revenue ← sum(multiply($1:l_extendedprice, subtract(1.00, $2:l_discount))) ← [5] l_extendedprice of "
+        "lineitem"
     )
     # group key $3 of the project = join field 4 = the right input's 1 = orders' read output 1 (projection $1, $0, ...)
     key = trace(model, "0", 0)
@@ -292,7 +293,8 @@ def test_windows_and_grouping_sets():
     window = _sample("window.json")
     # sum(quantity) OVER (ROWS ... CURRENT ROW) from the window relation, row_number() from nothing
     assert chain_texts(trace(window, "0", 4)) == [
-        "[4] running_qty ← sum($1:quantity) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) ← [1] quantity of orders"
+        "[4] running_qty ← sum($1:quantity) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) ← [1] "
+        "quantity of orders"
     ]
     assert chain_texts(trace(window, "0", 3)) == ["[3] order_no ← row_number() OVER ()"]
     # sum(quantity) OVER (PARTITION BY product_id): the value comes from quantity; product_id is a key

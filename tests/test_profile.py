@@ -176,7 +176,7 @@ def test_tutorial_profile_matches_duckdb_in_one_run(spark):
     assert profile.stopped is None and not profile.errors
     assert {n: p.rows for n, p in profile.nodes.items()} == {n: _duck(sql) for n, sql in TUTORIAL_SQL.items()}
     assert profile.jobs == 2 and [r.target for r in profile.runs] == ["0"]  # the reads' count, then one run
-    for n, p in profile.nodes.items():
+    for p in profile.nodes.values():
         if p.kind == "read":
             assert (p.how, p.run_of) == ("reads", None)
         else:

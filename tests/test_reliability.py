@@ -178,7 +178,8 @@ def test_an_exploding_cross_join_is_stopped_by_its_timeout(spark, tpch_dir, monk
     assert reaper.orphaned_tasks(again) == 0  # no task of the cancelled job is left running
     assert again.range(5).count() == 5  # the next run works (on a new session when the old JVM was stopped)
     print(
-        f"exploding cross join: stopped {stopped_after:.1f} s after start; JVM stopped by the reaper: {reaper.reaped - reaped}"
+        f"exploding cross join: stopped {stopped_after:.1f} s after start; JVM stopped by the reaper: "
+        f"{reaper.reaped - reaped}"
     )
 
 

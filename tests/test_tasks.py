@@ -47,7 +47,7 @@ def test_a_running_task_is_redrawn_at_most_once_per_look_and_at_its_end(monkeypa
 def test_a_part_of_the_result_wakes_the_panel_at_once(monkeypatch):
     now = [0.0]
     task, woken = _watched(monkeypatch, now)
-    for part in range(3):
+    for _part in range(3):
         now[0] += 0.01
         task.updates += 1
         task.progress(0.5, "node 0.0: rows in")

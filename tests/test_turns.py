@@ -117,7 +117,8 @@ def test_a_waiting_turn_passed_the_limit_goes_next_whatever_it_reads():
         _until(lambda i=i: line.busy()[1] == i)
     for name in ("first", "s1", "s2"):
         gates[name].set()
-        _until(lambda n=len(entered): len(entered) == n + 1)
+        count = len(entered)
+        _until(lambda count=count: len(entered) == count + 1)
     assert entered == ["first", "s1", "s2", "s3"]  # big passed three times
     gates["s3"].set()
     _until(lambda: len(entered) == 5)

@@ -69,7 +69,10 @@ class Difference:
 
     def text(self) -> str:
         where = f"[{self.index}] " if self.index is not None else ""
-        return f"{self.aspect} {where}{self.what}: {self.a if self.a is not None else '—'} → {self.b if self.b is not None else '—'}"
+        return (
+            f"{self.aspect} {where}{self.what}: {self.a if self.a is not None else '—'} → "
+            f"{self.b if self.b is not None else '—'}"
+        )
 
     def to_json(self) -> dict:
         return {"aspect": self.aspect, "what": self.what, "index": self.index, "a": self.a, "b": self.b}

@@ -53,7 +53,10 @@ def _header(entry: NodeDiff, colours: StatusColours, pal: Palette) -> str:
         if entry.differences
         else ""
     )
-    return f'<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="10" COLOR="{colour}"><B>{tag}{_MARK[entry.status]}{extra}</B></FONT></TD></TR>'
+    return (
+        '<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="10" '
+        f'COLOR="{colour}"><B>{tag}{_MARK[entry.status]}{extra}</B></FONT></TD></TR>'
+    )
 
 
 def diff_label(
@@ -113,8 +116,10 @@ def _head(name: str, pal: Palette) -> list[str]:
     """The graph, node and edge defaults of ``viz.render.to_dot``, so both views look alike."""
     return [
         f"digraph {name} {{",
-        f'  graph [rankdir=BT, nodesep=0.3, ranksep=0.4, fontname="Helvetica", bgcolor="{pal.background}", fontcolor="{pal.text}"];',
-        f'  node [shape=box, style="rounded,filled", fillcolor="{pal.node_fill}", color="{pal.node_border}", fontcolor="{pal.text}", fontname="Helvetica", fontsize=11];',
+        f'  graph [rankdir=BT, nodesep=0.3, ranksep=0.4, fontname="Helvetica", bgcolor="{pal.background}", '
+        f'fontcolor="{pal.text}"];',
+        f'  node [shape=box, style="rounded,filled", fillcolor="{pal.node_fill}", color="{pal.node_border}", '
+        f'fontcolor="{pal.text}", fontname="Helvetica", fontsize=11];',
         f'  edge [color="{pal.edge}", fontcolor="{pal.muted}", fontname="Helvetica", fontsize=9, arrowsize=0.7];',
     ]
 

@@ -11,7 +11,7 @@ Two kinds of trouble:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
 class PlanError(Exception):
@@ -28,13 +28,10 @@ class PlanLoadError(PlanError):
     """The input could not be read as a Substrait plan."""
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"
-
-    def __str__(self) -> str:  # pragma: no cover - trivial
-        return self.value
 
 
 @dataclass(frozen=True)

@@ -322,13 +322,15 @@ a:hover { text-decoration: underline; }
 a.sel { font-weight: 700; color: var(--accent); }
 .frame a:hover { text-decoration: none; }
 code, pre { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px; }
-pre { margin: 0; white-space: pre-wrap; word-break: break-word; background: var(--soft); padding: 6px 8px; border-radius: 4px; }
+pre { margin: 0; white-space: pre-wrap; word-break: break-word; background: var(--soft); padding: 6px 8px; \
+border-radius: 4px; }
 .muted { color: var(--muted); }
 .meta { color: var(--muted); margin: 0 0 12px; }
 .layout { display: grid; grid-template-columns: minmax(0, 3fr) minmax(320px, 2fr); gap: 16px; align-items: start; }
 @media (max-width: 900px) { .layout { grid-template-columns: 1fr; } }
 .graph-col, .panels { border: 1px solid var(--line); border-radius: 6px; }
-.toolbar { display: flex; gap: 4px; align-items: center; padding: 4px 6px; border-bottom: 1px solid var(--line); flex-wrap: wrap; }
+.toolbar { display: flex; gap: 4px; align-items: center; padding: 4px 6px; border-bottom: 1px solid var(--line); \
+flex-wrap: wrap; }
 .toolbar button { border: 1px solid var(--line); background: transparent; color: inherit; border-radius: 4px;
   padding: 1px 9px; cursor: pointer; font: inherit; font-size: 13px; }
 .toolbar button:hover { border-color: var(--accent); }
@@ -339,7 +341,8 @@ pre { margin: 0; white-space: pre-wrap; word-break: break-word; background: var(
 .stage { position: absolute; left: 0; top: 0; transform-origin: 0 0; }
 .stage svg { display: block; }
 .frame g.node { cursor: pointer; }
-.frame g.node.sel > g > a > path:first-of-type, .frame g.node.sel > path:first-of-type { stroke: var(--accent); stroke-width: 3px; }
+.frame g.node.sel > g > a > path:first-of-type, .frame g.node.sel > path:first-of-type { stroke: var(--accent); \
+stroke-width: 3px; }
 .nograph { padding: 10px 14px; }
 .notice { border-left: 4px solid var(--warn); background: var(--soft); padding: 8px 12px; margin: 0 0 10px; }
 .panels { padding: 12px 14px; max-height: calc(75vh + 34px); overflow: auto; }
@@ -347,15 +350,18 @@ pre { margin: 0; white-space: pre-wrap; word-break: break-word; background: var(
 .panel.shown { display: block; }
 html:not(.js) .panel:target { display: block; }
 .panel .id { font-weight: 400; color: var(--muted); font-size: 14px; }
-.badge { font-size: 11px; border: 1px solid var(--line); border-radius: 8px; padding: 0 6px; color: var(--muted); font-weight: 400; }
-.detail { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px; margin: 0 0 6px; word-break: break-word; }
+.badge { font-size: 11px; border: 1px solid var(--line); border-radius: 8px; padding: 0 6px; color: var(--muted); \
+font-weight: 400; }
+.detail { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px; margin: 0 0 \
+6px; word-break: break-word; }
 .words { font-size: 15px; margin: 4px 0 8px; }
 .links { margin: 4px 0; }
 table { border-collapse: collapse; font-size: 13px; }
 th, td { border-bottom: 1px solid var(--line); padding: 2px 8px; text-align: left; vertical-align: top; }
 th { color: var(--muted); font-weight: 600; }
 table.schema td:first-child { text-align: right; color: var(--muted); }
-table.schema td:nth-child(3) { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px; }
+table.schema td:nth-child(3) { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: \
+12.5px; }
 td.null { color: var(--muted); font-style: italic; }
 .scroll { overflow: auto; max-height: 360px; }
 dl { margin: 0; }
@@ -479,7 +485,8 @@ def html_report(
         problems = sum(1 for d in diags if d.severity is not Severity.INFO)
         parts.append(
             f'<section class="more"><h2>Diagnostics</h2><p class="muted">{problems} problem'
-            f"{'s' if problems != 1 else ''}, {len(diags) - problems} note{'s' if len(diags) - problems != 1 else ''}.</p>"
+            f"{'s' if problems != 1 else ''}, {len(diags) - problems} "
+            f"note{'s' if len(diags) - problems != 1 else ''}.</p>"
         )
         if diags:
             parts.append(_diagnostic_items(diags, model))

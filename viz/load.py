@@ -343,7 +343,9 @@ def _load_json(data: bytes) -> LoadedPlan:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise PlanLoadError(f"not a Substrait plan: the file starts like JSON but is not UTF-8 ({exc.reason})")
+        raise PlanLoadError(
+            f"not a Substrait plan: the file starts like JSON but is not UTF-8 ({exc.reason})"
+        ) from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -238,7 +238,10 @@ def _badges(effects: dict[str, str], pal: Palette) -> str:
         )
     if not cells:
         return ""
-    return f'<TR><TD COLSPAN="3"><TABLE BORDER="0" CELLSPACING="2" CELLPADDING="1"><TR>{"".join(cells)}</TR></TABLE></TD></TR>'
+    return (
+        '<TR><TD COLSPAN="3"><TABLE BORDER="0" CELLSPACING="2" '
+        f'CELLPADDING="1"><TR>{"".join(cells)}</TR></TABLE></TD></TR>'
+    )
 
 
 def _hidden_count(model: PlanModel, node_id: str, visible: set[str]) -> int:
@@ -276,11 +279,13 @@ def node_label(
         colour = pal.error if severity is Severity.ERROR else pal.warning
         times = f" ×{n}" if n > 1 else ""
         rows.append(
-            f'<TR><TD COLSPAN="3" ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{colour}">⚑ {_esc(code, 40)}{times}</FONT></TD></TR>'
+            f'<TR><TD COLSPAN="3" ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{colour}">⚑ '
+            f"{_esc(code, 40)}{times}</FONT></TD></TR>"
         )
     if unrunnable:
         rows.append(
-            f'<TR><TD COLSPAN="3" ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{pal.muted}">⊘ cannot run on Spark</FONT></TD></TR>'
+            f'<TR><TD COLSPAN="3" ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="{pal.muted}">⊘ cannot run on '
+            "Spark</FONT></TD></TR>"
         )
     schema = node.schema
     if schema is None:
@@ -295,7 +300,8 @@ def node_label(
             )
     if hidden:
         rows.append(
-            f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" COLOR="{pal.muted}">▸ {hidden} node{"s" if hidden != 1 else ""} collapsed</FONT></TD></TR>'
+            f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" COLOR="{pal.muted}">▸ {hidden} '
+            f"node{'s' if hidden != 1 else ''} collapsed</FONT></TD></TR>"
         )
     return "<" + '<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2">' + "".join(rows) + "</TABLE>>"
 
@@ -369,8 +375,10 @@ def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, 
     pal = PALETTES.get(view.theme, PALETTES["light"])
     lines = [
         "digraph plan {",
-        f'  graph [rankdir=BT, nodesep=0.3, ranksep=0.4, fontname="Helvetica", bgcolor="{pal.background}", fontcolor="{pal.text}"];',
-        f'  node [shape=box, style="rounded,filled", fillcolor="{pal.node_fill}", color="{pal.node_border}", fontcolor="{pal.text}", fontname="Helvetica", fontsize=11];',
+        f'  graph [rankdir=BT, nodesep=0.3, ranksep=0.4, fontname="Helvetica", bgcolor="{pal.background}", '
+        f'fontcolor="{pal.text}"];',
+        f'  node [shape=box, style="rounded,filled", fillcolor="{pal.node_fill}", color="{pal.node_border}", '
+        f'fontcolor="{pal.text}", fontname="Helvetica", fontsize=11];',
         f'  edge [color="{pal.edge}", fontcolor="{pal.muted}", fontname="Helvetica", fontsize=9, arrowsize=0.7];',
     ]
     stats = view.profile.stats() if view.profile is not None else {}
@@ -397,10 +405,11 @@ def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, 
             plain=view.plain,
         )
         exact = rows_hover(stat.rows) if stat is not None and stat.rows is not None else ""
+        tooltip = ("" if view.plain else node.id + " ") + title(node.kind) + (f" · {exact}" if exact else "")
         attrs = [
             f"label={label}",
             f"id={_quote('node-' + node.id)}",
-            f"tooltip={_quote(('' if view.plain else node.id + ' ') + title(node.kind) + (f' · {exact}' if exact else ''))}",
+            f"tooltip={_quote(tooltip)}",
         ]
         fill = pal.node_fill
         if node.id in model.roots and node.id not in shared:

@@ -53,7 +53,7 @@ def input_columns(model: PlanModel, node_id: str) -> list[tuple[str, list[InputC
     out: list[tuple[str, list[InputColumn]]] = []
     offset = 0
     concatenates = node.kind in JOIN_KINDS
-    for k, input_id in enumerate(node.inputs):
+    for input_id in node.inputs:
         schema = model.node(input_id).schema or []
         base = offset if concatenates else 0
         cols = [InputColumn(base + i, i, f, (base + i) in refs) for i, f in enumerate(schema)]

@@ -421,7 +421,7 @@ def _stem_in_folder(folder: str, stem: str) -> str | None:
 def _format_of(path: str) -> str:
     """A file's format from its suffix; a folder's from the first data file inside it."""
     if os.path.isdir(path):
-        for dirpath, dirnames, filenames in os.walk(path):
+        for _dirpath, dirnames, filenames in os.walk(path):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "_")))
             for f in sorted(filenames):
                 if f.startswith((".", "_")):

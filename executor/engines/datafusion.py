@@ -206,7 +206,8 @@ class DataFusionRunner:
                 which = msg.WhichOneof("read_type")
                 if which == "local_files":
                     raise DataFusionCannot(
-                        "a LocalFiles read: only named tables are given to DataFusion (from the same bound files as Spark)",
+                        "a LocalFiles read: only named tables are given to DataFusion (from the same bound files "
+                        "as Spark)",
                         "table",
                     )
                 if which == "named_table":

@@ -208,7 +208,10 @@ def _why_not(columns: list[ColumnComparison]) -> str | None:
         return f"a has {len(a)} columns and b has {len(b)}: rows compare only with the same columns"
     for c in columns:
         if c.spark_type_a != c.spark_type_b and _common_decimal(c.spark_type_a, c.spark_type_b) is None:
-            return f"column {c.index} is {c.spark_type_a} in a and {c.spark_type_b} in b: rows compare only when the types line up"
+            return (
+                f"column {c.index} is {c.spark_type_a} in a and {c.spark_type_b} in b: rows compare only when "
+                "the types line up"
+            )
     for c in columns:
         if "map<" in (c.spark_type_a or ""):
             return f"column {c.index} is a map ({c.spark_type_a}), which Spark cannot compare"
@@ -331,7 +334,8 @@ def _supervise_comparison(
 
             if timed_out:
                 raise TimedOut(
-                    f"comparing node {node_a} with node {node_b} timed out after {timeout_s:g} s; its Spark jobs were interrupted"
+                    f"comparing node {node_a} with node {node_b} timed out after {timeout_s:g} s; its Spark jobs "
+                    "were interrupted"
                 )
             raise Cancelled(
                 f"comparing node {node_a} with node {node_b} was cancelled; its Spark jobs were interrupted"

@@ -305,7 +305,8 @@ class Checker:
                 if duck_error:
                     out.rows, out.oracle = "all fail", "none"
                     problems = [p for p in problems if "unknown type" in p] + [
-                        f"every engine fails: DataFusion's ({df_error}), DuckDB ({duck_error}) and Spark ({spark_error})"
+                        f"every engine fails: DataFusion's ({df_error}), DuckDB ({duck_error}) and Spark "
+                        f"({spark_error})"
                     ]
             if out.rows == "error":
                 problems.append(f"Spark: {spark_error}")

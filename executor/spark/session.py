@@ -39,7 +39,8 @@ LOCAL_CONF = {
     # Arrow codecs hold them) after 2 retries and throws OutOfMemoryError with the heap half empty: a
     # broadcast on 2 busy cores then failed as "Not enough memory to build and broadcast the table"
     # (seen in a TPC-DS test and in Spark's own CI). More retries make it wait instead.
-    "spark.driver.extraJavaOptions": "-Duser.timezone=UTC -XX:+UnlockDiagnosticVMOptions -XX:GCLockerRetryAllocationCount=100",
+    "spark.driver.extraJavaOptions": "-Duser.timezone=UTC -XX:+UnlockDiagnosticVMOptions "
+    "-XX:GCLockerRetryAllocationCount=100",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     # PySpark 4 records the Python call site of every Column/DataFrame call for error messages, at a
     # cost of about six Py4J round trips per call; the translation makes thousands of such calls

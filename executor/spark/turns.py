@@ -6,8 +6,8 @@ first ones end early; what a run does outside Spark (translating the plan, drawi
 overlaps with the others. Waiting work is served fairly between people: the next turn goes to the
 owner (a browser session) served least recently, so one person's many clicks do not hold the others
 back. Among them, work that reads an order of magnitude less data goes first (most people then wait
-less), but no waiting turn is passed more than :data:`PASS_LIMIT` times (a few short runs' wait). A waiting turn says where it
-stands ("2nd in line") and gives up when its work is stopped.
+less), but no waiting turn is passed more than :data:`PASS_LIMIT` times (a few short runs' wait). A waiting
+turn says where it stands ("2nd in line") and gives up when its work is stopped.
 
 ``SUBSTRAIT_VIZ_RUN_SLOTS`` sets how many turns run at once (default: one per two cores, at least one).
 """

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from types import MappingProxyType
 
 from pyspark.sql import types as S
 from substrait import type_pb2
@@ -67,7 +68,7 @@ ENGINE_USER_TYPES: dict[str, Callable[[], S.DataType]] = {"null": S.NullType, "f
 
 #: The plan's user-defined type names by anchor, for the translation under way (set by
 #: :func:`plan_user_types` around it, in the thread that translates).
-_USER_TYPES: ContextVar[Mapping[int, str]] = ContextVar("substrait_viz_user_types", default={})
+_USER_TYPES: ContextVar[Mapping[int, str]] = ContextVar("substrait_viz_user_types", default=MappingProxyType({}))
 
 
 @contextmanager

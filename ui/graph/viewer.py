@@ -53,7 +53,8 @@ _HTML = """
   </div>
   <div class="sv-viewport">
     <div class="sv-stage"></div>
-    <div class="sv-minimap" title="Click or drag to move the view"><div class="sv-mini-stage"></div><div class="sv-mini-view"></div></div>
+    <div class="sv-minimap" title="Click or drag to move the view"><div class="sv-mini-stage"></div><div \
+class="sv-mini-view"></div></div>
   </div>
 </div>
 """

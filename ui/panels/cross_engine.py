@@ -166,7 +166,8 @@ def _show_bisection(model: PlanModel, b: Bisection) -> None:
         if b.unchecked_inputs:
             st.caption(
                 md_escape(
-                    f"Its input(s) {', '.join(b.unchecked_inputs)} could not be compared: the difference may start there."
+                    f"Its input(s) {', '.join(b.unchecked_inputs)} could not be compared: the difference may "
+                    "start there."
                 )
             )
         st.button(md_escape(f"Select node {b.first}"), key="engines_select_first", on_click=select, args=(b.first,))

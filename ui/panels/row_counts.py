@@ -131,7 +131,8 @@ def profile_table(model: PlanModel, profile: Profile) -> None:
         st.dataframe(profile_frame(model, profile), hide_index=True, width="stretch")
         st.caption(
             "The reads were counted together in one Spark job; then the plan ran once from the node named in "
-            "\"counted\", with every other node's rows observed; its time is on that node. Rows that follow from the inputs' (a project, a sort, a fetch, a join without "
+            '"counted", with every other node\'s rows observed; its time is on that node. Rows that follow from '
+            "the inputs' (a project, a sort, a fetch, a join without "
             "a condition) are computed, not run. A node that one run cannot count (below a fetch, which stops "
             "reading early) is counted in its own Spark job, with that job's time. ∅ empty: no rows while an "
             "input had rows. ⚠ exploded: more than 10× its largest input's rows and more than 1,000 rows."

@@ -141,7 +141,8 @@ def absolute_link(relative: str, current_url: str | None, base_path: str = "") -
 
 def share_link_widget(plan, node_id: str | None, page: str = "") -> str | None:
     """Show the link that reopens this plan at this node (``st.code`` in a "Share this view" popover,
-    with a copy button) and a note saying so; returns the link (None when the plan cannot be shared, with ``st.error``)."""
+    with a copy button) and a note saying so; returns the link (None when the plan cannot be shared, with
+    ``st.error``)."""
     import streamlit as st
 
     from ui.markdown import md_escape

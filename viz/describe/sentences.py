@@ -147,7 +147,8 @@ def _filter(c: Context) -> str:
         rest = [e for e in parts if not is_column_equality(w, e)]
         combined = c.combined(c.input(0)) or "rows"
         text = as_sentence(
-            f"Keeps {_rows(combined) if combined != 'rows' else 'the rows'} that match on {and_list(w.conditions_of(keys))}"
+            f"Keeps {_rows(combined) if combined != 'rows' else 'the rows'} that match on "
+            f"{and_list(w.conditions_of(keys))}"
         )
         if rest:
             words = and_list(w.conditions_of(rest))
@@ -501,7 +502,8 @@ _SET_WORDS = {
     "union_all": "Stacks the rows of its {n} inputs, keeping duplicates (union all)",
     "union_distinct": "Combines the rows of its {n} inputs, dropping duplicates (union)",
     "minus_primary": "Keeps the rows of the first input that appear in none of the other inputs (except)",
-    "minus_primary_all": "Keeps the rows of the first input not matched by rows of the other inputs, counting duplicates (except all)",
+    "minus_primary_all": "Keeps the rows of the first input not matched by rows of the other inputs, counting "
+    "duplicates (except all)",
     "minus_multiset": "Keeps the rows of the first input except those that appear in all of the other inputs",
     "intersection_primary": "Keeps the rows of the first input that appear in at least one other input",
     "intersection_multiset": "Keeps the rows of the first input that appear in every other input (intersect)",
@@ -549,7 +551,8 @@ def _exchange(c: Context) -> str:
         return as_sentence(f"Deals the rows out in turn{parts}")
     if kind in ("single_target", "multi_target"):
         return as_sentence(
-            f"Sends each row to the partition{'s' if kind == 'multi_target' else ''} chosen by {w.expr(getattr(body, kind).expression)}"
+            f"Sends each row to the partition{'s' if kind == 'multi_target' else ''} chosen by "
+            f"{w.expr(getattr(body, kind).expression)}"
         )
     return as_sentence(f"Redistributes the rows{parts}")
 
@@ -626,7 +629,8 @@ def _update(c: Context) -> str:
     w = c.words()
     names = [f.name for f in c.node.info.incoming or []]
     sets = [
-        f"{names[t.column_target] if 0 <= t.column_target < len(names) else f'column {t.column_target}'} to {w.expr(t.transformation)}"
+        f"{names[t.column_target] if 0 <= t.column_target < len(names) else f'column {t.column_target}'} to "
+        f"{w.expr(t.transformation)}"
         for t in body.transformations
     ]
     text = f"Updates table {'.'.join(body.named_table.names)}"

@@ -222,7 +222,10 @@ class ExpressionTyper:
         if self.dialect is not None:
             whose = C.DIALECT_NAMES.get(self.dialect, self.dialect)
             if coercion is None:
-                return f"no rule of {whose}'s (the plan's producer) for these types is known here: the run passes them to Spark as they are"
+                return (
+                    f"no rule of {whose}'s (the plan's producer) for these types is known here: the run "
+                    "passes them to Spark as they are"
+                )
             return f"the run follows the plan's producer: {coercion.rule}"
         unknown = (
             "the plan's producer is not one whose coercions are known here, and the spec allows no implicit coercion"

@@ -45,7 +45,10 @@ class Spec:
     EXCHANGE_DIST = "Exchange: Distribution is overwritten based on configuration."
     WINDOW = "Consistent Partition Window: Maintains distribution and ordering."
     EXPAND_ORDER = "Expand: Ordering can only be maintained down to the level of consistent fields that are kept."
-    EXPAND_DIST = "Expand: Distribution is maintained if all the distribution fields are consistent fields with direct references."
+    EXPAND_DIST = (
+        "Expand: Distribution is maintained if all the distribution fields are consistent fields with "
+        "direct references."
+    )
     EXTENSION = "Extension relations have no property row in the spec; their properties are unknown to this tool"
     UNSUPPORTED = "this relation kind is not understood; its properties are unknown"
     EMIT = "remapped by emit"

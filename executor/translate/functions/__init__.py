@@ -181,7 +181,8 @@ def _finish(call: Call, col: Column) -> Column:
         # get a domain join where SQL gets a plain aggregate-and-join.
         if type(target).__name__ != "BooleanType":
             call.warnings.append(
-                f"`{base_name(call.name)}` declares a {target.simpleString()} result; a predicate's result is kept boolean"
+                f"`{base_name(call.name)}` declares a {target.simpleString()} result; a predicate's result is "
+                "kept boolean"
             )
         return col
     return col.cast(sql_type(target))
