@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast bench check-java browser graphviz jvm-archive clean
+.PHONY: run test test-fast lint bench check-java browser graphviz jvm-archive clean
 
 $(STAMP): requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (found " + sys.version.split()[0] + ")")'
@@ -47,10 +47,15 @@ graphviz:
 	      || echo "could not install graphviz: graphs are laid out in the browser instead (apt-get install graphviz)"; \
 	  else echo "no dot and no root apt-get: graphs are laid out in the browser instead (apt-get install graphviz)"; fi; }
 
-test: $(STAMP) check-java browser graphviz jvm-archive
+# The project's lint rules (pyproject.toml): part of make test and make test-fast.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+test: $(STAMP) lint check-java browser graphviz jvm-archive
 	$(PY) -m pytest
 
-test-fast: $(STAMP)
+test-fast: $(STAMP) lint
 	$(PY) -m pytest -m "not slow and not spark"
 
 # The benchmark suite (not part of make test): benchmarks/results/*.json, REPORT.md and docs/benchmarks.png.
