@@ -180,7 +180,7 @@ def test_upload_click_a_node_and_see_its_schema(app_url, scheme):
             browser.close()
 
 
-def test_what_follows_the_run_tab_is_stale_while_the_run_click_waits(app_url):
+def test_what_follows_the_run_tab_is_stale_while_the_run_click_waits(app_url, jvm):  # the server runs it on Spark
     """The Run click's rerun waits for the run (ui.tasks.finished) before it draws what follows
     the Run tab (the node report's button, the share link, the diagnostics): those are stale meanwhile.
     This is also the check that STALE_WATCH sees stale elements at all, which a node click's rerun

@@ -27,7 +27,7 @@ def _count(sql: str) -> int:
     return duckdb.sql(f"SELECT count(*) FROM {sql}").fetchall()[0][0]
 
 
-def test_step_through_the_tutorial_plan(app_url):  # noqa: F811
+def test_step_through_the_tutorial_plan(app_url, jvm):  # noqa: F811  (the server runs each step on Spark)
     from playwright.sync_api import expect, sync_playwright
 
     orders, kept, joined = _count(f"'{ORDERS}'"), _count(KEPT), _count(JOINED)
