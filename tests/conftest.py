@@ -77,6 +77,11 @@ def pytest_collection_finish(session):
     open(log, "w").close()
     session.config.stash[_JVM_LOG_KEY] = log
     os.environ["JAVA_HOME"] = home
+    import dataclasses
+
+    from executor import settings  # read before this hook, when the test modules were imported
+
+    settings.SETTINGS = dataclasses.replace(settings.SETTINGS, java_home=home)
 
 
 @pytest.fixture(autouse=True)

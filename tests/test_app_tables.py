@@ -4,6 +4,7 @@ catalog. Spark is never started: the columns come from the files' footers."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import pyarrow as pa
@@ -11,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from executor import settings
 from tests.test_app_no_spark import spark_calls  # noqa: F401 - a fixture: a page that starts Spark fails
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -50,7 +52,7 @@ def other_tables(root):
 def data_root(tmp_path, monkeypatch):
     """$SUBSTRAIT_VIZ_DATA holding other tables (:func:`other_tables`)."""
     root = other_tables(tmp_path / "data")
-    monkeypatch.setenv("SUBSTRAIT_VIZ_DATA", str(root))
+    monkeypatch.setattr(settings, "SETTINGS", dataclasses.replace(settings.SETTINGS, data=str(root)))
     return root
 
 

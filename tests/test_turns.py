@@ -3,6 +3,7 @@ giving up when stopped; and what a process leaves behind (Spark's scratch folder
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import time
 
 import pytest
 
+from executor import settings
 from executor.spark import jvm_archive, session
 from executor.spark.turns import Line, Stopped, in_line_text, ordinal
 
@@ -238,12 +240,13 @@ def test_scratch_folders_of_processes_gone_are_removed_and_the_living_kept(tmp_p
 
 
 def test_a_local_session_keeps_its_scratch_in_the_cache(monkeypatch):
-    monkeypatch.delenv("SPARK_REMOTE", raising=False)
-    monkeypatch.delenv("SPARK_MASTER", raising=False)
+    local = dataclasses.replace(settings.SETTINGS, spark_remote=None, spark_master="local[*]")
+    monkeypatch.setattr(settings, "SETTINGS", local)
     conf = session._local_conf()
     assert conf["spark.local.dir"] == os.path.join(session.SCRATCH_ROOT, str(os.getpid()))
     assert conf["spark.sql.warehouse.dir"].startswith(session.CACHE)
-    monkeypatch.setenv("SPARK_MASTER", "spark://cluster:7077")  # a cluster's executors keep their own
+    cluster = dataclasses.replace(local, spark_master="spark://cluster:7077")  # its executors keep their own
+    monkeypatch.setattr(settings, "SETTINGS", cluster)
     assert "spark.local.dir" not in session._local_conf()
 
 

@@ -9,6 +9,7 @@ import sys
 import threading
 
 from ..errors import ExecutionError
+from ..settings import SETTINGS
 
 TPCH_TABLES = ("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier")
 TPCDS_TABLES = (
@@ -37,7 +38,8 @@ TPCDS_TABLES = (
     "web_sales",
     "web_site",
 )
-CACHE = os.environ.get("SUBSTRAIT_VIZ_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "substrait-viz"))
+#: Where generated data and the app's other files are kept (``SUBSTRAIT_VIZ_CACHE``, :mod:`executor.settings`).
+CACHE = SETTINGS.cache
 
 
 def _generator(name: str) -> str:

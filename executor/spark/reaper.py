@@ -24,10 +24,11 @@ import signal
 import threading
 import time
 
+from ..settings import SETTINGS
 from .session import is_connect
 
 #: How long orphaned tasks may keep running after a stop before the local JVM is stopped.
-REAP_AFTER_S = float(os.environ.get("SUBSTRAIT_VIZ_REAP_AFTER_S", "20"))
+REAP_AFTER_S = SETTINGS.reap_after_s
 #: How long the watch lasts at most (orphans that appear later are not ours).
 WATCH_S = REAP_AFTER_S + 60.0
 #: No orphans for this long: the stop went through, the watch ends.

@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from pyspark.sql import SparkSession
 
+from .. import settings
 from ..data.generate import CACHE
 from .jvm import pin_lookups
 
@@ -28,7 +29,7 @@ _lock = threading.Lock()
 _session: SparkSession | None = None
 
 LOCAL_CONF = {
-    "spark.driver.memory": os.environ.get("SPARK_DRIVER_MEMORY", "2g"),
+    "spark.driver.memory": settings.SETTINGS.spark_driver_memory,
     "spark.sql.shuffle.partitions": "4",
     "spark.default.parallelism": "4",
     "spark.ui.enabled": "false",
@@ -65,7 +66,7 @@ def archive_path() -> str:
     session's start and a first query took 5.7 s instead of 10 s here (alternated, two runs each)."""
     import pyspark
 
-    home = os.environ.get("JAVA_HOME")
+    home = settings.SETTINGS.java_home
     java = os.path.join(home, "bin", "java") if home else shutil.which("java")
     ident = f"{os.path.realpath(java)}:{os.stat(java).st_mtime_ns}" if java and os.path.exists(java) else "no java"
     return os.path.join(
@@ -136,7 +137,7 @@ def _remove_own_scratch() -> None:
 def _runs_here() -> bool:
     """Whether Spark's work runs in this machine's JVM (a local master or a local Connect server),
     so its scratch space is ours to place and remove."""
-    remote, master = os.environ.get("SPARK_REMOTE", ""), os.environ.get("SPARK_MASTER", "local")
+    remote, master = settings.SETTINGS.spark_remote, settings.SETTINGS.spark_master
     if remote:
         return remote == "local" or remote.startswith("local[")
     return master.startswith("local")
@@ -167,7 +168,7 @@ def _prepare_scratch() -> None:
 
 
 def _build() -> SparkSession:
-    remote = os.environ.get("SPARK_REMOTE")
+    remote = settings.SETTINGS.spark_remote
     builder = SparkSession.builder.appName("substrait-viz")
     if _runs_here():
         _prepare_scratch()
@@ -182,7 +183,7 @@ def _build() -> SparkSession:
             # settings and warns for the static ones ("Cannot modify ... spark.driver.memory")
             warnings.filterwarnings("ignore", message="Failed to set spark", category=UserWarning)
             return builder.getOrCreate()
-    builder = builder.master(os.environ.get("SPARK_MASTER", "local[*]"))
+    builder = builder.master(settings.SETTINGS.spark_master)
     for key, value in _local_conf().items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
@@ -284,7 +285,7 @@ def people_running() -> bool:
 
 
 #: ``SUBSTRAIT_VIZ_WARM_UP=0`` keeps the app from starting Spark before the first run.
-WARM_UP = os.environ.get("SUBSTRAIT_VIZ_WARM_UP", "1") != "0"
+WARM_UP = settings.SETTINGS.warm_up
 _warming: threading.Thread | None = None  # the one warm-up of this process (a dead JVM is restarted by a run)
 _warm_lock = threading.Lock()
 warm_up_error: str | None = None

@@ -17,21 +17,14 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import itertools
-import os
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-
-def _slots_from_env() -> int:
-    text = os.environ.get("SUBSTRAIT_VIZ_RUN_SLOTS", "")
-    if text.strip().isdigit() and int(text) > 0:
-        return int(text)
-    return max(1, (os.cpu_count() or 2) // 2)
-
+from ..settings import SETTINGS
 
 #: Turns under way at once.
-SLOTS = _slots_from_env()
+SLOTS = SETTINGS.run_slots
 #: Seconds between two looks at whether a waiting turn was stopped.
 WAIT_STEP_S = 0.1
 #: How many later turns may go before a waiting one because they read less: its wait stays bounded.

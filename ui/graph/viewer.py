@@ -23,12 +23,13 @@ Zoom and pan never ask the server anything. Without ``dot`` on the machine the p
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable
 from importlib import resources
 
 import streamlit as st
 
+from executor.cache import BoundedCache
+from executor.settings import SETTINGS
 from ui.graph.chart_click import graph_click, select_clicked
 from ui.state.selection import theme
 from viz.export import compact_svg, has_dot, layout_svg, mark_detail_lines
@@ -95,7 +96,7 @@ _component = st.components.v2.component("substrait_viz_graph_view", html=_HTML, 
 
 #: ``SUBSTRAIT_VIZ_LAYOUT=browser`` lays graphs out in the browser as before the viewer (the
 #: benchmark's baseline, or a server without Graphviz).
-IN_BROWSER = os.environ.get("SUBSTRAIT_VIZ_LAYOUT") == "browser"
+IN_BROWSER = SETTINGS.layout_in_browser
 
 
 def viewer_available() -> bool:
@@ -104,7 +105,11 @@ def viewer_available() -> bool:
     return not IN_BROWSER and has_dot()
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+#: Distinct drawings kept laid out, for every session (a large plan's SVG runs to megabytes).
+LAYOUTS_KEPT = 64
+
+
+@st.cache_resource(show_spinner=False, max_entries=LAYOUTS_KEPT)
 def _layout(dot: str) -> tuple[str, str] | None:
     """The SVG of ``dot`` and its key, laid out once per distinct DOT for every session."""
     svg = layout_svg(dot)
@@ -112,7 +117,7 @@ def _layout(dot: str) -> tuple[str, str] | None:
         return None
     svg = mark_detail_lines(compact_svg(svg))  # marked here, not in the page: 40 ms less there at 500 nodes
     key = hashlib.sha1(svg.encode()).hexdigest()
-    _LAID_OUT[key] = svg
+    _LAID_OUT.put(key, svg)
     return svg, key
 
 
@@ -127,8 +132,8 @@ def _dot(digest: str, view: View, _model: PlanModel) -> str:
     return to_dot(_model, view=view)
 
 
-#: Every SVG laid out, by key (as long as the process lives; one per distinct drawing).
-_LAID_OUT: dict[str, str] = {}
+#: The SVGs laid out most recently, by key: as many as :func:`_layout` keeps.
+_LAID_OUT: BoundedCache[str, str] = BoundedCache(LAYOUTS_KEPT)
 
 
 def laid_out(key: str) -> str | None:

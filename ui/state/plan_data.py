@@ -16,6 +16,7 @@ import uuid
 
 import streamlit as st
 
+from executor import settings
 from executor.data.catalog import Catalog, data_roots
 from executor.data.generate import CACHE, tpch
 from ui.state.plan_source import ROOT, SAMPLES, Plan, plan_digest
@@ -30,7 +31,7 @@ BIND_HOW = "Bind it on the Tables page"
 
 def user_data() -> str | None:
     """``$SUBSTRAIT_VIZ_DATA``: a folder of the person's own tables, or None when unset or not a folder."""
-    folder = os.environ.get("SUBSTRAIT_VIZ_DATA")
+    folder = settings.SETTINGS.data
     return folder if folder and os.path.isdir(folder) else None
 
 
