@@ -314,18 +314,9 @@ def warm_up(data_file: str | None = None, prepare: Callable[[SparkSession], obje
         return True
 
 
-#: The niceness of the warm-up thread, and so of the JVM it starts (a child inherits its thread's): on a
-#: small machine the JVM's start-up would otherwise take the CPU the page needs to answer clicks.
-WARM_UP_NICENESS = 0
-
-
 def _warm(data_file: str | None, prepare: Callable[[SparkSession], object] | None = None) -> None:
     global warm_up_error
     try:
-        try:  # Linux: the niceness of this thread only (the server's other threads keep theirs)
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WARM_UP_NICENESS)
-        except (AttributeError, OSError):
-            pass
         spark = get_session()
         # the open plan first (e.g. translate and rehearse it): a person runs its nodes next. On a fresh
         # JVM the common shapes below took 6 s, and the plan's own nodes were warm that much later.
