@@ -7,13 +7,11 @@ import time
 
 import pytest
 
-from benchmarks.plans import CORPORA, corpus_plans  # noqa: F401 - the tests' corpus, shared with the benchmarks
+from tests.support import CORPORA
 
 # The app starts Spark in the background once a plan is open; in the tests only where a test says so
 # (tests/test_app_run.py), so the page tests stay free of Spark (tests/test_app_no_spark.py).
 os.environ.setdefault("SUBSTRAIT_VIZ_WARM_UP", "0")
-
-SHARED = os.path.dirname(CORPORA)
 
 
 def pytest_addoption(parser):
@@ -180,34 +178,33 @@ def spark(spark_session):
     return session
 
 
+@pytest.fixture
+def spark_calls(monkeypatch) -> list[str]:
+    """The places that tried to start Spark during the test (each attempt also raises): a page that
+    starts Spark before the user ran anything fails (tests/app/test_app_no_spark.py says where)."""
+    calls: list[str] = []
+
+    def refuse(where: str):
+        def start(*_args, **_kwargs):
+            calls.append(where)
+            raise RuntimeError(f"a page started Spark ({where}) before the user ran anything")
+
+        return start
+
+    from pyspark.sql import SparkSession
+
+    import executor.jobs.run
+    import executor.spark.session
+
+    monkeypatch.setattr(executor.spark.session, "get_session", refuse("executor.spark.session.get_session"))
+    monkeypatch.setattr(executor.jobs.run, "get_session", refuse("executor.jobs.run.get_session"))
+    monkeypatch.setattr(SparkSession.Builder, "getOrCreate", refuse("SparkSession.Builder.getOrCreate"))
+    return calls
+
+
 @pytest.fixture(scope="session")
 def tpch_dir() -> str:
     """TPC-H at scale 0.01 as NAME.parquet, generated once into the project's cache folder."""
     from executor.data.generate import tpch
 
     return tpch(0.01)
-
-
-def wait_for(at, done, timeout_s: float = 180):
-    """Rerun an AppTest until ``done(at)`` (background work in the app finishes), failing on an
-    exception in the page or after ``timeout_s``."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        at.run()
-        assert not at.exception, at.exception
-        if done(at):
-            return at
-        time.sleep(0.5)
-    raise AssertionError(f"the app's work did not finish in {timeout_s:g} s")
-
-
-def no_active_jobs(spark, within_s: float = 10.0) -> bool:
-    """Whether the Spark session has no job running, now or within ``within_s`` seconds (a cancelled
-    run's jobs stop a moment after the cancel)."""
-    tracker = spark.sparkContext.statusTracker()
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        if not tracker.getActiveJobsIds():
-            return True
-        time.sleep(0.2)
-    return False

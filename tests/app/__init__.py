@@ -1,0 +1,1 @@
+"""The Streamlit pages and the state behind them, driven by AppTest (no browser)."""

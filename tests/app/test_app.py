@@ -1,0 +1,309 @@
+"""The Streamlit pages, driven by streamlit.testing.v1.AppTest (no browser)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.support import ROOT
+from tests.support import plans as P
+from tests.support.app_graph import graph_text, graphs, is_graph, nodes_drawn
+
+APP = os.path.join(ROOT, "app.py")
+SAMPLES = sorted(
+    f for f in os.listdir(os.path.join(ROOT, "sample_plans")) if f.endswith(".json") and f != "manifest.json"
+)
+
+
+def _app(**query: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def _dot(at: AppTest) -> str:
+    return graph_text(at)
+
+
+def _painted(at: AppTest) -> str | None:
+    """The node the graph viewer (or, without dot, the graph-click component) paints as selected."""
+    return graphs(at)[0]["selected"]
+
+
+def _schema_tables(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown if m.value.startswith("| index | name | type |")]
+
+
+def _schema_names(at: AppTest) -> list[str]:
+    """The names in the inspector's schema table (Markdown: a code span per name)."""
+    rows = _schema_tables(at)[0].splitlines()[2:]
+    return [row.split(" | ")[1].strip("`").replace("\\|", "|") for row in rows]
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_every_sample_plan_renders_without_exception(sample):
+    at = _app()
+    at.sidebar.selectbox(key="plan_sample").select(sample).run()
+    assert not at.exception
+    assert is_graph(_dot(at))
+    assert _schema_tables(at), "the selected node's schema is shown"
+
+
+def test_opening_with_nothing_explains_what_to_do():
+    at = _app()
+    assert not at.exception
+    assert at.info and "Upload" in at.info[0].value
+
+
+def test_a_bad_upload_shows_an_error_and_the_page_keeps_working():
+    at = _app()
+    at.sidebar.file_uploader[0].set_value(("broken.pb", b"\x08\x96\x01\xff\xff", "application/octet-stream")).run()
+    assert not at.exception
+    assert at.error and at.error[0].value.startswith("broken.pb was not opened: expected a Substrait Plan")
+    at.sidebar.selectbox(key="plan_sample").select("tutorial.json").run()
+    assert not at.exception and not at.error
+    assert is_graph(_dot(at))
+
+
+def test_an_uploaded_json_plan_is_drawn():
+    with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:
+        data = fh.read()
+    at = _app()
+    at.sidebar.file_uploader[0].set_value(("mine.json", data, "application/json")).run()
+    assert not at.exception and not at.error
+    assert "mine.json" in at.markdown[0].value
+    assert _schema_names(at) == ["product_name", "product_id", "sales"]  # the root is selected first
+
+
+def test_bad_paste_shows_an_error():
+    at = _app()
+    at.sidebar.text_area[0].input('{"relations": [').run()
+    assert not at.exception
+    assert at.error and "found invalid JSON" in at.error[0].value
+
+
+def test_selecting_a_node_shows_its_schema_and_puts_it_in_the_url():
+    at = _app(sample="tutorial.json")
+    before = _dot(at)
+    assert _painted(at) == "0"  # the root first
+    assert graphs(at)[0]["sent"]  # the drawing itself, the first time
+    at.selectbox(key="node").select("0.0.0").run()
+    assert not at.exception
+    assert _schema_names(at) == ["product_id", "quantity", "order_date", "price"]
+    assert at.query_params["node"] in ("0.0.0", ["0.0.0"])
+    # painted in the page; the DOT stays the same, so the browser does not lay the graph out again
+    assert _painted(at) == "0.0.0"
+    assert _dot(at) == before
+    if before.lstrip().startswith("<svg"):  # the viewer: the page has the SVG, a rerun sends only its key
+        assert not graphs(at)[0]["sent"]
+    assert "#fff3c4" not in before
+
+
+def test_a_link_with_a_node_opens_that_node():
+    at = _app(sample="tutorial.json", node="0.0.1.0")
+    assert not at.exception
+    assert at.selectbox(key="node").value == "0.0.1.0"
+    assert "product_name" in _schema_names(at)
+
+
+def test_the_selection_survives_reruns():
+    at = _app(sample="tutorial.json")
+    at.selectbox(key="node").select("0.0.1").run()
+    at.sidebar.radio(key="trace").set_value("orderedness").run()
+    assert at.selectbox(key="node").value == "0.0.1"
+
+
+def test_clicking_a_diagnostic_selects_its_node():
+    # A filter whose condition reads field 7 of a 2-field input: an error on node 0.0.
+    doc = P.plan((P.read("t", [("a", "i64"), ("b", "i64")]), ["a", "b"]))
+    doc["relations"][0]["root"]["input"] = {
+        "filter": {"input": doc["relations"][0]["root"]["input"], "condition": P.field(7)}
+    }
+    at = _app()
+    at.sidebar.file_uploader[0].set_value(("bad-field.json", json.dumps(doc).encode(), "application/json")).run()
+    assert at.selectbox(key="node").value == "0"
+    buttons = [b for b in at.button if b.key and b.key.startswith("diag-")]
+    assert [b.label.split(" · ")[0] for b in buttons] == ["error 0"]
+    assert "field 7" in buttons[0].label
+    at.selectbox(key="node").select("0.0").run()
+    buttons[0].click().run()
+    assert at.selectbox(key="node").value == "0"
+
+
+def test_search_focus_and_collapse_change_the_graph():
+    at = _app(sample="tutorial.json")
+    full = _dot(at)
+    at.sidebar.text_input(key="search").input("products").run()
+    assert "1 node match" in at.sidebar.caption[0].value
+    # the hit is painted in the page: the graph is not laid out again
+    assert graphs(at)[0]["hits"] == ["0.0.1.0"] and _dot(at) == full
+    at.selectbox(key="node").select("0.0.1").run()
+    at.sidebar.toggle(key="focus").set_value(True).run()
+    focused = _dot(at)
+    assert "0.0.1" in nodes_drawn(focused) and not {"0.0.0", "0"} & nodes_drawn(focused)
+    at.sidebar.toggle(key="focus").set_value(False).run()
+    at.sidebar.multiselect(key="collapsed").select("0.0").run()
+    collapsed = _dot(at)
+    assert "0.0" in nodes_drawn(collapsed) and "0.0.1.0" not in nodes_drawn(collapsed)
+    assert "3 nodes collapsed" in collapsed
+    assert "0.0.1.0" in nodes_drawn(full)
+
+
+def test_tracing_a_property_colours_the_nodes_that_change_it():
+    at = _app(sample="tpch_q03_duckdb.json")
+    at.sidebar.radio(key="trace").set_value("orderedness").run()
+    assert not at.exception
+    assert "order: established" in _dot(at)
+
+
+def test_inspector_shows_inputs_with_referenced_fields_and_exports():
+    at = _app(sample="tutorial.json", node="0.0")
+    assert not [d for d in at.dataframe if "read" in d.value.columns]  # only the open tab (Schema) is drawn
+    at.session_state["inspector_tab"] = "Inputs"
+    at.run()
+    frames = [d.value for d in at.dataframe]
+    read = [list(f["read"]) for f in frames if "read" in f.columns]
+    assert read == [["●", "", "", ""], ["●", "", "", ""]]  # the join reads $0 and $4: product_id on each side
+    labels = [b.label for b in at.get("download_button")]
+    assert "Graph (DOT)" in labels and "Node report (JSON)" in labels
+
+
+TABLES = "pages/tables.py"
+
+
+@pytest.mark.parametrize("sample", [s for s in SAMPLES if s != "errors.json"])
+def test_tables_page_binds_every_sample_to_its_data(sample):
+    at = _app(sample=sample)
+    at.switch_page(TABLES).run()
+    assert not at.exception and not at.error
+    frames = [d.value for d in at.dataframe if "bound" in d.value.columns]
+    if frames:  # plans that read only virtual tables need no data
+        assert set(frames[0]["bound"]) == {"yes"}, frames[0]
+
+
+def test_tables_page_shows_an_unbound_table_and_binds_an_upload(tmp_path):
+    doc = P.plan((P.read("my_table", [("a", "i64"), ("b", "string")]), ["a", "b"]))
+    at = _app()
+    at.sidebar.file_uploader[0].set_value(("mine.json", json.dumps(doc).encode(), "application/json")).run()
+    at.switch_page(TABLES).run()
+    frame = [d.value for d in at.dataframe if "bound" in d.value.columns][0]
+    assert list(frame["table"]) == ["my_table"] and list(frame["bound"]) == ["no"]
+    at.file_uploader(key="bind_file").set_value(("../../evil name.csv", b"a,b\n1,x\n", "text/csv")).run()
+    at.button(key="bind_upload").click().run()
+    assert not at.exception
+    frame = [d.value for d in at.dataframe if "bound" in d.value.columns][0]
+    assert list(frame["bound"]) == ["yes"]
+    [for_plan] = at.session_state["table_bindings"].values()  # bindings are kept per plan
+    bound_path = for_plan["my_table"]
+    assert os.path.basename(bound_path) == "evil_name.csv"  # the uploaded name cannot leave the uploads folder
+    assert bound_path.startswith(at.session_state["uploads_dir"])
+
+    # another plan reading my_table does not get this plan's binding
+    other = P.plan((P.read("my_table", [("a", "i64")]), ["a"]))
+    at.switch_page("pages/inspect.py").run()
+    at.sidebar.file_uploader[0].set_value(("other.json", json.dumps(other).encode(), "application/json")).run()
+    at.switch_page(TABLES).run()
+    assert list([d.value for d in at.dataframe if "bound" in d.value.columns][0]["bound"]) == ["no"]
+    assert not any(b.key == "unbind" for b in at.button)  # nothing bound for this plan
+
+    # back to the first plan: bound; unbinding it makes it unbound again
+    at.switch_page("pages/inspect.py").run()
+    at.sidebar.file_uploader[0].set_value(("mine.json", json.dumps(doc).encode(), "application/json")).run()
+    at.switch_page(TABLES).run()
+    assert list([d.value for d in at.dataframe if "bound" in d.value.columns][0]["bound"]) == ["yes"]
+    at.button(key="unbind").click().run()
+    assert not at.exception
+    assert list([d.value for d in at.dataframe if "bound" in d.value.columns][0]["bound"]) == ["no"]
+
+
+OTHER_PAGES = ["pages/step.py", "pages/compare.py", "pages/sql.py", "pages/present.py", "pages/tables.py"]
+
+
+def test_settings_and_selection_survive_a_trip_to_every_other_page():
+    at = _app(sample="tutorial.json", node="0.0.1")
+    at.radio(key="trace").set_value("orderedness").run()
+    at.slider(key="max_rows").set_value(9).run()
+    at.switch_page(TABLES).run()
+    at.toggle(key="use_tpch").set_value(True).run()
+    for page in OTHER_PAGES:
+        at.switch_page(page).run()
+        assert not at.exception, page
+        at.switch_page("pages/inspect.py").run()
+        assert not at.exception
+        assert at.session_state["node"] == "0.0.1", page
+        assert at.radio(key="trace").value == "orderedness", page
+        assert at.slider(key="max_rows").value == 9, page
+        assert at.session_state["use_tpch"] is True, page
+    at.switch_page(TABLES).run()
+    assert at.toggle(key="use_tpch").value is True
+
+
+def test_view_settings_are_in_the_url_and_a_link_opens_with_them():
+    at = _app(sample="tutorial.json", node="0.0.1")
+    assert "trace" not in at.query_params and "max_rows" not in at.query_params  # defaults stay out
+    at.radio(key="trace").set_value("orderedness").run()
+    at.toggle(key="focus").set_value(True).run()
+    at.multiselect(key="collapsed").select("0.0.1").run()
+    at.slider(key="max_rows").set_value(9).run()
+    at.text_input(key="search").input("orders").run()
+    link = {k: at.query_params[k] for k in ("trace", "focus", "collapsed", "max_rows", "search")}
+    assert link == {"trace": "orderedness", "focus": "1", "collapsed": "0.0.1", "max_rows": "9", "search": "orders"}
+    # someone opens that link: the view is the same
+    other = _app(sample="tutorial.json", node="0.0.1", **link)
+    assert other.radio(key="trace").value == "orderedness" and other.toggle(key="focus").value is True
+    assert other.multiselect(key="collapsed").value == ["0.0.1"] and other.slider(key="max_rows").value == 9
+    assert other.text_input(key="search").value == "orders"
+    # values the page cannot take are ignored, not errors
+    odd = _app(sample="tutorial.json", trace="sideways", focus="maybe", collapsed="9.9", max_rows="400")
+    assert not odd.exception and odd.radio(key="trace").value == "none" and odd.toggle(key="focus").value is False
+    assert odd.multiselect(key="collapsed").value == [] and odd.slider(key="max_rows").value == 12
+    odd.radio(key="trace").set_value("distribution").run()
+    assert odd.query_params["trace"] == "distribution"
+    odd.radio(key="trace").set_value("none").run()
+    assert "trace" not in odd.query_params
+
+
+def test_the_schema_table_keeps_every_character_of_names_and_types():
+    # names and types are code spans: `*`, `$`, `_` and `<...>` are not Markdown; a `|` does not end the cell
+    from ui.panels.schema_table import schema_markdown
+
+    rows = [
+        {"index": 0, "name": "a|b", "type": "struct<x: i32, y: string?>?", "nullable": True},
+        {"index": 1, "name": "$1*_x", "type": "i64", "nullable": False},
+        {"index": 2, "name": "q`t", "type": "string?", "nullable": True},
+    ]
+    lines = schema_markdown(rows).splitlines()
+    assert lines[0] == "| index | name | type |"
+    assert lines[2] == "| 0 | `a\\|b` | `struct<x: i32, y: string?>?` |"
+    assert lines[3] == "| 1 | `$1*_x` | `i64` |"
+    assert lines[4] == "| 2 | `` q`t `` | `string?` |"
+
+
+def test_the_url_keeps_naming_the_plan_shown():
+    """Streamlit drops the query when the page changes; the next run puts the plan back in the URL, so a
+    reload opens the same plan. A plan opened from the sidebar replaces the one the URL named."""
+    from ui.state.share import save_shared
+
+    at = _app(sample="tutorial.json")
+    assert at.query_params["sample"] in ("tutorial.json", ["tutorial.json"])
+    del at.query_params["sample"]  # what a page switch in the browser does
+    at.run()
+    assert not at.exception
+    assert at.query_params["sample"] in ("tutorial.json", ["tutorial.json"])
+    # pasted JSON cannot be named by a link: the sample no longer describes what is shown
+    with open(os.path.join(ROOT, "sample_plans", "set_ops.json"), encoding="utf-8") as fh:
+        at.sidebar.text_area(key="plan_pasted").input(fh.read()).run()
+    assert not at.exception and at.session_state["plan"].source == "pasted JSON"
+    assert "sample" not in at.query_params and "plan" not in at.query_params
+    # a shared plan's link is put back too
+    with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:
+        digest = save_shared(fh.read())
+    shared = _app(plan=digest)
+    del shared.query_params["plan"]
+    shared.run()
+    assert not shared.exception and shared.query_params["plan"] in (digest, [digest])
+    assert "sample" not in shared.query_params

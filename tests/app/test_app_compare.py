@@ -1,0 +1,104 @@
+"""The Compare page, driven by streamlit.testing.v1.AppTest (no browser)."""
+
+from __future__ import annotations
+
+import os
+
+from streamlit.testing.v1 import AppTest
+
+from tests.support import ROOT
+from tests.support.app_graph import graphs, is_graph
+
+APP = os.path.join(ROOT, "app.py")
+
+
+def _compare() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    return at
+
+
+def _metrics(at: AppTest) -> dict[str, int]:
+    return {m.label: int(m.value) for m in at.metric}
+
+
+def test_with_no_plans_the_page_says_what_to_do():
+    at = _compare()
+    assert at.info and "two plans" in at.info[0].value
+    assert not graphs(at)
+
+
+def test_a_sample_pair_shows_summary_graphs_table_and_a_pair():
+    at = _compare()
+    at.selectbox(key="compare_pair").select("TPC-H q3: isthmus vs DataFusion").run()
+    assert not at.exception and not at.error
+    # isthmus q3 (11 nodes) against DataFusion q3 (10 nodes): 10 pairs, isthmus's extra project removed.
+    # Two producers: names are compared without regard to case by default (L_ORDERKEY / l_orderkey);
+    # the customer reads are then the same
+    assert at.toggle(key="compare_ignore_case").value is True
+    assert _metrics(at) == {"same": 1, "changed": 9, "removed": 1, "added": 0}
+    # with case, no pair is the same
+    at.toggle(key="compare_ignore_case").set_value(False).run()
+    assert _metrics(at) == {"same": 0, "changed": 10, "removed": 1, "added": 0}
+    charts = graphs(at)
+    assert len(charts) == 2 and all(is_graph(c["text"]) for c in charts)
+    assert "#1 ≠ changed" in charts[0]["text"] and "− removed" in charts[0]["text"]
+
+    table = at.dataframe[0].value
+    assert list(table["status"]).count("changed") == 10 and list(table["status"]).count("removed") == 1
+    assert "project" in set(table[table["status"] == "removed"]["kind"])
+
+    # the first changed pair is selected; choose the customer reads (#8): the schemas side by side
+    assert at.selectbox(key="compare_selected").value == 1
+    at.selectbox(key="compare_selected").select(8).run()
+    assert not at.exception
+    # dataframes in page order: the differences table, the pair's two schemas, its other differences
+    left, right = at.dataframe[1].value, at.dataframe[2].value
+    left, right = getattr(left, "data", left), getattr(right, "data", right)  # a Styler or a frame
+    assert list(left["name"])[:2] == ["C_CUSTKEY", "C_NAME"] and list(right["name"])[:2] == ["c_custkey", "c_name"]
+    assert list(left["type"])[3] == "i32" and list(right["type"])[3] == "i64"
+
+    at.toggle(key="compare_ignore_case").set_value(True).run()
+    assert _metrics(at) == {"same": 1, "changed": 9, "removed": 1, "added": 0}
+
+    at.multiselect(key="compare_status").set_value(["removed"]).run()
+    assert list(at.dataframe[0].value["status"]) == ["removed"]
+
+    at.radio(key="compare_layout").set_value("one graph").run()
+    charts = graphs(at)
+    # one graph: the two plans side by side, a dashed line between the nodes of each pair
+    text = charts[0]["text"]
+    assert len(charts) == 1 and ("stroke-dasharray" in text or "constraint=false" in text)
+
+
+def test_a_pair_with_expression_differences_shows_both_texts():
+    at = _compare()
+    at.selectbox(key="compare_pair").select("TPC-H q3: isthmus vs DataFusion").run()
+    at.selectbox(key="compare_selected").select(5).run()  # the filters
+    codes = [c.value for c in at.code]
+    assert any(c.startswith("and(equal($6:C_MKTSEGMENT") for c in codes)
+    assert any(c.startswith("and(and(and(and(equal($6:c_mktsegment") for c in codes)
+
+
+def test_two_samples_chosen_one_by_one():
+    at = _compare()
+    at.selectbox(key="compare_sample_a").select("tutorial.json").run()
+    assert not graphs(at)
+    at.selectbox(key="compare_sample_b").select("tutorial.json").run()
+    assert not at.exception
+    assert _metrics(at) == {"same": 5, "changed": 0, "removed": 0, "added": 0}
+    assert any("are the same" in s.value for s in at.success)
+    assert at.toggle(key="compare_ignore_case").value is False  # one producer: case counts
+
+
+def test_a_bad_upload_shows_an_error_naming_the_file():
+    at = _compare()
+    at.selectbox(key="compare_sample_a").select("tutorial.json").run()
+    at.file_uploader(key="compare_upload_b").set_value(
+        ("broken.pb", b"\x08\x96\x01\xff\xff", "application/octet-stream")
+    ).run()
+    assert not at.exception
+    assert at.error and "broken.pb" in at.error[0].value and "expected a Substrait Plan" in at.error[0].value
+    assert not at.metric

@@ -1,0 +1,81 @@
+"""Spark beside DataFusion in the app (AppTest): a node on both engines, the first disagreement found
+in the background and marked on the graph, and the portability table with its marks.
+
+The expected verdicts come from the executor's own tests (tests/test_bisect.py), which check them
+against DuckDB; here the page must show them and mark the graph."""
+
+from __future__ import annotations
+
+import os
+
+from streamlit.testing.v1 import AppTest
+
+from executor.jobs.run import clear_cache
+from executor.translate import functions
+from tests.support import ROOT, wait_for
+from tests.support.app_graph import graph_text
+
+APP = os.path.join(ROOT, "app.py")
+
+
+def _open(sample: str, node: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["sample"] = sample
+    if node:
+        at.query_params["node"] = node
+    at.run()
+    assert not at.exception
+    return at
+
+
+def test_portability_table_and_marks():
+    """No Spark needed: the tutorial's filter uses `index_in`, which DataFusion's consumer lacks."""
+    at = _open("tutorial.json")
+    assert "⊘ DataFusion" not in graph_text(at)
+    # before a profile or a bisection has run, there is nothing for their "show" toggles to show or hide
+    keys = {t.key for t in at.toggle}
+    assert "engines_portability" in keys and not keys & {"inspect_profile_show", "engines_bisect_show"}
+    at.toggle(key="engines_portability").set_value(True).run()
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "why not (DataFusion)" in d.value.columns)
+    row = table[table["node"] == "0.0.1"].iloc[0]
+    assert row["Spark"] == "yes" and row["DataFusion"] == "no: function" and "index_in" in row["why not (DataFusion)"]
+    assert table[table["node"] == "0"].iloc[0]["DataFusion"] == "no, below (node 0.0.1)"
+    assert any("Spark runs 5 of 5 nodes, DataFusion 2 of 5" in e.label for e in at.expander)
+    text = graph_text(at)
+    assert "⊘ DataFusion: function" in text and "⊘ DataFusion (below)" in text
+
+
+def test_run_a_node_on_datafusion_too(spark):
+    clear_cache()
+    at = _open("tpch_q03_datafusion.json", "0.0.0.0")
+    at.session_state["inspector_tab"] = "Run"
+    at.run()
+    at.button(key="engines_compare_button").click()
+    wait_for(at, lambda a: any("Node 0.0.0.0:" in m.value for m in [*a.success, *a.error, *a.info]))
+    assert not at.error, [e.value for e in at.error]
+    assert any("the same 138 rows" in s.value for s in at.success)
+    captions = [c.value for c in at.caption]
+    assert sum("138 rows in" in c for c in captions) == 2  # Spark's and DataFusion's
+
+
+def test_find_the_first_disagreement_marks_the_node(spark, monkeypatch):
+    clear_cache()
+    at = _open("tpch_q03_datafusion.json")
+    at.button(key="engines_bisect_button").click()
+    wait_for(at, lambda a: a.success or a.error)
+    assert at.toggle(key="engines_bisect_show").value is True  # drawn once there are marks to show
+    assert any("Spark and DataFusion agree on all" in s.value for s in at.success), [e.value for e in at.error]
+    assert "✓ Spark = DataFusion" in graph_text(at)
+    # a deliberately wrong mapping on the Spark side: `subtract` adds
+    monkeypatch.setitem(functions.SCALAR, "subtract", functions.SCALAR["add"])
+    clear_cache()
+    at.button(key="engines_bisect_button").click()
+    wait_for(at, lambda a: a.error)
+    assert "first disagree at node 0.0.0.0 (Aggregate)" in at.error[0].value
+    text = graph_text(at)
+    assert "≠ first disagreement" in text and "Spark 138 · DataFusion 138 rows" in text
+    at.button(key="engines_select_first").click().run()
+    assert at.session_state["node"] == "0.0.0.0"
+    at.toggle(key="engines_bisect_show").set_value(False).run()
+    assert "≠ first disagreement" not in graph_text(at)

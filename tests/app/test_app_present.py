@@ -1,0 +1,204 @@
+"""The Present page (AppTest): the plan in plain words, the selected step, sample rows, share links."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import duckdb
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.support import ROOT, wait_for
+from tests.support.app_graph import graph_text, graphs
+from ui.state import share
+from viz.describe import describe_plan, story_order
+from viz.model import analyze
+
+APP = os.path.join(ROOT, "app.py")
+PRESENT = "pages/present.py"
+
+# The tutorial plan's steps from the leaves to the root, each checked by hand against its JSON
+# (tests/test_describe.py says why each sentence is right).
+TUTORIAL_STORY = [
+    "Reads table orders (4 columns: product_id, quantity, order_date and price).",
+    "Reads table products (4 columns: product_id, categories, details and product_name).",
+    "Keeps the rows of products where 'Computers' is not in categories.",
+    "Joins orders to products on product_id = product_id, keeping only matches.",
+    "Sums quantity × price per product_id and product_name.",
+]
+
+
+def _present(**query: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.switch_page(PRESENT)
+    return at.run()
+
+
+def _plain(label: str) -> str:
+    return label.replace("\\", "")  # the text is Markdown-escaped
+
+
+HIGHLIGHT = re.compile(r"^\*\*:orange-background\[(.*)\]\*\*$")
+LINE = re.compile(r"^(\d+)(?:–(\d+))?\\\. (.*)$")
+RUN = re.compile(r"^(.*) \((?:twice|(\d+) times)\)$")
+
+
+def _story_lines(at: AppTest) -> list[str]:
+    """The story's lines as the page writes them ("3\\. words", "3–4\\. words (twice)")."""
+    [story] = [m.value for m in at.markdown if m.value.startswith("1\\. ")]
+    return story.split("  \n")
+
+
+def _story(at: AppTest) -> list[tuple[str, bool]]:
+    """The story's steps in page order: each sentence, and whether it is the highlighted one. Its
+    lines are numbered 1, 2, 3... with a run of steps saying the same thing as one line "3–4"
+    (checked here), expanded to its steps."""
+    steps = []
+    for line in _story_lines(at):
+        m = LINE.match(line)
+        assert m, line
+        first, last = int(m.group(1)), int(m.group(2) or m.group(1))
+        assert first == len(steps) + 1 and last >= first, (len(steps), line)
+        text = _plain(m.group(3))
+        highlighted = HIGHLIGHT.match(text)
+        text = highlighted.group(1) if highlighted else text
+        if last > first:
+            run = RUN.match(text)
+            assert run and int(run.group(2) or 2) == last - first + 1, line
+            text = run.group(1)
+        steps.extend([(text, highlighted is not None)] * (last - first + 1))
+    return steps
+
+
+def _highlighted(at: AppTest) -> list[str]:
+    return [text for text, on in _story(at) if on]
+
+
+def _link(at: AppTest) -> str:
+    codes = [c.value for c in at.code if "node=" in c.value]
+    assert codes, "the share link is shown"
+    return codes[0]
+
+
+def test_a_sample_link_opens_the_story_at_the_node():
+    at = _present(sample="tutorial.json", node="0.0.1")
+    assert not at.exception and not at.error
+    # every step in words, leaves first; the selected one (the filter, third from the leaves) highlighted
+    assert [text for text, _ in _story(at)] == TUTORIAL_STORY
+    assert _highlighted(at) == [TUTORIAL_STORY[2]]
+    assert any("Step 3: Filter" in h.value for h in at.subheader)
+    assert graphs(at), "the graph is drawn"
+    assert _link(at) == "present?sample=tutorial.json&node=0.0.1"
+    assert any("reopens the same sample at the same node" in c.value for c in at.caption)
+
+
+def test_previous_and_next_walk_through_the_story():
+    at = _present(sample="tutorial.json", node="0.0.1")
+    at.button(key="present_next").click().run()
+    assert not at.exception
+    assert at.session_state["node"] == "0.0"
+    assert at.query_params["node"] in ("0.0", ["0.0"])
+    assert any("Step 4: Join" in h.value for h in at.subheader)
+    assert _highlighted(at) == [TUTORIAL_STORY[3]]
+    assert _link(at) == "present?sample=tutorial.json&node=0.0"
+    at.button(key="present_next").click().run()  # the root: the last step
+    assert _highlighted(at) == [TUTORIAL_STORY[4]] and at.session_state["node"] == "0"
+    assert at.button(key="present_next").disabled and not at.button(key="present_prev").disabled
+    for _ in range(4):
+        at.button(key="present_prev").click().run()
+    assert _highlighted(at) == [TUTORIAL_STORY[0]] and any("Step 1: Read" in h.value for h in at.subheader)
+    assert at.button(key="present_prev").disabled and not at.button(key="present_next").disabled
+
+
+def test_a_shared_plan_link_reopens_the_plan_at_the_node(tmp_path, monkeypatch):
+    monkeypatch.setattr(share, "SHARE_DIR", str(tmp_path))
+    with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:
+        data = fh.read()
+    digest = share.save_shared(data)
+    at = _present(plan=digest, node="0.0")
+    assert not at.exception and not at.error
+    assert f"shared plan {digest[:8]}" in at.markdown[0].value
+    assert [text for text, _ in _story(at)] == TUTORIAL_STORY
+    assert _highlighted(at) == [TUTORIAL_STORY[3]]
+    assert _link(at) == f"present?plan={digest}&node=0.0"
+
+
+def test_an_unknown_shared_plan_says_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(share, "SHARE_DIR", str(tmp_path))
+    at = _present(plan="0" * 64)
+    assert not at.exception
+    assert at.error and "is not on this server" in at.error[0].value
+    at = _present(plan="../../etc/passwd")
+    assert at.error and "expected 64 lowercase hex characters" in at.error[0].value
+
+
+def test_show_sample_rows_runs_the_selected_node(spark):
+    at = _present(sample="tutorial.json", node="0.0.1")
+    at.button(key="present_show_rows").click().run()
+    wait_for(at, lambda a: bool(a.dataframe) or bool(a.error))
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    rows = [d.value for d in at.dataframe][0]
+    assert list(rows.columns) == ["[0] product_id", "[1] categories", "[2] details", "[3] product_name"]
+    products = os.path.join(ROOT, "sample_data", "tutorial", "products.parquet")
+    expected = duckdb.sql(
+        f"SELECT product_id FROM '{products}' WHERE list_position(categories, 'Computers') IS NULL ORDER BY 1"
+    ).fetchall()
+    assert sorted(int(v) for v in rows["[0] product_id"]) == [r[0] for r in expected]
+    assert any("ran in" in c.value for c in at.caption)
+    # another step: the rows shown are not the filter's any more until it is run
+    at.button(key="present_prev").click().run()
+    assert not at.dataframe
+
+
+def test_a_failing_run_shows_a_message_not_a_traceback(spark, monkeypatch, tmp_path):
+    # a plan reading a table no data root has: TableNotFound, shown as st.error
+    import json
+
+    from tests.support import plans as P
+
+    monkeypatch.setattr(share, "SHARE_DIR", str(tmp_path))
+    doc = P.plan((P.read("no_such_table", [("a", "i64")]), ["a"]))
+    digest = share.save_shared(json.dumps(doc).encode())
+    at = _present(plan=digest, node="0")
+    at.button(key="present_show_rows").click().run()
+    wait_for(at, lambda a: bool(a.error))
+    assert not at.exception
+    assert at.error and "no_such_table" in at.error[0].value
+
+
+SAMPLES = sorted(
+    f for f in os.listdir(os.path.join(ROOT, "sample_plans")) if f.endswith(".json") and f != "manifest.json"
+)
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_every_sample_presents_without_exception(sample):
+    at = _present(sample=sample)
+    assert not at.exception
+    with open(os.path.join(ROOT, "sample_plans", sample), "rb") as fh:
+        model = analyze(fh.read())
+    sentences = describe_plan(model)
+    order = story_order(model)
+    # every step's sentence, in the story's order, the selected one (the root, at first) highlighted
+    assert [text for text, _ in _story(at)] == [sentences[n] for n in order]
+    assert [n for n, (_, on) in zip(order, _story(at)) if on] == [at.session_state["node"]]
+    assert f"sample={sample}" in _link(at)
+
+
+def test_the_graph_for_an_audience_has_no_technical_marks_until_asked():
+    # errors.json has nodes with warnings and errors (⚑ codes) and the sort/fetch order badges
+    at = _present(sample="errors.json")
+    assert not at.exception
+    spec = graph_text(at)
+    assert "⚑" not in spec and "order: " not in spec and "cannot run on Spark" not in spec
+    at.toggle(key="present_details").set_value(True).run()
+    spec = graph_text(at)
+    assert "⚑" in spec
+    # DataFusion's q03 sorts: its order badges ("order: established") show only when asked
+    at = _present(sample="tpch_q03_datafusion.json")
+    assert "order: " not in graph_text(at)
+    at.toggle(key="present_details").set_value(True).run()
+    assert "order: established" in graph_text(at)

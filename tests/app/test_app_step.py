@@ -1,0 +1,189 @@
+"""The Step page and the Inspect page's profile overlay, driven by AppTest (Spark for the runs)."""
+
+from __future__ import annotations
+
+import os
+
+import duckdb
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from executor.jobs.outputs import describe_step
+from tests.support import ROOT, wait_for
+from tests.support.app_graph import graph_text, node_part
+from ui.markdown import md_escape
+from viz.model import analyze
+
+APP = os.path.join(ROOT, "app.py")
+ORDERS = os.path.join(ROOT, "sample_data", "tutorial", "orders.parquet")
+PRODUCTS = os.path.join(ROOT, "sample_data", "tutorial", "products.parquet")
+
+
+def _count(sql: str) -> int:
+    return duckdb.sql(sql).fetchall()[0][0]
+
+
+def _step_app(node: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params["sample"] = "tutorial.json"
+    if node:
+        at.query_params["node"] = node
+    at.switch_page("pages/step.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _heading(at: AppTest) -> str:
+    return at.subheader[0].value
+
+
+# ---- no Spark: navigation ----------------------------------------------------------------------
+
+
+def test_step_page_starts_at_a_leaf_and_steps_up_and_down():
+    at = _step_app()
+    assert _heading(at) == "Read · 0.0.0"  # the first leaf: the orders read
+    assert at.session_state["node"] == "0.0.0" and at.query_params["node"] == "0.0.0"
+    assert at.button(key="step_parent").proto.shortcut == "k"
+    at.button(key="step_parent").click().run()
+    assert _heading(at) == "Join · 0.0" and at.session_state["node"] == "0.0"
+    assert at.button(key="step_input_1").proto.shortcut == "2"
+    at.button(key="step_input_1").click().run()
+    assert _heading(at) == "Filter · 0.0.1"
+    at.button(key="step_parent").click().run()
+    at.button(key="step_parent").click().run()
+    assert _heading(at) == "Aggregate · 0"
+    assert at.button(key="step_parent").disabled  # a root
+    at.button(key="step_input_0").click().run()
+    assert _heading(at) == "Join · 0.0"
+    at.sidebar.selectbox(key="step_leaf").select("0.0.1.0").run()
+    assert _heading(at) == "Read · 0.0.1.0"
+    dot = graph_text(at)
+    assert "#fff3c4" in node_part(dot, "0.0.1.0")  # the current node is drawn selected
+
+
+def test_the_step_node_is_shared_with_inspect():
+    at = _step_app("0.0.1")
+    assert _heading(at) == "Filter · 0.0.1"
+    at.switch_page("pages/inspect.py").run()
+    assert not at.exception
+    assert at.subheader[0].value == "Filter · 0.0.1"
+
+
+def test_describe_step_sentences():
+    with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:
+        model = analyze(fh.read())
+    assert describe_step(model, "0.0.1", 7, [10]) == "kept 7 of 10 rows (3 dropped)"
+    assert describe_step(model, "0.0", 9, [10, 4]) == "10 × 4 rows → 9 rows"
+    assert describe_step(model, "0", 4, [10]) == "10 rows → 4 groups"
+    assert describe_step(model, "0.0.0", 17, []) == "read 17 rows from orders"
+
+
+# ---- on Spark --------------------------------------------------------------------------------
+
+
+def _run_step(at: AppTest, timeout_s: float = 180) -> AppTest:
+    """Press Run and wait for the background step to finish (its progress gone, a summary or an error)."""
+    at.button(key="step_run").click().run()
+    return wait_for(at, lambda a: not _running(a) and (a.info or a.error), timeout_s)
+
+
+def _running(at: AppTest) -> bool:
+    task = (
+        next((t for k, t in at.session_state["step_tasks"].items() if k[1] == at.session_state["node"]), None)
+        if "step_tasks" in at.session_state
+        else None
+    )
+    return task is not None and not task.done.is_set()
+
+
+def test_run_at_each_step_shows_rows_and_what_the_node_did(spark):
+    at = _step_app("0.0.1")
+    _run_step(at)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    total = _count(f"SELECT count(*) FROM '{PRODUCTS}'")
+    kept = _count(f"SELECT count(*) FROM '{PRODUCTS}' WHERE list_position(categories, 'Computers') IS NULL")
+    summary = at.info[0].value
+    assert summary == f"**What it did:** kept {kept} of {total} rows ({total - kept} dropped)"
+    frames = [d.value for d in at.dataframe]
+    assert [len(f) for f in frames[:2]] == [total, kept]  # input rows beside the node's rows (limit 20)
+    # Compare with input: the dropped rows are exactly those the oracle drops.
+    at.button(key="step_compare_button").click().run()
+    wait_for(at, lambda a: any("[0] product_id" in d.value.columns for d in a.dataframe[2:]) or bool(a.error))
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    dropped = sorted(
+        r[0]
+        for r in duckdb.sql(
+            f"SELECT product_id FROM '{PRODUCTS}' WHERE list_position(categories, 'Computers') IS NOT NULL"
+        ).fetchall()
+    )
+    only_input = [d.value for d in at.dataframe if "[0] product_id" in d.value.columns and len(d.value) == len(dropped)]
+    assert only_input and sorted(int(v) for v in only_input[-1]["[0] product_id"]) == dropped
+    at.button(key="step_parent").click().run()
+    _run_step(at)
+    joined = _count(
+        f"SELECT count(*) FROM '{ORDERS}' o JOIN '{PRODUCTS}' p ON o.product_id = p.product_id "
+        "WHERE list_position(p.categories, 'Computers') IS NULL"
+    )
+    orders = _count(f"SELECT count(*) FROM '{ORDERS}'")
+    assert at.info[0].value == f"**What it did:** {orders} × {kept} rows → {joined} rows"
+
+
+def test_a_step_onto_a_cross_product_is_flagged_and_never_counts_it(spark, tpch_dir):
+    """DataFusion's q03 joins customer, orders and lineitem without a condition (1.35 trillion
+    rows at scale 0.01): the step warns before running, shows rows, and takes the count from the
+    inputs' counts, well within its budget."""
+    import time
+
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params["sample"] = "tpch_q03_datafusion.json"
+    at.query_params["node"] = "0.0*5"
+    at.switch_page("pages/step.py")
+    at.run()
+    assert _heading(at) == md_escape("Join · 0.0*5")  # its Markdown source: the star shown as written
+    (warning,) = [w.value for w in at.warning]
+    assert warning.startswith("A join without a condition: every row of one input meets every row of the other")
+    begin = time.monotonic()
+    _run_step(at, 120)
+    waited = time.monotonic() - begin
+    assert not at.error, [e.value for e in at.error]
+    customers, orders, lineitems = (
+        _count(f"SELECT count(*) FROM '{tpch_dir}/{t}.parquet'") for t in ("customer", "orders", "lineitem")
+    )
+    assert (
+        at.info[0].value
+        == f"**What it did:** {customers * orders:,} × {lineitems:,} rows → {customers * orders * lineitems:,} rows"
+    )
+    assert (
+        f"{customers * orders:,} × {lineitems:,} rows → {customers * orders * lineitems:,} rows." in at.warning[0].value
+    )
+    assert any("counted from its inputs' rows, not run" in c.value for c in at.caption)
+    assert waited < 60, waited  # the rows of three reads and two derived counts, not a trillion-row count
+
+
+@pytest.mark.restarts_spark
+def test_the_next_step_after_the_jvm_stopped_starts_a_new_session(spark):
+    """Whatever stopped Spark (its JVM killed, or the session stopped), the next Run starts a new
+    session and shows rows."""
+    from pyspark import SparkContext
+
+    from executor.spark.session import get_session, stop_session
+
+    at = _step_app("0.0.0")
+    _run_step(at)
+    assert not at.error
+    jvm = SparkContext._gateway.proc
+    jvm.kill()  # as a crash would: the JVM is gone without a word
+    jvm.wait(30)
+    at.button(key="step_parent").click().run()  # the join: not run yet, nothing cached
+    _run_step(at)
+    assert not at.error, [e.value for e in at.error]
+    orders = _count(f"SELECT count(*) FROM '{ORDERS}'")
+    assert at.info[0].value.startswith(f"**What it did:** {orders} × ")
+    stop_session()  # and a polite stop
+    at.button(key="step_parent").click().run()  # the aggregate
+    _run_step(at)
+    assert not at.error, [e.value for e in at.error]
+    assert at.info[0].value.endswith(" groups")
+    assert get_session().range(3).count() == 3  # the new session serves the tests that follow

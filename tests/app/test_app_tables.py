@@ -1,0 +1,119 @@
+"""The Tables page shows a table as bound only when its file serves the plan, says what is wrong
+otherwise, and its fixes (another file, by position, the generated TPC-H table) reach the session's
+catalog. Spark is never started: the columns come from the files' footers."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from executor import settings
+from tests.support import ROOT
+from tests.support.tables import TPCH_CUSTOMER, other_tables
+
+APP = os.path.join(ROOT, "app.py")
+
+
+@pytest.fixture
+def data_root(tmp_path, monkeypatch):
+    """$SUBSTRAIT_VIZ_DATA holding other tables (:func:`other_tables`)."""
+    root = other_tables(tmp_path / "data")
+    monkeypatch.setattr(settings, "SETTINGS", dataclasses.replace(settings.SETTINGS, data=str(root)))
+    return root
+
+
+def _tables_page(tmp_path, sample_file: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    uploads = tmp_path / "uploads"
+    uploads.mkdir(exist_ok=True)
+    at.session_state["uploads_dir"] = str(uploads)
+    at.switch_page("pages/tables.py")
+    at.run()
+    with open(os.path.join(ROOT, "sample_plans", sample_file), "rb") as fh:
+        at.sidebar.file_uploader[0].set_value((sample_file, fh.read(), "application/json")).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _row(at: AppTest, table: str) -> dict:
+    frame = at.dataframe[0].value
+    return frame[frame["table"] == table].iloc[0].to_dict()
+
+
+def test_a_file_without_the_plans_columns_is_not_bound_and_another_file_fixes_it(tmp_path, data_root, spark_calls):  # noqa: F811
+    at = _tables_page(tmp_path, "tpch_q03_isthmus.json")
+    row = _row(at, "CUSTOMER")
+    assert (row["bound"], row["how"]) == ("no", "columns differ")
+    assert row["problem"].startswith("lacks 8 of the plan's 8 columns (C_CUSTKEY, C_NAME")
+    errors = [e.value.replace("\\", "") for e in at.error]  # shown escaped (Markdown)
+    assert (
+        f"The file {data_root / 'customer.parquet'} lacks 8 of the plan's 8 columns (C_CUSTKEY, C_NAME, C_ADDRESS, "
+        "C_NATIONKEY, C_PHONE, C_ACCTBAL, C_MKTSEGMENT, C_COMMENT)." in errors
+    )
+    assert any("The file has c\\_customer\\_sk int, c\\_customer\\_id string" in c.value for c in at.caption)
+    # by position would need 8 columns where the file has 4: not offered, and the page says why
+    assert not [t for t in at.toggle if t.key == "fix_position_CUSTOMER"]
+    assert any(
+        "Reading it by position would not serve either: it has 4 columns where the plan reads 8" in c.value
+        for c in at.caption
+    )
+    # the tutorial's orders (the last data root) is no TPC-H orders either
+    assert (_row(at, "ORDERS")["bound"], _row(at, "ORDERS")["how"]) == ("no", "columns differ")
+    # the fix: the one file of the data roots with the plan's columns
+    pick = at.selectbox(key="fix_file_CUSTOMER")
+    assert pick.options == [str(data_root / "clients.parquet")]
+    at.button(key="fix_bind_CUSTOMER").click().run()
+    assert not at.exception, at.exception
+    row = _row(at, "CUSTOMER")
+    assert (row["bound"], row["how"], row["source"]) == (
+        "yes",
+        "binding",
+        f"parquet at {data_root / 'clients.parquet'}",
+    )
+    assert not [s for s in at.selectbox if s.key == "fix_file_CUSTOMER"]  # its panel is gone
+    # the choice is in the session's catalog (ui.state.plan_data.catalog_for), the one the runs take
+    catalog = at.session_state["catalog"][1]
+    assert catalog.bindings["customer"] == str(data_root / "clients.parquet")
+    assert "--" not in catalog.by_position_how and "Tables page" in catalog.by_position_how
+    assert spark_calls == []
+
+
+def test_reading_by_position_is_offered_where_count_and_types_allow(tmp_path, data_root, spark_calls):  # noqa: F811
+    """A file of the plan's column count and types in order, under other names, can be read by
+    position, and only once the person says so is it bound."""
+    pq.write_table(
+        pa.table({f"col{i}": v for i, v in enumerate(TPCH_CUSTOMER.values())}), data_root / "customer.parquet"
+    )
+    at = _tables_page(tmp_path, "tpch_q03_datafusion.json")
+    assert _row(at, "customer")["bound"] == "no"
+    toggle = at.toggle(key="fix_position_customer")
+    assert toggle.value is False
+    toggle.set_value(True).run()
+    assert not at.exception, at.exception
+    row = _row(at, "customer")
+    assert (row["bound"], row["how"]) == ("yes", "data root, by position")
+    assert at.session_state["tables_by_position"] == ["customer"]
+    assert at.session_state["catalog"][1].reads_by_position(["customer"])
+    at.toggle(key="fix_position_customer").set_value(False).run()
+    assert _row(at, "customer")["bound"] == "no" and at.session_state["tables_by_position"] == []
+    assert spark_calls == []
+
+
+def test_the_generated_tpch_tables_fix_every_table_at_once(tmp_path, data_root, tpch_dir, spark_calls):  # noqa: F811
+    at = _tables_page(tmp_path, "tpch_q03_isthmus.json")
+    assert {_row(at, t)["bound"] for t in ("CUSTOMER", "ORDERS", "LINEITEM")} == {"no"}
+    at.button(key="fix_tpch_all").click().run()
+    assert not at.exception, at.exception
+    for t in ("CUSTOMER", "ORDERS", "LINEITEM"):
+        row = _row(at, t)
+        assert (row["bound"], row["source"]) == (
+            "yes",
+            f"parquet at {os.path.join(tpch_dir, t.lower() + '.parquet')}",
+        ), row
+    assert not at.warning  # nothing left to fix
+    assert spark_calls == []

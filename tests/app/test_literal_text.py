@@ -1,0 +1,294 @@
+"""Text shown as it is (issue 37): counts of any size read at a glance, ids with ``*`` shown literally,
+the node picker's exact match first, a panel's failure as a message, a bad upload keeping the open plan.
+AppTest, no Spark and no browser (tests/test_e2e_literal.py checks the drawing in Chromium)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.support import ROOT
+from tests.support import plans as P
+from ui.markdown import md_escape
+from ui.state.selection import match_node
+from viz.counts import count_text, rows_hover, rows_text
+from viz.render import NodeStat, Overlay, View, to_dot
+
+APP = os.path.join(ROOT, "app.py")
+
+
+def starred_plan() -> dict:
+    """A fetch chain of 6 over a cross product whose right input is a chain of 5 over a read: node ids
+    ``0``, ``0.0`` ... ``0.0*5`` (the cross product), ``0.0*5.1`` ... ``0.0*5.1.0*4`` (a read with two
+    ``*`` in its id), and ``0.0*6`` (the left read)."""
+
+    def fetch(rel: dict) -> dict:
+        return {"fetch": {"input": rel, "count": "5"}}
+
+    right = P.read("right_t", [("b", "i64")])
+    for _ in range(4):
+        right = fetch(right)
+    rel = {"cross": {"left": P.read("left_t", [("a", "i64")]), "right": right}}
+    for _ in range(5):
+        rel = fetch(rel)
+    return P.plan((rel, ["a", "b"]))
+
+
+def _app(doc: dict, page: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    if page:
+        at.switch_page(page)
+    at.run()
+    at.sidebar.file_uploader[0].set_value(("starred.json", json.dumps(doc).encode(), "application/json")).run()
+    assert not at.exception
+    return at
+
+
+# ---- counts ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "n, text",
+    [
+        (0, "0"),
+        (1, "1"),
+        (999_999_999, "999,999,999"),
+        (1_000_000_000, "1.0 × 10⁹"),
+        (1_384_000_000_000, "1.4 × 10¹²"),
+        (1_350_000_000_000, "1.4 × 10¹²"),
+        (1_349_999_999_999, "1.3 × 10¹²"),
+        (9_960_000_000, "1.0 × 10¹⁰"),  # 9.96 rounds up to the next power
+        (910908270512606691690857602809186926592 * 10**24, "9.1 × 10⁶²"),  # TPC-DS q64's largest derived count
+        (10**400, "1.0 × 10⁴⁰⁰"),  # beyond any float
+    ],
+)
+def test_a_count_reads_at_a_glance(n, text):
+    assert count_text(n) == text
+
+
+def test_the_exact_count_is_for_the_hover():
+    assert rows_text(1) == "1 row" and rows_text(12_345) == "12,345 rows"
+    assert rows_hover(12_345) == ""  # already exact
+    assert rows_hover(2**64) == "exactly 18,446,744,073,709,551,616 rows"
+
+
+def test_a_huge_count_on_the_graph_is_short_with_the_exact_number_on_hover():
+    model = P.model_of(starred_plan())
+    big = 101468682009710400000
+    dot = to_dot(model, view=View(profile=Overlay((("0.0*5", NodeStat(rows=big)), ("0.0*6", NodeStat(rows=7))))))
+    assert "1.0 × 10²⁰ rows" in dot and "101468682009710400000" not in dot.replace(",", "").replace("exactly 101", "")
+    node = next(line for line in dot.splitlines() if line.startswith('  "0.0*5" ['))
+    assert 'tooltip="0.0*5 Cross · exactly 101,468,682,009,710,400,000 rows"' in node
+    edge = next(line for line in dot.splitlines() if line.startswith('  "0.0*5" -> '))
+    assert 'label="1.0 × 10²⁰ rows"' in edge and 'tooltip="exactly 101,468,682,009,710,400,000 rows"' in edge
+    small = next(line for line in dot.splitlines() if line.startswith('  "0.0*6" -> '))
+    assert 'label="7 rows"' in small and "tooltip" not in small
+
+
+def test_the_profile_table_takes_counts_past_64_bits():
+    import pyarrow as pa
+
+    from executor.jobs.profile import NodeProfile, Profile
+    from ui.panels.row_counts import profile_frame
+
+    model = P.model_of(starred_plan())
+    profile = Profile(
+        {
+            "0.0*5": NodeProfile("0.0*5", "cross", rows=2**70, how="derived", factor=float("inf")),
+            "0.0*6": NodeProfile("0.0*6", "read", rows=3, how="reads"),
+        }
+    )
+    frame = profile_frame(model, profile)
+    pa.Table.from_pandas(frame)  # what st.dataframe does: it failed with "Python int too large to convert to C long"
+    assert list(frame["rows"]) == ["1.2 × 10²¹", "3"]
+    assert list(frame["exact rows"]) == ["1,180,591,620,717,411,303,424", "3"]
+    assert frame["× input"].isna().all()
+    small = Profile({"0.0*6": NodeProfile("0.0*6", "read", rows=3, how="reads")})
+    assert "exact rows" not in profile_frame(model, small).columns  # only when a count is rounded
+
+
+# ---- a panel's failure -------------------------------------------------------------------------
+
+
+def test_a_failing_panel_is_a_message_and_the_page_goes_on():
+    def page():
+        import streamlit as st
+
+        from ui.panels.boundary import panel
+
+        with panel("the broken panel"):
+            st.write("before")
+            raise ValueError("a *starred* value")
+        st.write("after")
+
+    at = AppTest.from_function(page).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [r"internal error in the broken panel: ValueError: a \*starred\* value"]
+    assert "bug in the app" in at.caption[0].value
+    assert [m.value for m in at.markdown if m.value in ("before", "after")] == ["before", "after"]
+
+
+def test_a_rerun_passes_through_the_boundary():
+    def page():
+        import streamlit as st
+
+        from ui.panels.boundary import panel
+
+        st.session_state.setdefault("runs", 0)
+        st.session_state["runs"] += 1
+        with panel("a panel"):
+            if st.session_state["runs"] == 1:
+                st.rerun()
+        st.write(f"runs {st.session_state['runs']}")
+
+    at = AppTest.from_function(page).run()
+    assert not at.exception and not at.error
+    assert at.markdown[-1].value == "runs 2"
+
+
+def test_a_profile_with_a_huge_count_draws_on_the_inspect_page():
+    """The page as it was after a profile of TPC-DS q07: a derived count past 2^63 (here 2^70)."""
+    from executor.jobs.profile import NodeProfile, Profile
+    from ui.tasks import Task
+
+    at = _app(starred_plan())
+    model_digest = P.model_of(starred_plan()).digest
+    task = Task()
+    task.result = Profile(
+        {
+            "0.0*5": NodeProfile("0.0*5", "cross", rows=2**70, how="derived"),
+            "0.0*6": NodeProfile("0.0*6", "read", rows=2**35, how="reads"),
+            "0.0*5.1.0*4": NodeProfile("0.0*5.1.0*4", "read", rows=2**35, how="reads"),
+        }
+    )
+    task.done.set()
+    at.session_state["inspect_profiles"] = {model_digest: task}
+    at.run()
+    assert not at.exception and not at.error
+    [frame] = [d.value for d in at.dataframe if "exact rows" in d.value.columns]
+    assert "1.2 × 10²¹" in list(frame["rows"])
+
+
+# ---- ids shown literally and the picker ------------------------------------------------------
+
+
+def test_a_starred_id_is_escaped_in_the_inspect_and_step_headings():
+    at = _app(starred_plan())
+    at.selectbox(key="node").set_value("0.0*5.1.0*4").run()
+    assert not at.exception
+    assert at.subheader[0].value == md_escape("Read · 0.0*5.1.0*4") == r"Read · 0.0\*5.1.0\*4"
+    at.switch_page("pages/step.py").run()
+    assert not at.exception
+    assert at.subheader[0].value == r"Read · 0.0\*5.1.0\*4"
+
+
+def test_the_picker_matches_an_exact_id_first():
+    ids = ["0", "0.0*15", "0.0*5", "0.0*5.1"]
+    labels = {
+        "0": "0 · Sort",
+        "0.0*15": "0.0*15 · Join · inner",
+        "0.0*5": "0.0*5 · Aggregate · by x",
+        "0.0*5.1": "0.0*5.1 · Read · store_returns",
+    }
+    assert match_node(ids, "0.0*5", labels.get) == "0.0*5"
+    assert match_node(ids, " 0.0*5 ", labels.get) == "0.0*5"
+    assert match_node(ids, "STORE_returns", labels.get) == "0.0*5.1"  # then a label holding the text
+    assert match_node(ids, "join", labels.get) == "0.0*15"
+    assert match_node(ids, "nothing like it", labels.get) is None
+    assert match_node(ids, "0.0*9", None) is None
+
+
+class _Typed(str):
+    """Text typed in a picker that takes any text: the browser sends it as it is, not an option's label."""
+
+
+def _type(at: AppTest, key: str, text: str) -> None:
+    at.selectbox(key=key).set_value(_Typed(text))
+    at.run()
+
+
+@pytest.fixture
+def typing(monkeypatch):
+    """AppTest's selectbox sends an option's label; with this, a ``_Typed`` value is sent as typed."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+    from streamlit.testing.v1.element_tree import Selectbox
+
+    sent = Selectbox._widget_state
+
+    def state(self):
+        if not isinstance(self._value, _Typed):
+            return sent.fget(self)
+        ws = WidgetState()
+        ws.id = self.id
+        ws.string_value = str(self._value)
+        return ws
+
+    monkeypatch.setattr(Selectbox, "_widget_state", property(state))
+
+
+def test_typing_an_id_in_the_picker_selects_exactly_that_node(typing):
+    at = _app(starred_plan())
+    for typed, heading in (
+        ("0.0*5", "Cross · 0.0*5"),
+        ("0.0*5.1.0*4", "Read · 0.0*5.1.0*4"),
+        ("right_t", "Read · 0.0*5.1.0*4"),
+        ("0.0*4", "Fetch · 0.0*4"),
+    ):
+        _type(at, "node", typed)
+        assert not at.exception
+        assert at.subheader[0].value == md_escape(heading), typed
+        assert at.selectbox(key="node").value == heading.split(" · ")[1]
+    _type(at, "node", "no such node")  # the node shown stays
+    assert not at.exception and at.subheader[0].value == md_escape("Fetch · 0.0*4")
+    assert at.toast and "No node matches" in at.toast[0].value
+
+
+# ---- bad input ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, data, found",
+    [
+        ("rows.csv", b"a,b\n1,2\n", "found text that is not JSON, starting “a,b 1,2”."),
+        ("broken.pb", b"\x08\x96\x01\xff\xff", "found 5 bytes of binary data that do not read as a Plan message."),
+        ("other.json", b'{"foo": 1}', "found the JSON object has no 'relations' (found keys: foo)."),
+        ("cut.json", b'{"relations": [', "found invalid JSON at line 1, column 16 (Expecting value)."),
+        ("empty.json", b"", "found an empty file."),
+    ],
+)
+def test_a_bad_upload_keeps_the_open_plan_and_says_what_was_expected(name, data, found):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["sample"] = "tutorial.json"
+    at.run()
+    at.selectbox(key="node").set_value("0.0.1").run()
+    at.sidebar.file_uploader[0].set_value((name, data, "application/octet-stream")).run()
+    assert not at.exception
+    assert at.markdown[0].value == "#### tutorial.json"  # still the plan shown, and its graph and node
+    assert at.selectbox(key="node").value == "0.0.1"
+    assert at.sidebar.selectbox(key="plan_sample").value == "tutorial.json"
+    [message] = [e.value for e in at.error]
+    expected = (
+        f"{name} was not opened: expected a Substrait Plan as protobuf JSON or binary protobuf, {found} "
+        "The plan shown is still tutorial.json."
+    )
+    assert message == md_escape(expected)
+    assert message.count("not a Substrait plan") == 0
+    at.selectbox(key="node").set_value("0.0").run()  # the page goes on working, the message stays
+    assert not at.exception and at.subheader[0].value.endswith("0.0")
+
+
+def test_a_bad_paste_keeps_the_open_plan():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["sample"] = "tutorial.json"
+    at.run()
+    at.sidebar.text_area[0].input('{"relations": [').run()
+    assert not at.exception and at.markdown[0].value == "#### tutorial.json"
+    assert [e.value for e in at.error] == [
+        md_escape(
+            "pasted JSON was not opened: expected a Substrait Plan as protobuf JSON or binary protobuf, found invalid "
+            "JSON at line 1, column 16 (Expecting value). The plan shown is still tutorial.json."
+        )
+    ]

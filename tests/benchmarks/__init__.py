@@ -1,0 +1,1 @@
+"""The benchmarks' own pieces (not their speed)."""

@@ -1,0 +1,1 @@
+"""The app in a real browser (Playwright driving headless Chromium)."""

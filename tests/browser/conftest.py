@@ -1,0 +1,88 @@
+"""Fixtures of the browser tests: the app served by ``streamlit run`` (a fresh server per module),
+and a large plan to draw."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from tests.support import ROOT, SHARED
+from tests.support.browser import CHROMIUM
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+        pytest.skip(
+            f"no Chromium at {CHROMIUM}: install Debian's chromium (make test does it when it runs as root with apt)"
+        )
+    pytest.importorskip("playwright", reason="playwright is in requirements.txt: run make test")
+    port = _free_port()
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            os.path.join(ROOT, "app.py"),
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                urllib.request.urlopen(url + "/_stcore/health", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None:
+                    pytest.fail("streamlit exited: " + proc.stdout.read().decode(errors="replace")[-2000:])
+                time.sleep(0.5)
+        else:
+            pytest.fail("streamlit did not start within 60 s")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def q64_plan(tmp_path_factory) -> str:
+    """TPC-DS query 64 planned by DataFusion over TPC-DS at scale 0.01 (92 relations)."""
+    from executor.data.generate import tpcds
+    from executor.engines.sql_plan import sql_to_plan
+    from executor.producer.check import read_queries
+
+    data_dir = tpcds(0.01)
+    tables = {os.path.splitext(f)[0]: os.path.join(data_dir, f) for f in os.listdir(data_dir) if f.endswith(".parquet")}
+    [query] = [q for q in read_queries([os.path.join(SHARED, "corpora", "tpcds-sql")]) if q.name == "64"]
+    path = tmp_path_factory.mktemp("zoom") / "tpcds_q64_datafusion.json"
+    path.write_bytes(sql_to_plan(query.sql, tables).data)
+    return str(path)

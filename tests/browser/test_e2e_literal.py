@@ -1,0 +1,51 @@
+"""Ids with ``*`` in a real browser (Playwright + headless Chromium): TPC-DS q64 as DataFusion plans
+it has ids like ``0.0*22.1.0*4.1``, which Markdown read as italics (the asterisks dropped), and the
+node picker's own fuzzy ranking put ``0.0*15`` above ``0.0*5`` for the text ``0.0*5``. The server
+and Chromium come from tests/test_e2e.py, the plan from tests/test_e2e_zoom.py's fixture."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.support.browser import ARTIFACTS, launch_chromium
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_starred_id_shows_as_itself_and_the_picker_takes_it_exactly(app_url, q64_plan):  # noqa: F811
+    from playwright.sync_api import expect, sync_playwright
+
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1100})
+            page.goto(app_url + "/")
+            page.locator("[data-testid=stFileUploaderDropzoneInput]").set_input_files(q64_plan)
+            expect(page.get_by_role("heading", name=os.path.basename(q64_plan))).to_be_visible(timeout=60_000)
+            picker = page.get_by_role("combobox", name="Select a node (type to search)")
+            for typed, heading in (("0.0*5", "Aggregate · 0.0*5"), ("0.0*22.1.0*4.1", "Read · 0.0*22.1.0*4.1")):
+                picker.click()
+                picker.fill(typed)
+                page.keyboard.press("Enter")
+                expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible(timeout=30_000)
+            # the heading's own text, not a rendering that dropped the asterisks into an <em>
+            shown = page.get_by_role("heading", name="Read · 0.0*22.1.0*4.1", exact=True)
+            assert shown.inner_text() == "Read · 0.0*22.1.0*4.1"
+            assert shown.locator("em").count() == 0
+            assert "node=0.0%2A22.1.0%2A4.1" in page.url or "node=0.0*22.1.0*4.1" in page.url
+            page.screenshot(path=os.path.join(ARTIFACTS, "literal-inspect.png"))
+
+            page.get_by_role("link", name="Step through").click()
+            step = page.get_by_role("heading", name="Read · 0.0*22.1.0*4.1", exact=True)
+            expect(step).to_be_visible(timeout=60_000)
+            assert step.inner_text() == "Read · 0.0*22.1.0*4.1" and step.locator("em").count() == 0
+            # the ⬆ Parent button's hover names the parent as it is written
+            parent = page.get_by_role("button", name="⬆ Parent")
+            parent.hover()
+            expect(page.get_by_text("Go up to 0.0*22.1.0*4", exact=True)).to_be_visible(timeout=10_000)
+            page.screenshot(path=os.path.join(ARTIFACTS, "literal-step.png"))
+        finally:
+            browser.close()

@@ -1,0 +1,224 @@
+"""The graph viewer in a real browser, on a 92-node plan DataFusion writes for TPC-DS query 64.
+
+Laid out on the server by Graphviz's ``dot``: the page shows the SVG with pan and zoom. Zooming,
+panning and fitting happen in the browser (no message goes to the server), a large graph opens at
+a readable size, Fit never makes it smaller than readable, and zooming to a clicked node shows its
+schema text at a readable size. On a 97-node synthetic plan, a search hit and a picked node are
+brought into the frame. The screenshots are saved to ``tests/artifacts/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+
+import pytest
+
+from benchmarks.app import SHADOW_ROOTS
+from benchmarks.plans import wide_joins
+from tests.support.browser import ARTIFACTS, browser_page, launch_chromium
+
+pytestmark = pytest.mark.browser
+
+GRAPH = ".sv-stage svg"
+# The viewer's element in the page (Streamlit names it after the widget key of pages/inspect.py)
+GRAPH_ELEMENT = "[data-testid=stElementContainer].st-key-graph_click"
+
+
+# From now on, the most animations the viewer's element has had at once (checked every frame): Streamlit
+# fades an element a rerun redraws, which re-records a large drawing twice per click (ui.graph.viewer).
+FADE_WATCH = """() => {
+  const host = [...document.querySelectorAll('*')].find((e) => e.shadowRoot && e.shadowRoot.querySelector('.sv-root'));
+  const element = host.closest('[data-testid=stElementContainer]');
+  window.__graphAnimations = 0;
+  (function check() {
+    window.__graphAnimations = Math.max(window.__graphAnimations, element.getAnimations().length);
+    requestAnimationFrame(check);
+  })();
+}"""
+
+
+# In the first frame that shows the graph: how many nodes there are, how many have their text laid out
+# (``sv-near``), whether the root (node 0) is one of them, and whether a node without it shows any text.
+FIRST_FRAME = (
+    SHADOW_ROOTS
+    + """
+window.__firstFrame = null;
+const roots = window.__shadowRoots;
+(function check() {
+  const svg = roots.map((r) => r.querySelector('.sv-stage svg')).find((s) => s && \
+s.querySelector('g.node[data-substrait-bound]'));
+  if (!svg) { requestAnimationFrame(check); return; }
+  const nodes = [...svg.querySelectorAll('g.node')];
+  const far = nodes.find((g) => !g.classList.contains('sv-near'));
+  window.__firstFrame = {
+    nodes: nodes.length, near: nodes.filter((g) => g.classList.contains('sv-near')).length,
+    rootNear: svg.querySelector('[id="node-0"]').classList.contains('sv-near'),
+    farTextShown: far ? [...far.querySelectorAll('text')].some((t) => getComputedStyle(t).display !== 'none') : null,
+  };
+})();
+"""
+)
+
+
+# Every node's box on screen, by id, and the graph's frame (.sv-viewport), as [left, top, right, bottom].
+BOXES = """(frame) => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const nodes = {};
+  frame.querySelectorAll('g.node').forEach((g) => { nodes[g.id.slice(5)] = box(g); });
+  return { frame: box(frame), nodes };
+}"""
+
+
+def _inside(box: list[float], frame: list[float]) -> bool:
+    return box[0] >= frame[0] and box[1] >= frame[1] and box[2] <= frame[2] and box[3] <= frame[3]
+
+
+def _text_height(page, node_id: str) -> float:
+    """The on-screen height (px) of the first schema line of node ``node_id``."""
+    text = page.locator(f'.sv-stage [id="node-{node_id}"] text.sv-detail').first
+    return text.evaluate("t => t.getBoundingClientRect().height")
+
+
+def test_zoom_and_pan_in_the_browser_and_read_a_node(app_url, q64_plan):  # noqa: F811
+    from playwright.sync_api import expect, sync_playwright
+
+    if shutil.which("dot") is None:
+        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1000})
+            page.add_init_script(FIRST_FRAME)
+            sent: list[float] = []
+            page.on("websocket", lambda ws: ws.on("framesent", lambda _payload: sent.append(time.monotonic())))
+            page.goto(app_url)
+            page.wait_for_selector(
+                "[data-testid='stFileUploader'] input[type='file']", timeout=60_000, state="attached"
+            )
+            page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(q64_plan)
+            page.wait_for_selector(f"{GRAPH} g.node[data-substrait-bound]", timeout=120_000)
+            assert page.locator(f"{GRAPH} g.node").count() == 92
+            # too big to fit readably: it opens at 100%, on the root, with a minimap
+            expect(page.locator(".sv-zoom")).to_have_text("100%")
+            assert _text_height(page, "0") >= 10
+            assert page.locator(".sv-minimap").is_visible()
+            # the first paint lays out the text of the nodes in and near the view only; the rest's follows
+            # when the page is idle
+            first = page.evaluate("window.__firstFrame")
+            assert first["nodes"] == 92 and 0 < first["near"] < 92 and first["rootNear"], first
+            assert first["farTextShown"] is False, first
+            expect(page.locator(f"{GRAPH} g.node:not(.sv-near)")).to_have_count(0, timeout=10_000)
+            time.sleep(1.0)  # let the page settle: no more messages from the upload's reruns
+
+            before = len(sent)
+            # Fit stays readable: the graph's top, with the minimap for the whole
+            page.click(".sv-toolbar button[data-act='fit']")
+            assert float(page.inner_text(".sv-zoom").rstrip("%")) == 70
+            page.screenshot(path=os.path.join(ARTIFACTS, "zoom-fitted.png"))
+            for _ in range(3):
+                page.click(".sv-toolbar button[data-act='out']")
+            fitted = float(page.inner_text(".sv-zoom").rstrip("%"))
+            assert fitted < 40
+            # zoomed out, the boxes show their titles only (level of detail)
+            assert page.locator(".sv-stage text.sv-detail").first.evaluate("t => getComputedStyle(t).display") == "none"
+            box = page.locator(".sv-viewport").bounding_box()
+            page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            for _ in range(4):
+                page.mouse.wheel(0, -240)
+            expect(page.locator(".sv-zoom")).not_to_have_text(f"{fitted:g}%")
+            assert float(page.inner_text(".sv-zoom").rstrip("%")) > fitted
+            stage = page.locator(".sv-stage").evaluate("s => s.style.transform")
+            page.mouse.down()
+            page.mouse.move(box["x"] + box["width"] / 2 - 120, box["y"] + box["height"] / 2 - 80, steps=6)
+            page.mouse.up()
+            assert page.locator(".sv-stage").evaluate("s => s.style.transform") != stage  # panned
+            time.sleep(0.5)
+            assert len(sent) == before, "zooming and panning must not ask the server anything"
+
+            # click the deepest join Fit shows, then zoom to it: its schema text is readable
+            page.click(".sv-toolbar button[data-act='fit']")
+            shown = page.locator(".sv-viewport").evaluate(BOXES)
+            joins = [
+                g.get_attribute("id").removeprefix("node-")
+                for g in page.locator(f"{GRAPH} g.node", has_text="Join").all()
+            ]
+            in_frame = [j for j in joins if _inside(shown["nodes"][j], shown["frame"])]
+            node_id = max(in_frame, key=lambda j: shown["nodes"][j][3])
+            join = page.locator(f'{GRAPH} [id="node-{node_id}"]')
+            page.evaluate(FADE_WATCH)
+            join.click()
+            expect(page.get_by_role("heading", name=f"Join · {node_id}")).to_be_visible(timeout=60_000)
+            # not faded while it reran, and never to be (the stale fade is turned off on it)
+            assert page.evaluate("window.__graphAnimations") == 0, "the graph must not fade while the page reruns"
+            assert (
+                page.evaluate(f"getComputedStyle(document.querySelector('{GRAPH_ELEMENT}')).transitionProperty")
+                == "none"
+            )
+            page.click(".sv-toolbar button[data-act='sel']")
+            assert float(page.inner_text(".sv-zoom").rstrip("%")) >= 100
+            assert _text_height(page, node_id) >= 10
+            assert page.locator(f"{GRAPH} g.node.substrait-selected").get_attribute("id") == f"node-{node_id}"
+            time.sleep(0.5)
+            page.screenshot(path=os.path.join(ARTIFACTS, "zoom-node.png"))
+        finally:
+            browser.close()
+
+
+def test_search_hits_and_a_picked_node_are_brought_into_view_and_fit_stays_readable(app_url, tmp_path):  # noqa: F811
+    """A 97-node plan (benchmarks.plans.wide_joins) in a 1400×900 window: the frame and its minimap
+    within the window; Fit no smaller than readable (70%, titles 10 px); a search's first hit, the next
+    (button) and the previous (Shift+Enter in the search box) each brought from outside the frame into
+    it; a node picked in the inspector's picker brought into it too."""
+    from playwright.sync_api import expect
+
+    if shutil.which("dot") is None:
+        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
+    plan = tmp_path / "wide_joins_100.json"
+    plan.write_text(json.dumps(wide_joins(100)))
+    with browser_page(viewport={"width": 1400, "height": 900}) as page:
+        page.goto(app_url)
+        page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(str(plan))
+        expect(page.locator(f"{GRAPH} g.node[data-substrait-bound]")).to_have_count(97, timeout=120_000)
+        frame = page.locator(".sv-viewport")
+        boxes = lambda: frame.evaluate(BOXES)  # noqa: E731
+        assert frame.bounding_box()["y"] + frame.bounding_box()["height"] <= 900
+        minimap = page.locator(".sv-minimap").bounding_box()
+        assert minimap is not None and minimap["y"] + minimap["height"] <= 900
+
+        page.click(".sv-toolbar button[data-act='fit']")
+        assert float(page.inner_text(".sv-zoom").rstrip("%")) >= 70
+        title = page.locator(f'{GRAPH} [id="node-0"] text').first
+        assert title.evaluate("t => t.getBoundingClientRect().height") >= 10
+        page.screenshot(path=os.path.join(ARTIFACTS, "zoom-wide-fit.png"))
+
+        def step(act, expected: str) -> str:
+            """Do ``act``; the hit shown then was outside the frame before and is inside it now."""
+            before = boxes()
+            act()
+            expect(page.locator(".sv-hit-count")).to_have_text(expected, timeout=30_000)
+            shown = page.locator(f"{GRAPH} g.node.substrait-hit-shown").get_attribute("id").removeprefix("node-")
+            after = boxes()
+            assert not _inside(before["nodes"][shown], before["frame"]), (shown, before["nodes"][shown])
+            assert _inside(after["nodes"][shown], after["frame"]), (shown, after["nodes"][shown])
+            return shown
+
+        search = page.get_by_label("Search nodes")
+        search.fill("t2")  # t2 and t20..t29: reads in the bottom row
+        first = step(lambda: search.press("Enter"), "1 of 11")
+        second = step(lambda: page.click(".sv-toolbar button[data-act='next']"), "2 of 11")
+        assert second != first
+        assert step(lambda: search.press("Shift+Enter"), "1 of 11") == first
+
+        picked = page.locator(f"{GRAPH} g.node", has_text="t31").get_attribute("id").removeprefix("node-")
+        assert not _inside(boxes()["nodes"][picked], boxes()["frame"])
+        page.get_by_role("combobox", name="Select a node (type to search)").click()
+        page.keyboard.type("t31")
+        page.keyboard.press("Enter")
+        expect(page.locator(f"{GRAPH} g.node.substrait-selected")).to_have_id(f"node-{picked}", timeout=30_000)
+        after = boxes()
+        assert _inside(after["nodes"][picked], after["frame"]), after["nodes"][picked]
+        page.screenshot(path=os.path.join(ARTIFACTS, "zoom-wide-picked.png"))

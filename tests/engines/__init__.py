@@ -1,0 +1,1 @@
+"""Other engines beside Spark: DataFusion as producer and consumer, bisecting, portability."""

@@ -1,0 +1,109 @@
+"""Comparing two nodes' outputs (executor.jobs.outputs); expected rows come from DuckDB."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import duckdb
+import pytest
+
+from executor.data.catalog import Catalog
+from executor.errors import ExecutionError
+from executor.jobs.outputs import compare_outputs
+from tests.support import ROOT
+from viz.model import analyze
+
+TUTORIAL = os.path.join(ROOT, "sample_data", "tutorial")
+PRODUCTS = os.path.join(TUTORIAL, "products.parquet")
+ORDERS = os.path.join(TUTORIAL, "orders.parquet")
+
+
+@pytest.fixture(scope="module")
+def tutorial():
+    with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:
+        return analyze(fh.read())
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return Catalog(data_roots=[TUTORIAL])
+
+
+def test_a_node_against_itself_has_no_differences(spark, tutorial, catalog):
+    c = compare_outputs(tutorial, "0.0", tutorial, "0.0", catalog, catalog, spark=spark)
+    joined = duckdb.sql(
+        f"SELECT count(*) FROM '{ORDERS}' o JOIN '{PRODUCTS}' p ON o.product_id = p.product_id "
+        "WHERE list_position(p.categories, 'Computers') IS NULL"
+    ).fetchall()[0][0]
+    assert c.rows_a == c.rows_b == joined
+    assert c.differing_columns == [] and c.column_count_difference == 0 and len(c.columns) == 8
+    assert c.rows_compared and c.only_a_count == 0 and c.only_b_count == 0 and c.same
+    assert c.only_a.empty and c.only_b.empty
+    json.dumps(c.to_json())
+
+
+def test_a_filter_against_its_input_shows_the_dropped_rows(spark, tutorial, catalog):
+    c = compare_outputs(tutorial, "0.0.1.0", tutorial, "0.0.1", catalog, catalog, spark=spark)
+    total = duckdb.sql(f"SELECT count(*) FROM '{PRODUCTS}'").fetchall()[0][0]
+    dropped = sorted(
+        r[0]
+        for r in duckdb.sql(
+            f"SELECT product_id FROM '{PRODUCTS}' WHERE list_position(categories, 'Computers') IS NOT NULL"
+        ).fetchall()
+    )
+    assert dropped, "the oracle finds rows the filter drops"
+    assert (c.rows_a, c.rows_b) == (total, total - len(dropped))
+    assert c.differing_columns == [] and c.rows_compared and not c.same
+    assert c.only_a_count == len(dropped) and c.only_b_count == 0
+    assert sorted(int(v) for v in c.only_a["[0] product_id"]) == dropped
+    assert list(c.only_a.columns) == ["[0] product_id", "[1] categories", "[2] details", "[3] product_name"]
+    assert f"{len(dropped)} row(s) only in a" in c.summary()
+
+
+def test_different_schemas_are_described_and_rows_not_compared(spark, tutorial, catalog):
+    c = compare_outputs(tutorial, "0.0.0", tutorial, "0.0.1.0", catalog, catalog, spark=spark)
+    # orders: product_id i64, quantity i32, order_date date, price decimal;
+    # products: product_id, categories, details, product_name
+    assert c.differing_columns == [1, 2, 3] and c.column_count_difference == 0
+    assert c.columns[0].what_differs == [] and c.columns[1].what_differs == ["name", "type"]
+    assert not c.rows_compared and "column 1 is int in a and array<string> in b" in c.why_not_compared
+    wider = compare_outputs(tutorial, "0.0.0", tutorial, "0.0", catalog, catalog, spark=spark)
+    assert wider.column_count_difference == 4 and wider.columns[5].what_differs == ["missing in a"]
+    assert "a has 4 columns and b has 8" in wider.why_not_compared
+
+
+def test_an_unknown_node_is_refused(tutorial, catalog):
+    with pytest.raises(ExecutionError, match="b: the plan has no node '9'"):
+        compare_outputs(tutorial, "0", tutorial, "9", catalog, catalog)
+
+
+def _priced(name: str, decimal: str):
+    """orders' product_id and price, the price cast to ``decimal`` and the column named ``name``."""
+    from tests.support.plans import emit, field, plan, read, typ
+
+    orders = read(
+        "orders", [("product_id", "i64"), ("quantity", "i32"), ("order_date", "date"), ("price", "decimal<10,2>?")]
+    )
+    cast = {"cast": {"type": typ(decimal), "input": field(3), "failureBehavior": "FAILURE_BEHAVIOR_THROW_EXCEPTION"}}
+    project = emit({"project": {"input": orders, "expressions": [cast]}}, [0, 4])
+    return analyze(json.dumps(plan((project, ["product_id", name]))).encode())
+
+
+def test_decimals_of_different_precision_compare_by_value_and_case_can_be_ignored(spark, catalog):
+    # the same prices as decimal<38,4> and decimal<31,4> (what isthmus and DataFusion write for q03's
+    # revenue), named PRICE and price
+    a, b = _priced("PRICE", "decimal<38,4>?"), _priced("price", "decimal<31,4>?")
+    c = compare_outputs(a, "0", b, "0", catalog, catalog, spark=spark)
+    total = duckdb.sql(f"SELECT count(*) FROM '{ORDERS}'").fetchall()[0][0]
+    assert c.rows_compared and c.rows_a == c.rows_b == total
+    assert c.only_a_count == 0 and c.only_b_count == 0
+    assert c.columns[1].what_differs == ["name", "type"]
+    c = compare_outputs(a, "0", b, "0", catalog, catalog, spark=spark, ignore_case=True)
+    assert c.columns[1].what_differs == ["type"] and c.only_a_count == 0
+    # prices rounded to one decimal place differ by value where the cents are not a multiple of 10
+    rounded = _priced("PRICE", "decimal<12,1>?")
+    c = compare_outputs(a, "0", rounded, "0", catalog, catalog, spark=spark)
+    changed = duckdb.sql(f"SELECT count(*) FROM '{ORDERS}' WHERE price * 10 <> round(price * 10)").fetchall()[0][0]
+    assert changed > 0, "the oracle finds prices that round"
+    assert c.rows_compared and c.only_a_count == c.only_b_count == changed

@@ -1,0 +1,105 @@
+"""The same translation through Spark Connect: a real plan gives the same rows as on the classic
+session, its profile the same counts (observed through Connect), and a timeout stops a Connect run too.
+
+A Connect session cannot live in this process next to the classic one, so a subprocess starts
+``SPARK_REMOTE=local`` (a local Connect server) and runs the plans with ``run_node``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from executor.data.catalog import Catalog
+from executor.jobs.run import clear_cache, run_node
+from tests.support import CORPORA
+from tests.support import ROOT as REPO
+from viz.model import analyze
+
+PLANS = [
+    os.path.join(CORPORA, "isthmus-tpch", "query_03_plan.json"),  # joins, aggregate, sort, fetch
+    os.path.join(CORPORA, "isthmus-tpch", "query_01_plan.json"),  # decimal aggregates
+]
+
+SCRIPT = r"""
+import json, sys, time
+from executor.jobs import run as run_mod
+from executor.__main__ import json_value
+from executor.data.catalog import Catalog
+from executor.errors import ExecutionError
+from executor.jobs.run import TimedOut, run_node
+from executor.spark.session import get_session, is_connect
+from viz.model import analyze
+
+tpch_dir, plans = sys.argv[1], sys.argv[2:]
+spark = get_session()
+catalog = Catalog([tpch_dir])
+out = {"connect": is_connect(spark), "results": []}
+for path in plans:
+    result = run_node(analyze(open(path, "rb").read()), "0", catalog=catalog, limit=50, count=True)
+    rows = [[json_value(v) for v in r] for r in zip(*[c.to_pylist() for c in result.arrow.columns])]
+    out["results"].append({"columns": result.columns, "types": result.types, "rows": rows,
+                           "row_count": result.row_count, "explain": result.explain})
+
+from executor.jobs.profile import profile_plan
+profile = profile_plan(analyze(open(plans[0], "rb").read()), catalog)
+out["profile"] = {n: [p.rows, p.how, p.error] for n, p in profile.nodes.items()}
+class Slow:
+    def __init__(self, df): self.df, self.names, self.warnings = df, ["total"], []
+
+from pyspark.sql import functions as F
+run_mod.clear_cache()  # no translation kept from the runs above
+run_mod._translate = lambda model, node, spark, cat: Slow(
+    spark.range(0, 10**12, numPartitions=4).select(F.sum("id").alias("_0"))
+)
+start = time.monotonic()
+try:
+    run_node(analyze(open(plans[0], "rb").read()), "0.0", catalog=catalog, timeout_s=2)
+    out["timeout"] = "not stopped"
+except TimedOut as exc:
+    out["timeout"] = str(exc)
+out["timeout_s"] = time.monotonic() - start
+out["after"] = spark.range(4).count()
+print("RESULT " + json.dumps(out))
+"""
+
+
+def test_connect_gives_the_same_rows_as_classic(spark, tpch_dir):
+    env = dict(os.environ, SPARK_REMOTE="local", PYTHONPATH=REPO)
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT, tpch_dir, *PLANS],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=300,
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    assert lines, proc.stderr[-3000:]
+    remote = json.loads(lines[0][len("RESULT ") :])
+    assert remote["connect"] is True
+
+    from executor.__main__ import json_value
+
+    clear_cache()
+    catalog = Catalog([tpch_dir])
+    for path, got in zip(PLANS, remote["results"], strict=True):
+        local = run_node(analyze(open(path, "rb").read()), "0", catalog=catalog, limit=50, count=True)
+        rows = [[json_value(v) for v in r] for r in zip(*[c.to_pylist() for c in local.arrow.columns])]
+        assert got["columns"] == local.columns and got["types"] == local.types, path
+        assert got["row_count"] == local.row_count and len(rows) > 0, path
+        assert got["rows"] == rows, path  # both plans end in a total sort: the same order too
+        assert "Scan parquet" in got["explain"] or "parquet" in got["explain"].lower()
+    # the profile observes the nodes through Connect too, with the classic session's counts
+    from executor.jobs.profile import clear_cache as clear_profiles
+    from executor.jobs.profile import profile_plan
+
+    clear_profiles()
+    local = profile_plan(analyze(open(PLANS[0], "rb").read()), catalog)
+    assert {n: rows for n, (rows, _, _) in remote["profile"].items()} == {n: p.rows for n, p in local.nodes.items()}
+    assert all(error is None for _, _, error in remote["profile"].values())
+    assert {how for _, how, _ in remote["profile"].values()} >= {"run", "reads", "derived"}
+    assert remote["timeout"].startswith("the run of node 0.0 was timed out after 2 s")
+    assert remote["timeout_s"] < 30 and remote["after"] == 4

@@ -1,0 +1,234 @@
+"""``python -m executor run``, called in-process (``main(argv)``) so it reuses the test session.
+
+Expected rows come from DuckDB running the same query's SQL over the same parquet files.
+"""
+
+from __future__ import annotations
+
+import csv
+import decimal
+import io
+import json
+import os
+import shutil
+
+import duckdb
+import pytest
+
+from executor.__main__ import json_value, main
+from executor.jobs.run import clear_cache
+from tests.support import CORPORA, ROOT
+from tests.support.plans import plan, read
+
+TPCH_SQL = os.path.join(CORPORA, "consumer-testing", "testdata", "integration", "tpch")
+TPCH_PLANS = os.path.join(CORPORA, "consumer-testing", "snapshots", "producer", "integration", "tpch")
+NATION = [("n_nationkey", "i64"), ("n_name", "string"), ("n_regionkey", "i64"), ("n_comment", "string")]
+
+
+def _run(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _duck_tpch(query: str, tpch_dir: str) -> list[tuple]:
+    with open(os.path.join(TPCH_SQL, query)) as f:
+        sql = f.read()
+    tables = ("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier")
+    sql = sql.format(**{t: os.path.join(tpch_dir, f"{t}.parquet") for t in tables})
+    return duckdb.sql(sql).fetchall()
+
+
+def _same(ours: list, oracle: tuple) -> bool:
+    """JSON values against DuckDB's: decimals (strings) exactly, dates as ISO text, ints as ints."""
+    for a, b in zip(ours, oracle, strict=True):
+        if isinstance(b, decimal.Decimal):
+            if decimal.Decimal(a) != b:
+                return False
+        elif hasattr(b, "isoformat"):
+            if a != b.isoformat():
+                return False
+        elif a != b:
+            return False
+    return True
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    clear_cache()
+
+
+@pytest.fixture
+def plan_file(tmp_path):
+    def write(doc: dict, name: str = "plan.json") -> str:
+        path = tmp_path / name
+        path.write_text(json.dumps(doc))
+        return str(path)
+
+    return write
+
+
+def test_json_output_matches_duckdb_on_tpch(spark, tpch_dir):
+    q03 = os.path.join(TPCH_PLANS, "q03-isthmus_plan.json")
+    q06 = os.path.join(TPCH_PLANS, "q06-isthmus_plan.json")
+    code, out, err = _run(["run", q03, q06, "--tpch", "--format", "json", "--count"])
+    assert code == 0, out
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [o["file"] for o in lines] == [q03, q06]
+    first, second = lines
+    oracle = _duck_tpch("q03.sql", tpch_dir)  # ORDER BY revenue DESC, o_orderdate LIMIT 10: order compared
+    assert len(first["rows"]) == len(oracle) == first["row_count"] == 10
+    assert all(_same(a, b) for a, b in zip(first["rows"], oracle)), (first["rows"][:2], oracle[:2])
+    assert first["columns"][0].startswith("[0] ") and len(first["columns"]) == len(first["types"]) == 4
+    assert first["elapsed_s"] > 0 and first["truncated"] is False
+    (revenue,) = _duck_tpch("q06.sql", tpch_dir)
+    assert len(second["rows"]) == 1 and decimal.Decimal(second["rows"][0][0]) == revenue[0]
+
+
+def test_bad_input_and_failures_have_their_exit_status(spark, tpch_dir, plan_file, tmp_path):
+    good = plan_file(plan((read("nation", NATION), [c for c, _ in NATION])), "nation.json")
+    unbound = plan_file(plan((read("no_such_table", NATION), [c for c, _ in NATION])), "unbound.json")
+    not_plan = tmp_path / "not_a_plan.json"
+    not_plan.write_text('{"hello": ')
+    missing = str(tmp_path / "missing.json")
+    code, out, err = _run(["run", good, unbound, "--tpch", "--format", "json", "--limit", "3"])
+    assert code == 1, err
+    ok, failed = (json.loads(line) for line in out.splitlines())
+    assert len(ok["rows"]) == 3 and ok["row_count"] is None and ok["truncated"] is True
+    assert (
+        failed["file"] == unbound and failed["error_type"] == "TableNotFound" and "`no_such_table`" in failed["error"]
+    )
+    code, out, _ = _run(["run", str(not_plan), missing, good, "--tpch", "--format", "json", "--limit", "1"])
+    assert code == 2
+    bad, gone, fine = (json.loads(line) for line in out.splitlines())
+    assert "not a Substrait plan" in bad["error"] and "cannot read" in gone["error"] and len(fine["rows"]) == 1
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["run", "x.json", "--limit", "-1"], "must be 0 or more"),
+        (["run", "x.json", "--limit", "ten"], "--limit: expected a whole number (0 or more), got 'ten'"),
+        (["run", "x.json", "--table", "nation"], "NAME=PATH"),
+        (["run", "x.json", "--table", "t=/no/such/file.parquet"], "does not exist"),
+        (["run", "x.json", "--data-dir", "/no/such/dir"], "not a folder"),
+        (["run", "x.json", "--format", "xml"], "invalid choice"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_bad_arguments_exit_2(argv, says, capsys):
+    code, _, err = _run(argv)
+    assert code == 2
+    assert says in err + capsys.readouterr().err
+
+
+def test_unknown_node_is_bad_input(plan_file, tpch_dir):
+    good = plan_file(plan((read("nation", NATION), [c for c, _ in NATION])))
+    code, _, err = _run(["run", good, "--node", "0.7", "--tpch"])
+    assert code == 2 and "no node '0.7'" in err
+
+
+def test_help_documents_roots_and_formats(capsys):
+    assert main(["run", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "--table NAME=PATH (that file or folder only" in text
+    assert "decimals are strings" in text and "exit status" in text
+
+
+def test_table_binding_csv_output_and_its_root(spark, tpch_dir, plan_file, tmp_path):
+    """--table makes that one file readable; a plan's LocalFiles beside it are still refused."""
+    data = tmp_path / "data"
+    data.mkdir()
+    shutil.copy(os.path.join(tpch_dir, "nation.parquet"), data / "countries.parquet")
+    shutil.copy(os.path.join(tpch_dir, "region.parquet"), data / "region.parquet")
+    nation_plan = plan_file(plan((read("nation", NATION), [c for c, _ in NATION])), "nation.json")
+    code, out, err = _run(["run", nation_plan, "--table", f"NATION={data / 'countries.parquet'}", "--format", "csv"])
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == f"# {nation_plan}"
+    rows = list(csv.reader(lines[1:]))
+    assert rows[0] == ["[0] n_nationkey", "[1] n_name", "[2] n_regionkey", "[3] n_comment"]
+    oracle = duckdb.sql(f"select * from '{data / 'countries.parquet'}'").fetchall()
+    assert sorted(tuple(r) for r in rows[1:]) == sorted(tuple(str(v) for v in r) for r in oracle)
+    beside = {
+        "read": {
+            "baseSchema": read("x", [("r_regionkey", "i64")])["read"]["baseSchema"],
+            "localFiles": {"items": [{"uriFile": str(data / "region.parquet"), "parquet": {}}]},
+        }
+    }
+    sneaky = plan_file(plan((beside, ["r_regionkey"])), "sneaky.json")
+    code, out, err = _run(["run", sneaky, "--table", f"nation={data / 'countries.parquet'}", "--format", "json"])
+    assert code == 1
+    failed = json.loads(out)
+    assert failed["error_type"] == "Refused" and "outside the data roots" in failed["error"]
+    # with the folder as a data dir, the same read is allowed and the table format prints a header line
+    code, out, err = _run(["run", sneaky, "--data-dir", str(data)])
+    assert code == 0, err
+    assert out.splitlines()[0] == f"== {sneaky} node 0: 5/5 rows in " + out.splitlines()[0].split(" rows in ")[1]
+
+
+def test_json_values():
+    import datetime as dt
+
+    assert json_value(decimal.Decimal("12.30")) == "12.30"
+    assert json_value(dt.date(1995, 3, 15)) == "1995-03-15"
+    assert json_value(dt.datetime(1995, 3, 15, 1, 2, 3)) == "1995-03-15T01:02:03"
+    assert json_value(dt.timedelta(days=1, seconds=1, microseconds=500000)) == "P1DT1.5S"
+    assert json_value(dt.timedelta(seconds=-2)) == "-P0DT2S"
+    assert json_value(b"\x00\xff") == "AP8="
+    assert json_value(float("nan")) == "NaN" and json_value(float("-inf")) == "-Infinity"
+    assert json_value([("k", decimal.Decimal("1"))]) == [["k", "1"]]
+    assert json_value({"a": None, "b": True}) == {"a": None, "b": True}
+
+
+def test_a_table_whose_columns_are_not_the_plans_is_refused_with_both_lists(spark, tpch_dir, tmp_path):
+    """TPC-H q03 (DataFusion) over a folder whose customer file is TPC-DS's: refused, naming the table
+    and both column lists, instead of TPC-DS values labelled c_name; by position only when asked, and
+    only where the first columns have the plan's types."""
+    from executor.data.generate import tpcds
+
+    shutil.copy(os.path.join(tpcds(0.01), "customer.parquet"), tmp_path / "customer.parquet")
+    for t in ("orders", "lineitem"):
+        shutil.copy(os.path.join(tpch_dir, f"{t}.parquet"), tmp_path / f"{t}.parquet")
+    sample = os.path.join(ROOT, "sample_plans", "tpch_q03_datafusion.json")
+    code, out, err = _run(["run", sample, "--data-dir", str(tmp_path)])
+    assert code == 1 and out == ""
+    assert "table `customer`" in err and "lacks 8 of the plan's 8 columns" in err
+    assert (
+        "The plan reads c_custkey, c_name, c_address, c_nationkey, c_phone, c_acctbal, c_mktsegment, c_comment" in err
+    )
+    assert "the table has c_customer_sk int, c_customer_id string," in err and "--by-position customer" in err
+    # by position it would read c_current_cdemo_sk (a number) as c_address (a string): refused too
+    code, out, err = _run(["run", sample, "--data-dir", str(tmp_path), "--by-position", "customer"])
+    assert (
+        code == 1
+        and "cannot be read by position either: in order, c_current_cdemo_sk is int where the plan "
+        "reads c_address string"
+        in err
+    ), err
+    # TPC-H's customer under other names, with one more column: by position when asked
+    import pyarrow.parquet as pq
+
+    tpch_customer = pq.read_table(os.path.join(tpch_dir, "customer.parquet"))
+    renamed = tpch_customer.rename_columns([f"col{i}" for i in range(8)]).append_column(
+        "extra", tpch_customer.column(0)
+    )
+    pq.write_table(renamed, tmp_path / "customer.parquet")
+    code, out, err = _run(["run", sample, "--data-dir", str(tmp_path), "--by-position", "customer", "--format", "json"])
+    assert code == 0, err
+    assert "its first 8 columns are used by position" in out
+
+
+def test_a_column_of_another_type_family_is_refused(spark, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    # n_name holds numbers here: the plan reads it as a string
+    pq.write_table(
+        pa.table({"n_nationkey": [1], "n_name": [7], "n_regionkey": [1], "n_comment": ["x"]}),
+        tmp_path / "nation.parquet",
+    )
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps(plan((read("nation", NATION), [c for c, _ in NATION]))))
+    code, out, err = _run(["run", str(plan_file), "--data-dir", str(tmp_path)])
+    assert code == 1 and "n_name is bigint in the table, string in the plan" in err

@@ -1,0 +1,86 @@
+"""Fewer Py4J round trips in a translation (executor/spark/jvm.py), and casts by type name."""
+
+from __future__ import annotations
+
+import collections
+import os
+
+from py4j import clientserver
+from pyspark.sql import functions as F
+from pyspark.sql import types as S
+
+from executor.data.catalog import Catalog
+from executor.spark.jvm import sql_type
+from executor.translate.rel import translate
+from executor.translate.types import _TABLE
+from tests.support import CORPORA
+from viz.model import analyze
+
+
+def _spark_types() -> list[S.DataType]:
+    """Every atomic type the translation casts to: those of executor.translate.types and a few parameters."""
+    from substrait import type_pb2
+
+    out = []
+    for kind in _TABLE:
+        if kind in ("struct", "list", "map") or kind not in type_pb2.Type.DESCRIPTOR.fields_by_name:
+            continue
+        t = type_pb2.Type()
+        getattr(t, kind).SetInParent()
+        if kind == "decimal":
+            t.decimal.precision, t.decimal.scale = 38, 8
+        out.append(_TABLE[kind](getattr(t, kind)))
+    return out + [S.DecimalType(10, 0), S.DecimalType(5, 5), S.NullType(), S.TimestampType()]
+
+
+def test_a_cast_by_name_gives_the_same_type_as_by_object(spark):
+    types = _spark_types()
+    assert all(isinstance(sql_type(t), str) for t in types)
+    by_name = spark.range(1).select(*[F.lit(None).cast(sql_type(t)).alias(f"c{i}") for i, t in enumerate(types)])
+    assert [f.dataType for f in by_name.schema.fields] == types
+    nested = S.ArrayType(S.StructType([S.StructField("a b", S.LongType())]))
+    assert sql_type(nested) is nested  # field names the SQL form would have to quote
+
+
+def _commands(fn) -> collections.Counter:
+    """The Py4J commands ``fn`` sends from this thread or its translation worker, by kind."""
+    counts: collections.Counter = collections.Counter()
+    send = clientserver.ClientServerConnection.send_command
+
+    def counting(self, command):
+        if command[0] != "m":  # object releases: sent later by py4j's finalizer thread
+            counts[command[0]] += 1
+        return send(self, command)
+
+    clientserver.ClientServerConnection.send_command = counting
+    try:
+        fn()
+    finally:
+        clientserver.ClientServerConnection.send_command = send
+    return counts
+
+
+def test_a_warm_translation_makes_no_reflection_lookups(spark, tpch_dir):
+    with open(os.path.join(CORPORA, "isthmus-tpch", "query_09_plan.json"), "rb") as fh:
+        model = analyze(fh.read())
+    catalog = Catalog([tpch_dir], use_spark_catalog=False)
+    root = model.roots[0]
+    translate(model, root, spark, catalog)  # reads cached, functions found
+    counts = _commands(lambda: translate(model, root, spark, catalog))
+    # q09 before the lookups were kept, casts named their type, column references were kept and
+    # reads on a join's right side were named in place: 321 commands, 118 of them reflection
+    # lookups; after: 76, none of them lookups.
+    assert counts["r"] == 0, counts
+    assert sum(counts.values()) < 100, counts
+
+
+def test_an_expression_written_twice_is_built_once(spark, tpch_dir):
+    """q22 compares ``substring(c_phone, 1, 2)`` with each of seven country codes, in the query and
+    again in its subquery: each node builds it once (each build is nine Py4J commands)."""
+    with open(os.path.join(CORPORA, "isthmus-tpch", "query_22_plan.json"), "rb") as fh:
+        model = analyze(fh.read())
+    catalog = Catalog([tpch_dir], use_spark_catalog=False)
+    root = model.roots[0]
+    translate(model, root, spark, catalog)
+    counts = _commands(lambda: translate(model, root, spark, catalog))
+    assert sum(counts.values()) < 130, counts  # built at each occurrence, it takes over 200

@@ -1,0 +1,186 @@
+"""A named table is bound only when its file serves the plan (executor.data.columns, Catalog.status with the
+plan's columns): the plan's base schema against the file's columns, read from its footer or header
+without Spark, and reading by position only where the count and the types allow it."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pyarrow as pa
+import pyarrow.csv as pcsv
+import pyarrow.feather as feather
+import pyarrow.orc as orc
+import pyarrow.parquet as pq
+import pytest
+
+from executor.data.catalog import Catalog, plan_columns_by_table
+from executor.data.columns import Column, check_columns, file_columns, spark_columns
+from executor.errors import ExecutionError
+from tests.support import ROOT
+from tests.support import plans as P
+
+# TPC-H's nation as a plan reads it, and files that do or do not serve it
+NATION = [("n_nationkey", "i64"), ("n_name", "string"), ("n_regionkey", "i64"), ("n_comment", "string")]
+
+
+def _columns(model) -> dict:
+    return plan_columns_by_table(model)
+
+
+def _plan(columns=NATION, table="nation"):
+    return P.model_of(P.plan((P.read(table, columns), [c for c, _ in columns])))
+
+
+@pytest.fixture
+def root(tmp_path):
+    """nation.parquet with other columns (TPC-DS's reason table), right.parquet with the plan's
+    columns as int32 and decimal (numbers serve numbers), swapped.parquet with n_name a number."""
+    pq.write_table(
+        pa.table({"r_reason_sk": pa.array([1], pa.int32()), "r_reason_id": ["a"], "r_reason_desc": ["b"]}),
+        tmp_path / "nation.parquet",
+    )
+    pq.write_table(
+        pa.table(
+            {
+                "N_NATIONKEY": pa.array([1], pa.int32()),
+                "n_name": ["x"],
+                "n_regionkey": pa.array([1], pa.decimal128(10, 0)),
+                "n_comment": ["c"],
+                "extra": [1.5],
+            }
+        ),
+        tmp_path / "right.parquet",
+    )
+    pq.write_table(
+        pa.table({"n_nationkey": [1], "n_name": [7], "n_regionkey": [1], "n_comment": ["x"]}),
+        tmp_path / "swapped.parquet",
+    )
+    pq.write_table(pa.table({"a": [1], "b": ["x"], "c": [2], "d": ["y"]}), tmp_path / "other.parquet")
+    return tmp_path
+
+
+def test_check_columns_by_name_and_family():
+    plan = [Column("k", "bigint", "int"), Column("name", "string", "str"), Column("v", "double", "num")]
+    ok = check_columns(
+        [Column("K", "int", "int"), Column("v", "decimal(10,2)", "num"), Column("name", "string", "str")], plan
+    )
+    assert ok.ok and ok.missing == [] and ok.clashes == []
+    assert not ok.by_position  # in order, v (a number) stands where the plan reads name (a string)
+    assert ok.position_clashes == [
+        "v is decimal(10,2) where the plan reads name string",
+        "name is string where the plan reads v double",
+    ]
+    bad = check_columns([Column("k", "string", "str"), Column("x", "int", "int")], plan)
+    assert bad.missing == ["name", "v"] and bad.clashes == ["k is string in the table, bigint in the plan"]
+    assert bad.problem() == "lacks 2 of the plan's 3 columns (name, v)"
+    assert bad.why_not_by_position() == "it has 2 columns where the plan reads 3"
+    typed = check_columns(
+        [Column("k", "string", "str"), Column("name", "string", "str"), Column("v", "int", "int")], plan
+    )
+    assert typed.problem() == "has the plan's columns with other types: k is string in the table, bigint in the plan"
+    # a plan that names its columns without types (DataFusion): only the names and the count count
+    untyped = [Column("k", None, None), Column("name", None, None)]
+    other = check_columns([Column("a", "int", "int"), Column("b", "date", "time"), Column("c", "int", "int")], untyped)
+    assert not other.ok and other.by_position and other.why_not_by_position() == ""
+
+
+def test_a_file_without_the_plans_columns_is_not_bound(root):
+    model = _plan()
+    cat = Catalog([str(root)], use_spark_catalog=False)
+    [plain] = cat.status([["nation"]])  # without the plan's columns: found, as before
+    assert plain.bound and plain.check is None
+    [s] = cat.status([["nation"]], _columns(model))
+    assert (s.bound, s.how, s.path) == (False, "columns differ", str(root / "nation.parquet"))
+    assert s.check.missing == ["n_nationkey", "n_name", "n_regionkey", "n_comment"]
+    assert s.message == (
+        f"parquet at {root / 'nation.parquet'} lacks 4 of the plan's 4 columns "
+        "(n_nationkey, n_name, n_regionkey, n_comment)"
+    )
+    assert [c.shown() for c in s.check.table] == ["r_reason_sk int", "r_reason_id string", "r_reason_desc string"]
+    assert not s.check.by_position  # 3 columns for the plan's 4
+    # chosen by position all the same: still not bound, the count does not allow it
+    [s] = Catalog([str(root)], use_spark_catalog=False, by_position=["nation"]).status([["nation"]], _columns(model))
+    assert not s.bound
+
+
+def test_a_binding_with_the_plans_columns_is_bound_and_one_with_other_types_is_not(root):
+    model = _plan()
+    cat = Catalog([str(root)], bindings={"nation": str(root / "right.parquet")}, use_spark_catalog=False)
+    [s] = cat.status([["nation"]], _columns(model))
+    assert (s.bound, s.how) == (True, "binding") and s.check.ok
+    cat = Catalog([str(root)], bindings={"nation": str(root / "swapped.parquet")}, use_spark_catalog=False)
+    [s] = cat.status([["nation"]], _columns(model))
+    assert (s.bound, s.how) == (False, "columns differ")
+    assert (
+        s.check.problem()
+        == "has the plan's columns with other types: n_name is bigint in the table, string in the plan"
+    )
+    assert cat.check_file(str(root / "right.parquet"), _columns(model)["nation"]).ok
+
+
+def test_by_position_binds_only_where_count_and_types_allow(root):
+    model = _plan()
+    bound = {"nation": str(root / "other.parquet")}  # a, b, c, d: int, string, int, string
+    [s] = Catalog([str(root)], bound, use_spark_catalog=False).status([["nation"]], _columns(model))
+    assert not s.bound and s.check.by_position
+    [s] = Catalog([str(root)], bound, use_spark_catalog=False, by_position=["NATION"]).status(
+        [["nation"]], _columns(model)
+    )
+    assert (s.bound, s.how) == (True, "binding, by position")
+    # a plan that reads the second column as a number: by position no longer fits
+    numbers = _plan([("n_nationkey", "i64"), ("n_name", "i64"), ("n_regionkey", "i64"), ("n_comment", "string")])
+    [s] = Catalog([str(root)], bound, use_spark_catalog=False, by_position=["nation"]).status(
+        [["nation"]], _columns(numbers)
+    )
+    assert not s.bound and s.check.why_not_by_position() == "in order, b is string where the plan reads n_name bigint"
+
+
+def test_file_columns_of_each_format_and_an_unreadable_file(tmp_path):
+    table = pa.table({"id": pa.array([1, 2], pa.int64()), "day": pa.array([0, 1], pa.date32()), "name": ["a", "b"]})
+    pq.write_table(table, tmp_path / "t.parquet")
+    orc.write_table(table, str(tmp_path / "t.orc"))
+    feather.write_feather(table, str(tmp_path / "t.arrow"))
+    pcsv.write_csv(table, str(tmp_path / "t.csv"))
+    want = ["id bigint", "day date", "name string"]
+    for fmt in ("parquet", "orc", "arrow", "csv"):
+        assert [c.shown() for c in file_columns(str(tmp_path / f"t.{fmt}"), fmt)] == want, fmt
+    (tmp_path / "broken.parquet").write_bytes(b"not parquet")
+    with pytest.raises(ExecutionError, match="cannot read the columns of"):
+        file_columns(str(tmp_path / "broken.parquet"), "parquet")
+    [s] = Catalog([str(tmp_path)], bindings={"t": str(tmp_path / "broken.parquet")}, use_spark_catalog=False).status(
+        [["t"]], _columns(_plan([("id", "i64")], table="t"))
+    )
+    assert (s.bound, s.how) == (False, "unreadable") and "cannot read the columns" in s.message
+
+
+def test_the_footer_gives_the_types_spark_reads(spark, tpch_dir):
+    """The oracle: Spark's own schema of the same files (TPC-H's parquet, the tutorial's tables)."""
+    files = [os.path.join(tpch_dir, f) for f in ("customer.parquet", "lineitem.parquet", "orders.parquet")]
+    tutorial = os.path.join(ROOT, "sample_data", "tutorial")
+    files += [os.path.join(tutorial, f) for f in sorted(os.listdir(tutorial)) if f.endswith(".parquet")]
+    for path in files:
+        assert file_columns(path, "parquet") == spark_columns(spark.read.parquet(path).schema), path
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        "tutorial.json",
+        "tpch_q02_isthmus.json",
+        "tpch_q03_isthmus.json",
+        "tpch_q03_duckdb.json",
+        "tpch_q03_datafusion.json",
+    ],
+)
+def test_every_sample_plan_is_bound_to_its_own_data(sample, tpch_dir):
+    from viz.model import analyze
+
+    with open(os.path.join(ROOT, "sample_plans", "manifest.json"), encoding="utf-8") as fh:
+        kind = json.load(fh)[sample]["data"]
+    with open(os.path.join(ROOT, "sample_plans", sample), "rb") as fh:
+        model = analyze(fh.read())
+    data = os.path.join(ROOT, "sample_data", "tutorial") if kind == "tutorial" else tpch_dir
+    columns = _columns(model)
+    statuses = Catalog([data], use_spark_catalog=False).status([n.split(".") for n in columns], columns)
+    assert statuses and all(s.bound and s.check.ok for s in statuses), [(s.name, s.message) for s in statuses]

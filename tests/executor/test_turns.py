@@ -1,0 +1,273 @@
+"""Turns on Spark (``executor.spark.turns``): at most the slots at once, fair between owners, a place in line,
+giving up when stopped; and what a process leaves behind (Spark's scratch folders, old class archives)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from executor import settings
+from executor.spark import jvm_archive, session
+from executor.spark.turns import Line, Stopped, in_line_text, ordinal
+from tests.support import ROOT
+
+
+def _hold(
+    line: Line,
+    owner: str,
+    entered: list,
+    release: threading.Event,
+    places: list | None = None,
+    reads: int | None = None,
+) -> threading.Thread:
+    def work() -> None:
+        with line.turn(owner, waiting=(places.append if places is not None else None), reads=reads):
+            entered.append(owner)
+            release.wait(10)
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    return thread
+
+
+def _until(check, timeout_s: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_one_slot_serves_one_at_a_time_and_the_least_recently_served_owner_next():
+    line = Line(slots=1)
+    entered: list[str] = []
+    first = threading.Event()
+    a1 = _hold(line, "a", entered, first)
+    _until(lambda: entered == ["a"])
+    # while a holds the turn: a asks again, then b, then c
+    gates = {name: threading.Event() for name in ("a2", "b", "c")}
+    threads = [_hold(line, "a", entered, gates["a2"])]
+    _until(lambda: line.busy() == (1, 1))
+    threads.append(_hold(line, "b", entered, gates["b"]))
+    _until(lambda: line.busy() == (1, 2))
+    threads.append(_hold(line, "c", entered, gates["c"]))
+    _until(lambda: line.busy() == (1, 3))
+    first.set()
+    a1.join(5)
+    # b and c have not been served yet, a has: they go before a's second turn, in the order they came
+    _until(lambda: len(entered) == 2)
+    assert entered == ["a", "b"]
+    assert line.busy() == (1, 2)
+    gates["b"].set()
+    _until(lambda: len(entered) == 3)
+    assert entered[-1] == "c"
+    gates["c"].set()
+    _until(lambda: len(entered) == 4)
+    assert entered[-1] == "a"
+    gates["a2"].set()
+    for t in threads:
+        t.join(5)
+    assert line.busy() == (0, 0)
+
+
+def test_work_reading_an_order_of_magnitude_less_goes_first_but_passes_a_waiting_turn_at_most_the_limit():
+    from executor.spark.turns import size_class
+
+    assert [size_class(n) for n in (0, 9, 10, 999, 1000, 2_680_229)] == [1, 1, 2, 3, 4, 7]
+    line = Line(slots=1, pass_limit=3)
+    entered: list[str] = []
+    gates: dict[str, threading.Event] = {}
+
+    def ask(name: str, reads: int | None) -> None:  # each person once: fairness between owners is even
+        gates[name] = threading.Event()
+        waiting = line.busy()[1]
+        _hold(line, name, entered, gates[name], reads=reads)
+        _until(lambda: line.busy()[1] == waiting + 1)
+
+    gates["first"] = threading.Event()
+    _hold(line, "first", entered, gates["first"], reads=10)
+    _until(lambda: entered == ["first"])
+    ask("big", 2_000_000)
+    ask("unknown", None)
+    ask("small-1", 4_000)
+    ask("small-2", 8_000)  # same order as small-1: keeps its place by arrival
+    ask("tiny", 500)
+    served = ["first"]
+    for _ in range(5):
+        gates[served[-1]].set()
+        _until(lambda: len(entered) == len(served) + 1)
+        served.append(entered[-1])
+    # tiny, small-1 and small-2 pass big (three times: the limit), then big goes before unknown
+    assert served == ["first", "tiny", "small-1", "small-2", "big", "unknown"]
+    gates[served[-1]].set()
+
+
+def test_a_waiting_turn_passed_the_limit_goes_next_whatever_it_reads():
+    line = Line(slots=1, pass_limit=3)
+    entered: list[str] = []
+    gates = {name: threading.Event() for name in ("first", "big", "s1", "s2", "s3", "s4", "s5")}
+    _hold(line, "first", entered, gates["first"], reads=10)
+    _until(lambda: entered == ["first"])
+    _hold(line, "big", entered, gates["big"], reads=10**9)
+    _until(lambda: line.busy()[1] == 1)
+    for i, name in enumerate(("s1", "s2", "s3", "s4", "s5"), 2):
+        _hold(line, name, entered, gates[name], reads=100)
+        _until(lambda i=i: line.busy()[1] == i)
+    for name in ("first", "s1", "s2"):
+        gates[name].set()
+        count = len(entered)
+        _until(lambda count=count: len(entered) == count + 1)
+    assert entered == ["first", "s1", "s2", "s3"]  # big passed three times
+    gates["s3"].set()
+    _until(lambda: len(entered) == 5)
+    assert entered[-1] == "big"  # not a fourth time
+    for g in gates.values():
+        g.set()
+
+
+def test_two_slots_let_two_in_and_a_third_waits():
+    line = Line(slots=2)
+    entered: list[str] = []
+    release = threading.Event()
+    threads = [_hold(line, name, entered, release) for name in ("a", "b")]
+    _until(lambda: len(entered) == 2)
+    places: list[int] = []
+    threads.append(_hold(line, "c", entered, release, places))
+    _until(lambda: places == [1])
+    assert sorted(entered) == ["a", "b"]
+    release.set()
+    for t in threads:
+        t.join(5)
+    assert sorted(entered) == ["a", "b", "c"]
+
+
+def test_a_waiting_turn_says_its_place_as_it_moves_up():
+    line = Line(slots=1)
+    entered: list[str] = []
+    gates = [threading.Event() for _ in range(3)]
+    threads = [_hold(line, "a", entered, gates[0])]
+    _until(lambda: entered == ["a"])
+    threads.append(_hold(line, "b", entered, gates[1]))
+    _until(lambda: line.busy() == (1, 1))
+    places: list[int] = []
+    threads.append(_hold(line, "c", entered, gates[2], places))
+    _until(lambda: places == [2])
+    gates[0].set()
+    _until(lambda: places == [2, 1])
+    gates[1].set()
+    gates[2].set()
+    for t in threads:
+        t.join(5)
+    assert entered == ["a", "b", "c"]
+
+
+def test_a_stopped_turn_leaves_the_line_without_running():
+    line = Line(slots=1)
+    entered: list[str] = []
+    release = threading.Event()
+    holder = _hold(line, "a", entered, release)
+    _until(lambda: entered == ["a"])
+    stop = threading.Event()
+    outcome: list[BaseException] = []
+
+    def wait() -> None:
+        try:
+            with line.turn("b", stop.is_set):
+                entered.append("b")
+        except Stopped as exc:
+            outcome.append(exc)
+
+    waiter = threading.Thread(target=wait, daemon=True)
+    waiter.start()
+    _until(lambda: line.busy() == (1, 1))
+    stop.set()
+    waiter.join(5)
+    assert not waiter.is_alive()
+    assert outcome and "1st in line" in str(outcome[0])
+    assert entered == ["a"] and line.busy() == (1, 0)
+    release.set()
+    holder.join(5)
+
+
+def test_ordinals_and_the_words_in_line():
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111)] == [
+        "1st",
+        "2nd",
+        "3rd",
+        "4th",
+        "11th",
+        "12th",
+        "13th",
+        "21st",
+        "22nd",
+        "23rd",
+        "101st",
+        "111th",
+    ]
+    assert in_line_text(3) == "waiting for Spark: 3rd in line"
+
+
+def test_slots_come_from_the_setting():
+    code = "from executor.spark.turns import SLOTS; print(SLOTS)"
+    env = {**os.environ, "SUBSTRAIT_VIZ_RUN_SLOTS": "3"}
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    assert out.stdout.strip() == "3"
+
+
+# ---- what a process leaves behind -----------------------------------------------------------
+
+
+def test_scratch_folders_of_processes_gone_are_removed_and_the_living_kept(tmp_path):
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(gone.stdout)
+    for name in (str(dead_pid), str(os.getpid()), str(os.getppid()), "notes"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "blockmgr-1").mkdir()
+    removed = session.clean_scratch(str(tmp_path))
+    assert removed == [str(tmp_path / str(dead_pid))]
+    assert sorted(os.listdir(tmp_path)) == sorted([str(os.getpid()), str(os.getppid()), "notes"])
+
+
+def test_a_local_session_keeps_its_scratch_in_the_cache(monkeypatch):
+    local = dataclasses.replace(settings.SETTINGS, spark_remote=None, spark_master="local[*]")
+    monkeypatch.setattr(settings, "SETTINGS", local)
+    conf = session._local_conf()
+    assert conf["spark.local.dir"] == os.path.join(session.SCRATCH_ROOT, str(os.getpid()))
+    assert conf["spark.sql.warehouse.dir"].startswith(session.CACHE)
+    cluster = dataclasses.replace(local, spark_master="spark://cluster:7077")  # its executors keep their own
+    monkeypatch.setattr(settings, "SETTINGS", cluster)
+    assert "spark.local.dir" not in session._local_conf()
+
+
+def test_old_class_archives_are_removed_and_the_current_one_kept(tmp_path):
+    current = tmp_path / "spark-4.3.0-aaaaaaaaaa.jsa"
+    old_spark = tmp_path / "spark-4.2.0-aaaaaaaaaa.jsa"
+    old_java = tmp_path / "spark-4.3.0-bbbbbbbbbb.jsa"
+    dead_partial = tmp_path / f"spark-4.3.0-aaaaaaaaaa.jsa.{2**22 + 12345}.partial"
+    live_partial = tmp_path / f"spark-4.3.0-aaaaaaaaaa.jsa.{os.getpid()}.partial"
+    other = tmp_path / "notes.txt"
+    for f in (current, old_spark, old_java, dead_partial, live_partial, other):
+        f.write_bytes(b"x")
+    removed = jvm_archive.remove_old(str(current))
+    assert sorted(removed) == sorted(map(str, (old_spark, old_java, dead_partial)))
+    assert sorted(os.listdir(tmp_path)) == sorted(f.name for f in (current, live_partial, other))
+
+
+def test_the_test_session_keeps_its_scratch_in_this_process_folder(spark):
+    if session.is_connect(spark):
+        pytest.skip("a Connect session's scratch is the server's")
+    local = spark.sparkContext.getConf().get("spark.local.dir")
+    assert local == session.scratch_dir()
+    assert os.path.isdir(local) and any(n.startswith(("blockmgr-", "spark-")) for n in os.listdir(local))

@@ -1,0 +1,1 @@
+"""The pure core (viz): loading, schemas, properties, lineage, descriptions, rendering, the corpora."""

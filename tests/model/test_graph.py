@@ -1,0 +1,115 @@
+"""The graph's walks, which every pass goes through: post-order, subtree, parents, ancestors."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.support import ROOT
+from viz.graph import build_graph
+from viz.load import load_plan
+from viz.model import analyze
+
+SAMPLES = sorted(p for p in (Path(ROOT) / "sample_plans").glob("*.json") if p.stem != "manifest")
+
+
+def _graph(path: Path):
+    return build_graph(load_plan(path.read_bytes()).plan)
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
+def test_post_order_lists_every_node_once_after_all_it_reads(path):
+    graph = _graph(path)
+    order = graph.post_order()
+    assert sorted(order) == sorted(graph.nodes)  # every node, each once
+    at = {n: i for i, n in enumerate(order)}
+    for n in graph.nodes:
+        assert all(at[c] < at[n] for c in graph.children(n)), n
+    inputs_only = graph.post_order(subqueries=False)
+    assert sorted(inputs_only) == sorted(graph.nodes)
+    at = {n: i for i, n in enumerate(inputs_only)}
+    assert all(at[c] < at[n] for n in graph.nodes for c in graph.nodes[n].inputs)
+
+
+def test_post_order_from_a_node_skips_what_a_pass_already_has():
+    graph = _graph(Path(ROOT) / "sample_plans" / "tutorial.json")
+    below = graph.post_order([graph.roots[0]])
+    assert below[-1] == graph.roots[0] and set(below) == set(graph.subtree(graph.roots[0]))
+    done = set(below[:-2])
+    assert graph.post_order([graph.roots[0]], done=done) == below[-2:]
+
+
+def test_subtree_stops_where_told_and_parents_walk_up():
+    graph = _graph(Path(ROOT) / "sample_plans" / "subqueries.json")
+    root = graph.roots[0]
+    assert list(graph.subtree(root, expand=lambda n: False)) == [root]
+    everything = set(graph.subtree(root))
+    no_subqueries = set(graph.subtree(root, subqueries=False))
+    subquery_tops = {s for n in graph.nodes for s in graph.nodes[n].subqueries}
+    assert subquery_tops and subquery_tops <= everything and not subquery_tops & no_subqueries
+    for n in everything - {root}:
+        assert root in graph.ancestors(n)
+    top = next(iter(subquery_tops))
+    assert graph.parents(top) == [] and graph.parents(top, subqueries=True) == [graph.nodes[top].parent]
+
+
+def test_a_reference_cycle_is_cut_and_the_walks_end():
+    plan = {
+        "version": {"minorNumber": 54},
+        "relations": [{"rel": {"fetch": {"input": {"reference": {"subtreeOrdinal": 0}}, "count": "1"}}}],
+    }
+    model = analyze(json.dumps(plan).encode())
+    graph = model.graph
+    assert [d.code for d in graph.diagnostics] == ["reference-cycle"]
+    assert graph.post_order() == ["0.0", "0"]  # the reference closes the cycle: it comes first
+    assert set(graph.subtree("0")) == {"0", "0.0"} and graph.ancestors("0") == {"0", "0.0"}
+
+
+def test_around_is_two_levels_up_and_down():
+    graph = _graph(Path(ROOT) / "sample_plans" / "tutorial.json")
+    node = next(n for n in graph.nodes if graph.nodes[n].depth == 2 and graph.nodes[n].inputs)
+    up1 = graph.parents(node)
+    up2 = [p for u in up1 for p in graph.parents(u)]
+    down1 = graph.nodes[node].inputs
+    down2 = [c for d in down1 for c in graph.nodes[d].inputs]
+    assert graph.around(node) == list(dict.fromkeys([*up2, *up1, node, *down1, *down2]))
+    assert graph.around(node, levels=0) == [node]
+
+
+def test_a_shared_plan_relation_is_drawn_below_its_readers_not_among_the_roots():
+    """set_ops.json: relations 0-3 are plain ``rel`` subtrees that ReferenceRels read (CTEs): on the
+    roots' rank they would force their reference edges to point down in a bottom-up drawing."""
+    from viz.load import load_path
+    from viz.model import analyze_loaded
+    from viz.render import PALETTES, to_dot
+
+    model = analyze_loaded(load_path(str(Path(ROOT) / "sample_plans" / "set_ops.json")))
+    dot = to_dot(model)
+    [rank] = [line for line in dot.splitlines() if "rank=same" in line]
+    assert rank.split(";")[1].rstrip(" }").split() == [f'"{i}"' for i in range(4, 12)]
+    root_fill = PALETTES["light"].root_fill
+    assert root_fill not in next(line for line in dot.splitlines() if line.startswith('  "0" ['))
+    assert root_fill in next(line for line in dot.splitlines() if line.startswith('  "4" ['))
+
+
+def test_a_plain_view_for_an_audience_shows_no_node_ids_and_no_expressions():
+    import re
+
+    from viz.model import analyze
+    from viz.render import View, to_dot
+
+    path = os.path.join(ROOT, "sample_plans", "tpch_q03_datafusion.json")
+    with open(path, "rb") as fh:
+        model = analyze(fh.read())
+    technical, plain = to_dot(model, view=View()), to_dot(model, view=View(plain=True))
+    muted_ids = re.compile(r'<FONT POINT-SIZE="9" COLOR="[^"]+">([^<]*)</FONT>')
+    assert [m for m in muted_ids.findall(technical) if m in model.graph.nodes]  # the ids, drawn as usual
+    assert not [m for m in muted_ids.findall(plain) if m in model.graph.nodes]
+    tooltips = re.findall(r'tooltip="([^"]*)"', plain)
+    assert tooltips and not [t for t in tooltips if t.split(" ")[0] in model.graph.nodes]
+    detail = re.compile(r'<FONT POINT-SIZE="10">([^<]*)</FONT>')  # the producer's expressions
+    assert any("and(" in d for d in detail.findall(technical)) and not detail.findall(plain)
+    assert "l_orderkey" in plain  # the columns are still there

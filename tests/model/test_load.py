@@ -1,0 +1,357 @@
+"""Loading: format detection, legacy upgrades in JSON and binary, deep plans, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from google.protobuf.internal import encoder
+from substrait import algebra_pb2, plan_pb2
+
+from tests.support import CORPORA, ROOT
+from tests.support.plans import CUSTOMERS, ORDERS, field, model_of, plan, read, schema_of
+from viz.errors import PlanLoadError
+from viz.load import load_plan
+from viz.model import analyze
+
+
+def _ld(number: int, payload: bytes) -> bytes:
+    return encoder._VarintBytes((number << 3) | 2) + encoder._VarintBytes(len(payload)) + payload
+
+
+def _varint(number: int, value: int) -> bytes:
+    return encoder._VarintBytes(number << 3) + encoder._VarintBytes(value & 0xFFFFFFFFFFFFFFFF)
+
+
+def test_json_and_binary_are_detected_from_content():
+    doc = plan((read("orders", ORDERS), ["a", "b", "c"]))
+    as_json = load_plan(json.dumps(doc).encode())
+    as_binary = load_plan(as_json.plan.SerializeToString())
+    assert as_json.format == "json" and as_binary.format == "binary"
+    assert as_json.plan == as_binary.plan
+    # Leading whitespace and a BOM do not confuse detection.
+    assert load_plan(b"\xef\xbb\xbf  \n" + json.dumps(doc).encode()).format == "json"
+
+
+def test_legacy_json_fields_are_upgraded_and_listed():
+    doc = {
+        "extensionUris": [{"extensionUriAnchor": 1, "uri": "/functions_comparison.yaml"}],
+        "extensions": [
+            {"extensionFunction": {"extensionUriReference": 1, "functionAnchor": 1, "name": "equal:any_any"}}
+        ],
+        "relations": [
+            {
+                "root": {
+                    "input": {
+                        "fetch": {
+                            "input": {
+                                "join": {
+                                    "left": read("orders", ORDERS),
+                                    "right": read("customers", CUSTOMERS),
+                                    "type": "JOIN_TYPE_SEMI",
+                                    "expression": {
+                                        "scalarFunction": {
+                                            "functionReference": 1,
+                                            "args": [field(1), field(3)],
+                                            "outputType": {"bool": {}},
+                                        }
+                                    },
+                                }
+                            },
+                            "offset": "2",
+                            "count": "5",
+                        }
+                    },
+                    "names": ["a", "b", "c"],
+                }
+            }
+        ],
+    }
+    loaded = load_plan(json.dumps(doc).encode())
+    p = loaded.plan
+    assert p.extension_urns[0].urn == "/functions_comparison.yaml" and loaded.legacy_uri_anchors == {1}
+    assert p.extensions[0].extension_function.extension_urn_reference == 1
+    fetch = p.relations[0].root.input.fetch
+    assert fetch.offset_expr.literal.i64 == 2 and fetch.count_expr.literal.i64 == 5
+    join = fetch.input.join
+    assert join.type == algebra_pb2.JoinRel.JOIN_TYPE_LEFT_SEMI
+    assert len(join.expression.scalar_function.arguments) == 2
+    notes = " | ".join(d.message for d in loaded.diagnostics if d.code == "legacy-upgraded")
+    for what in (
+        "extensionUris",
+        "extensionUriReference",
+        "FetchRel.offset",
+        "FetchRel.count",
+        "JOIN_TYPE_SEMI",
+        "args",
+    ):
+        assert what in notes, what
+    assert all(d.severity.value == "info" for d in loaded.diagnostics if d.code == "legacy-upgraded")
+    # The legacy URI is shown as a URI.
+    m = analyze(json.dumps(doc).encode())
+    assert m.extensions.to_json()["extensions"] == [{"anchor": 1, "uri": "/functions_comparison.yaml"}]
+    assert m.extensions.functions[1].name == "equal"
+    assert m.extensions.functions[1].definition is not None
+
+
+def test_legacy_fetch_count_minus_one_means_all():
+    doc = plan({"fetch": {"input": read("orders", ORDERS), "count": "-1"}})
+    fetch = load_plan(json.dumps(doc).encode()).plan.relations[0].rel.fetch
+    assert not fetch.HasField("count_expr")
+
+
+def test_legacy_virtual_table_interval_and_timestamp_types():
+    doc = plan(
+        {
+            "read": {
+                "baseSchema": {
+                    "names": ["ts", "iv"],
+                    "struct": {
+                        "types": [
+                            {"timestamp": {"nullability": "NULLABILITY_NULLABLE"}},
+                            {"intervalDay": {"nullability": "NULLABILITY_REQUIRED"}},
+                        ]
+                    },
+                },
+                "virtualTable": {
+                    "values": [
+                        {"fields": [{"timestamp": "1000000"}, {"intervalDayToSecond": {"days": 1, "microseconds": 5}}]}
+                    ]
+                },
+            }
+        }
+    )
+    m = model_of(doc)
+    assert schema_of(m, "0") == [("ts", "precision_timestamp<6>?"), ("iv", "interval_day")]
+    row = m.plan.relations[0].rel.read.virtual_table.expressions[0]
+    assert row.fields[0].literal.precision_timestamp.value == 1_000_000
+    assert row.fields[1].literal.interval_day_to_second.subseconds == 5
+    assert row.fields[1].literal.interval_day_to_second.precision == 6
+
+
+def _legacy_binary_plan() -> bytes:
+    """A binary plan written the old way: extension URIs, a fetch with integer count/offset, and an
+    aggregate whose grouping keys sit in the legacy Grouping.grouping_expressions."""
+    orders = algebra_pb2.Rel()
+    orders.read.CopyFrom(load_plan(json.dumps(plan(read("orders", ORDERS))).encode()).plan.relations[0].rel.read)
+    key = algebra_pb2.Expression()
+    key.selection.direct_reference.struct_field.field = 1
+    key.selection.root_reference.SetInParent()
+    grouping = _ld(1, key.SerializeToString())
+    aggregate = _ld(2, orders.SerializeToString()) + _ld(3, grouping)  # AggregateRel{input, groupings}
+    agg_rel = _ld(4, aggregate)  # Rel.aggregate
+    fetch = _ld(2, agg_rel) + _varint(3, 1) + _varint(4, 10)  # FetchRel{input, offset=1, count=10}
+    fetch_rel = _ld(3, fetch)  # Rel.fetch
+    root = _ld(1, fetch_rel) + _ld(2, b"o_cust")  # RelRoot{input, names}
+    plan_rel = _ld(2, root)  # PlanRel.root
+    uri = _varint(1, 7) + _ld(2, b"https://example.invalid/functions_arithmetic.yaml")
+    decl = _ld(3, _varint(1, 7) + _varint(2, 0) + _ld(3, b"sum:i64"))  # extension_function
+    return _ld(1, uri) + _ld(2, decl) + _ld(3, plan_rel)
+
+
+def test_legacy_binary_fields_arrive_as_unknown_fields_and_are_upgraded():
+    loaded = load_plan(_legacy_binary_plan())
+    assert loaded.format == "binary"
+    p = loaded.plan
+    assert p.extension_urns[0].extension_urn_anchor == 7
+    assert p.extension_urns[0].urn.endswith("functions_arithmetic.yaml")
+    assert p.extensions[0].extension_function.extension_urn_reference == 7
+    fetch = p.relations[0].root.input.fetch
+    assert fetch.offset_expr.literal.i64 == 1 and fetch.count_expr.literal.i64 == 10
+    agg = fetch.input.aggregate
+    assert len(agg.grouping_expressions) == 1
+    assert list(agg.groupings[0].expression_references) == [0]
+    m = analyze(_legacy_binary_plan())
+    assert schema_of(m, "0.0") == [("o_cust", "i64?")]  # the GROUP BY key survived
+    assert "legacy-upgraded" in [d.code for d in m.plan_diagnostics]
+
+
+def test_grouping_references_win_over_a_legacy_copy_of_the_keys():
+    # DataFusion 55 writes each grouping's keys twice: expression references (current) and the legacy
+    # Grouping.grouping_expressions (for older consumers). The keys are not doubled.
+    key = {"selection": {"directReference": {"structField": {"field": 1}}, "rootReference": {}}}
+    doc = plan(
+        (
+            {
+                "aggregate": {
+                    "input": read("orders", ORDERS),
+                    "groupingExpressions": [key],
+                    "groupings": [{"expressionReferences": [0], "groupingExpressions": [key]}],
+                }
+            },
+            ["o_cust"],
+        )
+    )
+    agg = load_plan(json.dumps(doc).encode()).plan.relations[0].root.input.aggregate
+    assert len(agg.grouping_expressions) == 1
+    assert list(agg.groupings[0].expression_references) == [0]
+
+
+def test_unknown_fields_are_a_diagnostic_not_a_failure():
+    doc = plan(read("orders", ORDERS))
+    doc["relations"][0]["rel"]["read"]["futureOption"] = {"x": 1}
+    loaded = load_plan(json.dumps(doc).encode())
+    unknown = [d for d in loaded.diagnostics if d.code == "unknown-field"]
+    assert unknown and "substrait.ReadRel.futureOption" in unknown[0].message
+    binary = load_plan(
+        load_plan(json.dumps(plan(read("orders", ORDERS))).encode()).plan.SerializeToString() + _varint(99, 1)
+    )
+    assert [d.code for d in binary.diagnostics if d.code == "unknown-field"] == ["unknown-field"]
+
+
+def test_plan_without_version_loads():
+    doc = plan(read("orders", ORDERS))
+    del doc["version"]
+    loaded = load_plan(json.dumps(doc).encode())
+    assert "no-version" in [d.code for d in loaded.diagnostics]
+
+
+def _deep_plan(depth: int) -> dict:
+    rel = read("orders", ORDERS)
+    for _ in range(depth):
+        rel = {"filter": {"input": rel, "condition": {"literal": {"boolean": True}}}}
+    return plan((rel, ["a", "b", "c"]))
+
+
+@pytest.mark.parametrize("depth", [1000, 5000])
+def test_deep_plans_load_in_json_and_binary(depth):
+    doc = _deep_plan(depth)
+    m = model_of(doc)
+    assert len(m.graph.nodes) == depth + 1
+    deepest = f"0.0*{depth}"
+    assert m.node(deepest).kind == "read"
+    assert schema_of(m, "0") == [("a", "i64"), ("b", "i64?"), ("c", "decimal<10,2>?")]
+    binary = m.plan.SerializeToString()
+    mb = analyze(binary)
+    assert mb.loaded.format == "binary" and len(mb.graph.nodes) == depth + 1
+
+
+@pytest.mark.parametrize(
+    "data,expected",
+    [
+        (b"", "the input is empty"),
+        (b"   \n", "the input is empty"),
+        (b"\x00\x01garbage\xff\xfe", "neither protobuf JSON nor a binary protobuf Plan"),
+        (b"hello, this is text", "not a Substrait plan"),
+        (b'{"relations": [', "invalid JSON at line 1"),
+        (b'{"name": "package.json", "version": "1.0"}', "has no 'relations'"),
+        (b"[1, 2, 3]", "the JSON is a list"),
+        (b'{"relations": [{"root": {"input": {"filter": 5}}}]}', "not a valid Substrait plan"),
+    ],
+)
+def test_input_that_is_not_a_plan_gives_one_clear_message(data, expected):
+    with pytest.raises(PlanLoadError) as info:
+        load_plan(data)
+    assert expected in str(info.value)
+
+
+def test_truncated_binary_is_refused():
+    good = load_plan(json.dumps(plan(read("orders", ORDERS))).encode()).plan.SerializeToString()
+    with pytest.raises(PlanLoadError, match="not a Substrait plan"):
+        load_plan(good[: len(good) // 2])
+
+
+def test_empty_plan_object_loads_with_a_warning():
+    # isthmus wrote TPC-H query 15 as "{}": a valid, empty Plan message.
+    m = analyze(b"{}")
+    assert m.roots == [] and "empty-plan" in [d.code for d in m.plan_diagnostics]
+
+
+def test_tutorial_binary_and_json_agree():
+    with open(os.path.join(CORPORA, "spec", "tutorial_final_plan.json"), "rb") as fh:
+        js = analyze(fh.read())
+    b = analyze(js.plan.SerializeToString())
+    assert [n.to_json()["schema"] for n in js.nodes()] == [n.to_json()["schema"] for n in b.nodes()]
+
+
+def test_plan_is_a_plan_message():
+    assert isinstance(load_plan(b"{}").plan, plan_pb2.Plan)
+
+
+def test_fast_json_reader_matches_protobufs_json_format_on_every_corpus_plan():
+    """The one-pass JSON reader against an independent oracle: protobuf's own json_format, run on
+    the same (upgraded) dicts."""
+    from google.protobuf import json_format
+
+    from tests.support import corpus_plans
+    from viz.deep import run_deep
+    from viz.load import _json_to_plan
+
+    checked = 0
+    for path in corpus_plans():
+        with open(path, "rb") as fh:
+            doc = json.loads(fh.read())
+        mine = run_deep(_json_to_plan, doc, [], {})  # upgrades ``doc`` in place as it reads it
+        oracle = plan_pb2.Plan()
+        json_format.ParseDict(doc, oracle, ignore_unknown_fields=True)
+        assert mine == oracle, path
+        checked += 1
+    assert checked >= 600
+
+
+def test_unknown_enum_value_is_a_diagnostic():
+    doc = plan({"join": {"left": read("a", ORDERS), "right": read("b", CUSTOMERS), "type": "JOIN_TYPE_SIDEWAYS"}})
+    loaded = load_plan(json.dumps(doc).encode())
+    assert [d.code for d in loaded.diagnostics] == ["unknown-enum-value"]
+    assert "JOIN_TYPE_SIDEWAYS" in loaded.diagnostics[0].message
+
+
+def test_extension_detail_of_an_unknown_type_is_a_diagnostic_naming_the_type():
+    doc = plan({"extensionLeaf": {"detail": {"@type": "type.example/acme.ScanOptions", "x": 1}}})
+    loaded = load_plan(json.dumps(doc).encode())
+    found = [d for d in loaded.diagnostics if d.code == "undecodable-extension"]
+    assert found and "acme.ScanOptions" in found[0].message
+    assert loaded.plan.relations[0].rel.WhichOneof("rel_type") == "extension_leaf"
+
+
+def test_the_collector_is_paused_while_a_model_is_built_and_back_after():
+    import gc
+
+    from viz.deep import gc_paused
+    from viz.model import analyze
+
+    seen = []
+    with gc_paused():
+        seen.append(gc.isenabled())
+        with gc_paused():  # nested
+            seen.append(gc.isenabled())
+        seen.append(gc.isenabled())  # still paused: the outer pause has not ended
+    seen.append(gc.isenabled())
+    assert seen == [False, False, False, True]
+    with pytest.raises(PlanLoadError):
+        analyze(b"{not json")
+    assert gc.isenabled()  # back after a failure too
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()  # left as it was found
+    finally:
+        gc.enable()
+
+
+def test_parents_and_leaves_follow_inputs_and_references():
+    with open(
+        os.path.join(ROOT, "sample_plans", "dag_two_roots.json"),
+        "rb",
+    ) as fh:
+        model = analyze(fh.read())
+    g = model.graph
+    kinds = {n: model.node(n).kind for n in g.nodes}
+    assert [kinds[n] for n in g.leaves()] == ["read", "read"]  # a reference is not a leaf: it reads a relation
+    shared = "0"  # the first root, read again by the references of the other two
+    assert sorted(kinds[p] for p in g.parents(shared)) == ["reference", "reference"]
+    assert g.parents("1") == [] and all(shared in g.nodes[p].inputs for p in g.parents(shared))
+
+
+def test_a_plans_digest_is_its_content_whatever_the_format():
+    root = ROOT
+    with open(os.path.join(root, "sample_plans", "tutorial.json"), "rb") as fh:
+        data = fh.read()
+    a, b = analyze(data), analyze(data)
+    binary = analyze(a.plan.SerializeToString())
+    assert a.digest == b.digest == binary.digest and len(a.digest) == 64
+    assert a.digest is a.digest  # computed once
+    with open(os.path.join(root, "sample_plans", "set_ops.json"), "rb") as fh:
+        assert analyze(fh.read()).digest != a.digest
