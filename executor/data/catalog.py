@@ -28,11 +28,15 @@ from substrait import algebra_pb2
 
 from viz.fields import Field
 
+from ..cache import BoundedCache
 from ..errors import ExecutionError, Refused, TableNotFound, Unsupported
 from .columns import ColumnCheck, check_bases, file_columns
 from .paths import DataRoots
 
 FileOrFiles = algebra_pb2.ReadRel.LocalFiles.FileOrFiles
+#: Tables read and values derived from them that a catalog keeps; past it the least recently used go.
+READS_KEPT = 256
+_MISSING = object()
 
 # file suffix -> format name; the order is the preference when two files share a stem
 SUFFIX_FORMATS: dict[str, str] = {
@@ -133,7 +137,7 @@ class Catalog:
         #: explicit choice; otherwise such a table is refused)
         self.by_position = frozenset(n.strip().lower() for n in by_position if n.strip())
         self._bindings: dict[str, _Source] = {}
-        self._cache: dict[tuple, object] = {}
+        self._cache: BoundedCache[tuple, object] = BoundedCache(READS_KEPT)
         self._cache_session: object | None = None
         self._lock = threading.Lock()
         for name, path in (bindings or {}).items():
@@ -348,9 +352,11 @@ class Catalog:
             if self._cache_session is not spark:  # DataFrames belong to one session
                 self._cache.clear()
                 self._cache_session = spark
-            if key not in self._cache:
-                self._cache[key] = make()
-            return self._cache[key]
+            made = self._cache.get(key, _MISSING)
+            if made is _MISSING:
+                made = make()
+                self._cache.put(key, made)
+            return made
 
     def cached(self, spark, key: tuple, make: Callable[[], object]):
         """A value derived from this catalog's tables (e.g. a table's columns conformed to a plan's

@@ -59,7 +59,6 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 
@@ -67,6 +66,7 @@ from viz.expressions import is_true
 from viz.render import NodeStat, Overlay
 from viz.schema import aggregate_layout, join_type_name
 
+from ..cache import BoundedCache
 from ..errors import ExecutionError
 from ..spark.session import asked_for
 from ..spark.turns import OWNER, SPARK, Stopped, in_line_text
@@ -170,29 +170,11 @@ class Profile:
 
 # ---- the memo ------------------------------------------------------------------------------
 
-_memo: OrderedDict[tuple, tuple[int, float]] = OrderedDict()
-_memo_lock = threading.Lock()
+_memo: BoundedCache[tuple, tuple] = BoundedCache(CACHE_SIZE)
 
 
 def clear_cache() -> None:
-    with _memo_lock:
-        _memo.clear()
-
-
-def _memo_get(key: tuple) -> tuple[int, float] | None:
-    with _memo_lock:
-        if key in _memo:
-            _memo.move_to_end(key)
-            return _memo[key]
-        return None
-
-
-def _memo_put(key: tuple, value: tuple[int, float]) -> None:
-    with _memo_lock:
-        _memo[key] = value
-        _memo.move_to_end(key)
-        while len(_memo) > CACHE_SIZE:
-            _memo.popitem(last=False)
+    _memo.clear()
 
 
 # ---- rows that follow from the inputs' rows --------------------------------------------------
@@ -530,7 +512,7 @@ class _Work:
     def _record(self, nid: str, rows: int, seconds: float, how: str, run_of: str | None = None) -> None:
         p = self.profile.nodes[nid]
         p.rows, p.elapsed_s, p.how, p.run_of = rows, seconds, how, run_of
-        _memo_put(self.keys[nid], (rows, seconds, how, run_of))
+        _memo.put(self.keys[nid], (rows, seconds, how, run_of))
 
     def _run(self, run: Run) -> None:
         want = {n for n in run.observed if self.profile.nodes[n].rows is None}
@@ -711,7 +693,7 @@ def profile_plan(
         digest, fingerprint = model.digest, catalog.fingerprint()
         keys = {n: (digest, n, fingerprint) for n in order}
         for nid in order:
-            memo = _memo_get(keys[nid]) if nid not in derived else None
+            memo = _memo.get(keys[nid]) if nid not in derived else None
             if memo is not None:
                 p = profile.nodes[nid]
                 p.rows, p.elapsed_s, p.how, p.run_of = memo

@@ -19,7 +19,6 @@ import re
 import threading
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -28,6 +27,7 @@ import pandas as pd
 from viz.kinds import KINDS
 from viz.types import render
 
+from ..cache import BoundedCache
 from ..errors import ExecutionError, Refused, Unsupported
 from ..spark.session import asked_for, get_session, is_connect
 from ..spark.turns import OWNER, SPARK, Stopped, in_line_text, ordinal
@@ -70,32 +70,13 @@ class RunResult:
 
 # ---- the result cache ----------------------------------------------------------------------
 
-_cache: OrderedDict[tuple, RunResult] = OrderedDict()
-_cache_lock = threading.Lock()
+_cache: BoundedCache[tuple, RunResult] = BoundedCache(CACHE_SIZE)
 
 
 def clear_cache() -> None:
     """Forget the runs and the translations kept."""
-    with _cache_lock:
-        _cache.clear()
-    with _translations_lock:
-        _translations.clear()
-
-
-def _cache_get(key: tuple) -> RunResult | None:
-    with _cache_lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
-        return None
-
-
-def _cache_put(key: tuple, result: RunResult) -> None:
-    with _cache_lock:
-        _cache[key] = result
-        _cache.move_to_end(key)
-        while len(_cache) > CACHE_SIZE:
-            _cache.popitem(last=False)
+    _cache.clear()
+    _translations.clear()
 
 
 # ---- checks before running -----------------------------------------------------------------
@@ -121,8 +102,8 @@ def _translate(model, node_id: str, spark, catalog):
 #: Translations kept, most recent last: a node's DataFrame is built once per plan, node, tables and
 #: session, whoever asks (a run, a step, Present, the explain of a run, a comparison).
 TRANSLATIONS_KEPT = 64
-_translations: OrderedDict[tuple, object] = OrderedDict()
-_translations_lock = threading.Lock()
+_translations: BoundedCache[tuple, object] = BoundedCache(TRANSLATIONS_KEPT)
+_translations_lock = threading.Lock()  # guards _translating: one thread makes a translation, the others wait
 _translating: dict[tuple, threading.Event] = {}  # translations under way, by key
 
 
@@ -134,7 +115,6 @@ def translation(model, node_id: str, spark, catalog):
         with _translations_lock:
             hit = _translations.get(key)
             if hit is not None:
-                _translations.move_to_end(key)
                 return hit
             underway = _translating.get(key)
             if underway is None:  # this thread makes it; another asking meanwhile waits for it
@@ -143,10 +123,7 @@ def translation(model, node_id: str, spark, catalog):
         underway.wait()
     try:
         made = _translate(model, node_id, spark, catalog)
-        with _translations_lock:
-            _translations[key] = made
-            while len(_translations) > TRANSLATIONS_KEPT:
-                _translations.popitem(last=False)
+        _translations.put(key, made)  # before the key leaves _translating: a waiter then finds it
         return made
     finally:
         with _translations_lock:
@@ -203,14 +180,14 @@ def run_node(
         warnings.append(f"the row limit {limit} was lowered to {MAX_ROWS}")
         limit = MAX_ROWS
     key = (model.digest, node_id, limit, bool(count), catalog.fingerprint(), explain)
-    cached = _cache_get(key)
+    cached = _cache.get(key)
     if cached is not None:
         return cached
     spark = get_session()
     run = SparkRun(model, node_id, spark, catalog, limit, count, explain)
     result = supervise(run, spark, timeout_s, cancel, progress)
     result.warnings[:0] = warnings
-    _cache_put(key, result)
+    _cache.put(key, result)
     return result
 
 

@@ -11,7 +11,7 @@ round trips the JVM answers the same way every time:
   JSON (ten round trips); with the type's SQL name it is one. :func:`sql_type` gives that name.
 
 A warm translation of TPC-H q01 made 406 round trips before these (and the reads named in place
-on a join's right side, ``executor.translate.rel``), 118 after; q09 321 and 76 (``tests/executor/test_jvm.py``).
+on a join's right side, ``executor.translate.rel``), 118 after; q09 321 and 76 (``tests/test_jvm.py``).
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections import OrderedDict
 
+from ..cache import BoundedCache
 from ..jobs.profile import is_cross_product
 from ..jobs.run import Cancelled, SparkRun, supervise, translation
 from .session import in_background, peek_session, people_running, warming
@@ -59,7 +59,7 @@ def rehearse(model, node_ids: list[str], spark, catalog, budget_s: float, limit:
 PREPARED_KEPT = 256
 #: Seconds between two looks at whether Spark is idle.
 IDLE_POLL_S = 0.2
-_prepared: OrderedDict[tuple, None] = OrderedDict()
+_prepared: BoundedCache[tuple, None] = BoundedCache(PREPARED_KEPT)
 _waiting: queue.SimpleQueue = queue.SimpleQueue()
 _preparer: threading.Thread | None = None
 _lock = threading.Lock()
@@ -75,9 +75,7 @@ def prepare_later(model, node_ids: list[str], catalog) -> bool:
     with _lock:
         if key in _prepared:
             return False
-        _prepared[key] = None
-        while len(_prepared) > PREPARED_KEPT:
-            _prepared.popitem(last=False)
+        _prepared.put(key, None)
         _waiting.put((model, list(node_ids), catalog))
         if _preparer is None or not _preparer.is_alive():
             _preparer = threading.Thread(target=_prepare_forever, name="spark-prepare", daemon=True)

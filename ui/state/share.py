@@ -13,9 +13,9 @@ import hashlib
 import os
 import re
 import tempfile
-from collections import OrderedDict
 from urllib.parse import urlencode, urlsplit
 
+from executor.cache import BoundedCache
 from executor.data.generate import CACHE
 
 #: Where shared plans live: ``$SUBSTRAIT_VIZ_CACHE/shared`` or ``~/.cache/substrait-viz/shared``.
@@ -41,8 +41,8 @@ def is_digest(text: object) -> bool:
 #: Plans saved by this process: (id of the bytes, folder) -> (the bytes, digest, the file's size and
 #: modification time when checked); the bytes are kept so that an id is never mistaken for another
 #: object's, and a file changed since (or gone) is checked and written again.
-_saved: OrderedDict[tuple[int, str | None], tuple[bytes, str, tuple[int, int] | None]] = OrderedDict()
 _SAVED_MAX = 32
+_saved: BoundedCache[tuple[int, str | None], tuple[bytes, str, tuple[int, int] | None]] = BoundedCache(_SAVED_MAX)
 
 
 def _stamp(path: str) -> tuple[int, int] | None:
@@ -68,9 +68,7 @@ def save_shared(data: bytes, folder: str | None = None) -> str:
     path = _path(digest, folder)
     if not (os.path.exists(path) and load_shared(digest, folder) is not None):
         _write(path, data)
-    _saved[(id(data), folder)] = (data, digest, _stamp(path))
-    while len(_saved) > _SAVED_MAX:
-        _saved.popitem(last=False)
+    _saved.put((id(data), folder), (data, digest, _stamp(path)))
     return digest
 
 
