@@ -48,8 +48,8 @@ INSPECTOR_TABS = ["Schema", "Inputs", "Expressions", "Properties", "Diagnostics"
 INSPECTOR_TAB_KEY = "inspector_tab"  # the open tab's label, in the session state
 #: The heights, in px, of the overlays' buttons (one row) and of the toggle under them: the places a
 #: page drawing its graph first keeps for them. The toggle's place keeps its height when the toggle
-#: comes too: until its module has loaded, Streamlit holds a 40 px place for it (the graph moved 16 px
-#: down and back).
+#: comes too: until its module has loaded, Streamlit holds a place of another height for it, and the
+#: graph would move down and back.
 ACTIONS_PX, TOGGLE_PX = 40, 24
 
 
@@ -186,8 +186,8 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
     st.subheader(md_escape(f"{title(node.kind)} · {node.id}"))
     if node.info.detail:
         st.caption(md_escape(node.info.detail))
-    # only the open tab is computed and sent (a tab switch reruns): a page with every tab's tables,
-    # code and JSON took the browser about half a second longer to draw, graph included
+    # only the open tab is computed and sent (a tab switch reruns): every tab's tables, code and JSON
+    # would make the browser draw the whole page, graph included, later
     tabs = st.tabs(INSPECTOR_TABS, key=INSPECTOR_TAB_KEY, on_change="rerun")
     with tabs[0], panel(f"the {INSPECTOR_TABS[0]} tab"):
         if tabs[0].open:

@@ -48,8 +48,8 @@ def _story_lines(order: list[str], sentences: dict[str, str], selected: str) -> 
 
 def _story(order: list[str], sentences: dict[str, str], selected: str) -> None:
     """Every step in words, leaves first, the selected one highlighted: one Markdown block. (A button
-    per step made each click at 97 steps take 0.64 s instead of 0.25 s, the page drawing 400 more
-    elements; Previous and Next, the graph and the sidebar's picker select a step.)"""
+    per step would make each click of a long plan slow, the page drawing several elements more per
+    step; Previous and Next, the graph and the sidebar's picker select a step.)"""
     st.subheader("The plan, step by step")
     st.caption(
         "From the tables read to the result. Previous and Next walk through it; a box in the graph "

@@ -43,8 +43,8 @@ def open_plan(title: str, hint: str, empty: str | None = None, graph_first: bool
     With ``graph_first``, a page opened on a plan (a link, ``?sample=`` or ``?plan=``: the session's
     first run) skips the sidebar's inputs and says so (``graph_only``): the page then draws its
     graph alone. The browser draws the elements that arrive together in one go, each widget's
-    module loaded first, so the graph used to wait for the forty others (the sidebar's inputs,
-    the inspector): 0.3 to 0.5 s on this project's machine. Drawn alone it shows about as soon as
+    module loaded first, so the graph would wait for the forty others (the sidebar's inputs,
+    the inspector). Drawn alone it shows about as soon as
     a bare Streamlit page, and the rest follows when the viewer asks for it."""
     # _first_run() first: every page's first run marks the session, whatever the rest says
     if _first_run() and graph_first and GRAPH_FIRST and viewer_available():

@@ -302,7 +302,7 @@ def _asked_for_another_run() -> bool:
 #: Seconds the page's run waits for a task the first time it shows it (the run that started it), before
 #: it leaves the task to its progress fragment: a run on a warm session mostly ends within it, and its
 #: rows then come with this run of the page, without the fragment's next look and a rerun of the whole
-#: page (0.3-0.6 s of the 1.0 s a first Run of the tutorial's filter took).
+#: page, which would be a large part of a short run's wait.
 WAIT_S = 1.5
 #: Seconds between two updates of the progress while the page waits: each is a point where Streamlit
 #: stops the run for a newer one (a page link), so the page answers meanwhile. A click inside the same

@@ -52,7 +52,7 @@ class _Worker(threading.Thread):
     """A deep-capable thread that runs one call after another, and ends after ``IDLE_S`` idle.
 
     Kept, not started per call: a new thread costs a Py4J connection (and a JVM thread) at its first
-    Spark call, about 1.7 ms of each translation.
+    Spark call, which every translation would pay again.
     """
 
     def __init__(self) -> None:

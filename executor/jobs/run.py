@@ -536,9 +536,9 @@ def _retry_broadcast(spark, action):
 
 
 #: Up to this many rows, plain columns are collected as rows (Spark's incremental take reads only
-#: the partitions it needs); above it through Arrow, which moves rows in batches: measured on TPC-H
-#: lineitem, rows and Arrow take about as long at 2,000 rows, Arrow is 2x faster at 10,000 and 5x at
-#: 60,000 (the row path pickles every row and builds Arrow arrays from Python values).
+#: the partitions it needs); above it through Arrow, which moves rows in batches and gains more the more
+#: rows there are (the row path pickles every row and builds Arrow arrays from Python values); around
+#: this size the two take about as long.
 ROWS_BY_TAKE = 2_000
 
 

@@ -1,8 +1,8 @@
 """The warm-up's rehearsal of an opened plan: its nodes run once each, as Run would, their rows not kept.
 
 Spark's first queries of a shape (planning, code generation, the JIT) cost a run several times what
-the same run costs again: the tutorial's filter took 0.98 s on a fresh JVM and 0.30 s after a
-rehearsal. ``ui.state.plan_data.warm_spark`` rehearses the plan a person has just opened, in the background.
+the same run costs again, so ``ui.state.plan_data.warm_spark`` rehearses the plan a person has just
+opened, in the background.
 """
 
 from __future__ import annotations

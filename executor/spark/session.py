@@ -62,8 +62,8 @@ LOCAL_CONF = {
 def archive_path() -> str:
     """Where the class archive of Spark's JVM for this PySpark and this ``java`` is kept
     (``executor.spark.jvm_archive`` builds it): a dynamic CDS archive, the classes a first query loads, as
-    the JVM parsed and checked them. A JVM started with it maps them instead of loading them again: the
-    session's start and a first query took 5.7 s instead of 10 s here (alternated, two runs each)."""
+    the JVM parsed and checked them. A JVM started with it maps them instead of loading them again, so
+    the session's start and a first query take about half as long (docs/performance.md)."""
     import pyspark
 
     home = settings.SETTINGS.java_home
@@ -240,9 +240,9 @@ def get_session() -> SparkSession:
 
 
 #: The stop signals of the background runs under way (the warm-up's rehearsal, ``executor.spark.rehearsal``)
-#: and the count of the runs a person asked for under way. A person's run sets the signals: on this
-#: project's 2-core machine, a rehearsal still running when the first Run was clicked made that Run
-#: share the cores with it (the tutorial's root 2.7 s, against 0.9 s alone).
+#: and the count of the runs a person asked for under way. A person's run sets the signals: on a small
+#: machine a rehearsal still running when the first Run is clicked would share the cores with that Run
+#: and make it several times slower.
 _BACKGROUND: set[threading.Event] = set()
 _ASKED = 0
 _LOCK = threading.Lock()
@@ -318,8 +318,8 @@ def _warm(data_file: str | None, prepare: Callable[[SparkSession], object] | Non
     global warm_up_error
     try:
         spark = get_session()
-        # the open plan first (e.g. translate and rehearse it): a person runs its nodes next. On a fresh
-        # JVM the common shapes below took 6 s, and the plan's own nodes were warm that much later.
+        # the open plan first (e.g. translate and rehearse it): a person runs its nodes next, and on a
+        # fresh JVM the common shapes below take seconds that would delay them.
         if prepare is not None:
             prepare(spark)
         with in_background() as stop:  # not once a person's run has started: it would share the cores

@@ -27,9 +27,8 @@ def _code(text: str) -> str:
 
 def schema_table(rows: list[dict]) -> None:
     """The selected node's schema, as Markdown (in the page's own script). A table element
-    (``st.table``, or the interactive grid) made the browser load and run its own module before the
-    page was done: the tutorial's graph drew about 0.02 s later with ``st.table`` and 0.09 s later
-    with the grid (alternating loads, headless Chromium)."""
+    (``st.table``, or the interactive grid) makes the browser load and run its own module before the
+    page is done, and so delays the graph."""
     text = schema_markdown(rows)
     if len(rows) > SCHEMA_ROWS_INLINE:
         with st.container(height=SCHEMA_BOX_PX, border=False):

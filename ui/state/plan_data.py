@@ -165,11 +165,11 @@ def warm_spark(plan: Plan, model) -> None:
             if runnable[node_id].ok:
                 translation(model, node_id, spark, catalog)
         # a row of each table read: Spark lists its files and reads their footers now, not in the first
-        # Run (a third of a second-long first run of the tutorial's filter)
+        # Run, where they are a good part of its wait
         for node_id in reads:
             translation(model, node_id, spark, catalog).df.limit(1).collect()
-        # then each node as Run runs it: a first run of a query shape on a fresh JVM took 0.98 s where
-        # the same run took 0.27 s again (the tutorial's filter)
+        # then each node as Run runs it: a query shape's first run on a fresh JVM costs several times
+        # what the same run costs again
         rehearse(model, [n for n in reversed(nodes) if runnable[n].ok], spark, catalog, WARM_RUN_BUDGET_S)
 
     warm_up(os.path.join(TUTORIAL_DATA, "orders.parquet"), prepare if catalog is not None else None)

@@ -36,7 +36,7 @@ class Plan:
 def analyze_cached(data: bytes) -> PlanModel | str:
     """The model for these bytes, or the message saying why they are not a plan. One object for
     every rerun and session (the model is frozen): not a pickled copy per rerun, which grew with the
-    square of a deep plan's depth (a 3,000-relation chain pickles to 150 MB), and every memo kept
+    square of a deep plan's depth (a long chain of relations pickles to hundreds of megabytes), and every memo kept
     beside the model (descriptions, executability) is worked out once."""
     try:
         return analyze(data)
