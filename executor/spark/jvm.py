@@ -10,8 +10,8 @@ round trips the JVM answers the same way every time:
 - ``Column.cast`` with a ``DataType`` object finds the active session and has it parse the type's
   JSON (ten round trips); with the type's SQL name it is one. :func:`sql_type` gives that name.
 
-A warm translation of TPC-H q01 made 406 round trips before these (and the reads named in place
-on a join's right side, ``executor.translate.rel``), 118 after; q09 321 and 76 (``tests/test_jvm.py``).
+Together with the reads named in place on a join's right side (``executor.translate``), they leave a
+warm translation a fraction of its round trips; ``tests/executor/test_jvm.py`` bounds the counts.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ _lock = threading.Lock()
 _installed = False
 
 #: Classes PySpark finds on the JVM view by name on every use, with the static methods it calls on
-#: them: ``PythonUtils.toSeq`` for each list of columns (``select``, ``groupBy``, ``F.struct``;
-#: 0.26 ms to find the class, 0.1 ms the method). The functions of ``F.*`` are kept by
+#: them: ``PythonUtils.toSeq`` for each list of columns (``select``, ``groupBy``, ``F.struct``), each
+#: lookup a Py4J round trip for the class and another for the method. The functions of ``F.*`` are kept by
 #: :func:`_cache_functions`.
 PINNED = {"PythonUtils": ("toSeq", "toList"), "org.apache.spark.sql.functions": ()}
 

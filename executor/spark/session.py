@@ -38,8 +38,8 @@ LOCAL_CONF = {
     "spark.sql.ansi.enabled": "false",
     # Java 17's G1 gives up on an allocation that waits for a JNI critical section (the parquet and
     # Arrow codecs hold them) after 2 retries and throws OutOfMemoryError with the heap half empty: a
-    # broadcast on 2 busy cores then failed as "Not enough memory to build and broadcast the table"
-    # (seen in a TPC-DS test and in Spark's own CI). More retries make it wait instead.
+    # broadcast on a few busy cores then fails as "Not enough memory to build and broadcast the table".
+    # More retries make it wait instead.
     "spark.driver.extraJavaOptions": "-Duser.timezone=UTC -XX:+UnlockDiagnosticVMOptions "
     "-XX:GCLockerRetryAllocationCount=100",
     "spark.sql.execution.arrow.pyspark.enabled": "true",

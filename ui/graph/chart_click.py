@@ -9,7 +9,7 @@ as a trigger value. Node ids come from the ``id="node-…"`` attribute ``viz.ren
 node, with the SVG ``<title>`` as a fallback.
 
 The selection is painted here too, not written into the DOT: the chart lays the graph out again
-whenever its DOT changes (about 20 s for 500 nodes in the browser), so a DOT that stays the same
+whenever its DOT changes (slow for a large plan in the browser), so a DOT that stays the same
 when another node is selected keeps a click as fast as the rerun.
 """
 
