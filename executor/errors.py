@@ -25,3 +25,16 @@ class TableNotFound(ExecutionError):
 class ColumnMismatch(ExecutionError):
     """A named table's columns are not the plan's (by name, or by type family): reading it would label
     one table's values with another's column names. The message names the table and both column lists."""
+
+
+class Cancelled(ExecutionError):
+    """Work was stopped by the user; its Spark jobs were interrupted. ``reason`` says why in a few
+    words ("cancelled", or for :class:`TimedOut` "timed out after 10 s")."""
+
+    def __init__(self, *args: object, reason: str = "cancelled", **where: str | None) -> None:
+        super().__init__(*args, **where)
+        self.reason = reason
+
+
+class TimedOut(Cancelled):
+    """The work took longer than its time limit; its Spark jobs were interrupted."""

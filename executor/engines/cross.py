@@ -28,7 +28,8 @@ import pandas as pd
 from viz.kinds import emit
 
 from ..errors import ExecutionError
-from ..jobs.run import SparkRun, refuse_writes, supervise, to_pandas
+from ..jobs.run import SparkRun, refuse_writes, to_pandas
+from ..jobs.supervise import supervise
 from .datafusion import DataFusionCannot, DataFusionRunner
 from .rows import RowSplit, first_order_difference, json_value, split_rows
 
@@ -141,7 +142,7 @@ def spark_output(
         refuse_writes(model, node_id)
         spark = get_session()
         take = SparkRun(model, node_id, spark, catalog, limit, False, explain=False, keep_all=True, shown=shown)
-        result = supervise(take, spark, timeout_s, cancel, None)
+        result = supervise(take, timeout_s=timeout_s, cancel=cancel)
     except ExecutionError as exc:
         if cancel is not None and cancel.is_set():
             raise

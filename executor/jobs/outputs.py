@@ -12,18 +12,18 @@ and its input, or from two plans, say the same subtree before and after a rewrit
   rows only in b as multisets (Spark ``exceptAll``: a row twice in a and once in b is once "only
   in a"), their counts and up to ``sample`` of each; otherwise why rows were not compared.
 
-All Spark work runs in one worker thread whose jobs carry a unique tag, so ``timeout_s`` interrupts
-them. Failures are raised as ``ExecutionError`` with a message naming the side and the node.
+The comparison is one supervised job (``executor.jobs.supervise``), so ``timeout_s`` or a ``cancel``
+Event interrupts its Spark jobs. Failures are raised as ``ExecutionError`` with a message naming the side and the node.
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 import threading
 import time
-import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import pandas as pd
 
@@ -31,9 +31,7 @@ from viz.kinds import JOIN_KINDS
 
 from ..errors import ExecutionError
 from ..spark.jvm import sql_type
-from ..spark.turns import OWNER, SPARK, Stopped
-
-POLL_S = 0.1
+from .supervise import Job, supervise
 
 
 @dataclass
@@ -225,8 +223,18 @@ def _sample(df, names: list[str], n: int) -> pd.DataFrame:
 
 
 def _work(
-    model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample: int, ignore_case: bool = False
+    model_a,
+    node_a,
+    model_b,
+    node_b,
+    catalog_a,
+    catalog_b,
+    spark,
+    sample: int,
+    ignore_case: bool = False,
+    executing: Callable[[], None] = lambda: None,
 ) -> OutputComparison:
+    """The comparison; ``executing`` is called after both translations, before the first Spark job."""
     from .run import translation  # kept per plan, node, tables and session: a run of the node made it already
 
     start = time.perf_counter()
@@ -240,6 +248,7 @@ def _work(
         raise ExecutionError(f"b (node {node_b}): {exc}") from exc
     df_a, df_b = ta.df, tb.df
     columns = _columns(_fields(model_a, node_a), _fields(model_b, node_b), df_a, df_b, ignore_case)
+    executing()
     rows_a, rows_b = int(df_a.count()), int(df_b.count())
     why = _why_not(columns)
     result = OutputComparison(node_a, node_b, rows_a, rows_b, columns, rows_compared=why is None, why_not_compared=why)
@@ -283,7 +292,6 @@ def compare_outputs(
             )
     if sample < 0:
         raise ExecutionError(f"the sample size must be 0 or more, not {sample}")
-    from ..spark.session import asked_for
     from .run import refuse_writes
 
     refuse_writes(model_a, node_a)
@@ -292,62 +300,41 @@ def compare_outputs(
         from ..spark.session import get_session
 
         spark = get_session()
-    tag = f"substrait-viz-compare-{uuid.uuid4().hex}"
-    box: dict = {}
-
-    owner, stopped = OWNER.get(), threading.Event()
-
-    def run() -> None:
-        try:
-            with SPARK.turn(owner, stopped.is_set):
-                spark.addTag(tag)
-                box["result"] = _work(
-                    model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample, ignore_case
-                )
-        except Stopped as exc:
-            box["error"] = ExecutionError(f"the comparison was {exc}")
-        except BaseException as exc:  # noqa: BLE001 - reported in the caller's thread
-            box["error"] = exc
-        finally:
-            with contextlib.suppress(Exception):
-                spark.removeTag(tag)
-
-    with asked_for():  # a person asked for the comparison: the warm-up's rehearsal gives way
-        return _supervise_comparison(run, tag, box, spark, timeout_s, cancel, node_a, node_b, stopped)
+    compare = partial(_work, model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample, ignore_case)
+    return supervise(_Comparison(spark, node_a, node_b, compare), timeout_s=timeout_s, cancel=cancel)
 
 
-def _supervise_comparison(
-    run, tag: str, box: dict, spark, timeout_s, cancel, node_a: str, node_b: str, stopped: threading.Event
-) -> OutputComparison:
-    worker = threading.Thread(target=run, name=tag, daemon=True)
-    begin = time.monotonic()
-    worker.start()
-    while worker.is_alive():
-        worker.join(POLL_S)
-        timed_out = timeout_s is not None and time.monotonic() - begin > timeout_s
-        if worker.is_alive() and (timed_out or (cancel is not None and cancel.is_set())):
-            stopped.set()  # a comparison still in line gives up its place
-            with contextlib.suppress(Exception):
-                spark.interruptTag(tag)
-            worker.join(5.0)
-            from .run import Cancelled, TimedOut
+class _Comparison(Job):
+    """The Spark work of one comparison, a supervised job."""
 
-            if timed_out:
-                raise TimedOut(
-                    f"comparing node {node_a} with node {node_b} timed out after {timeout_s:g} s; its Spark jobs "
-                    "were interrupted"
-                )
-            raise Cancelled(
-                f"comparing node {node_a} with node {node_b} was cancelled; its Spark jobs were interrupted"
-            )
-    if "error" in box:
-        exc = box["error"]
+    description = "substrait-viz comparison"
+    tag_prefix = "substrait-viz-compare-"
+
+    def __init__(self, spark, node_a: str, node_b: str, compare: Callable[..., OutputComparison]) -> None:
+        """``compare(executing=...)`` does the comparison (:func:`_work`)."""
+        super().__init__(spark)
+        self.node_a, self.node_b, self.compare = node_a, node_b, compare
+
+    def work(self) -> OutputComparison:
+        with self.turn():
+            return self.compare(executing=self._executing)
+
+    def _executing(self) -> None:
+        self.started_execution.set()  # before the check: see executor.jobs.supervise._stop
+        self.check()
+
+    def stop_message(self, reason: str, in_line: int | None) -> str:
+        was = "" if reason.startswith("timed out") else "was "
+        return f"comparing node {self.node_a} with node {self.node_b} {was}{reason}; its Spark jobs were interrupted"
+
+    def failure(self, exc: BaseException) -> BaseException:
         if isinstance(exc, ExecutionError):
-            raise exc
+            return exc
         from .run import spark_reason
 
-        raise ExecutionError(f"Spark failed comparing node {node_a} with node {node_b}: {spark_reason(exc)}") from exc
-    return box["result"]
+        err = ExecutionError(f"Spark failed comparing node {self.node_a} with node {self.node_b}: {spark_reason(exc)}")
+        err.__cause__ = exc
+        return err
 
 
 __all__ = ["ColumnComparison", "OutputComparison", "compare_outputs"]

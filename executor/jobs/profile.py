@@ -27,8 +27,8 @@ subqueries, which run once per outer row) four ways, choosing per node:
   execute in the run (its optimizer removed it, or it runs as the probe of a mark join), and, when
   a run fails, its nodes, inputs first, so that the error lands on the node that fails.
 
-Every job carries a unique tag, so a ``cancel`` Event or the ``timeout_s`` (for the whole profile)
-interrupts it (``spark.interruptTag``), as ``executor.jobs.run`` does. A stopped profile keeps the
+The profile is one supervised job (``executor.jobs.supervise``), so a ``cancel`` Event or the
+``timeout_s`` (for the whole profile) interrupts its Spark jobs, as a run's. A stopped profile keeps the
 nodes already counted and says why it stopped.
 
 Per node it records:
@@ -67,20 +67,17 @@ from viz.render import NodeStat, Overlay
 from viz.schema import aggregate_layout, join_type_name
 
 from ..cache import BoundedCache
-from ..errors import ExecutionError
-from ..spark.session import asked_for
-from ..spark.turns import OWNER, SPARK, Stopped, in_line_text
-from .run import POLL_S, STOP_GRACE_S, interrupt_tag, spark_reason, tagged, translation
+from ..errors import Cancelled, ExecutionError
+from ..spark.turns import in_line_text
+from .run import spark_reason, translation
+from .supervise import Job, Progress, supervise
 
 EXPLODE_FACTOR = 10.0
 EXPLODE_MIN_ROWS = 1000
 CACHE_SIZE = 1024
-TAG_PREFIX = "substrait-viz-profile-"
 OBSERVATION_WAIT_S = 2.0  # how long after a run its observations may still be arriving
 
 SUBQUERY_SKIP = "inside a subquery (it runs once per outer row): not profiled"
-
-Progress = Callable[[float, str], None]
 
 
 @dataclass
@@ -440,16 +437,15 @@ def _observing_session(spark):
         return twin
 
 
-class _Stopped(Exception):
-    pass
-
-
 def _spark_message(nid: str, exc: BaseException, what: str) -> str:
     return f"Spark failed {what} node {nid}: {spark_reason(exc)}"
 
 
-class _Work:
-    """The runs and own counts of one profile, done in a worker thread that carries its tag."""
+class _Work(Job):
+    """The runs and own counts of one profile, a supervised job (``executor.jobs.supervise``)."""
+
+    description = "substrait-viz profile"
+    tag_prefix = "substrait-viz-profile-"
 
     def __init__(
         self,
@@ -462,52 +458,50 @@ class _Work:
         spark,
         catalog,
         keys: dict[str, tuple],
+        begin: float,
     ) -> None:
-        self.model, self.order, self.derived, self.reads, self.runs = model, order, derived, reads, runs
-        self.profile, self.spark, self.catalog, self.keys = profile, spark, catalog, keys
-        self.tag = f"{TAG_PREFIX}{uuid.uuid4().hex}"
-        self.stopped = threading.Event()
+        super().__init__(spark, begin=begin)
+        self.model, self.order, self.derived, self.read_nodes, self.runs = model, order, derived, reads, runs
+        self.profile, self.catalog, self.keys = profile, catalog, keys
         self.steps = len(runs) + len(order) + (1 if reads else 0)
         self.done_count = 0
         self.current: str | None = None
-        self.error: BaseException | None = None
-        self.owner = OWNER.get()  # made in the asking thread: its browser session
+        # every step checks for a stop before its Spark action, but may be past the check: interrupt it
+        self.started_execution.set()
 
-    def _waiting(self, place: int) -> None:
-        self.current = in_line_text(place)
-
-    def __call__(self) -> None:
+    def work(self) -> None:
         try:
-            with (
-                SPARK.turn(self.owner, self.stopped.is_set, self._waiting),
-                tagged(self.spark, self.tag, "substrait-viz profile"),
-            ):
-                self.current = None
-                if self.reads:
-                    self._check_stop()
-                    self.current = f"counting the {len(self.reads)} read(s)"
+            with self.turn():
+                if self.read_nodes:
+                    self.check()
+                    self.current = f"counting the {len(self.read_nodes)} read(s)"
                     self._count_reads()
                     self.done_count += 1
                 for run in self.runs:
-                    self._check_stop()
+                    self.check()
                     self.current = f"running the plan from node {run.target}"
                     self._run(run)
                     self.done_count += 1
                 for nid in self.order:
-                    self._check_stop()
+                    self.check()
                     self.current = f"counting node {nid}"
                     self._rest(nid)
                     self.done_count += 1
-        except (_Stopped, Stopped):
-            pass
-        except BaseException as exc:  # noqa: BLE001 - a bug of ours: reported by the supervisor
-            self.error = exc
         finally:
             self.current = None
 
-    def _check_stop(self) -> None:
-        if self.stopped.is_set():
-            raise _Stopped
+    def progress(self, elapsed: float) -> tuple[float, str]:
+        current = in_line_text(self.in_line) if self.in_line is not None else self.current
+        current = f", {current}" if current else ""
+        return (
+            min(self.done_count / max(self.steps, 1), 0.99),
+            f"step {self.done_count + 1} of {self.steps}{current} ({elapsed:.0f} s)",
+        )
+
+    def failure(self, exc: BaseException) -> BaseException:
+        err = ExecutionError(f"internal error while profiling (a bug; please report it): {type(exc).__name__}: {exc}")
+        err.__cause__ = exc
+        return err
 
     def _record(self, nid: str, rows: int, seconds: float, how: str, run_of: str | None = None) -> None:
         p = self.profile.nodes[nid]
@@ -533,14 +527,14 @@ class _Work:
 
         try:
             df = translate(self.model, run.target, self.spark, self.catalog, observe=observe).df
-            self._check_stop()
+            self.check()
             start = time.perf_counter()
             df.write.format("noop").mode("overwrite").save()
             run.seconds = time.perf_counter() - start
-        except _Stopped:
+        except Cancelled:
             raise
         except Exception as exc:  # the nodes are counted one by one, which says which one fails
-            self._check_stop()
+            self.check()
             run.error = (
                 str(exc)
                 if isinstance(exc, ExecutionError)
@@ -571,16 +565,16 @@ class _Work:
                 translation(self.model, nid, self.spark, self.catalog)
                 .df.agg(F.count(F.lit(1)).alias("rows"))
                 .select(F.lit(nid).alias("node"), "rows")
-                for nid in self.reads
+                for nid in self.read_nodes
             ]
-            self._check_stop()
+            self.check()
             start = time.perf_counter()
             got = {r["node"]: int(r["rows"]) for r in reduce(lambda a, b: a.unionAll(b), parts).collect()}
             seconds = time.perf_counter() - start
-        except _Stopped:
+        except Cancelled:
             raise
         except Exception:  # noqa: BLE001 - counted one by one, which says which read fails and why
-            self._check_stop()
+            self.check()
             return
         for nid, rows in got.items():
             self._record(nid, rows, seconds, "reads")
@@ -612,18 +606,18 @@ class _Work:
         p = self.profile.nodes[nid]
         try:
             df = translation(self.model, nid, self.spark, self.catalog).df
-            self._check_stop()
+            self.check()
             start = time.perf_counter()
             rows = int(df.count())
             elapsed = time.perf_counter() - start
-        except _Stopped:
+        except Cancelled:
             raise
         except ExecutionError as exc:
-            self._check_stop()
+            self.check()
             p.error = str(exc)
             return
         except Exception as exc:  # Spark's own errors: collected, the rest goes on
-            self._check_stop()
+            self.check()
             p.error = _spark_message(nid, exc, "counting")
             return
         self._record(nid, rows, elapsed, "count")
@@ -705,13 +699,12 @@ def profile_plan(
         runs = [r for r in runs if any(profile.nodes[n].rows is None for n in r.observed)]
         if runs:
             spark = _observing_session(spark)
-        work = _Work(model, order, derived, reads, runs, profile, spark, catalog, keys)
-        profile.stopped = _supervise(work, spark, timeout_s, cancel, progress, begin)
+        work = _Work(model, order, derived, reads, runs, profile, spark, catalog, keys, begin)
         profile.runs = runs
-        if work.error is not None:
-            raise ExecutionError(
-                f"internal error while profiling (a bug; please report it): {type(work.error).__name__}: {work.error}"
-            ) from work.error
+        try:
+            supervise(work, timeout_s=timeout_s, cancel=cancel, progress=progress)
+        except Cancelled as stop:  # the nodes counted so far are kept
+            profile.stopped = stop.reason
         if profile.stopped:
             for nid in order:
                 p = profile.nodes[nid]
@@ -726,43 +719,6 @@ def profile_plan(
         counted = sum(1 for p in profile.nodes.values() if p.rows is not None)
         progress(1.0, f"{counted} node(s) counted in {profile.elapsed_s:.1f} s")
     return profile
-
-
-def _supervise(work: _Work, spark, timeout_s, cancel, progress, begin: float) -> str | None:
-    with asked_for():  # a person asked for the profile: the warm-up's rehearsal gives way
-        return _supervise_work(work, spark, timeout_s, cancel, progress, begin)
-
-
-def _supervise_work(work: _Work, spark, timeout_s, cancel, progress, begin: float) -> str | None:
-    worker = threading.Thread(target=work, name=f"profile-{work.tag}", daemon=True)
-    worker.start()
-    reason: str | None = None
-    while worker.is_alive():
-        worker.join(POLL_S)
-        if not worker.is_alive():
-            break
-        elapsed = time.monotonic() - begin
-        if cancel is not None and cancel.is_set():
-            reason = "cancelled"
-        elif timeout_s is not None and elapsed > timeout_s:
-            reason = f"timed out after {timeout_s:g} s"
-        if reason:
-            work.stopped.set()
-            end = time.monotonic() + STOP_GRACE_S
-            while worker.is_alive() and time.monotonic() < end:
-                interrupt_tag(spark, work.tag)
-                worker.join(POLL_S)
-            from ..spark.reaper import watch
-
-            watch(spark)  # tasks that ignore the interrupt are ended too (executor.spark.reaper)
-            break
-        if progress is not None:
-            current = f", {work.current}" if work.current else ""
-            progress(
-                min(work.done_count / max(work.steps, 1), 0.99),
-                f"step {work.done_count + 1} of {work.steps}{current} ({elapsed:.0f} s)",
-            )
-    return reason
 
 
 __all__ = [

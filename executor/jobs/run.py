@@ -2,10 +2,10 @@
 
 ``run_node(model, node_id, catalog=...)`` translates the subtree (``executor.translate.rel``), then in
 a worker thread runs ``df.limit(n + 1)`` collected through Arrow (so no more than ``n + 1`` rows are
-computed and moved), and ``df.count()`` when asked. Every Spark job of the run carries a unique tag
-(``spark.addTag``), so a ``cancel`` Event or a ``timeout_s`` stops them with ``spark.interruptTag``,
-on classic and Spark Connect sessions alike. Progress comes from the status tracker on classic
-sessions (fraction of tasks done); on Connect only the elapsed time is reported.
+computed and moved), and ``df.count()`` when asked. The run is a supervised job
+(``executor.jobs.supervise``): a ``cancel`` Event or a ``timeout_s`` interrupts its Spark jobs.
+Progress comes from the status tracker on classic sessions (fraction of tasks done); on Connect only
+the elapsed time is reported.
 
 Write, DDL and Update relations are refused before anything runs. Results are cached per
 (plan digest, node id, limit, count, catalog bindings).
@@ -18,8 +18,6 @@ import io
 import re
 import threading
 import time
-import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -28,28 +26,17 @@ from viz.kinds import KINDS
 from viz.types import render
 
 from ..cache import BoundedCache
-from ..errors import ExecutionError, Refused, Unsupported
-from ..spark.session import asked_for, get_session, is_connect
-from ..spark.turns import OWNER, SPARK, Stopped, in_line_text, ordinal
+from ..errors import Cancelled, ExecutionError, Refused, TimedOut, Unsupported
+from ..spark.session import get_session, is_connect
+from ..spark.turns import ordinal
 from ..translate.types import result_type_notes
+from .supervise import STOP_GRACE_S, Job, Progress, supervise, tasks_done
 
 MAX_ROWS = 10_000  # rows collected at most, whatever limit is asked
 MAX_BYTES = 64 * 1024 * 1024  # Arrow bytes kept at most; rows beyond are dropped with a warning
 CACHE_SIZE = 64
-POLL_S = 0.1
-STOP_GRACE_S = 5.0  # after a stop, how long to keep interrupting jobs the worker may still start
 
 REFUSED_KINDS = {k: v.changes for k, v in KINDS.items() if v.changes}  # never run: they change data
-
-Progress = Callable[[float, str], None]
-
-
-class Cancelled(ExecutionError):
-    """The run was cancelled by the user; its Spark jobs were interrupted."""
-
-
-class TimedOut(Cancelled):
-    """The run took longer than its timeout; its Spark jobs were interrupted."""
 
 
 @dataclass
@@ -183,30 +170,17 @@ def run_node(
     cached = _cache.get(key)
     if cached is not None:
         return cached
-    spark = get_session()
-    run = SparkRun(model, node_id, spark, catalog, limit, count, explain)
-    result = supervise(run, spark, timeout_s, cancel, progress)
+    run = SparkRun(model, node_id, get_session(), catalog, limit, count, explain)
+    result = supervise(run, timeout_s=timeout_s, cancel=cancel, progress=progress)
+    if progress is not None:
+        progress(1.0, f"done in {result.elapsed_s:.2f} s")
     result.warnings[:0] = warnings
     _cache.put(key, result)
     return result
 
 
-@contextlib.contextmanager
-def tagged(spark, tag: str, description: str):
-    """Run the Spark actions of the ``with`` block under ``tag`` (and, classic sessions, the job
-    group of that name), so that :func:`interrupt_tag` can stop them."""
-    spark.addTag(tag)
-    try:
-        if not is_connect(spark):
-            spark.sparkContext.setJobGroup(tag, description, interruptOnCancel=True)
-        yield
-    finally:
-        with contextlib.suppress(Exception):
-            spark.removeTag(tag)
-
-
-class SparkRun:
-    """The work of one run, done in a worker thread that carries the run's tag."""
+class SparkRun(Job):
+    """The work of one run, a supervised job (``executor.jobs.supervise``)."""
 
     def __init__(
         self,
@@ -220,49 +194,18 @@ class SparkRun:
         *,
         keep_all: bool = False,
         shown: int | None = None,
+        background: bool = False,
     ) -> None:
         """``keep_all``: keep every row taken (up to ``limit``) in ``arrow``, not only ``MAX_BYTES`` of
-        them (for comparing); ``shown``: how many of them ``rows`` holds for display (default: all)."""
-        self.model, self.node_id, self.spark, self.catalog = model, node_id, spark, catalog
+        them (for comparing); ``shown``: how many of them ``rows`` holds for display (default: all);
+        ``background``: no one asked for it (the warm-up's rehearsal), so it takes no turn."""
+        super().__init__(spark, background=background)
+        self.model, self.node_id, self.catalog = model, node_id, catalog
         self.limit, self.count, self.explain = limit, count, explain
         self.keep_all, self.shown = keep_all, shown
-        self.tag = f"substrait-viz-{uuid.uuid4().hex}"
-        self.result: RunResult | None = None
-        self.error: BaseException | None = None
-        self.started_execution = threading.Event()
-        self.stopped = threading.Event()  # set by the supervisor: start no more Spark actions
-        self.owner = OWNER.get()  # made in the asking thread: its browser session
-        self.takes_turns = True  # a person's run waits for its turn on Spark (``executor.spark.turns``)
-        self.in_line: int | None = None  # its place in line while it waits
+        self.description = f"substrait-viz node {node_id}"
 
-    def __call__(self) -> None:
-        try:
-            with tagged(self.spark, self.tag, f"substrait-viz node {self.node_id}"):
-                self.result = self._work()
-        except BaseException as exc:  # reported to the caller's thread
-            self.error = exc
-
-    def _check(self) -> None:
-        if self.stopped.is_set():
-            raise Cancelled("stopped before running")
-
-    @contextlib.contextmanager
-    def _turn(self):
-        """The run's turn on Spark (a background run needs none: it gives way by itself)."""
-        if not self.takes_turns:
-            yield
-            return
-        try:
-            with SPARK.turn(self.owner, self.stopped.is_set, self._waiting, reads=self._reads()):
-                self.in_line = None
-                yield
-        except Stopped as exc:
-            raise Cancelled(str(exc)) from None
-
-    def _waiting(self, place: int) -> None:
-        self.in_line = place
-
-    def _reads(self) -> int | None:
+    def reads(self) -> int | None:
         """Bytes of the tables the subtree reads, for its place in line; None when one is not a file
         found here (local files, a Spark catalog's table)."""
         total = 0
@@ -281,21 +224,21 @@ class SparkRun:
             total += size
         return total
 
-    def _work(self) -> RunResult:
+    def work(self) -> RunResult:
         # translating asks Spark's planner too: a turn covers it, so it does not slow another run down
-        with self._turn():
+        with self.turn():
             made = translation(self.model, self.node_id, self.spark, self.catalog)
             df = made.df
-            self._check()
+            self.check()
             explain = _explain(df) if self.explain else ""
-            self.started_execution.set()  # before the check: see _stop
-            self._check()
+            self.started_execution.set()  # before the check: see executor.jobs.supervise._stop
+            self.check()
             start = time.perf_counter()
             table, type_warning = _retry_broadcast(self.spark, lambda: _collect(df, self.limit + 1))
             more = table.num_rows > self.limit
             row_count: int | None = None if more else table.num_rows
             if self.count and more:
-                self._check()
+                self.check()
                 row_count = int(_retry_broadcast(self.spark, df.count))
             elapsed = time.perf_counter() - start
             schema = df.schema
@@ -319,6 +262,29 @@ class SparkRun:
             arrow=table.rename_columns(columns),
         )
 
+    def progress(self, elapsed: float) -> tuple[float, str]:
+        if self.in_line is not None:
+            return super().progress(elapsed)
+        if not self.started_execution.is_set():
+            return 0.0, f"translating and planning ({elapsed:.0f} s)"
+        tasks = tasks_done(self.spark, self.tag)
+        if tasks is None:  # Spark Connect, or a session that stopped
+            return 0.0, f"running ({elapsed:.0f} s)"
+        jobs, done, total = tasks
+        fraction = done / total if total else 0.0
+        return min(fraction, 0.99), f"{jobs} Spark job(s), {done}/{total} tasks ({elapsed:.0f} s)"
+
+    def stop_message(self, reason: str, in_line: int | None) -> str:
+        how = (
+            f" while {ordinal(in_line)} in line for Spark, before it ran"
+            if in_line is not None
+            else "; its Spark jobs were interrupted"
+        )
+        return f"the run of node {self.node_id} was {reason}{how}"
+
+    def failure(self, exc: BaseException) -> BaseException:
+        return _as_execution_error(exc, self.node_id)
+
 
 def _nulls_in_required(fields, table) -> list[str]:
     """A note per column the plan derives required (no nulls) whose rows taken hold nulls."""
@@ -328,117 +294,6 @@ def _nulls_in_required(fields, table) -> list[str]:
         for i, (f, n) in enumerate(zip(fields or (), (c.null_count for c in table.columns)))
         if n and f.nullable is False
     ]
-
-
-def supervise(
-    run: SparkRun,
-    spark,
-    timeout_s: float | None,
-    cancel: threading.Event | None,
-    progress: Progress | None,
-    *,
-    background: bool = False,
-) -> RunResult:
-    """Run ``run`` in a worker thread; interrupt its jobs on cancel or timeout; report progress. A run
-    not ``background`` (one a person asked for) makes the background runs give way."""
-    if background:
-        run.takes_turns = False
-        return _supervise(run, spark, timeout_s, cancel, progress)
-    with asked_for():
-        return _supervise(run, spark, timeout_s, cancel, progress)
-
-
-def _supervise(
-    run: SparkRun, spark, timeout_s: float | None, cancel: threading.Event | None, progress: Progress | None
-) -> RunResult:
-    worker = threading.Thread(target=run, name=f"run-{run.tag}", daemon=True)
-    begin = time.monotonic()
-    worker.start()
-    stop_reason: str | None = None
-    in_line: int | None = None
-    while worker.is_alive():
-        worker.join(POLL_S)
-        elapsed = time.monotonic() - begin
-        if not worker.is_alive():
-            break
-        if cancel is not None and cancel.is_set():
-            stop_reason = "cancelled"
-        elif timeout_s is not None and elapsed > timeout_s:
-            stop_reason = f"timed out after {timeout_s:g} s"
-        if stop_reason:
-            in_line = run.in_line  # where it stood when stopped, if still in line
-            _stop(run, spark, worker)
-            break
-        if progress is not None:
-            progress(*_progress(spark, run, elapsed))
-    if stop_reason:
-        error = TimedOut if stop_reason.startswith("timed out") else Cancelled
-        how = (
-            f" while {ordinal(in_line)} in line for Spark, before it ran"
-            if in_line is not None
-            else "; its Spark jobs were interrupted"
-        )
-        raise error(f"the run of node {run.node_id} was {stop_reason}{how}")
-    if run.error is not None:
-        raise _as_execution_error(run.error, run.node_id)
-    assert run.result is not None
-    if progress is not None:
-        progress(1.0, f"done in {run.result.elapsed_s:.2f} s")
-    return run.result
-
-
-def _stop(run: SparkRun, spark, worker: threading.Thread) -> None:
-    """Stop a run: no new Spark action starts, and its running jobs are interrupted.
-
-    Before execution the worker's own check stops it. Once executing, it may be between its stop
-    check and submitting a job, so the interrupt is repeated while it is alive, for up to
-    ``STOP_GRACE_S``.
-    """
-    run.stopped.set()
-    if not run.started_execution.is_set():
-        return  # the worker has yet to pass its last check before Spark actions: none will start
-    end = time.monotonic() + STOP_GRACE_S
-    while True:
-        interrupt_tag(spark, run.tag)
-        if not worker.is_alive() or time.monotonic() > end:
-            break
-        worker.join(POLL_S)
-    from ..spark.reaper import watch
-
-    watch(spark)  # tasks that ignore the interrupt (a fused nested-loop join) are ended too
-
-
-def interrupt_tag(spark, tag: str) -> None:
-    """Interrupt the Spark jobs carrying ``tag`` (and, classic sessions, its job group)."""
-    with contextlib.suppress(Exception):
-        spark.interruptTag(tag)
-    if not is_connect(spark):
-        with contextlib.suppress(Exception):
-            spark.sparkContext.cancelJobGroup(tag)
-
-
-def _progress(spark, run: SparkRun, elapsed: float) -> tuple[float, str]:
-    if run.in_line is not None:
-        return 0.0, f"{in_line_text(run.in_line)} ({elapsed:.0f} s)"
-    if not run.started_execution.is_set():
-        return 0.0, f"translating and planning ({elapsed:.0f} s)"
-    if is_connect(spark):
-        return 0.0, f"running ({elapsed:.0f} s)"
-    try:
-        tracker = spark.sparkContext.statusTracker()
-        done = total = 0
-        jobs = tracker.getJobIdsForGroup(run.tag)
-        for job_id in jobs:
-            job = tracker.getJobInfo(job_id)
-            for stage_id in job.stageIds if job else ():
-                stage = tracker.getStageInfo(stage_id)
-                if stage is not None:
-                    done += stage.numCompletedTasks
-                    total += stage.numTasks
-    except Exception:
-        return 0.0, f"running ({elapsed:.0f} s)"
-    fraction = done / total if total else 0.0
-    return min(fraction, 0.99), f"{len(jobs)} Spark job(s), {done}/{total} tasks ({elapsed:.0f} s)"
 
 
 def _is_spark_error(exc: BaseException) -> bool:
@@ -656,6 +511,7 @@ __all__ = [
     "to_parquet_bytes",
     "Cancelled",
     "TimedOut",
+    "STOP_GRACE_S",
     "MAX_ROWS",
     "MAX_BYTES",
 ]

@@ -12,8 +12,10 @@ import threading
 import time
 
 from ..cache import BoundedCache
+from ..errors import Cancelled
 from ..jobs.profile import is_cross_product
-from ..jobs.run import Cancelled, SparkRun, supervise, translation
+from ..jobs.run import SparkRun, translation
+from ..jobs.supervise import supervise
 from .session import in_background, peek_session, people_running, warming
 from .turns import SPARK
 
@@ -38,12 +40,9 @@ def rehearse(model, node_ids: list[str], spark, catalog, budget_s: float, limit:
                 continue
             try:
                 supervise(
-                    SparkRun(model, node_id, spark, catalog, limit, count=False, explain=False),
-                    spark,
-                    left,
-                    stop,
-                    None,
-                    background=True,
+                    SparkRun(model, node_id, spark, catalog, limit, count=False, explain=False, background=True),
+                    timeout_s=left,
+                    cancel=stop,
                 )
             except Cancelled:  # out of time (TimedOut), or a person's run started
                 break
