@@ -10,7 +10,7 @@ CORPORA = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "s
 
 
 #: Folders of the corpora left out: consumer-testing's test definitions (not plans) and the conformance
-#: corpus, whose plans break the spec's rules on purpose, one each (tests/test_conformance.py checks them).
+#: corpus, whose plans break the spec's rules on purpose, one each (tests/model/test_conformance.py checks them).
 _LEFT_OUT = (os.path.join("consumer-testing", "testdata"), os.path.join(CORPORA, "conformance"))
 
 

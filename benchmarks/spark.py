@@ -42,7 +42,7 @@ PLAN_OUT = os.path.join(HERE, "results", "spark_plans")
 TABLES = ("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier")
 QUICK_QUERIES = (1, 3, 5, 12, 17)
 
-# Plans that encode something other than their SQL (as in tests/test_exec_corpora.py): the SQL is
+# Plans that encode something other than their SQL (as in tests/executor/test_exec_corpora.py): the SQL is
 # changed to what the plan says, so both sides compute the same thing.
 PLAN_DEVIATIONS = [
     (

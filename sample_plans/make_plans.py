@@ -766,7 +766,7 @@ README_TAIL = """
 `tutorial.json`, `tpch_q02_isthmus.json` and `tpch_q03_duckdb.json` are copied unchanged from
 `../shared/corpora` (Apache-2.0). The others are written by `make_plans.py` (run
 `.venv/bin/python sample_plans/make_plans.py` after changing it); their field indices are worked out
-by hand in its comments. `tests/test_sample_plans.py` checks that every plan derives with no error
+by hand in its comments. `tests/model/test_sample_plans.py` checks that every plan derives with no error
 (except the deliberate ones of `errors.json`), that root names fit, and that DuckDB running each
 plan's SQL gives as many columns as the root (and, with Spark, the same rows as the executor).
 

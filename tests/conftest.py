@@ -10,7 +10,7 @@ import pytest
 from tests.support import CORPORA
 
 # The app starts Spark in the background once a plan is open; in the tests only where a test says so
-# (tests/test_app_run.py), so the page tests stay free of Spark (tests/test_app_no_spark.py).
+# (tests/app/test_app_run.py), so the page tests stay free of Spark (tests/app/test_app_no_spark.py).
 os.environ.setdefault("SUBSTRAIT_VIZ_WARM_UP", "0")
 
 
@@ -19,7 +19,7 @@ def pytest_addoption(parser):
         "--update-golden",
         action="store_true",
         default=False,
-        help="tests/test_golden.py: rewrite the golden files in tests/golden instead of comparing (check the "
+        help="tests/model/test_golden.py: rewrite the golden files in tests/golden instead of comparing (check the "
         "diff by hand first)",
     )
 

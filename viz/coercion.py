@@ -16,7 +16,7 @@ call the way the plan's producer's engine would, and say so:
 :func:`call_coercion` gives a call's argument casts, :func:`unify` the common type of values that must
 share one (CASE branches, COALESCE arguments, an IN list, set-operation inputs, VALUES rows), and
 :func:`arithmetic_result` the type an engine gives an arithmetic call once its arguments are cast.
-Every rule here was checked against the live engines (``tests/test_coercion.py``).
+Every rule here was checked against the live engines (``tests/model/test_coercion.py``).
 """
 
 from __future__ import annotations

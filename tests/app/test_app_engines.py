@@ -1,7 +1,7 @@
 """Spark beside DataFusion in the app (AppTest): a node on both engines, the first disagreement found
 in the background and marked on the graph, and the portability table with its marks.
 
-The expected verdicts come from the executor's own tests (tests/test_bisect.py), which check them
+The expected verdicts come from the executor's own tests (tests/engines/test_bisect.py), which check them
 against DuckDB; here the page must show them and mark the graph."""
 
 from __future__ import annotations

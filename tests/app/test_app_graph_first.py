@@ -2,7 +2,7 @@
 (``ui.page.open_plan``), driven by AppTest: its first run, then the rerun the graph viewer asks for.
 
 The browser's side (the viewer asking, the graph drawn before the sidebar's inputs) is in
-``tests/test_e2e_links.py``.
+``tests/browser/test_e2e_links.py``.
 """
 
 from __future__ import annotations

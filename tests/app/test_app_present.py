@@ -19,7 +19,7 @@ APP = os.path.join(ROOT, "app.py")
 PRESENT = "pages/present.py"
 
 # The tutorial plan's steps from the leaves to the root, each checked by hand against its JSON
-# (tests/test_describe.py says why each sentence is right).
+# (tests/model/test_describe.py says why each sentence is right).
 TUTORIAL_STORY = [
     "Reads table orders (4 columns: product_id, quantity, order_date and price).",
     "Reads table products (4 columns: product_id, categories, details and product_name).",

@@ -1,6 +1,6 @@
 """Text shown as it is (issue 37): counts of any size read at a glance, ids with ``*`` shown literally,
 the node picker's exact match first, a panel's failure as a message, a bad upload keeping the open plan.
-AppTest, no Spark and no browser (tests/test_e2e_literal.py checks the drawing in Chromium)."""
+AppTest, no Spark and no browser (tests/browser/test_e2e_literal.py checks the drawing in Chromium)."""
 
 from __future__ import annotations
 

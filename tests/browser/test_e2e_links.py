@@ -90,7 +90,7 @@ def test_present_reads_datafusions_q03_in_an_analysts_words(app_url):  # noqa: F
 def test_present_reads_datafusions_tpcds_q64_without_ids_or_calls(app_url):  # noqa: F811
     """DataFusion's TPC-DS q64 (analyzed) on the Present page, opened by a shared link: no node id and
     no function of the plan written as a call anywhere in its text, and every filter's sentence (which
-    ``tests/test_describe.py`` checks names each of its conditions against the plan) is on the page."""
+    ``tests/model/test_describe.py`` checks names each of its conditions against the plan) is on the page."""
     import re
 
     from playwright.sync_api import expect

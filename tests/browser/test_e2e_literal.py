@@ -1,7 +1,7 @@
 """Ids with ``*`` in a real browser (Playwright + headless Chromium): TPC-DS q64 as DataFusion plans
 it has ids like ``0.0*22.1.0*4.1``, which Markdown read as italics (the asterisks dropped), and the
 node picker's own fuzzy ranking put ``0.0*15`` above ``0.0*5`` for the text ``0.0*5``. The server
-and Chromium come from tests/test_e2e.py, the plan from tests/test_e2e_zoom.py's fixture."""
+and the plan are tests/browser/conftest.py's fixtures, Chromium comes from tests/support/browser.py."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Opens the Step page on ``?sample=tutorial.json``, starts at the orders read, steps up to the join
 and the aggregate (the K shortcut, then the button), runs each node and checks the heading and the
 "what it did" line at each step against DuckDB's counts. Screenshots: tests/artifacts/step-N.png.
-The Streamlit server and the Chromium checks come from tests/test_e2e.py.
+The Streamlit server is tests/browser/conftest.py's fixture, Chromium comes from tests/support/browser.py.
 """
 
 from __future__ import annotations

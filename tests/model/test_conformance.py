@@ -2,7 +2,7 @@
 root schema against expected.json, and every virtual-table case run on Spark.
 
 The expectations are the corpus' own, written from the spec's sentences (its METHOD.md); the
-comparison and the table of docs/conformance.md live in ``tests/conformance_table.py``. A known
+comparison and the table of docs/conformance.md live in ``tests/support/conformance_table.py``. A known
 difference is a strict expected failure that says why (docs/conformance.md gives the spec's words).
 """
 

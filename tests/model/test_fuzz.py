@@ -9,7 +9,7 @@ executability check. The only exception allowed out is :class:`PlanLoadError` (t
 plan); everything else must come back as diagnostics. Each case must finish in bounded time.
 
 The runs are derandomised so CI sees the same cases every time; ``FUZZ_EXAMPLES`` and ``FUZZ_SEED``
-run more or other cases (``FUZZ_EXAMPLES=20000 FUZZ_SEED=7 pytest tests/test_fuzz.py -s``).
+run more or other cases (``FUZZ_EXAMPLES=20000 FUZZ_SEED=7 pytest tests/model/test_fuzz.py -s``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Three artefacts per plan, each compared with ``tests/golden/<plan stem>.<artefac
 
 The model is built as the CLI builds it (``load_path`` + ``analyze_loaded``). A mismatch fails with
 a unified diff; after checking that diff by hand, refresh the goldens with
-``.venv/bin/python -m pytest tests/test_golden.py --update-golden``. A missing golden fails too.
+``.venv/bin/python -m pytest tests/model/test_golden.py --update-golden``. A missing golden fails too.
 None of this starts Spark: ``viz`` does not import pyspark (checked below).
 """
 
@@ -40,7 +40,7 @@ PLANS = REPO / "sample_plans"
 GOLDEN = TESTS / "golden"
 MAX_DIFF_LINES = 80
 HINT = (
-    "rerun with --update-golden (.venv/bin/python -m pytest tests/test_golden.py --update-golden) after "
+    "rerun with --update-golden (.venv/bin/python -m pytest tests/model/test_golden.py --update-golden) after "
     "checking the diff by hand"
 )
 

@@ -575,7 +575,8 @@ def test_sort_keeps_the_input_schema():
         # sorted by b in the given direction, then by a ascending (b = 20 twice: a = 2 before 4)
         ("SORT_DIRECTION_ASC_NULLS_FIRST", [(3, None), (1, 10), (2, 20), (4, 20)]),
         ("SORT_DIRECTION_DESC_NULLS_LAST", [(2, 20), (4, 20), (1, 10), (3, None)]),
-        # (ASC_NULLS_LAST and DESC_NULLS_FIRST: the same two choices, combined the other way; tests/test_translate.py)
+        # (ASC_NULLS_LAST and DESC_NULLS_FIRST: the same two choices, combined the other way;
+        # tests/executor/test_translate.py)
     ],
 )
 def test_sort_directions(spark, direction, expected):

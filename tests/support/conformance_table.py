@@ -8,7 +8,7 @@ Two halves. The schema half loads each plan of ``derived-schema/`` and compares 
 schema, spelled the corpus' way (:func:`spelling`), with ``expected.json``. The run half runs each
 plan of ``derived-schema-virtual-tables/`` on Spark through the executor and compares the result's
 column types with the derived ones (:func:`spark_spelling`), and the ten cases with rows in
-``expected.json`` with those rows. ``tests/test_conformance.py`` asserts both; this module holds
+``expected.json`` with those rows. ``tests/model/test_conformance.py`` asserts both; this module holds
 what they and the table share.
 """
 

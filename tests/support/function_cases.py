@@ -13,7 +13,7 @@ before the call whose arguments name its columns (``((1.0), (2.0)) variance(SAMP
 
 ``parse_file`` turns a file into ``Case`` objects; ``run_cases`` evaluates them through
 ``executor.translate.functions`` on Spark, many cases per ``select``, and reports pass / fail / unsupported.
-A test harness (``tests/test_functions.py`` runs it), not part of the app; on its own:
+A test harness (``tests/executor/test_functions.py`` runs it), not part of the app; on its own:
 ``python -m tests.support.function_cases [ROOT]`` (ROOT: the ``.test`` files, by default
 ``../shared/corpora/function-tests`` beside the repository).
 """
