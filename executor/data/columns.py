@@ -1,6 +1,6 @@
 """Whether a table's columns serve a read: the plan's base schema against the table's columns.
 
-One rule for the run (a Spark DataFrame's schema, :mod:`executor.translate.rel`) and for the app's
+One rule for the run (a Spark DataFrame's schema, :mod:`executor.translate.reads`) and for the app's
 Tables page (a file's schema read from its footer or header with pyarrow, before Spark is started):
 every column the plan names must be a column of the table (case-insensitive) of the same type family
 (numbers go with numbers). Reading by position instead takes the table's first columns under the

@@ -465,7 +465,7 @@ class ExprTranslator:
 
     def _scalar_subquery(self, s: Expression.Subquery.Scalar) -> Column:
         df, names = self._subquery(s.input)
-        # a select of the one column would put a Project above a global aggregate (see executor.translate.rel)
+        # a select of the one column would put a Project above a global aggregate (see executor.translate.aggregation)
         return (df if len(names) == 1 else df.select(names[0])).scalar()
 
     def _in_predicate(self, s: Expression.Subquery.InPredicate) -> Column:

@@ -109,7 +109,7 @@ def _string_agg(call: Call, args: list) -> Column:
 
 
 def _grouping(call: Call, args: list) -> Column:
-    # A constant of each grouping set: the aggregate relation computes it (executor.translate.rel.aggregate).
+    # A constant of each grouping set: the aggregate relation computes it (executor.translate.aggregation.aggregate).
     raise Unsupported("GROUPING() is a measure of an aggregate with grouping sets; it has no meaning elsewhere")
 
 

@@ -1,0 +1,283 @@
+"""Project, aggregate and window relations as DataFrames.
+
+A project or global aggregate returns its columns unselected (:class:`Parts`), so that the aggregate
+or project over it takes them into its own step: each DataFrame step costs Spark an analysis of the
+plan so far. An aggregate reads a project's expressions in place of its columns when none of them
+is evaluated twice, as in the SQL's own plan.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+from substrait import algebra_pb2
+
+from viz.expressions import contains_rex
+from viz.model import NodeView
+from viz.schema import aggregate_layout
+
+from ..errors import ExecutionError
+from ..spark.jvm import col, sql_type
+from .expr import ExprTranslator, Record
+from .functions import resolve as resolve_function
+from .functions import supported
+from .types import to_spark
+
+if TYPE_CHECKING:
+    from .rel import Translator
+
+
+@dataclass
+class Parts:
+    """A node's output as columns over another DataFrame, not selected yet: a project, or a global
+    aggregate and the projects over it. A consumer that can take the columns into its own step does
+    (each DataFrame step costs Spark an analysis of the whole plan so far); any other gets the select.
+
+    ``origins``: per output, which of the node's expressions it is (outputs with the same origin are
+    one expression), or None for an input column or a literal, which may be repeated freely.
+    ``star``: how many leading outputs are the input's own columns in order (selected as ``*``).
+    """
+
+    df: DataFrame
+    columns: list[Column]
+    origins: list[int | None]
+    over_aggregate: bool = False
+    star: int = 0
+
+
+#: Expression kinds a project over a global aggregate keeps in a select of its own.
+_NOT_FOLDED = frozenset({"subquery", "window_function"})
+_SUBQUERY = frozenset({"subquery"})
+#: A field reference's roots other than the incoming record.
+_NOT_ROOT = frozenset({"outer_reference", "expression", "lambda_parameter_reference"})
+
+
+def project(tr: Translator, node: NodeView) -> Parts:
+    """The project and its emit as one select's columns (:class:`Parts`), over a global aggregate in
+    the aggregate's own select."""
+    body = node.node.body
+    below = None
+    if node.inputs and not any(contains_rex(e, _NOT_FOLDED) for e in body.expressions):
+        below = tr.parts_of(node.inputs[0])
+    if below is not None and below.over_aggregate:
+        df, n = below.df, len(below.columns)
+        ex = ExprTranslator(tr, node.id, Record(below.columns, node.info.incoming), tr.outer)
+        inherited = below.origins
+    else:
+        below = None
+        df, n, ex = tr.incoming(node)
+        inherited = [None] * n
+    mapping = tr.emit_mapping(node)
+    keeps = tr.model.conventions.project_keeps_input or mapping is not None
+    if mapping is None:
+        mapping = (
+            [*range(n), *range(n, n + len(body.expressions))]
+            if keeps
+            else [n + i for i in range(len(body.expressions))]
+        )
+    # only the expressions the emit keeps are translated; each output names its source
+    added: dict[int, Column] = {}
+    cols: list[Column] = []
+    origins: list[int | None] = []
+    for m in mapping:
+        if m < n:
+            cols.append(ex.record.columns[m])
+            origins.append(inherited[m])
+            continue
+        if m - n >= len(body.expressions):
+            raise ExecutionError(
+                f"node {node.id}: emit maps output field {m}, but the project has {n + len(body.expressions)} fields"
+            )
+        if m - n not in added:
+            added[m - n] = ex.expr(body.expressions[m - n])
+        cols.append(added[m - n])
+        origins.append(None if below is None and _plain(body.expressions[m - n]) else m)
+    star = n if below is None and mapping[:n] == list(range(n)) else 0
+    return Parts(df, cols, origins, over_aggregate=below is not None, star=star)
+
+
+def _plain(e: algebra_pb2.Expression) -> bool:
+    """Whether an expression is a literal or a field of the incoming record (free to evaluate twice)."""
+    which = e.WhichOneof("rex_type")
+    if which == "literal":
+        return True
+    if which != "selection":
+        return False
+    ref = e.selection
+    return (
+        ref.WhichOneof("root_type") == "root_reference"
+        and ref.WhichOneof("reference_type") == "direct_reference"
+        and ref.direct_reference.WhichOneof("reference_type") == "struct_field"
+        and not ref.direct_reference.struct_field.HasField("child")
+    )
+
+
+def aggregate(tr: Translator, node: NodeView) -> DataFrame | Parts:
+    body: algebra_pb2.AggregateRel = node.node.body
+    layout = aggregate_layout(body, tr.model.conventions)
+    if layout.bad_references:
+        raise ExecutionError(
+            f"a grouping refers to grouping expression {layout.bad_references[0]}, but there are "
+            f"{len(body.grouping_expressions)}"
+        )
+    sets = [sorted(m) for m in layout.sets] or [[]]
+    grouping_bits = {i: _grouping_arguments(tr, node, body, m.measure, layout) for i, m in enumerate(body.measures)}
+    grouping_bits = {i: bits for i, bits in grouping_bits.items() if bits is not None}
+    one_step = (
+        bool(body.measures)
+        and not grouping_bits
+        and (
+            layout.no_keys
+            or (len(sets) == 1 and sets[0] == list(range(len(layout.keys))) and not layout.grouping_column)
+        )
+    )
+    below = tr.parts_of(node.inputs[0]) if one_step and node.inputs else None
+    if below is not None and not below.over_aggregate and _takes(body, layout, below):
+        # over a project: its expressions go into the aggregate itself, as in the SQL's own plan
+        df = below.df
+        ex = ExprTranslator(tr, node.id, Record(below.columns, node.info.incoming, df), tr.outer)
+    else:
+        df, _, ex = tr.incoming(node)
+    keys = [ex.expr(body.grouping_expressions[r]) for r in layout.keys]
+    measures = [
+        F.lit(0) if i in grouping_bits else ex.aggregate(m.measure, ex.expr(m.filter) if m.HasField("filter") else None)
+        for i, m in enumerate(body.measures)
+    ]
+    direct = node.info.direct
+    if grouping_bits and layout.no_keys:
+        raise ExecutionError(f"node {node.id}: GROUPING() needs grouping keys, and this aggregate has none")
+    if layout.no_keys and measures:
+        # a global aggregate: one select (it also works under outer references), its emit folded in
+        mapping = tr.emit_mapping(node)
+        picked = list(range(len(measures))) if mapping is None else mapping
+        return Parts(df, [measures[m] for m in picked], list(picked), over_aggregate=True)
+    if (
+        len(sets) == 1
+        and sets[0] == list(range(len(keys)))
+        and keys
+        and measures
+        and not layout.grouping_column
+        and not grouping_bits
+    ):
+        # one grouping set of every key, in order (GROUP BY): the aggregate names its own columns,
+        # with no select after it (each DataFrame step costs Spark an analysis)
+        n = len(keys)
+        out = df.groupBy(*[k.alias(tr.name(p)) for p, k in enumerate(keys)]).agg(
+            *[m.alias(tr.name(n + i)) for i, m in enumerate(measures)]
+        )
+        return tr._emit(node, out)
+    grouping = to_spark(layout.grouping_type()) if layout.grouping_column else None
+    parts = []
+    for index, members in enumerate(sets):
+        grouped = [keys[p].alias(f"__k{p}") for p in members]
+        named = [m.alias(f"__m{i}") for i, m in enumerate(measures) if i not in grouping_bits]
+        if named and not grouped:
+            part = df.select(*named)  # a global aggregate; select also works under outer references
+        elif named:
+            part = df.groupBy(*grouped).agg(*named)
+        else:
+            part = df.select(*grouped).distinct()
+        cols = []
+        for pos in range(len(keys)):
+            if pos in members:
+                cols.append(col(f"__k{pos}"))
+            else:
+                t = direct[pos].type if direct is not None and pos < len(direct) else None
+                cols.append(F.lit(None).cast(sql_type(to_spark(t))) if t is not None else F.lit(None))
+        grouping_value = F.lit(layout.grouping_value(index)).cast(sql_type(grouping)) if grouping is not None else None
+        if layout.grouping_column == "datafusion":
+            cols.append(grouping_value)
+        for i in range(len(measures)):
+            if i in grouping_bits:  # GROUPING(...): which of its keys this set leaves out, a constant per set
+                bits = grouping_bits[i]
+                value = sum(1 << (len(bits) - 1 - b) for b, p in enumerate(bits) if p not in members)
+                cols.append(F.lit(value).cast("int"))
+            else:
+                cols.append(col(f"__m{i}"))
+        if layout.grouping_column == "index":
+            cols.append(grouping_value)
+        parts.append(part.select(*[c.alias(tr.name(i)) for i, c in enumerate(cols)]))
+    return tr._emit(node, functools.reduce(DataFrame.unionAll, parts))
+
+
+def _takes(body: algebra_pb2.AggregateRel, layout, below: Parts) -> bool:
+    """Whether an aggregate may read a project's expressions in place of its columns: each of them
+    read at most once (so none is evaluated twice), and no subquery among the aggregate's own."""
+    messages = [body.grouping_expressions[r] for r in layout.keys]
+    for m in body.measures:
+        messages.append(m.measure)
+        if m.HasField("filter"):
+            messages.append(m.filter)
+    if any(contains_rex(m, _SUBQUERY) for m in messages):
+        return False
+    reads: dict[int, int] = {}
+    for field_index, count in _root_fields(messages).items():
+        if not 0 <= field_index < len(below.origins):
+            return False  # out of range: the translation says so, over the project's own DataFrame
+        origin = below.origins[field_index]
+        if origin is not None:
+            reads[origin] = reads.get(origin, 0) + count
+    return all(n <= 1 for n in reads.values())
+
+
+def _root_fields(messages) -> dict[int, int]:
+    """How many times the incoming record's fields are referenced in ``messages`` (not looking inside
+    subqueries' relations), by field index."""
+    counts: dict[int, int] = {}
+    stack = list(messages)
+    while stack:
+        msg = stack.pop()
+        if isinstance(msg, algebra_pb2.Expression.FieldReference) and msg.WhichOneof("root_type") not in _NOT_ROOT:
+            if msg.WhichOneof("reference_type") == "direct_reference" and msg.direct_reference.HasField("struct_field"):
+                i = msg.direct_reference.struct_field.field
+                counts[i] = counts.get(i, 0) + 1
+        for fd, value in msg.ListFields():
+            if fd.message_type is None or fd.message_type.full_name == "substrait.Rel":
+                continue
+            if fd.is_repeated:
+                if not fd.message_type.GetOptions().map_entry:
+                    stack.extend(value)
+            else:
+                stack.append(value)
+    return counts
+
+
+def _grouping_arguments(tr: Translator, node: NodeView, body, f, layout) -> list[int] | None:
+    """For a ``grouping(...)`` measure: the position among the aggregate's keys of each argument (each
+    must be one of the grouping expressions); None for any other measure."""
+    ref = tr.model.extensions.functions.get(f.function_reference)
+    if ref is None or resolve_function(ref.name) != "grouping":
+        return None
+    out = []
+    for a in f.arguments:
+        matches = [p for p, r in enumerate(layout.keys) if body.grouping_expressions[r] == a.value]
+        if not matches:
+            raise ExecutionError(
+                f"node {node.id}: an argument of GROUPING() is not one of the aggregate's grouping expressions"
+            )
+        out.append(matches[0])
+    return out
+
+
+def window(tr: Translator, node: NodeView) -> DataFrame:
+    body: algebra_pb2.ConsistentPartitionWindowRel = node.node.body
+    df, n, ex = tr.incoming(node)
+    spec = Window.partitionBy(*[ex.expr(p) for p in body.partition_expressions])
+    if body.sorts:
+        spec = spec.orderBy(*[ex.sort_column(s) for s in body.sorts])
+    elif any(not _aggregates(tr, f) for f in body.window_functions):
+        # Spark ranks only over an ordered window; without sorts every row is a peer of every other
+        # (an aggregate's frame is set by its bounds either way)
+        spec = spec.orderBy(F.lit(0))
+    added = [ex.over(f, spec) for f in body.window_functions]
+    return df.select(*[col(c) for c in tr.names(n)], *[c.alias(tr.name(n + i)) for i, c in enumerate(added)])
+
+
+def _aggregates(tr: Translator, f) -> bool:
+    """Whether a window relation's function is an aggregate (else a ranking or offset function)."""
+    ref = tr.model.extensions.functions.get(f.function_reference)
+    return ref is not None and supported(ref.compound_name, "aggregate") is None

@@ -1,0 +1,228 @@
+"""Read relations as DataFrames: named tables, local files and virtual tables, their columns
+conformed to the plan's base schema (selected by name or position, cast where that is safe), then
+the read's filters and projection mask.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as S
+from substrait import algebra_pb2
+
+from viz.fields import Field, named_struct_fields
+from viz.model import NodeView
+
+from ..data.columns import check_columns, families_fit, plan_columns, spark_columns, spark_family
+from ..errors import ColumnMismatch, ExecutionError, Unsupported
+from ..spark.jvm import col, sql_type
+from . import literals
+from .expr import ExprTranslator, Record, struct_member
+from .types import spark_type_or_none, to_spark
+
+if TYPE_CHECKING:
+    from .rel import Translator
+
+
+def _family(t: S.DataType) -> str | None:
+    return spark_family(t)
+
+
+def _safe_cast(have: S.DataType, want: S.DataType) -> bool:
+    """Whether a file column of type ``have`` may be cast to the plan's ``want`` without surprises."""
+    a, b = _family(have), _family(want)
+    return a is not None and b is not None and families_fit(a, b)
+
+
+def _mismatch(
+    df: DataFrame, base: list[Field], what: str, table: Sequence[str], where: str, how: str = "", position: bool = False
+) -> str | None:
+    """Why a named table's columns are not the plan's, or None (:func:`executor.data.columns.check_columns`:
+    every name of the base schema a column, case-insensitive, of a type of the same family; read by
+    ``position``, the first columns in order, as many and of those families). ``how``: where the person
+    chooses to read a table by position, with ``{name}`` for the table
+    (:attr:`executor.data.catalog.Catalog.by_position_how`)."""
+    check = check_columns(spark_columns(df.schema), plan_columns(base))
+    if check.ok or (position and check.by_position):
+        return None
+    plan_cols = ", ".join(f.name for f in base)
+    file_cols = ", ".join(c.shown() for c in check.table)
+    if position:
+        return (
+            f"{what} ({where}) {check.problem()}, and it cannot be read by position either: "
+            f"{check.why_not_by_position()}. The plan reads {plan_cols}; the table has {file_cols}. Bind a "
+            "table with the plan's columns"
+        )
+    where_to_choose = how.format(name=table[-1] if table else "?")
+    return (
+        f"{what} ({where}) {check.problem()}. The plan reads {plan_cols}; the table has {file_cols}. Bind a "
+        f"table with the plan's columns, or choose to read this one by position{where_to_choose}"
+    )
+
+
+def _conform(
+    tr: Translator, df: DataFrame, base: list[Field], what: str, table: Sequence[str] | None = None
+) -> DataFrame:
+    """Select the table's columns for the base schema and cast them to its types where that is safe.
+
+    A named table (``table``: its names) must have the plan's columns, by name (case-insensitive)
+    and type family; otherwise it is refused (:class:`ColumnMismatch`) unless the catalog reads it by
+    position, the person's explicit choice, and its first columns have the plan's type families in
+    order. Local files are read by position when their names are
+    not the plan's (a headerless CSV's columns have none)."""
+    columns = df.columns
+    by_name = {c.lower(): c for c in columns}
+    position = table is None or getattr(tr.tables, "reads_by_position", lambda names: False)(table)
+    if table is not None:
+        where = getattr(tr.tables, "where", lambda names: "")(table)
+        why = _mismatch(
+            df, base, what, table, where or "its source", getattr(tr.tables, "by_position_how", ""), position
+        )
+        if why:
+            raise ColumnMismatch(why)
+    if base and all(f.name.lower() in by_name for f in base):
+        picked = [by_name[f.name.lower()] for f in base]
+    elif len(columns) >= len(base):
+        picked = columns[: len(base)]
+        if len(columns) != len(base):
+            tr.warn(
+                f"{what}: the plan names columns the table lacks; its first {len(base)} columns are used by position"
+            )
+    else:
+        raise ExecutionError(
+            f"{what} has {len(columns)} columns ({', '.join(columns)}), but the plan's base schema needs "
+            f"{len(base)} ({', '.join(f.name for f in base)})"
+        )
+    types = {f.name: f.dataType for f in df.schema.fields}
+    casts: list[S.DataType | None] = []
+    for src, f in zip(picked, base):
+        want, have = spark_type_or_none(f.type), types.get(src)
+        if want is None or have is None or have == want or not _safe_cast(have, want):
+            want = None
+        casts.append(want)
+    names = tr.names(len(picked))
+    if picked == columns:
+        # the table's columns as they are: renamed in one step (each DataFrame step costs Spark an
+        # analysis, and each Column some Py4J round trips), then only the casts
+        out = df.toDF(*names)
+        cast = {n: col(n).cast(sql_type(t)) for n, t in zip(names, casts) if t is not None}
+        return out.withColumns(cast) if cast else out
+    cols: list[Column] = []
+    for name, src, want in zip(names, picked, casts):
+        ref = col(_quote(src))
+        cols.append((ref if want is None else ref.cast(sql_type(want))).alias(name))
+    return df.select(*cols)
+
+
+def _conformed(tr: Translator, raw: DataFrame, base: list[Field], what: str, table: Sequence[str]) -> DataFrame:
+    """:func:`_conform`, kept by the catalog per table, base schema and column prefix: a warm
+    session translates a plan over the same tables again without the Py4J round trips of
+    renaming and casting every column (about half of a TPC-H translation's)."""
+    cached = getattr(tr.tables, "cached", None)
+    if cached is None:
+        return _conform(tr, raw, base, what, table)
+    schema = tuple((f.name, f.type.SerializeToString(deterministic=True) if f.type is not None else None) for f in base)
+
+    def make() -> tuple[DataFrame, list[str]]:
+        before = len(tr.warnings)
+        df = _conform(tr, raw, base, what, table)
+        return df, tr.warnings[before:]
+
+    df, warnings = cached(tr.spark, ("conformed", id(raw), schema, tr.prefix, tr.offset), make)
+    for w in warnings:
+        tr.warn(w)
+    return df
+
+
+def _quote(name: str) -> str:
+    """A quoted column name: dots, quotes and backticks are data."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _virtual_table(tr: Translator, node: NodeView, r: algebra_pb2.ReadRel, base: list[Field] | None) -> DataFrame:
+    rows = list(r.virtual_table.expressions)
+    width = len(base) if base is not None else (len(rows[0].fields) if rows else 0)
+    names = tr.names(width)
+    all_literals = all(e.WhichOneof("rex_type") == "literal" for row in rows for e in row.fields)
+    types_known = base is not None and all(f.type is not None for f in base)
+    if types_known and (all_literals or not rows):
+        schema = S.StructType([S.StructField(n, to_spark(f.type), True) for n, f in zip(names, base)])
+        values = [tuple(literals.python_value(e.literal) for e in row.fields) for row in rows]
+        try:
+            return tr.spark.createDataFrame(values, schema)
+        except (TypeError, ValueError):
+            pass  # a value Spark will not take as the declared type: build the rows as columns
+    if not rows:
+        raise Unsupported("an empty virtual table without column types cannot be built")
+    ex = ExprTranslator(tr, node.id, Record([], []), tr.outer)
+    parts = []
+    for row in rows:
+        cols = [ex.expr(e) for e in row.fields]
+        if base is not None and types_known:
+            cols = [c.cast(sql_type(to_spark(f.type))) for c, f in zip(cols, base)]
+        parts.append(tr.spark.range(1).select(*[c.alias(n) for c, n in zip(cols, names)]))
+    return functools.reduce(DataFrame.unionAll, parts)
+
+
+def read(tr: Translator, node: NodeView) -> DataFrame:
+    r: algebra_pb2.ReadRel = node.node.body
+    which = r.WhichOneof("read_type")
+    base = named_struct_fields(r.base_schema) if r.HasField("base_schema") else None
+    if which == "named_table":
+        what = f"table `{'.'.join(r.named_table.names)}`"
+        raw = tr.tables.named_table(tr.spark, list(r.named_table.names))
+        if base is None:
+            base = [Field(c, None) for c in raw.columns]
+        df = _conformed(tr, raw, base, what, list(r.named_table.names))
+    elif which == "local_files":
+        raw = tr.tables.local_files(tr.spark, r.local_files)
+        if base is None:
+            base = [Field(c, None) for c in raw.columns]
+        df = _conform(tr, raw, base, "the local files")
+    elif which == "virtual_table":
+        df = _virtual_table(tr, node, r, base)
+        if base is None:
+            base = [Field(f"col{i}", None) for i in range(len(df.columns))]
+    else:
+        raise Unsupported(
+            f"reading `{which or 'nothing'}` is not supported (named tables, local files, virtual tables)"
+        )
+    names = tr.names(len(base))
+    ex = tr.expressions(node, names, base, df)
+    for filt in ("best_effort_filter", "filter"):
+        if r.HasField(filt):
+            df = df.where(ex.condition(getattr(r, filt)))
+    if r.HasField("projection") and r.projection.select.struct_items:
+        items = list(r.projection.select.struct_items)
+        for it in items:
+            if not 0 <= it.field < len(base):
+                raise ExecutionError(
+                    f"projection field {it.field} is out of range: the base schema has {len(base)} fields"
+                )
+        df = df.select(
+            *[
+                (
+                    _struct_select(col(tr.name(it.field)), it.child.struct, df)
+                    if it.child.HasField("struct")
+                    else col(tr.name(it.field))
+                ).alias(tr.name(i))
+                for i, it in enumerate(items)
+            ]
+        )
+    return df
+
+
+def _struct_select(column: Column, select, df: DataFrame) -> Column:
+    """A struct column keeping the members a mask's struct select lists, each narrowed by its own child
+    (a null struct stays null)."""
+    members = []
+    for k, it in enumerate(select.struct_items):
+        member = struct_member(column, it.field, df)
+        if it.child.HasField("struct"):
+            member = _struct_select(member, it.child.struct, df)
+        members.append(member.alias(f"f{k}"))
+    return F.when(column.isNull(), F.lit(None)).otherwise(F.struct(*members))
