@@ -37,8 +37,9 @@ class Task:
     updates: int = 0  # bumped by work that lands its result in parts (the page redraws each part)
     done: threading.Event = field(default_factory=threading.Event)
     waited: bool = False  # a run of the page has waited for it already (:func:`settle`)
-    # who redraws the panel that shows this task when it changes (:class:`_Waker`), and what it last showed
-    wake: Callable[[], None] | None = None
+    # who redraws the panel that shows this task when it changes (:class:`_Waker`; ``done=True``: the panel
+    # that shows its result), and what it last showed
+    wake: Callable[..., None] | None = None
     _shown: object = None
     _shown_at: float = 0.0
 
@@ -52,25 +53,26 @@ class Task:
             self._shown, self._shown_at = look, now
             wake()
 
-    def _phase(self) -> tuple[bool, int]:
-        """What is redrawn at once when it changes: leaving the line, a part of the result landed (a new
-        place in line, a percentage or the seconds only at the next look, :func:`_look_every`: with many
-        people waiting, each run's end moves every place)."""
-        return self.status.startswith(IN_LINE), self.updates
+    def _phase(self) -> int:
+        """What is redrawn at once when it changes: a part of the result landed. A new place in line,
+        leaving the line, a percentage or the seconds show at the next look (:func:`_look_every`): with
+        many people waiting, each run's end would redraw every waiting page."""
+        return self.updates
 
     def finish(self) -> None:
         """The task has its result or its error: the panel showing it is redrawn."""
         self.done.set()
         wake = self.wake
         if wake is not None:
-            wake()
+            wake(done=True)
 
-    def watch(self, wake: Callable[[], None]) -> None:
-        """From now on ``wake()`` redraws the panel that shows this task, when it changes."""
+    def watch(self, wake: Callable[..., None]) -> None:
+        """From now on ``wake()`` redraws the panel that shows this task when it changes, and
+        ``wake(done=True)`` the one that shows its result when it ends."""
         self._shown, self._shown_at = self._phase(), time.monotonic()
         self.wake = wake
         if self.done.is_set():  # ended before it was watched: nobody else will wake the panel
-            wake()
+            wake(done=True)
 
 
 def start(task: Task, plan: Plan, work: Callable[[Catalog], Any], what: str, thread_name: str) -> None:
@@ -156,7 +158,7 @@ def show_progress(task: Task, text: str, cancel_key: str, rerun: str | None = No
         task.cancel.set()
         task.status = "cancelling"
         return
-    waker = _Waker.here()
+    waker = _Waker.here(rerun)
     if waker is not None:
         task.watch(waker)
         return
@@ -191,14 +193,16 @@ class _Waker:
     fragment_id: str
     query_string: str
     page_script_hash: str
+    done_ids: tuple[str, ...] = ()  # the fragment that shows the result, if not this one's page
 
     @staticmethod
     def possible() -> bool:
         return _app_session() is not None
 
     @classmethod
-    def here(cls) -> _Waker | None:
-        """A waker of the fragment being run, or None."""
+    def here(cls, done: str | None = None) -> _Waker | None:
+        """A waker of the fragment being run, and at the end of the fragment keyed ``done`` (else of
+        this one, which then reruns the page), or None."""
         try:
             from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
 
@@ -206,26 +210,29 @@ class _Waker:
             fragment_id = ThreadState.get().fragment_id
             if session is None or ctx is None or not fragment_id:
                 return None
-            return cls(session, fragment_id, ctx.query_string, ctx.page_script_hash)
+            done_ids = tuple(ctx.fragment_storage.resolve_target(done)) if done else ()
+            return cls(session, fragment_id, ctx.query_string, ctx.page_script_hash, done_ids)
         except Exception:  # noqa: BLE001 - see the class docstring
             return None
 
-    def __call__(self) -> None:
+    def __call__(self, done: bool = False) -> None:
+        ids = list(self.done_ids) if done and self.done_ids else [self.fragment_id]
         try:
-            self.session._event_loop.call_soon_threadsafe(self._request)
+            self.session._event_loop.call_soon_threadsafe(self._request, ids)
         except Exception:  # noqa: BLE001 - a closed session: nobody to redraw for
             pass
 
-    def _request(self) -> None:  # on the server's event loop, as a browser's request would be
+    def _request(self, ids: list[str]) -> None:  # on the server's event loop, as a browser's request would be
         try:
             from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 
-            if not self.session.has_fragment(self.fragment_id):
+            ids = [i for i in ids if self.session.has_fragment(i)]
+            if not ids:
                 return  # the person has moved on: the task's result waits in the session
             data = RerunData(
                 query_string=self.query_string,
                 page_script_hash=self.page_script_hash,
-                fragment_id_queue=[self.fragment_id],
+                fragment_id_queue=ids,
                 is_fragment_scoped_rerun=True,
                 is_auto_rerun=True,
             )

@@ -219,7 +219,7 @@ def _without_condition(node) -> bool:
 
 
 # A join without a condition: every left row meets every right row. By join type, from the
-# inputs' rows (left, right): what the translation (executor.translate.rel._join) returns.
+# inputs' rows (left, right): what the translation (executor.translate.joins._join) returns.
 _CONDITIONLESS: dict[str, Callable[[int, int], int]] = {
     "JOIN_TYPE_INNER": lambda a, b: a * b,
     "JOIN_TYPE_LEFT": lambda a, b: a * max(b, 1),

@@ -11,25 +11,28 @@ from ui.tasks import Task
 def _watched(monkeypatch, now: list[float]) -> tuple[Task, list[float]]:
     monkeypatch.setattr(tasks.time, "monotonic", lambda: now[0])
     task, woken = Task(), []
-    task.watch(lambda: woken.append(now[0]))
+    task.watch(lambda done=False: woken.append((now[0], done)) if done else woken.append(now[0]))
     return task, woken
 
 
-def test_a_waiting_task_wakes_its_panel_when_it_joins_or_leaves_the_line_and_its_place_at_each_look(monkeypatch):
+def test_a_waiting_task_shows_its_place_and_leaving_the_line_at_its_looks_not_at_each_change(monkeypatch):
     """Each run's end moves every waiting place: with many people waiting, a redraw of every page at
-    each end would be most of the work, so a new place shows at the next look."""
+    each end would be most of the work, so a waiting page is redrawn once per look."""
     now = [100.0]
     task, woken = _watched(monkeypatch, now)
-    task.progress(0.0, "waiting for Spark: 3rd in line (0 s)")
-    assert woken == [100.0]  # it joined the line
-    now[0] = 102.0
-    task.progress(0.0, "waiting for Spark: 2nd in line (2 s)")
-    assert woken == [100.0]  # a new place, shown at the next look
+    for second, place in enumerate(("5th", "4th", "3rd", "2nd")):
+        now[0] = 100.0 + second
+        task.progress(0.0, f"waiting for Spark: {place} in line ({second} s)")
+    assert woken == []
     now[0] = 100.0 + tasks.LOOK_IN_LINE_S
     task.progress(0.0, "waiting for Spark: 1st in line (5 s)")
-    now[0] += 0.1
-    task.progress(0.0, "translating and planning (5 s)")  # it leaves the line: shown at once
-    assert woken == [100.0, 100.0 + tasks.LOOK_IN_LINE_S, now[0]]
+    assert woken == [now[0]]  # its look
+    now[0] += 0.5
+    task.progress(0.0, "translating and planning (5 s)")  # out of the line: shown within a look while it runs
+    assert len(woken) == 1
+    now[0] += tasks.LOOK_S
+    task.progress(0.0, "running (6 s)")
+    assert woken[-1] == now[0]
 
 
 def test_a_running_task_is_redrawn_at_most_once_per_look_and_at_its_end(monkeypatch):
@@ -41,7 +44,7 @@ def test_a_running_task_is_redrawn_at_most_once_per_look_and_at_its_end(monkeypa
     assert len(woken) == 3  # once per LOOK_S
     assert all(b - a >= tasks.LOOK_S - 1e-9 for a, b in zip(woken, woken[1:]))
     task.finish()
-    assert len(woken) == 4 and task.done.is_set()
+    assert len(woken) == 4 and woken[-1] == (3.0, True) and task.done.is_set()  # the result's panel
 
 
 def test_a_part_of_the_result_wakes_the_panel_at_once(monkeypatch):
@@ -57,8 +60,8 @@ def test_a_part_of_the_result_wakes_the_panel_at_once(monkeypatch):
 def test_a_task_that_ended_before_it_was_watched_wakes_its_panel_when_watched():
     task, woken = Task(), []
     task.finish()  # nobody watching: nothing to wake
-    task.watch(lambda: woken.append(1))
-    assert woken == [1]
+    task.watch(lambda done=False: woken.append(done))
+    assert woken == [True]
 
 
 def test_without_a_server_session_the_panel_looks_by_itself():
