@@ -9,8 +9,6 @@ is evaluated twice, as in the SQL's own plan.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -22,32 +20,11 @@ from viz.schema import aggregate_layout
 
 from ..errors import ExecutionError
 from ..spark.jvm import col, sql_type
+from .context import Parts, Translating
 from .expr import ExprTranslator, Record
 from .functions import resolve as resolve_function
 from .functions import supported
 from .types import to_spark
-
-if TYPE_CHECKING:
-    from .rel import Translator
-
-
-@dataclass
-class Parts:
-    """A node's output as columns over another DataFrame, not selected yet: a project, or a global
-    aggregate and the projects over it. A consumer that can take the columns into its own step does
-    (each DataFrame step costs Spark an analysis of the whole plan so far); any other gets the select.
-
-    ``origins``: per output, which of the node's expressions it is (outputs with the same origin are
-    one expression), or None for an input column or a literal, which may be repeated freely.
-    ``star``: how many leading outputs are the input's own columns in order (selected as ``*``).
-    """
-
-    df: DataFrame
-    columns: list[Column]
-    origins: list[int | None]
-    over_aggregate: bool = False
-    star: int = 0
-
 
 #: Expression kinds a project over a global aggregate keeps in a select of its own.
 _NOT_FOLDED = frozenset({"subquery", "window_function"})
@@ -56,7 +33,7 @@ _SUBQUERY = frozenset({"subquery"})
 _NOT_ROOT = frozenset({"outer_reference", "expression", "lambda_parameter_reference"})
 
 
-def project(tr: Translator, node: NodeView) -> Parts:
+def project(tr: Translating, node: NodeView) -> Parts:
     """The project and its emit as one select's columns (:class:`Parts`), over a global aggregate in
     the aggregate's own select."""
     body = node.node.body
@@ -116,7 +93,7 @@ def _plain(e: algebra_pb2.Expression) -> bool:
     )
 
 
-def aggregate(tr: Translator, node: NodeView) -> DataFrame | Parts:
+def aggregate(tr: Translating, node: NodeView) -> DataFrame | Parts:
     body: algebra_pb2.AggregateRel = node.node.body
     layout = aggregate_layout(body, tr.model.conventions)
     if layout.bad_references:
@@ -246,7 +223,7 @@ def _root_fields(messages) -> dict[int, int]:
     return counts
 
 
-def _grouping_arguments(tr: Translator, node: NodeView, body, f, layout) -> list[int] | None:
+def _grouping_arguments(tr: Translating, node: NodeView, body, f, layout) -> list[int] | None:
     """For a ``grouping(...)`` measure: the position among the aggregate's keys of each argument (each
     must be one of the grouping expressions); None for any other measure."""
     ref = tr.model.extensions.functions.get(f.function_reference)
@@ -263,7 +240,7 @@ def _grouping_arguments(tr: Translator, node: NodeView, body, f, layout) -> list
     return out
 
 
-def window(tr: Translator, node: NodeView) -> DataFrame:
+def window(tr: Translating, node: NodeView) -> DataFrame:
     body: algebra_pb2.ConsistentPartitionWindowRel = node.node.body
     df, n, ex = tr.incoming(node)
     spec = Window.partitionBy(*[ex.expr(p) for p in body.partition_expressions])
@@ -277,7 +254,7 @@ def window(tr: Translator, node: NodeView) -> DataFrame:
     return df.select(*[col(c) for c in tr.names(n)], *[c.alias(tr.name(n + i)) for i, c in enumerate(added)])
 
 
-def _aggregates(tr: Translator, f) -> bool:
+def _aggregates(tr: Translating, f) -> bool:
     """Whether a window relation's function is an aggregate (else a ranking or offset function)."""
     ref = tr.model.extensions.functions.get(f.function_reference)
     return ref is not None and supported(ref.compound_name, "aggregate") is None

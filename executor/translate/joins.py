@@ -4,7 +4,6 @@ cross products, and mark joins (a correlated EXISTS subquery)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -14,24 +13,22 @@ from viz.schema import join_type_name
 
 from ..errors import ExecutionError, Unsupported
 from ..spark.jvm import col
+from .context import Translating
 from .expr import ExprTranslator, Record
 
-if TYPE_CHECKING:
-    from .rel import Translator
 
-
-def _sides(tr: Translator, node: NodeView) -> tuple[DataFrame, int, DataFrame, int]:
+def _sides(tr: Translating, node: NodeView) -> tuple[DataFrame, int, DataFrame, int]:
     left, n = tr.input(node, 0)
     right, m = tr.input_at(node, 1, n)
     return left, n, right, m
 
 
-def cross(tr: Translator, node: NodeView) -> DataFrame:
+def cross(tr: Translating, node: NodeView) -> DataFrame:
     left, _, right, _ = _sides(tr, node)
     return left.crossJoin(right)
 
 
-def _renumber(tr: Translator, df: DataFrame, start: int, count: int, extra: list[Column] = ()) -> DataFrame:
+def _renumber(tr: Translating, df: DataFrame, start: int, count: int, extra: list[Column] = ()) -> DataFrame:
     cols = [col(tr.name(start + i)).alias(tr.name(i)) for i in range(count)]
     cols += [c.alias(tr.name(count + i)) for i, c in enumerate(extra)]
     return df.select(*cols)
@@ -42,7 +39,7 @@ Condition = Callable[[list[Column]], "Column | None"]
 
 
 def _mark(
-    tr: Translator,
+    tr: Translating,
     node: NodeView,
     keep: DataFrame,
     k_start: int,
@@ -89,7 +86,7 @@ _SPARK_HOW = {
 
 
 def _join(
-    tr: Translator,
+    tr: Translating,
     node: NodeView,
     type_name: str,
     cond: Column | None,
@@ -130,7 +127,7 @@ def _join(
     return out
 
 
-def join(tr: Translator, node: NodeView) -> DataFrame:
+def join(tr: Translating, node: NodeView) -> DataFrame:
     """JoinRel and NestedLoopJoinRel: a condition over the left fields followed by the right."""
     body = node.node.body
     left, n, right, m = _sides(tr, node)
@@ -148,7 +145,7 @@ def join(tr: Translator, node: NodeView) -> DataFrame:
     return _join(tr, node, join_type_name(body), cond, post, left, n, right, m, condition)
 
 
-def keys_join(tr: Translator, node: NodeView) -> DataFrame:
+def keys_join(tr: Translating, node: NodeView) -> DataFrame:
     """HashJoinRel and MergeJoinRel: equality keys (left field = right field) and a residual filter."""
     body = node.node.body
     left, n, right, m = _sides(tr, node)
@@ -157,7 +154,7 @@ def keys_join(tr: Translator, node: NodeView) -> DataFrame:
     return _join(tr, node, join_type_name(body), cond, post, left, n, right, m, condition)
 
 
-def _keys_condition(tr: Translator, node: NodeView, both: Record, n: int) -> tuple[Column | None, Column | None]:
+def _keys_condition(tr: Translating, node: NodeView, both: Record, n: int) -> tuple[Column | None, Column | None]:
     """A hash or merge join's condition (its keys' equalities and its residual expression) and its
     post-join filter, over ``both``: the columns of the left input's ``n`` fields, then the right's."""
     body = node.node.body

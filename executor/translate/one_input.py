@@ -4,7 +4,6 @@ top-N, expand and exchange."""
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
 
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
@@ -15,18 +14,16 @@ from viz.model import NodeView
 from ..errors import ExecutionError, Unsupported
 from ..spark.jvm import col
 from . import literals
+from .context import Translating
 from .expr import ExprTranslator
 
-if TYPE_CHECKING:
-    from .rel import Translator
 
-
-def filter_(tr: Translator, node: NodeView) -> DataFrame:
+def filter_(tr: Translating, node: NodeView) -> DataFrame:
     df, _, ex = tr.incoming(node)
     return df.where(ex.condition(node.node.body.condition))
 
 
-def sort(tr: Translator, node: NodeView) -> DataFrame:
+def sort(tr: Translating, node: NodeView) -> DataFrame:
     df, _, ex = tr.incoming(node)
     return df.orderBy(*[ex.sort_column(s) for s in node.node.body.sorts])
 
@@ -46,7 +43,7 @@ def _offset_limit(df: DataFrame, offset: int | None, count: int | None) -> DataF
     return df
 
 
-def fetch(tr: Translator, node: NodeView) -> DataFrame:
+def fetch(tr: Translating, node: NodeView) -> DataFrame:
     body = node.node.body
     df, _, ex = tr.incoming(node)
     offset = _constant(ex, body.offset_expr, "fetch offset") if body.HasField("offset_expr") else 0
@@ -54,7 +51,7 @@ def fetch(tr: Translator, node: NodeView) -> DataFrame:
     return _offset_limit(df, offset, count)
 
 
-def top_n(tr: Translator, node: NodeView) -> DataFrame:
+def top_n(tr: Translating, node: NodeView) -> DataFrame:
     body = node.node.body
     df, n, ex = tr.incoming(node)
     offset = _constant(ex, body.offset, "top-N offset") if body.HasField("offset") else 0
@@ -78,7 +75,7 @@ def top_n(tr: Translator, node: NodeView) -> DataFrame:
     return _offset_limit(df, offset, count)
 
 
-def expand(tr: Translator, node: NodeView) -> DataFrame:
+def expand(tr: Translating, node: NodeView) -> DataFrame:
     body: algebra_pb2.ExpandRel = node.node.body
     df, _, ex = tr.incoming(node)
     copies = max([len(f.switching_field.duplicates) for f in body.fields if f.HasField("switching_field")] or [1])
@@ -98,7 +95,7 @@ def expand(tr: Translator, node: NodeView) -> DataFrame:
     return functools.reduce(DataFrame.unionAll, parts)
 
 
-def exchange(tr: Translator, node: NodeView) -> DataFrame:
+def exchange(tr: Translating, node: NodeView) -> DataFrame:
     body: algebra_pb2.ExchangeRel = node.node.body
     df, n, ex = tr.incoming(node)
     count = body.partition_count

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -21,11 +20,9 @@ from ..data.columns import check_columns, families_fit, plan_columns, spark_colu
 from ..errors import ColumnMismatch, ExecutionError, Unsupported
 from ..spark.jvm import col, sql_type
 from . import literals
+from .context import Translating
 from .expr import ExprTranslator, Record, struct_member
 from .types import spark_type_or_none, to_spark
-
-if TYPE_CHECKING:
-    from .rel import Translator
 
 
 def _family(t: S.DataType) -> str | None:
@@ -65,7 +62,7 @@ def _mismatch(
 
 
 def _conform(
-    tr: Translator, df: DataFrame, base: list[Field], what: str, table: Sequence[str] | None = None
+    tr: Translating, df: DataFrame, base: list[Field], what: str, table: Sequence[str] | None = None
 ) -> DataFrame:
     """Select the table's columns for the base schema and cast them to its types where that is safe.
 
@@ -118,7 +115,7 @@ def _conform(
     return df.select(*cols)
 
 
-def _conformed(tr: Translator, raw: DataFrame, base: list[Field], what: str, table: Sequence[str]) -> DataFrame:
+def _conformed(tr: Translating, raw: DataFrame, base: list[Field], what: str, table: Sequence[str]) -> DataFrame:
     """:func:`_conform`, kept by the catalog per table, base schema and column prefix: a warm
     session translates a plan over the same tables again without the Py4J round trips of
     renaming and casting every column (about half of a TPC-H translation's)."""
@@ -143,7 +140,7 @@ def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _virtual_table(tr: Translator, node: NodeView, r: algebra_pb2.ReadRel, base: list[Field] | None) -> DataFrame:
+def _virtual_table(tr: Translating, node: NodeView, r: algebra_pb2.ReadRel, base: list[Field] | None) -> DataFrame:
     rows = list(r.virtual_table.expressions)
     width = len(base) if base is not None else (len(rows[0].fields) if rows else 0)
     names = tr.names(width)
@@ -168,7 +165,7 @@ def _virtual_table(tr: Translator, node: NodeView, r: algebra_pb2.ReadRel, base:
     return functools.reduce(DataFrame.unionAll, parts)
 
 
-def read(tr: Translator, node: NodeView) -> DataFrame:
+def read(tr: Translating, node: NodeView) -> DataFrame:
     r: algebra_pb2.ReadRel = node.node.body
     which = r.WhichOneof("read_type")
     base = named_struct_fields(r.base_schema) if r.HasField("base_schema") else None

@@ -36,7 +36,8 @@ from viz.model import NodeView, PlanModel
 
 from ..errors import ExecutionError, Refused, Unsupported
 from ..spark.jvm import col
-from .aggregation import Parts, aggregate, project, window
+from .aggregation import aggregate, project, window
+from .context import Parts
 from .expr import ExprTranslator, Record
 from .joins import cross, join, keys_join
 from .one_input import exchange, expand, fetch, filter_, sort, top_n

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from pyspark.sql import DataFrame
 from substrait import algebra_pb2
@@ -15,13 +14,11 @@ from viz.model import NodeView
 
 from ..errors import ExecutionError, Unsupported
 from ..spark.jvm import col, sql_type
+from .context import Translating
 from .types import to_spark
 
-if TYPE_CHECKING:
-    from .rel import Translator
 
-
-def _null_safe_anti(tr: Translator, left: DataFrame, right: DataFrame, n: int) -> DataFrame:
+def _null_safe_anti(tr: Translating, left: DataFrame, right: DataFrame, n: int) -> DataFrame:
     other = right.select(*[col(a).alias(f"__r{i}") for i, a in enumerate(tr.names(n))])
     cond = functools.reduce(
         lambda acc, i: acc & col(tr.name(i)).eqNullSafe(col(f"__r{i}")),
@@ -35,7 +32,7 @@ def _union_all(dfs: list[DataFrame]) -> DataFrame:
     return functools.reduce(DataFrame.unionAll, dfs)
 
 
-_SET_OPS: dict[str, Callable[[Translator, DataFrame, list[DataFrame], int], DataFrame]] = {
+_SET_OPS: dict[str, Callable[[Translating, DataFrame, list[DataFrame], int], DataFrame]] = {
     # EXCEPT DISTINCT: distinct primary rows found in no secondary input
     "SET_OP_MINUS_PRIMARY": lambda tr, p, s, n: functools.reduce(DataFrame.subtract, s, p),
     # EXCEPT ALL: max(0, m - sum(n_i)) copies
@@ -55,7 +52,7 @@ _SET_OPS: dict[str, Callable[[Translator, DataFrame, list[DataFrame], int], Data
 _SET_OP_NAMES = algebra_pb2.SetRel.SetOp.DESCRIPTOR.values_by_number
 
 
-def set_(tr: Translator, node: NodeView) -> DataFrame:
+def set_(tr: Translating, node: NodeView) -> DataFrame:
     body = node.node.body
     op = _SET_OP_NAMES[body.op].name if body.op in _SET_OP_NAMES else f"SET_OP_{body.op}"
     handler = _SET_OPS.get(op)
@@ -72,7 +69,7 @@ def set_(tr: Translator, node: NodeView) -> DataFrame:
     return handler(tr, frames[0], frames[1:], n)
 
 
-def _conform_set_input(tr: Translator, node: NodeView, k: int, df: DataFrame, width: int) -> DataFrame:
+def _conform_set_input(tr: Translating, node: NodeView, k: int, df: DataFrame, width: int) -> DataFrame:
     """Input ``k`` cast to the set's column types where the model read a common type (set inputs whose
     decimals differ in precision are read as the decimal both fit in; other differences by the plan's
     producer's coercion, which the node's diagnostics name)."""
