@@ -38,9 +38,9 @@ class Task:
     done: threading.Event = field(default_factory=threading.Event)
     waited: bool = False  # a run of the page has waited for it already (:func:`settle`)
     # who redraws the panel that shows this task when it changes (:class:`_Waker`; ``done=True``: the panel
-    # that shows its result), and what it last showed
+    # that shows its result), and when and with how many parts it last did
     wake: Callable[..., None] | None = None
-    _shown: object = None
+    _shown_updates: int = 0
     _shown_at: float = 0.0
 
     def progress(self, fraction: float, status: str) -> None:
@@ -48,16 +48,13 @@ class Task:
         wake = self.wake
         if wake is None:
             return
-        look, now = self._phase(), time.monotonic()
-        if look != self._shown or now - self._shown_at >= _look_every(status):
-            self._shown, self._shown_at = look, now
+        # a part of the result is redrawn at once; a new place in line, leaving the line, a percentage
+        # or the seconds at the next look: with many people waiting, each run's end would redraw every
+        # waiting page
+        now = time.monotonic()
+        if self.updates != self._shown_updates or now - self._shown_at >= _look_every(status):
+            self._shown_updates, self._shown_at = self.updates, now
             wake()
-
-    def _phase(self) -> int:
-        """What is redrawn at once when it changes: a part of the result landed. A new place in line,
-        leaving the line, a percentage or the seconds show at the next look (:func:`_look_every`): with
-        many people waiting, each run's end would redraw every waiting page."""
-        return self.updates
 
     def finish(self) -> None:
         """The task has its result or its error: the panel showing it is redrawn."""
@@ -69,7 +66,7 @@ class Task:
     def watch(self, wake: Callable[..., None]) -> None:
         """From now on ``wake()`` redraws the panel that shows this task when it changes, and
         ``wake(done=True)`` the one that shows its result when it ends."""
-        self._shown, self._shown_at = self._phase(), time.monotonic()
+        self._shown_updates, self._shown_at = self.updates, time.monotonic()
         self.wake = wake
         if self.done.is_set():  # ended before it was watched: nobody else will wake the panel
             wake(done=True)

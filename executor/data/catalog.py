@@ -182,9 +182,11 @@ class Catalog:
         src = self._find(names)
         if src is None:
             return None
-        if os.path.isfile(src.path):
-            return os.path.getsize(src.path)
-        return sum(os.path.getsize(os.path.join(folder, f)) for folder, _, files in os.walk(src.path) for f in files)
+        try:
+            files = _expand_folders([src.path], None)  # the files a read of it takes
+        except TableNotFound:
+            return None
+        return sum(os.path.getsize(f) for f in files)
 
     # ---- named tables -------------------------------------------------------------------
 

@@ -362,3 +362,19 @@ def test_a_warm_catalog_conforms_each_table_once_per_plan_schema(spark, tpch_dir
     catalog.clear_cache()
     translate(model, model.roots[0], spark, catalog)
     assert len(made) == 2  # made again once the tables are dropped
+
+
+def test_a_tables_size_is_the_bytes_a_read_of_it_takes(tmp_path):
+    """For its place in line (executor.spark.turns): a file's bytes; a folder's data files, not its
+    hidden or bookkeeping ones (``.crc``, ``_SUCCESS``), as a read skips them; None when not found here."""
+    pq.write_table(pa.table({"a": [1, 2, 3]}), tmp_path / "one.parquet")
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(2):
+        pq.write_table(pa.table({"a": [i]}), folder / f"part-{i}.parquet")
+    (folder / "_SUCCESS").write_bytes(b"x" * 1000)
+    (folder / ".part-0.parquet.crc").write_bytes(b"x" * 1000)
+    catalog = Catalog([str(tmp_path)])
+    assert catalog.size(["one"]) == os.path.getsize(tmp_path / "one.parquet")
+    assert catalog.size(["many"]) == sum(os.path.getsize(folder / f"part-{i}.parquet") for i in range(2))
+    assert catalog.size(["missing"]) is None
