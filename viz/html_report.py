@@ -46,6 +46,22 @@ class NodeRun:
     note: str = ""  # how the figures were obtained, or what went wrong
 
 
+@dataclass(frozen=True)
+class NodeEngines:
+    """What each engine will do with one node, in words (the executor's portability report): whether
+    it runs there, the fields an engine ignores or reads differently, version notes, the column types
+    each gives, and the engine's own plan (its lines, this node's operators marked)."""
+
+    verdicts: tuple[tuple[str, str], ...] = ()  # (engine, "runs" or why not)
+    fields: tuple[str, ...] = ()
+    versions: tuple[str, ...] = ()
+    #: (column, declared, spec, Spark, DataFusion): a type an engine cannot say is ""
+    types: tuple[tuple[str, str, str, str, str], ...] = ()
+    types_note: str = ""  # why there are no types, or what to know about them
+    plans: tuple[tuple[str, str], ...] = ()  # (engine, its physical plan as text)
+    marks: tuple[tuple[str, str], ...] = ()  # drawn on the node in the graph, as ``NodeStat.marks``
+
+
 def _e(text: object) -> str:
     """Plain text for HTML text or a quoted attribute: escaped, and with ``://`` written as
     character references, so a plan's URI is shown as text and the file holds no URL."""
@@ -57,9 +73,12 @@ def _e(text: object) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def _overlay(runs: Mapping[str, NodeRun]) -> Overlay | None:
+def _overlay(runs: Mapping[str, NodeRun], engines: Mapping[str, NodeEngines]) -> Overlay | None:
     stats = tuple((n, NodeStat(rows=r.rows)) for n, r in runs.items() if r.rows is not None)
-    return Overlay(stats) if stats else None
+    marks = tuple((n, NodeStat(marks=e.marks)) for n, e in engines.items() if e.marks)
+    if not (stats or marks):
+        return None
+    return Overlay(stats).with_marks(Overlay(marks))
 
 
 def _clean_svg(svg: str) -> str:
@@ -219,7 +238,45 @@ def _sample_rows(run: NodeRun) -> str:
     )
 
 
-def _panel(model: PlanModel, node: NodeView, sentence: str, parents: list[str], run: NodeRun | None) -> str:
+_TYPE_HEADS = ("column", "declared", "spec", "Spark", "DataFusion")
+
+
+def _engines(engines: NodeEngines) -> str:
+    """The node's engines section: verdicts, field and version notes, the types table (a type that is
+    not the declared one marked), and each engine's plan."""
+    out = ["<h3>Engines</h3>"]
+    if engines.verdicts:
+        out.append(
+            '<ul class="engines">'
+            + "".join(f"<li><b>{_e(engine)}</b>: {_e(text)}</li>" for engine, text in engines.verdicts)
+            + "</ul>"
+        )
+    notes = engines.fields + engines.versions
+    if notes:
+        out.append('<ul class="diags">' + "".join(f'<li class="warn">{_e(n)}</li>' for n in notes) + "</ul>")
+    if engines.types:
+        head = "".join(f"<th>{h}</th>" for h in _TYPE_HEADS)
+        body = "".join(
+            f"<tr><td>{_e(row[0])}<td>{_e(row[1])}"
+            + "".join(f'<td class="{"differs" if t and t != row[1] else ""}">{_e(t or "—")}' for t in row[2:])
+            for row in engines.types
+        )
+        out.append(f'<table class="schema types"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
+    if engines.types_note:
+        out.append(f'<p class="muted">{_e(engines.types_note)}</p>')
+    for engine, text in engines.plans:
+        out.append(f'<h4>{_e(engine)}\'s plan</h4><pre class="engine-plan">{_e(text)}</pre>')
+    return "".join(out)
+
+
+def _panel(
+    model: PlanModel,
+    node: NodeView,
+    sentence: str,
+    parents: list[str],
+    run: NodeRun | None,
+    engines: NodeEngines | None = None,
+) -> str:
     nid = node.id
     out = [
         f'<section class="panel" id="n-{_e(nid)}" data-node="{_e(nid)}">',
@@ -260,6 +317,8 @@ def _panel(model: PlanModel, node: NodeView, sentence: str, parents: list[str], 
     out.append("<h3>Properties</h3>" + _properties(node))
     out.append("<h3>Diagnostics</h3>")
     out.append(_diagnostic_items(node.diagnostics) if node.diagnostics else "<p>No diagnostics.</p>")
+    if engines is not None:
+        out.append(_engines(engines))
     out.append("</section>")
     return "".join(out)
 
@@ -374,6 +433,10 @@ dd { margin: 2px 0 0 0; }
 .sev-warning b { color: var(--warn); }
 .sev-info b { color: var(--info); }
 .warn { color: var(--warn); }
+table.types td { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px; }
+table.types td:first-child { font-family: inherit; text-align: left; color: inherit; }
+table.types td.differs { color: var(--warn); font-weight: 600; }
+pre.engine-plan { font-size: 12px; overflow: auto; max-height: 320px; }
 section.more { margin-top: 24px; }
 section.more h2 { border-bottom: 1px solid var(--line); padding-bottom: 4px; }
 ol.story li { margin: 3px 0; }
@@ -400,10 +463,15 @@ def html_report(
     source: str,
     runs: Mapping[str, NodeRun] | None = None,
     layout: Callable[[str], str | None] = layout_svg,
+    engines: Mapping[str, NodeEngines] | None = None,
+    engines_notes: Sequence[str] = (),
 ) -> str:
     """The report page for ``model`` (``source`` names the plan: its file name). ``runs`` maps node
-    ids to what the session ran there; ``layout`` draws DOT as an ``<svg>`` (None: not drawn)."""
+    ids to what the session ran there; ``layout`` draws DOT as an ``<svg>`` (None: not drawn);
+    ``engines`` maps node ids to what each engine will do there, and ``engines_notes`` says it for
+    the whole plan (both from the executor's portability report)."""
     runs = {n: r for n, r in (runs or {}).items() if n in model.graph.nodes}
+    engines = {n: e for n, e in (engines or {}).items() if n in model.graph.nodes}
     node_ids = list(model.graph.nodes)
     sentences = describe_plan(model)
     order = story_order(model)
@@ -415,7 +483,7 @@ def html_report(
 
     svg = None
     if node_ids:
-        view = View(theme="light", max_rows=12 if len(node_ids) <= BIG_PLAN else 6, profile=_overlay(runs))
+        view = View(theme="light", max_rows=12 if len(node_ids) <= BIG_PLAN else 6, profile=_overlay(runs, engines))
         svg = layout(to_dot(model, view=view))
     first = model.roots[0] if model.roots else (node_ids[0] if node_ids else "")
 
@@ -468,7 +536,9 @@ def html_report(
             )
         parts.append('</div><div class="panels">')
         for nid in node_ids:
-            parts.append(_panel(model, model.node(nid), sentences[nid], parents.get(nid, []), runs.get(nid)))
+            parts.append(
+                _panel(model, model.node(nid), sentences[nid], parents.get(nid, []), runs.get(nid), engines.get(nid))
+            )
         parts.append("</div></div>")
 
         parts.append(
@@ -480,6 +550,12 @@ def html_report(
                 f'<li>{_e(sentences[nid])} <span class="muted">({_link(nid, _node_name(model, nid))})</span></li>'
             )
         parts.append("</ol></section>")
+
+        if engines or engines_notes:
+            parts.append('<section class="more"><h2>Engines</h2>')
+            if engines_notes:
+                parts.append("<ul>" + "".join(f"<li>{_e(n)}</li>" for n in engines_notes) + "</ul>")
+            parts.append("</section>")
 
         diags = model.all_diagnostics()
         problems = sum(1 for d in diags if d.severity is not Severity.INFO)
@@ -501,4 +577,4 @@ def html_report(
     return "\n".join(parts)
 
 
-__all__ = ["NodeRun", "html_report"]
+__all__ = ["NodeEngines", "NodeRun", "html_report"]

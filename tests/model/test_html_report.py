@@ -26,7 +26,7 @@ import pytest
 from tests.support import ROOT
 from viz.__main__ import main as viz_main
 from viz.describe import describe_plan, story_order
-from viz.html_report import NodeRun, html_report
+from viz.html_report import NodeEngines, NodeRun, html_report
 from viz.model import analyze
 from viz.render import PALETTES
 
@@ -191,6 +191,46 @@ def test_run_results_show_in_the_panel_and_on_the_graph():
     assert "1,234 rows" in svgs[0]  # the count is drawn on the graph (the profile overlay)
     assert "no-such-node" not in page
     assert "row counts or sample rows for 1 node" in page
+
+
+def test_what_the_engines_do_shows_in_the_panel_and_on_the_graph():
+    model = _model("tutorial.json")
+    engines = {
+        "0.0.1": NodeEngines(
+            verdicts=(("Spark", "runs"), ("DataFusion", "no: <function> has no mapping")),
+            fields=("DataFusion takes ReadRel.filter as a hint only",),
+            versions=("the plan declares Substrait 0.200, newer than DataFusion's 0.85",),
+            types=(("price", "decimal<10,2>", "decimal<10,2>", "decimal<12,2>", ""),),
+            types_note="DataFusion cannot take this node",
+            plans=(("Spark", "▶ Filter (x > 1)\n  FileScan parquet"),),
+            marks=(("warning", "≠ types: Spark"),),
+        ),
+        "no-such-node": NodeEngines(verdicts=(("Spark", "runs"),)),
+    }
+    svgs: list[str] = []
+    page = html_report(
+        model,
+        "tutorial.json",
+        layout=lambda dot: svgs.append(dot) or None,
+        engines=engines,
+        engines_notes=("DataFusion reads Substrait 0.85",),
+    )
+    parsed = _parse(page)
+    text = parsed.text(parsed.panels, "0.0.1")
+    assert "Engines" in text and "DataFusion : no: <function> has no mapping" in text
+    assert "ReadRel.filter as a hint only" in text and "newer than DataFusion's 0.85" in text
+    assert "Spark's plan" in text and "▶ Filter (x > 1)" in text
+    row = page.split('<table class="schema types">')[1].split("</table>")[0]
+    # the Spark type that is not the declared one is marked; the spec's, the same, is not; no DataFusion type: a dash
+    assert '<td class="differs">decimal&lt;12,2&gt;' in row and '<td class="">decimal&lt;10,2&gt;' in row
+    assert '<td class="">—' in row
+    assert "<function>" not in page
+    other = page.split('<section class="panel" id="n-0.0"')[1].split("</section>")[0]
+    assert "<h3>Engines</h3>" not in other  # nothing said about it: no section
+    assert "≠ types: Spark" in svgs[0]  # the mark is drawn on the graph
+    assert "no-such-node" not in page
+    assert "DataFusion reads Substrait 0.85" in page
+    _assert_offline(page)
 
 
 def test_without_dot_the_nodes_are_listed_instead():
