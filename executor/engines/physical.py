@@ -320,11 +320,14 @@ def _first_kept(op: _Op) -> _Op:
 def _own(root: _Op, inputs: list[_Op], engine: str) -> set[int]:
     """The ids of the operators of ``root`` that are the node's (see the module)."""
     wanted = [(_counts(i), _wrapped(i)) for i in inputs]
+    below: dict[int, Counter] = {}  # each operator's subtree counts, made bottom-up once
+    for op, _ in reversed(list(_walk(root))):
+        below[id(op)] = sum((below[id(c)] for c in op.children), Counter() if op.wrapper else Counter([op.key]))
     own: set[int] = set()
     stack = [root]
     while stack:
         op = stack.pop()
-        have = _counts(op)
+        have = below[id(op)]
         fits = [pairs for counts, pairs in wanted if have and all(counts[k] >= n for k, n in have.items())]
         if not fits:
             own.add(id(op))
