@@ -399,6 +399,22 @@ class DataFusionRunner:
         self._checked[node_id] = reason
         return reason
 
+    def schema(self, node_id: str):
+        """The Arrow schema DataFusion gives node ``node_id``'s output: its consumer's logical plan,
+        physically planned so a node the planner refuses has none (nothing read). Raises
+        :class:`DataFusionCannot` or :class:`ExecutionError` (no such node)."""
+        frame = self._frame(node_id, for_check=True)
+        with self._lock:
+            try:
+                frame.execution_plan()
+            except BaseException as exc:  # noqa: BLE001 - the physical planner's errors and panics
+                _reraise_interrupts(exc)
+                text = clean(exc)
+                self._checked[node_id] = f"DataFusion's planner: {text}"
+                raise DataFusionCannot(self._checked[node_id], category(text)) from None
+            self._checked[node_id] = None
+            return frame.schema()
+
     def run(self, node_id: str, limit: int) -> DataFusionRows:
         """The first ``limit`` rows of node ``node_id`` on DataFusion. Raises :class:`DataFusionCannot`
         when DataFusion cannot take the node, :class:`ExecutionError` when running it fails."""

@@ -79,8 +79,13 @@ class ExpressionTyper:
         diagnostics: list[Diagnostic],
         subquery_schema: Callable[[algebra_pb2.Rel], tuple[str, Sequence[Field] | None]],
         dialect: str | None = None,
+        *,
+        prefer_derived: bool = False,
     ) -> None:
         self.ext = extensions
+        #: a call gives the type the extension YAMLs derive even where the plan declares another (the
+        #: spec's reading of a plan, beside the plan's own: ``executor.engines.engine_types``)
+        self.prefer_derived = prefer_derived
         #: whose implicit coercions the plan's calls follow (``viz.coercion``; None: the producer's are unknown)
         self.dialect = dialect
         self.node = node_id
@@ -181,6 +186,8 @@ class ExpressionTyper:
                         self.node,
                     )
                 )
+            if self.prefer_derived and derived.type is not None:
+                return derived.type, coercion
             return declared, coercion
         if derived.type is not None:
             after = " with the arguments as the producer casts them" if coercion is not None else ""

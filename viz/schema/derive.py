@@ -38,14 +38,17 @@ def _apply_emit(ctx: Context, direct: list[Field] | None) -> list[Field] | None:
     return out
 
 
-def derive_schemas(graph: PlanGraph, ext: Extensions, conventions: Conventions = SPEC) -> dict[str, NodeInfo]:
-    """Derive a :class:`NodeInfo` for every node of ``graph``, inputs before consumers."""
+def derive_schemas(
+    graph: PlanGraph, ext: Extensions, conventions: Conventions = SPEC, *, spec_types: bool = False
+) -> dict[str, NodeInfo]:
+    """Derive a :class:`NodeInfo` for every node of ``graph``, inputs before consumers. ``spec_types``:
+    calls take the type the extension YAMLs derive, not a declared output type that differs from it."""
     infos: dict[str, NodeInfo] = {}
     scopes: dict[str, tuple[Sequence[Sequence[Field] | None], dict[int, Sequence[Field] | None]]] = {}
     for node_id in graph.post_order():
         node = graph.nodes[node_id]
         outer, anchors = _scope(graph, node_id, infos, scopes)
-        infos[node_id] = _derive_node(node, infos, ext, outer, anchors, conventions)
+        infos[node_id] = _derive_node(node, infos, ext, outer, anchors, conventions, spec_types)
     _label_roots(graph, infos)
     return infos
 
@@ -98,7 +101,9 @@ def _incoming_before(node: Node, infos: dict[str, NodeInfo]) -> list[Field] | No
     return ins[0] if ins else None
 
 
-def _derive_node(node: Node, infos, ext, outer, anchors, conventions: Conventions = SPEC) -> NodeInfo:
+def _derive_node(
+    node: Node, infos, ext, outer, anchors, conventions: Conventions = SPEC, spec_types: bool = False
+) -> NodeInfo:
     info_ = NodeInfo(schema=None, direct=None, incoming=None)
 
     def subquery_schema(rel):
@@ -107,7 +112,9 @@ def _derive_node(node: Node, infos, ext, outer, anchors, conventions: Convention
             return ("?", None)
         return (sub_id, infos[sub_id].schema)
 
-    typer = ExpressionTyper(ext, node.id, info_.diagnostics, subquery_schema, conventions.dialect)
+    typer = ExpressionTyper(
+        ext, node.id, info_.diagnostics, subquery_schema, conventions.dialect, prefer_derived=spec_types
+    )
     inputs = [infos[i].schema if i in infos else None for i in node.inputs]
     ctx = Context(node, inputs, ext, outer, typer, info_, anchors, conventions)
     derive = DERIVE.get(node.kind)
