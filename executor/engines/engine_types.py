@@ -23,7 +23,8 @@ subquery, or below a node that failed) is translated on its own.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from viz.schema import derive_schemas
@@ -93,6 +94,64 @@ def type_differences(types: dict[str, NodeTypes]) -> list[TypeDifference]:
         for i, c in enumerate(nt.columns)
         if c.differs()
     ]
+
+
+_STRINGS = re.compile(r"^(string|varchar<\d+>|fixedchar<\d+>)$")
+
+
+def difference_kind(declared: str, theirs: str) -> str:
+    """How ``theirs`` differs from ``declared``: ``"nullability"`` alone, a string's ``"length"`` alone
+    (Arrow and Spark strings have none), or the ``"type"`` itself (kind, precision, scale...)."""
+    a, b = declared.rstrip("?"), theirs.rstrip("?")
+    if a == b:
+        return "nullability"
+    if _STRINGS.match(a) and _STRINGS.match(b):
+        return "length"
+    return "type"
+
+
+@dataclass(frozen=True)
+class TypeChange:
+    """A type an engine (or the spec) gives otherwise than the plan declares, beyond nullability and a
+    string's length: what a person is shown on the graph, where it starts."""
+
+    node_id: str
+    column: str
+    source: str  # spec / spark / datafusion
+    declared: str
+    theirs: str
+
+    def text(self) -> str:
+        return f"{self.column}: {_SOURCE_WORDS[self.source]} {self.theirs} for the declared {self.declared}"
+
+
+_SOURCE_WORDS = {"spec": "the spec", "spark": "Spark", "datafusion": "DataFusion"}
+
+
+def type_changes(types: dict[str, NodeTypes], inputs: Callable[[str], Iterable[str]]) -> dict[str, list[TypeChange]]:
+    """Per node, the type differences (kind ``"type"``) that start there: those no input shows as the same
+    (declared, theirs) pair from the same source; a difference carried up from a read stays on the read."""
+    pairs: dict[str, set[tuple[str, str, str]]] = {}
+    for nid, nt in types.items():
+        pairs[nid] = {
+            (source, c.declared.rstrip("?"), getattr(c, source).rstrip("?"))
+            for c in nt.columns
+            for source in c.differs()
+            if difference_kind(c.declared, getattr(c, source)) == "type"
+        }
+    out: dict[str, list[TypeChange]] = {}
+    for nid, nt in types.items():
+        below = set().union(*(pairs.get(i, set()) for i in inputs(nid)))
+        changes = [
+            TypeChange(nid, c.name, source, c.declared, getattr(c, source))
+            for c in nt.columns
+            for source in c.differs()
+            if difference_kind(c.declared, getattr(c, source)) == "type"
+            and (source, c.declared.rstrip("?"), getattr(c, source).rstrip("?")) not in below
+        ]
+        if changes:
+            out[nid] = changes
+    return out
 
 
 # ---- spellings ------------------------------------------------------------------------------
@@ -421,9 +480,12 @@ __all__ = [
     "ENGINES",
     "ColumnTypes",
     "NodeTypes",
+    "TypeChange",
     "TypeDifference",
     "arrow_type_text",
+    "difference_kind",
     "engine_types",
     "spark_type_text",
+    "type_changes",
     "type_differences",
 ]
