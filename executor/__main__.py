@@ -105,6 +105,9 @@ def _parser() -> argparse.ArgumentParser:
     po.add_argument("plans", nargs="+", metavar="PLAN", help="plan files (protobuf JSON or binary)")
     _data_arguments(po)
     po.add_argument("--format", choices=("table", "json"), default="table")
+    po.add_argument("--no-types", action="store_true", help="leave out the column types each engine gives")
+    po.add_argument("--no-plans", action="store_true", help="leave out each engine's physical plan per node")
+    po.add_argument("--html", metavar="FILE", help="also write the HTML report with the engines' findings (one plan)")
     c = sub.add_parser(
         "check",
         help="plan SQL with DataFusion's Substrait producer and check the plans against DataFusion's own results",
@@ -275,6 +278,13 @@ not, the reason and its kind (function, type, relation, refused, table, other), 
 the gap starts; the nodes above it say "below". Tables bound with --data-dir / --table / --tpch are
 planned against; a table not bound stands in empty with the plan's columns.
 
+Also, per node and engine: the fields set there that the engine ignores or reads differently, the
+fields its Substrait version does not know (and the plan's version against each engine's), the column
+types it gives beside the plan's declared type and the spec's (Spark through our translation,
+DataFusion through its consumer; no data read), and its own physical plan with this node's
+operators marked. --no-types and --no-plans leave the last two out (they start Spark). --html FILE
+also writes the plan's HTML report with all of it.
+
 exit status: 0 when both engines can run every node, 1 when one cannot run some node, 2 for bad input."""
 
 
@@ -338,17 +348,39 @@ def _print_bisect(file: str, result, out) -> None:
 
 
 def _portability(args, out, err) -> int:
+    import os
+
+    from viz.html_report import html_report
     from viz.render import title
 
-    from .engines.portability import portability
+    from .engines.portability import engine_plans, node_types, portability
+
+    if args.html and len(args.plans) != 1:
+        print("error: --html writes the report of one plan; give one PLAN", file=err)
+        return 2
 
     def each(file, model, _node, catalog) -> int:
         report = portability(model, catalog)
+        if not args.no_types:
+            report = report.with_types(node_types(model, catalog), model.graph.children)
+        plans = None if args.no_plans else {nid: engine_plans(model, nid, catalog) for nid in model.graph.nodes}
         status = 1 if any(not (n.spark.ok and n.datafusion.ok) for n in report.nodes.values()) else 0
+        if args.html:
+            page = html_report(
+                model, os.path.basename(file), engines=report.node_engines(plans), engines_notes=report.notes()
+            )
+            try:
+                with open(args.html, "w", encoding="utf-8") as fh:
+                    fh.write(page)
+            except OSError as exc:
+                print(f"error: cannot write {args.html}: {exc.strerror or exc}", file=err)
+                return 2
         if args.format == "json":
-            print(json.dumps({"file": file, **report.to_json()}), file=out)
+            print(json.dumps({"file": file, **report.to_json(plans)}), file=out)
             return status
         print(f"== {file}: {report.summary()}", file=out)
+        for note in report.notes():
+            print(f"  {note}", file=out)
         width = max((len(n) for n in report.nodes), default=4)
         for n in report.nodes.values():
             print(
@@ -359,6 +391,8 @@ def _portability(args, out, err) -> int:
             for engine, v in (("Spark", n.spark), ("DataFusion", n.datafusion)):
                 if v.own:
                     print(f"  {'':<{width}}    {engine}: {v.reason}", file=out)
+            for line in n.field_notes() + n.versions:
+                print(f"  {'':<{width}}    {line}", file=out)
         return status
 
     return _over_plans(args, out, err, each)

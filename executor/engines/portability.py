@@ -8,6 +8,12 @@ For every node of a plan:
   plan, nothing executed (:meth:`executor.engines.datafusion.DataFusionRunner.check`), against the
   bound tables, or, for a table not bound, an empty stand-in with the plan's base schema.
 
+Beside that, on every node (``executor.engines.engine_facts``): the fields it sets that an engine ignores
+or reads differently, and the fields an engine's Substrait version does not know (version skew, also said
+for the whole plan). On demand, since Spark answers them: the column types each engine gives
+(:func:`node_types`, ``executor.engines.engine_types``) and each engine's own plan for one node
+(:func:`engine_plans`, ``executor.engines.physical``). Each is kept per plan and catalog, for every session.
+
 A node whose input cannot run on an engine cannot either; it says so with the input's id
 (``inherited_from``), so a table shows where each gap starts. The reasons are sorted into
 categories: ``function`` (no mapping for a function), ``type``, ``relation`` (a relation kind or
@@ -19,12 +25,17 @@ subquery: DataFusion's answer for it is that node's.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from viz.html_report import NodeEngines
 from viz.render import NodeStat, Overlay, title
 
+from ..cache import BoundedCache
 from ..translate.executable import executability
 from .datafusion import DataFusionRunner, category
+from .engine_facts import FieldFact, VersionSkew, field_uses, version_skew
+from .engine_types import NodeTypes, TypeChange, difference_kind, engine_types, type_changes, type_differences
+from .physical import EnginePlan, datafusion_plan, spark_plan
 
 _INHERITED = re.compile(r"^node (\S+) cannot run: ")
 
@@ -52,11 +63,51 @@ class NodePortability:
     kind: str
     spark: EngineVerdict
     datafusion: EngineVerdict
+    fields: tuple[FieldFact, ...] = ()  # fields set here that an engine ignores or reads differently
+    versions: tuple[str, ...] = ()  # fields set here that an engine's Substrait version does not know
+
+    def field_notes(self) -> tuple[str, ...]:
+        return tuple(f"{_ENGINE_NAMES[f.engine]}: {f.field} — {f.says}" for f in self.fields)
+
+    def verdict(self, engine: str) -> EngineVerdict:
+        return self.spark if engine == "spark" else self.datafusion
 
 
-@dataclass
+_ENGINE_NAMES = {"spark": "Spark", "datafusion": "DataFusion"}
+
+
+@dataclass(frozen=True)
 class Portability:
     nodes: dict[str, NodePortability] = field(default_factory=dict)
+    skew: VersionSkew | None = None
+    types: dict[str, NodeTypes] | None = None  # the column types each engine gives, once asked for
+    #: per node, the type differences that start there (beyond nullability and a string's length)
+    changes: dict[str, list[TypeChange]] = field(default_factory=dict)
+
+    def with_types(self, types: dict[str, NodeTypes], inputs) -> Portability:
+        """This report with the types, ``inputs(node id)`` giving a node's inputs (where a difference starts)."""
+        return replace(self, types=types, changes=type_changes(types, inputs))
+
+    def notes(self) -> list[str]:
+        """What to know for the whole plan: version skew, each type difference where it starts, and how
+        many columns differ only in nullability or a string's length."""
+        out = list(self.skew.notes) if self.skew is not None else []
+        for nid, changes in self.changes.items():
+            out.extend(f"node {nid}, {c.text()}" for c in changes)
+        if self.types:
+            minor: dict[str, int] = {}
+            for d in type_differences(self.types):
+                for s in d.sources:
+                    kind = difference_kind(d.column.declared, getattr(d.column, s))
+                    if kind != "type":
+                        minor[kind] = minor.get(kind, 0) + 1
+            if minor:
+                out.append(
+                    "besides: "
+                    + ", ".join(f"{n:,} column type(s) differ only in {k}" for k, n in sorted(minor.items()))
+                    + " (an engine's own reading: see each node's types)"
+                )
+        return out
 
     def count(self, engine: str) -> int:
         return sum(1 for n in self.nodes.values() if getattr(n, engine).ok)
@@ -82,7 +133,9 @@ class Portability:
         return out
 
     def overlay(self) -> Overlay:
-        """Marks for the graph where a gap starts (⊘ engine: category), and a muted mark above it."""
+        """Marks for the graph where a gap starts (⊘ engine: category), and a muted mark above it;
+        a field an engine ignores (⚑), a field an engine's version does not know (⚠), and types an
+        engine gives otherwise than the plan declares (≠)."""
         stats = []
         for nid, n in self.nodes.items():
             marks = []
@@ -91,21 +144,115 @@ class Portability:
                     marks.append(("warning", f"⊘ {engine}: {v.category} — {v.reason}"))
                 elif not v.ok:
                     marks.append(("muted", f"⊘ {engine} (below)"))
+            for f in n.fields:
+                marks.append(("warning", f"⚑ {_ENGINE_NAMES[f.engine]} {_EFFECTS.get(f.effect, f.effect)} {f.field}"))
+            for v in n.versions:
+                marks.append(("warning", f"⚠ {v}"))
+            for c in self.changes.get(nid, ())[:2]:
+                marks.append(("warning", f"≠ {c.text()}"))
+            if len(self.changes.get(nid, ())) > 2:
+                marks.append(("warning", f"≠ and {len(self.changes[nid]) - 2} more type differences"))
             if marks:
                 stats.append((nid, NodeStat(marks=tuple(marks))))
         return Overlay(tuple(stats))
 
-    def to_json(self) -> dict:
-        def side(v: EngineVerdict) -> dict:
-            return {"ok": v.ok, "reason": v.reason, "category": v.category, "inherited_from": v.inherited_from}
+    def to_json(self, plans: dict[str, tuple[EnginePlan, ...]] | None = None) -> dict:
+        """Per node and engine: whether it runs and why not, the fields it ignores, the columns whose type
+        it gives otherwise than the plan declares, version notes, and (when given) its own plan."""
 
-        return {
-            "summary": self.summary(),
-            "nodes": [
-                {"node": n.node_id, "relation": n.kind, "spark": side(n.spark), "datafusion": side(n.datafusion)}
-                for n in self.nodes.values()
-            ],
-        }
+        def side(n: NodePortability, engine: str) -> dict:
+            v = n.verdict(engine)
+            out = {"ok": v.ok, "reason": v.reason, "category": v.category, "inherited_from": v.inherited_from}
+            out["ignored_fields"] = [
+                {"field": f.field, "effect": f.effect, "says": f.says} for f in n.fields if f.engine == engine
+            ]
+            out["version_notes"] = [t for t in n.versions if _version_engine(t) == engine]
+            types = self.types.get(n.node_id) if self.types is not None else None
+            if types is not None:
+                out["types"] = [getattr(c, engine) for c in types.columns]
+                out["types_error"] = getattr(types, f"{engine}_error")
+                out["type_differences"] = [
+                    {
+                        "column": c.name,
+                        "declared": c.declared,
+                        engine: getattr(c, engine),
+                        "kind": difference_kind(c.declared, getattr(c, engine)),
+                        "starts_here": any(
+                            t.column == c.name and t.source == engine for t in self.changes.get(n.node_id, ())
+                        ),
+                    }
+                    for c in types.columns
+                    if engine in c.differs()
+                ]
+            for p in (plans or {}).get(n.node_id, ()):
+                if p.engine == engine:
+                    out["plan"] = {
+                        "text": p.text(),
+                        "own_operators": list(p.own_operators()),
+                        "notes": list(p.notes),
+                        "error": p.error,
+                    }
+            return out
+
+        def node(n: NodePortability) -> dict:
+            out: dict = {"node": n.node_id, "relation": n.kind}
+            types = self.types.get(n.node_id) if self.types is not None else None
+            if types is not None:
+                out["columns"] = [{"name": c.name, "declared": c.declared, "spec": c.spec} for c in types.columns]
+                out["type_notes"] = list(types.notes)
+            out["spark"], out["datafusion"] = side(n, "spark"), side(n, "datafusion")
+            return out
+
+        out: dict = {"summary": self.summary()}
+        if self.skew is not None:
+            out["versions"] = {
+                "plan": self.skew.plan_version,
+                "engines": {e.engine: {"reads": e.reads, "how": e.how} for e in self.skew.engines},
+                "notes": list(self.skew.notes),
+            }
+        out["notes"] = self.notes()
+        out["nodes"] = [node(n) for n in self.nodes.values()]
+        return out
+
+    def node_engines(self, plans: dict[str, tuple[EnginePlan, ...]] | None = None) -> dict[str, NodeEngines]:
+        """The report's words per node, for the HTML report."""
+        marks = self.overlay().stats()
+        out = {}
+        for nid, n in self.nodes.items():
+            types = self.types.get(nid) if self.types is not None else None
+            rows = tuple(
+                (c.name, c.declared or "", c.spec or "", c.spark or "", c.datafusion or "")
+                for c in (types.columns if types is not None else ())
+            )
+            why = [f"Spark: {types.spark_error}"] if types is not None and types.spark_error else []
+            why += [f"DataFusion: {types.datafusion_error}"] if types is not None and types.datafusion_error else []
+            why += list(types.notes) if types is not None else []
+            out[nid] = NodeEngines(
+                verdicts=(("Spark", _verdict_words(n.spark)), ("DataFusion", _verdict_words(n.datafusion))),
+                fields=n.field_notes(),
+                versions=n.versions,
+                types=rows,
+                types_note=" · ".join(why),
+                plans=tuple((_ENGINE_NAMES[p.engine], p.error or p.text()) for p in (plans or {}).get(nid, ())),
+                marks=marks[nid].marks if nid in marks else (),
+            )
+        return out
+
+
+_EFFECTS = {"ignored": "ignores", "hint": "takes as a hint only", "differs": "reads differently"}
+
+
+def _version_engine(text: str) -> str:
+    """Which engine a node's version note is about (``engine_facts.version_skew`` names it first)."""
+    return "datafusion" if text.startswith("DataFusion") else "spark"
+
+
+def _verdict_words(v: EngineVerdict) -> str:
+    if v.ok:
+        return "runs"
+    if v.inherited_from:
+        return f"cannot: an input cannot (node {v.inherited_from}): {v.reason}"
+    return f"cannot ({v.category}): {v.reason}"
 
 
 def _spark(model) -> dict[str, EngineVerdict]:
@@ -156,13 +303,48 @@ def _datafusion(model, catalog) -> dict[str, EngineVerdict]:
     return out
 
 
+def _key(model, catalog) -> tuple:
+    return (model.digest, catalog.fingerprint() if catalog is not None else None)
+
+
+#: Reports and types per plan and catalog, for every session (``executor.engines.physical`` keeps the plans).
+_REPORTS: BoundedCache[tuple, Portability] = BoundedCache(32)
+_TYPES: BoundedCache[tuple, dict[str, NodeTypes]] = BoundedCache(32)
+
+
 def portability(model, catalog=None) -> Portability:
-    """Each node: can Spark run it, can DataFusion, and why not (see the module). Nothing runs."""
+    """Each node: can Spark run it, can DataFusion, and why not, the fields an engine ignores there, and
+    version skew (see the module). Nothing runs."""
+    key = _key(model, catalog)
+    cached = _REPORTS.get(key)
+    if cached is not None:
+        return cached
     spark, df = _spark(model), _datafusion(model, catalog)
-    out = Portability()
-    for nid in model.graph.nodes:
-        out.nodes[nid] = NodePortability(nid, model.node(nid).kind, spark[nid], df[nid])
+    uses, skew = field_uses(model), version_skew(model)
+    nodes = {
+        nid: NodePortability(
+            nid, model.node(nid).kind, spark[nid], df[nid], tuple(uses.get(nid, ())), tuple(skew.nodes.get(nid, ()))
+        )
+        for nid in model.graph.nodes
+    }
+    out = Portability(nodes, skew)
+    _REPORTS.put(key, out)
     return out
 
 
-__all__ = ["EngineVerdict", "NodePortability", "Portability", "portability"]
+def node_types(model, catalog=None) -> dict[str, NodeTypes]:
+    """The column types the plan, the spec, Spark and DataFusion give every node (starts Spark)."""
+    key = _key(model, catalog)
+    cached = _TYPES.get(key)
+    if cached is None:
+        cached = engine_types(model, catalog)
+        _TYPES.put(key, cached)
+    return cached
+
+
+def engine_plans(model, node_id: str, catalog=None) -> tuple[EnginePlan, ...]:
+    """Spark's and DataFusion's own plans for node ``node_id``'s subtree, this node's operators marked."""
+    return (spark_plan(model, node_id, catalog), datafusion_plan(model, node_id, catalog))
+
+
+__all__ = ["EngineVerdict", "NodePortability", "Portability", "engine_plans", "node_types", "portability"]

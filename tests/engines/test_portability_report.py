@@ -1,0 +1,129 @@
+"""The portability report with everything issue 39 adds, as the command line, the app and the HTML report
+read it: per node and engine, whether it runs, the fields it ignores, version notes, the column types it
+gives and its own plan.
+
+The facts themselves are proven in test_engine_facts.py, the types in test_engine_types.py and the plans
+in test_physical.py, each against the engines; here they must reach the report, its marks and its JSON."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+
+from executor.__main__ import main
+from executor.data.catalog import Catalog
+from executor.engines.portability import portability
+from executor.engines.sql_plan import sql_to_plan
+from tests.support import ROOT
+from viz.model import analyze
+
+SAMPLES = os.path.join(ROOT, "sample_plans")
+TUTORIAL_DATA = os.path.join(ROOT, "sample_data", "tutorial")
+#: DataFusion's optimized plan of this query pushes the date filter into the read of orders.
+FILTERED_SQL = "SELECT o_orderkey, o_totalprice FROM orders WHERE o_orderdate < DATE '1995-01-01'"
+
+
+def _run(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    return main(argv, out=out, err=err), out.getvalue(), err.getvalue()
+
+
+def _filtered_read(tpch_dir):
+    plan = sql_to_plan(FILTERED_SQL, {"orders": os.path.join(tpch_dir, "orders.parquet")}, json=False, form="optimized")
+    model = analyze(plan.data)
+    reads = [nid for nid in model.graph.nodes if model.node(nid).kind == "read"]
+    [read] = reads
+    assert model.graph.nodes[read].rel.read.HasField("filter")  # the premise: the filter is in the read
+    return plan.data, model, read
+
+
+def test_a_reads_filter_is_marked_and_said_for_datafusion(tpch_dir):
+    _, model, read = _filtered_read(tpch_dir)
+    report = portability(model, Catalog([tpch_dir]))
+    node = report.nodes[read]
+    assert [(f.engine, f.field, f.effect) for f in node.fields] == [("datafusion", "ReadRel.filter", "hint")]
+    marks = dict(report.overlay().nodes)[read].marks
+    assert ("warning", "⚑ DataFusion takes as a hint only ReadRel.filter") in marks
+    side = next(n for n in report.to_json()["nodes"] if n["node"] == read)
+    assert [f["field"] for f in side["datafusion"]["ignored_fields"]] == ["ReadRel.filter"]
+    assert side["spark"]["ignored_fields"] == []
+    others = [n for n in report.nodes.values() if n.node_id != read]
+    assert all(not n.fields for n in others)
+
+
+def test_a_newer_spec_version_is_said_for_the_plan(tpch_dir):
+    _, model, _ = _filtered_read(tpch_dir)
+    plan = model.plan.__class__()
+    plan.CopyFrom(model.plan)
+    plan.version.major_number, plan.version.minor_number = 0, 200
+    report = portability(analyze(plan.SerializeToString()), Catalog([tpch_dir]))
+    out = report.to_json()
+    assert out["versions"]["plan"] == "0.200.0"
+    assert out["versions"]["engines"]["datafusion"]["reads"] == "0.85.0"
+    said = " ".join(out["notes"])
+    assert "newer than the 0.85.0 that DataFusion reads" in said and "newer than the 0.106.0" in said
+    # the plan as DataFusion wrote it declares the version DataFusion reads: nothing to say
+    assert portability(model, Catalog([tpch_dir])).to_json()["notes"] == []
+
+
+def test_the_command_line_says_it_all_in_json(spark, tpch_dir, tmp_path):
+    data, _, read = _filtered_read(tpch_dir)
+    path = tmp_path / "plan.bin"
+    path.write_bytes(data)
+    html = tmp_path / "report.html"
+    code, out, err = _run(["portability", str(path), "--data-dir", tpch_dir, "--format", "json", "--html", str(html)])
+    assert code == 0, err
+    report = json.loads(out)
+    nodes = {n["node"]: n for n in report["nodes"]}
+    for nid, n in nodes.items():
+        for engine in ("spark", "datafusion"):
+            side = n[engine]
+            assert side["ok"] and side["types_error"] is None, (nid, engine, side)
+            assert len(side["types"]) == len(n["columns"]) and all(side["types"]), (nid, engine)
+            assert side["plan"]["error"] is None and "▶ marks node" in side["plan"]["text"], (nid, engine)
+    # the read's operators are the scans; the filter and projection above it are merged into them by both
+    assert "FileScan" in nodes[read]["spark"]["plan"]["own_operators"]
+    assert "DataSourceExec" in nodes[read]["datafusion"]["plan"]["own_operators"]
+    assert [f["field"] for f in nodes[read]["datafusion"]["ignored_fields"]] == ["ReadRel.filter"]
+    page = html.read_text()
+    assert "ReadRel.filter" in page and "Spark's plan" in page and "DataFusion's plan" in page
+
+
+def test_the_command_line_leaves_out_what_it_is_told(tmp_path):
+    """Without types and plans nothing asks Spark (the refusing `java` of tests/conftest.py would fail it)."""
+    tutorial = os.path.join(SAMPLES, "tutorial.json")
+    code, out, _ = _run(["portability", tutorial, "--data-dir", TUTORIAL_DATA, "--no-types", "--no-plans"])
+    assert code == 1 and "Spark runs 5 of 5 nodes, DataFusion 2 of 5" in out
+    code, out, _ = _run(["portability", tutorial, "--no-types", "--no-plans", "--format", "json"])
+    assert all("types" not in n["spark"] and "plan" not in n["spark"] for n in json.loads(out)["nodes"])
+    code, out, err = _run(["portability", tutorial, tutorial, "--html", str(tmp_path / "r.html")])
+    assert code == 2 and "one PLAN" in err
+
+
+def test_a_type_difference_is_marked_where_it_starts():
+    """A Spark sum typed decimal<17,2> where the plan declares decimal<38,2> (TPC-DS q64 has it) is said on the
+    node that computes it, not again on each node above that passes it on; nullability and a string's length
+    are counted, not marked."""
+    from executor.engines.engine_types import ColumnTypes, NodeTypes
+    from executor.engines.portability import EngineVerdict as V
+    from executor.engines.portability import NodePortability, Portability
+
+    total = ColumnTypes("total", "decimal<38,2>?", "decimal<38,2>?", "decimal<17,2>?", "decimal<38,2>?")
+    types = {
+        "agg": NodeTypes("agg", (ColumnTypes("k", "i64", "i64", "i64?", "i64"), total)),
+        "top": NodeTypes("top", (total, ColumnTypes("name", "varchar<3>", "varchar<3>", "string", "string"))),
+    }
+    nodes = {nid: NodePortability(nid, "aggregate", V(True), V(True)) for nid in types}
+    report = Portability(nodes).with_types(types, {"top": ["agg"], "agg": []}.__getitem__)
+    assert [(c.node_id, c.column, c.source, c.theirs) for cs in report.changes.values() for c in cs] == [
+        ("agg", "total", "spark", "decimal<17,2>?")
+    ]
+    marks = report.overlay().stats()
+    assert marks["agg"].marks == (("warning", "≠ total: Spark decimal<17,2>? for the declared decimal<38,2>?"),)
+    assert "top" not in marks
+    assert report.notes() == [
+        "node agg, total: Spark decimal<17,2>? for the declared decimal<38,2>?",
+        "besides: 2 column type(s) differ only in length, 1 column type(s) differ only in nullability "
+        "(an engine's own reading: see each node's types)",
+    ]
