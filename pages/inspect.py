@@ -15,6 +15,7 @@ from ui.page import open_plan
 from ui.panels.boundary import panel
 from ui.panels.column_lineage import column_clicked, lineage_highlight, lineage_panel
 from ui.panels.cross_engine import bisect_controls, compare_section, engine_overlay, portability_controls
+from ui.panels.engines_tab import engines_tab
 from ui.panels.report_button import report_button
 from ui.panels.row_counts import profile_controls, profile_overlay, profile_table
 from ui.panels.run_tab import run_tab
@@ -44,7 +45,7 @@ through_app()
 _SEVERITY_WIDGET = {Severity.ERROR: st.error, Severity.WARNING: st.warning, Severity.INFO: st.info}
 SEARCH_LABEL = "Search nodes"  # the sidebar's search box: Enter there steps through the hits in the graph
 TRACE = {"none": None, "orderedness": "orderedness", "distribution": "distribution"}
-INSPECTOR_TABS = ["Schema", "Inputs", "Expressions", "Properties", "Diagnostics", "JSON", "Run"]
+INSPECTOR_TABS = ["Schema", "Inputs", "Expressions", "Properties", "Diagnostics", "JSON", "Run", "Engines"]
 INSPECTOR_TAB_KEY = "inspector_tab"  # the open tab's label, in the session state
 #: The heights, in px, of the overlays' buttons (one row) and of the toggle under them: the places a
 #: page drawing its graph first keeps for them. The toggle's place keeps its height when the toggle
@@ -262,6 +263,9 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
         if tabs[6].open:
             run_tab(plan, model, node_id, runnable.get(node_id, (True, None)))
             compare_section(plan, model, node_id)
+    with tabs[7], panel(f"the {INSPECTOR_TABS[7]} tab"):
+        if tabs[7].open:
+            engines_tab(plan, model, node_id)
     st.download_button(
         "Node report (JSON)",
         lambda: json.dumps(node_report(model, node_id), indent=2),

@@ -14,6 +14,7 @@ from executor.jobs.run import clear_cache
 from executor.translate import functions
 from tests.support import ROOT, wait_for
 from tests.support.app_graph import graph_text
+from ui.panels import engines_tab
 
 APP = os.path.join(ROOT, "app.py")
 
@@ -28,8 +29,10 @@ def _open(sample: str, node: str | None = None) -> AppTest:
     return at
 
 
-def test_portability_table_and_marks():
-    """No Spark needed: the tutorial's filter uses `index_in`, which DataFusion's consumer lacks."""
+def test_portability_table_and_marks(monkeypatch):
+    """No Spark needed: the tutorial's filter uses `index_in`, which DataFusion's consumer lacks (the types,
+    which ask Spark, come as none here; tests/engines/test_engine_types.py checks them)."""
+    monkeypatch.setattr(engines_tab, "node_types", lambda model, catalog: {})
     at = _open("tutorial.json")
     assert "⊘ DataFusion" not in graph_text(at)
     # before a profile or a bisection has run, there is nothing for their "show" toggles to show or hide
@@ -37,6 +40,7 @@ def test_portability_table_and_marks():
     assert "engines_portability" in keys and not keys & {"inspect_profile_show", "engines_bisect_show"}
     at.toggle(key="engines_portability").set_value(True).run()
     assert not at.exception
+    wait_for(at, lambda a: any("why not (DataFusion)" in d.value.columns for d in a.dataframe))
     table = next(d.value for d in at.dataframe if "why not (DataFusion)" in d.value.columns)
     row = table[table["node"] == "0.0.1"].iloc[0]
     assert row["Spark"] == "yes" and row["DataFusion"] == "no: function" and "index_in" in row["why not (DataFusion)"]
@@ -79,3 +83,29 @@ def test_find_the_first_disagreement_marks_the_node(spark, monkeypatch):
     assert at.session_state["node"] == "0.0.0.0"
     at.toggle(key="engines_bisect_show").set_value(False).run()
     assert "≠ first disagreement" not in graph_text(at)
+
+
+def test_the_engines_tab_shows_each_engines_types(spark):
+    """DataFusion's q03 plan, its aggregate: the types of its four columns as the plan, the spec and each engine
+    have them."""
+    clear_cache()
+    at = _open("tpch_q03_datafusion.json", "0.0.0.0")
+    at.session_state["inspector_tab"] = "Engines"
+    at.run()
+    assert not at.exception
+    wait_for(at, lambda a: any("DataFusion" in d.value.columns and "declared" in d.value.columns for d in a.dataframe))
+    table = next(d.value for d in at.dataframe if "declared" in d.value.columns)
+    assert list(table.columns) == ["column", "declared", "spec", "Spark", "DataFusion"]
+    assert len(table) == 4
+    # Spark reads every file column as nullable (its file sources do); DataFusion keeps the file's `required`
+    key = table.iloc[0]
+    assert (key["column"], key["declared"], key["spec"], key["Spark"], key["DataFusion"]) == (
+        "l_orderkey",
+        "i64",
+        "=",
+        "i64?",
+        "=",
+    )
+    revenue = table.iloc[3]
+    assert revenue["declared"] == "decimal<38,4>?" and set(revenue[["spec", "Spark", "DataFusion"]]) == {"="}
+    assert any("Spark** runs it" in m.value or "Spark runs it" in m.value for m in at.markdown)

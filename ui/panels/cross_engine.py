@@ -21,9 +21,9 @@ import streamlit as st
 
 from executor.engines.bisect import Bisection, bisect
 from executor.engines.cross import DIFFERS, SAME, EngineComparison, compare_engines
-from executor.engines.portability import Portability, portability
+from executor.engines.portability import Portability
 from ui.markdown import md_escape
-from ui.state.plan_data import catalog_for
+from ui.panels.engines_tab import report_with_types, types_progress
 from ui.state.plan_source import Plan
 from ui.state.selection import select
 from ui.tasks import Task, finished, progress_fragment, show_progress, start
@@ -199,24 +199,30 @@ def _show_bisection(model: PlanModel, b: Bisection) -> None:
 
 
 def portability_controls(plan: Plan, model: PlanModel, toggle_at=st) -> Portability | None:
-    """The portability toggle (in ``toggle_at``, a container); when on, the table (in an expander) and
-    the report for the marks."""
+    """The portability toggle (in ``toggle_at``, a container); when on, the table and the plan-wide
+    notes (in an expander), and the report for the marks. The report and the types are made in the
+    background (``ui.panels.engines_tab``): meanwhile their progress shows, the marks come when they land."""
     on = toggle_at.toggle(
         "Which engines run each node",
         key=PORTABILITY_SHOW,
         help="Before running: whether Spark's translation and DataFusion's Substrait consumer take "
-        "each node, and why not (missing function mapping, type, relation kind, refused)",
+        "each node, and why not (missing function mapping, type, relation kind, refused); the fields an "
+        "engine ignores, version skew, and the column types each engine gives (marked ≠ where they differ)",
     )
     if not on:
         return None
-    reports = st.session_state.setdefault("engine_portability", {})
-    if model.digest not in reports:
-        with st.spinner("Asking both engines…"):
-            reports[model.digest] = portability(model, catalog_for(plan))
-    report = reports[model.digest]
+    report = report_with_types(plan, model)
+    if report is None:
+        return None
     with st.expander(f"Portability: {report.summary()}", expanded=False):
         st.dataframe(pd.DataFrame(report.rows()), hide_index=True, width="stretch")
         st.caption("“below”: an input cannot run on that engine (the reason is on the node where the gap starts).")
+        if report.types is None:
+            types_progress(plan, model)
+        notes = report.notes()
+        if notes:
+            st.markdown("**For the whole plan**")
+            st.markdown("\n".join(f"- {md_escape(n)}" for n in notes))
     return report
 
 

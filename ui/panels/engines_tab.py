@@ -1,0 +1,189 @@
+"""What each engine will do with the plan: the report behind the portability toggle's marks and the
+inspector's Engines tab.
+
+Two background tasks per plan, shared by the toggle and the tab (``executor.engines.portability``):
+
+- the *report*: which engines take each node and why not, the fields an engine ignores or reads
+  differently, and version skew; nothing runs, DataFusion plans each node;
+- the *types*: the column types Spark (through our translation) and DataFusion (through its consumer)
+  give each node, found without reading data; it starts Spark when Spark is not up yet.
+
+Both are kept per plan and catalog for every session (``executor.engines.portability`` caches them),
+and the page never waits for them: a task that has not ended shows its progress. The engines' own
+plans for one node are asked for with a button, in a third task.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from executor.engines.engine_types import difference_kind
+from executor.engines.portability import Portability, engine_plans, node_types, portability
+from ui.markdown import md_escape
+from ui.state.plan_source import Plan
+from ui.tasks import Task, finished, progress_fragment, show_progress, start
+from viz.model import PlanModel
+
+TYPES_HEADS = ("column", "declared", "spec", "Spark", "DataFusion")
+ENGINE_NAMES = {"spark": "Spark", "datafusion": "DataFusion"}
+
+
+def _tasks() -> dict[tuple, Task]:
+    return st.session_state.setdefault("engine_report_tasks", {})
+
+
+@progress_fragment
+def _progress_fragment(key: tuple, text: str, cancel_key: str) -> None:
+    state = _tasks().get(key)
+    if state is not None:
+        show_progress(state, text, cancel_key)
+
+
+def _task(plan: Plan, model: PlanModel, what: str, work, node_id: str | None = None) -> Task:
+    """The session's task ``what`` for this plan (and node), started the first time it is asked for."""
+    key = (what, model.digest, node_id)
+    task = _tasks().get(key)
+    if task is None:
+        # never waited for in the page's run (``ui.tasks.settle``): its progress shows at once
+        task = Task(status="asking the engines", waited=True)
+        _tasks()[key] = task
+        start(task, plan, work, what=f"asking the engines ({what})", thread_name=f"app-engines-{what}")
+    return task
+
+
+def report_task(plan: Plan, model: PlanModel) -> Task:
+    return _task(plan, model, "report", lambda catalog: portability(model, catalog))
+
+
+def types_task(plan: Plan, model: PlanModel) -> Task:
+    return _task(plan, model, "types", lambda catalog: node_types(model, catalog))
+
+
+def _wait(task: Task, key: tuple, text: str):
+    """The task's result, or its progress (or error) drawn and None."""
+    return finished(task, lambda: _progress_fragment(key, text, f"cancel-{'-'.join(map(str, key[:1]))}"))
+
+
+def report_with_types(plan: Plan, model: PlanModel) -> Portability | None:
+    """The report with whatever types have come (none yet: the report alone), or None while the
+    report itself is being made (its progress is drawn)."""
+    report = _wait(report_task(plan, model), ("report", model.digest, None), "Asking both engines")
+    if report is None:
+        return None
+    types = types_task(plan, model)
+    if types.done.is_set() and types.error is None and types.result is not None:
+        return report.with_types(types.result, model.graph.children)
+    return report
+
+
+def types_progress(plan: Plan, model: PlanModel) -> None:
+    """The types' progress (or error) while they come: when they land, the page is drawn again with them."""
+    _wait(types_task(plan, model), ("types", model.digest, None), "Asking Spark and DataFusion for the types")
+
+
+def engines_tab(plan: Plan, model: PlanModel, node_id: str) -> None:
+    """The inspector's Engines tab for node ``node_id``."""
+    report = _wait(report_task(plan, model), ("report", model.digest, None), "Asking both engines")
+    if report is None:
+        return
+    node = report.nodes.get(node_id)
+    if node is None:
+        st.info("No engine report for this node.")
+        return
+    for engine, verdict in (("Spark", node.spark), ("DataFusion", node.datafusion)):
+        if verdict.ok:
+            st.markdown(f"**{engine}** runs it.")
+        elif verdict.inherited_from:
+            below = verdict.inherited_from
+            st.markdown(md_escape(f"{engine} cannot: an input cannot (node {below}): {verdict.reason}"))
+        else:
+            st.markdown(md_escape(f"{engine} cannot ({verdict.category}): {verdict.reason}"))
+    for line in node.field_notes() + node.versions:
+        st.warning(md_escape(line))
+    _types(plan, model, node_id)
+    _plans(plan, model, node_id)
+
+
+def _types(plan: Plan, model: PlanModel, node_id: str) -> None:
+    st.markdown("**Column types on each engine**")
+    task = types_task(plan, model)
+    types = _wait(task, ("types", model.digest, None), "Asking Spark and DataFusion for the types")
+    if types is None:
+        return
+    node = types.get(node_id)
+    if node is None:
+        st.caption("No types for this node.")
+        return
+    # a type as the plan declares it is "=": the table is narrow, and what differs stands out
+    rows = [
+        (
+            c.name,
+            c.declared or "—",
+            *(_cell(c.declared, getattr(c, source)) for source in ("spec", "spark", "datafusion")),
+        )
+        for c in node.columns
+    ]
+    frame = pd.DataFrame(rows, columns=list(TYPES_HEADS))
+
+    def mark(row) -> list[str]:
+        declared = row["declared"]
+        return ["", ""] + [_style(declared, t) for t in row.iloc[2:]]
+
+    narrow = st.column_config.TextColumn(width="small")
+    st.dataframe(
+        frame.style.apply(mark, axis=1),
+        hide_index=True,
+        width="stretch",
+        column_config={"column": narrow, "declared": narrow, "spec": narrow, "Spark": narrow, "DataFusion": narrow},
+    )
+    notes = [f"Spark: {node.spark_error}"] if node.spark_error else []
+    notes += [f"DataFusion: {node.datafusion_error}"] if node.datafusion_error else []
+    notes += list(node.notes)
+    st.caption(
+        "= : as the plan declares it. In bold: another type; in grey: only the nullability or a string's length "
+        "differs."
+    )
+    if notes:
+        st.caption(md_escape(" · ".join(notes)))
+
+
+def _cell(declared: str | None, theirs: str | None) -> str:
+    if theirs is None:
+        return "—"
+    return "=" if theirs == declared else theirs
+
+
+def _style(declared: str, shown: str) -> str:
+    if shown in ("=", "—") or declared == "—":
+        return ""
+    if difference_kind(declared, shown) == "type":
+        return "color: #b45309; font-weight: bold"
+    return "color: #888888"
+
+
+def _plans(plan: Plan, model: PlanModel, node_id: str) -> None:
+    st.markdown("**Each engine's own plan for this node**")
+    key = ("plans", model.digest, node_id)
+    task = _tasks().get(key)
+    if task is None:
+        if st.button(
+            "Show the engines' plans",
+            key=f"engine-plans-{node_id}",
+            help="Spark's physical plan for this node's subtree and DataFusion's, with the operators that "
+            "are this node's marked ▶ (nothing runs)",
+        ):
+            task = _task(plan, model, "plans", lambda catalog: engine_plans(model, node_id, catalog), node_id)
+        else:
+            return
+    plans = _wait(task, key, f"Asking both engines for node {node_id}'s plan")
+    if plans is None:
+        return
+    for p in plans:
+        name = ENGINE_NAMES[p.engine]
+        st.caption(md_escape(f"{name}: {p.error}" if p.error else name))
+        if not p.error:
+            st.code(p.text(), language=None)
+
+
+__all__ = ["engines_tab", "report_task", "report_with_types", "types_progress", "types_task"]
