@@ -103,7 +103,7 @@ def difference_kind(declared: str, theirs: str) -> str:
     """How ``theirs`` differs from ``declared``: ``"nullability"`` alone, a string's ``"length"`` alone
     (Arrow and Spark strings have none), or the ``"type"`` itself (kind, precision, scale...)."""
     a, b = declared.rstrip("?"), theirs.rstrip("?")
-    if a == b:
+    if a.replace("?", "") == b.replace("?", ""):  # a nested type's fields' and elements' nullability too
         return "nullability"
     if _STRINGS.match(a) and _STRINGS.match(b):
         return "length"

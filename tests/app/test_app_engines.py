@@ -14,7 +14,7 @@ from executor.jobs.run import clear_cache
 from executor.translate import functions
 from tests.support import ROOT, wait_for
 from tests.support.app_graph import graph_text
-from ui.panels import engines_tab
+from ui.panels import engines_tab, report_button
 
 APP = os.path.join(ROOT, "app.py")
 
@@ -48,6 +48,9 @@ def test_portability_table_and_marks(monkeypatch):
     assert any("Spark runs 5 of 5 nodes, DataFusion 2 of 5" in e.label for e in at.expander)
     text = graph_text(at)
     assert "⊘ DataFusion: function" in text and "⊘ DataFusion (below)" in text
+    # the HTML report of this session now says it too
+    [button] = [b for b in at.get("download_button") if b.label == report_button.LABEL]
+    assert "what each engine will do with each node" in button.help
 
 
 def test_run_a_node_on_datafusion_too(spark):
@@ -95,17 +98,12 @@ def test_the_engines_tab_shows_each_engines_types(spark):
     assert not at.exception
     wait_for(at, lambda a: any("DataFusion" in d.value.columns and "declared" in d.value.columns for d in a.dataframe))
     table = next(d.value for d in at.dataframe if "declared" in d.value.columns)
-    assert list(table.columns) == ["column", "declared", "spec", "Spark", "DataFusion"]
+    assert list(table.columns) == ["column", "declared", "Spark", "DataFusion"]  # the spec agrees: no column
+    assert any("The spec's extension YAMLs give every column" in c.value for c in at.caption)
     assert len(table) == 4
     # Spark reads every file column as nullable (its file sources do); DataFusion keeps the file's `required`
     key = table.iloc[0]
-    assert (key["column"], key["declared"], key["spec"], key["Spark"], key["DataFusion"]) == (
-        "l_orderkey",
-        "i64",
-        "=",
-        "i64?",
-        "=",
-    )
+    assert (key["column"], key["declared"], key["Spark"], key["DataFusion"]) == ("l_orderkey", "i64", "i64?", "=")
     revenue = table.iloc[3]
-    assert revenue["declared"] == "decimal<38,4>?" and set(revenue[["spec", "Spark", "DataFusion"]]) == {"="}
+    assert revenue["declared"] == "decimal<38,4>?" and set(revenue[["Spark", "DataFusion"]]) == {"="}
     assert any("Spark** runs it" in m.value or "Spark runs it" in m.value for m in at.markdown)

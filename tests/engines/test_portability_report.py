@@ -127,3 +127,15 @@ def test_a_type_difference_is_marked_where_it_starts():
         "besides: 2 column type(s) differ only in length, 1 column type(s) differ only in nullability "
         "(an engine's own reading: see each node's types)",
     ]
+
+
+def test_how_a_type_differs():
+    from executor.engines.engine_types import difference_kind
+
+    assert difference_kind("i64", "i64?") == "nullability"
+    assert difference_kind("list<string>", "list<string?>?") == "nullability"  # Spark's array elements
+    assert (
+        difference_kind("varchar<3>", "string?") == "length" and difference_kind("fixedchar<2>", "string") == "length"
+    )
+    assert difference_kind("decimal<38,2>?", "decimal<17,2>?") == "type"
+    assert difference_kind("i32", "i64") == "type" and difference_kind("varchar<3>", "binary") == "type"

@@ -125,19 +125,26 @@ def _types(plan: Plan, model: PlanModel, node_id: str) -> None:
         for c in node.columns
     ]
     frame = pd.DataFrame(rows, columns=list(TYPES_HEADS))
+    notes: list[str] = []
+    spec_agrees = (frame["spec"] == "=").all()
+    if spec_agrees:  # the narrow panel keeps room for the engines
+        frame = frame.drop(columns="spec")
 
     def mark(row) -> list[str]:
         declared = row["declared"]
         return ["", ""] + [_style(declared, t) for t in row.iloc[2:]]
 
-    narrow = st.column_config.TextColumn(width="small")
+    if spec_agrees:
+        notes.insert(0, "The spec's extension YAMLs give every column the type the plan declares")
+
+    # the types size to their text (mostly "="); a long column name is cut, the graph has it whole
     st.dataframe(
         frame.style.apply(mark, axis=1),
         hide_index=True,
         width="stretch",
-        column_config={"column": narrow, "declared": narrow, "spec": narrow, "Spark": narrow, "DataFusion": narrow},
+        column_config={"column": st.column_config.TextColumn(width="small")},
     )
-    notes = [f"Spark: {node.spark_error}"] if node.spark_error else []
+    notes += [f"Spark: {node.spark_error}"] if node.spark_error else []
     notes += [f"DataFusion: {node.datafusion_error}"] if node.datafusion_error else []
     notes += list(node.notes)
     st.caption(

@@ -3,7 +3,8 @@
 
 What the session ran lives where the pages keep it, keyed by the plan's digest: the profile
 (``ui.panels.row_counts.finished_profile``), the Run tab (``st.session_state["runs"]``), Step through
-(``"step_results"``) and Present (``"present_tasks"``). They are gathered while the page runs; the
+(``"step_results"``) and Present (``"present_tasks"``); what the engines said, where ``ui.panels.engines_tab``
+keeps it. They are gathered while the page runs; the
 report itself is built only when the button is clicked (Streamlit calls ``data`` then, in another
 thread), so a rerun never lays the graph out for it.
 """
@@ -18,7 +19,7 @@ import streamlit as st
 
 from ui.panels.row_counts import finished_profile
 from ui.state.plan_source import Plan
-from viz.html_report import MAX_SAMPLE_ROWS, NodeRun, html_report
+from viz.html_report import MAX_SAMPLE_ROWS, NodeEngines, NodeRun, html_report
 from viz.model import PlanModel
 
 LABEL = "Download report (HTML)"
@@ -66,6 +67,25 @@ def session_runs(model: PlanModel) -> dict[str, NodeRun]:
     return out
 
 
+def session_engines(model: PlanModel) -> tuple[dict[str, NodeEngines], list[str]]:
+    """What this session asked the engines about the plan (``ui.panels.engines_tab``'s tasks): the
+    report with the types once they have come, and the engines' plans of the nodes asked for."""
+    tasks = st.session_state.get("engine_report_tasks", {})
+
+    def result(key: tuple):
+        task = tasks.get(key)
+        return task.result if task is not None and task.done.is_set() and task.error is None else None
+
+    report = result(("report", model.digest, None))
+    if report is None:
+        return {}, []
+    types = result(("types", model.digest, None))
+    if types is not None:
+        report = report.with_types(types, model.graph.children)
+    plans = {k[2]: r for k in tasks if k[0] == "plans" and k[1] == model.digest and (r := result(k)) is not None}
+    return report.node_engines(plans), report.notes()
+
+
 def report_file_name(source: str) -> str:
     stem = os.path.splitext(os.path.basename(source))[0] or "plan"
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem)
@@ -75,6 +95,7 @@ def report_file_name(source: str) -> str:
 def report_button(plan: Plan, model: PlanModel, key: str) -> None:
     """The download button; the file is made when it is clicked."""
     runs = session_runs(model)
+    engines, engine_notes = session_engines(model)
     counted = sum(1 for r in runs.values() if r.rows is not None)
     sampled = sum(1 for r in runs.values() if r.sample)
     what = (
@@ -82,11 +103,11 @@ def report_button(plan: Plan, model: PlanModel, key: str) -> None:
         f"rows for {sampled}."
         if runs
         else " Profile the plan or run nodes first to include row counts and sample rows."
-    )
+    ) + (" It includes what each engine will do with each node." if engines else "")
     source = plan.source
     st.download_button(
         LABEL,
-        lambda: html_report(model, source, runs),
+        lambda: html_report(model, source, runs, engines=engines, engines_notes=engine_notes),
         file_name=report_file_name(source),
         mime="text/html",
         key=key,
