@@ -1,4 +1,4 @@
-"""Benchmarks: ``python -m benchmarks [open|spark|app|profile|load ...] [--quick]`` (or ``make bench``).
+"""Benchmarks: ``python -m benchmarks [open|spark|app|profile|load|engines ...] [--quick]`` (or ``make bench``).
 Not part of ``make test``.
 
     python -m benchmarks                 # all of them, full size (TPC-H scale 1: long)
@@ -16,6 +16,8 @@ Not part of ``make test``.
   DataFusion's largest TPC-DS plans at scale 0.1 (``benchmarks/profile.py``).
 - ``load``: ten browser sessions with ten plans click Run at once, against the same ten one after
   another (``benchmarks/load.py``).
+- ``engines``: the column types each engine gives every node of a 92-node plan, in the process and in
+  the app, and a node picked while they come (``benchmarks/engines.py``).
 
 Each writes ``benchmarks/results/<name>.json`` (its results and a ``machine`` block); then
 ``benchmarks/results/REPORT.md`` and ``docs/benchmarks.png`` are rebuilt from every results file
@@ -40,11 +42,18 @@ from importlib.metadata import PackageNotFoundError, version
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
 #: Benchmark name on the command line -> module in ``benchmarks/`` with ``run(quick) -> dict``.
-BENCHMARKS = {"open": "open_plan", "spark": "spark", "app": "app", "profile": "profile", "load": "load"}
+BENCHMARKS = {
+    "open": "open_plan",
+    "spark": "spark",
+    "app": "app",
+    "profile": "profile",
+    "load": "load",
+    "engines": "engines",
+}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """``[open|spark|app|profile|load ...] [--quick]``; no names means all of them, in that order."""
+    """``[open|spark|app|profile|load|engines ...] [--quick]``; no names means all of them, in that order."""
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
         description="Run the benchmarks, write benchmarks/results/<name>.json, REPORT.md and docs/benchmarks.png.",

@@ -340,7 +340,7 @@ def test_missing_keys_and_a_bad_file_do_not_stop_the_report(tmp_path):
 
 def test_arguments_default_to_all_of_them_full():
     args = bench.parse_args([])
-    assert args.names == ["open", "spark", "app", "profile", "load"] and args.quick is False
+    assert args.names == ["open", "spark", "app", "profile", "load", "engines"] and args.quick is False
 
 
 def test_arguments_pick_benchmarks_in_order_and_quick():

@@ -68,10 +68,10 @@ def _wait(task: Task, key: tuple, text: str):
 def report_with_types(plan: Plan, model: PlanModel) -> Portability | None:
     """The report with whatever types have come (none yet: the report alone), or None while the
     report itself is being made (its progress is drawn)."""
+    types = types_task(plan, model)  # both asked for at once: the types need not wait for the report
     report = _wait(report_task(plan, model), ("report", model.digest, None), "Asking both engines")
     if report is None:
         return None
-    types = types_task(plan, model)
     if types.done.is_set() and types.error is None and types.result is not None:
         return report.with_types(types.result, model.graph.children)
     return report
@@ -84,6 +84,7 @@ def types_progress(plan: Plan, model: PlanModel) -> None:
 
 def engines_tab(plan: Plan, model: PlanModel, node_id: str) -> None:
     """The inspector's Engines tab for node ``node_id``."""
+    types_task(plan, model)  # both asked for at once: the types need not wait for the report
     report = _wait(report_task(plan, model), ("report", model.digest, None), "Asking both engines")
     if report is None:
         return
