@@ -139,3 +139,26 @@ def test_how_a_type_differs():
     )
     assert difference_kind("decimal<38,2>?", "decimal<17,2>?") == "type"
     assert difference_kind("i32", "i64") == "type" and difference_kind("varchar<3>", "binary") == "type"
+
+
+def test_a_planted_phase_is_marked_on_its_aggregate(tpch_dir):
+    """A measure asked for a partial phase, which both engines ignore (test_engine_facts.py proves it)."""
+    from substrait.algebra_pb2 import AGGREGATION_PHASE_INITIAL_TO_INTERMEDIATE
+
+    sql = "SELECT o_orderpriority, count(*) AS n FROM orders GROUP BY o_orderpriority"
+    plan = sql_to_plan(sql, {"orders": os.path.join(tpch_dir, "orders.parquet")}, json=False)
+    model = analyze(plan.data)
+    [agg] = [nid for nid in model.graph.nodes if model.node(nid).kind == "aggregate"]
+    assert not portability(model, Catalog([tpch_dir])).nodes[agg].fields  # INITIAL_TO_RESULT: nothing to say
+    planted = model.plan.__class__()
+    planted.CopyFrom(model.plan)
+    rel = planted.relations[0].root.input
+    path = [int(p) for p in agg.split(".")[1:]]  # node ids are the path of inputs from the root
+    for i in path:
+        body = getattr(rel, rel.WhichOneof("rel_type"))
+        rel = body.input if i == 0 and body.HasField("input") else body.inputs[i]
+    rel.aggregate.measures[0].measure.phase = AGGREGATION_PHASE_INITIAL_TO_INTERMEDIATE
+    report = portability(analyze(planted.SerializeToString()), Catalog([tpch_dir]))
+    marks = dict(report.overlay().nodes)[agg].marks
+    assert ("warning", "⚑ DataFusion ignores AggregateFunction.phase") in marks
+    assert ("warning", "⚑ Spark ignores AggregateFunction.phase") in marks
