@@ -219,7 +219,7 @@ def datafusion_version() -> EngineVersion:
 
     ctx = SessionContext()
     plan = plan_pb2.Plan()
-    plan.ParseFromString(Producer.to_substrait_plan(ctx.sql("SELECT 1 AS x").logical_plan(), ctx).encode())
+    plan.ParseFromString(Producer.to_substrait_plan(ctx.from_pydict({"x": [1]}).logical_plan(), ctx).encode())
     return EngineVersion("datafusion", _text(plan.version), "the version DataFusion's own producer writes in a plan")
 
 
