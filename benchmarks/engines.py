@@ -7,7 +7,7 @@ The plan is DataFusion's TPC-DS q64 (92 relations) over TPC-DS at scale 0.01; in
   types on both engines the first time they are asked for (``executor.engines.portability.node_types``),
   and again (kept per plan); the baseline is the least such an answer takes, the root's types alone
   (one translation and one DataFusion sub-plan). Also the report without types (no Spark).
-- *In the app* (``streamlit run``, Chromium): the plan opened through a share link, Spark up, the
+- *In the app* (``streamlit run``, Chromium), each plan: opened through a share link, Spark up, the
   inspector's Engines tab opened on the root: seconds from the click to the types table. Meanwhile,
   half a second after that click, a node is picked in the picker: seconds until the inspector shows it,
   against the same pick on an idle page (the page must not wait for the types).
@@ -30,8 +30,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET_S = 5.0
 #: Seconds after the JVM is up before the first click, as a person reads the graph meanwhile.
 READING_S = 10.0
-#: The node picked while the types come: the first aggregate of q64's `cs_ui` subquery.
-PICKED = "0.0*22.1.0.0"
+#: The node picked while the types come: an aggregate of q64's `cs_ui` subquery, q04's first below the root.
+PICKED = {"64": "0.0*22.1.0.0", "04": "0.0"}
 GRAPH = ".sv-stage svg"
 
 
@@ -96,7 +96,7 @@ def _pick(page, node: str) -> float:
     return time.perf_counter() - began
 
 
-def in_app(data: bytes, folder: str) -> dict:
+def in_app(data: bytes, folder: str, picked: str) -> dict:
     from playwright.sync_api import sync_playwright
 
     from ui.state.share import save_shared
@@ -114,14 +114,14 @@ def in_app(data: bytes, folder: str) -> dict:
                 while not java_children(server.proc.pid) and time.time() < deadline:
                     time.sleep(0.5)
                 time.sleep(READING_S)
-                idle = [_pick(page, PICKED), _pick(page, "0")]
+                idle = [_pick(page, picked), _pick(page, "0")]
                 began = time.perf_counter()
                 page.get_by_role("tab", name="Engines").click()
                 time.sleep(0.5)
-                during = _pick(page, PICKED)
-                page.wait_for_function(
+                during = _pick(page, picked)
+                page.wait_for_function(  # the types table's header
                     "() => [...document.querySelectorAll('[data-testid=stDataFrame] table tr')]"
-                    ".some((r) => r.textContent.includes('decimal<17,2>'))",
+                    ".some((r) => r.textContent.includes('declared'))",
                     timeout=180_000,
                 )
                 types_s = time.perf_counter() - began
@@ -145,11 +145,13 @@ def run(quick: bool = False) -> dict:
     results: dict = {"plan": "DataFusion TPC-DS q64 (scale 0.01)", "target_s": TARGET_S}
     results["in_process"] = in_process(data, folder)
     if not quick:
-        results["larger"] = {"plan": "DataFusion TPC-DS q04 (scale 0.01)", **in_process(*_tpcds("04"))}
-        results["app"] = in_app(data, folder)
+        larger, _ = _tpcds("04")
+        results["larger"] = {"plan": "DataFusion TPC-DS q04 (scale 0.01)", **in_process(larger, folder)}
+        results["app"] = in_app(data, folder, PICKED["64"])
+        results["app_larger"] = in_app(larger, folder, PICKED["04"])
     firsts = [results[k]["types_first_s"] for k in ("in_process", "larger") if k in results]
-    app = results.get("app", {})
-    results["within_target"] = max(firsts) <= TARGET_S and app.get("click_to_types_s", 0) <= TARGET_S
+    apps = [results[k]["click_to_types_s"] for k in ("app", "app_larger") if k in results]
+    results["within_target"] = max(firsts + apps) <= TARGET_S
     return results
 
 

@@ -15,7 +15,7 @@ from ui.page import open_plan
 from ui.panels.boundary import panel
 from ui.panels.column_lineage import column_clicked, lineage_highlight, lineage_panel
 from ui.panels.cross_engine import bisect_controls, compare_section, engine_overlay, portability_controls
-from ui.panels.engines_tab import engines_tab
+from ui.panels.engines_tab import REDRAWN, engines_tab
 from ui.panels.report_button import report_button
 from ui.panels.row_counts import profile_controls, profile_overlay, profile_table
 from ui.panels.run_tab import run_tab
@@ -301,7 +301,7 @@ def main() -> None:
     _graph_and_inspector(plan, model, settings, graph_only)
 
 
-@st.fragment
+@st.fragment(key=REDRAWN)
 def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only: bool) -> None:
     """The graph and the selected node's inspector, with the node picker: a fragment, so selecting a
     node (in the graph, the picker or the inspector) reruns this part alone, not the sidebar, whose

@@ -27,6 +27,11 @@ from viz.model import PlanModel
 
 TYPES_HEADS = ("column", "declared", "spec", "Spark", "DataFusion")
 ENGINE_NAMES = {"spark": "Spark", "datafusion": "DataFusion"}
+#: The fragment that draws the graph and the inspector (the Inspect page keys it so): what the engines
+#: found for the graph's marks redraws it alone, not the whole page.
+REDRAWN = "graph-and-inspector"
+#: The Engines tab's own fragment: what it waits for redraws the tab alone.
+ENGINES_TAB = "engines-tab"
 
 
 def _tasks() -> dict[tuple, Task]:
@@ -34,10 +39,10 @@ def _tasks() -> dict[tuple, Task]:
 
 
 @progress_fragment
-def _progress_fragment(key: tuple, text: str, cancel_key: str) -> None:
+def _progress_fragment(key: tuple, text: str, cancel_key: str, rerun: str) -> None:
     state = _tasks().get(key)
     if state is not None:
-        show_progress(state, text, cancel_key)
+        show_progress(state, text, cancel_key, rerun=rerun)
 
 
 def _task(plan: Plan, model: PlanModel, what: str, work, node_id: str | None = None) -> Task:
@@ -60,9 +65,11 @@ def types_task(plan: Plan, model: PlanModel) -> Task:
     return _task(plan, model, "types", lambda catalog: node_types(model, catalog))
 
 
-def _wait(task: Task, key: tuple, text: str):
-    """The task's result, or its progress (or error) drawn and None."""
-    return finished(task, lambda: _progress_fragment(key, text, f"cancel-{'-'.join(map(str, key[:1]))}"))
+def _wait(task: Task, key: tuple, text: str, rerun: str = REDRAWN):
+    """The task's result, or its progress (or error) drawn and None; when it ends, the fragment keyed
+    ``rerun`` is redrawn."""
+    cancel = f"cancel-{key[0]}-{rerun}"
+    return finished(task, lambda: _progress_fragment(key, text, cancel, rerun))
 
 
 def report_with_types(plan: Plan, model: PlanModel) -> Portability | None:
@@ -82,10 +89,11 @@ def types_progress(plan: Plan, model: PlanModel) -> None:
     _wait(types_task(plan, model), ("types", model.digest, None), "Asking Spark and DataFusion for the types")
 
 
+@st.fragment(key=ENGINES_TAB)
 def engines_tab(plan: Plan, model: PlanModel, node_id: str) -> None:
     """The inspector's Engines tab for node ``node_id``."""
     types_task(plan, model)  # both asked for at once: the types need not wait for the report
-    report = _wait(report_task(plan, model), ("report", model.digest, None), "Asking both engines")
+    report = _wait(report_task(plan, model), ("report", model.digest, None), "Asking both engines", ENGINES_TAB)
     if report is None:
         return
     node = report.nodes.get(node_id)
@@ -109,7 +117,7 @@ def engines_tab(plan: Plan, model: PlanModel, node_id: str) -> None:
 def _types(plan: Plan, model: PlanModel, node_id: str) -> None:
     st.markdown("**Column types on each engine**")
     task = types_task(plan, model)
-    types = _wait(task, ("types", model.digest, None), "Asking Spark and DataFusion for the types")
+    types = _wait(task, ("types", model.digest, None), "Asking Spark and DataFusion for the types", ENGINES_TAB)
     if types is None:
         return
     node = types.get(node_id)
@@ -184,7 +192,7 @@ def _plans(plan: Plan, model: PlanModel, node_id: str) -> None:
             task = _task(plan, model, "plans", lambda catalog: engine_plans(model, node_id, catalog), node_id)
         else:
             return
-    plans = _wait(task, key, f"Asking both engines for node {node_id}'s plan")
+    plans = _wait(task, key, f"Asking both engines for node {node_id}'s plan", ENGINES_TAB)
     if plans is None:
         return
     for p in plans:
