@@ -116,6 +116,7 @@ class TypeChange:
     string's length: what a person is shown on the graph, where it starts."""
 
     node_id: str
+    index: int  # the column's field index in the node's output
     column: str
     source: str  # spec / spark / datafusion
     declared: str
@@ -123,6 +124,18 @@ class TypeChange:
 
     def text(self) -> str:
         return f"{self.column}: {_SOURCE_WORDS[self.source]} {self.theirs} for the declared {self.declared}"
+
+
+def grouped(changes: Iterable[TypeChange]) -> list[str]:
+    """The changes of one node in short, one line per column and type, the sources that agree together:
+    ``[1] Spark and DataFusion: decimal<17,2>? (declared decimal<38,2>?)``."""
+    groups: dict[tuple[int, str, str], list[str]] = {}
+    for c in changes:
+        groups.setdefault((c.index, c.theirs, c.declared), []).append(_SOURCE_WORDS[c.source])
+    return [
+        f"[{index}] {' and '.join(sources)}: {theirs} (declared {declared})"
+        for (index, theirs, declared), sources in groups.items()
+    ]
 
 
 _SOURCE_WORDS = {"spec": "the spec", "spark": "Spark", "datafusion": "DataFusion"}
@@ -143,8 +156,8 @@ def type_changes(types: dict[str, NodeTypes], inputs: Callable[[str], Iterable[s
     for nid, nt in types.items():
         below = set().union(*(pairs.get(i, set()) for i in inputs(nid)))
         changes = [
-            TypeChange(nid, c.name, source, c.declared, getattr(c, source))
-            for c in nt.columns
+            TypeChange(nid, i, c.name, source, c.declared, getattr(c, source))
+            for i, c in enumerate(nt.columns)
             for source in c.differs()
             if difference_kind(c.declared, getattr(c, source)) == "type"
             and (source, c.declared.rstrip("?"), getattr(c, source).rstrip("?")) not in below
@@ -484,6 +497,7 @@ __all__ = [
     "TypeDifference",
     "arrow_type_text",
     "difference_kind",
+    "grouped",
     "engine_types",
     "spark_type_text",
     "type_changes",

@@ -34,7 +34,15 @@ from ..cache import BoundedCache
 from ..translate.executable import executability
 from .datafusion import DataFusionRunner, category
 from .engine_facts import FieldFact, VersionSkew, field_uses, version_skew
-from .engine_types import NodeTypes, TypeChange, difference_kind, engine_types, type_changes, type_differences
+from .engine_types import (
+    NodeTypes,
+    TypeChange,
+    difference_kind,
+    engine_types,
+    grouped,
+    type_changes,
+    type_differences,
+)
 from .physical import EnginePlan, datafusion_plan, spark_plan
 
 _INHERITED = re.compile(r"^node (\S+) cannot run: ")
@@ -148,10 +156,10 @@ class Portability:
                 marks.append(("warning", f"⚑ {_ENGINE_NAMES[f.engine]} {_EFFECTS.get(f.effect, f.effect)} {f.field}"))
             for v in n.versions:
                 marks.append(("warning", f"⚠ {v}"))
-            for c in self.changes.get(nid, ())[:2]:
-                marks.append(("warning", f"≠ {c.text()}"))
-            if len(self.changes.get(nid, ())) > 2:
-                marks.append(("warning", f"≠ and {len(self.changes[nid]) - 2} more type differences"))
+            lines = grouped(self.changes.get(nid, ()))
+            marks.extend(("warning", f"≠ {line}") for line in lines[:2])
+            if len(lines) > 2:
+                marks.append(("warning", f"≠ and {len(lines) - 2} more columns typed otherwise"))
             if marks:
                 stats.append((nid, NodeStat(marks=tuple(marks))))
         return Overlay(tuple(stats))

@@ -116,11 +116,11 @@ def test_a_type_difference_is_marked_where_it_starts():
     }
     nodes = {nid: NodePortability(nid, "aggregate", V(True), V(True)) for nid in types}
     report = Portability(nodes).with_types(types, {"top": ["agg"], "agg": []}.__getitem__)
-    assert [(c.node_id, c.column, c.source, c.theirs) for cs in report.changes.values() for c in cs] == [
-        ("agg", "total", "spark", "decimal<17,2>?")
+    assert [(c.node_id, c.index, c.column, c.source, c.theirs) for cs in report.changes.values() for c in cs] == [
+        ("agg", 1, "total", "spark", "decimal<17,2>?")
     ]
     marks = report.overlay().stats()
-    assert marks["agg"].marks == (("warning", "≠ total: Spark decimal<17,2>? for the declared decimal<38,2>?"),)
+    assert marks["agg"].marks == (("warning", "≠ [1] Spark: decimal<17,2>? (declared decimal<38,2>?)"),)
     assert "top" not in marks
     assert report.notes() == [
         "node agg, total: Spark decimal<17,2>? for the declared decimal<38,2>?",
@@ -162,3 +162,17 @@ def test_a_planted_phase_is_marked_on_its_aggregate(tpch_dir):
     marks = dict(report.overlay().nodes)[agg].marks
     assert ("warning", "⚑ DataFusion ignores AggregateFunction.phase") in marks
     assert ("warning", "⚑ Spark ignores AggregateFunction.phase") in marks
+
+
+def test_engines_that_agree_on_another_type_are_said_together():
+    from executor.engines.engine_types import TypeChange, grouped
+
+    changes = [
+        TypeChange("n", 1, "sum(p)", "spark", "decimal<38,2>?", "decimal<17,2>?"),
+        TypeChange("n", 1, "sum(p)", "datafusion", "decimal<38,2>?", "decimal<17,2>?"),
+        TypeChange("n", 2, "avg(p)", "spark", "decimal<38,6>?", "decimal<11,6>?"),
+    ]
+    assert grouped(changes) == [
+        "[1] Spark and DataFusion: decimal<17,2>? (declared decimal<38,2>?)",
+        "[2] Spark: decimal<11,6>? (declared decimal<38,6>?)",
+    ]
