@@ -362,7 +362,7 @@ def _portability(args, out, err) -> int:
     def each(file, model, _node, catalog) -> int:
         report = portability(model, catalog)
         if not args.no_types:
-            report = report.with_types(node_types(model, catalog), model.graph.children)
+            report = report.with_types(node_types(model, catalog), model)
         plans = None if args.no_plans else {nid: engine_plans(model, nid, catalog) for nid in model.graph.nodes}
         status = 1 if any(not (n.spark.ok and n.datafusion.ok) for n in report.nodes.values()) else 0
         if args.html:

@@ -141,27 +141,33 @@ def grouped(changes: Iterable[TypeChange]) -> list[str]:
 _SOURCE_WORDS = {"spec": "the spec", "spark": "Spark", "datafusion": "DataFusion"}
 
 
-def type_changes(types: dict[str, NodeTypes], inputs: Callable[[str], Iterable[str]]) -> dict[str, list[TypeChange]]:
-    """Per node, the type differences (kind ``"type"``) that start there: those no input shows as the same
-    (declared, theirs) pair from the same source; a difference carried up from a read stays on the read."""
-    pairs: dict[str, set[tuple[str, str, str]]] = {}
-    for nid, nt in types.items():
-        pairs[nid] = {
-            (source, c.declared.rstrip("?"), getattr(c, source).rstrip("?"))
-            for c in nt.columns
-            for source in c.differs()
-            if difference_kind(c.declared, getattr(c, source)) == "type"
-        }
+def type_changes(
+    types: dict[str, NodeTypes], passes: Callable[[str, int], tuple[str, int] | None]
+) -> dict[str, list[TypeChange]]:
+    """Per node, the type differences (kind ``"type"``) that start there: a column the node passes on
+    unchanged from an input column (``passes(node, index)`` gives that column, from the lineage) carries
+    the input's difference and is not said again; a column it computes, or one whose type changes on
+    the way, is."""
+
+    def pair(c: ColumnTypes, source: str) -> tuple[str, str] | None:
+        theirs = getattr(c, source)
+        if c.declared is None or theirs is None or difference_kind(c.declared, theirs) != "type":
+            return None
+        return (c.declared.rstrip("?"), theirs.rstrip("?"))
+
     out: dict[str, list[TypeChange]] = {}
     for nid, nt in types.items():
-        below = set().union(*(pairs.get(i, set()) for i in inputs(nid)))
-        changes = [
-            TypeChange(nid, i, c.name, source, c.declared, getattr(c, source))
-            for i, c in enumerate(nt.columns)
-            for source in c.differs()
-            if difference_kind(c.declared, getattr(c, source)) == "type"
-            and (source, c.declared.rstrip("?"), getattr(c, source).rstrip("?")) not in below
-        ]
+        changes = []
+        for i, c in enumerate(nt.columns):
+            for source in c.differs():
+                mine = pair(c, source)
+                if mine is None:
+                    continue
+                below = passes(nid, i)
+                carried = below is not None and below[0] in types and below[1] < len(types[below[0]].columns)
+                if carried and pair(types[below[0]].columns[below[1]], source) == mine:
+                    continue
+                changes.append(TypeChange(nid, i, c.name, source, c.declared, getattr(c, source)))
         if changes:
             out[nid] = changes
     return out

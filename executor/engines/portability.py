@@ -25,6 +25,7 @@ subquery: DataFusion's answer for it is that node's.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from viz.html_report import NodeEngines
@@ -92,9 +93,9 @@ class Portability:
     #: per node, the type differences that start there (beyond nullability and a string's length)
     changes: dict[str, list[TypeChange]] = field(default_factory=dict)
 
-    def with_types(self, types: dict[str, NodeTypes], inputs) -> Portability:
-        """This report with the types, ``inputs(node id)`` giving a node's inputs (where a difference starts)."""
-        return replace(self, types=types, changes=type_changes(types, inputs))
+    def with_types(self, types: dict[str, NodeTypes], model) -> Portability:
+        """This report with the types of ``model``'s nodes (its lineage says where a difference starts)."""
+        return replace(self, types=types, changes=type_changes(types, passes_of(model)))
 
     def notes(self) -> list[str]:
         """What to know for the whole plan: version skew, each type difference where it starts, and how
@@ -248,6 +249,21 @@ class Portability:
 
 
 _EFFECTS = {"ignored": "ignores", "hint": "takes as a hint only", "differs": "reads differently"}
+
+
+def passes_of(model) -> Callable[[str, int], tuple[str, int] | None]:
+    """``passes(node, index)``: the input column that column ``index`` of ``node`` passes on unchanged
+    (or renamed), from the model's lineage, or None (computed, read, or unknown)."""
+    from viz.lineage import node_lineage
+
+    def passes(node_id: str, index: int) -> tuple[str, int] | None:
+        columns = node_lineage(model, node_id).columns
+        origin = columns[index] if index < len(columns) else None
+        if origin is None or origin.kind != "passes" or len(origin.inputs) != 1:
+            return None
+        return origin.inputs[0]
+
+    return passes
 
 
 def _version_engine(text: str) -> str:

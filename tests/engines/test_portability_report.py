@@ -103,27 +103,33 @@ def test_the_command_line_leaves_out_what_it_is_told(tmp_path):
 
 def test_a_type_difference_is_marked_where_it_starts():
     """A Spark sum typed decimal<17,2> where the plan declares decimal<38,2> (TPC-DS q64 has it) is said on the
-    node that computes it, not again on each node above that passes it on; nullability and a string's length
-    are counted, not marked."""
-    from executor.engines.engine_types import ColumnTypes, NodeTypes
+    node that computes it, not again on a node above that passes the column on; a node above that computes a
+    new sum with the same two types says its own; nullability and a string's length are counted, not marked."""
+    from executor.engines.engine_types import ColumnTypes, NodeTypes, type_changes
     from executor.engines.portability import EngineVerdict as V
     from executor.engines.portability import NodePortability, Portability
 
     total = ColumnTypes("total", "decimal<38,2>?", "decimal<38,2>?", "decimal<17,2>?", "decimal<38,2>?")
+    again = ColumnTypes("again", "decimal<38,2>?", "decimal<38,2>?", "decimal<17,2>?", "decimal<38,2>?")
     types = {
         "agg": NodeTypes("agg", (ColumnTypes("k", "i64", "i64", "i64?", "i64"), total)),
         "top": NodeTypes("top", (total, ColumnTypes("name", "varchar<3>", "varchar<3>", "string", "string"))),
+        "sum": NodeTypes("sum", (again,)),
     }
+    passed_on = {("top", 0): ("agg", 1)}  # the lineage: top's column 0 is agg's column 1; sum computes its own
+    changes = type_changes(types, lambda nid, i: passed_on.get((nid, i)))
     nodes = {nid: NodePortability(nid, "aggregate", V(True), V(True)) for nid in types}
-    report = Portability(nodes).with_types(types, {"top": ["agg"], "agg": []}.__getitem__)
+    report = Portability(nodes, types=types, changes=changes)
     assert [(c.node_id, c.index, c.column, c.source, c.theirs) for cs in report.changes.values() for c in cs] == [
-        ("agg", 1, "total", "spark", "decimal<17,2>?")
+        ("agg", 1, "total", "spark", "decimal<17,2>?"),
+        ("sum", 0, "again", "spark", "decimal<17,2>?"),
     ]
     marks = report.overlay().stats()
     assert marks["agg"].marks == (("warning", "≠ [1] Spark: decimal<17,2>? (declared decimal<38,2>?)"),)
     assert "top" not in marks
     assert report.notes() == [
         "node agg, total: Spark decimal<17,2>? for the declared decimal<38,2>?",
+        "node sum, again: Spark decimal<17,2>? for the declared decimal<38,2>?",
         "besides: 2 column type(s) differ only in length, 1 column type(s) differ only in nullability "
         "(an engine's own reading: see each node's types)",
     ]

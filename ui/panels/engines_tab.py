@@ -80,7 +80,7 @@ def report_with_types(plan: Plan, model: PlanModel) -> Portability | None:
     if report is None:
         return None
     if types.done.is_set() and types.error is None and types.result is not None:
-        return report.with_types(types.result, model.graph.children)
+        return report.with_types(types.result, model)
     return report
 
 

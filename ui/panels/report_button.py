@@ -81,7 +81,7 @@ def session_engines(model: PlanModel) -> tuple[dict[str, NodeEngines], list[str]
         return {}, []
     types = result(("types", model.digest, None))
     if types is not None:
-        report = report.with_types(types, model.graph.children)
+        report = report.with_types(types, model)
     plans = {k[2]: r for k in tasks if k[0] == "plans" and k[1] == model.digest and (r := result(k)) is not None}
     return report.node_engines(plans), report.notes()
 
