@@ -15,56 +15,49 @@ import shutil
 import pytest
 
 from tests.browser.test_e2e_zoom import GRAPH
-from tests.support.browser import ARTIFACTS, launch_chromium
+from tests.support.browser import ARTIFACTS, GRID_ROWS, browser_page
 
 pytestmark = pytest.mark.browser
 
 #: The aggregate of q64's second `cs_ui` subquery: sum(cs_ext_list_price) and sum(refunds).
 AGGREGATE = "0.0*22.1.0.0"
-ROWS = """() => [...document.querySelectorAll('[data-testid=stDataFrame] table tr')]
-  .map((r) => [...r.querySelectorAll('td, th')].map((c) => c.textContent.trim()))"""
 
 
 def test_a_nodes_types_on_each_engine(app_url, q64_plan, jvm):  # the server starts Spark
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     if shutil.which("dot") is None:
         pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
     os.makedirs(ARTIFACTS, exist_ok=True)
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            page = browser.new_page(viewport={"width": 1500, "height": 1000})
-            page.goto(app_url)
-            uploader = "[data-testid='stFileUploader'] input[type='file']"
-            page.wait_for_selector(uploader, timeout=60_000, state="attached")
-            page.locator(uploader).set_input_files(q64_plan)
-            page.wait_for_selector(f"{GRAPH} g.node[data-substrait-bound]", timeout=120_000)
-            page.get_by_role("combobox", name="Select a node (type to search)").click()
-            page.keyboard.type(AGGREGATE)
-            page.keyboard.press("Enter")
-            expect(page.locator(f"{GRAPH} g.node.substrait-selected")).to_have_id(f"node-{AGGREGATE}", timeout=30_000)
-            page.get_by_role("tab", name="Engines").click()
-            page.wait_for_function(
-                "() => [...document.querySelectorAll('[data-testid=stDataFrame] table tr')]"
-                ".some((r) => r.textContent.includes('decimal<17,2>'))",
-                timeout=180_000,
-            )
-            rows = page.evaluate(ROWS)
-            header = rows[0]
-            # the spec agrees with the plan on every column here: its column gives the engines the room
-            assert header[-4:] == ["column", "declared", "Spark", "DataFusion"], header
-            page.get_by_text("The spec's extension YAMLs give every column the type the plan declares").wait_for()
-            table = {r[-4]: dict(zip(header[-4:], r[-4:])) for r in rows[1:] if len(r) >= 4}
-            [price] = [v for k, v in table.items() if k.startswith("sum(cs_ext_list_price")]
-            assert (price["declared"], price["Spark"], price["DataFusion"]) == (
-                "decimal<38,2>?",
-                "decimal<17,2>?",
-                "decimal<17,2>?",
-            ), price
-            assert page.locator("[data-testid=stException]").count() == 0
-            tab = page.locator("[data-testid=stTabs]").last
-            tab.scroll_into_view_if_needed()
-            page.screenshot(path=os.path.join(ARTIFACTS, "engines-types.png"))
-        finally:
-            browser.close()
+    with browser_page(viewport={"width": 1500, "height": 1000}) as page:
+        page.goto(app_url)
+        uploader = "[data-testid='stFileUploader'] input[type='file']"
+        page.wait_for_selector(uploader, timeout=60_000, state="attached")
+        page.locator(uploader).set_input_files(q64_plan)
+        page.wait_for_selector(f"{GRAPH} g.node[data-substrait-bound]", timeout=120_000)
+        page.get_by_role("combobox", name="Select a node (type to search)").click()
+        page.keyboard.type(AGGREGATE)
+        page.keyboard.press("Enter")
+        expect(page.locator(f"{GRAPH} g.node.substrait-selected")).to_have_id(f"node-{AGGREGATE}", timeout=30_000)
+        page.get_by_role("tab", name="Engines").click()
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('[data-testid=stDataFrame] table tr')]"
+            ".some((r) => r.textContent.includes('decimal<17,2>'))",
+            timeout=180_000,
+        )
+        rows = page.evaluate(GRID_ROWS)
+        header = rows[0]
+        # the spec agrees with the plan on every column here: its column gives the engines the room
+        assert header[-4:] == ["column", "declared", "Spark", "DataFusion"], header
+        page.get_by_text("The spec's extension YAMLs give every column the type the plan declares").wait_for()
+        table = {r[-4]: dict(zip(header[-4:], r[-4:])) for r in rows[1:] if len(r) >= 4}
+        [price] = [v for k, v in table.items() if k.startswith("sum(cs_ext_list_price")]
+        assert (price["declared"], price["Spark"], price["DataFusion"]) == (
+            "decimal<38,2>?",
+            "decimal<17,2>?",
+            "decimal<17,2>?",
+        ), price
+        assert page.locator("[data-testid=stException]").count() == 0
+        tab = page.locator("[data-testid=stTabs]").last
+        tab.scroll_into_view_if_needed()
+        page.screenshot(path=os.path.join(ARTIFACTS, "engines-types.png"))

@@ -11,14 +11,12 @@ import pytest
 
 from benchmarks.app import CHROMIUM, start_server
 from tests.support import ROOT
-from tests.support.browser import ARTIFACTS, browser_page
+from tests.support.browser import ARTIFACTS, GRID_ROWS, browser_page
 from tests.support.tables import other_tables
 
 pytestmark = pytest.mark.browser
 
-#: The rows of the page's table of named tables, from the grid's accessible table (cells as text).
-ROWS = """() => [...document.querySelectorAll('[data-testid=stDataFrame] table tr')]
-  .map((r) => [...r.querySelectorAll('td, th')].map((c) => c.textContent.trim()))"""
+ROWS = GRID_ROWS  # the page's table of named tables
 
 #: Every value the CUSTOMER row's "bound" cell shows from now on, caught as the grid changes.
 WATCH_CUSTOMER = """() => {

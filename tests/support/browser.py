@@ -10,9 +10,13 @@ import shutil
 from benchmarks.app import CHROMIUM, CHROMIUM_ARGS
 from tests.support import ROOT
 
-__all__ = ["ARTIFACTS", "CHROMIUM", "browser_page", "launch_chromium", "requested_elsewhere"]
+__all__ = ["ARTIFACTS", "CHROMIUM", "GRID_ROWS", "browser_page", "launch_chromium", "requested_elsewhere"]
 
 ARTIFACTS = os.environ.get("E2E_ARTIFACTS", os.path.join(ROOT, "tests", "artifacts"))
+
+#: The rows of the page's tables (``st.dataframe``), from the grid's accessible table (cells as text).
+GRID_ROWS = """() => [...document.querySelectorAll('[data-testid=stDataFrame] table tr')]
+  .map((r) => [...r.querySelectorAll('td, th')].map((c) => c.textContent.trim()))"""
 
 
 def requested_elsewhere(requested: list[str], app_url: str) -> list[str]:
