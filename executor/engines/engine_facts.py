@@ -344,6 +344,11 @@ def _datafusion_dropped(model, paths: dict[str, str]) -> tuple[dict[str | None, 
                     out.setdefault(owner, []).append(name)
                 else:
                     stack.append((value, getattr(theirs, fd.name), owner))
-            elif getattr(theirs, fd.name) != value:
+            elif not _same_scalar(getattr(theirs, fd.name), value):
                 out.setdefault(owner, []).append(name)
     return out, None
+
+
+def _same_scalar(a, b) -> bool:
+    """Equal, a NaN literal equal to itself (NaN != NaN would name the field as dropped)."""
+    return a == b or (isinstance(a, float) and isinstance(b, float) and a != a and b != b)

@@ -90,7 +90,7 @@ class Portability:
     nodes: dict[str, NodePortability] = field(default_factory=dict)
     skew: VersionSkew | None = None
     types: dict[str, NodeTypes] | None = None  # the column types each engine gives, once asked for
-    #: per node, the type differences that start there (beyond nullability and a string's length)
+    #: per node, the type differences that start there (beyond nullability and how an engine stores a type)
     changes: dict[str, list[TypeChange]] = field(default_factory=dict)
 
     def with_types(self, types: dict[str, NodeTypes], model) -> Portability:
@@ -99,7 +99,7 @@ class Portability:
 
     def notes(self) -> list[str]:
         """What to know for the whole plan: version skew, each type difference where it starts, and how
-        many columns differ only in nullability or a string's length."""
+        many columns differ only in nullability or in how an engine stores the type."""
         out = list(self.skew.notes) if self.skew is not None else []
         for nid, changes in self.changes.items():
             out.extend(f"node {nid}, {c.text()}" for c in changes)
@@ -111,9 +111,13 @@ class Portability:
                     if kind != "type":
                         minor[kind] = minor.get(kind, 0) + 1
             if minor:
+                words = {
+                    "nullability": "differ only in nullability",
+                    "stores": "differ only in how the engine stores the type (a string's length, a precision)",
+                }
                 out.append(
                     "besides: "
-                    + ", ".join(f"{n:,} column type(s) differ only in {k}" for k, n in sorted(minor.items()))
+                    + ", ".join(f"{n:,} column type(s) {words[k]}" for k, n in sorted(minor.items()))
                     + " (an engine's own reading: see each node's types)"
                 )
         return out
@@ -187,10 +191,10 @@ class Portability:
                         engine: getattr(c, engine),
                         "kind": difference_kind(c.declared, getattr(c, engine)),
                         "starts_here": any(
-                            t.column == c.name and t.source == engine for t in self.changes.get(n.node_id, ())
+                            t.index == i and t.source == engine for t in self.changes.get(n.node_id, ())
                         ),
                     }
-                    for c in types.columns
+                    for i, c in enumerate(types.columns)
                     if engine in c.differs()
                 ]
             for p in (plans or {}).get(n.node_id, ()):
@@ -331,8 +335,10 @@ def _key(model, catalog) -> tuple:
     return (model.digest, catalog.fingerprint() if catalog is not None else None)
 
 
-#: Reports and types per plan and catalog, for every session (``executor.engines.physical`` keeps the plans).
-_REPORTS: BoundedCache[tuple, Portability] = BoundedCache(32)
+#: The engines' verdicts and the types per plan and catalog, for every session (``executor.engines.physical``
+#: keeps the plans). The fields and versions are found again each time: cheap, and they depend on fields
+#: the model drops (a field our protos do not know), which its digest does not see.
+_VERDICTS: BoundedCache[tuple, tuple[dict, dict]] = BoundedCache(32)
 _TYPES: BoundedCache[tuple, dict[str, NodeTypes]] = BoundedCache(32)
 
 
@@ -340,10 +346,11 @@ def portability(model, catalog=None) -> Portability:
     """Each node: can Spark run it, can DataFusion, and why not, the fields an engine ignores there, and
     version skew (see the module). Nothing runs."""
     key = _key(model, catalog)
-    cached = _REPORTS.get(key)
-    if cached is not None:
-        return cached
-    spark, df = _spark(model), _datafusion(model, catalog)
+    verdicts = _VERDICTS.get(key)
+    if verdicts is None:
+        verdicts = (_spark(model), _datafusion(model, catalog))
+        _VERDICTS.put(key, verdicts)
+    spark, df = verdicts
     uses, skew = field_uses(model), version_skew(model)
     nodes = {
         nid: NodePortability(
@@ -351,9 +358,7 @@ def portability(model, catalog=None) -> Portability:
         )
         for nid in model.graph.nodes
     }
-    out = Portability(nodes, skew)
-    _REPORTS.put(key, out)
-    return out
+    return Portability(nodes, skew)
 
 
 def node_types(model, catalog=None) -> dict[str, NodeTypes]:

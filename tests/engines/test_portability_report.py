@@ -104,7 +104,8 @@ def test_the_command_line_leaves_out_what_it_is_told(tmp_path):
 def test_a_type_difference_is_marked_where_it_starts():
     """A Spark sum typed decimal<17,2> where the plan declares decimal<38,2> (TPC-DS q64 has it) is said on the
     node that computes it, not again on a node above that passes the column on; a node above that computes a
-    new sum with the same two types says its own; nullability and a string's length are counted, not marked."""
+    new sum with the same two types says its own; nullability and how an engine stores a type are counted, not
+    marked."""
     from executor.engines.engine_types import ColumnTypes, NodeTypes, type_changes
     from executor.engines.portability import EngineVerdict as V
     from executor.engines.portability import NodePortability, Portability
@@ -130,7 +131,8 @@ def test_a_type_difference_is_marked_where_it_starts():
     assert report.notes() == [
         "node agg, total: Spark decimal<17,2>? for the declared decimal<38,2>?",
         "node sum, again: Spark decimal<17,2>? for the declared decimal<38,2>?",
-        "besides: 2 column type(s) differ only in length, 1 column type(s) differ only in nullability "
+        "besides: 1 column type(s) differ only in nullability, 2 column type(s) differ only in how the engine stores "
+        "the type (a string's length, a precision) "
         "(an engine's own reading: see each node's types)",
     ]
 
@@ -141,8 +143,13 @@ def test_how_a_type_differs():
     assert difference_kind("i64", "i64?") == "nullability"
     assert difference_kind("list<string>", "list<string?>?") == "nullability"  # Spark's array elements
     assert (
-        difference_kind("varchar<3>", "string?") == "length" and difference_kind("fixedchar<2>", "string") == "length"
+        difference_kind("varchar<3>", "string?") == "stores" and difference_kind("fixedchar<2>", "string") == "stores"
     )
+    assert difference_kind("list<varchar<3>>", "list<string?>") == "stores"
+    assert difference_kind("fixedbinary<16>", "binary?") == "stores" and difference_kind("uuid", "string") == "stores"
+    assert difference_kind("precision_timestamp<3>", "precision_timestamp<6>?") == "stores"
+    assert difference_kind("interval_day<9>", "interval_day<6>") == "stores"
+    assert difference_kind("precision_timestamp<6>", "precision_timestamp_tz<6>") == "type"  # a time zone is not
     assert difference_kind("decimal<38,2>?", "decimal<17,2>?") == "type"
     assert difference_kind("i32", "i64") == "type" and difference_kind("varchar<3>", "binary") == "type"
 
@@ -182,3 +189,23 @@ def test_engines_that_agree_on_another_type_are_said_together():
         "[1] Spark and DataFusion: decimal<17,2>? (declared decimal<38,2>?)",
         "[2] Spark: decimal<11,6>? (declared decimal<38,6>?)",
     ]
+
+
+def test_a_field_our_protos_do_not_know_is_said_even_after_the_plan_without_it(tpch_dir):
+    """The model drops the field (its digest is the same with and without it), so the report of the plan
+    without it, asked for first, must not stand in for the plan with it."""
+    data, model, read = _filtered_read(tpch_dir)
+    planted = model.plan.__class__()
+    planted.CopyFrom(model.plan)
+    holder = planted.relations[0].root.input
+    while holder.WhichOneof("rel_type") != "read":
+        holder = getattr(holder, holder.WhichOneof("rel_type")).input
+    with_field = holder.read.SerializeToString() + bytes([0xB8, 0x3E, 7])  # field 999, varint 7
+    holder.read.Clear()
+    holder.read.MergeFromString(with_field)
+    other = analyze(planted.SerializeToString())
+    assert other.digest == model.digest  # the premise
+    catalog = Catalog([tpch_dir])
+    assert not portability(model, catalog).nodes[read].versions
+    [words] = portability(other, catalog).nodes[read].versions
+    assert "ReadRel field 999" in words and "0.106.0" in words
