@@ -96,24 +96,38 @@ def type_differences(types: dict[str, NodeTypes]) -> list[TypeDifference]:
     ]
 
 
-_STRINGS = re.compile(r"^(string|varchar<\d+>|fixedchar<\d+>)$")
+#: Types an engine has no exact match for, as it stores them (nested ones too): a string's length, a fixed
+#: binary's size, a time's or an interval's sub-second precision, a uuid.
+_STORED = (
+    (re.compile(r"\b(?:varchar|fixedchar)<\d+>"), "string"),
+    (re.compile(r"\bfixedbinary<\d+>"), "binary"),
+    (re.compile(r"\b(precision_timestamp_tz|precision_timestamp|precision_time|interval_day)<\d+>"), r"\1"),
+    (re.compile(r"\buuid\b"), "string"),
+)
+
+
+def _stored(text: str) -> str:
+    for pattern, repl in _STORED:
+        text = pattern.sub(repl, text)
+    return text
 
 
 def difference_kind(declared: str, theirs: str) -> str:
-    """How ``theirs`` differs from ``declared``: ``"nullability"`` alone, a string's ``"length"`` alone
-    (Arrow and Spark strings have none), or the ``"type"`` itself (kind, precision, scale...)."""
-    a, b = declared.rstrip("?"), theirs.rstrip("?")
-    if a.replace("?", "") == b.replace("?", ""):  # a nested type's fields' and elements' nullability too
+    """How ``theirs`` differs from ``declared``: in ``"nullability"`` alone (a nested type's fields and
+    elements too), in how an engine ``"stores"`` the type alone (a string's length, a precision: see
+    :data:`_STORED`), or the ``"type"`` itself (kind, decimal precision and scale, time zone...)."""
+    a, b = declared.replace("?", ""), theirs.replace("?", "")
+    if a == b:
         return "nullability"
-    if _STRINGS.match(a) and _STRINGS.match(b):
-        return "length"
+    if _stored(a) == _stored(b):
+        return "stores"
     return "type"
 
 
 @dataclass(frozen=True)
 class TypeChange:
     """A type an engine (or the spec) gives otherwise than the plan declares, beyond nullability and a
-    string's length: what a person is shown on the graph, where it starts."""
+    how an engine stores it: what a person is shown on the graph, where it starts."""
 
     node_id: str
     index: int  # the column's field index in the node's output

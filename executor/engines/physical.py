@@ -59,6 +59,9 @@ WRAPPERS = {
     ),
 }
 
+#: Of the wrappers, those that compute (a projection's expressions): one marked as a node's is its work.
+PROJECTIONS = frozenset({"Project", "ProjectionExec"})
+
 _SPARK_LINE = re.compile(r"^((?:[ :]  )*)([+:]- )?(.*)$")
 _CODEGEN = re.compile(r"^\*\(\d+\) ")
 _NAME = re.compile(r"[A-Za-z_]\w*")
@@ -344,7 +347,7 @@ def _notes(root: _Op, inputs: list[_Op], own: set[int], engine: str) -> list[str
     title = _TITLE[engine]
     ops = [op for op, _ in _walk(root)]
     mine = Counter(op.key for op in ops if id(op) in own and not op.wrapper)
-    if not mine:
+    if not mine and not any(op.name in PROJECTIONS for op in ops if id(op) in own):
         return [
             f"no operator of its own: {title} merged this node's work into its inputs' operators "
             "(e.g. a filter combined with its input's, a projection folded into the scan)"
