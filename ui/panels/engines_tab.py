@@ -20,9 +20,11 @@ import streamlit as st
 
 from executor.engines.engine_types import difference_kind
 from executor.engines.portability import Portability, engine_plans, node_types, portability
+from executor.errors import ExecutionError
 from ui.markdown import md_escape
+from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
-from ui.tasks import Task, finished, progress_fragment, show_progress, start
+from ui.tasks import Task, finished, progress_fragment, run_in_background, show_progress
 from viz.model import PlanModel
 
 TYPES_HEADS = ("column", "declared", "spec", "Spark", "DataFusion")
@@ -45,23 +47,42 @@ def _progress_fragment(key: tuple, text: str, cancel_key: str, rerun: str) -> No
         show_progress(state, text, cancel_key, rerun=rerun)
 
 
-def _task(plan: Plan, model: PlanModel, what: str, work, node_id: str | None = None) -> Task:
-    """The session's task ``what`` for this plan (and node), started the first time it is asked for."""
-    key = (what, model.digest, node_id)
+def task_key(plan: Plan, model: PlanModel, what: str, node_id: str | None = None) -> tuple:
+    """The key of the session's task ``what`` ("report", "types", "plans") for this plan, the tables it
+    is bound to now (a table bound since asks again) and the node."""
+    try:
+        tables = catalog_for(plan).fingerprint()
+    except ExecutionError:  # the task says why when it starts
+        tables = None
+    return (what, model.digest, tables, node_id)
+
+
+def _task(plan: Plan, model: PlanModel, what: str, work, node_id: str | None = None) -> tuple[Task, tuple]:
+    """The session's task ``what`` for this plan (and node), started the first time it is asked for,
+    and its key. It reads no rows: the tables are not generated for it (a table not bound stands in empty)."""
+    key = task_key(plan, model, what, node_id)
     task = _tasks().get(key)
     if task is None:
         # never waited for in the page's run (``ui.tasks.settle``): its progress shows at once
         task = Task(status="asking the engines", waited=True)
         _tasks()[key] = task
-        start(task, plan, work, what=f"asking the engines ({what})", thread_name=f"app-engines-{what}")
-    return task
+        try:
+            catalog = catalog_for(plan)
+        except ExecutionError as exc:
+            task.error = str(exc)
+            task.finish()
+            return task, key
+        run_in_background(
+            task, lambda: work(catalog), what=f"asking the engines ({what})", thread_name=f"app-engines-{what}"
+        )
+    return task, key
 
 
-def report_task(plan: Plan, model: PlanModel) -> Task:
+def report_task(plan: Plan, model: PlanModel) -> tuple[Task, tuple]:
     return _task(plan, model, "report", lambda catalog: portability(model, catalog))
 
 
-def types_task(plan: Plan, model: PlanModel) -> Task:
+def types_task(plan: Plan, model: PlanModel) -> tuple[Task, tuple]:
     return _task(plan, model, "types", lambda catalog: node_types(model, catalog))
 
 
@@ -75,8 +96,8 @@ def _wait(task: Task, key: tuple, text: str, rerun: str = REDRAWN):
 def report_with_types(plan: Plan, model: PlanModel) -> Portability | None:
     """The report with whatever types have come (none yet: the report alone), or None while the
     report itself is being made (its progress is drawn)."""
-    types = types_task(plan, model)  # both asked for at once: the types need not wait for the report
-    report = _wait(report_task(plan, model), ("report", model.digest, None), "Asking both engines")
+    types, _ = types_task(plan, model)  # both asked for at once: the types need not wait for the report
+    report = _wait(*report_task(plan, model), "Asking both engines")
     if report is None:
         return None
     if types.done.is_set() and types.error is None and types.result is not None:
@@ -86,14 +107,14 @@ def report_with_types(plan: Plan, model: PlanModel) -> Portability | None:
 
 def types_progress(plan: Plan, model: PlanModel) -> None:
     """The types' progress (or error) while they come: when they land, the page is drawn again with them."""
-    _wait(types_task(plan, model), ("types", model.digest, None), "Asking Spark and DataFusion for the types")
+    _wait(*types_task(plan, model), "Asking Spark and DataFusion for the types")
 
 
 @st.fragment(key=ENGINES_TAB)
 def engines_tab(plan: Plan, model: PlanModel, node_id: str) -> None:
     """The inspector's Engines tab for node ``node_id``."""
     types_task(plan, model)  # both asked for at once: the types need not wait for the report
-    report = _wait(report_task(plan, model), ("report", model.digest, None), "Asking both engines", ENGINES_TAB)
+    report = _wait(*report_task(plan, model), "Asking both engines", ENGINES_TAB)
     if report is None:
         return
     node = report.nodes.get(node_id)
@@ -116,13 +137,15 @@ def engines_tab(plan: Plan, model: PlanModel, node_id: str) -> None:
 
 def _types(plan: Plan, model: PlanModel, node_id: str) -> None:
     st.markdown("**Column types on each engine**")
-    task = types_task(plan, model)
-    types = _wait(task, ("types", model.digest, None), "Asking Spark and DataFusion for the types", ENGINES_TAB)
+    types = _wait(*types_task(plan, model), "Asking Spark and DataFusion for the types", ENGINES_TAB)
     if types is None:
         return
     node = types.get(node_id)
     if node is None:
         st.caption("No types for this node.")
+        return
+    if model.node(node_id).schema is None:
+        st.caption("The plan's schema of this node is unknown (its diagnostics say why): there is nothing to compare.")
         return
     # a type as the plan declares it is "=": the table is narrow, and what differs stands out
     rows = [
@@ -157,8 +180,9 @@ def _types(plan: Plan, model: PlanModel, node_id: str) -> None:
     notes += [f"DataFusion: {node.datafusion_error}"] if node.datafusion_error else []
     notes += list(node.notes)
     st.caption(
-        "= : as the plan declares it. In bold: another type; in grey: only the nullability or a string's length "
-        "differs."
+        "= : as the plan declares it. In bold: another type; in grey: only the nullability differs, or how the "
+        "engine stores the type (a string's length, a precision). Spark's types are our translation's, which "
+        "casts each function call to the type the plan declares: Spark's own typing shows in aggregates."
     )
     if notes:
         st.caption(md_escape(" · ".join(notes)))
@@ -180,7 +204,7 @@ def _style(declared: str, shown: str) -> str:
 
 def _plans(plan: Plan, model: PlanModel, node_id: str) -> None:
     st.markdown("**Each engine's own plan for this node**")
-    key = ("plans", model.digest, node_id)
+    key = task_key(plan, model, "plans", node_id)
     task = _tasks().get(key)
     if task is None:
         if st.button(
@@ -189,7 +213,7 @@ def _plans(plan: Plan, model: PlanModel, node_id: str) -> None:
             help="Spark's physical plan for this node's subtree and DataFusion's, with the operators that "
             "are this node's marked ▶ (nothing runs)",
         ):
-            task = _task(plan, model, "plans", lambda catalog: engine_plans(model, node_id, catalog), node_id)
+            task, key = _task(plan, model, "plans", lambda catalog: engine_plans(model, node_id, catalog), node_id)
         else:
             return
     plans = _wait(task, key, f"Asking both engines for node {node_id}'s plan", ENGINES_TAB)

@@ -17,6 +17,7 @@ from typing import Any
 
 import streamlit as st
 
+from ui.panels.engines_tab import task_key
 from ui.panels.row_counts import finished_profile
 from ui.state.plan_source import Plan
 from viz.html_report import MAX_SAMPLE_ROWS, NodeEngines, NodeRun, html_report
@@ -67,7 +68,7 @@ def session_runs(model: PlanModel) -> dict[str, NodeRun]:
     return out
 
 
-def session_engines(model: PlanModel) -> tuple[dict[str, NodeEngines], list[str]]:
+def session_engines(plan: Plan, model: PlanModel) -> tuple[dict[str, NodeEngines], list[str]]:
     """What this session asked the engines about the plan (``ui.panels.engines_tab``'s tasks): the
     report with the types once they have come, and the engines' plans of the nodes asked for."""
     tasks = st.session_state.get("engine_report_tasks", {})
@@ -76,13 +77,20 @@ def session_engines(model: PlanModel) -> tuple[dict[str, NodeEngines], list[str]
         task = tasks.get(key)
         return task.result if task is not None and task.done.is_set() and task.error is None else None
 
-    report = result(("report", model.digest, None))
+    report = result(task_key(plan, model, "report"))
     if report is None:
         return {}, []
-    types = result(("types", model.digest, None))
+    types = result(task_key(plan, model, "types"))
     if types is not None:
         report = report.with_types(types, model)
-    plans = {k[2]: r for k in tasks if k[0] == "plans" and k[1] == model.digest and (r := result(k)) is not None}
+    plans = {
+        nid: r
+        for k in tasks
+        if k[0] == "plans"
+        and k[:3] == task_key(plan, model, "plans")[:3]
+        and (nid := k[3]) is not None
+        and (r := result(k)) is not None
+    }
     return report.node_engines(plans), report.notes()
 
 
@@ -95,7 +103,7 @@ def report_file_name(source: str) -> str:
 def report_button(plan: Plan, model: PlanModel, key: str) -> None:
     """The download button; the file is made when it is clicked."""
     runs = session_runs(model)
-    engines, engine_notes = session_engines(model)
+    engines, engine_notes = session_engines(plan, model)
     counted = sum(1 for r in runs.values() if r.rows is not None)
     sampled = sum(1 for r in runs.values() if r.sample)
     what = (
