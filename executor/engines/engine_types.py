@@ -293,7 +293,7 @@ def _one_line(exc: BaseException) -> str:
     return text if len(text) <= 400 else text[:399] + "…"
 
 
-class _Tables:
+class StandInTables:
     """The catalog's tables for the translation; a table it does not bind (or every table, with no
     catalog) as an empty DataFrame of the first read's base schema that names it."""
 
@@ -358,7 +358,7 @@ def _spark_schemas(model, catalog, wanted: Sequence[str], session) -> tuple[dict
     from ..translate.rel import translate
 
     runnable = executability(model)
-    tables = _Tables(model, catalog)
+    tables = StandInTables(model, catalog)
     frames: dict[str, object] = {}
     errors: dict[str, str] = {}
 
@@ -511,6 +511,7 @@ def _node_types(model, node_id, spec_info, spark_schema, spark_error, df_schema,
 
 __all__ = [
     "ENGINES",
+    "StandInTables",
     "ColumnTypes",
     "NodeTypes",
     "TypeChange",

@@ -190,22 +190,29 @@ def _reason(exc: BaseException) -> str:
 
 
 def _spark_tree(model, node_id: str, catalog) -> tuple[_Op, str]:
-    """Node ``node_id``'s physical plan on Spark, as a tree, and which plan it is."""
-    from ..data.catalog import Catalog
+    """Node ``node_id``'s physical plan on Spark, as a tree, and which plan it is. A table the catalog does
+    not bind is planned as an empty stand-in with the read's columns, as the types are (nothing is read)."""
     from ..errors import Unsupported
-    from ..jobs.run import _explain_lock, refuse_writes, translation
+    from ..jobs.run import _explain_lock, refuse_writes
     from ..spark.session import get_session
     from ..translate.executable import executability
+    from ..translate.rel import translate
+    from .engine_types import StandInTables
 
     refuse_writes(model, node_id)
     runnable = executability(model)[node_id]
     if not runnable.ok:
         raise Unsupported(runnable.reason)
-    df = translation(model, node_id, get_session(), catalog if catalog is not None else Catalog()).df
+    tables = StandInTables(model, catalog)
+    df = translate(model, node_id, get_session(), tables).df
     buf = io.StringIO()
     with _explain_lock, contextlib.redirect_stdout(buf):
         df.explain(mode="simple")
-    return parse_spark(buf.getvalue())
+    root, source = parse_spark(buf.getvalue())
+    if tables.empty:
+        names = ", ".join(f"`{t}`" for t in sorted(tables.empty))
+        source += f"; not bound, so planned as empty tables with the plan's columns: {names}"
+    return root, source
 
 
 def parse_spark(explained: str) -> tuple[_Op, str]:

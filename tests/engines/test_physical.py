@@ -151,3 +151,21 @@ def test_spark_says_why_it_has_no_plan(spark, tpch_dir):
     write = spark_plan(_planted(), "3", Catalog([tpch_dir]))
     assert write.lines == () and "never executed" in write.error
     assert write.text().startswith("Spark has no plan for node 3: ")
+
+
+def test_spark_plans_a_table_not_bound_as_an_empty_stand_in(spark):
+    """As the types do: with no tables given, Spark still plans every node (over empty tables with the
+    plan's columns) and says so, instead of failing on a table it cannot find."""
+    import os
+
+    from tests.support import ROOT
+    from viz.model import analyze
+
+    with open(os.path.join(ROOT, "sample_plans", "tpch_q03_datafusion.json"), "rb") as fh:
+        model = analyze(fh.read())
+    for nid in model.graph.nodes:
+        plan = spark_plan(model, nid, None)
+        assert plan.error is None, (nid, plan.error)
+        assert "not bound, so planned as empty tables" in plan.source, plan.source
+    reads = [nid for nid in model.graph.nodes if model.node(nid).kind == "read"]
+    assert all("Scan" in spark_plan(model, r, None).own_operators() for r in reads)  # "Scan ExistingRDD"
