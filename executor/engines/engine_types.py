@@ -31,6 +31,8 @@ from viz.schema import derive_schemas
 from viz.types import render
 
 ENGINES = ("spark", "datafusion")
+#: How the engines are named to a person.
+ENGINE_NAMES = {"spark": "Spark", "datafusion": "DataFusion"}
 
 #: Notes said on a node when its types show what they explain.
 STRING_LENGTH_NOTE = "Arrow and Spark strings carry no length: varchar<N> and fixedchar<N> are string there"
@@ -152,7 +154,7 @@ def grouped(changes: Iterable[TypeChange]) -> list[str]:
     ]
 
 
-_SOURCE_WORDS = {"spec": "the spec", "spark": "Spark", "datafusion": "DataFusion"}
+_SOURCE_WORDS = {"spec": "the spec", **ENGINE_NAMES}
 
 
 def type_changes(
@@ -511,6 +513,7 @@ def _node_types(model, node_id, spec_info, spark_schema, spark_error, df_schema,
 
 __all__ = [
     "ENGINES",
+    "ENGINE_NAMES",
     "StandInTables",
     "ColumnTypes",
     "NodeTypes",

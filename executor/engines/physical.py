@@ -42,6 +42,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..cache import BoundedCache
+from .engine_types import ENGINE_NAMES, StandInTables
 
 SPARK = "spark"
 DATAFUSION = "datafusion"
@@ -70,7 +71,7 @@ _PUSHED = {
     SPARK: re.compile(r"PushedFilters: \[([^\]]+)"),
     DATAFUSION: re.compile(r"(?<![_\w])predicate=(?!DynamicFilter)"),  # not the join's run-time filter
 }
-_TITLE = {SPARK: "Spark", DATAFUSION: "DataFusion"}
+_TITLE = ENGINE_NAMES
 SPARK_AQE_SOURCE = (
     "Spark's initial plan (adaptive execution is on: stages may be re-planned at run time, "
     "e.g. a sort-merge join become a broadcast join; codegen stages are formed then)"
@@ -197,7 +198,6 @@ def _spark_tree(model, node_id: str, catalog) -> tuple[_Op, str]:
     from ..spark.session import get_session
     from ..translate.executable import executability
     from ..translate.rel import translate
-    from .engine_types import StandInTables
 
     refuse_writes(model, node_id)
     runnable = executability(model)[node_id]

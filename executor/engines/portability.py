@@ -36,6 +36,7 @@ from ..translate.executable import executability
 from .datafusion import DataFusionRunner, category
 from .engine_facts import FieldFact, VersionSkew, field_uses, version_skew
 from .engine_types import (
+    ENGINE_NAMES,
     NodeTypes,
     TypeChange,
     difference_kind,
@@ -76,13 +77,10 @@ class NodePortability:
     versions: tuple[str, ...] = ()  # fields set here that an engine's Substrait version does not know
 
     def field_notes(self) -> tuple[str, ...]:
-        return tuple(f"{_ENGINE_NAMES[f.engine]}: {f.field} — {f.says}" for f in self.fields)
+        return tuple(f"{ENGINE_NAMES[f.engine]}: {f.field} — {f.says}" for f in self.fields)
 
     def verdict(self, engine: str) -> EngineVerdict:
         return self.spark if engine == "spark" else self.datafusion
-
-
-_ENGINE_NAMES = {"spark": "Spark", "datafusion": "DataFusion"}
 
 
 @dataclass(frozen=True)
@@ -158,7 +156,7 @@ class Portability:
                 elif not v.ok:
                     marks.append(("muted", f"⊘ {engine} (below)"))
             for f in n.fields:
-                marks.append(("warning", f"⚑ {_ENGINE_NAMES[f.engine]} {_EFFECTS.get(f.effect, f.effect)} {f.field}"))
+                marks.append(("warning", f"⚑ {ENGINE_NAMES[f.engine]} {_EFFECTS.get(f.effect, f.effect)} {f.field}"))
             for v in n.versions:
                 marks.append(("warning", f"⚠ {v}"))
             lines = grouped(self.changes.get(nid, ()))
@@ -246,7 +244,7 @@ class Portability:
                 versions=n.versions,
                 types=rows,
                 types_note=" · ".join(why),
-                plans=tuple((_ENGINE_NAMES[p.engine], p.error or p.text()) for p in (plans or {}).get(nid, ())),
+                plans=tuple((ENGINE_NAMES[p.engine], p.error or p.text()) for p in (plans or {}).get(nid, ())),
                 marks=marks[nid].marks if nid in marks else (),
             )
         return out

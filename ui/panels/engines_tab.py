@@ -18,7 +18,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from executor.engines.engine_types import difference_kind
+from executor.engines.engine_types import ENGINE_NAMES, difference_kind
 from executor.engines.portability import Portability, engine_plans, node_types, portability
 from executor.errors import ExecutionError
 from ui.markdown import md_escape
@@ -28,7 +28,6 @@ from ui.tasks import Task, finished, progress_fragment, run_in_background, show_
 from viz.model import PlanModel
 
 TYPES_HEADS = ("column", "declared", "spec", "Spark", "DataFusion")
-ENGINE_NAMES = {"spark": "Spark", "datafusion": "DataFusion"}
 #: The fragment that draws the graph and the inspector (the Inspect page keys it so): what the engines
 #: found for the graph's marks redraws it alone, not the whole page.
 REDRAWN = "graph-and-inspector"
