@@ -77,6 +77,12 @@ class NodeTypes:
     def differs(self) -> bool:
         return any(c.differs() for c in self.columns)
 
+    def reasons(self) -> list[str]:
+        """Why an engine gives no types here, and what to know about the types it gives, in words."""
+        out = [f"{ENGINE_NAMES['spark']}: {self.spark_error}"] if self.spark_error else []
+        out += [f"{ENGINE_NAMES['datafusion']}: {self.datafusion_error}"] if self.datafusion_error else []
+        return out + list(self.notes)
+
 
 @dataclass(frozen=True)
 class TypeDifference:

@@ -91,6 +91,9 @@ class Portability:
     #: per node, the type differences that start there (beyond nullability and how an engine stores a type)
     changes: dict[str, list[TypeChange]] = field(default_factory=dict)
 
+    def types_of(self, node_id: str) -> NodeTypes | None:
+        return self.types.get(node_id) if self.types is not None else None
+
     def with_types(self, types: dict[str, NodeTypes], model) -> Portability:
         """This report with the types of ``model``'s nodes (its lineage says where a difference starts)."""
         return replace(self, types=types, changes=type_changes(types, passes_of(model)))
@@ -178,7 +181,7 @@ class Portability:
                 {"field": f.field, "effect": f.effect, "says": f.says} for f in n.fields if f.engine == engine
             ]
             out["version_notes"] = [t for t in n.versions if _version_engine(t) == engine]
-            types = self.types.get(n.node_id) if self.types is not None else None
+            types = self.types_of(n.node_id)
             if types is not None:
                 out["types"] = [getattr(c, engine) for c in types.columns]
                 out["types_error"] = getattr(types, f"{engine}_error")
@@ -207,7 +210,7 @@ class Portability:
 
         def node(n: NodePortability) -> dict:
             out: dict = {"node": n.node_id, "relation": n.kind}
-            types = self.types.get(n.node_id) if self.types is not None else None
+            types = self.types_of(n.node_id)
             if types is not None:
                 out["columns"] = [{"name": c.name, "declared": c.declared, "spec": c.spec} for c in types.columns]
                 out["type_notes"] = list(types.notes)
@@ -230,14 +233,12 @@ class Portability:
         marks = self.overlay().stats()
         out = {}
         for nid, n in self.nodes.items():
-            types = self.types.get(nid) if self.types is not None else None
+            types = self.types_of(nid)
             rows = tuple(
                 (c.name, c.declared or "", c.spec or "", c.spark or "", c.datafusion or "")
                 for c in (types.columns if types is not None else ())
             )
-            why = [f"Spark: {types.spark_error}"] if types is not None and types.spark_error else []
-            why += [f"DataFusion: {types.datafusion_error}"] if types is not None and types.datafusion_error else []
-            why += list(types.notes) if types is not None else []
+            why = types.reasons() if types is not None else []
             out[nid] = NodeEngines(
                 verdicts=(("Spark", _verdict_words(n.spark)), ("DataFusion", _verdict_words(n.datafusion))),
                 fields=n.field_notes(),

@@ -156,17 +156,14 @@ def _types(plan: Plan, model: PlanModel, node_id: str) -> None:
         for c in node.columns
     ]
     frame = pd.DataFrame(rows, columns=list(TYPES_HEADS))
-    notes: list[str] = []
-    spec_agrees = (frame["spec"] == "=").all()
-    if spec_agrees:  # the narrow panel keeps room for the engines
+    notes = node.reasons()
+    if (frame["spec"] == "=").all():  # the narrow panel keeps room for the engines
         frame = frame.drop(columns="spec")
+        notes.insert(0, "The spec's extension YAMLs give every column the type the plan declares")
 
     def mark(row) -> list[str]:
         declared = row["declared"]
         return ["", ""] + [_style(declared, t) for t in row.iloc[2:]]
-
-    if spec_agrees:
-        notes.insert(0, "The spec's extension YAMLs give every column the type the plan declares")
 
     # the types size to their text (mostly "="); a long column name is cut, the graph has it whole
     st.dataframe(
@@ -175,9 +172,6 @@ def _types(plan: Plan, model: PlanModel, node_id: str) -> None:
         width="stretch",
         column_config={"column": st.column_config.TextColumn(width="small")},
     )
-    notes += [f"Spark: {node.spark_error}"] if node.spark_error else []
-    notes += [f"DataFusion: {node.datafusion_error}"] if node.datafusion_error else []
-    notes += list(node.notes)
     st.caption(
         "= : as the plan declares it. In bold: another type; in grey: only the nullability differs, or how the "
         "engine stores the type (a string's length, a precision). Spark's types are our translation's, which "
