@@ -19,6 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from executor.engines.engine_types import ENGINE_NAMES, difference_kind
+from executor.engines.physical import EnginePlan
 from executor.engines.portability import Portability, engine_plans, node_types, portability
 from executor.errors import ExecutionError
 from ui.markdown import md_escape
@@ -92,16 +93,33 @@ def _wait(task: Task, key: tuple, text: str, rerun: str = REDRAWN):
     return finished(task, lambda: _progress_fragment(key, text, cancel, rerun))
 
 
+def _found(key: tuple):
+    """The result of the session's task ``key`` once it ended well, else None (nothing is started)."""
+    task = _tasks().get(key)
+    return task.result if task is not None and task.done.is_set() and task.error is None else None
+
+
+def session_findings(plan: Plan, model: PlanModel) -> tuple[Portability | None, dict[str, tuple[EnginePlan, ...]]]:
+    """What this session's tasks found for the plan, asking nothing: the report with the types once they
+    have come (None before the report), and the engines' plans of the nodes asked for, by node."""
+    report = _found(task_key(plan, model, "report"))
+    if report is None:
+        return None, {}
+    types = _found(task_key(plan, model, "types"))
+    if types is not None:
+        report = report.with_types(types, model)
+    plans_of = task_key(plan, model, "plans")[:3]
+    plans = {k[3]: r for k in _tasks() if k[:3] == plans_of and (r := _found(k)) is not None}
+    return report, plans
+
+
 def report_with_types(plan: Plan, model: PlanModel) -> Portability | None:
     """The report with whatever types have come (none yet: the report alone), or None while the
     report itself is being made (its progress is drawn)."""
-    types, _ = types_task(plan, model)  # both asked for at once: the types need not wait for the report
-    report = _wait(*report_task(plan, model), "Asking both engines")
-    if report is None:
+    types_task(plan, model)  # both asked for at once: the types need not wait for the report
+    if _wait(*report_task(plan, model), "Asking both engines") is None:
         return None
-    if types.done.is_set() and types.error is None and types.result is not None:
-        return report.with_types(types.result, model)
-    return report
+    return session_findings(plan, model)[0]
 
 
 def types_progress(plan: Plan, model: PlanModel) -> None:
@@ -219,4 +237,4 @@ def _plans(plan: Plan, model: PlanModel, node_id: str) -> None:
             st.code(p.text(), language=None)
 
 
-__all__ = ["engines_tab", "report_task", "report_with_types", "types_progress", "types_task"]
+__all__ = ["engines_tab", "report_task", "report_with_types", "session_findings", "types_progress", "types_task"]

@@ -17,7 +17,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui.panels.engines_tab import task_key
+from ui.panels.engines_tab import session_findings
 from ui.panels.row_counts import finished_profile
 from ui.state.plan_source import Plan
 from viz.html_report import MAX_SAMPLE_ROWS, NodeEngines, NodeRun, html_report
@@ -69,28 +69,11 @@ def session_runs(model: PlanModel) -> dict[str, NodeRun]:
 
 
 def session_engines(plan: Plan, model: PlanModel) -> tuple[dict[str, NodeEngines], list[str]]:
-    """What this session asked the engines about the plan (``ui.panels.engines_tab``'s tasks): the
-    report with the types once they have come, and the engines' plans of the nodes asked for."""
-    tasks = st.session_state.get("engine_report_tasks", {})
-
-    def result(key: tuple):
-        task = tasks.get(key)
-        return task.result if task is not None and task.done.is_set() and task.error is None else None
-
-    report = result(task_key(plan, model, "report"))
+    """What this session asked the engines about the plan (``ui.panels.engines_tab``): the report with
+    the types once they have come, and the engines' plans of the nodes asked for, in the report's words."""
+    report, plans = session_findings(plan, model)
     if report is None:
         return {}, []
-    types = result(task_key(plan, model, "types"))
-    if types is not None:
-        report = report.with_types(types, model)
-    plans = {
-        nid: r
-        for k in tasks
-        if k[0] == "plans"
-        and k[:3] == task_key(plan, model, "plans")[:3]
-        and (nid := k[3]) is not None
-        and (r := result(k)) is not None
-    }
     return report.node_engines(plans), report.notes()
 
 
