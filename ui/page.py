@@ -7,6 +7,7 @@ from typing import NamedTuple
 import streamlit as st
 
 from ui.graph.viewer import viewer_available
+from ui.preload import preload_result_modules
 from ui.state.plan_data import warm_spark
 from ui.state.plan_source import Plan, analyze_cached, current_model, plan_from_url, plan_sidebar
 from viz.model import PlanModel
@@ -68,4 +69,6 @@ def open_plan(title: str, hint: str, empty: str | None = None, graph_first: bool
 def _opened(plan: Plan, model: PlanModel, graph_only: bool) -> Opened:
     st.session_state["node_ids"] = list(model.graph.nodes)
     warm_spark(plan, model)
+    if not graph_only:  # the graph alone draws first, with nothing else loading
+        preload_result_modules()
     return Opened(plan, model, graph_only)

@@ -19,6 +19,10 @@ from benchmarks.load import ROWS, RUN_SCRIPT, SCHEDULE_CLICK, _download, _errors
 from tests.support import ROOT
 
 PLANS = ("tutorial.json", "aggregates.json", "window.json")
+GRID_MODULE_LOADED = (
+    "() => performance.getEntriesByType('resource')"
+    ".some((e) => /\\/static\\/js\\/DataFrame\\.[\\w-]+\\.js$/.test(e.name))"
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -56,6 +60,8 @@ def test_three_sessions_run_at_once_each_gets_its_rows_and_its_download(spark):
                     for name in PLANS
                 }
                 for page in pages.values():
+                    # the result grid's module is loaded while the page is idle, before any Run
+                    page.wait_for_function(GRID_MODULE_LOADED, timeout=30_000)
                     page.evaluate(RUN_SCRIPT, "0")
                 at = int(time.time() * 1000) + 1000
                 for page in pages.values():
