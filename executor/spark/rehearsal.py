@@ -2,7 +2,8 @@
 
 Spark's first queries of a shape (planning, code generation, the JIT) cost a run several times what
 the same run costs again, so ``ui.state.plan_data.warm_spark`` rehearses the plan a person has just
-opened, in the background.
+opened, in the background: the first plan of the process node by node, those opened later their roots
+(:func:`prepare_later`), each only while Spark has no one's work.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ def rehearse(model, node_ids: list[str], spark, catalog, budget_s: float, limit:
 PREPARED_KEPT = 256
 #: Seconds between two looks at whether Spark is idle.
 IDLE_POLL_S = 0.2
+#: Seconds a plan opened later spends rehearsing its roots once Spark is idle (then interrupted).
+LATER_RUN_BUDGET_S = 8.0
 _prepared: BoundedCache[tuple, None] = BoundedCache(PREPARED_KEPT)
 _waiting: queue.SimpleQueue = queue.SimpleQueue()
 _preparer: threading.Thread | None = None
@@ -66,9 +69,11 @@ _lock = threading.Lock()
 
 def prepare_later(model, node_ids: list[str], catalog) -> bool:
     """Translate ``node_ids`` of a plan just opened, in the background, one at a time and only while
-    Spark has no one's work: the plans opened after the warm-up's (which prepares the first one) have
-    their translation ready when Run is clicked, so a run's turn on Spark is its execution only. Never
-    blocks; False when the plan (with these tables) was handed over before."""
+    Spark has no one's work, then rehearse those of them that are roots (:func:`rehearse`, for
+    :data:`LATER_RUN_BUDGET_S`): the plans opened after the warm-up's (which prepares the first one)
+    have their translation ready when Run is clicked, so a run's turn on Spark is its execution only,
+    and the root's execution is Spark's second of that shape. Never blocks; False when the plan (with
+    these tables) was handed over before."""
     global _preparer
     key = (model.digest, catalog.fingerprint())
     with _lock:
@@ -102,3 +107,10 @@ def _prepare_forever() -> None:
                 translation(model, node_id, spark, catalog)
             except Exception:  # noqa: BLE001 - only a head start: the node's own Run reports its error
                 continue
+        # then the roots, run once as Run would: the node a plan opens on is the one most often run first
+        while not spark_idle():
+            time.sleep(IDLE_POLL_S)
+        spark = peek_session()
+        roots = [n for n in node_ids if n in model.roots]
+        if spark is not None and roots:
+            rehearse(model, roots, spark, catalog, LATER_RUN_BUDGET_S)

@@ -475,21 +475,33 @@ def test_a_run_waits_its_turn_says_its_place_and_can_be_cancelled_in_line(spark,
     assert len(outcome[4].rows) == 4 and stand_in.calls == 1
 
 
-def test_a_plan_opened_later_is_translated_while_spark_is_idle_and_not_before(spark, tpch_dir, stand_in):
+def test_a_plan_opened_later_is_translated_and_its_root_rehearsed_while_spark_is_idle_and_not_before(
+    spark, tpch_dir, stand_in, monkeypatch
+):
     from executor.spark import rehearsal
     from executor.spark.turns import SPARK
 
+    rehearsed: list[list[str]] = []
+    real = rehearsal.rehearse
+
+    def rehearse(model, node_ids, *args, **kwargs):
+        done = real(model, node_ids, *args, **kwargs)
+        rehearsed.append(done)
+        return done
+
+    monkeypatch.setattr(rehearsal, "rehearse", rehearse)
     model = model_of(plan((read("nation", NATION), [c for c, _ in NATION])))
     catalog = Catalog([tpch_dir])
     with SPARK.turn("someone else"):  # a person's run on Spark: the preparer waits
         assert rehearsal.prepare_later(model, ["0"], catalog)
         assert not rehearsal.prepare_later(model, ["0"], catalog)  # handed over once
         time.sleep(4 * rehearsal.IDLE_POLL_S)
-        assert stand_in.calls == 0
-    deadline = time.monotonic() + 10
-    while stand_in.calls == 0 and time.monotonic() < deadline:
+        assert stand_in.calls == 0 and rehearsed == []
+    deadline = time.monotonic() + 30
+    while not rehearsed and time.monotonic() < deadline:
         time.sleep(0.05)
     assert stand_in.calls == 1
+    assert rehearsed == [["0"]]  # the root ran once to its end, on the translation made
     # the Run that follows finds the translation made
     result = run_node(model, "0", catalog=catalog, limit=3)
     assert len(result.rows) == 3 and stand_in.calls == 1

@@ -153,7 +153,7 @@ def warm_spark(plan: Plan, model) -> None:
     runnable = executability(model)
     # a small plan: every node a person may run first; a large one: its roots (their subtrees warm the rest)
     nodes = list(model.graph.nodes) if len(model.graph.nodes) <= WARM_NODES else list(model.roots)
-    if not due:  # Spark runs or starts already: a plan opened later is translated once Spark is idle
+    if not due:  # Spark runs or starts already: a plan opened later is prepared once Spark is idle
         if catalog is not None:
             prepare_later(model, [n for n in dict.fromkeys([*model.roots, *nodes]) if runnable[n].ok], catalog)
         return
