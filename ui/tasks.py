@@ -44,14 +44,18 @@ class Task:
     _shown_at: float = 0.0
 
     def progress(self, fraction: float, status: str) -> None:
+        left_line = self.status.startswith(IN_LINE) and not status.startswith(IN_LINE)
         self.fraction, self.status = fraction, status
         wake = self.wake
         if wake is None:
             return
-        # a part of the result is redrawn at once; a new place in line, leaving the line, a percentage
-        # or the seconds at the next look: with many people waiting, each run's end would redraw every
-        # waiting page
+        # a part of the result is redrawn at once; a new place in line, a percentage or the seconds at
+        # the next look: with many people waiting, each run's end would redraw every waiting page
         now = time.monotonic()
+        if left_line and self.updates == self._shown_updates:
+            # its turn came: the next look is a look from now, so a short run's next redraw is its result
+            self._shown_at = now
+            return
         if self.updates != self._shown_updates or now - self._shown_at >= _look_every(status):
             self._shown_updates, self._shown_at = self.updates, now
             wake()

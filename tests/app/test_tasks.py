@@ -1,6 +1,7 @@
 """When a background task redraws the panel that shows it (``ui.tasks.Task``): at once for what a
-person waits to see (a new place in line, leaving the line, a part of the result, the end), else at
-most once per look interval, so pages waiting on a busy server cost the server and browser nothing."""
+person waits to see (a part of the result, the end), else at most once per look interval (a new place
+in line, a percentage, the seconds; leaving the line a look after it), so pages waiting on a busy
+server cost the server and browser nothing."""
 
 from __future__ import annotations
 
@@ -33,6 +34,31 @@ def test_a_waiting_task_shows_its_place_and_leaving_the_line_at_its_looks_not_at
     now[0] += tasks.LOOK_S
     task.progress(0.0, "running (6 s)")
     assert woken[-1] == now[0]
+
+
+def test_leaving_the_line_is_shown_a_look_later_so_a_short_run_goes_from_its_place_to_its_result(monkeypatch):
+    """Ten pages clicked together: each would be redrawn once as its turn comes and again a moment
+    later with its rows; the first redraw is the one a short run does without."""
+    now = [100.0]
+    task, woken = _watched(monkeypatch, now)
+    task.progress(0.0, "waiting for Spark: 3rd in line (0 s)")
+    now[0] = 103.0  # in line for 3 s, less than a look in line: not redrawn
+    task.progress(0.0, "waiting for Spark: 1st in line (3 s)")
+    now[0] = 103.5
+    task.progress(0.0, "translating and planning (3 s)")  # its turn: its last redraw was 3.5 s ago
+    assert woken == []
+    now[0] = 103.9
+    task.finish()
+    assert woken == [(103.9, True)]  # straight to the result
+
+    now = [200.0]
+    task, woken = _watched(monkeypatch, now)
+    task.progress(0.0, "waiting for Spark: 1st in line (0 s)")
+    now[0] = 203.0
+    task.progress(0.0, "translating and planning (3 s)")
+    now[0] = 203.0 + tasks.LOOK_S
+    task.progress(0.2, "running (4 s)")  # a longer run shows its progress a look after its turn came
+    assert woken == [now[0]]
 
 
 def test_a_running_task_is_redrawn_at_most_once_per_look_and_at_its_end(monkeypatch):
