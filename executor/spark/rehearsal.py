@@ -61,6 +61,9 @@ PREPARED_KEPT = 256
 IDLE_POLL_S = 0.2
 #: Seconds a plan opened later spends rehearsing its roots once Spark is idle (then interrupted).
 LATER_RUN_BUDGET_S = 8.0
+#: Times each such root is rehearsed: a shape's first few runs each cost more than the next (the JIT
+#: compiles what the run before made hot), and this work is best done while nobody waits.
+LATER_REHEARSALS = 3
 _prepared: BoundedCache[tuple, None] = BoundedCache(PREPARED_KEPT)
 _waiting: queue.SimpleQueue = queue.SimpleQueue()
 _preparer: threading.Thread | None = None
@@ -69,10 +72,11 @@ _lock = threading.Lock()
 
 def prepare_later(model, node_ids: list[str], catalog) -> bool:
     """Translate ``node_ids`` of a plan just opened, in the background, one at a time and only while
-    Spark has no one's work, then rehearse those of them that are roots (:func:`rehearse`, for
-    :data:`LATER_RUN_BUDGET_S`): the plans opened after the warm-up's (which prepares the first one)
-    have their translation ready when Run is clicked, so a run's turn on Spark is its execution only,
-    and the root's execution is Spark's second of that shape. Never blocks; False when the plan (with
+    Spark has no one's work, then rehearse those of them that are roots (:func:`rehearse`,
+    :data:`LATER_REHEARSALS` times, for :data:`LATER_RUN_BUDGET_S`): the plans opened after the
+    warm-up's (which prepares the first one) have their translation ready when Run is clicked, so a
+    run's turn on Spark is its execution only, and the root's execution is not Spark's first of that
+    shape. Never blocks; False when the plan (with
     these tables) was handed over before."""
     global _preparer
     key = (model.digest, catalog.fingerprint())
@@ -107,10 +111,10 @@ def _prepare_forever() -> None:
                 translation(model, node_id, spark, catalog)
             except Exception:  # noqa: BLE001 - only a head start: the node's own Run reports its error
                 continue
-        # then the roots, run once as Run would: the node a plan opens on is the one most often run first
+        # then the roots, run as Run would: the node a plan opens on is the one most often run first
         while not spark_idle():
             time.sleep(IDLE_POLL_S)
         spark = peek_session()
         roots = [n for n in node_ids if n in model.roots]
         if spark is not None and roots:
-            rehearse(model, roots, spark, catalog, LATER_RUN_BUDGET_S)
+            rehearse(model, roots * LATER_REHEARSALS, spark, catalog, LATER_RUN_BUDGET_S)
