@@ -76,18 +76,31 @@ def prepare_later(model, node_ids: list[str], catalog) -> bool:
     :data:`LATER_REHEARSALS` times, for :data:`LATER_RUN_BUDGET_S`): the plans opened after the
     warm-up's (which prepares the first one) have their translation ready when Run is clicked, so a
     run's turn on Spark is its execution only, and the root's execution is not Spark's first of that
-    shape. Never blocks; False when the plan (with
-    these tables) was handed over before."""
+    shape. Never blocks; False when the plan (with these tables) was handed over before, or prepared by
+    the warm-up (:func:`prepared_by_warm_up`)."""
     global _preparer
-    key = (model.digest, catalog.fingerprint())
     with _lock:
-        if key in _prepared:
+        if not _claim(model, catalog):
             return False
-        _prepared.put(key, None)
         _waiting.put((model, list(node_ids), catalog))
         if _preparer is None or not _preparer.is_alive():
             _preparer = threading.Thread(target=_prepare_forever, name="spark-prepare", daemon=True)
             _preparer.start()
+    return True
+
+
+def prepared_by_warm_up(model, catalog) -> None:
+    """The warm-up prepares this plan (with these tables): reopened, it is not prepared again."""
+    with _lock:
+        _claim(model, catalog)
+
+
+def _claim(model, catalog) -> bool:
+    """Mark the plan (with these tables) as prepared; False when it was already."""
+    key = (model.digest, catalog.fingerprint())
+    if key in _prepared:
+        return False
+    _prepared.put(key, None)
     return True
 
 

@@ -505,3 +505,15 @@ def test_a_plan_opened_later_is_translated_and_its_root_rehearsed_while_spark_is
     # the Run that follows finds the translation made
     result = run_node(model, "0", catalog=catalog, limit=3)
     assert len(result.rows) == 3 and stand_in.calls == 1
+
+
+def test_the_warm_up_s_plan_reopened_is_not_prepared_again(tpch_dir):
+    """A reload (or another person) opening the plan the warm-up rehearsed does not rehearse it again."""
+    from executor.spark import rehearsal
+
+    model = model_of(plan((read("region", [("r_regionkey", "i64"), ("r_name", "string")]), ["r_regionkey"])))
+    catalog = Catalog([tpch_dir])
+    rehearsal.prepared_by_warm_up(model, catalog)
+    assert not rehearsal.prepare_later(model, ["0"], Catalog([tpch_dir]))  # the same plan and tables
+    other = model_of(plan((read("region", [("r_regionkey", "i64"), ("r_name", "string")]), ["r_name"])))
+    assert rehearsal._claim(other, catalog)  # another plan would be

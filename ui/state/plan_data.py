@@ -138,7 +138,7 @@ def warm_spark(plan: Plan, model) -> None:
     nodes once, leaves first, for :data:`WARM_RUN_BUDGET_S` (their rows not kept): the first run finds
     Spark started, its code paths warm and the files listed, and the page never waits."""
     from executor.jobs.run import translation
-    from executor.spark.rehearsal import prepare_later, rehearse
+    from executor.spark.rehearsal import prepare_later, prepared_by_warm_up, rehearse
     from executor.spark.session import WARM_UP, is_started, warm_up, warm_up_due, warming
     from executor.translate.executable import executability
 
@@ -159,6 +159,8 @@ def warm_spark(plan: Plan, model) -> None:
         return
 
     reads = [n for n in model.graph.nodes if model.node(n).kind == "read" and runnable[n].ok][:WARM_READS]
+    if catalog is not None:  # reopened (a reload, another person), the plan is not rehearsed again
+        prepared_by_warm_up(model, catalog)
 
     def prepare(spark) -> None:
         for node_id in nodes:
