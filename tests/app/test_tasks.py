@@ -95,3 +95,17 @@ def test_without_a_server_session_the_panel_looks_by_itself():
     fragment falls back to looking every POLL_S, and a look holds."""
     assert tasks._Waker.here() is None
     assert tasks._Waker.possible() is False
+
+
+def test_a_run_says_it_starts_spark_only_when_spark_is_not_up(monkeypatch):
+    """Until its first progress, a run's status is its task's first words: "starting Spark" is true
+    only for the first run of the process."""
+    from ui.panels import run_tab
+
+    started: list[run_tab.RunState] = []
+    monkeypatch.setattr(run_tab, "start", lambda state, *args, **kwargs: started.append(state))
+    monkeypatch.setattr(run_tab, "_runs", lambda: {})
+    for up in (True, False):
+        monkeypatch.setattr(run_tab, "is_started", lambda up=up: up)
+        run_tab._start(None, type("Model", (), {"digest": "d"})(), "0", 10, False, 5.0)
+    assert [s.status for s in started] == ["starting", "starting Spark"]
