@@ -21,6 +21,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from executor.data.catalog import Catalog
 from executor.errors import ExecutionError
+from executor.spark.session import is_started
 from executor.spark.turns import IN_LINE, OWNER
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
@@ -30,7 +31,8 @@ from ui.state.plan_source import Plan
 class Task:
     cancel: threading.Event = field(default_factory=threading.Event)
     fraction: float = 0.0
-    status: str = "starting Spark"
+    # until its first progress: only the first Spark work of the process waits for Spark to start
+    status: str = field(default_factory=lambda: "starting" if is_started() else "starting Spark")
     result: Any = None
     error: str | None = None
     started: float = field(default_factory=time.monotonic)

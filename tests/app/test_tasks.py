@@ -97,15 +97,12 @@ def test_without_a_server_session_the_panel_looks_by_itself():
     assert tasks._Waker.possible() is False
 
 
-def test_a_run_says_it_starts_spark_only_when_spark_is_not_up(monkeypatch):
-    """Until its first progress, a run's status is its task's first words: "starting Spark" is true
-    only for the first run of the process."""
-    from ui.panels import run_tab
+def test_a_task_says_it_starts_spark_only_when_spark_is_not_up(monkeypatch):
+    """Until its first progress, a task's status is its first words: "starting Spark" is true only for
+    the first Spark work of the process (a Run, a profile, a step)."""
+    from ui.panels.run_tab import RunState
 
-    started: list[run_tab.RunState] = []
-    monkeypatch.setattr(run_tab, "start", lambda state, *args, **kwargs: started.append(state))
-    monkeypatch.setattr(run_tab, "_runs", lambda: {})
-    for up in (True, False):
-        monkeypatch.setattr(run_tab, "is_started", lambda up=up: up)
-        run_tab._start(None, type("Model", (), {"digest": "d"})(), "0", 10, False, 5.0)
-    assert [s.status for s in started] == ["starting", "starting Spark"]
+    for up, said in ((True, "starting"), (False, "starting Spark")):
+        monkeypatch.setattr(tasks, "is_started", lambda up=up: up)
+        assert Task().status == said and RunState(node_id="0").status == said
+    assert Task(status="asking the engines").status == "asking the engines"

@@ -14,7 +14,6 @@ import streamlit as st
 
 from executor.errors import ExecutionError
 from executor.jobs.run import explain_node, run_node, to_csv_bytes, to_parquet_bytes
-from executor.spark.session import is_started
 from ui.markdown import md_escape
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
@@ -40,8 +39,7 @@ def _runs() -> dict[tuple, RunState]:
 
 
 def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, count: bool, timeout_s: float) -> None:
-    # until the run's first progress: only the first run of the process waits for Spark to start
-    state = RunState(node_id=node_id, limit=limit, count=count, status="starting" if is_started() else "starting Spark")
+    state = RunState(node_id=node_id, limit=limit, count=count)
     _runs()[(model.digest, node_id)] = state
 
     def work(catalog):
