@@ -15,7 +15,7 @@ import shutil
 import pytest
 
 from tests.browser.test_e2e_zoom import GRAPH
-from tests.support.browser import ARTIFACTS, GRID_ROWS, browser_page
+from tests.support.browser import ARTIFACTS, browser_page, grid_rows_once
 
 pytestmark = pytest.mark.browser
 
@@ -40,12 +40,7 @@ def test_a_nodes_types_on_each_engine(app_url, q64_plan, jvm):  # the server sta
         page.keyboard.press("Enter")
         expect(page.locator(f"{GRAPH} g.node.substrait-selected")).to_have_id(f"node-{AGGREGATE}", timeout=30_000)
         page.get_by_role("tab", name="Engines").click()
-        page.wait_for_function(
-            "() => [...document.querySelectorAll('[data-testid=stDataFrame] table tr')]"
-            ".some((r) => r.textContent.includes('decimal<17,2>'))",
-            timeout=180_000,
-        )
-        rows = page.evaluate(GRID_ROWS)
+        rows = grid_rows_once(page, has="decimal<17,2>", timeout_ms=180_000)
         header = rows[0]
         # the spec agrees with the plan on every column here: its column gives the engines the room
         assert header[-4:] == ["column", "declared", "Spark", "DataFusion"], header

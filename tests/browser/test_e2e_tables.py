@@ -11,12 +11,10 @@ import pytest
 
 from benchmarks.app import CHROMIUM, start_server
 from tests.support import ROOT
-from tests.support.browser import ARTIFACTS, GRID_ROWS, browser_page
+from tests.support.browser import ARTIFACTS, browser_page, grid_rows_once
 from tests.support.tables import other_tables
 
 pytestmark = pytest.mark.browser
-
-ROWS = GRID_ROWS  # the page's table of named tables
 
 #: Every value the CUSTOMER row's "bound" cell shows from now on, caught as the grid changes.
 WATCH_CUSTOMER = """() => {
@@ -33,12 +31,7 @@ WATCH_CUSTOMER = """() => {
 
 
 def _customer(page) -> dict[str, str]:
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('[data-testid=stDataFrame] table tr')]"
-        ".some((r) => r.textContent.startsWith('CUSTOMER'))",
-        timeout=30_000,
-    )
-    rows = page.evaluate(ROWS)
+    rows = grid_rows_once(page, starts="CUSTOMER")  # the page's table of named tables
     header = rows[0]
     return next(dict(zip(header, r)) for r in rows[1:] if r and r[0] == "CUSTOMER")
 
@@ -81,11 +74,7 @@ def test_a_mismatched_table_is_never_shown_bound_and_the_fix_in_the_page_binds_i
             expect(panel.get_by_role("combobox")).to_have_value(str(root / "clients.parquet"))
             panel.get_by_role("button", name="Bind").click()
             expect(page.locator(".st-key-fix_CUSTOMER")).to_have_count(0, timeout=60_000)
-            page.wait_for_function(
-                "() => [...document.querySelectorAll('[data-testid=stDataFrame] table tr')].some((r) => "
-                "r.textContent.startsWith('CUSTOMER') && r.textContent.includes('clients.parquet'))",
-                timeout=60_000,
-            )
+            grid_rows_once(page, starts="CUSTOMER", has="clients.parquet", timeout_ms=60_000)
             row = _customer(page)
             assert (row["bound"], row["how"], row["source"]) == (
                 "yes",

@@ -10,13 +10,29 @@ import shutil
 from benchmarks.app import CHROMIUM, CHROMIUM_ARGS
 from tests.support import ROOT
 
-__all__ = ["ARTIFACTS", "CHROMIUM", "GRID_ROWS", "browser_page", "launch_chromium", "requested_elsewhere"]
+__all__ = [
+    "ARTIFACTS",
+    "CHROMIUM",
+    "GRID_ROWS",
+    "browser_page",
+    "grid_rows_once",
+    "launch_chromium",
+    "requested_elsewhere",
+]
 
 ARTIFACTS = os.environ.get("E2E_ARTIFACTS", os.path.join(ROOT, "tests", "artifacts"))
 
 #: The rows of the page's tables (``st.dataframe``), from the grid's accessible table (cells as text).
 GRID_ROWS = """() => [...document.querySelectorAll('[data-testid=stDataFrame] table tr')]
   .map((r) => [...r.querySelectorAll('td, th')].map((c) => c.textContent.trim()))"""
+_GRID_ROW_SHOWN = """({starts, has}) => [...document.querySelectorAll('[data-testid=stDataFrame] table tr')]
+  .some((r) => r.textContent.startsWith(starts) && r.textContent.includes(has))"""
+
+
+def grid_rows_once(page, *, starts: str = "", has: str = "", timeout_ms: int = 30_000) -> list[list[str]]:
+    """The page's table rows (:data:`GRID_ROWS`) once a row's text starts with ``starts`` and holds ``has``."""
+    page.wait_for_function(_GRID_ROW_SHOWN, arg={"starts": starts, "has": has}, timeout=timeout_ms)
+    return page.evaluate(GRID_ROWS)
 
 
 def requested_elsewhere(requested: list[str], app_url: str) -> list[str]:
