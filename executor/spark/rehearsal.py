@@ -109,15 +109,21 @@ def spark_idle() -> bool:
     return SPARK.busy() == (0, 0) and not people_running()
 
 
+def _idle_session():
+    """The session once Spark has no one's work (and, opened while Spark starts, once it is up); None
+    when there is none."""
+    while not spark_idle():
+        time.sleep(IDLE_POLL_S)
+    while peek_session() is None and warming():  # opened while Spark starts: ready when it is
+        time.sleep(IDLE_POLL_S)
+    return peek_session()
+
+
 def _prepare_forever() -> None:
     while True:
         model, node_ids, catalog = _waiting.get()
         for node_id in node_ids:
-            while not spark_idle():
-                time.sleep(IDLE_POLL_S)
-            while peek_session() is None and warming():  # opened while Spark starts: ready when it is
-                time.sleep(IDLE_POLL_S)
-            spark = peek_session()
+            spark = _idle_session()
             if spark is None:
                 break
             try:
@@ -125,9 +131,7 @@ def _prepare_forever() -> None:
             except Exception:  # noqa: BLE001 - only a head start: the node's own Run reports its error
                 continue
         # then the roots, run as Run would: the node a plan opens on is the one most often run first
-        while not spark_idle():
-            time.sleep(IDLE_POLL_S)
-        spark = peek_session()
+        spark = _idle_session()
         roots = [n for n in node_ids if n in model.roots]
         if spark is not None and roots:
             rehearse(model, roots * LATER_REHEARSALS, spark, catalog, LATER_RUN_BUDGET_S)
