@@ -84,9 +84,9 @@ def _java_options() -> str:
     that cannot use it, e.g. after a Java update, starts without it)."""
     options = LOCAL_CONF["spark.driver.extraJavaOptions"]
     if DUMP_ARCHIVE_TO:
-        return f"{options} -XX:ArchiveClassesAtExit={DUMP_ARCHIVE_TO}"
+        return f"{options} -XX:ArchiveClassesAtExit={_java_quoted(DUMP_ARCHIVE_TO)}"
     archive = archive_path()
-    return f"{options} -XX:SharedArchiveFile={archive}" if os.path.isfile(archive) else options
+    return f"{options} -XX:SharedArchiveFile={_java_quoted(archive)}" if os.path.isfile(archive) else options
 
 
 #: Spark's scratch space (shuffle and spill files, broadcast blocks, its own temporary folders): one
@@ -152,7 +152,18 @@ def _local_conf() -> dict[str, str]:
     }
     if _runs_here():
         conf["spark.local.dir"] = scratch_dir()
+        # Spark puts some folders in the JVM's temporary folder, not its local dir (``artifacts-*``, a
+        # ``spark-*``); a JVM that is killed (a stopped run's reaper) leaves them there
+        conf["spark.driver.extraJavaOptions"] += f" -Djava.io.tmpdir={_java_quoted(scratch_dir())}"
     return conf
+
+
+def _java_quoted(path: str) -> str:
+    """``path`` as one word of Spark's ``extraJavaOptions`` (split as a shell would)."""
+    if not any(c.isspace() or c in "'\"\\" for c in path):
+        return path
+    escaped = path.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'
 
 
 _scratch_kept = False

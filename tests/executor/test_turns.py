@@ -246,9 +246,24 @@ def test_a_local_session_keeps_its_scratch_in_the_cache(monkeypatch):
     conf = session._local_conf()
     assert conf["spark.local.dir"] == os.path.join(session.SCRATCH_ROOT, str(os.getpid()))
     assert conf["spark.sql.warehouse.dir"].startswith(session.CACHE)
+    # the JVM's own temporary folder too: what a killed JVM leaves there goes with the scratch
+    assert conf["spark.driver.extraJavaOptions"].endswith(f" -Djava.io.tmpdir={session.scratch_dir()}")
     cluster = dataclasses.replace(local, spark_master="spark://cluster:7077")  # its executors keep their own
     monkeypatch.setattr(settings, "SETTINGS", cluster)
     assert "spark.local.dir" not in session._local_conf()
+    assert "java.io.tmpdir" not in session._local_conf()["spark.driver.extraJavaOptions"]
+
+
+@pytest.mark.parametrize(
+    ("path", "word"),
+    [
+        ("/cache/spark-scratch/12", "/cache/spark-scratch/12"),
+        ("/my cache/spark-scratch/12", '"/my cache/spark-scratch/12"'),
+        ('/a "b"/c', '"/a \\"b\\"/c"'),
+    ],
+)
+def test_paths_in_java_options_are_one_word(path, word):
+    assert session._java_quoted(path) == word
 
 
 def test_old_class_archives_are_removed_and_the_current_one_kept(tmp_path):
@@ -271,3 +286,7 @@ def test_the_test_session_keeps_its_scratch_in_this_process_folder(spark):
     local = spark.sparkContext.getConf().get("spark.local.dir")
     assert local == session.scratch_dir()
     assert os.path.isdir(local) and any(n.startswith(("blockmgr-", "spark-")) for n in os.listdir(local))
+    # Spark's folders outside its local dir (``artifacts-*``) are in the scratch too
+    assert spark.sparkContext._jvm.System.getProperty("java.io.tmpdir") == local
+    spark.range(1).collect()
+    assert any(n.startswith("artifacts-") for n in os.listdir(local))
