@@ -314,10 +314,13 @@ def _asked_for_another_run() -> bool:
 #: rows then come with this run of the page, without the fragment's next look and a rerun of the whole
 #: page, which would be a large part of a short run's wait.
 WAIT_S = 1.5
-#: Seconds between two updates of the progress while the page waits: each is a point where Streamlit
-#: stops the run for a newer one (a page link), so the page answers meanwhile. A click inside the same
-#: fragment is queued, by Streamlit, until the wait ends: at most :data:`WAIT_S` later.
+#: Seconds between two looks at the task while the page waits (has it ended, has another run of the
+#: page been asked for: a page link then leaves the wait at once). A click inside the same fragment is
+#: queued, by Streamlit, until the wait ends: at most :data:`WAIT_S` later.
 WAIT_STEP_S = 0.05
+#: Seconds between two redraws of the progress bar while the page waits: each redraws the whole page in
+#: the browser, which on a busy server is work taken from the runs.
+WAIT_LOOK_S = 0.5
 
 
 def finished(task: Task, running: Callable[[], None]) -> Any:
@@ -337,19 +340,20 @@ def finished(task: Task, running: Callable[[], None]) -> Any:
 def settle(task: Task) -> None:
     """Wait for ``task`` here, the first time it is shown, up to :data:`WAIT_S`: a panel whose controls
     depend on whether it still runs (a disabled button) calls this before drawing them. A progress bar
-    is updated meanwhile (each update a point where Streamlit can stop this run for a newer one); it
-    goes when the wait ends, or as soon as the task waits in line for Spark (it cannot end soon, and
-    a page held in a long run fades and redraws meanwhile)."""
+    shows meanwhile, redrawn at most every :data:`WAIT_LOOK_S`; it goes when the wait ends, as soon
+    as the task waits in line for Spark (it cannot end soon, and a page held in a long run fades and
+    redraws meanwhile), or when the person asks for another run of the page (a page link)."""
     if task.done.is_set() or task.waited:
         return
     task.waited = True
     slot = st.empty()
     deadline = time.monotonic() + WAIT_S
-    shown = None
+    shown, shown_at = None, 0.0
     while not task.done.wait(WAIT_STEP_S) and time.monotonic() < deadline:
-        if task.status.startswith(IN_LINE):
+        if task.status.startswith(IN_LINE) or _asked_for_another_run():
             break
-        if shown != (task.fraction, task.status):
-            shown = (task.fraction, task.status)
+        now = time.monotonic()
+        if shown is None or (shown != (task.fraction, task.status) and now - shown_at >= WAIT_LOOK_S):
+            shown, shown_at = (task.fraction, task.status), now
             slot.progress(task.fraction, text=task.status)
-    slot.empty()
+    slot.empty()  # also the point where Streamlit stops this run for the newer one

@@ -106,3 +106,74 @@ def test_a_task_says_it_starts_spark_only_when_spark_is_not_up(monkeypatch):
         monkeypatch.setattr(tasks, "is_started", lambda up=up: up)
         assert Task().status == said and RunState(node_id="0").status == said
     assert Task(status="asking the engines").status == "asking the engines"
+
+
+class _Slot:
+    """Stands for ``st.empty()``: what the waiting page drew in it, and when."""
+
+    def __init__(self, now: list[float]) -> None:
+        self.now, self.drawn, self.emptied = now, [], False
+
+    def progress(self, fraction: float, text: str) -> None:
+        self.drawn.append((self.now[0], text))
+
+    def empty(self) -> None:
+        self.emptied = True
+
+
+class _Ticking:
+    """A task's ``done`` whose waits advance the fake clock, and whose ``step`` changes the task."""
+
+    def __init__(self, now: list[float], step) -> None:
+        self.now, self.step, self._set = now, step, False
+
+    def wait(self, seconds: float) -> bool:
+        self.now[0] += seconds
+        self.step(self.now[0])
+        return self._set
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def set(self) -> None:
+        self._set = True
+
+
+def _settled(monkeypatch, step, asked=lambda now: False) -> tuple[Task, _Slot]:
+    now = [0.0]
+    slot = _Slot(now)
+    monkeypatch.setattr(tasks.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(tasks.st, "empty", lambda: slot)
+    monkeypatch.setattr(tasks, "_asked_for_another_run", lambda: asked(now[0]))
+    task = Task(status="starting")
+    task.done = _Ticking(now, lambda t: step(task, t))
+    tasks.settle(task)
+    return task, slot
+
+
+def test_the_first_wait_redraws_its_progress_bar_at_most_once_per_look(monkeypatch):
+    """A run's first wait (the click's own run of the page): its supervisor reports every few tenths
+    of a second, and each redraw of the bar redraws the whole page in the browser."""
+
+    def step(task, t):
+        task.progress(t / 2, f"1 Spark job(s), {int(t * 20)}/40 tasks ({t:.0f} s)")
+        if t >= 1.4:
+            task.done.set()
+
+    _task, slot = _settled(monkeypatch, step)
+    times = [t for t, _ in slot.drawn]
+    assert 1 < len(times) <= 1 + 1.4 / tasks.WAIT_LOOK_S  # drawn, and then once per look
+    assert all(b - a >= tasks.WAIT_LOOK_S - 1e-9 for a, b in zip(times, times[1:]))
+    assert slot.emptied  # the result takes its place
+
+
+def test_the_first_wait_ends_when_the_task_waits_in_line_or_the_person_asks_for_another_run(monkeypatch):
+    def in_line(task, t):
+        if t >= 0.3:
+            task.progress(0.0, "waiting for Spark: 3rd in line (0 s)")
+
+    _task, slot = _settled(monkeypatch, in_line)
+    assert slot.emptied and slot.now[0] < 0.5  # left at once, not after WAIT_S
+
+    _task, slot = _settled(monkeypatch, lambda task, t: None, asked=lambda t: t >= 0.2)  # a page link
+    assert slot.emptied and slot.now[0] < 0.3
