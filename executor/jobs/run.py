@@ -179,6 +179,12 @@ def run_node(
     return result
 
 
+#: Seconds each run's turn on Spark last took, by plan, node and tables: its place in line among runs
+#: of the same size (``executor.spark.turns``).
+TOOK_KEPT = 4096
+_TOOK: BoundedCache[tuple, float] = BoundedCache(TOOK_KEPT)
+
+
 class SparkRun(Job):
     """The work of one run, a supervised job (``executor.jobs.supervise``)."""
 
@@ -223,6 +229,16 @@ class SparkRun(Job):
                 return None
             total += size
         return total
+
+    def took(self) -> float | None:
+        return _TOOK.get(self._work_key())
+
+    def ran(self, seconds: float) -> None:
+        _TOOK.put(self._work_key(), seconds)
+
+    def _work_key(self) -> tuple:
+        # not the row limit: a rehearsal takes fewer rows than a person, and the time is for an order only
+        return (self.model.digest, self.node_id, self.count, self.catalog.fingerprint())
 
     def work(self) -> RunResult:
         # translating asks Spark's planner too: a turn covers it, so it does not slow another run down

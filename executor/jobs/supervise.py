@@ -125,14 +125,19 @@ class Job:
 
     @contextlib.contextmanager
     def turn(self) -> Iterator[None]:
-        """The job's turn on Spark (a background job needs none: it gives way by itself)."""
+        """The job's turn on Spark (a background job needs none: it gives way by itself). The seconds
+        the block took, when it ends well, go to :meth:`ran`."""
         if not self.takes_turns:
+            start = time.perf_counter()
             yield
+            self.ran(time.perf_counter() - start)
             return
         try:
-            with SPARK.turn(self.owner, self.stopped.is_set, self._waiting, reads=self.reads()):
+            with SPARK.turn(self.owner, self.stopped.is_set, self._waiting, reads=self.reads(), took=self.took()):
                 self.in_line = None
+                start = time.perf_counter()
                 yield
+                self.ran(time.perf_counter() - start)
         except Stopped as exc:
             raise Cancelled(str(exc)) from None
 
@@ -142,6 +147,14 @@ class Job:
     def reads(self) -> int | None:
         """Bytes of the tables the job reads, for its place in line; None when not known."""
         return None
+
+    def took(self) -> float | None:
+        """Seconds the same work took in its turn when it last ran, for its place in line; None when
+        not known."""
+        return None
+
+    def ran(self, seconds: float) -> None:
+        """The work's turn took ``seconds`` (kept by a job whose :meth:`took` tells it)."""
 
     # ---- in the supervisor's thread ----
 

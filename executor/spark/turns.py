@@ -6,8 +6,10 @@ first ones end early; what a run does outside Spark (translating the plan, drawi
 overlaps with the others. Waiting work is served fairly between people: the next turn goes to the
 owner (a browser session) served least recently, so one person's many clicks do not hold the others
 back. Among them, work that reads an order of magnitude less data goes first (most people then wait
-less), but no waiting turn is passed more than :data:`PASS_LIMIT` times (a few short runs' wait). A waiting
-turn says where it stands ("2nd in line") and gives up when its work is stopped.
+less), and of work reading the same order, what took less time when it last ran (the same work run
+before: a rehearsal, another person's run); but no waiting turn is passed more than :data:`PASS_LIMIT`
+times (a few short runs' wait). A waiting turn says where it stands ("2nd in line") and gives up when its
+work is stopped.
 
 ``SUBSTRAIT_VIZ_RUN_SLOTS`` sets how many turns run at once (default: one per two cores, at least one).
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import itertools
+import math
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -44,6 +47,7 @@ class _Ticket:
     owner: str
     number: int
     size: int  # order of magnitude of the bytes the work reads (:func:`size_class`)
+    took: float  # seconds the same work took when it last ran (infinite when not known)
     passed: int = 0
 
 
@@ -61,12 +65,19 @@ class Line:
 
     def _order(self) -> list[_Ticket]:
         """The waiting tickets in the order they will be served: owners served least recently first,
-        then smaller work first (a ticket passed ``pass_limit`` times before all), then first come first
-        served."""
-        return sorted(
-            self._waiting,
-            key=lambda t: (self._served.get(t.owner, -1), -1 if t.passed >= self.pass_limit else t.size, t.number),
-        )
+        then smaller work first (a ticket passed ``pass_limit`` times before all), then work that took
+        less time before, then first come first served."""
+
+        def key(t: _Ticket) -> tuple:
+            limit_reached = t.passed >= self.pass_limit
+            return (
+                self._served.get(t.owner, -1),
+                -1 if limit_reached else t.size,
+                0 if limit_reached else t.took,
+                t.number,
+            )
+
+        return sorted(self._waiting, key=key)
 
     @contextlib.contextmanager
     def turn(
@@ -75,13 +86,15 @@ class Line:
         stopped: Callable[[], bool] = lambda: False,
         waiting: Callable[[int], None] | None = None,
         reads: int | None = None,
+        took: float | None = None,
     ) -> Iterator[None]:
         """Hold a turn for the ``with`` block. While in line, ``waiting(place)`` is called with the
         ticket's place (1 = next) whenever it changes; raises :class:`Stopped` once ``stopped()``.
-        ``reads``: the bytes the work reads, if known (see the module's docstring)."""
+        ``reads``: the bytes the work reads, ``took``: the seconds it took when it last ran, each if
+        known (see the module's docstring)."""
         who = OWNER.get() if owner is None else owner
         with self._cond:
-            ticket = _Ticket(who, next(self._numbers), size_class(reads))
+            ticket = _Ticket(who, next(self._numbers), size_class(reads), math.inf if took is None else took)
             self._waiting.append(ticket)
             place = None
             try:

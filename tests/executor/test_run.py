@@ -210,6 +210,44 @@ def test_a_rehearsal_runs_each_node_keeps_nothing_and_keeps_to_its_budget(spark,
     assert rehearse(over, ["0", "0.0", "0.0.0", "0.0.1"], spark, cat, budget_s=120) == ["0.0.0", "0.0.1"]
 
 
+def test_a_run_s_turn_is_timed_and_the_next_run_of_the_node_takes_its_place_in_line_by_it(
+    spark, tpch_dir, stand_in, monkeypatch
+):
+    """What the line (``executor.spark.turns``) orders runs of the same size by: the seconds the same node
+    of the same plan, on the same tables, took in its last turn; a rehearsal's time counts (it takes
+    fewer rows), a run stopped before its end does not."""
+    from executor.jobs import supervise
+    from executor.spark.turns import Line
+
+    model = model_of(plan((read("nation", NATION), [c for c, _ in NATION])))
+    cat = Catalog([tpch_dir])
+    run_mod._TOOK.clear()
+    assert run_mod.SparkRun(model, "0", spark, cat, limit=5, count=False).took() is None
+    assert rehearse(model, ["0"], spark, cat, budget_s=120) == ["0"]
+    took = run_mod.SparkRun(model, "0", spark, cat, limit=5, count=False).took()
+    assert took is not None and 0 < took < 60
+    assert run_mod.SparkRun(model, "0", spark, cat, limit=5, count=True).took() is None  # counting is other work
+
+    asked: list[float | None] = []
+
+    class Recording(Line):
+        def turn(self, *args, took=None, **kwargs):
+            asked.append(took)
+            return super().turn(*args, took=took, **kwargs)
+
+    monkeypatch.setattr(supervise, "SPARK", Recording())
+    result = run_node(model, "0", catalog=cat, limit=5)
+    assert asked == [took]  # the person's run came to the line with the rehearsal's time
+    assert run_mod._TOOK.get((model.digest, "0", False, cat.fingerprint())) != took  # now its own
+
+    before = run_mod._TOOK.get((model.digest, "0", False, cat.fingerprint()))
+    monkeypatch.setattr(run_mod, "_collect", lambda df, rows: (_ for _ in ()).throw(RuntimeError("broken")))
+    with pytest.raises((ExecutionError, RuntimeError)):  # a run that failed: its time is not kept
+        run_node(model, "0", catalog=cat, limit=6)
+    assert run_mod._TOOK.get((model.digest, "0", False, cat.fingerprint())) == before
+    assert len(result.rows) == 5
+
+
 def test_a_rehearsal_gives_way_to_a_run_a_person_asked_for(spark, tpch_dir, monkeypatch):
     """executor.spark.session.in_background: the rehearsal's run under way is interrupted when a person's Run
     starts, and no other node is rehearsed after it; a rehearsal that starts while a person's run is

@@ -25,9 +25,10 @@ def _hold(
     release: threading.Event,
     places: list | None = None,
     reads: int | None = None,
+    took: float | None = None,
 ) -> threading.Thread:
     def work() -> None:
-        with line.turn(owner, waiting=(places.append if places is not None else None), reads=reads):
+        with line.turn(owner, waiting=(places.append if places is not None else None), reads=reads, took=took):
             entered.append(owner)
             release.wait(10)
 
@@ -105,6 +106,54 @@ def test_work_reading_an_order_of_magnitude_less_goes_first_but_passes_a_waiting
     # tiny, small-1 and small-2 pass big (three times: the limit), then big goes before unknown
     assert served == ["first", "tiny", "small-1", "small-2", "big", "unknown"]
     gates[served[-1]].set()
+
+
+def test_of_work_reading_the_same_order_what_took_less_time_before_goes_first_within_the_limit():
+    """Ten people click Run together on plans of about the same size: the runs known to be short end
+    first, so most of them wait less; what is not known comes after what is, and the pass limit holds."""
+    line = Line(slots=1, pass_limit=3)
+    entered: list[str] = []
+    gates: dict[str, threading.Event] = {}
+
+    def ask(name: str, reads: int | None, took: float | None) -> None:
+        gates[name] = threading.Event()
+        waiting = line.busy()[1]
+        _hold(line, name, entered, gates[name], reads=reads, took=took)
+        _until(lambda: line.busy()[1] == waiting + 1)
+
+    gates["first"] = threading.Event()
+    _hold(line, "first", entered, gates["first"], reads=10)
+    _until(lambda: entered == ["first"])
+    ask("long", 5_000, 2.0)
+    ask("never-run", 5_000, None)
+    ask("short", 6_000, 0.3)
+    ask("middle", 7_000, 0.8)
+    ask("big-short", 5_000_000, 0.1)  # reads three orders more: after them, whatever it took
+    served = ["first"]
+    for _ in range(5):
+        gates[served[-1]].set()
+        _until(lambda: len(entered) == len(served) + 1)
+        served.append(entered[-1])
+    # short and middle pass long and never-run (twice); then long (known) before never-run
+    assert served == ["first", "short", "middle", "long", "never-run", "big-short"]
+    gates[served[-1]].set()
+
+    # a turn passed the limit goes next, however long it took before
+    line = Line(slots=1, pass_limit=2)
+    entered.clear()
+    gates = {name: threading.Event() for name in ("first", "slow", "q1", "q2", "q3")}
+    _hold(line, "first", entered, gates["first"], reads=10)
+    _until(lambda: entered == ["first"])
+    for i, (name, took) in enumerate((("slow", 9.0), ("q1", 0.1), ("q2", 0.1), ("q3", 0.1)), 1):
+        _hold(line, name, entered, gates[name], reads=100, took=took)
+        _until(lambda i=i: line.busy()[1] == i)
+    for name in ("first", "q1", "q2"):
+        gates[name].set()
+        count = len(entered)
+        _until(lambda count=count: len(entered) == count + 1)
+    assert entered == ["first", "q1", "q2", "slow"]
+    for g in gates.values():
+        g.set()
 
 
 def test_a_waiting_turn_passed_the_limit_goes_next_whatever_it_reads():
