@@ -44,6 +44,24 @@ def _until(check, timeout_s: float = 5.0) -> None:
         time.sleep(0.01)
 
 
+def _ask(line: Line, entered: list, gates: dict, name: str, reads: int | None, took: float | None = None) -> None:
+    """``name`` asks for a turn (each person once: fairness between owners is even) and is in line."""
+    gates[name] = threading.Event()
+    waiting = line.busy()[1]
+    _hold(line, name, entered, gates[name], reads=reads, took=took)
+    _until(lambda: line.busy()[1] == waiting + 1)
+
+
+def _serve(entered: list, gates: dict, first: str, count: int) -> list[str]:
+    """End ``first``'s turn and then each next one's, ``count`` times: who got the turns, in order."""
+    served = [first]
+    for _ in range(count):
+        gates[served[-1]].set()
+        _until(lambda: len(entered) == len(served) + 1)
+        served.append(entered[-1])
+    return served
+
+
 def test_one_slot_serves_one_at_a_time_and_the_least_recently_served_owner_next():
     line = Line(slots=1)
     entered: list[str] = []
@@ -82,27 +100,15 @@ def test_work_reading_an_order_of_magnitude_less_goes_first_but_passes_a_waiting
     assert [size_class(n) for n in (0, 9, 10, 999, 1000, 2_680_229)] == [1, 1, 2, 3, 4, 7]
     line = Line(slots=1, pass_limit=3)
     entered: list[str] = []
-    gates: dict[str, threading.Event] = {}
-
-    def ask(name: str, reads: int | None) -> None:  # each person once: fairness between owners is even
-        gates[name] = threading.Event()
-        waiting = line.busy()[1]
-        _hold(line, name, entered, gates[name], reads=reads)
-        _until(lambda: line.busy()[1] == waiting + 1)
-
-    gates["first"] = threading.Event()
+    gates: dict[str, threading.Event] = {"first": threading.Event()}
     _hold(line, "first", entered, gates["first"], reads=10)
     _until(lambda: entered == ["first"])
-    ask("big", 2_000_000)
-    ask("unknown", None)
-    ask("small-1", 4_000)
-    ask("small-2", 8_000)  # same order as small-1: keeps its place by arrival
-    ask("tiny", 500)
-    served = ["first"]
-    for _ in range(5):
-        gates[served[-1]].set()
-        _until(lambda: len(entered) == len(served) + 1)
-        served.append(entered[-1])
+    _ask(line, entered, gates, "big", 2_000_000)
+    _ask(line, entered, gates, "unknown", None)
+    _ask(line, entered, gates, "small-1", 4_000)
+    _ask(line, entered, gates, "small-2", 8_000)  # same order as small-1: keeps its place by arrival
+    _ask(line, entered, gates, "tiny", 500)
+    served = _serve(entered, gates, "first", 5)
     # tiny, small-1 and small-2 pass big (three times: the limit), then big goes before unknown
     assert served == ["first", "tiny", "small-1", "small-2", "big", "unknown"]
     gates[served[-1]].set()
@@ -113,27 +119,15 @@ def test_of_work_reading_the_same_order_what_took_less_time_before_goes_first_wi
     first, so most of them wait less; what is not known comes after what is, and the pass limit holds."""
     line = Line(slots=1, pass_limit=3)
     entered: list[str] = []
-    gates: dict[str, threading.Event] = {}
-
-    def ask(name: str, reads: int | None, took: float | None) -> None:
-        gates[name] = threading.Event()
-        waiting = line.busy()[1]
-        _hold(line, name, entered, gates[name], reads=reads, took=took)
-        _until(lambda: line.busy()[1] == waiting + 1)
-
-    gates["first"] = threading.Event()
+    gates: dict[str, threading.Event] = {"first": threading.Event()}
     _hold(line, "first", entered, gates["first"], reads=10)
     _until(lambda: entered == ["first"])
-    ask("long", 5_000, 2.0)
-    ask("never-run", 5_000, None)
-    ask("short", 6_000, 0.3)
-    ask("middle", 7_000, 0.8)
-    ask("big-short", 5_000_000, 0.1)  # reads three orders more: after them, whatever it took
-    served = ["first"]
-    for _ in range(5):
-        gates[served[-1]].set()
-        _until(lambda: len(entered) == len(served) + 1)
-        served.append(entered[-1])
+    _ask(line, entered, gates, "long", 5_000, 2.0)
+    _ask(line, entered, gates, "never-run", 5_000, None)
+    _ask(line, entered, gates, "short", 6_000, 0.3)
+    _ask(line, entered, gates, "middle", 7_000, 0.8)
+    _ask(line, entered, gates, "big-short", 5_000_000, 0.1)  # reads three orders more: after them, whatever it took
+    served = _serve(entered, gates, "first", 5)
     # short and middle pass long and never-run (twice); then long (known) before never-run
     assert served == ["first", "short", "middle", "long", "never-run", "big-short"]
     gates[served[-1]].set()
