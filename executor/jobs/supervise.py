@@ -127,13 +127,13 @@ class Job:
     def turn(self) -> Iterator[None]:
         """The job's turn on Spark (a background job needs none: it gives way by itself). The seconds
         the block took, when it ends well, go to :meth:`ran`."""
-        if not self.takes_turns:
-            start = time.perf_counter()
-            yield
-            self.ran(time.perf_counter() - start)
-            return
+        held = (
+            SPARK.turn(self.owner, self.stopped.is_set, self._waiting, reads=self.reads(), took=self.took())
+            if self.takes_turns
+            else contextlib.nullcontext()
+        )
         try:
-            with SPARK.turn(self.owner, self.stopped.is_set, self._waiting, reads=self.reads(), took=self.took()):
+            with held:
                 self.in_line = None
                 start = time.perf_counter()
                 yield

@@ -135,17 +135,12 @@ def test_of_work_reading_the_same_order_what_took_less_time_before_goes_first_wi
     # a turn passed the limit goes next, however long it took before
     line = Line(slots=1, pass_limit=2)
     entered.clear()
-    gates = {name: threading.Event() for name in ("first", "slow", "q1", "q2", "q3")}
+    gates = {"first": threading.Event()}
     _hold(line, "first", entered, gates["first"], reads=10)
     _until(lambda: entered == ["first"])
-    for i, (name, took) in enumerate((("slow", 9.0), ("q1", 0.1), ("q2", 0.1), ("q3", 0.1)), 1):
-        _hold(line, name, entered, gates[name], reads=100, took=took)
-        _until(lambda i=i: line.busy()[1] == i)
-    for name in ("first", "q1", "q2"):
-        gates[name].set()
-        count = len(entered)
-        _until(lambda count=count: len(entered) == count + 1)
-    assert entered == ["first", "q1", "q2", "slow"]
+    for name, took in (("slow", 9.0), ("q1", 0.1), ("q2", 0.1), ("q3", 0.1)):
+        _ask(line, entered, gates, name, 100, took)
+    assert _serve(entered, gates, "first", 3) == ["first", "q1", "q2", "slow"]
     for g in gates.values():
         g.set()
 
