@@ -271,6 +271,7 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
         lambda: json.dumps(node_report(model, node_id), indent=2),
         file_name=f"node-{node_id}.json",
         mime="application/json",
+        on_click="ignore",
     )
 
 
@@ -355,11 +356,17 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
             with panel("the profile table"):
                 profile_table(model, profile)
         with panel("the downloads"), st.popover("Download"):
-            st.download_button("Graph (DOT)", dot or "", file_name="plan.dot", mime="text/vnd.graphviz")
+            st.download_button(
+                "Graph (DOT)", dot or "", file_name="plan.dot", mime="text/vnd.graphviz", on_click="ignore"
+            )
             if has_dot():
                 light = to_dot(model, view=View(theme="light", max_rows=view.max_rows))
                 st.download_button(
-                    "Graph (SVG)", lambda: _svg(light) or b"", file_name="plan.svg", mime="image/svg+xml"
+                    "Graph (SVG)",
+                    lambda: _svg(light) or b"",
+                    file_name="plan.svg",
+                    mime="image/svg+xml",
+                    on_click="ignore",
                 )
             else:
                 st.caption("SVG export needs Graphviz's `dot` on the server (`apt-get install graphviz`).")

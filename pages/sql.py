@@ -102,7 +102,12 @@ def _result(made: Made) -> None:
     if c2.button("Step through", key="sql_step"):
         _open(made, "pages/step.py")
     c3.download_button(
-        "Download plan (JSON)", made.plan.data, file_name="plan.json", mime="application/json", key="sql_download"
+        "Download plan (JSON)",
+        made.plan.data,
+        file_name="plan.json",
+        mime="application/json",
+        key="sql_download",
+        on_click="ignore",
     )
     graph_tab, json_tab = st.tabs(["Graph", "JSON"])
     with graph_tab:

@@ -37,6 +37,9 @@ def test_run_a_node_and_see_its_rows(spark):
     ).fetchall()
     assert sorted(int(v) for v in rows["[0] product_id"]) == [r[0] for r in expected]
     assert any("ran in" in c.value for c in at.caption)
+    downloads = at.get("download_button")
+    assert {"Rows (CSV)", "Rows (Parquet)"} <= {b.label for b in downloads}
+    assert all(b.proto.ignore_rerun for b in downloads)  # a download reruns nothing
     # Spark's plan is worked out when asked for, not with every run
     assert not [c for c in at.code if "Scan parquet" in c.value]
     at.button(key="explain-0.0.1").click().run()

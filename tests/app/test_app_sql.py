@@ -41,6 +41,7 @@ def test_the_tutorial_example_becomes_a_plan_and_opens_in_inspect():
     assert shown["version"]["producer"] == "datafusion"
     assert any("reads orders, products" in c.value for c in at.caption)
     assert [b.label for b in at.get("download_button")] == ["Download plan (JSON)"]
+    assert at.get("download_button")[0].proto.ignore_rerun
 
     at.button(key="sql_inspect").click().run()
     assert not at.exception, at.exception

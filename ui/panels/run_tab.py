@@ -124,9 +124,16 @@ def _show(plan: Plan, model: PlanModel, state: RunState, key: tuple) -> None:
     st.dataframe(result.rows, hide_index=True, width="stretch")
     st.caption(md_escape("Types: " + ", ".join(f"{c} {t}" for c, t in zip(result.columns, result.types))))
     d1, d2 = st.columns(2)
-    d1.download_button("Rows (CSV)", state.csv, file_name=f"node-{state.node_id}.csv", mime="text/csv")
+    # a download changes nothing on the page: no rerun of the tab for it
+    d1.download_button(
+        "Rows (CSV)", state.csv, file_name=f"node-{state.node_id}.csv", mime="text/csv", on_click="ignore"
+    )
     d2.download_button(
-        "Rows (Parquet)", state.parquet, file_name=f"node-{state.node_id}.parquet", mime="application/octet-stream"
+        "Rows (Parquet)",
+        state.parquet,
+        file_name=f"node-{state.node_id}.parquet",
+        mime="application/octet-stream",
+        on_click="ignore",
     )
     with st.expander("Spark's plan for this subtree"):
         _explain(plan, model, state.node_id)
