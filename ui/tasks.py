@@ -22,7 +22,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from executor.data.catalog import Catalog
 from executor.errors import ExecutionError
 from executor.spark.session import is_started
-from executor.spark.turns import IN_LINE, OWNER
+from executor.spark.turns import IN_LINE, OWNER, SPARK
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
 
@@ -342,10 +342,14 @@ def settle(task: Task) -> None:
     depend on whether it still runs (a disabled button) calls this before drawing them. A progress bar
     shows meanwhile, redrawn at most every :data:`WAIT_LOOK_S`; it goes when the wait ends, as soon
     as the task waits in line for Spark (it cannot end soon, and a page held in a long run fades and
-    redraws meanwhile), or when the person asks for another run of the page (a page link)."""
+    redraws meanwhile), or when the person asks for another run of the page (a page link). While
+    another person's work holds Spark there is no wait: the task waits for its turn anyway, and the
+    page's click is then drawn at once, in one piece (no bar drawn and taken away again)."""
     if task.done.is_set() or task.waited:
         return
     task.waited = True
+    if SPARK.held_by_others(_session_id()):
+        return
     slot = st.empty()
     deadline = time.monotonic() + WAIT_S
     shown, shown_at = None, 0.0

@@ -21,6 +21,7 @@ import contextvars
 import itertools
 import math
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -60,6 +61,7 @@ class Line:
     _cond: threading.Condition = field(default_factory=threading.Condition)
     _waiting: list[_Ticket] = field(default_factory=list)
     _running: int = 0
+    _holders: Counter[str] = field(default_factory=Counter)  # owner -> turns it holds
     _served: dict[str, int] = field(default_factory=dict)  # owner -> number of the turn it last got
     _numbers: Iterator[int] = field(default_factory=itertools.count)
 
@@ -116,13 +118,23 @@ class Line:
                 if other.number < ticket.number:
                     other.passed += 1
             self._running += 1
+            self._holders[who] += 1
             self._served[who] = ticket.number
         try:
             yield
         finally:
             with self._cond:
                 self._running -= 1
+                self._holders[who] -= 1
+                if not self._holders[who]:
+                    del self._holders[who]
                 self._cond.notify_all()
+
+    def held_by_others(self, owner: str) -> bool:
+        """Whether every turn is taken and some by another owner than ``owner``: work ``owner`` asks
+        for now waits at least for the rest of another person's."""
+        with self._cond:
+            return self._running >= self.slots and any(o != owner for o in self._holders)
 
     def busy(self) -> tuple[int, int]:
         """(turns under way, tickets waiting)."""

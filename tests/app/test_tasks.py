@@ -5,6 +5,10 @@ server cost the server and browser nothing."""
 
 from __future__ import annotations
 
+import threading
+import time
+
+from executor.spark.turns import Line
 from ui import tasks
 from ui.tasks import Task
 
@@ -139,12 +143,13 @@ class _Ticking:
         self._set = True
 
 
-def _settled(monkeypatch, step, asked=lambda now: False) -> tuple[Task, _Slot]:
+def _settled(monkeypatch, step, asked=lambda now: False, line: Line | None = None) -> tuple[Task, _Slot]:
     now = [0.0]
     slot = _Slot(now)
     monkeypatch.setattr(tasks.time, "monotonic", lambda: now[0])
     monkeypatch.setattr(tasks.st, "empty", lambda: slot)
     monkeypatch.setattr(tasks, "_asked_for_another_run", lambda: asked(now[0]))
+    monkeypatch.setattr(tasks, "SPARK", line or Line(slots=1))
     task = Task(status="starting")
     task.done = _Ticking(now, lambda t: step(task, t))
     tasks.settle(task)
@@ -177,3 +182,28 @@ def test_the_first_wait_ends_when_the_task_waits_in_line_or_the_person_asks_for_
 
     _task, slot = _settled(monkeypatch, lambda task, t: None, asked=lambda t: t >= 0.2)  # a page link
     assert slot.emptied and slot.now[0] < 0.3
+
+
+def test_no_first_wait_while_another_person_s_work_holds_spark(monkeypatch):
+    """The task will wait for its turn anyway: the click's run of the page draws no progress bar and
+    does not wait, so the page's click is drawn in one piece (with ten pages clicked together, each
+    drawing a progress bar and then taking it away again is work taken from the runs)."""
+    line = Line(slots=1)
+    release = threading.Event()
+    holder = threading.Thread(target=lambda: _hold_turn(line, "someone else", release), daemon=True)
+    holder.start()
+    while line.busy() != (1, 0):
+        time.sleep(0.01)
+    try:
+        _task, slot = _settled(monkeypatch, lambda task, t: None, line=line)
+        assert slot.now[0] == 0.0 and not slot.drawn  # no wait, nothing drawn
+    finally:
+        release.set()
+        holder.join(5)
+    _task, slot = _settled(monkeypatch, lambda task, t: None, line=line)  # Spark free again: the wait is back
+    assert slot.drawn and slot.now[0] >= tasks.WAIT_S
+
+
+def _hold_turn(line: Line, owner: str, release: threading.Event) -> None:
+    with line.turn(owner):
+        release.wait(10)

@@ -184,6 +184,32 @@ def test_two_slots_let_two_in_and_a_third_waits():
     assert sorted(entered) == ["a", "b", "c"]
 
 
+def test_the_line_tells_whether_another_owner_holds_every_turn():
+    line = Line(slots=2)
+    assert not line.held_by_others("a")
+    entered: list[str] = []
+    gates = {name: threading.Event() for name in ("a", "b")}
+    threads = [_hold(line, "a", entered, gates["a"])]
+    _until(lambda: entered == ["a"])
+    assert not line.held_by_others("b")  # a turn is free
+    threads.append(_hold(line, "b", entered, gates["b"]))
+    _until(lambda: len(entered) == 2)
+    assert line.held_by_others("a") and line.held_by_others("b") and line.held_by_others("c")
+    gates["b"].set()
+    threads[1].join(5)
+    assert not line.held_by_others("a")
+    one = Line(slots=1)
+    mine = threading.Event()
+    threads.append(_hold(one, "a", entered, mine))
+    _until(lambda: one.busy() == (1, 0))
+    assert not one.held_by_others("a") and one.held_by_others("b")  # a's own turn does not hold a back
+    for gate in (gates["a"], mine):
+        gate.set()
+    for thread in threads:
+        thread.join(5)
+    assert not one.held_by_others("b")
+
+
 def test_a_waiting_turn_says_its_place_as_it_moves_up():
     line = Line(slots=1)
     entered: list[str] = []
