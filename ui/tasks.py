@@ -318,6 +318,9 @@ WAIT_S = 1.5
 #: page been asked for: a page link then leaves the wait at once). A click inside the same fragment is
 #: queued, by Streamlit, until the wait ends: at most :data:`WAIT_S` later.
 WAIT_STEP_S = 0.05
+#: Seconds the page's run waits, drawing nothing, for a task to be in line while another person's work
+#: holds Spark: the page then shows its place at once (the task says it only once it asks for a turn).
+IN_LINE_WAIT_S = 0.5
 #: Seconds between two redraws of the progress bar while the page waits: each redraws the whole page in
 #: the browser, which on a busy server is work taken from the runs.
 WAIT_LOOK_S = 0.5
@@ -343,21 +346,24 @@ def settle(task: Task) -> None:
     shows meanwhile, redrawn at most every :data:`WAIT_LOOK_S`; it goes when the wait ends, as soon
     as the task waits in line for Spark (it cannot end soon, and a page held in a long run fades and
     redraws meanwhile), or when the person asks for another run of the page (a page link). While
-    another person's work holds Spark there is no wait: the task waits for its turn anyway, and the
-    page's click is then drawn at once, in one piece (no bar drawn and taken away again)."""
+    another person's work holds Spark, the task waits for its turn anyway: the wait is only until it
+    is in line (at most :data:`IN_LINE_WAIT_S`) and draws nothing, so the page's click is drawn in one
+    piece, with the task's place in line (no bar drawn and taken away again)."""
     if task.done.is_set() or task.waited:
         return
     task.waited = True
-    if SPARK.held_by_others(_session_id()):
-        return
-    slot = st.empty()
-    deadline = time.monotonic() + WAIT_S
+    held = SPARK.held_by_others(_session_id())
+    slot = None if held else st.empty()
+    deadline = time.monotonic() + (IN_LINE_WAIT_S if held else WAIT_S)
     shown, shown_at = None, 0.0
     while not task.done.wait(WAIT_STEP_S) and time.monotonic() < deadline:
         if task.status.startswith(IN_LINE) or _asked_for_another_run():
             break
         now = time.monotonic()
-        if shown is None or (shown != (task.fraction, task.status) and now - shown_at >= WAIT_LOOK_S):
+        if slot is not None and (
+            shown is None or (shown != (task.fraction, task.status) and now - shown_at >= WAIT_LOOK_S)
+        ):
             shown, shown_at = (task.fraction, task.status), now
             slot.progress(task.fraction, text=task.status)
-    slot.empty()  # also the point where Streamlit stops this run for the newer one
+    if slot is not None:
+        slot.empty()  # also the point where Streamlit stops this run for the newer one

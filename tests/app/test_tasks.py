@@ -8,6 +8,8 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from executor.spark.turns import Line
 from ui import tasks
 from ui.tasks import Task
@@ -184,19 +186,28 @@ def test_the_first_wait_ends_when_the_task_waits_in_line_or_the_person_asks_for_
     assert slot.emptied and slot.now[0] < 0.3
 
 
-def test_no_first_wait_while_another_person_s_work_holds_spark(monkeypatch):
+def test_while_another_person_s_work_holds_spark_the_first_wait_draws_nothing_and_ends_once_in_line(monkeypatch):
     """The task will wait for its turn anyway: the click's run of the page draws no progress bar and
-    does not wait, so the page's click is drawn in one piece (with ten pages clicked together, each
-    drawing a progress bar and then taking it away again is work taken from the runs)."""
+    waits only until the task is in line, so the page's click is drawn in one piece, with its place
+    (with ten pages clicked together, each drawing a bar and taking it away again is work taken from
+    the runs)."""
     line = Line(slots=1)
     release = threading.Event()
     holder = threading.Thread(target=lambda: _hold_turn(line, "someone else", release), daemon=True)
     holder.start()
     while line.busy() != (1, 0):
         time.sleep(0.01)
+
+    def in_line(task, t):
+        if t >= 0.2:
+            task.progress(0.0, "waiting for Spark: 2nd in line (0 s)")
+
     try:
-        _task, slot = _settled(monkeypatch, lambda task, t: None, line=line)
-        assert slot.now[0] == 0.0 and not slot.drawn  # no wait, nothing drawn
+        _task, slot = _settled(monkeypatch, in_line, line=line)
+        assert not slot.drawn and not slot.emptied  # no bar, not even its place on the page
+        assert 0.2 <= slot.now[0] < 0.3  # left once in line
+        _task, slot = _settled(monkeypatch, lambda task, t: None, line=line)  # never gets in line
+        assert not slot.drawn and slot.now[0] == pytest.approx(tasks.IN_LINE_WAIT_S, abs=0.06)
     finally:
         release.set()
         holder.join(5)
