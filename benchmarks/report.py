@@ -18,7 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
 REPORT_MD = os.path.join(RESULTS, "REPORT.md")
 PLOT_PNG = os.path.join(os.path.dirname(HERE), "docs", "benchmarks.png")
-NAMES = ("open", "spark", "app", "profile")
+NAMES = ("open", "spark", "app", "profile", "load")
 
 #: Targets (the issue's; the app's own figures are read from its results when present).
 TARGET_10K_S = 2.0
@@ -594,6 +594,72 @@ def app_section(records: dict) -> list[str]:
     return lines + [""]
 
 
+def load_section(records: dict) -> list[str]:
+    lines, res = _section(records, "load", "## 6. Many people at once")
+    if res is None:
+        return lines
+    alone, together = _get(res, "one_after_another", default={}), _get(res, "at_once", default={})
+    lines += [
+        f"{_s(_get(res, 'sessions'), 0)} browser sessions on this machine, each with its own plan, click Run on "
+        "their root one after another (each after the one before showed its rows), then on a fresh server all "
+        "at the same moment; the seconds from each click to its rows, then each page's rows downloaded as CSV "
+        "with one click and compared between the two servers.",
+        "",
+    ]
+    rows = []
+    for mode in (alone, together):
+        if not isinstance(mode, dict):
+            continue
+        cpu = mode.get("cpu_s") or {}
+        rows.append(
+            [
+                mode.get("mode", "?"),
+                _s(_num(mode.get("median_s")), 2),
+                _s(_num(mode.get("slowest_s")), 2),
+                _s(_num(mode.get("sum_s")), 2),
+                _s(_num(mode.get("wall_s")), 2),
+                " / ".join(_s(_num(cpu.get(k)), 2) for k in ("server", "jvm", "browser")),
+                len(mode.get("download_failures") or {}),
+                len(mode.get("errors") or {}),
+            ]
+        )
+    lines += _table(
+        [
+            "mode",
+            "median s",
+            "slowest s",
+            "sum s",
+            "wall s",
+            "CPU s: server / JVM / browser",
+            "failed downloads",
+            "pages with errors",
+        ],
+        rows,
+    )
+    total = _num(alone.get("sum_s")) if isinstance(alone, dict) else None
+    median, slowest = (_num(together.get(k)) if isinstance(together, dict) else None for k in ("median_s", "slowest_s"))
+    checks = []
+    if total is not None and median is not None:
+        checks.append(
+            (f"at once: median ≤ half of one after another ({total / 2:.2f} s)", _s(median, 2), median <= total / 2)
+        )
+    if total is not None and slowest is not None:
+        checks.append(
+            (f"at once: slowest ≤ all of one after another ({total:.2f} s)", _s(slowest, 2), slowest <= total)
+        )
+    differ = _get(res, "at_once", "rows_differ")
+    if isinstance(differ, list):
+        checks.append(
+            (
+                "every download at the first click, its rows the same on both servers",
+                ", ".join(differ) or "none differ",
+                _get(res, "all_right"),
+            )
+        )
+    lines += ["", "| target | figure | |", "|---|---|---|"] + [f"| {t} | {f} | {_met(ok)} |" for t, f, ok in checks]
+    return lines + [""]
+
+
 def markdown(records: dict) -> str:
     """The whole report as Markdown."""
     lines = [
@@ -610,6 +676,7 @@ def markdown(records: dict) -> str:
         + sampling_section(records)
         + app_section(records)
         + profiling_section(records)
+        + load_section(records)
     )
     return "\n".join(lines).rstrip() + "\n"
 

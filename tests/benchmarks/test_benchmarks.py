@@ -205,6 +205,33 @@ APP = {
 }
 
 
+LOAD = {
+    "sessions": 10,
+    "one_after_another": {
+        "mode": "one after another",
+        "median_s": 0.6,
+        "slowest_s": 1.9,
+        "sum_s": 6.0,
+        "wall_s": 6.5,
+        "cpu_s": {"server": 0.4, "jvm": 7.0, "browser": 5.0},
+        "download_failures": {},
+        "errors": {},
+    },
+    "at_once": {
+        "mode": "at once",
+        "median_s": 2.9,
+        "slowest_s": 6.2,
+        "sum_s": 33.0,
+        "wall_s": 7.5,
+        "cpu_s": {"server": 0.5, "jvm": 6.0, "browser": 5.5},
+        "download_failures": {"q05": "canceled"},
+        "errors": {},
+        "rows_differ": [],
+    },
+    "all_right": False,
+}
+
+
 def _write(folder, **results) -> None:
     for name, res in results.items():
         record = {"name": name, "quick": False, "machine": MACHINE}
@@ -225,13 +252,13 @@ def _build(tmp_path) -> tuple[str, bytes]:
 
 
 def test_the_report_has_every_figure_against_its_target(tmp_path):
-    _write(tmp_path, open=OPEN, spark=SPARK, app=APP, profile=PROFILE)
+    _write(tmp_path, open=OPEN, spark=SPARK, app=APP, profile=PROFILE, load=LOAD)
     text, image = _build(tmp_path)
     assert image.startswith(b"\x89PNG") and len(image) > 20_000  # four drawn panels
     assert "Test CPU @ 1.00GHz · 2 cores · 8.0 GiB RAM" in text and "PySpark 4.0.0" in text
     assert "Not run" not in text and "not run" not in text
     # each section says where and when its figures were measured (one report can mix runs)
-    assert text.count("Measured on Test CPU @ 1.00GHz, 2 cores, 2026-01-02 (load average 0.5).") == 5
+    assert text.count("Measured on Test CPU @ 1.00GHz, 2 cores, 2026-01-02 (load average 0.5).") == 6
 
     # opening a plan: 10k under 2 s for the chain (1.2 s), not for the joins (2.5 s); flat growth likewise
     ten_k = _lines_with(text, "10,000 nodes ready in under 2 s")
@@ -301,6 +328,17 @@ def test_the_report_has_every_figure_against_its_target(tmp_path):
     assert _lines_with(text, "| 64 | 92 |") == ["| 64 | 92 | 45.0 | 3 |  | met |"]
     assert _lines_with(text, "| 72 | 26 |")[0].endswith("| **not met** |")
 
+    # many people at once: the median 2.9 s against half of 6.0 s (met), the slowest 6.2 s against 6.0 s
+    # (not met), and a download that failed
+    assert _lines_with(text, "| at once | ") == [
+        "| at once | 2.90 | 6.20 | 33.00 | 7.50 | 0.50 / 6.00 / 5.50 | 1 | 0 |"
+    ]
+    assert _lines_with(text, "at once: median ≤ half of one after another (3.00 s)")[0].endswith("| 2.90 | met |")
+    assert _lines_with(text, "at once: slowest ≤ all of one after another (6.00 s)")[0].endswith(
+        "| 6.20 | **not met** |"
+    )
+    assert _lines_with(text, "every download at the first click")[0].endswith("| **not met** |")
+
 
 def test_missing_and_failed_benchmarks_say_so_and_the_rest_still_shows(tmp_path):
     _write(tmp_path, app=APP, spark={"error": "ModuleNotFoundError: No module named 'benchmarks.spark'"})
@@ -317,7 +355,7 @@ def test_missing_and_failed_benchmarks_say_so_and_the_rest_still_shows(tmp_path)
 def test_no_results_at_all_gives_a_report_of_not_run_panels(tmp_path):
     text, image = _build(tmp_path)
     assert image.startswith(b"\x89PNG")
-    assert text.count("Not run.") == 5 and "Machine: not recorded." in text
+    assert text.count("Not run.") == 6 and "Machine: not recorded." in text
 
 
 def test_missing_keys_and_a_bad_file_do_not_stop_the_report(tmp_path):
@@ -326,10 +364,12 @@ def test_missing_keys_and_a_bad_file_do_not_stop_the_report(tmp_path):
         open={"rows": [{"shape": "deep chain"}, {"nodes": 10}, "junk"]},
         spark={"translation": {"queries": [{"query": "q01"}]}, "sampling": {"nodes": [{}]}},
         app={"plans": [{"plan": "tutorial"}, {}]},
+        load={"one_after_another": "junk", "at_once": {"mode": "at once"}},
     )
     text, image = _build(tmp_path)
     assert image.startswith(b"\x89PNG")
     assert "| q01 | n/a | n/a | n/a | n/a | n/a |" in text
+    assert "| at once | n/a | n/a | n/a | n/a | n/a / n/a / n/a | 0 | 0 |" in text
     (tmp_path / "app.json").write_text("{not json")
     text, _ = _build(tmp_path)
     assert "app.json could not be read" in text
