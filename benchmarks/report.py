@@ -110,6 +110,11 @@ def machine_line(records: dict) -> str:
     return "Machine: " + " · ".join(str(p) for p in parts if p) + "."
 
 
+def _checks(checks: list[tuple[str, str, bool | None]]) -> list[str]:
+    """A table of (target, figure, met) rows, after a blank line."""
+    return ["", "| target | figure | |", "|---|---|---|"] + [f"| {t} | {f} | {_met(ok)} |" for t, f, ok in checks]
+
+
 def _machine_short(records: dict) -> str:
     """The plot's title: CPU, cores, memory and date."""
     m = next((r["machine"] for r in records.values() if isinstance(r.get("machine"), dict)), None)
@@ -568,7 +573,7 @@ def app_section(records: dict) -> list[str]:
                 first <= targets["first_run_s"],
             )
         )
-    lines += ["", "| target | figure | |", "|---|---|---|"] + [f"| {t} | {f} | {_met(ok)} |" for t, f, ok in checks]
+    lines += _checks(checks)
     if first is not None:
         run = _get(res, "first_run", default={}) or {}
         java = [c for c in _get(run, "memory_after_run", "children", default=[]) if c.get("name") == "java"]
@@ -656,7 +661,7 @@ def load_section(records: dict) -> list[str]:
                 _get(res, "all_right"),
             )
         )
-    lines += ["", "| target | figure | |", "|---|---|---|"] + [f"| {t} | {f} | {_met(ok)} |" for t, f, ok in checks]
+    lines += _checks(checks)
     return lines + [""]
 
 

@@ -60,7 +60,6 @@ class Line:
     pass_limit: int = PASS_LIMIT
     _cond: threading.Condition = field(default_factory=threading.Condition)
     _waiting: list[_Ticket] = field(default_factory=list)
-    _running: int = 0
     _holders: Counter[str] = field(default_factory=Counter)  # owner -> turns it holds
     _served: dict[str, int] = field(default_factory=dict)  # owner -> number of the turn it last got
     _numbers: Iterator[int] = field(default_factory=itertools.count)
@@ -102,7 +101,7 @@ class Line:
             try:
                 while True:
                     order = self._order()
-                    if self._running < self.slots and order[0] is ticket:
+                    if self._holders.total() < self.slots and order[0] is ticket:
                         break
                     now = order.index(ticket) + 1
                     if waiting is not None and now != place:
@@ -117,14 +116,12 @@ class Line:
             for other in self._waiting:  # those that came first and still wait were passed
                 if other.number < ticket.number:
                     other.passed += 1
-            self._running += 1
             self._holders[who] += 1
             self._served[who] = ticket.number
         try:
             yield
         finally:
             with self._cond:
-                self._running -= 1
                 self._holders[who] -= 1
                 if not self._holders[who]:
                     del self._holders[who]
@@ -134,12 +131,12 @@ class Line:
         """Whether every turn is taken and some by another owner than ``owner``: work ``owner`` asks
         for now waits at least for the rest of another person's."""
         with self._cond:
-            return self._running >= self.slots and any(o != owner for o in self._holders)
+            return self._holders.total() >= self.slots and any(o != owner for o in self._holders)
 
     def busy(self) -> tuple[int, int]:
         """(turns under way, tickets waiting)."""
         with self._cond:
-            return self._running, len(self._waiting)
+            return self._holders.total(), len(self._waiting)
 
 
 #: The size class of work whose reads are not known: after all that is known.
