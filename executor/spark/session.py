@@ -56,6 +56,10 @@ LOCAL_CONF = {
     "spark.ui.retainedJobs": "50",
     "spark.ui.retainedStages": "50",
     "spark.ui.retainedTasks": "2000",
+    # Spark keeps the classes it generates for a query in a cache of 100 by default; a few open plans
+    # need more than that (about a dozen classes per plan), so every run compiled its classes anew and
+    # the JIT compiled them again. A run of a plan seen before now finds its classes.
+    "spark.sql.codegen.cache.maxEntries": "1000",
 }
 
 

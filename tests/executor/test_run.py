@@ -462,6 +462,25 @@ def test_the_driver_jvm_is_given_the_class_archive_when_there_is_one(monkeypatch
     assert session._java_options() == f"{base} -XX:ArchiveClassesAtExit=/somewhere/new.jsa"
 
 
+def test_a_query_run_again_after_a_hundred_others_finds_its_generated_classes(spark):
+    """Spark caches the classes it generates per query, 100 by default, fewer than a few open plans
+    make (about a dozen each): every run compiled anew. session.LOCAL_CONF's cache keeps them
+    (checked failing with the default)."""
+    compiled = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+
+    def generate(i: int) -> None:  # plans the query and generates its code, without running a job
+        df = spark.range(3).selectExpr(f"id * {i} + 1 AS x").where(f"x > {i}")
+        df._jdf.queryExecution().executedPlan().execute()
+
+    before = compiled.getCount()
+    for i in range(120):
+        generate(i)
+    assert compiled.getCount() - before >= 120  # each query's literals make its own class
+    before = compiled.getCount()
+    generate(0)
+    assert compiled.getCount() == before
+
+
 def test_the_shared_session_maps_the_class_archive_make_built(spark):
     """make's set-up builds the class archive (python -m executor.spark.jvm_archive); the session's JVM maps
     it: HotSpot turns UseSharedSpaces off when it cannot (a corrupt archive, checked by hand)."""
