@@ -391,7 +391,7 @@ def _portability(args, out, err) -> int:
             for engine, v in (("Spark", n.spark), ("DataFusion", n.datafusion)):
                 if v.own:
                     print(f"  {'':<{width}}    {engine}: {v.reason}", file=out)
-            for line in n.field_notes() + n.versions:
+            for line in n.field_notes() + n.version_notes():
                 print(f"  {'':<{width}}    {line}", file=out)
         return status
 

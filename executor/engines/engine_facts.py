@@ -188,18 +188,26 @@ class EngineVersion:
 
 
 @dataclass(frozen=True)
+class VersionNote:
+    """A field or message on a node that one engine's Substrait version does not know, in words."""
+
+    engine: str  # "spark" or "datafusion"
+    text: str
+
+
+@dataclass(frozen=True)
 class VersionSkew:
     plan_version: str | None  # the plan's declared spec version
     engines: tuple[EngineVersion, ...]
     notes: tuple[str, ...]  # plan-wide
-    nodes: dict[str, tuple[str, ...]]  # node id -> fields/messages on it an engine does not know, in words
+    nodes: dict[str, tuple[VersionNote, ...]]  # node id -> fields/messages on it an engine does not know
 
     def to_json(self) -> dict:
         return {
             "plan_version": self.plan_version,
             "engines": [{"engine": e.engine, "reads": e.reads, "how": e.how} for e in self.engines],
             "notes": list(self.notes),
-            "nodes": {nid: list(words) for nid, words in self.nodes.items()},
+            "nodes": {nid: [n.text for n in notes] for nid, notes in self.nodes.items()},
         }
 
 
@@ -250,7 +258,7 @@ def version_skew(model) -> VersionSkew:
                     f"the plan declares spec {declared}, newer than the {e.reads} that {_ENGINE_WORDS[e.engine]} "
                     "reads: fields added since are dropped without a word"
                 )
-    nodes: dict[str, list[str]] = {}
+    nodes: dict[str, list[VersionNote]] = {}
     paths = _node_paths(model)
     dropped, error = _datafusion_dropped(model, paths)
     if error:
@@ -263,7 +271,7 @@ def version_skew(model) -> VersionSkew:
         if nid is None:
             notes.extend(words)
         else:
-            nodes.setdefault(nid, []).extend(words)
+            nodes.setdefault(nid, []).extend(VersionNote("datafusion", w) for w in words)
     for d in model.plan_diagnostics:
         if d.code not in ("unknown-field", "unknown-enum-value"):
             continue
@@ -272,7 +280,7 @@ def version_skew(model) -> VersionSkew:
         if nid is None:
             notes.append(words)
         else:
-            nodes.setdefault(nid, []).append(words)
+            nodes.setdefault(nid, []).append(VersionNote("spark", words))
     return VersionSkew(declared, engines, tuple(dict.fromkeys(notes)), {k: tuple(v) for k, v in nodes.items()})
 
 

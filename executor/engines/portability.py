@@ -34,7 +34,7 @@ from viz.render import NodeStat, Overlay, title
 from ..cache import BoundedCache
 from ..translate.executable import executability
 from .datafusion import DataFusionRunner, category
-from .engine_facts import FieldFact, VersionSkew, field_uses, version_skew
+from .engine_facts import FieldFact, VersionNote, VersionSkew, field_uses, version_skew
 from .engine_types import (
     ENGINE_NAMES,
     NodeTypes,
@@ -74,10 +74,13 @@ class NodePortability:
     spark: EngineVerdict
     datafusion: EngineVerdict
     fields: tuple[FieldFact, ...] = ()  # fields set here that an engine ignores or reads differently
-    versions: tuple[str, ...] = ()  # fields set here that an engine's Substrait version does not know
+    versions: tuple[VersionNote, ...] = ()  # fields set here that an engine's Substrait version does not know
 
     def field_notes(self) -> tuple[str, ...]:
         return tuple(f"{ENGINE_NAMES[f.engine]}: {f.field} — {f.says}" for f in self.fields)
+
+    def version_notes(self) -> tuple[str, ...]:
+        return tuple(v.text for v in self.versions)
 
     def verdict(self, engine: str) -> EngineVerdict:
         return self.spark if engine == "spark" else self.datafusion
@@ -160,8 +163,8 @@ class Portability:
                     marks.append(("muted", f"⊘ {engine} (below)"))
             for f in n.fields:
                 marks.append(("warning", f"⚑ {ENGINE_NAMES[f.engine]} {_EFFECTS.get(f.effect, f.effect)} {f.field}"))
-            for v in n.versions:
-                marks.append(("warning", f"⚠ {v}"))
+            for text in n.version_notes():
+                marks.append(("warning", f"⚠ {text}"))
             lines = grouped(self.changes.get(nid, ()))
             marks.extend(("warning", f"≠ {line}") for line in lines[:2])
             if len(lines) > 2:
@@ -180,7 +183,7 @@ class Portability:
             out["ignored_fields"] = [
                 {"field": f.field, "effect": f.effect, "says": f.says} for f in n.fields if f.engine == engine
             ]
-            out["version_notes"] = [t for t in n.versions if _version_engine(t) == engine]
+            out["version_notes"] = [v.text for v in n.versions if v.engine == engine]
             types = self.types_of(n.node_id)
             if types is not None:
                 out["types"] = [getattr(c, engine) for c in types.columns]
@@ -242,7 +245,7 @@ class Portability:
             out[nid] = NodeEngines(
                 verdicts=(("Spark", _verdict_words(n.spark)), ("DataFusion", _verdict_words(n.datafusion))),
                 fields=n.field_notes(),
-                versions=n.versions,
+                versions=n.version_notes(),
                 types=rows,
                 types_note=" · ".join(why),
                 plans=tuple((ENGINE_NAMES[p.engine], p.error or p.text()) for p in (plans or {}).get(nid, ())),
@@ -267,11 +270,6 @@ def passes_of(model) -> Callable[[str, int], tuple[str, int] | None]:
         return origin.inputs[0]
 
     return passes
-
-
-def _version_engine(text: str) -> str:
-    """Which engine a node's version note is about (``engine_facts.version_skew`` names it first)."""
-    return "datafusion" if text.startswith("DataFusion") else "spark"
 
 
 def _verdict_words(v: EngineVerdict) -> str:

@@ -21,6 +21,7 @@ import pytest
 from executor.engines.engine_facts import (
     DATAFUSION_FACTS,
     SPARK_FACTS,
+    VersionNote,
     field_uses,
     version_skew,
 )
@@ -280,7 +281,12 @@ def test_fields_datafusion_does_not_know_are_named_on_their_nodes():
     doc["executionBehavior"] = {"variableEvalMode": "VARIABLE_EVALUATION_MODE_PER_PLAN"}
     skew = version_skew(model_of(doc))
     assert skew.nodes == {
-        "0": ("DataFusion (spec 0.85.0) does not know Expression.execution_context_variable: it drops it",)
+        "0": (
+            VersionNote(
+                "datafusion",
+                "DataFusion (spec 0.85.0) does not know Expression.execution_context_variable: it drops it",
+            ),
+        )
     }
     assert any("Plan.execution_behavior" in n for n in skew.notes)
     plain = version_skew(model_of(plan(({"filter": {"input": read("orders", ORD), "condition": OVER_400}}, NAMES))))
@@ -306,5 +312,5 @@ def test_fields_our_protobuf_does_not_know_are_named_on_their_nodes():
     assert len(read_rel.SerializeToString()) == len(data) + 3
     skew = version_skew(analyze(read_rel.SerializeToString()))
     assert list(skew.nodes) == ["0.0"]  # the read under the filter
-    (words,) = skew.nodes["0.0"]
-    assert "ReadRel field 999" in words and "0.106.0" in words
+    (note,) = skew.nodes["0.0"]
+    assert note.engine == "spark" and "ReadRel field 999" in note.text and "0.106.0" in note.text

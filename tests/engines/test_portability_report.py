@@ -207,5 +207,8 @@ def test_a_field_our_protos_do_not_know_is_said_even_after_the_plan_without_it(t
     assert other.digest == model.digest  # the premise
     catalog = Catalog([tpch_dir])
     assert not portability(model, catalog).nodes[read].versions
-    [words] = portability(other, catalog).nodes[read].versions
-    assert "ReadRel field 999" in words and "0.106.0" in words
+    report = portability(other, catalog)
+    [note] = report.nodes[read].versions
+    assert note.engine == "spark" and "ReadRel field 999" in note.text and "0.106.0" in note.text
+    [entry] = [n for n in report.to_json()["nodes"] if n["node"] == read]
+    assert entry["spark"]["version_notes"] == [note.text] and entry["datafusion"]["version_notes"] == []

@@ -146,7 +146,7 @@ def engines_tab(plan: Plan, model: PlanModel, node_id: str) -> None:
             st.markdown(md_escape(f"{engine} cannot: an input cannot (node {below}): {verdict.reason}"))
         else:
             st.markdown(md_escape(f"{engine} cannot ({verdict.category}): {verdict.reason}"))
-    for line in node.field_notes() + node.versions:
+    for line in node.field_notes() + node.version_notes():
         st.warning(md_escape(line))
     _types(plan, model, node_id)
     _plans(plan, model, node_id)
