@@ -84,6 +84,21 @@ class PlanGraph:
                 out.append(source)
         return out
 
+    def enclosing(self, node_id: str, boundaries: int) -> str | None:
+        """The node ``boundaries`` subquery boundaries out from ``node_id``: the one whose expressions
+        hold that subquery, whose incoming record an outer reference stepping out that far reads (and
+        whose run includes the subquery). None past the plan's top."""
+        cur = self.nodes.get(node_id)
+        crossed = 0
+        while boundaries > 0 and cur is not None and cur.parent is not None:
+            parent = self.nodes.get(cur.parent)
+            if cur.is_subquery:
+                crossed += 1
+                if crossed == boundaries:
+                    return parent.id if parent is not None else None
+            cur = parent
+        return None
+
     def leaves(self) -> list[str]:
         """The nodes without inputs (reads, virtual tables, extension leaves), in node order."""
         return [n for n, node in self.nodes.items() if not node.inputs]

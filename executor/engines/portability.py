@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from viz.html_report import NodeEngines
 from viz.render import NodeStat, Overlay, title
+from viz.words import counted
 
 from ..cache import BoundedCache
 from ..translate.executable import executability
@@ -48,6 +49,8 @@ from .engine_types import (
 from .physical import EnginePlan, datafusion_plan, spark_plan
 
 _INHERITED = re.compile(r"^node (\S+) cannot run: ")
+#: The category of a node that reads a column of an enclosing query: it runs only within that query.
+CORRELATED = "correlated"
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,7 @@ class EngineVerdict:
     reason: str | None = None
     category: str | None = None
     inherited_from: str | None = None  # the input (or subquery holder) whose gap this is
+    part_of: str | None = None  # category CORRELATED: the node whose run includes this one
 
     @property
     def own(self) -> bool:
@@ -64,6 +68,8 @@ class EngineVerdict:
     def text(self) -> str:
         if self.ok:
             return "yes"
+        if self.category == CORRELATED:
+            return f"only within node {self.part_of}"
         return f"no, below (node {self.inherited_from})" if self.inherited_from else f"no: {self.category}"
 
 
@@ -131,7 +137,14 @@ class Portability:
 
     def summary(self) -> str:
         n = len(self.nodes)
-        return f"Spark runs {self.count('spark')} of {n} nodes, DataFusion {self.count('datafusion')} of {n}"
+        words = f"Spark runs {self.count('spark')} of {n} nodes, DataFusion {self.count('datafusion')} of {n}"
+        within = sum(1 for v in self.nodes.values() if v.spark.category == CORRELATED)
+        if within:
+            words += (
+                f"; {counted(within, 'node')} inside correlated subqueries "
+                f"{'runs' if within == 1 else 'run'} only within {'its' if within == 1 else 'their'} query"
+            )
+        return words
 
     def rows(self) -> list[dict]:
         """One row per node: whether each engine runs it, and the reason where it starts."""
@@ -156,7 +169,11 @@ class Portability:
         stats = []
         for nid, n in self.nodes.items():
             marks = []
+            if n.spark.category == CORRELATED:  # not a gap: such a node only ever runs within its query
+                marks.append(("muted", f"runs only within node {n.spark.part_of} (a correlated subquery)"))
             for engine, v in (("Spark", n.spark), ("DataFusion", n.datafusion)):
+                if v.category == CORRELATED:
+                    continue
                 if v.own:
                     marks.append(("warning", f"⊘ {engine}: {v.category} — {v.reason}"))
                 elif not v.ok:
@@ -289,7 +306,8 @@ def _spark(model) -> dict[str, EngineVerdict]:
         m = _INHERITED.match(e.reason or "")
         reason = e.reason[m.end() :] if m else e.reason
         below = m.group(1) if m and m.group(1) != nid else None
-        out[nid] = EngineVerdict(False, reason, "refused" if e.refused else category(reason or ""), below)
+        kind = "refused" if e.refused else CORRELATED if e.part_of else category(reason or "")
+        out[nid] = EngineVerdict(False, reason, kind, below, e.part_of)
     return out
 
 
@@ -310,16 +328,20 @@ def _datafusion(model, catalog) -> dict[str, EngineVerdict]:
             continue
         reason = runner.check(nid)
         out[nid] = EngineVerdict(True) if reason is None else EngineVerdict(False, reason, category(reason))
+    spark = executability(model)
+    within = {nid for nid in graph.nodes if nid not in out and spark[nid].part_of is not None}
+    for nid in within:  # reads its query's columns: no engine runs it alone
+        out[nid] = EngineVerdict(False, spark[nid].reason, CORRELATED, part_of=spark[nid].part_of)
     for nid in graph.nodes:  # relations inside subqueries: with the node that holds them
         if nid in out:
             continue
         holder = nid
-        while holder not in out:
+        while holder not in out or holder in within:
             parents = graph.parents(holder, subqueries=True)
             if not parents:
                 break
             holder = parents[0]
-        if holder in out:
+        if holder in out and holder not in within:
             v = out[holder]
             out[nid] = EngineVerdict(v.ok, v.reason, v.category, holder if not v.ok else None)
         else:

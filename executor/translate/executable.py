@@ -19,6 +19,7 @@ from viz.errors import Severity
 from viz.expressions import bound_offset
 from viz.kinds import enhancement_of
 from viz.model import PlanModel
+from viz.words import counted
 
 from ..errors import ExecutionError
 from . import literals
@@ -42,6 +43,7 @@ class Executability:
     ok: bool
     reason: str | None = None  # why not, in the user's terms (None when ok)
     refused: bool = False  # blocked by a write / DDL / update (never executed), not by a gap
+    part_of: str | None = None  # set when it reads a column of an enclosing query: the node whose run includes it
 
 
 def _function_reason(model: PlanModel, anchor: int, kinds: tuple[str, ...]) -> str | None:
@@ -91,6 +93,42 @@ def _check_message(model: PlanModel, msg: Message) -> str | None:
             if reason:
                 return reason
     return None
+
+
+def _outer_steps(msg: Message) -> int:
+    """How many subquery boundaries the outer references in a relation's own expressions step out,
+    at most (0 without any; Rel fields, the subqueries' own relations, skipped)."""
+    steps = 0
+    stack = [msg]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, Expression.FieldReference) and cur.WhichOneof("root_type") == "outer_reference":
+            steps = max(steps, cur.outer_reference.steps_out)
+        for f, value in cur.ListFields():
+            if f.message_type is None or f.message_type.full_name in ("substrait.Rel", "substrait.Type"):
+                continue
+            if f.message_type.GetOptions().map_entry:
+                continue
+            if f.is_repeated:
+                stack.extend(value)
+            else:
+                stack.append(value)
+    return steps
+
+
+def _correlated_reason(model: PlanModel, node_id: str, steps: int) -> tuple[str, str | None]:
+    """Why a node whose subtree reads ``steps`` queries out cannot run on its own, and the node whose
+    run includes it (None when no enclosing query is that far out: the plan is wrong)."""
+    holder = model.graph.enclosing(node_id, steps)
+    if holder is None:
+        return (
+            f"an outer reference steps out {counted(steps, 'subquery boundary', 'subquery boundaries')}, "
+            "past every query that holds this node"
+        ), None
+    return (
+        "it reads a column of the query around it (an outer reference: a correlated subquery), so it "
+        f"runs only as part of node {holder}"
+    ), holder
 
 
 def _expression(model: PlanModel, e: Expression) -> str | None:
@@ -290,24 +328,36 @@ def executability(model: PlanModel) -> Mapping[str, Executability]:
 
 
 def _executability(model: PlanModel) -> dict[str, Executability]:
+    graph = model.graph
     own: dict[str, tuple[str | None, bool]] = {}
-    for node_id in model.graph.nodes:
+    reach: dict[str, int] = {}  # subquery boundaries the subtree's outer references step out of it
+    for node_id, node in graph.nodes.items():
         try:
             own[node_id] = _own_reason(model, node_id)
+            reach[node_id] = _outer_steps(node.body) if node.body is not None else 0
         except Exception as e:  # noqa: BLE001 - a static check must never take the app down
             own[node_id] = (f"the node could not be checked: {e}", False)
+            reach[node_id] = 0
     out: dict[str, Executability] = {}
     height: dict[str, int] = {}  # relations on the longest path down, the node included
-    for sub in model.graph.post_order():
+    for sub in graph.post_order():
+        node = graph.nodes[sub]
+        reach[sub] = max(
+            [
+                reach[sub],
+                *(reach.get(c, 0) for c in node.inputs),
+                *(reach.get(c, 0) - 1 for c in node.subqueries),  # resolved one boundary further in
+            ]
+        )
         reason, refused = own[sub]
         if reason is not None:
             out[sub] = Executability(False, reason, refused)
             continue
-        children = model.graph.children(sub)
+        children = graph.children(sub)
         height[sub] = 1 + max((height.get(c, 0) for c in children), default=0)
         for child in children:
             c = out.get(child)
-            if c is not None and not c.ok:
+            if c is not None and not c.ok and c.part_of is None:  # reading out is judged by reach
                 out[sub] = Executability(
                     False,
                     f"node {child} cannot run: {c.reason}" if not c.reason.startswith("node ") else c.reason,
@@ -315,7 +365,10 @@ def _executability(model: PlanModel) -> dict[str, Executability]:
                 )
                 break
         else:
-            if height[sub] > MAX_SPARK_RELATION_DEPTH:
+            if reach[sub] > 0:
+                why, holder = _correlated_reason(model, sub, reach[sub])
+                out[sub] = Executability(False, why, part_of=holder)
+            elif height[sub] > MAX_SPARK_RELATION_DEPTH:
                 out[sub] = Executability(
                     False,
                     (

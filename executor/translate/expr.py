@@ -26,6 +26,7 @@ from viz.expressions import ExpressionTyper, Scope, bound_offset, case_base
 from viz.fields import Field
 from viz.model import PlanModel
 from viz.types import render
+from viz.words import counted
 
 from ..errors import ExecutionError, Unsupported
 from ..spark.jvm import col as jcol
@@ -214,8 +215,9 @@ class ExprTranslator:
             steps = outer.steps_out
             if steps < 1 or steps > len(self.outer):
                 raise ExecutionError(
-                    f"outer reference steps out {steps} subquery boundaries, but node {self.node_id} is inside "
-                    f"{len(self.outer)}; a correlated subquery cannot run on its own"
+                    f"an outer reference steps out {counted(steps, 'subquery boundary', 'subquery boundaries')}, "
+                    f"but node {self.node_id} is inside {counted(len(self.outer), 'subquery', 'subqueries')} of "
+                    "what runs; a correlated subquery cannot run on its own"
                 )
             record = self.outer[steps - 1]
         elif root == "lambda_parameter_reference":

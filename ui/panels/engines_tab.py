@@ -138,7 +138,11 @@ def engines_tab(plan: Plan, model: PlanModel, node_id: str) -> None:
     if node is None:
         st.info("No engine report for this node.")
         return
+    if node.spark.part_of is not None:  # the same for both engines: no engine runs it alone
+        st.info(md_escape(f"Neither engine runs it alone: {node.spark.reason}."))
     for engine, verdict in (("Spark", node.spark), ("DataFusion", node.datafusion)):
+        if verdict.part_of is not None:
+            continue
         if verdict.ok:
             st.markdown(f"**{engine}** runs it.")
         elif verdict.inherited_from:

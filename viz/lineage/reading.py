@@ -136,19 +136,8 @@ def _incoming(model: PlanModel, node: Node, i: int) -> Ref | Source | None:
 
 def _holder(model: PlanModel, node: Node, steps: int) -> Node | None:
     """The node ``steps`` subquery boundaries out: whose incoming record an outer reference reads."""
-    nodes = model.graph.nodes
-    cur: Node | None = node
-    crossed = 0
-    for _ in range(100_000):
-        if cur is None or cur.parent is None:
-            return None
-        parent = nodes.get(cur.parent)
-        if cur.is_subquery:
-            crossed += 1
-            if crossed == steps:
-                return parent
-        cur = parent
-    return None
+    holder = model.graph.enclosing(node.id, steps)
+    return model.graph.nodes[holder] if holder is not None else None
 
 
 def _lateral(model: PlanModel, node: Node, anchor: int) -> Node | None:
