@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from viz.render import NodeStat, Overlay
 from viz.schema import SPEC
+from viz.words import counted
 
 from ..errors import ExecutionError
 from .cross import DEFAULT_LIMIT, DIFFERS, NOT_COMPARED, SAME, EngineComparison, compare_engines
@@ -61,18 +62,37 @@ class Bisection:
         return sum(1 for n in self.nodes.values() if n.verdict != NOT_COMPARED)
 
     @property
+    def start_agrees(self) -> bool:
+        """Whether both engines gave the same rows for the node the walk started from (the plan's output
+        when it started at a root)."""
+        node = self.nodes.get(self.start)
+        return node is not None and node.verdict == SAME
+
+    @property
     def first_comparison(self) -> EngineComparison | None:
         return self.nodes[self.first].comparison if self.first else None
 
     def summary(self) -> str:
         n = len(self.nodes)
         if self.stopped:
-            return f"stopped ({self.stopped}) after {n} node(s)"
-        not_compared = n - self.compared
-        tail = f" ({not_compared} not compared)" if not_compared else ""
-        if self.first is None:
-            return f"Spark and DataFusion agree on all {self.compared} compared node(s){tail}"
-        return f"first disagreement at node {self.first}: {self.nodes[self.first].why}"
+            return f"stopped ({self.stopped}) after {counted(n, 'node')}"
+        if self.first is not None:
+            return f"first disagreement at node {self.first}: {self.nodes[self.first].why}"
+        compared, left = self.compared, n - self.compared
+        if not compared:
+            return f"no node could be compared ({counted(left, 'node')} tried)"
+        agree = (
+            "Spark and DataFusion agree on the one node compared"
+            if compared == 1
+            else f"Spark and DataFusion agree on all {compared} nodes compared"
+        )
+        if not left:
+            return agree
+        start = self.nodes.get(self.start)
+        words = f"{agree}; {counted(left, 'node')} could not be compared"
+        if start is not None and start.verdict == NOT_COMPARED:
+            words += f", node {self.start} (where the walk started) among them: {start.why}"
+        return words
 
     def overlay(self) -> Overlay:
         """Marks for the graph: the first disagreement (red, with both engines' counts), the nodes that

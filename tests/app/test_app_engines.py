@@ -73,6 +73,7 @@ def test_find_the_first_disagreement_marks_the_node(spark, monkeypatch):
     wait_for(at, lambda a: a.success or a.error)
     assert at.toggle(key="engines_bisect_show").value is True  # drawn once there are marks to show
     assert any("Spark and DataFusion agree on all" in s.value for s in at.success), [e.value for e in at.error]
+    assert "where the walk started" not in at.success[0].value  # green: q03's root itself agreed
     assert "✓ Spark = DataFusion" in graph_text(at)
     # a deliberately wrong mapping on the Spark side: `subtract` adds
     monkeypatch.setitem(functions.SCALAR, "subtract", functions.SCALAR["add"])
@@ -107,3 +108,14 @@ def test_the_engines_tab_shows_each_engines_types(spark):
     revenue = table.iloc[3]
     assert revenue["declared"] == "decimal<38,4>?" and set(revenue[["Spark", "DataFusion"]]) == {"="}
     assert any("Spark** runs it" in m.value or "Spark runs it" in m.value for m in at.markdown)
+
+
+def test_a_bisection_that_could_not_compare_the_root_is_not_drawn_green(spark):
+    """The tutorial's root uses index_in, which DataFusion cannot run: the nodes below agree, but the
+    plan's own rows were never compared, so the page warns instead of reporting success."""
+    clear_cache()
+    at = _open("tutorial.json")
+    at.button(key="engines_bisect_button").click()
+    wait_for(at, lambda a: a.success or a.warning or a.error)
+    assert not at.success and not at.error, [m.value for m in [*at.success, *at.error]]
+    assert any("node 0 (where the walk started) among them" in w.value for w in at.warning)

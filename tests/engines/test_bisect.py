@@ -258,6 +258,20 @@ def test_one_node_on_both_engines(spark, tpch_dir):
     assert tutorial.verdict == NOT_COMPARED and "index_in" in tutorial.why and tutorial.spark.row_count == 7
 
 
+def test_a_bisection_whose_start_was_not_compared_does_not_say_the_engines_agree(spark):
+    """The tutorial's root filters with index_in, which DataFusion cannot run: the nodes below it agree,
+    but the plan's rows were never compared, and the summary says so."""
+    result = bisect(_model("tutorial.json"), Catalog([TUTORIAL_DATA]))
+    assert result.first is None and result.nodes["0"].verdict == NOT_COMPARED and not result.start_agrees
+    compared = result.compared
+    assert compared >= 2 and all(n.verdict in (SAME, NOT_COMPARED) for n in result.nodes.values())
+    summary = result.summary()
+    assert summary.startswith(f"Spark and DataFusion agree on all {compared} nodes compared; ")
+    assert f"{len(result.nodes) - compared} nodes could not be compared" in summary
+    assert "node 0 (where the walk started) among them" in summary and "index_in" in summary
+    assert "node(s)" not in summary
+
+
 def test_bisect_finds_the_node_with_the_wrong_mapping(spark, tpch_dir, subtract_adds):
     """q03's only `subtract` is in the aggregate's measure: sum(l_extendedprice * (1 - l_discount))."""
     model = _model("tpch_q03_datafusion.json")

@@ -29,6 +29,7 @@ from ui.state.selection import select
 from ui.tasks import Task, finished, progress_fragment, show_progress, start
 from viz.model import PlanModel
 from viz.render import Overlay, title
+from viz.words import counted
 
 TIMEOUT_S = 300.0
 BISECT_SHOW = "engines_bisect_show"
@@ -155,7 +156,8 @@ def bisect_controls(plan: Plan, model: PlanModel, button_at=st) -> Bisection | N
 
 def _show_bisection(model: PlanModel, b: Bisection) -> None:
     if b.first is None:
-        (st.warning if b.stopped else st.success)(md_escape(f"{b.summary()} ({b.elapsed_s:.1f} s)"))
+        # green only when the node asked about gave the same rows on both engines
+        (st.success if b.start_agrees else st.warning)(md_escape(f"{b.summary()} ({b.elapsed_s:.1f} s)"))
     else:
         st.error(
             md_escape(
@@ -173,7 +175,7 @@ def _show_bisection(model: PlanModel, b: Bisection) -> None:
         st.button(md_escape(f"Select node {b.first}"), key="engines_select_first", on_click=select, args=(b.first,))
     for note in b.notes:
         st.caption(md_escape(note))
-    with st.expander(f"Spark vs DataFusion: {len(b.nodes)} node(s) compared bottom-up", expanded=False):
+    with st.expander(f"Spark vs DataFusion, bottom-up: {counted(len(b.nodes), 'node')}", expanded=False):
         st.dataframe(
             pd.DataFrame(
                 [
