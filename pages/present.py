@@ -96,7 +96,7 @@ def _progress(key: tuple) -> None:
 def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
     ok, reason = executability_of(plan.data).get(node_id, (True, None))
     if not ok:
-        st.info(f"This step cannot run on Spark: {reason}")
+        st.info(md_escape(f"This step cannot run on Spark: {reason}"))
     key = (model.digest, node_id)
     task = _tasks().get(key)
     running = task is not None and not task.done.is_set()
@@ -121,7 +121,7 @@ def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
     more = " (the first ones)" if n >= SAMPLE_LIMIT else ""
     st.caption(f"{n} row{'s' if n != 1 else ''}{more}, ran in {result.elapsed_s:.1f}s")
     for w in result.warnings:
-        st.caption(f"⚠ {w}")
+        st.caption(md_escape(f"⚠ {w}"))
 
 
 def main() -> None:

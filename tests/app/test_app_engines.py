@@ -119,3 +119,16 @@ def test_a_bisection_that_could_not_compare_the_root_is_not_drawn_green(spark):
     wait_for(at, lambda a: a.success or a.warning or a.error)
     assert not at.success and not at.error, [m.value for m in [*at.success, *at.error]]
     assert any("node 0 (where the walk started) among them" in w.value for w in at.warning)
+
+
+def test_each_engine_s_types_are_shown_as_written(spark):
+    """The tutorial's join has a struct column: `struct<manufacturer:string,…>` in a Markdown caption
+    would read as a link (`<scheme:…>`); the caption escapes it so it shows as written."""
+    clear_cache()
+    at = _open("tutorial.json", "0.0")
+    at.session_state["inspector_tab"] = "Run"
+    at.run()
+    at.button(key="engines_compare_button").click()
+    wait_for(at, lambda a: any("types:" in c.value for c in a.caption))
+    captions = [c.value for c in at.caption if "types:" in c.value]
+    assert captions and all("struct\\<manufacturer:string" in c for c in captions), captions

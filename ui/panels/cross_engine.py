@@ -98,9 +98,11 @@ def show_comparison(c: EngineComparison) -> None:
         with col:
             st.markdown(f"**{side.engine}**")
             if side.cannot or side.error:
-                st.warning(side.cannot or side.error)
+                st.warning(md_escape(side.cannot or side.error or ""))
                 continue
-            st.caption(f"{side.count_text()} rows in {side.elapsed_s:.2f} s · types: {', '.join(side.types)}")
+            st.caption(
+                md_escape(f"{side.count_text()} rows in {side.elapsed_s:.2f} s · types: {', '.join(side.types)}")
+            )
             if side.rows is not None:
                 st.dataframe(side.rows, hide_index=True, width="stretch")
     if c.split is not None and not c.split.same:
@@ -216,7 +218,7 @@ def portability_controls(plan: Plan, model: PlanModel, toggle_at=st) -> Portabil
     report = report_with_types(plan, model)
     if report is None:
         return None
-    with st.expander(f"Portability: {report.summary()}", expanded=False):
+    with st.expander(md_escape(f"Portability: {report.summary()}"), expanded=False):
         st.dataframe(pd.DataFrame(report.rows()), hide_index=True, width="stretch")
         st.caption("“below”: an input cannot run on that engine (the reason is on the node where the gap starts).")
         if report.types is None:

@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from executor.jobs.profile import Profile, profile_plan
+from ui.markdown import md_escape
 from ui.state.plan_source import Plan
 from ui.tasks import Task, finished, progress_fragment, show_progress, start
 from viz.counts import count_text, exact_text, is_abbreviated
@@ -72,7 +73,7 @@ def profile_controls(plan: Plan, model: PlanModel, button_at=st) -> Profile | No
     if profile is None:
         return None
     if profile.stopped:
-        st.warning(f"The profile was {profile.stopped}; the nodes counted before that are shown.")
+        st.warning(md_escape(f"The profile was {profile.stopped}; the nodes counted before that are shown."))
     return profile if st.session_state.get(SHOW_KEY, True) else None
 
 
