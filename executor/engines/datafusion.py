@@ -42,7 +42,9 @@ from viz.types import is_nullable
 from ..errors import ExecutionError, Unsupported
 
 ENGINE = "DataFusion"
-_DUMP = re.compile(r"(\w+)\((\w+) \{.*$")
+_CALL = re.compile(r"(\w+)\(")
+_STRUCT = re.compile(r"(\w+) \{")
+_OPENING = re.compile(r"[\w\[(]*\w")  # what opens a dump up to its first struct: "GroupingSets([[Column"
 _NAME = re.compile(r"[^a-z0-9_]")
 REFUSED_KINDS = {k: v.changes for k, v in KINDS.items() if v.changes}
 
@@ -136,10 +138,24 @@ def clean(exc: BaseException) -> str:
     text = _clean(exc).replace("This feature is not implemented: ", "not implemented: ")
     text = text.split("\ncaused by\n")[-1].strip()
     text = " ".join(text.split())
-    dump = _DUMP.search(text)  # "not implemented: HashJoin(HashJoinRel { common: None, ... })": the relation's name
-    if dump:
-        text = text[: dump.start()] + f"{dump.group(2)} is not supported"
+    text = _without_dump(text)
     return text if len(text) <= 400 else text[:399] + "…"
+
+
+def _without_dump(text: str) -> str:
+    """A Rust debug dump in a message replaced by the name of what it dumps: "not implemented:
+    HashJoin(HashJoinRel { common: None, ... })" says "HashJoinRel is not supported", and "does not support
+    logical expression GroupingSet(GroupingSets([[Column { ... }]]))" ends at "GroupingSet"."""
+    for call in _CALL.finditer(text):
+        rest = text[call.end() :]
+        opening = rest.split(" {", 1)[0]
+        if opening == rest or not _OPENING.fullmatch(opening):
+            continue  # "foo(int) not found": a call in words, not a dump
+        inner = _STRUCT.match(rest)
+        name = inner.group(1) if inner else call.group(1)
+        head = text[: call.start()]
+        return head + name + ("" if "support" in head else " is not supported")
+    return text
 
 
 class DataFusionRunner:

@@ -82,7 +82,7 @@ def compare_section(plan: Plan, model: PlanModel, node_id: str) -> None:
 
 
 def show_comparison(c: EngineComparison) -> None:
-    text = f"Node {c.node_id}: {c.why}"
+    text = md_escape(f"Node {c.node_id}: {c.why}")
     (st.success if c.verdict == SAME else st.error if c.verdict == DIFFERS else st.info)(
         (
             "Same on both engines. "
@@ -98,7 +98,11 @@ def show_comparison(c: EngineComparison) -> None:
         with col:
             st.markdown(f"**{side.engine}**")
             if side.cannot or side.error:
-                st.warning(md_escape(side.cannot or side.error or ""))
+                why = side.cannot or side.error or ""
+                if why in c.why:  # said in the verdict above already
+                    st.caption("Could not run it (the reason is above).")
+                else:
+                    st.warning(md_escape(why))
                 continue
             st.caption(
                 md_escape(f"{side.count_text()} rows in {side.elapsed_s:.2f} s · types: {', '.join(side.types)}")
