@@ -344,7 +344,7 @@ def _load_json(data: bytes) -> LoadedPlan:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise PlanLoadError(
-            f"not a Substrait plan: the file starts like JSON but is not UTF-8 ({exc.reason})"
+            f"not a Substrait plan: a file that starts like JSON but is not UTF-8 ({exc.reason})"
         ) from None
     try:
         doc = json.loads(text)
@@ -354,11 +354,11 @@ def _load_json(data: bytes) -> LoadedPlan:
             "expected a protobuf-JSON Substrait Plan object"
         ) from None
     except RecursionError:
-        raise PlanLoadError("not loadable: the JSON nests deeper than this tool supports") from None
+        raise PlanLoadError("not loadable: JSON nested deeper than this tool supports") from None
     if not isinstance(doc, dict):
         raise PlanLoadError(
-            f"not a Substrait plan: the JSON is a {type(doc).__name__}, expected an object with "
-            "'relations' (a protobuf-JSON Substrait Plan)"
+            f"not a Substrait plan: a JSON {'array' if isinstance(doc, list) else type(doc).__name__}, expected an "
+            "object with 'relations' (a protobuf-JSON Substrait Plan)"
         )
     plan_keys = (
         {f.json_name for f in plan_pb2.Plan.DESCRIPTOR.fields}
@@ -370,8 +370,8 @@ def _load_json(data: bytes) -> LoadedPlan:
         if not set(doc) <= plan_keys:
             keys = ", ".join(sorted(doc)[:8])
             raise PlanLoadError(
-                "not a Substrait plan: the JSON object has no 'relations'; expected a protobuf-JSON "
-                f"Substrait Plan with 'relations' (found keys: {keys})"
+                f"not a Substrait plan: a JSON object without 'relations' (its keys: {keys}); expected a "
+                "protobuf-JSON Substrait Plan with 'relations'"
             )
         diags.append(warning("empty-plan", "the plan has no relations: there is nothing to show"))
     state: dict = {}
@@ -423,7 +423,7 @@ def load_plan(data: bytes) -> LoadedPlan:
     except PlanLoadError:
         raise
     except RecursionError:
-        raise PlanLoadError("not loadable: the plan nests deeper than this tool supports") from None
+        raise PlanLoadError("not loadable: a plan nested deeper than this tool supports") from None
 
 
 def load_path(path: str) -> LoadedPlan:

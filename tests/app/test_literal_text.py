@@ -254,7 +254,13 @@ def test_typing_an_id_in_the_picker_selects_exactly_that_node(typing):
     [
         ("rows.csv", b"a,b\n1,2\n", "found text that is not JSON, starting “a,b 1,2”."),
         ("broken.pb", b"\x08\x96\x01\xff\xff", "found 5 bytes of binary data that do not read as a Plan message."),
-        ("other.json", b'{"foo": 1}', "found the JSON object has no 'relations' (found keys: foo)."),
+        ("other.json", b'{"foo": 1}', "found a JSON object without 'relations' (its keys: foo)."),
+        ("list.json", b"[1, 2]", "found a JSON array."),
+        (
+            "wrong.json",
+            b'{"relations": [{"root": {"input": {"filter": 5}}}]}',
+            "found JSON that does not read as a Plan at relations[0].root.input.filter: expected an object, got int.",
+        ),
         ("cut.json", b'{"relations": [', "found invalid JSON at line 1, column 16 (Expecting value)."),
         ("empty.json", b"", "found an empty file."),
     ],

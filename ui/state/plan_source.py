@@ -79,7 +79,7 @@ def _read_sample(name: str) -> Plan | None:
         return Plan(fh.read(), name, name)
 
 
-_LOAD_PREFIXES = ("not a Substrait plan: ", "not a valid Substrait plan: ")
+_LOAD_PREFIXES = ("not a Substrait plan: ", "not a valid Substrait plan: ", "not loadable: ")
 EXPECTED = "a Substrait Plan as protobuf JSON or binary protobuf"
 
 
@@ -94,7 +94,8 @@ def found_text(data: bytes, reason: str) -> str:
     if not data.strip():
         return "an empty file"
     if head in (b"{", b"["):
-        return re.sub(r"[;,] expected .*?(?= \(found|$)", "", reason)  # the message says what is expected once
+        reason = re.sub(r"[;,] expected .*?(?= \(found|$)", "", reason)  # the message says what is expected once
+        return f"JSON that does not read as a Plan {reason}" if reason.startswith("at ") else reason
     try:
         text = data[:200].decode("utf-8")
     except UnicodeDecodeError:
