@@ -16,6 +16,7 @@ from ui.markdown import md_escape
 from ui.page import open_plan
 from ui.panels.boundary import panel
 from ui.panels.report_button import report_button
+from ui.rows import show_rows
 from ui.state.entry import through_app
 from ui.state.plan_source import executability_of
 from ui.state.selection import resolve_node, select, theme
@@ -116,7 +117,7 @@ def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
     result = finished(task, lambda: _progress(key))
     if result is None:
         return
-    st.dataframe(result.rows, hide_index=True, width="stretch")
+    show_rows(result.rows)
     n = len(result.rows)
     more = " (the first ones)" if n >= SAMPLE_LIMIT else ""
     st.caption(f"{n} row{'s' if n != 1 else ''}{more}, ran in {result.elapsed_s:.1f}s")

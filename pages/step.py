@@ -21,6 +21,7 @@ from ui.page import open_plan
 from ui.panels.boundary import panel
 from ui.panels.output_comparison import compare_panel
 from ui.panels.row_counts import finished_profile, profile_overlay
+from ui.rows import show_rows
 from ui.state.entry import through_app
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan, executability_of
@@ -130,7 +131,7 @@ def _rows_block(model: PlanModel, nid: str, heading: str, result: RunResult | st
         st.caption(f"{total}, showing {len(result.rows):,}")
         for note in count_notes(result):
             st.caption(md_escape(note))
-        st.dataframe(result.rows, hide_index=True, width="stretch")
+        show_rows(result.rows)
 
 
 def _graph(model: PlanModel, node_id: str) -> None:

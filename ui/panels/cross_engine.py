@@ -24,6 +24,7 @@ from executor.engines.cross import DIFFERS, SAME, EngineComparison, compare_engi
 from executor.engines.portability import Portability
 from ui.markdown import md_escape
 from ui.panels.engines_tab import report_with_types, types_progress
+from ui.rows import show_rows
 from ui.state.plan_source import Plan
 from ui.state.selection import select
 from ui.tasks import Task, finished, progress_fragment, show_progress, start
@@ -108,7 +109,7 @@ def show_comparison(c: EngineComparison) -> None:
                 md_escape(f"{side.count_text()} rows in {side.elapsed_s:.2f} s · types: {', '.join(side.types)}")
             )
             if side.rows is not None:
-                st.dataframe(side.rows, hide_index=True, width="stretch")
+                show_rows(side.rows)
     if c.split is not None and not c.split.same:
         for label, frame, count in (
             ("Rows only on Spark", c.only_spark, c.split.only_a_count),
@@ -116,7 +117,7 @@ def show_comparison(c: EngineComparison) -> None:
         ):
             st.markdown(f"**{label}**: {count:,}" + (f" (the first {len(frame)})" if count > len(frame) else ""))
             if count:
-                st.dataframe(frame, hide_index=True, width="stretch")
+                show_rows(frame)
     if c.verdict == DIFFERS and c.expressions:
         st.markdown("**The node's expressions** (those computing the differing columns first)")
         for role, expr in c.expressions:

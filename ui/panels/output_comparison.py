@@ -12,6 +12,7 @@ import streamlit as st
 
 from executor.jobs.outputs import OutputComparison, compare_outputs
 from ui.markdown import md_escape
+from ui.rows import show_rows
 from ui.tasks import Task, finished, progress_fragment, run_in_background, show_progress
 from viz.model import PlanModel
 
@@ -66,7 +67,7 @@ def show_comparison(c: OutputComparison, labels: tuple[str, str] = ("a", "b")) -
         if count:
             shown = f", the first {len(frame):,} shown" if len(frame) < count else ""
             st.markdown(f"**Rows only in {md_escape(label)}**: {count:,}{shown}")
-            st.dataframe(frame, hide_index=True, width="stretch")
+            show_rows(frame)
 
 
 def compare_panel(

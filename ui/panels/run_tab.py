@@ -15,6 +15,7 @@ import streamlit as st
 from executor.errors import ExecutionError
 from executor.jobs.run import explain_node, run_node, to_csv_bytes, to_parquet_bytes
 from ui.markdown import md_escape
+from ui.rows import show_rows
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
 from ui.tasks import Task, finished, progress_fragment, settle, show_progress, start
@@ -121,7 +122,7 @@ def _show(plan: Plan, model: PlanModel, state: RunState, key: tuple) -> None:
     )
     for w in result.warnings:
         st.warning(md_escape(w))
-    st.dataframe(result.rows, hide_index=True, width="stretch")
+    show_rows(result.rows)
     st.caption(md_escape("Types: " + ", ".join(f"{c} {t}" for c, t in zip(result.columns, result.types))))
     d1, d2 = st.columns(2)
     # a download changes nothing on the page: no rerun of the tab for it

@@ -1,0 +1,36 @@
+"""ui.rows: decimals in a run's table shown with their scale, exactly (the grid draws numbers as floats
+with at most four decimals and no trailing zeros)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pandas as pd
+
+from ui.rows import FLOAT_DIGITS, for_display
+
+
+def test_a_money_column_keeps_its_two_decimals_as_a_number():
+    frame = pd.DataFrame({"[0] id": [1, 2, 3], "[1] price": [Decimal("1299.00"), Decimal("35.00"), None]})
+    shown, config = for_display(frame)
+    assert shown is frame  # nothing to convert: a float holds these exactly
+    kind = config["[1] price"]["type_config"]
+    assert list(config) == ["[1] price"] and kind["type"] == "number" and kind["format"] == "%.2f"
+
+
+def test_a_decimal_a_float_cannot_hold_is_shown_as_exact_text():
+    big = Decimal("12345678901234.12345678")  # 22 digits: as a float its last ones change
+    assert len(big.as_tuple().digits) > FLOAT_DIGITS and float(big) != big
+    frame = pd.DataFrame({"[0] s": [big, Decimal("0E-8"), None, Decimal("-0.50000000")]})
+    shown, config = for_display(frame)
+    assert list(shown["[0] s"]) == ["12345678901234.12345678", "0.00000000", None, "-0.50000000"]
+    assert config["[0] s"]["alignment"] == "right" and config["[0] s"]["type_config"]["type"] == "text"
+    assert frame["[0] s"][0] == big  # the rows themselves stay as they were (downloads use them)
+
+
+def test_other_columns_are_left_as_they_are():
+    frame = pd.DataFrame(
+        {"[0] name": ["a", None], "[1] n": [1, 2], "[2] x": [1.5, None], "[3] mixed": [Decimal(1), "b"]}
+    )
+    shown, config = for_display(frame)
+    assert shown is frame and config == {}

@@ -1,0 +1,45 @@
+"""A run's rows in a table, each value shown as it is.
+
+The rows keep SQL decimals exact (``decimal.Decimal``, ``executor.jobs.run.to_pandas``), but the table
+draws numbers as floats with at most four decimals and no trailing zeros: a decimal(10,2) price of 1299.00
+showed as 1299, and a decimal(38,8) sum lost its last digits. A decimal column is drawn with its scale's
+decimals while a float holds its values exactly, else as exact text aligned right.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pandas as pd
+import streamlit as st
+
+#: Significant digits a float, which the table draws numbers as, keeps exactly.
+FLOAT_DIGITS = 15
+
+
+def for_display(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """``frame`` made ready for ``st.dataframe``, and its column configuration: decimal columns with
+    their scale's decimals (as numbers while every value fits a float exactly, else as exact text)."""
+    out, config = frame, {}
+    for name in frame.columns:
+        column = frame[name]
+        if column.dtype != object:
+            continue
+        values = [v for v in column if v is not None]
+        if not values or not all(isinstance(v, Decimal) and v.is_finite() for v in values):
+            continue
+        scale = max(0, *(-int(v.as_tuple().exponent) for v in values))
+        if max(len(v.as_tuple().digits) for v in values) <= FLOAT_DIGITS:
+            config[name] = st.column_config.NumberColumn(format=f"%.{scale}f")
+            continue
+        if out is frame:
+            out = frame.copy()
+        out[name] = [None if v is None else format(v, "f") for v in column]
+        config[name] = st.column_config.TextColumn(alignment="right")
+    return out, config
+
+
+def show_rows(frame: pd.DataFrame) -> None:
+    """The rows as a table as wide as the panel, without pandas' index."""
+    shown, config = for_display(frame)
+    st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
