@@ -132,3 +132,14 @@ def test_each_engine_s_types_are_shown_as_written(spark):
     wait_for(at, lambda a: any("types:" in c.value for c in a.caption))
     captions = [c.value for c in at.caption if "types:" in c.value]
     assert captions and all("struct\\<manufacturer:string" in c for c in captions), captions
+
+
+def test_the_graph_does_not_mark_a_correlated_subquery_as_a_gap():
+    """Inside a correlated subquery a node runs only as part of its query (the Run tab says so): the
+    graph marks no node of subqueries.json as one Spark cannot run."""
+    at = _open("subqueries.json", "0.s0.0")
+    text = graph_text(at)
+    assert "Filter" in text and "cannot run on Spark" not in text
+    at.session_state["inspector_tab"] = "Run"
+    at.run()
+    assert any("runs only as part of node 0" in w.value for w in at.warning)

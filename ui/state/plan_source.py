@@ -57,6 +57,19 @@ def executability_of(data: bytes) -> dict[str, tuple[bool, str | None]]:
     return {node_id: (e.ok, e.reason) for node_id, e in executability(model).items()}
 
 
+def within_queries(data: bytes) -> frozenset[str]:
+    """The nodes that run only as part of an enclosing query (inside a correlated subquery): not a gap,
+    so the graph does not mark them as nodes Spark cannot run."""
+    model = analyze_cached(data)
+    if isinstance(model, str):
+        return frozenset()
+    try:
+        from executor.translate.executable import executability
+    except ImportError:
+        return frozenset()
+    return frozenset(n for n, e in executability(model).items() if e.part_of is not None)
+
+
 def samples() -> list[str]:
     if not os.path.isdir(SAMPLES):
         return []
