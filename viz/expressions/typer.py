@@ -30,6 +30,16 @@ class Typed:
     #: for a call whose arguments match no signature (or a CASE / IN list whose values differ in
     #: type): the casts the run applies first, by the plan's producer's rules (see ``viz.coercion``)
     coercion: C.Coercion | None = None
+    #: ``and`` / ``or``: the conditions it joins, those of the same function nested in it spread out
+    #: (producers nest them two by two: ``and(and(and(a, b), c), d)``)
+    operands: tuple[str, ...] = ()
+
+    def spread(self) -> str:
+        """The text with a nested ``and`` / ``or`` spread out, ``and(a, b, c, d)``: the same condition,
+        as a graph's key line shows it (the text itself stays as the plan writes it)."""
+        if not self.operands:
+            return self.text
+        return f"{self.text[: self.text.index('(')]}({', '.join(self.operands)})"
 
 
 @dataclass
@@ -58,6 +68,10 @@ _INTERMEDIATE_PHASES = frozenset(
         _Phase.AGGREGATION_PHASE_INTERMEDIATE_TO_RESULT,
     }
 )
+
+
+#: Functions whose nested calls of themselves mean the same spread out: and(and(a, b), c) is and(a, b, c).
+_SPREAD = frozenset({"and", "or"})
 
 
 def _call_label(name: str, args: Sequence[Typed]) -> str:
@@ -433,8 +447,25 @@ class ExpressionTyper:
                 _short(f"{name}({', '.join(a.label for a in args)})"),
                 nested_names_for(t),
                 coercion=coercion,
+                operands=self._operands(name, f, args),
             ),
         )
+
+    def _operands(self, name: str, f: Expression.ScalarFunction, args: list[Typed]) -> tuple[str, ...]:
+        """For ``and`` / ``or``: the texts of the conditions it joins, a nested call of the same function
+        spread out (see :attr:`Typed.operands`); nothing for any other function."""
+        if name not in _SPREAD:
+            return ()
+        out: list[str] = []
+        for argument, a in zip(f.arguments, args):
+            value = argument.value if argument.WhichOneof("arg_type") == "value" else None
+            same = (
+                value is not None
+                and value.WhichOneof("rex_type") == "scalar_function"
+                and self.function_name(value.scalar_function.function_reference) == name
+            )
+            out.extend(a.operands if same and a.operands else (a.text,))
+        return tuple(out)
 
     def _call_typed(self, f, typed: Typed) -> Typed:
         """``typed``, also kept under the message of the call (or CASE, IN list) itself: the executor

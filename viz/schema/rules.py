@@ -186,7 +186,7 @@ def filter_(ctx: Context) -> list[Field] | None:
     ctx.info.incoming = fields
     typed = ctx.expr("condition", ctx.node.body.condition, fields)
     expect_boolean(ctx, typed, "the filter condition")
-    ctx.info.detail = typed.text
+    ctx.info.detail = typed.spread()
     return fields
 
 
@@ -318,7 +318,7 @@ def join(ctx: Context) -> list[Field] | None:
     if body.HasField("expression"):
         typed = ctx.expr("on", body.expression, incoming)
         expect_boolean(ctx, typed, "the join condition")
-        on = typed.text
+        on = typed.spread()
     if "post_join_filter" in body.DESCRIPTOR.fields_by_name and body.HasField("post_join_filter"):
         expect_boolean(ctx, ctx.expr("post-join filter", body.post_join_filter, incoming), "the post-join filter")
     ctx.info.detail = f"{_short_join(name)} on {on}" if on else _short_join(name)
