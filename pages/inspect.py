@@ -21,7 +21,7 @@ from ui.panels.row_counts import profile_controls, profile_overlay, profile_tabl
 from ui.panels.run_tab import run_tab
 from ui.panels.schema_table import schema_table
 from ui.state.entry import through_app
-from ui.state.plan_source import executability_of, within_queries
+from ui.state.plan_source import executability_of, graph_gaps
 from ui.state.selection import (
     parse_choice,
     parse_flag,
@@ -311,9 +311,7 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
     node_ids = list(model.graph.nodes)
     selected = resolve_node(node_ids, model.roots[0] if model.roots else node_ids[0], lambda i: _label(model, i))
     runnable = executability_of(plan.data)
-    # a node inside a correlated subquery is not a gap: it runs as part of its query
-    unrunnable = frozenset(n for n, (ok, _) in runnable.items() if not ok) - within_queries(plan.data)
-    view = _view(selected, unrunnable, settings)
+    view = _view(selected, graph_gaps(plan.data), settings)
 
     graph_col, side_col = st.columns([3, 2], gap="medium")
     with graph_col:

@@ -68,7 +68,7 @@ class EngineVerdict:
     def text(self) -> str:
         if self.ok:
             return "yes"
-        if self.category == CORRELATED:
+        if self.part_of is not None:
             return f"only within node {self.part_of}"
         return f"no, below (node {self.inherited_from})" if self.inherited_from else f"no: {self.category}"
 
@@ -138,7 +138,7 @@ class Portability:
     def summary(self) -> str:
         n = len(self.nodes)
         words = f"Spark runs {self.count('spark')} of {n} nodes, DataFusion {self.count('datafusion')} of {n}"
-        within = sum(1 for v in self.nodes.values() if v.spark.category == CORRELATED)
+        within = sum(1 for v in self.nodes.values() if v.spark.part_of is not None)
         if within:
             words += (
                 f"; {counted(within, 'node')} inside correlated subqueries "
@@ -169,10 +169,10 @@ class Portability:
         stats = []
         for nid, n in self.nodes.items():
             marks = []
-            if n.spark.category == CORRELATED:  # not a gap: such a node only ever runs within its query
+            if n.spark.part_of is not None:  # not a gap: such a node only ever runs within its query
                 marks.append(("muted", f"runs only within node {n.spark.part_of} (a correlated subquery)"))
             for engine, v in (("Spark", n.spark), ("DataFusion", n.datafusion)):
-                if v.category == CORRELATED:
+                if v.part_of is not None:
                     continue
                 if v.own:
                     marks.append(("warning", f"⊘ {engine}: {v.category} — {v.reason}"))

@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import streamlit as st
@@ -44,30 +45,29 @@ def analyze_cached(data: bytes) -> PlanModel | str:
         return str(exc)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def executability_of(data: bytes) -> dict[str, tuple[bool, str | None]]:
-    """Per node: whether its subtree can run on Spark, and why not (known before running)."""
+def _verdicts(data: bytes) -> Mapping:
+    """``executor.translate.executable.executability`` of the plan (worked out once per model); none when
+    the plan does not load or the executor is not installed (every node is then shown as runnable)."""
     model = analyze_cached(data)
     if isinstance(model, str):
         return {}
-    try:
-        from executor.translate.executable import executability
-    except ImportError:  # the executor is not installed: every node is shown as runnable
-        return {}
-    return {node_id: (e.ok, e.reason) for node_id, e in executability(model).items()}
-
-
-def within_queries(data: bytes) -> frozenset[str]:
-    """The nodes that run only as part of an enclosing query (inside a correlated subquery): not a gap,
-    so the graph does not mark them as nodes Spark cannot run."""
-    model = analyze_cached(data)
-    if isinstance(model, str):
-        return frozenset()
     try:
         from executor.translate.executable import executability
     except ImportError:
-        return frozenset()
-    return frozenset(n for n, e in executability(model).items() if e.part_of is not None)
+        return {}
+    return executability(model)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def executability_of(data: bytes) -> dict[str, tuple[bool, str | None]]:
+    """Per node: whether its subtree can run on Spark, and why not (known before running)."""
+    return {node_id: (e.ok, e.reason) for node_id, e in _verdicts(data).items()}
+
+
+def graph_gaps(data: bytes) -> frozenset[str]:
+    """The nodes the graph marks as ones Spark cannot run: not those inside a correlated subquery, which
+    run as part of their query (not a gap; their Run tab says so)."""
+    return frozenset(n for n, e in _verdicts(data).items() if not e.ok and e.part_of is None)
 
 
 def samples() -> list[str]:
