@@ -33,13 +33,14 @@ class Typed:
     #: ``and`` / ``or``: the conditions it joins, those of the same function nested in it spread out
     #: (producers nest them two by two: ``and(and(and(a, b), c), d)``)
     operands: tuple[str, ...] = ()
+    function: str = ""  # for a call: the function called, which joins the :attr:`operands`
 
     def spread(self) -> str:
         """The text with a nested ``and`` / ``or`` spread out, ``and(a, b, c, d)``: the same condition,
         as a graph's key line shows it (the text itself stays as the plan writes it)."""
         if not self.operands:
             return self.text
-        return f"{self.text[: self.text.index('(')]}({', '.join(self.operands)})"
+        return f"{self.function}({', '.join(self.operands)})"
 
 
 @dataclass
@@ -448,6 +449,7 @@ class ExpressionTyper:
                 nested_names_for(t),
                 coercion=coercion,
                 operands=self._operands(name, f, args),
+                function=name,
             ),
         )
 
