@@ -95,27 +95,6 @@ def _check_message(model: PlanModel, msg: Message) -> str | None:
     return None
 
 
-def _outer_steps(msg: Message) -> int:
-    """How many subquery boundaries the outer references in a relation's own expressions step out,
-    at most (0 without any; Rel fields, the subqueries' own relations, skipped)."""
-    steps = 0
-    stack = [msg]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, Expression.FieldReference) and cur.WhichOneof("root_type") == "outer_reference":
-            steps = max(steps, cur.outer_reference.steps_out)
-        for f, value in cur.ListFields():
-            if f.message_type is None or f.message_type.full_name in ("substrait.Rel", "substrait.Type"):
-                continue
-            if f.message_type.GetOptions().map_entry:
-                continue
-            if f.is_repeated:
-                stack.extend(value)
-            else:
-                stack.append(value)
-    return steps
-
-
 def _correlated_reason(model: PlanModel, node_id: str, steps: int) -> tuple[str, str | None]:
     """Why a node whose subtree reads ``steps`` queries out cannot run on its own, and the node whose
     run includes it (None when no enclosing query is that far out: the plan is wrong)."""
@@ -331,13 +310,12 @@ def _executability(model: PlanModel) -> dict[str, Executability]:
     graph = model.graph
     own: dict[str, tuple[str | None, bool]] = {}
     reach: dict[str, int] = {}  # subquery boundaries the subtree's outer references step out of it
-    for node_id, node in graph.nodes.items():
+    for node_id in graph.nodes:
+        reach[node_id] = model.node(node_id).info.outer_steps
         try:
             own[node_id] = _own_reason(model, node_id)
-            reach[node_id] = _outer_steps(node.body) if node.body is not None else 0
         except Exception as e:  # noqa: BLE001 - a static check must never take the app down
             own[node_id] = (f"the node could not be checked: {e}", False)
-            reach[node_id] = 0
     out: dict[str, Executability] = {}
     height: dict[str, int] = {}  # relations on the longest path down, the node included
     for sub in graph.post_order():

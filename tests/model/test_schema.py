@@ -10,6 +10,7 @@ import pytest
 
 from tests.support.plans import (
     CUSTOMERS,
+    FUNCTIONS,
     ORDERS,
     call,
     codes,
@@ -391,6 +392,44 @@ def test_subquery_relations_are_nodes_with_outer_references():
     assert m.node("0.s0").kind == "filter"
     assert m.node("0.s0").info.expressions == [("condition", "equal($1:o_cust, ^$0:c_id)")]
     assert m.node("0").info.expressions == [("condition", "EXISTS (subquery 0.s0)")]
+    assert codes(m) == []
+    # how far out its own expressions read: the subquery's filter one boundary, the others none
+    assert {n.id: n.info.outer_steps for n in m.nodes()} == {"0": 0, "0.0": 0, "0.s0": 1, "0.s0.0": 0}
+
+
+def test_a_node_records_the_deepest_outer_reference_of_its_own_expressions():
+    # customers WHERE EXISTS (orders WHERE EXISTS (orders o2
+    #     WHERE o2.o_cust = customers.c_id AND o2.o_id = orders.o_id))
+    inner = {
+        "filter": {
+            "input": O,
+            "condition": call(7, call(1, field(1), outer_field(0, steps=2)), call(1, field(0), outer_field(0))),
+        }
+    }
+    middle = {
+        "filter": {
+            "input": O,
+            "condition": {"subquery": {"setPredicate": {"predicateOp": "PREDICATE_OP_EXISTS", "tuples": inner}}},
+        }
+    }
+    rel = {
+        "filter": {
+            "input": C,
+            "condition": {"subquery": {"setPredicate": {"predicateOp": "PREDICATE_OP_EXISTS", "tuples": middle}}},
+        }
+    }
+    m = model_of(plan(rel, functions={**FUNCTIONS, 7: ("and:bool", "functions_boolean")}))
+    assert m.node("0.s0.s0").info.expressions == [
+        ("condition", "and(equal($1:o_cust, ^^$0:c_id), equal($0:o_id, ^$0:o_id))")
+    ]
+    assert {n.id: n.info.outer_steps for n in m.nodes()} == {
+        "0": 0,
+        "0.0": 0,
+        "0.s0": 0,  # its subquery reads out, not its own expressions
+        "0.s0.0": 0,
+        "0.s0.s0": 2,
+        "0.s0.s0.0": 0,
+    }
     assert codes(m) == []
 
 

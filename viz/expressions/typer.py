@@ -108,6 +108,8 @@ class ExpressionTyper:
         self.subquery_schema = subquery_schema
         self.used_functions: set[int] = set()
         self.referenced_fields: set[int] = set()
+        #: how many subquery boundaries this node's outer references step out, at most (0: none)
+        self.outer_steps = 0
         #: every expression typed, by the identity of its message (kept alive here, so the identity
         #: holds): what the executor and the properties pass read instead of typing it again
         self.typed: dict[int, tuple[Expression, Typed]] = {}
@@ -318,6 +320,7 @@ class ExpressionTyper:
                     )
             else:
                 steps = outer.steps_out
+                self.outer_steps = max(self.outer_steps, steps)
                 prefix = "^" * max(steps, 1) + "$"
                 if steps < 1 or steps > len(scope.outer):
                     self._diag(

@@ -29,6 +29,9 @@ class NodeInfo:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     referenced_fields: set[int] = field(default_factory=set)  # indices of ``incoming`` read by expressions
     functions: set[int] = field(default_factory=set)  # function anchors used
+    #: how many subquery boundaries the outer references in its own expressions step out, at most
+    #: (0 without any): a node that reads an enclosing query's columns runs only within that query
+    outer_steps: int = 0
     #: the node's expressions as this pass typed them (``ExpressionTyper.typed``): see :meth:`typed_expression`
     typed: dict[int, tuple[Any, Typed]] = field(default_factory=dict, repr=False, compare=False)
 

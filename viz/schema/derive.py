@@ -155,6 +155,7 @@ def _derive_node(
     if not info_.referenced_fields:
         info_.referenced_fields = typer.referenced_fields
     info_.functions = typer.used_functions
+    info_.outer_steps = typer.outer_steps
     info_.typed = typer.typed
     if info_.schema is None and not any(
         d.severity.value != "info" or d.code == "unknown-schema" for d in info_.diagnostics
