@@ -45,7 +45,8 @@ through_app()
 _SEVERITY_WIDGET = {Severity.ERROR: st.error, Severity.WARNING: st.warning, Severity.INFO: st.info}
 SEARCH_LABEL = "Search nodes"  # the sidebar's search box: Enter there steps through the hits in the graph
 TRACE = {"none": None, "orderedness": "orderedness", "distribution": "distribution"}
-INSPECTOR_TABS = ["Schema", "Inputs", "Expressions", "Properties", "Diagnostics", "JSON", "Run", "Engines"]
+#: The inspector's tabs, the most used first: a narrow inspector scrolls the last ones out of sight.
+INSPECTOR_TABS = ["Schema", "Run", "Expressions", "Engines", "Inputs", "Properties", "Diagnostics", "JSON"]
 INSPECTOR_TAB_KEY = "inspector_tab"  # the open tab's label, in the session state
 #: The heights, in px, of the overlays' buttons (one row) and of the toggle under them: the places a
 #: page drawing its graph first keeps for them. The toggle's place keeps its height when the toggle
@@ -189,16 +190,16 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
         st.caption(md_escape(node.info.detail))
     # only the open tab is computed and sent (a tab switch reruns): every tab's tables, code and JSON
     # would make the browser draw the whole page, graph included, later
-    tabs = st.tabs(INSPECTOR_TABS, key=INSPECTOR_TAB_KEY, on_change="rerun")
-    with tabs[0], panel(f"the {INSPECTOR_TABS[0]} tab"):
-        if tabs[0].open:
+    tabs = dict(zip(INSPECTOR_TABS, st.tabs(INSPECTOR_TABS, key=INSPECTOR_TAB_KEY, on_change="rerun")))
+    with tabs["Schema"], panel("the Schema tab"):
+        if tabs["Schema"].open:
             if node.schema is None:
                 st.warning("The output schema could not be derived; the diagnostics say why.")
             else:
                 schema_table(node.schema_json())
                 lineage_panel(model, node_id)
-    with tabs[1], panel(f"the {INSPECTOR_TABS[1]} tab"):
-        if tabs[1].open:
+    with tabs["Inputs"], panel("the Inputs tab"):
+        if tabs["Inputs"].open:
             cols = input_columns(model, node_id)
             if not cols:
                 st.write("A leaf: no inputs.")
@@ -232,15 +233,15 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
                     )
             if cols:
                 st.caption("● marks the fields this node's expressions refer to; `index` is the field index they use.")
-    with tabs[2], panel(f"the {INSPECTOR_TABS[2]} tab"):
-        if tabs[2].open:
+    with tabs["Expressions"], panel("the Expressions tab"):
+        if tabs["Expressions"].open:
             if not node.info.expressions:
                 st.write("No expressions.")
             for role, text in node.info.expressions:
                 st.markdown(f"**{md_escape(role)}**")
                 st.code(text, language=None, wrap_lines=True)
-    with tabs[3], panel(f"the {INSPECTOR_TABS[3]} tab"):
-        if tabs[3].open:
+    with tabs["Properties"], panel("the Properties tab"):
+        if tabs["Properties"].open:
             rules = property_rules(node)
             if not rules:
                 st.write("No property information.")
@@ -250,21 +251,21 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
                     st.caption(md_escape(f"Spec: {r['rule']}"))
                 if r["note"]:
                     st.caption(md_escape(r["note"]))
-    with tabs[4], panel(f"the {INSPECTOR_TABS[4]} tab"):
-        if tabs[4].open:
+    with tabs["Diagnostics"], panel("the Diagnostics tab"):
+        if tabs["Diagnostics"].open:
             if not node.diagnostics:
                 st.write("No diagnostics.")
             for d in node.diagnostics:
                 _SEVERITY_WIDGET[d.severity](md_escape(f"{d.code}: {d.message}"))
-    with tabs[5], panel(f"the {INSPECTOR_TABS[5]} tab"):
-        if tabs[5].open:
+    with tabs["JSON"], panel("the JSON tab"):
+        if tabs["JSON"].open:
             st.json(node_report(model, node_id)["relation"], expanded=2)
-    with tabs[6], panel(f"the {INSPECTOR_TABS[6]} tab"):
-        if tabs[6].open:
+    with tabs["Run"], panel("the Run tab"):
+        if tabs["Run"].open:
             run_tab(plan, model, node_id, runnable.get(node_id, (True, None)))
             compare_section(plan, model, node_id)
-    with tabs[7], panel(f"the {INSPECTOR_TABS[7]} tab"):
-        if tabs[7].open:
+    with tabs["Engines"], panel("the Engines tab"):
+        if tabs["Engines"].open:
             engines_tab(plan, model, node_id)
     st.download_button(
         "Node report (JSON)",

@@ -53,7 +53,7 @@ def test_inspect_draws_selects_and_shows_the_run_tab_without_spark(spark_calls):
     at = _open(None, sample="tutorial.json")
     assert is_graph(graph_text(at))
     # the inspector draws only its open tab (Schema at first); opening Run draws its button
-    assert [t.label for t in at.tabs][:2] == ["Schema", "Inputs"] and "run_button" not in [b.key for b in at.button]
+    assert [t.label for t in at.tabs][:2] == ["Schema", "Run"] and "run_button" not in [b.key for b in at.button]
     at.session_state["inspector_tab"] = "Run"
     at.run()
     assert at.button(key="run_button").label == "▶ Run this node"  # the Run tab is there, not clicked

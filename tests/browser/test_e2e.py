@@ -92,6 +92,19 @@ def test_upload_click_a_node_and_see_its_schema(app_url, scheme):
             browser.close()
 
 
+def test_a_laptop_s_inspector_shows_the_run_and_engines_tabs_without_scrolling(app_url):
+    """At 1280 px the inspector's tab strip holds about four tabs and scrolls the rest out of sight: Run
+    and Engines, the two a person acts in, come right after Schema so that they are never among them."""
+    with browser_page(viewport={"width": 1280, "height": 900}) as page:
+        page.goto(app_url + "/?sample=aggregates.json")
+        strip = page.locator("[role=tablist]").first
+        strip.wait_for(timeout=60_000)
+        right = strip.bounding_box()["x"] + strip.bounding_box()["width"]
+        for name in ("Schema", "Run", "Engines"):
+            box = page.get_by_role("tab", name=name).bounding_box()
+            assert box is not None and box["x"] + box["width"] <= right, (name, box, right)
+
+
 def test_what_follows_the_run_tab_is_stale_while_the_run_click_waits(app_url, jvm):  # the server runs it on Spark
     """The Run click's rerun waits for the run (ui.tasks.finished) before it draws what follows
     the Run tab (the node report's button, the share link, the diagnostics): those are stale meanwhile.
