@@ -350,6 +350,7 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
                 on_column=column_clicked("graph_click"),
                 then_rest=graph_only,
                 search_box=(SEARCH_LABEL, settings.query),
+                plan=model.digest,
             )
         if graph_only:
             return

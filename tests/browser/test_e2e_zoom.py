@@ -222,3 +222,45 @@ def test_search_hits_and_a_picked_node_are_brought_into_view_and_fit_stays_reada
         after = boxes()
         assert _inside(after["nodes"][picked], after["frame"]), after["nodes"][picked]
         page.screenshot(path=os.path.join(ARTIFACTS, "zoom-wide-picked.png"))
+
+
+def test_a_new_drawing_of_the_same_plan_keeps_the_view_the_person_chose(app_url):  # noqa: F811
+    """Zoomed in and panned on isthmus's TPC-H q03, then orderedness traced (View settings): the graph
+    is drawn again (the sort's colour, edge labels) at the same zoom, with the node that was at the
+    frame's centre where it was. Profile and the engines' marks draw it again the same way."""
+    from playwright.sync_api import expect
+
+    if shutil.which("dot") is None:
+        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
+    with browser_page(viewport={"width": 1400, "height": 900}) as page:
+        page.goto(app_url + "/?sample=tpch_q03_isthmus.json")
+        expect(page.locator(f"{GRAPH} g.node[data-substrait-bound]").first).to_be_attached(timeout=120_000)
+        frame = page.locator(".sv-viewport")
+        for _ in range(2):
+            page.click(".sv-toolbar button[data-act='in']")
+        box = frame.bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(box["x"] + box["width"] / 2 - 180, box["y"] + box["height"] / 2 - 120, steps=5)
+        page.mouse.up()
+        zoom = page.inner_text(".sv-zoom")
+        before = frame.evaluate(BOXES)
+        cx, cy = (before["frame"][0] + before["frame"][2]) / 2, (before["frame"][1] + before["frame"][3]) / 2
+
+        def centre(b: list[float]) -> tuple[float, float]:
+            return (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+
+        anchor = min(
+            before["nodes"],
+            key=lambda n: (centre(before["nodes"][n])[0] - cx) ** 2 + (centre(before["nodes"][n])[1] - cy) ** 2,
+        )
+        key = page.locator(".sv-root").get_attribute("data-svg-key")
+
+        page.get_by_role("button", name="View settings").click()
+        page.get_by_text("orderedness", exact=True).click()
+        expect(page.locator(".sv-root")).not_to_have_attribute("data-svg-key", key, timeout=60_000)
+        expect(page.locator(".sv-zoom")).to_have_text(zoom)
+        after = frame.evaluate(BOXES)
+        (bx, by), (ax, ay) = centre(before["nodes"][anchor]), centre(after["nodes"][anchor])
+        assert abs(ax - bx) <= 2 and abs(ay - by) <= 2, (anchor, (bx, by), (ax, ay))
+        page.screenshot(path=os.path.join(ARTIFACTS, "zoom-wide-kept.png"))

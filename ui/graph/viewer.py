@@ -170,6 +170,7 @@ def graph_view(
     on_column: Callable[[], None] | None = None,
     then_rest: bool = False,
     search_box: tuple[str, str] | None = None,
+    plan: str | None = None,
 ) -> None:
     """Show ``dot`` laid out on the server, with pan and zoom; ``selected`` and ``hits`` are
     painted in the page. A click selects the node (``ui.state.selection``) unless ``on_click`` says
@@ -183,7 +184,9 @@ def graph_view(
     (the label of the page's search input, the query ``hits`` are for), Enter there steps to the next
     hit and Shift+Enter to the previous. Called in a fragment, the viewer's "drawn" reruns the
     fragment, which then reruns the whole app. The viewer does not ask once a page link was clicked
-    (the browser would send the rerun with the page being left)."""
+    (the browser would send the rerun with the page being left). ``plan`` names what the drawing shows
+    (the model's digest): a new drawing of the same plan opens where the person last moved or zoomed the
+    previous one (the node at the frame's centre stays there, at the same zoom)."""
     if st.session_state.pop(_DRAWN, None) and then_rest:
         st.rerun(scope="app")
     laid = None if IN_BROWSER else _layout(dot)
@@ -214,6 +217,7 @@ def graph_view(
         "column_clicks": clickable and on_column is not None,
         "then_rest": then_rest,
         "search": {"label": search_box[0], "query": search_box[1]} if search_box else None,
+        "plan": plan,
     }
     callback = (on_click if on_click is not None else (lambda: select_clicked(key))) if clickable else (lambda: None)
     _component(

@@ -27,7 +27,9 @@ function build(root, data) {
   const below = window.innerHeight - Math.max(0, viewport.getBoundingClientRect().top) - 16;
   const tallest = Math.max(Math.min(MIN_FRAME, data.height), Math.min(data.height, below));
   viewport.style.height = Math.round(Math.max(220, Math.min(tallest, h * openK + 12))) + 'px';
-  const v = { key: data.key, viewport, stage, svg, w, h, k: 1, x: 0, y: 0, selected: null, moved: false };
+  // touched: the person has moved or zoomed the view themselves (a new drawing of the same plan keeps it)
+  const v = { key: data.key, plan: data.plan, viewport, stage, svg, w, h, k: 1, x: 0, y: 0, selected: null, moved: false,
+    touched: false };
   // level of detail: a node's lines below its title come marked sv-detail (viz.export.mark_detail_lines)
   // every node's box in the drawing's own px, measured once at 100%. The nodes' text is not laid
   // out yet (the CSS in viewer.py): laying out every line of a large drawing's text would hold
@@ -120,6 +122,25 @@ function build(root, data) {
     v.apply();
   };
   v.node = (id) => id ? svg.querySelector(`[id="node-${CSS.escape(id)}"]`) : null;
+  v.anchor = () => {  // the node nearest the frame's centre: its id and where its centre is in the frame
+    const cx = viewport.clientWidth / 2, cy = viewport.clientHeight / 2;
+    let best = null;
+    v.boxes.forEach((b, g) => {
+      const sx = (b.x + b.w / 2) * v.k + v.x, sy = (b.y + b.h / 2) * v.k + v.y;
+      const d = (sx - cx) ** 2 + (sy - cy) ** 2;
+      if (g.id.startsWith('node-') && (!best || d < best.d)) best = { id: g.id.slice(5), sx, sy, d, k: v.k };
+    });
+    return best;
+  };
+  v.keep = (a) => {  // the same zoom, node a.id where it was in the frame: false when this drawing lacks it
+    const g = a && v.node(a.id);
+    if (!g) return false;
+    const b = v.box(g);
+    v.k = a.k; v.x = a.sx - (b.x + b.w / 2) * a.k; v.y = a.sy - (b.y + b.h / 2) * a.k;
+    v.touched = true;
+    v.apply();
+    return true;
+  };
   v.toSelected = () => {
     const g = v.node(v.selected);
     if (!g) return;
@@ -176,6 +197,7 @@ function build(root, data) {
     const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
     if (!v.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
     v.moved = true;
+    v.touched = true;
     viewport.classList.add('sv-dragging');
     v.x = drag.vx + dx; v.y = drag.vy + dy;
     v.apply();
@@ -184,11 +206,13 @@ function build(root, data) {
   viewport.addEventListener('wheel', (e) => {
     e.preventDefault();
     const r = viewport.getBoundingClientRect();
+    v.touched = true;
     v.zoomAt(v.k * Math.exp(-e.deltaY * 0.0015), e.clientX - r.left, e.clientY - r.top);
   }, { passive: false });
   // the minimap: click or drag to move the view there
   const fromMini = (e) => {
     const r = mini.getBoundingClientRect();
+    v.touched = true;
     v.centerOn((e.clientX - r.left) / v.mk, (e.clientY - r.top) / v.mk, v.k);
   };
   let miniDrag = false;
@@ -210,6 +234,7 @@ function build(root, data) {
   root.querySelectorAll('.sv-toolbar button').forEach((b) => {
     b.addEventListener('click', () => {
       const act = b.dataset.act, cx = viewport.clientWidth / 2, cy = viewport.clientHeight / 2;
+      v.touched = act !== 'fit' && act !== 'one';  // Fit and 100% are the views a new drawing opens at anyway
       if (act === 'in') v.zoomAt(v.k * 1.25, cx, cy);
       else if (act === 'out') v.zoomAt(v.k / 1.25, cx, cy);
       else if (act === 'fit') v.fit();
@@ -357,11 +382,19 @@ function show(component) {
   if (!v || v.key !== data.key) {
     const svg = svgs.get(data.key);
     if (!svg) { setTriggerValue('missing', data.key); return true; }
+    // a new drawing of the same plan (row counts, marks, a view setting) keeps the view the person chose
+    const old = v, kept = v && v.touched && data.plan && v.plan === data.plan ? v.anchor() : null;
     v = root.__viewer = build(root, { ...data, svg });
     root.dataset.svgKey = data.key;
-    // fitted when its text stays readable so; else at 100%, from the top (the roots)
     const vp = v.viewport;
-    if (Math.min(vp.clientWidth / v.w, vp.clientHeight / v.h) >= READABLE_K) v.fit(); else v.actual();
+    if (v.keep(kept)) {  // and what was selected and searched stays as it was: nothing to bring into view
+      v.selected = old.selected; v.clicked = old.clicked;
+      if (old.hitKey !== null) { v.setHits(data.hits || []); v.hitKey = old.hitKey; v.hitAt = old.hitAt; }
+    } else if (Math.min(vp.clientWidth / v.w, vp.clientHeight / v.h) >= READABLE_K) {
+      v.fit();  // else fitted when its text stays readable so; else at 100%, from the top (the roots)
+    } else {
+      v.actual();
+    }
   }
   v.setTrigger = setTriggerValue;
   v.columnClicks = !!data.column_clicks;
