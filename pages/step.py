@@ -141,7 +141,15 @@ def _graph(model: PlanModel, node_id: str) -> None:
         ids = model.graph.around(node_id, levels=2)
     profile = finished_profile(model)
     view = View(selected=node_id, max_rows=4 if big else 6, profile=profile_overlay(profile))
-    graph_view(to_dot(model, node_ids=ids, view=view), "step_graph", clickable=False, height=560)
+    # the current node is brought into the frame whenever a step takes it out
+    graph_view(
+        to_dot(model, node_ids=ids, view=view),
+        "step_graph",
+        selected=node_id,
+        clickable=False,
+        height=560,
+        plan=model.digest,
+    )
     if big:
         st.caption("The neighbourhood of the current node (the plan is large): two levels up and down.")
 

@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import time
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 
@@ -74,6 +75,11 @@ BOXES = """(frame) => {
 
 def _inside(box: list[float], frame: list[float]) -> bool:
     return box[0] >= frame[0] and box[1] >= frame[1] and box[2] <= frame[2] and box[3] <= frame[3]
+
+
+def _url_node(url: str) -> str:
+    """The node a page's address names (``node=``)."""
+    return parse_qs(urlparse(url).query)["node"][0]
 
 
 def _text_height(page, node_id: str) -> float:
@@ -264,3 +270,52 @@ def test_a_new_drawing_of_the_same_plan_keeps_the_view_the_person_chose(app_url)
         (bx, by), (ax, ay) = centre(before["nodes"][anchor]), centre(after["nodes"][anchor])
         assert abs(ax - bx) <= 2 and abs(ay - by) <= 2, (anchor, (bx, by), (ax, ay))
         page.screenshot(path=os.path.join(ARTIFACTS, "zoom-wide-kept.png"))
+
+
+def test_stepping_brings_the_current_node_into_the_frame(app_url, tmp_path):  # noqa: F811
+    """Step through a 23-node plan of joins (benchmarks.plans.wide_joins, the whole plan drawn) in a
+    1400×900 window: the root it opens at, a leaf picked in the sidebar, its parent (K) and a far leaf
+    are each inside the graph's frame once shown, painted as selected; the graph, which only shows, says nothing of
+    clicking a node, and its Selected button is there."""
+    from playwright.sync_api import expect
+
+    if shutil.which("dot") is None:
+        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
+    plan = tmp_path / "wide_joins_24.json"
+    plan.write_text(json.dumps(wide_joins(24)))
+    with browser_page(viewport={"width": 1400, "height": 900}) as page:
+        page.goto(app_url)
+        page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(str(plan))
+        expect(page.locator(f"{GRAPH} g.node[data-substrait-bound]").first).to_be_attached(timeout=120_000)
+        page.get_by_role("link", name="Step through").click()
+        frame = page.locator(".sv-viewport")
+
+        def shown(node_id: str) -> None:
+            expect(page.locator(f"{GRAPH} g.node.substrait-selected")).to_have_id(f"node-{node_id}", timeout=30_000)
+            page.wait_for_timeout(300)  # the move to it is immediate; let the frame settle
+            after = frame.evaluate(BOXES)
+            assert _inside(after["nodes"][node_id], after["frame"]), (node_id, after["nodes"][node_id], after["frame"])
+
+        expect(page.get_by_role("heading", name="Filter · 0", exact=True)).to_be_visible(timeout=60_000)  # Inspect's
+        shown("0")
+
+        def pick(read: str) -> str:
+            page.get_by_role("combobox", name="Start at a leaf").click()
+            page.get_by_role("option").filter(has_text=read).click()
+            expect(page.get_by_role("heading", name="Read · ")).to_be_visible(timeout=60_000)
+            return _url_node(page.url)
+
+        leaf = pick("t0")
+        shown(leaf)
+        assert "click" not in page.inner_text(".sv-hint")
+        expect(page.locator(".sv-toolbar button[data-act='sel']")).to_be_visible()
+
+        page.get_by_role("heading", name="Read · ").click()  # focus the page, not a widget
+        page.keyboard.press("k")
+        expect(page.get_by_role("heading", name="Join · ")).to_be_visible(timeout=60_000)
+        shown(_url_node(page.url))
+
+        far = pick("t7")
+        assert far != leaf
+        shown(far)
+        page.screenshot(path=os.path.join(ARTIFACTS, "step-wide-followed.png"))

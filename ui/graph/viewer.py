@@ -65,6 +65,7 @@ _CSS = """
 .sv-toolbar { display: flex; gap: 4px; align-items: center; margin-bottom: 4px; flex-wrap: wrap; }
 .sv-toolbar button { border: 1px solid rgba(128,128,128,0.5); background: transparent; color: inherit;
   border-radius: 4px; padding: 1px 9px; cursor: pointer; font-size: 13px; }
+.sv-toolbar button[hidden] { display: none; }
 .sv-toolbar button:hover { border-color: var(--st-primary-color, #ff4b4b); }
 .sv-zoom { font-size: 12px; opacity: 0.75; min-width: 3.5em; }
 .sv-hits { display: flex; gap: 4px; align-items: center; font-size: 12px; }
@@ -77,7 +78,7 @@ _CSS = """
 .sv-stage { position: absolute; left: 0; top: 0; transform-origin: 0 0; }
 .sv-stage svg { display: block; }
 .sv-stage svg text { font-family: Helvetica, sans-serif; }  /* compact_svg drops it from every text */
-.sv-stage g.node { cursor: pointer; }
+.sv-root:not(.sv-static) .sv-stage g.node { cursor: pointer; }
 .sv-far .sv-detail { display: none; }
 /* a node's text is laid out once it comes near the view (or the page is idle): static/viewer.js */
 .sv-stage svg g.node:not(.sv-near) text { display: none; }
@@ -214,6 +215,7 @@ def graph_view(
         "height": height,
         "follow": follow,
         "lineage": lineage,
+        "clickable": clickable,
         "column_clicks": clickable and on_column is not None,
         "then_rest": then_rest,
         "search": {"label": search_box[0], "query": search_box[1]} if search_box else None,

@@ -223,7 +223,7 @@ function build(root, data) {
   svg.querySelectorAll('g.node').forEach((g) => {
     g.dataset.substraitBound = '1';
     g.addEventListener('click', (e) => {
-      if (v.moved) return;
+      if (v.moved || !v.data.clickable) return;
       const title = g.querySelector('title');
       const id = g.id && g.id.startsWith('node-') ? g.id.slice(5) : (title ? title.textContent : '');
       const row = v.columnClicks && e.target.closest && e.target.closest('text') ? rowOf(g, e.target.closest('text')) : null;
@@ -376,8 +376,12 @@ function show(component) {
   const svgs = window.__substraitVizSvgs || (window.__substraitVizSvgs = new Map());
   if (data.svg) svgs.set(data.key, data.svg);
   // the hint first: the frame's height is worked out below it (a longer hint takes two lines)
-  root.querySelector('.sv-hint').textContent = 'drag to pan · wheel to zoom · click a node to select it'
+  // a graph that only shows (Step through, Compare) says nothing of clicks, and Selected is there when a node is
+  root.querySelector('.sv-hint').textContent = 'drag to pan · wheel to zoom'
+    + (data.clickable ? ' · click a node to select it' : '')
     + (data.column_clicks ? ', a schema row for its lineage' : '');
+  root.classList.toggle('sv-static', !data.clickable);
+  root.querySelector('[data-act="sel"]').hidden = !data.selected;
   let v = root.__viewer;
   if (!v || v.key !== data.key) {
     const svg = svgs.get(data.key);
