@@ -21,7 +21,15 @@ from executor.errors import ExecutionError
 from ui.markdown import md_escape
 from ui.panels.boundary import panel
 from ui.state.entry import through_app
-from ui.state.plan_data import TPCH_SCALE, bindings, by_position, catalog_for, sample_data_kind, save_upload
+from ui.state.plan_data import (
+    TPCH_SCALE,
+    bindings,
+    by_position,
+    catalog_for,
+    sample_data_kind,
+    save_upload,
+    uploads_dir,
+)
 from ui.state.plan_source import current_model, plan_sidebar
 from viz.tables import plan_tables
 
@@ -82,15 +90,17 @@ def main() -> None:
         wrong = [s for s in statuses if not s.bound or "by position" in s.how]
         unbound = sum(not s.bound for s in statuses)
         if unbound:
+            them = "it" if unbound == 1 else "them"
             st.warning(
-                f"{unbound} of the plan's {len(statuses)} tables cannot serve it as they are: "
-                "a run that reads them is refused. The fixes are below."
+                f"{unbound} of the plan's {len(statuses)} tables cannot serve it as "
+                f"{'it is' if unbound == 1 else 'they are'}: a run that reads {them} is refused. "
+                f"The fixes are below."
             )
         _generate_all(plan, [s for s in statuses if not s.bound], columns)
         for s in wrong:
             _fix_panel(plan, s, columns.get(s.name, []), catalog)
         _bind_form(plan, [s.name for s in statuses], catalog)
-        _unbind_form(plan)
+        _unbind_form(plan, {s.name: s for s in statuses})
     if tables.files:
         st.subheader("Local files")
         st.caption("Read only under the data roots: " + md_escape(", ".join(catalog.roots.roots)))
@@ -101,9 +111,16 @@ def main() -> None:
             st.code(root, language=None)
 
 
+def _shown(path: str) -> str:
+    """A file as the person knows it: an upload by the name it was uploaded under, not this session's copy."""
+    if os.path.dirname(os.path.abspath(path)) == os.path.abspath(uploads_dir()):
+        return f"your upload {os.path.basename(path)}"
+    return path
+
+
 def _source(s: TableStatus) -> str:
     if s.path is not None:
-        return f"{s.format} at {s.path}"
+        return f"{s.format} at {_shown(s.path)}" if _shown(s.path) == s.path else f"{s.format}, {_shown(s.path)}"
     if s.how == "not bound":
         return "no file of this name in the data roots"
     return s.message
@@ -122,10 +139,14 @@ def _fix_panel(plan, s: TableStatus, bases, catalog) -> None:
     """What is wrong with table ``s`` and the fixes the page can make."""
     name = s.name
     with st.container(border=True, key=f"fix_{name}"):
-        st.markdown(f"**{md_escape(name)}** · " + ("bound, read by position" if s.bound else "not bound"))
+        chosen = not s.bound and name in bindings(plan)
+        state = "bound, read by position" if s.bound else ("your binding does not serve it" if chosen else "not bound")
+        st.markdown(f"**{md_escape(name)}** · {state}")
         if s.check is not None and not s.check.ok:
             if not s.bound:
-                st.error(md_escape(f"The file {s.path} {s.check.problem()}."), icon=":material/block:")
+                what = _shown(s.path)
+                what = what if what != s.path else f"the file {s.path}"
+                st.error(md_escape(f"{what[0].upper()}{what[1:]} {s.check.problem()}."), icon=":material/block:")
             _column_lists(s.check)
         elif s.how == "not bound":
             st.error(
@@ -143,6 +164,14 @@ def _fix_panel(plan, s: TableStatus, bases, catalog) -> None:
             _position_toggle(s)
         if bases:
             _generated(plan, s, bases, catalog)
+        if chosen:
+            st.button(
+                f"Undo your binding of {md_escape(name)}",
+                key=f"fix_unbind_{name}",
+                on_click=_unbind,
+                args=(plan, name),
+                help="Back to the file of that name in the data roots, if there is one.",
+            )
 
 
 def _column_lists(check: ColumnCheck) -> None:
@@ -274,16 +303,26 @@ def _use_tpch(plan, names: list[str], columns: dict) -> None:
 # ---- binding any table to any file --------------------------------------------------------------------
 
 
-def _unbind_form(plan) -> None:
-    bound = sorted(bindings(plan))
-    if not bound:
+def _unbind_form(plan, statuses: dict[str, TableStatus]) -> None:
+    """The bindings made in this session, each said with whether it serves the plan, and undoing one."""
+    chosen = bindings(plan)
+    if not chosen:
         return
+
+    labels = {}
+    for name, path in chosen.items():
+        s = statuses.get(name)
+        serves = "" if s is None else (" (serves the plan)" if s.bound else " (does not serve the plan)")
+        labels[name] = f"{name} → {_shown(path)}{serves}"
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    name = c1.selectbox("Bound by you for this plan", bound, key="unbind_name")
-    if c2.button("Unbind", key="unbind"):
-        bindings(plan).pop(name, None)
-        st.session_state.pop("catalog", None)
-        st.rerun()
+    name = c1.selectbox("Your bindings for this plan", sorted(chosen), key="unbind_name", format_func=labels.get)
+    c2.button("Unbind", key="unbind", on_click=_unbind, args=(plan, name))
+
+
+def _unbind(plan, name: str) -> None:
+    bindings(plan).pop(name, None)
+    _drop_choice(name)
+    st.session_state.pop("catalog", None)
 
 
 def _bind_form(plan, names: list[str], catalog) -> None:

@@ -117,3 +117,40 @@ def test_the_generated_tpch_tables_fix_every_table_at_once(tmp_path, data_root, 
         ), row
     assert not at.warning  # nothing left to fix
     assert spark_calls == []
+
+
+def test_an_upload_without_the_plans_columns_is_said_as_the_persons_own_binding(
+    tmp_path,
+    data_root,
+    tpch_dir,
+    spark_calls,  # noqa: F811
+):
+    """A CSV uploaded for customer that lacks the plan's columns: the table stays unbound, its panel says
+    it is the person's binding that does not serve, by the upload's name (not the session's copy), the
+    list of bindings says so too, and undoing it from the panel leaves the table as before; one table
+    of three is said in the singular."""
+    at = _tables_page(tmp_path, "tpch_q03_datafusion.json")
+    at.button(key="fix_tpch_orders").click().run()  # TPC-H's folder, now a data root, serves lineitem too
+    assert [_row(at, t)["bound"] for t in ("customer", "orders", "lineitem")] == ["no", "yes", "yes"]
+    before = _row(at, "customer")
+    at.selectbox(key="bind_name").set_value("customer").run()
+    at.file_uploader(key="bind_file").set_value(("my customers.csv", b"id,name\n1,x\n", "text/csv")).run()
+    at.button(key="bind_upload").click().run()
+    assert not at.exception, at.exception
+    row = _row(at, "customer")
+    assert (row["bound"], row["source"]) == ("no", "csv, your upload my_customers.csv")
+    panel = [m.value for m in at.markdown if m.value.startswith("**customer**")]
+    assert panel == ["**customer** · your binding does not serve it"], panel
+    errors = [e.value.replace("\\", "") for e in at.error]
+    assert any(e.startswith("Your upload my_customers.csv lacks 8 of the plan's 8 columns") for e in errors), errors
+    assert not any(at.session_state["uploads_dir"] in e for e in errors)
+    unbind = at.selectbox(key="unbind_name")
+    assert unbind.label == "Your bindings for this plan"
+    assert unbind.format_func("customer") == "customer → your upload my_customers.csv (does not serve the plan)"
+    warning = at.warning[0].value
+    assert warning.startswith("1 of the plan's 3 tables cannot serve it as it is: a run that reads it is refused")
+    at.button(key="fix_unbind_customer").click().run()
+    assert not at.exception, at.exception
+    assert _row(at, "customer") == before, (_row(at, "customer"), before)
+    assert [o.split(" → ")[0] for o in at.selectbox(key="unbind_name").options] == ["orders"]
+    assert spark_calls == []
