@@ -23,6 +23,7 @@ from ui.state.entry import through_app
 from ui.state.plan_data import TPCH_SCALE, catalog_for
 from ui.state.plan_source import Plan, analyze_cached
 from ui.state.selection import theme
+from viz.describe.sentences import as_sentence
 from viz.errors import Severity
 from viz.render import View, to_dot
 
@@ -148,7 +149,7 @@ def main() -> None:
     if st.button("Make plan", key="sql_make", type="primary"):
         _make(sql, data)
     if "sql_error" in st.session_state:
-        st.error(md_escape(st.session_state["sql_error"]))
+        st.error(md_escape(as_sentence(st.session_state["sql_error"])))
     made = st.session_state.get("sql_made")
     if made is not None:
         with panel("the plan made from SQL"):

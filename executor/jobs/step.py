@@ -27,7 +27,7 @@ from .run import RunResult, run_node
 
 OnResult = Callable[[str, "RunResult | str"], None]
 
-DERIVED_NOTE = "counted from its inputs' rows, not run"
+DERIVED_NOTE = "count worked out from its inputs' counts, not by counting its rows"
 _COUNT_NOTES = ("counting stopped after ", "not counted: ", "the count failed: ", DERIVED_NOTE)
 
 

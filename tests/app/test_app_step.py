@@ -158,7 +158,7 @@ def test_a_step_onto_a_cross_product_is_flagged_and_never_counts_it(spark, tpch_
     assert (
         f"{customers * orders:,} × {lineitems:,} rows → {customers * orders * lineitems:,} rows." in at.warning[0].value
     )
-    assert any("counted from its inputs' rows, not run" in c.value for c in at.caption)
+    assert any("count worked out from its inputs' counts, not by counting its rows" in c.value for c in at.caption)
     assert waited < 60, waited  # the rows of three reads and two derived counts, not a trillion-row count
 
 
