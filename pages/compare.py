@@ -16,7 +16,7 @@ from ui.state.entry import through_app
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import SAMPLES, Plan, analyze_cached, current_model, sample_titles, samples
 from ui.state.selection import theme
-from viz.diff import STATUSES, NodeDiff, PlanDiff, diff_plans, different_producers
+from viz.diff import STATUSES, Difference, NodeDiff, PlanDiff, diff_plans, different_producers
 from viz.diff_render import combined_dot, side_dots
 from viz.load import MAX_PLAN_BYTES
 from viz.model import PlanModel
@@ -133,6 +133,13 @@ def _schema_frame(model: PlanModel, node_id: str, marked: set[int]) -> pd.DataFr
     return frame.style.apply(lambda r: [_HIGHLIGHT if r["index"] in marked else "" for _ in r], axis=1)
 
 
+def _other_frame(differences: list[Difference]) -> pd.DataFrame:
+    """The pair's kind, schema and detail differences, one a row, in the Differences table's words:
+    every cell text, empty where a side has none (a field only one plan has), so no "None" shows."""
+    rows = [{"difference": d.subject(), "a": d.sides()[0] or "", "b": d.sides()[1] or ""} for d in differences]
+    return pd.DataFrame(rows, columns=["difference", "a", "b"])
+
+
 def _pair_detail(a: PlanModel, b: PlanModel, e: NodeDiff, labels: tuple[str, str]) -> None:
     marked_a: set[int] = set()
     marked_b: set[int] = set()
@@ -157,11 +164,7 @@ def _pair_detail(a: PlanModel, b: PlanModel, e: NodeDiff, labels: tuple[str, str
     st.caption("Highlighted rows: fields whose name, type or nullability differ, or that only one side has.")
     other = [d for d in e.differences if d.aspect != "expression"]
     if other:
-        st.dataframe(
-            pd.DataFrame([d.to_json() for d in other], columns=["aspect", "what", "index", "a", "b"]),
-            hide_index=True,
-            width="stretch",
-        )
+        st.dataframe(_other_frame(other), hide_index=True, width="stretch")
     for d in (d for d in e.differences if d.aspect == "expression"):
         st.markdown(f"**Expression {md_escape(d.what)}**")
         ca, cb = st.columns(2)

@@ -51,6 +51,15 @@ _FIELD_REF = re.compile(r"\$\d+:?")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|'[^']*'")
 
 
+def kind_title(kind: str | None) -> str | None:
+    """A relation kind as the graph titles it ("Cross", "HashJoin"), so that the diff's words match the
+    rest of the app's; None stays None."""
+    if kind is None:
+        return None
+    k = KINDS.get(kind)
+    return k.title if k is not None else kind
+
+
 @dataclass(frozen=True)
 class Difference:
     """One difference between two matched nodes.
@@ -67,12 +76,38 @@ class Difference:
     b: str | None
     index: int | None = None
 
+    def subject(self) -> str:
+        """What the difference is about: "kind", "field 1 type", "field 2", "C_CUSTKEY moved",
+        "expression condition". The aspect is said once, since for kinds and details it is also the
+        ``what``; a field only one side has is "field 2", the side being the one with a value."""
+        if self.aspect == "schema" and self.what.startswith("moved "):
+            return f"{self.what[len('moved ') :]} moved"
+        if self.aspect == "schema" and self.index is not None:
+            return f"field {self.index}" + ("" if self.what.startswith("only in ") else f" {self.what}")
+        if self.aspect == "schema" and self.what == "known":
+            return "schema"
+        return self.aspect if self.what == self.aspect else f"{self.aspect} {self.what}"
+
+    def sides(self) -> tuple[str | None, str | None]:
+        """The two values as the app words them: kinds by their titles ("Cross"), a moved field's
+        positions as "field 4"; None where a side has none."""
+        if self.aspect == "kind":
+            return kind_title(self.a), kind_title(self.b)
+        if self.aspect == "schema" and self.what.startswith("moved "):
+            return (None if self.a is None else f"field {self.a}", None if self.b is None else f"field {self.b}")
+        return self.a, self.b
+
     def text(self) -> str:
-        where = f"[{self.index}] " if self.index is not None else ""
-        return (
-            f"{self.aspect} {where}{self.what}: {self.a if self.a is not None else '—'} → "
-            f"{self.b if self.b is not None else '—'}"
-        )
+        """The difference in words: "kind: Cross → Join", "field 1 type: i32 → i64", "field 2 only in
+        a: s i64", "C_CUSTKEY moved: field 0 → field 4"; a side without a value reads "only in", so that
+        no placeholder stands for it."""
+        subject = self.subject()
+        a, b = self.sides()
+        if a is None and b is None:
+            return subject
+        if a is None or b is None:
+            return f"{subject} only in {'b' if a is None else 'a'}: {a if b is None else b}"
+        return f"{subject}: {a} → {b}"
 
     def to_json(self) -> dict:
         return {"aspect": self.aspect, "what": self.what, "index": self.index, "a": self.a, "b": self.b}
@@ -146,18 +181,21 @@ class PlanDiff:
         """The matched pairs, by match number."""
         return [e for e in self.entries if e.a is not None and e.b is not None]
 
-    def rows(self) -> list[dict]:
-        """One flat row per entry, for a table: status, #, ids, kinds and the differences as text."""
+    def rows(self) -> list[dict[str, str]]:
+        """One flat row per entry, for a table: status, #, ids, kinds (as the graph titles them) and the
+        differences as text. Every cell is text, empty where a side has none (a removed node has no
+        number and no b), so that a table shows no "None"; a change of kind is left to the kind column,
+        which already reads "Cross → Join"."""
         return [
             {
                 "status": e.status,
-                "#": e.number,
+                "#": "" if e.number is None else str(e.number),
                 "a": e.a or "",
                 "b": e.b or "",
-                "kind": e.kind_a
+                "kind": kind_title(e.kind_a)
                 if e.kind_a == e.kind_b or e.kind_b is None
-                else (e.kind_b if e.kind_a is None else f"{e.kind_a} → {e.kind_b}"),
-                "differences": "; ".join(d.text() for d in e.differences),
+                else (kind_title(e.kind_b) if e.kind_a is None else f"{kind_title(e.kind_a)} → {kind_title(e.kind_b)}"),
+                "differences": "; ".join(d.text() for d in e.differences if d.aspect != "kind"),
             }
             for e in self.entries
         ]
@@ -570,6 +608,7 @@ __all__ = [
     "PlanDiff",
     "diff_plans",
     "different_producers",
+    "kind_title",
     "match_nodes",
     "node_differences",
 ]

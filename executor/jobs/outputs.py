@@ -75,6 +75,10 @@ class ColumnComparison:
         return out
 
 
+#: How many differing columns :meth:`OutputComparison.summary` names before it says "and 4 more".
+_NAMED = 3
+
+
 @dataclass
 class OutputComparison:
     node_a: str
@@ -105,15 +109,21 @@ class OutputComparison:
         return not self.differing_columns and self.rows_compared and self.only_a_count == 0 and self.only_b_count == 0
 
     def summary(self) -> str:
+        """One line: the row counts, which columns differ (by position and name, the first few of
+        them, so that a wide schema keeps the line short) and how many rows only one side has."""
         parts = [f"{self.rows_a:,} vs {self.rows_b:,} rows"]
-        if self.differing_columns:
-            parts.append(
-                f"{len(self.differing_columns)} column(s) differ ({', '.join(map(str, self.differing_columns))})"
-            )
+        differing = [c for c in self.columns if c.differs]
+        if differing:
+            named = [f'{c.index} "{c.name_a if c.name_a is not None else c.name_b}"' for c in differing[:_NAMED]]
+            if len(differing) > _NAMED:
+                named.append(f"{len(differing) - _NAMED} more")
+            listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+            parts.append(f"column {listed} differs" if len(differing) == 1 else f"columns {listed} differ")
         else:
             parts.append("same schema")
         if self.rows_compared:
-            parts.append(f"{self.only_a_count:,} row(s) only in a, {self.only_b_count:,} only in b")
+            only_a = f"{self.only_a_count:,} row{'s' if self.only_a_count != 1 else ''}"
+            parts.append(f"{only_a} only in a, {self.only_b_count:,} only in b")
         else:
             parts.append(f"rows not compared: {self.why_not_compared}")
         return "; ".join(parts)

@@ -48,7 +48,12 @@ def test_a_sample_pair_shows_summary_graphs_table_and_a_pair():
 
     table = at.dataframe[0].value
     assert list(table["status"]).count("changed") == 10 and list(table["status"]).count("removed") == 1
-    assert "project" in set(table[table["status"] == "removed"]["kind"])
+    removed = table[table["status"] == "removed"]
+    # every cell is text: a removed node has no number ("" rather than None) and no b
+    assert list(removed["kind"]) == ["Project"] and list(removed["#"]) == [""] and list(removed["b"]) == [""]
+    cross = table[table["kind"] == "Cross → Join"]
+    assert len(cross) == 2 and all(d.endswith("detail: cross product → inner") for d in cross["differences"])
+    assert not any("kind" in d or "None" in d for d in table["differences"])
 
     # the first changed pair is selected; choose the customer reads (#8): the schemas side by side
     assert at.selectbox(key="compare_selected").value == 1
@@ -59,6 +64,9 @@ def test_a_sample_pair_shows_summary_graphs_table_and_a_pair():
     left, right = getattr(left, "data", left), getattr(right, "data", right)  # a Styler or a frame
     assert list(left["name"])[:2] == ["C_CUSTKEY", "C_NAME"] and list(right["name"])[:2] == ["c_custkey", "c_name"]
     assert list(left["type"])[3] == "i32" and list(right["type"])[3] == "i64"
+    others = at.dataframe[3].value.to_dict(orient="records")  # the pair's other differences, in the table's words
+    assert others[0] == {"difference": "field 0 name", "a": "C_CUSTKEY", "b": "c_custkey"}
+    assert {"difference": "field 3 type", "a": "i32", "b": "i64"} in others
 
     at.toggle(key="compare_ignore_case").set_value(True).run()
     assert _metrics(at) == {"same": 1, "changed": 9, "removed": 1, "added": 0}

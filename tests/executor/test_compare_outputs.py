@@ -10,7 +10,7 @@ import pytest
 
 from executor.data.catalog import Catalog
 from executor.errors import ExecutionError
-from executor.jobs.outputs import compare_outputs
+from executor.jobs.outputs import ColumnComparison, OutputComparison, compare_outputs
 from tests.support import ROOT
 from viz.model import analyze
 
@@ -58,7 +58,9 @@ def test_a_filter_against_its_input_shows_the_dropped_rows(spark, tutorial, cata
     assert c.only_a_count == len(dropped) and c.only_b_count == 0
     assert sorted(int(v) for v in c.only_a["[0] product_id"]) == dropped
     assert list(c.only_a.columns) == ["[0] product_id", "[1] categories", "[2] details", "[3] product_name"]
-    assert f"{len(dropped)} row(s) only in a" in c.summary()
+    assert c.summary().endswith(
+        f"; same schema; {len(dropped)} row{'s' if len(dropped) != 1 else ''} only in a, 0 only in b"
+    )
 
 
 def test_different_schemas_are_described_and_rows_not_compared(spark, tutorial, catalog):
@@ -107,3 +109,44 @@ def test_decimals_of_different_precision_compare_by_value_and_case_can_be_ignore
     changed = duckdb.sql(f"SELECT count(*) FROM '{ORDERS}' WHERE price * 10 <> round(price * 10)").fetchall()[0][0]
     assert changed > 0, "the oracle finds prices that round"
     assert c.rows_compared and c.only_a_count == c.only_b_count == changed
+
+
+def _column(index: int, a: tuple[str, str] | None, b: tuple[str, str] | None) -> ColumnComparison:
+    """A column compared by position: ``a`` and ``b`` are (name, Spark type), None where a side has none."""
+    return ColumnComparison(
+        index=index,
+        name_a=a[0] if a else None,
+        name_b=b[0] if b else None,
+        type_a=None,
+        type_b=None,
+        spark_type_a=a[1] if a else None,
+        spark_type_b=b[1] if b else None,
+        nullable_a=True if a else None,
+        nullable_b=True if b else None,
+    )
+
+
+def test_the_summary_names_the_differing_columns_in_singular_or_plural():
+    same = _column(0, ("id", "bigint"), ("id", "bigint"))
+    one = OutputComparison("0", "1", 10, 10, [same, _column(1, ("revenue", "bigint"), ("revenue", "int"))], True)
+    one.only_a_count, one.only_b_count = 1, 0
+    assert one.summary() == '10 vs 10 rows; column 1 "revenue" differs; 1 row only in a, 0 only in b'
+
+    # a column only b has is named by b's name; past three the rest are counted
+    many = [
+        same,
+        *(_column(i, (f"c{i}", "int"), (f"c{i}", "bigint")) for i in range(1, 5)),
+        _column(5, None, ("x", "int")),
+    ]
+    two = OutputComparison("0", "1", 3, 2, many[:2] + many[-1:], False, why_not_compared="a has 2 columns and b has 3")
+    assert (
+        two.summary() == '3 vs 2 rows; columns 1 "c1" and 5 "x" differ; rows not compared: a has 2 columns and b has 3'
+    )
+    five = OutputComparison("0", "1", 3, 3, many, True, only_a_count=0, only_b_count=2)
+    assert (
+        five.summary() == '3 vs 3 rows; columns 1 "c1", 2 "c2", 3 "c3" and 2 more differ; 0 rows only in a, 2 only in b'
+    )
+    assert five.to_json()["differing_columns"] == [1, 2, 3, 4, 5]  # the JSON keeps the indices alone
+
+    same_only = OutputComparison("0", "1", 4, 4, [same], True, only_a_count=0, only_b_count=0)
+    assert same_only.summary() == "4 vs 4 rows; same schema; 0 rows only in a, 0 only in b"

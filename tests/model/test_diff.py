@@ -334,3 +334,34 @@ def test_a_differences_fields_on_each_side():
     assert Difference("schema", "only in b", None, "x i64", 4).fields() == (set(), {4})
     assert Difference("schema", "moved x", "1", "5", 1).fields() == ({1}, {1, 5})
     assert Difference("expression", "condition", "a", "b").fields() == (set(), set())
+
+
+def test_a_difference_says_its_aspect_once_and_no_placeholder():
+    from viz.diff import Difference
+
+    # the kind's and the detail's ``what`` repeat the aspect ("kind kind: cross → join" before); kinds by their titles
+    assert Difference("kind", "kind", "cross", "join").text() == "kind: Cross → Join"
+    assert Difference("detail", "detail", "cross product", "inner").text() == "detail: cross product → inner"
+    assert Difference("schema", "type", "i32", "i64", 1).text() == "field 1 type: i32 → i64"
+    # a side without a value reads "only in", not "—"
+    assert Difference("schema", "only in a", "s i64", None, 2).text() == "field 2 only in a: s i64"
+    assert Difference("schema", "only in b", None, "x i64", 4).text() == "field 4 only in b: x i64"
+    assert Difference("schema", "moved x", "1", "5", 1).text() == "x moved: field 1 → field 5"
+    assert Difference("schema", "known", "unknown", "3 fields").text() == "schema: unknown → 3 fields"
+    assert Difference("expression", "on", None, "equal($0, $4)").text() == "expression on only in b: equal($0, $4)"
+    assert Difference("expression", "condition", "a", "b").text() == "expression condition: a → b"
+
+
+def test_the_rows_read_as_text_with_no_none_and_the_kinds_titled():
+    a, b = (_load(os.path.join(SAMPLES, f"tpch_q03_{p}.json")) for p in ("isthmus", "datafusion"))
+    rows = diff_plans(a, b, ignore_case=True).rows()
+    assert all(isinstance(v, str) and v not in ("None", "nan") and "—" not in v for r in rows for v in r.values())
+    # isthmus's cross products are DataFusion's joins: the kind column says so, the differences do not repeat it
+    cross = next(r for r in rows if r["#"] == "6")
+    assert cross["kind"] == "Cross → Join"
+    assert cross["differences"] == "field 3 type: i32 → i64; field 20 type: i64 → i32; detail: cross product → inner"
+    # isthmus's extra project has no match: no number, no b
+    assert [(r["#"], r["a"], r["b"], r["kind"]) for r in rows if r["status"] == "removed"] == [
+        ("", "0.0*4", "", "Project")
+    ]
+    assert next(r for r in rows if r["#"] == "8")["kind"] == "Read"
