@@ -31,6 +31,7 @@ from viz.kinds import JOIN_KINDS
 
 from ..errors import ExecutionError
 from ..spark.jvm import sql_type
+from .profile import is_cross_product
 from .supervise import Job, supervise
 
 
@@ -359,7 +360,8 @@ def _n(rows: int) -> str:
 
 def describe_step(model, node_id: str, rows: int, input_rows: list[int]) -> str:
     """One line saying what node ``node_id`` did, from its row count and its inputs' (in input order):
-    "kept 7 of 10 rows (3 dropped)", "10 × 4 rows → 9 rows", "10 rows → 4 groups", ..."""
+    "kept 7 of 10 rows (3 dropped)", "joined 10 rows with 4 rows → 9 rows", "10 rows → 4 groups", ...; a
+    join without a condition "10 × 4 rows → 40 rows", its rows being the product of its inputs'."""
     node = model.node(node_id)
     kind = node.kind
     out_cols = len(node.schema) if node.schema is not None else None
@@ -376,7 +378,9 @@ def describe_step(model, node_id: str, rows: int, input_rows: list[int]) -> str:
     if kind == "sort":
         return f"same {_n(rows)}, reordered" if rows == first else f"{_n(first)} → {_n(rows)}, reordered"
     if kind in JOIN_KINDS:
-        return " × ".join(f"{r:,}" for r in input_rows) + f" rows → {_n(rows)}"
+        if is_cross_product(model, node_id):  # its rows are the product: said as one
+            return " × ".join(f"{r:,}" for r in input_rows) + f" rows → {_n(rows)}"
+        return "joined " + " with ".join(_n(r) for r in input_rows) + f" → {_n(rows)}"
     if kind == "aggregate":
         groups = "group" if rows == 1 else "groups"
         return f"{_n(first)} → {rows:,} {groups}"
@@ -393,7 +397,7 @@ def describe_step(model, node_id: str, rows: int, input_rows: list[int]) -> str:
             )
         return text
     if kind == "set":
-        return " + ".join(f"{r:,}" for r in input_rows) + f" rows → {_n(rows)}"
+        return " and ".join(_n(r) for r in input_rows) + f" → {_n(rows)}"
     return ", ".join(f"{r:,}" for r in input_rows) + f" input rows → {_n(rows)}"
 
 

@@ -75,9 +75,13 @@ def test_describe_step_sentences():
     with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:
         model = analyze(fh.read())
     assert describe_step(model, "0.0.1", 7, [10]) == "kept 7 of 10 rows (3 dropped)"
-    assert describe_step(model, "0.0", 9, [10, 4]) == "10 × 4 rows → 9 rows"
+    assert describe_step(model, "0.0", 9, [10, 4]) == "joined 10 rows with 4 rows → 9 rows"
     assert describe_step(model, "0", 4, [10]) == "10 rows → 4 groups"
     assert describe_step(model, "0.0.0", 17, []) == "read 17 rows from orders"
+    with open(os.path.join(ROOT, "sample_plans", "set_ops.json"), "rb") as fh:
+        sets = analyze(fh.read())
+    union = next(n for n in sets.graph.nodes if sets.node(n).kind == "set")
+    assert describe_step(sets, union, 1, [3, 1]) == "3 rows and 1 row → 1 row"
 
 
 # ---- on Spark --------------------------------------------------------------------------------
@@ -127,7 +131,7 @@ def test_run_at_each_step_shows_rows_and_what_the_node_did(spark):
         "WHERE list_position(p.categories, 'Computers') IS NULL"
     )
     orders = _count(f"SELECT count(*) FROM '{ORDERS}'")
-    assert at.info[0].value == f"**What it did:** {orders} × {kept} rows → {joined} rows"
+    assert at.info[0].value == f"**What it did:** joined {orders} rows with {kept} rows → {joined} rows"
 
 
 def test_a_step_onto_a_cross_product_is_flagged_and_never_counts_it(spark, tpch_dir):
@@ -180,7 +184,7 @@ def test_the_next_step_after_the_jvm_stopped_starts_a_new_session(spark):
     _run_step(at)
     assert not at.error, [e.value for e in at.error]
     orders = _count(f"SELECT count(*) FROM '{ORDERS}'")
-    assert at.info[0].value.startswith(f"**What it did:** {orders} × ")
+    assert at.info[0].value.startswith(f"**What it did:** joined {orders} rows with ")
     stop_session()  # and a polite stop
     at.button(key="step_parent").click().run()  # the aggregate
     _run_step(at)

@@ -35,7 +35,7 @@ def test_step_through_the_tutorial_plan(app_url, jvm):  # noqa: F811  (the serve
     groups = _count(f"(SELECT DISTINCT product_id, product_name FROM {JOINED})")
     steps = [
         ("Read · 0.0.0", f"read {orders} rows from orders"),
-        ("Join · 0.0", f"{orders} × {kept} rows → {joined} rows"),
+        ("Join · 0.0", f"joined {orders} rows with {kept} rows → {joined} rows"),
         ("Aggregate · 0", f"{joined} rows → {groups} groups"),
     ]
     os.makedirs(ARTIFACTS, exist_ok=True)
