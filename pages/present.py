@@ -3,7 +3,8 @@ root, the selected step's sample rows (run in the background, with Cancel), and 
 reopens the same plan at the same step.
 
 The selection is the Inspect page's (``st.session_state["node"]`` and ``?node=``), so switching
-pages keeps the node.
+pages keeps the node; a plan newly opened starts at the story's first step (not at the root, where
+Inspect starts), and a plan opened again at the step it was left at (:func:`_start`).
 """
 
 from __future__ import annotations
@@ -22,15 +23,17 @@ from ui.state.plan_source import executability_of
 from ui.state.selection import resolve_node, select, theme
 from ui.state.share import share_link_widget
 from ui.tasks import Task, finished, progress_fragment, show_progress, start
-from viz.describe import column_names, describe_plan, story_order, story_runs
+from viz.describe import column_names, describe_plan, spoken_model, story_order, story_runs
 from viz.model import PlanModel
 from viz.render import View, title, to_dot
+from viz.words import counted
 
 through_app()
 
 SAMPLE_LIMIT = 20
 MAX_STEPS = 300  # steps listed; bigger plans list the first ones and say how many more
 MAX_ROWS = 4  # schema rows per box unless the sidebar says otherwise
+PRESENTED = "present_steps"  # the session's plans this page has presented (by digest), each with its step
 
 
 def _story_lines(order: list[str], sentences: dict[str, str], selected: str) -> list[str]:
@@ -58,7 +61,7 @@ def _story(order: list[str], sentences: dict[str, str], selected: str) -> None:
     )
     st.markdown("  \n".join(_story_lines(order[:MAX_STEPS], sentences, selected)))
     if len(order) > MAX_STEPS:
-        st.caption(f"…and {len(order) - MAX_STEPS} more steps: pick them in the sidebar or the graph.")
+        st.caption(f"…and {counted(len(order) - MAX_STEPS, 'more step')}: pick them in the sidebar or the graph.")
 
 
 def _walk(order: list[str], selected: str) -> None:
@@ -81,6 +84,19 @@ def _walk(order: list[str], selected: str) -> None:
         on_click=select,
         args=(order[min(at + 1, len(order) - 1)],),
     )
+
+
+def _start(model: PlanModel, order: list[str]) -> str:
+    """The step to show when no other is chosen, before the node is resolved: the story's first step
+    for a plan this page has not presented yet in the session, also when the node another page left
+    is the root it starts at (Inspect); a plan presented before and opened again, the step it was
+    left at. A node the person chose (a link's, another page's) is kept."""
+    presented = st.session_state.setdefault(PRESENTED, {})
+    if model.digest not in presented and st.session_state.get("node") in model.roots:
+        st.session_state.pop("node", None)
+        st.query_params.pop("node", None)
+    step = presented.get(model.digest)
+    return step if step in model.graph.nodes else order[0]
 
 
 def _tasks() -> dict:
@@ -138,11 +154,12 @@ def main() -> None:
     # (ui.page.open_plan)
     plan, model, graph_only = opened
     node_ids = list(model.graph.nodes)
-    resolve_node(node_ids, model.roots[0] if model.roots else node_ids[0])
+    order = story_order(model)
+    resolve_node(node_ids, _start(model, order))
+    st.session_state[PRESENTED][model.digest] = st.session_state["node"]
 
     # node ids in the words only with the technical marks (the toggle below, drawn after this)
     sentences = describe_plan(model, ids=st.session_state.get("present_details", False))
-    order = story_order(model)
     number = {node_id: i for i, node_id in enumerate(order, start=1)}
     if graph_only:
         max_rows = st.session_state.get("present_max_rows", MAX_ROWS)
@@ -163,7 +180,8 @@ def main() -> None:
     st.markdown(f"#### {md_escape(plan.source)}")
     graph_col, side_col = st.columns([3, 2], gap="large")
     with graph_col:
-        dot = to_dot(model, view=View(theme=theme(), max_rows=max_rows, plain=not details))
+        # columns by their names (revenue, not sum(multiply(…), as the story names them
+        dot = to_dot(spoken_model(model), view=View(theme=theme(), max_rows=max_rows, plain=not details))
         graph_view(dot, "present_graph_click", selected, height=600, follow=True, then_rest=graph_only)
     if graph_only:
         return

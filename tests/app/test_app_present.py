@@ -113,6 +113,44 @@ def test_previous_and_next_walk_through_the_story():
     assert at.button(key="present_prev").disabled and not at.button(key="present_next").disabled
 
 
+def test_a_plan_opens_at_the_first_step_and_reopens_at_the_step_left_at():
+    # a sample opened without a node: the story's first step (the read of orders), not the root
+    at = _present(sample="tutorial.json")
+    assert not at.exception
+    assert at.session_state["node"] == "0.0.0" and _highlighted(at) == [TUTORIAL_STORY[0]]
+    assert any("Step 1: Read" in h.value for h in at.subheader)
+    assert at.button(key="present_prev").disabled
+    for _ in range(2):
+        at.button(key="present_next").click().run()
+    assert _highlighted(at) == [TUTORIAL_STORY[2]]
+    # to Inspect and back: the same step
+    at.switch_page("pages/inspect.py").run()
+    assert not at.exception and at.session_state["node"] == "0.0.1"
+    at.switch_page(PRESENT).run()
+    assert _highlighted(at) == [TUTORIAL_STORY[2]]
+    # another plan opened: its first step; the first plan opened again: the step it was left at
+    at.sidebar.selectbox(key="plan_sample").select("joins_outer.json").run()
+    assert not at.exception
+    with open(os.path.join(ROOT, "sample_plans", "joins_outer.json"), "rb") as fh:
+        assert at.session_state["node"] == story_order(analyze(fh.read()))[0]
+    at.sidebar.selectbox(key="plan_sample").select("tutorial.json").run()
+    assert at.session_state["node"] == "0.0.1" and _highlighted(at) == [TUTORIAL_STORY[2]]
+
+
+def test_a_plan_opened_on_inspect_is_presented_from_its_first_step():
+    """Inspect starts at the root (the last step of the story): the Present page starts at the first;
+    a node chosen on Inspect is kept."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["sample"] = "tutorial.json"
+    at.switch_page("pages/inspect.py").run()
+    assert not at.exception and at.session_state["node"] == "0"
+    at.switch_page(PRESENT).run()
+    assert not at.exception
+    assert at.session_state["node"] == "0.0.0" and _highlighted(at) == [TUTORIAL_STORY[0]]
+    at = _present(sample="tutorial.json", node="0.0")  # a link naming the join: kept
+    assert _highlighted(at) == [TUTORIAL_STORY[3]]
+
+
 def test_a_shared_plan_link_reopens_the_plan_at_the_node(tmp_path, monkeypatch):
     monkeypatch.setattr(share, "SHARE_DIR", str(tmp_path))
     with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:
@@ -182,9 +220,9 @@ def test_every_sample_presents_without_exception(sample):
         model = analyze(fh.read())
     sentences = describe_plan(model)
     order = story_order(model)
-    # every step's sentence, in the story's order, the selected one (the root, at first) highlighted
+    # every step's sentence, in the story's order, the selected one (the first, at first) highlighted
     assert [text for text, _ in _story(at)] == [sentences[n] for n in order]
-    assert [n for n, (_, on) in zip(order, _story(at)) if on] == [at.session_state["node"]]
+    assert [n for n, (_, on) in zip(order, _story(at)) if on] == [at.session_state["node"]] == [order[0]]
     assert f"sample={sample}" in _link(at)
 
 

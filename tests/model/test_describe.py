@@ -13,7 +13,7 @@ import pytest
 
 from tests.support import CORPORA, ROOT, SHARED, corpus_plans
 from tests.support import plans as P
-from viz.describe import column_names, describe, describe_failures, describe_plan, story_order
+from viz.describe import column_names, describe, describe_failures, describe_plan, spoken_model, story_order
 from viz.errors import PlanLoadError
 from viz.model import PlanModel, analyze
 
@@ -65,7 +65,7 @@ def test_join_types_in_words():
     assert describe(m, "0") == "Keeps orders that have a match in products on product_id = product_id."
     assert describe(m, "1") == "Keeps orders that have no match in products on product_id = product_id."
     assert describe(m, "3") == "Keeps products that have no match in orders on product_id = product_id."
-    assert describe(m, "4").startswith("Marks each of orders with whether it has a match in products")
+    assert describe(m, "4").startswith("Marks each row of orders with whether it has a match in products")
 
 
 def test_datafusion_joins_without_a_condition_read_as_cross_products(tpch_dir):
@@ -85,7 +85,7 @@ def test_datafusion_joins_without_a_condition_read_as_cross_products(tpch_dir):
     joins = [describe(m, n.id) for n in m.nodes() if n.kind == "join"]
     assert story_order(m).index(filter_id) == 5
     assert joins == [
-        "Pairs every row of combined customer and orders rows with every row of lineitem (a cross product). "
+        "Pairs every row of customer and orders combined so far with every row of lineitem (a cross product). "
         "The filter at step 6 keeps the matching pairs.",
         "Pairs every row of customer with every row of orders (a cross product). "
         "The filter at step 6 keeps the matching pairs.",
@@ -112,6 +112,117 @@ def test_isthmus_cross_products_name_the_filter_that_holds_their_condition():
         "Pairs every row of CUSTOMER with every row of ORDERS (a cross product). "
         "The filter at step 6 keeps the matching pairs."
     )
+
+
+def test_one_thing_is_said_in_the_singular_and_a_cross_product_of_combined_rows_plainly():
+    """A count or a list of one is singular (one column kept, one row skipped, one more key); a
+    cross product whose input is itself a combination names the tables combined so far, not
+    "combined rows of 4 tables" (each sentence checked by hand against the plan)."""
+    m = sample("tpch_q02_isthmus.json")
+    order = story_order(m)
+    # step 18: the subquery's project keeps the one column PS_SUPPLYCOST (its emit picks field 3)
+    assert describe(m, order[17]) == "Keeps column PS_SUPPLYCOST."
+    # steps 3, 5, 7 and 9: cross(cross(cross(cross(PART, SUPPLIER), PARTSUPP), NATION), REGION) under
+    # the filter at step 20
+    assert [describe(m, order[i]) for i in (2, 4, 6, 8)] == [
+        "Pairs every row of PART with every row of SUPPLIER (a cross product). "
+        "The filter at step 20 keeps the matching pairs.",
+        "Pairs every row of PART and SUPPLIER combined so far with every row of PARTSUPP (a cross product). "
+        "The filter at step 20 keeps the matching pairs.",
+        "Pairs every row of PART, PARTSUPP and SUPPLIER combined so far with every row of NATION "
+        "(a cross product). The filter at step 20 keeps the matching pairs.",
+        "Pairs every row of the 4 tables combined so far with every row of REGION (a cross product). "
+        "The filter at step 20 keeps the matching pairs.",
+    ]
+    # DataFusion's q03 sample: join(join(customer, orders), lineitem), both without a condition
+    m = sample("tpch_q03_datafusion.json")
+    assert describe(m, story_order(m)[4]) == (
+        "Pairs every row of customer and orders combined so far with every row of lineitem (a cross product). "
+        "The filter at step 6 keeps the matching pairs."
+    )
+    # a left mark join: each row of orders is marked; hand-made, of the join of orders and customers
+    # (o_cust = c_id, fields 1 and 3) with vip on c_id = v_id (fields 3 and 5)
+    m = sample("joins_semi_anti_mark.json")
+    assert describe(m, "4") == (
+        "Marks each row of orders with whether it has a match in products on product_id = product_id."
+    )
+    pair = {
+        "join": {
+            "left": P.read("orders", P.ORDERS),
+            "right": P.read("customers", P.CUSTOMERS),
+            "expression": P.call(1, P.field(1), P.field(3)),
+            "type": "JOIN_TYPE_INNER",
+        }
+    }
+    mark = {
+        "join": {
+            "left": pair,
+            "right": P.read("vip", [("v_id", "i64")]),
+            "expression": P.call(1, P.field(3), P.field(5)),
+            "type": "JOIN_TYPE_LEFT_MARK",
+        }
+    }
+    m = P.model_of(P.plan(mark))
+    assert describe(m, "0") == (
+        "Marks each of the combined customers and orders rows with whether it has a match in vip on c_id = v_id."
+    )
+    # hand-made: offset 1 and count 1; a sort by five keys; a broadcast to four partitions and a
+    # scatter into one; a union of one input
+    orders = P.read("orders", P.ORDERS)
+    one = {"fetch": {"input": orders, "offsetExpr": P.i64(1), "countExpr": P.i64(1)}}
+    skip = {"fetch": {"input": orders, "offsetExpr": P.i64(1)}}
+    first = {"fetch": {"input": orders, "countExpr": P.i64(1)}}
+    five = {
+        "sort": {
+            "input": P.read("wide", [(c, "i64") for c in "abcde"]),
+            "sorts": [{"expr": P.field(i), "direction": "SORT_DIRECTION_ASC_NULLS_LAST"} for i in range(5)],
+        }
+    }
+    broadcast = {"exchange": {"input": orders, "partitionCount": 4, "broadcast": {}}}
+    scatter = {
+        "exchange": {
+            "input": orders,
+            "partitionCount": 1,
+            "scatterByFields": {"fields": [P.field(0)["selection"]]},
+        }
+    }
+    union = {"set": {"inputs": [orders], "op": "SET_OP_UNION_ALL"}}
+    m = P.model_of(P.plan(one, skip, first, five, broadcast, scatter, union))
+    assert [describe(m, str(i)) for i in range(7)] == [
+        "Skips the first row and keeps the next row.",
+        "Skips the first row and keeps the rest.",
+        "Keeps the first row.",
+        "Sorts by a, then b, then c, then d, then 1 more key.",
+        "Copies every row to all 4 partitions.",
+        "Redistributes the rows into 1 partition by o_id.",
+        "Stacks the rows of its 1 input, keeping duplicates (union all).",
+    ]
+    assert describe_failures(m) == {}
+
+
+def test_the_present_graph_names_computed_columns_as_the_story_does():
+    """DataFusion names q03's sum by its expression below the root (``sum(multiply(l_extendedprice,
+    …``) and only the root calls it revenue: the model the Present page draws (spoken_model) names
+    it revenue in the sort's, the project's and the aggregate's boxes, and in the sort's key."""
+    from viz.render import View, to_dot
+
+    m = sample("tpch_q03_datafusion.json")
+    spoken = spoken_model(m)
+    assert [f.name for f in m.node("0.0").schema][1].startswith("sum(multiply(")  # the plan's own name
+    for node_id in ("0.0", "0.0.0", "0.0.0.0"):
+        names = [f.name for f in spoken.node(node_id).schema]
+        assert "revenue" in names and not any("(" in n for n in names), (node_id, names)
+    assert spoken.node("0.0").info.detail == "$1:revenue DESC NULLS FIRST, $2:o_orderdate ASC NULLS LAST"
+    # the types, the diagnostics and the model itself are as they were; memoised
+    assert [f.type for f in spoken.node("0.0").schema] == [f.type for f in m.node("0.0").schema]
+    assert spoken_model(m) is spoken and m.node("0.0").schema[1].name.startswith("sum(")
+    for plain in (True, False):
+        dot = to_dot(spoken, view=View(plain=plain))
+        sort_box = next(line for line in dot.splitlines() if line.startswith('  "0.0" '))
+        assert "revenue" in sort_box and "sum(" not in sort_box, sort_box
+    # a plan whose columns all have names: the same model
+    tutorial = sample("tutorial.json")
+    assert spoken_model(tutorial) is tutorial
 
 
 def test_set_operations_in_words():
@@ -146,7 +257,7 @@ def test_tpch_q03_sort_fetch_aggregate_read_filter():
     )
     assert (
         describe(m, "0.0*5")
-        == "Joins lineitem to combined customer and orders rows on l_orderkey = o_orderkey, keeping only matches."
+        == "Joins lineitem to the combined customer and orders rows on l_orderkey = o_orderkey, keeping only matches."
     )
     assert describe(m, "0.0*5.1.0.1") == "Keeps the rows of customer whose c_custkey is at most 14999."
 
@@ -422,7 +533,7 @@ def test_datafusion_q03_in_words():
     assert story == [
         "Pairs every row of customer with every row of orders (a cross product). The filter at step 6 keeps the "
         "matching pairs.",
-        "Pairs every row of combined customer and orders rows with every row of lineitem (a cross product). "
+        "Pairs every row of customer and orders combined so far with every row of lineitem (a cross product). "
         "The filter at step 6 keeps the matching pairs.",
         "Keeps the combined customer, lineitem and orders rows that match on c_custkey = o_custkey and "
         "l_orderkey = o_orderkey. Of those, keeps the rows whose c_mktsegment is 'BUILDING', "

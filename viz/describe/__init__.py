@@ -13,7 +13,7 @@ memoises each sentence; a describer that fails on an odd plan never stops the re
 generic sentence and the failure is kept (see :func:`describe_failures`).
 """
 
-from .names import column_names, root_names
+from .names import column_names, root_names, spoken_model
 from .sentences import DESCRIBE
 from .story import describe, describe_failures, describe_plan, story_order, story_runs
 
@@ -24,6 +24,7 @@ __all__ = [
     "describe_failures",
     "describe_plan",
     "root_names",
+    "spoken_model",
     "story_order",
     "story_runs",
 ]

@@ -4,14 +4,14 @@ root unchanged, else a computed column's expression in words (:func:`column_name
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from substrait import algebra_pb2
 
 from ..fields import Field
 from ..kinds import emit, project_outputs_input
 from ..model import MemoBeside, NodeView, PlanModel
-from ..schema import aggregate_layout
+from ..schema import NodeInfo, aggregate_layout
 from ..words import (
     Expression,
     Words,
@@ -23,6 +23,7 @@ from ..words import (
 class _Memo:
     columns: dict[str, list[str] | None] = field(default_factory=dict)
     root_names: dict[str, list[str | None]] | None = None
+    spoken: PlanModel | None = None
 
 
 #: This module's memo for a model, kept beside it (not in it) for as long as it lives.
@@ -213,3 +214,44 @@ def spoken_record(model: PlanModel, node: NodeView, incoming: Sequence[Field]) -
             return incoming
         names.extend(own)
     return _renamed(incoming, names) or incoming
+
+
+def spoken_model(model: PlanModel) -> PlanModel:
+    """The model as an analyst reads its drawing: every node's output columns named as
+    :func:`column_names` names them (``revenue``, not ``sum(multiply(…``), in its schema and in its
+    detail's references to its input's columns (a sort's ``$1:revenue DESC``). The model itself when
+    no name changes. For drawing only (:func:`viz.render.to_dot`): its digest is the plan's, as the
+    model's. Memoised."""
+    memo = _memo(model)
+    if memo.spoken is not None:
+        return memo.spoken
+    infos = dict(model.infos)
+    for node_id in model.graph.nodes:
+        try:
+            infos[node_id] = _spoken_info(model, node_id)
+        except Exception:  # an odd plan: this node as the producer names it
+            continue
+    changed = any(infos[n] is not model.infos[n] for n in infos)
+    memo.spoken = replace(model, infos=infos) if changed else model
+    return memo.spoken
+
+
+def _spoken_info(model: PlanModel, node_id: str) -> NodeInfo:
+    """Node ``node_id``'s info for :func:`spoken_model` (itself when none of its names changes)."""
+    node = model.node(node_id)
+    info = node.info
+    schema, incoming = info.schema, info.incoming or []
+    if not any(is_expression_name(f.name) for f in [*(schema or []), *incoming]):
+        return info
+    names = column_names(model, node_id)
+    if schema is not None and names is not None and len(names) == len(schema):
+        schema = list(_renamed(schema, names) or schema)
+    detail = info.detail
+    if detail and incoming:
+        spoken = spoken_record(model, node, incoming)
+        for i, (before, after) in enumerate(zip(incoming, spoken)):
+            if before.name != after.name:
+                detail = detail.replace(f"${i}:{before.name}", f"${i}:{after.name}")
+    if schema is info.schema and detail == info.detail:
+        return info
+    return replace(info, schema=schema, detail=detail)

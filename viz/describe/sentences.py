@@ -46,6 +46,7 @@ class Context:
     things: Callable[[str], str | None]  # the table a node's rows come from, when there is one
     combined: Callable[[str], str | None]  # the same, or "combined a and b rows" for a few tables
     step: Callable[[str], str]  # another node as the story calls it: "step 6" (with its id when asked)
+    pairing: Callable[[str], str | None]  # rows of several tables: "a and b combined", "the 5 tables combined"
 
     @property
     def body(self):
@@ -64,12 +65,16 @@ class Context:
         return self.node.inputs[k] if k < len(self.node.inputs) else None
 
     def side(self, k: int) -> str | None:
-        """Input ``k`` of a join in words: its tables ("combined customer and orders rows"), else
-        the step that makes it ("the result of step 44"); None when there is no such input."""
+        """Input ``k`` of a join in words: its table ("orders") or tables ("the combined customer
+        and orders rows"), else the step that makes it ("the result of step 44"); None when there is
+        no such input."""
         node_id = self.input(k)
         if node_id is None:
             return None
-        return self.combined(node_id) or f"the result of {self.step(node_id)}"
+        named = self.combined(node_id)
+        if named is None:
+            return f"the result of {self.step(node_id)}"
+        return f"the {named}" if named.startswith("combined ") else named
 
 
 def _columns(fields: Sequence[Field] | None, limit: int = MAX_COLUMNS) -> str:
@@ -77,6 +82,11 @@ def _columns(fields: Sequence[Field] | None, limit: int = MAX_COLUMNS) -> str:
         return ""
     names = [f.name for f in fields]
     return capped_list(names, limit)
+
+
+def _column_list(names: Sequence[str]) -> str:
+    """ "column a" for one name, "columns a, b and c" for more (capped at :data:`MAX_COLUMNS`)."""
+    return f"{'column' if len(names) == 1 else 'columns'} {capped_list(names, MAX_COLUMNS)}"
 
 
 def _read(c: Context) -> str:
@@ -89,7 +99,7 @@ def _read(c: Context) -> str:
     if schema is not None:
         shown = _columns(schema)
         if width is not None and r.HasField("projection") and len(schema) != width:
-            cols = f" ({len(schema)} of {width} columns: {shown})"
+            cols = f" ({len(schema)} of {counted(width, 'column')}: {shown})"
         elif schema:
             cols = f" ({counted(len(schema), 'column')}: {shown})"
     if which == "named_table":
@@ -187,7 +197,7 @@ def _project(c: Context) -> str:
     narrows = emit(c.body) is not None or not c.model.conventions.project_keeps_input
     if not computed:
         if names:
-            return as_sentence(f"Keeps columns {capped_list(names, MAX_COLUMNS)}")
+            return as_sentence(f"Keeps {_column_list(names)}")
         return "Passes its input through."
     if len(computed) == 1:
         named = any(given)
@@ -200,7 +210,7 @@ def _project(c: Context) -> str:
         )
     out = as_sentence(text)
     if narrows and names:
-        out += " " + as_sentence(f"Outputs columns {capped_list(names, MAX_COLUMNS)}")
+        out += " " + as_sentence(f"Outputs {_column_list(names)}")
     return out
 
 
@@ -222,7 +232,8 @@ def _join_sentence(c: Context, kind: str, on: str, how: str = "") -> str:
         return as_sentence(f"Keeps {keep} that {has} in {other}{on_text}")
     if kind in ("left_mark", "right_mark"):
         marked, other = (l_name, r_name) if kind == "left_mark" else (r_name, l_name)
-        return as_sentence(f"Marks each of {marked} with whether it has a match in {other}{on_text}")
+        each = f"each of {marked}" if marked.startswith("the combined ") else f"each row of {marked}"
+        return as_sentence(f"Marks {each} with whether it has a match in {other}{on_text}")
     tails = {
         "inner": "keeping only matches",
         "left": f"keeping all {l_name}, with {r_name} where they match",
@@ -324,12 +335,28 @@ def _lateral_join(c: Context) -> str:
     return _join(c).replace("Joins", "For each left row, joins", 1)
 
 
+def _every_row(c: Context, k: int, so_far: bool = False) -> str | None:
+    """ "every row of" input ``k`` of a cross product: of its table ("every row of orders"), of the
+    tables it combines ("every row of customer and orders combined", "every row of the 4 tables
+    combined so far" for the left, the pairs made before), of the step that makes it; None when
+    there is no such input."""
+    node_id = c.input(k)
+    if node_id is None:
+        return None
+    pairing = c.pairing(node_id)
+    if pairing:
+        return f"every row of {pairing}" + (" so far" if so_far else "")
+    return f"every row of {c.side(k)}"
+
+
 def _cross(c: Context) -> str:
-    left, right = c.side(0) or "rows", c.side(1) or "rows"
-    if left == right == "rows":
+    left, right = _every_row(c, 0, so_far=True), _every_row(c, 1)
+    if left is None and right is None:
         text = "Pairs every row of one input with every row of the other (a cross product)."
     else:
-        text = as_sentence(f"Pairs every row of {left} with every row of {right} (a cross product)")
+        text = as_sentence(
+            f"Pairs {left or 'every row of one input'} with {right or 'every row of the other'} (a cross product)"
+        )
     return text + _condition_above(c)
 
 
@@ -448,7 +475,7 @@ def _sort_words(w: Words, sorts) -> str:
             text += " (by a custom comparison)"
         parts.append(text if i == 0 else f"then {text}")
     if len(parts) > 4:
-        parts = parts[:4] + [f"then {len(parts) - 4} more keys"]
+        parts = parts[:4] + [f"then {counted(len(parts) - 4, 'more key')}"]
     return ", ".join(parts)
 
 
@@ -483,24 +510,29 @@ def _fetch(c: Context) -> str:
     if count is None and offset is None:
         return "Keeps all rows."
     if offset is None:
-        return "Keeps the first row." if count == "1" else as_sentence(f"Keeps the first {count} rows")
+        return as_sentence(f"Keeps {_first(count)}")
     if count is None:
-        return as_sentence(f"Skips the first {offset} rows and keeps the rest")
-    return as_sentence(f"Skips the first {offset} rows and keeps the next {count}")
+        return as_sentence(f"Skips {_first(offset)} and keeps the rest")
+    return as_sentence(f"Skips {_first(offset)} and keeps the next {'row' if count == '1' else count}")
+
+
+def _first(count: str, first: str = "first") -> str:
+    """ "the first row", "the first 10 rows" (a count in words too: "the first n rows")."""
+    return f"the {first} row" if count == "1" else f"the {first} {count} rows"
 
 
 def _top_n(c: Context) -> str:
     w = c.words()
     count, _ = _count_words(w, c.body, "count")
     offset, _ = _count_words(w, c.body, "offset")
-    rows = f"the top {count} rows" if count else "all rows"
+    rows = _first(count, "top") if count else "all rows"
     skip = f", after skipping {offset}" if offset else ""
     return as_sentence(f"Keeps {rows}{skip} sorted by {_sort_words(w, c.body.sorts)}")
 
 
 _SET_WORDS = {
-    "union_all": "Stacks the rows of its {n} inputs, keeping duplicates (union all)",
-    "union_distinct": "Combines the rows of its {n} inputs, dropping duplicates (union)",
+    "union_all": "Stacks the rows of its {inputs}, keeping duplicates (union all)",
+    "union_distinct": "Combines the rows of its {inputs}, dropping duplicates (union)",
     "minus_primary": "Keeps the rows of the first input that appear in none of the other inputs (except)",
     "minus_primary_all": "Keeps the rows of the first input not matched by rows of the other inputs, counting "
     "duplicates (except all)",
@@ -514,8 +546,8 @@ _SET_WORDS = {
 def _set(c: Context) -> str:
     op = algebra_pb2.SetRel.SetOp.DESCRIPTOR.values_by_number.get(c.body.op)
     name = op.name.replace("SET_OP_", "").lower() if op is not None else "unspecified"
-    template = _SET_WORDS.get(name, "Combines the rows of its {n} inputs (the set operation is not given)")
-    return as_sentence(template.format(n=len(c.node.inputs)))
+    template = _SET_WORDS.get(name, "Combines the rows of its {inputs} (the set operation is not given)")
+    return as_sentence(template.format(inputs=counted(len(c.node.inputs), "input")))
 
 
 def _window(c: Context) -> str:
@@ -541,12 +573,14 @@ def _exchange(c: Context) -> str:
     body = c.body
     w = c.words()
     kind = body.WhichOneof("exchange_kind")
-    parts = f" into {body.partition_count} partitions" if body.partition_count else ""
+    count = body.partition_count
+    parts = f" into {counted(count, 'partition')}" if count else ""
     if kind == "scatter_by_fields":
         keys = capped_list([w.selection(f) for f in body.scatter_by_fields.fields], MAX_ITEMS)
         return as_sentence(f"Redistributes the rows{parts} by {keys}")
     if kind == "broadcast":
-        return as_sentence(f"Copies every row to all partitions{parts}")
+        every = "the one partition" if count == 1 else f"all {count} partitions" if count else "all partitions"
+        return as_sentence(f"Copies every row to {every}")
     if kind == "round_robin":
         return as_sentence(f"Deals the rows out in turn{parts}")
     if kind in ("single_target", "multi_target"):

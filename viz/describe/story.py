@@ -73,6 +73,26 @@ def _things(model: PlanModel, combined: bool = False) -> Callable[[str], str | N
     return things
 
 
+def _pairing(model: PlanModel) -> Callable[[str], str | None]:
+    """Names the rows of a node that combines tables (a cross product's input that is itself a
+    combination) as the tables combined: "customer and orders combined" for two or three, "the 5
+    tables combined" for more (counted as :func:`_things` counts them). None for one table's rows
+    or rows that have no such name."""
+
+    def pairing(node_id: str) -> str | None:
+        if node_id not in model.graph.nodes:
+            return None
+        reads = _tables(model, node_id)
+        if not reads or len(reads) == 1:
+            return None
+        tables = sorted(set(reads))
+        if len(tables) == len(reads) <= 3:
+            return f"{and_list(tables)} combined"
+        return f"the {len(reads)} tables combined"
+
+    return pairing
+
+
 def _step(model: PlanModel, ids: bool) -> Callable[[str], str]:
     """Names another node as the story does: "step 6", its place in :func:`story_order`; with
     ``ids`` its node id too ("step 6 (node 0.0*4)")."""
@@ -103,7 +123,9 @@ def describe(model: PlanModel, node_id: str, ids: bool = False) -> str:
     text = ""
     if describer is not None:
         try:
-            text = describer(Context(model, node, _things(model), _things(model, combined=True), _step(model, ids)))
+            text = describer(
+                Context(model, node, _things(model), _things(model, combined=True), _step(model, ids), _pairing(model))
+            )
         except Exception as exc:  # an odd plan must not stop the story: say so generically
             memo.failures[node_id] = f"{type(exc).__name__}: {exc}"
             text = ""
