@@ -9,6 +9,7 @@ brought into the frame. The screenshots are saved to ``tests/artifacts/``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -75,6 +76,19 @@ BOXES = """(frame) => {
 
 def _inside(box: list[float], frame: list[float]) -> bool:
     return box[0] >= frame[0] and box[1] >= frame[1] and box[2] <= frame[2] and box[3] <= frame[3]
+
+
+@contextlib.contextmanager
+def _joins_page(app_url: str, tmp_path, nodes: int):
+    """A 1400×900 page with a plan of about ``nodes`` joins (:func:`wide_joins`) uploaded, laid out by dot."""
+    if shutil.which("dot") is None:
+        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
+    plan = tmp_path / f"wide_joins_{nodes}.json"
+    plan.write_text(json.dumps(wide_joins(nodes)))
+    with browser_page(viewport={"width": 1400, "height": 900}) as page:
+        page.goto(app_url)
+        page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(str(plan))
+        yield page
 
 
 def _url_node(url: str) -> str:
@@ -181,13 +195,7 @@ def test_search_hits_and_a_picked_node_are_brought_into_view_and_fit_stays_reada
     it; a node picked in the inspector's picker brought into it too."""
     from playwright.sync_api import expect
 
-    if shutil.which("dot") is None:
-        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
-    plan = tmp_path / "wide_joins_100.json"
-    plan.write_text(json.dumps(wide_joins(100)))
-    with browser_page(viewport={"width": 1400, "height": 900}) as page:
-        page.goto(app_url)
-        page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(str(plan))
+    with _joins_page(app_url, tmp_path, 100) as page:
         expect(page.locator(f"{GRAPH} g.node[data-substrait-bound]")).to_have_count(97, timeout=120_000)
         frame = page.locator(".sv-viewport")
         boxes = lambda: frame.evaluate(BOXES)  # noqa: E731
@@ -279,13 +287,7 @@ def test_stepping_brings_the_current_node_into_the_frame(app_url, tmp_path):  # 
     clicking a node, and its Selected button is there."""
     from playwright.sync_api import expect
 
-    if shutil.which("dot") is None:
-        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
-    plan = tmp_path / "wide_joins_24.json"
-    plan.write_text(json.dumps(wide_joins(24)))
-    with browser_page(viewport={"width": 1400, "height": 900}) as page:
-        page.goto(app_url)
-        page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(str(plan))
+    with _joins_page(app_url, tmp_path, 24) as page:
         expect(page.locator(f"{GRAPH} g.node[data-substrait-bound]").first).to_be_attached(timeout=120_000)
         page.get_by_role("link", name="Step through").click()
         frame = page.locator(".sv-viewport")
