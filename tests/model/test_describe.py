@@ -102,6 +102,25 @@ def test_datafusion_joins_without_a_condition_read_as_cross_products(tpch_dir):
     )
 
 
+def test_a_column_named_in_words_is_listed_as_a_name():
+    """DataFusion's TPC-H q02: the subquery's aggregate computes min(ps_supplycost) per ps_partkey, and
+    the project above it outputs the two swapped (checked by hand against the plan); the project's
+    list of kept columns, one of them named in words, reads as a list of names."""
+    from executor.data.generate import tpch
+    from executor.engines.sql_plan import sql_to_plan
+    from executor.producer.check import read_queries
+
+    data_dir = tpch(0.01)
+    tables = {os.path.splitext(f)[0]: os.path.join(data_dir, f) for f in os.listdir(data_dir) if f.endswith(".parquet")}
+    queries = read_queries([os.path.join(ROOT, "executor", "producer", "sql", "tpch.sql")])
+    [query] = [q for q in queries if q.name == "q02"]
+    m = analyze(sql_to_plan(query.sql, tables, json=False).data)
+    [aggregate] = [n for n in m.nodes() if n.kind == "aggregate"]
+    [above] = m.graph.parents(aggregate.id)
+    assert describe(m, aggregate.id) == "Finds the smallest ps_supplycost per ps_partkey."
+    assert describe(m, above) == "Keeps 2 columns: the smallest ps_supplycost and ps_partkey."
+
+
 def test_isthmus_cross_products_name_the_filter_that_holds_their_condition():
     # isthmus q03: cross(cross(customer, orders), lineitem) under one filter (node 0.0*5) holding
     # C_CUSTKEY = O_CUSTKEY and L_ORDERKEY = O_ORDERKEY (checked by hand against the JSON); the

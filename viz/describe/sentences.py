@@ -85,8 +85,12 @@ def _columns(fields: Sequence[Field] | None, limit: int = MAX_COLUMNS) -> str:
 
 
 def _column_list(names: Sequence[str]) -> str:
-    """ "column a" for one name, "columns a, b and c" for more (capped at :data:`MAX_COLUMNS`)."""
-    return f"{'column' if len(names) == 1 else 'columns'} {capped_list(names, MAX_COLUMNS)}"
+    """ "column a" for one name, "columns a, b and c" for more (capped at :data:`MAX_COLUMNS`); when a
+    name is words ("the smallest ps_supplycost"), "2 columns: …", so that the list reads as names."""
+    listed = capped_list(names, MAX_COLUMNS)
+    if any(" " in n for n in names):
+        return f"{counted(len(names), 'column')}: {listed}"
+    return f"{'column' if len(names) == 1 else 'columns'} {listed}"
 
 
 def _read(c: Context) -> str:
