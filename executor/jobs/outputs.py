@@ -112,7 +112,8 @@ class OutputComparison:
     def summary(self) -> str:
         """One line: the row counts, which columns differ (by position and name, the first few of
         them, so that a wide schema keeps the line short) and how many rows only one side has."""
-        parts = [f"{self.rows_a:,} vs {self.rows_b:,} rows"]
+        rows = "row" if self.rows_a == self.rows_b == 1 else "rows"
+        parts = [f"{self.rows_a:,} vs {self.rows_b:,} {rows}"]
         differing = [c for c in self.columns if c.differs]
         if differing:
             named = [f'{c.index} "{c.name_a if c.name_a is not None else c.name_b}"' for c in differing[:_NAMED]]

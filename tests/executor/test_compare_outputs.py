@@ -150,3 +150,5 @@ def test_the_summary_names_the_differing_columns_in_singular_or_plural():
 
     same_only = OutputComparison("0", "1", 4, 4, [same], True, only_a_count=0, only_b_count=0)
     assert same_only.summary() == "4 vs 4 rows; same schema; 0 rows only in a, 0 only in b"
+    single = OutputComparison("0", "1", 1, 1, [same], True, only_a_count=0, only_b_count=0)
+    assert single.summary() == "1 vs 1 row; same schema; 0 rows only in a, 0 only in b"
