@@ -102,19 +102,29 @@ def test_datafusion_joins_without_a_condition_read_as_cross_products(tpch_dir):
     )
 
 
+def datafusion(suite: str, name: str, form: str = "analyzed") -> PlanModel:
+    """DataFusion's plan of a TPC-H query (executor/producer/sql/tpch.sql) or a TPC-DS one (the shared
+    corpus' text) in ``form``, over the generated data at scale 0.01."""
+    from executor.data.generate import tpcds, tpch
+    from executor.engines.sql_plan import sql_to_plan
+    from executor.producer.check import read_queries
+
+    if suite == "tpch":
+        data_dir = tpch(0.01)
+        source = os.path.join(ROOT, "executor", "producer", "sql", "tpch.sql")
+    else:
+        data_dir = tpcds(0.01)
+        source = os.path.join(CORPORA, "tpcds-sql")
+    [query] = [q for q in read_queries([source]) if q.name == name]
+    tables = {os.path.splitext(f)[0]: os.path.join(data_dir, f) for f in os.listdir(data_dir) if f.endswith(".parquet")}
+    return analyze(sql_to_plan(query.sql, tables, json=False, form=form).data)
+
+
 def test_a_column_named_in_words_is_listed_as_a_name():
     """DataFusion's TPC-H q02: the subquery's aggregate computes min(ps_supplycost) per ps_partkey, and
     the project above it outputs the two swapped (checked by hand against the plan); the project's
     list of kept columns, one of them named in words, reads as a list of names."""
-    from executor.data.generate import tpch
-    from executor.engines.sql_plan import sql_to_plan
-    from executor.producer.check import read_queries
-
-    data_dir = tpch(0.01)
-    tables = {os.path.splitext(f)[0]: os.path.join(data_dir, f) for f in os.listdir(data_dir) if f.endswith(".parquet")}
-    queries = read_queries([os.path.join(ROOT, "executor", "producer", "sql", "tpch.sql")])
-    [query] = [q for q in queries if q.name == "q02"]
-    m = analyze(sql_to_plan(query.sql, tables, json=False).data)
+    m = datafusion("tpch", "q02")
     [aggregate] = [n for n in m.nodes() if n.kind == "aggregate"]
     [above] = m.graph.parents(aggregate.id)
     assert describe(m, aggregate.id) == "Finds the smallest ps_supplycost per ps_partkey."
@@ -411,22 +421,9 @@ _MONTHS = [
     ids=lambda p: f"{p[0]}-{p[1]}",
 )
 def datafusion_plan(request) -> PlanModel:
-    """DataFusion's plan of TPC-H q03 (executor/producer/sql/tpch.sql) or TPC-DS q64 (the shared
-    corpus' text) in one form, over the generated data at scale 0.01."""
-    from executor.data.generate import tpcds, tpch
-    from executor.engines.sql_plan import sql_to_plan
-    from executor.producer.check import read_queries
-
+    """DataFusion's plan of TPC-H q03 or TPC-DS q64 in one form (:func:`datafusion`)."""
     suite, name = request.param[0].split()
-    if suite == "tpch":
-        data_dir = tpch(0.01)
-        source = os.path.join(ROOT, "executor", "producer", "sql", "tpch.sql")
-    else:
-        data_dir = tpcds(0.01)
-        source = os.path.join(CORPORA, "tpcds-sql")
-    [query] = [q for q in read_queries([source]) if q.name == name]
-    tables = {os.path.splitext(f)[0]: os.path.join(data_dir, f) for f in os.listdir(data_dir) if f.endswith(".parquet")}
-    return analyze(sql_to_plan(query.sql, tables, json=False, form=request.param[1]).data)
+    return datafusion(suite, name, request.param[1])
 
 
 def _present_text(m: PlanModel, ids: bool = False) -> str:
@@ -537,16 +534,7 @@ def test_datafusion_plans_read_without_node_ids_or_function_calls_and_name_every
 def test_datafusion_q03_in_words():
     """TPC-H q03 as DataFusion writes it (analyzed), each sentence checked by hand against the SQL:
     the keys and the constants of the one filter, the measure the root calls revenue."""
-    from executor.data.generate import tpch
-    from executor.engines.sql_plan import sql_to_plan
-    from executor.producer.check import read_queries
-
-    data_dir = tpch(0.01)
-    [query] = [
-        q for q in read_queries([os.path.join(ROOT, "executor", "producer", "sql", "tpch.sql")]) if q.name == "q03"
-    ]
-    tables = {t: os.path.join(data_dir, f"{t}.parquet") for t in ("customer", "orders", "lineitem")}
-    m = analyze(sql_to_plan(query.sql, tables, json=False).data)
+    m = datafusion("tpch", "q03")
     sentences = describe_plan(m)
     story = [sentences[n] for n in story_order(m) if m.node(n).kind != "read"]
     assert story == [
