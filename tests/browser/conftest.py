@@ -24,7 +24,10 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def app_url():
+def app_url(request):
+    """The app's URL. A module whose tests never run a node sets ``SPARK_IN_BACKGROUND = False``: its
+    server starts Spark at a first Run only, as ``SUBSTRAIT_VIZ_WARM_UP=0`` says, so that no JVM
+    starts and rehearses beside its pages."""
     if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
         pytest.skip(
             f"no Chromium at {CHROMIUM}: install Debian's chromium (make test does it when it runs as root with apt)"
@@ -32,6 +35,8 @@ def app_url():
     pytest.importorskip("playwright", reason="playwright is in requirements.txt: run make test")
     port = _free_port()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    if not getattr(request.module, "SPARK_IN_BACKGROUND", True):
+        env["SUBSTRAIT_VIZ_WARM_UP"] = "0"
     proc = subprocess.Popen(
         [
             sys.executable,

@@ -12,6 +12,8 @@ import pytest
 from tests.support.browser import ARTIFACTS, launch_chromium
 
 pytestmark = pytest.mark.browser
+#: No test here runs a node: the server starts no JVM beside the pages (tests/browser/conftest.py).
+SPARK_IN_BACKGROUND = False
 
 GRAPH = ".sv-stage svg"
 

@@ -12,6 +12,8 @@ import pytest
 from tests.support.browser import ARTIFACTS, launch_chromium
 
 pytestmark = pytest.mark.browser
+#: No test here runs a node: the server starts no JVM beside the pages (tests/browser/conftest.py).
+SPARK_IN_BACKGROUND = False
 
 
 def test_a_starred_id_shows_as_itself_and_the_picker_takes_it_exactly(app_url, q64_plan):  # noqa: F811

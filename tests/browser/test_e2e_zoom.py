@@ -23,6 +23,8 @@ from benchmarks.plans import wide_joins
 from tests.support.browser import ARTIFACTS, browser_page, launch_chromium
 
 pytestmark = pytest.mark.browser
+#: No test here runs a node: the server starts no JVM beside the pages (tests/browser/conftest.py).
+SPARK_IN_BACKGROUND = False
 
 GRAPH = ".sv-stage svg"
 # The viewer's element in the page (Streamlit names it after the widget key of pages/inspect.py)
