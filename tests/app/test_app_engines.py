@@ -100,7 +100,8 @@ def test_the_engines_tab_shows_each_engines_types(spark):
     wait_for(at, lambda a: any("DataFusion" in d.value.columns and "declared" in d.value.columns for d in a.dataframe))
     table = next(d.value for d in at.dataframe if "declared" in d.value.columns)
     assert list(table.columns) == ["column", "declared", "Spark", "DataFusion"]  # the spec agrees: no column
-    assert any("The spec's extension YAMLs give every column" in c.value for c in at.caption)
+    [note] = [c.value for c in at.caption if "The spec's extension YAMLs give every column" in c.value]
+    assert note.startswith("The spec's extension YAMLs give every column the type the plan declares.")  # a sentence
     assert len(table) == 4
     # Spark reads every file column as nullable (its file sources do); DataFusion keeps the file's `required`
     key = table.iloc[0]

@@ -199,8 +199,8 @@ def _types(plan: Plan, model: PlanModel, node_id: str) -> None:
         "engine stores the type (a string's length, a precision). Spark's types are our translation's, which "
         "casts each function call to the type the plan declares: Spark's own typing shows in aggregates."
     )
-    if notes:
-        st.caption(md_escape(" · ".join(notes)))
+    if notes:  # each a sentence
+        st.caption(md_escape(" ".join(n if n.endswith((".", "?", "!")) else n + "." for n in notes)))
 
 
 def _cell(declared: str | None, theirs: str | None) -> str:
