@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import os
+from typing import TypeVar
 
 import pytest
 from substrait.type_pb2 import Type
@@ -286,9 +287,12 @@ def _features(path: str) -> set[str]:
     return kinds | functions
 
 
-def covering(features: dict[str, set[str]], always: set[str]) -> list[str]:
-    """The queries ``always``, then, greedily, the query bringing the most features none chosen has,
-    until every feature of every query is brought (ties: the first name)."""
+K = TypeVar("K", str, tuple[str, str])
+
+
+def covering(features: dict[K, set[str]], always: set[K]) -> list[K]:
+    """The queries (or (query, form) pairs) ``always``, then, greedily, the one bringing the most features
+    none chosen has, until every feature of every one is brought (ties: the first in sorted order)."""
     chosen = [q for q in sorted(features) if q in always]
     have = set().union(*(features[q] for q in chosen))
     while True:
@@ -314,7 +318,7 @@ def test_datafusion_tpcds_plans_give_datafusions_rows(spark, tmp_path):
     tables = {f[: -len(".parquet")]: os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".parquet")}
     queries = read_queries([TPCDS_SQL])
     assert len(queries) == 103
-    features: dict[str, set[str]] = {}  # by "query form"
+    features: dict[tuple[str, str], set[str]] = {}  # by (query, form)
     for form in FORMS:
         plans = tmp_path / form
         produced = list(map(Checker(tables, run=False, save_plans=str(plans), form=form).check, queries))
@@ -322,10 +326,10 @@ def test_datafusion_tpcds_plans_give_datafusions_rows(spark, tmp_path):
         assert {o.query for o in produced if o.produced != "yes"} == set(TPCDS_NOT_PLANNED), form
         assert [(o.query, o.why) for o in produced if o.produced == "yes" and o.schema not in ("same", "-")] == []
         features.update(
-            {f"{o.query} {form}": _features(str(plans / f"{o.query}.json")) for o in produced if o.produced == "yes"}
+            {(o.query, form): _features(str(plans / f"{o.query}.json")) for o in produced if o.produced == "yes"}
         )
     known = set(TPCDS_EXCEPTIONS) | {"58", "83"}
-    chosen = covering(features, always={f"{q} {form}" for q in known for form in FORMS})
+    chosen = covering(features, always={(q, form) for q in known for form in FORMS})
     assert len(chosen) < len(features) / 4 and set().union(*(features[k] for k in chosen)) == set().union(
         *features.values()
     )
@@ -334,7 +338,7 @@ def test_datafusion_tpcds_plans_give_datafusions_rows(spark, tmp_path):
     outcomes = []
     for form in FORMS:
         checker = Checker(tables, form=form)
-        outcomes += [checker.check(by_name[k.split()[0]]) for k in chosen if k.split()[1] == form]
+        outcomes += [checker.check(by_name[query]) for query, its_form in chosen if its_form == form]
     _report(f"DataFusion 55, TPC-DS scale 0.01, rows of {len(chosen)} covering plans", outcomes)
     wrong = [(o.query, o.form, o.why) for o in outcomes if not o.ok and o.query not in known]
     assert wrong == []

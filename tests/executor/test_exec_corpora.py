@@ -157,9 +157,10 @@ class Data:
 
 
 def meaning(raw: bytes) -> bytes:
-    """The plan as its consumer reads it: protobuf's bytes with every function reference replaced by the
-    function it names (its extension and compound name), and without what carries no meaning for a run
-    (the anchors' numbering, the version, the producer's name): two plans with equal meanings run alike."""
+    """The plan as its consumer reads it: protobuf's bytes with the functions' anchors numbered in the
+    order of the functions they name (their extension and compound name), so that two plans that differ
+    only in how they number their functions have one meaning and run alike. Everything else is kept (the
+    version and producer too: the model reads a plan by them)."""
     from viz.load import load_plan
 
     plan = load_plan(raw).plan
@@ -171,21 +172,21 @@ def meaning(raw: bytes) -> bytes:
             named[f.function_anchor] = f"{urns.get(f.extension_urn_reference, '')}#{f.name}"
     order = {anchor: i for i, anchor in enumerate(sorted(named, key=named.__getitem__))}
 
-    def renumber(message) -> None:
+    canonical = type(plan)()
+    canonical.CopyFrom(plan)
+    declared = [e for e in canonical.extensions if not e.HasField("extension_function")]
+    del canonical.extensions[:]
+    canonical.extensions.extend(declared)  # the functions' declarations are the names below
+    stack = [canonical]
+    while stack:
+        message = stack.pop()
         if "function_reference" in message.DESCRIPTOR.fields_by_name:  # 0 is a reference too, though unset
-            message.function_reference = order.get(message.function_reference, len(order) + message.function_reference)
+            ref = message.function_reference
+            message.function_reference = order.get(ref, len(order) + ref)
         for field, value in message.ListFields():
-            if field.message_type is not None:
-                if field.is_repeated and not field.message_type.GetOptions().map_entry:
-                    for item in value:
-                        renumber(item)
-                elif not field.is_repeated:
-                    renumber(value)
-
-    relations = type(plan)()
-    relations.relations.extend(plan.relations)
-    renumber(relations)
-    return relations.SerializeToString(deterministic=True) + "\n".join(sorted(named.values())).encode()
+            if field.message_type is not None and not field.message_type.GetOptions().map_entry:
+                stack.extend(value if field.is_repeated else [value])
+    return canonical.SerializeToString(deterministic=True) + "\n".join(sorted(named.values())).encode()
 
 
 def run_case(case: Case, spark, data: Data) -> Outcome:
