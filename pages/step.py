@@ -77,14 +77,14 @@ def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, timeout_s: fl
         task.updates += 1
         task.progress(
             min(task.fraction + 0.5 / (len(model.node(node_id).inputs) + 1), 0.99),
-            f"node {nid}: "
-            + (
+            (
                 "rows in"
                 if isinstance(result, RunResult) and result.row_count is None
                 else "done"
                 if isinstance(result, RunResult)
                 else "failed"
-            ),
+            )
+            + f" for node {nid}",
         )
 
     start(
@@ -114,7 +114,7 @@ def _progress(task_key: tuple) -> None:
     if drawn.get(task_key, 0) != task.updates:
         drawn[task_key] = task.updates
         st.rerun(scope="app")  # a result landed: draw it
-    show_progress(task, f"Running node {task_key[1]}", "step_cancel")
+    show_progress(task, f"Running node {task_key[1]} and its inputs", "step_cancel")
 
 
 def _rows_block(model: PlanModel, nid: str, heading: str, result: RunResult | str | None, running: bool) -> None:

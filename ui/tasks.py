@@ -23,6 +23,7 @@ from executor.data.catalog import Catalog
 from executor.errors import ExecutionError
 from executor.spark.session import is_started
 from executor.spark.turns import IN_LINE, OWNER, SPARK
+from ui.markdown import md_escape
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
 
@@ -156,7 +157,7 @@ def show_progress(task: Task, text: str, cancel_key: str, rerun: str | None = No
     The task wakes this fragment when it changes; where it cannot, the look holds (:func:`_hold`)."""
     if task.done.is_set():
         _rerun(rerun)
-    st.progress(task.fraction, text=f"{text}: {task.status}")
+    st.progress(task.fraction, text=md_escape(f"{text}: {task.status}"))  # ids hold `*`
     if st.button("■ Cancel", key=cancel_key):
         task.cancel.set()
         task.status = "cancelling"
@@ -364,6 +365,6 @@ def settle(task: Task) -> None:
             shown is None or (shown != (task.fraction, task.status) and now - shown_at >= WAIT_LOOK_S)
         ):
             shown, shown_at = (task.fraction, task.status), now
-            slot.progress(task.fraction, text=task.status)
+            slot.progress(task.fraction, text=md_escape(task.status))
     if slot is not None:
         slot.empty()  # also the point where Streamlit stops this run for the newer one

@@ -218,3 +218,20 @@ def test_while_another_person_s_work_holds_spark_the_first_wait_draws_nothing_an
 def _hold_turn(line: Line, owner: str, release: threading.Event) -> None:
     with line.turn(owner):
         release.wait(10)
+
+
+def _progress_app():
+    from ui.tasks import Task, show_progress
+
+    show_progress(Task(status="rows in for node 0.0*7.1"), "Running node 0.0*7 and its inputs", "cancel")
+
+
+def test_a_progress_text_shows_starred_ids_as_they_are():
+    """``st.progress`` reads its text as Markdown: two ``*`` in a node id would make italics of the
+    text between them and drop the stars."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_progress_app).run()
+    bars = [e.proto for e in at.main if e.type == "progress"]
+    assert len(bars) == 1, [e.type for e in at.main]
+    assert bars[0].text == r"Running node 0.0\*7 and its inputs: rows in for node 0.0\*7.1"
