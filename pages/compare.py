@@ -14,7 +14,7 @@ from ui.panels.boundary import panel
 from ui.panels.output_comparison import compare_panel
 from ui.state.entry import through_app
 from ui.state.plan_data import catalog_for
-from ui.state.plan_source import SAMPLES, Plan, analyze_cached, current_model, sample_titles, samples
+from ui.state.plan_source import PLAN_UPLOAD_MB, SAMPLES, Plan, analyze_cached, current_model, sample_titles, samples
 from ui.state.selection import theme
 from viz.diff import STATUSES, Difference, NodeDiff, PlanDiff, diff_plans, different_producers
 from viz.diff_render import combined_dot, side_dots
@@ -90,6 +90,7 @@ def _inputs() -> None:
             st.file_uploader(
                 "Upload a plan (protobuf JSON or binary)",
                 key=f"compare_upload_{side}",
+                max_upload_size=PLAN_UPLOAD_MB,
                 on_change=_on_upload,
                 args=(side,),
             )

@@ -309,3 +309,11 @@ def test_the_url_keeps_naming_the_plan_shown():
     shared.run()
     assert not shared.exception and shared.query_params["plan"] in (digest, [digest])
     assert "sample" not in shared.query_params
+
+
+def test_the_uploader_states_the_plan_size_limit_the_loader_keeps():
+    """Streamlit's default hint, "200MB per file", promised more than a plan may hold."""
+    from viz.load import MAX_PLAN_BYTES
+
+    at = _app()
+    assert at.sidebar.file_uploader[0].proto.max_upload_size_mb * 2**20 == MAX_PLAN_BYTES

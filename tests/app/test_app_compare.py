@@ -110,3 +110,11 @@ def test_a_bad_upload_shows_an_error_naming_the_file():
     assert not at.exception
     assert at.error and "broken.pb" in at.error[0].value and "expected a Substrait Plan" in at.error[0].value
     assert not at.metric
+
+
+def test_both_uploaders_state_the_plan_size_limit_the_loader_keeps():
+    from viz.load import MAX_PLAN_BYTES
+
+    uploaders = _compare().main.get("file_uploader")
+    assert len(uploaders) == 2
+    assert all(u.proto.max_upload_size_mb * 2**20 == MAX_PLAN_BYTES for u in uploaders)

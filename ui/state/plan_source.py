@@ -23,6 +23,9 @@ from viz.model import PlanModel, analyze
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SAMPLES = os.path.join(ROOT, "sample_plans")
 NONE = "(none)"
+#: The plan uploaders' limit as Streamlit takes it (whole MiB), so their hint says the limit the loader
+#: keeps, not Streamlit's default 200 MB.
+PLAN_UPLOAD_MB = MAX_PLAN_BYTES // 2**20
 
 
 @dataclass(frozen=True)
@@ -225,6 +228,7 @@ def plan_sidebar() -> Plan | None:
         st.file_uploader(
             "Upload a plan (protobuf JSON or binary)",
             key="plan_upload",
+            max_upload_size=PLAN_UPLOAD_MB,
             on_change=_on_upload,
             help="Substrait Plan messages: .json (protobuf JSON) or binary (.pb, .bin, .substrait)",
         )
