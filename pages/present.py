@@ -107,7 +107,7 @@ def _tasks() -> dict:
 def _progress(key: tuple) -> None:
     task = _tasks().get(key)
     if task is not None:
-        show_progress(task, f"Running step {key[1]} on Spark", "present_cancel")
+        show_progress(task, "Running this step on Spark", "present_cancel")
 
 
 def _sample_rows(plan, model: PlanModel, node_id: str) -> None:

@@ -240,3 +240,26 @@ def test_the_graph_for_an_audience_has_no_technical_marks_until_asked():
     assert "order: " not in graph_text(at)
     at.toggle(key="present_details").set_value(True).run()
     assert "order: established" in graph_text(at)
+
+
+def test_a_running_step_says_so_without_its_node_id(monkeypatch):
+    """The progress shows under "Step n": an audience is not shown node ids."""
+    import threading
+
+    import executor.jobs.run as run
+
+    release = threading.Event()
+
+    def slow_run(*args, **kwargs):
+        release.wait(30)
+        raise run.ExecutionError("stopped by the test")
+
+    monkeypatch.setattr(run, "run_node", slow_run)
+    try:
+        at = _present(sample="tutorial.json", node="0.0.1")
+        at.button(key="present_show_rows").click().run()
+        bars = [e.proto.text for e in at.main if e.type == "progress"]
+        assert bars and bars[0].startswith("Running this step on Spark"), bars
+        assert "0.0.1" not in " ".join(bars)
+    finally:
+        release.set()
