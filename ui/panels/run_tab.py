@@ -77,14 +77,15 @@ def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, 
     ok, reason = executable
     if not ok:
         st.warning(md_escape(f"This node cannot run on Spark: {reason}"))
-    c1, c2, c3 = st.columns([1, 1, 1.2])
+    c1, c2 = st.columns(2)
     # defaults through the session state only: these values are kept from page to page
     # (``ui.state.entry.KEPT_WIDGETS``), and a widget given both warns on the page
     st.session_state.setdefault("run_limit", 100)
     st.session_state.setdefault("run_timeout", int(DEFAULT_TIMEOUT_S))
     c1.number_input("Rows", min_value=1, max_value=10_000, step=50, key="run_limit")
     c2.number_input("Timeout (s)", min_value=5, max_value=3600, key="run_timeout")
-    c3.checkbox("Exact row count", key="run_count")  # the three are read by the click's callback
+    # on a line of its own: a third column cut its label short in a narrow inspector
+    st.checkbox("Exact row count", key="run_count")  # the three are read by the click's callback
     key = (model.digest, node_id)
     state = _runs().get(key)
     if state is not None:  # a run the click's callback has just started: its end may come with this rerun
