@@ -27,6 +27,7 @@ class Kind:
     joins: bool = False  # reads its two inputs side by side: the left's fields, then the right's
     keeps_input_rows: bool = False  # its rows are some of its input's rows, unchanged (compare them row by row)
     changes: str | None = None  # what it changes outside the plan (never run from an uploaded plan)
+    plain_detail: bool = False  # its detail is words ("customer", "cross product"), shown to an audience too
 
     @property
     def matches(self) -> str:
@@ -37,7 +38,7 @@ class Kind:
 KINDS: dict[str, Kind] = {
     k.name: k
     for k in (
-        Kind("read", "Read"),
+        Kind("read", "Read", plain_detail=True),
         Kind("filter", "Filter", keeps_input_rows=True),
         Kind("fetch", "Fetch", keeps_input_rows=True),
         Kind("aggregate", "Aggregate"),
@@ -49,7 +50,7 @@ KINDS: dict[str, Kind] = {
         Kind("extension_single", "ExtensionSingle", family="extension"),
         Kind("extension_multi", "ExtensionMulti", family="extension"),
         Kind("extension_leaf", "ExtensionLeaf", family="extension"),
-        Kind("cross", "Cross", family="join", joins=True),
+        Kind("cross", "Cross", family="join", joins=True, plain_detail=True),
         Kind("reference", "Reference"),
         Kind("write", "Write", changes="a WriteRel (writes a table)"),
         Kind("ddl", "DDL", changes="a DdlRel (creates, alters or drops a table)"),

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from .counts import count_text, rows_hover, rows_text
 from .deep import gc_paused
 from .errors import Severity
-from .kinds import KINDS
+from .kinds import KINDS, kind
 from .model import NodeView, PlanModel
 
 #: Schemas wider than this show the first rows and a count of the rest.
@@ -261,12 +261,12 @@ def node_label(
 ) -> str:
     """An HTML-like Graphviz label: title, detail, property badges, findings (the codes of the node's
     warnings and errors, unless ``findings`` is off) and the schema as ``[index] name type`` rows.
-    ``plain`` (for an audience): no node id and no detail, which is written as the producer's
-    expressions; the words beside the graph say what the step does."""
+    ``plain`` (for an audience): no node id, and no detail but a table's name or "cross product" (the
+    rest is written as the producer's expressions); the words beside the graph say what the step does."""
     pal = pal or PALETTES["light"]
     node_id = "" if plain else f' <FONT POINT-SIZE="9" COLOR="{pal.muted}">{_esc(node.id)}</FONT>'
     rows = [f'<TR><TD COLSPAN="3"><B>{_esc(title(node.kind))}</B>{node_id}</TD></TR>']
-    if node.info.detail and not plain:
+    if node.info.detail and (not plain or kind(node.kind).plain_detail):
         rows.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="10">{_esc(node.info.detail)}</FONT></TD></TR>')
     if stat is not None:
         rows.extend(_stat_rows(stat, pal))
@@ -421,7 +421,7 @@ def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, 
                 attrs.append('fontcolor="#ffffff"')
         if node.id in view.hits:
             fill = pal.hit_fill
-        worst = _worst(node)
+        worst = None if view.plain else _worst(node)  # an audience is shown no diagnostics to explain it
         if worst is not None:
             attrs.append(f'color="{pal.error if worst is Severity.ERROR else pal.warning}"')
             attrs.append("penwidth=2")

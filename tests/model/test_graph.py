@@ -111,5 +111,19 @@ def test_a_plain_view_for_an_audience_shows_no_node_ids_and_no_expressions():
     tooltips = re.findall(r'tooltip="([^"]*)"', plain)
     assert tooltips and not [t for t in tooltips if t.split(" ")[0] in model.graph.nodes]
     detail = re.compile(r'<FONT POINT-SIZE="10">([^<]*)</FONT>')  # the producer's expressions
-    assert any("and(" in d for d in detail.findall(technical)) and not detail.findall(plain)
+    reads = {model.node(n).info.detail for n in model.graph.nodes if model.node(n).kind == "read"}
+    assert any("and(" in d for d in detail.findall(technical))
+    assert set(detail.findall(plain)) == reads == {"customer", "orders", "lineitem"}  # tables, named
     assert "l_orderkey" in plain  # the columns are still there
+
+
+def test_a_plain_view_draws_no_warning_borders_it_does_not_explain():
+    from viz.model import analyze
+    from viz.render import PALETTES, View, to_dot
+
+    with open(os.path.join(ROOT, "sample_plans", "tpch_q03_isthmus.json"), "rb") as fh:
+        model = analyze(fh.read())
+    warning = f'color="{PALETTES["light"].warning}"'
+    assert warning in to_dot(model, view=View())  # the plan has warnings: drawn for the technical view
+    plain = to_dot(model, view=View(plain=True))
+    assert warning not in plain and "cross product" in plain and "CUSTOMER" in plain
