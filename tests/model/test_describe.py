@@ -36,8 +36,11 @@ def test_tutorial_plan_in_words():
     # filter: is_null(index_in('Computers', $1)); field 1 of products is categories (the needle is
     # not in the list: "categories does not contain" had its verb wrong for a plural name)
     assert describe(m, "0.0.1") == "Keeps the rows of products where 'Computers' is not in categories."
-    # join: INNER on equal($0, $4): orders.product_id (0) and products.product_id (4 = 4 orders columns + 0)
-    assert describe(m, "0.0") == "Joins orders to products on product_id = product_id, keeping only matches."
+    # join: INNER on equal($0, $4): orders.product_id (0) and products.product_id (4 = 4 orders columns + 0),
+    # each named by its table: both sides have a product_id
+    assert describe(m, "0.0") == (
+        "Joins orders to products on orders.product_id = products.product_id, keeping only matches."
+    )
     # aggregate: group by $0 (product_id), $7 (product_name); sum(multiply(cast($1 quantity), $3 price))
     assert describe(m, "0") == "Sums quantity × price per product_id and product_name."
 
@@ -51,20 +54,21 @@ def test_join_types_in_words():
     m = sample("joins_outer.json")
     assert describe(m, "0").endswith("keeping only matches.")
     assert describe(m, "1") == (
-        "Joins orders to products on product_id = product_id, keeping all orders, with products where they match."
+        "Joins orders to products on orders.product_id = products.product_id, keeping all orders, with products "
+        "where they match."
     )
     assert describe(m, "2").endswith("keeping all products, with orders where they match.")
     assert describe(m, "3").endswith("keeping every row of both sides, matched where possible.")
     assert describe(m, "4").endswith("keeping all orders, each with at most one match from products.")
     # right single, products on the left: every order kept
     assert describe(m, "5") == (
-        "Joins products to orders on product_id = product_id, keeping all orders, each with at most one match "
-        "from products."
+        "Joins products to orders on products.product_id = orders.product_id, keeping all orders, each with at "
+        "most one match from products."
     )
     m = sample("joins_semi_anti_mark.json")
-    assert describe(m, "0") == "Keeps orders that have a match in products on product_id = product_id."
-    assert describe(m, "1") == "Keeps orders that have no match in products on product_id = product_id."
-    assert describe(m, "3") == "Keeps products that have no match in orders on product_id = product_id."
+    assert describe(m, "0") == "Keeps orders that have a match in products on orders.product_id = products.product_id."
+    assert describe(m, "1") == "Keeps orders that have no match in products on orders.product_id = products.product_id."
+    assert describe(m, "3") == "Keeps products that have no match in orders on orders.product_id = products.product_id."
     assert describe(m, "4").startswith("Marks each row of orders with whether it has a match in products")
 
 
@@ -173,7 +177,7 @@ def test_one_thing_is_said_in_the_singular_and_a_cross_product_of_combined_rows_
     # (o_cust = c_id, fields 1 and 3) with vip on c_id = v_id (fields 3 and 5)
     m = sample("joins_semi_anti_mark.json")
     assert describe(m, "4") == (
-        "Marks each row of orders with whether it has a match in products on product_id = product_id."
+        "Marks each row of orders with whether it has a match in products on orders.product_id = products.product_id."
     )
     pair = {
         "join": {
@@ -301,7 +305,9 @@ def test_window_grouping_sets_physical_subqueries():
         "and quantity."
     )
     m = sample("physical.json")
-    assert describe(m, "0") == "Joins (by hashing) orders to products on product_id = product_id, keeping only matches."
+    assert describe(m, "0") == (
+        "Joins (by hashing) orders to products on orders.product_id = products.product_id, keeping only matches."
+    )
     assert describe(m, "0.0") == "Redistributes the rows into 4 partitions by product_id."
     m = sample("subqueries.json")
     assert (
@@ -574,3 +580,21 @@ def test_steps_saying_the_same_in_a_row_are_one_run():
     assert sum(e - s for s, e in runs) == len(order)
     [(s, e)] = [(s, e) for s, e in runs if e - s > 1]
     assert sentences[order[s]] == sentences[order[e - 1]] == "Reads table orders (1 of 9 columns: o_totalprice)."
+
+
+def test_a_name_both_sides_of_a_join_have_is_told_apart():
+    """``id`` on both sides: "on id is above id" would not say which is which. Each is named by the
+    table it is read from, through the joins below; a table joined to itself by its side."""
+
+    def join(left, right, a: int, b: int) -> dict:
+        return {"join": {"left": left, "right": right, "expression": P.call(2, P.field(a), P.field(b)), "type": 1}}
+
+    t = {name: P.read(name, [("id", "i64"), ("v", "i64")]) for name in ("t0", "t1", "t2")}
+    pairs = join(join(t["t0"], t["t1"], 0, 2), t["t2"], 2, 4)  # t1's id (field 2) against t2's (field 4)
+    m = P.model_of(P.plan(pairs))
+    assert describe(m, "0.0") == "Joins t0 to t1 on t0.id is above t1.id, keeping only matches."
+    assert describe(m, "0") == (
+        "Joins the combined t0 and t1 rows to t2 on t1.id is above t2.id, keeping only matches."
+    )
+    itself = P.model_of(P.plan(join(t["t0"], t["t0"], 0, 2)))
+    assert describe(itself, "0") == "Joins t0 to t0 on left id is above right id, keeping only matches."

@@ -10,7 +10,8 @@ from substrait import algebra_pb2
 
 from ..expressions import integer_literal, is_true
 from ..fields import Field
-from ..kinds import emit, project_outputs_input
+from ..kinds import emit, kind, project_outputs_input
+from ..lineage import column_sources
 from ..model import NodeView, PlanModel
 from ..schema import aggregate_layout
 from ..words import (
@@ -55,8 +56,41 @@ class Context:
     def words(self, fields: Sequence[Field] | None = None, use_incoming: bool = True) -> Words:
         incoming = self.node.info.incoming
         if use_incoming and incoming is not None:
-            incoming = spoken_record(self.model, self.node, incoming)
+            incoming = self.sides_told_apart(spoken_record(self.model, self.node, incoming))
         return Words(self.model, incoming if use_incoming else fields, outer_records(self.model, self.node.id))
+
+    def sides_told_apart(self, record: Sequence[Field]) -> Sequence[Field]:
+        """A join's record with each name both sides have told apart, so that "on id is above id"
+        is never said of two columns: by the table it is read from ("t0.id"), else by its side
+        ("left id")."""
+        inputs = self.node.inputs
+        if not kind(self.node.kind).joins or len(inputs) != 2:
+            return record
+        left = self.model.node(inputs[0]).schema
+        if left is None or len(left) >= len(record):
+            return record
+        names = [f.name for f in record]
+        both = set(names[: len(left)]) & set(names[len(left) :])
+        if not both:
+            return record
+        summaries = [*column_sources(self.model, inputs[0]), *column_sources(self.model, inputs[1])]
+        if len(summaries) != len(record):
+            return record
+
+        def table_of(i: int) -> str | None:
+            [source, *more] = summaries[i].sources or [None]
+            return source.table if source is not None and not more and source.column == names[i] else None
+
+        tables = [table_of(i) for i in range(len(record))]
+        qualified = [f"{t}.{n}" if t and n in both else n for t, n in zip(tables, names)]
+        clash = set(qualified[: len(left)]) & set(qualified[len(left) :])
+        out = []
+        for i, f in enumerate(record):
+            name = qualified[i]
+            if name in clash:
+                name = ("right " if i >= len(left) else "left ") + f.name
+            out.append(f if name == f.name else f.renamed(name))
+        return out
 
     def rows_of(self, node_id: str) -> str:
         return self.things(node_id) or "rows"
@@ -317,6 +351,9 @@ def _keys_join(c: Context) -> str:
     body = c.body
     left = c.model.node(c.input(0)).schema if c.input(0) else None
     right = c.model.node(c.input(1)).schema if c.input(1) else None
+    if left is not None and right is not None:  # a name both sides have, told apart as in other joins
+        told = c.sides_told_apart([*left, *right])
+        left, right = told[: len(left)], told[len(left) :]
     wl, wr = c.words().with_fields(left), c.words().with_fields(right)
     keys = []
     for k in body.keys:
