@@ -128,6 +128,12 @@ def test_zoom_and_pan_in_the_browser_and_read_a_node(app_url, q64_plan):  # noqa
             expect(page.locator(".sv-zoom")).to_have_text("100%")
             assert _text_height(page, "0") >= 10
             assert page.locator(".sv-minimap").is_visible()
+            # the Map button hides the minimap (where it covers a node's text) and shows it again
+            page.click(".sv-toolbar button[data-act='map']")
+            expect(page.locator(".sv-minimap")).to_be_hidden()
+            expect(page.locator(".sv-zoom")).to_have_text("100%")  # the view stays
+            page.click(".sv-toolbar button[data-act='map']")
+            expect(page.locator(".sv-minimap")).to_be_visible()
             # the first paint lays out the text of the nodes in and near the view only; the rest's follows
             # when the page is idle
             first = page.evaluate("window.__firstFrame")

@@ -44,6 +44,8 @@ _HTML = """
     <button data-act="fit" title="Fit the whole graph in the frame">Fit</button>
     <button data-act="one" title="Actual size: text at its drawn size">100%</button>
     <button data-act="sel" title="Zoom to the selected node">Selected</button>
+    <button data-act="map" title="Show or hide the overview map (it can cover a corner of the graph)" \
+aria-pressed="true" hidden>Map</button>
     <span class="sv-zoom"></span>
     <span class="sv-hits" hidden>
       <button data-act="prev" title="Previous match (Shift+Enter in the search box)">‹</button>
@@ -67,6 +69,7 @@ _CSS = """
   border-radius: 4px; padding: 1px 9px; cursor: pointer; font-size: 13px; }
 .sv-toolbar button[hidden] { display: none; }
 .sv-toolbar button:hover { border-color: var(--st-primary-color, #ff4b4b); }
+.sv-toolbar button[aria-pressed="true"] { background: rgba(128,128,128,0.18); }
 .sv-zoom { font-size: 12px; opacity: 0.75; min-width: 3.5em; }
 .sv-hits { display: flex; gap: 4px; align-items: center; font-size: 12px; }
 .sv-hits[hidden] { display: none; }

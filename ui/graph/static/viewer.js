@@ -54,13 +54,21 @@ function build(root, data) {
   };
   // a minimap where Fit cannot show the whole graph readably: it is then the overview
   const big = Math.min(viewport.clientWidth / w, viewport.clientHeight / h) < READABLE_K;
+  // the Map button hides it where it covers what a person reads (kept hidden for the page's next drawings)
+  const mapButton = root.querySelector('.sv-toolbar button[data-act="map"]');
+  mapButton.hidden = !big;
+  v.showMap = (shown) => {
+    root.__mapHidden = !shown;
+    mini.style.display = shown && v.mk ? 'block' : 'none';
+    mapButton.setAttribute('aria-pressed', String(shown));
+  };
   if (big) {
     const mk = Math.min(MINI_W / w, MINI_H / h);
     mini.style.width = Math.ceil(w * mk) + 'px';
     mini.style.height = Math.ceil(h * mk) + 'px';
-    mini.style.display = 'block';
     v.mk = mk;
   }
+  v.showMap(!root.__mapHidden);
   v.apply = () => {
     stage.style.transform = `translate(${v.x}px, ${v.y}px) scale(${v.k})`;
     v.near();
@@ -150,7 +158,7 @@ function build(root, data) {
   v.inView = (g) => {  // whether node g is wholly inside the frame, and not under the minimap
     const b = v.box(g), k = v.k, vw = viewport.clientWidth, vh = viewport.clientHeight;
     const x0 = b.x * k + v.x, y0 = b.y * k + v.y, x1 = (b.x + b.w) * k + v.x, y1 = (b.y + b.h) * k + v.y;
-    const under = v.mk && x1 > vw - mini.offsetWidth - 8 && y1 > vh - mini.offsetHeight - 8;
+    const under = v.mk && !root.__mapHidden && x1 > vw - mini.offsetWidth - 8 && y1 > vh - mini.offsetHeight - 8;
     return x0 >= 0 && y0 >= 0 && x1 <= vw && y1 <= vh && !under;
   };
   v.reveal = (g, readable) => {  // node g centred, when outside the frame (or, with readable, too small to read)
@@ -234,6 +242,7 @@ function build(root, data) {
   root.querySelectorAll('.sv-toolbar button').forEach((b) => {
     b.addEventListener('click', () => {
       const act = b.dataset.act, cx = viewport.clientWidth / 2, cy = viewport.clientHeight / 2;
+      if (act === 'map') { v.showMap(!!root.__mapHidden); return; }  // the view stays as it is
       v.touched = act !== 'fit' && act !== 'one';  // Fit and 100% are the views a new drawing opens at anyway
       if (act === 'in') v.zoomAt(v.k * 1.25, cx, cy);
       else if (act === 'out') v.zoomAt(v.k / 1.25, cx, cy);
