@@ -37,6 +37,10 @@ def test_run_a_node_and_see_its_rows(spark):
     ).fetchall()
     assert sorted(int(v) for v in rows["[0] product_id"]) == [r[0] for r in expected]
     assert any("ran in" in c.value for c in at.caption)
+    # the types are said as Spark's (the Schema tab has the plan's): products' id is Spark's bigint
+    assert any(c.value.startswith("Spark's types: \\[0\\] product\\_id bigint") for c in at.caption), [
+        c.value for c in at.caption
+    ]
     downloads = at.get("download_button")
     assert {"Rows (CSV)", "Rows (Parquet)"} <= {b.label for b in downloads}
     assert all(b.proto.ignore_rerun for b in downloads)  # a download reruns nothing

@@ -124,7 +124,7 @@ def _show(plan: Plan, model: PlanModel, state: RunState, key: tuple) -> None:
     for w in result.warnings:
         st.warning(md_escape(w))
     show_rows(result.rows)
-    st.caption(md_escape("Types: " + ", ".join(f"{c} {t}" for c, t in zip(result.columns, result.types))))
+    st.caption(md_escape("Spark's types: " + ", ".join(f"{c} {t}" for c, t in zip(result.columns, result.types))))
     d1, d2 = st.columns(2)
     # a download changes nothing on the page: no rerun of the tab for it
     d1.download_button(
