@@ -24,7 +24,7 @@ TUTORIAL_STORY = [
     "Reads table orders (4 columns: product_id, quantity, order_date and price).",
     "Reads table products (4 columns: product_id, categories, details and product_name).",
     "Keeps the rows of products where 'Computers' is not in categories.",
-    "Joins orders to products on orders.product_id = products.product_id, keeping only matches.",
+    "Joins orders to products on the same product_id, keeping only matches.",
     "Sums quantity × price per product_id and product_name.",
 ]
 

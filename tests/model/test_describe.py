@@ -37,10 +37,8 @@ def test_tutorial_plan_in_words():
     # not in the list: "categories does not contain" had its verb wrong for a plural name)
     assert describe(m, "0.0.1") == "Keeps the rows of products where 'Computers' is not in categories."
     # join: INNER on equal($0, $4): orders.product_id (0) and products.product_id (4 = 4 orders columns + 0),
-    # each named by its table: both sides have a product_id
-    assert describe(m, "0.0") == (
-        "Joins orders to products on orders.product_id = products.product_id, keeping only matches."
-    )
+    # a key of one name on both sides, said once
+    assert describe(m, "0.0") == ("Joins orders to products on the same product_id, keeping only matches.")
     # aggregate: group by $0 (product_id), $7 (product_name); sum(multiply(cast($1 quantity), $3 price))
     assert describe(m, "0") == "Sums quantity × price per product_id and product_name."
 
@@ -54,21 +52,20 @@ def test_join_types_in_words():
     m = sample("joins_outer.json")
     assert describe(m, "0").endswith("keeping only matches.")
     assert describe(m, "1") == (
-        "Joins orders to products on orders.product_id = products.product_id, keeping all orders, with products "
-        "where they match."
+        "Joins orders to products on the same product_id, keeping every row of orders, with products where they match."
     )
-    assert describe(m, "2").endswith("keeping all products, with orders where they match.")
+    assert describe(m, "2").endswith("keeping every row of products, with orders where they match.")
     assert describe(m, "3").endswith("keeping every row of both sides, matched where possible.")
-    assert describe(m, "4").endswith("keeping all orders, each with at most one match from products.")
+    assert describe(m, "4").endswith("keeping every row of orders, each with at most one match from products.")
     # right single, products on the left: every order kept
     assert describe(m, "5") == (
-        "Joins products to orders on products.product_id = orders.product_id, keeping all orders, each with at "
+        "Joins products to orders on the same product_id, keeping every row of orders, each with at "
         "most one match from products."
     )
     m = sample("joins_semi_anti_mark.json")
-    assert describe(m, "0") == "Keeps orders that have a match in products on orders.product_id = products.product_id."
-    assert describe(m, "1") == "Keeps orders that have no match in products on orders.product_id = products.product_id."
-    assert describe(m, "3") == "Keeps products that have no match in orders on orders.product_id = products.product_id."
+    assert describe(m, "0") == "Keeps the rows of orders that have a match in products on the same product_id."
+    assert describe(m, "1") == "Keeps the rows of orders that have no match in products on the same product_id."
+    assert describe(m, "3") == "Keeps the rows of products that have no match in orders on the same product_id."
     assert describe(m, "4").startswith("Marks each row of orders with whether it has a match in products")
 
 
@@ -177,7 +174,7 @@ def test_one_thing_is_said_in_the_singular_and_a_cross_product_of_combined_rows_
     # (o_cust = c_id, fields 1 and 3) with vip on c_id = v_id (fields 3 and 5)
     m = sample("joins_semi_anti_mark.json")
     assert describe(m, "4") == (
-        "Marks each row of orders with whether it has a match in products on orders.product_id = products.product_id."
+        "Marks each row of orders with whether it has a match in products on the same product_id."
     )
     pair = {
         "join": {
@@ -305,9 +302,7 @@ def test_window_grouping_sets_physical_subqueries():
         "and quantity."
     )
     m = sample("physical.json")
-    assert describe(m, "0") == (
-        "Joins (by hashing) orders to products on orders.product_id = products.product_id, keeping only matches."
-    )
+    assert describe(m, "0") == ("Joins (by hashing) orders to products on the same product_id, keeping only matches.")
     assert describe(m, "0.0") == "Redistributes the rows into 4 partitions by product_id."
     m = sample("subqueries.json")
     assert (
@@ -598,3 +593,124 @@ def test_a_name_both_sides_of_a_join_have_is_told_apart():
     )
     itself = P.model_of(P.plan(join(t["t0"], t["t0"], 0, 2)))
     assert describe(itself, "0") == "Joins t0 to t0 on left id is above right id, keeping only matches."
+
+
+def test_keys_of_one_name_on_both_sides_are_said_once():
+    """``t0.id = t1.id`` is said "the same id" (checked by hand: fields 0 and 2 are t0's and t1's id);
+    the rest of the condition follows after "where", its names told apart by table. Two counts of
+    rows compared across the sides are said by side: "the right side's number of rows"."""
+    functions = {**P.FUNCTIONS, 7: ("and:bool", "functions_boolean")}
+    t = {name: P.read(name, [("id", "i64"), ("v", "i64")]) for name in ("t0", "t1")}
+    both = P.call(7, P.call(1, P.field(0), P.field(2)), P.call(2, P.field(1), P.field(3)))
+    m = P.model_of(
+        P.plan({"join": {"left": t["t0"], "right": t["t1"], "expression": both, "type": 1}}, functions=functions)
+    )
+    assert describe(m, "0") == "Joins t0 to t1 on the same id where t0.v is above t1.v, keeping only matches."
+    # a null matching a null (INTERSECT's semi join) is said so
+    functions[8] = ("is_not_distinct_from:any_any", "functions_comparison")
+    null_safe = P.call(8, P.field(0), P.field(2))
+    m = P.model_of(
+        P.plan({"join": {"left": t["t0"], "right": t["t1"], "expression": null_safe, "type": 1}}, functions=functions)
+    )
+    assert describe(m, "0") == "Joins t0 to t1 on the same id (a null matching a null), keeping only matches."
+    # a key of two names stays as it is
+    m = P.model_of(
+        P.plan(
+            {"join": {"left": t["t0"], "right": t["t1"], "expression": P.call(1, P.field(0), P.field(3)), "type": 1}}
+        )
+    )
+    assert describe(m, "0") == "Joins t0 to t1 on t0.id = t1.v, keeping only matches."
+
+    def counted(table: str) -> dict:  # id and the number of rows per id
+        return {
+            "aggregate": {
+                "input": t[table],
+                "groupingExpressions": [P.field(0)],
+                "groupings": [{"expressionReferences": [0]}],
+                "measures": [{"measure": P.measure(5)["measure"]}],
+            }
+        }
+
+    cond = P.call(7, P.call(1, P.field(0), P.field(2)), P.call(2, P.field(3), P.field(1)))
+    m = P.model_of(
+        P.plan(
+            {"join": {"left": counted("t0"), "right": counted("t1"), "expression": cond, "type": 1}},
+            functions=functions,
+        )
+    )
+    assert describe(m, "0") == (
+        "Joins the result of step 2 to the result of step 4 on the same id where the right side's number of rows "
+        "is above the left side's number of rows, keeping only matches."
+    )
+
+
+def test_the_rows_of_a_semi_join_are_its_kept_sides():
+    """A left semi join of orders and customers against vip keeps orders-and-customers rows only: the
+    join above names them so ("the combined customers and orders rows"), vip's rows not among them;
+    two sides alike in words are told apart by their steps."""
+    pair = {
+        "join": {
+            "left": P.read("orders", P.ORDERS),
+            "right": P.read("customers", P.CUSTOMERS),
+            "expression": P.call(1, P.field(1), P.field(3)),
+            "type": "JOIN_TYPE_INNER",
+        }
+    }
+    semi = {
+        "join": {
+            "left": pair,
+            "right": P.read("vip", [("v_id", "i64")]),
+            "expression": P.call(1, P.field(3), P.field(5)),
+            "type": "JOIN_TYPE_LEFT_SEMI",
+        }
+    }
+    above = {
+        "join": {
+            "left": semi,
+            "right": P.read("regions", [("r_id", "i64")]),
+            "expression": P.call(1, P.field(0), P.field(5)),
+            "type": 1,
+        }
+    }
+    m = P.model_of(P.plan(above))
+    assert (
+        describe(m, "0")
+        == "Joins the combined customers and orders rows to regions on o_id = r_id, keeping only matches."
+    )
+    # both sides the combined rows of 4 tables: each named by its step
+    four = {"join": {"left": pair, "right": pair, "expression": P.call(1, P.field(0), P.field(5)), "type": 1}}
+    eight = {"join": {"left": four, "right": four, "expression": P.call(1, P.field(0), P.field(10)), "type": 1}}
+    m = P.model_of(P.plan(eight))
+    assert describe(m, "0").startswith("Joins the combined rows of 4 tables from step 7 to those from step 14 on "), (
+        describe(m, "0")
+    )
+
+
+def test_an_aggregate_of_a_named_aggregate_reads_as_english():
+    """The average of per-id sums, compared in a filter: "the average of the sum of v", not "the
+    average the sum of v" (the plan checked by hand: the filter reads the second aggregate's only
+    column, avg over the first's sum(v))."""
+    functions = {**P.FUNCTIONS, 7: ("avg:i64", "functions_arithmetic")}
+    t0 = P.read("t0", [("id", "i64"), ("v", "i64")])
+    sums = {
+        "aggregate": {
+            "input": t0,
+            "groupingExpressions": [P.field(0)],
+            "groupings": [{"expressionReferences": [0]}],
+            "measures": [{"measure": P.measure(4, P.field(1))["measure"]}],
+        }
+    }
+    average = {"aggregate": {"input": sums, "measures": [{"measure": P.measure(7, P.field(1))["measure"]}]}}
+    m = P.model_of(
+        P.plan({"filter": {"input": average, "condition": P.call(2, P.field(0), P.i64(3))}}, functions=functions)
+    )
+    assert describe(m, "0") == "Keeps rows where the average of the sum of v is above 3."
+
+
+def test_a_name_several_columns_have_is_listed_once_with_their_number():
+    """A table joined to itself, all four columns kept (id, v, id, v, by hand): "id (2 columns)",
+    not "id, v, id and v"."""
+    t0 = P.read("t0", [("id", "i64"), ("v", "i64")])
+    pair = {"join": {"left": t0, "right": t0, "expression": P.call(1, P.field(0), P.field(2)), "type": 1}}
+    m = P.model_of(P.plan(P.emit({"project": {"input": pair, "expressions": []}}, [0, 1, 2, 3])))
+    assert describe(m, "0") == "Keeps columns id (2 columns) and v (2 columns)."

@@ -1,7 +1,7 @@
 """Plain-language descriptions of a plan's relations, for people who do not read Substrait.
 
 ``describe(model, node_id)`` gives one or two short sentences ("Keeps orders whose quantity is above
-10", "Joins orders to products on product_id = product_id, keeping only matches", "Sums quantity ×
+10", "Joins orders to products on the same product_id, keeping only matches", "Sums quantity ×
 price per product_id and product_name"); ``describe_plan(model)`` gives every node's sentence,
 memoised on the model.
 

@@ -3,12 +3,13 @@ node's :class:`Context` (the model, the node, and how the story names tables and
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from substrait import algebra_pb2
 
-from ..expressions import integer_literal, is_true
+from ..expressions import direct_field, integer_literal, is_true, reference_field
 from ..fields import Field
 from ..kinds import emit, kind, project_outputs_input
 from ..lineage import column_sources
@@ -20,6 +21,7 @@ from ..words import (
     Words,
     aggregate_words,
     and_list,
+    argument_values,
     capped_list,
     conjuncts,
     counted,
@@ -88,7 +90,9 @@ class Context:
         for i, f in enumerate(record):
             name = qualified[i]
             if name in clash:
-                name = ("right " if i >= len(left) else "left ") + f.name
+                side = "right" if i >= len(left) else "left"
+                # a spoken name ("the number of rows") takes the side as its owner
+                name = f"the {side} side's {f.name[4:]}" if f.name.startswith("the ") else f"{side} {f.name}"
             out.append(f if name == f.name else f.renamed(name))
         return out
 
@@ -120,8 +124,11 @@ def _columns(fields: Sequence[Field] | None, limit: int = MAX_COLUMNS) -> str:
 
 def _column_list(names: Sequence[str]) -> str:
     """ "column a" for one name, "columns a, b and c" for more (capped at :data:`MAX_COLUMNS`); when a
-    name is words ("the smallest ps_supplycost"), "2 columns: …", so that the list reads as names."""
-    listed = capped_list(names, MAX_COLUMNS)
+    name is words ("the smallest ps_supplycost"), "2 columns: …", so that the list reads as names. A
+    name several columns have is said once, with their number ("d_year (3 columns)", one per date
+    table joined)."""
+    times = Counter(names)
+    listed = capped_list([n if times[n] == 1 else f"{n} ({times[n]} columns)" for n in times], MAX_COLUMNS)
     if any(" " in n for n in names):
         return f"{counted(len(names), 'column')}: {listed}"
     return f"{'column' if len(names) == 1 else 'columns'} {listed}"
@@ -259,26 +266,57 @@ def _join_type(body) -> str:
     return name.replace("JOIN_TYPE_", "").lower()
 
 
+#: How :meth:`Context.side` names the rows another step makes.
+_RESULT = "the result of "
+
+
+def _rows_named(name: str) -> str:
+    """A join's side as the rows a sentence keeps: "the rows of orders", "the rows of step 8", "the
+    combined … rows" (a table's name alone reads wrongly for a singular one: "keeps item that have")."""
+    if name.startswith(_RESULT):
+        return "the rows of " + name.removeprefix(_RESULT)
+    return name if name.startswith(("the ", "those ")) else f"the rows of {name}"
+
+
+def _other_named(name: str) -> str:
+    """A join's side as the rows matched against: a table by its name, a step's result as "the rows
+    of step 8"."""
+    return "the rows of " + name.removeprefix(_RESULT) if name.startswith(_RESULT) else name
+
+
+def _all_rows(name: str) -> str:
+    """ "every row of orders", "every row of step 8", "all the combined … rows"."""
+    if name.startswith(_RESULT):
+        return "every row of " + name.removeprefix(_RESULT)
+    return f"all {name}" if name.startswith(("the ", "those ")) else f"every row of {name}"
+
+
 def _join_sentence(c: Context, kind: str, on: str, how: str = "") -> str:
     left, right = c.side(0), c.side(1)
+    if left is not None and left == right and left.startswith("the combined "):
+        # two sides alike in words ("the combined rows of 4 tables"): told apart by the steps that make them
+        left, right = f"{left} from {c.step(c.input(0))}", f"those from {c.step(c.input(1))}"
     l_name, r_name = left or "the left rows", right or "the right rows"
     on_text = f" on {on}" if on else ""
     verb = f"Joins{how}"
     if kind in ("left_semi", "right_semi", "left_anti", "right_anti"):
         keep, other = (l_name, r_name) if kind.startswith("left") else (r_name, l_name)
         has = "have a match" if kind.endswith("semi") else "have no match"
-        return as_sentence(f"Keeps {keep} that {has} in {other}{on_text}")
+        return as_sentence(f"Keeps {_rows_named(keep)} that {has} in {_other_named(other)}{on_text}")
     if kind in ("left_mark", "right_mark"):
         marked, other = (l_name, r_name) if kind == "left_mark" else (r_name, l_name)
-        each = f"each of {marked}" if marked.startswith("the combined ") else f"each row of {marked}"
-        return as_sentence(f"Marks {each} with whether it has a match in {other}{on_text}")
+        if marked.startswith(_RESULT) or not marked.startswith(("the ", "those ")):
+            each = "each row of " + marked.removeprefix(_RESULT)
+        else:
+            each = f"each of {marked}"
+        return as_sentence(f"Marks {each} with whether it has a match in {_other_named(other)}{on_text}")
     tails = {
         "inner": "keeping only matches",
-        "left": f"keeping all {l_name}, with {r_name} where they match",
-        "right": f"keeping all {r_name}, with {l_name} where they match",
+        "left": f"keeping {_all_rows(l_name)}, with {_other_named(r_name)} where they match",
+        "right": f"keeping {_all_rows(r_name)}, with {_other_named(l_name)} where they match",
         "outer": "keeping every row of both sides, matched where possible",
-        "left_single": f"keeping all {l_name}, each with at most one match from {r_name}",
-        "right_single": f"keeping all {r_name}, each with at most one match from {l_name}",
+        "left_single": f"keeping {_all_rows(l_name)}, each with at most one match from {_other_named(r_name)}",
+        "right_single": f"keeping {_all_rows(r_name)}, each with at most one match from {_other_named(l_name)}",
         "unspecified": "(the join type is not given)",
     }
     tail = tails.get(kind, f"as a {kind.replace('_', ' ')} join")
@@ -318,10 +356,55 @@ def _post_filter(c: Context) -> str:
     return ""
 
 
+#: A key said once: the column's name, and whether a null matches a null (``is_not_distinct_from``).
+SameKey = tuple[str, bool]
+
+
+def _the_same(keys: Sequence[SameKey | None]) -> str:
+    """Keys that pair a column with the other side's column of the same name, each name once: "the
+    same a and b", those where a null matches a null said so."""
+    plain = list(dict.fromkeys(k[0] for k in keys if k and not k[1]))
+    nulls = list(dict.fromkeys(k[0] for k in keys if k and k[1]))
+    parts = [f"the same {and_list(plain)}"] if plain else []
+    if nulls:
+        parts.append(f"the same {and_list(nulls)} (a null matching a null)")
+    return " and ".join(parts)
+
+
+def _same_name(c: Context, e: algebra_pb2.Expression, record: Sequence[Field], width: int) -> SameKey | None:
+    """The column ``e`` equates on both sides of a join (``left.id = right.id``, no cast between
+    them), else None: such a key is said once ("on the same id")."""
+    w = c.words()
+    if not is_column_equality(w, e):
+        return None
+    indices = [direct_field(v) for v in argument_values(e.scalar_function)]
+    if any(i is None or i >= len(record) for i in indices) or (indices[0] < width) == (indices[1] < width):
+        return None
+    a, b = (record[i].name for i in indices)
+    if a != b or " " in a:  # a name in words ("the rank …") is said as it is
+        return None
+    return a, w.function(e.scalar_function.function_reference) == "is_not_distinct_from"
+
+
+def _on(c: Context, expression: algebra_pb2.Expression) -> str:
+    """A join's condition in words: its keys that equate columns of the same name on both sides said
+    once ("the same i_item_sk and s_zip"), then every other condition."""
+    w = c.words()
+    incoming, left = c.node.info.incoming, c.model.node(c.input(0)).schema if c.input(0) else None
+    if incoming is None or left is None:
+        return w.condition(expression)
+    record = spoken_record(c.model, c.node, incoming)
+    parts = conjuncts(w, expression)
+    same = [_same_name(c, e, record, len(left)) for e in parts]
+    if not any(same):
+        return w.condition(expression)
+    rest = [e for e, key in zip(parts, same) if key is None]
+    return _the_same(same) + (f" where {and_list(w.conditions_of(rest))}" if rest else "")
+
+
 def _join(c: Context) -> str:
     body = c.body
-    w = c.words()
-    on = w.condition(body.expression) if body.HasField("expression") else ""
+    on = _on(c, body.expression) if body.HasField("expression") else ""
     if _join_type(body) == "inner" and (not on or is_true(body.expression)):
         # DataFusion writes every inner join so, with the keys in a filter above: say what the join
         # itself does, and where its condition is
@@ -334,7 +417,7 @@ def _condition_above(c: Context) -> str:
     without one (a chain of them is one cross product that filter narrows)."""
     nodes = c.model.graph.nodes
     cur = nodes.get(c.node.node.parent) if c.node.node.parent else None
-    while cur is not None and cur.kind in ("join", "cross") and _join_type_of(cur.body) in ("inner", "cross"):
+    while cur is not None and cur.kind in ("join", "cross") and join_type_of(cur.body) in ("inner", "cross"):
         if cur.kind == "join" and cur.body.HasField("expression") and not is_true(cur.body.expression):
             return ""
         cur = nodes.get(cur.parent) if cur.parent else None
@@ -343,7 +426,7 @@ def _condition_above(c: Context) -> str:
     return f" The filter at {c.step(cur.id)} keeps the matching pairs."
 
 
-def _join_type_of(body) -> str:
+def join_type_of(body) -> str:
     return _join_type(body) if "type" in body.DESCRIPTOR.fields_by_name else "cross"
 
 
@@ -355,20 +438,33 @@ def _keys_join(c: Context) -> str:
         told = c.sides_told_apart([*left, *right])
         left, right = told[: len(left)], told[len(left) :]
     wl, wr = c.words().with_fields(left), c.words().with_fields(right)
-    keys = []
-    for k in body.keys:
-        op = "=" if k.comparison.simple != 2 else "is the same as"
-        keys.append(f"{wl.selection(k.left)} {op} {wr.selection(k.right)}")
-    if not keys and len(body.left_keys) == len(body.right_keys):  # the deprecated key lists
-        keys = [f"{wl.selection(a)} = {wr.selection(b)}" for a, b in zip(body.left_keys, body.right_keys)]
+    # the comparison: 1 equal, 2 a null matching a null (another, or a function, said as "=")
+    pairs = [(k.left, k.right, k.comparison.simple) for k in body.keys]
+    if not pairs and len(body.left_keys) == len(body.right_keys):  # the deprecated key lists
+        pairs = [(a, b, 1) for a, b in zip(body.left_keys, body.right_keys)]
+    same = [_same_key(c, a, b, how == 2) if how in (1, 2) else None for a, b, how in pairs]
+    keys = [_the_same(same)] if any(same) else []
+    for (a, b, how), key in zip(pairs, same):
+        if key is None:
+            keys.append(f"{wl.selection(a)} {'is the same as' if how == 2 else '='} {wr.selection(b)}")
     how = {"hash_join": " (by hashing)", "merge_join": " (by merging sorted inputs)"}.get(c.node.kind, "")
     return _join_sentence(c, _join_type(body), capped_list(keys, MAX_ITEMS, "more keys"), how) + _post_filter(c)
 
 
+def _same_key(c: Context, a: Expression.FieldReference, b: Expression.FieldReference, nulls: bool) -> SameKey | None:
+    """The column a hash or merge join's key pairs with a column of the same name on the other side
+    (``nulls``: a null matching a null), else None."""
+    left = column_names(c.model, c.input(0)) if c.input(0) else None
+    right = column_names(c.model, c.input(1)) if c.input(1) else None
+    i, j = reference_field(a), reference_field(b)
+    if left is None or right is None or i is None or j is None or i >= len(left) or j >= len(right):
+        return None
+    return (left[i], nulls) if left[i] == right[j] and " " not in left[i] else None
+
+
 def _nested_loop_join(c: Context) -> str:
     body = c.body
-    w = c.words()
-    on = w.condition(body.expression) if body.HasField("expression") else ""
+    on = _on(c, body.expression) if body.HasField("expression") else ""
     return _join_sentence(c, _join_type(body), on, " (comparing every pair)")
 
 

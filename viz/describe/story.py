@@ -12,7 +12,7 @@ from ..words import (
     counted,
 )
 from .names import PAIRING
-from .sentences import DESCRIBE, Context, as_sentence
+from .sentences import DESCRIBE, Context, as_sentence, join_type_of
 
 
 @dataclass
@@ -39,7 +39,9 @@ def _tables(model: PlanModel, node_id: str) -> tuple[str, ...] | None:
             named = node.kind == "read" and body.WhichOneof("read_type") == "named_table" and body.named_table.names
             memo[cur] = (body.named_table.names[-1],) if named else None
             continue
-        parts = [memo.get(i) for i in node.inputs]  # an input still unknown here (a cycle) counts as None
+        # an input still unknown here (a cycle) counts as None; a semi, anti or mark join's rows are its
+        # kept side's alone
+        parts = [memo.get(i) for i in _row_inputs(node)]
         if any(p is None for p in parts) or node.kind == "aggregate":
             memo[cur] = None  # an aggregate's rows are its groups, not a table's rows
         elif node.kind in PAIRING or node.kind == "set":
@@ -47,6 +49,16 @@ def _tables(model: PlanModel, node_id: str) -> tuple[str, ...] | None:
         else:  # one input, or a reference to a shared one: the same rows
             memo[cur] = parts[0] if len(parts) == 1 else tuple(sorted(set(t for p in parts for t in p)))
     return memo[node_id]
+
+
+def _row_inputs(node) -> list[str]:
+    """The inputs whose rows a node's rows are: both sides of a join, but one side of a semi, anti or
+    mark join (the other is only looked up)."""
+    if node.kind in PAIRING and len(node.inputs) == 2:
+        side, _, how = join_type_of(node.body).partition("_")
+        if how in ("semi", "anti", "mark") and side in ("left", "right"):
+            return [node.inputs[0 if side == "left" else 1]]
+    return list(node.inputs)
 
 
 def _things(model: PlanModel, combined: bool = False) -> Callable[[str], str | None]:

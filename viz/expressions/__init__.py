@@ -13,8 +13,10 @@ from .shapes import (
     bound_offset,
     case_base,
     contains_rex,
+    direct_field,
     integer_literal,
     is_true,
+    reference_field,
     sort_direction,
 )
 from .typer import ExpressionTyper, Scope, Typed
@@ -27,9 +29,11 @@ __all__ = [
     "case_base",
     "contains_rex",
     "decimal_value",
+    "direct_field",
     "integer_literal",
     "is_true",
     "literal_text",
     "literal_type",
+    "reference_field",
     "sort_direction",
 ]

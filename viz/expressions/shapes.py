@@ -73,3 +73,25 @@ def bound_offset(side) -> int | None:
     """A window bound's row count (``Bound.Preceding`` or ``Bound.Following``): its ``offset_expr``
     when set (an integer literal; None for any other expression), else the deprecated ``offset``."""
     return integer_literal(side.offset_expr) if side.HasField("offset_expr") else int(side.offset)
+
+
+def direct_field(e: Expression) -> int | None:
+    """The index of a plain field reference ``$i`` (no nesting, no outer reference), else None."""
+    if e.WhichOneof("rex_type") != "selection":
+        return None
+    sel = e.selection
+    if sel.WhichOneof("root_type") not in (None, "root_reference"):
+        return None
+    if sel.WhichOneof("reference_type") != "direct_reference":
+        return None
+    seg = sel.direct_reference
+    if seg.WhichOneof("reference_type") != "struct_field" or seg.struct_field.HasField("child"):
+        return None
+    return seg.struct_field.field
+
+
+def reference_field(ref: Expression.FieldReference) -> int | None:
+    """The index a plain field reference ``$i`` names, else None."""
+    e = Expression()
+    e.selection.CopyFrom(ref)
+    return direct_field(e)

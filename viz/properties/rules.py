@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from substrait import algebra_pb2
 
 from ..errors import Diagnostic, warning
-from ..expressions import ExpressionTyper, Scope, contains_rex, sort_direction
+from ..expressions import ExpressionTyper, Scope, contains_rex, direct_field, reference_field, sort_direction
 from ..fields import Field
 from ..graph import Node
 from ..kinds import project_outputs_input
@@ -18,27 +18,6 @@ from .facts import Distribution, Effect, FieldMap, NodeProperties, Ordering, Par
 from .spec import Spec
 
 Expression = algebra_pb2.Expression
-
-
-def direct_field(e: Expression) -> int | None:
-    """The index of a plain field reference ``$i`` (no nesting, no outer reference), else None."""
-    if e.WhichOneof("rex_type") != "selection":
-        return None
-    sel = e.selection
-    if sel.WhichOneof("root_type") not in (None, "root_reference"):
-        return None
-    if sel.WhichOneof("reference_type") != "direct_reference":
-        return None
-    seg = sel.direct_reference
-    if seg.WhichOneof("reference_type") != "struct_field" or seg.struct_field.HasField("child"):
-        return None
-    return seg.struct_field.field
-
-
-def _reference_field(ref: Expression.FieldReference) -> int | None:
-    e = Expression()
-    e.selection.CopyFrom(ref)
-    return direct_field(e)
 
 
 def has_window_function(e: Expression) -> bool:
@@ -371,7 +350,7 @@ def merge_join(ctx: Context) -> Derived:
     body = ctx.node.body
     keys = list(body.keys)
     for side, k in (("left", 0), ("right", 1)):
-        fields = [_reference_field(getattr(key, side)) for key in keys]
+        fields = [reference_field(getattr(key, side)) for key in keys]
         order = ctx.input(k).orderedness
         if not _ordered_on(order, fields):
             have = "unknown" if order is None else (", ".join(o.label() for o in order) or "none")
@@ -423,7 +402,7 @@ def exchange(ctx: Context) -> Derived:
     elif kind == "scatter_by_fields":
         parts = []
         for ref in body.scatter_by_fields.fields:
-            i = _reference_field(ref)
+            i = reference_field(ref)
             text = "" if i is not None else ctx.typer.selection(ref, Scope(ctx.info.incoming)).text
             parts.append(PartitionField((i,) if i is not None else (), text))
         dist = Distribution("hashed", ctx.node.id, tuple(parts), partition_count=count)
