@@ -23,6 +23,7 @@ from ui.panels.schema_table import schema_table
 from ui.state.entry import through_app
 from ui.state.plan_source import executability_of, graph_gaps
 from ui.state.selection import (
+    NODE_ID_HELP,
     parse_choice,
     parse_flag,
     parse_int_between,
@@ -383,6 +384,7 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
             key="node",
             format_func=lambda i: _label(model, i),
             accept_new_options=True,
+            help=NODE_ID_HELP,
         )
         with panel("the inspector"):
             _inspector(plan, model, selected, runnable)

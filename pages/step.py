@@ -25,7 +25,7 @@ from ui.rows import show_rows
 from ui.state.entry import through_app
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan, executability_of
-from ui.state.selection import resolve_node, select
+from ui.state.selection import NODE_ID_HELP, resolve_node, select
 from ui.tasks import Task, progress_fragment, show_progress, start
 from viz.kinds import kind
 from viz.model import PlanModel
@@ -176,6 +176,7 @@ def main() -> None:
             on_change=_on_leaf,
             format_func=lambda n: _label(model, n),
             placeholder="choose a leaf",
+            help=NODE_ID_HELP,
         )
         st.session_state.setdefault("step_limit", 20)  # kept across pages: defaults given once
         st.session_state.setdefault("step_timeout", 120)

@@ -108,6 +108,8 @@ def test_a_link_with_a_node_opens_that_node():
     assert not at.exception
     assert at.selectbox(key="node").value == "0.0.1.0"
     assert "product_name" in _schema_names(at)
+    # the picker says what an id like this one means
+    assert "`0.1` that node's second input" in at.selectbox(key="node").help
 
 
 def test_the_selection_survives_reruns():

@@ -9,6 +9,14 @@ from typing import Any
 
 import streamlit as st
 
+#: What a node's id says, for the node pickers' help (docs/plan-model.md has the rules).
+NODE_ID_HELP = (
+    "A node's id is its path from its root: `0` is the plan's first root, `0.1` that node's second "
+    "input, `0.0.2` the third input of its first input. A run of first inputs is written with a count: "
+    "`0.0*5` is `0.0.0.0.0.0`, five first inputs down. `s0` is the first subquery inside a node's "
+    "expressions (`0.s0`). Type an id or a relation's name to find a node."
+)
+
 
 def select(node_id: str) -> None:
     """Select a node (a widget callback): the pages read ``st.session_state["node"]``."""
