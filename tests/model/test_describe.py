@@ -714,3 +714,21 @@ def test_a_name_several_columns_have_is_listed_once_with_their_number():
     pair = {"join": {"left": t0, "right": t0, "expression": P.call(1, P.field(0), P.field(2)), "type": 1}}
     m = P.model_of(P.plan(P.emit({"project": {"input": pair, "expressions": []}}, [0, 1, 2, 3])))
     assert describe(m, "0") == "Keeps columns id (2 columns) and v (2 columns)."
+
+
+def test_a_filter_the_read_below_applies_already_is_said_so():
+    """DataFusion filters in the read (``filter``: it must apply) and again after it: the second
+    sentence says the read does so already. A ``best_effort_filter`` is one the reader may skip."""
+    cond = P.call(2, P.field(1), P.i64(10))  # v > 10
+    read = P.read("t0", [("id", "i64"), ("v", "i64")], filter=cond)
+    m = P.model_of(P.plan({"filter": {"input": read, "condition": cond}}))
+    assert describe(m, "0.0") == "Reads table t0 (2 columns: id and v). Keeps only the rows of t0 whose v is above 10."
+    assert describe(m, "0") == "Keeps the rows of t0 whose v is above 10, as the read before it already does."
+    hint = P.model_of(P.plan(P.read("t0", [("id", "i64"), ("v", "i64")], bestEffortFilter=cond)))
+    assert describe(hint, "0") == (
+        "Reads table t0 (2 columns: id and v). May already keep only the rows of t0 whose v is above 10 (a filter "
+        "the reader is free to skip)."
+    )
+    # another condition above the read is said as any filter's
+    other = P.model_of(P.plan({"filter": {"input": read, "condition": P.call(2, P.field(0), P.i64(1))}}))
+    assert describe(other, "0") == "Keeps the rows of t0 whose id is above 1."

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from substrait import algebra_pb2
 
@@ -171,7 +171,15 @@ def _read(c: Context) -> str:
         cond = r.filter if r.HasField("filter") else r.best_effort_filter
         things = ".".join(r.named_table.names[-1:]) if which == "named_table" else "rows"
         words = w.condition(cond)
-        sentences.append(as_sentence(f"Keeps only {_rows(things)} {_whose(w, words)} {words}"))
+        if r.HasField("filter"):
+            sentences.append(as_sentence(f"Keeps only {_rows(things)} {_whose(w, words)} {words}"))
+        else:  # the consumer may apply it or not: the rows after the read may still include others
+            sentences.append(
+                as_sentence(
+                    f"May already keep only {_rows(things)} {_whose(w, words)} {words} (a filter the reader is "
+                    "free to skip)"
+                )
+            )
     return " ".join(sentences)
 
 
@@ -210,7 +218,19 @@ def _filter(c: Context) -> str:
             text += " " + as_sentence(f"Of those, keeps the rows {_whose(w, words)} {words}")
         return text
     words = w.condition(cond)
-    return as_sentence(f"Keeps {_rows(things)} {_whose(w, words)} {words}")
+    text = as_sentence(f"Keeps {_rows(things)} {_whose(w, words)} {words}")
+    if c.input(0) and _read_filter_words(c, c.input(0)) == words:
+        # a producer that filters in the read and again after it (DataFusion): the second time said so
+        text = text[:-1] + ", as the read before it already does."
+    return text
+
+
+def _read_filter_words(c: Context, node_id: str) -> str | None:
+    """The words of the filter a read must apply (``filter``, not ``best_effort_filter``), else None."""
+    node = c.model.node(node_id)
+    if node.kind != "read" or not node.node.body.HasField("filter"):
+        return None
+    return replace(c, node=node).words().condition(node.node.body.filter)
 
 
 def _pairs_all(model: PlanModel, node_id: str) -> bool:
