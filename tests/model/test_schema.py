@@ -570,3 +570,18 @@ def test_extension_multi_and_leaf_are_drawn_with_unknown_schema():
     assert m.node("0").inputs == ["0.0", "0.1"] and schema_of(m, "0") is None
     assert schema_of(m, "1") is None
     assert codes(m, "0") == ["unknown-schema"] and codes(m, "1") == ["unknown-schema"]
+
+
+def test_a_column_compared_with_itself_is_a_warning():
+    """``equal($13, $13)``: TPC-DS q78's ``cs_item_sk = cs_item_sk`` (where ``ss_item_sk`` was meant),
+    which DataFusion writes as it stands. The result does not depend on the column: said on the node.
+    Two columns compared are not."""
+    rel = {"join": {"left": O, "right": C, "expression": call(1, field(3), field(3)), "type": 1}}
+    m = model_of(plan(rel))
+    assert codes(m, "0") == ["self-comparison"]
+    [d] = m.node("0").info.diagnostics
+    assert "equal($3:c_id, $3:c_id) compares a column with itself" in d.message
+    m = model_of(plan({"filter": {"input": O, "condition": call(2, field(0), field(0))}}))
+    assert codes(m, "0") == ["self-comparison"]
+    m = model_of(plan({"filter": {"input": O, "condition": call(2, field(0), field(1))}}))
+    assert "self-comparison" not in codes(m, "0")

@@ -73,6 +73,8 @@ _INTERMEDIATE_PHASES = frozenset(
 
 #: Functions whose nested calls of themselves mean the same spread out: and(and(a, b), c) is and(a, b, c).
 _SPREAD = frozenset({"and", "or"})
+#: Comparisons whose two sides being one column is worth a warning: the result then does not depend on it.
+_COMPARISONS = frozenset({"equal", "not_equal", "lt", "gt", "lte", "gte", "is_not_distinct_from", "is_distinct_from"})
 
 
 def _call_label(name: str, args: Sequence[Typed]) -> str:
@@ -442,6 +444,16 @@ class ExpressionTyper:
     def scalar_function(self, f: Expression.ScalarFunction, scope: Scope) -> Typed:
         name = self.function_name(f.function_reference)
         args = self.args(f.arguments, scope)
+        if name in _COMPARISONS and len(args) == 2 and args[0].text == args[1].text and args[0].text.startswith("$"):
+            # TPC-DS q78 has ``cs_item_sk = cs_item_sk`` where ``ss_item_sk`` was meant: plans carry such slips
+            self._diag(
+                warning(
+                    "self-comparison",
+                    f"{name}({args[0].text}, {args[1].text}) compares a column with itself: its result does not "
+                    "depend on the column's value (a slip in the query, or in its producer?)",
+                    self.node,
+                )
+            )
         t, coercion = self._call_type(f, f"scalar function {_call_label(name, args)}", args)
         return self._call_typed(
             f,
