@@ -336,7 +336,7 @@ def finished(task: Task, running: Callable[[], None]) -> Any:
         running()
         return None
     if task.error is not None:
-        st.error(task.error)
+        st.error(md_escape(task.error))  # ids hold `*`
         return None
     return task.result
 

@@ -235,3 +235,20 @@ def test_a_progress_text_shows_starred_ids_as_they_are():
     bars = [e.proto for e in at.main if e.type == "progress"]
     assert len(bars) == 1, [e.type for e in at.main]
     assert bars[0].text == r"Running node 0.0\*7 and its inputs: rows in for node 0.0\*7.1"
+
+
+def _failed_app() -> None:
+    from ui.tasks import Task, finished
+
+    task = Task()
+    task.error = "comparing node 0.0*6 with node 0.0*5 timed out after 120 s"
+    task.done.set()
+    finished(task, lambda: None)
+
+
+def test_a_failed_task_shows_starred_ids_as_they_are():
+    """A task's error names nodes whose ids hold ``*``: shown literally, not as italics."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_failed_app).run()
+    assert [e.proto.body for e in at.error] == [r"comparing node 0.0\*6 with node 0.0\*5 timed out after 120 s"]
