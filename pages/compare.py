@@ -260,7 +260,9 @@ def _graphs(
 
 def _differences(diff: PlanDiff) -> None:
     st.subheader("Differences")
-    shown = st.multiselect("Show", list(STATUSES), default=["changed", "removed", "added"], key="compare_status")
+    # kept across pages: a default given once, through the session state (a widget given both warns)
+    st.session_state.setdefault("compare_status", ["changed", "removed", "added"])
+    shown = st.multiselect("Show", list(STATUSES), key="compare_status")
     rows = [r for r in diff.rows() if r["status"] in shown]
     st.dataframe(
         pd.DataFrame(rows, columns=["status", "#", "a", "b", "kind", "differences"]), hide_index=True, width="stretch"

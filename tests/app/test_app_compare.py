@@ -71,6 +71,7 @@ def test_a_sample_pair_shows_summary_graphs_table_and_a_pair():
     at.toggle(key="compare_ignore_case").set_value(True).run()
     assert _metrics(at) == {"same": 1, "changed": 9, "removed": 1, "added": 0}
 
+    assert at.multiselect(key="compare_status").value == ["changed", "removed", "added"]  # the default
     at.multiselect(key="compare_status").set_value(["removed"]).run()
     assert list(at.dataframe[0].value["status"]) == ["removed"]
 
