@@ -133,7 +133,11 @@ def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
     result = finished(task, lambda: _progress(key))
     if result is None:
         return
-    show_rows(result.rows)
+    rows = result.rows
+    names = column_names(model, node_id)
+    if names and len(names) == len(rows.columns):  # the columns as the story names them: revenue, not sum(…
+        rows = rows.set_axis([f"[{i}] {name}" for i, name in enumerate(names)], axis=1)
+    show_rows(rows)
     n = len(result.rows)
     more = " (the first ones)" if n >= SAMPLE_LIMIT else ""
     st.caption(f"{n} row{'s' if n != 1 else ''}{more}, ran in {result.elapsed_s:.1f}s")
@@ -191,7 +195,7 @@ def main() -> None:
         _walk(order, selected)
         st.markdown(f"**{md_escape(sentences[selected])}**")
         names = column_names(model, selected) or []  # computed columns by their name or in words
-        if names:
+        if names and not all(n in sentences[selected] for n in names):  # a sentence that lists them all says it
             st.caption(
                 "Columns: "
                 + md_escape(", ".join(names[:20]))

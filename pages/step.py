@@ -16,7 +16,7 @@ from executor.jobs.outputs import describe_step
 from executor.jobs.run import RunResult
 from executor.jobs.step import count_notes, cross_product_warning, run_step
 from ui.graph.viewer import graph_view
-from ui.markdown import md_escape
+from ui.markdown import md_escape, md_message
 from ui.page import open_plan
 from ui.panels.boundary import panel
 from ui.panels.output_comparison import compare_panel
@@ -122,7 +122,7 @@ def _rows_block(model: PlanModel, nid: str, heading: str, result: RunResult | st
     if result is None:
         st.caption("Running…" if running else "Not run yet.")
     elif isinstance(result, str):
-        st.error(md_escape(result))
+        st.error(md_message(result))
     else:
         if result.row_count is not None:
             total = rows_text(result.row_count)
@@ -248,7 +248,7 @@ def _rows(
     own = _results().get((key, node_id, limit))
     ins = [_results().get((key, i, limit)) for i in inputs]
     if task is not None and task.error:
-        st.error(md_escape(task.error))
+        st.error(md_message(task.error))
     if task is not None and not task.done.is_set():
         _progress(task_key)
     warning = cross_product_warning(model, node_id, [r.row_count if isinstance(r, RunResult) else None for r in ins])

@@ -23,7 +23,7 @@ from executor.data.catalog import Catalog
 from executor.errors import ExecutionError
 from executor.spark.session import is_started
 from executor.spark.turns import IN_LINE, OWNER, SPARK
-from ui.markdown import md_escape
+from ui.markdown import md_escape, md_message
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
 
@@ -336,7 +336,7 @@ def finished(task: Task, running: Callable[[], None]) -> Any:
         running()
         return None
     if task.error is not None:
-        st.error(md_escape(task.error))  # ids hold `*`
+        st.error(md_message(task.error))  # ids hold `*`
         return None
     return task.result
 

@@ -191,6 +191,17 @@ def test_show_sample_rows_runs_the_selected_node(spark):
     assert not at.dataframe
 
 
+def test_sample_rows_name_computed_columns_as_the_story_does(spark):
+    """DataFusion's q03 aggregate names its measure ``sum(multiply(…``; the root calls it revenue, and
+    so do the story, the graph and the sample rows' header."""
+    at = _present(sample="tpch_q03_datafusion.json", node="0.0.0.0")
+    at.button(key="present_show_rows").click().run()
+    wait_for(at, lambda a: bool(a.dataframe) or bool(a.error))
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    columns = list(at.dataframe[0].value.columns)
+    assert any(c.endswith("] revenue") for c in columns) and not any("sum(" in c for c in columns), columns
+
+
 def test_a_failing_run_shows_a_message_not_a_traceback(spark, monkeypatch, tmp_path):
     # a plan reading a table no data root has: TableNotFound, shown as st.error
     import json

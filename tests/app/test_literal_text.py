@@ -298,3 +298,13 @@ def test_a_bad_paste_keeps_the_open_plan():
             "JSON at line 1, column 16 (Expecting value). The plan shown is still tutorial.json."
         )
     ]
+
+
+def test_a_message_keeps_its_code_spans_and_escapes_the_rest():
+    """A task's error names a table in a code span (shown as code) and node ids outside one (shown as
+    written: two ``*`` would make italics)."""
+    from ui.markdown import md_message
+
+    text = "table `no_such_table` is not bound; node 0.0*6 with node 0.0*5 [see `a*b`]"
+    assert md_message(text) == r"table `no_such_table` is not bound; node 0.0\*6 with node 0.0\*5 \[see `a*b`\]"
+    assert md_message("an unclosed ` tick") == r"an unclosed \` tick"
