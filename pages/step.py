@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from executor.jobs.outputs import describe_step
+from executor.jobs.outputs import describe_step, too_many_to_compare
 from executor.jobs.run import RunResult
 from executor.jobs.step import count_notes, cross_product_warning, run_step
 from ui.graph.viewer import graph_view
@@ -289,6 +289,9 @@ def _rows(
                 sample=limit,
                 timeout_s=timeout_s,
                 button="Compare with input (which rows were dropped)",
+                refused=too_many_to_compare(
+                    ins[0].row_count if isinstance(ins[0], RunResult) else None, f"Its input, node {inputs[0]},"
+                ),
             )
 
 

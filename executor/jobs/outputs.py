@@ -281,6 +281,22 @@ def _work(
     return result
 
 
+#: Rows a side may have for a comparison to be started: each side is read whole (a set difference), and
+#: beyond this a local session does not end within any timeout a person waits for.
+COMPARE_MAX_ROWS = 100_000_000
+
+
+def too_many_to_compare(rows: int | None, what: str) -> str | None:
+    """Why a comparison of a side of ``rows`` rows (known from a run or its inputs' counts) is not
+    started, or None."""
+    if rows is None or rows <= COMPARE_MAX_ROWS:
+        return None
+    return (
+        f"{what} has {rows:,} rows: a comparison reads every one and would not end "
+        f"(at most {COMPARE_MAX_ROWS:,} are compared)."
+    )
+
+
 def compare_outputs(
     model_a,
     node_a: str,
@@ -349,7 +365,7 @@ class _Comparison(Job):
         return err
 
 
-__all__ = ["ColumnComparison", "OutputComparison", "compare_outputs"]
+__all__ = ["COMPARE_MAX_ROWS", "ColumnComparison", "OutputComparison", "compare_outputs", "too_many_to_compare"]
 
 
 # ---- what one step did -------------------------------------------------------------------------

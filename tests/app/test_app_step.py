@@ -166,6 +166,31 @@ def test_a_step_onto_a_cross_product_is_flagged_and_never_counts_it(spark, tpch_
     assert waited < 60, waited  # the rows of three reads and two derived counts, not a trillion-row count
 
 
+def test_a_filter_over_a_cross_product_is_not_compared_with_it(spark, tpch_dir):
+    """The filter above q03's cross products keeps a few thousand of its 1.35 trillion input rows:
+    comparing the two would read every input row, so the comparison is not offered, and says why
+    (the count checked against DuckDB's counts of the three tables)."""
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params["sample"] = "tpch_q03_datafusion.json"
+    at.query_params["node"] = "0.0*4"
+    at.switch_page("pages/step.py")
+    at.run()
+    _run_step(at, 120)
+    assert not at.error, [e.value for e in at.error]
+    rows = 1
+    for t in ("customer", "orders", "lineitem"):
+        rows *= _count(f"SELECT count(*) FROM '{tpch_dir}/{t}.parquet'")
+    assert at.button(key="step_compare_button").disabled
+    assert any(
+        c.value
+        == md_escape(
+            f"Its input, node 0.0*5, has {rows:,} rows: a comparison reads every one and would not "
+            "end (at most 100,000,000 are compared)."
+        )
+        for c in at.caption
+    ), [c.value for c in at.caption]
+
+
 @pytest.mark.restarts_spark
 def test_the_next_step_after_the_jvm_stopped_starts_a_new_session(spark):
     """Whatever stopped Spark (its JVM killed, or the session stopped), the next Run starts a new

@@ -84,10 +84,12 @@ def compare_panel(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     button: str = "Compare outputs",
     ignore_case: bool = False,
+    refused: str | None = None,
 ) -> OutputComparison | None:
     """A button that compares the two nodes (on Spark, in the background with Cancel and a timeout) and the result.
 
-    ``key`` names the widget (unique per page); the result is kept for this pair of nodes and data."""
+    ``key`` names the widget (unique per page); the result is kept for this pair of nodes and data.
+    ``refused``: why the comparison cannot be made (the button is then disabled and says why)."""
     ident = (
         key,
         model_a.digest,
@@ -101,6 +103,10 @@ def compare_panel(
     )
     task = _tasks().get(ident)
     running = task is not None and not task.done.is_set()
+    if refused:
+        st.button(button, key=f"{key}_button", disabled=True)
+        st.caption(md_escape(refused))
+        return None
     if st.button(button, key=f"{key}_button", disabled=running):
         task = _tasks()[ident] = Task(status="running on Spark")
         work = lambda t=task: compare_outputs(
