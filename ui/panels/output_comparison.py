@@ -124,7 +124,7 @@ def compare_panel(
         run_in_background(task, work, what="comparing", thread_name="app-compare")
     if task is None:
         return None
-    result = finished(task, lambda: _progress(ident, key, f"Comparing {labels[0]} with {labels[1]} on Spark"))
+    result = finished(task, lambda: _progress(ident, key, f"Comparing {labels[0]} with {labels[1]}"))
     if result is not None:
         show_comparison(result, labels)
     return result
