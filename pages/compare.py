@@ -130,7 +130,8 @@ def _pair_label(a: PlanModel, b: PlanModel, e: NodeDiff) -> str:
 
 def _schema_frame(model: PlanModel, node_id: str, marked: set[int]) -> pd.DataFrame | object:
     rows = model.node(node_id).schema_json() or []
-    frame = pd.DataFrame(rows, columns=["index", "name", "type", "nullable"])
+    # no nullable column: a nullable type ends in "?", as in the graph and the inspector
+    frame = pd.DataFrame(rows, columns=["index", "name", "type"])
     return frame.style.apply(lambda r: [_HIGHLIGHT if r["index"] in marked else "" for _ in r], axis=1)
 
 
@@ -264,8 +265,13 @@ def _differences(diff: PlanDiff) -> None:
     st.session_state.setdefault("compare_status", ["changed", "removed", "added"])
     shown = st.multiselect("Show", list(STATUSES), key="compare_status")
     rows = [r for r in diff.rows() if r["status"] in shown]
+    # the short columns narrow, so that the differences have the room
+    small = {c: st.column_config.Column(width="small") for c in ("status", "#", "a", "b", "kind")}
     st.dataframe(
-        pd.DataFrame(rows, columns=["status", "#", "a", "b", "kind", "differences"]), hide_index=True, width="stretch"
+        pd.DataFrame(rows, columns=["status", "#", "a", "b", "kind", "differences"]),
+        hide_index=True,
+        width="stretch",
+        column_config=small,
     )
 
 

@@ -527,11 +527,13 @@ def _expression_differences(a: NodeView, b: NodeView, fold: Callable[[str], str]
 
     ea, eb = by_role(a.info.expressions), by_role(b.info.expressions)
     keys = list(ea) + [k for k in eb if k not in ea]
+    several = {role for role, i in keys if i > 0}  # a role held by more than one expression: numbered
     out = []
     for key in keys:
         ta, tb = ea.get(key), eb.get(key)
         if ta is None or tb is None or fold(ta) != fold(tb):
-            out.append(Difference("expression", key[0], ta, tb))
+            role, i = key
+            out.append(Difference("expression", f"{role} {i + 1}" if role in several else role, ta, tb))
     return out
 
 

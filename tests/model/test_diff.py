@@ -365,3 +365,28 @@ def test_the_rows_read_as_text_with_no_none_and_the_kinds_titled():
         ("", "0.0*4", "", "Project")
     ]
     assert next(r for r in rows if r["#"] == "8")["kind"] == "Read"
+
+
+def test_expressions_of_one_role_are_told_apart_by_number():
+    """Three GROUP BY keys that differ: "group by 1", "group by 2", "group by 3", not the same words
+    three times; a role held by one expression keeps its name alone."""
+    from viz.diff import diff_plans
+
+    def grouped(names: list[str]) -> dict:
+        t = P.read("t", [(n, "i64") for n in names])
+        keys = [P.field(i) for i in range(3)]
+        return P.plan(
+            {
+                "aggregate": {
+                    "input": t,
+                    "groupingExpressions": keys,
+                    "groupings": [{"expressionReferences": [0, 1, 2]}],
+                }
+            }
+        )
+
+    a, b = P.model_of(grouped(["x", "y", "z"])), P.model_of(grouped(["X", "Y", "Z"]))
+    diff = diff_plans(a, b)
+    root = diff.by_a["0"]
+    whats = [d.what for d in root.differences if d.aspect == "expression"]
+    assert whats == ["group by 1", "group by 2", "group by 3"], whats
