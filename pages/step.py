@@ -266,12 +266,12 @@ def _rows(
         st.caption("Press ▶ Run (or G) to see this node's rows beside its inputs' rows.")
         return
     running = task is not None and not task.done.is_set()
-    cols = st.columns(len(inputs) + 1)
-    for i, (inp, res) in enumerate(zip(inputs, ins)):
-        with cols[i]:
+    # the inputs side by side, the output under them as wide as the panel: three tables in a row are
+    # too narrow to read
+    for i, (inp, res, col) in enumerate(zip(inputs, ins, st.columns(len(inputs)) if inputs else [])):
+        with col:
             _rows_block(model, inp, f"Input {i + 1}", res, running)
-    with cols[-1]:
-        _rows_block(model, node_id, "Output", own, running)
+    _rows_block(model, node_id, "Output", own, running)
 
     if kind(node.kind).keeps_input_rows and len(inputs) == 1 and ok and task is not None and task.done.is_set():
         st.markdown("##### Compared with its input")
