@@ -29,6 +29,8 @@ from ..words import (
 )
 from .names import column_names, is_expression_name, outer_records, root_names, spoken_record
 
+_ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
+
 #: Column lists show this many names, then "and N more".
 MAX_COLUMNS = 6
 
@@ -61,20 +63,36 @@ class Context:
             incoming = self.sides_told_apart(spoken_record(self.model, self.node, incoming))
         return Words(self.model, incoming if use_incoming else fields, outer_records(self.model, self.node.id))
 
+    def paired_by(self) -> NodeView | None:
+        """The node whose two inputs this node's record is made of: a join itself, or the cross
+        product (an inner join without an emit) right under a filter, whose condition then pairs
+        them (DataFusion writes its joins so)."""
+        node = self.node
+        if kind(node.kind).joins and len(node.inputs) == 2:
+            return node
+        if node.kind != "filter" or not node.inputs:
+            return None
+        below = self.model.node(node.inputs[0])
+        body = below.node.body
+        pairs = below.kind in ("cross", "join") and join_type_of(body) in ("inner", "cross")
+        return below if pairs and len(below.inputs) == 2 and emit(body) is None else None
+
     def sides_told_apart(self, record: Sequence[Field]) -> Sequence[Field]:
-        """A join's record with each name both sides have told apart, so that "on id is above id"
-        is never said of two columns: by the table it is read from ("t0.id"), else by its side
-        ("left id")."""
-        inputs = self.node.inputs
-        if not kind(self.node.kind).joins or len(inputs) != 2:
+        """A join's record (or a filter's over a cross product) with each name both sides have told
+        apart, so that "on id is above id" is never said of two columns: by the table it is read
+        from ("t0.id"), else by its side ("left id"). A name one side has twice (a table joined
+        twice below) is told apart by its place: "d_date_sk of the 2nd date_dim"."""
+        pair = self.paired_by()
+        if pair is None:
             return record
+        inputs = pair.inputs
         left = self.model.node(inputs[0]).schema
         if left is None or len(left) >= len(record):
             return record
         names = [f.name for f in record]
-        both = set(names[: len(left)]) & set(names[len(left) :])
-        if not both:
+        if len(set(names)) == len(names):
             return record
+        both = set(names[: len(left)]) & set(names[len(left) :])
         summaries = [*column_sources(self.model, inputs[0]), *column_sources(self.model, inputs[1])]
         if len(summaries) != len(record):
             return record
@@ -86,13 +104,31 @@ class Context:
         tables = [table_of(i) for i in range(len(record))]
         qualified = [f"{t}.{n}" if t and n in both else n for t, n in zip(tables, names)]
         clash = set(qualified[: len(left)]) & set(qualified[len(left) :])
-        out = []
+        told = []
         for i, f in enumerate(record):
             name = qualified[i]
             if name in clash:
                 side = "right" if i >= len(left) else "left"
                 # a spoken name ("the number of rows") takes the side as its owner
                 name = f"the {side} side's {f.name[4:]}" if f.name.startswith("the ") else f"{side} {f.name}"
+            told.append(name)
+        # a name still said twice: by its table where that tells it apart, else by its place among the
+        # reads of one table
+        times = Counter(told)
+        per_table = Counter(zip(told, tables))
+        seen: Counter = Counter()
+        out = []
+        for i, (f, name) in enumerate(zip(record, told)):
+            if times[name] > 1:
+                key = (name, tables[i])
+                seen[key] += 1
+                nth = _ORDINALS.get(seen[key], f"{seen[key]}th")
+                if tables[i] and per_table[key] == 1:
+                    name = f"{tables[i]}.{name}"
+                elif name.startswith("the "):
+                    name = f"{name} ({nth})"
+                else:
+                    name = f"{name} of the {nth} {tables[i]}" if tables[i] else f"the {nth} {name}"
             out.append(f if name == f.name else f.renamed(name))
         return out
 
@@ -209,9 +245,18 @@ def _filter(c: Context) -> str:
         # the filter that holds the keys of the cross products below it: the matching first, then the rest
         rest = [e for e in parts if not is_column_equality(w, e)]
         combined = c.combined(c.input(0)) or "rows"
+        pair = c.paired_by()
+        left = c.model.node(pair.inputs[0]).schema if pair is not None else None
+        incoming = c.node.info.incoming
+        same: list[SameKey | None] = [None] * len(keys)
+        if left is not None and incoming is not None:  # a key of one name on both sides, said once
+            record = spoken_record(c.model, c.node, incoming)
+            same = [_same_name(c, e, record, len(left)) for e in keys]
+        said = ([_the_same(same)] if any(same) else []) + w.conditions_of(
+            [e for e, key in zip(keys, same) if key is None]
+        )
         text = as_sentence(
-            f"Keeps {_rows(combined) if combined != 'rows' else 'the rows'} that match on "
-            f"{and_list(w.conditions_of(keys))}"
+            f"Keeps {_rows(combined) if combined != 'rows' else 'the rows'} that match on {and_list(said)}"
         )
         if rest:
             words = and_list(w.conditions_of(rest))
