@@ -738,7 +738,7 @@ def test_a_filter_over_a_cross_product_tells_its_columns_apart():
     """DataFusion writes joins as cross products under one filter. t0 (id, a) × t1 (id) × t1 (id) ×
     t2 (x): the filter's record is id, a, id, id, x (checked by hand); a key of one name on both sides
     of the top pair is said once, and a name one side has from two reads of one table is told apart
-    by the read's place, from another table's by that table."""
+    by its place among the columns of that name, from another table's by that table."""
     functions = {**P.FUNCTIONS, 7: ("and:bool", "functions_boolean")}
     t0 = P.read("t0", [("id", "i64"), ("a", "i64")])
     t1 = P.read("t1", [("id", "i64")])
@@ -751,12 +751,12 @@ def test_a_filter_over_a_cross_product_tells_its_columns_apart():
     cond = P.call(7, P.call(1, P.field(1), P.field(2)), P.call(1, P.field(1), P.field(3)))
     m = P.model_of(P.plan({"filter": {"input": chain, "condition": cond}}, functions=functions))
     assert describe(m, "0") == (
-        "Keeps the combined rows of 4 tables that match on a = id of the 1st t1 and a = id of the 2nd t1."
+        "Keeps the combined rows of 4 tables that match on a = id (the 2nd of 3) and a = id (the 3rd of 3)."
     ), describe(m, "0")
     # t0's id against t1's first: by table, the two reads of t1 by place
     cond = P.call(1, P.field(0), P.field(2))
     m = P.model_of(P.plan({"filter": {"input": chain, "condition": cond}}, functions=functions))
-    assert describe(m, "0") == ("Keeps the combined rows of 4 tables that match on t0.id = id of the 1st t1."), (
+    assert describe(m, "0") == ("Keeps the combined rows of 4 tables that match on t0.id = id (the 2nd of 3)."), (
         describe(m, "0")
     )
     # one pair, one key of one name on both sides: said once

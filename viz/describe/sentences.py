@@ -81,7 +81,7 @@ class Context:
         """A join's record (or a filter's over a cross product) with each name both sides have told
         apart, so that "on id is above id" is never said of two columns: by the table it is read
         from ("t0.id"), else by its side ("left id"). A name one side has twice (a table joined
-        twice below) is told apart by its place: "d_date_sk of the 2nd date_dim"."""
+        twice below) is told apart by its place: "d_date_sk (the 2nd of 3)"."""
         pair = self.paired_by()
         if pair is None:
             return record
@@ -113,22 +113,18 @@ class Context:
                 name = f"the {side} side's {f.name[4:]}" if f.name.startswith("the ") else f"{side} {f.name}"
             told.append(name)
         # a name still said twice: by its table where that tells it apart, else by its place among the
-        # reads of one table
+        # columns of that name ("d_date_sk (the 2nd of 3)")
         times = Counter(told)
         per_table = Counter(zip(told, tables))
         seen: Counter = Counter()
         out = []
         for i, (f, name) in enumerate(zip(record, told)):
             if times[name] > 1:
-                key = (name, tables[i])
-                seen[key] += 1
-                nth = _ORDINALS.get(seen[key], f"{seen[key]}th")
-                if tables[i] and per_table[key] == 1:
+                seen[name] += 1
+                if tables[i] and per_table[(name, tables[i])] == 1:
                     name = f"{tables[i]}.{name}"
-                elif name.startswith("the "):
-                    name = f"{name} ({nth})"
                 else:
-                    name = f"{name} of the {nth} {tables[i]}" if tables[i] else f"the {nth} {name}"
+                    name = f"{name} (the {_ORDINALS.get(seen[name], f'{seen[name]}th')} of {times[name]})"
             out.append(f if name == f.name else f.renamed(name))
         return out
 
