@@ -144,6 +144,21 @@ def test_isthmus_cross_products_name_the_filter_that_holds_their_condition():
     )
 
 
+def _against_vip(join_type: str) -> dict:
+    """The join of orders and customers (o_cust = c_id, fields 1 and 3) against vip on c_id = v_id
+    (fields 3 and 5), of ``join_type``."""
+    pair = {
+        "join": {
+            "left": P.read("orders", P.ORDERS),
+            "right": P.read("customers", P.CUSTOMERS),
+            "expression": P.call(1, P.field(1), P.field(3)),
+            "type": "JOIN_TYPE_INNER",
+        }
+    }
+    vip = P.read("vip", [("v_id", "i64")])
+    return {"join": {"left": pair, "right": vip, "expression": P.call(1, P.field(3), P.field(5)), "type": join_type}}
+
+
 def test_one_thing_is_said_in_the_singular_and_a_cross_product_of_combined_rows_plainly():
     """A count or a list of one is singular (one column kept, one row skipped, one more key); a
     cross product whose input is itself a combination names the tables combined so far, not
@@ -176,23 +191,7 @@ def test_one_thing_is_said_in_the_singular_and_a_cross_product_of_combined_rows_
     assert describe(m, "4") == (
         "Marks each row of orders with whether it has a match in products on the same product_id."
     )
-    pair = {
-        "join": {
-            "left": P.read("orders", P.ORDERS),
-            "right": P.read("customers", P.CUSTOMERS),
-            "expression": P.call(1, P.field(1), P.field(3)),
-            "type": "JOIN_TYPE_INNER",
-        }
-    }
-    mark = {
-        "join": {
-            "left": pair,
-            "right": P.read("vip", [("v_id", "i64")]),
-            "expression": P.call(1, P.field(3), P.field(5)),
-            "type": "JOIN_TYPE_LEFT_MARK",
-        }
-    }
-    m = P.model_of(P.plan(mark))
+    m = P.model_of(P.plan(_against_vip("JOIN_TYPE_LEFT_MARK")))
     assert describe(m, "0") == (
         "Marks each of the combined customers and orders rows with whether it has a match in vip on c_id = v_id."
     )
@@ -648,22 +647,8 @@ def test_the_rows_of_a_semi_join_are_its_kept_sides():
     """A left semi join of orders and customers against vip keeps orders-and-customers rows only: the
     join above names them so ("the combined customers and orders rows"), vip's rows not among them;
     two sides alike in words are told apart by their steps."""
-    pair = {
-        "join": {
-            "left": P.read("orders", P.ORDERS),
-            "right": P.read("customers", P.CUSTOMERS),
-            "expression": P.call(1, P.field(1), P.field(3)),
-            "type": "JOIN_TYPE_INNER",
-        }
-    }
-    semi = {
-        "join": {
-            "left": pair,
-            "right": P.read("vip", [("v_id", "i64")]),
-            "expression": P.call(1, P.field(3), P.field(5)),
-            "type": "JOIN_TYPE_LEFT_SEMI",
-        }
-    }
+    semi = _against_vip("JOIN_TYPE_LEFT_SEMI")
+    pair = semi["join"]["left"]
     above = {
         "join": {
             "left": semi,
