@@ -9,11 +9,13 @@ Inspect starts), and a plan opened again at the step it was left at (:func:`_sta
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from executor.jobs.run import run_node
 from ui.graph.viewer import graph_view
-from ui.markdown import md_escape
+from ui.markdown import md_escape, md_message
 from ui.page import open_plan
 from ui.panels.boundary import panel
 from ui.panels.report_button import report_button
@@ -110,7 +112,16 @@ def _progress(key: tuple) -> None:
         show_progress(task, "Running this step on Spark", "present_cancel")
 
 
-def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
+_NODE_ID = re.compile(r"\bnode ([0-9][\w.*]*)")
+
+
+def in_steps(text: str, number: dict[str, int]) -> str:
+    """A run's note or error with each node id said as the story's step ("node 0.0*4" -> "step 7"): an
+    audience reads steps. An id the story has not is kept."""
+    return _NODE_ID.sub(lambda m: f"step {number[m[1]]}" if m[1] in number else m[0], text)
+
+
+def _sample_rows(plan, model: PlanModel, node_id: str, number: dict[str, int]) -> None:
     ok, reason = executability_of(plan.data).get(node_id, (True, None))
     if not ok:
         st.info(md_escape(f"This step cannot run on Spark: {reason}"))
@@ -130,6 +141,9 @@ def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
         )
     if task is None:
         return
+    if task.done.is_set() and task.error is not None:  # its node ids said as steps
+        st.error(md_message(in_steps(task.error, number)))
+        return
     result = finished(task, lambda: _progress(key))
     if result is None:
         return
@@ -142,7 +156,7 @@ def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
     more = " (the first ones)" if n >= SAMPLE_LIMIT else ""
     st.caption(f"{n} row{'s' if n != 1 else ''}{more}, ran in {result.elapsed_s:.1f}s")
     for w in result.warnings:
-        st.caption(md_escape(f"⚠ {w}"))
+        st.caption(md_escape(f"⚠ {in_steps(w, number)}"))
 
 
 def main() -> None:
@@ -201,7 +215,7 @@ def main() -> None:
                 + md_escape(", ".join(names[:20]))
                 + (f" and {len(names) - 20} more" if len(names) > 20 else "")
             )
-        _sample_rows(plan, model, selected)
+        _sample_rows(plan, model, selected, number)
         st.divider()
         _story(order, sentences, selected)
         st.divider()

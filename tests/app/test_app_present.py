@@ -200,6 +200,19 @@ def test_sample_rows_name_computed_columns_as_the_story_does(spark):
     assert not at.exception and not at.error, [e.value for e in at.error]
     columns = list(at.dataframe[0].value.columns)
     assert any(c.endswith("] revenue") for c in columns) and not any("sum(" in c for c in columns), columns
+    # the run's note on the coercion it applies names the step, not the node id
+    notes = [c.value for c in at.caption if c.value.startswith("⚠")]
+    with open(os.path.join(ROOT, "sample_plans", "tpch_q03_datafusion.json"), "rb") as fh:
+        step = story_order(analyze(fh.read())).index("0.0.0.0") + 1
+    assert notes and all("0.0.0.0" not in n for n in notes) and any(f"step {step}" in n for n in notes), notes
+
+
+def test_a_note_names_steps_not_node_ids():
+    from pages.present import in_steps
+
+    number = {"0.0*4": 7, "0": 9}
+    assert in_steps("node 0.0*4: subtract(i64, decimal<15,2>)", number) == "step 7: subtract(i64, decimal<15,2>)"
+    assert in_steps("node 0 and node 0.1 (not told)", number) == "step 9 and node 0.1 (not told)"
 
 
 def test_a_failing_run_shows_a_message_not_a_traceback(spark, monkeypatch, tmp_path):
