@@ -9,8 +9,6 @@ Inspect starts), and a plan opened again at the step it was left at (:func:`_sta
 
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
 from executor.jobs.run import run_node
@@ -25,7 +23,7 @@ from ui.state.plan_source import executability_of
 from ui.state.selection import resolve_node, select, theme
 from ui.state.share import share_link_widget
 from ui.tasks import Task, finished, progress_fragment, show_progress, start
-from viz.describe import column_names, describe_plan, spoken_model, story_order, story_runs
+from viz.describe import column_names, describe_plan, in_steps, spoken_model, story_order, story_runs
 from viz.model import PlanModel
 from viz.render import View, title, to_dot
 from viz.words import counted
@@ -112,16 +110,7 @@ def _progress(key: tuple) -> None:
         show_progress(task, "Running this step on Spark", "present_cancel")
 
 
-_NODE_ID = re.compile(r"\bnode ([0-9][\w.*]*)")
-
-
-def in_steps(text: str, number: dict[str, int]) -> str:
-    """A run's note or error with each node id said as the story's step ("node 0.0*4" -> "step 7"): an
-    audience reads steps. An id the story has not is kept."""
-    return _NODE_ID.sub(lambda m: f"step {number[m[1]]}" if m[1] in number else m[0], text)
-
-
-def _sample_rows(plan, model: PlanModel, node_id: str, number: dict[str, int]) -> None:
+def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
     ok, reason = executability_of(plan.data).get(node_id, (True, None))
     if not ok:
         st.info(md_escape(f"This step cannot run on Spark: {reason}"))
@@ -142,7 +131,7 @@ def _sample_rows(plan, model: PlanModel, node_id: str, number: dict[str, int]) -
     if task is None:
         return
     if task.done.is_set() and task.error is not None:  # its node ids said as steps
-        st.error(md_message(in_steps(task.error, number)))
+        st.error(md_message(in_steps(task.error, model)))
         return
     result = finished(task, lambda: _progress(key))
     if result is None:
@@ -156,7 +145,7 @@ def _sample_rows(plan, model: PlanModel, node_id: str, number: dict[str, int]) -
     more = " (the first ones)" if n >= SAMPLE_LIMIT else ""
     st.caption(f"{n} row{'s' if n != 1 else ''}{more}, ran in {result.elapsed_s:.1f}s")
     for w in result.warnings:
-        st.caption(md_escape(f"⚠ {in_steps(w, number)}"))
+        st.caption(md_escape(f"⚠ {in_steps(w, model)}"))
 
 
 def main() -> None:
@@ -215,7 +204,7 @@ def main() -> None:
                 + md_escape(", ".join(names[:20]))
                 + (f" and {len(names) - 20} more" if len(names) > 20 else "")
             )
-        _sample_rows(plan, model, selected, number)
+        _sample_rows(plan, model, selected)
         st.divider()
         _story(order, sentences, selected)
         st.divider()

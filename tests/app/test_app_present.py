@@ -207,14 +207,6 @@ def test_sample_rows_name_computed_columns_as_the_story_does(spark):
     assert notes and all("0.0.0.0" not in n for n in notes) and any(f"step {step}" in n for n in notes), notes
 
 
-def test_a_note_names_steps_not_node_ids():
-    from pages.present import in_steps
-
-    number = {"0.0*4": 7, "0": 9}
-    assert in_steps("node 0.0*4: subtract(i64, decimal<15,2>)", number) == "step 7: subtract(i64, decimal<15,2>)"
-    assert in_steps("node 0 and node 0.1 (not told)", number) == "step 9 and node 0.1 (not told)"
-
-
 def test_a_failing_run_shows_a_message_not_a_traceback(spark, monkeypatch, tmp_path):
     # a plan reading a table no data root has: TableNotFound, shown as st.error
     import json

@@ -13,7 +13,15 @@ import pytest
 
 from tests.support import CORPORA, ROOT, SHARED, corpus_plans
 from tests.support import plans as P
-from viz.describe import column_names, describe, describe_failures, describe_plan, spoken_model, story_order
+from viz.describe import (
+    column_names,
+    describe,
+    describe_failures,
+    describe_plan,
+    in_steps,
+    spoken_model,
+    story_order,
+)
 from viz.errors import PlanLoadError
 from viz.model import PlanModel, analyze
 
@@ -748,3 +756,12 @@ def test_a_filter_over_a_cross_product_tells_its_columns_apart():
     pair = cross(t0, t1)
     m = P.model_of(P.plan({"filter": {"input": pair, "condition": P.call(1, P.field(0), P.field(2))}}))
     assert describe(m, "0") == "Keeps the combined t0 and t1 rows that match on the same id.", describe(m, "0")
+
+
+def test_a_note_names_steps_not_node_ids():
+    """A run's note on Present: the tutorial's join (node 0.0, the story's 4th step) said as its step;
+    an id the plan has not is kept."""
+    m = sample("tutorial.json")
+    assert story_order(m).index("0.0") == 3
+    assert in_steps("node 0.0: a single join runs as an outer join", m) == "step 4: a single join runs as an outer join"
+    assert in_steps("node 0.0.0 and node 9.9", m) == "step 1 and node 9.9"

@@ -3,6 +3,7 @@ generic one where a builder fails), the order to tell it in, and how it names ta
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -167,6 +168,16 @@ def story_order(model: PlanModel) -> list[str]:
     """Node ids from the leaves to the roots (inputs before the nodes that read them, subqueries
     before their enclosing node), each once: the order to tell a plan's story in."""
     return model.graph.post_order()
+
+
+_NODE_ID = re.compile(r"\bnode ([0-9][\w.*]*)")
+
+
+def in_steps(text: str, model: PlanModel) -> str:
+    """A run's note or error with each node id said as the story's step ("node 0.0*4" -> "step 7"),
+    for an audience that reads steps; an id the plan has not is kept."""
+    step = _step(model, ids=False)
+    return _NODE_ID.sub(lambda m: step(m[1]) if m[1] in model.graph.nodes else m[0], text)
 
 
 def story_runs(order: Sequence[str], sentences: dict[str, str]) -> list[tuple[int, int]]:
