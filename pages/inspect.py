@@ -247,7 +247,10 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
             if not rules:
                 st.write("No property information.")
             for r in rules:
-                st.markdown(f"**{md_escape(r['property'])}**: `{r['value']}` — *{md_escape(r['effect'])}*")
+                meaning = f" ({r['meaning']})" if r["meaning"] else ""
+                st.markdown(
+                    f"**{md_escape(r['property'])}**: `{r['value']}` — *{md_escape(r['effect'])}*{md_escape(meaning)}"
+                )
                 if r["rule"]:
                     st.caption(md_escape(f"Spec: {r['rule']}"))
                 if r["note"]:

@@ -13,6 +13,7 @@ from google.protobuf import json_format, text_format
 from .fields import Field
 from .kinds import JOIN_KINDS
 from .model import NodeView, PlanModel
+from .properties import EFFECT_MEANINGS
 from .render import title
 
 
@@ -72,6 +73,7 @@ def property_rules(node: NodeView) -> list[dict]:
             "property": "orderedness",
             "value": p.order_text(),
             "effect": p.order_effect.kind,
+            "meaning": EFFECT_MEANINGS.get(p.order_effect.kind, ""),
             "rule": p.order_effect.rule,
             "note": p.order_effect.note,
         },
@@ -79,6 +81,7 @@ def property_rules(node: NodeView) -> list[dict]:
             "property": "distribution",
             "value": p.distribution_text(),
             "effect": p.distribution_effect.kind,
+            "meaning": EFFECT_MEANINGS.get(p.distribution_effect.kind, ""),
             "rule": p.distribution_effect.rule,
             "note": p.distribution_effect.note,
         },

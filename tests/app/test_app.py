@@ -319,3 +319,16 @@ def test_the_uploader_states_the_plan_size_limit_the_loader_keeps():
 
     at = _app()
     assert at.sidebar.file_uploader[0].proto.max_upload_size_mb * 2**20 == MAX_PLAN_BYTES
+
+
+def test_the_properties_tab_says_what_each_effect_means():
+    """The tutorial's root aggregate loses its input's order (the spec: "No orderedness guaranteed"):
+    the tab says so in words beside the effect's name."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["inspector_tab"] = "Properties"
+    at.query_params["sample"] = "tutorial.json"
+    at.query_params["node"] = "0"
+    at.run()
+    assert not at.exception
+    lines = [m.value for m in at.markdown if m.value.startswith("**orderedness**")]
+    assert lines == ["**orderedness**: `none` — *eliminated* (this node loses its input's)"], lines

@@ -26,11 +26,12 @@ explicit stack, so plans of any depth and shared subtrees cost one walk. What is
 """
 
 from .derive import derive_properties
-from .facts import EFFECTS, Distribution, Effect, NodeProperties, Ordering, PartitionField, SortKey
+from .facts import EFFECT_MEANINGS, EFFECTS, Distribution, Effect, NodeProperties, Ordering, PartitionField, SortKey
 from .rules import RULES
 
 __all__ = [
     "EFFECTS",
+    "EFFECT_MEANINGS",
     "RULES",
     "Distribution",
     "Effect",

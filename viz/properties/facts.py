@@ -112,6 +112,17 @@ class Distribution:
 
 #: The effects a node can have on a property.
 EFFECTS = ("established", "kept", "remapped", "extended", "eliminated", "overwritten", "none", "unknown")
+#: Each effect in words, for a person who has not read the spec's property maintenance rules.
+EFFECT_MEANINGS = {
+    "established": "this node sets it",
+    "kept": "as its input has it",
+    "remapped": "its input's, with its fields at their new places",
+    "extended": "its input's, with more keys after them",
+    "eliminated": "this node loses its input's",
+    "overwritten": "this node replaces its input's with its own",
+    "none": "none to keep: a read, or a node without output rows",
+    "unknown": "the plan does not say enough to know",
+}
 
 
 @dataclass(frozen=True)
