@@ -182,7 +182,7 @@ def test_one_thing_is_said_in_the_singular_and_a_cross_product_of_combined_rows_
         "The filter at step 20 keeps the matching pairs.",
         "Pairs every row of PART and SUPPLIER combined so far with every row of PARTSUPP (a cross product). "
         "The filter at step 20 keeps the matching pairs.",
-        "Pairs every row of PART, PARTSUPP and SUPPLIER combined so far with every row of NATION "
+        "Pairs every row of PART, SUPPLIER and PARTSUPP combined so far with every row of NATION "
         "(a cross product). The filter at step 20 keeps the matching pairs.",
         "Pairs every row of the 4 tables combined so far with every row of REGION (a cross product). "
         "The filter at step 20 keeps the matching pairs.",
@@ -201,7 +201,7 @@ def test_one_thing_is_said_in_the_singular_and_a_cross_product_of_combined_rows_
     )
     m = P.model_of(P.plan(_against_vip("JOIN_TYPE_LEFT_MARK")))
     assert describe(m, "0") == (
-        "Marks each of the combined customers and orders rows with whether it has a match in vip on c_id = v_id."
+        "Marks each of the combined orders and customers rows with whether it has a match in vip on c_id = v_id."
     )
     # hand-made: offset 1 and count 1; a sort by five keys; a broadcast to four partitions and a
     # scatter into one; a union of one input
@@ -294,7 +294,7 @@ def test_tpch_q03_sort_fetch_aggregate_read_filter():
     )
     assert (
         describe(m, "0.0*5")
-        == "Joins lineitem to the combined customer and orders rows on l_orderkey = o_orderkey, keeping only matches."
+        == "Joins lineitem to the combined orders and customer rows on l_orderkey = o_orderkey, keeping only matches."
     )
     assert describe(m, "0.0*5.1.0.1") == "Keeps the rows of customer whose c_custkey is at most 14999."
 
@@ -327,7 +327,7 @@ def test_long_conditions_are_all_said_and_patterns_read_as_words():
     # or(P_SIZE = 49, ... = 9), not in(PS_SUPPKEY, subquery)) over cross(PART, PARTSUPP): the key
     # first, then every other condition
     assert describe(m, "0.0.0.0") == (
-        "Keeps the combined PART and PARTSUPP rows that match on P_PARTKEY = PS_PARTKEY. "
+        "Keeps the combined PARTSUPP and PART rows that match on P_PARTKEY = PS_PARTKEY. "
         "Of those, keeps the rows whose P_BRAND is not 'Brand#45', P_TYPE does not start with 'MEDIUM POLISHED', "
         "P_SIZE is one of 49, 14, 23, 45, 19, 3, 36 and 9 and PS_SUPPKEY does not appear in a subquery's results."
     )
@@ -550,7 +550,7 @@ def test_datafusion_q03_in_words():
         "matching pairs.",
         "Pairs every row of customer and orders combined so far with every row of lineitem (a cross product). "
         "The filter at step 6 keeps the matching pairs.",
-        "Keeps the combined customer, lineitem and orders rows that match on c_custkey = o_custkey and "
+        "Keeps the combined customer, orders and lineitem rows that match on c_custkey = o_custkey and "
         "l_orderkey = o_orderkey. Of those, keeps the rows whose c_mktsegment is 'BUILDING', "
         "o_orderdate is before 15 March 1995 and l_shipdate is after 15 March 1995.",
         "Sums l_extendedprice × (1 − l_discount) as revenue per l_orderkey, o_orderdate and o_shippriority.",
@@ -653,7 +653,7 @@ def test_keys_of_one_name_on_both_sides_are_said_once():
 
 def test_the_rows_of_a_semi_join_are_its_kept_sides():
     """A left semi join of orders and customers against vip keeps orders-and-customers rows only: the
-    join above names them so ("the combined customers and orders rows"), vip's rows not among them;
+    join above names them so ("the combined orders and customers rows"), vip's rows not among them;
     two sides alike in words are told apart by their steps."""
     semi = _against_vip("JOIN_TYPE_LEFT_SEMI")
     pair = semi["join"]["left"]
@@ -668,7 +668,7 @@ def test_the_rows_of_a_semi_join_are_its_kept_sides():
     m = P.model_of(P.plan(above))
     assert (
         describe(m, "0")
-        == "Joins the combined customers and orders rows to regions on o_id = r_id, keeping only matches."
+        == "Joins the combined orders and customers rows to regions on o_id = r_id, keeping only matches."
     )
     # both sides the combined rows of 4 tables: each named by its step
     four = {"join": {"left": pair, "right": pair, "expression": P.call(1, P.field(0), P.field(5)), "type": 1}}

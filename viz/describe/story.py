@@ -30,7 +30,8 @@ _memo = MemoBeside(_Memo)
 
 def _tables(model: PlanModel, node_id: str) -> tuple[str, ...] | None:
     """The named tables a node's rows come from, once per read (inputs followed, subqueries not),
-    sorted; None when some leaf is not a named table. Bottom-up (the graph's post-order), memoised."""
+    in the order the plan reads them (left before right); None when some leaf is not a named table.
+    Bottom-up (the graph's post-order), memoised."""
     memo = _memo(model).tables
     nodes = model.graph.nodes
     for cur in model.graph.post_order([node_id], subqueries=False, done=memo):
@@ -46,9 +47,9 @@ def _tables(model: PlanModel, node_id: str) -> tuple[str, ...] | None:
         if any(p is None for p in parts) or node.kind == "aggregate":
             memo[cur] = None  # an aggregate's rows are its groups, not a table's rows
         elif node.kind in PAIRING or node.kind == "set":
-            memo[cur] = tuple(sorted(t for p in parts for t in p))
+            memo[cur] = tuple(t for p in parts for t in p)
         else:  # one input, or a reference to a shared one: the same rows
-            memo[cur] = parts[0] if len(parts) == 1 else tuple(sorted(set(t for p in parts for t in p)))
+            memo[cur] = parts[0] if len(parts) == 1 else tuple(dict.fromkeys(t for p in parts for t in p))
     return memo[node_id]
 
 
@@ -74,7 +75,7 @@ def _things(model: PlanModel, combined: bool = False) -> Callable[[str], str | N
         reads = _tables(model, node_id)
         if not reads:
             return None
-        tables = sorted(set(reads))
+        tables = list(dict.fromkeys(reads))
         if len(tables) == 1 and (len(reads) == 1 or not combined):
             return tables[0]
         if combined and len(tables) == len(reads) <= 3:
@@ -98,7 +99,7 @@ def _pairing(model: PlanModel) -> Callable[[str], str | None]:
         reads = _tables(model, node_id)
         if not reads or len(reads) == 1:
             return None
-        tables = sorted(set(reads))
+        tables = list(dict.fromkeys(reads))
         if len(tables) == len(reads) <= 3:
             return f"{and_list(tables)} combined"
         return f"the {len(reads)} tables combined"
