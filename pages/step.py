@@ -128,10 +128,11 @@ def _rows_block(model: PlanModel, nid: str, heading: str, result: RunResult | st
             total = rows_text(result.row_count)
         else:
             total = f"more than {len(result.rows):,} rows" + (" (counting…)" if running else "")
+        # the counts under the table: the table's toolbar, shown on hover, would cover a caption above it
+        show_rows(result.rows)
         st.caption(f"{total}, showing {len(result.rows):,}")
         for note in count_notes(result):
             st.caption(md_escape(note))
-        show_rows(result.rows)
 
 
 def _graph(model: PlanModel, node_id: str) -> None:
