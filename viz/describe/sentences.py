@@ -74,7 +74,7 @@ class Context:
             return None
         below = self.model.node(node.inputs[0])
         body = below.node.body
-        pairs = below.kind in ("cross", "join") and join_type_of(body) in ("inner", "cross")
+        pairs = below.kind in ("cross", "join") and _join_type_of(body) in ("inner", "cross")
         return below if pairs and len(below.inputs) == 2 and emit(body) is None else None
 
     def sides_told_apart(self, record: Sequence[Field]) -> Sequence[Field]:
@@ -478,7 +478,7 @@ def _condition_above(c: Context) -> str:
     without one (a chain of them is one cross product that filter narrows)."""
     nodes = c.model.graph.nodes
     cur = nodes.get(c.node.node.parent) if c.node.node.parent else None
-    while cur is not None and cur.kind in ("join", "cross") and join_type_of(cur.body) in ("inner", "cross"):
+    while cur is not None and cur.kind in ("join", "cross") and _join_type_of(cur.body) in ("inner", "cross"):
         if cur.kind == "join" and cur.body.HasField("expression") and not is_true(cur.body.expression):
             return ""
         cur = nodes.get(cur.parent) if cur.parent else None
@@ -487,7 +487,7 @@ def _condition_above(c: Context) -> str:
     return f" The filter at {c.step(cur.id)} keeps the matching pairs."
 
 
-def join_type_of(body) -> str:
+def _join_type_of(body) -> str:
     return _join_type(body) if "type" in body.DESCRIPTOR.fields_by_name else "cross"
 
 

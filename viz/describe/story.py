@@ -8,12 +8,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..model import MemoBeside, PlanModel
+from ..schema import join_layout, join_type_name
 from ..words import (
     and_list,
     counted,
 )
 from .names import PAIRING
-from .sentences import DESCRIBE, Context, as_sentence, join_type_of
+from .sentences import DESCRIBE, Context, as_sentence
 
 
 @dataclass
@@ -56,10 +57,10 @@ def _tables(model: PlanModel, node_id: str) -> tuple[str, ...] | None:
 def _row_inputs(node) -> list[str]:
     """The inputs whose rows a node's rows are: both sides of a join, but one side of a semi, anti or
     mark join (the other is only looked up)."""
-    if node.kind in PAIRING and len(node.inputs) == 2:
-        side, _, how = join_type_of(node.body).partition("_")
-        if how in ("semi", "anti", "mark") and side in ("left", "right"):
-            return [node.inputs[0 if side == "left" else 1]]
+    if node.kind in PAIRING and len(node.inputs) == 2 and "type" in node.body.DESCRIPTOR.fields_by_name:
+        layout = join_layout(join_type_name(node.body))
+        if layout != "both":
+            return [node.inputs[0 if layout == "left" else 1]]
     return list(node.inputs)
 
 

@@ -13,7 +13,7 @@ from ..expressions import ExpressionTyper, Scope, contains_rex, direct_field, re
 from ..fields import Field
 from ..graph import Node
 from ..kinds import project_outputs_input
-from ..schema import Conventions, NodeInfo, join_type_name
+from ..schema import Conventions, NodeInfo, join_layout, join_type_name
 from .facts import Distribution, Effect, FieldMap, NodeProperties, Ordering, PartitionField, SortKey
 from .spec import Spec
 
@@ -276,15 +276,6 @@ def _aggregate_distribution(
     return moved, ""
 
 
-def _join_layout(type_name: str) -> str:
-    """Which inputs' fields the output starts with: "both", "left" or "right" (schema.join_output)."""
-    if type_name in ("JOIN_TYPE_LEFT_SEMI", "JOIN_TYPE_LEFT_ANTI", "JOIN_TYPE_LEFT_MARK"):
-        return "left"
-    if type_name in ("JOIN_TYPE_RIGHT_SEMI", "JOIN_TYPE_RIGHT_ANTI", "JOIN_TYPE_RIGHT_MARK"):
-        return "right"
-    return "both"
-
-
 def _join_distribution(ctx: Context, layout: str) -> Distribution | None:
     """ "Distribution is maintained": the rows stay where the inputs had them.
 
@@ -306,7 +297,7 @@ def _join_distribution(ctx: Context, layout: str) -> Distribution | None:
 
 
 def _joined(ctx: Context, order_rule: str, dist_rule: str, type_name: str = "JOIN_TYPE_INNER") -> Derived:
-    dist = _join_distribution(ctx, _join_layout(type_name))
+    dist = _join_distribution(ctx, join_layout(type_name))
     return Derived((), dist, Effect("eliminated", order_rule), Effect("kept", dist_rule))
 
 

@@ -10,7 +10,7 @@ what a rule works with, :mod:`viz.schema.layouts` the readings the executor shar
 
 from .context import SPEC, Context, Conventions, NodeInfo
 from .derive import derive_schemas, root_name_mismatches
-from .layouts import AggregateLayout, aggregate_layout, join_type_name
+from .layouts import AggregateLayout, aggregate_layout, join_layout, join_type_name
 from .rules import DERIVE
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "NodeInfo",
     "aggregate_layout",
     "derive_schemas",
+    "join_layout",
     "join_type_name",
     "root_name_mismatches",
 ]

@@ -1,5 +1,6 @@
 """Readings of a relation that the passes and the executor share, so all read it one way: where an
-aggregate's output columns come from (:class:`AggregateLayout`) and a join's type name."""
+aggregate's output columns come from (:class:`AggregateLayout`), a join's type name and whose rows it
+outputs."""
 
 from __future__ import annotations
 
@@ -14,6 +15,16 @@ from .context import Conventions
 def join_type_name(body) -> str:
     """A join's type by its enum's name (``JOIN_TYPE_LEFT``, ...): each join relation has its own enum."""
     return body.DESCRIPTOR.fields_by_name["type"].enum_type.values_by_number[body.type].name
+
+
+def join_layout(type_name: str) -> str:
+    """Whose rows a join of ``type_name`` outputs, its fields first: "both" inputs', or the "left" or
+    "right" one's alone (a semi, anti or mark join only looks the other up)."""
+    if type_name in ("JOIN_TYPE_LEFT_SEMI", "JOIN_TYPE_LEFT_ANTI", "JOIN_TYPE_LEFT_MARK"):
+        return "left"
+    if type_name in ("JOIN_TYPE_RIGHT_SEMI", "JOIN_TYPE_RIGHT_ANTI", "JOIN_TYPE_RIGHT_MARK"):
+        return "right"
+    return "both"
 
 
 @dataclass(frozen=True)
