@@ -13,7 +13,7 @@ import streamlit as st
 
 from executor.jobs.run import run_node
 from ui.graph.viewer import graph_view
-from ui.markdown import md_escape, md_message
+from ui.markdown import md_escape
 from ui.page import open_plan
 from ui.panels.boundary import panel
 from ui.panels.report_button import report_button
@@ -130,10 +130,7 @@ def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
         )
     if task is None:
         return
-    if task.done.is_set() and task.error is not None:  # its node ids said as steps
-        st.error(md_message(in_steps(task.error, model)))
-        return
-    result = finished(task, lambda: _progress(key))
+    result = finished(task, lambda: _progress(key), lambda text: in_steps(text, model))  # node ids as steps
     if result is None:
         return
     rows = result.rows

@@ -327,16 +327,17 @@ IN_LINE_WAIT_S = 0.5
 WAIT_LOOK_S = 0.5
 
 
-def finished(task: Task, running: Callable[[], None]) -> Any:
+def finished(task: Task, running: Callable[[], None], worded: Callable[[str], str] = str) -> Any:
     """The task's result once it has one. The first time, it is waited for here, up to :data:`WAIT_S`
     (with a progress bar); after that, ``running()`` draws its progress (a fragment with Cancel) until
-    it ends. A task that failed shows its error. None unless finished well."""
+    it ends. A task that failed shows its error, put in the page's words by ``worded``. None unless
+    finished well."""
     settle(task)
     if not task.done.is_set():
         running()
         return None
     if task.error is not None:
-        st.error(md_message(task.error))  # ids hold `*`
+        st.error(md_message(worded(task.error)))  # ids hold `*`
         return None
     return task.result
 

@@ -223,6 +223,23 @@ def test_a_failing_run_shows_a_message_not_a_traceback(spark, monkeypatch, tmp_p
     assert at.error and "no_such_table" in at.error[0].value
 
 
+def test_a_failed_run_names_the_step_not_the_node_id(monkeypatch):
+    """An error that names a node (the executor's "node 0.0.1: …") is said with the story's step
+    number, also when the run fails while the page still waits for it (the tutorial's filter is the
+    story's third step)."""
+    import executor.jobs.run as run
+
+    def failing_run(*args, **kwargs):
+        raise run.ExecutionError("node 0.0.1: stopped by the test")
+
+    monkeypatch.setattr(run, "run_node", failing_run)
+    at = _present(sample="tutorial.json", node="0.0.1")
+    at.button(key="present_show_rows").click().run()
+    wait_for(at, lambda a: bool(a.error))
+    assert not at.exception
+    assert [e.value for e in at.error] == ["step 3: stopped by the test"]
+
+
 SAMPLES = sorted(
     f for f in os.listdir(os.path.join(ROOT, "sample_plans")) if f.endswith(".json") and f != "manifest.json"
 )
