@@ -241,13 +241,7 @@ def _filter(c: Context) -> str:
         # the filter that holds the keys of the cross products below it: the matching first, then the rest
         rest = [e for e in parts if not is_column_equality(w, e)]
         combined = c.combined(c.input(0)) or "rows"
-        pair = c.paired_by()
-        left = c.model.node(pair.inputs[0]).schema if pair is not None else None
-        incoming = c.node.info.incoming
-        same: list[SameKey | None] = [None] * len(keys)
-        if left is not None and incoming is not None:  # a key of one name on both sides, said once
-            record = spoken_record(c.model, c.node, incoming)
-            same = [_same_name(c, e, record, len(left)) for e in keys]
+        same = _same_names(c, keys)  # a key of one name on both sides, said once
         said = ([_the_same(same)] if any(same) else []) + w.conditions_of(
             [e for e, key in zip(keys, same) if key is None]
         )
@@ -447,16 +441,23 @@ def _same_name(c: Context, e: algebra_pb2.Expression, record: Sequence[Field], w
     return a, w.function(e.scalar_function.function_reference) == "is_not_distinct_from"
 
 
+def _same_names(c: Context, conditions: Sequence[algebra_pb2.Expression]) -> list[SameKey | None]:
+    """For each condition, the column it equates on both sides of the pair the node's record is made
+    of (:meth:`Context.paired_by`), else None."""
+    pair, incoming = c.paired_by(), c.node.info.incoming
+    left = c.model.node(pair.inputs[0]).schema if pair is not None else None
+    if left is None or incoming is None:
+        return [None] * len(conditions)
+    record = spoken_record(c.model, c.node, incoming)
+    return [_same_name(c, e, record, len(left)) for e in conditions]
+
+
 def _on(c: Context, expression: algebra_pb2.Expression) -> str:
     """A join's condition in words: its keys that equate columns of the same name on both sides said
     once ("the same i_item_sk and s_zip"), then every other condition."""
     w = c.words()
-    incoming, left = c.node.info.incoming, c.model.node(c.input(0)).schema if c.input(0) else None
-    if incoming is None or left is None:
-        return w.condition(expression)
-    record = spoken_record(c.model, c.node, incoming)
     parts = conjuncts(w, expression)
-    same = [_same_name(c, e, record, len(left)) for e in parts]
+    same = _same_names(c, parts)
     if not any(same):
         return w.condition(expression)
     rest = [e for e, key in zip(parts, same) if key is None]
