@@ -180,8 +180,10 @@ def _diagnostics_list(model: PlanModel) -> None:
                 width="stretch",
                 help=md_escape(f"{text} (click to select node {d.node})"),
             )
-        else:
+        elif d.severity is Severity.INFO:
             _SEVERITY_WIDGET[d.severity](md_escape(text))
+        else:  # about the whole plan: its coloured box is above the graph already, so a line here
+            st.caption(md_escape(f"{d.severity.value} · the whole plan · {text}"))
 
 
 def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[bool, str | None]]) -> None:

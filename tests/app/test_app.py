@@ -136,6 +136,16 @@ def test_clicking_a_diagnostic_selects_its_node():
     assert at.selectbox(key="node").value == "0"
 
 
+def test_a_warning_about_the_whole_plan_is_boxed_once():
+    """DuckDB's q03 departs from the spec's ProjectRel output: the warning's box is above the graph,
+    and the diagnostics list names it in a line, not in a second box."""
+    at = _app(sample="tpch_q03_duckdb.json")
+    boxed = [w.value for w in at.warning if "producer-convention" in w.value]
+    assert len(boxed) == 1 and "departs from the spec" in boxed[0]
+    lines = [c.value for c in at.caption if "producer-convention" in c.value]
+    assert len(lines) == 1 and lines[0].startswith("warning · the whole plan · producer-convention")
+
+
 def test_search_focus_and_collapse_change_the_graph():
     at = _app(sample="tutorial.json")
     full = _dot(at)
