@@ -259,6 +259,12 @@ def _graphs(
                 graph_view(dot, f"compare_graph_{side}", clickable=False, height=640)
 
 
+#: Characters of differences a line of the table holds at the page's usual width; the rows of a table
+#: with a longer text are high enough for it to wrap, up to :data:`MOST_LINES` lines (hover shows the rest).
+LINE_CHARS = 60
+MOST_LINES = 5
+
+
 def _differences(diff: PlanDiff) -> None:
     st.subheader("Differences")
     # kept across pages: a default given once, through the session state (a widget given both warns)
@@ -267,12 +273,25 @@ def _differences(diff: PlanDiff) -> None:
     rows = [r for r in diff.rows() if r["status"] in shown]
     # the short columns narrow, so that the differences have the room
     small = {c: st.column_config.Column(width="small") for c in ("status", "#", "a", "b", "kind")}
+    # a width of its own, or the grid sizes the column to its longest text, past the page's edge
+    small["differences"] = st.column_config.Column(width="large")
+    longest = max((len(str(r.get("differences") or "")) for r in rows), default=0)
     st.dataframe(
         pd.DataFrame(rows, columns=["status", "#", "a", "b", "kind", "differences"]),
         hide_index=True,
         width="stretch",
         column_config=small,
+        # rows taller than 4 rem wrap their text in the grid: long differences then read in full
+        row_height=_row_px(longest),
     )
+
+
+def _row_px(chars: int) -> int | None:
+    """The Differences table's row height for a longest text of ``chars``: the grid's own for one line,
+    else three lines or more (it wraps only in a row higher than 4 rem)."""
+    if chars <= LINE_CHARS:
+        return None
+    return 12 + 19 * min(MOST_LINES, max(3, -(-chars // LINE_CHARS)))
 
 
 def _matched_pair(

@@ -35,6 +35,7 @@ from . import types as T
 from .fields import Field
 from .kinds import KINDS
 from .model import NodeView, PlanModel, producer_name
+from .words import and_list, capped_list
 
 STATUSES = ("same", "changed", "removed", "added")
 
@@ -123,6 +124,89 @@ class Difference:
         return in_a, in_b
 
 
+#: Characters of a value a one-line summary still quotes (an expression, a detail); a longer one is
+#: named by its role only, and the matched pair's detail shows it.
+SUMMARY_VALUE_CHARS = 40
+#: The schema differences said once for all the fields they touch, with their plural subject.
+_FIELD_GROUPS = {
+    "name": "names",
+    "type": "types",
+    "nullability": "nullability",
+    "only in a": "",
+    "only in b": "",
+}
+
+
+def summarize(differences: list[Difference]) -> str:
+    """The differences of one pair in a line, for a table. A schema difference of three fields or more,
+    or of two alike, is said once ("nullability of fields 0, 2 and 3: required → nullable", "names of
+    fields 0–3", "fields 4 and 5 only in a", "8 fields moved (C_CUSTKEY, O_ORDERKEY and 6 more)"), and
+    so are three expressions or more alike ("expressions $8, $9 and $10 only in b"); a value too long
+    to quote is left to the matched pair's detail ("expression sort 1"). Each difference in full is
+    :meth:`Difference.text`."""
+    groups: dict[object, list[Difference]] = {}
+    for d in differences:
+        groups.setdefault(_group(d), []).append(d)
+    out = []
+    for key, members in groups.items():
+        values = {m.sides() for m in members}
+        if key is None or len(members) == 1 or (len(members) == 2 and len(values) == 2):
+            out += [_short(m) for m in members]
+        elif key == "moved":
+            names = [m.what[len("moved ") :] for m in members]
+            out.append(f"{len(members)} fields moved ({capped_list(names, 2)})")
+        elif isinstance(key, tuple):  # expressions alike: only in a, only in b, or changed
+            roles = capped_list([m.what for m in members], 4)
+            out.append(f"expressions {roles}" + ("" if key[1] == "changed" else f" {key[1]}"))
+        else:
+            first = members[0]
+            fields = _fields_text(sorted(m.index for m in members if m.index is not None))
+            plural = _FIELD_GROUPS[first.what]
+            said = f"{fields} {first.what}" if not plural else f"{plural} of {fields}"
+            if len(values) == 1 and first.what != "name":
+                a, b = first.sides()
+                said += f": {a if b is None else b}" if a is None or b is None else f": {a} → {b}"
+            out.append(said)
+    return "; ".join(out)
+
+
+def _group(d: Difference) -> object:
+    """The group :func:`summarize` says ``d`` with: a schema aspect, "moved", an expression's status;
+    None for a difference said alone."""
+    if d.aspect == "schema" and d.index is not None and d.what in _FIELD_GROUPS:
+        return d.what
+    if d.aspect == "schema" and d.what.startswith("moved "):
+        return "moved"
+    if d.aspect == "expression":
+        return ("expression", "only in b" if d.a is None else "only in a" if d.b is None else "changed")
+    return None
+
+
+def _short(d: Difference) -> str:
+    """``d.text()``, or its subject alone when a value is too long for a line."""
+    long = any(len(v or "") > SUMMARY_VALUE_CHARS for v in d.sides())
+    if long and (d.aspect in ("expression", "detail") or (d.aspect == "schema" and d.what == "name")):
+        return d.subject()
+    return d.text()
+
+
+def _fields_text(indices: list[int]) -> str:
+    """ "fields 0, 2 and 3", with a run of three or more as a range: "fields 0–3, 7"."""
+    parts: list[str] = []
+    i = 0
+    while i < len(indices):
+        j = i
+        while j + 1 < len(indices) and indices[j + 1] == indices[j] + 1:
+            j += 1
+        if j - i >= 2:
+            parts.append(f"{indices[i]}–{indices[j]}")
+            i = j + 1
+        else:
+            parts.append(str(indices[i]))
+            i += 1
+    return ("field " if len(indices) == 1 else "fields ") + and_list(parts)
+
+
 @dataclass(frozen=True)
 class NodeDiff:
     """The status of one node, or of one matched pair (then ``a`` and ``b`` are both set)."""
@@ -195,7 +279,7 @@ class PlanDiff:
                 "kind": kind_title(e.kind_a)
                 if e.kind_a == e.kind_b or e.kind_b is None
                 else (kind_title(e.kind_b) if e.kind_a is None else f"{kind_title(e.kind_a)} → {kind_title(e.kind_b)}"),
-                "differences": "; ".join(d.text() for d in e.differences if d.aspect != "kind"),
+                "differences": summarize([d for d in e.differences if d.aspect != "kind"]),
             }
             for e in self.entries
         ]
@@ -613,4 +697,5 @@ __all__ = [
     "kind_title",
     "match_nodes",
     "node_differences",
+    "summarize",
 ]

@@ -390,3 +390,28 @@ def test_expressions_of_one_role_are_told_apart_by_number():
     root = diff.by_a["0"]
     whats = [d.what for d in root.differences if d.aspect == "expression"]
     assert whats == ["group by 1", "group by 2", "group by 3"], whats
+
+
+def test_the_table_says_a_difference_of_many_fields_once():
+    """summarize (the Differences table's cell): three fields alike, or two with the same values, in one
+    phrase; a run of indices as a range; moved fields and expressions counted; a long value left to the
+    pair's detail."""
+    from viz.diff import Difference, summarize
+
+    D = Difference
+    nulls = [D("schema", "nullability", "required", "nullable", i) for i in (0, 2, 3)]
+    assert summarize(nulls) == "nullability of fields 0, 2 and 3: required → nullable"
+    names = [D("schema", "name", f"A{i}", f"a{i}", i) for i in range(4)]
+    assert summarize(names) == "names of fields 0–3"
+    # two that differ each keep their words
+    two = [D("schema", "type", "i32", "i64", 3), D("schema", "type", "i64", "i32", 20)]
+    assert summarize(two) == "field 3 type: i32 → i64; field 20 type: i64 → i32"
+    only = [D("schema", "only in a", f"c{i} i64", None, i) for i in (8, 9, 10, 12)]
+    assert summarize(only) == "fields 8–10 and 12 only in a"
+    moved = [D("schema", f"moved {n}", str(i), str(i + 4), i) for i, n in enumerate(["X", "Y", "Z"])]
+    assert summarize(moved) == "3 fields moved (X, Y and 1 more)"
+    added = [D("expression", f"${i}", None, f"$0:c{i}") for i in range(8, 14)]
+    assert summarize(added) == "expressions $8, $9, $10, $11 and 2 more only in b"
+    long = "sum(multiply(l_extendedprice, subtract(1, l_discount)))"
+    assert summarize([D("expression", "sort 1", long, long.upper())]) == "expression sort 1"
+    assert summarize([D("detail", "detail", "cross product", "inner")]) == "detail: cross product → inner"
