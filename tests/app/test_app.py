@@ -308,11 +308,18 @@ def test_the_url_keeps_naming_the_plan_shown():
     at.run()
     assert not at.exception
     assert at.query_params["sample"] in ("tutorial.json", ["tutorial.json"])
-    # pasted JSON cannot be named by a link: the sample no longer describes what is shown
+    # pasted JSON is named by its copy saved for sharing, under the name it was opened with; the
+    # sample (in the URL and the sidebar's picker) no longer describes what is shown
     with open(os.path.join(ROOT, "sample_plans", "set_ops.json"), encoding="utf-8") as fh:
-        at.sidebar.text_area(key="plan_pasted").input(fh.read()).run()
+        pasted = fh.read()
+    at.sidebar.text_area(key="plan_pasted").input(pasted).run()
     assert not at.exception and at.session_state["plan"].source == "pasted JSON"
-    assert "sample" not in at.query_params and "plan" not in at.query_params
+    assert "sample" not in at.query_params and at.sidebar.selectbox(key="plan_sample").value == "(none)"
+    digest = save_shared(pasted.encode())
+    assert at.query_params["plan"] in (digest, [digest]) and at.query_params["name"] in ("pasted JSON", ["pasted JSON"])
+    reloaded = _app(plan=digest, name="pasted JSON")  # a reload: a new session on the same URL
+    assert not reloaded.exception and reloaded.session_state["plan"].data == pasted.encode()
+    assert reloaded.session_state["plan"].source == "pasted JSON"
     # a shared plan's link is put back too
     with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:
         digest = save_shared(fh.read())

@@ -145,6 +145,7 @@ def _offer(plan: Plan) -> bool:
         return False
     st.session_state.pop(REFUSED, None)
     st.session_state["plan"] = plan
+    st.session_state["plan_sample"] = NONE  # the sample picker no longer names what is shown
     st.query_params.pop("plan", None)
     st.session_state.pop("node", None)
     return True
@@ -200,7 +201,8 @@ def _open_shared(digest: str) -> None:
             f"The shared plan {digest[:16]} {what}; open a sample or upload the plan instead."
         )
         return
-    st.session_state["plan"] = Plan(data, f"shared plan {digest[:8]}", shared=digest)
+    name = (st.query_params.get("name") or "").strip()[:MAX_NAME_CHARS]
+    st.session_state["plan"] = Plan(data, name or _shared_name(digest), shared=digest)
 
 
 def plan_from_url() -> Plan | None:
@@ -250,14 +252,31 @@ def plan_sidebar() -> Plan | None:
     return plan
 
 
+#: The longest plan name a URL carries (``?name=``); a longer one is cut.
+MAX_NAME_CHARS = 120
+
+
 def plan_query(plan: Plan) -> dict[str, str]:
-    """The query parameters that name ``plan`` in a link: ``sample`` for a sample, ``plan`` for a
-    shared plan; none for an upload, pasted JSON or SQL (a link cannot reopen those as they are)."""
+    """The query parameters that name ``plan`` in a link: ``sample`` for a sample; else ``plan``, the
+    digest of its copy saved for sharing (``ui.state.share``: an upload, pasted JSON, a plan from SQL,
+    which the share link saves anyway), with ``name`` for the name it was opened under; none when it
+    cannot be saved (too large, the folder not writable)."""
     if plan.sample:
         return {"sample": plan.sample}
-    if plan.shared:
-        return {"plan": plan.shared}
-    return {}
+    from ui.state.share import ShareError, save_shared
+
+    try:
+        digest = plan.shared or save_shared(plan.data)
+    except ShareError:
+        return {}
+    if plan.source == _shared_name(digest):
+        return {"plan": digest}
+    return {"plan": digest, "name": plan.source[:MAX_NAME_CHARS]}
+
+
+def _shared_name(digest: str) -> str:
+    """The name of a plan a link names without one."""
+    return f"shared plan {digest[:8]}"
 
 
 def keep_plan_in_url(plan: Plan | None) -> None:
@@ -268,7 +287,7 @@ def keep_plan_in_url(plan: Plan | None) -> None:
     if plan is None:
         return
     wanted = plan_query(plan)
-    for key in ("sample", "plan"):
+    for key in ("sample", "plan", "name"):
         if key in wanted:
             if st.query_params.get(key) != wanted[key]:
                 st.query_params[key] = wanted[key]
