@@ -75,6 +75,26 @@ class ColumnComparison:
             out.append("nullability")
         return out
 
+    def what_differs_said(self) -> str:
+        """What differs with both sides' values: 'type decimal<31,4>? vs decimal<38,4>?', 'name "a" vs
+        "A"', 'missing in a' (the plan's types, or Spark's where the plan's are alike or unknown)."""
+        if self.name_a is None or self.name_b is None:
+            return self.what_differs[0]
+        out = []
+        if self._names_differ():
+            out.append(f'name "{self.name_a}" vs "{self.name_b}"')
+        if self.type_a != self.type_b and self.type_a is not None and self.type_b is not None:
+            out.append(f"type {self.type_a} vs {self.type_b}")
+        elif self.spark_type_a != self.spark_type_b:
+            out.append(f"Spark's type {self.spark_type_a} vs {self.spark_type_b}")
+        if self.nullable_a != self.nullable_b:
+            out.append(f"nullability {_nullability(self.nullable_a)} vs {_nullability(self.nullable_b)}")
+        return ", ".join(out)
+
+
+def _nullability(value: bool | None) -> str:
+    return "unknown" if value is None else "nullable" if value else "required"
+
 
 #: How many differing columns :meth:`OutputComparison.summary` names before it says "and 4 more".
 _NAMED = 3
@@ -115,12 +135,14 @@ class OutputComparison:
         rows = "row" if self.rows_a == self.rows_b == 1 else "rows"
         parts = [f"{self.rows_a:,} vs {self.rows_b:,} {rows}"]
         differing = [c for c in self.columns if c.differs]
-        if differing:
-            named = [f'{c.index} "{c.name_a if c.name_a is not None else c.name_b}"' for c in differing[:_NAMED]]
+        if len(differing) == 1:
+            c = differing[0]
+            parts.append(f'column {c.index} "{_name(c)}" differs: {c.what_differs_said()}')
+        elif differing:
+            named = [f'{c.index} "{_name(c)}" ({", ".join(c.what_differs)})' for c in differing[:_NAMED]]
             if len(differing) > _NAMED:
                 named.append(f"{len(differing) - _NAMED} more")
-            listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
-            parts.append(f"column {listed} differs" if len(differing) == 1 else f"columns {listed} differ")
+            parts.append(f"columns {', '.join(named[:-1])} and {named[-1]} differ")
         else:
             parts.append("same schema")
         if self.rows_compared:
@@ -147,6 +169,10 @@ class OutputComparison:
             "only_b": self.only_b.astype(str).to_dict(orient="records"),
             "same": self.same,
         }
+
+
+def _name(c: ColumnComparison) -> str | None:
+    return c.name_a if c.name_a is not None else c.name_b
 
 
 def _fields(model, node_id: str):

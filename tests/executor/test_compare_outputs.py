@@ -130,7 +130,15 @@ def test_the_summary_names_the_differing_columns_in_singular_or_plural():
     same = _column(0, ("id", "bigint"), ("id", "bigint"))
     one = OutputComparison("0", "1", 10, 10, [same, _column(1, ("revenue", "bigint"), ("revenue", "int"))], True)
     one.only_a_count, one.only_b_count = 1, 0
-    assert one.summary() == '10 vs 10 rows; column 1 "revenue" differs; 1 row only in a, 0 only in b'
+    # one column: what differs, with both sides' values
+    assert one.summary() == (
+        '10 vs 10 rows; column 1 "revenue" differs: Spark\'s type bigint vs int; 1 row only in a, 0 only in b'
+    )
+    typed = _column(1, ("REVENUE", "decimal(31,4)"), ("revenue", "decimal(38,4)"))
+    typed.type_a, typed.type_b, typed.nullable_b = "decimal<31,4>", "decimal<38,4>?", None
+    assert typed.what_differs_said() == (
+        'name "REVENUE" vs "revenue", type decimal<31,4> vs decimal<38,4>?, nullability nullable vs unknown'
+    )
 
     # a column only b has is named by b's name; past three the rest are counted
     many = [
@@ -140,11 +148,15 @@ def test_the_summary_names_the_differing_columns_in_singular_or_plural():
     ]
     two = OutputComparison("0", "1", 3, 2, many[:2] + many[-1:], False, why_not_compared="a has 2 columns and b has 3")
     assert (
-        two.summary() == '3 vs 2 rows; columns 1 "c1" and 5 "x" differ; rows not compared: a has 2 columns and b has 3'
+        two.summary()
+        == '3 vs 2 rows; columns 1 "c1" (type) and 5 "x" (missing in a) differ; rows not compared: a has 2 columns '
+        "and b has 3"
     )
     five = OutputComparison("0", "1", 3, 3, many, True, only_a_count=0, only_b_count=2)
     assert (
-        five.summary() == '3 vs 3 rows; columns 1 "c1", 2 "c2", 3 "c3" and 2 more differ; 0 rows only in a, 2 only in b'
+        five.summary()
+        == '3 vs 3 rows; columns 1 "c1" (type), 2 "c2" (type), 3 "c3" (type) and 2 more differ; 0 rows only in a, '
+        "2 only in b"
     )
     assert five.to_json()["differing_columns"] == [1, 2, 3, 4, 5]  # the JSON keeps the indices alone
 
