@@ -14,7 +14,7 @@ import os
 import pandas as pd
 import streamlit as st
 
-from executor.data.catalog import TableStatus, plan_columns_by_table
+from executor.data.catalog import TableStatus, file_words, plan_columns_by_table
 from executor.data.columns import ColumnCheck, check_bases, file_columns
 from executor.data.generate import CACHE, TPCH_TABLES, tpch
 from executor.errors import ExecutionError
@@ -28,7 +28,7 @@ from ui.state.plan_data import (
     catalog_for,
     sample_data_kind,
     save_upload,
-    uploads_dir,
+    shown_path,
 )
 from ui.state.plan_source import current_model, plan_sidebar
 from viz.tables import plan_tables
@@ -111,16 +111,9 @@ def main() -> None:
             st.code(root, language=None)
 
 
-def _shown(path: str) -> str:
-    """A file as the person knows it: an upload by the name it was uploaded under, not this session's copy."""
-    if os.path.dirname(os.path.abspath(path)) == os.path.abspath(uploads_dir()):
-        return f"your upload {os.path.basename(path)}"
-    return path
-
-
 def _source(s: TableStatus) -> str:
     if s.path is not None:
-        return f"{s.format} at {_shown(s.path)}" if _shown(s.path) == s.path else f"{s.format}, {_shown(s.path)}"
+        return file_words(s.format, s.path, shown_path)
     if s.how == "not bound":
         return "no file of this name in the data roots"
     return s.message
@@ -144,7 +137,7 @@ def _fix_panel(plan, s: TableStatus, bases, catalog) -> None:
         st.markdown(f"**{md_escape(name)}** · {state}")
         if s.check is not None and not s.check.ok:
             if not s.bound:
-                what = _shown(s.path)
+                what = shown_path(s.path)
                 what = what if what != s.path else f"the file {s.path}"
                 st.error(md_escape(f"{what[0].upper()}{what[1:]} {s.check.problem()}."), icon=":material/block:")
             _column_lists(s.check)
@@ -313,7 +306,7 @@ def _unbind_form(plan, statuses: dict[str, TableStatus]) -> None:
     for name, path in chosen.items():
         s = statuses.get(name)
         serves = "" if s is None else (" (serves the plan)" if s.bound else " (does not serve the plan)")
-        labels[name] = f"{name} → {_shown(path)}{serves}"
+        labels[name] = f"{name} → {shown_path(path)}{serves}"
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     name = c1.selectbox("Your bindings for this plan", sorted(chosen), key="unbind_name", format_func=labels.get)
     c2.button("Unbind", key="unbind", on_click=_unbind, args=(plan, name))

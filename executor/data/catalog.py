@@ -114,6 +114,13 @@ def data_roots(
     return out
 
 
+def file_words(fmt: str | None, path: str, shown_path: Callable[[str], str]) -> str:
+    """Where a table comes from, in a message: "parquet at /data/customer.parquet", or "csv, your upload
+    data.csv" where ``shown_path`` names the file otherwise than by its path."""
+    shown = shown_path(path)
+    return f"{fmt} at {shown}" if shown == path else f"{fmt}, {shown}"
+
+
 class Catalog:
     """Resolves a plan's tables to Spark DataFrames, reading only under ``data_roots``."""
 
@@ -125,8 +132,12 @@ class Catalog:
         by_position: Sequence[str] = (),
         by_position_how: str = "",
         bind_how: str = "Bind it with NAME=PATH",
+        shown_path: Callable[[str], str] | None = None,
     ) -> None:
         self.roots = DataRoots(data_roots)
+        #: a file as the person knows it, for messages (the app names an upload by its name, not its
+        #: copy's path on the server); the path itself by default
+        self.shown_path = shown_path or (lambda path: path)
         #: where a person chooses to read a table by position, the end of a refusal's sentence with
         #: ``{name}`` for the table (the command line names its option, the app its Tables page)
         self.by_position_how = by_position_how
@@ -280,7 +291,7 @@ class Catalog:
                 if bases:
                     out.append(self._checked(names, src, bases))
                 else:
-                    out.append(TableStatus(names, True, src.how, src.path, src.format, f"{src.format} at {src.path}"))
+                    out.append(TableStatus(names, True, src.how, src.path, src.format, self._where(src)))
                 continue
             if self.use_spark_catalog and _started_session_has_table(".".join(names)):
                 out.append(TableStatus(names, True, "spark catalog", None, None, "a table in the Spark catalog"))
@@ -294,8 +305,11 @@ class Catalog:
         real = self.roots.resolve(path)
         return check_bases(file_columns(real, _format_of(real)), bases)[0]
 
+    def _where(self, src: _Source) -> str:
+        return file_words(src.format, src.path, self.shown_path)
+
     def _checked(self, names: list[str], src: _Source, bases: Sequence[Sequence[Field]]) -> TableStatus:
-        where = f"{src.format} at {src.path}"
+        where = self._where(src)
         try:
             have = file_columns(src.path, src.format)
         except ExecutionError as exc:

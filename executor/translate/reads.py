@@ -36,13 +36,21 @@ def _safe_cast(have: S.DataType, want: S.DataType) -> bool:
 
 
 def _mismatch(
-    df: DataFrame, base: list[Field], what: str, table: Sequence[str], where: str, how: str = "", position: bool = False
+    df: DataFrame,
+    base: list[Field],
+    what: str,
+    table: Sequence[str],
+    where: str,
+    how: str = "",
+    position: bool = False,
+    bind_how: str = "Bind it",
 ) -> str | None:
     """Why a named table's columns are not the plan's, or None (:func:`executor.data.columns.check_columns`:
     every name of the base schema a column, case-insensitive, of a type of the same family; read by
     ``position``, the first columns in order, as many and of those families). ``how``: where the person
     chooses to read a table by position, with ``{name}`` for the table
-    (:attr:`executor.data.catalog.Catalog.by_position_how`)."""
+    (:attr:`executor.data.catalog.Catalog.by_position_how`); ``bind_how``: how they bind another
+    (:attr:`executor.data.catalog.Catalog.bind_how`)."""
     check = check_columns(spark_columns(df.schema), plan_columns(base))
     if check.ok or (position and check.by_position):
         return None
@@ -53,6 +61,12 @@ def _mismatch(
             f"{what} ({where}) {check.problem()}, and it cannot be read by position either: "
             f"{check.why_not_by_position()}. The plan reads {plan_cols}; the table has {file_cols}. Bind a "
             "table with the plan's columns"
+        )
+    if not check.by_position:  # reading by position is offered only where it would serve
+        return (
+            f"{what} ({where}) {check.problem()}. The plan reads {plan_cols}; the table has {file_cols}. Read "
+            f"by position, it would not serve either: {check.why_not_by_position()}. {bind_how}, to a table "
+            "with the plan's columns"
         )
     where_to_choose = how.format(name=table[-1] if table else "?")
     return (
@@ -77,7 +91,14 @@ def _conform(
     if table is not None:
         where = getattr(tr.tables, "where", lambda names: "")(table)
         why = _mismatch(
-            df, base, what, table, where or "its source", getattr(tr.tables, "by_position_how", ""), position
+            df,
+            base,
+            what,
+            table,
+            where or "its source",
+            getattr(tr.tables, "by_position_how", ""),
+            position,
+            getattr(tr.tables, "bind_how", "Bind it"),
         )
         if why:
             raise ColumnMismatch(why)

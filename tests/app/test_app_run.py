@@ -165,6 +165,9 @@ def test_a_table_without_the_plans_columns_is_refused_in_the_app(spark, tpch_dir
     assert md_escape("The plan reads c_custkey, c_name") in message
     assert md_escape("the table has c_customer_sk int") in message
     assert "the Tables page" in message and "--" not in message, message
+    # the upload by its name, not its copy's path on the server; by position not offered (it would not serve)
+    assert "parquet, your upload customer.parquet" in message and str(tmp_path) not in message, message
+    assert md_escape("Read by position, it would not serve either: in order, c_current_cdemo_sk is int") in message
 
     at.switch_page("pages/tables.py").run()
     assert not at.exception

@@ -197,8 +197,15 @@ def test_a_table_whose_columns_are_not_the_plans_is_refused_with_both_lists(spar
     assert (
         "The plan reads c_custkey, c_name, c_address, c_nationkey, c_phone, c_acctbal, c_mktsegment, c_comment" in err
     )
-    assert "the table has c_customer_sk int, c_customer_id string," in err and "--by-position customer" in err
-    # by position it would read c_current_cdemo_sk (a number) as c_address (a string): refused too
+    assert "the table has c_customer_sk int, c_customer_id string," in err
+    # reading by position is not offered where it would not serve: it would read c_current_cdemo_sk (a
+    # number) as c_address (a string)
+    assert "--by-position" not in err and (
+        "Read by position, it would not serve either: in order, c_current_cdemo_sk is int where the plan reads "
+        "c_address string" in err
+    ), err
+    assert "Bind it with NAME=PATH, to a table with the plan's columns" in err
+    # asked for all the same: refused too
     code, out, err = _run(["run", sample, "--data-dir", str(tmp_path), "--by-position", "customer"])
     assert (
         code == 1

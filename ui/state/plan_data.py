@@ -9,6 +9,7 @@ Data roots (nothing outside them is ever read):
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -89,6 +90,14 @@ def roots_for(plan: Plan | None, generate: bool, tpch_data: bool | None = None) 
     return data_roots(own=own, user=user, generated=[tpch_folder] if tpch_folder else [], fallback=[TUTORIAL_DATA])
 
 
+def shown_path(path: str, uploads: str | None = None) -> str:
+    """A file as the person knows it: an upload (in ``uploads``, this session's folder by default) by the
+    name it was uploaded under, not this session's copy on the server."""
+    if os.path.dirname(os.path.abspath(path)) == os.path.abspath(uploads or uploads_dir()):
+        return f"your upload {os.path.basename(path)}"
+    return path
+
+
 def catalog_for(plan: Plan | None, generate: bool = False, tpch_data: bool | None = None) -> Catalog:
     """The catalog for this plan and this user, kept across reruns while nothing changes (so each
     table is opened once). ``tpch_data``: see :func:`roots_for`."""
@@ -98,7 +107,14 @@ def catalog_for(plan: Plan | None, generate: bool = False, tpch_data: bool | Non
     cached = st.session_state.get("catalog")
     if cached is not None and cached[0] == key:
         return cached[1]
-    catalog = Catalog(data_roots=roots, by_position=by_position(), by_position_how=BY_POSITION_HOW, bind_how=BIND_HOW)
+    catalog = Catalog(
+        data_roots=roots,
+        by_position=by_position(),
+        by_position_how=BY_POSITION_HOW,
+        bind_how=BIND_HOW,
+        # the folder now: the catalog's messages are also made in a run's thread, which has no session
+        shown_path=functools.partial(shown_path, uploads=uploads_dir()),
+    )
     for name, path in list(bound.items()):
         try:
             catalog.bind(name, path)
