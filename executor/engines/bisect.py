@@ -89,10 +89,13 @@ class Bisection:
         if not left:
             return agree
         start = self.nodes.get(self.start)
-        words = f"{agree}; {counted(left, 'node')} could not be compared"
-        if start is not None and start.verdict == NOT_COMPARED:
-            words += f", node {self.start} (where the walk started) among them: {start.why}"
-        return words
+        if start is not None and start.verdict == NOT_COMPARED:  # said first: the rows asked about were not compared
+            others = f"; {counted(left - 1, 'other node')} could not be compared either" if left > 1 else ""
+            return (
+                f"node {self.start}, where the walk started, could not be compared: {start.why}. Below it, "
+                f"{agree}{others}"
+            )
+        return f"{agree}; {counted(left, 'node')} could not be compared"
 
     def overlay(self) -> Overlay:
         """Marks for the graph: the first disagreement (red, with both engines' counts), the nodes that

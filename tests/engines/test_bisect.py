@@ -275,9 +275,11 @@ def test_a_bisection_whose_start_was_not_compared_does_not_say_the_engines_agree
     compared = result.compared
     assert compared >= 2 and all(n.verdict in (SAME, NOT_COMPARED) for n in result.nodes.values())
     summary = result.summary()
-    assert summary.startswith(f"Spark and DataFusion agree on all {compared} nodes compared; ")
-    assert f"{len(result.nodes) - compared} nodes could not be compared" in summary
-    assert "node 0 (where the walk started) among them" in summary and "index_in" in summary
+    # the root said first: the rows asked about were never compared
+    assert summary.startswith("node 0, where the walk started, could not be compared: ") and "index_in" in summary
+    assert f". Below it, Spark and DataFusion agree on all {compared} nodes compared" in summary
+    others = len(result.nodes) - compared - 1
+    assert f"; {others} other node{'s' if others != 1 else ''} could not be compared either" in summary
     assert "node(s)" not in summary
 
 

@@ -164,7 +164,8 @@ def bisect_controls(plan: Plan, model: PlanModel, button_at=st) -> Bisection | N
 def _show_bisection(model: PlanModel, b: Bisection) -> None:
     if b.first is None:
         # green only when the node asked about gave the same rows on both engines
-        (st.success if b.start_agrees else st.warning)(md_escape(f"{b.summary()} ({b.elapsed_s:.1f} s)"))
+        said = b.summary()
+        (st.success if b.start_agrees else st.warning)(md_escape(f"{said[:1].upper()}{said[1:]} ({b.elapsed_s:.1f} s)"))
     else:
         st.error(
             md_escape(
