@@ -327,25 +327,31 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
             # the graph back): their places are kept, so the graph stays where it is drawn
             st.container(height=ACTIONS_PX, border=False)
             st.container(height=TOGGLE_PX, border=False)
+            st.container()  # the actions' messages
+            drawn = st.container()
         else:
             # the overlays' actions: the two buttons side by side, the toggle under them; what each shows
             # once it has run comes under them
             buttons = st.container(horizontal=True, vertical_alignment="center")
             toggle = st.container(height=TOGGLE_PX, border=False)
+            actions = st.container()
+            # what the engines' actions found, under the graph (as the profile's table is): above it, their
+            # messages and tables pushed the graph below the window's fold
+            drawn, found = st.container(), st.container()
             profile = None
-            with panel("the profile and engine actions"):
+            with actions, panel("the profile and engine actions"):
                 profile = profile_controls(plan, model, buttons)
-                bisection = bisect_controls(plan, model, buttons)
+                bisection = bisect_controls(plan, model, buttons, results_at=found)
                 view = replace(
                     view,
                     profile=engine_overlay(
-                        profile_overlay(profile), bisection, portability_controls(plan, model, toggle)
+                        profile_overlay(profile), bisection, portability_controls(plan, model, toggle, found)
                     ),
                 )
         # the selection and the search hits are painted in the page: the DOT (and so its layout) stays
         # the same when they change
         dot = None
-        with panel("the graph"):
+        with drawn, panel("the graph"):
             dot = plan_dot(model, replace(view, selected=None, hits=frozenset()))
             graph_view(
                 dot,

@@ -127,10 +127,10 @@ def show_comparison(c: EngineComparison) -> None:
 # ---- the first disagreement ---------------------------------------------------------------------
 
 
-def bisect_controls(plan: Plan, model: PlanModel, button_at=st) -> Bisection | None:
-    """The "Find the first disagreement" button (in ``button_at``, a container), then its progress and
-    result, and once it is done the toggle that shows its marks; returns the finished bisection when
-    its marks are to be drawn."""
+def bisect_controls(plan: Plan, model: PlanModel, button_at=st, results_at=st) -> Bisection | None:
+    """The "Find the first disagreement" button (in ``button_at``, a container), then its progress, and
+    once it is done the toggle that shows its marks and its result (in ``results_at``); returns the
+    finished bisection when its marks are to be drawn."""
     key = ("bisect", model.digest)
     state = _tasks().get(key)
     running = state is not None and not state.done.is_set()
@@ -157,7 +157,8 @@ def bisect_controls(plan: Plan, model: PlanModel, button_at=st) -> Bisection | N
     result = finished(state, lambda: _progress_fragment(key, "Spark vs DataFusion", "engines_bisect_cancel"))
     if result is None:
         return None
-    _show_bisection(model, result)
+    with results_at:
+        _show_bisection(model, result)
     return result if st.session_state.get(BISECT_SHOW, True) else None
 
 
@@ -208,10 +209,11 @@ def _show_bisection(model: PlanModel, b: Bisection) -> None:
 # ---- portability --------------------------------------------------------------------------------
 
 
-def portability_controls(plan: Plan, model: PlanModel, toggle_at=st) -> Portability | None:
+def portability_controls(plan: Plan, model: PlanModel, toggle_at=st, results_at=st) -> Portability | None:
     """The portability toggle (in ``toggle_at``, a container); when on, the table and the plan-wide
-    notes (in an expander), and the report for the marks. The report and the types are made in the
-    background (``ui.panels.engines_tab``): meanwhile their progress shows, the marks come when they land."""
+    notes (in an expander, in ``results_at``), and the report for the marks. The report and the types are
+    made in the background (``ui.panels.engines_tab``): meanwhile their progress shows, the marks come
+    when they land."""
     on = toggle_at.toggle(
         "Which engines run each node",
         key=PORTABILITY_SHOW,
@@ -224,7 +226,7 @@ def portability_controls(plan: Plan, model: PlanModel, toggle_at=st) -> Portabil
     report = report_with_types(plan, model)
     if report is None:
         return None
-    with st.expander(md_escape(f"Portability: {report.summary()}"), expanded=False):
+    with results_at, st.expander(md_escape(f"Portability: {report.summary()}"), expanded=False):
         st.dataframe(pd.DataFrame(report.rows()), hide_index=True, width="stretch")
         st.caption("“below”: an input cannot run on that engine (the reason is on the node where the gap starts).")
         if report.types is None:
