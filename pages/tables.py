@@ -4,7 +4,7 @@ A table shows as bound only when its file serves the plan: every column the plan
 there, of a type of the same family (:func:`executor.data.columns.check_columns`, on the file's footer or
 header, without Spark). Where it does not, the page says what is wrong and offers the fixes: another
 file under the data roots, reading by position where the count and types allow it, or the generated
-TPC-H table of that name. Each fix goes into this session's bindings, so the next run uses it.
+TPC-H or TPC-DS table of that name. Each fix goes into this session's bindings, so the next run uses it.
 """
 
 from __future__ import annotations
@@ -16,13 +16,14 @@ import streamlit as st
 
 from executor.data.catalog import TableStatus, file_words, plan_columns_by_table
 from executor.data.columns import ColumnCheck, check_bases, file_columns
-from executor.data.generate import CACHE, TPCH_TABLES, tpch
 from executor.errors import ExecutionError
 from ui.markdown import md_escape
 from ui.panels.boundary import panel
 from ui.state.entry import through_app
 from ui.state.plan_data import (
+    SUITES,
     TPCH_SCALE,
+    Suite,
     bindings,
     by_position,
     catalog_for,
@@ -51,12 +52,14 @@ def main() -> None:
             f"{md_escape(plan.source)} is a sample written against the "
             f"{'tutorial' if kind == 'tutorial' else 'TPC-H'} tables, bound for you."
         )
-    st.toggle(
-        f"Use the generated TPC-H sample data (scale {TPCH_SCALE:g}; generated on first use)",
-        key="use_tpch",
-        value=kind == "tpch",
-        disabled=kind == "tpch",
-    )
+    for suite in SUITES:
+        own = suite.key == "use_tpch" and kind == "tpch"
+        st.toggle(
+            f"Use the generated {suite.name} sample data (scale {TPCH_SCALE:g}; generated on first use)",
+            key=suite.key,
+            value=own,
+            disabled=own,
+        )
     with st.spinner("Preparing the sample data…"):
         try:
             catalog = catalog_for(plan, generate=True)
@@ -156,7 +159,7 @@ def _fix_panel(plan, s: TableStatus, bases, catalog) -> None:
         if s.check is not None and not s.check.ok:
             _position_toggle(s)
         if bases:
-            _generated(plan, s, bases, catalog)
+            _generated(plan, s, bases)
         if chosen:
             st.button(
                 f"Undo your binding of {md_escape(name)}",
@@ -218,39 +221,55 @@ def _position_toggle(s: TableStatus) -> None:
     )
 
 
-def _generated(plan, s: TableStatus, bases, catalog) -> None:
-    """The generated TPC-H table of that name, where TPC-H has one that serves the plan."""
-    table = s.name.split(".")[-1].lower()
-    if table not in TPCH_TABLES:
-        return
-    path = os.path.join(CACHE, f"tpch-sf{TPCH_SCALE:g}", f"{table}.parquet")
-    if os.path.exists(path):
+def _serving(suite: Suite, names: list[str], columns: dict) -> list[str]:
+    """Those of the tables ``names`` whose table of the same name in ``suite`` serves the plan (the suite
+    generated for it: a second or so, once)."""
+    names = [n for n in names if n.split(".")[-1].lower() in suite.tables]
+    if not names:
+        return []
+    try:
+        folder = suite.make(TPCH_SCALE)
+    except ExecutionError:
+        return names  # offered all the same: the click says why it cannot
+    out = []
+    for name in names:
         try:
-            if not check_bases(file_columns(path, "parquet"), bases)[0].ok:
-                return
+            path = os.path.join(folder, f"{name.split('.')[-1].lower()}.parquet")
+            if check_bases(file_columns(path, "parquet"), columns.get(name, []))[0].ok:
+                out.append(name)
         except ExecutionError:
-            return
-    st.button(
-        f"Use the generated TPC-H {table} (scale {TPCH_SCALE:g})",
-        key=f"fix_tpch_{s.name}",
-        on_click=_use_tpch,
-        args=(plan, [s.name], {s.name: bases}),
-        help="TPC-H's own table of that name, generated on first use (a few seconds).",
-    )
-    failed = st.session_state.pop(f"fix_tpch_error_{s.name}", None)
+            continue
+    return out
+
+
+def _generated(plan, s: TableStatus, bases) -> None:
+    """The generated table of that name, from each suite that has one serving the plan."""
+    for suite in SUITES:
+        if not _serving(suite, [s.name], {s.name: bases}):
+            continue
+        table = s.name.split(".")[-1].lower()
+        st.button(
+            f"Use the generated {suite.name} {table} (scale {TPCH_SCALE:g})",
+            key=f"fix_{suite.stem}_{s.name}",
+            on_click=_use_suite,
+            args=(plan, suite.name, [s.name], {s.name: bases}),
+            help=f"{suite.name}'s own table of that name, generated on first use (a second or so).",
+        )
+    failed = st.session_state.pop(f"fix_suite_error_{s.name}", None)
     if failed:
         st.error(md_escape(failed))
 
 
 def _generate_all(plan, unbound: list[TableStatus], columns: dict) -> None:
-    names = [s.name for s in unbound if s.name.split(".")[-1].lower() in TPCH_TABLES]
-    if len(names) > 1:
-        st.button(
-            f"Use the generated TPC-H tables for {md_escape(', '.join(names))} (scale {TPCH_SCALE:g})",
-            key="fix_tpch_all",
-            on_click=_use_tpch,
-            args=(plan, names, columns),
-        )
+    for suite in SUITES:
+        names = _serving(suite, [s.name for s in unbound], columns)
+        if len(names) > 1:
+            st.button(
+                f"Use the generated {suite.name} tables for {md_escape(', '.join(names))} (scale {TPCH_SCALE:g})",
+                key=f"fix_{suite.stem}_all",
+                on_click=_use_suite,
+                args=(plan, suite.name, names, columns),
+            )
 
 
 # ---- callbacks (run before the page, so the page draws the tables as fixed) -------------------------
@@ -274,19 +293,21 @@ def _set_position(name: str, key: str) -> None:
     st.session_state.pop("catalog", None)
 
 
-def _use_tpch(plan, names: list[str], columns: dict) -> None:
-    """Generate TPC-H (once) and bind each table to its table of the same name, when that serves the plan."""
+def _use_suite(plan, suite_name: str, names: list[str], columns: dict) -> None:
+    """Generate the suite's data (once) and bind each table to its table of the same name, when that
+    serves the plan."""
+    suite = next(x for x in SUITES if x.name == suite_name)
     try:
-        folder = tpch(TPCH_SCALE)
+        folder = suite.make(TPCH_SCALE)
     except ExecutionError as exc:
-        st.session_state[f"fix_tpch_error_{names[0]}"] = str(exc)
+        st.session_state[f"fix_suite_error_{names[0]}"] = str(exc)
         return
-    st.session_state["use_tpch"] = True  # the TPC-H folder becomes a data root, so it can be bound
+    st.session_state[suite.key] = True  # its folder becomes a data root, so it can be bound
     for name in names:
         path = os.path.join(folder, f"{name.split('.')[-1].lower()}.parquet")
         check = check_bases(file_columns(path, "parquet"), columns.get(name, []))[0]
         if not check.ok:
-            st.session_state[f"fix_tpch_error_{name}"] = f"TPC-H's {name} {check.problem()} either."
+            st.session_state[f"fix_suite_error_{name}"] = f"{suite.name}'s {name} {check.problem()} either."
             continue
         bindings(plan)[name] = path
         _drop_choice(name)

@@ -154,3 +154,33 @@ def test_an_upload_without_the_plans_columns_is_said_as_the_persons_own_binding(
     assert _row(at, "customer") == before, (_row(at, "customer"), before)
     assert [o.split(" → ")[0] for o in at.selectbox(key="unbind_name").options] == ["orders"]
     assert spark_calls == []
+
+
+def test_a_tpcds_plan_is_bound_to_generated_tpcds_in_one_click(tmp_path, data_root, spark_calls):  # noqa: F811
+    """DataFusion's TPC-DS q64 (its customer is TPC-DS's, not TPC-H's): the page offers TPC-DS's tables
+    for all of them and not TPC-H's customer, whose columns are other; one click binds every table."""
+    from executor.data.generate import TPCDS_TABLES, tpcds
+    from executor.engines.sql_plan import sql_to_plan
+    from executor.producer.check import read_queries
+    from tests.support import SHARED
+
+    folder = tpcds(0.01)
+    tables = {t: os.path.join(folder, f"{t}.parquet") for t in TPCDS_TABLES}
+    [query] = [q for q in read_queries([os.path.join(SHARED, "corpora", "tpcds-sql")]) if q.name == "64"]
+    plan = sql_to_plan(query.sql, tables).data
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["uploads_dir"] = str(tmp_path)
+    at.switch_page("pages/tables.py")
+    at.run()
+    at.sidebar.file_uploader[0].set_value(("q64.json", plan, "application/json")).run()
+    assert not at.exception, at.exception
+    read = set(at.dataframe[0].value["table"])
+    assert "customer" in read and "store_sales" in read and {_row(at, t)["bound"] for t in read} == {"no"}
+    keys = {b.key for b in at.button}
+    assert "fix_tpcds_all" in keys and "fix_tpch_customer" not in keys and "fix_tpcds_customer" in keys
+    at.button(key="fix_tpcds_all").click().run()
+    assert not at.exception, at.exception
+    for t in read:
+        assert (_row(at, t)["bound"], _row(at, t)["source"]) == ("yes", f"parquet at {tables[t]}"), t
+    assert at.session_state["use_tpcds"] is True and not at.warning
+    assert spark_calls == []

@@ -18,6 +18,7 @@ import streamlit as st
 #: at the end of a run that does not draw the widget, so a trip to another page would reset them.)
 KEPT_WIDGETS = (
     "use_tpch",
+    "use_tpcds",
     "node",
     "trace",
     "focus",

@@ -14,12 +14,14 @@ import json
 import os
 import re
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import streamlit as st
 
 from executor import settings
 from executor.data.catalog import Catalog, data_roots
-from executor.data.generate import CACHE, tpch
+from executor.data.generate import CACHE, TPCDS_TABLES, TPCH_TABLES, tpcds, tpch
 from ui.state.plan_source import ROOT, SAMPLES, Plan, plan_digest
 
 TUTORIAL_DATA = os.path.join(ROOT, "sample_data", "tutorial")
@@ -27,7 +29,32 @@ TPCH_SCALE = 0.01
 #: Where a person fixes a table in the app: the ends of the refusals' sentences (the command line's
 #: name its options instead).
 BY_POSITION_HOW = " (the Tables page offers both)"
-BIND_HOW = "Bind it on the Tables page"
+BIND_HOW = "Bind it on the Tables page (which also makes TPC-H and TPC-DS sample data)"
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A benchmark's generated sample data, offered on the Tables page: its folder becomes a data
+    root while the session's toggle (``key``) is on."""
+
+    name: str  # "TPC-H"
+    key: str  # the session's toggle
+    tables: tuple[str, ...]
+    make: Callable[[float], str]  # generates (once) and returns the folder
+    stem: str  # the folder's name, before "-sf<scale>"
+
+    def folder(self) -> str:
+        return os.path.join(CACHE, f"{self.stem}-sf{TPCH_SCALE:g}")
+
+    def generated(self) -> str | None:
+        """The folder when it was generated before (nothing is generated here)."""
+        return self.folder() if os.path.isdir(self.folder()) else None
+
+
+SUITES = (
+    Suite("TPC-H", "use_tpch", TPCH_TABLES, tpch, "tpch"),
+    Suite("TPC-DS", "use_tpcds", TPCDS_TABLES, tpcds, "tpcds"),
+)
 
 
 def user_data() -> str | None:
@@ -81,13 +108,18 @@ def roots_for(plan: Plan | None, generate: bool, tpch_data: bool | None = None) 
     ``generate``: generate TPC-H now if the plan needs it and it is not there yet (a few seconds).
     ``tpch_data``: whether TPC-H is used, when not as the plan and the session say (SQL page)."""
     kind = sample_data_kind(plan)
-    tpch_folder = None
-    if wants_tpch(plan) if tpch_data is None else tpch_data:
-        folder = tpch(TPCH_SCALE) if generate else os.path.join(CACHE, f"tpch-sf{TPCH_SCALE:g}")
-        tpch_folder = folder if os.path.isdir(folder) else None
+    folders: dict[str, str | None] = {}
+    for suite in SUITES:
+        if suite.key == "use_tpch":
+            used = wants_tpch(plan) if tpch_data is None else tpch_data
+        else:  # the SQL page (``tpch_data`` given) reads the tutorial or TPC-H only
+            used = tpch_data is None and bool(st.session_state.get(suite.key))
+        if used:
+            folders[suite.name] = suite.make(TPCH_SCALE) if generate else suite.generated()
+    tpch_folder = folders.get("TPC-H")
     own = {"tutorial": [TUTORIAL_DATA], "tpch": [tpch_folder] if tpch_folder else []}.get(kind or "", [])
     user = [uploads_dir(), *filter(None, [user_data()])]
-    return data_roots(own=own, user=user, generated=[tpch_folder] if tpch_folder else [], fallback=[TUTORIAL_DATA])
+    return data_roots(own=own, user=user, generated=[f for f in folders.values() if f], fallback=[TUTORIAL_DATA])
 
 
 def shown_path(path: str, uploads: str | None = None) -> str:
