@@ -155,9 +155,23 @@ def test_zoom_and_pan_in_the_browser_and_read_a_node(app_url, q64_plan):  # noqa
             assert page.locator(".sv-stage text.sv-detail").first.evaluate("t => getComputedStyle(t).display") == "none"
             box = page.locator(".sv-viewport").bounding_box()
             page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-            for _ in range(4):
-                page.mouse.wheel(0, -240)
+            # a wheel passing over the graph scrolls the page, and the hint says how to zoom
+            page.mouse.wheel(0, -240)
+            time.sleep(0.3)
+            assert float(page.inner_text(".sv-zoom").rstrip("%")) == fitted
+            assert page.locator(".sv-hint.sv-hint-shown").count() == 1
+            page.keyboard.down("Control")  # Ctrl+wheel zooms (a trackpad's pinch sends the same)
+            page.mouse.wheel(0, -240)
+            page.keyboard.up("Control")
             expect(page.locator(".sv-zoom")).not_to_have_text(f"{fitted:g}%")
+            ctrl_zoomed = float(page.inner_text(".sv-zoom").rstrip("%"))
+            # once the person works in the frame (here a drag, which selects nothing), the wheel zooms
+            page.mouse.down()
+            page.mouse.move(box["x"] + box["width"] / 2 + 12, box["y"] + box["height"] / 2, steps=3)
+            page.mouse.up()
+            for _ in range(3):
+                page.mouse.wheel(0, -240)
+            expect(page.locator(".sv-zoom")).not_to_have_text(f"{ctrl_zoomed:g}%")
             assert float(page.inner_text(".sv-zoom").rstrip("%")) > fitted
             stage = page.locator(".sv-stage").evaluate("s => s.style.transform")
             page.mouse.down()

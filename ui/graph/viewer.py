@@ -4,7 +4,8 @@ Graphviz's ``dot`` lays out each distinct DOT once (:func:`viz.export.layout_svg
 browser only shows the SVG, in a small custom component (Streamlit components v2, which run in the
 page itself):
 
-- pan by dragging, zoom with the wheel (around the pointer) or the buttons, Fit (never below a zoom
+- pan by dragging, zoom with the wheel (around the pointer; once the person has pressed in the frame,
+  or with Ctrl, so a wheel passing over the graph scrolls the page) or the buttons, Fit (never below a zoom
   whose text reads: a larger graph shows its top, the minimap the whole), 100%, and a jump to the
   selected node; a minimap for a graph Fit cannot show whole, and the frame within the window;
 - the search hits one at a time (next and previous, "2 of 5"), each brought into the frame; a node
@@ -52,7 +53,7 @@ aria-pressed="true" hidden>Map</button>
       <span class="sv-hit-count"></span>
       <button data-act="next" title="Next match (Enter in the search box)">›</button>
     </span>
-    <span class="sv-hint">drag to pan · wheel to zoom · click a node to select it</span>
+    <span class="sv-hint">drag to pan · Ctrl+wheel to zoom · click a node to select it</span>
   </div>
   <div class="sv-viewport">
     <div class="sv-stage"></div>
@@ -74,7 +75,8 @@ _CSS = """
 .sv-hits { display: flex; gap: 4px; align-items: center; font-size: 12px; }
 .sv-hits[hidden] { display: none; }
 .sv-hits button { padding: 1px 7px; }
-.sv-hint { font-size: 11px; opacity: 0.55; margin-left: auto; }
+.sv-hint { font-size: 11px; opacity: 0.55; margin-left: auto; transition: opacity 0.2s; }
+.sv-hint.sv-hint-shown { opacity: 1; font-weight: 600; }
 .sv-viewport { position: relative; overflow: hidden; border: 1px solid rgba(128,128,128,0.35);
   border-radius: 6px; cursor: grab; touch-action: none; }
 .sv-viewport.sv-dragging { cursor: grabbing; }

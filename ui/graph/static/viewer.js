@@ -211,7 +211,18 @@ function build(root, data) {
     v.apply();
   });
   window.addEventListener('pointerup', () => { drag = null; viewport.classList.remove('sv-dragging'); });
+  // the wheel zooms once the person works in the frame (a press in it, until the pointer leaves) or with
+  // Ctrl (a trackpad's pinch sends that): a wheel that only passes over the graph scrolls the page
+  viewport.addEventListener('pointerdown', () => { v.engaged = true; });
+  viewport.addEventListener('pointerleave', () => { v.engaged = false; });
+  const hint = root.querySelector('.sv-hint');
   viewport.addEventListener('wheel', (e) => {
+    if (!(v.engaged || e.ctrlKey || e.metaKey)) {
+      hint.classList.add('sv-hint-shown');
+      clearTimeout(v.hintTimer);
+      v.hintTimer = setTimeout(() => hint.classList.remove('sv-hint-shown'), 1500);
+      return;
+    }
     e.preventDefault();
     const r = viewport.getBoundingClientRect();
     v.touched = true;
@@ -386,7 +397,7 @@ function show(component) {
   if (data.svg) svgs.set(data.key, data.svg);
   // the hint first: the frame's height is worked out below it (a longer hint takes two lines)
   // a graph that only shows (Step through, Compare) says nothing of clicks, and Selected is there when a node is
-  root.querySelector('.sv-hint').textContent = 'drag to pan · wheel to zoom'
+  root.querySelector('.sv-hint').textContent = 'drag to pan · Ctrl+wheel to zoom'
     + (data.clickable ? ' · click a node to select it' : '')
     + (data.column_clicks ? ', a schema row for its lineage' : '');
   root.classList.toggle('sv-static', !data.clickable);
