@@ -122,6 +122,20 @@ def test_a_bisection_that_could_not_compare_the_root_is_not_drawn_green(spark):
     assert any(w.value.startswith("Node 0, where the walk started, could not be compared: ") for w in at.warning)
 
 
+def test_an_engine_that_cannot_run_the_node_is_said_once(spark):
+    """The tutorial's filter uses index_in, which DataFusion's consumer lacks: the tab says so where it
+    says which engines run the node, and the types' notes point there instead of saying it again."""
+    clear_cache()
+    at = _open("tutorial.json", "0.0.1")
+    at.session_state["inspector_tab"] = "Engines"
+    at.run()
+    wait_for(at, lambda a: any("declared" in d.value.columns for d in a.dataframe))
+    texts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    said = [t for t in texts if "Unsupported function name" in t]
+    assert len(said) == 1, said
+    assert any("DataFusion gives no types: it cannot run this node (above)" in c.value for c in at.caption)
+
+
 def test_each_engine_s_types_are_shown_as_written(spark):
     """The tutorial's join has a struct column: `struct<manufacturer:string,…>` in a Markdown caption
     would read as a link (`<scheme:…>`); the caption escapes it so it shows as written."""

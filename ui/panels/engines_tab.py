@@ -152,11 +152,23 @@ def engines_tab(plan: Plan, model: PlanModel, node_id: str) -> None:
             st.markdown(md_escape(f"{engine} cannot ({verdict.category}): {verdict.reason}"))
     for line in node.field_notes() + node.version_notes():
         st.warning(md_escape(line))
-    _types(plan, model, node_id)
+    cannot = {name: v.reason for name, v in (("Spark", node.spark), ("DataFusion", node.datafusion)) if not v.ok}
+    _types(plan, model, node_id, cannot)
     _plans(plan, model, node_id)
 
 
-def _types(plan: Plan, model: PlanModel, node_id: str) -> None:
+def _unless_said(note: str, cannot: dict[str, str]) -> str:
+    """A note "<engine>: <its error>" whose error was said above as why the engine cannot run the node,
+    said as a pointer to it instead."""
+    for engine, reason in cannot.items():
+        if reason and note == f"{engine}: {reason}":
+            return f"{engine} gives no types: it cannot run this node (above)"
+    return note
+
+
+def _types(plan: Plan, model: PlanModel, node_id: str, cannot: dict[str, str] | None = None) -> None:
+    """The node's column types on each engine; ``cannot``: the engines said above not to run the node,
+    with why (their error is not said again)."""
     st.markdown("**Column types on each engine**")
     types = _wait(*types_task(plan, model), "Asking Spark and DataFusion for the types", ENGINES_TAB)
     if types is None:
@@ -178,7 +190,7 @@ def _types(plan: Plan, model: PlanModel, node_id: str) -> None:
         for c in node.columns
     ]
     frame = pd.DataFrame(rows, columns=list(TYPES_HEADS))
-    notes = node.reasons()
+    notes = [_unless_said(n, cannot or {}) for n in node.reasons()]
     if (frame["spec"] == "=").all():  # the narrow panel keeps room for the engines
         frame = frame.drop(columns="spec")
         notes.insert(0, "The spec's extension YAMLs give every column the type the plan declares")
