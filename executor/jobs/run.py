@@ -18,6 +18,7 @@ import io
 import re
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -500,9 +501,21 @@ def to_pandas(table, columns: list[str]) -> pd.DataFrame:
 # ---- downloads -----------------------------------------------------------------------------
 
 
+_HEADED = re.compile(r"\[\d+\] ?(.*)", re.DOTALL)
+
+
+def download_columns(columns: list[str]) -> list[str]:
+    """A result's column headers (``[i] name``) for a file another tool reads: the names alone, a name
+    that is empty or taken by another column with its position added (``product_id_4``)."""
+    names = [m[1] if (m := _HEADED.fullmatch(c)) else c for c in columns]
+    counts = Counter(names)
+    return [n if n and counts[n] == 1 else f"{n or 'column'}_{i}" for i, n in enumerate(names)]
+
+
 def to_csv_bytes(result: RunResult) -> bytes:
-    """The shown rows as CSV (UTF-8, header ``[i] name``)."""
-    return result.rows.to_csv(index=False).encode("utf-8")
+    """The shown rows as CSV (UTF-8, headed by :func:`download_columns`)."""
+    rows = result.rows.set_axis(download_columns(list(result.rows.columns)), axis=1)
+    return rows.to_csv(index=False).encode("utf-8")
 
 
 def to_parquet_bytes(result: RunResult) -> bytes:
@@ -511,6 +524,7 @@ def to_parquet_bytes(result: RunResult) -> bytes:
     import pyarrow.parquet as pq
 
     table = result.arrow if result.arrow is not None else pa.Table.from_pandas(result.rows, preserve_index=False)
+    table = table.rename_columns(download_columns(table.column_names))
     buf = io.BytesIO()
     pq.write_table(table, buf)
     return buf.getvalue()
@@ -523,6 +537,7 @@ __all__ = [
     "translation",
     "explain_node",
     "clear_cache",
+    "download_columns",
     "to_csv_bytes",
     "to_parquet_bytes",
     "Cancelled",

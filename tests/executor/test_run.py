@@ -383,13 +383,24 @@ def test_caps_and_columns_arrow_cannot_move(spark, monkeypatch):
 def test_downloads(spark, tpch_dir, stand_in):
     model = model_of(plan((read("orders", ORDERS), [c for c, _ in ORDERS])))
     result = run_node(model, "0", catalog=Catalog([tpch_dir]), limit=4)
+    # headed by the names alone, for the tool that reads the file
+    names = [c for c, _ in ORDERS]
     back = pd.read_csv(io.BytesIO(to_csv_bytes(result)))
-    assert list(back.columns) == result.columns and len(back) == 4
-    assert back["[0] o_orderkey"].tolist() == [int(v) for v in result.rows["[0] o_orderkey"]]
+    assert list(back.columns) == names and len(back) == 4
+    assert back["o_orderkey"].tolist() == [int(v) for v in result.rows["[0] o_orderkey"]]
     table = pq.read_table(io.BytesIO(to_parquet_bytes(result)))
-    assert table.column_names == result.columns and table.num_rows == 4
-    assert str(table.schema.field("[3] o_totalprice").type) == "decimal128(15, 2)"
-    assert str(table.schema.field("[4] o_orderdate").type) == "date32[day]"
+    assert table.column_names == names and table.num_rows == 4
+    assert str(table.schema.field("o_totalprice").type) == "decimal128(15, 2)"
+    assert str(table.schema.field("o_orderdate").type) == "date32[day]"
+
+
+def test_downloaded_columns_are_named_as_another_tool_reads_them():
+    """A name two columns share (a join's keys) or none (an expression) gets its position."""
+    from executor.jobs.run import download_columns
+    from ui.panels.report_button import rows_file_name
+
+    assert download_columns(["[0] id", "[1] x", "[2] id", "[3]", "[4] a b"]) == ["id_0", "x", "id_2", "column_3", "a b"]
+    assert rows_file_name("tpch q03.json", "0.0*6", "csv") == "tpch_q03-node-0.0s6.csv"
 
 
 @pytest.mark.restarts_spark

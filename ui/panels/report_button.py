@@ -77,10 +77,23 @@ def session_engines(plan: Plan, model: PlanModel) -> tuple[dict[str, NodeEngines
     return report.node_engines(plans), report.notes()
 
 
+def _safe(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+
+
+def file_stem(source: str) -> str:
+    """A plan's name as the start of a downloaded file's name (``tpch_q03.json`` → ``tpch_q03``)."""
+    return _safe(os.path.splitext(os.path.basename(source))[0] or "plan")
+
+
 def report_file_name(source: str) -> str:
-    stem = os.path.splitext(os.path.basename(source))[0] or "plan"
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem)
-    return f"{safe}-report.html"
+    return f"{file_stem(source)}-report.html"
+
+
+def rows_file_name(source: str, node_id: str, ext: str) -> str:
+    """A node's rows as a file: ``tutorial-node-0.0.1.csv`` (``*`` of a node id as ``s``, for every
+    file system)."""
+    return f"{file_stem(source)}-node-{_safe(node_id.replace('*', 's'))}.{ext}"
 
 
 def report_button(plan: Plan, model: PlanModel, key: str) -> None:

@@ -15,6 +15,7 @@ import streamlit as st
 from executor.errors import ExecutionError
 from executor.jobs.run import explain_node, run_node, to_csv_bytes, to_parquet_bytes
 from ui.markdown import md_escape
+from ui.panels.report_button import rows_file_name
 from ui.rows import show_rows
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
@@ -128,12 +129,16 @@ def _show(plan: Plan, model: PlanModel, state: RunState, key: tuple) -> None:
     d1, d2 = st.columns(2)
     # a download changes nothing on the page: no rerun of the tab for it
     d1.download_button(
-        "Rows (CSV)", state.csv, file_name=f"node-{state.node_id}.csv", mime="text/csv", on_click="ignore"
+        "Rows (CSV)",
+        state.csv,
+        file_name=rows_file_name(plan.source, state.node_id, "csv"),
+        mime="text/csv",
+        on_click="ignore",
     )
     d2.download_button(
         "Rows (Parquet)",
         state.parquet,
-        file_name=f"node-{state.node_id}.parquet",
+        file_name=rows_file_name(plan.source, state.node_id, "parquet"),
         mime="application/octet-stream",
         on_click="ignore",
     )
