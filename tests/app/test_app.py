@@ -330,6 +330,17 @@ def test_the_url_keeps_naming_the_plan_shown():
     assert "sample" not in shared.query_params
 
 
+def test_the_pasted_plan_opens_with_its_button():
+    """Ctrl+Enter in the box is not the only way: the button under it opens what was pasted."""
+    at = _app()
+    with open(os.path.join(ROOT, "sample_plans", "set_ops.json"), encoding="utf-8") as fh:
+        at.session_state["plan_pasted"] = fh.read()  # in the box, not applied
+    at.run()
+    assert "plan" not in at.session_state
+    at.sidebar.button(key="plan_paste_open").click().run()
+    assert not at.exception and at.session_state["plan"].source == "pasted JSON"
+
+
 def test_the_uploader_states_the_plan_size_limit_the_loader_keeps():
     """Streamlit's default hint, "200MB per file", promised more than a plan may hold."""
     from viz.load import MAX_PLAN_BYTES

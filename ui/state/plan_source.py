@@ -244,6 +244,8 @@ def plan_sidebar() -> Plan | None:
         )
         with st.expander("…or paste JSON"):
             st.text_area("Plan JSON", key="plan_pasted", height=140, on_change=_on_paste, label_visibility="collapsed")
+            # Ctrl+Enter in the box opens it too; the button says that it is to be opened at all
+            st.button("Open the pasted plan", key="plan_paste_open", on_click=_on_paste)
     for key in ("plan_error", REFUSED):
         if key in st.session_state:
             st.error(md_escape(st.session_state[key]))
