@@ -102,6 +102,9 @@ def _inputs() -> None:
                 args=(side,),
                 format_func=lambda n: n if n == NONE else f"{titles.get(n, n)} ({n})",
             )
+            chosen = st.session_state.get(f"compare_{side}")
+            if chosen is not None:
+                st.caption(md_escape(f"Compared: {chosen.source}"))
 
 
 def _model(side: str) -> PlanModel | None:
@@ -176,6 +179,9 @@ def _pair_detail(a: PlanModel, b: PlanModel, e: NodeDiff, labels: tuple[str, str
 
 def main() -> None:
     st.title("Compare plans")
+    opened = st.session_state.get("plan")
+    if opened is not None and "compare_a" not in st.session_state:  # the plan open on the other pages
+        st.session_state["compare_a"] = opened
     _inputs()
     a, b = _model("a"), _model("b")
     if a is None or b is None:

@@ -119,3 +119,16 @@ def test_both_uploaders_state_the_plan_size_limit_the_loader_keeps():
     uploaders = _compare().main.get("file_uploader")
     assert len(uploaders) == 2
     assert all(u.proto.max_upload_size_mb * 2**20 == MAX_PLAN_BYTES for u in uploaders)
+
+
+def test_the_plan_open_elsewhere_is_the_left_plan():
+    """Opened on Inspect, a plan is Compare's left plan at once; the right one is chosen here."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["sample"] = "tpch_q03_isthmus.json"
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert at.session_state["compare_a"].source == "tpch_q03_isthmus.json"
+    assert any(c.value == "Compared: tpch\\_q03\\_isthmus.json" for c in at.caption), [c.value for c in at.caption]
+    at.selectbox(key="compare_sample_b").select("tpch_q03_datafusion.json").run()
+    assert not at.exception and _metrics(at)["removed"] == 1  # isthmus's extra project
