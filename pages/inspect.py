@@ -38,6 +38,7 @@ from ui.state.share import share_link_widget
 from viz.errors import Severity
 from viz.export import has_dot, svg_or_none
 from viz.model import PlanModel
+from viz.properties.spec import cited
 from viz.render import View, title, to_dot
 from viz.report import input_columns, node_report, property_rules, search
 
@@ -254,7 +255,7 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
                     f"**{md_escape(r['property'])}**: `{r['value']}` — *{md_escape(r['effect'])}*{md_escape(meaning)}"
                 )
                 if r["rule"]:
-                    st.caption(md_escape(f"Spec: {r['rule']}"))
+                    st.caption(md_escape(cited(r["rule"])))
                 if r["note"]:
                     st.caption(md_escape(r["note"]))
     with tabs["Diagnostics"], panel("the Diagnostics tab"):

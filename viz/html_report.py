@@ -26,6 +26,7 @@ from .describe import describe_plan, story_order
 from .errors import Diagnostic, Severity
 from .export import layout_svg
 from .model import NodeView, PlanModel, version_text
+from .properties.spec import cited
 from .render import PALETTES, NodeStat, Overlay, View, title, to_dot
 
 #: Sample rows and columns shown per node, and the longest cell text.
@@ -187,7 +188,7 @@ def _properties(node: NodeView) -> str:
     ):
         out.append(f"<dt>{prop}: <code>{_e(value)}</code> <i>{_e(effect.kind)}</i></dt>")
         if effect.rule:
-            out.append(f'<dd class="muted">Spec: {_e(effect.rule)}</dd>')
+            out.append(f'<dd class="muted">{_e(cited(effect.rule))}</dd>')
         if effect.note:
             out.append(f'<dd class="muted">{_e(effect.note)}</dd>')
     return '<dl class="props">' + "".join(out) + "</dl>"

@@ -738,3 +738,12 @@ def test_contains_rex_finds_kinds_in_expressions_but_not_inside_subquery_relatio
         {"scalarFunction": {"arguments": [{"value": {"windowFunction": {}}}]}}, algebra_pb2.Expression()
     )
     assert contains_rex(plain, frozenset({"window_function"}))
+
+
+def test_a_rule_is_cited_as_the_spec_s_words_or_said_as_this_tool_s():
+    from viz.properties.spec import Spec, cited
+
+    assert cited(Spec.FILTER) == "The spec, Filter: “Orderedness, Distribution, remapped by emit”"
+    assert cited(Spec.FETCH) == "The spec, Fetch: “Maintains distribution and orderedness.”"
+    # where the spec has no row, the tool's own words are not put in its mouth
+    assert cited(Spec.UPDATE) == Spec.UPDATE and cited(Spec.UNSUPPORTED).startswith("This relation kind")

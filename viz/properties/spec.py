@@ -52,3 +52,17 @@ class Spec:
     EXTENSION = "Extension relations have no property row in the spec; their properties are unknown to this tool"
     UNSUPPORTED = "this relation kind is not understood; its properties are unknown"
     EMIT = "remapped by emit"
+
+
+#: Rules that are this tool's words where the spec has none, not a quote of it.
+_OWN_WORDS = (Spec.UPDATE, Spec.EXTENSION, Spec.UNSUPPORTED)
+
+
+def cited(rule: str) -> str:
+    """A rule as a person reads it under a property: the spec's words quoted, with the relation whose
+    "Property Maintenance" they are (``The spec, Filter: “Orderedness, Distribution, remapped by
+    emit”``); this tool's own words as they are."""
+    relation, sep, words = rule.partition(": ")
+    if rule in _OWN_WORDS or not sep:
+        return rule[:1].upper() + rule[1:]
+    return f"The spec, {relation}: “{words}”"
