@@ -12,6 +12,7 @@ from ui.graph.viewer import graph_view
 from ui.markdown import md_escape
 from ui.panels.boundary import panel
 from ui.panels.output_comparison import compare_panel
+from ui.rows import wrapped_row_px
 from ui.state.entry import through_app
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import PLAN_UPLOAD_MB, SAMPLES, Plan, analyze_cached, current_model, sample_titles, samples
@@ -265,10 +266,8 @@ def _graphs(
                 graph_view(dot, f"compare_graph_{side}", clickable=False, height=640)
 
 
-#: Characters of differences a line of the table holds at the page's usual width; the rows of a table
-#: with a longer text are high enough for it to wrap, up to :data:`MOST_LINES` lines (hover shows the rest).
+#: Characters of differences a line of the table holds at the page's usual width.
 LINE_CHARS = 60
-MOST_LINES = 5
 
 
 def _differences(diff: PlanDiff) -> None:
@@ -288,16 +287,8 @@ def _differences(diff: PlanDiff) -> None:
         width="stretch",
         column_config=small,
         # rows taller than 4 rem wrap their text in the grid: long differences then read in full
-        row_height=_row_px(longest),
+        row_height=wrapped_row_px(longest, LINE_CHARS),
     )
-
-
-def _row_px(chars: int) -> int | None:
-    """The Differences table's row height for a longest text of ``chars``: the grid's own for one line,
-    else three lines or more (it wraps only in a row higher than 4 rem)."""
-    if chars <= LINE_CHARS:
-        return None
-    return 12 + 19 * min(MOST_LINES, max(3, -(-chars // LINE_CHARS)))
 
 
 def _matched_pair(

@@ -19,6 +19,7 @@ from executor.data.columns import ColumnCheck, check_bases, file_columns
 from executor.errors import ExecutionError
 from ui.markdown import md_escape
 from ui.panels.boundary import panel
+from ui.rows import wrapped_row_px
 from ui.state.entry import through_app
 from ui.state.plan_data import (
     SUITES,
@@ -89,6 +90,13 @@ def main() -> None:
             ),
             hide_index=True,
             width="stretch",
+            # widths of their own, so that all six fit the page, and a long source or problem wraps in its
+            # cell: sized to their text, the columns ran past the page's edge
+            column_config={
+                **{c: st.column_config.Column(width="small") for c in ("bound", "how", "read by")},
+                **{c: st.column_config.Column(width="medium") for c in ("source", "problem")},
+            },
+            row_height=wrapped_row_px(max((max(len(_source(s)), len(_problem(s))) for s in statuses), default=0), 28),
         )
         wrong = [s for s in statuses if not s.bound or "by position" in s.how]
         unbound = sum(not s.bound for s in statuses)

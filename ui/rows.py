@@ -15,6 +15,17 @@ import streamlit as st
 
 #: Significant digits a float, which the table draws numbers as, keeps exactly.
 FLOAT_DIGITS = 15
+#: Lines a wrapped table row holds at most (hover shows the rest).
+MOST_LINES = 5
+
+
+def wrapped_row_px(chars: int, line_chars: int) -> int | None:
+    """A table's row height for its longest text of ``chars`` where a line holds ``line_chars``: the
+    grid's own for one line, else three lines or more (the grid wraps text only in a row higher than
+    4 rem), up to :data:`MOST_LINES`."""
+    if chars <= line_chars:
+        return None
+    return 12 + 19 * min(MOST_LINES, max(3, -(-chars // line_chars)))
 
 
 def for_display(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
