@@ -16,6 +16,9 @@ st.set_page_config(
     page_icon=os.path.join(os.path.dirname(__file__), "ui", "favicon.svg"),
     layout="wide",
 )
+# a Markdown table's last column (the schema's types) breaks long code where it must: a table sized to its
+# longest token ran past the inspector's edge
+st.html("<style>[data-testid='stMarkdownContainer'] td:last-child code { overflow-wrap: anywhere; }</style>")
 
 # Material Symbols ship with Streamlit (no emoji font needed); each icon sits beside its page's name.
 pages = [

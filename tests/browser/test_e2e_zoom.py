@@ -343,3 +343,21 @@ def test_stepping_brings_the_current_node_into_the_frame(app_url, tmp_path):  # 
         assert far != leaf
         shown(far)
         page.screenshot(path=os.path.join(ARTIFACTS, "step-wide-followed.png"))
+
+
+def test_the_minimap_leaves_the_corner_of_the_selected_node(app_url):  # noqa: F811
+    """The tutorial's filter, selected and fitted at 1280 x 800: it sits in the frame's bottom-right
+    corner, so the minimap moves to the bottom-left one and covers no part of it."""
+    from playwright.sync_api import expect
+
+    if shutil.which("dot") is None:
+        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
+    with browser_page(viewport={"width": 1280, "height": 800}) as page:
+        page.goto(app_url + "/?sample=tutorial.json&node=0.0.1")
+        expect(page.locator(f"{GRAPH} g.node[data-substrait-bound]").first).to_be_attached(timeout=120_000)
+        page.click(".sv-toolbar button[data-act='fit']")
+        expect(page.locator(".sv-minimap")).to_have_class("sv-minimap sv-mini-left")
+        mini = page.locator(".sv-minimap").bounding_box()
+        node = page.locator(f'{GRAPH} [id="node-0.0.1"]').bounding_box()
+        assert mini["x"] + mini["width"] < node["x"] or mini["y"] > node["y"] + node["height"], (mini, node)
+        page.screenshot(path=os.path.join(ARTIFACTS, "minimap-left.png"))

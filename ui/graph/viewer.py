@@ -89,6 +89,7 @@ _CSS = """
 .sv-stage svg g.node:not(.sv-near) text { display: none; }
 .sv-minimap { position: absolute; right: 8px; bottom: 8px; border: 1px solid rgba(128,128,128,0.6);
   background: rgba(255,255,255,0.92); overflow: hidden; display: none; cursor: pointer; }
+.sv-minimap.sv-mini-left { right: auto; left: 8px; }
 .sv-mini-stage { position: absolute; left: 0; top: 0; transform-origin: 0 0; pointer-events: none; }
 
 .sv-mini-view { position: absolute; border: 2px solid #e8590c; background: rgba(232,89,12,0.08); pointer-events: none; }

@@ -69,9 +69,29 @@ function build(root, data) {
     v.mk = mk;
   }
   v.showMap(!root.__mapHidden);
+  // whether a box in the frame's px is under the minimap, in the corner it is in now
+  v.underMap = (x0, y0, x1, y1) => {
+    if (!v.mk || root.__mapHidden) return false;
+    const vw = viewport.clientWidth, vh = viewport.clientHeight, mw = mini.offsetWidth + 8, mh = mini.offsetHeight + 8;
+    return y1 > vh - mh && (mini.classList.contains('sv-mini-left') ? x0 < mw : x1 > vw - mw);
+  };
+  // the minimap goes to the bottom-left corner while the selected node is under it in the right one
+  v.placeMap = () => {
+    if (!v.mk || root.__mapHidden || !v.node) return;
+    const g = v.node(v.selected);
+    let left = false;
+    if (g) {
+      const b = v.box(g), k = v.k, vw = viewport.clientWidth, vh = viewport.clientHeight;
+      const x0 = b.x * k + v.x, y0 = b.y * k + v.y, x1 = x0 + b.w * k, y1 = y0 + b.h * k;
+      const mw = mini.offsetWidth + 8, mh = mini.offsetHeight + 8;
+      left = y1 > vh - mh && x1 > vw - mw && x0 >= mw;
+    }
+    mini.classList.toggle('sv-mini-left', left);
+  };
   v.apply = () => {
     stage.style.transform = `translate(${v.x}px, ${v.y}px) scale(${v.k})`;
     v.near();
+    v.placeMap();
     zoomLabel.textContent = Math.round(v.k * 100) + '%';
     viewport.classList.toggle('sv-far', v.k < FAR_K);
     if (v.mk) {
@@ -158,8 +178,7 @@ function build(root, data) {
   v.inView = (g) => {  // whether node g is wholly inside the frame, and not under the minimap
     const b = v.box(g), k = v.k, vw = viewport.clientWidth, vh = viewport.clientHeight;
     const x0 = b.x * k + v.x, y0 = b.y * k + v.y, x1 = (b.x + b.w) * k + v.x, y1 = (b.y + b.h) * k + v.y;
-    const under = v.mk && !root.__mapHidden && x1 > vw - mini.offsetWidth - 8 && y1 > vh - mini.offsetHeight - 8;
-    return x0 >= 0 && y0 >= 0 && x1 <= vw && y1 <= vh && !under;
+    return x0 >= 0 && y0 >= 0 && x1 <= vw && y1 <= vh && !v.underMap(x0, y0, x1, y1);
   };
   v.reveal = (g, readable) => {  // node g centred, when outside the frame (or, with readable, too small to read)
     if (!g || (v.inView(g) && (!readable || v.k >= READABLE_K))) return;
@@ -424,6 +443,7 @@ function show(component) {
   v.columnClicks = !!data.column_clicks;
   const changed = v.selected !== data.selected;
   v.selected = data.selected;
+  v.placeMap();
   v.data = data;
   if (data.search) window.__substraitVizSearch = { viewer: v, root, ...data.search };
   const hitKey = (data.hits || []).join('\n');
