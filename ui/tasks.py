@@ -158,9 +158,9 @@ def show_progress(task: Task, text: str, cancel_key: str, rerun: str | None = No
     if task.done.is_set():
         _rerun(rerun)
     st.progress(task.fraction, text=md_escape(f"{text}: {task.status}"))  # ids hold `*`
-    if st.button("■ Cancel", key=cancel_key):
-        task.cancel.set()
-        task.status = "cancelling"
+    # in the click's callback, before any script runs: a fragment that reruns the page as a result
+    # lands (Step's) would otherwise end its run before reaching the button, and the click be lost
+    if st.button("■ Cancel", key=cancel_key, on_click=_cancel, args=(task,)):
         return
     waker = _Waker.here(rerun)
     if waker is not None:
@@ -169,6 +169,11 @@ def show_progress(task: Task, text: str, cancel_key: str, rerun: str | None = No
     _hold(task)
     if task.done.is_set():
         _rerun(rerun)
+
+
+def _cancel(task: Task) -> None:
+    task.cancel.set()
+    task.status = "cancelling"
 
 
 def _hold(task: Task) -> None:

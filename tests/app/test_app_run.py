@@ -189,10 +189,12 @@ def test_a_table_without_the_plans_columns_is_refused_in_the_app(spark, tpch_dir
 
 def test_present_step_and_the_compare_panel_can_be_cancelled(spark, tpch_dir):
     """Each of them runs in the background with a Cancel button that stops its Spark jobs: a filter
-    over count(*) of lineitem x lineitem x region (1.8e10 rows at scale 0.01, see above)."""
+    over count(*) of lineitem x lineitem x nation (9e10 rows at scale 0.01: five times the test above,
+    so that no run ends before its cancel on a busy machine, and its tasks still reach an interrupt
+    check every few seconds)."""
     li = P.read("lineitem", [("l_orderkey", "i64")])
-    region = P.read("region", [("r_regionkey", "i64")])
-    cross = {"cross": {"left": {"cross": {"left": li, "right": li}}, "right": region}}
+    nation = P.read("nation", [("n_nationkey", "i64")])
+    cross = {"cross": {"left": {"cross": {"left": li, "right": li}}, "right": nation}}
     agg = {"aggregate": {"input": cross, "groupings": [], "measures": [P.measure(9, out="i64")]}}
     kept = {"filter": {"input": agg, "condition": {"literal": {"boolean": True}}}}
     doc = P.plan((kept, ["n"]), functions={9: ("count", "functions_aggregate_generic")})

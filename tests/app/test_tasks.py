@@ -252,3 +252,34 @@ def test_a_failed_task_shows_starred_ids_as_they_are():
 
     at = AppTest.from_function(_failed_app).run()
     assert [e.proto.body for e in at.error] == [r"comparing node 0.0\*6 with node 0.0\*5 timed out after 120 s"]
+
+
+def _page_whose_result_lands_as_cancel_is_clicked() -> None:
+    """A progress fragment that reruns the page when a part of the result lands (as Step's does), with
+    a part landing just as Cancel is clicked."""
+    import streamlit as st
+
+    from ui.tasks import Task, show_progress
+
+    task = st.session_state.setdefault("task", Task(status="running"))
+
+    @st.fragment
+    def progress() -> None:
+        if st.session_state.pop("landed", False):
+            st.rerun(scope="app")
+        show_progress(task, "Running", "a_cancel")
+
+    progress()
+
+
+def test_a_cancel_click_is_not_lost_when_a_result_lands_with_it():
+    """Cancel is handled in its click's callback: a fragment that reruns the page as a result lands ended
+    its run before reaching the button, and the click was lost (a busy machine showed it)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_page_whose_result_lands_as_cancel_is_clicked)
+    at.run()
+    task = at.session_state["task"]
+    at.session_state["landed"] = True
+    at.button(key="a_cancel").click().run()
+    assert task.cancel.is_set() and task.status == "cancelling"
