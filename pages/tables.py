@@ -96,7 +96,7 @@ def main() -> None:
                 **{c: st.column_config.Column(width="small") for c in ("bound", "how", "read by")},
                 **{c: st.column_config.Column(width="medium") for c in ("source", "problem")},
             },
-            row_height=wrapped_row_px(max((max(len(_source(s)), len(_problem(s))) for s in statuses), default=0), 28),
+            row_height=wrapped_row_px(max((max(len(_source(s)), len(_problem(s))) for s in statuses), default=0), 22),
         )
         wrong = [s for s in statuses if not s.bound or "by position" in s.how]
         unbound = sum(not s.bound for s in statuses)

@@ -81,10 +81,12 @@ class Bisection:
         compared, left = self.compared, n - self.compared
         if not compared:
             return f"no node could be compared ({counted(left, 'node')} tried)"
-        agree = (
-            "Spark and DataFusion agree on the one node compared"
+        agree = "Spark and DataFusion agree on " + (
+            "the one node compared"
             if compared == 1
-            else f"Spark and DataFusion agree on all {compared} nodes compared"
+            else "both nodes compared"
+            if compared == 2
+            else f"all {compared} nodes compared"
         )
         if not left:
             return agree
