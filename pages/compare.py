@@ -183,6 +183,8 @@ def main() -> None:
     opened = st.session_state.get("plan")
     if opened is not None and "compare_a" not in st.session_state:  # the plan open on the other pages
         st.session_state["compare_a"] = opened
+        if opened.sample in samples():  # and the side's picker names it when it is a sample
+            st.session_state["compare_sample_a"] = opened.sample
     _inputs()
     a, b = _model("a"), _model("b")
     if a is None or b is None:
