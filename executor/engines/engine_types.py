@@ -24,7 +24,7 @@ subquery, or below a node that failed) is translated on its own.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from viz.schema import derive_schemas
@@ -77,10 +77,17 @@ class NodeTypes:
     def differs(self) -> bool:
         return any(c.differs() for c in self.columns)
 
-    def reasons(self) -> list[str]:
-        """Why an engine gives no types here, and what to know about the types it gives, in words."""
-        out = [f"{ENGINE_NAMES['spark']}: {self.spark_error}"] if self.spark_error else []
-        out += [f"{ENGINE_NAMES['datafusion']}: {self.datafusion_error}"] if self.datafusion_error else []
+    def reasons(self, said: Mapping[str, str] | None = None) -> list[str]:
+        """Why an engine gives no types here, and what to know about the types it gives, in words.
+        ``said``: why an engine cannot run the node, by engine ("spark", "datafusion"), as the page said
+        it already; an error that is the same is then a pointer to it, not said again."""
+        out = []
+        for engine, error in (("spark", self.spark_error), ("datafusion", self.datafusion_error)):
+            if not error:
+                continue
+            name = ENGINE_NAMES[engine]
+            same = (said or {}).get(engine) == error
+            out.append(f"{name} gives no types: it cannot run this node (above)" if same else f"{name}: {error}")
         return out + list(self.notes)
 
 

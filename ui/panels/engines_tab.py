@@ -152,23 +152,14 @@ def engines_tab(plan: Plan, model: PlanModel, node_id: str) -> None:
             st.markdown(md_escape(f"{engine} cannot ({verdict.category}): {verdict.reason}"))
     for line in node.field_notes() + node.version_notes():
         st.warning(md_escape(line))
-    cannot = {name: v.reason for name, v in (("Spark", node.spark), ("DataFusion", node.datafusion)) if not v.ok}
+    cannot = {engine: v.reason for engine, v in (("spark", node.spark), ("datafusion", node.datafusion)) if not v.ok}
     _types(plan, model, node_id, cannot)
     _plans(plan, model, node_id)
 
 
-def _unless_said(note: str, cannot: dict[str, str]) -> str:
-    """A note "<engine>: <its error>" whose error was said above as why the engine cannot run the node,
-    said as a pointer to it instead."""
-    for engine, reason in cannot.items():
-        if reason and note == f"{engine}: {reason}":
-            return f"{engine} gives no types: it cannot run this node (above)"
-    return note
-
-
 def _types(plan: Plan, model: PlanModel, node_id: str, cannot: dict[str, str] | None = None) -> None:
-    """The node's column types on each engine; ``cannot``: the engines said above not to run the node,
-    with why (their error is not said again)."""
+    """The node's column types on each engine; ``cannot``: why the engines said above not to run the
+    node cannot ("spark", "datafusion"), not said again."""
     st.markdown("**Column types on each engine**")
     types = _wait(*types_task(plan, model), "Asking Spark and DataFusion for the types", ENGINES_TAB)
     if types is None:
@@ -190,7 +181,7 @@ def _types(plan: Plan, model: PlanModel, node_id: str, cannot: dict[str, str] | 
         for c in node.columns
     ]
     frame = pd.DataFrame(rows, columns=list(TYPES_HEADS))
-    notes = [_unless_said(n, cannot or {}) for n in node.reasons()]
+    notes = node.reasons(said=cannot)
     if (frame["spec"] == "=").all():  # the narrow panel keeps room for the engines
         frame = frame.drop(columns="spec")
         notes.insert(0, "The spec's extension YAMLs give every column the type the plan declares")
