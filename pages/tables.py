@@ -107,9 +107,11 @@ def main() -> None:
                 f"{'it is' if unbound == 1 else 'they are'}: a run that reads {them} is refused. "
                 f"The fixes are below."
             )
-        _generate_all(plan, [s for s in statuses if not s.bound], columns)
+        # the generated tables that serve them, worked out once for the buttons of all and of each
+        offers = {suite.name: _serving(suite, [s.name for s in wrong], columns) for suite in SUITES}
+        _generate_all(plan, [s.name for s in statuses if not s.bound], columns, offers)
         for s in wrong:
-            _fix_panel(plan, s, columns.get(s.name, []), catalog)
+            _fix_panel(plan, s, columns.get(s.name, []), catalog, offers)
         _bind_form(plan, [s.name for s in statuses], catalog)
         _unbind_form(plan, {s.name: s for s in statuses})
     if tables.files:
@@ -139,8 +141,9 @@ def _problem(s: TableStatus) -> str:
 # ---- the fixes of one table -------------------------------------------------------------------------
 
 
-def _fix_panel(plan, s: TableStatus, bases, catalog) -> None:
-    """What is wrong with table ``s`` and the fixes the page can make."""
+def _fix_panel(plan, s: TableStatus, bases, catalog, offers: dict[str, list[str]]) -> None:
+    """What is wrong with table ``s`` and the fixes the page can make (``offers``: the tables each
+    suite's generated data serves, :func:`_serving`)."""
     name = s.name
     with st.container(border=True, key=f"fix_{name}"):
         chosen = not s.bound and name in bindings(plan)
@@ -167,7 +170,7 @@ def _fix_panel(plan, s: TableStatus, bases, catalog) -> None:
         if s.check is not None and not s.check.ok:
             _position_toggle(s)
         if bases:
-            _generated(plan, s, bases)
+            _generated(plan, s, bases, offers)
         if chosen:
             st.button(
                 f"Undo your binding of {md_escape(name)}",
@@ -250,10 +253,10 @@ def _serving(suite: Suite, names: list[str], columns: dict) -> list[str]:
     return out
 
 
-def _generated(plan, s: TableStatus, bases) -> None:
+def _generated(plan, s: TableStatus, bases, offers: dict[str, list[str]]) -> None:
     """The generated table of that name, from each suite that has one serving the plan."""
     for suite in SUITES:
-        if not _serving(suite, [s.name], {s.name: bases}):
+        if s.name not in offers[suite.name]:
             continue
         table = s.name.split(".")[-1].lower()
         st.button(
@@ -268,9 +271,9 @@ def _generated(plan, s: TableStatus, bases) -> None:
         st.error(md_escape(failed))
 
 
-def _generate_all(plan, unbound: list[TableStatus], columns: dict) -> None:
+def _generate_all(plan, unbound: list[str], columns: dict, offers: dict[str, list[str]]) -> None:
     for suite in SUITES:
-        names = _serving(suite, [s.name for s in unbound], columns)
+        names = [n for n in offers[suite.name] if n in unbound]
         if len(names) > 1:
             st.button(
                 f"Use the generated {suite.name} tables for {md_escape(', '.join(names))} (scale {TPCH_SCALE:g})",
