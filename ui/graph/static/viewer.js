@@ -69,24 +69,23 @@ function build(root, data) {
     v.mk = mk;
   }
   v.showMap(!root.__mapHidden);
-  // whether a box in the frame's px is under the minimap, in the corner it is in now
-  v.underMap = (x0, y0, x1, y1) => {
+  // node g's box in the frame's px: [x0, y0, x1, y1]
+  v.frameBox = (g) => {
+    const b = v.box(g), k = v.k;
+    return [b.x * k + v.x, b.y * k + v.y, (b.x + b.w) * k + v.x, (b.y + b.h) * k + v.y];
+  };
+  // whether a box in the frame's px is under the minimap, in the bottom-left corner or the bottom-right
+  // one (by default the corner it is in now)
+  v.underMap = ([x0, , x1, y1], left = mini.classList.contains('sv-mini-left')) => {
     if (!v.mk || root.__mapHidden) return false;
     const vw = viewport.clientWidth, vh = viewport.clientHeight, mw = mini.offsetWidth + 8, mh = mini.offsetHeight + 8;
-    return y1 > vh - mh && (mini.classList.contains('sv-mini-left') ? x0 < mw : x1 > vw - mw);
+    return y1 > vh - mh && (left ? x0 < mw : x1 > vw - mw);
   };
   // the minimap goes to the bottom-left corner while the selected node is under it in the right one
   v.placeMap = () => {
     if (!v.mk || root.__mapHidden || !v.node) return;
-    const g = v.node(v.selected);
-    let left = false;
-    if (g) {
-      const b = v.box(g), k = v.k, vw = viewport.clientWidth, vh = viewport.clientHeight;
-      const x0 = b.x * k + v.x, y0 = b.y * k + v.y, x1 = x0 + b.w * k, y1 = y0 + b.h * k;
-      const mw = mini.offsetWidth + 8, mh = mini.offsetHeight + 8;
-      left = y1 > vh - mh && x1 > vw - mw && x0 >= mw;
-    }
-    mini.classList.toggle('sv-mini-left', left);
+    const g = v.node(v.selected), box = g && v.frameBox(g);
+    mini.classList.toggle('sv-mini-left', !!box && v.underMap(box, false) && !v.underMap(box, true));
   };
   v.apply = () => {
     stage.style.transform = `translate(${v.x}px, ${v.y}px) scale(${v.k})`;
@@ -176,9 +175,8 @@ function build(root, data) {
     v.centerOn(b.x + b.w / 2, b.y + b.h / 2, Math.max(v.k, 1));
   };
   v.inView = (g) => {  // whether node g is wholly inside the frame, and not under the minimap
-    const b = v.box(g), k = v.k, vw = viewport.clientWidth, vh = viewport.clientHeight;
-    const x0 = b.x * k + v.x, y0 = b.y * k + v.y, x1 = (b.x + b.w) * k + v.x, y1 = (b.y + b.h) * k + v.y;
-    return x0 >= 0 && y0 >= 0 && x1 <= vw && y1 <= vh && !v.underMap(x0, y0, x1, y1);
+    const box = v.frameBox(g), [x0, y0, x1, y1] = box, vw = viewport.clientWidth, vh = viewport.clientHeight;
+    return x0 >= 0 && y0 >= 0 && x1 <= vw && y1 <= vh && !v.underMap(box);
   };
   v.reveal = (g, readable) => {  // node g centred, when outside the frame (or, with readable, too small to read)
     if (!g || (v.inView(g) && (!readable || v.k >= READABLE_K))) return;
