@@ -123,15 +123,36 @@ def test_what_follows_the_run_tab_is_stale_while_the_run_click_waits(app_url, jv
         assert page.evaluate("window.__stale")["main"] > 0
 
 
+def _parent(pid: str) -> str | None:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            # the command's name, in parentheses, may hold spaces: the parent follows the last ')'
+            return fh.read().rsplit(")", 1)[1].split()[1]
+    except (OSError, IndexError):  # gone meanwhile
+        return None
+
+
+def _ours(pid: str) -> bool:
+    """Whether ``pid`` descends from this test process (other browsers on the machine are not counted)."""
+    me = str(os.getpid())
+    while pid not in (None, "0", "1"):
+        if pid == me:
+            return True
+        pid = _parent(pid)
+    return False
+
+
 def _ui_renderers() -> int:
-    """Chromium processes drawing the browser's own UI in a page of theirs (``--top-chrome-webui``)."""
+    """This test's Chromium processes drawing the browser's own UI in a page of theirs (``--top-chrome-webui``)."""
     count = 0
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                count += b"--top-chrome-webui" in fh.read()
+                if b"--top-chrome-webui" not in fh.read():
+                    continue
         except OSError:  # gone meanwhile
-            pass
+            continue
+        count += _ours(pid)
     return count
 
 
