@@ -48,6 +48,7 @@ class RunResult:
     elapsed_s: float  # execution only (collect and count), not translation or session start
     row_count: int | None  # exact number of rows when counted or when all rows fit in the limit
     explain: str  # Spark's formatted physical plan of the subtree ("" when not asked for)
+    names: list[str]  # the columns' names alone ("" for none), for downloads
     warnings: list[str] = field(default_factory=list)
     arrow: object | None = None  # the collected pyarrow.Table (exact types, for downloads)
 
@@ -277,6 +278,7 @@ class SparkRun(Job):
             explain=explain,
             warnings=warnings,
             arrow=table.rename_columns(columns),
+            names=names[: len(df.columns)],
         )
 
     def progress(self, elapsed: float) -> tuple[float, str]:
@@ -501,20 +503,16 @@ def to_pandas(table, columns: list[str]) -> pd.DataFrame:
 # ---- downloads -----------------------------------------------------------------------------
 
 
-_HEADED = re.compile(r"\[\d+\] ?(.*)", re.DOTALL)
-
-
-def download_columns(columns: list[str]) -> list[str]:
-    """A result's column headers (``[i] name``) for a file another tool reads: the names alone, a name
-    that is empty or taken by another column with its position added (``product_id_4``)."""
-    names = [m[1] if (m := _HEADED.fullmatch(c)) else c for c in columns]
+def download_columns(names: list[str]) -> list[str]:
+    """A result's column names for a file another tool reads: a name that is empty or taken by another
+    column gets its position added (``product_id_4``)."""
     counts = Counter(names)
     return [n if n and counts[n] == 1 else f"{n or 'column'}_{i}" for i, n in enumerate(names)]
 
 
 def to_csv_bytes(result: RunResult) -> bytes:
     """The shown rows as CSV (UTF-8, headed by :func:`download_columns`)."""
-    rows = result.rows.set_axis(download_columns(list(result.rows.columns)), axis=1)
+    rows = result.rows.set_axis(download_columns(result.names), axis=1)
     return rows.to_csv(index=False).encode("utf-8")
 
 
@@ -524,7 +522,7 @@ def to_parquet_bytes(result: RunResult) -> bytes:
     import pyarrow.parquet as pq
 
     table = result.arrow if result.arrow is not None else pa.Table.from_pandas(result.rows, preserve_index=False)
-    table = table.rename_columns(download_columns(table.column_names))
+    table = table.rename_columns(download_columns(result.names))
     buf = io.BytesIO()
     pq.write_table(table, buf)
     return buf.getvalue()

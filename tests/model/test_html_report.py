@@ -319,6 +319,7 @@ def test_the_app_offers_the_report_with_the_session_runs(page, deferred, spark_c
         elapsed_s=0.25,
         row_count=7,
         explain="",
+        names=["product_id", "categories"],
     )
     state = RunState(node_id="0.0.1", limit=100)
     state.result = result
