@@ -226,7 +226,8 @@ def main() -> None:
     if len(parents) > 1:
         st.caption(md_escape("Shared by several parents: " + ", ".join(parents) + f" (⬆ goes to {parents[0]})"))
 
-    graph_col, rows_col = st.columns([2, 3], gap="medium")
+    # halves: a narrower frame showed little more than the current node
+    graph_col, rows_col = st.columns(2, gap="medium")
     with graph_col, panel("the graph"):
         _graph(model, node_id)
     with rows_col, panel("the rows"):

@@ -306,7 +306,7 @@ def test_stepping_brings_the_current_node_into_the_frame(app_url, tmp_path):  # 
     """Step through a 23-node plan of joins (benchmarks.plans.wide_joins, the whole plan drawn) in a
     1400×900 window: the root it opens at, a leaf picked in the sidebar, its parent (K) and a far leaf
     are each inside the graph's frame once shown, painted as selected; the graph, which only shows, says nothing of
-    clicking a node, and its Selected button is there."""
+    clicking a node, and its Selected button is there; its minimap leaves most of the frame to the graph."""
     from playwright.sync_api import expect
 
     with _joins_page(app_url, tmp_path, 24) as page:
@@ -342,6 +342,12 @@ def test_stepping_brings_the_current_node_into_the_frame(app_url, tmp_path):  # 
         far = pick("t7")
         assert far != leaf
         shown(far)
+        # the frame takes half the page's width, and its minimap at most a third of the frame's
+        box, mini = frame.bounding_box(), page.locator(".sv-minimap").bounding_box()
+        assert box["width"] >= 420 and mini is not None and mini["width"] <= box["width"] / 3 + 4, (
+            box,
+            mini,
+        )  # + its border
         page.screenshot(path=os.path.join(ARTIFACTS, "step-wide-followed.png"))
 
 

@@ -63,7 +63,9 @@ function build(root, data) {
     mapButton.setAttribute('aria-pressed', String(shown));
   };
   if (big) {
-    const mk = Math.min(MINI_W / w, MINI_H / h);
+    // at most a third of a narrow frame's width and a quarter of its height: it must not hide the graph
+    const mw = Math.min(MINI_W, viewport.clientWidth / 3), mh = Math.min(MINI_H, viewport.clientHeight / 4);
+    const mk = Math.min(mw / w, mh / h);
     mini.style.width = Math.ceil(w * mk) + 'px';
     mini.style.height = Math.ceil(h * mk) + 'px';
     v.mk = mk;
