@@ -6,6 +6,7 @@ against DuckDB; here the page must show them and mark the graph."""
 
 from __future__ import annotations
 
+import json
 import os
 
 from streamlit.testing.v1 import AppTest
@@ -108,6 +109,10 @@ def test_the_engines_tab_shows_each_engines_types(spark):
     assert (key["column"], key["declared"], key["Spark"], key["DataFusion"]) == ("l_orderkey", "i64", "i64?", "=")
     revenue = table.iloc[3]
     assert revenue["declared"] == "decimal<38,4>?" and set(revenue[["Spark", "DataFusion"]]) == {"="}
+    # the names column is as wide as "o_shippriority" (14 characters), not the grid's narrowest
+    [grid] = [d for d in at.dataframe if "declared" in d.value.columns]
+    width = json.loads(grid.proto.columns)["column"]["width"]
+    assert isinstance(width, int) and width >= 7 * len("o_shippriority"), width
     assert any("Spark** runs it" in m.value or "Spark runs it" in m.value for m in at.markdown)
 
 

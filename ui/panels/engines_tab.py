@@ -23,6 +23,7 @@ from executor.engines.physical import EnginePlan
 from executor.engines.portability import Portability, engine_plans, node_types, portability
 from executor.errors import ExecutionError
 from ui.markdown import md_escape
+from ui.rows import wrapped_row_px
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
 from ui.tasks import Task, finished, progress_fragment, run_in_background, show_progress
@@ -190,12 +191,15 @@ def _types(plan: Plan, model: PlanModel, node_id: str, cannot: dict[str, str] | 
         declared = row["declared"]
         return ["", ""] + [_style(declared, t) for t in row.iloc[2:]]
 
-    # the types size to their text (mostly "="); a long column name is cut, the graph has it whole
+    # the names as wide as the longest up to NAME_PX, a longer one wrapped: the types size to their text
+    # (mostly "="), and the engines' columns keep their room in the narrow inspector
+    longest = max((len(n) for n in frame["column"]), default=0)
     st.dataframe(
         frame.style.apply(mark, axis=1),
         hide_index=True,
         width="stretch",
-        column_config={"column": st.column_config.TextColumn(width="small")},
+        row_height=wrapped_row_px(longest, NAME_CHARS),
+        column_config={"column": st.column_config.TextColumn(width=min(NAME_PX, 20 + 7 * longest))},
     )
     st.caption(
         "= : as the plan declares it. In bold: another type; in grey: only the nullability differs, or how the "
@@ -204,6 +208,11 @@ def _types(plan: Plan, model: PlanModel, node_id: str, cannot: dict[str, str] | 
     )
     if notes:  # each a sentence
         st.caption(md_escape(" ".join(n if n.endswith((".", "?", "!")) else n + "." for n in notes)))
+
+
+#: The types table's name column at most (px), and the characters of a name that fit a line of it.
+NAME_PX = 128
+NAME_CHARS = 15
 
 
 def _cell(declared: str | None, theirs: str | None) -> str:
