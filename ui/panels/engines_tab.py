@@ -65,7 +65,7 @@ def _task(plan: Plan, model: PlanModel, what: str, work, node_id: str | None = N
     task = _tasks().get(key)
     if task is None:
         # never waited for in the page's run (``ui.tasks.settle``): its progress shows at once
-        task = Task(status="asking the engines", waited=True)
+        task = Task(waited=True)  # its status says whether Spark is still starting
         _tasks()[key] = task
         try:
             catalog = catalog_for(plan)
