@@ -134,7 +134,11 @@ def _source(s: TableStatus) -> str:
 
 def _problem(s: TableStatus) -> str:
     if s.check is not None and not s.check.ok:
-        return s.check.problem() + ("; read by position" if s.bound else "")
+        problem = s.check.problem() + ("; read by position" if s.bound else "")
+        narrowing = s.check.narrowing(by_position=True) if s.bound else ""
+        return problem + (f"; {narrowing}" if narrowing else "")
+    if s.check is not None and s.bound:
+        return s.check.narrowing()
     return "" if s.bound or s.how == "not bound" else s.message
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -49,6 +50,34 @@ def families_fit(have: str | None, want: str | None) -> bool:
     if have is None or want is None:
         return True
     return have == want or {have, want} <= {"int", "num"}
+
+
+_INT_DIGITS = {"tinyint": 3, "smallint": 5, "int": 10, "bigint": 19}
+_DECIMAL = re.compile(r"decimal\((\d+),(\d+)\)")
+
+
+def _digits(t: str) -> tuple[int, int] | None:
+    """(digits before the point, digits after it) a value of Spark type ``t`` may have, for the exact
+    number types (integers and decimals); None for the others."""
+    if t in _INT_DIGITS:
+        return _INT_DIGITS[t], 0
+    m = _DECIMAL.fullmatch(t)
+    return (int(m[1]) - int(m[2]), int(m[2])) if m else None
+
+
+def narrows(have: str | None, want: str | None) -> bool:
+    """Whether casting a value of Spark type ``have`` (as ``simpleString`` writes it) to ``want`` may
+    change it: a fraction cut off (a double or a decimal read as an integer), a decimal rounded to
+    fewer places, a number too large for the narrower type, a timestamp's time of day dropped. Casts to
+    an approximate type (``float``, ``double``) are not counted: their values are approximate anyway."""
+    if have is None or want is None or have == want:
+        return False
+    if have in ("float", "double"):
+        return want in _INT_DIGITS or want.startswith("decimal")
+    h, w = _digits(have), _digits(want)
+    if h is not None and w is not None:
+        return w[0] < h[0] or w[1] < h[1]
+    return have.startswith("timestamp") and want == "date"
 
 
 @dataclass(frozen=True)
@@ -134,6 +163,10 @@ class ColumnCheck:
     missing: list[str] = field(default_factory=list)  # the plan's columns the table lacks
     clashes: list[str] = field(default_factory=list)  # "x is int in the table, string in the plan"
     position_clashes: list[str] = field(default_factory=list)  # the same, column by column in order
+    #: the plan's columns whose table type a cast may change (:func:`narrows`), by name and in order:
+    #: "r_regionkey is double in the table, int in the plan"
+    narrowed: list[str] = field(default_factory=list)
+    position_narrowed: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -152,6 +185,14 @@ class ColumnCheck:
         if self.clashes:
             return "has the plan's columns with other types: " + "; ".join(self.clashes)
         return "has the plan's columns"
+
+    def narrowing(self, by_position: bool = False) -> str:
+        """What a run checks of the values, where a cast to the plan's type may change them ("" for none)."""
+        narrowed = self.position_narrowed if by_position else self.narrowed
+        if not narrowed:
+            return ""
+        shown = "; ".join(narrowed[:3]) + ("; …" if len(narrowed) > 3 else "")
+        return f"{shown}: a run stops at a value the plan's type would change"
 
     def why_not_by_position(self) -> str:
         """Why reading by position would not serve either ("" when it would)."""
@@ -173,9 +214,13 @@ def check_columns(table: Sequence[Column], plan: Sequence[Column]) -> ColumnChec
             out.missing.append(want.name)
         elif not families_fit(have.family, want.family):
             out.clashes.append(f"{want.name} is {have.type} in the table, {want.type} in the plan")
+        elif narrows(have.type, want.type):
+            out.narrowed.append(f"{want.name} is {have.type} in the table, {want.type} in the plan")
     for have, want in zip(table, plan):
         if not families_fit(have.family, want.family):
             out.position_clashes.append(f"{have.name} is {have.type} where the plan reads {want.name} {want.type}")
+        elif narrows(have.type, want.type):
+            out.position_narrowed.append(f"{have.name} is {have.type} where the plan reads {want.name} {want.type}")
     return out
 
 

@@ -333,6 +333,9 @@ def _as_execution_error(exc: BaseException, node_id: str) -> BaseException:
     first = (lines[0] if lines else "")[:500]
     if _is_spark_error(exc) and "StackOverflowError" in str(exc):
         err = ExecutionError(f"Spark's planner ran out of stack on node {node_id}: the plan nests too deeply for Spark")
+    elif _is_spark_error(exc) and (raised := _RAISED.search(str(exc))):
+        # the translation's own checks (``raise_error``): a value the plan's cast or type cannot take
+        err = ExecutionError(f"node {node_id} stopped: {raised[1]}")
     elif _is_spark_error(exc):
         err = ExecutionError(f"Spark failed running node {node_id}: {spark_reason(exc)}")
     else:
@@ -343,6 +346,8 @@ def _as_execution_error(exc: BaseException, node_id: str) -> BaseException:
     return err
 
 
+#: The message of a ``raise_error`` of the translation, as Spark's exception carries it.
+_RAISED = re.compile(r"\[USER_RAISED_EXCEPTION\] (.*?)(?: SQLSTATE: \w+)?$", re.MULTILINE)
 _JAVA_EXCEPTION = re.compile(r"^(?:Caused by: )?(?:[a-z_$][\w$]*\.)+(\w*(?:Exception|Error)\b.*)$")
 
 

@@ -16,7 +16,7 @@ from substrait import algebra_pb2
 from viz.fields import Field, named_struct_fields
 from viz.model import NodeView
 
-from ..data.columns import check_columns, families_fit, plan_columns, spark_columns, spark_family
+from ..data.columns import check_columns, families_fit, narrows, plan_columns, spark_columns, spark_family
 from ..errors import ColumnMismatch, ExecutionError, Unsupported
 from ..spark.jvm import col, sql_type
 from . import literals
@@ -116,24 +116,42 @@ def _conform(
             f"{len(base)} ({', '.join(f.name for f in base)})"
         )
     types = {f.name: f.dataType for f in df.schema.fields}
-    casts: list[S.DataType | None] = []
+    casts: list[tuple[S.DataType, S.DataType] | None] = []  # (the table's type, the plan's)
     for src, f in zip(picked, base):
         want, have = spark_type_or_none(f.type), types.get(src)
-        if want is None or have is None or have == want or not _safe_cast(have, want):
-            want = None
-        casts.append(want)
+        ok = want is not None and have is not None and have != want and _safe_cast(have, want)
+        casts.append((have, want) if ok else None)
     names = tr.names(len(picked))
     if picked == columns:
         # the table's columns as they are: renamed in one step (each DataFrame step costs Spark an
         # analysis, and each Column some Py4J round trips), then only the casts
         out = df.toDF(*names)
-        cast = {n: col(n).cast(sql_type(t)) for n, t in zip(names, casts) if t is not None}
+        cast = {n: _cast(col(n), c, src, what) for n, c, src in zip(names, casts, picked) if c is not None}
         return out.withColumns(cast) if cast else out
     cols: list[Column] = []
-    for name, src, want in zip(names, picked, casts):
+    for name, src, c in zip(names, picked, casts):
         ref = col(_quote(src))
-        cols.append((ref if want is None else ref.cast(sql_type(want))).alias(name))
+        cols.append((ref if c is None else _cast(ref, c, src, what)).alias(name))
     return df.select(*cols)
+
+
+def _cast(ref: Column, types: tuple[S.DataType, S.DataType], src: str, what: str) -> Column:
+    """``ref`` cast to the plan's type; where that may change a value (:func:`executor.data.columns.narrows`:
+    2.7 read as an int would be 2), a value it would change stops the run and is named, instead of being
+    changed without a word."""
+    have, want = types
+    cast = ref.cast(sql_type(want))
+    h, w = have.simpleString(), want.simpleString()
+    if not narrows(h, w):
+        return cast
+    changed = ref.isNotNull() & ~cast.cast(sql_type(have)).eqNullSafe(ref)
+    message = F.concat(
+        F.lit(f"{what}: column {src} holds "),
+        ref.cast("string"),
+        F.lit(f", which the plan's type {w} cannot hold as it is (the table's column is {h}). Bind a table whose "),
+        F.lit(f"{src} has the plan's type, or values that fit it"),
+    )
+    return F.when(changed, F.raise_error(message)).otherwise(cast)
 
 
 def _conformed(tr: Translating, raw: DataFrame, base: list[Field], what: str, table: Sequence[str]) -> DataFrame:

@@ -184,3 +184,64 @@ def test_every_sample_plan_is_bound_to_its_own_data(sample, tpch_dir):
     columns = _columns(model)
     statuses = Catalog([data], use_spark_catalog=False).status([n.split(".") for n in columns], columns)
     assert statuses and all(s.bound and s.check.ok for s in statuses), [(s.name, s.message) for s in statuses]
+
+
+def test_a_cast_that_may_change_a_value_is_named():
+    """executor.data.columns.narrows, case by case: a fraction cut off, a decimal rounded, a number too
+    large, a time of day dropped; widening and approximate targets change nothing worth a stop."""
+    from executor.data.columns import narrows
+
+    changes = [
+        ("double", "int"),
+        ("float", "bigint"),
+        ("double", "decimal(15,2)"),
+        ("decimal(15,2)", "int"),
+        ("decimal(15,4)", "decimal(15,2)"),
+        ("decimal(20,0)", "decimal(10,0)"),
+        ("bigint", "int"),
+        ("int", "decimal(5,0)"),
+        ("timestamp", "date"),
+    ]
+    keeps = [
+        ("int", "bigint"),
+        ("int", "double"),
+        ("decimal(10,0)", "bigint"),
+        ("decimal(7,2)", "decimal(15,2)"),
+        ("double", "float"),
+        ("date", "timestamp"),
+        ("string", "string"),
+        (None, "int"),
+    ]
+    assert [c for c in changes if not narrows(*c)] == []
+    assert [c for c in keeps if narrows(*c)] == []
+    plan = [Column("k", "int", "int"), Column("v", "decimal(15,2)", "num")]
+    check = check_columns([Column("k", "double", "num"), Column("v", "decimal(15,2)", "num")], plan)
+    assert check.ok and check.narrowed == ["k is double in the table, int in the plan"]
+    assert (
+        check.narrowing()
+        == "k is double in the table, int in the plan: a run stops at a value the plan's type would change"
+    )
+
+
+def test_a_value_the_plans_type_would_change_stops_the_run(spark, tmp_path):
+    """A CSV's key with decimals (2.7) under the plan's i32 stops the run and names the value, where Spark's
+    cast would give 2; whole numbers in the same double column read as the plan's ints (checked by hand)."""
+    from executor.jobs.run import run_node
+
+    region = [("r_regionkey", "i32"), ("r_name", "string")]
+    model = P.model_of(P.plan(P.read("region", region)))
+    for folder, keys in (("cut", "1.0\n2.7"), ("whole", "0.0\n2.0")):
+        os.makedirs(tmp_path / folder)
+        names = ["AFRICA", "ASIA"]
+        (tmp_path / folder / "region.csv").write_text(
+            "r_regionkey,r_name\n" + "\n".join(f"{k},{n}" for k, n in zip(keys.split(), names)) + "\n"
+        )
+    [status] = Catalog([str(tmp_path / "cut")], use_spark_catalog=False).status([["region"]], _columns(model))
+    assert status.bound and status.check.narrowed == ["r_regionkey is double in the table, int in the plan"]
+    with pytest.raises(ExecutionError) as info:
+        run_node(model, "0", catalog=Catalog([str(tmp_path / "cut")], use_spark_catalog=False), limit=10)
+    assert str(info.value).startswith(
+        "node 0 stopped: table `region`: column r_regionkey holds 2.7, which the plan's type int"
+    )
+    result = run_node(model, "0", catalog=Catalog([str(tmp_path / "whole")], use_spark_catalog=False), limit=10)
+    assert result.rows.values.tolist() == [[0, "AFRICA"], [2, "ASIA"]] and result.types == ["int", "string"]
