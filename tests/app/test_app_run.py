@@ -65,7 +65,7 @@ def test_a_run_that_ends_soon_comes_with_the_click_that_started_it(spark, monkey
     at.query_params["sample"] = "tutorial.json"
     at.query_params["node"] = "0.0"
     at.run()
-    at.number_input(key="run_limit").set_value(2)  # typed just before the click: sent with it
+    at.number_input(key="run_limit__widget").set_value(2)  # typed just before the click: sent with it
     at.button(key="run_button").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert [len(f) for f in _result_frames(at)] == [2]

@@ -105,6 +105,35 @@ def test_a_laptop_s_inspector_shows_the_run_and_engines_tabs_without_scrolling(a
             assert box is not None and box["x"] + box["width"] <= right, (name, box, right)
 
 
+def test_the_run_tab_keeps_its_settings_when_another_tab_or_page_was_open(app_url):
+    """Rows, timeout and the exact count as the person set them, after the Schema tab and the Step page
+    were open: widgets keyed by the kept values came back at their minimums (1 row, 5 s)."""
+    from playwright.sync_api import expect
+
+    with browser_page(viewport={"width": 1280, "height": 900}) as page:
+        page.goto(app_url + "/?sample=tutorial.json&node=0")
+        page.get_by_role("tab", name="Run").click(timeout=60_000)
+        rows, timeout = page.get_by_label("Rows"), page.get_by_label("Timeout (s)")
+        expect(rows).to_have_value("100", timeout=60_000)
+        expect(timeout).to_have_value("300")
+        rows.fill("7")
+        rows.press("Tab")
+        page.get_by_text("Exact row count").click()
+        page.wait_for_timeout(500)
+        for leave in ("tab", "page"):
+            if leave == "tab":
+                page.get_by_role("tab", name="Schema").click()
+                page.get_by_role("columnheader", name="type").first.wait_for(timeout=60_000)
+            else:
+                page.get_by_role("link", name="Step through").click()
+                page.get_by_role("button", name="⬆ Parent").wait_for(timeout=60_000)
+                page.get_by_role("link", name="Inspect").click()
+            page.get_by_role("tab", name="Run").click(timeout=60_000)
+            expect(page.get_by_label("Rows")).to_have_value("7", timeout=60_000)
+            expect(page.get_by_label("Timeout (s)")).to_have_value("300")
+            expect(page.get_by_label("Exact row count")).to_be_checked()
+
+
 def test_what_follows_the_run_tab_is_stale_while_the_run_click_waits(app_url, jvm):  # the server runs it on Spark
     """The Run click's rerun waits for the run (ui.tasks.finished) before it draws what follows
     the Run tab (the node report's button, the share link, the diagnostics): those are stale meanwhile.

@@ -17,6 +17,7 @@ from executor.jobs.run import explain_node, run_node, to_csv_bytes, to_parquet_b
 from ui.markdown import md_escape
 from ui.panels.report_button import rows_file_name
 from ui.rows import show_rows
+from ui.state.entry import kept_input, kept_value
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
 from ui.tasks import Task, finished, progress_fragment, settle, show_progress, start
@@ -65,8 +66,14 @@ def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, count: bool, 
 def _clicked(plan: Plan, model: PlanModel, node_id: str) -> None:
     """Run's callback: the run starts with the options as the click sent them (a row limit typed just
     before the click comes with it, after the page drew the button)."""
-    state = st.session_state
-    _start(plan, model, node_id, int(state["run_limit"]), bool(state["run_count"]), float(state["run_timeout"]))
+    _start(
+        plan,
+        model,
+        node_id,
+        int(kept_value("run_limit")),
+        bool(kept_value("run_count")),
+        float(kept_value("run_timeout")),
+    )
 
 
 #: The Run tab's fragment: a click on Run, and the end of a run, redraw this tab, not the whole page.
@@ -79,14 +86,13 @@ def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, 
     if not ok:
         st.warning(md_escape(f"This node cannot run on Spark: {reason}"))
     c1, c2 = st.columns(2)
-    # defaults through the session state only: these values are kept from page to page
-    # (``ui.state.entry.KEPT_WIDGETS``), and a widget given both warns on the page
-    st.session_state.setdefault("run_limit", 100)
-    st.session_state.setdefault("run_timeout", int(DEFAULT_TIMEOUT_S))
-    c1.number_input("Rows", min_value=1, max_value=10_000, step=50, key="run_limit")
-    c2.number_input("Timeout (s)", min_value=5, max_value=3600, key="run_timeout")
+    # kept for the session, through runs where this tab is closed (the three are read by the click's callback)
+    with c1:
+        kept_input(st.number_input, "Rows", "run_limit", 100, min_value=1, max_value=10_000, step=50)
+    with c2:
+        kept_input(st.number_input, "Timeout (s)", "run_timeout", int(DEFAULT_TIMEOUT_S), min_value=5, max_value=3600)
     # on a line of its own: a third column cut its label short in a narrow inspector
-    st.checkbox("Exact row count", key="run_count")  # the three are read by the click's callback
+    kept_input(st.checkbox, "Exact row count", "run_count", False)
     key = (model.digest, node_id)
     state = _runs().get(key)
     if state is not None:  # a run the click's callback has just started: its end may come with this rerun

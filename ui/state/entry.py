@@ -26,9 +26,6 @@ KEPT_WIDGETS = (
     "search",
     "max_rows",
     "plan_sample",
-    "run_limit",
-    "run_count",
-    "run_timeout",
     "step_limit",
     "step_timeout",
     "present_max_rows",
@@ -62,3 +59,29 @@ def through_app() -> None:
         PagesManager.uses_pages_directory = False
         if first:
             st.rerun()
+
+
+def kept_input(widget, label: str, key: str, default, **kwargs):
+    """``widget`` (``st.number_input``, ``st.checkbox``…) whose value is kept in ``st.session_state[key]``
+    for the session, also through runs that do not draw it (an inspector tab that is not open, another
+    page). The widget has a key of its own and is drawn with the kept value: a widget keyed ``key`` that
+    came back after such runs showed its minimum, and sent that back as the person's value."""
+    state = st.session_state
+    state.setdefault(key, default)
+    shown = _shown(key)
+
+    def keep() -> None:
+        state[key] = state[shown]
+
+    return widget(label, value=state[key], key=shown, on_change=keep, **kwargs)
+
+
+def kept_value(key: str):
+    """The value of a :func:`kept_input` as the person last set it (in a click's callback too, which may
+    come before the widget's own)."""
+    state = st.session_state
+    return state[_shown(key)] if _shown(key) in state else state[key]
+
+
+def _shown(key: str) -> str:
+    return f"{key}__widget"
