@@ -53,8 +53,8 @@ def _on_example() -> None:
 
 
 def _catalog(data: str, generate: bool = True) -> Catalog:
-    """The catalog the Inspect page will run this plan with (a plan that is not a sample, with
-    ``use_tpch`` as chosen here): TPC-H first, then uploads, user data, the tutorial.
+    """The catalog the Inspect page will run this plan with (the data chosen here goes with the plan,
+    ``Plan.written_for``): TPC-H first, then uploads, user data, the tutorial.
 
     ``generate``: generate TPC-H now if it is not there yet (a few seconds)."""
     return catalog_for(None, generate, tpch_data=data == "tpch")
@@ -77,12 +77,12 @@ def _source(sql: str) -> str:
 
 
 def _open(made: Made, page: str) -> None:
-    st.session_state["plan"] = Plan(made.plan.data, source=_source(made.sql))
+    # the data chosen here goes with the plan: the session's TPC-H toggle is every other plan's too
+    st.session_state["plan"] = Plan(made.plan.data, source=_source(made.sql), written_for=made.data)
     st.session_state["plan_sample"] = NONE  # the sidebar's sample picker no longer names what is shown
     st.session_state.pop("node", None)
     st.query_params.pop("sample", None)
     st.query_params.pop("node", None)
-    st.session_state["use_tpch"] = made.data == "tpch"
     st.switch_page(page)
 
 

@@ -49,17 +49,17 @@ def main() -> None:
     tables = plan_tables(model)
     kind = sample_data_kind(plan)
     if kind:
+        what = "is a sample written against" if plan.sample else "was made from SQL over"
         st.caption(
-            f"{md_escape(plan.source)} is a sample written against the "
-            f"{'tutorial' if kind == 'tutorial' else 'TPC-H'} tables, bound for you."
+            md_escape(
+                f"{plan.source} {what} the {'tutorial' if kind == 'tutorial' else 'TPC-H'} tables, bound for you."
+            )
         )
     for suite in SUITES:
-        own = suite.key == "use_tpch" and kind == "tpch"
+        if suite.key == "use_tpch" and kind == "tpch":
+            continue  # this plan's own data, said above; the toggle is for every other plan
         st.toggle(
-            f"Use the generated {suite.name} sample data (scale {TPCH_SCALE:g}; generated on first use)",
-            key=suite.key,
-            value=own,
-            disabled=own,
+            f"Use the generated {suite.name} sample data (scale {TPCH_SCALE:g}; generated on first use)", key=suite.key
         )
     with st.spinner("Preparing the sample data…"):
         try:

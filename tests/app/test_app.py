@@ -328,6 +328,12 @@ def test_the_url_keeps_naming_the_plan_shown():
     shared.run()
     assert not shared.exception and shared.query_params["plan"] in (digest, [digest])
     assert "sample" not in shared.query_params
+    # a plan made from SQL over TPC-H: the data it was made over comes with the link (its tables are TPC-H's
+    # in a session whose TPC-H toggle is off)
+    made = _app(plan=digest, name="SQL: SELECT 1", data="tpch")
+    assert not made.exception and made.session_state["plan"].written_for == "tpch"
+    assert made.query_params["data"] in ("tpch", ["tpch"]) and not made.session_state.get("use_tpch")
+    assert _app(plan=digest, data="../etc").session_state["plan"].written_for is None  # only the known kinds
 
 
 def test_the_pasted_plan_opens_with_its_button():

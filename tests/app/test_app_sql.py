@@ -43,19 +43,22 @@ def test_the_tutorial_example_becomes_a_plan_and_opens_in_inspect():
     assert [b.label for b in at.get("download_button")] == ["Download plan (JSON)"]
     assert at.get("download_button")[0].proto.ignore_rerun
 
+    at.session_state["use_tpch"] = True  # the session's toggle, for the other plans it opens
     at.button(key="sql_inspect").click().run()
     assert not at.exception, at.exception
     plan = at.session_state["plan"]
     assert plan.source.startswith("SQL: SELECT p.product_name")
     assert json.loads(plan.data) == shown
-    assert at.session_state["use_tpch"] is False
+    # the data chosen goes with the plan (and its address); the toggle the other plans use is left as it was
+    assert plan.written_for == "tutorial" and at.query_params["data"] == "tutorial"
+    assert at.session_state["use_tpch"] is True
     # the Inspect page is showing it: its heading is the plan's source, its graph the same plan
     # (escaped: the SQL's asterisks and underscores are shown as written, not read as Markdown)
     assert any(m.value == f"#### {md_escape(plan.source)}" for m in at.markdown)
     assert "Aggregate" in graph_text(at)
 
 
-def test_a_tpch_example_sets_use_tpch_and_steps_through(tpch_dir):
+def test_a_tpch_example_is_bound_to_tpch_and_steps_through(tpch_dir):
     at = _sql_page()
     title = next(t for t in EXAMPLES if t.startswith("TPC-H q06"))
     at.selectbox(key="sql_example").select(title).run()
@@ -65,8 +68,9 @@ def test_a_tpch_example_sets_use_tpch_and_steps_through(tpch_dir):
     assert any("reads lineitem" in c.value for c in at.caption)
     at.button(key="sql_step").click().run()
     assert not at.exception, at.exception
-    assert at.session_state["use_tpch"] is True
+    assert at.session_state["plan"].written_for == "tpch" and "use_tpch" not in at.session_state
     assert at.session_state["plan"].source.startswith("SQL: SELECT sum(l_extendedprice * l_discount)")
+    assert not at.error, [e.value for e in at.error]  # its tables bound: TPC-H's
 
 
 def test_bad_sql_shows_datafusion_message():

@@ -74,8 +74,17 @@ def test_links_for_samples_and_for_other_plans(tmp_path):
     assert os.listdir(tmp_path) == []  # a sample needs nothing stored
     upload = Plan(DATA, "mine.json")
     digest = hashlib.sha256(DATA).hexdigest()
-    assert share.share_link(upload, "0*4.1", "", str(tmp_path)) == f"?plan={digest}&node=0%2A4.1"
+    # with the name it was opened under, so that the page it opens is headed alike
+    assert share.share_link(upload, "0*4.1", "", str(tmp_path)) == f"?plan={digest}&name=mine.json&node=0%2A4.1"
     assert share.load_shared(digest, str(tmp_path)) == DATA
+    # a plan from SQL: and the data it was made over
+    made = Plan(DATA, "SQL: SELECT 1", written_for="tpch")
+    assert share.share_link(made, None, "present", str(tmp_path)) == (
+        f"present?plan={digest}&name=SQL%3A+SELECT+1&data=tpch"
+    )
+    # opened from a link without a name: none added
+    shared = Plan(DATA, share.shared_name(digest), shared=digest)
+    assert share.share_link(shared, "0", "", str(tmp_path)) == f"?plan={digest}&node=0"
 
 
 def test_absolute_links():

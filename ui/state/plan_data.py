@@ -64,7 +64,10 @@ def user_data() -> str | None:
 
 
 def sample_data_kind(plan: Plan | None) -> str | None:
-    """ "tutorial", "tpch" or None: the data a sample plan is written against (sample_plans/manifest.json)."""
+    """ "tutorial", "tpch" or None: the data a plan is written against: a sample's (sample_plans/manifest.json),
+    or the one chosen for a plan made from SQL."""
+    if plan is not None and plan.written_for:
+        return plan.written_for
     if plan is None or plan.sample is None:
         return None
     try:

@@ -34,6 +34,9 @@ class Plan:
     source: str  # file name, sample name or "pasted JSON"
     sample: str | None = None  # the sample's file name, when it is one
     shared: str | None = None  # the share link's digest, when it was opened from one
+    #: the data it is written against ("tutorial", "tpch") when the person chose it (the SQL page); a
+    #: sample's comes from sample_plans/manifest.json
+    written_for: str | None = None
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -188,7 +191,7 @@ def _on_paste() -> None:
 
 def _open_shared(digest: str) -> None:
     """Open the plan a share link names (``?plan=<sha256>``), or say it is not here."""
-    from ui.state.share import is_digest, load_shared
+    from ui.state.share import DATA_KINDS, MAX_NAME_CHARS, is_digest, load_shared, shared_name
 
     data = load_shared(digest)
     if data is None:
@@ -202,7 +205,10 @@ def _open_shared(digest: str) -> None:
         )
         return
     name = (st.query_params.get("name") or "").strip()[:MAX_NAME_CHARS]
-    st.session_state["plan"] = Plan(data, name or _shared_name(digest), shared=digest)
+    data_kind = st.query_params.get("data")
+    st.session_state["plan"] = Plan(
+        data, name or shared_name(digest), shared=digest, written_for=data_kind if data_kind in DATA_KINDS else None
+    )
 
 
 def plan_from_url() -> Plan | None:
@@ -255,30 +261,15 @@ def plan_sidebar() -> Plan | None:
 
 
 #: The longest plan name a URL carries (``?name=``); a longer one is cut.
-MAX_NAME_CHARS = 120
-
-
 def plan_query(plan: Plan) -> dict[str, str]:
-    """The query parameters that name ``plan`` in a link: ``sample`` for a sample; else ``plan``, the
-    digest of its copy saved for sharing (``ui.state.share``: an upload, pasted JSON, a plan from SQL,
-    which the share link saves anyway), with ``name`` for the name it was opened under; none when it
-    cannot be saved (too large, the folder not writable)."""
-    if plan.sample:
-        return {"sample": plan.sample}
-    from ui.state.share import ShareError, save_shared
+    """The query parameters that name ``plan`` in the address (``ui.state.share.plan_params``); none when
+    it cannot be saved for sharing (too large, the folder not writable)."""
+    from ui.state.share import ShareError, plan_params
 
     try:
-        digest = plan.shared or save_shared(plan.data)
+        return plan_params(plan)
     except ShareError:
         return {}
-    if plan.source == _shared_name(digest):
-        return {"plan": digest}
-    return {"plan": digest, "name": plan.source[:MAX_NAME_CHARS]}
-
-
-def _shared_name(digest: str) -> str:
-    """The name of a plan a link names without one."""
-    return f"shared plan {digest[:8]}"
 
 
 def keep_plan_in_url(plan: Plan | None) -> None:
@@ -289,7 +280,7 @@ def keep_plan_in_url(plan: Plan | None) -> None:
     if plan is None:
         return
     wanted = plan_query(plan)
-    for key in ("sample", "plan", "name"):
+    for key in ("sample", "plan", "name", "data"):
         if key in wanted:
             if st.query_params.get(key) != wanted[key]:
                 st.query_params[key] = wanted[key]

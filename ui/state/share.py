@@ -106,14 +106,36 @@ def load_shared(digest: str, folder: str | None = None) -> bytes | None:
     return data
 
 
-def share_query(plan, node_id: str | None, folder: str | None = None) -> dict[str, str]:
-    """The query parameters that reopen ``plan`` at ``node_id``: ``sample`` for a sample, else
-    ``plan`` (the plan is saved to the share folder). Raises :class:`ShareError`."""
-    params: dict[str, str] = {}
+#: A plan's name in a link is cut to this many characters.
+MAX_NAME_CHARS = 120
+#: The data a plan from SQL is written against, as a link says it (``data=``).
+DATA_KINDS = ("tutorial", "tpch")
+
+
+def shared_name(digest: str) -> str:
+    """The name of a plan a link names without one."""
+    return f"shared plan {digest[:8]}"
+
+
+def plan_params(plan, folder: str | None = None) -> dict[str, str]:
+    """The query parameters that name ``plan`` in a link: ``sample`` for a sample; else ``plan``, the digest
+    of its copy saved for sharing, ``name`` for the name it was opened under and ``data`` for the data it
+    is written against (a plan from SQL). Raises :class:`ShareError`."""
     if getattr(plan, "sample", None):
-        params["sample"] = plan.sample
-    else:
-        params["plan"] = save_shared(plan.data, folder)
+        return {"sample": plan.sample}
+    digest = getattr(plan, "shared", None) or save_shared(plan.data, folder)
+    params = {"plan": digest}
+    if plan.source != shared_name(digest):
+        params["name"] = plan.source[:MAX_NAME_CHARS]
+    if getattr(plan, "written_for", None) in DATA_KINDS:
+        params["data"] = plan.written_for
+    return params
+
+
+def share_query(plan, node_id: str | None, folder: str | None = None) -> dict[str, str]:
+    """The query parameters that reopen ``plan`` at ``node_id`` (:func:`plan_params`, and ``node``). Raises
+    :class:`ShareError`."""
+    params = plan_params(plan, folder)
     if node_id:
         params["node"] = node_id
     return params
@@ -164,14 +186,18 @@ def share_link_widget(plan, node_id: str | None, page: str = "") -> str | None:
 
 
 __all__ = [
+    "DATA_KINDS",
+    "MAX_NAME_CHARS",
     "MAX_SHARED_BYTES",
     "SHARE_DIR",
     "ShareError",
     "absolute_link",
     "is_digest",
     "load_shared",
+    "plan_params",
     "save_shared",
     "share_link",
     "share_link_widget",
     "share_query",
+    "shared_name",
 ]
