@@ -349,11 +349,26 @@ def test_spark_failures_become_execution_errors(spark, monkeypatch):
     def failing(spark):
         from pyspark.sql import functions as F
 
-        return _Translation(spark.range(3).select(F.raise_error(F.lit("boom")).alias("_0")), ["x"])
+        # a Java exception while the rows are made
+        return _Translation(
+            spark.range(3).select(F.expr("java_method('java.lang.Integer', 'parseInt', 'boom')")), ["x"]
+        )
 
     monkeypatch.setattr(run_mod, "_translate", StandIn(failing))
     with pytest.raises(ExecutionError, match="Spark failed running node 0.*boom"):
         run_node(model_of(plan(read("nation", NATION))), "0", catalog=Catalog())
+
+    def checked(spark):
+        from pyspark.sql import functions as F
+
+        # the translation's own check of a value (raise_error): its message alone
+        return _Translation(spark.range(3).select(F.raise_error(F.lit("boom")).alias("_0")), ["x"])
+
+    monkeypatch.setattr(run_mod, "_translate", StandIn(checked))
+    run_mod.clear_cache()
+    with pytest.raises(ExecutionError) as info:
+        run_node(model_of(plan(read("nation", NATION))), "0", catalog=Catalog())
+    assert str(info.value) == "node 0 stopped: boom"
 
 
 def test_caps_and_columns_arrow_cannot_move(spark, monkeypatch):
