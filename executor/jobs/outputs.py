@@ -62,6 +62,10 @@ class ColumnComparison:
             self.nullable_b,
         )
 
+    def _types_differ(self) -> bool:
+        """Whether the types differ beyond their nullability (``i64`` and ``i64?`` are one type)."""
+        return _bare(self.type_a) != _bare(self.type_b) or self.spark_type_a != self.spark_type_b
+
     @property
     def what_differs(self) -> list[str]:
         if self.name_a is None or self.name_b is None:
@@ -69,7 +73,7 @@ class ColumnComparison:
         out = []
         if self._names_differ():
             out.append("name")
-        if self.type_a != self.type_b or self.spark_type_a != self.spark_type_b:
+        if self._types_differ():
             out.append("type")
         if self.nullable_a != self.nullable_b:
             out.append("nullability")
@@ -83,13 +87,18 @@ class ColumnComparison:
         out = []
         if self._names_differ():
             out.append(f'name "{self.name_a}" vs "{self.name_b}"')
-        if self.type_a != self.type_b and self.type_a is not None and self.type_b is not None:
+        if self.type_a is not None and self.type_b is not None and _bare(self.type_a) != _bare(self.type_b):
             out.append(f"type {self.type_a} vs {self.type_b}")
         elif self.spark_type_a != self.spark_type_b:
             out.append(f"Spark's type {self.spark_type_a} vs {self.spark_type_b}")
         if self.nullable_a != self.nullable_b:
             out.append(f"nullability {_nullability(self.nullable_a)} vs {_nullability(self.nullable_b)}")
         return ", ".join(out)
+
+
+def _bare(type_text: str | None) -> str | None:
+    """A type's text without its own nullability mark (the ``?`` at its end; its members' stay)."""
+    return type_text[:-1] if type_text and type_text.endswith("?") else type_text
 
 
 def _nullability(value: bool | None) -> str:

@@ -140,6 +140,15 @@ def test_the_summary_names_the_differing_columns_in_singular_or_plural():
         'name "REVENUE" vs "revenue", type decimal<31,4> vs decimal<38,4>?, nullability nullable vs unknown'
     )
 
+    # isthmus' and DuckDB's TPC-H q3: a key required on one side and nullable on the other is one type
+    key = _column(0, ("L_ORDERKEY", "bigint"), ("l_orderkey", "bigint"))
+    key.type_a, key.type_b, key.nullable_a, key.nullable_b = "i64", "i64?", False, True
+    assert key.what_differs == ["name", "nullability"]
+    assert key.what_differs_said() == 'name "L_ORDERKEY" vs "l_orderkey", nullability required vs nullable'
+    nested = _column(0, ("s", "struct<x:int>"), ("s", "struct<x:int>"))
+    nested.type_a, nested.type_b = "struct<x: i32>?", "struct<x: i32?>?"  # a member's nullability is its type's
+    assert nested.what_differs == ["type"]
+
     # a column only b has is named by b's name; past three the rest are counted
     many = [
         same,
