@@ -8,6 +8,7 @@ import os
 import pandas as pd
 import streamlit as st
 
+from executor.data.catalog import unbound_tables
 from ui.graph.viewer import graph_view
 from ui.markdown import md_escape
 from ui.panels.boundary import panel
@@ -15,7 +16,16 @@ from ui.panels.output_comparison import compare_panel
 from ui.rows import wrapped_row_px
 from ui.state.entry import through_app
 from ui.state.plan_data import catalog_for
-from ui.state.plan_source import PLAN_UPLOAD_MB, SAMPLES, Plan, analyze_cached, current_model, sample_titles, samples
+from ui.state.plan_source import (
+    PLAN_UPLOAD_MB,
+    SAMPLES,
+    Plan,
+    analyze_cached,
+    current_model,
+    open_elsewhere,
+    sample_titles,
+    samples,
+)
 from ui.state.selection import theme
 from viz.diff import STATUSES, Difference, NodeDiff, PlanDiff, diff_plans, different_producers
 from viz.diff_render import combined_dot, side_dots
@@ -53,6 +63,9 @@ def _on_upload(side: str) -> None:
         )
         return
     st.session_state[f"compare_{side}"] = Plan(f.getvalue(), f.name)
+    # the sample pickers no longer name what is compared
+    st.session_state[f"compare_sample_{side}"] = NONE
+    st.session_state["compare_pair"] = NONE
 
 
 def _on_sample(side: str) -> None:
@@ -312,17 +325,33 @@ def _matched_pair(
         "Run both nodes on Spark (each against its plan's data) and compare row counts, columns and "
         "the rows only one side has."
     )
+    catalogs = []
+    unbound = []
+    for side, plan, model, node_id in (("a", plan_a, a, entry.a), ("b", plan_b, b, entry.b)):
+        catalog = catalog_for(plan, generate=True)
+        catalogs.append(catalog)
+        names = unbound_tables(catalog, model, node_id)
+        if names:  # a plan's tables are bound on the Tables page, for the plan open there: this one
+            unbound.append(side)
+            st.warning(
+                md_escape(f"{SIDES[side]} reads {', '.join(names)}, not bound to data that serves it."),
+                icon=":material/table:",
+            )
+            if st.button(f"Bind the tables of {SIDES[side].lower()} (opens it on the Tables page)", key=f"bind_{side}"):
+                open_elsewhere(plan, "pages/tables.py")
     compare_panel(
         a,
         entry.a,
         b,
         entry.b,
-        catalog_for(plan_a, generate=True),
-        catalog_for(plan_b, generate=True),
+        *catalogs,
         key="compare_outputs",
         labels=labels,
         button="Compare their rows on Spark",
         ignore_case=ignore_case,
+        refused=f"Bind the tables of the {' and the '.join(SIDES[x].lower() for x in unbound)} first (above)."
+        if unbound
+        else None,
     )
 
 

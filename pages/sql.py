@@ -21,7 +21,7 @@ from ui.panels.boundary import panel
 from ui.sql_examples import EXAMPLES
 from ui.state.entry import through_app
 from ui.state.plan_data import TPCH_SCALE, catalog_for
-from ui.state.plan_source import NONE, Plan, analyze_cached
+from ui.state.plan_source import Plan, analyze_cached, open_elsewhere
 from ui.state.selection import theme
 from viz.describe.sentences import as_sentence
 from viz.errors import Severity
@@ -78,12 +78,7 @@ def _source(sql: str) -> str:
 
 def _open(made: Made, page: str) -> None:
     # the data chosen here goes with the plan: the session's TPC-H toggle is every other plan's too
-    st.session_state["plan"] = Plan(made.plan.data, source=_source(made.sql), written_for=made.data)
-    st.session_state["plan_sample"] = NONE  # the sidebar's sample picker no longer names what is shown
-    st.session_state.pop("node", None)
-    st.query_params.pop("sample", None)
-    st.query_params.pop("node", None)
-    st.switch_page(page)
+    open_elsewhere(Plan(made.plan.data, source=_source(made.sql), written_for=made.data), page)
 
 
 def _result(made: Made) -> None:

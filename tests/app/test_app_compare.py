@@ -133,3 +133,24 @@ def test_the_plan_open_elsewhere_is_the_left_plan():
     assert any(c.value == "Compared: tpch\\_q03\\_isthmus.json" for c in at.caption), [c.value for c in at.caption]
     at.selectbox(key="compare_sample_b").select("tpch_q03_datafusion.json").run()
     assert not at.exception and _metrics(at)["removed"] == 1  # isthmus's extra project
+
+
+def test_a_plan_whose_tables_are_not_bound_is_sent_to_the_tables_page():
+    """An upload is bound to nothing of its own: its rows cannot be compared, the page says which tables
+    and offers to bind them, which opens it on the Tables page (whose plan is the open one). The sample
+    pickers no longer name what is compared."""
+    at = _compare()
+    at.selectbox(key="compare_pair").select("TPC-H q3: isthmus vs DataFusion").run()
+    with open(os.path.join(ROOT, "sample_plans", "tpch_q03_isthmus.json"), "rb") as fh:
+        at.file_uploader(key="compare_upload_a").set_value(("q03_v1.json", fh.read(), "application/json")).run()
+    assert not at.exception
+    assert at.selectbox(key="compare_pair").value == "(none)" and at.selectbox(key="compare_sample_a").value == "(none)"
+    warnings = [w.value for w in at.warning if "not bound to data that serves it" in w.value]
+    assert len(warnings) == 1 and warnings[0].startswith("Left plan (a) reads "), warnings
+    assert all(t in warnings[0] for t in ("CUSTOMER", "ORDERS", "LINEITEM"))
+    assert at.button(key="compare_outputs_button").disabled
+    assert any(c.value.startswith("Bind the tables of the left plan (a) first") for c in at.caption)
+    at.button(key="bind_a").click().run()
+    assert not at.exception
+    assert at.session_state["plan"].source == "q03_v1.json"
+    assert any(h.value == "Tables" for h in at.title)

@@ -154,6 +154,17 @@ def _offer(plan: Plan) -> bool:
     return True
 
 
+def open_elsewhere(plan: Plan, page: str) -> None:
+    """Make ``plan`` the session's open plan (the sidebar's) and go to ``page`` (``"pages/tables.py"``), at
+    its first node."""
+    st.session_state["plan"] = plan
+    st.session_state["plan_sample"] = plan.sample or NONE  # the sidebar's picker names what is shown
+    st.session_state.pop("node", None)
+    for key in ("sample", "plan", "name", "data", "node"):
+        st.query_params.pop(key, None)
+    st.switch_page(page)
+
+
 def _on_upload() -> None:
     f = st.session_state.get("plan_upload")
     if f is None:
