@@ -41,6 +41,7 @@ from viz.model import PlanModel
 from viz.properties.spec import cited
 from viz.render import View, title, to_dot
 from viz.report import input_columns, node_report, property_rules, search
+from viz.words import counted
 
 through_app()
 
@@ -297,9 +298,7 @@ def main() -> None:
     node_ids = list(model.graph.nodes)
 
     st.markdown(f"#### {md_escape(plan.source)}")
-    st.caption(
-        f"{model.loaded.format} · {len(node_ids)} nodes · {len(model.roots)} root{'s' if len(model.roots) != 1 else ''}"
-    )
+    st.caption(f"{model.loaded.format} · {counted(len(node_ids), 'node')} · {counted(len(model.roots), 'root')}")
     for d in model.plan_diagnostics:
         if d.severity is not Severity.INFO:
             _SEVERITY_WIDGET[d.severity](md_escape(f"{d.code}: {d.message}"))

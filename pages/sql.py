@@ -26,6 +26,7 @@ from ui.state.selection import theme
 from viz.describe.sentences import as_sentence
 from viz.errors import Severity
 from viz.render import View, to_dot
+from viz.words import counted
 
 through_app()
 
@@ -92,7 +93,7 @@ def _result(made: Made) -> None:
     for d in problems:
         st.error(md_escape(f"{d.node} · {d.code}: {d.message}"))
     used = ", ".join(made.plan.tables_used) or "no tables"
-    st.caption(md_escape(f"Substrait plan from DataFusion · {len(model.graph.nodes)} nodes · reads {used}"))
+    st.caption(md_escape(f"Substrait plan from DataFusion · {counted(len(model.graph.nodes), 'node')} · reads {used}"))
     c1, c2, c3 = st.columns(3)
     if c1.button("Inspect this plan", key="sql_inspect", type="primary"):
         _open(made, "pages/inspect.py")

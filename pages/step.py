@@ -127,7 +127,7 @@ def _rows_block(model: PlanModel, nid: str, heading: str, result: RunResult | st
         if result.row_count is not None:
             total = rows_text(result.row_count)
         else:
-            total = f"more than {len(result.rows):,} rows" + (" (counting…)" if running else "")
+            total = f"more than {rows_text(len(result.rows))}" + (" (counting…)" if running else "")
         # the counts under the table: the table's toolbar, shown on hover, would cover a caption above it
         show_rows(result.rows)
         st.caption(f"{total}, showing {len(result.rows):,}")

@@ -21,6 +21,7 @@ from ui.state.entry import kept_input, kept_value
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
 from ui.tasks import Task, finished, progress_fragment, settle, show_progress, start
+from viz.counts import rows_text
 from viz.model import PlanModel
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -124,10 +125,13 @@ def _show(plan: Plan, model: PlanModel, state: RunState, key: tuple) -> None:
     if result is None:
         return
     shown = len(result.rows)
-    total = f"{result.row_count:,} rows" if result.row_count is not None else f"more than {shown:,} rows"
-    st.caption(
-        md_escape(f"Node {state.node_id}: {total}, showing the first {shown:,} · ran in {result.elapsed_s:.2f} s")
-    )
+    if result.row_count == shown:
+        total = rows_text(shown)  # all of them
+    else:
+        total = (rows_text(result.row_count) if result.row_count is not None else f"more than {rows_text(shown)}") + (
+            f", showing the first {shown:,}"
+        )
+    st.caption(md_escape(f"Node {state.node_id}: {total} · ran in {result.elapsed_s:.2f} s"))
     for w in result.warnings:
         st.warning(md_escape(w))
     show_rows(result.rows)
