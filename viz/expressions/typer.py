@@ -503,10 +503,12 @@ class ExpressionTyper:
         label = _short(f"{name}({distinct}{', '.join(a.label for a in args)})")
         return self._call_typed(f, Typed(t, text, label, nested_names_for(t), coercion=coercion))
 
-    def window_function(self, f, scope: Scope) -> Typed:
+    def window_function(self, f, scope: Scope, rel_window: Sequence[str] = ()) -> Typed:
+        """A window function's call with its OVER clause; ``rel_window``: the PARTITION BY and ORDER BY of
+        the relation it belongs to (a ConsistentPartitionWindowRel's function has none of its own)."""
         name = self.function_name(f.function_reference)
         args = self.args(f.arguments, scope)
-        over = []
+        over = list(rel_window)
         partitions = getattr(f, "partitions", None)
         if partitions:
             over.append("PARTITION BY " + ", ".join(self.expr(p, scope).text for p in partitions))

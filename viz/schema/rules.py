@@ -573,8 +573,11 @@ def window(ctx: Context) -> list[Field] | None:
     ctx.info.expressions.extend(("partition by", text) for text in partition)
     order = _sorts(ctx, body.sorts, fields)
     added = []
+    # each function's OVER clause says the relation's window, as SQL would
+    rel_window = [f"PARTITION BY {', '.join(partition)}"] if partition else []
+    rel_window += [f"ORDER BY {order}"] if order else []
     for i, f in enumerate(body.window_functions):
-        typed = ctx.typer.window_function(f, scope)
+        typed = ctx.typer.window_function(f, scope, rel_window)
         ctx.info.expressions.append(("window", typed.text))
         added.append(typed_field(typed, f"window{i}"))
     parts = [f"{len(added)} window function{'s' if len(added) != 1 else ''}"]
