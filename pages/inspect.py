@@ -220,14 +220,15 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
                     frame = pd.DataFrame(
                         [
                             {
+                                "read": "●" if c.referenced else "",
                                 "index": c.index,
                                 "name": c.field.name,
                                 "type": c.field.type_text(model.extensions.types),
-                                "read": "●" if c.referenced else "",
                             }
                             for c in columns
                         ],
-                        columns=["index", "name", "type", "read"],
+                        # the mark first: last, it was out of sight in the narrow inspector
+                        columns=["read", "index", "name", "type"],
                     )
                     st.dataframe(
                         frame.style.apply(

@@ -180,6 +180,7 @@ def test_inspector_shows_inputs_with_referenced_fields_and_exports():
     frames = [d.value for d in at.dataframe]
     read = [list(f["read"]) for f in frames if "read" in f.columns]
     assert read == [["●", "", "", ""], ["●", "", "", ""]]  # the join reads $0 and $4: product_id on each side
+    assert all(list(f.columns)[0] == "read" for f in frames if "read" in f.columns)  # the mark shows first
     labels = [b.label for b in at.get("download_button")]
     assert "Graph (DOT)" in labels and "Node report (JSON)" in labels
     # a download changes nothing on the page, so it reruns nothing (on a busy server, work taken from runs)
