@@ -181,6 +181,7 @@ def bisect(
         )
     runner = DataFusionRunner(model, catalog)
     rows: dict[str, int | None] = {}  # exact rows of the nodes both engines agree on; None: not known
+    reasons: dict[str, tuple[str, str]] = {}  # a node not compared: (why, the node where that reason starts)
     for i, nid in enumerate(order):
         if cancel is not None and cancel.is_set():
             out.stopped = "cancelled"
@@ -200,7 +201,16 @@ def bisect(
                 out.stopped = "cancelled"
                 break
             raise
-        out.nodes[nid] = BisectNode(nid, model.node(nid).kind, c.verdict, c.why, time.monotonic() - started, c)
+        why = c.why
+        if c.verdict == NOT_COMPARED:
+            # the same reason as an input's: said where it starts (an engine that cannot run a filter cannot
+            # run anything above it, and the error is the filter's)
+            below = [ch for ch in model.graph.children(nid, subqueries=False) if reasons.get(ch, (None,))[0] == c.why]
+            origin = reasons[below[0]][1] if below else nid
+            reasons[nid] = (c.why, origin)
+            if origin != nid:
+                why = f"{c.why} (the reason is node {origin}'s, below it)"
+        out.nodes[nid] = BisectNode(nid, model.node(nid).kind, c.verdict, why, time.monotonic() - started, c)
         rows[nid] = c.spark.row_count if c.verdict == SAME and c.spark.complete else None
         if c.verdict == DIFFERS:
             out.first = nid

@@ -124,7 +124,11 @@ def test_a_bisection_that_could_not_compare_the_root_is_not_drawn_green(spark):
     at.button(key="engines_bisect_button").click()
     wait_for(at, lambda a: a.success or a.warning or a.error)
     assert not at.success and not at.error, [m.value for m in [*at.success, *at.error]]
-    assert any(w.value.startswith("Node 0, where the walk started, could not be compared: ") for w in at.warning)
+    [said] = [
+        w.value for w in at.warning if w.value.startswith("Node 0, where the walk started, could not be compared: ")
+    ]
+    # index_in is the filter's (0.0.1), not the aggregate's: the reason is said where it starts
+    assert "index\\_in" in said and "(the reason is node 0.0.1's, below it)" in said, said
 
 
 def test_an_engine_that_cannot_run_the_node_is_said_once(spark):
