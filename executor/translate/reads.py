@@ -144,7 +144,9 @@ def _cast(ref: Column, types: tuple[S.DataType, S.DataType], src: str, what: str
     h, w = have.simpleString(), want.simpleString()
     if not narrows(h, w):
         return cast
-    changed = ref.isNotNull() & ~cast.cast(sql_type(have)).eqNullSafe(ref)
+    # no null-safe equality (<=>): it reads as a join's domain key in Spark's plan; a cast that gave NULL is
+    # a value it could not hold
+    changed = ref.isNotNull() & (cast.isNull() | (cast.cast(sql_type(have)) != ref))
     message = F.concat(
         F.lit(f"{what}: column {src} holds "),
         ref.cast("string"),
