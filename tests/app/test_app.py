@@ -367,3 +367,18 @@ def test_the_properties_tab_says_what_each_effect_means():
     assert not at.exception
     lines = [m.value for m in at.markdown if m.value.startswith("**orderedness**")]
     assert lines == ["**orderedness**: `none` — *eliminated* (this node loses its input's)"], lines
+
+
+def test_the_run_tab_warns_of_a_cross_product_before_anything_runs():
+    """DataFusion's TPC-H q03 joins customer and orders without a condition (0.0*5, its filter above): the
+    Run tab says so before a click, and what the exact count would do; a join on a key gets no such word."""
+    # the tutorial's join is on product_id
+    for sample, node, warned in (("tpch_q03_datafusion.json", "0.0*5", True), ("tutorial.json", "0.0", False)):
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.session_state["inspector_tab"] = "Run"
+        at.query_params["sample"] = sample
+        at.query_params["node"] = node
+        at.run()
+        assert not at.exception and at.button(key="run_button")  # the Run tab is drawn
+        said = [w.value for w in at.warning if w.value.startswith("A join without a condition")]
+        assert bool(said) is warned and all("Exact row count" in w for w in said), (node, said)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from executor.errors import ExecutionError
+from executor.jobs.profile import is_cross_product
 from executor.jobs.run import explain_node, run_node, to_csv_bytes, to_parquet_bytes
 from ui.markdown import md_escape
 from ui.panels.report_button import rows_file_name
@@ -86,6 +87,12 @@ def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, 
     ok, reason = executable
     if not ok:
         st.warning(md_escape(f"This node cannot run on Spark: {reason}"))
+    elif is_cross_product(model, node_id):  # said before the click: an exact count runs the whole product
+        st.warning(
+            "A join without a condition: every row of one input meets every row of the other (a cross product). "
+            "Its first rows come quickly, but **Exact row count** counts every pair and may not end before the "
+            "timeout: **Profile the plan** works the count out from its inputs' counts instead."
+        )
     c1, c2 = st.columns(2)
     # kept for the session, through runs where this tab is closed (the three are read by the click's callback)
     with c1:
