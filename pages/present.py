@@ -141,8 +141,17 @@ def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
     n = len(result.rows)
     more = " (the first ones)" if n >= SAMPLE_LIMIT else ""
     st.caption(f"{n} row{'s' if n != 1 else ''}{more}, ran in {result.elapsed_s:.1f}s")
-    for w in result.warnings:
-        st.caption(md_escape(f"⚠ {in_steps(w, model)}"))
+    if not result.warnings:
+        return
+    # the run's notes speak of types and engines: in the open with the technical marks, else a click away
+    notes = (
+        st.container()
+        if st.session_state.get("present_details", False)
+        else st.expander(f"{counted(len(result.warnings), 'note')} on how these rows were computed")
+    )
+    with notes:
+        for w in result.warnings:
+            st.caption(md_escape(f"⚠ {in_steps(w, model)}"))
 
 
 def main() -> None:

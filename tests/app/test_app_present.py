@@ -205,6 +205,9 @@ def test_sample_rows_name_computed_columns_as_the_story_does(spark):
     with open(os.path.join(ROOT, "sample_plans", "tpch_q03_datafusion.json"), "rb") as fh:
         step = story_order(analyze(fh.read())).index("0.0.0.0") + 1
     assert notes and all("0.0.0.0" not in n for n in notes) and any(f"step {step}" in n for n in notes), notes
+    # notes of types and engines, for the technical reader: folded away unless the technical marks are on
+    [folded] = [e for e in at.expander if e.label.endswith("on how these rows were computed")]
+    assert [c.value for c in folded.caption] == notes
 
 
 def test_a_failing_run_shows_a_message_not_a_traceback(spark, monkeypatch, tmp_path):
