@@ -16,9 +16,21 @@ st.set_page_config(
     page_icon=os.path.join(os.path.dirname(__file__), "ui", "favicon.svg"),
     layout="wide",
 )
-# a Markdown table's last column (the schema's types) breaks long code where it must: a table sized to its
-# longest token ran past the inspector's edge
-st.html("<style>[data-testid='stMarkdownContainer'] td:last-child code { overflow-wrap: anywhere; }</style>")
+# A Markdown table's names and types (the schema's) break long code where they must, each column keeping room
+# for a common name or type ("o_shippriority", "decimal<38,4>?"; types broke mid-word as "stri ng?"), in
+# compact cells; a table still wider than its place scrolls there (it ran past the inspector's edge). Below
+# 1,200 px the page's side margins narrow: the inspector beside the graph had too little room for its tables.
+st.html(
+    "<style>"
+    "[data-testid='stMarkdownContainer'] table { display: block; overflow-x: auto; }"
+    " [data-testid='stMarkdownContainer'] :is(td, th) { padding: 0.3rem 0.45rem; }"
+    " [data-testid='stMarkdownContainer'] td:nth-child(2) { min-width: 8em; }"
+    " [data-testid='stMarkdownContainer'] td:last-child { min-width: 8em; }"
+    " [data-testid='stMarkdownContainer'] td code { overflow-wrap: anywhere; }"
+    " @media (max-width: 1200px) { [data-testid='stMainBlockContainer'] { padding-left: 1.5rem;"
+    " padding-right: 1.5rem; } }"
+    "</style>"
+)
 
 # Material Symbols ship with Streamlit (no emoji font needed); each icon sits beside its page's name.
 pages = [

@@ -134,6 +134,33 @@ def test_the_run_tab_keeps_its_settings_when_another_tab_or_page_was_open(app_ur
             expect(page.get_by_label("Exact row count")).to_be_checked()
 
 
+#: Each schema type of the inspector's table: its text, its height and its line height (px), the table's right
+#: edge and its container's.
+SCHEMA_TYPES = """() => {
+  const table = document.querySelector('[data-testid=stMarkdownContainer] table');
+  const cells = [...table.querySelectorAll('tbody td:last-child code')];
+  return {types: cells.map((c) => [c.textContent, c.getBoundingClientRect().height,
+                                   parseFloat(getComputedStyle(c).lineHeight)]),
+          right: table.getBoundingClientRect().right, scrolls: table.scrollWidth > table.clientWidth + 1,
+          edge: table.closest('[data-testid=stVerticalBlock]').getBoundingClientRect().right};
+}"""
+
+
+def test_the_inspector_s_schema_types_stay_whole_and_inside_it(app_url):
+    """DataFusion's TPC-H q03 aggregate, a long expression name beside them: the types (decimal<38,4>?, i64,
+    date, i32) each on one line, not broken mid-word, and the table within the inspector; at 1,280 px all of
+    it in sight, at 1,024 px scrolled sideways in its place."""
+    for width in (1280, 1024):
+        with browser_page(viewport={"width": width, "height": 900}) as page:
+            page.goto(app_url + "/?sample=tpch_q03_datafusion.json&node=0.0.0.0")
+            page.get_by_role("columnheader", name="type").first.wait_for(timeout=60_000)
+            shown = page.evaluate(SCHEMA_TYPES)
+            assert [t for t, _, _ in shown["types"]] == ["i64", "date", "i32", "decimal<38,4>?"]
+            assert all(height < 1.5 * line for _, height, line in shown["types"]), (width, shown)
+            assert shown["right"] <= shown["edge"] + 1, (width, shown)
+            assert shown["scrolls"] is (width < 1280), (width, shown)
+
+
 def test_what_follows_the_run_tab_is_stale_while_the_run_click_waits(app_url, jvm):  # the server runs it on Spark
     """The Run click's rerun waits for the run (ui.tasks.finished) before it draws what follows
     the Run tab (the node report's button, the share link, the diagnostics): those are stale meanwhile.
