@@ -1,8 +1,8 @@
 """SQL to plan: type SQL over the bound tables and get its Substrait plan from DataFusion's producer,
 then inspect it or step through it like an uploaded plan.
 
-The tables are the ones the executor would read: the tutorial tables, TPC-H (scale 0.01) when
-chosen, and the user's own tables from the Tables page, resolved by the same catalog.
+The tables are the ones the executor would read: the tutorial tables, or TPC-H or TPC-DS (scale 0.01)
+when chosen, and the user's own tables from the Tables page, resolved by the same catalog.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ui.markdown import md_escape
 from ui.panels.boundary import panel
 from ui.sql_examples import EXAMPLES
 from ui.state.entry import through_app
-from ui.state.plan_data import TPCH_SCALE, catalog_for
+from ui.state.plan_data import TPCH_SCALE, catalog_for, suite_generated
 from ui.state.plan_source import Plan, analyze_cached, open_elsewhere
 from ui.state.selection import theme
 from viz.describe.sentences import as_sentence
@@ -34,6 +34,7 @@ OWN = "(your own query)"
 DATA = {
     "tutorial": "Tutorial tables (orders, products)",
     "tpch": f"TPC-H (scale {TPCH_SCALE:g}, generated on first use)",
+    "tpcds": f"TPC-DS (scale {TPCH_SCALE:g}, generated on first use)",
 }
 
 
@@ -55,10 +56,10 @@ def _on_example() -> None:
 
 def _catalog(data: str, generate: bool = True) -> Catalog:
     """The catalog the Inspect page will run this plan with (the data chosen here goes with the plan,
-    ``Plan.written_for``): TPC-H first, then uploads, user data, the tutorial.
+    ``Plan.written_for``): the chosen data first, then uploads and user data.
 
-    ``generate``: generate TPC-H now if it is not there yet (a few seconds)."""
-    return catalog_for(None, generate, tpch_data=data == "tpch")
+    ``generate``: generate the chosen suite now if it is not there yet (a few seconds)."""
+    return catalog_for(None, generate, data=data)
 
 
 def _make(sql: str, data: str) -> None:
@@ -68,7 +69,7 @@ def _make(sql: str, data: str) -> None:
         with st.spinner("Planning with DataFusion…"):
             tables = catalog_tables(_catalog(data))
             st.session_state["sql_made"] = Made(sql, data, sql_to_plan(sql, tables))
-    except ExecutionError as exc:  # SqlError, or TPC-H that could not be generated
+    except ExecutionError as exc:  # SqlError, or a suite that could not be generated
         st.session_state["sql_error"] = str(exc)
 
 
@@ -134,7 +135,11 @@ def main() -> None:
     st.caption(
         "Tables: "
         + (", ".join(f"`{n}`" for n in names) or "none yet")
-        + (" (TPC-H is generated when you make the plan)" if data == "tpch" and "lineitem" not in names else "")
+        + (
+            f" ({DATA[data].split(' ')[0]} is generated when you make the plan)"
+            if data != "tutorial" and not suite_generated(data)
+            else ""
+        )
     )
     sql = st.text_area(
         "SQL",

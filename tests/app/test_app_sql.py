@@ -102,3 +102,27 @@ def test_the_users_own_tables_can_be_queried(tmp_path):
     assert not at.error, [e.value for e in at.error]
     assert any("reads people" in c.value for c in at.caption)
     assert "people" in graph_text(at)
+
+
+def test_a_tpcds_query_is_planned_over_tpcds_alone():
+    """TPC-DS is a choice of its own, its tables without the tutorial's; the plan made goes to Inspect with its
+    data, and TPC-H's list holds no tutorial table either (its ``products``)."""
+    from executor.data.generate import tpcds
+
+    tpcds(0.01)  # generated once for the run
+    at = _sql_page()
+    at.radio(key="sql_data").set_value("tpch").run()
+    tables = next(c.value for c in at.caption if c.value.startswith("Tables: "))
+    assert "`lineitem`" in tables and "`products`" not in tables, tables
+    at.radio(key="sql_data").set_value("tpcds").run()
+    tables = next(c.value for c in at.caption if c.value.startswith("Tables: "))
+    assert "`store_sales`" in tables and "`products`" not in tables and "`lineitem`" not in tables, tables
+    at.text_area(key="sql_text").input(
+        "SELECT d_year, count(*) AS n FROM store_sales JOIN date_dim ON ss_sold_date_sk = d_date_sk GROUP BY d_year"
+    ).run()
+    at.button(key="sql_make").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any(c.value.endswith("reads store\\_sales, date\\_dim") for c in at.caption)  # shown escaped
+    at.button(key="sql_inspect").click().run()
+    assert not at.exception
+    assert at.session_state["plan"].written_for == "tpcds" and at.query_params["data"] in ("tpcds", ["tpcds"])

@@ -64,8 +64,8 @@ def user_data() -> str | None:
 
 
 def sample_data_kind(plan: Plan | None) -> str | None:
-    """ "tutorial", "tpch" or None: the data a plan is written against: a sample's (sample_plans/manifest.json),
-    or the one chosen for a plan made from SQL."""
+    """ "tutorial", "tpch", "tpcds" or None: the data a plan is written against: a sample's
+    (sample_plans/manifest.json), or the one chosen for a plan made from SQL."""
     if plan is not None and plan.written_for:
         return plan.written_for
     if plan is None or plan.sample is None:
@@ -99,30 +99,33 @@ def by_position() -> list[str]:
     return st.session_state.setdefault("tables_by_position", [])
 
 
-def wants_tpch(plan: Plan | None) -> bool:
-    return sample_data_kind(plan) == "tpch" or bool(st.session_state.get("use_tpch"))
-
-
-def roots_for(plan: Plan | None, generate: bool, tpch_data: bool | None = None) -> list[str]:
+def roots_for(plan: Plan | None, generate: bool, data: str | None = None) -> list[str]:
     """The data roots for this plan, in the resolution order of :func:`executor.data.catalog.data_roots`
-    (the first root with a table wins): a sample's own tables, this session's uploads, the user's
-    data folder, TPC-H when asked for, the tutorial tables last.
+    (the first root with a table wins): the data the plan is written against (a sample's, a plan from SQL's),
+    this session's uploads, the user's data folder, the generated suites the session turned on, the
+    tutorial tables last.
 
-    ``generate``: generate TPC-H now if the plan needs it and it is not there yet (a few seconds).
-    ``tpch_data``: whether TPC-H is used, when not as the plan and the session say (SQL page)."""
-    kind = sample_data_kind(plan)
+    ``generate``: generate a suite now if the plan needs it and it is not there yet (a few seconds).
+    ``data``: the SQL page's choice ("tutorial", "tpch", "tpcds"), which alone decides the suite read."""
+    kind = data if data is not None else sample_data_kind(plan)
     folders: dict[str, str | None] = {}
     for suite in SUITES:
-        if suite.key == "use_tpch":
-            used = wants_tpch(plan) if tpch_data is None else tpch_data
-        else:  # the SQL page (``tpch_data`` given) reads the tutorial or TPC-H only
-            used = tpch_data is None and bool(st.session_state.get(suite.key))
+        if data is not None:
+            used = suite.stem == data
+        else:
+            used = kind == suite.stem or bool(st.session_state.get(suite.key))
         if used:
-            folders[suite.name] = suite.make(TPCH_SCALE) if generate else suite.generated()
-    tpch_folder = folders.get("TPC-H")
-    own = {"tutorial": [TUTORIAL_DATA], "tpch": [tpch_folder] if tpch_folder else []}.get(kind or "", [])
+            folders[suite.stem] = suite.make(TPCH_SCALE) if generate else suite.generated()
+    own = [TUTORIAL_DATA] if kind == "tutorial" else [folders[kind]] if folders.get(kind or "") else []
     user = [uploads_dir(), *filter(None, [user_data()])]
-    return data_roots(own=own, user=user, generated=[f for f in folders.values() if f], fallback=[TUTORIAL_DATA])
+    # the SQL page's suite alone, without the tutorial's tables mixed in (its orders and products)
+    fallback = [] if data in folders else [TUTORIAL_DATA]
+    return data_roots(own=own, user=user, generated=[f for f in folders.values() if f], fallback=fallback)
+
+
+def suite_generated(stem: str) -> bool:
+    """Whether the suite ``stem`` ("tpch", "tpcds") was generated on this machine before."""
+    return any(s.stem == stem and s.generated() for s in SUITES)
 
 
 def shown_path(path: str, uploads: str | None = None) -> str:
@@ -133,10 +136,10 @@ def shown_path(path: str, uploads: str | None = None) -> str:
     return path
 
 
-def catalog_for(plan: Plan | None, generate: bool = False, tpch_data: bool | None = None) -> Catalog:
+def catalog_for(plan: Plan | None, generate: bool = False, data: str | None = None) -> Catalog:
     """The catalog for this plan and this user, kept across reruns while nothing changes (so each
-    table is opened once). ``tpch_data``: see :func:`roots_for`."""
-    roots = roots_for(plan, generate, tpch_data)
+    table is opened once). ``data``: see :func:`roots_for`."""
+    roots = roots_for(plan, generate, data)
     bound = bindings(plan)
     key = (tuple(roots), tuple(sorted(bound.items())), tuple(sorted(by_position())))
     cached = st.session_state.get("catalog")

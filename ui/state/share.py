@@ -109,7 +109,7 @@ def load_shared(digest: str, folder: str | None = None) -> bytes | None:
 #: A plan's name in a link is cut to this many characters.
 MAX_NAME_CHARS = 120
 #: The data a plan from SQL is written against, as a link says it (``data=``).
-DATA_KINDS = ("tutorial", "tpch")
+DATA_KINDS = ("tutorial", "tpch", "tpcds")
 
 
 def shared_name(digest: str) -> str:
