@@ -50,13 +50,10 @@ def main() -> None:
     kind = sample_data_kind(plan)
     if kind:
         what = "is a sample written against" if plan.sample else "was made from SQL over"
-        st.caption(
-            md_escape(
-                f"{plan.source} {what} the {'tutorial' if kind == 'tutorial' else 'TPC-H'} tables, bound for you."
-            )
-        )
+        data = next((s.name for s in SUITES if s.stem == kind), "tutorial")
+        st.caption(md_escape(f"{plan.source} {what} the {data} tables, bound for you."))
     for suite in SUITES:
-        if suite.key == "use_tpch" and kind == "tpch":
+        if suite.stem == kind:
             continue  # this plan's own data, said above; the toggle is for every other plan
         st.toggle(
             f"Use the generated {suite.name} sample data (scale {TPCH_SCALE:g}; generated on first use)", key=suite.key
