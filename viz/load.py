@@ -349,6 +349,12 @@ def _load_json(data: bytes) -> LoadedPlan:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
+        # nothing left where more was expected, or a string still open at the end: a cut-off file
+        if not text[exc.pos :].strip() or exc.msg.startswith("Unterminated string"):
+            raise PlanLoadError(
+                f"not a Substrait plan: JSON that ends early, at line {exc.lineno}, column {exc.colno} ({exc.msg}): "
+                "it looks cut off (an interrupted download or copy?)"
+            ) from None
         raise PlanLoadError(
             f"not a Substrait plan: invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg}); "
             "expected a protobuf-JSON Substrait Plan object"

@@ -83,7 +83,7 @@ def test_bad_paste_shows_an_error():
     at = _app()
     at.sidebar.text_area[0].input('{"relations": [').run()
     assert not at.exception
-    assert at.error and "found invalid JSON" in at.error[0].value
+    assert at.error and "found JSON that ends early" in at.error[0].value
 
 
 def test_selecting_a_node_shows_its_schema_and_puts_it_in_the_url():

@@ -261,7 +261,12 @@ def test_typing_an_id_in_the_picker_selects_exactly_that_node(typing):
             b'{"relations": [{"root": {"input": {"filter": 5}}}]}',
             "found JSON that does not read as a Plan at relations[0].root.input.filter: expected an object, got int.",
         ),
-        ("cut.json", b'{"relations": [', "found invalid JSON at line 1, column 16 (Expecting value)."),
+        (
+            "cut.json",
+            b'{"relations": [',
+            "found JSON that ends early, at line 1, column 16 (Expecting value): it looks cut off (an interrupted "
+            "download or copy?).",
+        ),
         ("empty.json", b"", "found an empty file."),
     ],
 )
@@ -294,8 +299,9 @@ def test_a_bad_paste_keeps_the_open_plan():
     assert not at.exception and at.markdown[0].value == "#### tutorial.json"
     assert [e.value for e in at.error] == [
         md_escape(
-            "pasted JSON was not opened: expected a Substrait Plan as protobuf JSON or binary protobuf, found invalid "
-            "JSON at line 1, column 16 (Expecting value). The plan shown is still tutorial.json."
+            "pasted JSON was not opened: expected a Substrait Plan as protobuf JSON or binary protobuf, found JSON "
+            "that ends early, at line 1, column 16 (Expecting value): it looks cut off (an interrupted download or "
+            "copy?). The plan shown is still tutorial.json."
         )
     ]
 
