@@ -70,6 +70,7 @@ def main() -> None:
         st.subheader("Named tables")
         columns = plan_columns_by_table(model)
         statuses = catalog.status(tables.named, columns)
+        row = wrapped_row_px(max((max(len(_source(s)), len(_problem(s))) for s in statuses), default=0), 22)
         st.dataframe(
             pd.DataFrame(
                 [
@@ -93,7 +94,9 @@ def main() -> None:
                 **{c: st.column_config.Column(width="small") for c in ("bound", "how", "read by")},
                 **{c: st.column_config.Column(width="medium") for c in ("source", "problem")},
             },
-            row_height=wrapped_row_px(max((max(len(_source(s)), len(_problem(s))) for s in statuses), default=0), 22),
+            row_height=row,
+            # every table in sight up to a screenful: tall rows left three in the grid's default height
+            height=min(TABLE_MAX_PX, 38 + len(statuses) * ((row or 35) + 1)),
         )
         wrong = [s for s in statuses if not s.bound or "by position" in s.how]
         unbound = sum(not s.bound for s in statuses)
@@ -119,6 +122,10 @@ def main() -> None:
         st.write("Nothing outside these folders is read:")
         for root in catalog.roots.roots:
             st.code(root, language=None)
+
+
+#: The tables grid's height at most (px): taller, it scrolls.
+TABLE_MAX_PX = 640
 
 
 def _source(s: TableStatus) -> str:
