@@ -102,9 +102,16 @@ class Words:
     fields: Sequence[Field] | None
     outer: Sequence[Sequence[Field] | None] = ()
     lambdas: list[int] = field(default_factory=list)  # parameter counts of enclosing lambdas
+    #: a subquery's relation as the story names it ("step 9"), None where it cannot say
+    subquery_step: Callable[[object], str | None] | None = None
 
     def with_fields(self, fields: Sequence[Field] | None) -> Words:
-        return Words(self.model, fields, self.outer, self.lambdas)
+        return Words(self.model, fields, self.outer, self.lambdas, self.subquery_step)
+
+    def _at(self, rel) -> str:
+        """ " at step 9": where a subquery's relation is in the story ("" when not known)."""
+        where = self.subquery_step(rel) if self.subquery_step is not None else None
+        return f" at {where}" if where else ""
 
     def function(self, anchor: int) -> str:
         ref = self.model.extensions.functions.get(anchor)
@@ -278,16 +285,25 @@ class Words:
     def subquery(self, e: Expression.Subquery) -> str:
         which = e.WhichOneof("subquery_type")
         if which == "scalar":
-            return "the value of a subquery"
+            at = self._at(e.scalar.input)
+            return f"the value of the subquery{at}" if at else "the value of a subquery"
         if which == "in_predicate":
             needles = ", ".join(self.expr(n) for n in e.in_predicate.needles)
+            at = self._at(e.in_predicate.haystack)
+            if at:
+                return f"{needles} appears in the results of the subquery{at}"
             return f"{needles} appears in a subquery's results"
         if which == "set_predicate":
-            return "a matching row exists" if e.set_predicate.predicate_op != 2 else "the subquery's rows are unique"
+            at = self._at(e.set_predicate.tuples)
+            if e.set_predicate.predicate_op == 2:
+                return f"the rows of the subquery{at} are unique" if at else "the subquery's rows are unique"
+            return f"a matching row exists in the subquery{at}" if at else "a matching row exists"
         if which == "set_comparison":
             op = _COMPARISON_WORDS.get(_SET_COMPARISON.get(e.set_comparison.comparison_op, ""), "compares to")
             red = {1: "any", 2: "all"}.get(e.set_comparison.reduction_op, "the")
-            return f"{self.expr(e.set_comparison.left)} {op} {red} of a subquery's values"
+            at = self._at(e.set_comparison.right)
+            values = f"the subquery{at}'s values" if at else "a subquery's values"
+            return f"{self.expr(e.set_comparison.left)} {op} {red} of {values}"
         return "a subquery"
 
     def nested(self, e: Expression.Nested) -> str:

@@ -61,7 +61,17 @@ class Context:
         incoming = self.node.info.incoming
         if use_incoming and incoming is not None:
             incoming = self.sides_told_apart(spoken_record(self.model, self.node, incoming))
-        return Words(self.model, incoming if use_incoming else fields, outer_records(self.model, self.node.id))
+        return Words(
+            self.model,
+            incoming if use_incoming else fields,
+            outer_records(self.model, self.node.id),
+            subquery_step=self.subquery_step,
+        )
+
+    def subquery_step(self, rel) -> str | None:
+        """A subquery relation of this node as the story names it ("step 9")."""
+        sub = self.node.node.subquery_rels.get(id(rel))
+        return self.step(sub) if sub is not None else None
 
     def paired_by(self) -> NodeView | None:
         """The node whose two inputs this node's record is made of: a join itself, or the cross
