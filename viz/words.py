@@ -238,7 +238,7 @@ class Words:
         return f"{name}({', '.join(self.args(f.arguments))})"
 
     def window_function(self, f: Expression.WindowFunction) -> str:
-        text = aggregate_words(self, self.function(f.function_reference), f.arguments, False, noun=True)
+        text = running(f, aggregate_words(self, self.function(f.function_reference), f.arguments, False, noun=True))
         parts = [text]
         if f.partitions:
             parts.append("per " + capped_list([self.expr(p) for p in f.partitions], MAX_ITEMS))
@@ -812,6 +812,15 @@ _AGGREGATE_NOUNS = {
     "std_dev": "the standard deviation of {}",
     "variance": "the variance of {}",
 }
+
+
+def running(f, words: str) -> str:
+    """``words`` of a window function ("the sum of quantity") as "the running sum of quantity" when its window
+    runs from the partition's first row to the current one: said alike, it read as the partition's total."""
+    frame = (f.lower_bound.WhichOneof("kind"), f.upper_bound.WhichOneof("kind"))
+    if frame == ("unbounded", "current_row") and words.startswith("the ") and f.arguments:
+        return "the running " + words[len("the ") :]
+    return words
 
 
 def aggregate_words(w: Words, name: str, arguments, distinct: bool, noun: bool = False) -> str:

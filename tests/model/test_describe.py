@@ -304,10 +304,13 @@ def test_window_grouping_sets_physical_subqueries():
         describe(sample("aggregates.json"), "0")
         == "Sums quantity and counts rows, for 2 groupings: per product_id; over all rows."
     )
+    # the sum's window runs from the partition's first row to the current one (ROWS BETWEEN UNBOUNDED PRECEDING
+    # AND CURRENT ROW): a running sum; the root's sum over the whole partition is the product's total
     assert describe(sample("window.json"), "0.0") == (
-        "Adds 2 window columns: the row number and the sum of quantity, per product_id, in order of order_date "
-        "and quantity."
+        "Adds 2 window columns: the row number and the running sum of quantity, per product_id, in order of "
+        "order_date and quantity."
     )
+    assert describe(sample("window.json"), "0").startswith("Adds the sum of quantity per product_id as a new column.")
     m = sample("physical.json")
     assert describe(m, "0") == ("Joins (by hashing) orders to products on the same product_id, keeping only matches.")
     assert describe(m, "0.0") == "Redistributes the rows into 4 partitions by product_id."

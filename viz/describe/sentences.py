@@ -26,6 +26,7 @@ from ..words import (
     conjuncts,
     counted,
     is_column_equality,
+    running,
 )
 from .names import column_names, is_expression_name, outer_records, root_names, spoken_record
 
@@ -763,7 +764,7 @@ def _window(c: Context) -> str:
     body = c.body
     w = c.words()
     funcs = [
-        aggregate_words(w, w.function(f.function_reference), f.arguments, False, noun=True)
+        running(f, aggregate_words(w, w.function(f.function_reference), f.arguments, False, noun=True))
         for f in body.window_functions
     ]
     text = (
