@@ -232,7 +232,7 @@ def test_one_thing_is_said_in_the_singular_and_a_cross_product_of_combined_rows_
         "Sorts by a, then b, then c, then d, then 1 more key.",
         "Copies every row to all 4 partitions.",
         "Redistributes the rows into 1 partition by o_id.",
-        "Stacks the rows of its 1 input, keeping duplicates (union all).",
+        "Stacks the rows of its 1 input, keeping duplicates (union all). Its input: step 13.",  # the read under it
     ]
     assert describe_failures(m) == {}
 
@@ -269,10 +269,22 @@ def test_set_operations_in_words():
         describe(m, "0")
         == "Keeps the rows of orders whose order_date is on or after 1 January 2024 and before 1 February 2024."
     )
-    assert describe(m, "4") == "Stacks the rows of its 3 inputs, keeping duplicates (union all)."
-    assert describe(m, "5") == "Combines the rows of its 3 inputs, dropping duplicates (union)."
-    assert describe(m, "6") == "Keeps the rows of the first input that appear in none of the other inputs (except)."
-    assert describe(m, "9") == "Keeps the rows of the first input that appear in at least one other input."
+    # each names its inputs where they are made (its own inputs only reuse the filters of steps 2, 4 and 6, and
+    # the read of products at step 7)
+    inputs = " Its inputs, in order: steps 2, 4 and 6."
+    assert describe(m, "4") == "Stacks the rows of its 3 inputs, keeping duplicates (union all)." + inputs
+    assert describe(m, "5") == "Combines the rows of its 3 inputs, dropping duplicates (union)." + inputs
+    assert describe(m, "6") == (
+        "Keeps the rows of the first input that appear in none of the other inputs (except)." + inputs
+    )
+    assert describe(m, "9") == (
+        "Keeps the rows of the first input that appear in at least one other input. Its inputs, in order: steps 7, "
+        "4 and 6."
+    )
+    # with the technical marks, each with its node id
+    assert describe(m, "4", ids=True).endswith(
+        "Its inputs, in order: step 2 (node 0), step 4 (node 1) and step 6 (node 2)."
+    )
     assert story_order(m).index("0") == 1  # the read below it, then the filter
     assert describe(m, "4.0") == "Reuses the filter result of step 2 over orders."
 

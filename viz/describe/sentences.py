@@ -3,6 +3,7 @@ node's :class:`Context` (the model, the node, and how the story names tables and
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -757,7 +758,26 @@ def _set(c: Context) -> str:
     op = algebra_pb2.SetRel.SetOp.DESCRIPTOR.values_by_number.get(c.body.op)
     name = op.name.replace("SET_OP_", "").lower() if op is not None else "unspecified"
     template = _SET_WORDS.get(name, "Combines the rows of its {inputs} (the set operation is not given)")
-    return as_sentence(template.format(inputs=counted(len(c.node.inputs), "input")))
+    text = as_sentence(template.format(inputs=counted(len(c.node.inputs), "input")))
+    # which steps it combines, a reused result named where it is made: in a plan of several results the
+    # inputs are otherwise steps that only say "Reuses …"
+    steps = [c.step(_made_at(c.model, i)) for i in c.node.inputs]
+    if len(steps) > 1 and all(re.fullmatch(r"step \d+", x) for x in steps):
+        steps = ["steps " + and_list([x[len("step ") :] for x in steps])]  # "steps 2, 4 and 6"
+    else:
+        steps = [and_list(steps)]
+    if not steps:
+        return text
+    return f"{text} Its input: {steps[0]}." if len(c.node.inputs) == 1 else f"{text} Its inputs, in order: {steps[0]}."
+
+
+def _made_at(model: PlanModel, node_id: str) -> str:
+    """The node whose rows ``node_id`` gives: a reference's target (followed), else the node itself."""
+    seen = set()
+    while model.node(node_id).kind == "reference" and model.node(node_id).inputs and node_id not in seen:
+        seen.add(node_id)
+        node_id = model.node(node_id).inputs[0]
+    return node_id
 
 
 def _window(c: Context) -> str:
