@@ -291,10 +291,13 @@ def node_label(
     if schema is None:
         rows.append('<TR><TD COLSPAN="3"><I>schema unknown</I></TD></TR>')
     else:
-        shown = schema if len(schema) <= max_rows else schema[: max_rows - 2]
+        # at most max_rows lines, the last saying how many more (a negative slice showed all but two for 0)
+        shown = schema if len(schema) <= max_rows else schema[: max(max_rows - 1, 0)]
         for i, f in enumerate(shown):
             rows.append(_schema_row(i, f.name, f.type_text(node.user_types), pal.muted))
-        if len(shown) < len(schema):
+        if not shown and schema:
+            rows.append(f'<TR><TD COLSPAN="3"><I>{len(schema)} field{"s" if len(schema) != 1 else ""}</I></TD></TR>')
+        elif len(shown) < len(schema):
             rows.append(
                 f'<TR><TD COLSPAN="3"><I>… {len(schema) - len(shown)} more fields ({len(schema)} in all)</I></TD></TR>'
             )

@@ -127,3 +127,23 @@ def test_a_plain_view_draws_no_warning_borders_it_does_not_explain():
     assert warning in to_dot(model, view=View())  # the plan has warnings: drawn for the technical view
     plain = to_dot(model, view=View(plain=True))
     assert warning not in plain and "cross product" in plain and "CUSTOMER" in plain
+
+
+@pytest.mark.parametrize(
+    "max_rows,fields,last",
+    [
+        (12, 8, None),  # the tutorial join's 8 fields: all of them
+        (4, 3, "… 5 more fields (8 in all)"),  # 4 lines: 3 fields and what is left
+        (1, 0, "8 fields"),
+        (0, 0, "8 fields"),  # none of them (a slice of -2 showed all but two)
+    ],
+)
+def test_a_box_shows_as_many_schema_lines_as_asked(max_rows, fields, last):
+    from viz.render import View, to_dot
+
+    with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:
+        m = analyze(fh.read())
+    dot = to_dot(m, node_ids=["0.0"], view=View(max_rows=max_rows))
+    label = next(line for line in dot.splitlines() if line.lstrip().startswith('"0.0" [label='))
+    assert label.count('<TD ALIGN="RIGHT">') == fields  # one index cell a field row
+    assert (last is None and "more fields" not in label) or f"<I>{last}</I>" in label
