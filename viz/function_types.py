@@ -148,7 +148,8 @@ def derive(name: str, extension: str, args: Sequence[Type | str | None]) -> Deri
     """The output type of function ``name`` (the part before ``:``) declared in ``extension`` (its URN
     or legacy URI) called with ``args``: value arguments as types, enumeration arguments as their
     option text, None for an argument whose type is unknown."""
-    unknown = [i for i, a in enumerate(args) if a is None]
+    # a type message with no kind set says nothing of the type either
+    unknown = [i for i, a in enumerate(args) if a is None or (isinstance(a, Type) and a.WhichOneof("kind") is None)]
     if unknown:
         which = ", ".join(str(i) for i in unknown)
         return Derived(None, f"the type of argument {which} is unknown")
@@ -168,7 +169,10 @@ def _derive(name: str, extension: str, key: tuple) -> Derived:
 
 def _resolve(reg, name: str, names: list[str], extension: str, signature: list) -> Derived:
     for candidate in names:
-        found = reg.find_function(candidate, signature, _search_order(extension))
+        try:
+            found = reg.find_function(candidate, signature, _search_order(extension))
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:  # the registry on an odd signature
+            return Derived(None, f"the extension registry could not match {name}: {type(exc).__name__}: {exc}")
         if found is None:
             continue
         entry, out = found

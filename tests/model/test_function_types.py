@@ -70,3 +70,10 @@ def test_derive_asks_the_registry_for_the_name_and_its_alias():
     derived = F.derive("stddev", "", [Type(fp64=Type.FP64(nullability=N))])  # std_dev in the YAMLs
     assert derived.type is not None and "std_dev" in derived.how
     assert {"stddev", "std_dev"} <= F._lazy().names
+
+
+def test_an_argument_type_with_no_kind_is_unknown_not_an_error():
+    """A mutated DuckDB plan (found by tests/model/test_fuzz.py) declares a column's type as ``{}``: the
+    registry raised TypeError matching ``gt`` on it; the argument's type is unknown instead."""
+    derived = F.derive("gt", "", [Type(), Type(i64=Type.I64(nullability=N))])
+    assert derived.type is None and derived.how == "the type of argument 0 is unknown"
