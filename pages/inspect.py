@@ -208,9 +208,9 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
             cols = input_columns(model, node_id)
             if not cols:
                 st.write("A leaf: no inputs.")
-            for_cols = st.columns(len(cols)) if cols else []
-            for (input_id, columns), col in zip(cols, for_cols):
-                with col:
+            # one under the other: side by side in the narrow inspector, each table cut its names short
+            for input_id, columns in cols:
+                with st.container():
                     st.button(
                         md_escape(f"{input_id} · {title(model.node(input_id).kind)}"),
                         key=f"in-{input_id}",
