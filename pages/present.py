@@ -110,7 +110,8 @@ def _progress(key: tuple) -> None:
         show_progress(task, "Running this step on Spark", "present_cancel")
 
 
-def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
+def _sample_rows(plan, model: PlanModel, node_id: str, shown_in) -> None:
+    """The button that runs the step (here) and its rows, drawn in ``shown_in`` (as wide as the page)."""
     ok, reason = executability_of(plan.data).get(node_id, (True, None))
     if not ok:
         st.info(md_escape(f"This step cannot run on Spark: {reason}"))
@@ -133,6 +134,12 @@ def _sample_rows(plan, model: PlanModel, node_id: str) -> None:
     result = finished(task, lambda: _progress(key), lambda text: in_steps(text, model))  # node ids as steps
     if result is None:
         return
+    with shown_in:
+        _shown_rows(model, node_id, result)
+
+
+def _shown_rows(model: PlanModel, node_id: str, result) -> None:
+    st.markdown(f"**Sample rows of step {story_order(model).index(node_id) + 1}**")
     rows = result.rows
     names = column_names(model, node_id)
     if names and len(names) == len(rows.columns):  # the columns as the story names them: revenue, not sum(…
@@ -191,7 +198,10 @@ def main() -> None:
     selected = st.session_state["node"]
 
     st.markdown(f"#### {md_escape(plan.source)}")
-    graph_col, side_col = st.columns([3, 2], gap="large")
+    # the graph large and the step beside it; under both, as wide as the page, the step's rows (in the side
+    # column a table showed two or three of its columns), then the whole story
+    graph_col, side_col = st.columns([2, 1], gap="large")
+    rows_area = st.container()
     with graph_col:
         # columns by their names (revenue, not sum(multiply(…), as the story names them
         dot = to_dot(spoken_model(model), view=View(theme=theme(), max_rows=max_rows, plain=not details))
@@ -210,12 +220,11 @@ def main() -> None:
                 + md_escape(", ".join(names[:20]))
                 + (f" and {len(names) - 20} more" if len(names) > 20 else "")
             )
-        _sample_rows(plan, model, selected)
-        st.divider()
-        _story(order, sentences, selected)
-        st.divider()
+        _sample_rows(plan, model, selected, rows_area)
         share_link_widget(plan, selected, page="present")
         report_button(plan, model, key="present_report")
+    st.divider()
+    _story(order, sentences, selected)
 
 
 with panel("the Present page"):

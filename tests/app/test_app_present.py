@@ -200,6 +200,8 @@ def test_sample_rows_name_computed_columns_as_the_story_does(spark):
     assert not at.exception and not at.error, [e.value for e in at.error]
     columns = list(at.dataframe[0].value.columns)
     assert any(c.endswith("] revenue") for c in columns) and not any("sum(" in c for c in columns), columns
+    # under the graph and the step, as wide as the page: not in the narrow column beside the graph
+    assert not any(c.dataframe for c in at.columns)
     # the run's note on the coercion it applies names the step, not the node id
     notes = [c.value for c in at.caption if c.value.startswith("⚠")]
     with open(os.path.join(ROOT, "sample_plans", "tpch_q03_datafusion.json"), "rb") as fh:
