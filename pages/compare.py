@@ -118,7 +118,7 @@ def _inputs() -> None:
             )
             chosen = st.session_state.get(f"compare_{side}")
             if chosen is not None:
-                st.caption(md_escape(f"Compared: {chosen.source}"))
+                st.caption(md_escape(f"Chosen: {chosen.source}"))
 
 
 def _model(side: str) -> PlanModel | None:

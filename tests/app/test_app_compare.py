@@ -130,7 +130,7 @@ def test_the_plan_open_elsewhere_is_the_left_plan():
     assert not at.exception
     assert at.session_state["compare_a"].source == "tpch_q03_isthmus.json"
     assert at.selectbox(key="compare_sample_a").value == "tpch_q03_isthmus.json"
-    assert any(c.value == "Compared: tpch\\_q03\\_isthmus.json" for c in at.caption), [c.value for c in at.caption]
+    assert any(c.value == "Chosen: tpch\\_q03\\_isthmus.json" for c in at.caption), [c.value for c in at.caption]
     at.selectbox(key="compare_sample_b").select("tpch_q03_datafusion.json").run()
     assert not at.exception and _metrics(at)["removed"] == 1  # isthmus's extra project
 
