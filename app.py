@@ -27,6 +27,8 @@ st.html(
     " [data-testid='stMarkdownContainer'] td:nth-child(2) { min-width: 8em; }"
     " [data-testid='stMarkdownContainer'] td:last-child { min-width: 8em; }"
     " [data-testid='stMarkdownContainer'] td code { overflow-wrap: anywhere; }"
+    # Inspect's action buttons keep their row's height (pages/inspect.py ACTIONS_PX) before they are drawn
+    " .st-key-inspect_actions { min-height: 40px; }"
     " @media (max-width: 1200px) { [data-testid='stMainBlockContainer'] { padding-left: 1.5rem;"
     " padding-right: 1.5rem; } }"
     "</style>"

@@ -333,7 +333,9 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
         else:
             # the overlays' actions: the two buttons side by side, the toggle under them; what each shows
             # once it has run comes under them
-            buttons = st.container(horizontal=True, vertical_alignment="center")
+            # keyed: its height holds at ACTIONS_PX while its buttons are not drawn yet (app.py's style), or the
+            # graph moved up and down again as the page's rest arrived
+            buttons = st.container(horizontal=True, vertical_alignment="center", key="inspect_actions")
             toggle = st.container(height=TOGGLE_PX, border=False)
             actions = st.container()
             # what the engines' actions found, under the graph (as the profile's table is): above it, their
