@@ -3,7 +3,6 @@ node's :class:`Context` (the model, the node, and how the story names tables and
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -54,6 +53,7 @@ class Context:
     combined: Callable[[str], str | None]  # the same, or "combined a and b rows" for a few tables
     step: Callable[[str], str]  # another node as the story calls it: "step 6" (with its id when asked)
     pairing: Callable[[str], str | None]  # rows of several tables: "a and b combined", "the 5 tables combined"
+    steps: Callable[[Sequence[str]], str]  # several other nodes: "steps 2, 4 and 6"
 
     @property
     def body(self):
@@ -761,14 +761,10 @@ def _set(c: Context) -> str:
     text = as_sentence(template.format(inputs=counted(len(c.node.inputs), "input")))
     # which steps it combines, a reused result named where it is made: in a plan of several results the
     # inputs are otherwise steps that only say "Reuses …"
-    steps = [c.step(_made_at(c.model, i)) for i in c.node.inputs]
-    if len(steps) > 1 and all(re.fullmatch(r"step \d+", x) for x in steps):
-        steps = ["steps " + and_list([x[len("step ") :] for x in steps])]  # "steps 2, 4 and 6"
-    else:
-        steps = [and_list(steps)]
-    if not steps:
+    made_at = [_made_at(c.model, i) for i in c.node.inputs]
+    if not made_at:
         return text
-    return f"{text} Its input: {steps[0]}." if len(c.node.inputs) == 1 else f"{text} Its inputs, in order: {steps[0]}."
+    return f"{text} Its input{':' if len(made_at) == 1 else 's, in order:'} {c.steps(made_at)}."
 
 
 def _made_at(model: PlanModel, node_id: str) -> str:

@@ -125,6 +125,20 @@ def _step(model: PlanModel, ids: bool) -> Callable[[str], str]:
     return step
 
 
+def _steps(model: PlanModel, ids: bool) -> Callable[[Sequence[str]], str]:
+    """Names several nodes as the story does: "steps 2, 4 and 6"; with ``ids`` each with its node id
+    ("step 2 (node 0), step 4 (node 1) and step 6 (node 2)")."""
+    step = _step(model, ids)
+    numbers = _memo(model).steps or {}
+
+    def steps(node_ids: Sequence[str]) -> str:
+        if len(node_ids) > 1 and not ids and all(n in numbers for n in node_ids):
+            return "steps " + and_list([str(numbers[n]) for n in node_ids])
+        return and_list([step(n) for n in node_ids])
+
+    return steps
+
+
 def describe(model: PlanModel, node_id: str, ids: bool = False) -> str:
     """One or two plain sentences saying what node ``node_id`` does. Another node is named by its
     step in :func:`story_order` ("the filter at step 6"), with its node id only when ``ids`` (the
@@ -139,7 +153,15 @@ def describe(model: PlanModel, node_id: str, ids: bool = False) -> str:
     if describer is not None:
         try:
             text = describer(
-                Context(model, node, _things(model), _things(model, combined=True), _step(model, ids), _pairing(model))
+                Context(
+                    model,
+                    node,
+                    _things(model),
+                    _things(model, combined=True),
+                    _step(model, ids),
+                    _pairing(model),
+                    _steps(model, ids),
+                )
             )
         except Exception as exc:  # an odd plan must not stop the story: say so generically
             memo.failures[node_id] = f"{type(exc).__name__}: {exc}"
