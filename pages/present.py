@@ -110,8 +110,8 @@ def _progress(key: tuple) -> None:
         show_progress(task, "Running this step on Spark", "present_cancel")
 
 
-def _sample_rows(plan, model: PlanModel, node_id: str, shown_in) -> None:
-    """The button that runs the step (here) and its rows, drawn in ``shown_in`` (as wide as the page)."""
+def _sample_rows(plan, model: PlanModel, node_id: str, step: int, shown_in) -> None:
+    """The button that runs step ``step`` (here) and its rows, drawn in ``shown_in`` (as wide as the page)."""
     ok, reason = executability_of(plan.data).get(node_id, (True, None))
     if not ok:
         st.info(md_escape(f"This step cannot run on Spark: {reason}"))
@@ -135,11 +135,11 @@ def _sample_rows(plan, model: PlanModel, node_id: str, shown_in) -> None:
     if result is None:
         return
     with shown_in:
-        _shown_rows(model, node_id, result)
+        _shown_rows(model, node_id, step, result)
 
 
-def _shown_rows(model: PlanModel, node_id: str, result) -> None:
-    st.markdown(f"**Sample rows of step {story_order(model).index(node_id) + 1}**")
+def _shown_rows(model: PlanModel, node_id: str, step: int, result) -> None:
+    st.markdown(f"**Sample rows of step {step}**")
     rows = result.rows
     names = column_names(model, node_id)
     if names and len(names) == len(rows.columns):  # the columns as the story names them: revenue, not sum(…
@@ -220,7 +220,7 @@ def main() -> None:
                 + md_escape(", ".join(names[:20]))
                 + (f" and {len(names) - 20} more" if len(names) > 20 else "")
             )
-        _sample_rows(plan, model, selected, rows_area)
+        _sample_rows(plan, model, selected, number[selected], rows_area)
         share_link_widget(plan, selected, page="present")
         report_button(plan, model, key="present_report")
     st.divider()
