@@ -405,13 +405,11 @@ def plan_columns_by_table(model) -> dict[str, list[list[Field]]]:
 def unbound_tables(catalog: Catalog, model, node_id: str | None = None) -> list[str]:
     """The named tables the subtree of ``node_id`` (the whole plan when None) reads that ``catalog`` cannot
     serve (:meth:`Catalog.status` with the plan's columns), by dotted name."""
+    from viz.tables import plan_tables
+
+    tables = plan_tables(model)
     under = set(model.graph.subtree(node_id)) if node_id is not None else None
-    read = {
-        ".".join(v.node.body.named_table.names)
-        for v in model.nodes()
-        if v.kind == "read" and v.node.body.HasField("named_table") and (under is None or v.id in under)
-    }
-    names = [n for n in named_tables(model) if ".".join(n) in read]
+    names = [n for n in tables.named if under is None or not under.isdisjoint(tables.readers[".".join(n)])]
     return [s.name for s in catalog.status(names, plan_columns_by_table(model)) if not s.bound]
 
 
