@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from substrait import algebra_pb2
 
 from viz.fields import Field
+from viz.tables import plan_tables
 
 from ..cache import BoundedCache
 from ..errors import ExecutionError, Refused, TableNotFound, Unsupported
@@ -405,8 +406,6 @@ def plan_columns_by_table(model) -> dict[str, list[list[Field]]]:
 def unbound_tables(catalog: Catalog, model, node_id: str | None = None) -> list[str]:
     """The named tables the subtree of ``node_id`` (the whole plan when None) reads that ``catalog`` cannot
     serve (:meth:`Catalog.status` with the plan's columns), by dotted name."""
-    from viz.tables import plan_tables
-
     tables = plan_tables(model)
     under = set(model.graph.subtree(node_id)) if node_id is not None else None
     names = [n for n in tables.named if under is None or not under.isdisjoint(tables.readers[".".join(n)])]
