@@ -169,6 +169,7 @@ class DataFusionRunner:
         config = SessionConfig().with_information_schema(False).with_target_partitions(partitions)
         self.ctx = SessionContext(config)
         self._files: dict[tuple[str, ...], str] = {}  # plan table names (lower case) -> the file's registered name
+        self._paths: dict[str, tuple[str, str]] = {}  # a file's registered name -> its path and format
         self._views: dict[tuple, str] = {}  # (table names, base schema) -> the view a read reads
         self._taken: set[str] = set()
         self._table_errors: dict[tuple[str, ...], DataFusionCannot] = {}
@@ -200,6 +201,8 @@ class DataFusionRunner:
             raise DataFusionCannot("the node's output schema is unknown, so its columns cannot be named for DataFusion")
         rel = algebra_pb2.Rel()
         rel.CopyFrom(model.graph.nodes[node_id].rel)
+        if not model.conventions.project_keeps_input:
+            self._projects_as_written(model.graph.nodes[node_id].rel, rel, node_id)
         self._rewrite_reads(rel, for_check)
         if filters_above_reads(rel):
             self.notes.add(FILTER_NOTE)
@@ -212,6 +215,33 @@ class DataFusionRunner:
         root.input.CopyFrom(rel)
         root.names.extend(dfs_names(schema))
         return plan
+
+    def _projects_as_written(self, original: algebra_pb2.Rel, rel: algebra_pb2.Rel, node_id: str) -> None:
+        """Give each ProjectRel of ``rel`` (a copy of ``original``, node ``node_id``'s) that its producer
+        wrote as outputting only its expressions an emit that says so: DataFusion's consumer reads a
+        project by the spec, its input's fields first."""
+        model = self.model
+        graph = model.graph
+        ids = {id(graph.nodes[n].rel): n for n in graph.subtree(node_id)}
+        stack = [(original, rel)]
+        while stack:
+            source, copy = stack.pop()
+            nid = ids.get(id(source)) if isinstance(source, algebra_pb2.Rel) else None
+            if nid is not None and copy.WhichOneof("rel_type") == "project":
+                body = copy.project
+                inputs = graph.nodes[nid].inputs
+                schema = model.node(inputs[0]).schema if inputs else None
+                if not body.common.HasField("emit") and schema is not None:
+                    width = len(schema)
+                    body.common.emit.output_mapping.extend(range(width, width + len(body.expressions)))
+                    self.notes.add(PROJECT_NOTE)
+            for fd, value in source.ListFields():
+                if fd.message_type is None or fd.message_type.GetOptions().map_entry:
+                    continue
+                if fd.is_repeated:
+                    stack.extend(zip(value, getattr(copy, fd.name)))
+                else:
+                    stack.append((value, getattr(copy, fd.name)))
 
     def _rewrite_reads(self, rel: algebra_pb2.Rel, for_check: bool) -> None:
         """Every read in ``rel`` (subqueries included) names a table registered in the context."""
@@ -292,7 +322,8 @@ class DataFusionRunner:
         if not wanted:  # nested names: the file's columns as they are
             return False
         shown = ".".join(names)
-        exprs, changed = [], False
+        exprs, changed, renamed = [], False, False
+        declared = {f.name: f for f in schema}  # the file's columns, cast where the read's types differ
         for i, column in enumerate(wanted):
             f = by_name.get(column.lower())
             if f is None:
@@ -306,10 +337,20 @@ class DataFusionRunner:
             # another encoding (Utf8View for Utf8) it takes as they are, and only from a table, not a view
             if target is not None and target != f.type and _family(target) == _family(f.type) in _CAST_FAMILIES:
                 expr, changed = expr.cast(target), True
-            changed = changed or f.name != column
+                declared[f.name] = f.with_type(target).with_nullable(True)
+            renamed = renamed or f.name != column
             exprs.append(expr.alias(column))
-        if not changed:
+        if not (changed or renamed):
             return False
+        if read.HasField("projection") and not renamed:
+            # the consumer applies a read's projection to a table scan only, not to a view
+            import pyarrow as pa
+
+            from .sql_plan import _REGISTER
+
+            path, fmt = self._paths[file_name]
+            _REGISTER[fmt](self.ctx, name, path, schema=pa.schema(list(declared.values())))
+            return True
         self.ctx.register_view(name, frame.select(*exprs))
         return True
 
@@ -351,6 +392,7 @@ class DataFusionRunner:
             raise DataFusionCannot(
                 f"DataFusion cannot read table `{shown}` at {status.path}: {clean(exc)}", "table"
             ) from None
+        self._paths[name] = (status.path, fmt)
 
     def _register_empty(self, name: str, read: algebra_pb2.ReadRel, why: DataFusionCannot) -> None:
         """An empty table with the read's base schema, so the consumer can plan the subtree."""
@@ -385,16 +427,11 @@ class DataFusionRunner:
         return frame
 
     def _convention_note(self) -> str:
-        from viz.schema import SPEC
-
-        conventions = self.model.conventions
-        if conventions == SPEC:
+        unmet = consumer_reads_by_spec(self.model.conventions)
+        if not unmet:
             return ""
-        return (
-            " (the plan follows its producer's reading, not the spec's: "
-            + "; ".join(conventions.describe())
-            + "; DataFusion's consumer reads it by the spec)"
-        )
+        spec = "DataFusion's consumer reads it by the spec"
+        return f" (the plan follows its producer's reading, not the spec's: {unmet}; {spec})"
 
     def check(self, node_id: str) -> str | None:
         """Why DataFusion cannot run node ``node_id``'s subtree (consumed and planned, not run), or None."""
@@ -465,6 +502,10 @@ FILTER_NOTE = (
     "DataFusion's consumer does not apply a read's filter (it takes it as a scan hint), so it is "
     "applied in a filter above the read there"
 )
+PROJECT_NOTE = (
+    "DataFusion's consumer reads a ProjectRel by the spec (input fields, then expressions), so each one the "
+    "producer wrote as outputting only its expressions is given an emit that says so"
+)
 
 
 def filters_above_reads(rel: algebra_pb2.Rel) -> int:
@@ -485,6 +526,15 @@ def filters_above_reads(rel: algebra_pb2.Rel) -> int:
                 continue
             stack.extend(value if fd.is_repeated else [value])
     return count
+
+
+def consumer_reads_by_spec(conventions) -> str:
+    """The producer's readings that DataFusion's consumer still reads by the spec, in words ("" when
+    none): not the expressions-only ProjectRel, which the runner gives an emit, nor DataFusion's own
+    coercions, which its consumer applies."""
+    from dataclasses import replace
+
+    return "; ".join(replace(conventions, project_keeps_input=True, dialect=None).describe())
 
 
 def _filter_above(rel: algebra_pb2.Rel) -> bool:
@@ -521,6 +571,8 @@ __all__ = [
     "DataFusionRunner",
     "ENGINE",
     "FILTER_NOTE",
+    "PROJECT_NOTE",
+    "consumer_reads_by_spec",
     "category",
     "clean",
     "filters_above_reads",

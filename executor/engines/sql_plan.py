@@ -238,11 +238,20 @@ def _suffix(path: str, default: str) -> str:
     return default if os.path.isdir(path) else os.path.splitext(path)[1]
 
 
+#: How DataFusion registers a file of each format, optionally with a declared schema (its columns cast to it).
 _REGISTER = {
-    "parquet": lambda ctx, n, p: ctx.register_parquet(n, p, file_extension=_suffix(p, ".parquet")),
-    "csv": lambda ctx, n, p: ctx.register_csv(n, p, has_header=True, file_extension=_suffix(p, ".csv")),
-    "tsv": lambda ctx, n, p: ctx.register_csv(n, p, has_header=True, delimiter="\t", file_extension=_suffix(p, ".tsv")),
-    "arrow": lambda ctx, n, p: ctx.register_arrow(n, p, file_extension=_suffix(p, ".arrow")),
+    "parquet": lambda ctx, n, p, schema=None: ctx.register_parquet(
+        n, p, file_extension=_suffix(p, ".parquet"), schema=schema
+    ),
+    "csv": lambda ctx, n, p, schema=None: ctx.register_csv(
+        n, p, schema=schema, has_header=True, file_extension=_suffix(p, ".csv")
+    ),
+    "tsv": lambda ctx, n, p, schema=None: ctx.register_csv(
+        n, p, schema=schema, has_header=True, delimiter="\t", file_extension=_suffix(p, ".tsv")
+    ),
+    "arrow": lambda ctx, n, p, schema=None: ctx.register_arrow(
+        n, p, schema=schema, file_extension=_suffix(p, ".arrow")
+    ),
 }
 
 
