@@ -329,20 +329,23 @@ def _print_bisect(file: str, result, out) -> None:
     print(f"\nfirst disagreement: node {c.node_id} ({title(result.nodes[c.node_id].kind)})", file=out)
     if result.unchecked_inputs:
         print(
-            f"  its input(s) {', '.join(result.unchecked_inputs)} could not be compared: the difference may "
+            f"  {'its input' if len(result.unchecked_inputs) == 1 else 'its inputs'} "
+            f"{', '.join(result.unchecked_inputs)} could not be compared: the difference may "
             "start there",
             file=out,
         )
     for role, text in c.expressions:
         print(f"  {role}: {text}", file=out)
-    print(f"  Spark: {c.spark.count_text()} rows; DataFusion: {c.datafusion.count_text()} rows", file=out)
+    print(f"  Spark: {c.spark.rows_text()}; DataFusion: {c.datafusion.rows_text()}", file=out)
     for label, frame, count in (
         ("only on Spark", c.only_spark, c.split.only_a_count if c.split else 0),
         ("only on DataFusion", c.only_datafusion, c.split.only_b_count if c.split else 0),
     ):
         if count:
             print(
-                f"  {count:,} row(s) {label}" + (f", the first {len(frame)}:" if count > len(frame) else ":"), file=out
+                f"  {count:,} row{'' if count == 1 else 's'} {label}"
+                + (f", the first {len(frame)}:" if count > len(frame) else ":"),
+                file=out,
             )
             print("    " + frame.to_string(index=False).replace("\n", "\n    "), file=out)
 

@@ -20,6 +20,7 @@ consumer refused it) is "not compared", with the reason.
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 
@@ -62,6 +63,12 @@ class EngineOutput:
         if not self.ok:
             return "-"
         return f"{self.row_count:,}" if self.complete else f"more than {self.row_count:,}"
+
+    def rows_text(self) -> str:
+        """``"1 row"``, ``"12 rows"``, ``"more than 100,000 rows"``; ``"-"`` when it gave none."""
+        if not self.ok:
+            return "-"
+        return f"{self.count_text()} row{'' if self.complete and self.row_count == 1 else 's'}"
 
 
 @dataclass
@@ -260,13 +267,14 @@ def judge(
         result.expressions = expressions_for(model, node_id, split.columns_differ)
         named = ", ".join(columns[c] if c < len(columns) else f"[{c}]" for c in split.columns_differ)
         result.why = (
-            f"{spark.row_count:,} rows on Spark, {df.row_count:,} on DataFusion: "
+            f"{_rows(spark.row_count)} on Spark, {df.row_count:,} on DataFusion: "
             f"{split.only_a_count:,} only on Spark, {split.only_b_count:,} only on DataFusion"
             + (
                 f"; the values of {named} differ"
                 if named
                 else "; every column has the same values, combined into rows differently"
             )
+            + _approximate(result.expressions)
         )
         return result
     keys = _order_keys(model, node_id)
@@ -283,6 +291,19 @@ def judge(
     result.verdict = SAME
     result.why = f"the same {_rows(spark.row_count)}" + (" in the same order" if keys else "")
     return result
+
+
+def _approximate(expressions: list[tuple[str, str]]) -> str:
+    """Words for differing columns (the expressions :func:`expressions_for` puts first, "[2] = ...")
+    computed by an approximate function (``approx_count_distinct``...), whose estimate each engine makes
+    its own way; "" when there is none."""
+    names = sorted({m for role, text in expressions if role.startswith("[") for m in _APPROX.findall(text)})
+    if not names:
+        return ""
+    return f" ({', '.join(names)} {'is' if len(names) == 1 else 'are'} approximate: each engine makes its own estimate)"
+
+
+_APPROX = re.compile(r"\b(approx\w*)\(")
 
 
 def _rows(n: int) -> str:

@@ -260,6 +260,8 @@ class DataFusionRunner:
                     registered = self._register(list(msg.named_table.names), msg, for_check)
                     del msg.named_table.names[:]
                     msg.named_table.names.append(registered)
+                    if msg.base_schema.names and not msg.base_schema.struct.types:
+                        self._types_from_table(msg, registered)
             for fd, value in msg.ListFields():
                 if fd.message_type is None or fd.message_type.GetOptions().map_entry:
                     continue
@@ -299,6 +301,31 @@ class DataFusionRunner:
             name = file_name  # the file as it is (a view would stop the consumer applying the read's projection)
         self._views[view_key] = name
         return name
+
+    def _types_from_table(self, read: algebra_pb2.ReadRel, registered: str) -> None:
+        """A base schema that names its columns but gives no types (older DataFusion wrote such reads, which
+        its consumer now refuses) gets the registered table's types, each nullable; left as it is when a
+        name is not a column of the table or a type has no simple Substrait form."""
+        from google.protobuf import json_format
+        from substrait import type_pb2
+
+        from viz.types import type_json
+
+        from .engine_types import arrow_type_text
+
+        by_name = {f.name.lower(): f for f in self.ctx.table(registered).schema()}
+        types = []
+        for name in read.base_schema.names:
+            f = by_name.get(name.lower())
+            if f is None:
+                return
+            try:
+                types.append(json_format.ParseDict(type_json(arrow_type_text(f.type, True)), type_pb2.Type()))
+            except ValueError:
+                return
+        read.base_schema.struct.types.extend(types)
+        read.base_schema.struct.nullability = type_pb2.Type.NULLABILITY_REQUIRED
+        self.notes.add(TYPES_NOTE)
 
     def _fresh(self, stem: str) -> str:
         base = _NAME.sub("_", stem.lower()) or "t"
@@ -502,6 +529,10 @@ FILTER_NOTE = (
     "DataFusion's consumer does not apply a read's filter (it takes it as a scan hint), so it is "
     "applied in a filter above the read there"
 )
+TYPES_NOTE = (
+    "a read that names its columns but not their types is given to DataFusion's consumer, which needs them, "
+    "with the types of the bound table's columns"
+)
 PROJECT_NOTE = (
     "DataFusion's consumer reads a ProjectRel by the spec (input fields, then expressions), so each one the "
     "producer wrote as outputting only its expressions is given an emit that says so"
@@ -572,6 +603,7 @@ __all__ = [
     "ENGINE",
     "FILTER_NOTE",
     "PROJECT_NOTE",
+    "TYPES_NOTE",
     "consumer_reads_by_spec",
     "category",
     "clean",

@@ -717,7 +717,7 @@ def profile_plan(
     profile.elapsed_s = time.monotonic() - begin
     if progress is not None and not profile.stopped:
         counted = sum(1 for p in profile.nodes.values() if p.rows is not None)
-        progress(1.0, f"{counted} node(s) counted in {profile.elapsed_s:.1f} s")
+        progress(1.0, f"{counted} node{'' if counted == 1 else 's'} counted in {profile.elapsed_s:.1f} s")
     return profile
 
 

@@ -26,7 +26,13 @@ from executor.__main__ import main
 from executor.data.catalog import Catalog
 from executor.engines.bisect import bisect
 from executor.engines.cross import DIFFERS, NOT_COMPARED, SAME, compare_engines
-from executor.engines.datafusion import FILTER_NOTE, PROJECT_NOTE, DataFusionRunner, filters_above_reads
+from executor.engines.datafusion import (
+    FILTER_NOTE,
+    PROJECT_NOTE,
+    TYPES_NOTE,
+    DataFusionRunner,
+    filters_above_reads,
+)
 from executor.engines.portability import portability
 from executor.engines.rows import multiset_diff, rows_equal, split_rows, subset_diff, values_equal
 from executor.engines.sql_plan import sql_to_plan
@@ -329,6 +335,30 @@ def test_both_engines_agree_on_every_node_of_duckdbs_q03(spark, tpch_dir):
     assert PROJECT_NOTE in result.notes and any("both engines run it that way" in n for n in result.notes)
 
 
+def test_an_approximate_function_is_named_where_the_engines_estimates_differ(spark, tpch_dir):
+    """Older DataFusion's approx_distinct plan (a read naming its columns without types, given the file's):
+    each engine estimates the distinct count its own way, and the disagreement says so."""
+    path = os.path.join(
+        CORPORA,
+        "consumer-testing",
+        "snapshots",
+        "producer",
+        "function",
+        "approximation",
+        "approx_distinct-datafusion_plan.json",
+    )
+    with open(path, "rb") as fh:
+        model = analyze(fh.read())
+    result = bisect(model, Catalog([tpch_dir]))
+    assert result.nodes["0.0"].verdict == SAME  # the read, with the table's types given to DataFusion
+    assert result.first == "0" and result.nodes["0"].verdict == DIFFERS
+    why = result.nodes["0"].why
+    assert why.startswith("1 row on Spark, 1 on DataFusion") and why.endswith(
+        "(approx_distinct is approximate: each engine makes its own estimate)"
+    )
+    assert TYPES_NOTE in result.notes
+
+
 def test_bisect_command_exit_status(spark, tpch_dir, monkeypatch):
     code, out, err = _run(["bisect", Q03, "--tpch"])
     assert code == 0, err
@@ -422,6 +452,25 @@ def test_a_projected_read_of_a_column_the_plan_types_narrower_runs_on_datafusion
     got = runner.run("0.0.0", 10_000).table
     want = duckdb.sql(f"SELECT c_custkey, c_name FROM '{os.path.join(tpch_dir, 'customer.parquet')}'").fetchall()
     assert sorted(zip(*(c.to_pylist() for c in got.columns))) == sorted(want) and len(want) == 1_500
+
+
+def test_a_read_naming_its_columns_without_types_runs_on_datafusion_with_the_tables_types(tpch_dir):
+    """Older DataFusion wrote base schemas with names and no struct, which DataFusion 55's consumer refuses
+    ("Named struct must contain a struct"): it is given the bound file's types, and a note says so."""
+    path = os.path.join(
+        CORPORA, "consumer-testing", "snapshots", "producer", "relation", "join", "inner_join-datafusion_plan.json"
+    )
+    with open(path, "rb") as fh:
+        model = analyze(fh.read())
+    [read] = [n for n in model.graph.nodes if model.node(n).kind == "read" and "customer" in model.node(n).info.detail]
+    base = model.node(read).node.body.base_schema
+    assert list(base.names)[:2] == ["c_custkey", "c_name"] and not base.HasField("struct")
+    runner = DataFusionRunner(model, Catalog([tpch_dir]))
+    assert runner.check(model.roots[0]) is None
+    got = runner.run(read, 10_000).table
+    want = duckdb.sql(f"SELECT c_custkey, c_name FROM '{os.path.join(tpch_dir, 'customer.parquet')}'").fetchall()
+    assert sorted(zip(*(c.to_pylist() for c in got.columns))) == sorted(want) and len(want) == 1_500
+    assert TYPES_NOTE in runner.notes
 
 
 def test_filters_above_reads_keeps_an_emit_over_the_projection():

@@ -177,7 +177,8 @@ def _show_bisection(model: PlanModel, b: Bisection) -> None:
         if b.unchecked_inputs:
             st.caption(
                 md_escape(
-                    f"Its input(s) {', '.join(b.unchecked_inputs)} could not be compared: the difference may "
+                    f"{'Its input' if len(b.unchecked_inputs) == 1 else 'Its inputs'} "
+                    f"{', '.join(b.unchecked_inputs)} could not be compared: the difference may "
                     "start there."
                 )
             )
