@@ -351,9 +351,15 @@ def _load_json(data: bytes) -> LoadedPlan:
     except json.JSONDecodeError as exc:
         # nothing left where more was expected, or a string still open at the end: a cut-off file
         if not text[exc.pos :].strip() or exc.msg.startswith("Unterminated string"):
+            at = f"line {exc.lineno}, column {exc.colno}"
+            where = (
+                f"the string that opens at {at} never closes"
+                if exc.msg.startswith("Unterminated string")
+                else f"it stops at {at}, where more was expected"
+            )
             raise PlanLoadError(
-                f"not a Substrait plan: JSON that ends early, at line {exc.lineno}, column {exc.colno} ({exc.msg}): "
-                "it looks cut off (an interrupted download or copy?)"
+                f"not a Substrait plan: JSON that ends early ({where}): it looks cut off (an interrupted download "
+                "or copy?)"
             ) from None
         raise PlanLoadError(
             f"not a Substrait plan: invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg}); "

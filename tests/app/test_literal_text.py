@@ -264,8 +264,8 @@ def test_typing_an_id_in_the_picker_selects_exactly_that_node(typing):
         (
             "cut.json",
             b'{"relations": [',
-            "found JSON that ends early, at line 1, column 16 (Expecting value): it looks cut off (an interrupted "
-            "download or copy?).",
+            "found JSON that ends early (it stops at line 1, column 16, where more was expected): it looks cut off "
+            "(an interrupted download or copy?).",
         ),
         ("empty.json", b"", "found an empty file."),
     ],
@@ -300,8 +300,8 @@ def test_a_bad_paste_keeps_the_open_plan():
     assert [e.value for e in at.error] == [
         md_escape(
             "pasted JSON was not opened: expected a Substrait Plan as protobuf JSON or binary protobuf, found JSON "
-            "that ends early, at line 1, column 16 (Expecting value): it looks cut off (an interrupted download or "
-            "copy?). The plan shown is still tutorial.json."
+            "that ends early (it stops at line 1, column 16, where more was expected): it looks cut off (an "
+            "interrupted download or copy?). The plan shown is still tutorial.json."
         )
     ]
 

@@ -234,8 +234,14 @@ def test_deep_plans_load_in_json_and_binary(depth):
         (b"   \n", "the input is empty"),
         (b"\x00\x01garbage\xff\xfe", "neither protobuf JSON nor a binary protobuf Plan"),
         (b"hello, this is text", "not a Substrait plan"),
-        (b'{"relations": [', "JSON that ends early, at line 1, column 16"),  # cut off
-        (b'{"relations": [{"root": {"names": ["a', "JSON that ends early"),  # cut off inside a string
+        (
+            b'{"relations": [',
+            "JSON that ends early (it stops at line 1, column 16, where more was expected)",
+        ),  # cut off
+        (
+            b'{"relations": [{"root": {"names": ["a',
+            "JSON that ends early (the string that opens at line 1, column 36 never closes",
+        ),  # cut off inside a string
         (b'{"relations": [,]}', "invalid JSON at line 1, column 16"),
         (b'{"name": "package.json", "version": "1.0"}', "a JSON object without 'relations' (its keys: name, version)"),
         (b"[1, 2, 3]", "not a Substrait plan: a JSON array, expected an object with 'relations'"),
