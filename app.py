@@ -16,17 +16,14 @@ st.set_page_config(
     page_icon=os.path.join(os.path.dirname(__file__), "ui", "favicon.svg"),
     layout="wide",
 )
-# A Markdown table's names and types (the schema's) break long code where they must, each column keeping room
-# for a common name or type ("o_shippriority", "decimal<38,4>?"; types broke mid-word as "stri ng?"), in
-# compact cells; a table still wider than its place scrolls there (it ran past the inspector's edge). Below
+# A Markdown table (the schema's) in compact cells, its names and types breaking only after a separator
+# (ui.panels.schema_table); a table still wider than its place scrolls there (it ran past the inspector's
+# edge). Below
 # 1,200 px the page's side margins narrow: the inspector beside the graph had too little room for its tables.
 st.html(
     "<style>"
     "[data-testid='stMarkdownContainer'] table { display: block; overflow-x: auto; }"
     " [data-testid='stMarkdownContainer'] :is(td, th) { padding: 0.3rem 0.45rem; }"
-    " [data-testid='stMarkdownContainer'] td:nth-child(2) { min-width: 8em; }"
-    " [data-testid='stMarkdownContainer'] td:last-child { min-width: 8em; }"
-    " [data-testid='stMarkdownContainer'] td code { overflow-wrap: anywhere; }"
     # Inspect's action buttons keep their row's height (pages/inspect.py ACTIONS_PX) before they are drawn
     " .st-key-inspect_actions { min-height: 40px; }"
     " @media (max-width: 1200px) { [data-testid='stMainBlockContainer'] { padding-left: 1.5rem;"

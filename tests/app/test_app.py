@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 
@@ -39,9 +40,15 @@ def _schema_tables(at: AppTest) -> list[str]:
 
 
 def _schema_names(at: AppTest) -> list[str]:
-    """The names in the inspector's schema table (Markdown: a code span per name)."""
+    """The names in the inspector's schema table (Markdown with a ``<code>`` element per name)."""
     rows = _schema_tables(at)[0].splitlines()[2:]
-    return [row.split(" | ")[1].strip("`").replace("\\|", "|") for row in rows]
+    return [_shown(row.split(" | ")[1]) for row in rows]
+
+
+def _shown(cell: str) -> str:
+    """The text a browser shows for a table cell's ``<code>`` element."""
+    assert cell.startswith("<code>") and cell.endswith("</code>"), cell
+    return html.unescape(cell[len("<code>") : -len("</code>")].replace("<wbr>", ""))
 
 
 @pytest.mark.parametrize("sample", SAMPLES)
@@ -283,19 +290,24 @@ def test_view_settings_are_in_the_url_and_a_link_opens_with_them():
 
 
 def test_the_schema_table_keeps_every_character_of_names_and_types():
-    # names and types are code spans: `*`, `$`, `_` and `<...>` are not Markdown; a `|` does not end the cell
+    # names and types are code whose punctuation is character references: `*`, `$`, `_` and `<...>` are
+    # neither Markdown nor HTML, a `|` does not end the cell; a name breaks after `_`, not mid-word
     from ui.panels.schema_table import schema_markdown
 
     rows = [
         {"index": 0, "name": "a|b", "type": "struct<x: i32, y: string?>?", "nullable": True},
         {"index": 1, "name": "$1*_x", "type": "i64", "nullable": False},
-        {"index": 2, "name": "q`t", "type": "string?", "nullable": True},
+        {"index": 2, "name": "q`t</code><b>", "type": "string?", "nullable": True},
+        {"index": 3, "name": "b_street_number", "type": "decimal<38,2>?", "nullable": True},
     ]
     lines = schema_markdown(rows).splitlines()
     assert lines[0] == "| index | name | type |"
-    assert lines[2] == "| 0 | `a\\|b` | `struct<x: i32, y: string?>?` |"
-    assert lines[3] == "| 1 | `$1*_x` | `i64` |"
-    assert lines[4] == "| 2 | `` q`t `` | `string?` |"
+    cells = [line.split(" | ") for line in lines[2:]]
+    assert [c[0] for c in cells] == ["| 0", "| 1", "| 2", "| 3"] and all(len(c) == 3 for c in cells)
+    assert [_shown(c[1]) for c in cells] == [r["name"] for r in rows]
+    assert [_shown(c[2].removesuffix(" |")) for c in cells] == [r["type"] for r in rows]
+    assert not any(ch in c[1][6:-7].replace("<wbr>", "") for c in cells for ch in "|*$`<>")  # only the tags raw
+    assert cells[3][1] == "<code>b&#95;<wbr>street&#95;<wbr>number</code>"
 
 
 def test_the_url_keeps_naming_the_plan_shown():

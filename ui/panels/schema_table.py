@@ -10,19 +10,30 @@ SCHEMA_BOX_PX = 420
 
 
 def schema_markdown(rows: list[dict]) -> str:
-    """The schema as a Markdown table: names and types as code, so that no character of theirs is
-    read as Markdown (``*``, ``$``, ``|``, ``<...>``). A nullable type ends in ``?``, as in the graph
+    """The schema as a Markdown table (drawn with HTML allowed): names and types as code whose every
+    character but letters, digits and spaces is an HTML character reference, so that none is read as
+    Markdown or HTML (``*``, ``$``, ``|``, ``<...>``). A name breaks after a separator
+    (``b_street_`` / ``number``), a type at a space, never mid-word. A nullable type ends in ``?``, as in the graph
     (no column of its own: the table fits the inspector's width)."""
     lines = ["| index | name | type |", "|---:|---|---|"]
     for r in rows:
-        lines.append(f"| {r['index']} | {_code(r['name'])} | {_code(r['type'])} |")
+        lines.append(f"| {r['index']} | {code_html(r['name'], NAME_BREAKS)} | {code_html(r['type'])} |")
     return "\n".join(lines)
 
 
-def _code(text: str) -> str:
-    """``text`` as an inline code span inside a table cell (a ``|`` would end the cell)."""
-    text = str(text).replace("|", "\\|")
-    return f"`` {text} ``" if "`" in text else f"`{text}`"
+def code_html(text: str, breaks: str = "") -> str:
+    """``text`` as a ``<code>`` element for Markdown drawn with HTML allowed, a line free to break at its
+    spaces and after each character of ``breaks`` only."""
+    out = []
+    for ch in str(text):
+        out.append(ch if ch.isalnum() or ch == " " else f"&#{ord(ch)};")
+        if ch in breaks:
+            out.append("<wbr>")
+    return f"<code>{''.join(out)}</code>"
+
+
+#: Where a long name may break: after the separators of its parts (a type, at its spaces only).
+NAME_BREAKS = "_.,("
 
 
 def schema_table(rows: list[dict]) -> None:
@@ -32,6 +43,6 @@ def schema_table(rows: list[dict]) -> None:
     text = schema_markdown(rows)
     if len(rows) > SCHEMA_ROWS_INLINE:
         with st.container(height=SCHEMA_BOX_PX, border=False):
-            st.markdown(text)
+            st.markdown(text, unsafe_allow_html=True)
     else:
-        st.markdown(text)
+        st.markdown(text, unsafe_allow_html=True)
