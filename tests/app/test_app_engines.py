@@ -75,6 +75,8 @@ def test_find_the_first_disagreement_marks_the_node(spark, monkeypatch):
     assert at.toggle(key="engines_bisect_show").value is True  # drawn once there are marks to show
     assert any("Spark and DataFusion agree on all" in s.value for s in at.success), [e.value for e in at.error]
     assert "where the walk started" not in at.success[0].value  # green: q03's root itself agreed
+    # the verdict also by the button, since the result is drawn under the graph (the cross products not run)
+    assert "Spark and DataFusion agree on 8 nodes compared (more under the graph)." in [c.value for c in at.caption]
     assert "✓ Spark = DataFusion" in graph_text(at)
     # a deliberately wrong mapping on the Spark side: `subtract` adds
     monkeypatch.setitem(functions.SCALAR, "subtract", functions.SCALAR["add"])
@@ -82,6 +84,7 @@ def test_find_the_first_disagreement_marks_the_node(spark, monkeypatch):
     at.button(key="engines_bisect_button").click()
     wait_for(at, lambda a: a.error)
     assert "first disagree at node 0.0.0.0 (Aggregate)" in at.error[0].value
+    assert "First disagreement at node 0.0.0.0 (Aggregate) (more under the graph)." in [c.value for c in at.caption]
     text = graph_text(at)
     assert "≠ first disagreement" in text and "Spark 138 · DataFusion 138 rows" in text
     at.button(key="engines_select_first").click().run()
@@ -129,6 +132,10 @@ def test_a_bisection_that_could_not_compare_the_root_is_not_drawn_green(spark):
     ]
     # index_in is the filter's (0.0.1), not the aggregate's: the reason is said where it starts
     assert "index\\_in" in said and "(the reason is node 0.0.1's, below it)" in said, said
+    [verdict] = [c.value for c in at.caption if c.value.endswith("(more under the graph).")]
+    assert verdict.startswith("No disagreement on ") and verdict.endswith(
+        " nodes compared, but node 0 could not be compared (more under the graph)."
+    )
 
 
 def test_an_engine_that_cannot_run_the_node_is_said_once(spark):

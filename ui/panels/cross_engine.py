@@ -157,9 +157,24 @@ def bisect_controls(plan: Plan, model: PlanModel, button_at=st, results_at=st) -
     result = finished(state, lambda: _progress_fragment(key, "Spark vs DataFusion", "engines_bisect_cancel"))
     if result is None:
         return None
+    if results_at is not st:  # the result is drawn elsewhere (under the graph): its verdict here, by the button
+        st.caption(md_escape(f"{_verdict(model, result)} (more under the graph)."))
     with results_at:
         _show_bisection(model, result)
     return result if st.session_state.get(BISECT_SHOW, True) else None
+
+
+def _verdict(model: PlanModel, b: Bisection) -> str:
+    """The bisection's outcome in one short sentence, without its reasons."""
+    if b.stopped:
+        return f"Stopped ({b.stopped}) after {counted(len(b.nodes), 'node')}"
+    if b.first is not None:
+        return f"First disagreement at node {b.first} ({title(model.node(b.first).kind)})"
+    if not b.compared:
+        return "No node could be compared"
+    if b.start_agrees:
+        return f"Spark and DataFusion agree on {counted(b.compared, 'node')} compared"
+    return f"No disagreement on {counted(b.compared, 'node')} compared, but node {b.start} could not be compared"
 
 
 def _show_bisection(model: PlanModel, b: Bisection) -> None:
