@@ -174,3 +174,23 @@ def test_the_graph_does_not_mark_a_correlated_subquery_as_a_gap():
     at.session_state["inspector_tab"] = "Run"
     at.run()
     assert any("runs only as part of node 0" in w.value for w in at.warning)
+
+
+def test_a_node_whose_tables_do_not_serve_it_is_not_said_to_run(monkeypatch):
+    """DuckDB's q03 pasted with only the tutorial's data: `orders` there has none of the plan's columns and the
+    other two tables are not bound, so neither engine runs the aggregate until they are bound; the tab says so
+    (it said "Spark runs it") and links the Tables page."""
+    monkeypatch.setattr(engines_tab, "node_types", lambda model, catalog: {})
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    with open(os.path.join(ROOT, "sample_plans", "tpch_q03_duckdb.json"), encoding="utf-8") as fh:
+        at.sidebar.text_area(key="plan_pasted").input(fh.read()).run()
+    at.selectbox(key="node").set_value("0.0.0.0").run()
+    at.session_state["inspector_tab"] = "Engines"
+    at.run()
+    wait_for(at, lambda a: any("runs it" in m.value or "cannot" in m.value for m in a.markdown))
+    assert not at.exception
+    [warning] = [w.value for w in at.warning if "not bound to data that serves it" in w.value]
+    assert warning.startswith("It reads ") and all(t in warning for t in ("customer", "orders", "lineitem"))
+    assert "**Spark** runs it, once its tables are bound." in [m.value for m in at.markdown]
+    assert not any(m.value == "**Spark** runs it." for m in at.markdown)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from executor.data.catalog import unbound_tables
 from executor.engines.engine_types import ENGINE_NAMES, difference_kind
 from executor.engines.physical import EnginePlan
 from executor.engines.portability import Portability, engine_plans, node_types, portability
@@ -141,11 +142,21 @@ def engines_tab(plan: Plan, model: PlanModel, node_id: str) -> None:
         return
     if node.spark.part_of is not None:  # the same for both engines: no engine runs it alone
         st.info(md_escape(f"Neither engine runs it alone: {node.spark.reason}."))
+    # the verdicts are the plan's; a table bound to nothing, or to a file without the plan's columns, stops a run
+    unserved = unbound_tables(catalog_for(plan), model, node_id)
+    if unserved:
+        st.warning(
+            md_escape(
+                f"It reads {', '.join(unserved)}, not bound to data that serves it: neither engine runs it until then."
+            ),
+            icon=":material/table:",
+        )
+        st.page_link("pages/tables.py", label="Bind the tables on the Tables page", icon=":material/table_chart:")
     for engine, verdict in (("Spark", node.spark), ("DataFusion", node.datafusion)):
         if verdict.part_of is not None:
             continue
         if verdict.ok:
-            st.markdown(f"**{engine}** runs it.")
+            st.markdown(f"**{engine}** runs it" + (", once its tables are bound." if unserved else "."))
         elif verdict.inherited_from:
             below = verdict.inherited_from
             st.markdown(md_escape(f"{engine} cannot: an input cannot (node {below}): {verdict.reason}"))
