@@ -12,6 +12,7 @@ from the record the expressions read (``Words.fields``), functions by the name b
 
 from __future__ import annotations
 
+import calendar
 import datetime as _dt
 import decimal as _decimal
 from collections.abc import Callable, Sequence
@@ -42,25 +43,25 @@ def counted(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
-def and_list(items: Sequence[str]) -> str:
+def and_list(items: Sequence[str], word: str = "and") -> str:
     items = [i for i in items if i]
     if not items:
         return ""
     if len(items) == 1:
         return items[0]
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    return ", ".join(items[:-1]) + f" {word} " + items[-1]
 
 
-def capped_list(items: Sequence[str], limit: int, noun: str = "more") -> str:
+def capped_list(items: Sequence[str], limit: int, noun: str = "more", word: str = "and") -> str:
     """``a, b and c`` or ``a, b, c and 4 more`` (``and 1 other``, ``and 1 more key``: a plural
-    ``noun`` is made singular for one)."""
+    ``noun`` is made singular for one); ``word="or"`` for alternatives."""
     items = list(items)
     if len(items) <= limit:
-        return and_list(items)
+        return and_list(items, word)
     rest = len(items) - limit
     if rest == 1 and noun.endswith("s") and noun != "more":
         noun = noun[:-1]
-    return ", ".join(items[:limit]) + f" and {rest} {noun}"
+    return ", ".join(items[:limit]) + f" {word} {rest} {noun}"
 
 
 _MONTHS = (
@@ -262,7 +263,7 @@ class Words:
         options = [self.expr(o) for o in e.options]
         if len(options) == 1:
             return f"{self.expr(e.value)} is {options[0]}"
-        return f"{self.expr(e.value)} is one of {capped_list(options, MAX_VALUES, 'others')}"
+        return f"{self.expr(e.value)} is one of {capped_list(options, MAX_VALUES, 'others', 'or')}"
 
     def multi_or_list(self, e: Expression.MultiOrList) -> str:
         values = ", ".join(self.expr(v) for v in e.value)
@@ -373,12 +374,23 @@ def argument_values(f) -> list[Expression]:
     return [a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]
 
 
-def _is_date(e: Expression) -> bool:
+def _is_date(w: Words, e: Expression) -> bool:
+    """Whether ``e`` is a date: a date literal, a cast or call giving one, or a date column of the record
+    read (said "before" and "after", not "below" and "above")."""
     which = e.WhichOneof("rex_type")
     if which == "literal":
         return e.literal.WhichOneof("literal_type") == "date"
     if which == "cast":
         return e.cast.type.WhichOneof("kind") == "date"
+    if which == "scalar_function":
+        return e.scalar_function.output_type.WhichOneof("kind") == "date"
+    if which == "selection":
+        ref = e.selection
+        seg = ref.direct_reference.struct_field if ref.HasField("direct_reference") else None
+        if seg is None or seg.HasField("child") or ref.WhichOneof("root_type") != "root_reference" or not w.fields:
+            return False
+        field = w.fields[seg.field] if seg.field < len(w.fields) else None
+        return field is not None and field.type is not None and field.type.WhichOneof("kind") == "date"
     return False
 
 
@@ -417,7 +429,7 @@ def _comparison_parts(w: Words, name: str, f: Expression.ScalarFunction) -> tupl
         left, right, name = right, left, _MIRRORED[name]
     if name in ("equal", "is_not_distinct_from", "not_equal") and _is_field(left) and _is_field(right):
         return w.expr(left), ("= " if name != "not_equal" else "≠ ") + w.expr(right), name
-    op = _DATE_WORDS.get(name) if (_is_date(left) or _is_date(right)) else None
+    op = _DATE_WORDS.get(name) if (_is_date(w, left) or _is_date(w, right)) else None
     return w.expr(left), f"{op or _COMPARISON_WORDS[name]} {w.expr(right)}", name
 
 
@@ -460,6 +472,9 @@ def _constant(w: Words, e: Expression, depth: int = 0) -> _decimal.Decimal | Non
         kind = e.literal.WhichOneof("literal_type")
         if kind in ("i8", "i16", "i32", "i64"):
             return _decimal.Decimal(getattr(e.literal, kind))
+        if kind in ("fp32", "fp64"):  # as written (0.06, not the nearest binary fraction)
+            value = float(getattr(e.literal, kind))
+            return _decimal.Decimal(f"{value:g}" if kind == "fp32" else repr(value)) if value == value else None
         if kind == "decimal":
             try:
                 return decimal_value(e.literal.decimal)
@@ -523,7 +538,7 @@ def _one_of(w: Words, values: list[Expression]) -> str | None:
         options.append(w.expr(args[1]))
     if subject is None or len(options) < 2:
         return None
-    return f"{w.expr(subject)} is one of {capped_list(options, MAX_VALUES, 'others')}"
+    return f"{w.expr(subject)} is one of {capped_list(options, MAX_VALUES, 'others', 'or')}"
 
 
 def _not(w: Words, f: Expression.ScalarFunction) -> str | None:
@@ -624,6 +639,9 @@ def _arithmetic(name: str) -> Callable[[Words, Expression.ScalarFunction], str |
         folded = _constant(w, Expression(scalar_function=f)) if name in ("add", "subtract", "multiply") else None
         if folded is not None:
             return str(folded)
+        day = _shifted_date(values, name)
+        if day is not None:
+            return date_words(day)
         parts = []
         for i, v in enumerate(values):
             text = w.expr(v)
@@ -637,6 +655,64 @@ def _arithmetic(name: str) -> Callable[[Words, Expression.ScalarFunction], str |
         return f"{parts[0]} {op} {parts[1]}"
 
     return words
+
+
+def _shifted_date(values: Sequence[Expression], name: str) -> _dt.date | None:
+    """A date literal plus or minus an interval literal of whole months and days (``DATE '1994-01-01' +
+    INTERVAL '1' YEAR``), as the date it gives; None for anything else."""
+    if name not in ("add", "subtract") or len(values) != 2:
+        return None
+    start, interval = _date_constant(values[0]), values[1]
+    while interval.WhichOneof("rex_type") == "cast":
+        interval = interval.cast.input
+    span = _months_days(interval.literal) if interval.WhichOneof("rex_type") == "literal" else None
+    if start is None or span is None:
+        return None
+    months, days = span if name == "add" else (-span[0], -span[1])
+    try:
+        year, month = divmod(start.year * 12 + start.month - 1 + months, 12)
+        last = calendar.monthrange(year, month + 1)[1]  # 31 January + 1 month: 28 or 29 February
+        return _dt.date(year, month + 1, min(start.day, last)) + _dt.timedelta(days=days)
+    except (OverflowError, ValueError):
+        return None
+
+
+def _date_constant(e: Expression) -> _dt.date | None:
+    """A date literal, or a text literal cast to a date (``CAST('1994-01-01' AS DATE)``, as DataFusion
+    writes ``DATE '1994-01-01'``), as a date; None for anything else."""
+    to_date = False
+    while e.WhichOneof("rex_type") == "cast":
+        to_date = to_date or e.cast.type.WhichOneof("kind") == "date"
+        e = e.cast.input
+    if e.WhichOneof("rex_type") != "literal":
+        return None
+    which = e.literal.WhichOneof("literal_type")
+    try:
+        if which == "date":
+            return _EPOCH + _dt.timedelta(days=e.literal.date)
+        if to_date and which in ("string", "var_char", "fixed_char"):
+            text = e.literal.var_char.value if which == "var_char" else getattr(e.literal, which)
+            return _dt.date.fromisoformat(text.strip())
+    except (OverflowError, ValueError):
+        return None
+    return None
+
+
+def _months_days(lit: Expression.Literal) -> tuple[int, int] | None:
+    """An interval literal as (months, days) when it has no seconds; None otherwise."""
+    which = lit.WhichOneof("literal_type")
+    ym = dts = None
+    if which == "interval_year_to_month":
+        ym = lit.interval_year_to_month
+    elif which == "interval_day_to_second":
+        dts = lit.interval_day_to_second
+    elif which == "interval_compound":
+        ym, dts = lit.interval_compound.interval_year_to_month, lit.interval_compound.interval_day_to_second
+    else:
+        return None
+    if dts is not None and (dts.seconds or dts.subseconds):
+        return None
+    return ((ym.years * 12 + ym.months) if ym is not None else 0, dts.days if dts is not None else 0)
 
 
 def _arith_op(w: Words, e: Expression) -> str | None:
@@ -767,6 +843,15 @@ def literal_words(lit: Expression.Literal) -> str:
             )
             or "0 seconds"
         )
+    if which == "interval_compound":
+        ym, dts = value.interval_year_to_month, value.interval_day_to_second
+        parts = [
+            counted(ym.years, "year") if ym.years else "",
+            counted(ym.months, "month") if ym.months else "",
+            counted(dts.days, "day") if dts.days else "",
+            counted(dts.seconds, "second") if dts.seconds else "",
+        ]
+        return and_list(parts) or "no time"
     return f"a {which.replace('_', ' ')} value"
 
 

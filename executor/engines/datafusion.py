@@ -311,7 +311,7 @@ class DataFusionRunner:
 
         from viz.types import type_json
 
-        from .engine_types import arrow_type_text
+        from .arrow_spelling import arrow_type_text
 
         by_name = {f.name.lower(): f for f in self.ctx.table(registered).schema()}
         types = []

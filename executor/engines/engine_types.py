@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from viz.schema import derive_schemas
 from viz.types import render
 
+from .arrow_spelling import arrow_type_text
+
 ENGINES = ("spark", "datafusion")
 #: How the engines are named to a person.
 ENGINE_NAMES = {"spark": "Spark", "datafusion": "DataFusion"}
@@ -203,62 +205,6 @@ def type_changes(
 
 
 # ---- spellings ------------------------------------------------------------------------------
-
-_ARROW_SIMPLE = {
-    "bool": "boolean",
-    "int8": "i8",
-    "int16": "i16",
-    "int32": "i32",
-    "int64": "i64",
-    "float": "fp32",
-    "double": "fp64",
-    "halffloat": "u!fp16",
-    "string": "string",
-    "large_string": "string",
-    "string_view": "string",
-    "binary": "binary",
-    "large_binary": "binary",
-    "binary_view": "binary",
-    "date32[day]": "date",
-    "date64[ms]": "date",
-    "null": "u!null",
-    "month_interval": "interval_year",
-    "day_time_interval": "interval_day<3>",
-    "month_day_nano_interval": "interval_compound<9>",
-}
-_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
-
-
-def arrow_type_text(t, nullable: bool = False) -> str:
-    """An Arrow type in Substrait's spelling (the inverse of DataFusion's consumer's type mapping).
-    A type with no Substrait counterpart (unsigned integers, ...) is spelled ``arrow:<its name>``."""
-    import pyarrow as pa
-    import pyarrow.types as pt
-
-    mark = "?" if nullable else ""
-    text = str(t)
-    if text in _ARROW_SIMPLE:
-        return _ARROW_SIMPLE[text] + mark
-    if pt.is_decimal(t):
-        return f"decimal<{t.precision},{t.scale}>{mark}"
-    if pt.is_fixed_size_binary(t):
-        return f"fixedbinary<{t.byte_width}>{mark}"
-    if pt.is_timestamp(t):
-        kind = "precision_timestamp_tz" if t.tz else "precision_timestamp"
-        return f"{kind}<{_DIGITS[t.unit]}>{mark}"
-    if pt.is_time(t):
-        return f"precision_time<{_DIGITS[t.unit]}>{mark}"
-    if pt.is_list(t) or pt.is_large_list(t) or pt.is_fixed_size_list(t):
-        item = t.value_field
-        return f"list<{arrow_type_text(item.type, item.nullable)}>{mark}"
-    if pt.is_map(t):
-        return f"map<{arrow_type_text(t.key_type, False)}, {arrow_type_text(t.item_type, t.item_field.nullable)}>{mark}"
-    if pt.is_struct(t):
-        members = [arrow_type_text(t.field(i).type, t.field(i).nullable) for i in range(t.num_fields)]
-        return f"struct<{', '.join(members)}>{mark}"
-    if isinstance(t, pa.DictionaryType):
-        return arrow_type_text(t.value_type, nullable)
-    return f"arrow:{text}{mark}"
 
 
 def spark_type_text(t, nullable: bool = False) -> str:

@@ -344,7 +344,7 @@ def test_long_conditions_are_all_said_and_patterns_read_as_words():
     assert describe(m, "0.0.0.0") == (
         "Keeps the combined PARTSUPP and PART rows that match on P_PARTKEY = PS_PARTKEY. "
         "Of those, keeps the rows whose P_BRAND is not 'Brand#45', P_TYPE does not start with 'MEDIUM POLISHED', "
-        "P_SIZE is one of 49, 14, 23, 45, 19, 3, 36 and 9 and PS_SUPPKEY does not appear in a subquery's results."
+        "P_SIZE is one of 49, 14, 23, 45, 19, 3, 36 or 9 and PS_SUPPKEY does not appear in a subquery's results."
     )
 
 
@@ -364,7 +364,7 @@ def test_hand_made_plan_fetch_offset_or_list_and_unknown_function():
     }
     m = P.model_of(P.plan(fetch, either, unknown, functions={**P.FUNCTIONS, 7: ("or:bool", "functions_boolean")}))
     assert describe(m, "0") == "Skips the first 5 rows and keeps the next 20."
-    assert describe(m, "1") == "Keeps the rows of orders whose o_id is one of 1, 2 and 3."
+    assert describe(m, "1") == "Keeps the rows of orders whose o_id is one of 1, 2 or 3."
     # an undeclared function anchor still gets words, from its anchor number
     assert describe(m, "2") == "Keeps the rows of orders where function #99(o_total) is above 10."
 
@@ -780,3 +780,36 @@ def test_a_note_names_steps_not_node_ids():
     assert story_order(m).index("0.0") == 3
     assert in_steps("node 0.0: a single join runs as an outer join", m) == "step 4: a single join runs as an outer join"
     assert in_steps("node 0.0.0 and node 9.9", m) == "step 1 and node 9.9"
+
+
+def test_dates_shifted_by_intervals_and_constants_are_said_as_values():
+    """DataFusion writes DATE '1994-01-01' + INTERVAL '1' YEAR as a text cast to a date plus an interval,
+    and q06's BETWEEN 0.06 - 0.01 AND 0.06 + 0.01 over fp64 literals: said as the values they give (checked by
+    hand: 1 January 1995, 0.05 and 0.07), columns of dates compared with "before", and a list of options
+    with "or"."""
+    q12 = datafusion("tpch", "q12")
+    [f12] = [describe(q12, n.id) for n in q12.nodes() if n.kind == "filter"]
+    assert f12.endswith(
+        "Of those, keeps the rows whose l_shipmode is one of 'MAIL' or 'SHIP', l_commitdate is before "
+        "l_receiptdate, l_shipdate is before l_commitdate, l_receiptdate is on or after 1 January 1994 and "
+        "l_receiptdate is before 1 January 1995."
+    ), f12
+    q06 = datafusion("tpch", "q06")
+    [f06] = [describe(q06, n.id) for n in q06.nodes() if n.kind == "filter"]
+    assert f06 == (
+        "Keeps the rows of lineitem whose l_shipdate is on or after 1 January 1994, l_shipdate is before "
+        "1 January 1995, l_discount is at least 0.05 and at most 0.07 and l_quantity is below 24."
+    )
+
+
+def test_a_date_shifted_by_months_keeps_to_the_month_s_last_day():
+    from google.protobuf import json_format
+    from substrait.algebra_pb2 import Expression
+
+    from viz.words import _shifted_date
+
+    day = json_format.ParseDict({"literal": {"date": 10987}}, Expression())  # 31 January 2000
+    for months, want in ((1, "2000-02-29"), (13, "2001-02-28"), (-2, "1999-11-30")):
+        span = json_format.ParseDict({"literal": {"intervalYearToMonth": {"months": abs(months)}}}, Expression())
+        got = _shifted_date([day, span], "add" if months > 0 else "subtract")
+        assert str(got) == want, (months, got)
