@@ -244,8 +244,15 @@ class Words:
         if f.partitions:
             parts.append("per " + capped_list([self.expr(p) for p in f.partitions], MAX_ITEMS))
         if f.sorts:
-            parts.append("in order of " + capped_list([self.expr(s.expr) for s in f.sorts], MAX_ITEMS))
+            parts.append("in order of " + capped_list([self.order_key(s) for s in f.sorts], MAX_ITEMS))
         return " ".join(parts)
+
+    def order_key(self, s: algebra_pb2.SortField) -> str:
+        """A window's order key: ``o_totalprice (highest first)`` for a descending one."""
+        text = self.expr(s.expr)
+        if s.WhichOneof("sort_kind") == "direction" and s.direction in (3, 4):  # DESC NULLS FIRST / LAST
+            return f"{text} (highest first)"
+        return text
 
     def if_then(self, e: Expression.IfThen) -> str:
         branches = [f"{self.expr(c.then)} when {self.expr(getattr(c, 'if'))}" for c in e.ifs]

@@ -813,3 +813,16 @@ def test_a_date_shifted_by_months_keeps_to_the_month_s_last_day():
         span = json_format.ParseDict({"literal": {"intervalYearToMonth": {"months": abs(months)}}}, Expression())
         got = _shifted_date([day, span], "add" if months > 0 else "subtract")
         assert str(got) == want, (months, got)
+
+
+def test_a_descending_window_order_says_highest_first(tpch_dir):
+    """rank() OVER (PARTITION BY o_custkey ORDER BY o_totalprice DESC), as DataFusion writes it: rank 1 is the
+    highest price, and the sentence says so (it read as ascending)."""
+    from executor.engines.sql_plan import sql_to_plan
+
+    sql = "SELECT o_custkey, rank() OVER (PARTITION BY o_custkey ORDER BY o_totalprice DESC) AS r FROM orders"
+    m = analyze(sql_to_plan(sql, {"orders": os.path.join(tpch_dir, "orders.parquet")}, json=False).data)
+    [window] = [n.id for n in m.nodes() if n.kind == "project" and n.id != m.roots[0]]
+    assert describe(m, window).startswith(
+        "Adds column r = the rank per o_custkey in order of o_totalprice (highest first)."
+    ), describe(m, window)

@@ -791,7 +791,7 @@ def _window(c: Context) -> str:
     if body.partition_expressions:
         text += ", per " + capped_list([w.expr(p) for p in body.partition_expressions], MAX_ITEMS)
     if body.sorts:
-        text += ", in order of " + capped_list([w.expr(s.expr) for s in body.sorts], MAX_ITEMS)
+        text += ", in order of " + capped_list([w.order_key(s) for s in body.sorts], MAX_ITEMS)
     return as_sentence(text)
 
 
