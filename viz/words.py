@@ -566,9 +566,13 @@ def _not(w: Words, f: Expression.ScalarFunction) -> str | None:
             f"{w.expr(sol.value)} is not one of {capped_list([w.expr(o) for o in sol.options], MAX_VALUES, 'others')}"
         )
     if inner.WhichOneof("rex_type") == "subquery" and inner.subquery.WhichOneof("subquery_type") == "set_predicate":
-        return "no matching row exists"
+        at = w._at(inner.subquery.set_predicate.tuples)
+        return f"no matching row exists in the subquery{at}" if at else "no matching row exists"
     if inner.WhichOneof("rex_type") == "subquery" and inner.subquery.WhichOneof("subquery_type") == "in_predicate":
         needles = ", ".join(w.expr(n) for n in inner.subquery.in_predicate.needles)
+        at = w._at(inner.subquery.in_predicate.haystack)
+        if at:
+            return f"{needles} does not appear in the results of the subquery{at}"
         return f"{needles} does not appear in a subquery's results"
     return f"not ({w.expr(inner)})"
 
