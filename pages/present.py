@@ -146,7 +146,7 @@ def _shown_rows(model: PlanModel, node_id: str, step: int, result) -> None:
         rows = rows.set_axis([f"[{i}] {name}" for i, name in enumerate(names)], axis=1)
     show_rows(rows)
     n = len(result.rows)
-    more = " (the first ones)" if n >= SAMPLE_LIMIT else ""
+    more = " (the first ones)" if result.truncated else ""
     st.caption(f"{n} row{'s' if n != 1 else ''}{more}, ran in {result.elapsed_s:.1f}s")
     if not result.warnings:
         return
@@ -221,7 +221,7 @@ def main() -> None:
                 + (f" and {len(names) - 20} more" if len(names) > 20 else "")
             )
         _sample_rows(plan, model, selected, number[selected], rows_area)
-        share_link_widget(plan, selected, page="present")
+        share_link_widget(plan, selected, page="present", at=f"the same step ({number[selected]})")
         report_button(plan, model, key="present_report")
     st.divider()
     _story(order, sentences, selected)

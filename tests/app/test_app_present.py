@@ -92,7 +92,8 @@ def test_a_sample_link_opens_the_story_at_the_node():
     assert any("Step 3: Filter" in h.value for h in at.subheader)
     assert graphs(at), "the graph is drawn"
     assert _link(at) == "present?sample=tutorial.json&node=0.0.1"
-    assert any("reopens the same sample at the same node" in c.value for c in at.caption)
+    # said by its step, not its node id
+    assert "The link reopens the same sample at the same step (3)." in [c.value for c in at.caption]
 
 
 def test_previous_and_next_walk_through_the_story():
@@ -185,7 +186,7 @@ def test_show_sample_rows_runs_the_selected_node(spark):
         f"SELECT product_id FROM '{products}' WHERE list_position(categories, 'Computers') IS NULL ORDER BY 1"
     ).fetchall()
     assert sorted(int(v) for v in rows["[0] product_id"]) == [r[0] for r in expected]
-    assert any("ran in" in c.value for c in at.caption)
+    assert any("ran in" in c.value and "(the first ones)" not in c.value for c in at.caption)  # all its rows
     # another step: the rows shown are not the filter's any more until it is run
     at.button(key="present_prev").click().run()
     assert not at.dataframe
@@ -200,6 +201,7 @@ def test_sample_rows_name_computed_columns_as_the_story_does(spark):
     assert not at.exception and not at.error, [e.value for e in at.error]
     columns = list(at.dataframe[0].value.columns)
     assert any(c.endswith("] revenue") for c in columns) and not any("sum(" in c for c in columns), columns
+    assert any(c.value.startswith("20 rows (the first ones), ran in") for c in at.caption)  # of its 138 groups
     # under the graph and the step, as wide as the page: not in the narrow column beside the graph
     assert not any(c.dataframe for c in at.columns)
     # the run's note on the coercion it applies names the step, not the node id

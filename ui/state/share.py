@@ -159,10 +159,10 @@ def absolute_link(relative: str, current_url: str | None, base_path: str = "") -
     return f"{parts.scheme}://{parts.netloc}{base}/{relative}"
 
 
-def share_link_widget(plan, node_id: str | None, page: str = "") -> str | None:
+def share_link_widget(plan, node_id: str | None, page: str = "", at: str | None = None) -> str | None:
     """Show the link that reopens this plan at this node (``st.code`` in a "Share this view" popover,
-    with a copy button) and a note saying so; returns the link (None when the plan cannot be shared, with
-    ``st.error``)."""
+    with a copy button) and a note saying so, the node called ``at`` ("step 2") where given; returns the
+    link (None when the plan cannot be shared, with ``st.error``)."""
     import streamlit as st
 
     from ui.markdown import md_escape
@@ -181,7 +181,7 @@ def share_link_widget(plan, node_id: str | None, page: str = "") -> str | None:
     with st.popover("Share this view"):
         st.code(link, language=None, wrap_lines=True)
         where = "the same sample" if getattr(plan, "sample", None) else "a copy of this plan saved on this server"
-        st.caption(md_escape(f"The link reopens {where} at the same node ({node_id})."))
+        st.caption(md_escape(f"The link reopens {where} at {at or f'the same node ({node_id})'}."))
     return link
 
 
