@@ -129,6 +129,11 @@ class OutputComparison:
         return [c.index for c in self.columns if c.differs]
 
     @property
+    def nullability_only(self) -> list[int]:
+        """The differing columns that differ only in whether they may be null."""
+        return [c.index for c in self.columns if c.differs and c.what_differs == ["nullability"]]
+
+    @property
     def column_count_difference(self) -> int:
         """Columns of b minus columns of a."""
         return sum(c.name_b is not None for c in self.columns) - sum(c.name_a is not None for c in self.columns)

@@ -154,3 +154,19 @@ def test_a_plan_whose_tables_are_not_bound_is_sent_to_the_tables_page():
     assert not at.exception
     assert at.session_state["plan"].source == "q03_v1.json"
     assert any(h.value == "Tables" for h in at.title)
+
+
+def test_rows_alike_with_columns_differing_only_in_nullability_read_as_the_same_rows(spark):
+    """DataFusion's and DuckDB's TPC-H q3 give the same 10 rows (both engines' tests check q03 against
+    DuckDB); their columns differ only in nullability, which is not counted as columns differing."""
+    from tests.support import wait_for
+
+    at = _compare()
+    at.selectbox(key="compare_pair").select("TPC-H q3: DataFusion vs DuckDB").run()
+    assert not at.exception and not at.error
+    at.button(key="compare_outputs_button").click().run()
+    wait_for(at, lambda a: any(m.label == "Columns differing" for m in a.metric) or bool(a.error))
+    assert not at.error, [e.value for e in at.error]
+    [metric] = [m for m in at.metric if m.label == "Columns differing"]
+    assert int(metric.value) == 0 and "differing only in nullability" in metric.proto.help
+    assert any(s.value.startswith("The same 10 rows; the schemas differ only in nullability") for s in at.success)

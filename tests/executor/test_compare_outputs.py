@@ -173,3 +173,14 @@ def test_the_summary_names_the_differing_columns_in_singular_or_plural():
     assert same_only.summary() == "4 vs 4 rows; same schema; 0 rows only in a, 0 only in b"
     single = OutputComparison("0", "1", 1, 1, [same], True, only_a_count=0, only_b_count=0)
     assert single.summary() == "1 vs 1 row; same schema; 0 rows only in a, 0 only in b"
+
+
+def test_columns_differing_only_in_nullability_are_told_apart():
+    """DataFusion's and DuckDB's TPC-H q3 give the same rows; three of their columns differ only in whether
+    they may be null, which the page does not count as columns differing."""
+    loose = [_column(i, (n, "bigint"), (n, "bigint")) for i, n in enumerate(("a", "b", "c"))]
+    for c in loose:
+        c.type_a, c.type_b, c.nullable_a, c.nullable_b = "i64", "i64?", False, True
+    typed = _column(3, ("d", "bigint"), ("d", "int"))
+    c = OutputComparison("0", "0", 10, 10, [*loose, typed], True, only_a_count=0, only_b_count=0)
+    assert c.differing_columns == [0, 1, 2, 3] and c.nullability_only == [0, 1, 2]

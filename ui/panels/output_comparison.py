@@ -15,6 +15,7 @@ from ui.markdown import md_escape
 from ui.rows import show_rows
 from ui.tasks import Task, finished, progress_fragment, run_in_background, show_progress
 from viz.model import PlanModel
+from viz.words import counted
 
 DEFAULT_TIMEOUT_S = 120.0
 
@@ -54,9 +55,19 @@ def show_comparison(c: OutputComparison, labels: tuple[str, str] = ("a", "b")) -
     m2.metric(
         md_escape(f"Rows in {b}"), f"{c.rows_b:,}", delta=f"{c.rows_b - c.rows_a:+,}" if c.rows_b != c.rows_a else None
     )
-    m3.metric("Columns differing", len(c.differing_columns))
+    loose = c.nullability_only  # the same values either way: said apart from the columns that differ
+    m3.metric(
+        "Columns differing",
+        len(c.differing_columns) - len(loose),
+        help=f"Not counted: {counted(len(loose), 'column')} differing only in nullability" if loose else None,
+    )
+    same_rows = c.rows_compared and c.only_a_count == 0 and c.only_b_count == 0
     if c.same:
         st.success(f"Same schema and the same {c.rows_a:,} rows.")
+    elif same_rows and len(loose) == len(c.differing_columns):
+        st.success(
+            f"The same {c.rows_a:,} rows; the schemas differ only in nullability ({counted(len(loose), 'column')})."
+        )
     st.caption(md_escape(c.summary()))
     with st.expander("Schemas side by side", expanded=bool(c.differing_columns)):
         st.dataframe(schema_frame(c, labels), hide_index=True, width="stretch")
