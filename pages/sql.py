@@ -95,12 +95,14 @@ def _result(made: Made) -> None:
         st.error(md_escape(f"{d.node} · {d.code}: {d.message}"))
     used = ", ".join(made.plan.tables_used) or "no tables"
     st.caption(md_escape(f"Substrait plan from DataFusion · {counted(len(model.graph.nodes), 'node')} · reads {used}"))
-    c1, c2, c3 = st.columns(3)
+    c1, c2, c3, c4 = st.columns(4)
     if c1.button("Inspect this plan", key="sql_inspect", type="primary"):
         _open(made, "pages/inspect.py")
     if c2.button("Step through", key="sql_step"):
         _open(made, "pages/step.py")
-    c3.download_button(
+    if c3.button("Present", key="sql_present"):
+        _open(made, "pages/present.py")
+    c4.download_button(
         "Download plan (JSON)",
         made.plan.data,
         file_name="plan.json",

@@ -73,6 +73,17 @@ def test_a_tpch_example_is_bound_to_tpch_and_steps_through(tpch_dir):
     assert not at.error, [e.value for e in at.error]  # its tables bound: TPC-H's
 
 
+def test_a_plan_from_sql_can_be_presented(tpch_dir):
+    """The Present page said "Open a plan in the sidebar" for a plan just made here: a button opens it there."""
+    at = _sql_page()
+    at.selectbox(key="sql_example").select(next(t for t in EXAMPLES if t.startswith("TPC-H q06"))).run()
+    at.button(key="sql_make").click().run()
+    at.button(key="sql_present").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.session_state["plan"].source.startswith("SQL: SELECT sum(l_extendedprice * l_discount)")
+    assert any(h.value.startswith("Step 1:") for h in at.subheader), [h.value for h in at.subheader]
+
+
 def test_bad_sql_shows_datafusion_message():
     at = _sql_page()
     at.text_area(key="sql_text").input("SELECT product_id FROM orders WHERE").run()
