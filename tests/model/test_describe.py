@@ -827,3 +827,39 @@ def test_a_descending_window_order_says_highest_first(tpch_dir):
     assert describe(m, window).startswith(
         "Adds column r = the rank per o_custkey in order of o_totalprice (highest first)."
     ), describe(m, window)
+
+
+def test_names_given_at_the_root_reach_through_aggregates_and_set_operations(tpch_dir):
+    """DataFusion names a literal column by its value ('customer') and a count by its expression below the
+    root; the root's names (kind, c_count) reach them through the union's inputs and the outer aggregate's
+    key, so no step calls a column by its value or leaves a count unnamed (checked by hand against the
+    plans: the project under each union input computes the literal, and the inner aggregate's count is
+    the outer one's key)."""
+    from executor.engines.sql_plan import sql_to_plan
+
+    tables = {t: os.path.join(tpch_dir, f"{t}.parquet") for t in ("customer", "supplier", "orders")}
+    union = analyze(
+        sql_to_plan(
+            "SELECT kind, name FROM (SELECT 'customer' AS kind, c_name AS name FROM customer UNION "
+            "SELECT 'supplier' AS kind, s_name AS name FROM supplier) ORDER BY kind, name",
+            tables,
+            json=False,
+        ).data
+    )
+    said = describe_plan(union)
+    assert "'customer'" not in " ".join(s for s in said.values() if not s.startswith("Adds column kind = "))
+    [sort] = [n.id for n in union.nodes() if n.kind == "sort"]
+    assert said[sort] == "Sorts by kind, then c_name."
+    q13 = analyze(
+        sql_to_plan(
+            "SELECT c_count, count(*) AS custdist FROM (SELECT c_custkey, count(o_orderkey) AS c_count FROM customer "
+            "LEFT OUTER JOIN orders ON c_custkey = o_custkey GROUP BY c_custkey) AS c_orders GROUP BY c_count "
+            "ORDER BY custdist DESC, c_count DESC",
+            tables,
+            json=False,
+        ).data
+    )
+    a, b = (n.id for n in q13.nodes() if n.kind == "aggregate")
+    inner, outer = (a, b) if a in set(q13.graph.subtree(b)) else (b, a)
+    assert describe(q13, inner) == "Counts o_orderkey as c_count per c_custkey."
+    assert describe(q13, outer) == "Counts rows as custdist per c_count."

@@ -55,9 +55,10 @@ _PASSING = frozenset({"filter", "sort", "fetch", "project"})
 
 def root_names(model: PlanModel) -> dict[str, list[str | None]]:
     """Per node, the name the plan's root gives each output column that reaches the root unchanged
-    (through filters, sorts, fetches and projects), else None: DataFusion and isthmus name a computed
-    column by its expression below the root (``sum(multiply(…``) and only the root says ``revenue``.
-    Top-down from each root; memoised."""
+    (through filters, sorts, fetches and projects, an aggregate's plain keys, a join's sides and a set
+    operation's inputs), else None: DataFusion and isthmus name a computed column by its expression
+    below the root (``sum(multiply(…``) and only the root says ``revenue``. Top-down from each root;
+    memoised."""
     memo = _memo(model)
     if memo.root_names is not None:
         return memo.root_names
@@ -68,29 +69,58 @@ def root_names(model: PlanModel) -> dict[str, list[str | None]]:
             out[root] = [f.name for f in schema]
     # Down from the roots (readers before what they read) through the nodes that pass fields on.
     for node_id in reversed(model.graph.post_order(model.roots, subqueries=False)):
-        parent = model.node(node_id)
         above = out.get(node_id)
-        if above is None or parent.kind not in _PASSING or len(parent.inputs) != 1:
+        if above is None:
             continue
-        child = parent.inputs[0]
-        below = model.node(child).schema
-        if below is None:
-            continue
-        body = parent.node.body
-        # the direct output's fields, as positions in the input (None: computed here)
-        sources: list[int | None] = list(range(len(below)))
+        for child, position, name in _passed_names(model, model.node(node_id), above):
+            below = model.node(child).schema
+            if below is None or not 0 <= position < len(below):
+                continue
+            names = out.setdefault(child, [None] * len(below))
+            if names[position] is None:
+                names[position] = name
+    memo.root_names = out
+    return out
+
+
+def _passed_names(model: PlanModel, parent: NodeView, above: list[str | None]) -> list[tuple[str, int, str]]:
+    """(input, its column, the name) for each of ``parent``'s named output columns that is an input's
+    column as it is."""
+    inputs = parent.inputs
+    widths = [len(model.node(i).schema or ()) if model.node(i).schema is not None else None for i in inputs]
+    if not inputs or None in widths:
+        return []
+    body = parent.node.body
+    # the direct output's columns, as (input, position) (None: computed here)
+    sources: list[tuple[int, int] | None]
+    if parent.kind in _PASSING and len(inputs) == 1:
+        sources = [(0, c) for c in range(widths[0])]
         if parent.kind == "project":
             if not project_outputs_input(body, model.conventions.project_keeps_input):
                 sources = []  # a producer's project that outputs only its expressions
-            sources += [_plain_field_index(e) for e in body.expressions]
-        mapping = emit(body)
-        names = out.setdefault(child, [None] * len(below))
-        for j, m in enumerate(mapping if mapping is not None else range(len(sources))):
-            source = sources[m] if 0 <= m < len(sources) else None
-            if j < len(above) and source is not None and 0 <= source < len(below) and names[source] is None:
-                names[source] = above[j]
-    memo.root_names = out
-    return out
+            sources += [_source(_plain_field_index(e)) for e in body.expressions]
+    elif parent.kind == "aggregate" and len(inputs) == 1:
+        layout = aggregate_layout(body, model.conventions)
+        sources = [_source(_plain_field_index(body.grouping_expressions[r])) for r in layout.keys]
+    elif parent.kind == "set":
+        return [(i, c, name) for i, w in zip(inputs, widths) for c, name in enumerate(above[:w]) if name]
+    elif parent.kind in PAIRING:
+        sources = [(k, c) for k, w in enumerate(widths) for c in range(w)]
+        if emit(body) is None and len(sources) != len(above):
+            sources = [(0, c) for c in range(widths[0])]  # a semi or anti join: the left side's columns
+    else:
+        return []
+    mapping = emit(body)
+    passed = []
+    for j, m in enumerate(mapping if mapping is not None else range(len(sources))):
+        source = sources[m] if 0 <= m < len(sources) else None
+        if j < len(above) and above[j] and source is not None:
+            passed.append((inputs[source[0]], source[1], above[j]))
+    return passed
+
+
+def _source(index: int | None) -> tuple[int, int] | None:
+    return None if index is None else (0, index)
 
 
 def _plain_field_index(e: Expression) -> int | None:
@@ -110,9 +140,9 @@ def _plain_field_index(e: Expression) -> int | None:
 
 
 def is_expression_name(name: str) -> bool:
-    """A name a producer made from an expression (``sum(multiply(l_extendedprice, …``), not a name
-    someone gave."""
-    return "(" in name
+    """A name a producer made from an expression (``sum(multiply(l_extendedprice, …``) or a literal
+    (``'customer'``), not a name someone gave."""
+    return "(" in name or name.startswith("'")
 
 
 def column_names(model: PlanModel, node_id: str) -> list[str] | None:
