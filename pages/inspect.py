@@ -239,6 +239,10 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
                     )
             if cols:
                 st.caption("● marks the fields this node's expressions refer to; `index` is the field index they use.")
+            # a reference past the inputs' fields has no row above: its diagnostic says which
+            for d in node.diagnostics:
+                if d.code == "field-out-of-range":
+                    st.warning(md_escape(f"Its expressions refer to a field no input has: {d.message}."))
     with tabs["Expressions"], panel("the Expressions tab"):
         if tabs["Expressions"].open:
             if not node.info.expressions:

@@ -194,6 +194,28 @@ def test_inspector_shows_inputs_with_referenced_fields_and_exports():
     assert all(b.proto.ignore_rerun for b in at.get("download_button")), labels
 
 
+def test_the_inputs_tab_says_a_reference_that_no_input_has():
+    """The tutorial's join with its right key changed from $4 to $14 (the inputs have 8 fields): the tab
+    marks $0 and says $14 is in no input, where it marked $0 alone."""
+    with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), encoding="utf-8") as fh:
+        text = fh.read()
+    doc = json.loads(text)
+    join = doc["relations"][0]["root"]["input"]["aggregate"]["input"]["join"]
+    ref = join["expression"]["scalarFunction"]["arguments"][1]["value"]["selection"]["directReference"]
+    assert ref["structField"]["field"] == 4
+    ref["structField"]["field"] = 14
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.sidebar.text_area(key="plan_pasted").input(json.dumps(doc)).run()
+    at.selectbox(key="node").set_value("0.0").run()
+    at.session_state["inspector_tab"] = "Inputs"
+    at.run()
+    assert not at.exception
+    assert [e.value for e in at.warning if e.value.startswith("Its expressions refer")] == [
+        "Its expressions refer to a field no input has: field 14 is out of range: the input has 8 fields (0-7)."
+    ]
+
+
 TABLES = "pages/tables.py"
 
 

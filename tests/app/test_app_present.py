@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.support import ROOT, wait_for
 from tests.support.app_graph import graph_text, graphs
+from ui.markdown import md_escape
 from ui.state import share
 from viz.describe import describe_plan, story_order
 from viz.model import analyze
@@ -172,6 +173,15 @@ def test_an_unknown_shared_plan_says_so(tmp_path, monkeypatch):
     assert at.error and "is not on this server" in at.error[0].value
     at = _present(plan="../../etc/passwd")
     assert at.error and "expected 64 lowercase hex characters" in at.error[0].value
+    # a sample that is not here: said, not an empty page
+    at = _present(sample="nope.json")
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        md_escape(
+            "The link names a sample plan, 'nope.json', that is not on this server; open one of the samples or "
+            "upload the plan instead."
+        )
+    ]
 
 
 def test_show_sample_rows_runs_the_selected_node(spark):

@@ -231,6 +231,11 @@ def plan_from_url() -> Plan | None:
     if "plan" not in st.session_state and linked in samples():
         st.session_state["plan"] = _read_sample(linked)
         st.session_state["plan_sample"] = linked
+    elif "plan" not in st.session_state and linked:
+        st.session_state["plan_error"] = (
+            f"The link names a sample plan, {linked[:60]!r}, that is not on this server; open one of the samples "
+            "or upload the plan instead."
+        )
     shared = st.query_params.get("plan")
     if "plan" not in st.session_state and shared:
         _open_shared(shared)
