@@ -33,7 +33,7 @@ from viz.render import NodeStat, Overlay, title
 from viz.words import counted
 
 from ..cache import BoundedCache
-from ..translate.executable import executability
+from ..translate.executable import executability, plan_error_reason
 from .datafusion import DataFusionRunner, category
 from .engine_facts import FieldFact, VersionNote, VersionSkew, field_uses, version_skew
 from .engine_types import (
@@ -322,6 +322,11 @@ def _datafusion(model, catalog) -> dict[str, EngineVerdict]:
             if all(c in out for c in graph.children(nid, subqueries=False))
             else None
         )
+        # blocked below, a node the plan is wrong at says its own error (DataFusion is not asked about it)
+        wrong = plan_error_reason(model.node(nid)) if below is not None else None
+        if wrong is not None:
+            out[nid] = EngineVerdict(False, wrong, "other")
+            continue
         if below is not None:
             start = out[below].inherited_from or below
             out[nid] = EngineVerdict(False, out[below].reason, out[below].category, start)

@@ -245,7 +245,7 @@ def expression_depth(msg: Message, limit: int | None = None) -> int:
     return best
 
 
-def _error_reason(view) -> str | None:
+def plan_error_reason(view) -> str | None:
     """The first error the plan model found on the node: a plan that is wrong there is not run."""
     for d in view.diagnostics:
         if d.severity is Severity.ERROR:
@@ -261,7 +261,7 @@ def _own_reason(model: PlanModel, node_id: str) -> tuple[str | None, bool]:
         return f"{kind} relations change data and are never executed from an uploaded plan", True
     if kind not in SUPPORTED_RELATIONS:
         return f"relation `{kind}` is not supported", False
-    wrong = _error_reason(view)
+    wrong = plan_error_reason(view)
     if wrong:
         return wrong, False
     body = view.node.body
@@ -360,6 +360,7 @@ def _executability(model: PlanModel) -> dict[str, Executability]:
 
 
 __all__ = [
+    "plan_error_reason",
     "Executability",
     "executability",
     "expression_depth",

@@ -261,6 +261,22 @@ def test_portability_marks_where_each_gap_starts(tpch_dir):
     assert write.spark.category == "refused" and write.datafusion.category == "refused"
 
 
+def test_a_node_the_plan_is_wrong_at_says_so_for_datafusion_too():
+    """The tutorial's join with its right key changed from $4 to $14 (its inputs have 8 fields): DataFusion is
+    blocked below it (the filter's index_in), yet the join's own error is what its verdict says, as Spark's."""
+    with open(os.path.join(SAMPLES, "tutorial.json"), encoding="utf-8") as fh:
+        doc = json.load(fh)
+    join = doc["relations"][0]["root"]["input"]["aggregate"]["input"]["join"]
+    join["expression"]["scalarFunction"]["arguments"][1]["value"]["selection"]["directReference"]["structField"][
+        "field"
+    ] = 14
+    report = portability(analyze(json.dumps(doc).encode()), Catalog([TUTORIAL_DATA]))
+    spark, df = report.nodes["0.0"].spark, report.nodes["0.0"].datafusion
+    assert not df.ok and df.inherited_from is None and df.reason == spark.reason
+    assert df.reason.startswith("the plan is wrong here (field-out-of-range): field 14 is out of range")
+    assert "index_in" in report.nodes["0.0.1"].datafusion.reason  # the filter below keeps its own reason
+
+
 # ---- both engines ------------------------------------------------------------------------------
 
 
