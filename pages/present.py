@@ -19,7 +19,7 @@ from ui.panels.boundary import panel
 from ui.panels.report_button import report_button
 from ui.rows import show_rows
 from ui.state.entry import through_app
-from ui.state.plan_source import executability_of
+from ui.state.plan_source import executability_of, sample_titles
 from ui.state.selection import resolve_node, select, theme
 from ui.state.share import share_link_widget
 from ui.tasks import Task, finished, progress_fragment, show_progress, start
@@ -197,7 +197,9 @@ def main() -> None:
             )
     selected = st.session_state["node"]
 
-    st.markdown(f"#### {md_escape(plan.source)}")
+    # a sample by its title, for an audience ("TPC-H query 2 (isthmus)", not tpch_q02_isthmus.json)
+    shown = sample_titles().get(plan.sample, plan.source) if getattr(plan, "sample", None) else plan.source
+    st.markdown(f"#### {md_escape(shown)}")
     # the graph large and the step beside it; under both, as wide as the page, the step's rows (in the side
     # column a table showed two or three of its columns), then the whole story
     graph_col, side_col = st.columns([2, 1], gap="large")

@@ -13,6 +13,7 @@ from tests.support import ROOT, wait_for
 from tests.support.app_graph import graph_text, graphs
 from ui.markdown import md_escape
 from ui.state import share
+from ui.state.plan_source import sample_titles
 from viz.describe import describe_plan, story_order
 from viz.model import analyze
 
@@ -93,6 +94,8 @@ def test_a_sample_link_opens_the_story_at_the_node():
     assert any("Step 3: Filter" in h.value for h in at.subheader)
     assert graphs(at), "the graph is drawn"
     assert _link(at) == "present?sample=tutorial.json&node=0.0.1"
+    titles = sample_titles()
+    assert at.markdown[0].value == f"#### {md_escape(titles['tutorial.json'])}" != "#### tutorial.json"
     # said by its step, not its node id
     assert "The link reopens the same sample at the same step (3)." in [c.value for c in at.caption]
 
