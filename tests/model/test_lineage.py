@@ -21,7 +21,7 @@ import pytest
 from tests.support import ROOT
 from tests.support import plans as P
 from viz import lineage as L
-from viz.lineage import LineageError, chain_texts, column_sources, trace, used_by, walk
+from viz.lineage import LineageError, chain_texts, column_sources, trace, use_text, used_by, walk
 from viz.load import load_path
 from viz.model import PlanModel, analyze_loaded
 
@@ -224,7 +224,13 @@ def test_q18_isthmus_the_in_subquery():
     assert chain_texts(trace(model, "0", 5)) == ["[5] EXPR$5 ← sum($5:L_QUANTITY) ← [4] L_QUANTITY of LINEITEM"]
     # o_orderkey: in the filter (o_orderkey IN (subquery), = l_orderkey) and a grouping key
     columns, conditions = _used(model, "0.0*6.1", 0)
-    assert conditions == [("0.0*4", "filter condition"), ("0.0.0", "grouping key")]
+    assert conditions == [("0.0*4", "filter condition"), ("0.0*4", "filter condition"), ("0.0.0", "grouping key")]
+    # each clause of the filter's and that reads it, not the whole condition
+    texts = [use_text(c) for c in used_by(model, "0.0*6.1", 0).conditions]
+    assert texts[:2] == [
+        "0.0*4 filter condition: ($8:O_ORDERKEY) IN (subquery 0.0*4.s0)",
+        "0.0*4 filter condition: equal($8:O_ORDERKEY, $17:L_ORDERKEY)",
+    ]
     assert columns[-1] == ("0", 2)
     # the subquery's only column (l_orderkey) is read by the filter's IN
     assert _used(model, "0.0*4.s0", 0) == ([], [("0.0*4", "filter condition")])

@@ -95,6 +95,23 @@ class Context:
     def use(self, role: str, text: str, reads: Reads) -> Use:
         return Use(self.node.id, role, text, tuple(reads.inputs))
 
+    def condition_uses(self, role: str, e: Expression) -> list[Use]:
+        """A condition's uses, one per conjunct of its ``and`` (a column is used by the clause that reads
+        it, not by the whole condition)."""
+        return [self.use(role, self.text(c), self.reads(c)) for c in self.conjuncts(e)]
+
+    def conjuncts(self, e: Expression) -> list[Expression]:
+        out, stack = [], [e]
+        while stack:
+            cur = stack.pop()
+            f = cur.scalar_function if cur.WhichOneof("rex_type") == "scalar_function" else None
+            ref = self.model.extensions.functions.get(f.function_reference) if f is not None else None
+            if ref is not None and ref.name == "and":
+                stack.extend(reversed([a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]))
+            else:
+                out.append(cur)
+        return out
+
     def passes(self, k: int, width: int | None, how: str = "passes through") -> list[Origin]:
         if width is None:
             return []

@@ -67,7 +67,7 @@ def _sort_uses(ctx: Context, sorts, role: str = "sort key") -> list[Use]:
 
 
 def _filter_uses(ctx: Context) -> list[Use]:
-    return [ctx.use("filter condition", ctx.text(ctx.body.condition), ctx.reads(ctx.body.condition))]
+    return ctx.condition_uses("filter condition", ctx.body.condition)
 
 
 def _fetch_uses(ctx: Context) -> list[Use]:
@@ -164,10 +164,10 @@ def join(ctx: Context) -> RuleResult:
     if body.HasField("expression"):
         reads = ctx.reads(body.expression)
         condition = (ctx.text(body.expression), reads)
-        uses.append(ctx.use("join condition", condition[0], reads))
+        uses.extend(ctx.condition_uses("join condition", body.expression))
     if "post_join_filter" in body.DESCRIPTOR.fields_by_name and body.HasField("post_join_filter"):
         e = body.post_join_filter
-        uses.append(ctx.use("post-join filter", ctx.text(e), ctx.reads(e)))
+        uses.extend(ctx.condition_uses("post-join filter", e))
     return RuleResult(_joined(ctx, join_type_name(body), condition), uses)
 
 
