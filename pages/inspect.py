@@ -40,7 +40,7 @@ from viz.export import has_dot, svg_or_none
 from viz.model import PlanModel
 from viz.properties.spec import cited
 from viz.render import View, title, to_dot
-from viz.report import input_columns, node_report, property_rules, search
+from viz.report import hidden_matches, input_columns, node_report, property_rules, search
 from viz.words import counted
 
 through_app()
@@ -365,6 +365,7 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
                 "graph_click",
                 selected,
                 hits=view.hits,
+                hit_notes=hidden_matches(model, settings.query, view.hits, view.max_rows),
                 lineage=lineage_highlight(model, selected),
                 on_column=column_clicked("graph_click"),
                 then_rest=graph_only,

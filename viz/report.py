@@ -6,6 +6,7 @@ Pure (no Streamlit): the app renders these, the tests check them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from google.protobuf import json_format, text_format
@@ -32,6 +33,23 @@ def search(model: PlanModel, query: str) -> list[str]:
         texts += [functions[a].name for a in node.info.functions if a in functions]
         if any(q in t.lower() for t in texts if t):
             out.append(node.id)
+    return out
+
+
+def hidden_matches(model: PlanModel, query: str, hits: Iterable[str], max_rows: int) -> dict[str, str]:
+    """For each hit whose box (at most ``max_rows`` schema lines, :func:`viz.render.node_label`) leaves out
+    a field whose name contains ``query``: those fields, ``"[201] ib_income_band_sk"``, the first few."""
+    q = query.strip().lower()
+    out: dict[str, str] = {}
+    for node_id in hits if q else ():
+        schema = model.node(node_id).schema or []
+        if len(schema) <= max_rows:
+            continue
+        shown = max(max_rows - 1, 0)
+        found = [f"[{i}] {f.name}" for i, f in enumerate(schema) if i >= shown and q in f.name.lower()]
+        if found:
+            more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+            out[node_id] = f"{', '.join(found[:3])}{more}, not drawn in its box"
     return out
 
 

@@ -21,6 +21,9 @@ import pytest
 from benchmarks.app import SHADOW_ROOTS
 from benchmarks.plans import wide_joins
 from tests.support.browser import ARTIFACTS, browser_page, launch_chromium
+from viz.model import analyze
+from viz.render import MAX_SCHEMA_ROWS
+from viz.report import hidden_matches, search
 
 pytestmark = pytest.mark.browser
 #: No test here runs a node: the server starts no JVM beside the pages (tests/browser/conftest.py).
@@ -206,6 +209,29 @@ def test_zoom_and_pan_in_the_browser_and_read_a_node(app_url, q64_plan):  # noqa
             assert page.locator(f"{GRAPH} g.node.substrait-selected").get_attribute("id") == f"node-{node_id}"
             time.sleep(0.5)
             page.screenshot(path=os.path.join(ARTIFACTS, "zoom-node.png"))
+
+            # a hit whose matching field is among its box's "… more fields" says which field matched
+            with open(q64_plan, "rb") as fh:
+                model = analyze(fh.read())
+            hits = search(model, "income_band")
+            notes = hidden_matches(model, "income_band", hits, MAX_SCHEMA_ROWS)
+            assert notes and len(notes) < len(hits)  # some hits draw it, some do not
+            page.get_by_label("Search nodes").fill("income_band")
+            page.get_by_label("Search nodes").press("Enter")
+            expect(page.locator(".sv-hit-count")).to_have_text(f"1 of {len(hits)}", timeout=30_000)
+            seen = set()
+            for i in range(len(hits)):
+                expect(page.locator(".sv-hit-count")).to_have_text(f"{i + 1} of {len(hits)}")
+                shown = page.locator(f"{GRAPH} g.node.substrait-hit-shown").get_attribute("id").removeprefix("node-")
+                note = page.locator(".sv-hit-note")
+                if shown in notes:
+                    expect(note).to_have_text(f"{shown}: {notes[shown]}")
+                    assert "ib_income_band_sk" in notes[shown] or "income_band" in notes[shown]
+                else:
+                    expect(note).to_be_hidden()
+                seen.add(shown)
+                page.click(".sv-toolbar button[data-act='next']")
+            assert seen == set(hits)
         finally:
             browser.close()
 

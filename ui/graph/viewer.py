@@ -52,6 +52,7 @@ aria-pressed="true" hidden>Map</button>
       <button data-act="prev" title="Previous match (Shift+Enter in the search box)">‹</button>
       <span class="sv-hit-count"></span>
       <button data-act="next" title="Next match (Enter in the search box)">›</button>
+      <span class="sv-hit-note" hidden></span>
     </span>
     <span class="sv-hint">drag to pan · Ctrl+wheel to zoom · click a node to select it</span>
   </div>
@@ -75,6 +76,9 @@ _CSS = """
 .sv-hits { display: flex; gap: 4px; align-items: center; font-size: 12px; }
 .sv-hits[hidden] { display: none; }
 .sv-hits button { padding: 1px 7px; }
+.sv-hit-count { white-space: nowrap; }
+.sv-hit-note { opacity: 0.8; font-style: italic; }
+.sv-hit-note[hidden] { display: none; }
 .sv-hint { font-size: 11px; opacity: 0.55; margin-left: auto; transition: opacity 0.2s; }
 .sv-hint.sv-hint-shown { opacity: 1; font-weight: 600; }
 .sv-viewport { position: relative; overflow: hidden; border: 1px solid rgba(128,128,128,0.35);
@@ -172,6 +176,7 @@ def graph_view(
     key: str,
     selected: str | None = None,
     hits: frozenset[str] | set[str] = frozenset(),
+    hit_notes: dict[str, str] | None = None,
     on_click: Callable[[], None] | None = None,
     height: int = 720,
     follow: bool = False,
@@ -189,7 +194,9 @@ def graph_view(
     rows; with ``on_column``, a click on a schema row calls it instead (the value ``"<node>|<index>"``).
     With ``then_rest`` (a page that draws its graph first, :func:`ui.page.open_plan`), the viewer reruns
     the script once it has drawn the graph, and that run draws the whole page; call it only when
-    :func:`viewer_available`. The first of ``hits`` (in reading order) is brought into the frame when
+    :func:`viewer_available`. ``hit_notes`` says, for a hit, what matched that its box does not draw
+    (:func:`viz.report.hidden_matches`), beside the hit's number. The first of ``hits`` (in reading
+    order) is brought into the frame when
     they change, a selection changed by the page when it is outside the frame; with ``search_box``
     (the label of the page's search input, the query ``hits`` are for), Enter there steps to the next
     hit and Shift+Enter to the previous. Called in a fragment, the viewer's "drawn" reruns the
@@ -219,6 +226,7 @@ def graph_view(
         "key": svg_key,
         "selected": selected,
         "hits": sorted(hits),
+        "hit_notes": hit_notes or {},
         "fill": pal.selected_fill,
         "hit_fill": pal.hit_fill,
         "height": height,

@@ -198,6 +198,7 @@ function build(root, data) {
   // the search hits, in reading order (top to bottom, then left to right), and the one shown
   v.hitKey = null; v.hits = []; v.hitAt = 0;
   const hitsLabel = root.querySelector('.sv-hits'), hitCount = root.querySelector('.sv-hit-count');
+  const hitNote = root.querySelector('.sv-hit-note');
   v.setHits = (ids) => {
     v.hits = ids.map((id) => v.node(id)).filter((g) => g);
     const mid = (g) => { const b = v.box(g); return Math.round(b.y + b.h / 2); };  // a rank's nodes share it
@@ -209,6 +210,10 @@ function build(root, data) {
     if (!v.hits.length) return;
     v.hitAt = (i + v.hits.length) % v.hits.length;
     hitCount.textContent = `${v.hitAt + 1} of ${v.hits.length}`;
+    // what matched there when the box does not draw it (a field among its "… more fields")
+    const note = ((v.data && v.data.hit_notes) || {})[v.hits[v.hitAt].id.slice('node-'.length)] || '';
+    hitNote.textContent = note ? `${v.hits[v.hitAt].id.slice('node-'.length)}: ${note}` : '';
+    hitNote.hidden = !note;
     if (v.data) paint(v, v.data);
     v.reveal(v.hits[v.hitAt], true);
   };
