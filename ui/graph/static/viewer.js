@@ -25,7 +25,9 @@ function build(root, data) {
   const widthK = Math.min(1, viewport.clientWidth / w);
   const openK = widthK >= READABLE_K ? widthK : 1;
   const below = window.innerHeight - Math.max(0, viewport.getBoundingClientRect().top) - 16;
-  const tallest = Math.max(Math.min(MIN_FRAME, data.height), Math.min(data.height, below));
+  // (a frame low on its page, under a form or a table, still takes half the window: scrolled to, it reads)
+  const least = Math.max(MIN_FRAME, Math.round(0.55 * window.innerHeight));
+  const tallest = Math.max(Math.min(least, data.height), Math.min(data.height, below));
   viewport.style.height = Math.round(Math.max(220, Math.min(tallest, h * openK + 12))) + 'px';
   // touched: the person has moved or zoomed the view themselves (a new drawing of the same plan keeps it)
   const v = { key: data.key, plan: data.plan, viewport, stage, svg, w, h, k: 1, x: 0, y: 0, selected: null, moved: false,
