@@ -189,7 +189,7 @@ def graph_view(
 ) -> None:
     """Show ``dot`` laid out on the server, with pan and zoom; ``selected`` and ``hits`` are
     painted in the page. A click selects the node (``ui.state.selection``) unless ``on_click`` says
-    otherwise; ``follow`` moves the view to the selected node when the selection changes.
+    otherwise; ``follow`` brings the selected node into the frame, readable, when the selection changes.
     ``lineage`` (``ui.panels.column_lineage.lineage_highlight``) is painted too: its nodes, edges and schema
     rows; with ``on_column``, a click on a schema row calls it instead (the value ``"<node>|<index>"``).
     With ``then_rest`` (a page that draws its graph first, :func:`ui.page.open_plan`), the viewer reruns

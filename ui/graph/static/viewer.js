@@ -462,7 +462,8 @@ function show(component) {
   }
   if (toHit) v.toHit(0); else paint(v, data);
   // a node selected in the page (the picker, a link, the inspector) is brought into the frame
-  if (changed && data.follow) v.toSelected();
+  // followed (Step through, Present): brought into the frame at a readable zoom, not zoomed in to 100%
+  if (changed && data.follow) v.reveal(v.node(data.selected), true);
   else if (changed && !toHit && data.selected !== v.clicked) v.reveal(v.node(data.selected), false);
   return false;
 }
