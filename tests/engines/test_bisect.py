@@ -53,6 +53,12 @@ def _model(name: str):
         return analyze(fh.read())
 
 
+def _snapshot(name: str):
+    """A consumer-testing producer snapshot (``relation/join/inner_join-datafusion_plan.json``), analyzed."""
+    with open(os.path.join(CORPORA, "consumer-testing", "snapshots", "producer", name), "rb") as fh:
+        return analyze(fh.read())
+
+
 def _run(argv: list[str]) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     return main(argv, out=out, err=err), out.getvalue(), err.getvalue()
@@ -354,17 +360,7 @@ def test_both_engines_agree_on_every_node_of_duckdbs_q03(spark, tpch_dir):
 def test_an_approximate_function_is_named_where_the_engines_estimates_differ(spark, tpch_dir):
     """Older DataFusion's approx_distinct plan (a read naming its columns without types, given the file's):
     each engine estimates the distinct count its own way, and the disagreement says so."""
-    path = os.path.join(
-        CORPORA,
-        "consumer-testing",
-        "snapshots",
-        "producer",
-        "function",
-        "approximation",
-        "approx_distinct-datafusion_plan.json",
-    )
-    with open(path, "rb") as fh:
-        model = analyze(fh.read())
+    model = _snapshot("function/approximation/approx_distinct-datafusion_plan.json")
     result = bisect(model, Catalog([tpch_dir]))
     assert result.nodes["0.0"].verdict == SAME  # the read, with the table's types given to DataFusion
     assert result.first == "0" and result.nodes["0"].verdict == DIFFERS
@@ -455,11 +451,7 @@ def test_a_projected_read_of_a_column_the_plan_types_narrower_runs_on_datafusion
     """DuckDB writes every read with a projection and types customer's c_nationkey i32 where the file
     has bigint. The column is cast for DataFusion, and its consumer applies a projection only to a table
     scan (a view made it refuse: "DataFrame passed to apply_projection must be a TableScan")."""
-    path = os.path.join(
-        CORPORA, "consumer-testing", "snapshots", "producer", "relation", "join", "cross_join-duckdb_plan.json"
-    )
-    with open(path, "rb") as fh:
-        model = analyze(fh.read())
+    model = _snapshot("relation/join/cross_join-duckdb_plan.json")
     body = model.node("0.0.0").node.body
     assert body.HasField("projection") and body.named_table.names == ["customer"]
     assert body.base_schema.names[3] == "c_nationkey" and body.base_schema.struct.types[3].HasField("i32")
@@ -473,11 +465,7 @@ def test_a_projected_read_of_a_column_the_plan_types_narrower_runs_on_datafusion
 def test_a_read_naming_its_columns_without_types_runs_on_datafusion_with_the_tables_types(tpch_dir):
     """Older DataFusion wrote base schemas with names and no struct, which DataFusion 55's consumer refuses
     ("Named struct must contain a struct"): it is given the bound file's types, and a note says so."""
-    path = os.path.join(
-        CORPORA, "consumer-testing", "snapshots", "producer", "relation", "join", "inner_join-datafusion_plan.json"
-    )
-    with open(path, "rb") as fh:
-        model = analyze(fh.read())
+    model = _snapshot("relation/join/inner_join-datafusion_plan.json")
     [read] = [n for n in model.graph.nodes if model.node(n).kind == "read" and "customer" in model.node(n).info.detail]
     base = model.node(read).node.body.base_schema
     assert list(base.names)[:2] == ["c_custkey", "c_name"] and not base.HasField("struct")
