@@ -28,6 +28,7 @@ from functools import partial
 import pandas as pd
 
 from viz.kinds import JOIN_KINDS
+from viz.words import counted
 
 from ..errors import ExecutionError
 from ..spark.jvm import sql_type
@@ -148,7 +149,8 @@ class OutputComparison:
         them, so that a wide schema keeps the line short) and how many rows only one side has."""
         rows = "row" if self.rows_a == self.rows_b == 1 else "rows"
         parts = [f"{self.rows_a:,} vs {self.rows_b:,} {rows}"]
-        differing = [c for c in self.columns if c.differs]
+        loose = set(self.nullability_only)  # said apart: the same values either way
+        differing = [c for c in self.columns if c.differs and c.index not in loose]
         if len(differing) == 1:
             c = differing[0]
             parts.append(f'column {c.index} "{_name(c)}" differs: {c.what_differs_said()}')
@@ -157,8 +159,12 @@ class OutputComparison:
             if len(differing) > _NAMED:
                 named.append(f"{len(differing) - _NAMED} more")
             parts.append(f"columns {', '.join(named[:-1])} and {named[-1]} differ")
-        else:
-            parts.append("same schema")
+        if not differing:
+            parts.append(
+                f"same schema but for the nullability of {counted(len(loose), 'column')}" if loose else "same schema"
+            )
+        elif loose:
+            parts.append(f"only nullability differs in {counted(len(loose), 'other column')}")
         if self.rows_compared:
             only_a = f"{self.only_a_count:,} row{'s' if self.only_a_count != 1 else ''}"
             parts.append(f"{only_a} only in a, {self.only_b_count:,} only in b")
