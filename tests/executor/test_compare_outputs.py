@@ -185,7 +185,7 @@ def test_columns_differing_only_in_nullability_are_told_apart():
     c = OutputComparison("0", "0", 10, 10, [*loose, typed], True, only_a_count=0, only_b_count=0)
     assert c.differing_columns == [0, 1, 2, 3] and c.nullability_only == [0, 1, 2]
     assert c.summary() == (
-        "10 vs 10 rows; column 3 \"d\" differs: Spark's type bigint vs int; only nullability differs in 3 other "
+        '10 vs 10 rows; column 3 "d" differs: Spark\'s type bigint vs int; only nullability differs in 3 other '
         "columns; 0 rows only in a, 0 only in b"
     )
     loose_only = OutputComparison("0", "0", 10, 10, loose, True, only_a_count=0, only_b_count=0)
