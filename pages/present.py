@@ -24,6 +24,7 @@ from ui.state.selection import resolve_node, select, theme
 from ui.state.share import share_link_widget
 from ui.tasks import Task, finished, progress_fragment, show_progress, start
 from viz.describe import column_names, describe_plan, in_steps, spoken_model, story_order, story_runs
+from viz.kinds import spoken_title
 from viz.model import PlanModel
 from viz.render import View, title, to_dot
 from viz.words import counted
@@ -212,7 +213,10 @@ def main() -> None:
         return
     with side_col:
         node = model.node(selected)
-        st.subheader(f"Step {number[selected]}: {title(node.kind)}")
+        # in an audience's words; the relation's own name too with the technical marks
+        heading, relation = spoken_title(node.kind), title(node.kind)
+        technical = st.session_state.get("present_details", False) and heading != relation
+        st.subheader(f"Step {number[selected]}: {heading}" + (f" ({relation})" if technical else ""))
         _walk(order, selected)
         st.markdown(f"**{md_escape(sentences[selected])}**")
         names = column_names(model, selected) or []  # computed columns by their name or in words

@@ -28,6 +28,7 @@ class Kind:
     keeps_input_rows: bool = False  # its rows are some of its input's rows, unchanged (compare them row by row)
     changes: str | None = None  # what it changes outside the plan (never run from an uploaded plan)
     plain_detail: bool = False  # its detail is words ("customer", "cross product"), shown to an audience too
+    spoken: str = ""  # what a step of this kind does, for an audience ("Keep the first rows"); default: title
 
     @property
     def matches(self) -> str:
@@ -40,28 +41,28 @@ KINDS: dict[str, Kind] = {
     for k in (
         Kind("read", "Read", plain_detail=True),
         Kind("filter", "Filter", keeps_input_rows=True),
-        Kind("fetch", "Fetch", keeps_input_rows=True),
-        Kind("aggregate", "Aggregate"),
+        Kind("fetch", "Fetch", keeps_input_rows=True, spoken="Keep the first rows"),
+        Kind("aggregate", "Aggregate", spoken="Group and summarize"),
         Kind("sort", "Sort", family="sort", keeps_input_rows=True),
         Kind("join", "Join", family="join", joins=True),
-        Kind("lateral_join", "LateralJoin", family="join", joins=True),
-        Kind("project", "Project"),
-        Kind("set", "Set"),
+        Kind("lateral_join", "LateralJoin", family="join", joins=True, spoken="Join"),
+        Kind("project", "Project", spoken="Choose and compute columns"),
+        Kind("set", "Set", spoken="Combine rows"),
         Kind("extension_single", "ExtensionSingle", family="extension"),
         Kind("extension_multi", "ExtensionMulti", family="extension"),
         Kind("extension_leaf", "ExtensionLeaf", family="extension"),
-        Kind("cross", "Cross", family="join", joins=True, plain_detail=True),
-        Kind("reference", "Reference"),
+        Kind("cross", "Cross", family="join", joins=True, plain_detail=True, spoken="Pair every row"),
+        Kind("reference", "Reference", spoken="Reuse a result"),
         Kind("write", "Write", changes="a WriteRel (writes a table)"),
         Kind("ddl", "DDL", changes="a DdlRel (creates, alters or drops a table)"),
         Kind("update", "Update", changes="an UpdateRel (updates a table)"),
-        Kind("hash_join", "HashJoin", family="join", joins=True),
-        Kind("merge_join", "MergeJoin", family="join", joins=True),
-        Kind("nested_loop_join", "NestedLoopJoin", family="join", joins=True),
+        Kind("hash_join", "HashJoin", family="join", joins=True, spoken="Join"),
+        Kind("merge_join", "MergeJoin", family="join", joins=True, spoken="Join"),
+        Kind("nested_loop_join", "NestedLoopJoin", family="join", joins=True, spoken="Join"),
         Kind("window", "Window"),
-        Kind("exchange", "Exchange"),
+        Kind("exchange", "Exchange", spoken="Redistribute rows"),
         Kind("expand", "Expand"),
-        Kind("top_n", "TopN", family="sort"),
+        Kind("top_n", "TopN", family="sort", spoken="Keep the top rows"),
     )
 }
 
@@ -105,6 +106,12 @@ def project_outputs_input(body, project_keeps_input: bool) -> bool:
     project with an emit always; only a producer that wrote projects as expressions-only
     (``project_keeps_input`` false) and gave no emit outputs the expressions alone."""
     return project_keeps_input or emit(body) is not None
+
+
+def spoken_title(name: str) -> str:
+    """A step of kind ``name`` as an audience reads it in a heading ("Keep the first rows" for a Fetch)."""
+    k = kind(name)
+    return k.spoken or k.title
 
 
 def kind(name: str) -> Kind:

@@ -316,3 +316,17 @@ def test_a_running_step_says_so_without_its_node_id(monkeypatch):
         assert "0.0.1" not in " ".join(bars)
     finally:
         release.set()
+
+
+def test_step_headings_are_in_an_audiences_words():
+    """q03's last step is a Fetch: its heading says what it does; the technical marks add the relation's name.
+    Read, Filter, Join and Sort are words already and stay as they are."""
+    at = _present(sample="tpch_q03_datafusion.json", node="0")
+    assert not at.exception
+    with open(os.path.join(ROOT, "sample_plans", "tpch_q03_datafusion.json"), "rb") as fh:
+        steps = len(story_order(analyze(fh.read())))
+    assert [h.value for h in at.subheader if h.value.startswith("Step ")] == [f"Step {steps}: Keep the first rows"]
+    at.toggle(key="present_details").set_value(True).run()
+    assert [h.value for h in at.subheader if h.value.startswith("Step ")] == [
+        f"Step {steps}: Keep the first rows (Fetch)"
+    ]
