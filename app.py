@@ -18,8 +18,8 @@ st.set_page_config(
 )
 # A Markdown table (the schema's) in compact cells, its names and types breaking only after a separator
 # (ui.panels.schema_table); a table still wider than its place scrolls there (it ran past the inspector's
-# edge). Below
-# 1,200 px the page's side margins narrow: the inspector beside the graph had too little room for its tables.
+# edge). Below 1,200 px the page's side margins narrow: the inspector beside the graph had too little room
+# for its tables.
 st.html(
     "<style>"
     "[data-testid='stMarkdownContainer'] table { display: block; overflow-x: auto; }"

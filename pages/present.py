@@ -215,7 +215,7 @@ def main() -> None:
         node = model.node(selected)
         # in an audience's words; the relation's own name too with the technical marks
         heading, relation = spoken_title(node.kind), title(node.kind)
-        technical = st.session_state.get("present_details", False) and heading != relation
+        technical = details and heading != relation
         st.subheader(f"Step {number[selected]}: {heading}" + (f" ({relation})" if technical else ""))
         _walk(order, selected)
         st.markdown(f"**{md_escape(sentences[selected])}**")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from substrait import algebra_pb2
 
-from .expressions import decimal_value, literal_text
+from .expressions import and_parts, decimal_value, direct_field, literal_text
 from .fields import Field, struct_members
 from .model import PlanModel
 
@@ -144,7 +144,7 @@ class Words:
         and an upper bound of one column next to each other read as one ("x is at least 44 and at
         most 54"), and a condition written twice in a row (two pairs of tables joined on columns of
         the same names) once, with "(twice)"."""
-        return self.conditions_of(_conjuncts(self, e))
+        return self.conditions_of(conjuncts(self, e))
 
     def conditions_of(self, conjuncts: Sequence[Expression]) -> list[str]:
         """:meth:`conditions` of a list of conjuncts."""
@@ -346,25 +346,9 @@ class Words:
 _SET_COMPARISON = {1: "equal", 2: "not_equal", 3: "lt", 4: "gt", 5: "lte", 6: "gte"}
 
 
-def _conjuncts(w: Words, e: Expression) -> list[Expression]:
-    """``and(a, and(b, c))`` -> [a, b, c]; anything else -> [e]."""
-    out, stack = [], [e]
-    while stack:
-        cur = stack.pop()
-        if (
-            cur.WhichOneof("rex_type") == "scalar_function"
-            and w.function(cur.scalar_function.function_reference) == "and"
-        ):
-            values = [a.value for a in cur.scalar_function.arguments if a.WhichOneof("arg_type") == "value"]
-            stack.extend(reversed(values))
-        else:
-            out.append(cur)
-    return out
-
-
 def conjuncts(w: Words, e: Expression) -> list[Expression]:
     """The conjuncts of a condition: ``and(a, and(b, c))`` -> [a, b, c]."""
-    return _conjuncts(w, e)
+    return and_parts(e, w.model.extensions.functions)
 
 
 def is_column_equality(w: Words, e: Expression) -> bool:
@@ -391,13 +375,10 @@ def _is_date(w: Words, e: Expression) -> bool:
         return e.cast.type.WhichOneof("kind") == "date"
     if which == "scalar_function":
         return e.scalar_function.output_type.WhichOneof("kind") == "date"
-    if which == "selection":
-        ref = e.selection
-        seg = ref.direct_reference.struct_field if ref.HasField("direct_reference") else None
-        if seg is None or seg.HasField("child") or ref.WhichOneof("root_type") != "root_reference" or not w.fields:
-            return False
-        field = w.fields[seg.field] if seg.field < len(w.fields) else None
-        return field is not None and field.type is not None and field.type.WhichOneof("kind") == "date"
+    index = direct_field(e)
+    if index is not None and w.fields and index < len(w.fields):
+        t = w.fields[index].type
+        return t is not None and t.WhichOneof("kind") == "date"
     return False
 
 

@@ -68,7 +68,7 @@ class EngineOutput:
         """``"1 row"``, ``"12 rows"``, ``"more than 100,000 rows"``; ``"-"`` when it gave none."""
         if not self.ok:
             return "-"
-        return f"{self.count_text()} row{'' if self.complete and self.row_count == 1 else 's'}"
+        return _rows(self.row_count) if self.complete else f"{self.count_text()} rows"
 
 
 @dataclass

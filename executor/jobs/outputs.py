@@ -140,9 +140,14 @@ class OutputComparison:
         return sum(c.name_b is not None for c in self.columns) - sum(c.name_a is not None for c in self.columns)
 
     @property
+    def same_rows(self) -> bool:
+        """The same rows (as multisets), whatever the schemas."""
+        return self.rows_compared and self.only_a_count == 0 and self.only_b_count == 0
+
+    @property
     def same(self) -> bool:
         """Same schema and the same rows (as multisets)."""
-        return not self.differing_columns and self.rows_compared and self.only_a_count == 0 and self.only_b_count == 0
+        return not self.differing_columns and self.same_rows
 
     def summary(self) -> str:
         """One line: the row counts, which columns differ (by position and name, the first few of

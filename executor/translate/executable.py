@@ -360,10 +360,10 @@ def _executability(model: PlanModel) -> dict[str, Executability]:
 
 
 __all__ = [
-    "plan_error_reason",
     "Executability",
     "executability",
     "expression_depth",
     "MAX_SPARK_RELATION_DEPTH",
     "MAX_SPARK_EXPRESSION_DEPTH",
+    "plan_error_reason",
 ]

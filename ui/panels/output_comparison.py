@@ -61,10 +61,9 @@ def show_comparison(c: OutputComparison, labels: tuple[str, str] = ("a", "b")) -
         len(c.differing_columns) - len(loose),
         help=f"Not counted: {counted(len(loose), 'column')} differing only in nullability" if loose else None,
     )
-    same_rows = c.rows_compared and c.only_a_count == 0 and c.only_b_count == 0
     if c.same:
         st.success(f"Same schema and the same {c.rows_a:,} rows.")
-    elif same_rows and len(loose) == len(c.differing_columns):
+    elif c.same_rows and len(loose) == len(c.differing_columns):
         st.success(
             f"The same {c.rows_a:,} rows; the schemas differ only in nullability ({counted(len(loose), 'column')})."
         )

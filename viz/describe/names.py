@@ -8,12 +8,12 @@ from dataclasses import dataclass, field, replace
 
 from substrait import algebra_pb2
 
+from ..expressions import direct_field
 from ..fields import Field
 from ..kinds import emit, project_outputs_input
 from ..model import MemoBeside, NodeView, PlanModel
 from ..schema import NodeInfo, aggregate_layout
 from ..words import (
-    Expression,
     Words,
     aggregate_words,
 )
@@ -98,10 +98,10 @@ def _passed_names(model: PlanModel, parent: NodeView, above: list[str | None]) -
         if parent.kind == "project":
             if not project_outputs_input(body, model.conventions.project_keeps_input):
                 sources = []  # a producer's project that outputs only its expressions
-            sources += [_source(_plain_field_index(e)) for e in body.expressions]
+            sources += [_source(direct_field(e)) for e in body.expressions]
     elif parent.kind == "aggregate" and len(inputs) == 1:
         layout = aggregate_layout(body, model.conventions)
-        sources = [_source(_plain_field_index(body.grouping_expressions[r])) for r in layout.keys]
+        sources = [_source(direct_field(body.grouping_expressions[r])) for r in layout.keys]
     elif parent.kind == "set":
         return [(i, c, name) for i, w in zip(inputs, widths) for c, name in enumerate(above[:w]) if name]
     elif parent.kind in PAIRING:
@@ -121,22 +121,6 @@ def _passed_names(model: PlanModel, parent: NodeView, above: list[str | None]) -
 
 def _source(index: int | None) -> tuple[int, int] | None:
     return None if index is None else (0, index)
-
-
-def _plain_field_index(e: Expression) -> int | None:
-    """The input field a plain field reference (``$3``) names, else None."""
-    if e.WhichOneof("rex_type") != "selection":
-        return None
-    ref = e.selection
-    if (
-        ref.WhichOneof("root_type") not in (None, "root_reference")
-        or ref.WhichOneof("reference_type") != "direct_reference"
-    ):
-        return None
-    seg = ref.direct_reference
-    if seg.WhichOneof("reference_type") != "struct_field" or seg.struct_field.HasField("child"):
-        return None
-    return seg.struct_field.field
 
 
 def is_expression_name(name: str) -> bool:

@@ -10,6 +10,7 @@ are in :mod:`viz.expressions.literals`, readings that need no typing in :mod:`vi
 
 from .literals import decimal_value, literal_text, literal_type
 from .shapes import (
+    and_parts,
     bound_offset,
     case_base,
     contains_rex,
@@ -22,6 +23,7 @@ from .shapes import (
 from .typer import ExpressionTyper, Scope, Typed
 
 __all__ = [
+    "and_parts",
     "ExpressionTyper",
     "Scope",
     "Typed",

@@ -90,6 +90,20 @@ def direct_field(e: Expression) -> int | None:
     return seg.struct_field.field
 
 
+def and_parts(e: Expression, functions) -> list[Expression]:
+    """A condition's conjuncts: ``and(a, and(b, c))`` -> [a, b, c]; anything else -> [e]. ``functions``: the
+    plan's function anchors to their extension functions (``ExtensionRegistry.functions``)."""
+    out, stack = [], [e]
+    while stack:
+        cur = stack.pop()
+        ref = functions.get(cur.scalar_function.function_reference) if cur.HasField("scalar_function") else None
+        if ref is not None and ref.name == "and":
+            stack.extend(reversed([a.value for a in cur.scalar_function.arguments if a.HasField("value")]))
+        else:
+            out.append(cur)
+    return out
+
+
 def reference_field(ref: Expression.FieldReference) -> int | None:
     """The index a plain field reference ``$i`` names, else None."""
     e = Expression()

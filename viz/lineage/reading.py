@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from substrait import algebra_pb2
 
 from ..errors import Diagnostic
-from ..expressions import ExpressionTyper, Scope, literal_text
+from ..expressions import ExpressionTyper, Scope, and_parts, literal_text
 from ..graph import Node
 from ..kinds import JOIN_KINDS
 from ..model import PlanModel
@@ -98,19 +98,7 @@ class Context:
     def condition_uses(self, role: str, e: Expression) -> list[Use]:
         """A condition's uses, one per conjunct of its ``and`` (a column is used by the clause that reads
         it, not by the whole condition)."""
-        return [self.use(role, self.text(c), self.reads(c)) for c in self.conjuncts(e)]
-
-    def conjuncts(self, e: Expression) -> list[Expression]:
-        out, stack = [], [e]
-        while stack:
-            cur = stack.pop()
-            f = cur.scalar_function if cur.WhichOneof("rex_type") == "scalar_function" else None
-            ref = self.model.extensions.functions.get(f.function_reference) if f is not None else None
-            if ref is not None and ref.name == "and":
-                stack.extend(reversed([a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]))
-            else:
-                out.append(cur)
-        return out
+        return [self.use(role, self.text(c), self.reads(c)) for c in and_parts(e, self.model.extensions.functions)]
 
     def passes(self, k: int, width: int | None, how: str = "passes through") -> list[Origin]:
         if width is None:

@@ -213,8 +213,9 @@ function build(root, data) {
     v.hitAt = (i + v.hits.length) % v.hits.length;
     hitCount.textContent = `${v.hitAt + 1} of ${v.hits.length}`;
     // what matched there when the box does not draw it (a field among its "… more fields")
-    const note = ((v.data && v.data.hit_notes) || {})[v.hits[v.hitAt].id.slice('node-'.length)] || '';
-    hitNote.textContent = note ? `${v.hits[v.hitAt].id.slice('node-'.length)}: ${note}` : '';
+    const id = v.hits[v.hitAt].id.slice('node-'.length);
+    const note = ((v.data && v.data.hit_notes) || {})[id] || '';
+    hitNote.textContent = note ? `${id}: ${note}` : '';
     hitNote.hidden = !note;
     if (v.data) paint(v, v.data);
     v.reveal(v.hits[v.hitAt], true);
