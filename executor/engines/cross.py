@@ -82,6 +82,7 @@ class EngineComparison:
     columns: list[str] = field(default_factory=list)  # "[i] name" of the node's output
     differing_columns: list[int] = field(default_factory=list)
     expressions: list[tuple[str, str]] = field(default_factory=list)  # (role, text): the ones that differ first
+    notes: list[str] = field(default_factory=list)  # how DataFusion was given the plan (a read's filter above it...)
 
     @property
     def only_spark(self) -> pd.DataFrame:
@@ -116,6 +117,7 @@ class EngineComparison:
             "columns": self.columns,
             "differing_columns": self.differing_columns,
             "expressions": [{"role": r, "text": t} for r, t in self.expressions],
+            "notes": self.notes,
             "only_spark_count": self.split.only_a_count if self.split else None,
             "only_datafusion_count": self.split.only_b_count if self.split else None,
             "only_spark": [[json_value(v) for v in r] for r in (self.split.only_a if self.split else [])],
@@ -214,7 +216,9 @@ def compare_engines(
     columns = output_columns(model, node_id)
     spark = spark_output(model, node_id, catalog, limit, timeout_s=timeout_s, cancel=cancel, shown=sample)
     df = datafusion_output(runner, node_id, limit, columns, shown=sample)
-    return judge(model, node_id, spark, df, columns, sample)
+    result = judge(model, node_id, spark, df, columns, sample)
+    result.notes = sorted(runner.notes)
+    return result
 
 
 def judge(

@@ -355,6 +355,9 @@ def test_both_engines_agree_on_every_node_of_duckdbs_q03(spark, tpch_dir):
     assert result.agree and result.compared == len(model.graph.nodes) == 12
     assert result.nodes["0.0.0.0"].verdict == SAME and result.nodes["0.0.0.0"].comparison.spark.row_count == 138
     assert PROJECT_NOTE in result.notes and any("both engines run it that way" in n for n in result.notes)
+    # one node compared alone says how DataFusion was given it too
+    one = compare_engines(model, "0.0.0.0", Catalog([tpch_dir]))
+    assert one.verdict == SAME and PROJECT_NOTE in one.notes and one.to_json()["notes"] == one.notes
 
 
 def test_an_approximate_function_is_named_where_the_engines_estimates_differ(spark, tpch_dir):

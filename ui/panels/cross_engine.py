@@ -118,6 +118,8 @@ def show_comparison(c: EngineComparison) -> None:
             st.markdown(f"**{label}**: {count:,}" + (f" (the first {len(frame)})" if count > len(frame) else ""))
             if count:
                 show_rows(frame)
+    for note in c.notes:
+        st.caption(md_escape(f"{note[:1].upper()}{note[1:]}."))
     if c.verdict == DIFFERS and c.expressions:
         st.markdown("**The node's expressions** (those computing the differing columns first)")
         for role, expr in c.expressions:
