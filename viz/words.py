@@ -150,7 +150,21 @@ class Words:
         """:meth:`conditions` of a list of conjuncts."""
         out: list[str] = []
         bounds: list[tuple[str, str, str] | None] = []
-        for c in conjuncts:
+        conjuncts = list(conjuncts)
+        i = 0
+        while i < len(conjuncts):
+            c = conjuncts[i]
+            i += 1
+            # "x is not A and x is not B" in a row: "x is neither A nor B"
+            run = i
+            while run < len(conjuncts) and _same_subject(self, [c, conjuncts[run]], "not_equal")[0] is not None:
+                run += 1
+            if run > i:
+                subject, excluded = _same_subject(self, conjuncts[i - 1 : run], "not_equal")
+                out.append(f"{self.expr(subject)} is {_none_of(excluded)}")
+                bounds.append(None)
+                i = run
+                continue
             bound = _bound(self, c)
             prev = bounds[-1] if bounds else None
             if (
@@ -268,9 +282,7 @@ class Words:
 
     def singular_or_list(self, e: Expression.SingularOrList) -> str:
         options = [self.expr(o) for o in e.options]
-        if len(options) == 1:
-            return f"{self.expr(e.value)} is {options[0]}"
-        return f"{self.expr(e.value)} is one of {capped_list(options, MAX_VALUES, 'others', 'or')}"
+        return f"{self.expr(e.value)} is {_options(options)}"
 
     def multi_or_list(self, e: Expression.MultiOrList) -> str:
         values = ", ".join(self.expr(v) for v in e.value)
@@ -511,22 +523,44 @@ def _logical(word: str) -> Callable[[Words, Expression.ScalarFunction], str | No
 
 
 def _one_of(w: Words, values: list[Expression]) -> str | None:
-    """``or(equal(x, 1), equal(x, 2), ...)`` as "x is one of 1, 2, ..." (None when it is not that)."""
+    """``or(equal(x, 1), equal(x, 2), ...)`` as "x is 1 or 2", "x is one of 1, 2 or 3" (None when it is
+    not that)."""
+    subject, options = _same_subject(w, values, "equal")
+    if subject is None:
+        return None
+    return f"{w.expr(subject)} is {_options(options)}"
+
+
+def _same_subject(w: Words, values: Sequence[Expression], name: str) -> tuple[Expression | None, list[str]]:
+    """When every one of ``values`` (two or more) compares one column with a constant by function
+    ``name``: that column and the constants in words; else (None, [])."""
     subject, options = None, []
     for v in values:
-        if v.WhichOneof("rex_type") != "scalar_function" or w.function(v.scalar_function.function_reference) != "equal":
-            return None
+        if v.WhichOneof("rex_type") != "scalar_function" or w.function(v.scalar_function.function_reference) != name:
+            return None, []
         args = argument_values(v.scalar_function)
-        if len(args) != 2 or not _is_field(args[0]) or args[1].WhichOneof("rex_type") != "literal":
-            return None
+        if len(args) != 2 or not _is_field(args[0]) or not _is_constant(w, args[1]):
+            return None, []
         if subject is None:
             subject = args[0]
         elif subject != args[0]:
-            return None
+            return None, []
         options.append(w.expr(args[1]))
-    if subject is None or len(options) < 2:
-        return None
-    return f"{w.expr(subject)} is one of {capped_list(options, MAX_VALUES, 'others', 'or')}"
+    return (subject, options) if len(options) >= 2 else (None, [])
+
+
+def _options(options: Sequence[str]) -> str:
+    """Alternatives after "is": "'MAIL'", "'MAIL' or 'SHIP'", "one of 1, 2 or 3"."""
+    if len(options) <= 2:
+        return " or ".join(options)
+    return f"one of {capped_list(options, MAX_VALUES, 'others', 'or')}"
+
+
+def _none_of(options: Sequence[str]) -> str:
+    """Values excluded, after "is": "neither 'A' nor 'B'", "none of 1, 2 or 3"."""
+    if len(options) == 2:
+        return f"neither {options[0]} nor {options[1]}"
+    return f"none of {capped_list(options, MAX_VALUES, 'others', 'or')}"
 
 
 def _not(w: Words, f: Expression.ScalarFunction) -> str | None:
@@ -638,15 +672,29 @@ def _arithmetic(name: str) -> Callable[[Words, Expression.ScalarFunction], str |
         for i, v in enumerate(values):
             text = w.expr(v)
             inner = _arith_op(w, v)
-            if inner is not None and (
-                _PRECEDENCE[inner] < _PRECEDENCE[op]
-                or (i == 1 and _PRECEDENCE[inner] == _PRECEDENCE[op] and op in "−÷")
-            ):
+            if (
+                inner is not None
+                and (
+                    _PRECEDENCE[inner] < _PRECEDENCE[op]
+                    or (i == 1 and _PRECEDENCE[inner] == _PRECEDENCE[op] and op in "−÷")
+                )
+            ) or _open_where(text):  # "(the sum of x where y is 'A') ÷ ..."
                 text = f"({text})"
             parts.append(text)
         return f"{parts[0]} {op} {parts[1]}"
 
     return words
+
+
+def _open_where(text: str) -> bool:
+    """Whether ``text`` has a " where " outside its brackets (a condition that would run on into what
+    follows)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and text.startswith(" where ", i):
+            return True
+    return False
 
 
 def _shifted_date(values: Sequence[Expression], name: str) -> _dt.date | None:
@@ -900,10 +948,39 @@ def running(f, words: str) -> str:
     return words
 
 
+def _only_where(w: Words, name: str, values: Sequence[Expression]) -> tuple[Expression | None, str] | None:
+    """An aggregate of one ``CASE WHEN c THEN x END`` whose other rows add nothing (no ELSE, a null one,
+    or 0 for a sum): (x, c in words), x None when the aggregate counts the rows where c; None when it is
+    not that shape."""
+    if len(values) != 1 or values[0].WhichOneof("rex_type") != "if_then":
+        return None
+    e = values[0].if_then
+    if len(e.ifs) != 1:
+        return None
+    value, other = e.ifs[0].then, getattr(e, "else") if e.HasField("else") else None
+    inner = other
+    while inner is not None and inner.WhichOneof("rex_type") == "cast":
+        inner = inner.cast.input
+    nothing = inner is None or (inner.WhichOneof("rex_type") == "literal" and inner.literal.HasField("null"))
+    adds_nothing = nothing or (name in ("sum", "sum0") and _constant(w, other) == 0)
+    if not adds_nothing:
+        return None
+    where = w.condition(getattr(e.ifs[0], "if"))
+    if (name in ("sum", "sum0") and _constant(w, value) == 1) or (name == "count" and _constant(w, value) is not None):
+        return None, where
+    return value, where
+
+
 def aggregate_words(w: Words, name: str, arguments, distinct: bool, noun: bool = False) -> str:
     """``sums quantity × price``, ``counts rows``, ``counts distinct customers``; with ``noun``:
     ``the sum of quantity × price``, ``the number of rows``."""
     values = [a.value for a in arguments if a.WhichOneof("arg_type") == "value"]
+    only = None if distinct else _only_where(w, name, values)
+    if only is not None:  # sum(CASE WHEN c THEN x ELSE 0 END): "sums x where c"
+        value, where = only
+        if value is None:  # sum(CASE WHEN c THEN 1 ELSE 0 END), count(CASE WHEN c THEN 1 END)
+            return f"{'the number of' if noun else 'counts the'} rows where {where}"
+        return aggregate_words(w, name, [algebra_pb2.FunctionArgument(value=value)], distinct, noun) + f" where {where}"
     if name == "count" and values and all(v.WhichOneof("rex_type") == "literal" for v in values):
         args = []  # count(1): DataFusion's count(*)
     else:

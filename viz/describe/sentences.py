@@ -592,15 +592,18 @@ def _aggregate(c: Context) -> str:
             f.arguments,
             f.invocation == algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT,
         )
-        if i < len(given) and given[i]:
-            text += f" as {given[i]}"
         if m.HasField("filter"):
-            text += f" (only where {w.condition(m.filter)})"
+            text += f" where {w.condition(m.filter)}"
+        if i < len(given) and given[i]:
+            text += f" (as {given[i]})" if " where " in text else f" as {given[i]}"
         measures.append(text)
-    measures = _same_verbs(measures)
+    # a condition has its own "and"s: measures with one are said apart, after the groups
+    conditional = any(" where " in m for m in measures)
+    if not conditional:
+        measures = _same_verbs(measures)
     if len(measures) > MAX_MEASURES:
         measures = measures[:MAX_MEASURES] + [f"computes {counted(len(measures) - MAX_MEASURES, 'more total')}"]
-    what = and_list(measures) if measures else ""
+    what = "; ".join(measures) if conditional else and_list(measures) if measures else ""
     if len(groupings) > 1:
         sets = ["per " + and_list(g) if g else "over all rows" for g in groupings]
         if measures:
@@ -619,11 +622,13 @@ def _aggregate(c: Context) -> str:
             if group
             else "Produces one empty row."
         )
+    if group and conditional:
+        return as_sentence(f"Per {capped_list(group, MAX_COLUMNS)}: {what}")
     if group:
         return as_sentence(f"{what} per {capped_list(group, MAX_COLUMNS)}")
     if what == "counts rows":
         return "Counts all rows."
-    return as_sentence(f"{what} over all rows")
+    return as_sentence(f"Over all rows: {what}" if conditional else f"{what} over all rows")
 
 
 #: An aggregate's sentence says this many of its measures.
