@@ -81,6 +81,14 @@ def _without_views(table):
     return table.cast(pa.schema([f.with_type(plain.get(str(f.type), f.type)) for f in table.schema]))
 
 
+def _decimal(t) -> str:
+    return f"decimal({t.precision},{t.scale})"
+
+
+def _places(scale: int) -> str:
+    return "whole numbers" if scale == 0 else f"{scale} decimal place" + ("" if scale == 1 else "s")
+
+
 def _family(t) -> str:
     """An Arrow type's family: within one, the plan's type is cast to (integers of any width, ...)."""
     import pyarrow.types as pt
@@ -173,7 +181,7 @@ class DataFusionRunner:
         self._views: dict[tuple, str] = {}  # (table names, base schema) -> the view a read reads
         self._taken: set[str] = set()
         self._table_errors: dict[tuple[str, ...], DataFusionCannot] = {}
-        self._empty: set[str] = set()  # registered names that are empty stand-ins (check only)
+        self._empty: dict[str, DataFusionCannot] = {}  # empty stand-ins (check only), each with why it is one
         self._lock = threading.Lock()
         self.notes: set[str] = set()  # what a person should know about how DataFusion was given the plan
         self._checked: dict[str, str | None] = {}
@@ -277,7 +285,7 @@ class DataFusionRunner:
         if view_key in self._views:
             name = self._views[view_key]
             if name in self._empty and not for_check:
-                raise self._table_errors[key]
+                raise self._empty[name]
             return name
         if key in self._table_errors and not for_check:
             raise self._table_errors[key]
@@ -293,13 +301,20 @@ class DataFusionRunner:
                 file_name = None
                 if not for_check:
                     raise
-        if file_name is None:
-            self._register_empty(name, read, self._table_errors[key])
-            self._empty.add(name)
-        elif not self._register_view(names, name, file_name, read):
-            self._taken.discard(name)
-            name = file_name  # the file as it is (a view would stop the consumer applying the read's projection)
+        why = self._table_errors.get(key) if file_name is None else None
+        if file_name is not None:
+            try:
+                if not self._register_view(names, name, file_name, read):
+                    self._taken.discard(name)
+                    name = file_name  # the file as it is (a view would stop the consumer applying the projection)
+            except DataFusionCannot as exc:
+                why = exc
+        if why is not None:
+            self._register_empty(name, read, why)
+            self._empty[name] = why
         self._views[view_key] = name
+        if why is not None and not for_check:
+            raise why
         return name
 
     def _types_from_table(self, read: algebra_pb2.ReadRel, registered: str) -> None:
@@ -363,6 +378,14 @@ class DataFusionRunner:
             # numbers of another width or precision are cast (DataFusion's consumer refuses them); strings of
             # another encoding (Utf8View for Utf8) it takes as they are, and only from a table, not a view
             if target is not None and target != f.type and _family(target) == _family(f.type) in _CAST_FAMILIES:
+                if _family(target) == "decimal" and target.scale < f.type.scale:
+                    raise DataFusionCannot(
+                        f"table `{shown}`: the plan reads column {column} as {_decimal(target)}, and the table's "
+                        f"column is {_decimal(f.type)}; DataFusion would round its values to "
+                        f"{_places(target.scale)} without a word (Spark's side stops at a value that would change). "
+                        "Bind a table whose column has the plan's type",
+                        "table",
+                    )
                 expr, changed = expr.cast(target), True
                 declared[f.name] = f.with_type(target).with_nullable(True)
             renamed = renamed or f.name != column
