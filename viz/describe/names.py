@@ -3,6 +3,7 @@ root unchanged, else a computed column's expression in words (:func:`column_name
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -12,7 +13,7 @@ from ..expressions import direct_field
 from ..fields import Field
 from ..kinds import emit, project_outputs_input
 from ..model import MemoBeside, NodeView, PlanModel
-from ..schema import NodeInfo, aggregate_layout
+from ..schema import NodeInfo, aggregate_layout, join_layout, join_type_name
 from ..words import (
     Words,
     aggregate_words,
@@ -83,6 +84,32 @@ def root_names(model: PlanModel) -> dict[str, list[str | None]]:
     return out
 
 
+#: Names a producer makes up for an unnamed column (Calcite's ``EXPR$0``).
+_GENERATED = re.compile(r"EXPR\$\d+$")
+
+
+def root_renames(model: PlanModel, root: str) -> list[tuple[str, str]]:
+    """(the name below, the root's name) for each column root ``root`` passes on as it is and the plan's
+    root names otherwise (``i_brand_id`` as ``brand_id``, the SQL's ``AS``); names made from
+    expressions, and names that differ only in case, are not counted."""
+    node = model.node(root)
+    if node.schema is None:
+        return []
+    out = []
+    for child, position, name in _passed_names(model, node, [f.name for f in node.schema]):
+        if node.kind == "set" and child != node.inputs[0]:
+            continue  # a set operation's columns bear its first input's names
+        below = column_names(model, child) or []
+        was = below[position] if 0 <= position < len(below) else None
+        if (
+            was
+            and was.lower() != name.lower()
+            and not any(is_expression_name(n) or _GENERATED.match(n) for n in (was, name))
+        ):
+            out.append((was, name))
+    return out
+
+
 def _passed_names(model: PlanModel, parent: NodeView, above: list[str | None]) -> list[tuple[str, int, str]]:
     """(input, its column, the name) for each of ``parent``'s named output columns that is an input's
     column as it is."""
@@ -105,9 +132,10 @@ def _passed_names(model: PlanModel, parent: NodeView, above: list[str | None]) -
     elif parent.kind == "set":
         return [(i, c, name) for i, w in zip(inputs, widths) for c, name in enumerate(above[:w]) if name]
     elif parent.kind in PAIRING:
-        sources = [(k, c) for k, w in enumerate(widths) for c in range(w)]
-        if emit(body) is None and len(sources) != len(above):
-            sources = [(0, c) for c in range(widths[0])]  # a semi or anti join: the left side's columns
+        # a semi, anti or mark join outputs one side's columns (a mark join then its mark)
+        side = join_layout(join_type_name(body)) if "type" in body.DESCRIPTOR.fields_by_name else "both"
+        kept = {"left": (0,), "right": (1,)}.get(side, range(len(widths)))
+        sources = [(k, c) for k in kept if k < len(widths) for c in range(widths[k])]
     else:
         return []
     mapping = emit(body)

@@ -11,10 +11,11 @@ from ..model import MemoBeside, PlanModel
 from ..schema import join_layout, join_type_name
 from ..words import (
     and_list,
+    capped_list,
     counted,
 )
-from .names import PAIRING
-from .sentences import DESCRIBE, Context, as_sentence
+from .names import PAIRING, root_renames
+from .sentences import DESCRIBE, MAX_COLUMNS, Context, as_sentence
 
 
 @dataclass
@@ -173,6 +174,10 @@ def describe(model: PlanModel, node_id: str, ids: bool = False) -> str:
         name = title(node.kind)
         article = "An" if name[:1].lower() in "aeiou" else "A"
         text = as_sentence(f"{article} {name} step" + (f" over {counted(inputs, 'input')}" if inputs else ""))
+    if node_id in model.roots:
+        renamed = [f"{was} is named {name}" for was, name in root_renames(model, node_id)]
+        if renamed:
+            text += " " + as_sentence("In the result, " + capped_list(renamed, MAX_COLUMNS, "more renamed"))
     memo.sentences[(ids, node_id)] = text
     return text
 
