@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -296,8 +297,11 @@ def _bisect(args, out, err) -> int:
         return 2
     try:
         model, node = _load(args.plan, args.node)
+        missing = _unbound(model, node, catalog)
+        if missing is not None:
+            raise BadInput(missing)
     except BadInput as exc:
-        print(f"error: {exc}", file=err)
+        print(f"error: {args.plan}: {exc}", file=err)
         return 2
     try:
         result = bisect(model, catalog, node, limit=args.max_rows, timeout_s=args.timeout)
@@ -351,7 +355,6 @@ def _print_bisect(file: str, result, out) -> None:
 
 
 def _portability(args, out, err) -> int:
-    import os
 
     from viz.html_report import html_report
     from viz.render import title
@@ -398,11 +401,10 @@ def _portability(args, out, err) -> int:
                 print(f"  {'':<{width}}    {line}", file=out)
         return status
 
-    return _over_plans(args, out, err, each)
+    return _over_plans(args, out, err, each, runs=False)
 
 
 def _check(args, out, err) -> int:
-    import os
 
     from .data.generate import tpcds, tpch
     from .producer.check import Checker, read_queries, render_table
@@ -473,7 +475,6 @@ class BadInput(Exception):
 
 
 def _catalog(args):
-    import os
 
     from .data.catalog import Catalog, data_roots
     from .data.generate import tpch
@@ -495,7 +496,11 @@ def _catalog(args):
     roots = data_roots(user=user, generated=[tpch(0.01)] if args.tpch else [])
     try:
         return Catalog(
-            roots, bindings, by_position=getattr(args, "by_position", ()), by_position_how=" (--by-position {name})"
+            roots,
+            bindings,
+            by_position=getattr(args, "by_position", ()),
+            by_position_how=" (--by-position {name})",
+            bind_how="Bind it with --table NAME=PATH, --data-dir DIR or --tpch",
         )
     except ExecutionError as exc:
         raise BadInput(str(exc)) from exc
@@ -510,17 +515,49 @@ def _catalog_or_report(args, err):
         return None
 
 
-def _over_plans(args, out, err, each: Callable[[str, object, str, object], int], node: str | None = None) -> int:
+def _over_plans(
+    args, out, err, each: Callable[[str, object, str, object], int], node: str | None = None, runs: bool = True
+) -> int:
     """Resolve the tables, then call ``each(file, model, node, catalog)`` for every plan given (node:
     ``node``, or the plan's first root). The exit status is the worst of theirs: 2 when the tables or a
-    plan could not be read (the problem reported)."""
+    plan could not be read (the problem reported). ``runs``: ``each`` runs the node, so a table that no
+    option binds is reported before Spark starts (:func:`_unbound`)."""
     catalog = _catalog_or_report(args, err)
     if catalog is None:
         return 2
     status = 0
     for file, model, chosen in _each_plan(args, node, out, err):
+        missing = _unbound(model, chosen, catalog) if runs and model is not None else None
+        if missing is not None:
+            _report_error(args.format, file, BadInput(missing), out, err)
+            status = 2
+            continue
         status = max(status, 2 if model is None else each(file, model, chosen, catalog))
     return status
+
+
+def _unbound(model, node: str, catalog) -> str | None:
+    """Why node ``node`` cannot run, known before Spark starts: a table of its subtree that no option
+    binds, when the session is local (its catalog holds no tables); None otherwise."""
+    from viz.tables import plan_tables
+
+    from .settings import Settings
+
+    settings = Settings.from_env(os.environ)
+    if settings.spark_remote not in (None, "local") or not settings.spark_master.startswith("local"):
+        return None  # a cluster's catalog may hold them
+    below = set(model.graph.post_order([node]))
+    tables = plan_tables(model)
+    named = [n for n in tables.named if below.intersection(tables.readers[".".join(n)])]
+    unbound = [".".join(s.names) for s in catalog.status(named) if s.how == "not bound"]
+    if not unbound:
+        return None
+    which = ", ".join(f"`{t}`" for t in unbound)
+    return (
+        f"{'table' if len(unbound) == 1 else 'tables'} {which} {'is' if len(unbound) == 1 else 'are'} not bound: "
+        "give the data with --table NAME=PATH, --data-dir DIR (a folder of NAME.parquet files) or --tpch "
+        "(TPC-H at scale 0.01)"
+    )
 
 
 def _each_plan(args, node: str | None, out, err):
@@ -544,17 +581,17 @@ def _load(path: str, node: str | None):
         with open(path, "rb") as f:
             data = f.read()
     except OSError as exc:
-        raise BadInput(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise BadInput(f"cannot read it: {exc.strerror or exc}") from exc
     try:
         model = analyze(data)
     except PlanLoadError as exc:
-        raise BadInput(f"{path} is not a Substrait plan: {exc}") from exc
+        raise BadInput(str(exc)) from exc  # it says "not a Substrait plan: ..."
     if node is None:
         if not model.roots:
-            raise BadInput(f"{path} has no relations to run")
+            raise BadInput("the plan has no relations to run")
         node = model.roots[0]
     elif node not in model.graph.nodes:
-        raise BadInput(f"{path} has no node {node!r}; its roots are {', '.join(model.roots) or 'none'}")
+        raise BadInput(f"the plan has no node {node!r}; its roots are {', '.join(model.roots) or 'none'}")
     return model, node
 
 

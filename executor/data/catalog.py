@@ -243,7 +243,8 @@ class Catalog:
         return (
             f"table `{name}` is not bound: no binding, no file named {names[-1] if names else name}.parquet"
             f" (.csv, .orc, .arrow or a folder) in the data roots{where}. Bound tables: {bound}; "
-            f"tables in the data roots ({roots}): {in_roots}. {self.bind_how}"
+            + (f"tables in the data roots ({roots}): {in_roots}. " if self.roots.roots else "no data roots. ")
+            + self.bind_how
         )
 
     def available_in_roots(self) -> list[str]:
