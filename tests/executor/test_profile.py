@@ -429,4 +429,5 @@ def test_profile_command(spark):
     err = io.StringIO()
     assert main(["profile", os.path.join(ROOT, "README.md")], out=io.StringIO(), err=err) == 2
     said = err.getvalue()
-    assert said.startswith(f"error: {os.path.join(ROOT, 'README.md')}: not a Substrait plan: ") and said.count("Substrait") == 1
+    assert said.startswith(f"error: {os.path.join(ROOT, 'README.md')}: not a Substrait plan: ")
+    assert said.count("Substrait") == 1
