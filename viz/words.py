@@ -53,15 +53,12 @@ def and_list(items: Sequence[str], word: str = "and") -> str:
 
 
 def capped_list(items: Sequence[str], limit: int, noun: str = "more", word: str = "and") -> str:
-    """``a, b and c`` or ``a, b, c and 4 more`` (``and 1 other``, ``and 1 more key``: a plural
-    ``noun`` is made singular for one); ``word="or"`` for alternatives."""
+    """``a, b and c`` or ``a, b, c and 4 more`` (``and 2 others``); never "and 1 more", which would hide
+    what it could say; ``word="or"`` for alternatives."""
     items = list(items)
-    if len(items) <= limit:
+    if len(items) <= limit + 1:
         return and_list(items, word)
-    rest = len(items) - limit
-    if rest == 1 and noun.endswith("s") and noun != "more":
-        noun = noun[:-1]
-    return ", ".join(items[:limit]) + f" {word} {rest} {noun}"
+    return ", ".join(items[:limit]) + f" {word} {len(items) - limit} {noun}"
 
 
 _MONTHS = (

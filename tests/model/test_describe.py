@@ -239,7 +239,7 @@ def test_one_thing_is_said_in_the_singular_and_a_cross_product_of_combined_rows_
         "Skips the first row and keeps the next row.",
         "Skips the first row and keeps the rest.",
         "Keeps the first row.",
-        "Sorts by a, then b, then c, then d, then 1 more key.",
+        "Sorts by a, then b, then c, then d, then e.",
         "Copies every row to all 4 partitions.",
         "Redistributes the rows into 1 partition by o_id.",
         "Stacks the rows of its 1 input, keeping duplicates (union all). Its input: step 13.",  # the read under it
@@ -914,3 +914,16 @@ def test_a_column_the_root_renames_is_said_at_the_root():
         "Keeps the first 100 rows. In the result, i_brand_id is named brand_id and i_brand is named brand."
     )
     assert "is named" not in describe(datafusion("tpch", "q03"), "0")
+
+
+def test_a_list_never_hides_its_one_last_item_and_an_unnamed_column_is_not_called_column():
+    """TPC-DS q12 (checked by hand against the SQL): the window's sum has no name of its own (the root
+    names the ratio over it), the outputs list all 7 columns, and the sort its 5 keys, where "and 1
+    more" hid revenueratio."""
+    q12 = datafusion("tpcds", "12")
+    said = describe_plan(q12)
+    [window] = [s for s in said.values() if "per i_class as a new column" in s]
+    assert window.startswith("Adds the sum of itemrevenue per i_class as a new column. Outputs 7 columns: ")
+    assert window.endswith("itemrevenue and the sum of itemrevenue per i_class."), window
+    [sort] = [said[n.id] for n in q12.nodes() if n.kind == "sort"]
+    assert sort == "Sorts by i_category, then i_class, then i_item_id, then i_item_desc, then revenueratio."

@@ -409,7 +409,7 @@ def test_the_table_says_a_difference_of_many_fields_once():
     only = [D("schema", "only in a", f"c{i} i64", None, i) for i in (8, 9, 10, 12)]
     assert summarize(only) == "fields 8–10 and 12 only in a"
     moved = [D("schema", f"moved {n}", str(i), str(i + 4), i) for i, n in enumerate(["X", "Y", "Z"])]
-    assert summarize(moved) == "3 fields moved (X, Y and 1 more)"
+    assert summarize(moved) == "3 fields moved (X, Y and Z)"
     added = [D("expression", f"${i}", None, f"$0:c{i}") for i in range(8, 14)]
     assert summarize(added) == "expressions $8, $9, $10, $11 and 2 more only in b"
     long = "sum(multiply(l_extendedprice, subtract(1, l_discount)))"

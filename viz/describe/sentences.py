@@ -302,9 +302,8 @@ def _project(c: Context) -> str:
     w = c.words()
     exprs = list(c.body.expressions)
     given = _given_names(c.model, c.node.id, len(exprs))
-    computed = [
-        f"{given[i]} = {w.expr(e)}" if given[i] else w.expr(e) for i, e in enumerate(exprs) if not _is_plain_field(e)
-    ]
+    made = [i for i, e in enumerate(exprs) if not _is_plain_field(e)]
+    computed = [f"{given[i]} = {w.expr(exprs[i])}" if given[i] else w.expr(exprs[i]) for i in made]
     names = column_names(c.model, c.node.id) or []
     narrows = emit(c.body) is not None or not c.model.conventions.project_keeps_input
     if not computed:
@@ -312,8 +311,7 @@ def _project(c: Context) -> str:
             return as_sentence(f"Keeps {_column_list(names)}")
         return "Passes its input through."
     if len(computed) == 1:
-        named = any(given)
-        text = f"Adds column {computed[0]}" if named else f"Adds {computed[0]} as a new column"
+        text = f"Adds column {computed[0]}" if given[made[0]] else f"Adds {computed[0]} as a new column"
     else:
         text = (
             f"Adds {len(computed)} new columns: "
@@ -690,7 +688,7 @@ def _sort_words(w: Words, sorts) -> str:
         else:
             text += " (by a custom comparison)"
         parts.append(text if i == 0 else f"then {text}")
-    if len(parts) > 4:
+    if len(parts) > 5:  # "then 1 more key" would hide what it could say
         parts = parts[:4] + [f"then {counted(len(parts) - 4, 'more key')}"]
     return ", ".join(parts)
 
