@@ -547,7 +547,9 @@ def _same_subject(w: Words, values: Sequence[Expression], name: str) -> tuple[Ex
 
 
 def _options(options: Sequence[str]) -> str:
-    """Alternatives after "is": "'MAIL'", "'MAIL' or 'SHIP'", "one of 1, 2 or 3"."""
+    """Alternatives after "is": "'MAIL'", "'MAIL' or 'SHIP'", "one of 1, 2 or 3"; each said once (TPC-DS
+    writes IN ('TN', 'TN', ...))."""
+    options = list(dict.fromkeys(options))
     if len(options) <= 2:
         return " or ".join(options)
     return f"one of {capped_list(options, MAX_VALUES, 'others', 'or')}"
@@ -555,6 +557,9 @@ def _options(options: Sequence[str]) -> str:
 
 def _none_of(options: Sequence[str]) -> str:
     """Values excluded, after "is": "neither 'A' nor 'B'", "none of 1, 2 or 3"."""
+    options = list(dict.fromkeys(options))
+    if len(options) == 1:
+        return f"not {options[0]}"
     if len(options) == 2:
         return f"neither {options[0]} nor {options[1]}"
     return f"none of {capped_list(options, MAX_VALUES, 'others', 'or')}"
@@ -781,6 +786,51 @@ def _index_in(w: Words, f: Expression.ScalarFunction) -> str | None:
     return f"the position of {w.expr(values[0])} in {w.expr(values[1])}" if len(values) == 2 else None
 
 
+def _grouping_flag(w: Words, f: Expression.ScalarFunction) -> str | None:
+    """DataFusion's GROUPING(x): ``bitwise_shift_right(bitwise_and(__grouping_id, 2^k), k)`` (or
+    ``bitwise_and(__grouping_id, 1)``), the bit of the aggregate's grouping id that is 1 where the
+    grouping set leaves key x out (the first key the highest bit), as "x's rollup flag"; None for
+    anything else, or when the plan's aggregates do not agree on their keys."""
+    values = argument_values(f)
+    if len(values) != 2:
+        return None
+    shift = _constant(w, values[1])
+    if w.function(f.function_reference) == "bitwise_shift_right":
+        inner = values[0]
+        if inner.WhichOneof("rex_type") != "scalar_function" or shift is None:
+            return None
+        if w.function(inner.scalar_function.function_reference) != "bitwise_and":
+            return None
+        values = argument_values(inner.scalar_function)
+        if len(values) != 2:
+            return None
+    else:
+        shift = _decimal.Decimal(0)
+    index, mask = direct_field(values[0]), _constant(w, values[1])
+    if index is None or mask is None or not w.fields or not 0 <= index < len(w.fields):
+        return None
+    if w.fields[index].name != "__grouping_id" or mask != 2**shift:
+        return None
+    keys = _grouping_keys(w.model)
+    bit = int(shift)
+    return f"{keys[len(keys) - 1 - bit]}'s rollup flag" if keys and bit < len(keys) else None
+
+
+def _grouping_keys(model: PlanModel) -> list[str] | None:
+    """The key columns' names of the plan's aggregates that write DataFusion's grouping id, when they
+    all have the same ones (else None: which aggregate a grouping id comes from is not traced here)."""
+    from .schema import aggregate_layout
+
+    found: set[tuple[str, ...]] = set()
+    for node in model.nodes():
+        if node.kind != "aggregate" or node.schema is None or node.node.body is None:
+            continue
+        layout = aggregate_layout(node.node.body, model.conventions)
+        if layout.grouping_column == "datafusion":
+            found.add(tuple(f.name for f in node.schema[: len(layout.keys)]))
+    return list(found.pop()) if len(found) == 1 else None
+
+
 #: Functions whose words begin with their first argument ("x is above 10", "x and y").
 LEADS_WITH_FIRST = {*_COMPARISON_WORDS, *_ARITHMETIC, "and", "or", "not", "is_null", "is_not_null", "like", "between"}
 
@@ -798,6 +848,8 @@ _FUNCTIONS: dict[str, Callable[[Words, Expression.ScalarFunction], str | None]] 
     "extract": _extract,
     "coalesce": _coalesce,
     "index_in": _index_in,
+    "bitwise_and": _grouping_flag,
+    "bitwise_shift_right": _grouping_flag,
 }
 
 

@@ -927,3 +927,25 @@ def test_a_list_never_hides_its_one_last_item_and_an_unnamed_column_is_not_calle
     assert window.endswith("itemrevenue and the sum of itemrevenue per i_class."), window
     [sort] = [said[n.id] for n in q12.nodes() if n.kind == "sort"]
     assert sort == "Sorts by i_category, then i_class, then i_item_id, then i_item_desc, then revenueratio."
+
+
+def test_grouping_of_a_rollup_is_said_as_a_keys_rollup_flag():
+    """TPC-DS q36: GROUPING(i_category) + GROUPING(i_class), which DataFusion writes as bit masks of its
+    __grouping_id (the first key the highest bit: bit 1 is i_category, bit 0 i_class; checked by hand
+    against the SQL), and s_state IN ('TN', 'TN', ...) said once."""
+    q36 = datafusion("tpcds", "36")
+    said = " ".join(describe_plan(q36).values())
+    assert "__grouping_id" not in said and "bitwise" not in said
+    assert "lochierarchy = i_category's rollup flag + i_class's rollup flag." in said
+    assert "i_category when i_class's rollup flag is 0" in said
+    assert "and s_state is 'TN'." in said
+
+
+def test_a_set_operation_s_columns_are_spoken_by_its_first_input():
+    """TPC-DS q66 sums, above a UNION ALL, columns its inputs compute as sum(CASE WHEN d_moy = 1 THEN
+    ws_ext_sales_price * ws_quantity ELSE 0 END): said in words, not by the producer's expression name
+    (checked by hand against the SQL)."""
+    q66 = datafusion("tpcds", "66")
+    [top] = [describe(q66, n.id) for n in q66.nodes() if n.kind == "aggregate" and n.id.startswith("0.0.0")]
+    assert "case(" not in top and "multiply(" not in top
+    assert "sums the sum of ws_ext_sales_price × ws_quantity where d_moy is 1 (as jan_sales); " in top, top

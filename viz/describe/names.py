@@ -229,14 +229,18 @@ def _spoken(model: PlanModel, node: NodeView, memo: dict[str, list[str] | None])
                 for m in body.measures
             ]
     elif node.kind in PAIRING and inputs:
-        direct = [n for names in inputs for n in names]
+        # a semi, anti or mark join outputs one side's columns (a mark join then its mark)
+        kind = join_type_name(body) if "type" in body.DESCRIPTOR.fields_by_name else ""
+        side = join_layout(kind)
+        kept = {"left": inputs[:1], "right": inputs[1:2]}.get(side, inputs)
+        direct = [n for names in kept for n in names] + ([None] if kind.endswith("_MARK") else [])
+    elif node.kind == "set" and inputs:
+        direct = list(inputs[0])  # a set operation's columns bear its first input's names
     else:
         return None
     mapping = emit(body)
     if mapping is not None:
         direct = [direct[m] if 0 <= m < len(direct) else None for m in mapping]
-    elif node.kind in PAIRING and len(direct) != len(node.schema):
-        direct = list(inputs[0])  # a semi or anti join: the left side's columns
     return direct if len(direct) == len(node.schema) else None
 
 
