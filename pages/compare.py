@@ -27,7 +27,7 @@ from ui.state.plan_source import (
     samples,
 )
 from ui.state.selection import theme
-from viz.diff import STATUSES, Difference, NodeDiff, PlanDiff, diff_plans, different_producers
+from viz.diff import STATUSES, Difference, NodeDiff, PlanDiff, diff_plans, different_producers, tables_apart
 from viz.diff_render import combined_dot, side_dots
 from viz.load import MAX_PLAN_BYTES
 from viz.model import PlanModel
@@ -66,6 +66,7 @@ def _on_upload(side: str) -> None:
     # the sample pickers no longer name what is compared
     st.session_state[f"compare_sample_{side}"] = NONE
     st.session_state["compare_pair"] = NONE
+    st.session_state.pop("compare_selected", None)
 
 
 def _on_sample(side: str) -> None:
@@ -75,6 +76,7 @@ def _on_sample(side: str) -> None:
         st.session_state.pop(f"compare_{side}", None)
     else:
         st.session_state[f"compare_{side}"] = plan
+    st.session_state.pop("compare_selected", None)
 
 
 def _on_pair() -> None:
@@ -194,10 +196,14 @@ def _pair_detail(a: PlanModel, b: PlanModel, e: NodeDiff, labels: tuple[str, str
 def main() -> None:
     st.title("Compare plans")
     opened = st.session_state.get("plan")
-    if opened is not None and "compare_a" not in st.session_state:  # the plan open on the other pages
+    # the left side follows the plan open on the other pages each time another one is opened there
+    if opened is not None and st.session_state.get("compare_opened") != opened:
+        st.session_state["compare_opened"] = opened
         st.session_state["compare_a"] = opened
-        if opened.sample in samples():  # and the side's picker names it when it is a sample
-            st.session_state["compare_sample_a"] = opened.sample
+        # the side's picker names it when it is a sample
+        st.session_state["compare_sample_a"] = opened.sample if opened.sample in samples() else NONE
+        st.session_state["compare_pair"] = NONE
+        st.session_state.pop("compare_selected", None)
     _inputs()
     a, b = _model("a"), _model("b")
     if a is None or b is None:
@@ -234,6 +240,9 @@ def main() -> None:
         max_rows = st.slider("Schema rows per node", 2, 40, key="compare_rows")
     diff = _diff(plan_a.data, plan_b.data, ignore_case)
     _summary(diff)
+    apart = tables_apart(a, b)
+    if apart:
+        st.warning(md_escape(apart), icon=":material/help:")
     st.caption(
         "Matched nodes carry the same #number on both sides. Green: only in b (added); red: only in a "
         "(removed); amber: matched with differences; plain: the same."

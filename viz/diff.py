@@ -663,6 +663,22 @@ def different_producers(a: PlanModel, b: PlanModel) -> bool:
     return producer_name(a.loaded.plan) != producer_name(b.loaded.plan)
 
 
+def tables_apart(a: PlanModel, b: PlanModel) -> str | None:
+    """A caution when the two plans read no named table in common (compared without regard to case):
+    then they are most likely different queries, and their matched nodes say little. None otherwise."""
+    from .tables import plan_tables
+    from .words import capped_list
+
+    ta, tb = (plan_tables(m).named for m in (a, b))
+    names_a, names_b = ({".".join(n).lower() for n in t} for t in (ta, tb))
+    if not names_a or not names_b or names_a & names_b:
+        return None
+    return (
+        f"The two plans read no table in common (left: {capped_list(sorted(names_a), 6)}; right: "
+        f"{capped_list(sorted(names_b), 6)}): they are most likely different queries, and their matches say little."
+    )
+
+
 def diff_plans(a: PlanModel, b: PlanModel, ignore_case: bool = False) -> PlanDiff:
     """Match the nodes of ``a`` and ``b`` and say, per node, what differs.
 
@@ -698,4 +714,5 @@ __all__ = [
     "match_nodes",
     "node_differences",
     "summarize",
+    "tables_apart",
 ]

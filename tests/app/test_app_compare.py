@@ -133,6 +133,20 @@ def test_the_plan_open_elsewhere_is_the_left_plan():
     assert any(c.value == "Chosen: tpch\\_q03\\_isthmus.json" for c in at.caption), [c.value for c in at.caption]
     at.selectbox(key="compare_sample_b").select("tpch_q03_datafusion.json").run()
     assert not at.exception and _metrics(at)["removed"] == 1  # isthmus's extra project
+    assert not at.warning  # both read TPC-H's tables
+    # another plan opened on Inspect becomes the left plan, its pair chosen afresh
+    at.switch_page("pages/inspect.py").run()
+    at.sidebar.selectbox(key="plan_sample").select("tpch_q02_isthmus.json").run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert at.session_state["compare_a"].source == "tpch_q02_isthmus.json"
+    assert any(c.value == "Chosen: tpch\\_q02\\_isthmus.json" for c in at.caption), [c.value for c in at.caption]
+    # TPC-H q02 and q03 read no table in common: most likely two different queries, and said so
+    [warning] = at.warning
+    assert warning.value == (
+        "The two plans read no table in common (left: nation, part, partsupp, region and supplier; right: "
+        "customer, lineitem and orders): they are most likely different queries, and their matches say little."
+    ), warning.value
 
 
 def test_a_plan_whose_tables_are_not_bound_is_sent_to_the_tables_page():
