@@ -159,6 +159,10 @@ def absolute_link(relative: str, current_url: str | None, base_path: str = "") -
     return f"{parts.scheme}://{parts.netloc}{base}/{relative}"
 
 
+#: Session state: the browser's address as last known (see :func:`share_link_widget`).
+_ADDRESS = "share_app_address"
+
+
 def share_link_widget(plan, node_id: str | None, page: str = "", at: str | None = None) -> str | None:
     """Show the link that reopens this plan at this node (``st.code`` in a "Share this view" popover,
     with a copy button) and a note saying so, the node called ``at`` ("step 2") where given; returns the
@@ -176,6 +180,12 @@ def share_link_widget(plan, node_id: str | None, page: str = "", at: str | None 
         current = st.context.url
     except Exception:  # no browser session (tests, scripts): a relative link
         current = None
+    # a rerun the server asks for (a task waking its panel) comes without the browser's address: the
+    # address of an earlier run of this session serves
+    if current:
+        st.session_state[_ADDRESS] = current
+    else:
+        current = st.session_state.get(_ADDRESS)
     link = absolute_link(relative, current, st.get_option("server.baseUrlPath") or "")
     # in a popover: its code block (and the highlighter behind it) is drawn only when opened
     with st.popover("Share this view"):
