@@ -24,7 +24,7 @@ from executor.engines.physical import EnginePlan
 from executor.engines.portability import Portability, engine_plans, node_types, portability
 from executor.errors import ExecutionError
 from ui.markdown import md_escape
-from ui.rows import wrapped_row_px
+from ui.panels.schema_table import NAME_BREAKS, SCHEMA_BOX_PX, SCHEMA_ROWS_INLINE, code_html
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
 from ui.tasks import Task, finished, progress_fragment, run_in_background, show_progress
@@ -198,20 +198,13 @@ def _types(plan: Plan, model: PlanModel, node_id: str, cannot: dict[str, str] | 
         frame = frame.drop(columns="spec")
         notes.insert(0, "The spec's extension YAMLs give every column the type the plan declares")
 
-    def mark(row) -> list[str]:
-        declared = row["declared"]
-        return ["", ""] + [_style(declared, t) for t in row.iloc[2:]]
-
-    # the names as wide as the longest up to NAME_PX, a longer one wrapped: the types size to their text
-    # (mostly "="), and the engines' columns keep their room in the narrow inspector
-    longest = max((len(n) for n in frame["column"]), default=0)
-    st.dataframe(
-        frame.style.apply(mark, axis=1),
-        hide_index=True,
-        width="stretch",
-        row_height=wrapped_row_px(longest, NAME_CHARS),
-        column_config={"column": st.column_config.TextColumn(width=min(NAME_PX, 20 + 7 * longest))},
-    )
+    # Markdown, not a grid: its cells wrap (types after "<" and ","), so every column fits the narrow
+    # inspector instead of scrolling out of sight
+    if len(frame) > SCHEMA_ROWS_INLINE:
+        with st.container(height=SCHEMA_BOX_PX, border=False):
+            st.markdown(types_markdown(frame), unsafe_allow_html=True)
+    else:
+        st.markdown(types_markdown(frame), unsafe_allow_html=True)
     st.caption(
         "= : as the plan declares it. In bold: another type; in grey: only the nullability differs, or how the "
         "engine stores the type (a string's length, a precision). Spark's types are our translation's, which "
@@ -221,9 +214,28 @@ def _types(plan: Plan, model: PlanModel, node_id: str, cannot: dict[str, str] | 
         st.caption(md_escape(" ".join(n if n.endswith((".", "?", "!")) else n + "." for n in notes)))
 
 
-#: The types table's name column at most (px), and the characters of a name that fit a line of it.
-NAME_PX = 128
-NAME_CHARS = 15
+def types_markdown(frame: pd.DataFrame) -> str:
+    """The types table as Markdown drawn with HTML allowed: names and types as code (:func:`code_html`),
+    a type that differs from the declared one in bold amber, one that differs only in nullability or
+    storage in grey."""
+    heads = [h.replace("DataFusion", "Data&shy;Fusion") for h in frame.columns]  # may break in a narrow column
+    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    for _, row in frame.iterrows():
+        declared = row["declared"]
+        cells = [code_html(row["column"], NAME_BREAKS), code_html(declared, TYPE_BREAKS)]
+        for t in row.iloc[2:]:
+            if t in ("=", "—"):
+                cells.append(t)
+                continue
+            text, style = code_html(t, TYPE_BREAKS), _style(declared, t)
+            # the colour on the code's text: the code element sets its own
+            cells.append(text.replace("<code>", f'<code><span style="{style}">').replace("</code>", "</span></code>"))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+#: Where a type may break in the narrow table: after the parts of its parameters.
+TYPE_BREAKS = "<,"
 
 
 def _cell(declared: str | None, theirs: str | None) -> str:
