@@ -51,6 +51,30 @@ def for_display(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
 
 
 def show_rows(frame: pd.DataFrame) -> None:
-    """The rows as a table as wide as the panel, without pandas' index."""
+    """The rows as a table as wide as the panel, without pandas' index. A column whose heading is much
+    longer than its values (a producer's expression name) is as wide as its values, its heading cut
+    and whole on hover: sized to the heading, it pushed the table past the panel and cut the values."""
     shown, config = for_display(frame)
+    for name in shown.columns:
+        longest = max((len(_text(v)) for v in shown[name].head(HEAD_ROWS)), default=0)
+        if len(str(name)) <= max(HEADING_CHARS, longest):
+            continue
+        width = min(CHAR_PX * max(longest, HEADING_CHARS) + PAD_PX, CHAR_PX * len(str(name)) + PAD_PX)
+        kept = config.get(name)
+        if kept is None:
+            config[name] = st.column_config.Column(width=width, help=str(name))
+        else:  # a decimal column's own configuration, with the width
+            config[name] = {**kept, "width": width, "help": str(name)}
     st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
+
+
+def _text(value) -> str:
+    return "" if value is None else format(value, "f") if isinstance(value, Decimal) else str(value)
+
+
+#: A column's heading longer than this and its values is cut to their width (in characters of
+#: about ``CHAR_PX``, plus ``PAD_PX`` of the cell's padding), as read from the first ``HEAD_ROWS`` rows.
+HEADING_CHARS = 14
+CHAR_PX = 8
+PAD_PX = 28
+HEAD_ROWS = 200

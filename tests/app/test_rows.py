@@ -34,3 +34,21 @@ def test_other_columns_are_left_as_they_are():
     )
     shown, config = for_display(frame)
     assert shown is frame and config == {}
+
+
+def test_a_column_whose_heading_is_an_expression_is_as_wide_as_its_values(monkeypatch):
+    """DuckDB names a sum by its expression: sized to that heading, the column pushed the table past the
+    Step page's panel and cut the values' last digits. It is as wide as its values, the heading whole on
+    hover; a short heading keeps the grid's own sizing."""
+    import ui.rows as rows
+
+    seen = {}
+    monkeypatch.setattr(rows.st, "dataframe", lambda frame, **kw: seen.update(kw))
+    heading = "[1] sum(multiply(l_extendedprice, subtract(1.00, l_discount)))"
+    frame = pd.DataFrame({"[0] n_name": ["CHINA"], heading: [Decimal("740210.7570")]})
+    rows.show_rows(frame)
+    config = seen["column_config"]
+    assert "[0] n_name" not in config
+    wide = config[heading]
+    assert wide["help"] == heading and wide["type_config"]["format"] == "%.4f"
+    assert wide["width"] == rows.CHAR_PX * rows.HEADING_CHARS + rows.PAD_PX  # "740210.7570" is shorter
