@@ -70,7 +70,7 @@ def main() -> None:
         st.subheader("Named tables")
         columns = plan_columns_by_table(model)
         statuses = catalog.status(tables.named, columns)
-        row = wrapped_row_px(max((max(len(_source(s)), len(_problem(s))) for s in statuses), default=0), 22)
+        row = wrapped_row_px(max((max(len(_source(s)), len(_notes(s))) for s in statuses), default=0), 22)
         st.dataframe(
             pd.DataFrame(
                 [
@@ -79,20 +79,20 @@ def main() -> None:
                         "bound": "yes" if s.bound else "no",
                         "how": s.how,
                         "source": _source(s),
-                        "problem": _problem(s),
+                        "notes": _notes(s),
                         "read by": ", ".join(tables.readers[s.name]),
                     }
                     for s in statuses
                 ],
-                columns=["table", "bound", "how", "source", "problem", "read by"],
+                columns=["table", "bound", "how", "source", "notes", "read by"],
             ),
             hide_index=True,
             width="stretch",
-            # widths of their own, so that all six fit the page, and a long source or problem wraps in its
+            # widths of their own, so that all six fit the page, and a long source or note wraps in its
             # cell: sized to their text, the columns ran past the page's edge
             column_config={
                 **{c: st.column_config.Column(width="small") for c in ("bound", "how", "read by")},
-                **{c: st.column_config.Column(width="medium") for c in ("source", "problem")},
+                **{c: st.column_config.Column(width="medium") for c in ("source", "notes")},
             },
             row_height=row,
             # every table in sight up to a screenful: tall rows left three in the grid's default height
@@ -136,13 +136,16 @@ def _source(s: TableStatus) -> str:
     return s.message
 
 
-def _problem(s: TableStatus) -> str:
+def _notes(s: TableStatus) -> str:
+    """What is wrong with a table's binding, or, for one that serves, what a run checks as it reads
+    ("caution: ..."): a column of a wider type than the plan's."""
     if s.check is not None and not s.check.ok:
         problem = s.check.problem() + ("; read by position" if s.bound else "")
         narrowing = s.check.narrowing(by_position=True) if s.bound else ""
-        return problem + (f"; {narrowing}" if narrowing else "")
+        return problem + (f"; caution: {narrowing}" if narrowing else "")
     if s.check is not None and s.bound:
-        return s.check.narrowing()
+        narrowing = s.check.narrowing()
+        return f"caution: {narrowing}" if narrowing else ""
     return "" if s.bound or s.how == "not bound" else s.message
 
 

@@ -49,7 +49,7 @@ def test_a_file_without_the_plans_columns_is_not_bound_and_another_file_fixes_it
     at = _tables_page(tmp_path, "tpch_q03_isthmus.json")
     row = _row(at, "CUSTOMER")
     assert (row["bound"], row["how"]) == ("no", "columns differ")
-    assert row["problem"].startswith("lacks 8 of the plan's 8 columns (C_CUSTKEY, C_NAME")
+    assert row["notes"].startswith("lacks 8 of the plan's 8 columns (C_CUSTKEY, C_NAME")
     errors = [e.value.replace("\\", "") for e in at.error]  # shown escaped (Markdown)
     assert (
         f"The file {data_root / 'customer.parquet'} lacks 8 of the plan's 8 columns (C_CUSTKEY, C_NAME, C_ADDRESS, "
@@ -184,3 +184,20 @@ def test_a_tpcds_plan_is_bound_to_generated_tpcds_in_one_click(tmp_path, data_ro
         assert (_row(at, t)["bound"], _row(at, t)["source"]) == ("yes", f"parquet at {tables[t]}"), t
     assert at.session_state["use_tpcds"] is True and not at.warning
     assert spark_calls == []
+
+
+def test_a_wider_table_column_that_serves_the_plan_is_a_caution_not_a_problem(tpch_dir):
+    """DuckDB's TPC-H q03 types customer's c_nationkey i32 where the generated file has bigint: the table
+    is bound (a run checks each value), and its note says so as a caution."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["sample"] = "tpch_q03_duckdb.json"
+    at.run()
+    at.switch_page("pages/tables.py").run()
+    assert not at.exception, at.exception
+    row = _row(at, "customer")
+    assert row["bound"] == "yes"
+    assert row["notes"] == (
+        "caution: c_nationkey is bigint in the table, int in the plan: a run stops at a value the plan's type "
+        "would change"
+    ), row
+    assert "problem" not in at.dataframe[0].value.columns

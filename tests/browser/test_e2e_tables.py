@@ -66,7 +66,7 @@ def test_a_mismatched_table_is_never_shown_bound_and_the_fix_in_the_page_binds_i
             expect(panel.get_by_text("it has 4 columns where the plan reads 8")).to_be_visible()
             row = _customer(page)
             assert (row["bound"], row["how"]) == ("no", "columns differ"), row
-            assert row["problem"].startswith("lacks 8 of the plan's 8 columns"), row
+            assert row["notes"].startswith("lacks 8 of the plan's 8 columns"), row
             page.wait_for_timeout(800)  # the last widgets settle before the picture
             page.screenshot(path=os.path.join(ARTIFACTS, "tables_mismatch.png"), full_page=True)
 
