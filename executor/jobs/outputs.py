@@ -437,6 +437,9 @@ def describe_step(model, node_id: str, rows: int, input_rows: list[int]) -> str:
     in_cols = len(in_schema) if in_schema is not None else None
     if not input_rows:
         what = f" from {node.info.detail}" if kind == "read" and node.info.detail else ""
+        body = node.node.body
+        if kind == "read" and body is not None and body.HasField("filter"):
+            what += ", through its filter"  # the rows the read's own filter kept, not the table's
         return f"read {_n(rows)}{what}" if kind == "read" else f"produced {_n(rows)}"
     first = input_rows[0]
     if kind == "filter":

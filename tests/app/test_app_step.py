@@ -78,6 +78,9 @@ def test_describe_step_sentences():
     assert describe_step(model, "0.0", 9, [10, 4]) == "joined 10 rows with 4 rows → 9 rows"
     assert describe_step(model, "0", 4, [10]) == "10 rows → 4 groups"
     assert describe_step(model, "0.0.0", 17, []) == "read 17 rows from orders"
+    with open(os.path.join(ROOT, "sample_plans", "tpch_q03_duckdb.json"), "rb") as fh:
+        duck = analyze(fh.read())  # DuckDB's reads carry the filters it pushed into them
+    assert describe_step(duck, "0.0*5.1.0.1.0", 1, []) == "read 1 row from customer, through its filter"
     with open(os.path.join(ROOT, "sample_plans", "set_ops.json"), "rb") as fh:
         sets = analyze(fh.read())
     union = next(n for n in sets.graph.nodes if sets.node(n).kind == "set")
