@@ -99,8 +99,8 @@ DATAFUSION_FACTS: tuple[FieldFact, ...] = (
         "datafusion",
         "ReadRel.filter",
         "hint",
-        "DataFusion 55 takes a read's filter as a scan hint only and returns the rows it should remove, so a "
-        "read run alone (or a plan that does not repeat the filter above the read) gives too many rows; our "
+        "DataFusion 55 takes a read's filter as a scan hint only: the rows the filter should remove come out "
+        "too, so a read run alone (or a plan that does not repeat the filter above the read) gives too many rows; our "
         "runner re-applies it in a FilterRel, plain DataFusion does not.",
         _proof("test_datafusion_takes_read_filter_as_a_hint"),
         _read_sets("filter"),
