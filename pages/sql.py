@@ -13,14 +13,14 @@ from dataclasses import dataclass
 import streamlit as st
 
 from executor.data.catalog import Catalog
-from executor.engines.sql_plan import MAX_SQL_CHARS, SqlPlan, catalog_tables, sql_to_plan
+from executor.engines.sql_plan import FORM_WORDS, MAX_SQL_CHARS, SqlPlan, catalog_tables, sql_to_plan
 from executor.errors import ExecutionError
 from ui.graph.viewer import graph_view
 from ui.markdown import md_escape
 from ui.panels.boundary import panel
 from ui.sql_examples import EXAMPLES
 from ui.state.entry import through_app
-from ui.state.plan_data import TPCH_SCALE, catalog_for, suite_generated
+from ui.state.plan_data import TPCH_SCALE, catalog_for, sample_data_kind, suite_generated
 from ui.state.plan_source import Plan, analyze_cached, open_elsewhere
 from ui.state.selection import theme
 from viz.describe.sentences import as_sentence
@@ -36,6 +36,12 @@ DATA = {
     "tpch": f"TPC-H (scale {TPCH_SCALE:g}, generated on first use)",
     "tpcds": f"TPC-DS (scale {TPCH_SCALE:g}, generated on first use)",
 }
+#: What the SQL box suggests for each kind of tables.
+PLACEHOLDERS = {
+    "tutorial": "SELECT ... FROM orders JOIN products ...",
+    "tpch": "SELECT ... FROM lineitem JOIN orders ...",
+    "tpcds": "SELECT ... FROM store_sales JOIN date_dim ...",
+}
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,7 @@ class Made:
     sql: str
     data: str  # a key of DATA
     plan: SqlPlan
+    form: str = "analyzed"  # a key of FORM_WORDS
 
 
 def _on_example() -> None:
@@ -62,13 +69,13 @@ def _catalog(data: str, generate: bool = True) -> Catalog:
     return catalog_for(None, generate, data=data)
 
 
-def _make(sql: str, data: str) -> None:
+def _make(sql: str, data: str, form: str) -> None:
     st.session_state.pop("sql_made", None)
     st.session_state.pop("sql_error", None)
     try:
         with st.spinner("Planning with DataFusion…"):
             tables = catalog_tables(_catalog(data))
-            st.session_state["sql_made"] = Made(sql, data, sql_to_plan(sql, tables))
+            st.session_state["sql_made"] = Made(sql, data, sql_to_plan(sql, tables, form=form), form)
     except ExecutionError as exc:  # SqlError, or a suite that could not be generated
         st.session_state["sql_error"] = str(exc)
 
@@ -94,7 +101,10 @@ def _result(made: Made) -> None:
     for d in problems:
         st.error(md_escape(f"{d.node} · {d.code}: {d.message}"))
     used = ", ".join(made.plan.tables_used) or "no tables"
-    st.caption(md_escape(f"Substrait plan from DataFusion · {counted(len(model.graph.nodes), 'node')} · reads {used}"))
+    form = "optimized" if made.plan.optimized else FORM_WORDS[made.form]
+    st.caption(
+        md_escape(f"Substrait plan from DataFusion, {form} · {counted(len(model.graph.nodes), 'node')} · reads {used}")
+    )
     c1, c2, c3, c4 = st.columns(4)
     if c1.button("Inspect this plan", key="sql_inspect", type="primary"):
         _open(made, "pages/inspect.py")
@@ -123,7 +133,11 @@ def main() -> None:
         "Type a query over the tables below; DataFusion plans it (without running it) and its Substrait "
         "producer writes the plan. Then inspect it or step through it like an uploaded plan."
     )
-    st.session_state.setdefault("sql_data", "tutorial")
+    opened = st.session_state.get("plan")
+    # the tables of the plan open elsewhere (a link's data=tpcds), else the tutorial's
+    st.session_state.setdefault("sql_data", sample_data_kind(opened))
+    if st.session_state["sql_data"] not in DATA:
+        st.session_state["sql_data"] = "tutorial"
     st.selectbox("Example", [OWN, *EXAMPLES], key="sql_example", on_change=_on_example)
     data = st.radio(
         "Tables",
@@ -132,6 +146,7 @@ def main() -> None:
         key="sql_data",
         horizontal=True,
         help="Your own tables from the Tables page are always included",
+        on_change=lambda: st.session_state.pop("sql_error", None),  # an error of the other tables
     )
     names = sorted(catalog_tables(_catalog(data, generate=False)))
     st.caption(
@@ -148,10 +163,22 @@ def main() -> None:
         key="sql_text",
         height=240,
         max_chars=MAX_SQL_CHARS,
-        placeholder="SELECT ... FROM orders JOIN products ...",
+        placeholder=PLACEHOLDERS[data],
+    )
+    st.session_state.setdefault("sql_form", "analyzed")
+    form = st.radio(
+        "Plan",
+        list(FORM_WORDS),
+        format_func=FORM_WORDS.get,
+        key="sql_form",
+        horizontal=True,
+        help="The logical plan DataFusion's producer writes: after its analyzer (its type coercions as casts), "
+        "as the query was written (coercions implicit, as df.logical_plan() gives it; the Inspect page says "
+        "which coercion a run applies), or after its optimizer (filters and projections pushed down, "
+        "subqueries turned into joins). Make the plan in two forms to compare them on Compare plans.",
     )
     if st.button("Make plan", key="sql_make", type="primary"):
-        _make(sql, data)
+        _make(sql, data, form)
     if "sql_error" in st.session_state:
         st.error(md_escape(as_sentence(st.session_state["sql_error"])))
     made = st.session_state.get("sql_made")

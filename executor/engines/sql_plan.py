@@ -89,6 +89,12 @@ def catalog_tables(catalog: Catalog) -> dict[str, str]:
 
 #: The logical plans DataFusion can hand its producer (see the module docstring).
 FORMS = ("analyzed", "written", "optimized")
+#: Each form in a few words, for a caption.
+FORM_WORDS = {
+    "analyzed": "as analyzed (coercions as casts)",
+    "written": "as written (coercions implicit)",
+    "optimized": "optimized",
+}
 
 
 def sql_to_plan(sql: str, tables: Mapping[str, str], *, json: bool = True, form: str = "analyzed") -> SqlPlan:
@@ -385,4 +391,14 @@ def _short(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-__all__ = ["MAX_SQL_CHARS", "DataFusionEngine", "EngineResult", "SqlError", "SqlPlan", "catalog_tables", "sql_to_plan"]
+__all__ = [
+    "FORMS",
+    "FORM_WORDS",
+    "MAX_SQL_CHARS",
+    "DataFusionEngine",
+    "EngineResult",
+    "SqlError",
+    "SqlPlan",
+    "catalog_tables",
+    "sql_to_plan",
+]

@@ -8,6 +8,7 @@ import os
 
 from streamlit.testing.v1 import AppTest
 
+from executor.engines.sql_plan import FORM_WORDS
 from tests.support import ROOT
 from tests.support.app_graph import graph_text, graphs
 from ui.markdown import md_escape
@@ -137,3 +138,33 @@ def test_a_tpcds_query_is_planned_over_tpcds_alone():
     at.button(key="sql_inspect").click().run()
     assert not at.exception
     assert at.session_state["plan"].written_for == "tpcds" and at.query_params["data"] in ("tpcds", ["tpcds"])
+
+
+def test_a_query_planned_in_each_form_and_the_tables_of_the_plan_open():
+    """The same query as written (DataFusion's implicit coercion left as it is), as analyzed (the default:
+    the coercion a cast) and optimized; the caption names the form. The page starts on the tables of the
+    plan open elsewhere, and an error of other tables goes when the tables are changed."""
+    at = _sql_page()
+    sql = "SELECT product_id FROM orders WHERE quantity > 1.5"
+    at.text_area(key="sql_text").input(sql).run()
+    texts = {}
+    for form in ("written", "analyzed", "optimized"):
+        at.radio(key="sql_form").set_value(form).run()
+        at.button(key="sql_make").click().run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        assert any(f"Substrait plan from DataFusion, {FORM_WORDS[form]} · " in c.value for c in at.caption), form
+        texts[form] = at.code[0].value
+    assert len(set(texts.values())) == 3  # three different plans
+    assert '"cast"' not in texts["written"] and '"cast"' in texts["analyzed"]  # quantity (an integer) vs 1.5
+
+    at.text_area(key="sql_text").input("SELECT * FROM lineitem").run()
+    at.button(key="sql_make").click().run()
+    assert at.error
+    at.radio(key="sql_data").set_value("tpch").run()
+    assert not at.error  # the error was of the tutorial's tables
+
+    linked = AppTest.from_file(APP, default_timeout=60)
+    linked.query_params["sample"] = "tpch_q03_isthmus.json"  # written for TPC-H (the samples' manifest)
+    linked.run()
+    linked.switch_page(SQL).run()
+    assert linked.radio(key="sql_data").value == "tpch"
