@@ -207,7 +207,9 @@ def main() -> None:
     rows_area = st.container()
     with graph_col:
         # columns by their names (revenue, not sum(multiply(…), as the story names them
-        dot = to_dot(spoken_model(model), view=View(theme=theme(), max_rows=max_rows, plain=not details))
+        # each box numbered as its step in the list beside it
+        view = View(theme=theme(), max_rows=max_rows, plain=not details, steps=tuple(number.items()))
+        dot = to_dot(spoken_model(model), view=view)
         graph_view(dot, "present_graph_click", selected, height=600, follow=True, then_rest=graph_only)
     if graph_only:
         return

@@ -186,10 +186,26 @@ class View:
     plain: bool = (
         False  # for an audience: no node ids, expressions, property badges, diagnostic codes or "cannot run" marks
     )
+    steps: tuple[tuple[str, int], ...] = ()  # (node, its step in the story told beside the graph), numbered
 
 
 def title(kind: str) -> str:
     return _KIND_TITLES.get(kind, kind or "(empty)")
+
+
+def _spoken_heading(node: NodeView) -> str:
+    """A node's title for an audience ("Keep the first rows"); a join's with its type ("Join (left
+    semi)"), an inner join's without."""
+    from .kinds import spoken_title
+    from .schema import join_type_name
+
+    heading = spoken_title(node.kind)
+    body = node.node.body
+    if kind(node.kind).joins and body is not None and "type" in body.DESCRIPTOR.fields_by_name:
+        which = join_type_name(body).removeprefix("JOIN_TYPE_").replace("_", " ").lower()
+        if which not in ("inner", "unspecified"):
+            heading += f" ({which})"
+    return heading
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -258,14 +274,18 @@ def node_label(
     stat: NodeStat | None = None,
     findings: bool = True,
     plain: bool = False,
+    step: int | None = None,
 ) -> str:
     """An HTML-like Graphviz label: title, detail, property badges, findings (the codes of the node's
     warnings and errors, unless ``findings`` is off) and the schema as ``[index] name type`` rows.
-    ``plain`` (for an audience): no node id, and no detail but a table's name or "cross product" (the
-    rest is written as the producer's expressions); the words beside the graph say what the step does."""
+    ``plain`` (for an audience): no node id, the step's title in an audience's words (a join's type
+    said), and no detail but a table's name or "cross product" (the rest is written as the producer's
+    expressions); the words beside the graph say what the step does. ``step``: its number there."""
     pal = pal or PALETTES["light"]
     node_id = "" if plain else f' <FONT POINT-SIZE="9" COLOR="{pal.muted}">{_esc(node.id)}</FONT>'
-    rows = [f'<TR><TD COLSPAN="3"><B>{_esc(title(node.kind))}</B>{node_id}</TD></TR>']
+    heading = _spoken_heading(node) if plain else title(node.kind)
+    number = f"{step}. " if step is not None else ""
+    rows = [f'<TR><TD COLSPAN="3"><B>{_esc(number + heading)}</B>{node_id}</TD></TR>']
     if node.info.detail and (not plain or kind(node.kind).plain_detail):
         rows.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="10">{_esc(node.info.detail)}</FONT></TD></TR>')
     if stat is not None:
@@ -385,6 +405,7 @@ def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, 
         f'  edge [color="{pal.edge}", fontcolor="{pal.muted}", fontname="Helvetica", fontsize=9, arrowsize=0.7];',
     ]
     stats = view.profile.stats() if view.profile is not None else {}
+    steps = dict(view.steps)
     keep = visible_nodes(model, view, node_ids)
     kept = set(keep)
     # a plan relation that a ReferenceRel reads is a shared subtree (a CTE), drawn below its readers,
@@ -406,6 +427,7 @@ def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, 
             stat,
             findings=not view.plain,
             plain=view.plain,
+            step=steps.get(node.id),
         )
         exact = rows_hover(stat.rows) if stat is not None and stat.rows is not None else ""
         tooltip = ("" if view.plain else node.id + " ") + title(node.kind) + (f" · {exact}" if exact else "")

@@ -117,6 +117,27 @@ def test_a_plain_view_for_an_audience_shows_no_node_ids_and_no_expressions():
     assert "l_orderkey" in plain  # the columns are still there
 
 
+def test_a_plain_view_numbers_each_box_as_its_step_in_an_audience_s_words():
+    """Present's graph: each box headed by its step's number and the step's title beside it ("7. Choose and
+    compute columns"), a join's type said ("Join (left semi)"), an inner join's not."""
+    from viz.describe import story_order
+    from viz.render import View, to_dot
+
+    with open(os.path.join(ROOT, "sample_plans", "joins_semi_anti_mark.json"), "rb") as fh:
+        model = analyze(fh.read())
+    steps = {n: i for i, n in enumerate(story_order(model), start=1)}
+    plain = to_dot(model, view=View(plain=True, steps=tuple(steps.items())))
+    semi = model.node("0")
+    assert semi.node.body.type == semi.node.body.JOIN_TYPE_LEFT_SEMI
+    assert f"<B>{steps['0']}. Join (left semi)</B>" in plain
+    assert f"<B>{steps['0.0']}. Read</B>" in plain
+    technical = to_dot(model, view=View(steps=tuple(steps.items())))
+    assert f"<B>{steps['0']}. Join</B>" in technical  # the relation's name with the technical marks
+    with open(os.path.join(ROOT, "sample_plans", "joins_outer.json"), "rb") as fh:
+        inner = analyze(fh.read())
+    assert "<B>Join</B>" in to_dot(inner, view=View(plain=True))  # node 0 is an inner join
+
+
 def test_a_plain_view_draws_no_warning_borders_it_does_not_explain():
     from viz.model import analyze
     from viz.render import PALETTES, View, to_dot
