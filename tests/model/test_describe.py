@@ -949,3 +949,14 @@ def test_a_set_operation_s_columns_are_spoken_by_its_first_input():
     [top] = [describe(q66, n.id) for n in q66.nodes() if n.kind == "aggregate" and n.id.startswith("0.0.0")]
     assert "case(" not in top and "multiply(" not in top
     assert "sums the sum of ws_ext_sales_price × ws_quantity where d_moy is 1 (as jan_sales); " in top, top
+
+
+def test_a_table_read_apart_several_times_says_which_read_each_is():
+    """TPC-DS q25 reads date_dim three times (d1, d2, d3 in the SQL; the plan keeps no aliases): the three
+    reads' sentences would be word for word alike, so each says which read it is, in the story's order."""
+    q25 = datafusion("tpcds", "25")
+    said = describe_plan(q25)
+    reads = [said[n] for n in story_order(q25) if q25.node(n).kind == "read" and "date_dim" in said[n]]
+    assert [r.split(";")[0] for r in reads] == [
+        f"Reads table date_dim (its {nth} read of 3" for nth in ("1st", "2nd", "3rd")
+    ], reads

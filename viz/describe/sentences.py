@@ -13,7 +13,7 @@ from ..expressions import direct_field, integer_literal, is_true, reference_fiel
 from ..fields import Field
 from ..kinds import emit, kind, project_outputs_input
 from ..lineage import column_sources
-from ..model import NodeView, PlanModel
+from ..model import MemoBeside, NodeView, PlanModel
 from ..schema import aggregate_layout
 from ..words import (
     MAX_ITEMS,
@@ -192,7 +192,11 @@ def _read(c: Context) -> str:
         elif schema:
             cols = f" ({counted(len(schema), 'column')}: {shown})"
     if which == "named_table":
-        what = f"Reads table {'.'.join(r.named_table.names) or '(unnamed)'}{cols}"
+        name = ".".join(r.named_table.names)
+        again = _again(c, name)
+        if again:
+            cols = f" ({again}; {cols[2:]}" if cols else f" ({again})"
+        what = f"Reads table {name or '(unnamed)'}{cols}"
     elif which == "local_files":
         items = r.local_files.items
         fmts = {it.WhichOneof("file_format") for it in items} - {None}
@@ -225,6 +229,42 @@ def _read(c: Context) -> str:
                 )
             )
     return " ".join(sentences)
+
+
+@dataclass
+class _Reads:
+    by_table: dict[str, list[tuple[str, int]]] | None = None
+
+
+_reads_memo = MemoBeside(_Reads)
+
+
+def _reads_by_table(model: PlanModel) -> dict[str, list[tuple[str, int]]]:
+    """The named-table reads of each root's tables (``0/orders``) with their steps, in the story's order
+    (once per model)."""
+    memo = _reads_memo(model)
+    if memo.by_table is None:
+        memo.by_table = {}
+        for i, n in enumerate(model.graph.post_order()):
+            body = model.node(n).node.body
+            if model.node(n).kind == "read" and body is not None and body.WhichOneof("read_type") == "named_table":
+                # within one root's relation: the plan's other roots are other queries
+                key = f"{n.split('.', 1)[0]}/{'.'.join(body.named_table.names)}"
+                memo.by_table.setdefault(key, []).append((n, i))
+    return memo.by_table
+
+
+def _again(c: Context, table: str) -> str:
+    """ "its 2nd read of 3" for a table the plan reads more than once, apart (a self-join's aliases are gone
+    from the plan, and the reads' sentences would be alike), in the story's order; "" otherwise."""
+    found = _reads_by_table(c.model).get(f"{c.node.id.split('.', 1)[0]}/{table}", [])
+    reads, steps = [n for n, _ in found], [i for _, i in found]
+    # reads one after another are told as one ("steps 3-4"): nothing to tell apart
+    if len(reads) < 2 or c.node.id not in reads or steps[-1] - steps[0] == len(steps) - 1:
+        return ""
+    n = reads.index(c.node.id) + 1
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"its {n}{suffix} read of {len(reads)}"
 
 
 def _whose(w: Words, text: str) -> str:
