@@ -13,6 +13,7 @@ from ui.graph.viewer import graph_view
 from ui.markdown import md_escape
 from ui.panels.boundary import panel
 from ui.panels.output_comparison import compare_panel
+from ui.panels.schema_table import NAME_BREAKS, code_html
 from ui.rows import wrapped_row_px
 from ui.state.entry import through_app
 from ui.state.plan_data import catalog_for
@@ -27,7 +28,16 @@ from ui.state.plan_source import (
     samples,
 )
 from ui.state.selection import theme
-from viz.diff import STATUSES, Difference, NodeDiff, PlanDiff, diff_plans, different_producers, tables_apart
+from viz.diff import (
+    STATUSES,
+    Difference,
+    NodeDiff,
+    PlanDiff,
+    changed_spans,
+    diff_plans,
+    different_producers,
+    tables_apart,
+)
 from viz.diff_render import combined_dot, side_dots
 from viz.load import MAX_PLAN_BYTES
 from viz.model import PlanModel
@@ -189,8 +199,24 @@ def _pair_detail(a: PlanModel, b: PlanModel, e: NodeDiff, labels: tuple[str, str
     for d in (d for d in e.differences if d.aspect == "expression"):
         st.markdown(f"**Expression {md_escape(d.what)}**")
         ca, cb = st.columns(2)
-        ca.code(d.a if d.a is not None else "(none)", language=None, wrap_lines=True)
-        cb.code(d.b if d.b is not None else "(none)", language=None, wrap_lines=True)
+        if d.a is None or d.b is None:
+            ca.code(d.a if d.a is not None else "(none)", language=None, wrap_lines=True)
+            cb.code(d.b if d.b is not None else "(none)", language=None, wrap_lines=True)
+            continue
+        # both sides, what differs marked: two long conditions are not compared by eye
+        for col, spans in zip((ca, cb), changed_spans(d.a, d.b)):
+            col.markdown(marked_html(spans), unsafe_allow_html=True)
+    if any(d.aspect == "expression" and d.a is not None and d.b is not None for d in e.differences):
+        st.caption("Marked: the parts of an expression that the other side has otherwise.")
+
+
+def marked_html(spans: list[tuple[str, bool]]) -> str:
+    """An expression's text as code, wrapped at its spaces and after ``( , _ .``, the changed runs marked."""
+    parts = [
+        f"<mark>{code_html(text, NAME_BREAKS)}</mark>" if changed else code_html(text, NAME_BREAKS)
+        for text, changed in spans
+    ]
+    return "".join(parts)
 
 
 def main() -> None:

@@ -663,6 +663,26 @@ def different_producers(a: PlanModel, b: PlanModel) -> bool:
     return producer_name(a.loaded.plan) != producer_name(b.loaded.plan)
 
 
+#: An expression's text in tokens: names (with ``$1:`` references), numbers, quoted strings, and each
+#: other character.
+_TOKEN = re.compile(r"\$?\d+:[\w.]+|[A-Za-z_][\w.]*|\d+(?:\.\d+)?|'(?:[^']|'')*'|\s+|.")
+
+
+def changed_spans(a: str, b: str) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
+    """Two texts (an expression on each side) as runs of (text, changed): the tokens one side has where
+    the other has others, so the differences stand out in 400 characters of a condition."""
+    import difflib
+
+    ta, tb = _TOKEN.findall(a), _TOKEN.findall(b)
+    out_a: list[tuple[str, bool]] = []
+    out_b: list[tuple[str, bool]] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=ta, b=tb, autojunk=False).get_opcodes():
+        for out, part in ((out_a, "".join(ta[i1:i2])), (out_b, "".join(tb[j1:j2]))):
+            if part:
+                out.append((part, op != "equal"))
+    return out_a, out_b
+
+
 def tables_apart(a: PlanModel, b: PlanModel) -> str | None:
     """A caution when the two plans read no named table in common (compared without regard to case):
     then they are most likely different queries, and their matched nodes say little. None otherwise."""
@@ -713,6 +733,7 @@ __all__ = [
     "kind_title",
     "match_nodes",
     "node_differences",
+    "changed_spans",
     "summarize",
     "tables_apart",
 ]

@@ -86,9 +86,26 @@ def test_a_pair_with_expression_differences_shows_both_texts():
     at = _compare()
     at.selectbox(key="compare_pair").select("TPC-H q3: isthmus vs DataFusion").run()
     at.selectbox(key="compare_selected").select(5).run()  # the filters
-    codes = [c.value for c in at.code]
-    assert any(c.startswith("and(equal($6:C_MKTSEGMENT") for c in codes)
-    assert any(c.startswith("and(and(and(and(equal($6:c_mktsegment") for c in codes)
+    import html
+    import re
+
+    shown = [m.value for m in at.markdown if m.value.startswith(("<code>", "<mark>"))]
+    texts = [html.unescape(re.sub(r"<[^>]+>", "", v)) for v in shown]
+    assert any(t.startswith("and(equal($6:C_MKTSEGMENT") for t in texts), texts
+    assert any(t.startswith("and(and(and(and(equal($6:c_mktsegment") for t in texts), texts
+    # what differs is marked: DataFusion's nested and(...) where isthmus has one
+    [right] = [v for v, t in zip(shown, texts) if t.startswith("and(and(")]
+    assert right.startswith("<mark><code>and&#40;<wbr>and&#40;<wbr>and&#40;<wbr></code></mark>"), right[:200]
+    assert any("Marked: the parts of an expression" in c.value for c in at.caption)
+
+
+def test_changed_spans_mark_what_one_side_has_otherwise():
+    from viz.diff import changed_spans
+
+    a, b = changed_spans("gt($1:price, cast(10 AS decimal<10,2>))", "gt($1:price, 10)")
+    assert "".join(t for t, changed in a if changed) == "cast( AS decimal<10,2>)"
+    assert [t for t, changed in b if changed] == []  # what b has is all in a
+    assert "".join(t for t, _ in a) == "gt($1:price, cast(10 AS decimal<10,2>))"
 
 
 def test_two_samples_chosen_one_by_one():
