@@ -393,3 +393,23 @@ def test_the_minimap_leaves_the_corner_of_the_selected_node(app_url):  # noqa: F
         node = page.locator(f'{GRAPH} [id="node-0.0.1"]').bounding_box()
         assert mini["x"] + mini["width"] < node["x"] or mini["y"] > node["y"] + node["height"], (mini, node)
         page.screenshot(path=os.path.join(ARTIFACTS, "minimap-left.png"))
+
+
+def test_a_node_wider_than_the_frame_is_shown_whole_by_selected(app_url):
+    """The Step page's narrow frame (1280 px window) and DuckDB's q03 sort, whose key is a long
+    expression: at 100% its box was wider than the frame and cut at both sides. **Selected** zooms it out
+    as far as it fits, not below readable (70%)."""
+    from playwright.sync_api import expect
+
+    with browser_page(viewport={"width": 1280, "height": 900}) as page:
+        page.goto(app_url + "/step?sample=tpch_q03_duckdb.json&node=0.0")
+        expect(page.locator(f'{GRAPH} [id="node-0.0"].substrait-selected')).to_have_count(1, timeout=120_000)
+        frame = page.locator(".sv-viewport")
+        page.click(".sv-toolbar button[data-act='one']")
+        shown = frame.evaluate(BOXES)
+        assert not _inside(shown["nodes"]["0.0"], shown["frame"])  # at 100%: cut
+        page.click(".sv-toolbar button[data-act='sel']")
+        page.wait_for_timeout(500)
+        shown = frame.evaluate(BOXES)
+        assert _inside(shown["nodes"]["0.0"], shown["frame"]), shown["nodes"]["0.0"]
+        assert 70 <= float(page.inner_text(".sv-zoom").rstrip("%")) < 100

@@ -172,11 +172,15 @@ function build(root, data) {
     v.apply();
     return true;
   };
+  // zoom k, lowered (not below READABLE_K) so that a node of box b fits the frame: a wide node at 100%
+  // was cut at both sides
+  v.fitting = (b, k) => Math.max(READABLE_K, Math.min(k, (viewport.clientWidth - 24) / b.w,
+    (viewport.clientHeight - 24) / b.h));
   v.toSelected = () => {
     const g = v.node(v.selected);
     if (!g) return;
     const b = v.box(g);
-    v.centerOn(b.x + b.w / 2, b.y + b.h / 2, Math.max(v.k, 1));
+    v.centerOn(b.x + b.w / 2, b.y + b.h / 2, v.fitting(b, Math.max(v.k, 1)));
   };
   v.inView = (g) => {  // whether node g is wholly inside the frame, and not under the minimap
     const box = v.frameBox(g), [x0, y0, x1, y1] = box, vw = viewport.clientWidth, vh = viewport.clientHeight;
@@ -184,7 +188,8 @@ function build(root, data) {
   };
   v.reveal = (g, readable) => {  // node g centred, when outside the frame (or, with readable, too small to read)
     if (!g || (v.inView(g) && (!readable || v.k >= READABLE_K))) return;
-    const b = v.box(g), k = Math.max(v.k, READABLE_K), vw = viewport.clientWidth, vh = viewport.clientHeight;
+    const b = v.box(g), k = v.fitting(b, Math.max(v.k, READABLE_K)), vw = viewport.clientWidth;
+    const vh = viewport.clientHeight;
     v.centerOn(b.x + b.w / 2, b.y + b.h / 2, k);
     // a node near the drawing's edge: the frame filled with the drawing instead, as far as g stays in it
     const x = v.x, y = v.y;
