@@ -171,7 +171,7 @@ def _other_frame(differences: list[Difference]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["difference", "a", "b"])
 
 
-def _pair_detail(a: PlanModel, b: PlanModel, e: NodeDiff, labels: tuple[str, str]) -> None:
+def _pair_detail(a: PlanModel, b: PlanModel, e: NodeDiff, labels: tuple[str, str], ignore_case: bool) -> None:
     marked_a: set[int] = set()
     marked_b: set[int] = set()
     for d in e.differences:
@@ -204,7 +204,7 @@ def _pair_detail(a: PlanModel, b: PlanModel, e: NodeDiff, labels: tuple[str, str
             cb.code(d.b if d.b is not None else "(none)", language=None, wrap_lines=True)
             continue
         # both sides, what differs marked: two long conditions are not compared by eye
-        for col, spans in zip((ca, cb), changed_spans(d.a, d.b)):
+        for col, spans in zip((ca, cb), changed_spans(d.a, d.b, ignore_case)):
             col.markdown(marked_html(spans), unsafe_allow_html=True)
     if any(d.aspect == "expression" and d.a is not None and d.b is not None for d in e.differences):
         st.caption("Marked: the parts of an expression that the other side has otherwise.")
@@ -212,11 +212,20 @@ def _pair_detail(a: PlanModel, b: PlanModel, e: NodeDiff, labels: tuple[str, str
 
 def marked_html(spans: list[tuple[str, bool]]) -> str:
     """An expression's text as code, wrapped at its spaces and after ``( , _ .``, the changed runs marked."""
-    parts = [
-        f"<mark>{code_html(text, NAME_BREAKS)}</mark>" if changed else code_html(text, NAME_BREAKS)
-        for text, changed in spans
-    ]
+    parts = []
+    for text, changed in spans:
+        code = code_html(text, NAME_BREAKS)
+        # the mark inside the code element, whose own background would cover it
+        parts.append(
+            code.replace("<code>", f'<code><span style="{MARK_STYLE}">').replace("</code>", "</span></code>")
+            if changed
+            else code
+        )
     return "".join(parts)
+
+
+#: A changed part of an expression: amber behind its text, readable in both themes.
+MARK_STYLE = "background-color: rgba(245, 158, 11, 0.45); border-radius: 2px"
 
 
 def main() -> None:
@@ -354,7 +363,7 @@ def _matched_pair(
     by_number = {e.number: e for e in pairs}
     st.selectbox("Matched pair", numbers, key="compare_selected", format_func=lambda n: _pair_label(a, b, by_number[n]))
     entry = by_number[st.session_state["compare_selected"]]
-    _pair_detail(a, b, entry, labels)
+    _pair_detail(a, b, entry, labels, ignore_case)
     st.markdown("**Their rows**")
     st.caption(
         "Run both nodes on Spark (each against its plan's data) and compare row counts, columns and "

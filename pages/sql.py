@@ -134,8 +134,8 @@ def main() -> None:
         "producer writes the plan. Then inspect it or step through it like an uploaded plan."
     )
     opened = st.session_state.get("plan")
-    # the tables of the plan open elsewhere (a link's data=tpcds), else the tutorial's
-    st.session_state.setdefault("sql_data", sample_data_kind(opened))
+    # the tables of the plan open elsewhere, or a link's (data=tpcds), else the tutorial's
+    st.session_state.setdefault("sql_data", sample_data_kind(opened) or st.query_params.get("data"))
     if st.session_state["sql_data"] not in DATA:
         st.session_state["sql_data"] = "tutorial"
     st.selectbox("Example", [OWN, *EXAMPLES], key="sql_example", on_change=_on_example)

@@ -217,9 +217,7 @@ def main() -> None:
         key="step_run",
         type="primary",
         disabled=not ok,
-        shortcut="G",
-        help="Run this node and its inputs: their rows first, then their exact counts (within 10 s; a cross "
-        "product's from its inputs' counts)",
+        shortcut="G",  # no tooltip: Streamlit kept it over the page after the run's rerun
     )
     if not ok:
         st.warning(md_escape(f"This node cannot run on Spark: {reason}"))

@@ -668,15 +668,17 @@ def different_producers(a: PlanModel, b: PlanModel) -> bool:
 _TOKEN = re.compile(r"\$?\d+:[\w.]+|[A-Za-z_][\w.]*|\d+(?:\.\d+)?|'(?:[^']|'')*'|\s+|.")
 
 
-def changed_spans(a: str, b: str) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
+def changed_spans(a: str, b: str, ignore_case: bool = False) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
     """Two texts (an expression on each side) as runs of (text, changed): the tokens one side has where
-    the other has others, so the differences stand out in 400 characters of a condition."""
+    the other has others, so the differences stand out in 400 characters of a condition; with
+    ``ignore_case``, tokens that differ only in case are alike (``C_MKTSEGMENT``, ``c_mktsegment``)."""
     import difflib
 
     ta, tb = _TOKEN.findall(a), _TOKEN.findall(b)
+    fold = (lambda ts: [t.lower() for t in ts]) if ignore_case else (lambda ts: ts)
     out_a: list[tuple[str, bool]] = []
     out_b: list[tuple[str, bool]] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=ta, b=tb, autojunk=False).get_opcodes():
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=fold(ta), b=fold(tb), autojunk=False).get_opcodes():
         for out, part in ((out_a, "".join(ta[i1:i2])), (out_b, "".join(tb[j1:j2]))):
             if part:
                 out.append((part, op != "equal"))

@@ -253,10 +253,20 @@ class Words:
         text = running(f, aggregate_words(self, self.function(f.function_reference), f.arguments, False, noun=True))
         parts = [text]
         if f.partitions:
-            parts.append("per " + capped_list([self.expr(p) for p in f.partitions], MAX_ITEMS))
+            parts.append("per " + self.partitions(f.partitions))
         if f.sorts:
             parts.append("in order of " + capped_list([self.order_key(s) for s in f.sorts], MAX_ITEMS))
-        return " ".join(parts)
+        # phrases as keys: the order set off by a comma, or it reads as one of them
+        apart = len(parts) > 2 and " " in parts[1].removeprefix("per ")
+        return (parts[0] + " " + ", ".join(parts[1:])) if apart else " ".join(parts)
+
+    def partitions(self, exprs) -> str:
+        """A window's partition keys: "o_custkey and o_orderdate"; several that are phrases each in brackets
+        ("(a's rollup flag + b's rollup flag) and (i_category when ...)"), which read as one otherwise."""
+        items = [self.expr(p) for p in exprs]
+        if len(items) > 1:
+            items = [f"({t})" if " " in t else t for t in items]
+        return capped_list(items, MAX_ITEMS)
 
     def order_key(self, s: algebra_pb2.SortField) -> str:
         """A window's order key: ``o_totalprice (highest first)`` for a descending one."""

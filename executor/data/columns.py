@@ -192,7 +192,7 @@ class ColumnCheck:
         if not narrowed:
             return ""
         shown = "; ".join(narrowed[:3]) + ("; …" if len(narrowed) > 3 else "")
-        return f"{shown}: a run stops at a value the plan's type would change"
+        return f"{shown}: a run stops with an error at any value the plan's type cannot hold exactly"
 
     def why_not_by_position(self) -> str:
         """Why reading by position would not serve either ("" when it would)."""

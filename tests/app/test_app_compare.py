@@ -93,18 +93,23 @@ def test_a_pair_with_expression_differences_shows_both_texts():
     texts = [html.unescape(re.sub(r"<[^>]+>", "", v)) for v in shown]
     assert any(t.startswith("and(equal($6:C_MKTSEGMENT") for t in texts), texts
     assert any(t.startswith("and(and(and(and(equal($6:c_mktsegment") for t in texts), texts
-    # what differs is marked: DataFusion's nested and(...) where isthmus has one
+    # what differs is marked: DataFusion's nested and(...) where isthmus has one; the pair's names differ
+    # only in case, which the page ignores for plans of two producers, and they are not marked
     [right] = [v for v, t in zip(shown, texts) if t.startswith("and(and(")]
-    assert right.startswith("<mark><code>and&#40;<wbr>and&#40;<wbr>and&#40;<wbr></code></mark>"), right[:200]
+    marked = '<code><span style="background-color: rgba(245, 158, 11, 0.45); border-radius: 2px">'
+    assert right.startswith(marked + "and&#40;<wbr>and&#40;<wbr>and&#40;<wbr></span></code>"), right[:200]
+    assert at.toggle(key="compare_ignore_case").value is True
+    assert not [part for part in right.split(marked)[1:] if "mktsegment" in part.split("</span>")[0]]
     assert any("Marked: the parts of an expression" in c.value for c in at.caption)
 
 
 def test_changed_spans_mark_what_one_side_has_otherwise():
     from viz.diff import changed_spans
 
-    a, b = changed_spans("gt($1:price, cast(10 AS decimal<10,2>))", "gt($1:price, 10)")
+    a, b = changed_spans("gt($1:price, cast(10 AS decimal<10,2>))", "gt($1:PRICE, 10)", ignore_case=True)
     assert "".join(t for t, changed in a if changed) == "cast( AS decimal<10,2>)"
-    assert [t for t, changed in b if changed] == []  # what b has is all in a
+    assert [t for t, changed in b if changed] == []  # what b has is all in a (PRICE is price, case aside)
+    assert [t for t, changed in changed_spans("$1:price", "$1:PRICE")[1] if changed] == ["$1:PRICE"]
     assert "".join(t for t, _ in a) == "gt($1:price, cast(10 AS decimal<10,2>))"
 
 

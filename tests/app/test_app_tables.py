@@ -197,7 +197,7 @@ def test_a_wider_table_column_that_serves_the_plan_is_a_caution_not_a_problem(tp
     row = _row(at, "customer")
     assert row["bound"] == "yes"
     assert row["notes"] == (
-        "caution: c_nationkey is bigint in the table, int in the plan: a run stops at a value the plan's type "
-        "would change"
+        "caution: c_nationkey is bigint in the table, int in the plan: a run stops with an error at any value the "
+        "plan's type cannot hold exactly"
     ), row
     assert "problem" not in at.dataframe[0].value.columns

@@ -219,7 +219,8 @@ def test_a_cast_that_may_change_a_value_is_named():
     assert check.ok and check.narrowed == ["k is double in the table, int in the plan"]
     assert (
         check.narrowing()
-        == "k is double in the table, int in the plan: a run stops at a value the plan's type would change"
+        == "k is double in the table, int in the plan: a run stops with an error at any value the plan's type "
+        "cannot hold exactly"
     )
 
 

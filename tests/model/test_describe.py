@@ -937,7 +937,11 @@ def test_grouping_of_a_rollup_is_said_as_a_keys_rollup_flag():
     said = " ".join(describe_plan(q36).values())
     assert "__grouping_id" not in said and "bitwise" not in said
     assert "lochierarchy = i_category's rollup flag + i_class's rollup flag." in said
-    assert "i_category when i_class's rollup flag is 0" in said
+    # two phrases as the window's keys: each in brackets, the order after a comma
+    assert (
+        "the rank per (i_category's rollup flag + i_class's rollup flag) and (i_category when i_class's rollup "
+        "flag is 0), in order of " in said
+    )
     assert "and s_state is 'TN'." in said
 
 

@@ -832,7 +832,7 @@ def _window(c: Context) -> str:
         else "Adds window columns"
     )
     if body.partition_expressions:
-        text += ", per " + capped_list([w.expr(p) for p in body.partition_expressions], MAX_ITEMS)
+        text += ", per " + w.partitions(body.partition_expressions)
     if body.sorts:
         text += ", in order of " + capped_list([w.order_key(s) for s in body.sorts], MAX_ITEMS)
     return as_sentence(text)
