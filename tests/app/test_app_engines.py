@@ -108,11 +108,12 @@ def test_the_engines_tab_shows_each_engines_types(spark):
     at.session_state["inspector_tab"] = "Engines"
     at.run()
     assert not at.exception
-    wait_for(at, lambda a: any(m.value.startswith("| column | declared |") for m in a.markdown))
-    [text] = [m.value for m in at.markdown if m.value.startswith("| column | declared |")]
+    wait_for(at, lambda a: any(m.value.startswith("| column: declared |") for m in a.markdown))
+    [text] = [m.value for m in at.markdown if m.value.startswith("| column: declared |")]
     head, _rule, *lines = text.splitlines()
-    assert head == "| column | declared | Spark | Data&shy;Fusion |"  # the spec agrees: no column of its own
-    table = [[_plain(c) for c in line.strip("| ").split(" | ")] for line in lines]
+    assert head == "| column: declared | Spark | Data&shy;Fusion |"  # the spec agrees: no column of its own
+    # each column's declared type under its name
+    table = [[_plain(c) for c in line.strip("| ").replace("<br>", " | ", 1).split(" | ")] for line in lines]
     [note] = [c.value for c in at.caption if "The spec's extension YAMLs give every column" in c.value]
     assert note.startswith("The spec's extension YAMLs give every column the type the plan declares.")  # a sentence
     assert len(table) == 4
@@ -151,7 +152,7 @@ def test_an_engine_that_cannot_run_the_node_is_said_once(spark):
     at = _open("tutorial.json", "0.0.1")
     at.session_state["inspector_tab"] = "Engines"
     at.run()
-    wait_for(at, lambda a: any(m.value.startswith("| column | declared |") for m in a.markdown))
+    wait_for(at, lambda a: any(m.value.startswith("| column: declared |") for m in a.markdown))
     texts = [m.value for m in at.markdown] + [c.value for c in at.caption]
     said = [t for t in texts if "Unsupported function name" in t]
     assert len(said) == 1, said
