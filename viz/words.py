@@ -180,6 +180,8 @@ class Words:
                 continue
             out.append(text)
             bounds.append(bound)
+        if len(out) > 1:  # alternatives among other conditions: in brackets, or their "and"s run into the list's
+            out = [f"({t})" if t.startswith("either ") else t for t in out]
         return out
 
     def condition(self, e: Expression) -> str:
@@ -524,6 +526,9 @@ def _logical(word: str) -> Callable[[Words, Expression.ScalarFunction], str | No
             return same
         if len(parts) > MAX_VALUES:
             return " or ".join(parts[:MAX_VALUES]) + f" or {counted(len(parts) - MAX_VALUES, 'more alternative')}"
+        if len(parts) > 1 and any(" and " in p for p in parts):
+            # "a and b or c and d" reads either way: the alternatives set apart
+            return "either " + ", or ".join(parts)
         return "(" + " or ".join(parts) + ")" if len(parts) > 1 else parts[0]
 
     return words

@@ -4,6 +4,7 @@ root unchanged, else a computed column's expression in words (:func:`column_name
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -178,9 +179,21 @@ def _column_names(model: PlanModel, node_id: str, memo: dict[str, list[str] | No
     if node.schema is None:
         return None
     names = [f.name for f in node.schema]
-    if not any(is_expression_name(n) for n in names):
+    twice = {n for n, k in Counter(names).items() if k > 1}
+    if not twice and not any(is_expression_name(n) for n in names):
         return names
     given = root_names(model).get(node_id) or []
+    if twice:  # a name two columns have (a table joined twice): the root's names for them, when it tells them apart
+        names = [
+            given[i]
+            if n in twice
+            and i < len(given)
+            and given[i]
+            and not is_expression_name(given[i])
+            and Counter(given)[given[i]] == 1
+            else n
+            for i, n in enumerate(names)
+        ]
     spoken = _spoken(model, node, memo) or []
     out = []
     for i, name in enumerate(names):

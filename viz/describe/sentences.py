@@ -96,7 +96,7 @@ class Context:
         twice below) is told apart by its place: "d_date_sk (the 2nd of 3)"."""
         pair = self.paired_by()
         if pair is None:
-            return record
+            return self._by_place(record)
         inputs = pair.inputs
         left = self.model.node(inputs[0]).schema
         if left is None or len(left) >= len(record):
@@ -140,6 +140,28 @@ class Context:
             out.append(f if name == f.name else f.renamed(name))
         return out
 
+    def _by_place(self, record: Sequence[Field]) -> Sequence[Field]:
+        """A record one input makes with a name said twice (two nations joined below, both n_name), each
+        told apart by its place: "n_name (the 2nd of 2)"; a record without such a name as it is."""
+        times = Counter(f.name for f in record)
+        if all(k == 1 for k in times.values()):
+            return record
+        # only where the step reads two of them: one read alone is said by its name ("product_id")
+        read = _fields_read(self.node.node.body)
+        told = Counter(record[i].name for i in read if i < len(record))
+        if not any(times[n] > 1 and k > 1 for n, k in told.items()):
+            return record
+        seen: Counter = Counter()
+        out = []
+        for f in record:
+            if times[f.name] > 1:
+                seen[f.name] += 1
+                n = seen[f.name]
+                out.append(f.renamed(f"{f.name} (the {_ORDINALS.get(n, f'{n}th')} of {times[f.name]})"))
+            else:
+                out.append(f)
+        return out
+
     def rows_of(self, node_id: str) -> str:
         return self.things(node_id) or "rows"
 
@@ -157,6 +179,34 @@ class Context:
         if named is None:
             return f"the result of {self.step(node_id)}"
         return f"the {named}" if named.startswith("combined ") else named
+
+
+def _fields_read(body) -> set[int]:
+    """The fields of its input record a relation's own expressions read (plain references from the
+    record's root; not inside its inputs or subqueries)."""
+    out: set[int] = set()
+    if body is None:
+        return out
+    stack = [
+        v
+        for fd, v in body.ListFields()
+        if fd.message_type is not None and fd.name not in ("input", "left", "right", "inputs", "common")
+    ]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)) or type(item).__name__.startswith("Repeated"):
+            stack.extend(item)
+            continue
+        if isinstance(item, algebra_pb2.Rel):
+            continue  # a subquery's relation reads its own record
+        if isinstance(item, algebra_pb2.Expression.FieldReference):
+            index = direct_field(algebra_pb2.Expression(selection=item))
+            if index is not None and item.WhichOneof("root_type") == "root_reference":
+                out.add(index)
+        for fd, value in item.ListFields():
+            if fd.message_type is not None and not fd.message_type.GetOptions().map_entry:
+                stack.append(value)
+    return out
 
 
 def _columns(fields: Sequence[Field] | None, limit: int = MAX_COLUMNS) -> str:
