@@ -8,7 +8,8 @@ and its input, or from two plans, say the same subtree before and after a rewrit
 - the schemas side by side by position: names, types (Substrait's, from the model, and Spark's)
   and nullability, which positions differ, and the difference in column count;
 - when both have the same number of columns with the same Spark types (decimals of different
-  precision or scale are compared by value, in the decimal both fit in), the rows only in a and the
+  precision or scale are compared by value, in the decimal both fit in, integers of different widths
+  as bigint), the rows only in a and the
   rows only in b as multisets (Spark ``exceptAll``: a row twice in a and once in b is once "only
   in a"), their counts and up to ``sample`` of each; otherwise why rows were not compared.
 
@@ -31,7 +32,6 @@ from viz.kinds import JOIN_KINDS
 from viz.words import counted
 
 from ..errors import ExecutionError
-from ..spark.jvm import sql_type
 from .profile import is_cross_product
 from .supervise import Job, supervise
 
@@ -247,18 +247,30 @@ def _common_decimal(a: str | None, b: str | None) -> tuple[int, int] | None:
     return common.precision, common.scale
 
 
-def _as_common_decimals(df, columns: list[ColumnComparison]):
-    """``df`` with each column whose two sides are decimals of different precision or scale cast to
-    the decimal both fit in, so their rows compare by value."""
+#: Spark's integer types: two of them compare by value as bigint.
+_INTEGERS = ("tinyint", "smallint", "int", "bigint")
+
+
+def _common_type(a: str | None, b: str | None) -> str | None:
+    """The Spark type two different column types compare in by value: the decimal both fit in, bigint for
+    two integers (isthmus's l_year bigint beside DataFusion's int); None when they do not line up."""
+    common = _common_decimal(a, b)
+    if common is not None:
+        return f"decimal({common[0]},{common[1]})"
+    return "bigint" if a in _INTEGERS and b in _INTEGERS else None
+
+
+def _as_common_types(df, columns: list[ColumnComparison]):
+    """``df`` with each column whose two sides have different types that line up cast to the type both
+    fit in (:func:`_common_type`), so their rows compare by value."""
     from pyspark.sql import functions as F
-    from pyspark.sql.types import DecimalType
 
     casts = {}
     for c in columns:
-        common = _common_decimal(c.spark_type_a, c.spark_type_b) if c.spark_type_a != c.spark_type_b else None
+        common = _common_type(c.spark_type_a, c.spark_type_b) if c.spark_type_a != c.spark_type_b else None
         if common is not None:
             name = df.columns[c.index]
-            casts[name] = F.col(name).cast(sql_type(DecimalType(*common)))
+            casts[name] = F.col(name).cast(common)
     return df.withColumns(casts) if casts else df
 
 
@@ -268,7 +280,7 @@ def _why_not(columns: list[ColumnComparison]) -> str | None:
     if len(a) != len(b):
         return f"a has {len(a)} columns and b has {len(b)}: rows compare only with the same columns"
     for c in columns:
-        if c.spark_type_a != c.spark_type_b and _common_decimal(c.spark_type_a, c.spark_type_b) is None:
+        if c.spark_type_a != c.spark_type_b and _common_type(c.spark_type_a, c.spark_type_b) is None:
             return (
                 f"column {c.index} is {c.spark_type_a} in a and {c.spark_type_b} in b: rows compare only when "
                 "the types line up"
@@ -317,8 +329,8 @@ def _work(
     result = OutputComparison(node_a, node_b, rows_a, rows_b, columns, rows_compared=why is None, why_not_compared=why)
     if why is None:
         # Same positional column names on both sides ("_0", "_1", ...), so exceptAll lines them up.
-        a_aligned = _as_common_decimals(df_a, columns)
-        b_aligned = _as_common_decimals(df_b.toDF(*df_a.columns), columns)
+        a_aligned = _as_common_types(df_a, columns)
+        b_aligned = _as_common_types(df_b.toDF(*df_a.columns), columns)
         only_a, only_b = a_aligned.exceptAll(b_aligned), b_aligned.exceptAll(a_aligned)
         result.only_a_count, result.only_b_count = int(only_a.count()), int(only_b.count())
         names_a = [c.name_a or "" for c in columns]
