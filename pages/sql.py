@@ -21,7 +21,7 @@ from ui.panels.boundary import panel
 from ui.sql_examples import EXAMPLES
 from ui.state.entry import through_app
 from ui.state.plan_data import TPCH_SCALE, catalog_for, sample_data_kind, suite_generated
-from ui.state.plan_source import Plan, analyze_cached, open_elsewhere
+from ui.state.plan_source import NONE, Plan, analyze_cached, open_elsewhere
 from ui.state.selection import theme
 from viz.describe.sentences import as_sentence
 from viz.errors import Severity
@@ -80,14 +80,29 @@ def _make(sql: str, data: str, form: str) -> None:
         st.session_state["sql_error"] = str(exc)
 
 
-def _source(sql: str) -> str:
-    text = re.sub(r"\s+", " ", sql).strip()
-    return "SQL: " + (text[:40] + "…" if len(text) > 40 else text)
+def _source(made: Made) -> str:
+    """The plan's name: its form and the start of its SQL ("SQL, optimized: SELECT ..."), so that two
+    forms of one query are told apart."""
+    text = re.sub(r"\s+", " ", made.sql).strip()
+    form = "optimized" if made.plan.optimized or made.form == "optimized" else made.form
+    return f"SQL, {form}: " + (text[:40] + "…" if len(text) > 40 else text)
+
+
+def _plan_of(made: Made) -> Plan:
+    # the data chosen here goes with the plan: the session's TPC-H toggle is every other plan's too
+    return Plan(made.plan.data, source=_source(made), written_for=made.data)
 
 
 def _open(made: Made, page: str) -> None:
-    # the data chosen here goes with the plan: the session's TPC-H toggle is every other plan's too
-    open_elsewhere(Plan(made.plan.data, source=_source(made.sql), written_for=made.data), page)
+    open_elsewhere(_plan_of(made), page)
+
+
+def _compare(made: Made) -> None:
+    """Compare plans, this plan on the right and the plan open on the other pages on the left."""
+    st.session_state["compare_b"] = _plan_of(made)
+    st.session_state["compare_sample_b"] = NONE
+    st.session_state.pop("compare_selected", None)
+    st.switch_page("pages/compare.py")
 
 
 def _result(made: Made) -> None:
@@ -105,17 +120,26 @@ def _result(made: Made) -> None:
     st.caption(
         md_escape(f"Substrait plan from DataFusion, {form} · {counted(len(model.graph.nodes), 'node')} · reads {used}")
     )
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3, c4, c5 = st.columns(5)
     if c1.button("Inspect this plan", key="sql_inspect", type="primary"):
         _open(made, "pages/inspect.py")
     if c2.button("Step through", key="sql_step"):
         _open(made, "pages/step.py")
     if c3.button("Present", key="sql_present"):
         _open(made, "pages/present.py")
-    c4.download_button(
+    opened = st.session_state.get("plan")
+    if c4.button(
+        "Compare",
+        key="sql_compare",
+        disabled=opened is None,
+        help="With the plan open on the other pages"
+        + (f" ({opened.source})" if opened is not None else ": open one first (Inspect this plan)"),
+    ):
+        _compare(made)
+    c5.download_button(
         "Download plan (JSON)",
         made.plan.data,
-        file_name="plan.json",
+        file_name=f"plan-{made.form}.json",
         mime="application/json",
         key="sql_download",
         on_click="ignore",
@@ -175,7 +199,8 @@ def main() -> None:
         help="The logical plan DataFusion's producer writes: after its analyzer (its type coercions as casts), "
         "as the query was written (coercions implicit, as df.logical_plan() gives it; the Inspect page says "
         "which coercion a run applies), or after its optimizer (filters and projections pushed down, "
-        "subqueries turned into joins). Make the plan in two forms to compare them on Compare plans.",
+        "subqueries turned into joins). To compare two forms: make one, Inspect it, then make the other and "
+        "press Compare.",
     )
     if st.button("Make plan", key="sql_make", type="primary"):
         _make(sql, data, form)

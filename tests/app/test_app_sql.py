@@ -48,7 +48,7 @@ def test_the_tutorial_example_becomes_a_plan_and_opens_in_inspect():
     at.button(key="sql_inspect").click().run()
     assert not at.exception, at.exception
     plan = at.session_state["plan"]
-    assert plan.source.startswith("SQL: SELECT p.product_name")
+    assert plan.source.startswith("SQL, analyzed: SELECT p.product_name")
     assert json.loads(plan.data) == shown
     # the data chosen goes with the plan (and its address); the toggle the other plans use is left as it was
     assert plan.written_for == "tutorial" and at.query_params["data"] == "tutorial"
@@ -70,7 +70,7 @@ def test_a_tpch_example_is_bound_to_tpch_and_steps_through(tpch_dir):
     at.button(key="sql_step").click().run()
     assert not at.exception, at.exception
     assert at.session_state["plan"].written_for == "tpch" and "use_tpch" not in at.session_state
-    assert at.session_state["plan"].source.startswith("SQL: SELECT sum(l_extendedprice * l_discount)")
+    assert at.session_state["plan"].source.startswith("SQL, analyzed: SELECT sum(l_extendedprice * l_discount)")
     assert not at.error, [e.value for e in at.error]  # its tables bound: TPC-H's
 
 
@@ -81,7 +81,7 @@ def test_a_plan_from_sql_can_be_presented(tpch_dir):
     at.button(key="sql_make").click().run()
     at.button(key="sql_present").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert at.session_state["plan"].source.startswith("SQL: SELECT sum(l_extendedprice * l_discount)")
+    assert at.session_state["plan"].source.startswith("SQL, analyzed: SELECT sum(l_extendedprice * l_discount)")
     assert any(h.value.startswith("Step 1:") for h in at.subheader), [h.value for h in at.subheader]
 
 
@@ -168,3 +168,23 @@ def test_a_query_planned_in_each_form_and_the_tables_of_the_plan_open():
     linked.run()
     linked.switch_page(SQL).run()
     assert linked.radio(key="sql_data").value == "tpch"
+
+
+def test_two_forms_of_one_query_are_named_apart_and_compared():
+    """As written, inspected (the open plan), then optimized and sent to Compare: the left plan is the one
+    open, the right the new one, each named by its form."""
+    at = _sql_page()
+    at.text_area(key="sql_text").input("SELECT product_id FROM orders WHERE quantity > 1.5").run()
+    at.radio(key="sql_form").set_value("written").run()
+    at.button(key="sql_make").click().run()
+    assert at.button(key="sql_compare").disabled  # no plan open to compare it with
+    at.button(key="sql_inspect").click().run()
+    assert at.session_state["plan"].source.startswith("SQL, written: SELECT product_id")
+    at.switch_page(SQL).run()
+    at.radio(key="sql_form").set_value("optimized").run()
+    at.button(key="sql_make").click().run()
+    at.button(key="sql_compare").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["compare_a"].source.startswith("SQL, written: ")
+    assert at.session_state["compare_b"].source.startswith("SQL, optimized: ")
+    assert {m.label for m in at.metric} == {"same", "changed", "removed", "added"}
