@@ -115,6 +115,14 @@ class PlanModel:
         return self.graph.roots
 
     @property
+    def conventions_in_play(self) -> Conventions:
+        """The producer's readings that bear on this plan: its grouping-set column only where an aggregate
+        has several grouping sets (else the spec's, which every reading then agrees with)."""
+        if self.conventions.grouping_column == "index" or _has_grouping_sets(self.graph):
+            return self.conventions
+        return replace(self.conventions, grouping_column="index")
+
+    @property
     def plan_diagnostics(self) -> list[Diagnostic]:
         """Diagnostics about the plan as a whole (loading, legacy upgrades)."""
         return self.loaded.diagnostics
@@ -170,6 +178,15 @@ def producer_name(plan: plan_pb2.Plan) -> str:
     return plan.version.producer.strip().casefold()
 
 
+def _has_grouping_sets(graph) -> bool:
+    """Whether an aggregate of the plan has several grouping sets (where producers' readings differ)."""
+    for node in graph.nodes.values():
+        body = node.body
+        if node.kind == "aggregate" and body is not None and len(body.groupings) > 1:
+            return True
+    return False
+
+
 def declared_conventions(plan: plan_pb2.Plan) -> Conventions:
     """The reading the plan's producer is known to follow, from the plan's ``version``: DataFusion
     writing Substrait 0.60 or later puts its grouping id after an aggregate's keys; DataFusion's
@@ -220,11 +237,12 @@ def analyze_loaded(loaded: LoadedPlan) -> PlanModel:
         ext = Extensions.of(loaded.plan, loaded.legacy_uri_anchors)
         conventions = declared_conventions(loaded.plan)
         infos = derive_schemas(graph, ext, conventions)
-        if conventions != SPEC:
+        in_play = conventions if _has_grouping_sets(graph) else replace(conventions, grouping_column="index")
+        if in_play != SPEC:
             loaded.diagnostics.append(
                 info_diagnostic(
                     "producer-convention",
-                    f"read as {loaded.plan.version.producer} writes it: " + "; ".join(conventions.describe()),
+                    f"read as {loaded.plan.version.producer} writes it: " + "; ".join(in_play.describe()),
                 )
             )
         if root_name_mismatches(graph, infos) or _errors(infos):

@@ -173,11 +173,12 @@ def bisect(
     began = time.monotonic()
     order = model.graph.post_order([node_id], subqueries=False)
     out = Bisection(node_id)
-    if model.conventions != SPEC:
-        unmet = consumer_reads_by_spec(model.conventions)
+    conventions = model.conventions_in_play  # a grouping-set reading only where the plan has grouping sets
+    if conventions != SPEC:
+        unmet = consumer_reads_by_spec(conventions)
         out.notes.append(
             "the plan follows its producer's reading, not the spec's ("
-            + "; ".join(model.conventions.describe())
+            + "; ".join(conventions.describe())
             + (
                 f"): Spark runs it that way; DataFusion's consumer by the spec: {unmet}"
                 if unmet

@@ -477,7 +477,7 @@ class DataFusionRunner:
         return frame
 
     def _convention_note(self) -> str:
-        unmet = consumer_reads_by_spec(self.model.conventions)
+        unmet = consumer_reads_by_spec(self.model.conventions_in_play)
         if not unmet:
             return ""
         spec = "DataFusion's consumer reads it by the spec"

@@ -140,8 +140,8 @@ def test_a_bisection_that_could_not_compare_the_root_is_not_drawn_green(spark):
     # index_in is the filter's (0.0.1), not the aggregate's: the reason is said where it starts
     assert "index\\_in" in said and "(the reason is node 0.0.1's, below it)" in said, said
     [verdict] = [c.value for c in at.caption if c.value.endswith("(more under the graph).")]
-    assert verdict.startswith("No disagreement on ") and verdict.endswith(
-        " nodes compared, but node 0 could not be compared (more under the graph)."
+    assert verdict.startswith("Node 0's rows could not be compared; below it, no disagreement on ") and (
+        verdict.endswith(" nodes compared (more under the graph).")
     )
 
 

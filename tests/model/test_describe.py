@@ -995,3 +995,14 @@ def test_two_columns_of_one_name_are_told_apart():
     m = analyze(sql_to_plan(sql, {"nation": os.path.join(tpch(0.01), "nation.parquet")}, json=False).data)
     assert describe(m, m.roots[0]) == "Sorts by n_name (the 1st of 2), then n_name (the 2nd of 2)."
     assert describe(sample("tutorial.json"), "0") == "Sums quantity × price per product_id and product_name."
+
+
+def test_a_producers_grouping_set_reading_is_said_only_for_plans_with_grouping_sets():
+    """DataFusion writes its grouping id after an aggregate's keys; a plan without grouping sets (TPC-H
+    q07) does not say so (the bisection's note listed it), TPC-DS q36's rollup does."""
+    q07, q36 = datafusion("tpch", "q07"), datafusion("tpcds", "36")
+    assert q07.conventions.grouping_column == q36.conventions.grouping_column == "datafusion"
+    assert q07.conventions_in_play.grouping_column == "index"
+    assert q36.conventions_in_play.grouping_column == "datafusion"
+    said = lambda m: " ".join(d.message for d in m.plan_diagnostics if d.code == "producer-convention")  # noqa: E731
+    assert "grouping" not in said(q07) and "grouping id" in said(q36)

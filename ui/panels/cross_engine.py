@@ -176,7 +176,11 @@ def _verdict(model: PlanModel, b: Bisection) -> str:
         return "No node could be compared"
     if b.start_agrees:
         return f"Spark and DataFusion agree on {counted(b.compared, 'node')} compared"
-    return f"No disagreement on {counted(b.compared, 'node')} compared, but node {b.start} could not be compared"
+    # the rows asked about first: "no disagreement" read as if the result had been checked
+    return (
+        f"Node {b.start}'s rows could not be compared; below it, no disagreement on "
+        f"{counted(b.compared, 'node')} compared"
+    )
 
 
 def _show_bisection(model: PlanModel, b: Bisection) -> None:
