@@ -142,9 +142,9 @@ def _model(side: str) -> PlanModel | None:
 
 
 @st.cache_resource(show_spinner="Matching the plans…", max_entries=16)
-def _diff(data_a: bytes, data_b: bytes, ignore_case: bool) -> PlanDiff:
+def _diff(data_a: bytes, data_b: bytes, ignore_case: bool, ignore_nullability: bool) -> PlanDiff:
     a, b = analyze_cached(data_a), analyze_cached(data_b)
-    return diff_plans(a, b, ignore_case=ignore_case)
+    return diff_plans(a, b, ignore_case=ignore_case, ignore_nullability=ignore_nullability)
 
 
 def _summary(diff: PlanDiff) -> None:
@@ -258,11 +258,18 @@ def main() -> None:
         if st.session_state.get("compare_case_pair") != pair:
             st.session_state["compare_case_pair"] = pair
             st.session_state["compare_ignore_case"] = different_producers(a, b)
+            st.session_state["compare_ignore_nullability"] = different_producers(a, b)
         ignore_case = st.toggle(
             "Ignore upper/lower case",
             key="compare_ignore_case",
             help="On by default for plans from different producers: isthmus writes "
             "L_ORDERKEY where DataFusion writes l_orderkey",
+        )
+        ignore_nullability = st.toggle(
+            "Ignore nullability",
+            key="compare_ignore_nullability",
+            help="On by default for plans from different producers: they differ in which columns they mark "
+            "nullable (DuckDB marks every column so), which would make nearly every node differ",
         )
         layout = st.radio(
             "Layout",
@@ -273,7 +280,7 @@ def main() -> None:
         )
         st.session_state.setdefault("compare_rows", 6)  # kept across pages: a default given once
         max_rows = st.slider("Schema rows per node", 2, 40, key="compare_rows")
-    diff = _diff(plan_a.data, plan_b.data, ignore_case)
+    diff = _diff(plan_a.data, plan_b.data, ignore_case, ignore_nullability)
     _summary(diff)
     apart = tables_apart(a, b)
     if apart:

@@ -240,6 +240,7 @@ class PlanDiff:
     matches: dict[str, str]  # a node id -> b node id
     entries: list[NodeDiff]  # matched pairs in plan a's node order, then removed, then added
     ignore_case: bool = False
+    ignore_nullability: bool = False
     by_a: dict[str, NodeDiff] = field(default_factory=dict)
     by_b: dict[str, NodeDiff] = field(default_factory=dict)
 
@@ -547,7 +548,9 @@ class _Matching:
 # ---------------------------------------------------------------------------------------------
 
 
-def _schema_differences(a: NodeView, b: NodeView, fold: Callable[[str], str]) -> list[Difference]:
+def _schema_differences(
+    a: NodeView, b: NodeView, fold: Callable[[str], str], nullability: bool = True
+) -> list[Difference]:
     sa, sb = a.schema, b.schema
     if sa is None or sb is None:
         if (sa is None) != (sb is None):
@@ -573,7 +576,7 @@ def _schema_differences(a: NodeView, b: NodeView, fold: Callable[[str], str]) ->
             out.append(Difference("schema", "name", fa.name, fb.name, i))
         if not _same_type(fa, fb):
             out.append(Difference("schema", "type", fa.type_text(), fb.type_text(), i))
-        elif fa.nullable != fb.nullable:
+        elif nullability and fa.nullable != fb.nullable:
             out.append(Difference("schema", "nullability", _null_text(fa.nullable), _null_text(fb.nullable), i))
     pos_a = _unique_positions([fold(f.name) for f in sa])
     pos_b = _unique_positions([fold(f.name) for f in sb])
@@ -621,13 +624,17 @@ def _expression_differences(a: NodeView, b: NodeView, fold: Callable[[str], str]
     return out
 
 
-def node_differences(a: NodeView, b: NodeView, ignore_case: bool = False) -> list[Difference]:
-    """What differs between two corresponding nodes: kind, schema, expressions, detail."""
+def node_differences(
+    a: NodeView, b: NodeView, ignore_case: bool = False, ignore_nullability: bool = False
+) -> list[Difference]:
+    """What differs between two corresponding nodes: kind, schema, expressions, detail; with
+    ``ignore_nullability``, a column's nullability alone is not a difference (producers differ in it:
+    DuckDB marks every column nullable)."""
     fold: Callable[[str], str] = str.casefold if ignore_case else (lambda s: s)
     out = []
     if a.kind != b.kind:
         out.append(Difference("kind", "kind", a.kind, b.kind))
-    out += _schema_differences(a, b, fold)
+    out += _schema_differences(a, b, fold, nullability=not ignore_nullability)
     exprs = _expression_differences(a, b, fold)
     out += exprs
     if not exprs and fold(a.info.detail) != fold(b.info.detail):
@@ -701,11 +708,12 @@ def tables_apart(a: PlanModel, b: PlanModel) -> str | None:
     )
 
 
-def diff_plans(a: PlanModel, b: PlanModel, ignore_case: bool = False) -> PlanDiff:
+def diff_plans(a: PlanModel, b: PlanModel, ignore_case: bool = False, ignore_nullability: bool = False) -> PlanDiff:
     """Match the nodes of ``a`` and ``b`` and say, per node, what differs.
 
     ``ignore_case`` compares column names, expressions and details without regard to upper and
-    lower case (isthmus writes ``L_ORDERKEY`` where DataFusion writes ``l_orderkey``).
+    lower case (isthmus writes ``L_ORDERKEY`` where DataFusion writes ``l_orderkey``);
+    ``ignore_nullability`` leaves out columns that differ only in nullability.
     """
     sa, sb = _Side(a), _Side(b)
     m = _match(sa, sb)
@@ -717,11 +725,11 @@ def diff_plans(a: PlanModel, b: PlanModel, ignore_case: bool = False) -> PlanDif
             continue
         number += 1
         na, nb = a.node(x), b.node(y)
-        diffs = tuple(node_differences(na, nb, ignore_case))
+        diffs = tuple(node_differences(na, nb, ignore_case, ignore_nullability))
         entries.append(NodeDiff("changed" if diffs else "same", x, y, na.kind, nb.kind, number, m.scores[x], diffs))
     entries += [NodeDiff("removed", x, None, a.node(x).kind, None) for x in sa.order if x not in m.ab]
     entries += [NodeDiff("added", None, y, None, b.node(y).kind) for y in sb.order if y not in m.ba]
-    return PlanDiff(dict(m.ab), entries, ignore_case)
+    return PlanDiff(dict(m.ab), entries, ignore_case, ignore_nullability)
 
 
 __all__ = [

@@ -200,6 +200,7 @@ def test_rows_alike_with_columns_differing_only_in_nullability_read_as_the_same_
     at = _compare()
     at.selectbox(key="compare_pair").select("TPC-H q3: DataFusion vs DuckDB").run()
     assert not at.exception and not at.error
+    at.selectbox(key="compare_selected").select(1).run()  # the roots
     at.button(key="compare_outputs_button").click().run()
     wait_for(at, lambda a: any(m.label == "Columns differing" for m in a.metric) or bool(a.error))
     assert not at.error, [e.value for e in at.error]

@@ -415,3 +415,20 @@ def test_the_table_says_a_difference_of_many_fields_once():
     long = "sum(multiply(l_extendedprice, subtract(1, l_discount)))"
     assert summarize([D("expression", "sort 1", long, long.upper())]) == "expression sort 1"
     assert summarize([D("detail", "detail", "cross product", "inner")]) == "detail: cross product → inner"
+
+
+def test_nullability_alone_can_be_left_out():
+    """DuckDB marks every column nullable where DataFusion keeps a table's required columns: with
+    nullability left out, no difference is one of nullability and fewer pairs differ."""
+    from viz.model import analyze
+
+    def sample(name):
+        with open(os.path.join(ROOT, "sample_plans", name), "rb") as fh:
+            return analyze(fh.read())
+
+    a, b = sample("tpch_q03_datafusion.json"), sample("tpch_q03_duckdb.json")
+    full, lean = diff_plans(a, b, ignore_case=True), diff_plans(a, b, ignore_case=True, ignore_nullability=True)
+    said = lambda d: [x.what for e in d.entries for x in e.differences]  # noqa: E731
+    assert "nullability" in said(full) and "nullability" not in said(lean)
+    assert lean.summary["changed"] < full.summary["changed"]
+    assert lean.summary["same"] > full.summary["same"]
