@@ -83,6 +83,7 @@ class EngineComparison:
     differing_columns: list[int] = field(default_factory=list)
     expressions: list[tuple[str, str]] = field(default_factory=list)  # (role, text): the ones that differ first
     notes: list[str] = field(default_factory=list)  # how DataFusion was given the plan (a read's filter above it...)
+    ordered: bool = False  # the node's rows have an order (the plan's orderedness): shown as each engine gave it
 
     @property
     def only_spark(self) -> pd.DataFrame:
@@ -225,8 +226,16 @@ def judge(
     model, node_id: str, spark: EngineOutput, df: EngineOutput, columns: list[str], sample: int = SAMPLE
 ) -> EngineComparison:
     """The verdict on two engines' outputs of one node."""
+    properties = model.node(node_id).properties
     result = EngineComparison(
-        node_id, NOT_COMPARED, "", spark, df, columns=columns, expressions=list(model.node(node_id).info.expressions)
+        node_id,
+        NOT_COMPARED,
+        "",
+        spark,
+        df,
+        columns=columns,
+        expressions=list(model.node(node_id).info.expressions),
+        ordered=bool(properties is not None and properties.orderedness),
     )
     for side in (spark, df):
         if side.cannot:

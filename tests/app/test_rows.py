@@ -52,3 +52,14 @@ def test_a_column_whose_heading_is_an_expression_is_as_wide_as_its_values(monkey
     wide = config[heading]
     assert wide["help"] == heading and wide["type_config"]["format"] == "%.4f"
     assert wide["width"] == rows.CHAR_PX * rows.HEADING_CHARS + rows.PAD_PX  # "740210.7570" is shorter
+
+
+def test_rows_of_no_order_are_sorted_alike_on_both_engines():
+    """Spark and DataFusion give an aggregate's rows in their own orders: sorted by every column (by text,
+    nulls and mixed kinds included) the two sides line up."""
+    from ui.panels.cross_engine import sorted_alike
+
+    spark = pd.DataFrame({"[0] n": ["GERMANY", "FRANCE", None, "FRANCE"], "[1] y": [1995, 1996, 1995, 1995]})
+    datafusion = spark.iloc[[3, 2, 0, 1]].reset_index(drop=True)
+    assert sorted_alike(spark).equals(sorted_alike(datafusion))
+    assert list(sorted_alike(spark)["[1] y"]) == [1995, 1996, 1995, 1995]  # FRANCE 1995, FRANCE 1996, GERMANY, None

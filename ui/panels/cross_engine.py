@@ -82,6 +82,11 @@ def compare_section(plan: Plan, model: PlanModel, node_id: str) -> None:
         show_comparison(result)
 
 
+def sorted_alike(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame``'s rows sorted by every column, each by its text (values of mixed kinds and nulls sort)."""
+    return frame.sort_values(list(frame.columns), key=lambda s: s.astype(str), kind="stable", ignore_index=True)
+
+
 def show_comparison(c: EngineComparison) -> None:
     text = md_escape(f"Node {c.node_id}: {c.why}")
     (st.success if c.verdict == SAME else st.error if c.verdict == DIFFERS else st.info)(
@@ -93,6 +98,12 @@ def show_comparison(c: EngineComparison) -> None:
             else "Not compared. "
         )
         + text
+    )
+    # rows of no defined order, all of them on both sides: sorted alike, so that they line up
+    aligned = (
+        not c.ordered
+        and all(s.rows is not None and s.complete and len(s.rows) == s.row_count for s in (c.spark, c.datafusion))
+        and len(c.spark.rows) > 1
     )
     left, right = st.columns(2)
     for col, side in ((left, c.spark), (right, c.datafusion)):
@@ -109,7 +120,9 @@ def show_comparison(c: EngineComparison) -> None:
                 md_escape(f"{side.count_text()} rows in {side.elapsed_s:.2f} s · types: {', '.join(side.types)}")
             )
             if side.rows is not None:
-                show_rows(side.rows)
+                show_rows(sorted_alike(side.rows) if aligned else side.rows)
+    if aligned:
+        st.caption("The node's rows have no order of their own: both sides are shown sorted alike.")
     if c.split is not None and not c.split.same:
         for label, frame, count in (
             ("Rows only on Spark", c.only_spark, c.split.only_a_count),
