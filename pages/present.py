@@ -24,6 +24,7 @@ from ui.state.selection import resolve_node, select, theme
 from ui.state.share import share_link_widget
 from ui.tasks import Task, finished, progress_fragment, show_progress, start
 from viz.describe import column_names, describe_plan, in_steps, spoken_model, story_order, story_runs
+from viz.describe.sentences import read_first
 from viz.kinds import spoken_title
 from viz.model import PlanModel
 from viz.render import View, title, to_dot
@@ -145,7 +146,7 @@ def _shown_rows(model: PlanModel, node_id: str, step: int, result) -> None:
     names = column_names(model, node_id)
     if names and len(names) == len(rows.columns):  # the columns as the story names them: revenue, not sum(…
         rows = rows.set_axis([f"[{i}] {name}" for i, name in enumerate(names)], axis=1)
-    show_rows(rows)
+    show_rows(rows.iloc[:, read_first(model, node_id, len(rows.columns))])
     n = len(result.rows)
     more = " (the first ones)" if result.truncated else ""
     st.caption(f"{n} row{'s' if n != 1 else ''}{more}, ran in {result.elapsed_s:.1f}s")

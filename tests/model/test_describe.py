@@ -1006,3 +1006,21 @@ def test_a_producers_grouping_set_reading_is_said_only_for_plans_with_grouping_s
     assert q36.conventions_in_play.grouping_column == "datafusion"
     said = lambda m: " ".join(d.message for d in m.plan_diagnostics if d.code == "producer-convention")  # noqa: E731
     assert "grouping" not in said(q07) and "grouping id" in said(q36)
+
+
+def test_a_filters_sample_rows_show_the_columns_it_reads_first():
+    """isthmus's TPC-H q07 filter over the six tables' 48 columns: its sample rows begin with the columns
+    its condition reads (the join keys, N_NAME, L_SHIPDATE), each keeping its place's label; a sort's
+    columns keep their order."""
+    from viz.describe.sentences import fields_read, read_first
+
+    with open(os.path.join(CORPORA, "isthmus-tpch", "query_07_plan.json"), "rb") as fh:
+        m = analyze(fh.read())
+    [f] = [n for n in m.nodes() if n.kind == "filter"]
+    width = len(f.schema)
+    order = read_first(m, f.id, width)
+    read = sorted(fields_read(f.node.body))
+    assert sorted(order) == list(range(width)) and order[: len(read)] == read and len(read) < width
+    names = [f.schema[i].name for i in order[: len(read)]]
+    assert "L_SHIPDATE" in names and "N_NAME" in names and "S_ADDRESS" not in names
+    assert read_first(m, "0", len(m.node("0").schema)) == list(range(len(m.node("0").schema)))

@@ -14,7 +14,7 @@ from ..fields import Field
 from ..kinds import emit, kind, project_outputs_input
 from ..lineage import column_sources
 from ..model import MemoBeside, NodeView, PlanModel
-from ..schema import aggregate_layout
+from ..schema import aggregate_layout, join_layout, join_type_name
 from ..words import (
     MAX_ITEMS,
     Expression,
@@ -147,7 +147,7 @@ class Context:
         if all(k == 1 for k in times.values()):
             return record
         # only where the step reads two of them: one read alone is said by its name ("product_id")
-        read = _fields_read(self.node.node.body)
+        read = fields_read(self.node.node.body)
         told = Counter(record[i].name for i in read if i < len(record))
         if not any(times[n] > 1 and k > 1 for n, k in told.items()):
             return record
@@ -181,7 +181,7 @@ class Context:
         return f"the {named}" if named.startswith("combined ") else named
 
 
-def _fields_read(body) -> set[int]:
+def fields_read(body) -> set[int]:
     """The fields of its input record a relation's own expressions read (plain references from the
     record's root; not inside its inputs or subqueries)."""
     out: set[int] = set()
@@ -207,6 +207,21 @@ def _fields_read(body) -> set[int]:
             if fd.message_type is not None and not fd.message_type.GetOptions().map_entry:
                 stack.append(value)
     return out
+
+
+def read_first(model: PlanModel, node_id: str, width: int) -> list[int]:
+    """The positions of a node's ``width`` output columns with those its condition reads first, for a
+    filter or a join whose output is its whole record (a filter over 48 columns began S_ADDRESS,
+    S_PHONE... where the step is about N_NAME and L_SHIPDATE); in order otherwise."""
+    node = model.node(node_id)
+    body = node.node.body
+    whole = node.kind == "filter" or (
+        node.kind == "join" and body is not None and join_layout(join_type_name(body)) == "both"
+    )
+    if not whole or body is None or emit(body) is not None:
+        return list(range(width))
+    read = sorted(i for i in fields_read(body) if i < width)
+    return read + [i for i in range(width) if i not in set(read)]
 
 
 def _columns(fields: Sequence[Field] | None, limit: int = MAX_COLUMNS) -> str:
