@@ -541,9 +541,9 @@ def _unbound(model, node: str, catalog) -> str | None:
     binds, when the session is local (its catalog holds no tables); None otherwise."""
     from viz.tables import plan_tables
 
-    from .settings import Settings
+    from . import settings as _settings
 
-    settings = Settings.from_env(os.environ)
+    settings = _settings.SETTINGS
     if settings.spark_remote not in (None, "local") or not settings.spark_master.startswith("local"):
         return None  # a cluster's catalog may hold them
     below = set(model.graph.post_order([node]))
