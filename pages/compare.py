@@ -212,16 +212,7 @@ def _pair_detail(a: PlanModel, b: PlanModel, e: NodeDiff, labels: tuple[str, str
 
 def marked_html(spans: list[tuple[str, bool]]) -> str:
     """An expression's text as code, wrapped at its spaces and after ``( , _ .``, the changed runs marked."""
-    parts = []
-    for text, changed in spans:
-        code = code_html(text, NAME_BREAKS)
-        # the mark inside the code element, whose own background would cover it
-        parts.append(
-            code.replace("<code>", f'<code><span style="{MARK_STYLE}">').replace("</code>", "</span></code>")
-            if changed
-            else code
-        )
-    return "".join(parts)
+    return "".join(code_html(text, NAME_BREAKS, MARK_STYLE if changed else "") for text, changed in spans)
 
 
 #: A changed part of an expression: amber behind its text, readable in both themes.
@@ -257,8 +248,8 @@ def main() -> None:
         pair = (a.digest, b.digest)
         if st.session_state.get("compare_case_pair") != pair:
             st.session_state["compare_case_pair"] = pair
-            st.session_state["compare_ignore_case"] = different_producers(a, b)
-            st.session_state["compare_ignore_nullability"] = different_producers(a, b)
+            two = different_producers(a, b)
+            st.session_state["compare_ignore_case"] = st.session_state["compare_ignore_nullability"] = two
         ignore_case = st.toggle(
             "Ignore upper/lower case",
             key="compare_ignore_case",

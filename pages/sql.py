@@ -51,7 +51,13 @@ class Made:
     sql: str
     data: str  # a key of DATA
     plan: SqlPlan
-    form: str = "analyzed"  # a key of FORM_WORDS
+    form: str = "analyzed"  # a key of FORM_WORDS: the one asked for
+
+    @property
+    def made_as(self) -> str:
+        """The form the plan has: the optimized one where DataFusion could not write the one asked for
+        (a correlated subquery)."""
+        return "optimized" if self.plan.optimized else self.form
 
 
 def _on_example() -> None:
@@ -84,8 +90,7 @@ def _source(made: Made) -> str:
     """The plan's name: its form and the start of its SQL ("SQL, optimized: SELECT ..."), so that two
     forms of one query are told apart."""
     text = re.sub(r"\s+", " ", made.sql).strip()
-    form = "optimized" if made.plan.optimized or made.form == "optimized" else made.form
-    return f"SQL, {form}: " + (text[:40] + "…" if len(text) > 40 else text)
+    return f"SQL, {made.made_as}: " + (text[:40] + "…" if len(text) > 40 else text)
 
 
 def _plan_of(made: Made) -> Plan:
@@ -116,7 +121,7 @@ def _result(made: Made) -> None:
     for d in problems:
         st.error(md_escape(f"{d.node} · {d.code}: {d.message}"))
     used = ", ".join(made.plan.tables_used) or "no tables"
-    form = "optimized" if made.plan.optimized else FORM_WORDS[made.form]
+    form = FORM_WORDS[made.made_as]
     st.caption(
         md_escape(f"Substrait plan from DataFusion, {form} · {counted(len(model.graph.nodes), 'node')} · reads {used}")
     )
@@ -139,7 +144,7 @@ def _result(made: Made) -> None:
     c5.download_button(
         "Download plan (JSON)",
         made.plan.data,
-        file_name=f"plan-{made.form}.json",
+        file_name=f"plan-{made.made_as}.json",
         mime="application/json",
         key="sql_download",
         on_click="ignore",

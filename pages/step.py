@@ -288,8 +288,7 @@ def _rows(
                 labels=(f"input {inputs[0]}", f"output {node_id}"),
                 sample=limit,
                 timeout_s=timeout_s,
-                button="Compare with input"
-                + (" (which rows were dropped)" if node.kind in ("filter", "fetch", "top_n") else ""),
+                button="Compare with input" + (" (which rows were dropped)" if kind(node.kind).drops_rows else ""),
                 refused=too_many_to_compare(
                     ins[0].row_count if isinstance(ins[0], RunResult) else None, f"Its input, node {inputs[0]},"
                 ),

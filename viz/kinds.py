@@ -26,6 +26,7 @@ class Kind:
     family: str = ""  # the kinds that may correspond between producers share one; default: the kind itself
     joins: bool = False  # reads its two inputs side by side: the left's fields, then the right's
     keeps_input_rows: bool = False  # its rows are some of its input's rows, unchanged (compare them row by row)
+    drops_rows: bool = False  # of those, it may leave some out (a filter, a fetch; a sort keeps them all)
     changes: str | None = None  # what it changes outside the plan (never run from an uploaded plan)
     plain_detail: bool = False  # its detail is words ("customer", "cross product"), shown to an audience too
     spoken: str = ""  # what a step of this kind does, for an audience ("Keep the first rows"); default: title
@@ -40,8 +41,8 @@ KINDS: dict[str, Kind] = {
     k.name: k
     for k in (
         Kind("read", "Read", plain_detail=True),
-        Kind("filter", "Filter", keeps_input_rows=True),
-        Kind("fetch", "Fetch", keeps_input_rows=True, spoken="Keep the first rows"),
+        Kind("filter", "Filter", keeps_input_rows=True, drops_rows=True),
+        Kind("fetch", "Fetch", keeps_input_rows=True, drops_rows=True, spoken="Keep the first rows"),
         Kind("aggregate", "Aggregate", spoken="Group and summarize"),
         Kind("sort", "Sort", family="sort", keeps_input_rows=True),
         Kind("join", "Join", family="join", joins=True),

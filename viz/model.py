@@ -118,9 +118,7 @@ class PlanModel:
     def conventions_in_play(self) -> Conventions:
         """The producer's readings that bear on this plan: its grouping-set column only where an aggregate
         has several grouping sets (else the spec's, which every reading then agrees with)."""
-        if self.conventions.grouping_column == "index" or _has_grouping_sets(self.graph):
-            return self.conventions
-        return replace(self.conventions, grouping_column="index")
+        return _in_play(self.conventions, self.graph)
 
     @property
     def plan_diagnostics(self) -> list[Diagnostic]:
@@ -178,13 +176,15 @@ def producer_name(plan: plan_pb2.Plan) -> str:
     return plan.version.producer.strip().casefold()
 
 
-def _has_grouping_sets(graph) -> bool:
-    """Whether an aggregate of the plan has several grouping sets (where producers' readings differ)."""
+def _in_play(conventions: Conventions, graph) -> Conventions:
+    """``conventions`` as they bear on the plan of ``graph``: the grouping-set column's reading only where
+    an aggregate has several grouping sets (where producers' readings differ), else the spec's."""
+    if conventions.grouping_column == "index":
+        return conventions
     for node in graph.nodes.values():
-        body = node.body
-        if node.kind == "aggregate" and body is not None and len(body.groupings) > 1:
-            return True
-    return False
+        if node.kind == "aggregate" and node.body is not None and len(node.body.groupings) > 1:
+            return conventions
+    return replace(conventions, grouping_column="index")
 
 
 def declared_conventions(plan: plan_pb2.Plan) -> Conventions:
@@ -237,7 +237,7 @@ def analyze_loaded(loaded: LoadedPlan) -> PlanModel:
         ext = Extensions.of(loaded.plan, loaded.legacy_uri_anchors)
         conventions = declared_conventions(loaded.plan)
         infos = derive_schemas(graph, ext, conventions)
-        in_play = conventions if _has_grouping_sets(graph) else replace(conventions, grouping_column="index")
+        in_play = _in_play(conventions, graph)
         if in_play != SPEC:
             loaded.diagnostics.append(
                 info_diagnostic(

@@ -43,6 +43,12 @@ def counted(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
+def ordinal(n: int) -> str:
+    """ "1st", "2nd", "3rd", "11th", "21st"."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def and_list(items: Sequence[str], word: str = "and") -> str:
     items = [i for i in items if i]
     if not items:

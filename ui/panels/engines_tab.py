@@ -24,7 +24,7 @@ from executor.engines.physical import EnginePlan
 from executor.engines.portability import Portability, engine_plans, node_types, portability
 from executor.errors import ExecutionError
 from ui.markdown import md_escape
-from ui.panels.schema_table import NAME_BREAKS, SCHEMA_BOX_PX, SCHEMA_ROWS_INLINE, code_html
+from ui.panels.schema_table import NAME_BREAKS, code_html, markdown_table
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
 from ui.tasks import Task, finished, progress_fragment, run_in_background, show_progress
@@ -200,11 +200,7 @@ def _types(plan: Plan, model: PlanModel, node_id: str, cannot: dict[str, str] | 
 
     # Markdown, not a grid: its cells wrap (types after "<" and ","), so every column fits the narrow
     # inspector instead of scrolling out of sight
-    if len(frame) > SCHEMA_ROWS_INLINE:
-        with st.container(height=SCHEMA_BOX_PX, border=False):
-            st.markdown(types_markdown(frame), unsafe_allow_html=True)
-    else:
-        st.markdown(types_markdown(frame), unsafe_allow_html=True)
+    markdown_table(types_markdown(frame), len(frame))
     st.caption(
         "= : as the plan declares it. In bold: another type; in grey: only the nullability differs, or how the "
         "engine stores the type (a string's length, a precision). Spark's types are our translation's, which "
@@ -229,9 +225,7 @@ def types_markdown(frame: pd.DataFrame) -> str:
             if t in ("=", "—"):
                 cells.append(t)
                 continue
-            text, style = code_html(t, TYPE_BREAKS), _style(declared, t)
-            # the colour on the code's text: the code element sets its own
-            cells.append(text.replace("<code>", f'<code><span style="{style}">').replace("</code>", "</span></code>"))
+            cells.append(code_html(t, TYPE_BREAKS, _style(declared, t)))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -21,15 +21,17 @@ def schema_markdown(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def code_html(text: str, breaks: str = "") -> str:
+def code_html(text: str, breaks: str = "", style: str = "") -> str:
     """``text`` as a ``<code>`` element for Markdown drawn with HTML allowed, a line free to break at its
-    spaces and after each character of ``breaks`` only."""
+    spaces and after each character of ``breaks`` only; ``style`` (a colour, a background) on its text,
+    inside the element, whose own colour and background would cover it."""
     out = []
     for ch in str(text):
         out.append(ch if ch.isalnum() or ch == " " else f"&#{ord(ch)};")
         if ch in breaks:
             out.append("<wbr>")
-    return f"<code>{''.join(out)}</code>"
+    inner = "".join(out)
+    return f'<code><span style="{style}">{inner}</span></code>' if style else f"<code>{inner}</code>"
 
 
 #: Where a long name may break: after the separators of its parts (a type, at its spaces only).
@@ -40,8 +42,13 @@ def schema_table(rows: list[dict]) -> None:
     """The selected node's schema, as Markdown (in the page's own script). A table element
     (``st.table``, or the interactive grid) makes the browser load and run its own module before the
     page is done, and so delays the graph."""
-    text = schema_markdown(rows)
-    if len(rows) > SCHEMA_ROWS_INLINE:
+    markdown_table(schema_markdown(rows), len(rows))
+
+
+def markdown_table(text: str, rows: int) -> None:
+    """A Markdown table drawn with HTML allowed, in a box of :data:`SCHEMA_BOX_PX` that scrolls when it
+    has more than :data:`SCHEMA_ROWS_INLINE` rows."""
+    if rows > SCHEMA_ROWS_INLINE:
         with st.container(height=SCHEMA_BOX_PX, border=False):
             st.markdown(text, unsafe_allow_html=True)
     else:

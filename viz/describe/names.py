@@ -133,10 +133,8 @@ def _passed_names(model: PlanModel, parent: NodeView, above: list[str | None]) -
     elif parent.kind == "set":
         return [(i, c, name) for i, w in zip(inputs, widths) for c, name in enumerate(above[:w]) if name]
     elif parent.kind in PAIRING:
-        # a semi, anti or mark join outputs one side's columns (a mark join then its mark)
-        side = join_layout(join_type_name(body)) if "type" in body.DESCRIPTOR.fields_by_name else "both"
-        kept = {"left": (0,), "right": (1,)}.get(side, range(len(widths)))
-        sources = [(k, c) for k in kept if k < len(widths) for c in range(widths[k])]
+        kept, _mark = row_sides(parent.kind, body, len(widths))  # the mark is computed here, not passed
+        sources = [(k, c) for k in kept for c in range(widths[k])]
     else:
         return []
     mapping = emit(body)
@@ -146,6 +144,17 @@ def _passed_names(model: PlanModel, parent: NodeView, above: list[str | None]) -
         if j < len(above) and above[j] and source is not None:
             passed.append((inputs[source[0]], source[1], above[j]))
     return passed
+
+
+def row_sides(kind: str, body, count: int) -> tuple[list[int], bool]:
+    """The inputs (by position) whose rows, and columns, a node of ``kind`` outputs, and whether a mark
+    column follows them: both sides of a join, one side of a semi, anti or mark join (the other is
+    only looked up); every input of any other node."""
+    if kind not in PAIRING or count != 2 or body is None or "type" not in body.DESCRIPTOR.fields_by_name:
+        return list(range(count)), False
+    type_name = join_type_name(body)
+    side = join_layout(type_name)
+    return ([0, 1] if side == "both" else [0 if side == "left" else 1]), type_name.endswith("_MARK")
 
 
 def _source(index: int | None) -> tuple[int, int] | None:
@@ -242,11 +251,8 @@ def _spoken(model: PlanModel, node: NodeView, memo: dict[str, list[str] | None])
                 for m in body.measures
             ]
     elif node.kind in PAIRING and inputs:
-        # a semi, anti or mark join outputs one side's columns (a mark join then its mark)
-        kind = join_type_name(body) if "type" in body.DESCRIPTOR.fields_by_name else ""
-        side = join_layout(kind)
-        kept = {"left": inputs[:1], "right": inputs[1:2]}.get(side, inputs)
-        direct = [n for names in kept for n in names] + ([None] if kind.endswith("_MARK") else [])
+        kept, mark = row_sides(node.kind, body, len(inputs))
+        direct = [n for k in kept for n in inputs[k]] + ([None] if mark else [])
     elif node.kind == "set" and inputs:
         direct = list(inputs[0])  # a set operation's columns bear its first input's names
     else:

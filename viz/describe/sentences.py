@@ -14,7 +14,7 @@ from ..fields import Field
 from ..kinds import emit, kind, project_outputs_input
 from ..lineage import column_sources
 from ..model import MemoBeside, NodeView, PlanModel
-from ..schema import aggregate_layout, join_layout, join_type_name
+from ..schema import aggregate_layout
 from ..words import (
     MAX_ITEMS,
     Expression,
@@ -26,11 +26,10 @@ from ..words import (
     conjuncts,
     counted,
     is_column_equality,
+    ordinal,
     running,
 )
-from .names import column_names, is_expression_name, outer_records, root_names, spoken_record
-
-_ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
+from .names import column_names, is_expression_name, outer_records, root_names, row_sides, spoken_record
 
 #: Column lists show this many names, then "and N more".
 MAX_COLUMNS = 6
@@ -136,7 +135,7 @@ class Context:
                 if tables[i] and per_table[(name, tables[i])] == 1:
                     name = f"{tables[i]}.{name}"
                 else:
-                    name = f"{name} (the {_ORDINALS.get(seen[name], f'{seen[name]}th')} of {times[name]})"
+                    name = f"{name} (the {ordinal(seen[name])} of {times[name]})"
             out.append(f if name == f.name else f.renamed(name))
         return out
 
@@ -156,8 +155,7 @@ class Context:
         for f in record:
             if times[f.name] > 1:
                 seen[f.name] += 1
-                n = seen[f.name]
-                out.append(f.renamed(f"{f.name} (the {_ORDINALS.get(n, f'{n}th')} of {times[f.name]})"))
+                out.append(f.renamed(f"{f.name} (the {ordinal(seen[f.name])} of {times[f.name]})"))
             else:
                 out.append(f)
         return out
@@ -215,9 +213,7 @@ def read_first(model: PlanModel, node_id: str, width: int) -> list[int]:
     S_PHONE... where the step is about N_NAME and L_SHIPDATE); in order otherwise."""
     node = model.node(node_id)
     body = node.node.body
-    whole = node.kind == "filter" or (
-        node.kind == "join" and body is not None and join_layout(join_type_name(body)) == "both"
-    )
+    whole = node.kind == "filter" or (node.kind == "join" and row_sides(node.kind, body, 2) == ([0, 1], False))
     if not whole or body is None or emit(body) is not None:
         return list(range(width))
     read = sorted(i for i in fields_read(body) if i < width)
@@ -327,9 +323,7 @@ def _again(c: Context, table: str) -> str:
     # reads one after another are told as one ("steps 3-4"): nothing to tell apart
     if len(reads) < 2 or c.node.id not in reads or steps[-1] - steps[0] == len(steps) - 1:
         return ""
-    n = reads.index(c.node.id) + 1
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"its {n}{suffix} read of {len(reads)}"
+    return f"its {ordinal(reads.index(c.node.id) + 1)} read of {len(reads)}"
 
 
 def _whose(w: Words, text: str) -> str:

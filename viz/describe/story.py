@@ -8,13 +8,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..model import MemoBeside, PlanModel
-from ..schema import join_layout, join_type_name
 from ..words import (
     and_list,
     capped_list,
     counted,
 )
-from .names import PAIRING, root_renames
+from .names import PAIRING, root_renames, row_sides
 from .sentences import DESCRIBE, MAX_COLUMNS, Context, as_sentence
 
 
@@ -45,7 +44,7 @@ def _tables(model: PlanModel, node_id: str) -> tuple[str, ...] | None:
             continue
         # an input still unknown here (a cycle) counts as None; a semi, anti or mark join's rows are its
         # kept side's alone
-        parts = [memo.get(i) for i in _row_inputs(node)]
+        parts = [memo.get(node.inputs[k]) for k in row_sides(node.kind, node.body, len(node.inputs))[0]]
         if any(p is None for p in parts) or node.kind == "aggregate":
             memo[cur] = None  # an aggregate's rows are its groups, not a table's rows
         elif node.kind in PAIRING or node.kind == "set":
@@ -53,16 +52,6 @@ def _tables(model: PlanModel, node_id: str) -> tuple[str, ...] | None:
         else:  # one input, or a reference to a shared one: the same rows
             memo[cur] = parts[0] if len(parts) == 1 else tuple(dict.fromkeys(t for p in parts for t in p))
     return memo[node_id]
-
-
-def _row_inputs(node) -> list[str]:
-    """The inputs whose rows a node's rows are: both sides of a join, but one side of a semi, anti or
-    mark join (the other is only looked up)."""
-    if node.kind in PAIRING and len(node.inputs) == 2 and "type" in node.body.DESCRIPTOR.fields_by_name:
-        layout = join_layout(join_type_name(node.body))
-        if layout != "both":
-            return [node.inputs[0 if layout == "left" else 1]]
-    return list(node.inputs)
 
 
 def _things(model: PlanModel, combined: bool = False) -> Callable[[str], str | None]:
