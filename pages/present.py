@@ -112,15 +112,18 @@ def _progress(key: tuple) -> None:
         show_progress(task, "Running this step on Spark", "present_cancel")
 
 
-def _sample_rows(plan, model: PlanModel, node_id: str, step: int, shown_in) -> None:
-    """The button that runs step ``step`` (here) and its rows, drawn in ``shown_in`` (as wide as the page)."""
+def _sample_rows(plan, model: PlanModel, node_id: str, step: int, shown_in, every_step: bool) -> None:
+    """The button that runs step ``step`` (here) and its rows, drawn in ``shown_in`` (as wide as the page).
+    ``every_step``: a step whose rows were not asked for yet runs when it is shown, so Next in front of
+    an audience brings its rows without a click."""
     ok, reason = executability_of(plan.data).get(node_id, (True, None))
     if not ok:
         st.info(md_escape(f"This step cannot run on Spark: {reason}"))
     key = (model.digest, node_id)
     task = _tasks().get(key)
     running = task is not None and not task.done.is_set()
-    if st.button("Show sample rows", key="present_show_rows", disabled=not ok or running, type="primary"):
+    clicked = st.button("Show sample rows", key="present_show_rows", disabled=not ok or running, type="primary")
+    if clicked or (every_step and ok and task is None):
         task = _tasks()[key] = Task()
         start(
             task,
@@ -197,6 +200,11 @@ def main() -> None:
                 key="present_details",
                 help="Property badges (order, distribution) and diagnostic codes on the boxes",
             )
+            st.toggle(
+                "Sample rows at every step",
+                key="present_every_step",
+                help="Each step's rows are run as it is shown, without the Show sample rows click",
+            )
     selected = st.session_state["node"]
 
     # a sample by its title, for an audience ("TPC-H query 2 (isthmus)", not tpch_q02_isthmus.json)
@@ -229,7 +237,8 @@ def main() -> None:
                 + md_escape(", ".join(names[:20]))
                 + (f" and {len(names) - 20} more" if len(names) > 20 else "")
             )
-        _sample_rows(plan, model, selected, number[selected], rows_area)
+        every_step = st.session_state.get("present_every_step", False)
+        _sample_rows(plan, model, selected, number[selected], rows_area, every_step)
         share_link_widget(plan, selected, page="present", at=f"the same step ({number[selected]})")
         report_button(plan, model, key="present_report")
     st.divider()

@@ -206,6 +206,23 @@ def test_show_sample_rows_runs_the_selected_node(spark):
     assert not at.dataframe
 
 
+def test_sample_rows_at_every_step_come_without_a_click(spark):
+    """With the sidebar's toggle on, Previous brings the step's rows by itself: the tutorial's step 2
+    reads products (all of them, checked against DuckDB's count), and the step left keeps its rows."""
+    at = _present(sample="tutorial.json", node="0.0.1")
+    at.toggle(key="present_every_step").set_value(True).run()
+    wait_for(at, lambda a: bool(a.dataframe) or bool(a.error))
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    at.button(key="present_prev").click().run()
+    wait_for(at, lambda a: any(c.value.startswith("**Sample rows of step 2") for c in a.markdown) and bool(a.dataframe))
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    products = os.path.join(ROOT, "sample_data", "tutorial", "products.parquet")
+    [(count,)] = duckdb.sql(f"SELECT count(*) FROM '{products}'").fetchall()
+    assert len(at.dataframe[0].value) == count
+    at.button(key="present_next").click().run()  # back to step 3: its rows kept, not run again
+    assert any(m.value.startswith("**Sample rows of step 3") for m in at.markdown) and at.dataframe
+
+
 def test_sample_rows_name_computed_columns_as_the_story_does(spark):
     """DataFusion's q03 aggregate names its measure ``sum(multiply(…``; the root calls it revenue, and
     so do the story, the graph and the sample rows' header."""

@@ -30,6 +30,7 @@ KEPT_WIDGETS = (
     "step_timeout",
     "present_max_rows",
     "present_details",
+    "present_every_step",
     "compare_ignore_case",
     "compare_layout",
     "compare_rows",
