@@ -16,9 +16,10 @@ from .errors import ExecutionError
 
 EPILOG = """\
 data access:
-  Plans read only under the data roots. A root is each --data-dir, the generated TPC-H folder
-  with --tpch, and each path given with --table NAME=PATH (that file or folder only, not its
-  siblings: you named it, so it is allowed; a plan's LocalFiles still may not read beside it).
+  Plans read only under the data roots. A root is each --data-dir, the generated TPC-H or
+  TPC-DS folder with --tpch or --tpcds, and each path given with --table NAME=PATH (that file or
+  folder only, not its siblings: you named it, so it is allowed; a plan's LocalFiles still may not
+  read beside it).
   With no root, no file can be read. `..`, links leaving a root, other URI schemes (http, s3,
   hdfs...) and globs reaching outside are refused.
 
@@ -153,6 +154,7 @@ def _data_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", action="append", default=[], metavar="DIR", help="a data root (repeatable)")
     p.add_argument("--table", action="append", default=[], metavar="NAME=PATH", help="bind a table (repeatable)")
     p.add_argument("--tpch", action="store_true", help="bind the TPC-H tables (scale 0.01, generated on first use)")
+    p.add_argument("--tpcds", action="store_true", help="bind the TPC-DS tables (scale 0.01, generated on first use)")
     p.add_argument(
         "--by-position",
         action="append",
@@ -477,7 +479,7 @@ class BadInput(Exception):
 def _catalog(args):
 
     from .data.catalog import Catalog, data_roots
-    from .data.generate import tpch
+    from .data.generate import tpcds, tpch
 
     user = list(args.data_dir)
     bindings = {}
@@ -493,14 +495,15 @@ def _catalog(args):
     for d in args.data_dir:
         if not os.path.isdir(d):
             raise BadInput(f"--data-dir {d!r} is not a folder")
-    roots = data_roots(user=user, generated=[tpch(0.01)] if args.tpch else [])
+    generated = ([tpch(0.01)] if args.tpch else []) + ([tpcds(0.01)] if args.tpcds else [])
+    roots = data_roots(user=user, generated=generated)
     try:
         return Catalog(
             roots,
             bindings,
             by_position=getattr(args, "by_position", ()),
             by_position_how=" (--by-position {name})",
-            bind_how="Bind it with --table NAME=PATH, --data-dir DIR or --tpch",
+            bind_how="Bind it with --table NAME=PATH, --data-dir DIR, --tpch or --tpcds",
         )
     except ExecutionError as exc:
         raise BadInput(str(exc)) from exc
@@ -555,8 +558,8 @@ def _unbound(model, node: str, catalog) -> str | None:
     which = ", ".join(f"`{t}`" for t in unbound)
     return (
         f"{'table' if len(unbound) == 1 else 'tables'} {which} {'is' if len(unbound) == 1 else 'are'} not bound: "
-        "give the data with --table NAME=PATH, --data-dir DIR (a folder of NAME.parquet files) or --tpch "
-        "(TPC-H at scale 0.01)"
+        "give the data with --table NAME=PATH, --data-dir DIR (a folder of NAME.parquet files), --tpch "
+        "or --tpcds (TPC-H or TPC-DS at scale 0.01)"
     )
 
 

@@ -98,7 +98,7 @@ def test_bad_input_and_failures_have_their_exit_status(spark, tpch_dir, plan_fil
     assert failed["file"] == unbound and failed["error_type"] == "BadInput"
     assert failed["error"] == (
         "table `no_such_table` is not bound: give the data with --table NAME=PATH, --data-dir DIR (a folder of "
-        "NAME.parquet files) or --tpch (TPC-H at scale 0.01)"
+        "NAME.parquet files), --tpch or --tpcds (TPC-H or TPC-DS at scale 0.01)"
     )
     code, out, _ = _run(["run", str(not_plan), missing, good, "--tpch", "--format", "json", "--limit", "1"])
     assert code == 2
@@ -206,7 +206,7 @@ def test_a_table_whose_columns_are_not_the_plans_is_refused_with_both_lists(spar
         "Read by position, it would not serve either: in order, c_current_cdemo_sk is int where the plan reads "
         "c_address string" in err
     ), err
-    assert "Bind it with --table NAME=PATH, --data-dir DIR or --tpch, to a table with the plan's columns" in err
+    assert "Bind it with --table NAME=PATH, --data-dir DIR, --tpch or --tpcds, to a table with the plan's columns" in err
     # asked for all the same: refused too
     code, out, err = _run(["run", sample, "--data-dir", str(tmp_path), "--by-position", "customer"])
     assert (
