@@ -68,6 +68,24 @@ def plan_file(tmp_path):
     return write
 
 
+def test_tpcds_binds_the_generated_tpcds_tables(spark, plan_file):
+    """``--tpcds`` binds TPC-DS at scale 0.01 as ``--tpch`` does TPC-H: a read of its ``reason`` table
+    gives DuckDB's rows of the same file."""
+    from executor.data.generate import tpcds
+
+    reason = os.path.join(tpcds(0.01), "reason.parquet")
+    doc = plan((read("reason", [("r_reason_sk", "i32"), ("r_reason_id", "string")]), ["r_reason_sk", "r_reason_id"]))
+    code, out, err = _run(["run", plan_file(doc), "--tpcds", "--format", "json", "--count"])
+    assert code == 0, (out, err)
+    [result] = [json.loads(line) for line in out.splitlines()]
+    oracle = duckdb.sql(f"SELECT r_reason_sk, r_reason_id FROM '{reason}'").fetchall()
+    assert result["row_count"] == len(oracle) > 0
+    assert sorted(map(tuple, result["rows"])) == sorted(oracle)
+    # without it the table is unbound, and the message offers it
+    code, out, err = _run(["run", plan_file(doc), "--format", "json"])
+    assert code == 2 and "--tpcds" in json.loads(out)["error"], out
+
+
 def test_json_output_matches_duckdb_on_tpch(spark, tpch_dir):
     q03 = os.path.join(TPCH_PLANS, "q03-isthmus_plan.json")
     q06 = os.path.join(TPCH_PLANS, "q06-isthmus_plan.json")
