@@ -224,7 +224,9 @@ def test_a_table_whose_columns_are_not_the_plans_is_refused_with_both_lists(spar
         "Read by position, it would not serve either: in order, c_current_cdemo_sk is int where the plan reads "
         "c_address string" in err
     ), err
-    assert "Bind it with --table NAME=PATH, --data-dir DIR, --tpch or --tpcds, to a table with the plan's columns" in err
+    assert "Bind it with --table NAME=PATH, --data-dir DIR, --tpch or --tpcds, to a table with the plan's columns" in (
+        err
+    )
     # asked for all the same: refused too
     code, out, err = _run(["run", sample, "--data-dir", str(tmp_path), "--by-position", "customer"])
     assert (
