@@ -17,9 +17,9 @@ from .errors import ExecutionError
 EPILOG = """\
 data access:
   Plans read only under the data roots. A root is each --data-dir, the generated TPC-H or
-  TPC-DS folder with --tpch or --tpcds, and each path given with --table NAME=PATH (that file or
-  folder only, not its siblings: you named it, so it is allowed; a plan's LocalFiles still may not
-  read beside it).
+  TPC-DS folder with --tpch or --tpcds, and each path given with
+  --table NAME=PATH (that file or folder only, not its siblings: you named it, so it is allowed;
+  a plan's LocalFiles still may not read beside it).
   With no root, no file can be read. `..`, links leaving a root, other URI schemes (http, s3,
   hdfs...) and globs reaching outside are refused.
 
