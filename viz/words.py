@@ -522,12 +522,14 @@ def _is_constant(w: Words, e: Expression) -> bool:
 
 def _logical(word: str) -> Callable[[Words, Expression.ScalarFunction], str | None]:
     def words(w: Words, f: Expression.ScalarFunction) -> str | None:
-        parts = [w.expr(v) for v in argument_values(f)]
-        if not parts:
+        if not argument_values(f):
             return None
         if word == "and":
             return and_list(w.conditions(Expression(scalar_function=f)))
-        same = _one_of(w, argument_values(f))
+        # or(or(a, b), c), as producers nest it, is one list of alternatives: not "either either a, or b, or c"
+        values = and_parts(Expression(scalar_function=f), w.model.extensions.functions, "or")
+        parts = [w.expr(v) for v in values]
+        same = _one_of(w, values)
         if same is not None:
             return same
         if len(parts) > MAX_VALUES:
@@ -798,6 +800,67 @@ def _extract(w: Words, f: Expression.ScalarFunction) -> str | None:
     return None
 
 
+def _date_part(w: Words, f: Expression.ScalarFunction) -> str | None:
+    """DataFusion's ``date_part('YEAR', x)``: "the year of x"."""
+    values = argument_values(f)
+    if len(values) != 2 or values[0].literal.WhichOneof("literal_type") != "string":
+        return None
+    return f"the {values[0].literal.string.lower()} of {w.expr(values[1])}"
+
+
+def _whole(text: str) -> str:
+    """An argument that is a phrase, in brackets: "the absolute value of (a − b)"."""
+    return f"({text})" if " " in text else text
+
+
+def _integer(w: Words, e: Expression) -> int | None:
+    value = _constant(w, e)
+    return int(value) if value is not None and value == int(value) else None
+
+
+def _substring(w: Words, f: Expression.ScalarFunction) -> str | None:
+    """``substring(x, 1, 5)``: "the first 5 characters of x"; from another place, "3 characters of x
+    from the 2nd"; without a length, "x from its 2nd character"."""
+    values = argument_values(f)
+    if len(values) not in (2, 3):
+        return None
+    of, start = _whole(w.expr(values[0])), _integer(w, values[1])
+    length = _integer(w, values[2]) if len(values) == 3 else None
+    if start is None or (len(values) == 3 and length is None):
+        return None
+    if length is None:
+        return f"{of} from its {ordinal(start)} character"
+    if start == 1:
+        return f"the first {'character' if length == 1 else counted(length, 'character')} of {of}"
+    return f"{counted(length, 'character')} of {of} from the {ordinal(start)}"
+
+
+def _one_argument(template: str) -> Callable[[Words, Expression.ScalarFunction], str | None]:
+    """A function of one argument said by ``template`` ("the absolute value of {}"), a phrase in brackets."""
+
+    def words(w: Words, f: Expression.ScalarFunction) -> str | None:
+        values = argument_values(f)
+        return template.format(_whole(w.expr(values[0]))) if len(values) == 1 else None
+
+    return words
+
+
+def _round(w: Words, f: Expression.ScalarFunction) -> str | None:
+    """``round(x, 2)``: "x rounded to 2 decimal places"; ``round(x)``: "x rounded to a whole number"."""
+    values = argument_values(f)
+    places = _integer(w, values[1]) if len(values) == 2 else 0 if len(values) == 1 else None
+    if places is None or places < 0:
+        return None
+    to = "a whole number" if places == 0 else counted(places, "decimal place")
+    return f"{_whole(w.expr(values[0]))} rounded to {to}"
+
+
+def _concat(w: Words, f: Expression.ScalarFunction) -> str | None:
+    """``concat('store', s_store_id)``: "'store' followed by s_store_id"."""
+    parts = [_whole(w.expr(v)) for v in argument_values(f)]
+    return " followed by ".join(parts) if len(parts) > 1 else None
+
+
 def _coalesce(w: Words, f: Expression.ScalarFunction) -> str | None:
     return "the first non-null of " + capped_list([w.expr(v) for v in argument_values(f)], 4, "others")
 
@@ -867,6 +930,15 @@ _FUNCTIONS: dict[str, Callable[[Words, Expression.ScalarFunction], str | None]] 
     "between": _between,
     "negate": _negate,
     "extract": _extract,
+    "date_part": _date_part,
+    "substring": _substring,
+    "substr": _substring,
+    "abs": _one_argument("the absolute value of {}"),
+    "upper": _one_argument("{} in upper case"),
+    "lower": _one_argument("{} in lower case"),
+    "round": _round,
+    "concat": _concat,
+    "str_concat": _concat,
     "coalesce": _coalesce,
     "index_in": _index_in,
     "bitwise_and": _grouping_flag,
@@ -984,6 +1056,7 @@ _AGGREGATE_VERBS = {
     "rank": "ranks the rows",
     "dense_rank": "ranks the rows (no gaps)",
     "std_dev": "computes the standard deviation of {}",
+    "stddev": "computes the standard deviation of {}",
     "variance": "computes the variance of {}",
     "string_agg": "joins the {} texts",
     "list_agg": "collects the {} values",
@@ -1005,6 +1078,7 @@ _AGGREGATE_NOUNS = {
     "rank": "the rank",
     "dense_rank": "the dense rank",
     "std_dev": "the standard deviation of {}",
+    "stddev": "the standard deviation of {}",
     "variance": "the variance of {}",
 }
 

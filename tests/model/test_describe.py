@@ -325,15 +325,18 @@ def test_tpch_q03_sort_fetch_aggregate_read_filter():
 def test_window_grouping_sets_physical_subqueries():
     assert (
         describe(sample("aggregates.json"), "0")
-        == "Sums quantity and counts rows, for 2 groupings: per product_id; over all rows."
-    )
+        == "Sums quantity as units and counts rows as n_orders, for 2 groupings: per product_id; over all rows."
+    )  # the root names the measures units and n_orders (the sample's root names)
     # the sum's window runs from the partition's first row to the current one (ROWS BETWEEN UNBOUNDED PRECEDING
     # AND CURRENT ROW): a running sum; the root's sum over the whole partition is the product's total
     assert describe(sample("window.json"), "0.0") == (
         "Adds 2 window columns: the row number and the running sum of quantity, per product_id, in order of "
         "order_date and quantity."
     )
-    assert describe(sample("window.json"), "0").startswith("Adds the sum of quantity per product_id as a new column.")
+    # the root names it product_qty (the sample's root names)
+    assert describe(sample("window.json"), "0").startswith(
+        "Adds column product_qty = the sum of quantity per product_id."
+    )
     m = sample("physical.json")
     assert describe(m, "0") == (
         "Joins (by hashing) orders to products on the same product_id, keeping only matches. In the result, "
@@ -761,7 +764,8 @@ def test_a_filter_over_a_cross_product_tells_its_columns_apart():
     """DataFusion writes joins as cross products under one filter. t0 (id, a) × t1 (id) × t1 (id) ×
     t2 (x): the filter's record is id, a, id, id, x (checked by hand); a key of one name on both sides
     of the top pair is said once, and a name one side has from two reads of one table is told apart
-    by its place among the columns of that name, from another table's by that table."""
+    by the step that reads it (step 2 reads t1 first, step 4 again: checked by hand in the story),
+    from another table's by that table. "The same id" only where every input's id is equated."""
     functions = {**P.FUNCTIONS, 7: ("and:bool", "functions_boolean")}
     t0 = P.read("t0", [("id", "i64"), ("a", "i64")])
     t1 = P.read("t1", [("id", "i64")])
@@ -774,14 +778,19 @@ def test_a_filter_over_a_cross_product_tells_its_columns_apart():
     cond = P.call(7, P.call(1, P.field(1), P.field(2)), P.call(1, P.field(1), P.field(3)))
     m = P.model_of(P.plan({"filter": {"input": chain, "condition": cond}}, functions=functions))
     assert describe(m, "0") == (
-        "Keeps the combined rows of 4 tables that match on a = id (the 2nd of 3) and a = id (the 3rd of 3)."
+        "Keeps the combined rows of 4 tables that match on a = step 2's id and a = step 4's id."
     ), describe(m, "0")
-    # t0's id against t1's first: by table, the two reads of t1 by place
+    # t0's id against t1's first: by table, the two reads of t1 by step; not "the same id", which
+    # would not say which of the three
     cond = P.call(1, P.field(0), P.field(2))
     m = P.model_of(P.plan({"filter": {"input": chain, "condition": cond}}, functions=functions))
-    assert describe(m, "0") == ("Keeps the combined rows of 4 tables that match on t0.id = id (the 2nd of 3)."), (
-        describe(m, "0")
+    assert describe(m, "0") == "Keeps the combined rows of 4 tables that match on t0.id = step 2's id.", describe(
+        m, "0"
     )
+    # every input's id equated: "the same id"
+    cond = P.call(7, P.call(1, P.field(0), P.field(2)), P.call(1, P.field(0), P.field(3)))
+    m = P.model_of(P.plan({"filter": {"input": chain, "condition": cond}}, functions=functions))
+    assert describe(m, "0") == "Keeps the combined rows of 4 tables that match on the same id.", describe(m, "0")
     # one pair, one key of one name on both sides: said once
     pair = cross(t0, t1)
     m = P.model_of(P.plan({"filter": {"input": pair, "condition": P.call(1, P.field(0), P.field(2))}}))
@@ -1024,3 +1033,74 @@ def test_a_filters_sample_rows_show_the_columns_it_reads_first():
     names = [f.schema[i].name for i in order[: len(read)]]
     assert "L_SHIPDATE" in names and "N_NAME" in names and "S_ADDRESS" not in names
     assert read_first(m, "0", len(m.node("0").schema)) == list(range(len(m.node("0").schema)))
+
+
+def _planned(sql: str, tpch_dir: str) -> PlanModel:
+    """DataFusion's plan of ``sql`` over TPC-H at scale 0.01 (analyzed)."""
+    from executor.engines.sql_plan import sql_to_plan
+
+    tables = {t: os.path.join(tpch_dir, f"{t}.parquet") for t in ("customer", "orders")}
+    return analyze(sql_to_plan(sql, tables, json=False).data)
+
+
+def test_functions_and_nested_alternatives_in_words(tpch_dir):
+    """substr, abs, round, upper, || and a three-way OR, as DataFusion writes them (``or(or(a, b), c)``):
+    each said in words, the new columns by the names the SQL gives them, and one "either" (each
+    sentence checked by hand against the SQL)."""
+    m = _planned(
+        "SELECT substr(c_phone, 1, 2) AS cc, substr(c_phone, 4, 3) AS mid, abs(c_acctbal) AS a, "
+        "round(c_acctbal, 1) AS r, upper(c_name) AS u, 'x' || c_name AS t FROM customer "
+        "WHERE c_nationkey = 1 OR (c_nationkey = 2 AND c_acctbal > 0) OR (c_nationkey = 3 AND c_acctbal < 0)",
+        tpch_dir,
+    )
+    [keep] = [n.id for n in m.nodes() if n.kind == "filter"]
+    assert describe(m, keep) == (
+        "Keeps the rows of customer where either c_nationkey is 1, or c_nationkey is 2 and c_acctbal is above 0, "
+        "or c_nationkey is 3 and c_acctbal is below 0."
+    )
+    assert describe(m, m.roots[0]) == (
+        "Adds 6 new columns: cc = the first 2 characters of c_phone; mid = 3 characters of c_phone from the 4th; "
+        "a = the absolute value of c_acctbal; r = c_acctbal rounded to 1 decimal place; u = c_name in upper case; "
+        "t = 'x' followed by c_name. Outputs columns cc, mid, a, r, u and t."
+    )
+    m = _planned(
+        "SELECT date_part('year', o_orderdate) AS y, stddev(o_totalprice) AS s FROM orders GROUP BY 1", tpch_dir
+    )
+    [group] = [n.id for n in m.nodes() if n.kind == "aggregate"]
+    assert describe(m, group) == "Computes the standard deviation of o_totalprice as s per the year of o_orderdate."
+
+
+def test_a_filter_over_three_results_names_each_by_its_step():
+    """TPC-DS q47 joins v1 to v1_lag and v1_lead (cross products under one filter): the filter names the
+    three results by their steps, says the keys every one of them shares once, and tells the three
+    ranks apart by step, as the SQL's ``v1.rn = v1_lag.rn + 1 and v1.rn = v1_lead.rn - 1``."""
+    m = datafusion("tpcds", "47")
+    order = story_order(m)
+    [keep] = [
+        n.id
+        for n in m.nodes()
+        if n.kind == "filter" and describe(m, n.id).startswith("Keeps the combined rows of steps")
+    ]
+    below = m.node(keep).inputs[0]
+    pairs = [below, *m.node(below).inputs]  # cross(cross(v1, v1_lag), v1_lead)
+    v1, v1_lag = m.node(pairs[1]).inputs
+    v1_lead = pairs[2]
+    a, b, c = (order.index(n) + 1 for n in (v1, v1_lag, v1_lead))
+    assert describe(m, keep) == (
+        f"Keeps the combined rows of steps {a}, {b} and {c} that match on the same i_category, i_brand, s_store_name "
+        f"and s_company_name. Of those, keeps the rows where step {a}'s rank is step {b}'s rank + 1 and step {a}'s "
+        f"rank is step {c}'s rank − 1."
+    )
+
+
+@pytest.mark.parametrize("name", ["02", "08", "47"])
+def test_string_and_rounding_functions_read_as_words(name):
+    """TPC-DS q02 (round), q08 (substr) and q47 (abs, nested ORs): no function of the plan written as a
+    call in the story, and no "either either"."""
+    import re
+
+    m = datafusion("tpcds", name)
+    text = _present_text(m)
+    names = {f.name for f in m.extensions.functions.values()}
+    calls = sorted({c for c in re.findall(r"\b([a-z_]+)\(", text) if c in names})
+    assert not calls and "either either" not in text, calls

@@ -88,23 +88,43 @@ class Context:
         pairs = below.kind in ("cross", "join") and _join_type_of(body) in ("inner", "cross")
         return below if pairs and len(below.inputs) == 2 and emit(body) is None else None
 
-    def sides_told_apart(self, record: Sequence[Field]) -> Sequence[Field]:
-        """A join's record (or a filter's over a cross product) with each name both sides have told
-        apart, so that "on id is above id" is never said of two columns: by the table it is read
-        from ("t0.id"), else by its side ("left id"). A name one side has twice (a table joined
-        twice below) is told apart by its place: "d_date_sk (the 2nd of 3)"."""
+    def segments(self) -> list[tuple[str, int]] | None:
+        """The inputs this node's record is made of, one after another, each with its first column:
+        a join's two, or, for a filter over a chain of cross products (DataFusion's joins, their keys in
+        the filter), every input the chain pairs. None when the record is one input's, or a width is
+        not known."""
         pair = self.paired_by()
         if pair is None:
+            return None
+        inputs = _chain_inputs(self.model, pair.id) if pair.id != self.node.id else list(pair.inputs)
+        out, start = [], 0
+        for node_id in inputs:
+            schema = self.model.node(node_id).schema
+            if schema is None:
+                return None
+            out.append((node_id, start))
+            start += len(schema)
+        return out
+
+    def sides_told_apart(self, record: Sequence[Field]) -> Sequence[Field]:
+        """A join's record (or a filter's over cross products) with each name several inputs have told
+        apart, so that "on id is above id" is never said of two columns: by the table it is read
+        from ("t0.id"), else by its side ("left id") or, of three inputs or more, by the step that
+        makes it ("step 12's rank"). A name one input has twice (a table joined twice below) is told
+        apart by its place: "d_date_sk (the 2nd of 3)"."""
+        segments = self.segments()
+        if segments is None:
             return self._by_place(record)
-        inputs = pair.inputs
-        left = self.model.node(inputs[0]).schema
-        if left is None or len(left) >= len(record):
+        if segments[-1][1] >= len(record) or len(segments) < 2:
             return record
         names = [f.name for f in record]
         if len(set(names)) == len(names):
             return record
-        both = set(names[: len(left)]) & set(names[len(left) :])
-        summaries = [*column_sources(self.model, inputs[0]), *column_sources(self.model, inputs[1])]
+        segment = [sum(1 for _, start in segments[1:] if start <= i) for i in range(len(record))]
+        inputs_of: dict[str, set[int]] = {}
+        for n, s in zip(names, segment):
+            inputs_of.setdefault(n, set()).add(s)
+        summaries = [x for node_id, _ in segments for x in column_sources(self.model, node_id)]
         if len(summaries) != len(record):
             return record
 
@@ -113,15 +133,21 @@ class Context:
             return source.table if source is not None and not more and source.column == names[i] else None
 
         tables = [table_of(i) for i in range(len(record))]
-        qualified = [f"{t}.{n}" if t and n in both else n for t, n in zip(tables, names)]
-        clash = set(qualified[: len(left)]) & set(qualified[len(left) :])
+        qualified = [f"{t}.{n}" if t and len(inputs_of[n]) > 1 else n for t, n in zip(tables, names)]
+        clash_of: dict[str, set[int]] = {}
+        for q, s in zip(qualified, segment):
+            clash_of.setdefault(q, set()).add(s)
         told = []
         for i, f in enumerate(record):
             name = qualified[i]
-            if name in clash:
-                side = "right" if i >= len(left) else "left"
-                # a spoken name ("the number of rows") takes the side as its owner
-                name = f"the {side} side's {f.name[4:]}" if f.name.startswith("the ") else f"{side} {f.name}"
+            if len(clash_of[name]) > 1:
+                if len(segments) == 2:
+                    owner = "right" if segment[i] else "left"
+                    # a spoken name ("the number of rows") takes the side as its owner
+                    name = f"the {owner} side's {f.name[4:]}" if f.name.startswith("the ") else f"{owner} {f.name}"
+                else:  # the step that makes it, where its words say what it is: "step 12's rank"
+                    owner = self.step(segments[segment[i]][0])
+                    name = f"{owner}'s {f.name[4:].split(' per ')[0] if f.name.startswith('the ') else f.name}"
             told.append(name)
         # a name still said twice: by its table where that tells it apart, else by its place among the
         # columns of that name ("d_date_sk (the 2nd of 3)")
@@ -351,14 +377,19 @@ def _filter(c: Context) -> str:
     if keys and c.input(0) and _pairs_all(c.model, c.input(0)):
         # the filter that holds the keys of the cross products below it: the matching first, then the rest
         rest = [e for e in parts if not is_column_equality(w, e)]
-        combined = c.combined(c.input(0)) or "rows"
+        combined = c.combined(c.input(0))
+        segments = c.segments()
+        if combined is not None:
+            rows = _rows(combined)
+        elif segments is not None:  # results of other steps: "the combined rows of steps 12, 24 and 37"
+            rows = f"the combined rows of {c.steps([node_id for node_id, _ in segments])}"
+        else:
+            rows = "the rows"
         same = _same_names(c, keys)  # a key of one name on both sides, said once
         said = ([_the_same(same)] if any(same) else []) + w.conditions_of(
             [e for e, key in zip(keys, same) if key is None]
         )
-        text = as_sentence(
-            f"Keeps {_rows(combined) if combined != 'rows' else 'the rows'} that match on {and_list(said)}"
-        )
+        text = as_sentence(f"Keeps {rows} that match on {and_list(said)}")
         if rest:
             words = and_list(w.conditions_of(rest))
             text += " " + as_sentence(f"Of those, keeps the rows {_whose(w, words)} {words}")
@@ -393,8 +424,21 @@ def _pairs_all(model: PlanModel, node_id: str) -> bool:
     )
 
 
+def _chain_inputs(model: PlanModel, node_id: str) -> list[str]:
+    """The inputs a chain of cross products (and inner joins without a condition or an emit) pairs,
+    in the order of their columns; a node that pairs nothing is its own one input."""
+    node = model.node(node_id)
+    if len(node.inputs) != 2 or emit(node.node.body) is not None or not _pairs_all(model, node_id):
+        return [node_id]
+    return [x for i in node.inputs for x in _chain_inputs(model, i)]
+
+
 def _is_plain_field(e: Expression) -> bool:
     return e.WhichOneof("rex_type") == "selection"
+
+
+#: A project's new columns said one by one, up to this many (a wider one says how many more).
+NEW_COLUMNS = 8
 
 
 def _project(c: Context) -> str:
@@ -414,8 +458,8 @@ def _project(c: Context) -> str:
     else:
         text = (
             f"Adds {len(computed)} new columns: "
-            + "; ".join(computed[:MAX_ITEMS])
-            + (f"; and {len(computed) - MAX_ITEMS} more" if len(computed) > MAX_ITEMS else "")
+            + "; ".join(computed[:NEW_COLUMNS])
+            + (f"; and {len(computed) - NEW_COLUMNS} more" if len(computed) > NEW_COLUMNS else "")
         )
     out = as_sentence(text)
     if narrows and names:
@@ -501,13 +545,7 @@ def _given_names(model: PlanModel, node_id: str, count: int) -> list[str | None]
     mapping = emit(body)
     for j, m in enumerate(mapping if mapping is not None else range(len(schema))):
         k = m - width
-        if (
-            0 <= k < count
-            and j < len(names)
-            and names[j]
-            and not is_expression_name(names[j])
-            and names[j] != schema[j].name
-        ):
+        if 0 <= k < count and j < len(names) and names[j] and not is_expression_name(names[j]):
             out[k] = names[j]
     return out
 
@@ -535,30 +573,58 @@ def _the_same(keys: Sequence[SameKey | None]) -> str:
     return " and ".join(parts)
 
 
-def _same_name(c: Context, e: algebra_pb2.Expression, record: Sequence[Field], width: int) -> SameKey | None:
-    """The column ``e`` equates on both sides of a join (``left.id = right.id``, no cast between
-    them), else None: such a key is said once ("on the same id")."""
+def _same_name(
+    c: Context, e: algebra_pb2.Expression, record: Sequence[Field], starts: Sequence[int]
+) -> tuple[SameKey, tuple[int, int]] | None:
+    """The column ``e`` equates on two inputs of a join (``left.id = right.id``, no cast between
+    them; ``starts``: where each input after the first begins in ``record``) and those two inputs'
+    places, else None: such a key is said once ("on the same id")."""
     w = c.words()
     if not is_column_equality(w, e):
         return None
     indices = [direct_field(v) for v in argument_values(e.scalar_function)]
-    if any(i is None or i >= len(record) for i in indices) or (indices[0] < width) == (indices[1] < width):
+    if any(i is None or i >= len(record) for i in indices):
+        return None
+    a_input, b_input = (sum(1 for s in starts if s <= i) for i in indices)
+    if a_input == b_input:
         return None
     a, b = (record[i].name for i in indices)
     if a != b or " " in a:  # a name in words ("the rank …") is said as it is
         return None
-    return a, w.function(e.scalar_function.function_reference) == "is_not_distinct_from"
+    return (a, w.function(e.scalar_function.function_reference) == "is_not_distinct_from"), (a_input, b_input)
 
 
 def _same_names(c: Context, conditions: Sequence[algebra_pb2.Expression]) -> list[SameKey | None]:
-    """For each condition, the column it equates on both sides of the pair the node's record is made
-    of (:meth:`Context.paired_by`), else None."""
-    pair, incoming = c.paired_by(), c.node.info.incoming
-    left = c.model.node(pair.inputs[0]).schema if pair is not None else None
-    if left is None or incoming is None:
+    """For each condition, the column it equates on two of the inputs the node's record is made of
+    (:meth:`Context.segments`), else None. Of three inputs or more, "the same id" is said only where
+    the conditions equate every input's id: else it would not say which."""
+    segments, incoming = c.segments(), c.node.info.incoming
+    if segments is None or incoming is None:
         return [None] * len(conditions)
     record = spoken_record(c.model, c.node, incoming)
-    return [_same_name(c, e, record, len(left)) for e in conditions]
+    starts = [start for _, start in segments[1:]]
+    found = [_same_name(c, e, record, starts) for e in conditions]
+    if len(segments) > 2:
+        having: dict[str, set[int]] = {}
+        for i, f in enumerate(record):
+            having.setdefault(f.name, set()).add(sum(1 for s in starts if s <= i))
+        joined: dict[str, set[frozenset[int]]] = {}
+        for key in found:
+            if key is not None:
+                joined.setdefault(key[0][0], set()).add(frozenset(key[1]))
+        found = [k if k is None or _connects(having[k[0][0]], joined[k[0][0]]) else None for k in found]
+    return [None if k is None else k[0] for k in found]
+
+
+def _connects(nodes: set[int], edges: set[frozenset[int]]) -> bool:
+    """Whether ``edges`` (pairs) join every one of ``nodes`` to every other."""
+    reached, todo = set(), [min(nodes)]
+    while todo:
+        n = todo.pop()
+        if n not in reached:
+            reached.add(n)
+            todo.extend(m for e in edges if n in e for m in e)
+    return nodes <= reached
 
 
 def _on(c: Context, expression: algebra_pb2.Expression) -> str:
@@ -714,11 +780,11 @@ def _aggregate(c: Context) -> str:
         )
     group = groupings[0] if groupings else []
     if not measures:
-        return (
-            as_sentence(f"Keeps one row per distinct {capped_list(group, MAX_COLUMNS)}")
-            if group
-            else "Produces one empty row."
-        )
+        if not group:
+            return "Produces one empty row."
+        # a key in words ("the first 5 characters of ca_zip") takes "value of", or "distinct the" is said
+        of = "value of " if len(group) == 1 and " " in group[0] else ""
+        return as_sentence(f"Keeps one row per distinct {of}{capped_list(group, MAX_COLUMNS)}")
     if group and conditional:
         return as_sentence(f"Per {capped_list(group, MAX_COLUMNS)}: {what}")
     if group:
@@ -763,13 +829,7 @@ def _measure_names(model: PlanModel, node_id: str) -> list[str | None]:
     first = len(layout.keys) + (1 if layout.grouping_column == "datafusion" else 0)
     for i in range(len(body.measures)):
         j = first + i
-        if (
-            j < len(names)
-            and j < len(schema)
-            and names[j]
-            and names[j] != schema[j].name
-            and not is_expression_name(names[j])
-        ):
+        if j < len(names) and j < len(schema) and names[j] and not is_expression_name(names[j]):
             out[i] = names[j]
     return out
 

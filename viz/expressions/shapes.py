@@ -90,14 +90,15 @@ def direct_field(e: Expression) -> int | None:
     return seg.struct_field.field
 
 
-def and_parts(e: Expression, functions) -> list[Expression]:
+def and_parts(e: Expression, functions, name: str = "and") -> list[Expression]:
     """A condition's conjuncts: ``and(a, and(b, c))`` -> [a, b, c]; anything else -> [e]. ``functions``: the
-    plan's function anchors to their extension functions (``ExtensionRegistry.functions``)."""
+    plan's function anchors to their extension functions (``ExtensionRegistry.functions``). ``name="or"``:
+    its alternatives, as producers nest them (``or(or(a, b), c)``)."""
     out, stack = [], [e]
     while stack:
         cur = stack.pop()
         ref = functions.get(cur.scalar_function.function_reference) if cur.HasField("scalar_function") else None
-        if ref is not None and ref.name == "and":
+        if ref is not None and ref.name == name:
             stack.extend(reversed([a.value for a in cur.scalar_function.arguments if a.HasField("value")]))
         else:
             out.append(cur)
