@@ -330,6 +330,15 @@ def node_label(
 
 
 @functools.lru_cache(maxsize=1 << 16)
+def _dark(colour: str) -> bool:
+    """Whether white text on a ``#rrggbb`` fill contrasts more than black text does (WCAG's relative
+    luminance)."""
+    r, g, b = (int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b))
+    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return (1.05 / (luminance + 0.05)) > ((luminance + 0.05) / 0.05)
+
+
 def _schema_row(i: int, name: str, type_text: str, muted: str) -> str:
     """One ``[i] name type`` row of a label (memoised: chains repeat the same schema)."""
     return (
@@ -417,10 +426,24 @@ def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, 
         hidden = _hidden_count(model, node_id, kept) if node_id in view.collapsed else 0
         effects = shown_effects(model, node)
         stat = stats.get(node.id)
+        fill = pal.node_fill
+        if node.id in model.roots and node.id not in shared:
+            fill = pal.root_fill
+        traced = effects.get(view.trace) if view.trace in PROPERTIES else None
+        if traced is not None:
+            fill = pal.effects[traced]
+        if node.id in view.hits:
+            fill = pal.hit_fill
+        if node.id == view.selected:
+            fill = pal.selected_fill
+        # on a trace's fill the text is white on a dark colour, dark on a light one; on the selection's
+        # or a search hit's fill, the theme's own
+        on_fill = traced is not None and fill == pal.effects[traced]
+        ink = ("#ffffff", "#f0f0f0") if _dark(fill) else ("#1a1a1a", "#3a3a3a")
         label = node_label(
             node,
             view.max_rows,
-            pal,
+            replace(pal, text=ink[0], muted=ink[1]) if on_fill else pal,
             hidden,
             {} if view.plain else effects,
             node.id in view.unrunnable and not view.plain,
@@ -436,22 +459,13 @@ def _to_dot(model: PlanModel, node_ids: list[str] | None, selected: str | None, 
             f"id={_quote('node-' + node.id)}",
             f"tooltip={_quote(tooltip)}",
         ]
-        fill = pal.node_fill
-        if node.id in model.roots and node.id not in shared:
-            fill = pal.root_fill
-        if view.trace in PROPERTIES:
-            effect = effects.get(view.trace)
-            if effect is not None:
-                fill = pal.effects[effect]
-                attrs.append('fontcolor="#ffffff"')
-        if node.id in view.hits:
-            fill = pal.hit_fill
+        if on_fill:
+            attrs.append(f'fontcolor="{ink[0]}"')
         worst = None if view.plain else _worst(node)  # an audience is shown no diagnostics to explain it
         if worst is not None:
             attrs.append(f'color="{pal.error if worst is Severity.ERROR else pal.warning}"')
             attrs.append("penwidth=2")
         if node.id == view.selected:
-            fill = pal.selected_fill
             attrs.append("penwidth=3")
         attrs.append(f'fillcolor="{fill}"')
         attrs.extend(_stat_attrs(stats.get(node.id), pal))

@@ -168,3 +168,36 @@ def test_a_box_shows_as_many_schema_lines_as_asked(max_rows, fields, last):
     label = next(line for line in dot.splitlines() if line.lstrip().startswith('"0.0" [label='))
     assert label.count('<TD ALIGN="RIGHT">') == fields  # one index cell a field row
     assert (last is None and "more fields" not in label) or f"<I>{last}</I>" in label
+
+
+def test_a_traced_box_keeps_its_text_legible():
+    """The trace colours a box by its effect on the property; its text is white on a dark fill, dark on
+    a light one, and the selected box (the selection's pale fill) keeps the theme's dark text: the
+    selected Fetch of q03 was white on pale yellow."""
+    import re
+
+    from viz.render import PALETTES, View, to_dot
+
+    with open(os.path.join(ROOT, "sample_plans", "tpch_q03_datafusion.json"), "rb") as fh:
+        model = analyze(fh.read())
+    dot = to_dot(model, view=View(trace="orderedness", selected="0"))
+    boxes = {m.group(1): m.group(2) for m in re.finditer(r'^  "([^"]+)" \[(.*)\];$', dot, re.M)}
+    light = PALETTES["light"]
+    for node_id, attrs in boxes.items():
+        fill = re.search(r'fillcolor="(#[0-9a-f]{6})"', attrs).group(1)
+        ink = re.search(r'fontcolor="(#[0-9a-f]{6})"', attrs)
+        ink = ink.group(1) if ink else light.text
+        assert _contrast(fill, ink) >= 4.5, (node_id, fill, ink)  # WCAG's AA level for text
+    assert re.search(r'fillcolor="#fff3c4"', boxes["0"]) and 'fontcolor="#ffffff"' not in boxes["0"]
+
+
+def _contrast(a: str, b: str) -> float:
+    """WCAG 2's contrast ratio of two ``#rrggbb`` colours."""
+
+    def luminance(c: str) -> float:
+        r, g, b = (int(c[i : i + 2], 16) / 255 for i in (1, 3, 5))
+        r, g, b = (x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4 for x in (r, g, b))
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
