@@ -16,6 +16,13 @@ st.set_page_config(
     page_icon=os.path.join(os.path.dirname(__file__), "ui", "favicon.svg"),
     layout="wide",
 )
+# The settings are read once, from the environment: a value that is not one says which, not a traceback.
+try:
+    from executor import settings as _settings  # noqa: F401
+except ValueError as exc:
+    st.error(f"The app cannot start: {exc}. Fix the environment variable and start it again.")
+    st.stop()
+
 # A Markdown table (the schema's) in compact cells, its names and types breaking only after a separator
 # (ui.panels.schema_table); a table still wider than its place scrolls there (it ran past the inspector's
 # edge). Below 1,200 px the page's side margins narrow: the inspector beside the graph had too little room

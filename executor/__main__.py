@@ -659,6 +659,11 @@ def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:  # argparse printed the problem
         return 0 if exc.code == 0 else 2
+    try:
+        from . import settings  # noqa: F401  read once, here: a bad value is bad input, said in one line
+    except ValueError as exc:
+        print(f"error: {exc}", file=err)
+        return 2
     if args.command == "check":
         return _check(args, out, err)
     if args.command == "profile":

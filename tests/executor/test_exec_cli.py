@@ -261,3 +261,17 @@ def test_a_column_of_another_type_family_is_refused(spark, tmp_path):
     plan_file.write_text(json.dumps(plan((read("nation", NATION), [c for c, _ in NATION]))))
     code, out, err = _run(["run", str(plan_file), "--data-dir", str(tmp_path)])
     assert code == 1 and "n_name is bigint in the table, string in the plan" in err
+
+
+def test_a_setting_that_is_not_a_number_is_bad_input():
+    """A value of the environment the settings cannot read: one line naming the variable, exit status 2."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "SUBSTRAIT_VIZ_REAP_AFTER_S": "abc"}
+    plan_path = os.path.join(ROOT, "sample_plans", "tutorial.json")
+    done = subprocess.run(
+        [sys.executable, "-m", "executor", "run", plan_path], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == "error: SUBSTRAIT_VIZ_REAP_AFTER_S must be a number of seconds, not 'abc'"
