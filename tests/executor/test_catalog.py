@@ -215,7 +215,7 @@ def test_one_resolution_order_for_the_app_and_the_command_line(tmp_path, tpch_di
     from executor.__main__ import _catalog
 
     tpch = str(tpch_dir)  # the folder --tpch names
-    args = argparse.Namespace(data_dir=[f["mine"], f["theirs"]], table=[], tpch=True, by_position=())
+    args = argparse.Namespace(data_dir=[f["mine"], f["theirs"]], table=[], tpch=True, tpcds=False, by_position=())
     cat = _catalog(args)
     assert cat.roots.roots[:2] == [os.path.realpath(f["mine"]), os.path.realpath(f["theirs"])]
     assert cat.status([["orders"]])[0].path == os.path.realpath(folders["mine"] / "orders.csv")
