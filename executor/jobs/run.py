@@ -431,7 +431,7 @@ def _collect(df, rows: int):
     from pyspark.sql import types as T
 
     df = df.limit(rows)
-    if rows <= ROWS_BY_TAKE and _plain(df.schema):
+    if (rows <= ROWS_BY_TAKE and _plain(df.schema)) or not df.columns:
         return _collect_rows(df), None
     try:
         return df.toArrow(), None
@@ -480,6 +480,8 @@ def _collect_rows(df):
     from pyspark.sql.pandas.types import to_arrow_schema
 
     rows = df.collect()
+    if not df.columns:  # rows without columns (a project keeping none): a table of no columns keeps their number
+        return pa.table({"_": pa.nulls(len(rows))}).drop_columns(["_"])
     schema = to_arrow_schema(df.schema, timezone="UTC")
     arrays = [pa.array([r[i] for r in rows], type=f.type) for i, f in enumerate(schema)]
     return pa.Table.from_arrays(arrays, schema=schema)

@@ -192,7 +192,25 @@ class ExprTranslator:
                 for p in parts[1:]:
                     out = out & p
                 return out
-        return self.expr(e)
+        kept = self._kept_in(e)
+        return kept if kept is not None else self.expr(e)
+
+    def _kept_in(self, e: Expression) -> Column | None:
+        """``x IN (subquery)``, or its ``not``, as a condition that keeps rows: Spark's own IN, which it
+        plans as a semi join (a null-aware anti join for ``not``), since an unknown drops the row as
+        false does. None for any other condition."""
+        negated = False
+        if e.WhichOneof("rex_type") == "scalar_function":
+            f = e.scalar_function
+            ref = self.tr.model.extensions.functions.get(f.function_reference)
+            values = [a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]
+            if ref is None or ref.name.lower() != "not" or len(values) != 1 or len(f.arguments) != 1:
+                return None
+            e, negated = values[0], True
+        if e.WhichOneof("rex_type") != "subquery" or e.subquery.WhichOneof("subquery_type") != "in_predicate":
+            return None
+        found = self._in_predicate(e.subquery.in_predicate, keeps=True)
+        return ~found if negated else found
 
     def sort_column(self, s: algebra_pb2.SortField) -> Column:
         if s.WhichOneof("sort_kind") == "comparison_function_reference":
@@ -273,7 +291,15 @@ class ExprTranslator:
                 args.append(a.type)
         output = f.output_type if f.output_type.WhichOneof("kind") else None
         options = {o.name: list(o.preference) for o in f.options}
-        call = functions.Call(ref.compound_name, arg_types, output, options, distinct=distinct, constants=constants)
+        call = functions.Call(
+            ref.compound_name,
+            arg_types,
+            output,
+            options,
+            distinct=distinct,
+            constants=constants,
+            dialect=self.tr.model.conventions.dialect,
+        )
         self._coerce(f, call, args)
         return call, args
 
@@ -314,7 +340,7 @@ class ExprTranslator:
 
     def _warn(self, call) -> None:
         for w in call.warnings:
-            self.tr.warn(w)
+            self.tr.warn(w if w.startswith("node ") else f"node {self.node_id}: {w}")
 
     def scalar_function(self, f: Expression.ScalarFunction) -> Column:
         call, args = self.call(f)
@@ -334,10 +360,40 @@ class ExprTranslator:
             else:
                 args = [F.when(condition, a) if isinstance(a, Column) else a for a in args]
         if f.sorts:
+            if _functions().resolve(call.name) == "string_agg" and not call.distinct:
+                return self._ordered_string_agg(call, args, f.sorts)
             self.tr.warn(f"the ordering inside aggregate `{call.name}` is not honoured")
         out = _functions().aggregate(call, args)
         self._warn(call)
         return out
+
+    def _ordered_string_agg(self, call, args: list, sorts) -> Column:
+        """``string_agg(v, sep ORDER BY k...)``: the values collected with their keys, sorted by the keys
+        (each key's direction and nulls first or last), then joined (nulls left out, as string_agg does)."""
+        values = [a for a in args if isinstance(a, Column)]
+        sep = values[1] if len(values) > 1 else F.lit(",")
+        keys = [self.expr(s.expr) for s in sorts]
+        directions = [s.direction if s.WhichOneof("sort_kind") == "direction" else 2 for s in sorts]
+        pairs = F.collect_list(F.struct(*[k.alias(f"k{i}") for i, k in enumerate(keys)], values[0].alias("v")))
+
+        def compare(a: Column, b: Column) -> Column:
+            out = F.lit(0)
+            for i in reversed(range(len(keys))):
+                x, y, d = a[f"k{i}"], b[f"k{i}"], directions[i]
+                nulls_first, ascending = d in (1, 3, 5), d in (1, 2, 5)
+                one = (
+                    F.when(x.isNull() & y.isNull(), 0)
+                    .when(x.isNull(), -1 if nulls_first else 1)
+                    .when(y.isNull(), 1 if nulls_first else -1)
+                    .when(x < y, -1 if ascending else 1)
+                    .when(x > y, 1 if ascending else -1)
+                    .otherwise(0)
+                )
+                out = F.when(one != 0, one).otherwise(out)
+            return out
+
+        self._warn(call)
+        return F.call_function("array_join", F.transform(F.array_sort(pairs, compare), lambda p: p["v"]), sep)
 
     def window_function(self, f: Expression.WindowFunction) -> Column:
         spec = Window.partitionBy(*[self.expr(p) for p in f.partitions])
@@ -470,12 +526,26 @@ class ExprTranslator:
         # a select of the one column would put a Project above a global aggregate (see executor.translate.aggregation)
         return (df if len(names) == 1 else df.select(names[0])).scalar()
 
-    def _in_predicate(self, s: Expression.Subquery.InPredicate) -> Column:
+    def _in_predicate(self, s: Expression.Subquery.InPredicate, keeps: bool = False) -> Column:
+        """``x IN (subquery)``. As a value (``keeps`` false) it is SQL's: true where a row equals x;
+        else null where x is null and there are rows, or where a row is null; else false (Spark's IN
+        in a projection gives false for those nulls). ``keeps``: a condition that keeps rows, where
+        null and false both drop the row (:meth:`_kept_in`)."""
         df, names = self._subquery(s.haystack)
         needles = [self.expr(n) for n in s.needles]
         if len(needles) == 1:
             # a select of the subquery's one column would cost Spark one more analysis
-            return needles[0].isin(df if len(names) == 1 else df.select(names[0]))
+            hay = df if len(names) == 1 else df.select(names[0])
+            found = needles[0].isin(hay)
+            if keeps:
+                return found
+            unknown = (needles[0].isNull() & hay.exists()) | hay.where(F.col(names[0]).isNull()).exists()
+            return F.when(found, F.lit(True)).when(unknown, F.lit(None).cast("boolean")).otherwise(F.lit(False))
+        if not keeps:
+            self.tr.warn(
+                f"node {self.node_id}: an IN of {len(needles)} values against a subquery, used as a value: where no "
+                "row matches and a comparison is with a null, the run gives false where SQL gives null"
+            )
         return F.struct(*needles).isin(df.select(F.struct(*names)))
 
     def _set_predicate(self, s: Expression.Subquery.SetPredicate) -> Column:

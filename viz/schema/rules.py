@@ -10,7 +10,7 @@ from substrait import algebra_pb2, type_pb2
 
 from .. import types as T
 from ..errors import error, info, warning
-from ..expressions import integer_literal
+from ..expressions import and_parts, direct_field, integer_literal
 from ..fields import (
     Field,
     fields_from_named_struct,
@@ -319,10 +319,42 @@ def join(ctx: Context) -> list[Field] | None:
         typed = ctx.expr("on", body.expression, incoming)
         expect_boolean(ctx, typed, "the join condition")
         on = typed.spread()
+        if name == "JOIN_TYPE_LEFT_ANTI":
+            _anti_join_nulls(ctx, body.expression)
     if "post_join_filter" in body.DESCRIPTOR.fields_by_name and body.HasField("post_join_filter"):
         expect_boolean(ctx, ctx.expr("post-join filter", body.post_join_filter, incoming), "the post-join filter")
     ctx.info.detail = f"{_short_join(name)} on {on}" if on else _short_join(name)
     return join_output(ctx, name)
+
+
+def _anti_join_nulls(ctx: Context, condition: algebra_pb2.Expression) -> None:
+    """A left anti join matching on a right column that may be null keeps a left row that no right row
+    equals, also where the right has a null: SQL's NOT EXISTS. SQL's NOT IN keeps no row then, and
+    Substrait has no null-aware anti join, so a producer that writes NOT IN as this join (DataFusion's
+    optimizer) changes the answer; which one the SQL said cannot be known from the plan: said."""
+    left, right = ctx.input(0), ctx.input(1)
+    if left is None or right is None:
+        return
+    for part in and_parts(condition, ctx.ext.functions):
+        if part.WhichOneof("rex_type") != "scalar_function":
+            continue
+        ref = ctx.ext.functions.get(part.scalar_function.function_reference)
+        if ref is None or ref.name != "equal":
+            continue
+        for arg in part.scalar_function.arguments:
+            i = direct_field(arg.value) if arg.HasField("value") else None
+            if i is not None and len(left) <= i < len(left) + len(right) and T.is_nullable(right[i - len(left)].type):
+                ctx.diag(
+                    warning(
+                        "anti-join-nulls",
+                        f"the anti join matches on {right[i - len(left)].name}, which may be null: a left row is "
+                        "kept where no right row equals it, as SQL's NOT EXISTS keeps it. Had the SQL said NOT IN, "
+                        "a null on the right would keep no row at all; Substrait has no null-aware anti join, so "
+                        "a plan of NOT IN made so (DataFusion's optimized form) runs as NOT EXISTS",
+                        ctx.node.id,
+                    )
+                )
+                return
 
 
 def lateral_join(ctx: Context) -> list[Field] | None:

@@ -54,7 +54,6 @@ ALIASES: dict[str, str] = {
     "count_star": "count",
     "sum_no_overflow": "sum",
     "character_length": "char_length",
-    "str_concat": "concat",
     "bitwise_shift_left": "shift_left",
     "bitwise_shift_right": "shift_right",
     "length": "char_length",

@@ -12,6 +12,8 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as S
 from substrait.type_pb2 import Type
 
+from viz.types import is_nullable
+
 from ...errors import Unsupported
 from ...spark.jvm import sql_type
 from ..types import to_spark
@@ -27,6 +29,16 @@ class Call:
     warnings: list[str] = field(default_factory=list)
     #: the Python value of each value argument that is a literal (through casts), else NOT_CONSTANT
     constants: list = field(default_factory=list)
+    #: whose meaning the plan's producer gives an option the call leaves out ("datafusion"), None if not known
+    dialect: str | None = None
+
+    def given(self, option: str) -> bool:
+        """Whether the plan gives the call a preference for ``option``."""
+        return bool(self.options.get(option))
+
+    def nullable(self) -> bool:
+        """Whether a value argument may be null (or its type is not known)."""
+        return any(is_nullable(t) is not False for t in self.arg_types)
 
 
 NOT_CONSTANT = object()

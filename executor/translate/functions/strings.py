@@ -2,19 +2,43 @@
 
 from __future__ import annotations
 
+import re
+
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ...errors import Unsupported
-from ._common import NOT_CONSTANT, Builder, Call, _error, _fail_if, _option, _spark_fn, _values
+from ._common import NOT_CONSTANT, Builder, Call, _error, _fail_if, _kind, _option, _spark_fn, _values
 
 
 def _concat(call: Call, args: list) -> Column:
+    """``concat``: null where an argument is null (ACCEPT_NULLS), or the others joined (IGNORE_NULLS).
+    A call that does not say which, from DataFusion: its ``concat()`` skips nulls (its ``||`` is
+    ``str_concat``, :func:`_str_concat`); from another producer: the spec's first reading, said where
+    an argument may be null."""
     vals = _values(args)
-    mode = _option(call, "null_handling", ("ACCEPT_NULLS", "IGNORE_NULLS"), "ACCEPT_NULLS")
+    default = "ACCEPT_NULLS"
+    if not call.given("null_handling") and call.nullable():
+        if call.dialect == "datafusion":
+            default = "IGNORE_NULLS"
+            call.warnings.append(
+                "concat: the plan does not say how a null argument is handled (null_handling); DataFusion, its "
+                "producer, skips it, and so does the run"
+            )
+        else:
+            call.warnings.append(
+                "concat: the plan does not say how a null argument is handled (null_handling); the run gives null "
+                "(ACCEPT_NULLS), where some engines skip it"
+            )
+    mode = _option(call, "null_handling", ("ACCEPT_NULLS", "IGNORE_NULLS"), default)
     if mode == "IGNORE_NULLS":
         return F.concat_ws("", *vals)
     return F.concat(*vals)
+
+
+def _str_concat(call: Call, args: list) -> Column:
+    """DataFusion's ``||``: null where an argument is null."""
+    return F.concat(*_values(args))
 
 
 def _concat_ws(call: Call, args: list) -> Column:
@@ -56,15 +80,39 @@ def _like(call: Call, args: list, insensitive: bool = False) -> Column:
 
 
 def _substring(call: Call, args: list) -> Column:
+    """``substring(s, start[, length])``, the first character at 1. A start below 1 follows the
+    ``negative_start`` option; a call without one follows its producer where known (DataFusion: left of
+    the beginning, as SQL has it), else the spec's first reading (from the end), said when the start
+    may be below 1. A start of 0 begins left of the string in every reading (Spark's own reads it as
+    1: substring('ALGERIA', 0, 3) would be 'ALG', not SQL's 'AL')."""
     vals = _values(args)
     s, start = vals[0], vals[1]
     length = vals[2] if len(vals) > 2 else None
-    mode = _option(call, "negative_start", ("WRAP_FROM_END", "LEFT_OF_BEGINNING", "ERROR"), "WRAP_FROM_END")
+    default = "WRAP_FROM_END"
+    first = call.constants[1] if len(call.constants) > 1 else NOT_CONSTANT
+    below_one = not (isinstance(first, int) and first >= 1)
+    if not call.given("negative_start") and below_one:
+        if call.dialect == "datafusion":
+            default = "LEFT_OF_BEGINNING"
+            call.warnings.append(
+                "substring: the plan does not say where a start below 1 begins (negative_start); DataFusion, its "
+                "producer, begins left of the string, and so does the run"
+            )
+        else:
+            call.warnings.append(
+                "substring: the plan does not say where a negative start begins (negative_start); the run counts "
+                "it from the end (WRAP_FROM_END), where some engines begin left of the string"
+            )
+    mode = _option(call, "negative_start", ("WRAP_FROM_END", "LEFT_OF_BEGINNING", "ERROR"), default)
     plain = (
         F.call_function("substring", s, start, length) if length is not None else F.call_function("substring", s, start)
     )
     if mode == "WRAP_FROM_END":
-        return plain
+        if length is None or not below_one:
+            return plain  # from 0 to the end: the whole string, as Spark gives it; a literal start of 1 or more
+        return F.when(
+            start == 0, F.call_function("substring", s, F.lit(1), F.greatest(length - 1, F.lit(0)))
+        ).otherwise(plain)
     if mode == "ERROR":
         return _fail_if(start < 0, "substring: negative start", plain)
     if length is None:
@@ -145,8 +193,54 @@ def _regexp_count_substring(call: Call, args: list) -> Column:
     return F.call_function("regexp_count", _from_position(s, position), pattern)
 
 
+_BACKREFERENCE = re.compile(r"\\(\d+)|\$\{(\d+)\}|\$(\d+)")
+
+
+def _datafusion_regexp_replace(call: Call, vals: list[Column]) -> Column:
+    """DataFusion's ``regexp_replace(s, pattern, replacement[, flags])``: every match with the flag
+    ``g``, else the first only (the spec's call without an occurrence replaces every match, so the
+    run says whose reading it follows); the flags ``i``, ``m``, ``s`` and ``x`` as Java's inline ones."""
+    flags = call.constants[3] if len(call.constants) > 3 else ""
+    if not isinstance(flags, str):
+        raise Unsupported("regexp_replace: DataFusion's flags argument is taken only as a literal")
+    inline = "".join(f for f in "imsx" if f in flags)
+    pattern = F.concat(F.lit(f"(?{inline})"), vals[1]) if inline else vals[1]
+    if "g" in flags:
+        repl = F.regexp_replace(vals[2], F.lit(r"\\(\d)"), F.lit(r"\$$1"))
+        return F.call_function("regexp_replace", vals[0], pattern, repl)
+    text, replacement = call.constants[1], call.constants[2]
+    if not isinstance(text, str) or not isinstance(replacement, str):
+        raise Unsupported(
+            "regexp_replace of the first match only (DataFusion's, without the flag g) needs a literal "
+            "pattern and replacement"
+        )
+    call.warnings.append(
+        "regexp_replace: without the flag g DataFusion, the plan's producer, replaces the first match only (the "
+        "spec's call without an occurrence replaces every one), and so does the run"
+    )
+    # the first match: what comes before it and after it kept by name, the replacement's group numbers
+    # moved past the group before it
+    shifted = _BACKREFERENCE.sub(lambda m: "$" + str(int(next(g for g in m.groups() if g)) + 1), replacement)
+    first = f"(?s{inline})^(?<vzbefore>.*?)(?:{text})(?<vzafter>.*)$"
+    return F.call_function("regexp_replace", vals[0], F.lit(first), F.lit("${vzbefore}" + shifted + "${vzafter}"))
+
+
+def _regex_match(insensitive: bool, negated: bool) -> Builder:
+    """DataFusion's ``~``, ``~*``, ``!~`` and ``!~*`` (regex_match, regex_imatch, ...)."""
+
+    def build(call: Call, args: list) -> Column:
+        s, pattern = _values(args)[:2]
+        found = F.call_function("regexp_like", s, F.concat(F.lit("(?i)"), pattern) if insensitive else pattern)
+        return ~found if negated else found
+
+    return build
+
+
 def _regexp_replace(call: Call, args: list) -> Column:
     vals = _values(args)
+    string_flags = len(vals) == 4 and len(call.arg_types) == 4 and _kind(call.arg_types[3]) == "string"
+    if call.dialect == "datafusion" and (len(vals) == 3 or string_flags):
+        return _datafusion_regexp_replace(call, vals)
     s, pattern = vals[0], _pattern(call, vals[1])
     repl = F.regexp_replace(vals[2], F.lit(r"\\(\d)"), F.lit(r"\$$1"))  # backreference \1 -> Java's $1
     position = vals[3] if len(vals) > 3 else F.lit(1)
@@ -181,6 +275,7 @@ def _not_like(call: Call, args: list) -> Column:
 
 SCALAR: dict[str, Builder] = {
     "concat": _concat,
+    "str_concat": _str_concat,
     "concat_ws": _concat_ws,
     "like": _like,
     "ilike": lambda call, args: _like(call, args, insensitive=True),
@@ -204,6 +299,14 @@ SCALAR: dict[str, Builder] = {
     "rpad": _pad("rpad"),
     "repeat": _spark_fn("repeat", 2),
     "reverse": _spark_fn("reverse", 1),
+    "translate": _spark_fn("translate", 3),
+    "regex_match": _regex_match(insensitive=False, negated=False),
+    "regex_imatch": _regex_match(insensitive=True, negated=False),
+    "regex_not_match": _regex_match(insensitive=False, negated=True),
+    "regex_not_imatch": _regex_match(insensitive=True, negated=True),
+    "ascii": _spark_fn("ascii", 1),
+    "chr": _spark_fn("chr", 1),
+    "split_part": lambda call, args: F.call_function("split_part", *_values(args)[:2], _values(args)[2].cast("int")),
     "initcap": _char_set("initcap"),
     "regexp_match_substring": _regexp_match_substring,
     "regexp_count_substring": _regexp_count_substring,

@@ -1,0 +1,139 @@
+"""Where SQL engines disagree, a run follows the plan's producer (DataFusion here) and says so, or says
+what the plan leaves open: DataFusion plans SQL over TPC-H (scale 0.01) as written and optimized, each
+root runs on Spark, and the rows are checked against DuckDB running the same SQL (DataFusion's own
+engine where DuckDB reads the SQL otherwise).
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from executor.data.catalog import Catalog
+from executor.engines.sql_plan import catalog_tables, sql_to_plan
+from tests.support import exec_oracle as oracle
+from viz.model import analyze
+
+FORMS = ("written", "optimized")
+
+
+@pytest.fixture(scope="module")
+def tables(tpch_dir) -> dict[str, str]:
+    return catalog_tables(Catalog(data_roots=[tpch_dir]))
+
+
+def _run(sql: str, tables: dict[str, str], form: str, tpch_dir: str, node: str | None = None):
+    from executor.jobs.run import run_node
+
+    model = analyze(sql_to_plan(sql, tables, form=form).data)
+    catalog = Catalog(data_roots=[tpch_dir], use_spark_catalog=False)
+    return model, run_node(model, node or model.roots[0], catalog=catalog, limit=1000, count=True)
+
+
+def _duckdb(tables: dict[str, str], sql: str) -> list[tuple]:
+    con = duckdb.connect()
+    for name, path in tables.items():
+        con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{path}')")
+    return con.execute(sql).fetchall()
+
+
+def _rows(result) -> list[tuple]:
+    return [tuple(r) for r in result.rows.itertuples(index=False)]
+
+
+def _like_duckdb(sql: str, tables, form, tpch_dir) -> list[str]:
+    """Runs ``sql``'s plan and checks its rows against DuckDB's; returns the run's notes."""
+    _, result = _run(sql, tables, form, tpch_dir)
+    got, want = _rows(result), _duckdb(tables, sql)
+    verdict = oracle.compare(got, sql, lambda s: ([], _duckdb(tables, s)))
+    assert verdict.ok, (form, verdict.reason, got[:5], want[:5])
+    assert len(got) == len(want) > 0
+    return result.warnings
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_date_parts_count_as_datafusion_does(spark, tables, tpch_dir, form):
+    """DataFusion's date_part('dow', d) counts from Sunday = 0 (Spark's dayofweek from Sunday = 1): a
+    Sunday (1996-12-01) is 0, as DuckDB's extract(dow) says too."""
+    sql = (
+        "SELECT o_orderkey, o_orderdate, extract(dow FROM o_orderdate) AS dow, date_part('doy', o_orderdate) AS doy, "
+        "extract(week FROM o_orderdate) AS wk, extract(quarter FROM o_orderdate) AS q FROM orders "
+        "WHERE o_orderkey <= 100"
+    )
+    _like_duckdb(sql, tables, form, tpch_dir)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_concat_skips_nulls_and_the_operator_does_not(spark, tables, tpch_dir, form):
+    """DataFusion's concat() skips a null argument and its || gives null, as DuckDB's do; the plan's
+    concat says neither, so the run says whose reading it follows."""
+    sql = (
+        "SELECT n_name, concat(n_name, CASE WHEN n_nationkey > 2 THEN NULL ELSE '!' END) AS c, "
+        "n_name || CASE WHEN n_nationkey > 2 THEN NULL ELSE '!' END AS op FROM nation WHERE n_nationkey < 5"
+    )
+    notes = _like_duckdb(sql, tables, form, tpch_dir)
+    assert any("concat: the plan does not say how a null argument is handled" in n and "DataFusion" in n for n in notes)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_in_a_subquery_with_a_null_is_unknown_as_a_value(spark, tables, tpch_dir, form):
+    """x IN (subquery) as a value: null where no row equals x and the subquery holds a null (SQL, DuckDB);
+    NOT IN likewise. Spark's own IN in a projection gave false."""
+    sub = "(SELECT CASE WHEN r_regionkey = 0 THEN NULL ELSE r_regionkey END FROM region)"
+    sql = (
+        f"SELECT n_nationkey, n_nationkey IN {sub} AS i, n_nationkey NOT IN {sub} AS ni, "
+        "n_nationkey IN (SELECT r_regionkey FROM region WHERE r_regionkey > 10) AS empty "
+        "FROM nation WHERE n_nationkey < 7"
+    )
+    _like_duckdb(sql, tables, form, tpch_dir)
+    # in a filter, unknown drops the row as false does: NOT IN with a null keeps none
+    sql = f"SELECT n_nationkey FROM nation WHERE n_nationkey NOT IN {sub} OR n_nationkey = 1"
+    _like_duckdb(sql, tables, form, tpch_dir)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_substring_from_zero_begins_left_of_the_string(spark, tables, tpch_dir, form):
+    """substring(s FROM 0 FOR 3) is the first 2 characters in SQL (DuckDB, DataFusion); Spark's own
+    reads 0 as 1."""
+    sql = "SELECT n_name, substring(n_name FROM 0 FOR 3) AS s0, substring(n_name, 2) AS s2 FROM nation"
+    _like_duckdb(sql, tables, form, tpch_dir)
+
+
+def test_a_negative_start_follows_datafusion_and_says_so(spark, tables, tpch_dir):
+    """substr(s, -3, 5): DataFusion begins left of the string (the first character); DuckDB counts from
+    the end. The plan does not say which; the run follows its producer and says so."""
+    import datafusion
+
+    sql = "SELECT p_partkey, substr(p_name, -3, 5) AS neg FROM part WHERE p_partkey <= 8"
+    _, result = _run(sql, tables, "written", tpch_dir)
+    ctx = datafusion.SessionContext()
+    ctx.register_parquet("part", tables["part"])
+    want = [(r["p_partkey"], r["neg"]) for r in ctx.sql(sql).to_pylist()]
+    assert sorted(_rows(result)) == sorted(want)
+    assert any("negative_start" in n and "DataFusion, its producer" in n for n in result.warnings), result.warnings
+
+
+def test_a_node_without_columns_counts_its_rows(spark, tables, tpch_dir):
+    """DataFusion's optimized count(*) over a filter keeps no column below the count: its rows are
+    counted all the same (DuckDB's count of the same rows)."""
+    sql = "SELECT count(*) AS n FROM customer WHERE c_acctbal > 0"
+    model, _ = _run(sql, tables, "optimized", tpch_dir)
+    [empty] = [n.id for n in model.nodes() if n.schema is not None and len(n.schema) == 0]
+    _, result = _run(sql, tables, "optimized", tpch_dir, node=empty)
+    [(want,)] = _duckdb(tables, sql)
+    assert result.row_count == want > 1000
+    assert len(result.rows) == 1000  # the limit's worth shown
+
+
+def test_not_in_made_an_anti_join_is_said(tables):
+    """DataFusion's optimizer writes NOT IN as a left anti join, which keeps a row that no right row
+    equals even where the right has a null (SQL's NOT IN keeps none): the join says so."""
+    sql = (
+        "SELECT count(*) AS n FROM customer WHERE c_nationkey NOT IN "
+        "(SELECT o_custkey % 25 FROM orders WHERE o_orderkey < 10 UNION ALL SELECT NULL)"
+    )
+    model = analyze(sql_to_plan(sql, tables, form="optimized").data)
+    codes = [d.code for d in model.all_diagnostics()]
+    assert "anti-join-nulls" in codes, codes
+    written = analyze(sql_to_plan(sql, tables, form="written").data)  # a subquery there, not a join
+    assert "anti-join-nulls" not in [d.code for d in written.all_diagnostics()]
