@@ -376,7 +376,11 @@ class Checker:
         if multiset_diff(spark_rows, duck) is None:
             return "DuckDB agrees with Spark: DataFusion's own result is wrong"
         if multiset_diff(df_rows, duck) is None:
-            return "DuckDB agrees with DataFusion: the plan's translation is wrong"
+            # the plan may have lost the SQL's meaning (its producer's doing) as well: bisect tells which
+            return (
+                "DuckDB agrees with DataFusion: Spark's run of the plan is wrong (its translation, or the plan "
+                "itself: `executor bisect` on the plan finds the node)"
+            )
         return "DuckDB agrees with neither"
 
 
@@ -388,8 +392,10 @@ def _first_line(exc: BaseException) -> str:
 
 def render_table(title: str, outcomes: list[Outcome]) -> str:
     """A Markdown table: query, form, produced, schema, rows, why not."""
+    unrun = sum(o.rows == "not run" for o in outcomes)
     lines = [
-        f"**{title}**: {sum(o.ok for o in outcomes)} of {len(outcomes)} fully right",
+        f"**{title}**: {sum(o.ok for o in outcomes)} of {len(outcomes)} fully right"
+        + ("" if not unrun else " (rows not run)" if unrun == len(outcomes) else f" ({unrun} with rows not run)"),
         "",
         "| query | form | produced | schema | rows | why not |",
         "|---|---|---|---|---|---|",

@@ -260,6 +260,21 @@ def test_datafusion_feature_queries_give_datafusions_rows(spark, tpch_dir, form)
     assert [(o.query, o.why) for o in outcomes if not o.ok] == []
 
 
+DATAFUSION_FUNCTIONS_SQL = os.path.join(os.path.dirname(FEATURES_SQL), "datafusion_functions.sql")
+
+
+@pytest.mark.parametrize("form", ("written", "optimized"))
+def test_datafusions_own_functions_give_datafusions_rows(spark, tpch_dir, form):
+    """Functions whose meaning is DataFusion's own (date_part('dow'), regexp_replace without 'g',
+    concat of a null, substring from 0, log(x), ...): the rows of DataFusion's engine (DuckDB's where
+    DataFusion's cannot run the SQL). The optimized form writes some of them otherwise (regex_match)."""
+    checker = Checker({t: os.path.join(tpch_dir, f"{t}.parquet") for t in _TPCH}, form=form)
+    outcomes = [checker.check(q) for q in read_queries([DATAFUSION_FUNCTIONS_SQL])]
+    _report(f"DataFusion 55, its own functions, TPC-H scale 0.01, {form}", outcomes)
+    assert len(outcomes) >= 19
+    assert [(o.query, o.why) for o in outcomes if not o.ok] == []
+
+
 #: TPC-DS queries DataFusion 55 itself cannot plan, with its reason (checked: the producer refuses them).
 TPCDS_NOT_PLANNED = {
     "49": "DataFusion's SQL planner does not know the type name DEC(15,4)",
@@ -372,3 +387,13 @@ _DIVIDE = (
 TPCDS_EXCEPTIONS: dict[str, tuple[str, str]] = {"12": _DIVIDE, "90": _DIVIDE}
 
 _TPCH = ("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier")
+
+
+def test_the_table_says_when_rows_were_not_run():
+    from executor.producer.check import Outcome, render_table
+
+    planned = Outcome(query="q1", produced="yes", schema="same", rows="not run")
+    ran = Outcome(query="q2", produced="yes", schema="same", rows="same")
+    assert render_table("t", [planned]).splitlines()[0] == "**t**: 1 of 1 fully right (rows not run)"
+    assert render_table("t", [planned, ran]).splitlines()[0] == "**t**: 2 of 2 fully right (1 with rows not run)"
+    assert render_table("t", [ran]).splitlines()[0] == "**t**: 1 of 1 fully right"

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from ...errors import Unsupported
 from ...spark.jvm import sql_type
 from ._common import (
     FLOATS,
@@ -200,6 +201,15 @@ def _math(name: str, fn: Callable[[Column], Column], bad: Callable[[Column], Col
     return build
 
 
+def _trunc(call: Call, args: list) -> Column:
+    """DataFusion's ``trunc(x[, n])``: x cut toward zero to n decimal places (0 when not given), a double."""
+    vals = _values(args)
+    x = vals[0].cast("double")
+    scale = F.pow(F.lit(10.0), vals[1].cast("double")) if len(vals) > 1 else F.lit(1.0)
+    moved = x * scale
+    return F.when(moved < 0, F.ceil(moved)).otherwise(F.floor(moved)).cast("double") / scale
+
+
 def _log(name: str, fn: Callable[[Column], Column]) -> Builder:
     """ln / log10 / log2 / log1p: Spark gives null for x <= 0; Substrait follows the options."""
 
@@ -224,7 +234,12 @@ def _log_result(call: Call, name: str, value: Column, x: Column) -> Column:
 
 
 def _logb(call: Call, args: list) -> Column:
-    base, a = (c.cast("double") for c in _values(args)[:2])
+    vals = _values(args)
+    if len(vals) == 1:  # DataFusion's log(x): base 10
+        if call.dialect != "datafusion":
+            raise Unsupported("logb takes a value and a base; this call gives one argument")
+        vals = [F.lit(10.0), vals[0]]
+    base, a = (c.cast("double") for c in vals[:2])
     value = F.ln(a) / F.ln(base)
     return _log_result(call, "logb", F.when(a == float("inf"), F.lit(float("inf"))).otherwise(value), a)
 
@@ -298,6 +313,9 @@ SCALAR: dict[str, Builder] = {
     "abs": _unary_int("abs", lambda a: F.abs(a)),
     "power": _power,
     "sqrt": _math("sqrt", F.sqrt, lambda a: a < 0),
+    "cbrt": _math("cbrt", F.cbrt),
+    "trunc": _trunc,
+    "signum": lambda call, args: F.signum(_values(args)[0]),
     "exp": _math("exp", F.exp),
     "sin": _math("sin", F.sin),
     "cos": _math("cos", F.cos),

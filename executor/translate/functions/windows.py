@@ -32,7 +32,7 @@ WINDOW: dict[str, Builder] = {
     "dense_rank": lambda call, args: F.dense_rank(),
     "percent_rank": lambda call, args: F.percent_rank(),
     "cume_dist": lambda call, args: F.cume_dist(),
-    "ntile": lambda call, args: F.call_function("ntile", _values(args)[0]),
+    "ntile": lambda call, args: F.call_function("ntile", _values(args)[0].cast("int")),  # Spark takes an int only
     "lag": _offset_fn("lag"),
     "lead": _offset_fn("lead"),
     "first_value": lambda call, args: F.first(_values(args)[0]),
