@@ -139,6 +139,8 @@ def _sample_rows(plan, model: PlanModel, node_id: str, step: int, shown_in, ever
     result = finished(task, lambda: _progress(key), lambda text: in_steps(text, model))  # node ids as steps
     if result is None:
         return
+    n = len(result.rows)  # said beside the step: the rows are below a laptop's fold
+    st.caption(f"↓ Its {counted(n, 'sample row')} {'is' if n == 1 else 'are'} under the graph.")
     with shown_in:
         _shown_rows(model, node_id, step, result)
 

@@ -219,6 +219,8 @@ def test_sample_rows_at_every_step_come_without_a_click(spark):
     products = os.path.join(ROOT, "sample_data", "tutorial", "products.parquet")
     [(count,)] = duckdb.sql(f"SELECT count(*) FROM '{products}'").fetchall()
     assert len(at.dataframe[0].value) == count
+    # beside the step, where the presenter looks: where its rows are (under the graph, below a laptop's fold)
+    assert f"↓ Its {count} sample rows are under the graph." in [c.value for c in at.caption]
     at.button(key="present_next").click().run()  # back to step 3: its rows kept, not run again
     assert any(m.value.startswith("**Sample rows of step 3") for m in at.markdown) and at.dataframe
 
