@@ -28,6 +28,7 @@ from ui.state.plan_source import (
     samples,
 )
 from ui.state.selection import theme
+from ui.state.share import ShareError, is_digest, load_shared, save_shared, shared_name
 from viz.diff import (
     STATUSES,
     Difference,
@@ -219,8 +220,42 @@ def marked_html(spans: list[tuple[str, bool]]) -> str:
 MARK_STYLE = "background-color: rgba(245, 158, 11, 0.45); border-radius: 2px"
 
 
+def _from_link() -> None:
+    """Once per session, the plans the address names (``?a=`` and ``?b=``: a sample's file name or a shared
+    plan's digest), each on its side; one that is not on this server is said on its side."""
+    if st.session_state.get("compare_linked"):
+        return
+    st.session_state["compare_linked"] = True
+    for side in "ab":
+        value = (st.query_params.get(side) or "").strip()
+        if not value:
+            continue
+        data = load_shared(value) if is_digest(value) else None
+        plan = _read_sample(value) or (Plan(data, shared_name(value), shared=value) if data is not None else None)
+        if plan is None:
+            st.session_state[f"compare_error_{side}"] = (
+                f"The link's {SIDES[side].lower()}, {value[:64]!r}, is not on this server: choose it here instead."
+            )
+            continue
+        st.session_state[f"compare_{side}"] = plan
+        st.session_state[f"compare_sample_{side}"] = plan.sample or NONE
+        if side == "a":  # the link's left plan, not the one the other pages have open
+            st.session_state["compare_opened"] = st.session_state.get("plan")
+
+
+def _to_link(plan_a: Plan, plan_b: Plan) -> None:
+    """The address names both plans (``?a=&b=``), so that it reopens the same comparison."""
+    try:
+        params = {side: p.sample or p.shared or save_shared(p.data) for side, p in zip("ab", (plan_a, plan_b))}
+    except ShareError:  # too large to keep, or nowhere to keep it: the address stays as it is
+        return
+    if dict(st.query_params) != params:
+        st.query_params.from_dict(params)
+
+
 def main() -> None:
     st.title("Compare plans")
+    _from_link()
     opened = st.session_state.get("plan")
     # the left side follows the plan open on the other pages each time another one is opened there
     if opened is not None and st.session_state.get("compare_opened") != opened:
@@ -240,6 +275,7 @@ def main() -> None:
             )
         return
     plan_a, plan_b = st.session_state["compare_a"], st.session_state["compare_b"]
+    _to_link(plan_a, plan_b)
     labels = (plan_a.source, plan_b.source)
     with st.sidebar:
         st.header("Compare")

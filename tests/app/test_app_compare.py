@@ -207,3 +207,39 @@ def test_rows_alike_with_columns_differing_only_in_nullability_read_as_the_same_
     [metric] = [m for m in at.metric if m.label == "Columns differing"]
     assert int(metric.value) == 0 and "differing only in nullability" in metric.proto.help
     assert any(s.value.startswith("The same 10 rows; the schemas differ only in nullability") for s in at.success)
+
+
+def test_the_address_names_both_plans_and_reopens_the_comparison(tmp_path, monkeypatch):
+    """Two plans chosen: the address names them (a sample by its file, another plan by its shared digest),
+    and that address opened in a new session shows the same comparison; a side the server does not have
+    is said on its side."""
+    from ui.state import share
+
+    monkeypatch.setattr(share, "SHARE_DIR", str(tmp_path))
+    at = _compare()
+    at.selectbox(key="compare_pair").set_value("TPC-H q3: isthmus vs DataFusion").run()
+    assert not at.exception
+    assert dict(at.query_params) == {"a": "tpch_q03_isthmus.json", "b": "tpch_q03_datafusion.json"}
+    summary = _metrics(at)
+    with open(os.path.join(ROOT, "sample_plans", "tpch_q03_duckdb.json"), "rb") as fh:
+        digest = share.save_shared(fh.read())
+    for b, shown in (("tpch_q03_datafusion.json", summary), (digest, None)):
+        again = AppTest.from_file(APP, default_timeout=60)
+        again.query_params["a"] = "tpch_q03_isthmus.json"
+        again.query_params["b"] = b
+        again.switch_page("pages/compare.py").run()
+        assert not again.exception and not again.error, [e.value for e in again.error]
+        assert [c.value for c in again.caption if c.value.startswith("Chosen:")] == [
+            "Chosen: tpch\\_q03\\_isthmus.json",
+            "Chosen: " + ("tpch\\_q03\\_datafusion.json" if shown else f"shared plan {digest[:8]}"),
+        ]
+        if shown is not None:
+            assert _metrics(again) == shown
+    lost = AppTest.from_file(APP, default_timeout=60)
+    lost.query_params["a"] = "tpch_q03_isthmus.json"
+    lost.query_params["b"] = "0" * 64
+    lost.switch_page("pages/compare.py").run()
+    assert not lost.exception
+    assert [e.value for e in lost.error] == [
+        "The link's right plan (b), '" + "0" * 64 + "', is not on this server: choose it here instead."
+    ]
