@@ -16,7 +16,7 @@ from ui.panels.boundary import panel
 from ui.panels.column_lineage import column_clicked, lineage_highlight, lineage_panel
 from ui.panels.cross_engine import bisect_controls, compare_section, engine_overlay, portability_controls
 from ui.panels.engines_tab import REDRAWN, engines_tab
-from ui.panels.report_button import report_button
+from ui.panels.report_button import file_stem, report_button
 from ui.panels.row_counts import profile_controls, profile_overlay, profile_table
 from ui.panels.run_tab import run_tab
 from ui.panels.schema_table import schema_table
@@ -379,14 +379,18 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
                 profile_table(model, profile)
         with panel("the downloads"), st.popover("Download"):
             st.download_button(
-                "Graph (DOT)", dot or "", file_name="plan.dot", mime="text/vnd.graphviz", on_click="ignore"
+                "Graph (DOT)",
+                dot or "",
+                file_name=f"{file_stem(plan.source)}.dot",
+                mime="text/vnd.graphviz",
+                on_click="ignore",
             )
             if has_dot():
                 light = to_dot(model, view=View(theme="light", max_rows=view.max_rows))
                 st.download_button(
                     "Graph (SVG)",
                     lambda: _svg(light) or b"",
-                    file_name="plan.svg",
+                    file_name=f"{file_stem(plan.source)}.svg",
                     mime="image/svg+xml",
                     on_click="ignore",
                 )
