@@ -18,7 +18,7 @@ from ..fields import (
     nested_names_for,
     struct_members,
 )
-from ..kinds import project_outputs_input
+from ..kinds import emit, project_outputs_input
 from .context import Context, all_nullable, concat_fields, expect_boolean, typed_field
 from .layouts import aggregate_layout, join_type_name
 
@@ -261,6 +261,21 @@ def project(ctx: Context) -> list[Field] | None:
     if not project_outputs_input(ctx.node.body, ctx.conventions.project_keeps_input):
         ctx.info.detail = f"{len(added)} column{'s' if len(added) != 1 else ''} (expressions only)"
         return added
+    mapping = emit(ctx.node.body)
+    if mapping is not None and base is not None:  # what comes out: "+4 columns" read as the input and 4 more
+        exprs = ctx.node.body.expressions
+        # an expression that only names an input column passes it on too
+        computed = sum(1 for m in mapping if 0 <= m - base < len(exprs) and direct_field(exprs[m - base]) is None)
+        passed = sum(
+            1
+            for m in mapping
+            if 0 <= m < base or (0 <= m - base < len(exprs) and direct_field(exprs[m - base]) is not None)
+        )
+        ctx.info.detail = f"{len(mapping)} out: " + ", ".join(
+            part
+            for part in (f"{computed} computed" if computed else "", f"{passed} passed on" if passed else "")
+            if part
+        )
     return concat_fields(fields, added)
 
 
