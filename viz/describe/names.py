@@ -187,9 +187,15 @@ def _column_names(model: PlanModel, node_id: str, memo: dict[str, list[str] | No
     node = model.node(node_id)
     if node.schema is None:
         return None
+    if node.kind == "set":
+        united = _set_names(model, node, memo)
+        if united is not None:
+            return united
     names = [f.name for f in node.schema]
     twice = {n for n, k in Counter(names).items() if k > 1}
-    if not twice and not any(is_expression_name(n) for n in names):
+    # an input said otherwise than its schema names it (a union's "ss_qty or cs_qty") is said so here too
+    plain_inputs = all(memo.get(i) == [f.name for f in model.node(i).schema or ()] for i in node.inputs)
+    if plain_inputs and not twice and not any(is_expression_name(n) for n in names):
         return names
     given = root_names(model).get(node_id) or []
     if twice:  # a name two columns have (a table joined twice): the root's names for them, when it tells them apart
@@ -211,8 +217,48 @@ def _column_names(model: PlanModel, node_id: str, memo: dict[str, list[str] | No
                 name = given[i]
             elif i < len(spoken) and spoken[i]:
                 name = spoken[i]
+        elif not plain_inputs and i < len(spoken) and spoken[i] and not (i < len(given) and given[i] == name):
+            name = spoken[i]
         out.append(name)
     return out
+
+
+#: Inputs' names a set operation's column is said by, at most; more are "x, or its like in N other inputs".
+SET_NAMES = 3
+
+
+def _set_names(model: PlanModel, node: NodeView, memo: dict[str, list[str] | None]) -> list[str] | None:
+    """A set operation's columns: the root's name for one, else its inputs' names for it, each once ("ss_qty
+    (or cs_qty)" where a union stacks store and catalog sales: its first input's name alone said the other
+    rows were store sales). None when an input's names are not known."""
+    inputs = [memo.get(i) for i in node.inputs]
+    width = len(node.schema or ())
+    if not inputs or any(names is None or len(names) != width for names in inputs):
+        return None
+    given = root_names(model).get(node.id) or []
+    out = []
+    for j in range(width):
+        if j < len(given) and given[j] and not is_expression_name(given[j]):
+            out.append(given[j])
+            continue
+        # the others in brackets: "a = x or y" would read as a condition; a union of unions, one list
+        seen = list(dict.fromkeys(alt for names in inputs for alt in _alternatives(names[j])))
+        if len(seen) > SET_NAMES:
+            others = len(seen) - 1
+            out.append(f"{seen[0]} (or its like in {others} other input{'s' if others > 1 else ''})")
+        elif len(seen) > 1:
+            out.append(f"{seen[0]} (or {' or '.join(seen[1:])})")
+        else:
+            out.append(seen[0])
+    return out
+
+
+def _alternatives(name: str) -> list[str]:
+    """A name :func:`_set_names` made ("x (or y or z)") as its names, another as itself."""
+    head, sep, rest = name.partition(" (or ")
+    if not sep or not rest.endswith(")") or "(" in rest:
+        return [name]
+    return [head, *rest[:-1].split(" or ")]
 
 
 #: Relations that output their one input's columns as they are (then their emit).
