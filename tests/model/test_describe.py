@@ -738,12 +738,12 @@ def test_an_aggregate_of_a_named_aggregate_reads_as_english():
 
 
 def test_a_name_several_columns_have_is_listed_once_with_their_number():
-    """A table joined to itself, all four columns kept (id, v, id, v, by hand): "id (2 columns)",
-    not "id, v, id and v"."""
+    """A table joined to itself, all four columns kept (id, v, id, v, by hand): "id (twice)", not "id, v,
+    id and v", nor "id (2 columns)", which read as the count of the whole list."""
     t0 = P.read("t0", [("id", "i64"), ("v", "i64")])
     pair = {"join": {"left": t0, "right": t0, "expression": P.call(1, P.field(0), P.field(2)), "type": 1}}
     m = P.model_of(P.plan(P.emit({"project": {"input": pair, "expressions": []}}, [0, 1, 2, 3])))
-    assert describe(m, "0") == "Keeps columns id (2 columns) and v (2 columns)."
+    assert describe(m, "0") == "Keeps columns id (twice) and v (twice)."
 
 
 def test_a_filter_the_read_below_applies_already_is_said_so():

@@ -256,10 +256,13 @@ def _columns(fields: Sequence[Field] | None, limit: int = MAX_COLUMNS) -> str:
 def _column_list(names: Sequence[str]) -> str:
     """ "column a" for one name, "columns a, b and c" for more (capped at :data:`MAX_COLUMNS`); when a
     name is words ("the smallest ps_supplycost"), "2 columns: …", so that the list reads as names. A
-    name several columns have is said once, with their number ("d_year (3 columns)", one per date
-    table joined)."""
+    name several columns have is said once, with how many times ("d_year (3 times)", one per date
+    table joined: "(3 columns)" read as the count of the whole list)."""
     times = Counter(names)
-    listed = capped_list([n if times[n] == 1 else f"{n} ({times[n]} columns)" for n in times], MAX_COLUMNS)
+    said = {2: "twice", 3: "3 times"}
+    listed = capped_list(
+        [n if times[n] == 1 else f"{n} ({said.get(times[n], f'{times[n]} times')})" for n in times], MAX_COLUMNS
+    )
     if any(" " in n for n in names):
         return f"{counted(len(names), 'column')}: {listed}"
     return f"{'column' if len(names) == 1 else 'columns'} {listed}"
