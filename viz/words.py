@@ -1137,8 +1137,10 @@ def aggregate_words(w: Words, name: str, arguments, distinct: bool, noun: bool =
     template = (_AGGREGATE_NOUNS if noun else _AGGREGATE_VERBS).get(name)
     if template is None:
         return f"{name}({what})" if noun else f"computes {name}({what})"
-    if noun and what.startswith("the ") and not template.endswith("of {}"):
-        template = template.replace("{}", "of {}")  # "the average of the sum of x", not "the average the sum"
+    picks = template.split()[-2:-1] in (["largest"], ["smallest"], ["first"], ["last"], ["any"])
+    if (noun or picks) and what.startswith("the ") and not template.endswith("of {}"):
+        # "the average of the sum of x", "finds the largest of the sum of x", not "the largest the sum"
+        template = template.replace("{}", "of {}")
     return template.format(what)
 
 

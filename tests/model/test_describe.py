@@ -1112,3 +1112,10 @@ def test_string_and_rounding_functions_read_as_words(name):
     names = {f.name for f in m.extensions.functions.values()}
     calls = sorted({c for c in re.findall(r"\b([a-z_]+)\(", text) if c in names})
     assert not calls and "either either" not in text, calls
+
+
+def test_the_largest_of_a_sum_reads_as_english(tpch_dir):
+    """max over sums: "finds the largest of the sum of …", not "the largest the sum of …" (TPC-DS q23's)."""
+    m = _planned("SELECT max(s) AS top FROM (SELECT sum(o_totalprice) AS s FROM orders GROUP BY o_custkey) t", tpch_dir)
+    outer = [describe(m, n.id) for n in m.nodes() if n.kind == "aggregate" and describe(m, n.id).startswith("Finds")]
+    assert outer == ["Finds the largest of the sum of o_totalprice as top over all rows."]
