@@ -44,7 +44,8 @@ class Query:
 @dataclass
 class Outcome:
     """One query's result: ``produced`` is "yes" or "no"; ``schema`` "same", "differs" or "-" (no engine
-    schema to compare with); ``rows`` "same", "differs", "error" (Spark could not run it), "all fail"
+    schema to compare with); ``rows`` "same", "differs", "error" (Spark could not run it), "both fail"
+    (DataFusion's engine and Spark's run of the plan stop, where DuckDB reads the SQL otherwise), "all fail"
     (DataFusion's engine, DuckDB and Spark each fail running the SQL or its plan: the engines agree
     that it has no result), "not run" or "-"; ``why`` says what went wrong."""
 
@@ -63,7 +64,7 @@ class Outcome:
         return (
             self.produced == "yes"
             and self.schema == "same"
-            and self.rows in ("same", "all fail", "not run")
+            and self.rows in ("same", "all fail", "both fail", "not run")
             and not self.unknown
         )
 
@@ -307,12 +308,18 @@ class Checker:
             # Spark ran it and failed, or stopped at a value as the plan's cast asks (not a refusal to run)
             if expected is None and (spark_error.startswith("Spark failed running") or _STOPPED.match(spark_error)):
                 duck_error = self._duckdb_error(query.sql)
+                problems = [p for p in problems if "unknown type" in p]
                 if duck_error:
                     out.rows, out.oracle = "all fail", "none"
-                    problems = [p for p in problems if "unknown type" in p] + [
+                    problems.append(
                         f"every engine fails: DataFusion's ({df_error}), DuckDB ({duck_error}) and Spark "
                         f"({spark_error})"
-                    ]
+                    )
+                else:  # the plan's producer's engine stops, and so does the run: DuckDB reads the SQL otherwise
+                    out.rows, out.oracle = "both fail", "datafusion"
+                    problems.append(
+                        f"DataFusion's engine ({df_error}) and Spark ({spark_error}) both stop; DuckDB gives rows"
+                    )
             if out.rows == "error":
                 problems.append(f"Spark: {spark_error}")
             out.why = "; ".join(problems)

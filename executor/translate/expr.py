@@ -359,22 +359,31 @@ class ExprTranslator:
                 args = [F.when(condition, F.lit(1))]
             else:
                 args = [F.when(condition, a) if isinstance(a, Column) else a for a in args]
+        name = _functions().resolve(call.name)
+        if name in _functions().ORDERED_AGGREGATES and not call.distinct:  # DataFusion's DISTINCT ON
+            value = next(a for a in args if isinstance(a, Column))
+            self._warn(call)
+            if not f.sorts:
+                return F.first(value) if name == "first_value" else F.last(value)
+            return F.element_at(self._ordered(f.sorts, value), 1 if name == "first_value" else -1)
         if f.sorts:
-            if _functions().resolve(call.name) == "string_agg" and not call.distinct:
-                return self._ordered_string_agg(call, args, f.sorts)
+            if name == "string_agg" and not call.distinct:
+                values = [a for a in args if isinstance(a, Column)]
+                sep = values[1] if len(values) > 1 else F.lit(",")
+                self._warn(call)  # nulls left out, as string_agg does
+                return F.call_function("array_join", self._ordered(f.sorts, values[0]), sep)
             self.tr.warn(f"the ordering inside aggregate `{call.name}` is not honoured")
         out = _functions().aggregate(call, args)
         self._warn(call)
         return out
 
-    def _ordered_string_agg(self, call, args: list, sorts) -> Column:
-        """``string_agg(v, sep ORDER BY k...)``: the values collected with their keys, sorted by the keys
-        (each key's direction and nulls first or last), then joined (nulls left out, as string_agg does)."""
-        values = [a for a in args if isinstance(a, Column)]
-        sep = values[1] if len(values) > 1 else F.lit(",")
+    def _ordered(self, sorts, value: Column) -> Column:
+        """An aggregate's values in the order of its ``ORDER BY`` (``string_agg(v ORDER BY k)``,
+        ``first_value(v ORDER BY k)``): collected with their keys, sorted by the keys (each key's direction
+        and nulls first or last), as an array."""
         keys = [self.expr(s.expr) for s in sorts]
         directions = [s.direction if s.WhichOneof("sort_kind") == "direction" else 2 for s in sorts]
-        pairs = F.collect_list(F.struct(*[k.alias(f"k{i}") for i, k in enumerate(keys)], values[0].alias("v")))
+        pairs = F.collect_list(F.struct(*[k.alias(f"k{i}") for i, k in enumerate(keys)], value.alias("v")))
 
         def compare(a: Column, b: Column) -> Column:
             out = F.lit(0)
@@ -392,8 +401,7 @@ class ExprTranslator:
                 out = F.when(one != 0, one).otherwise(out)
             return out
 
-        self._warn(call)
-        return F.call_function("array_join", F.transform(F.array_sort(pairs, compare), lambda p: p["v"]), sep)
+        return F.transform(F.array_sort(pairs, compare), lambda p: p["v"])
 
     def window_function(self, f: Expression.WindowFunction) -> Column:
         spec = Window.partitionBy(*[self.expr(p) for p in f.partitions])
@@ -409,7 +417,8 @@ class ExprTranslator:
         call, args = self.call(f, distinct=f.invocation == _INVOCATION_DISTINCT)
         # ``over`` needs the bare function: the cast to the declared type comes after it.
         declared, call.output_type = call.output_type, None
-        if functions.supported(call.name, "aggregate") is None:
+        windowed = functions.resolve(call.name) in functions.ORDERED_AGGREGATES  # first_value: a window's own
+        if not windowed and functions.supported(call.name, "aggregate") is None:
             # An aggregate over a window takes the function's frame (ROWS or RANGE bounds).
             out = functions.aggregate(call, args)
             spec = _frame(spec, f, name)
@@ -478,15 +487,25 @@ class ExprTranslator:
         if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_RETURN_NULL:
             return inner.try_cast(target)
         out = inner.cast(sql_type(target))
-        if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION and _parses(
-            e.type, lambda: self.type_of(e.input)
-        ):
+        throws = e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION
+        if throws and _may_not_fit(e.type, self.type_of(e.input)):
+            value = _constant_value(e.input)
+            if value is not _functions().NOT_CONSTANT:  # a literal: known here, and kept one for Spark (round's places)
+                if not _fits(e.type, value):
+                    raise ExecutionError(
+                        f"node {self.node_id}: cannot cast {value} to {e.type.WhichOneof('kind')} (the plan's cast "
+                        "throws on failure)"
+                    )
+                return out
+        if throws and (_parses(e.type, lambda: self.type_of(e.input)) or _may_not_fit(e.type, self.type_of(e.input))):
             # The session's casts are Spark's legacy ones (ANSI off): text that is not a value of the
-            # target type becomes NULL. The plan asks for an error, as DataFusion and DuckDB give.
-            # (Spark folds this away for a literal that parses.)
+            # target type becomes NULL, a number too large wraps, saturates or becomes NULL. The plan
+            # asks for an error, as DataFusion and DuckDB give: Spark's strict cast (try_cast) says
+            # where it fails. (Spark folds this away for a literal that fits.)
+            strict = inner.try_cast(sql_type(target))
             kind = e.type.WhichOneof("kind")
             message = F.concat(F.lit("cannot cast '"), inner, F.lit(f"' to {kind} (the plan's cast throws on failure)"))
-            return F.when(inner.isNotNull() & out.isNull(), F.raise_error(message)).otherwise(out)
+            return F.when(inner.isNotNull() & strict.isNull(), F.raise_error(message)).otherwise(strict)
         return out
 
     def literal(self, lit: Expression.Literal) -> Column:
@@ -721,6 +740,48 @@ def _parses(target: type_pb2.Type, source: Callable[[], type_pb2.Type | None]) -
         return False
     t = source()
     return t is not None and t.WhichOneof("kind") in _TEXT_KINDS
+
+
+#: Integer kinds by width, and the decimal digits that hold each one's every value.
+_INT_RANK = {"i8": 1, "i16": 2, "i32": 3, "i64": 4}
+_INT_DIGITS = {"i8": 3, "i16": 5, "i32": 10, "i64": 19}
+
+
+def _may_not_fit(target: type_pb2.Type, source: type_pb2.Type | None) -> bool:
+    """Whether a number cast to an integer or decimal type may not fit it: from a float, from a wider
+    integer, or from a decimal or integer with more whole digits than the target holds."""
+    tk = target.WhichOneof("kind")
+    sk = source.WhichOneof("kind") if source is not None else None
+    if (tk not in _INT_RANK and tk != "decimal") or sk is None:
+        return False
+    if sk in ("fp32", "fp64"):
+        return True
+    whole = (target.decimal.precision - target.decimal.scale) if tk == "decimal" else _INT_DIGITS[tk] - 1
+    if sk in _INT_RANK:
+        return _INT_RANK[tk] < _INT_RANK[sk] if tk in _INT_RANK else whole < _INT_DIGITS[sk]
+    if sk == "decimal":
+        return whole < source.decimal.precision - source.decimal.scale
+    return False
+
+
+def _fits(target: type_pb2.Type, value) -> bool:
+    """Whether a literal number (or null) fits an integer or decimal type, as a cast that throws needs."""
+    import decimal
+    import math
+
+    if value is None:
+        return True
+    if isinstance(value, bool) or not isinstance(value, (int, float, decimal.Decimal)):
+        return True  # not a number: Spark's cast says
+    if isinstance(value, float) and not math.isfinite(value):
+        return False
+    kind = target.WhichOneof("kind")
+    if kind in _INT_RANK:
+        bits = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}[kind]
+        return -(2 ** (bits - 1)) <= int(value) < 2 ** (bits - 1)
+    whole = target.decimal.precision - target.decimal.scale
+    rounded = round(decimal.Decimal(str(value)), target.decimal.scale)
+    return abs(rounded) < decimal.Decimal(10) ** whole
 
 
 def _constant_value(e: algebra_pb2.Expression):

@@ -343,7 +343,7 @@ def test_datafusion_tpcds_plans_give_datafusions_rows(spark, tmp_path):
         features.update(
             {(o.query, form): _features(str(plans / f"{o.query}.json")) for o in produced if o.produced == "yes"}
         )
-    known = set(TPCDS_EXCEPTIONS) | {"58", "83"}
+    known = set(TPCDS_BOTH_STOP) | {"58", "83"}
     chosen = covering(features, always={(q, form) for q in known for form in FORMS})
     assert len(chosen) < len(features) / 4 and set().union(*(features[k] for k in chosen)) == set().union(
         *features.values()
@@ -355,17 +355,17 @@ def test_datafusion_tpcds_plans_give_datafusions_rows(spark, tmp_path):
         checker = Checker(tables, form=form)
         outcomes += [checker.check(by_name[query]) for query, its_form in chosen if its_form == form]
     _report(f"DataFusion 55, TPC-DS scale 0.01, rows of {len(chosen)} covering plans", outcomes)
-    wrong = [(o.query, o.form, o.why) for o in outcomes if not o.ok and o.query not in known]
+    wrong = [(o.query, o.form, o.why) for o in outcomes if not o.ok]
     assert wrong == []
     for o in outcomes:
-        if o.query in TPCDS_EXCEPTIONS:
-            assert not o.ok and o.schema == "same" and TPCDS_EXCEPTIONS[o.query][0] in o.why, (o.query, o.form, o.why)
+        if o.query in TPCDS_BOTH_STOP:
+            assert o.rows == "both fail" and TPCDS_BOTH_STOP[o.query][0] in o.why, (o.query, o.form, o.why)
     # The corpus text of 58 and 83 holds an unsubstituted qgen template ('date(1998+"-01-01",…)' compared
     # with a date): DataFusion's engine and DuckDB refuse to cast it, and so does Spark, as the plan's cast says.
     assert sorted((o.query, o.form) for o in outcomes if o.rows == "all fail") == sorted(
         (q, form) for q in ("58", "83") for form in FORMS
     )
-    assert sum(o.ok for o in outcomes) == len(chosen) - 2 * len(TPCDS_EXCEPTIONS)  # 58 and 83: every engine agrees
+    assert sum(o.ok for o in outcomes) == len(chosen)
 
 
 def test_a_covering_set_brings_every_feature_once_needed():
@@ -376,15 +376,15 @@ def test_a_covering_set_brings_every_feature_once_needed():
     assert covering({"a": set()}, always=set()) == []
 
 
-#: Produced plans whose check cannot pass, each with the text its outcome must hold and the reason
-#: (checked by hand on the measured sweep; the README lists them).
+#: Produced plans whose run stops, as DataFusion's engine does on the SQL, each with the text its outcome
+#: must hold and the reason (checked by hand on the measured sweep).
 _DIVIDE = (
     "Divide by zero",
-    "DataFusion's engine fails on a decimal division by zero (a group whose sum is 0 at this scale; the "
-    "spec's decimal divide leaves division by zero open); DuckDB runs the SQL and its rows equal Spark's "
-    "except that one value, which DuckDB computes in double as NaN and Spark as a decimal NULL",
+    "a decimal division by zero (a group whose sum is 0 at this scale; the spec's decimal divide leaves "
+    "division by zero open): DataFusion's engine stops, and so does the run of its plan; DuckDB computes "
+    "the quotient in double, NaN",
 )
-TPCDS_EXCEPTIONS: dict[str, tuple[str, str]] = {"12": _DIVIDE, "90": _DIVIDE}
+TPCDS_BOTH_STOP: dict[str, tuple[str, str]] = {"12": _DIVIDE, "90": _DIVIDE}
 
 _TPCH = ("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier")
 

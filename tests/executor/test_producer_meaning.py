@@ -137,3 +137,32 @@ def test_not_in_made_an_anti_join_is_said(tables):
     assert "anti-join-nulls" in codes, codes
     written = analyze(sql_to_plan(sql, tables, form="written").data)  # a subquery there, not a join
     assert "anti-join-nulls" not in [d.code for d in written.all_diagnostics()]
+
+
+@pytest.mark.parametrize(
+    "sql, said",
+    [
+        ("SELECT CAST(o_orderkey * 1000000000 AS INT) AS i FROM orders WHERE o_orderkey < 5", "cannot cast"),
+        ("SELECT CAST(o_totalprice AS DECIMAL(5,2)) AS d FROM orders WHERE o_orderkey < 5", "cannot cast"),
+        ("SELECT CAST(CAST(n_nationkey AS DOUBLE) * 1e10 AS INT) AS i FROM nation", "cannot cast"),
+        ("SELECT n_nationkey / (n_regionkey - n_regionkey) AS q FROM nation", "division by zero"),
+        ("SELECT CAST(n_nationkey AS DECIMAL(10,2)) / CAST(0 AS DECIMAL(10,2)) AS q FROM nation", "division by zero"),
+    ],
+)
+@pytest.mark.parametrize("form", FORMS)
+def test_a_value_datafusion_stops_at_stops_the_run(spark, tables, tpch_dir, form, sql, said):
+    """A cast that does not fit (the plan's cast throws on failure) and a division of integers or decimals by
+    zero: DataFusion's engine stops on the SQL, and so does the run of its plan, saying where (Spark's own
+    wraps, saturates or gives null: a wrong answer that looks right)."""
+    import datafusion
+
+    from executor.errors import ExecutionError
+
+    ctx = datafusion.SessionContext()
+    for name in ("orders", "nation"):
+        ctx.register_parquet(name, tables[name])
+    with pytest.raises(Exception, match=r"(?i)cast|divide|too large"):  # the oracle: DataFusion refuses the SQL
+        ctx.sql(sql).to_pylist()
+    with pytest.raises(ExecutionError) as stopped:
+        _run(sql, tables, form, tpch_dir)
+    assert said in str(stopped.value), str(stopped.value)

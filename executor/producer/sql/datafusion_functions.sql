@@ -59,3 +59,21 @@ SELECT n_name, substring(n_name FROM 0 FOR 3) AS s0, substr(n_name, -3, 5) AS ne
 -- name: x_in_subquery_value
 SELECT n_nationkey, n_nationkey IN (SELECT CASE WHEN r_regionkey = 0 THEN NULL ELSE r_regionkey END FROM region) AS i FROM nation WHERE n_nationkey < 7
 ;
+-- name: y_left_right
+SELECT n_name, left(n_name, -2) AS l, right(n_name, -2) AS r, left(n_name, 3) AS l3, right(n_name, 2) AS r2 FROM nation
+;
+-- name: y_lag_default
+SELECT n_nationkey, lag(n_name, 1, 'none') OVER (ORDER BY n_nationkey) AS p, lead(n_nationkey, 2, -1) OVER (PARTITION BY n_regionkey ORDER BY n_nationkey) AS nx FROM nation
+;
+-- name: y_misc_fns
+SELECT n_name, nvl(CASE WHEN n_nationkey > 3 THEN NULL ELSE n_name END, 'x') AS nv, md5(n_name) AS m, levenshtein(n_name, 'CHINA') AS lv, find_in_set(n_name, 'CHINA,INDIA,PERU') AS fs, to_hex(n_nationkey * 1000) AS h FROM nation
+;
+-- name: y_nan
+SELECT x, x > 1 AS gt, x = x AS same, x <> x AS diff, CASE WHEN x > 10 THEN 'big' ELSE 'other' END AS c FROM (SELECT CASE WHEN n_nationkey % 3 = 0 THEN CAST('NaN' AS DOUBLE) ELSE CAST(n_nationkey AS DOUBLE) END AS x FROM nation) t
+;
+-- name: y_nan_filter
+SELECT count(*) AS n FROM (SELECT CASE WHEN n_nationkey % 3 = 0 THEN CAST('NaN' AS DOUBLE) ELSE CAST(n_nationkey AS DOUBLE) END AS x FROM nation) t WHERE x > 20.0
+;
+-- name: z_first_value_agg
+SELECT n_regionkey, first_value(n_name ORDER BY n_nationkey DESC) AS f, last_value(n_name ORDER BY n_nationkey DESC) AS l FROM nation GROUP BY n_regionkey
+;

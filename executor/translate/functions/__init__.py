@@ -64,6 +64,8 @@ ALIASES: dict[str, str] = {
     "isnan": "is_nan",
     "approx_distinct": "approx_count_distinct",
     "mod": "modulus",
+    "nvl": "coalesce",
+    "ifnull": "coalesce",
     "pow": "power",
     "stddev": "std_dev",
     "stddev_samp": "std_dev",
@@ -103,6 +105,11 @@ def resolve(name: str) -> str:
     return ALIASES.get(base, base)
 
 
+#: Window functions that are aggregates too (DataFusion's DISTINCT ON): the first or last value in the
+#: aggregate's own order, built from it by ``executor.translate.expr.ExprTranslator.aggregate``.
+ORDERED_AGGREGATES = frozenset({"first_value", "last_value"})
+
+
 def supported(name: str, kind: str) -> str | None:
     """None when ``name`` is mapped for ``kind`` ("scalar" | "aggregate" | "window"), else the reason."""
     table = _TABLES.get(kind)
@@ -110,6 +117,8 @@ def supported(name: str, kind: str) -> str | None:
         return f"unknown function kind `{kind}`"
     resolved = resolve(name)
     if resolved in table or (kind == "window" and resolved in AGGREGATE):
+        return None
+    if kind == "aggregate" and resolved in ORDERED_AGGREGATES:
         return None
     if resolved in NOT_MAPPED:
         return f"`{base_name(name)}`: {NOT_MAPPED[resolved]}"

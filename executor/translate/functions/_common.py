@@ -150,7 +150,11 @@ def _float_rounding(call: Call) -> None:
 
 
 def _nan_safe(call: Call, cols: list[Column]) -> Column | None:
-    """For float arguments: a condition that is true when any argument is NaN (Spark's NaN = NaN is true)."""
+    """For float arguments: a condition that is true when any argument is NaN (Spark's NaN = NaN is true),
+    for the spec's reading (NaN compares unequal to everything). None where there is none, and for a
+    DataFusion plan: its NaN equals itself and is above every number, as Spark's is."""
+    if call.dialect == "datafusion":
+        return None
     floats = [c for i, c in enumerate(cols) if _arg_kind(call, i) in FLOATS]
     if not floats:
         return None

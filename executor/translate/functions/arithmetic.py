@@ -53,10 +53,21 @@ def _binary_int_op(name: str, op: Callable[[Column, Column], Column]) -> Builder
     return build
 
 
+def _stops_at_zero(call: Call, kind: str | None) -> bool:
+    """Whether a division of integers or decimals by zero without the option's preference stops the run:
+    a DataFusion plan's does, as DataFusion does (Spark's own gives null)."""
+    return call.dialect == "datafusion" and (kind in INT_RANGE or kind == "decimal")
+
+
+_BY_ZERO = "division by zero (DataFusion, the plan's producer, stops there too)"
+
+
 def _divide(call: Call, args: list) -> Column:
     a, b = _values(args)[:2]
     kind = _value_kind(call)
-    zero = _option(call, "on_division_by_zero", ("NULL", "ERROR", "NAN", "LIMIT"), "")
+    zero = _option(
+        call, "on_division_by_zero", ("NULL", "ERROR", "NAN", "LIMIT"), "ERROR" if _stops_at_zero(call, kind) else ""
+    )
     if kind in INT_RANGE:
         long_a, long_b = a.cast("long"), b.cast("long")
         q = F.call_function("div", long_a, long_b)  # truncates toward zero; null for a zero divisor
@@ -64,20 +75,21 @@ def _divide(call: Call, args: list) -> Column:
         wide = F.when((long_a == lo) & (long_b == -1), _big(-lo)).otherwise(q.cast(WIDE))
         out = _int_result(call, "divide", wide, q, kind)
         if zero == "ERROR":
-            out = _fail_if(b == 0, "divide: division by zero", out)
+            out = _fail_if(b == 0, f"divide: {_BY_ZERO if _stops_at_zero(call, kind) else 'division by zero'}", out)
         return out
     if kind in FLOATS:
         _float_rounding(call)
         ieee = (
             F.when(F.isnan(a) | (a == 0), F.lit(float("nan")))
-            .when((a > 0) == (F.signum(b) >= 0), F.lit(float("inf")))
+            # a divisor of -0.0 is negative too (its sign shows only in its text)
+            .when((a > 0) == ~((b < 0) | b.cast("string").startswith("-")), F.lit(float("inf")))
             .otherwise(F.lit(float("-inf")))
         )
         special = {"NULL": F.lit(None), "ERROR": _error("divide: division by zero")}.get(zero, ieee)
         return F.when(b == 0, special).otherwise(a / b)
     out = _decimal_divide(call, a, b) if kind == "decimal" else a / b
     if zero == "ERROR":
-        out = _fail_if(b == 0, "divide: division by zero", out)
+        out = _fail_if(b == 0, f"divide: {_BY_ZERO if _stops_at_zero(call, kind) else 'division by zero'}", out)
     return out
 
 
@@ -116,8 +128,9 @@ def _modulus(call: Call, args: list) -> Column:
     r = a % b  # Spark: the sign of the dividend (truncated division); null for a zero divisor
     if mode == "FLOOR":
         r = F.when((r != 0) & ((r < 0) != (b < 0)), r + b).otherwise(r)
-    if _option(call, "on_domain_error", ("NULL", "ERROR"), "NULL") == "ERROR":
-        r = _fail_if(b == 0, "modulus: division by zero", r)
+    stops = _stops_at_zero(call, _value_kind(call))
+    if _option(call, "on_domain_error", ("NULL", "ERROR"), "ERROR" if stops else "NULL") == "ERROR":
+        r = _fail_if(b == 0, f"modulus: {_BY_ZERO if stops else 'division by zero'}", r)
     return r
 
 

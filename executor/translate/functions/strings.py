@@ -225,6 +225,23 @@ def _datafusion_regexp_replace(call: Call, vals: list[Column]) -> Column:
     return F.call_function("regexp_replace", vals[0], F.lit(first), F.lit("${vzbefore}" + shifted + "${vzafter}"))
 
 
+def _left_right(fn: str) -> Builder:
+    """``left(s, n)`` / ``right(s, n)``; a negative n (DataFusion's, and SQL engines'): all but the last
+    (left) or first (right) -n characters, where Spark's own gives ''."""
+
+    def build(call: Call, args: list) -> Column:
+        s, n = _values(args)[:2]
+        n = n.cast("int")
+        plain = F.call_function(fn, s, n)
+        if isinstance(call.constants[1] if len(call.constants) > 1 else None, int) and call.constants[1] >= 0:
+            return plain
+        rest = F.greatest(F.length(s) + n, F.lit(0))
+        cut = F.call_function("substring", s, F.lit(1), rest) if fn == "left" else F.call_function("right", s, rest)
+        return F.when(n < 0, cut).otherwise(plain)
+
+    return build
+
+
 def _regex_match(insensitive: bool, negated: bool) -> Builder:
     """DataFusion's ``~``, ``~*``, ``!~`` and ``!~*`` (regex_match, regex_imatch, ...)."""
 
@@ -293,8 +310,6 @@ SCALAR: dict[str, Builder] = {
     "char_length": _spark_fn("char_length", 1),
     "bit_length": _spark_fn("bit_length", 1),
     "octet_length": _spark_fn("octet_length", 1),
-    "left": _spark_fn("left", 2),
-    "right": _spark_fn("right", 2),
     "lpad": _pad("lpad"),
     "rpad": _pad("rpad"),
     "repeat": _spark_fn("repeat", 2),
@@ -305,6 +320,12 @@ SCALAR: dict[str, Builder] = {
     "regex_not_match": _regex_match(insensitive=False, negated=True),
     "regex_not_imatch": _regex_match(insensitive=True, negated=True),
     "ascii": _spark_fn("ascii", 1),
+    "left": _left_right("left"),
+    "right": _left_right("right"),
+    "md5": _spark_fn("md5", 1),
+    "levenshtein": _spark_fn("levenshtein", 2),
+    "find_in_set": _spark_fn("find_in_set", 2),
+    "to_hex": lambda call, args: F.lower(F.hex(_values(args)[0])),
     "chr": _spark_fn("chr", 1),
     "split_part": lambda call, args: F.call_function("split_part", *_values(args)[:2], _values(args)[2].cast("int")),
     "initcap": _char_set("initcap"),

@@ -20,8 +20,9 @@ def _offset_fn(fn: str) -> Builder:
         offset = call.constants[1] if len(call.constants) > 1 else 1
         if isinstance(offset, bool) or not isinstance(offset, int):
             raise Unsupported(f"{fn}: Spark takes the offset only as an integer constant")
-        default = vals[2] if len(vals) > 2 else None
-        return (F.lag if fn == "lag" else F.lead)(x, offset, default)
+        if len(vals) > 2:  # the default as an expression: PySpark's lag takes only a Python value
+            return F.call_function(fn, x, F.lit(offset), vals[2])
+        return (F.lag if fn == "lag" else F.lead)(x, offset)
 
     return build
 
