@@ -1119,3 +1119,21 @@ def test_the_largest_of_a_sum_reads_as_english(tpch_dir):
     m = _planned("SELECT max(s) AS top FROM (SELECT sum(o_totalprice) AS s FROM orders GROUP BY o_custkey) t", tpch_dir)
     outer = [describe(m, n.id) for n in m.nodes() if n.kind == "aggregate" and describe(m, n.id).startswith("Finds")]
     assert outer == ["Finds the largest of the sum of o_totalprice as top over all rows."]
+
+
+def test_a_column_only_cast_is_kept_not_added():
+    """TPC-DS q44's subquery casts the average it computed to a double (checked in the plan:
+    ``cast($1:avg(ss_net_profit) AS fp64?)``): the step keeps that column; "Adds the average …" read as a
+    new value."""
+    m = datafusion("tpcds", "44")
+    said = describe_plan(m)
+    casts = [
+        n.id
+        for n in m.nodes()
+        if n.kind == "project"
+        and len(n.node.body.expressions) == 1
+        and n.node.body.expressions[0].WhichOneof("rex_type") == "cast"
+    ]
+    assert casts and all(said[c] == "Keeps 1 column: the average ss_net_profit." for c in casts), [
+        said[c] for c in casts
+    ]

@@ -437,6 +437,10 @@ def _chain_inputs(model: PlanModel, node_id: str) -> list[str]:
 
 
 def _is_plain_field(e: Expression) -> bool:
+    """A column as it is, or only cast to another type: kept, not made ("Adds the average x" said of
+    DataFusion's cast of the average to a double read as a new value)."""
+    while e.WhichOneof("rex_type") == "cast":
+        e = e.cast.input
     return e.WhichOneof("rex_type") == "selection"
 
 
