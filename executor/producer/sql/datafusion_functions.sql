@@ -77,3 +77,6 @@ SELECT count(*) AS n FROM (SELECT CASE WHEN n_nationkey % 3 = 0 THEN CAST('NaN' 
 -- name: z_first_value_agg
 SELECT n_regionkey, first_value(n_name ORDER BY n_nationkey DESC) AS f, last_value(n_name ORDER BY n_nationkey DESC) AS l FROM nation GROUP BY n_regionkey
 ;
+-- name: z_to_temporal
+SELECT o_orderkey, to_date(CAST(o_orderdate AS VARCHAR)) AS d, to_timestamp(CAST(o_orderdate AS VARCHAR)) AS t, to_date('1996/01/02', '%Y/%m/%d') AS df, to_timestamp(o_orderkey * 86400) AS ts, from_unixtime(o_orderkey * 3600) AS fu, sha256(o_comment) AS h FROM orders WHERE o_orderkey < 40
+;

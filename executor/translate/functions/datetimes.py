@@ -9,7 +9,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ...errors import Unsupported
-from ._common import NOT_CONSTANT, Builder, Call, _enums, _values
+from ._common import NOT_CONSTANT, Builder, Call, _arg_kind, _enums, _values
 
 _WEEKDAY_MON0 = lambda x: F.call_function("weekday", x)  # noqa: E731  Monday = 0 ... Sunday = 6
 
@@ -110,10 +110,34 @@ _STRFTIME = {
 def _strftime(call: Call, args: list) -> Column:
     """strftime / to_char: the C-style format codes are rewritten to Java's on the Spark side."""
     x, fmt = _values(args)[:2]
-    java = fmt
+    return F.call_function("date_format", x, _java_format(fmt))
+
+
+def _java_format(fmt: Column) -> Column:
+    """A C-style (chrono) format, as DataFusion and strftime take it, in Java's patterns."""
     for code, pattern in _STRFTIME.items():
-        java = F.replace(java, F.lit(code), F.lit(pattern))
-    return F.call_function("date_format", x, java)
+        fmt = F.replace(fmt, F.lit(code), F.lit(pattern))
+    return fmt
+
+
+def _to_temporal(to: str) -> Builder:
+    """DataFusion's ``to_date`` / ``to_timestamp``: text (ISO, or in the C-style formats given, tried in
+    order), or a number of days (to_date) or seconds (to_timestamp) since 1970-01-01; naive timestamps
+    are UTC, the session's zone."""
+
+    def build(call: Call, args: list) -> Column:
+        vals = _values(args)
+        kind = _arg_kind(call, 0)
+        if kind in ("i8", "i16", "i32", "i64"):
+            return F.date_from_unix_date(vals[0]) if to == "date" else F.timestamp_seconds(vals[0])
+        if kind not in ("string", "varchar", "fixed_char"):
+            raise Unsupported(f"to_{to} of a {kind or 'value of unknown type'}: only text or a whole number is mapped")
+        fn = f"to_{to}"
+        if len(vals) == 1:
+            return F.call_function(fn, vals[0])
+        return F.coalesce(*[F.call_function(fn, vals[0], _java_format(fmt)) for fmt in vals[1:]])
+
+    return build
 
 
 def _date_trunc(call: Call, args: list) -> Column:
@@ -126,5 +150,8 @@ SCALAR: dict[str, Builder] = {
     "extract": _extract,
     "add_intervals": lambda call, args: _values(args)[0] + _values(args)[1],
     "strftime": _strftime,
+    "to_date": _to_temporal("date"),
+    "to_timestamp": _to_temporal("timestamp"),
+    "from_unixtime": lambda call, args: F.timestamp_seconds(_values(args)[0]),
     "date_trunc": _date_trunc,
 }

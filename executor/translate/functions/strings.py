@@ -323,6 +323,7 @@ SCALAR: dict[str, Builder] = {
     "left": _left_right("left"),
     "right": _left_right("right"),
     "md5": _spark_fn("md5", 1),
+    "sha256": lambda call, args: F.unhex(F.sha2(_values(args)[0], 256)),  # DataFusion's: the bytes
     "levenshtein": _spark_fn("levenshtein", 2),
     "find_in_set": _spark_fn("find_in_set", 2),
     "to_hex": lambda call, args: F.lower(F.hex(_values(args)[0])),
