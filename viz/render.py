@@ -329,7 +329,7 @@ def node_label(
     return "<" + '<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2">' + "".join(rows) + "</TABLE>>"
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.cache  # a theme's few fills, once each
 def _dark(colour: str) -> bool:
     """Whether white text on a ``#rrggbb`` fill contrasts more than black text does (WCAG's relative
     luminance)."""
@@ -339,6 +339,7 @@ def _dark(colour: str) -> bool:
     return (1.05 / (luminance + 0.05)) > ((luminance + 0.05) / 0.05)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _schema_row(i: int, name: str, type_text: str, muted: str) -> str:
     """One ``[i] name type`` row of a label (memoised: chains repeat the same schema)."""
     return (
