@@ -264,17 +264,14 @@ def project(ctx: Context) -> list[Field] | None:
     mapping = emit(ctx.node.body)
     if mapping is not None and base is not None:  # what comes out: "+4 columns" read as the input and 4 more
         exprs = ctx.node.body.expressions
-        # an expression that only names an input column passes it on too
-        computed = sum(1 for m in mapping if 0 <= m - base < len(exprs) and direct_field(exprs[m - base]) is None)
-        passed = sum(
-            1
+        # an expression that only names an input column passes it on too; an index out of range is neither
+        made = [
+            "passed on" if m < base or direct_field(exprs[m - base]) is not None else "computed"
             for m in mapping
-            if 0 <= m < base or (0 <= m - base < len(exprs) and direct_field(exprs[m - base]) is not None)
-        )
+            if 0 <= m < base + len(exprs)
+        ]
         ctx.info.detail = f"{len(mapping)} out: " + ", ".join(
-            part
-            for part in (f"{computed} computed" if computed else "", f"{passed} passed on" if passed else "")
-            if part
+            f"{made.count(what)} {what}" for what in ("computed", "passed on") if what in made
         )
     return concat_fields(fields, added)
 
