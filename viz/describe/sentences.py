@@ -3,6 +3,7 @@ node's :class:`Context` (the model, the node, and how the story names tables and
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -120,7 +121,8 @@ class Context:
         names = [f.name for f in record]
         if len(set(names)) == len(names):
             return record
-        segment = [sum(1 for _, start in segments[1:] if start <= i) for i in range(len(record))]
+        starts = [start for _, start in segments[1:]]
+        segment = [bisect_right(starts, i) for i in range(len(record))]  # the input each column comes from
         inputs_of: dict[str, set[int]] = {}
         for n, s in zip(names, segment):
             inputs_of.setdefault(n, set()).add(s)
@@ -592,7 +594,7 @@ def _same_name(
     indices = [direct_field(v) for v in argument_values(e.scalar_function)]
     if any(i is None or i >= len(record) for i in indices):
         return None
-    a_input, b_input = (sum(1 for s in starts if s <= i) for i in indices)
+    a_input, b_input = (bisect_right(starts, i) for i in indices)
     if a_input == b_input:
         return None
     a, b = (record[i].name for i in indices)
@@ -614,7 +616,7 @@ def _same_names(c: Context, conditions: Sequence[algebra_pb2.Expression]) -> lis
     if len(segments) > 2:
         having: dict[str, set[int]] = {}
         for i, f in enumerate(record):
-            having.setdefault(f.name, set()).add(sum(1 for s in starts if s <= i))
+            having.setdefault(f.name, set()).add(bisect_right(starts, i))
         joined: dict[str, set[frozenset[int]]] = {}
         for key in found:
             if key is not None:
