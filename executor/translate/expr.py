@@ -487,8 +487,15 @@ class ExprTranslator:
         if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_RETURN_NULL:
             return inner.try_cast(target)
         out = inner.cast(sql_type(target))
-        throws = e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION
-        if throws and _may_not_fit(e.type, self.type_of(e.input)):
+        # a cast to text never fails, and its input is not typed (DataFusion marks every cast as throwing)
+        if (
+            e.failure_behavior != Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION
+            or e.type.WhichOneof("kind") in _TEXT_KINDS
+        ):
+            return out
+        source = self.type_of(e.input)
+        narrows = _may_not_fit(e.type, source)
+        if narrows:
             value = _constant_value(e.input)
             if value is not _functions().NOT_CONSTANT:  # a literal: known here, and kept one for Spark (round's places)
                 if not _fits(e.type, value):
@@ -497,7 +504,8 @@ class ExprTranslator:
                         "throws on failure)"
                     )
                 return out
-        if throws and (_parses(e.type, lambda: self.type_of(e.input)) or _may_not_fit(e.type, self.type_of(e.input))):
+        reads_text = source is not None and source.WhichOneof("kind") in _TEXT_KINDS
+        if narrows or reads_text:
             # The session's casts are Spark's legacy ones (ANSI off): text that is not a value of the
             # target type becomes NULL, a number too large wraps, saturates or becomes NULL. The plan
             # asks for an error, as DataFusion and DuckDB give: Spark's strict cast (try_cast) says
@@ -732,33 +740,20 @@ def _is_text(e: Expression, type_of: Callable[[Expression], type_pb2.Type | None
     return t is not None and t.WhichOneof("kind") in _TEXT_KINDS
 
 
-def _parses(target: type_pb2.Type, source: Callable[[], type_pb2.Type | None]) -> bool:
-    """Whether a cast reads text as a value of another type (the casts that fail on bad input; Spark's
-    legacy casts of numbers wrap or saturate instead, and are left as they are). ``source`` types the
-    cast's input only when the target is not text (DataFusion marks every cast as throwing)."""
-    if target.WhichOneof("kind") in _TEXT_KINDS:
-        return False
-    t = source()
-    return t is not None and t.WhichOneof("kind") in _TEXT_KINDS
-
-
-#: Integer kinds by width, and the decimal digits that hold each one's every value.
-_INT_RANK = {"i8": 1, "i16": 2, "i32": 3, "i64": 4}
-_INT_DIGITS = {"i8": 3, "i16": 5, "i32": 10, "i64": 19}
-
-
 def _may_not_fit(target: type_pb2.Type, source: type_pb2.Type | None) -> bool:
     """Whether a number cast to an integer or decimal type may not fit it: from a float, from a wider
     integer, or from a decimal or integer with more whole digits than the target holds."""
+    ranges = _functions().INT_RANGE
     tk = target.WhichOneof("kind")
     sk = source.WhichOneof("kind") if source is not None else None
-    if (tk not in _INT_RANK and tk != "decimal") or sk is None:
+    if (tk not in ranges and tk != "decimal") or sk is None:
         return False
     if sk in ("fp32", "fp64"):
         return True
-    whole = (target.decimal.precision - target.decimal.scale) if tk == "decimal" else _INT_DIGITS[tk] - 1
-    if sk in _INT_RANK:
-        return _INT_RANK[tk] < _INT_RANK[sk] if tk in _INT_RANK else whole < _INT_DIGITS[sk]
+    # the whole digits each type holds every value of: 3 for i8 (127), 19 for i64
+    whole = target.decimal.precision - target.decimal.scale if tk == "decimal" else len(str(ranges[tk][1])) - 1
+    if sk in ranges:
+        return ranges[tk][1] < ranges[sk][1] if tk in ranges else whole < len(str(ranges[sk][1]))
     if sk == "decimal":
         return whole < source.decimal.precision - source.decimal.scale
     return False
@@ -776,9 +771,9 @@ def _fits(target: type_pb2.Type, value) -> bool:
     if isinstance(value, float) and not math.isfinite(value):
         return False
     kind = target.WhichOneof("kind")
-    if kind in _INT_RANK:
-        bits = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}[kind]
-        return -(2 ** (bits - 1)) <= int(value) < 2 ** (bits - 1)
+    if kind in _functions().INT_RANGE:
+        lo, hi = _functions().INT_RANGE[kind]
+        return lo <= int(value) <= hi
     whole = target.decimal.precision - target.decimal.scale
     rounded = round(decimal.Decimal(str(value)), target.decimal.scale)
     return abs(rounded) < decimal.Decimal(10) ** whole

@@ -25,7 +25,14 @@ from pyspark.sql import Column
 from ...errors import Unsupported
 from ...spark.jvm import sql_type
 from . import aggregates, arithmetic, boolean, comparison, datetimes, lists, strings, windows
-from ._common import NOT_CONSTANT, Builder, Call, _spark_type, base_name  # noqa: F401  NOT_CONSTANT: for executor.translate.expr
+from ._common import (  # noqa: F401  NOT_CONSTANT, INT_RANGE: for executor.translate.expr
+    INT_RANGE,
+    NOT_CONSTANT,
+    Builder,
+    Call,
+    _spark_type,
+    base_name,
+)
 
 
 def _merge(kind: str, *tables: dict[str, Builder]) -> dict[str, Builder]:
@@ -65,6 +72,7 @@ ALIASES: dict[str, str] = {
     "approx_distinct": "approx_count_distinct",
     "mod": "modulus",
     "nvl": "coalesce",
+    "signum": "sign",
     "ifnull": "coalesce",
     "pow": "power",
     "stddev": "std_dev",

@@ -59,15 +59,16 @@ def _stops_at_zero(call: Call, kind: str | None) -> bool:
     return call.dialect == "datafusion" and (kind in INT_RANGE or kind == "decimal")
 
 
-_BY_ZERO = "division by zero (DataFusion, the plan's producer, stops there too)"
+def _by_zero(name: str, stops: bool) -> str:
+    """The message of a run stopped at a division by zero (``stops``: as DataFusion's engine stops)."""
+    return f"{name}: division by zero" + (" (DataFusion, the plan's producer, stops there too)" if stops else "")
 
 
 def _divide(call: Call, args: list) -> Column:
     a, b = _values(args)[:2]
     kind = _value_kind(call)
-    zero = _option(
-        call, "on_division_by_zero", ("NULL", "ERROR", "NAN", "LIMIT"), "ERROR" if _stops_at_zero(call, kind) else ""
-    )
+    stops = _stops_at_zero(call, kind)
+    zero = _option(call, "on_division_by_zero", ("NULL", "ERROR", "NAN", "LIMIT"), "ERROR" if stops else "")
     if kind in INT_RANGE:
         long_a, long_b = a.cast("long"), b.cast("long")
         q = F.call_function("div", long_a, long_b)  # truncates toward zero; null for a zero divisor
@@ -75,7 +76,7 @@ def _divide(call: Call, args: list) -> Column:
         wide = F.when((long_a == lo) & (long_b == -1), _big(-lo)).otherwise(q.cast(WIDE))
         out = _int_result(call, "divide", wide, q, kind)
         if zero == "ERROR":
-            out = _fail_if(b == 0, f"divide: {_BY_ZERO if _stops_at_zero(call, kind) else 'division by zero'}", out)
+            out = _fail_if(b == 0, _by_zero("divide", stops), out)
         return out
     if kind in FLOATS:
         _float_rounding(call)
@@ -85,11 +86,11 @@ def _divide(call: Call, args: list) -> Column:
             .when((a > 0) == ~((b < 0) | b.cast("string").startswith("-")), F.lit(float("inf")))
             .otherwise(F.lit(float("-inf")))
         )
-        special = {"NULL": F.lit(None), "ERROR": _error("divide: division by zero")}.get(zero, ieee)
+        special = {"NULL": F.lit(None), "ERROR": _error(_by_zero("divide", False))}.get(zero, ieee)
         return F.when(b == 0, special).otherwise(a / b)
     out = _decimal_divide(call, a, b) if kind == "decimal" else a / b
     if zero == "ERROR":
-        out = _fail_if(b == 0, f"divide: {_BY_ZERO if _stops_at_zero(call, kind) else 'division by zero'}", out)
+        out = _fail_if(b == 0, _by_zero("divide", stops), out)
     return out
 
 
@@ -130,7 +131,7 @@ def _modulus(call: Call, args: list) -> Column:
         r = F.when((r != 0) & ((r < 0) != (b < 0)), r + b).otherwise(r)
     stops = _stops_at_zero(call, _value_kind(call))
     if _option(call, "on_domain_error", ("NULL", "ERROR"), "ERROR" if stops else "NULL") == "ERROR":
-        r = _fail_if(b == 0, f"modulus: {_BY_ZERO if stops else 'division by zero'}", r)
+        r = _fail_if(b == 0, _by_zero("modulus", stops), r)
     return r
 
 
@@ -328,7 +329,6 @@ SCALAR: dict[str, Builder] = {
     "sqrt": _math("sqrt", F.sqrt, lambda a: a < 0),
     "cbrt": _math("cbrt", F.cbrt),
     "trunc": _trunc,
-    "signum": lambda call, args: F.signum(_values(args)[0]),
     "exp": _math("exp", F.exp),
     "sin": _math("sin", F.sin),
     "cos": _math("cos", F.cos),

@@ -9,7 +9,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ...errors import Unsupported
-from ._common import NOT_CONSTANT, Builder, Call, _arg_kind, _enums, _values
+from ._common import INT_RANGE, NOT_CONSTANT, Builder, Call, _arg_kind, _enums, _values
 
 _WEEKDAY_MON0 = lambda x: F.call_function("weekday", x)  # noqa: E731  Monday = 0 ... Sunday = 6
 
@@ -128,7 +128,7 @@ def _to_temporal(to: str) -> Builder:
     def build(call: Call, args: list) -> Column:
         vals = _values(args)
         kind = _arg_kind(call, 0)
-        if kind in ("i8", "i16", "i32", "i64"):
+        if kind in INT_RANGE:
             return F.date_from_unix_date(vals[0]) if to == "date" else F.timestamp_seconds(vals[0])
         if kind not in ("string", "varchar", "fixed_char"):
             raise Unsupported(f"to_{to} of a {kind or 'value of unknown type'}: only text or a whole number is mapped")

@@ -193,6 +193,11 @@ def _regexp_count_substring(call: Call, args: list) -> Column:
     return F.call_function("regexp_count", _from_position(s, position), pattern)
 
 
+def _java_replacement(repl: Column) -> Column:
+    """A replacement's backreferences as Java writes them: ``\\1`` as ``$1``."""
+    return F.regexp_replace(repl, F.lit(r"\\(\d)"), F.lit(r"\$$1"))
+
+
 _BACKREFERENCE = re.compile(r"\\(\d+)|\$\{(\d+)\}|\$(\d+)")
 
 
@@ -206,8 +211,7 @@ def _datafusion_regexp_replace(call: Call, vals: list[Column]) -> Column:
     inline = "".join(f for f in "imsx" if f in flags)
     pattern = F.concat(F.lit(f"(?{inline})"), vals[1]) if inline else vals[1]
     if "g" in flags:
-        repl = F.regexp_replace(vals[2], F.lit(r"\\(\d)"), F.lit(r"\$$1"))
-        return F.call_function("regexp_replace", vals[0], pattern, repl)
+        return F.call_function("regexp_replace", vals[0], pattern, _java_replacement(vals[2]))
     text, replacement = call.constants[1], call.constants[2]
     if not isinstance(text, str) or not isinstance(replacement, str):
         raise Unsupported(
@@ -259,7 +263,7 @@ def _regexp_replace(call: Call, args: list) -> Column:
     if call.dialect == "datafusion" and (len(vals) == 3 or string_flags):
         return _datafusion_regexp_replace(call, vals)
     s, pattern = vals[0], _pattern(call, vals[1])
-    repl = F.regexp_replace(vals[2], F.lit(r"\\(\d)"), F.lit(r"\$$1"))  # backreference \1 -> Java's $1
+    repl = _java_replacement(vals[2])
     position = vals[3] if len(vals) > 3 else F.lit(1)
     out = F.call_function("regexp_replace", s, pattern, repl, position.cast("int"))
     if len(vals) > 4:  # occurrence: 0 = every match (Spark's only mode)
