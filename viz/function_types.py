@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import threading
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -178,6 +179,8 @@ def _resolve(reg, name: str, names: list[str], extension: str, signature: list) 
         entry, out = found
         if not isinstance(out, Type) or out.WhichOneof("kind") is None:
             continue
+        if _declared_nullable(entry.impl.return_):
+            out = _nullable(out)
         stem = entry.urn.rsplit(":", 1)[-1]
         if entry.urn == PRODUCER_URN:
             how = f"{entry!r} (a producer's overload, not in the standard extensions)"
@@ -191,6 +194,27 @@ def _resolve(reg, name: str, names: list[str], extension: str, signature: list) 
     if not defined:
         return Derived(None, f"no extension YAML defines a function {name!r}", defined=False)
     return Derived(None, f"no overload of {name} in the extension YAMLs takes ({rendered})")
+
+
+#: A return type marked nullable: ``any1?``, ``i64?``, ``decimal?<P,S>`` (the last line of a return program).
+_NULLABLE_RETURN = re.compile(r"^\s*[A-Za-z_][A-Za-z0-9_]*\?")
+
+
+def _declared_nullable(text: object) -> bool:
+    """Whether an overload's return type is declared nullable; substrait-python's registry keeps a type
+    variable's bound nullability (``any1?`` of a required ``string`` gives a required ``string``)."""
+    lines = [line for line in str(text or "").splitlines() if line.strip()]
+    return bool(lines) and bool(_NULLABLE_RETURN.match(lines[-1]))
+
+
+def _nullable(t: Type) -> Type:
+    kind = t.WhichOneof("kind")
+    if getattr(t, kind).nullability == Type.NULLABILITY_NULLABLE:
+        return t
+    out = Type()
+    out.CopyFrom(t)
+    getattr(out, kind).nullability = Type.NULLABILITY_NULLABLE
+    return out
 
 
 def _has_name(reg, name: str) -> bool:

@@ -77,3 +77,28 @@ def test_an_argument_type_with_no_kind_is_unknown_not_an_error():
     registry raised TypeError matching ``gt`` on it; the argument's type is unknown instead."""
     derived = F.derive("gt", "", [Type(), Type(i64=Type.I64(nullability=N))])
     assert derived.type is None and derived.how == "the type of argument 0 is unknown"
+
+
+def test_producer_overloads_type_datafusions_median_and_nth_value():
+    """DataFusion writes median without the standard's precision argument and nth_value with an i64
+    offset; its engine (DataFusion 55, checked) types median of an integer as a double, of a decimal as
+    that decimal, and nth_value as its value's type."""
+    dec = Type(decimal=Type.Decimal(precision=10, scale=2, nullability=N))
+    i64 = Type(i64=Type.I64(nullability=Type.NULLABILITY_REQUIRED))
+    text = Type(string=Type.String(nullability=Type.NULLABILITY_REQUIRED))
+    median_dec = F.derive("median", "", [dec]).type
+    assert (median_dec.decimal.precision, median_dec.decimal.scale) == (10, 2)
+    assert median_dec.decimal.nullability == N
+    assert F.derive("median", "", [i64]).type.WhichOneof("kind") == "fp64"
+    nth = F.derive("nth_value", "", [text, i64])
+    assert nth.type.WhichOneof("kind") == "string" and nth.type.string.nullability == N
+    assert "producer's overload" in nth.how
+
+
+def test_a_return_declared_nullable_is_nullable_whatever_its_variable_binds():
+    """``lag(any1, i32) -> any1?``: the first row of a partition has no row before it, so the column is
+    nullable even over a required one (the registry keeps the bound type's nullability)."""
+    text = Type(string=Type.String(nullability=R))
+    offset = Type(i32=Type.I32(nullability=R))
+    assert F.derive("lag", "", [text, offset]).type.string.nullability == N
+    assert F.derive("add", "", [offset, offset]).type.i32.nullability == R  # i32 (MIRROR): stays required
