@@ -46,6 +46,14 @@ def _interval_day(v) -> dt.timedelta:
     return dt.timedelta(days=v.days, seconds=v.seconds, microseconds=_micros(v.subseconds, v.precision))
 
 
+def _compound_value(v) -> dt.timedelta:
+    """A compound interval without months as the time it spans; one with months has no fixed length."""
+    ym = v.interval_year_to_month
+    if ym.years or ym.months:
+        raise Unsupported("an interval of months has no fixed length in Python")
+    return _interval_day(v.interval_day_to_second)
+
+
 def python_value(lit: Literal) -> Any:
     """The literal as a plain Python value (None for a null); nested literals as lists / dicts /
     tuples. Raises ``Unsupported`` for kinds without a Python equivalent."""
@@ -80,6 +88,7 @@ _VALUES: dict[str, Callable[[Literal], Any]] = {
         + dt.timedelta(microseconds=_micros(l.precision_timestamp_tz.value, l.precision_timestamp_tz.precision))
     ).replace(tzinfo=dt.UTC),
     "interval_day_to_second": lambda l: _interval_day(l.interval_day_to_second),
+    "interval_compound": lambda l: _compound_value(l.interval_compound),
     "null": lambda l: None,
     "list": lambda l: [python_value(v) for v in l.list.values],
     "empty_list": lambda l: [],

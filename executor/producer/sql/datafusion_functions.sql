@@ -80,3 +80,18 @@ SELECT n_regionkey, first_value(n_name ORDER BY n_nationkey DESC) AS f, last_val
 -- name: z_to_temporal
 SELECT o_orderkey, to_date(CAST(o_orderdate AS VARCHAR)) AS d, to_timestamp(CAST(o_orderdate AS VARCHAR)) AS t, to_date('1996/01/02', '%Y/%m/%d') AS df, to_timestamp(o_orderkey * 86400) AS ts, from_unixtime(o_orderkey * 3600) AS fu, sha256(o_comment) AS h FROM orders WHERE o_orderkey < 40
 ;
+-- name: x_overlay
+SELECT n_name, overlay(n_name placing 'xx' from 2 for 3) AS o, overlay(n_name placing 'Q' from 1) AS o1, overlay(n_name placing 'QQQ' from 3 for 30) AS o2, overlay(n_name placing 'Q' from 30) AS o3, overlay(n_name placing 'Q' from 2 for -1) AS o4, overlay(n_name placing CASE WHEN n_nationkey > 20 THEN NULL ELSE 'z' END from 2) AS o5 FROM nation
+;
+-- name: x_substr_index
+SELECT n_comment, substr_index(n_comment, ' ', 2) AS a, substr_index(n_comment, ' ', -1) AS b, substr_index(n_comment, ' ', 0) AS c, substr_index(n_comment, 'the', 1) AS d, substr_index(n_comment, 'zz', -1) AS e FROM nation
+;
+-- name: x_date_bin
+SELECT o_orderkey, date_bin(INTERVAL '7 days', CAST(o_orderdate AS TIMESTAMP), TIMESTAMP '1995-01-04 12:00:00') AS wk, date_bin(INTERVAL '15 minutes', CAST(o_orderdate AS TIMESTAMP) + INTERVAL '37 minutes', TIMESTAMP '2000-01-01 00:05:00') AS q, date_bin(INTERVAL '5 hours', CAST(o_orderdate AS TIMESTAMP) - INTERVAL '30 years') AS before_origin FROM orders WHERE o_orderkey < 50
+;
+-- name: x_median_nth
+SELECT n_regionkey, median(n_nationkey) AS m, median(n_nationkey * 1.5) AS mf, max(n_name) AS mx FROM nation GROUP BY n_regionkey
+;
+-- name: x_nth_value
+SELECT n_name, nth_value(n_name, 2) OVER (PARTITION BY n_regionkey ORDER BY n_name) AS nv FROM nation
+;

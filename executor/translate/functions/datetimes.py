@@ -3,6 +3,7 @@ interval are in ``arithmetic``, with the numeric ones."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 
 from pyspark.sql import Column
@@ -146,6 +147,28 @@ def _date_trunc(call: Call, args: list) -> Column:
     return F.call_function("date_trunc", unit, vals[-1])
 
 
+#: DataFusion's default origin of ``date_bin``'s bins.
+_EPOCH = "1970-01-01 00:00:00"
+
+
+def _date_bin(call: Call, args: list) -> Column:
+    """DataFusion's ``date_bin(stride, t[, origin])``: the start of the bin of width ``stride``, counted
+    from ``origin``, that holds ``t`` (bins before the origin too). A stride of days and time only, given as
+    a literal: one in months has no fixed width."""
+    vals = _values(args)
+    stride = call.constants[0] if call.constants else NOT_CONSTANT
+    if not isinstance(stride, dt.timedelta):
+        raise Unsupported("date_bin: only a stride of days and time given as a literal is mapped to Spark")
+    micros = abs(stride // dt.timedelta(microseconds=1))
+    if not micros:
+        return F.raise_error(F.lit("date_bin: the stride must be non-zero"))
+    t = vals[1]
+    origin = vals[2] if len(vals) > 2 else F.lit(_EPOCH).cast("timestamp_ntz")
+    since = F.timestamp_diff("MICROSECOND", origin, t)
+    start = since - F.pmod(since, F.lit(micros))
+    return F.timestamp_add("MICROSECOND", start, origin)
+
+
 SCALAR: dict[str, Builder] = {
     "extract": _extract,
     "add_intervals": lambda call, args: _values(args)[0] + _values(args)[1],
@@ -154,4 +177,5 @@ SCALAR: dict[str, Builder] = {
     "to_timestamp": _to_temporal("timestamp"),
     "from_unixtime": lambda call, args: F.timestamp_seconds(_values(args)[0]),
     "date_trunc": _date_trunc,
+    "date_bin": _date_bin,
 }

@@ -290,6 +290,25 @@ def _pad(fn: str) -> Builder:
     return build
 
 
+def _overlay(call: Call, args: list) -> Column:
+    """``overlay(s PLACING r FROM pos [FOR n])`` as DataFusion computes it: ``s``'s first ``pos - 1``
+    characters, ``r``, then ``s`` from character ``pos + n`` (``n`` is ``r``'s length when left out; a
+    negative ``n`` goes back); a ``pos`` below 1 is an error."""
+    s, r, pos, *rest = _values(args)
+    n = rest[0] if rest else F.char_length(r)
+    tail = F.greatest(pos + n, F.lit(1)).cast("int")
+    value = F.concat(s.substr(F.lit(1), (pos - 1).cast("int")), r, s.substr(tail, F.lit(2**31 - 1)))
+    return _fail_if(pos < 1, "overlay: the start position must be at least 1", value)
+
+
+def _substr_index(call: Call, args: list) -> Column:
+    """DataFusion's ``substr_index(s, delimiter, count)``: Spark's ``substring_index``, the count held to
+    an int (a larger one takes the whole string either way)."""
+    s, delimiter, count = _values(args)[:3]
+    held = F.least(F.greatest(count, F.lit(-(2**31))), F.lit(2**31 - 1)).cast("int")
+    return F.call_function("substring_index", s, delimiter, held)
+
+
 def _not_like(call: Call, args: list) -> Column:
     return ~_like(call, args)
 
@@ -340,5 +359,7 @@ SCALAR: dict[str, Builder] = {
     "regexp_string_split": _regexp_string_split,
     "string_split": _string_split,
     "not_like": _not_like,
+    "overlay": _overlay,
+    "substr_index": _substr_index,
     "regexp_like": lambda call, args: F.call_function("regexp_like", *_values(args)[:2]),
 }
