@@ -343,7 +343,7 @@ class Checker:
         if diff:
             problems.append(f"rows: {diff}")
             if out.oracle == "datafusion":
-                problems.append(self._arbitrate(query.sql, got, want))
+                problems.append(self._arbitrate(query.sql, model, got, want))
         out.why = "; ".join(p for p in problems if p)
         out.seconds = round(time.monotonic() - started, 2)
         return out
@@ -374,21 +374,45 @@ class Checker:
             return _first_line(exc)
         return ""
 
-    def _arbitrate(self, sql: str, spark_rows: list[tuple], df_rows: list[tuple]) -> str:
-        """Which engine DuckDB agrees with, when Spark and DataFusion disagree."""
+    def _arbitrate(self, sql: str, model, spark_rows: list[tuple], df_rows: list[tuple]) -> str:
+        """Which engine DuckDB agrees with, when Spark and DataFusion disagree; where it is DataFusion,
+        whether the plan itself lost the SQL's meaning (DataFusion's engine running the plan gives Spark's
+        rows) or Spark's run of it is wrong."""
         try:
             duck = self.duckdb_rows(sql)
         except Exception as exc:  # noqa: BLE001
             return f"DuckDB cannot run the SQL either ({_first_line(exc)})"
         if multiset_diff(spark_rows, duck) is None:
             return "DuckDB agrees with Spark: DataFusion's own result is wrong"
-        if multiset_diff(df_rows, duck) is None:
-            # the plan may have lost the SQL's meaning (its producer's doing) as well: bisect tells which
+        if multiset_diff(df_rows, duck) is not None:
+            return "DuckDB agrees with neither"
+        plan_rows = self._plan_rows_on_datafusion(model)
+        if plan_rows is not None and multiset_diff(spark_rows, plan_rows) is None:
             return (
-                "DuckDB agrees with DataFusion: Spark's run of the plan is wrong (its translation, or the plan "
-                "itself: `executor bisect` on the plan finds the node)"
+                "DuckDB agrees with DataFusion, whose engine running the plan gives Spark's rows: the plan does "
+                "not mean the SQL (its producer's doing)"
             )
-        return "DuckDB agrees with neither"
+        if plan_rows is not None and multiset_diff(df_rows, plan_rows) is None:
+            return (
+                "DuckDB agrees with DataFusion, whose engine running the plan gives the same rows: Spark's run of "
+                "the plan is wrong (`executor bisect` on the plan finds the node)"
+            )
+        return (
+            "DuckDB agrees with DataFusion: Spark's run of the plan is wrong (its translation, or the plan itself: "
+            "`executor bisect` on the plan finds the node)"
+        )
+
+    def _plan_rows_on_datafusion(self, model) -> list[tuple] | None:
+        """The plan's rows on DataFusion's consumer and engine, None where it cannot run them."""
+        from ..engines.datafusion import DataFusionRunner
+        from ..errors import ExecutionError, Unsupported
+        from ..jobs.run import MAX_ROWS
+
+        try:
+            result = DataFusionRunner(model, self.catalog).run(model.roots[0], MAX_ROWS)
+        except (Unsupported, ExecutionError):
+            return None
+        return [tuple(r.values()) for r in result.table.to_pylist()]
 
 
 def _first_line(exc: BaseException) -> str:

@@ -397,3 +397,19 @@ def test_the_table_says_when_rows_were_not_run():
     assert render_table("t", [planned]).splitlines()[0] == "**t**: 1 of 1 fully right (rows not run)"
     assert render_table("t", [planned, ran]).splitlines()[0] == "**t**: 2 of 2 fully right (1 with rows not run)"
     assert render_table("t", [ran]).splitlines()[0] == "**t**: 1 of 1 fully right"
+
+
+def test_a_plan_that_lost_the_sqls_meaning_is_blamed_on_its_producer(spark, tpch_dir):
+    """DataFusion 55's producer writes ``RANGE BETWEEN 2 PRECEDING`` of the SQL as written with an unbounded
+    lower bound (its optimized plan keeps the 2): Spark's rows differ from DataFusion's result of the SQL,
+    which DuckDB confirms, and DataFusion's own engine running the plan gives Spark's rows, so the verdict
+    names the plan, not the run."""
+    sql = (
+        "SELECT n_nationkey, sum(n_nationkey) OVER (ORDER BY n_nationkey RANGE BETWEEN 2 PRECEDING AND CURRENT ROW)"
+        " AS s FROM nation"
+    )
+    tables = {t: os.path.join(tpch_dir, f"{t}.parquet") for t in _TPCH}
+    written = Checker(tables, form="written").check(Query("range", sql))
+    assert written.rows == "differs"
+    assert "the plan does not mean the SQL (its producer's doing)" in written.why
+    assert Checker(tables, form="optimized").check(Query("range", sql)).ok
