@@ -51,8 +51,8 @@ REFUSED_KINDS = {k: v.changes for k, v in KINDS.items() if v.changes}
 
 class DataFusionCannot(Unsupported):
     """DataFusion cannot take this node: its consumer or planner refused it, or a table cannot be given
-    to it. ``category`` says what kind of gap ("function", "type", "relation", "table", "refused",
-    "other")."""
+    to it. ``category`` says what kind of gap ("function", "type", "names", "relation", "table",
+    "refused", "other")."""
 
     def __init__(self, message: str, category: str = "other") -> None:
         super().__init__(message)
@@ -124,6 +124,8 @@ def category(message: str) -> str:
         return "refused"
     if "function" in text or "no spark mapping" in text:
         return "function"
+    if "duplicate" in text and "field name" in text:
+        return "names"  # DataFusion needs a join's or projection's column names unique
     if "type" in text and (
         "unsupported" in text
         or "not supported" in text

@@ -212,3 +212,13 @@ def test_a_field_our_protos_do_not_know_is_said_even_after_the_plan_without_it(t
     assert note.engine == "spark" and "ReadRel field 999" in note.text and "0.106.0" in note.text
     [entry] = [n for n in report.to_json()["nodes"] if n["node"] == read]
     assert entry["spark"]["version_notes"] == [note.text] and entry["datafusion"]["version_notes"] == []
+
+
+def test_datafusions_duplicate_names_are_a_gap_of_names():
+    """DataFusion 55's consumer refuses its own TPC-DS q64 plan at a join whose inputs both have d_date_sk
+    (its message, as `executor portability --tpcds` shows it)."""
+    from executor.engines.datafusion import category
+
+    message = "DataFusion's consumer: Schema contains duplicate qualified field name left.d_date_sk"
+    assert category(message) == "names"
+    assert category("DataFusion's consumer: not implemented: Unsupported function name: \"index_in\"") == "function"
