@@ -221,4 +221,4 @@ def test_datafusions_duplicate_names_are_a_gap_of_names():
 
     message = "DataFusion's consumer: Schema contains duplicate qualified field name left.d_date_sk"
     assert category(message) == "names"
-    assert category("DataFusion's consumer: not implemented: Unsupported function name: \"index_in\"") == "function"
+    assert category('DataFusion\'s consumer: not implemented: Unsupported function name: "index_in"') == "function"
