@@ -49,11 +49,14 @@ def _tolerance(v: Any) -> float:
     return 0.0
 
 
-def values_equal(a: Any, b: Any) -> bool:
+def values_equal(a: Any, b: Any, exact_decimals: bool = False) -> bool:
+    """Whether two values are equal, numbers within tolerance; two decimals exactly with ``exact_decimals``."""
     a, b = _norm(a), _norm(b)
     if a is None or b is None:
         return a is None and b is None
     if isinstance(a, bool) or isinstance(b, bool):
+        return a == b
+    if exact_decimals and isinstance(a, decimal.Decimal) and isinstance(b, decimal.Decimal):
         return a == b
     if isinstance(a, (int, float, decimal.Decimal)) and isinstance(b, (int, float, decimal.Decimal)):
         fa, fb = float(a), float(b)
@@ -64,7 +67,7 @@ def values_equal(a: Any, b: Any) -> bool:
         slack = max(_tolerance(a), _tolerance(b))
         return math.isclose(fa, fb, rel_tol=1e-6, abs_tol=1e-9) or abs(fa - fb) <= slack * 1.0000001
     if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(values_equal(x, y, exact_decimals) for x, y in zip(a, b))
     if isinstance(a, dt.datetime) and isinstance(b, dt.date) and not isinstance(b, dt.datetime):
         return a == dt.datetime(b.year, b.month, b.day)
     if isinstance(b, dt.datetime) and isinstance(a, dt.date) and not isinstance(a, dt.datetime):
@@ -72,17 +75,18 @@ def values_equal(a: Any, b: Any) -> bool:
     return a == b
 
 
-def rows_equal(a: Sequence, b: Sequence) -> bool:
-    return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b))
+def rows_equal(a: Sequence, b: Sequence, exact_decimals: bool = False) -> bool:
+    return len(a) == len(b) and all(values_equal(x, y, exact_decimals) for x, y in zip(a, b))
 
 
-def multiset_diff(got: list[Sequence], want: list[Sequence]) -> str | None:
-    """None when the two row lists hold the same rows (any order), else what differs."""
+def multiset_diff(got: list[Sequence], want: list[Sequence], exact_decimals: bool = False) -> str | None:
+    """None when the two row lists hold the same rows (any order), else what differs. ``exact_decimals``:
+    two decimals must be equal, not within a unit of their last place (rows of one engine's own meaning)."""
     if len(got) != len(want):
         return f"{len(got)} rows, expected {len(want)}"
     if got and want and len(got[0]) != len(want[0]):
         return f"{len(got[0])} columns, expected {len(want[0])}"
-    missing = _unmatched(got, want)
+    missing = _unmatched(got, want, exact_decimals)
     if missing is None:
         return None
     row, unused = missing
@@ -95,24 +99,26 @@ def subset_diff(got: list[Sequence], pool: list[Sequence]) -> str | None:
     return None if missing is None else f"row {tuple(missing[0])} is not in the query's full result"
 
 
-def _unmatched(rows: list[Sequence], pool: list[Sequence]) -> tuple[Sequence, list[Sequence]] | None:
+def _unmatched(
+    rows: list[Sequence], pool: list[Sequence], exact_decimals: bool = False
+) -> tuple[Sequence, list[Sequence]] | None:
     """The first of ``rows`` that no unused row of ``pool`` equals, with the pool rows left unused then.
 
     Rows are matched by their keys first (:func:`_row_keys`: equal keys, equal rows), and a row whose
     key no unused pool row has is then matched one by one, within tolerance."""
     by_key: dict[tuple, list[int]] = {}
-    for i, key in enumerate(_row_keys(pool)):
+    for i, key in enumerate(_row_keys(pool, exact_decimals)):
         by_key.setdefault(key, []).append(i)
     used = [False] * len(pool)
     unsure = []
-    for row, key in zip(rows, _row_keys(rows)):
+    for row, key in zip(rows, _row_keys(rows, exact_decimals)):
         found = by_key.get(key)
         if found:
             used[found.pop()] = True
         else:
             unsure.append(row)
     for row in unsure:
-        match = next((i for i, cand in enumerate(pool) if not used[i] and rows_equal(row, cand)), None)
+        match = next((i for i, cand in enumerate(pool) if not used[i] and rows_equal(row, cand, exact_decimals)), None)
         if match is None:
             return row, [cand for i, cand in enumerate(pool) if not used[i]]
         used[match] = True
@@ -123,7 +129,7 @@ def _unmatched(rows: list[Sequence], pool: list[Sequence]) -> tuple[Sequence, li
 _PLAIN = frozenset({str, type(None), dt.date, dt.timedelta, bool})
 
 
-def _row_keys(rows: list[Sequence]) -> list[tuple]:
+def _row_keys(rows: list[Sequence], exact_decimals: bool = False) -> list[tuple]:
     """Each row's matching key: numbers (of any type) as floats rounded to :data:`_KEY_BITS` bits of
     mantissa, NaN as "NaN", everything else as its normalised value. Worked out a column at a time
     (numbers in numpy)."""
@@ -132,15 +138,16 @@ def _row_keys(rows: list[Sequence]) -> list[tuple]:
         return [tuple(_value_key(v) for v in r) for r in rows]
     if not width:
         return [()] * len(rows)
-    return list(zip(*[_column_keys(column) for column in zip(*rows)]))
+    return list(zip(*[_column_keys(column, exact_decimals) for column in zip(*rows)]))
 
 
-def _column_keys(values: Sequence) -> list:
-    """The matching keys of one column's values (see :func:`_row_keys`)."""
+def _column_keys(values: Sequence, exact_decimals: bool = False) -> list:
+    """The matching keys of one column's values (see :func:`_row_keys`); decimals as themselves with
+    ``exact_decimals`` (equal decimals hash alike whatever their scale)."""
     import numpy as np
 
     kinds = {type(v) for v in values}
-    if kinds <= _PLAIN:
+    if kinds <= _PLAIN or (exact_decimals and kinds <= {decimal.Decimal, type(None)}):
         return list(values)
     if not kinds <= {int, float, decimal.Decimal, type(None)}:
         return [_value_key(v) for v in values]

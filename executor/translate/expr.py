@@ -484,6 +484,10 @@ class ExprTranslator:
         inner = self.expr(e.input)
         if isinstance(target, S.StringType) and _is_text(e.input, self.type_of):
             return inner  # varchar or char to string: Spark's value is a string already
+        if e.type.WhichOneof("kind") in _TEXT_KINDS:
+            text = self._as_text(inner, self.type_of(e.input))
+            if text is not None:
+                return text
         if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_RETURN_NULL:
             return inner.try_cast(target)
         out = inner.cast(sql_type(target))
@@ -515,6 +519,33 @@ class ExprTranslator:
             message = F.concat(F.lit("cannot cast '"), inner, F.lit(f"' to {kind} (the plan's cast throws on failure)"))
             return F.when(inner.isNotNull() & strict.isNull(), F.raise_error(message)).otherwise(strict)
         return out
+
+    def _as_text(self, value: Column, source: type_pb2.Type | None) -> Column | None:
+        """A number or time as text where Spark's own cast writes it otherwise than engines do; None
+        where Spark's cast is the text. A decimal in plain digits to its scale (Spark writes a small one
+        in scientific notation, ``0E-7``); from a DataFusion plan, a timestamp as DataFusion writes it
+        (``2020-01-01T00:00:01.500``: a ``T``, and milliseconds or microseconds as needed), and a float
+        said where DataFusion's notation differs."""
+        kind = source.WhichOneof("kind") if source is not None else None
+        if kind == "decimal":
+            # format_number is exact on decimals (Java's BigDecimal, no rounding at the value's own scale)
+            return F.regexp_replace(F.format_number(value, source.decimal.scale), ",", "")
+        if self.tr.model.conventions.dialect != "datafusion":
+            return None
+        if kind in ("precision_timestamp", "timestamp"):
+            micros = F.unix_micros(value.cast("timestamp")) % 1_000_000
+            fraction = (
+                F.when(micros == 0, F.lit(""))
+                .when(micros % 1000 == 0, F.format_string(".%03d", (micros / 1000).cast("long")))
+                .otherwise(F.format_string(".%06d", micros))
+            )
+            return F.concat(F.date_format(value, "yyyy-MM-dd'T'HH:mm:ss"), fraction)
+        if kind in ("fp32", "fp64"):
+            self.tr.warn(
+                f"node {self.node_id}: a float cast to text is written as Spark writes it (1.0E20, Infinity), where "
+                "DataFusion, the plan's producer, writes 1e20 and inf beyond its own ranges"
+            )
+        return None
 
     def literal(self, lit: Expression.Literal) -> Column:
         return literals.literal(lit)

@@ -95,3 +95,9 @@ SELECT n_regionkey, median(n_nationkey) AS m, median(n_nationkey * 1.5) AS mf, m
 -- name: x_nth_value
 SELECT n_name, nth_value(n_name, 2) OVER (PARTITION BY n_regionkey ORDER BY n_name) AS nv FROM nation
 ;
+-- name: x_decimal_quotients
+SELECT n_regionkey, avg(CAST(n_nationkey AS DECIMAL(10,2))) AS a, sum(CAST(n_nationkey AS DECIMAL(10,3))) / 7 AS q, CAST(n_regionkey - 2 AS DECIMAL(10,3)) / 7 AS neg FROM nation GROUP BY n_regionkey
+;
+-- name: x_text_of_numbers_and_times
+SELECT n_nationkey, CAST(CAST(n_nationkey AS DECIMAL(10,3)) / 7 AS VARCHAR) AS d, CAST(CAST(n_nationkey - 12 AS DECIMAL(12,2)) AS VARCHAR) AS d2, CAST(CAST(0 AS DECIMAL(10,7)) AS VARCHAR) AS zero, CAST(CAST(o_orderdate AS TIMESTAMP) + INTERVAL '1.5 seconds' AS VARCHAR) AS ts, CAST(CAST(o_orderdate AS TIMESTAMP) + INTERVAL '0.000123 seconds' AS VARCHAR) AS ts2, CAST(o_orderdate AS VARCHAR) AS dt FROM nation JOIN orders ON o_orderkey = n_nationkey + 1
+;

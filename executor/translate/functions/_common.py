@@ -144,6 +144,11 @@ def _int_result(call: Call, name: str, wide: Column, native: Column, kind: str) 
     return F.when(wide > hi, F.lit(hi)).when(wide < lo, F.lit(lo)).otherwise(wide).cast(sql_type(target))
 
 
+def _toward_zero(q: Column, scale: int) -> Column:
+    """A decimal cut to ``scale`` digits after the point toward zero, as DataFusion cuts a quotient."""
+    return F.when(q >= 0, F.floor(q, scale)).otherwise(F.ceil(q, scale))
+
+
 def _float_rounding(call: Call) -> None:
     """Spark's float arithmetic rounds ties to even (IEEE 754); other modes get a warning."""
     _option(call, "rounding", ("TIE_TO_EVEN",), "TIE_TO_EVEN")

@@ -17,7 +17,9 @@ from ._common import (
     _enums,
     _fail_if,
     _float_rounding,
+    _kind,
     _option,
+    _toward_zero,
     _value_kind,
     _values,
     base_name,
@@ -89,10 +91,16 @@ def _agg(fn: str, distinct_ok: bool = True) -> Builder:
 
 
 def _avg(call: Call, args: list) -> Column:
+    """The mean; of decimals from a DataFusion plan, cut toward zero as its engine cuts it (Spark's
+    ``avg`` rounds half up). Both type the mean of ``decimal(p,s)`` as ``decimal(p+4,s+4)`` (at most 38)."""
     x = _one(args)
-    if call.distinct:
-        return F.sum_distinct(x) / F.count_distinct(x)
-    return F.avg(x)
+    mean = F.sum_distinct(x) / F.count_distinct(x) if call.distinct else None
+    arg = call.arg_types[0] if call.arg_types else None
+    if call.dialect == "datafusion" and _kind(arg) == "decimal":
+        precision, scale = min(38, arg.decimal.precision + 4), min(38, arg.decimal.scale + 4)
+        quotient = F.sum(x) / F.count(x) if mean is None else mean
+        return _toward_zero(quotient, scale).cast(f"decimal({precision},{scale})")
+    return F.avg(x) if mean is None else mean
 
 
 def _any_value(call: Call, args: list) -> Column:

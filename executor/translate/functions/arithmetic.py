@@ -28,6 +28,7 @@ from ._common import (
     _int_result,
     _option,
     _spark_fn,
+    _toward_zero,
     _value_kind,
     _values,
 )
@@ -104,23 +105,43 @@ def _spark_divide_scale(p1: int, s1: int, p2: int, s2: int) -> int:
 
 
 def _decimal_divide(call: Call, a: Column, b: Column) -> Column:
-    """``a / b`` to the declared scale when it is finer than Spark's.
+    """``a / b`` to the declared scale, which may be finer than Spark's, cut as the plan's producer cuts
+    it: DataFusion truncates the quotient toward zero (``2 / 3`` is ``0.666666``), Spark rounds half up.
 
     Spark keeps only 6 digits after the point when the operands are wide: ``decimal(38,4) /
     decimal(38,4)`` is ``decimal(38,6)``, where DataFusion declares ``decimal(38,8)`` (TPC-H q08's
     share). Spark's scale grows as the dividend's integer digits shrink, so a dividend whose value
     fits in fewer digits is narrowed first; a larger value takes Spark's own scale.
     """
-    types = [call.output_type, *call.arg_types[:2]]
-    if len(types) < 3 or any(t is None or t.WhichOneof("kind") != "decimal" for t in types):
+    out = call.output_type
+    if out is None or out.WhichOneof("kind") != "decimal":
         return a / b
-    (precision, scale), (p1, s1), (p2, s2) = ((t.decimal.precision, t.decimal.scale) for t in types)
-    int_digits = 38 - scale - s2  # the dividend's integer digits that give ``scale``
-    if scale <= _spark_divide_scale(p1, s1, p2, s2) or not 0 < int_digits < p1 - s1:
-        return a / b
-    narrow = a.cast(f"decimal({int_digits + s1},{s1})")
+    precision, scale = out.decimal.precision, out.decimal.scale
     declared = f"decimal({precision},{scale})"  # each branch: a CASE of two decimals may round to the coarser
-    return F.when(F.abs(a) < _big(10**int_digits), (narrow / b).cast(declared)).otherwise((a / b).cast(declared))
+
+    def cut(q: Column) -> Column:
+        if call.dialect != "datafusion":
+            return q.cast(declared)
+        return _toward_zero(q, scale).cast(declared)
+
+    operands = call.arg_types[:2]
+    if len(operands) < 2 or any(t is None or t.WhichOneof("kind") != "decimal" for t in operands):
+        return cut(a / b) if call.dialect == "datafusion" else a / b
+    (p1, s1), (p2, s2) = ((t.decimal.precision, t.decimal.scale) for t in operands)
+    # Spark rounds its quotient at its own scale: cut toward zero from digits beyond the declared scale
+    # (a carry from them is then too rare to see), rounded at the declared scale as Spark gives it
+    spares = (6, 3, 0) if call.dialect == "datafusion" else (0,)
+    branches = []  # (the dividend's integer digits, its quotient), the most spare digits first
+    for spare in spares:
+        int_digits = 38 - scale - spare - s2  # the dividend's integer digits that give that scale
+        if scale + spare > _spark_divide_scale(p1, s1, p2, s2) and 0 < int_digits < p1 - s1:
+            branches.append((int_digits, cut(a.cast(f"decimal({int_digits + s1},{s1})") / b)))
+    if not branches:
+        return cut(a / b) if call.dialect == "datafusion" else a / b
+    out = cut(a / b)
+    for int_digits, quotient in reversed(branches):
+        out = F.when(F.abs(a) < _big(10**int_digits), quotient).otherwise(out)
+    return out
 
 
 def _modulus(call: Call, args: list) -> Column:
