@@ -234,7 +234,8 @@ def read(tr: Translating, node: NodeView) -> DataFrame:
     for filt in ("best_effort_filter", "filter"):
         if r.HasField(filt):
             df = df.where(ex.condition(getattr(r, filt)))
-    if r.HasField("projection") and r.projection.select.struct_items:
+    # a mask that lists no field selects none: the rows only (DataFusion writes one for SELECT 42 FROM t)
+    if r.HasField("projection") and (r.projection.select.struct_items or r.projection.HasField("select")):
         items = list(r.projection.select.struct_items)
         for it in items:
             if not 0 <= it.field < len(base):

@@ -59,6 +59,16 @@ def test_read_projection_mask_picks_fields():
     assert schema_of(m, "0") == [("o_total", "decimal<10,2>?"), ("o_id", "i64")]
 
 
+def test_a_mask_that_lists_no_field_reads_no_column():
+    """DataFusion writes ``SELECT 42 FROM orders`` as a read whose mask selects nothing (the rows only),
+    its project's literal then field 0; a mask left out reads every field."""
+    rel = {"project": {"input": read("orders", ORDERS, projection={"select": {}}), "expressions": [i64(42)]}}
+    m = model_of(plan(rel))
+    assert schema_of(m, "0.0") == []
+    assert [t for _, t in schema_of(m, "0")] == ["i64"]
+    assert schema_of(model_of(plan(read("orders", ORDERS, projection={}))), "0") == O_SCHEMA
+
+
 def test_project_appends_expressions_and_emit_reorders():
     project = {"project": {"input": O, "expressions": [call(3, field(0), i64(1), out="i64"), field(1)]}}
     m = model_of(plan(project))

@@ -139,6 +139,9 @@ def read(ctx: Context) -> list[Field] | None:
         if items:
             ctx.info.expressions.append(("projection", ", ".join(f"${i.field}" for i in items)))
             return picked
+        if r.projection.HasField("select"):  # a mask that lists no field selects none (not "all")
+            ctx.info.expressions.append(("projection", "no column (the rows only)"))
+            return picked
     return base
 
 

@@ -519,3 +519,12 @@ SELECT * FROM (VALUES (1, 'a'), (2, NULL)) AS t(x, y)
 -- DataFusion writes the NULL type as a user-defined type named "null" (no extension URN)
 SELECT NULL AS nothing, n_name FROM nation WHERE n_nationkey < 3
 ;
+-- name: f_reads_no_column
+SELECT 42 AS k FROM region
+;
+-- name: f_reads_no_column_under_aggregate
+SELECT sum(x) AS s, count(x) AS c FROM (SELECT 7 AS x FROM nation) t
+;
+-- name: f_reads_no_column_in_subquery
+SELECT n_nationkey FROM nation WHERE n_nationkey IN (SELECT 3 FROM region)
+;
