@@ -164,6 +164,7 @@ class Catalog:
         real = self.roots.resolve(path)
         if not os.path.exists(real):
             raise TableNotFound(f"table `{name}` is bound to {path!r}, which does not exist")
+        self.roots.check_tree(real)
         self._bindings[name.strip().lower()] = _Source(real, _format_of(real), "binding")
 
     @property
@@ -214,6 +215,14 @@ class Catalog:
         raise TableNotFound(self._not_found_message(names))
 
     def _find(self, names: Sequence[str]) -> _Source | None:
+        """Where a table's names lead: a binding, else a file or folder in a root. Raises ``Refused`` for a
+        folder holding a link that leads outside the roots (it may have been made since it was bound)."""
+        src = self._source(names)
+        if src is not None:
+            self.roots.check_tree(src.path)
+        return src
+
+    def _source(self, names: Sequence[str]) -> _Source | None:
         keys = _keys(names)
         for key in keys:
             if key in self._bindings:
@@ -305,6 +314,7 @@ class Catalog:
         """How the file or folder at ``path`` (under the data roots) serves the plan's base schemas for a
         table: the first check that fails, else the first. Raises ``ExecutionError`` when it cannot be read."""
         real = self.roots.resolve(path)
+        self.roots.check_tree(real)
         return check_bases(file_columns(real, _format_of(real)), bases)[0]
 
     def _where(self, src: _Source) -> str:
@@ -363,6 +373,8 @@ class Catalog:
         reader = _READERS.get(fmt)
         if reader is None:
             raise Unsupported(f"cannot read {path!r}: format `{fmt}` is not supported (parquet, orc, csv, arrow are)")
+        for p in path if isinstance(path, list) else [path]:
+            self.roots.check_tree(p)
         return self._cached(spark, key, lambda: reader(spark, path if isinstance(path, list) else [path], options))
 
     def _cached(self, spark, key: tuple, make: Callable[[], object]):

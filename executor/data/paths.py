@@ -82,6 +82,27 @@ class DataRoots:
         joined = [os.path.join(r, path) for r in self._roots if os.path.isdir(r)]
         return [j for j in joined if os.path.lexists(j)] + [j for j in joined if not os.path.lexists(j)]
 
+    def check_tree(self, real_path: str) -> None:
+        """Refuse a folder (already resolved under a root) holding a link that leads outside the roots:
+        Spark and pyarrow list a folder's files and follow its links. Raises ``Refused``, naming the
+        link, never what it leads to."""
+        if not os.path.isdir(real_path):
+            return
+        seen: set[str] = set()
+        for dirpath, dirnames, filenames in os.walk(real_path, followlinks=True):
+            here = _real(dirpath)
+            if here in seen:  # a link back up the tree: its files are checked already
+                dirnames[:] = []
+                continue
+            seen.add(here)
+            for entry in (*dirnames, *filenames):
+                path = os.path.join(dirpath, entry)
+                if os.path.islink(path) and not self.contains(_real(path)):
+                    raise Refused(
+                        f"{path!r} is a link that leads outside the data roots, so its folder is not read; "
+                        f"{self.describe()}"
+                    )
+
     # ---- globs --------------------------------------------------------------------------
 
     def expand_glob(self, pattern_or_uri: str) -> list[str]:

@@ -378,3 +378,29 @@ def test_a_tables_size_is_the_bytes_a_read_of_it_takes(tmp_path):
     assert catalog.size(["one"]) == os.path.getsize(tmp_path / "one.parquet")
     assert catalog.size(["many"]) == sum(os.path.getsize(folder / f"part-{i}.parquet") for i in range(2))
     assert catalog.size(["missing"]) is None
+
+
+def test_a_folder_holding_a_link_outside_is_refused_before_anything_reads_it(tmp_path):
+    """Spark and pyarrow list a folder's files and follow its links: a folder table, a bound folder and a
+    LocalFiles folder each holding a link to a file outside the roots are refused, the link named and
+    nothing of what it leads to said."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "pw").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "secret.csv").write_text("password\nhunter2\n")
+    (root / "pw" / "part-0.csv").symlink_to(outside / "secret.csv")
+    (root / "ok").mkdir()
+    (root / "ok" / "part-0.csv").write_text("a\n1\n")
+    (root / "ok" / "again").symlink_to(root / "ok")  # a link back up the tree stays inside: allowed
+    cat = Catalog([str(root)])
+    with pytest.raises(Refused, match="part-0.csv' is a link that leads outside") as found:
+        cat.named_table(None, ["pw"])
+    assert "hunter2" not in str(found.value)
+    (status,) = cat.status([["pw"]])
+    assert not status.bound and status.how == "refused" and "hunter2" not in status.message
+    with pytest.raises(Refused, match="leads outside"):
+        cat.bind("pw", str(root / "pw"))
+    with pytest.raises(Refused, match="leads outside"):
+        cat.local_files(None, _files(uri_folder="pw"))
+    cat.roots.check_tree(str(root / "ok"))  # no error
+    assert cat.status([["ok"]])[0].bound
