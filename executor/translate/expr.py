@@ -424,6 +424,8 @@ class ExprTranslator:
             spec = _frame(spec, f, name)
         else:
             out = functions.window(call, args)
+            if functions.resolve(call.name) in _FRAMED_VALUES:  # a value of the frame, not of a rank
+                spec = _frame(spec, f, name)
         self._warn(call)
         out = out.over(spec)
         return out.cast(sql_type(to_spark(declared))) if declared is not None else out
@@ -686,6 +688,10 @@ def _implicit_cast(column: Column, source: type_pb2.Type | None, target: type_pb
         )
         return F.when(column.isNotNull() & out.isNull(), F.raise_error(message)).otherwise(out)
     return out
+
+
+#: Window functions whose value is a row of the frame (the others rank rows, and take no frame on Spark).
+_FRAMED_VALUES = frozenset({"first_value", "last_value", "nth_value"})
 
 
 def _frame(spec, f, name: str):
