@@ -101,11 +101,17 @@ class PlanModel:
         return self.loaded.plan
 
     @functools.cached_property
+    def plan_bytes(self) -> bytes:
+        """The plan's deterministic serialisation, made once where deep recursion is safe (a deeply
+        nested plan overflows the main thread's stack). Raises as protobuf does on a plan it cannot write."""
+        return run_deep(self.plan.SerializeToString, deterministic=True)
+
+    @functools.cached_property
     def digest(self) -> str:
         """The plan's identity for every cache and key: a SHA-256 of its deterministic serialisation
         (the same plan read from JSON or from binary has the same digest), computed once."""
         try:
-            data = self.plan.SerializeToString(deterministic=True)
+            data = self.plan_bytes
         except Exception:  # a plan protobuf that cannot serialise (too deep): this object's own identity
             return f"object-{id(self)}"
         return hashlib.sha256(data).hexdigest()

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from substrait import algebra_pb2, plan_pb2
 
+from viz.deep import run_deep
 from viz.fields import dfs_names
 from viz.kinds import KINDS
 from viz.types import is_nullable
@@ -146,6 +147,8 @@ def clean(exc: BaseException) -> str:
     from .sql_plan import _clean
 
     text = _clean(exc).replace("This feature is not implemented: ", "not implemented: ")
+    if "failed to decode protobuf message" in text.lower() and text.rstrip().endswith("recursion limit reached"):
+        return "the plan nests deeper than DataFusion's protobuf reader takes (100 nested messages)"
     text = text.split("\ncaused by\n")[-1].strip()
     text = " ".join(text.split())
     text = _without_dump(text)
@@ -467,9 +470,10 @@ class DataFusionRunner:
         from datafusion.substrait import Consumer, Serde
 
         with self._lock:
-            plan = self.sub_plan(node_id, for_check=for_check)
+            # copied and serialised where deep recursion is safe: a deeply nested plan overflows the main stack
+            data = run_deep(lambda: self.sub_plan(node_id, for_check=for_check).SerializeToString())
             try:
-                logical = Consumer.from_substrait_plan(self.ctx, Serde.deserialize_bytes(plan.SerializeToString()))
+                logical = Consumer.from_substrait_plan(self.ctx, Serde.deserialize_bytes(data))
                 frame = self.ctx.create_dataframe_from_logical_plan(logical)
             except BaseException as exc:  # noqa: BLE001 - the consumer raises RuntimeError, its own errors, panics
                 _reraise_interrupts(exc)

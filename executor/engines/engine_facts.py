@@ -328,7 +328,7 @@ def _datafusion_dropped(model, paths: dict[str, str]) -> tuple[dict[str | None, 
 
     try:
         back = plan_pb2.Plan()
-        back.ParseFromString(Serde.deserialize_bytes(model.plan.SerializeToString()).encode())
+        back.ParseFromString(Serde.deserialize_bytes(model.plan_bytes).encode())
     except BaseException as exc:  # pyo3's PanicException is a BaseException
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise

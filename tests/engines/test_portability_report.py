@@ -222,3 +222,28 @@ def test_datafusions_duplicate_names_are_a_gap_of_names():
     message = "DataFusion's consumer: Schema contains duplicate qualified field name left.d_date_sk"
     assert category(message) == "names"
     assert category('DataFusion\'s consumer: not implemented: Unsupported function name: "index_in"') == "function"
+
+
+def test_a_plan_nested_too_deep_for_the_main_stack_is_said_not_crashed():
+    """A filter condition of 20,000 nested calls: protobuf's writer overflowed the main thread's stack
+    (the process died of a segmentation fault) where the plan's digest and DataFusion's sub-plan were
+    serialised; both are written where deep recursion is safe, and DataFusion's refusal is said."""
+    from executor.engines.datafusion import DataFusionRunner
+    from viz.model import analyze
+
+    depth = 20_000
+    call = '{"scalarFunction":{"functionReference":1,"outputType":{"bool":{}},"arguments":[{"value":'
+    condition = (
+        call * depth + '{"selection":{"directReference":{"structField":{}},"rootReference":{}}}' + "}]}}" * depth
+    )
+    plan = (
+        '{"extensionUris":[{"extensionUriAnchor":1,"uri":"functions_boolean.yaml"}],"extensions":[{"extensionFunction":'
+        '{"extensionUriReference":1,"functionAnchor":1,"name":"not:bool"}}],"relations":[{"root":{"input":{"filter":'
+        '{"input":{"read":{"namedTable":{"names":["t"]},"baseSchema":{"names":["a"],"struct":{"types":[{"bool":{}}]}}}},'
+        f'"condition":{condition}}}}},"names":["a"]}}}}]}}'
+    )
+    model = analyze(plan.encode())
+    assert len(model.digest) == 64
+    assert DataFusionRunner(model).check("0") == (
+        "DataFusion's consumer: the plan nests deeper than DataFusion's protobuf reader takes (100 nested messages)"
+    )
