@@ -420,14 +420,15 @@ class ExprTranslator:
         windowed = functions.resolve(call.name) in functions.ORDERED_AGGREGATES  # first_value: a window's own
         if not windowed and functions.supported(call.name, "aggregate") is None:
             # An aggregate over a window takes the function's frame (ROWS or RANGE bounds).
+            spec = call.window = _frame(spec, f, name)
             out = functions.aggregate(call, args)
-            spec = _frame(spec, f, name)
         else:
             out = functions.window(call, args)
             if functions.resolve(call.name) in _FRAMED_VALUES:  # a value of the frame, not of a rank
                 spec = _frame(spec, f, name)
         self._warn(call)
-        out = out.over(spec)
+        if not call.windowed:  # a builder that combines aggregates put the window on each itself
+            out = out.over(spec)
         return out.cast(sql_type(to_spark(declared))) if declared is not None else out
 
     # -- conditionals -------------------------------------------------------------------------

@@ -531,3 +531,6 @@ SELECT n_nationkey FROM nation WHERE n_nationkey IN (SELECT 3 FROM region)
 -- name: f_value_functions_take_their_frame
 SELECT n_nationkey, n_regionkey, last_value(n_nationkey) OVER (PARTITION BY n_regionkey ORDER BY n_nationkey ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS lv, first_value(n_nationkey) OVER (PARTITION BY n_regionkey ORDER BY n_nationkey ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS fv, nth_value(n_nationkey, 2) OVER (PARTITION BY n_regionkey ORDER BY n_nationkey ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS nv, last_value(n_nationkey) OVER (PARTITION BY n_regionkey ORDER BY n_nationkey) AS lv_default, first_value(n_name) OVER (PARTITION BY n_regionkey ORDER BY n_nationkey DESC) AS fv_default FROM nation
 ;
+-- name: f_decimal_mean_over_a_window
+SELECT n_nationkey, avg(CAST(n_nationkey AS DECIMAL(10,2))) OVER (PARTITION BY n_regionkey) AS a, avg(CAST(n_nationkey AS DECIMAL(10,2))) OVER (PARTITION BY n_regionkey ORDER BY n_nationkey ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS moving, avg(DISTINCT CAST(n_regionkey AS DECIMAL(10,2))) AS overall FROM nation GROUP BY n_nationkey, n_regionkey
+;

@@ -31,6 +31,19 @@ class Call:
     constants: list = field(default_factory=list)
     #: whose meaning the plan's producer gives an option the call leaves out ("datafusion"), None if not known
     dialect: str | None = None
+    #: for an aggregate over a window: its window (a Spark WindowSpec), which :meth:`over` puts on each
+    #: aggregate a builder makes; None for an aggregate of a relation
+    window: object | None = None
+    #: whether a builder put the window on its aggregates itself (its result is then no aggregate)
+    windowed: bool = False
+
+    def over(self, aggregate: Column) -> Column:
+        """``aggregate`` over the call's window, if it has one: a builder whose result combines several
+        aggregates (a mean as sum / count, a coalesce of a sum) puts the window on each of them."""
+        if self.window is None:
+            return aggregate
+        self.windowed = True
+        return aggregate.over(self.window)
 
     def given(self, option: str) -> bool:
         """Whether the plan gives the call a preference for ``option``."""

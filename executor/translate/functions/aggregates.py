@@ -40,17 +40,23 @@ def _sum(call: Call, args: list) -> Column:
         return F.sum_distinct(x)
     mode = _option(call, "overflow", ("SILENT", "SATURATE", "ERROR"), "SILENT")
     if kind in INT_RANGE and mode != "SILENT":
-        wide = F.sum(x.cast(WIDE))
+        wide = call.over(F.sum(x.cast(WIDE)))
         lo, hi = INT_RANGE["i64"]
         if mode == "ERROR":
             return _fail_if((wide < lo) | (wide > hi), "sum: i64 overflow", wide).cast("long")
         return F.when(wide > hi, F.lit(hi)).when(wide < lo, F.lit(lo)).otherwise(wide).cast("long")
     if kind == "decimal" and mode == "ERROR":
-        s = F.sum(x)
-        return _fail_if(s.isNull() & (F.count(x) > 0), "sum: decimal overflow", s)
+        s = call.over(F.sum(x))
+        return _fail_if(s.isNull() & (call.over(F.count(x)) > 0), "sum: decimal overflow", s)
     if kind in FLOATS:
         _float_rounding(call)
     return F.sum(x)
+
+
+def _summed(call: Call, args: list) -> Column:
+    """:func:`_sum`, over the call's window when it has one (``sum0`` wraps it in a coalesce)."""
+    out = _sum(call, args)
+    return out if call.windowed else call.over(out)
 
 
 def _distribution(call: Call, args: list) -> str:
@@ -94,11 +100,11 @@ def _avg(call: Call, args: list) -> Column:
     """The mean; of decimals from a DataFusion plan, cut toward zero as its engine cuts it (Spark's
     ``avg`` rounds half up). Both type the mean of ``decimal(p,s)`` as ``decimal(p+4,s+4)`` (at most 38)."""
     x = _one(args)
-    mean = F.sum_distinct(x) / F.count_distinct(x) if call.distinct else None
+    mean = call.over(F.sum_distinct(x)) / call.over(F.count_distinct(x)) if call.distinct else None
     arg = call.arg_types[0] if call.arg_types else None
     if call.dialect == "datafusion" and _kind(arg) == "decimal":
         precision, scale = min(38, arg.decimal.precision + 4), min(38, arg.decimal.scale + 4)
-        quotient = F.sum(x) / F.count(x) if mean is None else mean
+        quotient = call.over(F.sum(x)) / call.over(F.count(x)) if mean is None else mean
         return _toward_zero(quotient, scale).cast(f"decimal({precision},{scale})")
     return F.avg(x) if mean is None else mean
 
@@ -124,7 +130,7 @@ def _grouping(call: Call, args: list) -> Column:
 AGGREGATE: dict[str, Builder] = {
     "grouping": _grouping,
     "sum": _sum,
-    "sum0": lambda call, args: F.coalesce(_sum(call, args), F.lit(0)),
+    "sum0": lambda call, args: F.coalesce(_summed(call, args), F.lit(0)),
     "avg": _avg,
     "min": _agg("min"),
     "max": _agg("max"),
