@@ -93,9 +93,9 @@ def multiset_diff(got: list[Sequence], want: list[Sequence], exact_decimals: boo
     return f"row {tuple(row)} is not expected (e.g. {tuple(unused[0]) if unused else '-'})"
 
 
-def subset_diff(got: list[Sequence], pool: list[Sequence]) -> str | None:
+def subset_diff(got: list[Sequence], pool: list[Sequence], exact_decimals: bool = False) -> str | None:
     """None when every row of ``got`` is found in ``pool`` (a multiset), else the first that is not."""
-    missing = _unmatched(got, pool)
+    missing = _unmatched(got, pool, exact_decimals)
     return None if missing is None else f"row {tuple(missing[0])} is not in the query's full result"
 
 
