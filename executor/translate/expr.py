@@ -407,6 +407,11 @@ class ExprTranslator:
         spec = Window.partitionBy(*[self.expr(p) for p in f.partitions])
         if f.sorts:
             spec = spec.orderBy(*[self.sort_column(s) for s in f.sorts])
+        else:
+            ref = self.tr.model.extensions.functions.get(f.function_reference)
+            if ref is not None and _functions().supported(ref.compound_name, "aggregate") is not None:
+                # Spark ranks only over an ordered window; without sorts every row is a peer of every other
+                spec = spec.orderBy(F.lit(0))
         return self.over(f, spec)
 
     def over(self, f, spec) -> Column:
@@ -438,7 +443,8 @@ class ExprTranslator:
         base = case_base(e)
         match = self.expr(base) if base is not None else None
         clauses = e.ifs[1:] if base is not None else e.ifs
-        conds = [self.expr(getattr(clause, "if")) for clause in clauses]
+        when = self.expr if match is not None else self._condition  # CASE x WHEN v: a value, not a condition
+        conds = [when(getattr(clause, "if")) for clause in clauses]
         values = [clause.then for clause in clauses] + ([getattr(e, "else")] if e.HasField("else") else [])
         results = self._cast_values(e, values, [self.expr(v) for v in values], "the CASE's branches")
         out = None
@@ -449,6 +455,13 @@ class ExprTranslator:
         if e.HasField("else"):
             out = out.otherwise(results[-1])
         return out
+
+    def _condition(self, e: Expression) -> Column:
+        """A CASE's condition; one the plan types otherwise (a bare NULL, DataFusion's own null type) is
+        cast to a boolean, which Spark's CASE requires."""
+        out = self.expr(e)
+        t = self.type_of(e)
+        return out if t is not None and t.WhichOneof("kind") == "bool" else out.cast("boolean")
 
     def switch_expression(self, e: Expression.SwitchExpression) -> Column:
         match = self.expr(e.match)
@@ -813,8 +826,9 @@ def _fits(target: type_pb2.Type, value) -> bool:
         lo, hi = _functions().INT_RANGE[kind]
         return lo <= int(value) <= hi
     whole = target.decimal.precision - target.decimal.scale
-    rounded = round(decimal.Decimal(str(value)), target.decimal.scale)
-    return abs(rounded) < decimal.Decimal(10) ** whole
+    with decimal.localcontext(prec=120):  # the default 28 digits cannot hold a decimal(38,30) rounded
+        rounded = round(decimal.Decimal(str(value)), target.decimal.scale)
+        return abs(rounded) < decimal.Decimal(10) ** whole
 
 
 def _constant_value(e: algebra_pb2.Expression):

@@ -534,3 +534,15 @@ SELECT n_nationkey, n_regionkey, last_value(n_nationkey) OVER (PARTITION BY n_re
 -- name: f_decimal_mean_over_a_window
 SELECT n_nationkey, avg(CAST(n_nationkey AS DECIMAL(10,2))) OVER (PARTITION BY n_regionkey) AS a, avg(CAST(n_nationkey AS DECIMAL(10,2))) OVER (PARTITION BY n_regionkey ORDER BY n_nationkey ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS moving, avg(DISTINCT CAST(n_regionkey AS DECIMAL(10,2))) AS overall FROM nation GROUP BY n_nationkey, n_regionkey
 ;
+-- name: f_literal_of_a_wide_scale
+SELECT n_nationkey, CAST(3 AS DECIMAL(38,30)) AS a FROM nation WHERE n_nationkey < 2
+;
+-- name: f_date_plus_days
+SELECT o_orderkey, o_orderdate + 1 AS d, o_orderdate - 30 AS e FROM orders WHERE o_orderkey < 10
+;
+-- name: f_case_on_null
+SELECT n_nationkey, CASE WHEN NULL THEN 1 ELSE 2 END AS c FROM nation WHERE n_nationkey < 3
+;
+-- name: f_rank_over_no_order
+SELECT count(*) AS c, max(rn) AS m, min(r) AS r FROM (SELECT row_number() OVER () AS rn, rank() OVER (PARTITION BY n_regionkey) AS r FROM nation) t
+;

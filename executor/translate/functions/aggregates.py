@@ -117,8 +117,14 @@ def _any_value(call: Call, args: list) -> Column:
 def _string_agg(call: Call, args: list) -> Column:
     vals = _values(args)
     sep = vals[1] if len(vals) > 1 else F.lit(",")
-    if call.distinct:
-        return F.array_join(F.collect_set(vals[0]), sep)
+    if call.distinct:  # in no order the plan can ask for: sorted, so that a run gives the same text each time
+        separator = call.constants[1] if len(call.constants) > 1 else ","
+        if not isinstance(separator, str):
+            raise Unsupported(
+                "string_agg(DISTINCT ...) with a separator that is not a literal is not supported on Spark"
+            )
+        call.warnings.append("string_agg(DISTINCT ...): the plan asks for no order of the values; the run sorts them")
+        return F.array_join(F.array_sort(F.collect_set(vals[0])), separator)
     return F.call_function("listagg", vals[0], sep)
 
 

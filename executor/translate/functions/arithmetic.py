@@ -305,6 +305,11 @@ def _add_sub(op: Callable[[Column, Column], Column], name: str) -> Builder:
             "interval_compound",
         }:
             a, b = _values(args)[:2]
+            # a date and a number of days (DataFusion's date + 1): Spark's date arithmetic takes an int
+            if _arg_kind(call, 0) == "date" and _arg_kind(call, 1) in INT_RANGE:
+                b = b.cast("int")
+            elif _arg_kind(call, 1) == "date" and _arg_kind(call, 0) in INT_RANGE:
+                a = a.cast("int")
             return op(a, b)
         return numeric(call, args)
 
