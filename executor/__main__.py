@@ -5,6 +5,7 @@ say which nodes each engine can run, or check DataFusion's plans of SQL against 
 from __future__ import annotations
 
 import argparse
+import math
 import json
 import os
 import sys
@@ -62,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--count", action="store_true", help="also count all rows exactly")
     _data_arguments(r)
     r.add_argument("--format", choices=("table", "json", "csv"), default="table")
-    r.add_argument("--timeout", type=float, default=None, metavar="S", help="stop a plan's run after S seconds")
+    r.add_argument("--timeout", type=_seconds, default=None, metavar="S", help="stop a plan's run after S seconds")
     pr = sub.add_parser(
         "profile",
         help="count every node's rows, in one run of the plan where one can answer",
@@ -73,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     pr.add_argument("plans", nargs="+", metavar="PLAN", help="plan files (protobuf JSON or binary)")
     _data_arguments(pr)
     pr.add_argument("--format", choices=("table", "json"), default="table")
-    pr.add_argument("--timeout", type=float, default=None, metavar="S", help="stop a plan's profile after S seconds")
+    pr.add_argument("--timeout", type=_seconds, default=None, metavar="S", help="stop a plan's profile after S seconds")
     pr.add_argument(
         "--per-node",
         action="store_true",
@@ -97,7 +98,7 @@ def _parser() -> argparse.ArgumentParser:
         help="rows taken from each engine per node; a node with more on both is not compared (default 100000)",
     )
     b.add_argument("--format", choices=("table", "json"), default="table")
-    b.add_argument("--timeout", type=float, default=None, metavar="S", help="stop a node's Spark run after S seconds")
+    b.add_argument("--timeout", type=_seconds, default=None, metavar="S", help="stop a node's Spark run after S seconds")
     po = sub.add_parser(
         "portability",
         help="say, before running, which nodes Spark and DataFusion can run, and why not",
@@ -136,7 +137,7 @@ def _parser() -> argparse.ArgumentParser:
         default="table",
         help="table: a Markdown table; json: one object per query per line",
     )
-    c.add_argument("--timeout", type=float, default=300, metavar="S", help="stop a query's Spark run after S seconds")
+    c.add_argument("--timeout", type=_seconds, default=300, metavar="S", help="stop a query's Spark run after S seconds")
     c.add_argument("--save-plans", metavar="DIR", help="write each produced plan to DIR/QUERY.json (to inspect or run)")
     c.add_argument(
         "--form",
@@ -470,6 +471,17 @@ def _at_least(minimum: int) -> Callable[[str], int]:
 
 _non_negative = _at_least(0)
 _positive = _at_least(1)
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a number of seconds above 0 (finite)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text!r}")
+    return value
 
 
 class BadInput(Exception):

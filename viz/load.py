@@ -367,6 +367,10 @@ def _load_json(data: bytes) -> LoadedPlan:
         ) from None
     except RecursionError:
         raise PlanLoadError("not loadable: JSON nested deeper than this tool supports") from None
+    except ValueError:  # Python's limit on the digits of one integer (no plan's number has that many)
+        raise PlanLoadError(
+            "not a Substrait plan: the JSON holds a number of thousands of digits; a plan's numbers fit in 64 bits"
+        ) from None
     if not isinstance(doc, dict):
         raise PlanLoadError(
             f"not a Substrait plan: a JSON {'array' if isinstance(doc, list) else type(doc).__name__}, expected an "

@@ -134,6 +134,9 @@ def test_bad_input_and_failures_have_their_exit_status(spark, tpch_dir, plan_fil
         (["run", "x.json", "--data-dir", "/no/such/dir"], "not a folder"),
         (["run", "x.json", "--format", "xml"], "invalid choice"),
         (["frobnicate"], "invalid choice"),
+        (["run", "x.json", "--timeout", "-1"], "--timeout: must be a number of seconds above 0, not '-1'"),
+        (["profile", "x.json", "--timeout", "inf"], "must be a number of seconds above 0"),
+        (["bisect", "x.json", "--timeout", "soon"], "expected a number of seconds, got 'soon'"),
     ],
 )
 def test_bad_arguments_exit_2(argv, says, capsys):

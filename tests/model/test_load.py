@@ -246,6 +246,7 @@ def test_deep_plans_load_in_json_and_binary(depth):
         (b'{"name": "package.json", "version": "1.0"}', "a JSON object without 'relations' (its keys: name, version)"),
         (b"[1, 2, 3]", "not a Substrait plan: a JSON array, expected an object with 'relations'"),
         (b'{"relations": [{"root": {"input": {"filter": 5}}}]}', "not a valid Substrait plan"),
+        (b'{"version": {"minorNumber": ' + b"9" * 5000 + b"}}", "a number of thousands of digits"),  # Python's limit
     ],
 )
 def test_input_that_is_not_a_plan_gives_one_clear_message(data, expected):
