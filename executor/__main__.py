@@ -98,7 +98,9 @@ def _parser() -> argparse.ArgumentParser:
         help="rows taken from each engine per node; a node with more on both is not compared (default 100000)",
     )
     b.add_argument("--format", choices=("table", "json"), default="table")
-    b.add_argument("--timeout", type=_seconds, default=None, metavar="S", help="stop a node's Spark run after S seconds")
+    b.add_argument(
+        "--timeout", type=_seconds, default=None, metavar="S", help="stop a node's Spark run after S seconds"
+    )
     po = sub.add_parser(
         "portability",
         help="say, before running, which nodes Spark and DataFusion can run, and why not",
@@ -137,7 +139,9 @@ def _parser() -> argparse.ArgumentParser:
         default="table",
         help="table: a Markdown table; json: one object per query per line",
     )
-    c.add_argument("--timeout", type=_seconds, default=300, metavar="S", help="stop a query's Spark run after S seconds")
+    c.add_argument(
+        "--timeout", type=_seconds, default=300, metavar="S", help="stop a query's Spark run after S seconds"
+    )
     c.add_argument("--save-plans", metavar="DIR", help="write each produced plan to DIR/QUERY.json (to inspect or run)")
     c.add_argument(
         "--form",
