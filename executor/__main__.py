@@ -5,8 +5,8 @@ say which nodes each engine can run, or check DataFusion's plans of SQL against 
 from __future__ import annotations
 
 import argparse
-import math
 import json
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
