@@ -181,6 +181,35 @@ def nested_name_count(t: Type | None) -> int:
     return count
 
 
+def problem(t: Type | None) -> str | None:
+    """What makes a type invalid by the spec (a decimal's precision outside 1-38 or its scale outside
+    0-precision; a timestamp's precision outside 0-12; a text or binary length below 1), or None. Looks
+    inside structs, lists and maps."""
+    stack = [t] if t is not None else []
+    while stack:
+        cur = stack.pop()
+        which = cur.WhichOneof("kind")
+        body = getattr(cur, which) if which else None
+        if which == "decimal":
+            p, s = body.precision, body.scale
+            if not 1 <= p <= 38:
+                return f"decimal<{p},{s}>: a decimal's precision is 1 to 38"
+            if not 0 <= s <= p:
+                return f"decimal<{p},{s}>: a decimal's scale is 0 to its precision"
+        elif which in ("precision_time", "precision_timestamp", "precision_timestamp_tz"):
+            if not 0 <= body.precision <= 12:
+                return f"{which}<{body.precision}>: the precision is 0 to 12 digits of a second"
+        elif which in ("varchar", "fixed_char", "fixed_binary") and body.length < 1:
+            return f"{which}<{body.length}>: the length is at least 1"
+        elif which == "struct":
+            stack.extend(body.types)
+        elif which == "list":
+            stack.append(body.type)
+        elif which == "map":
+            stack.extend((body.key, body.value))
+    return None
+
+
 def is_null_type(t: Type | None, user_types: Mapping[int, str]) -> bool:
     """Whether ``t`` is a producer's type of an untyped NULL (DataFusion's user-defined ``null``)."""
     return kind(t) == "user_defined" and user_types.get(t.user_defined.type_reference, "").casefold() == "null"

@@ -204,6 +204,8 @@ class DataFusionRunner:
                 raise DataFusionCannot(
                     f"node {nid} is {REFUSED_KINDS[kind]}: such relations are never executed", "refused"
                 )
+            if any(d.code == "missing-input" for d in model.node(nid).diagnostics):
+                raise DataFusionCannot(f"node {nid} lacks an input relation (see its diagnostics)", "relation")
             if kind == "reference":
                 raise DataFusionCannot(
                     f"node {nid} is a ReferenceRel (a shared subtree): DataFusion's consumer reads one plan relation",

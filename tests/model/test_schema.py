@@ -595,3 +595,33 @@ def test_a_column_compared_with_itself_is_a_warning():
     assert codes(m, "0") == ["self-comparison"]
     m = model_of(plan({"filter": {"input": O, "condition": call(2, field(0), field(1))}}))
     assert "self-comparison" not in codes(m, "0")
+
+
+def test_a_relation_without_an_input_it_needs_is_an_error_on_its_node():
+    """A join whose right input is not set: an error on the join (its output cannot be known), so the
+    run refuses it before Spark; the rest of the plan still derives."""
+    rel = {"join": {"left": O, "expression": call(1, field(0), field(0)), "type": "JOIN_TYPE_INNER"}}
+    m = model_of(plan(rel))
+    missing = [d for d in m.node("0").diagnostics if d.code == "missing-input"]
+    assert [d.message for d in missing] == [
+        "the relation has no right input (JoinRel.right is not set): its output cannot be known and it cannot run"
+    ]
+    assert schema_of(m, "0.0") == O_SCHEMA
+
+
+@pytest.mark.parametrize(
+    "t, says",
+    [
+        ({"decimal": {"precision": 0, "scale": 2}}, "decimal<0,2>: a decimal's precision is 1 to 38"),
+        ({"decimal": {"precision": 99, "scale": 2}}, "decimal<99,2>: a decimal's precision is 1 to 38"),
+        ({"decimal": {"precision": 10, "scale": -5}}, "decimal<10,-5>: a decimal's scale is 0 to its precision"),
+        ({"list": {"type": {"varchar": {"length": 0}}}}, "varchar<0>: the length is at least 1"),
+    ],
+)
+def test_an_invalid_type_is_an_error_on_its_node(t, says):
+    """The spec's bounds of parameterized types (decimal<P,S>: P in 1..38, S in 0..P), in a base schema."""
+    rel = {"read": {"baseSchema": {"names": ["x"], "struct": {"types": [t]}}, "namedTable": {"names": ["t"]}}}
+    m = model_of(plan(rel))
+    assert [d.message for d in m.node("0").diagnostics if d.code == "invalid-type"] == [
+        f"the base schema's x is not a valid type: {says}"
+    ]

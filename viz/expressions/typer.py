@@ -120,6 +120,11 @@ class ExpressionTyper:
     def _diag(self, d: Diagnostic) -> None:
         self.diags.append(d)
 
+    def _check_type(self, t: type_pb2.Type | None, what: str) -> None:
+        why = T.problem(t)
+        if why is not None:
+            self._diag(error("invalid-type", f"{what} is not a valid type: {why}", self.node))
+
     def function_name(self, anchor: int) -> str:
         ref = self.ext.functions.get(anchor)
         self.used_functions.add(anchor)
@@ -143,6 +148,7 @@ class ExpressionTyper:
         unknown, Spark's, said as such) and a diagnostic that names the call, its argument types and the
         coercion; a declared output type that the YAML's derivation contradicts gets one too."""
         declared = f.output_type if f.output_type.WhichOneof("kind") is not None else None
+        self._check_type(declared, "a call's declared output type")
         ref = self.ext.functions.get(f.function_reference)
         if getattr(f, "phase", 0) in _INTERMEDIATE_PHASES:
             # takes or gives the YAML's intermediate type, not its arguments or return type
@@ -653,6 +659,7 @@ class ExpressionTyper:
             self._diag(error("missing-type", "a cast has no target type", self.node))
             return Typed(None, f"cast({inner.text} AS ?)", inner.label)
         target = e.type
+        self._check_type(target, "a cast's target type")
         behaviour = {1: " OR NULL", 2: " OR ERROR"}.get(e.failure_behavior, "")
         # A cast that returns null on failure yields a nullable result.
         if e.failure_behavior == 1:
@@ -705,6 +712,7 @@ class ExpressionTyper:
     # -- literals and constructors ----------------------------------------------------------
     def literal(self, lit: Expression.Literal, scope: Scope) -> Typed:
         t = literal_type(lit)
+        self._check_type(t, "a literal's type")
         text = literal_text(lit, self.ext.types)
         return Typed(t, text, _short(text, 24), nested_names_for(t))
 

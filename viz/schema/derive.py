@@ -9,7 +9,7 @@ from ..errors import Diagnostic, error, info, warning
 from ..expressions import ExpressionTyper
 from ..extensions import Extensions
 from ..fields import Field, named_struct_fields
-from ..graph import Node, PlanGraph
+from ..graph import Node, PlanGraph, rel_fields
 from ..kinds import JOIN_KINDS, emit, enhancement_of, output_names
 from .context import SPEC, Context, Conventions, NodeInfo, concat_fields
 from .rules import DERIVE
@@ -101,6 +101,10 @@ def _incoming_before(node: Node, infos: dict[str, NodeInfo]) -> list[Field] | No
     return ins[0] if ins else None
 
 
+#: Inputs a relation may go without (a DDL's view definition is there only for a view).
+_OPTIONAL_INPUTS = frozenset({"view_definition"})
+
+
 def _derive_node(
     node: Node, infos, ext, outer, anchors, conventions: Conventions = SPEC, spec_types: bool = False
 ) -> NodeInfo:
@@ -116,6 +120,16 @@ def _derive_node(
         ext, node.id, info_.diagnostics, subquery_schema, conventions.dialect, prefer_derived=spec_types
     )
     inputs = [infos[i].schema if i in infos else None for i in node.inputs]
+    for f in rel_fields(node.body.DESCRIPTOR) if node.body is not None else ():
+        if not f.is_repeated and f.name not in _OPTIONAL_INPUTS and not node.body.HasField(f.name):
+            info_.diagnostics.append(
+                error(
+                    "missing-input",
+                    f"the relation has no {f.name} input ({node.body.DESCRIPTOR.name}.{f.name} is not set): its output "
+                    "cannot be known and it cannot run",
+                    node.id,
+                )
+            )
     ctx = Context(node, inputs, ext, outer, typer, info_, anchors, conventions)
     derive = DERIVE.get(node.kind)
     if derive is None:

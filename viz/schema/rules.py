@@ -41,6 +41,10 @@ def read(ctx: Context) -> list[Field] | None:
             base = [Field(n, None) for n in names]
         else:
             base, exact = fields_from_named_struct(names, types)
+            for name, t in zip(names, types):
+                why = T.problem(t)
+                if why is not None:
+                    ctx.diag(error("invalid-type", f"the base schema's {name} is not a valid type: {why}", ctx.node.id))
             if not exact:
                 ctx.diag(
                     warning(
