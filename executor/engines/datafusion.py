@@ -111,6 +111,18 @@ def _family(t) -> str:
     return text
 
 
+def _unique(names: list[str]) -> list[str]:
+    """A sub-plan's root names, a repeated one numbered (``x``, ``x (2)``): DataFusion's consumer refuses
+    a root whose names repeat (a join's two inputs each with a ``sum(x)``), which the plan's own root,
+    above a project that picks one, never has."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return out
+
+
 def _reraise_interrupts(exc: BaseException) -> None:
     """DataFusion's errors include pyo3's PanicException (a BaseException): those are reasons; a
     KeyboardInterrupt or SystemExit is not."""
@@ -228,7 +240,7 @@ class DataFusionRunner:
         plan.extensions.extend(model.plan.extensions)
         root = plan.relations.add().root
         root.input.CopyFrom(rel)
-        root.names.extend(dfs_names(schema))
+        root.names.extend(_unique(dfs_names(schema)))
         return plan
 
     def _projects_as_written(self, original: algebra_pb2.Rel, rel: algebra_pb2.Rel, node_id: str) -> None:

@@ -567,3 +567,26 @@ def test_a_read_typing_a_decimal_with_fewer_places_is_not_rounded_on_datafusion(
     assert result.verdict == NOT_COMPARED, result
     said = result.datafusion.cannot or result.datafusion.error
     assert "round its values" in said and "2.57" in result.spark.error
+
+
+def test_a_node_whose_columns_repeat_a_name_runs_on_datafusion_alone():
+    """A self-join's output names each column twice; DataFusion's consumer refused such a node as a
+    sub-plan's root (duplicate names), though the plan above it ran (TPC-DS q47's joins, marked as
+    gaps with every node above them). The sub-plan's root names are numbered instead."""
+    from tests.support.plans import call, field, plan, read
+
+    columns = [("product_id", "i64"), ("quantity", "i32"), ("order_date", "date"), ("price", "decimal<10,2>?")]
+    orders = read("orders", columns)
+    join = {
+        "join": {"left": orders, "right": orders, "expression": call(1, field(0), field(4)), "type": "JOIN_TYPE_INNER"}
+    }
+    model = analyze(json.dumps(plan(join)).encode())
+    runner = DataFusionRunner(model, Catalog([TUTORIAL_DATA]))
+    assert runner.check("0") is None
+    rows = runner.run("0", 1000)
+    assert rows.table.num_columns == 8
+    assert rows.table.column_names[4:6] == ["product_id (2)", "quantity (2)"]
+    with duckdb.connect() as con:
+        path = os.path.join(TUTORIAL_DATA, "orders.parquet")
+        want = con.execute(f"SELECT count(*) FROM '{path}' a JOIN '{path}' b ON a.product_id = b.product_id").fetchone()
+    assert rows.table.num_rows == want[0]
