@@ -15,6 +15,7 @@ from ui.panels.boundary import panel
 from ui.panels.output_comparison import compare_panel
 from ui.panels.schema_table import NAME_BREAKS, code_html
 from ui.rows import wrapped_row_px
+from ui.state import url
 from ui.state.entry import through_app
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import (
@@ -227,7 +228,7 @@ def _from_link() -> None:
         return
     st.session_state["compare_linked"] = True
     for side in "ab":
-        value = (st.query_params.get(side) or "").strip()
+        value = (url.get(side) or "").strip()
         if not value:
             continue
         data = load_shared(value) if is_digest(value) else None
@@ -249,8 +250,7 @@ def _to_link(plan_a: Plan, plan_b: Plan) -> None:
         params = {side: p.sample or p.shared or save_shared(p.data) for side, p in zip("ab", (plan_a, plan_b))}
     except ShareError:  # too large to keep, or nowhere to keep it: the address stays as it is
         return
-    if dict(st.query_params) != params:
-        st.query_params.from_dict(params)
+    url.replace(params)
 
 
 def main() -> None:
@@ -435,3 +435,4 @@ def _matched_pair(
 
 with panel("the Compare plans page"):
     main()
+url.apply()  # the address changes once, at the end of the page's run

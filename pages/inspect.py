@@ -20,6 +20,7 @@ from ui.panels.report_button import file_stem, report_button
 from ui.panels.row_counts import profile_controls, profile_overlay, profile_table
 from ui.panels.run_tab import run_tab
 from ui.panels.schema_table import schema_table
+from ui.state import url
 from ui.state.entry import through_app
 from ui.state.plan_source import executability_of, graph_gaps
 from ui.state.selection import (
@@ -320,6 +321,11 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
     node (in the graph, the picker or the inspector) reruns this part alone, not the sidebar, whose
     ~20 elements Streamlit would otherwise mark stale and redraw. A page drawing its graph first
     (``graph_only``) draws the graph alone; the viewer's "drawn" then reruns the whole page."""
+    _draw_graph_and_inspector(plan, model, settings, graph_only)
+    url.apply()  # a run of this fragment alone does not reach the end of app.py
+
+
+def _draw_graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only: bool) -> None:
     node_ids = list(model.graph.nodes)
     selected = resolve_node(node_ids, model.roots[0] if model.roots else node_ids[0], lambda i: _label(model, i))
     runnable = executability_of(plan.data)
@@ -420,3 +426,4 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
 
 with panel("the Inspect page"):
     main()
+url.apply()  # the address changes once, at the end of the page's run

@@ -18,6 +18,7 @@ from ui.page import open_plan
 from ui.panels.boundary import panel
 from ui.panels.report_button import report_button
 from ui.rows import show_rows
+from ui.state import url
 from ui.state.entry import through_app
 from ui.state.plan_source import executability_of, sample_titles
 from ui.state.selection import resolve_node, select, theme
@@ -96,7 +97,7 @@ def _start(model: PlanModel, order: list[str]) -> str:
     presented = st.session_state.setdefault(PRESENTED, {})
     if model.digest not in presented and st.session_state.get("node") in model.roots:
         st.session_state.pop("node", None)
-        st.query_params.pop("node", None)
+        url.drop("node")
     step = presented.get(model.digest)
     return step if step in model.graph.nodes else order[0]
 
@@ -249,3 +250,4 @@ def main() -> None:
 
 with panel("the Present page"):
     main()
+url.apply()  # the address changes once, at the end of the page's run

@@ -19,6 +19,7 @@ from ui.graph.viewer import graph_view
 from ui.markdown import md_escape
 from ui.panels.boundary import panel
 from ui.sql_examples import EXAMPLES
+from ui.state import url
 from ui.state.entry import through_app
 from ui.state.plan_data import TPCH_SCALE, catalog_for, sample_data_kind, suite_generated
 from ui.state.plan_source import NONE, Plan, analyze_cached, open_elsewhere
@@ -164,7 +165,7 @@ def main() -> None:
     )
     opened = st.session_state.get("plan")
     # the tables of the plan open elsewhere, or a link's (data=tpcds), else the tutorial's
-    st.session_state.setdefault("sql_data", sample_data_kind(opened) or st.query_params.get("data"))
+    st.session_state.setdefault("sql_data", sample_data_kind(opened) or url.get("data"))
     if st.session_state["sql_data"] not in DATA:
         st.session_state["sql_data"] = "tutorial"
     st.selectbox("Example", [OWN, *EXAMPLES], key="sql_example", on_change=_on_example)
@@ -219,3 +220,4 @@ def main() -> None:
 
 with panel("the SQL to plan page"):
     main()
+url.apply()  # the address changes once, at the end of the page's run

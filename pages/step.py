@@ -22,6 +22,7 @@ from ui.panels.boundary import panel
 from ui.panels.output_comparison import compare_panel
 from ui.panels.row_counts import finished_profile, profile_overlay
 from ui.rows import show_rows
+from ui.state import url
 from ui.state.entry import through_app
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan, executability_of
@@ -38,7 +39,7 @@ BIG_PLAN = 25  # nodes; above this the graph shows the neighbourhood of the curr
 
 def _go(node_id: str) -> None:
     select(node_id)
-    st.query_params["node"] = node_id
+    url.set("node", node_id)
 
 
 def _on_leaf() -> None:
@@ -297,3 +298,4 @@ def _rows(
 
 with panel("the Step through page"):
     main()
+url.apply()  # the address changes once, at the end of the page's run

@@ -20,6 +20,7 @@ from executor.errors import ExecutionError
 from ui.markdown import md_escape
 from ui.panels.boundary import panel
 from ui.rows import wrapped_row_px
+from ui.state import url
 from ui.state.entry import through_app
 from ui.state.plan_data import (
     SUITES,
@@ -389,3 +390,4 @@ def _bind(plan, name: str, path: str) -> None:
 
 with panel("the Tables page"):
     main()
+url.apply()  # the address changes once, at the end of the page's run

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from ui.markdown import md_escape
+from ui.state import url
 from viz.errors import PlanLoadError
 from viz.load import MAX_PLAN_BYTES
 from viz.model import PlanModel, analyze
@@ -149,7 +150,7 @@ def _offer(plan: Plan) -> bool:
     st.session_state.pop(REFUSED, None)
     st.session_state["plan"] = plan
     st.session_state["plan_sample"] = NONE  # the sample picker no longer names what is shown
-    st.query_params.pop("plan", None)
+    url.drop("plan")
     st.session_state.pop("node", None)
     return True
 
@@ -160,8 +161,7 @@ def open_elsewhere(plan: Plan, page: str) -> None:
     st.session_state["plan"] = plan
     st.session_state["plan_sample"] = plan.sample or NONE  # the sidebar's picker names what is shown
     st.session_state.pop("node", None)
-    for key in ("sample", "plan", "name", "data", "node"):
-        st.query_params.pop(key, None)
+    url.drop("sample", "plan", "name", "data", "node")
     st.switch_page(page)
 
 
@@ -185,12 +185,11 @@ def _on_sample() -> None:
     st.session_state.pop(REFUSED, None)
     if name and name != NONE:
         st.session_state["plan"] = _read_sample(name)
-        st.query_params["sample"] = name
+        url.set("sample", name)
     else:
         st.session_state.pop("plan", None)
-        st.query_params.pop("sample", None)
-    st.query_params.pop("node", None)
-    st.query_params.pop("plan", None)  # a shared plan's link no longer describes what is shown
+        url.drop("sample")
+    url.drop("node", "plan")  # a shared plan's link no longer describes what is shown
     st.session_state.pop("node", None)
 
 
@@ -215,8 +214,8 @@ def _open_shared(digest: str) -> None:
             f"The shared plan {digest[:16]} {what}; open a sample or upload the plan instead."
         )
         return
-    name = (st.query_params.get("name") or "").strip()[:MAX_NAME_CHARS]
-    data_kind = st.query_params.get("data")
+    name = (url.get("name") or "").strip()[:MAX_NAME_CHARS]
+    data_kind = url.get("data")
     st.session_state["plan"] = Plan(
         data, name or shared_name(digest), shared=digest, written_for=data_kind if data_kind in DATA_KINDS else None
     )
@@ -227,7 +226,7 @@ def plan_from_url() -> Plan | None:
     kept in the session; None when there is neither (a link to a plan that is not here leaves its
     message in ``st.session_state["plan_error"]``)."""
     st.session_state.pop("plan_error", None)
-    linked = st.query_params.get("sample")
+    linked = url.get("sample")
     if "plan" not in st.session_state and linked in samples():
         st.session_state["plan"] = _read_sample(linked)
         st.session_state["plan_sample"] = linked
@@ -236,7 +235,7 @@ def plan_from_url() -> Plan | None:
             f"The link names a sample plan, {linked[:60]!r}, that is not on this server; open one of the samples "
             "or upload the plan instead."
         )
-    shared = st.query_params.get("plan")
+    shared = url.get("plan")
     if "plan" not in st.session_state and shared:
         _open_shared(shared)
     return st.session_state.get("plan")
@@ -301,10 +300,9 @@ def keep_plan_in_url(plan: Plan | None) -> None:
     wanted = plan_query(plan)
     for key in ("sample", "plan", "name", "data"):
         if key in wanted:
-            if st.query_params.get(key) != wanted[key]:
-                st.query_params[key] = wanted[key]
-        elif key in st.query_params:
-            del st.query_params[key]
+            url.set(key, wanted[key])
+        else:
+            url.drop(key)
 
 
 def current_model(plan: Plan | None) -> PlanModel | None:

@@ -9,6 +9,8 @@ from typing import Any
 
 import streamlit as st
 
+from ui.state import url
+
 #: What a node's id says, for the node pickers' help (docs/plan-model.md has the rules).
 NODE_ID_HELP = (
     "A node's id is its path from its root: `0` is the plan's first root, `0.1` that node's second "
@@ -47,12 +49,12 @@ def resolve_node(node_ids: list[str], default: str | None, label: Callable[[str]
 
         st.toast(md_escape(f"No node matches “{typed}”: a node's id, kind and detail are searched."))
     if wanted is None:
-        wanted = st.query_params.get("node")
+        wanted = url.get("node")
     if wanted not in node_ids:
         wanted = default
     if wanted is not None:
         st.session_state["node"] = wanted
-        st.query_params["node"] = wanted
+        url.set("node", wanted)
     return wanted
 
 
@@ -67,10 +69,10 @@ def theme() -> str:
 def setting_from_url(key: str, parse: Callable[[str], Any]) -> None:
     """Before its widget is drawn: a setting the session has not set yet takes the URL's value
     (``parse`` raises ``ValueError`` for a value it refuses, which is then ignored)."""
-    if key in st.session_state or key not in st.query_params:
+    if key in st.session_state or not url.has(key):
         return
     try:
-        st.session_state[key] = parse(st.query_params[key])
+        st.session_state[key] = parse(url.get(key))
     except ValueError:
         pass
 
@@ -78,7 +80,7 @@ def setting_from_url(key: str, parse: Callable[[str], Any]) -> None:
 def setting_to_url(key: str, value: Any, default: Any) -> None:
     """After its widget: the setting in the URL, or out of it when it is the default."""
     if value == default:
-        st.query_params.pop(key, None)
+        url.drop(key)
         return
     if isinstance(value, bool):
         text = "1" if value else "0"
@@ -86,8 +88,7 @@ def setting_to_url(key: str, value: Any, default: Any) -> None:
         text = ",".join(str(v) for v in value)
     else:
         text = str(value)
-    if st.query_params.get(key) != text:
-        st.query_params[key] = text
+    url.set(key, text)
 
 
 def parse_flag(text: str) -> bool:
