@@ -89,7 +89,10 @@ def date_words(day: _dt.date) -> str:
 
 
 def _cut(text: str, limit: int = MAX_TEXT) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rstrip()
+    return cut if cut.endswith("…") else cut + "…"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -180,7 +183,8 @@ class Words:
                 bounds[-1] = None
                 continue
             text = self.expr(c)
-            if out and text == out[-1].removesuffix(" (twice)"):
+            # two conditions cut alike at MAX_TEXT may differ after the cut: not "twice"
+            if out and not text.endswith("…") and text == out[-1].removesuffix(" (twice)"):
                 out[-1] = f"{text} (twice)"
                 bounds[-1] = None
                 continue

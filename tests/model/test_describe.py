@@ -1137,3 +1137,13 @@ def test_a_column_only_cast_is_kept_not_added():
     assert casts and all(said[c] == "Keeps 1 column: the average ss_net_profit." for c in casts), [
         said[c] for c in casts
     ]
+
+
+def test_a_union_of_long_columns_is_named_short_enough_for_every_condition_on_it():
+    """TPC-DS q04 unions store, catalog and web sales' yearly totals (a union of a union): a column named by
+    all three sums in words made each condition on it longer than a sentence holds, so "year_total > 0"
+    lost its "is above 0" and two different growth comparisons, cut alike, read as one "(twice)"."""
+    story = _present_text(datafusion("tpcds", "04"))
+    [last_filter] = [line for line in story.splitlines() if line.startswith("Keeps the combined rows of steps")]
+    assert last_filter.count(" (or its like in 2 other inputs) is above 0") == 3
+    assert "(twice)" not in last_filter and "……" not in last_filter

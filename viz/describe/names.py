@@ -225,6 +225,10 @@ def _column_names(model: PlanModel, node_id: str, memo: dict[str, list[str] | No
 
 #: Inputs' names a set operation's column is said by, at most; more are "x, or its like in N other inputs".
 SET_NAMES = 3
+#: Longer alternatives than this are said by the first alone ("x (or its like in 2 other inputs)"): a
+#: union of three expressions in words made a name longer than a sentence holds.
+SET_NAME_CHARS = 40
+_LIKE = re.compile(r" \(or its like in (\d+) other inputs?\)$")
 
 
 def _set_names(model: PlanModel, node: NodeView, memo: dict[str, list[str] | None]) -> list[str] | None:
@@ -242,10 +246,12 @@ def _set_names(model: PlanModel, node: NodeView, memo: dict[str, list[str] | Non
             out.append(given[j])
             continue
         # the others in brackets: "a = x or y" would read as a condition; a union of unions, one list
-        seen = list(dict.fromkeys(alt for names in inputs for alt in _alternatives(names[j])))
-        if len(seen) > SET_NAMES:
-            others = len(seen) - 1
-            out.append(f"{seen[0]} (or its like in {others} other input{'s' if others > 1 else ''})")
+        said = [_alternatives(names[j]) for names in inputs]
+        seen = list(dict.fromkeys(alt for alts, _ in said for alt in alts))
+        others = len(seen) - 1 + sum(unsaid for _, unsaid in said)
+        long = len(seen) > 2 and max(map(len, seen)) > SET_NAME_CHARS
+        if others and (len(seen) > SET_NAMES or len(seen) < others + 1 or long):
+            out.append(f"{_gist(seen[0])} (or its like in {others} other input{'s' if others > 1 else ''})")
         elif len(seen) > 1:
             out.append(f"{seen[0]} (or {' or '.join(seen[1:])})")
         else:
@@ -253,12 +259,34 @@ def _set_names(model: PlanModel, node: NodeView, memo: dict[str, list[str] | Non
     return out
 
 
-def _alternatives(name: str) -> list[str]:
-    """A name :func:`_set_names` made ("x (or y or z)") as its names, another as itself."""
-    head, sep, rest = name.partition(" (or ")
-    if not sep or not rest.endswith(")") or "(" in rest:
-        return [name]
-    return [head, *rest[:-1].split(" or ")]
+def _gist(name: str) -> str:
+    """A long name in words with a long bracket said by its first term: "the sum of (ss_ext_list_price −
+    …) ÷ 2", so that a condition on the column still fits a sentence."""
+    if len(name) <= SET_NAME_CHARS:
+        return name
+    return _LONG_BRACKET.sub(lambda m: f"({m.group(1)} {m.group(2)} …)", name)
+
+
+_LONG_BRACKET = re.compile(r"\((\S+) ([−+×÷]) [^()]{20,}\)")
+
+
+def _alternatives(name: str) -> tuple[list[str], int]:
+    """A name :func:`_set_names` made ("x (or y or z)", "x (or its like in 2 other inputs)") as the names it
+    says and the number of others it does not; another name as itself."""
+    like = _LIKE.search(name)
+    if like:
+        return [name[: like.start()]], int(like.group(1))
+    if not name.endswith(")"):
+        return [name], 0
+    depth = 0
+    for i in range(len(name) - 1, -1, -1):  # the bracket the name ends with: "x (or y)", x and y in words
+        depth += {")": 1, "(": -1}.get(name[i], 0)
+        if depth == 0:
+            break
+    head, inside = name[:i], name[i + 1 : -1]
+    if not head.endswith(" ") or not inside.startswith("or "):
+        return [name], 0
+    return [head.rstrip(), *inside[3:].split(" or ")], 0
 
 
 #: Relations that output their one input's columns as they are (then their emit).
