@@ -21,8 +21,8 @@ data access:
   TPC-DS folder with --tpch or --tpcds, and each path given with
   --table NAME=PATH (that file or folder only, not its siblings: you named it, so it is allowed;
   a plan's LocalFiles still may not read beside it).
-  With no root, no file can be read. `..`, links leaving a root, other URI schemes (http, s3,
-  hdfs...) and globs reaching outside are refused.
+  With no root, no file can be read. `..`, links leaving a root (or inside a folder read),
+  other URI schemes (http, s3, hdfs...) and globs reaching outside are refused.
 
   Named tables resolve case-insensitively: --table bindings first (the full dotted name, then
   its last part), then NAME.parquet / .csv / .tsv / .orc / .arrow / a folder NAME/ in a data dir.
