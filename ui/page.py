@@ -7,9 +7,10 @@ from typing import NamedTuple
 import streamlit as st
 
 from ui.graph.viewer import viewer_available
+from ui.markdown import md_escape
 from ui.preload import preload_result_modules
 from ui.state.plan_data import warm_spark
-from ui.state.plan_source import Plan, analyze_cached, current_model, plan_from_url, plan_sidebar
+from ui.state.plan_source import REFUSED, Plan, analyze_cached, current_model, plan_from_url, plan_sidebar
 from viz.model import PlanModel
 
 #: Whether a page opened on a plan may draw its graph first (:func:`open_plan`). Tests that drive
@@ -58,6 +59,9 @@ def open_plan(title: str, hint: str, empty: str | None = None, graph_first: bool
     if model is None:
         if plan is None:
             st.title(title)
+            refused = st.session_state.get(REFUSED)
+            if refused:  # said beside the upload too; here, where a person looks for the plan
+                st.error(md_escape(refused))
             st.info(hint)
         return None
     if empty is not None and not model.graph.nodes:

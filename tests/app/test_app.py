@@ -70,14 +70,17 @@ def test_a_bad_upload_shows_an_error_and_the_page_keeps_working():
     at = _app()
     at.sidebar.file_uploader[0].set_value(("broken.pb", b"\x08\x96\x01\xff\xff", "application/octet-stream")).run()
     assert not at.exception
-    # beside the uploader that holds it, not at the top of the page
+    # beside the uploader that holds it, and, with no plan open, where the plan would be
     assert at.sidebar.error and at.sidebar.error[0].value.startswith(
         "broken.pb was not opened: expected a Substrait Plan"
     )
-    assert not at.main.error
+    assert [e.value for e in at.main.error] == [at.sidebar.error[0].value]
     at.sidebar.selectbox(key="plan_sample").select("tutorial.json").run()
     assert not at.exception and not at.error
     assert is_graph(_dot(at))
+    # with a plan open, the refusal of another stays beside the uploader: the plan shown is not in question
+    at.sidebar.file_uploader[0].set_value(("broken.pb", b"\x08\x96\x01\xff\xff", "application/octet-stream")).run()
+    assert at.sidebar.error and not at.main.error and is_graph(_dot(at))
 
 
 def test_an_uploaded_json_plan_is_drawn():
