@@ -157,10 +157,15 @@ def _modulus(call: Call, args: list) -> Column:
 
 
 def _unary_int(name: str, op: Callable[[Column], Column]) -> Builder:
+    """``negate`` / ``abs`` of an integer under the ``overflow`` option; from a DataFusion plan that leaves
+    it out, an error, as its engine stops at the smallest integer's (its ``+`` and ``*`` wrap)."""
+
     def build(call: Call, args: list) -> Column:
         (a,) = _values(args)[:1]
         kind = _value_kind(call)
         if kind in INT_RANGE:
+            if call.dialect == "datafusion":
+                call.options.setdefault("overflow", ["ERROR"])
             return _int_result(call, name, op(a.cast(WIDE)), op(a), kind)
         return op(a)
 
