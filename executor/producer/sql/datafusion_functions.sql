@@ -105,3 +105,7 @@ SELECT n_nationkey, CAST(CAST(n_nationkey AS DECIMAL(10,3)) / 7 AS VARCHAR) AS d
 -- DataFusion's engine stops where abs or negation overflows (its + and * wrap): so does the run
 SELECT n_nationkey, abs(CASE WHEN n_nationkey = 3 THEN CAST(-9223372036854775808 AS BIGINT) ELSE n_nationkey END) AS a FROM nation
 ;
+-- name: x_date_plus_days
+-- (the analyzed form casts the days to an interval, a cast to interval_compound Spark's translation lacks)
+SELECT o_orderkey, o_orderdate + 1 AS d, o_orderdate - 30 AS e FROM orders WHERE o_orderkey < 10
+;

@@ -537,9 +537,6 @@ SELECT n_nationkey, avg(CAST(n_nationkey AS DECIMAL(10,2))) OVER (PARTITION BY n
 -- name: f_literal_of_a_wide_scale
 SELECT n_nationkey, CAST(3 AS DECIMAL(38,30)) AS a FROM nation WHERE n_nationkey < 2
 ;
--- name: f_date_plus_days
-SELECT o_orderkey, o_orderdate + 1 AS d, o_orderdate - 30 AS e FROM orders WHERE o_orderkey < 10
-;
 -- name: f_case_on_null
 SELECT n_nationkey, CASE WHEN NULL THEN 1 ELSE 2 END AS c FROM nation WHERE n_nationkey < 3
 ;
