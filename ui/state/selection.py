@@ -55,6 +55,8 @@ def resolve_node(node_ids: list[str], default: str | None, label: Callable[[str]
     if wanted is not None:
         st.session_state["node"] = wanted
         url.set("node", wanted)
+    # before the graph is drawn: an address that changes under a drawn graph moved its view
+    url.apply()
     return wanted
 
 

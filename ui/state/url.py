@@ -2,8 +2,9 @@
 
 Every change Streamlit makes to the address during a run is a new entry in the browser's history, so a
 page that set its plan, its node and a setting one by one left several entries for one step, and Back
-had to be pressed that many times. Changes are gathered here and made in one go at the end of the run
-(:func:`apply`, at the end of each page and of a fragment that changes the address); reads see them at
+had to be pressed that many times. Changes are gathered here and made in one go (:func:`apply`): when
+the page's node is resolved, before its graph is drawn (an address changing under a drawn graph moved
+its view), and at the end of each page and of a fragment that changes the address. Reads see them at
 once.
 """
 
