@@ -558,8 +558,8 @@ class ExprTranslator:
             return F.concat(F.date_format(value, "yyyy-MM-dd'T'HH:mm:ss"), fraction)
         if kind in ("fp32", "fp64"):
             self.tr.warn(
-                f"node {self.node_id}: a float cast to text is written as Spark writes it (1.0E20, Infinity), where "
-                "DataFusion, the plan's producer, writes 1e20 and inf beyond its own ranges"
+                f"node {self.node_id}: a float cast to text is written as Spark writes it (1.0E20, Infinity); "
+                "DataFusion, the plan's producer, writes some otherwise (1e20, inf)"
             )
         return None
 

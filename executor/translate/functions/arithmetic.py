@@ -128,8 +128,9 @@ def _decimal_divide(call: Call, a: Column, b: Column) -> Column:
     if len(operands) < 2 or any(t is None or t.WhichOneof("kind") != "decimal" for t in operands):
         return cut(a / b) if call.dialect == "datafusion" else a / b
     (p1, s1), (p2, s2) = ((t.decimal.precision, t.decimal.scale) for t in operands)
-    # Spark rounds its quotient at its own scale: cut toward zero from digits beyond the declared scale
-    # (a carry from them is then too rare to see), rounded at the declared scale as Spark gives it
+    # Spark rounds its quotient at its own scale: a DataFusion quotient is cut from one with spare digits
+    # beyond the declared scale where the dividend is small enough (a rounding carry through all of them
+    # is then too rare to matter)
     spares = (6, 3, 0) if call.dialect == "datafusion" else (0,)
     branches = []  # (the dividend's integer digits, its quotient), the most spare digits first
     for spare in spares:
