@@ -133,25 +133,37 @@ def spark_type_or_none(t: type_pb2.Type | None, user_types: Mapping[int, str] | 
 def result_type_notes(fields, schema: S.StructType, user_types: Mapping[int, str] | None = None) -> list[str]:
     """What a run's result says about its column types where they are not the plan's: a column whose
     Spark type is not the one the plan's derived type maps to, and a column whose type counts finer
-    than the microseconds Spark keeps. ``fields``: the node's derived schema (``viz.fields.Field``)."""
-    notes: list[str] = []
+    than the microseconds Spark keeps; columns alike in that said in one note. ``fields``: the node's
+    derived schema (``viz.fields.Field``)."""
+    differ: dict[tuple[str, str], list[str]] = {}  # (the plan's type, Spark's) -> the columns
+    finer: dict[str, list[str]] = {}
     for i, (f, have) in enumerate(zip(fields or (), schema.fields)):
         want = spark_type_or_none(f.type, user_types)
         if want is None:
             continue
-        label = f"column {i} ({f.name})" if f.name else f"column {i}"
+        label = f"{i} ({f.name})" if f.name else str(i)
         if _shape(want) != _shape(have.dataType):
-            notes.append(
-                f"{label} is {render(f.type)} in the plan, but Spark's result is {have.dataType.simpleString()}"
-            )
+            differ.setdefault((render(f.type), have.dataType.simpleString()), []).append(label)
             continue
         kind = f.type.WhichOneof("kind")
         if kind in _SUBSECOND_KINDS and getattr(f.type, kind).precision > 6:
-            notes.append(
-                f"{label} is {render(f.type)} in the plan: Spark keeps microseconds, so the digits "
-                f"below a microsecond are dropped"
-            )
+            finer.setdefault(render(f.type), []).append(label)
+    notes = [
+        f"{_columns(labels)} {'is' if len(labels) == 1 else 'are'} {plan} in the plan, but Spark's result is {spark}"
+        for (plan, spark), labels in differ.items()
+    ]
+    notes += [
+        f"{_columns(labels)} {'is' if len(labels) == 1 else 'are'} {plan} in the plan: Spark keeps microseconds, so "
+        "the digits below a microsecond are dropped"
+        for plan, labels in finer.items()
+    ]
     return notes
+
+
+def _columns(labels: list[str]) -> str:
+    if len(labels) == 1:
+        return f"column {labels[0]}"
+    return f"columns {', '.join(labels[:-1])} and {labels[-1]}"
 
 
 __all__ = ["ENGINE_USER_TYPES", "plan_user_types", "result_type_notes", "spark_type_or_none", "to_spark"]

@@ -661,3 +661,38 @@ def test_the_translation_reads_the_types_the_model_derived(spark, monkeypatch):
             translate(model, node_id, spark, catalog)
     assert asked  # function calls asked for their arguments' types
     assert typed_again == []
+
+
+def test_result_type_notes_say_columns_alike_once():
+    """TPC-DS q64's root: six sums the plan declares decimal<38,2>? that Spark gives as decimal(17,2) were six
+    notes of one sentence each; columns that differ alike are one note."""
+    from pyspark.sql import types as S
+
+    from executor.translate.types import result_type_notes
+    from google.protobuf.json_format import ParseDict
+    from substrait.type_pb2 import Type
+
+    from viz.fields import Field
+    from viz.types import type_json
+
+    dec = ParseDict(type_json("decimal<38,2>?"), Type())
+    nanos = Type(precision_timestamp=Type.PrecisionTimestamp(precision=9, nullability=Type.NULLABILITY_REQUIRED))
+    fields = [
+        Field("name", ParseDict(type_json("string"), Type())),
+        Field("s1", dec),
+        Field("s2", dec),
+        Field("ts", nanos),
+    ]
+    schema = S.StructType(
+        [
+            S.StructField("name", S.StringType()),
+            S.StructField("s1", S.DecimalType(17, 2)),
+            S.StructField("s2", S.DecimalType(17, 2)),
+            S.StructField("ts", S.TimestampNTZType()),
+        ]
+    )
+    assert result_type_notes(fields, schema) == [
+        "columns 1 (s1) and 2 (s2) are decimal<38,2>? in the plan, but Spark's result is decimal(17,2)",
+        "column 3 (ts) is precision_timestamp<9> in the plan: Spark keeps microseconds, so the digits below a "
+        "microsecond are dropped",
+    ]
