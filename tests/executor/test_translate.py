@@ -666,12 +666,11 @@ def test_the_translation_reads_the_types_the_model_derived(spark, monkeypatch):
 def test_result_type_notes_say_columns_alike_once():
     """TPC-DS q64's root: six sums the plan declares decimal<38,2>? that Spark gives as decimal(17,2) were six
     notes of one sentence each; columns that differ alike are one note."""
-    from pyspark.sql import types as S
-
-    from executor.translate.types import result_type_notes
     from google.protobuf.json_format import ParseDict
+    from pyspark.sql import types as S
     from substrait.type_pb2 import Type
 
+    from executor.translate.types import result_type_notes
     from viz.fields import Field
     from viz.types import type_json
 
