@@ -322,7 +322,7 @@ def _graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only:
     ~20 elements Streamlit would otherwise mark stale and redraw. A page drawing its graph first
     (``graph_only``) draws the graph alone; the viewer's "drawn" then reruns the whole page."""
     _draw_graph_and_inspector(plan, model, settings, graph_only)
-    url.apply()  # a run of this fragment alone does not reach the end of app.py
+    url.apply()  # a run of this fragment alone does not reach the end of the page
 
 
 def _draw_graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_only: bool) -> None:

@@ -181,10 +181,10 @@ def nested_name_count(t: Type | None) -> int:
     return count
 
 
-def problem(t: Type | None) -> str | None:
+def problem(t: Type | None, lengths: bool = True) -> str | None:
     """What makes a type invalid by the spec (a decimal's precision outside 1-38 or its scale outside
-    0-precision; a timestamp's precision outside 0-12; a text or binary length below 1), or None. Looks
-    inside structs, lists and maps."""
+    0-precision; a timestamp's precision outside 0-12; with ``lengths``, a text or binary length below 1),
+    or None. Looks inside structs, lists and maps."""
     stack = [t] if t is not None else []
     while stack:
         cur = stack.pop()
@@ -199,7 +199,7 @@ def problem(t: Type | None) -> str | None:
         elif which in ("precision_time", "precision_timestamp", "precision_timestamp_tz"):
             if not 0 <= body.precision <= 12:
                 return f"{which}<{body.precision}>: the precision is 0 to 12 digits of a second"
-        elif which in ("varchar", "fixed_char", "fixed_binary") and body.length < 1:
+        elif lengths and which in ("varchar", "fixed_char", "fixed_binary") and body.length < 1:
             return f"{which}<{body.length}>: the length is at least 1"
         elif which == "struct":
             stack.extend(body.types)

@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from substrait import algebra_pb2, plan_pb2
 
 from viz.deep import run_deep
-from viz.fields import dfs_names
 from viz.kinds import KINDS
 from viz.types import is_nullable
 
@@ -112,9 +111,9 @@ def _family(t) -> str:
 
 
 def _unique(names: list[str]) -> list[str]:
-    """A sub-plan's root names, a repeated one numbered (``x``, ``x (2)``): DataFusion's consumer refuses
-    a root whose names repeat (a join's two inputs each with a ``sum(x)``), which the plan's own root,
-    above a project that picks one, never has."""
+    """A sub-plan's root column names, a repeated one numbered (``x``, ``x (2)``): DataFusion's consumer
+    refuses a root whose columns repeat a name (a join's two inputs each with a ``sum(x)``), which the
+    plan's own root, above a project that picks one, never has. A struct's members keep their names."""
     seen: dict[str, int] = {}
     out = []
     for name in names:
@@ -240,7 +239,9 @@ class DataFusionRunner:
         plan.extensions.extend(model.plan.extensions)
         root = plan.relations.add().root
         root.input.CopyFrom(rel)
-        root.names.extend(_unique(dfs_names(schema)))
+        root.names.extend(
+            name for f, top in zip(schema, _unique([f.name for f in schema])) for name in (top, *f.nested)
+        )
         return plan
 
     def _projects_as_written(self, original: algebra_pb2.Rel, rel: algebra_pb2.Rel, node_id: str) -> None:

@@ -549,7 +549,7 @@ class ExprTranslator:
         if self.tr.model.conventions.dialect != "datafusion":
             return None
         if kind in ("precision_timestamp", "timestamp"):
-            micros = F.unix_micros(value.cast("timestamp")) % 1_000_000
+            micros = F.pmod(F.unix_micros(value.cast("timestamp")), F.lit(1_000_000))  # before 1970 too
             fraction = (
                 F.when(micros == 0, F.lit(""))
                 .when(micros % 1000 == 0, F.format_string(".%03d", (micros / 1000).cast("long")))
@@ -704,7 +704,8 @@ def _implicit_cast(column: Column, source: type_pb2.Type | None, target: type_pb
     return out
 
 
-#: Window functions whose value is a row of the frame (the others rank rows, and take no frame on Spark).
+#: Window functions whose value is a row of the frame (the others rank rows or read a row at an offset,
+#: and take no frame on Spark).
 _FRAMED_VALUES = frozenset({"first_value", "last_value", "nth_value"})
 
 
@@ -827,7 +828,10 @@ def _fits(target: type_pb2.Type, value) -> bool:
         return lo <= int(value) <= hi
     whole = target.decimal.precision - target.decimal.scale
     with decimal.localcontext(prec=120):  # the default 28 digits cannot hold a decimal(38,30) rounded
-        rounded = round(decimal.Decimal(str(value)), target.decimal.scale)
+        try:
+            rounded = round(decimal.Decimal(str(value)), target.decimal.scale)
+        except decimal.InvalidOperation:  # more digits than even that: far beyond any decimal type
+            return False
         return abs(rounded) < decimal.Decimal(10) ** whole
 
 

@@ -625,3 +625,11 @@ def test_an_invalid_type_is_an_error_on_its_node(t, says):
     assert [d.message for d in m.node("0").diagnostics if d.code == "invalid-type"] == [
         f"the base schema's x is not a valid type: {says}"
     ]
+
+
+def test_an_empty_string_literal_is_a_valid_type():
+    """isthmus writes every string literal as a fixed_char, so '' is a fixed_char<0>: its length is the
+    value's own, not an invalid type (a plan comparing a column with '' was refused)."""
+    rel = {"filter": {"input": C, "condition": call(1, field(1), {"literal": {"fixedChar": ""}})}}
+    m = model_of(plan(rel))
+    assert not [d for n in m.graph.nodes for d in m.node(n).diagnostics if d.code == "invalid-type"]

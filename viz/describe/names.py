@@ -225,8 +225,8 @@ def _column_names(model: PlanModel, node_id: str, memo: dict[str, list[str] | No
 
 #: Inputs' names a set operation's column is said by, at most; more are "x, or its like in N other inputs".
 SET_NAMES = 3
-#: Longer alternatives than this are said by the first alone ("x (or its like in 2 other inputs)"): a
-#: union of three expressions in words made a name longer than a sentence holds.
+#: Three or more alternatives, one longer than this, are said by the first alone ("x (or its like in 2
+#: other inputs)"): a union of three expressions in words made a name longer than a sentence holds.
 SET_NAME_CHARS = 40
 _LIKE = re.compile(r" \(or its like in (\d+) other inputs?\)$")
 

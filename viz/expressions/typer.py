@@ -120,8 +120,8 @@ class ExpressionTyper:
     def _diag(self, d: Diagnostic) -> None:
         self.diags.append(d)
 
-    def _check_type(self, t: type_pb2.Type | None, what: str) -> None:
-        why = T.problem(t)
+    def _check_type(self, t: type_pb2.Type | None, what: str, lengths: bool = True) -> None:
+        why = T.problem(t, lengths)
         if why is not None:
             self._diag(error("invalid-type", f"{what} is not a valid type: {why}", self.node))
 
@@ -712,7 +712,9 @@ class ExpressionTyper:
     # -- literals and constructors ----------------------------------------------------------
     def literal(self, lit: Expression.Literal, scope: Scope) -> Typed:
         t = literal_type(lit)
-        self._check_type(t, "a literal's type")
+        # an empty string's type is fixed_char<0> (isthmus writes every string as a fixed_char): its length
+        # is the value's own, so only the type's other bounds are checked
+        self._check_type(t, "a literal's type", lengths=False)
         text = literal_text(lit, self.ext.types)
         return Typed(t, text, _short(text, 24), nested_names_for(t))
 

@@ -109,3 +109,13 @@ SELECT n_nationkey, abs(CASE WHEN n_nationkey = 3 THEN CAST(-9223372036854775808
 -- (the analyzed form casts the days to an interval, a cast to interval_compound Spark's translation lacks)
 SELECT o_orderkey, o_orderdate + 1 AS d, o_orderdate - 30 AS e FROM orders WHERE o_orderkey < 10
 ;
+-- name: x_quotients_of_small_divisors
+-- Spark's quotient has few digits beyond the declared scale here: the dividend is widened for the cut
+SELECT n_nationkey, CAST(n_nationkey + 1 AS DECIMAL(15,2)) / CAST(1.5 AS DECIMAL(2,1)) AS a, CAST(n_nationkey - 12 AS DECIMAL(38,2)) / CAST(0.07 AS DECIMAL(3,2)) AS b, CAST(n_nationkey AS DECIMAL(38,4)) / CAST(3.33 AS DECIMAL(5,2)) AS c FROM nation
+;
+-- name: x_mean_of_wide_decimals
+SELECT n_regionkey, avg(s) AS a FROM (SELECT n_regionkey, n_nationkey, sum(CAST(n_nationkey AS DECIMAL(30,2)) / 3) AS s FROM nation GROUP BY n_regionkey, n_nationkey) t GROUP BY n_regionkey
+;
+-- name: x_text_of_times_before_1970
+SELECT o_orderkey, CAST(CAST(o_orderdate AS TIMESTAMP) - INTERVAL '30 years' + INTERVAL '0.5 seconds' AS VARCHAR) AS t, CAST(CAST(o_orderdate AS TIMESTAMP) - INTERVAL '30 years' - INTERVAL '0.000123 seconds' AS VARCHAR) AS u FROM orders WHERE o_orderkey < 20
+;

@@ -162,6 +162,52 @@ def _toward_zero(q: Column, scale: int) -> Column:
     return F.when(q >= 0, F.floor(q, scale)).otherwise(F.ceil(q, scale))
 
 
+def spark_divide_scale(p1: int, s1: int, p2: int, s2: int) -> int:
+    """The scale of Spark's ``decimal(p1,s1) / decimal(p2,s2)`` (precision loss allowed, its default)."""
+    scale = max(6, s1 + p2 + 1)
+    int_digits = p1 - s1 + s2
+    if int_digits + scale > 38:
+        scale = max(38 - int_digits, min(scale, 6))
+    return scale
+
+
+def decimal_quotient(
+    a: Column, b: Column, dividend: tuple[int, int], divisor: tuple[int, int], result: tuple[int, int], truncate: bool
+) -> Column:
+    """``a / b`` (decimals of the given (precision, scale)) as ``decimal(result)``.
+
+    Spark rounds its quotient half up at a scale of its own, which for wide operands is coarser than the
+    result's (``decimal(38,4) / decimal(38,4)`` keeps 6 digits where DataFusion declares 8, TPC-H q08's
+    share). Its scale grows as the dividend's integer digits shrink and its own scale grows, so a dividend
+    whose value fits in fewer integer digits is divided at a finer scale. With ``truncate`` (DataFusion
+    cuts a quotient toward zero), the cut is made from a quotient with spare digits beyond the result's
+    (6 where the dividend is small enough, else 3, else none: a rounding carry through all of them is too
+    rare to matter)."""
+    (p1, s1), (p2, s2), (precision, scale) = dividend, divisor, result
+    declared = f"decimal({precision},{scale})"
+
+    def cut(q: Column) -> Column:
+        return (_toward_zero(q, scale) if truncate else q).cast(declared)
+
+    out = cut(a / b)
+    branches: list[tuple[int, Column]] = []  # (the dividend's integer digits, its quotient), most spare first
+    for spare in (6, 3, 0) if truncate else (0,):
+        if spark_divide_scale(p1, s1, p2, s2) >= scale + spare:
+            break  # Spark's own quotient has as many spare digits
+        a_scale = max(s1, scale + spare - p2 - 1)  # the dividend's scale that gives the quotient's
+        whole = 38 - s2 - max(6, a_scale + p2 + 1)  # the dividend's integer digits that keep it unadjusted
+        if whole < 1 or whole + a_scale > 38:
+            continue
+        quotient = cut(a.cast(f"decimal({whole + a_scale},{a_scale})") / b.cast(f"decimal({p2},{s2})"))
+        if whole >= p1 - s1:  # every value of the dividend fits: no other branch is needed
+            out = quotient
+            break
+        branches.append((whole, quotient))
+    for whole, quotient in reversed(branches):
+        out = F.when(F.abs(a) < _big(10**whole), quotient).otherwise(out)
+    return out
+
+
 def _float_rounding(call: Call) -> None:
     """Spark's float arithmetic rounds ties to even (IEEE 754); other modes get a warning."""
     _option(call, "rounding", ("TIE_TO_EVEN",), "TIE_TO_EVEN")

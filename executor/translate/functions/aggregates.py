@@ -19,10 +19,10 @@ from ._common import (
     _float_rounding,
     _kind,
     _option,
-    _toward_zero,
     _value_kind,
     _values,
     base_name,
+    decimal_quotient,
 )
 
 
@@ -98,15 +98,19 @@ def _agg(fn: str, distinct_ok: bool = True) -> Builder:
 
 def _avg(call: Call, args: list) -> Column:
     """The mean; of decimals from a DataFusion plan, cut toward zero as its engine cuts it (Spark's
-    ``avg`` rounds half up). Both type the mean of ``decimal(p,s)`` as ``decimal(p+4,s+4)`` (at most 38)."""
+    ``avg`` rounds half up). Both type the mean of ``decimal(p,s)`` as ``decimal(p+4,s+4)`` (at most 38);
+    the sum is ``decimal(p+10,s)``, the count a ``decimal(20,0)`` to divide by."""
     x = _one(args)
-    mean = call.over(F.sum_distinct(x)) / call.over(F.count_distinct(x)) if call.distinct else None
     arg = call.arg_types[0] if call.arg_types else None
     if call.dialect == "datafusion" and _kind(arg) == "decimal":
-        precision, scale = min(38, arg.decimal.precision + 4), min(38, arg.decimal.scale + 4)
-        quotient = call.over(F.sum(x)) / call.over(F.count(x)) if mean is None else mean
-        return _toward_zero(quotient, scale).cast(f"decimal({precision},{scale})")
-    return F.avg(x) if mean is None else mean
+        p, s = arg.decimal.precision, arg.decimal.scale
+        total, count = (F.sum_distinct(x), F.count_distinct(x)) if call.distinct else (F.sum(x), F.count(x))
+        return decimal_quotient(
+            call.over(total), call.over(count), (min(38, p + 10), s), (20, 0), (min(38, p + 4), min(38, s + 4)), True
+        )
+    if call.distinct:
+        return call.over(F.sum_distinct(x)) / call.over(F.count_distinct(x))
+    return F.avg(x)
 
 
 def _any_value(call: Call, args: list) -> Column:

@@ -31,6 +31,7 @@ from ._common import (
     _toward_zero,
     _value_kind,
     _values,
+    decimal_quotient,
 )
 
 # --- arithmetic ------------------------------------------------------------------------------
@@ -95,54 +96,20 @@ def _divide(call: Call, args: list) -> Column:
     return out
 
 
-def _spark_divide_scale(p1: int, s1: int, p2: int, s2: int) -> int:
-    """The scale of Spark's ``decimal(p1,s1) / decimal(p2,s2)`` (precision loss allowed, its default)."""
-    scale = max(6, s1 + p2 + 1)
-    int_digits = p1 - s1 + s2
-    if int_digits + scale > 38:
-        scale = max(38 - int_digits, min(scale, 6))
-    return scale
-
-
 def _decimal_divide(call: Call, a: Column, b: Column) -> Column:
-    """``a / b`` to the declared scale, which may be finer than Spark's, cut as the plan's producer cuts
-    it: DataFusion truncates the quotient toward zero (``2 / 3`` is ``0.666666``), Spark rounds half up.
-
-    Spark keeps only 6 digits after the point when the operands are wide: ``decimal(38,4) /
-    decimal(38,4)`` is ``decimal(38,6)``, where DataFusion declares ``decimal(38,8)`` (TPC-H q08's
-    share). Spark's scale grows as the dividend's integer digits shrink, so a dividend whose value
-    fits in fewer digits is narrowed first; a larger value takes Spark's own scale.
-    """
+    """``a / b`` of decimals to the declared scale (:func:`decimal_quotient`), cut as the plan's producer
+    cuts it: DataFusion truncates toward zero (``2 / 3`` is ``0.666666``), Spark rounds half up."""
     out = call.output_type
     if out is None or out.WhichOneof("kind") != "decimal":
         return a / b
-    precision, scale = out.decimal.precision, out.decimal.scale
-    declared = f"decimal({precision},{scale})"  # each branch: a CASE of two decimals may round to the coarser
-
-    def cut(q: Column) -> Column:
-        if call.dialect != "datafusion":
-            return q.cast(declared)
-        return _toward_zero(q, scale).cast(declared)
-
+    truncate = call.dialect == "datafusion"
     operands = call.arg_types[:2]
     if len(operands) < 2 or any(t is None or t.WhichOneof("kind") != "decimal" for t in operands):
-        return cut(a / b) if call.dialect == "datafusion" else a / b
+        if not truncate:
+            return a / b
+        return _toward_zero(a / b, out.decimal.scale).cast(f"decimal({out.decimal.precision},{out.decimal.scale})")
     (p1, s1), (p2, s2) = ((t.decimal.precision, t.decimal.scale) for t in operands)
-    # Spark rounds its quotient at its own scale: a DataFusion quotient is cut from one with spare digits
-    # beyond the declared scale where the dividend is small enough (a rounding carry through all of them
-    # is then too rare to matter)
-    spares = (6, 3, 0) if call.dialect == "datafusion" else (0,)
-    branches = []  # (the dividend's integer digits, its quotient), the most spare digits first
-    for spare in spares:
-        int_digits = 38 - scale - spare - s2  # the dividend's integer digits that give that scale
-        if scale + spare > _spark_divide_scale(p1, s1, p2, s2) and 0 < int_digits < p1 - s1:
-            branches.append((int_digits, cut(a.cast(f"decimal({int_digits + s1},{s1})") / b)))
-    if not branches:
-        return cut(a / b) if call.dialect == "datafusion" else a / b
-    out = cut(a / b)
-    for int_digits, quotient in reversed(branches):
-        out = F.when(F.abs(a) < _big(10**int_digits), quotient).otherwise(out)
-    return out
+    return decimal_quotient(a, b, (p1, s1), (p2, s2), (out.decimal.precision, out.decimal.scale), truncate)
 
 
 def _modulus(call: Call, args: list) -> Column:
@@ -158,14 +125,14 @@ def _modulus(call: Call, args: list) -> Column:
 
 
 def _unary_int(name: str, op: Callable[[Column], Column]) -> Builder:
-    """``negate`` / ``abs`` of an integer under the ``overflow`` option; from a DataFusion plan that leaves
-    it out, an error, as its engine stops at the smallest integer's (its ``+`` and ``*`` wrap)."""
+    """``negate`` / ``abs`` of an integer under the ``overflow`` option; ``abs`` from a DataFusion plan that
+    leaves it out stops at the smallest integer, as its engine does (its negation of a column wraps)."""
 
     def build(call: Call, args: list) -> Column:
         (a,) = _values(args)[:1]
         kind = _value_kind(call)
         if kind in INT_RANGE:
-            if call.dialect == "datafusion":
+            if call.dialect == "datafusion" and name == "abs":
                 call.options.setdefault("overflow", ["ERROR"])
             return _int_result(call, name, op(a.cast(WIDE)), op(a), kind)
         return op(a)
