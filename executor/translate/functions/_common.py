@@ -171,6 +171,17 @@ def spark_divide_scale(p1: int, s1: int, p2: int, s2: int) -> int:
     return scale
 
 
+def _narrowed(whole: int, s1: int, p2: int, s2: int, wanted: int) -> tuple[int, int] | None:
+    """The most integer digits (below ``whole``, the dividend's own) and the scale a dividend may be cast
+    to so that Spark's quotient by a ``decimal(p2,s2)`` keeps at least ``wanted`` digits after the point;
+    None where none do. Its own scale first; a finer one where the divisor is narrow."""
+    for a_scale in dict.fromkeys((s1, max(s1, wanted - p2 - 1))):
+        for digits in range(min(whole, 38 - a_scale), 0, -1):
+            if spark_divide_scale(digits + a_scale, a_scale, p2, s2) >= wanted:
+                return digits, a_scale
+    return None
+
+
 def decimal_quotient(
     a: Column, b: Column, dividend: tuple[int, int], divisor: tuple[int, int], result: tuple[int, int], truncate: bool
 ) -> Column:
@@ -194,10 +205,10 @@ def decimal_quotient(
     for spare in (6, 3, 0) if truncate else (0,):
         if spark_divide_scale(p1, s1, p2, s2) >= scale + spare:
             break  # Spark's own quotient has as many spare digits
-        a_scale = max(s1, scale + spare - p2 - 1)  # the dividend's scale that gives the quotient's
-        whole = 38 - s2 - max(6, a_scale + p2 + 1)  # the dividend's integer digits that keep it unadjusted
-        if whole < 1 or whole + a_scale > 38:
+        found = _narrowed(p1 - s1, s1, p2, s2, scale + spare)
+        if found is None:
             continue
+        whole, a_scale = found
         quotient = cut(a.cast(f"decimal({whole + a_scale},{a_scale})") / b.cast(f"decimal({p2},{s2})"))
         if whole >= p1 - s1:  # every value of the dividend fits: no other branch is needed
             out = quotient
