@@ -15,6 +15,7 @@ from pyspark.sql import types as S
 from substrait import type_pb2
 
 from viz.types import render
+from viz.words import and_list
 
 from ..errors import Unsupported
 
@@ -161,9 +162,7 @@ def result_type_notes(fields, schema: S.StructType, user_types: Mapping[int, str
 
 
 def _columns(labels: list[str]) -> str:
-    if len(labels) == 1:
-        return f"column {labels[0]}"
-    return f"columns {', '.join(labels[:-1])} and {labels[-1]}"
+    return f"{'column' if len(labels) == 1 else 'columns'} {and_list(labels)}"
 
 
 __all__ = ["ENGINE_USER_TYPES", "plan_user_types", "result_type_notes", "spark_type_or_none", "to_spark"]
