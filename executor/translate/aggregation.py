@@ -23,7 +23,6 @@ from ..spark.jvm import col, sql_type
 from .context import Parts, Translating
 from .expr import ExprTranslator, Record
 from .functions import resolve as resolve_function
-from .functions import supported
 from .types import to_spark
 
 #: Expression kinds a project over a global aggregate keeps in a select of its own.
@@ -246,15 +245,7 @@ def window(tr: Translating, node: NodeView) -> DataFrame:
     spec = Window.partitionBy(*[ex.expr(p) for p in body.partition_expressions])
     if body.sorts:
         spec = spec.orderBy(*[ex.sort_column(s) for s in body.sorts])
-    elif any(not _aggregates(tr, f) for f in body.window_functions):
-        # Spark ranks only over an ordered window; without sorts every row is a peer of every other
-        # (an aggregate's frame is set by its bounds either way)
-        spec = spec.orderBy(F.lit(0))
+    else:
+        spec = ex.unordered(spec, body.window_functions)
     added = [ex.over(f, spec) for f in body.window_functions]
     return df.select(*[col(c) for c in tr.names(n)], *[c.alias(tr.name(n + i)) for i, c in enumerate(added)])
-
-
-def _aggregates(tr: Translating, f) -> bool:
-    """Whether a window relation's function is an aggregate (else a ranking or offset function)."""
-    ref = tr.model.extensions.functions.get(f.function_reference)
-    return ref is not None and supported(ref.compound_name, "aggregate") is None

@@ -408,11 +408,19 @@ class ExprTranslator:
         if f.sorts:
             spec = spec.orderBy(*[self.sort_column(s) for s in f.sorts])
         else:
-            ref = self.tr.model.extensions.functions.get(f.function_reference)
-            if ref is not None and _functions().supported(ref.compound_name, "aggregate") is not None:
-                # Spark ranks only over an ordered window; without sorts every row is a peer of every other
-                spec = spec.orderBy(F.lit(0))
+            spec = self.unordered(spec, [f])
         return self.over(f, spec)
+
+    def unordered(self, spec, fs) -> object:
+        """A window without sorts for the window functions ``fs``: Spark ranks only over an ordered window,
+        so where one of them ranks rows (is no aggregate), every row is a peer of every other, ordered by a
+        constant; an aggregate's frame is set by its bounds either way."""
+        functions = _functions()
+        for f in fs:
+            ref = self.tr.model.extensions.functions.get(f.function_reference)
+            if ref is None or functions.supported(ref.compound_name, "aggregate") is not None:
+                return spec.orderBy(F.lit(0))
+        return spec
 
     def over(self, f, spec) -> Column:
         """A window function (``Expression.WindowFunction`` or a window relation's function) over ``spec``."""
@@ -422,14 +430,15 @@ class ExprTranslator:
         call, args = self.call(f, distinct=f.invocation == _INVOCATION_DISTINCT)
         # ``over`` needs the bare function: the cast to the declared type comes after it.
         declared, call.output_type = call.output_type, None
-        windowed = functions.resolve(call.name) in functions.ORDERED_AGGREGATES  # first_value: a window's own
+        resolved = functions.resolve(call.name)
+        windowed = resolved in functions.ORDERED_AGGREGATES  # first_value: a window's own
         if not windowed and functions.supported(call.name, "aggregate") is None:
             # An aggregate over a window takes the function's frame (ROWS or RANGE bounds).
             spec = call.window = _frame(spec, f, name)
             out = functions.aggregate(call, args)
         else:
             out = functions.window(call, args)
-            if functions.resolve(call.name) in _FRAMED_VALUES:  # a value of the frame, not of a rank
+            if resolved in _FRAMED_VALUES:  # a value of the frame, not of a rank
                 spec = _frame(spec, f, name)
         self._warn(call)
         if not call.windowed:  # a builder that combines aggregates put the window on each itself
