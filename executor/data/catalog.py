@@ -204,8 +204,9 @@ class Catalog:
     # ---- named tables -------------------------------------------------------------------
 
     def named_table(self, spark, names: Sequence[str]):
-        """The DataFrame for a ``NamedTable``'s names. Raises ``TableNotFound``."""
-        src = self._find(names)
+        """The DataFrame for a ``NamedTable``'s names. Raises ``TableNotFound``, and ``Refused`` for a folder
+        holding a link out of the roots (:meth:`_read` checks every path it reads)."""
+        src = self._source(names)
         if src is not None:
             return self._read(spark, src.path, src.format, _named_options(src.format))
         if self.use_spark_catalog:
