@@ -11,6 +11,7 @@ import streamlit as st
 from executor.data.catalog import unbound_tables
 from ui.graph.viewer import graph_view
 from ui.markdown import md_escape
+from ui.page import run_page
 from ui.panels.boundary import panel
 from ui.panels.output_comparison import compare_panel
 from ui.panels.schema_table import NAME_BREAKS, code_html
@@ -433,6 +434,4 @@ def _matched_pair(
     )
 
 
-with panel("the Compare plans page"):
-    main()
-url.apply()  # the address changes once, at the end of the page's run
+run_page("the Compare plans page", main)

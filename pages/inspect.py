@@ -11,7 +11,7 @@ import streamlit as st
 
 from ui.graph.viewer import graph_view, plan_dot
 from ui.markdown import md_escape
-from ui.page import open_plan
+from ui.page import open_plan, run_page
 from ui.panels.boundary import panel
 from ui.panels.column_lineage import column_clicked, lineage_highlight, lineage_panel
 from ui.panels.cross_engine import bisect_controls, compare_section, engine_overlay, portability_controls
@@ -424,6 +424,4 @@ def _draw_graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_
             _diagnostics_list(model)
 
 
-with panel("the Inspect page"):
-    main()
-url.apply()  # the address changes once, at the end of the page's run
+run_page("the Inspect page", main)

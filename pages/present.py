@@ -14,8 +14,7 @@ import streamlit as st
 from executor.jobs.run import run_node
 from ui.graph.viewer import graph_view
 from ui.markdown import md_escape
-from ui.page import open_plan
-from ui.panels.boundary import panel
+from ui.page import open_plan, run_page
 from ui.panels.report_button import report_button
 from ui.rows import show_rows
 from ui.state import url
@@ -248,6 +247,4 @@ def main() -> None:
     _story(order, sentences, selected)
 
 
-with panel("the Present page"):
-    main()
-url.apply()  # the address changes once, at the end of the page's run
+run_page("the Present page", main)

@@ -17,6 +17,7 @@ from executor.engines.sql_plan import FORM_WORDS, MAX_SQL_CHARS, SqlPlan, catalo
 from executor.errors import ExecutionError
 from ui.graph.viewer import graph_view
 from ui.markdown import md_escape
+from ui.page import run_page
 from ui.panels.boundary import panel
 from ui.sql_examples import EXAMPLES
 from ui.state import url
@@ -218,6 +219,4 @@ def main() -> None:
             _result(made)
 
 
-with panel("the SQL to plan page"):
-    main()
-url.apply()  # the address changes once, at the end of the page's run
+run_page("the SQL to plan page", main)

@@ -17,7 +17,7 @@ from executor.jobs.run import RunResult
 from executor.jobs.step import count_notes, cross_product_warning, run_step
 from ui.graph.viewer import graph_view
 from ui.markdown import md_escape, md_message
-from ui.page import open_plan
+from ui.page import open_plan, run_page
 from ui.panels.boundary import panel
 from ui.panels.output_comparison import compare_panel
 from ui.panels.row_counts import finished_profile, profile_overlay
@@ -296,6 +296,4 @@ def _rows(
             )
 
 
-with panel("the Step through page"):
-    main()
-url.apply()  # the address changes once, at the end of the page's run
+run_page("the Step through page", main)

@@ -18,9 +18,8 @@ from executor.data.catalog import TableStatus, file_words, plan_columns_by_table
 from executor.data.columns import ColumnCheck, check_bases, file_columns
 from executor.errors import ExecutionError
 from ui.markdown import md_escape
-from ui.panels.boundary import panel
+from ui.page import run_page
 from ui.rows import wrapped_row_px
-from ui.state import url
 from ui.state.entry import through_app
 from ui.state.plan_data import (
     SUITES,
@@ -388,6 +387,4 @@ def _bind(plan, name: str, path: str) -> None:
     st.rerun()
 
 
-with panel("the Tables page"):
-    main()
-url.apply()  # the address changes once, at the end of the page's run
+run_page("the Tables page", main)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import streamlit as st
 
 from ui.graph.viewer import viewer_available
 from ui.markdown import md_escape
+from ui.panels.boundary import panel
 from ui.preload import preload_result_modules
+from ui.state import url
 from ui.state.plan_data import warm_spark
 from ui.state.plan_source import REFUSED, Plan, analyze_cached, current_model, plan_from_url, plan_sidebar
 from viz.model import PlanModel
@@ -76,3 +79,11 @@ def _opened(plan: Plan, model: PlanModel, graph_only: bool) -> Opened:
     if not graph_only:  # the graph alone draws first, with nothing else loading
         preload_result_modules()
     return Opened(plan, model, graph_only)
+
+
+def run_page(name: str, main: Callable[[], None]) -> None:
+    """A page's run: its ``main`` in a panel (a failure is said in its place, ``name`` naming the page),
+    then the run's changes to the address made in one change (:mod:`ui.state.url`)."""
+    with panel(name):
+        main()
+    url.apply()
