@@ -201,9 +201,10 @@ def decimal_quotient(
         return (_toward_zero(q, scale) if truncate else q).cast(declared)
 
     out = cut(a / b)
+    own = spark_divide_scale(p1, s1, p2, s2)
     branches: list[tuple[int, Column]] = []  # (the dividend's integer digits, its quotient), most spare first
     for spare in (6, 3, 0) if truncate else (0,):
-        if spark_divide_scale(p1, s1, p2, s2) >= scale + spare:
+        if own >= scale + spare:
             break  # Spark's own quotient has as many spare digits
         found = _narrowed(p1 - s1, s1, p2, s2, scale + spare)
         if found is None:
