@@ -369,7 +369,7 @@ def _load_json(data: bytes) -> LoadedPlan:
         raise PlanLoadError("not loadable: JSON nested deeper than this tool supports") from None
     except ValueError:  # Python's limit on the digits of one integer (no plan's number has that many)
         raise PlanLoadError(
-            "not a Substrait plan: the JSON holds a number of thousands of digits; a plan's numbers fit in 64 bits"
+            "not a Substrait plan: JSON with a number of thousands of digits, where a plan's numbers fit in 64 bits"
         ) from None
     if not isinstance(doc, dict):
         raise PlanLoadError(
