@@ -5,11 +5,11 @@ about as late as the last. Taking turns, each run gets the whole machine while i
 first ones end early; what a run does outside Spark (translating the plan, drawing its rows) still
 overlaps with the others. Waiting work is served fairly between people: the next turn goes to the
 owner (a browser session) served least recently, so one person's many clicks do not hold the others
-back. Among them, work that reads an order of magnitude less data goes first (most people then wait
-less), and of work reading the same order, what took less time when it last ran (the same work run
-before: a rehearsal, another person's run); but no waiting turn is passed more than :data:`PASS_LIMIT`
-times (a few short runs' wait). A waiting turn says where it stands ("2nd in line") and gives up when its
-work is stopped.
+back. Among them the shortest work goes first, so most people wait less: work whose turn took less
+time when it last ran (the same work on the same tables: a rehearsal, another person's run), then
+work never run, smaller reads first (an order of magnitude less data). No waiting turn is passed more
+than :data:`PASS_LIMIT` times (a few short runs' wait). A waiting turn says where it stands
+("2nd in line") and gives up when its work is stopped.
 
 ``SUBSTRAIT_VIZ_RUN_SLOTS`` sets how many turns run at once (default: one per two cores, at least one).
 """
@@ -66,17 +66,14 @@ class Line:
 
     def _order(self) -> list[_Ticket]:
         """The waiting tickets in the order they will be served: owners served least recently first,
-        then smaller work first (a ticket passed ``pass_limit`` times before all), then work that took
-        less time before, then first come first served."""
+        then (a ticket passed ``pass_limit`` times before all) work that took less time when it last ran,
+        then work never run, smaller reads first, then first come first served."""
 
         def key(t: _Ticket) -> tuple:
-            limit_reached = t.passed >= self.pass_limit
-            return (
-                self._served.get(t.owner, -1),
-                -1 if limit_reached else t.size,
-                0 if limit_reached else t.took,
-                t.number,
-            )
+            if t.passed >= self.pass_limit:
+                return (self._served.get(t.owner, -1), -1.0, 0, t.number)
+            # the time of a run before says more about this one than the size of what it reads
+            return (self._served.get(t.owner, -1), t.took, t.size, t.number)
 
         return sorted(self._waiting, key=key)
 
