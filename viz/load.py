@@ -43,6 +43,9 @@ class LoadedPlan:
     #: How many relations sit inside expressions (subqueries), when the loader counted them (JSON);
     #: 0 lets the graph skip looking for subqueries.
     nested_rels: int | None = None
+    #: Fields of the wrong kind inside a relation, left out: (the relation's ``Rel`` message, where, what
+    #: was wrong). The model puts each on its relation's node as an error, so the rest of the plan shows.
+    bad_fields: list[tuple[algebra_pb2.Rel, str, str]] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -117,6 +120,8 @@ class _MessagePlan:
 
 #: Message types whose ``Rel`` fields hold a relation's inputs or a plan's top relations; a ``Rel``
 #: anywhere else is nested in an expression (a subquery).
+_REL = algebra_pb2.Rel.DESCRIPTOR
+
 _INPUT_HOLDERS = frozenset(
     {f.message_type.full_name for f in algebra_pb2.Rel.DESCRIPTOR.oneofs_by_name["rel_type"].fields}
     | {"substrait.RelRoot", "substrait.PlanRel"}
@@ -231,27 +236,36 @@ def _scalar(f: FieldDescriptor, v: Any) -> Any:
 def _json_to_plan(root: dict, diags: list[Diagnostic], state: dict) -> plan_pb2.Plan:
     """Build the Plan from its JSON dict in one iterative pass: upgrade legacy fields, drop (and
     report) unknown ones, and set every field directly (protobuf's ``json_format`` is recursive and
-    several times slower). Counts the ``Rel`` messages nested in expressions in ``state["nested_rels"]``."""
+    several times slower). Counts the ``Rel`` messages nested in expressions in ``state["nested_rels"]``.
+    A value of the wrong kind inside a relation is left out and listed in ``state["bad_fields"]`` with
+    its relation; anywhere else (the extensions, the root's names) it refuses the plan."""
     notes: Notes = Counter()
     unknown: Counter = Counter()
     unknown_example: dict[str, str] = {}
     cache: dict = {}
     nested = 0
+    bad: list[tuple[algebra_pb2.Rel, str, str]] = []
     plan = plan_pb2.Plan()
-    stack: list[tuple[dict, Message, _Path | None, Descriptor]] = [(root, plan, None, plan.DESCRIPTOR)]
+    # (the JSON object, its message, where, the message's type, the relation it is in or is)
+    stack: list[tuple[dict, Message, _Path | None, Descriptor, Message | None]] = [
+        (root, plan, None, plan.DESCRIPTOR, None)
+    ]
     pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        d, msg, path, desc = pop()
+        d, msg, path, desc, rel = pop()
         mplan = cache.get(desc) or _message_plan(desc, cache)
         if mplan.hook is not None and (mplan.trigger is None or not mplan.trigger.isdisjoint(d)):
             try:
                 mplan.hook(d, notes, state)
             except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
                 # a legacy field of the wrong shape (the upgrade rules expect the legacy layout)
-                raise PlanLoadError(
-                    f"not a valid Substrait plan: at {_path_text(path) if path else desc.name}: a legacy "
-                    f"field of {desc.full_name} does not have the expected shape ({exc})"
-                ) from None
+                what = f"a legacy field of {desc.full_name} does not have the expected shape ({exc})"
+                if rel is None:
+                    raise PlanLoadError(
+                        f"not a valid Substrait plan: at {_path_text(path) if path else desc.name}: {what}"
+                    ) from None
+                bad.append((rel, _path_text(path), f"{what}; none of its fields is read"))
+                continue
         fields = mplan.fields
         for key, value in d.items():
             entry = fields.get(key)
@@ -271,7 +285,7 @@ def _json_to_plan(root: dict, diags: list[Diagnostic], state: dict) -> plan_pb2.
                     child = getattr(msg, name)
                     child.SetInParent()
                     if value or not same:  # an empty object (``"rootReference": {}``) is done once set
-                        push((value, child, (path, key, None), extra))
+                        push((value, child, (path, key, None), extra, child if extra is _REL else rel))
                     nested += is_rel
                 elif how == _SCALAR:
                     setattr(msg, name, value if type(value) is same else _scalar(f, value))
@@ -283,7 +297,8 @@ def _json_to_plan(root: dict, diags: list[Diagnostic], state: dict) -> plan_pb2.
                     for i, item in enumerate(value):
                         if not isinstance(item, dict):
                             raise _Bad(f"expected a list of objects, item {i} is {type(item).__name__}")
-                        items.append((item, add(), (path, key, i), extra))
+                        child = add()
+                        items.append((item, child, (path, key, i), extra, child if extra is _REL else rel))
                     items.reverse()
                     extend(items)
                     if is_rel:
@@ -318,14 +333,15 @@ def _json_to_plan(root: dict, diags: list[Diagnostic], state: dict) -> plan_pb2.
                         )
                         continue
                     json_format.ParseDict({key: value}, msg, max_recursion_depth=10**6)
-            except _Bad as exc:
-                raise PlanLoadError(f"not a valid Substrait plan: at {_path_text(path, key)}: {exc}") from None
-            except (ValueError, TypeError, json_format.ParseError) as exc:
-                raise PlanLoadError(
-                    f"not a valid Substrait plan: at {_path_text(path, key)}: {str(exc).splitlines()[0]}"
-                ) from None
+            except (_Bad, ValueError, TypeError, json_format.ParseError) as exc:
+                what = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                if rel is None:
+                    raise PlanLoadError(f"not a valid Substrait plan: at {_path_text(path, key)}: {what}") from None
+                msg.ClearField(name)  # nothing of it kept: a part of a list or an object would mislead
+                bad.append((rel, _path_text(path, key), what))
     finish_notes(notes, unknown, unknown_example, diags)
     state["nested_rels"] = nested
+    state["bad_fields"] = bad
     return plan
 
 
@@ -418,7 +434,14 @@ def _load_binary(data: bytes) -> LoadedPlan:
 def _finish(plan: plan_pb2.Plan, fmt: str, diags: list[Diagnostic], state: dict) -> LoadedPlan:
     if not plan.HasField("version"):
         diags.append(info("no-version", "the plan has no version field (producers before Substrait 0.17 omit it)"))
-    return LoadedPlan(plan, fmt, diags, set(state.get("legacy_uri_anchors", ())), state.get("nested_rels"))
+    return LoadedPlan(
+        plan,
+        fmt,
+        diags,
+        set(state.get("legacy_uri_anchors", ())),
+        state.get("nested_rels"),
+        state.get("bad_fields", []),
+    )
 
 
 def load_plan(data: bytes) -> LoadedPlan:

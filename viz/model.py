@@ -19,7 +19,7 @@ from typing import Generic, TypeVar
 from substrait import plan_pb2
 
 from .deep import gc_paused, run_deep
-from .errors import Diagnostic, Severity, warning
+from .errors import Diagnostic, PlanLoadError, Severity, error, warning
 from .errors import info as info_diagnostic
 from .extensions import Extensions
 from .fields import Field
@@ -237,6 +237,29 @@ def _producer_conventions(
     return infos, current
 
 
+def _bad_fields(loaded: LoadedPlan, graph: PlanGraph) -> list[Diagnostic]:
+    """An error on its relation's node for each field the loader left out (a value of the wrong kind):
+    that relation is read without it, so it is not run. Raises ``PlanLoadError`` for one whose relation
+    is not a node (the plan cannot be shown around it)."""
+    if not loaded.bad_fields:
+        return []
+    node_of = {id(node.rel): node_id for node_id, node in graph.nodes.items()}
+    out = []
+    for rel, path, what in loaded.bad_fields:
+        node_id = node_of.get(id(rel))
+        if node_id is None:
+            raise PlanLoadError(f"not a valid Substrait plan: at {path}: {what}")
+        out.append(
+            error(
+                "bad-field",
+                f"{path}: {what}; the field is left out, so this relation is not what its producer wrote",
+                node_id,
+                path,
+            )
+        )
+    return out
+
+
 def analyze_loaded(loaded: LoadedPlan) -> PlanModel:
     def work() -> PlanModel:
         graph = build_graph(loaded.plan, subqueries=loaded.nested_rels != 0)
@@ -253,7 +276,7 @@ def analyze_loaded(loaded: LoadedPlan) -> PlanModel:
             )
         if root_name_mismatches(graph, infos) or _errors(infos):
             infos, conventions = _producer_conventions(graph, ext, infos, loaded, conventions)
-        for d in graph.diagnostics:
+        for d in graph.diagnostics + _bad_fields(loaded, graph):
             infos[d.node].diagnostics.insert(0, d) if d.node in infos else loaded.diagnostics.append(d)
         properties, findings = derive_properties(graph, infos, ext, conventions)
         for d in findings:

@@ -245,7 +245,11 @@ def test_deep_plans_load_in_json_and_binary(depth):
         (b'{"relations": [,]}', "invalid JSON at line 1, column 16"),
         (b'{"name": "package.json", "version": "1.0"}', "a JSON object without 'relations' (its keys: name, version)"),
         (b"[1, 2, 3]", "not a Substrait plan: a JSON array, expected an object with 'relations'"),
-        (b'{"relations": [{"root": {"input": {"filter": 5}}}]}', "not a valid Substrait plan"),
+        (  # a wrong field outside every relation: the plan cannot be read around it
+            b'{"extensions": [{"extensionFunction": {"functionAnchor": "one"}}], "relations": []}',
+            "not a valid Substrait plan: at extensions[0].extensionFunction.functionAnchor: expected an integer",
+        ),
+        (b'{"relations": [{"root": {"names": [1]}}]}', "at relations[0].root.names: expected a string, got int"),
         (b'{"version": {"minorNumber": ' + b"9" * 5000 + b"}}", "a number of thousands of digits"),  # Python's limit
     ],
 )
@@ -364,3 +368,59 @@ def test_a_plans_digest_is_its_content_whatever_the_format():
     assert a.digest is a.digest  # computed once
     with open(os.path.join(root, "sample_plans", "set_ops.json"), "rb") as fh:
         assert analyze(fh.read()).digest != a.digest
+
+
+def _json_plan(name: str) -> dict:
+    with open(os.path.join(ROOT, "sample_plans", name), encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def _bad_field_nodes(model) -> dict[str, list[str]]:
+    return {
+        n.id: [d.message for d in n.diagnostics if d.code == "bad-field"]
+        for n in model.nodes()
+        if any(d.code == "bad-field" for d in n.diagnostics)
+    }
+
+
+def test_a_field_of_the_wrong_kind_inside_a_relation_is_an_error_on_its_node_and_the_rest_of_the_plan_shows():
+    from executor.translate.executable import executability
+
+    doc = _json_plan("tutorial.json")
+    good = analyze(json.dumps(doc).encode())
+    # the filter's condition refers to a field by a word where its index belongs
+    doc["relations"][0]["root"]["input"]["aggregate"]["input"]["join"]["expression"] = {
+        "selection": {"directReference": {"structField": {"field": "seven"}}, "rootReference": {}}
+    }
+    model = analyze(json.dumps(doc).encode())
+    assert set(model.graph.nodes) == set(good.graph.nodes)
+    (message,) = _bad_field_nodes(model)["0.0"]
+    assert message.startswith(
+        "relations[0].root.input.aggregate.input.join.expression.selection.directReference.structField.field: "
+        "expected an integer, got 'seven'; the field is left out"
+    )
+    verdicts = executability(model)
+    assert verdicts["0.0"].reason.startswith("the plan is wrong here (bad-field)")
+    assert verdicts["0.0.0"].ok  # the reads below it still run
+    assert not verdicts["0"].ok  # and what reads the join does not
+
+
+def test_a_wrong_field_is_put_on_the_node_of_the_relation_it_is_in():
+    # the second input of a set relation (a repeated field of relations)
+    doc = _json_plan("set_ops.json")
+    doc["relations"][4]["root"]["input"]["set"]["inputs"][1]["reference"]["subtreeOrdinal"] = "one"
+    assert list(_bad_field_nodes(analyze(json.dumps(doc).encode()))) == ["4.1"]
+    # inside a subquery: the subquery's own node, not the filter that holds it
+    doc = _json_plan("subqueries.json")
+    condition = doc["relations"][0]["root"]["input"]["project"]["input"]["filter"]["condition"]
+    haystack = condition["scalarFunction"]["arguments"][0]["value"]["subquery"]["inPredicate"]["haystack"]
+    haystack["filter"]["condition"]["scalarFunction"]["arguments"][0]["value"]["selection"]["directReference"][
+        "structField"
+    ]["field"] = [2]
+    assert list(_bad_field_nodes(analyze(json.dumps(doc).encode()))) == ["0.0.s0"]
+    # and in the needle, outside the subquery: the filter's
+    doc = _json_plan("subqueries.json")
+    condition = doc["relations"][0]["root"]["input"]["project"]["input"]["filter"]["condition"]
+    needle = condition["scalarFunction"]["arguments"][0]["value"]["subquery"]["inPredicate"]["needles"][0]
+    needle["selection"]["directReference"]["structField"]["field"] = True
+    assert list(_bad_field_nodes(analyze(json.dumps(doc).encode()))) == ["0.0"]
