@@ -304,7 +304,7 @@ def _json_to_plan(root: dict, diags: list[Diagnostic], state: dict) -> plan_pb2.
                     if is_rel:
                         nested += len(items)
                 elif how == _ENUM:
-                    if isinstance(value, str) and value not in extra:
+                    if value not in extra if isinstance(value, str) else value not in f.enum_type.values_by_number:
                         diags.append(
                             warning(
                                 "unknown-enum-value",

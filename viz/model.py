@@ -264,6 +264,21 @@ def analyze_loaded(loaded: LoadedPlan) -> PlanModel:
     def work() -> PlanModel:
         graph = build_graph(loaded.plan, subqueries=loaded.nested_rels != 0)
         ext = Extensions.of(loaded.plan, loaded.legacy_uri_anchors)
+        undeclared = sorted({f.name for f in ext.functions.values() if not f.extension})
+        if undeclared:  # DataFusion and DuckDB write such references: said once, not on every call
+            named = ", ".join(f"`{n}`" for n in undeclared[:8]) + (
+                f" and {len(undeclared) - 8} more" if len(undeclared) > 8 else ""
+            )
+            loaded.diagnostics.append(
+                info_diagnostic(
+                    "undeclared-extension",
+                    f"functions {named} name no extension the plan declares; each is read as the function of "
+                    "its name in the spec's extensions"
+                    if len(undeclared) > 1
+                    else f"function {named} names no extension the plan declares; it is read as the function of "
+                    "its name in the spec's extensions",
+                )
+            )
         conventions = declared_conventions(loaded.plan)
         infos = derive_schemas(graph, ext, conventions)
         in_play = _in_play(conventions, graph)

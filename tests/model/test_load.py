@@ -308,6 +308,33 @@ def test_unknown_enum_value_is_a_diagnostic():
     loaded = load_plan(json.dumps(doc).encode())
     assert [d.code for d in loaded.diagnostics] == ["unknown-enum-value"]
     assert "JOIN_TYPE_SIDEWAYS" in loaded.diagnostics[0].message
+    # a number the enum does not define is not kept either (protobuf keeps any number)
+    doc["relations"][0]["rel"]["join"]["type"] = 42
+    loaded = load_plan(json.dumps(doc).encode())
+    assert [d.code for d in loaded.diagnostics] == ["unknown-enum-value"]
+    assert loaded.diagnostics[0].message.startswith("42 at relations[0].rel.join.type is not a value of")
+    assert loaded.plan.relations[0].rel.join.type == 0
+
+
+def test_a_set_operation_or_a_table_name_the_spec_does_not_define_is_an_error_on_its_node():
+    from google.protobuf import json_format
+
+    from executor.translate.executable import executability
+
+    doc = plan({"set": {"inputs": [read("a", ORDERS), read("b", ORDERS)], "op": "SET_OP_UNION_ALL"}})
+    binary = json_format.ParseDict(doc, plan_pb2.Plan())
+    binary.relations[0].rel.set.op = 42  # a binary plan keeps any number
+    model = analyze(binary.SerializeToString())
+    (d,) = [d for d in model.node("0").diagnostics if d.severity == "error"]
+    assert d.code == "unknown-set-op" and "number 42" in d.message
+    assert not executability(model)["0"].ok
+    for names, said in (([], "the read names no table"), (["", "a"], "a part of the table's name is empty")):
+        doc = plan(read("a", ORDERS))
+        doc["relations"][0]["rel"]["read"]["namedTable"]["names"] = names
+        model = analyze(json.dumps(doc).encode())
+        (d,) = [d for d in model.node("0").diagnostics if d.severity == "error"]
+        assert d.code == "no-table-name" and d.message.startswith(said)
+        assert not executability(model)["0"].ok
 
 
 def test_extension_detail_of_an_unknown_type_is_a_diagnostic_naming_the_type():

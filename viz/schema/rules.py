@@ -70,6 +70,12 @@ def read(ctx: Context) -> list[Field] | None:
 
     if which == "named_table":
         ctx.info.detail = ".".join(r.named_table.names)
+        names = list(r.named_table.names)
+        if not names or not all(part.strip() for part in names):
+            what = f"a part of the table's name is empty ({names!r})" if names else "the read names no table"
+            ctx.diag(
+                error("no-table-name", f"{what}; expected a name such as ['orders'] or ['tpch', 'orders']", ctx.node.id)
+            )
     elif which == "virtual_table":
         rows = r.virtual_table.expressions
         ctx.info.detail = f"virtual table, {len(rows)} row{'s' if len(rows) != 1 else ''}"
@@ -427,6 +433,15 @@ def set_(ctx: Context) -> list[Field] | None:
     ctx.info.detail = op.replace("SET_OP_", "").lower()
     if op == "SET_OP_UNSPECIFIED":
         ctx.diag(error("unspecified-set-op", "the set operation is unspecified", ctx.node.id))
+    elif body.op not in _SET_OP_NAMES:
+        ctx.diag(
+            error(
+                "unknown-set-op",
+                f"set operation number {body.op} is not one the spec defines (expected one of "
+                f"{', '.join(v.name for v in _SET_OP_NAMES.values() if v.number)})",
+                ctx.node.id,
+            )
+        )
     inputs = ctx.inputs
     if len(inputs) < 2:
         ctx.diag(
