@@ -64,8 +64,8 @@ def _inspect_one(path: str, as_json: bool) -> int:
     except PlanLoadError as exc:
         if as_json:
             print(json.dumps({"file": path, "error": str(exc)}))
-        else:
-            print(f"== {path}\n   error: {exc}", file=sys.stdout)
+        else:  # on stderr, as render and html say it: a listing piped to a file keeps plans only
+            print(f"error: {path}: {exc}", file=sys.stderr)
         return 2
     if as_json:
         print(json.dumps(_inspect_json(path, model)))

@@ -75,7 +75,8 @@ def test_inspect_text_and_exit_zero_with_diagnostics():
 def test_inspect_missing_file_is_a_clear_error():
     out = run("inspect", "/nonexistent/plan.json")
     assert out.returncode == 2
-    assert "cannot read /nonexistent/plan.json" in out.stdout
+    assert out.stderr.startswith("error: /nonexistent/plan.json: cannot read /nonexistent/plan.json")
+    assert out.stdout == ""  # errors on stderr, as render and html give them
     assert "Traceback" not in out.stdout + out.stderr
 
 
