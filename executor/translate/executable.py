@@ -121,7 +121,20 @@ def _literal(model: PlanModel, lit: Expression.Literal) -> str | None:
     return literals.supported(lit)
 
 
+#: What an interval cast to a compound interval is known to be here, without typing the node: a cast to
+#: one of these interval types or a literal of one (DataFusion's analyzer writes ``date + 1`` so).
+_SIMPLE_INTERVALS = ("interval_day", "interval_year")
+_SIMPLE_INTERVAL_LITERALS = ("interval_day_to_second", "interval_year_to_month")
+
+
 def _cast(model: PlanModel, c: Expression.Cast) -> str | None:
+    if c.type.WhichOneof("kind") == "interval_compound":
+        source = c.input
+        if (source.WhichOneof("rex_type") == "cast" and source.cast.type.WhichOneof("kind") in _SIMPLE_INTERVALS) or (
+            source.WhichOneof("rex_type") == "literal"
+            and source.literal.WhichOneof("literal_type") in _SIMPLE_INTERVAL_LITERALS
+        ):
+            return None  # the interval as it is (see ``ExprTranslator.cast``)
     return _type_reason(c.type, model.extensions.types)
 
 

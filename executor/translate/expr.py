@@ -502,6 +502,12 @@ class ExprTranslator:
         return out
 
     def cast(self, e: Expression.Cast) -> Column:
+        if e.type.WhichOneof("kind") == "interval_compound":
+            source = self.type_of(e.input)
+            if source is not None and source.WhichOneof("kind") in ("interval_day", "interval_year"):
+                # a compound interval of days and time, or of years and months, is Spark's day-time or
+                # year-month interval (as a literal of one is, ``literals._interval_compound``)
+                return self.expr(e.input)
         target = to_spark(e.type)
         folded = _folded_cast(e, target)
         if folded is not None:

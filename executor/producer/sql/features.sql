@@ -543,3 +543,8 @@ SELECT n_nationkey, CASE WHEN NULL THEN 1 ELSE 2 END AS c FROM nation WHERE n_na
 -- name: f_rank_over_no_order
 SELECT count(*) AS c, max(rn) AS m, min(r) AS r FROM (SELECT row_number() OVER () AS rn, rank() OVER (PARTITION BY n_regionkey) AS r FROM nation) t
 ;
+
+-- name: date_plus_whole_days
+-- DataFusion's analyzer writes date + 1 as a cast of seconds to a day interval, cast to a compound one
+SELECT o_orderkey, o_orderdate + 1 AS next_day, o_orderdate - 30 AS month_before FROM orders WHERE o_orderkey < 20
+;
