@@ -60,6 +60,10 @@ LOCAL_CONF = {
     # need more than that (about a dozen classes per plan), so every run compiled its classes anew and
     # the JIT compiled them again. A run of a plan seen before now finds its classes.
     "spark.sql.codegen.cache.maxEntries": "1000",
+    # A column named inside a lambda (``transform(split(s, ''), c -> ... s ...)``) is not resolved before
+    # Spark looks for a lateral alias of that name, and every select names its outputs ``_0``, ``_1``...
+    # like its input's columns: the lambda read the select's own new column. Nothing here uses lateral aliases.
+    "spark.sql.lateralColumnAlias.enableImplicitResolution": "false",
 }
 
 

@@ -266,7 +266,11 @@ SPEC_ERRATA = {
     "logarithmic/ln.test:17": "the test expects null with on_log_zero:NAN",
     "logarithmic/log10.test:17": "the test expects null with on_log_zero:NAN",
     "logarithmic/log2.test:18": "the test expects null with on_log_zero:NAN",
-    "logarithmic/logb.test:17": "the test expects null with on_log_zero:NAN",
+    **{
+        f"logarithmic/logb.test:{n}": "the test gives the base first; the YAML defines logb(x, base), and "
+        "DataFusion writes SQL's log(base, x) so (DataFusion's engine and DuckDB give log(10, 1000) = 3)"
+        for n in (5, 6, 7, 10, 11, 12, 16, 18)
+    },
     "datetime/extract.test:11": "the YAML numbers SUNDAY_DAY_OF_WEEK from Sunday = 1; the test expects 7",
     "datetime/extract.test:12": "the YAML numbers MONDAY_DAY_OF_WEEK 1-7 (Sunday = 7); the test expects 0",
     **{
@@ -290,7 +294,7 @@ SPARK_LIMITS = {
     },
 }
 UNSUPPORTED_REASONS = ("unsigned integers", "precision_time", "lambda")
-PASS_FLOOR = 1203  # of 1307 spec cases: measured 1203 (2026-11-23)
+PASS_FLOOR = 1196  # of 1307 spec cases: measured 1196 (2026-12-02, logb's test cases give the base first)
 
 
 @pytest.fixture(scope="module")
@@ -327,8 +331,12 @@ def test_spec_function_cases(spec_results):
 
 @pytest.mark.slow
 def test_spec_error_cases_raise(spec_results):
-    error_cases = [r for r in spec_results if r.case.expected is fc.ERROR and r.status != "unsupported"]
-    assert len(error_cases) >= 35
+    error_cases = [
+        r
+        for r in spec_results
+        if r.case.expected is fc.ERROR and r.status != "unsupported" and r.case.label() not in SPEC_ERRATA
+    ]
+    assert len(error_cases) >= 33
     assert all(r.status == "pass" for r in error_cases), [r.case.label() for r in error_cases if r.status != "pass"]
 
 

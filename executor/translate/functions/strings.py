@@ -153,6 +153,25 @@ def _char_set(fn: str) -> Builder:
     return build
 
 
+def _initcap(call: Call, args: list) -> Column:
+    """Each word's first character upper case, the rest lower. Spark's own starts a word after white
+    space only; DataFusion's after any character that is not a letter or a digit (``o'neil-smith`` is
+    ``O'Neil-Smith``), which a plan of DataFusion's gets."""
+    _option(call, "char_set", ("UTF8",), "UTF8")
+    s = _values(args)[0]
+    if call.dialect != "datafusion":
+        return F.initcap(s)
+    chars = F.split(s, "")
+    before = F.concat(F.array(F.lit("")), chars)  # each character's predecessor ('' for the first)
+
+    # the lambda names no column (one named there can resolve to a column of the select it is in)
+    def one(c: Column, prev: Column) -> Column:
+        return F.when(prev.rlike(r"^[\p{IsAlphabetic}\p{N}]$"), F.lower(c)).otherwise(F.upper(c))
+
+    # the pairs run one past the characters, with no character: upper(null), which array_join leaves out
+    return F.array_join(F.zip_with(chars, before, one), "")
+
+
 def _regex_flags(call: Call) -> str:
     flags = ""
     if _case_insensitive(call):
@@ -257,6 +276,24 @@ def _regex_match(insensitive: bool, negated: bool) -> Builder:
     return build
 
 
+def _regexp_like(call: Call, args: list) -> Column:
+    """DataFusion's ``regexp_like(s, pattern[, flags])``: the flags ``i``, ``m``, ``s`` and ``x`` as Java's
+    inline ones."""
+    vals = _values(args)
+    s, pattern = vals[:2]
+    if len(vals) > 2:
+        flags = call.constants[2] if len(call.constants) > 2 else None
+        if not isinstance(flags, str):
+            raise Unsupported("regexp_like: the flags argument is taken only as a literal")
+        unknown = sorted(set(flags) - set("imsx"))
+        if unknown:
+            raise Unsupported(f"regexp_like: the flag {unknown[0]!r} is not one of i, m, s and x")
+        inline = "".join(f for f in "imsx" if f in flags)
+        if inline:
+            pattern = F.concat(F.lit(f"(?{inline})"), pattern)
+    return F.call_function("regexp_like", s, pattern)
+
+
 def _regexp_replace(call: Call, args: list) -> Column:
     vals = _values(args)
     string_flags = len(vals) == 4 and len(call.arg_types) == 4 and _kind(call.arg_types[3]) == "string"
@@ -352,7 +389,7 @@ SCALAR: dict[str, Builder] = {
     "to_hex": lambda call, args: F.lower(F.hex(_values(args)[0])),
     "chr": _spark_fn("chr", 1),
     "split_part": lambda call, args: F.call_function("split_part", *_values(args)[:2], _values(args)[2].cast("int")),
-    "initcap": _char_set("initcap"),
+    "initcap": _initcap,
     "regexp_match_substring": _regexp_match_substring,
     "regexp_count_substring": _regexp_count_substring,
     "regexp_replace": _regexp_replace,
@@ -361,5 +398,5 @@ SCALAR: dict[str, Builder] = {
     "not_like": _not_like,
     "overlay": _overlay,
     "substr_index": _substr_index,
-    "regexp_like": lambda call, args: F.call_function("regexp_like", *_values(args)[:2]),
+    "regexp_like": _regexp_like,
 }
