@@ -258,8 +258,8 @@ def test_typing_an_id_in_the_picker_selects_exactly_that_node(typing):
         ("list.json", b"[1, 2]", "found a JSON array."),
         (
             "wrong.json",
-            b'{"relations": [{"root": {"input": {"filter": 5}}}]}',
-            "found JSON that does not read as a Plan at relations[0].root.input.filter: expected an object, got int.",
+            b'{"relations": [{"root": {"input": {"read": {}}, "names": [5]}}]}',
+            "found JSON that does not read as a Plan at relations[0].root.names: expected a string, got int.",
         ),
         (
             "cut.json",

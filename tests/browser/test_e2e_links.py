@@ -8,6 +8,7 @@ The Present page's own share link then reopens the same plan at the same node.
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -219,3 +220,31 @@ def test_a_page_link_clicked_before_the_rest_of_the_page_opens_that_page(app_url
         time.sleep(1)  # a rerun of the page left would replace it
         expect(leaf).to_be_visible()
         assert "/step" in page.url, page.url
+
+
+def test_back_and_forward_go_through_the_nodes_a_person_picked(app_url):  # noqa: F811
+    """Each node picked is an entry of the browser's history: Back shows the node before (the address
+    names it), and a click after that picks as before."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1000})
+            page.goto(app_url + "/?sample=tutorial.json")
+            nodes = page.locator(":is(.sv-stage, .stGraphVizChart) svg g.node")
+            expect(nodes.first).to_be_visible(timeout=90_000)
+            for node_id, heading in (("0.0", "Join · 0.0"), ("0.0.1", "Filter · 0.0.1"), ("0.0.0", "Read · 0.0.0")):
+                page.locator(f'svg g.node[id="node-{node_id}"]').click()
+                expect(page.get_by_role("heading", name=heading)).to_be_visible(timeout=30_000)
+            for node_id, heading in (("0.0.1", "Filter · 0.0.1"), ("0.0", "Join · 0.0")):
+                page.go_back()
+                expect(page.get_by_role("heading", name=heading)).to_be_visible(timeout=30_000)
+                expect(page).to_have_url(re.compile(rf"node={re.escape(node_id)}$"), timeout=10_000)
+            page.go_forward()
+            expect(page.get_by_role("heading", name="Filter · 0.0.1")).to_be_visible(timeout=30_000)
+            page.locator('svg g.node[id="node-0"]').click()
+            expect(page.get_by_role("heading", name="Aggregate · 0")).to_be_visible(timeout=30_000)
+            expect(page).to_have_url(re.compile(r"node=0$"), timeout=10_000)
+        finally:
+            browser.close()

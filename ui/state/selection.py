@@ -38,11 +38,21 @@ def match_node(node_ids: list[str], typed: str, label: Callable[[str], str] | No
     return next((n for n in node_ids if folded in label(n).casefold()), None)
 
 
+#: The node :func:`resolve_node` last chose, as the address then got it.
+_SHOWN = "_node_shown"
+
+
 def resolve_node(node_ids: list[str], default: str | None, label: Callable[[str], str] | None = None) -> str | None:
     """The node to show: the session's, else the URL's, else ``default``; kept in both. The session's
     may be text typed in a picker that takes any text: it is matched by :func:`match_node`, and text
-    that names no node leaves the node the URL has (the one shown before)."""
+    that names no node leaves the node the URL has (the one shown before). An address whose node
+    changed since this run's page last set it (Back, Forward, an edited address), while the session's
+    did not, names the node to show."""
     typed = st.session_state.get("node")
+    shown = st.session_state.get(_SHOWN)
+    in_address = st.query_params.get("node")
+    if typed == shown and in_address != shown and in_address in node_ids:
+        typed = in_address
     wanted = match_node(node_ids, typed, label) if isinstance(typed, str) and typed else None
     if wanted is None and typed and label is not None:
         from ui.markdown import md_escape
@@ -55,6 +65,7 @@ def resolve_node(node_ids: list[str], default: str | None, label: Callable[[str]
     if wanted is not None:
         st.session_state["node"] = wanted
         url.set("node", wanted)
+    st.session_state[_SHOWN] = wanted
     # before the graph is drawn: an address that changes under a drawn graph moved its view
     url.apply()
     return wanted
