@@ -36,7 +36,8 @@ output (--format):
          Values are JSON-safe: decimals are strings (exact), dates and timestamps ISO 8601
          strings, intervals ISO 8601 durations, binary base64 strings, NaN / Infinity as the
          strings "NaN", "Infinity", "-Infinity", structs objects, maps lists of [key, value].
-  csv    per plan, a line `# FILE` then the rows as CSV with a header
+  csv    per plan, a line `# FILE` then the rows as CSV with a header of the column names (a name
+         repeated gets its position); a list, struct or map value is its JSON, as above
 
 exit status: 0 when every plan ran, 1 when one failed to run, 2 for bad input (unreadable file,
 not a plan, unknown node, bad arguments).
@@ -654,8 +655,10 @@ def _print_json(file: str, node: str, result, out) -> None:
 
 
 def _print_csv(file: str, node: str, result, out) -> None:
+    from .jobs.run import to_csv_text
+
     print(f"# {file}", file=out)
-    out.write(result.rows.to_csv(index=False))
+    out.write(to_csv_text(result))
 
 
 _PRINTERS = {"table": _print_table, "json": _print_json, "csv": _print_csv}

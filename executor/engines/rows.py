@@ -408,6 +408,6 @@ def json_value(v: Any) -> Any:
     for typ, convert in _JSON:
         if isinstance(v, typ):
             return convert(v)
-    if hasattr(v, "item"):  # a numpy scalar (rows that did not come through Arrow)
-        return json_value(v.item())
+    if hasattr(v, "tolist"):  # a numpy array or scalar (rows that did not come through Arrow)
+        return json_value(v.tolist())
     return str(v)

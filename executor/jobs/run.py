@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 import threading
 import time
@@ -517,10 +518,31 @@ def download_columns(names: list[str]) -> list[str]:
     return [n if n and counts[n] == 1 else f"{n or 'column'}_{i}" for i, n in enumerate(names)]
 
 
-def to_csv_bytes(result: RunResult) -> bytes:
-    """The shown rows as CSV (UTF-8, headed by :func:`download_columns`)."""
+def to_csv_text(result: RunResult) -> str:
+    """The shown rows as CSV, headed by :func:`download_columns`: a list, struct or map value as JSON
+    (``["Electronics", "Audio"]``, ``{"year": 1979, "maker": null}``), which other tools read, not
+    Python's notation of it."""
+    from ..engines.rows import json_value
+
     rows = result.rows.set_axis(download_columns(result.names), axis=1)
-    return rows.to_csv(index=False).encode("utf-8")
+    nested = [
+        i
+        for i in range(rows.shape[1])
+        if rows.dtypes.iloc[i] == object
+        and any(isinstance(v, (list, tuple, dict)) or hasattr(v, "ndim") and v.ndim for v in rows.iloc[:, i])
+    ]
+    if nested:
+        rows = rows.copy()
+        for i in nested:
+            rows[rows.columns[i]] = [
+                None if v is None else json.dumps(json_value(v), ensure_ascii=False) for v in rows.iloc[:, i]
+            ]
+    return rows.to_csv(index=False)
+
+
+def to_csv_bytes(result: RunResult) -> bytes:
+    """The shown rows as CSV (UTF-8, see :func:`to_csv_text`)."""
+    return to_csv_text(result).encode("utf-8")
 
 
 def to_parquet_bytes(result: RunResult) -> bytes:
@@ -544,6 +566,7 @@ __all__ = [
     "clear_cache",
     "download_columns",
     "to_csv_bytes",
+    "to_csv_text",
     "to_parquet_bytes",
     "Cancelled",
     "TimedOut",
