@@ -528,7 +528,7 @@ def to_csv_text(result: RunResult) -> str:
     nested = [
         i
         for i in range(rows.shape[1])
-        if rows.dtypes.iloc[i] == object
+        if rows.dtypes.iloc[i].kind == "O"
         and any(isinstance(v, (list, tuple, dict)) or hasattr(v, "ndim") and v.ndim for v in rows.iloc[:, i])
     ]
     if nested:
