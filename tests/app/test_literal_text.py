@@ -105,9 +105,36 @@ def test_the_profile_table_takes_counts_past_64_bits():
     pa.Table.from_pandas(frame)  # what st.dataframe does: it failed with "Python int too large to convert to C long"
     assert list(frame["rows"]) == ["1.2 × 10²¹", "3"]
     assert list(frame["exact rows"]) == ["1,180,591,620,717,411,303,424", "3"]
-    assert frame["× input"].isna().all()
+    assert list(frame["× input"]) == ["", ""]  # an infinite factor is no figure
     small = Profile({"0.0*6": NodeProfile("0.0*6", "read", rows=3, how="reads")})
     assert "exact rows" not in profile_frame(model, small).columns  # only when a count is rounded
+
+
+def test_the_profile_table_says_why_a_node_was_not_counted_where_it_says_how_and_small_factors_readably():
+    from executor.jobs.profile import SUBQUERY_SKIP, NodeProfile, Profile
+    from ui.panels.row_counts import factor_text, profile_frame
+
+    model = P.model_of(starred_plan())
+    profile = Profile(
+        {
+            "0.0*5": NodeProfile("0.0*5", "filter", rows=9, how="derived", factor=9 / 60_175),
+            "0.0*6": NodeProfile("0.0*6", "read", skipped=SUBQUERY_SKIP),
+        }
+    )
+    frame = profile_frame(model, profile)
+    assert list(frame["counted"])[1] == f"no: {SUBQUERY_SKIP}"
+    assert list(frame["rows"]) == ["9", ""] and list(frame["time (s)"]) == ["", ""]
+    assert list(frame["× input"]) == ["0.00015", ""]  # not 0, as two decimals had it
+    assert "note" not in frame.columns  # no error: no column of blanks
+    assert [factor_text(f) for f in (0.0, 0.5, 1.0, 2.345, 99.5, 1234.4, 3e-6)] == [
+        "0",
+        "0.5",
+        "1",
+        "2.35",
+        "99.5",
+        "1,234",
+        "3.0e-06",
+    ]
 
 
 # ---- a panel's failure -------------------------------------------------------------------------

@@ -96,29 +96,50 @@ _HOW = {
 
 
 def profile_frame(model: PlanModel, profile: Profile) -> pd.DataFrame:
-    """One row per node: rows, how they were counted, the time that is the node's own, flags, and
-    what went wrong. The rows are text as people read them (``1.4 × 10¹²``): a derived count can pass
-    what a dataframe's integers hold, and past nine digits nobody reads it; when one is rounded, an
-    "exact rows" column gives every count in full."""
+    """One row per node: rows, how they were counted (or why not), the time that is the node's own,
+    the rows over its input's, flags, and what went wrong. Counts and figures are text as people read
+    them (``1.4 × 10¹²``, ``0.00012``), blank where there is none: a derived count can pass what a
+    dataframe's integers hold, and past nine digits nobody reads it; when one is rounded, an "exact
+    rows" column gives every count in full."""
     rows = []
     for nid, p in profile.nodes.items():
+        counted = p.rows is not None
         rows.append(
             {
                 "node": nid,
                 "relation": title(p.kind),
-                "rows": "" if p.rows is None else count_text(p.rows),
-                "exact rows": "" if p.rows is None else exact_text(p.rows),
-                "counted": _HOW.get(p.how or "", "").format(run_of=p.run_of) + (" (remembered)" if p.cached else ""),
-                "time (s)": round(p.elapsed_s, 3) if p.own_figure else None,
-                "× input": None if p.factor is None or not math.isfinite(p.factor) else round(p.factor, 2),
+                "rows": count_text(p.rows) if counted else "",
+                "exact rows": exact_text(p.rows) if counted else "",
+                # why a node is not counted is said where one looks for how it was
+                "counted": (
+                    _HOW.get(p.how or "", "").format(run_of=p.run_of) + (" (remembered)" if p.cached else "")
+                    if counted
+                    else f"no: {p.error or p.skipped or 'not reached'}"
+                ),
+                "time (s)": f"{p.elapsed_s:.3f}" if p.own_figure else "",
+                "× input": factor_text(p.factor),
                 "flags": ", ".join(p.flags),
-                "note": p.error or p.skipped or "",
+                "note": (p.error or "") if counted else "",
             }
         )
     columns = ["node", "relation", "rows", "exact rows", "counted", "time (s)", "× input", "flags", "note"]
     if not any(p.rows is not None and is_abbreviated(p.rows) for p in profile.nodes.values()):
         columns.remove("exact rows")
+    if not any(r["note"] for r in rows):
+        columns.remove("note")
     return pd.DataFrame(rows, columns=columns)
+
+
+def factor_text(factor: float | None) -> str:
+    """A node's rows over its input's as people read it: two significant digits below 1 (``0.00012``,
+    where two decimals read as 0), two decimals up to 100, whole above; blank when there is none."""
+    if factor is None or not math.isfinite(factor):
+        return ""
+    if factor >= 100:
+        return f"{factor:,.0f}"
+    if factor >= 1 or factor == 0:
+        return f"{factor:.2f}".rstrip("0").rstrip(".")
+    return f"{factor:.2g}" if factor >= 1e-4 else f"{factor:.1e}"
 
 
 def profile_table(model: PlanModel, profile: Profile) -> None:
@@ -129,7 +150,13 @@ def profile_table(model: PlanModel, profile: Profile) -> None:
         f"({jobs} Spark job{'s' if jobs != 1 else ''})",
         expanded=False,
     ):
-        st.dataframe(profile_frame(model, profile), hide_index=True, width="stretch")
+        right = st.column_config.TextColumn(alignment="right")
+        st.dataframe(
+            profile_frame(model, profile),
+            hide_index=True,
+            width="stretch",
+            column_config={"rows": right, "exact rows": right, "time (s)": right, "× input": right},
+        )
         st.caption(
             "The reads were counted together in one Spark job; then the plan ran once from the node named in "
             '"counted", with every other node\'s rows observed; its time is on that node. Rows that follow from '
