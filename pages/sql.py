@@ -7,6 +7,7 @@ when chosen, and the user's own tables from the Tables page, resolved by the sam
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -22,7 +23,7 @@ from ui.panels.boundary import panel
 from ui.sql_examples import EXAMPLES
 from ui.state import url
 from ui.state.entry import through_app
-from ui.state.plan_data import TPCH_SCALE, catalog_for, sample_data_kind, suite_generated
+from ui.state.plan_data import TPCH_SCALE, catalog_for, chosen_folder, sample_data_kind, suite_generated
 from ui.state.plan_source import NONE, Plan, analyze_cached, open_elsewhere
 from ui.state.selection import theme
 from viz.describe.sentences import as_sentence
@@ -75,6 +76,26 @@ def _catalog(data: str, generate: bool = True) -> Catalog:
 
     ``generate``: generate the chosen suite now if it is not there yet (a few seconds)."""
     return catalog_for(None, generate, data=data)
+
+
+def _tables_caption(data: str, tables: dict[str, str]) -> str:
+    """The tables a query can name, the chosen ones apart from the person's own (uploads, the data
+    folder): a name in both is the chosen table."""
+    folder = chosen_folder(data)
+    inside = os.path.realpath(folder) + os.sep if folder else None
+    chosen = sorted(n for n, path in tables.items() if inside and os.path.realpath(path).startswith(inside))
+    own = sorted(set(tables) - set(chosen))
+    suite = f"{DATA[data].split(' ')[0]} tables"
+    text = (
+        f"{suite}: " + ", ".join(f"`{n}`" for n in chosen)
+        if chosen
+        else f"{suite}: generated when you make the plan"
+        if data != "tutorial" and not suite_generated(data)
+        else f"{suite}: none"
+    )
+    if own:
+        text += "; your own (uploads, your data folder): " + ", ".join(f"`{n}`" for n in own)
+    return text
 
 
 def _make(sql: str, data: str, form: str) -> None:
@@ -179,16 +200,7 @@ def main() -> None:
         help="Your own tables from the Tables page are always included",
         on_change=lambda: st.session_state.pop("sql_error", None),  # an error of the other tables
     )
-    names = sorted(catalog_tables(_catalog(data, generate=False)))
-    st.caption(
-        "Tables: "
-        + (", ".join(f"`{n}`" for n in names) or "none yet")
-        + (
-            f" ({DATA[data].split(' ')[0]} is generated when you make the plan)"
-            if data != "tutorial" and not suite_generated(data)
-            else ""
-        )
-    )
+    st.caption(_tables_caption(data, catalog_tables(_catalog(data, generate=False))))
     sql = st.text_area(
         "SQL",
         key="sql_text",

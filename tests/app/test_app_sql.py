@@ -124,10 +124,10 @@ def test_a_tpcds_query_is_planned_over_tpcds_alone():
     tpcds(0.01)  # generated once for the run
     at = _sql_page()
     at.radio(key="sql_data").set_value("tpch").run()
-    tables = next(c.value for c in at.caption if c.value.startswith("Tables: "))
+    tables = next(c.value for c in at.caption if c.value.startswith("TPC-H tables: "))
     assert "`lineitem`" in tables and "`products`" not in tables, tables
     at.radio(key="sql_data").set_value("tpcds").run()
-    tables = next(c.value for c in at.caption if c.value.startswith("Tables: "))
+    tables = next(c.value for c in at.caption if c.value.startswith("TPC-DS tables: "))
     assert "`store_sales`" in tables and "`products`" not in tables and "`lineitem`" not in tables, tables
     at.text_area(key="sql_text").input(
         "SELECT d_year, count(*) AS n FROM store_sales JOIN date_dim ON ss_sold_date_sk = d_date_sk GROUP BY d_year"
@@ -188,3 +188,22 @@ def test_two_forms_of_one_query_are_named_apart_and_compared():
     assert at.session_state["compare_a"].source.startswith("SQL, written: ")
     assert at.session_state["compare_b"].source.startswith("SQL, optimized: ")
     assert {m.label for m in at.metric} == {"same", "changed", "removed", "added"}
+
+
+def test_the_tables_a_query_can_name_are_said_by_where_they_come_from(tmp_path, monkeypatch):
+    """A data folder of the person's own beside the tutorial's tables: its tables are listed apart, and a
+    name both have (``orders``) is listed once, as the tutorial's, which a query reads."""
+    import dataclasses
+    import shutil
+
+    from executor import settings
+
+    own = tmp_path / "mine"
+    own.mkdir()
+    shutil.copy(os.path.join(ROOT, "sample_data", "tutorial", "orders.parquet"), own / "orders.parquet")
+    shutil.copy(os.path.join(ROOT, "sample_data", "tutorial", "orders.parquet"), own / "shipments.parquet")
+    monkeypatch.setattr(settings, "SETTINGS", dataclasses.replace(settings.SETTINGS, data=str(own)))
+    at = _sql_page()
+    at.radio(key="sql_data").set_value("tutorial").run()
+    tables = next(c.value for c in at.caption if c.value.startswith("Tutorial tables: "))
+    assert tables == "Tutorial tables: `orders`, `products`; your own (uploads, your data folder): `shipments`"

@@ -123,6 +123,13 @@ def roots_for(plan: Plan | None, generate: bool, data: str | None = None) -> lis
     return data_roots(own=own, user=user, generated=[f for f in folders.values() if f], fallback=fallback)
 
 
+def chosen_folder(data: str) -> str | None:
+    """The folder of the SQL page's choice ("tutorial", "tpch", "tpcds"); None for a suite not generated yet."""
+    if data == "tutorial":
+        return TUTORIAL_DATA
+    return next((s.generated() for s in SUITES if s.stem == data), None)
+
+
 def suite_generated(stem: str) -> bool:
     """Whether the suite ``stem`` ("tpch", "tpcds") was generated on this machine before."""
     return any(s.stem == stem and s.generated() for s in SUITES)
