@@ -119,3 +119,38 @@ SELECT n_regionkey, avg(s) AS a FROM (SELECT n_regionkey, n_nationkey, sum(CAST(
 -- name: x_text_of_times_before_1970
 SELECT o_orderkey, CAST(CAST(o_orderdate AS TIMESTAMP) - INTERVAL '30 years' + INTERVAL '0.5 seconds' AS VARCHAR) AS t, CAST(CAST(o_orderdate AS TIMESTAMP) - INTERVAL '30 years' - INTERVAL '0.000123 seconds' AS VARCHAR) AS u FROM orders WHERE o_orderkey < 20
 ;
+
+-- name: x_log_base_first
+SELECT n_nationkey, log(10, n_nationkey + 1) AS l10, log(2, CAST(n_nationkey + 1 AS DOUBLE)) AS l2, log(10, 1000.0) AS k FROM nation
+;
+-- name: x_power_of_integers
+SELECT n_nationkey, power(10, -2) AS a, power(n_nationkey, -1) AS b, power(2, n_nationkey - 3) AS c FROM nation WHERE n_nationkey > 0
+;
+-- name: x_initcap_after_punctuation
+SELECT n_nationkey, initcap(lower(n_comment)) AS c, initcap(concat(lower(n_name), '_x.y o''neil-smith 3rd')) AS n FROM nation
+;
+-- name: x_regexp_like_flags
+SELECT n_nationkey, regexp_like(n_name, 'an', 'i') AS i, regexp_like(n_name, 'AN', 's') AS c, regexp_like(n_name, 'an') AS plain, regexp_like(n_comment, 'FURIOUS', 'i') AS f FROM nation
+;
+
+-- name: y_make_date
+SELECT n_nationkey, make_date(1990 + n_nationkey, 1 + n_nationkey % 12, 1 + n_nationkey) AS d FROM nation
+;
+-- name: y_math_extras
+SELECT n_nationkey, cot(n_nationkey + 0.5) AS c, pi() * n_nationkey AS p, iszero(n_nationkey - 3) AS z, nanvl(CAST('NaN' AS DOUBLE), n_nationkey) AS nv, nanvl(n_nationkey * 1.5, 0) AS nv2 FROM nation
+;
+-- name: y_nvl2_unknown
+SELECT n_nationkey, nvl2(CASE WHEN n_nationkey % 3 = 0 THEN NULL ELSE n_name END, 'has', 'none') AS v, (CASE WHEN n_nationkey % 2 = 0 THEN NULL ELSE n_nationkey > 10 END) IS UNKNOWN AS u, (CASE WHEN n_nationkey % 2 = 0 THEN NULL ELSE n_nationkey > 10 END) IS NOT UNKNOWN AS nu FROM nation
+;
+-- name: y_digests
+SELECT n_nationkey, sha224(n_name) AS a, sha384(n_name) AS b, sha512(n_name) AS c, digest(n_name, 'sha256') AS d, digest(n_name, 'md5') AS e FROM nation
+;
+-- name: y_regexp_count
+SELECT n_nationkey, regexp_count(n_comment, 'e') AS a, regexp_count(n_comment, 'E', 5, 'i') AS b, regexp_count(n_name, 'A') AS c FROM nation
+;
+-- name: y_regressions
+SELECT n_regionkey, regr_slope(n_nationkey * 2.5, n_nationkey) AS s, regr_intercept(n_nationkey * 2.5 + 1, n_nationkey) AS i, regr_count(n_nationkey, n_regionkey) AS c, regr_r2(n_nationkey * 1.0, n_nationkey + n_regionkey * 1.0) AS r2, regr_avgx(n_nationkey, n_regionkey) AS ax, regr_sxx(n_nationkey, n_regionkey) AS sxx FROM nation GROUP BY n_regionkey
+;
+-- name: y_corr_covar
+SELECT n_regionkey, corr(n_nationkey * 1.0, n_nationkey * n_nationkey) AS r, covar_samp(n_nationkey, n_regionkey + n_nationkey) AS cs, covar_pop(n_nationkey * 2.0, n_nationkey) AS cp FROM nation GROUP BY n_regionkey
+;

@@ -163,4 +163,9 @@ AGGREGATE: dict[str, Builder] = {
     "corr": _agg("corr", distinct_ok=False),
     "covar_samp": _agg("covar_samp", distinct_ok=False),
     "covar_pop": _agg("covar_pop", distinct_ok=False),
+    # DataFusion's linear regressions of y on x, each Spark's of the same name and argument order
+    **{
+        f"regr_{what}": _agg(f"regr_{what}", distinct_ok=False)
+        for what in ("slope", "intercept", "count", "r2", "avgx", "avgy", "sxx", "syy", "sxy")
+    },
 }

@@ -346,6 +346,10 @@ SCALAR: dict[str, Builder] = {
     "acosh": _math("acosh", F.acosh, lambda a: a < 1),
     "atanh": _math("atanh", F.atanh, lambda a: F.abs(a) > 1),
     "atan2": _atan2,
+    "cot": _math("cot", F.cot),  # DataFusion's: 1 / tan(x)
+    "pi": lambda call, args: F.pi(),
+    "iszero": lambda call, args: _values(args)[0] == 0,  # DataFusion's: -0.0 too, not NaN
+    "nanvl": lambda call, args: F.nanvl(*(v.cast("double") for v in _values(args)[:2])),
     "radians": _math("radians", F.radians),
     "degrees": _math("degrees", F.degrees),
     "sign": _sign,

@@ -78,6 +78,11 @@ SCALAR: dict[str, Builder] = {
     "is_distinct_from": lambda call, args: ~_values(args)[0].eqNullSafe(_values(args)[1]),
     "is_not_distinct_from": lambda call, args: _values(args)[0].eqNullSafe(_values(args)[1]),
     "coalesce": _coalesce,
+    # DataFusion's nvl2(x, a, b): a where x is not null, else b
+    "nvl2": lambda call, args: F.when(_values(args)[0].isNotNull(), _values(args)[1]).otherwise(_values(args)[2]),
+    # SQL's IS [NOT] UNKNOWN of a boolean: whether it is null
+    "is_unknown": lambda call, args: _values(args)[0].isNull(),
+    "is_not_unknown": lambda call, args: _values(args)[0].isNotNull(),
     "nullif": _nullif,
     "least": _min_max_scalar("least"),
     "greatest": _min_max_scalar("greatest"),

@@ -169,8 +169,19 @@ def _date_bin(call: Call, args: list) -> Column:
     return F.timestamp_add("MICROSECOND", start, origin)
 
 
+def _make_date(call: Call, args: list) -> Column:
+    """DataFusion's ``make_date(year, month, day)``; a day that is not in the calendar is an error, as
+    DataFusion's engine gives (Spark's, with ANSI off, gives null)."""
+    year, month, day = (v.cast("int") for v in _values(args)[:3])
+    made = F.make_date(year, month, day)
+    given = year.isNotNull() & month.isNotNull() & day.isNotNull()
+    message = F.concat_ws("-", F.lit("make_date: no such date:"), year, month, day)
+    return F.when(given & made.isNull(), F.raise_error(message)).otherwise(made)
+
+
 SCALAR: dict[str, Builder] = {
     "extract": _extract,
+    "make_date": _make_date,
     "add_intervals": lambda call, args: _values(args)[0] + _values(args)[1],
     "strftime": _strftime,
     "to_date": _to_temporal("date"),

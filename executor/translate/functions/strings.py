@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -276,21 +277,68 @@ def _regex_match(insensitive: bool, negated: bool) -> Builder:
     return build
 
 
+def _sha2(bits: int) -> Callable[[Column], Column]:
+    """The SHA-2 digest of ``bits`` as bytes, as DataFusion gives it (Spark's ``sha2`` gives hex)."""
+    return lambda x: F.unhex(F.sha2(x, bits))
+
+
+def _sha(bits: int) -> Builder:
+    digest = _sha2(bits)
+    return lambda call, args: digest(_values(args)[0])
+
+
+#: DataFusion's digest(x, algorithm) that Spark computes: the algorithm's name and how.
+_DIGESTS: dict[str, Callable[[Column], Column]] = {
+    "md5": lambda x: F.unhex(F.md5(x)),
+    "sha1": lambda x: F.unhex(F.sha1(x)),
+    **{f"sha{bits}": _sha2(bits) for bits in (224, 256, 384, 512)},
+}
+
+
+def _digest(call: Call, args: list) -> Column:
+    """DataFusion's ``digest(x, algorithm)``: the digest's bytes, for an algorithm given as a literal."""
+    algorithm = call.constants[1] if len(call.constants) > 1 else None
+    how = _DIGESTS.get(algorithm.lower()) if isinstance(algorithm, str) else None
+    if how is None:
+        raise Unsupported(
+            f"digest: the algorithm {algorithm!r} is not one Spark computes (it computes "
+            f"{', '.join(_DIGESTS)}, given as a literal)"
+        )
+    return how(_values(args)[0])
+
+
+def _regexp_count(call: Call, args: list) -> Column:
+    """DataFusion's ``regexp_count(s, pattern[, start[, flags]])``: the matches from character ``start``
+    (1 when not given), the flags ``i``, ``m``, ``s`` and ``x`` as Java's inline ones."""
+    vals = _values(args)
+    s, pattern = vals[:2]
+    if len(vals) > 3:
+        pattern = _inline_flags(call, "regexp_count", 3, pattern)
+    if len(vals) > 2:
+        s = F.call_function("substring", s, vals[2].cast("int"))
+    return F.call_function("regexp_count", s, pattern)
+
+
+def _inline_flags(call: Call, name: str, at: int, pattern: Column) -> Column:
+    """``pattern`` with DataFusion's flags argument number ``at`` (a literal of ``i``, ``m``, ``s`` and ``x``)
+    as Java's inline flags."""
+    flags = call.constants[at] if len(call.constants) > at else None
+    if not isinstance(flags, str):
+        raise Unsupported(f"{name}: the flags argument is taken only as a literal")
+    unknown = sorted(set(flags) - set("imsx"))
+    if unknown:
+        raise Unsupported(f"{name}: the flag {unknown[0]!r} is not one of i, m, s and x")
+    inline = "".join(f for f in "imsx" if f in flags)
+    return F.concat(F.lit(f"(?{inline})"), pattern) if inline else pattern
+
+
 def _regexp_like(call: Call, args: list) -> Column:
     """DataFusion's ``regexp_like(s, pattern[, flags])``: the flags ``i``, ``m``, ``s`` and ``x`` as Java's
     inline ones."""
     vals = _values(args)
     s, pattern = vals[:2]
     if len(vals) > 2:
-        flags = call.constants[2] if len(call.constants) > 2 else None
-        if not isinstance(flags, str):
-            raise Unsupported("regexp_like: the flags argument is taken only as a literal")
-        unknown = sorted(set(flags) - set("imsx"))
-        if unknown:
-            raise Unsupported(f"regexp_like: the flag {unknown[0]!r} is not one of i, m, s and x")
-        inline = "".join(f for f in "imsx" if f in flags)
-        if inline:
-            pattern = F.concat(F.lit(f"(?{inline})"), pattern)
+        pattern = _inline_flags(call, "regexp_like", 2, pattern)
     return F.call_function("regexp_like", s, pattern)
 
 
@@ -383,7 +431,9 @@ SCALAR: dict[str, Builder] = {
     "left": _left_right("left"),
     "right": _left_right("right"),
     "md5": _spark_fn("md5", 1),
-    "sha256": lambda call, args: F.unhex(F.sha2(_values(args)[0], 256)),  # DataFusion's: the bytes
+    **{f"sha{bits}": _sha(bits) for bits in (224, 256, 384, 512)},
+    "digest": _digest,
+    "regexp_count": _regexp_count,
     "levenshtein": _spark_fn("levenshtein", 2),
     "find_in_set": _spark_fn("find_in_set", 2),
     "to_hex": lambda call, args: F.lower(F.hex(_values(args)[0])),
