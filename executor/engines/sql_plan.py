@@ -65,6 +65,8 @@ class SqlPlan:
     tables_used: list[str]  # the bound tables the plan reads, in plan order
     warnings: list[str] = field(default_factory=list)
     optimized: bool = False  # produced from DataFusion's optimized plan (correlated subqueries)
+    #: where the plan is known not to mean the SQL (also among ``warnings``)
+    not_the_sql: list[str] = field(default_factory=list)
 
 
 # ---- the tables a catalog offers ------------------------------------------------------------
@@ -110,17 +112,21 @@ def sql_to_plan(sql: str, tables: Mapping[str, str], *, json: bool = True, form:
     ctx, registered, warnings = _context(tables, optimize=optimized)
     try:
         frame = _plan(ctx, sql, registered)
-        plan = _produce(frame.logical_plan() if form == "written" else _optimized(frame), ctx)
+        logical = frame.logical_plan() if form == "written" else _optimized(frame)
+        plan = _produce(logical, ctx)
     except SqlError as exc:
         if "outer reference" not in str(exc) or optimized:
             raise
         ctx, registered, _ = _context(tables, optimize=True)
-        plan = _produce(_optimized(_plan(ctx, sql, registered)), ctx)
+        logical = _optimized(_plan(ctx, sql, registered))
+        plan = _produce(logical, ctx)
         optimized = True
         warnings.append(
             "DataFusion's Substrait producer cannot express correlated subqueries as written, so this is "
             "DataFusion's optimized plan (subqueries turned into joins, projections and filters pushed down)"
         )
+    lost = _meaning_lost(sql, logical, plan, ctx)
+    warnings.extend(lost)
     used = _tables_read(plan)
     unknown = [name for name in used if name not in registered]
     if unknown:
@@ -128,7 +134,7 @@ def sql_to_plan(sql: str, tables: Mapping[str, str], *, json: bool = True, form:
             f"the plan reads {', '.join(repr(n) for n in unknown)}, which is not a bound table; "
             f"SQL here can read only the bound tables: {_listing(registered)}"
         )
-    return SqlPlan(_encode(plan, json), used, warnings, optimized)
+    return SqlPlan(_encode(plan, json), used, warnings, optimized, lost)
 
 
 @dataclass
@@ -278,6 +284,56 @@ def _optimized(frame):
         return frame.optimized_logical_plan()
     except Exception as exc:  # noqa: BLE001 - DataFusion raises its own errors; the message is the reason
         raise SqlError(f"DataFusion's optimizer fails on the query: {_short(_innermost(_clean(exc)))}") from None
+
+
+#: A window frame as DataFusion writes it in a logical plan's text.
+_FRAME = re.compile(
+    r"\b(?:ROWS|RANGE|GROUPS) BETWEEN (?:UNBOUNDED PRECEDING|CURRENT ROW|\S+ (?:PRECEDING|FOLLOWING)) AND "
+    r"(?:UNBOUNDED FOLLOWING|CURRENT ROW|\S+ (?:PRECEDING|FOLLOWING))"
+)
+_SET_ALL = re.compile(r"\b(INTERSECT|EXCEPT)\s+ALL\b", re.I)
+
+
+def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
+    """Where the plan made from ``sql`` is known not to mean it, in words: a window frame DataFusion's
+    producer does not keep (read back by DataFusion's consumer, the frame is another: it writes a RANGE
+    frame with offsets as unbounded), and INTERSECT ALL or EXCEPT ALL, which DataFusion plans as a semi
+    or an anti join (its own engine gives the same rows: not SQL's)."""
+    out = []
+    code = re.sub(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/", " ", sql, flags=re.S)  # not in text or comments
+    for m in _SET_ALL.finditer(code):
+        word = m.group(1).upper()
+        join = "a semi join" if word == "INTERSECT" else "an anti join"
+        out.append(
+            f"DataFusion plans {word} ALL as {join}: each row of the left input is kept as often as it is "
+            f"there{' if the right input has it' if word == 'INTERSECT' else ' unless the right input has it'}, "
+            f"not as often as SQL's {word} ALL keeps it (its own engine gives the same rows)"
+        )
+    frames = _frames(logical)
+    if frames:
+        from datafusion.substrait import Consumer, Serde
+
+        try:
+            back = _frames(Consumer.from_substrait_plan(ctx, Serde.deserialize_bytes(plan)))
+        except Exception:  # noqa: BLE001 - a plan DataFusion cannot read back is not checked here
+            back = frames
+        lost, written = sorted(frames - back), sorted(back - frames)
+        if lost:
+            out.append(
+                "DataFusion's Substrait producer does not keep the window frame "
+                + " and ".join(lost)
+                + (f": the plan has {' and '.join(written)}" if written else "")
+                + ". The plan's rows are not the SQL's"
+            )
+    return out
+
+
+def _frames(logical) -> set[str]:
+    """The window frames of a logical plan, as its window relations say them (a projection above one
+    says them again, with the bounds as written in the SQL)."""
+    lines = [line for line in logical.display_indent().splitlines() if "WindowAggr:" in line]
+    # a bound cast to the ORDER BY's decimal (5.00) is the SQL's 5
+    return {re.sub(r"\b(\d+)\.0+\b", r"\1", f) for line in lines for f in _FRAME.findall(line)}
 
 
 def _produce(logical_plan, ctx):

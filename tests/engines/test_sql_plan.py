@@ -277,3 +277,32 @@ def test_datafusion_refuses_ddl_dml_and_statements_too(tmp_path, sql):
         _plan(ctx, sql.format(secret=secret, out=tmp_path / "out.csv"), registered)
     assert not ctx.table_exist("s")
     assert not (tmp_path / "out.csv").exists()
+
+
+def test_a_plan_known_not_to_mean_its_sql_says_so(tpch_tables):
+    """DataFusion 55's producer writes a RANGE frame with offsets as unbounded (read back by its own
+    consumer, the frame is another), and its planner makes EXCEPT ALL an anti join: the plan made says
+    so, and a frame it keeps (ROWS) says nothing."""
+    ranged = (
+        "SELECT l_orderkey, sum(l_quantity) OVER (PARTITION BY l_orderkey ORDER BY l_quantity "
+        "RANGE BETWEEN 5 PRECEDING AND 5 FOLLOWING) AS s FROM lineitem WHERE l_orderkey <= 3"
+    )
+    for form in ("written", "analyzed"):
+        made = sql_to_plan(ranged, tpch_tables, form=form)
+        (said,) = made.not_the_sql
+        assert said.startswith(
+            "DataFusion's Substrait producer does not keep the window frame RANGE BETWEEN 5 PRECEDING AND 5 "
+            "FOLLOWING: the plan has RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
+        )
+        assert said in made.warnings  # shown where the plan is made
+    rows = (
+        "SELECT n_nationkey, sum(n_nationkey) OVER (ORDER BY n_nationkey ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) "
+        "FROM nation"
+    )
+    assert sql_to_plan(rows, tpch_tables, form="written").not_the_sql == []
+    (said,) = sql_to_plan(
+        "SELECT n_regionkey FROM nation EXCEPT ALL SELECT n_regionkey FROM nation WHERE n_nationkey < 10",
+        tpch_tables,
+        form="optimized",
+    ).not_the_sql
+    assert said.startswith("DataFusion plans EXCEPT ALL as an anti join")
