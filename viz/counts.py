@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 #: Counts below this are written out in full (``999,999,999``); from it on, as a mantissa and a power
 #: of ten (``1.4 × 10¹²``), since a run of digit groups longer than that is no longer read at a glance.
 EXACT_BELOW = 10**9
@@ -42,3 +44,16 @@ def rows_hover(rows: int) -> str:
     """The exact count for a hover: ``"exactly 1,384,000,000,000 rows"`` (empty when the shown text
     is already exact)."""
     return f"exactly {exact_text(rows)} rows" if is_abbreviated(rows) else ""
+
+
+def factor_text(factor: float | None) -> str:
+    """A node's rows over its input's as people read it: two significant digits below 1 (``0.00012``,
+    where two decimals read as 0), two decimals up to 100, whole up to :data:`EXACT_BELOW` and as
+    :func:`count_text` writes a count above; blank when there is none."""
+    if factor is None or not math.isfinite(factor):
+        return ""
+    if factor >= 100:
+        return count_text(round(factor))
+    if factor >= 1 or factor == 0:
+        return f"{factor:.2f}".rstrip("0").rstrip(".")
+    return f"{factor:.2g}" if factor >= 1e-4 else f"{factor:.1e}"

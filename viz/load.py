@@ -264,8 +264,8 @@ def _json_to_plan(root: dict, diags: list[Diagnostic], state: dict) -> plan_pb2.
                     raise PlanLoadError(
                         f"not a valid Substrait plan: at {_path_text(path) if path else desc.name}: {what}"
                     ) from None
-                bad.append((rel, _path_text(path), f"{what}; none of its fields is read"))
-                continue
+                # the rest of the message is still read (a relation's inputs with it), the legacy field as it is
+                bad.append((rel, _path_text(path), what))
         fields = mplan.fields
         for key, value in d.items():
             entry = fields.get(key)
@@ -304,6 +304,10 @@ def _json_to_plan(root: dict, diags: list[Diagnostic], state: dict) -> plan_pb2.
                     if is_rel:
                         nested += len(items)
                 elif how == _ENUM:
+                    if not isinstance(value, (str, int)) or isinstance(value, bool):
+                        raise _Bad(
+                            f"expected a name or a number of {f.enum_type.full_name}, got {type(value).__name__}"
+                        )
                     if value not in extra if isinstance(value, str) else value not in f.enum_type.values_by_number:
                         diags.append(
                             warning(

@@ -520,23 +520,40 @@ def download_columns(names: list[str]) -> list[str]:
 
 def to_csv_text(result: RunResult) -> str:
     """The shown rows as CSV, headed by :func:`download_columns`: a list, struct or map value as JSON
-    (``["Electronics", "Audio"]``, ``{"year": 1979, "maker": null}``), which other tools read, not
-    Python's notation of it."""
+    (``["Electronics", "Audio"]``, ``{"year": 1979, "maker": null}``), binary as base64, which other tools
+    read, not Python's notation of them. Such values are taken from the Arrow rows Spark returned (in
+    pandas' a null in a list of floats is NaN)."""
+    import pyarrow as pa
+
     from ..engines.rows import json_value
 
     rows = result.rows.set_axis(download_columns(result.names), axis=1)
-    nested = [
-        i
-        for i in range(rows.shape[1])
-        if rows.dtypes.iloc[i].kind == "O"
-        and any(isinstance(v, (list, tuple, dict)) or hasattr(v, "ndim") and v.ndim for v in rows.iloc[:, i])
-    ]
-    if nested:
+    arrow = result.arrow.slice(0, len(rows)) if result.arrow is not None else None
+    texts: dict[int, list] = {}
+    for i in range(rows.shape[1]):
+        if arrow is not None:
+            kind = arrow.schema.field(i).type
+            if not (pa.types.is_nested(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind)):
+                continue
+            values = arrow.column(i).to_pylist()
+        elif rows.dtypes.iloc[i].kind == "O" and any(
+            isinstance(v, (list, tuple, dict, bytes)) or getattr(v, "ndim", 0) for v in rows.iloc[:, i]
+        ):
+            values = list(rows.iloc[:, i])
+        else:
+            continue
+        texts[i] = [
+            None
+            if v is None
+            else json_value(v)
+            if isinstance(v, bytes)
+            else json.dumps(json_value(v), ensure_ascii=False)
+            for v in values
+        ]
+    if texts:
         rows = rows.copy()
-        for i in nested:
-            rows[rows.columns[i]] = [
-                None if v is None else json.dumps(json_value(v), ensure_ascii=False) for v in rows.iloc[:, i]
-            ]
+        for i, values in texts.items():
+            rows[rows.columns[i]] = values
     return rows.to_csv(index=False)
 
 

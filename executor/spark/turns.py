@@ -72,7 +72,8 @@ class Line:
         def key(t: _Ticket) -> tuple:
             if t.passed >= self.pass_limit:
                 return (self._served.get(t.owner, -1), -1.0, 0, t.number)
-            # the time of a run before says more about this one than the size of what it reads
+            # the time of a run before says more about this one than the size of what it reads (a
+            # rehearsal and a person's run both stop at their row limit; an exact count is other work)
             return (self._served.get(t.owner, -1), t.took, t.size, t.number)
 
         return sorted(self._waiting, key=key)

@@ -112,7 +112,8 @@ def test_the_profile_table_takes_counts_past_64_bits():
 
 def test_the_profile_table_says_why_a_node_was_not_counted_where_it_says_how_and_small_factors_readably():
     from executor.jobs.profile import SUBQUERY_SKIP, NodeProfile, Profile
-    from ui.panels.row_counts import factor_text, profile_frame
+    from ui.panels.row_counts import profile_frame
+    from viz.counts import factor_text
 
     model = P.model_of(starred_plan())
     profile = Profile(
@@ -126,7 +127,7 @@ def test_the_profile_table_says_why_a_node_was_not_counted_where_it_says_how_and
     assert list(frame["rows"]) == ["9", ""] and list(frame["time (s)"]) == ["", ""]
     assert list(frame["× input"]) == ["0.00015", ""]  # not 0, as two decimals had it
     assert "note" not in frame.columns  # no error: no column of blanks
-    assert [factor_text(f) for f in (0.0, 0.5, 1.0, 2.345, 99.5, 1234.4, 3e-6)] == [
+    assert [factor_text(f) for f in (0.0, 0.5, 1.0, 2.345, 99.5, 1234.4, 3e-6, 2.5e12)] == [
         "0",
         "0.5",
         "1",
@@ -134,6 +135,7 @@ def test_the_profile_table_says_why_a_node_was_not_counted_where_it_says_how_and
         "99.5",
         "1,234",
         "3.0e-06",
+        "2.5 × 10¹²",  # as the graph writes a count that large
     ]
 
 

@@ -298,3 +298,23 @@ def test_csv_writes_lists_and_structs_as_json(spark):
         got = tuple(json.loads(row[c]) if row[c] else None for c in ("categories", "details"))
         assert got == want[row["product_id"]]
     assert any(None in row for row in want.values()) and any(None not in row for row in want.values())
+
+
+def test_csv_takes_nested_and_binary_values_from_arrow():
+    """A null in a list of floats is null (pandas made it NaN, which a real NaN also is); binary is base64."""
+    import pyarrow as pa
+
+    from executor.jobs.run import RunResult, to_csv_text, to_pandas
+
+    table = pa.table(
+        {
+            "a": pa.array([[None, 2.5], None, [float("nan")]], pa.list_(pa.float64())),
+            "b": pa.array([b"ab", None, b"\x00"]),
+            "c": pa.array([1, None, 3]),
+        }
+    )
+    columns = ["[0] a", "[1] b", "[2] c"]
+    result = RunResult(columns, ["x"] * 3, to_pandas(table, columns), 0.0, 3, "", ["a", "b", "c"])
+    result.arrow = table.rename_columns(columns)
+    rows = list(csv.reader(to_csv_text(result).splitlines()))
+    assert rows == [["a", "b", "c"], ["[null, 2.5]", "YWI=", "1"], ["", "", ""], ['["NaN"]', "AA==", "3"]]

@@ -451,3 +451,40 @@ def test_a_wrong_field_is_put_on_the_node_of_the_relation_it_is_in():
     needle = condition["scalarFunction"]["arguments"][0]["value"]["subquery"]["inPredicate"]["needles"][0]
     needle["selection"]["directReference"]["structField"]["field"] = True
     assert list(_bad_field_nodes(analyze(json.dumps(doc).encode()))) == ["0.0"]
+
+
+def test_a_legacy_field_of_the_wrong_shape_keeps_the_relations_inputs():
+    """The loader upgrades a FetchRel's legacy count; one of the wrong kind is an error on the fetch,
+    and the plan below it still shows."""
+    doc = _json_plan("tutorial.json")
+    below = doc["relations"][0]["root"]["input"]
+    doc["relations"][0]["root"]["input"] = {"fetch": {"input": below, "count": "ten"}}
+    model = analyze(json.dumps(doc).encode())
+    assert len(model.graph.nodes) == 6  # the fetch and the tutorial's five
+    assert list(_bad_field_nodes(model)) == ["0"]
+
+
+def test_an_enum_given_as_a_list_is_a_wrong_field_that_says_what_was_expected():
+    doc = _json_plan("tutorial.json")
+    doc["relations"][0]["root"]["input"]["aggregate"]["input"]["join"]["type"] = [1]
+    (message,) = _bad_field_nodes(analyze(json.dumps(doc).encode()))["0.0"]
+    assert "expected a name or a number of substrait.JoinRel.JoinType, got list" in message
+
+
+def test_a_join_type_or_a_sort_direction_the_spec_does_not_define_is_an_error_on_its_node():
+    from executor.translate.executable import executability
+
+    model = analyze(json.dumps(_json_plan("tutorial.json")).encode())
+    binary = plan_pb2.Plan()
+    binary.CopyFrom(model.plan)
+    binary.relations[0].root.input.aggregate.input.join.type = 42  # a binary plan keeps any number
+    model = analyze(binary.SerializeToString())
+    (d,) = [d for d in model.node("0.0").diagnostics if d.severity == "error"]
+    assert d.code == "unknown-join-type" and "number 42" in d.message
+    assert not executability(model)["0.0"].ok
+    doc = _json_plan("tpch_q03_isthmus.json")
+    text = json.dumps(doc).replace('"direction": "SORT_DIRECTION_DESC_NULLS_FIRST"', '"direction": 9', 1)
+    model = analyze(text.encode())
+    errors = [(n.id, d.code) for n in model.nodes() for d in n.diagnostics if d.severity == "error"]
+    assert errors == [("0.0", "unknown-sort-direction")]
+    assert not executability(model)["0.0"].ok

@@ -8,8 +8,6 @@ one node. When it is done, ``profile_overlay`` gives what ``viz.render.to_dot`` 
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 import streamlit as st
 
@@ -17,7 +15,7 @@ from executor.jobs.profile import Profile, profile_plan
 from ui.markdown import md_escape
 from ui.state.plan_source import Plan
 from ui.tasks import Task, finished, progress_fragment, show_progress, start
-from viz.counts import count_text, exact_text, is_abbreviated
+from viz.counts import count_text, exact_text, factor_text, is_abbreviated
 from viz.model import PlanModel
 from viz.render import Overlay, title
 
@@ -114,7 +112,7 @@ def profile_frame(model: PlanModel, profile: Profile) -> pd.DataFrame:
                 "counted": (
                     _HOW.get(p.how or "", "").format(run_of=p.run_of) + (" (remembered)" if p.cached else "")
                     if counted
-                    else f"no: {p.error or p.skipped or 'not reached'}"
+                    else f"no: {(p.error or p.skipped or 'not reached').removeprefix('not run: ')}"
                 ),
                 "time (s)": f"{p.elapsed_s:.3f}" if p.own_figure else "",
                 "× input": factor_text(p.factor),
@@ -128,18 +126,6 @@ def profile_frame(model: PlanModel, profile: Profile) -> pd.DataFrame:
     if not any(r["note"] for r in rows):
         columns.remove("note")
     return pd.DataFrame(rows, columns=columns)
-
-
-def factor_text(factor: float | None) -> str:
-    """A node's rows over its input's as people read it: two significant digits below 1 (``0.00012``,
-    where two decimals read as 0), two decimals up to 100, whole above; blank when there is none."""
-    if factor is None or not math.isfinite(factor):
-        return ""
-    if factor >= 100:
-        return f"{factor:,.0f}"
-    if factor >= 1 or factor == 0:
-        return f"{factor:.2f}".rstrip("0").rstrip(".")
-    return f"{factor:.2g}" if factor >= 1e-4 else f"{factor:.1e}"
 
 
 def profile_table(model: PlanModel, profile: Profile) -> None:

@@ -132,7 +132,7 @@ def chosen_folder(data: str) -> str | None:
 
 def suite_generated(stem: str) -> bool:
     """Whether the suite ``stem`` ("tpch", "tpcds") was generated on this machine before."""
-    return any(s.stem == stem and s.generated() for s in SUITES)
+    return stem != "tutorial" and chosen_folder(stem) is not None
 
 
 def shown_path(path: str, uploads: str | None = None) -> str:

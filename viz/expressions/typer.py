@@ -19,6 +19,9 @@ from .shapes import bound_offset, case_base, sort_direction
 
 Expression = algebra_pb2.Expression
 
+#: The sort directions the spec defines (not UNSPECIFIED).
+_DEFINED_DIRECTIONS = frozenset(v for v in algebra_pb2.SortField.SortDirection.values() if v)
+
 
 @dataclass(frozen=True)
 class Typed:
@@ -301,6 +304,20 @@ class ExpressionTyper:
         t = self.expr(s.expr, scope)
         if s.WhichOneof("sort_kind") == "comparison_function_reference":
             return f"{t.text} USING {self.function_name(s.comparison_function_reference)}"
+        if s.direction not in _DEFINED_DIRECTIONS:  # unset, or a number a binary plan kept
+            what = (
+                "has no direction"
+                if s.direction == 0
+                else f"has direction number {s.direction}, not one the spec defines"
+            )
+            self._diag(
+                error(
+                    "unknown-sort-direction",
+                    f"the sort on {t.text} {what}: which way the rows go cannot be known (expected ASC or DESC, "
+                    "nulls first or last, or CLUSTERED)",
+                    self.node,
+                )
+            )
         direction = sort_direction(s.direction)
         return f"{t.text} {direction}".strip()
 

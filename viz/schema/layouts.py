@@ -13,8 +13,10 @@ from .context import Conventions
 
 
 def join_type_name(body) -> str:
-    """A join's type by its enum's name (``JOIN_TYPE_LEFT``, ...): each join relation has its own enum."""
-    return body.DESCRIPTOR.fields_by_name["type"].enum_type.values_by_number[body.type].name
+    """A join's type by its enum's name (``JOIN_TYPE_LEFT``, ...): each join relation has its own enum.
+    A number the enum does not define (a binary plan keeps any) is ``JOIN_TYPE_<number>``."""
+    value = body.DESCRIPTOR.fields_by_name["type"].enum_type.values_by_number.get(body.type)
+    return value.name if value is not None else f"JOIN_TYPE_{body.type}"
 
 
 def join_layout(type_name: str) -> str:

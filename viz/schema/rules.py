@@ -314,6 +314,15 @@ def join_output(ctx: Context, type_name: str) -> list[Field] | None:
                 ctx.node.id,
             )
         )
+    elif type_name.removeprefix("JOIN_TYPE_").isdigit():
+        ctx.diag(
+            error(
+                "unknown-join-type",
+                f"join type number {type_name.removeprefix('JOIN_TYPE_')} is not one the spec defines; the output is "
+                "derived as an inner join",
+                ctx.node.id,
+            )
+        )
     if type_name in ("JOIN_TYPE_LEFT_SEMI", "JOIN_TYPE_LEFT_ANTI"):
         return left
     if type_name in ("JOIN_TYPE_RIGHT_SEMI", "JOIN_TYPE_RIGHT_ANTI"):

@@ -154,3 +154,6 @@ SELECT n_regionkey, regr_slope(n_nationkey * 2.5, n_nationkey) AS s, regr_interc
 -- name: y_corr_covar
 SELECT n_regionkey, corr(n_nationkey * 1.0, n_nationkey * n_nationkey) AS r, covar_samp(n_nationkey, n_regionkey + n_nationkey) AS cs, covar_pop(n_nationkey * 2.0, n_nationkey) AS cp FROM nation GROUP BY n_regionkey
 ;
+-- name: u_regex_case_unicode
+SELECT n_nationkey, regexp_like(concat('Ä', n_name), 'ä', 'i') AS a, regexp_replace(concat('Ä', n_name), 'ä', 'x', 'gi') AS b, regexp_replace(concat('ÄÄ', n_name), 'ä', 'y', 'i') AS c, regexp_count(concat('ÄäÄ', n_name), 'ä', 1, 'i') AS d, concat('É', n_name) ~* 'é' AS e FROM nation
+;

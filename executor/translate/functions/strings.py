@@ -188,8 +188,14 @@ def _regex_flags(call: Call) -> str:
 
 
 def _pattern(call: Call, pattern: Column) -> Column:
-    flags = _regex_flags(call)
-    return F.concat(F.lit(f"(?{flags})"), pattern) if flags else pattern
+    return _inline(_regex_flags(call), pattern)
+
+
+def _inline(flags: str, pattern: Column) -> Column:
+    """``pattern`` with ``flags`` (of ``imsx``) as Java's inline ones: ``i`` with ``u``, since Java's
+    ``(?i)`` folds ASCII letters only (DataFusion's and the spec's ``Ä`` matches ``ä``)."""
+    inline = "".join(f for f in "imsx" if f in flags) + ("u" if "i" in flags else "")
+    return F.concat(F.lit(f"(?{inline})"), pattern) if inline else pattern
 
 
 def _from_position(s: Column, position: Column | None) -> Column:
@@ -225,11 +231,8 @@ def _datafusion_regexp_replace(call: Call, vals: list[Column]) -> Column:
     """DataFusion's ``regexp_replace(s, pattern, replacement[, flags])``: every match with the flag
     ``g``, else the first only (the spec's call without an occurrence replaces every match, so the
     run says whose reading it follows); the flags ``i``, ``m``, ``s`` and ``x`` as Java's inline ones."""
-    flags = call.constants[3] if len(call.constants) > 3 else ""
-    if not isinstance(flags, str):
-        raise Unsupported("regexp_replace: DataFusion's flags argument is taken only as a literal")
-    inline = "".join(f for f in "imsx" if f in flags)
-    pattern = F.concat(F.lit(f"(?{inline})"), vals[1]) if inline else vals[1]
+    flags = _datafusion_flags(call, "regexp_replace", 3, also="g") if len(vals) > 3 else ""
+    pattern = _inline(flags, vals[1])
     if "g" in flags:
         return F.call_function("regexp_replace", vals[0], pattern, _java_replacement(vals[2]))
     text, replacement = call.constants[1], call.constants[2]
@@ -245,6 +248,7 @@ def _datafusion_regexp_replace(call: Call, vals: list[Column]) -> Column:
     # the first match: what comes before it and after it kept by name, the replacement's group numbers
     # moved past the group before it
     shifted = _BACKREFERENCE.sub(lambda m: "$" + str(int(next(g for g in m.groups() if g)) + 1), replacement)
+    inline = "".join(f for f in "imx" if f in flags) + ("u" if "i" in flags else "")
     first = f"(?s{inline})^(?<vzbefore>.*?)(?:{text})(?<vzafter>.*)$"
     return F.call_function("regexp_replace", vals[0], F.lit(first), F.lit("${vzbefore}" + shifted + "${vzafter}"))
 
@@ -271,7 +275,7 @@ def _regex_match(insensitive: bool, negated: bool) -> Builder:
 
     def build(call: Call, args: list) -> Column:
         s, pattern = _values(args)[:2]
-        found = F.call_function("regexp_like", s, F.concat(F.lit("(?i)"), pattern) if insensitive else pattern)
+        found = F.call_function("regexp_like", s, _inline("i" if insensitive else "", pattern))
         return ~found if negated else found
 
     return build
@@ -313,23 +317,22 @@ def _regexp_count(call: Call, args: list) -> Column:
     vals = _values(args)
     s, pattern = vals[:2]
     if len(vals) > 3:
-        pattern = _inline_flags(call, "regexp_count", 3, pattern)
+        pattern = _inline(_datafusion_flags(call, "regexp_count", 3), pattern)
     if len(vals) > 2:
         s = F.call_function("substring", s, vals[2].cast("int"))
     return F.call_function("regexp_count", s, pattern)
 
 
-def _inline_flags(call: Call, name: str, at: int, pattern: Column) -> Column:
-    """``pattern`` with DataFusion's flags argument number ``at`` (a literal of ``i``, ``m``, ``s`` and ``x``)
-    as Java's inline flags."""
+def _datafusion_flags(call: Call, name: str, at: int, also: str = "") -> str:
+    """DataFusion's flags argument number ``at`` of ``name``: a literal of ``i``, ``m``, ``s``, ``x`` (and
+    ``also``); other flags of its regex engine are refused, not left out."""
     flags = call.constants[at] if len(call.constants) > at else None
     if not isinstance(flags, str):
         raise Unsupported(f"{name}: the flags argument is taken only as a literal")
-    unknown = sorted(set(flags) - set("imsx"))
+    unknown = sorted(set(flags) - set("imsx" + also))
     if unknown:
-        raise Unsupported(f"{name}: the flag {unknown[0]!r} is not one of i, m, s and x")
-    inline = "".join(f for f in "imsx" if f in flags)
-    return F.concat(F.lit(f"(?{inline})"), pattern) if inline else pattern
+        raise Unsupported(f"{name}: the flag {unknown[0]!r} is not one of {', '.join('imsx' + also)}")
+    return flags
 
 
 def _regexp_like(call: Call, args: list) -> Column:
@@ -338,7 +341,7 @@ def _regexp_like(call: Call, args: list) -> Column:
     vals = _values(args)
     s, pattern = vals[:2]
     if len(vals) > 2:
-        pattern = _inline_flags(call, "regexp_like", 2, pattern)
+        pattern = _inline(_datafusion_flags(call, "regexp_like", 2), pattern)
     return F.call_function("regexp_like", s, pattern)
 
 
