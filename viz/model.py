@@ -26,7 +26,7 @@ from .fields import Field
 from .graph import Node, PlanGraph, build_graph
 from .load import LoadedPlan, load_plan
 from .properties import NodeProperties, derive_properties
-from .schema import SPEC, Conventions, NodeInfo, derive_schemas, root_name_mismatches
+from .schema import SPEC, Conventions, NodeInfo, derive_schemas, root_name_mismatches, unused_expressions
 
 
 @dataclass
@@ -205,11 +205,17 @@ def declared_conventions(plan: plan_pb2.Plan) -> Conventions:
     return Conventions(dialect="datafusion")
 
 
+def _misfits(graph: PlanGraph, infos: dict[str, NodeInfo]) -> tuple[int, int, int]:
+    """How badly a reading of the plan fits it: roots whose names do not fit, errors, and projects
+    that compute an expression they do not output (a grouping-set column too many below them)."""
+    return len(root_name_mismatches(graph, infos)), _errors(infos), len(unused_expressions(graph, infos))
+
+
 def _producer_conventions(
     graph: PlanGraph, ext: Extensions, infos: dict[str, NodeInfo], loaded: LoadedPlan, current: Conventions
 ) -> tuple[dict[str, NodeInfo], Conventions]:
-    """When the root names or the inputs of a relation do not fit the spec's reading, try the
-    readings of known producers.
+    """When the root names, the inputs of a relation or a project's emit do not fit the spec's
+    reading, try the readings of known producers.
 
     A reading is taken only when it makes every root fit, adds no errors and removes some problem;
     the plan then gets a warning that says which convention its producer followed.
@@ -222,9 +228,9 @@ def _producer_conventions(
             continue
         conv = replace(conv, dialect=current.dialect)
         alt = derive_schemas(graph, ext, conv)
-        before = (len(root_name_mismatches(graph, infos)), _errors(infos))
-        after = (len(root_name_mismatches(graph, alt)), _errors(alt))
-        if after[0] == 0 and after < before and after[1] <= before[1]:
+        before = _misfits(graph, infos)
+        after = _misfits(graph, alt)
+        if after[0] == 0 and after < before and after[1] <= before[1] and after[2] <= before[2]:
             loaded.diagnostics.append(
                 warning(
                     "producer-convention",
@@ -289,7 +295,7 @@ def analyze_loaded(loaded: LoadedPlan) -> PlanModel:
                     f"read as {loaded.plan.version.producer} writes it: " + "; ".join(in_play.describe()),
                 )
             )
-        if root_name_mismatches(graph, infos) or _errors(infos):
+        if any(_misfits(graph, infos)):
             infos, conventions = _producer_conventions(graph, ext, infos, loaded, conventions)
         for d in graph.diagnostics + _bad_fields(loaded, graph):
             infos[d.node].diagnostics.insert(0, d) if d.node in infos else loaded.diagnostics.append(d)

@@ -29,7 +29,7 @@ import pandas as pd
 from viz.kinds import emit
 
 from ..errors import ExecutionError
-from ..jobs.run import SparkRun, refuse_writes, to_pandas
+from ..jobs.run import SparkRun, head, refuse_writes, to_pandas
 from ..jobs.supervise import supervise
 from .datafusion import DataFusionCannot, DataFusionRunner
 from .rows import RowSplit, first_order_difference, json_value, split_rows
@@ -185,7 +185,7 @@ def datafusion_output(
     names = columns[: table.num_columns] + [f"[{i}]" for i in range(len(columns), table.num_columns)]
     out.table = table.rename_columns(names)
     out.types, out.elapsed_s, out.complete, out.row_count = got.types, got.elapsed_s, not got.more, table.num_rows
-    out.rows = to_pandas(out.table.slice(0, shown), names)
+    out.rows = to_pandas(head(out.table, shown), names)
     return out
 
 

@@ -548,7 +548,7 @@ class DataFusionRunner:
         elapsed = time.perf_counter() - start
         table = _without_views(table)
         more = table.num_rows > limit
-        table = table.slice(0, limit)
+        table = table.slice(0, min(limit, table.num_rows))  # a table without columns slices to any length
         return DataFusionRows(table, more, [str(t) for t in table.schema.types], elapsed)
 
     def count(self, node_id: str) -> int:

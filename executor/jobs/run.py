@@ -261,9 +261,7 @@ class SparkRun(Job):
                 row_count = int(_retry_broadcast(self.spark, df.count))
             elapsed = time.perf_counter() - start
             schema = df.schema
-        table, bytes_warning = (
-            (table.slice(0, self.limit), None) if self.keep_all else _cap_bytes(table.slice(0, self.limit))
-        )
+        table, bytes_warning = (head(table, self.limit), None) if self.keep_all else _cap_bytes(head(table, self.limit))
         names = list(made.names) + [""] * (len(df.columns) - len(made.names))
         columns = [f"[{i}] {name}".rstrip() for i, name in enumerate(names[: len(df.columns)])]
         types = [f.dataType.simpleString() for f in schema.fields]
@@ -273,7 +271,7 @@ class SparkRun(Job):
         return RunResult(
             columns=columns,
             types=types,
-            rows=to_pandas(table if self.shown is None else table.slice(0, self.shown), columns),
+            rows=to_pandas(table if self.shown is None else head(table, self.shown), columns),
             elapsed_s=elapsed,
             row_count=row_count,
             explain=explain,
@@ -499,6 +497,12 @@ def _cap_bytes(table):
     )
 
 
+def head(table, n: int):
+    """The first ``n`` rows of a pyarrow Table (pyarrow's slice of a table without columns has ``n``
+    rows, however few it had)."""
+    return table.slice(0, min(n, table.num_rows))
+
+
 def to_pandas(table, columns: list[str]) -> pd.DataFrame:
     """Rows for display: ints with nulls stay ints (None), dates stay dates, decimals stay exact."""
     frame = table.rename_columns(columns).to_pandas(
@@ -528,7 +532,7 @@ def to_csv_text(result: RunResult) -> str:
     from ..engines.rows import json_value
 
     rows = result.rows.set_axis(download_columns(result.names), axis=1)
-    arrow = result.arrow.slice(0, len(rows)) if result.arrow is not None else None
+    arrow = head(result.arrow, len(rows)) if result.arrow is not None else None
     texts: dict[int, list] = {}
     for i in range(rows.shape[1]):
         if arrow is not None:
@@ -584,6 +588,7 @@ __all__ = [
     "download_columns",
     "to_csv_bytes",
     "to_csv_text",
+    "head",
     "to_parquet_bytes",
     "Cancelled",
     "TimedOut",

@@ -633,3 +633,34 @@ def test_an_empty_string_literal_is_a_valid_type():
     rel = {"filter": {"input": C, "condition": call(1, field(1), {"literal": {"fixedChar": ""}})}}
     m = model_of(plan(rel))
     assert not [d for n in m.graph.nodes for d in m.node(n).diagnostics if d.code == "invalid-type"]
+
+
+def test_a_plan_whose_emit_leaves_out_a_computed_column_is_read_without_the_grouping_set_column():
+    """isthmus wrote multi-set aggregates without the spec's grouping-set column until 2025, and its
+    plans of then have no version. Its projects emit every expression they compute: read with the
+    column, the project over the aggregate would emit the grouping index and leave out the sum, which
+    no producer writes. DuckDB on the query's SQL gives (sum, L_LINENUMBER, L_ORDERKEY)."""
+    import os
+
+    from tests.support import CORPORA
+    from viz import types as T
+    from viz.model import analyze
+
+    path = os.path.join(
+        CORPORA,
+        "consumer-testing",
+        "snapshots",
+        "producer",
+        "relation",
+        "aggregate",
+        "aggregate_with_grouping_set-isthmus_plan.json",
+    )
+    with open(path, "rb") as fh:
+        model = analyze(fh.read())
+    assert "producer-convention" in [d.code for d in model.plan_diagnostics]
+    root = model.node(model.roots[0])
+    assert [(f.name, T.render(f.type)) for f in root.schema] == [
+        ("EXPR$0", "decimal<15,2>?"),
+        ("L_LINENUMBER", "i64?"),
+        ("L_ORDERKEY", "i64?"),
+    ]

@@ -9,7 +9,7 @@ what a rule works with, :mod:`viz.schema.layouts` the readings the executor shar
 """
 
 from .context import SPEC, Context, Conventions, NodeInfo
-from .derive import derive_schemas, root_name_mismatches
+from .derive import derive_schemas, root_name_mismatches, unused_expressions
 from .layouts import AggregateLayout, aggregate_layout, join_layout, join_type_name
 from .rules import DERIVE
 
@@ -25,4 +25,5 @@ __all__ = [
     "join_layout",
     "join_type_name",
     "root_name_mismatches",
+    "unused_expressions",
 ]

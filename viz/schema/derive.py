@@ -198,6 +198,21 @@ def root_name_mismatches(graph: PlanGraph, infos: dict[str, NodeInfo]) -> list[s
     return out
 
 
+def unused_expressions(graph: PlanGraph, infos: dict[str, NodeInfo]) -> list[str]:
+    """Projects whose emit leaves out an expression they compute: no producer writes one, so a reading
+    of the plan that makes one (a column too many below it) is the wrong reading."""
+    out = []
+    for node_id, node in graph.nodes.items():
+        mapping = emit(node.body) if node.kind == "project" else None
+        below = infos.get(node.inputs[0]) if mapping is not None and node.inputs else None
+        if below is None or below.schema is None:
+            continue
+        base = len(below.schema)
+        if any(base + i not in mapping for i in range(len(node.body.expressions))):
+            out.append(node_id)
+    return out
+
+
 def _label_roots(graph: PlanGraph, infos: dict[str, NodeInfo]) -> None:
     """Relabel each RelRoot's node with the root names; report a count mismatch."""
     for root_id, names in graph.root_names.items():

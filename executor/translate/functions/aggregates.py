@@ -108,9 +108,21 @@ def _avg(call: Call, args: list) -> Column:
         return decimal_quotient(
             call.over(total), call.over(count), (min(38, p + 10), s), (20, 0), (min(38, p + 4), min(38, s + 4)), True
         )
+    if _kind(arg) == "decimal" and _kind(call.output_type) in ("fp32", "fp64"):
+        # a mean of decimals the plan types as a float (DuckDB's): the exact sum over the count, in
+        # floating point, not Spark's decimal mean (rounded to its scale) made a float afterwards
+        total, count = (F.sum_distinct(x), F.count_distinct(x)) if call.distinct else (F.sum(x), F.count(x))
+        return call.over(total).cast("double") / call.over(count)
     if call.distinct:
         return call.over(F.sum_distinct(x)) / call.over(F.count_distinct(x))
     return F.avg(x)
+
+
+def _product(call: Call, args: list) -> Column:
+    """The product of the values, a float (Spark's ``product``, which its SQL does not name)."""
+    if call.distinct:
+        raise Unsupported("product(DISTINCT ...) is not supported on Spark")
+    return F.product(_one(args).cast("double"))
 
 
 def _any_value(call: Call, args: list) -> Column:
@@ -157,7 +169,7 @@ AGGREGATE: dict[str, Builder] = {
     "bool_or": _agg("bool_or"),
     "median": _agg("median", distinct_ok=False),
     "mode": _agg("mode"),
-    "product": _agg("product", distinct_ok=False),
+    "product": _product,
     "string_agg": _string_agg,
     "list_agg": _agg("collect_list", distinct_ok=False),
     "corr": _agg("corr", distinct_ok=False),
