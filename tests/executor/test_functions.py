@@ -143,6 +143,15 @@ def lit(value, type_text: str):
     return fc.lit_column(value, T(type_text))
 
 
+def test_integers_divided_or_raised_to_a_float_the_plan_declares_are_divided_and_raised_as_floats(spark):
+    """ibis writes SQL's true division of two integers as divide:i32_i32 declared fp64, DataFusion's
+    power(10, -2) as power(i64, i64) declared fp64 (its engine: 0.01). The plan's type is taken: the
+    result is not the integer one made a float (0.0)."""
+    div = functions.scalar(call("divide:i32_i32", "i32", "i32", out="fp64?"), [lit(1, "i32"), lit(10, "i32")])
+    power = functions.scalar(call("power", "i64", "i64", out="fp64"), [lit(10, "i64"), lit(-2, "i64")])
+    assert (one(spark, div), one(spark, power)) == (0.1, 0.01)
+
+
 def test_integer_division_truncates_and_modulus_takes_the_dividend_sign(spark):
     div = functions.scalar(call("divide:i32_i32", "i32", "i32"), [lit(-7, "i32"), lit(2, "i32")])
     mod = functions.scalar(call("modulus", "i32", "i32"), [lit(-7, "i32"), lit(2, "i32")])
@@ -235,6 +244,22 @@ def test_unhonoured_option_warns(spark):
     c = call("add", "fp64", "fp64", rounding="FLOOR")
     assert one(spark, functions.scalar(c, [lit(1.5, "fp64"), lit(1.0, "fp64")])) == 2.5
     assert c.warnings and "rounding=FLOOR" in c.warnings[0]
+
+
+def test_a_mean_of_decimals_typed_as_a_float_is_the_exact_sum_over_the_count_and_product_runs(spark):
+    """DuckDB's avg of a decimal is a double: the exact sum over the count (TPC-H q01's avg_qty is
+    25.575154611454693), not a mean rounded to six decimals first (25.575155)."""
+    from decimal import Decimal
+
+    from pyspark.sql import functions as F
+
+    values = [Decimal("1.00"), Decimal("2.00"), Decimal("2.00")]
+    df = spark.createDataFrame([(v,) for v in values], "x decimal(15,2)")
+    row = df.agg(
+        functions.aggregate(call("avg", "decimal<15,2>", out="fp64?"), [F.col("x")]).alias("mean"),
+        functions.aggregate(call("product", "decimal<15,2>", out="fp64?"), [F.col("x")]).alias("product"),
+    ).collect()[0]
+    assert (row.mean, row.product) == (float(sum(values)) / 3, 4.0)
 
 
 def test_aggregates_and_windows(spark):

@@ -70,6 +70,8 @@ def _by_zero(name: str, stops: bool) -> str:
 def _divide(call: Call, args: list) -> Column:
     a, b = _values(args)[:2]
     kind = _value_kind(call)
+    if kind in INT_RANGE and _kind(call.output_type) in FLOATS:  # ibis's true division of integers
+        kind, a, b = _kind(call.output_type), a.cast("double"), b.cast("double")
     stops = _stops_at_zero(call, kind)
     zero = _option(call, "on_division_by_zero", ("NULL", "ERROR", "NAN", "LIMIT"), "ERROR" if stops else "")
     if kind in INT_RANGE:
