@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.support import CORPORA, ROOT, SHARED, corpus_plans
+from tests.support import CORPORA, ROOT, SHARED, SNAPSHOTS, corpus_plans
 from tests.support import plans as P
 from viz.describe import (
     column_names,
@@ -602,15 +602,7 @@ def test_steps_saying_the_same_in_a_row_are_one_run():
     subquery's comparison) is one run (story_runs), which the Present page shows as one line."""
     from viz.describe import story_runs
 
-    path = os.path.join(
-        CORPORA,
-        "consumer-testing",
-        "snapshots",
-        "producer",
-        "relation",
-        "aggregate",
-        "aggregate_in_subquery-duckdb_plan.json",
-    )
+    path = os.path.join(SNAPSHOTS, "relation", "aggregate", "aggregate_in_subquery-duckdb_plan.json")
     with open(path, "rb") as fh:
         m = analyze(fh.read())
     order, sentences = story_order(m), describe_plan(m)

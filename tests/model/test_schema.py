@@ -642,19 +642,11 @@ def test_a_plan_whose_emit_leaves_out_a_computed_column_is_read_without_the_grou
     no producer writes. DuckDB on the query's SQL gives (sum, L_LINENUMBER, L_ORDERKEY)."""
     import os
 
-    from tests.support import CORPORA
+    from tests.support import SNAPSHOTS
     from viz import types as T
     from viz.model import analyze
 
-    path = os.path.join(
-        CORPORA,
-        "consumer-testing",
-        "snapshots",
-        "producer",
-        "relation",
-        "aggregate",
-        "aggregate_with_grouping_set-isthmus_plan.json",
-    )
+    path = os.path.join(SNAPSHOTS, "relation", "aggregate", "aggregate_with_grouping_set-isthmus_plan.json")
     with open(path, "rb") as fh:
         model = analyze(fh.read())
     assert "producer-convention" in [d.code for d in model.plan_diagnostics]

@@ -13,13 +13,15 @@ from pathlib import Path
 
 from benchmarks.plans import CORPORA, corpus_plans  # the tests' corpus, shared with the benchmarks
 
-__all__ = ["APP", "CORPORA", "ROOT", "SHARED", "TESTS", "corpus_plans", "no_active_jobs", "wait_for"]
+__all__ = ["APP", "CORPORA", "ROOT", "SHARED", "SNAPSHOTS", "TESTS", "corpus_plans", "no_active_jobs", "wait_for"]
 
 #: The tests folder and the project's root, whichever folder a test lives in.
 TESTS = Path(__file__).resolve().parent.parent
 ROOT = str(TESTS.parent)
 APP = os.path.join(ROOT, "app.py")
 SHARED = os.path.dirname(CORPORA)
+#: The consumer-testing corpus's plans by producer (``relation/aggregate/...-isthmus_plan.json``).
+SNAPSHOTS = os.path.join(CORPORA, "consumer-testing", "snapshots", "producer")
 
 
 def wait_for(at, done, timeout_s: float = 180):
