@@ -23,10 +23,23 @@ from pyspark.sql import SparkSession
 
 from .. import settings
 from ..data.generate import CACHE
+from ..errors import ExecutionError
 from .jvm import pin_lookups
 
 _lock = threading.Lock()
 _session: SparkSession | None = None
+
+#: Session settings the translation's results depend on, set on every session, a remote Connect
+#: server's too: times are UTC, casts and arithmetic are Spark's legacy ones (the translation adds the
+#: checks a plan asks for), and a name is never read as an alias of the same select.
+SEMANTICS = {
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.ansi.enabled": "false",
+    # A column named inside a lambda (``transform(split(s, ''), c -> ... s ...)``) is not resolved before
+    # Spark looks for a lateral alias of that name, and every select names its outputs ``_0``, ``_1``...
+    # like its input's columns: the lambda read the select's own new column.
+    "spark.sql.lateralColumnAlias.enableImplicitResolution": "false",
+}
 
 LOCAL_CONF = {
     "spark.driver.memory": settings.SETTINGS.spark_driver_memory,
@@ -34,8 +47,7 @@ LOCAL_CONF = {
     "spark.default.parallelism": "4",
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
-    "spark.sql.session.timeZone": "UTC",
-    "spark.sql.ansi.enabled": "false",
+    **SEMANTICS,
     # Java 17's G1 gives up on an allocation that waits for a JNI critical section (the parquet and
     # Arrow codecs hold them) after 2 retries and throws OutOfMemoryError with the heap half empty: a
     # broadcast on a few busy cores then fails as "Not enough memory to build and broadcast the table".
@@ -60,10 +72,6 @@ LOCAL_CONF = {
     # need more than that (about a dozen classes per plan), so every run compiled its classes anew and
     # the JIT compiled them again. A run of a plan seen before now finds its classes.
     "spark.sql.codegen.cache.maxEntries": "1000",
-    # A column named inside a lambda (``transform(split(s, ''), c -> ... s ...)``) is not resolved before
-    # Spark looks for a lateral alias of that name, and every select names its outputs ``_0``, ``_1``...
-    # like its input's columns: the lambda read the select's own new column. Nothing here uses lateral aliases.
-    "spark.sql.lateralColumnAlias.enableImplicitResolution": "false",
 }
 
 
@@ -201,7 +209,9 @@ def _build() -> SparkSession:
             # the server starts with these settings; the client then re-sets them as session
             # settings and warns for the static ones ("Cannot modify ... spark.driver.memory")
             warnings.filterwarnings("ignore", message="Failed to set spark", category=UserWarning)
-            return builder.getOrCreate()
+            spark = builder.getOrCreate()
+        _set_semantics(spark)
+        return spark
     builder = builder.master(settings.SETTINGS.spark_master)
     for key, value in _local_conf().items():
         builder = builder.config(key, value)
@@ -209,6 +219,25 @@ def _build() -> SparkSession:
     spark.sparkContext.setLogLevel("ERROR")
     pin_lookups(spark)
     return spark
+
+
+def _set_semantics(spark) -> None:
+    """:data:`SEMANTICS` on a Connect session (a remote server keeps its own settings otherwise: Spark 4
+    has ANSI on, and its time zone is the server's). A server that refuses one is refused: the rows
+    would not be the plan's."""
+    for key, value in SEMANTICS.items():
+        try:
+            spark.conf.set(key, value)
+            taken = spark.conf.get(key)
+        except Exception as exc:  # noqa: BLE001 - the server's refusal, in its words
+            raise ExecutionError(
+                f"the Spark Connect server did not take the session setting {key}={value}, which the run's "
+                f"results depend on: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+            ) from None
+        if str(taken).lower() != value.lower():
+            raise ExecutionError(
+                f"the Spark Connect server keeps {key}={taken}; the run's results depend on {key}={value}"
+            )
 
 
 def _alive(spark: SparkSession) -> bool:

@@ -36,7 +36,8 @@ from viz.model import analyze
 tpch_dir, plans = sys.argv[1], sys.argv[2:]
 spark = get_session()
 catalog = Catalog([tpch_dir])
-out = {"connect": is_connect(spark), "results": []}
+from executor.spark.session import SEMANTICS
+out = {"connect": is_connect(spark), "results": [], "semantics": {k: spark.conf.get(k) for k in SEMANTICS}}
 for path in plans:
     result = run_node(analyze(open(path, "rb").read()), "0", catalog=catalog, limit=50, count=True)
     rows = [[json_value(v) for v in r] for r in zip(*[c.to_pylist() for c in result.arrow.columns])]
@@ -80,6 +81,10 @@ def test_connect_gives_the_same_rows_as_classic(spark, tpch_dir):
     assert lines, proc.stderr[-3000:]
     remote = json.loads(lines[0][len("RESULT ") :])
     assert remote["connect"] is True
+    from executor.spark.session import SEMANTICS
+
+    # the settings the rows depend on, on the Connect session too (a remote server keeps its own otherwise)
+    assert {k: str(v).lower() for k, v in remote["semantics"].items()} == {k: v.lower() for k, v in SEMANTICS.items()}
 
     from executor.__main__ import json_value
 
@@ -103,3 +108,32 @@ def test_connect_gives_the_same_rows_as_classic(spark, tpch_dir):
     assert {how for _, how, _ in remote["profile"].values()} >= {"run", "reads", "derived"}
     assert remote["timeout"].startswith("the run of node 0.0 was timed out after 2 s")
     assert remote["timeout_s"] < 30 and remote["after"] == 4
+
+
+def test_a_connect_server_that_keeps_a_setting_the_rows_depend_on_is_refused():
+    import pytest
+
+    from executor.errors import ExecutionError
+    from executor.spark.session import _set_semantics
+
+    class Conf:
+        def __init__(self, refuses: str | None, keeps: dict[str, str]):
+            self.refuses, self.values = refuses, dict(keeps)
+
+        def set(self, key, value):
+            if key == self.refuses:
+                raise RuntimeError("[CANNOT_MODIFY_CONFIG] Cannot modify the value of the Spark config")
+            self.values.setdefault(key, value)
+
+        def get(self, key):
+            return self.values[key]
+
+    class Session:
+        def __init__(self, conf):
+            self.conf = conf
+
+    _set_semantics(Session(Conf(None, {})))  # a server that takes them all
+    with pytest.raises(ExecutionError, match=r"did not take the session setting spark.sql.ansi.enabled=false"):
+        _set_semantics(Session(Conf("spark.sql.ansi.enabled", {})))
+    with pytest.raises(ExecutionError, match=r"keeps spark.sql.session.timeZone=Europe/Paris"):
+        _set_semantics(Session(Conf(None, {"spark.sql.session.timeZone": "Europe/Paris"})))
