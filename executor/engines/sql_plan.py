@@ -323,7 +323,7 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
                 "DataFusion's Substrait producer does not keep the window frame "
                 + " and ".join(lost)
                 + (f": the plan has {' and '.join(written)}" if written else "")
-                + ". The plan's rows are not the SQL's"
+                + ". The plan's rows are not the SQL's."
             )
     return out
 

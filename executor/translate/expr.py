@@ -572,10 +572,7 @@ class ExprTranslator:
             )
             return F.concat(F.date_format(value, "yyyy-MM-dd'T'HH:mm:ss"), fraction)
         if kind in ("fp32", "fp64"):
-            self.tr.warn(
-                f"node {self.node_id}: a float cast to text is written as Spark writes it (1.0E20, Infinity); "
-                "DataFusion, the plan's producer, writes some otherwise (1e20, inf)"
-            )
+            return _datafusion_float_text(value, kind)
         return None
 
     def literal(self, lit: Expression.Literal) -> Column:
@@ -693,6 +690,41 @@ _COMPARISONS: dict[int, Callable[[Column, Column], Column]] = {
     5: lambda a, b: a <= b,
     6: lambda a, b: a >= b,
 }
+
+
+def _datafusion_float_text(value: Column, kind: str) -> Column:
+    """A float as DataFusion writes it: the fewest digits that read back as the value (Java's own text
+    of a double has a digit too many for some values before Java 19), plainly written from 1e-5 to
+    below 1e16 (``0.00001``, ``12345678.0``), else ``1e-6``, ``1.5e16``; ``NaN``, ``inf``, ``-inf``."""
+    target, precisions = ("float", (6, 7, 8, 9)) if kind == "fp32" else ("double", (15, 16, 17))
+    # the value correctly rounded to p digits for the fewest p that reads back as it: ryu's choice
+    candidates = [F.format_string(f"%.{p - 1}e", value) for p in precisions]
+    text = candidates[-1]
+    for candidate in reversed(candidates[:-1]):
+        text = F.when(candidate.cast(target) == value, candidate).otherwise(text)
+    pattern = r"^(-?)(\d)\.(\d+)e([+-]\d+)$"  # Java's %e: sign, digit, digits, exponent
+    sign = F.regexp_extract(text, pattern, 1)
+    first = F.regexp_extract(text, pattern, 2)
+    rest = F.regexp_replace(F.regexp_extract(text, pattern, 3), r"0+$", "")
+    exponent = F.regexp_extract(text, pattern, 4).cast("int")
+    digits = F.concat(first, rest)  # the significant digits, the point after the first
+    whole = F.rpad(digits, F.greatest(exponent + 1, F.length(digits)), "0")
+    fraction = F.substring(whole, exponent + 2, 400)
+    large = F.concat(
+        sign, F.substring(whole, 1, exponent + 1), F.lit("."), F.when(fraction == "", F.lit("0")).otherwise(fraction)
+    )
+    small = F.concat(sign, F.lit("0."), F.repeat(F.lit("0"), -exponent - 1), digits)
+    point = F.when(rest == "", F.lit("")).otherwise(F.concat(F.lit("."), rest))
+    scientific = F.concat(sign, first, point, F.lit("e"), exponent.cast("string"))
+    return (
+        F.when(value.isNull(), F.lit(None).cast("string"))
+        .when(F.isnan(value), F.lit("NaN"))
+        .when(value == float("inf"), F.lit("inf"))
+        .when(value == float("-inf"), F.lit("-inf"))
+        .when((exponent >= 0) & (exponent <= 15), large)
+        .when((exponent < 0) & (exponent >= -5), small)
+        .otherwise(scientific)
+    )
 
 
 def _bound(b, unbounded: int) -> int:

@@ -157,3 +157,9 @@ SELECT n_regionkey, corr(n_nationkey * 1.0, n_nationkey * n_nationkey) AS r, cov
 -- name: u_regex_case_unicode
 SELECT n_nationkey, regexp_like(concat('Ä', n_name), 'ä', 'i') AS a, regexp_replace(concat('Ä', n_name), 'ä', 'x', 'gi') AS b, regexp_replace(concat('ÄÄ', n_name), 'ä', 'y', 'i') AS c, regexp_count(concat('ÄäÄ', n_name), 'ä', 1, 'i') AS d, concat('É', n_name) ~* 'é' AS e FROM nation
 ;
+-- name: x_float_as_text
+SELECT n_nationkey, CAST(CAST(n_nationkey AS DOUBLE) * 1e15 AS VARCHAR) AS a, CAST(CAST(n_nationkey AS DOUBLE) * 1e-11 AS VARCHAR) AS b, CAST(-1.5e-7 * n_nationkey AS VARCHAR) AS c, CAST(CAST(n_nationkey AS FLOAT) / 3 AS VARCHAR) AS d, CAST(1.0 / (n_nationkey - 3) AS VARCHAR) AS e, CAST(12345678901234567.0 * n_nationkey AS VARCHAR) AS f, CAST(1.25e-5 * n_nationkey AS VARCHAR) AS g, CAST(CAST(n_nationkey AS DOUBLE) * 1234567.5 AS VARCHAR) AS h, CAST(CAST(n_nationkey AS DOUBLE) * 1e-3 AS VARCHAR) AS i, CAST(n_nationkey * 1e20 AS VARCHAR) AS j FROM nation
+;
+-- name: x_float_as_text_shortest_digits
+SELECT n_nationkey, CAST(CAST(n_nationkey AS DOUBLE) / 7 AS VARCHAR) AS a, CAST(CAST(n_nationkey AS DOUBLE) * 0.1 AS VARCHAR) AS b, CAST(CAST(n_nationkey - 12 AS DOUBLE) * 1e-9 / 3 AS VARCHAR) AS c, CAST(CAST('NaN' AS DOUBLE) AS VARCHAR) AS d, CAST(CAST(n_nationkey AS FLOAT) * CAST(0.1 AS FLOAT) AS VARCHAR) AS e, CAST(-0.0 * n_nationkey AS VARCHAR) AS f, CAST(CAST(n_nationkey AS DOUBLE) * 2.82879384806159e17 AS VARCHAR) AS g FROM nation
+;
