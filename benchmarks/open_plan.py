@@ -104,10 +104,10 @@ def _phases_once(data: bytes) -> dict[str, float]:
     from viz.extensions import Extensions
     from viz.graph import build_graph
     from viz.load import load_plan
-    from viz.model import PlanModel, _errors, _producer_conventions, declared_conventions
+    from viz.model import PlanModel, _misfits, _producer_conventions, declared_conventions
     from viz.properties import derive_properties
     from viz.render import to_dot
-    from viz.schema import derive_schemas, root_name_mismatches
+    from viz.schema import derive_schemas
 
     def work() -> dict[str, float]:
         out: dict[str, float] = {}
@@ -121,8 +121,9 @@ def _phases_once(data: bytes) -> dict[str, float]:
         ext = Extensions.of(loaded.plan, loaded.legacy_uri_anchors)
         conventions = declared_conventions(loaded.plan)
         infos = derive_schemas(graph, ext, conventions)
-        if root_name_mismatches(graph, infos) or _errors(infos):
-            infos, conventions = _producer_conventions(graph, ext, infos, loaded, conventions)
+        misfits = _misfits(graph, infos)
+        if any(misfits):
+            infos, conventions = _producer_conventions(graph, ext, infos, loaded, conventions, misfits)
         out["schemas"] = time.perf_counter() - t
         t = time.perf_counter()
         properties, _ = derive_properties(graph, infos, ext, conventions)

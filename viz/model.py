@@ -212,13 +212,19 @@ def _misfits(graph: PlanGraph, infos: dict[str, NodeInfo]) -> tuple[int, int, in
 
 
 def _producer_conventions(
-    graph: PlanGraph, ext: Extensions, infos: dict[str, NodeInfo], loaded: LoadedPlan, current: Conventions
+    graph: PlanGraph,
+    ext: Extensions,
+    infos: dict[str, NodeInfo],
+    loaded: LoadedPlan,
+    current: Conventions,
+    before: tuple[int, int, int],
 ) -> tuple[dict[str, NodeInfo], Conventions]:
     """When the root names, the inputs of a relation or a project's emit do not fit the spec's
     reading, try the readings of known producers.
 
     A reading is taken only when it makes every root fit, adds no errors and removes some problem;
-    the plan then gets a warning that says which convention its producer followed.
+    the plan then gets a warning that says which convention its producer followed. ``before``: how
+    badly the spec's reading fits (:func:`_misfits` of ``infos``).
     """
     kinds = {n.kind for n in graph.nodes.values()}
     for conv in _ALTERNATIVES:
@@ -228,7 +234,6 @@ def _producer_conventions(
             continue
         conv = replace(conv, dialect=current.dialect)
         alt = derive_schemas(graph, ext, conv)
-        before = _misfits(graph, infos)
         after = _misfits(graph, alt)
         if after[0] == 0 and after < before and after[1] <= before[1] and after[2] <= before[2]:
             loaded.diagnostics.append(
@@ -295,8 +300,9 @@ def analyze_loaded(loaded: LoadedPlan) -> PlanModel:
                     f"read as {loaded.plan.version.producer} writes it: " + "; ".join(in_play.describe()),
                 )
             )
-        if any(_misfits(graph, infos)):
-            infos, conventions = _producer_conventions(graph, ext, infos, loaded, conventions)
+        misfits = _misfits(graph, infos)
+        if any(misfits):
+            infos, conventions = _producer_conventions(graph, ext, infos, loaded, conventions, misfits)
         for d in graph.diagnostics + _bad_fields(loaded, graph):
             infos[d.node].diagnostics.insert(0, d) if d.node in infos else loaded.diagnostics.append(d)
         properties, findings = derive_properties(graph, infos, ext, conventions)

@@ -29,10 +29,10 @@ import pandas as pd
 from viz.kinds import emit
 
 from ..errors import ExecutionError
-from ..jobs.run import SparkRun, head, refuse_writes, to_pandas
+from ..jobs.run import SparkRun, refuse_writes, to_pandas
 from ..jobs.supervise import supervise
 from .datafusion import DataFusionCannot, DataFusionRunner
-from .rows import RowSplit, first_order_difference, json_value, split_rows
+from .rows import RowSplit, first_order_difference, head, json_value, split_rows
 
 #: Rows taken from each engine at most: a node with more on both is not compared row by row.
 DEFAULT_LIMIT = 100_000

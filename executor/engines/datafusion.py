@@ -40,6 +40,7 @@ from viz.kinds import KINDS
 from viz.types import is_nullable
 
 from ..errors import ExecutionError, Unsupported
+from .rows import head
 
 ENGINE = "DataFusion"
 _CALL = re.compile(r"(\w+)\(")
@@ -548,7 +549,7 @@ class DataFusionRunner:
         elapsed = time.perf_counter() - start
         table = _without_views(table)
         more = table.num_rows > limit
-        table = table.slice(0, min(limit, table.num_rows))  # a table without columns slices to any length
+        table = head(table, limit)
         return DataFusionRows(table, more, [str(t) for t in table.schema.types], elapsed)
 
     def count(self, node_id: str) -> int:

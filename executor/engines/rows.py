@@ -401,6 +401,12 @@ def _list(v: list) -> list:
     return [json_value(x) for x in v]
 
 
+def head(table, n: int):
+    """The first ``n`` rows of a pyarrow Table (pyarrow's slice of a table without columns has ``n``
+    rows, however few it had)."""
+    return table.slice(0, min(n, table.num_rows))
+
+
 def json_value(v: Any) -> Any:
     """A value from Arrow's ``to_pylist`` as something ``json.dumps`` writes exactly."""
     if v is None:

@@ -28,6 +28,7 @@ from viz.kinds import KINDS
 from viz.types import render
 
 from ..cache import BoundedCache
+from ..engines.rows import head
 from ..errors import Cancelled, ExecutionError, Refused, TimedOut, Unsupported
 from ..spark.session import get_session, is_connect
 from ..spark.turns import ordinal
@@ -497,12 +498,6 @@ def _cap_bytes(table):
     )
 
 
-def head(table, n: int):
-    """The first ``n`` rows of a pyarrow Table (pyarrow's slice of a table without columns has ``n``
-    rows, however few it had)."""
-    return table.slice(0, min(n, table.num_rows))
-
-
 def to_pandas(table, columns: list[str]) -> pd.DataFrame:
     """Rows for display: ints with nulls stay ints (None), dates stay dates, decimals stay exact."""
     frame = table.rename_columns(columns).to_pandas(
@@ -532,20 +527,17 @@ def to_csv_text(result: RunResult) -> str:
     from ..engines.rows import json_value
 
     rows = result.rows.set_axis(download_columns(result.names), axis=1)
-    arrow = head(result.arrow, len(rows)) if result.arrow is not None else None
+    arrow = (
+        head(result.arrow, len(rows))
+        if result.arrow is not None
+        else pa.Table.from_pandas(result.rows, preserve_index=False)
+    )
     texts: dict[int, list] = {}
     for i in range(rows.shape[1]):
-        if arrow is not None:
-            kind = arrow.schema.field(i).type
-            if not (pa.types.is_nested(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind)):
-                continue
-            values = arrow.column(i).to_pylist()
-        elif rows.dtypes.iloc[i].kind == "O" and any(
-            isinstance(v, (list, tuple, dict, bytes)) or getattr(v, "ndim", 0) for v in rows.iloc[:, i]
-        ):
-            values = list(rows.iloc[:, i])
-        else:
+        kind = arrow.schema.field(i).type
+        if not (pa.types.is_nested(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind)):
             continue
+        values = arrow.column(i).to_pylist()
         texts[i] = [
             None
             if v is None
@@ -588,7 +580,6 @@ __all__ = [
     "download_columns",
     "to_csv_bytes",
     "to_csv_text",
-    "head",
     "to_parquet_bytes",
     "Cancelled",
     "TimedOut",

@@ -102,19 +102,18 @@ def _avg(call: Call, args: list) -> Column:
     the sum is ``decimal(p+10,s)``, the count a ``decimal(20,0)`` to divide by."""
     x = _one(args)
     arg = call.arg_types[0] if call.arg_types else None
+    total, count = (F.sum_distinct(x), F.count_distinct(x)) if call.distinct else (F.sum(x), F.count(x))
     if call.dialect == "datafusion" and _kind(arg) == "decimal":
         p, s = arg.decimal.precision, arg.decimal.scale
-        total, count = (F.sum_distinct(x), F.count_distinct(x)) if call.distinct else (F.sum(x), F.count(x))
         return decimal_quotient(
             call.over(total), call.over(count), (min(38, p + 10), s), (20, 0), (min(38, p + 4), min(38, s + 4)), True
         )
     if _kind(arg) == "decimal" and _kind(call.output_type) in ("fp32", "fp64"):
         # a mean of decimals the plan types as a float (DuckDB's): the exact sum over the count, in
         # floating point, not Spark's decimal mean (rounded to its scale) made a float afterwards
-        total, count = (F.sum_distinct(x), F.count_distinct(x)) if call.distinct else (F.sum(x), F.count(x))
         return call.over(total).cast("double") / call.over(count)
     if call.distinct:
-        return call.over(F.sum_distinct(x)) / call.over(F.count_distinct(x))
+        return call.over(total) / call.over(count)
     return F.avg(x)
 
 

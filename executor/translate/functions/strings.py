@@ -191,10 +191,15 @@ def _pattern(call: Call, pattern: Column) -> Column:
     return _inline(_regex_flags(call), pattern)
 
 
-def _inline(flags: str, pattern: Column) -> Column:
-    """``pattern`` with ``flags`` (of ``imsx``) as Java's inline ones: ``i`` with ``u``, since Java's
+def _java_flags(flags: str) -> str:
+    """``flags`` (of ``imsx``, others left out) as Java's inline ones: ``i`` with ``u``, since Java's
     ``(?i)`` folds ASCII letters only (DataFusion's and the spec's ``Ä`` matches ``ä``)."""
-    inline = "".join(f for f in "imsx" if f in flags) + ("u" if "i" in flags else "")
+    return "".join(f for f in "imsx" if f in flags) + ("u" if "i" in flags else "")
+
+
+def _inline(flags: str, pattern: Column) -> Column:
+    """``pattern`` with ``flags`` as Java's inline ones (:func:`_java_flags`)."""
+    inline = _java_flags(flags)
     return F.concat(F.lit(f"(?{inline})"), pattern) if inline else pattern
 
 
@@ -248,8 +253,7 @@ def _datafusion_regexp_replace(call: Call, vals: list[Column]) -> Column:
     # the first match: what comes before it and after it kept by name, the replacement's group numbers
     # moved past the group before it
     shifted = _BACKREFERENCE.sub(lambda m: "$" + str(int(next(g for g in m.groups() if g)) + 1), replacement)
-    inline = "".join(f for f in "imx" if f in flags) + ("u" if "i" in flags else "")
-    first = f"(?s{inline})^(?<vzbefore>.*?)(?:{text})(?<vzafter>.*)$"
+    first = f"(?{_java_flags(flags + 's')})^(?<vzbefore>.*?)(?:{text})(?<vzafter>.*)$"
     return F.call_function("regexp_replace", vals[0], F.lit(first), F.lit("${vzbefore}" + shifted + "${vzafter}"))
 
 
