@@ -1,4 +1,4 @@
-"""Benchmarks: ``python -m benchmarks [open|spark|app|profile|load|engines ...] [--quick]`` (or ``make bench``).
+"""Benchmarks: ``python -m benchmarks [open|spark|app|profile|load|engines|heap ...] [--quick]`` (or ``make bench``).
 Not part of ``make test``.
 
     python -m benchmarks                 # all of them, full size (TPC-H scale 1: long)
@@ -18,6 +18,8 @@ Not part of ``make test``.
   another (``benchmarks/load.py``).
 - ``engines``: the column types each engine gives every node of a 92-node plan, in the process and in
   the app, and a node picked while they come (``benchmarks/engines.py``).
+- ``heap``: a plan of eleven broadcasts run again and again in a 1 GB driver, with the session's memory
+  settings against Spark's own (``benchmarks/broadcast_heap.py``).
 
 Each writes ``benchmarks/results/<name>.json`` (its results and a ``machine`` block); then
 ``benchmarks/results/REPORT.md`` and ``docs/benchmarks.png`` are rebuilt from every results file
@@ -49,11 +51,12 @@ BENCHMARKS = {
     "profile": "profile",
     "load": "load",
     "engines": "engines",
+    "heap": "broadcast_heap",
 }
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """``[open|spark|app|profile|load|engines ...] [--quick]``; no names means all of them, in that order."""
+    """``[open|spark|app|profile|load|engines|heap ...] [--quick]``; no names means all of them, in that order."""
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
         description="Run the benchmarks, write benchmarks/results/<name>.json, REPORT.md and docs/benchmarks.png.",

@@ -397,9 +397,9 @@ def _retry_broadcast(spark, action):
     """``action()``, tried again (up to :data:`BROADCAST_RETRIES` times, each after a full garbage
     collection and a short pause) when a broadcast ran out of memory.
 
-    Java 17's G1 can throw OutOfMemoryError for an allocation that waited on a JNI critical section
-    with the heap far from full (see ``session.LOCAL_CONF``); Spark then fails the query with
-    :data:`BROADCAST_OOM`. It struck TPC-DS q35 at scale 0.01 (a few MB, eleven broadcasts built at
+    Java 17's G1 can throw OutOfMemoryError with the heap far from full, for an allocation that waited
+    on a JNI critical section or an array that needs contiguous regions (``session.LOCAL_CONF`` makes
+    both rare); Spark then fails the query with :data:`BROADCAST_OOM`. It struck TPC-DS q35 at scale 0.01 (a few MB, eleven broadcasts built at
     once) in test runs, once also on the one retry there was: the pause lets the other broadcasts'
     threads leave their critical sections. A heap that is really full fails every try, with Spark's
     message.

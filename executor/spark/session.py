@@ -52,8 +52,14 @@ LOCAL_CONF = {
     # Arrow codecs hold them) after 2 retries and throws OutOfMemoryError with the heap half empty: a
     # broadcast on a few busy cores then fails as "Not enough memory to build and broadcast the table".
     # More retries make it wait instead.
+    # G1 puts an object of half a region or more (1 MB regions in a 2 GB heap) in contiguous regions of
+    # its own that no collection moves. Spark's memory pages (32 MB by default here) and the hash tables
+    # of a broadcast are such objects, so a plan building many broadcasts at once failed a humongous
+    # allocation with the heap a third free. 4 MB regions with 1 MB pages (``spark.buffer.pageSize``)
+    # keep them ordinary objects.
     "spark.driver.extraJavaOptions": "-Duser.timezone=UTC -XX:+UnlockDiagnosticVMOptions "
-    "-XX:GCLockerRetryAllocationCount=100",
+    "-XX:GCLockerRetryAllocationCount=100 -XX:G1HeapRegionSize=4m",
+    "spark.buffer.pageSize": "1m",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     # PySpark 4 records the Python call site of every Column/DataFrame call for error messages, at a
     # cost of about six Py4J round trips per call; the translation makes thousands of such calls
