@@ -399,10 +399,9 @@ def _retry_broadcast(spark, action):
 
     Java 17's G1 can throw OutOfMemoryError with the heap far from full, for an allocation that waited
     on a JNI critical section or an array that needs contiguous regions (``session.LOCAL_CONF`` makes
-    both rare); Spark then fails the query with :data:`BROADCAST_OOM`. It struck TPC-DS q35 at scale 0.01 (a few MB, eleven broadcasts built at
-    once) in test runs, once also on the one retry there was: the pause lets the other broadcasts'
-    threads leave their critical sections. A heap that is really full fails every try, with Spark's
-    message.
+    both rare); Spark then fails the query with :data:`BROADCAST_OOM`. The pause lets the other
+    broadcasts' threads leave their critical sections. A heap that is really full fails every try,
+    with Spark's message.
     """
     for attempt in range(BROADCAST_RETRIES + 1):
         try:
