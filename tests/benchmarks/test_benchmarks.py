@@ -232,6 +232,15 @@ LOAD = {
 }
 
 
+HEAP = {
+    "query": "TPC-DS q35, DataFusion 55, analyzed, scale 0.01",
+    "settings": [
+        {"name": "spark", "page_size": "Spark's default", "runs": 10, "failed": 10, "median_s": None},
+        {"name": "ours", "page_size": "1m", "runs": 10, "failed": 0, "median_s": 2.5},
+    ],
+}
+
+
 def _write(folder, **results) -> None:
     for name, res in results.items():
         record = {"name": name, "quick": False, "machine": MACHINE}
@@ -252,13 +261,13 @@ def _build(tmp_path) -> tuple[str, bytes]:
 
 
 def test_the_report_has_every_figure_against_its_target(tmp_path):
-    _write(tmp_path, open=OPEN, spark=SPARK, app=APP, profile=PROFILE, load=LOAD)
+    _write(tmp_path, open=OPEN, spark=SPARK, app=APP, profile=PROFILE, load=LOAD, heap=HEAP)
     text, image = _build(tmp_path)
     assert image.startswith(b"\x89PNG") and len(image) > 20_000  # four drawn panels
     assert "Test CPU @ 1.00GHz · 2 cores · 8.0 GiB RAM" in text and "PySpark 4.0.0" in text
     assert "Not run" not in text and "not run" not in text
     # each section says where and when its figures were measured (one report can mix runs)
-    assert text.count("Measured on Test CPU @ 1.00GHz, 2 cores, 2026-01-02 (load average 0.5).") == 6
+    assert text.count("Measured on Test CPU @ 1.00GHz, 2 cores, 2026-01-02 (load average 0.5).") == 7
 
     # opening a plan: 10k under 2 s for the chain (1.2 s), not for the joins (2.5 s); flat growth likewise
     ten_k = _lines_with(text, "10,000 nodes ready in under 2 s")
@@ -339,6 +348,11 @@ def test_the_report_has_every_figure_against_its_target(tmp_path):
     )
     assert _lines_with(text, "every download at the first click")[0].endswith("| **not met** |")
 
+    # broadcasts in a small heap: every run of Spark's settings failed, none of ours
+    assert _lines_with(text, "| spark |") == ["| spark | Spark's default | 10 | 10 | n/a |"]
+    assert _lines_with(text, "| ours |") == ["| ours | 1m | 10 | 0 | 2.50 |"]
+    assert _lines_with(text, "every run with the session's settings")[0].endswith("| 0 failed | met |")
+
 
 def test_missing_and_failed_benchmarks_say_so_and_the_rest_still_shows(tmp_path):
     _write(tmp_path, app=APP, spark={"error": "ModuleNotFoundError: No module named 'benchmarks.spark'"})
@@ -355,7 +369,7 @@ def test_missing_and_failed_benchmarks_say_so_and_the_rest_still_shows(tmp_path)
 def test_no_results_at_all_gives_a_report_of_not_run_panels(tmp_path):
     text, image = _build(tmp_path)
     assert image.startswith(b"\x89PNG")
-    assert text.count("Not run.") == 6 and "Machine: not recorded." in text
+    assert text.count("Not run.") == 7 and "Machine: not recorded." in text
 
 
 def test_missing_keys_and_a_bad_file_do_not_stop_the_report(tmp_path):
@@ -365,11 +379,13 @@ def test_missing_keys_and_a_bad_file_do_not_stop_the_report(tmp_path):
         spark={"translation": {"queries": [{"query": "q01"}]}, "sampling": {"nodes": [{}]}},
         app={"plans": [{"plan": "tutorial"}, {}]},
         load={"one_after_another": "junk", "at_once": {"mode": "at once"}},
+        heap={"settings": ["junk", {"name": "ours"}]},
     )
     text, image = _build(tmp_path)
     assert image.startswith(b"\x89PNG")
     assert "| q01 | n/a | n/a | n/a | n/a | n/a |" in text
     assert "| at once | n/a | n/a | n/a | n/a | n/a / n/a / n/a | 0 | 0 |" in text
+    assert "| ours | ? | ? | ? | n/a |" in text
     (tmp_path / "app.json").write_text("{not json")
     text, _ = _build(tmp_path)
     assert "app.json could not be read" in text
@@ -380,7 +396,7 @@ def test_missing_keys_and_a_bad_file_do_not_stop_the_report(tmp_path):
 
 def test_arguments_default_to_all_of_them_full():
     args = bench.parse_args([])
-    assert args.names == ["open", "spark", "app", "profile", "load", "engines"] and args.quick is False
+    assert args.names == ["open", "spark", "app", "profile", "load", "engines", "heap"] and args.quick is False
 
 
 def test_arguments_pick_benchmarks_in_order_and_quick():
