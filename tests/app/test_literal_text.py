@@ -88,6 +88,33 @@ def test_a_huge_count_on_the_graph_is_short_with_the_exact_number_on_hover():
     assert 'label="7 rows"' in small and "tooltip" not in small
 
 
+def _shown(frame, column: str) -> list[str]:
+    """A profile table column as the page writes it (blank where Streamlit shows its grey "None")."""
+    from ui.panels.row_counts import PROFILE_FORMATS
+
+    return ["" if v != v else PROFILE_FORMATS[column](v) for v in frame[column]]
+
+
+def test_the_profile_tables_numbers_sort_by_value_and_read_as_people_write_them():
+    from executor.jobs.profile import NodeProfile, Profile
+    from ui.panels.row_counts import PROFILE_FORMATS, profile_frame
+
+    model = P.model_of(starred_plan())
+    profile = Profile(
+        {
+            "0.0*5": NodeProfile("0.0*5", "filter", rows=12_000, how="count", elapsed_s=10.5, factor=2.0),
+            "0.0*6": NodeProfile("0.0*6", "read", rows=900, how="count", elapsed_s=2.25, factor=0.5),
+        }
+    )
+    frame = profile_frame(model, profile)
+    # text sorted "10.500" before "2.250" and "12,000" before "900"
+    assert list(frame.sort_values("time (s)")["node"]) == ["0.0*6", "0.0*5"]
+    assert list(frame.sort_values("rows")["node"]) == ["0.0*6", "0.0*5"]
+    assert _shown(frame, "time (s)") == ["10.500", "2.250"] and _shown(frame, "rows") == ["12,000", "900"]
+    html = frame.style.format(PROFILE_FORMATS, na_rep="").to_html()  # what the page gives st.dataframe
+    assert "12,000" in html and "10.500" in html and "0.5" in html
+
+
 def test_the_profile_table_takes_counts_past_64_bits():
     import pyarrow as pa
 
@@ -103,9 +130,9 @@ def test_the_profile_table_takes_counts_past_64_bits():
     )
     frame = profile_frame(model, profile)
     pa.Table.from_pandas(frame)  # what st.dataframe does: it failed with "Python int too large to convert to C long"
-    assert list(frame["rows"]) == ["1.2 × 10²¹", "3"]
+    assert _shown(frame, "rows") == ["1.2 × 10²¹", "3"]
     assert list(frame["exact rows"]) == ["1,180,591,620,717,411,303,424", "3"]
-    assert list(frame["× input"]) == ["", ""]  # an infinite factor is no figure
+    assert _shown(frame, "× input") == ["", ""]  # an infinite factor is no figure
     small = Profile({"0.0*6": NodeProfile("0.0*6", "read", rows=3, how="reads")})
     assert "exact rows" not in profile_frame(model, small).columns  # only when a count is rounded
 
@@ -124,8 +151,8 @@ def test_the_profile_table_says_why_a_node_was_not_counted_where_it_says_how_and
     )
     frame = profile_frame(model, profile)
     assert list(frame["counted"])[1] == f"no: {SUBQUERY_SKIP}"
-    assert list(frame["rows"]) == ["9", ""] and list(frame["time (s)"]) == ["", ""]
-    assert list(frame["× input"]) == ["0.00015", ""]  # not 0, as two decimals had it
+    assert _shown(frame, "rows") == ["9", ""] and _shown(frame, "time (s)") == ["", ""]
+    assert _shown(frame, "× input") == ["0.00015", ""]  # not 0, as two decimals had it
     assert "note" not in frame.columns  # no error: no column of blanks
     assert [factor_text(f) for f in (0.0, 0.5, 1.0, 2.345, 99.5, 1234.4, 3e-6, 2.5e12)] == [
         "0",
@@ -197,8 +224,12 @@ def test_a_profile_with_a_huge_count_draws_on_the_inspect_page():
     at.session_state["inspect_profiles"] = {model_digest: task}
     at.run()
     assert not at.exception and not at.error
-    [frame] = [d.value for d in at.dataframe if "exact rows" in d.value.columns]
-    assert "1.2 × 10²¹" in list(frame["rows"])
+    [table] = [d for d in at.dataframe if "exact rows" in d.value.columns]
+    frame = table.value
+    assert frame["rows"].max() == float(2**70) and "1,180,591,620,717,411,303,424" in list(frame["exact rows"])
+    # the column is as wide as its longest count: right-aligned and cut on the left, it read "717,411,303,424"
+    width = json.loads(table.proto.columns)["exact rows"]["width"]
+    assert width >= 8.5 * len("1,180,591,620,717,411,303,424"), width
 
 
 # ---- ids shown literally and the picker ------------------------------------------------------

@@ -8,6 +8,8 @@ one node. When it is done, ``profile_overlay`` gives what ``viz.render.to_dot`` 
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import streamlit as st
 
@@ -95,10 +97,10 @@ _HOW = {
 
 def profile_frame(model: PlanModel, profile: Profile) -> pd.DataFrame:
     """One row per node: rows, how they were counted (or why not), the time that is the node's own,
-    the rows over its input's, flags, and what went wrong. Counts and figures are text as people read
-    them (``1.4 × 10¹²``, ``0.00012``), blank where there is none: a derived count can pass what a
-    dataframe's integers hold, and past nine digits nobody reads it; when one is rounded, an "exact
-    rows" column gives every count in full."""
+    the rows over its input's, flags, and what went wrong. Rows, time and factor are floats, so a click
+    on their heading sorts by value (:data:`PROFILE_FORMATS` writes them as people read them): a
+    derived count can pass what a dataframe's integers hold, and past nine digits nobody reads it;
+    when one is rounded, an "exact rows" column gives every count in full, as text."""
     rows = []
     for nid, p in profile.nodes.items():
         counted = p.rows is not None
@@ -106,7 +108,7 @@ def profile_frame(model: PlanModel, profile: Profile) -> pd.DataFrame:
             {
                 "node": nid,
                 "relation": title(p.kind),
-                "rows": count_text(p.rows) if counted else "",
+                "rows": float(p.rows) if counted else None,
                 "exact rows": exact_text(p.rows) if counted else "",
                 # why a node is not counted is said where one looks for how it was
                 "counted": (
@@ -114,8 +116,8 @@ def profile_frame(model: PlanModel, profile: Profile) -> pd.DataFrame:
                     if counted
                     else f"no: {(p.error or p.skipped or 'not reached').removeprefix('not run: ')}"
                 ),
-                "time (s)": f"{p.elapsed_s:.3f}" if p.own_figure else "",
-                "× input": factor_text(p.factor),
+                "time (s)": p.elapsed_s if p.own_figure else None,
+                "× input": p.factor if p.factor is not None and math.isfinite(p.factor) else None,
                 "flags": ", ".join(p.flags),
                 "note": (p.error or "") if counted else "",
             }
@@ -125,7 +127,15 @@ def profile_frame(model: PlanModel, profile: Profile) -> pd.DataFrame:
         columns.remove("exact rows")
     if not any(r["note"] for r in rows):
         columns.remove("note")
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(rows, columns=columns).astype({name: "float64" for name in PROFILE_FORMATS})
+
+
+#: How the profile table writes its number columns; a cell without a figure is Streamlit's "None".
+PROFILE_FORMATS = {
+    "rows": lambda rows: count_text(round(rows)),
+    "time (s)": "{:.3f}".format,
+    "× input": factor_text,
+}
 
 
 def profile_table(model: PlanModel, profile: Profile) -> None:
@@ -136,12 +146,14 @@ def profile_table(model: PlanModel, profile: Profile) -> None:
         f"({jobs} Spark job{'s' if jobs != 1 else ''})",
         expanded=False,
     ):
-        right = st.column_config.TextColumn(alignment="right")
+        frame = profile_frame(model, profile)
+        # wide enough for its longest count: a right-aligned number cut on the left reads as another number
+        longest = max((len(text) for text in frame.get("exact rows", [])), default=0)
         st.dataframe(
-            profile_frame(model, profile),
+            frame.style.format(PROFILE_FORMATS, na_rep=""),
             hide_index=True,
             width="stretch",
-            column_config={"rows": right, "exact rows": right, "time (s)": right, "× input": right},
+            column_config={"exact rows": st.column_config.TextColumn(alignment="right", width=24 + 9 * longest)},
         )
         st.caption(
             "The reads were counted together in one Spark job; then the plan ran once from the node named in "
