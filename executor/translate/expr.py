@@ -32,6 +32,7 @@ from ..errors import ExecutionError, Unsupported
 from ..spark.jvm import col as jcol
 from ..spark.jvm import sql_type
 from . import literals
+from .functions.arithmetic import EXACT_POWERS
 from .types import to_spark
 
 Expression = algebra_pb2.Expression
@@ -513,6 +514,13 @@ class ExprTranslator:
         if folded is not None:
             return folded
         inner = self.expr(e.input)
+        if isinstance(target, S.DecimalType) and 0 < target.scale <= EXACT_POWERS:
+            source = self.type_of(e.input)
+            if source is not None and source.WhichOneof("kind") in ("fp32", "fp64"):
+                # Spark casts a float's shortest text: 1.005, which is 1.00499999999999989..., became 1.01.
+                # Scaled by a power of ten and rounded whole, it is what DataFusion and DuckDB give (1.00).
+                power = F.lit(10.0**target.scale)
+                inner = F.round(inner.cast("double") * power, 0) / power
         if isinstance(target, S.StringType) and _is_text(e.input, self.type_of):
             return inner  # varchar or char to string: Spark's value is a string already
         if e.type.WhichOneof("kind") in _TEXT_KINDS:

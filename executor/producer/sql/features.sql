@@ -548,3 +548,17 @@ SELECT count(*) AS c, max(rn) AS m, min(r) AS r FROM (SELECT row_number() OVER (
 -- DataFusion's analyzer writes date + 1 as a cast of seconds to a day interval, cast to a compound one
 SELECT o_orderkey, o_orderdate + 1 AS next_day, o_orderdate - 30 AS month_before FROM orders WHERE o_orderkey < 20
 ;
+
+-- name: round_double_places
+-- 1.005 is 1.00499999999999989...: rounded to two places it is 1.0 (Spark rounds its shortest text, 1.01)
+SELECT x, round(x, 2) AS r2, round(x, 1) AS r1, round(-x, 2) AS rn, round(x, 0) AS r0 FROM (VALUES (1.005e0), (2.675e0), (0.125e0), (1.45e0), (1234.5678e0), (0.285e0), (-0.5e0), (1e300), (123456789.125e0)) t(x)
+;
+
+-- name: round_double_column_places
+SELECT l_orderkey, round(l_extendedprice * l_discount / 7, 2) AS r, round(avg(l_quantity * 1.0e0), 3) AS a FROM lineitem WHERE l_orderkey < 200 GROUP BY l_orderkey, l_extendedprice, l_discount ORDER BY 1, 2 LIMIT 50
+;
+
+-- name: cast_double_decimal
+-- a float to a decimal rounds the float's value (1.005 to 1.00), not its shortest text
+SELECT x, CAST(x AS DECIMAL(10,2)) AS d, CAST(x AS DECIMAL(5,0)) AS d0, CAST(x AS DECIMAL(20,6)) AS d6 FROM (VALUES (1.005e0), (2.5e0), (-2.5e0), (0.125e0), (-0.994e0), (12345.1234565e0), (0.0000005e0)) t(x)
+;

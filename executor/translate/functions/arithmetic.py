@@ -298,11 +298,21 @@ def _add_sub(op: Callable[[Column, Column], Column], name: str) -> Builder:
 # --- rounding --------------------------------------------------------------------------------
 
 
+#: Decimal places up to which a power of ten is an exact float.
+EXACT_POWERS = 22
+
+
 def _round(call: Call, args: list) -> Column:
     vals = _values(args)
     x, scale = vals[0], (vals[1] if len(vals) > 1 else F.lit(0))
     mode = _option(call, "rounding", ("TIE_AWAY_FROM_ZERO", "TIE_TO_EVEN"), "TIE_AWAY_FROM_ZERO")
     fn = "round" if mode == "TIE_AWAY_FROM_ZERO" else "bround"
+    places = call.constants[1] if len(call.constants) > 1 else 0
+    if _value_kind(call) in FLOATS and type(places) is int and 0 < places <= EXACT_POWERS:
+        # Spark rounds a float's shortest text: 1.005, which is 1.00499999999999989..., became 1.01. Scaled
+        # by a power of ten and rounded whole, it is what DataFusion and DuckDB compute (1.0).
+        power = F.lit(10.0**places).cast(sql_type(x_type(call)))
+        return F.call_function(fn, x * power, F.lit(0)) / power
     return F.call_function(fn, x, scale)
 
 
