@@ -163,3 +163,20 @@ SELECT n_nationkey, CAST(CAST(n_nationkey AS DOUBLE) * 1e15 AS VARCHAR) AS a, CA
 -- name: x_float_as_text_shortest_digits
 SELECT n_nationkey, CAST(CAST(n_nationkey AS DOUBLE) / 7 AS VARCHAR) AS a, CAST(CAST(n_nationkey AS DOUBLE) * 0.1 AS VARCHAR) AS b, CAST(CAST(n_nationkey - 12 AS DOUBLE) * 1e-9 / 3 AS VARCHAR) AS c, CAST(CAST('NaN' AS DOUBLE) AS VARCHAR) AS d, CAST(CAST(n_nationkey AS FLOAT) * CAST(0.1 AS FLOAT) AS VARCHAR) AS e, CAST(-0.0 * n_nationkey AS VARCHAR) AS f, CAST(CAST(n_nationkey AS DOUBLE) * 2.82879384806159e17 AS VARCHAR) AS g FROM nation
 ;
+
+-- name: regex_unicode_classes
+-- Rust's \w and \d are Unicode (Java's ASCII): é is a word character, ٣ a digit
+SELECT s, regexp_replace(s, '\w', '', 'g') AS no_word, regexp_count(s, '\w') AS words, regexp_like(s, '^\d+$') AS digits, s ~ '^\w+$' AS all_word FROM (VALUES ('é'), ('éa'), ('٣'), ('abc'), ('a b')) t(s)
+;
+-- name: regex_line_ends
+-- Rust's $ is the end of the text and its . takes \r (Java's $ matches before a final line break)
+SELECT n, regexp_like(s, 'a$') AS ends_a, regexp_like(s, 'a.b') AS a_any_b, regexp_replace(s, 'a.b', 'X') AS first_only FROM (VALUES (1, 'a' || chr(10)), (2, 'a' || chr(13) || 'b'), (3, 'a' || chr(10) || 'b'), (4, 'axb')) t(n, s)
+;
+-- name: chr_beyond_latin1
+-- Spark's chr takes its code point modulo 256
+SELECT n, chr(n) AS c FROM (VALUES (65), (233), (8364), (128512)) t(n)
+;
+-- name: regex_posix_classes
+-- Rust's POSIX classes (ASCII), which Java reads as sets of letters
+SELECT s, regexp_like(s, '^[[:alpha:]]+$') AS alpha, regexp_like(s, '^[[:^digit:]]+$') AS no_digit, regexp_count(s, '[[:punct:]]') AS punct, regexp_replace(s, '[[:space:]]', '_', 'g') AS spaced FROM (VALUES ('xyz'), ('é'), ('a1'), ('a, b!'), ('tab' || chr(9) || 'x')) t(s)
+;

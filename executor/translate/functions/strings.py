@@ -191,16 +191,89 @@ def _pattern(call: Call, pattern: Column) -> Column:
     return _inline(_regex_flags(call), pattern)
 
 
-def _java_flags(flags: str) -> str:
+def _java_flags(flags: str, rust: bool = False) -> str:
     """``flags`` (of ``imsx``, others left out) as Java's inline ones: ``i`` with ``u``, since Java's
-    ``(?i)`` folds ASCII letters only (DataFusion's and the spec's ``Ä`` matches ``ä``)."""
-    return "".join(f for f in "imsx" if f in flags) + ("u" if "i" in flags else "")
+    ``(?i)`` folds ASCII letters only (DataFusion's and the spec's ``Ä`` matches ``ä``). ``rust``: a
+    pattern of Rust's regex crate (DataFusion's), whose ``\\w``, ``\\d`` and ``\\s`` are Unicode
+    (Java's ``U``) and whose ``.``, ``^`` and ``$`` know ``\\n`` alone as a line's end (Java's ``d``)."""
+    own = "".join(f for f in "imsx" if f in flags) + ("u" if "i" in flags else "")
+    return own + ("dU" if rust else "")
 
 
-def _inline(flags: str, pattern: Column) -> Column:
+def _inline(flags: str, pattern: Column, rust: bool = False) -> Column:
     """``pattern`` with ``flags`` as Java's inline ones (:func:`_java_flags`)."""
-    inline = _java_flags(flags)
+    inline = _java_flags(flags, rust)
     return F.concat(F.lit(f"(?{inline})"), pattern) if inline else pattern
+
+
+_MULTILINE_INLINE = re.compile(r"\(\?[a-zA-Z]*m")
+
+
+_POSIX_CLASS = re.compile(
+    r"\[:(\^?)(alnum|alpha|ascii|blank|cntrl|digit|graph|lower|print|punct|space|upper|word|xdigit):\]"
+)
+#: Rust's POSIX classes (ASCII only) as members of a Java character class.
+_POSIX_MEMBERS = {
+    "alnum": "0-9A-Za-z",
+    "alpha": "A-Za-z",
+    "ascii": "\\x00-\\x7F",
+    "blank": "\\t ",
+    "cntrl": "\\x00-\\x1F\\x7F",
+    "digit": "0-9",
+    "graph": "!-~",
+    "lower": "a-z",
+    "print": " -~",
+    "punct": "!-/:-@\\[-`{-~",
+    "space": "\\t\\n\\x0B\\f\\r ",
+    "upper": "A-Z",
+    "word": "0-9A-Za-z_",
+    "xdigit": "0-9A-Fa-f",
+}
+
+
+def _rust_text(text: str, flags: str) -> str:
+    """A literal pattern of Rust's regex crate for Java: its POSIX classes (``[[:alpha:]]``, which Java
+    reads as a set of letters) as ASCII ranges; outside multiline mode its ``$``, the end of the text
+    (Java's also matches before a final line break), as ``\\z``."""
+    multiline = "m" in flags or _MULTILINE_INLINE.search(text)
+    out, i, depth = [], 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            out.append(text[i : i + 2])
+            i += 2
+            continue
+        posix = _POSIX_CLASS.match(text, i) if depth else None
+        if posix:  # Java has no [:alpha:]; Rust's is ASCII
+            members = _POSIX_MEMBERS[posix.group(2)]
+            out.append(f"[^{members}]" if posix.group(1) else members)
+            i = posix.end()
+            continue
+        if c == "[":
+            depth += 1
+            out.append(c)
+            i += 1
+            if text[i : i + 1] == "^":
+                out.append("^")
+                i += 1
+            if text[i : i + 1] == "]":  # a leading ] is a member of the class
+                out.append("]")
+                i += 1
+            continue
+        if c == "]" and depth:
+            depth -= 1
+        out.append("\\z" if c == "$" and not depth and not multiline else c)
+        i += 1
+    return "".join(out)
+
+
+def _rust_pattern(call: Call, flags: str, pattern: Column, at: int = 1) -> Column:
+    """DataFusion's pattern (argument ``at``, Rust's regex crate) with ``flags`` for Java: a literal one
+    rewritten (:func:`_rust_text`), every one with Java's flags for Rust's reading (:func:`_java_flags`)."""
+    text = call.constants[at] if len(call.constants) > at else None
+    if isinstance(text, str):
+        pattern = F.lit(_rust_text(text, flags))
+    return _inline(flags, pattern, rust=True)
 
 
 def _from_position(s: Column, position: Column | None) -> Column:
@@ -237,7 +310,7 @@ def _datafusion_regexp_replace(call: Call, vals: list[Column]) -> Column:
     ``g``, else the first only (the spec's call without an occurrence replaces every match, so the
     run says whose reading it follows); the flags ``i``, ``m``, ``s`` and ``x`` as Java's inline ones."""
     flags = _datafusion_flags(call, "regexp_replace", 3, also="g") if len(vals) > 3 else ""
-    pattern = _inline(flags, vals[1])
+    pattern = _rust_pattern(call, flags, vals[1])
     if "g" in flags:
         return F.call_function("regexp_replace", vals[0], pattern, _java_replacement(vals[2]))
     text, replacement = call.constants[1], call.constants[2]
@@ -253,7 +326,9 @@ def _datafusion_regexp_replace(call: Call, vals: list[Column]) -> Column:
     # the first match: what comes before it and after it kept by name, the replacement's group numbers
     # moved past the group before it
     shifted = _BACKREFERENCE.sub(lambda m: "$" + str(int(next(g for g in m.groups() if g)) + 1), replacement)
-    first = f"(?{_java_flags(flags + 's')})^(?<vzbefore>.*?)(?:{text})(?<vzafter>.*)$"
+    # the parts around the match take any character; the pattern keeps its own flags (no dotall of ours)
+    text = _rust_text(text, flags)
+    first = rf"(?{_java_flags(flags, rust=True)})\A(?s:(?<vzbefore>.*?))(?:{text})(?s:(?<vzafter>.*))\z"
     return F.call_function("regexp_replace", vals[0], F.lit(first), F.lit("${vzbefore}" + shifted + "${vzafter}"))
 
 
@@ -279,7 +354,7 @@ def _regex_match(insensitive: bool, negated: bool) -> Builder:
 
     def build(call: Call, args: list) -> Column:
         s, pattern = _values(args)[:2]
-        found = F.call_function("regexp_like", s, _inline("i" if insensitive else "", pattern))
+        found = F.call_function("regexp_like", s, _rust_pattern(call, "i" if insensitive else "", pattern))
         return ~found if negated else found
 
     return build
@@ -320,8 +395,7 @@ def _regexp_count(call: Call, args: list) -> Column:
     (1 when not given), the flags ``i``, ``m``, ``s`` and ``x`` as Java's inline ones."""
     vals = _values(args)
     s, pattern = vals[:2]
-    if len(vals) > 3:
-        pattern = _inline(_datafusion_flags(call, "regexp_count", 3), pattern)
+    pattern = _rust_pattern(call, _datafusion_flags(call, "regexp_count", 3) if len(vals) > 3 else "", pattern)
     if len(vals) > 2:
         s = F.call_function("substring", s, vals[2].cast("int"))
     return F.call_function("regexp_count", s, pattern)
@@ -344,8 +418,11 @@ def _regexp_like(call: Call, args: list) -> Column:
     inline ones."""
     vals = _values(args)
     s, pattern = vals[:2]
-    if len(vals) > 2:
-        pattern = _inline(_datafusion_flags(call, "regexp_like", 2), pattern)
+    flags = _datafusion_flags(call, "regexp_like", 2) if len(vals) > 2 else ""
+    if call.dialect == "datafusion":
+        pattern = _rust_pattern(call, flags, pattern)
+    else:
+        pattern = _inline(flags, pattern)
     return F.call_function("regexp_like", s, pattern)
 
 
@@ -444,7 +521,8 @@ SCALAR: dict[str, Builder] = {
     "levenshtein": _spark_fn("levenshtein", 2),
     "find_in_set": _spark_fn("find_in_set", 2),
     "to_hex": lambda call, args: F.lower(F.hex(_values(args)[0])),
-    "chr": _spark_fn("chr", 1),
+    # Spark's chr takes the code point modulo 256 (chr(8364) is '¬'); Java's %c takes any
+    "chr": lambda call, args: F.format_string("%c", _values(args)[0].cast("int")),
     "split_part": lambda call, args: F.call_function("split_part", *_values(args)[:2], _values(args)[2].cast("int")),
     "initcap": _initcap,
     "regexp_match_substring": _regexp_match_substring,
