@@ -297,8 +297,8 @@ _SET_ALL = re.compile(r"\b(INTERSECT|EXCEPT)\s+ALL\b", re.I)
 def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
     """Where the plan made from ``sql`` is known not to mean it, in words: a window frame DataFusion's
     producer does not keep (read back by DataFusion's consumer, the frame is another: it writes a RANGE
-    frame with offsets as unbounded), and INTERSECT ALL or EXCEPT ALL, which DataFusion plans as a semi
-    or an anti join (its own engine gives the same rows: not SQL's)."""
+    frame with offsets as unbounded), IGNORE NULLS (which it drops), and INTERSECT ALL or EXCEPT ALL,
+    which DataFusion plans as a semi or an anti join (its own engine gives the same rows: not SQL's)."""
     out = []
     code = re.sub(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/", " ", sql, flags=re.S)  # not in text or comments
     for m in _SET_ALL.finditer(code):
@@ -309,14 +309,22 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
             f"there{' if the right input has it' if word == 'INTERSECT' else ' unless the right input has it'}, "
             f"not as often as SQL's {word} ALL keeps it (its own engine gives the same rows)"
         )
-    frames = _frames(logical)
-    if frames:
-        from datafusion.substrait import Consumer, Serde
+    frames, ignoring = _frames(logical), _ignore_nulls(logical)
+    if not frames and not ignoring:
+        return out
+    from datafusion.substrait import Consumer, Serde
 
-        try:
-            back = _frames(Consumer.from_substrait_plan(ctx, Serde.deserialize_bytes(plan)))
-        except Exception:  # noqa: BLE001 - a plan DataFusion cannot read back is not checked here
-            back = frames
+    try:
+        read_back = Consumer.from_substrait_plan(ctx, Serde.deserialize_bytes(plan))
+    except Exception:  # noqa: BLE001 - a plan DataFusion cannot read back is not checked here
+        return out
+    if ignoring > _ignore_nulls(read_back):
+        out.append(
+            "DataFusion's Substrait producer does not keep IGNORE NULLS: the plan's window functions take "
+            "the nulls into account. The plan's rows are not the SQL's."
+        )
+    if frames:
+        back = _frames(read_back)
         lost, written = sorted(frames - back), sorted(back - frames)
         if lost:
             out.append(
@@ -326,6 +334,12 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
                 + ". The plan's rows are not the SQL's."
             )
     return out
+
+
+def _ignore_nulls(logical) -> int:
+    """How many window functions of a logical plan skip nulls (``IGNORE NULLS``)."""
+    lines = [line for line in logical.display_indent().splitlines() if "WindowAggr:" in line]
+    return sum(line.count("IGNORE NULLS") for line in lines)
 
 
 def _frames(logical) -> set[str]:

@@ -306,3 +306,10 @@ def test_a_plan_known_not_to_mean_its_sql_says_so(tpch_tables):
         form="optimized",
     ).not_the_sql
     assert said.startswith("DataFusion plans EXCEPT ALL as an anti join")
+    # lag(x) IGNORE NULLS: the plan has no such option, and DataFusion running it gives the nulls' rows
+    ignoring = "SELECT n_nationkey, lag(n_comment) IGNORE NULLS OVER (ORDER BY n_nationkey) AS l FROM nation"
+    for form in ("written", "analyzed", "optimized"):
+        (said,) = sql_to_plan(ignoring, tpch_tables, form=form).not_the_sql
+        assert said.startswith("DataFusion's Substrait producer does not keep IGNORE NULLS"), form
+    respecting = "SELECT n_nationkey, lag(n_comment) OVER (ORDER BY n_nationkey) AS l FROM nation"
+    assert sql_to_plan(respecting, tpch_tables, form="written").not_the_sql == []
