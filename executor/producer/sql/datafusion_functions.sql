@@ -180,3 +180,10 @@ SELECT n, chr(n) AS c FROM (VALUES (65), (233), (8364), (128512)) t(n)
 -- Rust's POSIX classes (ASCII), which Java reads as sets of letters
 SELECT s, regexp_like(s, '^[[:alpha:]]+$') AS alpha, regexp_like(s, '^[[:^digit:]]+$') AS no_digit, regexp_count(s, '[[:punct:]]') AS punct, regexp_replace(s, '[[:space:]]', '_', 'g') AS spaced FROM (VALUES ('xyz'), ('é'), ('a1'), ('a, b!'), ('tab' || chr(9) || 'x')) t(s)
 ;
+-- name: to_char_text_and_padding
+-- chrono's codes as Java's patterns with the text between them quoted; %e a day padded with a space
+SELECT o_orderkey, to_char(o_orderdate, 'Date: %Y-%m-%d') AS a, to_char(o_orderdate, '%e/%m') AS b, to_char(o_orderdate, '%-d.%-m.%Y') AS c, to_char(o_orderdate, '%Y''s %m, 100%%') AS d, to_char(CAST(o_orderdate AS TIMESTAMP), '%Y%m%dT%H%M%S %I %p') AS e FROM orders WHERE o_orderkey < 40
+;
+-- name: to_date_with_text
+SELECT to_date('Date 2024/03/10', 'Date %Y/%m/%d') AS d, to_date('10-Mar-2024', '%d-%b-%Y') AS d2, to_date('5.3.2024', '%-d.%-m.%Y') AS d3 FROM region WHERE r_regionkey = 0
+;

@@ -4,6 +4,7 @@ interval are in ``arithmetic``, with the numeric ones."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable
 
 from pyspark.sql import Column
@@ -82,43 +83,121 @@ def _extract(call: Call, args: list) -> Column:
     return out
 
 
-_STRFTIME = {
-    "%Y": "yyyy",
-    "%m": "MM",
-    "%d": "dd",
-    "%H": "HH",
-    "%M": "mm",
-    "%S": "ss",
-    "%y": "yy",
-    "%b": "MMM",
-    "%B": "MMMM",
-    "%a": "EEE",
-    "%A": "EEEE",
-    "%j": "DDD",
-    "%p": "a",
-    "%I": "hh",
-    "%f": "SSSSSS",
-    "%z": "xx",
-    "%Z": "z",
-    "%%": "%",
-    "%e": "d",
-    "%F": "yyyy-MM-dd",
-    "%T": "HH:mm:ss",
-    "%D": "MM/dd/yy",
+#: chrono's format codes (DataFusion's to_char and to_date) as Java's datetime patterns.
+_CHRONO = {
+    "Y": "yyyy",
+    "y": "yy",
+    "m": "MM",
+    "-m": "M",
+    "b": "MMM",
+    "h": "MMM",
+    "B": "MMMM",
+    "d": "dd",
+    "-d": "d",
+    "j": "DDD",
+    "-j": "D",
+    "H": "HH",
+    "-H": "H",
+    "I": "hh",
+    "-I": "h",
+    "M": "mm",
+    "-M": "m",
+    "S": "ss",
+    "-S": "s",
+    "p": "a",
+    "a": "EEE",
+    "A": "EEEE",
+    "f": "SSSSSSSSS",
+    "3f": "SSS",
+    "6f": "SSSSSS",
+    "9f": "SSSSSSSSS",
+    ".3f": ".SSS",
+    ".6f": ".SSSSSS",
+    ".9f": ".SSSSSSSSS",
+    "z": "xx",
+    ":z": "xxx",
+    "F": "yyyy-MM-dd",
+    "T": "HH:mm:ss",
+    "R": "HH:mm",
+    "D": "MM/dd/yy",
+    "r": "hh:mm:ss a",
 }
+#: chrono's codes padded with a space (`` 2``), by the Java pattern of the unpadded number.
+_SPACE_PADDED = {"e": "d", "k": "H", "l": "h"}
+#: chrono's codes of a character.
+_CHARACTERS = {"%": "%", "n": "\n", "t": "\t"}
+_CODE = re.compile(r"%(-?[A-Za-z%]|\.?[369]f|:z)")
+
+
+def _chrono_parts(fmt: str, what: str, parsing: bool = False) -> list[tuple[str, str]]:
+    """A chrono format as parts of Spark's: ``("pattern", java)``, its text quoted, and (when
+    formatting) ``("padded", java)``, a number padded with a space to two characters, which Java's
+    patterns cannot say. A code Spark has no equivalent of is refused, not written as text."""
+    parts: list[tuple[str, str]] = []
+    pattern, text = "", ""
+
+    def quoted() -> str:  # one quoted run: two runs side by side would read as a quote
+        return "'" + text.replace("'", "''") + "'" if text else ""
+
+    i = 0
+    while i < len(fmt):
+        if fmt[i] != "%":
+            j = fmt.find("%", i)
+            j = len(fmt) if j < 0 else j
+            text, i = text + fmt[i:j], j
+            continue
+        code = _CODE.match(fmt, i)
+        name = code.group(1) if code else fmt[i + 1 : i + 2]
+        if code is None or not (name in _CHRONO or name in _CHARACTERS or name in _SPACE_PADDED):
+            raise Unsupported(f"{what}: the format code %{name} of {fmt!r} has no equivalent in Spark's patterns")
+        i = code.end()
+        if name in _CHARACTERS:
+            text += _CHARACTERS[name]
+            continue
+        pattern, text = pattern + quoted(), ""
+        if name in _SPACE_PADDED and not parsing:
+            if pattern:
+                parts.append(("pattern", pattern))
+            parts.append(("padded", _SPACE_PADDED[name]))
+            pattern = ""
+        else:
+            pattern += _CHRONO.get(name) or _SPACE_PADDED[name]
+    pattern += quoted()
+    if pattern or not parts:
+        parts.append(("pattern", pattern))
+    return parts
 
 
 def _strftime(call: Call, args: list) -> Column:
-    """strftime / to_char: the C-style format codes are rewritten to Java's on the Spark side."""
+    """strftime / to_char: chrono's format codes as Java's patterns, its text quoted; a day or an hour
+    padded with a space (``%e``) padded here."""
     x, fmt = _values(args)[:2]
-    return F.call_function("date_format", x, _java_format(fmt))
+    literal = call.constants[1] if len(call.constants) > 1 else None
+    if not isinstance(literal, str):
+        return F.call_function("date_format", x, _java_format(fmt))
+    out = [
+        F.call_function("date_format", x, F.lit(java))
+        if kind == "pattern"
+        else F.lpad(F.call_function("date_format", x, F.lit(java)), 2, " ")
+        for kind, java in _chrono_parts(literal, "to_char")
+    ]
+    return out[0] if len(out) == 1 else F.concat(*out)
 
 
 def _java_format(fmt: Column) -> Column:
-    """A C-style (chrono) format, as DataFusion and strftime take it, in Java's patterns."""
-    for code, pattern in _STRFTIME.items():
-        fmt = F.replace(fmt, F.lit(code), F.lit(pattern))
-    return fmt
+    """A format given as a column: chrono's common codes replaced by Java's (its text is not quoted)."""
+    for code in ("%Y", "%m", "%d", "%H", "%M", "%S", "%y", "%b", "%B", "%a", "%A", "%j", "%p", "%I", "%z"):
+        fmt = F.replace(fmt, F.lit(code), F.lit(_CHRONO[code[1:]]))
+    return F.replace(fmt, F.lit("%%"), F.lit("%"))
+
+
+def _parse_format(call: Call, at: int, fmt: Column, what: str) -> Column:
+    """Format argument ``at`` of a parse (to_date, to_timestamp) as Java's pattern."""
+    literal = call.constants[at] if len(call.constants) > at else None
+    if not isinstance(literal, str):
+        return _java_format(fmt)
+    [(_, java)] = _chrono_parts(literal, what, parsing=True)
+    return F.lit(java)
 
 
 def _to_temporal(to: str) -> Builder:
@@ -136,7 +215,9 @@ def _to_temporal(to: str) -> Builder:
         fn = f"to_{to}"
         if len(vals) == 1:
             return F.call_function(fn, vals[0])
-        return F.coalesce(*[F.call_function(fn, vals[0], _java_format(fmt)) for fmt in vals[1:]])
+        return F.coalesce(
+            *[F.call_function(fn, vals[0], _parse_format(call, i, fmt, fn)) for i, fmt in enumerate(vals[1:], 1)]
+        )
 
     return build
 

@@ -1,0 +1,38 @@
+"""chrono's format codes (DataFusion's to_char, to_date, to_timestamp) as Spark's datetime patterns: the
+rows of each are checked against DataFusion's engine by ``datafusion_functions.sql``
+(``to_char_text_and_padding``, ``to_date_with_text``); here, the patterns themselves."""
+
+from __future__ import annotations
+
+import pytest
+
+from executor.errors import Unsupported
+from executor.translate.functions.datetimes import _chrono_parts
+
+
+@pytest.mark.parametrize(
+    ("fmt", "parts"),
+    [
+        ("%Y-%m-%d", [("pattern", "yyyy'-'MM'-'dd")]),
+        # text is quoted: Spark refused 'Date: ' (a pattern letter D, a t...)
+        ("Date: %Y-%m-%d", [("pattern", "'Date: 'yyyy'-'MM'-'dd")]),
+        ("%Y%m%dT%H%M%S", [("pattern", "yyyyMMdd'T'HHmmss")]),
+        # one quoted run per run of text, a quote in it doubled
+        ("%Y's %m", [("pattern", "yyyy'''s 'MM")]),
+        ("100%% %d", [("pattern", "'100% 'dd")]),
+        ("%-d.%-m.%Y", [("pattern", "d'.'M'.'yyyy")]),
+        ("%H:%M:%S%.3f", [("pattern", "HH':'mm':'ss.SSS")]),
+        # a day padded with a space: Java's patterns cannot pad with spaces
+        ("%e/%m", [("padded", "d"), ("pattern", "'/'MM")]),
+        ("", [("pattern", "")]),
+    ],
+)
+def test_chrono_formats_as_spark_patterns(fmt, parts):
+    assert _chrono_parts(fmt, "to_char") == parts
+
+
+def test_a_padded_code_is_parsed_as_its_number_and_an_unknown_code_is_refused():
+    assert _chrono_parts("%e.%m", "to_date", parsing=True) == [("pattern", "d'.'MM")]
+    for fmt in ("%u", "%Q", "50%", "%V week"):
+        with pytest.raises(Unsupported, match="has no equivalent in Spark's patterns"):
+            _chrono_parts(fmt, "to_char")
