@@ -187,3 +187,7 @@ SELECT o_orderkey, to_char(o_orderdate, 'Date: %Y-%m-%d') AS a, to_char(o_orderd
 -- name: to_date_with_text
 SELECT to_date('Date 2024/03/10', 'Date %Y/%m/%d') AS d, to_date('10-Mar-2024', '%d-%b-%Y') AS d2, to_date('5.3.2024', '%-d.%-m.%Y') AS d3 FROM region WHERE r_regionkey = 0
 ;
+-- name: regexp_replace_replacement_text
+-- Rust's replacement: a backslash is itself, $$ a dollar, $1a the group named 1a (none: empty), ${1}a group 1
+SELECT n_name, regexp_replace(n_name, 'A', 'x\y', 'g') AS a, regexp_replace(n_name, '(A)', '$1a', 'g') AS b, regexp_replace(n_name, '(A)', '${1}a', 'g') AS c, regexp_replace(n_name, 'A', '$$', 'g') AS d, regexp_replace(n_name, '(?P<v>A)', '[$v]') AS e, regexp_replace(n_name, '(A)(N)?', '<\1|$0>') AS f FROM nation
+;

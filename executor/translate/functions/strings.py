@@ -264,7 +264,7 @@ def _rust_text(text: str, flags: str) -> str:
             depth -= 1
         out.append("\\z" if c == "$" and not depth and not multiline else c)
         i += 1
-    return "".join(out)
+    return re.sub(r"\(\?P<", "(?<", "".join(out))  # Java names a group without the P
 
 
 def _rust_pattern(call: Call, flags: str, pattern: Column, at: int = 1) -> Column:
@@ -274,6 +274,52 @@ def _rust_pattern(call: Call, flags: str, pattern: Column, at: int = 1) -> Colum
     if isinstance(text, str):
         pattern = F.lit(_rust_text(text, flags))
     return _inline(flags, pattern, rust=True)
+
+
+_GROUP_NAME = re.compile(r"\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>")
+_REPLACEMENT = re.compile(r"\\(\d+)|\$\$|\$\{([^}]*)\}|\$([A-Za-z0-9_]+)|(.)", re.S)
+
+
+def _groups(text: str) -> tuple[int, set[str]]:
+    """How many groups a literal pattern captures, and their names."""
+    count, i, depth = 0, 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            depth += 1
+        elif c == "]" and depth:
+            depth -= 1
+        elif c == "(" and not depth and (not text.startswith("(?", i) or _GROUP_NAME.match(text, i)):
+            count += 1
+        i += 1
+    return count, set(_GROUP_NAME.findall(text))
+
+
+def _rust_replacement(text: str, pattern: str, shift: int = 0, whole: str = "$0") -> str:
+    """DataFusion's replacement (``\\1`` for group 1, then Rust's: ``$1``, ``${1}``, ``$name``, ``$$``; any
+    other character itself, a backslash too) as Java's replacement, its groups numbered ``shift`` later.
+    Rust reads the longest name after ``$`` (``$1a`` is the group named ``1a``) and makes a group the
+    pattern does not have empty, where Java stops. ``whole``: Java's reference to the whole match."""
+    count, names = _groups(pattern)
+    out, after_group = [], False
+    for m in _REPLACEMENT.finditer(text):
+        backslash, braced, bare, char = m.groups()
+        name = backslash or braced if backslash is not None or braced is not None else bare
+        if name is None:
+            char = "$" if char is None else char
+            out.append("\\" + char if char in "\\$" or (after_group and char.isdigit()) else char)
+            after_group = False
+        elif name.isdigit():
+            number = int(name)
+            out.append(whole if number == 0 else f"${number + shift}" if number <= count else "")
+            after_group = number == 0 or number <= count
+        else:
+            out.append(f"${{{name}}}" if name in names else "")
+            after_group = False
+    return "".join(out)
 
 
 def _from_position(s: Column, position: Column | None) -> Column:
@@ -302,18 +348,17 @@ def _java_replacement(repl: Column) -> Column:
     return F.regexp_replace(repl, F.lit(r"\\(\d)"), F.lit(r"\$$1"))
 
 
-_BACKREFERENCE = re.compile(r"\\(\d+)|\$\{(\d+)\}|\$(\d+)")
-
-
 def _datafusion_regexp_replace(call: Call, vals: list[Column]) -> Column:
     """DataFusion's ``regexp_replace(s, pattern, replacement[, flags])``: every match with the flag
     ``g``, else the first only (the spec's call without an occurrence replaces every match, so the
     run says whose reading it follows); the flags ``i``, ``m``, ``s`` and ``x`` as Java's inline ones."""
     flags = _datafusion_flags(call, "regexp_replace", 3, also="g") if len(vals) > 3 else ""
     pattern = _rust_pattern(call, flags, vals[1])
-    if "g" in flags:
-        return F.call_function("regexp_replace", vals[0], pattern, _java_replacement(vals[2]))
     text, replacement = call.constants[1], call.constants[2]
+    if "g" in flags:
+        if isinstance(text, str) and isinstance(replacement, str):
+            return F.call_function("regexp_replace", vals[0], pattern, F.lit(_rust_replacement(replacement, text)))
+        return F.call_function("regexp_replace", vals[0], pattern, _java_replacement(vals[2]))
     if not isinstance(text, str) or not isinstance(replacement, str):
         raise Unsupported(
             "regexp_replace of the first match only (DataFusion's, without the flag g) needs a literal "
@@ -323,12 +368,12 @@ def _datafusion_regexp_replace(call: Call, vals: list[Column]) -> Column:
         "regexp_replace: without the flag g DataFusion, the plan's producer, replaces the first match only (the "
         "spec's call without an occurrence replaces every one), and so does the run"
     )
-    # the first match: what comes before it and after it kept by name, the replacement's group numbers
-    # moved past the group before it
-    shifted = _BACKREFERENCE.sub(lambda m: "$" + str(int(next(g for g in m.groups() if g)) + 1), replacement)
+    # the first match: what comes before it, the match and what comes after it kept by name, the
+    # replacement's group numbers moved past the two groups before the pattern's own
+    shifted = _rust_replacement(replacement, text, shift=2, whole="${vzmatch}")
     # the parts around the match take any character; the pattern keeps its own flags (no dotall of ours)
     text = _rust_text(text, flags)
-    first = rf"(?{_java_flags(flags, rust=True)})\A(?s:(?<vzbefore>.*?))(?:{text})(?s:(?<vzafter>.*))\z"
+    first = rf"(?{_java_flags(flags, rust=True)})\A(?s:(?<vzbefore>.*?))(?<vzmatch>{text})(?s:(?<vzafter>.*))\z"
     return F.call_function("regexp_replace", vals[0], F.lit(first), F.lit("${vzbefore}" + shifted + "${vzafter}"))
 
 

@@ -1,0 +1,44 @@
+"""DataFusion's regexes (Rust's regex crate) written for Java: the rows are checked against DataFusion's
+engine by ``datafusion_functions.sql`` (``regex_*``, ``regexp_replace_replacement_text``); here, the
+rewritten text itself."""
+
+from __future__ import annotations
+
+import pytest
+
+from executor.translate.functions.strings import _groups, _rust_replacement, _rust_text
+
+
+@pytest.mark.parametrize(
+    ("pattern", "java"),
+    [
+        ("a$", r"a\z"),  # Java's $ also matches before a final line break
+        (r"a\$", r"a\$"),
+        ("[$]a$", r"[$]a\z"),
+        ("[]$]$", r"[]$]\z"),
+        ("x$|y$", r"x\z|y\z"),
+        ("[[:alpha:]]+$", r"[A-Za-z]+\z"),  # Java reads [:alpha:] as a set of letters; Rust's is ASCII
+        ("[^[:digit:]x]", "[^0-9x]"),
+        ("[[:^alpha:]]", "[[^A-Za-z]]"),
+        ("(?P<v>A)", "(?<v>A)"),
+    ],
+)
+def test_rust_patterns_as_java_reads_them(pattern, java):
+    assert _rust_text(pattern, "") == java
+
+
+def test_a_multiline_pattern_keeps_its_dollar():
+    assert _rust_text("a$", "m") == "a$" and _rust_text("(?m)a$", "") == "(?m)a$"
+
+
+def test_rust_replacements_as_java_reads_them():
+    assert _groups(r"(A)(?P<v>B)(?:c)[(]\(") == (2, {"v"})
+    # DataFusion's \1 is group 1; any other backslash is itself; $$ is a dollar
+    assert _rust_replacement(r"\1x", "(A)") == "$1x" and _rust_replacement(r"x\y", "A") == r"x\\y"
+    assert _rust_replacement("$$", "A") == r"\$" and _rust_replacement("a$", "A") == r"a\$"
+    # the longest name: $1a is the group named 1a, which the pattern has not: empty, where Java stops
+    assert _rust_replacement("$1a", "(A)") == "" and _rust_replacement("${1}a", "(A)") == "$1a"
+    assert _rust_replacement("${1}0", "(A)") == r"$1\0"  # not group 10
+    assert _rust_replacement("$2", "(A)") == "" and _rust_replacement("$v!", "(?P<v>A)") == "${v}!"
+    # the first match only: two groups before the pattern's, the whole match by name
+    assert _rust_replacement(r"<\1|$0>", "(A)", shift=2, whole="${vzmatch}") == "<$3|${vzmatch}>"
