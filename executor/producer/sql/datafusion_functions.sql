@@ -191,3 +191,7 @@ SELECT to_date('Date 2024/03/10', 'Date %Y/%m/%d') AS d, to_date('10-Mar-2024', 
 -- Rust's replacement: a backslash is itself, $$ a dollar, $1a the group named 1a (none: empty), ${1}a group 1
 SELECT n_name, regexp_replace(n_name, 'A', 'x\y', 'g') AS a, regexp_replace(n_name, '(A)', '$1a', 'g') AS b, regexp_replace(n_name, '(A)', '${1}a', 'g') AS c, regexp_replace(n_name, 'A', '$$', 'g') AS d, regexp_replace(n_name, '(?P<v>A)', '[$v]') AS e, regexp_replace(n_name, '(A)(N)?', '<\1|$0>') AS f FROM nation
 ;
+-- name: date_part_of_intervals
+-- an interval's own fields (Spark's day of month of it stopped the run)
+SELECT date_part('day', INTERVAL '3 days 4 hours') AS d, date_part('hour', INTERVAL '3 days 4 hours') AS h, date_part('minute', INTERVAL '90 minutes') AS m, extract(day FROM CAST(o_orderdate AS TIMESTAMP) - TIMESTAMP '1992-01-01 06:00:00') AS dd, date_part('month', INTERVAL '14 months') AS mo, date_part('year', INTERVAL '14 months') AS y FROM orders WHERE o_orderkey < 10
+;

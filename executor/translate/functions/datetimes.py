@@ -58,9 +58,20 @@ _DATE_PART: dict[str, Callable[[Column], Column]] = {
 _ZERO_BASED = {"MONDAY_DAY_OF_WEEK", "SUNDAY_DAY_OF_WEEK", "ISO_WEEK", "MONDAY_WEEK", "SUNDAY_WEEK", "US_WEEK"}
 
 
+#: The components of an interval Spark's ``extract`` gives: the interval's own field, not a date's.
+_INTERVAL_FIELDS = ("YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND")
+_INTERVALS = ("interval_day", "interval_year", "interval_compound")
+
+
 def _extract(call: Call, args: list) -> Column:
     enums = _enums(args)
     vals = _values(args)
+    if _arg_kind(call, len(call.arg_types) - 1) in _INTERVALS:
+        part = call.constants[0] if not enums and call.constants else (enums[0] if enums else NOT_CONSTANT)
+        if not isinstance(part, str) or part.upper() not in _INTERVAL_FIELDS:
+            given = repr(part) if isinstance(part, str) else "a component that is not a literal"
+            raise Unsupported(f"date_part of {given} of an interval: mapped are {', '.join(_INTERVAL_FIELDS).lower()}")
+        return F.call_function("extract", F.lit(part.upper()), vals[-1])
     if not enums:  # DataFusion's date_part('year', x): the component as a string literal
         if len(vals) < 2:
             raise Unsupported("date_part/extract needs a component and a value")
