@@ -390,29 +390,30 @@ class Checker:
         return ""
 
     def _arbitrate(self, sql: str, model, spark_rows: list[tuple], df_rows: list[tuple]) -> str:
-        """Which engine DuckDB agrees with, when Spark and DataFusion disagree; where it is DataFusion,
-        whether the plan itself lost the SQL's meaning (DataFusion's engine running the plan gives Spark's
-        rows) or Spark's run of it is wrong."""
+        """Which engine DuckDB agrees with, when Spark and DataFusion disagree; unless it is Spark, whether
+        the plan itself lost the SQL's meaning (DataFusion's engine running the plan gives Spark's rows) or
+        Spark's run of it is wrong (it gives DataFusion's), which holds also where DuckDB cannot judge."""
         try:
             duck = self.duckdb_rows(sql)
         except Exception as exc:  # noqa: BLE001
-            return f"DuckDB cannot run the SQL either ({_first_line(exc)})"
-        if multiset_diff(spark_rows, duck) is None:
-            return "DuckDB agrees with Spark: DataFusion's own result is wrong"
-        if multiset_diff(df_rows, duck) is not None:
-            return "DuckDB agrees with neither"
+            verdict = f"DuckDB cannot run the SQL either ({_first_line(exc)})"
+        else:
+            if multiset_diff(spark_rows, duck) is None:
+                return "DuckDB agrees with Spark: DataFusion's own result is wrong"
+            verdict = "DuckDB agrees with neither" if multiset_diff(df_rows, duck) is not None else ""
         plan_rows = self._plan_rows_on_datafusion(model)
+        said = f"{verdict}; DataFusion's" if verdict else "DuckDB agrees with DataFusion, whose"
         if plan_rows is not None and multiset_diff(spark_rows, plan_rows) is None:
             return (
-                "DuckDB agrees with DataFusion, whose engine running the plan gives Spark's rows: the plan does "
-                "not mean the SQL (its producer's doing)"
+                f"{said} engine running the plan gives Spark's rows: the plan does not mean the SQL (its "
+                "producer's doing)"
             )
         if plan_rows is not None and multiset_diff(df_rows, plan_rows) is None:
             return (
-                "DuckDB agrees with DataFusion, whose engine running the plan gives the same rows: Spark's run of "
-                "the plan is wrong (`executor bisect` on the plan finds the node)"
+                f"{said} engine running the plan gives the same rows: Spark's run of the plan is wrong "
+                "(`executor bisect` on the plan finds the node)"
             )
-        return (
+        return verdict or (
             "DuckDB agrees with DataFusion: Spark's run of the plan is wrong (its translation, or the plan itself: "
             "`executor bisect` on the plan finds the node)"
         )
