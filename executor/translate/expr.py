@@ -509,6 +509,11 @@ class ExprTranslator:
                 # a compound interval of days and time, or of years and months, is Spark's day-time or
                 # year-month interval (as a literal of one is, ``literals._interval_compound``)
                 return self.expr(e.input)
+        kind = e.type.WhichOneof("kind")
+        if kind in ("precision_timestamp", "precision_timestamp_tz") and getattr(e.type, kind).precision > 6:
+            text = _constant_value(e.input)
+            if isinstance(text, str) and _BELOW_A_MICROSECOND.search(text):
+                self._finer_than_spark(getattr(e.type, kind).precision)
         target = to_spark(e.type)
         folded = _folded_cast(e, target)
         if folded is not None:
@@ -584,7 +589,18 @@ class ExprTranslator:
         return None
 
     def literal(self, lit: Expression.Literal) -> Column:
+        kind = lit.WhichOneof("literal_type")
+        if kind in ("precision_timestamp", "precision_timestamp_tz"):
+            stamp = getattr(lit, kind)
+            if stamp.precision > 6 and stamp.value % 10 ** (stamp.precision - 6):
+                self._finer_than_spark(stamp.precision)
         return literals.literal(lit)
+
+    def _finer_than_spark(self, precision: int) -> None:
+        self.tr.warn(
+            f"node {self.node_id}: a timestamp of the plan counts {precision} digits of a second: Spark keeps "
+            "microseconds, so the digits below a microsecond are dropped"
+        )
 
     def nested(self, e: Expression.Nested) -> Column:
         which = e.WhichOneof("nested_type")
@@ -820,6 +836,10 @@ _TEXT_LITERALS = frozenset({"string", "var_char", "fixed_char"})
 
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+#: Text of a time with a digit other than 0 below a microsecond.
+_BELOW_A_MICROSECOND = re.compile(r"\.\d{6}0*[1-9]")
 
 
 def _folded_cast(e: Expression.Cast, target) -> Column | None:

@@ -313,3 +313,19 @@ def test_a_plan_known_not_to_mean_its_sql_says_so(tpch_tables):
         assert said.startswith("DataFusion's Substrait producer does not keep IGNORE NULLS"), form
     respecting = "SELECT n_nationkey, lag(n_comment) OVER (ORDER BY n_nationkey) AS l FROM nation"
     assert sql_to_plan(respecting, tpch_tables, form="written").not_the_sql == []
+
+
+def test_a_timestamp_finer_than_a_microsecond_is_said_on_its_node(spark, tpch_dir, tpch_tables):
+    """DataFusion's timestamps count nanoseconds; Spark keeps microseconds. A nanosecond in a timestamp
+    of the plan (a text cast, as the SQL is written) is dropped by the run, and the run says so; one in
+    whole microseconds says nothing."""
+    from executor.jobs.run import run_node
+
+    catalog = Catalog(data_roots=[tpch_dir], use_spark_catalog=False)
+    for stamp, said in (("13:45:30.123456789", True), ("13:45:30.123456000", False)):
+        sql = f"SELECT to_char(TIMESTAMP '2024-03-10 {stamp}', '%H:%M:%S.%f') AS s FROM region WHERE r_regionkey = 0"
+        model = analyze(sql_to_plan(sql, tpch_tables, form="written").data)
+        result = run_node(model, model.roots[0], catalog=catalog)
+        assert list(result.rows["[0] s"]) == ["13:45:30.123456000"]
+        dropped = [w for w in result.warnings if "digits below a microsecond are dropped" in w]
+        assert bool(dropped) == said, result.warnings
