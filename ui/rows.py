@@ -8,6 +8,7 @@ decimals while a float holds its values exactly, else as exact text aligned righ
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 
 import pandas as pd
@@ -28,13 +29,59 @@ def wrapped_row_px(chars: int, line_chars: int) -> int | None:
     return 12 + 19 * min(MOST_LINES, max(3, -(-chars // line_chars)))
 
 
-def for_display(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
-    """``frame`` made ready for ``st.dataframe``, and its column configuration: decimal columns with
-    their scale's decimals (as numbers while every value fits a float exactly, else as exact text)."""
-    out, config = frame, {}
+def float_text(value: float) -> str:
+    """A float in the fewest digits that read back as it (``0.30000000000000004``, ``1e-300``, ``-0.0``),
+    ``NaN``, ``inf``: the table's own number format keeps four decimals."""
+    return "NaN" if value != value else repr(float(value))
+
+
+def interval_text(value: dt.timedelta) -> str:
+    """A day-time interval as SQL engines write it: ``1 day 02:00:00``, ``01:30:00``, ``00:00:00.5``
+    (the table's own writes "a day")."""
+    micros = round(value / dt.timedelta(microseconds=1))
+    sign, micros = ("-" if micros < 0 else ""), abs(micros)
+    days, micros = divmod(micros, 86_400_000_000)
+    seconds, fraction = divmod(micros, 1_000_000)
+    clock = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    clock += f".{fraction:06d}".rstrip("0") if fraction else ""
+    return sign + (f"{days} day{'s' if days != 1 else ''} " if days else "") + clock
+
+
+def _time_text(value: pd.Timestamp) -> str:
+    return value.isoformat(sep=" ")
+
+
+def _number_like(column: pd.Series) -> bool:
+    return all(v is None or isinstance(v, float) for v in column)
+
+
+def for_display(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict, dict]:
+    """``frame`` made ready for ``st.dataframe``, its column configuration, and how to write the
+    values of some columns (a Styler's formats, the values kept, so a click on a heading still sorts by
+    them): decimal columns with their scale's decimals (as numbers while every value fits a float
+    exactly, else as exact text); floats in their shortest exact digits; day-time intervals and
+    timestamps with fractions of a second as engines write them. A float column with a NaN is text
+    (the table shows a NaN as it shows a null)."""
+    out, config, formats = frame, {}, {}
     for name in frame.columns:
         column = frame[name]
+        if pd.api.types.is_float_dtype(column.dtype):
+            formats[name] = float_text
+            continue
+        if pd.api.types.is_timedelta64_dtype(column.dtype):
+            formats[name] = interval_text
+            continue
+        if pd.api.types.is_datetime64_any_dtype(column.dtype):
+            if (column.dropna().dt.microsecond != 0).any() or (column.dropna().dt.nanosecond != 0).any():
+                formats[name] = _time_text
+            continue
         if column.dtype != object:
+            continue
+        if any(isinstance(v, float) and v != v for v in column) and _number_like(column):
+            if out is frame:
+                out = frame.copy()
+            out[name] = [None if v is None else float_text(v) for v in column]
+            config[name] = st.column_config.TextColumn(alignment="right")
             continue
         values = [v for v in column if v is not None]
         if not values or not all(isinstance(v, Decimal) and v.is_finite() for v in values):
@@ -47,14 +94,14 @@ def for_display(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
             out = frame.copy()
         out[name] = [None if v is None else format(v, "f") for v in column]
         config[name] = st.column_config.TextColumn(alignment="right")
-    return out, config
+    return out, config, formats
 
 
 def show_rows(frame: pd.DataFrame) -> None:
     """The rows as a table as wide as the panel, without pandas' index. A column whose heading is much
     longer than its values (a producer's expression name) is as wide as its values, its heading cut
     and whole on hover: sized to the heading, it pushed the table past the panel and cut the values."""
-    shown, config = for_display(frame)
+    shown, config, formats = for_display(frame)
     for name in shown.columns:
         longest = max((len(_text(v)) for v in shown[name].head(HEAD_ROWS)), default=0)
         if len(str(name)) <= max(HEADING_CHARS, longest):
@@ -65,7 +112,15 @@ def show_rows(frame: pd.DataFrame) -> None:
             config[name] = st.column_config.Column(width=width, help=str(name))
         else:  # a decimal column's own configuration, with the width
             config[name] = {**kept, "width": width, "help": str(name)}
-    st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
+    for name, write in formats.items():
+        # the grid sizes a column by its values, not by the text written for them: cut on the left, a
+        # number reads as another (0.30000000000000004 as 30000000000000004)
+        texts = [write(v) for v in shown[name].head(HEAD_ROWS) if not pd.isna(v) or isinstance(v, float)]
+        longest = max(map(len, texts), default=0)
+        kept = config.get(name) or {}
+        config[name] = {**kept, "width": max(kept.get("width") or 0, CHAR_PX * max(longest, len(str(name))) + PAD_PX)}
+    data = shown.style.format(formats, na_rep="") if formats and shown.columns.is_unique else shown
+    st.dataframe(data, hide_index=True, width="stretch", column_config=config)
 
 
 def _text(value) -> str:

@@ -498,11 +498,19 @@ def _cap_bytes(table):
 
 
 def to_pandas(table, columns: list[str]) -> pd.DataFrame:
-    """Rows for display: ints with nulls stay ints (None), dates stay dates, decimals stay exact."""
+    """Rows for display: ints with nulls stay ints (None), dates stay dates, decimals stay exact; a float
+    column with a NaN holds floats and None (pandas makes a null NaN too, and a table shows a NaN as
+    null)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     frame = table.rename_columns(columns).to_pandas(
         integer_object_nulls=True, date_as_object=True, timestamp_as_object=False
     )
     frame.columns = columns
+    for i, column in enumerate(table.columns):
+        if pa.types.is_floating(column.type) and pc.any(pc.is_nan(column)).as_py():
+            frame.isetitem(i, pd.Series(column.to_pylist(), dtype=object, index=frame.index))
     return frame
 
 
