@@ -8,11 +8,12 @@ decimals while a float holds its values exactly, else as exact text aligned righ
 
 from __future__ import annotations
 
-import datetime as dt
 from decimal import Decimal
 
 import pandas as pd
 import streamlit as st
+
+from executor.engines.rows import float_text, interval_text
 
 #: Significant digits a float, which the table draws numbers as, keeps exactly.
 FLOAT_DIGITS = 15
@@ -27,24 +28,6 @@ def wrapped_row_px(chars: int, line_chars: int) -> int | None:
     if chars <= line_chars:
         return None
     return 12 + 19 * min(MOST_LINES, max(3, -(-chars // line_chars)))
-
-
-def float_text(value: float) -> str:
-    """A float in the fewest digits that read back as it (``0.30000000000000004``, ``1e-300``, ``-0.0``),
-    ``NaN``, ``inf``: the table's own number format keeps four decimals."""
-    return "NaN" if value != value else repr(float(value))
-
-
-def interval_text(value: dt.timedelta) -> str:
-    """A day-time interval as SQL engines write it: ``1 day 02:00:00``, ``01:30:00``, ``00:00:00.5``
-    (the table's own writes "a day")."""
-    micros = round(value / dt.timedelta(microseconds=1))
-    sign, micros = ("-" if micros < 0 else ""), abs(micros)
-    days, micros = divmod(micros, 86_400_000_000)
-    seconds, fraction = divmod(micros, 1_000_000)
-    clock = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
-    clock += f".{fraction:06d}".rstrip("0") if fraction else ""
-    return sign + (f"{days} day{'s' if days != 1 else ''} " if days else "") + clock
 
 
 def _time_text(value: pd.Timestamp) -> str:

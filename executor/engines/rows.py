@@ -401,6 +401,24 @@ def _list(v: list) -> list:
     return [json_value(x) for x in v]
 
 
+def float_text(value: float) -> str:
+    """A float in the fewest digits that read back as it (``0.30000000000000004``, ``1e-300``, ``-0.0``),
+    ``NaN``, ``inf`` (a table's number format keeps four decimals; pandas writes a NaN as a null)."""
+    return "NaN" if value != value else repr(float(value))
+
+
+def interval_text(value: dt.timedelta) -> str:
+    """A day-time interval as SQL engines write it: ``1 day 02:00:00``, ``01:30:00``, ``00:00:00.5``
+    (a table's own writes "a day", pandas "1 days 02:00:00")."""
+    micros = round(value / dt.timedelta(microseconds=1))
+    sign, micros = ("-" if micros < 0 else ""), abs(micros)
+    days, micros = divmod(micros, 86_400_000_000)
+    seconds, fraction = divmod(micros, 1_000_000)
+    clock = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    clock += f".{fraction:06d}".rstrip("0") if fraction else ""
+    return sign + (f"{days} day{'s' if days != 1 else ''} " if days else "") + clock
+
+
 def head(table, n: int):
     """The first ``n`` rows of a pyarrow Table (pyarrow's slice of a table without columns has ``n``
     rows, however few it had)."""

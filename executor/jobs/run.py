@@ -14,6 +14,7 @@ Write, DDL and Update relations are refused before anything runs. Results are ca
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import io
 import json
 import re
@@ -21,6 +22,7 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 import pandas as pd
 
@@ -525,39 +527,58 @@ def download_columns(names: list[str]) -> list[str]:
 
 
 def to_csv_text(result: RunResult) -> str:
-    """The shown rows as CSV, headed by :func:`download_columns`: a list, struct or map value as JSON
-    (``["Electronics", "Audio"]``, ``{"year": 1979, "maker": null}``), binary as base64, which other tools
-    read, not Python's notation of them. Such values are taken from the Arrow rows Spark returned (in
-    pandas' a null in a list of floats is NaN)."""
+    """The shown rows as CSV, headed by :func:`download_columns`, each value written from the Arrow rows
+    Spark returned as other tools read it (:func:`csv_field`): a null is an empty field and an empty
+    text ``""``; pandas wrote both alike, a NaN as a null, ``True``, a midnight timestamp as a date and
+    an interval as ``0 days 01:30:00``."""
     import pyarrow as pa
 
-    from ..engines.rows import json_value
-
-    rows = result.rows.set_axis(download_columns(result.names), axis=1)
     arrow = (
-        head(result.arrow, len(rows))
+        head(result.arrow, len(result.rows))
         if result.arrow is not None
         else pa.Table.from_pandas(result.rows, preserve_index=False)
     )
-    texts: dict[int, list] = {}
-    for i in range(rows.shape[1]):
-        kind = arrow.schema.field(i).type
-        if not (pa.types.is_nested(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind)):
-            continue
-        values = arrow.column(i).to_pylist()
-        texts[i] = [
-            None
-            if v is None
-            else json_value(v)
-            if isinstance(v, bytes)
-            else json.dumps(json_value(v), ensure_ascii=False)
-            for v in values
-        ]
-    if texts:
-        rows = rows.copy()
-        for i, values in texts.items():
-            rows[rows.columns[i]] = values
-    return rows.to_csv(index=False)
+    columns = [(arrow.column(i).to_pylist(), arrow.schema.field(i).type) for i in range(arrow.num_columns)]
+    lines = [",".join(_csv_quoted(name) for name in download_columns(result.names))]
+    for r in range(arrow.num_rows):
+        lines.append(",".join(_csv_quoted(csv_field(values[r], kind)) for values, kind in columns))
+    return "\n".join(lines) + "\n"
+
+
+def csv_field(value, kind=None) -> str | None:
+    """One value as CSV text (None: a null); a list, struct or map as JSON (``["Electronics", "Audio"]``,
+    ``{"year": 1979, "maker": null}``), binary as base64, not Python's notation of them."""
+    import pyarrow as pa
+
+    from ..engines.rows import float_text, interval_text, json_value
+
+    if value is None:
+        return None
+    if kind is not None and pa.types.is_nested(kind):
+        return json.dumps(json_value(value), ensure_ascii=False)
+    if isinstance(value, bytes):
+        return json_value(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return float_text(value)
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return interval_text(value)
+    return str(value)
+
+
+def _csv_quoted(text: str | None) -> str:
+    if text is None:
+        return ""
+    if text == "" or any(c in text for c in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 def to_csv_bytes(result: RunResult) -> bytes:

@@ -330,3 +330,32 @@ def test_a_virtual_table_without_columns_or_rows_runs_to_no_rows(spark, plan_fil
     assert code == 0, err
     result = json.loads(out)
     assert (result["rows"], result["row_count"], result["truncated"]) == ([], 0, False)
+
+
+def test_csv_writes_each_value_as_other_tools_read_it():
+    """pandas wrote a null and an empty text alike, a NaN as a null, True, a timestamp at midnight as a
+    date and a day-time interval as "0 days 01:30:00"."""
+    import datetime as dt
+
+    import pyarrow as pa
+
+    from executor.jobs.run import RunResult, to_csv_text, to_pandas
+
+    table = pa.table(
+        {
+            "s": pa.array(["", None, "a,b"]),
+            "f": pa.array([float("nan"), None, 0.1 + 0.2]),
+            "b": pa.array([True, None, False]),
+            "t": pa.array([dt.datetime(1970, 1, 1), None, dt.datetime(2024, 3, 10, 1, 2, 3, 123456)]),
+            "d": pa.array([dt.timedelta(minutes=90), None, dt.timedelta(days=400)]),
+        }
+    )
+    columns = [f"[{i}] {n}" for i, n in enumerate(table.column_names)]
+    result = RunResult(columns, ["x"] * 5, to_pandas(table, columns), 0.0, 3, "", table.column_names)
+    result.arrow = table.rename_columns(columns)
+    assert to_csv_text(result).splitlines() == [
+        "s,f,b,t,d",
+        '"",NaN,true,1970-01-01 00:00:00,01:30:00',
+        ",,,,",
+        '"a,b",0.30000000000000004,false,2024-03-10 01:02:03.123456,400 days 00:00:00',
+    ]
