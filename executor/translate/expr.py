@@ -855,9 +855,10 @@ def _folded_cast(e: Expression.Cast, target) -> Column | None:
     if not _ISO_DATE.fullmatch(text):
         return None
     try:
-        return F.lit(dt.date.fromisoformat(text))
+        day = dt.date.fromisoformat(text)
     except ValueError:  # 1994-02-30: left to the cast, which fails or gives NULL as the plan says
         return None
+    return literals.date_literal(day)
 
 
 def _is_text(e: Expression, type_of: Callable[[Expression], type_pb2.Type | None]) -> bool:

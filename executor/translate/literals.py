@@ -134,6 +134,16 @@ def _scalar(lit: Literal) -> Column:
     return _typed(lit, python_value(lit))
 
 
+def date_literal(day: dt.date) -> Column:
+    """``day`` as Spark's date literal. Written as SQL: PySpark's conversion of a Python date fails before
+    1582 (IllegalArgumentException for 0001-01-01)."""
+    return F.expr(f"DATE '{day.isoformat()}'")
+
+
+def _date(lit: Literal) -> Column:
+    return date_literal(_EPOCH + dt.timedelta(days=lit.date))
+
+
 def _timestamp(lit: Literal) -> Column:
     v = lit.precision_timestamp
     return F.lit(_timestamp_text(v.value, v.precision)).cast("timestamp_ntz")
@@ -228,10 +238,10 @@ _COLUMNS: dict[str, Callable[[Literal], Column]] = {
             "binary",
             "fixed_binary",
             "uuid",
-            "date",
             "decimal",
         )
     },
+    "date": _date,
     "precision_timestamp": _timestamp,
     "precision_timestamp_tz": _timestamp_tz,
     "interval_year_to_month": _interval_year,
@@ -274,4 +284,4 @@ def supported(lit: Literal) -> str | None:
     return None
 
 
-__all__ = ["literal", "python_value", "supported"]
+__all__ = ["date_literal", "literal", "python_value", "supported"]

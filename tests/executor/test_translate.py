@@ -438,6 +438,9 @@ def test_a_text_literal_cast_to_a_date_is_a_date_literal(spark, catalog):
     assert "cast" not in plan_text.lower() and "raise_error" not in plan_text, plan_text
     # text in any other form is left to Spark's cast, and its failure check still holds
     assert project_one(spark, catalog, cast("1994-1-5")) == [dt.date(1994, 1, 5)] * 3
+    # PySpark's conversion of a Python date failed before 1582 (IllegalArgumentException)
+    assert project_one(spark, catalog, cast("0001-01-01")) == [dt.date(1, 1, 1)] * 3
+    assert project_one(spark, catalog, {"literal": {"date": -719162}}) == [dt.date(1, 1, 1)] * 3
     with pytest.raises(Exception, match="cannot cast '1994-02-30' to date"):
         project_one(spark, catalog, cast("1994-02-30"))
 

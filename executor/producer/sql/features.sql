@@ -562,3 +562,8 @@ SELECT l_orderkey, round(l_extendedprice * l_discount / 7, 2) AS r, round(avg(l_
 -- a float to a decimal rounds the float's value (1.005 to 1.00), not its shortest text
 SELECT x, CAST(x AS DECIMAL(10,2)) AS d, CAST(x AS DECIMAL(5,0)) AS d0, CAST(x AS DECIMAL(20,6)) AS d6 FROM (VALUES (1.005e0), (2.5e0), (-2.5e0), (0.125e0), (-0.994e0), (12345.1234565e0), (0.0000005e0)) t(x)
 ;
+
+-- name: extreme_dates
+-- PySpark's conversion of a Python date fails before 1582: date literals go to Spark as text
+SELECT r_regionkey, DATE '0001-01-01' AS lo, DATE '9999-12-31' AS hi, DATE '1582-10-10' AS gap FROM region WHERE r_regionkey < 2
+;
