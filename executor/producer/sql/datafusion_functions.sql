@@ -195,3 +195,7 @@ SELECT n_name, regexp_replace(n_name, 'A', 'x\y', 'g') AS a, regexp_replace(n_na
 -- an interval's own fields (Spark's day of month of it stopped the run)
 SELECT date_part('day', INTERVAL '3 days 4 hours') AS d, date_part('hour', INTERVAL '3 days 4 hours') AS h, date_part('minute', INTERVAL '90 minutes') AS m, extract(day FROM CAST(o_orderdate AS TIMESTAMP) - TIMESTAMP '1992-01-01 06:00:00') AS dd, date_part('month', INTERVAL '14 months') AS mo, date_part('year', INTERVAL '14 months') AS y FROM orders WHERE o_orderkey < 10
 ;
+-- name: lag_lead_default_of_another_type
+-- the default as written (0, an i64; 1.5, a double) beside decimal columns: the result is the column's type
+SELECT l_orderkey, l_linenumber, lag(l_discount, 1, 0) OVER (PARTITION BY l_orderkey ORDER BY l_linenumber) AS pd, lead(l_extendedprice, 10, 1.5) OVER (PARTITION BY l_orderkey ORDER BY l_linenumber) AS nx FROM lineitem WHERE l_orderkey < 10
+;
