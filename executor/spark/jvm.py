@@ -16,6 +16,7 @@ warm translation a fraction of its round trips; ``tests/executor/test_jvm.py`` b
 
 from __future__ import annotations
 
+import datetime
 import functools
 import threading
 import weakref
@@ -104,6 +105,19 @@ def col(name: str) -> Column:
         with _lock:
             kept[name] = column
     return column
+
+
+def date_lit(day: datetime.date) -> Column:
+    """``day`` as Spark's date literal. Made in the JVM from its year, month and day: PySpark's own
+    conversion of a Python date fails before 1582 (IllegalArgumentException for 0001-01-01). Spark
+    Connect builds it in Python from its days since 1970."""
+    from pyspark import SparkContext
+
+    sc = SparkContext._active_spark_context
+    jvm = getattr(sc, "_jvm", None)
+    if jvm is None:
+        return F.lit(day)
+    return Column(jvm.org.apache.spark.sql.functions.lit(jvm.java.time.LocalDate.of(day.year, day.month, day.day)))
 
 
 @functools.lru_cache(maxsize=512)

@@ -21,7 +21,7 @@ from substrait import algebra_pb2
 from viz.expressions import decimal_value, literal_type
 
 from ..errors import Unsupported
-from ..spark.jvm import sql_type
+from ..spark.jvm import date_lit, sql_type
 from .types import to_spark
 
 Literal = algebra_pb2.Expression.Literal
@@ -135,9 +135,9 @@ def _scalar(lit: Literal) -> Column:
 
 
 def date_literal(day: dt.date) -> Column:
-    """``day`` as Spark's date literal. Written as SQL: PySpark's conversion of a Python date fails before
-    1582 (IllegalArgumentException for 0001-01-01)."""
-    return F.expr(f"DATE '{day.isoformat()}'")
+    """``day`` as Spark's date literal (``executor.spark.jvm.date_lit``: PySpark's own conversion of a
+    Python date fails before 1582)."""
+    return date_lit(day)
 
 
 def _date(lit: Literal) -> Column:
