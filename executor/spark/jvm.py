@@ -112,10 +112,11 @@ def date_lit(day: datetime.date) -> Column:
     conversion of a Python date fails before 1582 (IllegalArgumentException for 0001-01-01). Spark
     Connect builds it in Python from its days since 1970."""
     from pyspark import SparkContext
+    from pyspark.sql.utils import is_remote
 
     sc = SparkContext._active_spark_context
     jvm = getattr(sc, "_jvm", None)
-    if jvm is None:
+    if jvm is None or is_remote():  # a Connect client may share its process with a local server's JVM
         return F.lit(day)
     return Column(jvm.org.apache.spark.sql.functions.lit(jvm.java.time.LocalDate.of(day.year, day.month, day.day)))
 
