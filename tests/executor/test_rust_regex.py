@@ -21,6 +21,7 @@ from executor.translate.functions.strings import _groups, _rust_replacement, _ru
         ("[^[:digit:]x]", "[^0-9x]"),
         ("[[:^alpha:]]", "[[^A-Za-z]]"),
         ("(?P<v>A)", "(?<v>A)"),
+        (r"\(?P<v", r"\(?P<v"),  # an escaped parenthesis is no group
     ],
 )
 def test_rust_patterns_as_java_reads_them(pattern, java):

@@ -249,6 +249,10 @@ def _rust_text(text: str, flags: str) -> str:
             out.append(f"[^{members}]" if posix.group(1) else members)
             i = posix.end()
             continue
+        if c == "(" and not depth and text.startswith("(?P<", i):  # Java names a group without the P
+            out.append("(?<")
+            i += 4
+            continue
         if c == "[":
             depth += 1
             out.append(c)
@@ -264,7 +268,7 @@ def _rust_text(text: str, flags: str) -> str:
             depth -= 1
         out.append("\\z" if c == "$" and not depth and not multiline else c)
         i += 1
-    return re.sub(r"\(\?P<", "(?<", "".join(out))  # Java names a group without the P
+    return "".join(out)
 
 
 def _rust_pattern(call: Call, flags: str, pattern: Column, at: int = 1) -> Column:
@@ -307,7 +311,7 @@ def _rust_replacement(text: str, pattern: str, shift: int = 0, whole: str = "$0"
     out, after_group = [], False
     for m in _REPLACEMENT.finditer(text):
         backslash, braced, bare, char = m.groups()
-        name = backslash or braced if backslash is not None or braced is not None else bare
+        name = next((g for g in (backslash, braced, bare) if g is not None), None)
         if name is None:
             char = "$" if char is None else char
             out.append("\\" + char if char in "\\$" or (after_group and char.isdigit()) else char)
