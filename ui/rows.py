@@ -55,7 +55,8 @@ def for_display(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict, dict]:
             formats[name] = interval_text
             continue
         if pd.api.types.is_datetime64_any_dtype(column.dtype):
-            if (column.dropna().dt.microsecond != 0).any() or (column.dropna().dt.nanosecond != 0).any():
+            times = column.dropna().dt
+            if (times.microsecond != 0).any() or (times.nanosecond != 0).any():
                 formats[name] = _time_text
             continue
         if column.dtype != object:
@@ -98,7 +99,7 @@ def show_rows(frame: pd.DataFrame) -> None:
     for name, write in formats.items():
         # the grid sizes a column by its values, not by the text written for them: cut on the left, a
         # number reads as another (0.30000000000000004 as 30000000000000004)
-        texts = [write(v) for v in shown[name].head(HEAD_ROWS) if not pd.isna(v) or isinstance(v, float)]
+        texts = [write(v) for v in shown[name].head(HEAD_ROWS) if not pd.isna(v)]  # a null is written blank
         longest = max(map(len, texts), default=0)
         kept = config.get(name) or {}
         config[name] = {**kept, "width": max(kept.get("width") or 0, CHAR_PX * max(longest, len(str(name))) + PAD_PX)}
