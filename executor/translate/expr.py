@@ -344,6 +344,13 @@ class ExprTranslator:
             self.tr.warn(w if w.startswith("node ") else f"node {self.node_id}: {w}")
 
     def scalar_function(self, f: Expression.ScalarFunction) -> Column:
+        ref = self.tr.model.extensions.functions.get(f.function_reference)
+        if ref is not None and _functions().resolve(ref.compound_name) in _functions().CASTS:
+            values = [a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]
+            if not values or not f.output_type.WhichOneof("kind"):
+                raise Unsupported(f"`{ref.compound_name}` without a value or a declared output type")
+            strict = Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION
+            return self.cast(Expression.Cast(type=f.output_type, input=values[0], failure_behavior=strict))
         call, args = self.call(f)
         out = _functions().scalar(call, args)
         self._warn(call)
@@ -352,6 +359,12 @@ class ExprTranslator:
     def aggregate(self, f: algebra_pb2.AggregateFunction, condition: Column | None = None) -> Column:
         """An aggregate function (a measure), its arguments masked by the measure's filter."""
         call, args = self.call(f, distinct=f.invocation == _INVOCATION_DISTINCT)
+        name = _functions().resolve(call.name)
+        if name == "array_agg":
+            value = next((a for a in args if isinstance(a, Column)), None)
+            if value is None:
+                raise Unsupported("array_agg needs an argument")
+            return self._array_agg(call, value, f.sorts, condition)
         if condition is not None:
             values = [a for a in args if isinstance(a, Column)]
             if not values:  # count(*) FILTER (...) counts the rows that pass
@@ -360,31 +373,41 @@ class ExprTranslator:
                 args = [F.when(condition, F.lit(1))]
             else:
                 args = [F.when(condition, a) if isinstance(a, Column) else a for a in args]
-        name = _functions().resolve(call.name)
         if name in _functions().ORDERED_AGGREGATES and not call.distinct:  # DataFusion's DISTINCT ON
             value = next(a for a in args if isinstance(a, Column))
             self._warn(call)
             if not f.sorts:
                 return F.first(value) if name == "first_value" else F.last(value)
-            return F.element_at(self._ordered(f.sorts, value), 1 if name == "first_value" else -1)
+            return F.element_at(self._ordered(f.sorts, value, condition), 1 if name == "first_value" else -1)
         if f.sorts:
             if name == "string_agg" and not call.distinct:
                 values = [a for a in args if isinstance(a, Column)]
                 sep = values[1] if len(values) > 1 else F.lit(",")
                 self._warn(call)  # nulls left out, as string_agg does
-                return F.call_function("array_join", self._ordered(f.sorts, values[0]), sep)
+                return F.call_function("array_join", self._ordered(f.sorts, values[0], condition), sep)
             self.tr.warn(f"the ordering inside aggregate `{call.name}` is not honoured")
         out = _functions().aggregate(call, args)
         self._warn(call)
         return out
 
-    def _ordered(self, sorts, value: Column) -> Column:
+    def _array_agg(self, call, value: Column, sorts, condition: Column | None) -> Column:
+        """DataFusion's ``array_agg(v [ORDER BY ...]) [FILTER (...)]``: the values of the rows that pass,
+        nulls among them, in the order asked for (``functions.aggregates.array_agg_of``)."""
+        aggregates = _functions().aggregates
+        values = self._ordered(sorts, value, condition) if sorts else aggregates.listed(call, value, condition)
+        out = aggregates.array_agg_of(call, values)
+        self._warn(call)
+        target = _functions()._spark_type(call.output_type)
+        return out if target is None else out.cast(sql_type(target))
+
+    def _ordered(self, sorts, value: Column, condition: Column | None = None) -> Column:
         """An aggregate's values in the order of its ``ORDER BY`` (``string_agg(v ORDER BY k)``,
-        ``first_value(v ORDER BY k)``): collected with their keys, sorted by the keys (each key's direction
-        and nulls first or last), as an array."""
+        ``first_value(v ORDER BY k)``), of the rows that pass ``condition`` (a measure's filter): collected
+        with their keys, sorted by the keys (each key's direction and nulls first or last), as an array."""
         keys = [self.expr(s.expr) for s in sorts]
         directions = [s.direction if s.WhichOneof("sort_kind") == "direction" else 2 for s in sorts]
-        pairs = F.collect_list(F.struct(*[k.alias(f"k{i}") for i, k in enumerate(keys)], value.alias("v")))
+        element = F.struct(*[k.alias(f"k{i}") for i, k in enumerate(keys)], value.alias("v"))
+        pairs = F.collect_list(element if condition is None else F.when(condition, element))
 
         def compare(a: Column, b: Column) -> Column:
             out = F.lit(0)

@@ -240,6 +240,45 @@ def test_extract_with_enum_and_datafusion_date_part(spark):
     assert (one(spark, year), one(spark, quarter)) == (2016, 4)
 
 
+def test_gcd_and_lcm_at_the_edges_of_an_i64(spark):
+    """DataFusion's engine (checked by hand, DataFusion 55): gcd(-2^63, 2) is 2, gcd(-2^63, 0) and
+    lcm(2^63 - 1, 2) are errors (beyond an i64); gcd(0, -5) is 5; lcm(-4, 6) is 12."""
+    smallest, largest = -(2**63), 2**63 - 1
+
+    def of(name: str, a: int, b: int):
+        return one(spark, functions.scalar(call(name, "i64", "i64", out="i64"), [lit(a, "i64"), lit(b, "i64")]))
+
+    assert (of("gcd", smallest, 2), of("gcd", 0, -5), of("gcd", 0, 0), of("lcm", -4, 6)) == (2, 5, 0, 12)
+    assert of("gcd", 2**62 + 1, 2**61 + 1) == __import__("math").gcd(2**62 + 1, 2**61 + 1)
+    for name, a, b in (("gcd", smallest, 0), ("lcm", largest, 2)):
+        with pytest.raises(Exception, match=f"{name}: i64 overflow"):
+            of(name, a, b)
+
+
+def test_regexp_match_says_where_spark_cannot_tell_a_group_that_took_no_part():
+    c = call("regexp_match", "str", "str")
+    c.dialect, c.constants = "datafusion", [functions.NOT_CONSTANT, "A(R)?"]
+    functions.scalar(c, [lit("ALGERIA", "str"), lit("A(R)?", "str")])
+    assert c.warnings and "DataFusion gives null" in c.warnings[0]
+    plain = call("regexp_match", "str", "str")
+    plain.dialect, plain.constants = "datafusion", [functions.NOT_CONSTANT, r"(?i)([A-Z])\?"]
+    functions.scalar(plain, [lit("x", "str"), lit("p", "str")])
+    assert plain.warnings == []  # an escaped ? and an inline flag are no quantifier
+    with pytest.raises(Unsupported, match="only as DataFusion's"):
+        functions.scalar(call("regexp_match", "str", "str"), [lit("a", "str"), lit("a", "str")])
+
+
+def test_encode_and_named_struct_take_their_literals_only():
+    unknown = call("encode", "str", "str")
+    unknown.constants = [functions.NOT_CONSTANT, "base32"]
+    with pytest.raises(Unsupported, match="'hex', 'base64' or 'base64pad'"):
+        functions.scalar(unknown, [lit("a", "str"), lit("base32", "str")])
+    named = call("named_struct", "str", "i64")
+    named.constants = [functions.NOT_CONSTANT, 1]
+    with pytest.raises(Unsupported, match="pairs of a literal name and a value"):
+        functions.scalar(named, [lit("a", "str"), lit(1, "i64")])
+
+
 def test_unhonoured_option_warns(spark):
     c = call("add", "fp64", "fp64", rounding="FLOOR")
     assert one(spark, functions.scalar(c, [lit(1.5, "fp64"), lit(1.0, "fp64")])) == 2.5

@@ -199,3 +199,41 @@ SELECT date_part('day', INTERVAL '3 days 4 hours') AS d, date_part('hour', INTER
 -- the default as written (0, an i64; 1.5, a double) beside decimal columns: the result is the column's type
 SELECT l_orderkey, l_linenumber, lag(l_discount, 1, 0) OVER (PARTITION BY l_orderkey ORDER BY l_linenumber) AS pd, lead(l_extendedprice, 10, 1.5) OVER (PARTITION BY l_orderkey ORDER BY l_linenumber) AS nx FROM lineitem WHERE l_orderkey < 10
 ;
+-- name: gcd_lcm
+-- never negative; of a null, null; lcm of 0 is 0
+SELECT n_nationkey, gcd(n_nationkey * 6, 8) AS g, lcm(n_nationkey, 4) AS l, gcd(n_nationkey - 12, CASE WHEN n_nationkey > 20 THEN NULL ELSE 18 END) AS g2, lcm(-n_nationkey, 6) AS l2 FROM nation
+;
+-- name: make_array_and_array_concat
+-- array_concat leaves a null list out (Spark's concat gives null)
+SELECT n_nationkey, make_array(n_nationkey, n_regionkey) AS a, make_array(n_name, NULL) AS b, array_concat(make_array(n_nationkey), make_array(n_regionkey, NULL)) AS c, array_concat(make_array(n_nationkey), CASE WHEN n_nationkey > 5 THEN NULL ELSE make_array(1) END) AS d FROM nation
+;
+-- name: array_has
+-- a null element asked for gives null (the list holding a null is left out: DataFusion's optimizer makes such a call an IN list, whose answer is null where the function's is false)
+SELECT n_nationkey, array_has(make_array(n_nationkey, NULL, 3), 3) AS h, array_has(make_array(n_regionkey), CASE WHEN n_nationkey > 5 THEN NULL ELSE 1 END) AS h2 FROM nation
+;
+-- name: named_struct
+SELECT n_nationkey, named_struct('a', n_nationkey, 'b', n_name) AS s FROM nation
+;
+-- name: regexp_match
+-- the first match's groups as a list, the whole match where the pattern has none; no match, null
+SELECT n_name, regexp_match(n_name, '([A-Z])([A-Z]+)') AS m, regexp_match(n_name, 'an', 'i') AS m2 FROM nation
+;
+-- name: encode
+-- base64 without padding, base64pad with it (and in one line: Spark breaks its base64 every 76 characters)
+SELECT n_name, encode(n_name, 'base64') AS b, encode(n_name, 'hex') AS h, encode(n_comment, 'base64pad') AS p FROM nation
+;
+-- name: arrow_cast
+SELECT n_nationkey, arrow_cast(n_nationkey, 'Int16') AS c, arrow_cast(n_nationkey * 1.7, 'Int64') AS d, arrow_cast(n_name, 'LargeUtf8') AS e FROM nation
+;
+-- name: arrow_cast_beyond_its_type
+-- an error on every engine (Spark's own cast would wrap)
+SELECT arrow_cast(n_nationkey * 20, 'Int8') AS c FROM nation
+;
+-- name: array_agg
+-- nulls kept (Spark's collect_list leaves them out), in the order asked for; of no rows, null
+SELECT n_regionkey, array_agg(n_nationkey ORDER BY n_nationkey DESC) AS a, array_agg(CASE WHEN n_nationkey > 10 THEN n_name END ORDER BY n_name) AS b, array_agg(n_nationkey ORDER BY n_nationkey) FILTER (WHERE n_nationkey > 12) AS c, array_agg(n_name) FILTER (WHERE n_nationkey > 100) AS d FROM nation GROUP BY n_regionkey
+;
+-- name: to_timestamp_micros
+SELECT n_nationkey, to_timestamp_micros('2020-01-01T01:02:03.123456') AS t, to_timestamp_micros(n_nationkey * 1000001) AS u FROM nation
+
+;

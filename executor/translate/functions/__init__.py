@@ -21,6 +21,7 @@ message to ``call.warnings``. When the call's output type is known the result is
 from __future__ import annotations
 
 from pyspark.sql import Column
+from pyspark.sql import types as S
 
 from ...errors import Unsupported
 from ...spark.jvm import sql_type
@@ -118,12 +119,19 @@ def resolve(name: str) -> str:
 ORDERED_AGGREGATES = frozenset({"first_value", "last_value"})
 
 
+#: Scalar functions that are casts to the call's output type (DataFusion's ``arrow_cast(value, 'Int16')``),
+#: built by ``executor.translate.expr.ExprTranslator.cast`` as a cast that fails where the value does not fit.
+CASTS = frozenset({"arrow_cast"})
+
+
 def supported(name: str, kind: str) -> str | None:
     """None when ``name`` is mapped for ``kind`` ("scalar" | "aggregate" | "window"), else the reason."""
     table = _TABLES.get(kind)
     if table is None:
         return f"unknown function kind `{kind}`"
     resolved = resolve(name)
+    if kind == "scalar" and resolved in CASTS:
+        return None
     if resolved in table or (kind == "window" and resolved in AGGREGATE):
         return None
     if kind == "aggregate" and resolved in ORDERED_AGGREGATES:
@@ -180,17 +188,24 @@ PREDICATES = frozenset(
         "starts_with",
         "ends_with",
         "contains",
-        "regexp_match",
         "any_match",
         "all_match",
     }
 )
 
 
+#: Functions whose builder gives a struct with its fields' names, which a Substrait type has not (a cast
+#: to the declared output type would name them ``f0``, ``f1``...).
+NAMED_FIELDS = frozenset({"named_struct"})
+
+
 def _finish(call: Call, col: Column) -> Column:
     target = _spark_type(call.output_type)
     if target is None:
         return col
+    if resolve(call.name) in NAMED_FIELDS and isinstance(target, S.StructType):
+        names = call.constants[0::2]
+        target = S.StructType([S.StructField(n, f.dataType, f.nullable) for n, f in zip(names, target.fields)])
     if resolve(call.name) in PREDICATES:
         # Spark's predicates are boolean already. A cast to boolean would hide ``a = outer(b)`` from
         # Catalyst's decorrelation (it looks for the bare equality), so a correlated subquery would

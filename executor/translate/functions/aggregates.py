@@ -143,6 +143,27 @@ def _string_agg(call: Call, args: list) -> Column:
     return F.call_function("listagg", vals[0], sep)
 
 
+def listed(call: Call, value: Column, condition: Column | None = None) -> Column:
+    """The values of the rows (those that pass ``condition``, a measure's filter), nulls among them, as
+    a list (Spark's ``collect_list`` leaves nulls out)."""
+    element = F.struct(value.alias("v"))
+    collected = F.collect_list(element if condition is None else F.when(condition, element))
+    return F.transform(call.over(collected), lambda p: p["v"])
+
+
+def array_agg_of(call: Call, values: Column) -> Column:
+    """DataFusion's ``array_agg`` from its ``values`` (a list, nulls kept): null over no rows, and of
+    distinct values sorted (the plan asks for no order)."""
+    if call.distinct:
+        call.warnings.append("array_agg(DISTINCT ...): the plan asks for no order of the values; the run sorts them")
+        values = F.array_sort(F.array_distinct(values))
+    return F.when(F.size(values) == 0, F.lit(None)).otherwise(values)
+
+
+def _array_agg(call: Call, args: list) -> Column:
+    return array_agg_of(call, listed(call, _one(args)))
+
+
 def _grouping(call: Call, args: list) -> Column:
     # A constant of each grouping set: the aggregate relation computes it (executor.translate.aggregation.aggregate).
     raise Unsupported("GROUPING() is a measure of an aggregate with grouping sets; it has no meaning elsewhere")
@@ -171,6 +192,7 @@ AGGREGATE: dict[str, Builder] = {
     "product": _product,
     "string_agg": _string_agg,
     "list_agg": _agg("collect_list", distinct_ok=False),
+    "array_agg": _array_agg,
     "corr": _agg("corr", distinct_ok=False),
     "covar_samp": _agg("covar_samp", distinct_ok=False),
     "covar_pop": _agg("covar_pop", distinct_ok=False),

@@ -189,6 +189,42 @@ def _factorial(call: Call, args: list) -> Column:
     return F.when(a < 0, _error("factorial: negative argument")).otherwise(out)
 
 
+#: Steps of Euclid's algorithm that take any two numbers below 2^64 to their divisor: consecutive
+#: Fibonacci numbers take the most, and the 94th is beyond 2^64.
+EUCLID_STEPS = 93
+
+
+def _gcd_of(a: Column, b: Column) -> Column:
+    """The greatest common divisor of two integers, exact (decimals: ``abs`` of the smallest i64 fits)."""
+    start = F.struct(F.abs(a.cast(WIDE)).alias("a"), F.abs(b.cast(WIDE)).alias("b"))
+
+    def step(acc: Column, _: Column) -> Column:
+        rest = F.struct(acc["b"].alias("a"), (acc["a"] % acc["b"]).cast(WIDE).alias("b"))
+        return F.when(acc["b"] == 0, acc).otherwise(rest)
+
+    return F.aggregate(F.array_repeat(F.lit(0), EUCLID_STEPS), start, step, lambda acc: acc["a"])
+
+
+def _gcd(call: Call, args: list) -> Column:
+    """DataFusion's ``gcd(a, b)`` of integers: never negative, ``gcd(0, 0)`` is 0; one beyond the i64
+    range (only of the smallest i64 with itself or 0) is an error, as its engine gives."""
+    a, b = _values(args)[:2]
+    g = _gcd_of(a, b)
+    out = _fail_if(g > INT_RANGE["i64"][1], "gcd: i64 overflow", g).cast("long")
+    return F.when(a.isNull() | b.isNull(), F.lit(None).cast("long")).otherwise(out)
+
+
+def _lcm(call: Call, args: list) -> Column:
+    """DataFusion's ``lcm(a, b)`` of integers: never negative, 0 when either is; one beyond the i64
+    range is an error, as its engine gives."""
+    a, b = _values(args)[:2]
+    # |a| / gcd * |b| is below 2^126, within a decimal(38,0)
+    m = (F.abs(a.cast(WIDE)) / _gcd_of(a, b)).cast(WIDE) * F.abs(b.cast(WIDE))
+    whole = F.when((a == 0) | (b == 0), _big(0)).otherwise(m.cast(WIDE))
+    out = _fail_if(whole > INT_RANGE["i64"][1], "lcm: i64 overflow", whole).cast("long")
+    return F.when(a.isNull() | b.isNull(), F.lit(None).cast("long")).otherwise(out)
+
+
 def _domain(call: Call, name: str, value: Column, bad: Column, default: str = "NAN") -> Column:
     """Apply ``on_domain_error`` where ``bad`` holds (NAN / NULL / ERROR)."""
     mode = _option(call, "on_domain_error", ("NAN", "NULL", "NONE", "ERROR"), default)
@@ -366,6 +402,8 @@ SCALAR: dict[str, Builder] = {
     "degrees": _math("degrees", F.degrees),
     "sign": _sign,
     "factorial": _factorial,
+    "gcd": _gcd,  # DataFusion's
+    "lcm": _lcm,
     "bitwise_and": _bitwise(lambda a, b: a.bitwiseAND(b)),
     "bitwise_or": _bitwise(lambda a, b: a.bitwiseOR(b)),
     "bitwise_xor": _bitwise(lambda a, b: a.bitwiseXOR(b)),

@@ -11,7 +11,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ...errors import Unsupported
-from ._common import INT_RANGE, NOT_CONSTANT, Builder, Call, _arg_kind, _enums, _values
+from ._common import INT_RANGE, NOT_CONSTANT, Builder, Call, _arg_kind, _enums, _values, base_name
 
 _WEEKDAY_MON0 = lambda x: F.call_function("weekday", x)  # noqa: E731  Monday = 0 ... Sunday = 6
 
@@ -211,18 +211,19 @@ def _parse_format(call: Call, at: int, fmt: Column, what: str) -> Column:
     return F.lit(java)
 
 
-def _to_temporal(to: str) -> Builder:
-    """DataFusion's ``to_date`` / ``to_timestamp``: text (ISO, or in the C-style formats given, tried in
-    order), or a number of days (to_date) or seconds (to_timestamp) since 1970-01-01; naive timestamps
-    are UTC, the session's zone."""
+def _to_temporal(to: str, unit: str = "seconds") -> Builder:
+    """DataFusion's ``to_date`` / ``to_timestamp`` / ``to_timestamp_micros``: text (ISO, or in the C-style
+    formats given, tried in order), or a number of days (to_date) or of ``unit`` (the timestamps) since
+    1970-01-01; naive timestamps are UTC, the session's zone."""
 
     def build(call: Call, args: list) -> Column:
         vals = _values(args)
         kind = _arg_kind(call, 0)
         if kind in INT_RANGE:
-            return F.date_from_unix_date(vals[0]) if to == "date" else F.timestamp_seconds(vals[0])
+            return F.date_from_unix_date(vals[0]) if to == "date" else F.call_function(f"timestamp_{unit}", vals[0])
         if kind not in ("string", "varchar", "fixed_char"):
-            raise Unsupported(f"to_{to} of a {kind or 'value of unknown type'}: only text or a whole number is mapped")
+            what = kind or "value of unknown type"
+            raise Unsupported(f"{base_name(call.name)} of a {what}: only text or a whole number is mapped")
         fn = f"to_{to}"
         if len(vals) == 1:
             return F.call_function(fn, vals[0])
@@ -278,6 +279,7 @@ SCALAR: dict[str, Builder] = {
     "strftime": _strftime,
     "to_date": _to_temporal("date"),
     "to_timestamp": _to_temporal("timestamp"),
+    "to_timestamp_micros": _to_temporal("timestamp", unit="micros"),
     "from_unixtime": lambda call, args: F.timestamp_seconds(_values(args)[0]),
     "date_trunc": _date_trunc,
     "date_bin": _date_bin,

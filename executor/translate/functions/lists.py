@@ -1,5 +1,5 @@
-"""List functions (``functions_list.yaml``, and DataFusion's ``array_position``); lambda arguments
-arrive as Python callables ``Column -> Column``."""
+"""List functions (``functions_list.yaml``, and DataFusion's array functions and ``named_struct``);
+lambda arguments arrive as Python callables ``Column -> Column``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ...errors import Unsupported
-from ._common import Builder, Call, _option, _values, base_name
+from ._common import NOT_CONSTANT, Builder, Call, _option, _values, base_name
 
 
 def _cardinality(call: Call, args: list) -> Column:
@@ -58,11 +58,41 @@ def _array_position(call: Call, args: list) -> Column:
     return F.when(pos == 0, F.lit(None)).otherwise(pos)
 
 
+def _array_has(call: Call, args: list) -> Column:
+    """DataFusion's ``array_has(list, element)``: false where the list holds nulls but not the element
+    (Spark's ``array_contains`` gives null), null for a null list or element."""
+    haystack, needle = _values(args)[:2]
+    found = F.exists(haystack, lambda x: x.eqNullSafe(needle))
+    return F.when(haystack.isNull() | needle.isNull(), F.lit(None)).otherwise(found)
+
+
+def _array_concat(call: Call, args: list) -> Column:
+    """DataFusion's ``array_concat(list, ...)``: a null list is left out (Spark's ``concat`` gives null),
+    and only lists that are all null give null."""
+    lists = _values(args)
+    some = F.coalesce(*lists)
+    empty = F.filter(some, lambda x: F.lit(False))  # an empty list of the lists' type
+    return F.when(some.isNull(), F.lit(None)).otherwise(F.concat(*[F.coalesce(v, empty) for v in lists]))
+
+
+def _named_struct(call: Call, args: list) -> Column:
+    """DataFusion's ``named_struct('name', value, ...)``; the names are literals."""
+    vals = _values(args)
+    names = call.constants[0::2]
+    if len(vals) % 2 or not all(isinstance(n, str) for n in names) or NOT_CONSTANT in names:
+        raise Unsupported("named_struct takes pairs of a literal name and a value")
+    return F.struct(*[v.alias(n) for n, v in zip(names, vals[1::2])])
+
+
 SCALAR: dict[str, Builder] = {
     "cardinality": _cardinality,
     "sort": _sort_list,
     "index_in": _index_in,
     "array_position": _array_position,
+    "make_array": lambda call, args: F.array(*_values(args)),
+    "array_has": _array_has,
+    "array_concat": _array_concat,
+    "named_struct": _named_struct,
     "transform": _lambda_fn(lambda lst, fn: F.transform(lst, fn)),
     "filter": _lambda_fn(lambda lst, fn: F.filter(lst, fn)),
     "any_match": _lambda_fn(lambda lst, fn: F.exists(lst, fn)),

@@ -527,6 +527,44 @@ def _substr_index(call: Call, args: list) -> Column:
     return F.call_function("substring_index", s, delimiter, held)
 
 
+#: A quantifier or alternation, after escapes are taken out: where one is, a group may take no part in a match.
+_MAY_SKIP = re.compile(r"[?*|{]")
+
+
+def _regexp_match(call: Call, args: list) -> Column:
+    """DataFusion's ``regexp_match(s, pattern[, flags])``: the first match's groups as a list (the whole
+    match where the pattern has no group), null where nothing matches. The pattern is taken only as a
+    literal (its groups are counted here)."""
+    if call.dialect != "datafusion":
+        raise Unsupported("regexp_match is mapped only as DataFusion's (a list of the first match's groups)")
+    vals = _values(args)
+    text = call.constants[1] if len(call.constants) > 1 else None
+    if not isinstance(text, str):
+        raise Unsupported("regexp_match: the pattern is taken only as a literal")
+    flags = _datafusion_flags(call, "regexp_match", 2) if len(vals) > 2 else ""
+    s, pattern = vals[0], _rust_pattern(call, flags, vals[1])
+    count, _ = _groups(text)
+    if count and _MAY_SKIP.search(re.sub(r"\\.|\(\?", "", text)):
+        call.warnings.append(
+            "regexp_match: a group that takes no part in the match is an empty text on Spark; DataFusion gives null"
+        )
+    groups = [F.call_function("regexp_extract", s, pattern, F.lit(i)) for i in (range(1, count + 1) if count else [0])]
+    return F.when(F.call_function("regexp_like", s, pattern), F.array(*groups))
+
+
+def _encode(call: Call, args: list) -> Column:
+    """DataFusion's ``encode(value, 'hex' | 'base64' | 'base64pad')`` of text (its UTF-8 bytes) or bytes:
+    lower-case hex digits; base64 without its padding unless ``base64pad``."""
+    value = _values(args)[0]
+    method = call.constants[1] if len(call.constants) > 1 else None
+    if method == "hex":
+        return F.lower(F.hex(value))
+    if method in ("base64", "base64pad"):
+        padded = F.regexp_replace(F.base64(value), "\r\n", "")  # Spark breaks its text into lines of 76
+        return padded if method == "base64pad" else F.regexp_replace(padded, "=+$", "")
+    raise Unsupported("encode: the method is taken as the literal 'hex', 'base64' or 'base64pad'")
+
+
 def _not_like(call: Call, args: list) -> Column:
     return ~_like(call, args)
 
@@ -583,4 +621,6 @@ SCALAR: dict[str, Builder] = {
     "overlay": _overlay,
     "substr_index": _substr_index,
     "regexp_like": _regexp_like,
+    "regexp_match": _regexp_match,
+    "encode": _encode,
 }
