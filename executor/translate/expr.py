@@ -33,7 +33,7 @@ from ..spark.jvm import col as jcol
 from ..spark.jvm import sql_type
 from . import literals
 from .functions.arithmetic import EXACT_POWERS
-from .types import to_spark
+from .types import MICROSECONDS_KEPT, to_spark
 
 Expression = algebra_pb2.Expression
 _INVOCATION_DISTINCT = algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT
@@ -621,8 +621,7 @@ class ExprTranslator:
 
     def _finer_than_spark(self, precision: int) -> None:
         self.tr.warn(
-            f"node {self.node_id}: a timestamp of the plan counts {precision} digits of a second: Spark keeps "
-            "microseconds, so the digits below a microsecond are dropped"
+            f"node {self.node_id}: a timestamp of the plan counts {precision} digits of a second: {MICROSECONDS_KEPT}"
         )
 
     def nested(self, e: Expression.Nested) -> Column:

@@ -106,6 +106,9 @@ def to_spark(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = Non
 
 
 #: Kinds whose precision counts digits of a second; Spark keeps microseconds (6).
+#: What becomes of a time finer than Spark's, said wherever a plan's time is (a result column, a literal, a cast).
+MICROSECONDS_KEPT = "Spark keeps microseconds, so the digits below a microsecond are dropped"
+
 _SUBSECOND_KINDS = ("precision_timestamp", "precision_timestamp_tz", "interval_day")
 
 
@@ -154,8 +157,7 @@ def result_type_notes(fields, schema: S.StructType, user_types: Mapping[int, str
         for (plan, spark), labels in differ.items()
     ]
     notes += [
-        f"{_columns(labels)} {'is' if len(labels) == 1 else 'are'} {plan} in the plan: Spark keeps microseconds, so "
-        "the digits below a microsecond are dropped"
+        f"{_columns(labels)} {'is' if len(labels) == 1 else 'are'} {plan} in the plan: {MICROSECONDS_KEPT}"
         for plan, labels in finer.items()
     ]
     return notes

@@ -255,7 +255,7 @@ def test_gcd_and_lcm_at_the_edges_of_an_i64(spark):
             of(name, a, b)
 
 
-def test_regexp_match_says_where_spark_cannot_tell_a_group_that_took_no_part():
+def test_regexp_match_says_where_spark_cannot_tell_a_group_that_took_no_part(spark):
     c = call("regexp_match", "str", "str")
     c.dialect, c.constants = "datafusion", [functions.NOT_CONSTANT, "A(R)?"]
     functions.scalar(c, [lit("ALGERIA", "str"), lit("A(R)?", "str")])
@@ -268,7 +268,7 @@ def test_regexp_match_says_where_spark_cannot_tell_a_group_that_took_no_part():
         functions.scalar(call("regexp_match", "str", "str"), [lit("a", "str"), lit("a", "str")])
 
 
-def test_encode_and_named_struct_take_their_literals_only():
+def test_encode_and_named_struct_take_their_literals_only(spark):
     unknown = call("encode", "str", "str")
     unknown.constants = [functions.NOT_CONSTANT, "base32"]
     with pytest.raises(Unsupported, match="'hex', 'base64' or 'base64pad'"):

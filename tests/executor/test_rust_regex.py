@@ -34,6 +34,7 @@ def test_a_multiline_pattern_keeps_its_dollar():
 
 def test_rust_replacements_as_java_reads_them():
     assert _groups(r"(A)(?P<v>B)(?:c)[(]\(") == (2, {"v"})
+    assert _groups("[]a(](B)") == (1, set()) and _groups("[^](](B)") == (1, set())  # a leading ] is a member
     # DataFusion's \1 is group 1; any other backslash is itself; $$ is a dollar
     assert _rust_replacement(r"\1x", "(A)") == "$1x" and _rust_replacement(r"x\y", "A") == r"x\\y"
     assert _rust_replacement("$$", "A") == r"\$" and _rust_replacement("a$", "A") == r"a\$"

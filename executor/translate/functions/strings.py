@@ -231,43 +231,50 @@ _POSIX_MEMBERS = {
 }
 
 
-def _rust_text(text: str, flags: str) -> str:
-    """A literal pattern of Rust's regex crate for Java: its POSIX classes (``[[:alpha:]]``, which Java
-    reads as a set of letters) as ASCII ranges; outside multiline mode its ``$``, the end of the text
-    (Java's also matches before a final line break), as ``\\z``."""
-    multiline = "m" in flags or _MULTILINE_INLINE.search(text)
-    out, i, depth = [], 0, 0
+def _pieces(text: str):
+    """The pieces of a literal pattern, each with its place and whether it is inside a character class:
+    an escape (two characters), a POSIX class (``[:alpha:]``, inside a class only), a class's opening
+    with a leading ``^`` and a leading ``]`` (members of it), or one character."""
+    i, depth = 0, 0
     while i < len(text):
         c = text[i]
         if c == "\\":
-            out.append(text[i : i + 2])
-            i += 2
+            end = i + 2
+        elif depth and (posix := _POSIX_CLASS.match(text, i)):
+            end = posix.end()
+        elif c == "[":
+            end = i + 1 + (text[i + 1 : i + 2] == "^")
+            end += text[end : end + 1] == "]"
+            yield i, text[i:end], depth > 0
+            depth, i = depth + 1, end
             continue
-        posix = _POSIX_CLASS.match(text, i) if depth else None
+        else:
+            end = i + 1
+        yield i, text[i:end], depth > 0
+        if c == "]" and depth:
+            depth -= 1
+        i = end
+
+
+def _rust_text(text: str, flags: str) -> str:
+    """A literal pattern of Rust's regex crate for Java: its POSIX classes (``[[:alpha:]]``, which Java
+    reads as a set of letters) as ASCII ranges; outside multiline mode its ``$``, the end of the text
+    (Java's also matches before a final line break), as ``\\z``; ``(?P<name>`` as Java's ``(?<name>``."""
+    multiline = "m" in flags or _MULTILINE_INLINE.search(text)
+    out, named_at = [], -1
+    for i, piece, in_class in _pieces(text):
+        posix = _POSIX_CLASS.fullmatch(piece) if in_class else None
         if posix:  # Java has no [:alpha:]; Rust's is ASCII
             members = _POSIX_MEMBERS[posix.group(2)]
             out.append(f"[^{members}]" if posix.group(1) else members)
-            i = posix.end()
+        elif i == named_at:  # the P of (?P<: Java names a group without it
             continue
-        if c == "(" and not depth and text.startswith("(?P<", i):  # Java names a group without the P
-            out.append("(?<")
-            i += 4
-            continue
-        if c == "[":
-            depth += 1
-            out.append(c)
-            i += 1
-            if text[i : i + 1] == "^":
-                out.append("^")
-                i += 1
-            if text[i : i + 1] == "]":  # a leading ] is a member of the class
-                out.append("]")
-                i += 1
-            continue
-        if c == "]" and depth:
-            depth -= 1
-        out.append("\\z" if c == "$" and not depth and not multiline else c)
-        i += 1
+        elif piece == "$" and not in_class and not multiline:
+            out.append("\\z")
+        else:
+            if piece == "(" and not in_class and text.startswith("(?P<", i):
+                named_at = i + 2
+            out.append(piece)
     return "".join(out)
 
 
@@ -286,19 +293,11 @@ _REPLACEMENT = re.compile(r"\\(\d+)|\$\$|\$\{([^}]*)\}|\$([A-Za-z0-9_]+)|(.)", r
 
 def _groups(text: str) -> tuple[int, set[str]]:
     """How many groups a literal pattern captures, and their names."""
-    count, i, depth = 0, 0, 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            depth += 1
-        elif c == "]" and depth:
-            depth -= 1
-        elif c == "(" and not depth and (not text.startswith("(?", i) or _GROUP_NAME.match(text, i)):
-            count += 1
-        i += 1
+    count = sum(
+        1
+        for i, piece, in_class in _pieces(text)
+        if piece == "(" and not in_class and (not text.startswith("(?", i) or _GROUP_NAME.match(text, i))
+    )
     return count, set(_GROUP_NAME.findall(text))
 
 
@@ -527,10 +526,6 @@ def _substr_index(call: Call, args: list) -> Column:
     return F.call_function("substring_index", s, delimiter, held)
 
 
-#: A quantifier or alternation, after escapes are taken out: where one is, a group may take no part in a match.
-_MAY_SKIP = re.compile(r"[?*|{]")
-
-
 def _regexp_match(call: Call, args: list) -> Column:
     """DataFusion's ``regexp_match(s, pattern[, flags])``: the first match's groups as a list (the whole
     match where the pattern has no group), null where nothing matches. The pattern is taken only as a
@@ -544,7 +539,11 @@ def _regexp_match(call: Call, args: list) -> Column:
     flags = _datafusion_flags(call, "regexp_match", 2) if len(vals) > 2 else ""
     s, pattern = vals[0], _rust_pattern(call, flags, vals[1])
     count, _ = _groups(text)
-    if count and _MAY_SKIP.search(re.sub(r"\\.|\(\?", "", text)):
+    # a group may take no part in a match only where a quantifier or an alternation is
+    if count and any(
+        piece in "?*|{" and not in_class and not (piece == "?" and text[i - 1 : i] == "(")
+        for i, piece, in_class in _pieces(text)
+    ):
         call.warnings.append(
             "regexp_match: a group that takes no part in the match is an empty text on Spark; DataFusion gives null"
         )
