@@ -551,13 +551,24 @@ class ExprTranslator:
                 inner = F.round(inner.cast("double") * power, 0) / power
         if isinstance(target, S.StringType) and _is_text(e.input, self.type_of):
             return inner  # varchar or char to string: Spark's value is a string already
+        refused = None  # text Spark's cast reads and the plan's producer does not
+        if (
+            isinstance(target, S.DecimalType)
+            and self.tr.model.conventions.dialect == "datafusion"
+            and _is_text(e.input, self.type_of)
+        ):
+            refused = F.regexp_like(inner, F.lit("[eE]"))  # DataFusion reads no exponent (1e3); Java's BigDecimal does
+
+        def unless_refused(cast: Column) -> Column:
+            return cast if refused is None else F.when(refused, F.lit(None)).otherwise(cast)
+
         if e.type.WhichOneof("kind") in _TEXT_KINDS:
             text = self._as_text(inner, self.type_of(e.input))
             if text is not None:
                 return text
         if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_RETURN_NULL:
-            return inner.try_cast(target)
-        out = inner.cast(sql_type(target))
+            return unless_refused(inner.try_cast(target))
+        out = unless_refused(inner.cast(sql_type(target)))
         # a cast to text never fails, and its input is not typed (DataFusion marks every cast as throwing)
         if (
             e.failure_behavior != Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION
@@ -581,7 +592,7 @@ class ExprTranslator:
             # target type becomes NULL, a number too large wraps, saturates or becomes NULL. The plan
             # asks for an error, as DataFusion and DuckDB give: Spark's strict cast (try_cast) says
             # where it fails. (Spark folds this away for a literal that fits.)
-            strict = inner.try_cast(sql_type(target))
+            strict = unless_refused(inner.try_cast(sql_type(target)))
             kind = e.type.WhichOneof("kind")
             message = F.concat(F.lit("cannot cast '"), inner, F.lit(f"' to {kind} (the plan's cast throws on failure)"))
             return F.when(inner.isNotNull() & strict.isNull(), F.raise_error(message)).otherwise(strict)

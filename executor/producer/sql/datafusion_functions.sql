@@ -237,3 +237,11 @@ SELECT n_regionkey, array_agg(n_nationkey ORDER BY n_nationkey DESC) AS a, array
 SELECT n_nationkey, to_timestamp_micros('2020-01-01T01:02:03.123456') AS t, to_timestamp_micros(n_nationkey * 1000001) AS u FROM nation
 
 ;
+-- name: text_to_decimal
+-- DataFusion reads no exponent in text (Spark's cast reads 1e3 as 1000)
+SELECT n_nationkey, TRY_CAST(CASE WHEN n_nationkey % 3 = 0 THEN '1e3' WHEN n_nationkey % 3 = 1 THEN ' 12.5 ' ELSE '1E-2' END AS DECIMAL(10,2)) AS d, TRY_CAST('1e3' AS DECIMAL(10, 2)) AS l, CAST(CASE WHEN n_nationkey > 100 THEN '1e3' ELSE '.5' END AS DECIMAL(10,2)) AS c FROM nation
+;
+-- name: text_with_an_exponent_to_decimal_strict
+-- an error on DataFusion's engine and on Spark
+SELECT CAST(CASE WHEN n_nationkey > 20 THEN '2e1' ELSE '5.' END AS DECIMAL(10,2)) AS c FROM nation
+;
