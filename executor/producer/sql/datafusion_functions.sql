@@ -215,8 +215,8 @@ SELECT n_nationkey, array_has(make_array(n_nationkey, NULL, 3), 3) AS h, array_h
 SELECT n_nationkey, named_struct('a', n_nationkey, 'b', n_name) AS s FROM nation
 ;
 -- name: regexp_match
--- the first match's groups as a list, the whole match where the pattern has none; no match, null
-SELECT n_name, regexp_match(n_name, '([A-Z])([A-Z]+)') AS m, regexp_match(n_name, 'an', 'i') AS m2 FROM nation
+-- the first match's groups as a list (a group that took no part, null), the whole match where the pattern has none; no match, null
+SELECT n_name, regexp_match(n_name, '([A-Z])([A-Z]+)') AS m, regexp_match(n_name, 'an', 'i') AS m2, regexp_match(n_name, 'A(R)?(G|N)?') AS m3 FROM nation
 ;
 -- name: encode
 -- base64 without padding, base64pad with it (and in one line: Spark breaks its base64 every 76 characters)

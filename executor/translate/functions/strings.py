@@ -291,14 +291,27 @@ _GROUP_NAME = re.compile(r"\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>")
 _REPLACEMENT = re.compile(r"\\(\d+)|\$\$|\$\{([^}]*)\}|\$([A-Za-z0-9_]+)|(.)", re.S)
 
 
+def _group_spans(text: str) -> list[tuple[int, int]]:
+    """Where the content of each group a literal pattern captures begins and ends, in the groups' order."""
+    spans: dict[int, tuple[int, int]] = {}  # by where the group opens
+    opened: list[tuple[int, int | None]] = []  # (where it opens, where a capturing group's content begins)
+    for i, piece, in_class in _pieces(text):
+        if in_class:
+            continue
+        if piece == "(":
+            named = _GROUP_NAME.match(text, i)
+            begins = named.end() if named else None if text.startswith("(?", i) else i + 1
+            opened.append((i, begins))
+        elif piece == ")" and opened:
+            at, begins = opened.pop()
+            if begins is not None:
+                spans[at] = (begins, i)
+    return [spans[at] for at in sorted(spans)]
+
+
 def _groups(text: str) -> tuple[int, set[str]]:
     """How many groups a literal pattern captures, and their names."""
-    count = sum(
-        1
-        for i, piece, in_class in _pieces(text)
-        if piece == "(" and not in_class and (not text.startswith("(?", i) or _GROUP_NAME.match(text, i))
-    )
-    return count, set(_GROUP_NAME.findall(text))
+    return len(_group_spans(text)), set(_GROUP_NAME.findall(text))
 
 
 def _rust_replacement(text: str, pattern: str, shift: int = 0, whole: str = "$0") -> str:
@@ -527,9 +540,10 @@ def _substr_index(call: Call, args: list) -> Column:
 
 
 def _regexp_match(call: Call, args: list) -> Column:
-    """DataFusion's ``regexp_match(s, pattern[, flags])``: the first match's groups as a list (the whole
-    match where the pattern has no group), null where nothing matches. The pattern is taken only as a
-    literal (its groups are counted here)."""
+    """DataFusion's ``regexp_match(s, pattern[, flags])``: the first match's groups that took part in
+    it, as a list (a group that took no part is left out: ``'(x)?(b)'`` gives ``['b']``; the whole match
+    where the pattern has no group), null where nothing matches. The pattern is taken only as a literal
+    (its groups are found here)."""
     if call.dialect != "datafusion":
         raise Unsupported("regexp_match is mapped only as DataFusion's (a list of the first match's groups)")
     vals = _values(args)
@@ -538,17 +552,45 @@ def _regexp_match(call: Call, args: list) -> Column:
         raise Unsupported("regexp_match: the pattern is taken only as a literal")
     flags = _datafusion_flags(call, "regexp_match", 2) if len(vals) > 2 else ""
     s, pattern = vals[0], _rust_pattern(call, flags, vals[1])
-    count, _ = _groups(text)
-    # a group may take no part in a match only where a quantifier or an alternation is
-    if count and any(
+    spans = _group_spans(text)
+    groups = []
+    for number, (begins, ends) in enumerate(spans, 1):
+        got = F.call_function("regexp_extract", s, pattern, F.lit(number))
+        if _matches_empty(text[begins:ends], flags) is False:
+            got = F.when(got == "", F.lit(None)).otherwise(got)  # only a group that took no part gives ""
+        elif _may_skip(text):
+            call.warnings.append(
+                f"regexp_match: group {number} may match an empty text, and Spark gives a group that took no part "
+                "in the match as an empty text too: the run keeps it, where DataFusion leaves such a group out"
+            )
+        groups.append(got)
+    if not groups:
+        return F.when(
+            F.call_function("regexp_like", s, pattern), F.array(F.call_function("regexp_extract", s, pattern, F.lit(0)))
+        )
+    took_part = F.filter(F.array(*groups), lambda g: g.isNotNull())
+    return F.when(F.call_function("regexp_like", s, pattern), took_part)
+
+
+def _matches_empty(content: str, flags: str) -> bool | None:
+    """Whether a group's content matches the empty text, as Python's regexes read it; None where they
+    cannot read it (Rust's syntax is not theirs in everything)."""
+    found = 0
+    for flag, value in (("i", re.I), ("m", re.M), ("s", re.S), ("x", re.X)):
+        found |= value if flag in flags else 0
+    try:
+        return re.fullmatch(f"(?:{content})", "", found) is not None
+    except (re.error, ValueError, OverflowError):
+        return None
+
+
+def _may_skip(text: str) -> bool:
+    """Whether a group of a literal pattern may take no part in a match: only where a quantifier or an
+    alternation is."""
+    return any(
         piece in "?*|{" and not in_class and not (piece == "?" and text[i - 1 : i] == "(")
         for i, piece, in_class in _pieces(text)
-    ):
-        call.warnings.append(
-            "regexp_match: a group that takes no part in the match is an empty text on Spark; DataFusion gives null"
-        )
-    groups = [F.call_function("regexp_extract", s, pattern, F.lit(i)) for i in (range(1, count + 1) if count else [0])]
-    return F.when(F.call_function("regexp_like", s, pattern), F.array(*groups))
+    )
 
 
 def _encode(call: Call, args: list) -> Column:
