@@ -349,6 +349,14 @@ class ExprTranslator:
             values = [a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]
             if not values or not f.output_type.WhichOneof("kind"):
                 raise Unsupported(f"`{ref.compound_name}` without a value or a declared output type")
+            if f.output_type.WhichOneof("kind") in ("precision_timestamp_tz", "timestamp_tz"):
+                named = _constant_value(values[1]) if len(values) > 1 else None
+                zone = _ARROW_ZONE.search(named) if isinstance(named, str) else None
+                if zone is None or zone.group(1) not in ("UTC", "+00:00", "Z"):
+                    raise Unsupported(
+                        f"`{ref.compound_name}` to a timestamp in the zone {zone.group(1) if zone else '(not known)'}: "
+                        "the plan's type has no zone, and a date or a local time becomes a different instant in each"
+                    )
             strict = Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION
             return self.cast(Expression.Cast(type=f.output_type, input=values[0], failure_behavior=strict))
         call, args = self.call(f)
@@ -395,10 +403,9 @@ class ExprTranslator:
         nulls among them, in the order asked for (``functions.aggregates.array_agg_of``)."""
         aggregates = _functions().aggregates
         values = self._ordered(sorts, value, condition) if sorts else aggregates.listed(call, value, condition)
-        out = aggregates.array_agg_of(call, values)
+        out = aggregates.array_agg_of(call, values, ordered=bool(sorts))
         self._warn(call)
-        target = _functions()._spark_type(call.output_type)
-        return out if target is None else out.cast(sql_type(target))
+        return _functions().as_declared(call, out)
 
     def _ordered(self, sorts, value: Column, condition: Column | None = None) -> Column:
         """An aggregate's values in the order of its ``ORDER BY`` (``string_agg(v ORDER BY k)``,
@@ -533,6 +540,8 @@ class ExprTranslator:
                 # year-month interval (as a literal of one is, ``literals._interval_compound``)
                 return self.expr(e.input)
         kind = e.type.WhichOneof("kind")
+        if kind in _INT_KINDS and getattr(e.type, kind).type_variation_reference:
+            self._no_unsigned(kind, getattr(e.type, kind).type_variation_reference, "a cast to")
         if kind in ("precision_timestamp", "precision_timestamp_tz") and getattr(e.type, kind).precision > 6:
             text = _constant_value(e.input)
             if isinstance(text, str) and _BELOW_A_MICROSECOND.search(text):
@@ -542,6 +551,19 @@ class ExprTranslator:
         if folded is not None:
             return folded
         inner = self.expr(e.input)
+        source_kind = (self.type_of(e.input) or type_pb2.Type()).WhichOneof("kind")
+        zoned = ("precision_timestamp_tz", "timestamp_tz")
+        if kind in zoned and source_kind not in zoned and self.tr.model.conventions.dialect == "datafusion":
+            self.tr.warn(
+                f"node {self.node_id}: a cast to a timestamp with a time zone: the plan's type carries no zone, so "
+                "the run reads the value in UTC; DataFusion's engine reads it in the zone of the type it was written "
+                "with"
+            )
+        if source_kind == "date" and kind in _INT_KINDS:
+            # Spark's cast of a date to a number is null; DataFusion's is its days since 1970-01-01
+            if self.tr.model.conventions.dialect != "datafusion":
+                raise Unsupported(f"a cast of a date to {kind}: what number a date is, is its producer's")
+            inner = F.unix_date(inner).cast("long")
         if isinstance(target, S.DecimalType) and 0 < target.scale <= EXACT_POWERS:
             source = self.type_of(e.input)
             if source is not None and source.WhichOneof("kind") in ("fp32", "fp64"):
@@ -624,11 +646,24 @@ class ExprTranslator:
 
     def literal(self, lit: Expression.Literal) -> Column:
         kind = lit.WhichOneof("literal_type")
+        if kind in _INT_KINDS and lit.type_variation_reference and getattr(lit, kind) < 0:
+            # one of DataFusion's unsigned integers below 2^(bits-1) (its grouping ids) is the same number
+            self._no_unsigned(kind, lit.type_variation_reference, "a literal of")
         if kind in ("precision_timestamp", "precision_timestamp_tz"):
             stamp = getattr(lit, kind)
             if stamp.precision > 6 and stamp.value % 10 ** (stamp.precision - 6):
                 self._finer_than_spark(stamp.precision)
         return literals.literal(lit)
+
+    def _no_unsigned(self, kind: str, variation: int, what: str) -> None:
+        """Refuse an integer of a type variation: DataFusion's 1 is its unsigned integers, which Spark has
+        not (its i8 is Spark's byte, so 200 would read as -56); another producer's is its own."""
+        if self.tr.model.conventions.dialect == "datafusion" and variation == 1:
+            raise Unsupported(
+                f"{what} DataFusion's unsigned integer type u{kind[1:]}: Spark has no unsigned integers, and the "
+                "signed type of its width would read a large value as a negative one"
+            )
+        raise Unsupported(f"{what} {kind} of type variation {variation}, whose meaning is its producer's")
 
     def _finer_than_spark(self, precision: int) -> None:
         self.tr.warn(
@@ -865,6 +900,9 @@ __all__ = ["ExprTranslator", "Record", "SUPPORTED_EXPRESSIONS"]
 
 
 _TEXT_KINDS = frozenset({"string", "varchar", "fixed_char"})
+_INT_KINDS = frozenset({"i8", "i16", "i32", "i64"})
+#: The zone of an Arrow timestamp type's name (``Timestamp(Microsecond, Some("+05:00"))``).
+_ARROW_ZONE = re.compile(r'"([^"]+)"')
 _TEXT_LITERALS = frozenset({"string", "var_char", "fixed_char"})
 
 

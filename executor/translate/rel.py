@@ -43,7 +43,7 @@ from .joins import cross, join, keys_join
 from .one_input import exchange, expand, fetch, filter_, sort, top_n
 from .reads import read
 from .set_operations import set_
-from .types import plan_user_types
+from .types import plan_user_types, with_member_names
 
 
 @dataclass
@@ -78,7 +78,20 @@ def translate(model: PlanModel, node_id: str, spark, tables, observe: Observe | 
         raise ExecutionError(f"Spark rejected the translation of node {node_id}: {first[:500]}", node=node_id) from e
     schema = model.node(node_id).schema
     names = [f.name for f in schema] if schema is not None else [c for c in df.columns]
+    if schema is not None and any(f.nested for f in schema):
+        df = _members_named(df, schema)
     return Translation(df, names, list(dict.fromkeys(tr.warnings)))
+
+
+def _members_named(df: DataFrame, schema) -> DataFrame:
+    """``df`` with the members of its struct columns named as the plan names them (its fields' nested
+    names), where Spark's differ."""
+    columns, renamed = [], False
+    for name, plan_field, spark_field in zip(df.columns, schema, df.schema.fields):
+        named = with_member_names(spark_field.dataType, iter(plan_field.nested))
+        renamed |= named != spark_field.dataType
+        columns.append(col(name).cast(named).alias(name) if named != spark_field.dataType else col(name))
+    return df.select(*columns, *[col(c) for c in df.columns[len(columns) :]]) if renamed else df
 
 
 class Translator:

@@ -112,6 +112,24 @@ MICROSECONDS_KEPT = "Spark keeps microseconds, so the digits below a microsecond
 _SUBSECOND_KINDS = ("precision_timestamp", "precision_timestamp_tz", "interval_day")
 
 
+def with_member_names(t: S.DataType, names: Iterator[str]) -> S.DataType:
+    """``t`` with its structs' members named from the depth-first ``names`` of a plan's NamedStruct (a
+    Substrait struct type has none: Spark's translation names them ``f0``, ``f1``...); a member past
+    the names keeps its own."""
+    if isinstance(t, S.StructType):
+        fields = []
+        for f in t.fields:
+            name = next(names, f.name)
+            fields.append(S.StructField(name, with_member_names(f.dataType, names), f.nullable))
+        return S.StructType(fields)
+    if isinstance(t, S.ArrayType):
+        return S.ArrayType(with_member_names(t.elementType, names), t.containsNull)
+    if isinstance(t, S.MapType):
+        key = with_member_names(t.keyType, names)
+        return S.MapType(key, with_member_names(t.valueType, names), t.valueContainsNull)
+    return t
+
+
 def _shape(t: S.DataType) -> str:
     """A Spark type as text without struct member names (the translation names them ``f0``, ``f1``...;
     Spark's functions name them otherwise) and without nullability."""

@@ -166,3 +166,36 @@ def test_a_value_datafusion_stops_at_stops_the_run(spark, tables, tpch_dir, form
     with pytest.raises(ExecutionError) as stopped:
         _run(sql, tables, form, tpch_dir)
     assert said in str(stopped.value), str(stopped.value)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT arrow_cast(n_nationkey, 'UInt8') * arrow_cast(100, 'UInt8') AS m FROM nation",
+        "SELECT n_nationkey FROM nation WHERE arrow_cast('18446744073709551615', 'UInt64') > arrow_cast(n_nationkey, "
+        "'UInt64')",
+    ],
+)
+@pytest.mark.parametrize("form", FORMS)
+def test_datafusions_unsigned_integers_are_refused(spark, tables, tpch_dir, form, sql):
+    """DataFusion's unsigned integers (its engine: 2 * 100 is 200 in a UInt8, where Spark's byte gives -56;
+    2^64 - 1 is no -1): refused by name in both forms, not run to a wrong answer (checked by hand against
+    DataFusion's engine)."""
+    from executor.errors import ExecutionError
+
+    with pytest.raises(ExecutionError) as refused:
+        _run(sql, tables, form, tpch_dir)
+    assert "DataFusion's unsigned integer type u" in str(refused.value), str(refused.value)
+
+
+def test_a_zone_the_plans_type_cannot_carry_is_refused_or_said(spark, tables, tpch_dir):
+    """DataFusion's engine makes 1996-01-02 a timestamp at midnight in +05:00, an instant five hours before
+    midnight in UTC; Substrait's timestamp type has no zone. As written, arrow_cast names the zone: the run
+    is refused. Optimized, a plain cast remains: the run reads the date in UTC and says so."""
+    from executor.errors import ExecutionError
+
+    sql = "SELECT arrow_cast(o_orderdate, 'Timestamp(Microsecond, Some(\"+05:00\"))') AS t FROM orders"
+    with pytest.raises(ExecutionError, match=r"zone \+05:00"):
+        _run(sql, tables, "written", tpch_dir)
+    _, result = _run(sql, tables, "optimized", tpch_dir)
+    assert any("the plan's type carries no zone" in w for w in result.warnings), result.warnings

@@ -245,3 +245,14 @@ SELECT n_nationkey, TRY_CAST(CASE WHEN n_nationkey % 3 = 0 THEN '1e3' WHEN n_nat
 -- an error on DataFusion's engine and on Spark
 SELECT CAST(CASE WHEN n_nationkey > 20 THEN '2e1' ELSE '5.' END AS DECIMAL(10,2)) AS c FROM nation
 ;
+-- name: arrow_cast_of_a_date_to_an_integer
+-- the days since 1970-01-01 (Spark's own cast of a date to a number is null)
+SELECT o_orderkey, arrow_cast(o_orderdate, 'Int64') AS i64, arrow_cast(o_orderdate, 'Int32') AS i32 FROM orders WHERE o_orderkey < 40
+;
+-- name: struct_members_named
+-- nested and in a list; the optimized form folds the literal-only one into a struct literal, whose member names only the plan's root names give
+SELECT n_nationkey, named_struct('d', named_struct('x', n_regionkey, 'y', n_name)) AS s, make_array(named_struct('p', n_nationkey)) AS l, named_struct('a', 1, 'b', named_struct('c', 'x')) AS k FROM nation
+;
+-- name: array_agg_distinct_in_order
+SELECT n_regionkey, array_agg(DISTINCT n_nationkey % 3 ORDER BY n_nationkey % 3 DESC) AS a FROM nation GROUP BY n_regionkey
+;

@@ -194,18 +194,26 @@ PREDICATES = frozenset(
 )
 
 
-#: Functions whose builder gives a struct with its fields' names, which a Substrait type has not (a cast
-#: to the declared output type would name them ``f0``, ``f1``...).
-NAMED_FIELDS = frozenset({"named_struct"})
+def _holds_struct(t: S.DataType) -> bool:
+    """Whether a Spark type is or holds a struct (in a list or a map)."""
+    if isinstance(t, S.StructType):
+        return True
+    if isinstance(t, S.ArrayType):
+        return _holds_struct(t.elementType)
+    if isinstance(t, S.MapType):
+        return _holds_struct(t.keyType) or _holds_struct(t.valueType)
+    return False
 
 
-def _finish(call: Call, col: Column) -> Column:
+def as_declared(call: Call, col: Column) -> Column:
+    """``col`` cast to the call's declared output type, where one is known and the cast keeps its meaning."""
     target = _spark_type(call.output_type)
     if target is None:
         return col
-    if resolve(call.name) in NAMED_FIELDS and isinstance(target, S.StructType):
-        names = call.constants[0::2]
-        target = S.StructType([S.StructField(n, f.dataType, f.nullable) for n, f in zip(names, target.fields)])
+    if _holds_struct(target):
+        # a Substrait struct type has no field names: a cast to it would name the fields the builder
+        # gave (named_struct's) f0, f1...; the builder's values are of the plan's types already
+        return col
     if resolve(call.name) in PREDICATES:
         # Spark's predicates are boolean already. A cast to boolean would hide ``a = outer(b)`` from
         # Catalyst's decorrelation (it looks for the bare equality), so a correlated subquery would
@@ -222,7 +230,7 @@ def _finish(call: Call, col: Column) -> Column:
 def _build(call: Call, args: list, kind: str) -> Column:
     builder = _builder(call, kind)
     try:
-        return _finish(call, builder(call, list(args)))
+        return as_declared(call, builder(call, list(args)))
     except (ValueError, IndexError, TypeError) as exc:
         raise Unsupported(f"`{base_name(call.name)}` with these arguments: {exc}") from None
 

@@ -151,10 +151,13 @@ def listed(call: Call, value: Column, condition: Column | None = None) -> Column
     return F.transform(call.over(collected), lambda p: p["v"])
 
 
-def array_agg_of(call: Call, values: Column) -> Column:
-    """DataFusion's ``array_agg`` from its ``values`` (a list, nulls kept): null over no rows, and of
-    distinct values sorted (the plan asks for no order)."""
-    if call.distinct:
+def array_agg_of(call: Call, values: Column, ordered: bool = False) -> Column:
+    """DataFusion's ``array_agg`` from its ``values`` (a list, nulls kept; ``ordered``: in the order the
+    call asks for): null over no rows; distinct values each where it first is, or sorted where the call
+    asks for no order."""
+    if call.distinct and ordered:
+        values = F.array_distinct(values)
+    elif call.distinct:
         call.warnings.append("array_agg(DISTINCT ...): the plan asks for no order of the values; the run sorts them")
         values = F.array_sort(F.array_distinct(values))
     return F.when(F.size(values) == 0, F.lit(None)).otherwise(values)
