@@ -256,3 +256,21 @@ SELECT n_nationkey, named_struct('d', named_struct('x', n_regionkey, 'y', n_name
 -- name: array_agg_distinct_in_order
 SELECT n_regionkey, array_agg(DISTINCT n_nationkey % 3 ORDER BY n_nationkey % 3 DESC) AS a FROM nation GROUP BY n_regionkey
 ;
+-- name: array_element_and_flatten
+SELECT n_nationkey, array_element(make_array(n_nationkey, n_regionkey, 7), 1) AS a, array_element(make_array(n_nationkey, n_regionkey, 7), -1) AS b, array_element(make_array(n_nationkey, 2), n_regionkey - 2) AS c, flatten(make_array(make_array(n_nationkey, 1), CASE WHEN n_nationkey > 5 THEN NULL ELSE make_array(n_regionkey) END)) AS f FROM nation
+;
+-- name: array_to_string_and_string_to_array
+SELECT n_nationkey, array_to_string(make_array(n_nationkey, NULL, n_regionkey), ',') AS s, array_to_string(make_array(n_name, NULL), '|', 'N') AS t, array_to_string(make_array(make_array(n_nationkey, 1), make_array(2)), '-') AS u, string_to_array(n_comment, ' ') AS w, string_to_array(n_name, 'A', 'LGERI') AS x, string_to_array(n_name, NULL) AS y, string_to_array(n_name, '') AS z, string_to_array('', ',') AS e FROM nation
+;
+-- name: array_append_prepend_remove_distinct
+SELECT n_nationkey, array_append(make_array(n_nationkey), n_regionkey) AS a, array_append(CASE WHEN n_nationkey > 5 THEN NULL ELSE make_array(1) END, n_regionkey) AS b, array_prepend(n_regionkey, make_array(n_nationkey)) AS c, array_remove(make_array(n_regionkey, n_nationkey, n_regionkey), n_regionkey) AS d, array_remove(make_array(n_regionkey, 1), 9) AS e, array_distinct(make_array(n_regionkey, 1, n_regionkey, NULL, NULL)) AS f FROM nation
+;
+-- name: decode
+SELECT n_name, decode(encode(n_name, 'hex'), 'hex') AS h, decode(encode(n_name, 'base64'), 'base64') AS b, decode(encode(n_comment, 'base64pad'), 'base64') AS p FROM nation
+;
+-- name: decode_bad_hex
+SELECT decode(n_name, 'hex') AS h FROM nation
+;
+-- name: to_timestamp_units_and_unixtime
+SELECT o_orderkey, to_timestamp_millis('2020-01-01T01:02:03.123456') AS a, to_timestamp_millis(o_orderkey * 1001) AS b, to_timestamp_seconds('2020-01-01T01:02:03.9') AS c, to_timestamp_seconds(o_orderkey) AS d, to_unixtime(o_orderdate) AS e, to_unixtime('1969-12-31T23:59:59.5') AS f, to_unixtime(to_timestamp('2020-01-01T01:02:03.9')) AS g, to_timestamp_millis('1969-12-31T23:59:59.9995') AS h FROM orders WHERE o_orderkey < 40
+;

@@ -211,10 +211,22 @@ def _parse_format(call: Call, at: int, fmt: Column, what: str) -> Column:
     return F.lit(java)
 
 
-def _to_temporal(to: str, unit: str = "seconds") -> Builder:
-    """DataFusion's ``to_date`` / ``to_timestamp`` / ``to_timestamp_micros``: text (ISO, or in the C-style
+#: Microseconds in each unit of DataFusion's ``to_timestamp_<unit>``.
+_MICROS_IN = {"seconds": 1_000_000, "millis": 1_000, "micros": 1}
+
+
+def _cut(ts: Column, micros: int) -> Column:
+    """A timestamp cut to a whole number of ``micros`` since 1970 toward zero, as Arrow casts a finer
+    timestamp to a coarser one (before 1970 that is later in time)."""
+    since = F.unix_micros(ts)
+    return F.timestamp_micros(since - since % F.lit(micros))
+
+
+def _to_temporal(to: str, unit: str = "seconds", cut: bool = False) -> Builder:
+    """DataFusion's ``to_date`` / ``to_timestamp`` / ``to_timestamp_<unit>``: text (ISO, or in the C-style
     formats given, tried in order), or a number of days (to_date) or of ``unit`` (the timestamps) since
-    1970-01-01; naive timestamps are UTC, the session's zone."""
+    1970-01-01; naive timestamps are UTC, the session's zone. ``cut``: the time taken from text is cut to
+    whole ``unit``s (``to_timestamp_millis``)."""
 
     def build(call: Call, args: list) -> Column:
         vals = _values(args)
@@ -226,12 +238,32 @@ def _to_temporal(to: str, unit: str = "seconds") -> Builder:
             raise Unsupported(f"{base_name(call.name)} of a {what}: only text or a whole number is mapped")
         fn = f"to_{to}"
         if len(vals) == 1:
-            return F.call_function(fn, vals[0])
-        return F.coalesce(
-            *[F.call_function(fn, vals[0], _parse_format(call, i, fmt, fn)) for i, fmt in enumerate(vals[1:], 1)]
-        )
+            parsed = F.call_function(fn, vals[0])
+        else:
+            formats = enumerate(vals[1:], 1)
+            parsed = F.coalesce(*[F.call_function(fn, vals[0], _parse_format(call, i, fmt, fn)) for i, fmt in formats])
+        return _cut(parsed, _MICROS_IN[unit]) if cut and _MICROS_IN[unit] > 1 else parsed
 
     return build
+
+
+def _to_unixtime(call: Call, args: list) -> Column:
+    """DataFusion's ``to_unixtime(value[, format, ...])``: the whole seconds since 1970 toward zero of a
+    timestamp, a date (its midnight) or text read as ``to_timestamp`` reads it; a number as it is."""
+    vals = _values(args)
+    kind = _arg_kind(call, 0)
+    if kind in INT_RANGE:
+        return vals[0].cast("long")
+    if kind in ("string", "varchar", "fixed_char"):
+        ts = _to_temporal("timestamp")(call, args)
+    elif kind in ("date", "timestamp", "precision_timestamp", "timestamp_tz", "precision_timestamp_tz"):
+        ts = vals[0].cast("timestamp")
+    else:
+        raise Unsupported(
+            f"to_unixtime of a {kind or 'value of unknown type'}: only times, text and integers are mapped"
+        )
+    since = F.unix_micros(ts)
+    return ((since - since % F.lit(1_000_000)) / F.lit(1_000_000)).cast("long")
 
 
 def _date_trunc(call: Call, args: list) -> Column:
@@ -280,6 +312,9 @@ SCALAR: dict[str, Builder] = {
     "to_date": _to_temporal("date"),
     "to_timestamp": _to_temporal("timestamp"),
     "to_timestamp_micros": _to_temporal("timestamp", unit="micros"),
+    "to_timestamp_millis": _to_temporal("timestamp", unit="millis", cut=True),
+    "to_timestamp_seconds": _to_temporal("timestamp", unit="seconds", cut=True),
+    "to_unixtime": _to_unixtime,
     "from_unixtime": lambda call, args: F.timestamp_seconds(_values(args)[0]),
     "date_trunc": _date_trunc,
     "date_bin": _date_bin,

@@ -84,6 +84,96 @@ def _named_struct(call: Call, args: list) -> Column:
     return F.struct(*[v.alias(n) for n, v in zip(names, vals[1::2])])
 
 
+def _array_element(call: Call, args: list) -> Column:
+    """DataFusion's ``array_element(list, i)``: 1-based, from the end where ``i`` is negative, null at 0
+    and past either end (Spark's ``element_at`` stops at 0)."""
+    lst, index = _values(args)[:2]
+    return F.when(index == 0, F.lit(None)).otherwise(F.call_function("try_element_at", lst, index.cast("int")))
+
+
+def _without_nulls(lst: Column) -> Column:
+    return F.filter(lst, lambda x: x.isNotNull())
+
+
+def _flatten(call: Call, args: list) -> Column:
+    """DataFusion's ``flatten(list of lists)``: one level, a null inner list left out (Spark's ``flatten``
+    gives null)."""
+    return F.flatten(_without_nulls(_values(args)[0]))
+
+
+def _list_depth(t) -> tuple[int, str | None]:
+    """How many lists deep a Substrait type is, and the kind of what is innermost."""
+    depth = 0
+    while t is not None and t.WhichOneof("kind") == "list":
+        depth, t = depth + 1, t.list.type
+    return depth, None if t is None else t.WhichOneof("kind")
+
+
+#: Kinds whose text Spark's cast writes as DataFusion writes it (a float's and a time's differ).
+_AS_DATAFUSION_WRITES = frozenset({"i8", "i16", "i32", "i64", "string", "varchar", "fixed_char", "bool", "date"})
+
+
+def _array_to_string(call: Call, args: list) -> Column:
+    """DataFusion's ``array_to_string(list, separator[, null_text])``: the values' text joined, nulls left
+    out (or written as ``null_text``), a list of lists taken through every level."""
+    vals = _values(args)
+    lst, sep = vals[:2]
+    depth, inner = _list_depth(call.arg_types[0] if call.arg_types else None)
+    if inner not in _AS_DATAFUSION_WRITES:
+        raise Unsupported(
+            f"array_to_string of a list of {inner or 'values of unknown type'}: only integers, "
+            "text, booleans and dates are written as DataFusion writes them"
+        )
+    for _ in range(depth - 1):
+        lst = F.flatten(_without_nulls(lst))
+    texts = F.transform(lst, lambda x: x.cast("string"))
+    return F.call_function("array_join", texts, sep, *vals[2:3])
+
+
+def _string_to_array(call: Call, args: list) -> Column:
+    """DataFusion's ``string_to_array(text, delimiter[, null_text])``: split at each delimiter (a text, not a
+    pattern); a null delimiter splits into characters, an empty one gives the whole text; the empty text
+    gives an empty list; a piece equal to ``null_text`` is null."""
+    vals = _values(args)
+    s, sep = vals[:2]
+    quoted = F.concat(F.lit("\\Q"), sep, F.lit("\\E"))
+    pieces = (
+        F.when(s == "", F.array().cast("array<string>"))
+        .when(sep.isNull(), F.call_function("split", s, F.lit("(?s)(?<=.)(?!\\z)"), F.lit(-1)))
+        .when(sep == "", F.array(s))
+        .otherwise(F.call_function("split", s, quoted, F.lit(-1)))
+    )
+    if len(vals) > 2:
+        pieces = F.transform(pieces, lambda p: F.when(p == vals[2], F.lit(None)).otherwise(p))
+    return pieces
+
+
+def _empty_like(value: Column) -> Column:
+    """An empty list of ``value``'s type."""
+    return F.filter(F.array(value), lambda x: F.lit(False))
+
+
+def _array_append(call: Call, args: list) -> Column:
+    """DataFusion's ``array_append(list, value)``: to a null list too (Spark's gives null)."""
+    lst, value = _values(args)[:2]
+    return F.array_append(F.coalesce(lst, _empty_like(value)), value)
+
+
+def _array_prepend(call: Call, args: list) -> Column:
+    """DataFusion's ``array_prepend(value, list)``: to a null list too (Spark's gives null)."""
+    value, lst = _values(args)[:2]
+    return F.array_prepend(F.coalesce(lst, _empty_like(value)), value)
+
+
+def _array_remove(call: Call, args: list) -> Column:
+    """DataFusion's ``array_remove(list, value)``: the first element equal to ``value`` left out (Spark's
+    leaves out every one); null for a null value."""
+    lst, value = _values(args)[:2]
+    at = F.array_position(lst, value)
+    removed = F.concat(F.slice(lst, 1, at - 1), F.slice(lst, at + 1, F.greatest(F.size(lst), F.lit(1))))
+    return F.when(value.isNull(), F.lit(None)).when(at == 0, lst).otherwise(removed)
+
+
 SCALAR: dict[str, Builder] = {
     "cardinality": _cardinality,
     "sort": _sort_list,
@@ -93,6 +183,14 @@ SCALAR: dict[str, Builder] = {
     "array_has": _array_has,
     "array_concat": _array_concat,
     "named_struct": _named_struct,
+    "array_element": _array_element,
+    "flatten": _flatten,
+    "array_to_string": _array_to_string,
+    "string_to_array": _string_to_array,
+    "array_append": _array_append,
+    "array_prepend": _array_prepend,
+    "array_remove": _array_remove,
+    "array_distinct": lambda call, args: F.array_distinct(_values(args)[0]),
     "transform": _lambda_fn(lambda lst, fn: F.transform(lst, fn)),
     "filter": _lambda_fn(lambda lst, fn: F.filter(lst, fn)),
     "any_match": _lambda_fn(lambda lst, fn: F.exists(lst, fn)),

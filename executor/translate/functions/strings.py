@@ -606,6 +606,20 @@ def _encode(call: Call, args: list) -> Column:
     raise Unsupported("encode: the method is taken as the literal 'hex', 'base64' or 'base64pad'")
 
 
+def _decode(call: Call, args: list) -> Column:
+    """DataFusion's ``decode(text, 'hex' | 'base64')``: the bytes; text that is not of the encoding is an
+    error, as its engine gives (Spark's ``unhex`` gives null)."""
+    value = _values(args)[0]
+    method = call.constants[1] if len(call.constants) > 1 else None
+    if method == "hex":
+        decoded = F.unhex(value)
+    elif method in ("base64", "base64pad"):
+        decoded = F.unbase64(value)
+    else:
+        raise Unsupported("decode: the method is taken as the literal 'hex', 'base64' or 'base64pad'")
+    return _fail_if(value.isNotNull() & decoded.isNull(), f"decode: the text is not {method}", decoded)
+
+
 def _not_like(call: Call, args: list) -> Column:
     return ~_like(call, args)
 
@@ -664,4 +678,5 @@ SCALAR: dict[str, Builder] = {
     "regexp_like": _regexp_like,
     "regexp_match": _regexp_match,
     "encode": _encode,
+    "decode": _decode,
 }
