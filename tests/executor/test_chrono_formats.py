@@ -32,7 +32,17 @@ def test_chrono_formats_as_spark_patterns(fmt, parts):
 
 
 def test_a_padded_code_is_parsed_as_its_number_and_an_unknown_code_is_refused():
-    assert _chrono_parts("%e.%m", "to_date", parsing=True) == [("pattern", "d'.'MM")]
+    assert _chrono_parts("%e.%m", "to_date", parsing=True) == [("pattern", "d'.'M")]
     for fmt in ("%u", "%Q", "50%", "%V week"):
         with pytest.raises(Unsupported, match="has no equivalent in Spark's patterns"):
             _chrono_parts(fmt, "to_char")
+
+
+def test_a_number_between_texts_is_parsed_from_one_digit_or_two_and_beside_another_at_its_width():
+    """chrono parses %d, %m, %H... from one digit or two (DataFusion's to_unixtime('2/2/2020', '%d/%m/%Y')
+    is 1580601600, checked by hand); Java's dd takes two, so such a code is Java's d. Between two codes
+    Java must know where one ends: %Y%m%d keeps its widths."""
+    assert _chrono_parts("%d/%m/%Y", "to_date", parsing=True) == [("pattern", "d'/'M'/'yyyy")]
+    assert _chrono_parts("%Y%m%d", "to_date", parsing=True) == [("pattern", "yyyyMMdd")]
+    assert _chrono_parts("%H:%M:%S", "to_timestamp", parsing=True) == [("pattern", "H':'m':'s")]
+    assert _chrono_parts("%d/%m", "to_char") == [("pattern", "dd'/'MM")]  # written: padded, as chrono writes

@@ -274,3 +274,39 @@ SELECT decode(n_name, 'hex') AS h FROM nation
 -- name: to_timestamp_units_and_unixtime
 SELECT o_orderkey, to_timestamp_millis('2020-01-01T01:02:03.123456') AS a, to_timestamp_millis(o_orderkey * 1001) AS b, to_timestamp_seconds('2020-01-01T01:02:03.9') AS c, to_timestamp_seconds(o_orderkey) AS d, to_unixtime(o_orderdate) AS e, to_unixtime('1969-12-31T23:59:59.5') AS f, to_unixtime(to_timestamp('2020-01-01T01:02:03.9')) AS g, to_timestamp_millis('1969-12-31T23:59:59.9995') AS h FROM orders WHERE o_orderkey < 40
 ;
+-- name: ats_nested_null_inner
+-- a null list inside a list of lists: left out, or written as one null with a null text
+SELECT n_nationkey, array_to_string(make_array(make_array(n_nationkey, NULL), CASE WHEN n_nationkey > 5 THEN NULL ELSE make_array(n_regionkey) END, make_array(9)), ',', 'N') AS a, array_to_string(make_array(make_array(n_nationkey, NULL), CASE WHEN n_nationkey > 5 THEN NULL ELSE make_array(n_regionkey) END), ',') AS b FROM nation
+;
+-- name: ats_null_texts
+-- a null null-text is none
+SELECT n_nationkey, array_to_string(make_array(n_name, NULL), ',', CASE WHEN n_nationkey > 5 THEN NULL ELSE 'Z' END) AS a, array_to_string(make_array(n_name, 'x'), CASE WHEN n_nationkey > 5 THEN NULL ELSE '::' END) AS b, array_to_string(make_array(n_name, NULL, 'N'), '', 'N') AS c, array_to_string(CASE WHEN n_nationkey > 5 THEN NULL ELSE make_array(n_nationkey) END, ',') AS d FROM nation
+;
+-- name: sta_quote_end
+-- a delimiter holding \E (it quotes the delimiter for Spark's split)
+SELECT n_nationkey, string_to_array(concat(n_name, 'x\E|\Qy'), '\E|\Q') AS c FROM nation
+;
+-- name: decode_odd_hex
+-- an error on DataFusion's engine and on Spark (Spark's unhex takes an odd digit)
+SELECT n_nationkey, decode(concat(encode(n_name, 'hex'), 'a'), 'hex') AS h FROM nation
+;
+-- name: decode_base64_bad_trailing_bits
+-- an error on both (Spark reads MIME's base64)
+SELECT n_nationkey, decode(CASE WHEN n_nationkey > 100 THEN n_name ELSE 'QR==' END, 'base64') AS b FROM nation
+;
+-- name: decode_base64_whitespace
+-- an error on both
+SELECT n_nationkey, decode(concat(encode(n_name, 'base64pad'), chr(10)), 'base64') AS b FROM nation
+;
+-- name: array_element_wrapped_index
+-- an error on both (an index beyond an int)
+SELECT n_nationkey, array_element(make_array(n_nationkey, 5), n_nationkey + 4294967297) AS a FROM nation
+;
+-- name: unixtime_formats_lenient
+-- chrono reads %d, %m, %H... from one digit or two
+SELECT o_orderkey, to_unixtime(concat(CAST(o_orderkey % 9 + 1 AS VARCHAR), '/2/2020'), '%d/%m/%Y') AS a, to_unixtime(concat('2020-01-02 ', CAST(o_orderkey % 9 AS VARCHAR), ':4:5'), '%Y-%m-%d %H:%M:%S') AS b FROM orders WHERE o_orderkey < 40
+;
+-- name: unixtime_lower_t
+-- a lower-case t between the date and the time
+SELECT o_orderkey, to_unixtime(concat(CAST(o_orderdate AS VARCHAR), 't03:04:05')) AS a FROM orders WHERE o_orderkey < 40
+;

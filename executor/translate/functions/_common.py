@@ -248,3 +248,10 @@ def _spark_fn(fn: str, arity: int | None = None) -> Builder:
         return F.call_function(fn, *(vals if arity is None else vals[:arity]))
 
     return build
+
+
+def literal_pattern(text: Column) -> Column:
+    """A regex that matches ``text`` itself: quoted between ``\\Q`` and ``\\E``, a ``\\E`` inside it
+    closed, written and reopened."""
+    inner = F.replace(text, F.lit("\\E"), F.lit("\\E\\\\E\\Q"))
+    return F.concat(F.lit("\\Q"), inner, F.lit("\\E"))

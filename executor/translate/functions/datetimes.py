@@ -138,6 +138,8 @@ _SPACE_PADDED = {"e": "d", "k": "H", "l": "h"}
 #: chrono's codes of a character.
 _CHARACTERS = {"%": "%", "n": "\n", "t": "\t"}
 _CODE = re.compile(r"%(-?[A-Za-z%]|\.?[369]f|:z)")
+#: chrono's numbers it parses from one digit or two; between two codes, Java needs their width.
+_ONE_OR_TWO_DIGITS = frozenset({"m", "d", "H", "I", "M", "S"})
 
 
 def _chrono_parts(fmt: str, what: str, parsing: bool = False) -> list[tuple[str, str]]:
@@ -150,12 +152,12 @@ def _chrono_parts(fmt: str, what: str, parsing: bool = False) -> list[tuple[str,
     def quoted() -> str:  # one quoted run: two runs side by side would read as a quote
         return "'" + text.replace("'", "''") + "'" if text else ""
 
-    i = 0
+    i, after_code = 0, False
     while i < len(fmt):
         if fmt[i] != "%":
             j = fmt.find("%", i)
             j = len(fmt) if j < 0 else j
-            text, i = text + fmt[i:j], j
+            text, i, after_code = text + fmt[i:j], j, False
             continue
         code = _CODE.match(fmt, i)
         name = code.group(1) if code else fmt[i + 1 : i + 2]
@@ -163,7 +165,7 @@ def _chrono_parts(fmt: str, what: str, parsing: bool = False) -> list[tuple[str,
             raise Unsupported(f"{what}: the format code %{name} of {fmt!r} has no equivalent in Spark's patterns")
         i = code.end()
         if name in _CHARACTERS:
-            text += _CHARACTERS[name]
+            text, after_code = text + _CHARACTERS[name], False
             continue
         pattern, text = pattern + quoted(), ""
         if name in _SPACE_PADDED and not parsing:
@@ -172,7 +174,13 @@ def _chrono_parts(fmt: str, what: str, parsing: bool = False) -> list[tuple[str,
             parts.append(("padded", _SPACE_PADDED[name]))
             pattern = ""
         else:
-            pattern += _CHRONO.get(name) or _SPACE_PADDED[name]
+            java = _CHRONO.get(name) or _SPACE_PADDED[name]
+            following = _CODE.match(fmt, i)
+            beside_a_code = after_code or (following is not None and following.group(1) not in _CHARACTERS)
+            if parsing and name in _ONE_OR_TWO_DIGITS and not beside_a_code:
+                java = _CHRONO[f"-{name}"]  # chrono reads one digit or two; Java's dd two only
+            pattern += java
+        after_code = True
     pattern += quoted()
     if pattern or not parts:
         parts.append(("pattern", pattern))
@@ -238,7 +246,8 @@ def _to_temporal(to: str, unit: str = "seconds", cut: bool = False) -> Builder:
             raise Unsupported(f"{base_name(call.name)} of a {what}: only text or a whole number is mapped")
         fn = f"to_{to}"
         if len(vals) == 1:
-            parsed = F.call_function(fn, vals[0])
+            # chrono takes a lower-case t between the date and the time too; Spark's cast an upper-case one only
+            parsed = F.call_function(fn, F.regexp_replace(vals[0], r"^(\s*[+-]?\d+-\d{1,2}-\d{1,2})t", "$1T"))
         else:
             formats = enumerate(vals[1:], 1)
             parsed = F.coalesce(*[F.call_function(fn, vals[0], _parse_format(call, i, fmt, fn)) for i, fmt in formats])

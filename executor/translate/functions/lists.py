@@ -9,7 +9,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ...errors import Unsupported
-from ._common import NOT_CONSTANT, Builder, Call, _option, _values, base_name
+from ._common import NOT_CONSTANT, Builder, Call, _fail_if, _option, _values, base_name, literal_pattern
 
 
 def _cardinality(call: Call, args: list) -> Column:
@@ -88,7 +88,8 @@ def _array_element(call: Call, args: list) -> Column:
     """DataFusion's ``array_element(list, i)``: 1-based, from the end where ``i`` is negative, null at 0
     and past either end (Spark's ``element_at`` stops at 0)."""
     lst, index = _values(args)[:2]
-    return F.when(index == 0, F.lit(None)).otherwise(F.call_function("try_element_at", lst, index.cast("int")))
+    element = F.when(index == 0, F.lit(None)).otherwise(F.call_function("try_element_at", lst, index.cast("int")))
+    return _fail_if(F.abs(index.cast("decimal(20,0)")) > 2**31 - 1, "array_element: invalid index", element)
 
 
 def _without_nulls(lst: Column) -> Column:
@@ -124,10 +125,22 @@ def _array_to_string(call: Call, args: list) -> Column:
             f"array_to_string of a list of {inner or 'values of unknown type'}: only integers, "
             "text, booleans and dates are written as DataFusion writes them"
         )
-    for _ in range(depth - 1):
-        lst = F.flatten(_without_nulls(lst))
-    texts = F.transform(lst, lambda x: x.cast("string"))
-    return F.call_function("array_join", texts, sep, *vals[2:3])
+
+    def joined(lst: Column, null_text: Column | None) -> Column:
+        # a null list inside is left out, or with a null text written as one null value
+        for _ in range(depth - 1):
+            lst = F.flatten(_without_nulls(lst) if null_text is None else F.transform(lst, _one_null_if_null))
+        texts = F.transform(lst, lambda x: x.cast("string"))
+        return F.call_function("array_join", texts, sep, *([] if null_text is None else [null_text]))
+
+    if len(vals) < 3:
+        return joined(lst, None)
+    return F.when(vals[2].isNull(), joined(lst, None)).otherwise(joined(lst, vals[2]))  # a null one is none
+
+
+def _one_null_if_null(inner: Column) -> Column:
+    """A list, or for a null list a list of one null of its element type."""
+    return F.when(inner.isNull(), F.transform(F.array(F.lit(1)), lambda _: F.element_at(inner, 1))).otherwise(inner)
 
 
 def _string_to_array(call: Call, args: list) -> Column:
@@ -136,12 +149,11 @@ def _string_to_array(call: Call, args: list) -> Column:
     gives an empty list; a piece equal to ``null_text`` is null."""
     vals = _values(args)
     s, sep = vals[:2]
-    quoted = F.concat(F.lit("\\Q"), sep, F.lit("\\E"))
     pieces = (
         F.when(s == "", F.array().cast("array<string>"))
         .when(sep.isNull(), F.call_function("split", s, F.lit("(?s)(?<=.)(?!\\z)"), F.lit(-1)))
         .when(sep == "", F.array(s))
-        .otherwise(F.call_function("split", s, quoted, F.lit(-1)))
+        .otherwise(F.call_function("split", s, literal_pattern(sep), F.lit(-1)))
     )
     if len(vals) > 2:
         pieces = F.transform(pieces, lambda p: F.when(p == vals[2], F.lit(None)).otherwise(p))

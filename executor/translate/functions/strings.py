@@ -9,7 +9,18 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ...errors import Unsupported
-from ._common import NOT_CONSTANT, Builder, Call, _error, _fail_if, _kind, _option, _spark_fn, _values
+from ._common import (
+    NOT_CONSTANT,
+    Builder,
+    Call,
+    _error,
+    _fail_if,
+    _kind,
+    _option,
+    _spark_fn,
+    _values,
+    literal_pattern,
+)
 
 
 def _concat(call: Call, args: list) -> Column:
@@ -508,8 +519,7 @@ def _regexp_string_split(call: Call, args: list) -> Column:
 
 def _string_split(call: Call, args: list) -> Column:
     s, sep = _values(args)[:2]
-    quoted = F.concat(F.lit("\\Q"), sep, F.lit("\\E"))
-    return F.when(sep.isNull(), F.array(s)).otherwise(F.call_function("split", s, quoted, F.lit(-1)))
+    return F.when(sep.isNull(), F.array(s)).otherwise(F.call_function("split", s, literal_pattern(sep), F.lit(-1)))
 
 
 def _pad(fn: str) -> Builder:
@@ -613,11 +623,18 @@ def _decode(call: Call, args: list) -> Column:
     method = call.constants[1] if len(call.constants) > 1 else None
     if method == "hex":
         decoded = F.unhex(value)
+        valid = F.regexp_like(value, F.lit("^([0-9a-fA-F]{2})*$"))  # Spark's unhex takes an odd digit too
     elif method in ("base64", "base64pad"):
         decoded = F.unbase64(value)
+        # Spark's reads MIME's base64 (it skips what is not of the alphabet, and bits past the last byte):
+        # only text that is the bytes' own encoding, padded or not, is what DataFusion reads
+        unpadded = F.regexp_replace(value, "=+$", "")
+        again = F.regexp_replace(F.regexp_replace(F.base64(decoded), "\r\n", ""), "=+$", "")
+        padding = F.length(value) - F.length(unpadded)
+        valid = (again == unpadded) & ((padding == 0) | (F.length(value) % 4 == 0))
     else:
         raise Unsupported("decode: the method is taken as the literal 'hex', 'base64' or 'base64pad'")
-    return _fail_if(value.isNotNull() & decoded.isNull(), f"decode: the text is not {method}", decoded)
+    return _fail_if(value.isNotNull() & (decoded.isNull() | ~valid), f"decode: the text is not {method}", decoded)
 
 
 def _not_like(call: Call, args: list) -> Column:
