@@ -373,6 +373,13 @@ class ExprTranslator:
             if value is None:
                 raise Unsupported("array_agg needs an argument")
             return self._array_agg(call, value, f.sorts, condition)
+        if name in ("percentile_cont", "approx_percentile_cont") and f.sorts:
+            # WITHIN GROUP (ORDER BY x DESC) counts the fraction from the other end
+            value = next(a for a in args if isinstance(a, Column))
+            value = value if condition is None else F.when(condition, value)
+            out = _functions().aggregates.percentile(call, value, descending=f.sorts[0].direction in (3, 4))
+            self._warn(call)
+            return _functions().as_declared(call, out)
         if condition is not None:
             values = [a for a in args if isinstance(a, Column)]
             if not values:  # count(*) FILTER (...) counts the rows that pass

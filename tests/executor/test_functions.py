@@ -287,6 +287,21 @@ def test_encode_and_named_struct_take_their_literals_only(spark):
         functions.scalar(named, [lit("a", "str"), lit(1, "i64")])
 
 
+def test_datafusions_estimates_are_said_and_percentile_cont_counts_from_the_end_when_descending(spark):
+    """percentile_cont(0.25) WITHIN GROUP (ORDER BY x DESC) of 1, 2, 4, 10 is 5.5, as DataFusion's engine
+    gives (checked by hand); approx_percentile_cont is an estimate on both engines, and the run says so."""
+    from executor.translate.functions.aggregates import percentile
+
+    df = spark.createDataFrame([(1,), (2,), (4,), (10,)], "x long")
+    exact = call("percentile_cont", "i64", "fp64")
+    exact.constants = [functions.NOT_CONSTANT, 0.25]
+    estimate = call("approx_percentile_cont", "i64", "fp64")
+    estimate.constants = [functions.NOT_CONSTANT, 0.5]
+    got = df.agg(percentile(exact, df.x, descending=True), percentile(estimate, df.x)).collect()[0]
+    assert tuple(got) == (5.5, 2.0) and exact.warnings == []
+    assert estimate.warnings and "is an estimate" in estimate.warnings[0]
+
+
 def test_unhonoured_option_warns(spark):
     c = call("add", "fp64", "fp64", rounding="FLOOR")
     assert one(spark, functions.scalar(c, [lit(1.5, "fp64"), lit(1.0, "fp64")])) == 2.5

@@ -310,3 +310,23 @@ SELECT o_orderkey, to_unixtime(concat(CAST(o_orderkey % 9 + 1 AS VARCHAR), '/2/2
 -- a lower-case t between the date and the time
 SELECT o_orderkey, to_unixtime(concat(CAST(o_orderdate AS VARCHAR), 't03:04:05')) AS a FROM orders WHERE o_orderkey < 40
 ;
+-- name: bits
+-- DataFusion's bit_and, bit_or and bit_xor, of the integers' type
+SELECT n_regionkey, bit_and(n_nationkey) AS a, bit_or(n_nationkey) AS o, bit_xor(n_nationkey) AS x FROM nation GROUP BY n_regionkey
+;
+-- name: now_and_today
+-- the time the query starts
+SELECT n_nationkey, now() > TIMESTAMP '2020-01-01 00:00:00' AS a, current_date() > DATE '2020-01-01' AS b, today() = current_date() AS c FROM nation
+;
+-- name: get_field_and_struct
+-- struct() names its members c0, c1...
+SELECT n_nationkey, get_field(named_struct('a', n_nationkey, 'b', n_name), 'b') AS g, struct(n_nationkey, n_name) AS s FROM nation
+;
+-- name: array_more
+-- array_slice counts from the end where negative; a begin of 0 is the first
+SELECT n_nationkey, array_max(make_array(n_nationkey, NULL, 3)) AS mx, array_min(make_array(n_nationkey, NULL, 3)) AS mn, array_reverse(make_array(n_nationkey, NULL, 3)) AS r, array_repeat(n_regionkey, 3) AS rp, array_slice(make_array(1, 2, 3, 4, 5), n_regionkey, n_regionkey + 2) AS sl, array_empty(make_array(n_nationkey)) AS e FROM nation
+;
+-- name: pc_big
+-- percentile_cont interpolates; WITHIN GROUP (ORDER BY x DESC) counts from the other end
+SELECT l_returnflag, percentile_cont(0.9) WITHIN GROUP (ORDER BY l_extendedprice) AS p, percentile_cont(0.3) WITHIN GROUP (ORDER BY l_quantity DESC) AS q FROM lineitem GROUP BY l_returnflag
+;

@@ -167,6 +167,24 @@ def _array_agg(call: Call, args: list) -> Column:
     return array_agg_of(call, listed(call, _one(args)))
 
 
+def percentile(call: Call, value: Column, descending: bool = False) -> Column:
+    """DataFusion's ``percentile_cont(x, fraction)`` (WITHIN GROUP (ORDER BY x [DESC])), interpolated
+    between the values as Spark's ``percentile`` is; its ``approx_percentile_cont`` and ``approx_median``
+    (estimates) as Spark's estimate, said."""
+    name = base_name(call.name)
+    fraction = 0.5 if name == "approx_median" else call.constants[1] if len(call.constants) > 1 else None
+    if not isinstance(fraction, (int, float)) or not 0 <= fraction <= 1:
+        raise Unsupported(f"{name}: the fraction is taken only as a literal from 0 to 1")
+    fraction = 1 - fraction if descending else fraction
+    if name == "percentile_cont":
+        return call.over(F.percentile(value.cast("double"), F.lit(float(fraction))))
+    call.warnings.append(
+        f"{name} is an estimate: Spark's (Greenwald-Khanna, one of the values) may differ from DataFusion's "
+        "(a t-digest, interpolated)"
+    )
+    return call.over(F.percentile_approx(value.cast("double"), F.lit(float(fraction)), F.lit(10_000)))
+
+
 def _grouping(call: Call, args: list) -> Column:
     # A constant of each grouping set: the aggregate relation computes it (executor.translate.aggregation.aggregate).
     raise Unsupported("GROUPING() is a measure of an aggregate with grouping sets; it has no meaning elsewhere")
@@ -196,6 +214,12 @@ AGGREGATE: dict[str, Builder] = {
     "string_agg": _string_agg,
     "list_agg": _agg("collect_list", distinct_ok=False),
     "array_agg": _array_agg,
+    "percentile_cont": lambda call, args: percentile(call, _one(args)),
+    "approx_percentile_cont": lambda call, args: percentile(call, _one(args)),
+    "approx_median": lambda call, args: percentile(call, _one(args)),
+    "bit_and": _agg("bit_and"),
+    "bit_or": _agg("bit_or"),
+    "bit_xor": _agg("bit_xor"),
     "corr": _agg("corr", distinct_ok=False),
     "covar_samp": _agg("covar_samp", distinct_ok=False),
     "covar_pop": _agg("covar_pop", distinct_ok=False),

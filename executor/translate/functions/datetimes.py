@@ -324,6 +324,11 @@ SCALAR: dict[str, Builder] = {
     "to_timestamp_millis": _to_temporal("timestamp", unit="millis", cut=True),
     "to_timestamp_seconds": _to_temporal("timestamp", unit="seconds", cut=True),
     "to_unixtime": _to_unixtime,
+    # the time the query starts, the same in every row (DataFusion's, and Spark's)
+    "now": lambda call, args: F.current_timestamp(),
+    "current_timestamp": lambda call, args: F.current_timestamp(),
+    "current_date": lambda call, args: F.current_date(),
+    "today": lambda call, args: F.current_date(),
     "from_unixtime": lambda call, args: F.timestamp_seconds(_values(args)[0]),
     "date_trunc": _date_trunc,
     "date_bin": _date_bin,

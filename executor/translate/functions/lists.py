@@ -186,6 +186,30 @@ def _array_remove(call: Call, args: list) -> Column:
     return F.when(value.isNull(), F.lit(None)).when(at == 0, lst).otherwise(removed)
 
 
+def _get_field(call: Call, args: list) -> Column:
+    """DataFusion's ``get_field(struct, 'name')``: the member of that name (a literal)."""
+    value = _values(args)[0]
+    name = call.constants[1] if len(call.constants) > 1 else None
+    if not isinstance(name, str):
+        raise Unsupported("get_field: the member's name is taken only as a literal")
+    return value.getField(name)
+
+
+def _array_slice(call: Call, args: list) -> Column:
+    """DataFusion's ``array_slice(list, begin, end)``: elements ``begin`` to ``end``, both 1-based and kept,
+    counted from the end where negative; a begin of 0 is the first; nothing where the end comes first. A
+    stride is taken only as 1."""
+    vals = _values(args)
+    lst, begin, end = vals[:3]
+    if len(vals) > 3 and (len(call.constants) < 4 or call.constants[3] != 1):
+        raise Unsupported("array_slice: a stride other than the literal 1 is not mapped")
+    size = F.size(lst)
+    first = F.greatest(F.when(begin < 0, size + begin + 1).otherwise(begin), F.lit(1))
+    last = F.least(F.when(end < 0, size + end + 1).otherwise(end), size)
+    sliced = F.slice(lst, first.cast("int"), F.greatest(last - first + 1, F.lit(0)).cast("int"))
+    return F.when(lst.isNull() | begin.isNull() | end.isNull(), F.lit(None)).otherwise(sliced)
+
+
 SCALAR: dict[str, Builder] = {
     "cardinality": _cardinality,
     "sort": _sort_list,
@@ -203,6 +227,15 @@ SCALAR: dict[str, Builder] = {
     "array_prepend": _array_prepend,
     "array_remove": _array_remove,
     "array_distinct": lambda call, args: F.array_distinct(_values(args)[0]),
+    "array_max": lambda call, args: F.array_max(_values(args)[0]),
+    "array_min": lambda call, args: F.array_min(_values(args)[0]),
+    "array_reverse": lambda call, args: F.reverse(_values(args)[0]),
+    "array_repeat": lambda call, args: F.array_repeat(_values(args)[0], _values(args)[1].cast("int")),
+    "empty": lambda call, args: F.size(_values(args)[0]) == 0,  # DataFusion's array_empty
+    "array_slice": _array_slice,
+    "get_field": _get_field,
+    # DataFusion names the members of a struct it is not told names for c0, c1, ...
+    "struct": lambda call, args: F.struct(*[v.alias(f"c{i}") for i, v in enumerate(_values(args))]),
     "transform": _lambda_fn(lambda lst, fn: F.transform(lst, fn)),
     "filter": _lambda_fn(lambda lst, fn: F.filter(lst, fn)),
     "any_match": _lambda_fn(lambda lst, fn: F.exists(lst, fn)),
