@@ -1064,6 +1064,10 @@ _AGGREGATE_VERBS = {
     "variance": "computes the variance of {}",
     "string_agg": "joins the {} texts",
     "list_agg": "collects the {} values",
+    "array_agg": "collects the {} values",
+    "bit_and": "takes the bitwise and of {}",
+    "bit_or": "takes the bitwise or of {}",
+    "bit_xor": "takes the bitwise exclusive or of {}",
 }
 
 
@@ -1084,6 +1088,12 @@ _AGGREGATE_NOUNS = {
     "std_dev": "the standard deviation of {}",
     "stddev": "the standard deviation of {}",
     "variance": "the variance of {}",
+    "string_agg": "the {} texts joined",
+    "list_agg": "the list of {}",
+    "array_agg": "the list of {}",
+    "bit_and": "the bitwise and of {}",
+    "bit_or": "the bitwise or of {}",
+    "bit_xor": "the bitwise exclusive or of {}",
 }
 
 
@@ -1119,10 +1129,14 @@ def _only_where(w: Words, name: str, values: Sequence[Expression]) -> tuple[Expr
     return value, where
 
 
-def aggregate_words(w: Words, name: str, arguments, distinct: bool, noun: bool = False) -> str:
+def aggregate_words(w: Words, name: str, arguments, distinct: bool, noun: bool = False, sorts=()) -> str:
     """``sums quantity × price``, ``counts rows``, ``counts distinct customers``; with ``noun``:
-    ``the sum of quantity × price``, ``the number of rows``."""
+    ``the sum of quantity × price``, ``the number of rows``. ``sorts``: the aggregate's own order
+    (a percentile's ``WITHIN GROUP (ORDER BY x DESC)``)."""
     values = [a.value for a in arguments if a.WhichOneof("arg_type") == "value"]
+    percentile = _percentile_words(w, name, values, sorts, noun)
+    if percentile is not None:
+        return percentile
     only = None if distinct else _only_where(w, name, values)
     if only is not None:  # sum(CASE WHEN c THEN x ELSE 0 END): "sums x where c"
         value, where = only
@@ -1146,6 +1160,40 @@ def aggregate_words(w: Words, name: str, arguments, distinct: bool, noun: bool =
         # "the average of the sum of x", "finds the largest of the sum of x", not "the largest the sum"
         template = template.replace("{}", "of {}")
     return template.format(what)
+
+
+#: Percentiles: whether each is an estimate.
+_PERCENTILES = {"percentile_cont": False, "approx_percentile_cont": True, "median": False, "approx_median": True}
+
+
+def _percentile_words(w: Words, name: str, values: Sequence[Expression], sorts, noun: bool) -> str | None:
+    """``the 90th percentile of price``, ``estimates the median quantity``; None for another aggregate,
+    or a fraction that is not a constant."""
+    if name not in _PERCENTILES or not values:
+        return None
+    what = w.expr(values[0])
+    if "median" in name:
+        fraction = _decimal.Decimal("0.5")
+    else:
+        fraction = _constant(w, values[1]) if len(values) > 1 else None
+        if fraction is None or not 0 <= fraction <= 1:
+            return None
+        if sorts and sorts[0].direction in (3, 4):  # WITHIN GROUP (ORDER BY x DESC): from the other end
+            fraction = 1 - fraction
+    percent = fraction * 100
+    which = "median" if percent == 50 else f"{_ordinal_number(percent)} percentile"
+    estimate = _PERCENTILES[name]
+    if noun:
+        return f"{'an estimate of ' if estimate else ''}the {which} of {what}"
+    return f"{'estimates' if estimate else 'finds'} the {which} of {what}"
+
+
+def _ordinal_number(n: _decimal.Decimal) -> str:
+    """90 -> ``90th``, 33.3 -> ``33.3rd``."""
+    if n == n.to_integral_value():
+        return ordinal(int(n))
+    text = f"{n.normalize():f}"
+    return text + ordinal(int(text[-1]))[len(text[-1]) :]
 
 
 __all__ = ["Words", "literal_words", "aggregate_words", "MAX_ITEMS", "MAX_TEXT"]

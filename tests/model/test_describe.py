@@ -122,6 +122,26 @@ def test_datafusion_joins_without_a_condition_read_as_cross_products(tpch_dir):
     )
 
 
+def test_percentiles_and_datafusions_other_aggregates_in_words(tpch_dir):
+    """A percentile by its fraction, counted from the other end under WITHIN GROUP (ORDER BY x DESC) (its
+    25th from the top is the 75th), an estimate said to be one; array_agg and bit_xor in words."""
+    from executor.engines.sql_plan import sql_to_plan
+
+    sql = (
+        "SELECT n_regionkey, percentile_cont(0.9) WITHIN GROUP (ORDER BY n_nationkey) AS p, percentile_cont(0.25) "
+        "WITHIN GROUP (ORDER BY n_nationkey DESC) AS q, approx_median(n_nationkey) AS m, array_agg(n_name) AS a, "
+        "bit_xor(n_nationkey) AS x, approx_percentile_cont(0.333) WITHIN GROUP (ORDER BY n_nationkey) AS z "
+        "FROM nation GROUP BY n_regionkey"
+    )
+    m = analyze(sql_to_plan(sql, {"nation": os.path.join(tpch_dir, "nation.parquet")}, json=False).data)
+    [aggregate_id] = [n.id for n in m.nodes() if n.kind == "aggregate"]
+    assert describe(m, aggregate_id) == (
+        "Finds the 90th percentile of n_nationkey as p, finds the 75th percentile of n_nationkey as q, estimates "
+        "the median of n_nationkey as m, collects the n_name values as a, takes the bitwise exclusive or of "
+        "n_nationkey as x and estimates the 33.3rd percentile of n_nationkey as z per n_regionkey."
+    )
+
+
 def datafusion(suite: str, name: str, form: str = "analyzed") -> PlanModel:
     """DataFusion's plan of a TPC-H query (executor/producer/sql/tpch.sql) or a TPC-DS one (the shared
     corpus' text) in ``form``, over the generated data at scale 0.01."""

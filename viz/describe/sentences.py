@@ -763,6 +763,7 @@ def _aggregate(c: Context) -> str:
             w.function(f.function_reference),
             f.arguments,
             f.invocation == algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT,
+            sorts=f.sorts,
         )
         if m.HasField("filter"):
             text += f" where {w.condition(m.filter)}"
