@@ -431,7 +431,7 @@ def _collect(df, rows: int):
     from pyspark.errors import PySparkTypeError
     from pyspark.sql import types as T
 
-    df = df.limit(rows)
+    df = _voids_as_text(df.limit(rows))
     if (rows <= ROWS_BY_TAKE and _plain(df.schema)) or not df.columns:
         return _collect_rows(df), None
     try:
@@ -444,6 +444,29 @@ def _collect(df, rows: int):
         raise ExecutionError("Spark cannot move this node's column types to Python (Arrow transfer failed)")
     df = df.select(*[df[c].cast("string").alias(c) if c in as_text else df[c] for c in df.columns])
     return df.toArrow(), f"{len(as_text)} year-month interval column(s) are shown as text"
+
+
+def _voids_as_text(df):
+    """``df`` with a list, map or struct of Spark's null type (``make_array(NULL, NULL)``) cast to one of
+    text: its values are nulls either way, and Spark's Arrow transfer gets such a list's length wrong."""
+    from pyspark.sql import types as T
+
+    def text(t):
+        if isinstance(t, T.NullType):
+            return T.StringType()
+        if isinstance(t, T.ArrayType):
+            return T.ArrayType(text(t.elementType), t.containsNull)
+        if isinstance(t, T.MapType):
+            return T.MapType(text(t.keyType), text(t.valueType), t.valueContainsNull)
+        if isinstance(t, T.StructType):
+            return T.StructType([T.StructField(f.name, text(f.dataType), f.nullable) for f in t.fields])
+        return t
+
+    nested = [f for f in df.schema.fields if not isinstance(f.dataType, T.NullType) and text(f.dataType) != f.dataType]
+    if not nested:
+        return df
+    cast = {f.name: text(f.dataType) for f in nested}
+    return df.select(*[df[c].cast(cast[c]).alias(c) if c in cast else df[c] for c in df.columns])
 
 
 def _plain_types():

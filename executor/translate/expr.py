@@ -560,12 +560,31 @@ class ExprTranslator:
         inner = self.expr(e.input)
         source_kind = (self.type_of(e.input) or type_pb2.Type()).WhichOneof("kind")
         zoned = ("precision_timestamp_tz", "timestamp_tz")
-        if kind in zoned and source_kind not in zoned and self.tr.model.conventions.dialect == "datafusion":
+        datafusion = self.tr.model.conventions.dialect == "datafusion"
+        if kind in zoned and source_kind not in zoned + tuple(_INT_KINDS) and datafusion:
             self.tr.warn(
                 f"node {self.node_id}: a cast to a timestamp with a time zone: the plan's type carries no zone, so "
                 "the run reads the value in UTC; DataFusion's engine reads it in the zone of the type it was written "
                 "with"
             )
+        if datafusion and source_kind in _INT_KINDS and kind in _TIMESTAMP_KINDS:
+            # DataFusion counts a number as the timestamp's units since 1970; Spark casts no number to a
+            # timestamp without a zone
+            digits = _digits(e.type)
+            if digits > 6:
+                self._finer_than_spark(digits)
+                scale = F.lit(10 ** (digits - 6))
+                inner = (inner - F.pmod(inner, scale)) / scale
+            else:
+                inner = inner * F.lit(10 ** (6 - digits))
+            inner = F.timestamp_micros(inner.cast("long"))
+        if datafusion and source_kind in _TIMESTAMP_KINDS and kind in _INT_KINDS:
+            # the timestamp's own units since 1970, as DataFusion counts it; Spark casts no timestamp
+            # without a zone to a number
+            digits = _digits(self.type_of(e.input))
+            micros = F.unix_micros(inner.cast("timestamp"))
+            inner = micros * F.lit(10 ** (digits - 6)) if digits >= 6 else F.floor(micros / F.lit(10 ** (6 - digits)))
+            inner = inner.cast("long")
         if source_kind == "date" and kind in _INT_KINDS:
             # Spark's cast of a date to a number is null; DataFusion's is its days since 1970-01-01
             if self.tr.model.conventions.dialect != "datafusion":
@@ -908,6 +927,15 @@ __all__ = ["ExprTranslator", "Record", "SUPPORTED_EXPRESSIONS"]
 
 _TEXT_KINDS = frozenset({"string", "varchar", "fixed_char"})
 _INT_KINDS = frozenset({"i8", "i16", "i32", "i64"})
+_TIMESTAMP_KINDS = frozenset({"precision_timestamp", "precision_timestamp_tz", "timestamp", "timestamp_tz"})
+
+
+def _digits(t: type_pb2.Type) -> int:
+    """The digits of a second a timestamp type counts (the old kinds: microseconds)."""
+    kind = t.WhichOneof("kind")
+    return getattr(t, kind).precision if kind.startswith("precision") else 6
+
+
 #: The zone of an Arrow timestamp type's name (``Timestamp(Microsecond, Some("+05:00"))``).
 _ARROW_ZONE = re.compile(r'"([^"]+)"')
 _TEXT_LITERALS = frozenset({"string", "var_char", "fixed_char"})

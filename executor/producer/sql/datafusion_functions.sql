@@ -330,3 +330,15 @@ SELECT n_nationkey, array_max(make_array(n_nationkey, NULL, 3)) AS mx, array_min
 -- percentile_cont interpolates; WITHIN GROUP (ORDER BY x DESC) counts from the other end
 SELECT l_returnflag, percentile_cont(0.9) WITHIN GROUP (ORDER BY l_extendedprice) AS p, percentile_cont(0.3) WITHIN GROUP (ORDER BY l_quantity DESC) AS q FROM lineitem GROUP BY l_returnflag
 ;
+-- name: integers_as_timestamps
+-- a number is the timestamp's units since 1970 (Spark casts no number to a timestamp without a zone)
+SELECT o_orderkey, arrow_cast(o_orderkey * 86400000, 'Timestamp(Millisecond, None)') AS ms, arrow_cast(o_orderkey * 1000, 'Timestamp(Second, None)') AS s, arrow_cast(o_orderkey * 1234567, 'Timestamp(Microsecond, None)') AS us, arrow_cast(-o_orderkey * 1500, 'Timestamp(Millisecond, None)') AS neg FROM orders WHERE o_orderkey < 40
+;
+-- name: timestamps_as_integers
+-- the timestamp's own units since 1970
+SELECT o_orderkey, arrow_cast(arrow_cast(o_orderdate, 'Timestamp(Millisecond, None)'), 'Int64') AS ms, arrow_cast(to_timestamp('2020-01-01T00:00:01.5'), 'Int64') AS ns, arrow_cast(arrow_cast(o_orderdate, 'Timestamp(Second, None)'), 'Int64') AS s FROM orders WHERE o_orderkey < 40
+;
+-- name: make_array_of_nulls
+-- a list of Spark's null type (its Arrow transfer got the lists' length wrong)
+SELECT n_nationkey, make_array(NULL, NULL) AS a FROM nation
+;
