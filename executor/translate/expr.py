@@ -578,12 +578,18 @@ class ExprTranslator:
             else:
                 inner = inner * F.lit(10 ** (6 - digits))
             inner = F.timestamp_micros(inner.cast("long"))
+        if datafusion and source_kind in _TIMESTAMP_KINDS and kind in _TIMESTAMP_KINDS and _digits(e.type) < 6:
+            # to coarser units Arrow cuts toward zero (before 1970, later in time); Spark's cast keeps microseconds
+            unit = F.lit(10 ** (6 - _digits(e.type)))
+            micros = F.unix_micros(inner.cast("timestamp"))
+            inner = F.timestamp_micros(micros - micros % unit)
         if datafusion and source_kind in _TIMESTAMP_KINDS and kind in _INT_KINDS:
-            # the timestamp's own units since 1970, as DataFusion counts it; Spark casts no timestamp
-            # without a zone to a number
+            # the timestamp's own units since 1970, as DataFusion counts it, cut toward zero; Spark casts no
+            # timestamp without a zone to a number
             digits = _digits(self.type_of(e.input))
             micros = F.unix_micros(inner.cast("timestamp"))
-            inner = micros * F.lit(10 ** (digits - 6)) if digits >= 6 else F.floor(micros / F.lit(10 ** (6 - digits)))
+            unit = F.lit(10 ** max(0, 6 - digits))
+            inner = micros * F.lit(10 ** (digits - 6)) if digits >= 6 else (micros - micros % unit) / unit
             inner = inner.cast("long")
         if source_kind == "date" and kind in _INT_KINDS:
             # Spark's cast of a date to a number is null; DataFusion's is its days since 1970-01-01

@@ -300,6 +300,10 @@ def test_datafusions_estimates_are_said_and_percentile_cont_counts_from_the_end_
     got = df.agg(percentile(exact, df.x, descending=True), percentile(estimate, df.x)).collect()[0]
     assert tuple(got) == (5.5, 2.0) and exact.warnings == []
     assert estimate.warnings and "is an estimate" in estimate.warnings[0]
+    xor = call("bit_xor", "i64")
+    xor.distinct = True  # DataFusion's engine: bit_xor(DISTINCT x) of 1, 1 is 1, not 0; refused, not run as bit_xor
+    with pytest.raises(Unsupported, match="DISTINCT"):
+        functions.aggregate(xor, [df.x])
 
 
 def test_unhonoured_option_warns(spark):

@@ -342,3 +342,23 @@ SELECT o_orderkey, arrow_cast(arrow_cast(o_orderdate, 'Timestamp(Millisecond, No
 -- a list of Spark's null type (its Arrow transfer got the lists' length wrong)
 SELECT n_nationkey, make_array(NULL, NULL) AS a FROM nation
 ;
+-- name: ts_ms_to_second
+-- before 1970 too (later in time)
+SELECT o_orderkey, arrow_cast(arrow_cast(o_orderkey * 1500, 'Timestamp(Millisecond, None)'), 'Timestamp(Second, None)') AS s, arrow_cast(arrow_cast(-o_orderkey * 1500, 'Timestamp(Millisecond, None)'), 'Timestamp(Second, None)') AS n FROM orders WHERE o_orderkey < 10
+;
+-- name: ts_text_to_second
+-- a timestamp cast to coarser units is cut toward zero, as Arrow cuts it
+SELECT o_orderkey, arrow_cast(to_timestamp(concat('2020-01-01T00:00:0', CAST(o_orderkey % 9 AS VARCHAR), '.75')), 'Timestamp(Second, None)') AS s FROM orders WHERE o_orderkey < 10
+;
+-- name: ts_second_neg_frac_to_int
+-- then counted as a number
+SELECT o_orderkey, arrow_cast(arrow_cast(arrow_cast(-o_orderkey * 1500, 'Timestamp(Millisecond, None)'), 'Timestamp(Second, None)'), 'Int64') AS s FROM orders WHERE o_orderkey < 40
+;
+-- name: repeat_big_count
+-- a count beyond an int
+SELECT n_nationkey, array_repeat(n_regionkey, n_nationkey - 4294967294) AS b FROM nation
+;
+-- name: empty_of_null
+-- of a null list, null
+SELECT n_nationkey, array_empty(CASE WHEN n_nationkey > 10 THEN make_array(n_nationkey) WHEN n_nationkey > 5 THEN NULL ELSE array_remove(make_array(n_nationkey), n_nationkey) END) AS e FROM nation
+;

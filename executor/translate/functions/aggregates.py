@@ -219,7 +219,7 @@ AGGREGATE: dict[str, Builder] = {
     "approx_median": lambda call, args: percentile(call, _one(args)),
     "bit_and": _agg("bit_and"),
     "bit_or": _agg("bit_or"),
-    "bit_xor": _agg("bit_xor"),
+    "bit_xor": _agg("bit_xor", distinct_ok=False),  # DISTINCT changes an exclusive or
     "corr": _agg("corr", distinct_ok=False),
     "covar_samp": _agg("covar_samp", distinct_ok=False),
     "covar_pop": _agg("covar_pop", distinct_ok=False),

@@ -186,6 +186,13 @@ def _array_remove(call: Call, args: list) -> Column:
     return F.when(value.isNull(), F.lit(None)).when(at == 0, lst).otherwise(removed)
 
 
+def _array_repeat(call: Call, args: list) -> Column:
+    """DataFusion's ``array_repeat(value, count)``: a count below 1 gives an empty list (one beyond an int
+    is held to it: Spark's cast would wrap it)."""
+    value, count = _values(args)[:2]
+    return F.array_repeat(value, F.least(F.greatest(count, F.lit(-1)), F.lit(2**31 - 1)).cast("int"))
+
+
 def _get_field(call: Call, args: list) -> Column:
     """DataFusion's ``get_field(struct, 'name')``: the member of that name (a literal)."""
     value = _values(args)[0]
@@ -230,8 +237,9 @@ SCALAR: dict[str, Builder] = {
     "array_max": lambda call, args: F.array_max(_values(args)[0]),
     "array_min": lambda call, args: F.array_min(_values(args)[0]),
     "array_reverse": lambda call, args: F.reverse(_values(args)[0]),
-    "array_repeat": lambda call, args: F.array_repeat(_values(args)[0], _values(args)[1].cast("int")),
-    "empty": lambda call, args: F.size(_values(args)[0]) == 0,  # DataFusion's array_empty
+    "array_repeat": _array_repeat,
+    # DataFusion's array_empty; Spark's size of a null list is -1
+    "empty": lambda call, args: F.when(_values(args)[0].isNotNull(), F.size(_values(args)[0]) == 0),
     "array_slice": _array_slice,
     "get_field": _get_field,
     # DataFusion names the members of a struct it is not told names for c0, c1, ...
