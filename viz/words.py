@@ -1178,7 +1178,7 @@ def _percentile_words(w: Words, name: str, values: Sequence[Expression], sorts, 
         fraction = _constant(w, values[1]) if len(values) > 1 else None
         if fraction is None or not 0 <= fraction <= 1:
             return None
-        if sorts and sorts[0].direction in (3, 4):  # WITHIN GROUP (ORDER BY x DESC): from the other end
+        if sorts and sorts[0].direction in (3, 4):  # DESC NULLS FIRST / LAST: counted from the other end
             fraction = 1 - fraction
     percent = fraction * 100
     which = "median" if percent == 50 else f"{_ordinal_number(percent)} percentile"

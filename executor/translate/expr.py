@@ -349,7 +349,7 @@ class ExprTranslator:
             values = [a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]
             if not values or not f.output_type.WhichOneof("kind"):
                 raise Unsupported(f"`{ref.compound_name}` without a value or a declared output type")
-            if f.output_type.WhichOneof("kind") in ("precision_timestamp_tz", "timestamp_tz"):
+            if f.output_type.WhichOneof("kind") in _ZONED_KINDS:
                 named = _constant_value(values[1]) if len(values) > 1 else None
                 zone = _ARROW_ZONE.search(named) if isinstance(named, str) else None
                 if zone is None or zone.group(1) not in ("UTC", "+00:00", "Z"):
@@ -377,7 +377,9 @@ class ExprTranslator:
             # WITHIN GROUP (ORDER BY x DESC) counts the fraction from the other end
             value = next(a for a in args if isinstance(a, Column))
             value = value if condition is None else F.when(condition, value)
-            out = _functions().aggregates.percentile(call, value, descending=f.sorts[0].direction in (3, 4))
+            out = _functions().aggregates.percentile(
+                call, value, descending=f.sorts[0].direction in (3, 4)
+            )  # DESC NULLS FIRST / LAST
             self._warn(call)
             return _functions().as_declared(call, out)
         if condition is not None:
@@ -558,47 +560,18 @@ class ExprTranslator:
         if folded is not None:
             return folded
         inner = self.expr(e.input)
-        source_kind = (self.type_of(e.input) or type_pb2.Type()).WhichOneof("kind")
-        zoned = ("precision_timestamp_tz", "timestamp_tz")
+        source = self.type_of(e.input)
+        source_kind = source.WhichOneof("kind") if source is not None else None
         datafusion = self.tr.model.conventions.dialect == "datafusion"
-        if kind in zoned and source_kind not in zoned + tuple(_INT_KINDS) and datafusion:
+        if datafusion and kind in _ZONED_KINDS and source_kind not in _ZONED_KINDS | _INT_KINDS:
             self.tr.warn(
                 f"node {self.node_id}: a cast to a timestamp with a time zone: the plan's type carries no zone, so "
                 "the run reads the value in UTC; DataFusion's engine reads it in the zone of the type it was written "
                 "with"
             )
-        if datafusion and source_kind in _INT_KINDS and kind in _TIMESTAMP_KINDS:
-            # DataFusion counts a number as the timestamp's units since 1970; Spark casts no number to a
-            # timestamp without a zone
-            digits = _digits(e.type)
-            if digits > 6:
-                self._finer_than_spark(digits)
-                scale = F.lit(10 ** (digits - 6))
-                inner = (inner - F.pmod(inner, scale)) / scale
-            else:
-                inner = inner * F.lit(10 ** (6 - digits))
-            inner = F.timestamp_micros(inner.cast("long"))
-        if datafusion and source_kind in _TIMESTAMP_KINDS and kind in _TIMESTAMP_KINDS and _digits(e.type) < 6:
-            # to coarser units Arrow cuts toward zero (before 1970, later in time); Spark's cast keeps microseconds
-            unit = F.lit(10 ** (6 - _digits(e.type)))
-            micros = F.unix_micros(inner.cast("timestamp"))
-            inner = F.timestamp_micros(micros - micros % unit)
-        if datafusion and source_kind in _TIMESTAMP_KINDS and kind in _INT_KINDS:
-            # the timestamp's own units since 1970, as DataFusion counts it, cut toward zero; Spark casts no
-            # timestamp without a zone to a number
-            digits = _digits(self.type_of(e.input))
-            micros = F.unix_micros(inner.cast("timestamp"))
-            unit = F.lit(10 ** max(0, 6 - digits))
-            inner = micros * F.lit(10 ** (digits - 6)) if digits >= 6 else (micros - micros % unit) / unit
-            inner = inner.cast("long")
-        if source_kind == "date" and kind in _INT_KINDS:
-            # Spark's cast of a date to a number is null; DataFusion's is its days since 1970-01-01
-            if self.tr.model.conventions.dialect != "datafusion":
-                raise Unsupported(f"a cast of a date to {kind}: what number a date is, is its producer's")
-            inner = F.unix_date(inner).cast("long")
+        inner = self._counted(inner, e.type, source, datafusion)
         if isinstance(target, S.DecimalType) and 0 < target.scale <= EXACT_POWERS:
-            source = self.type_of(e.input)
-            if source is not None and source.WhichOneof("kind") in ("fp32", "fp64"):
+            if source_kind in ("fp32", "fp64"):
                 # Spark casts a float's shortest text: 1.005, which is 1.00499999999999989..., became 1.01.
                 # Scaled by a power of ten and rounded whole, it is what DataFusion and DuckDB give (1.00).
                 power = F.lit(10.0**target.scale)
@@ -606,11 +579,7 @@ class ExprTranslator:
         if isinstance(target, S.StringType) and _is_text(e.input, self.type_of):
             return inner  # varchar or char to string: Spark's value is a string already
         refused = None  # text Spark's cast reads and the plan's producer does not
-        if (
-            isinstance(target, S.DecimalType)
-            and self.tr.model.conventions.dialect == "datafusion"
-            and _is_text(e.input, self.type_of)
-        ):
+        if datafusion and isinstance(target, S.DecimalType) and _is_text(e.input, self.type_of):
             refused = F.regexp_like(inner, F.lit("[eE]"))  # DataFusion reads no exponent (1e3); Java's BigDecimal does
 
         def unless_refused(cast: Column) -> Column:
@@ -686,6 +655,35 @@ class ExprTranslator:
             if stamp.precision > 6 and stamp.value % 10 ** (stamp.precision - 6):
                 self._finer_than_spark(stamp.precision)
         return literals.literal(lit)
+
+    def _counted(self, inner: Column, target: type_pb2.Type, source: type_pb2.Type | None, datafusion: bool) -> Column:
+        """A cast's value where a time and a number are cast one to the other, or a timestamp to coarser
+        units: Spark casts no number to a timestamp without a zone nor back, a date to a number is null, and
+        its timestamps keep microseconds. DataFusion counts the date's days or the timestamp's own units since
+        1970, toward zero as Arrow cuts; from another producer a date's number is refused."""
+        kind, source_kind = target.WhichOneof("kind"), source.WhichOneof("kind") if source is not None else None
+        if source_kind == "date" and kind in _INT_KINDS:
+            if not datafusion:
+                raise Unsupported(f"a cast of a date to {kind}: what number a date is, is its producer's")
+            return F.unix_date(inner).cast("long")
+        if not datafusion:
+            return inner
+        if source_kind in _INT_KINDS and kind in _TIMESTAMP_KINDS:
+            digits = _digits(target)
+            if digits <= 6:
+                return F.timestamp_micros((inner * F.lit(10 ** (6 - digits))).cast("long"))
+            self._finer_than_spark(digits)
+            scale = F.lit(10 ** (digits - 6))
+            return F.timestamp_micros(((inner - F.pmod(inner, scale)) / scale).cast("long"))
+        datetimes = _functions().datetimes
+        if source_kind in _TIMESTAMP_KINDS and kind in _TIMESTAMP_KINDS and _digits(target) < 6:
+            return datetimes.cut_to(inner, 10 ** (6 - _digits(target)))
+        if source_kind in _TIMESTAMP_KINDS and kind in _INT_KINDS:
+            digits = _digits(source)
+            if digits >= 6:
+                return (F.unix_micros(inner.cast("timestamp")) * F.lit(10 ** (digits - 6))).cast("long")
+            return datetimes.whole_units(inner, 10 ** (6 - digits))
+        return inner
 
     def _no_unsigned(self, kind: str, variation: int, what: str) -> None:
         """Refuse an integer of a type variation: DataFusion's 1 is its unsigned integers, which Spark has
@@ -933,7 +931,8 @@ __all__ = ["ExprTranslator", "Record", "SUPPORTED_EXPRESSIONS"]
 
 _TEXT_KINDS = frozenset({"string", "varchar", "fixed_char"})
 _INT_KINDS = frozenset({"i8", "i16", "i32", "i64"})
-_TIMESTAMP_KINDS = frozenset({"precision_timestamp", "precision_timestamp_tz", "timestamp", "timestamp_tz"})
+_ZONED_KINDS = frozenset({"precision_timestamp_tz", "timestamp_tz"})
+_TIMESTAMP_KINDS = frozenset({"precision_timestamp", "timestamp"}) | _ZONED_KINDS
 
 
 def _digits(t: type_pb2.Type) -> int:

@@ -86,12 +86,14 @@ def translate(model: PlanModel, node_id: str, spark, tables, observe: Observe | 
 def _members_named(df: DataFrame, schema) -> DataFrame:
     """``df`` with the members of its struct columns named as the plan names them (its fields' nested
     names), where Spark's differ."""
-    columns, renamed = [], False
-    for name, plan_field, spark_field in zip(df.columns, schema, df.schema.fields):
-        named = with_member_names(spark_field.dataType, iter(plan_field.nested))
-        renamed |= named != spark_field.dataType
-        columns.append(col(name).cast(named).alias(name) if named != spark_field.dataType else col(name))
-    return df.select(*columns, *[col(c) for c in df.columns[len(columns) :]]) if renamed else df
+    renamed = {
+        name: named
+        for name, plan_field, spark_field in zip(df.columns, schema, df.schema.fields)
+        if (named := with_member_names(spark_field.dataType, iter(plan_field.nested))) != spark_field.dataType
+    }
+    if not renamed:
+        return df
+    return df.select(*[col(c).cast(renamed[c]).alias(c) if c in renamed else col(c) for c in df.columns])
 
 
 class Translator:

@@ -105,10 +105,10 @@ def to_spark(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = Non
     return builder(getattr(t, kind))
 
 
-#: Kinds whose precision counts digits of a second; Spark keeps microseconds (6).
 #: What becomes of a time finer than Spark's, said wherever a plan's time is (a result column, a literal, a cast).
 MICROSECONDS_KEPT = "Spark keeps microseconds, so the digits below a microsecond are dropped"
 
+#: Kinds whose precision counts digits of a second; Spark keeps microseconds (6).
 _SUBSECOND_KINDS = ("precision_timestamp", "precision_timestamp_tz", "interval_day")
 
 

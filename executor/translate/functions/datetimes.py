@@ -223,11 +223,17 @@ def _parse_format(call: Call, at: int, fmt: Column, what: str) -> Column:
 _MICROS_IN = {"seconds": 1_000_000, "millis": 1_000, "micros": 1}
 
 
-def _cut(ts: Column, micros: int) -> Column:
-    """A timestamp cut to a whole number of ``micros`` since 1970 toward zero, as Arrow casts a finer
-    timestamp to a coarser one (before 1970 that is later in time)."""
-    since = F.unix_micros(ts)
-    return F.timestamp_micros(since - since % F.lit(micros))
+def whole_units(ts: Column, micros: int) -> Column:
+    """The whole units of ``micros`` microseconds since 1970 of a timestamp, counted toward zero as Arrow
+    counts them (before 1970 that is later in time), as a long."""
+    since = F.unix_micros(ts.cast("timestamp"))
+    return ((since - since % F.lit(micros)) / F.lit(micros)).cast("long")
+
+
+def cut_to(ts: Column, micros: int) -> Column:
+    """A timestamp cut to whole units of ``micros`` microseconds, as Arrow casts a finer timestamp to a
+    coarser one (:func:`whole_units`)."""
+    return F.timestamp_micros(whole_units(ts, micros) * F.lit(micros))
 
 
 def _to_temporal(to: str, unit: str = "seconds", cut: bool = False) -> Builder:
@@ -251,7 +257,7 @@ def _to_temporal(to: str, unit: str = "seconds", cut: bool = False) -> Builder:
         else:
             formats = enumerate(vals[1:], 1)
             parsed = F.coalesce(*[F.call_function(fn, vals[0], _parse_format(call, i, fmt, fn)) for i, fmt in formats])
-        return _cut(parsed, _MICROS_IN[unit]) if cut and _MICROS_IN[unit] > 1 else parsed
+        return cut_to(parsed, _MICROS_IN[unit]) if cut and _MICROS_IN[unit] > 1 else parsed
 
     return build
 
@@ -266,13 +272,12 @@ def _to_unixtime(call: Call, args: list) -> Column:
     if kind in ("string", "varchar", "fixed_char"):
         ts = _to_temporal("timestamp")(call, args)
     elif kind in ("date", "timestamp", "precision_timestamp", "timestamp_tz", "precision_timestamp_tz"):
-        ts = vals[0].cast("timestamp")
+        ts = vals[0]
     else:
         raise Unsupported(
             f"to_unixtime of a {kind or 'value of unknown type'}: only times, text and integers are mapped"
         )
-    since = F.unix_micros(ts)
-    return ((since - since % F.lit(1_000_000)) / F.lit(1_000_000)).cast("long")
+    return whole_units(ts, _MICROS_IN["seconds"])
 
 
 def _date_trunc(call: Call, args: list) -> Column:

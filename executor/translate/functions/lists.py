@@ -71,7 +71,7 @@ def _array_concat(call: Call, args: list) -> Column:
     and only lists that are all null give null."""
     lists = _values(args)
     some = F.coalesce(*lists)
-    empty = F.filter(some, lambda x: F.lit(False))  # an empty list of the lists' type
+    empty = _emptied(some)
     return F.when(some.isNull(), F.lit(None)).otherwise(F.concat(*[F.coalesce(v, empty) for v in lists]))
 
 
@@ -160,9 +160,14 @@ def _string_to_array(call: Call, args: list) -> Column:
     return pieces
 
 
+def _emptied(lst: Column) -> Column:
+    """An empty list of ``lst``'s type."""
+    return F.filter(lst, lambda x: F.lit(False))
+
+
 def _empty_like(value: Column) -> Column:
     """An empty list of ``value``'s type."""
-    return F.filter(F.array(value), lambda x: F.lit(False))
+    return _emptied(F.array(value))
 
 
 def _array_append(call: Call, args: list) -> Column:

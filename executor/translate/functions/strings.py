@@ -603,6 +603,11 @@ def _may_skip(text: str) -> bool:
     )
 
 
+def _base64(value: Column) -> Column:
+    """Spark's base64 of ``value``, padded, in one line (Spark breaks it into lines of 76 characters)."""
+    return F.regexp_replace(F.base64(value), "\r\n", "")
+
+
 def _encode(call: Call, args: list) -> Column:
     """DataFusion's ``encode(value, 'hex' | 'base64' | 'base64pad')`` of text (its UTF-8 bytes) or bytes:
     lower-case hex digits; base64 without its padding unless ``base64pad``."""
@@ -611,7 +616,7 @@ def _encode(call: Call, args: list) -> Column:
     if method == "hex":
         return F.lower(F.hex(value))
     if method in ("base64", "base64pad"):
-        padded = F.regexp_replace(F.base64(value), "\r\n", "")  # Spark breaks its text into lines of 76
+        padded = _base64(value)
         return padded if method == "base64pad" else F.regexp_replace(padded, "=+$", "")
     raise Unsupported("encode: the method is taken as the literal 'hex', 'base64' or 'base64pad'")
 
@@ -629,7 +634,7 @@ def _decode(call: Call, args: list) -> Column:
         # Spark's reads MIME's base64 (it skips what is not of the alphabet, and bits past the last byte):
         # only text that is the bytes' own encoding, padded or not, is what DataFusion reads
         unpadded = F.regexp_replace(value, "=+$", "")
-        again = F.regexp_replace(F.regexp_replace(F.base64(decoded), "\r\n", ""), "=+$", "")
+        again = F.regexp_replace(_base64(decoded), "=+$", "")
         padding = F.length(value) - F.length(unpadded)
         valid = (again == unpadded) & ((padding == 0) | (F.length(value) % 4 == 0))
     else:
