@@ -362,3 +362,55 @@ SELECT n_nationkey, array_repeat(n_regionkey, n_nationkey - 4294967294) AS b FRO
 -- of a null list, null
 SELECT n_nationkey, array_empty(CASE WHEN n_nationkey > 10 THEN make_array(n_nationkey) WHEN n_nationkey > 5 THEN NULL ELSE array_remove(make_array(n_nationkey), n_nationkey) END) AS e FROM nation
 ;
+-- name: lists_sort
+-- array_sort: nulls first in both directions unless told otherwise; the words in any case
+SELECT n_regionkey, array_sort(array_agg(n_nationkey)) AS a, array_sort(array_agg(CASE WHEN n_nationkey % 3 = 0 THEN NULL ELSE n_name END), 'DESC') AS d, array_sort(array_agg(CASE WHEN n_nationkey % 4 = 0 THEN NULL ELSE n_nationkey END), 'DESC', 'NULLS LAST') AS dl, array_sort(array_agg(CASE WHEN n_nationkey % 4 = 0 THEN NULL ELSE n_nationkey END), 'ASC', 'NULLS LAST') AS al FROM nation GROUP BY n_regionkey
+;
+-- name: lists_sets
+-- array_union, array_intersect, array_except: each value once, in the order of first sight
+SELECT n_nationkey, array_union(make_array(n_regionkey, 2, n_regionkey, NULL), make_array(1, n_nationkey % 3, NULL)) AS u, array_intersect(make_array(n_regionkey, 1, 2, NULL, 2), make_array(2, n_nationkey % 3, NULL)) AS i, array_except(make_array(n_regionkey, 1, 2, NULL, 2, 4), make_array(2, n_nationkey % 5)) AS e FROM nation
+;
+-- name: lists_overlap
+-- array_has_any, arrays_overlap, array_has_all: a null equal to a null (Spark's arrays_overlap gives null)
+SELECT n_nationkey, arrays_overlap(make_array(n_regionkey, NULL), make_array(NULL, 3)) AS o, array_has_any(make_array(n_regionkey, 1), make_array(n_nationkey % 4, 7)) AS ha, array_has_all(make_array(n_regionkey, NULL, 3), make_array(NULL, n_nationkey % 4)) AS hl FROM nation
+;
+-- name: lists_positions
+-- array_positions (a null finds the nulls); array_replace, _n, _all (a null equal to a null)
+SELECT n_nationkey, array_positions(make_array(n_regionkey, 2, n_regionkey, NULL), n_regionkey) AS p, array_replace(make_array(n_regionkey, 2, n_regionkey, NULL), 2, 9) AS r, array_replace_n(make_array(n_regionkey, 2, n_regionkey, 1), n_regionkey, 9, 2) AS rn, array_replace_all(make_array(n_regionkey, 2, n_regionkey, NULL), n_regionkey, 9) AS ra FROM nation
+;
+-- name: lists_pop
+-- array_pop_front/back, array_length (null for a null list), array_ndims, array_any_value, array_resize
+SELECT n_nationkey, array_pop_front(make_array(n_regionkey, 2, 3)) AS f, array_pop_back(make_array(n_regionkey, 2, 3)) AS b, array_length(make_array(n_regionkey, n_nationkey)) AS len, array_ndims(make_array(make_array(n_regionkey))) AS nd, array_any_value(make_array(NULL, n_regionkey)) AS av, array_resize(make_array(n_regionkey, 2), n_nationkey % 4, 7) AS rs FROM nation
+;
+-- name: lists_range
+-- range (stop left out) and generate_series (stop kept) of whole numbers
+SELECT n_nationkey, range(n_regionkey) AS r1, range(1, n_regionkey) AS r2, generate_series(1, n_regionkey) AS g, range(n_nationkey, 0, -7) AS r3 FROM nation
+;
+-- name: lists_regexp_instr2
+-- regexp_instr: the character position of the first match from start (^ matches at start), 0 without
+SELECT n_name, regexp_instr(n_name, 'A') AS a, regexp_instr(n_name, 'A', 2) AS b, regexp_instr(n_name, '^[^A]', 2) AS c, regexp_instr(n_name, 'a', 1, 1, 'i') AS d, regexp_instr(n_comment, '(?x) e  # comment', 3) AS e, regexp_instr(n_name, 'N$') AS f, regexp_instr(CASE WHEN n_nationkey > 20 THEN NULL ELSE n_name END, 'A') AS g, regexp_instr(n_name, '') AS h FROM nation
+;
+-- name: lists_ts_nanos2
+-- to_timestamp_nanos of a number of nanoseconds and of text; to_date of a date and of a timestamp
+SELECT o_orderkey, to_timestamp_nanos(o_orderkey * 1234000 - 40000000) AS t, to_timestamp_nanos('2020-01-01T01:02:03.123456') AS s, to_date(CAST(o_orderdate AS TIMESTAMP)) AS d, to_date(o_orderdate) AS dd FROM orders WHERE o_orderkey < 10
+;
+-- name: lists_sort_doubles
+-- array_sort of doubles with NaN (last ascending) and of text
+SELECT n_regionkey, array_sort(array_agg(CASE WHEN n_nationkey % 5 = 0 THEN CAST('NaN' AS DOUBLE) WHEN n_nationkey % 5 = 1 THEN NULL ELSE n_nationkey / 3.0 END), 'desc', 'nulls last') AS a, array_sort(make_array(min(n_name), lower(max(n_name)), NULL)) AS b FROM nation GROUP BY n_regionkey
+;
+-- name: lists_null_lists
+-- list functions of null lists and of lists holding nulls
+SELECT n_nationkey, array_union(l, make_array(1, 2)) AS u, array_intersect(make_array(1, 2), l) AS i, array_except(l, make_array(1)) AS e, array_has_all(l, make_array(1)) AS ha1, array_has_all(make_array(1), l) AS ha2, array_has_any(l, make_array(1)) AS hy, arrays_overlap(make_array(1), l) AS o, array_positions(l, 1) AS p, array_replace(l, 1, 5) AS r, array_pop_front(l) AS pf, array_length(l) AS len, array_ndims(l) AS nd, array_any_value(l) AS av, array_resize(l, 3, 0) AS rs, array_sort(l) AS s FROM (SELECT n_nationkey, CASE WHEN n_nationkey % 3 = 0 THEN NULL WHEN n_nationkey % 3 = 1 THEN make_array(n_regionkey, NULL, 1) ELSE make_array(CAST(n_regionkey AS BIGINT)) END AS l FROM nation) t
+;
+-- name: lists_series_more
+-- range and generate_series: negative steps, steps pointing away (empty), a null argument
+SELECT n_nationkey, range(n_nationkey - 12, 12 - n_nationkey, 5) AS a, generate_series(n_nationkey, n_regionkey, -2) AS b, generate_series(n_regionkey - 2) AS c, range(CASE WHEN n_nationkey > 20 THEN NULL ELSE n_nationkey END, 30, 7) AS d FROM nation
+;
+-- name: lists_resize_replace
+-- array_resize cutting and filling with null; array_replace_n with n below 1; replacing nulls
+SELECT n_nationkey, array_resize(make_array(n_regionkey, n_nationkey, 2), n_nationkey % 5) AS a, array_replace_n(make_array(n_regionkey, 1, n_regionkey, n_regionkey), n_regionkey, 0, n_nationkey % 4 - 1) AS b, array_replace_all(make_array(n_regionkey, NULL, 1), NULL, 9) AS c, array_replace(make_array(NULL, n_regionkey, NULL), NULL, n_nationkey) AS d FROM nation
+;
+-- name: lists_sets_doubles
+-- array_union and array_intersect of doubles with NaN; array_except of text with nulls
+SELECT n_nationkey, array_union(make_array(n_nationkey * -0.0, CAST('NaN' AS DOUBLE), 1.5), make_array(0.0, CAST('NaN' AS DOUBLE))) AS u, array_intersect(make_array(CAST('NaN' AS DOUBLE), n_regionkey * 1.0), make_array(CAST('NaN' AS DOUBLE), 2.0)) AS i, array_except(make_array(n_name, 'x', NULL), make_array('x')) AS e FROM nation
+;

@@ -88,7 +88,6 @@ ALIASES: dict[str, str] = {
     "instr": "strpos",
     "position": "strpos",
     "regexp_like": "regexp_like",
-    "array_length": "cardinality",
     "list_sort": "sort",
     "neq": "not_equal",
     "eq": "equal",

@@ -245,6 +245,11 @@ def _to_temporal(to: str, unit: str = "seconds", cut: bool = False) -> Builder:
     def build(call: Call, args: list) -> Column:
         vals = _values(args)
         kind = _arg_kind(call, 0)
+        if to == "date" and kind in ("date", "timestamp", "precision_timestamp"):
+            return vals[0].cast("date")  # a timestamp's day, earlier in time before 1970 (as Arrow casts)
+        if kind in INT_RANGE and unit == "nanos":  # Spark's timestamps hold microseconds: the rest is dropped
+            n = vals[0].cast("long")
+            return F.timestamp_micros(F.call_function("div", n - F.pmod(n, F.lit(1000)), F.lit(1000)))
         if kind in INT_RANGE:
             return F.date_from_unix_date(vals[0]) if to == "date" else F.call_function(f"timestamp_{unit}", vals[0])
         if kind not in ("string", "varchar", "fixed_char"):
@@ -326,6 +331,7 @@ SCALAR: dict[str, Builder] = {
     "to_date": _to_temporal("date"),
     "to_timestamp": _to_temporal("timestamp"),
     "to_timestamp_micros": _to_temporal("timestamp", unit="micros"),
+    "to_timestamp_nanos": _to_temporal("timestamp", unit="nanos"),
     "to_timestamp_millis": _to_temporal("timestamp", unit="millis", cut=True),
     "to_timestamp_seconds": _to_temporal("timestamp", unit="seconds", cut=True),
     "to_unixtime": _to_unixtime,

@@ -9,7 +9,18 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ...errors import Unsupported
-from ._common import NOT_CONSTANT, Builder, Call, _fail_if, _option, _values, base_name, literal_pattern
+from ._common import (
+    INT_RANGE,
+    NOT_CONSTANT,
+    Builder,
+    Call,
+    _arg_kind,
+    _fail_if,
+    _option,
+    _values,
+    base_name,
+    literal_pattern,
+)
 
 
 def _cardinality(call: Call, args: list) -> Column:
@@ -17,14 +28,8 @@ def _cardinality(call: Call, args: list) -> Column:
     return F.when(x.isNull(), F.lit(None)).otherwise(F.size(x))
 
 
-def _sort_list(call: Call, args: list) -> Column:
-    x = _values(args)[0]
-    mode = _option(
-        call,
-        "direction",
-        ("ASC_NULLS_FIRST", "ASC_NULLS_LAST", "DESC_NULLS_FIRST", "DESC_NULLS_LAST"),
-        "ASC_NULLS_LAST",
-    )
+def _sorted(x: Column, mode: str) -> Column:
+    """``x`` sorted as ``mode`` says (``ASC_NULLS_FIRST`` ...)."""
     sorts = {
         "ASC_NULLS_FIRST": lambda: F.sort_array(x, asc=True),
         "ASC_NULLS_LAST": lambda: F.array_sort(x),
@@ -32,6 +37,31 @@ def _sort_list(call: Call, args: list) -> Column:
         "DESC_NULLS_LAST": lambda: F.sort_array(x, asc=False),
     }
     return sorts[mode]()
+
+
+def _sort_list(call: Call, args: list) -> Column:
+    mode = _option(
+        call,
+        "direction",
+        ("ASC_NULLS_FIRST", "ASC_NULLS_LAST", "DESC_NULLS_FIRST", "DESC_NULLS_LAST"),
+        "ASC_NULLS_LAST",
+    )
+    return _sorted(_values(args)[0], mode)
+
+
+def _array_sort(call: Call, args: list) -> Column:
+    """DataFusion's ``array_sort(list[, 'ASC' | 'DESC'[, 'NULLS FIRST' | 'NULLS LAST']])``, either word in
+    any case: nulls first in both directions unless told otherwise."""
+    vals = _values(args)
+    words = call.constants[1 : len(vals)]
+    if not all(isinstance(w, str) for w in words):
+        raise Unsupported("array_sort: the direction and the place of nulls are taken only as literals")
+    given = [w.upper() for w in words]
+    direction = given[0] if given else "ASC"
+    nulls = given[1] if len(given) > 1 else "NULLS FIRST"
+    if direction not in ("ASC", "DESC") or nulls not in ("NULLS FIRST", "NULLS LAST"):
+        raise Unsupported(f"array_sort: {', '.join(map(repr, words))} is not a direction and a place of nulls")
+    return _sorted(vals[0], f"{direction}_{nulls.replace(' ', '_')}")
 
 
 def _lambda_fn(spark_fn: Callable[[Column, Callable], Column]) -> Builder:
@@ -222,6 +252,153 @@ def _array_slice(call: Call, args: list) -> Column:
     return F.when(lst.isNull() | begin.isNull() | end.isNull(), F.lit(None)).otherwise(sliced)
 
 
+def _shares(a: Column, b: Column) -> Column:
+    """Whether lists ``a`` and ``b`` share an element, a null equal to a null."""
+    return F.exists(a, lambda x: F.exists(b, lambda y: x.eqNullSafe(y)))
+
+
+def _array_has_any(call: Call, args: list) -> Column:
+    """DataFusion's ``array_has_any`` and ``arrays_overlap``: whether the lists share an element, a null
+    equal to a null (Spark's ``arrays_overlap`` gives null where only nulls could be shared); null for a
+    null list."""
+    a, b = _values(args)[:2]
+    return F.when(a.isNull() | b.isNull(), F.lit(None)).otherwise(_shares(a, b))
+
+
+def _array_has_all(call: Call, args: list) -> Column:
+    """DataFusion's ``array_has_all(list, sub)``: whether every element of ``sub`` is in ``list``, a null
+    equal to a null; null for a null list."""
+    a, b = _values(args)[:2]
+    held = F.forall(b, lambda y: F.exists(a, lambda x: x.eqNullSafe(y)))
+    return F.when(a.isNull() | b.isNull(), F.lit(None)).otherwise(held)
+
+
+def _array_positions(call: Call, args: list) -> Column:
+    """DataFusion's ``array_positions(list, value)``: the 1-based positions of ``value`` (a null finds
+    the nulls)."""
+    lst, value = _values(args)[:2]
+    at = F.transform(lst, lambda x, i: F.when(x.eqNullSafe(value), (i + 1).cast("long")))
+    return F.filter(at, lambda p: p.isNotNull())
+
+
+def _replaced(lst: Column, old: Column, new: Column, count: Column | None) -> Column:
+    """``lst`` with its first ``count`` elements equal to ``old`` (every one when ``count`` is None; a null
+    equal to a null) replaced by ``new``."""
+
+    def one(x: Column, i: Column) -> Column:
+        hit = x.eqNullSafe(old)
+        if count is not None:
+            before = F.size(F.filter(F.slice(lst, F.lit(1), i), lambda y: y.eqNullSafe(old)))
+            hit = hit & (before < count)
+        return F.when(hit, new).otherwise(x)
+
+    return F.transform(lst, one)
+
+
+def _array_replace(call: Call, args: list) -> Column:
+    """DataFusion's ``array_replace(list, old, new)``: the first element equal to ``old`` replaced."""
+    lst, old, new = _values(args)[:3]
+    return _replaced(lst, old, new, F.lit(1))
+
+
+def _array_replace_n(call: Call, args: list) -> Column:
+    """DataFusion's ``array_replace_n(list, old, new, n)``: the first ``n`` elements equal to ``old``
+    replaced (none for ``n`` below 1); null for a null ``n``."""
+    lst, old, new, n = _values(args)[:4]
+    return F.when(n.isNull(), F.lit(None)).otherwise(_replaced(lst, old, new, n))
+
+
+def _array_replace_all(call: Call, args: list) -> Column:
+    """DataFusion's ``array_replace_all(list, old, new)``: every element equal to ``old`` replaced."""
+    lst, old, new = _values(args)[:3]
+    return _replaced(lst, old, new, None)
+
+
+def _all_but_one(first: int) -> Builder:
+    """DataFusion's ``array_pop_front`` (``first`` 2) and ``array_pop_back`` (``first`` 1): the list without
+    its first or its last element."""
+
+    def build(call: Call, args: list) -> Column:
+        lst = _values(args)[0]
+        return F.slice(lst, F.lit(first), F.greatest(F.size(lst) - 1, F.lit(0)))
+
+    return build
+
+
+def _array_length(call: Call, args: list) -> Column:
+    """DataFusion's ``array_length(list)``: how many elements, null for a null list (Spark's size: -1).
+    A dimension other than the literal 1 is not mapped."""
+    vals = _values(args)
+    if len(vals) > 1 and (len(call.constants) < 2 or call.constants[1] != 1):
+        raise Unsupported("array_length: a dimension other than the literal 1 is not mapped")
+    lst = vals[0]
+    return F.when(lst.isNotNull(), F.size(lst).cast("long"))
+
+
+def _array_ndims(call: Call, args: list) -> Column:
+    """DataFusion's ``array_ndims(list)``: how many lists deep its type is; null for a null list."""
+    depth, _ = _list_depth(call.arg_types[0] if call.arg_types else None)
+    if not depth:
+        raise Unsupported("array_ndims of a value whose type is not known to be a list")
+    return F.when(_values(args)[0].isNotNull(), F.lit(depth).cast("long"))
+
+
+def _array_any_value(call: Call, args: list) -> Column:
+    """DataFusion's ``array_any_value(list)``: its first element that is not null."""
+    return F.call_function("try_element_at", _without_nulls(_values(args)[0]), F.lit(1))
+
+
+def _array_resize(call: Call, args: list) -> Column:
+    """DataFusion's ``array_resize(list, size[, value])``: cut to ``size`` elements, or filled up to it with
+    ``value`` (null when not given); a negative size is an error."""
+    vals = _values(args)
+    lst, size = vals[:2]
+    fill = vals[2] if len(vals) > 2 else F.lit(None)
+    n = F.least(size, F.lit(2**31 - 1)).cast("int")
+    resized = F.transform(
+        F.array_repeat(F.lit(0), n),
+        lambda _, i: F.when(i < F.size(lst), F.call_function("try_element_at", lst, i + 1)).otherwise(fill),
+    )
+    made = F.when(lst.isNull() | size.isNull(), F.lit(None)).otherwise(resized)
+    return _fail_if(size < 0, "array_resize: the size must not be negative", made)
+
+
+def _series(inclusive: bool) -> Builder:
+    """DataFusion's ``range`` (``inclusive`` False) and ``generate_series`` of whole numbers: ``start`` (0
+    when only the end is given), then every ``step`` (1 when not given) before ``stop`` or up to it; empty
+    where the step points away from ``stop``; null where an argument is; a step of 0 is an error."""
+    name = "generate_series" if inclusive else "range"
+
+    def build(call: Call, args: list) -> Column:
+        vals = _values(args)
+        kinds = [_arg_kind(call, i) for i in range(len(vals))]
+        if not all(k in INT_RANGE for k in kinds):
+            raise Unsupported(f"{name} of {', '.join(k or 'unknown' for k in kinds)}: only whole numbers are mapped")
+        vals = [v.cast("long") for v in vals]
+        one = F.lit(1).cast("long")
+        if len(vals) == 1:
+            start, stop, step = F.lit(0).cast("long"), vals[0], one
+        else:
+            start, stop, step = vals[0], vals[1], vals[2] if len(vals) > 2 else one
+        # the count in decimals, which hold any span of two longs
+        span, by = (stop.cast("decimal(21,0)") - start.cast("decimal(21,0)")), step.cast("decimal(21,0)")
+        whole = F.call_function("div", F.abs(span), F.abs(by))
+        if inclusive:
+            count = whole + 1
+        else:
+            count = whole + F.when(F.abs(span) % F.abs(by) == 0, 0).otherwise(1)
+        away = F.signum(span) * F.signum(by) < 0 if inclusive else F.signum(span) * F.signum(by) <= 0
+        last = start + ((F.least(count, F.lit(2**31 - 1)) - 1) * by).cast("long")
+        return (
+            F.when(start.isNull() | stop.isNull() | step.isNull(), F.lit(None))
+            .when(step == 0, F.raise_error(F.lit(f"{name}: the step must not be 0")))
+            .when(away, F.array().cast("array<bigint>"))
+            .otherwise(F.sequence(start, last, step))
+        )
+
+    return build
+
+
 SCALAR: dict[str, Builder] = {
     "cardinality": _cardinality,
     "sort": _sort_list,
@@ -246,6 +423,25 @@ SCALAR: dict[str, Builder] = {
     # DataFusion's array_empty; Spark's size of a null list is -1
     "empty": lambda call, args: F.when(_values(args)[0].isNotNull(), F.size(_values(args)[0]) == 0),
     "array_slice": _array_slice,
+    "array_sort": _array_sort,
+    "array_union": lambda call, args: F.array_union(*_values(args)[:2]),
+    "array_intersect": lambda call, args: F.array_intersect(*_values(args)[:2]),
+    "array_except": lambda call, args: F.array_except(*_values(args)[:2]),
+    "array_has_any": _array_has_any,
+    "arrays_overlap": _array_has_any,
+    "array_has_all": _array_has_all,
+    "array_positions": _array_positions,
+    "array_replace": _array_replace,
+    "array_replace_n": _array_replace_n,
+    "array_replace_all": _array_replace_all,
+    "array_pop_front": _all_but_one(2),
+    "array_pop_back": _all_but_one(1),
+    "array_length": _array_length,
+    "array_ndims": _array_ndims,
+    "array_any_value": _array_any_value,
+    "array_resize": _array_resize,
+    "range": _series(inclusive=False),
+    "generate_series": _series(inclusive=True),
     "get_field": _get_field,
     # DataFusion names the members of a struct it is not told names for c0, c1, ...
     "struct": lambda call, args: F.struct(*[v.alias(f"c{i}") for i, v in enumerate(_values(args))]),

@@ -473,6 +473,37 @@ def _regexp_count(call: Call, args: list) -> Column:
     return F.call_function("regexp_count", s, pattern)
 
 
+_EXTENDED_INLINE = re.compile(r"\(\?[a-zA-Z]*x")
+
+
+def _regexp_instr(call: Call, args: list) -> Column:
+    """DataFusion's ``regexp_instr(s, pattern[, start[, n[, flags[, group]]]])``: the character position in
+    ``s`` of the first match from character ``start`` (the pattern reads the text from there: ``^`` matches
+    at it), 0 without one. Only the first match (``n`` 1) of the whole pattern (``group`` 0) is mapped:
+    Spark's ``regexp_instr`` gives neither another match nor a group's place."""
+    vals = _values(args)
+    s, pattern = vals[:2]
+    for at, what, default in ((3, "a match other than the first (n of 1)", 1), (5, "a group's position", 0)):
+        if len(vals) > at and (len(call.constants) <= at or call.constants[at] != default):
+            raise Unsupported(f"regexp_instr: {what} is not mapped")
+    flags = _datafusion_flags(call, "regexp_instr", 4) if len(vals) > 4 else ""
+    java = _rust_pattern(call, flags, pattern)
+    text = call.constants[1] if len(call.constants) > 1 else None
+    extended = "x" in flags or (isinstance(text, str) and _EXTENDED_INLINE.search(text))
+    # what comes before the first match, the pattern in a group of its own (a comment of the x mode ends
+    # at a line break, not at the group's end)
+    before = F.concat(F.lit("^((?s:.*?))(?:"), java, F.lit("\n)" if extended else ")"))
+    start = vals[2].cast("int") if len(vals) > 2 else F.lit(1)
+    rest = F.call_function("substring", s, start)
+    found = F.call_function("regexp_like", rest, java)
+    position = (
+        F.when(found.isNull(), F.lit(None))
+        .when(found, F.char_length(F.call_function("regexp_extract", rest, before, F.lit(1))) + start)
+        .otherwise(0)
+    )
+    return _fail_if(start < 1, "regexp_instr: the start is counted from 1", position.cast("long"))
+
+
 def _datafusion_flags(call: Call, name: str, at: int, also: str = "") -> str:
     """DataFusion's flags argument number ``at`` of ``name``: a literal of ``i``, ``m``, ``s``, ``x`` (and
     ``also``); other flags of its regex engine are refused, not left out."""
@@ -682,6 +713,7 @@ SCALAR: dict[str, Builder] = {
     **{f"sha{bits}": _sha(bits) for bits in (224, 256, 384, 512)},
     "digest": _digest,
     "regexp_count": _regexp_count,
+    "regexp_instr": _regexp_instr,
     "levenshtein": _spark_fn("levenshtein", 2),
     "find_in_set": _spark_fn("find_in_set", 2),
     "to_hex": lambda call, args: F.lower(F.hex(_values(args)[0])),
