@@ -382,20 +382,19 @@ class ExprTranslator:
             )  # DESC NULLS FIRST / LAST
             self._warn(call)
             return _functions().as_declared(call, out)
-        if condition is not None:
-            values = [a for a in args if isinstance(a, Column)]
-            if not values:  # count(*) FILTER (...) counts the rows that pass
-                call.name = "count"
-                call.arg_types = [None]
-                args = [F.when(condition, F.lit(1))]
-            else:
-                args = [F.when(condition, a) if isinstance(a, Column) else a for a in args]
         if name in _functions().ORDERED_AGGREGATES and not call.distinct:  # DataFusion's DISTINCT ON
             value = next(a for a in args if isinstance(a, Column))
             self._warn(call)
-            if not f.sorts:
-                return F.first(value) if name == "first_value" else F.last(value)
-            return F.element_at(self._ordered(f.sorts, value, condition), 1 if name == "first_value" else -1)
+            at = 1 if name == "first_value" else -1
+            if f.sorts:
+                return F.element_at(self._ordered(f.sorts, value, condition), at)
+            if condition is None:
+                return F.first(value) if at == 1 else F.last(value)
+            # the first or last of the rows that pass, its value null or not
+            passing = F.collect_list(F.when(condition, F.struct(value.alias("v"))))
+            return F.call_function("try_element_at", passing, F.lit(at))["v"]
+        if condition is not None:
+            args = self._masked(call, args, condition)
         if f.sorts:
             if name == "string_agg" and not call.distinct:
                 values = [a for a in args if isinstance(a, Column)]
@@ -405,6 +404,25 @@ class ExprTranslator:
             self.tr.warn(f"the ordering inside aggregate `{call.name}` is not honoured")
         out = _functions().aggregate(call, args)
         self._warn(call)
+        return out
+
+    @staticmethod
+    def _masked(call, args: list, condition: Column) -> list:
+        """An aggregate's arguments for the rows that pass a measure's filter: its first value null in the
+        rows that do not, and every later value that is not a constant (a separator or a fraction stays
+        one); ``count(*)`` counts the rows that pass."""
+        if not any(isinstance(a, Column) for a in args):
+            call.name = "count"
+            call.arg_types = [None]
+            return [F.when(condition, F.lit(1))]
+        out, j = [], 0
+        for a in args:
+            if isinstance(a, Column):
+                varies = j == 0 or j >= len(call.constants) or call.constants[j] is _functions().NOT_CONSTANT
+                out.append(F.when(condition, a) if varies else a)
+                j += 1
+            else:
+                out.append(a)
         return out
 
     def _array_agg(self, call, value: Column, sorts, condition: Column | None) -> Column:
@@ -884,7 +902,13 @@ def _frame(spec, f, name: str):
     hi = _bound(f.upper_bound, Window.unboundedFollowing) if f.HasField("upper_bound") else Window.unboundedFollowing
     if f.bounds_type == Expression.WindowFunction.BOUNDS_TYPE_RANGE:
         return spec.rangeBetween(lo, hi)
+    # Spark counts rows in an int, and a partition holds fewer: more rows than that reach its end
+    lo = Window.unboundedPreceding if lo < -_INT_MAX else lo
+    hi = Window.unboundedFollowing if hi > _INT_MAX else hi
     return spec.rowsBetween(lo, hi)
+
+
+_INT_MAX = 2**31 - 1
 
 
 _SUBQUERIES: dict[str, Callable[[ExprTranslator, object], Column]] = {

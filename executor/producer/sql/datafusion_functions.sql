@@ -414,3 +414,27 @@ SELECT n_nationkey, array_resize(make_array(n_regionkey, n_nationkey, 2), n_nati
 -- array_union and array_intersect of doubles with NaN; array_except of text with nulls
 SELECT n_nationkey, array_union(make_array(n_nationkey * -0.0, CAST('NaN' AS DOUBLE), 1.5), make_array(0.0, CAST('NaN' AS DOUBLE))) AS u, array_intersect(make_array(CAST('NaN' AS DOUBLE), n_regionkey * 1.0), make_array(CAST('NaN' AS DOUBLE), 2.0)) AS i, array_except(make_array(n_name, 'x', NULL), make_array('x')) AS e FROM nation
 ;
+-- name: aggregates_first_last_filter
+-- first_value / last_value as aggregates with FILTER and no ORDER BY: of the rows that pass
+SELECT last_value(n_name) FILTER (WHERE n_nationkey = 3) AS l, first_value(n_nationkey) FILTER (WHERE n_nationkey > 20) AS f FROM nation
+;
+-- name: aggregates_first_last_filter_grouped
+-- the same per group (one passing row in each, so the answer does not hang on row order)
+SELECT n_regionkey, first_value(n_name) FILTER (WHERE n_nationkey % 5 = 3 AND n_nationkey < 15) AS f, last_value(n_nationkey) FILTER (WHERE n_nationkey % 5 = 3 AND n_nationkey < 15) AS l, min(n_name) FILTER (WHERE n_nationkey % 5 = 3) AS m FROM nation GROUP BY n_regionkey
+;
+-- name: aggregates_regr_r2_constant
+-- regr_r2 where y does not vary: null (Spark's own gives 1.0)
+SELECT n_regionkey, corr(n_regionkey, n_nationkey) AS r, regr_slope(n_nationkey, n_regionkey) AS s, regr_r2(n_regionkey, n_nationkey) AS r2a, regr_r2(n_nationkey, n_regionkey) AS r2b, regr_r2(n_nationkey, n_nationkey * 2) AS r2c FROM nation GROUP BY n_regionkey
+;
+-- name: aggregates_string_agg_filter
+-- string_agg with FILTER: the separator stays a constant; count(1) FILTER counts the rows that pass
+SELECT n_regionkey, string_agg(n_name, '|' ORDER BY n_name DESC) FILTER (WHERE n_nationkey > 5) AS s, string_agg(n_name, '|') FILTER (WHERE n_nationkey % 7 = 1) AS t, count(1) FILTER (WHERE n_nationkey > 10) AS c FROM nation GROUP BY n_regionkey
+;
+-- name: aggregates_big_offsets
+-- lag, ntile and a ROWS frame with offsets beyond an int (Spark's int), as long as any partition
+SELECT n_nationkey, lag(n_nationkey, 3000000000, -1) OVER (ORDER BY n_nationkey) AS l, ntile(3000000000) OVER (ORDER BY n_nationkey) AS t, sum(n_nationkey) OVER (ORDER BY n_nationkey ROWS BETWEEN 3000000000 PRECEDING AND CURRENT ROW) AS s FROM nation
+;
+-- name: aggregates_approx_distinct
+-- approx_distinct's type (the plan leaves it out)
+SELECT n_regionkey, approx_distinct(n_name) AS ad FROM nation GROUP BY n_regionkey
+;

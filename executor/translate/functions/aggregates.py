@@ -96,6 +96,17 @@ def _agg(fn: str, distinct_ok: bool = True) -> Builder:
     return build
 
 
+def _regr_r2(call: Call, args: list) -> Column:
+    """``regr_r2(y, x)``; where y does not vary, DataFusion's is null (Spark's 1.0, the standard's)."""
+    if call.distinct:
+        raise Unsupported("regr_r2(DISTINCT ...) is not supported on Spark")
+    y, x = _values(args)[:2]
+    r2 = call.over(F.call_function("regr_r2", y, x))
+    if call.dialect != "datafusion":
+        return r2
+    return F.when(call.over(F.call_function("regr_syy", y, x)) == 0, F.lit(None)).otherwise(r2)
+
+
 def _avg(call: Call, args: list) -> Column:
     """The mean; of decimals from a DataFusion plan, cut toward zero as its engine cuts it (Spark's
     ``avg`` rounds half up). Both type the mean of ``decimal(p,s)`` as ``decimal(p+4,s+4)`` (at most 38);
@@ -226,6 +237,7 @@ AGGREGATE: dict[str, Builder] = {
     # DataFusion's linear regressions of y on x, each Spark's of the same name and argument order
     **{
         f"regr_{what}": _agg(f"regr_{what}", distinct_ok=False)
-        for what in ("slope", "intercept", "count", "r2", "avgx", "avgy", "sxx", "syy", "sxy")
+        for what in ("slope", "intercept", "count", "avgx", "avgy", "sxx", "syy", "sxy")
     },
+    "regr_r2": _regr_r2,
 }

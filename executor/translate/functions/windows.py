@@ -9,6 +9,8 @@ from pyspark.sql import functions as F
 from ...errors import Unsupported
 from ._common import Builder, Call, _values
 
+_INT_MAX = 2**31 - 1
+
 
 def _offset_fn(fn: str) -> Builder:
     """lag / lead: Spark takes the offset only as an integer constant (producers write it as an i32 or
@@ -20,6 +22,8 @@ def _offset_fn(fn: str) -> Builder:
         offset = call.constants[1] if len(call.constants) > 1 else 1
         if isinstance(offset, bool) or not isinstance(offset, int):
             raise Unsupported(f"{fn}: Spark takes the offset only as an integer constant")
+        # Spark's offset is an int; a partition holds fewer rows than that, so one beyond it reads none
+        offset = max(-_INT_MAX, min(offset, _INT_MAX))
         if len(vals) > 2:  # the default as an expression: PySpark's lag takes only a Python value
             return F.call_function(fn, x, F.lit(offset), vals[2])
         return (F.lag if fn == "lag" else F.lead)(x, offset)
@@ -33,7 +37,8 @@ WINDOW: dict[str, Builder] = {
     "dense_rank": lambda call, args: F.dense_rank(),
     "percent_rank": lambda call, args: F.percent_rank(),
     "cume_dist": lambda call, args: F.cume_dist(),
-    "ntile": lambda call, args: F.call_function("ntile", _values(args)[0].cast("int")),  # Spark takes an int only
+    # Spark takes an int only; more buckets than a partition's rows give each row its own
+    "ntile": lambda call, args: F.call_function("ntile", F.least(_values(args)[0], F.lit(_INT_MAX)).cast("int")),
     "lag": _offset_fn("lag"),
     "lead": _offset_fn("lead"),
     "first_value": lambda call, args: F.first(_values(args)[0]),
