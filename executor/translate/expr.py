@@ -280,11 +280,13 @@ class ExprTranslator:
         args: list = []
         arg_types: list[type_pb2.Type | None] = []
         constants: list = []
+        literal_args: list = []
         for a in f.arguments:
             kind = a.WhichOneof("arg_type")
             if kind == "value":
                 args.append(self.expr(a.value))
                 arg_types.append(self.type_of(a.value))
+                literal_args.append(_literal_of(a.value))
                 constants.append(_constant_value(a.value))
             elif kind == "enum":
                 args.append(a.enum)
@@ -299,6 +301,7 @@ class ExprTranslator:
             options,
             distinct=distinct,
             constants=constants,
+            literals=literal_args,
             dialect=self.tr.model.conventions.dialect,
         )
         self._coerce(f, call, args)
@@ -338,6 +341,7 @@ class ExprTranslator:
                 args[i] = cast[k]
                 call.arg_types[k] = target
                 call.constants[k] = _functions().NOT_CONSTANT
+                call.literals[k] = None
 
     def _warn(self, call) -> None:
         for w in call.warnings:
@@ -1046,13 +1050,19 @@ def _fits(target: type_pb2.Type, value) -> bool:
         return abs(rounded) < decimal.Decimal(10) ** whole
 
 
-def _constant_value(e: algebra_pb2.Expression):
-    """The Python value of a literal argument (looking through casts), else ``_functions().NOT_CONSTANT``."""
+def _literal_of(e: algebra_pb2.Expression):
+    """The literal message of an argument (looking through casts), else None."""
     while e.WhichOneof("rex_type") == "cast":
         e = e.cast.input
-    if e.WhichOneof("rex_type") != "literal":
+    return e.literal if e.WhichOneof("rex_type") == "literal" else None
+
+
+def _constant_value(e: algebra_pb2.Expression):
+    """The Python value of a literal argument (looking through casts), else ``_functions().NOT_CONSTANT``."""
+    literal = _literal_of(e)
+    if literal is None:
         return _functions().NOT_CONSTANT
     try:
-        return literals.python_value(e.literal)
+        return literals.python_value(literal)
     except Exception:  # noqa: BLE001 - a literal we cannot read in Python is simply not a constant here
         return _functions().NOT_CONSTANT

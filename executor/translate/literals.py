@@ -46,6 +46,23 @@ def _interval_day(v) -> dt.timedelta:
     return dt.timedelta(days=v.days, seconds=v.seconds, microseconds=_micros(v.subseconds, v.precision))
 
 
+def interval_parts(lit: Literal) -> tuple[int, int, int] | None:
+    """An interval literal's months, days and microseconds, each as its producer wrote it (Arrow's
+    month-day-nano interval keeps them apart, and moves a date by each in turn); None for a literal of
+    another kind or a null."""
+    which = lit.WhichOneof("literal_type")
+    if which == "interval_year_to_month":
+        return lit.interval_year_to_month.years * 12 + lit.interval_year_to_month.months, 0, 0
+    if which == "interval_day_to_second":
+        ym, ds = None, lit.interval_day_to_second
+    elif which == "interval_compound":
+        ym, ds = lit.interval_compound.interval_year_to_month, lit.interval_compound.interval_day_to_second
+    else:
+        return None
+    months = 0 if ym is None else ym.years * 12 + ym.months
+    return months, ds.days, ds.seconds * 1_000_000 + _micros(ds.subseconds, ds.precision)
+
+
 def _compound_value(v) -> dt.timedelta:
     """A compound interval without months as the time it spans; one with months has no fixed length."""
     ym = v.interval_year_to_month

@@ -438,3 +438,19 @@ SELECT n_nationkey, lag(n_nationkey, 3000000000, -1) OVER (ORDER BY n_nationkey)
 -- approx_distinct's type (the plan leaves it out)
 SELECT n_regionkey, approx_distinct(n_name) AS ad FROM nation GROUP BY n_regionkey
 ;
+-- name: dates_date_minus_time
+-- a date moved by an interval with a time: its months, its days, then its time in whole days toward zero (Spark's date of the timestamp is the day before for a time back)
+SELECT o_orderkey, o_orderdate - INTERVAL '1 hour' AS a, o_orderdate + INTERVAL '-1 second' AS b, o_orderdate + INTERVAL '1 day -26 hours' AS c, o_orderdate + INTERVAL '36 hours' AS d, o_orderdate - INTERVAL '6' HOUR AS e, o_orderdate + INTERVAL '2 days -1 hour' AS f, o_orderdate - INTERVAL '1 month 36 hours' AS g, INTERVAL '3 days 1 hour' + o_orderdate AS h FROM orders WHERE o_orderkey < 10
+;
+-- name: dates_date_minus_time_filter
+-- the same in a filter
+SELECT count(*) AS c FROM orders WHERE o_orderdate - INTERVAL '12 hours' < DATE '1995-01-01'
+;
+-- name: dates_date_minus_time_group
+-- the same as a group's key
+SELECT o_orderdate - INTERVAL '1 minute' AS d, count(*) AS c FROM orders WHERE o_orderkey < 200 GROUP BY o_orderdate - INTERVAL '1 minute'
+;
+-- name: dates_column_formats
+-- to_date and to_char with a format given as a column: the text around the codes is text (D is no Java day of the year), %% and %n too
+SELECT o_orderkey, to_date(concat('D', CAST(o_orderdate AS VARCHAR)), CASE WHEN o_orderkey % 2 = 0 THEN 'D%Y-%m-%d' ELSE 'D%Y-%m-%d' END) AS t, to_char(o_orderdate, CASE WHEN o_orderkey % 2 = 0 THEN 'day %d' ELSE 'mo %m' END) AS c, to_char(o_orderdate, CASE WHEN o_orderkey % 3 = 0 THEN 'Y%Y 100%% it''s' ELSE '%F%n%a' END) AS d FROM orders WHERE o_orderkey < 10
+;

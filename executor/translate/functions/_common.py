@@ -29,6 +29,9 @@ class Call:
     warnings: list[str] = field(default_factory=list)
     #: the Python value of each value argument that is a literal (through casts), else NOT_CONSTANT
     constants: list = field(default_factory=list)
+    #: the literal message of each value argument that is a literal (through casts), else None: what its
+    #: Python value leaves out (an interval's days and time apart)
+    literals: list = field(default_factory=list)
     #: whose meaning the plan's producer gives an option the call leaves out ("datafusion"), None if not known
     dialect: str | None = None
     #: for an aggregate over a window: its window (a Spark WindowSpec), which :meth:`over` puts on each

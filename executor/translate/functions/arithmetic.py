@@ -14,6 +14,7 @@ from pyspark.sql import functions as F
 
 from ...errors import Unsupported
 from ...spark.jvm import sql_type
+from .. import literals
 from ._common import (
     FLOATS,
     INT_RANGE,
@@ -303,12 +304,41 @@ def _sign(call: Call, args: list) -> Column:
     return F.signum(_values(args)[0])
 
 
+_DAY_MICROS = 86_400_000_000
+
+
+def _date_moved(call: Call, date: Column, at: int, sign: int) -> Column:
+    """DataFusion's date ± interval (argument ``at``), a date: moved by the interval's months (the day held
+    to the month's end), then its days, then its time as whole days toward zero, as Arrow moves it
+    (Spark's gives a timestamp, whose date is the day before for a time back that is not whole days)."""
+    lit = call.literals[at] if at < len(call.literals) else None
+    if lit is not None and lit.WhichOneof("literal_type") == "null":
+        return F.lit(None).cast("date")
+    parts = None if lit is None else literals.interval_parts(lit)
+    if parts is None:
+        raise Unsupported(
+            "a date moved by an interval that is not a literal: DataFusion counts the interval's time in "
+            "whole days toward zero, which is mapped for a literal only"
+        )
+    months, days, micros = parts
+    whole_days = abs(micros) // _DAY_MICROS * (1 if micros >= 0 else -1)
+    moved = F.add_months(date, sign * months) if months else date
+    return F.date_add(moved, sign * (days + whole_days))
+
+
 def _add_sub(op: Callable[[Column, Column], Column], name: str) -> Builder:
     """add / subtract: numbers (with the overflow option), or a date/time and an interval."""
     numeric = _binary_int_op(name, op)
+    sign = -1 if name == "subtract" else 1
 
     def build(call: Call, args: list) -> Column:
         kinds = {_arg_kind(call, i) for i in range(len(call.arg_types))}
+        if call.dialect == "datafusion" and _kind(call.output_type) == "date" and len(call.arg_types) == 2:
+            first, second = _arg_kind(call, 0), _arg_kind(call, 1)
+            if first == "date" and second in ("interval_day", "interval_compound"):
+                return _date_moved(call, _values(args)[0], 1, sign)
+            if second == "date" and first in ("interval_day", "interval_compound") and sign == 1:
+                return _date_moved(call, _values(args)[1], 0, sign)
         if kinds & {
             "date",
             "precision_timestamp",

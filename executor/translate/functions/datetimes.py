@@ -193,7 +193,7 @@ def _strftime(call: Call, args: list) -> Column:
     x, fmt = _values(args)[:2]
     literal = call.constants[1] if len(call.constants) > 1 else None
     if not isinstance(literal, str):
-        return F.call_function("date_format", x, _java_format(fmt))
+        return F.call_function("date_format", x, _java_format(fmt, "to_char"))
     out = [
         F.call_function("date_format", x, F.lit(java))
         if kind == "pattern"
@@ -203,18 +203,45 @@ def _strftime(call: Call, args: list) -> Column:
     return out[0] if len(out) == 1 else F.concat(*out)
 
 
-def _java_format(fmt: Column) -> Column:
-    """A format given as a column: chrono's common codes replaced by Java's (its text is not quoted)."""
-    for code in ("%Y", "%m", "%d", "%H", "%M", "%S", "%y", "%b", "%B", "%a", "%A", "%j", "%p", "%I", "%z"):
-        fmt = F.replace(fmt, F.lit(code), F.lit(_CHRONO[code[1:]]))
-    return F.replace(fmt, F.lit("%%"), F.lit("%"))
+#: A stand-in for chrono's ``%%`` while a format given as a column is taken apart.
+_PERCENT = "\x01"
+
+
+def _java_format(fmt: Column, what: str) -> Column:
+    """A chrono format given as a column, as Java's pattern: each code of one letter replaced, the text
+    around the codes quoted; a code Spark has no equivalent of stops the run and says so."""
+    text = F.replace(fmt, F.lit("%%"), F.lit(_PERCENT))
+    for code, char in _CHARACTERS.items():
+        if code != "%":
+            text = F.replace(text, F.lit(f"%{code}"), F.lit(char))
+    codes = F.create_map(*[F.lit(x) for code, java in _CHRONO.items() if len(code) == 1 for x in (code, java)])
+    unknown = F.raise_error(
+        F.concat(
+            F.lit(f"{what}: the format "),
+            fmt,
+            F.lit(" has a code with no equivalent in Spark's patterns (in a format that is not a literal, "),
+            F.lit("only codes of one letter other than %e, %k and %l are mapped)"),
+        )
+    )
+
+    def quoted(t: Column) -> Column:
+        inner = F.replace(F.replace(t, F.lit("'"), F.lit("''")), F.lit(_PERCENT), F.lit("%"))
+        return F.when(t == "", F.lit("")).otherwise(F.concat(F.lit("'"), inner, F.lit("'")))
+
+    def piece(p: Column) -> Column:
+        java = F.call_function("try_element_at", codes, F.substring(p, 2, 1))
+        coded = F.concat(F.coalesce(java, unknown), quoted(F.call_function("substring", p, F.lit(3))))
+        return F.when(p.startswith("%"), coded).otherwise(quoted(p))
+
+    # each piece a code and the text after it, the first maybe text alone
+    return F.array_join(F.transform(F.split(text, "(?=%)"), piece), "")
 
 
 def _parse_format(call: Call, at: int, fmt: Column, what: str) -> Column:
     """Format argument ``at`` of a parse (to_date, to_timestamp) as Java's pattern."""
     literal = call.constants[at] if len(call.constants) > at else None
     if not isinstance(literal, str):
-        return _java_format(fmt)
+        return _java_format(fmt, what)
     [(_, java)] = _chrono_parts(literal, what, parsing=True)
     return F.lit(java)
 
