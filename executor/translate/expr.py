@@ -31,7 +31,7 @@ from viz.words import counted
 from ..errors import ExecutionError, Unsupported
 from ..spark.jvm import col as jcol
 from ..spark.jvm import sql_type
-from . import literals
+from . import literals, text_values
 from .functions.arithmetic import EXACT_POWERS
 from .types import MICROSECONDS_KEPT, to_spark
 
@@ -316,10 +316,19 @@ class ExprTranslator:
 
     def _cast(self, coercion, columns: list[Column], sources: list[type_pb2.Type | None], what: str) -> list[Column]:
         """``columns`` (of values typed ``sources``) cast to ``coercion``'s targets, said in the run's notes."""
-        out = [c if t is None else _implicit_cast(c, s, t) for c, s, t in zip(columns, sources, coercion.targets)]
+        out = [c if t is None else self._implicit_cast(c, s, t) for c, s, t in zip(columns, sources, coercion.targets)]
         if any(t is not None for t in coercion.targets[: len(columns)]):
             self.tr.warn(f"node {self.node_id}: {what}: {coercion.rule}, and so does the run")
         return out + columns[len(out) :]
+
+    def _implicit_cast(self, column: Column, source: type_pb2.Type | None, target: type_pb2.Type) -> Column:
+        """A producer's implicit coercion (:func:`_producer_cast`); to text, a number or time as the
+        producer writes it (:meth:`_as_text`)."""
+        if target.WhichOneof("kind") in _TEXT_KINDS:
+            text = self._as_text(column, source)
+            if text is not None:
+                return text
+        return _producer_cast(column, source, target, self.tr.model.conventions.dialect == "datafusion")
 
     def _cast_values(self, message, values: list[Expression], columns: list[Column], what: str) -> list[Column]:
         """``columns`` (of the message's ``values``, in order) cast by its coercion."""
@@ -364,8 +373,24 @@ class ExprTranslator:
             strict = Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION
             return self.cast(Expression.Cast(type=f.output_type, input=values[0], failure_behavior=strict))
         call, args = self.call(f)
+        if call.dialect == "datafusion" and _functions().resolve(call.name) in _functions().JOINS_TEXT:
+            args = self._as_texts(call, args)
         out = _functions().scalar(call, args)
         self._warn(call)
+        return out
+
+    def _as_texts(self, call, args: list) -> list:
+        """A call's value arguments that are numbers or times, as text the way its producer writes them
+        (:meth:`_as_text`): DataFusion's ``||`` and ``concat`` of a float or a timestamp."""
+        out, j = [], 0
+        for a in args:
+            if isinstance(a, Column):
+                source = call.arg_types[j] if j < len(call.arg_types) else None
+                text = None if source is None or source.WhichOneof("kind") in _TEXT_KINDS else self._as_text(a, source)
+                out.append(a if text is None else text)
+                j += 1
+            else:
+                out.append(a)
         return out
 
     def aggregate(self, f: algebra_pb2.AggregateFunction, condition: Column | None = None) -> Column:
@@ -600,20 +625,19 @@ class ExprTranslator:
                 inner = F.round(inner.cast("double") * power, 0) / power
         if isinstance(target, S.StringType) and _is_text(e.input, self.type_of):
             return inner  # varchar or char to string: Spark's value is a string already
-        refused = None  # text Spark's cast reads and the plan's producer does not
-        if datafusion and isinstance(target, S.DecimalType) and _is_text(e.input, self.type_of):
-            refused = F.regexp_like(inner, F.lit("[eE]"))  # DataFusion reads no exponent (1e3); Java's BigDecimal does
-
-        def unless_refused(cast: Column) -> Column:
-            return cast if refused is None else F.when(refused, F.lit(None)).otherwise(cast)
-
+        if datafusion and kind in text_values.KINDS and _is_text(e.input, self.type_of):
+            value = text_values.read(inner, kind, target)
+            if e.failure_behavior != Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION:
+                return value
+            message = F.concat(F.lit("cannot cast '"), inner, F.lit(f"' to {kind} (the plan's cast throws on failure)"))
+            return F.when(inner.isNotNull() & value.isNull(), F.raise_error(message)).otherwise(value)
         if e.type.WhichOneof("kind") in _TEXT_KINDS:
             text = self._as_text(inner, self.type_of(e.input))
             if text is not None:
                 return text
         if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_RETURN_NULL:
-            return unless_refused(inner.try_cast(target))
-        out = unless_refused(inner.cast(sql_type(target)))
+            return inner.try_cast(target)
+        out = inner.cast(sql_type(target))
         # a cast to text never fails, and its input is not typed (DataFusion marks every cast as throwing)
         if (
             e.failure_behavior != Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION
@@ -637,7 +661,7 @@ class ExprTranslator:
             # target type becomes NULL, a number too large wraps, saturates or becomes NULL. The plan
             # asks for an error, as DataFusion and DuckDB give: Spark's strict cast (try_cast) says
             # where it fails. (Spark folds this away for a literal that fits.)
-            strict = unless_refused(inner.try_cast(sql_type(target)))
+            strict = inner.try_cast(sql_type(target))
             kind = e.type.WhichOneof("kind")
             message = F.concat(F.lit("cannot cast '"), inner, F.lit(f"' to {kind} (the plan's cast throws on failure)"))
             return F.when(inner.isNotNull() & strict.isNull(), F.raise_error(message)).otherwise(strict)
@@ -839,8 +863,10 @@ _COMPARISONS: dict[int, Callable[[Column, Column], Column]] = {
 def _datafusion_float_text(value: Column, kind: str) -> Column:
     """A float as DataFusion writes it: the fewest digits that read back as the value (Java's own text
     of a double has a digit too many for some values before Java 19), plainly written from 1e-5 to
-    below 1e16 (``0.00001``, ``12345678.0``), else ``1e-6``, ``1.5e16``; ``NaN``, ``inf``, ``-inf``."""
+    below 1e16 (``0.00001``, ``12345678.0``), else ``1e-6``, ``1.5e16``; a 32-bit float from 1e-6 to below
+    1e13; ``NaN``, ``inf``, ``-inf``."""
     target, precisions = ("float", (6, 7, 8, 9)) if kind == "fp32" else ("double", (15, 16, 17))
+    least, most = (-6, 12) if kind == "fp32" else (-5, 15)  # the powers of ten written in plain digits
     # the value correctly rounded to p digits for the fewest p that reads back as it: ryu's choice
     candidates = [F.format_string(f"%.{p - 1}e", value) for p in precisions]
     text = candidates[-1]
@@ -865,8 +891,8 @@ def _datafusion_float_text(value: Column, kind: str) -> Column:
         .when(F.isnan(value), F.lit("NaN"))
         .when(value == float("inf"), F.lit("inf"))
         .when(value == float("-inf"), F.lit("-inf"))
-        .when((exponent >= 0) & (exponent <= 15), large)
-        .when((exponent < 0) & (exponent >= -5), small)
+        .when((exponent >= 0) & (exponent <= most), large)
+        .when((exponent < 0) & (exponent >= least), small)
         .otherwise(scientific)
     )
 
@@ -883,11 +909,18 @@ def _bound(b, unbounded: int) -> int:
     return unbounded
 
 
-def _implicit_cast(column: Column, source: type_pb2.Type | None, target: type_pb2.Type) -> Column:
+def _producer_cast(
+    column: Column, source: type_pb2.Type | None, target: type_pb2.Type, datafusion: bool = False
+) -> Column:
     """``column`` cast to ``target`` as a producer's implicit coercion does: text that is not a value of
-    the target, or a float that does not fit it, is an error there (the session's casts give NULL)."""
-    out = column.cast(sql_type(to_spark(target)))
-    if source is None or source.WhichOneof("kind") in _TEXT_KINDS | {"fp32", "fp64"}:
+    the target, or a float that does not fit it, is an error there (the session's casts give NULL). A
+    DataFusion plan's text is read as its casts read it (``text_values``)."""
+    kind, source_kind = target.WhichOneof("kind"), source.WhichOneof("kind") if source is not None else None
+    if datafusion and kind in text_values.KINDS and source_kind in _TEXT_KINDS:
+        out = text_values.read(column, kind, to_spark(target))
+    else:
+        out = column.cast(sql_type(to_spark(target)))
+    if source is None or source_kind in _TEXT_KINDS | {"fp32", "fp64"}:
         message = F.concat(
             F.lit("cannot cast '"), column.cast("string"), F.lit(f"' to {render(target)} (an implicit coercion)")
         )

@@ -454,3 +454,35 @@ SELECT o_orderdate - INTERVAL '1 minute' AS d, count(*) AS c FROM orders WHERE o
 -- to_date and to_char with a format given as a column: the text around the codes is text (D is no Java day of the year), %% and %n too
 SELECT o_orderkey, to_date(concat('D', CAST(o_orderdate AS VARCHAR)), CASE WHEN o_orderkey % 2 = 0 THEN 'D%Y-%m-%d' ELSE 'D%Y-%m-%d' END) AS t, to_char(o_orderdate, CASE WHEN o_orderkey % 2 = 0 THEN 'day %d' ELSE 'mo %m' END) AS c, to_char(o_orderdate, CASE WHEN o_orderkey % 3 = 0 THEN 'Y%Y 100%% it''s' ELSE '%F%n%a' END) AS d FROM orders WHERE o_orderkey < 10
 ;
+-- name: text_bool_text
+-- text as a boolean as Arrow reads it: prefixes of true/false/yes, on and off (Spark's reads neither 'tru' nor 'on')
+SELECT s, TRY_CAST(s AS BOOLEAN) AS b FROM (VALUES ('true'), ('t'), ('tr'), ('tru'), ('yes'), ('ye'), ('y'), ('on'), ('ON'), ('1'), ('false'), ('fa'), ('fals'), ('of'), ('off'), ('no'), ('0'), (' true '), ('2'), ('truex'), (''), ('o')) t(s)
+;
+-- name: text_number_text
+-- text as numbers: ASCII white space only, no Java suffix (1.5d) or hex float, no exponent for a decimal, a non-breaking space around a decimal
+SELECT s, TRY_CAST(s AS INT) AS i, TRY_CAST(s AS BIGINT) AS l, TRY_CAST(s AS DOUBLE) AS d, TRY_CAST(s AS REAL) AS r, TRY_CAST(s AS DECIMAL(10,2)) AS m FROM (VALUES ('12'), (' 12'), ('12 '), ('+5'), ('1.5'), ('1.5d'), ('1.5f'), ('0x1p3'), ('1e3'), ('.5'), ('5.'), ('inf'), ('-Infinity'), ('NaN'), (''), ('1_0'), ('12' || chr(11)), (chr(9) || '12'), (chr(160) || '12'), ('00012'), ('12.345'), ('-.5')) t(s)
+;
+-- name: text_date_text
+-- text as a date: no white space, no time after it, the eight digits without dashes
+SELECT s, TRY_CAST(s AS DATE) AS d FROM (VALUES ('1996-01-02'), ('1996-1-2'), (' 1996-01-02'), ('1996-01-02 '), ('1996-01'), ('1996'), ('1996-01-02 10:00'), ('19960102'), ('+1996-01-02'), ('12020-01-02'), ('1996-02-30'), ('1996/01/02')) t(s)
+;
+-- name: text_timestamp_text
+-- text as a timestamp: seconds needed, a lower-case t or z, an offset moves it to UTC
+SELECT s, TRY_CAST(s AS TIMESTAMP) AS ts FROM (VALUES ('2020-01-02 03:04:05'), ('2020-01-02T03:04:05'), ('2020-01-02 03:04'), ('2020-01-02'), ('2020-01'), ('2020-01-02 3:4:5'), (' 2020-01-02 03:04:05'), ('2020-01-02T10:00:00+02:00'), ('2020-01-02 10:00:00-05:30'), ('2020-01-02T10:00:00Z'), ('2020-01-02 03:04:05.123'), ('2020-01-02t03:04:05'), ('2020-01-02 03:04:05+0200'), ('2020-01-02 03:04:05 +02:00'), ('2020-01-02T10:00:00.5+01'), ('2020-01-02 03:04:05z')) t(s)
+;
+-- name: text_timestamp_offset_column
+-- a column's text with an offset, to a timestamp and a date: moved to UTC (Spark's cast dropped the offset)
+SELECT o_orderkey, CAST(concat(CAST(o_orderdate AS VARCHAR), 'T10:00:00+0', CAST(o_orderkey % 9 AS VARCHAR), ':00') AS TIMESTAMP) AS t, CAST(CAST(concat(CAST(o_orderdate AS VARCHAR), ' 10:00:00-05:30') AS TIMESTAMP) AS DATE) AS d FROM orders WHERE o_orderkey < 20
+;
+-- name: text_throwing_casts
+-- a throwing cast of text DataFusion reads: 'on' and 'off' are booleans
+SELECT o_orderkey, CAST(CAST(o_orderkey AS VARCHAR) || '.5' AS DECIMAL(10,2)) AS m, CAST(CASE WHEN o_orderkey > 3 THEN 'on' ELSE 'off' END AS BOOLEAN) AS b FROM orders WHERE o_orderkey < 10
+;
+-- name: text_real_text
+-- a 32-bit float's text: plain digits from 1e-6 to below 1e13
+SELECT n_nationkey, CAST(CAST(n_nationkey AS REAL) * CAST(1e13 AS REAL) AS VARCHAR) AS a, CAST(CAST(n_nationkey AS REAL) * CAST(1e-6 AS REAL) AS VARCHAR) AS b, CAST(CAST(n_nationkey AS REAL) * CAST(1e12 AS REAL) AS VARCHAR) AS c FROM nation
+;
+-- name: text_implicit_text
+-- text joined with a timestamp, a decimal or a float (the written form's coercions): as DataFusion writes each
+SELECT o_orderkey, concat('t=', CAST(o_orderdate AS TIMESTAMP)) AS a, concat('d=', CAST(o_orderkey - 1 AS DECIMAL(10,7)) / 1000) AS b, concat(o_totalprice * 1e-12, '') AS c, 'x' || (CAST(o_orderkey AS DOUBLE) * 1e16) AS e FROM orders WHERE o_orderkey < 6
+;

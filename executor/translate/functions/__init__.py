@@ -122,6 +122,10 @@ ORDERED_AGGREGATES = frozenset({"first_value", "last_value"})
 #: built by ``executor.translate.expr.ExprTranslator.cast`` as a cast that fails where the value does not fit.
 CASTS = frozenset({"arrow_cast"})
 
+#: Scalar functions that join their arguments' text: a DataFusion plan's numbers and times among them are
+#: written as its engine writes them (``executor.translate.expr.ExprTranslator._as_texts``).
+JOINS_TEXT = frozenset({"concat", "str_concat", "concat_ws"})
+
 
 def supported(name: str, kind: str) -> str | None:
     """None when ``name`` is mapped for ``kind`` ("scalar" | "aggregate" | "window"), else the reason."""
