@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from executor.translate.functions.strings import _groups, _rust_replacement, _rust_text
+from executor.errors import Unsupported
+from executor.translate.functions._common import Call
+from executor.translate.functions.strings import (
+    _groups,
+    _may_match_empty,
+    _no_empty_matches,
+    _rust_replacement,
+    _rust_text,
+)
 
 
 @pytest.mark.parametrize(
@@ -44,3 +52,28 @@ def test_rust_replacements_as_java_reads_them():
     assert _rust_replacement("$2", "(A)") == "" and _rust_replacement("$v!", "(?P<v>A)") == "${v}!"
     # the first match only: two groups before the pattern's, the whole match by name
     assert _rust_replacement(r"<\1|$0>", "(A)", shift=2, whole="${vzmatch}") == "<$3|${vzmatch}>"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "may"),
+    [
+        ("A*", True),  # Rust and Java find different empty matches in 'ALGERIA' (checked in DataFusion)
+        ("[aeiou]*", True),
+        ("", True),
+        (r"a|\b", True),  # an assertion alone matches the empty text between characters
+        ("(?=a)", True),
+        ("^a", False),
+        ("a+", False),
+        (r"\d{2}", False),
+        (r"\bfoo\b", False),
+        ("colou?r", False),
+    ],
+)
+def test_patterns_that_may_match_the_empty_text(pattern, may):
+    assert _may_match_empty(pattern, "") is may
+
+
+def test_every_match_of_a_pattern_matching_empty_text_is_refused():
+    call = Call("regexp_count", [None, None], None, {}, constants=["ALGERIA", "A*"])
+    with pytest.raises(Unsupported, match="can match the empty text"):
+        _no_empty_matches(call, "regexp_count", "")

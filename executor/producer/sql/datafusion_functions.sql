@@ -486,3 +486,11 @@ SELECT n_nationkey, CAST(CAST(n_nationkey AS REAL) * CAST(1e13 AS REAL) AS VARCH
 -- text joined with a timestamp, a decimal or a float (the written form's coercions): as DataFusion writes each
 SELECT o_orderkey, concat('t=', CAST(o_orderdate AS TIMESTAMP)) AS a, concat('d=', CAST(o_orderkey - 1 AS DECIMAL(10,7)) / 1000) AS b, concat(o_totalprice * 1e-12, '') AS c, 'x' || (CAST(o_orderkey AS DOUBLE) * 1e16) AS e FROM orders WHERE o_orderkey < 6
 ;
+-- name: numbers_shifts
+-- << and >> in the declared type, the count modulo its width (Rust's wrapping shift)
+SELECT n_nationkey, CAST(n_nationkey AS INT) << 33 AS e, CAST(n_nationkey - 12 AS SMALLINT) >> CAST(17 AS SMALLINT) AS d, CAST(n_nationkey AS BIGINT) << 65 AS b, CAST(n_nationkey AS INT) << (n_nationkey - 5) AS n, CAST(n_nationkey AS TINYINT) << 9 AS t FROM nation
+;
+-- name: numbers_log_bases
+-- log(base, x) with a base of 1 or below, or x below 0: NaN, infinities and -0.0 as floats give them (Spark's ln gives null)
+SELECT n_nationkey, log(n_nationkey - 3, 8) AS a, log(CAST(n_nationkey AS DOUBLE) - 3, 8.0) AS c, log(2.0, n_nationkey - 3.0) AS f FROM nation WHERE n_nationkey < 8
+;

@@ -383,6 +383,7 @@ def _datafusion_regexp_replace(call: Call, vals: list[Column]) -> Column:
     pattern = _rust_pattern(call, flags, vals[1])
     text, replacement = call.constants[1], call.constants[2]
     if "g" in flags:
+        _no_empty_matches(call, "regexp_replace", flags)
         if isinstance(text, str) and isinstance(replacement, str):
             return F.call_function("regexp_replace", vals[0], pattern, F.lit(_rust_replacement(replacement, text)))
         return F.call_function("regexp_replace", vals[0], pattern, _java_replacement(vals[2]))
@@ -467,7 +468,9 @@ def _regexp_count(call: Call, args: list) -> Column:
     (1 when not given), the flags ``i``, ``m``, ``s`` and ``x`` as Java's inline ones."""
     vals = _values(args)
     s, pattern = vals[:2]
-    pattern = _rust_pattern(call, _datafusion_flags(call, "regexp_count", 3) if len(vals) > 3 else "", pattern)
+    flags = _datafusion_flags(call, "regexp_count", 3) if len(vals) > 3 else ""
+    _no_empty_matches(call, "regexp_count", flags)
+    pattern = _rust_pattern(call, flags, pattern)
     if len(vals) > 2:
         s = F.call_function("substring", s, vals[2].cast("int"))
     return F.call_function("regexp_count", s, pattern)
@@ -623,6 +626,27 @@ def _matches_empty(content: str, flags: str) -> bool | None:
         return re.fullmatch(f"(?:{content})", "", found) is not None
     except (re.error, ValueError, OverflowError):
         return None
+
+
+#: Zero-width assertions of a pattern: a boundary, an anchor, a lookaround without groups inside.
+_ASSERTION = re.compile(r"\\[bBAzZ]|[$^]|\(\?<?[=!][^()]*\)")
+
+
+def _may_match_empty(text: str, flags: str) -> bool:
+    """Whether a literal pattern may match the empty text somewhere, as far as can be told (its
+    assertions taken as matching anywhere): where it may, Rust's regex and Java's find different matches
+    (Rust takes no empty match right after a match, and Java's may fall inside a character beyond 16 bits)."""
+    return _matches_empty(_ASSERTION.sub("", text), flags) is not False or _matches_empty(text, flags) is not False
+
+
+def _no_empty_matches(call: Call, name: str, flags: str) -> None:
+    """Refuse ``name`` of every match where its literal pattern may match the empty text."""
+    text = call.constants[1] if len(call.constants) > 1 else None
+    if isinstance(text, str) and _may_match_empty(text, flags):
+        raise Unsupported(
+            f"{name} of every match of {text!r}, a pattern that can match the empty text: Rust's regex (DataFusion's) "
+            "takes no empty match right after another match and Java's (Spark's) does, so the matches differ"
+        )
 
 
 def _may_skip(text: str) -> bool:
