@@ -265,12 +265,13 @@ class SparkRun(Job):
             elapsed = time.perf_counter() - start
             schema = df.schema
         table, bytes_warning = (head(table, self.limit), None) if self.keep_all else _cap_bytes(head(table, self.limit))
+        table, range_warning = _beyond_python(table)
         names = list(made.names) + [""] * (len(df.columns) - len(made.names))
         columns = [f"[{i}] {name}".rstrip() for i, name in enumerate(names[: len(df.columns)])]
         types = [f.dataType.simpleString() for f in schema.fields]
         derived = self.model.node(self.node_id).schema
         notes = result_type_notes(derived, schema, self.model.extensions.types) + _nulls_in_required(derived, table)
-        warnings = list(made.warnings) + notes + [w for w in (type_warning, bytes_warning) if w]
+        warnings = list(made.warnings) + notes + [w for w in (type_warning, bytes_warning, range_warning) if w]
         return RunResult(
             columns=columns,
             types=types,
@@ -519,6 +520,29 @@ def _cap_bytes(table):
     return table.slice(0, keep), (
         f"only the first {keep} rows are shown: the rows hold {table.nbytes / 2**20:.0f} MB, "
         f"more than the {MAX_BYTES // 2**20} MB kept"
+    )
+
+
+def _beyond_python(table) -> tuple[object, str | None]:
+    """The rows with each date or timestamp column that holds a year before 1 or after 9999 as its text
+    (Python's dates, and so the table and the download, hold no such year), and a note naming them."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    texts = []
+    for i, column in enumerate(table.columns):
+        temporal = pa.types.is_date(column.type) or pa.types.is_timestamp(column.type)
+        if not temporal or column.null_count == len(column):
+            continue
+        years = pc.min_max(pc.year(column))
+        if years["min"].as_py() < 1 or years["max"].as_py() > 9999:
+            table = table.set_column(i, table.schema.field(i).name, pc.cast(column, pa.string()))
+            texts.append(str(i))
+    if not texts:
+        return table, None
+    return table, (
+        f"column{'s' if len(texts) > 1 else ''} {', '.join(texts)} "
+        f"hold{'' if len(texts) > 1 else 's'} a year before 1 or after 9999, shown as text"
     )
 
 

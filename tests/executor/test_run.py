@@ -601,3 +601,15 @@ def test_the_warm_up_s_plan_reopened_is_not_prepared_again(tpch_dir):
     assert not rehearsal.prepare_later(model, ["0"], Catalog([tpch_dir]))  # the same plan and tables
     other = model_of(plan((read("region", [("r_regionkey", "i64"), ("r_name", "string")]), ["r_name"])))
     assert rehearsal._claim(other, catalog)  # another plan would be
+
+
+def test_dates_beyond_python_s_years_are_shown_as_text():
+    import pyarrow as pa
+
+    days = pa.array([0, 3_700_000], pa.date32())  # 1970-01-01 and a day in the year 12100
+    table = pa.table({"a": days, "b": pa.array([0, None], pa.date32())})
+    shown, note = run_mod._beyond_python(table)
+    assert shown.column(0).to_pylist() == ["1970-01-01", "12100-04-04"]
+    assert shown.column(1).type == pa.date32()
+    assert note == "column 0 holds a year before 1 or after 9999, shown as text"
+    assert run_mod.to_pandas(shown, ["a", "b"]).iloc[1, 0] == "12100-04-04"
