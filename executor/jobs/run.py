@@ -440,11 +440,13 @@ def _collect(df, rows: int):
     except PySparkTypeError as exc:
         if "UNSUPPORTED_DATA_TYPE_FOR_ARROW" not in str(exc):
             raise
-    as_text = [f.name for f in df.schema.fields if isinstance(f.dataType, T.YearMonthIntervalType)]
+    # Arrow holds neither a year-month interval nor one of months, days and time (Spark's calendar one)
+    intervals = (T.YearMonthIntervalType, T.CalendarIntervalType)
+    as_text = [f.name for f in df.schema.fields if isinstance(f.dataType, intervals)]
     if not as_text:
         raise ExecutionError("Spark cannot move this node's column types to Python (Arrow transfer failed)")
     df = df.select(*[df[c].cast("string").alias(c) if c in as_text else df[c] for c in df.columns])
-    return df.toArrow(), f"{len(as_text)} year-month interval column(s) are shown as text"
+    return df.toArrow(), f"{len(as_text)} interval column(s) of months are shown as text"
 
 
 def _voids_as_text(df):

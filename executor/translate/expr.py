@@ -375,6 +375,7 @@ class ExprTranslator:
         call, args = self.call(f)
         if call.dialect == "datafusion" and _functions().resolve(call.name) in _functions().JOINS_TEXT:
             args = self._as_texts(call, args)
+        self._text_to_finer_time(call.output_type, call.arg_types, call.constants)
         out = _functions().scalar(call, args)
         self._warn(call)
         return out
@@ -598,10 +599,7 @@ class ExprTranslator:
         kind = e.type.WhichOneof("kind")
         if kind in _INT_KINDS and getattr(e.type, kind).type_variation_reference:
             self._no_unsigned(kind, getattr(e.type, kind).type_variation_reference, "a cast to")
-        if kind in ("precision_timestamp", "precision_timestamp_tz") and getattr(e.type, kind).precision > 6:
-            text = _constant_value(e.input)
-            if isinstance(text, str) and _BELOW_A_MICROSECOND.search(text):
-                self._finer_than_spark(getattr(e.type, kind).precision)
+        self._text_to_finer_time(e.type, [self.type_of(e.input)], [_constant_value(e.input)])
         target = to_spark(e.type)
         folded = _folded_cast(e, target)
         if folded is not None:
@@ -740,6 +738,20 @@ class ExprTranslator:
                 "signed type of its width would read a large value as a negative one"
             )
         raise Unsupported(f"{what} {kind} of type variation {variation}, whose meaning is its producer's")
+
+    def _text_to_finer_time(self, output: type_pb2.Type | None, sources: list, constants: list) -> None:
+        """Say so where text becomes a timestamp counting digits below a microsecond: a literal's text that
+        has such digits, and any text that is not a literal."""
+        kind = output.WhichOneof("kind") if output is not None else None
+        if kind not in ("precision_timestamp", "precision_timestamp_tz") or getattr(output, kind).precision <= 6:
+            return
+        for source, value in zip(sources, constants):
+            literal = value is not _functions().NOT_CONSTANT
+            if (literal and isinstance(value, str) and _BELOW_A_MICROSECOND.search(value)) or (
+                not literal and source is not None and source.WhichOneof("kind") in _TEXT_KINDS
+            ):
+                self._finer_than_spark(getattr(output, kind).precision)
+                return
 
     def _finer_than_spark(self, precision: int) -> None:
         self.tr.warn(

@@ -63,9 +63,43 @@ _INTERVAL_FIELDS = ("YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND")
 _INTERVALS = ("interval_day", "interval_year", "interval_compound")
 
 
+#: A duration's unit in microseconds, for DataFusion's ``date_part`` of one.
+_DURATION_UNITS = {"WEEK": 604_800_000_000, "DAY": 86_400_000_000, "HOUR": 3_600_000_000, "MINUTE": 60_000_000}
+#: Where DataFusion's plans mark an ``interval_day`` as Arrow's Duration (a timestamp minus a timestamp).
+_DURATION_VARIATION = 1
+
+
+def _duration_part(part: object, value: Column) -> Column:
+    """DataFusion's ``date_part`` of a duration: the whole units it spans, toward zero (``hour`` of 2 days 7
+    hours is 55); the milli-, micro- and nanoseconds and the epoch count its whole seconds, as DataFusion 55
+    does (the fraction left out)."""
+    field = part.upper() if isinstance(part, str) else None
+    micros = F.unix_micros(F.timestamp_micros(F.lit(0)) + value)
+    seconds = F.call_function("div", micros, F.lit(1_000_000))  # toward zero
+    scaled = {"SECOND": 1, "MILLISECOND": 1_000, "MICROSECOND": 1_000_000, "NANOSECOND": 1_000_000_000}
+    if field in _DURATION_UNITS:
+        return F.call_function("div", micros, F.lit(_DURATION_UNITS[field]))
+    if field in scaled:
+        return seconds * F.lit(scaled[field])
+    if field == "EPOCH":
+        return seconds.cast("double")
+    given = repr(part) if isinstance(part, str) else "a component that is not a literal"
+    mapped = ", ".join(f.lower() for f in (*_DURATION_UNITS, *scaled, "EPOCH"))
+    raise Unsupported(f"date_part of {given} of a duration: mapped are {mapped}")
+
+
 def _extract(call: Call, args: list) -> Column:
     enums = _enums(args)
     vals = _values(args)
+    source = call.arg_types[-1] if call.arg_types else None
+    duration = source is not None and source.WhichOneof("kind") == "interval_day"
+    if (
+        duration
+        and call.dialect == "datafusion"
+        and source.interval_day.type_variation_reference == _DURATION_VARIATION
+    ):
+        part = call.constants[0] if not enums and call.constants else (enums[0] if enums else NOT_CONSTANT)
+        return _duration_part(part, vals[-1])
     if _arg_kind(call, len(call.arg_types) - 1) in _INTERVALS:
         part = call.constants[0] if not enums and call.constants else (enums[0] if enums else NOT_CONSTANT)
         if not isinstance(part, str) or part.upper() not in _INTERVAL_FIELDS:
@@ -346,7 +380,7 @@ def _make_date(call: Call, args: list) -> Column:
     year, month, day = (v.cast("int") for v in _values(args)[:3])
     made = F.make_date(year, month, day)
     given = year.isNotNull() & month.isNotNull() & day.isNotNull()
-    message = F.concat_ws("-", F.lit("make_date: no such date:"), year, month, day)
+    message = F.concat(F.lit("make_date: no such date: "), F.concat_ws("-", year, month, day))
     return F.when(given & made.isNull(), F.raise_error(message)).otherwise(made)
 
 

@@ -697,6 +697,14 @@ def _decode(call: Call, args: list) -> Column:
     return _fail_if(value.isNotNull() & (decoded.isNull() | ~valid), f"decode: the text is not {method}", decoded)
 
 
+def _split_part(call: Call, args: list) -> Column:
+    """``split_part(s, delimiter, n)``: the n-th piece, from the end where n is negative; an n of 0 is an
+    error, one beyond an int is held to it (no text has so many pieces)."""
+    s, delimiter, n = _values(args)[:3]
+    held = F.least(F.greatest(n, F.lit(-(2**31 - 1))), F.lit(2**31 - 1)).cast("int")
+    return _fail_if(n == 0, "split_part: the position must not be 0", F.call_function("split_part", s, delimiter, held))
+
+
 def _not_like(call: Call, args: list) -> Column:
     return ~_like(call, args)
 
@@ -743,7 +751,7 @@ SCALAR: dict[str, Builder] = {
     "to_hex": lambda call, args: F.lower(F.hex(_values(args)[0])),
     # Spark's chr takes the code point modulo 256 (chr(8364) is '¬'); Java's %c takes any
     "chr": lambda call, args: F.format_string("%c", _values(args)[0].cast("int")),
-    "split_part": lambda call, args: F.call_function("split_part", *_values(args)[:2], _values(args)[2].cast("int")),
+    "split_part": _split_part,
     "initcap": _initcap,
     "regexp_match_substring": _regexp_match_substring,
     "regexp_count_substring": _regexp_count_substring,
