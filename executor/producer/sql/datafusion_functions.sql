@@ -498,3 +498,15 @@ SELECT n_nationkey, log(n_nationkey - 3, 8) AS a, log(CAST(n_nationkey AS DOUBLE
 -- date_part of a timestamp minus a timestamp (a duration): the whole units it spans, toward zero; the sub-second parts and the epoch from its whole seconds, as DataFusion 55 gives them; an interval's own field
 SELECT o_orderkey, date_part('second', CAST(o_orderdate AS TIMESTAMP) - TIMESTAMP '1992-01-01 00:00:00.25') AS s, date_part('hour', CAST(o_orderdate AS TIMESTAMP) - TIMESTAMP '1992-01-01 06:30:00') AS h, date_part('minute', TIMESTAMP '1992-01-01 06:30:00' - CAST(o_orderdate AS TIMESTAMP)) AS mi, date_part('hour', INTERVAL '1 day 3 hours') AS ih, date_part('day', CAST(o_orderdate AS TIMESTAMP) - TIMESTAMP '1995-06-01 12:00:00') AS d, date_part('week', CAST(o_orderdate AS TIMESTAMP) - TIMESTAMP '1995-06-01 12:00:00') AS w, date_part('epoch', CAST(o_orderdate AS TIMESTAMP) - TIMESTAMP '1995-06-01 12:00:00.5') AS e, date_part('millisecond', CAST(o_orderdate AS TIMESTAMP) - TIMESTAMP '1996-01-01 12:00:00.5') AS ms, extract(hour FROM CAST(o_orderdate AS TIMESTAMP) - TIMESTAMP '1992-01-01 06:30:00') AS eh, date_part('microsecond', CAST(o_orderdate AS TIMESTAMP) - TIMESTAMP '1992-01-01 06:30:00') AS us, date_part('nanosecond', CAST(o_orderdate AS TIMESTAMP) - TIMESTAMP '1992-01-01 06:30:00') AS ns FROM orders WHERE o_orderkey < 20
 ;
+-- name: lists_remove
+-- array_remove_all and array_remove_n (n below 1 removes none; a null value gives null)
+SELECT n_nationkey, array_remove_all(make_array(n_regionkey, 2, n_regionkey, NULL), n_regionkey) AS a, array_remove_n(make_array(n_regionkey, 2, n_regionkey, n_regionkey), n_regionkey, n_nationkey % 4 - 1) AS b, array_remove_all(make_array(1, NULL), CASE WHEN n_nationkey > 3 THEN 1 END) AS c FROM nation
+;
+-- name: lists_zip
+-- arrays_zip: members 1, 2, ...; null past a shorter list's end; an empty list
+SELECT n_nationkey, arrays_zip(make_array(n_regionkey, n_nationkey), make_array(n_name)) AS z, arrays_zip(array_slice(make_array(n_regionkey), 2, 1), make_array(n_name, n_comment)) AS y FROM nation
+;
+-- name: lists_maps
+-- map, map_keys, map_values, map_entries, map_extract (a list of the value, [null] for a missing key)
+SELECT n_nationkey, map(make_array(n_name, 'x'), make_array(n_nationkey, n_regionkey)) AS m, map_keys(map(make_array(n_name, 'x'), make_array(n_nationkey, n_regionkey))) AS k, map_values(map(make_array(n_name, 'x'), make_array(n_nationkey, n_regionkey))) AS v, map_extract(map(make_array(n_name, 'x'), make_array(n_nationkey, n_regionkey)), 'x') AS e, map_extract(map(make_array(n_name, 'x'), make_array(n_nationkey, n_regionkey)), 'y') AS f, map_entries(map(make_array(n_name), make_array(n_regionkey))) AS en FROM nation
+;

@@ -281,18 +281,49 @@ def _array_positions(call: Call, args: list) -> Column:
     return F.filter(at, lambda p: p.isNotNull())
 
 
+def _among_first(lst: Column, old: Column, count: Column | None) -> Callable[[Column, Column], Column]:
+    """Whether element ``x`` at index ``i`` of ``lst`` is one of its first ``count`` elements equal to
+    ``old`` (any of them when ``count`` is None; a null equal to a null)."""
+
+    def hit(x: Column, i: Column) -> Column:
+        equal = x.eqNullSafe(old)
+        if count is None:
+            return equal
+        before = F.size(F.filter(F.slice(lst, F.lit(1), i), lambda y: y.eqNullSafe(old)))
+        return equal & (before < count)
+
+    return hit
+
+
 def _replaced(lst: Column, old: Column, new: Column, count: Column | None) -> Column:
     """``lst`` with its first ``count`` elements equal to ``old`` (every one when ``count`` is None; a null
     equal to a null) replaced by ``new``."""
+    hit = _among_first(lst, old, count)
+    return F.transform(lst, lambda x, i: F.when(hit(x, i), new).otherwise(x))
 
-    def one(x: Column, i: Column) -> Column:
-        hit = x.eqNullSafe(old)
-        if count is not None:
-            before = F.size(F.filter(F.slice(lst, F.lit(1), i), lambda y: y.eqNullSafe(old)))
-            hit = hit & (before < count)
-        return F.when(hit, new).otherwise(x)
 
-    return F.transform(lst, one)
+def _array_remove_n(call: Call, args: list) -> Column:
+    """DataFusion's ``array_remove_all(list, value)`` and ``array_remove_n(list, value, n)``: every
+    element equal to ``value``, or the first ``n``, left out; null for a null value or ``n``."""
+    vals = _values(args)
+    lst, value = vals[:2]
+    count = vals[2] if len(vals) > 2 else None
+    hit = _among_first(lst, value, count)
+    missing = value.isNull() if count is None else value.isNull() | count.isNull()
+    return F.when(missing, F.lit(None)).otherwise(F.filter(lst, lambda x, i: ~hit(x, i)))
+
+
+def _arrays_zip(call: Call, args: list) -> Column:
+    """DataFusion's ``arrays_zip(list, ...)``: a list of structs whose members ``1``, ``2``, ... are the
+    lists' elements at each place, null past a shorter list's end."""
+    lists = _values(args)
+    longest = F.greatest(*[F.coalesce(F.size(x), F.lit(0)) for x in lists]) if len(lists) > 1 else F.size(lists[0])
+    places = F.sequence(F.lit(1), F.greatest(longest, F.lit(1)))  # one place at least: sequence(1, 0) counts down
+    zipped = F.transform(
+        places,
+        lambda i: F.struct(*[F.call_function("try_element_at", x, i).alias(str(k)) for k, x in enumerate(lists, 1)]),
+    )
+    return F.slice(zipped, F.lit(1), F.greatest(longest, F.lit(0)))
 
 
 def _array_replace(call: Call, args: list) -> Column:
@@ -440,6 +471,16 @@ SCALAR: dict[str, Builder] = {
     "array_ndims": _array_ndims,
     "array_any_value": _array_any_value,
     "array_resize": _array_resize,
+    "array_remove_all": _array_remove_n,
+    "array_remove_n": _array_remove_n,
+    "arrays_zip": _arrays_zip,
+    # DataFusion's maps: Spark's own functions (a duplicate or null key is an error in both)
+    "map": lambda call, args: F.map_from_arrays(*_values(args)[:2]),
+    "map_keys": lambda call, args: F.map_keys(_values(args)[0]),
+    "map_values": lambda call, args: F.map_values(_values(args)[0]),
+    "map_entries": lambda call, args: F.map_entries(_values(args)[0]),
+    # a list of the key's value, of null where the map has no such key
+    "map_extract": lambda call, args: F.array(F.call_function("try_element_at", *_values(args)[:2])),
     "range": _series(inclusive=False),
     "generate_series": _series(inclusive=True),
     "get_field": _get_field,
