@@ -38,3 +38,10 @@ class Cancelled(ExecutionError):
 
 class TimedOut(Cancelled):
     """The work took longer than its time limit; its Spark jobs were interrupted."""
+
+
+def reraise_interrupts(exc: BaseException) -> None:
+    """Raise ``exc`` again where it is no failure to report: a Rust library's errors include pyo3's
+    PanicException (a BaseException), which is one; a KeyboardInterrupt or SystemExit is not."""
+    if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+        raise exc

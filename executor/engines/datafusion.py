@@ -39,7 +39,7 @@ from viz.deep import run_deep
 from viz.kinds import KINDS
 from viz.types import is_nullable
 
-from ..errors import ExecutionError, Unsupported
+from ..errors import ExecutionError, Unsupported, reraise_interrupts
 from .rows import head
 
 ENGINE = "DataFusion"
@@ -121,13 +121,6 @@ def _unique(names: list[str]) -> list[str]:
         seen[name] = seen.get(name, 0) + 1
         out.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
     return out
-
-
-def _reraise_interrupts(exc: BaseException) -> None:
-    """DataFusion's errors include pyo3's PanicException (a BaseException): those are reasons; a
-    KeyboardInterrupt or SystemExit is not."""
-    if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
-        raise exc
 
 
 def category(message: str) -> str:
@@ -492,7 +485,7 @@ class DataFusionRunner:
                 logical = Consumer.from_substrait_plan(self.ctx, Serde.deserialize_bytes(data))
                 frame = self.ctx.create_dataframe_from_logical_plan(logical)
             except BaseException as exc:  # noqa: BLE001 - the consumer raises RuntimeError, its own errors, panics
-                _reraise_interrupts(exc)
+                reraise_interrupts(exc)
                 text = clean(exc)
                 note = self._convention_note() if "names" in text or "columns" in text else ""
                 raise DataFusionCannot(f"DataFusion's consumer: {text}{note}", category(text)) from None
@@ -519,7 +512,7 @@ class DataFusionRunner:
         except ExecutionError as exc:
             reason = str(exc)
         except BaseException as exc:  # noqa: BLE001 - the physical planner's errors and panics
-            _reraise_interrupts(exc)
+            reraise_interrupts(exc)
             reason = f"DataFusion's planner: {clean(exc)}"
         self._checked[node_id] = reason
         return reason
@@ -533,7 +526,7 @@ class DataFusionRunner:
             try:
                 frame.execution_plan()
             except BaseException as exc:  # noqa: BLE001 - the physical planner's errors and panics
-                _reraise_interrupts(exc)
+                reraise_interrupts(exc)
                 text = clean(exc)
                 self._checked[node_id] = f"DataFusion's planner: {text}"
                 raise DataFusionCannot(self._checked[node_id], category(text)) from None
@@ -562,7 +555,7 @@ class DataFusionRunner:
         try:
             return action()
         except BaseException as exc:  # noqa: BLE001 - DataFusion raises several kinds at execution, and panics
-            _reraise_interrupts(exc)
+            reraise_interrupts(exc)
             text = clean(exc)
             if "not implemented" in text.lower() or "unsupported" in text.lower():
                 raise DataFusionCannot(f"DataFusion's planner: {text}", category(text)) from None

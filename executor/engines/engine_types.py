@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from viz.schema import derive_schemas
 from viz.types import render
 
+from ..errors import reraise_interrupts
 from .arrow_spelling import arrow_type_text
 
 ENGINES = ("spark", "datafusion")
@@ -364,8 +365,7 @@ def _datafusion_schemas(model, catalog, wanted: Sequence[str]) -> tuple[dict, di
         except Exception as exc:  # noqa: BLE001 - DataFusionCannot, ExecutionError, or anything the consumer raised
             errors[node_id] = _one_line(exc)
         except BaseException as exc:  # pyo3's PanicException is a BaseException
-            if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
-                raise
+            reraise_interrupts(exc)
             errors[node_id] = f"DataFusion panicked: {_one_line(exc)}"
     return schemas, errors
 

@@ -273,14 +273,15 @@ def _datafusion_trees(model, catalog):
 
 
 def _datafusion_tree(runner, node_id: str) -> _Op:
-    from .datafusion import _reraise_interrupts, clean
+    from ..errors import reraise_interrupts
+    from .datafusion import clean
 
     frame = runner._frame(node_id, for_check=True)
     try:
         with runner._lock:
             plan = frame.execution_plan()
     except BaseException as exc:  # noqa: BLE001 - the physical planner's errors and panics
-        _reraise_interrupts(exc)
+        reraise_interrupts(exc)
         raise ValueError(f"DataFusion's planner: {clean(exc)}") from None
     return _datafusion_op(plan, 0)
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..data.catalog import SUFFIX_FORMATS, Catalog
-from ..errors import ExecutionError
+from ..errors import ExecutionError, reraise_interrupts
 
 if TYPE_CHECKING:  # only the annotations name it; DataFusion brings it at run time
     import pyarrow
@@ -170,7 +170,8 @@ class DataFusionEngine:
             return EngineResult(schema, None)
         try:
             return EngineResult(schema, frame.to_arrow_table())
-        except Exception as exc:  # noqa: BLE001 - DataFusion raises several kinds at execution; its message is the reason
+        except BaseException as exc:  # noqa: BLE001 - DataFusion raises several kinds at execution, and panics
+            reraise_interrupts(exc)
             return EngineResult(schema, None, _innermost(_clean(exc)))
 
 
@@ -274,7 +275,8 @@ def _plan(ctx, sql: str, registered: list[str]):
     options = SQLOptions().with_allow_ddl(False).with_allow_dml(False).with_allow_statements(False)
     try:
         return ctx.sql_with_options(sql, options)
-    except Exception as exc:  # noqa: BLE001 - DataFusion raises ValueError, RuntimeError or its own errors
+    except BaseException as exc:  # noqa: BLE001 - DataFusion raises ValueError, RuntimeError, its own errors, panics
+        reraise_interrupts(exc)
         raise SqlError(_message(exc, registered)) from None
 
 
@@ -282,7 +284,8 @@ def _optimized(frame):
     """The frame's plan after DataFusion's analyzer (and its optimizer, where the context runs it)."""
     try:
         return frame.optimized_logical_plan()
-    except Exception as exc:  # noqa: BLE001 - DataFusion raises its own errors; the message is the reason
+    except BaseException as exc:  # noqa: BLE001 - DataFusion raises its own errors, and panics; the message is the reason
+        reraise_interrupts(exc)
         raise SqlError(f"DataFusion's optimizer fails on the query: {_short(_innermost(_clean(exc)))}") from None
 
 
@@ -355,7 +358,8 @@ def _produce(logical_plan, ctx):
 
     try:
         return Producer.to_substrait_plan(logical_plan, ctx).encode()
-    except Exception as exc:  # noqa: BLE001 - the producer raises RuntimeError("NotImplemented(...)") and others
+    except BaseException as exc:  # noqa: BLE001 - the producer raises RuntimeError("NotImplemented(...)"), others, panics
+        reraise_interrupts(exc)
         raise SqlError(_producer_message(exc)) from None
 
 

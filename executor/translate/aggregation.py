@@ -155,8 +155,10 @@ def aggregate(tr: Translating, node: NodeView) -> DataFrame | Parts:
             part = df.select(*named)  # a global aggregate; select also works under outer references
         elif named:
             part = df.groupBy(*grouped).agg(*named)
-        else:
+        elif grouped:
             part = df.select(*grouped).distinct()
+        else:  # the empty set, (): one row, over no rows too
+            part = df.select(F.count(F.lit(1)).alias("__rows"))
         cols = []
         for pos in range(len(keys)):
             if pos in members:

@@ -820,7 +820,10 @@ class ExprTranslator:
         return self._subquery(s.tuples)[0].exists()
 
     def _set_comparison(self, s: Expression.Subquery.SetComparison) -> Column:
-        """``x op ANY|ALL (subquery)`` through the subquery's minimum and maximum."""
+        """``x op ANY|ALL (subquery)`` through the subquery's minimum and maximum, in SQL's three values:
+        ANY is true where some value makes the comparison true, ALL false where some makes it false;
+        otherwise a null among the values (or a null ``x``) leaves it unknown; over no values ANY is false
+        and ALL true."""
         df, names = self._subquery(s.right)
         c = names[0]
         df = df.select(c)
@@ -828,20 +831,31 @@ class ExprTranslator:
         op = _COMPARISONS.get(s.comparison_op)
         if op is None:
             raise Unsupported("a set comparison without a comparison operator")
-        lo = df.select(F.min(c)).scalar()
-        hi = df.select(F.max(c)).scalar()
-        empty = ~df.exists()
         is_any = s.reduction_op == Expression.Subquery.SetComparison.REDUCTION_OP_ANY
         name = s.comparison_op
         Cmp = Expression.Subquery.SetComparison
-        if name == Cmp.COMPARISON_OP_EQ:
-            return left.isin(df) if is_any else empty | ((lo == left) & (hi == left))
-        if name == Cmp.COMPARISON_OP_NE:
-            return ((lo != left) | (hi != left)) if is_any else (empty | ~left.isin(df))
-        low_side = name in (Cmp.COMPARISON_OP_LT, Cmp.COMPARISON_OP_LE)  # x < ANY: x < max
-        bound = (hi if low_side else lo) if is_any else (lo if low_side else hi)
-        result = op(left, bound)
-        return F.when(empty, F.lit(not is_any)).otherwise(result)
+        empty = ~df.exists()
+        if name == Cmp.COMPARISON_OP_EQ and is_any:
+            return left.isin(df)  # IN, nulls and all
+        if name == Cmp.COMPARISON_OP_NE and not is_any:
+            return empty | ~left.isin(df)  # NOT IN
+        lo = df.select(F.min(c)).scalar()
+        hi = df.select(F.max(c)).scalar()
+        if name in (Cmp.COMPARISON_OP_EQ, Cmp.COMPARISON_OP_NE):
+            differs = (lo != left) | (hi != left)  # = ALL fails, <> ANY holds, where a value differs
+            decides = differs
+        else:
+            low_side = name in (Cmp.COMPARISON_OP_LT, Cmp.COMPARISON_OP_LE)  # x < ANY: x < max
+            bound = (hi if low_side else lo) if is_any else (lo if low_side else hi)
+            decides = op(left, bound) if is_any else ~op(left, bound)
+        has_null = df.where(F.col(c).isNull()).exists()
+        return (
+            F.when(empty, F.lit(not is_any))
+            .when(left.isNull(), F.lit(None).cast("boolean"))
+            .when(decides, F.lit(is_any))
+            .when(has_null, F.lit(None).cast("boolean"))
+            .otherwise(F.lit(not is_any))
+        )
 
 
 def struct_member(col: Column, i: int, df: DataFrame | None) -> Column:

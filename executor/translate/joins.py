@@ -50,8 +50,8 @@ def _mark(
     condition: Condition,
 ) -> DataFrame:
     """``keep`` with a mark: true when a row of the other input matches, null when none matches but
-    the condition was unknown for some row, false otherwise (SQL's IN semantics). The other input
-    runs as a correlated EXISTS subquery, with the kept side as its outer query."""
+    the condition was unknown for some row, false otherwise (SQL's IN semantics; DataFusion's is never
+    null). The other input runs as a correlated EXISTS subquery, with the kept side as its outer query."""
     keep_is_left = probe_index == 1
     prefix = f"_m{tr.depth}_{node.id.replace('.', '_')}_"
     probe, probe_names = tr.subquery(node.inputs[probe_index], tr.outer, prefix)
@@ -68,6 +68,13 @@ def _mark(
         mark = F.when(probe.exists(), F.lit(True)).otherwise(F.lit(False))
         return _renumber(tr, keep, k_start, k_count, [mark])
     hit = probe.where(c).exists()
+    if tr.model.conventions.dialect == "datafusion":
+        tr.warn(
+            f"node {node.id}: DataFusion's mark join, the plan's producer's, marks a row true or false, never "
+            "null (the spec's mark is null where the condition was unknown for a row and true for none); so does "
+            "the run"
+        )
+        return _renumber(tr, keep, k_start, k_count, [F.when(hit, F.lit(True)).otherwise(F.lit(False))])
     unknown = probe.where(c.isNull()).exists()
     mark = F.when(hit, F.lit(True)).when(unknown, F.lit(None).cast("boolean")).otherwise(F.lit(False))
     return _renumber(tr, keep, k_start, k_count, [mark])

@@ -510,3 +510,45 @@ SELECT n_nationkey, arrays_zip(make_array(n_regionkey, n_nationkey), make_array(
 -- map, map_keys, map_values, map_entries, map_extract (a list of the value, [null] for a missing key)
 SELECT n_nationkey, map(make_array(n_name, 'x'), make_array(n_nationkey, n_regionkey)) AS m, map_keys(map(make_array(n_name, 'x'), make_array(n_nationkey, n_regionkey))) AS k, map_values(map(make_array(n_name, 'x'), make_array(n_nationkey, n_regionkey))) AS v, map_extract(map(make_array(n_name, 'x'), make_array(n_nationkey, n_regionkey)), 'x') AS e, map_extract(map(make_array(n_name, 'x'), make_array(n_nationkey, n_regionkey)), 'y') AS f, map_entries(map(make_array(n_name), make_array(n_regionkey))) AS en FROM nation
 ;
+-- name: relations_not_exists_or
+-- NOT EXISTS under OR: DataFusion's mark join is never null (a null key is no match)
+WITH a(k, x) AS (VALUES (1, 0), (NULL, 0), (3, 5), (4, 0)), b(k) AS (VALUES (1), (2), (NULL))
+SELECT k, x FROM a WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.k = a.k) OR a.x = 5
+;
+-- name: relations_not_exists_or_tpch
+-- the same over TPC-H with a condition that is null for some rows
+SELECT o_orderkey FROM orders o WHERE o_orderkey < 40 AND (NOT EXISTS (SELECT 1 FROM lineitem l WHERE l.l_orderkey = o.o_orderkey AND l.l_quantity > CASE WHEN o.o_orderkey % 2 = 0 THEN NULL ELSE 45 END) OR o.o_orderkey = 1)
+;
+-- name: relations_case_exists
+-- EXISTS inside CASE: a mark that is never null
+WITH a(k, x) AS (VALUES (1, 0), (NULL, 0), (3, 5)), b(k) AS (VALUES (1), (NULL))
+SELECT k, x FROM a WHERE CASE WHEN EXISTS (SELECT 1 FROM b WHERE b.k = a.k) THEN 1 ELSE 0 END = 0 OR x = 99
+;
+-- name: relations_all_gt
+-- x > ALL (subquery with a null): unknown unless some value makes it false
+WITH a(k) AS (VALUES (1), (5), (NULL)), b(k) AS (VALUES (2), (NULL), (4))
+SELECT k FROM a WHERE k > ALL (SELECT k FROM b)
+;
+-- name: relations_not_any_lt
+-- NOT (x < ANY (subquery with a null)): unknown unless some value makes the ANY true
+WITH a(k) AS (VALUES (1), (5), (3)), b(k) AS (VALUES (2), (NULL))
+SELECT k FROM a WHERE NOT (k < ANY (SELECT k FROM b))
+;
+-- name: relations_ne_any_null
+-- NOT (x <> ANY (subquery with a null))
+WITH a(k) AS (VALUES (1), (2)), b(k) AS (VALUES (1), (NULL))
+SELECT k FROM a WHERE NOT (k <> ANY (SELECT k FROM b))
+;
+-- name: relations_any_all_plain
+-- ANY and ALL over subqueries without nulls
+SELECT n_nationkey FROM nation WHERE n_nationkey > ALL (SELECT r_regionkey * 5 FROM region) OR n_nationkey < ANY (SELECT r_regionkey FROM region WHERE r_regionkey < 2)
+;
+-- name: relations_rollup_empty_no_measure
+-- ROLLUP with no aggregate over no rows: the grand total's one row
+SELECT n_regionkey FROM nation WHERE n_nationkey < 0 GROUP BY ROLLUP (n_regionkey)
+;
+-- name: relations_not_in_correlated_or
+-- a correlated NOT IN under OR, through DataFusion's mark join
+WITH a(k, g) AS (VALUES (1, 1), (NULL, 1), (3, 3), (4, 9)), b(k, g) AS (VALUES (1, 1), (NULL, 3), (5, 3))
+SELECT a.k, a.g FROM a WHERE a.k NOT IN (SELECT b.k FROM b WHERE b.g = a.g) OR a.g = 9
+;
