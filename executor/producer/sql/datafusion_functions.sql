@@ -552,3 +552,31 @@ SELECT n_regionkey FROM nation WHERE n_nationkey < 0 GROUP BY ROLLUP (n_regionke
 WITH a(k, g) AS (VALUES (1, 1), (NULL, 1), (3, 3), (4, 9)), b(k, g) AS (VALUES (1, 1), (NULL, 3), (5, 3))
 SELECT a.k, a.g FROM a WHERE a.k NOT IN (SELECT b.k FROM b WHERE b.g = a.g) OR a.g = 9
 ;
+-- name: strings_big_counts
+-- counts and positions beyond an int (substr, left, right, split_part, regexp_count, regexp_instr, overlay): held, not wrapped
+SELECT n_nationkey, substr(n_name, n_nationkey + 4294967297, 2) AS a, substr(n_name, 2, n_nationkey + 4294967296) AS b, left(n_name, n_nationkey + 4294967297) AS c, right(n_name, n_nationkey + 4294967297) AS d, left(n_name, n_nationkey - 4294967294) AS e, split_part(n_comment, ' ', n_nationkey + 4294967297) AS f, regexp_count(n_name, 'A', n_nationkey + 4294967297) AS g, regexp_instr(n_name, 'A', n_nationkey + 4294967297) AS h, overlay(n_name placing 'é' from n_nationkey + 4294967297) AS i, overlay(n_name placing 'é' from 2 for n_nationkey + 4294967297) AS j FROM nation
+;
+-- name: strings_instr_past_end
+-- regexp_instr from a start past the end: 0, even for a pattern matching the empty text
+SELECT n_name, regexp_instr(n_name, 'x*', 20) AS a, regexp_instr(n_name, '$', length(n_name) + 3) AS b, regexp_instr(n_name, '$', length(n_name) + 1) AS c FROM nation
+;
+-- name: strings_ilike_ascii
+-- ILIKE compares a character with a character in either case (İ is one character; ſ is an s; İ and ı fold to nothing else)
+SELECT n_name, concat('İ', substr(n_name, 1, 1)) ILIKE '__' AS a, concat('İ', n_name) ILIKE 'i%' AS b, concat(n_name, 'ſ') ILIKE '%s' AS c, n_name ILIKE 'a%' AS d, lower(n_name) ILIKE '%ERIA' AS e, concat('ı', n_name) ILIKE 'I%' AS f, concat('ς', n_name) ILIKE 'σ%' AS g, concat(n_name, 'İ') ILIKE '%İ' AS h FROM nation
+;
+-- name: strings_like_backslash
+-- LIKE without ESCAPE: a backslash before an ordinary character is that character, one at the end is itself
+SELECT n_name, n_name LIKE '\A%' AS a, concat(n_name, '\') LIKE '%\' AS b, concat(n_name, '%') LIKE '%\%' AS c FROM nation
+;
+-- name: strings_regex_rust_syntax
+-- Rust's \< \> \b{start} \v and \u{..} in patterns
+SELECT n_name, regexp_replace(n_name, '\>', '!', 'g') AS a, regexp_like(n_name, 'A\>') AS b, regexp_replace(concat(n_name, chr(10), 'x'), '\v', '_', 'g') AS c, regexp_like(n_name, '\u{41}L') AS d, regexp_count(n_comment, '\b{start}f') AS e, regexp_replace(n_name, '\<', '^', 'g') AS f FROM nation
+;
+-- name: strings_regexp_match_empty_groups
+-- regexp_match of a group of an assertion alone: an empty text, not left out
+SELECT n_name, regexp_match(n_name, '(\b)(A)') AS a, regexp_match(n_name, '(A)(\B)') AS b FROM nation
+;
+-- name: strings_first_match_x_mode
+-- regexp_replace of the first match with a comment of the x mode
+SELECT n_name, regexp_replace(n_name, 'A # the letter', 'x', 'x') AS a, regexp_replace(n_name, '(?x) A # the letter', 'x') AS b FROM nation
+;

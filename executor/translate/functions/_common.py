@@ -144,6 +144,12 @@ def _error(message: str) -> Column:
     return F.raise_error(F.lit(message))
 
 
+def held_int(n: Column) -> Column:
+    """A count or position as Spark's int, held to the int's range (Spark's cast would wrap one beyond it,
+    and no text or list holds so many)."""
+    return F.least(F.greatest(n, F.lit(-(2**31 - 1))), F.lit(2**31 - 1)).cast("int")
+
+
 def _fail_if(cond: Column, message: str, value: Column) -> Column:
     return F.when(cond, _error(message)).otherwise(value)
 

@@ -19,6 +19,7 @@ from ._common import (
     _option,
     _values,
     base_name,
+    held_int,
     literal_pattern,
 )
 
@@ -225,7 +226,7 @@ def _array_repeat(call: Call, args: list) -> Column:
     """DataFusion's ``array_repeat(value, count)``: a count below 1 gives an empty list (one beyond an int
     is held to it: Spark's cast would wrap it)."""
     value, count = _values(args)[:2]
-    return F.array_repeat(value, F.least(F.greatest(count, F.lit(-1)), F.lit(2**31 - 1)).cast("int"))
+    return F.array_repeat(value, held_int(count))
 
 
 def _get_field(call: Call, args: list) -> Column:
@@ -385,7 +386,7 @@ def _array_resize(call: Call, args: list) -> Column:
     vals = _values(args)
     lst, size = vals[:2]
     fill = vals[2] if len(vals) > 2 else F.lit(None)
-    n = F.least(size, F.lit(2**31 - 1)).cast("int")
+    n = held_int(size)
     resized = F.transform(
         F.array_repeat(F.lit(0), n),
         lambda _, i: F.when(i < F.size(lst), F.call_function("try_element_at", lst, i + 1)).otherwise(fill),

@@ -19,6 +19,8 @@ from ._common import (
     _option,
     _spark_fn,
     _values,
+    base_name,
+    held_int,
     literal_pattern,
 )
 
@@ -75,15 +77,62 @@ def _string_pred(fn: str) -> Builder:
     return build
 
 
+_TURKISH_I, _NO_CASE = "İı", "\ue000\ue001"  # two characters of Unicode's private use
+_NO_CASE_OF = str.maketrans(_TURKISH_I, _NO_CASE)
+
+
+def _like_regex(pattern: str) -> str:
+    """A LIKE pattern (a backslash escaping the character after it) as a Java regex of the whole text."""
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            i += 1
+            c = pattern[i]
+            out.append(c if c.isalnum() else "\\" + c)
+        elif c in "%_":
+            out.append(".*" if c == "%" else ".")
+        else:
+            out.append(c if c.isalnum() else "\\" + c)
+        i += 1
+    return "(?s)(?iu)\\A" + "".join(out) + "\\z"
+
+
+def _spark_like_escape(m: re.Match) -> str:
+    """One backslash and what follows it in a DataFusion LIKE pattern, as Spark's LIKE reads it."""
+    after = m.group(1)
+    if after is None:
+        return "\\\\"  # a backslash at the end is itself
+    return "\\" + after if after in "%_\\" else after
+
+
+def _datafusion_like(call: Call, vals: list[Column], insensitive: bool) -> Column | None:
+    """A DataFusion plan's LIKE or ILIKE with a literal pattern and no escape: a backslash before a
+    character that is not ``%``, ``_`` or ``\\`` is that character, and one at the end is itself (Spark's
+    LIKE stops at both); ILIKE compares a character with a character, each in either case, as Arrow's
+    does (Spark's lowers both texts: ``'İ'`` becomes two characters). None for a pattern that is not a
+    literal."""
+    pattern = call.constants[1] if len(call.constants) > 1 else None
+    if not isinstance(pattern, str):
+        return None
+    if insensitive:
+        # Java's regex takes İ for i and ı for I, where Unicode's case folding (Arrow's) takes neither:
+        # each stands in for itself alone, as a character of no case, in the text and the pattern
+        text = F.translate(vals[0], _TURKISH_I, _NO_CASE)
+        return F.call_function("regexp_like", text, F.lit(_like_regex(pattern.translate(_NO_CASE_OF))))
+    return F.call_function("like", vals[0], F.lit(re.sub(r"\\(.)?", _spark_like_escape, pattern, flags=re.S)))
+
+
 def _like(call: Call, args: list, insensitive: bool = False) -> Column:
     """LIKE; a third argument is the escape character (DataFusion writes one, a null literal when the
     SQL has none). Spark takes the escape only as a one-character literal."""
     vals = _values(args)
     fn = "ilike" if insensitive or _case_insensitive(call) else "like"
-    if len(vals) < 3:
-        return F.call_function(fn, *vals[:2])
-    escape = call.constants[2] if len(call.constants) > 2 else NOT_CONSTANT
+    escape = call.constants[2] if len(call.constants) > 2 else (None if len(vals) < 3 else NOT_CONSTANT)
     if escape is None:
+        datafusion = _datafusion_like(call, vals, fn == "ilike") if call.dialect == "datafusion" else None
+        if datafusion is not None:
+            return datafusion
         return F.call_function(fn, *vals[:2])
     if isinstance(escape, str) and len(escape) == 1:
         return F.call_function(fn, vals[0], vals[1], F.lit(escape))
@@ -116,20 +165,18 @@ def _substring(call: Call, args: list) -> Column:
                 "it from the end (WRAP_FROM_END), where some engines begin left of the string"
             )
     mode = _option(call, "negative_start", ("WRAP_FROM_END", "LEFT_OF_BEGINNING", "ERROR"), default)
-    plain = (
-        F.call_function("substring", s, start, length) if length is not None else F.call_function("substring", s, start)
-    )
+    plain = F.call_function("substring", s, held_int(start), *([] if length is None else [held_int(length)]))
     if mode == "WRAP_FROM_END":
         if length is None or not below_one:
             return plain  # from 0 to the end: the whole string, as Spark gives it; a literal start of 1 or more
         return F.when(
-            start == 0, F.call_function("substring", s, F.lit(1), F.greatest(length - 1, F.lit(0)))
+            start == 0, F.call_function("substring", s, F.lit(1), held_int(F.greatest(length - 1, F.lit(0))))
         ).otherwise(plain)
     if mode == "ERROR":
         return _fail_if(start < 0, "substring: negative start", plain)
     if length is None:
         return F.when(start < 1, s).otherwise(plain)
-    kept = F.greatest(length + start - 1, F.lit(0))
+    kept = held_int(F.greatest(length + start - 1, F.lit(0)))
     return F.when(start < 1, F.call_function("substring", s, F.lit(1), kept)).otherwise(plain)
 
 
@@ -267,15 +314,54 @@ def _pieces(text: str):
         i = end
 
 
+#: Rust's word boundaries of one side (``\\b{start}``; ``\\<`` and ``\\>`` too), as Java's lookarounds.
+_HALF_BOUNDARIES = {
+    "start": r"\b(?=\w)",
+    "end": r"\b(?<=\w)",
+    "start-half": r"(?<!\w)",
+    "end-half": r"(?!\w)",
+}
+_HALF_BOUNDARY = re.compile(r"\\b\{(start|end|start-half|end-half)\}")
+#: Rust's escapes of a code point: ``\\u{e9}``, ``\\u00E9``, ``\\U0001F600``, ``\\U{1F600}``.
+_CODE_POINT = re.compile(r"\\[uU](?:\{([0-9A-Fa-f]+)\}|([0-9A-Fa-f]{8})|([0-9A-Fa-f]{4}))")
+#: An inline group of flags (``(?i)``, ``(?m-s:``) and its letters.
+_INLINE_FLAGS = re.compile(r"\(\?([A-Za-z-]*)[):]")
+
+
 def _rust_text(text: str, flags: str) -> str:
     """A literal pattern of Rust's regex crate for Java: its POSIX classes (``[[:alpha:]]``, which Java
     reads as a set of letters) as ASCII ranges; outside multiline mode its ``$``, the end of the text
-    (Java's also matches before a final line break), as ``\\z``; ``(?P<name>`` as Java's ``(?<name>``."""
+    (Java's also matches before a final line break), as ``\\z``; ``(?P<name>`` as Java's ``(?<name>``;
+    its one-sided word boundaries (``\\<``, ``\\b{end}``) as lookarounds, ``\\v`` (a vertical tab only) as
+    ``\\x0B`` and its code points (``\\u{e9}``) as ``\\x{e9}``. What Java would read otherwise is refused:
+    the flags ``U`` (lazy by default) and ``R``, a class's difference ``--`` and symmetric difference ``~~``."""
     multiline = "m" in flags or _MULTILINE_INLINE.search(text)
-    out, named_at = [], -1
+    out, named_at, skip_to = [], -1, 0
     for i, piece, in_class in _pieces(text):
+        if i < skip_to:
+            continue
+        inline = _INLINE_FLAGS.match(text, i) if piece == "(" and not in_class else None
+        if inline and set(inline.group(1)) & set("UR"):
+            raise Unsupported(f"the pattern {text!r} sets the flag U or R, which Java's regex reads otherwise")
+        if in_class and text[i : i + 2] in ("--", "~~"):
+            raise Unsupported(
+                f"the pattern {text!r} takes a class's difference (--) or symmetric difference (~~), which Java's "
+                "regex reads as members"
+            )
         posix = _POSIX_CLASS.fullmatch(piece) if in_class else None
-        if posix:  # Java has no [:alpha:]; Rust's is ASCII
+        half = _HALF_BOUNDARY.match(text, i) if piece == "\\b" and not in_class else None
+        code = _CODE_POINT.match(text, i) if piece in ("\\u", "\\U") else None
+        if half:
+            out.append(_HALF_BOUNDARIES[half.group(1)])
+            skip_to = half.end()
+        elif piece in ("\\<", "\\>") and not in_class:
+            out.append(_HALF_BOUNDARIES["start" if piece == "\\<" else "end"])
+        elif code:
+            out.append("\\x{" + next(g for g in code.groups() if g) + "}")
+            skip_to = code.end()
+        elif piece == "\\v":
+            out.append("\\x0B")  # Java's \v is any vertical white space
+        elif posix:  # Java has no [:alpha:]; Rust's is ASCII
             members = _POSIX_MEMBERS[posix.group(2)]
             out.append(f"[^{members}]" if posix.group(1) else members)
         elif i == named_at:  # the P of (?P<: Java names a group without it
@@ -295,6 +381,12 @@ def _rust_pattern(call: Call, flags: str, pattern: Column, at: int = 1) -> Colum
     text = call.constants[at] if len(call.constants) > at else None
     if isinstance(text, str):
         pattern = F.lit(_rust_text(text, flags))
+    else:
+        call.warnings.append(
+            f"{base_name(call.name)}: the pattern is not a literal, so the run gives it to Java's regex as it is; "
+            "where Rust's syntax (DataFusion's) reads it otherwise ($ before a final line break, [[:alpha:]], \\v), "
+            "the matches differ"
+        )
     return _inline(flags, pattern, rust=True)
 
 
@@ -371,8 +463,13 @@ def _regexp_count_substring(call: Call, args: list) -> Column:
 
 
 def _java_replacement(repl: Column) -> Column:
-    """A replacement's backreferences as Java writes them: ``\\1`` as ``$1``."""
-    return F.regexp_replace(repl, F.lit(r"\\(\d)"), F.lit(r"\$$1"))
+    """A replacement that is not a literal, its backreferences as Java writes them (``\\1`` as ``$1``); one
+    with another ``$`` or ``\\`` stops the run and says so (Rust's rules for them are not Java's)."""
+    other = repl.rlike(r"\$|\\(?!\d)")
+    message = "regexp_replace: a replacement that is not a literal and holds $ or \\ is not mapped"
+    return F.when(other, F.raise_error(F.lit(message))).otherwise(
+        F.regexp_replace(repl, F.lit(r"\\(\d)"), F.lit(r"\$$1"))
+    )
 
 
 def _datafusion_regexp_replace(call: Call, vals: list[Column]) -> Column:
@@ -401,7 +498,9 @@ def _datafusion_regexp_replace(call: Call, vals: list[Column]) -> Column:
     shifted = _rust_replacement(replacement, text, shift=2, whole="${vzmatch}")
     # the parts around the match take any character; the pattern keeps its own flags (no dotall of ours)
     text = _rust_text(text, flags)
-    first = rf"(?{_java_flags(flags, rust=True)})\A(?s:(?<vzbefore>.*?))(?<vzmatch>{text})(?s:(?<vzafter>.*))\z"
+    # a comment of the x mode ends at a line break, not at the group's end
+    end = "\n" if "x" in flags or _EXTENDED_INLINE.search(call.constants[1]) else ""
+    first = rf"(?{_java_flags(flags, rust=True)})\A(?s:(?<vzbefore>.*?))(?<vzmatch>{text}{end})(?s:(?<vzafter>.*))\z"
     return F.call_function("regexp_replace", vals[0], F.lit(first), F.lit("${vzbefore}" + shifted + "${vzafter}"))
 
 
@@ -411,11 +510,10 @@ def _left_right(fn: str) -> Builder:
 
     def build(call: Call, args: list) -> Column:
         s, n = _values(args)[:2]
-        n = n.cast("int")
-        plain = F.call_function(fn, s, n)
+        plain = F.call_function(fn, s, held_int(n))
         if isinstance(call.constants[1] if len(call.constants) > 1 else None, int) and call.constants[1] >= 0:
             return plain
-        rest = F.greatest(F.length(s) + n, F.lit(0))
+        rest = held_int(F.greatest(F.length(s) + n, F.lit(0)))
         cut = F.call_function("substring", s, F.lit(1), rest) if fn == "left" else F.call_function("right", s, rest)
         return F.when(n < 0, cut).otherwise(plain)
 
@@ -472,7 +570,7 @@ def _regexp_count(call: Call, args: list) -> Column:
     _no_empty_matches(call, "regexp_count", flags)
     pattern = _rust_pattern(call, flags, pattern)
     if len(vals) > 2:
-        s = F.call_function("substring", s, vals[2].cast("int"))
+        s = F.call_function("substring", s, held_int(vals[2]))
     return F.call_function("regexp_count", s, pattern)
 
 
@@ -496,11 +594,12 @@ def _regexp_instr(call: Call, args: list) -> Column:
     # what comes before the first match, the pattern in a group of its own (a comment of the x mode ends
     # at a line break, not at the group's end)
     before = F.concat(F.lit("^((?s:.*?))(?:"), java, F.lit("\n)" if extended else ")"))
-    start = vals[2].cast("int") if len(vals) > 2 else F.lit(1)
-    rest = F.call_function("substring", s, start)
+    start = vals[2].cast("long") if len(vals) > 2 else F.lit(1).cast("long")
+    rest = F.call_function("substring", s, held_int(start))
     found = F.call_function("regexp_like", rest, java)
     position = (
         F.when(found.isNull(), F.lit(None))
+        .when(start > F.char_length(s) + 1, F.lit(0))  # past the end nothing matches, the empty text neither
         .when(found, F.char_length(F.call_function("regexp_extract", rest, before, F.lit(1))) + start)
         .otherwise(0)
     )
@@ -570,8 +669,8 @@ def _overlay(call: Call, args: list) -> Column:
     negative ``n`` goes back); a ``pos`` below 1 is an error."""
     s, r, pos, *rest = _values(args)
     n = rest[0] if rest else F.char_length(r)
-    tail = F.greatest(pos + n, F.lit(1)).cast("int")
-    value = F.concat(s.substr(F.lit(1), (pos - 1).cast("int")), r, s.substr(tail, F.lit(2**31 - 1)))
+    tail = held_int(F.greatest(pos + n, F.lit(1)))
+    value = F.concat(s.substr(F.lit(1), held_int(pos - 1)), r, s.substr(tail, F.lit(2**31 - 1)))
     return _fail_if(pos < 1, "overlay: the start position must be at least 1", value)
 
 
@@ -579,8 +678,7 @@ def _substr_index(call: Call, args: list) -> Column:
     """DataFusion's ``substr_index(s, delimiter, count)``: Spark's ``substring_index``, the count held to
     an int (a larger one takes the whole string either way)."""
     s, delimiter, count = _values(args)[:3]
-    held = F.least(F.greatest(count, F.lit(-(2**31))), F.lit(2**31 - 1)).cast("int")
-    return F.call_function("substring_index", s, delimiter, held)
+    return F.call_function("substring_index", s, delimiter, held_int(count))
 
 
 def _regexp_match(call: Call, args: list) -> Column:
@@ -600,7 +698,7 @@ def _regexp_match(call: Call, args: list) -> Column:
     groups = []
     for number, (begins, ends) in enumerate(spans, 1):
         got = F.call_function("regexp_extract", s, pattern, F.lit(number))
-        if _matches_empty(text[begins:ends], flags) is False:
+        if not _may_match_empty(text[begins:ends], flags):
             got = F.when(got == "", F.lit(None)).otherwise(got)  # only a group that took no part gives ""
         elif _may_skip(text):
             call.warnings.append(
@@ -701,8 +799,8 @@ def _split_part(call: Call, args: list) -> Column:
     """``split_part(s, delimiter, n)``: the n-th piece, from the end where n is negative; an n of 0 is an
     error, one beyond an int is held to it (no text has so many pieces)."""
     s, delimiter, n = _values(args)[:3]
-    held = F.least(F.greatest(n, F.lit(-(2**31 - 1))), F.lit(2**31 - 1)).cast("int")
-    return _fail_if(n == 0, "split_part: the position must not be 0", F.call_function("split_part", s, delimiter, held))
+    split = F.call_function("split_part", s, delimiter, held_int(n))
+    return _fail_if(n == 0, "split_part: the position must not be 0", split)
 
 
 def _not_like(call: Call, args: list) -> Column:

@@ -7,7 +7,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ...errors import Unsupported
-from ._common import Builder, Call, _values
+from ._common import Builder, Call, _values, held_int
 
 _INT_MAX = 2**31 - 1
 
@@ -38,7 +38,7 @@ WINDOW: dict[str, Builder] = {
     "percent_rank": lambda call, args: F.percent_rank(),
     "cume_dist": lambda call, args: F.cume_dist(),
     # Spark takes an int only; more buckets than a partition's rows give each row its own
-    "ntile": lambda call, args: F.call_function("ntile", F.least(_values(args)[0], F.lit(_INT_MAX)).cast("int")),
+    "ntile": lambda call, args: F.call_function("ntile", held_int(_values(args)[0])),
     "lag": _offset_fn("lag"),
     "lead": _offset_fn("lead"),
     "first_value": lambda call, args: F.first(_values(args)[0]),
