@@ -146,8 +146,8 @@ def _error(message: str) -> Column:
 
 def held_int(n: Column) -> Column:
     """A count or position as Spark's int, held to the int's range (Spark's cast would wrap one beyond it,
-    and no text or list holds so many)."""
-    return F.least(F.greatest(n, F.lit(-(2**31 - 1))), F.lit(2**31 - 1)).cast("int")
+    and no text or list holds so many); null stays null (Spark's least and greatest skip it)."""
+    return F.when(n.isNotNull(), F.least(F.greatest(n, F.lit(-(2**31 - 1))), F.lit(2**31 - 1))).cast("int")
 
 
 def _fail_if(cond: Column, message: str, value: Column) -> Column:
