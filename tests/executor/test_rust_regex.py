@@ -77,3 +77,26 @@ def test_every_match_of_a_pattern_matching_empty_text_is_refused():
     call = Call("regexp_count", [None, None], None, {}, constants=["ALGERIA", "A*"])
     with pytest.raises(Unsupported, match="can match the empty text"):
         _no_empty_matches(call, "regexp_count", "")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "java"),
+    [
+        (r"\>", r"\b(?<=\w)"),  # Rust's end of a word; Java reads \> as >
+        (r"\<A", r"\b(?=\w)A"),
+        (r"\b{start}f", r"\b(?=\w)f"),
+        (r"[\v]", r"[\x0B]"),  # Rust's \v is a vertical tab only
+        (r"\u{e9}", r"\x{e9}"),
+        (r"\U0001F600", r"\x{0001F600}"),
+        (r"^\p{Greek}+$", r"^\p{IsGreek}+\z"),  # a script by its name
+        (r"\p{Lu}\pL", r"\p{Lu}\pL"),  # categories are named alike
+    ],
+)
+def test_rust_escapes_as_java_reads_them(pattern, java):
+    assert _rust_text(pattern, "") == java
+
+
+@pytest.mark.parametrize("pattern", [r"(?U)A.+", r"(?mR)A$", r"[a-z--[aeiou]]", r"[a~~b]"])
+def test_what_java_reads_otherwise_is_refused(pattern):
+    with pytest.raises(Unsupported):
+        _rust_text(pattern, "")

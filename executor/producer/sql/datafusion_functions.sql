@@ -580,3 +580,11 @@ SELECT n_name, regexp_match(n_name, '(\b)(A)') AS a, regexp_match(n_name, '(A)(\
 -- regexp_replace of the first match with a comment of the x mode
 SELECT n_name, regexp_replace(n_name, 'A # the letter', 'x', 'x') AS a, regexp_replace(n_name, '(?x) A # the letter', 'x') AS b FROM nation
 ;
+-- name: strings_unicode_properties
+-- Rust's \p{Greek} and \P{Alphabetic}: a script or a property by its name (Java's IsGreek)
+SELECT s, regexp_like(s, '^\p{Greek}+$') AS greek, regexp_like(s, '\P{Alphabetic}') AS other, regexp_like(s, '^\p{L}+$') AS letters, regexp_count(s, '\p{Latin}') AS latin FROM (VALUES ('αβγ'), ('abc'), ('aβ1'), ('')) t(s)
+;
+-- name: strings_negative_length
+-- substr with a negative length: both engines stop
+SELECT n_name, substr(n_name, 2, n_nationkey - 3) AS s FROM nation
+;

@@ -346,19 +346,18 @@ def _sign(call: Call, args: list) -> Column:
 _DAY_MICROS = 86_400_000_000
 
 
-def _date_moved(call: Call, date: Column, at: int, sign: int) -> Column:
+def _date_moved(call: Call, date: Column, interval: Column, at: int, sign: int) -> Column:
     """DataFusion's date ± interval (argument ``at``), a date: moved by the interval's months (the day held
     to the month's end), then its days, then its time as whole days toward zero, as Arrow moves it
-    (Spark's gives a timestamp, whose date is the day before for a time back that is not whole days)."""
+    (Spark's gives a timestamp, whose date is the day before for a time back that is not whole days). An
+    interval that is not a literal is Spark's day-time one, its days and time counted together."""
     lit = call.literals[at] if at < len(call.literals) else None
     if lit is not None and lit.WhichOneof("literal_type") == "null":
         return F.lit(None).cast("date")
     parts = None if lit is None else literals.interval_parts(lit)
     if parts is None:
-        raise Unsupported(
-            "a date moved by an interval that is not a literal: DataFusion counts the interval's time in "
-            "whole days toward zero, which is mapped for a literal only"
-        )
+        micros = F.unix_micros(F.timestamp_micros(F.lit(0)) + interval)
+        return F.date_add(date, (F.lit(sign) * F.call_function("div", micros, F.lit(_DAY_MICROS))).cast("int"))
     months, days, micros = parts
     whole_days = abs(micros) // _DAY_MICROS * (1 if micros >= 0 else -1)
     moved = F.add_months(date, sign * months) if months else date
@@ -374,10 +373,11 @@ def _add_sub(op: Callable[[Column, Column], Column], name: str) -> Builder:
         kinds = {_arg_kind(call, i) for i in range(len(call.arg_types))}
         if call.dialect == "datafusion" and _kind(call.output_type) == "date" and len(call.arg_types) == 2:
             first, second = _arg_kind(call, 0), _arg_kind(call, 1)
+            a, b = _values(args)[:2]
             if first == "date" and second in ("interval_day", "interval_compound"):
-                return _date_moved(call, _values(args)[0], 1, sign)
+                return _date_moved(call, a, b, 1, sign)
             if second == "date" and first in ("interval_day", "interval_compound") and sign == 1:
-                return _date_moved(call, _values(args)[1], 0, sign)
+                return _date_moved(call, b, a, 0, sign)
         if kinds & {
             "date",
             "precision_timestamp",

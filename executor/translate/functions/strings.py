@@ -165,6 +165,8 @@ def _substring(call: Call, args: list) -> Column:
                 "it from the end (WRAP_FROM_END), where some engines begin left of the string"
             )
     mode = _option(call, "negative_start", ("WRAP_FROM_END", "LEFT_OF_BEGINNING", "ERROR"), default)
+    if call.dialect == "datafusion" and length is not None:  # a negative length stops DataFusion's engine
+        s = _fail_if(length < 0, "substring: a negative length is not allowed", s)
     plain = F.call_function("substring", s, held_int(start), *([] if length is None else [held_int(length)]))
     if mode == "WRAP_FROM_END":
         if length is None or not below_one:
@@ -324,6 +326,9 @@ _HALF_BOUNDARIES = {
 _HALF_BOUNDARY = re.compile(r"\\b\{(start|end|start-half|end-half)\}")
 #: Rust's escapes of a code point: ``\\u{e9}``, ``\\u00E9``, ``\\U0001F600``, ``\\U{1F600}``.
 _CODE_POINT = re.compile(r"\\[uU](?:\{([0-9A-Fa-f]+)\}|([0-9A-Fa-f]{8})|([0-9A-Fa-f]{4}))")
+#: A Unicode property by a name of three letters or more (``\\p{Greek}``, ``\\P{Alphabetic}``): a script or a
+#: binary property, which Java names ``IsGreek``; a category's short name (``\\p{Lu}``) is the same in both.
+_PROPERTY = re.compile(r"\\([pP])\{([A-Za-z_]{3,})\}")
 #: An inline group of flags (``(?i)``, ``(?m-s:``) and its letters.
 _INLINE_FLAGS = re.compile(r"\(\?([A-Za-z-]*)[):]")
 
@@ -351,7 +356,11 @@ def _rust_text(text: str, flags: str) -> str:
         posix = _POSIX_CLASS.fullmatch(piece) if in_class else None
         half = _HALF_BOUNDARY.match(text, i) if piece == "\\b" and not in_class else None
         code = _CODE_POINT.match(text, i) if piece in ("\\u", "\\U") else None
-        if half:
+        named = _PROPERTY.match(text, i) if piece in ("\\p", "\\P") else None
+        if named:
+            out.append(f"\\{named.group(1)}{{Is{named.group(2)}}}")
+            skip_to = named.end()
+        elif half:
             out.append(_HALF_BOUNDARIES[half.group(1)])
             skip_to = half.end()
         elif piece in ("\\<", "\\>") and not in_class:
@@ -726,6 +735,8 @@ def _matches_empty(content: str, flags: str) -> bool | None:
         return None
 
 
+#: Escapes of Rust's for one character that Python's regexes do not read: a Unicode property, a code point.
+_ONE_CHARACTER = re.compile(r"\\[pP](\{[^}]*\}|[A-Za-z])|\\[uUx]\{[0-9A-Fa-f]+\}")
 #: Zero-width assertions of a pattern: a boundary, an anchor, a lookaround without groups inside.
 _ASSERTION = re.compile(r"\\[bBAzZ]|[$^]|\(\?<?[=!][^()]*\)")
 
@@ -734,6 +745,7 @@ def _may_match_empty(text: str, flags: str) -> bool:
     """Whether a literal pattern may match the empty text somewhere, as far as can be told (its
     assertions taken as matching anywhere): where it may, Rust's regex and Java's find different matches
     (Rust takes no empty match right after a match, and Java's may fall inside a character beyond 16 bits)."""
+    text = _ONE_CHARACTER.sub("x", text)  # Python's regexes read neither \\p{Greek} nor \\u{e9}
     return _matches_empty(_ASSERTION.sub("", text), flags) is not False or _matches_empty(text, flags) is not False
 
 
