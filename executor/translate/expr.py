@@ -383,16 +383,13 @@ class ExprTranslator:
     def _as_texts(self, call, args: list) -> list:
         """A call's value arguments that are numbers or times, as text the way its producer writes them
         (:meth:`_as_text`): DataFusion's ``||`` and ``concat`` of a float or a timestamp."""
-        out, j = [], 0
-        for a in args:
-            if isinstance(a, Column):
-                source = call.arg_types[j] if j < len(call.arg_types) else None
-                text = None if source is None or source.WhichOneof("kind") in _TEXT_KINDS else self._as_text(a, source)
-                out.append(a if text is None else text)
-                j += 1
-            else:
-                out.append(a)
-        return out
+
+        def as_text(a: Column, j: int) -> Column:
+            source = call.arg_types[j] if j < len(call.arg_types) else None
+            text = None if source is None or source.WhichOneof("kind") in _TEXT_KINDS else self._as_text(a, source)
+            return a if text is None else text
+
+        return _each_value(args, as_text)
 
     def aggregate(self, f: algebra_pb2.AggregateFunction, condition: Column | None = None) -> Column:
         """An aggregate function (a measure), its arguments masked by the measure's filter."""
@@ -445,15 +442,12 @@ class ExprTranslator:
             call.name = "count"
             call.arg_types = [None]
             return [F.when(condition, F.lit(1))]
-        out, j = [], 0
-        for a in args:
-            if isinstance(a, Column):
-                varies = j == 0 or j >= len(call.constants) or call.constants[j] is _functions().NOT_CONSTANT
-                out.append(F.when(condition, a) if varies else a)
-                j += 1
-            else:
-                out.append(a)
-        return out
+
+        def masked(a: Column, j: int) -> Column:
+            varies = j == 0 or j >= len(call.constants) or call.constants[j] is _functions().NOT_CONSTANT
+            return F.when(condition, a) if varies else a
+
+        return _each_value(args, masked)
 
     def _array_agg(self, call, value: Column, sorts, condition: Column | None) -> Column:
         """DataFusion's ``array_agg(v [ORDER BY ...]) [FILTER (...)]``: the values of the rows that pass,
@@ -1107,6 +1101,19 @@ def _fits(target: type_pb2.Type, value) -> bool:
         except decimal.InvalidOperation:  # more digits than even that: far beyond any decimal type
             return False
         return abs(rounded) < decimal.Decimal(10) ** whole
+
+
+def _each_value(args: list, fn: Callable[[Column, int], Column]) -> list:
+    """A call's arguments with each value argument (the ``j``-th) replaced by ``fn(value, j)``; its enum and
+    type arguments kept."""
+    out, j = [], 0
+    for a in args:
+        if isinstance(a, Column):
+            out.append(fn(a, j))
+            j += 1
+        else:
+            out.append(a)
+    return out
 
 
 def _literal_of(e: algebra_pb2.Expression):
