@@ -588,3 +588,7 @@ SELECT s, regexp_like(s, '^\p{Greek}+$') AS greek, regexp_like(s, '\P{Alphabetic
 -- substr with a negative length: both engines stop
 SELECT n_name, substr(n_name, 2, n_nationkey - 3) AS s FROM nation
 ;
+-- name: random_and_uuid
+-- random() in [0, 1) and uuid() of 36 characters, four dashes and the version 4 (their values differ by run)
+SELECT n_nationkey, random() >= 0 AND random() < 1 AS in_range, length(uuid()) AS n, substr(uuid(), 15, 1) AS version, length(replace(uuid(), '-', '')) AS hex FROM nation
+;

@@ -304,6 +304,13 @@ def _shift(fn: str) -> Builder:
     return build
 
 
+def _drawn(call: Call, value: Column, name: str) -> Column:
+    """A value drawn at random (``random()`` in [0, 1), ``uuid()`` a version 4 UUID as text), said to differ
+    from any other run's, the plan's producer's included."""
+    call.warnings.append(f"{name}(): its values are drawn at random, so each run, and each engine, gives others")
+    return value
+
+
 def _ieee_ln(x: Column) -> Column:
     """The natural logarithm as IEEE floats give it: NaN below zero, minus infinity at zero (Spark's: null)."""
     return F.when(x < 0, F.lit(float("nan"))).when(x == 0, F.lit(float("-inf"))).otherwise(F.ln(x))
@@ -465,6 +472,8 @@ SCALAR: dict[str, Builder] = {
     "atan2": _atan2,
     "cot": _math("cot", F.cot),  # DataFusion's: 1 / tan(x)
     "pi": lambda call, args: F.pi(),
+    "random": lambda call, args: _drawn(call, F.rand(), "random"),
+    "uuid": lambda call, args: _drawn(call, F.call_function("uuid"), "uuid"),
     "iszero": lambda call, args: _values(args)[0] == 0,  # DataFusion's: -0.0 too, not NaN
     "nanvl": lambda call, args: F.nanvl(*(v.cast("double") for v in _values(args)[:2])),
     "radians": _math("radians", F.radians),
