@@ -218,3 +218,20 @@ def test_a_zone_the_plans_type_cannot_carry_is_refused_or_said(spark, tables, tp
         _run(sql, tables, "written", tpch_dir)
     _, result = _run(sql, tables, "optimized", tpch_dir)
     assert any("the plan's type carries no zone" in w for w in result.warnings), result.warnings
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT n_nationkey, CAST(n_nationkey + 10 AS DECIMAL(38,0)) * CAST('10000000000000000000000000000000000000' "
+        "AS DECIMAL(38,0)) AS m FROM nation WHERE n_nationkey < 3",
+        "SELECT sum(CAST('99999999999999999999999999999999999999' AS DECIMAL(38,0))) AS s FROM nation",
+    ],
+)
+def test_a_decimal_beyond_38_digits_stops_the_run(spark, tables, tpch_dir, sql):
+    """DataFusion's engine gives a product of 39 digits, and wraps a sum beyond 128 bits; Spark holds 38
+    digits and would give null, a value that looks like one: the run stops and says why."""
+    from executor.errors import ExecutionError
+
+    with pytest.raises(ExecutionError, match="more than 38 digits"):
+        _run(sql, tables, "optimized", tpch_dir)

@@ -592,3 +592,15 @@ SELECT n_name, substr(n_name, 2, n_nationkey - 3) AS s FROM nation
 -- random() in [0, 1) and uuid() of 36 characters, four dashes and the version 4 (their values differ by run)
 SELECT n_nationkey, random() >= 0 AND random() < 1 AS in_range, length(uuid()) AS n, substr(uuid(), 15, 1) AS version, length(replace(uuid(), '-', '')) AS hex FROM nation
 ;
+-- name: numbers_float_modulo_zero
+-- a float's remainder by 0.0 or -0.0 is NaN (Spark's % gives null)
+SELECT x, x % 0e0 AS z, x % -0.0e0 AS nz, x % CAST('inf' AS DOUBLE) AS fi, CAST('inf' AS DOUBLE) % (x + 1) AS inf FROM (VALUES (5.5e0), (-5.5e0), (0.0e0)) t(x)
+;
+-- name: numbers_trunc_nan
+-- trunc of NaN and the infinities is itself (Spark's floor gave 0)
+SELECT x, trunc(x) AS t, trunc(x, 2) AS t2, trunc(x, -1) AS tm FROM (VALUES (CAST('NaN' AS DOUBLE)), (CAST('inf' AS DOUBLE)), (CAST('-inf' AS DOUBLE)), (-2.75e0), (1e300)) t(x)
+;
+-- name: numbers_min_int_divided
+-- the smallest integer divided by -1 stops, as DataFusion's engine stops (Spark's wraps)
+SELECT n_nationkey, (CASE WHEN n_nationkey = 3 THEN CAST(-2147483648 AS INT) ELSE CAST(n_nationkey AS INT) END) / CAST(-1 AS INT) AS a FROM nation
+;

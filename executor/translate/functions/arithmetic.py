@@ -39,6 +39,10 @@ from ._common import (
 # --- arithmetic ------------------------------------------------------------------------------
 
 
+#: How a run stopped by a decimal overflow says so.
+_BEYOND_38 = "decimal overflow (a value of more than 38 digits, which Spark cannot hold)"
+
+
 def _binary_int_op(name: str, op: Callable[[Column, Column], Column]) -> Builder:
     def build(call: Call, args: list) -> Column:
         a, b = _values(args)[:2]
@@ -47,11 +51,13 @@ def _binary_int_op(name: str, op: Callable[[Column, Column], Column]) -> Builder
             return _int_result(call, name, op(a.cast(WIDE), b.cast(WIDE)), op(a, b), kind)
         if kind in FLOATS:
             _float_rounding(call)
-        elif kind == "decimal" and "overflow" in call.options:
-            mode = _option(call, "overflow", ("SILENT", "ERROR"), "SILENT")
-            if mode == "ERROR":  # Spark (non-ANSI) turns a decimal overflow into null
+        elif kind == "decimal" and ("overflow" in call.options or call.dialect == "datafusion"):
+            # Spark (non-ANSI) turns a decimal overflow into null; DataFusion's engine keeps a value of more
+            # than 38 digits, which Spark cannot hold, so its plans stop there
+            mode = _option(call, "overflow", ("SILENT", "ERROR"), "ERROR" if call.dialect == "datafusion" else "SILENT")
+            if mode == "ERROR":
                 r = op(a, b)
-                return _fail_if(r.isNull() & a.isNotNull() & b.isNotNull(), f"{name}: decimal overflow", r)
+                return _fail_if(r.isNull() & a.isNotNull() & b.isNotNull(), f"{name}: {_BEYOND_38}", r)
         return op(a, b)
 
     return build
@@ -76,6 +82,8 @@ def _divide(call: Call, args: list) -> Column:
     stops = _stops_at_zero(call, kind)
     zero = _option(call, "on_division_by_zero", ("NULL", "ERROR", "NAN", "LIMIT"), "ERROR" if stops else "")
     if kind in INT_RANGE:
+        if call.dialect == "datafusion":  # its engine stops at the smallest integer divided by -1
+            call.options.setdefault("overflow", ["ERROR"])
         long_a, long_b = a.cast("long"), b.cast("long")
         q = F.call_function("div", long_a, long_b)  # truncates toward zero; null for a zero divisor
         lo, _ = INT_RANGE[kind]
@@ -120,6 +128,8 @@ def _modulus(call: Call, args: list) -> Column:
     a, b = _values(args)[:2]
     mode = _option(call, "division_type", ("TRUNCATE", "FLOOR"), "TRUNCATE")
     r = a % b  # Spark: the sign of the dividend (truncated division); null for a zero divisor
+    if _value_kind(call) in FLOATS:  # a float's remainder by zero is NaN, as IEEE's fmod gives it
+        r = F.when(b == 0, F.lit(float("nan"))).otherwise(r)
     if mode == "FLOOR":
         r = F.when((r != 0) & ((r < 0) != (b < 0)), r + b).otherwise(r)
     stops = _stops_at_zero(call, _value_kind(call))
@@ -257,7 +267,9 @@ def _trunc(call: Call, args: list) -> Column:
     x = vals[0].cast("double")
     scale = F.pow(F.lit(10.0), vals[1].cast("double")) if len(vals) > 1 else F.lit(1.0)
     moved = x * scale
-    return F.when(moved < 0, F.ceil(moved)).otherwise(F.floor(moved)).cast("double") / scale
+    # Spark's floor is a long (NaN becomes 0, 1e300 the largest long); a double of 2^52 or more is whole
+    whole = F.when(F.abs(moved) >= 2.0**52, moved).otherwise(F.when(moved < 0, F.ceil(moved)).otherwise(F.floor(moved)))
+    return F.when(F.isnan(x) | (F.abs(x) == float("inf")), x).otherwise(whole.cast("double") / scale)
 
 
 def _log(name: str, fn: Callable[[Column], Column]) -> Builder:
