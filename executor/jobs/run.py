@@ -562,6 +562,9 @@ def to_pandas(table, columns: list[str]) -> pd.DataFrame:
     for i, column in enumerate(table.columns):
         if pa.types.is_floating(column.type) and pc.any(pc.is_nan(column)).as_py():
             frame.isetitem(i, pd.Series(column.to_pylist(), dtype=object, index=frame.index))
+        elif pa.types.is_map(column.type):  # pandas holds a map as pairs, which the table cannot draw
+            texts = [csv_field(v, column.type) for v in column.to_pylist()]
+            frame.isetitem(i, pd.Series(texts, dtype=object, index=frame.index))
     return frame
 
 
@@ -603,6 +606,8 @@ def csv_field(value, kind=None) -> str | None:
 
     if value is None:
         return None
+    if kind is not None and pa.types.is_map(kind):  # an object of its keys (Arrow gives it as pairs)
+        return json.dumps({str(json_value(k)): json_value(v) for k, v in value}, ensure_ascii=False)
     if kind is not None and pa.types.is_nested(kind):
         return json.dumps(json_value(value), ensure_ascii=False)
     if isinstance(value, bytes):

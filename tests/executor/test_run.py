@@ -613,3 +613,11 @@ def test_dates_beyond_python_s_years_are_shown_as_text():
     assert shown.column(1).type == pa.date32()
     assert note == "column 0 holds a year before 1 or after 9999, shown as text"
     assert run_mod.to_pandas(shown, ["a", "b"]).iloc[1, 0] == "12100-04-04"
+
+
+def test_a_map_is_shown_and_downloaded_as_an_object_of_its_keys():
+    import pyarrow as pa
+
+    maps = pa.array([[("k", 1), ("z", None)], None], pa.map_(pa.string(), pa.int64()))
+    frame = run_mod.to_pandas(pa.table({"m": maps}), ["m"])
+    assert list(frame["m"]) == ['{"k": 1, "z": null}', None]
