@@ -548,13 +548,45 @@ def _beyond_python(table) -> tuple[object, str | None]:
     )
 
 
+def _without_views(t):
+    """An Arrow type with its view types (DataFusion's ``string_view``, ``binary_view``, ``list_view``) as
+    the plain ones, which pandas takes."""
+    import pyarrow as pa
+
+    if pa.types.is_string_view(t):
+        return pa.string()
+    if pa.types.is_binary_view(t):
+        return pa.binary()
+    if pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
+        return pa.list_(_without_views(t.value_type))
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return pa.list_(_without_views(t.value_type))
+    if pa.types.is_struct(t):
+        return pa.struct([f.with_type(_without_views(f.type)) for f in t])
+    if pa.types.is_map(t):
+        return pa.map_(_without_views(t.key_type), _without_views(t.item_type))
+    return t
+
+
+def _nested_text(t) -> bool:
+    """Whether a column of type ``t`` is shown as JSON text: a struct or a map (the table drops a struct's
+    null members and cannot draw a map's pairs), or a list of such."""
+    import pyarrow as pa
+
+    if pa.types.is_struct(t) or pa.types.is_map(t):
+        return True
+    return (pa.types.is_list(t) or pa.types.is_large_list(t)) and pa.types.is_nested(t.value_type)
+
+
 def to_pandas(table, columns: list[str]) -> pd.DataFrame:
     """Rows for display: ints with nulls stay ints (None), dates stay dates, decimals stay exact; a float
     column with a NaN holds floats and None (pandas makes a null NaN too, and a table shows a NaN as
-    null)."""
+    null); structs and maps as the JSON text the download writes (:func:`csv_field`)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    plain = pa.schema([f.with_type(_without_views(f.type)) for f in table.schema])
+    table = table.cast(plain) if plain != table.schema else table
     frame = table.rename_columns(columns).to_pandas(
         integer_object_nulls=True, date_as_object=True, timestamp_as_object=False
     )
@@ -562,7 +594,7 @@ def to_pandas(table, columns: list[str]) -> pd.DataFrame:
     for i, column in enumerate(table.columns):
         if pa.types.is_floating(column.type) and pc.any(pc.is_nan(column)).as_py():
             frame.isetitem(i, pd.Series(column.to_pylist(), dtype=object, index=frame.index))
-        elif pa.types.is_map(column.type):  # pandas holds a map as pairs, which the table cannot draw
+        elif _nested_text(column.type):
             texts = [csv_field(v, column.type) for v in column.to_pylist()]
             frame.isetitem(i, pd.Series(texts, dtype=object, index=frame.index))
     return frame
