@@ -919,6 +919,48 @@ def _grouping_keys(model: PlanModel) -> list[str] | None:
     return list(found.pop()) if len(found) == 1 else None
 
 
+def _make_array(w: Words, f: Expression.ScalarFunction) -> str | None:
+    """DataFusion's ``make_array(a, b)``: "the list [a, b]"."""
+    return "the list [" + capped_list([w.expr(v) for v in argument_values(f)], 6, "others") + "]"
+
+
+def _struct(w: Words, f: Expression.ScalarFunction) -> str | None:
+    """``named_struct('year', y, 'maker', m)``: "a record with year = y and maker = m"; ``struct(a, b)``: "a
+    record of a and b"."""
+    values = argument_values(f)
+    if w.function(f.function_reference) == "struct":
+        return "a record of " + capped_list([w.expr(v) for v in values], 6, "others")
+    names = [v.literal.string if v.literal.WhichOneof("literal_type") == "string" else None for v in values[0::2]]
+    if len(values) % 2 or None in names:
+        return None
+    parts = [f"{name} = {w.expr(v)}" for name, v in zip(names, values[1::2])]
+    return "a record with " + capped_list(parts, 6, "others")
+
+
+def _map(w: Words, f: Expression.ScalarFunction) -> str | None:
+    """``map(keys, values)``: "the map of keys to values"."""
+    values = argument_values(f)
+    return f"the map of {w.expr(values[0])} to {w.expr(values[1])}" if len(values) == 2 else None
+
+
+def _get_field(w: Words, f: Expression.ScalarFunction) -> str | None:
+    """``get_field(s, 'year')``: "the year of s"."""
+    values = argument_values(f)
+    if len(values) != 2 or values[1].literal.WhichOneof("literal_type") != "string":
+        return None
+    return f"the {values[1].literal.string} of {_whole(w.expr(values[0]))}"
+
+
+def _two_arguments(template: str) -> Callable[[Words, Expression.ScalarFunction], str | None]:
+    """A function of two arguments said by ``template`` ("{} joined by {}"), phrases in brackets."""
+
+    def words(w: Words, f: Expression.ScalarFunction) -> str | None:
+        values = argument_values(f)
+        return template.format(*[_whole(w.expr(v)) for v in values]) if len(values) == 2 else None
+
+    return words
+
+
 #: Functions whose words begin with their first argument ("x is above 10", "x and y").
 LEADS_WITH_FIRST = {*_COMPARISON_WORDS, *_ARITHMETIC, "and", "or", "not", "is_null", "is_not_null", "like", "between"}
 
@@ -947,6 +989,24 @@ _FUNCTIONS: dict[str, Callable[[Words, Expression.ScalarFunction], str | None]] 
     "index_in": _index_in,
     "bitwise_and": _grouping_flag,
     "bitwise_shift_right": _grouping_flag,
+    # lists, maps and records (DataFusion's functions)
+    "make_array": _make_array,
+    "named_struct": _struct,
+    "struct": _struct,
+    "map": _map,
+    "get_field": _get_field,
+    "array_sort": _one_argument("{} sorted"),
+    "array_distinct": _one_argument("{} without repeats"),
+    "array_reverse": _one_argument("{} reversed"),
+    "array_length": _one_argument("the number of items in {}"),
+    "cardinality": _one_argument("the number of items in {}"),
+    "flatten": _one_argument("{} flattened"),
+    "map_keys": _one_argument("the keys of {}"),
+    "map_values": _one_argument("the values of {}"),
+    "array_element": _two_arguments("{} at position {}"),
+    "array_to_string": _two_arguments("{} joined by {}"),
+    "string_to_array": _two_arguments("{} split at {}"),
+    "array_concat": _two_arguments("{} followed by {}"),
 }
 
 

@@ -1159,3 +1159,20 @@ def test_a_union_of_long_columns_is_named_short_enough_for_every_condition_on_it
     [last_filter] = [line for line in story.splitlines() if line.startswith("Keeps the combined rows of steps")]
     assert last_filter.count(" (or its like in 2 other inputs) is above 0") == 3
     assert "(twice)" not in last_filter and "……" not in last_filter
+
+
+def test_lists_maps_and_records_in_words(tpch_dir):
+    """DataFusion's list, map and record functions are said in words, not as calls."""
+    from executor.engines.sql_plan import sql_to_plan
+
+    sql = (
+        "SELECT n_regionkey, array_sort(array_agg(n_name)) AS names, map(make_array('k'), make_array(n_regionkey)) "
+        "AS m, named_struct('a', n_regionkey, 'b', min(n_name)) AS s FROM nation GROUP BY n_regionkey"
+    )
+    m = analyze(sql_to_plan(sql, {"nation": os.path.join(tpch_dir, "nation.parquet")}, json=False).data)
+    [project] = [n.id for n in m.nodes() if n.kind == "project" and n.id == m.roots[0]]
+    text = describe(m, project)
+    assert "names = (the list of n_name) sorted" in text
+    assert "m = the map of the list ['k'] to the list [n_regionkey]" in text
+    assert "s = a record with a = n_regionkey and b = the smallest n_name" in text
+    assert "array_sort(" not in text and "named_struct(" not in text and "make_array(" not in text
