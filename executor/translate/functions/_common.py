@@ -150,6 +150,15 @@ def held_int(n: Column) -> Column:
     return F.when(n.isNotNull(), F.least(F.greatest(n, F.lit(-(2**31 - 1))), F.lit(2**31 - 1))).cast("int")
 
 
+def held_arg(call: Call, i: int, n: Column) -> Column:
+    """Value argument ``i`` (``n``) as :func:`held_int` gives it; a literal within an int's range as it is,
+    which Spark takes as an int without more work."""
+    value = call.constants[i] if i < len(call.constants) else NOT_CONSTANT
+    if isinstance(value, int) and not isinstance(value, bool) and -(2**31 - 1) <= value <= 2**31 - 1:
+        return n
+    return held_int(n)
+
+
 def _fail_if(cond: Column, message: str, value: Column) -> Column:
     return F.when(cond, _error(message)).otherwise(value)
 

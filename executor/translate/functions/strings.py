@@ -20,6 +20,7 @@ from ._common import (
     _spark_fn,
     _values,
     base_name,
+    held_arg,
     held_int,
     literal_pattern,
 )
@@ -167,7 +168,9 @@ def _substring(call: Call, args: list) -> Column:
     mode = _option(call, "negative_start", ("WRAP_FROM_END", "LEFT_OF_BEGINNING", "ERROR"), default)
     if call.dialect == "datafusion" and length is not None:  # a negative length stops DataFusion's engine
         s = _fail_if(length < 0, "substring: a negative length is not allowed", s)
-    plain = F.call_function("substring", s, held_int(start), *([] if length is None else [held_int(length)]))
+    plain = F.call_function(
+        "substring", s, held_arg(call, 1, start), *([] if length is None else [held_arg(call, 2, length)])
+    )
     if mode == "WRAP_FROM_END":
         if length is None or not below_one:
             return plain  # from 0 to the end: the whole string, as Spark gives it; a literal start of 1 or more
@@ -519,7 +522,7 @@ def _left_right(fn: str) -> Builder:
 
     def build(call: Call, args: list) -> Column:
         s, n = _values(args)[:2]
-        plain = F.call_function(fn, s, held_int(n))
+        plain = F.call_function(fn, s, held_arg(call, 1, n))
         if isinstance(call.constants[1] if len(call.constants) > 1 else None, int) and call.constants[1] >= 0:
             return plain
         rest = held_int(F.greatest(F.length(s) + n, F.lit(0)))
