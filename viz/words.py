@@ -839,12 +839,13 @@ def _substring(w: Words, f: Expression.ScalarFunction) -> str | None:
     return f"{counted(length, 'character')} of {of} from the {ordinal(start)}"
 
 
-def _one_argument(template: str) -> Callable[[Words, Expression.ScalarFunction], str | None]:
-    """A function of one argument said by ``template`` ("the absolute value of {}"), a phrase in brackets."""
+def _said(template: str) -> Callable[[Words, Expression.ScalarFunction], str | None]:
+    """A function said by ``template``, one ``{}`` for each of its arguments ("the absolute value of {}",
+    "{} joined by {}"), a phrase in brackets."""
 
     def words(w: Words, f: Expression.ScalarFunction) -> str | None:
         values = argument_values(f)
-        return template.format(_whole(w.expr(values[0]))) if len(values) == 1 else None
+        return template.format(*[_whole(w.expr(v)) for v in values]) if len(values) == template.count("{}") else None
 
     return words
 
@@ -951,16 +952,6 @@ def _get_field(w: Words, f: Expression.ScalarFunction) -> str | None:
     return f"the {values[1].literal.string} of {_whole(w.expr(values[0]))}"
 
 
-def _two_arguments(template: str) -> Callable[[Words, Expression.ScalarFunction], str | None]:
-    """A function of two arguments said by ``template`` ("{} joined by {}"), phrases in brackets."""
-
-    def words(w: Words, f: Expression.ScalarFunction) -> str | None:
-        values = argument_values(f)
-        return template.format(*[_whole(w.expr(v)) for v in values]) if len(values) == 2 else None
-
-    return words
-
-
 #: Functions whose words begin with their first argument ("x is above 10", "x and y").
 LEADS_WITH_FIRST = {*_COMPARISON_WORDS, *_ARITHMETIC, "and", "or", "not", "is_null", "is_not_null", "like", "between"}
 
@@ -979,9 +970,9 @@ _FUNCTIONS: dict[str, Callable[[Words, Expression.ScalarFunction], str | None]] 
     "date_part": _date_part,
     "substring": _substring,
     "substr": _substring,
-    "abs": _one_argument("the absolute value of {}"),
-    "upper": _one_argument("{} in upper case"),
-    "lower": _one_argument("{} in lower case"),
+    "abs": _said("the absolute value of {}"),
+    "upper": _said("{} in upper case"),
+    "lower": _said("{} in lower case"),
     "round": _round,
     "concat": _concat,
     "str_concat": _concat,
@@ -995,18 +986,18 @@ _FUNCTIONS: dict[str, Callable[[Words, Expression.ScalarFunction], str | None]] 
     "struct": _struct,
     "map": _map,
     "get_field": _get_field,
-    "array_sort": _one_argument("{} sorted"),
-    "array_distinct": _one_argument("{} without repeats"),
-    "array_reverse": _one_argument("{} reversed"),
-    "array_length": _one_argument("the number of items in {}"),
-    "cardinality": _one_argument("the number of items in {}"),
-    "flatten": _one_argument("{} flattened"),
-    "map_keys": _one_argument("the keys of {}"),
-    "map_values": _one_argument("the values of {}"),
-    "array_element": _two_arguments("{} at position {}"),
-    "array_to_string": _two_arguments("{} joined by {}"),
-    "string_to_array": _two_arguments("{} split at {}"),
-    "array_concat": _two_arguments("{} followed by {}"),
+    "array_sort": _said("{} sorted"),
+    "array_distinct": _said("{} without repeats"),
+    "array_reverse": _said("{} reversed"),
+    "array_length": _said("the number of items in {}"),
+    "cardinality": _said("the number of items in {}"),
+    "flatten": _said("{} flattened"),
+    "map_keys": _said("the keys of {}"),
+    "map_values": _said("the values of {}"),
+    "array_element": _said("{} at position {}"),
+    "array_to_string": _said("{} joined by {}"),
+    "string_to_array": _said("{} split at {}"),
+    "array_concat": _said("{} followed by {}"),
 }
 
 

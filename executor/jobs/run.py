@@ -445,8 +445,9 @@ def _collect(df, rows: int):
     as_text = [f.name for f in df.schema.fields if isinstance(f.dataType, intervals)]
     if not as_text:
         raise ExecutionError("Spark cannot move this node's column types to Python (Arrow transfer failed)")
-    df = df.select(*[df[c].cast("string").alias(c) if c in as_text else df[c] for c in df.columns])
-    return df.toArrow(), f"{len(as_text)} interval column(s) of months are shown as text"
+    return _cast_columns(df, dict.fromkeys(as_text, "string")).toArrow(), (
+        f"{len(as_text)} interval column(s) of months are shown as text"
+    )
 
 
 def _voids_as_text(df):
@@ -466,10 +467,12 @@ def _voids_as_text(df):
         return t
 
     nested = [f for f in df.schema.fields if not isinstance(f.dataType, T.NullType) and text(f.dataType) != f.dataType]
-    if not nested:
-        return df
-    cast = {f.name: text(f.dataType) for f in nested}
-    return df.select(*[df[c].cast(cast[c]).alias(c) if c in cast else df[c] for c in df.columns])
+    return _cast_columns(df, {f.name: text(f.dataType) for f in nested}) if nested else df
+
+
+def _cast_columns(df, casts: dict):
+    """``df`` with the columns named in ``casts`` cast to their types there, the others as they are."""
+    return df.select(*[df[c].cast(casts[c]).alias(c) if c in casts else df[c] for c in df.columns])
 
 
 def _plain_types():
@@ -557,9 +560,7 @@ def _without_views(t):
         return pa.string()
     if pa.types.is_binary_view(t):
         return pa.binary()
-    if pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
-        return pa.list_(_without_views(t.value_type))
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
+    if _listed(t) or pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
         return pa.list_(_without_views(t.value_type))
     if pa.types.is_struct(t):
         return pa.struct([f.with_type(_without_views(f.type)) for f in t])
@@ -575,7 +576,14 @@ def _nested_text(t) -> bool:
 
     if pa.types.is_struct(t) or pa.types.is_map(t):
         return True
-    return (pa.types.is_list(t) or pa.types.is_large_list(t)) and pa.types.is_nested(t.value_type)
+    return _listed(t) and pa.types.is_nested(t.value_type)
+
+
+def _listed(t) -> bool:
+    """Whether an Arrow type is a list (of 32- or 64-bit offsets)."""
+    import pyarrow as pa
+
+    return pa.types.is_list(t) or pa.types.is_large_list(t)
 
 
 def to_pandas(table, columns: list[str]) -> pd.DataFrame:
@@ -638,10 +646,8 @@ def csv_field(value, kind=None) -> str | None:
 
     if value is None:
         return None
-    if kind is not None and pa.types.is_map(kind):  # an object of its keys (Arrow gives it as pairs)
-        return json.dumps({str(json_value(k)): json_value(v) for k, v in value}, ensure_ascii=False)
     if kind is not None and pa.types.is_nested(kind):
-        return json.dumps(json_value(value), ensure_ascii=False)
+        return json.dumps(_typed_json(value, kind), ensure_ascii=False)
     if isinstance(value, bytes):
         return json_value(value)
     if isinstance(value, bool):
@@ -657,6 +663,24 @@ def csv_field(value, kind=None) -> str | None:
     if isinstance(value, dt.timedelta):
         return interval_text(value)
     return str(value)
+
+
+def _typed_json(value, kind):
+    """A nested value from Arrow's ``to_pylist`` as JSON by its type: a map as an object of its keys
+    (Arrow gives it as pairs), at any depth; anything else as :func:`~executor.engines.rows.json_value`."""
+    import pyarrow as pa
+
+    from ..engines.rows import json_value
+
+    if value is None:
+        return None
+    if pa.types.is_map(kind):
+        return {str(json_value(k)): _typed_json(v, kind.item_type) for k, v in value}
+    if _listed(kind):
+        return [_typed_json(v, kind.value_type) for v in value]
+    if pa.types.is_struct(kind):
+        return {f.name: _typed_json(value.get(f.name), f.type) for f in kind}
+    return json_value(value)
 
 
 def _csv_quoted(text: str | None) -> str:

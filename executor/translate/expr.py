@@ -32,6 +32,7 @@ from ..errors import ExecutionError, Unsupported
 from ..spark.jvm import col as jcol
 from ..spark.jvm import sql_type
 from . import literals, text_values
+from .functions._common import INT_MAX
 from .functions.arithmetic import EXACT_POWERS
 from .types import MICROSECONDS_KEPT, to_spark
 
@@ -711,8 +712,7 @@ class ExprTranslator:
             if digits <= 6:
                 return F.timestamp_micros((inner * F.lit(10 ** (6 - digits))).cast("long"))
             self._finer_than_spark(digits)
-            scale = F.lit(10 ** (digits - 6))
-            return F.timestamp_micros(((inner - F.pmod(inner, scale)) / scale).cast("long"))
+            return _functions().datetimes.from_finer_units(inner, 10 ** (digits - 6))
         datetimes = _functions().datetimes
         if source_kind in _TIMESTAMP_KINDS and kind in _TIMESTAMP_KINDS and _digits(target) < 6:
             return datetimes.cut_to(inner, 10 ** (6 - _digits(target)))
@@ -736,15 +736,14 @@ class ExprTranslator:
     def _text_to_finer_time(self, output: type_pb2.Type | None, sources: list, constants: list) -> None:
         """Say so where text becomes a timestamp counting digits below a microsecond: a literal's text that
         has such digits, and any text that is not a literal."""
-        kind = output.WhichOneof("kind") if output is not None else None
-        if kind not in ("precision_timestamp", "precision_timestamp_tz") or getattr(output, kind).precision <= 6:
+        if output is None or output.WhichOneof("kind") not in _TIMESTAMP_KINDS or _digits(output) <= 6:
             return
         for source, value in zip(sources, constants):
             literal = value is not _functions().NOT_CONSTANT
             if (literal and isinstance(value, str) and _BELOW_A_MICROSECOND.search(value)) or (
                 not literal and source is not None and source.WhichOneof("kind") in _TEXT_KINDS
             ):
-                self._finer_than_spark(getattr(output, kind).precision)
+                self._finer_than_spark(_digits(output))
                 return
 
     def _finer_than_spark(self, precision: int) -> None:
@@ -960,12 +959,9 @@ def _frame(spec, f, name: str):
     if f.bounds_type == Expression.WindowFunction.BOUNDS_TYPE_RANGE:
         return spec.rangeBetween(lo, hi)
     # Spark counts rows in an int, and a partition holds fewer: more rows than that reach its end
-    lo = Window.unboundedPreceding if lo < -_INT_MAX else lo
-    hi = Window.unboundedFollowing if hi > _INT_MAX else hi
+    lo = Window.unboundedPreceding if lo < -INT_MAX else lo
+    hi = Window.unboundedFollowing if hi > INT_MAX else hi
     return spec.rowsBetween(lo, hi)
-
-
-_INT_MAX = 2**31 - 1
 
 
 _SUBQUERIES: dict[str, Callable[[ExprTranslator, object], Column]] = {

@@ -633,3 +633,11 @@ def test_datafusion_s_view_types_and_structs_are_shown():
     frame = run_mod.to_pandas(pa.table({"names": names, "details": details}), ["names", "details"])
     assert list(frame["names"][0]) == ["b", "a"] and frame["names"][1] is None
     assert list(frame["details"]) == ['{"maker": null, "year": 1979}', None]
+
+
+def test_a_map_inside_a_list_or_a_struct_is_an_object_too():
+    import pyarrow as pa
+
+    item = pa.map_(pa.string(), pa.int64())
+    kind = pa.struct([("tags", pa.list_(item))])
+    assert run_mod.csv_field({"tags": [[("k", 1)], None]}, kind) == '{"tags": [{"k": 1}, null]}'

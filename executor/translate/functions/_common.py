@@ -76,6 +76,8 @@ INT_RANGE = {
     "i32": (-(2**31), 2**31 - 1),
     "i64": (-(2**63), 2**63 - 1),
 }
+#: The largest int, Spark's counts and positions (of a list, a text, a window's rows).
+INT_MAX = INT_RANGE["i32"][1]
 FLOATS = ("fp32", "fp64")
 WIDE = "decimal(38,0)"  # exact integer arithmetic beyond i64, as a cast target
 
@@ -147,16 +149,20 @@ def _error(message: str) -> Column:
 def held_int(n: Column) -> Column:
     """A count or position as Spark's int, held to the int's range (Spark's cast would wrap one beyond it,
     and no text or list holds so many); null stays null (Spark's least and greatest skip it)."""
-    return F.when(n.isNotNull(), F.least(F.greatest(n, F.lit(-(2**31 - 1))), F.lit(2**31 - 1))).cast("int")
+    return F.when(n.isNotNull(), F.least(F.greatest(n, F.lit(-INT_MAX)), F.lit(INT_MAX))).cast("int")
 
 
 def held_arg(call: Call, i: int, n: Column) -> Column:
     """Value argument ``i`` (``n``) as :func:`held_int` gives it; a literal within an int's range as it is,
     which Spark takes as an int without more work."""
     value = call.constants[i] if i < len(call.constants) else NOT_CONSTANT
-    if isinstance(value, int) and not isinstance(value, bool) and -(2**31 - 1) <= value <= 2**31 - 1:
+    if isinstance(value, int) and not isinstance(value, bool) and -INT_MAX <= value <= INT_MAX:
         return n
     return held_int(n)
+
+
+#: How a run stopped by a decimal beyond Spark's precision says so.
+BEYOND_38_DIGITS = "decimal overflow (a value of more than 38 digits, which Spark cannot hold)"
 
 
 def _fail_if(cond: Column, message: str, value: Column) -> Column:

@@ -9,6 +9,7 @@ from pyspark.sql import functions as F
 
 from ...errors import Unsupported
 from ._common import (
+    BEYOND_38_DIGITS,
     FLOATS,
     INT_RANGE,
     WIDE,
@@ -49,11 +50,7 @@ def _sum(call: Call, args: list) -> Column:
         return F.when(wide > hi, F.lit(hi)).when(wide < lo, F.lit(lo)).otherwise(wide).cast("long")
     if kind == "decimal" and mode == "ERROR":
         s = call.over(F.sum(x))
-        return _fail_if(
-            s.isNull() & (call.over(F.count(x)) > 0),
-            "sum: decimal overflow (more than 38 digits, which Spark cannot hold)",
-            s,
-        )
+        return _fail_if(s.isNull() & (call.over(F.count(x)) > 0), f"sum: {BEYOND_38_DIGITS}", s)
     if kind in FLOATS:
         _float_rounding(call)
     return F.sum(x)

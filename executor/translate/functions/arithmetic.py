@@ -16,6 +16,7 @@ from ...errors import Unsupported
 from ...spark.jvm import sql_type
 from .. import literals
 from ._common import (
+    BEYOND_38_DIGITS,
     FLOATS,
     INT_RANGE,
     WIDE,
@@ -35,12 +36,9 @@ from ._common import (
     _values,
     decimal_quotient,
 )
+from .datetimes import DAY_MICROS, interval_micros
 
 # --- arithmetic ------------------------------------------------------------------------------
-
-
-#: How a run stopped by a decimal overflow says so.
-_BEYOND_38 = "decimal overflow (a value of more than 38 digits, which Spark cannot hold)"
 
 
 def _binary_int_op(name: str, op: Callable[[Column, Column], Column]) -> Builder:
@@ -57,7 +55,7 @@ def _binary_int_op(name: str, op: Callable[[Column, Column], Column]) -> Builder
             mode = _option(call, "overflow", ("SILENT", "ERROR"), "ERROR" if call.dialect == "datafusion" else "SILENT")
             if mode == "ERROR":
                 r = op(a, b)
-                return _fail_if(r.isNull() & a.isNotNull() & b.isNotNull(), f"{name}: {_BEYOND_38}", r)
+                return _fail_if(r.isNull() & a.isNotNull() & b.isNotNull(), f"{name}: {BEYOND_38_DIGITS}", r)
         return op(a, b)
 
     return build
@@ -362,9 +360,6 @@ def _sign(call: Call, args: list) -> Column:
     return F.signum(_values(args)[0])
 
 
-_DAY_MICROS = 86_400_000_000
-
-
 def _date_moved(call: Call, date: Column, interval: Column, at: int, sign: int) -> Column:
     """DataFusion's date ± interval (argument ``at``), a date: moved by the interval's months (the day held
     to the month's end), then its days, then its time as whole days toward zero, as Arrow moves it
@@ -375,10 +370,10 @@ def _date_moved(call: Call, date: Column, interval: Column, at: int, sign: int) 
         return F.lit(None).cast("date")
     parts = None if lit is None else literals.interval_parts(lit)
     if parts is None:
-        micros = F.unix_micros(F.timestamp_micros(F.lit(0)) + interval)
-        return F.date_add(date, (F.lit(sign) * F.call_function("div", micros, F.lit(_DAY_MICROS))).cast("int"))
+        days = F.call_function("div", interval_micros(interval), F.lit(DAY_MICROS))
+        return F.date_add(date, (F.lit(sign) * days).cast("int"))
     months, days, micros = parts
-    whole_days = abs(micros) // _DAY_MICROS * (1 if micros >= 0 else -1)
+    whole_days = abs(micros) // DAY_MICROS * (1 if micros >= 0 else -1)
     moved = F.add_months(date, sign * months) if months else date
     return F.date_add(moved, sign * (days + whole_days))
 

@@ -63,10 +63,23 @@ _INTERVAL_FIELDS = ("YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND")
 _INTERVALS = ("interval_day", "interval_year", "interval_compound")
 
 
+DAY_MICROS = 86_400_000_000
 #: A duration's unit in microseconds, for DataFusion's ``date_part`` of one.
-_DURATION_UNITS = {"WEEK": 604_800_000_000, "DAY": 86_400_000_000, "HOUR": 3_600_000_000, "MINUTE": 60_000_000}
+_DURATION_UNITS = {"WEEK": 7 * DAY_MICROS, "DAY": DAY_MICROS, "HOUR": 3_600_000_000, "MINUTE": 60_000_000}
 #: Where DataFusion's plans mark an ``interval_day`` as Arrow's Duration (a timestamp minus a timestamp).
 _DURATION_VARIATION = 1
+
+
+def interval_micros(value: Column) -> Column:
+    """The microseconds a day-time interval spans (Spark has no cast of one to a number)."""
+    return F.unix_micros(F.timestamp_micros(F.lit(0)) + value)
+
+
+def from_finer_units(n: Column, per_micro: int) -> Column:
+    """A timestamp from a count ``n`` of units ``per_micro`` to a microsecond since 1970 (nanoseconds:
+    1000), the digits below a microsecond dropped (earlier in time before 1970)."""
+    n = n.cast("long")
+    return F.timestamp_micros(F.call_function("div", n - F.pmod(n, F.lit(per_micro)), F.lit(per_micro)))
 
 
 def _duration_part(part: object, value: Column) -> Column:
@@ -74,7 +87,7 @@ def _duration_part(part: object, value: Column) -> Column:
     hours is 55); the milli-, micro- and nanoseconds and the epoch count its whole seconds, as DataFusion 55
     does (the fraction left out)."""
     field = part.upper() if isinstance(part, str) else None
-    micros = F.unix_micros(F.timestamp_micros(F.lit(0)) + value)
+    micros = interval_micros(value)
     seconds = F.call_function("div", micros, F.lit(1_000_000))  # toward zero
     scaled = {"SECOND": 1, "MILLISECOND": 1_000, "MICROSECOND": 1_000_000, "NANOSECOND": 1_000_000_000}
     if field in _DURATION_UNITS:
@@ -92,16 +105,15 @@ def _extract(call: Call, args: list) -> Column:
     enums = _enums(args)
     vals = _values(args)
     source = call.arg_types[-1] if call.arg_types else None
+    part = call.constants[0] if not enums and call.constants else (enums[0] if enums else NOT_CONSTANT)
     duration = source is not None and source.WhichOneof("kind") == "interval_day"
     if (
         duration
         and call.dialect == "datafusion"
         and source.interval_day.type_variation_reference == _DURATION_VARIATION
     ):
-        part = call.constants[0] if not enums and call.constants else (enums[0] if enums else NOT_CONSTANT)
         return _duration_part(part, vals[-1])
     if _arg_kind(call, len(call.arg_types) - 1) in _INTERVALS:
-        part = call.constants[0] if not enums and call.constants else (enums[0] if enums else NOT_CONSTANT)
         if not isinstance(part, str) or part.upper() not in _INTERVAL_FIELDS:
             given = repr(part) if isinstance(part, str) else "a component that is not a literal"
             raise Unsupported(f"date_part of {given} of an interval: mapped are {', '.join(_INTERVAL_FIELDS).lower()}")
@@ -287,8 +299,7 @@ _MICROS_IN = {"seconds": 1_000_000, "millis": 1_000, "micros": 1}
 def whole_units(ts: Column, micros: int) -> Column:
     """The whole units of ``micros`` microseconds since 1970 of a timestamp, counted toward zero as Arrow
     counts them (before 1970 that is later in time), as a long."""
-    since = F.unix_micros(ts.cast("timestamp"))
-    return ((since - since % F.lit(micros)) / F.lit(micros)).cast("long")
+    return F.call_function("div", F.unix_micros(ts.cast("timestamp")), F.lit(micros))  # toward zero
 
 
 def cut_to(ts: Column, micros: int) -> Column:
@@ -309,8 +320,7 @@ def _to_temporal(to: str, unit: str = "seconds", cut: bool = False) -> Builder:
         if to == "date" and kind in ("date", "timestamp", "precision_timestamp"):
             return vals[0].cast("date")  # a timestamp's day, earlier in time before 1970 (as Arrow casts)
         if kind in INT_RANGE and unit == "nanos":  # Spark's timestamps hold microseconds: the rest is dropped
-            n = vals[0].cast("long")
-            return F.timestamp_micros(F.call_function("div", n - F.pmod(n, F.lit(1000)), F.lit(1000)))
+            return from_finer_units(vals[0], 1000)
         if kind in INT_RANGE:
             return F.date_from_unix_date(vals[0]) if to == "date" else F.call_function(f"timestamp_{unit}", vals[0])
         if kind not in ("string", "varchar", "fixed_char"):

@@ -10,6 +10,7 @@ from pyspark.sql import functions as F
 
 from ...errors import Unsupported
 from ._common import (
+    INT_MAX,
     INT_RANGE,
     NOT_CONSTANT,
     Builder,
@@ -120,7 +121,7 @@ def _array_element(call: Call, args: list) -> Column:
     and past either end (Spark's ``element_at`` stops at 0)."""
     lst, index = _values(args)[:2]
     element = F.when(index == 0, F.lit(None)).otherwise(F.call_function("try_element_at", lst, index.cast("int")))
-    return _fail_if(F.abs(index.cast("decimal(20,0)")) > 2**31 - 1, "array_element: invalid index", element)
+    return _fail_if(F.abs(index.cast("decimal(20,0)")) > INT_MAX, "array_element: invalid index", element)
 
 
 def _without_nulls(lst: Column) -> Column:
@@ -420,7 +421,7 @@ def _series(inclusive: bool) -> Builder:
         else:
             count = whole + F.when(F.abs(span) % F.abs(by) == 0, 0).otherwise(1)
         away = F.signum(span) * F.signum(by) < 0 if inclusive else F.signum(span) * F.signum(by) <= 0
-        last = start + ((F.least(count, F.lit(2**31 - 1)) - 1) * by).cast("long")
+        last = start + ((F.least(count, F.lit(INT_MAX)) - 1) * by).cast("long")
         return (
             F.when(start.isNull() | stop.isNull() | step.isNull(), F.lit(None))
             .when(step == 0, F.raise_error(F.lit(f"{name}: the step must not be 0")))

@@ -10,6 +10,7 @@ from pyspark.sql import functions as F
 
 from ...errors import Unsupported
 from ._common import (
+    INT_MAX,
     NOT_CONSTANT,
     Builder,
     Call,
@@ -270,6 +271,14 @@ def _inline(flags: str, pattern: Column, rust: bool = False) -> Column:
 
 
 _MULTILINE_INLINE = re.compile(r"\(\?[a-zA-Z]*m")
+_EXTENDED_INLINE = re.compile(r"\(\?[a-zA-Z]*x")
+
+
+def _before_group_end(flags: str, text: object) -> str:
+    """What goes between a pattern and the end of a group the run puts around it: a line break in the x
+    mode (by the flags or inline in a literal ``text``), where a comment runs to the line's end and would
+    take the group's end in; else nothing."""
+    return "\n" if "x" in flags or (isinstance(text, str) and _EXTENDED_INLINE.search(text)) else ""
 
 
 _POSIX_CLASS = re.compile(
@@ -510,8 +519,7 @@ def _datafusion_regexp_replace(call: Call, vals: list[Column]) -> Column:
     shifted = _rust_replacement(replacement, text, shift=2, whole="${vzmatch}")
     # the parts around the match take any character; the pattern keeps its own flags (no dotall of ours)
     text = _rust_text(text, flags)
-    # a comment of the x mode ends at a line break, not at the group's end
-    end = "\n" if "x" in flags or _EXTENDED_INLINE.search(call.constants[1]) else ""
+    end = _before_group_end(flags, call.constants[1])
     first = rf"(?{_java_flags(flags, rust=True)})\A(?s:(?<vzbefore>.*?))(?<vzmatch>{text}{end})(?s:(?<vzafter>.*))\z"
     return F.call_function("regexp_replace", vals[0], F.lit(first), F.lit("${vzbefore}" + shifted + "${vzafter}"))
 
@@ -582,11 +590,8 @@ def _regexp_count(call: Call, args: list) -> Column:
     _no_empty_matches(call, "regexp_count", flags)
     pattern = _rust_pattern(call, flags, pattern)
     if len(vals) > 2:
-        s = F.call_function("substring", s, held_int(vals[2]))
+        s = _from_position(s, held_int(vals[2]))
     return F.call_function("regexp_count", s, pattern)
-
-
-_EXTENDED_INLINE = re.compile(r"\(\?[a-zA-Z]*x")
 
 
 def _regexp_instr(call: Call, args: list) -> Column:
@@ -602,12 +607,10 @@ def _regexp_instr(call: Call, args: list) -> Column:
     flags = _datafusion_flags(call, "regexp_instr", 4) if len(vals) > 4 else ""
     java = _rust_pattern(call, flags, pattern)
     text = call.constants[1] if len(call.constants) > 1 else None
-    extended = "x" in flags or (isinstance(text, str) and _EXTENDED_INLINE.search(text))
-    # what comes before the first match, the pattern in a group of its own (a comment of the x mode ends
-    # at a line break, not at the group's end)
-    before = F.concat(F.lit("^((?s:.*?))(?:"), java, F.lit("\n)" if extended else ")"))
+    # what comes before the first match, the pattern in a group of its own
+    before = F.concat(F.lit("^((?s:.*?))(?:"), java, F.lit(_before_group_end(flags, text) + ")"))
     start = vals[2].cast("long") if len(vals) > 2 else F.lit(1).cast("long")
-    rest = F.call_function("substring", s, held_int(start))
+    rest = _from_position(s, held_int(start))
     found = F.call_function("regexp_like", rest, java)
     position = (
         F.when(found.isNull(), F.lit(None))
@@ -682,7 +685,7 @@ def _overlay(call: Call, args: list) -> Column:
     s, r, pos, *rest = _values(args)
     n = rest[0] if rest else F.char_length(r)
     tail = held_int(F.greatest(pos + n, F.lit(1)))
-    value = F.concat(s.substr(F.lit(1), held_int(pos - 1)), r, s.substr(tail, F.lit(2**31 - 1)))
+    value = F.concat(s.substr(F.lit(1), held_int(pos - 1)), r, s.substr(tail, F.lit(INT_MAX)))
     return _fail_if(pos < 1, "overlay: the start position must be at least 1", value)
 
 

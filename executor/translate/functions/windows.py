@@ -7,9 +7,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ...errors import Unsupported
-from ._common import Builder, Call, _values, held_int
-
-_INT_MAX = 2**31 - 1
+from ._common import INT_MAX, Builder, Call, _values, held_int
 
 
 def _offset_fn(fn: str) -> Builder:
@@ -23,7 +21,7 @@ def _offset_fn(fn: str) -> Builder:
         if isinstance(offset, bool) or not isinstance(offset, int):
             raise Unsupported(f"{fn}: Spark takes the offset only as an integer constant")
         # Spark's offset is an int; a partition holds fewer rows than that, so one beyond it reads none
-        offset = max(-_INT_MAX, min(offset, _INT_MAX))
+        offset = max(-INT_MAX, min(offset, INT_MAX))
         if len(vals) > 2:  # the default as an expression: PySpark's lag takes only a Python value
             return F.call_function(fn, x, F.lit(offset), vals[2])
         return (F.lag if fn == "lag" else F.lead)(x, offset)
