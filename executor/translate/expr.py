@@ -616,6 +616,12 @@ class ExprTranslator:
                 # Scaled by a power of ten and rounded whole, it is what DataFusion and DuckDB give (1.00).
                 power = F.lit(10.0**target.scale)
                 inner = F.round(inner.cast("double") * power, 0) / power
+        if isinstance(target, S.DecimalType) and target.scale > _FLOAT_DIGITS and source_kind in ("fp32", "fp64"):
+            self.tr.warn(
+                f"node {self.node_id}: a float cast to a decimal of {target.scale} places: a double holds about "
+                f"{_FLOAT_DIGITS} digits, and the run writes the ones past them as its shortest text does (zeros), "
+                "where DataFusion writes its exact binary value's"
+            )
         if isinstance(target, S.StringType) and _is_text(e.input, self.type_of):
             return inner  # varchar or char to string: Spark's value is a string already
         if datafusion and kind in text_values.KINDS and _is_text(e.input, self.type_of):
@@ -1007,6 +1013,8 @@ __all__ = ["ExprTranslator", "Record", "SUPPORTED_EXPRESSIONS"]
 
 
 _TEXT_KINDS = frozenset({"string", "varchar", "fixed_char"})
+#: The decimal digits a double holds exactly.
+_FLOAT_DIGITS = 15
 _INT_KINDS = frozenset({"i8", "i16", "i32", "i64"})
 _ZONED_KINDS = frozenset({"precision_timestamp_tz", "timestamp_tz"})
 _TIMESTAMP_KINDS = frozenset({"precision_timestamp", "timestamp"}) | _ZONED_KINDS
