@@ -805,11 +805,23 @@ def _extract(w: Words, f: Expression.ScalarFunction) -> str | None:
 
 
 def _date_part(w: Words, f: Expression.ScalarFunction) -> str | None:
-    """DataFusion's ``date_part('YEAR', x)``: "the year of x"."""
+    """DataFusion's ``date_part('YEAR', x)``: "the year of x"; of a span (a timestamp minus another),
+    "the whole hours in (a − b)", the count DataFusion gives."""
     values = argument_values(f)
     if len(values) != 2 or values[0].literal.WhichOneof("literal_type") != "string":
         return None
-    return f"the {values[0].literal.string.lower()} of {w.expr(values[1])}"
+    unit = values[0].literal.string.lower()
+    if _result_kind(values[1]) in ("interval_day", "interval_compound"):  # a span's whole units, not a field
+        return f"the whole {unit}s in {_whole(w.expr(values[1]))}"
+    return f"the {unit} of {w.expr(values[1])}"
+
+
+def _result_kind(e: Expression) -> str | None:
+    """The type kind a function's or a cast's result declares (None for other expressions)."""
+    which = e.WhichOneof("rex_type")
+    if which == "scalar_function":
+        return e.scalar_function.output_type.WhichOneof("kind")
+    return e.cast.type.WhichOneof("kind") if which == "cast" else None
 
 
 def _whole(text: str) -> str:

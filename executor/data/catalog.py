@@ -248,7 +248,7 @@ class Catalog:
         name = ".".join(names)
         bound = ", ".join(sorted(self._bindings)) or "none"
         in_roots = ", ".join(sorted(self.available_in_roots())) or "none"
-        roots = ", ".join(self.roots.roots) or "none"
+        roots = ", ".join(self.shown_path(r) for r in self.roots.roots) or "none"
         where = " or in the Spark catalog" if self.use_spark_catalog else ""
         return (
             f"table `{name}` is not bound: no binding, no file named {names[-1] if names else name}.parquet"

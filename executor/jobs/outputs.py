@@ -28,7 +28,7 @@ from functools import partial
 
 import pandas as pd
 
-from viz.kinds import JOIN_KINDS
+from viz.kinds import JOIN_KINDS, emit
 from viz.words import counted
 
 from ..errors import ExecutionError
@@ -438,13 +438,28 @@ def _n(rows: int) -> str:
     return f"{rows:,} row{'s' if rows != 1 else ''}"
 
 
+def _project_columns(body, in_cols: int | None) -> str:
+    """What a project did to the columns: the expressions it computed and the input columns it kept
+    (all, without an emit; an emit can keep any of either)."""
+    mapping = emit(body)
+    if in_cols is None:
+        return f"{counted(len(body.expressions), 'column')} computed"
+    if mapping is None:
+        shown, kept = len(body.expressions), in_cols
+    else:
+        shown, kept = sum(1 for i in mapping if i >= in_cols), len({i for i in mapping if i < in_cols})
+    inputs = counted(in_cols, "input column")
+    if kept == in_cols:
+        return f"{counted(shown, 'column')} computed, the {inputs} kept"
+    return f"{counted(shown, 'column')} computed, {'none' if kept == 0 else kept} of the {inputs} kept"
+
+
 def describe_step(model, node_id: str, rows: int, input_rows: list[int]) -> str:
     """One line saying what node ``node_id`` did, from its row count and its inputs' (in input order):
     "kept 7 of 10 rows (3 dropped)", "joined 10 rows with 4 rows → 9 rows", "10 rows → 4 groups", ...; a
     join without a condition "10 × 4 rows → 40 rows", its rows being the product of its inputs'."""
     node = model.node(node_id)
     kind = node.kind
-    out_cols = len(node.schema) if node.schema is not None else None
     in_schema = model.node(node.inputs[0]).schema if node.inputs else None
     in_cols = len(in_schema) if in_schema is not None else None
     if not input_rows:
@@ -468,17 +483,7 @@ def describe_step(model, node_id: str, rows: int, input_rows: list[int]) -> str:
         groups = "group" if rows == 1 else "groups"
         return f"{_n(first)} → {rows:,} {groups}"
     if kind == "project":
-        text = f"{_n(rows)}"
-        if out_cols is not None and in_cols is not None:
-            diff = out_cols - in_cols
-            text += (
-                f", {diff} column{'s' if diff != 1 else ''} added"
-                if diff > 0
-                else f", {-diff} column{'s' if diff != -1 else ''} removed"
-                if diff < 0
-                else ", same number of columns"
-            )
-        return text
+        return f"{_n(rows)}, {_project_columns(node.node.body, in_cols)}"
     if kind == "set":
         return " and ".join(_n(r) for r in input_rows) + f" → {_n(rows)}"
     return ", ".join(f"{r:,}" for r in input_rows) + f" input rows → {_n(rows)}"

@@ -81,6 +81,14 @@ def test_describe_step_sentences():
     with open(os.path.join(ROOT, "sample_plans", "tpch_q03_duckdb.json"), "rb") as fh:
         duck = analyze(fh.read())  # DuckDB's reads carry the filters it pushed into them
     assert describe_step(duck, "0.0*5.1.0.1.0", 1, []) == "read 1 row from customer, through its filter"
+    # a project says what it computed and what it kept, not the difference of the two
+    assert describe_step(duck, "0.0.0", 5, [5]) == "5 rows, 4 columns computed, the 4 input columns kept"
+    with open(os.path.join(ROOT, "sample_plans", "window.json"), "rb") as fh:
+        window = analyze(fh.read())  # emit [0, 2, 1, 4, 5, 6] over 6 inputs and one expression
+    assert describe_step(window, "0", 3, [3]) == "3 rows, 1 column computed, 5 of the 6 input columns kept"
+    with open(os.path.join(ROOT, "sample_plans", "tpch_q02_isthmus.json"), "rb") as fh:
+        q02 = analyze(fh.read())
+    assert describe_step(q02, "0.0.0", 2, [2]) == "2 rows, 8 columns computed, none of the 28 input columns kept"
     with open(os.path.join(ROOT, "sample_plans", "set_ops.json"), "rb") as fh:
         sets = analyze(fh.read())
     union = next(n for n in sets.graph.nodes if sets.node(n).kind == "set")

@@ -201,3 +201,18 @@ def test_a_wider_table_column_that_serves_the_plan_is_a_caution_not_a_problem(tp
         "plan's type cannot hold exactly"
     ), row
     assert "problem" not in at.dataframe[0].value.columns
+
+
+def test_an_unbound_table_names_the_uploads_folder_as_the_person_knows_it(tmp_path):
+    """The "not bound" message lists the data roots; this session's uploads folder is "your uploads",
+    not its path on the server."""
+    from executor.data.catalog import Catalog
+    from ui.state.plan_data import shown_path
+
+    uploads = tmp_path / "uploads"
+    uploads.mkdir()
+    catalog = Catalog(data_roots=[str(uploads)], shown_path=lambda p: shown_path(p, uploads=str(uploads)))
+    (status,) = catalog.status([["lineitem"]])
+    assert status.how == "not bound"
+    assert "tables in the data roots (your uploads): none" in status.message, status.message
+    assert str(uploads) not in status.message

@@ -1088,6 +1088,15 @@ def test_functions_and_nested_alternatives_in_words(tpch_dir):
     )
     [group] = [n.id for n in m.nodes() if n.kind == "aggregate"]
     assert describe(m, group) == "Computes the standard deviation of o_totalprice as s per the year of o_orderdate."
+    # of a span (a timestamp minus another), the whole hours it spans: DataFusion's date_part gives 55
+    # for two days and seven hours, not the hour field's 7
+    m = _planned(
+        "SELECT date_part('hour', CAST(o_orderdate AS TIMESTAMP) - TIMESTAMP '1995-01-01 00:00:00') AS h FROM orders",
+        tpch_dir,
+    )
+    assert describe(m, m.roots[0]) == (
+        "Adds column h = the whole hours in (o_orderdate − '1995-01-01 00:00:00'). Outputs column h."
+    )
 
 
 def test_a_filter_over_three_results_names_each_by_its_step():

@@ -137,8 +137,11 @@ def suite_generated(stem: str) -> bool:
 
 def shown_path(path: str, uploads: str | None = None) -> str:
     """A file as the person knows it: an upload (in ``uploads``, this session's folder by default) by the
-    name it was uploaded under, not this session's copy on the server."""
-    if os.path.dirname(os.path.abspath(path)) == os.path.abspath(uploads or uploads_dir()):
+    name it was uploaded under, not this session's copy on the server; the folder itself as "your uploads"."""
+    folder = os.path.abspath(uploads or uploads_dir())
+    if os.path.abspath(path) == folder:
+        return "your uploads"
+    if os.path.dirname(os.path.abspath(path)) == folder:
         return f"your upload {os.path.basename(path)}"
     return path
 
