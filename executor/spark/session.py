@@ -96,6 +96,9 @@ def archive_path() -> str:
     )
 
 
+#: Spark's console log: errors only, and not those repeating a failed run's message (the node says it)
+LOG_CONFIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
+
 #: Set by ``executor.spark.jvm_archive`` in the Python process that builds the archive: its JVM writes the
 #: classes it loaded to this file when it exits.
 DUMP_ARCHIVE_TO: str | None = None
@@ -104,7 +107,7 @@ DUMP_ARCHIVE_TO: str | None = None
 def _java_options() -> str:
     """The driver JVM's options: :data:`LOCAL_CONF`'s, and the class archive when there is one (a JVM
     that cannot use it, e.g. after a Java update, starts without it)."""
-    options = LOCAL_CONF["spark.driver.extraJavaOptions"]
+    options = f"{LOCAL_CONF['spark.driver.extraJavaOptions']} -Dlog4j2.configurationFile={_java_quoted(LOG_CONFIG)}"
     if DUMP_ARCHIVE_TO:
         return f"{options} -XX:ArchiveClassesAtExit={_java_quoted(DUMP_ARCHIVE_TO)}"
     archive = archive_path()

@@ -478,7 +478,8 @@ def test_the_driver_jvm_is_given_the_class_archive_when_there_is_one(monkeypatch
     """executor.spark.session._java_options: the archive when its file is there, nothing when not (a JVM
     whose archive is missing or unusable starts without it), and the dump option in the process
     that builds it (executor.spark.jvm_archive)."""
-    base = session.LOCAL_CONF["spark.driver.extraJavaOptions"]
+    base = f"{session.LOCAL_CONF['spark.driver.extraJavaOptions']} -Dlog4j2.configurationFile={session.LOG_CONFIG}"
+    assert os.path.isfile(session.LOG_CONFIG)
     archive = tmp_path / "spark.jsa"
     monkeypatch.setattr(session, "archive_path", lambda: str(archive))
     assert session._java_options() == base
