@@ -10,6 +10,7 @@ import base64
 import datetime as dt
 import decimal
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -187,6 +188,38 @@ def _value_key(v: Any) -> Any:
             return v
         return "NaN" if math.isnan(f) else float(_rounded(f))
     return v
+
+
+_YEAR_MONTH_TEXT = re.compile(r"INTERVAL '(-?)(\d+)(?:-(\d+))?' (YEAR TO MONTH|YEAR|MONTH)")
+_CALENDAR_PART = re.compile(r"(-?\d+(?:\.\d+)?) (years|months|days|hours|minutes|seconds)")
+_NANOS = {"hours": 3_600_000_000_000, "minutes": 60_000_000_000, "seconds": 1_000_000_000}
+
+
+def interval_from_text(text: str) -> tuple[int, int, int] | None:
+    """Spark's text of a year-month interval (``INTERVAL '1-2' YEAR TO MONTH``) or of a calendar one
+    (``1 months 3 days 4.5 seconds``, as a run shows what Arrow cannot carry) as months, days and
+    nanoseconds, Arrow's month-day-nano interval; None for other text."""
+    m = _YEAR_MONTH_TEXT.fullmatch(text)
+    if m:
+        sign, first, second, unit = m.groups()
+        months = int(first) * 12 + int(second or 0) if unit != "MONTH" else int(first)
+        return (-months if sign else months, 0, 0)
+    parts = text.split(" ")
+    if len(parts) % 2 or not parts:
+        return None
+    months = days = nanos = 0
+    for i in range(0, len(parts), 2):
+        m = _CALENDAR_PART.fullmatch(f"{parts[i]} {parts[i + 1]}")
+        if m is None:
+            return None
+        number, unit = decimal.Decimal(m.group(1)), m.group(2)
+        if unit in ("years", "months"):
+            months += int(number) * (12 if unit == "years" else 1)
+        elif unit == "days":
+            days += int(number)
+        else:
+            nanos += int(number * _NANOS[unit])
+    return months, days, nanos
 
 
 # ---- two engines' tables: the rows only one of them has ------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
+import logging
 import os
 import shutil
 import threading
@@ -206,6 +207,7 @@ def _prepare_scratch() -> None:
 def _build() -> SparkSession:
     remote = settings.SETTINGS.spark_remote
     builder = SparkSession.builder.appName("substrait-viz")
+    _quiet_query_errors()
     if _runs_here():
         _prepare_scratch()
     if remote:
@@ -228,6 +230,15 @@ def _build() -> SparkSession:
     spark.sparkContext.setLogLevel("ERROR")
     pin_lookups(spark)
     return spark
+
+
+def _quiet_query_errors() -> None:
+    """PySpark logs every error of an analysed query, as JSON with its Java stack, before raising it;
+    the error reaches the person as the node's message, so its log is not printed."""
+    from pyspark.logger import PySparkLogger
+
+    for name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger"):
+        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
 
 
 def _set_semantics(spark) -> None:

@@ -90,6 +90,13 @@ def _arg_kind(call: Call, i: int = 0) -> str | None:
     return _kind(call.arg_types[i]) if i < len(call.arg_types) else None
 
 
+def months_with_days(call: Call) -> bool:
+    """Whether the call takes an interval of months and one of days and time (or one holding both):
+    Spark has no order of such intervals, nor a sum of the two kinds but its calendar interval."""
+    kinds = {_arg_kind(call, i) for i in range(len(call.arg_types))}
+    return "interval_compound" in kinds or {"interval_year", "interval_day"} <= kinds
+
+
 _WIDER = ("fp64", "fp32", "decimal", "i64", "i32", "i16", "i8")  # mixed arguments: the first of these wins
 
 

@@ -35,6 +35,7 @@ from ._common import (
     _value_kind,
     _values,
     decimal_quotient,
+    months_with_days,
 )
 from .datetimes import DAY_MICROS, interval_micros
 
@@ -402,6 +403,11 @@ def _add_sub(op: Callable[[Column, Column], Column], name: str) -> Builder:
             "interval_year",
             "interval_compound",
         }:
+            if kinds <= {"interval_day", "interval_year", "interval_compound"} and months_with_days(call):
+                raise Unsupported(
+                    f"{name} of an interval of months and one of days or time: the run has no interval "
+                    "type that holds both and can be shown as DataFusion gives it"
+                )
             a, b = _values(args)[:2]
             # a date and a number of days (DataFusion's date + 1): Spark's date arithmetic takes an int
             if _arg_kind(call, 0) == "date" and _arg_kind(call, 1) in INT_RANGE:

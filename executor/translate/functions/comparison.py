@@ -7,11 +7,17 @@ from collections.abc import Callable
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from ._common import Builder, Call, _nan_safe, _values
+from ...errors import Unsupported
+from ._common import Builder, Call, _nan_safe, _values, months_with_days
 
 
 def _compare(op: Callable[[Column, Column], Column], nan_result: bool) -> Builder:
     def build(call: Call, args: list) -> Column:
+        if months_with_days(call):  # a month is no fixed number of days
+            raise Unsupported(
+                f"{call.name.split(':')[0]} of an interval of months and one of days or time: Spark orders "
+                "neither against the other, and this app does not guess how many days a month is"
+            )
         a, b = _values(args)[:2]
         out = op(a, b)
         nan = _nan_safe(call, [a, b])
