@@ -791,6 +791,30 @@ class ExprTranslator:
         # a select of the one column would put a Project above a global aggregate (see executor.translate.aggregation)
         return (df if len(names) == 1 else df.select(names[0])).scalar()
 
+    def _against_subquery(
+        self, message, value: Expression, column: Column, rel: algebra_pb2.Rel, df: DataFrame, names: list[str]
+    ) -> tuple[Column, DataFrame]:
+        """A value and a subquery's one column, cast as the plan's producer compares them (the model's
+        coercion of ``message``: the value's target, then the column's), said in the run's notes."""
+        coercion = self.coercion(message)
+        if coercion is None:
+            return column, df
+        node = self.tr.model.graph.nodes[self.node_id]
+        schema = self.tr.model.node(node.subquery_rels[id(rel)]).schema
+        hay_type = schema[0].type if schema else None
+        value_target, hay_target = (tuple(coercion.targets) + (None, None))[:2]
+        if value_target is not None:
+            column = self._implicit_cast(column, self.type_of(value), value_target)
+        if hay_target is not None:
+            cast = self._implicit_cast(F.col(names[0]), hay_type, hay_target)
+            df = df.select(cast.alias(names[0]), *names[1:])
+        if value_target is not None or hay_target is not None:
+            self.tr.warn(
+                f"node {self.node_id}: a value and its subquery's column differ in type: {coercion.rule}, "
+                "and so does the run"
+            )
+        return column, df
+
     def _in_predicate(self, s: Expression.Subquery.InPredicate, keeps: bool = False) -> Column:
         """``x IN (subquery)``. As a value (``keeps`` false) it is SQL's: true where a row equals x;
         else null where x is null and there are rows, or where a row is null; else false (Spark's IN
@@ -799,6 +823,7 @@ class ExprTranslator:
         df, names = self._subquery(s.haystack)
         needles = [self.expr(n) for n in s.needles]
         if len(needles) == 1:
+            needles[0], df = self._against_subquery(s, s.needles[0], needles[0], s.haystack, df, names)
             # a select of the subquery's one column would cost Spark one more analysis
             hay = df if len(names) == 1 else df.select(names[0])
             found = needles[0].isin(hay)
@@ -825,8 +850,7 @@ class ExprTranslator:
         and ALL true."""
         df, names = self._subquery(s.right)
         c = names[0]
-        df = df.select(c)
-        left = self.expr(s.left)
+        left, df = self._against_subquery(s, s.left, self.expr(s.left), s.right, df.select(c), [c])
         op = _COMPARISONS.get(s.comparison_op)
         if op is None:
             raise Unsupported("a set comparison without a comparison operator")

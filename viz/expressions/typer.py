@@ -707,24 +707,48 @@ class ExpressionTyper:
                     t = T.make_nullable(fields[0].type)  # an empty subquery yields null
             return Typed(t, f"(subquery {node_id})", f"subquery_{node_id}")
         if which == "in_predicate":
-            node_id, _ = self.subquery_schema(e.in_predicate.haystack)
+            node_id, fields = self.subquery_schema(e.in_predicate.haystack)
             needles = [self.expr(n, scope) for n in e.in_predicate.needles]
             text = f"({', '.join(n.text for n in needles)}) IN (subquery {node_id})"
-            return Typed(T.boolean(True), text, _short(f"{', '.join(n.label for n in needles)} in subquery"))
+            # the value and the subquery's column compared as an IN list's value and options are
+            coercion = self._subquery_coercion([n.type for n in needles], fields, "an IN subquery's value and column")
+            return self._call_typed(
+                e.in_predicate,
+                Typed(
+                    T.boolean(True),
+                    text,
+                    _short(f"{', '.join(n.label for n in needles)} in subquery"),
+                    coercion=coercion,
+                ),
+            )
         if which == "set_predicate":
             node_id, _ = self.subquery_schema(e.set_predicate.tuples)
             op = {1: "EXISTS", 2: "UNIQUE"}.get(e.set_predicate.predicate_op, "EXISTS?")
             return Typed(T.boolean(False), f"{op} (subquery {node_id})", f"{op.lower()}_{node_id}")
         if which == "set_comparison":
-            node_id, _ = self.subquery_schema(e.set_comparison.right)
+            node_id, fields = self.subquery_schema(e.set_comparison.right)
             left = self.expr(e.set_comparison.left, scope)
             op = _COMPARISON_OPS.get(e.set_comparison.comparison_op, "?")
             red = {1: "ANY", 2: "ALL"}.get(e.set_comparison.reduction_op, "?")
-            return Typed(
-                T.boolean(True), f"{left.text} {op} {red} (subquery {node_id})", f"{left.label} {op} {red.lower()}"
+            coercion = self._subquery_coercion([left.type], fields, f"{op} {red}'s value and subquery column")
+            return self._call_typed(
+                e.set_comparison,
+                Typed(
+                    T.boolean(True),
+                    f"{left.text} {op} {red} (subquery {node_id})",
+                    f"{left.label} {op} {red.lower()}",
+                    coercion=coercion,
+                ),
             )
         self._diag(error("empty-expression", "a subquery expression has no kind", self.node))
         return Typed(None, "(subquery ?)", "subquery")
+
+    def _subquery_coercion(self, values: list, fields, what: str) -> C.Coercion | None:
+        """The casts a comparison of one value with a subquery's one column runs with (targets: the
+        value's, then the column's); None for several values or a column of unknown type."""
+        if len(values) != 1 or not fields or len(fields) != 1 or fields[0].type is None:
+            return None
+        return self.unify([values[0], fields[0].type], what, "in")[1]
 
     # -- literals and constructors ----------------------------------------------------------
     def literal(self, lit: Expression.Literal, scope: Scope) -> Typed:

@@ -604,3 +604,10 @@ SELECT x, trunc(x) AS t, trunc(x, 2) AS t2, trunc(x, -1) AS tm FROM (VALUES (CAS
 -- the smallest integer divided by -1 stops, as DataFusion's engine stops (Spark's wraps)
 SELECT n_nationkey, (CASE WHEN n_nationkey = 3 THEN CAST(-2147483648 AS INT) ELSE CAST(n_nationkey AS INT) END) / CAST(-1 AS INT) AS a FROM nation
 ;
+-- name: in_subquery_of_another_type
+-- text IN (a subquery of integers): DataFusion compares them as integers ('01' is 1), as an IN list's
+SELECT s FROM (VALUES ('01'), ('1'), ('3'), (' 2')) AS a(s) WHERE s IN (SELECT r_regionkey FROM region)
+;
+-- name: not_in_subquery_of_another_type
+SELECT s FROM (VALUES ('01'), ('1'), ('9')) AS a(s) WHERE s NOT IN (SELECT r_regionkey FROM region)
+;
