@@ -252,3 +252,19 @@ def test_an_interval_of_months_with_one_of_days_is_refused(spark, tables, tpch_d
 
     with pytest.raises(ExecutionError, match=said):
         _run(sql, tables, "written", tpch_dir)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT array_sort([[n_regionkey, NULL], [n_regionkey, 1], NULL], 'ASC', 'NULLS LAST') AS al FROM nation",
+        "SELECT array_sort([[n_regionkey, NULL], NULL, [n_regionkey], [n_regionkey, 1]], 'DESC') AS d FROM nation",
+    ],
+)
+def test_a_sort_of_lists_holding_nulls_where_spark_orders_them_otherwise_is_refused(spark, tables, tpch_dir, sql):
+    """DataFusion's engine puts the nulls inside each list where the call puts null lists ([0, 1] before
+    [0, null] in ASC NULLS LAST); Spark's sort puts them first: refused, not run to another order."""
+    from executor.errors import ExecutionError
+
+    with pytest.raises(ExecutionError, match="orders the nulls inside each element"):
+        _run(sql, tables, "written", tpch_dir)

@@ -611,3 +611,21 @@ SELECT s FROM (VALUES ('01'), ('1'), ('3'), (' 2')) AS a(s) WHERE s IN (SELECT r
 -- name: not_in_subquery_of_another_type
 SELECT s FROM (VALUES ('01'), ('1'), ('9')) AS a(s) WHERE s NOT IN (SELECT r_regionkey FROM region)
 ;
+-- name: lists_position_from_a_start
+-- array_position from a start, and of a null (it finds a null element)
+SELECT n_nationkey, array_position([1,2,1,2], 2, 3) AS p2, array_position([1, NULL], NULL) AS p3, array_position([1,2,1,2,n_regionkey], 1, n_regionkey + 1) AS a FROM nation
+;
+-- name: lists_negative_zero_found_apart
+-- DataFusion's element-finding functions tell -0.0 from 0.0 (Spark's equality does not)
+SELECT array_position([0.0, n_nationkey * -0.0], n_nationkey * -0.0) AS p, array_remove([n_nationkey * 0.0, n_nationkey * -0.0], n_nationkey * -0.0) AS r, array_positions([n_nationkey * 0.0, n_nationkey * -0.0], n_nationkey * -0.0) AS ps, array_replace([n_nationkey * 0.0, 1.0], n_nationkey * -0.0, 5.0) AS rp, array_remove_all([n_nationkey * 0.0, 1.0], n_nationkey * -0.0) AS rm, array_has_any([n_nationkey * 0.0], [n_nationkey * -0.0]) AS ha, array_has_all([n_nationkey * 0.0], [n_nationkey * -0.0]) AS hl, array_replace_all([n_nationkey * 0.0, -0.0 * n_nationkey], n_nationkey * -0.0, 5.0) AS ra FROM nation
+;
+-- name: lists_remove_first
+SELECT array_remove([n_regionkey, 1, n_regionkey, NULL], n_regionkey) AS r, array_remove([n_regionkey, NULL, NULL], NULL) AS rn, array_remove(CAST(NULL AS BIGINT[]), 1) AS r0 FROM nation
+;
+-- name: lists_cardinality_counts_through
+-- cardinality of a list of lists counts its innermost elements (a null inner list holds none)
+SELECT cardinality([[n_nationkey, 1], [2]]) AS a, cardinality([[n_nationkey], CASE WHEN n_nationkey > 5 THEN NULL ELSE [1, 2] END]) AS b, cardinality([[[n_nationkey, NULL], [3]], [[4]], NULL]) AS c, cardinality([n_nationkey, NULL]) AS d, cardinality(CASE WHEN n_nationkey > 3 THEN [[1]] END) AS e FROM nation
+;
+-- name: lists_sort_nested_where_spark_agrees
+SELECT array_sort([[n_regionkey, NULL], NULL, [n_regionkey], [n_regionkey, 1]], 'DESC', 'NULLS LAST') AS d, array_sort([[n_regionkey, NULL], [n_regionkey, 1], NULL]) AS a FROM nation
+;

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from viz.types import is_nullable
+
 from ...errors import Unsupported
 from ._common import (
     INT_MAX,
@@ -26,8 +28,19 @@ from ._common import (
 
 
 def _cardinality(call: Call, args: list) -> Column:
+    """``cardinality(list)``: a list's elements, a map's entries; null for a null list. DataFusion's counts a
+    list of lists through to its innermost level (a null inner list holds none)."""
     x = _values(args)[0]
-    return F.when(x.isNull(), F.lit(None)).otherwise(F.size(x))
+    depth, _ = _list_depth(call.arg_types[0] if call.arg_types and call.dialect == "datafusion" else None)
+    if depth > 1:
+        call.warnings.append(
+            "cardinality of a list of lists counts its innermost elements, as DataFusion's engine does (the "
+            "spec's counts the outer list's)"
+        )
+    elements = x
+    for _ in range(depth - 1):
+        elements = F.flatten(F.filter(elements, lambda y: y.isNotNull()))  # Spark's flatten of a null is null
+    return F.when(x.isNull(), F.lit(None)).otherwise(F.size(elements))
 
 
 def _sorted(x: Column, mode: str) -> Column:
@@ -63,7 +76,25 @@ def _array_sort(call: Call, args: list) -> Column:
     nulls = given[1] if len(given) > 1 else "NULLS FIRST"
     if direction not in ("ASC", "DESC") or nulls not in ("NULLS FIRST", "NULLS LAST"):
         raise Unsupported(f"array_sort: {', '.join(map(repr, words))} is not a direction and a place of nulls")
+    # DataFusion puts nulls inside the elements where it puts null elements; Spark's sort puts them first
+    if (direction, nulls) in (("ASC", "NULLS LAST"), ("DESC", "NULLS FIRST")) and _may_hold_nulls(call):
+        raise Unsupported(
+            f"array_sort {direction} {nulls} of lists or records that may hold nulls: DataFusion orders the nulls "
+            "inside each element as it orders null elements, and Spark's sort puts them first"
+        )
     return _sorted(vals[0], f"{direction}_{nulls.replace(' ', '_')}")
+
+
+def _may_hold_nulls(call: Call) -> bool:
+    """Whether the call's first list's elements are lists or records with members that may be null."""
+    t = call.arg_types[0] if call.arg_types else None
+    element = t.list.type if t is not None and t.WhichOneof("kind") == "list" else None
+    kind = element.WhichOneof("kind") if element is not None else None
+    if kind == "list":
+        return is_nullable(element.list.type) is not False
+    if kind == "struct":
+        return any(is_nullable(m) is not False for m in element.struct.types)
+    return False
 
 
 def _lambda_fn(spark_fn: Callable[[Column, Callable], Column]) -> Builder:
@@ -83,11 +114,42 @@ def _index_in(call: Call, args: list) -> Column:
     return F.when(pos == 0, F.lit(None)).otherwise(pos - 1)
 
 
+Match = Callable[[Column, Column], Column]
+
+
+def _matcher(call: Call) -> Match:
+    """How DataFusion's element-finding functions (array_position, array_remove, array_replace, ...) match
+    an element of the call's first list: a null matches a null, NaN matches NaN, and -0.0 does not match
+    0.0 (Spark's equality, which finds 0.0 for -0.0, is right for lists of other elements)."""
+    t = call.arg_types[0] if call.arg_types else None
+    element = t.list.type.WhichOneof("kind") if t is not None and t.WhichOneof("kind") == "list" else None
+    if element not in ("fp32", "fp64"):
+        return lambda x, v: x.eqNullSafe(v)
+
+    def match(x: Column, v: Column) -> Column:
+        # equal zeros told apart by their text, "-0.0" or "0.0" (Spark's own functions mostly drop the sign)
+        return x.eqNullSafe(v) & (F.coalesce(x != 0, F.lit(True)) | (x.cast("string") == v.cast("string")))
+
+    return match
+
+
 def _array_position(call: Call, args: list) -> Column:
-    """DataFusion's array_position(list, element): the 1-based position of element, null when absent."""
-    haystack, needle = _values(args)[:2]
-    pos = F.array_position(haystack, needle)
-    return F.when(pos == 0, F.lit(None)).otherwise(pos)
+    """DataFusion's ``array_position(list, element[, start])``: the 1-based position of the first element
+    matching ``element`` (:func:`_matcher`; a null finds a null) at ``start`` or after, null when none;
+    a start below 1 or past one after the end stops, as DataFusion's engine does."""
+    vals = _values(args)
+    lst, needle = vals[:2]
+    match = _matcher(call)
+    start = vals[2] if len(vals) > 2 else F.lit(1)
+    found = F.filter(
+        F.transform(lst, lambda x, i: F.when((i + 1 >= start) & match(x, needle), (i + 1).cast("long"))),
+        lambda p: p.isNotNull(),
+    )
+    first = F.when(F.size(found) > 0, found[0])
+    if len(vals) < 3:
+        return first
+    out_of_bounds = lst.isNotNull() & (start.isNull() | (start < 1) | (start > F.size(lst) + 1))
+    return _fail_if(out_of_bounds, "array_position: start_from out of bounds", first)
 
 
 def _array_has(call: Call, args: list) -> Column:
@@ -215,12 +277,11 @@ def _array_prepend(call: Call, args: list) -> Column:
 
 
 def _array_remove(call: Call, args: list) -> Column:
-    """DataFusion's ``array_remove(list, value)``: the first element equal to ``value`` left out (Spark's
-    leaves out every one); null for a null value."""
+    """DataFusion's ``array_remove(list, value)``: the first element matching ``value`` (:func:`_matcher`)
+    left out (Spark's leaves out every one); null for a null value."""
     lst, value = _values(args)[:2]
-    at = F.array_position(lst, value)
-    removed = F.concat(F.slice(lst, 1, at - 1), F.slice(lst, at + 1, F.greatest(F.size(lst), F.lit(1))))
-    return F.when(value.isNull(), F.lit(None)).when(at == 0, lst).otherwise(removed)
+    hit = _among_first(lst, value, F.lit(1), _matcher(call))
+    return F.when(value.isNull(), F.lit(None)).otherwise(F.filter(lst, lambda x, i: ~hit(x, i)))
 
 
 def _array_repeat(call: Call, args: list) -> Column:
@@ -254,9 +315,9 @@ def _array_slice(call: Call, args: list) -> Column:
     return F.when(lst.isNull() | begin.isNull() | end.isNull(), F.lit(None)).otherwise(sliced)
 
 
-def _shares(a: Column, b: Column) -> Column:
-    """Whether lists ``a`` and ``b`` share an element, a null equal to a null."""
-    return F.exists(a, lambda x: F.exists(b, lambda y: x.eqNullSafe(y)))
+def _shares(a: Column, b: Column, match: Match) -> Column:
+    """Whether lists ``a`` and ``b`` share an element (as ``match`` matches them)."""
+    return F.exists(a, lambda x: F.exists(b, lambda y: match(x, y)))
 
 
 def _array_has_any(call: Call, args: list) -> Column:
@@ -264,14 +325,16 @@ def _array_has_any(call: Call, args: list) -> Column:
     equal to a null (Spark's ``arrays_overlap`` gives null where only nulls could be shared); null for a
     null list."""
     a, b = _values(args)[:2]
-    return F.when(a.isNull() | b.isNull(), F.lit(None)).otherwise(_shares(a, b))
+    match = _matcher(call)
+    return F.when(a.isNull() | b.isNull(), F.lit(None)).otherwise(_shares(a, b, match))
 
 
 def _array_has_all(call: Call, args: list) -> Column:
     """DataFusion's ``array_has_all(list, sub)``: whether every element of ``sub`` is in ``list``, a null
     equal to a null; null for a null list."""
     a, b = _values(args)[:2]
-    held = F.forall(b, lambda y: F.exists(a, lambda x: x.eqNullSafe(y)))
+    match = _matcher(call)
+    held = F.forall(b, lambda y: F.exists(a, lambda x: match(x, y)))
     return F.when(a.isNull() | b.isNull(), F.lit(None)).otherwise(held)
 
 
@@ -279,28 +342,29 @@ def _array_positions(call: Call, args: list) -> Column:
     """DataFusion's ``array_positions(list, value)``: the 1-based positions of ``value`` (a null finds
     the nulls)."""
     lst, value = _values(args)[:2]
-    at = F.transform(lst, lambda x, i: F.when(x.eqNullSafe(value), (i + 1).cast("long")))
+    match = _matcher(call)
+    at = F.transform(lst, lambda x, i: F.when(match(x, value), (i + 1).cast("long")))
     return F.filter(at, lambda p: p.isNotNull())
 
 
-def _among_first(lst: Column, old: Column, count: Column | None) -> Callable[[Column, Column], Column]:
-    """Whether element ``x`` at index ``i`` of ``lst`` is one of its first ``count`` elements equal to
-    ``old`` (any of them when ``count`` is None; a null equal to a null)."""
+def _among_first(lst: Column, old: Column, count: Column | None, match: Match) -> Match:
+    """Whether element ``x`` at index ``i`` of ``lst`` is one of its first ``count`` elements matching
+    ``old`` (any of them when ``count`` is None)."""
 
     def hit(x: Column, i: Column) -> Column:
-        equal = x.eqNullSafe(old)
+        equal = match(x, old)
         if count is None:
             return equal
-        before = F.size(F.filter(F.slice(lst, F.lit(1), i), lambda y: y.eqNullSafe(old)))
+        before = F.size(F.filter(F.slice(lst, F.lit(1), i), lambda y: match(y, old)))
         return equal & (before < count)
 
     return hit
 
 
-def _replaced(lst: Column, old: Column, new: Column, count: Column | None) -> Column:
-    """``lst`` with its first ``count`` elements equal to ``old`` (every one when ``count`` is None; a null
-    equal to a null) replaced by ``new``."""
-    hit = _among_first(lst, old, count)
+def _replaced(call: Call, lst: Column, old: Column, new: Column, count: Column | None) -> Column:
+    """``lst`` with its first ``count`` elements matching ``old`` (:func:`_matcher`; every one when
+    ``count`` is None) replaced by ``new``."""
+    hit = _among_first(lst, old, count, _matcher(call))
     return F.transform(lst, lambda x, i: F.when(hit(x, i), new).otherwise(x))
 
 
@@ -310,7 +374,7 @@ def _array_remove_n(call: Call, args: list) -> Column:
     vals = _values(args)
     lst, value = vals[:2]
     count = vals[2] if len(vals) > 2 else None
-    hit = _among_first(lst, value, count)
+    hit = _among_first(lst, value, count, _matcher(call))
     missing = value.isNull() if count is None else value.isNull() | count.isNull()
     return F.when(missing, F.lit(None)).otherwise(F.filter(lst, lambda x, i: ~hit(x, i)))
 
@@ -331,20 +395,20 @@ def _arrays_zip(call: Call, args: list) -> Column:
 def _array_replace(call: Call, args: list) -> Column:
     """DataFusion's ``array_replace(list, old, new)``: the first element equal to ``old`` replaced."""
     lst, old, new = _values(args)[:3]
-    return _replaced(lst, old, new, F.lit(1))
+    return _replaced(call, lst, old, new, F.lit(1))
 
 
 def _array_replace_n(call: Call, args: list) -> Column:
     """DataFusion's ``array_replace_n(list, old, new, n)``: the first ``n`` elements equal to ``old``
     replaced (none for ``n`` below 1); null for a null ``n``."""
     lst, old, new, n = _values(args)[:4]
-    return F.when(n.isNull(), F.lit(None)).otherwise(_replaced(lst, old, new, n))
+    return F.when(n.isNull(), F.lit(None)).otherwise(_replaced(call, lst, old, new, n))
 
 
 def _array_replace_all(call: Call, args: list) -> Column:
     """DataFusion's ``array_replace_all(list, old, new)``: every element equal to ``old`` replaced."""
     lst, old, new = _values(args)[:3]
-    return _replaced(lst, old, new, None)
+    return _replaced(call, lst, old, new, None)
 
 
 def _all_but_one(first: int) -> Builder:
