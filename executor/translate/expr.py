@@ -10,8 +10,6 @@ expression typer, so the translation reads the plan exactly as the inspector sho
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 from collections.abc import Callable, Sequence
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
@@ -32,8 +30,23 @@ from ..errors import ExecutionError, Unsupported
 from ..spark.jvm import col as jcol
 from ..spark.jvm import sql_type
 from . import literals, text_values
+from .casts import (
+    ARROW_ZONE,
+    BELOW_A_MICROSECOND,
+    INT_KINDS,
+    TEXT_KINDS,
+    TIMESTAMP_KINDS,
+    ZONED_KINDS,
+    datafusion_float_text,
+    fits,
+    float_to_decimal,
+    folded_cast,
+    is_text,
+    may_not_fit,
+    producer_cast,
+    second_digits,
+)
 from .functions._common import INT_MAX
-from .functions.arithmetic import EXACT_POWERS
 from .types import MICROSECONDS_KEPT, to_spark
 
 Expression = algebra_pb2.Expression
@@ -323,13 +336,13 @@ class ExprTranslator:
         return out + columns[len(out) :]
 
     def _implicit_cast(self, column: Column, source: type_pb2.Type | None, target: type_pb2.Type) -> Column:
-        """A producer's implicit coercion (:func:`_producer_cast`); to text, a number or time as the
+        """A producer's implicit coercion (:func:`producer_cast`); to text, a number or time as the
         producer writes it (:meth:`_as_text`)."""
-        if target.WhichOneof("kind") in _TEXT_KINDS:
+        if target.WhichOneof("kind") in TEXT_KINDS:
             text = self._as_text(column, source)
             if text is not None:
                 return text
-        return _producer_cast(column, source, target, self.tr.model.conventions.dialect == "datafusion")
+        return producer_cast(column, source, target, self.tr.model.conventions.dialect == "datafusion")
 
     def _cast_values(self, message, values: list[Expression], columns: list[Column], what: str) -> list[Column]:
         """``columns`` (of the message's ``values``, in order) cast by its coercion."""
@@ -363,9 +376,9 @@ class ExprTranslator:
             values = [a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]
             if not values or not f.output_type.WhichOneof("kind"):
                 raise Unsupported(f"`{ref.compound_name}` without a value or a declared output type")
-            if f.output_type.WhichOneof("kind") in _ZONED_KINDS:
+            if f.output_type.WhichOneof("kind") in ZONED_KINDS:
                 named = _constant_value(values[1]) if len(values) > 1 else None
-                zone = _ARROW_ZONE.search(named) if isinstance(named, str) else None
+                zone = ARROW_ZONE.search(named) if isinstance(named, str) else None
                 if zone is None or zone.group(1) not in ("UTC", "+00:00", "Z"):
                     raise Unsupported(
                         f"`{ref.compound_name}` to a timestamp in the zone {zone.group(1) if zone else '(not known)'}: "
@@ -387,7 +400,7 @@ class ExprTranslator:
 
         def as_text(a: Column, j: int) -> Column:
             source = call.arg_types[j] if j < len(call.arg_types) else None
-            text = None if source is None or source.WhichOneof("kind") in _TEXT_KINDS else self._as_text(a, source)
+            text = None if source is None or source.WhichOneof("kind") in TEXT_KINDS else self._as_text(a, source)
             return a if text is None else text
 
         return _each_value(args, as_text)
@@ -592,45 +605,43 @@ class ExprTranslator:
                 # year-month interval (as a literal of one is, ``literals._interval_compound``)
                 return self.expr(e.input)
         kind = e.type.WhichOneof("kind")
-        if kind in _INT_KINDS and getattr(e.type, kind).type_variation_reference:
+        if kind in INT_KINDS and getattr(e.type, kind).type_variation_reference:
             self._no_unsigned(kind, getattr(e.type, kind).type_variation_reference, "a cast to")
         self._text_to_finer_time(e.type, [self.type_of(e.input)], [_constant_value(e.input)])
         target = to_spark(e.type)
-        folded = _folded_cast(e, target)
+        folded = folded_cast(e, target)
         if folded is not None:
             return folded
         inner = self.expr(e.input)
         source = self.type_of(e.input)
         source_kind = source.WhichOneof("kind") if source is not None else None
         datafusion = self.tr.model.conventions.dialect == "datafusion"
-        if datafusion and kind in _ZONED_KINDS and source_kind not in _ZONED_KINDS | _INT_KINDS:
+        if datafusion and kind in ZONED_KINDS and source_kind not in ZONED_KINDS | INT_KINDS:
             self.tr.warn(
                 f"node {self.node_id}: a cast to a timestamp with a time zone: the plan's type carries no zone, so "
                 "the run reads the value in UTC; DataFusion's engine reads it in the zone of the type it was written "
                 "with"
             )
         inner = self._counted(inner, e.type, source, datafusion)
-        if isinstance(target, S.DecimalType) and 0 < target.scale <= EXACT_POWERS:
-            if source_kind in ("fp32", "fp64"):
-                # Spark casts a float's shortest text: 1.005, which is 1.00499999999999989..., became 1.01.
-                # Scaled by a power of ten and rounded whole, it is what DataFusion and DuckDB give (1.00).
-                power = F.lit(10.0**target.scale)
-                inner = F.round(inner.cast("double") * power, 0) / power
-        if isinstance(target, S.DecimalType) and target.scale > _FLOAT_DIGITS and source_kind in ("fp32", "fp64"):
-            self.tr.warn(
-                f"node {self.node_id}: a float cast to a decimal of {target.scale} places: a double holds about "
-                f"{_FLOAT_DIGITS} digits, and the run writes the ones past them as its shortest text does (zeros), "
-                "where DataFusion writes its exact binary value's"
+        if isinstance(target, S.DecimalType) and source_kind in ("fp32", "fp64"):
+            value = float_to_decimal(inner, target.precision, target.scale)
+            if e.failure_behavior != Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION:
+                return value
+            message = F.concat(
+                F.lit("cannot cast "),
+                inner.cast("string"),
+                F.lit(f" to {render(e.type)} (the plan's cast throws on failure)"),
             )
-        if isinstance(target, S.StringType) and _is_text(e.input, self.type_of):
+            return F.when(inner.isNotNull() & value.isNull(), F.raise_error(message)).otherwise(value)
+        if isinstance(target, S.StringType) and is_text(e.input, self.type_of):
             return inner  # varchar or char to string: Spark's value is a string already
-        if datafusion and kind in text_values.KINDS and _is_text(e.input, self.type_of):
+        if datafusion and kind in text_values.KINDS and is_text(e.input, self.type_of):
             value = text_values.read(inner, kind, target)
             if e.failure_behavior != Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION:
                 return value
             message = F.concat(F.lit("cannot cast '"), inner, F.lit(f"' to {kind} (the plan's cast throws on failure)"))
             return F.when(inner.isNotNull() & value.isNull(), F.raise_error(message)).otherwise(value)
-        if e.type.WhichOneof("kind") in _TEXT_KINDS:
+        if e.type.WhichOneof("kind") in TEXT_KINDS:
             text = self._as_text(inner, self.type_of(e.input))
             if text is not None:
                 return text
@@ -640,21 +651,21 @@ class ExprTranslator:
         # a cast to text never fails, and its input is not typed (DataFusion marks every cast as throwing)
         if (
             e.failure_behavior != Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION
-            or e.type.WhichOneof("kind") in _TEXT_KINDS
+            or e.type.WhichOneof("kind") in TEXT_KINDS
         ):
             return out
         source = self.type_of(e.input)
-        narrows = _may_not_fit(e.type, source)
+        narrows = may_not_fit(e.type, source)
         if narrows:
             value = _constant_value(e.input)
             if value is not _functions().NOT_CONSTANT:  # a literal: known here, and kept one for Spark (round's places)
-                if not _fits(e.type, value):
+                if not fits(e.type, value):
                     raise ExecutionError(
                         f"node {self.node_id}: cannot cast {value} to {e.type.WhichOneof('kind')} (the plan's cast "
                         "throws on failure)"
                     )
                 return out
-        reads_text = source is not None and source.WhichOneof("kind") in _TEXT_KINDS
+        reads_text = source is not None and source.WhichOneof("kind") in TEXT_KINDS
         if narrows or reads_text:
             # The session's casts are Spark's legacy ones (ANSI off): text that is not a value of the
             # target type becomes NULL, a number too large wraps, saturates or becomes NULL. The plan
@@ -687,12 +698,12 @@ class ExprTranslator:
             )
             return F.concat(F.date_format(value, "yyyy-MM-dd'T'HH:mm:ss"), fraction)
         if kind in ("fp32", "fp64"):
-            return _datafusion_float_text(value, kind)
+            return datafusion_float_text(value, kind)
         return None
 
     def literal(self, lit: Expression.Literal) -> Column:
         kind = lit.WhichOneof("literal_type")
-        if kind in _INT_KINDS and lit.type_variation_reference and getattr(lit, kind) < 0:
+        if kind in INT_KINDS and lit.type_variation_reference and getattr(lit, kind) < 0:
             # one of DataFusion's unsigned integers below 2^(bits-1) (its grouping ids) is the same number
             self._no_unsigned(kind, lit.type_variation_reference, "a literal of")
         if kind in ("precision_timestamp", "precision_timestamp_tz"):
@@ -707,23 +718,23 @@ class ExprTranslator:
         its timestamps keep microseconds. DataFusion counts the date's days or the timestamp's own units since
         1970, toward zero as Arrow cuts; from another producer a date's number is refused."""
         kind, source_kind = target.WhichOneof("kind"), source.WhichOneof("kind") if source is not None else None
-        if source_kind == "date" and kind in _INT_KINDS:
+        if source_kind == "date" and kind in INT_KINDS:
             if not datafusion:
                 raise Unsupported(f"a cast of a date to {kind}: what number a date is, is its producer's")
             return F.unix_date(inner).cast("long")
         if not datafusion:
             return inner
-        if source_kind in _INT_KINDS and kind in _TIMESTAMP_KINDS:
-            digits = _digits(target)
+        if source_kind in INT_KINDS and kind in TIMESTAMP_KINDS:
+            digits = second_digits(target)
             if digits <= 6:
                 return F.timestamp_micros((inner * F.lit(10 ** (6 - digits))).cast("long"))
             self._finer_than_spark(digits)
             return _functions().datetimes.from_finer_units(inner, 10 ** (digits - 6))
         datetimes = _functions().datetimes
-        if source_kind in _TIMESTAMP_KINDS and kind in _TIMESTAMP_KINDS and _digits(target) < 6:
-            return datetimes.cut_to(inner, 10 ** (6 - _digits(target)))
-        if source_kind in _TIMESTAMP_KINDS and kind in _INT_KINDS:
-            digits = _digits(source)
+        if source_kind in TIMESTAMP_KINDS and kind in TIMESTAMP_KINDS and second_digits(target) < 6:
+            return datetimes.cut_to(inner, 10 ** (6 - second_digits(target)))
+        if source_kind in TIMESTAMP_KINDS and kind in INT_KINDS:
+            digits = second_digits(source)
             if digits >= 6:
                 return (F.unix_micros(inner.cast("timestamp")) * F.lit(10 ** (digits - 6))).cast("long")
             return datetimes.whole_units(inner, 10 ** (6 - digits))
@@ -742,14 +753,14 @@ class ExprTranslator:
     def _text_to_finer_time(self, output: type_pb2.Type | None, sources: list, constants: list) -> None:
         """Say so where text becomes a timestamp counting digits below a microsecond: a literal's text that
         has such digits, and any text that is not a literal."""
-        if output is None or output.WhichOneof("kind") not in _TIMESTAMP_KINDS or _digits(output) <= 6:
+        if output is None or output.WhichOneof("kind") not in TIMESTAMP_KINDS or second_digits(output) <= 6:
             return
         for source, value in zip(sources, constants):
             literal = value is not _functions().NOT_CONSTANT
-            if (literal and isinstance(value, str) and _BELOW_A_MICROSECOND.search(value)) or (
-                not literal and source is not None and source.WhichOneof("kind") in _TEXT_KINDS
+            if (literal and isinstance(value, str) and BELOW_A_MICROSECOND.search(value)) or (
+                not literal and source is not None and source.WhichOneof("kind") in TEXT_KINDS
             ):
-                self._finer_than_spark(_digits(output))
+                self._finer_than_spark(second_digits(output))
                 return
 
     def _finer_than_spark(self, precision: int) -> None:
@@ -909,43 +920,6 @@ _COMPARISONS: dict[int, Callable[[Column, Column], Column]] = {
 }
 
 
-def _datafusion_float_text(value: Column, kind: str) -> Column:
-    """A float as DataFusion writes it: the fewest digits that read back as the value (Java's own text
-    of a double has a digit too many for some values before Java 19), plainly written from 1e-5 to
-    below 1e16 (``0.00001``, ``12345678.0``), else ``1e-6``, ``1.5e16``; a 32-bit float from 1e-6 to below
-    1e13; ``NaN``, ``inf``, ``-inf``."""
-    target, precisions = ("float", (6, 7, 8, 9)) if kind == "fp32" else ("double", (15, 16, 17))
-    least, most = (-6, 12) if kind == "fp32" else (-5, 15)  # the powers of ten written in plain digits
-    # the value correctly rounded to p digits for the fewest p that reads back as it: ryu's choice
-    candidates = [F.format_string(f"%.{p - 1}e", value) for p in precisions]
-    text = candidates[-1]
-    for candidate in reversed(candidates[:-1]):
-        text = F.when(candidate.cast(target) == value, candidate).otherwise(text)
-    pattern = r"^(-?)(\d)\.(\d+)e([+-]\d+)$"  # Java's %e: sign, digit, digits, exponent
-    sign = F.regexp_extract(text, pattern, 1)
-    first = F.regexp_extract(text, pattern, 2)
-    rest = F.regexp_replace(F.regexp_extract(text, pattern, 3), r"0+$", "")
-    exponent = F.regexp_extract(text, pattern, 4).cast("int")
-    digits = F.concat(first, rest)  # the significant digits, the point after the first
-    whole = F.rpad(digits, F.greatest(exponent + 1, F.length(digits)), "0")
-    fraction = F.substring(whole, exponent + 2, 400)
-    large = F.concat(
-        sign, F.substring(whole, 1, exponent + 1), F.lit("."), F.when(fraction == "", F.lit("0")).otherwise(fraction)
-    )
-    small = F.concat(sign, F.lit("0."), F.repeat(F.lit("0"), -exponent - 1), digits)
-    point = F.when(rest == "", F.lit("")).otherwise(F.concat(F.lit("."), rest))
-    scientific = F.concat(sign, first, point, F.lit("e"), exponent.cast("string"))
-    return (
-        F.when(value.isNull(), F.lit(None).cast("string"))
-        .when(F.isnan(value), F.lit("NaN"))
-        .when(value == float("inf"), F.lit("inf"))
-        .when(value == float("-inf"), F.lit("-inf"))
-        .when((exponent >= 0) & (exponent <= most), large)
-        .when((exponent < 0) & (exponent >= least), small)
-        .otherwise(scientific)
-    )
-
-
 def _bound(b, unbounded: int) -> int:
     which = b.WhichOneof("kind")
     if which in ("preceding", "following"):
@@ -956,25 +930,6 @@ def _bound(b, unbounded: int) -> int:
     if which == "current_row":
         return Window.currentRow
     return unbounded
-
-
-def _producer_cast(
-    column: Column, source: type_pb2.Type | None, target: type_pb2.Type, datafusion: bool = False
-) -> Column:
-    """``column`` cast to ``target`` as a producer's implicit coercion does: text that is not a value of
-    the target, or a float that does not fit it, is an error there (the session's casts give NULL). A
-    DataFusion plan's text is read as its casts read it (``text_values``)."""
-    kind, source_kind = target.WhichOneof("kind"), source.WhichOneof("kind") if source is not None else None
-    if datafusion and kind in text_values.KINDS and source_kind in _TEXT_KINDS:
-        out = text_values.read(column, kind, to_spark(target))
-    else:
-        out = column.cast(sql_type(to_spark(target)))
-    if source is None or source_kind in _TEXT_KINDS | {"fp32", "fp64"}:
-        message = F.concat(
-            F.lit("cannot cast '"), column.cast("string"), F.lit(f"' to {render(target)} (an implicit coercion)")
-        )
-        return F.when(column.isNotNull() & out.isNull(), F.raise_error(message)).otherwise(out)
-    return out
 
 
 #: Window functions whose value is a row of the frame (the others rank rows or read a row at an offset,
@@ -1034,101 +989,6 @@ _SHARED = frozenset(
 )
 
 __all__ = ["ExprTranslator", "Record", "SUPPORTED_EXPRESSIONS"]
-
-
-_TEXT_KINDS = frozenset({"string", "varchar", "fixed_char"})
-#: The decimal digits a double holds exactly.
-_FLOAT_DIGITS = 15
-_INT_KINDS = frozenset({"i8", "i16", "i32", "i64"})
-_ZONED_KINDS = frozenset({"precision_timestamp_tz", "timestamp_tz"})
-_TIMESTAMP_KINDS = frozenset({"precision_timestamp", "timestamp"}) | _ZONED_KINDS
-
-
-def _digits(t: type_pb2.Type) -> int:
-    """The digits of a second a timestamp type counts (the old kinds: microseconds)."""
-    kind = t.WhichOneof("kind")
-    return getattr(t, kind).precision if kind.startswith("precision") else 6
-
-
-#: The zone of an Arrow timestamp type's name (``Timestamp(Microsecond, Some("+05:00"))``).
-_ARROW_ZONE = re.compile(r'"([^"]+)"')
-_TEXT_LITERALS = frozenset({"string", "var_char", "fixed_char"})
-
-
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-#: Text of a time with a digit other than 0 below a microsecond.
-_BELOW_A_MICROSECOND = re.compile(r"\.\d{6}0*[1-9]")
-
-
-def _folded_cast(e: Expression.Cast, target) -> Column | None:
-    """A cast of a text literal in ISO form (``'1994-01-01'``) to a date, as a date literal: the value
-    Spark's cast gives, without the cast and its failure check in every plan that compares dates
-    (isthmus writes TPC-H's dates so). None for any other cast."""
-    if not isinstance(target, S.DateType) or e.input.WhichOneof("rex_type") != "literal":
-        return None
-    lit = e.input.literal
-    if lit.WhichOneof("literal_type") not in _TEXT_LITERALS:
-        return None
-    text = literals.python_value(lit)
-    if not _ISO_DATE.fullmatch(text):
-        return None
-    try:
-        day = dt.date.fromisoformat(text)
-    except ValueError:  # 1994-02-30: left to the cast, which fails or gives NULL as the plan says
-        return None
-    return literals.date_literal(day)
-
-
-def _is_text(e: Expression, type_of: Callable[[Expression], type_pb2.Type | None]) -> bool:
-    if e.WhichOneof("rex_type") == "literal":
-        return e.literal.WhichOneof("literal_type") in _TEXT_LITERALS
-    t = type_of(e)
-    return t is not None and t.WhichOneof("kind") in _TEXT_KINDS
-
-
-def _may_not_fit(target: type_pb2.Type, source: type_pb2.Type | None) -> bool:
-    """Whether a number cast to an integer or decimal type may not fit it: from a float, from a wider
-    integer, or from a decimal or integer with more whole digits than the target holds."""
-    ranges = _functions().INT_RANGE
-    tk = target.WhichOneof("kind")
-    sk = source.WhichOneof("kind") if source is not None else None
-    if (tk not in ranges and tk != "decimal") or sk is None:
-        return False
-    if sk in ("fp32", "fp64"):
-        return True
-    # the whole digits each type holds every value of: 3 for i8 (127), 19 for i64
-    whole = target.decimal.precision - target.decimal.scale if tk == "decimal" else len(str(ranges[tk][1])) - 1
-    if sk in ranges:
-        return ranges[tk][1] < ranges[sk][1] if tk in ranges else whole < len(str(ranges[sk][1]))
-    if sk == "decimal":
-        return whole < source.decimal.precision - source.decimal.scale
-    return False
-
-
-def _fits(target: type_pb2.Type, value) -> bool:
-    """Whether a literal number (or null) fits an integer or decimal type, as a cast that throws needs."""
-    import decimal
-    import math
-
-    if value is None:
-        return True
-    if isinstance(value, bool) or not isinstance(value, (int, float, decimal.Decimal)):
-        return True  # not a number: Spark's cast says
-    if isinstance(value, float) and not math.isfinite(value):
-        return False
-    kind = target.WhichOneof("kind")
-    if kind in _functions().INT_RANGE:
-        lo, hi = _functions().INT_RANGE[kind]
-        return lo <= int(value) <= hi
-    whole = target.decimal.precision - target.decimal.scale
-    with decimal.localcontext(prec=120):  # the default 28 digits cannot hold a decimal(38,30) rounded
-        try:
-            rounded = round(decimal.Decimal(str(value)), target.decimal.scale)
-        except decimal.InvalidOperation:  # more digits than even that: far beyond any decimal type
-            return False
-        return abs(rounded) < decimal.Decimal(10) ** whole
 
 
 def _each_value(args: list, fn: Callable[[Column, int], Column]) -> list:

@@ -629,3 +629,15 @@ SELECT cardinality([[n_nationkey, 1], [2]]) AS a, cardinality([[n_nationkey], CA
 -- name: lists_sort_nested_where_spark_agrees
 SELECT array_sort([[n_regionkey, NULL], NULL, [n_regionkey], [n_regionkey, 1]], 'DESC', 'NULLS LAST') AS d, array_sort([[n_regionkey, NULL], [n_regionkey, 1], NULL]) AS a FROM nation
 ;
+-- name: floats_as_decimals_exactly
+-- a double cast to a decimal is its binary value scaled and rounded, as Arrow casts it (105367.67 at 15
+-- places is 105367.669999999991808), in explicit casts and in the written form's coercions of a double
+-- with a decimal (compared as decimal(30,15): fewer prices equal their own double)
+SELECT n_nationkey, CAST(n_nationkey * 1.005 AS DECIMAL(10,2)) AS a, CAST(n_nationkey * 105367.67 AS DECIMAL(30,15)) AS b, CAST(n_nationkey / 3.0 AS DECIMAL(38,20)) AS c, TRY_CAST(n_nationkey * 1e30 AS DECIMAL(38,10)) AS d FROM nation
+;
+-- name: floats_against_decimals
+SELECT count(*) AS c FROM orders WHERE o_totalprice IN (SELECT CAST(o_totalprice AS DOUBLE) FROM orders WHERE o_orderkey < 3000)
+;
+-- name: floats_with_decimals_in_a_case
+SELECT o_orderkey, CASE WHEN o_orderkey < 5 THEN o_totalprice ELSE CAST(o_totalprice AS DOUBLE) END AS v FROM orders WHERE o_orderkey < 40
+;

@@ -1,0 +1,217 @@
+"""Casts as a plan's producer makes them: its implicit coercions (text read as its casts read it, a float
+that does not fit is an error), a float's text and a float's decimal as DataFusion writes them, and the
+kinds of types the casts tell apart."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql import types as S
+from substrait import algebra_pb2, type_pb2
+
+from viz.types import render
+
+from ..spark.jvm import sql_type
+from . import literals, text_values
+from .functions._common import INT_RANGE
+from .types import to_spark
+
+Expression = algebra_pb2.Expression
+
+TEXT_KINDS = frozenset({"string", "varchar", "fixed_char"})
+INT_KINDS = frozenset({"i8", "i16", "i32", "i64"})
+ZONED_KINDS = frozenset({"precision_timestamp_tz", "timestamp_tz"})
+TIMESTAMP_KINDS = frozenset({"precision_timestamp", "timestamp"}) | ZONED_KINDS
+
+
+def second_digits(t: type_pb2.Type) -> int:
+    """The digits of a second a timestamp type counts (the old kinds: microseconds)."""
+    kind = t.WhichOneof("kind")
+    return getattr(t, kind).precision if kind.startswith("precision") else 6
+
+
+#: The zone of an Arrow timestamp type's name (``Timestamp(Microsecond, Some("+05:00"))``).
+ARROW_ZONE = re.compile(r'"([^"]+)"')
+TEXT_LITERALS = frozenset({"string", "var_char", "fixed_char"})
+
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+#: Text of a time with a digit other than 0 below a microsecond.
+BELOW_A_MICROSECOND = re.compile(r"\.\d{6}0*[1-9]")
+
+
+def folded_cast(e: Expression.Cast, target) -> Column | None:
+    """A cast of a text literal in ISO form (``'1994-01-01'``) to a date, as a date literal: the value
+    Spark's cast gives, without the cast and its failure check in every plan that compares dates
+    (isthmus writes TPC-H's dates so). None for any other cast."""
+    if not isinstance(target, S.DateType) or e.input.WhichOneof("rex_type") != "literal":
+        return None
+    lit = e.input.literal
+    if lit.WhichOneof("literal_type") not in TEXT_LITERALS:
+        return None
+    text = literals.python_value(lit)
+    if not _ISO_DATE.fullmatch(text):
+        return None
+    try:
+        day = dt.date.fromisoformat(text)
+    except ValueError:  # 1994-02-30: left to the cast, which fails or gives NULL as the plan says
+        return None
+    return literals.date_literal(day)
+
+
+def is_text(e: Expression, type_of: Callable[[Expression], type_pb2.Type | None]) -> bool:
+    if e.WhichOneof("rex_type") == "literal":
+        return e.literal.WhichOneof("literal_type") in TEXT_LITERALS
+    t = type_of(e)
+    return t is not None and t.WhichOneof("kind") in TEXT_KINDS
+
+
+def may_not_fit(target: type_pb2.Type, source: type_pb2.Type | None) -> bool:
+    """Whether a number cast to an integer or decimal type may not fit it: from a float, from a wider
+    integer, or from a decimal or integer with more whole digits than the target holds."""
+    ranges = INT_RANGE
+    tk = target.WhichOneof("kind")
+    sk = source.WhichOneof("kind") if source is not None else None
+    if (tk not in ranges and tk != "decimal") or sk is None:
+        return False
+    if sk in ("fp32", "fp64"):
+        return True
+    # the whole digits each type holds every value of: 3 for i8 (127), 19 for i64
+    whole = target.decimal.precision - target.decimal.scale if tk == "decimal" else len(str(ranges[tk][1])) - 1
+    if sk in ranges:
+        return ranges[tk][1] < ranges[sk][1] if tk in ranges else whole < len(str(ranges[sk][1]))
+    if sk == "decimal":
+        return whole < source.decimal.precision - source.decimal.scale
+    return False
+
+
+def fits(target: type_pb2.Type, value) -> bool:
+    """Whether a literal number (or null) fits an integer or decimal type, as a cast that throws needs."""
+    import decimal
+    import math
+
+    if value is None:
+        return True
+    if isinstance(value, bool) or not isinstance(value, (int, float, decimal.Decimal)):
+        return True  # not a number: Spark's cast says
+    if isinstance(value, float) and not math.isfinite(value):
+        return False
+    kind = target.WhichOneof("kind")
+    if kind in INT_RANGE:
+        lo, hi = INT_RANGE[kind]
+        return lo <= int(value) <= hi
+    whole = target.decimal.precision - target.decimal.scale
+    with decimal.localcontext(prec=120):  # the default 28 digits cannot hold a decimal(38,30) rounded
+        try:
+            rounded = round(decimal.Decimal(str(value)), target.decimal.scale)
+        except decimal.InvalidOperation:  # more digits than even that: far beyond any decimal type
+            return False
+        return abs(rounded) < decimal.Decimal(10) ** whole
+
+
+def datafusion_float_text(value: Column, kind: str) -> Column:
+    """A float as DataFusion writes it: the fewest digits that read back as the value (Java's own text
+    of a double has a digit too many for some values before Java 19), plainly written from 1e-5 to
+    below 1e16 (``0.00001``, ``12345678.0``), else ``1e-6``, ``1.5e16``; a 32-bit float from 1e-6 to below
+    1e13; ``NaN``, ``inf``, ``-inf``."""
+    target, precisions = ("float", (6, 7, 8, 9)) if kind == "fp32" else ("double", (15, 16, 17))
+    least, most = (-6, 12) if kind == "fp32" else (-5, 15)  # the powers of ten written in plain digits
+    # the value correctly rounded to p digits for the fewest p that reads back as it: ryu's choice
+    candidates = [F.format_string(f"%.{p - 1}e", value) for p in precisions]
+    text = candidates[-1]
+    for candidate in reversed(candidates[:-1]):
+        text = F.when(candidate.cast(target) == value, candidate).otherwise(text)
+    pattern = r"^(-?)(\d)\.(\d+)e([+-]\d+)$"  # Java's %e: sign, digit, digits, exponent
+    sign = F.regexp_extract(text, pattern, 1)
+    first = F.regexp_extract(text, pattern, 2)
+    rest = F.regexp_replace(F.regexp_extract(text, pattern, 3), r"0+$", "")
+    exponent = F.regexp_extract(text, pattern, 4).cast("int")
+    digits = F.concat(first, rest)  # the significant digits, the point after the first
+    whole = F.rpad(digits, F.greatest(exponent + 1, F.length(digits)), "0")
+    fraction = F.substring(whole, exponent + 2, 400)
+    large = F.concat(
+        sign, F.substring(whole, 1, exponent + 1), F.lit("."), F.when(fraction == "", F.lit("0")).otherwise(fraction)
+    )
+    small = F.concat(sign, F.lit("0."), F.repeat(F.lit("0"), -exponent - 1), digits)
+    point = F.when(rest == "", F.lit("")).otherwise(F.concat(F.lit("."), rest))
+    scientific = F.concat(sign, first, point, F.lit("e"), exponent.cast("string"))
+    return (
+        F.when(value.isNull(), F.lit(None).cast("string"))
+        .when(F.isnan(value), F.lit("NaN"))
+        .when(value == float("inf"), F.lit("inf"))
+        .when(value == float("-inf"), F.lit("-inf"))
+        .when((exponent >= 0) & (exponent <= most), large)
+        .when((exponent < 0) & (exponent >= least), small)
+        .otherwise(scientific)
+    )
+
+
+def producer_cast(
+    column: Column, source: type_pb2.Type | None, target: type_pb2.Type, datafusion: bool = False
+) -> Column:
+    """``column`` cast to ``target`` as a producer's implicit coercion does: text that is not a value of
+    the target, or a float that does not fit it, is an error there (the session's casts give NULL). A
+    DataFusion plan's text is read as its casts read it (``text_values``)."""
+    kind, source_kind = target.WhichOneof("kind"), source.WhichOneof("kind") if source is not None else None
+    if datafusion and kind in text_values.KINDS and source_kind in TEXT_KINDS:
+        out = text_values.read(column, kind, to_spark(target))
+    elif kind == "decimal" and source_kind in ("fp32", "fp64"):
+        out = float_to_decimal(column, target.decimal.precision, target.decimal.scale)
+    else:
+        out = column.cast(sql_type(to_spark(target)))
+    if source is None or source_kind in TEXT_KINDS | {"fp32", "fp64"}:
+        message = F.concat(
+            F.lit("cannot cast '"), column.cast("string"), F.lit(f"' to {render(target)} (an implicit coercion)")
+        )
+        return F.when(column.isNotNull() & out.isNull(), F.raise_error(message)).otherwise(out)
+    return out
+
+
+#: Powers of two a long holds; a whole double of up to 53 significant bits is a long times one of them.
+_LONG_BITS = 62
+
+
+def _powi(base: float, exponent: int) -> float:
+    """``base`` to a whole ``exponent`` as Rust's ``powi`` computes it (compiler-rt's ``__powidf2``, by
+    squaring: 10^37 comes out a unit off 1e37), the factor Arrow scales a float by."""
+    result, b = 1.0, abs(exponent)
+    while True:
+        if b & 1:
+            result *= base
+        b //= 2
+        if b == 0:
+            break
+        base *= base
+    return 1.0 / result if exponent < 0 else result
+
+
+def float_to_decimal(value: Column, precision: int, scale: int) -> Column:
+    """A float as a decimal(``precision``, ``scale``) as Arrow casts it (DataFusion's engine): the double
+    times 10^scale, rounded half away from zero, taken exactly, with the point put back. Spark's cast takes
+    the double's shortest text instead, and a double beyond 2^53 is more than that text says
+    (105367.67 at 15 places is 105367.669999999991808 in DataFusion, 105367.670000000000000 in Spark).
+    Null where the value is not finite or needs more digits than ``precision``."""
+    scaled = F.round(value.cast("double") * F.lit(_powi(10.0, scale)), 0)  # a whole double: its bits are exact
+    size = F.abs(scaled)
+    # scaled = m * 2^k with m a long: 2^k divides a whole double of 53 significant bits exactly
+    k = F.greatest(F.lit(0), F.floor(F.log2(size)).cast("int") - _LONG_BITS + 1)
+    m = (size / F.pow(F.lit(2.0), k)).cast("long")
+    low = F.least(k, F.lit(_LONG_BITS))
+    two = F.lit(2.0)  # a power of two up to 2^62 is a whole double, and a long exactly
+    whole = (
+        m.cast("decimal(38,0)")
+        * F.pow(two, low).cast("long").cast("decimal(38,0)")
+        * F.pow(two, k - low).cast("long").cast("decimal(38,0)")
+    ).cast("decimal(38,0)")
+    text = whole.cast("string")
+    digits = F.when(F.length(text) > scale, text).otherwise(F.lpad(text, scale + 1, "0"))  # lpad also cuts
+    text = F.regexp_replace(digits, rf"(\d{{{scale}}})$", ".$1") if scale else digits
+    signed = F.concat(F.when(scaled < 0, F.lit("-")).otherwise(F.lit("")), text)
+    finite = value.isNotNull() & ~F.isnan(value) & (F.abs(value) != float("inf"))
+    return F.when(finite, signed.cast(f"decimal({precision},{scale})"))
