@@ -1,8 +1,9 @@
 """Text read as a value of another type the way DataFusion's casts (Arrow's) read it, for a cast in one of
 its plans: where Spark's cast takes text DataFusion's does not (a boolean ``'on'`` is one for both, but
-``'tru'`` and ``'off'`` only for DataFusion; a double ``'1.5d'``, a date with a time after it, an integer
-after a vertical tab only for Spark), or reads it otherwise (a timestamp with a zone offset, which
-DataFusion moves to UTC and Spark's cast to a timestamp without a zone drops)."""
+``'tru'`` and ``'off'`` only for DataFusion; a double ``'1.5d'`` or an integer after a vertical tab only
+for Spark), or reads it otherwise (a timestamp with a zone offset, which DataFusion moves to UTC and
+Spark's cast to a timestamp without a zone drops; a date with a time after it, which DataFusion reads as
+such a timestamp and keeps its date)."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def _prepared(text: Column, kind: str) -> Column:
     if kind == "decimal":
         trimmed = F.regexp_replace(text, _AROUND, "")
         return F.when(trimmed.rlike(_DECIMAL), trimmed)
-    if kind == "date":
+    if kind == "date":  # text past ten characters that is no date is read as a timestamp (``read``)
         return F.when(text.rlike(_DATE), F.regexp_replace(text, _COMPACT_DATE, "$1-$2-$3"))
     # Spark's cast reads an upper-case T and Z only
     upper = F.regexp_replace(F.regexp_replace(text, "^(.{10})t", "$1T"), "z$", "Z")
@@ -63,4 +64,7 @@ def read(text: Column, kind: str, target: S.DataType) -> Column:
     prepared = _prepared(text, kind)
     if kind in _TIMESTAMPS and isinstance(target, S.TimestampNTZType):
         return prepared.try_cast("timestamp").cast("timestamp_ntz")
+    if kind == "date":  # Arrow reads longer text as a timestamp, moved to UTC, and keeps its date
+        instant = F.when(F.length(text) > 10, _prepared(text, "timestamp")).try_cast("timestamp")
+        return F.coalesce(prepared.try_cast("date"), instant.cast("date"))
     return prepared.try_cast(sql_type(target))
