@@ -307,6 +307,9 @@ class ExprTranslator:
             elif kind == "type":
                 args.append(a.type)
         output = f.output_type if f.output_type.WhichOneof("kind") else None
+        typed = self._typed(f)
+        if typed is not None and typed.type is not None:  # the model's, where the producer's engine derives it
+            output = typed.type
         options = {o.name: list(o.preference) for o in f.options}
         call = functions.Call(
             ref.compound_name,
@@ -321,11 +324,15 @@ class ExprTranslator:
         self._coerce(f, call, args)
         return call, args
 
+    def _typed(self, message):
+        """The plan model's typing of this very message (a call, CASE or IN list it coerces), or None."""
+        info = self.tr.model.infos.get(self.node_id)
+        return info.typed_expression(message) if info is not None else None
+
     def coercion(self, message):
         """The casts the plan model says a call, CASE or IN list (this very message) runs with: its
         producer's coercion of values whose types no signature or rule of the spec reconciles."""
-        info = self.tr.model.infos.get(self.node_id)
-        typed = info.typed_expression(message) if info is not None else None
+        typed = self._typed(message)
         return typed.coercion if typed is not None else None
 
     def _cast(self, coercion, columns: list[Column], sources: list[type_pb2.Type | None], what: str) -> list[Column]:

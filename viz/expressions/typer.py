@@ -201,9 +201,18 @@ class ExpressionTyper:
                         self.node,
                     )
                 )
-            if derived.type is not None and not T.same_type_ignoring_nullability(declared, derived.type):
+            conflict = derived.type is not None and not T.same_type_ignoring_nullability(declared, derived.type)
+            # DataFusion's engine types a call from its arguments as it casts them, whatever the plan declares
+            # (its written plans declare a type from before the casts, e.g. of a union's first input)
+            engine_derives = conflict and coercion is not None and self.dialect == "datafusion"
+            if conflict:
                 if T.kind(derived.type) == "bool":
                     follows = "the schema shows the plan's type; the run keeps the predicate's boolean"
+                elif engine_derives:
+                    follows = (
+                        f"DataFusion's engine takes the type of the arguments as it casts them, and so do the "
+                        f"schema and the run ({T.render(derived.type)})"
+                    )
                 else:
                     follows = f"the schema and the run take the plan's {T.render(declared)}"
                 self._diag(
@@ -214,7 +223,7 @@ class ExpressionTyper:
                         self.node,
                     )
                 )
-            if self.prefer_derived and derived.type is not None:
+            if (self.prefer_derived or engine_derives) and derived.type is not None:
                 return derived.type, coercion
             return declared, coercion
         if derived.type is not None:

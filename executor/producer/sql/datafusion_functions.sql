@@ -645,3 +645,8 @@ SELECT o_orderkey, CASE WHEN o_orderkey < 5 THEN o_totalprice ELSE CAST(o_totalp
 -- as written, a date compared with text reads the text as a date: with a time, the timestamp's date
 SELECT count(*) AS c FROM orders WHERE o_orderdate >= '1995-01-01 00:00:00' AND o_orderdate < '1995-03-01T00:00:00'
 ;
+-- name: arithmetic_over_a_union_of_types
+-- as written, DataFusion declares v * 3 an integer (the union's first input's type); its engine types the
+-- call from the union's double
+SELECT v * 3 AS t, v + 0.1 AS u FROM (SELECT n_nationkey v FROM nation WHERE n_nationkey < 3 UNION ALL SELECT 1.1 UNION ALL SELECT CAST(0.1 AS DOUBLE)) x
+;
