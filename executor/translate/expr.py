@@ -394,12 +394,34 @@ class ExprTranslator:
             strict = Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION
             return self.cast(Expression.Cast(type=f.output_type, input=values[0], failure_behavior=strict))
         call, args = self.call(f)
+        if _functions().base_name(call.name) in _ONE_SHAPE_CALLS:
+            values = [a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]
+            shaped = iter(self._one_shape([a for a in args if isinstance(a, Column)], values))
+            args = [next(shaped) if isinstance(a, Column) else a for a in args]
         if call.dialect == "datafusion" and _functions().resolve(call.name) in _functions().JOINS_TEXT:
             args = self._as_texts(call, args)
         self._text_to_finer_time(call.output_type, call.arg_types, call.constants)
         out = _functions().scalar(call, args)
         self._warn(call)
         return out
+
+    def _one_shape(self, columns: list[Column], values: list[Expression]) -> list[Column]:
+        """Values that must share one type (a CASE's branches, coalesce's or an array's values), where
+        records are among them, each cast to one record type: member by member, under the first names
+        that are the plan's own, not the translation's ``f0``, ``f1``... (a record literal's or a typed
+        null's; Spark takes records of one shape together only when their members' names agree)."""
+        df = self.record.df
+        if len(columns) < 2 or df is None or not any(_holds_record(self.type_of(v)) for v in values):
+            return columns
+        try:
+            kinds = [f.dataType for f in df.select(*[c.alias(f"_{i}") for i, c in enumerate(columns)]).schema.fields]
+        except Exception:  # noqa: BLE001 - outer references and the like: Spark then says what it says
+            return columns
+        named = next((k for k in kinds if not _translation_names(k)), kinds[0])
+        target = _nullable(named)
+        if all(_unnamed(k) == _unnamed(target) for k in kinds) and any(k != kinds[0] for k in kinds):
+            return [c.cast(target) for c in columns]
+        return columns
 
     def _as_texts(self, call, args: list) -> list:
         """A call's value arguments that are numbers or times, as text the way its producer writes them
@@ -559,6 +581,7 @@ class ExprTranslator:
         conds = [when(getattr(clause, "if")) for clause in clauses]
         values = [clause.then for clause in clauses] + ([getattr(e, "else")] if e.HasField("else") else [])
         results = self._cast_values(e, values, [self.expr(v) for v in values], "the CASE's branches")
+        results = self._one_shape(results, values)
         out = None
         for cond, then in zip(conds, results):
             if match is not None:
@@ -579,7 +602,9 @@ class ExprTranslator:
         match = self.expr(e.match)
         conds = [match == literals.literal(getattr(clause, "if")) for clause in e.ifs]
         values = [clause.then for clause in e.ifs] + ([getattr(e, "else")] if e.HasField("else") else [])
-        results = self._cast_values(e, values, [self.expr(v) for v in values], "the CASE's branches")
+        results = self._one_shape(
+            self._cast_values(e, values, [self.expr(v) for v in values], "the CASE's branches"), values
+        )
         if not conds:
             return results[-1]
         out = None
@@ -996,6 +1021,62 @@ _SHARED = frozenset(
 )
 
 __all__ = ["ExprTranslator", "Record", "SUPPORTED_EXPRESSIONS"]
+
+#: Calls whose values must share one type (:meth:`ExprTranslator._one_shape`).
+_ONE_SHAPE_CALLS = frozenset({"coalesce", "make_array", "array", "nullif", "greatest", "least"})
+
+
+def _holds_record(t: type_pb2.Type | None) -> bool:
+    """Whether a Substrait type is or holds a struct (in a list or a map)."""
+    kind = t.WhichOneof("kind") if t is not None else None
+    if kind == "struct":
+        return True
+    if kind == "list":
+        return _holds_record(t.list.type)
+    if kind == "map":
+        return _holds_record(t.map.key) or _holds_record(t.map.value)
+    return False
+
+
+def _spark_parts(t: S.DataType, fn: Callable[[S.StructType], S.StructType]) -> S.DataType:
+    """``t`` with ``fn`` applied to each record in it, innermost first."""
+    if isinstance(t, S.StructType):
+        return fn(S.StructType([S.StructField(f.name, _spark_parts(f.dataType, fn), f.nullable) for f in t.fields]))
+    if isinstance(t, S.ArrayType):
+        return S.ArrayType(_spark_parts(t.elementType, fn), t.containsNull)
+    if isinstance(t, S.MapType):
+        return S.MapType(_spark_parts(t.keyType, fn), _spark_parts(t.valueType, fn), t.valueContainsNull)
+    return t
+
+
+def _unnamed(t: S.DataType) -> S.DataType:
+    """``t`` with every record's members named by position and nullable: its shape."""
+    return _nullable(
+        _spark_parts(t, lambda r: S.StructType([S.StructField(f"f{i}", f.dataType) for i, f in enumerate(r.fields)]))
+    )
+
+
+def _nullable(t: S.DataType) -> S.DataType:
+    """``t`` with every record member, list element and map value nullable (a cast may always widen so)."""
+    if isinstance(t, S.StructType):
+        return S.StructType([S.StructField(f.name, _nullable(f.dataType), True) for f in t.fields])
+    if isinstance(t, S.ArrayType):
+        return S.ArrayType(_nullable(t.elementType), True)
+    if isinstance(t, S.MapType):
+        return S.MapType(t.keyType, _nullable(t.valueType), True)
+    return t
+
+
+def _translation_names(t: S.DataType) -> bool:
+    """Whether a record in ``t`` has the translation's own member names (``f0``, ``f1``...)."""
+    if isinstance(t, S.StructType):
+        own = [f.name for f in t.fields] == [f"f{i}" for i in range(len(t.fields))]
+        return own or any(_translation_names(f.dataType) for f in t.fields)
+    if isinstance(t, S.ArrayType):
+        return _translation_names(t.elementType)
+    if isinstance(t, S.MapType):
+        return _translation_names(t.keyType) or _translation_names(t.valueType)
+    return False
 
 
 def _each_value(args: list, fn: Callable[[Column, int], Column]) -> list:

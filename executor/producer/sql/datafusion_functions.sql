@@ -650,3 +650,7 @@ SELECT count(*) AS c FROM orders WHERE o_orderdate >= '1995-01-01 00:00:00' AND 
 -- call from the union's double
 SELECT v * 3 AS t, v + 0.1 AS u FROM (SELECT n_nationkey v FROM nation WHERE n_nationkey < 3 UNION ALL SELECT 1.1 UNION ALL SELECT CAST(0.1 AS DOUBLE)) x
 ;
+-- name: records_of_one_shape_together
+-- a folded record (members f0, ...) or a typed null record with named_struct's: one record type
+SELECT [named_struct('a', 1), named_struct('a', n_nationkey)] AS l, COALESCE(CASE WHEN n_nationkey > 5 THEN named_struct('x', n_regionkey) END, named_struct('x', 99)) AS c, get_field(CASE WHEN n_nationkey > 5 THEN NULL ELSE named_struct('x', n_regionkey) END, 'x') AS g FROM nation
+;
