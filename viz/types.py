@@ -82,6 +82,23 @@ def make_nullable(t: Type | None) -> Type | None:
     return with_nullability(t, True)
 
 
+def nullable_within(t: Type) -> Type:
+    """A copy of ``t`` whose list elements, map values and struct members, at every depth, are nullable
+    (its own nullability kept): the one type of values that differ only in what inside them may be null."""
+    out = Type()
+    out.CopyFrom(t)
+    k = kind(out)
+    if k == "list":
+        out.list.type.CopyFrom(make_nullable(nullable_within(out.list.type)))
+    elif k == "map":
+        out.map.value.CopyFrom(make_nullable(nullable_within(out.map.value)))
+    elif k == "struct":
+        members = [make_nullable(nullable_within(m)) for m in out.struct.types]
+        del out.struct.types[:]
+        out.struct.types.extend(members)
+    return out
+
+
 def boolean(nullable: bool = True) -> Type:
     return Type(bool=Type.Boolean(nullability=NULLABLE if nullable else REQUIRED))
 

@@ -80,7 +80,12 @@ def literal_type(lit: Expression.Literal) -> type_pb2.Type | None:
         if not lit.list.values:
             return None
         inner = literal_type(lit.list.values[0])
-        return Ty(list=Ty.List(type=inner, nullability=n)) if inner is not None else None
+        if inner is None:
+            return None
+        # its elements' one type: nullable where any of them is (DataFusion writes [1, NULL] so)
+        if any(T.is_nullable(literal_type(v)) for v in lit.list.values[1:]):
+            inner = T.make_nullable(inner)
+        return Ty(list=Ty.List(type=inner, nullability=n))
     if which == "empty_list":
         out = Ty(list=lit.empty_list)
         out.list.nullability = n

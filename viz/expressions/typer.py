@@ -580,6 +580,9 @@ class ExpressionTyper:
             self.dialect or "spark", values, context=context, has_else=has_else, user_types=self.ext.types
         )
         agree = all(T.same_type_ignoring_nullability(real[0], t) for t in real[1:])
+        within = [T.nullable_within(T.with_nullability(t, False)) for t in real]
+        if not agree and all(w == within[0] for w in within[1:]):  # they differ only in what may be null inside
+            return T.with_nullability(within[0], nullable), None
         shown = "" if agree else ", ".join(T.render(t, user_types=self.ext.types) for t in values if t is not None)
         if coercion is None:
             if not agree:

@@ -654,3 +654,7 @@ SELECT v * 3 AS t, v + 0.1 AS u FROM (SELECT n_nationkey v FROM nation WHERE n_n
 -- a folded record (members f0, ...) or a typed null record with named_struct's: one record type
 SELECT [named_struct('a', 1), named_struct('a', n_nationkey)] AS l, COALESCE(CASE WHEN n_nationkey > 5 THEN named_struct('x', n_regionkey) END, named_struct('x', 99)) AS c, get_field(CASE WHEN n_nationkey > 5 THEN NULL ELSE named_struct('x', n_regionkey) END, 'x') AS g FROM nation
 ;
+-- name: lists_greatest_and_least
+-- min / max of lists: DataFusion ranks a null element above every value (Spark's order, below)
+SELECT n_regionkey, max(l) AS mx, min(l) AS mn FROM (SELECT n_regionkey, CASE WHEN n_nationkey % 3 = 0 THEN [1, NULL] WHEN n_nationkey % 3 = 1 THEN [1, 1] ELSE NULL END AS l FROM nation) t GROUP BY n_regionkey
+;

@@ -7,6 +7,8 @@ from __future__ import annotations
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from viz.types import is_nullable
+
 from ...errors import Unsupported
 from ._common import (
     BEYOND_38_DIGITS,
@@ -95,6 +97,26 @@ def _agg(fn: str, distinct_ok: bool = True) -> Builder:
         if call.distinct and not distinct_ok:
             raise Unsupported(f"{base_name(call.name)}(DISTINCT ...) is not supported on Spark")
         return F.call_function(fn, *_values(args))
+
+    return build
+
+
+def _extreme(fn: str) -> Builder:
+    """``min`` / ``max``. Of DataFusion's lists of values that may be null, its engine orders a null element
+    above every value (Spark's order puts it below): each list is ranked by its elements as (is null,
+    value) pairs."""
+    plain = _agg(fn)
+
+    def build(call: Call, args: list) -> Column:
+        t = call.arg_types[0] if call.arg_types else None
+        if call.dialect != "datafusion" or t is None or t.WhichOneof("kind") != "list":
+            return plain(call, args)
+        element = t.list.type
+        if element.WhichOneof("kind") in ("list", "struct", "map") or is_nullable(element) is False:
+            return plain(call, args)
+        x = _values(args)[0]
+        key = F.transform(x, lambda e: F.struct(e.isNull().alias("null"), e.alias("value")))
+        return F.call_function(f"{fn}_by", x, key)
 
     return build
 
@@ -209,8 +231,8 @@ AGGREGATE: dict[str, Builder] = {
     "sum": _sum,
     "sum0": lambda call, args: F.coalesce(_summed(call, args), F.lit(0)),
     "avg": _avg,
-    "min": _agg("min"),
-    "max": _agg("max"),
+    "min": _extreme("min"),
+    "max": _extreme("max"),
     "count": _count,
     "any_value": _any_value,
     "first": _agg("first"),
