@@ -29,7 +29,7 @@ from viz.words import counted
 from ..errors import ExecutionError, Unsupported
 from ..spark.jvm import col as jcol
 from ..spark.jvm import sql_type
-from . import literals, text_values
+from . import literals, records, subqueries, text_values
 from .casts import (
     ARROW_ZONE,
     BELOW_A_MICROSECOND,
@@ -224,7 +224,7 @@ class ExprTranslator:
             e, negated = values[0], True
         if e.WhichOneof("rex_type") != "subquery" or e.subquery.WhichOneof("subquery_type") != "in_predicate":
             return None
-        found = self._in_predicate(e.subquery.in_predicate, keeps=True)
+        found = subqueries.in_predicate(self, e.subquery.in_predicate, keeps=True)
         return ~found if negated else found
 
     def sort_column(self, s: algebra_pb2.SortField) -> Column:
@@ -394,7 +394,7 @@ class ExprTranslator:
             strict = Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION
             return self.cast(Expression.Cast(type=f.output_type, input=values[0], failure_behavior=strict))
         call, args = self.call(f)
-        if _functions().base_name(call.name) in _ONE_SHAPE_CALLS:
+        if _functions().base_name(call.name) in records.ONE_SHAPE_CALLS:
             values = [a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]
             shaped = iter(self._one_shape([a for a in args if isinstance(a, Column)], values))
             args = [next(shaped) if isinstance(a, Column) else a for a in args]
@@ -406,22 +406,11 @@ class ExprTranslator:
         return out
 
     def _one_shape(self, columns: list[Column], values: list[Expression]) -> list[Column]:
-        """Values that must share one type (a CASE's branches, coalesce's or an array's values), where
-        records are among them, each cast to one record type: member by member, under the first names
-        that are the plan's own, not the translation's ``f0``, ``f1``... (a record literal's or a typed
-        null's; Spark takes records of one shape together only when their members' names agree)."""
-        df = self.record.df
-        if len(columns) < 2 or df is None or not any(_holds_record(self.type_of(v)) for v in values):
+        """Values that must share one type (a CASE's branches, coalesce's or an array's), records of one
+        shape among them cast to one record type (:func:`records.one_shape`)."""
+        if len(columns) < 2 or not any(records.holds_record(self.type_of(v)) for v in values):
             return columns
-        try:
-            kinds = [f.dataType for f in df.select(*[c.alias(f"_{i}") for i, c in enumerate(columns)]).schema.fields]
-        except Exception:  # noqa: BLE001 - outer references and the like: Spark then says what it says
-            return columns
-        named = next((k for k in kinds if not _translation_names(k)), kinds[0])
-        target = _nullable(named)
-        if all(_unnamed(k) == _unnamed(target) for k in kinds) and any(k != kinds[0] for k in kinds):
-            return [c.cast(target) for c in columns]
-        return columns
+        return records.one_shape(self.record.df, columns)
 
     def _as_texts(self, call, args: list) -> list:
         """A call's value arguments that are numbers or times, as text the way its producer writes them
@@ -813,8 +802,9 @@ class ExprTranslator:
             return F.create_map(*parts)
         raise Unsupported(f"nested expression `{which or 'unset'}` is not supported")
 
-    # -- subqueries ---------------------------------------------------------------------------
-    def _subquery(self, rel: algebra_pb2.Rel) -> tuple[DataFrame, list[str]]:
+    # -- subqueries (executor.translate.subqueries) ---------------------------------------------
+    def subquery_frame(self, rel: algebra_pb2.Rel) -> tuple[DataFrame, list[str]]:
+        """A subquery's relation as a DataFrame and its column names, its outer records these."""
         self._subqueries += 1
         node = self.tr.model.graph.nodes[self.node_id]
         sub_id = node.subquery_rels.get(id(rel))
@@ -824,104 +814,10 @@ class ExprTranslator:
 
     def subquery(self, e: Expression.Subquery) -> Column:
         which = e.WhichOneof("subquery_type")
-        handler = _SUBQUERIES.get(which or "")
+        handler = subqueries.SUBQUERIES.get(which or "")
         if handler is None:
             raise Unsupported(f"subquery kind `{which or 'unset'}` is not supported")
         return handler(self, getattr(e, which))
-
-    def _scalar_subquery(self, s: Expression.Subquery.Scalar) -> Column:
-        df, names = self._subquery(s.input)
-        # a select of the one column would put a Project above a global aggregate (see executor.translate.aggregation)
-        return (df if len(names) == 1 else df.select(names[0])).scalar()
-
-    def _against_subquery(
-        self, message, value: Expression, column: Column, rel: algebra_pb2.Rel, df: DataFrame, names: list[str]
-    ) -> tuple[Column, DataFrame]:
-        """A value and a subquery's one column, cast as the plan's producer compares them (the model's
-        coercion of ``message``: the value's target, then the column's), said in the run's notes."""
-        coercion = self.coercion(message)
-        if coercion is None:
-            return column, df
-        node = self.tr.model.graph.nodes[self.node_id]
-        schema = self.tr.model.node(node.subquery_rels[id(rel)]).schema
-        hay_type = schema[0].type if schema else None
-        value_target, hay_target = (tuple(coercion.targets) + (None, None))[:2]
-        if value_target is not None:
-            column = self._implicit_cast(column, self.type_of(value), value_target)
-        if hay_target is not None:
-            cast = self._implicit_cast(F.col(names[0]), hay_type, hay_target)
-            df = df.select(cast.alias(names[0]), *names[1:])
-        if value_target is not None or hay_target is not None:
-            self.tr.warn(
-                f"node {self.node_id}: a value and its subquery's column differ in type: {coercion.rule}, "
-                "and so does the run"
-            )
-        return column, df
-
-    def _in_predicate(self, s: Expression.Subquery.InPredicate, keeps: bool = False) -> Column:
-        """``x IN (subquery)``. As a value (``keeps`` false) it is SQL's: true where a row equals x;
-        else null where x is null and there are rows, or where a row is null; else false (Spark's IN
-        in a projection gives false for those nulls). ``keeps``: a condition that keeps rows, where
-        null and false both drop the row (:meth:`_kept_in`)."""
-        df, names = self._subquery(s.haystack)
-        needles = [self.expr(n) for n in s.needles]
-        if len(needles) == 1:
-            needles[0], df = self._against_subquery(s, s.needles[0], needles[0], s.haystack, df, names)
-            # a select of the subquery's one column would cost Spark one more analysis
-            hay = df if len(names) == 1 else df.select(names[0])
-            found = needles[0].isin(hay)
-            if keeps:
-                return found
-            unknown = (needles[0].isNull() & hay.exists()) | hay.where(F.col(names[0]).isNull()).exists()
-            return F.when(found, F.lit(True)).when(unknown, F.lit(None).cast("boolean")).otherwise(F.lit(False))
-        if not keeps:
-            self.tr.warn(
-                f"node {self.node_id}: an IN of {len(needles)} values against a subquery, used as a value: where no "
-                "row matches and a comparison is with a null, the run gives false where SQL gives null"
-            )
-        return F.struct(*needles).isin(df.select(F.struct(*names)))
-
-    def _set_predicate(self, s: Expression.Subquery.SetPredicate) -> Column:
-        if s.predicate_op != Expression.Subquery.SetPredicate.PREDICATE_OP_EXISTS:
-            raise Unsupported("the UNIQUE subquery predicate is not supported (only EXISTS)")
-        return self._subquery(s.tuples)[0].exists()
-
-    def _set_comparison(self, s: Expression.Subquery.SetComparison) -> Column:
-        """``x op ANY|ALL (subquery)`` through the subquery's minimum and maximum, in SQL's three values:
-        ANY is true where some value makes the comparison true, ALL false where some makes it false;
-        otherwise a null among the values (or a null ``x``) leaves it unknown; over no values ANY is false
-        and ALL true."""
-        df, names = self._subquery(s.right)
-        c = names[0]
-        left, df = self._against_subquery(s, s.left, self.expr(s.left), s.right, df.select(c), [c])
-        op = _COMPARISONS.get(s.comparison_op)
-        if op is None:
-            raise Unsupported("a set comparison without a comparison operator")
-        is_any = s.reduction_op == Expression.Subquery.SetComparison.REDUCTION_OP_ANY
-        name = s.comparison_op
-        Cmp = Expression.Subquery.SetComparison
-        empty = ~df.exists()
-        if name == Cmp.COMPARISON_OP_EQ and is_any:
-            return left.isin(df)  # IN, nulls and all
-        if name == Cmp.COMPARISON_OP_NE and not is_any:
-            return empty | ~left.isin(df)  # NOT IN
-        lo = df.select(F.min(c)).scalar()
-        hi = df.select(F.max(c)).scalar()
-        if name in (Cmp.COMPARISON_OP_EQ, Cmp.COMPARISON_OP_NE):
-            differs = (lo != left) | (hi != left)  # = ALL fails, <> ANY holds, where a value differs
-            decides = differs
-        else:
-            low_side = name in (Cmp.COMPARISON_OP_LT, Cmp.COMPARISON_OP_LE)  # x < ANY: x < max
-            bound = (hi if low_side else lo) if is_any else (lo if low_side else hi)
-            decides = op(left, bound) if is_any else ~op(left, bound)
-        has_null = df.where(F.col(c).isNull()).exists()
-        return (
-            F.when(empty, F.lit(not is_any))
-            .when(left.isNull(), F.lit(None).cast("boolean"))
-            .when(decides, F.lit(is_any))
-            .when(has_null, F.lit(None).cast("boolean"))
-            .otherwise(F.lit(not is_any))
-        )
 
 
 def struct_member(col: Column, i: int, df: DataFrame | None) -> Column:
@@ -940,15 +836,6 @@ _DIRECTIONS: dict[int, Callable[[Column], Column]] = {
     3: Column.desc_nulls_first,
     4: Column.desc_nulls_last,
     5: Column.asc_nulls_first,  # clustered: equal values together; any order does
-}
-
-_COMPARISONS: dict[int, Callable[[Column, Column], Column]] = {
-    1: lambda a, b: a == b,
-    2: lambda a, b: a != b,
-    3: lambda a, b: a < b,
-    4: lambda a, b: a > b,
-    5: lambda a, b: a <= b,
-    6: lambda a, b: a >= b,
 }
 
 
@@ -980,13 +867,6 @@ def _frame(spec, f, name: str):
     hi = Window.unboundedFollowing if hi > INT_MAX else hi
     return spec.rowsBetween(lo, hi)
 
-
-_SUBQUERIES: dict[str, Callable[[ExprTranslator, object], Column]] = {
-    "scalar": ExprTranslator._scalar_subquery,
-    "in_predicate": ExprTranslator._in_predicate,
-    "set_predicate": ExprTranslator._set_predicate,
-    "set_comparison": ExprTranslator._set_comparison,
-}
 
 _DISPATCH: dict[str, Callable[[ExprTranslator, object], Column]] = {
     "literal": ExprTranslator.literal,
@@ -1021,62 +901,6 @@ _SHARED = frozenset(
 )
 
 __all__ = ["ExprTranslator", "Record", "SUPPORTED_EXPRESSIONS"]
-
-#: Calls whose values must share one type (:meth:`ExprTranslator._one_shape`).
-_ONE_SHAPE_CALLS = frozenset({"coalesce", "make_array", "array", "nullif", "greatest", "least"})
-
-
-def _holds_record(t: type_pb2.Type | None) -> bool:
-    """Whether a Substrait type is or holds a struct (in a list or a map)."""
-    kind = t.WhichOneof("kind") if t is not None else None
-    if kind == "struct":
-        return True
-    if kind == "list":
-        return _holds_record(t.list.type)
-    if kind == "map":
-        return _holds_record(t.map.key) or _holds_record(t.map.value)
-    return False
-
-
-def _spark_parts(t: S.DataType, fn: Callable[[S.StructType], S.StructType]) -> S.DataType:
-    """``t`` with ``fn`` applied to each record in it, innermost first."""
-    if isinstance(t, S.StructType):
-        return fn(S.StructType([S.StructField(f.name, _spark_parts(f.dataType, fn), f.nullable) for f in t.fields]))
-    if isinstance(t, S.ArrayType):
-        return S.ArrayType(_spark_parts(t.elementType, fn), t.containsNull)
-    if isinstance(t, S.MapType):
-        return S.MapType(_spark_parts(t.keyType, fn), _spark_parts(t.valueType, fn), t.valueContainsNull)
-    return t
-
-
-def _unnamed(t: S.DataType) -> S.DataType:
-    """``t`` with every record's members named by position and nullable: its shape."""
-    return _nullable(
-        _spark_parts(t, lambda r: S.StructType([S.StructField(f"f{i}", f.dataType) for i, f in enumerate(r.fields)]))
-    )
-
-
-def _nullable(t: S.DataType) -> S.DataType:
-    """``t`` with every record member, list element and map value nullable (a cast may always widen so)."""
-    if isinstance(t, S.StructType):
-        return S.StructType([S.StructField(f.name, _nullable(f.dataType), True) for f in t.fields])
-    if isinstance(t, S.ArrayType):
-        return S.ArrayType(_nullable(t.elementType), True)
-    if isinstance(t, S.MapType):
-        return S.MapType(t.keyType, _nullable(t.valueType), True)
-    return t
-
-
-def _translation_names(t: S.DataType) -> bool:
-    """Whether a record in ``t`` has the translation's own member names (``f0``, ``f1``...)."""
-    if isinstance(t, S.StructType):
-        own = [f.name for f in t.fields] == [f"f{i}" for i in range(len(t.fields))]
-        return own or any(_translation_names(f.dataType) for f in t.fields)
-    if isinstance(t, S.ArrayType):
-        return _translation_names(t.elementType)
-    if isinstance(t, S.MapType):
-        return _translation_names(t.keyType) or _translation_names(t.valueType)
-    return False
 
 
 def _each_value(args: list, fn: Callable[[Column, int], Column]) -> list:
