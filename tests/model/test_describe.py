@@ -846,7 +846,7 @@ def test_a_date_shifted_by_months_keeps_to_the_month_s_last_day():
     from google.protobuf import json_format
     from substrait.algebra_pb2 import Expression
 
-    from viz.words import _shifted_date
+    from viz.words.functions import _shifted_date
 
     day = json_format.ParseDict({"literal": {"date": 10987}}, Expression())  # 31 January 2000
     for months, want in ((1, "2000-02-29"), (13, "2001-02-28"), (-2, "1999-11-30")):

@@ -1,0 +1,38 @@
+"""Substrait expressions in plain words, for people who do not read Substrait.
+
+``Words(model, fields).expr(e)`` renders one expression ("quantity is above 10", "quantity ×
+price", "the sum of quantity"); ``literal_words`` a literal as a reader would write it
+(10, 'Computers', 1995-03-15); ``aggregate_words`` an aggregate or window function as a verb or a
+noun. :mod:`viz.describe` builds each relation's sentence from these.
+
+Two dispatch tables: expression kind (``rex_type``) -> words (``_EXPR``), and function name ->
+special words (``_FUNCTIONS``; any other function reads ``name(args)``). Field references are named
+from the record the expressions read (``Words.fields``), functions by the name before ``:``.
+"""
+
+from .aggregates import aggregate_words, running
+from .basics import MAX_ITEMS, MAX_TEXT, MAX_VALUES, and_list, capped_list, counted, cut, date_words, ordinal
+from .expressions import Expression, Words
+from .functions import LEADS_WITH_FIRST, argument_values, conjuncts, is_column_equality
+from .literals import literal_words
+
+__all__ = [
+    "Expression",
+    "Words",
+    "literal_words",
+    "aggregate_words",
+    "running",
+    "MAX_ITEMS",
+    "MAX_TEXT",
+    "MAX_VALUES",
+    "and_list",
+    "capped_list",
+    "counted",
+    "cut",
+    "date_words",
+    "ordinal",
+    "LEADS_WITH_FIRST",
+    "argument_values",
+    "conjuncts",
+    "is_column_equality",
+]

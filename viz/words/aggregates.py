@@ -1,0 +1,167 @@
+"""Aggregate and window functions in words, as a verb ("sums price") or a noun ("the sum of price")."""
+
+from __future__ import annotations
+
+import decimal as _decimal
+from collections.abc import Sequence
+
+from substrait import algebra_pb2
+
+from .basics import ordinal
+from .functions import arith_op, constant_value
+from .speaker import Speaker
+
+Expression = algebra_pb2.Expression
+
+
+_AGGREGATE_VERBS = {
+    "sum": "sums {}",
+    "sum0": "sums {}",
+    "avg": "averages {}",
+    "mean": "averages {}",
+    "min": "finds the smallest {}",
+    "max": "finds the largest {}",
+    "count": "counts {}",
+    "any_value": "takes any {}",
+    "first_value": "takes the first {}",
+    "last_value": "takes the last {}",
+    "row_number": "numbers the rows",
+    "rank": "ranks the rows",
+    "dense_rank": "ranks the rows (no gaps)",
+    "std_dev": "computes the standard deviation of {}",
+    "stddev": "computes the standard deviation of {}",
+    "variance": "computes the variance of {}",
+    "string_agg": "joins the {} texts",
+    "list_agg": "collects the {} values",
+    "array_agg": "collects the {} values",
+    "bit_and": "takes the bitwise and of {}",
+    "bit_or": "takes the bitwise or of {}",
+    "bit_xor": "takes the bitwise exclusive or of {}",
+}
+
+
+_AGGREGATE_NOUNS = {
+    "sum": "the sum of {}",
+    "sum0": "the sum of {}",
+    "avg": "the average {}",
+    "mean": "the average {}",
+    "min": "the smallest {}",
+    "max": "the largest {}",
+    "count": "the number of {}",
+    "any_value": "any {}",
+    "first_value": "the first {}",
+    "last_value": "the last {}",
+    "row_number": "the row number",
+    "rank": "the rank",
+    "dense_rank": "the dense rank",
+    "std_dev": "the standard deviation of {}",
+    "stddev": "the standard deviation of {}",
+    "variance": "the variance of {}",
+    "string_agg": "the {} texts joined",
+    "list_agg": "the list of {}",
+    "array_agg": "the list of {}",
+    "bit_and": "the bitwise and of {}",
+    "bit_or": "the bitwise or of {}",
+    "bit_xor": "the bitwise exclusive or of {}",
+}
+
+
+def running(f, words: str) -> str:
+    """``words`` of a window function ("the sum of quantity") as "the running sum of quantity" when its window
+    runs from the partition's first row to the current one: said alike, it read as the partition's total."""
+    frame = (f.lower_bound.WhichOneof("kind"), f.upper_bound.WhichOneof("kind"))
+    if frame == ("unbounded", "current_row") and words.startswith("the ") and f.arguments:
+        return "the running " + words[len("the ") :]
+    return words
+
+
+def _only_where(w: Speaker, name: str, values: Sequence[Expression]) -> tuple[Expression | None, str] | None:
+    """An aggregate of one ``CASE WHEN c THEN x END`` whose other rows add nothing (no ELSE, a null one,
+    or 0 for a sum): (x, c in words), x None when the aggregate counts the rows where c; None when it is
+    not that shape."""
+    if len(values) != 1 or values[0].WhichOneof("rex_type") != "if_then":
+        return None
+    e = values[0].if_then
+    if len(e.ifs) != 1:
+        return None
+    value, other = e.ifs[0].then, getattr(e, "else") if e.HasField("else") else None
+    inner = other
+    while inner is not None and inner.WhichOneof("rex_type") == "cast":
+        inner = inner.cast.input
+    nothing = inner is None or (inner.WhichOneof("rex_type") == "literal" and inner.literal.HasField("null"))
+    adds_nothing = nothing or (name in ("sum", "sum0") and constant_value(w, other) == 0)
+    if not adds_nothing:
+        return None
+    where = w.condition(getattr(e.ifs[0], "if"))
+    if (name in ("sum", "sum0") and constant_value(w, value) == 1) or (
+        name == "count" and constant_value(w, value) is not None
+    ):
+        return None, where
+    return value, where
+
+
+def aggregate_words(w: Speaker, name: str, arguments, distinct: bool, noun: bool = False, sorts=()) -> str:
+    """``sums quantity × price``, ``counts rows``, ``counts distinct customers``; with ``noun``:
+    ``the sum of quantity × price``, ``the number of rows``. ``sorts``: the aggregate's own order
+    (a percentile's ``WITHIN GROUP (ORDER BY x DESC)``)."""
+    values = [a.value for a in arguments if a.WhichOneof("arg_type") == "value"]
+    percentile = _percentile_words(w, name, values, sorts, noun)
+    if percentile is not None:
+        return percentile
+    only = None if distinct else _only_where(w, name, values)
+    if only is not None:  # sum(CASE WHEN c THEN x ELSE 0 END): "sums x where c"
+        value, where = only
+        if value is None:  # sum(CASE WHEN c THEN 1 ELSE 0 END), count(CASE WHEN c THEN 1 END)
+            return f"{'the number of' if noun else 'counts the'} rows where {where}"
+        return aggregate_words(w, name, [algebra_pb2.FunctionArgument(value=value)], distinct, noun) + f" where {where}"
+    if name == "count" and values and all(v.WhichOneof("rex_type") == "literal" for v in values):
+        args = []  # count(1): DataFusion's count(*)
+    else:
+        args = [a for a in w.args(arguments)]
+        if noun and len(values) == 1 and arith_op(w, values[0]) in ("+", "−"):
+            args = [f"({args[0]})"]  # "2 × the sum of (a + b)", not "the sum of a + b"
+    what = ", ".join(args) if args else ("rows" if name == "count" else "")
+    if distinct:
+        what = f"distinct {what}"
+    template = (_AGGREGATE_NOUNS if noun else _AGGREGATE_VERBS).get(name)
+    if template is None:
+        return f"{name}({what})" if noun else f"computes {name}({what})"
+    picks = template.split()[-2:-1] in (["largest"], ["smallest"], ["first"], ["last"], ["any"])
+    if (noun or picks) and what.startswith("the ") and not template.endswith("of {}"):
+        # "the average of the sum of x", "finds the largest of the sum of x", not "the largest the sum"
+        template = template.replace("{}", "of {}")
+    return template.format(what)
+
+
+#: Percentiles: whether each is an estimate.
+_PERCENTILES = {"percentile_cont": False, "approx_percentile_cont": True, "median": False, "approx_median": True}
+
+
+def _percentile_words(w: Speaker, name: str, values: Sequence[Expression], sorts, noun: bool) -> str | None:
+    """``the 90th percentile of price``, ``estimates the median quantity``; None for another aggregate,
+    or a fraction that is not a constant."""
+    if name not in _PERCENTILES or not values:
+        return None
+    what = w.expr(values[0])
+    if "median" in name:
+        fraction = _decimal.Decimal("0.5")
+    else:
+        fraction = constant_value(w, values[1]) if len(values) > 1 else None
+        if fraction is None or not 0 <= fraction <= 1:
+            return None
+        if sorts and sorts[0].direction in (3, 4):  # DESC NULLS FIRST / LAST: counted from the other end
+            fraction = 1 - fraction
+    percent = fraction * 100
+    which = "median" if percent == 50 else f"{_ordinal_number(percent)} percentile"
+    estimate = _PERCENTILES[name]
+    if noun:
+        return f"{'an estimate of ' if estimate else ''}the {which} of {what}"
+    return f"{'estimates' if estimate else 'finds'} the {which} of {what}"
+
+
+def _ordinal_number(n: _decimal.Decimal) -> str:
+    """90 -> ``90th``, 33.3 -> ``33.3rd``."""
+    if n == n.to_integral_value():
+        return ordinal(int(n))
+    text = f"{n.normalize():f}"
+    return text + ordinal(int(text[-1]))[len(text[-1]) :]

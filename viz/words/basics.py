@@ -1,0 +1,79 @@
+"""Counting, listing and dates in words, and the limits on how much a sentence says."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Sequence
+
+from substrait import algebra_pb2
+
+Expression = algebra_pb2.Expression
+
+
+#: Long lists (columns, conditions, values) show this many items, then "and N more".
+MAX_ITEMS = 3
+#: A list of values a column is compared with (IN, OR of equalities) shows this many.
+MAX_VALUES = 12
+#: Any one rendered expression longer than this is cut with "…".
+MAX_TEXT = 240
+EPOCH = _dt.date(1970, 1, 1)
+
+# ---------------------------------------------------------------------------------------------
+# Small text helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+def ordinal(n: int) -> str:
+    """ "1st", "2nd", "3rd", "11th", "21st"."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def and_list(items: Sequence[str], word: str = "and") -> str:
+    items = [i for i in items if i]
+    if not items:
+        return ""
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + f" {word} " + items[-1]
+
+
+def capped_list(items: Sequence[str], limit: int, noun: str = "more", word: str = "and") -> str:
+    """``a, b and c`` or ``a, b, c and 4 more`` (``and 2 others``); never "and 1 more", which would hide
+    what it could say; ``word="or"`` for alternatives."""
+    items = list(items)
+    if len(items) <= limit + 1:
+        return and_list(items, word)
+    return ", ".join(items[:limit]) + f" {word} {len(items) - limit} {noun}"
+
+
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+def date_words(day: _dt.date) -> str:
+    """A date as people write it: 15 March 1995 (no locale: the month names are English, as the rest)."""
+    return f"{day.day} {_MONTHS[day.month - 1]} {day.year}"
+
+
+def cut(text: str, limit: int = MAX_TEXT) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rstrip()
+    return cut if cut.endswith("…") else cut + "…"

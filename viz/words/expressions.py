@@ -1,0 +1,322 @@
+"""Expressions in words: ``Words(model, fields).expr(e)``, one dispatch table on the expression kind
+(``_EXPR``)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from substrait import algebra_pb2
+
+from ..fields import Field, struct_members
+from ..model import PlanModel
+from .aggregates import aggregate_words, running
+from .basics import MAX_ITEMS, and_list, capped_list, counted, cut, date_words
+from .functions import (
+    COMPARISON_WORDS,
+    FUNCTIONS,
+    SET_COMPARISON,
+    bound_words,
+    conjuncts,
+    none_of,
+    options_words,
+    same_subject,
+)
+from .literals import literal_words
+
+Expression = algebra_pb2.Expression
+
+
+@dataclass
+class Words:
+    """Renders the expressions of one node: ``fields`` is the record they read, ``outer`` the
+    records of enclosing subquery boundaries (innermost first)."""
+
+    model: PlanModel
+    fields: Sequence[Field] | None
+    outer: Sequence[Sequence[Field] | None] = ()
+    lambdas: list[int] = field(default_factory=list)  # parameter counts of enclosing lambdas
+    #: a subquery's relation as the story names it ("step 9"), None where it cannot say
+    subquery_step: Callable[[object], str | None] | None = None
+
+    def with_fields(self, fields: Sequence[Field] | None) -> Words:
+        return Words(self.model, fields, self.outer, self.lambdas, self.subquery_step)
+
+    def _at(self, rel) -> str:
+        """ " at step 9": where a subquery's relation is in the story ("" when not known)."""
+        where = self.subquery_step(rel) if self.subquery_step is not None else None
+        return f" at {where}" if where else ""
+
+    def function(self, anchor: int) -> str:
+        ref = self.model.extensions.functions.get(anchor)
+        return ref.name if ref is not None else f"function #{anchor}"
+
+    def expr(self, e: Expression) -> str:
+        which = e.WhichOneof("rex_type")
+        handler = _EXPR.get(which)
+        if handler is None:
+            return "an expression" if which is None else f"a {which.replace('_', ' ')}"
+        return cut(handler(self, getattr(e, which)))
+
+    def args(self, arguments) -> list[str]:
+        out = []
+        for a in arguments:
+            k = a.WhichOneof("arg_type")
+            if k == "value":
+                out.append(self.expr(a.value))
+            elif k == "enum":
+                out.append(a.enum)
+            elif k == "type":
+                out.append(a.type.WhichOneof("kind") or "a type")
+            else:
+                out.append("?")
+        return out
+
+    def conditions(self, e: Expression) -> list[str]:
+        """The conjuncts of ``e`` (nested ``and`` flattened), each in words, every one said: a lower
+        and an upper bound of one column next to each other read as one ("x is at least 44 and at
+        most 54"), and a condition written twice in a row (two pairs of tables joined on columns of
+        the same names) once, with "(twice)"."""
+        return self.conditions_of(conjuncts(self, e))
+
+    def conditions_of(self, conjuncts: Sequence[Expression]) -> list[str]:
+        """:meth:`conditions` of a list of conjuncts."""
+        out: list[str] = []
+        bounds: list[tuple[str, str, str] | None] = []
+        conjuncts = list(conjuncts)
+        i = 0
+        while i < len(conjuncts):
+            c = conjuncts[i]
+            i += 1
+            # "x is not A and x is not B" in a row: "x is neither A nor B"
+            run = i
+            while run < len(conjuncts) and same_subject(self, [c, conjuncts[run]], "not_equal")[0] is not None:
+                run += 1
+            if run > i:
+                subject, excluded = same_subject(self, conjuncts[i - 1 : run], "not_equal")
+                out.append(f"{self.expr(subject)} is {none_of(excluded)}")
+                bounds.append(None)
+                i = run
+                continue
+            bound = bound_words(self, c)
+            prev = bounds[-1] if bounds else None
+            if (
+                bound is not None
+                and prev is not None
+                and prev[0] == bound[0]
+                and {prev[1], bound[1]} == {"lower", "upper"}
+            ):
+                out[-1] = f"{out[-1]} and {bound[2].removeprefix('is ')}"
+                bounds[-1] = None
+                continue
+            text = self.expr(c)
+            # two conditions cut alike at MAX_TEXT may differ after the cut: not "twice"
+            if out and not text.endswith("…") and text == out[-1].removesuffix(" (twice)"):
+                out[-1] = f"{text} (twice)"
+                bounds[-1] = None
+                continue
+            out.append(text)
+            bounds.append(bound)
+        if len(out) > 1:  # alternatives among other conditions: in brackets, or their "and"s run into the list's
+            out = [f"({t})" if t.startswith("either ") else t for t in out]
+        return out
+
+    def condition(self, e: Expression) -> str:
+        """A condition in words, every conjunct said."""
+        return and_list(self.conditions(e))
+
+    # -- one function per expression kind ------------------------------------------------------
+    def literal(self, lit: Expression.Literal) -> str:
+        return literal_words(lit)
+
+    def selection(self, ref: Expression.FieldReference) -> str:
+        root = ref.WhichOneof("root_type")
+        prefix = ""
+        base: Sequence[Field] | None = self.fields
+        if root == "expression":
+            return f"a part of {self.expr(ref.expression)}"
+        if root == "outer_reference":
+            steps = ref.outer_reference.steps_out
+            if ref.outer_reference.WhichOneof("outer_reference_type") == "rel_reference":
+                base, prefix = None, "the outer row's "
+            else:
+                base = self.outer[steps - 1] if 1 <= steps <= len(self.outer) else None
+                prefix = "the outer row's "
+        elif root == "lambda_parameter_reference":
+            base, prefix = None, "the lambda's "
+        if ref.WhichOneof("reference_type") != "direct_reference":
+            return f"{prefix}masked fields"
+        seg = ref.direct_reference
+        if seg.WhichOneof("reference_type") != "struct_field":
+            return f"{prefix}a field"
+        index = seg.struct_field.field
+        if base is None or not 0 <= index < len(base):
+            name = f"parameter {index}" if root == "lambda_parameter_reference" else f"field {index}"
+            return prefix + name
+        f = base[index]
+        name = f.name
+        child = seg.struct_field.child if seg.struct_field.HasField("child") else None
+        t, nested = f.type, f.nested
+        while child is not None:
+            kind = child.WhichOneof("reference_type")
+            if kind == "struct_field":
+                i = child.struct_field.field
+                members = struct_members(t, nested) if t is not None and t.WhichOneof("kind") == "struct" else []
+                if 0 <= i < len(members):
+                    name, t, nested = f"{name}.{members[i].name}", members[i].type, members[i].nested
+                else:
+                    name, t, nested = f"{name}.{i}", None, ()
+                child = child.struct_field.child if child.struct_field.HasField("child") else None
+            elif kind == "list_element":
+                name = f"item {child.list_element.offset + 1} of {name}"
+                t = None
+                child = child.list_element.child if child.list_element.HasField("child") else None
+            elif kind == "map_key":
+                name = f"{name}[{literal_words(child.map_key.map_key)}]"
+                t = None
+                child = child.map_key.child if child.map_key.HasField("child") else None
+            else:
+                break
+        return prefix + name
+
+    def scalar_function(self, f: Expression.ScalarFunction) -> str:
+        name = self.function(f.function_reference)
+        special = FUNCTIONS.get(name)
+        if special is not None:
+            text = special(self, f)
+            if text is not None:
+                return text
+        return f"{name}({', '.join(self.args(f.arguments))})"
+
+    def window_function(self, f: Expression.WindowFunction) -> str:
+        text = running(f, aggregate_words(self, self.function(f.function_reference), f.arguments, False, noun=True))
+        parts = [text]
+        if f.partitions:
+            parts.append("per " + self.partitions(f.partitions))
+        if f.sorts:
+            parts.append("in order of " + capped_list([self.order_key(s) for s in f.sorts], MAX_ITEMS))
+        # phrases as keys: the order set off by a comma, or it reads as one of them
+        apart = len(parts) > 2 and " " in parts[1].removeprefix("per ")
+        return (parts[0] + " " + ", ".join(parts[1:])) if apart else " ".join(parts)
+
+    def partitions(self, exprs) -> str:
+        """A window's partition keys: "o_custkey and o_orderdate"; several that are phrases each in brackets
+        ("(a's rollup flag + b's rollup flag) and (i_category when ...)"), which read as one otherwise."""
+        items = [self.expr(p) for p in exprs]
+        if len(items) > 1:
+            items = [f"({t})" if " " in t else t for t in items]
+        return capped_list(items, MAX_ITEMS)
+
+    def order_key(self, s: algebra_pb2.SortField) -> str:
+        """A window's order key: ``o_totalprice (highest first)`` for a descending one."""
+        text = self.expr(s.expr)
+        if s.WhichOneof("sort_kind") == "direction" and s.direction in (3, 4):  # DESC NULLS FIRST / LAST
+            return f"{text} (highest first)"
+        return text
+
+    def if_then(self, e: Expression.IfThen) -> str:
+        branches = [f"{self.expr(c.then)} when {self.expr(getattr(c, 'if'))}" for c in e.ifs]
+        text = ", ".join(branches[:2]) + (
+            f" and {counted(len(branches) - 2, 'more case')}" if len(branches) > 2 else ""
+        )
+        if e.HasField("else"):
+            text += f", otherwise {self.expr(getattr(e, 'else'))}"
+        return text
+
+    def switch_expression(self, e: Expression.SwitchExpression) -> str:
+        return f"a value chosen by {self.expr(e.match)} ({counted(len(e.ifs), 'case')})"
+
+    def singular_or_list(self, e: Expression.SingularOrList) -> str:
+        options = [self.expr(o) for o in e.options]
+        return f"{self.expr(e.value)} is {options_words(options)}"
+
+    def multi_or_list(self, e: Expression.MultiOrList) -> str:
+        values = ", ".join(self.expr(v) for v in e.value)
+        return f"({values}) is one of {counted(len(e.options), 'listed combination')}"
+
+    def cast(self, e: Expression.Cast) -> str:
+        inner = self.expr(e.input)
+        kind = e.type.WhichOneof("kind")
+        if kind == "date":
+            lit = e.input.literal if e.input.WhichOneof("rex_type") == "literal" else None
+            if lit is not None and lit.WhichOneof("literal_type") in ("string", "var_char", "fixed_char"):
+                text = inner.strip("'")  # '1995-03-15' as a date reads as the date itself
+                try:
+                    return date_words(_dt.date.fromisoformat(text))
+                except ValueError:
+                    return text
+            return f"{inner} as a date"
+        return inner
+
+    def subquery(self, e: Expression.Subquery) -> str:
+        which = e.WhichOneof("subquery_type")
+        if which == "scalar":
+            at = self._at(e.scalar.input)
+            return f"the value of the subquery{at}" if at else "the value of a subquery"
+        if which == "in_predicate":
+            needles = ", ".join(self.expr(n) for n in e.in_predicate.needles)
+            at = self._at(e.in_predicate.haystack)
+            if at:
+                return f"{needles} appears in the results of the subquery{at}"
+            return f"{needles} appears in a subquery's results"
+        if which == "set_predicate":
+            at = self._at(e.set_predicate.tuples)
+            if e.set_predicate.predicate_op == 2:
+                return f"the rows of the subquery{at} are unique" if at else "the subquery's rows are unique"
+            return f"a matching row exists in the subquery{at}" if at else "a matching row exists"
+        if which == "set_comparison":
+            op = COMPARISON_WORDS.get(SET_COMPARISON.get(e.set_comparison.comparison_op, ""), "compares to")
+            red = {1: "any", 2: "all"}.get(e.set_comparison.reduction_op, "the")
+            at = self._at(e.set_comparison.right)
+            values = f"the subquery{at}'s values" if at else "a subquery's values"
+            return f"{self.expr(e.set_comparison.left)} {op} {red} of {values}"
+        return "a subquery"
+
+    def nested(self, e: Expression.Nested) -> str:
+        which = e.WhichOneof("nested_type")
+        if which == "list":
+            return "the list " + capped_list([self.expr(v) for v in e.list.values], 5, "others")
+        if which == "struct":
+            return "a record of " + capped_list([self.expr(v) for v in e.struct.fields], 5, "others")
+        if which == "map":
+            return f"a map of {counted(len(e.map.key_values), 'entry', 'entries')}"
+        return "a nested value"
+
+    def dynamic_parameter(self, e) -> str:
+        return f"parameter {e.parameter_reference}"
+
+    def lambda_(self, e: Expression.Lambda) -> str:
+        return f"a function of {counted(len(e.parameters.types), 'parameter')} giving {self.expr(e.body)}"
+
+    def lambda_invocation(self, e: Expression.LambdaInvocation) -> str:
+        return f"({self.lambda_(getattr(e, 'lambda'))}) applied to " + and_list(
+            [self.expr(a) for a in e.arguments.fields]
+        )
+
+    def execution_context_variable(self, e) -> str:
+        which = e.WhichOneof("execution_context_variable_type") or "context value"
+        return "the " + which.replace("_", " ")
+
+    def detached(self, e) -> str:
+        return f"detached expression {e}"
+
+
+_EXPR: dict[str | None, Callable[[Words, object], str]] = {
+    "literal": Words.literal,
+    "selection": Words.selection,
+    "scalar_function": Words.scalar_function,
+    "window_function": Words.window_function,
+    "if_then": Words.if_then,
+    "switch_expression": Words.switch_expression,
+    "singular_or_list": Words.singular_or_list,
+    "multi_or_list": Words.multi_or_list,
+    "cast": Words.cast,
+    "subquery": Words.subquery,
+    "nested": Words.nested,
+    "dynamic_parameter": Words.dynamic_parameter,
+    "lambda": Words.lambda_,
+    "lambda_invocation": Words.lambda_invocation,
+    "execution_context_variable": Words.execution_context_variable,
+    "detached_expression_ordinal": Words.detached,
+}

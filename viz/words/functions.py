@@ -1,0 +1,657 @@
+"""Scalar functions in words: one table, function name -> words (``FUNCTIONS``); any other function
+reads ``name(args)``."""
+
+from __future__ import annotations
+
+import calendar
+import datetime as _dt
+import decimal as _decimal
+from collections.abc import Callable, Sequence
+
+from substrait import algebra_pb2
+
+from ..expressions import and_parts, decimal_value, direct_field
+from ..model import PlanModel
+from .basics import EPOCH, MAX_VALUES, and_list, capped_list, counted, date_words, ordinal
+from .speaker import Speaker
+
+Expression = algebra_pb2.Expression
+
+
+SET_COMPARISON = {1: "equal", 2: "not_equal", 3: "lt", 4: "gt", 5: "lte", 6: "gte"}
+
+
+def conjuncts(w: Speaker, e: Expression) -> list[Expression]:
+    """The conjuncts of a condition: ``and(a, and(b, c))`` -> [a, b, c]."""
+    return and_parts(e, w.model.extensions.functions)
+
+
+def is_column_equality(w: Speaker, e: Expression) -> bool:
+    """Whether ``e`` says two columns are equal (a join key: ``a = b``)."""
+    if e.WhichOneof("rex_type") != "scalar_function":
+        return False
+    if w.function(e.scalar_function.function_reference) not in ("equal", "is_not_distinct_from"):
+        return False
+    values = argument_values(e.scalar_function)
+    return len(values) == 2 and all(_is_field(v) for v in values)
+
+
+def argument_values(f) -> list[Expression]:
+    return [a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]
+
+
+def _is_date(w: Speaker, e: Expression) -> bool:
+    """Whether ``e`` is a date: a date literal, a cast or call giving one, or a date column of the record
+    read (said "before" and "after", not "below" and "above")."""
+    which = e.WhichOneof("rex_type")
+    if which == "literal":
+        return e.literal.WhichOneof("literal_type") == "date"
+    if which == "cast":
+        return e.cast.type.WhichOneof("kind") == "date"
+    if which == "scalar_function":
+        return e.scalar_function.output_type.WhichOneof("kind") == "date"
+    index = direct_field(e)
+    if index is not None and w.fields and index < len(w.fields):
+        t = w.fields[index].type
+        return t is not None and t.WhichOneof("kind") == "date"
+    return False
+
+
+def _is_field(e: Expression) -> bool:
+    which = e.WhichOneof("rex_type")
+    if which == "cast":
+        return _is_field(e.cast.input)
+    return which == "selection"
+
+
+COMPARISON_WORDS = {
+    "equal": "is",
+    "not_equal": "is not",
+    "lt": "is below",
+    "lte": "is at most",
+    "gt": "is above",
+    "gte": "is at least",
+    "is_distinct_from": "differs from",
+    "is_not_distinct_from": "is the same as",
+}
+_DATE_WORDS = {"lt": "is before", "lte": "is on or before", "gt": "is after", "gte": "is on or after"}
+#: The comparison read from the other side (``44 <= x`` is ``x >= 44``).
+_MIRRORED = {"lt": "gt", "gt": "lt", "lte": "gte", "gte": "lte"}
+_LOWER, _UPPER = frozenset({"gt", "gte"}), frozenset({"lt", "lte"})
+
+
+def _comparison_parts(w: Speaker, name: str, f: Expression.ScalarFunction) -> tuple[str, str, str] | None:
+    """(subject, the rest, the function read) of a comparison: a constant on the left is read from
+    the other side (``44 is at most x`` is "x is at least 44"); two columns compared for (in)equality
+    read ``a = b`` and ``a ≠ b``."""
+    values = argument_values(f)
+    if len(values) != 2:
+        return None
+    left, right = values
+    if name in _MIRRORED and _is_constant(w, left) and not _is_constant(w, right):
+        left, right, name = right, left, _MIRRORED[name]
+    if name in ("equal", "is_not_distinct_from", "not_equal") and _is_field(left) and _is_field(right):
+        return w.expr(left), ("= " if name != "not_equal" else "≠ ") + w.expr(right), name
+    op = _DATE_WORDS.get(name) if (_is_date(w, left) or _is_date(w, right)) else None
+    return w.expr(left), f"{op or COMPARISON_WORDS[name]} {w.expr(right)}", name
+
+
+def _comparison(name: str) -> Callable[[Speaker, Expression.ScalarFunction], str | None]:
+    def words(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+        parts = _comparison_parts(w, name, f)
+        return None if parts is None else f"{parts[0]} {parts[1]}"
+
+    return words
+
+
+def bound_words(w: Speaker, e: Expression) -> tuple[str, str, str] | None:
+    """(subject, "lower" or "upper", the rest) when ``e`` bounds a column by a constant from one side
+    (``x >= 44``, ``44 > x``); None for anything else."""
+    if e.WhichOneof("rex_type") != "scalar_function":
+        return None
+    name = w.function(e.scalar_function.function_reference)
+    if name not in _MIRRORED:
+        return None
+    values = argument_values(e.scalar_function)
+    if len(values) != 2 or _is_constant(w, values[0]) == _is_constant(w, values[1]):
+        return None
+    parts = _comparison_parts(w, name, e.scalar_function)
+    if parts is None:
+        return None
+    subject, rest, read = parts
+    return subject, "lower" if read in _LOWER else "upper", rest
+
+
+_NUMERIC_KINDS = frozenset({"i8", "i16", "i32", "i64", "fp32", "fp64", "decimal"})
+
+
+def constant_value(w: Speaker, e: Expression, depth: int = 0) -> _decimal.Decimal | None:
+    """The value of a numeric constant: an integer or decimal literal, a numeric cast of one, or
+    ``+ − ×`` of two (DataFusion writes ``2000 + 1`` as it was written); None for anything else."""
+    which = e.WhichOneof("rex_type")
+    if depth > 20:
+        return None
+    if which == "literal":
+        kind = e.literal.WhichOneof("literal_type")
+        if kind in ("i8", "i16", "i32", "i64"):
+            return _decimal.Decimal(getattr(e.literal, kind))
+        if kind in ("fp32", "fp64"):  # as written (0.06, not the nearest binary fraction)
+            value = float(getattr(e.literal, kind))
+            return _decimal.Decimal(f"{value:g}" if kind == "fp32" else repr(value)) if value == value else None
+        if kind == "decimal":
+            try:
+                return decimal_value(e.literal.decimal)
+            except Exception:  # a malformed decimal: not a constant to fold
+                return None
+        return None
+    if which == "cast":
+        return constant_value(w, e.cast.input, depth + 1) if e.cast.type.WhichOneof("kind") in _NUMERIC_KINDS else None
+    if which == "scalar_function":
+        name = w.function(e.scalar_function.function_reference)
+        values = argument_values(e.scalar_function)
+        if name not in ("add", "subtract", "multiply") or len(values) != 2:
+            return None
+        a, b = (constant_value(w, v, depth + 1) for v in values)
+        if a is None or b is None:
+            return None
+        with _decimal.localcontext(_decimal.Context(prec=60)):
+            return a + b if name == "add" else a - b if name == "subtract" else a * b
+    return None
+
+
+def _is_constant(w: Speaker, e: Expression) -> bool:
+    """A value that is the same for every row: a literal (of any kind, under casts) or a numeric
+    constant expression."""
+    inner = e
+    while inner.WhichOneof("rex_type") == "cast":
+        inner = inner.cast.input
+    return inner.WhichOneof("rex_type") == "literal" or constant_value(w, e) is not None
+
+
+def _logical(word: str) -> Callable[[Speaker, Expression.ScalarFunction], str | None]:
+    def words(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+        if not argument_values(f):
+            return None
+        if word == "and":
+            return and_list(w.conditions(Expression(scalar_function=f)))
+        # or(or(a, b), c), as producers nest it, is one list of alternatives: not "either either a, or b, or c"
+        values = and_parts(Expression(scalar_function=f), w.model.extensions.functions, "or")
+        parts = [w.expr(v) for v in values]
+        same = _one_of(w, values)
+        if same is not None:
+            return same
+        if len(parts) > MAX_VALUES:
+            return " or ".join(parts[:MAX_VALUES]) + f" or {counted(len(parts) - MAX_VALUES, 'more alternative')}"
+        if len(parts) > 1 and any(" and " in p for p in parts):
+            # "a and b or c and d" reads either way: the alternatives set apart
+            return "either " + ", or ".join(parts)
+        return "(" + " or ".join(parts) + ")" if len(parts) > 1 else parts[0]
+
+    return words
+
+
+def _one_of(w: Speaker, values: list[Expression]) -> str | None:
+    """``or(equal(x, 1), equal(x, 2), ...)`` as "x is 1 or 2", "x is one of 1, 2 or 3" (None when it is
+    not that)."""
+    subject, options = same_subject(w, values, "equal")
+    if subject is None:
+        return None
+    return f"{w.expr(subject)} is {options_words(options)}"
+
+
+def same_subject(w: Speaker, values: Sequence[Expression], name: str) -> tuple[Expression | None, list[str]]:
+    """When every one of ``values`` (two or more) compares one column with a constant by function
+    ``name``: that column and the constants in words; else (None, [])."""
+    subject, options = None, []
+    for v in values:
+        if v.WhichOneof("rex_type") != "scalar_function" or w.function(v.scalar_function.function_reference) != name:
+            return None, []
+        args = argument_values(v.scalar_function)
+        if len(args) != 2 or not _is_field(args[0]) or not _is_constant(w, args[1]):
+            return None, []
+        if subject is None:
+            subject = args[0]
+        elif subject != args[0]:
+            return None, []
+        options.append(w.expr(args[1]))
+    return (subject, options) if len(options) >= 2 else (None, [])
+
+
+def options_words(options: Sequence[str]) -> str:
+    """Alternatives after "is": "'MAIL'", "'MAIL' or 'SHIP'", "one of 1, 2 or 3"; each said once (TPC-DS
+    writes IN ('TN', 'TN', ...))."""
+    options = list(dict.fromkeys(options))
+    if len(options) <= 2:
+        return " or ".join(options)
+    return f"one of {capped_list(options, MAX_VALUES, 'others', 'or')}"
+
+
+def none_of(options: Sequence[str]) -> str:
+    """Values excluded, after "is": "neither 'A' nor 'B'", "none of 1, 2 or 3"."""
+    options = list(dict.fromkeys(options))
+    if len(options) == 1:
+        return f"not {options[0]}"
+    if len(options) == 2:
+        return f"neither {options[0]} nor {options[1]}"
+    return f"none of {capped_list(options, MAX_VALUES, 'others', 'or')}"
+
+
+def _not(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    values = argument_values(f)
+    if len(values) != 1:
+        return None
+    inner = values[0]
+    if inner.WhichOneof("rex_type") == "scalar_function":
+        name = w.function(inner.scalar_function.function_reference)
+        args = argument_values(inner.scalar_function)
+        if name == "like" and len(args) >= 2:
+            return f"{w.expr(args[0])} does not {_like_words(args[1])}"
+        if name == "is_null" and len(args) == 1:
+            return _is_null(w, inner.scalar_function, negated=True)
+    if inner.WhichOneof("rex_type") == "singular_or_list":
+        sol = inner.singular_or_list
+        return (
+            f"{w.expr(sol.value)} is not one of {capped_list([w.expr(o) for o in sol.options], MAX_VALUES, 'others')}"
+        )
+    if inner.WhichOneof("rex_type") == "subquery" and inner.subquery.WhichOneof("subquery_type") == "set_predicate":
+        at = w._at(inner.subquery.set_predicate.tuples)
+        return f"no matching row exists in the subquery{at}" if at else "no matching row exists"
+    if inner.WhichOneof("rex_type") == "subquery" and inner.subquery.WhichOneof("subquery_type") == "in_predicate":
+        needles = ", ".join(w.expr(n) for n in inner.subquery.in_predicate.needles)
+        at = w._at(inner.subquery.in_predicate.haystack)
+        if at:
+            return f"{needles} does not appear in the results of the subquery{at}"
+        return f"{needles} does not appear in a subquery's results"
+    return f"not ({w.expr(inner)})"
+
+
+def _is_null(w: Speaker, f: Expression.ScalarFunction, negated: bool = False) -> str | None:
+    values = argument_values(f)
+    if len(values) != 1:
+        return None
+    v = values[0]
+    if v.WhichOneof("rex_type") == "scalar_function" and w.function(v.scalar_function.function_reference) == "index_in":
+        args = argument_values(v.scalar_function)
+        if len(args) == 2:  # index_in(needle, haystack) is null: the needle is not in the list
+            return f"{w.expr(args[0])} is {'' if negated else 'not '}in {w.expr(args[1])}"
+    return f"{w.expr(v)} is {'not ' if negated else ''}null"
+
+
+def _is_not_null(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    return _is_null(w, f, negated=True)
+
+
+def _like_words(pattern: Expression) -> str:
+    """``match 'x%'`` in words: "start with 'x'", "end with", "contain", or "match 'a_b'"."""
+    while pattern.WhichOneof("rex_type") == "cast":
+        pattern = pattern.cast.input
+    if pattern.WhichOneof("rex_type") == "literal" and pattern.literal.WhichOneof("literal_type") in (
+        "string",
+        "var_char",
+        "fixed_char",
+    ):
+        lit = pattern.literal
+        text = (
+            lit.var_char.value
+            if lit.WhichOneof("literal_type") == "var_char"
+            else getattr(lit, lit.WhichOneof("literal_type"))
+        )
+        core = text.strip("%")
+        if "%" not in core and "_" not in core and core:
+            if text.startswith("%") and text.endswith("%") and len(text) > 1:
+                return f"contain '{core}'"
+            if text.endswith("%"):
+                return f"start with '{core}'"
+            if text.startswith("%"):
+                return f"end with '{core}'"
+        return f"match the pattern '{text}'"
+    return "match a pattern"
+
+
+def _like(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    values = argument_values(f)
+    if len(values) < 2:
+        return None
+    words = _like_words(values[1]).replace("start with", "starts with").replace("end with", "ends with")
+    words = words.replace("contain ", "contains ").replace("match ", "matches ", 1)
+    return f"{w.expr(values[0])} {words}"
+
+
+def _between(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    values = argument_values(f)
+    if len(values) != 3:
+        return None
+    return f"{w.expr(values[0])} is between {w.expr(values[1])} and {w.expr(values[2])}"
+
+
+_ARITHMETIC = {"add": "+", "subtract": "−", "multiply": "×", "divide": "÷", "modulus": "mod", "power": "^"}
+_PRECEDENCE = {"+": 1, "−": 1, "×": 2, "÷": 2, "mod": 2, "^": 3}
+
+
+def _arithmetic(name: str) -> Callable[[Speaker, Expression.ScalarFunction], str | None]:
+    op = _ARITHMETIC[name]
+
+    def words(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+        values = argument_values(f)
+        if len(values) != 2:
+            return None
+        folded = constant_value(w, Expression(scalar_function=f)) if name in ("add", "subtract", "multiply") else None
+        if folded is not None:
+            return str(folded)
+        day = _shifted_date(values, name)
+        if day is not None:
+            return date_words(day)
+        parts = []
+        for i, v in enumerate(values):
+            text = w.expr(v)
+            inner = arith_op(w, v)
+            if (
+                inner is not None
+                and (
+                    _PRECEDENCE[inner] < _PRECEDENCE[op]
+                    or (i == 1 and _PRECEDENCE[inner] == _PRECEDENCE[op] and op in "−÷")
+                )
+            ) or _open_where(text):  # "(the sum of x where y is 'A') ÷ ..."
+                text = f"({text})"
+            parts.append(text)
+        return f"{parts[0]} {op} {parts[1]}"
+
+    return words
+
+
+def _open_where(text: str) -> bool:
+    """Whether ``text`` has a " where " outside its brackets (a condition that would run on into what
+    follows)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and text.startswith(" where ", i):
+            return True
+    return False
+
+
+def _shifted_date(values: Sequence[Expression], name: str) -> _dt.date | None:
+    """A date literal plus or minus an interval literal of whole months and days (``DATE '1994-01-01' +
+    INTERVAL '1' YEAR``), as the date it gives; None for anything else."""
+    if name not in ("add", "subtract") or len(values) != 2:
+        return None
+    start, interval = _date_constant(values[0]), values[1]
+    while interval.WhichOneof("rex_type") == "cast":
+        interval = interval.cast.input
+    span = _months_days(interval.literal) if interval.WhichOneof("rex_type") == "literal" else None
+    if start is None or span is None:
+        return None
+    months, days = span if name == "add" else (-span[0], -span[1])
+    try:
+        year, month = divmod(start.year * 12 + start.month - 1 + months, 12)
+        last = calendar.monthrange(year, month + 1)[1]  # 31 January + 1 month: 28 or 29 February
+        return _dt.date(year, month + 1, min(start.day, last)) + _dt.timedelta(days=days)
+    except (OverflowError, ValueError):
+        return None
+
+
+def _date_constant(e: Expression) -> _dt.date | None:
+    """A date literal, or a text literal cast to a date (``CAST('1994-01-01' AS DATE)``, as DataFusion
+    writes ``DATE '1994-01-01'``), as a date; None for anything else."""
+    to_date = False
+    while e.WhichOneof("rex_type") == "cast":
+        to_date = to_date or e.cast.type.WhichOneof("kind") == "date"
+        e = e.cast.input
+    if e.WhichOneof("rex_type") != "literal":
+        return None
+    which = e.literal.WhichOneof("literal_type")
+    try:
+        if which == "date":
+            return EPOCH + _dt.timedelta(days=e.literal.date)
+        if to_date and which in ("string", "var_char", "fixed_char"):
+            text = e.literal.var_char.value if which == "var_char" else getattr(e.literal, which)
+            return _dt.date.fromisoformat(text.strip())
+    except (OverflowError, ValueError):
+        return None
+    return None
+
+
+def _months_days(lit: Expression.Literal) -> tuple[int, int] | None:
+    """An interval literal as (months, days) when it has no seconds; None otherwise."""
+    which = lit.WhichOneof("literal_type")
+    ym = dts = None
+    if which == "interval_year_to_month":
+        ym = lit.interval_year_to_month
+    elif which == "interval_day_to_second":
+        dts = lit.interval_day_to_second
+    elif which == "interval_compound":
+        ym, dts = lit.interval_compound.interval_year_to_month, lit.interval_compound.interval_day_to_second
+    else:
+        return None
+    if dts is not None and (dts.seconds or dts.subseconds):
+        return None
+    return ((ym.years * 12 + ym.months) if ym is not None else 0, dts.days if dts is not None else 0)
+
+
+def arith_op(w: Speaker, e: Expression) -> str | None:
+    while e.WhichOneof("rex_type") == "cast":
+        e = e.cast.input
+    if e.WhichOneof("rex_type") != "scalar_function":
+        return None
+    return _ARITHMETIC.get(w.function(e.scalar_function.function_reference))
+
+
+def _negate(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    values = argument_values(f)
+    return f"−{w.expr(values[0])}" if len(values) == 1 else None
+
+
+def _extract(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    args = w.args(f.arguments)
+    if len(args) >= 2:
+        return f"the {args[0].lower()} of {args[-1]}"
+    return None
+
+
+def _date_part(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    """DataFusion's ``date_part('YEAR', x)``: "the year of x"; of a span (a timestamp minus another),
+    "the whole hours in (a − b)", the count DataFusion gives."""
+    values = argument_values(f)
+    if len(values) != 2 or values[0].literal.WhichOneof("literal_type") != "string":
+        return None
+    unit = values[0].literal.string.lower()
+    if _result_kind(values[1]) in ("interval_day", "interval_compound"):  # a span's whole units, not a field
+        return f"the whole {unit}s in {_whole(w.expr(values[1]))}"
+    return f"the {unit} of {w.expr(values[1])}"
+
+
+def _result_kind(e: Expression) -> str | None:
+    """The type kind a function's or a cast's result declares (None for other expressions)."""
+    which = e.WhichOneof("rex_type")
+    if which == "scalar_function":
+        return e.scalar_function.output_type.WhichOneof("kind")
+    return e.cast.type.WhichOneof("kind") if which == "cast" else None
+
+
+def _whole(text: str) -> str:
+    """An argument that is a phrase, in brackets: "the absolute value of (a − b)"."""
+    return f"({text})" if " " in text else text
+
+
+def _integer(w: Speaker, e: Expression) -> int | None:
+    value = constant_value(w, e)
+    return int(value) if value is not None and value == int(value) else None
+
+
+def _substring(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    """``substring(x, 1, 5)``: "the first 5 characters of x"; from another place, "3 characters of x
+    from the 2nd"; without a length, "x from its 2nd character"."""
+    values = argument_values(f)
+    if len(values) not in (2, 3):
+        return None
+    of, start = _whole(w.expr(values[0])), _integer(w, values[1])
+    length = _integer(w, values[2]) if len(values) == 3 else None
+    if start is None or (len(values) == 3 and length is None):
+        return None
+    if length is None:
+        return f"{of} from its {ordinal(start)} character"
+    if start == 1:
+        return f"the first {'character' if length == 1 else counted(length, 'character')} of {of}"
+    return f"{counted(length, 'character')} of {of} from the {ordinal(start)}"
+
+
+def _said(template: str) -> Callable[[Speaker, Expression.ScalarFunction], str | None]:
+    """A function said by ``template``, one ``{}`` for each of its arguments ("the absolute value of {}",
+    "{} joined by {}"), a phrase in brackets."""
+
+    def words(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+        values = argument_values(f)
+        return template.format(*[_whole(w.expr(v)) for v in values]) if len(values) == template.count("{}") else None
+
+    return words
+
+
+def _round(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    """``round(x, 2)``: "x rounded to 2 decimal places"; ``round(x)``: "x rounded to a whole number"."""
+    values = argument_values(f)
+    places = _integer(w, values[1]) if len(values) == 2 else 0 if len(values) == 1 else None
+    if places is None or places < 0:
+        return None
+    to = "a whole number" if places == 0 else counted(places, "decimal place")
+    return f"{_whole(w.expr(values[0]))} rounded to {to}"
+
+
+def _concat(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    """``concat('store', s_store_id)``: "'store' followed by s_store_id"."""
+    parts = [_whole(w.expr(v)) for v in argument_values(f)]
+    return " followed by ".join(parts) if len(parts) > 1 else None
+
+
+def _coalesce(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    return "the first non-null of " + capped_list([w.expr(v) for v in argument_values(f)], 4, "others")
+
+
+def _index_in(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    values = argument_values(f)
+    return f"the position of {w.expr(values[0])} in {w.expr(values[1])}" if len(values) == 2 else None
+
+
+def _grouping_flag(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    """DataFusion's GROUPING(x): ``bitwise_shift_right(bitwise_and(__grouping_id, 2^k), k)`` (or
+    ``bitwise_and(__grouping_id, 1)``), the bit of the aggregate's grouping id that is 1 where the
+    grouping set leaves key x out (the first key the highest bit), as "x's rollup flag"; None for
+    anything else, or when the plan's aggregates do not agree on their keys."""
+    values = argument_values(f)
+    if len(values) != 2:
+        return None
+    shift = constant_value(w, values[1])
+    if w.function(f.function_reference) == "bitwise_shift_right":
+        inner = values[0]
+        if inner.WhichOneof("rex_type") != "scalar_function" or shift is None:
+            return None
+        if w.function(inner.scalar_function.function_reference) != "bitwise_and":
+            return None
+        values = argument_values(inner.scalar_function)
+        if len(values) != 2:
+            return None
+    else:
+        shift = _decimal.Decimal(0)
+    index, mask = direct_field(values[0]), constant_value(w, values[1])
+    if index is None or mask is None or not w.fields or not 0 <= index < len(w.fields):
+        return None
+    if w.fields[index].name != "__grouping_id" or mask != 2**shift:
+        return None
+    keys = _grouping_keys(w.model)
+    bit = int(shift)
+    return f"{keys[len(keys) - 1 - bit]}'s rollup flag" if keys and bit < len(keys) else None
+
+
+def _grouping_keys(model: PlanModel) -> list[str] | None:
+    """The key columns' names of the plan's aggregates that write DataFusion's grouping id, when they
+    all have the same ones (else None: which aggregate a grouping id comes from is not traced here)."""
+    from ..schema import aggregate_layout
+
+    found: set[tuple[str, ...]] = set()
+    for node in model.nodes():
+        if node.kind != "aggregate" or node.schema is None or node.node.body is None:
+            continue
+        layout = aggregate_layout(node.node.body, model.conventions)
+        if layout.grouping_column == "datafusion":
+            found.add(tuple(f.name for f in node.schema[: len(layout.keys)]))
+    return list(found.pop()) if len(found) == 1 else None
+
+
+def _make_array(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    """DataFusion's ``make_array(a, b)``: "the list [a, b]"."""
+    return "the list [" + capped_list([w.expr(v) for v in argument_values(f)], 6, "others") + "]"
+
+
+def _struct(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    """``named_struct('year', y, 'maker', m)``: "a record with year = y and maker = m"; ``struct(a, b)``: "a
+    record of a and b"."""
+    values = argument_values(f)
+    if w.function(f.function_reference) == "struct":
+        return "a record of " + capped_list([w.expr(v) for v in values], 6, "others")
+    names = [v.literal.string if v.literal.WhichOneof("literal_type") == "string" else None for v in values[0::2]]
+    if len(values) % 2 or None in names:
+        return None
+    parts = [f"{name} = {w.expr(v)}" for name, v in zip(names, values[1::2])]
+    return "a record with " + capped_list(parts, 6, "others")
+
+
+def _map(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    """``map(keys, values)``: "the map of keys to values"."""
+    values = argument_values(f)
+    return f"the map of {w.expr(values[0])} to {w.expr(values[1])}" if len(values) == 2 else None
+
+
+def _get_field(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    """``get_field(s, 'year')``: "the year of s"."""
+    values = argument_values(f)
+    if len(values) != 2 or values[1].literal.WhichOneof("literal_type") != "string":
+        return None
+    return f"the {values[1].literal.string} of {_whole(w.expr(values[0]))}"
+
+
+#: Functions whose words begin with their first argument ("x is above 10", "x and y").
+LEADS_WITH_FIRST = {*COMPARISON_WORDS, *_ARITHMETIC, "and", "or", "not", "is_null", "is_not_null", "like", "between"}
+
+FUNCTIONS: dict[str, Callable[[Speaker, Expression.ScalarFunction], str | None]] = {
+    **{name: _comparison(name) for name in COMPARISON_WORDS},
+    **{name: _arithmetic(name) for name in _ARITHMETIC},
+    "and": _logical("and"),
+    "or": _logical("or"),
+    "not": _not,
+    "is_null": _is_null,
+    "is_not_null": _is_not_null,
+    "like": _like,
+    "between": _between,
+    "negate": _negate,
+    "extract": _extract,
+    "date_part": _date_part,
+    "substring": _substring,
+    "substr": _substring,
+    "abs": _said("the absolute value of {}"),
+    "upper": _said("{} in upper case"),
+    "lower": _said("{} in lower case"),
+    "round": _round,
+    "concat": _concat,
+    "str_concat": _concat,
+    "coalesce": _coalesce,
+    "index_in": _index_in,
+    "bitwise_and": _grouping_flag,
+    "bitwise_shift_right": _grouping_flag,
+    # lists, maps and records (DataFusion's functions)
+    "make_array": _make_array,
+    "named_struct": _struct,
+    "struct": _struct,
+    "map": _map,
+    "get_field": _get_field,
+    "array_sort": _said("{} sorted"),
+    "array_distinct": _said("{} without repeats"),
+    "array_reverse": _said("{} reversed"),
+    "array_length": _said("the number of items in {}"),
+    "cardinality": _said("the number of items in {}"),
+    "flatten": _said("{} flattened"),
+    "map_keys": _said("the keys of {}"),
+    "map_values": _said("the values of {}"),
+    "array_element": _said("{} at position {}"),
+    "array_to_string": _said("{} joined by {}"),
+    "string_to_array": _said("{} split at {}"),
+    "array_concat": _said("{} followed by {}"),
+}
