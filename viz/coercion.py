@@ -506,6 +506,26 @@ def _listing(names: Sequence[str]) -> str:
     return distinct[0] if len(distinct) == 1 else ", ".join(distinct[:-1]) + " and " + distinct[-1]
 
 
+def producer_result(
+    dialect: str, function: str, args: Sequence[Type | None], *, user_types: Mapping[int, str] | None = None
+) -> tuple[Type, str] | None:
+    """The type ``dialect``'s engine gives a call where it is not the extension YAMLs' for the same
+    arguments, and a clause saying so; None where the YAMLs' stands. DataFusion averages a
+    decimal<P,S> as decimal<P+4,S+4> (at most 38 digits; Spark's avg does the same), where the YAMLs'
+    avg keeps S places."""
+    function = function.split(":", 1)[0].lower()
+    values = [t for t in args if t is not None]
+    if dialect != "datafusion" or function not in ("avg", "mean") or len(values) != 1:
+        return None
+    t = values[0]
+    if t.WhichOneof("kind") != "decimal":
+        return None
+    p, s = min(38, t.decimal.precision + 4), min(38, t.decimal.scale + 4)
+    out = Type(decimal=Type.Decimal(precision=p, scale=s, nullability=T.NULLABLE))
+    rule = f"{DIALECT_NAMES[dialect]} averages a {T.render(t, user_types=user_types)} as {T.render(out)}"
+    return out, rule
+
+
 def call_coercion(
     dialect: str, function: str, args: Sequence[Type | None], *, user_types: Mapping[int, str] | None = None
 ) -> Coercion | None:

@@ -181,6 +181,17 @@ class ExpressionTyper:
             # (DataFusion averages integers in double, where the YAMLs' avg of an i32 is an i32).
             theirs = self._producer_coercion(ref.name, args)
             again = self._derive_coerced(ref, signature, theirs) if theirs is not None else None
+            result = C.producer_result(self.dialect, ref.name, [a.type for a in args if a.enum is None])
+            if result is not None and again is None and result[0] != derived.type:
+                self._diag(
+                    warning(
+                        "producer-semantics",
+                        f"{what} is {T.render(derived.type)} by {derived.how}, but {result[1]}; the schema and the "
+                        "run follow the producer",
+                        self.node,
+                    )
+                )
+                derived = function_types.Derived(result[0], result[1])
             if again is not None and again.type is not None and again.type != derived.type:
                 self._diag(
                     warning(

@@ -658,3 +658,12 @@ SELECT [named_struct('a', 1), named_struct('a', n_nationkey)] AS l, COALESCE(CAS
 -- min / max of lists: DataFusion ranks a null element above every value (Spark's order, below)
 SELECT n_regionkey, max(l) AS mx, min(l) AS mn FROM (SELECT n_regionkey, CASE WHEN n_nationkey % 3 = 0 THEN [1, NULL] WHEN n_nationkey % 3 = 1 THEN [1, 1] ELSE NULL END AS l FROM nation) t GROUP BY n_regionkey
 ;
+-- name: averages_of_decimals
+-- DataFusion averages a decimal<P,S> as decimal<P+4,S+4> (the YAMLs' avg keeps S places): compared,
+-- divided, written as text and coalesced at six places
+SELECT c_mktsegment, AVG(c_acctbal) / SUM(c_acctbal) AS ratio, 'avg=' || CAST(AVG(c_acctbal) AS VARCHAR) AS t, COALESCE(AVG(c_acctbal), 0) * 3 AS c, (SELECT COUNT(*) FROM lineitem WHERE l_tax >= (SELECT AVG(l_tax) FROM lineitem) AND l_tax < 0.05) AS n FROM customer GROUP BY c_mktsegment
+;
+-- name: medians_of_decimals
+-- DataFusion's median of decimals is a decimal: the two middle values' mean cut toward zero at their scale
+SELECT c_mktsegment, median(c_acctbal) AS m, median(-c_acctbal) AS n FROM customer WHERE c_acctbal < 500 GROUP BY 1
+;

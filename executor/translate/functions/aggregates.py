@@ -221,6 +221,26 @@ def percentile(call: Call, value: Column, descending: bool = False) -> Column:
     return call.over(F.percentile_approx(value.cast("double"), F.lit(float(fraction)), F.lit(10_000)))
 
 
+def _median(call: Call, args: list) -> Column:
+    """``median(x)``. Of decimals, DataFusion's is one of them: the middle value, or the two middle values'
+    mean in their own scale, cut toward zero (1.01 and 1.04 give 1.02); Spark's is a double (1.025)."""
+    if call.distinct:
+        raise Unsupported("median(DISTINCT ...) is not supported on Spark")
+    x = _one(args)
+    t = call.arg_types[0] if call.arg_types else None
+    if t is None or t.WhichOneof("kind") != "decimal":
+        return call.over(F.median(x))
+    scale = t.decimal.scale
+    ordered = F.array_sort(call.over(F.collect_list(x)))
+    n = F.size(ordered)
+    low = F.element_at(ordered, F.floor((n + 1) / 2).cast("int"))
+    high = F.element_at(ordered, (F.floor(n / 2) + 1).cast("int"))
+    units = (low + high) * F.lit(10**scale) / 2  # the mean in units of the last place, a fraction at most .5
+    whole = F.when(units >= 0, F.floor(units)).otherwise(F.ceil(units))
+    mean = (whole / F.lit(10**scale)).cast(f"decimal({t.decimal.precision},{scale})")
+    return F.when(n > 0, mean)
+
+
 def _grouping(call: Call, args: list) -> Column:
     # A constant of each grouping set: the aggregate relation computes it (executor.translate.aggregation.aggregate).
     raise Unsupported("GROUPING() is a measure of an aggregate with grouping sets; it has no meaning elsewhere")
@@ -244,7 +264,7 @@ AGGREGATE: dict[str, Builder] = {
     "approx_count_distinct": _agg("approx_count_distinct"),
     "bool_and": _agg("bool_and"),
     "bool_or": _agg("bool_or"),
-    "median": _agg("median", distinct_ok=False),
+    "median": _median,
     "mode": _agg("mode"),
     "product": _product,
     "string_agg": _string_agg,
