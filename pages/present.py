@@ -24,7 +24,7 @@ from ui.state.selection import resolve_node, select, theme
 from ui.state.share import share_link_widget
 from ui.tasks import Task, finished, progress_fragment, show_progress, start
 from viz.describe import column_names, describe_plan, in_steps, spoken_model, story_order, story_runs
-from viz.describe.sentences import read_first
+from viz.describe.context import read_first
 from viz.kinds import spoken_title
 from viz.model import PlanModel
 from viz.render import View, title, to_dot

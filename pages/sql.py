@@ -26,7 +26,7 @@ from ui.state.entry import through_app
 from ui.state.plan_data import TPCH_SCALE, catalog_for, chosen_folder, sample_data_kind, suite_generated
 from ui.state.plan_source import NONE, Plan, analyze_cached, open_elsewhere
 from ui.state.selection import theme
-from viz.describe.sentences import as_sentence
+from viz.describe.context import as_sentence
 from viz.errors import Severity
 from viz.render import View, to_dot
 from viz.words import counted

@@ -1041,7 +1041,7 @@ def test_a_filters_sample_rows_show_the_columns_it_reads_first():
     """isthmus's TPC-H q07 filter over the six tables' 48 columns: its sample rows begin with the columns
     its condition reads (the join keys, N_NAME, L_SHIPDATE), each keeping its place's label; a sort's
     columns keep their order."""
-    from viz.describe.sentences import fields_read, read_first
+    from viz.describe.context import fields_read, read_first
 
     with open(os.path.join(CORPORA, "isthmus-tpch", "query_07_plan.json"), "rb") as fh:
         m = analyze(fh.read())

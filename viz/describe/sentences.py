@@ -3,18 +3,14 @@ node's :class:`Context` (the model, the node, and how the story names tables and
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from substrait import algebra_pb2
 
-from ..expressions import direct_field, integer_literal, is_true, reference_field
-from ..fields import Field
-from ..kinds import emit, kind, project_outputs_input
-from ..lineage import column_sources
-from ..model import MemoBeside, NodeView, PlanModel
+from ..expressions import integer_literal
+from ..kinds import emit
+from ..model import MemoBeside, PlanModel
 from ..schema import aggregate_layout
 from ..words import (
     MAX_ITEMS,
@@ -22,7 +18,6 @@ from ..words import (
     Words,
     aggregate_words,
     and_list,
-    argument_values,
     capped_list,
     conjuncts,
     counted,
@@ -30,244 +25,9 @@ from ..words import (
     ordinal,
     running,
 )
-from .names import column_names, is_expression_name, outer_records, root_names, row_sides, spoken_record
-
-#: Column lists show this many names, then "and N more".
-MAX_COLUMNS = 6
-
-
-def as_sentence(text: str) -> str:
-    """``text`` as a sentence: its first letter a capital, a full stop at its end."""
-    text = text.strip()
-    if not text:
-        return text
-    text = text[0].upper() + text[1:]
-    return text if text.endswith((".", "…", "?", "!")) else text + "."
-
-
-@dataclass
-class Context:
-    model: PlanModel
-    node: NodeView
-    things: Callable[[str], str | None]  # the table a node's rows come from, when there is one
-    combined: Callable[[str], str | None]  # the same, or "combined a and b rows" for a few tables
-    step: Callable[[str], str]  # another node as the story calls it: "step 6" (with its id when asked)
-    pairing: Callable[[str], str | None]  # rows of several tables: "a and b combined", "the 5 tables combined"
-    steps: Callable[[Sequence[str]], str]  # several other nodes: "steps 2, 4 and 6"
-
-    @property
-    def body(self):
-        return self.node.node.body
-
-    def words(self, fields: Sequence[Field] | None = None, use_incoming: bool = True) -> Words:
-        incoming = self.node.info.incoming
-        if use_incoming and incoming is not None:
-            incoming = self.sides_told_apart(spoken_record(self.model, self.node, incoming))
-        return Words(
-            self.model,
-            incoming if use_incoming else fields,
-            outer_records(self.model, self.node.id),
-            subquery_step=self.subquery_step,
-        )
-
-    def subquery_step(self, rel) -> str | None:
-        """A subquery relation of this node as the story names it ("step 9")."""
-        sub = self.node.node.subquery_rels.get(id(rel))
-        return self.step(sub) if sub is not None else None
-
-    def paired_by(self) -> NodeView | None:
-        """The node whose two inputs this node's record is made of: a join itself, or the cross
-        product (an inner join without an emit) right under a filter, whose condition then pairs
-        them (DataFusion writes its joins so)."""
-        node = self.node
-        if kind(node.kind).joins and len(node.inputs) == 2:
-            return node
-        if node.kind != "filter" or not node.inputs:
-            return None
-        below = self.model.node(node.inputs[0])
-        body = below.node.body
-        pairs = below.kind in ("cross", "join") and _join_type_of(body) in ("inner", "cross")
-        return below if pairs and len(below.inputs) == 2 and emit(body) is None else None
-
-    def segments(self) -> list[tuple[str, int]] | None:
-        """The inputs this node's record is made of, one after another, each with its first column:
-        a join's two, or, for a filter over a chain of cross products (DataFusion's joins, their keys in
-        the filter), every input the chain pairs. None when the record is one input's, or a width is
-        not known."""
-        pair = self.paired_by()
-        if pair is None:
-            return None
-        inputs = _chain_inputs(self.model, pair.id) if pair.id != self.node.id else list(pair.inputs)
-        out, start = [], 0
-        for node_id in inputs:
-            schema = self.model.node(node_id).schema
-            if schema is None:
-                return None
-            out.append((node_id, start))
-            start += len(schema)
-        return out
-
-    def sides_told_apart(self, record: Sequence[Field]) -> Sequence[Field]:
-        """A join's record (or a filter's over cross products) with each name several inputs have told
-        apart, so that "on id is above id" is never said of two columns: by the table it is read
-        from ("t0.id"), else by its side ("left id") or, of three inputs or more, by the step that
-        makes it ("step 12's rank"). A name one input has twice (a table joined twice below) is told
-        apart by its place: "d_date_sk (the 2nd of 3)"."""
-        segments = self.segments()
-        if segments is None:
-            return self._by_place(record)
-        if segments[-1][1] >= len(record) or len(segments) < 2:
-            return record
-        names = [f.name for f in record]
-        if len(set(names)) == len(names):
-            return record
-        starts = [start for _, start in segments[1:]]
-        segment = [bisect_right(starts, i) for i in range(len(record))]  # the input each column comes from
-        inputs_of: dict[str, set[int]] = {}
-        for n, s in zip(names, segment):
-            inputs_of.setdefault(n, set()).add(s)
-        summaries = [x for node_id, _ in segments for x in column_sources(self.model, node_id)]
-        if len(summaries) != len(record):
-            return record
-
-        def table_of(i: int) -> str | None:
-            [source, *more] = summaries[i].sources or [None]
-            return source.table if source is not None and not more and source.column == names[i] else None
-
-        tables = [table_of(i) for i in range(len(record))]
-        qualified = [f"{t}.{n}" if t and len(inputs_of[n]) > 1 else n for t, n in zip(tables, names)]
-        clash_of: dict[str, set[int]] = {}
-        for q, s in zip(qualified, segment):
-            clash_of.setdefault(q, set()).add(s)
-        told = []
-        for i, f in enumerate(record):
-            name = qualified[i]
-            if len(clash_of[name]) > 1:
-                if len(segments) == 2:
-                    owner = "right" if segment[i] else "left"
-                    # a spoken name ("the number of rows") takes the side as its owner
-                    name = f"the {owner} side's {f.name[4:]}" if f.name.startswith("the ") else f"{owner} {f.name}"
-                else:  # the step that makes it, where its words say what it is: "step 12's rank"
-                    owner = self.step(segments[segment[i]][0])
-                    name = f"{owner}'s {f.name[4:].split(' per ')[0] if f.name.startswith('the ') else f.name}"
-            told.append(name)
-        # a name still said twice: by its table where that tells it apart, else by its place among the
-        # columns of that name ("d_date_sk (the 2nd of 3)")
-        times = Counter(told)
-        per_table = Counter(zip(told, tables))
-        seen: Counter = Counter()
-        out = []
-        for i, (f, name) in enumerate(zip(record, told)):
-            if times[name] > 1:
-                seen[name] += 1
-                if tables[i] and per_table[(name, tables[i])] == 1:
-                    name = f"{tables[i]}.{name}"
-                else:
-                    name = f"{name} (the {ordinal(seen[name])} of {times[name]})"
-            out.append(f if name == f.name else f.renamed(name))
-        return out
-
-    def _by_place(self, record: Sequence[Field]) -> Sequence[Field]:
-        """A record one input makes with a name said twice (two nations joined below, both n_name), each
-        told apart by its place: "n_name (the 2nd of 2)"; a record without such a name as it is."""
-        times = Counter(f.name for f in record)
-        if all(k == 1 for k in times.values()):
-            return record
-        # only where the step reads two of them: one read alone is said by its name ("product_id")
-        read = fields_read(self.node.node.body)
-        told = Counter(record[i].name for i in read if i < len(record))
-        if not any(times[n] > 1 and k > 1 for n, k in told.items()):
-            return record
-        seen: Counter = Counter()
-        out = []
-        for f in record:
-            if times[f.name] > 1:
-                seen[f.name] += 1
-                out.append(f.renamed(f"{f.name} (the {ordinal(seen[f.name])} of {times[f.name]})"))
-            else:
-                out.append(f)
-        return out
-
-    def rows_of(self, node_id: str) -> str:
-        return self.things(node_id) or "rows"
-
-    def input(self, k: int) -> str | None:
-        return self.node.inputs[k] if k < len(self.node.inputs) else None
-
-    def side(self, k: int) -> str | None:
-        """Input ``k`` of a join in words: its table ("orders") or tables ("the combined customer
-        and orders rows"), else the step that makes it ("the result of step 44"); None when there is
-        no such input."""
-        node_id = self.input(k)
-        if node_id is None:
-            return None
-        named = self.combined(node_id)
-        if named is None:
-            return f"the result of {self.step(node_id)}"
-        return f"the {named}" if named.startswith("combined ") else named
-
-
-def fields_read(body) -> set[int]:
-    """The fields of its input record a relation's own expressions read (plain references from the
-    record's root; not inside its inputs or subqueries)."""
-    out: set[int] = set()
-    if body is None:
-        return out
-    stack = [
-        v
-        for fd, v in body.ListFields()
-        if fd.message_type is not None and fd.name not in ("input", "left", "right", "inputs", "common")
-    ]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (list, tuple)) or type(item).__name__.startswith("Repeated"):
-            stack.extend(item)
-            continue
-        if isinstance(item, algebra_pb2.Rel):
-            continue  # a subquery's relation reads its own record
-        if isinstance(item, algebra_pb2.Expression.FieldReference):
-            index = direct_field(algebra_pb2.Expression(selection=item))
-            if index is not None and item.WhichOneof("root_type") == "root_reference":
-                out.add(index)
-        for fd, value in item.ListFields():
-            if fd.message_type is not None and not fd.message_type.GetOptions().map_entry:
-                stack.append(value)
-    return out
-
-
-def read_first(model: PlanModel, node_id: str, width: int) -> list[int]:
-    """The positions of a node's ``width`` output columns with those its condition reads first, for a
-    filter or a join whose output is its whole record (a filter over 48 columns began S_ADDRESS,
-    S_PHONE... where the step is about N_NAME and L_SHIPDATE); in order otherwise."""
-    node = model.node(node_id)
-    body = node.node.body
-    whole = node.kind == "filter" or (node.kind == "join" and row_sides(node.kind, body, 2) == ([0, 1], False))
-    if not whole or body is None or emit(body) is not None:
-        return list(range(width))
-    read = sorted(i for i in fields_read(body) if i < width)
-    return read + [i for i in range(width) if i not in set(read)]
-
-
-def _columns(fields: Sequence[Field] | None, limit: int = MAX_COLUMNS) -> str:
-    if not fields:
-        return ""
-    names = [f.name for f in fields]
-    return capped_list(names, limit)
-
-
-def _column_list(names: Sequence[str]) -> str:
-    """ "column a" for one name, "columns a, b and c" for more (capped at :data:`MAX_COLUMNS`); when a
-    name is words ("the smallest ps_supplycost"), "2 columns: …", so that the list reads as names. A
-    name several columns have is said once, with how many times ("d_year (3 times)", one per date
-    table joined: "(3 columns)" read as the count of the whole list)."""
-    times = Counter(names)
-    said = {2: "twice", 3: "3 times"}
-    listed = capped_list(
-        [n if times[n] == 1 else f"{n} ({said.get(times[n], f'{times[n]} times')})" for n in times], MAX_COLUMNS
-    )
-    if any(" " in n for n in names):
-        return f"{counted(len(names), 'column')}: {listed}"
-    return f"{'column' if len(names) == 1 else 'columns'} {listed}"
+from .context import MAX_COLUMNS, Context, as_sentence, column_list, columns_words, pairs_all
+from .joins import cross, given_names, join, keys_join, lateral_join, nested_loop_join, same_names, the_same
+from .names import column_names, is_expression_name, root_names
 
 
 def _read(c: Context) -> str:
@@ -278,7 +38,7 @@ def _read(c: Context) -> str:
     width = len(base) if base is not None else None
     cols = ""
     if schema is not None:
-        shown = _columns(schema)
+        shown = columns_words(schema)
         if width is not None and r.HasField("projection") and len(schema) != width:
             cols = f" ({len(schema)} of {counted(width, 'column')}: {shown})"
         elif schema:
@@ -379,7 +139,7 @@ def _filter(c: Context) -> str:
     things = c.rows_of(c.input(0)) if c.input(0) else "rows"
     parts = conjuncts(w, cond)
     keys = [e for e in parts if is_column_equality(w, e)]
-    if keys and c.input(0) and _pairs_all(c.model, c.input(0)):
+    if keys and c.input(0) and pairs_all(c.model, c.input(0)):
         # the filter that holds the keys of the cross products below it: the matching first, then the rest
         rest = [e for e in parts if not is_column_equality(w, e)]
         combined = c.combined(c.input(0))
@@ -390,8 +150,8 @@ def _filter(c: Context) -> str:
             rows = f"the combined rows of {c.steps([node_id for node_id, _ in segments])}"
         else:
             rows = "the rows"
-        same = _same_names(c, keys)  # a key of one name on both sides, said once
-        said = ([_the_same(same)] if any(same) else []) + w.conditions_of(
+        same = same_names(c, keys)  # a key of one name on both sides, said once
+        said = ([the_same(same)] if any(same) else []) + w.conditions_of(
             [e for e, key in zip(keys, same) if key is None]
         )
         text = as_sentence(f"Keeps {rows} that match on {and_list(said)}")
@@ -415,29 +175,6 @@ def _read_filter_words(c: Context, node_id: str) -> str | None:
     return replace(c, node=node).words().condition(node.node.body.filter)
 
 
-def _pairs_all(model: PlanModel, node_id: str) -> bool:
-    """Whether a node pairs every row of one input with every row of the other: a cross product, or
-    an inner join without a condition (so DataFusion writes them)."""
-    node = model.node(node_id)
-    if node.kind == "cross":
-        return True
-    body = node.node.body
-    return (
-        node.kind == "join"
-        and _join_type(body) == "inner"
-        and (not body.HasField("expression") or is_true(body.expression))
-    )
-
-
-def _chain_inputs(model: PlanModel, node_id: str) -> list[str]:
-    """The inputs a chain of cross products (and inner joins without a condition or an emit) pairs,
-    in the order of their columns; a node that pairs nothing is its own one input."""
-    node = model.node(node_id)
-    if len(node.inputs) != 2 or emit(node.node.body) is not None or not _pairs_all(model, node_id):
-        return [node_id]
-    return [x for i in node.inputs for x in _chain_inputs(model, i)]
-
-
 def _is_plain_field(e: Expression) -> bool:
     """A column as it is, or only cast to another type: kept, not made ("Adds the average x" said of
     DataFusion's cast of the average to a double read as a new value)."""
@@ -453,14 +190,14 @@ NEW_COLUMNS = 8
 def _project(c: Context) -> str:
     w = c.words()
     exprs = list(c.body.expressions)
-    given = _given_names(c.model, c.node.id, len(exprs))
+    given = given_names(c.model, c.node.id, len(exprs))
     made = [i for i, e in enumerate(exprs) if not _is_plain_field(e)]
     computed = [f"{given[i]} = {w.expr(exprs[i])}" if given[i] else w.expr(exprs[i]) for i in made]
     names = column_names(c.model, c.node.id) or []
     narrows = emit(c.body) is not None or not c.model.conventions.project_keeps_input
     if not computed:
         if names:
-            return as_sentence(f"Keeps {_column_list(names)}")
+            return as_sentence(f"Keeps {column_list(names)}")
         return "Passes its input through."
     if len(computed) == 1:
         text = f"Adds column {computed[0]}" if given[made[0]] else f"Adds {computed[0]} as a new column"
@@ -472,275 +209,8 @@ def _project(c: Context) -> str:
         )
     out = as_sentence(text)
     if narrows and names:
-        out += " " + as_sentence(f"Outputs {_column_list(names)}")
+        out += " " + as_sentence(f"Outputs {column_list(names)}")
     return out
-
-
-def _join_type(body) -> str:
-    enum = body.DESCRIPTOR.fields_by_name["type"].enum_type
-    value = enum.values_by_number.get(body.type)
-    name = value.name if value is not None else "JOIN_TYPE_UNSPECIFIED"
-    return name.replace("JOIN_TYPE_", "").lower()
-
-
-#: How :meth:`Context.side` names the rows another step makes.
-_RESULT = "the result of "
-
-
-def _rows_named(name: str) -> str:
-    """A join's side as the rows a sentence keeps: "the rows of orders", "the rows of step 8", "the
-    combined … rows" (a table's name alone reads wrongly for a singular one: "keeps item that have")."""
-    if name.startswith(_RESULT):
-        return "the rows of " + name.removeprefix(_RESULT)
-    return name if name.startswith(("the ", "those ")) else f"the rows of {name}"
-
-
-def _other_named(name: str) -> str:
-    """A join's side as the rows matched against: a table by its name, a step's result as "the rows
-    of step 8"."""
-    return "the rows of " + name.removeprefix(_RESULT) if name.startswith(_RESULT) else name
-
-
-def _all_rows(name: str) -> str:
-    """ "every row of orders", "every row of step 8", "all the combined … rows"."""
-    if name.startswith(_RESULT):
-        return "every row of " + name.removeprefix(_RESULT)
-    return f"all {name}" if name.startswith(("the ", "those ")) else f"every row of {name}"
-
-
-def _join_sentence(c: Context, kind: str, on: str, how: str = "") -> str:
-    left, right = c.side(0), c.side(1)
-    if left is not None and left == right and left.startswith("the combined "):
-        # two sides alike in words ("the combined rows of 4 tables"): told apart by the steps that make them
-        left, right = f"{left} from {c.step(c.input(0))}", f"those from {c.step(c.input(1))}"
-    l_name, r_name = left or "the left rows", right or "the right rows"
-    on_text = f" on {on}" if on else ""
-    verb = f"Joins{how}"
-    if kind in ("left_semi", "right_semi", "left_anti", "right_anti"):
-        keep, other = (l_name, r_name) if kind.startswith("left") else (r_name, l_name)
-        has = "have a match" if kind.endswith("semi") else "have no match"
-        return as_sentence(f"Keeps {_rows_named(keep)} that {has} in {_other_named(other)}{on_text}")
-    if kind in ("left_mark", "right_mark"):
-        marked, other = (l_name, r_name) if kind == "left_mark" else (r_name, l_name)
-        if marked.startswith(_RESULT) or not marked.startswith(("the ", "those ")):
-            each = "each row of " + marked.removeprefix(_RESULT)
-        else:
-            each = f"each of {marked}"
-        return as_sentence(f"Marks {each} with whether it has a match in {_other_named(other)}{on_text}")
-    tails = {
-        "inner": "keeping only matches",
-        "left": f"keeping {_all_rows(l_name)}, with {_other_named(r_name)} where they match",
-        "right": f"keeping {_all_rows(r_name)}, with {_other_named(l_name)} where they match",
-        "outer": "keeping every row of both sides, matched where possible",
-        "left_single": f"keeping {_all_rows(l_name)}, each with at most one match from {_other_named(r_name)}",
-        "right_single": f"keeping {_all_rows(r_name)}, each with at most one match from {_other_named(l_name)}",
-        "unspecified": "(the join type is not given)",
-    }
-    tail = tails.get(kind, f"as a {kind.replace('_', ' ')} join")
-    target = f"{l_name} to {r_name}" if (left or right) else "its two inputs"
-    return as_sentence(f"{verb} {target}{on_text}, {tail}")
-
-
-def _given_names(model: PlanModel, node_id: str, count: int) -> list[str | None]:
-    """For each of a project's ``count`` expressions, the name the plan's root gives its column
-    (``revenue``), or None: its words then say what it is."""
-    node = model.node(node_id)
-    out: list[str | None] = [None] * count
-    names, schema = root_names(model).get(node_id), node.schema
-    if not names or schema is None or node.kind != "project":
-        return out
-    body = node.node.body
-    width = len(node.info.incoming or ()) if project_outputs_input(body, model.conventions.project_keeps_input) else 0
-    mapping = emit(body)
-    for j, m in enumerate(mapping if mapping is not None else range(len(schema))):
-        k = m - width
-        if 0 <= k < count and j < len(names) and names[j] and not is_expression_name(names[j]):
-            out[k] = names[j]
-    return out
-
-
-def _post_filter(c: Context) -> str:
-    body = c.body
-    if "post_join_filter" in body.DESCRIPTOR.fields_by_name and body.HasField("post_join_filter"):
-        w = c.words()
-        return " " + as_sentence(f"Then keeps rows where {w.condition(body.post_join_filter)}")
-    return ""
-
-
-#: A key said once: the column's name, and whether a null matches a null (``is_not_distinct_from``).
-SameKey = tuple[str, bool]
-
-
-def _the_same(keys: Sequence[SameKey | None]) -> str:
-    """Keys that pair a column with the other side's column of the same name, each name once: "the
-    same a and b", those where a null matches a null said so."""
-    plain = list(dict.fromkeys(k[0] for k in keys if k and not k[1]))
-    nulls = list(dict.fromkeys(k[0] for k in keys if k and k[1]))
-    parts = [f"the same {and_list(plain)}"] if plain else []
-    if nulls:
-        parts.append(f"the same {and_list(nulls)} (a null matching a null)")
-    return " and ".join(parts)
-
-
-def _same_name(
-    c: Context, e: algebra_pb2.Expression, record: Sequence[Field], starts: Sequence[int]
-) -> tuple[SameKey, tuple[int, int]] | None:
-    """The column ``e`` equates on two inputs of a join (``left.id = right.id``, no cast between
-    them; ``starts``: where each input after the first begins in ``record``) and those two inputs'
-    places, else None: such a key is said once ("on the same id")."""
-    w = c.words()
-    if not is_column_equality(w, e):
-        return None
-    indices = [direct_field(v) for v in argument_values(e.scalar_function)]
-    if any(i is None or i >= len(record) for i in indices):
-        return None
-    a_input, b_input = (bisect_right(starts, i) for i in indices)
-    if a_input == b_input:
-        return None
-    a, b = (record[i].name for i in indices)
-    if a != b or " " in a:  # a name in words ("the rank …") is said as it is
-        return None
-    return (a, w.function(e.scalar_function.function_reference) == "is_not_distinct_from"), (a_input, b_input)
-
-
-def _same_names(c: Context, conditions: Sequence[algebra_pb2.Expression]) -> list[SameKey | None]:
-    """For each condition, the column it equates on two of the inputs the node's record is made of
-    (:meth:`Context.segments`), else None. Of three inputs or more, "the same id" is said only where
-    the conditions equate every input's id: else it would not say which."""
-    segments, incoming = c.segments(), c.node.info.incoming
-    if segments is None or incoming is None:
-        return [None] * len(conditions)
-    record = spoken_record(c.model, c.node, incoming)
-    starts = [start for _, start in segments[1:]]
-    found = [_same_name(c, e, record, starts) for e in conditions]
-    if len(segments) > 2:
-        having: dict[str, set[int]] = {}
-        for i, f in enumerate(record):
-            having.setdefault(f.name, set()).add(bisect_right(starts, i))
-        joined: dict[str, set[frozenset[int]]] = {}
-        for key in found:
-            if key is not None:
-                joined.setdefault(key[0][0], set()).add(frozenset(key[1]))
-        found = [k if k is None or _connects(having[k[0][0]], joined[k[0][0]]) else None for k in found]
-    return [None if k is None else k[0] for k in found]
-
-
-def _connects(nodes: set[int], edges: set[frozenset[int]]) -> bool:
-    """Whether ``edges`` (pairs) join every one of ``nodes`` to every other."""
-    reached, todo = set(), [min(nodes)]
-    while todo:
-        n = todo.pop()
-        if n not in reached:
-            reached.add(n)
-            todo.extend(m for e in edges if n in e for m in e)
-    return nodes <= reached
-
-
-def _on(c: Context, expression: algebra_pb2.Expression) -> str:
-    """A join's condition in words: its keys that equate columns of the same name on both sides said
-    once ("the same i_item_sk and s_zip"), then every other condition."""
-    w = c.words()
-    parts = conjuncts(w, expression)
-    same = _same_names(c, parts)
-    if not any(same):
-        return w.condition(expression)
-    rest = [e for e, key in zip(parts, same) if key is None]
-    return _the_same(same) + (f" where {and_list(w.conditions_of(rest))}" if rest else "")
-
-
-def _join(c: Context) -> str:
-    body = c.body
-    on = _on(c, body.expression) if body.HasField("expression") else ""
-    if _join_type(body) == "inner" and (not on or is_true(body.expression)):
-        # DataFusion writes every inner join so, with the keys in a filter above: say what the join
-        # itself does, and where its condition is
-        return _cross(c) + _post_filter(c)
-    return _join_sentence(c, _join_type(body), on) + _post_filter(c)
-
-
-def _condition_above(c: Context) -> str:
-    """Where the condition of a join without one is: the first filter above it, through other joins
-    without one (a chain of them is one cross product that filter narrows)."""
-    nodes = c.model.graph.nodes
-    cur = nodes.get(c.node.node.parent) if c.node.node.parent else None
-    while cur is not None and cur.kind in ("join", "cross") and _join_type_of(cur.body) in ("inner", "cross"):
-        if cur.kind == "join" and cur.body.HasField("expression") and not is_true(cur.body.expression):
-            return ""
-        cur = nodes.get(cur.parent) if cur.parent else None
-    if cur is None or cur.kind != "filter":
-        return "" if c.node.kind == "cross" else " It has no join condition."
-    return f" The filter at {c.step(cur.id)} keeps the matching pairs."
-
-
-def _join_type_of(body) -> str:
-    return _join_type(body) if "type" in body.DESCRIPTOR.fields_by_name else "cross"
-
-
-def _keys_join(c: Context) -> str:
-    body = c.body
-    left = c.model.node(c.input(0)).schema if c.input(0) else None
-    right = c.model.node(c.input(1)).schema if c.input(1) else None
-    if left is not None and right is not None:  # a name both sides have, told apart as in other joins
-        told = c.sides_told_apart([*left, *right])
-        left, right = told[: len(left)], told[len(left) :]
-    wl, wr = c.words().with_fields(left), c.words().with_fields(right)
-    # the comparison: 1 equal, 2 a null matching a null (another, or a function, said as "=")
-    pairs = [(k.left, k.right, k.comparison.simple) for k in body.keys]
-    if not pairs and len(body.left_keys) == len(body.right_keys):  # the deprecated key lists
-        pairs = [(a, b, 1) for a, b in zip(body.left_keys, body.right_keys)]
-    same = [_same_key(c, a, b, how == 2) if how in (1, 2) else None for a, b, how in pairs]
-    keys = [_the_same(same)] if any(same) else []
-    for (a, b, how), key in zip(pairs, same):
-        if key is None:
-            keys.append(f"{wl.selection(a)} {'is the same as' if how == 2 else '='} {wr.selection(b)}")
-    how = {"hash_join": " (by hashing)", "merge_join": " (by merging sorted inputs)"}.get(c.node.kind, "")
-    return _join_sentence(c, _join_type(body), capped_list(keys, MAX_ITEMS, "more keys"), how) + _post_filter(c)
-
-
-def _same_key(c: Context, a: Expression.FieldReference, b: Expression.FieldReference, nulls: bool) -> SameKey | None:
-    """The column a hash or merge join's key pairs with a column of the same name on the other side
-    (``nulls``: a null matching a null), else None."""
-    left = column_names(c.model, c.input(0)) if c.input(0) else None
-    right = column_names(c.model, c.input(1)) if c.input(1) else None
-    i, j = reference_field(a), reference_field(b)
-    if left is None or right is None or i is None or j is None or i >= len(left) or j >= len(right):
-        return None
-    return (left[i], nulls) if left[i] == right[j] and " " not in left[i] else None
-
-
-def _nested_loop_join(c: Context) -> str:
-    body = c.body
-    on = _on(c, body.expression) if body.HasField("expression") else ""
-    return _join_sentence(c, _join_type(body), on, " (comparing every pair)")
-
-
-def _lateral_join(c: Context) -> str:
-    return _join(c).replace("Joins", "For each left row, joins", 1)
-
-
-def _every_row(c: Context, k: int, so_far: bool = False) -> str | None:
-    """ "every row of" input ``k`` of a cross product: of its table ("every row of orders"), of the
-    tables it combines ("every row of customer and orders combined", "every row of the 4 tables
-    combined so far" for the left, the pairs made before), of the step that makes it; None when
-    there is no such input."""
-    node_id = c.input(k)
-    if node_id is None:
-        return None
-    pairing = c.pairing(node_id)
-    if pairing:
-        return f"every row of {pairing}" + (" so far" if so_far else "")
-    return f"every row of {c.side(k)}"
-
-
-def _cross(c: Context) -> str:
-    left, right = _every_row(c, 0, so_far=True), _every_row(c, 1)
-    if left is None and right is None:
-        text = "Pairs every row of one input with every row of the other (a cross product)."
-    else:
-        text = as_sentence(
-            f"Pairs {left or 'every row of one input'} with {right or 'every row of the other'} (a cross product)"
-        )
-    return text + _condition_above(c)
 
 
 def _aggregate(c: Context) -> str:
@@ -1077,12 +547,12 @@ DESCRIBE: dict[str, Callable[[Context], str]] = {
     "read": _read,
     "filter": _filter,
     "project": _project,
-    "join": _join,
-    "lateral_join": _lateral_join,
-    "hash_join": _keys_join,
-    "merge_join": _keys_join,
-    "nested_loop_join": _nested_loop_join,
-    "cross": _cross,
+    "join": join,
+    "lateral_join": lateral_join,
+    "hash_join": keys_join,
+    "merge_join": keys_join,
+    "nested_loop_join": nested_loop_join,
+    "cross": cross,
     "aggregate": _aggregate,
     "sort": _sort,
     "fetch": _fetch,

@@ -1,0 +1,295 @@
+"""What a relation's sentence is built from: its :class:`Context` (the model, the node, and how the story
+names tables and other steps), and the column lists every sentence shares."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from substrait import algebra_pb2
+
+from ..expressions import direct_field, is_true
+from ..fields import Field
+from ..kinds import emit, kind
+from ..lineage import column_sources
+from ..model import NodeView, PlanModel
+from ..words import (
+    Words,
+    capped_list,
+    counted,
+    ordinal,
+)
+from .names import outer_records, row_sides, spoken_record
+
+#: Column lists show this many names, then "and N more".
+MAX_COLUMNS = 6
+
+
+def as_sentence(text: str) -> str:
+    """``text`` as a sentence: its first letter a capital, a full stop at its end."""
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "…", "?", "!")) else text + "."
+
+
+@dataclass
+class Context:
+    model: PlanModel
+    node: NodeView
+    things: Callable[[str], str | None]  # the table a node's rows come from, when there is one
+    combined: Callable[[str], str | None]  # the same, or "combined a and b rows" for a few tables
+    step: Callable[[str], str]  # another node as the story calls it: "step 6" (with its id when asked)
+    pairing: Callable[[str], str | None]  # rows of several tables: "a and b combined", "the 5 tables combined"
+    steps: Callable[[Sequence[str]], str]  # several other nodes: "steps 2, 4 and 6"
+
+    @property
+    def body(self):
+        return self.node.node.body
+
+    def words(self, fields: Sequence[Field] | None = None, use_incoming: bool = True) -> Words:
+        incoming = self.node.info.incoming
+        if use_incoming and incoming is not None:
+            incoming = self.sides_told_apart(spoken_record(self.model, self.node, incoming))
+        return Words(
+            self.model,
+            incoming if use_incoming else fields,
+            outer_records(self.model, self.node.id),
+            subquery_step=self.subquery_step,
+        )
+
+    def subquery_step(self, rel) -> str | None:
+        """A subquery relation of this node as the story names it ("step 9")."""
+        sub = self.node.node.subquery_rels.get(id(rel))
+        return self.step(sub) if sub is not None else None
+
+    def paired_by(self) -> NodeView | None:
+        """The node whose two inputs this node's record is made of: a join itself, or the cross
+        product (an inner join without an emit) right under a filter, whose condition then pairs
+        them (DataFusion writes its joins so)."""
+        node = self.node
+        if kind(node.kind).joins and len(node.inputs) == 2:
+            return node
+        if node.kind != "filter" or not node.inputs:
+            return None
+        below = self.model.node(node.inputs[0])
+        body = below.node.body
+        pairs = below.kind in ("cross", "join") and join_type_of(body) in ("inner", "cross")
+        return below if pairs and len(below.inputs) == 2 and emit(body) is None else None
+
+    def segments(self) -> list[tuple[str, int]] | None:
+        """The inputs this node's record is made of, one after another, each with its first column:
+        a join's two, or, for a filter over a chain of cross products (DataFusion's joins, their keys in
+        the filter), every input the chain pairs. None when the record is one input's, or a width is
+        not known."""
+        pair = self.paired_by()
+        if pair is None:
+            return None
+        inputs = _chain_inputs(self.model, pair.id) if pair.id != self.node.id else list(pair.inputs)
+        out, start = [], 0
+        for node_id in inputs:
+            schema = self.model.node(node_id).schema
+            if schema is None:
+                return None
+            out.append((node_id, start))
+            start += len(schema)
+        return out
+
+    def sides_told_apart(self, record: Sequence[Field]) -> Sequence[Field]:
+        """A join's record (or a filter's over cross products) with each name several inputs have told
+        apart, so that "on id is above id" is never said of two columns: by the table it is read
+        from ("t0.id"), else by its side ("left id") or, of three inputs or more, by the step that
+        makes it ("step 12's rank"). A name one input has twice (a table joined twice below) is told
+        apart by its place: "d_date_sk (the 2nd of 3)"."""
+        segments = self.segments()
+        if segments is None:
+            return self._by_place(record)
+        if segments[-1][1] >= len(record) or len(segments) < 2:
+            return record
+        names = [f.name for f in record]
+        if len(set(names)) == len(names):
+            return record
+        starts = [start for _, start in segments[1:]]
+        segment = [bisect_right(starts, i) for i in range(len(record))]  # the input each column comes from
+        inputs_of: dict[str, set[int]] = {}
+        for n, s in zip(names, segment):
+            inputs_of.setdefault(n, set()).add(s)
+        summaries = [x for node_id, _ in segments for x in column_sources(self.model, node_id)]
+        if len(summaries) != len(record):
+            return record
+
+        def table_of(i: int) -> str | None:
+            [source, *more] = summaries[i].sources or [None]
+            return source.table if source is not None and not more and source.column == names[i] else None
+
+        tables = [table_of(i) for i in range(len(record))]
+        qualified = [f"{t}.{n}" if t and len(inputs_of[n]) > 1 else n for t, n in zip(tables, names)]
+        clash_of: dict[str, set[int]] = {}
+        for q, s in zip(qualified, segment):
+            clash_of.setdefault(q, set()).add(s)
+        told = []
+        for i, f in enumerate(record):
+            name = qualified[i]
+            if len(clash_of[name]) > 1:
+                if len(segments) == 2:
+                    owner = "right" if segment[i] else "left"
+                    # a spoken name ("the number of rows") takes the side as its owner
+                    name = f"the {owner} side's {f.name[4:]}" if f.name.startswith("the ") else f"{owner} {f.name}"
+                else:  # the step that makes it, where its words say what it is: "step 12's rank"
+                    owner = self.step(segments[segment[i]][0])
+                    name = f"{owner}'s {f.name[4:].split(' per ')[0] if f.name.startswith('the ') else f.name}"
+            told.append(name)
+        # a name still said twice: by its table where that tells it apart, else by its place among the
+        # columns of that name ("d_date_sk (the 2nd of 3)")
+        times = Counter(told)
+        per_table = Counter(zip(told, tables))
+        seen: Counter = Counter()
+        out = []
+        for i, (f, name) in enumerate(zip(record, told)):
+            if times[name] > 1:
+                seen[name] += 1
+                if tables[i] and per_table[(name, tables[i])] == 1:
+                    name = f"{tables[i]}.{name}"
+                else:
+                    name = f"{name} (the {ordinal(seen[name])} of {times[name]})"
+            out.append(f if name == f.name else f.renamed(name))
+        return out
+
+    def _by_place(self, record: Sequence[Field]) -> Sequence[Field]:
+        """A record one input makes with a name said twice (two nations joined below, both n_name), each
+        told apart by its place: "n_name (the 2nd of 2)"; a record without such a name as it is."""
+        times = Counter(f.name for f in record)
+        if all(k == 1 for k in times.values()):
+            return record
+        # only where the step reads two of them: one read alone is said by its name ("product_id")
+        read = fields_read(self.node.node.body)
+        told = Counter(record[i].name for i in read if i < len(record))
+        if not any(times[n] > 1 and k > 1 for n, k in told.items()):
+            return record
+        seen: Counter = Counter()
+        out = []
+        for f in record:
+            if times[f.name] > 1:
+                seen[f.name] += 1
+                out.append(f.renamed(f"{f.name} (the {ordinal(seen[f.name])} of {times[f.name]})"))
+            else:
+                out.append(f)
+        return out
+
+    def rows_of(self, node_id: str) -> str:
+        return self.things(node_id) or "rows"
+
+    def input(self, k: int) -> str | None:
+        return self.node.inputs[k] if k < len(self.node.inputs) else None
+
+    def side(self, k: int) -> str | None:
+        """Input ``k`` of a join in words: its table ("orders") or tables ("the combined customer
+        and orders rows"), else the step that makes it ("the result of step 44"); None when there is
+        no such input."""
+        node_id = self.input(k)
+        if node_id is None:
+            return None
+        named = self.combined(node_id)
+        if named is None:
+            return f"the result of {self.step(node_id)}"
+        return f"the {named}" if named.startswith("combined ") else named
+
+
+def fields_read(body) -> set[int]:
+    """The fields of its input record a relation's own expressions read (plain references from the
+    record's root; not inside its inputs or subqueries)."""
+    out: set[int] = set()
+    if body is None:
+        return out
+    stack = [
+        v
+        for fd, v in body.ListFields()
+        if fd.message_type is not None and fd.name not in ("input", "left", "right", "inputs", "common")
+    ]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)) or type(item).__name__.startswith("Repeated"):
+            stack.extend(item)
+            continue
+        if isinstance(item, algebra_pb2.Rel):
+            continue  # a subquery's relation reads its own record
+        if isinstance(item, algebra_pb2.Expression.FieldReference):
+            index = direct_field(algebra_pb2.Expression(selection=item))
+            if index is not None and item.WhichOneof("root_type") == "root_reference":
+                out.add(index)
+        for fd, value in item.ListFields():
+            if fd.message_type is not None and not fd.message_type.GetOptions().map_entry:
+                stack.append(value)
+    return out
+
+
+def read_first(model: PlanModel, node_id: str, width: int) -> list[int]:
+    """The positions of a node's ``width`` output columns with those its condition reads first, for a
+    filter or a join whose output is its whole record (a filter over 48 columns began S_ADDRESS,
+    S_PHONE... where the step is about N_NAME and L_SHIPDATE); in order otherwise."""
+    node = model.node(node_id)
+    body = node.node.body
+    whole = node.kind == "filter" or (node.kind == "join" and row_sides(node.kind, body, 2) == ([0, 1], False))
+    if not whole or body is None or emit(body) is not None:
+        return list(range(width))
+    read = sorted(i for i in fields_read(body) if i < width)
+    return read + [i for i in range(width) if i not in set(read)]
+
+
+def columns_words(fields: Sequence[Field] | None, limit: int = MAX_COLUMNS) -> str:
+    if not fields:
+        return ""
+    names = [f.name for f in fields]
+    return capped_list(names, limit)
+
+
+def column_list(names: Sequence[str]) -> str:
+    """ "column a" for one name, "columns a, b and c" for more (capped at :data:`MAX_COLUMNS`); when a
+    name is words ("the smallest ps_supplycost"), "2 columns: …", so that the list reads as names. A
+    name several columns have is said once, with how many times ("d_year (3 times)", one per date
+    table joined: "(3 columns)" read as the count of the whole list)."""
+    times = Counter(names)
+    said = {2: "twice", 3: "3 times"}
+    listed = capped_list(
+        [n if times[n] == 1 else f"{n} ({said.get(times[n], f'{times[n]} times')})" for n in times], MAX_COLUMNS
+    )
+    if any(" " in n for n in names):
+        return f"{counted(len(names), 'column')}: {listed}"
+    return f"{'column' if len(names) == 1 else 'columns'} {listed}"
+
+
+def pairs_all(model: PlanModel, node_id: str) -> bool:
+    """Whether a node pairs every row of one input with every row of the other: a cross product, or
+    an inner join without a condition (so DataFusion writes them)."""
+    node = model.node(node_id)
+    if node.kind == "cross":
+        return True
+    body = node.node.body
+    return (
+        node.kind == "join"
+        and join_type(body) == "inner"
+        and (not body.HasField("expression") or is_true(body.expression))
+    )
+
+
+def _chain_inputs(model: PlanModel, node_id: str) -> list[str]:
+    """The inputs a chain of cross products (and inner joins without a condition or an emit) pairs,
+    in the order of their columns; a node that pairs nothing is its own one input."""
+    node = model.node(node_id)
+    if len(node.inputs) != 2 or emit(node.node.body) is not None or not pairs_all(model, node_id):
+        return [node_id]
+    return [x for i in node.inputs for x in _chain_inputs(model, i)]
+
+
+def join_type(body) -> str:
+    enum = body.DESCRIPTOR.fields_by_name["type"].enum_type
+    value = enum.values_by_number.get(body.type)
+    name = value.name if value is not None else "JOIN_TYPE_UNSPECIFIED"
+    return name.replace("JOIN_TYPE_", "").lower()
+
+
+def join_type_of(body) -> str:
+    return join_type(body) if "type" in body.DESCRIPTOR.fields_by_name else "cross"

@@ -1,0 +1,280 @@
+"""Joins in words: the rows each side gives, on which keys (said as the same key where they are), and
+what a join keeps of rows without a partner."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+
+from substrait import algebra_pb2
+
+from ..expressions import direct_field, is_true, reference_field
+from ..fields import Field
+from ..kinds import emit, project_outputs_input
+from ..model import PlanModel
+from ..words import (
+    MAX_ITEMS,
+    Expression,
+    and_list,
+    argument_values,
+    capped_list,
+    conjuncts,
+    is_column_equality,
+)
+from .context import Context, as_sentence, join_type, join_type_of
+from .names import column_names, is_expression_name, root_names, spoken_record
+
+#: How :meth:`Context.side` names the rows another step makes.
+_RESULT = "the result of "
+
+
+def _rows_named(name: str) -> str:
+    """A join's side as the rows a sentence keeps: "the rows of orders", "the rows of step 8", "the
+    combined … rows" (a table's name alone reads wrongly for a singular one: "keeps item that have")."""
+    if name.startswith(_RESULT):
+        return "the rows of " + name.removeprefix(_RESULT)
+    return name if name.startswith(("the ", "those ")) else f"the rows of {name}"
+
+
+def _other_named(name: str) -> str:
+    """A join's side as the rows matched against: a table by its name, a step's result as "the rows
+    of step 8"."""
+    return "the rows of " + name.removeprefix(_RESULT) if name.startswith(_RESULT) else name
+
+
+def _all_rows(name: str) -> str:
+    """ "every row of orders", "every row of step 8", "all the combined … rows"."""
+    if name.startswith(_RESULT):
+        return "every row of " + name.removeprefix(_RESULT)
+    return f"all {name}" if name.startswith(("the ", "those ")) else f"every row of {name}"
+
+
+def _join_sentence(c: Context, kind: str, on: str, how: str = "") -> str:
+    left, right = c.side(0), c.side(1)
+    if left is not None and left == right and left.startswith("the combined "):
+        # two sides alike in words ("the combined rows of 4 tables"): told apart by the steps that make them
+        left, right = f"{left} from {c.step(c.input(0))}", f"those from {c.step(c.input(1))}"
+    l_name, r_name = left or "the left rows", right or "the right rows"
+    on_text = f" on {on}" if on else ""
+    verb = f"Joins{how}"
+    if kind in ("left_semi", "right_semi", "left_anti", "right_anti"):
+        keep, other = (l_name, r_name) if kind.startswith("left") else (r_name, l_name)
+        has = "have a match" if kind.endswith("semi") else "have no match"
+        return as_sentence(f"Keeps {_rows_named(keep)} that {has} in {_other_named(other)}{on_text}")
+    if kind in ("left_mark", "right_mark"):
+        marked, other = (l_name, r_name) if kind == "left_mark" else (r_name, l_name)
+        if marked.startswith(_RESULT) or not marked.startswith(("the ", "those ")):
+            each = "each row of " + marked.removeprefix(_RESULT)
+        else:
+            each = f"each of {marked}"
+        return as_sentence(f"Marks {each} with whether it has a match in {_other_named(other)}{on_text}")
+    tails = {
+        "inner": "keeping only matches",
+        "left": f"keeping {_all_rows(l_name)}, with {_other_named(r_name)} where they match",
+        "right": f"keeping {_all_rows(r_name)}, with {_other_named(l_name)} where they match",
+        "outer": "keeping every row of both sides, matched where possible",
+        "left_single": f"keeping {_all_rows(l_name)}, each with at most one match from {_other_named(r_name)}",
+        "right_single": f"keeping {_all_rows(r_name)}, each with at most one match from {_other_named(l_name)}",
+        "unspecified": "(the join type is not given)",
+    }
+    tail = tails.get(kind, f"as a {kind.replace('_', ' ')} join")
+    target = f"{l_name} to {r_name}" if (left or right) else "its two inputs"
+    return as_sentence(f"{verb} {target}{on_text}, {tail}")
+
+
+def given_names(model: PlanModel, node_id: str, count: int) -> list[str | None]:
+    """For each of a project's ``count`` expressions, the name the plan's root gives its column
+    (``revenue``), or None: its words then say what it is."""
+    node = model.node(node_id)
+    out: list[str | None] = [None] * count
+    names, schema = root_names(model).get(node_id), node.schema
+    if not names or schema is None or node.kind != "project":
+        return out
+    body = node.node.body
+    width = len(node.info.incoming or ()) if project_outputs_input(body, model.conventions.project_keeps_input) else 0
+    mapping = emit(body)
+    for j, m in enumerate(mapping if mapping is not None else range(len(schema))):
+        k = m - width
+        if 0 <= k < count and j < len(names) and names[j] and not is_expression_name(names[j]):
+            out[k] = names[j]
+    return out
+
+
+def _post_filter(c: Context) -> str:
+    body = c.body
+    if "post_join_filter" in body.DESCRIPTOR.fields_by_name and body.HasField("post_join_filter"):
+        w = c.words()
+        return " " + as_sentence(f"Then keeps rows where {w.condition(body.post_join_filter)}")
+    return ""
+
+
+#: A key said once: the column's name, and whether a null matches a null (``is_not_distinct_from``).
+SameKey = tuple[str, bool]
+
+
+def the_same(keys: Sequence[SameKey | None]) -> str:
+    """Keys that pair a column with the other side's column of the same name, each name once: "the
+    same a and b", those where a null matches a null said so."""
+    plain = list(dict.fromkeys(k[0] for k in keys if k and not k[1]))
+    nulls = list(dict.fromkeys(k[0] for k in keys if k and k[1]))
+    parts = [f"the same {and_list(plain)}"] if plain else []
+    if nulls:
+        parts.append(f"the same {and_list(nulls)} (a null matching a null)")
+    return " and ".join(parts)
+
+
+def _same_name(
+    c: Context, e: algebra_pb2.Expression, record: Sequence[Field], starts: Sequence[int]
+) -> tuple[SameKey, tuple[int, int]] | None:
+    """The column ``e`` equates on two inputs of a join (``left.id = right.id``, no cast between
+    them; ``starts``: where each input after the first begins in ``record``) and those two inputs'
+    places, else None: such a key is said once ("on the same id")."""
+    w = c.words()
+    if not is_column_equality(w, e):
+        return None
+    indices = [direct_field(v) for v in argument_values(e.scalar_function)]
+    if any(i is None or i >= len(record) for i in indices):
+        return None
+    a_input, b_input = (bisect_right(starts, i) for i in indices)
+    if a_input == b_input:
+        return None
+    a, b = (record[i].name for i in indices)
+    if a != b or " " in a:  # a name in words ("the rank …") is said as it is
+        return None
+    return (a, w.function(e.scalar_function.function_reference) == "is_not_distinct_from"), (a_input, b_input)
+
+
+def same_names(c: Context, conditions: Sequence[algebra_pb2.Expression]) -> list[SameKey | None]:
+    """For each condition, the column it equates on two of the inputs the node's record is made of
+    (:meth:`Context.segments`), else None. Of three inputs or more, "the same id" is said only where
+    the conditions equate every input's id: else it would not say which."""
+    segments, incoming = c.segments(), c.node.info.incoming
+    if segments is None or incoming is None:
+        return [None] * len(conditions)
+    record = spoken_record(c.model, c.node, incoming)
+    starts = [start for _, start in segments[1:]]
+    found = [_same_name(c, e, record, starts) for e in conditions]
+    if len(segments) > 2:
+        having: dict[str, set[int]] = {}
+        for i, f in enumerate(record):
+            having.setdefault(f.name, set()).add(bisect_right(starts, i))
+        joined: dict[str, set[frozenset[int]]] = {}
+        for key in found:
+            if key is not None:
+                joined.setdefault(key[0][0], set()).add(frozenset(key[1]))
+        found = [k if k is None or _connects(having[k[0][0]], joined[k[0][0]]) else None for k in found]
+    return [None if k is None else k[0] for k in found]
+
+
+def _connects(nodes: set[int], edges: set[frozenset[int]]) -> bool:
+    """Whether ``edges`` (pairs) join every one of ``nodes`` to every other."""
+    reached, todo = set(), [min(nodes)]
+    while todo:
+        n = todo.pop()
+        if n not in reached:
+            reached.add(n)
+            todo.extend(m for e in edges if n in e for m in e)
+    return nodes <= reached
+
+
+def _on(c: Context, expression: algebra_pb2.Expression) -> str:
+    """A join's condition in words: its keys that equate columns of the same name on both sides said
+    once ("the same i_item_sk and s_zip"), then every other condition."""
+    w = c.words()
+    parts = conjuncts(w, expression)
+    same = same_names(c, parts)
+    if not any(same):
+        return w.condition(expression)
+    rest = [e for e, key in zip(parts, same) if key is None]
+    return the_same(same) + (f" where {and_list(w.conditions_of(rest))}" if rest else "")
+
+
+def join(c: Context) -> str:
+    body = c.body
+    on = _on(c, body.expression) if body.HasField("expression") else ""
+    if join_type(body) == "inner" and (not on or is_true(body.expression)):
+        # DataFusion writes every inner join so, with the keys in a filter above: say what the join
+        # itself does, and where its condition is
+        return cross(c) + _post_filter(c)
+    return _join_sentence(c, join_type(body), on) + _post_filter(c)
+
+
+def _condition_above(c: Context) -> str:
+    """Where the condition of a join without one is: the first filter above it, through other joins
+    without one (a chain of them is one cross product that filter narrows)."""
+    nodes = c.model.graph.nodes
+    cur = nodes.get(c.node.node.parent) if c.node.node.parent else None
+    while cur is not None and cur.kind in ("join", "cross") and join_type_of(cur.body) in ("inner", "cross"):
+        if cur.kind == "join" and cur.body.HasField("expression") and not is_true(cur.body.expression):
+            return ""
+        cur = nodes.get(cur.parent) if cur.parent else None
+    if cur is None or cur.kind != "filter":
+        return "" if c.node.kind == "cross" else " It has no join condition."
+    return f" The filter at {c.step(cur.id)} keeps the matching pairs."
+
+
+def keys_join(c: Context) -> str:
+    body = c.body
+    left = c.model.node(c.input(0)).schema if c.input(0) else None
+    right = c.model.node(c.input(1)).schema if c.input(1) else None
+    if left is not None and right is not None:  # a name both sides have, told apart as in other joins
+        told = c.sides_told_apart([*left, *right])
+        left, right = told[: len(left)], told[len(left) :]
+    wl, wr = c.words().with_fields(left), c.words().with_fields(right)
+    # the comparison: 1 equal, 2 a null matching a null (another, or a function, said as "=")
+    pairs = [(k.left, k.right, k.comparison.simple) for k in body.keys]
+    if not pairs and len(body.left_keys) == len(body.right_keys):  # the deprecated key lists
+        pairs = [(a, b, 1) for a, b in zip(body.left_keys, body.right_keys)]
+    same = [_same_key(c, a, b, how == 2) if how in (1, 2) else None for a, b, how in pairs]
+    keys = [the_same(same)] if any(same) else []
+    for (a, b, how), key in zip(pairs, same):
+        if key is None:
+            keys.append(f"{wl.selection(a)} {'is the same as' if how == 2 else '='} {wr.selection(b)}")
+    how = {"hash_join": " (by hashing)", "merge_join": " (by merging sorted inputs)"}.get(c.node.kind, "")
+    return _join_sentence(c, join_type(body), capped_list(keys, MAX_ITEMS, "more keys"), how) + _post_filter(c)
+
+
+def _same_key(c: Context, a: Expression.FieldReference, b: Expression.FieldReference, nulls: bool) -> SameKey | None:
+    """The column a hash or merge join's key pairs with a column of the same name on the other side
+    (``nulls``: a null matching a null), else None."""
+    left = column_names(c.model, c.input(0)) if c.input(0) else None
+    right = column_names(c.model, c.input(1)) if c.input(1) else None
+    i, j = reference_field(a), reference_field(b)
+    if left is None or right is None or i is None or j is None or i >= len(left) or j >= len(right):
+        return None
+    return (left[i], nulls) if left[i] == right[j] and " " not in left[i] else None
+
+
+def nested_loop_join(c: Context) -> str:
+    body = c.body
+    on = _on(c, body.expression) if body.HasField("expression") else ""
+    return _join_sentence(c, join_type(body), on, " (comparing every pair)")
+
+
+def lateral_join(c: Context) -> str:
+    return join(c).replace("Joins", "For each left row, joins", 1)
+
+
+def _every_row(c: Context, k: int, so_far: bool = False) -> str | None:
+    """ "every row of" input ``k`` of a cross product: of its table ("every row of orders"), of the
+    tables it combines ("every row of customer and orders combined", "every row of the 4 tables
+    combined so far" for the left, the pairs made before), of the step that makes it; None when
+    there is no such input."""
+    node_id = c.input(k)
+    if node_id is None:
+        return None
+    pairing = c.pairing(node_id)
+    if pairing:
+        return f"every row of {pairing}" + (" so far" if so_far else "")
+    return f"every row of {c.side(k)}"
+
+
+def cross(c: Context) -> str:
+    left, right = _every_row(c, 0, so_far=True), _every_row(c, 1)
+    if left is None and right is None:
+        text = "Pairs every row of one input with every row of the other (a cross product)."
+    else:
+        text = as_sentence(
+            f"Pairs {left or 'every row of one input'} with {right or 'every row of the other'} (a cross product)"
+        )
+    return text + _condition_above(c)
