@@ -145,7 +145,8 @@ def _view_controls(model: PlanModel, draw: bool = True) -> Settings:
     settings = _settings(model, trace, query, focus, collapsed, max_rows)
     if query:
         st.sidebar.caption(
-            f"{len(settings.hits)} node{'s' if len(settings.hits) != 1 else ''} match “{md_escape(query)}”"
+            f"{counted(len(settings.hits), 'node')} {'matches' if len(settings.hits) == 1 else 'match'} "
+            f"“{md_escape(query)}”"
         )
     return settings
 

@@ -63,9 +63,10 @@ def open_plan(title: str, hint: str, empty: str | None = None, graph_first: bool
         if plan is None:
             st.title(title)
             refused = st.session_state.get(REFUSED)
-            if refused:  # said beside the upload too; here, where a person looks for the plan
+            if refused:  # here, where a person looks for the plan (the sidebar says it while another is open)
                 st.error(md_escape(refused))
-            st.info(hint)
+            else:
+                st.info(hint)
         return None
     if empty is not None and not model.graph.nodes:
         st.warning(empty)

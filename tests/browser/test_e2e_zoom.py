@@ -368,6 +368,10 @@ def test_stepping_brings_the_current_node_into_the_frame(app_url, tmp_path):  # 
         far = pick("t7")
         assert far != leaf
         shown(far)
+        # a plan of 23 nodes opens without its minimap, which would cover nodes; the Map button shows it
+        expect(page.locator(".sv-minimap")).to_be_hidden()
+        page.click(".sv-toolbar button[data-act='map']")
+        expect(page.locator(".sv-minimap")).to_be_visible()
         # the frame takes half the page's width, and its minimap at most a third of the frame's
         box, mini = frame.bounding_box(), page.locator(".sv-minimap").bounding_box()
         assert box["width"] >= 420 and mini is not None and mini["width"] <= box["width"] / 3 + 4, (
@@ -378,8 +382,9 @@ def test_stepping_brings_the_current_node_into_the_frame(app_url, tmp_path):  # 
 
 
 def test_the_minimap_leaves_the_corner_of_the_selected_node(app_url):  # noqa: F811
-    """The tutorial's filter, selected and fitted at 1280 x 800: it sits in the frame's bottom-right
-    corner, so the minimap moves to the bottom-left one and covers no part of it."""
+    """The tutorial's filter, selected and fitted at 1280 x 800, its minimap opened by the Map button (a
+    plan this small opens without it): the filter sits in the frame's bottom-right corner, so the minimap
+    goes to the bottom-left one and covers no part of it."""
     from playwright.sync_api import expect
 
     if shutil.which("dot") is None:
@@ -388,6 +393,8 @@ def test_the_minimap_leaves_the_corner_of_the_selected_node(app_url):  # noqa: F
         page.goto(app_url + "/?sample=tutorial.json&node=0.0.1")
         expect(page.locator(f"{GRAPH} g.node[data-substrait-bound]").first).to_be_attached(timeout=120_000)
         page.click(".sv-toolbar button[data-act='fit']")
+        expect(page.locator(".sv-minimap")).to_be_hidden()  # a small plan's minimap waits for the Map button
+        page.click(".sv-toolbar button[data-act='map']")
         expect(page.locator(".sv-minimap")).to_have_class("sv-minimap sv-mini-left")
         mini = page.locator(".sv-minimap").bounding_box()
         node = page.locator(f'{GRAPH} [id="node-0.0.1"]').bounding_box()

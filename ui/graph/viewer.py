@@ -42,7 +42,8 @@ _HTML = """
   <div class="sv-toolbar">
     <button data-act="in" title="Zoom in (+)">+</button>
     <button data-act="out" title="Zoom out (−)">−</button>
-    <button data-act="fit" title="Fit the whole graph in the frame">Fit</button>
+    <button data-act="fit" title="The whole graph in the frame, down to 70%, the smallest zoom whose text \
+reads; past that, its top (the Map button shows all of it)">Fit</button>
     <button data-act="one" title="Actual size: text at its drawn size">100%</button>
     <button data-act="sel" title="Zoom to the selected node">Selected</button>
     <button data-act="map" title="Show or hide the overview map (it can cover a corner of the graph)" \

@@ -267,9 +267,9 @@ def plan_sidebar() -> Plan | None:
             st.text_area("Plan JSON", key="plan_pasted", height=140, on_change=_on_paste, label_visibility="collapsed")
             # Ctrl+Enter in the box opens it too; the button says that it is to be opened at all
             st.button("Open the pasted plan", key="plan_paste_open", on_click=_on_paste)
-        # beside the input it is about, which keeps it for as long as the upload stays: not at the top
-        # of every page
-        if REFUSED in st.session_state:
+        # beside the input it is about, which keeps it for as long as the upload stays, while another plan
+        # stays open; with none open, the page says it where the plan would be (``ui.page``)
+        if REFUSED in st.session_state and st.session_state.get("plan") is not None:
             st.error(md_escape(st.session_state[REFUSED]))
     if "plan_error" in st.session_state:
         st.error(md_escape(st.session_state["plan_error"]))

@@ -7,6 +7,8 @@
 // READABLE_K: the smallest zoom whose node text reads (titles about 10 px, detail lines 9 px); Fit
 // and a jump to a node never go below it. MIN_FRAME: the frame's least height, however small the window.
 const MIN_K = 0.02, MAX_K = 4, FAR_K = 0.45, MINI_W = 180, MINI_H = 140, READABLE_K = 0.7, MIN_FRAME = 320;
+// MAP_NODES: from this many nodes the minimap is shown when a drawing opens (fewer: behind the Map button)
+const MAP_NODES = 30;
 
 function build(root, data) {
   const viewport = root.querySelector('.sv-viewport');
@@ -63,6 +65,7 @@ function build(root, data) {
     root.__mapHidden = !shown;
     mini.style.display = shown && v.mk ? 'block' : 'none';
     mapButton.setAttribute('aria-pressed', String(shown));
+    if (shown && v.placeMap) v.placeMap();  // opened by the button: clear of the selected node too
   };
   if (big) {
     // at most a third of a narrow frame's width and a quarter of its height: it must not hide the graph
@@ -72,7 +75,9 @@ function build(root, data) {
     mini.style.height = Math.ceil(h * mk) + 'px';
     v.mk = mk;
   }
-  v.showMap(!root.__mapHidden);
+  // shown at first on a large plan; on a small one (a few nodes past the frame) it would cover the very
+  // nodes a person reads, so there the Map button opens it (a person's choice is kept either way)
+  v.showMap(root.__mapHidden === undefined ? nodes.length >= MAP_NODES : !root.__mapHidden);
   // node g's box in the frame's px: [x0, y0, x1, y1]
   v.frameBox = (g) => {
     const b = v.box(g), k = v.k;
@@ -226,14 +231,17 @@ function build(root, data) {
     v.reveal(v.hits[v.hitAt], true);
   };
   // drag to pan; a press that does not move is a click
+  // the frame, its minimap and toolbar stay from one drawing to the next, each drawing adding its own
+  // listeners: only the drawing shown answers (a Map click answered twice would toggle nothing)
+  const live = () => root.__viewer === v;
   let drag = null;
   viewport.addEventListener('pointerdown', (e) => {
-    if (e.button !== 0 || mini.contains(e.target)) return;
+    if (!live() || e.button !== 0 || mini.contains(e.target)) return;
     drag = { x: e.clientX, y: e.clientY, vx: v.x, vy: v.y };
     v.moved = false;
   });
   window.addEventListener('pointermove', (e) => {
-    if (!drag) return;
+    if (!drag || !live()) return;
     const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
     if (!v.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
     v.moved = true;
@@ -245,10 +253,11 @@ function build(root, data) {
   window.addEventListener('pointerup', () => { drag = null; viewport.classList.remove('sv-dragging'); });
   // the wheel zooms once the person works in the frame (a press in it, until the pointer leaves) or with
   // Ctrl (a trackpad's pinch sends that): a wheel that only passes over the graph scrolls the page
-  viewport.addEventListener('pointerdown', () => { v.engaged = true; });
+  viewport.addEventListener('pointerdown', () => { if (live()) v.engaged = true; });
   viewport.addEventListener('pointerleave', () => { v.engaged = false; });
   const hint = root.querySelector('.sv-hint');
   viewport.addEventListener('wheel', (e) => {
+    if (!live()) return;
     if (!(v.engaged || e.ctrlKey || e.metaKey)) {
       hint.classList.add('sv-hint-shown');
       clearTimeout(v.hintTimer);
@@ -267,8 +276,8 @@ function build(root, data) {
     v.centerOn((e.clientX - r.left) / v.mk, (e.clientY - r.top) / v.mk, v.k);
   };
   let miniDrag = false;
-  mini.addEventListener('pointerdown', (e) => { miniDrag = true; fromMini(e); e.stopPropagation(); });
-  mini.addEventListener('pointermove', (e) => { if (miniDrag) fromMini(e); });
+  mini.addEventListener('pointerdown', (e) => { if (!live()) return; miniDrag = true; fromMini(e); e.stopPropagation(); });
+  mini.addEventListener('pointermove', (e) => { if (miniDrag && live()) fromMini(e); });
   window.addEventListener('pointerup', () => { miniDrag = false; });
   // clicks on nodes
   svg.querySelectorAll('g.node').forEach((g) => {
@@ -284,6 +293,7 @@ function build(root, data) {
   });
   root.querySelectorAll('.sv-toolbar button').forEach((b) => {
     b.addEventListener('click', () => {
+      if (!live()) return;
       const act = b.dataset.act, cx = viewport.clientWidth / 2, cy = viewport.clientHeight / 2;
       if (act === 'map') { v.showMap(!!root.__mapHidden); return; }  // the view stays as it is
       v.touched = act !== 'fit' && act !== 'one';  // Fit and 100% are the views a new drawing opens at anyway
