@@ -34,6 +34,7 @@ from ui.state.plan_data import (
 )
 from ui.state.plan_source import current_model, plan_sidebar
 from viz.tables import plan_tables
+from viz.words import and_list
 
 through_app()
 
@@ -51,7 +52,9 @@ def main() -> None:
     if kind:
         what = "is a sample written against" if plan.sample else "was made from SQL over"
         data = next((s.name for s in SUITES if s.stem == kind), "tutorial")
-        st.caption(md_escape(f"{plan.source} {what} the {data} tables, bound for you."))
+        own = sorted(bindings(plan))
+        yours = f"; you bound {and_list(own)} yourself" if own else ""
+        st.caption(md_escape(f"{plan.source} {what} the {data} tables, bound for you{yours}."))
     for suite in SUITES:
         if suite.stem == kind:
             continue  # this plan's own data, said above; the toggle is for every other plan

@@ -274,4 +274,8 @@ def _file_columns(path: str, fmt: str, _stamp: int) -> tuple[Column, ...]:
         raise ExecutionError(
             f"cannot read the columns of {path!r}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
         ) from None
+    if fmt in ("csv", "tsv"):  # a column with no value in the rows read: Spark's CSV reader makes it text
+        import pyarrow as pa
+
+        schema = pa.schema([f.with_type(pa.string()) if pa.types.is_null(f.type) else f for f in schema])
     return tuple(arrow_columns(schema))

@@ -216,3 +216,23 @@ def test_an_unbound_table_names_the_uploads_folder_as_the_person_knows_it(tmp_pa
     assert status.how == "not bound"
     assert "tables in the data roots (your uploads): none" in status.message, status.message
     assert str(uploads) not in status.message
+
+
+def test_a_samples_note_says_which_tables_the_person_bound_instead(tmp_path):
+    """The tutorial sample's tables are bound for the person; once they bind orders to a file of their own,
+    the note says so, not that every table is still the sample's."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    uploads = tmp_path / "uploads"
+    uploads.mkdir()
+    at.session_state["uploads_dir"] = str(uploads)
+    at.switch_page("pages/tables.py")
+    at.run()
+    at.sidebar.selectbox(key="plan_sample").select("tutorial.json").run()
+    notes = [c.value for c in at.caption if "bound for you" in c.value]
+    assert notes and notes[0].endswith("the tutorial tables, bound for you."), notes
+    at.selectbox(key="bind_name").set_value("orders").run()
+    at.file_uploader(key="bind_file").set_value(("my orders.csv", b"product_id,quantity\n1,2\n", "text/csv")).run()
+    at.button(key="bind_upload").click().run()
+    assert not at.exception, at.exception
+    notes = [c.value for c in at.caption if "bound for you" in c.value]
+    assert notes and notes[0].endswith("bound for you; you bound orders yourself."), notes

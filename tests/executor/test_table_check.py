@@ -163,6 +163,19 @@ def test_the_footer_gives_the_types_spark_reads(spark, tpch_dir):
         assert file_columns(path, "parquet") == spark_columns(spark.read.parquet(path).schema), path
 
 
+def test_a_csv_column_without_values_is_text_as_spark_reads_it(spark, tmp_path):
+    """A CSV of a header only (or a column empty in every row): pyarrow infers its type as null, Spark's
+    reader as text; the Tables page says what a run will find (it said "hello void")."""
+    (tmp_path / "h.csv").write_text("hello,world\n")
+    (tmp_path / "e.csv").write_text("id,note\n1,\n2,\n")
+    for name in ("h.csv", "e.csv"):
+        path = str(tmp_path / name)
+        spark_read = spark.read.option("header", "true").option("inferSchema", "true").csv(path).schema
+        empty = [c for c in spark_columns(spark_read) if c.name != "id"]  # Spark reads 1 as int, pyarrow bigint
+        assert [c for c in file_columns(path, "csv") if c.name != "id"] == empty, name
+    assert [c.shown() for c in file_columns(str(tmp_path / "h.csv"), "csv")] == ["hello string", "world string"]
+
+
 @pytest.mark.parametrize(
     "sample",
     [
