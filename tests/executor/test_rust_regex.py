@@ -8,12 +8,12 @@ import pytest
 
 from executor.errors import Unsupported
 from executor.translate.functions._common import Call
-from executor.translate.functions.strings import (
+from executor.translate.functions.rust_regex import (
     _groups,
-    _may_match_empty,
-    _no_empty_matches,
-    _rust_replacement,
-    _rust_text,
+    may_match_empty,
+    no_empty_matches,
+    rust_replacement,
+    rust_text,
 )
 
 
@@ -33,25 +33,25 @@ from executor.translate.functions.strings import (
     ],
 )
 def test_rust_patterns_as_java_reads_them(pattern, java):
-    assert _rust_text(pattern, "") == java
+    assert rust_text(pattern, "") == java
 
 
 def test_a_multiline_pattern_keeps_its_dollar():
-    assert _rust_text("a$", "m") == "a$" and _rust_text("(?m)a$", "") == "(?m)a$"
+    assert rust_text("a$", "m") == "a$" and rust_text("(?m)a$", "") == "(?m)a$"
 
 
 def test_rust_replacements_as_java_reads_them():
     assert _groups(r"(A)(?P<v>B)(?:c)[(]\(") == (2, {"v"})
     assert _groups("[]a(](B)") == (1, set()) and _groups("[^](](B)") == (1, set())  # a leading ] is a member
     # DataFusion's \1 is group 1; any other backslash is itself; $$ is a dollar
-    assert _rust_replacement(r"\1x", "(A)") == "$1x" and _rust_replacement(r"x\y", "A") == r"x\\y"
-    assert _rust_replacement("$$", "A") == r"\$" and _rust_replacement("a$", "A") == r"a\$"
+    assert rust_replacement(r"\1x", "(A)") == "$1x" and rust_replacement(r"x\y", "A") == r"x\\y"
+    assert rust_replacement("$$", "A") == r"\$" and rust_replacement("a$", "A") == r"a\$"
     # the longest name: $1a is the group named 1a, which the pattern has not: empty, where Java stops
-    assert _rust_replacement("$1a", "(A)") == "" and _rust_replacement("${1}a", "(A)") == "$1a"
-    assert _rust_replacement("${1}0", "(A)") == r"$1\0"  # not group 10
-    assert _rust_replacement("$2", "(A)") == "" and _rust_replacement("$v!", "(?P<v>A)") == "${v}!"
+    assert rust_replacement("$1a", "(A)") == "" and rust_replacement("${1}a", "(A)") == "$1a"
+    assert rust_replacement("${1}0", "(A)") == r"$1\0"  # not group 10
+    assert rust_replacement("$2", "(A)") == "" and rust_replacement("$v!", "(?P<v>A)") == "${v}!"
     # the first match only: two groups before the pattern's, the whole match by name
-    assert _rust_replacement(r"<\1|$0>", "(A)", shift=2, whole="${vzmatch}") == "<$3|${vzmatch}>"
+    assert rust_replacement(r"<\1|$0>", "(A)", shift=2, whole="${vzmatch}") == "<$3|${vzmatch}>"
 
 
 @pytest.mark.parametrize(
@@ -70,13 +70,13 @@ def test_rust_replacements_as_java_reads_them():
     ],
 )
 def test_patterns_that_may_match_the_empty_text(pattern, may):
-    assert _may_match_empty(pattern, "") is may
+    assert may_match_empty(pattern, "") is may
 
 
 def test_every_match_of_a_pattern_matching_empty_text_is_refused():
     call = Call("regexp_count", [None, None], None, {}, constants=["ALGERIA", "A*"])
     with pytest.raises(Unsupported, match="can match the empty text"):
-        _no_empty_matches(call, "regexp_count", "")
+        no_empty_matches(call, "regexp_count", "")
 
 
 @pytest.mark.parametrize(
@@ -93,10 +93,10 @@ def test_every_match_of_a_pattern_matching_empty_text_is_refused():
     ],
 )
 def test_rust_escapes_as_java_reads_them(pattern, java):
-    assert _rust_text(pattern, "") == java
+    assert rust_text(pattern, "") == java
 
 
 @pytest.mark.parametrize("pattern", [r"(?U)A.+", r"(?mR)A$", r"[a-z--[aeiou]]", r"[a~~b]"])
 def test_what_java_reads_otherwise_is_refused(pattern):
     with pytest.raises(Unsupported):
-        _rust_text(pattern, "")
+        rust_text(pattern, "")

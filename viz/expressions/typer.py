@@ -213,9 +213,15 @@ class ExpressionTyper:
                     )
                 )
             conflict = derived.type is not None and not T.same_type_ignoring_nullability(declared, derived.type)
-            # DataFusion's engine types a call from its arguments as it casts them, whatever the plan declares
-            # (its written plans declare a type from before the casts, e.g. of a union's first input)
-            engine_derives = conflict and coercion is not None and self.dialect == "datafusion"
+            # DataFusion's engine types a call from its arguments as it casts them, whatever the plan declares:
+            # its written plans can declare a kind from before the casts (an integer product of a union whose
+            # first input is an integer, the others doubles); a decimal's digits are the plan's to say
+            engine_derives = (
+                conflict
+                and coercion is not None
+                and self.dialect == "datafusion"
+                and T.kind(declared) != T.kind(derived.type)
+            )
             if conflict:
                 if T.kind(derived.type) == "bool":
                     follows = "the schema shows the plan's type; the run keeps the predicate's boolean"

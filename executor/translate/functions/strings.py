@@ -20,10 +20,23 @@ from ._common import (
     _option,
     _spark_fn,
     _values,
-    base_name,
     held_arg,
     held_int,
     literal_pattern,
+)
+from .rust_regex import (
+    before_group_end,
+    case_insensitive,
+    group_spans,
+    inline_flags,
+    java_flags,
+    may_match_empty,
+    may_skip,
+    no_empty_matches,
+    rust_pattern,
+    rust_replacement,
+    rust_text,
+    spark_pattern,
 )
 
 
@@ -62,17 +75,10 @@ def _concat_ws(call: Call, args: list) -> Column:
     return F.call_function("concat_ws", sep, *vals)
 
 
-def _case_insensitive(call: Call) -> bool:
-    mode = _option(
-        call, "case_sensitivity", ("CASE_SENSITIVE", "CASE_INSENSITIVE", "CASE_INSENSITIVE_ASCII"), "CASE_SENSITIVE"
-    )
-    return mode != "CASE_SENSITIVE"
-
-
 def _string_pred(fn: str) -> Builder:
     def build(call: Call, args: list) -> Column:
         a, b = _values(args)[:2]
-        if _case_insensitive(call):
+        if case_insensitive(call):
             a, b = F.lower(a), F.lower(b)
         return F.call_function(fn, a, b)
 
@@ -129,7 +135,7 @@ def _like(call: Call, args: list, insensitive: bool = False) -> Column:
     """LIKE; a third argument is the escape character (DataFusion writes one, a null literal when the
     SQL has none). Spark takes the escape only as a one-character literal."""
     vals = _values(args)
-    fn = "ilike" if insensitive or _case_insensitive(call) else "like"
+    fn = "ilike" if insensitive or case_insensitive(call) else "like"
     escape = call.constants[2] if len(call.constants) > 2 else (None if len(vals) < 3 else NOT_CONSTANT)
     if escape is None:
         datafusion = _datafusion_like(call, vals, fn == "ilike") if call.dialect == "datafusion" else None
@@ -198,14 +204,14 @@ def _trim(fn: str) -> Builder:
 
 def _strpos(call: Call, args: list) -> Column:
     s, sub = _values(args)[:2]
-    if _case_insensitive(call):
+    if case_insensitive(call):
         s, sub = F.lower(s), F.lower(sub)
     return F.call_function("instr", s, sub)
 
 
 def _replace(call: Call, args: list) -> Column:
     s, search, repl = _values(args)[:3]
-    if _case_insensitive(call):
+    if case_insensitive(call):
         call.warnings.append("replace: case-insensitive replace is not supported; replaced case-sensitively")
     return F.when(search == "", s).otherwise(F.call_function("replace", s, search, repl))
 
@@ -237,238 +243,13 @@ def _initcap(call: Call, args: list) -> Column:
     return F.array_join(F.zip_with(chars, before, one), "")
 
 
-def _regex_flags(call: Call) -> str:
-    flags = ""
-    if _case_insensitive(call):
-        flags += "i"
-    if _option(call, "multiline", ("MULTILINE_DISABLED", "MULTILINE_ENABLED"), "MULTILINE_DISABLED").endswith(
-        "ENABLED"
-    ):
-        flags += "m"
-    if _option(call, "dotall", ("DOTALL_DISABLED", "DOTALL_ENABLED"), "DOTALL_DISABLED").endswith("ENABLED"):
-        flags += "s"
-    _option(call, "lookaround", ("TRUE", "FALSE"), "TRUE")  # Java regexes support lookaround
-    return flags
-
-
-def _pattern(call: Call, pattern: Column) -> Column:
-    return _inline(_regex_flags(call), pattern)
-
-
-def _java_flags(flags: str, rust: bool = False) -> str:
-    """``flags`` (of ``imsx``, others left out) as Java's inline ones: ``i`` with ``u``, since Java's
-    ``(?i)`` folds ASCII letters only (DataFusion's and the spec's ``Ä`` matches ``ä``). ``rust``: a
-    pattern of Rust's regex crate (DataFusion's), whose ``\\w``, ``\\d`` and ``\\s`` are Unicode
-    (Java's ``U``) and whose ``.``, ``^`` and ``$`` know ``\\n`` alone as a line's end (Java's ``d``)."""
-    own = "".join(f for f in "imsx" if f in flags) + ("u" if "i" in flags else "")
-    return own + ("dU" if rust else "")
-
-
-def _inline(flags: str, pattern: Column, rust: bool = False) -> Column:
-    """``pattern`` with ``flags`` as Java's inline ones (:func:`_java_flags`)."""
-    inline = _java_flags(flags, rust)
-    return F.concat(F.lit(f"(?{inline})"), pattern) if inline else pattern
-
-
-_MULTILINE_INLINE = re.compile(r"\(\?[a-zA-Z]*m")
-_EXTENDED_INLINE = re.compile(r"\(\?[a-zA-Z]*x")
-
-
-def _before_group_end(flags: str, text: object) -> str:
-    """What goes between a pattern and the end of a group the run puts around it: a line break in the x
-    mode (by the flags or inline in a literal ``text``), where a comment runs to the line's end and would
-    take the group's end in; else nothing."""
-    return "\n" if "x" in flags or (isinstance(text, str) and _EXTENDED_INLINE.search(text)) else ""
-
-
-_POSIX_CLASS = re.compile(
-    r"\[:(\^?)(alnum|alpha|ascii|blank|cntrl|digit|graph|lower|print|punct|space|upper|word|xdigit):\]"
-)
-#: Rust's POSIX classes (ASCII only) as members of a Java character class.
-_POSIX_MEMBERS = {
-    "alnum": "0-9A-Za-z",
-    "alpha": "A-Za-z",
-    "ascii": "\\x00-\\x7F",
-    "blank": "\\t ",
-    "cntrl": "\\x00-\\x1F\\x7F",
-    "digit": "0-9",
-    "graph": "!-~",
-    "lower": "a-z",
-    "print": " -~",
-    "punct": "!-/:-@\\[-`{-~",
-    "space": "\\t\\n\\x0B\\f\\r ",
-    "upper": "A-Z",
-    "word": "0-9A-Za-z_",
-    "xdigit": "0-9A-Fa-f",
-}
-
-
-def _pieces(text: str):
-    """The pieces of a literal pattern, each with its place and whether it is inside a character class:
-    an escape (two characters), a POSIX class (``[:alpha:]``, inside a class only), a class's opening
-    with a leading ``^`` and a leading ``]`` (members of it), or one character."""
-    i, depth = 0, 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\":
-            end = i + 2
-        elif depth and (posix := _POSIX_CLASS.match(text, i)):
-            end = posix.end()
-        elif c == "[":
-            end = i + 1 + (text[i + 1 : i + 2] == "^")
-            end += text[end : end + 1] == "]"
-            yield i, text[i:end], depth > 0
-            depth, i = depth + 1, end
-            continue
-        else:
-            end = i + 1
-        yield i, text[i:end], depth > 0
-        if c == "]" and depth:
-            depth -= 1
-        i = end
-
-
-#: Rust's word boundaries of one side (``\\b{start}``; ``\\<`` and ``\\>`` too), as Java's lookarounds.
-_HALF_BOUNDARIES = {
-    "start": r"\b(?=\w)",
-    "end": r"\b(?<=\w)",
-    "start-half": r"(?<!\w)",
-    "end-half": r"(?!\w)",
-}
-_HALF_BOUNDARY = re.compile(r"\\b\{(start|end|start-half|end-half)\}")
-#: Rust's escapes of a code point: ``\\u{e9}``, ``\\u00E9``, ``\\U0001F600``, ``\\U{1F600}``.
-_CODE_POINT = re.compile(r"\\[uU](?:\{([0-9A-Fa-f]+)\}|([0-9A-Fa-f]{8})|([0-9A-Fa-f]{4}))")
-#: A Unicode property by a name of three letters or more (``\\p{Greek}``, ``\\P{Alphabetic}``): a script or a
-#: binary property, which Java names ``IsGreek``; a category's short name (``\\p{Lu}``) is the same in both.
-_PROPERTY = re.compile(r"\\([pP])\{([A-Za-z_]{3,})\}")
-#: An inline group of flags (``(?i)``, ``(?m-s:``) and its letters.
-_INLINE_FLAGS = re.compile(r"\(\?([A-Za-z-]*)[):]")
-
-
-def _rust_text(text: str, flags: str) -> str:
-    """A literal pattern of Rust's regex crate for Java: its POSIX classes (``[[:alpha:]]``, which Java
-    reads as a set of letters) as ASCII ranges; outside multiline mode its ``$``, the end of the text
-    (Java's also matches before a final line break), as ``\\z``; ``(?P<name>`` as Java's ``(?<name>``;
-    its one-sided word boundaries (``\\<``, ``\\b{end}``) as lookarounds, ``\\v`` (a vertical tab only) as
-    ``\\x0B`` and its code points (``\\u{e9}``) as ``\\x{e9}``. What Java would read otherwise is refused:
-    the flags ``U`` (lazy by default) and ``R``, a class's difference ``--`` and symmetric difference ``~~``."""
-    multiline = "m" in flags or _MULTILINE_INLINE.search(text)
-    out, named_at, skip_to = [], -1, 0
-    for i, piece, in_class in _pieces(text):
-        if i < skip_to:
-            continue
-        inline = _INLINE_FLAGS.match(text, i) if piece == "(" and not in_class else None
-        if inline and set(inline.group(1)) & set("UR"):
-            raise Unsupported(f"the pattern {text!r} sets the flag U or R, which Java's regex reads otherwise")
-        if in_class and text[i : i + 2] in ("--", "~~"):
-            raise Unsupported(
-                f"the pattern {text!r} takes a class's difference (--) or symmetric difference (~~), which Java's "
-                "regex reads as members"
-            )
-        posix = _POSIX_CLASS.fullmatch(piece) if in_class else None
-        half = _HALF_BOUNDARY.match(text, i) if piece == "\\b" and not in_class else None
-        code = _CODE_POINT.match(text, i) if piece in ("\\u", "\\U") else None
-        named = _PROPERTY.match(text, i) if piece in ("\\p", "\\P") else None
-        if named:
-            out.append(f"\\{named.group(1)}{{Is{named.group(2)}}}")
-            skip_to = named.end()
-        elif half:
-            out.append(_HALF_BOUNDARIES[half.group(1)])
-            skip_to = half.end()
-        elif piece in ("\\<", "\\>") and not in_class:
-            out.append(_HALF_BOUNDARIES["start" if piece == "\\<" else "end"])
-        elif code:
-            out.append("\\x{" + next(g for g in code.groups() if g) + "}")
-            skip_to = code.end()
-        elif piece == "\\v":
-            out.append("\\x0B")  # Java's \v is any vertical white space
-        elif posix:  # Java has no [:alpha:]; Rust's is ASCII
-            members = _POSIX_MEMBERS[posix.group(2)]
-            out.append(f"[^{members}]" if posix.group(1) else members)
-        elif i == named_at:  # the P of (?P<: Java names a group without it
-            continue
-        elif piece == "$" and not in_class and not multiline:
-            out.append("\\z")
-        else:
-            if piece == "(" and not in_class and text.startswith("(?P<", i):
-                named_at = i + 2
-            out.append(piece)
-    return "".join(out)
-
-
-def _rust_pattern(call: Call, flags: str, pattern: Column, at: int = 1) -> Column:
-    """DataFusion's pattern (argument ``at``, Rust's regex crate) with ``flags`` for Java: a literal one
-    rewritten (:func:`_rust_text`), every one with Java's flags for Rust's reading (:func:`_java_flags`)."""
-    text = call.constants[at] if len(call.constants) > at else None
-    if isinstance(text, str):
-        pattern = F.lit(_rust_text(text, flags))
-    else:
-        call.warnings.append(
-            f"{base_name(call.name)}: the pattern is not a literal, so the run gives it to Java's regex as it is; "
-            "where Rust's syntax (DataFusion's) reads it otherwise ($ before a final line break, [[:alpha:]], \\v), "
-            "the matches differ"
-        )
-    return _inline(flags, pattern, rust=True)
-
-
-_GROUP_NAME = re.compile(r"\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>")
-_REPLACEMENT = re.compile(r"\\(\d+)|\$\$|\$\{([^}]*)\}|\$([A-Za-z0-9_]+)|(.)", re.S)
-
-
-def _group_spans(text: str) -> list[tuple[int, int]]:
-    """Where the content of each group a literal pattern captures begins and ends, in the groups' order."""
-    spans: dict[int, tuple[int, int]] = {}  # by where the group opens
-    opened: list[tuple[int, int | None]] = []  # (where it opens, where a capturing group's content begins)
-    for i, piece, in_class in _pieces(text):
-        if in_class:
-            continue
-        if piece == "(":
-            named = _GROUP_NAME.match(text, i)
-            begins = named.end() if named else None if text.startswith("(?", i) else i + 1
-            opened.append((i, begins))
-        elif piece == ")" and opened:
-            at, begins = opened.pop()
-            if begins is not None:
-                spans[at] = (begins, i)
-    return [spans[at] for at in sorted(spans)]
-
-
-def _groups(text: str) -> tuple[int, set[str]]:
-    """How many groups a literal pattern captures, and their names."""
-    return len(_group_spans(text)), set(_GROUP_NAME.findall(text))
-
-
-def _rust_replacement(text: str, pattern: str, shift: int = 0, whole: str = "$0") -> str:
-    """DataFusion's replacement (``\\1`` for group 1, then Rust's: ``$1``, ``${1}``, ``$name``, ``$$``; any
-    other character itself, a backslash too) as Java's replacement, its groups numbered ``shift`` later.
-    Rust reads the longest name after ``$`` (``$1a`` is the group named ``1a``) and makes a group the
-    pattern does not have empty, where Java stops. ``whole``: Java's reference to the whole match."""
-    count, names = _groups(pattern)
-    out, after_group = [], False
-    for m in _REPLACEMENT.finditer(text):
-        backslash, braced, bare, char = m.groups()
-        name = next((g for g in (backslash, braced, bare) if g is not None), None)
-        if name is None:
-            char = "$" if char is None else char
-            out.append("\\" + char if char in "\\$" or (after_group and char.isdigit()) else char)
-            after_group = False
-        elif name.isdigit():
-            number = int(name)
-            out.append(whole if number == 0 else f"${number + shift}" if number <= count else "")
-            after_group = number == 0 or number <= count
-        else:
-            out.append(f"${{{name}}}" if name in names else "")
-            after_group = False
-    return "".join(out)
-
-
 def _from_position(s: Column, position: Column | None) -> Column:
     return s if position is None else F.call_function("substring", s, position)
 
 
 def _regexp_match_substring(call: Call, args: list) -> Column:
     vals = _values(args)
-    s, pattern = vals[0], _pattern(call, vals[1])
+    s, pattern = vals[0], spark_pattern(call, vals[1])
     position = vals[2] if len(vals) > 2 else None
     occurrence = vals[3] if len(vals) > 3 else F.lit(1)
     group = vals[4] if len(vals) > 4 else F.lit(0)
@@ -478,7 +259,7 @@ def _regexp_match_substring(call: Call, args: list) -> Column:
 
 def _regexp_count_substring(call: Call, args: list) -> Column:
     vals = _values(args)
-    s, pattern = vals[0], _pattern(call, vals[1])
+    s, pattern = vals[0], spark_pattern(call, vals[1])
     position = vals[2] if len(vals) > 2 else None
     return F.call_function("regexp_count", _from_position(s, position), pattern)
 
@@ -498,12 +279,12 @@ def _datafusion_regexp_replace(call: Call, vals: list[Column]) -> Column:
     ``g``, else the first only (the spec's call without an occurrence replaces every match, so the
     run says whose reading it follows); the flags ``i``, ``m``, ``s`` and ``x`` as Java's inline ones."""
     flags = _datafusion_flags(call, "regexp_replace", 3, also="g") if len(vals) > 3 else ""
-    pattern = _rust_pattern(call, flags, vals[1])
+    pattern = rust_pattern(call, flags, vals[1])
     text, replacement = call.constants[1], call.constants[2]
     if "g" in flags:
-        _no_empty_matches(call, "regexp_replace", flags)
+        no_empty_matches(call, "regexp_replace", flags)
         if isinstance(text, str) and isinstance(replacement, str):
-            return F.call_function("regexp_replace", vals[0], pattern, F.lit(_rust_replacement(replacement, text)))
+            return F.call_function("regexp_replace", vals[0], pattern, F.lit(rust_replacement(replacement, text)))
         return F.call_function("regexp_replace", vals[0], pattern, _java_replacement(vals[2]))
     if not isinstance(text, str) or not isinstance(replacement, str):
         raise Unsupported(
@@ -516,11 +297,11 @@ def _datafusion_regexp_replace(call: Call, vals: list[Column]) -> Column:
     )
     # the first match: what comes before it, the match and what comes after it kept by name, the
     # replacement's group numbers moved past the two groups before the pattern's own
-    shifted = _rust_replacement(replacement, text, shift=2, whole="${vzmatch}")
+    shifted = rust_replacement(replacement, text, shift=2, whole="${vzmatch}")
     # the parts around the match take any character; the pattern keeps its own flags (no dotall of ours)
-    text = _rust_text(text, flags)
-    end = _before_group_end(flags, call.constants[1])
-    first = rf"(?{_java_flags(flags, rust=True)})\A(?s:(?<vzbefore>.*?))(?<vzmatch>{text}{end})(?s:(?<vzafter>.*))\z"
+    text = rust_text(text, flags)
+    end = before_group_end(flags, call.constants[1])
+    first = rf"(?{java_flags(flags, rust=True)})\A(?s:(?<vzbefore>.*?))(?<vzmatch>{text}{end})(?s:(?<vzafter>.*))\z"
     return F.call_function("regexp_replace", vals[0], F.lit(first), F.lit("${vzbefore}" + shifted + "${vzafter}"))
 
 
@@ -545,7 +326,7 @@ def _regex_match(insensitive: bool, negated: bool) -> Builder:
 
     def build(call: Call, args: list) -> Column:
         s, pattern = _values(args)[:2]
-        found = F.call_function("regexp_like", s, _rust_pattern(call, "i" if insensitive else "", pattern))
+        found = F.call_function("regexp_like", s, rust_pattern(call, "i" if insensitive else "", pattern))
         return ~found if negated else found
 
     return build
@@ -587,8 +368,8 @@ def _regexp_count(call: Call, args: list) -> Column:
     vals = _values(args)
     s, pattern = vals[:2]
     flags = _datafusion_flags(call, "regexp_count", 3) if len(vals) > 3 else ""
-    _no_empty_matches(call, "regexp_count", flags)
-    pattern = _rust_pattern(call, flags, pattern)
+    no_empty_matches(call, "regexp_count", flags)
+    pattern = rust_pattern(call, flags, pattern)
     if len(vals) > 2:
         s = _from_position(s, held_int(vals[2]))
     return F.call_function("regexp_count", s, pattern)
@@ -605,10 +386,10 @@ def _regexp_instr(call: Call, args: list) -> Column:
         if len(vals) > at and (len(call.constants) <= at or call.constants[at] != default):
             raise Unsupported(f"regexp_instr: {what} is not mapped")
     flags = _datafusion_flags(call, "regexp_instr", 4) if len(vals) > 4 else ""
-    java = _rust_pattern(call, flags, pattern)
+    java = rust_pattern(call, flags, pattern)
     text = call.constants[1] if len(call.constants) > 1 else None
     # what comes before the first match, the pattern in a group of its own
-    before = F.concat(F.lit("^((?s:.*?))(?:"), java, F.lit(_before_group_end(flags, text) + ")"))
+    before = F.concat(F.lit("^((?s:.*?))(?:"), java, F.lit(before_group_end(flags, text) + ")"))
     start = vals[2].cast("long") if len(vals) > 2 else F.lit(1).cast("long")
     rest = _from_position(s, held_int(start))
     found = F.call_function("regexp_like", rest, java)
@@ -640,9 +421,9 @@ def _regexp_like(call: Call, args: list) -> Column:
     s, pattern = vals[:2]
     flags = _datafusion_flags(call, "regexp_like", 2) if len(vals) > 2 else ""
     if call.dialect == "datafusion":
-        pattern = _rust_pattern(call, flags, pattern)
+        pattern = rust_pattern(call, flags, pattern)
     else:
-        pattern = _inline(flags, pattern)
+        pattern = inline_flags(flags, pattern)
     return F.call_function("regexp_like", s, pattern)
 
 
@@ -651,7 +432,7 @@ def _regexp_replace(call: Call, args: list) -> Column:
     string_flags = len(vals) == 4 and len(call.arg_types) == 4 and _kind(call.arg_types[3]) == "string"
     if call.dialect == "datafusion" and (len(vals) == 3 or string_flags):
         return _datafusion_regexp_replace(call, vals)
-    s, pattern = vals[0], _pattern(call, vals[1])
+    s, pattern = vals[0], spark_pattern(call, vals[1])
     repl = _java_replacement(vals[2])
     position = vals[3] if len(vals) > 3 else F.lit(1)
     out = F.call_function("regexp_replace", s, pattern, repl, position.cast("int"))
@@ -662,7 +443,7 @@ def _regexp_replace(call: Call, args: list) -> Column:
 
 def _regexp_string_split(call: Call, args: list) -> Column:
     s, pattern = _values(args)[:2]
-    return F.call_function("split", s, _pattern(call, pattern), F.lit(-1))
+    return F.call_function("split", s, spark_pattern(call, pattern), F.lit(-1))
 
 
 def _string_split(call: Call, args: list) -> Column:
@@ -708,14 +489,14 @@ def _regexp_match(call: Call, args: list) -> Column:
     if not isinstance(text, str):
         raise Unsupported("regexp_match: the pattern is taken only as a literal")
     flags = _datafusion_flags(call, "regexp_match", 2) if len(vals) > 2 else ""
-    s, pattern = vals[0], _rust_pattern(call, flags, vals[1])
-    spans = _group_spans(text)
+    s, pattern = vals[0], rust_pattern(call, flags, vals[1])
+    spans = group_spans(text)
     groups = []
     for number, (begins, ends) in enumerate(spans, 1):
         got = F.call_function("regexp_extract", s, pattern, F.lit(number))
-        if not _may_match_empty(text[begins:ends], flags):
+        if not may_match_empty(text[begins:ends], flags):
             got = F.when(got == "", F.lit(None)).otherwise(got)  # only a group that took no part gives ""
-        elif _may_skip(text):
+        elif may_skip(text):
             call.warnings.append(
                 f"regexp_match: group {number} may match an empty text, and Spark gives a group that took no part "
                 "in the match as an empty text too: the run keeps it, where DataFusion leaves such a group out"
@@ -727,51 +508,6 @@ def _regexp_match(call: Call, args: list) -> Column:
         )
     took_part = F.filter(F.array(*groups), lambda g: g.isNotNull())
     return F.when(F.call_function("regexp_like", s, pattern), took_part)
-
-
-def _matches_empty(content: str, flags: str) -> bool | None:
-    """Whether a group's content matches the empty text, as Python's regexes read it; None where they
-    cannot read it (Rust's syntax is not theirs in everything)."""
-    found = 0
-    for flag, value in (("i", re.I), ("m", re.M), ("s", re.S), ("x", re.X)):
-        found |= value if flag in flags else 0
-    try:
-        return re.fullmatch(f"(?:{content})", "", found) is not None
-    except (re.error, ValueError, OverflowError):
-        return None
-
-
-#: Escapes of Rust's for one character that Python's regexes do not read: a Unicode property, a code point.
-_ONE_CHARACTER = re.compile(r"\\[pP](\{[^}]*\}|[A-Za-z])|\\[uUx]\{[0-9A-Fa-f]+\}")
-#: Zero-width assertions of a pattern: a boundary, an anchor, a lookaround without groups inside.
-_ASSERTION = re.compile(r"\\[bBAzZ]|[$^]|\(\?<?[=!][^()]*\)")
-
-
-def _may_match_empty(text: str, flags: str) -> bool:
-    """Whether a literal pattern may match the empty text somewhere, as far as can be told (its
-    assertions taken as matching anywhere): where it may, Rust's regex and Java's find different matches
-    (Rust takes no empty match right after a match, and Java's may fall inside a character beyond 16 bits)."""
-    text = _ONE_CHARACTER.sub("x", text)  # Python's regexes read neither \\p{Greek} nor \\u{e9}
-    return _matches_empty(_ASSERTION.sub("", text), flags) is not False or _matches_empty(text, flags) is not False
-
-
-def _no_empty_matches(call: Call, name: str, flags: str) -> None:
-    """Refuse ``name`` of every match where its literal pattern may match the empty text."""
-    text = call.constants[1] if len(call.constants) > 1 else None
-    if isinstance(text, str) and _may_match_empty(text, flags):
-        raise Unsupported(
-            f"{name} of every match of {text!r}, a pattern that can match the empty text: Rust's regex (DataFusion's) "
-            "takes no empty match right after another match and Java's (Spark's) does, so the matches differ"
-        )
-
-
-def _may_skip(text: str) -> bool:
-    """Whether a group of a literal pattern may take no part in a match: only where a quantifier or an
-    alternation is."""
-    return any(
-        piece in "?*|{" and not in_class and not (piece == "?" and text[i - 1 : i] == "(")
-        for i, piece, in_class in _pieces(text)
-    )
 
 
 def _base64(value: Column) -> Column:
