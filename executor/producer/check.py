@@ -458,7 +458,18 @@ def _intervals_typed(table, schema):
 
 def _rows(table) -> list[tuple]:
     """An Arrow table's rows as tuples, by position (two columns of one name stay two)."""
-    return list(zip(*(column.to_pylist() for column in table.columns))) if table.num_columns else [()] * table.num_rows
+    return list(zip(*(_values(column) for column in table.columns))) if table.num_columns else [()] * table.num_rows
+
+
+def _values(column) -> list:
+    """A column's values in Python; dates and times Python cannot hold (before year 1, after 9999) as
+    Arrow writes them, as a run shows them."""
+    try:
+        return column.to_pylist()
+    except (OverflowError, ValueError):
+        import pyarrow as pa
+
+        return column.cast(pa.string()).to_pylist()
 
 
 def _first_line(exc: BaseException) -> str:

@@ -32,7 +32,8 @@ def test_chrono_formats_as_spark_patterns(fmt, parts):
 
 
 def test_a_padded_code_is_parsed_as_its_number_and_an_unknown_code_is_refused():
-    assert _chrono_parts("%e.%m", "to_date", parsing=True) == [("pattern", "d'.'M")]
+    # the space chrono reads before a padded day is optional for Java (' 1.3' and '11.3' both read)
+    assert _chrono_parts("%e.%m", "to_date", parsing=True) == [("pattern", "[ ]d'.'M")]
     for fmt in ("%u", "%Q", "50%", "%V week"):
         with pytest.raises(Unsupported, match="has no equivalent in Spark's patterns"):
             _chrono_parts(fmt, "to_char")

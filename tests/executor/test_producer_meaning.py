@@ -288,3 +288,34 @@ def test_a_median_and_an_average_of_decimals_are_datafusions_decimals(spark, tab
     got = sorted(_rows(result))
     assert [tuple(str(v) for v in r) for r in got] == [tuple(str(v) for v in r) for r in want]
     assert any(str(r[1]).endswith(("0", "5")) for r in want)  # a mean of two middle values among them
+
+
+@pytest.mark.parametrize(
+    "sql, said",
+    [
+        (
+            "SELECT to_timestamp(concat('05/03/', CAST(60 + n_nationkey AS VARCHAR), ' 10:11'), '%d/%m/%y %H:%M') "
+            "AS t FROM nation",
+            "%y of",
+        ),
+        (
+            "SELECT to_timestamp(concat('2020-01-01 00:00:01 ', CAST(n_nationkey + 100 AS VARCHAR)), "
+            "'%Y-%m-%d %H:%M:%S %f') AS t FROM nation",
+            "%f of",
+        ),
+        (
+            "SELECT to_timestamp(concat('Mon 5 Jan 2015 ', CAST(n_nationkey % 24 AS VARCHAR), ':00'), "
+            "'%a %d %b %Y %H:%M') AS t FROM nation",
+            "%a of",
+        ),
+        ("SELECT date_trunc('decade', o_orderdate) AS d FROM orders", "date_trunc to 'decade'"),
+    ],
+)
+def test_a_format_or_unit_spark_reads_otherwise_is_refused(spark, tables, tpch_dir, sql, said):
+    """chrono reads %y 70 as 1970 (Java's yy, 2070), %f as a count of nanoseconds (Java, a fraction), and
+    Spark parses no weekday names; Spark truncates to a decade, which DataFusion refuses: each refused by
+    name (checked by hand against DataFusion's engine), where the run gave other rows or Spark's error."""
+    from executor.errors import ExecutionError
+
+    with pytest.raises(ExecutionError, match=said):
+        _run(sql, tables, "written", tpch_dir)

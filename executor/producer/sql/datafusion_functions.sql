@@ -667,3 +667,10 @@ SELECT c_mktsegment, AVG(c_acctbal) / SUM(c_acctbal) AS ratio, 'avg=' || CAST(AV
 -- DataFusion's median of decimals is a decimal: the two middle values' mean cut toward zero at their scale
 SELECT c_mktsegment, median(c_acctbal) AS m, median(-c_acctbal) AS n FROM customer WHERE c_acctbal < 500 GROUP BY 1
 ;
+-- name: parsing_days_of_the_year_and_padded_days
+-- %j reads one to three digits, %e a day padded with a space, as chrono reads them
+SELECT n_nationkey, to_date(concat('2020 ', CAST(n_nationkey * 15 + 1 AS VARCHAR)), '%Y %j') AS j, to_date(concat(' ', CAST(n_nationkey % 9 + 1 AS VARCHAR), '/03/2020'), '%e/%m/%Y') AS e FROM nation
+;
+-- name: dates_before_year_one
+SELECT n_nationkey, to_date(n_nationkey * -40000) AS d FROM nation
+;

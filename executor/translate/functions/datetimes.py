@@ -184,8 +184,20 @@ _SPACE_PADDED = {"e": "d", "k": "H", "l": "h"}
 #: chrono's codes of a character.
 _CHARACTERS = {"%": "%", "n": "\n", "t": "\t"}
 _CODE = re.compile(r"%(-?[A-Za-z%]|\.?[369]f|:z)")
-#: chrono's numbers it parses from one digit or two; between two codes, Java needs their width.
-_ONE_OR_TWO_DIGITS = frozenset({"m", "d", "H", "I", "M", "S"})
+#: chrono's numbers it parses from one digit or two (three for a day of the year); between two codes,
+#: Java needs their width.
+_ONE_OR_TWO_DIGITS = frozenset({"m", "d", "H", "I", "M", "S", "j"})
+#: chrono's codes it parses otherwise than any Java pattern reads, and how.
+_NOT_PARSED = {
+    "y": "chrono reads 70 to 99 as 1970 to 1999, Java's yy as 2070 to 2099",
+    "D": "its %y: chrono reads 70 to 99 as 1970 to 1999, Java's yy as 2070 to 2099",
+    "f": "chrono reads a count of nanoseconds, Java a fraction of a second",
+    "3f": "chrono reads a count of milliseconds, Java a fraction of a second",
+    "6f": "chrono reads a count of microseconds, Java a fraction of a second",
+    "9f": "chrono reads a count of nanoseconds, Java a fraction of a second",
+    "a": "Spark parses no names of weekdays",
+    "A": "Spark parses no names of weekdays",
+}
 
 
 def _chrono_parts(fmt: str, what: str, parsing: bool = False) -> list[tuple[str, str]]:
@@ -210,6 +222,8 @@ def _chrono_parts(fmt: str, what: str, parsing: bool = False) -> list[tuple[str,
         if code is None or not (name in _CHRONO or name in _CHARACTERS or name in _SPACE_PADDED):
             raise Unsupported(f"{what}: the format code %{name} of {fmt!r} has no equivalent in Spark's patterns")
         i = code.end()
+        if parsing and name in _NOT_PARSED:
+            raise Unsupported(f"{what}: the format code %{name} of {fmt!r} when reading text: {_NOT_PARSED[name]}")
         if name in _CHARACTERS:
             text, after_code = text + _CHARACTERS[name], False
             continue
@@ -221,6 +235,8 @@ def _chrono_parts(fmt: str, what: str, parsing: bool = False) -> list[tuple[str,
             pattern = ""
         else:
             java = _CHRONO.get(name) or _SPACE_PADDED[name]
+            if parsing and name in _SPACE_PADDED:
+                java = f"[ ]{java}"  # chrono reads the space before a number padded so; an optional one for Java
             following = _CODE.match(fmt, i)
             beside_a_code = after_code or (following is not None and following.group(1) not in _CHARACTERS)
             if parsing and name in _ONE_OR_TWO_DIGITS and not beside_a_code:
@@ -356,10 +372,18 @@ def _to_unixtime(call: Call, args: list) -> Column:
     return whole_units(ts, _MICROS_IN["seconds"])
 
 
+#: The units both DataFusion's date_trunc and Spark's take (Spark's also takes DECADE and others).
+_TRUNC_UNITS = ("microsecond", "millisecond", "second", "minute", "hour", "day", "week", "month", "quarter", "year")
+
+
 def _date_trunc(call: Call, args: list) -> Column:
+    """``date_trunc(unit, t)``; a literal unit Spark reads otherwise than DataFusion (its DECADE, which
+    DataFusion refuses, or a unit Spark's gives null for) is refused by name."""
     enums, vals = _enums(args), _values(args)
-    unit = F.lit(enums[0]) if enums else vals[0]
-    return F.call_function("date_trunc", unit, vals[-1])
+    unit = enums[0] if enums else call.constants[0] if call.constants else NOT_CONSTANT
+    if isinstance(unit, str) and unit.lower() not in _TRUNC_UNITS:
+        raise Unsupported(f"date_trunc to {unit!r}: the units are {', '.join(_TRUNC_UNITS)}")
+    return F.call_function("date_trunc", F.lit(unit) if isinstance(unit, str) else vals[0], vals[-1])
 
 
 #: DataFusion's default origin of ``date_bin``'s bins.
