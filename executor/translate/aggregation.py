@@ -21,7 +21,7 @@ from viz.schema import aggregate_layout
 from ..errors import ExecutionError
 from ..spark.jvm import col, sql_type
 from .context import Parts, Translating
-from .expr import ExprTranslator, Record
+from .expr import ExprTranslator, Record, counts_range
 from .functions import resolve as resolve_function
 from .types import to_spark
 
@@ -246,7 +246,7 @@ def window(tr: Translating, node: NodeView) -> DataFrame:
     df, n, ex = tr.incoming(node)
     spec = Window.partitionBy(*[ex.expr(p) for p in body.partition_expressions])
     if body.sorts:
-        spec = spec.orderBy(*[ex.sort_column(s) for s in body.sorts])
+        spec = spec.orderBy(*[ex.sort_column(s, ranged=counts_range(body.window_functions)) for s in body.sorts])
     else:
         spec = ex.unordered(spec, body.window_functions)
     added = [ex.over(f, spec) for f in body.window_functions]

@@ -227,10 +227,16 @@ class ExprTranslator:
         found = subqueries.in_predicate(self, e.subquery.in_predicate, keeps=True)
         return ~found if negated else found
 
-    def sort_column(self, s: algebra_pb2.SortField) -> Column:
+    def sort_column(self, s: algebra_pb2.SortField, ranged: bool = False) -> Column:
+        """A sort key; ``ranged``: the key of a window whose RANGE frame counts offsets from it, an
+        integer widened (Spark works a frame's edge out as key ± offset in the key's type, which wraps
+        near its limits and empties the frame; DataFusion's does not)."""
         if s.WhichOneof("sort_kind") == "comparison_function_reference":
             raise Unsupported("sorting with a comparison function is not supported; use a sort direction")
         c = self.expr(s.expr)
+        if ranged:
+            kind = (self.type_of(s.expr) or type_pb2.Type()).WhichOneof("kind")
+            c = c.cast("decimal(20,0)") if kind == "i64" else c.cast("long") if kind in INT_KINDS else c
         return _DIRECTIONS.get(s.direction, Column.asc_nulls_last)(c)
 
     # -- field references ---------------------------------------------------------------------
@@ -520,7 +526,7 @@ class ExprTranslator:
     def window_function(self, f: Expression.WindowFunction) -> Column:
         spec = Window.partitionBy(*[self.expr(p) for p in f.partitions])
         if f.sorts:
-            spec = spec.orderBy(*[self.sort_column(s) for s in f.sorts])
+            spec = spec.orderBy(*[self.sort_column(s, ranged=counts_range([f])) for s in f.sorts])
         else:
             spec = self.unordered(spec, [f])
         return self.over(f, spec)
@@ -851,15 +857,34 @@ def _bound(b, unbounded: int) -> int:
     return unbounded
 
 
+def _said_bound(n: int) -> str:
+    return "the current row" if n == 0 else f"{-n} preceding" if n < 0 else f"{n} following"
+
+
 #: Window functions whose value is a row of the frame (the others rank rows or read a row at an offset,
 #: and take no frame on Spark).
 _FRAMED_VALUES = frozenset({"first_value", "last_value", "nth_value"})
+
+
+def counts_range(fs) -> bool:
+    """Whether one of the window functions ``fs`` has a RANGE frame with an offset from its key."""
+    offsets = ("preceding", "following")
+    return any(
+        f.bounds_type == Expression.WindowFunction.BOUNDS_TYPE_RANGE
+        and (f.lower_bound.WhichOneof("kind") in offsets or f.upper_bound.WhichOneof("kind") in offsets)
+        for f in fs
+    )
 
 
 def _frame(spec, f, name: str):
     """The frame of an aggregate over a window: the spec's bounds (defaults: the whole partition)."""
     lo = _bound(f.lower_bound, Window.unboundedPreceding) if f.HasField("lower_bound") else Window.unboundedPreceding
     hi = _bound(f.upper_bound, Window.unboundedFollowing) if f.HasField("upper_bound") else Window.unboundedFollowing
+    if lo > hi:  # DataFusion's frame is then empty (a count of 0, a sum of null); Spark's refuses it
+        raise Unsupported(
+            f"{name} over a frame that ends before it starts (from {_said_bound(lo)} to {_said_bound(hi)}): Spark "
+            "takes no such frame"
+        )
     if f.bounds_type == Expression.WindowFunction.BOUNDS_TYPE_RANGE:
         return spec.rangeBetween(lo, hi)
     # Spark counts rows in an int, and a partition holds fewer: more rows than that reach its end

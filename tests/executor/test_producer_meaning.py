@@ -319,3 +319,48 @@ def test_a_format_or_unit_spark_reads_otherwise_is_refused(spark, tables, tpch_d
 
     with pytest.raises(ExecutionError, match=said):
         _run(sql, tables, "written", tpch_dir)
+
+
+def test_a_range_frame_near_an_integers_limits_counts_its_rows(spark, tables, tpch_dir):
+    """RANGE BETWEEN 5 PRECEDING AND 5 FOLLOWING over int and bigint keys near their limits: Spark works
+    each edge out in the key's type, which wrapped and emptied the frame (counts of 0); the run widens the
+    key, and the counts are those of DataFusion's engine running the SQL (the optimized form keeps the
+    frame; the written one loses it, the producer's doing)."""
+    import datafusion
+
+    sql = (
+        "SELECT k, count(*) OVER (ORDER BY k RANGE BETWEEN 5 PRECEDING AND 5 FOLLOWING) AS c, "
+        "count(*) OVER (ORDER BY b DESC RANGE BETWEEN 5 PRECEDING AND 5 FOLLOWING) AS d FROM ("
+        "SELECT CAST(2147483645 + n_nationkey % 3 AS INT) AS k, 9223372036854775805 + n_nationkey % 3 AS b "
+        "FROM nation UNION ALL SELECT CAST(-2147483647 + n_nationkey % 3 AS INT), "
+        "-9223372036854775807 + n_nationkey % 3 FROM nation) t"
+    )
+    ctx = datafusion.SessionContext()
+    ctx.register_parquet("nation", tables["nation"])
+    want = sorted(tuple(r.values()) for r in ctx.sql(sql).to_pylist())
+    _, result = _run(sql, tables, "optimized", tpch_dir)
+    assert sorted(_rows(result)) == want and min(r[1] for r in want) > 0
+
+
+@pytest.mark.parametrize(
+    "sql, said",
+    [
+        (
+            "SELECT sum(n_regionkey) OVER (ORDER BY n_nationkey ROWS BETWEEN 1 FOLLOWING AND 1 PRECEDING) AS s "
+            "FROM nation",
+            "ends before it starts",
+        ),
+        (
+            "SELECT nth_value(n_nationkey, -1) OVER (ORDER BY n_nationkey ROWS BETWEEN UNBOUNDED PRECEDING AND "
+            "UNBOUNDED FOLLOWING) AS s FROM nation",
+            "counts from the frame's end",
+        ),
+    ],
+)
+def test_a_window_spark_does_not_take_is_refused_by_name(spark, tables, tpch_dir, sql, said):
+    """A frame that ends before it starts (DataFusion's is empty: a null sum) and nth_value from the end:
+    Spark's analysis refused both with its own error; the run says why."""
+    from executor.errors import ExecutionError
+
+    with pytest.raises(ExecutionError, match=said):
+        _run(sql, tables, "optimized", tpch_dir)

@@ -674,3 +674,7 @@ SELECT n_nationkey, to_date(concat('2020 ', CAST(n_nationkey * 15 + 1 AS VARCHAR
 -- name: dates_before_year_one
 SELECT n_nationkey, to_date(n_nationkey * -40000) AS d FROM nation
 ;
+-- name: windows_default_of_another_type
+-- lead's default is cast to the value's type, as DataFusion casts it (Spark took no text for a boolean)
+SELECT n_nationkey, lead(n_nationkey > 5, 1, 'true') OVER (ORDER BY n_nationkey) AS s, lag(n_nationkey, 2, 0.5) OVER (ORDER BY n_nationkey) AS l FROM nation
+;

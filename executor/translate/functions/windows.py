@@ -7,7 +7,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ...errors import Unsupported
-from ._common import INT_MAX, Builder, Call, _values, held_int
+from ._common import INT_MAX, Builder, Call, _spark_type, _values, held_int
 
 
 def _offset_fn(fn: str) -> Builder:
@@ -23,10 +23,23 @@ def _offset_fn(fn: str) -> Builder:
         # Spark's offset is an int; a partition holds fewer rows than that, so one beyond it reads none
         offset = max(-INT_MAX, min(offset, INT_MAX))
         if len(vals) > 2:  # the default as an expression: PySpark's lag takes only a Python value
-            return F.call_function(fn, x, F.lit(offset), vals[2])
+            target = _spark_type(call.arg_types[0]) if call.arg_types else None
+            default = vals[2] if target is None else vals[2].cast(target)  # of the value's type, as DataFusion's
+            return F.call_function(fn, x, F.lit(offset), default)
         return (F.lag if fn == "lag" else F.lead)(x, offset)
 
     return build
+
+
+def _nth_value(call: Call, args: list) -> Column:
+    """``nth_value(x, n)``: the frame's n-th value; DataFusion counts a negative n from the frame's end,
+    which Spark's does not take."""
+    n = call.constants[1] if len(call.constants) > 1 else None
+    if isinstance(n, int) and not isinstance(n, bool) and n < 1:
+        raise Unsupported(
+            f"nth_value(x, {n}): DataFusion counts from the frame's end, Spark's nth_value only from its start"
+        )
+    return F.call_function("nth_value", *_values(args)[:2])
 
 
 WINDOW: dict[str, Builder] = {
@@ -41,5 +54,5 @@ WINDOW: dict[str, Builder] = {
     "lead": _offset_fn("lead"),
     "first_value": lambda call, args: F.first(_values(args)[0]),
     "last_value": lambda call, args: F.last(_values(args)[0]),
-    "nth_value": lambda call, args: F.call_function("nth_value", *_values(args)[:2]),
+    "nth_value": lambda call, args: _nth_value(call, args),
 }
