@@ -52,32 +52,16 @@ def literal_words(lit: Expression.Literal) -> str:
         except (OverflowError, ValueError):
             return "a timestamp"
     if which == "interval_year_to_month":
-        return (
-            and_list(
-                [
-                    counted(value.years, "year") if value.years else "",
-                    counted(value.months, "month") if value.months else "",
-                ]
-            )
-            or "0 months"
-        )
+        return _span([(value.years, "year"), (value.months, "month")], "0 months")
     if which == "interval_day_to_second":
-        return (
-            and_list(
-                [
-                    counted(value.days, "day") if value.days else "",
-                    counted(value.seconds, "second") if value.seconds else "",
-                ]
-            )
-            or "0 seconds"
-        )
+        return _span([(value.days, "day"), (value.seconds, "second")], "0 seconds")
     if which == "interval_compound":
         ym, dts = value.interval_year_to_month, value.interval_day_to_second
-        parts = [
-            counted(ym.years, "year") if ym.years else "",
-            counted(ym.months, "month") if ym.months else "",
-            counted(dts.days, "day") if dts.days else "",
-            counted(dts.seconds, "second") if dts.seconds else "",
-        ]
-        return and_list(parts) or "no time"
+        units = [(ym.years, "year"), (ym.months, "month"), (dts.days, "day"), (dts.seconds, "second")]
+        return _span(units, "no time")
     return f"a {which.replace('_', ' ')} value"
+
+
+def _span(units: list[tuple[int, str]], none: str) -> str:
+    """An interval's parts in words ("1 year and 2 months"), ``none`` where every part is 0."""
+    return and_list([counted(n, unit) for n, unit in units if n]) or none
