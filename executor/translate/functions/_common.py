@@ -86,8 +86,17 @@ def _kind(t: Type | None) -> str | None:
     return None if t is None else t.WhichOneof("kind")
 
 
+def _arg_type(call: Call, i: int = 0) -> Type | None:
+    return call.arg_types[i] if i < len(call.arg_types) else None
+
+
 def _arg_kind(call: Call, i: int = 0) -> str | None:
-    return _kind(call.arg_types[i]) if i < len(call.arg_types) else None
+    return _kind(_arg_type(call, i))
+
+
+def list_element(t: Type | None) -> Type | None:
+    """The element type of a list type; None for any other type."""
+    return t.list.type if _kind(t) == "list" else None
 
 
 def months_with_days(call: Call) -> bool:

@@ -17,6 +17,7 @@ from ._common import (
     WIDE,
     Builder,
     Call,
+    _arg_type,
     _enums,
     _fail_if,
     _float_rounding,
@@ -26,6 +27,7 @@ from ._common import (
     _values,
     base_name,
     decimal_quotient,
+    list_element,
 )
 
 
@@ -108,11 +110,10 @@ def _extreme(fn: str) -> Builder:
     plain = _agg(fn)
 
     def build(call: Call, args: list) -> Column:
-        t = call.arg_types[0] if call.arg_types else None
-        if call.dialect != "datafusion" or t is None or t.WhichOneof("kind") != "list":
+        element = list_element(_arg_type(call))
+        if call.dialect != "datafusion" or element is None:
             return plain(call, args)
-        element = t.list.type
-        if element.WhichOneof("kind") in ("list", "struct", "map") or is_nullable(element) is False:
+        if _kind(element) in ("list", "struct", "map") or is_nullable(element) is False:
             return plain(call, args)
         x = _values(args)[0]
         key = F.transform(x, lambda e: F.struct(e.isNull().alias("null"), e.alias("value")))
@@ -137,7 +138,7 @@ def _avg(call: Call, args: list) -> Column:
     ``avg`` rounds half up). Both type the mean of ``decimal(p,s)`` as ``decimal(p+4,s+4)`` (at most 38);
     the sum is ``decimal(p+10,s)``, the count a ``decimal(20,0)`` to divide by."""
     x = _one(args)
-    arg = call.arg_types[0] if call.arg_types else None
+    arg = _arg_type(call)
     total, count = (F.sum_distinct(x), F.count_distinct(x)) if call.distinct else (F.sum(x), F.count(x))
     if call.dialect == "datafusion" and _kind(arg) == "decimal":
         p, s = arg.decimal.precision, arg.decimal.scale
@@ -227,8 +228,8 @@ def _median(call: Call, args: list) -> Column:
     if call.distinct:
         raise Unsupported("median(DISTINCT ...) is not supported on Spark")
     x = _one(args)
-    t = call.arg_types[0] if call.arg_types else None
-    if t is None or t.WhichOneof("kind") != "decimal":
+    t = _arg_type(call)
+    if _kind(t) != "decimal":
         return call.over(F.median(x))
     scale = t.decimal.scale
     ordered = F.array_sort(call.over(F.collect_list(x)))

@@ -18,11 +18,14 @@ from ._common import (
     Builder,
     Call,
     _arg_kind,
+    _arg_type,
     _fail_if,
+    _kind,
     _option,
     _values,
     base_name,
     held_int,
+    list_element,
     literal_pattern,
 )
 
@@ -31,7 +34,7 @@ def _cardinality(call: Call, args: list) -> Column:
     """``cardinality(list)``: a list's elements, a map's entries; null for a null list. DataFusion's counts a
     list of lists through to its innermost level (a null inner list holds none)."""
     x = _values(args)[0]
-    depth, _ = _list_depth(call.arg_types[0] if call.arg_types and call.dialect == "datafusion" else None)
+    depth, _ = _list_depth(_arg_type(call) if call.dialect == "datafusion" else None)
     if depth > 1:
         call.warnings.append(
             "cardinality of a list of lists counts its innermost elements, as DataFusion's engine does (the "
@@ -87,9 +90,8 @@ def _array_sort(call: Call, args: list) -> Column:
 
 def _may_hold_nulls(call: Call) -> bool:
     """Whether the call's first list's elements are lists or records with members that may be null."""
-    t = call.arg_types[0] if call.arg_types else None
-    element = t.list.type if t is not None and t.WhichOneof("kind") == "list" else None
-    kind = element.WhichOneof("kind") if element is not None else None
+    element = list_element(_arg_type(call))
+    kind = _kind(element)
     if kind == "list":
         return is_nullable(element.list.type) is not False
     if kind == "struct":
@@ -121,9 +123,7 @@ def _matcher(call: Call) -> Match:
     """How DataFusion's element-finding functions (array_position, array_remove, array_replace, ...) match
     an element of the call's first list: a null matches a null, NaN matches NaN, and -0.0 does not match
     0.0 (Spark's equality, which finds 0.0 for -0.0, is right for lists of other elements)."""
-    t = call.arg_types[0] if call.arg_types else None
-    element = t.list.type.WhichOneof("kind") if t is not None and t.WhichOneof("kind") == "list" else None
-    if element not in ("fp32", "fp64"):
+    if _kind(list_element(_arg_type(call))) not in ("fp32", "fp64"):
         return lambda x, v: x.eqNullSafe(v)
 
     def match(x: Column, v: Column) -> Column:
@@ -139,12 +139,8 @@ def _array_position(call: Call, args: list) -> Column:
     a start below 1 or past one after the end stops, as DataFusion's engine does."""
     vals = _values(args)
     lst, needle = vals[:2]
-    match = _matcher(call)
-    start = vals[2] if len(vals) > 2 else F.lit(1)
-    found = F.filter(
-        F.transform(lst, lambda x, i: F.when((i + 1 >= start) & match(x, needle), (i + 1).cast("long"))),
-        lambda p: p.isNotNull(),
-    )
+    start = vals[2] if len(vals) > 2 else None
+    found = _positions(lst, needle, _matcher(call), start)
     first = F.when(F.size(found) > 0, found[0])
     if len(vals) < 3:
         return first
@@ -213,7 +209,7 @@ def _array_to_string(call: Call, args: list) -> Column:
     out (or written as ``null_text``), a list of lists taken through every level."""
     vals = _values(args)
     lst, sep = vals[:2]
-    depth, inner = _list_depth(call.arg_types[0] if call.arg_types else None)
+    depth, inner = _list_depth(_arg_type(call))
     if inner not in _AS_DATAFUSION_WRITES:
         raise Unsupported(
             f"array_to_string of a list of {inner or 'values of unknown type'}: only integers, "
@@ -342,9 +338,17 @@ def _array_positions(call: Call, args: list) -> Column:
     """DataFusion's ``array_positions(list, value)``: the 1-based positions of ``value`` (a null finds
     the nulls)."""
     lst, value = _values(args)[:2]
-    match = _matcher(call)
-    at = F.transform(lst, lambda x, i: F.when(match(x, value), (i + 1).cast("long")))
-    return F.filter(at, lambda p: p.isNotNull())
+    return _positions(lst, value, _matcher(call))
+
+
+def _positions(lst: Column, value: Column, match: Match, start: Column | None = None) -> Column:
+    """The 1-based positions (longs) of ``lst``'s elements matching ``value``, from ``start`` on if given."""
+
+    def at(x: Column, i: Column) -> Column:
+        hit = match(x, value) if start is None else (i + 1 >= start) & match(x, value)
+        return F.when(hit, (i + 1).cast("long"))
+
+    return F.filter(F.transform(lst, at), lambda p: p.isNotNull())
 
 
 def _among_first(lst: Column, old: Column, count: Column | None, match: Match) -> Match:
@@ -434,7 +438,7 @@ def _array_length(call: Call, args: list) -> Column:
 
 def _array_ndims(call: Call, args: list) -> Column:
     """DataFusion's ``array_ndims(list)``: how many lists deep its type is; null for a null list."""
-    depth, _ = _list_depth(call.arg_types[0] if call.arg_types else None)
+    depth, _ = _list_depth(_arg_type(call))
     if not depth:
         raise Unsupported("array_ndims of a value whose type is not known to be a list")
     return F.when(_values(args)[0].isNotNull(), F.lit(depth).cast("long"))
