@@ -166,11 +166,15 @@ def producer_cast(
     else:
         out = column.cast(sql_type(to_spark(target)))
     if source is None or source_kind in TEXT_KINDS | {"fp32", "fp64"}:
-        message = F.concat(
-            F.lit("cannot cast '"), column.cast("string"), F.lit(f"' to {render(target)} (an implicit coercion)")
-        )
-        return F.when(column.isNotNull() & out.isNull(), F.raise_error(message)).otherwise(out)
+        return stops_where_lost(column, out, render(target), "an implicit coercion")
     return out
+
+
+def stops_where_lost(value: Column, cast: Column, target: str, why: str) -> Column:
+    """``cast``, a cast of ``value`` that gives null where the value is no value of the ``target`` type or
+    does not fit it (Spark's legacy casts); there, where ``value`` is not null, the run stops and says so."""
+    message = F.concat(F.lit("cannot cast '"), value.cast("string"), F.lit(f"' to {target} ({why})"))
+    return F.when(value.isNotNull() & cast.isNull(), F.raise_error(message)).otherwise(cast)
 
 
 #: Powers of two a long holds; a whole double of up to 53 significant bits is a long times one of them.

@@ -45,6 +45,7 @@ from .casts import (
     may_not_fit,
     producer_cast,
     second_digits,
+    stops_where_lost,
 )
 from .functions._common import INT_MAX
 from .types import MICROSECONDS_KEPT, to_spark
@@ -651,23 +652,11 @@ class ExprTranslator:
             )
         inner = self._counted(inner, e.type, source, datafusion)
         if isinstance(target, S.DecimalType) and source_kind in ("fp32", "fp64"):
-            value = float_to_decimal(inner, target.precision, target.scale)
-            if e.failure_behavior != Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION:
-                return value
-            message = F.concat(
-                F.lit("cannot cast "),
-                inner.cast("string"),
-                F.lit(f" to {render(e.type)} (the plan's cast throws on failure)"),
-            )
-            return F.when(inner.isNotNull() & value.isNull(), F.raise_error(message)).otherwise(value)
+            return _as_cast_fails(e, inner, float_to_decimal(inner, target.precision, target.scale))
         if isinstance(target, S.StringType) and is_text(e.input, self.type_of):
             return inner  # varchar or char to string: Spark's value is a string already
         if datafusion and kind in text_values.KINDS and is_text(e.input, self.type_of):
-            value = text_values.read(inner, kind, target)
-            if e.failure_behavior != Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION:
-                return value
-            message = F.concat(F.lit("cannot cast '"), inner, F.lit(f"' to {kind} (the plan's cast throws on failure)"))
-            return F.when(inner.isNotNull() & value.isNull(), F.raise_error(message)).otherwise(value)
+            return _as_cast_fails(e, inner, text_values.read(inner, kind, target))
         if e.type.WhichOneof("kind") in TEXT_KINDS:
             text = self._as_text(inner, self.type_of(e.input))
             if text is not None:
@@ -698,10 +687,7 @@ class ExprTranslator:
             # target type becomes NULL, a number too large wraps, saturates or becomes NULL. The plan
             # asks for an error, as DataFusion and DuckDB give: Spark's strict cast (try_cast) says
             # where it fails. (Spark folds this away for a literal that fits.)
-            strict = inner.try_cast(sql_type(target))
-            kind = e.type.WhichOneof("kind")
-            message = F.concat(F.lit("cannot cast '"), inner, F.lit(f"' to {kind} (the plan's cast throws on failure)"))
-            return F.when(inner.isNotNull() & strict.isNull(), F.raise_error(message)).otherwise(strict)
+            return _as_cast_fails(e, inner, inner.try_cast(sql_type(target)))
         return out
 
     def _as_text(self, value: Column, source: type_pb2.Type | None) -> Column | None:
@@ -855,6 +841,13 @@ def _bound(b, unbounded: int) -> int:
     if which == "current_row":
         return Window.currentRow
     return unbounded
+
+
+def _as_cast_fails(e: Expression.Cast, value: Column, cast: Column) -> Column:
+    """``cast`` (of ``value``; null where it fails) as the plan's cast asks: stopping where it throws."""
+    if e.failure_behavior != Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION:
+        return cast
+    return stops_where_lost(value, cast, e.type.WhichOneof("kind"), "the plan's cast throws on failure")
 
 
 def _said_bound(n: int) -> str:
