@@ -448,8 +448,9 @@ def _intervals_typed(table, schema):
             continue
         if not pa.types.is_string(table.column(i).type):
             continue
-        values = [None if v is None else interval_from_text(v) for v in table.column(i).to_pylist()]
-        if any(v is None for v, t in zip(values, table.column(i).to_pylist()) if t is not None):
+        texts = table.column(i).to_pylist()
+        values = [None if t is None else interval_from_text(t) for t in texts]
+        if any(v is None for v, t in zip(values, texts) if t is not None):
             continue  # text of another shape: left as it is, to differ where it does
         column = pa.array(values, type=pa.month_day_nano_interval())
         table = table.set_column(i, table.schema.field(i).name, column)
