@@ -7,6 +7,7 @@ from __future__ import annotations
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from viz.coercion import producer_result
 from viz.types import is_nullable
 
 from ...errors import Unsupported
@@ -134,17 +135,17 @@ def _regr_r2(call: Call, args: list) -> Column:
 
 
 def _avg(call: Call, args: list) -> Column:
-    """The mean; of decimals from a DataFusion plan, cut toward zero as its engine cuts it (Spark's
-    ``avg`` rounds half up). Both type the mean of ``decimal(p,s)`` as ``decimal(p+4,s+4)`` (at most 38);
-    the sum is ``decimal(p+10,s)``, the count a ``decimal(20,0)`` to divide by."""
+    """The mean; of decimals from a DataFusion plan, of the type the model gives it
+    (``viz.coercion.producer_result``), cut toward zero as its engine cuts it (Spark's ``avg`` rounds
+    half up): the sum is ``decimal(p+10,s)``, the count a ``decimal(20,0)`` to divide by."""
     x = _one(args)
     arg = _arg_type(call)
     total, count = (F.sum_distinct(x), F.count_distinct(x)) if call.distinct else (F.sum(x), F.count(x))
-    if call.dialect == "datafusion" and _kind(arg) == "decimal":
+    mean = producer_result(call.dialect, "avg", [arg]) if call.dialect and arg is not None else None
+    if mean is not None:
         p, s = arg.decimal.precision, arg.decimal.scale
-        return decimal_quotient(
-            call.over(total), call.over(count), (min(38, p + 10), s), (20, 0), (min(38, p + 4), min(38, s + 4)), True
-        )
+        out = (mean[0].decimal.precision, mean[0].decimal.scale)
+        return decimal_quotient(call.over(total), call.over(count), (min(38, p + 10), s), (20, 0), out, True)
     if _kind(arg) == "decimal" and _kind(call.output_type) in ("fp32", "fp64"):
         # a mean of decimals the plan types as a float (DuckDB's): the exact sum over the count, in
         # floating point, not Spark's decimal mean (rounded to its scale) made a float afterwards
