@@ -250,8 +250,17 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
             if not node.info.expressions:
                 st.write("No expressions.")
             for role, text in node.info.expressions:
-                st.markdown(f"**{md_escape(role)}**")
-                st.code(text, language=None, wrap_lines=True)
+                function, conditions = node.info.spread.get(role, ("", ()))
+                if len(conditions) < 3:
+                    st.markdown(f"**{md_escape(role)}**")
+                    st.code(text, language=None, wrap_lines=True)
+                    continue
+                # producers nest a long AND two by two: its conditions are read one a line
+                which = "all" if function == "and" else "any"
+                st.markdown(f"**{md_escape(role)}**: {which} of these {len(conditions)} ({function})")
+                st.code("\n".join(conditions), language=None, wrap_lines=True)
+                with st.expander(f"As the plan nests its {function}"):
+                    st.code(text, language=None, wrap_lines=True)
     with tabs["Properties"], panel("the Properties tab"):
         if tabs["Properties"].open:
             rules = property_rules(node)

@@ -423,3 +423,24 @@ def test_the_run_tab_warns_of_a_cross_product_before_anything_runs():
         assert not at.exception and at.button(key="run_button")  # the Run tab is drawn
         said = [w.value for w in at.warning if w.value.startswith("A join without a condition")]
         assert bool(said) is warned and all("Exact row count" in w for w in said), (node, said)
+
+
+def test_the_expressions_tab_lists_a_nested_and_one_condition_a_line():
+    """A filter of ``and(and(a, b), c)``: the tab lists a, b and c, and keeps the plan's nesting below."""
+    from tests.model.test_spread import BOOLEAN, ORDERS
+
+    a, b, c = (P.call(1, P.field(i), P.i64(i)) for i in range(3))
+    condition = P.call(11, P.call(11, a, b), c)
+    doc = P.plan(
+        ({"filter": {"input": P.read("orders", ORDERS), "condition": condition}}, ["a", "b", "c"]), functions=BOOLEAN
+    )
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.sidebar.text_area(key="plan_pasted").input(json.dumps(doc)).run()
+    at.session_state["inspector_tab"] = "Expressions"
+    at.run()
+    assert not at.exception
+    assert "**condition**: all of these 3 (and)" in [m.value for m in at.markdown]
+    codes = [c.value for c in at.code]
+    assert codes[0] == "equal($0:o_id, 0)\nequal($1:o_cust, 1)\nequal($2:o_total, 2)"
+    assert codes[1].startswith("and(and(equal($0:o_id, 0), equal($1:o_cust, 1)), ")  # the plan's own shape

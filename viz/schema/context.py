@@ -25,6 +25,9 @@ class NodeInfo:
     direct: list[Field] | None  # output before emit
     incoming: list[Field] | None  # the record this node's expressions read
     expressions: list[tuple[str, str]] = field(default_factory=list)  # (role, rendered text)
+    #: role -> (``and`` or ``or``, its conditions) for an expression that joins conditions, those of the
+    #: same function nested in it spread out (``Typed.operands``)
+    spread: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     detail: str = ""  # key detail for a graph label
     diagnostics: list[Diagnostic] = field(default_factory=list)
     referenced_fields: set[int] = field(default_factory=set)  # indices of ``incoming`` read by expressions
@@ -63,6 +66,8 @@ class Context:
     def expr(self, role: str, e: algebra_pb2.Expression, fields: Sequence[Field] | None) -> Typed:
         typed = self.typer.expr(e, self.scope(fields))
         self.info.expressions.append((role, typed.text))
+        if typed.operands:
+            self.info.spread[role] = (typed.function, typed.operands)
         return typed
 
     def diag(self, d: Diagnostic) -> None:
