@@ -40,6 +40,9 @@ SEMANTICS = {
     # Spark looks for a lateral alias of that name, and every select names its outputs ``_0``, ``_1``...
     # like its input's columns: the lambda read the select's own new column.
     "spark.sql.lateralColumnAlias.enableImplicitResolution": "false",
+    # Unset, Spark folds ``NULL IN (a subquery)`` to null even where the subquery has no rows, so that
+    # ``NULL NOT IN (<no rows>)`` kept no row where SQL keeps every one.
+    "spark.sql.legacy.nullInEmptyListBehavior": "false",
 }
 
 LOCAL_CONF = {

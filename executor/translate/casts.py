@@ -17,7 +17,7 @@ from viz.types import render
 
 from ..spark.jvm import sql_type
 from . import literals, text_values
-from .functions._common import INT_RANGE
+from .functions._common import INT_RANGE, powi
 from .types import to_spark
 
 Expression = algebra_pb2.Expression
@@ -26,6 +26,7 @@ TEXT_KINDS = frozenset({"string", "varchar", "fixed_char"})
 INT_KINDS = frozenset({"i8", "i16", "i32", "i64"})
 ZONED_KINDS = frozenset({"precision_timestamp_tz", "timestamp_tz"})
 TIMESTAMP_KINDS = frozenset({"precision_timestamp", "timestamp"}) | ZONED_KINDS
+INTERVAL_KINDS = frozenset({"interval_day", "interval_year", "interval_compound"})
 
 
 def second_digits(t: type_pb2.Type) -> int:
@@ -181,27 +182,13 @@ def stops_where_lost(value: Column, cast: Column, target: str, why: str) -> Colu
 _LONG_BITS = 62
 
 
-def _powi(base: float, exponent: int) -> float:
-    """``base`` to a whole ``exponent`` as Rust's ``powi`` computes it (compiler-rt's ``__powidf2``, by
-    squaring: 10^37 comes out a unit off 1e37), the factor Arrow scales a float by."""
-    result, b = 1.0, abs(exponent)
-    while True:
-        if b & 1:
-            result *= base
-        b //= 2
-        if b == 0:
-            break
-        base *= base
-    return 1.0 / result if exponent < 0 else result
-
-
 def float_to_decimal(value: Column, precision: int, scale: int) -> Column:
     """A float as a decimal(``precision``, ``scale``) as Arrow casts it (DataFusion's engine): the double
     times 10^scale, rounded half away from zero, taken exactly, with the point put back. Spark's cast takes
     the double's shortest text instead, and a double beyond 2^53 is more than that text says
     (105367.67 at 15 places is 105367.669999999991808 in DataFusion, 105367.670000000000000 in Spark).
     Null where the value is not finite or needs more digits than ``precision``."""
-    scaled = F.round(value.cast("double") * F.lit(_powi(10.0, scale)), 0)  # a whole double: its bits are exact
+    scaled = F.round(value.cast("double") * F.lit(powi(10.0, scale)), 0)  # a whole double: its bits are exact
     size = F.abs(scaled)
     # scaled = m * 2^k with m a long: 2^k divides a whole double of 53 significant bits exactly
     k = F.greatest(F.lit(0), F.floor(F.log2(size)).cast("int") - _LONG_BITS + 1)

@@ -34,6 +34,7 @@ from .casts import (
     ARROW_ZONE,
     BELOW_A_MICROSECOND,
     INT_KINDS,
+    INTERVAL_KINDS,
     TEXT_KINDS,
     TIMESTAMP_KINDS,
     ZONED_KINDS,
@@ -425,7 +426,10 @@ class ExprTranslator:
 
         def as_text(a: Column, j: int) -> Column:
             source = call.arg_types[j] if j < len(call.arg_types) else None
-            text = None if source is None or source.WhichOneof("kind") in TEXT_KINDS else self._as_text(a, source)
+            literal = call.literals[j] if j < len(call.literals) else None
+            text = (
+                None if source is None or source.WhichOneof("kind") in TEXT_KINDS else self._as_text(a, source, literal)
+            )
             return a if text is None else text
 
         return _each_value(args, as_text)
@@ -658,7 +662,7 @@ class ExprTranslator:
         if datafusion and kind in text_values.KINDS and is_text(e.input, self.type_of):
             return _as_cast_fails(e, inner, text_values.read(inner, kind, target))
         if e.type.WhichOneof("kind") in TEXT_KINDS:
-            text = self._as_text(inner, self.type_of(e.input))
+            text = self._as_text(inner, self.type_of(e.input), _literal_of(e.input))
             if text is not None:
                 return text
         if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_RETURN_NULL:
@@ -690,13 +694,18 @@ class ExprTranslator:
             return _as_cast_fails(e, inner, inner.try_cast(sql_type(target)))
         return out
 
-    def _as_text(self, value: Column, source: type_pb2.Type | None) -> Column | None:
+    def _as_text(
+        self, value: Column, source: type_pb2.Type | None, literal: Expression.Literal | None = None
+    ) -> Column | None:
         """A number or time as text where Spark's own cast writes it otherwise than engines do; None
         where Spark's cast is the text. A decimal in plain digits to its scale (Spark writes a small one
         in scientific notation, ``0E-7``); from a DataFusion plan, a timestamp as DataFusion writes it
-        (``2020-01-01T00:00:01.500``: a ``T``, and milliseconds or microseconds as needed), and a float
-        said where DataFusion's notation differs."""
+        (``2020-01-01T00:00:01.500``: a ``T``, and milliseconds or microseconds as needed), a float
+        said where DataFusion's notation differs, and an interval ``literal`` (the value's, if it is one)
+        as Arrow writes it; any other interval is refused."""
         kind = source.WhichOneof("kind") if source is not None else None
+        if kind in INTERVAL_KINDS:
+            return self._interval_text(literal)
         if kind == "decimal":
             # format_number is exact on decimals (Java's BigDecimal, no rounding at the value's own scale)
             return F.regexp_replace(F.format_number(value, source.decimal.scale), ",", "")
@@ -713,6 +722,20 @@ class ExprTranslator:
         if kind in ("fp32", "fp64"):
             return datafusion_float_text(value, kind)
         return None
+
+    def _interval_text(self, literal: Expression.Literal | None) -> Column:
+        """An interval as text (see :meth:`_as_text`): Spark writes its own (``INTERVAL '2 00:00:00' DAY TO
+        SECOND``), and its day-time interval does not keep a DataFusion interval's days apart from its time
+        (``25 hours``), so only a literal's text is known."""
+        if literal is not None and literal.WhichOneof("literal_type") == "null":
+            return F.lit(None).cast("string")
+        text = literals.datafusion_interval_text(literal) if literal is not None else None
+        if text is None or self.tr.model.conventions.dialect != "datafusion":
+            raise Unsupported(
+                "an interval as text, unless it is a literal of a DataFusion plan: Spark writes intervals its own "
+                "way, and its day-time interval does not keep days apart from hours"
+            )
+        return F.lit(text)
 
     def literal(self, lit: Expression.Literal) -> Column:
         kind = lit.WhichOneof("literal_type")

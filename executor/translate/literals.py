@@ -63,6 +63,43 @@ def interval_parts(lit: Literal) -> tuple[int, int, int] | None:
     return months, ds.days, ds.seconds * 1_000_000 + _micros(ds.subseconds, ds.precision)
 
 
+def datafusion_interval_text(lit: Literal) -> str | None:
+    """A compound interval literal as DataFusion writes it as text (Arrow's month-day-nano interval:
+    ``1 mons 2 days 3 hours 4 mins 5.000000000 secs``, each part only when not zero, ``0 secs`` for none);
+    None for a literal of another kind or a null."""
+    if lit.WhichOneof("literal_type") != "interval_compound":
+        return None
+    ym, ds = lit.interval_compound.interval_year_to_month, lit.interval_compound.interval_day_to_second
+    nanos = ds.seconds * 10**9 + ds.subseconds * 10 ** (9 - ds.precision) if ds.precision <= 9 else None
+    if nanos is None:
+        nanos = ds.seconds * 10**9 + int(ds.subseconds / 10 ** (ds.precision - 9))
+    parts = []
+    months = ym.years * 12 + ym.months
+    if months:
+        parts.append(f"{months} mons")
+    if ds.days:
+        parts.append(f"{ds.days} days")
+    if nanos:
+        # Rust's / and % cut toward zero, so each unit keeps the sign of the whole
+        hours, rest = _toward_zero(nanos, 3600 * 10**9)
+        minutes, rest = _toward_zero(rest, 60 * 10**9)
+        seconds, fraction = _toward_zero(rest, 10**9)
+        if hours:
+            parts.append(f"{hours} hours")
+        if minutes:
+            parts.append(f"{minutes} mins")
+        if seconds or fraction:
+            sign = "-" if seconds < 0 or fraction < 0 else ""
+            parts.append(f"{sign}{abs(seconds)}.{abs(fraction):09d} secs")
+    return " ".join(parts) or "0 secs"
+
+
+def _toward_zero(n: int, unit: int) -> tuple[int, int]:
+    """``n`` divided by ``unit`` cut toward zero, and what is left (of ``n``'s sign)."""
+    q = abs(n) // unit * (1 if n >= 0 else -1)
+    return q, n - q * unit
+
+
 def _compound_value(v) -> dt.timedelta:
     """A compound interval without months as the time it spans; one with months has no fixed length."""
     ym = v.interval_year_to_month

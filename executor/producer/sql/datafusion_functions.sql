@@ -678,3 +678,67 @@ SELECT n_nationkey, to_date(n_nationkey * -40000) AS d FROM nation
 -- lead's default is cast to the value's type, as DataFusion casts it (Spark took no text for a boolean)
 SELECT n_nationkey, lead(n_nationkey > 5, 1, 'true') OVER (ORDER BY n_nationkey) AS s, lag(n_nationkey, 2, 0.5) OVER (ORDER BY n_nationkey) AS l FROM nation
 ;
+
+-- name: relations_null_not_in_an_empty_subquery
+-- comment: NULL NOT IN (no rows) is true: every row is kept
+SELECT count(*) AS kept, (SELECT count(*) FROM nation WHERE n_nationkey > 3 AND NULL NOT IN (SELECT r_regionkey FROM region WHERE r_name = 'nowhere')) AS kept_too
+FROM nation WHERE CAST(NULL AS INT) NOT IN (SELECT r_regionkey FROM region WHERE r_regionkey > 10)
+;
+-- name: text_of_interval_literals
+SELECT CAST(INTERVAL '2 days' AS VARCHAR) a, concat('x', INTERVAL '1 month 2 days 3 hours') b, 'y' || INTERVAL '-90 minutes' c, concat_ws('-', 'x', INTERVAL '1 year') d, CAST(INTERVAL '25 hours' AS VARCHAR) e, concat('x', INTERVAL '-0.5 seconds') f
+;
+-- name: chr_of_code_points
+SELECT n, chr(n) AS c FROM (VALUES (0), (65), (8364), (55295), (57344), (1114111)) t(n)
+;
+-- name: chr_of_a_surrogate
+SELECT chr(n) AS c FROM (VALUES (55296)) t(n)
+;
+-- name: chr_beyond_an_int
+SELECT chr(n) AS c FROM (VALUES (CAST(4294967361 AS BIGINT))) t(n)
+;
+-- name: pad_beyond_an_int
+SELECT lpad('a', n, 'x') AS a FROM (VALUES (CAST(4294967297 AS BIGINT))) t(n)
+;
+-- name: pad_lengths
+SELECT lpad('ab', n, 'xy') AS a, rpad('ab', n) AS b FROM (VALUES (CAST(0 AS BIGINT)), (1), (5)) t(n)
+;
+
+-- name: numbers_ceil_floor_beyond_a_long
+SELECT x, ceil(x) AS a, floor(x) AS b, ceil(-x) AS c, floor(-x) AS d, ceil(x * 1e300) AS e, floor(CAST(x AS REAL) * 1e30) AS f FROM (SELECT CAST(l_orderkey AS DOUBLE) * 1e17 + 0.5 AS x FROM lineitem WHERE l_orderkey IN (1, 100, 5990) AND l_linenumber = 1) t ORDER BY x
+;
+-- name: numbers_signed_zeros
+-- each zero's sign shows through a division: ceil, round and trunc of -0.25 are -0.0, signum(-0.0) is 0.0, atan2 keeps a -0.0's sign
+SELECT 1.0 / signum(-(x * 0)) AS a, 1.0 / ceil(-x / 4) AS b, 1.0 / round(-x / 4) AS c, 1.0 / trunc(-x / 4) AS d, 1.0 / floor(x / 4) AS e, atan2(-(x * 0), -x) AS f, atan2(-(x * 0), x * 0) AS g, atan2(-(x * 0), -(x * 0)) AS h, atan2(x * 0, -(x * 0)) AS i, atan2(x, -(x * 0)) AS j FROM (SELECT CAST(l_linenumber AS DOUBLE) AS x FROM lineitem WHERE l_orderkey = 1 AND l_linenumber = 1) t
+;
+-- name: numbers_round_places_far_and_from_a_column
+SELECT round(x, 309) AS a, round(x, 300) AS b, round(x, -309) AS c, round(x, -5) AS d, round(x * 5000, -5) AS e, round(x, l_linenumber - 3) AS f FROM (SELECT CAST(l_extendedprice AS DOUBLE) AS x, l_linenumber FROM lineitem WHERE l_orderkey = 1) t ORDER BY l_linenumber
+;
+-- name: numbers_factorial_beyond_20
+SELECT factorial(l_linenumber + 17) AS a FROM lineitem WHERE l_orderkey = 1 ORDER BY 1
+;
+-- name: numbers_decimal_products_beyond_the_plans_type
+SELECT CAST(l_extendedprice AS DECIMAL(38,30)) * CAST(l_orderkey * 100000 AS DECIMAL(38,0)) AS a FROM lineitem WHERE l_orderkey = 1 ORDER BY l_linenumber
+;
+-- name: numbers_decimal_sums_beyond_the_plans_type
+SELECT CAST(l_extendedprice AS DECIMAL(38,30)) + CAST(l_orderkey * 1000000000 AS DECIMAL(38,0)) AS a FROM lineitem WHERE l_orderkey = 1 ORDER BY l_linenumber
+;
+-- name: numbers_decimal_quotients_beyond_the_plans_type
+SELECT CAST(l_extendedprice AS DECIMAL(38,30)) / CAST(l_discount AS DECIMAL(10,2)) AS a FROM lineitem WHERE l_orderkey = 1 AND l_discount > 0 ORDER BY l_linenumber
+;
+-- name: numbers_decimal_means_beyond_38_digits
+SELECT avg(CAST('9999999999999999999999999999999999.99' AS DECIMAL(38,2)) + l_discount) AS a FROM lineitem WHERE l_orderkey < 10
+;
+
+-- name: numbers_sqrt_of_a_negative
+SELECT sqrt(x - 3) AS a FROM (SELECT CAST(l_linenumber AS DOUBLE) AS x FROM lineitem WHERE l_orderkey = 1) t
+;
+-- name: numbers_zero_to_a_negative_power
+SELECT power(x - 1, -1) AS a FROM (SELECT CAST(l_linenumber AS DOUBLE) AS x FROM lineitem WHERE l_orderkey = 1) t
+;
+-- name: numbers_sqrt_and_power_in_their_domains
+SELECT sqrt(x - 1) AS a, power(x - 1, 2) AS b, power(x, -1) AS c, sqrt(-(x * 0)) AS d FROM (SELECT CAST(l_linenumber AS DOUBLE) AS x FROM lineitem WHERE l_orderkey = 1) t
+;
+
+-- name: numbers_signed_zeros_as_text
+SELECT CAST(signum(-(x * 0)) AS VARCHAR) AS a, CAST(ceil(-x / 4) AS VARCHAR) AS b, CAST(round(-x / 4) AS VARCHAR) AS c, CAST(trunc(-x / 4) AS VARCHAR) AS d, CAST(round(-x / 400, 2) AS VARCHAR) AS e, CAST(-x * 0 AS VARCHAR) AS f FROM (SELECT CAST(l_linenumber AS DOUBLE) AS x FROM lineitem WHERE l_orderkey = 1 AND l_linenumber = 1) t
+;

@@ -162,6 +162,20 @@ def _error(message: str) -> Column:
     return F.raise_error(F.lit(message))
 
 
+def powi(base: float, exponent: int) -> float:
+    """``base`` to a whole ``exponent`` as Rust's ``powi`` computes it (compiler-rt's ``__powidf2``, by
+    squaring: 10^37 comes out a unit off 1e37), the factor Arrow scales a float by."""
+    result, b = 1.0, abs(exponent)
+    while True:
+        if b & 1:
+            result *= base
+        b //= 2
+        if b == 0:
+            break
+        base *= base
+    return 1.0 / result if exponent < 0 else result
+
+
 def held_int(n: Column) -> Column:
     """A count or position as Spark's int, held to the int's range (Spark's cast would wrap one beyond it,
     and no text or list holds so many); null stays null (Spark's least and greatest skip it)."""

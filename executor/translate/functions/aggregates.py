@@ -42,10 +42,13 @@ def _one(args: list) -> Column:
 def _sum(call: Call, args: list) -> Column:
     x = _one(args)
     kind = _value_kind(call)
-    if call.distinct:
-        return F.sum_distinct(x)
     # a DataFusion plan's sum of decimals stops beyond 38 digits (its engine wraps; Spark's gives null)
     stops = call.dialect == "datafusion" and kind == "decimal"
+    if call.distinct:
+        if not stops:
+            return F.sum_distinct(x)
+        s = call.over(F.sum_distinct(x))
+        return _fail_if(s.isNull() & (call.over(F.count(x)) > 0), f"sum: {BEYOND_38_DIGITS}", s)
     mode = _option(call, "overflow", ("SILENT", "SATURATE", "ERROR"), "ERROR" if stops else "SILENT")
     if kind in INT_RANGE and mode != "SILENT":
         wide = call.over(F.sum(x.cast(WIDE)))
@@ -145,7 +148,9 @@ def _avg(call: Call, args: list) -> Column:
     if mean is not None:
         p, s = arg.decimal.precision, arg.decimal.scale
         out = (mean[0].decimal.precision, mean[0].decimal.scale)
-        return decimal_quotient(call.over(total), call.over(count), (min(38, p + 10), s), (20, 0), out, True)
+        value = decimal_quotient(call.over(total), call.over(count), (min(38, p + 10), s), (20, 0), out, True)
+        # DataFusion's engine stops where the sum or the mean is beyond its decimal; Spark's is null there
+        return _fail_if(value.isNull() & (call.over(count) > 0), f"avg: {BEYOND_38_DIGITS}", value)
     if _kind(arg) == "decimal" and _kind(call.output_type) in ("fp32", "fp64"):
         # a mean of decimals the plan types as a float (DuckDB's): the exact sum over the count, in
         # floating point, not Spark's decimal mean (rounded to its scale) made a float afterwards

@@ -7,6 +7,7 @@ builder handles both.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from pyspark.sql import Column
@@ -19,6 +20,7 @@ from ._common import (
     BEYOND_38_DIGITS,
     FLOATS,
     INT_RANGE,
+    NOT_CONSTANT,
     WIDE,
     Builder,
     Call,
@@ -36,6 +38,7 @@ from ._common import (
     _values,
     decimal_quotient,
     months_with_days,
+    powi,
 )
 from .datetimes import DAY_MICROS, interval_micros
 
@@ -56,6 +59,9 @@ def _binary_int_op(name: str, op: Callable[[Column, Column], Column]) -> Builder
             mode = _option(call, "overflow", ("SILENT", "ERROR"), "ERROR" if call.dialect == "datafusion" else "SILENT")
             if mode == "ERROR":
                 r = op(a, b)
+                out = call.output_type
+                if _kind(out) == "decimal":  # Spark's own result type may hold what the plan's does not
+                    r = r.cast(f"decimal({out.decimal.precision},{out.decimal.scale})")
                 return _fail_if(r.isNull() & a.isNotNull() & b.isNotNull(), f"{name}: {BEYOND_38_DIGITS}", r)
         return op(a, b)
 
@@ -102,6 +108,9 @@ def _divide(call: Call, args: list) -> Column:
         special = {"NULL": F.lit(None), "ERROR": _error(_by_zero("divide", False))}.get(zero, ieee)
         return F.when(b == 0, special).otherwise(a / b)
     out = _decimal_divide(call, a, b) if kind == "decimal" else a / b
+    if kind == "decimal" and call.dialect == "datafusion":  # a quotient beyond the plan's decimal stops there
+        beyond = out.isNull() & a.isNotNull() & b.isNotNull() & (b != 0)
+        out = _fail_if(beyond, f"divide: {BEYOND_38_DIGITS}", out)
     if zero == "ERROR":
         out = _fail_if(b == 0, _by_zero("divide", stops), out)
     return out
@@ -181,6 +190,8 @@ def _power(call: Call, args: list) -> Column:
     complex_ = _option(call, "complex_number_result", ("NAN", "ERROR"), "NAN")
     if complex_ == "ERROR":
         r = _fail_if((a < 0) & (F.floor(b) != b), "power: complex result", r)
+    if call.dialect == "datafusion":  # its engine stops where Java's pow gives infinity
+        r = _fail_if((a == 0) & (b < 0), "power: zero raised to a negative power is undefined", r)
     return r
 
 
@@ -191,6 +202,8 @@ def _factorial(call: Call, args: list) -> Column:
         call.options.setdefault("overflow", ["ERROR"])
     if kind not in INT_RANGE:
         kind = "i64"
+    if call.dialect == "datafusion":  # its engine stops beyond 20!
+        call.options.setdefault("overflow", ["ERROR"])
     lo, hi = INT_RANGE[kind]
     # Spark's factorial is defined for 0..20 (null otherwise); 21! does not fit in an i64.
     native = F.factorial(a.cast("int"))
@@ -247,11 +260,17 @@ def _domain(call: Call, name: str, value: Column, bad: Column, default: str = "N
     return F.when(bad, special).otherwise(value)
 
 
-def _math(name: str, fn: Callable[[Column], Column], bad: Callable[[Column], Column] | None = None) -> Builder:
+def _math(
+    name: str, fn: Callable[[Column], Column], bad: Callable[[Column], Column] | None = None, stops: bool = False
+) -> Builder:
+    """A float function; ``bad`` says where its argument is out of its domain, ``stops`` that DataFusion's
+    engine stops there (for the others it gives NaN)."""
+
     def build(call: Call, args: list) -> Column:
         (a,) = _values(args)[:1]
         # The decimal variants have no on_domain_error option: a domain error raises.
-        default = "ERROR" if _value_kind(call) == "decimal" else "NAN"
+        stopping = _value_kind(call) == "decimal" or (stops and call.dialect == "datafusion")
+        default = "ERROR" if stopping else "NAN"
         a = a.cast("double")
         _float_rounding(call)
         out = fn(a)
@@ -268,7 +287,7 @@ def _trunc(call: Call, args: list) -> Column:
     moved = x * scale
     # Spark's floor is a long (NaN becomes 0, 1e300 the largest long); a double of 2^52 or more is whole
     whole = F.when(F.abs(moved) >= 2.0**52, moved).otherwise(F.when(moved < 0, F.ceil(moved)).otherwise(F.floor(moved)))
-    return F.when(F.isnan(x) | (F.abs(x) == float("inf")), x).otherwise(whole.cast("double") / scale)
+    return F.when(F.isnan(x) | (F.abs(x) == float("inf")), x).otherwise(_zero_signed(x, whole.cast("double") / scale))
 
 
 def _log(name: str, fn: Callable[[Column], Column]) -> Builder:
@@ -352,13 +371,31 @@ def _logb(call: Call, args: list) -> Column:
     return _log_result(call, "logb", F.when(a == float("inf"), F.lit(float("inf"))).otherwise(value), a)
 
 
+def _signbit(x: Column) -> Column:
+    """Whether a float is negative, -0.0 too (its sign shows only in its text)."""
+    return (x < 0) | ((x == 0) & x.cast("string").startswith("-"))
+
+
 def _atan2(call: Call, args: list) -> Column:
-    a, b = _values(args)[:2]
-    return F.atan2(a.cast("double"), b.cast("double"))
+    """``atan2(y, x)`` as IEEE gives it: Spark adds 0.0 to both, so a -0.0 lost its sign (``atan2(-0.0,
+    -1.0)`` is -π, not π)."""
+    y, x = (c.cast("double") for c in _values(args)[:2])
+    pi = F.when(_signbit(y), F.lit(-math.pi)).otherwise(F.lit(math.pi))
+    on_the_axis = F.when(_signbit(x), pi).otherwise(y)  # y is ±0 here
+    return F.when((y == 0) & ~F.isnan(x), on_the_axis).otherwise(F.atan2(y, x))
 
 
 def _sign(call: Call, args: list) -> Column:
-    return F.signum(_values(args)[0])
+    x = _values(args)[0]
+    if call.dialect == "datafusion" and _value_kind(call) in FLOATS:  # its signum of -0.0 is 0.0; Java's -0.0
+        return F.when(x == 0, F.lit(0.0)).otherwise(F.signum(x))
+    return F.signum(x)
+
+
+def _zero_signed(x: Column, rounded: Column) -> Column:
+    """A float rounded to a whole number (or places), its zero of ``x``'s sign as IEEE rounding gives it
+    (``ceil(-0.5)`` is -0.0); Spark's rounding through a long or a BigDecimal loses it."""
+    return F.when(rounded == 0, x * 0.0).otherwise(rounded)
 
 
 def _date_moved(call: Call, date: Column, interval: Column, at: int, sign: int) -> Column:
@@ -433,11 +470,24 @@ def _round(call: Call, args: list) -> Column:
     mode = _option(call, "rounding", ("TIE_AWAY_FROM_ZERO", "TIE_TO_EVEN"), "TIE_AWAY_FROM_ZERO")
     fn = "round" if mode == "TIE_AWAY_FROM_ZERO" else "bround"
     places = call.constants[1] if len(call.constants) > 1 else 0
-    if _value_kind(call) in FLOATS and type(places) is int and 0 < places <= EXACT_POWERS:
+    floats = _value_kind(call) in FLOATS
+    datafusion = call.dialect == "datafusion" and _value_kind(call) == "fp64"
+    if floats and places is NOT_CONSTANT:
+        # places from a column: DataFusion's formula below with Java's power of ten (Spark's round takes a
+        # constant only)
+        power = F.pow(F.lit(10.0), scale.cast("double")).cast(sql_type(x_type(call)))
+        return _zero_signed(x, F.call_function(fn, x * power, F.lit(0)) / power)
+    if places is NOT_CONSTANT:
+        raise Unsupported("round to a number of places that is not a constant, of a number that is not a float")
+    if floats and type(places) is int and (0 < places <= EXACT_POWERS or datafusion):
         # Spark rounds a float's shortest text: 1.005, which is 1.00499999999999989..., became 1.01. Scaled
-        # by a power of ten and rounded whole, it is what DataFusion and DuckDB compute (1.0).
-        power = F.lit(10.0**places).cast(sql_type(x_type(call)))
-        return F.call_function(fn, x * power, F.lit(0)) / power
+        # by a power of ten and rounded whole, it is what DataFusion and DuckDB compute (1.0); DataFusion's
+        # power is Rust's powi, so 10^-5 and 10^300 are its, and 10^309 infinite (the result NaN)
+        factor = powi(10.0, places)
+        if factor == 0:  # 10^-309 and below: 0 / 0, NaN (Spark's division by zero is null)
+            return F.when(x.isNotNull(), F.lit(float("nan")).cast(sql_type(x_type(call))))
+        power = F.lit(factor).cast(sql_type(x_type(call)))
+        return _zero_signed(x, F.call_function(fn, x * power, F.lit(0)) / power)
     return F.call_function(fn, x, scale)
 
 
@@ -445,8 +495,11 @@ def _ceil_floor(fn: str) -> Builder:
     def build(call: Call, args: list) -> Column:
         x = _values(args)[0]
         out = F.call_function(fn, x)
-        if _value_kind(call) in FLOATS:  # Spark returns a long; Substrait keeps the float type
-            return F.when(F.isnan(x) | (F.abs(x) == float("inf")), x).otherwise(out).cast(sql_type(x_type(call)))
+        if _value_kind(call) in FLOATS:
+            # Spark returns a long, which stops at 2^63; a float of 2^52 or more is whole already (NaN and
+            # the infinities too), and Substrait keeps the float type
+            whole = F.when(F.isnan(x) | (F.abs(x) >= 2.0**52), x).otherwise(_zero_signed(x, out.cast("double")))
+            return whole.cast(sql_type(x_type(call)))
         return out
 
     return build
@@ -466,7 +519,7 @@ SCALAR: dict[str, Builder] = {
     "negate": _unary_int("negate", lambda a: -a),
     "abs": _unary_int("abs", lambda a: F.abs(a)),
     "power": _power,
-    "sqrt": _math("sqrt", F.sqrt, lambda a: a < 0),
+    "sqrt": _math("sqrt", F.sqrt, lambda a: a < 0, stops=True),
     "cbrt": _math("cbrt", F.cbrt),
     "trunc": _trunc,
     "exp": _math("exp", F.exp),

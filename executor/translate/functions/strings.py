@@ -452,11 +452,31 @@ def _string_split(call: Call, args: list) -> Column:
 
 
 def _pad(fn: str) -> Builder:
+    """``lpad`` / ``rpad``; a length beyond an int's range stops the run, as in DataFusion (Spark's cast
+    to int would wrap it to a short one)."""
+
     def build(call: Call, args: list) -> Column:
         vals = _values(args)
-        return F.call_function(fn, vals[0], vals[1], vals[2] if len(vals) > 2 else F.lit(" "))
+        fill = vals[2] if len(vals) > 2 else F.lit(" ")
+        length = vals[1]
+        if held_arg(call, 1, length) is length:  # a literal within an int's range
+            return F.call_function(fn, vals[0], length, fill)
+        # null beyond the range, not held to it: Spark folds a constant pad of 2^31 characters
+        held = F.when(length <= INT_MAX, F.greatest(length, F.lit(-INT_MAX))).cast("int")
+        too_long = f"{fn} requested a length too large, the largest allowed is {INT_MAX}"
+        return _fail_if(length > INT_MAX, too_long, F.call_function(fn, vals[0], held, fill))
 
     return build
+
+
+def _chr(call: Call, args: list) -> Column:
+    """The character of a code point (Spark's ``chr`` takes it modulo 256: ``chr(8364)`` is '¬'; Java's
+    ``%c`` takes any). A value that is no Unicode scalar value (below 0, a surrogate, beyond U+10FFFF)
+    stops the run, as in DataFusion; Java would write '?' or fail with its own message."""
+    n = _values(args)[0]
+    invalid = (n < 0) | (n > 0x10FFFF) | n.between(0xD800, 0xDFFF)
+    message = F.concat(F.lit("invalid Unicode scalar value: "), n.cast("string"))
+    return F.when(invalid, F.raise_error(message)).otherwise(F.format_string("%c", n.cast("int")))
 
 
 def _overlay(call: Call, args: list) -> Column:
@@ -601,8 +621,7 @@ SCALAR: dict[str, Builder] = {
     "levenshtein": _spark_fn("levenshtein", 2),
     "find_in_set": _spark_fn("find_in_set", 2),
     "to_hex": lambda call, args: F.lower(F.hex(_values(args)[0])),
-    # Spark's chr takes the code point modulo 256 (chr(8364) is '¬'); Java's %c takes any
-    "chr": lambda call, args: F.format_string("%c", _values(args)[0].cast("int")),
+    "chr": _chr,
     "split_part": _split_part,
     "initcap": _initcap,
     "regexp_match_substring": _regexp_match_substring,
