@@ -258,8 +258,8 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
                 # producers nest a long AND two by two: its conditions are read one a line
                 which = "all" if function == "and" else "any"
                 st.markdown(f"**{md_escape(role)}**: {which} of these {len(conditions)} ({function})")
-                st.code("\n".join(conditions), language=None, wrap_lines=True)
-                with st.expander(f"As the plan nests its {function}"):
+                st.code("\n\n".join(conditions), language=None, wrap_lines=True)  # a blank line: one wraps
+                with st.expander("As the plan nests them"):
                     st.code(text, language=None, wrap_lines=True)
     with tabs["Properties"], panel("the Properties tab"):
         if tabs["Properties"].open:

@@ -46,6 +46,13 @@ PLACEHOLDERS = {
     "tpcds": "SELECT ... FROM store_sales JOIN date_dim ...",
 }
 
+#: Scrolls the page to the plan just made, once it is drawn.
+SHOW_RESULT = """<script>
+setTimeout(() => {
+  document.querySelector('.st-key-sql_result')?.scrollIntoView({behavior: 'smooth', block: 'start'});
+}, 150);
+</script>"""
+
 
 @dataclass(frozen=True)
 class Made:
@@ -105,6 +112,7 @@ def _make(sql: str, data: str, form: str) -> None:
         with st.spinner("Planning with DataFusion…"):
             tables = catalog_tables(_catalog(data))
             st.session_state["sql_made"] = Made(sql, data, sql_to_plan(sql, tables, form=form), form)
+            st.session_state["sql_show"] = True  # the page brings the new plan into view once
     except ExecutionError as exc:  # SqlError, or a suite that could not be generated
         st.session_state["sql_error"] = str(exc)
 
@@ -227,8 +235,11 @@ def main() -> None:
         st.error(md_escape(as_sentence(st.session_state["sql_error"])))
     made = st.session_state.get("sql_made")
     if made is not None:
-        with panel("the plan made from SQL"):
+        with st.container(key="sql_result"), panel("the plan made from SQL"):
             _result(made)
+        if st.session_state.pop("sql_show", False):
+            # below the SQL box the plan starts under the fold: it is scrolled to, once, when made
+            st.html(SHOW_RESULT, unsafe_allow_javascript=True)
 
 
 run_page("the SQL to plan page", main)

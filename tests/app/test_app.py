@@ -442,5 +442,5 @@ def test_the_expressions_tab_lists_a_nested_and_one_condition_a_line():
     assert not at.exception
     assert "**condition**: all of these 3 (and)" in [m.value for m in at.markdown]
     codes = [c.value for c in at.code]
-    assert codes[0] == "equal($0:o_id, 0)\nequal($1:o_cust, 1)\nequal($2:o_total, 2)"
+    assert codes[0] == "equal($0:o_id, 0)\n\nequal($1:o_cust, 1)\n\nequal($2:o_total, 2)"
     assert codes[1].startswith("and(and(equal($0:o_id, 0), equal($1:o_cust, 1)), ")  # the plan's own shape

@@ -207,3 +207,19 @@ def test_the_tables_a_query_can_name_are_said_by_where_they_come_from(tmp_path, 
     at.radio(key="sql_data").set_value("tutorial").run()
     tables = next(c.value for c in at.caption if c.value.startswith("Tutorial tables: "))
     assert tables == "Tutorial tables: `orders`, `products`; your own (uploads, your data folder): `shipments`"
+
+
+def test_a_plan_just_made_is_scrolled_into_view_once():
+    """Below the SQL box the plan starts under the fold: the rerun that makes it scrolls there; the next
+    ones (a click in the result) leave the page where the person put it."""
+    at = _sql_page()
+    at.selectbox(key="sql_example").select(TUTORIAL).run()
+
+    def scrolls() -> bool:
+        return any("scrollIntoView" in (e.proto.body or "") for e in at.get("html"))
+
+    assert not scrolls()
+    at.button(key="sql_make").click().run()
+    assert scrolls()
+    at.run()
+    assert not scrolls()
