@@ -29,12 +29,6 @@ TIMESTAMP_KINDS = frozenset({"precision_timestamp", "timestamp"}) | ZONED_KINDS
 INTERVAL_KINDS = frozenset({"interval_day", "interval_year", "interval_compound"})
 
 
-def second_digits(t: type_pb2.Type) -> int:
-    """The digits of a second a timestamp type counts (the old kinds: microseconds)."""
-    kind = t.WhichOneof("kind")
-    return getattr(t, kind).precision if kind.startswith("precision") else 6
-
-
 #: The zone of an Arrow timestamp type's name (``Timestamp(Microsecond, Some("+05:00"))``).
 ARROW_ZONE = re.compile(r'"([^"]+)"')
 TEXT_LITERALS = frozenset({"string", "var_char", "fixed_char"})

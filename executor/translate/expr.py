@@ -45,10 +45,9 @@ from .casts import (
     is_text,
     may_not_fit,
     producer_cast,
-    second_digits,
     stops_where_lost,
 )
-from .functions._common import INT_MAX
+from .functions._common import INT_MAX, second_digits
 from .types import MICROSECONDS_KEPT, to_spark
 
 Expression = algebra_pb2.Expression
@@ -416,9 +415,32 @@ class ExprTranslator:
     def _one_shape(self, columns: list[Column], values: list[Expression]) -> list[Column]:
         """Values that must share one type (a CASE's branches, coalesce's or an array's), records of one
         shape among them cast to one record type (:func:`records.one_shape`)."""
-        if len(columns) < 2 or not any(records.holds_record(self.type_of(v)) for v in values):
+        if len(columns) < 2:
+            return columns
+        if any(_kind_of(self.type_of(v)) in INTERVAL_KINDS for v in values):
+            self._one_interval_kind(columns)
+        if not any(records.holds_record(self.type_of(v)) for v in values):
             return columns
         return records.one_shape(self.record.df, columns)
+
+    def _one_interval_kind(self, columns: list[Column]) -> None:
+        """Refuse intervals that must share one type but are Spark's of different kinds (a literal of months
+        is a year-month interval, one of days or time a day-time one, one of both a calendar interval):
+        Spark takes none of them for another."""
+        if self.record.df is None:
+            return
+        try:
+            kinds = {
+                type(f.dataType)
+                for f in self.record.df.select(*[c.alias(f"_{i}") for i, c in enumerate(columns)]).schema.fields
+            }
+        except Exception:  # noqa: BLE001 - outer references and the like: Spark then says what it says
+            return
+        if len(kinds & {S.YearMonthIntervalType, S.DayTimeIntervalType, S.CalendarIntervalType}) > 1:
+            raise Unsupported(
+                "intervals of months and intervals of days or time as one value (a CASE, coalesce): Spark has no "
+                "interval type that holds both as DataFusion's does"
+            )
 
     def _as_texts(self, call, args: list) -> list:
         """A call's value arguments that are numbers or times, as text the way its producer writes them
@@ -711,14 +733,20 @@ class ExprTranslator:
             return F.regexp_replace(F.format_number(value, source.decimal.scale), ",", "")
         if self.tr.model.conventions.dialect != "datafusion":
             return None
-        if kind in ("precision_timestamp", "timestamp"):
+        if kind in TIMESTAMP_KINDS:
             micros = F.pmod(F.unix_micros(value.cast("timestamp")), F.lit(1_000_000))  # before 1970 too
             fraction = (
                 F.when(micros == 0, F.lit(""))
                 .when(micros % 1000 == 0, F.format_string(".%03d", (micros / 1000).cast("long")))
                 .otherwise(F.format_string(".%06d", micros))
             )
-            return F.concat(F.date_format(value, "yyyy-MM-dd'T'HH:mm:ss"), fraction)
+            if kind not in ZONED_KINDS:
+                return F.concat(F.date_format(value, "yyyy-MM-dd'T'HH:mm:ss"), fraction)
+            self.tr.warn(
+                f"node {self.node_id}: a timestamp with a time zone as text: the plan's type carries no zone, so "
+                "the run writes it in UTC (…Z); DataFusion writes it in the zone of the type it was written with"
+            )
+            return F.concat(F.date_format(value, "yyyy-MM-dd'T'HH:mm:ss"), fraction, F.lit("Z"))
         if kind in ("fp32", "fp64"):
             return datafusion_float_text(value, kind)
         return None
@@ -973,3 +1001,7 @@ def _constant_value(e: algebra_pb2.Expression):
         return literals.python_value(literal)
     except Exception:  # noqa: BLE001 - a literal we cannot read in Python is simply not a constant here
         return _functions().NOT_CONSTANT
+
+
+def _kind_of(t: type_pb2.Type | None) -> str | None:
+    return t.WhichOneof("kind") if t is not None else None

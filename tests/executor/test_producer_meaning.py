@@ -382,3 +382,33 @@ def test_a_distinct_sum_of_decimals_beyond_38_digits_stops(spark, tables, tpch_d
     assert wrapped != exact  # the oracle: DataFusion's number is not the sum
     with pytest.raises(ExecutionError, match="more than 38 digits"):
         _run(sql, tables, form, tpch_dir)
+
+
+@pytest.mark.parametrize(
+    "sql, said",
+    [
+        (
+            "SELECT o_orderdate + CASE WHEN o_orderkey % 2 = 0 THEN INTERVAL '1 month' ELSE INTERVAL '2 months' END "
+            "AS a FROM orders WHERE o_orderkey < 40",
+            "a date moved by an interval that is not a literal",
+        ),
+        (
+            "SELECT CAST(from_unixtime(CAST(o_orderkey AS BIGINT) * 3600, '+05:00') AS VARCHAR) AS a FROM orders",
+            "from_unixtime in a time zone other than UTC",
+        ),
+        (
+            "SELECT CASE WHEN n_nationkey > 1 THEN INTERVAL '1 month' ELSE INTERVAL '1 day 2 hours' END AS i "
+            "FROM nation",
+            "intervals of months and intervals of days or time as one value",
+        ),
+    ],
+)
+@pytest.mark.parametrize("form", FORMS)
+def test_intervals_and_zones_spark_cannot_hold_are_refused_by_name(spark, tables, tpch_dir, sql, said, form):
+    """A date plus a CASE of month intervals came out a day off (the interval counted as days since 1970),
+    from_unixtime's zone was dropped (its hours were UTC's), and a CASE of month and day intervals stopped
+    with Spark's own type error: each now says why it does not run."""
+    from executor.errors import ExecutionError
+
+    with pytest.raises(ExecutionError, match=said):
+        _run(sql, tables, form, tpch_dir)

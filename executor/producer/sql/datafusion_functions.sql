@@ -742,3 +742,16 @@ SELECT sqrt(x - 1) AS a, power(x - 1, 2) AS b, power(x, -1) AS c, sqrt(-(x * 0))
 -- name: numbers_signed_zeros_as_text
 SELECT CAST(signum(-(x * 0)) AS VARCHAR) AS a, CAST(ceil(-x / 4) AS VARCHAR) AS b, CAST(round(-x / 4) AS VARCHAR) AS c, CAST(trunc(-x / 4) AS VARCHAR) AS d, CAST(round(-x / 400, 2) AS VARCHAR) AS e, CAST(-x * 0 AS VARCHAR) AS f FROM (SELECT CAST(l_linenumber AS DOUBLE) AS x FROM lineitem WHERE l_orderkey = 1 AND l_linenumber = 1) t
 ;
+
+-- name: timestamps_plus_months_and_microseconds
+SELECT CAST(o_orderdate AS TIMESTAMP) + INTERVAL '1 month 133.000003 seconds' a, CAST(o_orderdate AS TIMESTAMP) + INTERVAL '1 month 2 minutes 13.290001 seconds' b, CAST(o_orderdate AS TIMESTAMP) + INTERVAL '1 year 5 days 259.000007 seconds' c FROM orders WHERE o_orderkey < 10 ORDER BY 1
+;
+-- name: timestamps_of_seconds_and_milliseconds_moved
+SELECT to_timestamp_seconds(o_orderkey * 1000003 - 400000000) + INTERVAL '1.7 seconds' a, to_timestamp_seconds(o_orderkey * 1000003 - 400000000) - INTERVAL '1.7 seconds' b, to_timestamp_millis(o_orderkey * 7 - 30) + INTERVAL '0.0017 seconds' c, to_timestamp_millis(o_orderkey * 7 - 30) - INTERVAL '0.0017 seconds' d, date_bin(INTERVAL '1.5 seconds', to_timestamp_seconds(o_orderkey - 5), TIMESTAMP '1970-01-01 00:00:00.7') e, date_bin(INTERVAL '2.5 milliseconds', to_timestamp_millis(o_orderkey * 7 - 30)) f FROM orders WHERE o_orderkey < 10 ORDER BY o_orderkey
+;
+-- name: timestamps_in_utc_as_text
+SELECT CAST(arrow_cast(CAST(o_orderdate AS TIMESTAMP) + INTERVAL '22 hours 30 minutes 0.5 seconds', 'Timestamp(Microsecond, Some("UTC"))') AS VARCHAR) a FROM orders WHERE o_orderkey < 10
+;
+-- name: dates_of_text_with_an_offset
+SELECT to_date(s) AS d FROM (VALUES ('2021-06-01T00:00:00+02:00'), ('2021-06-01T23:00:00-02:00'), ('2021-06-01'), ('1969-12-31T23:30:00-01:00')) t(s)
+;

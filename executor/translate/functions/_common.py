@@ -176,6 +176,12 @@ def powi(base: float, exponent: int) -> float:
     return 1.0 / result if exponent < 0 else result
 
 
+def second_digits(t: Type) -> int:
+    """The digits of a second a timestamp type counts (the old kinds: microseconds)."""
+    kind = t.WhichOneof("kind")
+    return getattr(t, kind).precision if kind.startswith("precision") else 6
+
+
 def held_int(n: Column) -> Column:
     """A count or position as Spark's int, held to the int's range (Spark's cast would wrap one beyond it,
     and no text or list holds so many); null stays null (Spark's least and greatest skip it)."""

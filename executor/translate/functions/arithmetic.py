@@ -39,8 +39,9 @@ from ._common import (
     decimal_quotient,
     months_with_days,
     powi,
+    second_digits,
 )
-from .datetimes import DAY_MICROS, interval_micros
+from .datetimes import DAY_MICROS, floor_to, interval_micros
 
 # --- arithmetic ------------------------------------------------------------------------------
 
@@ -407,6 +408,13 @@ def _date_moved(call: Call, date: Column, interval: Column, at: int, sign: int) 
     if lit is not None and lit.WhichOneof("literal_type") == "null":
         return F.lit(None).cast("date")
     parts = None if lit is None else literals.interval_parts(lit)
+    if parts is None and _arg_kind(call, at) != "interval_day":
+        # a CASE of intervals is a year-month, a day-time or a calendar interval in Spark, none of which
+        # keeps DataFusion's months, days and time apart to move a date by each in turn
+        raise Unsupported(
+            "a date moved by an interval that is not a literal: Spark's intervals do not keep its months, days "
+            "and time apart as DataFusion moves a date by them"
+        )
     if parts is None:
         days = F.call_function("div", interval_micros(interval), F.lit(DAY_MICROS))
         return F.date_add(date, (F.lit(sign) * days).cast("int"))
@@ -451,7 +459,11 @@ def _add_sub(op: Callable[[Column, Column], Column], name: str) -> Builder:
                 b = b.cast("int")
             elif _arg_kind(call, 1) == "date" and _arg_kind(call, 0) in INT_RANGE:
                 a = a.cast("int")
-            return op(a, b)
+            out, digits = call.output_type, 6
+            if call.dialect == "datafusion" and _kind(out) in ("precision_timestamp", "precision_timestamp_tz"):
+                digits = second_digits(out)
+            # a timestamp of seconds or milliseconds stays in its units, as DataFusion keeps it
+            return op(a, b) if digits >= 6 else floor_to(op(a, b), 10 ** (6 - digits))
         return numeric(call, args)
 
     return build

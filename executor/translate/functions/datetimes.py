@@ -11,7 +11,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ...errors import Unsupported
-from ._common import INT_RANGE, NOT_CONSTANT, Builder, Call, _arg_kind, _enums, _values, base_name
+from ._common import INT_RANGE, NOT_CONSTANT, Builder, Call, _arg_kind, _enums, _kind, _values, base_name, second_digits
 
 _WEEKDAY_MON0 = lambda x: F.call_function("weekday", x)  # noqa: E731  Monday = 0 ... Sunday = 6
 
@@ -324,6 +324,13 @@ def cut_to(ts: Column, micros: int) -> Column:
     return F.timestamp_micros(whole_units(ts, micros) * F.lit(micros))
 
 
+def floor_to(ts: Column, micros: int) -> Column:
+    """A timestamp cut to whole units of ``micros`` microseconds toward the past, as DataFusion keeps a
+    coarser timestamp moved by an interval (before 1970 too)."""
+    since = F.unix_micros(ts.cast("timestamp"))
+    return F.timestamp_micros(since - F.pmod(since, F.lit(micros)))
+
+
 def _to_temporal(to: str, unit: str = "seconds", cut: bool = False) -> Builder:
     """DataFusion's ``to_date`` / ``to_timestamp`` / ``to_timestamp_<unit>``: text (ISO, or in the C-style
     formats given, tried in order), or a number of days (to_date) or of ``unit`` (the timestamps) since
@@ -345,7 +352,10 @@ def _to_temporal(to: str, unit: str = "seconds", cut: bool = False) -> Builder:
         fn = f"to_{to}"
         if len(vals) == 1:
             # chrono takes a lower-case t between the date and the time too; Spark's cast an upper-case one only
-            parsed = F.call_function(fn, F.regexp_replace(vals[0], r"^(\s*[+-]?\d+-\d{1,2}-\d{1,2})t", "$1T"))
+            text = F.regexp_replace(vals[0], r"^(\s*[+-]?\d+-\d{1,2}-\d{1,2})t", "$1T")
+            parsed = F.call_function(fn, text)
+            if to == "date":  # text with an offset is the day in UTC, as chrono reads it (Spark's to_date drops it)
+                parsed = F.coalesce(F.to_date(F.to_timestamp(text)), parsed)
         else:
             formats = enumerate(vals[1:], 1)
             parsed = F.coalesce(*[F.call_function(fn, vals[0], _parse_format(call, i, fmt, fn)) for i, fmt in formats])
@@ -405,7 +415,28 @@ def _date_bin(call: Call, args: list) -> Column:
     origin = vals[2] if len(vals) > 2 else F.lit(_EPOCH).cast("timestamp_ntz")
     since = F.timestamp_diff("MICROSECOND", origin, t)
     start = since - F.pmod(since, F.lit(micros))
-    return F.timestamp_add("MICROSECOND", start, origin)
+    binned = F.timestamp_add("MICROSECOND", start, origin)
+    out = call.output_type
+    if _kind(out) in ("precision_timestamp", "precision_timestamp_tz") and second_digits(out) < 6:
+        return cut_to(binned, 10 ** (6 - second_digits(out)))  # in the timestamp's own units, as Arrow casts
+    return binned
+
+
+#: Zones a timestamp shows the same as the run's UTC.
+_UTC_NAMES = frozenset({"UTC", "Z", "+00:00", "+00", "+0000", "Etc/UTC", "GMT"})
+
+
+def _from_unixtime(call: Call, args: list) -> Column:
+    """DataFusion's ``from_unixtime(seconds[, zone])``: a timestamp; with a zone other than UTC its text and
+    parts are the zone's, which the plan's type does not carry: refused."""
+    vals = _values(args)
+    zone = call.constants[1] if len(call.constants) > 1 else None
+    if len(vals) > 1 and zone not in _UTC_NAMES:
+        raise Unsupported(
+            "from_unixtime in a time zone other than UTC: the plan's timestamp type does not carry the zone its "
+            "text and parts are in"
+        )
+    return F.timestamp_seconds(vals[0])
 
 
 def _make_date(call: Call, args: list) -> Column:
@@ -435,7 +466,7 @@ SCALAR: dict[str, Builder] = {
     "current_timestamp": lambda call, args: F.current_timestamp(),
     "current_date": lambda call, args: F.current_date(),
     "today": lambda call, args: F.current_date(),
-    "from_unixtime": lambda call, args: F.timestamp_seconds(_values(args)[0]),
+    "from_unixtime": _from_unixtime,
     "date_trunc": _date_trunc,
     "date_bin": _date_bin,
 }
