@@ -302,12 +302,15 @@ class ExprTranslator:
         arg_types: list[type_pb2.Type | None] = []
         constants: list = []
         literal_args: list = []
+        cast_from: list = []
         for a in f.arguments:
             kind = a.WhichOneof("arg_type")
             if kind == "value":
                 args.append(self.expr(a.value))
                 arg_types.append(self.type_of(a.value))
                 literal_args.append(_literal_of(a.value))
+                cast = a.value.WhichOneof("rex_type") == "cast"
+                cast_from.append(self.type_of(a.value.cast.input) if cast else None)
                 constants.append(_constant_value(a.value))
             elif kind == "enum":
                 args.append(a.enum)
@@ -326,6 +329,7 @@ class ExprTranslator:
             distinct=distinct,
             constants=constants,
             literals=literal_args,
+            cast_from=cast_from,
             dialect=self.tr.model.conventions.dialect,
         )
         self._coerce(f, call, args)
@@ -488,11 +492,13 @@ class ExprTranslator:
         if condition is not None:
             args = self._masked(call, args, condition)
         if f.sorts:
-            if name == "string_agg" and not call.distinct:
+            if name == "string_agg":
                 values = [a for a in args if isinstance(a, Column)]
                 sep = values[1] if len(values) > 1 else F.lit(",")
                 self._warn(call)  # nulls left out, as string_agg does
-                return F.call_function("array_join", self._ordered(f.sorts, values[0], condition), sep)
+                ordered = self._ordered(f.sorts, values[0], condition)
+                # DISTINCT: each value where it first comes in the order (DataFusion orders by the value itself)
+                return _functions().aggregates.joined(F.array_distinct(ordered) if call.distinct else ordered, sep)
             self.tr.warn(f"the ordering inside aggregate `{call.name}` is not honoured")
         out = _functions().aggregate(call, args)
         self._warn(call)

@@ -755,3 +755,19 @@ SELECT CAST(arrow_cast(CAST(o_orderdate AS TIMESTAMP) + INTERVAL '22 hours 30 mi
 -- name: dates_of_text_with_an_offset
 SELECT to_date(s) AS d FROM (VALUES ('2021-06-01T00:00:00+02:00'), ('2021-06-01T23:00:00-02:00'), ('2021-06-01'), ('1969-12-31T23:30:00-01:00')) t(s)
 ;
+
+-- name: aggregates_string_agg_of_nothing_is_null
+SELECT k, string_agg(v, ',' ORDER BY o) AS s, string_agg(DISTINCT v, ',') AS d, string_agg(v, ',' ORDER BY o) FILTER (WHERE o > 5) AS f FROM (VALUES (1,'a',1),(2,CAST(NULL AS VARCHAR),2)) t(k,v,o) GROUP BY k ORDER BY k
+;
+-- name: aggregates_string_agg_distinct_in_order
+SELECT k, string_agg(DISTINCT v, ',' ORDER BY v DESC) AS s FROM (VALUES (1,'a'),(1,'c'),(1,'b'),(1,'c'),(2,CAST(NULL AS VARCHAR))) t(k,v) GROUP BY k ORDER BY k
+;
+-- name: aggregates_spread_of_distinct_values
+SELECT l_returnflag, var_samp(DISTINCT l_quantity) AS v, stddev(DISTINCT l_quantity) AS s, var_pop(DISTINCT l_discount) AS vp, stddev_pop(DISTINCT l_tax) AS sp, count(*) AS c FROM lineitem GROUP BY 1 ORDER BY 1
+;
+-- name: aggregates_percentile_of_distinct_values
+SELECT l_returnflag, percentile_cont(DISTINCT 0.5) WITHIN GROUP (ORDER BY l_quantity) AS p, percentile_cont(DISTINCT 0.25) WITHIN GROUP (ORDER BY l_discount) AS q, count(*) AS c FROM lineitem GROUP BY 1 ORDER BY 1
+;
+-- name: windows_nth_value_beyond_an_int
+SELECT n_nationkey, nth_value(n_name, 3000000000) OVER (ORDER BY n_nationkey) AS t FROM nation ORDER BY 1
+;

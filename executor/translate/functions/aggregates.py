@@ -78,13 +78,37 @@ def _distribution(call: Call, args: list) -> str:
 
 
 def _std_var(sample: str, population: str) -> Builder:
+    """The variance or standard deviation (``sample`` / ``population``: Spark's names); of DISTINCT values,
+    Welford's running mean over the set, as DataFusion computes it (Spark's takes no DISTINCT here)."""
+
     def build(call: Call, args: list) -> Column:
         x = _one(args).cast("double")
         _float_rounding(call)
         fn = sample if _distribution(call, args) == "SAMPLE" else population
-        return F.call_function(fn, x)
+        if not call.distinct:
+            return F.call_function(fn, x)
+        return _spread_of(call.over(F.collect_set(x)), fn.endswith("_pop"), fn.startswith("stddev"))
 
     return build
+
+
+def _spread_of(values: Column, population: bool, root: bool) -> Column:
+    """The variance (``root``: its square root) of a list of doubles, by Welford's running mean; null for
+    fewer values than the sample's or population's divisor needs."""
+
+    def step(acc: Column, v: Column) -> Column:
+        n = acc["n"] + 1
+        delta = v - acc["mean"]
+        mean = acc["mean"] + delta / n
+        return F.struct(n.alias("n"), mean.alias("mean"), (acc["m2"] + delta * (v - mean)).alias("m2"))
+
+    def finish(acc: Column) -> Column:
+        lost = 0 if population else 1
+        variance = acc["m2"] / (acc["n"] - lost)
+        return F.when(acc["n"] > lost, F.sqrt(variance) if root else variance)
+
+    start = F.struct(F.lit(0).alias("n"), F.lit(0.0).alias("mean"), F.lit(0.0).alias("m2"))
+    return F.aggregate(values, start, step, finish)
 
 
 def _count(call: Call, args: list) -> Column:
@@ -182,8 +206,14 @@ def _string_agg(call: Call, args: list) -> Column:
                 "string_agg(DISTINCT ...) with a separator that is not a literal is not supported on Spark"
             )
         call.warnings.append("string_agg(DISTINCT ...): the plan asks for no order of the values; the run sorts them")
-        return F.array_join(F.array_sort(F.collect_set(vals[0])), separator)
+        return joined(F.array_sort(F.collect_set(vals[0])), F.lit(separator))
     return F.call_function("listagg", vals[0], sep)
+
+
+def joined(values: Column, separator: Column) -> Column:
+    """``string_agg``'s text of a list of values: its values that are not null joined by ``separator``,
+    null where there is none (Spark's ``array_join`` gives '')."""
+    return F.when(F.exists(values, lambda v: v.isNotNull()), F.call_function("array_join", values, separator))
 
 
 def listed(call: Call, value: Column, condition: Column | None = None) -> Column:
@@ -219,6 +249,14 @@ def percentile(call: Call, value: Column, descending: bool = False) -> Column:
     if not isinstance(fraction, (int, float)) or not 0 <= fraction <= 1:
         raise Unsupported(f"{name}: the fraction is taken only as a literal from 0 to 1")
     fraction = 1 - fraction if descending else fraction
+    if call.distinct and name != "percentile_cont":
+        raise Unsupported(f"{name}(DISTINCT ...) is not supported on Spark")
+    if call.distinct:  # interpolated between the distinct values, sorted, as Spark's percentile interpolates
+        ordered = F.array_sort(call.over(F.collect_set(value.cast("double"))))
+        at = (F.size(ordered) - 1) * F.lit(float(fraction))
+        low = F.element_at(ordered, (F.floor(at) + 1).cast("int"))
+        high = F.element_at(ordered, (F.ceil(at) + 1).cast("int"))
+        return F.when(F.size(ordered) > 0, low + (high - low) * (at - F.floor(at)))
     if name == "percentile_cont":
         return call.over(F.percentile(value.cast("double"), F.lit(float(fraction))))
     call.warnings.append(
@@ -266,8 +304,8 @@ AGGREGATE: dict[str, Builder] = {
     "last": _agg("last"),
     "std_dev": _std_var("stddev_samp", "stddev_pop"),
     "variance": _std_var("var_samp", "var_pop"),
-    "stddev_pop": _agg("stddev_pop"),  # DataFusion's names for the population forms
-    "var_pop": _agg("var_pop"),
+    "stddev_pop": _std_var("stddev_pop", "stddev_pop"),  # DataFusion's names for the population forms
+    "var_pop": _std_var("var_pop", "var_pop"),
     "approx_count_distinct": _agg("approx_count_distinct"),
     "bool_and": _agg("bool_and"),
     "bool_or": _agg("bool_or"),

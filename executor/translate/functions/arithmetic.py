@@ -408,7 +408,9 @@ def _date_moved(call: Call, date: Column, interval: Column, at: int, sign: int) 
     if lit is not None and lit.WhichOneof("literal_type") == "null":
         return F.lit(None).cast("date")
     parts = None if lit is None else literals.interval_parts(lit)
-    if parts is None and _arg_kind(call, at) != "interval_day":
+    source = call.cast_from[at] if at < len(call.cast_from) else None
+    day_time = _arg_kind(call, at) == "interval_day" or _kind(source) == "interval_day"
+    if parts is None and not day_time:
         # a CASE of intervals is a year-month, a day-time or a calendar interval in Spark, none of which
         # keeps DataFusion's months, days and time apart to move a date by each in turn
         raise Unsupported(

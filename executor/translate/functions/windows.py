@@ -39,7 +39,10 @@ def _nth_value(call: Call, args: list) -> Column:
         raise Unsupported(
             f"nth_value(x, {n}): DataFusion counts from the frame's end, Spark's nth_value only from its start"
         )
-    return F.call_function("nth_value", *_values(args)[:2])
+    x, offset = _values(args)[:2]
+    if isinstance(n, int) and n > INT_MAX:  # beyond any frame: null, as DataFusion gives (Spark's int would wrap)
+        offset = F.lit(INT_MAX)
+    return F.call_function("nth_value", x, offset)
 
 
 WINDOW: dict[str, Builder] = {
