@@ -357,7 +357,8 @@ def _graphs(
         for side, label, dot, col in zip("ab", labels, (dot_a, dot_b), st.columns(2)):
             with col:
                 st.markdown(f"**{md_escape(label)}**")
-                graph_view(dot, f"compare_graph_{side}", clickable=False, height=640)
+                # both at 100%: fitted each to its frame, the same box was drawn at two scales
+                graph_view(dot, f"compare_graph_{side}", clickable=False, height=640, actual_size=True)
 
 
 #: Characters of differences a line of the table holds at the page's usual width.

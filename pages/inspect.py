@@ -50,6 +50,8 @@ _SEVERITY_WIDGET = {Severity.ERROR: st.error, Severity.WARNING: st.warning, Seve
 SEARCH_LABEL = "Search nodes"  # the sidebar's search box: Enter there steps through the hits in the graph
 TRACE = {"none": None, "orderedness": "orderedness", "distribution": "distribution"}
 #: The inspector's tabs, the most used first: a narrow inspector scrolls the last ones out of sight.
+#: Characters of a node's key line shown under its heading in the inspector.
+HEADING_CHARS = 160
 INSPECTOR_TABS = ["Schema", "Run", "Expressions", "Engines", "Inputs", "Properties", "Diagnostics", "JSON"]
 INSPECTOR_TAB_KEY = "inspector_tab"  # the open tab's label, in the session state
 #: The heights, in px, of the overlays' buttons (one row) and of the toggle under them: the places a
@@ -193,8 +195,10 @@ def _diagnostics_list(model: PlanModel) -> None:
 def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[bool, str | None]]) -> None:
     node = model.node(node_id)
     st.subheader(md_escape(f"{title(node.kind)} · {node.id}"))
-    if node.info.detail:
-        st.caption(md_escape(node.info.detail))
+    if node.info.detail:  # a long condition in full pushed the tabs below the fold: it is in Expressions
+        detail = node.info.detail
+        cut = detail if len(detail) <= HEADING_CHARS else detail[: HEADING_CHARS - 1] + "… (in full: Expressions)"
+        st.caption(md_escape(cut))
     # only the open tab is computed and sent (a tab switch reruns): every tab's tables, code and JSON
     # would make the browser draw the whole page, graph included, later
     tabs = dict(zip(INSPECTOR_TABS, st.tabs(INSPECTOR_TABS, key=INSPECTOR_TAB_KEY, on_change="rerun")))

@@ -351,7 +351,15 @@ def _unbind_form(plan, statuses: dict[str, TableStatus]) -> None:
     labels = {}
     for name, path in chosen.items():
         s = statuses.get(name)
-        serves = "" if s is None else (" (serves the plan)" if s.bound else " (does not serve the plan)")
+        serves = (
+            ""
+            if s is None
+            else " (does not serve the plan)"
+            if not s.bound
+            else " (serves the plan, read by position)"
+            if "by position" in s.how
+            else " (serves the plan)"
+        )
         labels[name] = f"{name} → {shown_path(path)}{serves}"
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     name = c1.selectbox("Your bindings for this plan", sorted(chosen), key="unbind_name", format_func=labels.get)

@@ -236,3 +236,21 @@ def test_a_samples_note_says_which_tables_the_person_bound_instead(tmp_path):
     assert not at.exception, at.exception
     notes = [c.value for c in at.caption if "bound for you" in c.value]
     assert notes and notes[0].endswith("bound for you; you bound orders yourself."), notes
+
+
+def test_an_upload_read_by_position_is_said_to_serve_in_the_list_of_bindings(tmp_path, spark_calls):  # noqa: F811
+    """An upload for the tutorial's orders under other names, then read by position: the table's card and
+    the list of the person's bindings both say it serves the plan."""
+    at = _tables_page(tmp_path, "tutorial.json")
+    at.selectbox(key="bind_name").set_value("orders").run()
+    csv = b"id,qty,when,amount\n1,2,2024-01-01,3.5\n2,5,2024-02-03,7.25\n"
+    at.file_uploader(key="bind_file").set_value(("orders_bad.csv", csv, "text/csv")).run()
+    at.button(key="bind_upload").click().run()
+    assert "does not serve" in at.selectbox(key="unbind_name").format_func("orders")
+    at.toggle(key="fix_position_orders").set_value(True).run()
+    assert not at.exception, at.exception
+    assert _row(at, "orders")["bound"] == "yes"
+    assert at.selectbox(key="unbind_name").format_func("orders") == (
+        "orders → your upload orders_bad.csv (serves the plan, read by position)"
+    )
+    assert spark_calls == []

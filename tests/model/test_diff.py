@@ -359,7 +359,8 @@ def test_the_rows_read_as_text_with_no_none_and_the_kinds_titled():
     # isthmus's cross products are DataFusion's joins: the kind column says so, the differences do not repeat it
     cross = next(r for r in rows if r["#"] == "6")
     assert cross["kind"] == "Cross → Join"
-    assert cross["differences"] == "field 3 type: i32 → i64; field 20 type: i64 → i32; detail: cross product → inner"
+    # and a join without a condition is a cross product, as a CrossRel is: no detail differs
+    assert cross["differences"] == "field 3 type: i32 → i64; field 20 type: i64 → i32"
     # isthmus's extra project has no match: no number, no b
     assert [(r["#"], r["a"], r["b"], r["kind"]) for r in rows if r["status"] == "removed"] == [
         ("", "0.0*4", "", "Project")

@@ -187,6 +187,7 @@ def graph_view(
     then_rest: bool = False,
     search_box: tuple[str, str] | None = None,
     plan: str | None = None,
+    actual_size: bool = False,
 ) -> None:
     """Show ``dot`` laid out on the server, with pan and zoom; ``selected`` and ``hits`` are
     painted in the page. A click selects the node (``ui.state.selection``) unless ``on_click`` says
@@ -204,7 +205,8 @@ def graph_view(
     fragment, which then reruns the whole app. The viewer does not ask once a page link was clicked
     (the browser would send the rerun with the page being left). ``plan`` names what the drawing shows
     (the model's digest): a new drawing of the same plan opens where the person last moved or zoomed the
-    previous one (the node at the frame's centre stays there, at the same zoom)."""
+    previous one (the node at the frame's centre stays there, at the same zoom). ``actual_size``: it opens
+    at 100%, not fitted to its frame (two drawings side by side then show their boxes at one scale)."""
     if st.session_state.pop(_DRAWN, None) and then_rest:
         st.rerun(scope="app")
     laid = None if IN_BROWSER else _layout(dot)
@@ -238,6 +240,7 @@ def graph_view(
         "then_rest": then_rest,
         "search": {"label": search_box[0], "query": search_box[1]} if search_box else None,
         "plan": plan,
+        "actual_size": actual_size,
     }
     callback = (on_click if on_click is not None else (lambda: select_clicked(key))) if clickable else (lambda: None)
     _component(

@@ -210,6 +210,8 @@ def _condition_above(c: Context) -> str:
         cur = nodes.get(cur.parent) if cur.parent else None
     if cur is None or cur.kind != "filter":
         return "" if c.node.kind == "cross" else " It has no join condition."
+    if cur.id != c.node.node.parent:  # said once, by the chain's last join, just under the filter
+        return ""
     return f" The filter at {c.step(cur.id)} keeps the matching pairs."
 
 

@@ -107,14 +107,15 @@ def _reads_by_table(model: PlanModel) -> dict[str, list[tuple[str, int]]]:
 
 
 def _again(c: Context, table: str) -> str:
-    """ "its 2nd read of 3" for a table the plan reads more than once, apart (a self-join's aliases are gone
-    from the plan, and the reads' sentences would be alike), in the story's order; "" otherwise."""
+    """ "the 2nd of the plan's 3 reads of it" for a table the plan reads more than once, apart (a
+    self-join's aliases are gone from the plan, and the reads' sentences would be alike), in the story's
+    order; "" otherwise."""
     found = _reads_by_table(c.model).get(f"{c.node.id.split('.', 1)[0]}/{table}", [])
     reads, steps = [n for n, _ in found], [i for _, i in found]
     # reads one after another are told as one ("steps 3-4"): nothing to tell apart
     if len(reads) < 2 or c.node.id not in reads or steps[-1] - steps[0] == len(steps) - 1:
         return ""
-    return f"its {ordinal(reads.index(c.node.id) + 1)} read of {len(reads)}"
+    return f"the {ordinal(reads.index(c.node.id) + 1)} of the plan's {len(reads)} reads of it"
 
 
 def _whose(w: Words, text: str) -> str:

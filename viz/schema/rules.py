@@ -10,7 +10,7 @@ from substrait import algebra_pb2, type_pb2
 
 from .. import types as T
 from ..errors import error, info, warning
-from ..expressions import and_parts, direct_field, integer_literal
+from ..expressions import and_parts, direct_field, integer_literal, is_true
 from ..fields import (
     Field,
     fields_from_named_struct,
@@ -357,7 +357,12 @@ def join(ctx: Context) -> list[Field] | None:
             _anti_join_nulls(ctx, body.expression)
     if "post_join_filter" in body.DESCRIPTOR.fields_by_name and body.HasField("post_join_filter"):
         expect_boolean(ctx, ctx.expr("post-join filter", body.post_join_filter, incoming), "the post-join filter")
-    ctx.info.detail = f"{_short_join(name)} on {on}" if on else _short_join(name)
+    if on and not is_true(body.expression):
+        ctx.info.detail = f"{_short_join(name)} on {on}"
+    elif name == "JOIN_TYPE_INNER":  # "inner" alone reads as a join on keys; it is a CrossRel's meaning
+        ctx.info.detail = "cross product"
+    else:
+        ctx.info.detail = f"{_short_join(name)}, no condition: every pair"
     return join_output(ctx, name)
 
 

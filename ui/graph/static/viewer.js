@@ -25,7 +25,7 @@ function build(root, data) {
   // its text stays readable so, else at 100% (a wide plan fitted to the width would leave a strip);
   // and no taller than the window below its top, so its bottom and the minimap show with its top
   const widthK = Math.min(1, viewport.clientWidth / w);
-  const openK = widthK >= READABLE_K ? widthK : 1;
+  const openK = data.actual_size || widthK < READABLE_K ? 1 : widthK;
   const below = window.innerHeight - Math.max(0, viewport.getBoundingClientRect().top) - 16;
   // (a frame low on its page, under a form or a table, still takes half the window: scrolled to, it reads)
   const least = Math.max(MIN_FRAME, Math.round(0.55 * window.innerHeight));
@@ -456,7 +456,7 @@ function show(component) {
     if (v.keep(kept)) {  // and what was selected and searched stays as it was: nothing to bring into view
       v.selected = old.selected; v.clicked = old.clicked;
       if (old.hitKey !== null) { v.setHits(data.hits || []); v.hitKey = old.hitKey; v.hitAt = old.hitAt; }
-    } else if (Math.min(vp.clientWidth / v.w, vp.clientHeight / v.h) >= READABLE_K) {
+    } else if (!data.actual_size && Math.min(vp.clientWidth / v.w, vp.clientHeight / v.h) >= READABLE_K) {
       v.fit();  // else fitted when its text stays readable so; else at 100%, from the top (the roots)
     } else {
       v.actual();
