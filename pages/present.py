@@ -233,11 +233,13 @@ def main() -> None:
         _walk(order, selected)
         st.markdown(f"**{md_escape(sentences[selected])}**")
         names = column_names(model, selected) or []  # computed columns by their name or in words
-        if names and not all(n in sentences[selected] for n in names):  # a sentence that lists them all says it
+        # those the sentence does not name already (a read's names its first few)
+        rest = [n for n in names if n not in sentences[selected]]
+        if rest:
             st.caption(
-                "Columns: "
-                + md_escape(", ".join(names[:20]))
-                + (f" and {len(names) - 20} more" if len(names) > 20 else "")
+                ("Its other columns: " if len(rest) < len(names) else "Columns: ")
+                + md_escape(", ".join(rest[:20]))
+                + (f" and {len(rest) - 20} more" if len(rest) > 20 else "")
             )
         every_step = st.session_state.get("present_every_step", False)
         _sample_rows(plan, model, selected, number[selected], rows_area, every_step)

@@ -350,3 +350,11 @@ def test_step_headings_are_in_an_audiences_words():
     assert [h.value for h in at.subheader if h.value.startswith("Step ")] == [
         f"Step {steps}: Keep the first rows (Fetch)"
     ]
+
+
+def test_a_reads_other_columns_are_listed_under_its_sentence_not_again():
+    """The read's sentence names its first six columns "and 2 more": the caption names those two only."""
+    at = _present(sample="tpch_q03_datafusion.json")
+    said = [m.value for m in at.markdown if m.value.startswith("**Reads table customer")]
+    assert said and "and 2 more" in said[0]
+    assert "Its other columns: c\\_mktsegment, c\\_comment" in [c.value for c in at.caption]
