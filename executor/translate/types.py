@@ -6,6 +6,7 @@ One table from the ``Type.kind`` oneof to a builder. Types Spark has no equivale
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -152,6 +153,20 @@ def spark_type_or_none(t: type_pb2.Type | None, user_types: Mapping[int, str] | 
         return None
 
 
+_DECIMAL_TEXT = re.compile(r"decimal[<(](\d+),\s*(\d+)[>)]")
+
+
+def _what_it_means(plan: str, spark: str) -> str:
+    """What a difference of two decimal types means for the values (said beside it): a person reading
+    the note asks whether the rows can be trusted."""
+    a, b = _DECIMAL_TEXT.match(plan), _DECIMAL_TEXT.match(spark)
+    if a is None or b is None or a.group(2) != b.group(2):
+        return ""
+    if int(b.group(1)) < int(a.group(1)):
+        return f": the same values, where they have at most {b.group(1)} digits"
+    return ": the same values, in a type of more digits"
+
+
 def result_type_notes(fields, schema: S.StructType, user_types: Mapping[int, str] | None = None) -> list[str]:
     """What a run's result says about its column types where they are not the plan's: a column whose
     Spark type is not the one the plan's derived type maps to, and a column whose type counts finer
@@ -172,6 +187,7 @@ def result_type_notes(fields, schema: S.StructType, user_types: Mapping[int, str
             finer.setdefault(render(f.type), []).append(label)
     notes = [
         f"{_columns(labels)} {'is' if len(labels) == 1 else 'are'} {plan} in the plan, but Spark's result is {spark}"
+        + _what_it_means(plan, spark)
         for (plan, spark), labels in differ.items()
     ]
     notes += [

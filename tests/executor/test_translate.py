@@ -694,7 +694,8 @@ def test_result_type_notes_say_columns_alike_once():
         ]
     )
     assert result_type_notes(fields, schema) == [
-        "columns 1 (s1) and 2 (s2) are decimal<38,2>? in the plan, but Spark's result is decimal(17,2)",
+        "columns 1 (s1) and 2 (s2) are decimal<38,2>? in the plan, but Spark's result is decimal(17,2): the same "
+        "values, where they have at most 17 digits",
         "column 3 (ts) is precision_timestamp<9> in the plan: Spark keeps microseconds, so the digits below a "
         "microsecond are dropped",
     ]
