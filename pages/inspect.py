@@ -173,23 +173,34 @@ def _diagnostics_list(model: PlanModel) -> None:
         f"**Diagnostics** ({len(shown)} problem{'s' if len(shown) != 1 else ''}, {len(diags) - len(shown)} "
         f"note{'s' if len(diags) - len(shown) != 1 else ''})"
     )
-    rank = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
-    for i, d in sorted(enumerate(diags), key=lambda item: rank[item[1].severity]):  # errors first
-        text = f"{d.code}: {d.message}"
-        if d.node and d.node in model.graph.nodes:
-            label = {"error": "error", "warning": "warning", "info": "note"}[d.severity.value]
-            st.button(
-                md_escape(f"{label} {d.node} · {text}"),
-                key=f"diag-{i}",
-                on_click=select,
-                args=(d.node,),
-                width="stretch",
-                help=md_escape(f"{text} (click to select node {d.node})"),
-            )
-        elif d.severity is Severity.INFO:
-            _SEVERITY_WIDGET[d.severity](md_escape(text))
-        else:  # about the whole plan: its coloured box is above the graph already, so a line here
-            st.caption(md_escape(f"{d.severity.value} · the whole plan · {text}"))
+    rank = {Severity.ERROR: 0, Severity.WARNING: 1}
+    problems = sorted(((i, d) for i, d in enumerate(diags) if d.severity in rank), key=lambda p: rank[p[1].severity])
+    for i, d in problems:  # errors first
+        _diagnostic(model, i, d)
+    notes = [(i, d) for i, d in enumerate(diags) if d.severity not in rank]
+    if notes:  # how the plan was read: below the problems, folded (they filled the space under the inspector)
+        with st.expander(f"{len(notes)} note{'s' if len(notes) != 1 else ''} on how the plan was read"):
+            for i, d in notes:
+                _diagnostic(model, i, d)
+
+
+def _diagnostic(model: PlanModel, i: int, d) -> None:
+    """One diagnostic: a button that selects its node, else a box or a line about the whole plan."""
+    text = f"{d.code}: {d.message}"
+    if d.node and d.node in model.graph.nodes:
+        label = {"error": "error", "warning": "warning", "info": "note"}[d.severity.value]
+        st.button(
+            md_escape(f"{label} {d.node} · {text}"),
+            key=f"diag-{i}",
+            on_click=select,
+            args=(d.node,),
+            width="stretch",
+            help=md_escape(f"{text} (click to select node {d.node})"),
+        )
+    elif d.severity is Severity.INFO:
+        _SEVERITY_WIDGET[d.severity](md_escape(text))
+    else:  # about the whole plan: its coloured box is above the graph already, so a line here
+        st.caption(md_escape(f"{d.severity.value} · the whole plan · {text}"))
 
 
 def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[bool, str | None]]) -> None:
