@@ -15,6 +15,7 @@ from substrait import algebra_pb2, type_pb2
 
 from viz.types import render
 
+from ..errors import Unsupported
 from ..spark.jvm import sql_type
 from . import literals, text_values
 from .functions._common import INT_RANGE, powi
@@ -160,9 +161,66 @@ def producer_cast(
         out = float_to_decimal(column, target.decimal.precision, target.decimal.scale)
     else:
         out = column.cast(sql_type(to_spark(target)))
-    if source is None or source_kind in TEXT_KINDS | {"fp32", "fp64"}:
+    # a number that does not fit the decimal stops too (DataFusion's cast is an error there)
+    numeric_to_decimal = kind == "decimal" and source_kind in INT_KINDS | {"decimal"}
+    if source is None or source_kind in TEXT_KINDS | {"fp32", "fp64"} or numeric_to_decimal:
         return stops_where_lost(column, out, render(target), "an implicit coercion")
     return out
+
+
+def producer_text(
+    value: Column,
+    source: type_pb2.Type | None,
+    datafusion: bool,
+    literal: Expression.Literal | None = None,
+    warn: Callable[[str], None] = lambda message: None,
+) -> Column | None:
+    """A number or time as text where Spark's own cast writes it otherwise than engines do; None
+    where Spark's cast is the text. A decimal in plain digits to its scale (Spark writes a small one
+    in scientific notation, ``0E-7``); from a DataFusion plan, a timestamp as DataFusion writes it
+    (``2020-01-01T00:00:01.500``: a ``T``, and milliseconds or microseconds as needed), a float
+    said where DataFusion's notation differs, and an interval ``literal`` (the value's, if it is one)
+    as Arrow writes it; any other interval is refused. ``warn`` says what the run cannot know."""
+    kind = source.WhichOneof("kind") if source is not None else None
+    if kind in INTERVAL_KINDS:
+        return _interval_text(literal, datafusion)
+    if kind == "decimal":
+        # format_number is exact on decimals (Java's BigDecimal, no rounding at the value's own scale)
+        return F.regexp_replace(F.format_number(value, source.decimal.scale), ",", "")
+    if not datafusion:
+        return None
+    if kind in TIMESTAMP_KINDS:
+        micros = F.pmod(F.unix_micros(value.cast("timestamp")), F.lit(1_000_000))  # before 1970 too
+        fraction = (
+            F.when(micros == 0, F.lit(""))
+            .when(micros % 1000 == 0, F.format_string(".%03d", (micros / 1000).cast("long")))
+            .otherwise(F.format_string(".%06d", micros))
+        )
+        if kind not in ZONED_KINDS:
+            return F.concat(F.date_format(value, "yyyy-MM-dd'T'HH:mm:ss"), fraction)
+        warn(
+            "a timestamp with a time zone as text: the plan's type carries no zone, so the run writes it in UTC "
+            "(…Z); DataFusion writes it in the zone of the type it was written with"
+        )
+        return F.concat(F.date_format(value, "yyyy-MM-dd'T'HH:mm:ss"), fraction, F.lit("Z"))
+    if kind in ("fp32", "fp64"):
+        return datafusion_float_text(value, kind)
+    return None
+
+
+def _interval_text(literal: Expression.Literal | None, datafusion: bool) -> Column:
+    """An interval as text (see :func:`producer_text`): Spark writes its own (``INTERVAL '2 00:00:00' DAY TO
+    SECOND``), and its day-time interval does not keep a DataFusion interval's days apart from its time
+    (``25 hours``), so only a literal's text is known."""
+    if literal is not None and literal.WhichOneof("literal_type") == "null":
+        return F.lit(None).cast("string")
+    text = literals.datafusion_interval_text(literal) if literal is not None else None
+    if text is None or not datafusion:
+        raise Unsupported(
+            "an interval as text, unless it is a literal of a DataFusion plan: Spark writes intervals its own "
+            "way, and its day-time interval does not keep days apart from hours"
+        )
+    return F.lit(text)
 
 
 def stops_where_lost(value: Column, cast: Column, target: str, why: str) -> Column:

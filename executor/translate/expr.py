@@ -38,13 +38,13 @@ from .casts import (
     TEXT_KINDS,
     TIMESTAMP_KINDS,
     ZONED_KINDS,
-    datafusion_float_text,
     fits,
     float_to_decimal,
     folded_cast,
     is_text,
     may_not_fit,
     producer_cast,
+    producer_text,
     stops_where_lost,
 )
 from .functions._common import INT_MAX, second_digits
@@ -302,15 +302,14 @@ class ExprTranslator:
         arg_types: list[type_pb2.Type | None] = []
         constants: list = []
         literal_args: list = []
-        cast_from: list = []
+        moves_by_days: list = []
         for a in f.arguments:
             kind = a.WhichOneof("arg_type")
             if kind == "value":
                 args.append(self.expr(a.value))
                 arg_types.append(self.type_of(a.value))
                 literal_args.append(_literal_of(a.value))
-                cast = a.value.WhichOneof("rex_type") == "cast"
-                cast_from.append(self.type_of(a.value.cast.input) if cast else None)
+                moves_by_days.append(self._moves_by_days(a.value))
                 constants.append(_constant_value(a.value))
             elif kind == "enum":
                 args.append(a.enum)
@@ -329,11 +328,32 @@ class ExprTranslator:
             distinct=distinct,
             constants=constants,
             literals=literal_args,
-            cast_from=cast_from,
+            moves_by_days=moves_by_days,
             dialect=self.tr.model.conventions.dialect,
         )
         self._coerce(f, call, args)
         return call, args
+
+    def _moves_by_days(self, e: Expression) -> bool:
+        """Whether ``e`` is an interval Spark holds as a day-time one that moves a date as DataFusion does:
+        a literal (or each branch of a CASE of them) without months whose days and time have one sign, a
+        cast from a day interval (DataFusion's analyzed date + 1), a value typed a day interval."""
+        which = e.WhichOneof("rex_type")
+        if which == "literal":
+            if e.literal.WhichOneof("literal_type") == "null":
+                return True
+            parts = literals.interval_parts(e.literal)
+            if parts is None:
+                return False
+            months, days, micros = parts
+            return not months and (days * micros >= 0 or micros % _functions().datetimes.DAY_MICROS == 0)
+        if which == "if_then":
+            case = e.if_then
+            branches = [c.then for c in case.ifs] + ([getattr(case, "else")] if case.HasField("else") else [])
+            return all(self._moves_by_days(b) for b in branches)
+        if which == "cast":
+            return _kind_of(self.type_of(e.cast.input)) == "interval_day"
+        return _kind_of(self.type_of(e)) == "interval_day"
 
     def _typed(self, message):
         """The plan model's typing of this very message (a call, CASE or IN list it coerces), or None."""
@@ -725,51 +745,9 @@ class ExprTranslator:
     def _as_text(
         self, value: Column, source: type_pb2.Type | None, literal: Expression.Literal | None = None
     ) -> Column | None:
-        """A number or time as text where Spark's own cast writes it otherwise than engines do; None
-        where Spark's cast is the text. A decimal in plain digits to its scale (Spark writes a small one
-        in scientific notation, ``0E-7``); from a DataFusion plan, a timestamp as DataFusion writes it
-        (``2020-01-01T00:00:01.500``: a ``T``, and milliseconds or microseconds as needed), a float
-        said where DataFusion's notation differs, and an interval ``literal`` (the value's, if it is one)
-        as Arrow writes it; any other interval is refused."""
-        kind = source.WhichOneof("kind") if source is not None else None
-        if kind in INTERVAL_KINDS:
-            return self._interval_text(literal)
-        if kind == "decimal":
-            # format_number is exact on decimals (Java's BigDecimal, no rounding at the value's own scale)
-            return F.regexp_replace(F.format_number(value, source.decimal.scale), ",", "")
-        if self.tr.model.conventions.dialect != "datafusion":
-            return None
-        if kind in TIMESTAMP_KINDS:
-            micros = F.pmod(F.unix_micros(value.cast("timestamp")), F.lit(1_000_000))  # before 1970 too
-            fraction = (
-                F.when(micros == 0, F.lit(""))
-                .when(micros % 1000 == 0, F.format_string(".%03d", (micros / 1000).cast("long")))
-                .otherwise(F.format_string(".%06d", micros))
-            )
-            if kind not in ZONED_KINDS:
-                return F.concat(F.date_format(value, "yyyy-MM-dd'T'HH:mm:ss"), fraction)
-            self.tr.warn(
-                f"node {self.node_id}: a timestamp with a time zone as text: the plan's type carries no zone, so "
-                "the run writes it in UTC (…Z); DataFusion writes it in the zone of the type it was written with"
-            )
-            return F.concat(F.date_format(value, "yyyy-MM-dd'T'HH:mm:ss"), fraction, F.lit("Z"))
-        if kind in ("fp32", "fp64"):
-            return datafusion_float_text(value, kind)
-        return None
-
-    def _interval_text(self, literal: Expression.Literal | None) -> Column:
-        """An interval as text (see :meth:`_as_text`): Spark writes its own (``INTERVAL '2 00:00:00' DAY TO
-        SECOND``), and its day-time interval does not keep a DataFusion interval's days apart from its time
-        (``25 hours``), so only a literal's text is known."""
-        if literal is not None and literal.WhichOneof("literal_type") == "null":
-            return F.lit(None).cast("string")
-        text = literals.datafusion_interval_text(literal) if literal is not None else None
-        if text is None or self.tr.model.conventions.dialect != "datafusion":
-            raise Unsupported(
-                "an interval as text, unless it is a literal of a DataFusion plan: Spark writes intervals its own "
-                "way, and its day-time interval does not keep days apart from hours"
-            )
-        return F.lit(text)
+        """A number or time as text the way the plan's producer writes it (:func:`casts.producer_text`)."""
+        datafusion = self.tr.model.conventions.dialect == "datafusion"
+        return producer_text(value, source, datafusion, literal, lambda m: self.tr.warn(f"node {self.node_id}: {m}"))
 
     def literal(self, lit: Expression.Literal) -> Column:
         kind = lit.WhichOneof("literal_type")

@@ -6,16 +6,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from substrait import algebra_pb2
 
 from viz import types as T
 from viz.model import NodeView
 
 from ..errors import ExecutionError, Unsupported
-from ..spark.jvm import col, sql_type
+from ..spark.jvm import col
+from .casts import TEXT_KINDS, producer_cast, producer_text
 from .context import Translating
-from .types import to_spark
 
 
 def _null_safe_anti(tr: Translating, left: DataFrame, right: DataFrame, n: int) -> DataFrame:
@@ -78,11 +78,22 @@ def _conform_set_input(tr: Translating, node: NodeView, k: int, df: DataFrame, w
     if out_types is None or in_schema is None or len(in_schema) != width or len(out_types) != width:
         return df
     casts = {
-        i: to_spark(o.type)
+        i: (f.type, o.type)
         for i, (f, o) in enumerate(zip(in_schema, out_types))
         if f.type is not None and o.type is not None and not T.same_type_ignoring_nullability(f.type, o.type)
     }
     if not casts:
         return df
     names = tr.names(width)
-    return df.select(*[col(c).cast(sql_type(casts[i])).alias(c) if i in casts else col(c) for i, c in enumerate(names)])
+    datafusion = tr.model.conventions.dialect == "datafusion"
+
+    def cast(c: str, source, target) -> Column:
+        # as the producer coerces (a number's text as it writes it, a value that does not fit stops), as
+        # an expression's implicit cast is
+        if target.WhichOneof("kind") in TEXT_KINDS:
+            text = producer_text(col(c), source, datafusion, warn=lambda m: tr.warn(f"node {node.id}: {m}"))
+            if text is not None:
+                return text
+        return producer_cast(col(c), source, target, datafusion)
+
+    return df.select(*[cast(c, *casts[i]).alias(c) if i in casts else col(c) for i, c in enumerate(names)])

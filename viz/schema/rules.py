@@ -342,6 +342,10 @@ def _short_join(type_name: str) -> str:
     return type_name.replace("JOIN_TYPE_", "").lower()
 
 
+#: Join types that pair the rows of both sides (the others keep one side's rows, or mark them).
+_PAIRING = frozenset({"JOIN_TYPE_INNER", "JOIN_TYPE_LEFT", "JOIN_TYPE_RIGHT", "JOIN_TYPE_OUTER"})
+
+
 def join(ctx: Context) -> list[Field] | None:
     """JoinRel, and NestedLoopJoinRel (a join condition, no keys)."""
     body = ctx.node.body
@@ -357,8 +361,9 @@ def join(ctx: Context) -> list[Field] | None:
             _anti_join_nulls(ctx, body.expression)
     if "post_join_filter" in body.DESCRIPTOR.fields_by_name and body.HasField("post_join_filter"):
         expect_boolean(ctx, ctx.expr("post-join filter", body.post_join_filter, incoming), "the post-join filter")
-    if on and not is_true(body.expression):
-        ctx.info.detail = f"{_short_join(name)} on {on}"
+    filtered = "post_join_filter" in body.DESCRIPTOR.fields_by_name and body.HasField("post_join_filter")
+    if on and not is_true(body.expression) or filtered or name not in _PAIRING:
+        ctx.info.detail = f"{_short_join(name)} on {on}" if on else _short_join(name)
     elif name == "JOIN_TYPE_INNER":  # "inner" alone reads as a join on keys; it is a CrossRel's meaning
         ctx.info.detail = "cross product"
     else:

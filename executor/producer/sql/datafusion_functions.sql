@@ -771,3 +771,41 @@ SELECT l_returnflag, percentile_cont(DISTINCT 0.5) WITHIN GROUP (ORDER BY l_quan
 -- name: windows_nth_value_beyond_an_int
 SELECT n_nationkey, nth_value(n_name, 3000000000) OVER (ORDER BY n_nationkey) AS t FROM nation ORDER BY 1
 ;
+
+-- name: chr_of_a_null
+SELECT n, chr(n) AS c FROM (VALUES (CAST(NULL AS BIGINT)), (65)) t(n)
+;
+-- name: pad_of_a_null_text_beyond_an_int
+SELECT lpad(s, n, 'x') AS a FROM (VALUES (CAST(NULL AS VARCHAR), CAST(3000000000 AS BIGINT))) t(s, n)
+;
+-- name: numbers_round_to_places_from_a_column_near_ties
+SELECT x, p, round(x, p) AS r FROM (VALUES (1.5e-23, 23), (6.5e23, -23), (24710.35, 1), (24710.35, -2), (1.005, 2), (123.456, 400), (123.456, -400), (2.5, 0), (-0.25, 0), (1e300, 33)) t(x, p)
+;
+-- name: dates_moved_by_a_case_of_day_intervals
+SELECT o_orderkey, o_orderdate + CASE WHEN o_orderkey % 2 = 0 THEN INTERVAL '1 day' ELSE INTERVAL '2 days' END AS a FROM orders WHERE o_orderkey < 40 ORDER BY 1
+;
+
+-- name: unions_of_floats_and_text_written_as_datafusion_writes_them
+SELECT k, count(*) AS c FROM (SELECT CAST(n_nationkey AS DOUBLE) * 1e10 AS k FROM nation UNION ALL SELECT n_name FROM nation) t GROUP BY k ORDER BY k LIMIT 5
+;
+-- name: unions_of_infinities_and_text
+SELECT x FROM (SELECT CAST(l_discount AS DOUBLE) / 0.0 AS x FROM lineitem WHERE l_orderkey = 1 AND l_linenumber < 3 UNION ALL SELECT 'a' FROM region WHERE r_regionkey = 0) t ORDER BY x
+;
+-- name: unions_of_timestamps_and_text_with_an_offset
+SELECT x FROM (SELECT CAST(o_orderdate AS TIMESTAMP) AS x FROM orders WHERE o_orderkey = 1 UNION ALL SELECT '2020-01-05T10:00:00+02:00' FROM region WHERE r_regionkey = 0) t ORDER BY x
+;
+-- name: unions_of_floats_and_decimals_beyond_them
+SELECT x FROM (SELECT CAST(l_extendedprice AS DOUBLE) * 1e12 AS x FROM lineitem WHERE l_orderkey = 1 UNION ALL SELECT l_discount FROM lineitem WHERE l_orderkey = 1) t ORDER BY x
+;
+-- name: unions_of_floats_and_decimals
+SELECT x FROM (SELECT CAST(l_extendedprice AS DOUBLE) / 7 AS x FROM lineitem WHERE l_orderkey = 1 UNION ALL SELECT l_discount FROM lineitem WHERE l_orderkey = 1) t ORDER BY x
+;
+-- name: coercions_of_integers_to_a_decimal_too_narrow
+SELECT o_orderkey, greatest(CAST(0.5 AS DECIMAL(38,20)), o_orderkey * 1000000000000000000) AS x FROM orders WHERE o_orderkey < 4 ORDER BY 1
+;
+-- name: coercions_of_integers_to_a_decimal_too_narrow_in_a_case
+SELECT o_orderkey, CASE WHEN o_orderkey = 1 THEN CAST(0.5 AS DECIMAL(38,20)) ELSE o_orderkey * 1000000000000000000 END AS x FROM orders WHERE o_orderkey < 4 ORDER BY 1
+;
+-- name: coercions_of_integers_to_a_decimal_that_fits
+SELECT o_orderkey, CASE WHEN o_orderkey = 1 THEN CAST(0.5 AS DECIMAL(38,20)) ELSE o_orderkey * 1000 END AS x, greatest(CAST(0.5 AS DECIMAL(10,2)), o_orderkey) AS g FROM orders WHERE o_orderkey < 4 ORDER BY 1
+;

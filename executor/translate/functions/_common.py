@@ -32,9 +32,9 @@ class Call:
     #: the literal message of each value argument that is a literal (through casts), else None: what its
     #: Python value leaves out (an interval's days and time apart)
     literals: list = field(default_factory=list)
-    #: the type of each value argument that is a cast, under it (a compound interval cast from a day one is
-    #: Spark's day-time interval); None for one that is not a cast
-    cast_from: list = field(default_factory=list)
+    #: for each value argument, whether it is an interval Spark holds as a day-time one that moves a date as
+    #: DataFusion moves it (no months; days and time of one sign), as far as the plan shows
+    moves_by_days: list = field(default_factory=list)
     #: whose meaning the plan's producer gives an option the call leaves out ("datafusion"), None if not known
     dialect: str | None = None
     #: for an aggregate over a window: its window (a Spark WindowSpec), which :meth:`over` puts on each

@@ -408,9 +408,7 @@ def _date_moved(call: Call, date: Column, interval: Column, at: int, sign: int) 
     if lit is not None and lit.WhichOneof("literal_type") == "null":
         return F.lit(None).cast("date")
     parts = None if lit is None else literals.interval_parts(lit)
-    source = call.cast_from[at] if at < len(call.cast_from) else None
-    day_time = _arg_kind(call, at) == "interval_day" or _kind(source) == "interval_day"
-    if parts is None and not day_time:
+    if parts is None and not (at < len(call.moves_by_days) and call.moves_by_days[at]):
         # a CASE of intervals is a year-month, a day-time or a calendar interval in Spark, none of which
         # keeps DataFusion's months, days and time apart to move a date by each in turn
         raise Unsupported(
@@ -487,10 +485,12 @@ def _round(call: Call, args: list) -> Column:
     floats = _value_kind(call) in FLOATS
     datafusion = call.dialect == "datafusion" and _value_kind(call) == "fp64"
     if floats and places is NOT_CONSTANT:
-        # places from a column: DataFusion's formula below with Java's power of ten (Spark's round takes a
-        # constant only)
-        power = F.pow(F.lit(10.0), scale.cast("double")).cast(sql_type(x_type(call)))
-        return _zero_signed(x, F.call_function(fn, x * power, F.lit(0)) / power)
+        # places from a column (Spark's round takes a constant only): DataFusion's formula below, its powers
+        # of ten Rust's powi from a list of them (Java's pow differs in the last bit from 10^23 on)
+        factor = _powi_ten(scale.cast("long"))
+        power = factor.cast(sql_type(x_type(call)))
+        rounded = _zero_signed(x, F.call_function(fn, x * power, F.lit(0)) / power)
+        return F.when(factor == 0, F.when(x.isNotNull(), F.lit(float("nan")))).otherwise(rounded)
     if places is NOT_CONSTANT:
         raise Unsupported("round to a number of places that is not a constant, of a number that is not a float")
     if floats and type(places) is int and (0 < places <= EXACT_POWERS or datafusion):
@@ -503,6 +503,25 @@ def _round(call: Call, args: list) -> Column:
         power = F.lit(factor).cast(sql_type(x_type(call)))
         return _zero_signed(x, F.call_function(fn, x * power, F.lit(0)) / power)
     return F.call_function(fn, x, scale)
+
+
+#: Bits of an exponent :func:`_powi_ten` works through: from 2^9 on, 10^n is infinite (or 0) anyway.
+POWI_BITS = 9
+#: 10, 10^2, 10^4, 10^8, …: the squares compiler-rt's powi multiplies by, each the float square of the last.
+_TEN_SQUARES = [10.0]
+for _ in range(POWI_BITS - 1):
+    _TEN_SQUARES.append(_TEN_SQUARES[-1] * _TEN_SQUARES[-1])
+
+
+def _powi_ten(n: Column) -> Column:
+    """10^n (n a long column) as Rust's powi computes it (:func:`powi`): the squares of 10 for the bits
+    of |n|, multiplied in the same order, the reciprocal for a negative n."""
+    magnitude = F.abs(n)
+    product = F.lit(1.0)
+    for bit, square in enumerate(_TEN_SQUARES):
+        product = F.when(F.shiftright(magnitude, bit).bitwiseAND(1) == 1, product * F.lit(square)).otherwise(product)
+    whole = F.when(magnitude >= 2**POWI_BITS, F.lit(float("inf"))).otherwise(product)
+    return F.when(n < 0, F.lit(1.0) / whole).otherwise(whole)
 
 
 def _ceil_floor(fn: str) -> Builder:

@@ -464,7 +464,8 @@ def _pad(fn: str) -> Builder:
         # null beyond the range, not held to it: Spark folds a constant pad of 2^31 characters
         held = F.when(length <= INT_MAX, F.greatest(length, F.lit(-INT_MAX))).cast("int")
         too_long = f"{fn} requested a length too large, the largest allowed is {INT_MAX}"
-        return _fail_if(length > INT_MAX, too_long, F.call_function(fn, vals[0], held, fill))
+        too_large = (length > INT_MAX) & vals[0].isNotNull()  # a null text is null whatever the length
+        return _fail_if(too_large, too_long, F.call_function(fn, vals[0], held, fill))
 
     return build
 
@@ -476,7 +477,9 @@ def _chr(call: Call, args: list) -> Column:
     n = _values(args)[0]
     invalid = (n < 0) | (n > 0x10FFFF) | n.between(0xD800, 0xDFFF)
     message = F.concat(F.lit("invalid Unicode scalar value: "), n.cast("string"))
-    return F.when(invalid, F.raise_error(message)).otherwise(F.format_string("%c", n.cast("int")))
+    # Java writes a null as the text "null"
+    character = F.when(n.isNotNull(), F.format_string("%c", n.cast("int")))
+    return F.when(invalid, F.raise_error(message)).otherwise(character)
 
 
 def _overlay(call: Call, args: list) -> Column:
