@@ -309,7 +309,7 @@ class ExprTranslator:
                 args.append(self.expr(a.value))
                 arg_types.append(self.type_of(a.value))
                 literal_args.append(_literal_of(a.value))
-                moves_by_days.append(self._moves_by_days(a.value))
+                moves_by_days.append(_kind_of(arg_types[-1]) in INTERVAL_KINDS and self._moves_by_days(a.value))
                 constants.append(_constant_value(a.value))
             elif kind == "enum":
                 args.append(a.enum)
