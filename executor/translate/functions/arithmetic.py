@@ -519,7 +519,9 @@ def _powi_ten(n: Column) -> Column:
     magnitude = F.abs(n)
     product = F.lit(1.0)
     for bit, square in enumerate(_TEN_SQUARES):
-        product = F.when(F.shiftright(magnitude, bit).bitwiseAND(1) == 1, product * F.lit(square)).otherwise(product)
+        # times 1.0 (exact) for a bit not set: the expression grows by one factor a bit, where a CASE
+        # holding the product twice doubled it at each bit
+        product = product * F.when(F.shiftright(magnitude, bit).bitwiseAND(1) == 1, F.lit(square)).otherwise(1.0)
     whole = F.when(magnitude >= 2**POWI_BITS, F.lit(float("inf"))).otherwise(product)
     return F.when(n < 0, F.lit(1.0) / whole).otherwise(whole)
 
