@@ -161,8 +161,8 @@ def producer_cast(
         out = float_to_decimal(column, target.decimal.precision, target.decimal.scale)
     else:
         out = column.cast(sql_type(to_spark(target)))
-    # a number that does not fit the decimal stops too (DataFusion's cast is an error there)
-    numeric_to_decimal = kind == "decimal" and source_kind in INT_KINDS | {"decimal"}
+    # a number that may not fit the decimal stops too where it does not (DataFusion's cast is an error there)
+    numeric_to_decimal = kind == "decimal" and source_kind in INT_KINDS | {"decimal"} and may_not_fit(target, source)
     if source is None or source_kind in TEXT_KINDS | {"fp32", "fp64"} or numeric_to_decimal:
         return stops_where_lost(column, out, render(target), "an implicit coercion")
     return out
