@@ -47,7 +47,7 @@ from .casts import (
     producer_text,
     stops_where_lost,
 )
-from .functions._common import INT_MAX, second_digits
+from .functions._common import INT_MAX, _kind, second_digits
 from .types import MICROSECONDS_KEPT, to_spark
 
 Expression = algebra_pb2.Expression
@@ -309,7 +309,7 @@ class ExprTranslator:
                 args.append(self.expr(a.value))
                 arg_types.append(self.type_of(a.value))
                 literal_args.append(_literal_of(a.value))
-                moves_by_days.append(_kind_of(arg_types[-1]) in INTERVAL_KINDS and self._moves_by_days(a.value))
+                moves_by_days.append(_kind(arg_types[-1]) in INTERVAL_KINDS and self._moves_by_days(a.value))
                 constants.append(_constant_value(a.value))
             elif kind == "enum":
                 args.append(a.enum)
@@ -352,8 +352,8 @@ class ExprTranslator:
             branches = [c.then for c in case.ifs] + ([getattr(case, "else")] if case.HasField("else") else [])
             return all(self._moves_by_days(b) for b in branches)
         if which == "cast":
-            return _kind_of(self.type_of(e.cast.input)) == "interval_day"
-        return _kind_of(self.type_of(e)) == "interval_day"
+            return _kind(self.type_of(e.cast.input)) == "interval_day"
+        return _kind(self.type_of(e)) == "interval_day"
 
     def _typed(self, message):
         """The plan model's typing of this very message (a call, CASE or IN list it coerces), or None."""
@@ -441,7 +441,7 @@ class ExprTranslator:
         shape among them cast to one record type (:func:`records.one_shape`)."""
         if len(columns) < 2:
             return columns
-        if any(_kind_of(self.type_of(v)) in INTERVAL_KINDS for v in values):
+        if any(_kind(self.type_of(v)) in INTERVAL_KINDS for v in values):
             self._one_interval_kind(columns)
         if not any(records.holds_record(self.type_of(v)) for v in values):
             return columns
@@ -985,7 +985,3 @@ def _constant_value(e: algebra_pb2.Expression):
         return literals.python_value(literal)
     except Exception:  # noqa: BLE001 - a literal we cannot read in Python is simply not a constant here
         return _functions().NOT_CONSTANT
-
-
-def _kind_of(t: type_pb2.Type | None) -> str | None:
-    return t.WhichOneof("kind") if t is not None else None
