@@ -9,7 +9,8 @@ the cross-engine checks and bisect through the run) is a :class:`Job` handed to 
 - the supervisor polls the worker, reports progress, and on a ``cancel`` Event or after ``timeout_s``
   stops it: no new Spark action starts (``stopped``), its running jobs are interrupted for up to
   :data:`STOP_GRACE_S` while the worker lives (it may be between its stop check and submitting a job),
-  and tasks that ignore the interrupt are ended by ``executor.spark.reaper``;
+  tasks that ignore the interrupt are ended by ``executor.spark.reaper``, and a worker still alive
+  after that gives its turn on Spark back, so no one after it waits for it;
 - a stopped job raises :class:`~executor.errors.Cancelled` (or :class:`~executor.errors.TimedOut`) with
   the job's own message; a failed one raises what the job makes of its error.
 
@@ -29,7 +30,7 @@ from typing import Any
 from ..errors import Cancelled, TimedOut
 from ..spark import reaper
 from ..spark.session import asked_for, is_connect
-from ..spark.turns import OWNER, SPARK, Stopped, in_line_text
+from ..spark.turns import OWNER, SPARK, Held, Stopped, in_line_text
 
 POLL_S = 0.1
 STOP_GRACE_S = 5.0  # after a stop, how long to keep interrupting jobs the worker may still start
@@ -105,6 +106,7 @@ class Job:
         self.in_line: int | None = None  # its place in line while it waits for its turn
         self.result: Any = None
         self.error: BaseException | None = None
+        self.held: Held | None = None  # its turn on Spark, while it holds one
 
     # ---- in the worker thread ----
 
@@ -133,7 +135,7 @@ class Job:
             else contextlib.nullcontext()
         )
         try:
-            with held:
+            with held as self.held:
                 self.in_line = None
                 start = time.perf_counter()
                 yield
@@ -230,6 +232,8 @@ def _stop(job: Job, worker: threading.Thread) -> None:
         if not worker.is_alive() or time.monotonic() > end:
             break
         worker.join(POLL_S)
+    if worker.is_alive() and job.held is not None:
+        SPARK.give_back(job.held)  # work that does not end when stopped holds up no one after it
     reaper.watch(job.spark)  # tasks that ignore the interrupt (a fused nested-loop join) are ended too
 
 

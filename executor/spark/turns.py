@@ -53,6 +53,14 @@ class _Ticket:
 
 
 @dataclass
+class Held:
+    """A turn held, given back once (:meth:`Line.give_back`)."""
+
+    owner: str
+    given_back: bool = False
+
+
+@dataclass
 class Line:
     """Turns on one resource: :meth:`turn` waits for one, saying its place in line meanwhile."""
 
@@ -86,7 +94,7 @@ class Line:
         waiting: Callable[[int], None] | None = None,
         reads: int | None = None,
         took: float | None = None,
-    ) -> Iterator[None]:
+    ) -> Iterator[Held]:
         """Hold a turn for the ``with`` block. While in line, ``waiting(place)`` is called with the
         ticket's place (1 = next) whenever it changes; raises :class:`Stopped` once ``stopped()``.
         ``reads``: the bytes the work reads, ``took``: the seconds it took when it last ran, each if
@@ -116,14 +124,23 @@ class Line:
                     other.passed += 1
             self._holders[who] += 1
             self._served[who] = ticket.number
+        held = Held(who)
         try:
-            yield
+            yield held
         finally:
-            with self._cond:
-                self._holders[who] -= 1
-                if not self._holders[who]:
-                    del self._holders[who]
-                self._cond.notify_all()
+            self.give_back(held)
+
+    def give_back(self, held: Held) -> None:
+        """End a turn, once: at the end of its block, or earlier for work that was stopped and does not
+        end (a collect whose serving thread died), so that the work after it is not held up for good."""
+        with self._cond:
+            if held.given_back:
+                return
+            held.given_back = True
+            self._holders[held.owner] -= 1
+            if not self._holders[held.owner]:
+                del self._holders[held.owner]
+            self._cond.notify_all()
 
     def held_by_others(self, owner: str) -> bool:
         """Whether every turn is taken and some by another owner than ``owner``: work ``owner`` asks

@@ -12,9 +12,11 @@ import pytest
 
 from executor.errors import Cancelled, ExecutionError, TimedOut
 from executor.jobs import run as run_mod
+from executor.jobs import supervise as supervise_mod
 from executor.jobs.outputs import compare_outputs
 from executor.jobs.supervise import STOP_GRACE_S, Job, supervise
 from executor.spark.session import people_running
+from executor.spark.turns import SPARK
 from tests.support import ROOT, no_active_jobs
 
 
@@ -73,6 +75,43 @@ def test_a_timeout_interrupts_the_tagged_jobs_and_says_so():
     assert spark.calls[:2] == [("add", tag), ("group", tag)]
     assert ("interrupt", tag) in spark.calls and ("cancel group", tag) in spark.calls
     assert ("remove", tag) in spark.calls and job.error is not None  # the worker ended within the grace
+
+
+class Stuck(Job):
+    """A person's work that holds its turn on Spark and ends at no stop (a collect whose serving thread died)."""
+
+    def __init__(self, spark, never: threading.Event) -> None:
+        super().__init__(spark)
+        self.never = never
+
+    def work(self) -> None:
+        with self.turn():
+            self.started_execution.set()
+            self.never.wait(30)
+
+
+def test_work_that_does_not_end_when_stopped_gives_its_turn_back(monkeypatch):
+    monkeypatch.setattr(supervise_mod, "STOP_GRACE_S", 0.2)
+    never = threading.Event()
+    job = Stuck(FakeSpark(), never)
+    assert SPARK.busy() == (0, 0)
+    try:
+        with pytest.raises(TimedOut):
+            supervise(job, timeout_s=0.3)
+        assert job.held is not None and job.held.given_back
+        assert SPARK.busy() == (0, 0)  # the next person's run is not held up by it
+        got = threading.Event()
+
+        def next_run() -> None:
+            with SPARK.turn("another person"):
+                got.set()
+
+        threading.Thread(target=next_run, daemon=True).start()
+        assert got.wait(2)
+    finally:
+        never.set()  # the stuck worker ends now; giving its turn back a second time changes nothing
+    time.sleep(0.1)
+    assert SPARK.busy() == (0, 0)
 
 
 def test_a_job_cancelled_before_it_executes_is_not_interrupted():
