@@ -451,15 +451,7 @@ class ExprTranslator:
         """Refuse intervals that must share one type but are Spark's of different kinds (a literal of months
         is a year-month interval, one of days or time a day-time one, one of both a calendar interval):
         Spark takes none of them for another."""
-        if self.record.df is None:
-            return
-        try:
-            kinds = {
-                type(f.dataType)
-                for f in self.record.df.select(*[c.alias(f"_{i}") for i, c in enumerate(columns)]).schema.fields
-            }
-        except Exception:  # noqa: BLE001 - outer references and the like: Spark then says what it says
-            return
+        kinds = {type(t) for t in records.spark_types(self.record.df, columns) or ()}
         if len(kinds & {S.YearMonthIntervalType, S.DayTimeIntervalType, S.CalendarIntervalType}) > 1:
             raise Unsupported(
                 "intervals of months and intervals of days or time as one value (a CASE, coalesce): Spark has no "

@@ -66,16 +66,24 @@ def _translation_names(t: S.DataType) -> bool:
     return False
 
 
+def spark_types(df: DataFrame | None, columns: list[Column]) -> list[S.DataType] | None:
+    """The Spark types of ``columns`` over ``df``; None where Spark cannot type them there (no ``df``,
+    outer references and the like: a run then says what Spark says)."""
+    if df is None:
+        return None
+    try:
+        return [f.dataType for f in df.select(*[c.alias(f"_{i}") for i, c in enumerate(columns)]).schema.fields]
+    except Exception:  # noqa: BLE001 - Spark's analysis errors are of many kinds
+        return None
+
+
 def one_shape(df: DataFrame | None, columns: list[Column]) -> list[Column]:
     """Values that must share one type (a CASE's branches, coalesce's or an array's values), records among
     them, each cast to one record type: member by member, under the first names that are the plan's own,
     not the translation's ``f0``, ``f1``... (a record literal's or a typed null's; Spark takes records of
     one shape together only when their members' names agree). As they are without ``df`` to type them in."""
-    if df is None:
-        return columns
-    try:
-        kinds = [f.dataType for f in df.select(*[c.alias(f"_{i}") for i, c in enumerate(columns)]).schema.fields]
-    except Exception:  # noqa: BLE001 - outer references and the like: Spark then says what it says
+    kinds = spark_types(df, columns)
+    if kinds is None:
         return columns
     named = next((k for k in kinds if not _translation_names(k)), kinds[0])
     target = _nullable(named)
