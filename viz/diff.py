@@ -603,7 +603,33 @@ def _unique_positions(names: list[str]) -> dict[str, int]:
     return {n: i for i, n in enumerate(names) if counts[n] == 1}
 
 
-def _expression_differences(a: NodeView, b: NodeView, fold: Callable[[str], str]) -> list[Difference]:
+_INPUT_REF = re.compile(r"(?<![\^λ.@])\$(\d+):")
+
+
+def _by_name(model: PlanModel, node: NodeView) -> Callable[[str], str]:
+    """A node's expression text with each reference to an input column that no other input column of the
+    node shares a name with written by the name alone (``$5:l_extendedprice`` as ``$:l_extendedprice``): the
+    same column at another position (another producer's, or an optimizer's narrower input) is no difference."""
+    fields = [f for i in node.inputs for f in (model.node(i).schema or [])]
+    counts = Counter(f.name for f in fields)
+
+    def unnumbered(text: str) -> str:
+        out, last = [], 0
+        for m in _INPUT_REF.finditer(text):
+            index = int(m.group(1))
+            name = fields[index].name if index < len(fields) else None
+            end = m.end() + len(name or "")
+            if name and counts[name] == 1 and text.startswith(name, m.end()) and not text[end : end + 1].isalnum():
+                out.append(text[last : m.start()] + "$:")
+                last = m.end()
+        return "".join(out) + text[last:]
+
+    return unnumbered
+
+
+def _expression_differences(
+    a: NodeView, b: NodeView, fold_a: Callable[[str], str], fold_b: Callable[[str], str]
+) -> list[Difference]:
     def by_role(exprs: list[tuple[str, str]]) -> dict[tuple[str, int], str]:
         seen: Counter = Counter()
         out = {}
@@ -618,26 +644,33 @@ def _expression_differences(a: NodeView, b: NodeView, fold: Callable[[str], str]
     out = []
     for key in keys:
         ta, tb = ea.get(key), eb.get(key)
-        if ta is None or tb is None or fold(ta) != fold(tb):
+        if ta is None or tb is None or fold_a(ta) != fold_b(tb):
             role, i = key
             out.append(Difference("expression", f"{role} {i + 1}" if role in several else role, ta, tb))
     return out
 
 
 def node_differences(
-    a: NodeView, b: NodeView, ignore_case: bool = False, ignore_nullability: bool = False
+    a: NodeView,
+    b: NodeView,
+    ignore_case: bool = False,
+    ignore_nullability: bool = False,
+    by_name: tuple[Callable[[str], str], Callable[[str], str]] | None = None,
 ) -> list[Difference]:
     """What differs between two corresponding nodes: kind, schema, expressions, detail; with
     ``ignore_nullability``, a column's nullability alone is not a difference (producers differ in it:
-    DuckDB marks every column nullable)."""
+    DuckDB marks every column nullable); ``by_name``: each side's :func:`_by_name`, so that a column
+    referred to at another position is no difference."""
     fold: Callable[[str], str] = str.casefold if ignore_case else (lambda s: s)
+    name_a, name_b = by_name or (lambda s: s, lambda s: s)
+    fold_a, fold_b = (lambda s: fold(name_a(s))), (lambda s: fold(name_b(s)))
     out = []
     if a.kind != b.kind:
         out.append(Difference("kind", "kind", a.kind, b.kind))
     out += _schema_differences(a, b, fold, nullability=not ignore_nullability)
-    exprs = _expression_differences(a, b, fold)
+    exprs = _expression_differences(a, b, fold_a, fold_b)
     out += exprs
-    if not exprs and fold(a.info.detail) != fold(b.info.detail):
+    if not exprs and fold_a(a.info.detail) != fold_b(b.info.detail):
         out.append(Difference("detail", "detail", a.info.detail, b.info.detail))
     return out
 
@@ -725,7 +758,7 @@ def diff_plans(a: PlanModel, b: PlanModel, ignore_case: bool = False, ignore_nul
             continue
         number += 1
         na, nb = a.node(x), b.node(y)
-        diffs = tuple(node_differences(na, nb, ignore_case, ignore_nullability))
+        diffs = tuple(node_differences(na, nb, ignore_case, ignore_nullability, (_by_name(a, na), _by_name(b, nb))))
         entries.append(NodeDiff("changed" if diffs else "same", x, y, na.kind, nb.kind, number, m.scores[x], diffs))
     entries += [NodeDiff("removed", x, None, a.node(x).kind, None) for x in sa.order if x not in m.ab]
     entries += [NodeDiff("added", None, y, None, b.node(y).kind) for y in sb.order if y not in m.ba]

@@ -126,6 +126,26 @@ def test_a_dropped_project_is_removed_and_the_rest_still_match():
     assert d.summary == {"same": 1, "changed": 1, "removed": 1, "added": 0}
 
 
+def test_a_column_referred_to_at_another_position_is_no_difference():
+    def filtered(columns: list[tuple[str, str]], y: int) -> PlanModel:
+        rel = {"filter": {"input": P.read("t", columns), "condition": P.call(1, P.field(y), P.i64(1))}}
+        return P.model_of(P.plan((rel, [n for n, _ in columns])))
+
+    a, b = filtered([("x", "i64"), ("y", "i64")], 1), filtered([("y", "i64"), ("x", "i64")], 0)
+    d = diff_plans(a, b)
+    assert d.matches == {"0": "0", "0.0": "0.0"}
+    filter_a = d.by_a["0"]
+    assert a.node("0").info.expressions == [("condition", "equal($1:y, 1)")]
+    assert b.node("0").info.expressions == [("condition", "equal($0:y, 1)")]
+    assert {x.aspect for x in filter_a.differences} == {"schema"}  # x and y moved; the condition is the same
+    # two input columns of one name: which of them an expression means is a difference
+    same_name = [("y", "i64"), ("y", "i64")]
+    d = diff_plans(filtered(same_name, 1), filtered(same_name, 0))
+    assert [(x.aspect, x.a, x.b) for x in d.by_a["0"].differences] == [
+        ("expression", "equal($1:y, 1)", "equal($0:y, 1)")
+    ]
+
+
 def test_swapped_join_inputs_still_match_by_table():
     orders, customers = P.read("orders", P.ORDERS), P.read("customers", P.CUSTOMERS)
     cond = P.call(1, P.field(1), P.field(3))
