@@ -306,6 +306,16 @@ def test_typing_an_id_in_the_picker_selects_exactly_that_node(typing):
     assert at.toast and "No node matches" in at.toast[0].value
 
 
+def test_text_that_matches_several_nodes_says_how_many_and_which_is_shown(typing):
+    at = _app(starred_plan())
+    _type(at, "node", "read")  # two Reads: 0.0*6 comes before 0.0*5.1.0*4 in plan order
+    assert not at.exception and at.subheader[0].value == md_escape("Read · 0.0*6")
+    [toast] = at.toast
+    assert toast.value.startswith(md_escape("“read” matches 2 nodes: this is the first in plan order, 0.0*6")), (
+        toast.value
+    )
+
+
 # ---- bad input ---------------------------------------------------------------------------------
 
 

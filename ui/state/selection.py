@@ -25,17 +25,22 @@ def select(node_id: str) -> None:
     st.session_state["node"] = node_id
 
 
-def match_node(node_ids: list[str], typed: str, label: Callable[[str], str] | None = None) -> str | None:
-    """The node that text typed in a node picker names: the node with exactly that id first (so
-    ``0.0*5`` is never ``0.0*15``), then the first node, in plan order, whose label (``label(id)``,
-    e.g. "0.0*5 · Read · orders") holds the text, ignoring case; None when none does."""
+def matching_nodes(node_ids: list[str], typed: str, label: Callable[[str], str] | None = None) -> list[str]:
+    """The nodes that text typed in a node picker names: the node with exactly that id alone (so
+    ``0.0*5`` is never ``0.0*15``), else, in plan order, those whose label (``label(id)``, e.g.
+    "0.0*5 · Read · orders") holds the text, ignoring case."""
     text = typed.strip()
     if text in node_ids:
-        return text
+        return [text]
     if not text or label is None:
-        return None
+        return []
     folded = text.casefold()
-    return next((n for n in node_ids if folded in label(n).casefold()), None)
+    return [n for n in node_ids if folded in label(n).casefold()]
+
+
+def match_node(node_ids: list[str], typed: str, label: Callable[[str], str] | None = None) -> str | None:
+    """The node typed text names (the first of :func:`matching_nodes`); None when none does."""
+    return next(iter(matching_nodes(node_ids, typed, label)), None)
 
 
 #: The node :func:`resolve_node` last chose, as the address then got it.
@@ -53,11 +58,20 @@ def resolve_node(node_ids: list[str], default: str | None, label: Callable[[str]
     in_address = st.query_params.get("node")
     if typed == shown and in_address != shown and in_address in node_ids:
         typed = in_address
-    wanted = match_node(node_ids, typed, label) if isinstance(typed, str) and typed else None
-    if wanted is None and typed and label is not None:
+    matches = matching_nodes(node_ids, typed, label) if isinstance(typed, str) and typed else []
+    wanted = next(iter(matches), None)
+    if typed and label is not None and typed not in node_ids:
         from ui.markdown import md_escape
 
-        st.toast(md_escape(f"No node matches “{typed}”: a node's id, kind and detail are searched."))
+        if not matches:
+            st.toast(md_escape(f"No node matches “{typed}”: a node's id, kind and detail are searched."))
+        elif len(matches) > 1:
+            st.toast(
+                md_escape(
+                    f"“{typed.strip()}” matches {len(matches)} nodes: this is the first in plan order, "
+                    f"{label(matches[0])}. The graph's search box marks them all."
+                )
+            )
     if wanted is None:
         wanted = url.get("node")
     if wanted not in node_ids:
