@@ -252,14 +252,17 @@ def _rows(
         st.error(md_message(task.error))
     if task is not None and not task.done.is_set():
         _progress(task_key)
-    warning = cross_product_warning(model, node_id, [r.row_count if isinstance(r, RunResult) else None for r in ins])
-    if warning:
-        st.warning(md_escape(warning))
-    if (
+    counted = (
         isinstance(own, RunResult)
         and own.row_count is not None
         and all(isinstance(r, RunResult) and r.row_count is not None for r in ins)
-    ):
+    )
+    # once "What it did" says a cross product's numbers, the warning does not say them again
+    input_rows = None if counted else [r.row_count if isinstance(r, RunResult) else None for r in ins]
+    warning = cross_product_warning(model, node_id, input_rows)
+    if warning:
+        st.warning(md_escape(warning))
+    if counted:
         st.info(
             f"**What it did:** {md_escape(describe_step(model, node_id, own.row_count, [r.row_count for r in ins]))}"
         )
