@@ -33,6 +33,8 @@ st.html(
     " [data-testid='stMarkdownContainer'] :is(td, th) { padding: 0.3rem 0.45rem; }"
     # Inspect's action buttons keep their row's height (pages/inspect.py ACTIONS_PX) before they are drawn
     " .st-key-inspect_actions { min-height: 40px; }"
+    # tabs wrap to a second row where the inspector is narrow: a tab strip that scrolls hides its last tabs
+    " [role='tablist'] { flex-wrap: wrap; column-gap: 0.8rem; row-gap: 0; }"
     " @media (max-width: 1200px) { [data-testid='stMainBlockContainer'] { padding-left: 1.5rem;"
     " padding-right: 1.5rem; } }"
     "</style>"

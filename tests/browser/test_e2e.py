@@ -145,11 +145,20 @@ SCHEMA_TYPES = """() => {
           edge: table.closest('[data-testid=stVerticalBlock]').getBoundingClientRect().right};
 }"""
 
+#: Whether the inspector's tab strip hides a tab (scrolls sideways), and each tab's right edge against the strip's.
+TABS_SHOWN = """() => {
+  const strip = document.querySelector('[role=tablist]');
+  const right = strip.getBoundingClientRect().right;
+  return {scrolls: strip.scrollWidth > strip.clientWidth + 1,
+          outside: [...strip.querySelectorAll('[role=tab]')].filter((t) => t.getBoundingClientRect().right > right + 1)
+                     .map((t) => t.textContent)};
+}"""
+
 
 def test_the_inspector_s_schema_types_stay_whole_and_inside_it(app_url):
     """DataFusion's TPC-H q03 aggregate, a long expression name beside them: the types (decimal<38,4>?, i64,
     date, i32) each on one line, not broken mid-word, and the table within the inspector; at 1,280 px all of
-    it in sight, at 1,024 px scrolled sideways in its place."""
+    it in sight, at 1,024 px scrolled sideways in its place. Every inspector tab is in sight at both widths."""
     for width in (1280, 1024):
         with browser_page(viewport={"width": width, "height": 900}) as page:
             page.goto(app_url + "/?sample=tpch_q03_datafusion.json&node=0.0.0.0")
@@ -159,6 +168,8 @@ def test_the_inspector_s_schema_types_stay_whole_and_inside_it(app_url):
             assert all(height < 1.5 * line for _, height, line in shown["types"]), (width, shown)
             assert shown["right"] <= shown["edge"] + 1, (width, shown)
             assert shown["scrolls"] is (width < 1280), (width, shown)
+            tabs = page.evaluate(TABS_SHOWN)  # every tab in sight: a second row, never a strip that scrolls
+            assert tabs == {"scrolls": False, "outside": []}, (width, tabs)
 
 
 def test_what_follows_the_run_tab_is_stale_while_the_run_click_waits(app_url, jvm):  # the server runs it on Spark
