@@ -547,6 +547,12 @@ def call_coercion(
     if function in ("avg", "mean") and len(views) == 1 and views[0].family == "int":
         # the YAMLs' avg of an integer is that integer; both engines average integers in double
         return a.coercion([_FP64], f"{who} averages an {names[0]} as fp64")
+    if function in _COMPARISONS and len(views) == 2:
+        nested = _nested_coercion(
+            dialect, _COMPARE[dialect], a, lambda common: f"{who} compares {names[0]} with {names[1]} as {common}"
+        )
+        if nested is not None:
+            return nested
     if all(v == views[0] for v in views):
         return None
     if function in _COMPARISONS and len(views) == 2:
@@ -571,8 +577,13 @@ def call_coercion(
         return a.coercion([left, right], rule)
     if function == "coalesce":
         return unify(dialect, args, context="coalesce", user_types=user_types)
-    if function in ("greatest", "least") or (function == "nullif" and dialect == "datafusion" and len(views) == 2):
-        common = _fold(_DF_COMPARE if function == "nullif" else _EXTREMES[dialect], views)
+    # DataFusion's nullif and nvl2 take all their arguments, the tested one too, to one type: nullif's as a
+    # comparison's (a number beside text is a number), nvl2's as a CASE's (it is text)
+    table = {("nullif", 2): _DF_COMPARE, ("nvl2", 3): _DF_CASE}.get((function, len(views)))
+    if dialect != "datafusion":
+        table = None
+    if function in ("greatest", "least") or table is not None:
+        common = _fold(table or _EXTREMES[dialect], views)
         if common is None:
             return None
         rule = f"{who} gives {function.upper()}'s arguments {_listing(names)} the type {a.name(common)}"
@@ -612,6 +623,81 @@ def _concat(dialect: str, a: _Args) -> Coercion | None:
     return a.coercion([_V("string")] * len(a.views), rule)
 
 
+_NESTED = ("struct", "list", "map")
+
+
+def _shape(t: Type) -> str:
+    """A type's text without any nullability, at every depth."""
+    return T.render(t).replace("?", "")
+
+
+def _member(dialect: str, table: Mapping[tuple[str, str], Pair], types: Sequence[Type], names) -> Type | None:
+    """The common type of the members (or elements, keys, values) at one place of nested values, as
+    ``table`` takes two scalars together; nullable where any is; None where they have none."""
+    nullable = any(T.is_nullable(t) is not False for t in types)
+    if all(_shape(t) == _shape(types[0]) for t in types):
+        return T.with_nullability(types[0], nullable)
+    nested = _nested_common(dialect, table, types, names)
+    if nested is not None:
+        return T.with_nullability(nested, nullable)
+    a = _args(dialect, types, names)
+    common = _fold(table, a.views) if a is not None else None
+    if common is None or common.family in _NESTED:
+        return None
+    target = a.type_of(common)
+    return T.with_nullability(target, nullable) if target is not None else None
+
+
+def _nested_common(
+    dialect: str, table: Mapping[tuple[str, str], Pair], types: Sequence[Type], names: Mapping[int, str]
+) -> Type | None:
+    """The common type of records, lists or maps of one shape: member by member (element by element), as
+    ``table`` takes their scalars together (DataFusion's coercion of nested values); None unless every
+    value (nulls aside) is nested alike and each place has a common type."""
+    present = [t for t in types if T.kind(t) is not None and not T.is_null_type(t, names)]
+    kinds = {T.kind(t) for t in present}
+    if len(kinds) != 1 or not kinds <= set(_NESTED):
+        return None
+    kind = kinds.pop()
+    if kind == "struct":
+        widths = {len(t.struct.types) for t in present}
+        if len(widths) != 1:
+            return None
+        members = [_member(dialect, table, [t.struct.types[i] for t in present], names) for i in range(widths.pop())]
+        if any(m is None for m in members):
+            return None
+        return Type(struct=Type.Struct(types=members, nullability=T.NULLABLE))
+    if kind == "list":
+        element = _member(dialect, table, [t.list.type for t in present], names)
+        return Type(list=Type.List(type=element, nullability=T.NULLABLE)) if element is not None else None
+    key = _member(dialect, table, [t.map.key for t in present], names)
+    value = _member(dialect, table, [t.map.value for t in present], names)
+    if key is None or value is None:
+        return None
+    return Type(map=Type.Map(key=key, value=value, nullability=T.NULLABLE))
+
+
+def _nested_coercion(
+    dialect: str, table: Mapping[tuple[str, str], Pair], a: _Args, wording: Callable[[str], str]
+) -> Coercion | None:
+    """The casts that take nested values to their common type (:func:`_nested_common`), each nullable as
+    the value is; None where they share one already or have none. ``wording(type)`` is the rule's clause."""
+    if len({_shape(t) for t in a.types if T.kind(t) is not None}) <= 1:
+        return None
+    common = _nested_common(dialect, table, a.types, a.user_types)
+    if common is None:
+        return None
+    targets = tuple(
+        None
+        if _shape(t) == _shape(common)
+        else T.with_nullability(common, T.is_nullable(t) is not False or v.family == "null")
+        for t, v in zip(a.types, a.views)
+    )
+    if all(t is None for t in targets):
+        return None
+    return Coercion(targets, wording(T.render(T.with_nullability(common, False), user_types=a.user_types)))
+
+
 def unify(
     dialect: str,
     types: Sequence[Type | None],
@@ -630,7 +716,13 @@ def unify(
     if context not in CONTEXTS:
         raise ValueError(f"unknown context {context!r}; expected one of {', '.join(CONTEXTS)}")
     a = _args(dialect, types, user_types)
-    if a is None or all(v == a.views[0] for v in a.views):
+    if a is None:
+        return None
+    words = f"{DIALECT_NAMES[dialect]} gives {_CONTEXT_WORDS[context]} {_listing(a.names)}"
+    nested = _nested_coercion(dialect, _UNIFY[(dialect, context)], a, lambda common: f"{words} the type {common}")
+    if nested is not None:
+        return nested
+    if all(v == a.views[0] for v in a.views):
         return None
     order = list(a.views)
     if dialect == "datafusion" and context == "case" and has_else:

@@ -566,3 +566,37 @@ def test_spark_casts_as_the_rules_say(spark):
     finally:
         spark.catalog.dropTempView(TABLE)
     assert not wrong, "\n".join(wrong)
+
+
+def test_nested_values_share_a_type_member_by_member():
+    """DataFusion takes records, lists and maps of one shape together member by member (its optimized
+    plans cast so: a CASE of struct<i64, string> and struct<fp64, string> is struct<fp64, string>; a list of
+    decimal<12,2> compared with one of decimal<14,3> is compared as decimal<14,3>, which Spark's = needs)."""
+
+    def struct(*members: Type) -> Type:
+        return Type(struct=Type.Struct(types=list(members), nullability=_N))
+
+    def lst(element: Type) -> Type:
+        return Type(list=Type.List(type=element, nullability=_N))
+
+    i32, i64, fp64, text = (KINDS[k].type for k in ("i32", "i64", "fp64", "string"))
+    case = C.unify("datafusion", [struct(i64, text), struct(fp64, text)])
+    assert [T.render(t) if t else None for t in case.targets] == ["struct<fp64?, string?>?", None]
+    assert case.rule == (
+        "DataFusion gives CASE branches struct<i64?, string?> and struct<fp64?, string?> the type "
+        "struct<fp64?, string?>"
+    )
+    union = C.unify("datafusion", [struct(i32), struct(i64)], context="union")
+    assert [T.render(t) if t else None for t in union.targets] == ["struct<i64?>?", None]
+    d12_2, d14_3 = _typed("decimal", precision=12, scale=2), _typed("decimal", precision=14, scale=3)
+    decimals = C.call_coercion("datafusion", "equal", [lst(d12_2), lst(d14_3)])
+    assert decimals is not None and [T.render(t) if t else None for t in decimals.targets] == [
+        "list<decimal<14,3>?>?",
+        None,
+    ]
+    # nullability alone, the same shape, or shapes with no common type: no casts
+    required = Type(i32=Type.I32(nullability=T.REQUIRED))
+    assert C.unify("datafusion", [struct(required), struct(i32)], context="union") is None
+    assert C.call_coercion("datafusion", "equal", [lst(i64), lst(i64)]) is None
+    assert C.unify("datafusion", [struct(i64, text), struct(i64)]) is None
+    assert C.unify("datafusion", [lst(KINDS["date"].type), lst(KINDS["bool"].type)]) is None

@@ -168,11 +168,15 @@ class ExpressionTyper(FieldReferences):
                 coercion, derived = theirs, again
         if declared is not None:
             if not derived.defined:
+                # no YAML defines the call (DataFusion's nvl2), but its producer's rule for its arguments may be known
+                theirs = self._producer_coercion(ref.name, args) if known and self.dialect is not None else None
+                coercion = theirs or coercion
                 self._diag(
                     info(
                         "no-signature",
                         f"{what}: {derived.how}, so its argument types cannot be checked; "
-                        f"the plan's {T.render(declared)} is taken",
+                        f"the plan's {T.render(declared)} is taken"
+                        + (f"; {self._runs_with(theirs)}" if theirs is not None else ""),
                         self.node,
                     )
                 )
