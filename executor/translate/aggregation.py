@@ -20,6 +20,7 @@ from viz.schema import aggregate_layout
 
 from ..errors import ExecutionError
 from ..spark.jvm import col, sql_type
+from . import records
 from .context import Parts, Translating
 from .expr import ExprTranslator, Record, counts_range
 from .functions import resolve as resolve_function
@@ -92,6 +93,19 @@ def _plain(e: algebra_pb2.Expression) -> bool:
     )
 
 
+def _distinct(df: DataFrame, keys: dict[int, Column], types: list) -> DataFrame:
+    """The distinct rows of ``keys`` (position: column), named ``__k<position>``; a map among them
+    deduplicated as its entries (:func:`records.comparable`: Spark deduplicates no map), and back."""
+    maps = {p for p, t in zip(keys, types) if records.holds_map(t)}
+    named = [(records.comparable(k, t) if p in maps else k).alias(f"__k{p}") for (p, k), t in zip(keys.items(), types)]
+    out = df.select(*named).distinct()
+    if not maps:
+        return out
+    return out.select(
+        *[(F.map_from_entries(col(f"__k{p}")) if p in maps else col(f"__k{p}")).alias(f"__k{p}") for p in keys]
+    )
+
+
 def aggregate(tr: Translating, node: NodeView) -> DataFrame | Parts:
     body: algebra_pb2.AggregateRel = node.node.body
     layout = aggregate_layout(body, tr.model.conventions)
@@ -156,7 +170,11 @@ def aggregate(tr: Translating, node: NodeView) -> DataFrame | Parts:
         elif named:
             part = df.groupBy(*grouped).agg(*named)
         elif grouped:
-            part = df.select(*grouped).distinct()
+            part = _distinct(
+                df,
+                {p: keys[p] for p in members},
+                [ex.type_of(body.grouping_expressions[layout.keys[p]]) for p in members],
+            )
         else:  # the empty set, (): one row, over no rows too
             part = df.select(F.count(F.lit(1)).alias("__rows"))
         cols = []

@@ -159,6 +159,8 @@ def producer_cast(
         out = text_values.read(column, kind, to_spark(target))
     elif kind == "decimal" and source_kind in ("fp32", "fp64"):
         out = float_to_decimal(column, target.decimal.precision, target.decimal.scale)
+    elif kind == "date" and source_kind in INT_KINDS:
+        return days_to_date(column, source_kind)
     else:
         out = column.cast(sql_type(to_spark(target)))
     # a number that may not fit the decimal stops too where it does not (DataFusion's cast is an error there)
@@ -166,6 +168,17 @@ def producer_cast(
     if source is None or source_kind in TEXT_KINDS | {"fp32", "fp64"} or numeric_to_decimal:
         return stops_where_lost(column, out, render(target), "an implicit coercion")
     return out
+
+
+def days_to_date(value: Column, source_kind: str, stops: bool = True) -> Column:
+    """An integer as a date: that many days from 1970-01-01 (a date's value in Substrait and Arrow, and
+    DataFusion's cast; Spark casts no integer to a date). A number of days beyond an i32 stops, as
+    DataFusion's cast does, or (``stops`` false: a cast that gives null on failure) is null."""
+    low, high = INT_RANGE["i32"]
+    fits_i32 = source_kind in ("i8", "i16", "i32")
+    days = value.cast("int") if fits_i32 else F.when((value >= low) & (value <= high), value.cast("int"))
+    out = F.date_from_unix_date(days)
+    return out if fits_i32 or not stops else stops_where_lost(value, out, "date", "days beyond an i32")
 
 
 def producer_text(

@@ -38,6 +38,7 @@ from .casts import (
     TEXT_KINDS,
     TIMESTAMP_KINDS,
     ZONED_KINDS,
+    days_to_date,
     fits,
     float_to_decimal,
     folded_cast,
@@ -234,7 +235,7 @@ class ExprTranslator:
         near its limits and empties the frame; DataFusion's does not)."""
         if s.WhichOneof("sort_kind") == "comparison_function_reference":
             raise Unsupported("sorting with a comparison function is not supported; use a sort direction")
-        c = self.expr(s.expr)
+        c = records.comparable(self.expr(s.expr), self.type_of(s.expr))
         if ranged:
             kind = (self.type_of(s.expr) or type_pb2.Type()).WhichOneof("kind")
             c = c.cast("decimal(20,0)") if kind == "i64" else c.cast("long") if kind in INT_KINDS else c
@@ -330,6 +331,7 @@ class ExprTranslator:
             literals=literal_args,
             moves_by_days=moves_by_days,
             dialect=self.tr.model.conventions.dialect,
+            spark_types=lambda columns: records.spark_types(self.record.df, columns),
         )
         self._coerce(f, call, args)
         return call, args
@@ -380,6 +382,8 @@ class ExprTranslator:
             text = self._as_text(column, source)
             if text is not None:
                 return text
+        if records.holds_record(target):
+            return column.cast(sql_type(self._members_kept(column, to_spark(target))))
         return producer_cast(column, source, target, self.tr.model.conventions.dialect == "datafusion")
 
     def _cast_values(self, message, values: list[Expression], columns: list[Column], what: str) -> list[Column]:
@@ -446,6 +450,13 @@ class ExprTranslator:
         if not any(records.holds_record(self.type_of(v)) for v in values):
             return columns
         return records.one_shape(self.record.df, columns)
+
+    def _members_kept(self, value: Column, target: S.DataType) -> S.DataType:
+        """``target``, a type holding records that ``value`` is cast to, with the members named as
+        ``value``'s are (:func:`records.named_after`): a plan's struct type names no member, and a member
+        is then read by its name (``get_field``)."""
+        kinds = records.spark_types(self.record.df, [value])
+        return records.named_after(target, kinds[0]) if kinds else target
 
     def _one_interval_kind(self, columns: list[Column]) -> None:
         """Refuse intervals that must share one type but are Spark's of different kinds (a literal of months
@@ -695,6 +706,8 @@ class ExprTranslator:
                 "with"
             )
         inner = self._counted(inner, e.type, source, datafusion)
+        if records.holds_record(e.type):
+            target = self._members_kept(inner, target)
         if isinstance(target, S.DecimalType) and source_kind in ("fp32", "fp64"):
             return _as_cast_fails(e, inner, float_to_decimal(inner, target.precision, target.scale))
         if isinstance(target, S.StringType) and is_text(e.input, self.type_of):
@@ -705,6 +718,8 @@ class ExprTranslator:
             text = self._as_text(inner, self.type_of(e.input), _literal_of(e.input))
             if text is not None:
                 return text
+        if kind == "date" and source_kind in INT_KINDS:
+            return days_to_date(inner, source_kind, e.failure_behavior != Expression.Cast.FAILURE_BEHAVIOR_RETURN_NULL)
         if e.failure_behavior == Expression.Cast.FAILURE_BEHAVIOR_RETURN_NULL:
             return inner.try_cast(target)
         out = inner.cast(sql_type(target))
@@ -846,7 +861,7 @@ def struct_member(col: Column, i: int, df: DataFrame | None) -> Column:
     names = getattr(dtype, "names", None)
     if not names or not 0 <= i < len(names):
         raise ExecutionError(f"struct field {i} is out of range for {dtype.simpleString()}")
-    return col.getField(names[i])
+    return records.member_at(col, dtype, i)
 
 
 _DIRECTIONS: dict[int, Callable[[Column], Column]] = {
@@ -907,9 +922,10 @@ def _frame(spec, f, name: str):
         )
     if f.bounds_type == Expression.WindowFunction.BOUNDS_TYPE_RANGE:
         return spec.rangeBetween(lo, hi)
-    # Spark counts rows in an int, and a partition holds fewer: more rows than that reach its end
-    lo = Window.unboundedPreceding if lo < -INT_MAX else lo
-    hi = Window.unboundedFollowing if hi > INT_MAX else hi
+    # Spark counts rows in an int, and a partition holds fewer: more rows than that reach its end, and a
+    # frame that starts (or ends) more rows away than that on the far side is as empty at INT_MAX
+    lo = Window.unboundedPreceding if lo < -INT_MAX else min(lo, INT_MAX)
+    hi = Window.unboundedFollowing if hi > INT_MAX else max(hi, -INT_MAX)
     return spec.rowsBetween(lo, hi)
 
 

@@ -22,7 +22,7 @@ from ..spark.jvm import col, sql_type
 from . import literals
 from .context import Translating
 from .expr import ExprTranslator, Record, struct_member
-from .types import spark_type_or_none, to_spark
+from .types import spark_type_or_none, to_spark, with_member_names
 
 
 def _family(t: S.DataType) -> str | None:
@@ -181,6 +181,11 @@ def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+def _named(f: Field) -> S.DataType:
+    """A base schema field's Spark type, its records' members named as the schema names them."""
+    return with_member_names(to_spark(f.type), iter(f.nested))
+
+
 def _virtual_table(tr: Translating, node: NodeView, r: algebra_pb2.ReadRel, base: list[Field] | None) -> DataFrame:
     rows = list(r.virtual_table.expressions)
     width = len(base) if base is not None else (len(rows[0].fields) if rows else 0)
@@ -188,7 +193,7 @@ def _virtual_table(tr: Translating, node: NodeView, r: algebra_pb2.ReadRel, base
     all_literals = all(e.WhichOneof("rex_type") == "literal" for row in rows for e in row.fields)
     types_known = base is not None and all(f.type is not None for f in base)
     if types_known and (all_literals or not rows):
-        schema = S.StructType([S.StructField(n, to_spark(f.type), True) for n, f in zip(names, base)])
+        schema = S.StructType([S.StructField(n, _named(f), True) for n, f in zip(names, base)])
         values = [tuple(literals.python_value(e.literal) for e in row.fields) for row in rows]
         try:
             return tr.spark.createDataFrame(values, schema)
@@ -201,7 +206,7 @@ def _virtual_table(tr: Translating, node: NodeView, r: algebra_pb2.ReadRel, base
     for row in rows:
         cols = [ex.expr(e) for e in row.fields]
         if base is not None and types_known:
-            cols = [c.cast(sql_type(to_spark(f.type))) for c, f in zip(cols, base)]
+            cols = [c.cast(sql_type(_named(f))) for c, f in zip(cols, base)]
         parts.append(tr.spark.range(1).select(*[c.alias(n) for c, n in zip(cols, names)]))
     return functools.reduce(DataFrame.unionAll, parts)
 

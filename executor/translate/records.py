@@ -1,13 +1,18 @@
-"""Records (structs) of one shape taken together: Spark's CASE, coalesce and array take records only
-when their members' names agree, and the translation names a record literal's members ``f0``, ``f1``..."""
+"""Nested values as Spark takes them: records (structs) of one shape taken together (Spark's CASE, coalesce
+and array take records only when their members' names agree, and the translation names a record literal's
+members ``f0``, ``f1``...), members found by name where Spark's names would not find them, and maps
+compared as their entries (Spark compares no map)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
 from pyspark.sql import types as S
 from substrait import type_pb2
+
+from ..errors import Unsupported
 
 #: Calls whose values must share one type (:func:`one_shape`).
 ONE_SHAPE_CALLS = frozenset({"coalesce", "make_array", "array", "nullif", "greatest", "least"})
@@ -23,6 +28,31 @@ def holds_record(t: type_pb2.Type | None) -> bool:
     if kind == "map":
         return holds_record(t.map.key) or holds_record(t.map.value)
     return False
+
+
+def holds_map(t: type_pb2.Type | None) -> bool:
+    """Whether a Substrait type is or holds a map (in a record or a list)."""
+    kind = t.WhichOneof("kind") if t is not None else None
+    if kind == "map":
+        return True
+    if kind == "list":
+        return holds_map(t.list.type)
+    if kind == "struct":
+        return any(holds_map(m) for m in t.struct.types)
+    return False
+
+
+def comparable(value: Column, t: type_pb2.Type | None) -> Column:
+    """``value`` (of type ``t``) as Spark can compare, sort and deduplicate it: a map as its entries in
+    their order (Arrow's map is a list of entries, and DataFusion compares maps so; Spark compares none)."""
+    if not holds_map(t):
+        return value
+    if t.WhichOneof("kind") == "map" and not (holds_map(t.map.key) or holds_map(t.map.value)):
+        return F.map_entries(value)
+    raise Unsupported(
+        "a map inside a record or a list compared, sorted or deduplicated: Spark compares no map, and only a "
+        "map of its own is compared here as its entries"
+    )
 
 
 def _spark_parts(t: S.DataType, fn: Callable[[S.StructType], S.StructType]) -> S.DataType:
@@ -75,6 +105,42 @@ def spark_types(df: DataFrame | None, columns: list[Column]) -> list[S.DataType]
         return [f.dataType for f in df.select(*[c.alias(f"_{i}") for i, c in enumerate(columns)]).schema.fields]
     except Exception:  # noqa: BLE001 - Spark's analysis errors are of many kinds
         return None
+
+
+def named_after(target: S.DataType, source: S.DataType) -> S.DataType:
+    """``target`` with each record's members named as the record at the same place in ``source`` names
+    them, where the two records have as many members (a cast takes members by position)."""
+    if isinstance(target, S.StructType) and isinstance(source, S.StructType):
+        if len(target.fields) != len(source.fields):
+            return target
+        return S.StructType(
+            [
+                S.StructField(s.name, named_after(t.dataType, s.dataType), t.nullable)
+                for t, s in zip(target.fields, source.fields)
+            ]
+        )
+    if isinstance(target, S.ArrayType) and isinstance(source, S.ArrayType):
+        return S.ArrayType(named_after(target.elementType, source.elementType), target.containsNull)
+    if isinstance(target, S.MapType) and isinstance(source, S.MapType):
+        key, value = named_after(target.keyType, source.keyType), named_after(target.valueType, source.valueType)
+        return S.MapType(key, value, target.valueContainsNull)
+    return target
+
+
+def member(value: Column, record: S.StructType, name: str) -> Column:
+    """The member ``name`` of ``value``, a record of type ``record`` (:func:`member_at`)."""
+    names = record.names
+    return member_at(value, record, names.index(name)) if name in names else value.getField(name)
+
+
+def member_at(value: Column, record: S.StructType, i: int) -> Column:
+    """The ``i``-th member of ``value``, a record of type ``record``: by its name, unless another member's
+    name is the same regardless of case (Spark finds a member so), then by its position."""
+    name = record.names[i]
+    if sum(n.casefold() == name.casefold() for n in record.names) == 1:
+        return value.getField(name)
+    by_position = S.StructType([S.StructField(f"_{j}", f.dataType, f.nullable) for j, f in enumerate(record.fields)])
+    return value.cast(by_position).getField(f"_{i}")
 
 
 def one_shape(df: DataFrame | None, columns: list[Column]) -> list[Column]:

@@ -7,15 +7,18 @@ import functools
 from collections.abc import Callable
 
 from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
 from substrait import algebra_pb2
 
 from viz import types as T
 from viz.model import NodeView
 
 from ..errors import ExecutionError, Unsupported
-from ..spark.jvm import col
+from ..spark.jvm import col, sql_type
+from . import records
 from .casts import TEXT_KINDS, producer_cast, producer_text
 from .context import Translating
+from .types import to_spark
 
 
 def _null_safe_anti(tr: Translating, left: DataFrame, right: DataFrame, n: int) -> DataFrame:
@@ -66,7 +69,20 @@ def set_(tr: Translating, node: NodeView) -> DataFrame:
         if w != n:
             raise ExecutionError(f"node {node.id}: set input {k} has {w} columns, the primary input has {n}")
     frames = [_conform_set_input(tr, node, k, df, w) for k, (df, w) in enumerate(inputs)]
-    return handler(tr, frames[0], frames[1:], n)
+    out_types = [f.type for f in node.info.direct or []]
+    maps = [i for i, t in enumerate(out_types) if records.holds_map(t)]
+    if not maps or op == "SET_OP_UNION_ALL":
+        return handler(tr, frames[0], frames[1:], n)
+    # Spark deduplicates no map: the maps as their entries, and back (DataFusion compares maps so)
+    names = tr.names(n)
+    frames = [
+        df.select(
+            *[records.comparable(col(c), out_types[i]).alias(c) if i in maps else col(c) for i, c in enumerate(names)]
+        )
+        for df in frames
+    ]
+    out = handler(tr, frames[0], frames[1:], n)
+    return out.select(*[F.map_from_entries(col(c)).alias(c) if i in maps else col(c) for i, c in enumerate(names)])
 
 
 def _conform_set_input(tr: Translating, node: NodeView, k: int, df: DataFrame, width: int) -> DataFrame:
@@ -94,6 +110,8 @@ def _conform_set_input(tr: Translating, node: NodeView, k: int, df: DataFrame, w
             text = producer_text(col(c), source, datafusion, warn=lambda m: tr.warn(f"node {node.id}: {m}"))
             if text is not None:
                 return text
+        if records.holds_record(target):  # members keep their names: the plan's struct type has none
+            return col(c).cast(sql_type(records.named_after(to_spark(target), df.schema[c].dataType)))
         return producer_cast(col(c), source, target, datafusion)
 
     return df.select(*[cast(c, *casts[i]).alias(c) if i in casts else col(c) for i, c in enumerate(names)])

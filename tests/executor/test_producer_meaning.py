@@ -412,3 +412,20 @@ def test_intervals_and_zones_spark_cannot_hold_are_refused_by_name(spark, tables
 
     with pytest.raises(ExecutionError, match=said):
         _run(sql, tables, form, tpch_dir)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_date_of_more_days_than_an_int_holds_stops(spark, tables, tpch_dir, form):
+    """An integer is a date as a number of days from 1970-01-01, which DataFusion holds in an i32: one beyond
+    stops there (checked below), and the run stops too, where Spark's cast would have wrapped it."""
+    import datafusion
+
+    from executor.errors import ExecutionError
+
+    sql = "SELECT CAST(n_nationkey * 1000000000 AS DATE) AS d FROM nation"
+    ctx = datafusion.SessionContext()
+    ctx.register_parquet("nation", tables["nation"])
+    with pytest.raises(Exception, match="Can't cast value 3000000000 to type Int32"):
+        ctx.sql(sql).to_pylist()
+    with pytest.raises(ExecutionError, match=r"cannot cast '\d+' to date \(days beyond an i32\)"):
+        _run(sql, tables, form, tpch_dir)

@@ -809,3 +809,67 @@ SELECT o_orderkey, CASE WHEN o_orderkey = 1 THEN CAST(0.5 AS DECIMAL(38,20)) ELS
 -- name: coercions_of_integers_to_a_decimal_that_fits
 SELECT o_orderkey, CASE WHEN o_orderkey = 1 THEN CAST(0.5 AS DECIMAL(38,20)) ELSE o_orderkey * 1000 END AS x, greatest(CAST(0.5 AS DECIMAL(10,2)), o_orderkey) AS g FROM orders WHERE o_orderkey < 4 ORDER BY 1
 ;
+-- name: dates_of_integers
+-- DataFusion reads an integer as days since 1970-01-01; Spark casts no integer to a date
+SELECT n_nationkey, CAST(n_nationkey * 1000 AS DATE) AS d, CAST(CAST(n_nationkey AS INT) - 3 AS DATE) AS i FROM nation
+;
+-- name: dates_of_integers_in_a_case
+SELECT n_nationkey, CASE WHEN n_nationkey < 3 THEN n_nationkey ELSE DATE '2020-01-01' END AS d FROM nation
+;
+-- name: dates_against_integers
+SELECT count(*) AS c, sum(CASE WHEN o_orderdate IN (9497, DATE '1996-01-02') THEN 1 ELSE 0 END) AS i, max(greatest(o_orderdate, 9000)) AS g FROM orders WHERE o_orderdate > 9500
+;
+-- name: nvl2_of_text_and_numbers
+-- DataFusion takes nvl2's three arguments to one type as a CASE does (text beside a number)
+SELECT n_nationkey, nvl2(n_comment, n_nationkey, 2.5) AS a, nvl2(CASE WHEN n_nationkey > 5 THEN n_name END, n_regionkey, 0.5) AS b FROM nation
+;
+-- name: nvl2_of_integers_and_decimals
+SELECT n_nationkey, nvl2(CASE WHEN n_nationkey > 5 THEN n_nationkey END, n_regionkey, CAST(1.25 AS DECIMAL(5,2))) AS a FROM nation
+;
+-- name: nvl2_of_integers_and_dates
+SELECT n_nationkey, nvl2(CASE WHEN n_nationkey > 5 THEN n_nationkey END, n_regionkey, DATE '2020-01-01') AS a FROM nation
+;
+-- name: nvl2_of_a_date_and_text
+SELECT n_nationkey, nvl2(CASE WHEN n_nationkey > 5 THEN DATE '1999-03-04' END, '2001-02-03', DATE '2020-01-01') AS a FROM nation
+;
+-- name: windows_rows_frames_beyond_an_int_on_the_far_side
+SELECT n_nationkey, count(*) OVER (ORDER BY n_nationkey ROWS BETWEEN 3000000000 FOLLOWING AND 3000000001 FOLLOWING) AS c, sum(n_nationkey) OVER (ORDER BY n_nationkey ROWS BETWEEN 1 FOLLOWING AND 3000000000 FOLLOWING) AS s, count(*) OVER (ORDER BY n_nationkey ROWS BETWEEN 3000000001 PRECEDING AND 3000000000 PRECEDING) AS p, first_value(n_nationkey) OVER (ORDER BY n_nationkey ROWS BETWEEN 2147483648 FOLLOWING AND UNBOUNDED FOLLOWING) AS f FROM nation
+;
+-- name: structs_of_values_read_by_member
+-- a record of a VALUES list, a cast, or a set operation keeps its members' names; Spark finds members regardless of case
+SELECT s['a'] AS a, s['b'] AS b FROM (VALUES (named_struct('a', 1, 'b', 'x')), (named_struct('a', 2, 'b', NULL))) t(s) ORDER BY a
+;
+-- name: structs_of_a_coalesce_read_by_member
+SELECT coalesce(s, named_struct('a', CAST(5 AS BIGINT)))['a'] AS a FROM (SELECT CASE WHEN n_nationkey > 0 THEN named_struct('a', CAST(n_nationkey AS INT)) END AS s FROM nation)
+;
+-- name: structs_with_members_named_apart_by_case
+SELECT n_nationkey, get_field(s, 'a') AS a, s['A'] AS b FROM (SELECT n_nationkey, named_struct('A', n_nationkey, 'a', n_regionkey) AS s FROM nation)
+;
+-- name: lists_of_decimals_compared
+SELECT o_orderkey, make_array(CAST(o_totalprice AS DECIMAL(12,2))) = make_array(CAST(o_totalprice AS DECIMAL(14,3))) AS l, named_struct('a', CAST(o_totalprice AS DECIMAL(12,2))) = named_struct('a', CAST(o_totalprice AS DECIMAL(14,3))) AS s FROM orders WHERE o_orderkey < 20
+;
+-- name: unions_of_lists_of_integers_and_doubles
+SELECT l FROM (SELECT make_array(n_nationkey) AS l FROM nation WHERE n_nationkey < 3 UNION ALL SELECT make_array(n_nationkey * 1.5) FROM nation WHERE n_nationkey < 3)
+;
+-- name: extremes_of_records
+SELECT min(s) AS mn, max(s) AS mx, count(DISTINCT s) AS cd FROM (SELECT named_struct('r', n_regionkey, 'n', n_name) AS s FROM nation)
+;
+-- name: maps_distinct
+-- DataFusion compares, sorts and deduplicates maps as their entries; Spark compares no map
+SELECT DISTINCT map(['k'], [n_regionkey]) AS m FROM nation
+;
+-- name: maps_union
+SELECT map(['a'], [n_regionkey]) AS m FROM nation UNION SELECT map(['a'], [1]) FROM nation
+;
+-- name: maps_ordered
+SELECT n_nationkey, map([n_name], [n_regionkey]) AS m FROM nation ORDER BY map(['k', 'j'], [n_regionkey, n_nationkey]) DESC, n_nationkey
+;
+-- name: maps_compared
+SELECT n_nationkey, map(['a'], [n_regionkey]) = map(['a'], [1]) AS e, map(['a'], [n_regionkey]) <> map(['a'], [2]) AS n FROM nation
+;
+-- name: maps_intersected
+SELECT map(['a'], [n_regionkey]) AS m FROM nation INTERSECT SELECT map(['a'], [n_nationkey]) FROM nation
+;
+-- name: maps_grouped
+SELECT map(['a'], [n_regionkey]) AS m, count(*) AS c FROM nation GROUP BY map(['a'], [n_regionkey])
+;

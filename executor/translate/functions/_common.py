@@ -42,6 +42,9 @@ class Call:
     window: object | None = None
     #: whether a builder put the window on its aggregates itself (its result is then no aggregate)
     windowed: bool = False
+    #: the Spark types of columns over the call's input (``records.spark_types``), for the few builders that
+    #: need them; None where there is no input to type them in
+    spark_types: Callable[[list[Column]], list | None] | None = None
 
     def over(self, aggregate: Column) -> Column:
         """``aggregate`` over the call's window, if it has one: a builder whose result combines several

@@ -8,6 +8,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ...errors import Unsupported
+from .. import records
 from ._common import Builder, Call, _nan_safe, _values, months_with_days
 
 
@@ -18,7 +19,7 @@ def _compare(op: Callable[[Column, Column], Column], nan_result: bool) -> Builde
                 f"{call.name.split(':')[0]} of an interval of months and one of days or time: Spark orders "
                 "neither against the other, and this app does not guess how many days a month is"
             )
-        a, b = _values(args)[:2]
+        a, b = _comparable(call, args)
         out = op(a, b)
         nan = _nan_safe(call, [a, b])
         if nan is None:
@@ -26,6 +27,20 @@ def _compare(op: Callable[[Column, Column], Column], nan_result: bool) -> Builde
         return F.when(nan & a.isNotNull() & b.isNotNull(), F.lit(nan_result)).otherwise(out)
 
     return build
+
+
+def _comparable(call: Call, args: list) -> tuple[Column, Column]:
+    """The two values a comparison compares, a map as its entries (:func:`records.comparable`)."""
+    a, b = _values(args)[:2]
+    if any(records.holds_map(t) for t in call.arg_types[:2]):
+        a, b = (records.comparable(v, t) for v, t in zip((a, b), call.arg_types))
+    return a, b
+
+
+def _same(call: Call, args: list) -> Column:
+    """IS NOT DISTINCT FROM: equal, or both null."""
+    a, b = _comparable(call, args)
+    return a.eqNullSafe(b)
 
 
 def _between(call: Call, args: list) -> Column:
@@ -81,8 +96,8 @@ SCALAR: dict[str, Builder] = {
     "is_false": lambda call, args: F.coalesce(_values(args)[0] == False, F.lit(False)),  # noqa: E712
     "is_not_true": lambda call, args: F.coalesce(_values(args)[0] != True, F.lit(True)),  # noqa: E712
     "is_not_false": lambda call, args: F.coalesce(_values(args)[0] != False, F.lit(True)),  # noqa: E712
-    "is_distinct_from": lambda call, args: ~_values(args)[0].eqNullSafe(_values(args)[1]),
-    "is_not_distinct_from": lambda call, args: _values(args)[0].eqNullSafe(_values(args)[1]),
+    "is_distinct_from": lambda call, args: ~_same(call, args),
+    "is_not_distinct_from": _same,
     "coalesce": _coalesce,
     # DataFusion's nvl2(x, a, b): a where x is not null, else b
     "nvl2": lambda call, args: F.when(_values(args)[0].isNotNull(), _values(args)[1]).otherwise(_values(args)[2]),

@@ -7,10 +7,12 @@ from collections.abc import Callable
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
+from pyspark.sql import types as S
 
 from viz.types import is_nullable
 
 from ...errors import Unsupported
+from .. import records
 from ._common import (
     INT_MAX,
     INT_RANGE,
@@ -293,6 +295,9 @@ def _get_field(call: Call, args: list) -> Column:
     name = call.constants[1] if len(call.constants) > 1 else None
     if not isinstance(name, str):
         raise Unsupported("get_field: the member's name is taken only as a literal")
+    kinds = call.spark_types([value]) if call.spark_types is not None else None
+    if kinds and isinstance(kinds[0], S.StructType):
+        return records.member(value, kinds[0], name)
     return value.getField(name)
 
 
