@@ -627,6 +627,21 @@ def _by_name(model: PlanModel, node: NodeView) -> Callable[[str], str]:
     return unnumbered
 
 
+def _spread(node: NodeView) -> list[tuple[str, str]]:
+    """A node's expressions, an ``and`` / ``or`` with the same function nested in it spread out (one
+    producer nests ``and(and(a, b), c)`` where another writes ``and(a, b, c)``: the same condition)."""
+    roles = Counter(role for role, _ in node.info.expressions)
+    out = []
+    for role, text in node.info.expressions:
+        spread = node.info.spread.get(role) if roles[role] == 1 else None
+        out.append((role, f"{spread[0]}({', '.join(spread[1])})" if spread else text))
+    return out
+
+
+#: A type's nullability mark in an expression's text (``AS date?``).
+_NULLABLE_MARK = re.compile(r"(?<=[\w>])\?")
+
+
 def _expression_differences(
     a: NodeView, b: NodeView, fold_a: Callable[[str], str], fold_b: Callable[[str], str]
 ) -> list[Difference]:
@@ -638,7 +653,7 @@ def _expression_differences(
             seen[role] += 1
         return out
 
-    ea, eb = by_role(a.info.expressions), by_role(b.info.expressions)
+    ea, eb = by_role(_spread(a)), by_role(_spread(b))
     keys = list(ea) + [k for k in eb if k not in ea]
     several = {role for role, i in keys if i > 0}  # a role held by more than one expression: numbered
     out = []
@@ -661,13 +676,14 @@ def node_differences(
     ``ignore_nullability``, a column's nullability alone is not a difference (producers differ in it:
     DuckDB marks every column nullable); ``by_name``: each side's :func:`_by_name`, so that a column
     referred to at another position is no difference."""
-    fold: Callable[[str], str] = str.casefold if ignore_case else (lambda s: s)
+    case: Callable[[str], str] = str.casefold if ignore_case else (lambda s: s)
+    fold: Callable[[str], str] = case if not ignore_nullability else (lambda s: case(_NULLABLE_MARK.sub("", s)))
     name_a, name_b = by_name or (lambda s: s, lambda s: s)
     fold_a, fold_b = (lambda s: fold(name_a(s))), (lambda s: fold(name_b(s)))
     out = []
     if a.kind != b.kind:
         out.append(Difference("kind", "kind", a.kind, b.kind))
-    out += _schema_differences(a, b, fold, nullability=not ignore_nullability)
+    out += _schema_differences(a, b, case, nullability=not ignore_nullability)
     exprs = _expression_differences(a, b, fold_a, fold_b)
     out += exprs
     if not exprs and fold_a(a.info.detail) != fold_b(b.info.detail):

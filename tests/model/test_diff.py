@@ -273,14 +273,17 @@ def test_case_only_differences_go_away_with_ignore_case(corpora_dir):
     # isthmus reads C_NATIONKEY as i32 where the parquet DataFusion read has i64: a real type difference
     customer = loose.by_a["0.0*8"]
     assert [(x.what, x.index, x.a, x.b) for x in customer.differences] == [("type", 3, "i32", "i64")]
-    # the filter's conditions differ (DataFusion nests binary ands); it is changed, with both texts
+    # the filter's conditions differ in the date literal's nullability (DataFusion's nested ands are
+    # spread out, the same condition); it is changed, with both texts
     cond = [x for x in loose.by_a["0.0*5"].differences if x.aspect == "expression"]
     assert (
         cond
         and cond[0].what == "condition"
         and cond[0].a.startswith("and(equal($6:C_MKTSEGMENT")
-        and cond[0].b.startswith("and(and(")
+        and cond[0].b.startswith("and(equal(")
+        and "AS date? OR ERROR" in cond[0].b
     )
+    assert not [x for x in diff_plans(a, b, True, True).by_a["0.0*5"].differences if x.aspect == "expression"]
 
 
 # ---------------------------------------------------------------- isthmus vs DuckDB (corpora)
@@ -453,3 +456,18 @@ def test_nullability_alone_can_be_left_out():
     assert "nullability" in said(full) and "nullability" not in said(lean)
     assert lean.summary["changed"] < full.summary["changed"]
     assert lean.summary["same"] > full.summary["same"]
+
+
+def test_a_nested_and_and_a_type_s_nullability_alone_are_no_expression_difference():
+    """DataFusion's q03 filter nests and(and(and(...))) where isthmus writes one and(...), and casts its date
+    literal to date? where isthmus casts to date: checked by hand, the same condition."""
+    a = _load(os.path.join(SAMPLES, "tpch_q03_datafusion.json"))
+    b = _load(os.path.join(SAMPLES, "tpch_q03_isthmus.json"))
+    [filter_a] = [n.id for n in a.nodes() if n.kind == "filter"]
+    loose = diff_plans(a, b, ignore_case=True, ignore_nullability=True).by_a[filter_a]
+    assert loose.b is not None and b.node(loose.b).kind == "filter"
+    assert a.node(filter_a).info.expressions[0][1].startswith("and(and(")
+    assert [x for x in loose.differences if x.aspect == "expression"] == []
+    strict = diff_plans(a, b, ignore_case=True).by_a[filter_a]
+    [(a_text, b_text)] = [(x.a, x.b) for x in strict.differences if x.aspect == "expression"]
+    assert not a_text.startswith("and(and(") and "AS date? OR ERROR" in a_text and "AS date OR ERROR" in b_text
