@@ -177,7 +177,7 @@ def main() -> None:
             key="step_leaf",
             on_change=_on_leaf,
             format_func=lambda n: _label(model, n),
-            placeholder="choose a leaf",
+            placeholder="jump to a leaf",
             help=NODE_ID_HELP,
         )
         st.session_state.setdefault("step_limit", 20)  # kept across pages: defaults given once

@@ -324,6 +324,8 @@ def test_text_that_matches_several_nodes_says_how_many_and_which_is_shown(typing
     [
         ("rows.csv", b"a,b\n1,2\n", "found text that is not JSON, starting “a,b 1,2”."),
         ("broken.pb", b"\x08\x96\x01\xff\xff", "found 5 bytes of binary data that do not read as a Plan message."),
+        # control bytes are no text, though they are UTF-8
+        ("garbage.bin", b"\x00\x01\x02garbage", "found 10 bytes of binary data that do not read as a Plan message."),
         ("other.json", b'{"foo": 1}', "found a JSON object without 'relations' (its keys: foo)."),
         ("list.json", b"[1, 2]", "found a JSON array."),
         (

@@ -69,7 +69,7 @@ def resolve_node(node_ids: list[str], default: str | None, label: Callable[[str]
             st.toast(
                 md_escape(
                     f"“{typed.strip()}” matches {len(matches)} nodes: this is the first in plan order, "
-                    f"{label(matches[0])}. The graph's search box marks them all."
+                    f"{label(matches[0])}. The sidebar's “Search nodes” marks them all."
                 )
             )
     if wanted is None:
