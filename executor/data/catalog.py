@@ -134,6 +134,7 @@ class Catalog:
         by_position_how: str = "",
         bind_how: str = "Bind it with NAME=PATH",
         shown_path: Callable[[str], str] | None = None,
+        suite_how: str = "",
     ) -> None:
         self.roots = DataRoots(data_roots)
         #: a file as the person knows it, for messages (the app names an upload by its name, not its
@@ -144,6 +145,9 @@ class Catalog:
         self.by_position_how = by_position_how
         #: how a person binds a table, the last sentence of a "not bound" message
         self.bind_how = bind_how
+        #: how a person reads a benchmark's generated sample data (``{suite}``: "TPC-H", "TPC-DS"), said
+        #: for a table of that benchmark that is not bound; nothing where not given
+        self.suite_how = suite_how
         self.use_spark_catalog = use_spark_catalog
         #: tables whose columns are read by position when their names are not the plan's (a person's
         #: explicit choice; otherwise such a table is refused)
@@ -254,8 +258,20 @@ class Catalog:
             f"table `{name}` is not bound: no binding, no file named {names[-1] if names else name}.parquet"
             f" (.csv, .orc, .arrow or a folder) in the data roots{where}. Bound tables: {bound}; "
             + (f"tables in the data roots ({roots}): {in_roots}. " if self.roots.roots else "no data roots. ")
+            + self._suite_hint(names[-1] if names else name)
             + self.bind_how
         )
+
+    def _suite_hint(self, table: str) -> str:
+        """For a table of TPC-H or TPC-DS, how to read the benchmark's generated sample data ("" if none)."""
+        from .generate import TPCDS_TABLES, TPCH_TABLES
+
+        suite = next(
+            (s for s, tables in (("TPC-H", TPCH_TABLES), ("TPC-DS", TPCDS_TABLES)) if table.lower() in tables), None
+        )
+        if not self.suite_how or suite is None:
+            return ""
+        return f"{table} is a {suite} table: {self.suite_how.format(suite=suite)}. Or: "
 
     def available_in_roots(self) -> list[str]:
         """The table names the data roots offer (file stems with a known suffix, and folders)."""

@@ -249,6 +249,22 @@ def test_named_table_resolution_order_and_errors(spark, tree, tmp_path):
     assert "`nowhere`" in str(err.value) and "tpch.people" in str(err.value)
 
 
+def test_a_benchmark_table_that_is_not_bound_says_how_to_read_the_generated_data(spark, tree):
+    root, _ = tree
+    how = "turn on “Use the generated {suite} sample data” on the Tables page"
+    cat = Catalog([str(root)], use_spark_catalog=False, bind_how="Bind it there", suite_how=how)
+    for table, said in (("customer", "TPC-H"), ("store_sales", "TPC-DS")):
+        with pytest.raises(TableNotFound) as err:
+            cat.named_table(spark, [table])
+        assert str(err.value).endswith(
+            f"{table} is a {said} table: turn on “Use the generated {said} sample data” on the Tables page. "
+            "Or: Bind it there"
+        ), str(err.value)
+    with pytest.raises(TableNotFound) as err:
+        cat.named_table(spark, ["nowhere"])
+    assert str(err.value).endswith("Bind it there") and "is a TPC" not in str(err.value)
+
+
 def test_spark_catalog_table(spark, tree):
     root, _ = tree
     spark.createDataFrame([(7,)], "x int").createOrReplaceTempView("catalog_test_view")

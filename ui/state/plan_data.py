@@ -160,6 +160,7 @@ def catalog_for(plan: Plan | None, generate: bool = False, data: str | None = No
         by_position=by_position(),
         by_position_how=BY_POSITION_HOW,
         bind_how=BIND_HOW,
+        suite_how="turn on “Use the generated {suite} sample data” on the Tables page",
         # the folder now: the catalog's messages are also made in a run's thread, which has no session
         shown_path=functools.partial(shown_path, uploads=uploads_dir()),
     )
