@@ -18,28 +18,28 @@ from ..errors import Unsupported
 ONE_SHAPE_CALLS = frozenset({"coalesce", "make_array", "array", "nullif", "greatest", "least"})
 
 
+def _holds(t: type_pb2.Type | None, kind: str) -> bool:
+    """Whether a Substrait type is of ``kind`` or holds one (in a record, a list or a map)."""
+    own = t.WhichOneof("kind") if t is not None else None
+    if own == kind:
+        return True
+    if own == "list":
+        return _holds(t.list.type, kind)
+    if own == "map":
+        return _holds(t.map.key, kind) or _holds(t.map.value, kind)
+    if own == "struct":
+        return any(_holds(m, kind) for m in t.struct.types)
+    return False
+
+
 def holds_record(t: type_pb2.Type | None) -> bool:
     """Whether a Substrait type is or holds a struct (in a list or a map)."""
-    kind = t.WhichOneof("kind") if t is not None else None
-    if kind == "struct":
-        return True
-    if kind == "list":
-        return holds_record(t.list.type)
-    if kind == "map":
-        return holds_record(t.map.key) or holds_record(t.map.value)
-    return False
+    return _holds(t, "struct")
 
 
 def holds_map(t: type_pb2.Type | None) -> bool:
     """Whether a Substrait type is or holds a map (in a record or a list)."""
-    kind = t.WhichOneof("kind") if t is not None else None
-    if kind == "map":
-        return True
-    if kind == "list":
-        return holds_map(t.list.type)
-    if kind == "struct":
-        return any(holds_map(m) for m in t.struct.types)
-    return False
+    return _holds(t, "map")
 
 
 def comparable(value: Column, t: type_pb2.Type | None) -> Column:

@@ -867,9 +867,6 @@ SELECT n_nationkey, map([n_name], [n_regionkey]) AS m FROM nation ORDER BY map([
 -- name: maps_compared
 SELECT n_nationkey, map(['a'], [n_regionkey]) = map(['a'], [1]) AS e, map(['a'], [n_regionkey]) <> map(['a'], [2]) AS n FROM nation
 ;
--- name: maps_intersected
-SELECT map(['a'], [n_regionkey]) AS m FROM nation INTERSECT SELECT map(['a'], [n_nationkey]) FROM nation
-;
 -- name: maps_grouped
 SELECT map(['a'], [n_regionkey]) AS m, count(*) AS c FROM nation GROUP BY map(['a'], [n_regionkey])
 ;
