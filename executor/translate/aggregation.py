@@ -96,14 +96,10 @@ def _plain(e: algebra_pb2.Expression) -> bool:
 def _distinct(df: DataFrame, keys: dict[int, Column], types: list) -> DataFrame:
     """The distinct rows of ``keys`` (position: column), named ``__k<position>``; a map among them
     deduplicated as its entries (:func:`records.comparable`: Spark deduplicates no map), and back."""
-    maps = {p for p, t in zip(keys, types) if records.holds_map(t)}
-    named = [(records.comparable(k, t) if p in maps else k).alias(f"__k{p}") for (p, k), t in zip(keys.items(), types)]
-    out = df.select(*named).distinct()
-    if not maps:
+    out = df.select(*[records.comparable(k, t).alias(f"__k{p}") for (p, k), t in zip(keys.items(), types)]).distinct()
+    if not any(records.holds_map(t) for t in types):
         return out
-    return out.select(
-        *[(F.map_from_entries(col(f"__k{p}")) if p in maps else col(f"__k{p}")).alias(f"__k{p}") for p in keys]
-    )
+    return out.select(*[records.restored(col(f"__k{p}"), t).alias(f"__k{p}") for p, t in zip(keys, types)])
 
 
 def aggregate(tr: Translating, node: NodeView) -> DataFrame | Parts:

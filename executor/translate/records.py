@@ -55,6 +55,11 @@ def comparable(value: Column, t: type_pb2.Type | None) -> Column:
     )
 
 
+def restored(value: Column, t: type_pb2.Type | None) -> Column:
+    """A value :func:`comparable` gave, as the value of type ``t`` again (a map from its entries)."""
+    return F.map_from_entries(value) if t is not None and t.WhichOneof("kind") == "map" else value
+
+
 def _spark_parts(t: S.DataType, fn: Callable[[S.StructType], S.StructType]) -> S.DataType:
     """``t`` with ``fn`` applied to each record in it, innermost first."""
     if isinstance(t, S.StructType):

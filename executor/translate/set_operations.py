@@ -7,7 +7,6 @@ import functools
 from collections.abc import Callable
 
 from pyspark.sql import Column, DataFrame
-from pyspark.sql import functions as F
 from substrait import algebra_pb2
 
 from viz import types as T
@@ -69,20 +68,14 @@ def set_(tr: Translating, node: NodeView) -> DataFrame:
         if w != n:
             raise ExecutionError(f"node {node.id}: set input {k} has {w} columns, the primary input has {n}")
     frames = [_conform_set_input(tr, node, k, df, w) for k, (df, w) in enumerate(inputs)]
-    out_types = [f.type for f in node.info.direct or []]
-    maps = [i for i, t in enumerate(out_types) if records.holds_map(t)]
-    if not maps or op == "SET_OP_UNION_ALL":
+    types = [f.type for f in node.info.direct or []]
+    if op == "SET_OP_UNION_ALL" or not any(records.holds_map(t) for t in types):
         return handler(tr, frames[0], frames[1:], n)
     # Spark deduplicates no map: the maps as their entries, and back (DataFusion compares maps so)
     names = tr.names(n)
-    frames = [
-        df.select(
-            *[records.comparable(col(c), out_types[i]).alias(c) if i in maps else col(c) for i, c in enumerate(names)]
-        )
-        for df in frames
-    ]
+    frames = [df.select(*[records.comparable(col(c), t).alias(c) for c, t in zip(names, types)]) for df in frames]
     out = handler(tr, frames[0], frames[1:], n)
-    return out.select(*[F.map_from_entries(col(c)).alias(c) if i in maps else col(c) for i, c in enumerate(names)])
+    return out.select(*[records.restored(col(c), t).alias(c) for c, t in zip(names, types)])
 
 
 def _conform_set_input(tr: Translating, node: NodeView, k: int, df: DataFrame, width: int) -> DataFrame:

@@ -32,9 +32,8 @@ def _compare(op: Callable[[Column, Column], Column], nan_result: bool) -> Builde
 def _comparable(call: Call, args: list) -> tuple[Column, Column]:
     """The two values a comparison compares, a map as its entries (:func:`records.comparable`)."""
     a, b = _values(args)[:2]
-    if any(records.holds_map(t) for t in call.arg_types[:2]):
-        a, b = (records.comparable(v, t) for v, t in zip((a, b), call.arg_types))
-    return a, b
+    types = [*call.arg_types[:2], None, None]
+    return records.comparable(a, types[0]), records.comparable(b, types[1])
 
 
 def _same(call: Call, args: list) -> Column:
