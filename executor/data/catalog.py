@@ -32,7 +32,6 @@ from viz.tables import plan_tables
 from ..cache import BoundedCache
 from ..errors import ExecutionError, Refused, TableNotFound, Unsupported
 from .columns import ColumnCheck, check_bases, file_columns
-from .generate import TPCDS_TABLES, TPCH_TABLES
 from .paths import DataRoots
 
 FileOrFiles = algebra_pb2.ReadRel.LocalFiles.FileOrFiles
@@ -265,6 +264,8 @@ class Catalog:
 
     def _suite_hint(self, table: str) -> str:
         """For a table of TPC-H or TPC-DS, how to read the benchmark's generated sample data ("" if none)."""
+        from .generate import TPCDS_TABLES, TPCH_TABLES  # here: generate reads the settings, which may refuse
+
         suite = next(
             (s for s, tables in (("TPC-H", TPCH_TABLES), ("TPC-DS", TPCDS_TABLES)) if table.lower() in tables), None
         )
