@@ -12,7 +12,7 @@ from .. import function_types
 from .. import types as T
 from ..errors import Diagnostic, error, info, warning
 from ..extensions import Extensions
-from ..fields import Field, nested_names_for
+from ..fields import Field, nested_names_for, struct_members
 from .literals import literal_text, literal_type
 from .references import FieldReferences
 from .shapes import bound_offset, case_base, sort_direction
@@ -51,6 +51,68 @@ def _call_label(name: str, args: Sequence[Typed]) -> str:
 
 def _short(text: str, limit: int = 48) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+#: Calls whose value is one of their arguments': a record's member names are those of the arguments.
+_ONE_OF_ARGUMENTS = frozenset({"coalesce", "nullif", "nvl", "ifnull", "greatest", "least"})
+
+
+def _named(typed: Typed) -> bool:
+    """Whether ``typed`` carries its record's own member names, not placeholders."""
+    return bool(typed.nested) and typed.nested != nested_names_for(typed.type)
+
+
+def _names_of(values: Sequence[Typed], t: type_pb2.Type | None) -> tuple[str, ...]:
+    """The member names of a record that is one of ``values`` (of type ``t``, as they are cast to one
+    type): the first value's own names (the producer names the result so), else placeholders."""
+    count = T.nested_name_count(t)
+    return next((v.nested for v in values if _named(v) and len(v.nested) == count), nested_names_for(t))
+
+
+def _string_argument(f, i: int) -> str | None:
+    """The string literal that is argument ``i`` of call ``f``, or None."""
+    if i >= len(f.arguments) or f.arguments[i].WhichOneof("arg_type") != "value":
+        return None
+    value = f.arguments[i].value
+    if value.WhichOneof("rex_type") != "literal" or value.literal.WhichOneof("literal_type") != "string":
+        return None
+    return value.literal.string
+
+
+def _call_names(name: str, f, args: Sequence[Typed], t: type_pb2.Type | None) -> tuple[str, ...]:
+    """The member names of a call's record result, where its arguments say them: named_struct's literal
+    names, or those of the values coalesce and its kin return; placeholders otherwise."""
+    count = T.nested_name_count(t)
+    if count and name == "named_struct":
+        keys = [_string_argument(f, i) for i in range(0, len(args), 2)]
+        names = tuple(
+            n for key, value in zip(keys, args[1::2]) for n in (key, *(value.nested or nested_names_for(value.type)))
+        )
+        if None not in keys and len(names) == count:
+            return names  # type: ignore[return-value]
+    if count and name in _ONE_OF_ARGUMENTS:
+        return _names_of(args, t)
+    return nested_names_for(t)
+
+
+def _member_read(name: str, f, args: Sequence[Typed]) -> Field | None:
+    """The member a ``get_field(record, 'name', ...)`` reads (a path of names, each of the member before),
+    where the record's member names are known: its type is the record's as the run casts it, nullable
+    where a record on the path is."""
+    if name != "get_field" or len(args) < 2 or not _named(args[0]):
+        return None
+    m = Field("", args[0].type, args[0].nested)
+    nullable = False
+    for i in range(1, len(args)):
+        if T.kind(m.type) != "struct":
+            return None
+        nullable = nullable or bool(T.is_nullable(m.type))
+        key = _string_argument(f, i)
+        hits = [member for member in struct_members(m.type, m.nested) if member.name == key]
+        if len(hits) != 1:
+            return None
+        m = hits[0]
+    return m.with_type(T.make_nullable(m.type)) if nullable else m
 
 
 class ExpressionTyper(FieldReferences):
@@ -108,12 +170,15 @@ class ExpressionTyper(FieldReferences):
             return f"fn#{anchor}"
         return ref.name
 
-    def _call_type(self, f, what: str, args: Sequence[Typed]) -> tuple[type_pb2.Type | None, C.Coercion | None]:
+    def _call_type(
+        self, f, what: str, args: Sequence[Typed], member: Field | None = None
+    ) -> tuple[type_pb2.Type | None, C.Coercion | None]:
         """A function call's type, its arguments checked against the extension YAMLs' signatures.
 
         Arguments that match no signature get the coercion of the plan's producer (or, when that is
         unknown, Spark's, said as such) and a diagnostic that names the call, its argument types and the
-        coercion; a declared output type that the YAML's derivation contradicts gets one too."""
+        coercion; a declared output type that the YAML's derivation contradicts gets one too. ``member``:
+        the record member a ``get_field`` reads, whose type is the call's (no YAML defines the call)."""
         declared = f.output_type if f.output_type.WhichOneof("kind") is not None else None
         self._check_type(declared, "a call's declared output type")
         ref = self.ext.functions.get(f.function_reference)
@@ -131,7 +196,12 @@ class ExpressionTyper(FieldReferences):
                 )
             return declared, None
         signature = [a.enum if a.enum is not None else a.type for a in args]
-        derived = function_types.derive(ref.name, ref.extension, signature)
+        if member is not None:
+            derived = function_types.Derived(
+                member.type, f"its record's member '{member.name}', as the producer casts the record,"
+            )
+        else:
+            derived = function_types.derive(ref.name, ref.extension, signature)
         coercion = None
         known = all(a is not None for a in signature)
         if derived.type is None and derived.defined and known:
@@ -186,17 +256,17 @@ class ExpressionTyper(FieldReferences):
             # first input is an integer, the others doubles); a decimal's digits are the plan's to say
             engine_derives = (
                 conflict
-                and coercion is not None
                 and self.dialect == "datafusion"
-                and T.kind(declared) != T.kind(derived.type)
+                and (member is not None or (coercion is not None and T.kind(declared) != T.kind(derived.type)))
             )
             if conflict:
                 if T.kind(derived.type) == "bool":
                     follows = "the schema shows the plan's type; the run keeps the predicate's boolean"
                 elif engine_derives:
+                    taken = "the member's type" if member is not None else "the type of the arguments as it casts them"
                     follows = (
-                        f"DataFusion's engine takes the type of the arguments as it casts them, and so do the "
-                        f"schema and the run ({T.render(derived.type)})"
+                        f"DataFusion's engine takes {taken}, and so do the schema and the run "
+                        f"({T.render(derived.type)})"
                     )
                 else:
                     follows = f"the schema and the run take the plan's {T.render(declared)}"
@@ -330,14 +400,15 @@ class ExpressionTyper(FieldReferences):
                     self.node,
                 )
             )
-        t, coercion = self._call_type(f, f"scalar function {_call_label(name, args)}", args)
+        member = _member_read(name, f, args)
+        t, coercion = self._call_type(f, f"scalar function {_call_label(name, args)}", args, member)
         return self._call_typed(
             f,
             Typed(
                 t,
                 f"{name}({', '.join(a.text for a in args)})",
                 _short(f"{name}({', '.join(a.label for a in args)})"),
-                nested_names_for(t),
+                member.nested if member is not None else _call_names(name, f, args, t),
                 coercion=coercion,
                 operands=self._operands(name, f, args),
                 function=name,
@@ -362,8 +433,10 @@ class ExpressionTyper(FieldReferences):
 
     def _call_typed(self, f, typed: Typed) -> Typed:
         """``typed``, also kept under the message of the call (or CASE, IN list) itself: the executor
-        reads its coercion there."""
-        if typed.coercion is not None:
+        reads its coercion, or the type it takes where the plan declares another, there."""
+        declared = getattr(f, "output_type", None)
+        retyped = declared is not None and declared.WhichOneof("kind") is not None and typed.type != declared
+        if typed.coercion is not None or (retyped and typed.type is not None):
             self.typed[id(f)] = (f, typed)
         return typed
 
@@ -478,9 +551,8 @@ class ExpressionTyper(FieldReferences):
             results.append(then)
         has_else = self._else(e, scope, parts, results)
         t, coercion = self._branches(results, has_else, "if-then")
-        return self._call_typed(
-            e, Typed(t, f"{head} {' '.join(parts)} END", _short("case(" + ", ".join(labels) + ")"), coercion=coercion)
-        )
+        text, label = f"{head} {' '.join(parts)} END", _short("case(" + ", ".join(labels) + ")")
+        return self._call_typed(e, Typed(t, text, label, _names_of(results, t), coercion=coercion))
 
     def _else(self, e, scope: Scope, parts: list[str], results: list[Typed]) -> bool:
         """An if-then's or a switch's ELSE branch, added to ``parts`` and ``results``; whether there is one."""
@@ -501,9 +573,8 @@ class ExpressionTyper(FieldReferences):
             results.append(then)
         has_else = self._else(e, scope, parts, results)
         t, coercion = self._branches(results, has_else, "switch")
-        return self._call_typed(
-            e, Typed(t, f"CASE {match.text} {' '.join(parts)} END", _short(f"switch({match.label})"), coercion=coercion)
-        )
+        text, label = f"CASE {match.text} {' '.join(parts)} END", _short(f"switch({match.label})")
+        return self._call_typed(e, Typed(t, text, label, _names_of(results, t), coercion=coercion))
 
     def singular_or_list(self, e: Expression.SingularOrList, scope: Scope) -> Typed:
         value = self.expr(e.value, scope)

@@ -842,6 +842,16 @@ SELECT s['a'] AS a, s['b'] AS b FROM (VALUES (named_struct('a', 1, 'b', 'x')), (
 -- name: structs_of_a_coalesce_read_by_member
 SELECT coalesce(s, named_struct('a', CAST(5 AS BIGINT)))['a'] AS a FROM (SELECT CASE WHEN n_nationkey > 0 THEN named_struct('a', CAST(n_nationkey AS INT)) END AS s FROM nation)
 ;
+-- name: structs_of_a_case_of_member_types_read_by_member
+-- a member of a record cast to a common type is the member's type as cast, whatever the written plan declares
+SELECT n_nationkey, (CASE WHEN n_nationkey < 3 THEN named_struct('a', n_regionkey, 'b', n_name) ELSE named_struct('a', 2.5, 'b', 'x') END)['a'] AS a FROM nation WHERE n_nationkey < 6
+;
+-- name: structs_of_a_union_read_by_member
+SELECT s['a'] AS a FROM (SELECT named_struct('a', CAST(n_nationkey AS INT)) AS s FROM nation UNION ALL SELECT named_struct('a', n_regionkey) FROM nation)
+;
+-- name: structs_of_a_coalesce_of_nested_records_read_by_member
+SELECT get_field(get_field(coalesce(s, named_struct('x', named_struct('y', 1.5))), 'x'), 'y') AS y FROM (SELECT CASE WHEN n_nationkey > 20 THEN named_struct('x', named_struct('y', n_regionkey)) END AS s FROM nation)
+;
 -- name: structs_with_members_named_apart_by_case
 SELECT n_nationkey, get_field(s, 'a') AS a, s['A'] AS b FROM (SELECT n_nationkey, named_struct('A', n_nationkey, 'a', n_regionkey) AS s FROM nation)
 ;

@@ -290,15 +290,21 @@ def _array_repeat(call: Call, args: list) -> Column:
 
 
 def _get_field(call: Call, args: list) -> Column:
-    """DataFusion's ``get_field(struct, 'name')``: the member of that name (a literal)."""
+    """DataFusion's ``get_field(struct, 'name', ...)``: the member of that name (a literal), and of that
+    the member of the next name (its optimizer joins nested reads into one path)."""
     value = _values(args)[0]
-    name = call.constants[1] if len(call.constants) > 1 else None
-    if not isinstance(name, str):
-        raise Unsupported("get_field: the member's name is taken only as a literal")
+    names = call.constants[1:]
+    if not names or not all(isinstance(n, str) for n in names):
+        raise Unsupported("get_field: the members' names are taken only as literals")
     kinds = call.spark_types([value]) if call.spark_types is not None else None
-    if kinds and isinstance(kinds[0], S.StructType):
-        return records.member(value, kinds[0], name)
-    return value.getField(name)
+    kind = kinds[0] if kinds else None
+    for name in names:
+        if not isinstance(kind, S.StructType):
+            value, kind = value.getField(name), None
+            continue
+        value = records.member(value, kind, name)
+        kind = next((f.dataType for f in kind.fields if f.name == name), None)
+    return value
 
 
 def _array_slice(call: Call, args: list) -> Column:
