@@ -84,20 +84,29 @@ def from_finer_units(n: Column, per_micro: int) -> Column:
 
 def _duration_part(part: object, value: Column) -> Column:
     """DataFusion's ``date_part`` of a duration: the whole units it spans, toward zero (``hour`` of 2 days 7
-    hours is 55); the milli-, micro- and nanoseconds and the epoch count its whole seconds, as DataFusion 55
-    does (the fraction left out)."""
+    hours is 55). Its milli- and microseconds and epoch keep the fraction of a second only while the
+    duration's nanoseconds fit in an i32 (within 2.147 s), else they count whole seconds; its nanoseconds
+    are the whole seconds' and, within that bound, the whole duration's again, as DataFusion 55 computes them."""
     field = part.upper() if isinstance(part, str) else None
     micros = interval_micros(value)
     seconds = F.call_function("div", micros, F.lit(1_000_000))  # toward zero
-    scaled = {"SECOND": 1, "MILLISECOND": 1_000, "MICROSECOND": 1_000_000, "NANOSECOND": 1_000_000_000}
+    fits = micros.between(-(2**31 // 1000), (2**31 - 1) // 1000)
     if field in _DURATION_UNITS:
         return F.call_function("div", micros, F.lit(_DURATION_UNITS[field]))
-    if field in scaled:
-        return seconds * F.lit(scaled[field])
+    if field == "SECOND":
+        return seconds
+    if field == "MILLISECOND":
+        return F.when(fits, F.call_function("div", micros, F.lit(1_000))).otherwise(seconds * F.lit(1_000))
+    if field == "MICROSECOND":
+        return F.when(fits, micros).otherwise(seconds * F.lit(1_000_000))
+    if field == "NANOSECOND":
+        return seconds * F.lit(1_000_000_000) + F.when(fits, micros * F.lit(1_000)).otherwise(F.lit(0))
     if field == "EPOCH":
-        return seconds.cast("double")
+        return F.when(fits, micros / F.lit(1_000_000)).otherwise(seconds.cast("double"))
     given = repr(part) if isinstance(part, str) else "a component that is not a literal"
-    mapped = ", ".join(f.lower() for f in (*_DURATION_UNITS, *scaled, "EPOCH"))
+    mapped = ", ".join(
+        f.lower() for f in (*_DURATION_UNITS, "SECOND", "MILLISECOND", "MICROSECOND", "NANOSECOND", "EPOCH")
+    )
     raise Unsupported(f"date_part of {given} of a duration: mapped are {mapped}")
 
 
