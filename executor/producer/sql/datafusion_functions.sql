@@ -572,6 +572,14 @@ SELECT n_name, concat('İ', substr(n_name, 1, 1)) ILIKE '__' AS a, concat('İ', 
 -- LIKE without ESCAPE: a backslash before an ordinary character is that character, one at the end is itself
 SELECT n_name, n_name LIKE '\A%' AS a, concat(n_name, '\') LIKE '%\' AS b, concat(n_name, '%') LIKE '%\%' AS c FROM nation
 ;
+-- name: strings_like_column_patterns
+-- a pattern from a column is read as a literal one: its backslashes, and ILIKE character by character
+SELECT s, p, s LIKE p AS l, s ILIKE p AS i, s NOT LIKE p AS nl FROM (VALUES ('ab', 'a\'), ('a\', 'a\'), ('ab', 'a\b'), ('a\b', 'a\b'), ('ab', 'A\B'), ('a%c', 'a\%c'), ('abc', 'a\%c'), ('a_c', 'a\_c'), ('abc', 'a_c'), ('ς', 'Σ'), ('ς', 'σ'), ('Σ', 'ς'), ('ẞ', 'ß'), ('İx', 'i_'), ('a.c', 'a.c'), ('abc', 'a.c'), ('a\Ec', 'a\\E%'), (NULL, 'a'), ('a', NULL), ('', ''), ('x', '')) t(s, p)
+;
+-- name: strings_regex_inline_flags
+-- an inline flag does not make a pattern match the empty text
+SELECT n_name, regexp_count(n_name, '(?i)a') AS a, regexp_replace(n_name, 'A(?i)n', '_', 'g') AS b, regexp_count(n_name, '(?i:r)A') AS c FROM nation
+;
 -- name: strings_regex_rust_syntax
 -- Rust's \< \> \b{start} \v and \u{..} in patterns
 SELECT n_name, regexp_replace(n_name, '\>', '!', 'g') AS a, regexp_like(n_name, 'A\>') AS b, regexp_replace(concat(n_name, chr(10), 'x'), '\v', '_', 'g') AS c, regexp_like(n_name, '\u{41}L') AS d, regexp_count(n_comment, '\b{start}f') AS e, regexp_replace(n_name, '\<', '^', 'g') AS f FROM nation

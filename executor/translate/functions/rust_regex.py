@@ -238,12 +238,20 @@ def rust_replacement(text: str, pattern: str, shift: int = 0, whole: str = "$0")
     return "".join(out)
 
 
+#: Rust's inline flags that hold to the end of the group (``(?i)``; Python's take them only at the start).
+_FLAG_SWITCH = re.compile(r"(?<!\\)\(\?[imsuUxR-]+\)")
+
+
 def _matches_empty(content: str, flags: str) -> bool | None:
     """Whether a group's content matches the empty text, as Python's regexes read it; None where they
     cannot read it (Rust's syntax is not theirs in everything)."""
     found = 0
     for flag, value in (("i", re.I), ("m", re.M), ("s", re.S), ("x", re.X)):
         found |= value if flag in flags else 0
+    inline = _FLAG_SWITCH.findall(content)
+    if any("x" in f for f in inline):
+        return None  # spaces and comments read otherwise from there on
+    content = _FLAG_SWITCH.sub("", content)  # case, lines and dots do not make a match empty or not
     try:
         return re.fullmatch(f"(?:{content})", "", found) is not None
     except (re.error, ValueError, OverflowError):

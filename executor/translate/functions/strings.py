@@ -85,7 +85,8 @@ def _string_pred(fn: str) -> Builder:
     return build
 
 
-_TURKISH_I, _NO_CASE = "İı", "\ue000\ue001"  # two characters of Unicode's private use
+# İ and ı: two characters of Unicode's private use (no case), ẞ as ß (its simple case folding, which Java's misses)
+_TURKISH_I, _NO_CASE = "İıẞ", "\ue000\ue001ß"
 _NO_CASE_OF = str.maketrans(_TURKISH_I, _NO_CASE)
 
 
@@ -106,6 +107,29 @@ def _like_regex(pattern: str) -> str:
     return "(?s)(?iu)\\A" + "".join(out) + "\\z"
 
 
+#: A LIKE pattern's pieces: a backslash and the character it escapes, one at the end, ``%``, ``_``, other text.
+_LIKE_PIECES = r"(?s)\\.|\\$|%|_|[^\\%_]+"
+
+
+def _like_regex_column(pattern: Column, insensitive: bool) -> Column:
+    """:func:`_like_regex` of a pattern that is a column, built piece by piece in the run."""
+
+    def piece(p: Column) -> Column:
+        quoted = F.concat(F.lit("\\Q"), p, F.lit("\\E"))
+        escaped = F.concat(F.lit("\\Q"), F.substring(p, 2, 2), F.lit("\\E"))
+        return (
+            F.when(p == F.lit("%"), F.lit(".*"))
+            .when(p == F.lit("_"), F.lit("."))
+            .when(p == F.lit("\\"), F.lit("\\\\"))
+            .when(F.startswith(p, F.lit("\\")), escaped)
+            .otherwise(quoted)
+        )
+
+    pieces = F.call_function("regexp_extract_all", pattern, F.lit(_LIKE_PIECES), F.lit(0))
+    flags = "(?s)(?iu)\\A" if insensitive else "(?s)\\A"
+    return F.concat(F.lit(flags), F.array_join(F.transform(pieces, piece), ""), F.lit("\\z"))
+
+
 def _spark_like_escape(m: re.Match) -> str:
     """One backslash and what follows it in a DataFusion LIKE pattern, as Spark's LIKE reads it."""
     after = m.group(1)
@@ -114,15 +138,18 @@ def _spark_like_escape(m: re.Match) -> str:
     return "\\" + after if after in "%_\\" else after
 
 
-def _datafusion_like(call: Call, vals: list[Column], insensitive: bool) -> Column | None:
-    """A DataFusion plan's LIKE or ILIKE with a literal pattern and no escape: a backslash before a
+def _datafusion_like(call: Call, vals: list[Column], insensitive: bool) -> Column:
+    """A DataFusion plan's LIKE or ILIKE with no escape: a backslash before a
     character that is not ``%``, ``_`` or ``\\`` is that character, and one at the end is itself (Spark's
     LIKE stops at both); ILIKE compares a character with a character, each in either case, as Arrow's
-    does (Spark's lowers both texts: ``'İ'`` becomes two characters). None for a pattern that is not a
-    literal."""
+    does (Spark's lowers both texts: ``'İ'`` becomes two characters). A pattern that is not a literal is
+    read so in the run."""
     pattern = call.constants[1] if len(call.constants) > 1 else None
     if not isinstance(pattern, str):
-        return None
+        # built in the run: Spark's own LIKE would stop at such backslashes, and its ILIKE lowers both texts
+        column = F.translate(vals[1], _TURKISH_I, _NO_CASE) if insensitive else vals[1]
+        text = F.translate(vals[0], _TURKISH_I, _NO_CASE) if insensitive else vals[0]
+        return F.call_function("regexp_like", text, _like_regex_column(column, insensitive))
     if insensitive:
         # Java's regex takes İ for i and ı for I, where Unicode's case folding (Arrow's) takes neither:
         # each stands in for itself alone, as a character of no case, in the text and the pattern
@@ -138,9 +165,8 @@ def _like(call: Call, args: list, insensitive: bool = False) -> Column:
     fn = "ilike" if insensitive or case_insensitive(call) else "like"
     escape = call.constants[2] if len(call.constants) > 2 else (None if len(vals) < 3 else NOT_CONSTANT)
     if escape is None:
-        datafusion = _datafusion_like(call, vals, fn == "ilike") if call.dialect == "datafusion" else None
-        if datafusion is not None:
-            return datafusion
+        if call.dialect == "datafusion":
+            return _datafusion_like(call, vals, fn == "ilike")
         return F.call_function(fn, *vals[:2])
     if isinstance(escape, str) and len(escape) == 1:
         return F.call_function(fn, vals[0], vals[1], F.lit(escape))
