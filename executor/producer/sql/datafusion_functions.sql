@@ -580,6 +580,10 @@ SELECT s, p, s LIKE p AS l, s ILIKE p AS i, s NOT LIKE p AS nl FROM (VALUES ('ab
 -- an inline flag does not make a pattern match the empty text
 SELECT n_name, regexp_count(n_name, '(?i)a') AS a, regexp_replace(n_name, 'A(?i)n', '_', 'g') AS b, regexp_count(n_name, '(?i:r)A') AS c FROM nation
 ;
+-- name: strings_regex_replacement_backslashes
+-- a run of backslashes before a digit: DataFusion reads the last two as one, the group's
+SELECT n_name, regexp_replace(n_name, '(A)', '\\1', 'g') AS a, regexp_replace(n_name, '(A)', '\\\1', 'g') AS b, regexp_replace(n_name, '(A)', '\\\\1', 'g') AS c, regexp_replace(n_name, '(A)', '\\', 'g') AS d, regexp_replace(n_name, '(A)', '\\0x', 'g') AS e, regexp_replace(n_name, '(A)', '\\12', 'g') AS f, regexp_replace(n_name, '(A)', 'x\y\\$1', 'g') AS g FROM nation
+;
 -- name: strings_regex_rust_syntax
 -- Rust's \< \> \b{start} \v and \u{..} in patterns
 SELECT n_name, regexp_replace(n_name, '\>', '!', 'g') AS a, regexp_like(n_name, 'A\>') AS b, regexp_replace(concat(n_name, chr(10), 'x'), '\v', '_', 'g') AS c, regexp_like(n_name, '\u{41}L') AS d, regexp_count(n_comment, '\b{start}f') AS e, regexp_replace(n_name, '\<', '^', 'g') AS f FROM nation

@@ -188,6 +188,8 @@ def rust_pattern(call: Call, flags: str, pattern: Column, at: int = 1) -> Column
 
 
 _GROUP_NAME = re.compile(r"\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>")
+#: A run of backslashes before a digit: DataFusion reads the last two as one, the group's (``\\\\1`` is group 1).
+_BACKSLASHES_BEFORE_DIGITS = re.compile(r"\\(\\+)(?=\d)")
 _REPLACEMENT = re.compile(r"\\(\d+)|\$\$|\$\{([^}]*)\}|\$([A-Za-z0-9_]+)|(.)", re.S)
 
 
@@ -221,6 +223,7 @@ def rust_replacement(text: str, pattern: str, shift: int = 0, whole: str = "$0")
     pattern does not have empty, where Java stops. ``whole``: Java's reference to the whole match."""
     count, names = _groups(pattern)
     out, after_group = [], False
+    text = _BACKSLASHES_BEFORE_DIGITS.sub(r"\1", text)
     for m in _REPLACEMENT.finditer(text):
         backslash, braced, bare, char = m.groups()
         name = next((g for g in (backslash, braced, bare) if g is not None), None)
