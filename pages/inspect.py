@@ -329,7 +329,11 @@ def main() -> None:
     node_ids = list(model.graph.nodes)
 
     st.markdown(f"#### {md_escape(plan.source)}")
-    st.caption(f"{model.loaded.format} · {counted(len(node_ids), 'node')} · {counted(len(model.roots), 'root')}")
+    # a plan's relations without a RelRoot (those a ReferenceRel shares) are no query's result
+    read = {i for n in model.graph.nodes.values() for i in n.inputs}
+    shared = sum(r not in model.graph.root_names and r in read for r in model.roots)
+    parts = [model.loaded.format, counted(len(node_ids), "node"), counted(len(model.roots) - shared, "root")]
+    st.caption(" · ".join(parts + ([counted(shared, "shared relation")] if shared else [])))
     for d in model.plan_diagnostics:
         if d.severity is not Severity.INFO:
             _SEVERITY_WIDGET[d.severity](md_escape(f"{d.code}: {d.message}"))
@@ -438,6 +442,7 @@ def _draw_graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_
             key="node",
             format_func=lambda i: _label(model, i),
             accept_new_options=True,
+            placeholder="Type a node's id, kind or a word of its detail",
             help=NODE_ID_HELP,
         )
         with panel("the inspector"):

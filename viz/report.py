@@ -81,6 +81,13 @@ def input_columns(model: PlanModel, node_id: str) -> list[tuple[str, list[InputC
     return out
 
 
+def _meaning(effect: str, value: str) -> str:
+    """An effect in words; keeping what is not there is said as such ("none — kept" reads as a contradiction)."""
+    if effect == "kept" and value in ("none", "unknown"):
+        return f"its input's is {value} too"
+    return EFFECT_MEANINGS.get(effect, "")
+
+
 def property_rules(node: NodeView) -> list[dict]:
     """Orderedness and distribution at this node, what the node did to each, and the spec's rule."""
     p = node.properties
@@ -91,7 +98,7 @@ def property_rules(node: NodeView) -> list[dict]:
             "property": "orderedness",
             "value": p.order_text(),
             "effect": p.order_effect.kind,
-            "meaning": EFFECT_MEANINGS.get(p.order_effect.kind, ""),
+            "meaning": _meaning(p.order_effect.kind, p.order_text()),
             "rule": p.order_effect.rule,
             "note": p.order_effect.note,
         },
@@ -99,7 +106,7 @@ def property_rules(node: NodeView) -> list[dict]:
             "property": "distribution",
             "value": p.distribution_text(),
             "effect": p.distribution_effect.kind,
-            "meaning": EFFECT_MEANINGS.get(p.distribution_effect.kind, ""),
+            "meaning": _meaning(p.distribution_effect.kind, p.distribution_text()),
             "rule": p.distribution_effect.rule,
             "note": p.distribution_effect.note,
         },

@@ -441,7 +441,10 @@ class DataFusionRunner:
         except ExecutionError as exc:
             raise DataFusionCannot(str(exc), "table") from None
         if not status.bound or status.path is None:
-            raise DataFusionCannot(f"table `{shown}` is not bound to a file: {status.message}", "table")
+            unbound = status.how == "not bound"  # its message says so itself
+            raise DataFusionCannot(
+                status.message if unbound else f"table `{shown}` is not bound to a file: {status.message}", "table"
+            )
         fmt = _format(status.path)
         register = _REGISTER.get(fmt or "")
         if register is None:

@@ -875,11 +875,11 @@ def _hash(*keys, kind: str = "hashJoin", jtype="JOIN_TYPE_INNER", **extra) -> di
 
 def test_hash_join_keys_index_each_side():
     """[P] "Left Keys: References to the fields to join on in the left input. Right Keys: ... in the right
-    input" (so c is right field 0)."""
+    input" (so c is right field 0, shown as the incoming record's field 2)."""
     for kind in ("hashJoin", "mergeJoin"):
         m = model_of(plan(_hash(_key(1, 0), kind=kind)))
         assert schema_of(m, "0") == JOIN_SCHEMAS["INNER"]
-        assert m.node("0").info.expressions == [("key", "$1:b = $0:c")]
+        assert m.node("0").info.expressions == [("key", "$1:b = $2:c")]
         assert m.node("0").info.referenced_fields == {1, 2}
 
 
@@ -891,9 +891,9 @@ def test_hash_join_comparison_types_are_shown_as_they_compare():
         m = model_of(plan(_hash(_key(1, 0, f"SIMPLE_COMPARISON_TYPE_{simple}"))))
         texts[simple] = m.node("0").info.expressions[0][1]
     assert texts == {
-        "EQ": "$1:b = $0:c",
-        "IS_NOT_DISTINCT_FROM": "$1:b IS NOT DISTINCT FROM $0:c",
-        "MIGHT_EQUAL": "$1:b MIGHT EQUAL $0:c",
+        "EQ": "$1:b = $2:c",
+        "IS_NOT_DISTINCT_FROM": "$1:b IS NOT DISTINCT FROM $2:c",
+        "MIGHT_EQUAL": "$1:b MIGHT EQUAL $2:c",
     }
 
 
@@ -927,7 +927,7 @@ def test_hash_join_legacy_left_and_right_keys_are_upgraded():
     for kind in ("hashJoin", "mergeJoin"):
         legacy = {kind: {"left": L, "right": R, "leftKeys": [ref(1)], "rightKeys": [ref(0)], "type": "JOIN_TYPE_INNER"}}
         m = model_of(plan(legacy))
-        assert m.node("0").info.expressions == [("key", "$1:b = $0:c")], kind
+        assert m.node("0").info.expressions == [("key", "$1:b = $2:c")], kind
         assert "legacy-upgraded" in codes(m) and "unknown-field" not in codes(m)  # listed, nothing lost
 
 
@@ -954,7 +954,7 @@ def test_hash_join_legacy_keys_are_upgraded_from_binary_plans():
         raw += bytes([number << 3 | 2, len(body)]) + body
     join.ParseFromString(raw)
     m2 = analyze(p.SerializeToString())
-    assert m2.node("0").info.expressions == [("key", "$1:b = $0:c")]
+    assert m2.node("0").info.expressions == [("key", "$1:b = $2:c")]
 
 
 def test_hash_join_legacy_keys_rows(spark):

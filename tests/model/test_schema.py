@@ -138,7 +138,9 @@ def test_physical_joins_follow_join_output(kind, join_type):
     }
     m = model_of(plan(rel))
     assert schema_of(m, "0") == JOIN_CASES[join_type]
-    assert m.node("0").info.expressions == [("key", "$1:o_cust = $0:c_id")]
+    # the right key indexes the right input (c_id is its field 0); it is shown at its place in the incoming
+    # record, as a logical join's condition shows it (a "$0 = $0" would read as a column against itself)
+    assert m.node("0").info.expressions == [("key", "$1:o_cust = $3:c_id")]
     # Indices into the incoming record (left then right) that the node reads, for the inspector.
     assert m.node("0").info.referenced_fields == {1, 3}
 

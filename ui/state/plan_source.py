@@ -258,6 +258,11 @@ def plan_sidebar() -> Plan | None:
             on_change=_on_upload,
             help="Substrait Plan messages: .json (protobuf JSON) or binary (.pb, .bin, .substrait)",
         )
+        current = st.session_state.get("plan")
+        if current is not None and current.sample in names and st.session_state.get("plan_sample") in (None, NONE):
+            st.session_state["plan_sample"] = current.sample  # the picker forgets it on another page; the plan stays
+        elif current is not None and current.sample is None and not st.session_state.get("plan_upload"):
+            st.caption(md_escape(f"Open now: {current.source}"))
         options = [NONE, *names]
         st.selectbox(
             "…or open a sample",

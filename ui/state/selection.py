@@ -64,13 +64,16 @@ def resolve_node(node_ids: list[str], default: str | None, label: Callable[[str]
         from ui.markdown import md_escape
 
         if not matches:
-            st.toast(md_escape(f"No node matches “{typed}”: a node's id, kind and detail are searched."))
+            st.toast(
+                md_escape(f"No node matches “{typed}”: a node's id, kind and detail are searched."), duration="long"
+            )
         elif len(matches) > 1:
             st.toast(
                 md_escape(
                     f"“{typed.strip()}” matches {len(matches)} nodes: this is the first in plan order, "
                     f"{label(matches[0])}. The sidebar's “Search nodes” marks them all."
-                )
+                ),
+                duration="long",
             )
     if wanted is None:
         wanted = url.get("node")

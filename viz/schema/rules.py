@@ -277,14 +277,17 @@ def project(ctx: Context) -> list[Field] | None:
     mapping = emit(ctx.node.body)
     if mapping is not None and base is not None:  # what comes out: "+4 columns" read as the input and 4 more
         exprs = ctx.node.body.expressions
-        # an expression that only names an input column passes it on too; an index out of range is neither
+        # an expression that only names an input column passes it on too
         made = [
-            "passed on" if m < base or direct_field(exprs[m - base]) is not None else "computed"
+            "out of range"
+            if not 0 <= m < base + len(exprs)
+            else "passed on"
+            if m < base or direct_field(exprs[m - base]) is not None
+            else "computed"
             for m in mapping
-            if 0 <= m < base + len(exprs)
         ]
         ctx.info.detail = f"{len(mapping)} out: " + ", ".join(
-            f"{made.count(what)} {what}" for what in ("computed", "passed on") if what in made
+            f"{made.count(what)} {what}" for what in ("computed", "passed on", "out of range") if what in made
         )
     return concat_fields(fields, added)
 
@@ -409,6 +412,23 @@ def lateral_join(ctx: Context) -> list[Field] | None:
 _KEY_COMPARISONS = {2: "IS NOT DISTINCT FROM", 3: "MIGHT EQUAL"}
 
 
+def _right_key(ctx: Context, key, left, right, incoming):
+    """A right key, which indexes the right input, typed as the field of the incoming record it is (so
+    that it reads ``$4:p_product_id = ...``, as a join's condition does, not ``$0`` as the left key's)."""
+    simple = key.HasField("direct_reference") and key.direct_reference.HasField("struct_field")
+    if left is None or right is None or not simple or not 0 <= key.direct_reference.struct_field.field < len(right):
+        # said against the right input itself; its references recorded in the incoming record
+        seen, ctx.typer.referenced_fields = ctx.typer.referenced_fields, set()
+        typed = ctx.typer.selection(key, ctx.scope(right))
+        offset = len(left) if left is not None else 0
+        ctx.typer.referenced_fields = seen | {offset + i for i in ctx.typer.referenced_fields}
+        return typed
+    shifted = type(key)()
+    shifted.CopyFrom(key)
+    shifted.direct_reference.struct_field.field += len(left)
+    return ctx.typer.selection(shifted, ctx.scope(incoming))
+
+
 def _keys_join(ctx: Context) -> list[Field] | None:
     body = ctx.node.body
     left, right = ctx.input(0), ctx.input(1)
@@ -418,11 +438,7 @@ def _keys_join(ctx: Context) -> list[Field] | None:
     keys = []
     for k in body.keys:
         l = ctx.typer.selection(k.left, ctx.scope(left))
-        # Right keys index the right input; record them shifted into the incoming record.
-        seen, ctx.typer.referenced_fields = ctx.typer.referenced_fields, set()
-        r = ctx.typer.selection(k.right, ctx.scope(right))
-        offset = len(left) if left is not None else 0
-        ctx.typer.referenced_fields = seen | {offset + i for i in ctx.typer.referenced_fields}
+        r = _right_key(ctx, k.right, left, right, incoming)
         if k.comparison.WhichOneof("inner_type") == "custom_function_reference":
             anchor = k.comparison.custom_function_reference
             fn = ctx.ext.functions.get(anchor)

@@ -295,11 +295,15 @@ function build(root, data) {
     b.addEventListener('click', () => {
       if (!live()) return;
       const act = b.dataset.act, cx = viewport.clientWidth / 2, cy = viewport.clientHeight / 2;
-      if (act === 'map') { v.showMap(!!root.__mapHidden); return; }  // the view stays as it is
+      if (act === 'map') { root.__mapChosen = true; v.showMap(!!root.__mapHidden); return; }  // the view stays
       v.touched = act !== 'fit' && act !== 'one';  // Fit and 100% are the views a new drawing opens at anyway
       if (act === 'in') v.zoomAt(v.k * 1.25, cx, cy);
       else if (act === 'out') v.zoomAt(v.k / 1.25, cx, cy);
-      else if (act === 'fit') v.fit();
+      else if (act === 'fit') {
+        v.fit();
+        // Fit that stops at the readable zoom leaves part of the graph out: the minimap is then the overview
+        if (v.mk && root.__mapHidden && !root.__mapChosen) v.showMap(true);
+      }
       else if (act === 'one') v.actual();
       else if (act === 'sel') v.toSelected();
       else if (act === 'next') v.toHit(v.hitAt + 1);
