@@ -235,11 +235,23 @@ class ExprTranslator:
         near its limits and empties the frame; DataFusion's does not)."""
         if s.WhichOneof("sort_kind") == "comparison_function_reference":
             raise Unsupported("sorting with a comparison function is not supported; use a sort direction")
-        c = records.comparable(self.expr(s.expr), self.type_of(s.expr))
+        c = self.sort_key(s.expr, s.direction)
         if ranged:
             kind = (self.type_of(s.expr) or type_pb2.Type()).WhichOneof("kind")
             c = c.cast("decimal(20,0)") if kind == "i64" else c.cast("long") if kind in INT_KINDS else c
         return _DIRECTIONS.get(s.direction, Column.asc_nulls_last)(c)
+
+    def sort_key(self, e: Expression, direction: int) -> Column:
+        """What a sort in ``direction`` compares of ``e``: a map as its entries; in a DataFusion plan, a list's
+        or record's null members ranked high where the sort puts nulls last ascending or first descending."""
+        t = self.type_of(e)
+        c = records.comparable(self.expr(e), t)
+        nested = (t or type_pb2.Type()).WhichOneof("kind") in ("list", "struct", "map")
+        if nested and direction in (2, 3) and self.tr.model.conventions.dialect == "datafusion":
+            kinds = records.spark_types(self.record.df, [c])
+            if kinds:
+                c = records.nulls_high(c, kinds[0])
+        return c
 
     # -- field references ---------------------------------------------------------------------
     def selection(self, ref: Expression.FieldReference) -> Column:
@@ -556,8 +568,8 @@ class ExprTranslator:
         """An aggregate's values in the order of its ``ORDER BY`` (``string_agg(v ORDER BY k)``,
         ``first_value(v ORDER BY k)``), of the rows that pass ``condition`` (a measure's filter): collected
         with their keys, sorted by the keys (each key's direction and nulls first or last), as an array."""
-        keys = [self.expr(s.expr) for s in sorts]
         directions = [s.direction if s.WhichOneof("sort_kind") == "direction" else 2 for s in sorts]
+        keys = [self.sort_key(s.expr, d) for s, d in zip(sorts, directions)]
         element = F.struct(*[k.alias(f"k{i}") for i, k in enumerate(keys)], value.alias("v"))
         pairs = F.collect_list(element if condition is None else F.when(condition, element))
 

@@ -55,6 +55,23 @@ def comparable(value: Column, t: type_pb2.Type | None) -> Column:
     )
 
 
+def nulls_high(value: Column, t: S.DataType) -> Column:
+    """``value`` (of Spark type ``t``) with the nulls inside a list or record ranked above every value:
+    DataFusion sorts a list or record by its members with their nulls where the sort puts nulls (last
+    ascending, first descending), where Spark ranks a null member lowest. Each member is paired with
+    whether it is null; the value itself stays null where it is."""
+
+    def flagged(x: Column, member: S.DataType) -> Column:
+        return F.struct(x.isNull().alias("null"), nulls_high(x, member).alias("value"))
+
+    if isinstance(t, S.ArrayType):
+        return F.transform(value, lambda x: flagged(x, t.elementType))
+    if isinstance(t, S.StructType):
+        members = [flagged(member_at(value, t, i), f.dataType).alias(f"_{i}") for i, f in enumerate(t.fields)]
+        return F.when(value.isNull(), F.lit(None)).otherwise(F.struct(*members))
+    return value
+
+
 def restored(value: Column, t: type_pb2.Type | None) -> Column:
     """A value :func:`comparable` gave, as the value of type ``t`` again (a map from its entries)."""
     return F.map_from_entries(value) if t is not None and t.WhichOneof("kind") == "map" else value

@@ -880,6 +880,28 @@ SELECT l FROM (SELECT make_array(n_nationkey) AS l FROM nation WHERE n_nationkey
 -- name: extremes_of_records
 SELECT min(s) AS mn, max(s) AS mx, count(DISTINCT s) AS cd FROM (SELECT named_struct('r', n_regionkey, 'n', n_name) AS s FROM nation)
 ;
+-- name: lists_of_doubles_finding_an_integer_zero
+-- an integer value is the list's double: 0 finds 0.0 (the written form casts it nowhere)
+SELECT n_nationkey, array_position(make_array(n_nationkey * 1.0, 5.0), n_regionkey * 0) AS p, array_remove(make_array(n_nationkey * 1.0, 0.0), 0) AS r, array_positions(make_array(0.0, n_nationkey * 1.0), n_regionkey * 0) AS ps, array_replace(make_array(0.0, 1.0), n_regionkey * 0, 9) AS rp, arrays_overlap(make_array(n_nationkey * 1.0), make_array(n_regionkey)) AS o FROM nation WHERE n_nationkey < 6
+;
+-- name: lists_flattened_and_concatenated_across_depths
+-- flatten of a list of values is the list; array_concat takes a list one level shallower as one element
+SELECT n_nationkey, flatten(make_array(n_nationkey, 2)) AS f, flatten(make_array(n_name)) AS g, array_concat(make_array(make_array(n_nationkey)), make_array(n_regionkey)) AS c, array_concat(make_array(n_regionkey), make_array(make_array(n_nationkey))) AS d FROM nation WHERE n_nationkey < 5
+;
+-- name: lists_sorted_with_null_members
+-- DataFusion puts a list's or record's null members where the sort puts nulls: last ascending, first descending
+SELECT n_nationkey, make_array(CASE WHEN n_nationkey % 3 = 0 THEN NULL ELSE n_regionkey END, n_nationkey) AS l, row_number() OVER (ORDER BY make_array(CASE WHEN n_nationkey % 3 = 0 THEN NULL ELSE n_regionkey END, n_nationkey)) AS rn, row_number() OVER (ORDER BY make_array(CASE WHEN n_nationkey % 3 = 0 THEN NULL ELSE n_regionkey END, n_nationkey) DESC NULLS LAST) AS rl FROM nation ORDER BY l DESC
+;
+-- name: records_sorted_with_null_members
+SELECT n_nationkey, named_struct('a', CASE WHEN n_nationkey % 4 = 0 THEN NULL ELSE n_regionkey END, 'b', n_nationkey) AS s FROM nation ORDER BY s DESC, n_nationkey
+;
+-- name: lists_aggregated_in_the_order_of_lists_with_null_members
+SELECT n_regionkey, array_agg(n_nationkey ORDER BY make_array(CASE WHEN n_nationkey % 2 = 0 THEN NULL ELSE n_nationkey END, n_nationkey)) AS a, first_value(n_nationkey ORDER BY make_array(CASE WHEN n_nationkey % 2 = 0 THEN NULL ELSE n_nationkey END) DESC) AS f FROM nation GROUP BY n_regionkey ORDER BY n_regionkey
+;
+-- name: lists_extremes_with_null_members
+-- array_max and array_min of lists rank null members above every value, as max and min do; of records, a null member is passed over as equal (the first of equals kept)
+SELECT n_nationkey, array_max(make_array(named_struct('a', 1, 'b', CASE WHEN n_nationkey > 4 THEN NULL ELSE 1 END), named_struct('a', CASE WHEN n_nationkey > 6 THEN NULL ELSE n_nationkey END, 'b', 5), named_struct('a', 3, 'b', 1))) AS t, array_max(make_array(make_array(n_regionkey, NULL), make_array(n_regionkey, 1))) AS mx, array_min(make_array(make_array(n_regionkey, NULL), make_array(n_regionkey, 1))) AS mn, array_max(make_array(named_struct('a', CASE WHEN n_nationkey > 5 THEN NULL ELSE n_nationkey END), named_struct('a', 1))) AS sx, array_min(make_array(named_struct('a', CASE WHEN n_nationkey > 5 THEN NULL ELSE n_nationkey END), named_struct('a', 1))) AS sn FROM nation WHERE n_nationkey < 9
+;
 -- name: maps_distinct
 -- DataFusion compares, sorts and deduplicates maps as their entries; Spark compares no map
 SELECT DISTINCT map(['k'], [n_regionkey]) AS m FROM nation

@@ -125,12 +125,16 @@ def _matcher(call: Call) -> Match:
     """How DataFusion's element-finding functions (array_position, array_remove, array_replace, ...) match
     an element of the call's first list: a null matches a null, NaN matches NaN, and -0.0 does not match
     0.0 (Spark's equality, which finds 0.0 for -0.0, is right for lists of other elements)."""
-    if _kind(list_element(_arg_type(call))) not in ("fp32", "fp64"):
+    kind = _kind(list_element(_arg_type(call)))
+    if kind not in ("fp32", "fp64"):
         return lambda x, v: x.eqNullSafe(v)
+    floating = "float" if kind == "fp32" else "double"
 
     def match(x: Column, v: Column) -> Column:
-        # equal zeros told apart by their text, "-0.0" or "0.0" (Spark's own functions mostly drop the sign)
-        return x.eqNullSafe(v) & (F.coalesce(x != 0, F.lit(True)) | (x.cast("string") == v.cast("string")))
+        # equal zeros told apart by their text, "-0.0" or "0.0" (Spark's own functions mostly drop the sign),
+        # the value as the list's element first (an integer 0 is the 0.0 DataFusion casts it to)
+        same_text = x.cast("string") == v.cast(floating).cast("string")
+        return x.eqNullSafe(v) & (F.coalesce(x != 0, F.lit(True)) | same_text)
 
     return match
 
@@ -162,6 +166,11 @@ def _array_concat(call: Call, args: list) -> Column:
     """DataFusion's ``array_concat(list, ...)``: a null list is left out (Spark's ``concat`` gives null),
     and only lists that are all null give null."""
     lists = _values(args)
+    depths = [_list_depth(t)[0] for t in call.arg_types[: len(lists)]]
+    deepest = max(depths, default=0)
+    if len(set(depths)) > 1 and min(depths) == deepest - 1:
+        # a list one level shallower is one element of the deeper lists (a null one too), as DataFusion takes it
+        lists = [F.array(v) if d < deepest else v for v, d in zip(lists, depths)]
     some = F.coalesce(*lists)
     empty = _emptied(some)
     return F.when(some.isNull(), F.lit(None)).otherwise(F.concat(*[F.coalesce(v, empty) for v in lists]))
@@ -190,8 +199,11 @@ def _without_nulls(lst: Column) -> Column:
 
 def _flatten(call: Call, args: list) -> Column:
     """DataFusion's ``flatten(list of lists)``: one level, a null inner list left out (Spark's ``flatten``
-    gives null)."""
-    return F.flatten(_without_nulls(_values(args)[0]))
+    gives null); a list of values is as it is (Spark's takes only lists of lists)."""
+    lst = _values(args)[0]
+    if _list_depth(_arg_type(call))[0] == 1:
+        return lst
+    return F.flatten(_without_nulls(lst))
 
 
 def _list_depth(t) -> tuple[int, str | None]:
@@ -305,6 +317,49 @@ def _get_field(call: Call, args: list) -> Column:
         value = records.member(value, kind, name)
         kind = next((f.dataType for f in kind.fields if f.name == name), None)
     return value
+
+
+def _array_extreme(call: Call, args: list, extreme: Callable[[Column], Column]) -> Column:
+    """DataFusion's ``array_max`` / ``array_min``: of lists, their null members ranked above every value
+    (as its ``max`` and ``min`` rank them; Spark ranks them lowest); of records, member by member with a
+    null member on either side taken as equal, the first of equals kept (:func:`_record_extreme`)."""
+    lst = _values(args)[0]
+    kinds = call.spark_types([lst]) if call.spark_types is not None else None
+    element = kinds[0].elementType if kinds and isinstance(kinds[0], S.ArrayType) else None
+    if isinstance(element, S.StructType):
+        return _record_extreme(lst, element, largest=extreme is F.array_max)
+    if not isinstance(element, S.ArrayType):
+        return extreme(lst)
+    keyed = F.transform(
+        lst,
+        lambda x: F.when(x.isNull(), F.lit(None)).otherwise(
+            F.struct(records.nulls_high(x, element).alias("key"), x.alias("value"))
+        ),
+    )
+    return extreme(keyed)["value"]
+
+
+def _record_extreme(lst: Column, record: S.StructType, largest: bool) -> Column:
+    """The largest (or smallest) record of ``lst`` as DataFusion's ``array_max`` finds it: one replaces the
+    one found so far only where it compares beyond it, members compared in turn and a null member on
+    either side passed over as equal; null records left out."""
+
+    def beyond(x: Column, found: Column) -> Column:
+        out = F.lit(False)
+        for i in reversed(range(len(record.fields))):
+            a, b = records.member_at(x, record, i), records.member_at(found, record, i)
+            out = (
+                F.when(a.isNull() | b.isNull(), out)
+                .when(a > b, F.lit(largest))
+                .when(a < b, F.lit(not largest))
+                .otherwise(out)
+            )
+        return out
+
+    def step(found: Column, x: Column) -> Column:
+        return F.when(x.isNull(), found).when(found.isNull() | beyond(x, found), x).otherwise(found)
+
+    return F.aggregate(lst, F.lit(None).cast(record), step)
 
 
 def _array_slice(call: Call, args: list) -> Column:
@@ -528,8 +583,8 @@ SCALAR: dict[str, Builder] = {
     "array_prepend": _array_prepend,
     "array_remove": _array_remove,
     "array_distinct": lambda call, args: F.array_distinct(_values(args)[0]),
-    "array_max": lambda call, args: F.array_max(_values(args)[0]),
-    "array_min": lambda call, args: F.array_min(_values(args)[0]),
+    "array_max": lambda call, args: _array_extreme(call, args, F.array_max),
+    "array_min": lambda call, args: _array_extreme(call, args, F.array_min),
     "array_reverse": lambda call, args: F.reverse(_values(args)[0]),
     "array_repeat": _array_repeat,
     # DataFusion's array_empty; Spark's size of a null list is -1
