@@ -5,6 +5,7 @@ cannot be made the same (a pattern that may match the empty text where every mat
 from __future__ import annotations
 
 import re
+import warnings
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -256,7 +257,9 @@ def _matches_empty(content: str, flags: str) -> bool | None:
         return None  # spaces and comments read otherwise from there on
     content = _FLAG_SWITCH.sub("", content)  # case, lines and dots do not make a match empty or not
     try:
-        return re.fullmatch(f"(?:{content})", "", found) is not None
+        with warnings.catch_warnings():  # Python's notes on syntax that Rust reads otherwise ("nested set")
+            warnings.simplefilter("ignore", FutureWarning)
+            return re.fullmatch(f"(?:{content})", "", found) is not None
     except (re.error, ValueError, OverflowError):
         return None
 
