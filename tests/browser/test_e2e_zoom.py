@@ -382,9 +382,10 @@ def test_stepping_brings_the_current_node_into_the_frame(app_url, tmp_path):  # 
 
 
 def test_the_minimap_leaves_the_corner_of_the_selected_node(app_url):  # noqa: F811
-    """The tutorial's filter, selected and fitted at 1280 x 800, its minimap opened by the Map button (a
-    plan this small opens without it): the filter sits in the frame's bottom-right corner, so the minimap
-    goes to the bottom-left one and covers no part of it."""
+    """The tutorial's filter, selected and fitted at 1280 x 800: a plan this small opens without its
+    minimap, and Fit, which stops at the readable zoom short of the whole plan here, opens it as the
+    overview. The filter sits in the frame's bottom-right corner, so the minimap goes to the bottom-left
+    one and covers no part of it. Hidden by the Map button, it stays hidden through the next Fit."""
     from playwright.sync_api import expect
 
     if shutil.which("dot") is None:
@@ -392,14 +393,18 @@ def test_the_minimap_leaves_the_corner_of_the_selected_node(app_url):  # noqa: F
     with browser_page(viewport={"width": 1280, "height": 800}) as page:
         page.goto(app_url + "/?sample=tutorial.json&node=0.0.1")
         expect(page.locator(f"{GRAPH} g.node[data-substrait-bound]").first).to_be_attached(timeout=120_000)
+        expect(page.locator(".sv-minimap")).to_be_hidden()  # a small plan opens without it
         page.click(".sv-toolbar button[data-act='fit']")
-        expect(page.locator(".sv-minimap")).to_be_hidden()  # a small plan's minimap waits for the Map button
-        page.click(".sv-toolbar button[data-act='map']")
+        assert float(page.inner_text(".sv-zoom").rstrip("%")) == 70
         expect(page.locator(".sv-minimap")).to_have_class("sv-minimap sv-mini-left")
         mini = page.locator(".sv-minimap").bounding_box()
         node = page.locator(f'{GRAPH} [id="node-0.0.1"]').bounding_box()
         assert mini["x"] + mini["width"] < node["x"] or mini["y"] > node["y"] + node["height"], (mini, node)
         page.screenshot(path=os.path.join(ARTIFACTS, "minimap-left.png"))
+        page.click(".sv-toolbar button[data-act='map']")
+        expect(page.locator(".sv-minimap")).to_be_hidden()
+        page.click(".sv-toolbar button[data-act='fit']")
+        expect(page.locator(".sv-minimap")).to_be_hidden()
 
 
 def test_a_node_wider_than_the_frame_is_shown_whole_by_selected(app_url):
