@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
+from pyspark.sql import types as S
 
 from viz.coercion import producer_result
 from viz.types import is_nullable
 
 from ...errors import Unsupported
+from .. import records
+from ..types import to_spark
 from ._common import (
     BEYOND_38_DIGITS,
     FLOATS,
@@ -134,7 +137,7 @@ def _agg(fn: str, distinct_ok: bool = True) -> Builder:
 def _extreme(fn: str) -> Builder:
     """``min`` / ``max``. Of DataFusion's lists of values that may be null, its engine orders a null element
     above every value (Spark's order puts it below): each list is ranked by its elements as (is null,
-    value) pairs."""
+    value) pairs (:func:`records.nulls_high`)."""
     plain = _agg(fn)
 
     def build(call: Call, args: list) -> Column:
@@ -144,8 +147,7 @@ def _extreme(fn: str) -> Builder:
         if _kind(element) in ("list", "struct", "map") or is_nullable(element) is False:
             return plain(call, args)
         x = _values(args)[0]
-        key = F.transform(x, lambda e: F.struct(e.isNull().alias("null"), e.alias("value")))
-        return F.call_function(f"{fn}_by", x, key)
+        return F.call_function(f"{fn}_by", x, records.nulls_high(x, S.ArrayType(to_spark(element))))
 
     return build
 
