@@ -329,9 +329,7 @@ def main() -> None:
     node_ids = list(model.graph.nodes)
 
     st.markdown(f"#### {md_escape(plan.source)}")
-    # a plan's relations without a RelRoot (those a ReferenceRel shares) are no query's result
-    read = {i for n in model.graph.nodes.values() for i in n.inputs}
-    shared = sum(r not in model.graph.root_names and r in read for r in model.roots)
+    shared = len(model.graph.shared_relations)
     parts = [model.loaded.format, counted(len(node_ids), "node"), counted(len(model.roots) - shared, "root")]
     st.caption(" · ".join(parts + ([counted(shared, "shared relation")] if shared else [])))
     for d in model.plan_diagnostics:

@@ -84,6 +84,12 @@ class PlanGraph:
                 out.append(source)
         return out
 
+    @cached_property
+    def shared_relations(self) -> list[str]:
+        """The top nodes of the plan's relations without a RelRoot that a ReferenceRel reads: subtrees
+        the roots share, no query's result."""
+        return [r for r in self.roots if r not in self.root_names and self.parents(r)]
+
     def enclosing(self, node_id: str, boundaries: int) -> str | None:
         """The node ``boundaries`` subquery boundaries out from ``node_id``: the one whose expressions
         hold that subquery, whose incoming record an outer reference stepping out that far reads (and

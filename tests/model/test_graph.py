@@ -201,3 +201,13 @@ def _contrast(a: str, b: str) -> float:
 
     hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
+
+
+def test_a_relation_a_reference_shares_is_no_root_of_its_own():
+    """dag_two_roots.json: relation 0 is a plain ``rel`` that both RelRoots (relations 1 and 2) read through a
+    ReferenceRel; the plan has two results and one shared subtree. A RelRoot read by nothing is no shared one."""
+    graph = build_graph(load_plan((Path(ROOT) / "sample_plans" / "dag_two_roots.json").read_bytes()).plan)
+    assert graph.roots == ["0", "1", "2"]
+    assert graph.shared_relations == ["0"]
+    tutorial = build_graph(load_plan((Path(ROOT) / "sample_plans" / "tutorial.json").read_bytes()).plan)
+    assert tutorial.shared_relations == []
