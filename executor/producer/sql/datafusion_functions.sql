@@ -918,3 +918,6 @@ SELECT n_nationkey, map(['a'], [n_regionkey]) = map(['a'], [1]) AS e, map(['a'],
 -- name: maps_grouped
 SELECT map(['a'], [n_regionkey]) AS m, count(*) AS c FROM nation GROUP BY map(['a'], [n_regionkey])
 ;
+-- name: regex_eszett_case_insensitive
+SELECT s, s ~* 'ß' AS a, s ~* 'STRAßE' AS b, s ~ 'ß' AS c, regexp_like(s, '[ß]', 'i') AS d, regexp_like(s, '[^ß]$', 'i') AS e, regexp_replace(s, 'ß', '-', 'gi') AS r, regexp_count(s, 'ß', 1, 'i') AS n FROM (VALUES ('ẞ'), ('ß'), ('STRAẞE'), ('straße'), ('ss'), (NULL)) t(s)
+;

@@ -127,7 +127,8 @@ def rust_text(text: str, flags: str) -> str:
     reads as a set of letters) as ASCII ranges; outside multiline mode its ``$``, the end of the text
     (Java's also matches before a final line break), as ``\\z``; ``(?P<name>`` as Java's ``(?<name>``;
     its one-sided word boundaries (``\\<``, ``\\b{end}``) as lookarounds, ``\\v`` (a vertical tab only) as
-    ``\\x0B`` and its code points (``\\u{e9}``) as ``\\x{e9}``. What Java would read otherwise is refused:
+    ``\\x0B`` and its code points (``\\u{e9}``) as ``\\x{e9}``; with the flag ``i``, ``ß`` as ``[ßẞ]``. What
+    Java would read otherwise is refused:
     the flags ``U`` (lazy by default) and ``R``, a class's difference ``--`` and symmetric difference ``~~``."""
     multiline = "m" in flags or _MULTILINE_INLINE.search(text)
     out, named_at, skip_to = [], -1, 0
@@ -166,6 +167,8 @@ def rust_text(text: str, flags: str) -> str:
             continue
         elif piece == "$" and not in_class and not multiline:
             out.append("\\z")
+        elif piece == "ß" and "i" in flags:  # Rust folds ß and ẞ together; Java's ß does not match ẞ
+            out.append("ßẞ" if in_class else "[ßẞ]")
         else:
             if piece == "(" and not in_class and text.startswith("(?P<", i):
                 named_at = i + 2
