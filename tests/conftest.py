@@ -147,18 +147,17 @@ def jvm() -> str:
 
 @pytest.fixture(scope="session")
 def spark_session(jvm):
-    """The executor's shared session, for fixtures of a module or wider (a test takes ``spark``)."""
+    """The executor's shared session as the run first starts it (the fixtures below give the live one)."""
     from executor.spark.session import get_session
 
     return get_session()
 
 
-@pytest.fixture
-def spark(spark_session):
-    """The executor's shared session: one for the whole run, started by the first test that needs it
-    (a new one only if the JVM died, as the app would do). Tasks that a previous test's cancelled job
-    left running are waited out first: executor.spark.reaper stops the JVM when they outlive its delay, and
-    it must not do so under the next test."""
+def live_session():
+    """The executor's shared session: one for the whole run (a new one only if the JVM died, as the
+    app would do). Tasks that a previous test's cancelled job left running are waited out first:
+    executor.spark.reaper stops the JVM when they outlive its delay, and it must not do so under the
+    next test."""
     from executor.spark import reaper
     from executor.spark.session import get_session
 
@@ -176,6 +175,19 @@ def spark(spark_session):
             continue
         time.sleep(0.5)
     return session
+
+
+@pytest.fixture
+def spark(spark_session):
+    """The shared session for a test (:func:`live_session`), started by the first test that needs it."""
+    return live_session()
+
+
+@pytest.fixture(scope="module")
+def module_spark(spark_session):
+    """The shared session for a module's fixture (:func:`live_session`): the one the run started may
+    have been replaced since, when a JVM died under an earlier test."""
+    return live_session()
 
 
 @pytest.fixture

@@ -389,10 +389,10 @@ PASS_FLOOR = 1196  # of 1307 spec cases: measured 1196 (2026-12-02, logb's test 
 
 
 @pytest.fixture(scope="module")
-def spec_results(spark_session):
+def spec_results(module_spark):
     cases = fc.load_cases(FUNCTION_TESTS)
     started = time.perf_counter()
-    results = fc.run_cases(cases, spark_session)
+    results = fc.run_cases(cases, module_spark)
     print(f"\n{len(results)} spec function cases in {time.perf_counter() - started:.1f} s")
     print(fc.format_table(fc.summarize(results, "function"), "function"))
     print(fc.format_table(fc.summarize(results, "extension"), "extension"))

@@ -135,7 +135,7 @@ def test_the_doc_lists_every_case_and_our_tally():
 
 
 @pytest.fixture(scope="module")
-def runs(spark_session):
+def runs(module_spark):
     """Every virtual-table case run once, on the run's shared session."""
     start = time.monotonic()
     out = C.run_all()
