@@ -921,3 +921,6 @@ SELECT map(['a'], [n_regionkey]) AS m, count(*) AS c FROM nation GROUP BY map(['
 -- name: regex_eszett_case_insensitive
 SELECT s, s ~* 'ß' AS a, s ~* 'STRAßE' AS b, s ~ 'ß' AS c, regexp_like(s, '[ß]', 'i') AS d, regexp_like(s, '[^ß]$', 'i') AS e, regexp_replace(s, 'ß', '-', 'gi') AS r, regexp_count(s, 'ß', 1, 'i') AS n FROM (VALUES ('ẞ'), ('ß'), ('STRAẞE'), ('straße'), ('ss'), (NULL)) t(s)
 ;
+-- name: lists_set_ops_of_two_types
+SELECT n_nationkey, array_union([CAST(n_nationkey AS DECIMAL(5,1))], [CAST(n_regionkey AS DECIMAL(6,2)) + 0.25]) AS u, array_intersect([CAST(n_regionkey AS DECIMAL(5,1))], [CAST(n_regionkey AS DECIMAL(6,2))]) AS w, array_except([CAST(1.5 AS DECIMAL(5,1)), CAST(n_regionkey AS DECIMAL(5,1))], [CAST(1.50 AS DECIMAL(6,2))]) AS x, array_union([n_regionkey, 2], [2.5]) AS v FROM nation
+;

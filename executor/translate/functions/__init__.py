@@ -33,6 +33,7 @@ from ._common import (  # noqa: F401  NOT_CONSTANT, INT_RANGE: for executor.tran
     Call,
     _spark_type,
     base_name,
+    holds_struct,
 )
 
 
@@ -197,23 +198,12 @@ PREDICATES = frozenset(
 )
 
 
-def _holds_struct(t: S.DataType) -> bool:
-    """Whether a Spark type is or holds a struct (in a list or a map)."""
-    if isinstance(t, S.StructType):
-        return True
-    if isinstance(t, S.ArrayType):
-        return _holds_struct(t.elementType)
-    if isinstance(t, S.MapType):
-        return _holds_struct(t.keyType) or _holds_struct(t.valueType)
-    return False
-
-
 def as_declared(call: Call, col: Column) -> Column:
     """``col`` cast to the call's declared output type, where one is known and the cast keeps its meaning."""
     target = _spark_type(call.output_type)
     if target is None:
         return col
-    if _holds_struct(target):
+    if holds_struct(target):
         # a Substrait struct type has no field names: a cast to it would name the fields the builder
         # gave (named_struct's) f0, f1...; the builder's values are of the plan's types already
         return col

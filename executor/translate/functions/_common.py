@@ -134,6 +134,17 @@ def _spark_type(t: Type | None) -> S.DataType | None:
         return None
 
 
+def holds_struct(t: S.DataType) -> bool:
+    """Whether a Spark type is or holds a struct (in a list or a map)."""
+    if isinstance(t, S.StructType):
+        return True
+    if isinstance(t, S.ArrayType):
+        return holds_struct(t.elementType)
+    if isinstance(t, S.MapType):
+        return holds_struct(t.keyType) or holds_struct(t.valueType)
+    return False
+
+
 def _option(call: Call, name: str, supported: tuple[str, ...], default: str) -> str:
     """The first preference for option ``name`` that is in ``supported``; ``default`` when none is given.
 

@@ -12,6 +12,7 @@ from pyspark.sql import types as S
 from viz.types import is_nullable
 
 from ...errors import Unsupported
+from ...spark.jvm import sql_type
 from .. import records
 from ._common import (
     INT_MAX,
@@ -24,9 +25,11 @@ from ._common import (
     _fail_if,
     _kind,
     _option,
+    _spark_type,
     _values,
     base_name,
     held_int,
+    holds_struct,
     list_element,
     literal_pattern,
 )
@@ -174,6 +177,26 @@ def _array_concat(call: Call, args: list) -> Column:
     some = F.coalesce(*lists)
     empty = _emptied(some)
     return F.when(some.isNull(), F.lit(None)).otherwise(F.concat(*[F.coalesce(v, empty) for v in lists]))
+
+
+def _as_result_lists(call: Call, args: list) -> list[Column]:
+    """The two lists of DataFusion's ``array_union``/``array_intersect``/``array_except`` in the call's
+    declared list type, where theirs differ (decimals of two scales): DataFusion's engine coerces them
+    so, and Spark's functions take two lists of one type. Lists of records are left as they are (a cast
+    to a Substrait struct type would rename their members)."""
+    lists = _values(args)[:2]
+    target = _spark_type(call.output_type)
+    if not isinstance(target, S.ArrayType) or holds_struct(target):
+        return lists
+    own = [_spark_type(t) for t in call.arg_types[:2]]
+    if all(t is not None and t.simpleString() == target.simpleString() for t in own):
+        return lists
+    wanted = target.simpleString()
+    call.warnings.append(
+        f"{base_name(call.name)}: its lists ({', '.join(t.simpleString() if t else 'unknown' for t in own)}) are "
+        f"taken as {wanted}, the result's declared type, as DataFusion's engine coerces them"
+    )
+    return [v.cast(sql_type(target)) for v in lists]
 
 
 def _named_struct(call: Call, args: list) -> Column:
@@ -591,9 +614,9 @@ SCALAR: dict[str, Builder] = {
     "empty": lambda call, args: F.when(_values(args)[0].isNotNull(), F.size(_values(args)[0]) == 0),
     "array_slice": _array_slice,
     "array_sort": _array_sort,
-    "array_union": lambda call, args: F.array_union(*_values(args)[:2]),
-    "array_intersect": lambda call, args: F.array_intersect(*_values(args)[:2]),
-    "array_except": lambda call, args: F.array_except(*_values(args)[:2]),
+    "array_union": lambda call, args: F.array_union(*_as_result_lists(call, args)),
+    "array_intersect": lambda call, args: F.array_intersect(*_as_result_lists(call, args)),
+    "array_except": lambda call, args: F.array_except(*_as_result_lists(call, args)),
     "array_has_any": _array_has_any,
     "arrays_overlap": _array_has_any,
     "array_has_all": _array_has_all,
