@@ -10,6 +10,7 @@ import math
 import os
 import sys
 from collections.abc import Callable, Sequence
+from decimal import Decimal
 
 from .engines.rows import json_value
 from .engines.sql_plan import FORMS
@@ -636,7 +637,36 @@ def _print_table(file: str, node: str, result, out) -> None:
         print(f"   [warning] {w}", file=out)
     frame = result.rows.copy()
     frame.columns = [f"{c}: {t}" for c, t in zip(result.columns, result.types)]
+    for name in frame.columns:
+        if frame[name].dtype == object and any(map(_holds_decimal, frame[name])):
+            frame[name] = [_plain_decimals(v) for v in frame[name]]
     print(frame.to_string(index=False) if len(frame.columns) else "(no columns)", file=out)
+
+
+def _holds_decimal(value) -> bool:
+    if isinstance(value, Decimal):
+        return True
+    if isinstance(value, dict):
+        return any(map(_holds_decimal, value.values()))
+    if isinstance(value, (list, tuple)) or hasattr(value, "tolist"):
+        items = value.tolist() if hasattr(value, "tolist") else value
+        return isinstance(items, list) and any(map(_holds_decimal, items))
+    return False
+
+
+def _plain_decimals(value):
+    """``value`` with its decimals, in lists and records too, written in plain digits: Python writes a
+    zero of scale 15 as ``0E-15``, which reads as another number."""
+    if isinstance(value, Decimal):
+        return format(value, "f") if value.is_finite() else str(value)
+    if isinstance(value, dict):
+        return {k: _plain_decimals(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) or hasattr(value, "tolist"):
+        items = value.tolist() if hasattr(value, "tolist") else value
+        if not isinstance(items, list):  # a numpy scalar
+            return value
+        return "[" + ", ".join("null" if v is None else str(_plain_decimals(v)) for v in items) + "]"
+    return value
 
 
 def _print_json(file: str, node: str, result, out) -> None:

@@ -359,3 +359,16 @@ def test_csv_writes_each_value_as_other_tools_read_it():
         ",,,,",
         '"a,b",0.30000000000000004,false,2024-03-10 01:02:03.123456,400 days 00:00:00',
     ]
+
+
+def test_the_table_writes_decimals_in_plain_digits_in_lists_too():
+    """Python writes a decimal zero of scale 15 as ``0E-15``, which reads as another number."""
+    from decimal import Decimal
+
+    from executor.__main__ import _holds_decimal, _plain_decimals
+
+    assert _plain_decimals(Decimal("0E-15")) == "0.000000000000000"
+    assert _plain_decimals([Decimal("1.250000000000000"), None, Decimal("1E+2")]) == "[1.250000000000000, null, 100]"
+    assert _plain_decimals({"a": Decimal("0E-3")}) == {"a": "0.000"}
+    assert _plain_decimals(Decimal("NaN")) == "NaN"
+    assert _holds_decimal([[Decimal("1")]]) and not _holds_decimal([1.5, "x"]) and not _holds_decimal(None)
