@@ -21,7 +21,6 @@ message to ``call.warnings``. When the call's output type is known the result is
 from __future__ import annotations
 
 from pyspark.sql import Column
-from pyspark.sql import types as S
 
 from ...errors import Unsupported
 from ...spark.jvm import sql_type
