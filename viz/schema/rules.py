@@ -276,20 +276,21 @@ def project(ctx: Context) -> list[Field] | None:
         return added
     mapping = emit(ctx.node.body)
     if mapping is not None and base is not None:  # what comes out: "+4 columns" read as the input and 4 more
-        exprs = ctx.node.body.expressions
-        # an expression that only names an input column passes it on too
-        made = [
-            "out of range"
-            if not 0 <= m < base + len(exprs)
-            else "passed on"
-            if m < base or direct_field(exprs[m - base]) is not None
-            else "computed"
-            for m in mapping
-        ]
+        made = [_project_output(m, base, ctx.node.body.expressions) for m in mapping]
         ctx.info.detail = f"{len(mapping)} out: " + ", ".join(
             f"{made.count(what)} {what}" for what in ("computed", "passed on", "out of range") if what in made
         )
     return concat_fields(fields, added)
+
+
+def _project_output(index: int, base: int, exprs) -> str:
+    """What a project's emitted ``index`` is, over an input of ``base`` columns: "passed on" (an
+    expression that only names an input column passes it on too), "computed" or "out of range"."""
+    if not 0 <= index < base + len(exprs):
+        return "out of range"
+    if index < base or direct_field(exprs[index - base]) is not None:
+        return "passed on"
+    return "computed"
 
 
 def cross(ctx: Context) -> list[Field] | None:
