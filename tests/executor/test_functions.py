@@ -312,6 +312,18 @@ def test_unhonoured_option_warns(spark):
     assert c.warnings and "rounding=FLOOR" in c.warnings[0]
 
 
+def test_an_integer_looked_for_in_a_list_of_doubles_is_its_double_and_the_node_says_so(spark):
+    """DataFusion's array_position([1.5, 0.0], 0) is 2: its engine casts the i64 0 to the list's fp64
+    (the functions file's lists_of_doubles_finding_an_integer_zero, checked against it); the run does
+    the same and says so. A double looked for is not a cast, and nothing is said."""
+    cast = call("array_position", "list<fp64>", "i64")
+    assert one(spark, functions.scalar(cast, [lit([1.5, 0.0], "list<fp64>"), lit(0, "i64")])) == 2
+    assert [w for w in cast.warnings if "an i64 it looks for is matched as an fp64" in w]
+    same = call("array_position", "list<fp64>", "fp64")
+    assert one(spark, functions.scalar(same, [lit([1.5, 0.0], "list<fp64>"), lit(0.0, "fp64")])) == 2
+    assert same.warnings == []
+
+
 def test_a_mean_of_decimals_typed_as_a_float_is_the_exact_sum_over_the_count_and_product_runs(spark):
     """DuckDB's avg of a decimal is a double: the exact sum over the count (TPC-H q01's avg_qty is
     25.575154611454693), not a mean rounded to six decimals first (25.575155)."""

@@ -127,11 +127,19 @@ Match = Callable[[Column, Column], Column]
 def _matcher(call: Call) -> Match:
     """How DataFusion's element-finding functions (array_position, array_remove, array_replace, ...) match
     an element of the call's first list: a null matches a null, NaN matches NaN, and -0.0 does not match
-    0.0 (Spark's equality, which finds 0.0 for -0.0, is right for lists of other elements)."""
+    0.0 (Spark's equality, which finds 0.0 for -0.0, is right for lists of other elements). An integer
+    looked for in a list of floats is the float it is cast to, and the node says so."""
     kind = _kind(list_element(_arg_type(call)))
     if kind not in ("fp32", "fp64"):
         return lambda x, v: x.eqNullSafe(v)
     floating = "float" if kind == "fp32" else "double"
+    other = _arg_type(call, 1)
+    other_kind = _kind(list_element(other)) if _kind(other) == "list" else _kind(other)
+    if other_kind in INT_RANGE:
+        call.warnings.append(
+            f"{base_name(call.name)}: an {other_kind} it looks for is matched as an {kind}, the type of the list's "
+            "elements, as DataFusion's engine casts it"
+        )
 
     def match(x: Column, v: Column) -> Column:
         # equal zeros told apart by their text, "-0.0" or "0.0" (Spark's own functions mostly drop the sign),
