@@ -441,9 +441,17 @@ class ExprTranslator:
             strict = Expression.Cast.FAILURE_BEHAVIOR_THROW_EXCEPTION
             return self.cast(Expression.Cast(type=f.output_type, input=values[0], failure_behavior=strict))
         call, args = self.call(f)
-        if _functions().base_name(call.name) in records.ONE_SHAPE_CALLS:
+        base = _functions().base_name(call.name)
+        if base in records.ONE_SHAPE_CALLS:
             values = [a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]
             shaped = iter(self._one_shape([a for a in args if isinstance(a, Column)], values))
+            args = [next(shaped) if isinstance(a, Column) else a for a in args]
+        elif base in records.ONE_ELEMENT_CALLS and any(records.holds_record(t) for t in call.arg_types):
+            shaped = iter(
+                records.one_element_type(
+                    self.record.df, [a for a in args if isinstance(a, Column)], records.ONE_ELEMENT_CALLS[base]
+                )
+            )
             args = [next(shaped) if isinstance(a, Column) else a for a in args]
         if call.dialect == "datafusion" and _functions().resolve(call.name) in _functions().JOINS_TEXT:
             args = self._as_texts(call, args)

@@ -17,6 +17,23 @@ from ..errors import Unsupported
 #: Calls whose values must share one type (:func:`one_shape`).
 ONE_SHAPE_CALLS = frozenset({"coalesce", "make_array", "array", "nullif", "greatest", "least"})
 
+#: List calls whose lists and values must hold one element type (:func:`one_element_type`), the role of
+#: each value argument: ``l`` a list, ``e`` an element, ``-`` neither; the last role is every later one's.
+ONE_ELEMENT_CALLS = {
+    "array_concat": "l",
+    "array_append": "le",
+    "array_prepend": "el",
+    "array_resize": "l-e",
+    "array_union": "l",
+    "array_intersect": "l",
+    "array_except": "l",
+    "array_has_all": "l",
+    "array_has_any": "l",
+    "array_replace": "le",
+    "array_replace_all": "le",
+    "array_replace_n": "lee-",
+}
+
 
 def _holds(t: type_pb2.Type | None, kind: str) -> bool:
     """Whether a Substrait type is of ``kind`` or holds one (in a record, a list or a map)."""
@@ -165,16 +182,40 @@ def member_at(value: Column, record: S.StructType, i: int) -> Column:
     return value.cast(by_position).getField(f"_{i}")
 
 
-def one_shape(df: DataFrame | None, columns: list[Column]) -> list[Column]:
-    """Values that must share one type (a CASE's branches, coalesce's or an array's values), records among
-    them, each cast to one record type: member by member, under the first names that are the plan's own,
-    not the translation's ``f0``, ``f1``... (a record literal's or a typed null's; Spark takes records of
-    one shape together only when their members' names agree). As they are without ``df`` to type them in."""
-    kinds = spark_types(df, columns)
-    if kinds is None:
-        return columns
+def _one_record_type(kinds: list[S.DataType]) -> S.DataType | None:
+    """The one type that values of Spark types ``kinds`` are cast to, member by member, under the first
+    names that are the plan's own, not the translation's ``f0``, ``f1``... (a record literal's or a typed
+    null's); None where they are of one type already or of records of other shapes."""
     named = next((k for k in kinds if not _translation_names(k)), kinds[0])
     target = _nullable(named)
     if all(_unnamed(k) == _unnamed(target) for k in kinds) and any(k != kinds[0] for k in kinds):
-        return [c.cast(target) for c in columns]
-    return columns
+        return target
+    return None
+
+
+def one_shape(df: DataFrame | None, columns: list[Column]) -> list[Column]:
+    """Values that must share one type (a CASE's branches, coalesce's or an array's values), records among
+    them, each cast to one record type (:func:`_one_record_type`): Spark takes records of one shape together
+    only when their members' names agree. As they are without ``df`` to type them in."""
+    kinds = spark_types(df, columns)
+    target = _one_record_type(kinds) if kinds else None
+    return columns if target is None else [c.cast(target) for c in columns]
+
+
+def one_element_type(df: DataFrame | None, columns: list[Column], roles: str) -> list[Column]:
+    """The arguments of a list call whose lists and values must hold one element type (:data:`ONE_ELEMENT_CALLS`
+    gives each argument's role): records among them cast to one record type, as :func:`one_shape` casts them."""
+    shared = [i for i in range(len(columns)) if _role(roles, i) != "-"]
+    as_lists = [columns[i] if _role(roles, i) == "l" else F.array(columns[i]) for i in shared]
+    kinds = spark_types(df, as_lists)
+    target = _one_record_type(kinds) if kinds and all(isinstance(k, S.ArrayType) for k in kinds) else None
+    if target is None:
+        return columns
+    out = list(columns)
+    for i in shared:
+        out[i] = columns[i].cast(target if _role(roles, i) == "l" else target.elementType)
+    return out
+
+
+def _role(roles: str, i: int) -> str:
+    return roles[min(i, len(roles) - 1)]
