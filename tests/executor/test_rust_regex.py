@@ -40,6 +40,26 @@ def test_a_multiline_pattern_keeps_its_dollar():
     assert rust_text("a$", "m") == "a$" and rust_text("(?m)a$", "") == "(?m)a$"
 
 
+@pytest.mark.parametrize(
+    ("pattern", "flags", "java"),
+    [
+        ("ß", "i", "[ßẞ]"),
+        ("[ß]", "i", "[ßẞ]"),
+        ("ß", "", "ß"),
+        ("(?i)ß", "", "(?i)[ßẞ]"),  # inline, to its group's end
+        ("(a(?i)ß)ß", "", "(a(?i)[ßẞ])ß"),
+        ("a(?i:ß)ß", "", "a(?i:[ßẞ])ß"),  # for its own group
+        ("(?i)x(?-i:ß)", "", "(?i)x(?-i:ß)"),
+        ("(?-i)ß", "i", "(?-i)ß"),
+        ("(?:ß)(?i)\\(ß", "", "(?:ß)(?i)\\([ßẞ]"),  # an escaped parenthesis opens no group
+    ],
+)
+def test_eszett_folds_with_capital_eszett_where_the_flag_i_holds(pattern, flags, java):
+    """Rust folds ß and ẞ together, Java's ß does not match ẞ (DataFusion's rows are in
+    executor/producer/sql/datafusion_functions.sql)."""
+    assert rust_text(pattern, flags) == java
+
+
 def test_rust_replacements_as_java_reads_them():
     assert _groups(r"(A)(?P<v>B)(?:c)[(]\(") == (2, {"v"})
     assert _groups("[]a(](B)") == (1, set()) and _groups("[^](](B)") == (1, set())  # a leading ] is a member

@@ -924,3 +924,10 @@ SELECT s, s ~* 'ß' AS a, s ~* 'STRAßE' AS b, s ~ 'ß' AS c, regexp_like(s, '[�
 -- name: lists_set_ops_of_two_types
 SELECT n_nationkey, array_union([CAST(n_nationkey AS DECIMAL(5,1))], [CAST(n_regionkey AS DECIMAL(6,2)) + 0.25]) AS u, array_intersect([CAST(n_regionkey AS DECIMAL(5,1))], [CAST(n_regionkey AS DECIMAL(6,2))]) AS w, array_except([CAST(1.5 AS DECIMAL(5,1)), CAST(n_regionkey AS DECIMAL(5,1))], [CAST(1.50 AS DECIMAL(6,2))]) AS x, array_union([n_regionkey, 2], [2.5]) AS v FROM nation
 ;
+-- name: lists_of_named_and_folded_records
+-- the optimized form folds the constant records (members f0, f1): one element type with the named ones
+SELECT n_nationkey, array_concat(make_array(named_struct('a', n_nationkey, 'b', 'u')), make_array(named_struct('a', 2, 'b', 'v'))) AS c, array_prepend(named_struct('a', 2, 'b', 'v'), make_array(named_struct('a', n_nationkey, 'b', 'u'))) AS p, array_append(make_array(named_struct('a', n_nationkey, 'b', 'u')), named_struct('a', 2, 'b', 'v')) AS e, array_resize(make_array(named_struct('a', n_nationkey, 'b', 'u')), 3, named_struct('a', 2, 'b', 'v')) AS r, array_union(make_array(named_struct('a', n_regionkey, 'b', 'u')), make_array(named_struct('a', 1, 'b', 'u'))) AS u, array_has_any(make_array(named_struct('a', n_regionkey, 'b', 'u')), make_array(named_struct('a', 1, 'b', 'u'))) AS h FROM nation WHERE n_nationkey < 6
+;
+-- name: regex_eszett_inline_case_insensitive
+SELECT s, s ~ '(?i)ß' AS a, regexp_like(s, 'a(?i:ß)') AS b, regexp_like(s, '(?i)x(?-i:ß)') AS c, s ~ '((?i)ß)|q' AS d, regexp_replace(s, '(?i)ß', '-') AS r FROM (VALUES ('ẞ'), ('ß'), ('aẞ'), ('XẞE'), ('xß'), (NULL)) t(s)
+;

@@ -127,17 +127,31 @@ def rust_text(text: str, flags: str) -> str:
     reads as a set of letters) as ASCII ranges; outside multiline mode its ``$``, the end of the text
     (Java's also matches before a final line break), as ``\\z``; ``(?P<name>`` as Java's ``(?<name>``;
     its one-sided word boundaries (``\\<``, ``\\b{end}``) as lookarounds, ``\\v`` (a vertical tab only) as
-    ``\\x0B`` and its code points (``\\u{e9}``) as ``\\x{e9}``; with the flag ``i``, ``ß`` as ``[ßẞ]``. What
+    ``\\x0B`` and its code points (``\\u{e9}``) as ``\\x{e9}``; where the flag ``i`` holds (given, or inline
+    for its group), ``ß`` as ``[ßẞ]``. What
     Java would read otherwise is refused:
     the flags ``U`` (lazy by default) and ``R``, a class's difference ``--`` and symmetric difference ``~~``."""
     multiline = "m" in flags or _MULTILINE_INLINE.search(text)
     out, named_at, skip_to = [], -1, 0
+    folds, outer = "i" in flags, []  # whether the flag i holds here, and where each open group began
     for i, piece, in_class in _pieces(text):
         if i < skip_to:
             continue
         inline = _INLINE_FLAGS.match(text, i) if piece == "(" and not in_class else None
         if inline and set(inline.group(1)) & set("UR"):
             raise Unsupported(f"the pattern {text!r} sets the flag U or R, which Java's regex reads otherwise")
+        if inline:  # (?i) sets the flags to its group's end, (?i: to its own
+            if inline.group(0).endswith(":"):
+                outer.append(folds)
+            on, _, off = inline.group(1).partition("-")
+            folds = "i" not in off and (folds or "i" in on)
+            out.append(inline.group(0))
+            skip_to = inline.end()
+            continue
+        if piece == "(" and not in_class:
+            outer.append(folds)
+        elif piece == ")" and not in_class and outer:
+            folds = outer.pop()
         if in_class and text[i : i + 2] in ("--", "~~"):
             raise Unsupported(
                 f"the pattern {text!r} takes a class's difference (--) or symmetric difference (~~), which Java's "
@@ -167,7 +181,7 @@ def rust_text(text: str, flags: str) -> str:
             continue
         elif piece == "$" and not in_class and not multiline:
             out.append("\\z")
-        elif piece == "ß" and "i" in flags:  # Rust folds ß and ẞ together; Java's ß does not match ẞ
+        elif piece == "ß" and folds:  # Rust folds ß and ẞ together; Java's ß does not match ẞ
             out.append("ßẞ" if in_class else "[ßẞ]")
         else:
             if piece == "(" and not in_class and text.startswith("(?P<", i):
