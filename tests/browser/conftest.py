@@ -1,5 +1,5 @@
-"""Fixtures of the browser tests: the app served by ``streamlit run`` (a fresh server per module),
-and a large plan to draw."""
+"""Fixtures of the browser tests: the app served by ``streamlit run`` (one server for all the modules
+with the same settings, or a fresh one for a module that asks for it), and a large plan to draw."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 
 import pytest
 
@@ -23,19 +24,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def app_url(request):
-    """The app's URL. A module whose tests never run a node sets ``SPARK_IN_BACKGROUND = False``: its
-    server starts Spark at a first Run only, as ``SUBSTRAIT_VIZ_WARM_UP=0`` says, so that no JVM
-    starts and rehearses beside its pages."""
-    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
-        pytest.skip(
-            f"no Chromium at {CHROMIUM}: install Debian's chromium (make test does it when it runs as root with apt)"
-        )
-    pytest.importorskip("playwright", reason="playwright is in requirements.txt: run make test")
+def _serve(spark_in_background: bool) -> Iterator[str]:
+    """``streamlit run app.py`` on a free port, until the generator is closed."""
     port = _free_port()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    if not getattr(request.module, "SPARK_IN_BACKGROUND", True):
+    if not spark_in_background:
         env["SUBSTRAIT_VIZ_WARM_UP"] = "0"
     proc = subprocess.Popen(
         [
@@ -76,6 +69,49 @@ def app_url(request):
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture(scope="session")
+def _shared_servers() -> Iterator[dict[bool, str]]:
+    """The servers the modules share, by whether Spark starts in the background, each started at its
+    first module's first test: every session of a server has its own state, so modules need not
+    each wait for a server (and a JVM) of their own."""
+    servers: list[Iterator[str]] = []
+
+    class Servers(dict):
+        def __missing__(self, spark_in_background: bool) -> str:
+            server = _serve(spark_in_background)
+            servers.append(server)
+            self[spark_in_background] = next(server)
+            return self[spark_in_background]
+
+    try:
+        yield Servers()
+    finally:
+        for server in servers:
+            server.close()
+
+
+@pytest.fixture(scope="module")
+def app_url(request):
+    """The app's URL. A module whose tests never run a node sets ``SPARK_IN_BACKGROUND = False``: its
+    server starts Spark at a first Run only, as ``SUBSTRAIT_VIZ_WARM_UP=0`` says, so that no JVM
+    starts and rehearses beside its pages. A module that sets ``FRESH_SERVER = True`` gets a server of
+    its own, whose first request is its first test's."""
+    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+        pytest.skip(
+            f"no Chromium at {CHROMIUM}: install Debian's chromium (make test does it when it runs as root with apt)"
+        )
+    pytest.importorskip("playwright", reason="playwright is in requirements.txt: run make test")
+    spark_in_background = getattr(request.module, "SPARK_IN_BACKGROUND", True)
+    if getattr(request.module, "FRESH_SERVER", False):
+        server = _serve(spark_in_background)
+        try:
+            yield next(server)
+        finally:
+            server.close()
+    else:
+        yield request.getfixturevalue("_shared_servers")[spark_in_background]
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,8 @@ from tests.support.browser import ARTIFACTS, browser_page, launch_chromium
 
 pytestmark = pytest.mark.browser
 
+FRESH_SERVER = True  # the first test's link is the server's first request
+
 
 def test_a_shared_link_opened_first_on_a_fresh_server(app_url):  # noqa: F811
     from playwright.sync_api import expect, sync_playwright
