@@ -442,17 +442,17 @@ class ExprTranslator:
             return self.cast(Expression.Cast(type=f.output_type, input=values[0], failure_behavior=strict))
         call, args = self.call(f)
         base = _functions().base_name(call.name)
+        columns = [a for a in args if isinstance(a, Column)]
         if base in records.ONE_SHAPE_CALLS:
             values = [a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]
-            shaped = iter(self._one_shape([a for a in args if isinstance(a, Column)], values))
-            args = [next(shaped) if isinstance(a, Column) else a for a in args]
+            shaped = self._one_shape(columns, values)
         elif base in records.ONE_ELEMENT_CALLS and any(records.holds_record(t) for t in call.arg_types):
-            shaped = iter(
-                records.one_element_type(
-                    self.record.df, [a for a in args if isinstance(a, Column)], records.ONE_ELEMENT_CALLS[base]
-                )
-            )
-            args = [next(shaped) if isinstance(a, Column) else a for a in args]
+            shaped = records.one_element_type(self.record.df, columns, records.ONE_ELEMENT_CALLS[base])
+        else:
+            shaped = columns
+        if shaped is not columns:
+            reshaped = iter(shaped)
+            args = [next(reshaped) if isinstance(a, Column) else a for a in args]
         if call.dialect == "datafusion" and _functions().resolve(call.name) in _functions().JOINS_TEXT:
             args = self._as_texts(call, args)
         self._text_to_finer_time(call.output_type, call.arg_types, call.constants)

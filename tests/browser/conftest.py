@@ -10,7 +10,8 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 
 import pytest
 
@@ -24,8 +25,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@contextmanager
 def _serve(spark_in_background: bool) -> Iterator[str]:
-    """``streamlit run app.py`` on a free port, until the generator is closed."""
+    """``streamlit run app.py`` on a free port, while the context lasts."""
     port = _free_port()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     if not spark_in_background:
@@ -71,25 +73,20 @@ def _serve(spark_in_background: bool) -> Iterator[str]:
             proc.kill()
 
 
-@pytest.fixture(scope="session")
-def _shared_servers() -> Iterator[dict[bool, str]]:
-    """The servers the modules share, by whether Spark starts in the background, each started at its
-    first module's first test: every session of a server has its own state, so modules need not
-    each wait for a server (and a JVM) of their own."""
-    servers: list[Iterator[str]] = []
+@pytest.fixture(scope="package")
+def _shared_servers() -> Iterator[Callable[[bool], str]]:
+    """The servers the browser modules share, by whether Spark starts in the background, each started
+    at its first module's first test and stopped after the package's last: every session of a server
+    has its own state, so modules need not each wait for a server (and a JVM) of their own."""
+    urls: dict[bool, str] = {}
+    with ExitStack() as servers:
 
-    class Servers(dict):
-        def __missing__(self, spark_in_background: bool) -> str:
-            server = _serve(spark_in_background)
-            servers.append(server)
-            self[spark_in_background] = next(server)
-            return self[spark_in_background]
+        def url(spark_in_background: bool) -> str:
+            if spark_in_background not in urls:
+                urls[spark_in_background] = servers.enter_context(_serve(spark_in_background))
+            return urls[spark_in_background]
 
-    try:
-        yield Servers()
-    finally:
-        for server in servers:
-            server.close()
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -105,13 +102,10 @@ def app_url(request):
     pytest.importorskip("playwright", reason="playwright is in requirements.txt: run make test")
     spark_in_background = getattr(request.module, "SPARK_IN_BACKGROUND", True)
     if getattr(request.module, "FRESH_SERVER", False):
-        server = _serve(spark_in_background)
-        try:
-            yield next(server)
-        finally:
-            server.close()
+        with _serve(spark_in_background) as url:
+            yield url
     else:
-        yield request.getfixturevalue("_shared_servers")[spark_in_background]
+        yield request.getfixturevalue("_shared_servers")(spark_in_background)
 
 
 @pytest.fixture(scope="module")
