@@ -243,14 +243,19 @@ class ExprTranslator:
 
     def sort_key(self, e: Expression, direction: int) -> Column:
         """What a sort in ``direction`` compares of ``e``: a map as its entries; in a DataFusion plan, a list's
-        or record's null members ranked high where the sort puts nulls last ascending or first descending."""
+        or record's null members ranked high where the sort puts nulls last ascending or first descending,
+        and -0.0 inside them below 0.0 (:func:`records.zero_signs`)."""
         t = self.type_of(e)
         c = records.comparable(self.expr(e), t)
         nested = (t or type_pb2.Type()).WhichOneof("kind") in ("list", "struct", "map")
-        if nested and direction in (2, 3) and self.tr.model.conventions.dialect == "datafusion":
+        dialect = self.tr.model.conventions.dialect
+        text = records.zero_signs(c, t, dialect)
+        if nested and direction in (2, 3) and dialect == "datafusion":
             kinds = records.spark_types(self.record.df, [c])
             if kinds:
                 c = records.nulls_high(c, kinds[0])
+        if text is not None:  # values equal to Spark, a zero's sign orders them
+            c = F.when(c.isNull(), F.lit(None)).otherwise(F.struct(c.alias("value"), text.alias("text")))
         return c
 
     # -- field references ---------------------------------------------------------------------

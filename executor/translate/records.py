@@ -59,6 +59,22 @@ def holds_map(t: type_pb2.Type | None) -> bool:
     return _holds(t, "map")
 
 
+def floats_inside(t: type_pb2.Type | None) -> bool:
+    """Whether a Substrait type is a list, record or map that holds a float."""
+    nested = t is not None and t.WhichOneof("kind") in ("list", "struct", "map")
+    return nested and (_holds(t, "fp32") or _holds(t, "fp64"))
+
+
+def zero_signs(value: Column, t: type_pb2.Type | None, dialect: str) -> Column | None:
+    """What tells apart two lists or records (of type ``t``) that Spark finds equal, in a DataFusion plan
+    (``dialect``): its engine compares and sorts them by their members' bits, -0.0 below 0.0, where
+    Spark takes the two zeros as one. Their texts then differ only in a zero's sign ("-0.0" sorts
+    before "0.0"), so the text is the tie-break. None where none is needed."""
+    if dialect != "datafusion" or not floats_inside(t):
+        return None
+    return value.cast("string")
+
+
 def comparable(value: Column, t: type_pb2.Type | None) -> Column:
     """``value`` (of type ``t``) as Spark can compare, sort and deduplicate it: a map as its entries in
     their order (Arrow's map is a list of entries, and DataFusion compares maps so; Spark compares none)."""

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from viz.types import nullable_within, same_type_ignoring_nullability
+
 from ...errors import Unsupported
 from .. import records
 from ._common import Builder, Call, _nan_safe, _values, months_with_days
@@ -21,6 +23,9 @@ def _compare(op: Callable[[Column, Column], Column], nan_result: bool) -> Builde
             )
         a, b = _comparable(call, args)
         out = op(a, b)
+        texts = _zero_signs(call, a, b)
+        if texts is not None:  # equal to Spark, the zeros' signs decide
+            out = F.when(a == b, op(*texts)).otherwise(out)
         nan = _nan_safe(call, [a, b])
         if nan is None:
             return out
@@ -36,10 +41,23 @@ def _comparable(call: Call, args: list) -> tuple[Column, Column]:
     return records.comparable(a, types[0]), records.comparable(b, types[1])
 
 
+def _zero_signs(call: Call, a: Column, b: Column) -> tuple[Column, Column] | None:
+    """The tie-breaks of two lists or records of one type in a DataFusion plan (:func:`records.zero_signs`),
+    or None. Of two types their texts differ in more than a zero's sign (a float's digits beside a
+    double's), so Spark's comparison stands."""
+    types = [*call.arg_types[:2], None, None]
+    if None in types[:2] or not same_type_ignoring_nullability(*(nullable_within(t) for t in types[:2])):
+        return None
+    ta, tb = (records.zero_signs(v, types[0], call.dialect) for v in (a, b))
+    return None if ta is None or tb is None else (ta, tb)
+
+
 def _same(call: Call, args: list) -> Column:
-    """IS NOT DISTINCT FROM: equal, or both null."""
+    """IS NOT DISTINCT FROM: equal, or both null (in a DataFusion plan, the zeros in lists and records
+    of one sign)."""
     a, b = _comparable(call, args)
-    return a.eqNullSafe(b)
+    texts = _zero_signs(call, a, b)
+    return a.eqNullSafe(b) if texts is None else a.eqNullSafe(b) & texts[0].eqNullSafe(texts[1])
 
 
 def _between(call: Call, args: list) -> Column:
