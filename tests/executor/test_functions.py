@@ -340,6 +340,20 @@ def test_a_mean_of_decimals_typed_as_a_float_is_the_exact_sum_over_the_count_and
     assert (row.mean, row.product) == (float(sum(values)) / 3, 4.0)
 
 
+def test_a_distinct_count_estimate_is_as_close_as_datafusions_and_the_node_says_it_is_one(spark):
+    """approx_distinct of TPC-H lineitem's l_partkey by l_shipmode at scale 0.01: the exact counts are
+    1,966-1,982, DataFusion 55's estimates 1,957-1,973 (within 1%); Spark's default estimate was 1,902-1,944
+    (up to 3.5% off). The run keeps as many registers as DataFusion's, and says the value is an estimate.
+    Here 1,975 distinct values: within 1% (Spark's default gives 1,937)."""
+    from pyspark.sql import functions as F
+
+    df = spark.range(20_000).select((F.col("id") % 1_975).alias("x"))
+    estimate = call("approx_distinct", "i64")
+    got = df.agg(functions.aggregate(estimate, [F.col("x")]).alias("n")).collect()[0].n
+    assert abs(got - 1_975) <= 0.01 * 1_975, got
+    assert [w for w in estimate.warnings if w.startswith("approx_distinct is an estimate")]
+
+
 def test_aggregates_and_windows(spark):
     from pyspark.sql import Window
     from pyspark.sql import functions as F
