@@ -69,7 +69,9 @@ def zero_signs(value: Column, t: type_pb2.Type | None, dialect: str) -> Column |
     """What tells apart two lists or records (of type ``t``) that Spark finds equal, in a DataFusion plan
     (``dialect``): its engine compares and sorts them by their members' bits, -0.0 below 0.0, where
     Spark takes the two zeros as one. Their texts then differ only in a zero's sign ("-0.0" sorts
-    before "0.0"), so the text is the tie-break. None where none is needed."""
+    before "0.0"), so the text is the tie-break. None where none is needed. Beyond its reach: a map's
+    keys (Spark makes a -0.0 key 0.0 as it builds the map), and two values written with the zeros as
+    literals (Spark's literals compare by value, so it may take one expression for the other)."""
     if dialect != "datafusion" or not floats_inside(t):
         return None
     return value.cast("string")

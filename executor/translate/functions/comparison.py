@@ -14,7 +14,14 @@ from .. import records
 from ._common import Builder, Call, _nan_safe, _values, months_with_days
 
 
-def _compare(op: Callable[[Column, Column], Column], nan_result: bool) -> Builder:
+def _compare(
+    op: Callable[[Column, Column], Column],
+    nan_result: bool,
+    joined: Callable[[Column, Column], Column] | None = None,
+) -> Builder:
+    """``op`` as a comparison; ``joined`` takes Spark's answer and the zeros' signs' (:func:`_zero_signs`)
+    together where one decides whatever the other says (``=``, ``<>``), else the signs decide a tie."""
+
     def build(call: Call, args: list) -> Column:
         if months_with_days(call):  # a month is no fixed number of days
             raise Unsupported(
@@ -24,8 +31,8 @@ def _compare(op: Callable[[Column, Column], Column], nan_result: bool) -> Builde
         a, b = _comparable(call, args)
         out = op(a, b)
         texts = _zero_signs(call, a, b)
-        if texts is not None:  # equal to Spark, the zeros' signs decide
-            out = F.when(a == b, op(*texts)).otherwise(out)
+        if texts is not None:  # equal to Spark, the zeros' signs decide (a join still finds = as its key)
+            out = joined(out, op(*texts)) if joined is not None else F.when(a == b, op(*texts)).otherwise(out)
         nan = _nan_safe(call, [a, b])
         if nan is None:
             return out
@@ -70,8 +77,12 @@ def _coalesce(call: Call, args: list) -> Column:
 
 
 def _nullif(call: Call, args: list) -> Column:
-    a, b = _values(args)[:2]
-    return F.when(a == b, F.lit(None)).otherwise(a)
+    """Null where the two are equal as Spark compares them (a map as its entries; in a DataFusion plan,
+    -0.0 in a list or record not 0.0), else the first."""
+    a, b = _comparable(call, args)
+    texts = _zero_signs(call, a, b)
+    same = a == b if texts is None else (a == b) & (texts[0] == texts[1])
+    return F.when(same, F.lit(None)).otherwise(_values(args)[0])
 
 
 def _is_nan(call: Call, args: list) -> Column:
@@ -97,8 +108,8 @@ def _min_max_scalar(fn: str) -> Builder:
 
 
 SCALAR: dict[str, Builder] = {
-    "equal": _compare(lambda a, b: a == b, False),
-    "not_equal": _compare(lambda a, b: a != b, True),
+    "equal": _compare(lambda a, b: a == b, False, Column.__and__),
+    "not_equal": _compare(lambda a, b: a != b, True, Column.__or__),
     "lt": _compare(lambda a, b: a < b, False),
     "gt": _compare(lambda a, b: a > b, False),
     "lte": _compare(lambda a, b: a <= b, False),
