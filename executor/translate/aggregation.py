@@ -93,6 +93,15 @@ def _plain(e: algebra_pb2.Expression) -> bool:
     )
 
 
+def _zero_signs(keys: list[Column], types: list, dialect: str) -> dict[int, Column]:
+    """The texts the keys that are lists or records holding floats are grouped by beside them, in a
+    DataFusion plan (:func:`records.zero_signs`), by position: its engine makes -0.0 and 0.0 inside them
+    two groups. Each such key is then taken from its group's rows, as it was: Spark writes a grouped
+    -0.0 as 0.0. A map is left to Spark (it groups no map)."""
+    texts = {p: records.zero_signs(k, t, dialect) for p, (k, t) in enumerate(zip(keys, types))}
+    return {p: text for p, text in texts.items() if text is not None and not records.holds_map(types[p])}
+
+
 def _distinct(df: DataFrame, keys: dict[int, Column], types: list) -> DataFrame:
     """The distinct rows of ``keys`` (position: column), named ``__k<position>``; a map among them
     deduplicated as its entries (:func:`records.comparable`: Spark deduplicates no map), and back."""
@@ -129,6 +138,8 @@ def aggregate(tr: Translating, node: NodeView) -> DataFrame | Parts:
     else:
         df, _, ex = tr.incoming(node)
     keys = [ex.expr(body.grouping_expressions[r]) for r in layout.keys]
+    key_types = [ex.type_of(body.grouping_expressions[r]) for r in layout.keys]
+    signs = _zero_signs(keys, key_types, tr.model.conventions.dialect)
     measures = [
         F.lit(0) if i in grouping_bits else ex.aggregate(m.measure, ex.expr(m.filter) if m.HasField("filter") else None)
         for i, m in enumerate(body.measures)
@@ -148,6 +159,7 @@ def aggregate(tr: Translating, node: NodeView) -> DataFrame | Parts:
         and measures
         and not layout.grouping_column
         and not grouping_bits
+        and not signs
     ):
         # one grouping set of every key, in order (GROUP BY): the aggregate names its own columns,
         # with no select after it (each DataFrame step costs Spark an analysis)
@@ -159,18 +171,16 @@ def aggregate(tr: Translating, node: NodeView) -> DataFrame | Parts:
     grouping = to_spark(layout.grouping_type()) if layout.grouping_column else None
     parts = []
     for index, members in enumerate(sets):
-        grouped = [keys[p].alias(f"__k{p}") for p in members]
+        grouped = [keys[p].alias(f"__g{p}" if p in signs else f"__k{p}") for p in members]
+        grouped += [signs[p].alias(f"__z{p}") for p in members if p in signs]
+        kept = [F.first(keys[p]).alias(f"__k{p}") for p in members if p in signs]
         named = [m.alias(f"__m{i}") for i, m in enumerate(measures) if i not in grouping_bits]
         if named and not grouped:
             part = df.select(*named)  # a global aggregate; select also works under outer references
-        elif named:
-            part = df.groupBy(*grouped).agg(*named)
+        elif named or kept:
+            part = df.groupBy(*grouped).agg(*named, *kept)
         elif grouped:
-            part = _distinct(
-                df,
-                {p: keys[p] for p in members},
-                [ex.type_of(body.grouping_expressions[layout.keys[p]]) for p in members],
-            )
+            part = _distinct(df, {p: keys[p] for p in members}, [key_types[p] for p in members])
         else:  # the empty set, (): one row, over no rows too
             part = df.select(F.count(F.lit(1)).alias("__rows"))
         cols = []

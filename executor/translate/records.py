@@ -67,7 +67,7 @@ def floats_inside(t: type_pb2.Type | None) -> bool:
 
 def zero_signs(value: Column, t: type_pb2.Type | None, dialect: str) -> Column | None:
     """What tells apart two lists or records (of type ``t``) that Spark finds equal, in a DataFusion plan
-    (``dialect``): its engine compares and sorts them by their members' bits, -0.0 below 0.0, where
+    (``dialect``): its engine compares, sorts and groups them by their members' bits, -0.0 below 0.0, where
     Spark takes the two zeros as one. Their texts then differ only in a zero's sign ("-0.0" sorts
     before "0.0"), so the text is the tie-break. None where none is needed. Beyond its reach: a map's
     keys (Spark makes a -0.0 key 0.0 as it builds the map), and two values written with the zeros as

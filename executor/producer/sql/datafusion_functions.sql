@@ -938,3 +938,10 @@ SELECT n_nationkey, make_array(n_nationkey * 0.0) = make_array(-(n_nationkey * 0
 ;
 -- name: nested_zeros_joined_and_ranked
 SELECT t.b, u.c, rank() OVER (ORDER BY t.a) AS r FROM (VALUES (make_array(0.0), 1), (make_array(-(CAST(1 AS DOUBLE) * 0.0)), 2), (make_array(0.0), 3)) t(a, b) JOIN (VALUES (make_array(-(CAST(1 AS DOUBLE) * 0.0)), 10), (make_array(0.0), 20)) u(a, c) ON t.a = u.a
+;
+-- name: nested_zeros_grouped
+-- DataFusion groups lists and records by their members' bits too: -0.0 and 0.0 inside them make two groups
+SELECT r, count(*) AS c, sum(k) AS s FROM (SELECT named_struct('x', CASE WHEN n_nationkey % 2 = 0 THEN 0.0 ELSE -(n_nationkey * 0.0) END, 'y', n_regionkey % 2) AS r, n_nationkey AS k FROM nation) GROUP BY GROUPING SETS ((r), ())
+;
+-- name: nested_zeros_deduplicated
+SELECT a FROM (VALUES (make_array(0.0)), (make_array(-(CAST(1 AS DOUBLE) * 0.0))), (make_array(1.0))) t(a) EXCEPT SELECT a FROM (VALUES (make_array(-(CAST(2 AS DOUBLE) * 0.0))), (make_array(1.0))) u(a) UNION SELECT DISTINCT a FROM (VALUES (make_array(-(CAST(3 AS DOUBLE) * 0.0))), (make_array(0.0)), (make_array(-(CAST(4 AS DOUBLE) * 0.0)))) v(a)
