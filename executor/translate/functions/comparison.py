@@ -59,12 +59,16 @@ def _zero_signs(call: Call, a: Column, b: Column) -> tuple[Column, Column] | Non
     return None if ta is None or tb is None else (ta, tb)
 
 
-def _same(call: Call, args: list) -> Column:
-    """IS NOT DISTINCT FROM: equal, or both null (in a DataFusion plan, the zeros in lists and records
-    of one sign)."""
-    a, b = _comparable(call, args)
+def _alike(call: Call, a: Column, b: Column, eq: Callable[[Column, Column], Column]) -> Column:
+    """``eq(a, b)``, and in a DataFusion plan ``eq`` of their tie-breaks too (:func:`_zero_signs`): the
+    zeros in lists and records of one sign."""
     texts = _zero_signs(call, a, b)
-    return a.eqNullSafe(b) if texts is None else a.eqNullSafe(b) & texts[0].eqNullSafe(texts[1])
+    return eq(a, b) if texts is None else eq(a, b) & eq(*texts)
+
+
+def _same(call: Call, args: list) -> Column:
+    """IS NOT DISTINCT FROM: equal, or both null (:func:`_alike`)."""
+    return _alike(call, *_comparable(call, args), Column.eqNullSafe)
 
 
 def _between(call: Call, args: list) -> Column:
@@ -79,9 +83,7 @@ def _coalesce(call: Call, args: list) -> Column:
 def _nullif(call: Call, args: list) -> Column:
     """Null where the two are equal as Spark compares them (a map as its entries; in a DataFusion plan,
     -0.0 in a list or record not 0.0), else the first."""
-    a, b = _comparable(call, args)
-    texts = _zero_signs(call, a, b)
-    same = a == b if texts is None else (a == b) & (texts[0] == texts[1])
+    same = _alike(call, *_comparable(call, args), Column.__eq__)
     return F.when(same, F.lit(None)).otherwise(_values(args)[0])
 
 
