@@ -18,7 +18,7 @@ from viz.types import render
 from ..errors import Unsupported
 from ..spark.jvm import sql_type
 from . import literals, text_values
-from .functions._common import INT_RANGE, powi
+from .functions._common import INT_RANGE, once, powi
 from .types import to_spark
 
 Expression = algebra_pb2.Expression
@@ -116,6 +116,10 @@ def datafusion_float_text(value: Column, kind: str) -> Column:
     of a double has a digit too many for some values before Java 19), plainly written from 1e-5 to
     below 1e16 (``0.00001``, ``12345678.0``), else ``1e-6``, ``1.5e16``; a 32-bit float from 1e-6 to below
     1e13; ``NaN``, ``inf``, ``-inf``."""
+    return once(value, lambda v: _float_text(v, kind))
+
+
+def _float_text(value: Column, kind: str) -> Column:
     target, precisions = ("float", (6, 7, 8, 9)) if kind == "fp32" else ("double", (15, 16, 17))
     least, most = (-6, 12) if kind == "fp32" else (-5, 15)  # the powers of ten written in plain digits
     # the value correctly rounded to p digits for the fewest p that reads back as it: ryu's choice
@@ -123,6 +127,10 @@ def datafusion_float_text(value: Column, kind: str) -> Column:
     text = candidates[-1]
     for candidate in reversed(candidates[:-1]):
         text = F.when(candidate.cast(target) == value, candidate).otherwise(text)
+    return once(text, lambda t: _float_text_written(value, t, least, most))
+
+
+def _float_text_written(value: Column, text: Column, least: int, most: int) -> Column:
     pattern = r"^(-?)(\d)\.(\d+)e([+-]\d+)$"  # Java's %e: sign, digit, digits, exponent
     sign = F.regexp_extract(text, pattern, 1)
     first = F.regexp_extract(text, pattern, 2)

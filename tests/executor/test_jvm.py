@@ -10,6 +10,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as S
 
 from executor.data.catalog import Catalog
+from executor.engines.sql_plan import sql_to_plan
 from executor.spark.jvm import sql_type
 from executor.translate.rel import translate
 from executor.translate.types import _TABLE
@@ -84,3 +85,19 @@ def test_an_expression_written_twice_is_built_once(spark, tpch_dir):
     translate(model, root, spark, catalog)
     counts = _commands(lambda: translate(model, root, spark, catalog))
     assert sum(counts.values()) < 130, counts  # built at each occurrence, it takes over 200
+
+
+def test_builders_that_use_their_operand_often_hold_one_copy_of_it(spark, tpch_dir):
+    """A float's text and a decimal quotient each use their operand many times; nested in each other
+    (DataFusion plans round and ceil with checks of their own), a copy at each use multiplied the plan
+    Spark analyzes."""
+    tables = {t: os.path.join(tpch_dir, f"{t}.parquet") for t in ("lineitem",)}
+    sql = (
+        "SELECT CAST(round(-x / 4) AS VARCHAR) AS a, CAST(ceil(-x / 4) AS VARCHAR) AS b, "
+        "CAST(l_linenumber + 1 AS DECIMAL(15,2)) / CAST(1.5 AS DECIMAL(2,1)) / CAST(0.7 AS DECIMAL(2,1)) AS c "
+        "FROM (SELECT l_linenumber, CAST(l_linenumber AS DOUBLE) AS x FROM lineitem) t"
+    )
+    model = analyze(sql_to_plan(sql, tables, json=False, form="written").data)
+    made = translate(model, model.roots[0], spark, Catalog([tpch_dir], use_spark_catalog=False))
+    plan = made.df._jdf.queryExecution().analyzed().toString()
+    assert len(plan) < 100_000, len(plan)  # a copy at each use: over a million characters

@@ -193,6 +193,29 @@ def powi(base: float, exponent: int) -> float:
     return 1.0 / result if exponent < 0 else result
 
 
+#: Expressions a builder may repeat at no cost: a column, a literal, a lambda's variable.
+_PLAIN = frozenset(
+    {"UnresolvedAttribute", "AttributeReference", "Literal", "UnresolvedNamedLambdaVariable", "NamedLambdaVariable"}
+    | {"ColumnReference", "LiteralExpression"}  # Spark Connect's
+)
+
+
+def _plain(value: Column) -> bool:
+    expr = getattr(value, "_expr", None)  # Spark Connect's expression, else the JVM's
+    name = type(expr).__name__ if expr is not None else value._jc.expr().getClass().getSimpleName()
+    return name in _PLAIN
+
+
+def once(value: Column, body: Callable[[Column], Column]) -> Column:
+    """``body(value)`` with ``value`` computed once, however often ``body`` uses it: Spark's plan holds a
+    copy of an expression at each use, so builders that each use their argument several times, nested,
+    grow the plan multiplicatively and Spark's analysis with it. A lambda's variable stands for
+    ``value`` (a column or literal is used as it is)."""
+    if _plain(value):
+        return body(value)
+    return F.element_at(F.transform(F.array(value), body), 1)
+
+
 def second_digits(t: Type) -> int:
     """The digits of a second a timestamp type counts (the old kinds: microseconds)."""
     kind = t.WhichOneof("kind")
