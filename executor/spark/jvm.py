@@ -55,6 +55,13 @@ def pin_lookups(spark) -> None:
                     setattr(cls, method, getattr(cls, method))
                 setattr(jvm, name, cls)
         _cache_functions()
+        _pin_readers(spark)
+
+
+def _pin_readers(spark) -> None:
+    jvm = spark.sparkContext._jvm
+    patterns = getattr(jvm, "org.apache.spark.sql.catalyst.trees.TreePattern")
+    _readers[jvm] = (spark._jsparkSession, (patterns.UNRESOLVED_ATTRIBUTE(), patterns.LAMBDA_VARIABLE()))
 
 
 def _cache_functions() -> None:
@@ -121,6 +128,40 @@ def date_lit(day: datetime.date) -> Column:
     return Column(jvm.org.apache.spark.sql.functions.lit(jvm.java.time.LocalDate.of(day.year, day.month, day.day)))
 
 
+#: Per JVM view: the session that makes Spark's expression of a Column, and the tree patterns of a
+#: column's name and a lambda's variable in one.
+_readers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+#: Expressions whose copies cost nothing (Spark's, and Spark Connect's in Python).
+_LEAVES = frozenset({"UnresolvedAttribute", "Literal", "UnresolvedNamedLambdaVariable"})
+_CONNECT_LEAVES = frozenset({"ColumnReference", "LiteralExpression", "UnresolvedNamedLambdaVariable"})
+_CONNECT_READS = frozenset({"ColumnReference", "UnresolvedNamedLambdaVariable", "UnresolvedRegex", "UnresolvedStar"})
+
+
+def repeatable(value: Column) -> bool:
+    """Whether copies of ``value`` cost nothing: a column, a literal, a lambda's variable, or an
+    expression of literals only, which Spark's optimizer folds to one value however often it is copied.
+    False where it cannot be told."""
+    expr = vars(value).get("_expr")  # Spark Connect's expression, built in Python (classic: a field of that name)
+    if expr is not None:
+        if type(expr).__name__ in _CONNECT_LEAVES:
+            return True
+        reads: list[bool] = []
+        expr.foreach(lambda e: reads.append(type(e).__name__ in _CONNECT_READS))
+        return not any(reads)
+    from pyspark import SparkContext
+
+    sc = SparkContext._active_spark_context
+    reader = _readers.get(getattr(sc, "_jvm", None)) if sc is not None else None
+    if reader is None:
+        return False
+    session, patterns = reader
+    catalyst = session.expression(value._jc)
+    if catalyst.getClass().getSimpleName() in _LEAVES:
+        return True
+    return not any(catalyst.containsPattern(p) for p in patterns)
+
+
 @functools.lru_cache(maxsize=512)
 def _name(dt: S.DataType) -> S.DataType | str:
     if isinstance(dt, (S.AtomicType, S.NullType)) and not isinstance(dt, S.UserDefinedType):
@@ -134,4 +175,4 @@ def sql_type(dt: S.DataType | str) -> S.DataType | str:
     return dt if isinstance(dt, str) else _name(dt)
 
 
-__all__ = ["col", "pin_lookups", "sql_type"]
+__all__ = ["col", "pin_lookups", "repeatable", "sql_type"]

@@ -261,7 +261,18 @@ def float_to_decimal(value: Column, precision: int, scale: int) -> Column:
     the double's shortest text instead, and a double beyond 2^53 is more than that text says
     (105367.67 at 15 places is 105367.669999999991808 in DataFusion, 105367.670000000000000 in Spark).
     Null where the value is not finite or needs more digits than ``precision``."""
-    scaled = F.round(value.cast("double") * F.lit(powi(10.0, scale)), 0)  # a whole double: its bits are exact
+    return once(value, lambda value: _float_as_decimal(value, precision, scale))
+
+
+def _float_as_decimal(value: Column, precision: int, scale: int) -> Column:
+    # a whole double: its bits are exact
+    return once(
+        F.round(value.cast("double") * F.lit(powi(10.0, scale)), 0),
+        lambda scaled: _whole_double_as_decimal(value, scaled, precision, scale),
+    )
+
+
+def _whole_double_as_decimal(value: Column, scaled: Column, precision: int, scale: int) -> Column:
     size = F.abs(scaled)
     # scaled = m * 2^k with m a long: 2^k divides a whole double of 53 significant bits exactly
     k = F.greatest(F.lit(0), F.floor(F.log2(size)).cast("int") - _LONG_BITS + 1)

@@ -15,7 +15,7 @@ from substrait.type_pb2 import Type
 from viz.types import is_nullable
 
 from ...errors import Unsupported
-from ...spark.jvm import sql_type
+from ...spark.jvm import repeatable, sql_type
 from ..types import to_spark
 
 
@@ -193,25 +193,12 @@ def powi(base: float, exponent: int) -> float:
     return 1.0 / result if exponent < 0 else result
 
 
-#: Expressions a builder may repeat at no cost: a column, a literal, a lambda's variable.
-_PLAIN = frozenset(
-    {"UnresolvedAttribute", "AttributeReference", "Literal", "UnresolvedNamedLambdaVariable", "NamedLambdaVariable"}
-    | {"ColumnReference", "LiteralExpression"}  # Spark Connect's
-)
-
-
-def _plain(value: Column) -> bool:
-    expr = getattr(value, "_expr", None)  # Spark Connect's expression, else the JVM's
-    name = type(expr).__name__ if expr is not None else value._jc.expr().getClass().getSimpleName()
-    return name in _PLAIN
-
-
 def once(value: Column, body: Callable[[Column], Column]) -> Column:
     """``body(value)`` with ``value`` computed once, however often ``body`` uses it: Spark's plan holds a
     copy of an expression at each use, so builders that each use their argument several times, nested,
     grow the plan multiplicatively and Spark's analysis with it. A lambda's variable stands for
-    ``value`` (a column or literal is used as it is)."""
-    if _plain(value):
+    ``value`` (a column, a literal or a constant is used as it is: :func:`~executor.spark.jvm.repeatable`)."""
+    if repeatable(value):
         return body(value)
     return F.element_at(F.transform(F.array(value), body), 1)
 

@@ -32,6 +32,7 @@ from ._common import (
     base_name,
     decimal_quotient,
     list_element,
+    once,
 )
 
 
@@ -174,9 +175,14 @@ def _avg(call: Call, args: list) -> Column:
     if mean is not None:
         p, s = arg.decimal.precision, arg.decimal.scale
         out = (mean[0].decimal.precision, mean[0].decimal.scale)
-        value = decimal_quotient(call.over(total), call.over(count), (min(38, p + 10), s), (20, 0), out, True)
-        # DataFusion's engine stops where the sum or the mean is beyond its decimal; Spark's is null there
-        return _fail_if(value.isNull() & (call.over(count) > 0), f"avg: {BEYOND_38_DIGITS}", value)
+
+        def mean_of(parts: Column) -> Column:
+            value = decimal_quotient(parts["total"], parts["count"], (min(38, p + 10), s), (20, 0), out, True)
+            # DataFusion's engine stops where the sum or the mean is beyond its decimal; Spark's is null there
+            return _fail_if(value.isNull() & (parts["count"] > 0), f"avg: {BEYOND_38_DIGITS}", value)
+
+        # the quotient uses each several times: one copy of each, and of the argument in each
+        return once(F.struct(call.over(total).alias("total"), call.over(count).alias("count")), mean_of)
     if _kind(arg) == "decimal" and _kind(call.output_type) in ("fp32", "fp64"):
         # a mean of decimals the plan types as a float (DuckDB's): the exact sum over the count, in
         # floating point, not Spark's decimal mean (rounded to its scale) made a float afterwards

@@ -83,6 +83,10 @@ def _by_zero(name: str, stops: bool) -> str:
 
 def _divide(call: Call, args: list) -> Column:
     a, b = _values(args)[:2]
+    return once(a, lambda a: once(b, lambda b: _quotient(call, a, b)))  # each kind uses them several times
+
+
+def _quotient(call: Call, a: Column, b: Column) -> Column:
     kind = _value_kind(call)
     if kind in INT_RANGE and _kind(call.output_type) in FLOATS:  # ibis's true division of integers
         kind, a, b = _kind(call.output_type), a.cast("double"), b.cast("double")
@@ -109,8 +113,8 @@ def _divide(call: Call, args: list) -> Column:
         )
         special = {"NULL": F.lit(None), "ERROR": _error(_by_zero("divide", False))}.get(zero, ieee)
         return F.when(b == 0, special).otherwise(a / b)
-    if kind == "decimal":  # its quotient uses each operand several times
-        return once(a, lambda a: once(b, lambda b: _decimal_quotient_of(call, a, b, zero == "ERROR", stops)))
+    if kind == "decimal":
+        return _decimal_quotient_of(call, a, b, zero == "ERROR", stops)
     out = a / b
     return _fail_if(b == 0, _by_zero("divide", stops), out) if zero == "ERROR" else out
 
@@ -143,6 +147,10 @@ def _decimal_divide(call: Call, a: Column, b: Column) -> Column:
 
 def _modulus(call: Call, args: list) -> Column:
     a, b = _values(args)[:2]
+    return once(a, lambda a: once(b, lambda b: _remainder(call, a, b)))  # used several times
+
+
+def _remainder(call: Call, a: Column, b: Column) -> Column:
     mode = _option(call, "division_type", ("TRUNCATE", "FLOOR"), "TRUNCATE")
     r = a % b  # Spark: the sign of the dividend (truncated division); null for a zero divisor
     if _value_kind(call) in FLOATS:  # a float's remainder by zero is NaN, as IEEE's fmod gives it
@@ -509,7 +517,7 @@ def _round(call: Call, args: list) -> Column:
         if factor == 0:  # 10^-309 and below: 0 / 0, NaN (Spark's division by zero is null)
             return F.when(x.isNotNull(), F.lit(float("nan")).cast(sql_type(x_type(call))))
         power = F.lit(factor).cast(sql_type(x_type(call)))
-        return _zero_signed(x, F.call_function(fn, x * power, F.lit(0)) / power)
+        return once(x, lambda x: _zero_signed(x, F.call_function(fn, x * power, F.lit(0)) / power))
     return F.call_function(fn, x, scale)
 
 
@@ -534,16 +542,20 @@ def _powi_ten(n: Column) -> Column:
     return F.when(n < 0, F.lit(1.0) / whole).otherwise(whole)
 
 
+def _float_whole(fn: str, x: Column) -> Column:
+    """Spark's ``ceil`` or ``floor`` of a float as a float. It returns a long, which stops at 2^63; a float
+    of 2^52 or more is whole already (NaN and the infinities too), and Substrait keeps the float type."""
+    return F.when(F.isnan(x) | (F.abs(x) >= 2.0**52), x).otherwise(
+        _zero_signed(x, F.call_function(fn, x).cast("double"))
+    )
+
+
 def _ceil_floor(fn: str) -> Builder:
     def build(call: Call, args: list) -> Column:
         x = _values(args)[0]
-        out = F.call_function(fn, x)
         if _value_kind(call) in FLOATS:
-            # Spark returns a long, which stops at 2^63; a float of 2^52 or more is whole already (NaN and
-            # the infinities too), and Substrait keeps the float type
-            whole = F.when(F.isnan(x) | (F.abs(x) >= 2.0**52), x).otherwise(_zero_signed(x, out.cast("double")))
-            return whole.cast(sql_type(x_type(call)))
-        return out
+            return once(x, lambda x: _float_whole(fn, x).cast(sql_type(x_type(call))))
+        return F.call_function(fn, x)
 
     return build
 
