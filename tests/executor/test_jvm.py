@@ -12,7 +12,7 @@ from pyspark.sql import types as S
 
 from executor.data.catalog import Catalog
 from executor.engines.sql_plan import sql_to_plan
-from executor.spark.jvm import sql_type
+from executor.spark.jvm import repeatable, sql_type
 from executor.translate.rel import translate
 from executor.translate.types import _TABLE
 from tests.support import CORPORA
@@ -113,3 +113,14 @@ def test_builders_that_use_their_operand_often_hold_one_copy_of_it(spark, tpch_d
     made = translate(model, model.roots[0], spark, Catalog([tpch_dir], use_spark_catalog=False))
     plan = made.df._jdf.queryExecution().analyzed().toString()
     assert len(plan) < most, len(plan)
+
+
+def test_a_column_a_literal_and_an_expression_of_literals_are_copied_and_no_other(spark):
+    """What ``once`` leaves unbound: copies of these cost nothing, and an expression of literals held by a
+    lambda would be computed on every row instead of folded to one value (q06's ``0.06 - 0.01``)."""
+    assert repeatable(F.col("x")) and repeatable(F.lit(1.5))
+    assert repeatable((F.lit(0.06) - F.lit(0.01)).cast("double"))
+    assert not repeatable(F.col("x") + 1) and not repeatable(F.round(F.col("x") * 2, 0))
+    seen = []
+    F.transform(F.array(F.col("x")), lambda v: seen.extend([repeatable(v), repeatable(v * 2)]) or v)
+    assert seen == [True, False]

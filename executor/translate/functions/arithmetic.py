@@ -113,18 +113,11 @@ def _quotient(call: Call, a: Column, b: Column) -> Column:
         )
         special = {"NULL": F.lit(None), "ERROR": _error(_by_zero("divide", False))}.get(zero, ieee)
         return F.when(b == 0, special).otherwise(a / b)
-    if kind == "decimal":
-        return _decimal_quotient_of(call, a, b, zero == "ERROR", stops)
-    out = a / b
-    return _fail_if(b == 0, _by_zero("divide", stops), out) if zero == "ERROR" else out
-
-
-def _decimal_quotient_of(call: Call, a: Column, b: Column, by_zero_stops: bool, stops: bool) -> Column:
-    out = _decimal_divide(call, a, b)
-    if call.dialect == "datafusion":  # a quotient beyond the plan's decimal stops there
+    out = _decimal_divide(call, a, b) if kind == "decimal" else a / b
+    if kind == "decimal" and call.dialect == "datafusion":  # a quotient beyond the plan's decimal stops there
         beyond = out.isNull() & a.isNotNull() & b.isNotNull() & (b != 0)
         out = _fail_if(beyond, f"divide: {BEYOND_38_DIGITS}", out)
-    if by_zero_stops:
+    if zero == "ERROR":
         out = _fail_if(b == 0, _by_zero("divide", stops), out)
     return out
 
