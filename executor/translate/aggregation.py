@@ -98,8 +98,10 @@ def _zero_signs(keys: list[Column], types: list, dialect: str) -> dict[int, Colu
     DataFusion plan (:func:`records.zero_signs`), by position: its engine makes -0.0 and 0.0 inside them
     two groups. Each such key is then taken from its group's rows, as it was: Spark writes a grouped
     -0.0 as 0.0. A map is left to Spark (it groups no map)."""
-    texts = {p: records.zero_signs(k, t, dialect) for p, (k, t) in enumerate(zip(keys, types))}
-    return {p: text for p, text in texts.items() if text is not None and not records.holds_map(types[p])}
+    texts = {
+        p: records.zero_signs(k, t, dialect) for p, (k, t) in enumerate(zip(keys, types)) if not records.holds_map(t)
+    }
+    return {p: text for p, text in texts.items() if text is not None}
 
 
 def _distinct(df: DataFrame, keys: dict[int, Column], types: list) -> DataFrame:

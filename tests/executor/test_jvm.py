@@ -101,13 +101,19 @@ def test_an_expression_written_twice_is_built_once(spark, tpch_dir):
             60_000,  # a copy at each use: over a million characters
         ),
         ("SELECT avg(l_extendedprice * (1 - l_discount)) AS a FROM lineitem", 30_000),  # a copy at each use: 97,000
+        (
+            "SELECT round(round(x / 3, l_linenumber % 4 - 1) * 2, l_linenumber % 3) AS r "
+            "FROM (SELECT l_linenumber, CAST(l_linenumber AS DOUBLE) AS x FROM lineitem) t",
+            40_000,  # the places' power of ten and the number copied at each use: 308,000
+        ),
     ],
-    ids=["nested", "mean"],
+    ids=["nested", "mean", "round_to_places_of_a_column"],
 )
 def test_builders_that_use_their_operand_often_hold_one_copy_of_it(spark, tpch_dir, sql, most):
-    """A float's text or decimal, a quotient, a remainder, a rounding and a decimal mean each use their
-    operand several times; nested in each other (DataFusion plans its checks into each), a copy at each use
-    multiplied the plan Spark analyzes. (An operand of literals only is still copied: Spark folds it.)"""
+    """A float's text or decimal, a quotient, a remainder, a rounding (to constant places or a column's) and a
+    decimal mean each use their operand several times; nested in each other (DataFusion plans its checks into
+    each), a copy at each use multiplied the plan Spark analyzes. (An operand of literals only is still copied:
+    Spark folds it.)"""
     tables = {"lineitem": os.path.join(tpch_dir, "lineitem.parquet")}
     model = analyze(sql_to_plan(sql, tables, json=False, form="written").data)
     made = translate(model, model.roots[0], spark, Catalog([tpch_dir], use_spark_catalog=False))

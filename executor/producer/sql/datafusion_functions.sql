@@ -945,3 +945,7 @@ SELECT r, count(*) AS c, sum(k) AS s FROM (SELECT named_struct('x', CASE WHEN n_
 ;
 -- name: nested_zeros_deduplicated
 SELECT a FROM (VALUES (make_array(0.0)), (make_array(-(CAST(1 AS DOUBLE) * 0.0))), (make_array(1.0))) t(a) EXCEPT SELECT a FROM (VALUES (make_array(-(CAST(2 AS DOUBLE) * 0.0))), (make_array(1.0))) u(a) UNION SELECT DISTINCT a FROM (VALUES (make_array(-(CAST(3 AS DOUBLE) * 0.0))), (make_array(0.0)), (make_array(-(CAST(4 AS DOUBLE) * 0.0)))) v(a)
+;
+-- name: numbers_round_to_null_places
+-- places of NULL, from a column or written so, round to NULL in DataFusion (not to whole numbers)
+SELECT x, p, round(x, p) AS r, round(x, NULL) AS n, round(round(x / 3, p - 1) * 2, p) AS nested FROM (VALUES (1.5, CAST(NULL AS BIGINT)), (-2.5, 0), (123.456, -1), (NULL, 1), (2.675, 2)) t(x, p)

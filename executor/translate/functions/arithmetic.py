@@ -496,10 +496,12 @@ def _round(call: Call, args: list) -> Column:
     if floats and places is NOT_CONSTANT:
         # places from a column (Spark's round takes a constant only): DataFusion's formula below, its powers
         # of ten Rust's powi from a list of them (Java's pow differs in the last bit from 10^23 on)
-        factor = _powi_ten(scale.cast("long"))
-        power = factor.cast(sql_type(x_type(call)))
-        rounded = _zero_signed(x, F.call_function(fn, x * power, F.lit(0)) / power)
-        return F.when(factor == 0, F.when(x.isNotNull(), F.lit(float("nan")))).otherwise(rounded)
+        def scaled(x: Column, factor: Column) -> Column:
+            power = factor.cast(sql_type(x_type(call)))
+            rounded = _zero_signed(x, F.call_function(fn, x * power, F.lit(0)) / power)
+            return F.when(factor == 0, F.when(x.isNotNull(), F.lit(float("nan")))).otherwise(rounded)
+
+        return once(x, lambda x: once(_powi_ten(scale.cast("long")), lambda factor: scaled(x, factor)))
     if places is NOT_CONSTANT:
         raise Unsupported("round to a number of places that is not a constant, of a number that is not a float")
     if floats and type(places) is int and (0 < places <= EXACT_POWERS or datafusion):
@@ -525,14 +527,18 @@ for _ in range(POWI_BITS - 1):
 def _powi_ten(n: Column) -> Column:
     """10^n (n a long column) as Rust's powi computes it (:func:`powi`): the squares of 10 for the bits
     of |n|, multiplied in the same order, the reciprocal for a negative n."""
-    magnitude = F.abs(n)
-    product = F.lit(1.0)
-    for bit, square in enumerate(_TEN_SQUARES):
-        # times 1.0 (exact) for a bit not set: the expression grows by one factor a bit, where a CASE
-        # holding the product twice doubled it at each bit
-        product = product * F.when(F.shiftright(magnitude, bit).bitwiseAND(1) == 1, F.lit(square)).otherwise(1.0)
-    whole = F.when(magnitude >= 2**POWI_BITS, F.lit(float("inf"))).otherwise(product)
-    return F.when(n < 0, F.lit(1.0) / whole).otherwise(whole)
+
+    def of(n: Column) -> Column:
+        magnitude = F.abs(n)
+        product = F.lit(1.0)
+        for bit, square in enumerate(_TEN_SQUARES):
+            # times 1.0 (exact) for a bit not set: the expression grows by one factor a bit, where a CASE
+            # holding the product twice doubled it at each bit
+            product = product * F.when(F.shiftright(magnitude, bit).bitwiseAND(1) == 1, F.lit(square)).otherwise(1.0)
+        whole = F.when(magnitude >= 2**POWI_BITS, F.lit(float("inf"))).otherwise(product)
+        return F.when(n < 0, F.lit(1.0) / whole).when(n >= 0, whole)  # null places: null, as DataFusion's
+
+    return once(n, of)  # n is read at each bit
 
 
 def _float_whole(fn: str, x: Column) -> Column:
