@@ -526,7 +526,7 @@ for _ in range(POWI_BITS - 1):
 
 def _powi_ten(n: Column) -> Column:
     """10^n (n a long column) as Rust's powi computes it (:func:`powi`): the squares of 10 for the bits
-    of |n|, multiplied in the same order, the reciprocal for a negative n."""
+    of |n|, multiplied in the same order, the reciprocal for a negative n; null for a null n."""
 
     def of(n: Column) -> Column:
         magnitude = F.abs(n)
