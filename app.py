@@ -31,8 +31,9 @@ st.html(
     "<style>"
     "[data-testid='stMarkdownContainer'] table { display: block; overflow-x: auto; }"
     " [data-testid='stMarkdownContainer'] :is(td, th) { padding: 0.3rem 0.45rem; }"
-    # Inspect's action buttons keep their row's height (pages/inspect.py ACTIONS_PX) before they are drawn
-    " .st-key-inspect_actions { min-height: 40px; }"
+    # Inspect's action buttons' place (pages/inspect.py ACTIONS_PX) grows where the buttons wrap
+    " :has(> .st-key-inspect_actions) { flex: 0 0 auto !important; height: auto !important; min-height: 40px;"
+    " overflow: visible !important; }"
     # tabs wrap to a second row where the inspector is narrow: a tab strip that scrolls hides its last tabs
     " [role='tablist'] { flex-wrap: wrap; column-gap: 0.8rem; row-gap: 0; }"
     " @media (max-width: 1200px) { [data-testid='stMainBlockContainer'] { padding-left: 1.5rem;"

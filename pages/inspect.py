@@ -363,16 +363,18 @@ def _draw_graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_
         if graph_only:
             # the overlays' actions come with the rest of the page (their widgets' modules would hold
             # the graph back): their places are kept, so the graph stays where it is drawn
-            st.container(height=ACTIONS_PX, border=False)
+            st.container(height=ACTIONS_PX, border=False, key="inspect_actions")
             st.container(height=TOGGLE_PX, border=False)
             st.container()  # the actions' messages
             drawn = st.container()
         else:
             # the overlays' actions: the two buttons side by side, the toggle under them; what each shows
             # once it has run comes under them
-            # keyed: its height holds at ACTIONS_PX while its buttons are not drawn yet (app.py's style), or the
-            # graph moved up and down again as the page's rest arrived
-            buttons = st.container(horizontal=True, vertical_alignment="center", key="inspect_actions")
+            # in the place the graph-first run kept (the same element): Streamlit draws no empty container
+            # without a height, so the buttons' own row was missing until they came and the graph moved up
+            # and down again; app.py's style lets the place grow where the buttons wrap
+            with st.container(height=ACTIONS_PX, border=False, key="inspect_actions"):
+                buttons = st.container(horizontal=True, vertical_alignment="center")
             toggle = st.container(height=TOGGLE_PX, border=False)
             actions = st.container()
             # what the engines' actions found, under the graph (as the profile's table is): above it, their
