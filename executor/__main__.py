@@ -15,6 +15,7 @@ from decimal import Decimal
 from .engines.rows import json_value
 from .engines.sql_plan import FORMS
 from .errors import ExecutionError
+from .producer.check import JOBS as CHECK_JOBS
 
 EPILOG = """\
 data access:
@@ -145,6 +146,13 @@ def _parser() -> argparse.ArgumentParser:
         "--timeout", type=_seconds, default=300, metavar="S", help="stop a query's Spark run after S seconds"
     )
     c.add_argument("--save-plans", metavar="DIR", help="write each produced plan to DIR/QUERY.json (to inspect or run)")
+    c.add_argument(
+        "--jobs",
+        type=_positive,
+        default=CHECK_JOBS,
+        metavar="N",
+        help=f"queries checked at once on Spark (default {CHECK_JOBS}: each waits on round trips more than on cores)",
+    )
     c.add_argument(
         "--form",
         action="append",
@@ -450,8 +458,7 @@ def _check(args, out, err) -> int:
             else args.save_plans
         )
         checker = Checker(tables, run=not args.no_run, timeout_s=args.timeout, save_plans=saved, form=form)
-        for q in queries:
-            outcome = checker.check(q)
+        for outcome in checker.check_all(queries, jobs=args.jobs):
             outcomes.append(outcome)
             if args.format == "json":
                 print(json.dumps(outcome.to_json()), file=out, flush=True)

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 
 from substrait import type_pb2
@@ -30,6 +32,9 @@ from ..engines.rows import multiset_diff, subset_diff
 #: intervals, LIKE, string functions, CASE with NULL, subqueries (``-- name:`` before each query).
 FEATURES_SQL = os.path.join(os.path.dirname(__file__), "sql", "features.sql")
 
+
+#: Queries a sweep checks at once on Spark (:meth:`Checker.check_all`).
+JOBS = 2
 
 #: A run that stopped at a value (``executor.jobs.run``: the translation's own check raised).
 _STOPPED = re.compile(r"node \S+ stopped: ")
@@ -197,8 +202,8 @@ def arrow_kind(t) -> str:
 
 
 class Checker:
-    """Checks queries over one set of tables (``{name: parquet file or folder}``) with one DataFusion
-    context, one DuckDB connection and the executor's Spark session."""
+    """Checks queries over one set of tables (``{name: parquet file or folder}``) with a DataFusion
+    context and a DuckDB connection per thread, and the executor's Spark session."""
 
     def __init__(
         self,
@@ -218,22 +223,41 @@ class Checker:
         self.save_plans = save_plans
         roots = sorted({os.path.dirname(os.path.abspath(p)) for p in self.tables.values()})
         self.catalog = Catalog(roots, {n: p for n, p in self.tables.items()})
-        self._duck = None
-        self._engine = None  # DataFusion's engine over the tables, made on first use
+        # each thread's DuckDB connection and DataFusion engine over the tables, made on first use
+        self._local = threading.local()
 
     def duckdb_rows(self, sql: str) -> list[tuple]:
         import duckdb
 
-        if self._duck is None:
-            self._duck = duckdb.connect()
-            self._duck.execute("SET threads = 1")
+        duck = getattr(self._local, "duck", None)
+        if duck is None:
+            duck = self._local.duck = duckdb.connect()
+            duck.execute("SET threads = 1")
             # nulls sort as the largest values, as in DataFusion (and PostgreSQL): an ORDER BY ... LIMIT
             # keeps the same rows
-            self._duck.execute("SET default_null_order = 'nulls_last_on_asc_first_on_desc'")
+            duck.execute("SET default_null_order = 'nulls_last_on_asc_first_on_desc'")
             for name, path in self.tables.items():
                 quoted = path.replace("'", "''")
-                self._duck.execute(f"CREATE VIEW \"{name}\" AS SELECT * FROM read_parquet('{quoted}')")
-        return [tuple(r) for r in self._duck.execute(sql).fetchall()]
+                duck.execute(f"CREATE VIEW \"{name}\" AS SELECT * FROM read_parquet('{quoted}')")
+        return [tuple(r) for r in duck.execute(sql).fetchall()]
+
+    def check_all(self, queries: Iterable[Query], jobs: int = 1) -> Iterator[Outcome]:
+        """Check ``queries``, up to ``jobs`` at once on Spark, yielding their outcomes in the queries' order.
+
+        A query of a sweep waits more on round trips (Python and the JVM, planning, starting tasks) than on
+        the cores, so two at once finish sooner than one after another.
+        """
+        from ..spark.turns import SPARK
+
+        if jobs <= 1:
+            yield from map(self.check, queries)
+            return
+        pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="check")
+        try:
+            with SPARK.widened(jobs):
+                yield from pool.map(self.check, queries)
+        finally:
+            pool.shutdown(cancel_futures=True)
 
     def check(self, query: Query) -> Outcome:
         """Check one query; whatever fails is said in the outcome (the sweep goes on)."""
@@ -258,9 +282,9 @@ class Checker:
         started = time.monotonic()
         out = Outcome(query.name, form=self.form)
         try:
-            if self._engine is None:
-                self._engine = DataFusionEngine(self.tables)
-            engine = self._engine.run(query.sql, rows=self.run)  # not run: its schema is enough
+            if getattr(self._local, "engine", None) is None:
+                self._local.engine = DataFusionEngine(self.tables)
+            engine = self._local.engine.run(query.sql, rows=self.run)  # not run: its schema is enough
         except ExecutionError as exc:
             engine = None
             df_error = f"it cannot plan the SQL: {_first_line(exc)}"

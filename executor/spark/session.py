@@ -16,10 +16,12 @@ import hashlib
 import logging
 import os
 import shutil
+import subprocess
 import threading
 import warnings
 from collections.abc import Callable
 
+from pyspark import java_gateway
 from pyspark.sql import SparkSession
 
 from .. import settings
@@ -207,8 +209,20 @@ def _prepare_scratch() -> None:
         _scratch_kept = True
 
 
+def _spawn_jvm(command: list[str], **kwargs) -> subprocess.Popen:
+    """PySpark's ``Popen`` for its JVM, with no Python code run between fork and exec.
+
+    PySpark passes a ``preexec_fn`` (ignore Ctrl-C) that runs Python in the forked copy of a process
+    with threads, which Python documents as unsafe: such a child crashed before exec. Here the JVM gets
+    a process group of its own instead, which a Ctrl-C at the terminal does not reach either.
+    """
+    kwargs.pop("preexec_fn", None)
+    return subprocess.Popen(command, process_group=0, **kwargs)
+
+
 def _build() -> SparkSession:
     remote = settings.SETTINGS.spark_remote
+    java_gateway.Popen = _spawn_jvm
     builder = SparkSession.builder.appName("substrait-viz")
     _quiet_query_errors()
     if _runs_here():

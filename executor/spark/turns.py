@@ -71,6 +71,23 @@ class Line:
     _holders: Counter[str] = field(default_factory=Counter)  # owner -> turns it holds
     _served: dict[str, int] = field(default_factory=dict)  # owner -> number of the turn it last got
     _numbers: Iterator[int] = field(default_factory=itertools.count)
+    _widths: list[int] = field(default_factory=list)  # the turns asked for at once by :meth:`widened`
+
+    def _slots(self) -> int:
+        return max(self.slots, *self._widths) if self._widths else self.slots
+
+    @contextlib.contextmanager
+    def widened(self, slots: int) -> Iterator[None]:
+        """At least ``slots`` turns at once while the ``with`` block lasts: for one person's batch of small
+        runs (the live-producer check's queries), which wait more on round trips than on the cores."""
+        with self._cond:
+            self._widths.append(slots)
+            self._cond.notify_all()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._widths.remove(slots)
 
     def _order(self) -> list[_Ticket]:
         """The waiting tickets in the order they will be served: owners served least recently first,
@@ -107,7 +124,7 @@ class Line:
             try:
                 while True:
                     order = self._order()
-                    if self._holders.total() < self.slots and order[0] is ticket:
+                    if self._holders.total() < self._slots() and order[0] is ticket:
                         break
                     now = order.index(ticket) + 1
                     if waiting is not None and now != place:
@@ -146,7 +163,7 @@ class Line:
         """Whether every turn is taken and some by another owner than ``owner``: work ``owner`` asks
         for now waits at least for the rest of another person's."""
         with self._cond:
-            return self._holders.total() >= self.slots and any(o != owner for o in self._holders)
+            return self._holders.total() >= self._slots() and any(o != owner for o in self._holders)
 
     def busy(self) -> tuple[int, int]:
         """(turns under way, tickets waiting)."""

@@ -19,7 +19,7 @@ from substrait.type_pb2 import Type
 
 from executor.engines.rows import multiset_diff
 from executor.engines.sql_plan import DataFusionEngine
-from executor.producer.check import FEATURES_SQL, Checker, Query, read_queries, render_table
+from executor.producer.check import FEATURES_SQL, JOBS, Checker, Query, read_queries, render_table
 from tests.support import CORPORA
 from viz import types as T
 from viz.function_types import derive
@@ -246,7 +246,7 @@ def test_datafusion_tpch_plans_give_datafusions_rows(spark, tpch_dir, form):
     interval, q06's ``BETWEEN 0.06 - 0.01 AND 0.06 + 0.01``, whose plan as written compares a decimal
     with a double)."""
     checker = Checker({t: os.path.join(tpch_dir, f"{t}.parquet") for t in _TPCH}, form=form)
-    outcomes = [checker.check(q) for q in read_queries([TPCH_OFFICIAL_SQL])]
+    outcomes = list(checker.check_all(read_queries([TPCH_OFFICIAL_SQL]), jobs=JOBS))
     _report(f"DataFusion 55, TPC-H scale 0.01, {form}", outcomes)
     assert len(outcomes) == 22
     assert [(o.query, o.why) for o in outcomes if not o.ok] == []
@@ -255,7 +255,7 @@ def test_datafusion_tpch_plans_give_datafusions_rows(spark, tpch_dir, form):
 @pytest.mark.parametrize("form", FORMS)
 def test_datafusion_feature_queries_give_datafusions_rows(spark, tpch_dir, form):
     checker = Checker({t: os.path.join(tpch_dir, f"{t}.parquet") for t in _TPCH}, form=form)
-    outcomes = [checker.check(q) for q in read_queries([FEATURES_SQL, MIXED_TYPES_SQL])]
+    outcomes = list(checker.check_all(read_queries([FEATURES_SQL, MIXED_TYPES_SQL]), jobs=JOBS))
     _report(f"DataFusion 55, SQL of our own, TPC-H scale 0.01, {form}", outcomes)
     assert [(o.query, o.why) for o in outcomes if not o.ok] == []
 
@@ -269,7 +269,7 @@ def test_datafusions_own_functions_give_datafusions_rows(spark, tpch_dir, form):
     concat of a null, substring from 0, log(x), ...): the rows of DataFusion's engine (DuckDB's where
     DataFusion's cannot run the SQL). The optimized form writes some of them otherwise (regex_match)."""
     checker = Checker({t: os.path.join(tpch_dir, f"{t}.parquet") for t in _TPCH}, form=form)
-    outcomes = [checker.check(q) for q in read_queries([DATAFUSION_FUNCTIONS_SQL])]
+    outcomes = list(checker.check_all(read_queries([DATAFUSION_FUNCTIONS_SQL]), jobs=JOBS))
     _report(f"DataFusion 55, its own functions, TPC-H scale 0.01, {form}", outcomes)
     assert len(outcomes) >= 19
     assert [(o.query, o.why) for o in outcomes if not o.ok] == []
@@ -353,7 +353,7 @@ def test_datafusion_tpcds_plans_give_datafusions_rows(spark, tmp_path):
     outcomes = []
     for form in FORMS:
         checker = Checker(tables, form=form)
-        outcomes += [checker.check(by_name[query]) for query, its_form in chosen if its_form == form]
+        outcomes += checker.check_all([by_name[query] for query, its_form in chosen if its_form == form], jobs=JOBS)
     _report(f"DataFusion 55, TPC-DS scale 0.01, rows of {len(chosen)} covering plans", outcomes)
     wrong = [(o.query, o.form, o.why) for o in outcomes if not o.ok]
     assert wrong == []

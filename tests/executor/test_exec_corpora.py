@@ -19,10 +19,12 @@ import json
 import os
 import time
 from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import pytest
 
+from executor.producer.check import JOBS
 from tests.support import CORPORA
 from tests.support import exec_oracle as oracle
 
@@ -263,15 +265,18 @@ def test_consumer_testing_plans_match_duckdb(spark, data):
     # Many snapshots are the same plan for the same test as another one: a -validate-isthmus plan is the
     # isthmus one after a round trip through protobuf (defaults dropped, anchors renumbered), some files
     # are copies. Each meaning is run once and reported for every snapshot of it.
-    seen: dict[tuple, Outcome] = {}
-    outcomes = []
+    keys = []
     for c in cases:
         with open(c.plan, "rb") as fh:
-            key = (meaning(fh.read()), c.sql, tuple(sorted(c.tables.items())))
-        if key in seen:
-            outcomes.append(Outcome(c, seen[key].status, seen[key].reason))
-        else:
-            outcomes.append(seen.setdefault(key, run_case(c, spark, data)))
+            keys.append((meaning(fh.read()), c.sql, tuple(sorted(c.tables.items()))))
+    first: dict[tuple, Case] = {}  # each meaning's first snapshot
+    for c, k in zip(cases, keys):
+        first.setdefault(k, c)
+    with ThreadPoolExecutor(max_workers=JOBS) as pool:  # as the live-producer check runs its queries
+        seen = dict(zip(first, pool.map(lambda c: run_case(c, spark, data), first.values())))
+    outcomes = [
+        seen[k] if seen[k].case is c else Outcome(c, seen[k].status, seen[k].reason) for c, k in zip(cases, keys)
+    ]
     print("\n" + report(outcomes, "consumer-testing snapshots vs DuckDB") + f"\n({len(seen)} distinct plans run)")
     counts = Counter(o.status for o in outcomes)
     crashes = [f"{o.case.plan}: {o.reason}" for o in outcomes if o.status == "crash"]

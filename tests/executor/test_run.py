@@ -508,6 +508,16 @@ def test_a_query_run_again_after_a_hundred_others_finds_its_generated_classes(sp
     assert compiled.getCount() == before
 
 
+def test_the_session_s_jvm_is_started_with_no_python_between_fork_and_exec(spark):
+    """PySpark's ``preexec_fn`` runs Python in the forked child of a process with threads, and such a child
+    crashed before exec (a new session after a sweep's threads); the JVM is started without one, in a
+    process group of its own, which keeps a Ctrl-C at the terminal away from it as the ``preexec_fn`` did."""
+    from pyspark import SparkContext
+
+    jvm = SparkContext._gateway.proc
+    assert os.getpgid(jvm.pid) == jvm.pid != os.getpgid(0)
+
+
 def test_the_shared_session_maps_the_class_archive_make_built(spark):
     """make's set-up builds the class archive (python -m executor.spark.jvm_archive); the session's JVM maps
     it: HotSpot turns UseSharedSpaces off when it cannot (a corrupt archive, checked by hand)."""

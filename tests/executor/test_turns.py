@@ -185,6 +185,32 @@ def test_two_slots_let_two_in_and_a_third_waits():
     assert sorted(entered) == ["a", "b", "c"]
 
 
+def test_a_widened_line_lets_a_batch_run_two_at_once_and_narrows_after():
+    """One person's batch of small runs (the live-producer check's queries) widens one slot to two while
+    it lasts; a turn asked for after it waits again."""
+    line = Line(slots=1)
+    entered: list[str] = []
+    release = threading.Event()
+    with line.widened(2):
+        threads = [_hold(line, "", entered, release) for _ in range(2)]
+        _until(lambda: len(entered) == 2)
+        assert line.busy() == (2, 0)
+        release.set()
+        for t in threads:
+            t.join(5)
+    gate = threading.Event()
+    places: list[int] = []
+    threads = [_hold(line, "", entered, gate)]
+    _until(lambda: len(entered) == 3)
+    threads.append(_hold(line, "", entered, gate, places))
+    _until(lambda: places == [1])
+    assert line.busy() == (1, 1)
+    gate.set()
+    for t in threads:
+        t.join(5)
+    assert len(entered) == 4
+
+
 def test_the_line_tells_whether_another_owner_holds_every_turn():
     line = Line(slots=2)
     assert not line.held_by_others("a")

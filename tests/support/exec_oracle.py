@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -58,18 +59,20 @@ def fill_sql(sql: str, tables: dict[str, str]) -> str:
     return re.sub(r"'t'", "t", sql)
 
 
-_CONNECTIONS: dict[str, duckdb.DuckDBPyConnection] = {}
+#: Each thread's in-memory DuckDB connections, by the path of table ``t`` (a connection serves one thread).
+_CONNECTIONS = threading.local()
 
 
 def duckdb_query(sql: str, t_path: str | None = None) -> tuple[list[str], list[tuple]]:
     """Run ``sql`` in an in-memory DuckDB (with table ``t`` when given); (column names, rows)."""
-    con = _CONNECTIONS.get(t_path or "")
+    connections = _CONNECTIONS.__dict__.setdefault("by_t", {})
+    con = connections.get(t_path or "")
     if con is None:
         con = duckdb.connect()
         con.execute("SET threads = 1")
         if t_path:
             con.execute(f"CREATE VIEW t AS SELECT * FROM read_parquet('{t_path}')")
-        _CONNECTIONS[t_path or ""] = con
+        connections[t_path or ""] = con
     cur = con.execute(sql)
     names = [d[0] for d in cur.description]
     return names, cur.fetchall()
