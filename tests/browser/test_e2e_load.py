@@ -8,13 +8,12 @@ against the same ten one after another, is ``python -m benchmarks load`` (``benc
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from collections import Counter
 
 import pytest
 
-from benchmarks.app import CHROMIUM, VIEWPORT
+from benchmarks.app import VIEWPORT
 from benchmarks.load import ROWS, RUN_SCRIPT, SCHEDULE_CLICK, _download, _errors_on, _open, _shown_s
 from tests.support import ROOT
 
@@ -38,42 +37,32 @@ def _expected(name: str, spark) -> Counter:
     return Counter(to_csv_bytes(result).decode().splitlines())
 
 
-def test_three_sessions_run_at_once_each_gets_its_rows_and_its_download(spark):
-    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
-        pytest.skip(
-            f"no Chromium at {CHROMIUM}: install Debian's chromium (make test does it when it runs as root with apt)"
-        )
+def test_three_sessions_run_at_once_each_gets_its_rows_and_its_download(spark, app_url):
     from playwright.sync_api import sync_playwright
 
-    from benchmarks.app import _browser, start_server
+    from benchmarks.app import _browser
 
     expected = {name: _expected(name, spark) for name in PLANS}
-    server = start_server()
-    try:
-        with sync_playwright() as p:
-            browser = _browser(p)
-            try:
-                pages = {
-                    name: _open(
-                        browser.new_context(viewport=VIEWPORT, accept_downloads=True), f"{server.url}/?sample={name}"
-                    )
-                    for name in PLANS
-                }
-                for page in pages.values():
-                    # the result grid's module is loaded while the page is idle, before any Run
-                    page.wait_for_function(GRID_MODULE_LOADED, timeout=30_000)
-                    page.evaluate(RUN_SCRIPT, "0")
-                at = int(time.time() * 1000) + 1000
-                for page in pages.values():
-                    page.evaluate(SCHEDULE_CLICK, at)
-                seconds = {name: _shown_s(page) for name, page in pages.items()}
-                assert all(s > 0 for s in seconds.values()), seconds
-                for name, page in pages.items():
-                    assert _errors_on(page) == [], name
-                    rows, failure = _download(page)
-                    assert failure is None, f"{name}: {failure}"
-                    assert rows == expected[name], name
-            finally:
-                browser.close()
-    finally:
-        server.stop()
+    with sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            pages = {
+                name: _open(browser.new_context(viewport=VIEWPORT, accept_downloads=True), f"{app_url}/?sample={name}")
+                for name in PLANS
+            }
+            for page in pages.values():
+                # the result grid's module is loaded while the page is idle, before any Run
+                page.wait_for_function(GRID_MODULE_LOADED, timeout=30_000)
+                page.evaluate(RUN_SCRIPT, "0")
+            at = int(time.time() * 1000) + 1000
+            for page in pages.values():
+                page.evaluate(SCHEDULE_CLICK, at)
+            seconds = {name: _shown_s(page) for name, page in pages.items()}
+            assert all(s > 0 for s in seconds.values()), seconds
+            for name, page in pages.items():
+                assert _errors_on(page) == [], name
+                rows, failure = _download(page)
+                assert failure is None, f"{name}: {failure}"
+                assert rows == expected[name], name
+        finally:
+            browser.close()
