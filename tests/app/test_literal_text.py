@@ -371,7 +371,7 @@ def test_a_bad_paste_keeps_the_open_plan():
     assert not at.exception and at.markdown[0].value == "#### tutorial.json"
     assert [e.value for e in at.error] == [
         md_escape(
-            "pasted JSON was not opened: expected a Substrait Plan as protobuf JSON or binary protobuf, found JSON "
+            "pasted JSON was not opened: expected a Substrait Plan as protobuf JSON, found JSON "
             "that ends early (it stops at line 1, column 16, where more was expected): it looks cut off (an "
             "interrupted download or copy?). The plan shown is still tutorial.json."
         )

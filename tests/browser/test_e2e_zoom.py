@@ -232,6 +232,16 @@ def test_zoom_and_pan_in_the_browser_and_read_a_node(app_url, q64_plan):  # noqa
                 seen.add(shown)
                 page.click(".sv-toolbar button[data-act='next']")
             assert seen == set(hits)
+
+            # a search that matches nothing says so beside the graph, with nothing to step through
+            page.get_by_label("Search nodes").fill("zzz no such node")
+            page.get_by_label("Search nodes").press("Enter")
+            expect(page.locator(".sv-hit-count")).to_have_text("no node matches", timeout=30_000)
+            expect(page.locator(".sv-toolbar button[data-act='next']")).to_be_hidden()
+            expect(page.locator(".sv-toolbar button[data-act='prev']")).to_be_hidden()
+            page.get_by_label("Search nodes").fill("")
+            page.get_by_label("Search nodes").press("Enter")
+            expect(page.locator(".sv-hits")).to_be_hidden(timeout=30_000)
         finally:
             browser.close()
 

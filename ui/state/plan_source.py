@@ -101,6 +101,8 @@ def _read_sample(name: str) -> Plan | None:
 
 _LOAD_PREFIXES = ("not a Substrait plan: ", "not a valid Substrait plan: ", "not loadable: ")
 EXPECTED = "a Substrait Plan as protobuf JSON or binary protobuf"
+#: What pasted text is expected to be: binary protobuf cannot be pasted.
+EXPECTED_PASTED = "a Substrait Plan as protobuf JSON"
 
 
 def found_text(data: bytes, reason: str) -> str:
@@ -127,10 +129,10 @@ def found_text(data: bytes, reason: str) -> str:
     return f"text that is not JSON, starting “{start}”"
 
 
-def refusal(name: str, data: bytes, reason: str, kept: Plan | None = None) -> str:
+def refusal(name: str, data: bytes, reason: str, kept: Plan | None = None, expected: str = EXPECTED) -> str:
     """The one message for bytes that are not a plan: what was expected, what was found, and which
     plan stays open (``kept``)."""
-    return f"{name} was not opened: expected {EXPECTED}, found {found_text(data, reason)}.{_still(kept)}"
+    return f"{name} was not opened: expected {expected}, found {found_text(data, reason)}.{_still(kept)}"
 
 
 def _still(kept: Plan | None) -> str:
@@ -143,12 +145,12 @@ def _still(kept: Plan | None) -> str:
 REFUSED = "plan_refused"
 
 
-def _offer(plan: Plan) -> bool:
+def _offer(plan: Plan, expected: str = EXPECTED) -> bool:
     """Open ``plan`` if its bytes are a plan; else leave the open plan as it is and say why
-    (:data:`REFUSED`). Returns whether it was opened."""
+    (:data:`REFUSED`: ``expected`` is what they should have been). Returns whether it was opened."""
     model = analyze_cached(plan.data)
     if isinstance(model, str):
-        st.session_state[REFUSED] = refusal(plan.source, plan.data, model, st.session_state.get("plan"))
+        st.session_state[REFUSED] = refusal(plan.source, plan.data, model, st.session_state.get("plan"), expected)
         return False
     st.session_state.pop(REFUSED, None)
     st.session_state["plan"] = plan
@@ -199,7 +201,7 @@ def _on_sample() -> None:
 def _on_paste() -> None:
     text = st.session_state.get("plan_pasted", "")
     if text.strip():
-        _offer(Plan(text.encode(), "pasted JSON"))
+        _offer(Plan(text.encode(), "pasted JSON"), EXPECTED_PASTED)
 
 
 def _open_shared(digest: str) -> None:

@@ -211,12 +211,15 @@ function build(root, data) {
   v.hitKey = null; v.hits = []; v.hitAt = 0;
   const hitsLabel = root.querySelector('.sv-hits'), hitCount = root.querySelector('.sv-hit-count');
   const hitNote = root.querySelector('.sv-hit-note');
-  v.setHits = (ids) => {
+  v.setHits = (ids, query) => {
     v.hits = ids.map((id) => v.node(id)).filter((g) => g);
     const mid = (g) => { const b = v.box(g); return Math.round(b.y + b.h / 2); };  // a rank's nodes share it
     v.hits.sort((a, b) => mid(a) - mid(b) || v.box(a).x - v.box(b).x);
     v.hitAt = 0;
-    hitsLabel.hidden = !v.hits.length;
+    const none = !v.hits.length && !!query;  // a search that matched nothing says so beside the graph too
+    hitsLabel.hidden = !v.hits.length && !none;
+    for (const b of hitsLabel.querySelectorAll('button')) b.hidden = none;
+    if (none) { hitCount.textContent = 'no node matches'; hitNote.hidden = true; }
   };
   v.toHit = (i) => {  // show hit i (wrapping round) and say which it is
     if (!v.hits.length) return;
@@ -361,6 +364,8 @@ function paintLineage(v, lin) {
 }
 
 const HIT_STROKE = '#c77700';
+// the search text the hits are for ('' where the page has no search)
+const searched = (data) => (data.search && data.search.query) || '';
 
 function paint(v, data) {
   const selected = data.selected ? 'node-' + data.selected : null;
@@ -459,7 +464,7 @@ function show(component) {
     const vp = v.viewport;
     if (v.keep(kept)) {  // and what was selected and searched stays as it was: nothing to bring into view
       v.selected = old.selected; v.clicked = old.clicked;
-      if (old.hitKey !== null) { v.setHits(data.hits || []); v.hitKey = old.hitKey; v.hitAt = old.hitAt; }
+      if (old.hitKey !== null) { v.setHits(data.hits || [], searched(data)); v.hitKey = old.hitKey; v.hitAt = old.hitAt; }
     } else if (!data.actual_size && Math.min(vp.clientWidth / v.w, vp.clientHeight / v.h) >= READABLE_K) {
       v.fit();  // else fitted when its text stays readable so; else at 100%, from the top (the roots)
     } else {
@@ -473,11 +478,11 @@ function show(component) {
   v.placeMap();
   v.data = data;
   if (data.search) window.__substraitVizSearch = { viewer: v, root, ...data.search };
-  const hitKey = (data.hits || []).join('\n');
+  const hitKey = `${searched(data)}\u0000${(data.hits || []).join('\n')}`;
   let toHit = false;
   if (hitKey !== v.hitKey) {  // a new search (or drawing): its first hit is shown, over the selection
     v.hitKey = hitKey;
-    v.setHits(data.hits || []);
+    v.setHits(data.hits || [], searched(data));
     toHit = v.hits.length > 0;
   }
   if (toHit) v.toHit(0); else paint(v, data);
