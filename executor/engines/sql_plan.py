@@ -289,10 +289,12 @@ def _optimized(frame):
         raise SqlError(f"DataFusion's optimizer fails on the query: {_short(_innermost(_clean(exc)))}") from None
 
 
+#: A frame's offset as DataFusion writes it: a number, or an interval in words (``1 month 2 days``).
+_OFFSET = r"(?:\S+|[-+]?\d[\d.]* [a-z]+(?: [-+]?\d[\d.]* [a-z]+)*)"
 #: A window frame as DataFusion writes it in a logical plan's text.
 _FRAME = re.compile(
-    r"\b(?:ROWS|RANGE|GROUPS) BETWEEN (?:UNBOUNDED PRECEDING|CURRENT ROW|\S+ (?:PRECEDING|FOLLOWING)) AND "
-    r"(?:UNBOUNDED FOLLOWING|CURRENT ROW|\S+ (?:PRECEDING|FOLLOWING))"
+    rf"\b(?:ROWS|RANGE|GROUPS) BETWEEN (?:UNBOUNDED PRECEDING|CURRENT ROW|{_OFFSET} (?:PRECEDING|FOLLOWING)) AND "
+    rf"(?:UNBOUNDED FOLLOWING|CURRENT ROW|{_OFFSET} (?:PRECEDING|FOLLOWING))"
 )
 _SET_ALL = re.compile(r"\b(INTERSECT|EXCEPT)\s+ALL\b", re.I)
 
