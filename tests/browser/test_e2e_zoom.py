@@ -246,6 +246,20 @@ def test_zoom_and_pan_in_the_browser_and_read_a_node(app_url, q64_plan):  # noqa
             browser.close()
 
 
+#: The least room, in px, between the minimap's boxes and each inner edge of its border.
+MAP_GAPS = """m => {
+  const inner = m.getBoundingClientRect(), l = inner.left + m.clientLeft, t = inner.top + m.clientTop;
+  const r = l + m.clientWidth, b = t + m.clientHeight;
+  const gaps = {left: 1e9, top: 1e9, right: 1e9, bottom: 1e9};
+  m.querySelectorAll('svg rect').forEach((e) => {
+    const x = e.getBoundingClientRect();
+    gaps.left = Math.min(gaps.left, x.left - l); gaps.top = Math.min(gaps.top, x.top - t);
+    gaps.right = Math.min(gaps.right, r - x.right); gaps.bottom = Math.min(gaps.bottom, b - x.bottom);
+  });
+  return gaps;
+}"""
+
+
 def test_search_hits_and_a_picked_node_are_brought_into_view_and_fit_stays_readable(app_url, tmp_path):  # noqa: F811
     """A 97-node plan (benchmarks.plans.wide_joins) in a 1400×900 window: the frame and its minimap
     within the window; Fit no smaller than readable (70%, titles 10 px); a search's first hit, the next
@@ -260,6 +274,9 @@ def test_search_hits_and_a_picked_node_are_brought_into_view_and_fit_stays_reada
         assert frame.bounding_box()["y"] + frame.bounding_box()["height"] <= 900
         minimap = page.locator(".sv-minimap").bounding_box()
         assert minimap is not None and minimap["y"] + minimap["height"] <= 900
+        # every box of the map inside its border, with room around the outermost ones
+        gaps = page.locator(".sv-minimap").evaluate(MAP_GAPS)
+        assert min(gaps.values()) >= 2, gaps
 
         page.click(".sv-toolbar button[data-act='fit']")
         assert float(page.inner_text(".sv-zoom").rstrip("%")) >= 70
@@ -294,6 +311,13 @@ def test_search_hits_and_a_picked_node_are_brought_into_view_and_fit_stays_reada
         after = boxes()
         assert _inside(after["nodes"][picked], after["frame"]), after["nodes"][picked]
         page.screenshot(path=os.path.join(ARTIFACTS, "zoom-wide-picked.png"))
+
+        # a click on a node's box in the minimap brings that node to the frame's middle
+        far = next(n for n, b in boxes()["nodes"].items() if not _inside(b, boxes()["frame"]))
+        page.locator(f'.sv-minimap rect[data-node="node-{far}"]').click(force=True)
+        after = boxes()
+        (x0, y0, x1, y1), (f0, g0, f1, g1) = after["nodes"][far], after["frame"]
+        assert abs((x0 + x1) / 2 - (f0 + f1) / 2) < 8 and abs((y0 + y1) / 2 - (g0 + g1) / 2) < 8, (far, after)
 
 
 def test_a_new_drawing_of_the_same_plan_keeps_the_view_the_person_chose(app_url):  # noqa: F811

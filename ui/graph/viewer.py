@@ -93,6 +93,7 @@ _CSS = """
 /* a node's text is laid out once it comes near the view (or the page is idle): static/viewer.js */
 .sv-stage svg g.node:not(.sv-near) text { display: none; }
 .sv-minimap { position: absolute; right: 8px; bottom: 8px; border: 1px solid rgba(128,128,128,0.6);
+  box-sizing: content-box;
   background: rgba(255,255,255,0.92); overflow: hidden; display: none; cursor: pointer; opacity: 0.55;
   transition: opacity 0.15s; }
 /* faint while the pointer is elsewhere, so what it covers still reads */

@@ -9,6 +9,8 @@
 const MIN_K = 0.02, MAX_K = 4, FAR_K = 0.45, MINI_W = 180, MINI_H = 140, READABLE_K = 0.7, MIN_FRAME = 320;
 // MAP_NODES: from this many nodes the minimap is shown when a drawing opens (fewer: behind the Map button)
 const MAP_NODES = 30;
+// MINI_PAD: room in px around the minimap's drawing, so its outermost boxes do not touch its border
+const MINI_PAD = 4;
 
 function build(root, data) {
   const viewport = root.querySelector('.sv-viewport');
@@ -69,10 +71,14 @@ function build(root, data) {
   };
   if (big) {
     // at most a third of a narrow frame's width and a quarter of its height: it must not hide the graph
-    const mw = Math.min(MINI_W, viewport.clientWidth / 3), mh = Math.min(MINI_H, viewport.clientHeight / 4);
+    // (its room and border included)
+    const edge = 2 * MINI_PAD + 2;
+    const mw = Math.min(MINI_W, viewport.clientWidth / 3) - edge;
+    const mh = Math.min(MINI_H, viewport.clientHeight / 4) - edge;
     const mk = Math.min(mw / w, mh / h);
-    mini.style.width = Math.ceil(w * mk) + 'px';
-    mini.style.height = Math.ceil(h * mk) + 'px';
+    mini.style.width = Math.ceil(w * mk) + 2 * MINI_PAD + 'px';
+    mini.style.height = Math.ceil(h * mk) + 2 * MINI_PAD + 'px';
+    miniStage.style.left = miniStage.style.top = MINI_PAD + 'px';
     v.mk = mk;
   }
   // shown at first on a large plan; on a small one (a few nodes past the frame) it would cover the very
@@ -103,8 +109,8 @@ function build(root, data) {
     zoomLabel.textContent = Math.round(v.k * 100) + '%';
     viewport.classList.toggle('sv-far', v.k < FAR_K);
     if (v.mk) {
-      miniView.style.left = (-v.x / v.k) * v.mk + 'px';
-      miniView.style.top = (-v.y / v.k) * v.mk + 'px';
+      miniView.style.left = MINI_PAD + (-v.x / v.k) * v.mk + 'px';
+      miniView.style.top = MINI_PAD + (-v.y / v.k) * v.mk + 'px';
       miniView.style.width = (viewport.clientWidth / v.k) * v.mk + 'px';
       miniView.style.height = (viewport.clientHeight / v.k) * v.mk + 'px';
     }
@@ -140,6 +146,7 @@ function build(root, data) {
       const r = document.createElementNS(ns, 'rect');
       r.setAttribute('x', b.x); r.setAttribute('y', b.y); r.setAttribute('width', b.w); r.setAttribute('height', b.h);
       r.setAttribute('fill', '#b8c7db');
+      r.dataset.node = g.id;
       m.appendChild(r);
       v.miniBoxes[g.id] = r;
     });
@@ -276,7 +283,8 @@ function build(root, data) {
   const fromMini = (e) => {
     const r = mini.getBoundingClientRect();
     v.touched = true;
-    v.centerOn((e.clientX - r.left) / v.mk, (e.clientY - r.top) / v.mk, v.k);
+    const x = e.clientX - r.left - mini.clientLeft - MINI_PAD, y = e.clientY - r.top - mini.clientTop - MINI_PAD;
+    v.centerOn(x / v.mk, y / v.mk, v.k);
   };
   let miniDrag = false;
   mini.addEventListener('pointerdown', (e) => { if (!live()) return; miniDrag = true; fromMini(e); e.stopPropagation(); });
