@@ -27,7 +27,7 @@ from viz.words import counted
 
 from ..errors import ExecutionError
 from .cross import DEFAULT_LIMIT, DIFFERS, NOT_COMPARED, SAME, EngineComparison, compare_engines
-from .datafusion import DataFusionRunner, consumer_reads_by_spec
+from .datafusion import DataFusionRunner
 
 Progress = Callable[[float, str], None]
 
@@ -174,16 +174,11 @@ def bisect(
     order = model.graph.post_order([node_id], subqueries=False)
     out = Bisection(node_id)
     conventions = model.conventions_in_play  # a grouping-set reading only where the plan has grouping sets
-    if conventions != SPEC:
-        unmet = consumer_reads_by_spec(conventions)
+    if conventions != SPEC:  # DataFusion is given the plan as its producer wrote it (DataFusionRunner)
         out.notes.append(
             "the plan follows its producer's reading, not the spec's ("
             + "; ".join(conventions.describe())
-            + (
-                f"): Spark runs it that way; DataFusion's consumer by the spec: {unmet}"
-                if unmet
-                else "): both engines run it that way"
-            )
+            + "): both engines run it that way"
         )
     runner = DataFusionRunner(model, catalog)
     rows: dict[str, int | None] = {}  # exact rows of the nodes both engines agree on; None: not known

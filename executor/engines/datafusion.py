@@ -37,6 +37,7 @@ from substrait import algebra_pb2, plan_pb2
 
 from viz.deep import run_deep
 from viz.kinds import KINDS
+from viz.schema.layouts import aggregate_layout
 from viz.types import is_nullable
 
 from ..errors import ExecutionError, Unsupported, reraise_interrupts
@@ -221,8 +222,7 @@ class DataFusionRunner:
             raise DataFusionCannot("the node's output schema is unknown, so its columns cannot be named for DataFusion")
         rel = algebra_pb2.Rel()
         rel.CopyFrom(model.graph.nodes[node_id].rel)
-        if not model.conventions.project_keeps_input:
-            self._projects_as_written(model.graph.nodes[node_id].rel, rel, node_id)
+        self._as_the_producer_wrote(model.graph.nodes[node_id].rel, rel, node_id)
         self._rewrite_reads(rel, for_check)
         if filters_above_reads(rel):
             self.notes.add(FILTER_NOTE)
@@ -238,10 +238,12 @@ class DataFusionRunner:
         )
         return plan
 
-    def _projects_as_written(self, original: algebra_pb2.Rel, rel: algebra_pb2.Rel, node_id: str) -> None:
-        """Give each ProjectRel of ``rel`` (a copy of ``original``, node ``node_id``'s) that its producer
-        wrote as outputting only its expressions an emit that says so: DataFusion's consumer reads a
-        project by the spec, its input's fields first."""
+    def _as_the_producer_wrote(self, original: algebra_pb2.Rel, rel: algebra_pb2.Rel, node_id: str) -> None:
+        """Give the relations of ``rel`` (a copy of ``original``, node ``node_id``'s) that DataFusion's
+        consumer reads otherwise than the plan's producer wrote them an emit that puts their columns where
+        the producer has them: a ProjectRel written as outputting only its expressions (DataFusion reads a
+        project by the spec, its input's fields first), and an aggregate of several grouping sets
+        (DataFusion puts its grouping id after the keys, whatever the plan's reading)."""
         model = self.model
         graph = model.graph
         ids = {id(graph.nodes[n].rel): n for n in graph.subtree(node_id)}
@@ -249,14 +251,11 @@ class DataFusionRunner:
         while stack:
             source, copy = stack.pop()
             nid = ids.get(id(source)) if isinstance(source, algebra_pb2.Rel) else None
-            if nid is not None and copy.WhichOneof("rel_type") == "project":
-                body = copy.project
-                inputs = graph.nodes[nid].inputs
-                schema = model.node(inputs[0]).schema if inputs else None
-                if not body.common.HasField("emit") and schema is not None:
-                    width = len(schema)
-                    body.common.emit.output_mapping.extend(range(width, width + len(body.expressions)))
-                    self.notes.add(PROJECT_NOTE)
+            kind = copy.WhichOneof("rel_type") if nid is not None else None
+            if kind == "project" and not model.conventions.project_keeps_input:
+                self._project_as_written(copy.project, nid)
+            elif kind == "aggregate":
+                self._aggregate_as_read(copy.aggregate)
             for fd, value in source.ListFields():
                 if fd.message_type is None or fd.message_type.GetOptions().map_entry:
                     continue
@@ -264,6 +263,42 @@ class DataFusionRunner:
                     stack.extend(zip(value, getattr(copy, fd.name)))
                 else:
                     stack.append((value, getattr(copy, fd.name)))
+
+    def _project_as_written(self, body: algebra_pb2.ProjectRel, nid: str) -> None:
+        inputs = self.model.graph.nodes[nid].inputs
+        schema = self.model.node(inputs[0]).schema if inputs else None
+        if not body.common.HasField("emit") and schema is not None:
+            width = len(schema)
+            body.common.emit.output_mapping.extend(range(width, width + len(body.expressions)))
+            self.notes.add(PROJECT_NOTE)
+
+    def _aggregate_as_read(self, body: algebra_pb2.AggregateRel) -> None:
+        layout = aggregate_layout(body, self.model.conventions_in_play)
+        if len(layout.sets) < 2:
+            return
+        keys, measures = len(layout.keys), len(body.measures)
+        if layout.grouping_column == "datafusion":
+            # DataFusion's physical planner takes its own grouping sets under a projection only, and a
+            # GROUPING() measure (which reads the grouping id its analyzer adds) not even then
+            functions = self.model.extensions.functions
+            grouping = any(
+                getattr(functions.get(m.measure.function_reference), "name", "") == "grouping" for m in body.measures
+            )
+            if not body.common.HasField("emit") and not grouping:
+                body.common.emit.output_mapping.extend(range(keys + 1 + measures))
+            return
+        # the plan's column i is DataFusion's: its keys, then (past its grouping id) the measures, and
+        # the spec's set index where DataFusion has its grouping id
+        width = keys + measures + (1 if layout.grouping_column == "index" else 0)
+        where = [i if i < keys else i + 1 if i < keys + measures else keys for i in range(width)]
+        chosen = list(body.common.emit.output_mapping) if body.common.HasField("emit") else list(range(width))
+        if any(not 0 <= i < width for i in chosen):
+            return  # an emit out of range: the model says so on the node
+        body.common.emit.ClearField("output_mapping")
+        body.common.emit.output_mapping.extend(where[i] for i in chosen)
+        self.notes.add(GROUPING_NOTE)
+        if layout.grouping_column == "index" and keys + measures in chosen:
+            self.notes.add(GROUPING_INDEX_NOTE)
 
     def _rewrite_reads(self, rel: algebra_pb2.Rel, for_check: bool) -> None:
         """Every read in ``rel`` (subqueries included) names a table registered in the context."""
@@ -490,16 +525,8 @@ class DataFusionRunner:
             except BaseException as exc:  # noqa: BLE001 - the consumer raises RuntimeError, its own errors, panics
                 reraise_interrupts(exc)
                 text = clean(exc)
-                note = self._convention_note() if "names" in text or "columns" in text else ""
-                raise DataFusionCannot(f"DataFusion's consumer: {text}{note}", category(text)) from None
+                raise DataFusionCannot(f"DataFusion's consumer: {text}", category(text)) from None
         return frame
-
-    def _convention_note(self) -> str:
-        unmet = consumer_reads_by_spec(self.model.conventions_in_play)
-        if not unmet:
-            return ""
-        spec = "DataFusion's consumer reads it by the spec"
-        return f" (the plan follows its producer's reading, not the spec's: {unmet}; {spec})"
 
     def check(self, node_id: str) -> str | None:
         """Why DataFusion cannot run node ``node_id``'s subtree (consumed and planned, not run), or None."""
@@ -560,7 +587,9 @@ class DataFusionRunner:
         except BaseException as exc:  # noqa: BLE001 - DataFusion raises several kinds at execution, and panics
             reraise_interrupts(exc)
             text = clean(exc)
-            if "not implemented" in text.lower() or "unsupported" in text.lower():
+            # a schema error is its planner's too (a column its own plan names and its consumer lost), never
+            # the data's: the node is not compared, rather than counted as a disagreement
+            if any(word in text.lower() for word in ("not implemented", "unsupported", "schema error")):
                 raise DataFusionCannot(f"DataFusion's planner: {text}", category(text)) from None
             raise ExecutionError(f"DataFusion failed {doing} node {node_id}: {text}") from None
 
@@ -577,6 +606,18 @@ TYPES_NOTE = (
 PROJECT_NOTE = (
     "DataFusion's consumer reads a ProjectRel by the spec (input fields, then expressions), so each one the "
     "producer wrote as outputting only its expressions is given an emit that says so"
+)
+
+
+GROUPING_NOTE = (
+    "DataFusion's consumer puts its grouping id after the keys of an aggregate of several grouping sets, "
+    "whatever the plan's producer wrote, so each such aggregate is given an emit that puts its columns where "
+    "the plan has them"
+)
+GROUPING_INDEX_NOTE = (
+    "DataFusion has no grouping-set index: its grouping id (a bit mask of the keys each set leaves out) "
+    "stands in that column of an aggregate of several grouping sets, so where the plan reads the column, "
+    "DataFusion's values are not the plan's"
 )
 
 
@@ -598,15 +639,6 @@ def filters_above_reads(rel: algebra_pb2.Rel) -> int:
                 continue
             stack.extend(value if fd.is_repeated else [value])
     return count
-
-
-def consumer_reads_by_spec(conventions) -> str:
-    """The producer's readings that DataFusion's consumer still reads by the spec, in words ("" when
-    none): not the expressions-only ProjectRel, which the runner gives an emit, nor DataFusion's own
-    coercions, which its consumer applies."""
-    from dataclasses import replace
-
-    return "; ".join(replace(conventions, project_keeps_input=True, dialect=None).describe())
 
 
 def _filter_above(rel: algebra_pb2.Rel) -> bool:
@@ -643,9 +675,10 @@ __all__ = [
     "DataFusionRunner",
     "ENGINE",
     "FILTER_NOTE",
+    "GROUPING_INDEX_NOTE",
+    "GROUPING_NOTE",
     "PROJECT_NOTE",
     "TYPES_NOTE",
-    "consumer_reads_by_spec",
     "category",
     "clean",
     "filters_above_reads",

@@ -28,6 +28,8 @@ from executor.engines.bisect import bisect
 from executor.engines.cross import DIFFERS, NOT_COMPARED, SAME, compare_engines
 from executor.engines.datafusion import (
     FILTER_NOTE,
+    GROUPING_INDEX_NOTE,
+    GROUPING_NOTE,
     PROJECT_NOTE,
     TYPES_NOTE,
     DataFusionRunner,
@@ -35,7 +37,7 @@ from executor.engines.datafusion import (
 )
 from executor.engines.portability import portability
 from executor.engines.rows import multiset_diff, rows_equal, split_rows, subset_diff, values_equal
-from executor.engines.sql_plan import sql_to_plan
+from executor.engines.sql_plan import catalog_tables, sql_to_plan
 from executor.jobs.run import clear_cache
 from executor.producer.check import read_queries
 from executor.translate import functions
@@ -218,9 +220,12 @@ def test_the_sub_plan_names_the_node_output():
 
 
 def test_a_datafusion_reason_names_what_it_cannot_plan_instead_of_a_cut_dump():
-    """DataFusion 55 cannot plan the aggregates sample's grouping sets and says so with a Rust dump of the
-    expression; the reason names the expression and ends there (it was cut mid-dump, brackets open)."""
-    report = portability(_model("aggregates.json"), Catalog([TUTORIAL_DATA]))
+    """DataFusion 55 cannot plan its own grouping sets with a GROUPING() measure and says so with a Rust dump
+    of the expression; the reason names the expression and ends there (it was cut mid-dump, brackets open)."""
+    tables = catalog_tables(Catalog([TUTORIAL_DATA]))
+    sql = "SELECT product_id, grouping(product_id) AS g, count(*) FROM orders GROUP BY ROLLUP (product_id)"
+    model = analyze(sql_to_plan(sql, tables, form="written").data)
+    report = portability(model, Catalog([TUTORIAL_DATA]))
     [reason] = {n.datafusion.reason for n in report.nodes.values() if n.datafusion.own}
     assert reason.endswith("does not support logical expression GroupingSet"), reason
     assert reason.count("(") == reason.count(")") and "[" not in reason and "Column" not in reason
@@ -360,6 +365,32 @@ def test_both_engines_agree_on_every_node_of_duckdbs_q03(spark, tpch_dir):
     # one node compared alone says how DataFusion was given it too
     one = compare_engines(model, "0.0.0.0", Catalog([tpch_dir]))
     assert one.verdict == SAME and PROJECT_NOTE in one.notes and one.to_json()["notes"] == one.notes
+
+
+def test_an_aggregate_of_several_grouping_sets_reaches_datafusion_as_its_producer_wrote_it(spark, tpch_dir):
+    """Older DataFusion wrote its grouping-set aggregate with no grouping id after the keys (the model reads
+    the spec's set index after the measures); DataFusion 55's consumer puts one there whatever the plan
+    says, so the project above read the grouping id as the sum (a uint8) and every row differed. Given an
+    emit that puts the columns where the plan has them, both engines give the same rows; the aggregate
+    itself differs only in the set's index, for which DataFusion has its bit mask, and says so."""
+    model = _snapshot("relation/aggregate/aggregate_with_grouping_set-datafusion_plan.json")
+    assert model.conventions_in_play.grouping_column == "index"
+    catalog = Catalog([tpch_dir])
+    root = compare_engines(model, "0", catalog)
+    assert root.verdict == SAME and root.spark.row_count == 15_007, root.why
+    assert GROUPING_NOTE in root.notes
+    grouped = compare_engines(model, "0.0.0", catalog)
+    assert grouped.verdict == DIFFERS and grouped.differing_columns == [3]
+    assert GROUPING_INDEX_NOTE in grouped.notes
+    # DataFusion 55's own grouping sets (its grouping id after the keys, as its consumer reads them): its
+    # physical planner takes them under a projection only, which an emit of every column gives
+    tables = catalog_tables(Catalog([TUTORIAL_DATA]))
+    sql = "SELECT product_id, count(*) AS n FROM orders GROUP BY ROLLUP (product_id)"
+    for form in ("written", "optimized"):
+        own = analyze(sql_to_plan(sql, tables, form=form).data)
+        assert own.conventions_in_play.grouping_column == "datafusion"
+        result = bisect(own, Catalog([TUTORIAL_DATA]))
+        assert result.agree and result.compared == len(own.graph.nodes), (form, result.nodes)
 
 
 def test_an_approximate_function_is_named_where_the_engines_estimates_differ(spark, tpch_dir):
