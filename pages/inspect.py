@@ -11,7 +11,7 @@ import streamlit as st
 
 from ui.graph.viewer import graph_view, plan_dot
 from ui.markdown import md_escape
-from ui.page import open_plan, run_page
+from ui.page import not_its_sql, open_plan, run_page
 from ui.panels.boundary import panel
 from ui.panels.column_lineage import column_clicked, lineage_highlight, lineage_panel
 from ui.panels.cross_engine import bisect_controls, compare_section, engine_overlay, portability_controls
@@ -332,6 +332,7 @@ def main() -> None:
     shared = len(model.graph.shared_relations)
     parts = [model.loaded.format, counted(len(node_ids), "node"), counted(len(model.roots) - shared, "root")]
     st.caption(" · ".join(parts + ([counted(shared, "shared relation")] if shared else [])))
+    not_its_sql(plan)
     for d in model.plan_diagnostics:
         if d.severity is not Severity.INFO:
             _SEVERITY_WIDGET[d.severity](md_escape(f"{d.code}: {d.message}"))

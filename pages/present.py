@@ -14,7 +14,7 @@ import streamlit as st
 from executor.jobs.run import run_node
 from ui.graph.viewer import graph_view
 from ui.markdown import md_escape
-from ui.page import open_plan, run_page
+from ui.page import not_its_sql, open_plan, run_page
 from ui.panels.report_button import report_button
 from ui.rows import show_rows
 from ui.state import url
@@ -212,6 +212,7 @@ def main() -> None:
     # a sample by its title, for an audience ("TPC-H query 2 (isthmus)", not tpch_q02_isthmus.json)
     shown = sample_titles().get(plan.sample, plan.source) if getattr(plan, "sample", None) else plan.source
     st.markdown(f"#### {md_escape(shown)}")
+    not_its_sql(plan)
     # the graph large and the step beside it; under both, as wide as the page, the step's rows (in the side
     # column a table showed two or three of its columns), then the whole story
     graph_col, side_col = st.columns([2, 1], gap="large")

@@ -126,7 +126,7 @@ def _source(made: Made) -> str:
 
 def _plan_of(made: Made) -> Plan:
     # the data chosen here goes with the plan: the session's TPC-H toggle is every other plan's too
-    return Plan(made.plan.data, source=_source(made), written_for=made.data)
+    return Plan(made.plan.data, source=_source(made), written_for=made.data, not_its_sql=tuple(made.plan.not_the_sql))
 
 
 def _open(made: Made, page: str) -> None:

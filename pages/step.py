@@ -17,7 +17,7 @@ from executor.jobs.run import RunResult
 from executor.jobs.step import count_notes, cross_product_warning, run_step
 from ui.graph.viewer import graph_view
 from ui.markdown import md_escape, md_message
-from ui.page import open_plan, run_page
+from ui.page import not_its_sql, open_plan, run_page
 from ui.panels.boundary import panel
 from ui.panels.output_comparison import compare_panel
 from ui.panels.row_counts import finished_profile, profile_overlay
@@ -189,6 +189,7 @@ def main() -> None:
     node = model.node(node_id)
     parents = model.graph.parents(node_id)
     inputs = list(node.inputs)
+    not_its_sql(plan)
     st.subheader(md_escape(f"{title(node.kind)} · {node_id}"))
     if node.info.detail:
         st.caption(md_escape(node.info.detail))

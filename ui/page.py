@@ -82,6 +82,13 @@ def _opened(plan: Plan, model: PlanModel, graph_only: bool) -> Opened:
     return Opened(plan, model, graph_only)
 
 
+def not_its_sql(plan: Plan) -> None:
+    """What is known to differ between the plan and the SQL it was made from, on each page that shows it:
+    its rows are the plan's, which both engines give alike."""
+    for said in plan.not_its_sql:
+        st.warning(md_escape(f"This plan does not mean the SQL it was made from: {said}"), icon="⚠️")
+
+
 def run_page(name: str, main: Callable[[], None]) -> None:
     """A page's run: its ``main`` in a panel (a failure is said in its place, ``name`` naming the page),
     then the run's changes to the address made in one change (:mod:`ui.state.url`)."""

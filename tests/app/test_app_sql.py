@@ -223,3 +223,26 @@ def test_a_plan_just_made_is_scrolled_into_view_once():
     assert scrolls()
     at.run()
     assert not scrolls()
+
+
+def test_a_plan_that_does_not_mean_its_sql_says_so_on_every_page_that_shows_it():
+    """DataFusion's producer writes a RANGE frame of days as unbounded: the SQL page warns, and so do
+    Inspect, Step through and Present once the plan is open there (it said so on the SQL page only)."""
+    at = _sql_page()
+    at.radio(key="sql_data").set_value("tutorial").run()
+    at.text_area(key="sql_text").input(
+        "SELECT order_date, sum(quantity) OVER (ORDER BY order_date RANGE BETWEEN INTERVAL '7 days' PRECEDING "
+        "AND CURRENT ROW) AS s FROM orders"
+    ).run()
+    at.button(key="sql_make").click().run()
+    assert not at.exception, at.exception
+    [made] = [w.value for w in at.warning if "does not keep the window frame" in w.value]
+    at.button(key="sql_inspect").click().run()
+    assert not at.exception, at.exception
+    said = "This plan does not mean the SQL it was made from: DataFusion"
+    assert at.session_state["plan"].not_its_sql and any(said in w.value for w in at.warning), at.warning
+    for page in ("pages/step.py", "pages/present.py"):
+        at.switch_page(page).run()
+        assert not at.exception, (page, at.exception)
+        assert any(said in w.value and "RANGE BETWEEN 7 days PRECEDING" in w.value for w in at.warning), page
+    assert "RANGE BETWEEN 7 days PRECEDING AND CURRENT ROW" in made

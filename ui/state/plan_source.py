@@ -38,6 +38,9 @@ class Plan:
     #: the data it is written against ("tutorial", "tpch") when the person chose it (the SQL page); a
     #: sample's comes from sample_plans/manifest.json
     written_for: str | None = None
+    #: where the plan is known not to mean the SQL it was made from (the SQL page: a window frame
+    #: DataFusion's producer drops...), said on every page that shows it
+    not_its_sql: tuple[str, ...] = ()
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
