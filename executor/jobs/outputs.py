@@ -28,6 +28,7 @@ from functools import partial
 
 import pandas as pd
 
+from viz.counts import count_text, rows_text
 from viz.kinds import JOIN_KINDS, emit
 from viz.words import counted
 
@@ -435,17 +436,18 @@ __all__ = ["COMPARE_MAX_ROWS", "ColumnComparison", "OutputComparison", "compare_
 
 
 def _n(rows: int) -> str:
-    return f"{rows:,} row{'s' if rows != 1 else ''}"
+    return rows_text(rows)
 
 
-def _project_columns(body, in_cols: int | None) -> str:
+def _project_columns(body, in_cols: int | None, keeps_input: bool) -> str:
     """What a project did to the columns: the expressions it computed and the input columns it kept
-    (all, without an emit; an emit can keep any of either)."""
+    (without an emit: all of them, or none where its producer wrote projects as outputting only their
+    expressions; an emit can keep any of either)."""
     mapping = emit(body)
     if in_cols is None:
         return f"{counted(len(body.expressions), 'column')} computed"
     if mapping is None:
-        shown, kept = len(body.expressions), in_cols
+        shown, kept = len(body.expressions), in_cols if keeps_input else 0
     else:
         shown, kept = sum(1 for i in mapping if i >= in_cols), len({i for i in mapping if i < in_cols})
     inputs = counted(in_cols, "input column")
@@ -457,11 +459,13 @@ def _project_columns(body, in_cols: int | None) -> str:
 def describe_step(model, node_id: str, rows: int, input_rows: list[int]) -> str:
     """One line saying what node ``node_id`` did, from its row count and its inputs' (in input order):
     "kept 7 of 10 rows (3 dropped)", "joined 10 rows with 4 rows → 9 rows", "10 rows → 4 groups", ...; a
-    join without a condition "10 × 4 rows → 40 rows", its rows being the product of its inputs'."""
+    join without a condition "10 × 4 rows → 40 rows", its rows being the product of its inputs'. Counts
+    of a billion or more are said as ``1.4 × 10¹²`` (a cross product's can have sixty digits)."""
     node = model.node(node_id)
     kind = node.kind
     in_schema = model.node(node.inputs[0]).schema if node.inputs else None
     in_cols = len(in_schema) if in_schema is not None else None
+    c = count_text
     if not input_rows:
         what = f" from {node.info.detail}" if kind == "read" and node.info.detail else ""
         body = node.node.body
@@ -470,23 +474,24 @@ def describe_step(model, node_id: str, rows: int, input_rows: list[int]) -> str:
         return f"read {_n(rows)}{what}" if kind == "read" else f"produced {_n(rows)}"
     first = input_rows[0]
     if kind == "filter":
-        return f"kept {rows:,} of {_n(first)} ({first - rows:,} dropped)"
+        return f"kept {c(rows)} of {_n(first)} ({c(first - rows)} dropped)"
     if kind == "fetch":
-        return f"took {rows:,} of {_n(first)} ({first - rows:,} skipped or cut)"
+        return f"took {c(rows)} of {_n(first)} ({c(first - rows)} skipped or cut)"
     if kind == "sort":
         return f"same {_n(rows)}, reordered" if rows == first else f"{_n(first)} → {_n(rows)}, reordered"
     if kind in JOIN_KINDS:
         if is_cross_product(model, node_id):  # its rows are the product: said as one
-            return " × ".join(f"{r:,}" for r in input_rows) + f" rows → {_n(rows)}"
+            return " × ".join(c(r) for r in input_rows) + f" rows → {_n(rows)}"
         return "joined " + " with ".join(_n(r) for r in input_rows) + f" → {_n(rows)}"
     if kind == "aggregate":
         groups = "group" if rows == 1 else "groups"
-        return f"{_n(first)} → {rows:,} {groups}"
+        return f"{_n(first)} → {c(rows)} {groups}"
     if kind == "project":
-        return f"{_n(rows)}, {_project_columns(node.node.body, in_cols)}"
+        keeps_input = model.conventions.project_keeps_input
+        return f"{_n(rows)}, {_project_columns(node.node.body, in_cols, keeps_input)}"
     if kind == "set":
         return " and ".join(_n(r) for r in input_rows) + f" → {_n(rows)}"
-    return ", ".join(f"{r:,}" for r in input_rows) + f" input rows → {_n(rows)}"
+    return ", ".join(c(r) for r in input_rows) + f" input rows → {_n(rows)}"
 
 
 __all__ += ["describe_step"]

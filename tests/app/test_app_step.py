@@ -78,11 +78,17 @@ def test_describe_step_sentences():
     assert describe_step(model, "0.0", 9, [10, 4]) == "joined 10 rows with 4 rows → 9 rows"
     assert describe_step(model, "0", 4, [10]) == "10 rows → 4 groups"
     assert describe_step(model, "0.0.0", 17, []) == "read 17 rows from orders"
+    # counts of any size as people read them (a cross product's can have sixty digits)
+    big = 22_772_706_762_815 * 10**44
+    assert describe_step(model, "0.0.1", big - 5, [big]) == "kept 2.3 × 10⁵⁷ of 2.3 × 10⁵⁷ rows (5 dropped)"
+    assert describe_step(model, "0.0", big * 20, [big, 20]) == ("joined 2.3 × 10⁵⁷ rows with 20 rows → 4.6 × 10⁵⁸ rows")
     with open(os.path.join(ROOT, "sample_plans", "tpch_q03_duckdb.json"), "rb") as fh:
         duck = analyze(fh.read())  # DuckDB's reads carry the filters it pushed into them
     assert describe_step(duck, "0.0*5.1.0.1.0", 1, []) == "read 1 row from customer, through its filter"
-    # a project says what it computed and what it kept, not the difference of the two
-    assert describe_step(duck, "0.0.0", 5, [5]) == "5 rows, 4 columns computed, the 4 input columns kept"
+    # a project says what it computed and what it kept, not the difference of the two; DuckDB writes its
+    # projects as outputting only their expressions, so none of the input's columns are kept
+    assert not duck.conventions.project_keeps_input
+    assert describe_step(duck, "0.0.0", 5, [5]) == "5 rows, 4 columns computed, none of the 4 input columns kept"
     with open(os.path.join(ROOT, "sample_plans", "window.json"), "rb") as fh:
         window = analyze(fh.read())  # emit [0, 2, 1, 4, 5, 6] over 6 inputs and one expression
     assert describe_step(window, "0", 3, [3]) == "3 rows, 1 column computed, 5 of the 6 input columns kept"
