@@ -230,6 +230,11 @@ def test_a_profile_with_a_huge_count_draws_on_the_inspect_page():
     # the column is as wide as its longest count: right-aligned and cut on the left, it read "717,411,303,424"
     width = json.loads(table.proto.columns)["exact rows"]["width"]
     assert width >= 8.5 * len("1,180,591,620,717,411,303,424"), width
+    # its tables are bound to nothing here: the profile says so, and where to bind them (a profile of such a
+    # plan counted nothing, and the graph said "not profiled" with no reason)
+    said = md_escape("The plan reads left_t, right_t, not bound to data that serves it")
+    assert any(w.value.startswith(said) for w in at.warning), [w.value for w in at.warning]
+    assert any(link.proto.page == "tables" for link in at.get("page_link"))
 
 
 # ---- ids shown literally and the picker ------------------------------------------------------
