@@ -118,11 +118,18 @@ def _progress(task_key: tuple) -> None:
     show_progress(task, f"Running node {task_key[1]} and its inputs", "step_cancel")
 
 
-def _rows_block(model: PlanModel, nid: str, heading: str, result: RunResult | str | None, running: bool) -> None:
+def _rows_block(
+    model: PlanModel, nid: str, heading: str, result: RunResult | str | None, running: bool, said: dict[str, str]
+) -> None:
+    """One node's rows under ``heading``; an error said already in ``said`` (error -> the heading it is
+    under: an input's table error is the output's too) is pointed to, not repeated."""
     st.markdown(f"**{heading}** · {md_escape(f'{title(model.node(nid).kind)} {nid}')}")
     if result is None:
         st.caption("Running…" if running else "Not run yet.")
+    elif isinstance(result, str) and result in said:
+        st.caption(f"Failed as {said[result]} did (its error is above).")
     elif isinstance(result, str):
+        said[result] = heading.lower()
         st.error(md_message(result))
     else:
         if result.row_count is not None:
@@ -273,12 +280,14 @@ def _rows(
     running = task is not None and not task.done.is_set()
     # the inputs side by side, the output under them as wide as the panel: three tables in a row are
     # too narrow to read
+    said: dict[str, str] = {}
     for i, (inp, res, col) in enumerate(zip(inputs, ins, st.columns(len(inputs)) if inputs else [])):
         with col:
-            _rows_block(model, inp, f"Input {i + 1}", res, running)
-    _rows_block(model, node_id, "Output", own, running)
+            _rows_block(model, inp, f"Input {i + 1}", res, running, said)
+    _rows_block(model, node_id, "Output", own, running, said)
 
-    if kind(node.kind).keeps_input_rows and len(inputs) == 1 and ok and task is not None and task.done.is_set():
+    compared = ok and task is not None and task.done.is_set() and not task.error and not said
+    if kind(node.kind).keeps_input_rows and len(inputs) == 1 and compared:
         st.markdown("##### Compared with its input")
         catalog = catalog_for(plan, generate=True)
         with panel("the comparison with its input"):

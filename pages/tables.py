@@ -172,7 +172,7 @@ def _fix_panel(plan, s: TableStatus, bases, catalog, offers: dict[str, list[str]
         elif s.how == "not bound":
             st.error(
                 md_escape(
-                    f"No binding and no file named {name.split('.')[-1]}.parquet (.csv, .orc, .arrow or "
+                    f"No binding and no file named {name.split('.')[-1]}.parquet (.csv, .tsv, .orc, .arrow or "
                     "a folder) in the data roots."
                 ),
                 icon=":material/block:",

@@ -256,10 +256,11 @@ class Catalog:
         where = " or in the Spark catalog" if self.use_spark_catalog else ""
         return (
             f"table `{name}` is not bound: no binding, no file named {names[-1] if names else name}.parquet"
-            f" (.csv, .orc, .arrow or a folder) in the data roots{where}. Bound tables: {bound}; "
+            f" (.csv, .tsv, .orc, .arrow or a folder) in the data roots{where}. Bound tables: {bound}; "
             + (f"tables in the data roots ({roots}): {in_roots}. " if self.roots.roots else "no data roots. ")
             + self._suite_hint(names[-1] if names else name)
             + self.bind_how
+            + "."
         )
 
     def _suite_hint(self, table: str) -> str:

@@ -63,6 +63,27 @@ def test_step_page_starts_at_a_leaf_and_steps_up_and_down():
     assert "#fff3c4" in node_part(dot, "0.0.1.0")  # the current node is drawn selected
 
 
+def test_a_step_whose_input_fails_says_its_error_once_and_compares_nothing(spark):
+    """A fetch over a read of a table bound to nothing: the read's error is said once, under its input, and
+    the output points to it (the same message twice before); no comparison with the input is offered."""
+    import json
+
+    from tests.support import plans as P
+
+    doc = P.plan(({"fetch": {"input": P.read("nosuch_t", [("a", "i64")]), "count": "3"}}, ["a"]))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page("pages/step.py").run()
+    at.sidebar.file_uploader[0].set_value(("nosuch.json", json.dumps(doc).encode(), "application/json")).run()
+    at.session_state["node"] = "0"
+    at.run()
+    _run_step(at)
+    assert not at.exception, at.exception
+    [said] = [e.value for e in at.error]
+    assert said.startswith("table `nosuch_t` is not bound") and said.endswith(".")
+    assert "Failed as input 1 did (its error is above)." in [c.value for c in at.caption]
+    assert not any("Compared with its input" in m.value for m in at.markdown)
+
+
 def test_the_step_node_is_shared_with_inspect():
     at = _step_app("0.0.1")
     assert _heading(at) == "Filter · 0.0.1"
