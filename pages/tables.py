@@ -32,7 +32,7 @@ from ui.state.plan_data import (
     save_upload,
     shown_path,
 )
-from ui.state.plan_source import current_model, plan_sidebar
+from ui.state.plan_source import REFUSED, current_model, plan_sidebar
 from viz.tables import plan_tables
 from viz.words import and_list
 
@@ -45,7 +45,11 @@ def main() -> None:
     model = current_model(plan)
     if model is None:
         if plan is None:
-            st.info("Open a plan first (the sidebar): this page shows the tables it reads and binds them to data.")
+            refused = st.session_state.get(REFUSED)
+            if refused:  # the upload that was not a plan, as the other pages say it
+                st.error(md_escape(refused))
+            else:
+                st.info("Open a plan first (the sidebar): this page shows the tables it reads and binds them to data.")
         return
     tables = plan_tables(model)
     kind = sample_data_kind(plan)

@@ -391,3 +391,15 @@ def test_a_message_keeps_its_code_spans_and_escapes_the_rest():
     text = "table `no_such_table` is not bound; node 0.0*6 with node 0.0*5 [see `a*b`]"
     assert md_message(text) == r"table `no_such_table` is not bound; node 0.0\*6 with node 0.0\*5 \[see `a*b`\]"
     assert md_message("an unclosed ` tick") == r"an unclosed \` tick"
+
+
+def test_a_bad_upload_with_no_plan_open_is_said_on_the_tables_page_as_on_the_others():
+    """With no plan open, the Tables page said "Open a plan first" where Inspect, Step and Present say why
+    the upload was not opened."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("pages/tables.py").run()
+    at.sidebar.file_uploader[0].set_value(("empty.json", b"", "application/octet-stream")).run()
+    assert not at.exception
+    [message] = [e.value for e in at.error]
+    assert message.startswith(md_escape("empty.json was not opened: expected a Substrait Plan")), message
+    assert not at.info
