@@ -158,6 +158,7 @@ def _graph(model: PlanModel, node_id: str) -> None:
         clickable=False,
         height=560,
         plan=model.digest,
+        follow=True,  # opened in the middle of the frame, its inputs and parents around it
     )
     if big:
         st.caption("The neighbourhood of the current node (the plan is large): two levels up and down.")
@@ -286,7 +287,8 @@ def _rows(
             _rows_block(model, inp, f"Input {i + 1}", res, running, said)
     _rows_block(model, node_id, "Output", own, running, said)
 
-    compared = ok and task is not None and task.done.is_set() and not task.error and not said
+    # after a failed run (not one the person stopped) a comparison would fail the same way
+    compared = ok and task is not None and task.done.is_set() and (not said or task.cancel.is_set())
     if kind(node.kind).keeps_input_rows and len(inputs) == 1 and compared:
         st.markdown("##### Compared with its input")
         catalog = catalog_for(plan, generate=True)

@@ -200,8 +200,10 @@ function build(root, data) {
   };
   v.reveal = (g, readable) => {  // node g centred, when outside the frame (or, with readable, too small to read)
     if (!g || (v.inView(g) && (!readable || v.k >= READABLE_K))) return;
-    const b = v.box(g), k = v.fitting(b, Math.max(v.k, READABLE_K)), vw = viewport.clientWidth;
-    const vh = viewport.clientHeight;
+    v.centre(g, v.fitting(v.box(g), Math.max(v.k, READABLE_K)));
+  };
+  v.centre = (g, k) => {  // node g in the frame's middle at zoom k
+    const b = v.box(g), vw = viewport.clientWidth, vh = viewport.clientHeight;
     v.centerOn(b.x + b.w / 2, b.y + b.h / 2, k);
     // a node near the drawing's edge: the frame filled with the drawing instead, as far as g stays in it
     const x = v.x, y = v.y;
@@ -475,6 +477,11 @@ function show(component) {
       if (old.hitKey !== null) { v.setHits(data.hits || [], searched(data)); v.hitKey = old.hitKey; v.hitAt = old.hitAt; }
     } else if (!data.actual_size && Math.min(vp.clientWidth / v.w, vp.clientHeight / v.h) >= READABLE_K) {
       v.fit();  // else fitted when its text stays readable so; else at 100%, from the top (the roots)
+    } else if (data.follow && v.node(data.selected)) {
+      // a followed node (Step through, Present) in the middle, at the smallest readable zoom: the nodes
+      // around it show (from the top at 100%, the current node's inputs were below the frame)
+      const g = v.node(data.selected);
+      v.centre(g, READABLE_K);
     } else {
       v.actual();
     }
