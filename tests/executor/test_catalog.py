@@ -258,11 +258,11 @@ def test_a_benchmark_table_that_is_not_bound_says_how_to_read_the_generated_data
             cat.named_table(spark, [table])
         assert str(err.value).endswith(
             f"{table} is a {said} table: turn on “Use the generated {said} sample data” on the Tables page. "
-            "Or: Bind it there"
+            "Or: Bind it there."
         ), str(err.value)
     with pytest.raises(TableNotFound) as err:
         cat.named_table(spark, ["nowhere"])
-    assert str(err.value).endswith("Bind it there") and "is a TPC" not in str(err.value)
+    assert str(err.value).endswith("Bind it there.") and "is a TPC" not in str(err.value)
 
 
 def test_spark_catalog_table(spark, tree):
