@@ -435,10 +435,6 @@ __all__ = ["COMPARE_MAX_ROWS", "ColumnComparison", "OutputComparison", "compare_
 # ---- what one step did -------------------------------------------------------------------------
 
 
-def _n(rows: int) -> str:
-    return rows_text(rows)
-
-
 def _project_columns(body, in_cols: int | None, keeps_input: bool) -> str:
     """What a project did to the columns: the expressions it computed and the input columns it kept
     (without an emit: all of them, or none where its producer wrote projects as outputting only their
@@ -465,33 +461,36 @@ def describe_step(model, node_id: str, rows: int, input_rows: list[int]) -> str:
     kind = node.kind
     in_schema = model.node(node.inputs[0]).schema if node.inputs else None
     in_cols = len(in_schema) if in_schema is not None else None
-    c = count_text
     if not input_rows:
         what = f" from {node.info.detail}" if kind == "read" and node.info.detail else ""
         body = node.node.body
         if kind == "read" and body is not None and body.HasField("filter"):
             what += ", through its filter"  # the rows the read's own filter kept, not the table's
-        return f"read {_n(rows)}{what}" if kind == "read" else f"produced {_n(rows)}"
+        return f"read {rows_text(rows)}{what}" if kind == "read" else f"produced {rows_text(rows)}"
     first = input_rows[0]
     if kind == "filter":
-        return f"kept {c(rows)} of {_n(first)} ({c(first - rows)} dropped)"
+        return f"kept {count_text(rows)} of {rows_text(first)} ({count_text(first - rows)} dropped)"
     if kind == "fetch":
-        return f"took {c(rows)} of {_n(first)} ({c(first - rows)} skipped or cut)"
+        return f"took {count_text(rows)} of {rows_text(first)} ({count_text(first - rows)} skipped or cut)"
     if kind == "sort":
-        return f"same {_n(rows)}, reordered" if rows == first else f"{_n(first)} → {_n(rows)}, reordered"
+        return (
+            f"same {rows_text(rows)}, reordered"
+            if rows == first
+            else f"{rows_text(first)} → {rows_text(rows)}, reordered"
+        )
     if kind in JOIN_KINDS:
         if is_cross_product(model, node_id):  # its rows are the product: said as one
-            return " × ".join(c(r) for r in input_rows) + f" rows → {_n(rows)}"
-        return "joined " + " with ".join(_n(r) for r in input_rows) + f" → {_n(rows)}"
+            return " × ".join(count_text(r) for r in input_rows) + f" rows → {rows_text(rows)}"
+        return "joined " + " with ".join(rows_text(r) for r in input_rows) + f" → {rows_text(rows)}"
     if kind == "aggregate":
         groups = "group" if rows == 1 else "groups"
-        return f"{_n(first)} → {c(rows)} {groups}"
+        return f"{rows_text(first)} → {count_text(rows)} {groups}"
     if kind == "project":
         keeps_input = model.conventions.project_keeps_input
-        return f"{_n(rows)}, {_project_columns(node.node.body, in_cols, keeps_input)}"
+        return f"{rows_text(rows)}, {_project_columns(node.node.body, in_cols, keeps_input)}"
     if kind == "set":
-        return " and ".join(_n(r) for r in input_rows) + f" → {_n(rows)}"
-    return ", ".join(c(r) for r in input_rows) + f" input rows → {_n(rows)}"
+        return " and ".join(rows_text(r) for r in input_rows) + f" → {rows_text(rows)}"
+    return ", ".join(count_text(r) for r in input_rows) + f" input rows → {rows_text(rows)}"
 
 
 __all__ += ["describe_step"]
