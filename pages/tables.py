@@ -18,7 +18,7 @@ from executor.data.catalog import TableStatus, file_words, plan_columns_by_table
 from executor.data.columns import ColumnCheck, check_bases, file_columns
 from executor.errors import ExecutionError
 from ui.markdown import md_escape
-from ui.page import run_page
+from ui.page import no_plan, run_page
 from ui.rows import wrapped_row_px
 from ui.state.entry import through_app
 from ui.state.plan_data import (
@@ -32,7 +32,7 @@ from ui.state.plan_data import (
     save_upload,
     shown_path,
 )
-from ui.state.plan_source import REFUSED, current_model, plan_sidebar
+from ui.state.plan_source import current_model, plan_sidebar
 from viz.tables import plan_tables
 from viz.words import and_list
 
@@ -45,11 +45,7 @@ def main() -> None:
     model = current_model(plan)
     if model is None:
         if plan is None:
-            refused = st.session_state.get(REFUSED)
-            if refused:  # the upload that was not a plan, as the other pages say it
-                st.error(md_escape(refused))
-            else:
-                st.info("Open a plan first (the sidebar): this page shows the tables it reads and binds them to data.")
+            no_plan("Open a plan first (the sidebar): this page shows the tables it reads and binds them to data.")
         return
     tables = plan_tables(model)
     kind = sample_data_kind(plan)

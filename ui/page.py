@@ -62,16 +62,21 @@ def open_plan(title: str, hint: str, empty: str | None = None, graph_first: bool
     if model is None:
         if plan is None:
             st.title(title)
-            refused = st.session_state.get(REFUSED)
-            if refused:  # here, where a person looks for the plan (the sidebar says it while another is open)
-                st.error(md_escape(refused))
-            else:
-                st.info(hint)
+            no_plan(hint)
         return None
     if empty is not None and not model.graph.nodes:
         st.warning(empty)
         return None
     return _opened(plan, model, graph_only=False)
+
+
+def no_plan(hint: str) -> None:
+    """A page's body with no plan open: why the last upload or paste was not opened, else ``hint``."""
+    refused = st.session_state.get(REFUSED)
+    if refused:  # here, where a person looks for the plan (the sidebar says it while another is open)
+        st.error(md_escape(refused))
+    else:
+        st.info(hint)
 
 
 def _opened(plan: Plan, model: PlanModel, graph_only: bool) -> Opened:
