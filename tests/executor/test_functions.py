@@ -460,3 +460,45 @@ def test_spec_error_cases_raise(spec_results):
 def test_build_errors_are_executor_errors():
     with pytest.raises(ExecutionError):
         fc.parse_type("nosuchtype")
+
+
+#: (text, pattern) pairs with backslashes, ``%`` and ``_``, each checked against DuckDB below.
+_LIKE_CASES = [
+    ("a\\%b", "a\\%b"),
+    ("a\\xyz", "a\\%"),
+    ("a%", "a\\%"),
+    ("a\\", "a\\"),
+    ("A\\B", "a\\b"),
+    ("a_b", "a\\_b"),
+    ("a\\\\b", "a\\\\b"),
+    ("a\\b", "a\\\\b"),
+    ("abc", "a_c"),
+    ("ABC", "a%"),
+]
+
+
+def test_a_like_without_an_escape_reads_a_backslash_as_itself_as_duckdb_does(spark):
+    """DuckDB writes LIKE and ILIKE as ``~~`` and ``~~*`` with no escape character, and its engine (the
+    oracle, run here) reads a backslash in the pattern as itself, as SQL does; Spark's own LIKE escapes
+    with it. A literal pattern and one computed in the run both; a pattern with a backslash says so."""
+    import duckdb
+
+    con = duckdb.connect()
+    expected = []
+    built = []
+    warned = []
+    for text, pattern in _LIKE_CASES:
+        expected.append(tuple(con.execute("SELECT ? LIKE ?, ? ILIKE ?", [text, pattern, text, pattern]).fetchone()) * 2)
+        row = []
+        for constant in (True, False):
+            for name in ("~~", "~~*"):
+                c = call(name, "str", "str")
+                if constant:
+                    c.constants = [functions.NOT_CONSTANT, pattern]
+                row.append(functions.scalar(c, [lit(text, "str"), lit(pattern, "str")]))
+                warned.append(bool(c.warnings) == (not constant or "\\" in pattern))
+        built.append(row)
+    got = spark.range(1).select(*[col.alias(f"c{i}_{j}") for i, row in enumerate(built) for j, col in enumerate(row)])
+    values = got.collect()[0]
+    assert [tuple(values[4 * i : 4 * i + 4]) for i in range(len(_LIKE_CASES))] == expected
+    assert all(warned)

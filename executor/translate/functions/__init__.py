@@ -59,6 +59,8 @@ _merge("scalar, aggregate or window", SCALAR, AGGREGATE, WINDOW)  # and no name 
 ALIASES: dict[str, str] = {
     "~~": "like",
     "!~~": "not_like",
+    "~~*": "ilike",  # DuckDB's ILIKE
+    "!~~*": "not_ilike",
     "count_star": "count",
     "sum_no_overflow": "sum",
     "character_length": "char_length",
@@ -188,6 +190,8 @@ PREDICATES = frozenset(
         "and_not",
         "like",
         "ilike",
+        "not_like",
+        "not_ilike",
         "starts_with",
         "ends_with",
         "contains",

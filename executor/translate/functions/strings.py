@@ -158,6 +158,22 @@ def _datafusion_like(call: Call, vals: list[Column], insensitive: bool) -> Colum
     return F.call_function("like", vals[0], F.lit(re.sub(r"\\(.)?", _spark_like_escape, pattern, flags=re.S)))
 
 
+def _standard_like(call: Call, vals: list[Column], fn: str) -> Column:
+    """LIKE with no escape character, as SQL reads it (and DuckDB, whose plans write it so): a
+    backslash is itself, where Spark's LIKE escapes with it; each is doubled for Spark, and a pattern that
+    may hold one says so on its node."""
+    pattern = call.constants[1] if len(call.constants) > 1 else NOT_CONSTANT
+    if isinstance(pattern, str) and "\\" not in pattern:
+        return F.call_function(fn, *vals[:2])
+    call.warnings.append(
+        f"{fn}: the plan gives no escape character, so a backslash in the pattern is read as itself, as SQL "
+        "reads a LIKE without ESCAPE (Spark's own LIKE would escape with it)"
+    )
+    if isinstance(pattern, str):
+        return F.call_function(fn, vals[0], F.lit(pattern.replace("\\", "\\\\")))
+    return F.call_function(fn, vals[0], F.replace(vals[1], F.lit("\\"), F.lit("\\\\")))
+
+
 def _like(call: Call, args: list, insensitive: bool = False) -> Column:
     """LIKE; a third argument is the escape character (DataFusion writes one, a null literal when the
     SQL has none). Spark takes the escape only as a one-character literal."""
@@ -167,7 +183,7 @@ def _like(call: Call, args: list, insensitive: bool = False) -> Column:
     if escape is None:
         if call.dialect == "datafusion":
             return _datafusion_like(call, vals, fn == "ilike")
-        return F.call_function(fn, *vals[:2])
+        return _standard_like(call, vals, fn)
     if isinstance(escape, str) and len(escape) == 1:
         return F.call_function(fn, vals[0], vals[1], F.lit(escape))
     given = "an expression" if escape is NOT_CONSTANT else repr(escape)
@@ -610,6 +626,10 @@ def _not_like(call: Call, args: list) -> Column:
     return ~_like(call, args)
 
 
+def _not_ilike(call: Call, args: list) -> Column:
+    return ~_like(call, args, insensitive=True)
+
+
 SCALAR: dict[str, Builder] = {
     "concat": _concat,
     "str_concat": _str_concat,
@@ -659,6 +679,7 @@ SCALAR: dict[str, Builder] = {
     "regexp_string_split": _regexp_string_split,
     "string_split": _string_split,
     "not_like": _not_like,
+    "not_ilike": _not_ilike,
     "overlay": _overlay,
     "substr_index": _substr_index,
     "regexp_like": _regexp_like,
