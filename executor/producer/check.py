@@ -382,6 +382,8 @@ class Checker:
                     if cut
                     else self._arbitrate(query.sql, model, got, want)
                 )
+            elif not cut:
+                problems.append(self._arbitrate_by_the_plan(model, got, want))
         out.why = "; ".join(p for p in problems if p)
         out.seconds = round(time.monotonic() - started, 2)
         return out
@@ -429,14 +431,14 @@ class Checker:
                 verdict = "DuckDB's rows are as near to Spark's as to DataFusion's and cannot judge"
             else:
                 verdict = "" if with_datafusion else "DuckDB agrees with neither"
-        plan_rows = self._plan_rows_on_datafusion(model)
         said = f"{verdict}; DataFusion's" if verdict else "DuckDB agrees with DataFusion, whose"
-        if plan_rows is not None and multiset_diff(spark_rows, plan_rows) is None:
+        sides = self._plan_sides_with(model, spark_rows, df_rows)
+        if sides == "spark":
             return (
                 f"{said} engine running the plan gives Spark's rows: the plan does not mean the SQL (its "
                 "producer's doing)"
             )
-        if plan_rows is not None and multiset_diff(df_rows, plan_rows) is None:
+        if sides == "sql":
             return (
                 f"{said} engine running the plan gives the same rows: Spark's run of the plan is wrong "
                 "(`executor bisect` on the plan finds the node)"
@@ -445,6 +447,33 @@ class Checker:
             "DuckDB agrees with DataFusion: Spark's run of the plan is wrong (its translation, or the plan itself: "
             "`executor bisect` on the plan finds the node)"
         )
+
+    def _arbitrate_by_the_plan(self, model, spark_rows: list[tuple], duck_rows: list[tuple]) -> str:
+        """Where DataFusion's engine fails on the SQL and DuckDB's rows differ from Spark's: whether
+        DataFusion's engine running the plan gives Spark's rows (the plan means otherwise than DuckDB
+        reads the SQL) or DuckDB's (Spark's run is wrong); "" where it gives neither or cannot run it."""
+        sides = self._plan_sides_with(model, spark_rows, duck_rows)
+        if sides == "spark":
+            return (
+                "DataFusion's engine running the plan gives Spark's rows: the plan does not mean the SQL as "
+                "DuckDB reads it (its producer's doing, or the two engines read the SQL differently)"
+            )
+        if sides == "sql":
+            return (
+                "DataFusion's engine running the plan gives DuckDB's rows: Spark's run of the plan is wrong "
+                "(`executor bisect` on the plan finds the node)"
+            )
+        return ""
+
+    def _plan_sides_with(self, model, spark_rows: list[tuple], sql_rows: list[tuple]) -> str | None:
+        """Whose rows DataFusion's engine running the plan gives: "spark", "sql" (the SQL's engine's) or
+        None (neither, or it cannot run the plan)."""
+        plan_rows = self._plan_rows_on_datafusion(model)
+        if plan_rows is None:
+            return None
+        if multiset_diff(spark_rows, plan_rows) is None:
+            return "spark"
+        return "sql" if multiset_diff(sql_rows, plan_rows) is None else None
 
     def _plan_rows_on_datafusion(self, model) -> list[tuple] | None:
         """The plan's rows on DataFusion's consumer and engine, None where it cannot run them."""

@@ -425,6 +425,24 @@ def test_a_plan_that_lost_the_sqls_meaning_is_blamed_on_its_producer(spark, tpch
     assert "does not keep IGNORE NULLS" in lost.why
 
 
+def test_where_datafusion_fails_on_the_sql_its_engine_running_the_plan_still_says_whose_doing_it_is(spark, tpch_dir):
+    """DataFusion 55's engine cannot run a correlated NOT IN over a nullable column ("null_aware anti join
+    only supports single column join key"), so DuckDB's rows are the oracle: none, since NULL NOT IN
+    (NULL) is not true (checked by hand). The producer writes a plain anti join, which keeps region 1, and
+    DataFusion's engine running the plan keeps it too: the verdict names the plan, not the run."""
+    sql = (
+        "SELECT r_regionkey FROM region r WHERE r_regionkey NOT IN "
+        "(SELECT nullif(n_regionkey, 1) FROM nation n WHERE n.n_regionkey = r.r_regionkey) ORDER BY 1"
+    )
+    tables = {t: os.path.join(tpch_dir, f"{t}.parquet") for t in _TPCH}
+    out = Checker(tables, form="written").check(Query("not_in", sql))
+    assert (out.oracle, out.rows) == ("duckdb", "differs")
+    assert "rows: 1 rows, expected 0" in out.why
+    assert (
+        "DataFusion's engine running the plan gives Spark's rows: the plan does not mean the SQL as DuckDB" in out.why
+    )
+
+
 def test_check_compares_columns_by_position_and_a_cut_run_as_part_of_the_result(spark, tpch_dir):
     """Two output columns of one name stay two (DataFusion's rows were read as dicts, which kept one);
     a result larger than the run keeps is compared as Spark's first rows, each found in the result."""
