@@ -6,6 +6,8 @@ Each expectation was worked out by hand from the "Direct Output Order" rows of
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from tests.support.plans import (
@@ -626,6 +628,32 @@ def test_an_invalid_type_is_an_error_on_its_node(t, says):
     m = model_of(plan(rel))
     assert [d.message for d in m.node("0").diagnostics if d.code == "invalid-type"] == [
         f"the base schema's x is not a valid type: {says}"
+    ]
+
+
+def _decimal_literal(unscaled: int, precision: int, scale: int) -> dict:
+    raw = unscaled.to_bytes(16, "little", signed=True)
+    return {"literal": {"decimal": {"value": base64.b64encode(raw).decode(), "precision": precision, "scale": scale}}}
+
+
+def test_a_decimal_literal_with_more_digits_than_its_precision_is_an_error_on_its_node():
+    """DataFusion 55 folds cast(12345678901234.5678 AS decimal(38,10)) * cast(98765.4321 AS decimal(38,10))
+    into a decimal<38,20> of 39 digits (its engine gives that value; DuckDB stops on the overflow): the
+    plan is invalid there, and says so before Spark refuses it. A literal that fits, and one in a list,
+    are checked alike."""
+    too_long = 121932631124828538929049205997568000000
+    rel = {"filter": {"input": C, "condition": call(1, field(1), _decimal_literal(too_long, 38, 20))}}
+    m = model_of(plan(rel))
+    assert [d.message for d in m.node("0").diagnostics if d.code == "invalid-literal"] == [
+        "the decimal literal 1219326311248285389.29049205997568000000 has 39 digits, more than its type "
+        "decimal<38,20> holds"
+    ]
+    fits = {"filter": {"input": C, "condition": call(1, field(1), _decimal_literal(-99999, 5, 2))}}
+    assert not [d for d in model_of(plan(fits)).node("0").diagnostics if d.code == "invalid-literal"]
+    listed = {"list": {"values": [_decimal_literal(1234, 3, 0)["literal"]]}}
+    in_list = {"filter": {"input": C, "condition": call(1, field(1), {"literal": listed})}}
+    assert [d.code for d in model_of(plan(in_list)).node("0").diagnostics if d.code == "invalid-literal"] == [
+        "invalid-literal"
     ]
 
 

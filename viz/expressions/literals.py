@@ -115,6 +115,30 @@ def decimal_value(lit: Expression.Literal.Decimal) -> decimal.Decimal:
     return decimal.Decimal(unscaled).scaleb(-lit.scale, _EXACT)
 
 
+def decimal_too_long(lit: Expression.Literal) -> str | None:
+    """What is wrong with a decimal literal (or one inside a list, struct or map literal) whose value has
+    more digits than its precision allows; None when each fits."""
+    which = lit.WhichOneof("literal_type")
+    if which == "decimal":
+        d = lit.decimal
+        digits = len(str(abs(int.from_bytes(d.value, "little", signed=True))))
+        if digits > d.precision:
+            return (
+                f"the decimal literal {decimal_value(d)} has {digits} digits, more than its type "
+                f"decimal<{d.precision},{d.scale}> holds"
+            )
+        return None
+    if which == "list":
+        inner = list(lit.list.values)
+    elif which == "struct":
+        inner = list(lit.struct.fields)
+    elif which == "map":
+        inner = [v for kv in lit.map.key_values for v in (kv.key, kv.value)]
+    else:
+        return None
+    return next((w for w in map(decimal_too_long, inner) if w is not None), None)
+
+
 def _timestamp_text(value: int, precision: int) -> str:
     seconds, frac = divmod(value, 10**precision)
     try:

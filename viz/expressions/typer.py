@@ -13,7 +13,7 @@ from .. import types as T
 from ..errors import Diagnostic, error, info, warning
 from ..extensions import Extensions
 from ..fields import Field, nested_names_for, struct_members
-from .literals import literal_text, literal_type
+from .literals import decimal_too_long, literal_text, literal_type
 from .references import FieldReferences
 from .shapes import bound_offset, case_base, sort_direction
 from .typed import Scope, Typed
@@ -683,6 +683,9 @@ class ExpressionTyper(FieldReferences):
         # an empty string's type is fixed_char<0> (isthmus writes every string as a fixed_char): its length
         # is the value's own, so only the type's other bounds are checked
         self._check_type(t, "a literal's type", lengths=False)
+        too_long = decimal_too_long(lit)
+        if too_long is not None:
+            self._diag(error("invalid-literal", too_long, self.node))
         text = literal_text(lit, self.ext.types)
         return Typed(t, text, _short(text, 24), nested_names_for(t))
 
