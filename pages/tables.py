@@ -381,7 +381,12 @@ def _bind_form(plan, names: list[str], catalog) -> None:
     if how.startswith("upload"):
         f = st.file_uploader("CSV (with a header line) or Parquet", type=["csv", "parquet"], key="bind_file")
         if f is not None and st.button("Bind", key="bind_upload"):
-            _bind(plan, name, save_upload(f.name, f.getvalue()))
+            try:
+                path = save_upload(f.name, f.getvalue())
+            except ExecutionError as exc:
+                st.error(md_escape(f"{str(exc).rstrip('.')}. It was not bound to {name}."), icon=":material/block:")
+                return
+            _bind(plan, name, path)
     else:
         files = catalog.data_files()
         if not files:

@@ -245,6 +245,18 @@ def file_columns(path: str, fmt: str) -> list[Column]:
     return list(_file_columns(path, fmt, stamp))
 
 
+def _reader_reason(exc: BaseException) -> str:
+    """pyarrow's reason a file cannot be read, as a person reads it: its own status ("CSV parse error:
+    ...") without the layers around it that repeat the path, and without the file's bytes it quotes (a
+    picture's), cut short."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    text = text.rsplit("Invalid: ", 1)[-1]
+    text = re.sub(r"^.*Could not open \w+ input source '[^']*': ", "", text)
+    text = re.sub(r"(: )?[^\s\w]*[^\x20-\x7e\xa0-\uffff].*", "", text)  # the rest quotes the file's bytes
+    text = text or type(exc).__name__
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
 @functools.lru_cache(maxsize=512)
 def _file_columns(path: str, fmt: str, _stamp: int) -> tuple[Column, ...]:
     import pyarrow.csv as pcsv
@@ -271,9 +283,7 @@ def _file_columns(path: str, fmt: str, _stamp: int) -> tuple[Column, ...]:
                 return tuple(arrow_columns(schema))
             except Exception:  # noqa: BLE001 - the first reason is the one to give
                 pass
-        raise ExecutionError(
-            f"cannot read the columns of {path!r}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-        ) from None
+        raise ExecutionError(f"cannot read the columns of {path!r}: {_reader_reason(exc)}") from None
     if fmt in ("csv", "tsv"):  # a column with no value in the rows read: Spark's CSV reader makes it text
         import pyarrow as pa
 

@@ -55,7 +55,7 @@ def _mismatch(
     if check.ok or (position and check.by_position):
         return None
     plan_cols = ", ".join(f.name for f in base)
-    file_cols = ", ".join(c.shown() for c in check.table)
+    file_cols = ", ".join(c.shown() for c in check.table) or "no columns"
     if position:
         return (
             f"{what} ({where}) {check.problem()}, and it cannot be read by position either: "

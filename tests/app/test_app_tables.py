@@ -254,3 +254,33 @@ def test_an_upload_read_by_position_is_said_to_serve_in_the_list_of_bindings(tmp
         "orders → your upload orders_bad.csv (serves the plan, read by position)"
     )
     assert spark_calls == []
+
+
+def test_an_upload_that_is_no_table_is_refused_and_the_binding_before_it_stays(tmp_path, spark_calls):  # noqa: F811
+    """A picture named .csv, an empty .csv and text named .parquet, each uploaded for a table already bound
+    to a good upload of that name: each is refused with the reader's reason in words (no server path, none
+    of the file's own bytes), nothing is bound, and the good file is neither replaced nor unbound."""
+    at = _tables_page(tmp_path, "tutorial.json")
+    at.selectbox(key="bind_name").set_value("orders").run()
+    good = b"product_id,quantity,order_date,price\n1,2,2024-01-01,2.5\n"
+    at.file_uploader(key="bind_file").set_value(("orders.csv", good, "text/csv")).run()
+    at.button(key="bind_upload").click().run()
+    bound = _row(at, "orders")
+    assert (bound["source"], bound["bound"]) == ("csv, your upload orders.csv", "yes"), bound
+    uploads = at.session_state["uploads_dir"]
+    for name, data, says in [
+        ("orders.csv", bytes(range(256)) * 4, "orders.csv cannot be read as CSV: CSV parse error: Row #3: Expected"),
+        ("orders.csv", b"", "orders.csv cannot be read as CSV: CSV parse error: Empty CSV file"),
+        ("orders.parquet", b"order_id\n1\n", "orders.parquet cannot be read as Parquet: Parquet magic bytes not found"),
+    ]:
+        at.file_uploader(key="bind_file").set_value((name, data, "application/octet-stream")).run()
+        at.button(key="bind_upload").click().run()
+        assert not at.exception, at.exception
+        errors = [e.value.replace("\\", "") for e in at.error]
+        assert any(e.startswith(says) and e.endswith("It was not bound to orders.") for e in errors), errors
+        assert not any(uploads in e or "\x00" in e or "\x10" in e for e in errors), errors
+        assert _row(at, "orders") == bound
+        with open(os.path.join(uploads, "orders.csv"), "rb") as fh:
+            assert fh.read() == good
+    assert sorted(os.listdir(uploads)) == ["orders.csv"]
+    assert spark_calls == []

@@ -13,6 +13,7 @@ import functools
 import json
 import os
 import re
+import tempfile
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,8 +21,10 @@ from dataclasses import dataclass
 import streamlit as st
 
 from executor import settings
-from executor.data.catalog import Catalog, data_roots
+from executor.data.catalog import SUFFIX_FORMATS, Catalog, data_roots
+from executor.data.columns import file_columns
 from executor.data.generate import CACHE, TPCDS_TABLES, TPCH_TABLES, tpcds, tpch
+from executor.errors import ExecutionError
 from ui.state.plan_source import ROOT, SAMPLES, Plan, plan_digest
 
 TUTORIAL_DATA = os.path.join(ROOT, "sample_data", "tutorial")
@@ -174,11 +177,36 @@ def catalog_for(plan: Plan | None, generate: bool = False, data: str | None = No
 
 
 def save_upload(name: str, data: bytes) -> str:
-    """Keep an uploaded table in this session's uploads folder, under a safe form of its name; its path."""
-    path = os.path.join(uploads_dir(), safe_file_name(name))
-    with open(path, "wb") as fh:
-        fh.write(data)
+    """Keep an uploaded table in this session's uploads folder, under a safe form of its name; its path.
+    Raises ``ExecutionError`` saying why when its columns cannot be read as its kind of file says (a
+    picture named .csv, an empty file): it is not kept, and an earlier upload of that name stays."""
+    folder = uploads_dir()
+    path = os.path.join(folder, safe_file_name(name))
+    fmt = SUFFIX_FORMATS.get(os.path.splitext(path)[1].lower())
+    if fmt is None:
+        raise ExecutionError(f"{name} is not a table file: a CSV file (with a header line) or Parquet is expected")
+    fd, trial = tempfile.mkstemp(dir=folder, suffix=os.path.splitext(path)[1])
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        try:
+            file_columns(trial, fmt)
+        except ExecutionError as exc:
+            kind = _FORMAT_NAMES.get(fmt, fmt)
+            raise ExecutionError(f"{name} cannot be read as {kind}: {_reason(str(exc), trial)}") from None
+        os.replace(trial, path)
+    finally:
+        if os.path.exists(trial):
+            os.unlink(trial)
     return path
+
+
+_FORMAT_NAMES = {"csv": "CSV", "tsv": "TSV", "parquet": "Parquet", "orc": "ORC", "arrow": "Arrow"}
+
+
+def _reason(message: str, path: str) -> str:
+    """The reader's reason (:func:`executor.data.columns.file_columns`) without the trial copy's path."""
+    return message.split(f"{path!r}: ", 1)[-1]
 
 
 def safe_file_name(name: str) -> str:
