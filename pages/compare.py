@@ -26,11 +26,12 @@ from ui.state.plan_source import (
     analyze_cached,
     current_model,
     open_elsewhere,
+    refusal,
     sample_titles,
     samples,
 )
 from ui.state.selection import theme
-from ui.state.share import ShareError, is_digest, load_shared, save_shared, shared_name
+from ui.state.share import MAX_NAME_CHARS, ShareError, is_digest, load_shared, save_shared, shared_name
 from viz.diff import (
     STATUSES,
     Difference,
@@ -70,12 +71,19 @@ def _on_upload(side: str) -> None:
     f = st.session_state.get(f"compare_upload_{side}")
     if f is None:
         return
+    kept = st.session_state.get(f"compare_{side}")
+    still = f" The {SIDES[side].split(' (')[0].lower()} is still {kept.source}." if kept is not None else ""
     if getattr(f, "size", 0) and f.size > MAX_PLAN_BYTES:
         st.session_state[f"compare_error_{side}"] = (
-            f"{f.name}: {f.size:,} bytes is over the {MAX_PLAN_BYTES:,}-byte limit for a plan"
+            f"{f.name} was not opened: {f.size:,} bytes is over the {MAX_PLAN_BYTES:,}-byte limit for a plan.{still}"
         )
         return
-    st.session_state[f"compare_{side}"] = Plan(f.getvalue(), f.name)
+    data = f.getvalue()
+    model = analyze_cached(data)
+    if isinstance(model, str):  # the side keeps the plan it had
+        st.session_state[f"compare_error_{side}"] = refusal(f.name, data, model) + still
+        return
+    st.session_state[f"compare_{side}"] = Plan(data, f.name)
     # the sample pickers no longer name what is compared
     st.session_state[f"compare_sample_{side}"] = NONE
     st.session_state["compare_pair"] = NONE
@@ -233,7 +241,8 @@ def _from_link() -> None:
         if not value:
             continue
         data = load_shared(value) if is_digest(value) else None
-        plan = _read_sample(value) or (Plan(data, shared_name(value), shared=value) if data is not None else None)
+        name = (url.get(f"{side}_name") or "").strip()[:MAX_NAME_CHARS] or shared_name(value)
+        plan = _read_sample(value) or (Plan(data, name, shared=value) if data is not None else None)
         if plan is None:
             st.session_state[f"compare_error_{side}"] = (
                 f"The link's {SIDES[side].lower()}, {value[:64]!r}, is not on this server: choose it here instead."
@@ -246,11 +255,16 @@ def _from_link() -> None:
 
 
 def _to_link(plan_a: Plan, plan_b: Plan) -> None:
-    """The address names both plans (``?a=&b=``), so that it reopens the same comparison."""
-    try:
-        params = {side: p.sample or p.shared or save_shared(p.data) for side, p in zip("ab", (plan_a, plan_b))}
-    except ShareError:  # too large to keep, or nowhere to keep it: the address stays as it is
-        return
+    """The address names both plans (``?a=&b=``, and ``a_name``, ``b_name`` for plans that are not samples,
+    the names they were opened under), so that it reopens the same comparison."""
+    params: dict[str, str] = {}
+    for side, p in zip("ab", (plan_a, plan_b)):
+        try:
+            params[side] = p.sample or p.shared or save_shared(p.data)
+        except ShareError:  # too large to keep, or nowhere to keep it: the address stays as it is
+            return
+        if not p.sample and p.source != shared_name(params[side]):
+            params[f"{side}_name"] = p.source[:MAX_NAME_CHARS]
     url.replace(params)
 
 

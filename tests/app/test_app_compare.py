@@ -146,6 +146,24 @@ def test_a_bad_upload_shows_an_error_naming_the_file():
     assert not at.metric
 
 
+def test_a_bad_upload_leaves_the_comparison_it_would_have_replaced():
+    """A truncated plan uploaded as the left plan of a comparison on show: the error names the file and
+    says the left plan stays, and the comparison is still there (it was thrown away, with "Chosen:" naming
+    the bad file)."""
+    at = _compare()
+    at.selectbox(key="compare_pair").select("TPC-H q3: isthmus vs DataFusion").run()
+    before = _metrics(at)
+    with open(os.path.join(ROOT, "sample_plans", "tpch_q03_datafusion.json"), "rb") as fh:
+        cut = fh.read()[:300]
+    at.file_uploader(key="compare_upload_a").set_value(("truncated_q03.json", cut, "application/json")).run()
+    assert not at.exception
+    error = at.error[0].value.replace("\\", "")
+    assert error.startswith("truncated_q03.json was not opened: expected a Substrait Plan"), error
+    assert error.endswith("The left plan is still tpch_q03_isthmus.json."), error
+    assert _metrics(at) == before
+    assert [c.value for c in at.caption if c.value.startswith("Chosen:")][0] == "Chosen: tpch\\_q03\\_isthmus.json"
+
+
 def test_both_uploaders_state_the_plan_size_limit_the_loader_keeps():
     from viz.load import MAX_PLAN_BYTES
 
@@ -253,4 +271,29 @@ def test_the_address_names_both_plans_and_reopens_the_comparison(tmp_path, monke
     assert not lost.exception
     assert [e.value for e in lost.error] == [
         "The link's right plan (b), '" + "0" * 64 + "', is not on this server: choose it here instead."
+    ]
+
+
+def test_an_uploaded_plan_keeps_its_name_through_the_compare_address(tmp_path, monkeypatch):
+    """An uploaded plan on the right: the address carries the name it was uploaded under beside its
+    digest, and the address opened in a new session names it so (it was "shared plan 1a2b3c4d")."""
+    from ui.state import share
+
+    monkeypatch.setattr(share, "SHARE_DIR", str(tmp_path))
+    at = _compare()
+    at.selectbox(key="compare_sample_a").select("tutorial.json").run()
+    with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:
+        data = fh.read()
+    at.file_uploader(key="compare_upload_b").set_value(("my plan.json", data, "application/json")).run()
+    assert not at.exception
+    params = dict(at.query_params)
+    assert params == {"a": "tutorial.json", "b": share.save_shared(data), "b_name": "my plan.json"}, params
+    again = AppTest.from_file(APP, default_timeout=60)
+    for key, value in params.items():
+        again.query_params[key] = value
+    again.switch_page("pages/compare.py").run()
+    assert not again.exception
+    assert [c.value for c in again.caption if c.value.startswith("Chosen:")] == [
+        "Chosen: tutorial.json",
+        "Chosen: my plan.json",
     ]
