@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from tests.support import ROOT
 from tests.support import plans as P
 from tests.support.app_graph import graph_text, graphs, is_graph, nodes_drawn
+from ui.markdown import md_escape
 
 APP = os.path.join(ROOT, "app.py")
 SAMPLES = sorted(
@@ -444,3 +445,21 @@ def test_the_expressions_tab_lists_a_nested_and_one_condition_a_line():
     codes = [c.value for c in at.code]
     assert codes[0] == "equal($0:o_id, 0)\n\nequal($1:o_cust, 1)\n\nequal($2:o_total, 2)"
     assert codes[1].startswith("and(and(equal($0:o_id, 0), equal($1:o_cust, 1)), ")  # the plan's own shape
+
+
+def test_an_address_naming_a_node_the_plan_lacks_says_so_on_each_page():
+    """A link whose node is not in its plan (``node=0.9.9.9``) opens the page's own first node and says
+    which node the address named (it was changed without a word); the next rerun says nothing more."""
+    for page, shown in (("pages/inspect.py", "0"), ("pages/step.py", "0.0.0"), ("pages/present.py", None)):
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.query_params["sample"] = "tutorial.json"
+        at.query_params["node"] = "0.9.9.9"
+        at.switch_page(page).run()
+        assert not at.exception
+        [toast] = [t.value for t in at.toast]
+        assert toast.startswith(md_escape("This plan has no node “0.9.9.9”, which the address names: node ")), toast
+        if shown is not None:
+            assert toast.endswith(md_escape(f"node {shown} is shown.")), toast
+            assert at.query_params["node"] in (shown, [shown])
+        at.run()
+        assert not at.toast

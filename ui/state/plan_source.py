@@ -158,7 +158,7 @@ def _offer(plan: Plan, expected: str = EXPECTED) -> bool:
     st.session_state.pop(REFUSED, None)
     st.session_state["plan"] = plan
     st.session_state["plan_sample"] = NONE  # the sample picker no longer names what is shown
-    url.drop("plan")
+    url.drop("plan", "node")  # the node named another plan's
     st.session_state.pop("node", None)
     return True
 

@@ -77,6 +77,13 @@ def resolve_node(node_ids: list[str], default: str | None, label: Callable[[str]
             )
     if wanted is None:
         wanted = url.get("node")
+        if wanted is not None and wanted not in node_ids and default is not None:
+            from ui.markdown import md_escape
+
+            st.toast(
+                md_escape(f"This plan has no node “{wanted}”, which the address names: node {default} is shown."),
+                duration="long",
+            )
     if wanted not in node_ids:
         wanted = default
     if wanted is not None:
