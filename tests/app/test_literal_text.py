@@ -5,6 +5,7 @@ AppTest, no Spark and no browser (tests/browser/test_e2e_literal.py checks the d
 from __future__ import annotations
 
 import json
+import math
 import os
 
 import pytest
@@ -119,7 +120,7 @@ def test_the_profile_table_takes_counts_past_64_bits():
     import pyarrow as pa
 
     from executor.jobs.profile import NodeProfile, Profile
-    from ui.panels.row_counts import profile_frame
+    from ui.panels.row_counts import profile_frame, profile_styler
 
     model = P.model_of(starred_plan())
     profile = Profile(
@@ -130,8 +131,14 @@ def test_the_profile_table_takes_counts_past_64_bits():
     )
     frame = profile_frame(model, profile)
     pa.Table.from_pandas(frame)  # what st.dataframe does: it failed with "Python int too large to convert to C long"
-    assert _shown(frame, "rows") == ["1.2 × 10²¹", "3"]
+    # the grid flags a whole number of 2^53 or more in a number column as an error: the count is written as
+    # text over a value that sorts above every count
+    assert list(frame["rows"]) == [math.inf, 3.0]
+    assert list(frame.sort_values("rows")["node"]) == ["0.0*6", "0.0*5"]
+    html = profile_styler(frame).to_html()
+    assert ">1.2 × 10²¹</td>" in html and ">3</td>" in html and "inf" not in html
     assert list(frame["exact rows"]) == ["1,180,591,620,717,411,303,424", "3"]
+    assert list(frame.columns)[-1] == "exact rows"  # its long figures last, the other columns in sight
     assert _shown(frame, "× input") == ["", ""]  # an infinite factor is no figure
     small = Profile({"0.0*6": NodeProfile("0.0*6", "read", rows=3, how="reads")})
     assert "exact rows" not in profile_frame(model, small).columns  # only when a count is rounded
@@ -226,7 +233,7 @@ def test_a_profile_with_a_huge_count_draws_on_the_inspect_page():
     assert not at.exception and not at.error
     [table] = [d for d in at.dataframe if "exact rows" in d.value.columns]
     frame = table.value
-    assert frame["rows"].max() == float(2**70) and "1,180,591,620,717,411,303,424" in list(frame["exact rows"])
+    assert frame["rows"].max() == math.inf and "1,180,591,620,717,411,303,424" in list(frame["exact rows"])
     # the column is as wide as its longest count: right-aligned and cut on the left, it read "717,411,303,424"
     width = json.loads(table.proto.columns)["exact rows"]["width"]
     assert width >= 8.5 * len("1,180,591,620,717,411,303,424"), width

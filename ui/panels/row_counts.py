@@ -120,7 +120,7 @@ def profile_frame(model: PlanModel, profile: Profile) -> pd.DataFrame:
             {
                 "node": nid,
                 "relation": title(p.kind),
-                "rows": float(p.rows) if counted else None,
+                "rows": (float(p.rows) if abs(p.rows) < GRID_MAX else math.inf) if counted else None,
                 "exact rows": exact_text(p.rows) if counted else "",
                 # why a node is not counted is said where one looks for how it was
                 "counted": (
@@ -134,7 +134,8 @@ def profile_frame(model: PlanModel, profile: Profile) -> pd.DataFrame:
                 "note": (p.error or "") if counted else "",
             }
         )
-    columns = ["node", "relation", "rows", "exact rows", "counted", "time (s)", "× input", "flags", "note"]
+    # the exact figures last: one of sixty digits, first, pushed every other column out of sight
+    columns = ["node", "relation", "rows", "counted", "time (s)", "× input", "flags", "note", "exact rows"]
     if not any(p.rows is not None and is_abbreviated(p.rows) for p in profile.nodes.values()):
         columns.remove("exact rows")
     if not any(r["note"] for r in rows):
@@ -142,12 +143,27 @@ def profile_frame(model: PlanModel, profile: Profile) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns).astype({name: "float64" for name in PROFILE_FORMATS})
 
 
+#: The grid refuses a whole number from this size up in a number column (JavaScript's safe integers): a
+#: count that large is held as infinity, which sorts above every other, and written by :func:`profile_styler`.
+GRID_MAX = 2**53
+
 #: How the profile table writes its number columns; a cell without a figure is Streamlit's "None".
 PROFILE_FORMATS = {
-    "rows": lambda rows: count_text(round(rows)),
+    "rows": lambda rows: "" if math.isinf(rows) else count_text(round(rows)),
     "time (s)": "{:.3f}".format,
     "× input": factor_text,
 }
+
+
+def profile_styler(frame: pd.DataFrame):
+    """The profile table as the page shows it: :data:`PROFILE_FORMATS`, and each count past
+    :data:`GRID_MAX` written from its exact figure."""
+    styler = frame.style.format(PROFILE_FORMATS, na_rep="")
+    for label, rows, exact in zip(frame.index, frame["rows"], frame.get("exact rows", [""] * len(frame))):
+        if math.isinf(rows):
+            text = count_text(int(exact.replace(",", "")))
+            styler = styler.format(lambda _, text=text: text, subset=pd.IndexSlice[[label], ["rows"]])
+    return styler
 
 
 def profile_table(model: PlanModel, profile: Profile) -> None:
@@ -162,7 +178,7 @@ def profile_table(model: PlanModel, profile: Profile) -> None:
         # wide enough for its longest count: a right-aligned number cut on the left reads as another number
         longest = max((len(text) for text in frame.get("exact rows", [])), default=0)
         st.dataframe(
-            frame.style.format(PROFILE_FORMATS, na_rep=""),
+            profile_styler(frame),
             hide_index=True,
             width="stretch",
             column_config={"exact rows": st.column_config.TextColumn(alignment="right", width=24 + 9 * longest)},
