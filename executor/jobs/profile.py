@@ -474,7 +474,10 @@ class _Work(Job):
             with self.turn():
                 if self.read_nodes:
                     self.check()
-                    self.current = f"counting the {len(self.read_nodes)} read(s)"
+                    n = len(self.read_nodes)
+                    self.current = (
+                        "counting the read in a Spark job" if n == 1 else f"counting the {n} reads in one Spark job"
+                    )
                     self._count_reads()
                     self.done_count += 1
                 for run in self.runs:
@@ -484,18 +487,22 @@ class _Work(Job):
                     self.done_count += 1
                 for nid in self.order:
                     self.check()
-                    self.current = f"counting node {nid}"
+                    self.current = None  # most nodes are counted by now, or follow from their inputs
                     self._rest(nid)
                     self.done_count += 1
         finally:
             self.current = None
 
     def progress(self, elapsed: float) -> tuple[float, str]:
+        """How far it is, said in the plan's nodes (its steps, one per node and run, read as a count of
+        nodes that did not match the plan's)."""
         current = in_line_text(self.in_line) if self.in_line is not None else self.current
         current = f", {current}" if current else ""
+        nodes = self.profile.nodes.values()
+        done = sum(1 for p in nodes if p.rows is not None or p.error or p.skipped)
         return (
             min(self.done_count / max(self.steps, 1), 0.99),
-            f"step {self.done_count + 1} of {self.steps}{current} ({elapsed:.0f} s)",
+            f"{done} of {len(self.profile.nodes)} nodes counted{current} ({elapsed:.0f} s)",
         )
 
     def failure(self, exc: BaseException) -> BaseException:
@@ -604,6 +611,7 @@ class _Work(Job):
 
     def _count(self, nid: str) -> None:
         p = self.profile.nodes[nid]
+        self.current = f"counting node {nid} in a Spark job of its own"
         try:
             df = translation(self.model, nid, self.spark, self.catalog).df
             self.check()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 
 import duckdb
@@ -172,8 +173,11 @@ def test_tutorial_profile_matches_duckdb_in_one_run(spark):
     clear_cache()
     model = _tutorial()
     seen = []
-    profile = profile_plan(model, _catalog(), spark=spark, progress=lambda f, s: seen.append(f))
+    said = []
+    profile = profile_plan(model, _catalog(), spark=spark, progress=lambda f, s: (seen.append(f), said.append(s)))
     assert profile.stopped is None and not profile.errors
+    # said in the plan's nodes: its steps ("step 2 of 7" on a plan of 5 nodes) did not match them
+    assert said and [s for s in said if s and not re.match(r"\d (of 5 )?nodes counted", s)] == [], said
     assert {n: p.rows for n, p in profile.nodes.items()} == {n: _duck(sql) for n, sql in TUTORIAL_SQL.items()}
     assert profile.jobs == 2 and [r.target for r in profile.runs] == ["0"]  # the reads' count, then one run
     for p in profile.nodes.values():
