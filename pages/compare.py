@@ -15,6 +15,7 @@ from ui.page import run_page
 from ui.panels.boundary import panel
 from ui.panels.output_comparison import compare_panel
 from ui.panels.schema_table import NAME_BREAKS, code_html
+from ui.panels.unbound import unbound_warning
 from ui.rows import wrapped_row_px
 from ui.state import url
 from ui.state.entry import through_app
@@ -427,10 +428,7 @@ def _matched_pair(
         names = unbound_tables(catalog, model, node_id)
         if names:  # a plan's tables are bound on the Tables page, for the plan open there: this one
             unbound.append(side)
-            st.warning(
-                md_escape(f"{SIDES[side]} reads {', '.join(names)}, not bound to data that serves it."),
-                icon=":material/table:",
-            )
+            unbound_warning(names, SIDES[side], link=False)
             if st.button(f"Bind the tables of {SIDES[side].lower()} (opens it on the Tables page)", key=f"bind_{side}"):
                 open_elsewhere(plan, "pages/tables.py")
     compare_panel(

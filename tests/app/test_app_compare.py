@@ -210,8 +210,8 @@ def test_a_plan_whose_tables_are_not_bound_is_sent_to_the_tables_page():
         at.file_uploader(key="compare_upload_a").set_value(("q03_v1.json", fh.read(), "application/json")).run()
     assert not at.exception
     assert at.selectbox(key="compare_pair").value == "(none)" and at.selectbox(key="compare_sample_a").value == "(none)"
-    warnings = [w.value for w in at.warning if "not bound to data that serves it" in w.value]
-    assert len(warnings) == 1 and warnings[0].startswith("Left plan (a) reads "), warnings
+    warnings = [w.value for w in at.warning if "not bound to data that serves them" in w.value]
+    assert len(warnings) == 1 and warnings[0].startswith("Left plan (a) reads 3 tables "), warnings
     assert all(t in warnings[0] for t in ("CUSTOMER", "ORDERS", "LINEITEM"))
     assert at.button(key="compare_outputs_button").disabled
     assert any(c.value.startswith("Bind the tables of the left plan (a) first") for c in at.caption)

@@ -197,7 +197,7 @@ def test_a_node_whose_tables_do_not_serve_it_is_not_said_to_run(monkeypatch):
     at.run()
     wait_for(at, lambda a: any("runs it" in m.value or "cannot" in m.value for m in a.markdown))
     assert not at.exception
-    [warning] = [w.value for w in at.warning if "not bound to data that serves it" in w.value]
-    assert warning.startswith("It reads ") and all(t in warning for t in ("customer", "orders", "lineitem"))
+    [warning] = [w.value for w in at.warning if "not bound to data that serves them" in w.value]
+    assert warning.startswith("It reads 3 tables ") and all(t in warning for t in ("customer", "orders", "lineitem"))
     assert "**Spark** runs it, once its tables are bound." in [m.value for m in at.markdown]
     assert not any(m.value == "**Spark** runs it." for m in at.markdown)

@@ -239,7 +239,7 @@ def test_a_profile_with_a_huge_count_draws_on_the_inspect_page():
     assert width >= 8.5 * len("1,180,591,620,717,411,303,424"), width
     # its tables are bound to nothing here: the profile says so, and where to bind them (a profile of such a
     # plan counted nothing, and the graph said "not profiled" with no reason)
-    said = md_escape("The plan reads left_t, right_t, not bound to data that serves it")
+    said = md_escape("The plan reads 2 tables not bound to data that serves them (left_t and right_t): the nodes")
     assert any(w.value.startswith(said) for w in at.warning), [w.value for w in at.warning]
     assert any(link.proto.page == "tables" for link in at.get("page_link"))
 
@@ -410,3 +410,24 @@ def test_a_bad_upload_with_no_plan_open_is_said_on_the_tables_page_as_on_the_oth
     [message] = [e.value for e in at.error]
     assert message.startswith(md_escape("empty.json was not opened: expected a Substrait Plan")), message
     assert not at.info
+
+
+def test_a_long_list_of_unbound_tables_is_cut_and_one_table_is_said_in_the_singular():
+    """TPC-DS q64 unbound listed 13 tables in one sentence that ended "item, not bound to data that serves it"."""
+
+    def script():
+        from ui.panels.unbound import unbound_warning
+
+        # the link needs the app's pages (the other tests open the pages that show it)
+        unbound_warning([f"t{i}" for i in range(13)], "The plan", "the nodes that read {them} are not counted", False)
+        unbound_warning(["orders"], "It", "neither engine runs it until then", link=False)
+
+    at = AppTest.from_function(script).run()
+    assert not at.exception
+    assert [w.value for w in at.warning] == [
+        md_escape(
+            "The plan reads 13 tables not bound to data that serves them (t0, t1, t2, t3 and 9 more): the nodes "
+            "that read them are not counted."
+        ),
+        md_escape("It reads orders, which is not bound to data that serves it: neither engine runs it until then."),
+    ]

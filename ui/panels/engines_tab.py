@@ -25,6 +25,7 @@ from executor.engines.portability import Portability, engine_plans, node_types, 
 from executor.errors import ExecutionError
 from ui.markdown import md_escape
 from ui.panels.schema_table import NAME_BREAKS, code_html, markdown_table
+from ui.panels.unbound import unbound_warning
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
 from ui.tasks import Task, finished, progress_fragment, run_in_background, show_progress
@@ -145,13 +146,7 @@ def engines_tab(plan: Plan, model: PlanModel, node_id: str) -> None:
     # the verdicts are the plan's; a table bound to nothing, or to a file without the plan's columns, stops a run
     unserved = unbound_tables(catalog_for(plan), model, node_id)
     if unserved:
-        st.warning(
-            md_escape(
-                f"It reads {', '.join(unserved)}, not bound to data that serves it: neither engine runs it until then."
-            ),
-            icon=":material/table:",
-        )
-        st.page_link("pages/tables.py", label="Bind the tables on the Tables page", icon=":material/table_chart:")
+        unbound_warning(unserved, "It", "neither engine runs it until then")
     for engine, verdict in (("Spark", node.spark), ("DataFusion", node.datafusion)):
         if verdict.part_of is not None:
             continue

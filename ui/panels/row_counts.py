@@ -16,6 +16,7 @@ import streamlit as st
 from executor.data.catalog import unbound_tables
 from executor.jobs.profile import Profile, profile_plan
 from ui.markdown import md_escape
+from ui.panels.unbound import unbound_warning
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
 from ui.tasks import Task, finished, progress_fragment, show_progress, start
@@ -71,14 +72,7 @@ def profile_controls(plan: Plan, model: PlanModel, button_at=st) -> Profile | No
         return None
     unserved = unbound_tables(catalog_for(plan), model)
     if unserved:  # else a profile counts nothing and the graph says "not profiled" with no reason
-        st.warning(
-            md_escape(
-                f"The plan reads {', '.join(unserved)}, not bound to data that serves it: the nodes that read "
-                "them, and those above, are not counted until then."
-            ),
-            icon=":material/table:",
-        )
-        st.page_link("pages/tables.py", label="Bind the tables on the Tables page", icon=":material/table_chart:")
+        unbound_warning(unserved, "The plan", "the nodes that read {them}, and those above, are not counted until then")
     if state.done.is_set() and state.result is not None:  # nothing to show or hide before a profile is done
         st.toggle("Show row counts on the graph", value=True, key=SHOW_KEY)
     profile = finished(state, lambda: _progress_fragment(key))
