@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import time
 from urllib.parse import parse_qs, urlparse
@@ -494,3 +495,44 @@ def test_a_node_wider_than_the_frame_is_shown_whole_by_selected(app_url):
         shown = frame.evaluate(BOXES)
         assert _inside(shown["nodes"]["0.0"], shown["frame"]), shown["nodes"]["0.0"]
         assert 70 <= float(page.inner_text(".sv-zoom").rstrip("%")) < 100
+
+
+def test_the_keys_move_the_selection_along_the_plan_and_pan_and_zoom(app_url):  # noqa: F811
+    """The tutorial (0 aggregate ← 0.0 join ← 0.0.0 read and 0.0.1 filter ← 0.0.1.0 read), its graph
+    reached with Tab: Down selects the first input, Right the next input of the same node, Left back,
+    Up the node that reads it, and each is sent to the page (the address follows); Shift and an arrow
+    pans without selecting, + zooms in, 0 is 100%, F fits. Before, no key did anything in the graph."""
+    from playwright.sync_api import expect
+
+    if shutil.which("dot") is None:
+        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
+    with browser_page(viewport={"width": 1280, "height": 900}) as page:
+        page.goto(app_url + "/?sample=tutorial.json&node=0")
+        selected = page.locator(f"{GRAPH} g.node.substrait-selected")
+        expect(selected).to_have_id("node-0", timeout=120_000)
+        frame = page.locator(".sv-viewport")
+        frame.focus()  # as Tab brings it: a focusable frame
+        assert frame.evaluate("f => document.activeElement === f || f.getRootNode().activeElement === f")
+        for key, node in (
+            ("ArrowDown", "0.0"),
+            ("ArrowDown", "0.0.0"),
+            ("ArrowRight", "0.0.1"),
+            ("ArrowLeft", "0.0.0"),
+            ("ArrowRight", "0.0.1"),
+            ("ArrowUp", "0.0"),
+        ):
+            page.keyboard.press(key)
+            expect(selected).to_have_id(f"node-{node}", timeout=30_000)
+            expect(page).to_have_url(re.compile(r"[?&]node=" + re.escape(node) + r"(&|$)"), timeout=30_000)
+        stage = page.locator(".sv-stage")
+        before = stage.evaluate("s => s.style.transform")
+        page.keyboard.press("Shift+ArrowLeft")
+        assert stage.evaluate("s => s.style.transform") != before
+        expect(selected).to_have_id("node-0.0")  # panning selects nothing
+        page.keyboard.press("0")
+        assert page.inner_text(".sv-zoom") == "100%"
+        page.keyboard.press("+")
+        assert page.inner_text(".sv-zoom") == "125%"
+        page.keyboard.press("f")
+        assert float(page.inner_text(".sv-zoom").rstrip("%")) <= 100
+        page.screenshot(path=os.path.join(ARTIFACTS, "keys.png"))

@@ -55,9 +55,12 @@ aria-pressed="true" hidden>Map</button>
       <button data-act="next" title="Next match (Enter in the search box)">›</button>
       <span class="sv-hit-note" hidden></span>
     </span>
-    <span class="sv-hint">drag to pan · Ctrl+wheel to zoom · click a node to select it</span>
+    <span class="sv-hint" title="In the frame (Tab to it, or click in it): the arrow keys move the \
+selection to the node above, below or beside; Shift and an arrow pans; + and − zoom; 0 is 100%; F fits; M \
+shows or hides the map">drag to pan · Ctrl+wheel to zoom</span>
   </div>
-  <div class="sv-viewport">
+  <div class="sv-viewport" tabindex="0" role="group" aria-label="The plan's graph. Arrow keys: the node above, \
+below or beside. Shift and an arrow: pan. Plus and minus: zoom. 0: actual size. F: fit. M: the map.">
     <div class="sv-stage"></div>
     <div class="sv-minimap" title="Click or drag to move the view"><div class="sv-mini-stage"></div><div \
 class="sv-mini-view"></div></div>
@@ -85,6 +88,8 @@ _CSS = """
 .sv-viewport { position: relative; overflow: hidden; border: 1px solid rgba(128,128,128,0.35);
   border-radius: 6px; cursor: grab; touch-action: none; }
 .sv-viewport.sv-dragging { cursor: grabbing; }
+.sv-viewport:focus { outline: none; }
+.sv-viewport:focus-visible { outline: 2px solid var(--st-primary-color, #ff4b4b); outline-offset: 1px; }
 .sv-stage { position: absolute; left: 0; top: 0; transform-origin: 0 0; }
 .sv-stage svg { display: block; }
 .sv-stage svg text { font-family: Helvetica, sans-serif; }  /* compact_svg drops it from every text */

@@ -304,6 +304,52 @@ function build(root, data) {
       if (id && v.setTrigger) { if (row !== null) v.setTrigger('column', id + '|' + row); else v.setTrigger('node', id); }
     });
   });
+  // the keys, while the frame has the focus (Tab to it, or a click in it): the arrows move the selection
+  // along the plan's edges (up to the node that reads this one, down to its first input, left and right
+  // to the other inputs of the node above), Shift with an arrow pans, + and − zoom, 0 is 100%, F fits,
+  // M shows or hides the map
+  const readers = new Map(), inputs = new Map();  // node id -> ids, from the drawing's edges
+  svg.querySelectorAll('g.edge > title').forEach((t) => {
+    const [from, to] = t.textContent.split('->');
+    if (!from || !to || !v.node(from) || !v.node(to)) return;
+    if (!readers.has(from)) readers.set(from, []);
+    if (!inputs.has(to)) inputs.set(to, []);
+    readers.get(from).push(to);
+    inputs.get(to).push(from);
+  });
+  const leftToRight = (ids) => ids.slice().sort((a, b) => v.box(v.node(a)).x - v.box(v.node(b)).x);
+  v.neighbour = (id, key) => {  // the node an arrow key moves the selection to from node id, or null
+    const up = readers.get(id) || [];
+    if (key === 'ArrowUp') return up[0] || null;
+    if (key === 'ArrowDown') return leftToRight(inputs.get(id) || [])[0] || null;
+    const row = up.length ? leftToRight(inputs.get(up[0]) || []) : leftToRight(nodes.map((g) => g.id.slice(5))
+      .filter((n) => !readers.has(n)));  // a root's row: the other roots
+    const i = row.indexOf(id) + (key === 'ArrowRight' ? 1 : -1);
+    return i >= 0 && i < row.length && row[i] !== id ? row[i] : null;
+  };
+  viewport.addEventListener('keydown', (e) => {
+    if (!live() || e.altKey || e.ctrlKey || e.metaKey) return;
+    const cx = viewport.clientWidth / 2, cy = viewport.clientHeight / 2, step = 80;
+    const pans = { ArrowLeft: [step, 0], ArrowRight: [-step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] };
+    if (e.key in pans && (e.shiftKey || !v.data.clickable)) {
+      v.touched = true;
+      v.x += pans[e.key][0]; v.y += pans[e.key][1];
+      v.apply();
+    } else if (e.key in pans) {
+      const from = v.selected || (v.data && v.data.selected);
+      const to = from ? v.neighbour(from, e.key) : null;
+      if (to && v.setTrigger) {
+        v.clicked = null;  // brought into the frame when it comes back selected
+        v.setTrigger('node', to);
+      }
+    } else if (e.key === '+' || e.key === '=') { v.touched = true; v.zoomAt(v.k * 1.25, cx, cy); }
+    else if (e.key === '-' || e.key === '−') { v.touched = true; v.zoomAt(v.k / 1.25, cx, cy); }
+    else if (e.key === '0') v.actual();
+    else if (e.key === 'f' || e.key === 'F') v.fit();
+    else if ((e.key === 'm' || e.key === 'M') && v.mk) { root.__mapChosen = true; v.showMap(!!root.__mapHidden); }
+    else return;
+    e.preventDefault();
+  });
   root.querySelectorAll('.sv-toolbar button').forEach((b) => {
     b.addEventListener('click', () => {
       if (!live()) return;
@@ -459,7 +505,7 @@ function show(component) {
   // the hint first: the frame's height is worked out below it (a longer hint takes two lines)
   // a graph that only shows (Step through, Compare) says nothing of clicks, and Selected is there when a node is
   root.querySelector('.sv-hint').textContent = 'drag to pan · Ctrl+wheel to zoom'
-    + (data.clickable ? ' · click a node to select it' : '')
+    + (data.clickable ? ' · click a node (or use the arrow keys) to select it' : '')
     + (data.column_clicks ? ', a schema row for its lineage' : '');
   root.classList.toggle('sv-static', !data.clickable);
   root.querySelector('[data-act="sel"]').hidden = !data.selected;
