@@ -3,6 +3,7 @@ summary, a table of the differences, and one matched pair in detail. The matchin
 
 from __future__ import annotations
 
+import functools
 import os
 
 import pandas as pd
@@ -369,11 +370,34 @@ def _graphs(
         graph_view(combined_dot(a, b, diff, colours, max_rows, labels), "compare_graph", clickable=False, height=720)
     else:
         dot_a, dot_b = side_dots(a, b, diff, colours, max_rows, selected)
+        pair = next((e for e in diff.pairs() if e.number == selected), None)
         for side, label, dot, col in zip("ab", labels, (dot_a, dot_b), st.columns(2)):
             with col:
                 st.markdown(f"**{md_escape(label)}**")
-                # both at 100%: fitted each to its frame, the same box was drawn at two scales
-                graph_view(dot, f"compare_graph_{side}", clickable=False, height=640, actual_size=True)
+                # both at 100%: fitted each to its frame, the same box was drawn at two scales. A click on a
+                # node picks its pair; the pair picked is brought into both frames.
+                graph_view(
+                    dot,
+                    f"compare_graph_{side}",
+                    selected=None if pair is None else getattr(pair, side),
+                    on_click=functools.partial(_pick_pair, diff, side),
+                    height=640,
+                    actual_size=True,
+                )
+
+
+def _pick_pair(diff: PlanDiff, side: str) -> None:
+    """A node clicked on one side: its matched pair becomes the one shown; a node with no match says so."""
+    value = st.session_state.get(f"compare_graph_{side}")
+    node = value.get("node") if isinstance(value, dict) else getattr(value, "node", None)
+    if not node:
+        return
+    entry = (diff.by_a if side == "a" else diff.by_b).get(node)
+    if entry is not None and entry.number is not None:
+        st.session_state["compare_selected"] = entry.number
+    else:
+        which, other = ("left", "right") if side == "a" else ("right", "left")
+        st.toast(md_escape(f"Node {node} of the {which} plan matches no node of the {other} plan."))
 
 
 #: Characters of differences a line of the table holds at the page's usual width.

@@ -536,3 +536,30 @@ def test_the_keys_move_the_selection_along_the_plan_and_pan_and_zoom(app_url):  
         page.keyboard.press("f")
         assert float(page.inner_text(".sv-zoom").rstrip("%")) <= 100
         page.screenshot(path=os.path.join(ARTIFACTS, "keys.png"))
+
+
+def test_a_node_clicked_in_a_compare_graph_picks_its_matched_pair(app_url):  # noqa: F811
+    """Compare, side by side (isthmus's and DataFusion's TPC-H q03): the graphs could not be clicked, and a
+    pair was picked only from its list. A click on a matched node of the right plan other than the pair
+    shown picks its pair: the list names it, and both graphs mark it as selected."""
+    from playwright.sync_api import expect
+
+    if shutil.which("dot") is None:
+        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
+    with browser_page(viewport={"width": 1400, "height": 1000}) as page:
+        page.goto(app_url + "/compare?a=tpch_q03_isthmus.json&b=tpch_q03_datafusion.json")
+        right = page.locator(".st-key-compare_graph_b .sv-stage")
+        expect(right.locator("g.node[data-substrait-bound]").first).to_be_attached(timeout=120_000)
+        picker = page.locator(".st-key-compare_selected input")
+        shown = picker.input_value().split(" ")[0]  # "#1 · 0 Fetch ↔ 0 Fetch (changed)"
+        # each node's label begins with its pair's "#N" (a node with no match has none)
+        heads = right.locator("g.node").evaluate_all(
+            "gs => gs.map((g) => [g.id.slice(5), (g.querySelector('text') || {}).textContent || ''])"
+        )
+        node, number = next((n, t.split(" ")[0]) for n, t in heads if t.startswith("#") and t.split(" ")[0] != shown)
+        right.locator(f'[id="node-{node}"]').click()
+        expect(picker).to_have_value(re.compile("^" + re.escape(number) + " "), timeout=30_000)
+        expect(right.locator(f'[id="node-{node}"].substrait-selected')).to_have_count(1, timeout=30_000)
+        left = page.locator(".st-key-compare_graph_a .sv-stage")
+        expect(left.locator("g.node.substrait-selected")).to_have_count(1)
+        page.screenshot(path=os.path.join(ARTIFACTS, "compare-picked.png"))
