@@ -16,6 +16,7 @@ cached ones; DataFusion's context is made once per bisect.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -99,6 +100,16 @@ class Bisection:
             )
         return f"{agree}; {counted(left, 'node')} could not be compared"
 
+    def not_compared_reasons(self) -> list[tuple[int, str]]:
+        """Why nodes were not compared, most often first: (how many, one node's reason) for each reason,
+        nodes whose reasons differ only in their figures ("89,807 × 8,923 → 801,347,861 rows") counted
+        together."""
+        groups: dict[str, list[str]] = {}
+        for n in self.nodes.values():
+            if n.verdict == NOT_COMPARED:
+                groups.setdefault(re.sub(r"[\d,.]+|\([^)]*\)", "#", n.why), []).append(n.why)
+        return sorted(((len(whys), whys[0]) for whys in groups.values()), key=lambda g: -g[0])
+
     def overlay(self) -> Overlay:
         """Marks for the graph: the first disagreement (red, with both engines' counts), the nodes that
         agree (✓) and those not compared (with why)."""
@@ -176,9 +187,8 @@ def bisect(
     conventions = model.conventions_in_play  # a grouping-set reading only where the plan has grouping sets
     if conventions != SPEC:  # DataFusion is given the plan as its producer wrote it (DataFusionRunner)
         out.notes.append(
-            "the plan follows its producer's reading, not the spec's ("
-            + "; ".join(conventions.describe())
-            + "): both engines run it that way"
+            f"the plan follows its producer's reading, not the spec's: {'; '.join(conventions.describe())}. "
+            "Both engines run it that way"
         )
     runner = DataFusionRunner(model, catalog)
     rows: dict[str, int | None] = {}  # exact rows of the nodes both engines agree on; None: not known

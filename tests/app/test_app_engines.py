@@ -76,6 +76,9 @@ def test_find_the_first_disagreement_marks_the_node(spark, monkeypatch):
     assert "where the walk started" not in at.success[0].value  # green: q03's root itself agreed
     # the verdict also by the button, since the result is drawn under the graph (the cross products not run)
     assert "Spark and DataFusion agree on 8 nodes compared (more under the graph)." in [c.value for c in at.caption]
+    # and why the others were not: q03's two joins without a condition, not run
+    [why] = [c.value for c in at.caption if c.value.startswith("Not compared: ")]
+    assert "not run" in why and why.endswith("."), why
     assert "✓ Spark = DataFusion" in graph_text(at)
     # a deliberately wrong mapping on the Spark side: `subtract` adds
     monkeypatch.setitem(functions.SCALAR, "subtract", functions.SCALAR["add"])

@@ -132,7 +132,7 @@ def show_comparison(c: EngineComparison) -> None:
             if count:
                 show_rows(frame)
     for note in c.notes:
-        st.caption(md_escape(f"{note[:1].upper()}{note[1:]}."))
+        st.caption(md_escape(f"{note[:1].upper()}{note[1:]}" + ("" if note.endswith(".") else ".")))
     if c.verdict == DIFFERS and c.expressions:
         st.markdown("**The node's expressions** (those computing the differing columns first)")
         for role, expr in c.expressions:
@@ -201,6 +201,13 @@ def _show_bisection(model: PlanModel, b: Bisection) -> None:
         # green only when the node asked about gave the same rows on both engines
         said = b.summary()
         (st.success if b.start_agrees else st.warning)(md_escape(f"{said[:1].upper()}{said[1:]} ({b.elapsed_s:.1f} s)"))
+        reasons = b.not_compared_reasons()
+        if reasons:
+            shown = [f"{n} × {why}" if n > 1 else why for n, why in reasons[:3]]
+            more = sum(n for n, _ in reasons[3:])
+            st.caption(
+                md_escape("Not compared: " + "; ".join(shown) + (f"; {counted(more, 'other')}" if more else "") + ".")
+            )
     else:
         st.error(
             md_escape(
@@ -218,7 +225,7 @@ def _show_bisection(model: PlanModel, b: Bisection) -> None:
             )
         st.button(md_escape(f"Select node {b.first}"), key="engines_select_first", on_click=select, args=(b.first,))
     for note in b.notes:
-        st.caption(md_escape(note))
+        st.caption(md_escape(f"{note[:1].upper()}{note[1:]}" + ("" if note.endswith(".") else ".")))
     with st.expander(f"Spark vs DataFusion, bottom-up: {counted(len(b.nodes), 'node')}", expanded=False):
         st.dataframe(
             pd.DataFrame(
