@@ -563,3 +563,25 @@ def test_a_node_clicked_in_a_compare_graph_picks_its_matched_pair(app_url):  # n
         left = page.locator(".st-key-compare_graph_a .sv-stage")
         expect(left.locator("g.node.substrait-selected")).to_have_count(1)
         page.screenshot(path=os.path.join(ARTIFACTS, "compare-picked.png"))
+
+
+def test_fit_holds_for_the_plans_next_drawing(app_url):  # noqa: F811
+    """isthmus's TPC-H q03 at 1280 x 800, Fit pressed (70%, the readable zoom short of the whole plan),
+    then the graph drawn again (orderedness traced; a profile's counts do the same): it opened at 100%
+    with the reads below the frame, and is fitted again now."""
+    from playwright.sync_api import expect
+
+    if shutil.which("dot") is None:
+        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
+    with browser_page(viewport={"width": 1280, "height": 800}) as page:
+        page.goto(app_url + "/?sample=tpch_q03_isthmus.json")
+        expect(page.locator(f"{GRAPH} g.node[data-substrait-bound]").first).to_be_attached(timeout=120_000)
+        page.click(".sv-toolbar button[data-act='one']")
+        page.click(".sv-toolbar button[data-act='fit']")
+        fitted = page.inner_text(".sv-zoom")
+        assert fitted != "100%", fitted
+        key = page.locator(".sv-root").get_attribute("data-svg-key")
+        page.get_by_role("button", name="View settings").click()
+        page.get_by_text("orderedness", exact=True).click()
+        expect(page.locator(".sv-root")).not_to_have_attribute("data-svg-key", key, timeout=60_000)
+        expect(page.locator(".sv-zoom")).to_have_text(fitted)

@@ -344,8 +344,8 @@ function build(root, data) {
       }
     } else if (e.key === '+' || e.key === '=') { v.touched = true; v.zoomAt(v.k * 1.25, cx, cy); }
     else if (e.key === '-' || e.key === '−') { v.touched = true; v.zoomAt(v.k / 1.25, cx, cy); }
-    else if (e.key === '0') v.actual();
-    else if (e.key === 'f' || e.key === 'F') v.fit();
+    else if (e.key === '0') { v.fitted = false; v.actual(); }
+    else if (e.key === 'f' || e.key === 'F') { v.fitted = true; v.fit(); }
     else if ((e.key === 'm' || e.key === 'M') && v.mk) { root.__mapChosen = true; v.showMap(!!root.__mapHidden); }
     else return;
     e.preventDefault();
@@ -356,6 +356,7 @@ function build(root, data) {
       const act = b.dataset.act, cx = viewport.clientWidth / 2, cy = viewport.clientHeight / 2;
       if (act === 'map') { root.__mapChosen = true; v.showMap(!!root.__mapHidden); return; }  // the view stays
       v.touched = act !== 'fit' && act !== 'one';  // Fit and 100% are the views a new drawing opens at anyway
+      v.fitted = act === 'fit';  // a new drawing of the plan (row counts drawn on it) is fitted too
       if (act === 'in') v.zoomAt(v.k * 1.25, cx, cy);
       else if (act === 'out') v.zoomAt(v.k / 1.25, cx, cy);
       else if (act === 'fit') {
@@ -521,6 +522,8 @@ function show(component) {
     if (v.keep(kept)) {  // and what was selected and searched stays as it was: nothing to bring into view
       v.selected = old.selected; v.clicked = old.clicked;
       if (old.hitKey !== null) { v.setHits(data.hits || [], searched(data)); v.hitKey = old.hitKey; v.hitAt = old.hitAt; }
+    } else if (old && old.fitted && data.plan && old.plan === data.plan) {
+      v.fit(); v.fitted = true;  // the person's Fit holds for the plan's next drawing (wider with row counts)
     } else if (!data.actual_size && Math.min(vp.clientWidth / v.w, vp.clientHeight / v.h) >= READABLE_K) {
       v.fit();  // else fitted when its text stays readable so; else at 100%, from the top (the roots)
     } else if (data.follow && v.node(data.selected)) {
