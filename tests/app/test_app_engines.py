@@ -117,8 +117,11 @@ def test_the_engines_tab_shows_each_engines_types(spark):
     assert head == "| column: declared | Spark | Data&shy;Fusion |"  # the spec agrees: no column of its own
     # each column's declared type under its name
     table = [[_plain(c) for c in line.strip("| ").replace("<br>", " | ", 1).split(" | ")] for line in lines]
-    [note] = [c.value for c in at.caption if "The spec's extension YAMLs give every column" in c.value]
-    assert note.startswith("The spec's extension YAMLs give every column the type the plan declares.")  # a sentence
+    [note] = [c.value for c in at.caption if "own function definitions, every column" in c.value]
+    assert note.startswith(  # a sentence
+        "By the Substrait spec's own function definitions, every column has the type the plan declares (so the "
+        "table leaves the spec out)."
+    )
     assert len(table) == 4
     # Spark reads every file column as nullable (its file sources do); DataFusion keeps the file's `required`
     assert table[0] == ["l_orderkey", "i64", "i64?", "="]

@@ -191,7 +191,11 @@ def _types(plan: Plan, model: PlanModel, node_id: str, cannot: dict[str, str] | 
     notes = node.reasons(said=cannot)
     if (frame["spec"] == "=").all():  # the narrow panel keeps room for the engines
         frame = frame.drop(columns="spec")
-        notes.insert(0, "The spec's extension YAMLs give every column the type the plan declares")
+        notes.insert(
+            0,
+            "By the Substrait spec's own function definitions, every column has the type the plan declares "
+            "(so the table leaves the spec out)",
+        )
 
     # Markdown, not a grid: its cells wrap (types after "<" and ","), so every column fits the narrow
     # inspector instead of scrolling out of sight
