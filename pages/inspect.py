@@ -113,7 +113,13 @@ def _view_controls(model: PlanModel, draw: bool = True) -> Settings:
         )
     with st.sidebar:
         st.header("View")
-        query = st.text_input(SEARCH_LABEL, key="search", placeholder="table, column or function name")
+        query = st.text_input(
+            SEARCH_LABEL,
+            key="search",
+            placeholder="table, column or function name",
+            help="The nodes that match are green, the one shown outlined in orange (Enter in this box: the next, "
+            "Shift+Enter: the one before). The selected node is yellow, a root blue.",
+        )
     # the settings are drawn when the popover opens: five more widgets on every page open cost the
     # browser a tenth of a second
     with st.sidebar.popover("View settings", width="stretch"):

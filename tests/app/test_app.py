@@ -463,3 +463,13 @@ def test_an_address_naming_a_node_the_plan_lacks_says_so_on_each_page():
             assert at.query_params["node"] in (shown, [shown])
         at.run()
         assert not at.toast
+
+
+def test_the_search_box_says_what_the_graphs_colours_mean():
+    """Blue, green, yellow and orange all showed on a searched graph, and nothing said which was what."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["sample"] = "tutorial.json"
+    at.run()
+    assert not at.exception
+    help_text = at.sidebar.text_input(key="search").help
+    assert all(word in help_text for word in ("match", "green", "orange", "selected node is yellow", "root blue"))
