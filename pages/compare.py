@@ -12,7 +12,7 @@ import streamlit as st
 from executor.data.catalog import unbound_tables
 from ui.graph.viewer import graph_view
 from ui.markdown import md_escape
-from ui.page import run_page
+from ui.page import not_its_sql, run_page
 from ui.panels.boundary import panel
 from ui.panels.output_comparison import compare_panel
 from ui.panels.schema_table import NAME_BREAKS, code_html
@@ -33,7 +33,16 @@ from ui.state.plan_source import (
     samples,
 )
 from ui.state.selection import theme
-from ui.state.share import MAX_NAME_CHARS, ShareError, is_digest, load_shared, save_shared, shared_name
+from ui.state.share import (
+    MAX_NAME_CHARS,
+    ShareError,
+    is_digest,
+    load_not_its_sql,
+    load_shared,
+    save_not_its_sql,
+    save_shared,
+    shared_name,
+)
 from viz.diff import (
     STATUSES,
     Difference,
@@ -144,6 +153,7 @@ def _inputs() -> None:
             chosen = st.session_state.get(f"compare_{side}")
             if chosen is not None:
                 st.caption(md_escape(f"Chosen: {chosen.source}"))
+                not_its_sql(chosen)
 
 
 def _model(side: str) -> PlanModel | None:
@@ -244,7 +254,9 @@ def _from_link() -> None:
             continue
         data = load_shared(value) if is_digest(value) else None
         name = (url.get(f"{side}_name") or "").strip()[:MAX_NAME_CHARS] or shared_name(value)
-        plan = _read_sample(value) or (Plan(data, name, shared=value) if data is not None else None)
+        plan = _read_sample(value) or (
+            Plan(data, name, shared=value, not_its_sql=load_not_its_sql(value)) if data is not None else None
+        )
         if plan is None:
             st.session_state[f"compare_error_{side}"] = (
                 f"The link's {SIDES[side].lower()}, {value[:64]!r}, is not on this server: choose it here instead."
@@ -263,6 +275,8 @@ def _to_link(plan_a: Plan, plan_b: Plan) -> None:
     for side, p in zip("ab", (plan_a, plan_b)):
         try:
             params[side] = p.sample or p.shared or save_shared(p.data)
+            if p.not_its_sql:  # said by the link too
+                save_not_its_sql(params[side], p.not_its_sql)
         except ShareError:  # too large to keep, or nowhere to keep it: the address stays as it is
             return
         if not p.sample and p.source != shared_name(params[side]):

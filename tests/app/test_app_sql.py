@@ -225,9 +225,13 @@ def test_a_plan_just_made_is_scrolled_into_view_once():
     assert not scrolls()
 
 
-def test_a_plan_that_does_not_mean_its_sql_says_so_on_every_page_that_shows_it():
+def test_a_plan_that_does_not_mean_its_sql_says_so_on_every_page_that_shows_it(tmp_path, monkeypatch):
     """DataFusion's producer writes a RANGE frame of days as unbounded: the SQL page warns, and so do
-    Inspect, Step through and Present once the plan is open there (it said so on the SQL page only)."""
+    Inspect, Step through and Present once the plan is open there (it said so on the SQL page only), and
+    the plan's share link opened in another session, and Compare (they said nothing)."""
+    from ui.state import share
+
+    monkeypatch.setattr(share, "SHARE_DIR", str(tmp_path))
     at = _sql_page()
     at.radio(key="sql_data").set_value("tutorial").run()
     at.text_area(key="sql_text").input(
@@ -246,3 +250,11 @@ def test_a_plan_that_does_not_mean_its_sql_says_so_on_every_page_that_shows_it()
         assert not at.exception, (page, at.exception)
         assert any(said in w.value and "RANGE BETWEEN 7 days PRECEDING" in w.value for w in at.warning), page
     assert "RANGE BETWEEN 7 days PRECEDING AND CURRENT ROW" in made
+    link = share.share_query(at.session_state["plan"], "0")
+    for page, params in (("pages/inspect.py", link), ("pages/compare.py", {"a": link["plan"], "b": "tutorial.json"})):
+        other = AppTest.from_file(APP, default_timeout=60)
+        for key, value in params.items():
+            other.query_params[key] = value
+        other.switch_page(page).run()
+        assert not other.exception, (page, other.exception)
+        assert any(said in w.value and "RANGE BETWEEN 7 days PRECEDING" in w.value for w in other.warning), page

@@ -209,7 +209,7 @@ def _on_paste() -> None:
 
 def _open_shared(digest: str) -> None:
     """Open the plan a share link names (``?plan=<sha256>``), or say it is not here."""
-    from ui.state.share import DATA_KINDS, MAX_NAME_CHARS, is_digest, load_shared, shared_name
+    from ui.state.share import DATA_KINDS, MAX_NAME_CHARS, is_digest, load_not_its_sql, load_shared, shared_name
 
     data = load_shared(digest)
     if data is None:
@@ -225,7 +225,11 @@ def _open_shared(digest: str) -> None:
     name = (url.get("name") or "").strip()[:MAX_NAME_CHARS]
     data_kind = url.get("data")
     st.session_state["plan"] = Plan(
-        data, name or shared_name(digest), shared=digest, written_for=data_kind if data_kind in DATA_KINDS else None
+        data,
+        name or shared_name(digest),
+        shared=digest,
+        written_for=data_kind if data_kind in DATA_KINDS else None,
+        not_its_sql=load_not_its_sql(digest),
     )
 
 

@@ -10,9 +10,11 @@ read still hash to it.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import tempfile
+from collections.abc import Sequence
 from urllib.parse import urlencode, urlsplit
 
 from executor.cache import BoundedCache
@@ -106,6 +108,43 @@ def load_shared(digest: str, folder: str | None = None) -> bytes | None:
     return data
 
 
+#: What is saved beside a shared plan that does not mean the SQL it was made from, at most this many bytes.
+MAX_NOTES_BYTES = 64 * 1024
+
+
+def _notes_path(digest: str, folder: str | None) -> str:
+    return os.path.join(folder or SHARE_DIR, f"{digest}.not-its-sql.json")
+
+
+def save_not_its_sql(digest: str, said: Sequence[str], folder: str | None = None) -> None:
+    """Keep, beside the shared plan ``digest``, what is known to differ between it and the SQL it was made
+    from (``ui.state.plan_source.Plan.not_its_sql``), so that its link says it too. Raises
+    :class:`ShareError`."""
+    data = json.dumps(list(said)).encode()
+    if len(data) > MAX_NOTES_BYTES or not is_digest(digest):
+        return
+    path = _notes_path(digest, folder)
+    if _read_not_its_sql(path) != list(said):
+        _write(path, data)
+
+
+def load_not_its_sql(digest: str, folder: str | None = None) -> tuple[str, ...]:
+    """What :func:`save_not_its_sql` kept for the shared plan ``digest``; nothing where nothing was (or what
+    is there is not a list of texts)."""
+    return tuple(_read_not_its_sql(_notes_path(digest, folder))) if is_digest(digest) else ()
+
+
+def _read_not_its_sql(path: str) -> list[str]:
+    try:
+        if os.path.getsize(path) > MAX_NOTES_BYTES:
+            return []
+        with open(path, encoding="utf-8") as fh:
+            said = json.load(fh)
+    except (OSError, ValueError):
+        return []
+    return said if isinstance(said, list) and all(isinstance(t, str) for t in said) else []
+
+
 #: A plan's name in a link is cut to this many characters.
 MAX_NAME_CHARS = 120
 #: The data a plan from SQL is written against, as a link says it (``data=``).
@@ -124,6 +163,8 @@ def plan_params(plan, folder: str | None = None) -> dict[str, str]:
     if getattr(plan, "sample", None):
         return {"sample": plan.sample}
     digest = getattr(plan, "shared", None) or save_shared(plan.data, folder)
+    if getattr(plan, "not_its_sql", ()):
+        save_not_its_sql(digest, plan.not_its_sql, folder)
     params = {"plan": digest}
     if plan.source != shared_name(digest):
         params["name"] = plan.source[:MAX_NAME_CHARS]
