@@ -182,7 +182,8 @@ def _result(made: Made) -> None:
     )
     graph_tab, json_tab = st.tabs(["Graph", "JSON"])
     with graph_tab:
-        graph_view(to_dot(model, view=View(theme=theme())), "sql_graph", clickable=False, height=560)
+        # as tall as Inspect's frame: at 560 px a five-node plan opened at 100% with its reads below the frame
+        graph_view(to_dot(model, view=View(theme=theme())), "sql_graph", clickable=False, height=720)
     with json_tab:
         st.code(made.plan.data.decode(), language="json")
 
