@@ -385,6 +385,9 @@ def _graphs(
     else:
         dot_a, dot_b = side_dots(a, b, diff, colours, max_rows, selected)
         pair = next((e for e in diff.pairs() if e.number == selected), None)
+        alone = st.session_state.get(UNMATCHED)  # (side, node): a node with no match, clicked
+        if alone and getattr((diff.by_a if alone[0] == "a" else diff.by_b).get(alone[1]), "number", 0) is not None:
+            alone = None  # of plans compared before
         for side, label, dot, col in zip("ab", labels, (dot_a, dot_b), st.columns(2)):
             with col:
                 st.markdown(f"**{md_escape(label)}**")
@@ -393,7 +396,9 @@ def _graphs(
                 graph_view(
                     dot,
                     f"compare_graph_{side}",
-                    selected=None if pair is None else getattr(pair, side),
+                    selected=(alone[1] if alone[0] == side else None)
+                    if alone
+                    else (None if pair is None else getattr(pair, side)),
                     on_click=functools.partial(_pick_pair, diff, side),
                     height=640,
                     actual_size=True,
@@ -409,9 +414,15 @@ def _pick_pair(diff: PlanDiff, side: str) -> None:
     entry = (diff.by_a if side == "a" else diff.by_b).get(node)
     if entry is not None and entry.number is not None:
         st.session_state["compare_selected"] = entry.number
-    else:
+        st.session_state.pop(UNMATCHED, None)
+    else:  # shown selected on its side (the keys go on from it); the pair below stays the one it was
+        st.session_state[UNMATCHED] = (side, node)
         which, other = ("left", "right") if side == "a" else ("right", "left")
         st.toast(md_escape(f"Node {node} of the {which} plan matches no node of the {other} plan."))
+
+
+#: Session state: a node with no match that was clicked, (side, node id), until a pair is picked.
+UNMATCHED = "compare_unmatched"
 
 
 #: Characters of differences a line of the table holds at the page's usual width.
@@ -450,7 +461,13 @@ def _matched_pair(
 ) -> None:
     numbers = [e.number for e in pairs]
     by_number = {e.number: e for e in pairs}
-    st.selectbox("Matched pair", numbers, key="compare_selected", format_func=lambda n: _pair_label(a, b, by_number[n]))
+    st.selectbox(
+        "Matched pair",
+        numbers,
+        key="compare_selected",
+        format_func=lambda n: _pair_label(a, b, by_number[n]),
+        on_change=lambda: st.session_state.pop(UNMATCHED, None),
+    )
     entry = by_number[st.session_state["compare_selected"]]
     _pair_detail(a, b, entry, labels, ignore_case)
     st.markdown("**Their rows**")

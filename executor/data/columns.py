@@ -253,6 +253,7 @@ def _reader_reason(exc: BaseException) -> str:
     text = text.rsplit("Invalid: ", 1)[-1]
     text = re.sub(r"^.*Could not open \w+ input source '[^']*': ", "", text)
     text = re.sub(r"(: )?[^\s\w]*[^\x20-\x7e\xa0-\uffff].*", "", text)  # the rest quotes the file's bytes
+    text = re.sub(r"(Expected \d+ columns?, got \d+): .*", r"\1", text)  # so does a CSV row's
     text = text or type(exc).__name__
     return text if len(text) <= 200 else text[:199] + "…"
 

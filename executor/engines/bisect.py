@@ -33,6 +33,11 @@ from .datafusion import DataFusionRunner
 Progress = Callable[[float, str], None]
 
 
+#: The end of a reason a node shares with one below it, where it starts.
+STARTS_BELOW = " (the reason is node {node}'s, below it)"
+_STARTS_BELOW = re.compile(re.escape(STARTS_BELOW).replace(re.escape("{node}"), ".+?") + "$")
+
+
 @dataclass
 class BisectNode:
     node_id: str
@@ -100,14 +105,21 @@ class Bisection:
             )
         return f"{agree}; {counted(left, 'node')} could not be compared"
 
-    def not_compared_reasons(self) -> list[tuple[int, str]]:
-        """Why nodes were not compared, most often first: (how many, one node's reason) for each reason,
-        nodes whose reasons differ only in their figures ("89,807 × 8,923 → 801,347,861 rows") counted
-        together."""
+    def not_compared_reasons(self, besides_start: bool = False) -> list[tuple[int, str]]:
+        """Why nodes were not compared, most often first: (how many, one node's reason, without where it
+        starts) for each reason, nodes whose reasons differ only in their figures ("89,807 × 8,923 →
+        801,347,861 rows") or in the node the reason starts at counted together; ``besides_start``: not
+        the start's reason (which :meth:`summary` says)."""
+
+        def key(why: str) -> str:
+            return re.sub(r"[\d,.]+|\([^)]*\)", "#", _STARTS_BELOW.sub("", why))
+
+        start = self.nodes.get(self.start)
+        said = key(start.why) if besides_start and start is not None and start.verdict == NOT_COMPARED else None
         groups: dict[str, list[str]] = {}
         for n in self.nodes.values():
-            if n.verdict == NOT_COMPARED:
-                groups.setdefault(re.sub(r"[\d,.]+|\([^)]*\)", "#", n.why), []).append(n.why)
+            if n.verdict == NOT_COMPARED and key(n.why) != said:
+                groups.setdefault(key(n.why), []).append(_STARTS_BELOW.sub("", n.why))
         return sorted(((len(whys), whys[0]) for whys in groups.values()), key=lambda g: -g[0])
 
     def overlay(self) -> Overlay:
@@ -220,7 +232,7 @@ def bisect(
             origin = reasons[below[0]][1] if below else nid
             reasons[nid] = (c.why, origin)
             if origin != nid:
-                why = f"{c.why} (the reason is node {origin}'s, below it)"
+                why = f"{c.why}{STARTS_BELOW.format(node=origin)}"
         out.nodes[nid] = BisectNode(nid, model.node(nid).kind, c.verdict, why, time.monotonic() - started, c)
         rows[nid] = c.spark.row_count if c.verdict == SAME and c.spark.complete else None
         if c.verdict == DIFFERS:

@@ -237,6 +237,8 @@ def test_a_profile_with_a_huge_count_draws_on_the_inspect_page():
     # the column is as wide as its longest count: right-aligned and cut on the left, it read "717,411,303,424"
     width = json.loads(table.proto.columns)["exact rows"]["width"]
     assert width >= 8.5 * len("1,180,591,620,717,411,303,424"), width
+    # and the rows as wide as "1.2 × 10²¹": narrower, it showed "2 × 10²¹", cut on the left
+    assert json.loads(table.proto.columns)["rows"]["width"] >= 8 * len("1.2 × 10²¹")
     # its tables are bound to nothing here: the profile says so, and where to bind them (a profile of such a
     # plan counted nothing, and the graph said "not profiled" with no reason)
     said = md_escape("The plan reads 2 tables not bound to data that serves them (left_t and right_t): the nodes")

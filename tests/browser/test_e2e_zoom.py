@@ -563,6 +563,18 @@ def test_a_node_clicked_in_a_compare_graph_picks_its_matched_pair(app_url):  # n
         left = page.locator(".st-key-compare_graph_a .sv-stage")
         expect(left.locator("g.node.substrait-selected")).to_have_count(1)
         page.screenshot(path=os.path.join(ARTIFACTS, "compare-picked.png"))
+        # a node only the left plan has: said, and selected on its side, so the arrow keys go on from it
+        heads = left.locator("g.node").evaluate_all(
+            "gs => gs.map((g) => [g.id.slice(5), (g.querySelector('text') || {}).textContent || ''])"
+        )
+        alone = next(n for n, t in heads if "removed" in t)
+        left.locator(f'[id="node-{alone}"]').click()
+        expect(page.get_by_text(f"Node {alone} of the left plan matches no node of the right plan.")).to_be_visible(
+            timeout=30_000
+        )
+        expect(left.locator(f'[id="node-{alone}"].substrait-selected')).to_have_count(1, timeout=30_000)
+        page.keyboard.press("ArrowDown")
+        expect(left.locator(f'[id="node-{alone}"].substrait-selected')).to_have_count(0, timeout=30_000)
 
 
 def test_fit_holds_for_the_plans_next_drawing(app_url):  # noqa: F811
@@ -585,3 +597,32 @@ def test_fit_holds_for_the_plans_next_drawing(app_url):  # noqa: F811
         page.get_by_text("orderedness", exact=True).click()
         expect(page.locator(".sv-root")).not_to_have_attribute("data-svg-key", key, timeout=60_000)
         expect(page.locator(".sv-zoom")).to_have_text(fitted)
+
+
+def test_fit_on_a_plan_too_large_to_read_whole_keeps_the_selected_node_in_the_frame(app_url, q64_plan):  # noqa: F811
+    """DataFusion's q64 (92 nodes) with a join ten levels down selected: Fit stops at the readable zoom,
+    and now shows the selected node there (it jumped to the roots, the node out of the frame). On Step
+    through, whose graph does not select, the frame says the arrow keys pan."""
+    from playwright.sync_api import expect
+
+    if shutil.which("dot") is None:
+        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
+    with browser_page(viewport={"width": 1280, "height": 900}) as page:
+        page.goto(app_url)
+        page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(q64_plan)
+        expect(page.locator(f"{GRAPH} g.node[data-substrait-bound]").first).to_be_attached(timeout=120_000)
+        frame = page.locator(".sv-viewport")
+        frame.focus()
+        for _ in range(10):
+            before = page.url
+            page.keyboard.press("ArrowDown")
+            expect(page).not_to_have_url(before, timeout=30_000)
+        node = _url_node(page.url)
+        page.keyboard.press("f")
+        assert page.inner_text(".sv-zoom") == "70%"
+        shown = frame.evaluate(BOXES)
+        assert _inside(shown["nodes"][node], shown["frame"]), (node, shown["nodes"][node], shown["frame"])
+        assert "Arrow keys: the node above" in frame.get_attribute("aria-label")
+        page.goto(app_url + "/step?sample=tutorial.json&node=0.0")
+        expect(page.locator(f"{GRAPH} g.node[data-substrait-bound]").first).to_be_attached(timeout=120_000)
+        expect(page.locator(".sv-viewport")).to_have_attribute("aria-label", re.compile("Arrow keys: pan"))

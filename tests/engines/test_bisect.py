@@ -642,3 +642,9 @@ def test_the_reasons_nodes_were_not_compared_are_counted_together():
         b.nodes[f"0.{i}"] = BisectNode(f"0.{i}", "join", NOT_COMPARED, why)
     b.nodes["0.9"] = BisectNode("0.9", "read", SAME, "the same 3 rows")
     assert b.not_compared_reasons() == [(3, cross), (2, whys[1]), (1, whys[5])]
+    # a reason that starts below is the same reason; the start's own, which the summary says, can be left out
+    cannot = "DataFusion cannot run it: not implemented: index_in"
+    b.nodes["0"] = BisectNode("0", "aggregate", NOT_COMPARED, cannot + " (the reason is node 0.0.1's, below it)")
+    b.nodes["0.0.1"] = BisectNode("0.0.1", "filter", NOT_COMPARED, cannot)
+    assert (2, cannot) in b.not_compared_reasons()
+    assert cannot not in [why for _, why in b.not_compared_reasons(besides_start=True)]

@@ -201,12 +201,14 @@ def _show_bisection(model: PlanModel, b: Bisection) -> None:
         # green only when the node asked about gave the same rows on both engines
         said = b.summary()
         (st.success if b.start_agrees else st.warning)(md_escape(f"{said[:1].upper()}{said[1:]} ({b.elapsed_s:.1f} s)"))
-        reasons = b.not_compared_reasons()
+        reasons = b.not_compared_reasons(besides_start=True)  # the start's reason is in the verdict above
         if reasons:
-            shown = [f"{n} × {why}" if n > 1 else why for n, why in reasons[:3]]
+            shown = [f"{counted(n, 'node')}: {why}" for n, why in reasons[:3]]
             more = sum(n for n, _ in reasons[3:])
             st.caption(
-                md_escape("Not compared: " + "; ".join(shown) + (f"; {counted(more, 'other')}" if more else "") + ".")
+                md_escape(
+                    "Not compared: " + "; ".join(shown) + (f"; {counted(more, 'other node')}" if more else "") + "."
+                )
             )
     else:
         st.error(

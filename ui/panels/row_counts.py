@@ -169,13 +169,21 @@ def profile_table(model: PlanModel, profile: Profile) -> None:
         expanded=False,
     ):
         frame = profile_frame(model, profile)
-        # wide enough for its longest count: a right-aligned number cut on the left reads as another number
+        # wide enough for their longest figures: a right-aligned number cut on the left reads as another number
         longest = max((len(text) for text in frame.get("exact rows", [])), default=0)
+        counts = [count_text(p.rows) for p in profile.nodes.values() if p.rows is not None]
+        factors = [
+            factor_text(p.factor) for p in profile.nodes.values() if p.factor is not None and math.isfinite(p.factor)
+        ]
         st.dataframe(
             profile_styler(frame),
             hide_index=True,
             width="stretch",
-            column_config={"exact rows": st.column_config.TextColumn(alignment="right", width=24 + 9 * longest)},
+            column_config={
+                "exact rows": st.column_config.TextColumn(alignment="right", width=24 + 9 * longest),
+                "rows": st.column_config.NumberColumn(width=32 + 8 * max(map(len, counts), default=4)),
+                "× input": st.column_config.NumberColumn(width=32 + 8 * max(map(len, factors), default=7)),
+            },
         )
         st.caption(
             "The reads were counted together in one Spark job; then the plan ran once from the node named in "

@@ -127,9 +127,11 @@ function build(root, data) {
     v.boxes.forEach((b) => { if (!top || b.y < top.y) top = b; });
     return top;
   };
-  v.fit = () => {  // the whole graph; one too large to read so: its top (the roots) at READABLE_K
+  v.fit = () => {  // the whole graph; one too large to read so: the selected node (else the roots) at READABLE_K
     const vw = viewport.clientWidth, vh = viewport.clientHeight;
     v.k = Math.max(READABLE_K, Math.min(1, 0.96 * Math.min(vw / w, vh / h)));
+    const g = (w * v.k > vw || h * v.k > vh) && v.node && v.node(v.selected);
+    if (g) { v.centre(g, v.k); return; }
     const top = v.top();
     v.x = w * v.k <= vw || !top ? (vw - w * v.k) / 2
       : Math.min(0, Math.max(vw - w * v.k, vw / 2 - (top.x + top.w / 2) * v.k));
@@ -301,6 +303,7 @@ function build(root, data) {
       const id = g.id && g.id.startsWith('node-') ? g.id.slice(5) : (title ? title.textContent : '');
       const row = v.columnClicks && e.target.closest && e.target.closest('text') ? rowOf(g, e.target.closest('text')) : null;
       v.clicked = id;  // a node clicked in the frame is not moved when it comes back selected
+      v.pending = null;  // a key's selection still waiting gives way to the click
       if (id && v.setTrigger) { if (row !== null) v.setTrigger('column', id + '|' + row); else v.setTrigger('node', id); }
     });
   });
@@ -327,6 +330,20 @@ function build(root, data) {
     const i = row.indexOf(id) + (key === 'ArrowRight' ? 1 : -1);
     return i >= 0 && i < row.length && row[i] !== id ? row[i] : null;
   };
+  // send node id as the selection; a trigger sent while the page is busy with the one before can be lost,
+  // so it is sent again until the page answers with it (three times at most, then the page's stands).
+  // from: the selections the page may still answer with on the way (the keys' before it, and its own)
+  v.select = (id, tries = 3,
+    from = v.pending ? new Set([...v.pendingFrom, v.pending]) : new Set([v.pageSelected])) => {
+    v.pending = id; v.pendingFrom = from;
+    v.setTrigger('node', id);
+    clearTimeout(v.retry);
+    v.retry = setTimeout(() => {
+      if (!live() || v.pending !== id) return;
+      if (tries > 1) v.select(id, tries - 1, from);
+      else { v.pending = null; v.selected = v.pageSelected; paint(v, { ...v.data, selected: v.pageSelected }); }
+    }, 1500);
+  };
   viewport.addEventListener('keydown', (e) => {
     if (!live() || e.altKey || e.ctrlKey || e.metaKey) return;
     const cx = viewport.clientWidth / 2, cy = viewport.clientHeight / 2, step = 80;
@@ -339,8 +356,11 @@ function build(root, data) {
       const from = v.selected || (v.data && v.data.selected);
       const to = from ? v.neighbour(from, e.key) : null;
       if (to && v.setTrigger) {
-        v.clicked = null;  // brought into the frame when it comes back selected
-        v.setTrigger('node', to);
+        // shown selected at once, so that the next key moves on from it before the page answers
+        v.selected = to;
+        paint(v, { ...v.data, selected: to });
+        v.reveal(v.node(to), false);
+        v.select(to);
       }
     } else if (e.key === '+' || e.key === '=') { v.touched = true; v.zoomAt(v.k * 1.25, cx, cy); }
     else if (e.key === '-' || e.key === '−') { v.touched = true; v.zoomAt(v.k / 1.25, cx, cy); }
@@ -498,7 +518,8 @@ export default function (component) {
 
 // draw (or update) the viewer; true when it asked the server for something instead (a lost SVG)
 function show(component) {
-  const { parentElement, data, setTriggerValue } = component;
+  const { parentElement, setTriggerValue } = component;
+  let { data } = component;
   const root = parentElement.querySelector('.sv-root');
   // the SVG comes once per page and session; later reruns send only its key (see graph_view)
   const svgs = window.__substraitVizSvgs || (window.__substraitVizSvgs = new Map());
@@ -509,6 +530,9 @@ function show(component) {
     + (data.clickable ? ' · click a node (or use the arrow keys) to select it' : '')
     + (data.column_clicks ? ', a schema row for its lineage' : '');
   root.classList.toggle('sv-static', !data.clickable);
+  root.querySelector('.sv-viewport').setAttribute('aria-label', "The plan's graph. "
+    + (data.clickable ? 'Arrow keys: the node above, below or beside. Shift and an arrow: pan. '
+      : 'Arrow keys: pan. ') + 'Plus and minus: zoom. 0: actual size. F: fit. M: the map.');
   root.querySelector('[data-act="sel"]').hidden = !data.selected;
   let v = root.__viewer;
   if (!v || v.key !== data.key) {
@@ -525,7 +549,7 @@ function show(component) {
     } else if (old && old.fitted && data.plan && old.plan === data.plan) {
       v.fit(); v.fitted = true;  // the person's Fit holds for the plan's next drawing (wider with row counts)
     } else if (!data.actual_size && Math.min(vp.clientWidth / v.w, vp.clientHeight / v.h) >= READABLE_K) {
-      v.fit();  // else fitted when its text stays readable so; else at 100%, from the top (the roots)
+      v.fit(); v.fitted = true;  // else fitted when its text stays readable so; else at 100%, from the top
     } else if (data.follow && v.node(data.selected)) {
       // a followed node (Step through, Present) in the middle, at the smallest readable zoom: the nodes
       // around it show (from the top at 100%, the current node's inputs were below the frame)
@@ -537,6 +561,11 @@ function show(component) {
   }
   v.setTrigger = setTriggerValue;
   v.columnClicks = !!data.column_clicks;
+  // a key's selection the page has not answered yet stays shown (v.select sends it again while it waits)
+  // (one picked otherwise since, in the page or by a click, ends the wait)
+  v.pageSelected = data.selected;
+  if (v.pending && v.pendingFrom.has(data.selected)) data = { ...data, selected: v.pending };
+  else v.pending = null;
   const changed = v.selected !== data.selected;
   v.selected = data.selected;
   v.placeMap();
