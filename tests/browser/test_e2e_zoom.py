@@ -217,8 +217,8 @@ def test_zoom_and_pan_in_the_browser_and_read_a_node(app_url, q64_plan):  # noqa
             hits = search(model, "income_band")
             notes = hidden_matches(model, "income_band", hits, MAX_SCHEMA_ROWS)
             assert notes and len(notes) < len(hits)  # some hits draw it, some do not
-            page.get_by_label("Search nodes").fill("income_band")
-            page.get_by_label("Search nodes").press("Enter")
+            page.get_by_role("textbox", name="Search nodes").fill("income_band")
+            page.get_by_role("textbox", name="Search nodes").press("Enter")
             expect(page.locator(".sv-hit-count")).to_have_text(f"1 of {len(hits)}", timeout=30_000)
             seen = set()
             for i in range(len(hits)):
@@ -235,13 +235,13 @@ def test_zoom_and_pan_in_the_browser_and_read_a_node(app_url, q64_plan):  # noqa
             assert seen == set(hits)
 
             # a search that matches nothing says so beside the graph, with nothing to step through
-            page.get_by_label("Search nodes").fill("zzz no such node")
-            page.get_by_label("Search nodes").press("Enter")
+            page.get_by_role("textbox", name="Search nodes").fill("zzz no such node")
+            page.get_by_role("textbox", name="Search nodes").press("Enter")
             expect(page.locator(".sv-hit-count")).to_have_text("no node matches", timeout=30_000)
             expect(page.locator(".sv-toolbar button[data-act='next']")).to_be_hidden()
             expect(page.locator(".sv-toolbar button[data-act='prev']")).to_be_hidden()
-            page.get_by_label("Search nodes").fill("")
-            page.get_by_label("Search nodes").press("Enter")
+            page.get_by_role("textbox", name="Search nodes").fill("")
+            page.get_by_role("textbox", name="Search nodes").press("Enter")
             expect(page.locator(".sv-hits")).to_be_hidden(timeout=30_000)
         finally:
             browser.close()
@@ -296,7 +296,7 @@ def test_search_hits_and_a_picked_node_are_brought_into_view_and_fit_stays_reada
             assert _inside(after["nodes"][shown], after["frame"]), (shown, after["nodes"][shown])
             return shown
 
-        search = page.get_by_label("Search nodes")
+        search = page.get_by_role("textbox", name="Search nodes")
         search.fill("t2")  # t2 and t20..t29: reads in the bottom row
         first = step(lambda: search.press("Enter"), "1 of 11")
         second = step(lambda: page.click(".sv-toolbar button[data-act='next']"), "2 of 11")
@@ -454,8 +454,9 @@ def test_stepping_brings_the_current_node_into_the_frame(app_url, tmp_path):  # 
 def test_the_minimap_leaves_the_corner_of_the_selected_node(app_url):  # noqa: F811
     """The tutorial's filter, selected and fitted at 1280 x 800: a plan this small opens without its
     minimap, and Fit, which stops at the readable zoom short of the whole plan here, opens it as the
-    overview. The filter sits in the frame's bottom-right corner, so the minimap goes to the bottom-left
-    one and covers no part of it. Hidden by the Map button, it stays hidden through the next Fit."""
+    overview. The filter, panned into the frame's bottom-right corner, sends the minimap to the
+    bottom-left one, where it covers no part of it. Hidden by the Map button, it stays hidden through the
+    next Fit."""
     from playwright.sync_api import expect
 
     if shutil.which("dot") is None:
@@ -466,6 +467,17 @@ def test_the_minimap_leaves_the_corner_of_the_selected_node(app_url):  # noqa: F
         expect(page.locator(".sv-minimap")).to_be_hidden()  # a small plan opens without it
         page.click(".sv-toolbar button[data-act='fit']")
         assert float(page.inner_text(".sv-zoom").rstrip("%")) == 70
+        frame = page.locator(".sv-viewport")
+        frame.focus()
+        for _ in range(20):  # Shift and an arrow pans by 80 px: the filter into the bottom-right corner
+            shown = frame.evaluate(BOXES)
+            node, box = shown["nodes"]["0.0.1"], shown["frame"]
+            if node[2] + 80 < box[2] - 4:
+                page.keyboard.press("Shift+ArrowLeft")
+            elif node[3] + 80 < box[3] - 4:
+                page.keyboard.press("Shift+ArrowUp")
+            else:
+                break
         expect(page.locator(".sv-minimap")).to_have_class("sv-minimap sv-mini-left")
         mini = page.locator(".sv-minimap").bounding_box()
         node = page.locator(f'{GRAPH} [id="node-0.0.1"]').bounding_box()
