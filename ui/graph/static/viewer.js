@@ -344,9 +344,10 @@ function build(root, data) {
       else { v.pending = null; v.selected = v.pageSelected; paint(v, { ...v.data, selected: v.pageSelected }); }
     }, 1500);
   };
+  const KEY_ACTS = { '+': 'in', '=': 'in', '-': 'out', '−': 'out', 0: 'one', f: 'fit', F: 'fit', m: 'map', M: 'map' };
   viewport.addEventListener('keydown', (e) => {
     if (!live() || e.altKey || e.ctrlKey || e.metaKey) return;
-    const cx = viewport.clientWidth / 2, cy = viewport.clientHeight / 2, step = 80;
+    const step = 80, act = KEY_ACTS[e.key];
     const pans = { ArrowLeft: [step, 0], ArrowRight: [-step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] };
     if (e.key in pans && (e.shiftKey || !v.data.clickable)) {
       v.touched = true;
@@ -362,33 +363,30 @@ function build(root, data) {
         v.reveal(v.node(to), false);
         v.select(to);
       }
-    } else if (e.key === '+' || e.key === '=') { v.touched = true; v.zoomAt(v.k * 1.25, cx, cy); }
-    else if (e.key === '-' || e.key === '−') { v.touched = true; v.zoomAt(v.k / 1.25, cx, cy); }
-    else if (e.key === '0') { v.fitted = false; v.actual(); }
-    else if (e.key === 'f' || e.key === 'F') { v.fitted = true; v.fit(); }
-    else if ((e.key === 'm' || e.key === 'M') && v.mk) { root.__mapChosen = true; v.showMap(!!root.__mapHidden); }
+    } else if (act && (act !== 'map' || v.mk)) v.act(act);  // the map's key, as its button, where there is one
     else return;
     e.preventDefault();
   });
+  // a toolbar button's act (its data-act), from the button or its key
+  v.act = (act) => {
+    const cx = viewport.clientWidth / 2, cy = viewport.clientHeight / 2;
+    if (act === 'map') { root.__mapChosen = true; v.showMap(!!root.__mapHidden); return; }  // the view stays
+    v.touched = act !== 'fit' && act !== 'one';  // Fit and 100% are the views a new drawing opens at anyway
+    v.fitted = act === 'fit';  // a new drawing of the plan (row counts drawn on it) is fitted too
+    if (act === 'in') v.zoomAt(v.k * 1.25, cx, cy);
+    else if (act === 'out') v.zoomAt(v.k / 1.25, cx, cy);
+    else if (act === 'fit') {
+      v.fit();
+      // Fit that stops at the readable zoom leaves part of the graph out: the minimap is then the overview
+      if (v.mk && root.__mapHidden && !root.__mapChosen) v.showMap(true);
+    }
+    else if (act === 'one') v.actual();
+    else if (act === 'sel') v.toSelected();
+    else if (act === 'next') v.toHit(v.hitAt + 1);
+    else if (act === 'prev') v.toHit(v.hitAt - 1);
+  };
   root.querySelectorAll('.sv-toolbar button').forEach((b) => {
-    b.addEventListener('click', () => {
-      if (!live()) return;
-      const act = b.dataset.act, cx = viewport.clientWidth / 2, cy = viewport.clientHeight / 2;
-      if (act === 'map') { root.__mapChosen = true; v.showMap(!!root.__mapHidden); return; }  // the view stays
-      v.touched = act !== 'fit' && act !== 'one';  // Fit and 100% are the views a new drawing opens at anyway
-      v.fitted = act === 'fit';  // a new drawing of the plan (row counts drawn on it) is fitted too
-      if (act === 'in') v.zoomAt(v.k * 1.25, cx, cy);
-      else if (act === 'out') v.zoomAt(v.k / 1.25, cx, cy);
-      else if (act === 'fit') {
-        v.fit();
-        // Fit that stops at the readable zoom leaves part of the graph out: the minimap is then the overview
-        if (v.mk && root.__mapHidden && !root.__mapChosen) v.showMap(true);
-      }
-      else if (act === 'one') v.actual();
-      else if (act === 'sel') v.toSelected();
-      else if (act === 'next') v.toHit(v.hitAt + 1);
-      else if (act === 'prev') v.toHit(v.hitAt - 1);
-    });
+    b.addEventListener('click', () => { if (live()) v.act(b.dataset.act); });
   });
   const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
   const rest = () => {  // the far nodes' text, thirty nodes per idle moment, while this drawing is shown
@@ -546,10 +544,11 @@ function show(component) {
     if (v.keep(kept)) {  // and what was selected and searched stays as it was: nothing to bring into view
       v.selected = old.selected; v.clicked = old.clicked;
       if (old.hitKey !== null) { v.setHits(data.hits || [], searched(data)); v.hitKey = old.hitKey; v.hitAt = old.hitAt; }
-    } else if (old && old.fitted && data.plan && old.plan === data.plan) {
-      v.fit(); v.fitted = true;  // the person's Fit holds for the plan's next drawing (wider with row counts)
-    } else if (!data.actual_size && Math.min(vp.clientWidth / v.w, vp.clientHeight / v.h) >= READABLE_K) {
-      v.fit(); v.fitted = true;  // else fitted when its text stays readable so; else at 100%, from the top
+    } else if ((old && old.fitted && data.plan && old.plan === data.plan)
+      || (!data.actual_size && Math.min(vp.clientWidth / v.w, vp.clientHeight / v.h) >= READABLE_K)) {
+      // a Fit holds for the plan's next drawing (wider with row counts); else fitted when its text stays
+      // readable so; else at 100%, from the top
+      v.fit(); v.fitted = true;
     } else if (data.follow && v.node(data.selected)) {
       // a followed node (Step through, Present) in the middle, at the smallest readable zoom: the nodes
       // around it show (from the top at 100%, the current node's inputs were below the frame)
