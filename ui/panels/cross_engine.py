@@ -87,6 +87,11 @@ def sorted_alike(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(list(frame.columns), key=lambda s: s.astype(str), kind="stable", ignore_index=True)
 
 
+def _sentence(note: str) -> str:
+    """A note as a sentence: its first letter upper-case, a full stop at its end."""
+    return f"{note[:1].upper()}{note[1:]}" + ("" if note.endswith(".") else ".")
+
+
 def show_comparison(c: EngineComparison) -> None:
     text = md_escape(f"Node {c.node_id}: {c.why}")
     (st.success if c.verdict == SAME else st.error if c.verdict == DIFFERS else st.info)(
@@ -132,7 +137,7 @@ def show_comparison(c: EngineComparison) -> None:
             if count:
                 show_rows(frame)
     for note in c.notes:
-        st.caption(md_escape(f"{note[:1].upper()}{note[1:]}" + ("" if note.endswith(".") else ".")))
+        st.caption(md_escape(_sentence(note)))
     if c.verdict == DIFFERS and c.expressions:
         st.markdown("**The node's expressions** (those computing the differing columns first)")
         for role, expr in c.expressions:
@@ -227,7 +232,7 @@ def _show_bisection(model: PlanModel, b: Bisection) -> None:
             )
         st.button(md_escape(f"Select node {b.first}"), key="engines_select_first", on_click=select, args=(b.first,))
     for note in b.notes:
-        st.caption(md_escape(f"{note[:1].upper()}{note[1:]}" + ("" if note.endswith(".") else ".")))
+        st.caption(md_escape(_sentence(note)))
     with st.expander(f"Spark vs DataFusion, bottom-up: {counted(len(b.nodes), 'node')}", expanded=False):
         st.dataframe(
             pd.DataFrame(
