@@ -39,8 +39,7 @@ from ui.state.share import (
     is_digest,
     load_not_its_sql,
     load_shared,
-    save_not_its_sql,
-    save_shared,
+    plan_params,
     shared_name,
 )
 from viz.diff import (
@@ -274,13 +273,12 @@ def _to_link(plan_a: Plan, plan_b: Plan) -> None:
     params: dict[str, str] = {}
     for side, p in zip("ab", (plan_a, plan_b)):
         try:
-            params[side] = p.sample or p.shared or save_shared(p.data)
-            if p.not_its_sql:  # said by the link too
-                save_not_its_sql(params[side], p.not_its_sql)
+            named = plan_params(p)  # a share link's: the sample, or the plan saved (with what it does not mean)
         except ShareError:  # too large to keep, or nowhere to keep it: the address stays as it is
             return
-        if not p.sample and p.source != shared_name(params[side]):
-            params[f"{side}_name"] = p.source[:MAX_NAME_CHARS]
+        params[side] = named.get("sample") or named["plan"]
+        if "name" in named:
+            params[f"{side}_name"] = named["name"]
     url.replace(params)
 
 
