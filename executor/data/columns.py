@@ -245,6 +245,14 @@ def file_columns(path: str, fmt: str) -> list[Column]:
     return list(_file_columns(path, fmt, stamp))
 
 
+class Unreadable(ExecutionError):
+    """A file whose columns cannot be read; ``reason`` is the reader's, in words, without the path."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"cannot read the columns of {path!r}: {reason}")
+        self.reason = reason
+
+
 def _reader_reason(exc: BaseException) -> str:
     """pyarrow's reason a file cannot be read, as a person reads it: its own status ("CSV parse error:
     ...") without the layers around it that repeat the path, and without the file's bytes it quotes (a
@@ -284,7 +292,7 @@ def _file_columns(path: str, fmt: str, _stamp: int) -> tuple[Column, ...]:
                 return tuple(arrow_columns(schema))
             except Exception:  # noqa: BLE001 - the first reason is the one to give
                 pass
-        raise ExecutionError(f"cannot read the columns of {path!r}: {_reader_reason(exc)}") from None
+        raise Unreadable(path, _reader_reason(exc)) from None
     if fmt in ("csv", "tsv"):  # a column with no value in the rows read: Spark's CSV reader makes it text
         import pyarrow as pa
 

@@ -22,7 +22,7 @@ import streamlit as st
 
 from executor import settings
 from executor.data.catalog import SUFFIX_FORMATS, Catalog, data_roots
-from executor.data.columns import file_columns
+from executor.data.columns import Unreadable, file_columns
 from executor.data.generate import CACHE, TPCDS_TABLES, TPCH_TABLES, tpcds, tpch
 from executor.errors import ExecutionError
 from ui.state.plan_source import ROOT, SAMPLES, Plan, plan_digest
@@ -191,9 +191,8 @@ def save_upload(name: str, data: bytes) -> str:
             fh.write(data)
         try:
             file_columns(trial, fmt)
-        except ExecutionError as exc:
-            kind = _FORMAT_NAMES.get(fmt, fmt)
-            raise ExecutionError(f"{name} cannot be read as {kind}: {_reason(str(exc), trial)}") from None
+        except Unreadable as exc:
+            raise ExecutionError(f"{name} cannot be read as {_FORMAT_NAMES.get(fmt, fmt)}: {exc.reason}") from None
         os.replace(trial, path)
     finally:
         if os.path.exists(trial):
@@ -202,11 +201,6 @@ def save_upload(name: str, data: bytes) -> str:
 
 
 _FORMAT_NAMES = {"csv": "CSV", "tsv": "TSV", "parquet": "Parquet", "orc": "ORC", "arrow": "Arrow"}
-
-
-def _reason(message: str, path: str) -> str:
-    """The reader's reason (:func:`executor.data.columns.file_columns`) without the trial copy's path."""
-    return message.split(f"{path!r}: ", 1)[-1]
 
 
 def safe_file_name(name: str) -> str:
