@@ -85,15 +85,22 @@ def _inside(box: list[float], frame: list[float]) -> bool:
 
 
 @contextlib.contextmanager
-def _joins_page(app_url: str, tmp_path, nodes: int):
-    """A 1400×900 page with a plan of about ``nodes`` joins (:func:`wide_joins`) uploaded, laid out by dot."""
+def _uploaded_page(app_url: str, plan: str, width: int, height: int):
+    """A page of ``width`` × ``height`` with the plan file ``plan`` uploaded, laid out by dot."""
     if shutil.which("dot") is None:
         pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
+    with browser_page(viewport={"width": width, "height": height}) as page:
+        page.goto(app_url)
+        page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(plan)
+        yield page
+
+
+@contextlib.contextmanager
+def _joins_page(app_url: str, tmp_path, nodes: int):
+    """A 1400×900 page with a plan of about ``nodes`` joins (:func:`wide_joins`) uploaded, laid out by dot."""
     plan = tmp_path / f"wide_joins_{nodes}.json"
     plan.write_text(json.dumps(wide_joins(nodes)))
-    with browser_page(viewport={"width": 1400, "height": 900}) as page:
-        page.goto(app_url)
-        page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(str(plan))
+    with _uploaded_page(app_url, str(plan), 1400, 900) as page:
         yield page
 
 
@@ -370,11 +377,7 @@ def test_a_step_through_a_large_plan_opens_on_the_current_node_with_the_nodes_ar
     inputs were under the frame)."""
     from playwright.sync_api import expect
 
-    if shutil.which("dot") is None:
-        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
-    with browser_page(viewport={"width": 1500, "height": 950}) as page:
-        page.goto(app_url)
-        page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(q64_plan)
+    with _uploaded_page(app_url, q64_plan, 1500, 950) as page:
         expect(page.locator(f"{GRAPH} g.node[data-substrait-bound]").first).to_be_attached(timeout=120_000)
         page.get_by_role("link", name="Step through").click()
         page.get_by_role("combobox", name="Start at a leaf").click()
@@ -617,11 +620,7 @@ def test_fit_on_a_plan_too_large_to_read_whole_keeps_the_selected_node_in_the_fr
     through, whose graph does not select, the frame says the arrow keys pan."""
     from playwright.sync_api import expect
 
-    if shutil.which("dot") is None:
-        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
-    with browser_page(viewport={"width": 1280, "height": 900}) as page:
-        page.goto(app_url)
-        page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(q64_plan)
+    with _uploaded_page(app_url, q64_plan, 1280, 900) as page:
         expect(page.locator(f"{GRAPH} g.node[data-substrait-bound]").first).to_be_attached(timeout=120_000)
         frame = page.locator(".sv-viewport")
         frame.focus()
