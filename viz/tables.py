@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from .model import PlanModel
@@ -33,3 +34,12 @@ def plan_tables(model: PlanModel) -> PlanTables:
                 path = getattr(item, item.WhichOneof("path_type") or "uri_path", "")
                 out.files.append((node.id, item.WhichOneof("file_format") or "unknown", path))
     return out
+
+
+def reads_only(model: PlanModel, tables: Collection[str]) -> bool:
+    """Whether the plan reads anything and every read node reads one of the named ``tables`` (dotted
+    names): with those tables unbound, nothing in the plan can run."""
+    readers = plan_tables(model).readers
+    blocked = {node for name in tables for node in readers.get(name, ())}
+    reads = [node.id for node in model.nodes() if node.kind == "read"]
+    return bool(reads) and all(node in blocked for node in reads)

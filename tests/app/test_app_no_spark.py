@@ -107,3 +107,24 @@ def test_sql_to_plan_needs_no_spark(spark_calls):
     assert not at.error, [e.value for e in at.error]
     assert "Aggregate" in graph_text(at)
     _ok(at, spark_calls)
+
+
+def test_a_profile_of_a_plan_whose_reads_are_all_unbound_starts_nothing_and_says_why(spark_calls):
+    """The profile ran a Spark job that counted nothing and only then warned; now the click says which
+    tables to bind, and where, and starts no run."""
+    import json
+
+    from tests.support import plans as P
+    from ui.markdown import md_escape
+
+    doc = P.plan({"cross": {"left": P.read("left_t", [("a", "i64")]), "right": P.read("right_t", [("b", "i64")])}})
+    at = _open(None)
+    at.sidebar.file_uploader[0].set_value(("two.json", json.dumps(doc).encode(), "application/json")).run()
+    at.button(key="inspect_profile_button").click().run()
+    _ok(at, spark_calls)
+    said = md_escape("The plan reads 2 tables not bound to data that serves them (left_t and right_t): nothing")
+    assert any(w.value.startswith(said) for w in at.warning), [w.value for w in at.warning]
+    assert any(link.proto.page == "tables" for link in at.get("page_link"))
+    assert not at.session_state["inspect_profiles"]  # no run was started
+    at.run()  # the warning stays until the tables are bound
+    assert any(w.value.startswith(said) for w in at.warning)

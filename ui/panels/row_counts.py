@@ -23,9 +23,11 @@ from ui.tasks import Task, finished, progress_fragment, show_progress, start
 from viz.counts import count_text, exact_text, factor_text, is_abbreviated
 from viz.model import PlanModel
 from viz.render import Overlay, title
+from viz.tables import reads_only
 
 DEFAULT_TIMEOUT_S = 600.0
 SHOW_KEY = "inspect_profile_show"
+_REFUSED_KEY = "inspect_profile_refused"  # plans whose profile was not started: every read is unbound
 
 
 def _states() -> dict[str, Task]:
@@ -58,19 +60,33 @@ def profile_controls(plan: Plan, model: PlanModel, button_at=st) -> Profile | No
     key = model.digest
     state = _states().get(key)
     running = state is not None and not state.done.is_set()
-    if button_at.button(
+    clicked = button_at.button(
         "Profile the plan (row counts)",
         key="inspect_profile_button",
         disabled=running,
         help="Count the rows of every node on Spark (exact counts) and draw them on the graph. The "
         "plan runs once, observing every node; rows that follow from the inputs' (a sort, a "
         "fetch, a join without a condition) are computed, so a cross product is never run",
-    ):
-        _start(plan, model, DEFAULT_TIMEOUT_S)
-        state = _states()[key]
-    if state is None:
+    )
+    refused = st.session_state.setdefault(_REFUSED_KEY, set())
+    if not clicked and state is None and key not in refused:
         return None
     unserved = unbound_tables(catalog_for(plan), model)
+    if clicked:
+        if unserved and reads_only(model, unserved):  # a run would count nothing: it is not started
+            refused.add(key)
+        else:
+            refused.discard(key)
+            _start(plan, model, DEFAULT_TIMEOUT_S)
+            state = _states()[key]
+    if key in refused:
+        if not unserved or not reads_only(model, unserved):  # bound since: the next click counts
+            refused.discard(key)
+            return None
+        unbound_warning(unserved, "The plan", "nothing in it can be counted until then")
+        return None
+    if state is None:
+        return None
     if unserved:  # else a profile counts nothing and the graph says "not profiled" with no reason
         unbound_warning(unserved, "The plan", "the nodes that read {them}, and those above, are not counted until then")
     if state.done.is_set() and state.result is not None:  # nothing to show or hide before a profile is done
