@@ -182,12 +182,12 @@ def main() -> None:
     plan, model, graph_only = opened
     node_ids = list(model.graph.nodes)
     order = story_order(model)
-    resolve_node(node_ids, _start(model, order))
+    number = {node_id: i for i, node_id in enumerate(order, start=1)}
+    resolve_node(node_ids, _start(model, order), called=lambda i: f"step {number[i]}")
     st.session_state[PRESENTED][model.digest] = st.session_state["node"]
 
     # node ids in the words only with the technical marks (the toggle below, drawn after this)
     sentences = describe_plan(model, ids=st.session_state.get("present_details", False))
-    number = {node_id: i for i, node_id in enumerate(order, start=1)}
     if graph_only:
         max_rows = st.session_state.get("present_max_rows", MAX_ROWS)
         details = st.session_state.get("present_details", False)

@@ -47,8 +47,14 @@ def match_node(node_ids: list[str], typed: str, label: Callable[[str], str] | No
 _SHOWN = "_node_shown"
 
 
-def resolve_node(node_ids: list[str], default: str | None, label: Callable[[str], str] | None = None) -> str | None:
-    """The node to show: the session's, else the URL's, else ``default``; kept in both. The session's
+def resolve_node(
+    node_ids: list[str],
+    default: str | None,
+    label: Callable[[str], str] | None = None,
+    called: Callable[[str], str] = "node {}".format,
+) -> str | None:
+    """The node to show: the session's, else the URL's, else ``default``; kept in both (``called`` names a
+    node as the page does, for the message when the URL's names none). The session's
     may be text typed in a picker that takes any text: it is matched by :func:`match_node`, and text
     that names no node leaves the node the URL has (the one shown before). An address whose node
     changed since this run's page last set it (Back, Forward, an edited address), while the session's
@@ -81,7 +87,7 @@ def resolve_node(node_ids: list[str], default: str | None, label: Callable[[str]
             from ui.markdown import md_escape
 
             st.toast(
-                md_escape(f"This plan has no node “{wanted}”, which the address names: node {default} is shown."),
+                md_escape(f"This plan has no node “{wanted}”, which the address names: {called(default)} is shown."),
                 duration="long",
             )
     if wanted not in node_ids:
