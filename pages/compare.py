@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from executor.data.catalog import unbound_tables
-from ui.graph.viewer import graph_view
+from ui.graph.viewer import drawing_width, graph_view
 from ui.markdown import md_escape
 from ui.page import not_its_sql, run_page
 from ui.panels.boundary import panel
@@ -386,10 +386,12 @@ def _graphs(
         alone = st.session_state.get(UNMATCHED)  # (side, node): a node with no match, clicked
         if alone and getattr((diff.by_a if alone[0] == "a" else diff.by_b).get(alone[1]), "number", 0) is not None:
             alone = None  # of plans compared before
+        widths = [w for w in map(drawing_width, (dot_a, dot_b)) if w is not None]
         for side, label, dot, col in zip("ab", labels, (dot_a, dot_b), st.columns(2)):
             with col:
                 st.markdown(f"**{md_escape(label)}**")
-                # both at 100%: fitted each to its frame, the same box was drawn at two scales. A click on a
+                # both at the zoom that fits the wider (readable at least): fitted each to its frame, the same
+                # box was drawn at two scales; at 100%, wide boxes were cut at the frames' edges. A click on a
                 # node picks its pair; the pair picked is brought into both frames.
                 graph_view(
                     dot,
@@ -399,7 +401,7 @@ def _graphs(
                     else (None if pair is None else getattr(pair, side)),
                     on_click=functools.partial(_pick_pair, diff, side),
                     height=640,
-                    actual_size=True,
+                    open_width=max(widths, default=None),
                 )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 from streamlit.testing.v1 import AppTest
 
@@ -44,7 +45,9 @@ def test_a_sample_pair_shows_summary_graphs_table_and_a_pair():
     assert _metrics(at) == {"same": 0, "changed": 10, "removed": 1, "added": 0}
     charts = graphs(at)
     assert len(charts) == 2 and all(is_graph(c["text"]) for c in charts)
-    assert all(c["actual_size"] for c in charts)  # side by side at one scale, not each fitted to its frame
+    # side by side at one scale, not each fitted to its frame: the wider drawing's width, given to both
+    widths = [float(re.search(r'<svg[^>]*?\swidth="([\d.]+)pt"', c["text"]).group(1)) * 4 / 3 for c in charts]
+    assert [c["open_width"] for c in charts] == [max(widths)] * 2
     assert "#1 ≠ changed" in charts[0]["text"] and "− removed" in charts[0]["text"]
 
     table = at.dataframe[0].value

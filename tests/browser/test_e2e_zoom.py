@@ -637,3 +637,29 @@ def test_fit_on_a_plan_too_large_to_read_whole_keeps_the_selected_node_in_the_fr
         page.goto(app_url + "/step?sample=tutorial.json&node=0.0")
         expect(page.locator(f"{GRAPH} g.node[data-substrait-bound]").first).to_be_attached(timeout=120_000)
         expect(page.locator(".sv-viewport")).to_have_attribute("aria-label", re.compile("Arrow keys: pan"))
+
+
+def test_compare_opens_both_graphs_at_one_zoom_that_shows_the_wider_whole(app_url):  # noqa: F811
+    """Compare at 1600 px (isthmus's and DataFusion's TPC-H q03 side by side): both opened at 100%, and
+    the wider plan's outer boxes were cut at its frame's edges. Both now open at the zoom that fits the
+    wider drawing's width (one scale for both, not below readable), so every box of each shows across its
+    frame."""
+    from playwright.sync_api import expect
+
+    if shutil.which("dot") is None:
+        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
+    with browser_page(viewport={"width": 1600, "height": 900}) as page:
+        page.goto(app_url + "/compare?a=tpch_q03_isthmus.json&b=tpch_q03_datafusion.json")
+        zooms = []
+        for side in "ab":
+            frame = page.locator(f".st-key-compare_graph_{side} .sv-viewport")
+            expect(frame.locator("g.node[data-substrait-bound]").first).to_be_attached(timeout=120_000)
+            zooms.append(page.locator(f".st-key-compare_graph_{side} .sv-zoom").inner_text())
+            edges = frame.evaluate(
+                "f => { const r = f.getBoundingClientRect(); return [r.left, r.right, [...f.querySelectorAll("
+                "'g.node')].map((g) => { const b = g.getBoundingClientRect(); return [b.left, b.right]; })]; }"
+            )
+            left, right, boxes = edges
+            assert all(left <= a and b <= right for a, b in boxes), (side, zooms, edges)
+        page.screenshot(path=os.path.join(ARTIFACTS, "compare-opened.png"))
+        assert zooms[0] == zooms[1] and 70 <= int(zooms[0].rstrip("%")) < 100, zooms

@@ -34,7 +34,7 @@ def graphs(at: AppTest) -> list[dict]:
                     "lineage": data.get("lineage"),
                     "key": data["key"],
                     "then_rest": data["then_rest"],
-                    "actual_size": data.get("actual_size", False),
+                    "open_width": data.get("open_width"),
                 }
             )
     clicks = [json.loads(c.proto.json) for c in at.get("bidi_component") if c.proto.component_name == CLICKS]

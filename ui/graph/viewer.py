@@ -24,6 +24,7 @@ Zoom and pan never ask the server anything. Without ``dot`` on the machine the p
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from importlib import resources
 
@@ -142,6 +143,13 @@ def _layout(dot: str) -> tuple[str, str] | None:
     return svg, key
 
 
+def drawing_width(dot: str) -> float | None:
+    """How wide ``dot`` is drawn at 100%, in CSS px (None without Graphviz on the server)."""
+    laid = None if IN_BROWSER else _layout(dot)
+    found = re.search(r'<svg[^>]*?\swidth="([\d.]+)pt"', laid[0]) if laid else None
+    return float(found.group(1)) * 4 / 3 if found else None
+
+
 def plan_dot(model: PlanModel, view: View) -> str:
     """``viz.render.to_dot(model, view=view)``, made once per plan and view for every session: a click's
     rerun draws the same DOT (selection and hits are painted in the page), which is not written again."""
@@ -193,7 +201,7 @@ def graph_view(
     then_rest: bool = False,
     search_box: tuple[str, str] | None = None,
     plan: str | None = None,
-    actual_size: bool = False,
+    open_width: float | None = None,
 ) -> None:
     """Show ``dot`` laid out on the server, with pan and zoom; ``selected`` and ``hits`` are
     painted in the page. A click selects the node (``ui.state.selection``) unless ``on_click`` says
@@ -211,8 +219,10 @@ def graph_view(
     fragment, which then reruns the whole app. The viewer does not ask once a page link was clicked
     (the browser would send the rerun with the page being left). ``plan`` names what the drawing shows
     (the model's digest): a new drawing of the same plan opens where the person last moved or zoomed the
-    previous one (the node at the frame's centre stays there, at the same zoom). ``actual_size``: it opens
-    at 100%, not fitted to its frame (two drawings side by side then show their boxes at one scale)."""
+    previous one (the node at the frame's centre stays there, at the same zoom). ``open_width``: it opens
+    at the zoom that fits a drawing this wide (px at 100%) to the frame's width, within readable and 100%,
+    not fitted to its own size (two drawings side by side, given the wider's width, show their boxes at one
+    scale)."""
     if st.session_state.pop(_DRAWN, None) and then_rest:
         st.rerun(scope="app")
     laid = None if IN_BROWSER else _layout(dot)
@@ -246,7 +256,7 @@ def graph_view(
         "then_rest": then_rest,
         "search": {"label": search_box[0], "query": search_box[1]} if search_box else None,
         "plan": plan,
-        "actual_size": actual_size,
+        "open_width": open_width,
     }
     callback = (on_click if on_click is not None else (lambda: select_clicked(key))) if clickable else (lambda: None)
     _component(

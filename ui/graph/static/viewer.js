@@ -26,8 +26,10 @@ function build(root, data) {
   // the frame: as tall as the drawing as it opens, within [220, data.height]: fitted to its width when
   // its text stays readable so, else at 100% (a wide plan fitted to the width would leave a strip);
   // and no taller than the window below its top, so its bottom and the minimap show with its top
+  // (given open_width, the zoom that fits a drawing that wide: side by side, both at the wider's zoom)
   const widthK = Math.min(1, viewport.clientWidth / w);
-  const openK = data.actual_size || widthK < READABLE_K ? 1 : widthK;
+  const openK = data.open_width ? Math.max(READABLE_K, Math.min(1, (viewport.clientWidth - 16) / data.open_width))
+    : widthK < READABLE_K ? 1 : widthK;
   const below = window.innerHeight - Math.max(0, viewport.getBoundingClientRect().top) - 16;
   // (a frame low on its page, under a form or a table, still takes half the window: scrolled to, it reads)
   const least = Math.max(MIN_FRAME, Math.round(0.55 * window.innerHeight));
@@ -35,7 +37,7 @@ function build(root, data) {
   viewport.style.height = Math.round(Math.max(220, Math.min(tallest, h * openK + 12))) + 'px';
   // touched: the person has moved or zoomed the view themselves (a new drawing of the same plan keeps it)
   const v = { key: data.key, plan: data.plan, viewport, stage, svg, w, h, k: 1, x: 0, y: 0, selected: null, moved: false,
-    touched: false };
+    touched: false, openK };
   // level of detail: a node's lines below its title come marked sv-detail (viz.export.mark_detail_lines)
   // every node's box in the drawing's own px, measured once at 100%. The nodes' text is not laid
   // out yet (the CSS in viewer.py): laying out every line of a large drawing's text would hold
@@ -155,11 +157,11 @@ function build(root, data) {
     miniStage.innerHTML = '';
     miniStage.appendChild(m);
   }
-  v.actual = () => {  // 100%, the topmost node (a root) at the top, in the middle
-    const top = v.top();
-    v.k = 1;
-    v.x = top ? viewport.clientWidth / 2 - (top.x + top.w / 2) : (viewport.clientWidth - w) / 2;
-    v.y = top ? 12 - top.y : 8;
+  v.actual = (k = 1) => {  // 100% (or k) from the top: the drawing in the middle, else its topmost node (a root)
+    const top = v.top(), vw = viewport.clientWidth;
+    v.k = k;
+    v.x = w * k <= vw || !top ? (vw - w * k) / 2 : vw / 2 - (top.x + top.w / 2) * k;
+    v.y = top ? 12 - top.y * k : 8;
     v.apply();
   };
   v.centerOn = (px, py, k) => {  // px, py: a point of the drawing, in its own px
@@ -545,7 +547,7 @@ function show(component) {
       v.selected = old.selected; v.clicked = old.clicked;
       if (old.hitKey !== null) { v.setHits(data.hits || [], searched(data)); v.hitKey = old.hitKey; v.hitAt = old.hitAt; }
     } else if ((old && old.fitted && data.plan && old.plan === data.plan)
-      || (!data.actual_size && Math.min(vp.clientWidth / v.w, vp.clientHeight / v.h) >= READABLE_K)) {
+      || (!data.open_width && Math.min(vp.clientWidth / v.w, vp.clientHeight / v.h) >= READABLE_K)) {
       // a Fit holds for the plan's next drawing (wider with row counts); else fitted when its text stays
       // readable so; else at 100%, from the top
       v.fit(); v.fitted = true;
@@ -555,7 +557,7 @@ function show(component) {
       const g = v.node(data.selected);
       v.centre(g, READABLE_K);
     } else {
-      v.actual();
+      v.actual(data.open_width ? v.openK : 1);
     }
   }
   v.setTrigger = setTriggerValue;
