@@ -432,7 +432,7 @@ class Checker:
             else:
                 verdict = "" if with_datafusion else "DuckDB agrees with neither"
         said = f"{verdict}; DataFusion's" if verdict else "DuckDB agrees with DataFusion, whose"
-        sides = self._plan_sides_with(model, spark_rows, df_rows)
+        sides = self._plan_sides_with(model, spark_rows, df_rows, exact=True)
         if sides == "spark":
             return (
                 f"{said} engine running the plan gives Spark's rows: the plan does not mean the SQL (its "
@@ -452,7 +452,7 @@ class Checker:
         """Where DataFusion's engine fails on the SQL and DuckDB's rows differ from Spark's: whether
         DataFusion's engine running the plan gives Spark's rows (the plan means otherwise than DuckDB
         reads the SQL) or DuckDB's (Spark's run is wrong); "" where it gives neither or cannot run it."""
-        sides = self._plan_sides_with(model, spark_rows, duck_rows)
+        sides = self._plan_sides_with(model, spark_rows, duck_rows, exact=False)
         if sides == "spark":
             return (
                 "DataFusion's engine running the plan gives Spark's rows: the plan does not mean the SQL as "
@@ -465,15 +465,16 @@ class Checker:
             )
         return ""
 
-    def _plan_sides_with(self, model, spark_rows: list[tuple], sql_rows: list[tuple]) -> str | None:
+    def _plan_sides_with(self, model, spark_rows: list[tuple], sql_rows: list[tuple], exact: bool) -> str | None:
         """Whose rows DataFusion's engine running the plan gives: "spark", "sql" (the SQL's engine's) or
-        None (neither, or it cannot run the plan)."""
+        None (neither, or it cannot run the plan). Decimals are compared to the digit with Spark's, which
+        computes them by the plan's types, and with the SQL's where ``exact`` (DataFusion's result)."""
         plan_rows = self._plan_rows_on_datafusion(model)
         if plan_rows is None:
             return None
-        if multiset_diff(spark_rows, plan_rows) is None:
+        if multiset_diff(spark_rows, plan_rows, exact_decimals=True) is None:
             return "spark"
-        return "sql" if multiset_diff(sql_rows, plan_rows) is None else None
+        return "sql" if multiset_diff(sql_rows, plan_rows, exact_decimals=exact) is None else None
 
     def _plan_rows_on_datafusion(self, model) -> list[tuple] | None:
         """The plan's rows on DataFusion's consumer and engine, None where it cannot run them."""
