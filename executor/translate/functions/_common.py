@@ -270,7 +270,13 @@ def _narrowed(whole: int, s1: int, p2: int, s2: int, wanted: int) -> tuple[int, 
 
 
 def decimal_quotient(
-    a: Column, b: Column, dividend: tuple[int, int], divisor: tuple[int, int], result: tuple[int, int], truncate: bool
+    a: Column,
+    b: Column,
+    dividend: tuple[int, int],
+    divisor: tuple[int, int],
+    result: tuple[int, int],
+    truncate: bool,
+    warnings: list[str] | None = None,
 ) -> Column:
     """``a / b`` (decimals of the given (precision, scale)) as ``decimal(result)``.
 
@@ -280,7 +286,8 @@ def decimal_quotient(
     whose value fits in fewer integer digits is divided at a finer scale. With ``truncate`` (DataFusion
     cuts a quotient toward zero), the cut is made from a quotient with spare digits beyond the result's
     (6 where the dividend is small enough, else 3, else none: a rounding carry through all of them is too
-    rare to matter)."""
+    rare to matter; so is a dividend too large for every branch, of 10^22 or more in TPC-DS's plans). Where every
+    dividend gets fewer spare digits than that, ``warnings`` gets a sentence that says what may differ."""
     (p1, s1), (p2, s2), (precision, scale) = dividend, divisor, result
     declared = f"decimal({precision},{scale})"
 
@@ -290,6 +297,7 @@ def decimal_quotient(
     out = cut(a / b)
     own = spark_divide_scale(p1, s1, p2, s2)
     branches: list[tuple[int, Column]] = []  # (the dividend's integer digits, its quotient), most spare first
+    rest = own  # the scale the dividends no branch takes are divided at
     for spare in (6, 3, 0) if truncate else (0,):
         if own >= scale + spare:
             break  # Spark's own quotient has as many spare digits
@@ -299,11 +307,18 @@ def decimal_quotient(
         whole, a_scale = found
         quotient = cut(a.cast(f"decimal({whole + a_scale},{a_scale})") / b.cast(f"decimal({p2},{s2})"))
         if whole >= p1 - s1:  # every value of the dividend fits: no other branch is needed
-            out = quotient
+            out, rest = quotient, scale + spare
             break
         branches.append((whole, quotient))
     for whole, quotient in reversed(branches):
         out = F.when(F.abs(a) < _big(10**whole), quotient).otherwise(out)
+    if warnings is not None and not branches and rest < scale + (3 if truncate else 0):
+        cuts = f"cuts it toward zero at {scale}" if truncate else f"has {scale}"
+        warnings.append(
+            f"decimal({p1},{s1}) ÷ decimal({p2},{s2}): Spark's quotient is rounded half up at {rest} "
+            f"digits after the point (its precision's limit), where the plan's decimal({precision},{scale}) "
+            f"{cuts}: its last digit may differ from the plan's producer's"
+        )
     return out
 
 

@@ -177,7 +177,9 @@ def _avg(call: Call, args: list) -> Column:
         out = (mean[0].decimal.precision, mean[0].decimal.scale)
 
         def mean_of(parts: Column) -> Column:
-            value = decimal_quotient(parts["total"], parts["count"], (min(38, p + 10), s), (20, 0), out, True)
+            value = decimal_quotient(
+                parts["total"], parts["count"], (min(38, p + 10), s), (20, 0), out, True, call.warnings
+            )
             # DataFusion's engine stops where the sum or the mean is beyond its decimal; Spark's is null there
             return _fail_if(value.isNull() & (parts["count"] > 0), f"avg: {BEYOND_38_DIGITS}", value)
 

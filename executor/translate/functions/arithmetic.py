@@ -135,7 +135,8 @@ def _decimal_divide(call: Call, a: Column, b: Column) -> Column:
             return a / b
         return _toward_zero(a / b, out.decimal.scale).cast(f"decimal({out.decimal.precision},{out.decimal.scale})")
     (p1, s1), (p2, s2) = ((t.decimal.precision, t.decimal.scale) for t in operands)
-    return decimal_quotient(a, b, (p1, s1), (p2, s2), (out.decimal.precision, out.decimal.scale), truncate)
+    result = (out.decimal.precision, out.decimal.scale)
+    return decimal_quotient(a, b, (p1, s1), (p2, s2), result, truncate, call.warnings)
 
 
 def _modulus(call: Call, args: list) -> Column:
