@@ -355,11 +355,16 @@ def test_a_range_frame_near_an_integers_limits_counts_its_rows(spark, tables, tp
             "UNBOUNDED FOLLOWING) AS s FROM nation",
             "counts from the frame's end",
         ),
+        (
+            "SELECT n_nationkey, ntile(0) OVER (ORDER BY n_nationkey) AS b FROM nation",
+            r"ntile\(0\): the number of buckets must be a positive integer",
+        ),
     ],
 )
 def test_a_window_spark_does_not_take_is_refused_by_name(spark, tables, tpch_dir, sql, said):
-    """A frame that ends before it starts (DataFusion's is empty: a null sum) and nth_value from the end:
-    Spark's analysis refused both with its own error; the run says why."""
+    """A frame that ends before it starts (DataFusion's is empty: a null sum), nth_value from the end and
+    ntile of no buckets (which DataFusion's engine refuses too): Spark's analysis refused each with its own
+    error, which quoted its rewriting of the plan; the run says why."""
     from executor.errors import ExecutionError
 
     with pytest.raises(ExecutionError, match=said):

@@ -45,6 +45,15 @@ def _nth_value(call: Call, args: list) -> Column:
     return F.call_function("nth_value", x, offset)
 
 
+def _ntile(call: Call, args: list) -> Column:
+    """``ntile(n)``: n buckets, n a positive constant (as every engine asks; Spark's error quoted its own
+    rewriting of the argument)."""
+    n = call.constants[0] if call.constants else None
+    if isinstance(n, int) and not isinstance(n, bool) and n < 1:
+        raise Unsupported(f"ntile({n}): the number of buckets must be a positive integer")
+    return F.call_function("ntile", held_int(_values(args)[0]))
+
+
 WINDOW: dict[str, Builder] = {
     "row_number": lambda call, args: F.row_number(),
     "rank": lambda call, args: F.rank(),
@@ -52,7 +61,7 @@ WINDOW: dict[str, Builder] = {
     "percent_rank": lambda call, args: F.percent_rank(),
     "cume_dist": lambda call, args: F.cume_dist(),
     # Spark takes an int only; more buckets than a partition's rows give each row its own
-    "ntile": lambda call, args: F.call_function("ntile", held_int(_values(args)[0])),
+    "ntile": lambda call, args: _ntile(call, args),
     "lag": _offset_fn("lag"),
     "lead": _offset_fn("lead"),
     "first_value": lambda call, args: F.first(_values(args)[0]),
