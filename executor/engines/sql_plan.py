@@ -290,7 +290,7 @@ def _optimized(frame):
 
 
 #: A frame's offset as DataFusion writes it: a number, or an interval in words (``1 month 2 days``).
-_OFFSET = r"(?:\S+|[-+]?\d[\d.]* [a-z]+(?: [-+]?\d[\d.]* [a-z]+)*)"
+_OFFSET = r"(?:\S+|[-+]?\d[\d.]* [A-Za-z]+(?: [-+]?\d[\d.]* [A-Za-z]+)*)"
 #: A window frame as DataFusion writes it in a logical plan's text.
 _FRAME = re.compile(
     rf"\b(?:ROWS|RANGE|GROUPS) BETWEEN (?:UNBOUNDED PRECEDING|CURRENT ROW|{_OFFSET} (?:PRECEDING|FOLLOWING)) AND "

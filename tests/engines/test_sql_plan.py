@@ -305,6 +305,9 @@ def test_a_plan_known_not_to_mean_its_sql_says_so(tpch_tables):
         "DataFusion's Substrait producer does not keep the window frame RANGE BETWEEN 30 days PRECEDING AND "
         "CURRENT ROW: the plan has RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
     )
+    # in SQL's own interval syntax, DataFusion writes the unit in capitals (the frame went unsaid)
+    (said,) = sql_to_plan(by_days.replace("'30 days'", "'30' DAY"), tpch_tables, form="written").not_the_sql
+    assert said.startswith("DataFusion's Substrait producer does not keep the window frame RANGE BETWEEN 30 DAY ")
     rows = (
         "SELECT n_nationkey, sum(n_nationkey) OVER (ORDER BY n_nationkey ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) "
         "FROM nation"
