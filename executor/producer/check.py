@@ -416,37 +416,55 @@ class Checker:
         return ""
 
     def _arbitrate(self, sql: str, model, spark_rows: list[tuple], df_rows: list[tuple]) -> str:
-        """Which engine DuckDB agrees with, when Spark and DataFusion disagree; unless it is Spark, whether
-        the plan itself lost the SQL's meaning (DataFusion's engine running the plan gives Spark's rows) or
-        Spark's run of it is wrong (it gives DataFusion's), which holds also where DuckDB cannot judge."""
+        """Which engine DuckDB agrees with, when Spark and DataFusion disagree (on the columns where the two
+        differ, where DuckDB's other columns differ from both); unless it is Spark, whether the plan itself
+        lost the SQL's meaning (DataFusion's engine running the plan gives Spark's rows). Spark's run is
+        said wrong where DuckDB sides with DataFusion; where DuckDB cannot judge, that DataFusion's engine
+        running the plan gives its own result says only that the two engines differ."""
+        with_datafusion = False
         try:
             duck = self.duckdb_rows(sql)
         except Exception as exc:  # noqa: BLE001
             verdict = f"DuckDB cannot run the SQL either ({_first_line(exc)})"
         else:
             with_spark, with_datafusion = multiset_diff(spark_rows, duck) is None, multiset_diff(df_rows, duck) is None
+            on = ""
+            if not with_spark and not with_datafusion:  # DuckDB may differ where the two agree: judge the rest
+                columns = _differing_columns(spark_rows, df_rows)
+                if columns and len(columns) < len(spark_rows[0]):
+                    with_spark = multiset_diff(_only(spark_rows, columns), _only(duck, columns)) is None
+                    with_datafusion = multiset_diff(_only(df_rows, columns), _only(duck, columns)) is None
+                    on = f" on {_positions(columns)}, where the two differ"
             if with_spark and not with_datafusion:
-                return "DuckDB agrees with Spark: DataFusion's own result is wrong"
+                return f"DuckDB agrees with Spark{on}: DataFusion's own result is wrong"
             if with_spark:  # within DuckDB's tolerance (its doubles where the two give decimals) of both
-                verdict = "DuckDB's rows are as near to Spark's as to DataFusion's and cannot judge"
+                verdict = f"DuckDB's rows are as near to Spark's as to DataFusion's{on} and cannot judge"
+                with_datafusion = False
             else:
-                verdict = "" if with_datafusion else "DuckDB agrees with neither"
-        said = f"{verdict}; DataFusion's" if verdict else "DuckDB agrees with DataFusion, whose"
+                verdict = f"DuckDB agrees with DataFusion{on}" if with_datafusion else "DuckDB agrees with neither"
         sides = self._plan_sides_with(model, spark_rows, df_rows, exact=True)
         if sides == "spark":
             return (
-                f"{said} engine running the plan gives Spark's rows: the plan does not mean the SQL (its "
-                "producer's doing)"
+                f"{verdict}; DataFusion's engine running the plan gives Spark's rows: the plan does not mean the "
+                "SQL (its producer's doing)"
             )
-        if sides == "sql":
+        if with_datafusion and sides == "sql":
             return (
-                f"{said} engine running the plan gives the same rows: Spark's run of the plan is wrong "
-                "(`executor bisect` on the plan finds the node)"
+                f"{verdict}; DataFusion's engine running the plan gives the same rows: Spark's run of the plan is "
+                "wrong (`executor bisect` on the plan finds the node)"
             )
-        return verdict or (
-            "DuckDB agrees with DataFusion: Spark's run of the plan is wrong (its translation, or the plan itself: "
-            "`executor bisect` on the plan finds the node)"
-        )
+        if with_datafusion:
+            return (
+                f"{verdict}: Spark's run of the plan is wrong (its translation, or the plan itself: `executor "
+                "bisect` on the plan finds the node)"
+            )
+        if sides == "sql":  # DataFusion's engine agrees with itself, which says nothing of who is right
+            return (
+                f"{verdict}; DataFusion's engine running the plan gives its result of the SQL: Spark's run of "
+                "the plan and DataFusion's engine differ, and no other engine says which is right "
+                "(`executor bisect` on the plan finds the node where they part)"
+            )
+        return verdict
 
     def _arbitrate_by_the_plan(self, model, spark_rows: list[tuple], duck_rows: list[tuple]) -> str:
         """Where DataFusion's engine fails on the SQL and DuckDB's rows differ from Spark's: whether
@@ -487,6 +505,23 @@ class Checker:
         except (Unsupported, ExecutionError):
             return None
         return _rows(result.table)
+
+
+def _differing_columns(a: list[tuple], b: list[tuple]) -> list[int]:
+    """The columns whose values (as multisets) differ between two results of one width."""
+    if not a or not b or len(a[0]) != len(b[0]):
+        return []
+    return [j for j in range(len(a[0])) if multiset_diff(_only(a, [j]), _only(b, [j]), exact_decimals=True)]
+
+
+def _only(rows: list[tuple], columns: list[int]) -> list[tuple]:
+    return [tuple(row[j] for j in columns) for row in rows]
+
+
+def _positions(columns: list[int]) -> str:
+    """``[1]`` as "column 2", ``[0, 2]`` as "columns 1 and 3" (counted from 1)."""
+    numbers = [str(j + 1) for j in columns]
+    return f"column {numbers[0]}" if len(numbers) == 1 else f"columns {', '.join(numbers[:-1])} and {numbers[-1]}"
 
 
 def _intervals_typed(table, schema):

@@ -491,10 +491,27 @@ def test_a_difference_in_a_decimals_last_digit_is_not_blamed_on_the_plan(spark, 
     (...0476, the exact mean cut, checked by hand), Spark divides at 37 digits and rounds half up (...048).
     DataFusion's engine running the plan gives its own ...0476, but the check compared that with Spark's
     within a unit of the last place and said the plan did not mean its SQL. Compared to the digit, the
-    verdict is the run's, and the run says on its node that the last digit may differ."""
+    plan is not blamed; DuckDB (a double) cannot judge, so the verdict says the two engines differ, and
+    the run says on its node that its last digit may differ."""
     sql = "SELECT avg(CAST(l_discount AS DECIMAL(38,37))) AS a FROM lineitem WHERE l_orderkey < 100"
     tables = {t: os.path.join(tpch_dir, f"{t}.parquet") for t in _TPCH}
     out = Checker(tables, form="optimized").check(Query("avg38", sql))
     assert out.rows == "differs", out.why
     assert "the plan does not mean the SQL" not in out.why
-    assert "engine running the plan gives the same rows: Spark's run of the plan is wrong" in out.why, out.why
+    assert "cannot judge; DataFusion's engine running the plan gives its result of the SQL: Spark's run" in out.why
+    assert "no other engine says which is right" in out.why
+
+
+def test_duckdb_judges_the_columns_where_spark_and_datafusion_differ(spark, tpch_dir):
+    """``s_acctbal * 0`` as text: the plan types it decimal(36,2), so Spark's '0.00' is right and
+    DataFusion's '0' (its simplifier makes a literal 0 of decimal(20,0)) is not. DuckDB divides the third
+    column as a double, so it agreed with neither engine on whole rows and Spark was blamed. It is asked
+    about the column where the two differ, and sides with Spark there."""
+    sql = (
+        "SELECT CAST(s_acctbal AS VARCHAR) AS a, CAST(s_acctbal * 0 AS VARCHAR) AS z, "
+        "CAST(-s_acctbal / 1000 AS VARCHAR) AS d FROM supplier WHERE s_suppkey <= 3"
+    )
+    tables = {t: os.path.join(tpch_dir, f"{t}.parquet") for t in _TPCH}
+    out = Checker(tables, form="written").check(Query("times_zero", sql))
+    assert out.rows == "differs", out.why
+    assert "DuckDB agrees with Spark on column 2, where the two differ: DataFusion's own result is wrong" in out.why
