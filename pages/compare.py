@@ -318,6 +318,7 @@ def main() -> None:
         ignore_case = st.toggle(
             "Ignore upper/lower case",
             key="compare_ignore_case",
+            persist_state="session",
             help="On by default for plans from different producers: isthmus writes "
             "L_ORDERKEY where DataFusion writes l_orderkey",
         )
@@ -331,11 +332,12 @@ def main() -> None:
             "Layout",
             ["side by side", "one graph"],
             key="compare_layout",
+            persist_state="session",
             horizontal=True,
             help="One graph joins matched nodes with dashed lines",
         )
         st.session_state.setdefault("compare_rows", 6)  # kept across pages: a default given once
-        max_rows = st.slider("Schema rows per node", 2, 40, key="compare_rows")
+        max_rows = st.slider("Schema rows per node", 2, 40, key="compare_rows", persist_state="session")
     diff = _diff(plan_a.data, plan_b.data, ignore_case, ignore_nullability)
     _summary(diff)
     apart = tables_apart(a, b)
@@ -433,7 +435,7 @@ def _differences(diff: PlanDiff) -> None:
     st.subheader("Differences")
     # kept across pages: a default given once, through the session state (a widget given both warns)
     st.session_state.setdefault("compare_status", ["changed", "removed", "added"])
-    shown = st.multiselect("Show", list(STATUSES), key="compare_status")
+    shown = st.multiselect("Show", list(STATUSES), key="compare_status", persist_state="session")
     rows = [r for r in diff.rows() if r["status"] in shown]
     # the short columns narrow, so that the differences have the room
     small = {c: st.column_config.Column(width="small") for c in ("status", "#", "a", "b", "kind")}

@@ -116,6 +116,7 @@ def _view_controls(model: PlanModel, draw: bool = True) -> Settings:
         query = st.text_input(
             SEARCH_LABEL,
             key="search",
+            persist_state="session",
             placeholder="table, column or function name",
             help="The nodes that match are green, the one shown outlined in orange (Enter in this box: the next, "
             "Shift+Enter: the one before). The selected node is yellow, a root blue.",
@@ -128,11 +129,16 @@ def _view_controls(model: PlanModel, draw: bool = True) -> Settings:
             list(TRACE),
             horizontal=True,
             key="trace",
+            persist_state="session",
             help="Colour the nodes by what they do to the property and label the edges with its value",
         )
-        focus = st.toggle("Focus on the selected node's subtree", key="focus")
+        focus = st.toggle("Focus on the selected node's subtree", key="focus", persist_state="session")
         collapsed = st.multiselect(
-            "Collapsed nodes", list(model.graph.nodes), key="collapsed", help="Hide the inputs of these nodes"
+            "Collapsed nodes",
+            list(model.graph.nodes),
+            key="collapsed",
+            persist_state="session",
+            help="Hide the inputs of these nodes",
         )
         # the URL's value, when given, is already in the session state: no second default beside it
         max_rows = st.slider(
@@ -140,6 +146,7 @@ def _view_controls(model: PlanModel, draw: bool = True) -> Settings:
             2,
             40,
             key="max_rows",
+            persist_state="session",
             **({} if "max_rows" in st.session_state else {"value": rows_default}),
         )
     for key, value, default in (

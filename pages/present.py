@@ -196,15 +196,17 @@ def main() -> None:
             st.header("Step")
             st.selectbox("Selected step", order, key="node", format_func=lambda i: f"{number[i]}. {sentences[i][:80]}")
             st.session_state.setdefault("present_max_rows", MAX_ROWS)  # kept across pages: a default given once
-            max_rows = st.slider("Schema rows per box", 0, 20, key="present_max_rows")
+            max_rows = st.slider("Schema rows per box", 0, 20, key="present_max_rows", persist_state="session")
             details = st.toggle(
                 "Show the technical marks",
                 key="present_details",
+                persist_state="session",
                 help="Property badges (order, distribution) and diagnostic codes on the boxes",
             )
             st.toggle(
                 "Sample rows at every step",
                 key="present_every_step",
+                persist_state="session",
                 help="Each step's rows are run as it is shown, without the Show sample rows click",
             )
     selected = st.session_state["node"]

@@ -205,6 +205,7 @@ def main() -> None:
         list(DATA),
         format_func=DATA.get,
         key="sql_data",
+        persist_state="session",
         horizontal=True,
         help="Your own tables from the Tables page are always included",
         on_change=lambda: st.session_state.pop("sql_error", None),  # an error of the other tables
@@ -213,6 +214,7 @@ def main() -> None:
     sql = st.text_area(
         "SQL",
         key="sql_text",
+        persist_state="session",
         height=240,
         max_chars=MAX_SQL_CHARS,
         placeholder=PLACEHOLDERS[data],

@@ -190,8 +190,8 @@ def main() -> None:
         )
         st.session_state.setdefault("step_limit", 20)  # kept across pages: defaults given once
         st.session_state.setdefault("step_timeout", 120)
-        limit = int(st.number_input("Rows to show", 1, 1000, key="step_limit"))
-        timeout_s = float(st.number_input("Timeout (s)", 5, 3600, key="step_timeout"))
+        limit = int(st.number_input("Rows to show", 1, 1000, key="step_limit", persist_state="session"))
+        timeout_s = float(st.number_input("Timeout (s)", 5, 3600, key="step_timeout", persist_state="session"))
         st.caption("Keys: **K** parent · **1**-**9** input · **G** run")
 
     node = model.node(node_id)

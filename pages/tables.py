@@ -58,8 +58,12 @@ def main() -> None:
     for suite in SUITES:
         if suite.stem == kind:
             continue  # this plan's own data, said above; the toggle is for every other plan
+        # kept for the session, on every page: kept by keep_widget_state alone, a run of another page's
+        # fragment (Inspect's tabs) dropped it
         st.toggle(
-            f"Use the generated {suite.name} sample data (scale {TPCH_SCALE:g}; generated on first use)", key=suite.key
+            f"Use the generated {suite.name} sample data (scale {TPCH_SCALE:g}; generated on first use)",
+            key=suite.key,
+            persist_state="session",
         )
     with st.spinner("Preparing the sample data…"):
         try:

@@ -87,3 +87,30 @@ def test_a_mismatched_table_is_never_shown_bound_and_the_fix_in_the_page_binds_i
             page.screenshot(path=os.path.join(ARTIFACTS, "tables_fixed.png"), full_page=True)
     finally:
         server.stop()
+
+
+def test_the_sample_data_toggle_stays_on_through_the_inspectors_tabs(app_url):
+    """An isthmus plan uploaded, TPC-H's generated data turned on (Tables), then Inspect's Run tab opened
+    (a run of the page's fragment alone) and back to Tables: the toggle had turned itself off, so the
+    run that had worked said CUSTOMER was not bound."""
+    from playwright.sync_api import expect
+
+    from tests.support import CORPORA
+
+    with browser_page(viewport={"width": 1400, "height": 1000}) as page:
+        page.goto(app_url + "/tables")
+        page.wait_for_selector("[data-testid=stFileUploader]", timeout=90_000)
+        page.locator("[data-testid=stSidebar] [data-testid=stFileUploader] input[type=file]").set_input_files(
+            os.path.join(CORPORA, "isthmus-tpch", "query_05_plan.json")
+        )
+        toggle = page.get_by_role("switch", name="Use the generated TPC-H sample data")
+        expect(toggle).to_be_visible(timeout=90_000)
+        toggle.click(force=True)
+        expect(toggle).to_be_checked(timeout=30_000)
+        for tab in ("Run", "JSON", "Schema"):
+            page.locator("[data-testid=stSidebarNav]").get_by_text("Inspect").click()
+            page.get_by_role("tab", name=tab).click()
+            expect(page.get_by_role("tab", name=tab, selected=True)).to_be_visible(timeout=60_000)
+            page.wait_for_timeout(1500)  # the fragment's run ends
+            page.locator("[data-testid=stSidebarNav]").get_by_text("Tables").click()
+            expect(toggle).to_be_checked(timeout=60_000)

@@ -13,31 +13,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-#: Widget values that follow the user from page to page: the data toggle, the selected node, the trace
-#: and view settings, each page's own settings and the SQL text. (Streamlit forgets a widget's value
-#: at the end of a run that does not draw the widget, so a trip to another page would reset them.)
-KEPT_WIDGETS = (
-    "use_tpch",
-    "use_tpcds",
-    "node",
-    "trace",
-    "focus",
-    "collapsed",
-    "search",
-    "max_rows",
-    "plan_sample",
-    "step_limit",
-    "step_timeout",
-    "present_max_rows",
-    "present_details",
-    "present_every_step",
-    "compare_ignore_case",
-    "compare_layout",
-    "compare_rows",
-    "compare_status",
-    "sql_text",
-    "sql_data",
-)
+#: Widget values that follow the user from page to page and are not kept by their widgets: the selected
+#: node, whose picker differs from page to page, and the sample picked. (Streamlit forgets a widget's
+#: value at the end of a run that does not draw the widget, so a trip to another page would reset them;
+#: the other settings are kept by their widgets' ``persist_state="session"``, which also holds through a
+#: run of another page's fragment, where this did not.)
+KEPT_WIDGETS = ("node", "plan_sample")
 
 
 def keep_widget_state() -> None:
