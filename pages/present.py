@@ -19,6 +19,7 @@ from ui.panels.report_button import report_button
 from ui.rows import show_rows
 from ui.state import url
 from ui.state.entry import through_app
+from ui.state.plan_data import data_key
 from ui.state.plan_source import executability_of, sample_titles
 from ui.state.selection import resolve_node, select, theme
 from ui.state.share import share_link_widget
@@ -119,7 +120,7 @@ def _sample_rows(plan, model: PlanModel, node_id: str, step: int, shown_in, ever
     ok, reason = executability_of(plan.data).get(node_id, (True, None))
     if not ok:
         st.info(md_escape(f"This step cannot run on Spark: {reason}"))
-    key = (model.digest, node_id)
+    key = (model.digest, node_id, data_key(plan))  # rows of other data (bound since) are not these
     task = _tasks().get(key)
     running = task is not None and not task.done.is_set()
     clicked = st.button("Show sample rows", key="present_show_rows", disabled=not ok or running, type="primary")

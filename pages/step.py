@@ -24,7 +24,7 @@ from ui.panels.row_counts import finished_profile, profile_overlay
 from ui.rows import show_rows
 from ui.state import url
 from ui.state.entry import through_app
-from ui.state.plan_data import catalog_for
+from ui.state.plan_data import catalog_for, data_key
 from ui.state.plan_source import Plan, executability_of
 from ui.state.selection import NODE_ID_HELP, resolve_node, select
 from ui.tasks import Task, progress_fragment, show_progress, start
@@ -68,13 +68,13 @@ def _tasks() -> dict:
 
 def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, timeout_s: float) -> None:
     """Run the node and its inputs in the background; each result lands in ``_results()`` as it comes."""
-    key = model.digest
+    key, data = model.digest, data_key(plan)
     results = _results()
     task = Task()
-    _tasks()[(key, node_id, limit)] = task
+    _tasks()[(key, node_id, limit, data)] = task
 
     def landed(nid: str, result: RunResult | str) -> None:
-        results[(key, nid, limit)] = result
+        results[(key, nid, limit, data)] = result
         task.updates += 1
         task.progress(
             min(task.fraction + 0.5 / (len(model.node(node_id).inputs) + 1), 0.99),
@@ -143,12 +143,12 @@ def _rows_block(
             st.caption(md_escape(note))
 
 
-def _graph(model: PlanModel, node_id: str) -> None:
+def _graph(plan: Plan, model: PlanModel, node_id: str) -> None:
     big = len(model.graph.nodes) > BIG_PLAN
     ids = None
     if big:
         ids = model.graph.around(node_id, levels=2)
-    profile = finished_profile(model)
+    profile = finished_profile(plan, model)
     view = View(selected=node_id, max_rows=4 if big else 6, profile=profile_overlay(profile))
     # the current node is brought into the frame whenever a step takes it out
     graph_view(
@@ -237,7 +237,7 @@ def main() -> None:
     # halves: a narrower frame showed little more than the current node
     graph_col, rows_col = st.columns(2, gap="medium")
     with graph_col, panel("the graph"):
-        _graph(model, node_id)
+        _graph(plan, model, node_id)
     with rows_col, panel("the rows"):
         _rows(plan, model, node, inputs, run, limit, timeout_s, ok)
 
@@ -247,16 +247,16 @@ def _rows(
 ) -> None:
     """The node's rows beside its inputs' rows, what it did, and the comparison with its input."""
     node_id = node.id
-    key = model.digest
-    task_key = (key, node_id, limit)
+    key, data = model.digest, data_key(plan)  # rows of other data (bound since) are not these
+    task_key = (key, node_id, limit, data)
     task = _tasks().get(task_key)
     if run and (task is None or task.done.is_set()):
         for nid in [*inputs, node_id]:
-            _results().pop((key, nid, limit), None)
+            _results().pop((key, nid, limit, data), None)
         _start(plan, model, node_id, limit, timeout_s)
         task = _tasks()[task_key]
-    own = _results().get((key, node_id, limit))
-    ins = [_results().get((key, i, limit)) for i in inputs]
+    own = _results().get((key, node_id, limit, data))
+    ins = [_results().get((key, i, limit, data)) for i in inputs]
     if task is not None and task.error:
         st.error(md_message(task.error))
     if task is not None and not task.done.is_set():

@@ -171,6 +171,15 @@ def test_run_at_each_step_shows_rows_and_what_the_node_did(spark):
     )
     orders = _count(f"SELECT count(*) FROM '{ORDERS}'")
     assert at.info[0].value == f"**What it did:** joined {orders} rows with {kept} rows → {joined} rows"
+    # the data changes (orders now read by position, as the Tables page offers): the rows read before are
+    # not shown as its rows, nor mixed with the next run's (a window said "4 input rows → 17 rows")
+    at.session_state["tables_by_position"] = ["orders"]
+    at.run()
+    assert not at.info and not at.dataframe
+    assert "Press ▶ Run (or G) to see this node's rows beside its inputs' rows." in [c.value for c in at.caption]
+    at.session_state["tables_by_position"] = []
+    at.run()
+    assert at.info[0].value == f"**What it did:** joined {orders} rows with {kept} rows → {joined} rows"
 
 
 def test_a_step_onto_a_cross_product_is_flagged_and_never_counts_it(spark, tpch_dir):

@@ -1,7 +1,7 @@
 """The "Download report (HTML)" button: the plan as one self-contained HTML file
 (``viz.html_report``), with the row counts and sample rows this session has for the plan.
 
-What the session ran lives where the pages keep it, keyed by the plan's digest: the profile
+What the session ran lives where the pages keep it, keyed by the plan's digest and its data: the profile
 (``ui.panels.row_counts.finished_profile``), the Run tab (``st.session_state["runs"]``), Step through
 (``"step_results"``) and Present (``"present_tasks"``); what the engines said, where ``ui.panels.engines_tab``
 keeps it. They are gathered while the page runs; the
@@ -19,6 +19,7 @@ import streamlit as st
 
 from ui.panels.engines_tab import session_findings
 from ui.panels.row_counts import finished_profile
+from ui.state.plan_data import data_key
 from ui.state.plan_source import Plan
 from viz.html_report import MAX_SAMPLE_ROWS, NodeEngines, NodeRun, html_report
 from viz.model import PlanModel
@@ -38,14 +39,15 @@ def _sample(result) -> tuple[tuple[str, ...], tuple[tuple[object, ...], ...]]:
     return tuple(str(c) for c in rows.columns), tuple(tuple(r) for r in rows.itertuples(index=False, name=None))
 
 
-def session_runs(model: PlanModel) -> dict[str, NodeRun]:
-    """Per node of ``model``, what this session ran there: the profile's exact count, or a run's
-    count, and the first rows of the latest run that has rows."""
-    digest = model.digest
+def session_runs(plan: Plan, model: PlanModel) -> dict[str, NodeRun]:
+    """Per node of ``model``, what this session ran there on the plan's data now: the profile's exact
+    count, or a run's count, and the first rows of the latest run that has rows."""
+    digest, data = model.digest, data_key(plan)
     out: dict[str, NodeRun] = {}
     for key, result_of, where in _RUN_SOURCES:
         for k, value in st.session_state.get(key, {}).items():
-            if not isinstance(k, tuple) or len(k) < 2 or k[0] != digest or k[1] in out:
+            # keyed (digest, node, ..., data) where the pages keep them
+            if not isinstance(k, tuple) or len(k) < 3 or k[0] != digest or k[-1] != data or k[1] in out:
                 continue
             result = result_of(value)
             if result is None or not hasattr(result, "rows"):
@@ -54,7 +56,7 @@ def session_runs(model: PlanModel) -> dict[str, NodeRun]:
             out[k[1]] = NodeRun(
                 rows=result.row_count, columns=columns, sample=sample, note=f"run in {where} ({result.elapsed_s:.2f} s)"
             )
-    profile = finished_profile(model)
+    profile = finished_profile(plan, model)
     if profile is not None:
         for nid, p in profile.nodes.items():
             run = out.get(nid)
@@ -98,7 +100,7 @@ def rows_file_name(source: str, node_id: str, ext: str) -> str:
 
 def report_button(plan: Plan, model: PlanModel, key: str) -> None:
     """The download button; the file is made when it is clicked."""
-    runs = session_runs(model)
+    runs = session_runs(plan, model)
     engines, engine_notes = session_engines(plan, model)
     counted = sum(1 for r in runs.values() if r.rows is not None)
     sampled = sum(1 for r in runs.values() if r.sample)

@@ -17,7 +17,7 @@ from executor.data.catalog import unbound_tables
 from executor.jobs.profile import Profile, profile_plan
 from ui.markdown import md_escape
 from ui.panels.unbound import unbound_warning
-from ui.state.plan_data import catalog_for
+from ui.state.plan_data import catalog_for, data_key
 from ui.state.plan_source import Plan
 from ui.tasks import Task, finished, progress_fragment, show_progress, start
 from viz.counts import count_text, exact_text, factor_text, is_abbreviated
@@ -34,9 +34,14 @@ def _states() -> dict[str, Task]:
     return st.session_state.setdefault("inspect_profiles", {})
 
 
+def _key(plan: Plan, model: PlanModel) -> tuple:
+    """Where a profile is kept: by plan and data (counts of other data, bound since, are not these)."""
+    return (model.digest, data_key(plan))
+
+
 def _start(plan: Plan, model: PlanModel, timeout_s: float) -> None:
     state = Task()
-    _states()[model.digest] = state
+    _states()[_key(plan, model)] = state
     start(
         state,
         plan,
@@ -57,7 +62,7 @@ def profile_controls(plan: Plan, model: PlanModel, button_at=st) -> Profile | No
     """The "Profile the plan" button (in ``button_at``, a container), then its progress and, once a
     profile is done, the toggle that shows it; returns the finished profile when the overlay is to be
     drawn (None otherwise)."""
-    key = model.digest
+    key = _key(plan, model)
     state = _states().get(key)
     running = state is not None and not state.done.is_set()
     clicked = button_at.button(
@@ -99,9 +104,9 @@ def profile_controls(plan: Plan, model: PlanModel, button_at=st) -> Profile | No
     return profile if st.session_state.get(SHOW_KEY, True) else None
 
 
-def finished_profile(model: PlanModel) -> Profile | None:
-    """This session's finished profile of the plan, if any (whatever the toggle says)."""
-    state = _states().get(model.digest)
+def finished_profile(plan: Plan, model: PlanModel) -> Profile | None:
+    """This session's finished profile of the plan on its data now, if any (whatever the toggle says)."""
+    state = _states().get(_key(plan, model))
     return state.result if state is not None and state.done.is_set() else None
 
 

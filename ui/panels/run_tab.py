@@ -19,7 +19,7 @@ from ui.markdown import md_escape
 from ui.panels.report_button import rows_file_name
 from ui.rows import show_rows
 from ui.state.entry import kept_input, kept_value
-from ui.state.plan_data import catalog_for
+from ui.state.plan_data import catalog_for, data_key
 from ui.state.plan_source import Plan
 from ui.tasks import Task, finished, progress_fragment, settle, show_progress, start
 from viz.counts import rows_text
@@ -45,7 +45,7 @@ def _runs() -> dict[tuple, RunState]:
 
 def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, count: bool, timeout_s: float) -> None:
     state = RunState(node_id=node_id, limit=limit, count=count)
-    _runs()[(model.digest, node_id)] = state
+    _runs()[(model.digest, node_id, data_key(plan))] = state
 
     def work(catalog):
         result = run_node(
@@ -101,7 +101,7 @@ def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, 
         kept_input(st.number_input, "Timeout (s)", "run_timeout", int(DEFAULT_TIMEOUT_S), min_value=5, max_value=3600)
     # on a line of its own: a third column cut its label short in a narrow inspector
     kept_input(st.checkbox, "Exact row count", "run_count", False)
-    key = (model.digest, node_id)
+    key = (model.digest, node_id, data_key(plan))  # rows of other data (bound since) are not these
     state = _runs().get(key)
     if state is not None:  # a run the click's callback has just started: its end may come with this rerun
         settle(state)

@@ -126,6 +126,15 @@ def roots_for(plan: Plan | None, generate: bool, data: str | None = None) -> lis
     return data_roots(own=own, user=user, generated=[f for f in folders.values() if f], fallback=fallback)
 
 
+def data_key(plan: Plan | None) -> tuple:
+    """What decides the data a run of ``plan`` reads: the suites it reads (as they will be once generated),
+    the user's folder, this session's bindings for it and the tables read by position. A page keeps its
+    results under it, so rows read before a binding changed are not shown as the data's now."""
+    kind = sample_data_kind(plan)
+    suites = tuple(s.stem for s in SUITES if kind == s.stem or st.session_state.get(s.key))
+    return (kind, suites, user_data(), tuple(sorted(bindings(plan).items())), tuple(sorted(by_position())))
+
+
 def chosen_folder(data: str) -> str | None:
     """The folder of the SQL page's choice ("tutorial", "tpch", "tpcds"); None for a suite not generated yet."""
     if data == "tutorial":
