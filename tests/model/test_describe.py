@@ -122,6 +122,44 @@ def test_datafusion_joins_without_a_condition_read_as_cross_products(tpch_dir):
     )
 
 
+def test_a_windows_frame_and_offsets_are_said(tpch_dir):
+    """A sum over ``ROWS BETWEEN 2 PRECEDING AND CURRENT ROW`` read as the partition's total ("the sum of
+    o_totalprice per o_custkey"): every frame but the whole partition is said now, a running one as
+    running; lag and ntile in words, not as raw calls (``lag(o_orderkey, 2)``). DataFusion 55's optimized
+    plan keeps the frames (checked by hand in its JSON)."""
+    from executor.engines.sql_plan import sql_to_plan
+
+    sql = (
+        "SELECT sum(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderdate ROWS BETWEEN 2 PRECEDING "
+        "AND CURRENT ROW) AS s3, avg(o_totalprice) OVER (ORDER BY o_orderkey ROWS BETWEEN 1 PRECEDING AND 1 "
+        "FOLLOWING) AS m, count(*) OVER (ORDER BY o_orderkey ROWS BETWEEN 5 PRECEDING AND 2 PRECEDING) AS c, "
+        "sum(o_totalprice) OVER (ORDER BY o_orderkey RANGE BETWEEN 10 PRECEDING AND CURRENT ROW) AS r, "
+        "sum(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderkey) AS run, "
+        "sum(o_totalprice) OVER (PARTITION BY o_custkey) AS tot, lag(o_orderkey, 2, 0) OVER (ORDER BY o_orderkey) "
+        "AS lg, lead(o_orderkey) OVER (ORDER BY o_orderkey) AS nx, ntile(4) OVER (ORDER BY o_orderkey) AS q "
+        "FROM orders"
+    )
+    m = analyze(
+        sql_to_plan(sql, {"orders": os.path.join(tpch_dir, "orders.parquet")}, json=False, form="optimized").data
+    )
+    said = " ".join(describe(m, n.id) for n in m.nodes())
+    for words in (
+        "s3 = the sum of o_totalprice per o_custkey in order of o_orderdate, over this row and the 2 before it",
+        "m = the average o_totalprice in order of o_orderkey, over this row, the one before it and the one after it",
+        "c = the number of rows in order of o_orderkey, over the rows from 5 rows before this one to 2 rows before "
+        "this one",
+        "r = the sum of o_totalprice in order of o_orderkey, over the rows whose o_orderkey is from 10 before this "
+        "row's to this row's (in the window's order)",
+        "run = the running sum of o_totalprice per o_custkey in order of o_orderkey",
+        "tot = the sum of o_totalprice per o_custkey.",
+        "lg = o_orderkey 2 rows back (else 0) in order of o_orderkey",
+        "nx = the next row's o_orderkey in order of o_orderkey",
+        "q = the bucket number (of 4 equal buckets) in order of o_orderkey",
+    ):
+        assert words in said, (words, said)
+    assert "lag(" not in said and "ntile(" not in said and "lead(" not in said
+
+
 def test_percentiles_and_datafusions_other_aggregates_in_words(tpch_dir):
     """A percentile by its fraction, counted from the other end under WITHIN GROUP (ORDER BY x DESC) (its
     25th from the top is the 75th), an estimate said to be one; array_agg and bit_xor in words."""

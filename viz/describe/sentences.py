@@ -21,9 +21,9 @@ from ..words import (
     capped_list,
     conjuncts,
     counted,
+    framed,
     is_column_equality,
     ordinal,
-    running,
 )
 from .context import MAX_COLUMNS, Context, as_sentence, column_list, columns_words, pairs_all
 from .joins import cross, given_names, join, keys_join, lateral_join, nested_loop_join, same_names, the_same
@@ -422,9 +422,11 @@ def _made_at(model: PlanModel, node_id: str) -> str:
 def _window(c: Context) -> str:
     body = c.body
     w = c.words()
+    key = w.expr(body.sorts[0].expr) if body.sorts else None  # what a RANGE frame's offsets count in
     funcs = [
-        running(f, aggregate_words(w, w.function(f.function_reference), f.arguments, False, noun=True))
+        ", ".join(filter(None, framed(f, name, aggregate_words(w, name, f.arguments, False, noun=True), key)))
         for f in body.window_functions
+        for name in [w.function(f.function_reference)]
     ]
     text = (
         f"Adds {counted(len(funcs), 'window column')}: {capped_list(funcs, MAX_ITEMS)}"

@@ -10,7 +10,7 @@ special words (``_FUNCTIONS``; any other function reads ``name(args)``). Field r
 from the record the expressions read (``Words.fields``), functions by the name before ``:``.
 """
 
-from .aggregates import aggregate_words, running
+from .aggregates import aggregate_words, framed
 from .basics import MAX_ITEMS, MAX_TEXT, MAX_VALUES, and_list, capped_list, counted, cut, date_words, ordinal
 from .expressions import Expression, Words
 from .functions import LEADS_WITH_FIRST, argument_values, conjuncts, is_column_equality
@@ -21,7 +21,7 @@ __all__ = [
     "Words",
     "literal_words",
     "aggregate_words",
-    "running",
+    "framed",
     "MAX_ITEMS",
     "MAX_TEXT",
     "MAX_VALUES",

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 from substrait import algebra_pb2
 
-from .basics import ordinal
+from ..expressions.shapes import bound_offset
+from .basics import and_list, ordinal
 from .functions import arith_op, constant_value
 from .speaker import Speaker
 
@@ -66,13 +67,84 @@ _AGGREGATE_NOUNS = {
 }
 
 
-def running(f, words: str) -> str:
-    """``words`` of a window function ("the sum of quantity") as "the running sum of quantity" when its window
-    runs from the partition's first row to the current one: said alike, it read as the partition's total."""
-    frame = (f.lower_bound.WhichOneof("kind"), f.upper_bound.WhichOneof("kind"))
-    if frame == ("unbounded", "current_row") and words.startswith("the ") and f.arguments:
-        return "the running " + words[len("the ") :]
-    return words
+#: Window functions whose value does not depend on the frame: they rank rows or read one at an offset.
+_UNFRAMED = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead"})
+
+
+def framed(f, name: str, words: str, key: str | None = None) -> tuple[str, str]:
+    """``words`` of window function ``f`` ("the sum of quantity") and its frame in words, said after the
+    window's partition and order: "the running sum of quantity" from the partition's first row to the
+    current one, else "over this row and the 2 before it" (said alike, a sliding sum read as the
+    partition's total). ``key``: the window's first order key in words, which a RANGE frame's offsets
+    count in. The whole partition, and a function the frame does not change, need no words ("")."""
+    if name in _UNFRAMED or not f.arguments:
+        return words, ""
+    lower, upper = _bound(f, "lower_bound"), _bound(f, "upper_bound")
+    if (lower, upper) == (None, None) or (name == "first_value" and lower is None):
+        return words, ""
+    if (lower, upper) == (None, 0) and words.startswith("the ") and name not in _PICKS:
+        return "the running " + words[len("the ") :], ""
+    if f.bounds_type == 2:  # RANGE: offsets in the order key's values
+        ends = [_range_end(b) for b in (lower, upper)]
+        return words, f"over the rows whose {key or 'order key'} is {_between(ends)} (in the window's order)"
+    return words, f"over {_rows_frame(lower, upper)}"
+
+
+#: Window functions whose value is one row of the frame: a "running" one reads wrongly.
+_PICKS = frozenset({"first_value", "last_value", "nth_value", "any_value"})
+
+
+def _bound(f, side: str) -> int | None:
+    """A frame's bound as rows from the current one (negative before it), None for the partition's end."""
+    if not f.HasField(side):
+        return None
+    b = getattr(f, side)
+    which = b.WhichOneof("kind")
+    if which in ("preceding", "following"):
+        n = bound_offset(getattr(b, which))
+        if n is None:
+            return None
+        return -n if which == "preceding" else n
+    return 0 if which == "current_row" else None
+
+
+def _rows_frame(lower: int | None, upper: int | None) -> str:
+    def some(n: int, where: str) -> str:
+        return f"the one {where} it" if n == 1 else f"the {n:,} {where} it"
+
+    if lower is not None and upper is not None and lower <= 0 <= upper:
+        parts = ([some(-lower, "before")] if lower < 0 else []) + ([some(upper, "after")] if upper > 0 else [])
+        return "this row alone" if not parts else and_list(["this row", *parts])
+    if lower == 0 and upper is None:
+        return "this row and every row after it"
+    if lower is None and upper == 0:
+        return "the rows up to this one"
+
+    def end(n: int | None, last: bool) -> str:
+        if n is None:
+            return "the partition's last" if last else "the partition's first"
+        return (
+            "this one"
+            if n == 0
+            else f"{abs(n):,} {'row' if abs(n) == 1 else 'rows'} {'before' if n < 0 else 'after'} this one"
+        )
+
+    return f"the rows from {end(lower, False)} to {end(upper, True)}"
+
+
+def _range_end(n: int | None) -> str | None:
+    if n is None:
+        return None
+    return "this row's" if n == 0 else f"{abs(n):,} {'before' if n < 0 else 'after'} this row's"
+
+
+def _between(ends: list[str | None]) -> str:
+    lo, hi = ends
+    if lo is None:
+        return f"up to {hi}"
+    if hi is None:
+        return f"from {lo} on"
+    return f"from {lo} to {hi}"
 
 
 def _only_where(w: Speaker, name: str, values: Sequence[Expression]) -> tuple[Expression | None, str] | None:
@@ -108,6 +180,9 @@ def aggregate_words(w: Speaker, name: str, arguments, distinct: bool, noun: bool
     percentile = _percentile_words(w, name, values, sorts, noun)
     if percentile is not None:
         return percentile
+    at_offset = _window_words(w, name, values)
+    if at_offset is not None:
+        return at_offset
     only = None if distinct else _only_where(w, name, values)
     if only is not None:  # sum(CASE WHEN c THEN x ELSE 0 END): "sums x where c"
         value, where = only
@@ -131,6 +206,36 @@ def aggregate_words(w: Speaker, name: str, arguments, distinct: bool, noun: bool
         # "the average of the sum of x", "finds the largest of the sum of x", not "the largest the sum"
         template = template.replace("{}", "of {}")
     return template.format(what)
+
+
+def _window_words(w: Speaker, name: str, values: Sequence[Expression]) -> str | None:
+    """Window functions that read a row at an offset or bucket the rows, as nouns: "the previous row's
+    price", "price 3 rows ahead (else 0)", "the 2nd price", "the bucket (of 4)"; None for another function
+    or a shape not said so."""
+    if name in ("lag", "lead") and values:
+        what = w.expr(values[0])
+        n = constant_value(w, values[1]) if len(values) > 1 else 1
+        if n is None or n != int(n) or n < 0:
+            return None
+        n = int(n)
+        if n == 0:
+            text = f"this row's {what}"
+        elif n == 1:
+            text = f"the {'previous' if name == 'lag' else 'next'} row's {what}"
+        else:
+            text = f"{what} {n:,} rows {'back' if name == 'lag' else 'ahead'}"
+        return text + (f" (else {w.expr(values[2])})" if len(values) > 2 else "")
+    if name == "nth_value" and len(values) > 1:
+        n = constant_value(w, values[1])
+        return f"the {ordinal(int(n))} {w.expr(values[0])}" if n is not None and n == int(n) and n > 0 else None
+    if name == "ntile" and values:
+        n = constant_value(w, values[0])
+        return f"the bucket number (of {int(n):,} equal buckets)" if n is not None and n == int(n) else None
+    if name == "percent_rank" and not values:
+        return "the percent rank"
+    if name == "cume_dist" and not values:
+        return "the share of rows up to this one (cumulative distribution)"
+    return None
 
 
 #: Percentiles: whether each is an estimate.

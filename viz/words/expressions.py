@@ -11,7 +11,7 @@ from substrait import algebra_pb2
 
 from ..fields import Field, struct_members
 from ..model import PlanModel
-from .aggregates import aggregate_words, running
+from .aggregates import aggregate_words, framed
 from .basics import MAX_ITEMS, and_list, capped_list, counted, cut, date_words
 from .functions import (
     COMPARISON_WORDS,
@@ -190,7 +190,9 @@ class Words:
         return f"{name}({', '.join(self.args(f.arguments))})"
 
     def window_function(self, f: Expression.WindowFunction) -> str:
-        text = running(f, aggregate_words(self, self.function(f.function_reference), f.arguments, False, noun=True))
+        name = self.function(f.function_reference)
+        key = self.expr(f.sorts[0].expr) if f.sorts else None
+        text, frame = framed(f, name, aggregate_words(self, name, f.arguments, False, noun=True), key)
         parts = [text]
         if f.partitions:
             parts.append("per " + self.partitions(f.partitions))
@@ -198,7 +200,8 @@ class Words:
             parts.append("in order of " + capped_list([self.order_key(s) for s in f.sorts], MAX_ITEMS))
         # phrases as keys: the order set off by a comma, or it reads as one of them
         apart = len(parts) > 2 and " " in parts[1].removeprefix("per ")
-        return (parts[0] + " " + ", ".join(parts[1:])) if apart else " ".join(parts)
+        text = (parts[0] + " " + ", ".join(parts[1:])) if apart else " ".join(parts)
+        return f"{text}, {frame}" if frame else text
 
     def partitions(self, exprs) -> str:
         """A window's partition keys: "o_custkey and o_orderdate"; several that are phrases each in brackets
