@@ -24,7 +24,7 @@ from ui.state.plan_source import executability_of, sample_titles
 from ui.state.selection import resolve_node, select, theme
 from ui.state.share import share_link_widget
 from ui.tasks import Task, finished, progress_fragment, show_progress, start
-from viz.describe import column_names, describe_plan, in_steps, spoken_model, story_order, story_runs
+from viz.describe import column_names, describe_plan, errors_said, in_steps, spoken_model, story_order, story_runs
 from viz.describe.context import read_first
 from viz.kinds import spoken_title
 from viz.model import PlanModel
@@ -216,6 +216,9 @@ def main() -> None:
     shown = sample_titles().get(plan.sample, plan.source) if getattr(plan, "sample", None) else plan.source
     st.markdown(f"#### {md_escape(shown)}")
     not_its_sql(plan)
+    broken = errors_said(model)
+    if broken:
+        st.warning(md_escape(broken), icon=":material/error:")
     # the graph large and the step beside it; under both, as wide as the page, the step's rows (in the side
     # column a table showed two or three of its columns), then the whole story
     graph_col, side_col = st.columns([2, 1], gap="large")

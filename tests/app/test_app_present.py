@@ -358,3 +358,15 @@ def test_a_reads_other_columns_are_listed_under_its_sentence_not_again():
     said = [m.value for m in at.markdown if m.value.startswith("**Reads table customer")]
     assert said and "and 2 more" in said[0]
     assert "Its other columns: c\\_mktsegment, c\\_comment" in [c.value for c in at.caption]
+
+
+def test_a_plan_with_errors_says_so_above_its_story():
+    """errors.json has 5 errors (``python -m viz inspect`` lists them) on steps 4, 5, 8 and 9; Present told
+    it in sentences as plain as a sound plan's ("Keeps rows where field 7 is above 10"), the errors shown
+    only with the technical marks. A sound plan says nothing of errors."""
+    at = _present(sample="errors.json")
+    assert not at.exception
+    warned = [w.value for w in at.warning if "error" in w.value]
+    assert warned and warned[0].startswith("This plan has 5 errors (steps 4, 5, 8 and 9): what those steps say")
+    at = _present(sample="tutorial.json")
+    assert not [w.value for w in at.warning if "This plan has" in w.value]

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ..errors import Severity
 from ..model import MemoBeside, PlanModel
 from ..words import (
     and_list,
@@ -196,6 +197,23 @@ def in_steps(text: str, model: PlanModel) -> str:
     for an audience that reads steps; an id the plan has not is kept."""
     step = _step(model, ids=False)
     return _NODE_ID.sub(lambda m: step(m[1]) if m[1] in model.graph.nodes else m[0], text)
+
+
+def errors_said(model: PlanModel) -> str | None:
+    """For an audience: that the plan has errors, on which steps, and what follows; None when it has none
+    (the story tells a broken plan in sentences as plain as a sound one's)."""
+    errors = [d for d in model.all_diagnostics() if d.severity is Severity.ERROR]
+    if not errors:
+        return None
+    order = {node_id: i for i, node_id in enumerate(story_order(model), start=1)}
+    steps = sorted({order[d.node] for d in errors if d.node in order})
+    where = f" (step{'s' if len(steps) > 1 else ''} {and_list([str(n) for n in steps])})" if steps else ""
+    n = len(errors)
+    return (
+        f"This plan has {n} error{'s' if n > 1 else ''}{where}: what {'those steps say' if steps else 'it says'} "
+        "may not be what a consumer does with it. Inspect lists them; “Show the technical marks” shows them on "
+        "the graph."
+    )
 
 
 def story_runs(order: Sequence[str], sentences: dict[str, str]) -> list[tuple[int, int]]:
