@@ -160,6 +160,22 @@ def test_a_windows_frame_and_offsets_are_said(tpch_dir):
     assert "lag(" not in said and "ntile(" not in said and "lead(" not in said
 
 
+def test_a_grouping_key_in_words_is_said_by_the_name_the_result_gives_it(tpch_dir):
+    """GROUP BY a CASE named sz: the aggregate said "per p_brand and 'big' when p_size is above 20,
+    otherwise 'small'", and the sort below it "by p_brand, then sz", which never met."""
+    from executor.engines.sql_plan import sql_to_plan
+
+    sql = (
+        "SELECT p_brand, CASE WHEN p_size > 20 THEN 'big' ELSE 'small' END AS sz, count(DISTINCT p_type) AS types "
+        "FROM part GROUP BY 1, 2 ORDER BY 1, 2"
+    )
+    m = analyze(sql_to_plan(sql, {"part": os.path.join(tpch_dir, "part.parquet")}, json=False, form="written").data)
+    [aggregate_id] = [n.id for n in m.nodes() if n.kind == "aggregate"]
+    assert describe(m, aggregate_id) == (
+        "Counts distinct p_type as types per p_brand and sz ('big' when p_size is above 20, otherwise 'small')."
+    )
+
+
 def test_percentiles_and_datafusions_other_aggregates_in_words(tpch_dir):
     """A percentile by its fraction, counted from the other end under WITHIN GROUP (ORDER BY x DESC) (its
     25th from the top is the 75th), an estimate said to be one; array_agg and bit_xor in words."""
@@ -1118,7 +1134,9 @@ def test_functions_and_nested_alternatives_in_words(tpch_dir):
         "SELECT date_part('year', o_orderdate) AS y, stddev(o_totalprice) AS s FROM orders GROUP BY 1", tpch_dir
     )
     [group] = [n.id for n in m.nodes() if n.kind == "aggregate"]
-    assert describe(m, group) == "Computes the standard deviation of o_totalprice as s per the year of o_orderdate."
+    assert describe(m, group) == (
+        "Computes the standard deviation of o_totalprice as s per y (the year of o_orderdate)."
+    )  # the key by the name the result gives it, its words beside
     # of a span (a timestamp minus another), the whole hours it spans: DataFusion's date_part gives 55
     # for two days and seven hours, not the hour field's 7
     m = _planned(

@@ -218,6 +218,9 @@ def _aggregate(c: Context) -> str:
     body: algebra_pb2.AggregateRel = c.body
     w = c.words()
     keys = [w.expr(e) for e in body.grouping_expressions]
+    for i, name in _key_names(c.model, c.node.id).items():  # a key in words by the name the result gives it
+        if " " in keys[i] and name != keys[i]:
+            keys[i] = f"{name} ({keys[i]})"
     groupings: list[list[str]] = []
     for g in body.groupings:
         own = list(getattr(g, "grouping_expressions", ()))  # the deprecated form, in older protos
@@ -295,6 +298,18 @@ def _same_verbs(measures: list[str]) -> list[str]:
         else items[0]
         for verb, *items in out
     ]
+
+
+def _key_names(model: PlanModel, node_id: str) -> dict[int, str]:
+    """For an aggregate's grouping expressions (by index), the name the plan's root gives its column
+    (``sz`` for ``CASE WHEN p_size > 20 ...``), where it gives one."""
+    node = model.node(node_id)
+    body = node.node.body
+    names, schema = root_names(model).get(node_id), node.schema
+    if not names or schema is None or emit(body) is not None:
+        return {}
+    keys = aggregate_layout(body, model.conventions).keys
+    return {k: names[j] for j, k in enumerate(keys) if j < len(names) and names[j] and not is_expression_name(names[j])}
 
 
 def _measure_names(model: PlanModel, node_id: str) -> list[str | None]:
