@@ -367,7 +367,7 @@ def main() -> None:
         st.info("No node of one plan matches a node of the other.")
         return
     with panel("the matched pair"):
-        _matched_pair(a, b, pairs, labels, plan_a, plan_b, ignore_case)
+        _matched_pair(a, b, pairs, labels, plan_a, plan_b, ignore_case, ignore_nullability)
 
 
 def _graphs(
@@ -460,6 +460,7 @@ def _matched_pair(
     plan_a: Plan,
     plan_b: Plan,
     ignore_case: bool,
+    ignore_nullability: bool,
 ) -> None:
     numbers = [e.number for e in pairs]
     by_number = {e.number: e for e in pairs}
@@ -498,6 +499,7 @@ def _matched_pair(
         labels=labels,
         button="Compare their rows on Spark",
         ignore_case=ignore_case,
+        ignore_nullability=ignore_nullability,
         refused=f"Bind the tables of the {' and the '.join(SIDES[x].lower() for x in unbound)} first (above)."
         if unbound
         else None,

@@ -49,6 +49,7 @@ class ColumnComparison:
     nullable_a: bool | None
     nullable_b: bool | None
     ignore_case: bool = False  # names that differ only in upper and lower case are the same
+    ignore_nullability: bool = False  # a column that may be null and one that may not are alike
 
     def _names_differ(self) -> bool:
         a, b = self.name_a, self.name_b
@@ -58,11 +59,10 @@ class ColumnComparison:
 
     @property
     def differs(self) -> bool:
-        return self._names_differ() or (self.type_a, self.spark_type_a, self.nullable_a) != (
-            self.type_b,
-            self.spark_type_b,
-            self.nullable_b,
-        )
+        return self._names_differ() or self._types_differ() or self._nullability_differs()
+
+    def _nullability_differs(self) -> bool:
+        return not self.ignore_nullability and self.nullable_a != self.nullable_b
 
     def _types_differ(self) -> bool:
         """Whether the types differ beyond their nullability (``i64`` and ``i64?`` are one type)."""
@@ -77,7 +77,7 @@ class ColumnComparison:
             out.append("name")
         if self._types_differ():
             out.append("type")
-        if self.nullable_a != self.nullable_b:
+        if self._nullability_differs():
             out.append("nullability")
         return out
 
@@ -93,7 +93,7 @@ class ColumnComparison:
             out.append(f"type {self.type_a} vs {self.type_b}")
         elif self.spark_type_a != self.spark_type_b:
             out.append(f"Spark's type {self.spark_type_a} vs {self.spark_type_b}")
-        if self.nullable_a != self.nullable_b:
+        if self._nullability_differs():
             out.append(f"nullability {_nullability(self.nullable_a)} vs {_nullability(self.nullable_b)}")
         return ", ".join(out)
 
@@ -206,7 +206,7 @@ def _fields(model, node_id: str):
     return list(schema) if schema is not None else None
 
 
-def _columns(fa, fb, df_a, df_b, ignore_case: bool = False) -> list[ColumnComparison]:
+def _columns(fa, fb, df_a, df_b, ignore_case: bool = False, ignore_nullability: bool = False) -> list[ColumnComparison]:
     sa = [f.dataType.simpleString() for f in df_a.schema.fields]
     sb = [f.dataType.simpleString() for f in df_b.schema.fields]
     out = []
@@ -225,6 +225,7 @@ def _columns(fa, fb, df_a, df_b, ignore_case: bool = False) -> list[ColumnCompar
                 nullable_a=a.nullable if a is not None else None,
                 nullable_b=b.nullable if b is not None else None,
                 ignore_case=ignore_case,
+                ignore_nullability=ignore_nullability,
             )
         )
     return out
@@ -308,6 +309,7 @@ def _work(
     spark,
     sample: int,
     ignore_case: bool = False,
+    ignore_nullability: bool = False,
     executing: Callable[[], None] = lambda: None,
 ) -> OutputComparison:
     """The comparison; ``executing`` is called after both translations, before the first Spark job."""
@@ -323,7 +325,7 @@ def _work(
     except ExecutionError as exc:
         raise ExecutionError(f"b (node {node_b}): {exc}") from exc
     df_a, df_b = ta.df, tb.df
-    columns = _columns(_fields(model_a, node_a), _fields(model_b, node_b), df_a, df_b, ignore_case)
+    columns = _columns(_fields(model_a, node_a), _fields(model_b, node_b), df_a, df_b, ignore_case, ignore_nullability)
     executing()
     rows_a, rows_b = int(df_a.count()), int(df_b.count())
     why = _why_not(columns)
@@ -373,9 +375,11 @@ def compare_outputs(
     timeout_s: float | None = None,
     ignore_case: bool = False,
     cancel: threading.Event | None = None,
+    ignore_nullability: bool = False,
 ) -> OutputComparison:
     """Compare node ``node_a`` of ``model_a`` with node ``node_b`` of ``model_b`` (see the module).
-    With ``ignore_case``, column names that differ only in upper and lower case are the same. A set
+    With ``ignore_case``, column names that differ only in upper and lower case are the same; with
+    ``ignore_nullability``, a column that may be null and one that may not are alike. A set
     ``cancel`` Event, like the timeout, interrupts its Spark jobs and raises ``Cancelled``."""
     for side, model, nid in (("a", model_a, node_a), ("b", model_b, node_b)):
         if nid not in model.graph.nodes:
@@ -392,7 +396,9 @@ def compare_outputs(
         from ..spark.session import get_session
 
         spark = get_session()
-    compare = partial(_work, model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample, ignore_case)
+    compare = partial(
+        _work, model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample, ignore_case, ignore_nullability
+    )
     return supervise(_Comparison(spark, node_a, node_b, compare), timeout_s=timeout_s, cancel=cancel)
 
 

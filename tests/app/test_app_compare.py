@@ -226,19 +226,29 @@ def test_a_plan_whose_tables_are_not_bound_is_sent_to_the_tables_page():
 
 def test_rows_alike_with_columns_differing_only_in_nullability_read_as_the_same_rows(spark):
     """DataFusion's and DuckDB's TPC-H q3 give the same 10 rows (both engines' tests check q03 against
-    DuckDB); their columns differ only in nullability, which is not counted as columns differing."""
+    DuckDB); their columns differ only in nullability, which is not counted as columns differing, and
+    with "Ignore nullability" on (as two producers open) is not said at all."""
     from tests.support import wait_for
 
     at = _compare()
     at.selectbox(key="compare_pair").select("TPC-H q3: DataFusion vs DuckDB").run()
     assert not at.exception and not at.error
+    assert at.toggle(key="compare_ignore_nullability").value is True
     at.selectbox(key="compare_selected").select(1).run()  # the roots
-    at.button(key="compare_outputs_button").click().run()
-    wait_for(at, lambda a: any(m.label == "Columns differing" for m in a.metric) or bool(a.error))
-    assert not at.error, [e.value for e in at.error]
-    [metric] = [m for m in at.metric if m.label == "Columns differing"]
-    assert int(metric.value) == 0 and "differing only in nullability" in metric.proto.help
-    assert any(s.value.startswith("The same 10 rows; the schemas differ only in nullability") for s in at.success)
+    for ignored in (True, False):
+        at.toggle(key="compare_ignore_nullability").set_value(ignored).run()
+        at.button(key="compare_outputs_button").click().run()
+        wait_for(at, lambda a: any(m.label == "Columns differing" for m in a.metric) or bool(a.error))
+        assert not at.error, [e.value for e in at.error]
+        [metric] = [m for m in at.metric if m.label == "Columns differing"]
+        assert int(metric.value) == 0
+        if ignored:
+            assert any(s.value == "Same schema and the same 10 rows." for s in at.success)
+            assert "nullability" not in " ".join(c.value for c in at.caption)
+        else:
+            assert "differing only in nullability" in metric.proto.help
+            said = [s.value for s in at.success]
+            assert any(s.startswith("The same 10 rows; the schemas differ only in nullability") for s in said)
 
 
 def test_the_address_names_both_plans_and_reopens_the_comparison(tmp_path, monkeypatch):

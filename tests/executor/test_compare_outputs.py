@@ -145,6 +145,12 @@ def test_the_summary_names_the_differing_columns_in_singular_or_plural():
     key.type_a, key.type_b, key.nullable_a, key.nullable_b = "i64", "i64?", False, True
     assert key.what_differs == ["name", "nullability"]
     assert key.what_differs_said() == 'name "L_ORDERKEY" vs "l_orderkey", nullability required vs nullable'
+    # Compare's "Ignore upper/lower case" and "Ignore nullability" both on: alike (the summary said
+    # "(name, nullability)" with both on)
+    key.ignore_case = key.ignore_nullability = True
+    assert key.what_differs == [] and not key.differs
+    key.ignore_case = False
+    assert key.what_differs == ["name"] and key.what_differs_said() == 'name "L_ORDERKEY" vs "l_orderkey"'
     nested = _column(0, ("s", "struct<x:int>"), ("s", "struct<x:int>"))
     nested.type_a, nested.type_b = "struct<x: i32>?", "struct<x: i32?>?"  # a member's nullability is its type's
     assert nested.what_differs == ["type"]

@@ -95,6 +95,7 @@ def compare_panel(
     button: str = "Compare outputs",
     ignore_case: bool = False,
     refused: str | None = None,
+    ignore_nullability: bool = False,
 ) -> OutputComparison | None:
     """A button that compares the two nodes (on Spark, in the background with Cancel and a timeout) and the result.
 
@@ -110,6 +111,7 @@ def compare_panel(
         catalog_b.fingerprint(),
         sample,
         ignore_case,
+        ignore_nullability,
     )
     task = _tasks().get(ident)
     running = task is not None and not task.done.is_set()
@@ -129,6 +131,7 @@ def compare_panel(
             sample=sample,
             timeout_s=timeout_s,
             ignore_case=ignore_case,
+            ignore_nullability=ignore_nullability,
             cancel=t.cancel,
         )
         run_in_background(task, work, what="comparing", thread_name="app-compare")
