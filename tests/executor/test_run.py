@@ -416,6 +416,9 @@ def test_downloaded_columns_are_named_as_another_tool_reads_them():
 
     assert download_columns(["id", "x", "id", "", "a b"]) == ["id_0", "x", "id_2", "column_3", "a b"]
     assert rows_file_name("tpch q03.json", "0.0*6", "csv") == "tpch_q03-node-0.0s6.csv"
+    # a plan made on the SQL page, by its form and SQL: "SQL__analyzed__SELECT_o_custkey__o_orderdate__o_totalpr_"
+    made = "SQL, analyzed: SELECT o_custkey, o_orderdate, sum(x) / 2.5 FROM t…"
+    assert rows_file_name(made, "0", "csv") == "SQL_analyzed_SELECT_o_custkey_o_orderdate_sum_x_2.5_FROM_t-node-0.csv"
 
 
 @pytest.mark.restarts_spark

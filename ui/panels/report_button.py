@@ -12,6 +12,7 @@ thread), so a rerun never lays the graph out for it.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -84,8 +85,11 @@ def _safe(text: str) -> str:
 
 
 def file_stem(source: str) -> str:
-    """A plan's name as the start of a downloaded file's name (``tpch_q03.json`` → ``tpch_q03``)."""
-    return _safe(os.path.splitext(os.path.basename(source))[0] or "plan")
+    """A plan's name as the start of a downloaded file's name (``tpch_q03.json`` → ``tpch_q03``; a plan
+    made from SQL, "SQL, analyzed: SELECT a, b …", → ``SQL_analyzed_SELECT_a_b``)."""
+    if not source.startswith("SQL, "):  # its SQL holds slashes and dots that are not a path's
+        source = os.path.splitext(os.path.basename(source))[0]
+    return re.sub(r"_{2,}", "_", _safe(source)).strip("_") or "plan"
 
 
 def report_file_name(source: str) -> str:
