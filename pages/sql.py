@@ -156,15 +156,17 @@ def _result(made: Made) -> None:
     st.caption(
         md_escape(f"Substrait plan from DataFusion, {form} · {counted(len(model.graph.nodes), 'node')} · reads {used}")
     )
-    c1, c2, c3, c4, c5 = st.columns(5)
-    if c1.button("Inspect this plan", key="sql_inspect", type="primary"):
+    # side by side as wide as their labels, wrapping where the page is narrow (five equal columns cut
+    # "Download plan (JSON)" short)
+    row = st.container(horizontal=True)
+    if row.button("Inspect this plan", key="sql_inspect", type="primary"):
         _open(made, "pages/inspect.py")
-    if c2.button("Step through", key="sql_step"):
+    if row.button("Step through", key="sql_step"):
         _open(made, "pages/step.py")
-    if c3.button("Present", key="sql_present"):
+    if row.button("Present", key="sql_present"):
         _open(made, "pages/present.py")
     opened = st.session_state.get("plan")
-    if c4.button(
+    if row.button(
         "Compare",
         key="sql_compare",
         disabled=opened is None,
@@ -172,7 +174,7 @@ def _result(made: Made) -> None:
         + (f" ({opened.source})" if opened is not None else ": open one first (Inspect this plan)"),
     ):
         _compare(made)
-    c5.download_button(
+    row.download_button(
         "Download plan (JSON)",
         made.plan.data,
         file_name=f"plan-{made.made_as}.json",
