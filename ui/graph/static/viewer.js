@@ -28,8 +28,9 @@ function build(root, data) {
   // and no taller than the window below its top, so its bottom and the minimap show with its top
   // (given open_width, the zoom that fits a drawing that wide: side by side, both at the wider's zoom)
   const widthK = Math.min(1, viewport.clientWidth / w);
+  // (a followed node's drawing too wide to fit opens at READABLE_K: the frame no taller than that needs)
   const openK = data.open_width ? Math.max(READABLE_K, Math.min(1, (viewport.clientWidth - 16) / data.open_width))
-    : widthK < READABLE_K ? 1 : widthK;
+    : widthK >= READABLE_K ? widthK : data.follow ? READABLE_K : 1;
   const below = window.innerHeight - Math.max(0, viewport.getBoundingClientRect().top) - 16;
   // (a frame low on its page, under a form or a table, still takes half the window: scrolled to, it reads)
   const least = Math.max(MIN_FRAME, Math.round(0.55 * window.innerHeight));
@@ -210,9 +211,10 @@ function build(root, data) {
     const b = v.box(g), vw = viewport.clientWidth, vh = viewport.clientHeight;
     v.centerOn(b.x + b.w / 2, b.y + b.h / 2, k);
     // a node near the drawing's edge: the frame filled with the drawing instead, as far as g stays in it
+    // (a drawing narrower or shorter than the frame in its middle, not pushed to one side by g)
     const x = v.x, y = v.y;
-    const cx = w * k > vw ? Math.min(0, Math.max(vw - w * k, x)) : x;
-    const cy = h * k > vh ? Math.min(0, Math.max(vh - h * k, y)) : y;
+    const cx = w * k > vw ? Math.min(0, Math.max(vw - w * k, x)) : (vw - w * k) / 2;
+    const cy = h * k > vh ? Math.min(0, Math.max(vh - h * k, y)) : (vh - h * k) / 2;
     for (const [px, py] of [[cx, cy], [x, cy], [cx, y]]) {
       v.x = px; v.y = py;
       if (v.inView(g)) break;
