@@ -663,3 +663,26 @@ def test_compare_opens_both_graphs_at_one_zoom_that_shows_the_wider_whole(app_ur
             assert all(left <= a and b <= right for a, b in boxes), (side, zooms, edges)
         page.screenshot(path=os.path.join(ARTIFACTS, "compare-opened.png"))
         assert zooms[0] == zooms[1] and 70 <= int(zooms[0].rstrip("%")) < 100, zooms
+
+
+def test_a_followed_plan_too_wide_to_fit_opens_in_a_frame_its_drawing_fills(app_url):  # noqa: F811
+    """Present at 1280 px on errors.json (9 nodes, too wide to fit readably): it opened at 70% in a frame
+    sized for 100%, the selected read pinned to the frame's middle, and the frame's lower half empty."""
+    from playwright.sync_api import expect
+
+    if shutil.which("dot") is None:
+        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
+    with browser_page(viewport={"width": 1280, "height": 900}) as page:
+        page.goto(app_url + "/present?sample=errors.json")
+        frame = page.locator(".sv-viewport")
+        expect(frame.locator("g.node.substrait-selected")).to_have_count(1, timeout=120_000)
+        page.wait_for_timeout(500)
+        assert page.inner_text(".sv-zoom") == "70%"
+        drawn = frame.evaluate(
+            "f => { const r = f.getBoundingClientRect(), s = f.querySelector('.sv-stage').getBoundingClientRect();"
+            " return [r.top, r.bottom, s.top, s.bottom]; }"
+        )
+        top, bottom, stage_top, stage_bottom = drawn
+        # the drawing spans the frame's height (within its margins), none of the frame left empty below it
+        assert stage_top >= top - 2 and stage_bottom <= bottom + 2 and bottom - stage_bottom < 40, drawn
+        page.screenshot(path=os.path.join(ARTIFACTS, "present-followed.png"))
