@@ -26,9 +26,9 @@ function build(root, data) {
   // the frame: as tall as the drawing as it opens, within [220, data.height]: fitted to its width when
   // its text stays readable so, else at 100% (a wide plan fitted to the width would leave a strip);
   // and no taller than the window below its top, so its bottom and the minimap show with its top
-  // (given open_width, the zoom that fits a drawing that wide: side by side, both at the wider's zoom)
+  // Given open_width, the zoom that fits a drawing that wide (side by side, both at the wider's zoom); a
+  // followed node's drawing too wide to fit opens at READABLE_K, its frame no taller than that needs
   const widthK = Math.min(1, viewport.clientWidth / w);
-  // (a followed node's drawing too wide to fit opens at READABLE_K: the frame no taller than that needs)
   const openK = data.open_width ? Math.max(READABLE_K, Math.min(1, (viewport.clientWidth - 16) / data.open_width))
     : widthK >= READABLE_K ? widthK : data.follow ? READABLE_K : 1;
   const below = window.innerHeight - Math.max(0, viewport.getBoundingClientRect().top) - 16;
