@@ -686,3 +686,32 @@ def test_a_followed_plan_too_wide_to_fit_opens_in_a_frame_its_drawing_fills(app_
         # the drawing spans the frame's height (within its margins), none of the frame left empty below it
         assert stage_top >= top - 2 and stage_bottom <= bottom + 2 and bottom - stage_bottom < 40, drawn
         page.screenshot(path=os.path.join(ARTIFACTS, "present-followed.png"))
+
+
+def test_a_plan_made_on_the_sql_page_shows_whole_below_the_form(app_url):  # noqa: F811
+    """The SQL page's frame starts below the window's fold (under the query and its buttons): at half the
+    window's height, a plan of a few nodes opened at 100% with two of them in sight. It is now as tall as
+    the drawing needs at the readable zoom (within the page's 720 px), and the whole plan shows."""
+    from playwright.sync_api import expect
+
+    if shutil.which("dot") is None:
+        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
+    with browser_page(viewport={"width": 1280, "height": 900}) as page:
+        page.goto(app_url + "/sql")
+        page.wait_for_selector("textarea", timeout=90_000)
+        page.locator("textarea").first.fill(
+            "SELECT product_id, sum(quantity) AS units FROM orders WHERE quantity > 1 GROUP BY product_id "
+            "ORDER BY units DESC"
+        )
+        page.get_by_role("button", name="Make plan").click()
+        frame = page.locator(".sv-viewport")
+        expect(frame.locator("g.node[data-substrait-bound]").first).to_be_attached(timeout=120_000)
+        page.wait_for_timeout(500)
+        shown = frame.evaluate(
+            "f => { const r = f.getBoundingClientRect(); return [r.top, r.bottom, [...f.querySelectorAll("
+            "'g.node')].map((g) => { const b = g.getBoundingClientRect(); return [b.top, b.bottom]; })]; }"
+        )
+        top, bottom, boxes = shown
+        assert len(boxes) >= 4 and all(top <= a and b <= bottom for a, b in boxes), (page.inner_text(".sv-zoom"), shown)
+        frame.scroll_into_view_if_needed()
+        page.screenshot(path=os.path.join(ARTIFACTS, "sql-plan-whole.png"))

@@ -32,9 +32,12 @@ function build(root, data) {
   const openK = data.open_width ? Math.max(READABLE_K, Math.min(1, (viewport.clientWidth - 16) / data.open_width))
     : widthK >= READABLE_K ? widthK : data.follow ? READABLE_K : 1;
   const below = window.innerHeight - Math.max(0, viewport.getBoundingClientRect().top) - 16;
-  // (a frame low on its page, under a form or a table, still takes half the window: scrolled to, it reads)
+  // (a frame low on its page, under a form or a table, still takes half the window: scrolled to, it reads;
+  // one that starts below the window's fold, as much as its whole drawing needs at READABLE_K, where that
+  // is as wide as the frame: at half the window, the SQL page's four-node plan showed two nodes at 100%)
   const least = Math.max(MIN_FRAME, Math.round(0.55 * window.innerHeight));
-  const tallest = Math.max(Math.min(least, data.height), Math.min(data.height, below));
+  const whole = below < MIN_FRAME && w * READABLE_K <= viewport.clientWidth ? h * READABLE_K + 12 : 0;
+  const tallest = Math.min(data.height, Math.max(least, below, whole));
   viewport.style.height = Math.round(Math.max(220, Math.min(tallest, h * openK + 12))) + 'px';
   // touched: the person has moved or zoomed the view themselves (a new drawing of the same plan keeps it)
   const v = { key: data.key, plan: data.plan, viewport, stage, svg, w, h, k: 1, x: 0, y: 0, selected: null, moved: false,
