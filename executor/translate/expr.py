@@ -20,7 +20,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as S
 from substrait import algebra_pb2, type_pb2
 
-from viz.expressions import ExpressionTyper, Scope, bound_offset, case_base
+from viz.expressions import ExpressionTyper, Scope, case_base, signed_bound
 from viz.fields import Field
 from viz.model import PlanModel
 from viz.types import render
@@ -899,15 +899,12 @@ _DIRECTIONS: dict[int, Callable[[Column], Column]] = {
 
 
 def _bound(b, unbounded: int) -> int:
-    which = b.WhichOneof("kind")
-    if which in ("preceding", "following"):
-        n = bound_offset(getattr(b, which))
-        if n is None:
-            raise Unsupported("a window bound's offset_expr must be an integer literal")
-        return -n if which == "preceding" else n
-    if which == "current_row":
-        return Window.currentRow
-    return unbounded
+    """Spark's frame bound: rows (or key values) from the current row (``Window.currentRow`` is 0)."""
+    try:
+        n = signed_bound(b)
+    except ValueError as exc:
+        raise Unsupported(str(exc)) from None
+    return unbounded if n is None else n
 
 
 def _as_cast_fails(e: Expression.Cast, value: Column, cast: Column) -> Column:

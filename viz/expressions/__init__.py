@@ -18,6 +18,7 @@ from .shapes import (
     integer_literal,
     is_true,
     reference_field,
+    signed_bound,
     sort_direction,
 )
 from .typer import ExpressionTyper, Scope, Typed
@@ -28,6 +29,7 @@ __all__ = [
     "Scope",
     "Typed",
     "bound_offset",
+    "signed_bound",
     "case_base",
     "contains_rex",
     "decimal_value",

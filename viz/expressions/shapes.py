@@ -75,6 +75,19 @@ def bound_offset(side) -> int | None:
     return integer_literal(side.offset_expr) if side.HasField("offset_expr") else int(side.offset)
 
 
+def signed_bound(b) -> int | None:
+    """A window bound (``WindowFunction.Bound``) as an offset from the current row: negative before it, 0
+    the current row; None for the partition's end (unbounded, or no bound given). Raises ``ValueError``
+    for an offset that is not an integer literal."""
+    which = b.WhichOneof("kind")
+    if which in ("preceding", "following"):
+        n = bound_offset(getattr(b, which))
+        if n is None:
+            raise ValueError("a window bound's offset_expr must be an integer literal")
+        return -n if which == "preceding" else n
+    return 0 if which == "current_row" else None
+
+
 def direct_field(e: Expression) -> int | None:
     """The index of a plain field reference ``$i`` (no nesting, no outer reference), else None."""
     if e.WhichOneof("rex_type") != "selection":

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from substrait import algebra_pb2
 
-from ..expressions.shapes import bound_offset
+from ..expressions.shapes import signed_bound
 from .basics import and_list, ordinal
 from .functions import arith_op, constant_value
 from .speaker import Speaker
@@ -79,7 +79,10 @@ def framed(f, name: str, words: str, key: str | None = None) -> tuple[str, str]:
     count in. The whole partition, and a function the frame does not change, need no words ("")."""
     if name in _UNFRAMED or not f.arguments:
         return words, ""
-    lower, upper = _bound(f, "lower_bound"), _bound(f, "upper_bound")
+    try:
+        lower, upper = (signed_bound(getattr(f, side)) if f.HasField(side) else None for side in _SIDES)
+    except ValueError:  # an offset computed by an expression
+        return words, "over a frame whose bounds are computed"
     if (lower, upper) == (None, None) or (name == "first_value" and lower is None):
         return words, ""
     if (lower, upper) == (None, 0) and words.startswith("the ") and name not in _PICKS:
@@ -90,22 +93,10 @@ def framed(f, name: str, words: str, key: str | None = None) -> tuple[str, str]:
     return words, f"over {_rows_frame(lower, upper)}"
 
 
+_SIDES = ("lower_bound", "upper_bound")
+
 #: Window functions whose value is one row of the frame: a "running" one reads wrongly.
 _PICKS = frozenset({"first_value", "last_value", "nth_value", "any_value"})
-
-
-def _bound(f, side: str) -> int | None:
-    """A frame's bound as rows from the current one (negative before it), None for the partition's end."""
-    if not f.HasField(side):
-        return None
-    b = getattr(f, side)
-    which = b.WhichOneof("kind")
-    if which in ("preceding", "following"):
-        n = bound_offset(getattr(b, which))
-        if n is None:
-            return None
-        return -n if which == "preceding" else n
-    return 0 if which == "current_row" else None
 
 
 def _rows_frame(lower: int | None, upper: int | None) -> str:
