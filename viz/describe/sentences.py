@@ -218,7 +218,8 @@ def _aggregate(c: Context) -> str:
     body: algebra_pb2.AggregateRel = c.body
     w = c.words()
     keys = [w.expr(e) for e in body.grouping_expressions]
-    for i, name in _key_names(c.model, c.node.id).items():  # a key in words by the name the result gives it
+    given_keys, given = _given_names(c.model, c.node.id)
+    for i, name in given_keys.items():  # a key in words by the name the result gives it
         if " " in keys[i] and name != keys[i]:
             keys[i] = f"{name} ({keys[i]})"
     groupings: list[list[str]] = []
@@ -229,7 +230,6 @@ def _aggregate(c: Context) -> str:
         else:
             groupings.append([w.expr(e) for e in own])
     measures = []
-    given = _measure_names(c.model, c.node.id)
     for i, m in enumerate(body.measures):
         f = m.measure
         text = aggregate_words(
@@ -300,34 +300,26 @@ def _same_verbs(measures: list[str]) -> list[str]:
     ]
 
 
-def _key_names(model: PlanModel, node_id: str) -> dict[int, str]:
-    """For an aggregate's grouping expressions (by index), the name the plan's root gives its column
-    (``sz`` for ``CASE WHEN p_size > 20 ...``), where it gives one."""
+def _given_names(model: PlanModel, node_id: str) -> tuple[dict[int, str], list[str | None]]:
+    """The names the plan's root gives an aggregate's columns, where it gives one that is not an
+    expression's: its grouping expressions' (by index: ``sz`` for ``CASE WHEN p_size > 20 ...``) and each
+    measure's (``revenue``, or None)."""
     node = model.node(node_id)
     body = node.node.body
     names, schema = root_names(model).get(node_id), node.schema
+    measures: list[str | None] = [None] * len(body.measures)
     if not names or schema is None or emit(body) is not None:
-        return {}
-    keys = aggregate_layout(body, model.conventions).keys
-    return {k: names[j] for j, k in enumerate(keys) if j < len(names) and names[j] and not is_expression_name(names[j])}
+        return {}, measures
 
+    def given(j: int) -> str | None:
+        return (
+            names[j] if j < len(names) and j < len(schema) and names[j] and not is_expression_name(names[j]) else None
+        )
 
-def _measure_names(model: PlanModel, node_id: str) -> list[str | None]:
-    """For each of an aggregate's measures, the name the plan's root gives its column (``revenue``),
-    or None."""
-    node = model.node(node_id)
-    body = node.node.body
-    names, schema = root_names(model).get(node_id), node.schema
-    out: list[str | None] = [None] * len(body.measures)
-    if not names or schema is None or emit(body) is not None:
-        return out
     layout = aggregate_layout(body, model.conventions)
+    keys = {k: given(j) for j, k in enumerate(layout.keys) if given(j)}
     first = len(layout.keys) + (1 if layout.grouping_column == "datafusion" else 0)
-    for i in range(len(body.measures)):
-        j = first + i
-        if j < len(names) and j < len(schema) and names[j] and not is_expression_name(names[j]):
-            out[i] = names[j]
-    return out
+    return keys, [given(first + i) for i in range(len(body.measures))]
 
 
 def _sort_words(w: Words, sorts) -> str:
