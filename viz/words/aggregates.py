@@ -71,6 +71,9 @@ _AGGREGATE_NOUNS = {
 _UNFRAMED = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead"})
 
 
+_SIDES = ("lower_bound", "upper_bound")  # a window function's frame bounds, first to last
+
+
 def framed(f, name: str, words: str, key: str | None = None) -> tuple[str, str]:
     """``words`` of window function ``f`` ("the sum of quantity") and its frame in words, said after the
     window's partition and order: "the running sum of quantity" from the partition's first row to the
@@ -92,8 +95,6 @@ def framed(f, name: str, words: str, key: str | None = None) -> tuple[str, str]:
         return words, f"over the rows whose {key or 'order key'} is {_between(ends)} (in the window's order)"
     return words, f"over {_rows_frame(lower, upper)}"
 
-
-_SIDES = ("lower_bound", "upper_bound")
 
 #: Window functions whose value is one row of the frame: a "running" one reads wrongly.
 _PICKS = frozenset({"first_value", "last_value", "nth_value", "any_value"})
@@ -201,8 +202,8 @@ def aggregate_words(w: Speaker, name: str, arguments, distinct: bool, noun: bool
 
 def _window_words(w: Speaker, name: str, values: Sequence[Expression]) -> str | None:
     """Window functions that read a row at an offset or bucket the rows, as nouns: "the previous row's
-    price", "price 3 rows ahead (else 0)", "the 2nd price", "the bucket (of 4)"; None for another function
-    or a shape not said so."""
+    price", "price 3 rows ahead (else 0)", "the 2nd price", "the bucket number (of 4 equal buckets)";
+    None for another function or a shape not said so."""
     if name in ("lag", "lead") and values:
         what = w.expr(values[0])
         n = constant_value(w, values[1]) if len(values) > 1 else 1
