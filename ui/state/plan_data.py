@@ -10,7 +10,6 @@ Data roots (nothing outside them is ever read):
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 import tempfile
@@ -25,7 +24,7 @@ from executor.data.catalog import SUFFIX_FORMATS, Catalog, data_roots
 from executor.data.columns import Unreadable, file_columns
 from executor.data.generate import CACHE, TPCDS_TABLES, TPCH_TABLES, tpcds, tpch
 from executor.errors import ExecutionError
-from ui.state.plan_source import ROOT, SAMPLES, Plan, plan_digest
+from ui.state.plan_source import ROOT, Plan, plan_digest, sample_manifest
 
 TUTORIAL_DATA = os.path.join(ROOT, "sample_data", "tutorial")
 TPCH_SCALE = 0.01
@@ -73,12 +72,7 @@ def sample_data_kind(plan: Plan | None) -> str | None:
         return plan.written_for
     if plan is None or plan.sample is None:
         return None
-    try:
-        with open(os.path.join(SAMPLES, "manifest.json"), encoding="utf-8") as fh:
-            entry = json.load(fh).get(plan.sample, {})
-    except (OSError, ValueError):
-        return None
-    return entry.get("data") if isinstance(entry, dict) else None
+    return sample_manifest().get(plan.sample, {}).get("data")
 
 
 def uploads_dir() -> str:

@@ -6,6 +6,7 @@ plan; whichever input the user touched last wins. ``?sample=NAME`` in the URL op
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -86,13 +87,24 @@ def samples() -> list[str]:
     return sorted(f for f in os.listdir(SAMPLES) if f.endswith((".json", ".bin", ".pb")) and f != "manifest.json")
 
 
-def sample_titles() -> dict[str, str]:
+@functools.lru_cache(maxsize=1)
+def sample_manifest() -> dict[str, dict]:
+    """sample_plans/manifest.json: each sample's entry (its title, the data it is written against), read
+    once (the samples ship with the app; pages ask on every rerun); {} when it cannot be read."""
     try:
         with open(os.path.join(SAMPLES, "manifest.json"), encoding="utf-8") as fh:
             manifest = json.load(fh)
     except (OSError, ValueError):
         return {}
-    return {name: entry.get("title", name) for name, entry in manifest.items() if isinstance(entry, dict)}
+    return (
+        {name: entry for name, entry in manifest.items() if isinstance(entry, dict)}
+        if isinstance(manifest, dict)
+        else {}
+    )
+
+
+def sample_titles() -> dict[str, str]:
+    return {name: entry.get("title", name) for name, entry in sample_manifest().items()}
 
 
 def _read_sample(name: str) -> Plan | None:
