@@ -249,13 +249,77 @@ def _toward_zero(q: Column, scale: int) -> Column:
     return F.when(q >= 0, F.floor(q, scale)).otherwise(F.ceil(q, scale))
 
 
+def _spark_bounded(precision: int, scale: int) -> int:
+    """The scale Spark gives a decimal result of ``precision`` digits (precision loss allowed, its default):
+    beyond 38 digits it keeps the integer digits and cuts the scale, to no fewer than 6 digits."""
+    return scale if precision <= 38 else max(38 - (precision - scale), min(scale, 6))
+
+
 def spark_divide_scale(p1: int, s1: int, p2: int, s2: int) -> int:
-    """The scale of Spark's ``decimal(p1,s1) / decimal(p2,s2)`` (precision loss allowed, its default)."""
+    """The scale of Spark's ``decimal(p1,s1) / decimal(p2,s2)``."""
     scale = max(6, s1 + p2 + 1)
-    int_digits = p1 - s1 + s2
-    if int_digits + scale > 38:
-        scale = max(38 - int_digits, min(scale, 6))
-    return scale
+    return _spark_bounded(p1 - s1 + s2 + scale, scale)
+
+
+#: The integer digits of Spark's decimal for each integer kind, as its arithmetic with a decimal widens it.
+INT_DECIMAL_DIGITS = {"i8": 3, "i16": 5, "i32": 10, "i64": 20}
+
+
+def decimal_exact(
+    name: str,
+    op: Callable[[Column, Column], Column],
+    a: Column,
+    b: Column,
+    left: tuple[int, int],
+    right: tuple[int, int],
+    result: tuple[int, int],
+) -> Column | None:
+    """``op(a, b)``, the add, subtract or multiply of decimals of the given (precision, scale), as
+    ``decimal(result)`` to the result's last digit; None where Spark's own result keeps every digit.
+
+    Spark rounds a result of more than 38 digits to a coarser scale (``decimal(38,10) - decimal(38,0)`` to 6
+    digits), where the plan's producer may keep them all (DataFusion declares ``decimal(38,10)``). Operands
+    cast to fewer integer digits give a result of at most 38 digits, which Spark keeps exactly: a sum's
+    operands one digit fewer than the result's, a product's split between its two operands in a few ways.
+    A row whose operands fit none of them stops the run: rounded elsewhere than the plan says, its value
+    would look right."""
+    (p1, s1), (p2, s2), (precision, scale) = left, right, result
+    product = name == "multiply"
+    exact_scale = s1 + s2 if product else max(s1, s2)
+    whole = p1 + p2 + 1 if product else exact_scale + max(p1 - s1, p2 - s2) + 1
+    if _spark_bounded(whole, exact_scale) >= min(scale, exact_scale):
+        return None
+    room = 37 - exact_scale  # integer digits the operands may have: in all (a product) or each (a sum)
+    if room < 0:
+        return None
+    d1, d2 = p1 - s1, p2 - s2
+    if product:
+        splits = [
+            (room - min(d2, room), min(d2, room)),  # the right operand whole (a column times a narrow one)
+            (min(d1, room), room - min(d1, room)),
+            (room * d1 // max(d1 + d2, 1), room - room * d1 // max(d1 + d2, 1)),  # as the declared types share them
+            (room // 2, room - room // 2),
+        ]
+    else:
+        splits = [(min(d1, room), min(d2, room))]
+    splits = [(k1, k2) for k1, k2 in dict.fromkeys(splits) if min(k1, k2) >= 0 and k1 + s1 > 0 and k2 + s2 > 0]
+    if not splits:
+        return None
+    declared = f"decimal({precision},{scale})"
+    beyond = _error(
+        f"{name}: decimal({p1},{s1}) and decimal({p2},{s2}) values too large for Spark to keep every digit of "
+        f"the plan's {declared} (it rounds a result of more than 38 digits)"
+    )
+
+    def exact(a: Column, b: Column) -> Column:
+        out = F.when(a.isNull() | b.isNull(), F.lit(None).cast(declared))
+        for k1, k2 in splits:
+            fits = (F.abs(a) < F.lit(Decimal(10**k1))) & (F.abs(b) < F.lit(Decimal(10**k2)))
+            narrowed = op(a.cast(f"decimal({k1 + s1},{s1})"), b.cast(f"decimal({k2 + s2},{s2})"))
+            out = out.when(fits, narrowed.cast(declared))
+        return out.otherwise(beyond)
+
+    return once(a, lambda a: once(b, lambda b: exact(a, b)))
 
 
 def _narrowed(whole: int, s1: int, p2: int, s2: int, wanted: int) -> tuple[int, int] | None:

@@ -19,6 +19,7 @@ from .. import literals
 from ._common import (
     BEYOND_38_DIGITS,
     FLOATS,
+    INT_DECIMAL_DIGITS,
     INT_RANGE,
     NOT_CONSTANT,
     WIDE,
@@ -36,6 +37,7 @@ from ._common import (
     _toward_zero,
     _value_kind,
     _values,
+    decimal_exact,
     decimal_quotient,
     months_with_days,
     once,
@@ -55,19 +57,45 @@ def _binary_int_op(name: str, op: Callable[[Column, Column], Column]) -> Builder
             return _int_result(call, name, op(a.cast(WIDE), b.cast(WIDE)), op(a, b), kind)
         if kind in FLOATS:
             _float_rounding(call)
-        elif kind == "decimal" and ("overflow" in call.options or call.dialect == "datafusion"):
-            # Spark (non-ANSI) turns a decimal overflow into null; DataFusion's engine keeps a value of more
-            # than 38 digits, which Spark cannot hold, so its plans stop there
-            mode = _option(call, "overflow", ("SILENT", "ERROR"), "ERROR" if call.dialect == "datafusion" else "SILENT")
-            if mode == "ERROR":
-                r = op(a, b)
-                out = call.output_type
-                if _kind(out) == "decimal":  # Spark's own result type may hold what the plan's does not
-                    r = r.cast(f"decimal({out.decimal.precision},{out.decimal.scale})")
-                return _fail_if(r.isNull() & a.isNotNull() & b.isNotNull(), f"{name}: {BEYOND_38_DIGITS}", r)
+        elif kind == "decimal":
+            exact = _decimal_exact(call, name, op, a, b)
+            if "overflow" in call.options or call.dialect == "datafusion":
+                # Spark (non-ANSI) turns a decimal overflow into null; DataFusion's engine keeps a value of more
+                # than 38 digits, which Spark cannot hold, so its plans stop there
+                mode = _option(
+                    call, "overflow", ("SILENT", "ERROR"), "ERROR" if call.dialect == "datafusion" else "SILENT"
+                )
+                if mode == "ERROR":
+                    r = op(a, b) if exact is None else exact
+                    out = call.output_type
+                    if exact is None and _kind(out) == "decimal":  # Spark's type may hold what the plan's does not
+                        r = r.cast(f"decimal({out.decimal.precision},{out.decimal.scale})")
+                    return _fail_if(r.isNull() & a.isNotNull() & b.isNotNull(), f"{name}: {BEYOND_38_DIGITS}", r)
+            if exact is not None:
+                return exact
         return op(a, b)
 
     return build
+
+
+def _decimal_exact(call: Call, name: str, op: Callable[[Column, Column], Column], a: Column, b: Column):
+    """:func:`decimal_exact` of the call's operands (an integer one as Spark widens it), None where a type
+    is not known or Spark's own result keeps every digit the plan's decimal does."""
+    out = call.output_type
+    if _kind(out) != "decimal":
+        return None
+    operands = []
+    for t in call.arg_types[:2]:
+        kind = _kind(t)
+        if kind == "decimal":
+            operands.append((t.decimal.precision, t.decimal.scale))
+        elif kind in INT_DECIMAL_DIGITS:
+            operands.append((INT_DECIMAL_DIGITS[kind], 0))
+        else:
+            return None
+    if len(operands) < 2:
+        return None
+    return decimal_exact(name, op, a, b, operands[0], operands[1], (out.decimal.precision, out.decimal.scale))
 
 
 def _stops_at_zero(call: Call, kind: str | None) -> bool:
