@@ -213,9 +213,9 @@ class ExprTranslator:
         return kept if kept is not None else self.expr(e)
 
     def _kept_in(self, e: Expression) -> Column | None:
-        """``x IN (subquery)``, or its ``not``, as a condition that keeps rows: Spark's own IN, which it
-        plans as a semi join (a null-aware anti join for ``not``), since an unknown drops the row as
-        false does. None for any other condition."""
+        """``x IN (subquery)`` (or ``x = ANY``, ``x <> ALL``), or its ``not``, as a condition that keeps rows:
+        Spark's own IN, which it plans as a semi join (a null-aware anti join for ``not``), since an unknown
+        drops the row as false does. None for any other condition."""
         negated = False
         if e.WhichOneof("rex_type") == "scalar_function":
             f = e.scalar_function
@@ -224,9 +224,15 @@ class ExprTranslator:
             if ref is None or ref.name.lower() != "not" or len(values) != 1 or len(f.arguments) != 1:
                 return None
             e, negated = values[0], True
-        if e.WhichOneof("rex_type") != "subquery" or e.subquery.WhichOneof("subquery_type") != "in_predicate":
+        if e.WhichOneof("rex_type") != "subquery":
             return None
-        found = subqueries.in_predicate(self, e.subquery.in_predicate, keeps=True)
+        which = e.subquery.WhichOneof("subquery_type")
+        if which == "in_predicate":
+            found = subqueries.in_predicate(self, e.subquery.in_predicate, keeps=True)
+        elif which == "set_comparison" and subqueries.is_in(e.subquery.set_comparison):
+            found = subqueries.set_comparison(self, e.subquery.set_comparison, keeps=True)
+        else:
+            return None
         return ~found if negated else found
 
     def sort_column(self, s: algebra_pb2.SortField, ranged: bool = False) -> Column:

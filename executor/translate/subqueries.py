@@ -91,11 +91,19 @@ def set_predicate(tr, s: Expression.Subquery.SetPredicate) -> Column:
     return tr.subquery_frame(s.tuples)[0].exists()
 
 
-def set_comparison(tr, s: Expression.Subquery.SetComparison) -> Column:
+def is_in(s: Expression.Subquery.SetComparison) -> bool:
+    """Whether a set comparison is ``x = ANY`` (IN) or ``x <> ALL`` (NOT IN)."""
+    Cmp = Expression.Subquery.SetComparison
+    is_any = s.reduction_op == Cmp.REDUCTION_OP_ANY
+    return s.comparison_op == (Cmp.COMPARISON_OP_EQ if is_any else Cmp.COMPARISON_OP_NE)
+
+
+def set_comparison(tr, s: Expression.Subquery.SetComparison, keeps: bool = False) -> Column:
     """``x op ANY|ALL (subquery)`` through the subquery's minimum and maximum, in SQL's three values:
     ANY is true where some value makes the comparison true, ALL false where some makes it false;
     otherwise a null among the values (or a null ``x``) leaves it unknown; over no values ANY is false
-    and ALL true."""
+    and ALL true. ``= ANY`` is IN and ``<> ALL`` NOT IN: Spark's own where ``keeps`` (a condition that
+    keeps rows, as :func:`in_predicate`'s), else in SQL's three values."""
     df, names = tr.subquery_frame(s.right)
     c = names[0]
     left, df = _against(tr, s, s.left, tr.expr(s.left), s.right, df.select(c), [c])
@@ -106,10 +114,14 @@ def set_comparison(tr, s: Expression.Subquery.SetComparison) -> Column:
     name = s.comparison_op
     Cmp = Expression.Subquery.SetComparison
     empty = ~df.exists()
-    if name == Cmp.COMPARISON_OP_EQ and is_any:
-        return left.isin(df)  # IN, nulls and all
-    if name == Cmp.COMPARISON_OP_NE and not is_any:
-        return empty | ~left.isin(df)  # NOT IN
+    if is_in(s):
+        found = left.isin(df)
+        if keeps:
+            return found if is_any else empty | ~found
+        # Spark's IN in a projection gives false where SQL's is unknown
+        unknown = (left.isNull() & df.exists()) | df.where(F.col(c).isNull()).exists()
+        value = F.when(found, F.lit(True)).when(unknown, F.lit(None).cast("boolean")).otherwise(F.lit(False))
+        return value if is_any else ~value
     lo = df.select(F.min(c)).scalar()
     hi = df.select(F.max(c)).scalar()
     if name in (Cmp.COMPARISON_OP_EQ, Cmp.COMPARISON_OP_NE):
