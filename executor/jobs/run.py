@@ -434,7 +434,11 @@ def _collect(df, rows: int):
 
     df = _voids_as_text(df.limit(rows))
     if (rows <= ROWS_BY_TAKE and _plain(df.schema)) or not df.columns:
-        return _collect_rows(df), None
+        try:
+            return _collect_rows(df), None
+        except ValueError as exc:  # a date beyond Python's years (1 to 9999): Arrow's moves it
+            if "out of range" not in str(exc) or not df.columns:
+                raise
     try:
         return df.toArrow(), None
     except PySparkTypeError as exc:

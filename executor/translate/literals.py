@@ -37,9 +37,24 @@ def _micros(value: int, precision: int) -> int:
     return value * 10 ** (6 - precision)
 
 
+def _shifted(base, delta: dt.timedelta, what: str):
+    """``base + delta``, or Unsupported where Python's dates end (year 9999): not an internal error."""
+    try:
+        return base + delta
+    except OverflowError:
+        raise Unsupported(f"a {what} beyond the years 1 to 9999, which a literal here holds") from None
+
+
+def _day(days: int) -> dt.date:
+    return _shifted(_EPOCH, dt.timedelta(days=days), "date")
+
+
+def _stamp(value: int, precision: int) -> dt.datetime:
+    return _shifted(_EPOCH_DT, dt.timedelta(microseconds=_micros(value, precision)), "timestamp")
+
+
 def _timestamp_text(value: int, precision: int) -> str:
-    stamp = _EPOCH_DT + dt.timedelta(microseconds=_micros(value, precision))
-    return stamp.isoformat(sep=" ")
+    return _stamp(value, precision).isoformat(sep=" ")
 
 
 def _interval_day(v) -> dt.timedelta:
@@ -132,14 +147,11 @@ _VALUES: dict[str, Callable[[Literal], Any]] = {
     "binary": lambda l: bytes(l.binary),
     "fixed_binary": lambda l: bytes(l.fixed_binary),
     "uuid": lambda l: str(uuid.UUID(bytes=bytes(l.uuid))),
-    "date": lambda l: _EPOCH + dt.timedelta(days=l.date),
+    "date": lambda l: _day(l.date),
     "decimal": lambda l: decimal_value(l.decimal),
-    "precision_timestamp": lambda l: (
-        _EPOCH_DT + dt.timedelta(microseconds=_micros(l.precision_timestamp.value, l.precision_timestamp.precision))
-    ),
-    "precision_timestamp_tz": lambda l: (
-        _EPOCH_DT
-        + dt.timedelta(microseconds=_micros(l.precision_timestamp_tz.value, l.precision_timestamp_tz.precision))
+    "precision_timestamp": lambda l: _stamp(l.precision_timestamp.value, l.precision_timestamp.precision),
+    "precision_timestamp_tz": lambda l: _stamp(
+        l.precision_timestamp_tz.value, l.precision_timestamp_tz.precision
     ).replace(tzinfo=dt.UTC),
     "interval_day_to_second": lambda l: _interval_day(l.interval_day_to_second),
     "interval_compound": lambda l: _compound_value(l.interval_compound),
@@ -195,7 +207,10 @@ def date_literal(day: dt.date) -> Column:
 
 
 def _date(lit: Literal) -> Column:
-    return date_literal(_EPOCH + dt.timedelta(days=lit.date))
+    try:
+        return date_literal(_day(lit.date))
+    except Unsupported:  # beyond year 9999 (DataFusion folds DATE '9999-12-31' + 1 day so): Spark's date holds it
+        return F.call_function("date_from_unix_date", F.lit(lit.date))
 
 
 def _timestamp(lit: Literal) -> Column:
