@@ -427,13 +427,14 @@ class Checker:
         except Exception as exc:  # noqa: BLE001
             verdict = f"DuckDB cannot run the SQL either ({_first_line(exc)})"
         else:
-            with_spark, with_datafusion = multiset_diff(spark_rows, duck) is None, multiset_diff(df_rows, duck) is None
+            with_spark, with_datafusion = _sides(spark_rows, df_rows, duck)
             on = ""
             if not with_spark and not with_datafusion:  # DuckDB may differ where the two agree: judge the rest
                 columns = _differing_columns(spark_rows, df_rows)
                 if columns and len(columns) < len(spark_rows[0]):
-                    with_spark = multiset_diff(_only(spark_rows, columns), _only(duck, columns)) is None
-                    with_datafusion = multiset_diff(_only(df_rows, columns), _only(duck, columns)) is None
+                    with_spark, with_datafusion = _sides(
+                        _only(spark_rows, columns), _only(df_rows, columns), _only(duck, columns)
+                    )
                     on = f" on {_positions(columns)}, where the two differ"
             if with_spark and not with_datafusion:
                 return f"DuckDB agrees with Spark{on}: DataFusion's own result is wrong"
@@ -505,6 +506,16 @@ class Checker:
         except (Unsupported, ExecutionError):
             return None
         return _rows(result.table)
+
+
+def _sides(spark_rows: list[tuple], df_rows: list[tuple], duck: list[tuple]) -> tuple[bool, bool]:
+    """Whether DuckDB's rows equal Spark's, and DataFusion's: to the digit where that tells them apart (two
+    results a unit of their last place apart, DuckDB's decimals equal to one of them), else within DuckDB's
+    tolerance (its doubles where the two give decimals)."""
+    exact = multiset_diff(spark_rows, duck, exact_decimals=True) is None, multiset_diff(df_rows, duck, True) is None
+    if exact[0] != exact[1]:
+        return exact
+    return multiset_diff(spark_rows, duck) is None, multiset_diff(df_rows, duck) is None
 
 
 def _differing_columns(a: list[tuple], b: list[tuple]) -> list[int]:

@@ -515,3 +515,17 @@ def test_duckdb_judges_the_columns_where_spark_and_datafusion_differ(spark, tpch
     out = Checker(tables, form="written").check(Query("times_zero", sql))
     assert out.rows == "differs", out.why
     assert "DuckDB agrees with Spark on column 2, where the two differ: DataFusion's own result is wrong" in out.why
+
+
+def test_duckdb_decimals_equal_to_one_engines_to_the_digit_decide():
+    """Spark's sum a unit of its last place from DataFusion's (its rounding at 6 places, before decimal sums
+    kept their scale): DuckDB's exact decimal equal to DataFusion's sides with it; within DuckDB's tolerance
+    it was as near to both and "could not judge". A double of DuckDB's still cannot."""
+    from decimal import Decimal
+
+    from executor.producer.check import _sides
+
+    spark_rows, df_rows = [(1, Decimal("-1.9876540000"))], [(1, Decimal("-1.9876543211"))]
+    assert _sides(spark_rows, df_rows, [(1, Decimal("-1.9876543211"))]) == (False, True)
+    assert _sides(spark_rows, df_rows, [(1, Decimal("-1.9876540000"))]) == (True, False)
+    assert _sides(spark_rows, df_rows, [(1, -1.98765432)]) == (True, True)
