@@ -288,6 +288,8 @@ def node_label(
     rows = [f'<TR><TD COLSPAN="3"><B>{_esc(number + heading)}</B>{node_id}</TD></TR>']
     if node.info.detail and (not plain or kind(node.kind).plain_detail):
         rows.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="10">{_esc(node.info.detail)}</FONT></TD></TR>')
+    if node.info.condition and not plain:
+        rows.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="10">{_esc(node.info.condition)}</FONT></TD></TR>')
     if stat is not None:
         rows.extend(_stat_rows(stat, pal))
     rows.append(_badges(effects or {}, pal))

@@ -211,3 +211,18 @@ def test_a_relation_a_reference_shares_is_no_root_of_its_own():
     assert graph.shared_relations == ["0"]
     tutorial = build_graph(load_plan((Path(ROOT) / "sample_plans" / "tutorial.json").read_bytes()).plan)
     assert tutorial.shared_relations == []
+
+
+def test_a_reads_pushed_down_filter_is_drawn_on_its_box_but_not_for_an_audience():
+    """DuckDB writes TPC-H q03's conditions into its reads: without them on the box, the customer read
+    looked unfiltered (a user check found it). The technical view draws the condition under the table's
+    name; the audience's names the table alone (its words say the condition)."""
+    from viz.model import analyze
+    from viz.render import View, to_dot
+
+    with open(os.path.join(ROOT, "sample_plans", "tpch_q03_duckdb.json"), "rb") as fh:
+        model = analyze(fh.read())
+    [customer] = [n for n in model.graph.nodes if model.node(n).info.detail == "customer"]
+    assert model.node(customer).info.condition.startswith("where and(equal($6:c_mktsegment, 'BUILDING')")
+    assert "where and(equal($6:c_mktsegment, &#x27;BUILDING&#x27;)" in to_dot(model, view=View())
+    assert "where " not in to_dot(model, view=View(plain=True))

@@ -29,6 +29,8 @@ class NodeInfo:
     #: same function nested in it spread out (``Typed.operands``)
     spread: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     detail: str = ""  # key detail for a graph label
+    #: a condition the relation applies besides its key detail (a read's pushed-down filter), a line of its own
+    condition: str = ""
     diagnostics: list[Diagnostic] = field(default_factory=list)
     referenced_fields: set[int] = field(default_factory=set)  # indices of ``incoming`` read by expressions
     functions: set[int] = field(default_factory=set)  # function anchors used

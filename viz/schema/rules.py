@@ -125,10 +125,16 @@ def read(ctx: Context) -> list[Field] | None:
     else:
         ctx.diag(warning("no-read-type", "the read does not say what it reads", ctx.node.id))
 
+    # the graph says a pushed-down filter under the table's name: else the read looks unfiltered
     if r.HasField("filter"):
-        expect_boolean(ctx, ctx.expr("filter", r.filter, base), "the read filter")
+        typed = ctx.expr("filter", r.filter, base)
+        expect_boolean(ctx, typed, "the read filter")
+        ctx.info.condition = f"where {typed.spread()}"
     if r.HasField("best_effort_filter"):
-        ctx.expr("best effort filter", r.best_effort_filter, base)
+        typed = ctx.expr("best effort filter", r.best_effort_filter, base)
+        ctx.info.condition = (
+            f"{ctx.info.condition} · " if ctx.info.condition else ""
+        ) + f"may drop rows where not {typed.spread()}"
     if r.HasField("projection") and base is not None:
         items = r.projection.select.struct_items
         picked: list[Field] = []
