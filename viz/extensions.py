@@ -140,6 +140,12 @@ def extension_stem(uri_or_urn: str) -> str | None:
     return match.group(1) if match else None
 
 
+def names_the_spec(uri_or_urn: str) -> bool:
+    """Whether an extension is the spec's own: a standard YAML's URN or file, or a URI into the spec's
+    repository (DuckDB declares ``.../substrait/blob/main/extensions/``, the folder)."""
+    return extension_stem(uri_or_urn) is not None or "github.com/substrait-io/substrait/" in uri_or_urn
+
+
 def find_definition(name: str, extension: str) -> FunctionDef | None:
     candidates = standard_functions().get(name.lower())
     if not candidates:

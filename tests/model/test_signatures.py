@@ -147,8 +147,18 @@ def test_the_run_applies_the_coercion_its_node_names(spark, producer, expected, 
 
 
 def test_a_function_no_yaml_defines_says_its_arguments_cannot_be_checked():
-    functions = {**FUNCTIONS, 4: ("frobnicate", "functions_comparison")}
+    """A producer's own extension's function is a note; one the plan declares in a spec YAML that has no
+    such function (misspelt, or of a newer spec) is a warning: a user check found it buried among the notes."""
+    functions = {**FUNCTIONS, 4: ("frobnicate", "acme_extras")}
     rel = {"filter": {"input": values("0.05"), "condition": P.call(4, P.field(0), out="boolean")}}
     model = P.model_of(P.plan((rel, ["d"]), functions=functions))
     [d] = [d for d in model.node("0").diagnostics if d.code == "no-signature"]
     assert d.severity.value == "info" and "frobnicate" in d.message and "cannot be checked" in d.message
+    functions = {**FUNCTIONS, 4: ("frobnicate", "functions_comparison")}
+    model = P.model_of(P.plan((rel, ["d"]), functions=functions))
+    [d] = [d for d in model.node("0").diagnostics if d.code == "undefined-function"]
+    assert d.severity.value == "warning", d
+    assert d.message.startswith(
+        "scalar function frobnicate(d): the plan declares frobnicate in the spec's extensions "
+        "(extension:io.substrait:functions_comparison), but no extension YAML defines a function 'frobnicate'"
+    ), d.message

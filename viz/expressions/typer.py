@@ -11,7 +11,7 @@ from .. import coercion as C
 from .. import function_types
 from .. import types as T
 from ..errors import Diagnostic, error, info, warning
-from ..extensions import Extensions
+from ..extensions import Extensions, names_the_spec
 from ..fields import Field, nested_names_for, struct_members
 from .literals import decimal_too_long, literal_text, literal_type
 from .references import FieldReferences
@@ -241,15 +241,26 @@ class ExpressionTyper(FieldReferences):
                 # no YAML defines the call (DataFusion's nvl2), but its producer's rule for its arguments may be known
                 theirs = self._producer_coercion(ref.name, args) if known and self.dialect is not None else None
                 coercion = theirs or coercion
-                self._diag(
-                    info(
-                        "no-signature",
-                        f"{what}: {derived.how}, so its argument types cannot be checked; "
-                        f"the plan's {T.render(declared)} is taken"
-                        + (f"; {self._runs_with(theirs)}" if theirs is not None else ""),
-                        self.node,
-                    )
+                taken = f"the plan's {T.render(declared)} is taken" + (
+                    f"; {self._runs_with(theirs)}" if theirs is not None else ""
                 )
+                if names_the_spec(ref.extension):  # not a producer's own function: a misspelt or newer one
+                    self._diag(
+                        warning(
+                            "undefined-function",
+                            f"{what}: the plan declares {ref.name} in the spec's extensions ({ref.extension}), "
+                            f"but {derived.how}; its argument types cannot be checked, and {taken}",
+                            self.node,
+                        )
+                    )
+                else:
+                    self._diag(
+                        info(
+                            "no-signature",
+                            f"{what}: {derived.how}, so its argument types cannot be checked; {taken}",
+                            self.node,
+                        )
+                    )
             conflict = derived.type is not None and not T.same_type_ignoring_nullability(declared, derived.type)
             # DataFusion's engine types a call from its arguments as it casts them, whatever the plan declares:
             # its written plans can declare a kind from before the casts (an integer product of a union whose
