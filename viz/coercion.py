@@ -522,7 +522,10 @@ def producer_result(
         return None
     p, s = min(38, t.decimal.precision + 4), min(38, t.decimal.scale + 4)
     out = Type(decimal=Type.Decimal(precision=p, scale=s, nullability=T.NULLABLE))
-    rule = f"{DIALECT_NAMES[dialect]} averages a {T.render(t, user_types=user_types)} as {T.render(out)}"
+    rule = (
+        f"{DIALECT_NAMES[dialect]} averages a {T.render(t, user_types=user_types)} as {T.render(out)}, the mean "
+        f"cut toward zero at {s} digits, where Spark's own avg rounds half up"
+    )
     return out, rule
 
 
