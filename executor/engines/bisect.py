@@ -109,16 +109,14 @@ class Bisection:
         """Why nodes were not compared, most often first: (how many, one node's reason, without where it
         starts) for each reason, nodes whose reasons differ only in their figures ("89,807 × 8,923 →
         801,347,861 rows") or in the node the reason starts at counted together; ``besides_start``: not
-        the start's reason (which :meth:`summary` says)."""
+        the start node (:meth:`summary` says its reason), so the counts add up to its "other nodes"."""
 
         def key(why: str) -> str:
             return re.sub(r"[\d,.]+|\([^)]*\)", "#", _STARTS_BELOW.sub("", why))
 
-        start = self.nodes.get(self.start)
-        said = key(start.why) if besides_start and start is not None and start.verdict == NOT_COMPARED else None
         groups: dict[str, list[str]] = {}
-        for n in self.nodes.values():
-            if n.verdict == NOT_COMPARED and key(n.why) != said:
+        for nid, n in self.nodes.items():
+            if n.verdict == NOT_COMPARED and not (besides_start and nid == self.start):
                 groups.setdefault(key(n.why), []).append(_STARTS_BELOW.sub("", n.why))
         return sorted(((len(whys), whys[0]) for whys in groups.values()), key=lambda g: -g[0])
 
