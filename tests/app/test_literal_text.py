@@ -373,8 +373,10 @@ def test_a_bad_upload_keeps_the_open_plan_and_says_what_was_expected(name, data,
     )
     assert message == md_escape(expected)
     assert message.count("not a Substrait plan") == 0
+    assert [t.value for t in at.toast] == [message]  # in the page too, once: the sidebar's is easy to miss
     at.selectbox(key="node").set_value("0.0").run()  # the page goes on working, the message stays
     assert not at.exception and at.subheader[0].value.endswith("0.0")
+    assert [e.value for e in at.error] == [message] and not at.toast
 
 
 def test_a_bad_paste_keeps_the_open_plan():

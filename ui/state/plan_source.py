@@ -158,6 +158,13 @@ def _still(kept: Plan | None) -> str:
 #: The session's message for the last input that was not opened (an upload or a paste that is not a
 #: plan, a file over the limit); it stays until an input opens a plan or the upload is removed.
 REFUSED = "plan_refused"
+#: Set by the input's callback: the refusal is new, so the page shows it once where the person looks.
+_REFUSED_NOW = "plan_refused_now"
+
+
+def _refuse(message: str) -> None:
+    st.session_state[REFUSED] = message
+    st.session_state[_REFUSED_NOW] = True
 
 
 def _offer(plan: Plan, expected: str = EXPECTED) -> bool:
@@ -165,7 +172,7 @@ def _offer(plan: Plan, expected: str = EXPECTED) -> bool:
     (:data:`REFUSED`: ``expected`` is what they should have been). Returns whether it was opened."""
     model = analyze_cached(plan.data)
     if isinstance(model, str):
-        st.session_state[REFUSED] = refusal(plan.source, plan.data, model, st.session_state.get("plan"), expected)
+        _refuse(refusal(plan.source, plan.data, model, st.session_state.get("plan"), expected))
         return False
     st.session_state.pop(REFUSED, None)
     st.session_state["plan"] = plan
@@ -192,7 +199,7 @@ def _on_upload() -> None:
         return
     size = getattr(f, "size", None)
     if size is not None and size > MAX_PLAN_BYTES:
-        st.session_state[REFUSED] = (
+        _refuse(
             f"{f.name} was not opened: {size:,} bytes is over the {MAX_PLAN_BYTES:,}-byte "
             f"limit for a plan.{_still(st.session_state.get('plan'))}"
         )
@@ -280,6 +287,12 @@ def plan_sidebar() -> Plan | None:
             help="Substrait Plan messages: .json (protobuf JSON) or binary (.pb, .bin, .substrait)",
         )
         current = st.session_state.get("plan")
+        # under the input it is about, for as long as the upload stays, while another plan stays open (with
+        # none open, the page says it where the plan would be: ``ui.page``); when new, in the page too
+        if REFUSED in st.session_state and current is not None:
+            st.error(md_escape(st.session_state[REFUSED]))
+            if st.session_state.pop(_REFUSED_NOW, False):
+                st.toast(md_escape(st.session_state[REFUSED]), icon=":material/block:")
         if current is not None and current.sample in names and st.session_state.get("plan_sample") in (None, NONE):
             st.session_state["plan_sample"] = current.sample  # the picker forgets it on another page; the plan stays
         elif current is not None and current.sample is None and not st.session_state.get("plan_upload"):
@@ -296,10 +309,6 @@ def plan_sidebar() -> Plan | None:
             st.text_area("Plan JSON", key="plan_pasted", height=140, on_change=_on_paste, label_visibility="collapsed")
             # Ctrl+Enter in the box opens it too; the button says that it is to be opened at all
             st.button("Open the pasted plan", key="plan_paste_open", on_click=_on_paste)
-        # beside the input it is about, which keeps it for as long as the upload stays, while another plan
-        # stays open; with none open, the page says it where the plan would be (``ui.page``)
-        if REFUSED in st.session_state and st.session_state.get("plan") is not None:
-            st.error(md_escape(st.session_state[REFUSED]))
     if "plan_error" in st.session_state:
         st.error(md_escape(st.session_state["plan_error"]))
     plan = st.session_state.get("plan")
