@@ -135,12 +135,8 @@ class Catalog:
         bind_how: str = "Bind it with NAME=PATH",
         shown_path: Callable[[str], str] | None = None,
         suite_how: str = "",
-        bound_only: Sequence[str] = (),
     ) -> None:
         self.roots = DataRoots(data_roots)
-        #: roots whose files are read only where a table is bound to one (the app's uploads: a file
-        #: uploaded for one table, or refused for it, is never another plan's table of its name)
-        self.bound_only = frozenset(os.path.realpath(r) for r in bound_only)
         #: a file as the person knows it, for messages (the app names an upload by its name, not its
         #: copy's path on the server); the path itself by default
         self.shown_path = shown_path or (lambda path: path)
@@ -186,7 +182,6 @@ class Catalog:
             tuple(sorted(self.bindings.items())),
             self.use_spark_catalog,
             tuple(sorted(self.by_position)),
-            tuple(sorted(self.bound_only)),
         )
 
     def reads_by_position(self, names: Sequence[str]) -> bool:
@@ -243,12 +238,8 @@ class Catalog:
                 return src
         return None
 
-    def _named_roots(self) -> list[str]:
-        """The roots a table is found in by its name: those not read only through a binding."""
-        return [r for r in self.roots.roots if os.path.realpath(r) not in self.bound_only]
-
     def _in_roots(self, stem: str) -> _Source | None:
-        for root in self._named_roots():
+        for root in self.roots.roots:
             if not os.path.isdir(root):
                 continue
             found = _stem_in_folder(root, stem)
@@ -261,13 +252,12 @@ class Catalog:
         name = ".".join(names)
         bound = ", ".join(sorted(self._bindings)) or "none"
         in_roots = ", ".join(sorted(self.available_in_roots())) or "none"
-        named = self._named_roots()
-        roots = ", ".join(self.shown_path(r) for r in named) or "none"
+        roots = ", ".join(self.shown_path(r) for r in self.roots.roots) or "none"
         where = " or in the Spark catalog" if self.use_spark_catalog else ""
         return (
             f"table `{name}` is not bound: no binding, no file named {names[-1] if names else name}.parquet"
             f" (.csv, .tsv, .orc, .arrow or a folder) in the data roots{where}. Bound tables: {bound}; "
-            + (f"tables in the data roots ({roots}): {in_roots}. " if named else "no data roots. ")
+            + (f"tables in the data roots ({roots}): {in_roots}. " if self.roots.roots else "no data roots. ")
             + self._suite_hint(names[-1] if names else name)
             + self.bind_how
             + "."
@@ -287,7 +277,7 @@ class Catalog:
     def available_in_roots(self) -> list[str]:
         """The table names the data roots offer (file stems with a known suffix, and folders)."""
         out: set[str] = set()
-        for root in self._named_roots():
+        for root in self.roots.roots:
             if not os.path.isdir(root):
                 continue
             for entry in os.listdir(root):

@@ -99,8 +99,8 @@ def by_position() -> list[str]:
 def roots_for(plan: Plan | None, generate: bool, data: str | None = None) -> list[str]:
     """The data roots for this plan, in the resolution order of :func:`executor.data.catalog.data_roots`
     (the first root with a table wins): the data the plan is written against (a sample's, a plan from SQL's),
-    this session's uploads (read only where a table is bound to one: ``catalog_for``), the user's data folder,
-    the generated suites the session turned on, the tutorial tables last.
+    this session's uploads, the user's data folder, the generated suites the session turned on, the
+    tutorial tables last.
 
     ``generate``: generate a suite now if the plan needs it and it is not there yet (a few seconds).
     ``data``: the SQL page's choice ("tutorial", "tpch", "tpcds"), which alone decides the suite read."""
@@ -169,7 +169,6 @@ def catalog_for(plan: Plan | None, generate: bool = False, data: str | None = No
         suite_how="turn on “Use the generated {suite} sample data” on the Tables page",
         # the folder now: the catalog's messages are also made in a run's thread, which has no session
         shown_path=functools.partial(shown_path, uploads=uploads_dir()),
-        bound_only=[uploads_dir()],  # an upload is the table it was bound to, and no other
     )
     for name, path in list(bound.items()):
         try:
