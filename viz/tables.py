@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from .model import PlanModel
+from .model import NodeView, PlanModel
 
 
 @dataclass
@@ -34,6 +34,16 @@ def plan_tables(model: PlanModel) -> PlanTables:
                 path = getattr(item, item.WhichOneof("path_type") or "uri_path", "")
                 out.files.append((node.id, item.WhichOneof("file_format") or "unknown", path))
     return out
+
+
+def read_fields(node: NodeView) -> frozenset[int] | None:
+    """The base schema's fields a read uses: those its projection keeps and its filters test; None for
+    every field (a read without a projection outputs them all)."""
+    body = node.node.body
+    if node.kind != "read" or body is None or not body.HasField("projection"):
+        return None
+    kept = {item.field for item in body.projection.select.struct_items}
+    return frozenset(kept | set(node.info.referenced_fields))
 
 
 def reads_only(model: PlanModel, tables: Collection[str]) -> bool:

@@ -26,12 +26,11 @@ from dataclasses import dataclass
 
 from substrait import algebra_pb2
 
-from viz.fields import Field
-from viz.tables import plan_tables
+from viz.tables import plan_tables, read_fields
 
 from ..cache import BoundedCache
 from ..errors import ExecutionError, Refused, TableNotFound, Unsupported
-from .columns import ColumnCheck, check_bases, file_columns
+from .columns import ColumnCheck, ReadSchema, check_bases, file_columns
 from .paths import DataRoots
 
 FileOrFiles = algebra_pb2.ReadRel.LocalFiles.FileOrFiles
@@ -299,7 +298,7 @@ class Catalog:
         )
 
     def status(
-        self, table_names: Sequence[Sequence[str]], columns: Mapping[str, Sequence[Sequence[Field]]] | None = None
+        self, table_names: Sequence[Sequence[str]], columns: Mapping[str, Sequence[ReadSchema]] | None = None
     ) -> list[TableStatus]:
         """For each table a plan names, whether and how it is bound. Never starts Spark.
 
@@ -328,7 +327,7 @@ class Catalog:
             out.append(TableStatus(names, False, "not bound", None, None, self._not_found_message(names)))
         return out
 
-    def check_file(self, path: str, bases: Sequence[Sequence[Field]]) -> ColumnCheck:
+    def check_file(self, path: str, bases: Sequence[ReadSchema]) -> ColumnCheck:
         """How the file or folder at ``path`` (under the data roots) serves the plan's base schemas for a
         table: the first check that fails, else the first. Raises ``ExecutionError`` when it cannot be read."""
         real = self.roots.resolve(path)
@@ -338,7 +337,7 @@ class Catalog:
     def _where(self, src: _Source) -> str:
         return file_words(src.format, src.path, self.shown_path)
 
-    def _checked(self, names: list[str], src: _Source, bases: Sequence[Sequence[Field]]) -> TableStatus:
+    def _checked(self, names: list[str], src: _Source, bases: Sequence[ReadSchema]) -> TableStatus:
         where = self._where(src)
         try:
             have = file_columns(src.path, src.format)
@@ -416,11 +415,12 @@ class Catalog:
             self._cache.clear()
 
 
-def plan_columns_by_table(model) -> dict[str, list[list[Field]]]:
-    """The distinct base schemas each named table is read with (by dotted name), for ``Catalog.status``."""
+def plan_columns_by_table(model) -> dict[str, list[ReadSchema]]:
+    """The distinct base schemas each named table is read with (by dotted name), with the fields each read
+    uses, for ``Catalog.status``: a file may lack a column the plan declares but never reads."""
     from viz.fields import named_struct_fields
 
-    out: dict[str, list[list[Field]]] = {}
+    out: dict[str, list[ReadSchema]] = {}
     for view in model.nodes():
         body = view.node.body
         if view.kind != "read" or not body.HasField("named_table") or not body.HasField("base_schema"):
@@ -429,8 +429,9 @@ def plan_columns_by_table(model) -> dict[str, list[list[Field]]]:
         if not base:
             continue
         seen = out.setdefault(".".join(body.named_table.names), [])
-        if base not in seen:
-            seen.append(base)
+        schema = ReadSchema(base, read_fields(view))
+        if schema not in seen:
+            seen.append(schema)
     return out
 
 

@@ -14,6 +14,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from pyspark.sql import types as S
 
@@ -87,6 +88,7 @@ class Column:
     name: str
     type: str | None  # None: not known (a plan that names its columns without types)
     family: str | None
+    read: bool = True  # a plan's column: whether the read uses it (its projection or filter)
 
     def shown(self) -> str:
         return f"{self.name} {self.type}" if self.type else self.name
@@ -96,18 +98,27 @@ def spark_columns(schema: S.StructType) -> list[Column]:
     return [Column(f.name, f.dataType.simpleString(), spark_family(f.dataType)) for f in schema.fields]
 
 
-def plan_columns(base: Sequence[Field]) -> list[Column]:
+class ReadSchema(NamedTuple):
+    """A read's base schema and the fields it uses (its projection's and its filters'), None for all."""
+
+    fields: list[Field]
+    read: frozenset[int] | None = None
+
+
+def plan_columns(base: Sequence[Field] | ReadSchema) -> list[Column]:
     """A read's base schema as columns; a type Spark has no form for is left unchecked."""
     from ..translate.types import spark_type_or_none
 
+    fields, read = base if isinstance(base, ReadSchema) else (base, None)
     out = []
-    for f in base:
+    for i, f in enumerate(fields):
         spark_type = spark_type_or_none(f.type)
         out.append(
             Column(
                 f.name,
                 spark_type.simpleString() if spark_type is not None else None,
                 spark_family(spark_type) if spark_type is not None else None,
+                read is None or i in read,
             )
         )
     return out
@@ -161,6 +172,8 @@ class ColumnCheck:
     plan: list[Column]
     table: list[Column]
     missing: list[str] = field(default_factory=list)  # the plan's columns the table lacks
+    #: the plan's columns the table lacks that the read never uses: a run reads them as nulls
+    unread: list[str] = field(default_factory=list)
     clashes: list[str] = field(default_factory=list)  # "x is int in the table, string in the plan"
     position_clashes: list[str] = field(default_factory=list)  # the same, column by column in order
     #: the plan's columns whose table type a cast may change (:func:`narrows`), by name and in order:
@@ -185,6 +198,14 @@ class ColumnCheck:
         if self.clashes:
             return "has the plan's columns with other types: " + "; ".join(self.clashes)
         return "has the plan's columns"
+
+    def unread_note(self) -> str:
+        """The plan's columns the table lacks that no read uses, as a note ("" for none)."""
+        if not self.unread:
+            return ""
+        shown = ", ".join(self.unread[:5]) + (", …" if len(self.unread) > 5 else "")
+        them = "them" if len(self.unread) > 1 else "it"
+        return f"lacks {shown}, which the plan declares but never reads: a run reads {them} as nulls"
 
     def narrowing(self, by_position: bool = False) -> str:
         """What a run checks of the values, where a cast to the plan's type may change them ("" for none)."""
@@ -211,7 +232,9 @@ def check_columns(table: Sequence[Column], plan: Sequence[Column]) -> ColumnChec
     for want in plan:
         have = by_name.get(want.name.lower())
         if have is None:
-            out.missing.append(want.name)
+            (out.missing if want.read else out.unread).append(want.name)
+        elif not want.read:
+            continue  # its type is nothing to the plan's rows
         elif not families_fit(have.family, want.family):
             out.clashes.append(f"{want.name} is {have.type} in the table, {want.type} in the plan")
         elif narrows(have.type, want.type):
@@ -224,7 +247,9 @@ def check_columns(table: Sequence[Column], plan: Sequence[Column]) -> ColumnChec
     return out
 
 
-def check_bases(table: Sequence[Column], bases: Sequence[Sequence[Field]]) -> tuple[ColumnCheck, list[ColumnCheck]]:
+def check_bases(
+    table: Sequence[Column], bases: Sequence[Sequence[Field] | ReadSchema]
+) -> tuple[ColumnCheck, list[ColumnCheck]]:
     """A table's columns checked against each base schema a plan reads it with: the check to show (the
     first that fails, else the first) and all of them."""
     checks = [check_columns(table, plan_columns(base)) for base in bases] or [check_columns(table, [])]

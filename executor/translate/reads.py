@@ -15,8 +15,17 @@ from substrait import algebra_pb2
 
 from viz.fields import Field, named_struct_fields
 from viz.model import NodeView
+from viz.tables import read_fields
 
-from ..data.columns import check_columns, families_fit, narrows, plan_columns, spark_columns, spark_family
+from ..data.columns import (
+    ReadSchema,
+    check_columns,
+    families_fit,
+    narrows,
+    plan_columns,
+    spark_columns,
+    spark_family,
+)
 from ..errors import ColumnMismatch, ExecutionError, Unsupported
 from ..spark.jvm import col, sql_type
 from . import literals
@@ -44,6 +53,7 @@ def _mismatch(
     how: str = "",
     position: bool = False,
     bind_how: str = "Bind it",
+    used: frozenset[int] | None = None,
 ) -> str | None:
     """Why a named table's columns are not the plan's, or None (:func:`executor.data.columns.check_columns`:
     every name of the base schema a column, case-insensitive, of a type of the same family; read by
@@ -51,7 +61,7 @@ def _mismatch(
     chooses to read a table by position, with ``{name}`` for the table
     (:attr:`executor.data.catalog.Catalog.by_position_how`); ``bind_how``: how they bind another
     (:attr:`executor.data.catalog.Catalog.bind_how`)."""
-    check = check_columns(spark_columns(df.schema), plan_columns(base))
+    check = check_columns(spark_columns(df.schema), plan_columns(ReadSchema(base, used)))
     if check.ok or (position and check.by_position):
         return None
     plan_cols = ", ".join(f.name for f in base)
@@ -76,15 +86,21 @@ def _mismatch(
 
 
 def _conform(
-    tr: Translating, df: DataFrame, base: list[Field], what: str, table: Sequence[str] | None = None
+    tr: Translating,
+    df: DataFrame,
+    base: list[Field],
+    what: str,
+    table: Sequence[str] | None = None,
+    used: frozenset[int] | None = None,
 ) -> DataFrame:
     """Select the table's columns for the base schema and cast them to its types where that is safe.
 
     A named table (``table``: its names) must have the plan's columns, by name (case-insensitive)
     and type family; otherwise it is refused (:class:`ColumnMismatch`) unless the catalog reads it by
     position, the person's explicit choice, and its first columns have the plan's type families in
-    order. Local files are read by position when their names are
-    not the plan's (a headerless CSV's columns have none)."""
+    order. Only the fields the read uses (``used``, its projection's and filters'; None for all) need be
+    there: one it never uses that the table lacks is a null of its type. Local files are read by
+    position when their names are not the plan's (a headerless CSV's columns have none)."""
     columns = df.columns
     by_name = {c.lower(): c for c in columns}
     position = table is None or getattr(tr.tables, "reads_by_position", lambda names: False)(table)
@@ -99,9 +115,12 @@ def _conform(
             getattr(tr.tables, "by_position_how", ""),
             position,
             getattr(tr.tables, "bind_how", "Bind it"),
+            used,
         )
         if why:
             raise ColumnMismatch(why)
+    if table is not None and used is not None and any(f.name.lower() not in by_name for f in base):
+        return _with_unused_as_nulls(tr, df, base, by_name)
     if base and all(f.name.lower() in by_name for f in base):
         picked = [by_name[f.name.lower()] for f in base]
     elif len(columns) >= len(base):
@@ -156,21 +175,49 @@ def _cast(ref: Column, types: tuple[S.DataType, S.DataType], src: str, what: str
     return F.when(changed, F.raise_error(message)).otherwise(cast)
 
 
-def _conformed(tr: Translating, raw: DataFrame, base: list[Field], what: str, table: Sequence[str]) -> DataFrame:
+def _with_unused_as_nulls(tr: Translating, df: DataFrame, base: list[Field], by_name: dict[str, str]) -> DataFrame:
+    """The base schema's columns from ``df`` by name, cast as :func:`_conform` casts them, and a null of its
+    type for each one ``df`` lacks (which the read never uses: :func:`_mismatch` checked the others)."""
+    types = {f.name: f.dataType for f in df.schema.fields}
+    cols: list[Column] = []
+    for name, f in zip(tr.names(len(base)), base):
+        src = by_name.get(f.name.lower())
+        want = spark_type_or_none(f.type)
+        if src is None:
+            cols.append(F.lit(None).cast(want if want is not None else S.StringType()).alias(name))
+            continue
+        have = types.get(src)
+        cast = (
+            (have, want) if want is not None and have is not None and have != want and _safe_cast(have, want) else None
+        )
+        ref = col(_quote(src))
+        cols.append((ref if cast is None else _cast(ref, cast, src, "the table")).alias(name))
+    return df.select(*cols)
+
+
+def _conformed(
+    tr: Translating,
+    raw: DataFrame,
+    base: list[Field],
+    what: str,
+    table: Sequence[str],
+    used: frozenset[int] | None = None,
+) -> DataFrame:
     """:func:`_conform`, kept by the catalog per table, base schema and column prefix: a warm
     session translates a plan over the same tables again without the Py4J round trips of
     renaming and casting every column (about half of a TPC-H translation's)."""
     cached = getattr(tr.tables, "cached", None)
     if cached is None:
-        return _conform(tr, raw, base, what, table)
+        return _conform(tr, raw, base, what, table, used)
     schema = tuple((f.name, f.type.SerializeToString(deterministic=True) if f.type is not None else None) for f in base)
 
     def make() -> tuple[DataFrame, list[str]]:
         before = len(tr.warnings)
-        df = _conform(tr, raw, base, what, table)
+        df = _conform(tr, raw, base, what, table, used)
         return df, tr.warnings[before:]
 
-    df, warnings = cached(tr.spark, ("conformed", id(raw), schema, tr.prefix, tr.offset), make)
+    key = ("conformed", id(raw), schema, tr.prefix, tr.offset, tuple(sorted(used)) if used is not None else None)
+    df, warnings = cached(tr.spark, key, make)
     for w in warnings:
         tr.warn(w)
     return df
@@ -220,7 +267,7 @@ def read(tr: Translating, node: NodeView) -> DataFrame:
         raw = tr.tables.named_table(tr.spark, list(r.named_table.names))
         if base is None:
             base = [Field(c, None) for c in raw.columns]
-        df = _conformed(tr, raw, base, what, list(r.named_table.names))
+        df = _conformed(tr, raw, base, what, list(r.named_table.names), read_fields(node))
     elif which == "local_files":
         raw = tr.tables.local_files(tr.spark, r.local_files)
         if base is None:

@@ -259,3 +259,38 @@ def test_a_value_the_plans_type_would_change_stops_the_run(spark, tmp_path):
     )
     result = run_node(model, "0", catalog=Catalog([str(tmp_path / "whole")], use_spark_catalog=False), limit=10)
     assert result.rows.values.tolist() == [[0, "AFRICA"], [2, "ASIA"]] and result.types == ["int", "string"]
+
+
+def test_a_file_without_the_columns_a_read_never_uses_serves_it(spark, tpch_dir, tmp_path):
+    """DuckDB's TPC-H q03 reads customer with a projection of c_custkey and a filter on c_mktsegment: a file
+    of those two columns serves it (a user check found it refused for the six columns the read never uses),
+    the status says what it lacks, and the run's rows equal those over TPC-H's whole customer. A file
+    without c_mktsegment, which the filter tests, does not serve."""
+    import shutil
+
+    from executor.jobs.run import run_node
+    from viz.model import analyze
+
+    customer = pq.read_table(os.path.join(tpch_dir, "customer.parquet"), columns=["c_custkey", "c_mktsegment"])
+    pq.write_table(customer, tmp_path / "customer.parquet")
+    for t in ("orders", "lineitem"):
+        shutil.copy(os.path.join(tpch_dir, f"{t}.parquet"), tmp_path / f"{t}.parquet")
+    with open(os.path.join(ROOT, "sample_plans", "tpch_q03_duckdb.json"), "rb") as fh:
+        model = analyze(fh.read())
+    partial = Catalog([str(tmp_path)], use_spark_catalog=False)
+    [status] = [s for s in partial.status([["customer"]], _columns(model))]
+    assert status.bound and status.check.unread == [
+        "c_name",
+        "c_address",
+        "c_nationkey",
+        "c_phone",
+        "c_acctbal",
+        "c_comment",
+    ]
+    assert status.check.unread_note().startswith("lacks c_name, c_address, c_nationkey, c_phone, c_acctbal, …, which")
+    got = run_node(model, model.roots[0], catalog=partial, limit=100).rows
+    whole = run_node(model, model.roots[0], catalog=Catalog([tpch_dir], use_spark_catalog=False), limit=100).rows
+    assert len(got) == len(whole) == 10 and got.equals(whole)
+    pq.write_table(customer.select(["c_custkey"]), tmp_path / "customer.parquet")
+    [status] = [s for s in Catalog([str(tmp_path)]).status([["customer"]], _columns(model))]
+    assert not status.bound and status.check.missing == ["c_mktsegment"]
