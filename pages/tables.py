@@ -28,6 +28,7 @@ from ui.state.plan_data import (
     bindings,
     by_position,
     catalog_for,
+    release_upload,
     sample_data_kind,
     save_upload,
     shown_path,
@@ -371,7 +372,9 @@ def _unbind_form(plan, statuses: dict[str, TableStatus]) -> None:
 
 
 def _unbind(plan, name: str) -> None:
-    bindings(plan).pop(name, None)
+    path = bindings(plan).pop(name, None)
+    if path is not None:
+        release_upload(path)
     _drop_choice(name)
     st.session_state.pop("catalog", None)
 

@@ -156,6 +156,36 @@ def test_an_upload_without_the_plans_columns_is_said_as_the_persons_own_binding(
     assert spark_calls == []
 
 
+def test_an_unbound_upload_no_longer_stands_for_its_table(
+    tmp_path,
+    data_root,
+    tpch_dir,
+    spark_calls,  # noqa: F811
+):
+    """A customer.parquet uploaded for customer, then unbound: the table is as it was, and the generated
+    TPC-H customer binds it. Before, the upload stayed in the session's folder and stood for every plan's
+    customer, ahead of the TPC-H data the person turned on (a user check found it)."""
+    import io
+
+    at = _tables_page(tmp_path, "tpch_q03_datafusion.json")
+    before = _row(at, "customer")
+    buffer = io.BytesIO()
+    pq.write_table(pa.table({"c_custkey": [1], "c_name": ["x"]}), buffer)
+    at.selectbox(key="bind_name").set_value("customer").run()
+    at.file_uploader(key="bind_file").set_value(("customer.parquet", buffer.getvalue(), "application/octet-stream"))
+    at.run()
+    at.button(key="bind_upload").click().run()
+    assert _row(at, "customer")["source"] == "parquet, your upload customer.parquet"
+    at.button(key="fix_unbind_customer").click().run()
+    assert not at.exception, at.exception
+    assert _row(at, "customer") == before, (_row(at, "customer"), before)
+    assert os.listdir(at.session_state["uploads_dir"]) == []
+    at.button(key="fix_tpch_all").click().run()
+    row = _row(at, "customer")
+    assert (row["bound"], row["source"]) == ("yes", f"parquet at {os.path.join(tpch_dir, 'customer.parquet')}"), row
+    assert spark_calls == []
+
+
 def test_a_tpcds_plan_is_bound_to_generated_tpcds_in_one_click(tmp_path, data_root, spark_calls):  # noqa: F811
     """DataFusion's TPC-DS q64 (its customer is TPC-DS's, not TPC-H's): the page offers TPC-DS's tables
     for all of them and not TPC-H's customer, whose columns are other; one click binds every table."""

@@ -9,6 +9,7 @@ Data roots (nothing outside them is ever read):
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -88,6 +89,18 @@ def bindings(plan: Plan | None) -> dict[str, str]:
     """This user's table bindings for ``plan`` (``{name: path}``): a binding belongs to the plan it was
     made for, so another plan's tables resolve without it."""
     return st.session_state.setdefault("table_bindings", {}).setdefault(plan_digest(plan), {})
+
+
+def release_upload(path: str) -> None:
+    """Remove this session's copy of an upload no binding of any plan names any more: unbound, it would
+    otherwise stand for the table of its name in every plan, ahead of the generated data."""
+    folder = os.path.realpath(uploads_dir())
+    if os.path.dirname(os.path.realpath(path)) != folder:
+        return  # a file under the data roots, not an upload: never removed
+    named = {os.path.realpath(p) for plan in st.session_state.get("table_bindings", {}).values() for p in plan.values()}
+    if os.path.realpath(path) not in named:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def by_position() -> list[str]:
