@@ -219,6 +219,35 @@ def test_decimal_sums_and_products_keep_every_digit_of_the_declared_type(spark):
     ) == Decimal("36.0400")
 
 
+def test_a_decimal_result_spark_cannot_keep_exactly_says_so_on_its_node(spark):
+    """A second hunt: a sum at 37 places has no room for its carry, and a product of two ``decimal(19,19)``
+    is at 38 places, so no narrowing gives the plan's scale: the node says its last digits may differ. A
+    product whose operands fit any split of the room is exact: 10^8 × 10^6 of two ``decimal(38,10)`` (the
+    fixed splits refused it). A truncating quotient at 0 spare digits, a dividend of 20 in ``decimal(38,30)``
+    over 3, ends in 7 where DataFusion cuts it to 6 (by hand): said from the dividend's size on."""
+    add = call("add:dec_dec", "decimal<38,37>", "decimal<20,0>", out="decimal<38,37>")
+    functions.scalar(add, [lit(Decimal("0.1"), "decimal<38,37>"), lit(Decimal(1), "decimal<20,0>")])
+    [said] = add.warnings
+    assert said.startswith("add of decimal(38,37) and decimal(20,0): Spark keeps 17 digits after the point")
+    assert said.endswith(
+        "where the plan's decimal(38,37) keeps 37: its last digits may differ from the plan's producer's"
+    )
+    square = call("multiply:dec_dec", "decimal<19,19>", "decimal<19,19>", out="decimal<38,38>")
+    functions.scalar(square, [lit(Decimal("0.5"), "decimal<19,19>"), lit(Decimal("0.5"), "decimal<19,19>")])
+    assert len(square.warnings) == 1 and "keeps 38: its last digits may differ" in square.warnings[0]
+    wide = call("multiply:dec_dec", "decimal<38,10>", "decimal<38,10>", out="decimal<38,20>")
+    args = [lit(Decimal(10**8) + Decimal("0.5"), "decimal<38,10>"), lit(Decimal(10**6), "decimal<38,10>")]
+    assert one(spark, functions.scalar(wide, args)) == Decimal(10**14) + Decimal(500000)
+    assert wide.warnings == []
+    third = call("divide:dec_dec", "decimal<38,30>", "decimal<20,0>", out="decimal<38,34>")
+    third.dialect = "datafusion"
+    q = one(spark, functions.scalar(third, [lit(Decimal(20), "decimal<38,30>"), lit(Decimal(3), "decimal<20,0>")]))
+    assert q == Decimal("6.6666666666666666666666666666666667")  # Spark's half up, not the cut ...666
+    [said] = third.warnings
+    assert said.startswith("decimal(38,30) ÷ decimal(20,0): for a dividend of 10^1 or more, Spark's quotient")
+    assert "cuts it toward zero at 34: its last digit may differ" in said
+
+
 def test_three_valued_logic(spark):
     values = {"T": True, "F": False, "N": None}
     for a in "TFN":

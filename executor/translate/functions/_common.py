@@ -273,6 +273,7 @@ def decimal_exact(
     left: tuple[int, int],
     right: tuple[int, int],
     result: tuple[int, int],
+    warnings: list[str] | None = None,
 ) -> Column | None:
     """``op(a, b)``, the add, subtract or multiply of decimals of the given (precision, scale), as
     ``decimal(result)`` to the result's last digit; None where Spark's own result keeps every digit.
@@ -282,28 +283,29 @@ def decimal_exact(
     cast to fewer integer digits give a result of at most 38 digits, which Spark keeps exactly: a sum's
     operands one digit fewer than the result's, a product's split between its two operands in a few ways.
     A row whose operands fit none of them stops the run: rounded elsewhere than the plan says, its value
-    would look right."""
+    would look right. Where no narrowing gives the plan's scale (a sum at 37 places has no room for its
+    carry), ``warnings`` gets a sentence that says the last digits may differ."""
     (p1, s1), (p2, s2), (precision, scale) = left, right, result
     product = name == "multiply"
     exact_scale = s1 + s2 if product else max(s1, s2)
     whole = p1 + p2 + 1 if product else exact_scale + max(p1 - s1, p2 - s2) + 1
-    if _spark_bounded(whole, exact_scale) >= min(scale, exact_scale):
+    own = _spark_bounded(whole, exact_scale)
+    if own >= min(scale, exact_scale):
         return None
     room = 37 - exact_scale  # integer digits the operands may have: in all (a product) or each (a sum)
-    if room < 0:
-        return None
     d1, d2 = p1 - s1, p2 - s2
-    if product:
-        splits = [
-            (room - min(d2, room), min(d2, room)),  # the right operand whole (a column times a narrow one)
-            (min(d1, room), room - min(d1, room)),
-            (room * d1 // max(d1 + d2, 1), room - room * d1 // max(d1 + d2, 1)),  # as the declared types share them
-            (room // 2, room - room // 2),
-        ]
+    if product:  # every split of the room: any two operands whose digits fit in it have one
+        splits = [(k, room - k) for k in range(max(0, room - d2), min(d1, room) + 1)]
     else:
         splits = [(min(d1, room), min(d2, room))]
-    splits = [(k1, k2) for k1, k2 in dict.fromkeys(splits) if min(k1, k2) >= 0 and k1 + s1 > 0 and k2 + s2 > 0]
+    splits = [(k1, k2) for k1, k2 in splits if min(k1, k2) >= 0 and k1 + s1 > 0 and k2 + s2 > 0]
     if not splits:
+        if warnings is not None:
+            warnings.append(
+                f"{name} of decimal({p1},{s1}) and decimal({p2},{s2}): Spark keeps {own} digits after the point "
+                f"(its precision's limit), where the plan's decimal({precision},{scale}) keeps "
+                f"{min(scale, exact_scale)}: its last digits may differ from the plan's producer's"
+            )
         return None
     declared = f"decimal({precision},{scale})"
     beyond = _error(
@@ -349,9 +351,10 @@ def decimal_quotient(
     share). Its scale grows as the dividend's integer digits shrink and its own scale grows, so a dividend
     whose value fits in fewer integer digits is divided at a finer scale. With ``truncate`` (DataFusion
     cuts a quotient toward zero), the cut is made from a quotient with spare digits beyond the result's
-    (6 where the dividend is small enough, else 3, else none: a rounding carry through all of them is too
-    rare to matter; so is a dividend too large for every branch, of 10^22 or more in TPC-DS's plans). Where every
-    dividend gets fewer spare digits than that, ``warnings`` gets a sentence that says what may differ."""
+    (6 where the dividend is small enough, else 3, else none: a rounding carry through 3 of them is too
+    rare to matter). Where a dividend of :data:`PLAIN_DIGITS` integer digits or fewer may get fewer spare
+    digits than that (none: Spark's quotient rounded at the plan's last digit; or fewer digits than the
+    plan's), ``warnings`` gets a sentence that says from which size on and what may differ."""
     (p1, s1), (p2, s2), (precision, scale) = dividend, divisor, result
     declared = f"decimal({precision},{scale})"
 
@@ -360,7 +363,8 @@ def decimal_quotient(
 
     out = cut(a / b)
     own = spark_divide_scale(p1, s1, p2, s2)
-    branches: list[tuple[int, Column]] = []  # (the dividend's integer digits, its quotient), most spare first
+    enough = 3 if truncate else 0  # spare digits that give the plan's last digit
+    branches: list[tuple[int, int, Column]] = []  # (the dividend's integer digits, spare digits, quotient)
     rest = own  # the scale the dividends no branch takes are divided at
     for spare in (6, 3, 0) if truncate else (0,):
         if own >= scale + spare:
@@ -373,17 +377,27 @@ def decimal_quotient(
         if whole >= p1 - s1:  # every value of the dividend fits: no other branch is needed
             out, rest = quotient, scale + spare
             break
-        branches.append((whole, quotient))
-    for whole, quotient in reversed(branches):
+        branches.append((whole, spare, quotient))
+    for whole, _, quotient in reversed(branches):
         out = F.when(F.abs(a) < _big(10**whole), quotient).otherwise(out)
-    if warnings is not None and not branches and rest < scale + (3 if truncate else 0):
+    # the integer digits of the dividends divided with enough spare digits (all where the rest are)
+    good = p1 if rest >= scale + enough else max((w for w, spare, _ in branches if spare >= enough), default=0)
+    if warnings is not None and good < min(PLAIN_DIGITS, p1 - s1):
+        weak = sorted({rest, *(scale + spare for _, spare, _ in branches if spare < enough)})
+        at = f"{weak[0]} to {weak[-1]}" if len(weak) > 1 else f"{weak[0]}"
+        which = f"for a dividend of 10^{good} or more, Spark's quotient" if good else "Spark's quotient"
         cuts = f"cuts it toward zero at {scale}" if truncate else f"has {scale}"
         warnings.append(
-            f"decimal({p1},{s1}) ÷ decimal({p2},{s2}): Spark's quotient is rounded half up at {rest} "
-            f"digits after the point (its precision's limit), where the plan's decimal({precision},{scale}) "
-            f"{cuts}: its last digit may differ from the plan's producer's"
+            f"decimal({p1},{s1}) ÷ decimal({p2},{s2}): {which} is rounded half up at {at} digits after the point "
+            f"(its precision's limit), where the plan's decimal({precision},{scale}) {cuts}: its last digit may "
+            "differ from the plan's producer's"
         )
     return out
+
+
+#: The integer digits of the values a warning considers (those of a bigint): a dividend beyond every exact
+#: branch from this size on is too rare to be worth a note on every plan that divides wide decimals.
+PLAIN_DIGITS = 18
 
 
 def _float_rounding(call: Call) -> None:

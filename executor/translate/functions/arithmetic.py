@@ -95,7 +95,8 @@ def _decimal_exact(call: Call, name: str, op: Callable[[Column, Column], Column]
             return None
     if len(operands) < 2:
         return None
-    return decimal_exact(name, op, a, b, operands[0], operands[1], (out.decimal.precision, out.decimal.scale))
+    result = (out.decimal.precision, out.decimal.scale)
+    return decimal_exact(name, op, a, b, operands[0], operands[1], result, call.warnings)
 
 
 def _stops_at_zero(call: Call, kind: str | None) -> bool:
