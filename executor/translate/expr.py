@@ -762,7 +762,7 @@ class ExprTranslator:
             return out
         source = self.type_of(e.input)
         narrows = may_not_fit(e.type, source)
-        if narrows:
+        if narrows and e.input.WhichOneof("rex_type") == "literal":  # not through a cast, which changes it
             value = _constant_value(e.input)
             if value is not _functions().NOT_CONSTANT:  # a literal: known here, and kept one for Spark (round's places)
                 if not fits(e.type, value):

@@ -16,6 +16,7 @@ from substrait import algebra_pb2
 from viz.fields import Field, named_struct_fields
 from viz.model import NodeView
 from viz.tables import read_fields
+from viz.types import render
 
 from ..data.columns import (
     ReadSchema,
@@ -29,6 +30,7 @@ from ..data.columns import (
 from ..errors import ColumnMismatch, ExecutionError, Unsupported
 from ..spark.jvm import col, sql_type
 from . import literals
+from .casts import fits, stops_where_lost
 from .context import Translating
 from .expr import ExprTranslator, Record, struct_member
 from .types import spark_type_or_none, to_spark, with_member_names
@@ -242,6 +244,13 @@ def _virtual_table(tr: Translating, node: NodeView, r: algebra_pb2.ReadRel, base
     if types_known and (all_literals or not rows):
         schema = S.StructType([S.StructField(n, _named(f), True) for n, f in zip(names, base)])
         values = [tuple(literals.python_value(e.literal) for e in row.fields) for row in rows]
+        for i, row in enumerate(values):
+            for value, f in zip(row, base):
+                if not fits(f.type, value):  # Spark would take it as a null
+                    raise ExecutionError(
+                        f"node {node.id}: the virtual table's row {i} holds {value}, which its column's "
+                        f"{render(f.type)} cannot hold"
+                    )
         try:
             return tr.spark.createDataFrame(values, schema)
         except (TypeError, ValueError):
@@ -253,7 +262,12 @@ def _virtual_table(tr: Translating, node: NodeView, r: algebra_pb2.ReadRel, base
     for row in rows:
         cols = [ex.expr(e) for e in row.fields]
         if base is not None and types_known:
-            cols = [c.cast(sql_type(_named(f))) for c, f in zip(cols, base)]
+            # a value its column's type cannot hold (100 in a decimal(38,37)) stops, as DataFusion's engine does:
+            # Spark's cast would make it a null that looks like one
+            cols = [
+                stops_where_lost(c, c.cast(sql_type(_named(f))), render(f.type), "the virtual table's column type")
+                for c, f in zip(cols, base)
+            ]
         parts.append(tr.spark.range(1).select(*[c.alias(n) for c, n in zip(cols, names)]))
     return functools.reduce(DataFrame.unionAll, parts)
 

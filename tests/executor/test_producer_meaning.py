@@ -480,3 +480,14 @@ def test_a_date_after_year_9999_is_shown_as_text(spark, tables, tpch_dir, form):
     sql = "SELECT count(*) AS c FROM orders WHERE o_orderdate < DATE '9999-12-31' + INTERVAL '1 day'"
     _, result = _run(sql, tables, form, tpch_dir)
     assert _rows(result) == _duckdb(tables, sql) == [(15000,)]
+
+
+def test_a_cast_of_a_cast_that_overflows_stops_as_datafusion_does(spark, tables, tpch_dir):
+    """DataFusion writes VALUES of a decimal(38,0) and a decimal(38,37) as casts to decimal(38,37); 100 does
+    not fit, and its engine stops. The run had read the innermost literal ('100', text) as the value to
+    check, let Spark's cast through, and showed a null (a second hunt found it)."""
+    from executor.errors import ExecutionError
+
+    sql = "SELECT x FROM (VALUES (CAST('100' AS DECIMAL(38,0))), (CAST('0.5' AS DECIMAL(38,37)))) t(x)"
+    with pytest.raises(ExecutionError, match="cannot cast '100' to decimal"):
+        _run(sql, tables, "written", tpch_dir)

@@ -137,6 +137,23 @@ def test_project_appends_expressions_and_emit_reorders(spark, catalog):
     assert same(run(spark, catalog, plan(emit(proj, [2, 1]))), [(11, "ann"), (21, "bob"), (41, "eve")])
 
 
+def test_a_virtual_table_value_its_column_cannot_hold_stops_the_run(spark, catalog):
+    """2^40 in a column typed i32: Spark's DataFrame of the rows took it as a null, a value that looks
+    like one; the run stops and says which row."""
+    from executor.errors import ExecutionError
+
+    doc = plan(
+        {
+            "read": {
+                "baseSchema": {"names": ["x"], "struct": {"types": [typ("i32?")]}},
+                "virtualTable": {"expressions": [{"fields": [lit_i64(1)]}, {"fields": [lit_i64(2**40)]}]},
+            }
+        }
+    )
+    with pytest.raises(ExecutionError, match="row 1 holds 1099511627776, which its column's i32"):
+        run(spark, catalog, doc)
+
+
 def test_virtual_table_with_typed_null(spark, catalog):
     assert same(run(spark, catalog, plan(vtable([1, None, 3]))), [(1,), (None,), (3,)])
 
