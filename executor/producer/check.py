@@ -37,7 +37,8 @@ FEATURES_SQL = os.path.join(os.path.dirname(__file__), "sql", "features.sql")
 JOBS = 2
 
 #: A run that stopped at a value (``executor.jobs.run``: the translation's own check raised).
-_STOPPED = re.compile(r"node \S+ stopped: ")
+#: a run stopped at a value as the plan's cast asks: while it ran, or at a literal before it ran
+_STOPPED = re.compile(r"node \S+ stopped: |node \S+: cannot cast ")
 
 
 @dataclass(frozen=True)

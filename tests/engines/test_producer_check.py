@@ -529,3 +529,12 @@ def test_duckdb_decimals_equal_to_one_engines_to_the_digit_decide():
     assert _sides(spark_rows, df_rows, [(1, Decimal("-1.9876543211"))]) == (False, True)
     assert _sides(spark_rows, df_rows, [(1, Decimal("-1.9876540000"))]) == (True, False)
     assert _sides(spark_rows, df_rows, [(1, -1.98765432)]) == (True, True)
+
+
+def test_a_run_refused_at_a_literal_its_cast_cannot_hold_fails_with_the_engines(spark, tpch_dir):
+    """VALUES (100), (0.5 as decimal(38,37)): every engine stops (DataFusion's overflows, DuckDB cannot
+    cast 100, the run refuses the literal before running). The check called it Spark's error alone."""
+    tables = {t: os.path.join(tpch_dir, f"{t}.parquet") for t in _TPCH}
+    sql = "SELECT x FROM (VALUES (100), (CAST('0.5' AS DECIMAL(38,37)))) t(x)"
+    out = Checker(tables, form="written").check(Query("values_overflow", sql))
+    assert out.rows == "all fail" and out.ok, out.why
