@@ -33,6 +33,7 @@ from . import literals
 from .casts import fits, stops_where_lost
 from .context import Translating
 from .expr import ExprTranslator, Record, struct_member
+from .functions._common import INT_RANGE
 from .types import spark_type_or_none, to_spark, with_member_names
 
 
@@ -246,7 +247,8 @@ def _virtual_table(tr: Translating, node: NodeView, r: algebra_pb2.ReadRel, base
         values = [tuple(literals.python_value(e.literal) for e in row.fields) for row in rows]
         for i, row in enumerate(values):
             for value, f in zip(row, base):
-                if not fits(f.type, value):  # Spark would take it as a null
+                numeric = f.type.WhichOneof("kind") in (*INT_RANGE, "decimal")
+                if numeric and not fits(f.type, value):  # Spark would take it as a null
                     raise ExecutionError(
                         f"node {node.id}: the virtual table's row {i} holds {value}, which its column's "
                         f"{render(f.type)} cannot hold"

@@ -152,6 +152,16 @@ def test_a_virtual_table_value_its_column_cannot_hold_stops_the_run(spark, catal
     )
     with pytest.raises(ExecutionError, match="row 1 holds 1099511627776, which its column's i32"):
         run(spark, catalog, doc)
+    # a float is no integer or decimal to hold: 1.5 in an fp64 column is as it is
+    floats = plan(
+        {
+            "read": {
+                "baseSchema": {"names": ["x"], "struct": {"types": [typ("fp64?")]}},
+                "virtualTable": {"expressions": [{"fields": [{"literal": {"fp64": 1.5}}]}]},
+            }
+        }
+    )
+    assert run(spark, catalog, floats) == [(1.5,)]
 
 
 def test_virtual_table_with_typed_null(spark, catalog):
