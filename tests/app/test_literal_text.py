@@ -377,6 +377,10 @@ def test_a_bad_upload_keeps_the_open_plan_and_says_what_was_expected(name, data,
     at.selectbox(key="node").set_value("0.0").run()  # the page goes on working, the message stays
     assert not at.exception and at.subheader[0].value.endswith("0.0")
     assert [e.value for e in at.error] == [message] and not at.toast
+    # another page's uploader is empty: the message about its file goes (it stayed on every page)
+    at.session_state["plan_upload"] = None
+    at.run()
+    assert not at.error and at.markdown[0].value == "#### tutorial.json"
 
 
 def test_a_bad_paste_keeps_the_open_plan():

@@ -287,6 +287,8 @@ def plan_sidebar() -> Plan | None:
             help="Substrait Plan messages: .json (protobuf JSON) or binary (.pb, .bin, .substrait)",
         )
         current = st.session_state.get("plan")
+        if not st.session_state.get("plan_upload") and not st.session_state.get("plan_pasted", "").strip():
+            st.session_state.pop(REFUSED, None)  # the input it was about is gone (another page's uploader is empty)
         # under the input it is about, for as long as the upload stays, while another plan stays open (with
         # none open, the page says it where the plan would be: ``ui.page``); when new, in the page too
         if REFUSED in st.session_state and current is not None:
