@@ -229,3 +229,19 @@ def test_present_step_and_the_compare_panel_can_be_cancelled(spark, tpch_dir):
     cancel("step_cancel")
     at.button(key="step_compare_button").click().run()
     cancel("step_compare_cancel")
+
+
+def test_a_runs_notes_come_in_one_box_before_its_rows(spark, monkeypatch):
+    """DuckDB's TPC-H q03 root: its run's notes (each predicate DuckDB types as a date keeps its boolean)
+    come as the lines of one box, where six boxes had pushed the rows below the window's fold."""
+    monkeypatch.setattr("ui.tasks.WAIT_S", 120.0)
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.session_state["inspector_tab"] = "Run"
+    at.query_params["sample"] = "tpch_q03_duckdb.json"
+    at.run()
+    at.button(key="run_button").click().run()
+    wait_for(at, lambda a: bool(_result_frames(a)) or bool(a.error), 180)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    [box] = [w.value for w in at.warning if "a predicate's result is kept boolean" in w.value]
+    lines = box.split("\n")
+    assert len(lines) >= 2 and all(line.startswith("- ") for line in lines), box

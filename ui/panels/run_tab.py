@@ -139,8 +139,9 @@ def _show(plan: Plan, model: PlanModel, state: RunState, key: tuple) -> None:
             f", showing the first {shown:,}"
         )
     st.caption(md_escape(f"Node {state.node_id}: {total} · ran in {result.elapsed_s:.2f} s"))
-    for w in result.warnings:
-        st.warning(md_escape(w))
+    if result.warnings:  # one box, a line each: six boxes of predicate notes had pushed the rows below the fold
+        lines = [md_escape(w) for w in result.warnings]
+        st.warning(lines[0] if len(lines) == 1 else "\n".join(f"- {line}" for line in lines))
     show_rows(result.rows)
     st.caption(md_escape("Spark's types: " + ", ".join(f"{c} {t}" for c, t in zip(result.columns, result.types))))
     d1, d2 = st.columns(2)
