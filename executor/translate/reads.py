@@ -122,10 +122,11 @@ def _conform(
         )
         if why:
             raise ColumnMismatch(why)
-    if table is not None and used is not None and any(f.name.lower() not in by_name for f in base):
-        return _with_unused_as_nulls(tr, df, base, by_name)
-    if base and all(f.name.lower() in by_name for f in base):
-        picked = [by_name[f.name.lower()] for f in base]
+    named: list[str | None] = [by_name.get(f.name.lower()) for f in base]
+    if base and all(named):
+        picked = named
+    elif table is not None and used is not None and all(named[i] for i in used if i < len(base)):
+        picked = named  # by name: a column the read never uses that the table lacks (None) is a null of its type
     elif len(columns) >= len(base):
         picked = columns[: len(base)]
         if len(columns) != len(base):
@@ -138,9 +139,10 @@ def _conform(
             f"{len(base)} ({', '.join(f.name for f in base)})"
         )
     types = {f.name: f.dataType for f in df.schema.fields}
+    wants = [spark_type_or_none(f.type) for f in base]
     casts: list[tuple[S.DataType, S.DataType] | None] = []  # (the table's type, the plan's)
-    for src, f in zip(picked, base):
-        want, have = spark_type_or_none(f.type), types.get(src)
+    for src, want in zip(picked, wants):
+        have = types.get(src) if src is not None else None
         ok = want is not None and have is not None and have != want and _safe_cast(have, want)
         casts.append((have, want) if ok else None)
     names = tr.names(len(picked))
@@ -151,7 +153,10 @@ def _conform(
         cast = {n: _cast(col(n), c, src, what) for n, c, src in zip(names, casts, picked) if c is not None}
         return out.withColumns(cast) if cast else out
     cols: list[Column] = []
-    for name, src, c in zip(names, picked, casts):
+    for name, src, c, want in zip(names, picked, casts, wants):
+        if src is None:
+            cols.append(F.lit(None).cast(want if want is not None else S.StringType()).alias(name))
+            continue
         ref = col(_quote(src))
         cols.append((ref if c is None else _cast(ref, c, src, what)).alias(name))
     return df.select(*cols)
@@ -176,26 +181,6 @@ def _cast(ref: Column, types: tuple[S.DataType, S.DataType], src: str, what: str
         F.lit(f"{src} has the plan's type, or values that fit it"),
     )
     return F.when(changed, F.raise_error(message)).otherwise(cast)
-
-
-def _with_unused_as_nulls(tr: Translating, df: DataFrame, base: list[Field], by_name: dict[str, str]) -> DataFrame:
-    """The base schema's columns from ``df`` by name, cast as :func:`_conform` casts them, and a null of its
-    type for each one ``df`` lacks (which the read never uses: :func:`_mismatch` checked the others)."""
-    types = {f.name: f.dataType for f in df.schema.fields}
-    cols: list[Column] = []
-    for name, f in zip(tr.names(len(base)), base):
-        src = by_name.get(f.name.lower())
-        want = spark_type_or_none(f.type)
-        if src is None:
-            cols.append(F.lit(None).cast(want if want is not None else S.StringType()).alias(name))
-            continue
-        have = types.get(src)
-        cast = (
-            (have, want) if want is not None and have is not None and have != want and _safe_cast(have, want) else None
-        )
-        ref = col(_quote(src))
-        cols.append((ref if cast is None else _cast(ref, cast, src, "the table")).alias(name))
-    return df.select(*cols)
 
 
 def _conformed(

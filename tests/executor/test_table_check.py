@@ -294,3 +294,9 @@ def test_a_file_without_the_columns_a_read_never_uses_serves_it(spark, tpch_dir,
     pq.write_table(customer.select(["c_custkey"]), tmp_path / "customer.parquet")
     [status] = [s for s in Catalog([str(tmp_path)]).status([["customer"]], _columns(model))]
     assert not status.bound and status.check.missing == ["c_mktsegment"]
+    # read by position under other names, every column is the plan's: none of them a null (the first
+    # version of the change read them all as nulls, and the run gave no rows)
+    whole_customer = pq.read_table(os.path.join(tpch_dir, "customer.parquet"))
+    pq.write_table(whole_customer.rename_columns([f"col{i}" for i in range(8)]), tmp_path / "customer.parquet")
+    by_position = Catalog([str(tmp_path)], use_spark_catalog=False, by_position=["customer"])
+    assert run_node(model, model.roots[0], catalog=by_position, limit=100).rows.equals(whole)
