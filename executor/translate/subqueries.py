@@ -72,17 +72,20 @@ def in_predicate(tr, s: Expression.Subquery.InPredicate, keeps: bool = False) ->
         needles[0], df = _against(tr, s, s.needles[0], needles[0], s.haystack, df, names)
         # a select of the subquery's one column would cost Spark one more analysis
         hay = df if len(names) == 1 else df.select(names[0])
-        found = needles[0].isin(hay)
-        if keeps:
-            return found
-        unknown = (needles[0].isNull() & hay.exists()) | hay.where(F.col(names[0]).isNull()).exists()
-        return F.when(found, F.lit(True)).when(unknown, F.lit(None).cast("boolean")).otherwise(F.lit(False))
+        return needles[0].isin(hay) if keeps else _in(needles[0], hay, names[0])
     if not keeps:
         tr.tr.warn(
             f"node {tr.node_id}: an IN of {len(needles)} values against a subquery, used as a value: where no "
             "row matches and a comparison is with a null, the run gives false where SQL gives null"
         )
     return F.struct(*needles).isin(df.select(F.struct(*names)))
+
+
+def _in(x: Column, hay: DataFrame, column: str) -> Column:
+    """``x IN hay`` (its one ``column``) in SQL's three values: true where a row equals x; else null where x is
+    null and there are rows, or where a row is null; else false (Spark's IN in a projection gives false)."""
+    unknown = (x.isNull() & hay.exists()) | hay.where(F.col(column).isNull()).exists()
+    return F.when(x.isin(hay), F.lit(True)).when(unknown, F.lit(None).cast("boolean")).otherwise(F.lit(False))
 
 
 def set_predicate(tr, s: Expression.Subquery.SetPredicate) -> Column:
@@ -115,13 +118,9 @@ def set_comparison(tr, s: Expression.Subquery.SetComparison, keeps: bool = False
     Cmp = Expression.Subquery.SetComparison
     empty = ~df.exists()
     if is_in(s):
-        found = left.isin(df)
         if keeps:
-            return found if is_any else empty | ~found
-        # Spark's IN in a projection gives false where SQL's is unknown
-        unknown = (left.isNull() & df.exists()) | df.where(F.col(c).isNull()).exists()
-        value = F.when(found, F.lit(True)).when(unknown, F.lit(None).cast("boolean")).otherwise(F.lit(False))
-        return value if is_any else ~value
+            return left.isin(df) if is_any else empty | ~left.isin(df)
+        return _in(left, df, c) if is_any else ~_in(left, df, c)
     lo = df.select(F.min(c)).scalar()
     hi = df.select(F.max(c)).scalar()
     if name in (Cmp.COMPARISON_OP_EQ, Cmp.COMPARISON_OP_NE):
