@@ -437,7 +437,7 @@ def _collect(df, rows: int):
         try:
             return _collect_rows(df), None
         except ValueError as exc:  # a date beyond Python's years (1 to 9999): Arrow's moves it
-            if "out of range" not in str(exc) or not df.columns:
+            if "out of range" not in str(exc):
                 raise
     try:
         return df.toArrow(), None

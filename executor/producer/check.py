@@ -36,8 +36,8 @@ FEATURES_SQL = os.path.join(os.path.dirname(__file__), "sql", "features.sql")
 #: Queries a sweep checks at once on Spark (:meth:`Checker.check_all`).
 JOBS = 2
 
-#: A run that stopped at a value (``executor.jobs.run``: the translation's own check raised).
-#: a run stopped at a value as the plan's cast asks: while it ran, or at a literal before it ran
+#: A run that stopped at a value as the plan asks (``executor.jobs.run``: the translation's own check raised
+#: while it ran, or refused a literal its cast cannot hold before it ran).
 _STOPPED = re.compile(r"node \S+ stopped: |node \S+: cannot cast ")
 
 

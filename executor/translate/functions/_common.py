@@ -281,7 +281,7 @@ def decimal_exact(
     Spark rounds a result of more than 38 digits to a coarser scale (``decimal(38,10) - decimal(38,0)`` to 6
     digits), where the plan's producer may keep them all (DataFusion declares ``decimal(38,10)``). Operands
     cast to fewer integer digits give a result of at most 38 digits, which Spark keeps exactly: a sum's
-    operands one digit fewer than the result's, a product's split between its two operands in a few ways.
+    operands one digit fewer than the result's, a product's in each split between its two operands.
     A row whose operands fit none of them stops the run: rounded elsewhere than the plan says, its value
     would look right. Where no narrowing gives the plan's scale (a sum at 37 places has no room for its
     carry), ``warnings`` gets a sentence that says the last digits may differ."""
