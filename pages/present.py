@@ -118,8 +118,8 @@ def _sample_rows(plan, model: PlanModel, node_id: str, step: int, shown_in, ever
     ``every_step``: a step whose rows were not asked for yet runs when it is shown, so Next in front of
     an audience brings its rows without a click."""
     ok, reason = executability_of(plan.data).get(node_id, (True, None))
-    if not ok:
-        st.info(md_escape(f"This step cannot run on Spark: {reason}"))
+    if not ok:  # the node it runs as part of, or where the gap starts, as its step
+        st.info(md_escape(f"This step cannot run on Spark: {in_steps(reason, model)}"))
     key = (model.digest, node_id, data_key(plan))  # rows of other data (bound since) are not these
     task = _tasks().get(key)
     running = task is not None and not task.done.is_set()

@@ -370,3 +370,17 @@ def test_a_plan_with_errors_says_so_above_its_story():
     assert warned and warned[0].startswith("This plan has 5 errors (steps 4, 5, 8 and 9): what those steps say")
     at = _present(sample="tutorial.json")
     assert not [w.value for w in at.warning if "This plan has" in w.value]
+
+
+def test_a_step_that_cannot_run_names_steps_not_node_ids():
+    """A correlated subquery's step runs only as part of the query around it: the note names that
+    query's step, as the story numbers it, not its node id (isthmus's q02: the subquery reads the
+    outer part, node 0.0.0.0)."""
+    with open(os.path.join(ROOT, "sample_plans", "tpch_q02_isthmus.json"), "rb") as fh:
+        model = analyze(fh.read())
+    outer = story_order(model).index("0.0.0.0") + 1
+    at = _present(sample="tpch_q02_isthmus.json", node="0.0.0.0.s0")
+    assert not at.exception
+    [note] = [i.value for i in at.info if "cannot run on Spark" in i.value]
+    assert _plain(note).endswith(f"so it runs only as part of step {outer}"), note
+    assert "0.0.0.0" not in note
