@@ -325,6 +325,7 @@ def main() -> None:
         ignore_nullability = st.toggle(
             "Ignore nullability",
             key="compare_ignore_nullability",
+            persist_state="session",
             help="On by default for plans from different producers: they differ in which columns they mark "
             "nullable (DuckDB marks every column so), which would make nearly every node differ",
         )

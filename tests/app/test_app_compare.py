@@ -310,3 +310,17 @@ def test_an_uploaded_plan_keeps_its_name_through_the_compare_address(tmp_path, m
         "Chosen: tutorial.json",
         "Chosen: my plan.json",
     ]
+
+
+def test_the_ignore_toggles_keep_their_values_across_pages():
+    """Both "Ignore" toggles are as the person left them after a visit to another page (the nullability
+    one had fallen back to off, so every node of two producers' plans differed)."""
+    at = _compare()
+    at.selectbox(key="compare_pair").select("TPC-H q3: isthmus vs DataFusion").run()
+    assert at.toggle(key="compare_ignore_nullability").value is True  # two producers: on by default
+    at.toggle(key="compare_ignore_case").set_value(False).run()
+    at.switch_page("pages/tables.py").run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert at.toggle(key="compare_ignore_nullability").value is True
+    assert at.toggle(key="compare_ignore_case").value is False
