@@ -227,6 +227,7 @@ def main() -> None:
         list(FORM_WORDS),
         format_func=FORM_WORDS.get,
         key="sql_form",
+        persist_state="session",
         horizontal=True,
         help="The logical plan DataFusion's producer writes: after its analyzer (its type coercions as casts), "
         "as the query was written (coercions implicit, as df.logical_plan() gives it; the Inspect page says "

@@ -258,3 +258,14 @@ def test_a_plan_that_does_not_mean_its_sql_says_so_on_every_page_that_shows_it(t
         other.switch_page(page).run()
         assert not other.exception, (page, other.exception)
         assert any(said in w.value and "RANGE BETWEEN 7 days PRECEDING" in w.value for w in other.warning), page
+
+
+def test_the_plan_form_chosen_is_kept_across_pages():
+    """The form picked (optimized) is the one the next plan is made in after a visit to another page;
+    it had fallen back to analyzed."""
+    at = _sql_page()
+    at.radio(key="sql_form").set_value("optimized").run()
+    at.switch_page("pages/inspect.py").run()
+    at.switch_page(SQL).run()
+    assert not at.exception
+    assert at.radio(key="sql_form").value == "optimized"
