@@ -200,7 +200,7 @@ PROFILE_EPILOG = """output (--format):
          node (shared by the nodes of one run or of the reads' job; 0 when derived; null when
          not counted).
 
-exit status: 0 when every node outside a subquery was counted, 1 when one failed or the profile
+exit status: 0 when every node outside a correlated subquery was counted, 1 when one failed or the profile
 was stopped, 2 for bad input (unreadable file, not a plan, bad arguments).
 """
 

@@ -1,7 +1,9 @@
 """Profile a plan: every node's exact row count, in one execution of the plan where one can answer.
 
-``profile_plan(model, catalog)`` counts the rows of every runnable node of the query (not of its
-subqueries, which run once per outer row) four ways, choosing per node:
+``profile_plan(model, catalog)`` counts the rows of every runnable node of the plan four ways, choosing
+per node. A subquery's nodes are counted as a plan of their own, each from the subquery's root, except
+those that read a column of the query around them (a correlated subquery's), which run once per outer
+row:
 
 - **reads** (``how == "reads"``): every read's rows in one Spark job, a count per read unioned.
   Spark prunes each scan to no columns and pushes its filters into the files; an observation on a
@@ -77,7 +79,7 @@ EXPLODE_MIN_ROWS = 1000
 CACHE_SIZE = 1024
 OBSERVATION_WAIT_S = 2.0  # how long after a run its observations may still be arriving
 
-SUBQUERY_SKIP = "inside a subquery (it runs once per outer row): not profiled"
+SUBQUERY_SKIP = "inside a correlated subquery (it runs once per outer row, with that row's values): not profiled"
 
 
 @dataclass
@@ -313,11 +315,6 @@ def is_cross_product(model, nid: str) -> bool:
 # ---- which nodes, in which order -----------------------------------------------------------
 
 
-def _main_query_nodes(model) -> set[str]:
-    """Nodes reachable from the roots through inputs and references (not through subqueries)."""
-    return set(model.graph.subtree(*model.roots, subqueries=False))
-
-
 def _inputs_first(model, wanted: Iterable[str]) -> list[str]:
     """``wanted`` ordered so every node comes after its inputs (the graph's post-order)."""
     wanted = list(wanted)
@@ -498,11 +495,11 @@ class _Work(Job):
         nodes that did not match the plan's)."""
         current = in_line_text(self.in_line) if self.in_line is not None else self.current
         current = f", {current}" if current else ""
-        nodes = self.profile.nodes.values()
-        done = sum(1 for p in nodes if p.rows is not None or p.error or p.skipped)
+        # of the nodes it counts: those it cannot are not counted at its end either
+        done = sum(1 for n in self.order if self.profile.nodes[n].rows is not None)
         return (
             min(self.done_count / max(self.steps, 1), 0.99),
-            f"{done} of {len(self.profile.nodes)} nodes counted{current} ({elapsed:.0f} s)",
+            f"{done} of {len(self.order)} nodes counted{current} ({elapsed:.0f} s)",
         )
 
     def failure(self, exc: BaseException) -> BaseException:
@@ -666,18 +663,15 @@ def profile_plan(
     if unknown:
         raise ExecutionError(f"the plan has no node {unknown[0]!r}; its nodes are {', '.join(all_ids[:20])}")
     ok = executability(model)
-    main = _main_query_nodes(model)
 
     def skip_reason(nid: str) -> str | None:
         e = ok.get(nid)
-        if nid not in main:
-            return SUBQUERY_SKIP
         if e is not None and not e.ok:
-            return f"cannot run on Spark: {e.reason}"
+            return SUBQUERY_SKIP if e.part_of is not None else f"cannot run on Spark: {e.reason}"
         return None
 
     # the wanted nodes, and the inputs a derived count needs
-    derived = {n for n in main if one_run and skip_reason(n) is None and _derivable(model, n)}
+    derived = {n for n in all_ids if one_run and skip_reason(n) is None and _derivable(model, n)}
     needed = set(model.graph.subtree(*wanted, subqueries=False, expand=derived.__contains__))
     profile = Profile({n: NodeProfile(n, model.node(n).kind) for n in all_ids if n in needed})
     runnable = []
