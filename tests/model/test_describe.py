@@ -1234,3 +1234,31 @@ def test_lists_maps_and_records_in_words(tpch_dir):
     assert "m = the map of the list ['k'] to the list [n_regionkey]" in text
     assert "s = a record with a = n_regionkey and b = the smallest n_name" in text
     assert "array_sort(" not in text and "named_struct(" not in text and "make_array(" not in text
+
+
+def _cube_sql(keys: int, measures: str) -> PlanModel:
+    """DataFusion's plan of a CUBE over ``keys`` of lineitem's columns (2^keys grouping sets)."""
+    from executor.data.generate import tpch
+    from executor.engines.sql_plan import sql_to_plan
+
+    folder = tpch(0.01)
+    cols = ["l_returnflag", "l_linestatus", "l_shipmode", "l_shipinstruct"][:keys]
+    sql = f"SELECT {', '.join(cols)}{measures} FROM lineitem GROUP BY CUBE ({', '.join(cols)})"
+    return analyze(sql_to_plan(sql, {"lineitem": os.path.join(folder, "lineitem.parquet")}).data)
+
+
+def test_every_grouping_set_is_said_up_to_eight_and_the_rest_counted():
+    """TPC-DS q14's ROLLUP of four keys has five grouping sets: all five are said, the grand total
+    last (the fifth had been cut to "…"). A CUBE of four keys has sixteen: seven said, nine counted;
+    without measures too (there the sets after the fourth had been dropped without a word)."""
+    q14 = datafusion("tpcds", "14")
+    [rollup] = [s for s in describe_plan(q14).values() if "5 groupings" in s]
+    assert rollup.endswith(
+        "for 5 groupings: per channel, i_brand_id, i_class_id and i_category_id; per channel, i_brand_id and "
+        "i_class_id; per channel and i_brand_id; per channel; over all rows."
+    )
+    for measures, start in ((", count(*) AS n", "Counts rows as n, for 16 groupings: "), ("", "Lists the distinct")):
+        m = _cube_sql(4, measures)
+        [cube] = [s for s in describe_plan(m).values() if "16 groupings" in s]
+        assert cube.startswith(start) and cube.endswith("; and 9 more groupings."), cube
+        assert cube.count("; ") == 7, cube

@@ -253,15 +253,10 @@ def _aggregate(c: Context) -> str:
     what = "; ".join(measures) if conditional else and_list(measures) if measures else ""
     if len(groupings) > 1:
         sets = ["per " + and_list(g) if g else "over all rows" for g in groupings]
-        if measures:
-            return as_sentence(
-                f"{what}, for {counted(len(groupings), 'grouping')}: "
-                + "; ".join(sets[:4])
-                + ("; …" if len(sets) > 4 else "")
-            )
-        return as_sentence(
-            f"Lists the distinct groups for {counted(len(groupings), 'grouping')}: " + "; ".join(sets[:4])
-        )
+        if len(sets) > MAX_GROUPINGS:  # a CUBE of many keys: the rest counted, not cut without a word
+            sets = [*sets[: MAX_GROUPINGS - 1], f"and {counted(len(sets) - MAX_GROUPINGS + 1, 'more grouping')}"]
+        said = f"for {counted(len(groupings), 'grouping')}: " + "; ".join(sets)
+        return as_sentence(f"{what}, {said}" if measures else f"Lists the distinct groups {said}")
     group = groupings[0] if groupings else []
     if not measures:
         if not group:
@@ -280,6 +275,8 @@ def _aggregate(c: Context) -> str:
 
 #: An aggregate's sentence says this many of its measures.
 MAX_MEASURES = 6
+#: An aggregate's sentence says this many of its grouping sets (a ROLLUP of five keys has six).
+MAX_GROUPINGS = 8
 _MERGED_VERBS = ("sums ", "averages ", "counts ")
 
 
