@@ -970,7 +970,7 @@ def test_a_sum_of_a_case_is_said_as_a_count_or_a_sum_where_its_condition_holds()
     ), agg
     assert describe(q08, "0.0").startswith(
         "Adds column mkt_share = (the sum of l_extendedprice × (1 − l_discount) where n_name is 'BRAZIL') ÷ "
-        "the sum of l_extendedprice × (1 − l_discount)."
+        "(the sum of l_extendedprice × (1 − l_discount))."  # a product right of ÷: bracketed, as SQL would
     ), describe(q08, "0.0")
     q14 = datafusion("tpch", "q14")
     [agg] = [describe(q14, n.id) for n in q14.nodes() if n.kind == "aggregate"]
@@ -1262,3 +1262,14 @@ def test_every_grouping_set_is_said_up_to_eight_and_the_rest_counted():
         [cube] = [s for s in describe_plan(m).values() if "16 groupings" in s]
         assert cube.startswith(start) and cube.endswith("; and 9 more groupings."), cube
         assert cube.count("; ") == 7, cube
+
+
+def test_a_column_named_by_a_case_in_words_is_bracketed_as_an_operand():
+    """isthmus's TPC-H q08: MKT_SHARE divides the sum of a CASE by a sum; the CASE's "otherwise 0.0000"
+    had run on into "÷ the sum of …", reading as 0 ÷ the sum."""
+    with open(os.path.join(CORPORA, "isthmus-tpch", "query_08_plan.json"), "rb") as fh:
+        q08 = analyze(fh.read())
+    assert describe(q08, "0.0").startswith(
+        "Adds column MKT_SHARE = (the sum of L_EXTENDEDPRICE × (1 − L_DISCOUNT) when N_NAME is 'BRAZIL', "
+        "otherwise 0.0000) ÷ (the sum of L_EXTENDEDPRICE × (1 − L_DISCOUNT))."
+    ), describe(q08, "0.0")

@@ -351,7 +351,7 @@ def _arithmetic(name: str) -> Callable[[Speaker, Expression.ScalarFunction], str
                     _PRECEDENCE[inner] < _PRECEDENCE[op]
                     or (i == 1 and _PRECEDENCE[inner] == _PRECEDENCE[op] and op in "−÷")
                 )
-            ) or _open_where(text):  # "(the sum of x where y is 'A') ÷ ..."
+            ) or (inner is None and _loose(text, op, right=i == 1)):  # "(the sum of x where y is 'A') ÷ ..."
                 text = f"({text})"
             parts.append(text)
         return f"{parts[0]} {op} {parts[1]}"
@@ -359,13 +359,25 @@ def _arithmetic(name: str) -> Callable[[Speaker, Expression.ScalarFunction], str
     return words
 
 
-def _open_where(text: str) -> bool:
-    """Whether ``text`` has a " where " outside its brackets (a condition that would run on into what
-    follows)."""
+#: Words that, outside brackets, would run on into what follows an operand (a condition, a CASE's branches).
+_RUNS_ON = (" where ", " when ", " otherwise ", " and ", " or ")
+
+
+def _loose(text: str, op: str, right: bool) -> bool:
+    """Whether an operand said as ``text`` (a column named by its expression in words: "the sum of x when
+    y is 'A', otherwise 0") needs brackets beside ``op``: outside its own brackets it has a condition or a
+    branch, or an operator that binds less tightly (or as tightly, right of a − or ÷)."""
     depth = 0
     for i, ch in enumerate(text):
         depth += (ch == "(") - (ch == ")")
-        if depth == 0 and text.startswith(" where ", i):
+        if depth or ch != " ":
+            continue
+        if any(text.startswith(w, i) for w in _RUNS_ON):
+            return True
+        word = text[i + 1 : text.find(" ", i + 1)] if text.find(" ", i + 1) > 0 else ""
+        if word in _PRECEDENCE and (
+            _PRECEDENCE[word] < _PRECEDENCE[op] or (right and _PRECEDENCE[word] == _PRECEDENCE[op] and op in "−÷")
+        ):
             return True
     return False
 
