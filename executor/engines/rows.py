@@ -59,6 +59,8 @@ def values_equal(a: Any, b: Any, exact_decimals: bool = False) -> bool:
         return a == b
     if exact_decimals and isinstance(a, decimal.Decimal) and isinstance(b, decimal.Decimal):
         return a == b
+    if isinstance(a, int) and isinstance(b, int):  # counts, keys, nanoseconds: no rounding to forgive
+        return a == b
     if isinstance(a, (int, float, decimal.Decimal)) and isinstance(b, (int, float, decimal.Decimal)):
         fa, fb = float(a), float(b)
         if math.isnan(fa) or math.isnan(fb):

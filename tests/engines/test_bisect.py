@@ -101,6 +101,16 @@ def test_rows_compare_as_multisets_by_value():
     assert (split.only_a_count, split.only_b_count) == (1, 0) and split.only_a == [(2, 3.0)]
 
 
+def test_integers_compare_exactly_however_large():
+    """Two whole numbers are equal only when they are: EXTRACT(NANOSECOND ...) as Spark gives it
+    (12123456000, the digits below a microsecond dropped) against DataFusion's 12123456789 had been
+    within the floats' relative tolerance, and called the same."""
+    assert not values_equal(12123456000, 12123456789)
+    assert not split_rows(pa.table({"n": [12123456000]}), pa.table({"n": [12123456789]})).same
+    assert values_equal(12123456789, decimal.Decimal("12123456789"))  # an int against a decimal: as before
+    assert values_equal(2**70, 2**70)
+
+
 _UTC = dt.UTC
 #: Column kinds of the generated tables: the Arrow type, the values a row may hold, and the type and
 #: conversion of another engine handing over the same values.
