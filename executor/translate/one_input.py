@@ -35,10 +35,21 @@ def _constant(ex: ExprTranslator, e: algebra_pb2.Expression, what: str) -> int |
     return None if v is None else int(v)
 
 
-def _offset_limit(df: DataFrame, offset: int | None, count: int | None) -> DataFrame:
+#: The most rows Spark's limit and offset take (a Java int).
+SPARK_MAX_ROWS = 2**31 - 1
+
+
+def _offset_limit(tr: Translating, node: NodeView, df: DataFrame, offset: int | None, count: int | None) -> DataFrame:
+    if offset and offset > SPARK_MAX_ROWS:
+        raise Unsupported(f"an offset of {offset:,} rows: Spark's offset skips at most {SPARK_MAX_ROWS:,} (a Java int)")
     if offset:
         df = df.offset(offset)
-    if count is not None and count >= 0:
+    if count is not None and count > SPARK_MAX_ROWS:  # as producers write "no limit" (a 64-bit maximum)
+        tr.warn(
+            f"node {node.id}: a limit of {count:,} rows, more than Spark's limit takes ({SPARK_MAX_ROWS:,}): run "
+            "without it, which keeps the same rows unless its input has more than that"
+        )
+    elif count is not None and count >= 0:
         df = df.limit(count)
     return df
 
@@ -48,7 +59,7 @@ def fetch(tr: Translating, node: NodeView) -> DataFrame:
     df, _, ex = tr.incoming(node)
     offset = _constant(ex, body.offset_expr, "fetch offset") if body.HasField("offset_expr") else 0
     count = _constant(ex, body.count_expr, "fetch count") if body.HasField("count_expr") else None
-    return _offset_limit(df, offset, count)
+    return _offset_limit(tr, node, df, offset, count)
 
 
 def top_n(tr: Translating, node: NodeView) -> DataFrame:
@@ -72,7 +83,7 @@ def top_n(tr: Translating, node: NodeView) -> DataFrame:
         return kept.orderBy("__pos").select(*[col(c) for c in tr.names(n)])
     if order:
         df = df.orderBy(*order)
-    return _offset_limit(df, offset, count)
+    return _offset_limit(tr, node, df, offset, count)
 
 
 def expand(tr: Translating, node: NodeView) -> DataFrame:

@@ -491,3 +491,29 @@ def test_a_cast_of_a_cast_that_overflows_stops_as_datafusion_does(spark, tables,
     sql = "SELECT x FROM (VALUES (CAST('100' AS DECIMAL(38,0))), (CAST('0.5' AS DECIMAL(38,37)))) t(x)"
     with pytest.raises(ExecutionError, match="cannot cast '100' to decimal"):
         _run(sql, tables, "written", tpch_dir)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_repeat_count_beyond_an_int_is_not_wrapped(spark, tables, tpch_dir, form):
+    """repeat(s, n) with n beyond a 32-bit int: nothing, as DuckDB says (and DataFusion); Spark's cast of
+    the count had wrapped -4294967295 to 1 and -4294967294 to 2."""
+    sql = "SELECT n_nationkey, repeat(n_name, n_nationkey - 4294967296) AS r FROM nation WHERE n_nationkey < 3"
+    _like_duckdb(sql, tables, form, tpch_dir)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_limit_beyond_what_spark_takes_runs_without_it_and_says_so(spark, tables, tpch_dir, form):
+    """LIMIT 2^31 (more than Spark's limit, a Java int, takes): every row, as DuckDB gives, and a note; it
+    had failed with a Py4J error that said nothing."""
+    sql = "SELECT n_nationkey FROM nation ORDER BY n_nationkey LIMIT 2147483648"
+    notes = _like_duckdb(sql, tables, form, tpch_dir)
+    assert any("a limit of 2,147,483,648 rows, more than Spark's limit takes" in n for n in notes), notes
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_an_offset_beyond_what_spark_takes_stops_and_says_why(spark, tables, tpch_dir, form):
+    from executor.errors import ExecutionError
+
+    sql = "SELECT n_nationkey FROM nation ORDER BY n_nationkey OFFSET 2147483648"
+    with pytest.raises(ExecutionError, match=r"an offset of 2,147,483,648 rows: Spark's offset skips at most"):
+        _run(sql, tables, form, tpch_dir)

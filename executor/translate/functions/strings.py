@@ -622,6 +622,12 @@ def _split_part(call: Call, args: list) -> Column:
     return _fail_if(n == 0, "split_part: the position must not be 0", split)
 
 
+def _repeat(call: Call, args: list) -> Column:
+    """``repeat(s, n)``: a count beyond an int held to it (Spark's cast would wrap -4294967295 to 1)."""
+    s, n = _values(args)[:2]
+    return F.call_function("repeat", s, held_arg(call, 1, n))
+
+
 def _not_like(call: Call, args: list) -> Column:
     return ~_like(call, args)
 
@@ -652,7 +658,7 @@ SCALAR: dict[str, Builder] = {
     "octet_length": _spark_fn("octet_length", 1),
     "lpad": _pad("lpad"),
     "rpad": _pad("rpad"),
-    "repeat": _spark_fn("repeat", 2),
+    "repeat": _repeat,
     "reverse": _spark_fn("reverse", 1),
     "translate": _spark_fn("translate", 3),
     "regex_match": _regex_match(insensitive=False, negated=False),
