@@ -368,7 +368,7 @@ def _print_bisect(file: str, result, out) -> None:
                 + (f", the first {len(frame)}:" if count > len(frame) else ":"),
                 file=out,
             )
-            print("    " + frame.to_string(index=False).replace("\n", "\n    "), file=out)
+            print("    " + _nulls_said(frame).to_string(index=False).replace("\n", "\n    "), file=out)
 
 
 def _portability(args, out, err) -> int:
@@ -642,12 +642,23 @@ def _print_table(file: str, node: str, result, out) -> None:
     print(f"== {file} node {node}: {len(result.rows)}/{total} rows in {result.elapsed_s:.2f} s", file=out)
     for w in result.warnings:
         print(f"   [warning] {w}", file=out)
-    frame = result.rows.copy()
+    frame = _nulls_said(result.rows)
     frame.columns = [f"{c}: {t}" for c, t in zip(result.columns, result.types)]
     for name in frame.columns:
         if frame[name].dtype == object and any(map(_holds_decimal, frame[name])):
             frame[name] = [_plain_decimals(v) for v in frame[name]]
     print(frame.to_string(index=False) if len(frame.columns) else "(no columns)", file=out)
+
+
+def _nulls_said(frame):
+    """A copy of a result's rows whose float columns print a null as None, as every other column does: a
+    float column holds NaN for its nulls unless it has a NaN of its own (``executor.jobs.run.to_pandas``)."""
+    frame = frame.copy()
+    for i in range(len(frame.columns)):
+        column = frame.iloc[:, i]
+        if column.dtype.kind == "f" and column.isna().any():
+            frame.isetitem(i, column.astype(object).where(column.notna(), None))
+    return frame
 
 
 def _holds_decimal(value) -> bool:

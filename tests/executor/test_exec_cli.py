@@ -372,3 +372,29 @@ def test_the_table_writes_decimals_in_plain_digits_in_lists_too():
     assert _plain_decimals({"a": Decimal("0E-3")}) == {"a": "0.000"}
     assert _plain_decimals(Decimal("NaN")) == "NaN"
     assert _holds_decimal([[Decimal("1")]]) and not _holds_decimal([1.5, "x"]) and not _holds_decimal(None)
+
+
+def test_the_table_writes_a_null_float_as_none_and_a_nan_as_nan():
+    """A float column's null prints as None, as an integer's does (it had printed NaN, as the NaN beside
+    it in another column does, where JSON and CSV say null)."""
+    import types
+
+    import pyarrow as pa
+
+    from executor.__main__ import _print_table
+    from executor.jobs.run import to_pandas
+
+    table = pa.table({"sd": [0.5, None], "n": [float("nan"), None], "k": pa.array([1, None], pa.int64())})
+    result = types.SimpleNamespace(
+        rows=to_pandas(table, ["[0] sd", "[1] n", "[2] k"]),
+        columns=["[0] sd", "[1] n", "[2] k"],
+        types=["double", "double", "bigint"],
+        row_count=2,
+        elapsed_s=0.1,
+        warnings=[],
+    )
+    out = io.StringIO()
+    _print_table("plan.json", "0", result, out)
+    last = out.getvalue().splitlines()[-1].split()
+    assert last == ["None", "None", "None"], out.getvalue()
+    assert out.getvalue().splitlines()[-2].split() == ["0.5", "NaN", "1"], out.getvalue()
