@@ -443,6 +443,19 @@ def test_where_datafusion_fails_on_the_sql_its_engine_running_the_plan_still_say
     )
 
 
+def test_where_no_engine_reads_the_sql_as_datafusion_does_the_verdict_blames_no_one(spark, tpch_dir):
+    """DataFusion 55's engine refuses LIKE ... ESCAPE '#' (the SQL) and the plan, so DuckDB's rows are
+    the oracle, and DuckDB's LIKE has no backslash escape, where DataFusion's has: '%\\_%' is true of 'a_b'
+    to DataFusion (the run says true) and false to DuckDB. The verdict says nothing decides, not that
+    Spark's run is wrong."""
+    sql = "SELECT s LIKE '%\\_%' AS a, s LIKE 'a#_b' ESCAPE '#' AS b FROM (VALUES ('a_b')) t(s)"
+    tables = {t: os.path.join(tpch_dir, f"{t}.parquet") for t in _TPCH}
+    out = Checker(tables, form="written").check(Query("like_escape", sql))
+    assert (out.oracle, out.rows) == ("duckdb", "differs"), out.why
+    assert "rows: row (True, True) is not expected" in out.why, out.why
+    assert "nothing says whether Spark's run or DuckDB's reading of the SQL departs from DataFusion's" in out.why
+
+
 def test_check_compares_columns_by_position_and_a_cut_run_as_part_of_the_result(spark, tpch_dir):
     """Two output columns of one name stay two (DataFusion's rows were read as dicts, which kept one);
     a result larger than the run keeps is compared as Spark's first rows, each found in the result."""
