@@ -29,6 +29,7 @@ from functools import partial
 import pandas as pd
 
 from viz.counts import count_text, rows_text
+from viz.expressions import direct_field
 from viz.kinds import JOIN_KINDS, emit
 from viz.words import counted
 
@@ -446,16 +447,19 @@ def _project_columns(body, in_cols: int | None, keeps_input: bool) -> str:
     (without an emit: all of them, or none where its producer wrote projects as outputting only their
     expressions; an emit can keep any of either)."""
     mapping = emit(body)
+    exprs = list(body.expressions)
     if in_cols is None:
-        return f"{counted(len(body.expressions), 'column')} computed"
+        return f"{counted(len(exprs), 'column')} computed"
     if mapping is None:
-        shown, kept = len(body.expressions), in_cols if keeps_input else 0
-    else:
-        shown, kept = sum(1 for i in mapping if i >= in_cols), len({i for i in mapping if i < in_cols})
+        mapping = [*(range(in_cols) if keeps_input else ()), *range(in_cols, in_cols + len(exprs))]
+    # an expression that only names an input column passes it on (as the node's detail says, "passed on")
+    passed = [i if i < in_cols else direct_field(exprs[i - in_cols]) for i in mapping if i < in_cols + len(exprs)]
+    shown, kept = sum(1 for p in passed if p is None), len({p for p in passed if p is not None})
     inputs = counted(in_cols, "input column")
+    made = f"{counted(shown, 'column')} computed" if shown else "none computed"
     if kept == in_cols:
-        return f"{counted(shown, 'column')} computed, the {inputs} kept"
-    return f"{counted(shown, 'column')} computed, {'none' if kept == 0 else kept} of the {inputs} kept"
+        return f"{made}, the {inputs} kept"
+    return f"{made}, {'none' if kept == 0 else kept} of the {inputs} kept"
 
 
 def describe_step(model, node_id: str, rows: int, input_rows: list[int]) -> str:

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from executor.jobs.outputs import describe_step
-from tests.support import ROOT, wait_for
+from tests.support import CORPORA, ROOT, wait_for
 from tests.support.app_graph import graph_text, node_part
 from ui.markdown import md_escape
 from viz.counts import count_text
@@ -108,15 +108,22 @@ def test_describe_step_sentences():
         duck = analyze(fh.read())  # DuckDB's reads carry the filters it pushed into them
     assert describe_step(duck, "0.0*5.1.0.1.0", 1, []) == "read 1 row from customer, through its filter"
     # a project says what it computed and what it kept, not the difference of the two; DuckDB writes its
-    # projects as outputting only their expressions, so none of the input's columns are kept
+    # projects as outputting only their expressions, here four that each name an input column (fields 0, 3,
+    # 1, 2: the columns reordered), which pass them on, as the node's detail says
     assert not duck.conventions.project_keeps_input
-    assert describe_step(duck, "0.0.0", 5, [5]) == "5 rows, 4 columns computed, none of the 4 input columns kept"
+    assert describe_step(duck, "0.0.0", 5, [5]) == "5 rows, none computed, the 4 input columns kept"
     with open(os.path.join(ROOT, "sample_plans", "window.json"), "rb") as fh:
         window = analyze(fh.read())  # emit [0, 2, 1, 4, 5, 6] over 6 inputs and one expression
     assert describe_step(window, "0", 3, [3]) == "3 rows, 1 column computed, 5 of the 6 input columns kept"
     with open(os.path.join(ROOT, "sample_plans", "tpch_q02_isthmus.json"), "rb") as fh:
         q02 = analyze(fh.read())
-    assert describe_step(q02, "0.0.0", 2, [2]) == "2 rows, 8 columns computed, none of the 28 input columns kept"
+    # isthmus's last project: eight expressions that each name one of its 28 input columns ("8 out: 8 passed on")
+    assert q02.node("0.0.0").info.detail == "8 out: 8 passed on"
+    assert describe_step(q02, "0.0.0", 2, [2]) == "2 rows, none computed, 8 of the 28 input columns kept"
+    with open(os.path.join(CORPORA, "isthmus-tpch", "query_05_plan.json"), "rb") as fh:
+        q05 = analyze(fh.read())  # N_NAME named by an expression, and the revenue computed: as the detail says
+    assert q05.node("0.0.0").info.detail == "2 out: 1 computed, 1 passed on"
+    assert describe_step(q05, "0.0.0", 5, [5]) == "5 rows, 1 column computed, 1 of the 47 input columns kept"
     with open(os.path.join(ROOT, "sample_plans", "set_ops.json"), "rb") as fh:
         sets = analyze(fh.read())
     union = next(n for n in sets.graph.nodes if sets.node(n).kind == "set")
