@@ -9,7 +9,7 @@ from typing import NamedTuple
 import pandas as pd
 import streamlit as st
 
-from ui.graph.viewer import graph_view, plan_dot
+from ui.graph.viewer import export_dot, graph_view, plan_dot
 from ui.markdown import md_escape
 from ui.page import not_its_sql, open_plan, run_page
 from ui.panels.boundary import panel
@@ -40,7 +40,7 @@ from viz.errors import Severity
 from viz.export import has_dot, svg_or_none
 from viz.model import PlanModel
 from viz.properties.spec import cited
-from viz.render import View, title, to_dot
+from viz.render import View, title
 from viz.report import hidden_matches, input_columns, node_report, property_rules, search
 from viz.words import counted
 
@@ -435,7 +435,7 @@ def _draw_graph_and_inspector(plan, model: PlanModel, settings: Settings, graph_
                 on_click="ignore",
             )
             if has_dot():
-                light = to_dot(model, view=View(theme="light", max_rows=view.max_rows))
+                light = export_dot(model, view)
                 st.download_button(
                     "Graph (SVG)",
                     lambda: _svg(light) or b"",

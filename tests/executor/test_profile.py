@@ -95,6 +95,13 @@ def test_overlay_dot_has_counts_widths_and_marks():
     assert "17 rows · 0.10 s" in node("0.0.0") and "dashed" not in node("0.0.0")
     assert edge_penwidth(0) == 1.0 and edge_penwidth(10**9) == 8.0
     assert hash(View(profile=overlay)) == hash(View(profile=overlay))  # View stays hashable
+    # Inspect's SVG download draws what the page draws, its counts with it, on a light page without the
+    # selection (it had been the plain graph)
+    from ui.graph.viewer import export_dot
+
+    exported = export_dot(model, View(profile=overlay, theme="dark", selected="0.0", trace="order"))
+    assert exported == to_dot(model, view=View(profile=overlay, theme="light", trace="order"))
+    assert '"0.0" -> "0" [penwidth=5.09, label="12,345 rows"]' in exported
 
 
 # ---- pure: which nodes one run observes ----------------------------------------------------

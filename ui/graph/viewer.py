@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from importlib import resources
 
 import streamlit as st
@@ -154,6 +155,12 @@ def plan_dot(model: PlanModel, view: View) -> str:
     """``viz.render.to_dot(model, view=view)``, made once per plan and view for every session: a click's
     rerun draws the same DOT (selection and hits are painted in the page), which is not written again."""
     return _dot(model.digest, view, model)
+
+
+def export_dot(model: PlanModel, view: View) -> str:
+    """The DOT of an exported drawing (SVG): what the page draws with ``view`` (its row counts, engine marks,
+    traced property, focus), on a light page, without the selection and search hits painted in it."""
+    return plan_dot(model, replace(view, theme="light", selected=None, hits=frozenset()))
 
 
 @st.cache_resource(show_spinner=False, max_entries=32, hash_funcs={View: repr})
