@@ -474,3 +474,16 @@ def test_the_search_box_says_what_the_graphs_colours_mean():
     assert not at.exception
     help_text = at.sidebar.text_input(key="search").help
     assert all(word in help_text for word in ("match", "green", "orange", "selected node is yellow", "root blue"))
+
+
+def test_another_plan_opens_without_the_last_ones_search_and_collapsed_nodes():
+    """A search or a collapsed node belongs to the plan it was made in: another plan, opened from the
+    samples, starts with neither, and the URL drops them (the search had stayed, matching nothing)."""
+    at = _app(sample="tutorial.json")
+    at.text_input(key="search").input("orders").run()
+    at.multiselect(key="collapsed").select("0.0.1").run()
+    assert at.query_params.get("search") and at.query_params.get("collapsed")
+    at.sidebar.selectbox(key="plan_sample").select("tpch_q03_isthmus.json").run()
+    assert not at.exception
+    assert at.text_input(key="search").value == "" and at.multiselect(key="collapsed").value == []
+    assert "search" not in at.query_params and "collapsed" not in at.query_params

@@ -162,6 +162,18 @@ REFUSED = "plan_refused"
 _REFUSED_NOW = "plan_refused_now"
 
 
+#: What a view of one plan keeps that means nothing in another's: its node, its search and its collapsed nodes.
+_PLAN_VIEW = ("node", "search", "collapsed")
+
+
+def _forget_the_view() -> None:
+    """A newly opened plan starts at its first node, with no search and nothing collapsed (another plan's
+    search had stayed, matching nothing, with its word in the URL)."""
+    for key in _PLAN_VIEW:
+        st.session_state.pop(key, None)
+    url.drop(*_PLAN_VIEW)
+
+
 def _refuse(message: str) -> None:
     st.session_state[REFUSED] = message
     st.session_state[_REFUSED_NOW] = True
@@ -177,8 +189,8 @@ def _offer(plan: Plan, expected: str = EXPECTED) -> bool:
     st.session_state.pop(REFUSED, None)
     st.session_state["plan"] = plan
     st.session_state["plan_sample"] = NONE  # the sample picker no longer names what is shown
-    url.drop("plan", "node")  # the node named another plan's
-    st.session_state.pop("node", None)
+    url.drop("plan")
+    _forget_the_view()
     return True
 
 
@@ -187,8 +199,8 @@ def open_elsewhere(plan: Plan, page: str) -> None:
     its first node."""
     st.session_state["plan"] = plan
     st.session_state["plan_sample"] = plan.sample or NONE  # the sidebar's picker names what is shown
-    st.session_state.pop("node", None)
-    url.drop("sample", "plan", "name", "data", "node")
+    url.drop("sample", "plan", "name", "data")
+    _forget_the_view()
     st.switch_page(page)
 
 
@@ -216,8 +228,8 @@ def _on_sample() -> None:
     else:
         st.session_state.pop("plan", None)
         url.drop("sample")
-    url.drop("node", "plan")  # a shared plan's link no longer describes what is shown
-    st.session_state.pop("node", None)
+    url.drop("plan")  # a shared plan's link no longer describes what is shown
+    _forget_the_view()
 
 
 def _on_paste() -> None:
