@@ -266,6 +266,13 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
                         ),
                         hide_index=True,
                         width="stretch",
+                        # the mark and the index as narrow as they need, a long name cut: the type had been
+                        # pushed out of sight ("decimal<15,")
+                        column_config={
+                            "read": st.column_config.TextColumn(width=40),
+                            "index": st.column_config.NumberColumn(width=52),
+                            "name": st.column_config.TextColumn(width=150),
+                        },
                     )
             if cols:
                 st.caption("● marks the fields this node's expressions refer to; `index` is the field index they use.")
