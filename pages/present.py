@@ -26,9 +26,8 @@ from ui.state.share import share_link_widget
 from ui.tasks import Task, finished, progress_fragment, show_progress, start
 from viz.describe import column_names, describe_plan, errors_said, in_steps, spoken_model, story_order, story_runs
 from viz.describe.context import read_first
-from viz.kinds import spoken_title
 from viz.model import PlanModel
-from viz.render import View, title, to_dot
+from viz.render import View, spoken_heading, title, to_dot
 from viz.words import counted
 
 through_app()
@@ -234,7 +233,7 @@ def main() -> None:
     with side_col:
         node = model.node(selected)
         # in an audience's words; the relation's own name too with the technical marks
-        heading, relation = spoken_title(node.kind), title(node.kind)
+        heading, relation = spoken_heading(node), title(node.kind)
         technical = details and heading != relation
         st.subheader(f"Step {number[selected]}: {heading}" + (f" ({relation})" if technical else ""))
         _walk(order, selected)

@@ -193,9 +193,10 @@ def title(kind: str) -> str:
     return _KIND_TITLES.get(kind, kind or "(empty)")
 
 
-def _spoken_heading(node: NodeView) -> str:
+def spoken_heading(node: NodeView) -> str:
     """A node's title for an audience ("Keep the first rows"); a join's with its type ("Join (left
     semi)"), an inner join's without."""
+    from .expressions import is_true
     from .kinds import spoken_title
     from .schema import join_type_name
 
@@ -205,6 +206,8 @@ def _spoken_heading(node: NodeView) -> str:
         which = join_type_name(body).removeprefix("JOIN_TYPE_").replace("_", " ").lower()
         if which not in ("inner", "unspecified"):
             heading += f" ({which})"
+        elif node.kind == "join" and (not body.HasField("expression") or is_true(body.expression)):
+            heading = spoken_title("cross")  # as its sentence says: DataFusion writes its joins so
     return heading
 
 
@@ -283,7 +286,7 @@ def node_label(
     expressions); the words beside the graph say what the step does. ``step``: its number there."""
     pal = pal or PALETTES["light"]
     node_id = "" if plain else f' <FONT POINT-SIZE="9" COLOR="{pal.muted}">{_esc(node.id)}</FONT>'
-    heading = _spoken_heading(node) if plain else title(node.kind)
+    heading = spoken_heading(node) if plain else title(node.kind)
     number = f"{step}. " if step is not None else ""
     rows = [f'<TR><TD COLSPAN="3"><B>{_esc(number + heading)}</B>{node_id}</TD></TR>']
     if node.info.detail and (not plain or kind(node.kind).plain_detail):

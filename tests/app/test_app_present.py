@@ -384,3 +384,19 @@ def test_a_step_that_cannot_run_names_steps_not_node_ids():
     [note] = [i.value for i in at.info if "cannot run on Spark" in i.value]
     assert _plain(note).endswith(f"so it runs only as part of step {outer}"), note
     assert "0.0.0.0" not in note
+
+
+def test_a_join_without_a_condition_is_headed_as_the_pairing_its_sentence_says():
+    """DataFusion writes q03's joins without a condition (the keys in a filter above): the heading, on the
+    page and on the graph's box, says "Pair every row" as isthmus's Cross does and as the sentence says
+    ("a cross product"), not "Join"."""
+    at = _present(sample="tpch_q03_datafusion.json", node="0.0*5")
+    assert not at.exception
+    with open(os.path.join(ROOT, "sample_plans", "tpch_q03_datafusion.json"), "rb") as fh:
+        model = analyze(fh.read())
+    step = story_order(model).index("0.0*5") + 1
+    assert [h.value for h in at.subheader if h.value.startswith("Step ")] == [f"Step {step}: Pair every row"]
+    assert "(a cross product)" in describe_plan(model)["0.0*5"]
+    assert f"{step}. Pair every row" in graph_text(at)
+    at.toggle(key="present_details").set_value(True).run()
+    assert [h.value for h in at.subheader if h.value.startswith("Step ")] == [f"Step {step}: Pair every row (Join)"]
