@@ -276,7 +276,8 @@ def _rows(
             f"**What it did:** {md_escape(describe_step(model, node_id, own.row_count, [r.row_count for r in ins]))}"
         )
     if own is None and task is None:
-        st.caption("Press ▶ Run (or G) to see this node's rows beside its inputs' rows.")
+        if ok:  # else the warning above says why Run is off
+            st.caption("Press ▶ Run (or G) to see this node's rows beside its inputs' rows.")
         return
     running = task is not None and not task.done.is_set()
     # the inputs side by side, the output under them as wide as the panel: three tables in a row are

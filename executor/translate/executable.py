@@ -272,11 +272,11 @@ def _own_reason(model: PlanModel, node_id: str) -> tuple[str | None, bool]:
     kind = view.kind
     if kind in REFUSED_RELATIONS:
         return f"{kind} relations change data and are never executed from an uploaded plan", True
-    if kind not in SUPPORTED_RELATIONS:
-        return f"relation `{kind}` is not supported", False
-    wrong = plan_error_reason(view)
+    wrong = plan_error_reason(view)  # first: a relation with no type set is wrong, not an unsupported kind
     if wrong:
         return wrong, False
+    if kind not in SUPPORTED_RELATIONS:
+        return f"relation `{kind}` is not supported", False
     body = view.node.body
     enhancement = enhancement_of(body)
     if enhancement is not None:

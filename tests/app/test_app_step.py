@@ -273,3 +273,26 @@ def test_the_next_step_after_the_jvm_stopped_starts_a_new_session(spark):
     assert not at.error, [e.value for e in at.error]
     assert at.info[0].value.endswith(" groups")
     assert get_session().range(3).count() == 3  # the new session serves the tests that follow
+
+
+def test_a_relation_with_no_type_says_the_plan_is_wrong_and_offers_no_run(tmp_path, monkeypatch):
+    """A Rel with nothing set (a broken plan): the step says the plan is wrong there, as its diagnostic
+    does, not that a relation called "empty" is unsupported, and does not ask for a Run it cannot give."""
+    import json
+
+    from tests.support import plans as P
+    from ui.state import share
+
+    monkeypatch.setattr(share, "SHARE_DIR", str(tmp_path))
+    doc = P.plan(({"filter": {"input": {}, "condition": {"literal": {"boolean": True}}}}, ["a"]))
+    digest = share.save_shared(json.dumps(doc).encode())
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["plan"] = digest
+    at.query_params["node"] = "0.0"
+    at.switch_page("pages/step.py")
+    at.run()
+    assert not at.exception
+    [warning] = [w.value for w in at.warning if "cannot run on Spark" in w.value]
+    assert "the plan is wrong here (empty-relation)" in warning and "is not supported" not in warning, warning
+    assert at.button(key="step_run").disabled
+    assert not any("Press ▶ Run" in c.value for c in at.caption)
