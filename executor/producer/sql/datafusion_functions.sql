@@ -616,6 +616,11 @@ SELECT x, x % 0e0 AS z, x % -0.0e0 AS nz, x % CAST('inf' AS DOUBLE) AS fi, CAST(
 -- trunc of NaN and the infinities is itself (Spark's floor gave 0)
 SELECT x, trunc(x) AS t, trunc(x, 2) AS t2, trunc(x, -1) AS tm FROM (VALUES (CAST('NaN' AS DOUBLE)), (CAST('inf' AS DOUBLE)), (CAST('-inf' AS DOUBLE)), (-2.75e0), (1e300)) t(x)
 ;
+-- name: numbers_trunc_places_beyond_a_double
+-- trunc to places whose power of ten is 0 or infinite is NaN, as DataFusion computes x * 10^n / 10^n (Spark's
+-- division by 0.0 gave null)
+SELECT x, trunc(x, -400) AS far_left, trunc(x, 400) AS far_right FROM (VALUES (CAST('NaN' AS DOUBLE)), (CAST('inf' AS DOUBLE)), (-2.75e0), (0.0e0), (1.5e0)) t(x)
+;
 -- name: numbers_min_int_divided
 -- the smallest integer divided by -1 stops, as DataFusion's engine stops (Spark's wraps)
 SELECT n_nationkey, (CASE WHEN n_nationkey = 3 THEN CAST(-2147483648 AS INT) ELSE CAST(n_nationkey AS INT) END) / CAST(-1 AS INT) AS a FROM nation

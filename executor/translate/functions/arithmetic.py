@@ -327,7 +327,13 @@ def _trunc(call: Call, args: list) -> Column:
     moved = x * scale
     # Spark's floor is a long (NaN becomes 0, 1e300 the largest long); a double of 2^52 or more is whole
     whole = F.when(F.abs(moved) >= 2.0**52, moved).otherwise(F.when(moved < 0, F.ceil(moved)).otherwise(F.floor(moved)))
-    return F.when(F.isnan(x) | (F.abs(x) == float("inf")), x).otherwise(_zero_signed(x, whole.cast("double") / scale))
+    # a scale of 0 or infinity (10^-400, 10^400): DataFusion's x * 10^n / 10^n is NaN (0 / 0, inf / inf), where
+    # Spark's division by 0.0 gives null
+    return (
+        F.when((scale == 0.0) | (scale == float("inf")), F.lit(float("nan")))
+        .when(F.isnan(x) | (F.abs(x) == float("inf")), x)
+        .otherwise(_zero_signed(x, whole.cast("double") / scale))
+    )
 
 
 def _log(name: str, fn: Callable[[Column], Column]) -> Builder:
