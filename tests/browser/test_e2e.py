@@ -134,6 +134,24 @@ def test_the_run_tab_keeps_its_settings_when_another_tab_or_page_was_open(app_ur
             expect(page.get_by_label("Exact row count")).to_be_checked()
 
 
+def test_another_plan_opens_with_an_empty_search_box(app_url):
+    """A search belongs to the plan it was typed for: another sample opened from the sidebar starts with an
+    empty box. The page had dropped the search but the browser kept its text in the box."""
+    from playwright.sync_api import expect
+
+    with browser_page(viewport={"width": 1280, "height": 900}) as page:
+        page.goto(app_url + "/?sample=tutorial.json")
+        box = page.get_by_role("textbox", name="Search nodes")
+        box.fill("products", timeout=60_000)
+        box.press("Enter")
+        expect(page.get_by_text("1 node matches")).to_be_visible(timeout=60_000)
+        page.locator("[data-testid=stSidebar] [data-testid=stSelectbox]").first.click()
+        page.get_by_role("option", name=re.compile("tpch_q03_duckdb")).first.click()
+        expect(page).to_have_url(re.compile("sample=tpch_q03_duckdb"), timeout=60_000)
+        expect(page.get_by_role("textbox", name="Search nodes")).to_have_value("", timeout=60_000)
+        assert "search=" not in page.url
+
+
 #: Each schema type of the inspector's table: its text, its height and its line height (px), the table's right
 #: edge and its container's.
 SCHEMA_TYPES = """() => {

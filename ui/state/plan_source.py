@@ -168,9 +168,10 @@ _PLAN_VIEW = ("node", "search", "collapsed")
 
 def _forget_the_view() -> None:
     """A newly opened plan starts at its first node, with no search and nothing collapsed (another plan's
-    search had stayed, matching nothing, with its word in the URL)."""
-    for key in _PLAN_VIEW:
-        st.session_state.pop(key, None)
+    search had stayed, matching nothing, with its word in the URL). The two widgets are given their empty
+    values, not dropped: a dropped one kept its text in the browser."""
+    st.session_state.pop("node", None)
+    st.session_state["search"], st.session_state["collapsed"] = "", []
     url.drop(*_PLAN_VIEW)
 
 
