@@ -124,13 +124,16 @@ def _count(call: Call, args: list) -> Column:
     return F.count(vals[0])
 
 
-def _agg(fn: str, distinct_ok: bool = True) -> Builder:
-    """A Spark aggregate taking the value arguments; DISTINCT changes nothing when ``distinct_ok``."""
+def _agg(fn: str, distinct_ok: bool = True, doubles: bool = False) -> Builder:
+    """A Spark aggregate taking the value arguments; DISTINCT changes nothing when ``distinct_ok``; with
+    ``doubles``, the arguments as doubles, as the function's signature takes them (Spark's regr_avgx of
+    decimals is a decimal average of 4 more places, where DataFusion's casts to Float64 first)."""
 
     def build(call: Call, args: list) -> Column:
         if call.distinct and not distinct_ok:
             raise Unsupported(f"{base_name(call.name)}(DISTINCT ...) is not supported on Spark")
-        return F.call_function(fn, *_values(args))
+        values = _values(args)
+        return F.call_function(fn, *([v.cast("double") for v in values] if doubles else values))
 
     return build
 
@@ -350,7 +353,7 @@ AGGREGATE: dict[str, Builder] = {
     "covar_pop": _agg("covar_pop", distinct_ok=False),
     # DataFusion's linear regressions of y on x, each Spark's of the same name and argument order
     **{
-        f"regr_{what}": _agg(f"regr_{what}", distinct_ok=False)
+        f"regr_{what}": _agg(f"regr_{what}", distinct_ok=False, doubles=what != "count")
         for what in ("slope", "intercept", "count", "avgx", "avgy", "sxx", "syy", "sxy")
     },
     "regr_r2": _regr_r2,
