@@ -62,6 +62,7 @@ def _pin_readers(spark) -> None:
     jvm = spark.sparkContext._jvm
     patterns = getattr(jvm, "org.apache.spark.sql.catalyst.trees.TreePattern")
     _readers[jvm] = (spark._jsparkSession, (patterns.UNRESOLVED_ATTRIBUTE(), patterns.LAMBDA_VARIABLE()))
+    _subquery_pattern[jvm] = patterns.PLAN_EXPRESSION()
 
 
 def _cache_functions() -> None:
@@ -160,6 +161,28 @@ def repeatable(value: Column) -> bool:
     if catalyst.getClass().getSimpleName() in _LEAVES:
         return True
     return not any(catalyst.containsPattern(p) for p in patterns)
+
+
+#: Per JVM view: the tree pattern of a subquery (a plan inside an expression).
+_subquery_pattern: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def holds_subquery(value: Column) -> bool:
+    """Whether ``value`` holds a subquery (a scalar subquery's value, an IN or EXISTS over one), which Spark
+    refuses inside a lambda. True where it cannot be told: a lambda is then not used."""
+    expr = vars(value).get("_expr")  # Spark Connect's expression, built in Python
+    if expr is not None:
+        found: list[bool] = []
+        expr.foreach(lambda e: found.append("Subquery" in type(e).__name__))
+        return any(found)
+    from pyspark import SparkContext
+
+    sc = SparkContext._active_spark_context
+    jvm = getattr(sc, "_jvm", None) if sc is not None else None
+    pattern, reader = _subquery_pattern.get(jvm), _readers.get(jvm)
+    if pattern is None or reader is None:
+        return True
+    return bool(reader[0].expression(value._jc).containsPattern(pattern))
 
 
 @functools.lru_cache(maxsize=512)

@@ -517,3 +517,35 @@ def test_an_offset_beyond_what_spark_takes_stops_and_says_why(spark, tables, tpc
     sql = "SELECT n_nationkey FROM nation ORDER BY n_nationkey OFFSET 2147483648"
     with pytest.raises(ExecutionError, match=r"an offset of 2,147,483,648 rows: Spark's offset skips at most"):
         _run(sql, tables, form, tpch_dir)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT o_orderstatus, count(*) * 1.0 / (SELECT count(*) FROM orders) AS share FROM orders "
+        "GROUP BY o_orderstatus",
+        "SELECT n_nationkey, CAST(n_nationkey AS DOUBLE) % (SELECT count(*) FROM region) AS m FROM nation",
+    ],
+)
+@pytest.mark.parametrize("form", FORMS)
+def test_a_scalar_subquery_as_an_operand_runs(spark, tables, tpch_dir, form, sql):
+    """A share of the total (a division by a scalar subquery) and a remainder by one: Spark takes no
+    subquery inside a lambda, and a division computes its operands once in one; the run had failed."""
+    _like_duckdb(sql, tables, form, tpch_dir)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_regressions_of_decimals_are_doubles_to_the_last_digit(spark, tables, tpch_dir, form):
+    """regr_avgx and regr_avgy take Float64 (DataFusion casts a decimal argument, as written): the mean of
+    0, 0 and 2 is 0.6666666666666666, as DuckDB says; Spark's own of the decimals had been 0.6667 (a decimal
+    average four places longer), which passed any comparison within a decimal's last place."""
+    sql = (
+        "SELECT regr_avgx(n_nationkey, CAST(n_regionkey AS DECIMAL(10,0))) AS ax, "
+        "regr_avgy(CAST(n_regionkey AS DECIMAL(10,0)), n_nationkey) AS ay, "
+        "regr_sxx(n_nationkey, CAST(n_regionkey AS DECIMAL(10,0))) AS sxx FROM nation WHERE n_nationkey IN (0, 1, 3)"
+    )
+    _, result = _run(sql, tables, form, tpch_dir)
+    [got] = _rows(result)
+    [want] = _duckdb(tables, sql)
+    assert all(isinstance(v, float) for v in got), got
+    assert got == pytest.approx(want, rel=1e-12, abs=1e-12) and want[0] == pytest.approx(2 / 3, rel=1e-12)

@@ -33,6 +33,7 @@ from ._common import (  # noqa: F401  NOT_CONSTANT, INT_RANGE: for executor.tran
     _spark_type,
     base_name,
     holds_struct,
+    lambdas_refused,
 )
 
 
@@ -226,7 +227,8 @@ def as_declared(call: Call, col: Column) -> Column:
 def _build(call: Call, args: list, kind: str) -> Column:
     builder = _builder(call, kind)
     try:
-        return as_declared(call, builder(call, list(args)))
+        with lambdas_refused(call.holds_subquery):
+            return as_declared(call, builder(call, list(args)))
     except (ValueError, IndexError, TypeError) as exc:
         raise Unsupported(f"`{base_name(call.name)}` with these arguments: {exc}") from None
 

@@ -3,7 +3,9 @@ arguments, and the integer / float / error helpers that make Spark follow Substr
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -15,7 +17,7 @@ from substrait.type_pb2 import Type
 from viz.types import is_nullable
 
 from ...errors import Unsupported
-from ...spark.jvm import repeatable, sql_type
+from ...spark.jvm import holds_subquery, repeatable, sql_type
 from ..types import to_spark
 
 
@@ -45,6 +47,8 @@ class Call:
     #: the Spark types of columns over the call's input (``records.spark_types``), for the few builders that
     #: need them; None where there is no input to type them in
     spark_types: Callable[[list[Column]], list | None] | None = None
+    #: whether an argument holds a subquery (its builder then uses no lambda: :func:`lambdas_refused`)
+    holds_subquery: bool = False
 
     def over(self, aggregate: Column) -> Column:
         """``aggregate`` over the call's window, if it has one: a builder whose result combines several
@@ -193,12 +197,28 @@ def powi(base: float, exponent: int) -> float:
     return 1.0 / result if exponent < 0 else result
 
 
+#: Set while a builder builds a call one of whose arguments holds a subquery: Spark refuses a subquery
+#: anywhere inside a lambda, so :func:`once` uses none (the call's other arguments are copied instead).
+_NO_LAMBDAS: ContextVar[bool] = ContextVar("no_lambdas", default=False)
+
+
+@contextmanager
+def lambdas_refused(refused: bool = True) -> Iterator[None]:
+    """:func:`once` uses no lambda inside this block (when ``refused``)."""
+    token = _NO_LAMBDAS.set(_NO_LAMBDAS.get() or refused)
+    try:
+        yield
+    finally:
+        _NO_LAMBDAS.reset(token)
+
+
 def once(value: Column, body: Callable[[Column], Column]) -> Column:
     """``body(value)`` with ``value`` computed once, however often ``body`` uses it: Spark's plan holds a
     copy of an expression at each use, so builders that each use their argument several times, nested,
     grow the plan multiplicatively and Spark's analysis with it. A lambda's variable stands for
-    ``value`` (a column, a literal or a constant is used as it is: :func:`~executor.spark.jvm.repeatable`)."""
-    if repeatable(value):
+    ``value`` (a column, a literal or a constant is used as it is: :func:`~executor.spark.jvm.repeatable`; so
+    is a value holding a subquery, which Spark refuses inside a lambda and computes once anyway)."""
+    if _NO_LAMBDAS.get() or repeatable(value) or holds_subquery(value):
         return body(value)
     return F.element_at(F.transform(F.array(value), body), 1)
 
