@@ -306,9 +306,18 @@ def _generate_all(plan, unbound: list[str], columns: dict, offers: dict[str, lis
 
 
 def _bind_to(plan, name: str, path: str) -> None:
-    bindings(plan)[name] = path
+    _set_binding(plan, name, path)
     _drop_choice(name)
     st.session_state.pop("catalog", None)
+
+
+def _set_binding(plan, name: str, path: str) -> None:
+    """Bind ``name`` to ``path``; an upload the binding named before goes once nothing names it (kept, it
+    stood for the table again after an Unbind, ahead of the generated data)."""
+    before = bindings(plan).get(name)
+    bindings(plan)[name] = path
+    if before is not None and os.path.realpath(before) != os.path.realpath(path):
+        release_upload(before)
 
 
 def _drop_choice(name: str) -> None:
@@ -339,7 +348,7 @@ def _use_suite(plan, suite_name: str, names: list[str], columns: dict) -> None:
         if not check.ok:
             st.session_state[f"fix_suite_error_{name}"] = f"{suite.name}'s {name} {check.problem()} either."
             continue
-        bindings(plan)[name] = path
+        _set_binding(plan, name, path)
         _drop_choice(name)
     st.session_state.pop("catalog", None)
 
@@ -367,8 +376,11 @@ def _unbind_form(plan, statuses: dict[str, TableStatus]) -> None:
         )
         labels[name] = f"{name} → {shown_path(path)}{serves}"
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    name = c1.selectbox("Your bindings for this plan", sorted(chosen), key="unbind_name", format_func=labels.get)
-    c2.button("Unbind", key="unbind", on_click=_unbind, args=(plan, name))
+    # the labels themselves as the options: with the names as options, a label that changed (a binding made
+    # anew) still showed the one before
+    named = {labels[n]: n for n in sorted(chosen)}
+    label = c1.selectbox("Your bindings for this plan", list(named), key="unbind_name")
+    c2.button("Unbind", key="unbind", on_click=_unbind, args=(plan, named.get(label, next(iter(named.values())))))
 
 
 def _unbind(plan, name: str) -> None:
@@ -405,7 +417,7 @@ def _bind_form(plan, names: list[str], catalog) -> None:
 
 
 def _bind(plan, name: str, path: str) -> None:
-    bindings(plan)[name] = path
+    _set_binding(plan, name, path)
     st.session_state.pop("catalog", None)
     st.rerun()
 
