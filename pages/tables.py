@@ -110,10 +110,10 @@ def main() -> None:
         unbound = sum(not s.bound for s in statuses)
         if unbound:
             them = "it" if unbound == 1 else "them"
+            which = "The plan's one table" if len(statuses) == 1 else f"{unbound} of the plan's {len(statuses)} tables"
             st.warning(
-                f"{unbound} of the plan's {len(statuses)} tables cannot serve it as "
-                f"{'it is' if unbound == 1 else 'they are'}: a run that reads {them} is refused. "
-                f"The fixes are below."
+                f"{which} cannot serve it as {'it is' if unbound == 1 else 'they are'}: a run that reads {them} is "
+                "refused. The fixes are below."
             )
         # the generated tables that serve them, worked out once for the buttons of all and of each
         offers = {suite.name: _serving(suite, [s.name for s in wrong], columns) for suite in SUITES}
@@ -221,13 +221,18 @@ def _pick_file(plan, s: TableStatus, bases, catalog) -> None:
     files = [f for f in files if fits[f] == "has the plan's columns"]
     if not files:
         other = " other" if s.path else ""
-        st.caption(f"None of the {len(fits)}{other} files under the data roots has the plan's columns.")
+        st.caption(
+            f"The one{other} file under the data roots does not have the plan's columns."
+            if len(fits) == 1
+            else f"None of the {len(fits)}{other} files under the data roots has the plan's columns."
+        )
         return
     c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
     path = c1.selectbox(
         f"Another file for {md_escape(s.name)}",
         files,
         key=f"fix_file_{s.name}",
+        format_func=shown_path,  # an upload by the name it came under, not the session's copy on the server
         help="The files under the data roots that have the plan's columns.",
     )
     c2.button("Bind", key=f"fix_bind_{s.name}", on_click=_bind_to, args=(plan, s.name, path))

@@ -194,6 +194,8 @@ class ColumnCheck:
         """What is wrong, as the end of a sentence that begins with the table ("… lacks 2 of …")."""
         if self.missing:
             shown = ", ".join(self.missing[:8]) + (", …" if len(self.missing) > 8 else "")
+            if len(self.plan) == 1:
+                return f"lacks the plan's one column ({shown})"
             return f"lacks {len(self.missing)} of the plan's {len(self.plan)} columns ({shown})"
         if self.clashes:
             return "has the plan's columns with other types: " + "; ".join(self.clashes)

@@ -75,6 +75,8 @@ def test_check_columns_by_name_and_family():
     assert bad.missing == ["name", "v"] and bad.clashes == ["k is string in the table, bigint in the plan"]
     assert bad.problem() == "lacks 2 of the plan's 3 columns (name, v)"
     assert bad.why_not_by_position() == "it has 2 columns where the plan reads 3"
+    one = check_columns([Column("x", "int", "int")], [Column("name", "string", "str")])
+    assert one.problem() == "lacks the plan's one column (name)"  # not "1 of the plan's 1 columns"
     typed = check_columns(
         [Column("k", "string", "str"), Column("name", "string", "str"), Column("v", "int", "int")], plan
     )
