@@ -61,8 +61,11 @@ def pin_lookups(spark) -> None:
 def _pin_readers(spark) -> None:
     jvm = spark.sparkContext._jvm
     patterns = getattr(jvm, "org.apache.spark.sql.catalyst.trees.TreePattern")
-    _readers[jvm] = (spark._jsparkSession, (patterns.UNRESOLVED_ATTRIBUTE(), patterns.LAMBDA_VARIABLE()))
-    _subquery_pattern[jvm] = patterns.PLAN_EXPRESSION()
+    _readers[jvm] = (
+        spark._jsparkSession,
+        (patterns.UNRESOLVED_ATTRIBUTE(), patterns.LAMBDA_VARIABLE()),
+        patterns.PLAN_EXPRESSION(),  # a subquery: a plan inside an expression
+    )
 
 
 def _cache_functions() -> None:
@@ -129,8 +132,8 @@ def date_lit(day: datetime.date) -> Column:
     return Column(jvm.org.apache.spark.sql.functions.lit(jvm.java.time.LocalDate.of(day.year, day.month, day.day)))
 
 
-#: Per JVM view: the session that makes Spark's expression of a Column, and the tree patterns of a
-#: column's name and a lambda's variable in one.
+#: Per JVM view: the session that makes Spark's expression of a Column, the tree patterns of a column's
+#: name and a lambda's variable in one, and that of a subquery.
 _readers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 #: Expressions whose copies cost nothing (Spark's, and Spark Connect's in Python).
@@ -139,50 +142,31 @@ _CONNECT_LEAVES = frozenset({"ColumnReference", "LiteralExpression", "Unresolved
 _CONNECT_READS = frozenset({"ColumnReference", "UnresolvedNamedLambdaVariable", "UnresolvedRegex", "UnresolvedStar"})
 
 
-def repeatable(value: Column) -> bool:
+def repeatable(value: Column, or_subquery: bool = False) -> bool:
     """Whether copies of ``value`` cost nothing: a column, a literal, a lambda's variable, or an
     expression of literals only, which Spark's optimizer folds to one value however often it is copied.
-    False where it cannot be told."""
+    False where it cannot be told. With ``or_subquery``, also where ``value`` holds a subquery (a scalar
+    subquery's value, an IN or EXISTS over one), which Spark refuses inside a lambda."""
     expr = vars(value).get("_expr")  # Spark Connect's expression, built in Python (classic: a field of that name)
     if expr is not None:
         if type(expr).__name__ in _CONNECT_LEAVES:
             return True
-        reads: list[bool] = []
-        expr.foreach(lambda e: reads.append(type(e).__name__ in _CONNECT_READS))
-        return not any(reads)
+        kinds: list[str] = []
+        expr.foreach(lambda e: kinds.append(type(e).__name__))
+        return not _CONNECT_READS.intersection(kinds) or (or_subquery and any("Subquery" in k for k in kinds))
     from pyspark import SparkContext
 
     sc = SparkContext._active_spark_context
     reader = _readers.get(getattr(sc, "_jvm", None)) if sc is not None else None
     if reader is None:
         return False
-    session, patterns = reader
+    session, patterns, subquery = reader
     catalyst = session.expression(value._jc)
     if catalyst.getClass().getSimpleName() in _LEAVES:
         return True
-    return not any(catalyst.containsPattern(p) for p in patterns)
-
-
-#: Per JVM view: the tree pattern of a subquery (a plan inside an expression).
-_subquery_pattern: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def holds_subquery(value: Column) -> bool:
-    """Whether ``value`` holds a subquery (a scalar subquery's value, an IN or EXISTS over one), which Spark
-    refuses inside a lambda. True where it cannot be told: a lambda is then not used."""
-    expr = vars(value).get("_expr")  # Spark Connect's expression, built in Python
-    if expr is not None:
-        found: list[bool] = []
-        expr.foreach(lambda e: found.append("Subquery" in type(e).__name__))
-        return any(found)
-    from pyspark import SparkContext
-
-    sc = SparkContext._active_spark_context
-    jvm = getattr(sc, "_jvm", None) if sc is not None else None
-    pattern, reader = _subquery_pattern.get(jvm), _readers.get(jvm)
-    if pattern is None or reader is None:
-        return True
-    return bool(reader[0].expression(value._jc).containsPattern(pattern))
+    return not any(catalyst.containsPattern(p) for p in patterns) or (
+        or_subquery and bool(catalyst.containsPattern(subquery))
+    )
 
 
 @functools.lru_cache(maxsize=512)

@@ -17,7 +17,7 @@ from substrait.type_pb2 import Type
 from viz.types import is_nullable
 
 from ...errors import Unsupported
-from ...spark.jvm import holds_subquery, repeatable, sql_type
+from ...spark.jvm import repeatable, sql_type
 from ..types import to_spark
 
 
@@ -218,7 +218,7 @@ def once(value: Column, body: Callable[[Column], Column]) -> Column:
     grow the plan multiplicatively and Spark's analysis with it. A lambda's variable stands for
     ``value`` (a column, a literal or a constant is used as it is: :func:`~executor.spark.jvm.repeatable`; so
     is a value holding a subquery, which Spark refuses inside a lambda and computes once anyway)."""
-    if _NO_LAMBDAS.get() or repeatable(value) or holds_subquery(value):
+    if _NO_LAMBDAS.get() or repeatable(value, or_subquery=True):
         return body(value)
     return F.element_at(F.transform(F.array(value), body), 1)
 
