@@ -146,6 +146,20 @@ def test_a_column_referred_to_at_another_position_is_no_difference():
     ]
 
 
+def test_the_same_reference_is_no_difference_though_one_input_has_its_name_twice():
+    """equal($0:x, 1) on both sides, where b's input has a second x: the condition is the same (it had been
+    listed as changed, "$0:x → $0:x", as a's reference was compared by name and b's by position)."""
+
+    def filtered(columns: list[tuple[str, str]]) -> PlanModel:
+        rel = {"filter": {"input": P.read("t", columns), "condition": P.call(1, P.field(0), P.i64(1))}}
+        return P.model_of(P.plan((rel, [f"c{i}" for i in range(len(columns))])))
+
+    a, b = filtered([("x", "i64"), ("y", "i64")]), filtered([("x", "i64"), ("y", "i64"), ("x", "i64")])
+    assert a.node("0").info.expressions == b.node("0").info.expressions == [("condition", "equal($0:x, 1)")]
+    d = diff_plans(a, b)
+    assert "expression" not in {x.aspect for x in d.by_a["0"].differences}
+
+
 def test_swapped_join_inputs_still_match_by_table():
     orders, customers = P.read("orders", P.ORDERS), P.read("customers", P.CUSTOMERS)
     cond = P.call(1, P.field(1), P.field(3))
