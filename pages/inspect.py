@@ -257,8 +257,9 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
                             }
                             for c in columns
                         ],
-                        # the mark first: last, it was out of sight in the narrow inspector
-                        columns=["read", "index", "name", "type"],
+                        # the mark first (last, it was out of sight in the narrow inspector), the type before
+                        # the name (after a long name, it was cut: "decimal<15,")
+                        columns=["read", "index", "type", "name"],
                     )
                     st.dataframe(
                         frame.style.apply(
@@ -266,12 +267,13 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
                         ),
                         hide_index=True,
                         width="stretch",
-                        # the mark and the index as narrow as they need, a long name cut: the type had been
-                        # pushed out of sight ("decimal<15,")
+                        # the mark, the index and the type as wide as they need; the name takes the rest
                         column_config={
-                            "read": st.column_config.TextColumn(width=40),
-                            "index": st.column_config.NumberColumn(width=52),
-                            "name": st.column_config.TextColumn(width=150),
+                            "read": st.column_config.TextColumn(width=36),
+                            "index": st.column_config.NumberColumn(width=48),
+                            "type": st.column_config.TextColumn(
+                                width=20 + 8 * max((len(t) for t in frame["type"]), default=4)
+                            ),
                         },
                     )
             if cols:
