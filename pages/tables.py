@@ -228,13 +228,14 @@ def _pick_file(plan, s: TableStatus, bases, catalog) -> None:
         )
         return
     c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
-    path = c1.selectbox(
+    shown = {shown_path(f): f for f in files}  # an upload by the name it came under, not the server's copy
+    label = c1.selectbox(
         f"Another file for {md_escape(s.name)}",
-        files,
+        list(shown),
         key=f"fix_file_{s.name}",
-        format_func=shown_path,  # an upload by the name it came under, not the session's copy on the server
         help="The files under the data roots that have the plan's columns.",
     )
+    path = shown.get(label, files[0])
     c2.button("Bind", key=f"fix_bind_{s.name}", on_click=_bind_to, args=(plan, s.name, path))
 
 
