@@ -1252,7 +1252,12 @@ def test_every_grouping_set_is_said_up_to_eight_and_the_rest_counted():
     last (the fifth had been cut to "…"). A CUBE of four keys has sixteen: seven said, nine counted;
     without measures too (there the sets after the fourth had been dropped without a word)."""
     q14 = datafusion("tpcds", "14")
-    [rollup] = [s for s in describe_plan(q14).values() if "5 groupings" in s]
+    said = describe_plan(q14)
+    [rollup] = [s for s in said.values() if "5 groupings" in s]
+    # its grouping-id column in words, for an audience (Present listed "__grouping_id" among its columns)
+    [node] = [n for n, s in said.items() if s is rollup]
+    assert column_names(q14, node)[4] == "the grouping set's id"
+    assert not any("__grouping_id" in n for nid in q14.graph.nodes for n in column_names(q14, nid) or [])
     assert rollup.endswith(
         "for 5 groupings: per channel, i_brand_id, i_class_id and i_category_id; per channel, i_brand_id and "
         "i_class_id; per channel and i_brand_id; per channel; over all rows."

@@ -14,8 +14,9 @@ from ..expressions import direct_field
 from ..fields import Field
 from ..kinds import emit, project_outputs_input
 from ..model import MemoBeside, NodeView, PlanModel
-from ..schema import NodeInfo, aggregate_layout, join_layout, join_type_name
+from ..schema import GROUPING_ID, NodeInfo, aggregate_layout, join_layout, join_type_name
 from ..words import (
+    GROUPING_ID_WORDS,
     Words,
     aggregate_words,
 )
@@ -192,6 +193,8 @@ def _column_names(model: PlanModel, node_id: str, memo: dict[str, list[str] | No
         if united is not None:
             return united
     names = [f.name for f in node.schema]
+    if node.kind == "aggregate":  # DataFusion's grouping-id column, in words
+        names = [GROUPING_ID_WORDS if n == GROUPING_ID else n for n in names]
     twice = {n for n, k in Counter(names).items() if k > 1}
     # an input said otherwise than its schema names it (a union's "ss_qty or cs_qty") is said so here too
     plain_inputs = all(memo.get(i) == [f.name for f in model.node(i).schema or ()] for i in node.inputs)

@@ -10,11 +10,12 @@ what a rule works with, :mod:`viz.schema.layouts` the readings the executor shar
 
 from .context import SPEC, Context, Conventions, NodeInfo
 from .derive import derive_schemas, root_name_mismatches, unused_expressions
-from .layouts import AggregateLayout, aggregate_layout, join_layout, join_type_name
+from .layouts import GROUPING_ID, AggregateLayout, aggregate_layout, join_layout, join_type_name
 from .rules import DERIVE
 
 __all__ = [
     "DERIVE",
+    "GROUPING_ID",
     "SPEC",
     "AggregateLayout",
     "Context",

@@ -11,6 +11,9 @@ from substrait import algebra_pb2, type_pb2
 from .. import types as T
 from .context import Conventions
 
+#: The name of DataFusion's grouping-id column (a bit mask of the keys each grouping set leaves out).
+GROUPING_ID = "__grouping_id"
+
 
 def join_type_name(body) -> str:
     """A join's type by its enum's name (``JOIN_TYPE_LEFT``, ...): each join relation has its own enum.

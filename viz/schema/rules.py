@@ -20,7 +20,7 @@ from ..fields import (
 )
 from ..kinds import emit, project_outputs_input
 from .context import Context, all_nullable, concat_fields, expect_boolean, typed_field
-from .layouts import aggregate_layout, join_type_name
+from .layouts import GROUPING_ID, aggregate_layout, join_type_name
 
 
 def read(ctx: Context) -> list[Field] | None:
@@ -560,7 +560,7 @@ def aggregate(ctx: Context) -> list[Field] | None:
         out.append(f)
         ctx.info.expressions.append(("group by", typed.text))
     if layout.grouping_column == "datafusion":
-        out.append(Field("__grouping_id", layout.grouping_type()))
+        out.append(Field(GROUPING_ID, layout.grouping_type()))
     measures = []
     for i, m in enumerate(body.measures):
         typed = ctx.typer.aggregate_function(m.measure, ctx.scope(fields))

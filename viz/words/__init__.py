@@ -13,7 +13,7 @@ from the record the expressions read (``Words.fields``), functions by the name b
 from .aggregates import aggregate_words, framed
 from .basics import MAX_ITEMS, MAX_TEXT, MAX_VALUES, and_list, capped_list, counted, cut, date_words, ordinal
 from .expressions import Expression, Words
-from .functions import LEADS_WITH_FIRST, argument_values, conjuncts, is_column_equality
+from .functions import GROUPING_ID_WORDS, LEADS_WITH_FIRST, argument_values, conjuncts, is_column_equality
 from .literals import literal_words
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "cut",
     "date_words",
     "ordinal",
+    "GROUPING_ID_WORDS",
     "LEADS_WITH_FIRST",
     "argument_values",
     "conjuncts",

@@ -543,6 +543,10 @@ def _index_in(w: Speaker, f: Expression.ScalarFunction) -> str | None:
     return f"the position of {w.expr(values[0])} in {w.expr(values[1])}" if len(values) == 2 else None
 
 
+#: DataFusion's grouping-id column in an audience's words (the words name the record's columns so).
+GROUPING_ID_WORDS = "the grouping set's id"
+
+
 def _grouping_flag(w: Speaker, f: Expression.ScalarFunction) -> str | None:
     """DataFusion's GROUPING(x): ``bitwise_shift_right(bitwise_and(__grouping_id, 2^k), k)`` (or
     ``bitwise_and(__grouping_id, 1)``), the bit of the aggregate's grouping id that is 1 where the
@@ -566,7 +570,9 @@ def _grouping_flag(w: Speaker, f: Expression.ScalarFunction) -> str | None:
     index, mask = direct_field(values[0]), constant_value(w, values[1])
     if index is None or mask is None or not w.fields or not 0 <= index < len(w.fields):
         return None
-    if w.fields[index].name != "__grouping_id" or mask != 2**shift:
+    from ..schema import GROUPING_ID  # the schema pass reads words: imported when asked
+
+    if w.fields[index].name not in (GROUPING_ID, GROUPING_ID_WORDS) or mask != 2**shift:
         return None
     keys = _grouping_keys(w.model)
     bit = int(shift)
