@@ -327,6 +327,7 @@ class ExprTranslator:
         constants: list = []
         literal_args: list = []
         moves_by_days: list = []
+        subqueries = self._subqueries  # an argument that translates a subquery holds it
         for a in f.arguments:
             kind = a.WhichOneof("arg_type")
             if kind == "value":
@@ -355,7 +356,7 @@ class ExprTranslator:
             moves_by_days=moves_by_days,
             dialect=self.tr.model.conventions.dialect,
             spark_types=lambda columns: records.spark_types(self.record.df, columns),
-            holds_subquery=any(_holds_subquery(a) for a in f.arguments),
+            holds_subquery=self._subqueries != subqueries,
         )
         self._coerce(f, call, args)
         return call, args
@@ -1004,19 +1005,6 @@ def _each_value(args: list, fn: Callable[[Column, int], Column]) -> list:
         else:
             out.append(a)
     return out
-
-
-def _holds_subquery(message) -> bool:
-    """Whether an expression (or a function argument) holds a subquery at any depth."""
-    for descriptor, value in message.ListFields():
-        if descriptor.type != descriptor.TYPE_MESSAGE:
-            continue
-        if descriptor.name == "subquery" and descriptor.containing_type.name == "Expression":
-            return True
-        items = value if descriptor.is_repeated else [value]
-        if any(_holds_subquery(v) for v in items):
-            return True
-    return False
 
 
 def _literal_of(e: algebra_pb2.Expression):
