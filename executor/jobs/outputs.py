@@ -29,8 +29,8 @@ from functools import partial
 import pandas as pd
 
 from viz.counts import count_text, rows_text
-from viz.expressions import direct_field
 from viz.kinds import JOIN_KINDS, emit
+from viz.schema import project_passed_on
 from viz.words import counted
 
 from ..errors import ExecutionError
@@ -453,7 +453,7 @@ def _project_columns(body, in_cols: int | None, keeps_input: bool) -> str:
     if mapping is None:
         mapping = [*(range(in_cols) if keeps_input else ()), *range(in_cols, in_cols + len(exprs))]
     # an expression that only names an input column passes it on (as the node's detail says, "passed on")
-    passed = [i if i < in_cols else direct_field(exprs[i - in_cols]) for i in mapping if i < in_cols + len(exprs)]
+    passed = [project_passed_on(i, in_cols, exprs) for i in mapping if 0 <= i < in_cols + len(exprs)]
     shown, kept = sum(1 for p in passed if p is None), len({p for p in passed if p is not None})
     inputs = counted(in_cols, "input column")
     made = f"{counted(shown, 'column')} computed" if shown else "none computed"

@@ -10,7 +10,14 @@ what a rule works with, :mod:`viz.schema.layouts` the readings the executor shar
 
 from .context import SPEC, Context, Conventions, NodeInfo
 from .derive import derive_schemas, root_name_mismatches, unused_expressions
-from .layouts import GROUPING_ID, AggregateLayout, aggregate_layout, join_layout, join_type_name
+from .layouts import (
+    GROUPING_ID,
+    AggregateLayout,
+    aggregate_layout,
+    join_layout,
+    join_type_name,
+    project_passed_on,
+)
 from .rules import DERIVE
 
 __all__ = [
@@ -25,6 +32,7 @@ __all__ = [
     "derive_schemas",
     "join_layout",
     "join_type_name",
+    "project_passed_on",
     "root_name_mismatches",
     "unused_expressions",
 ]

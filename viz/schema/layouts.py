@@ -9,10 +9,21 @@ from dataclasses import dataclass
 from substrait import algebra_pb2, type_pb2
 
 from .. import types as T
+from ..expressions import direct_field
 from .context import Conventions
 
 #: The name of DataFusion's grouping-id column (a bit mask of the keys each grouping set leaves out).
 GROUPING_ID = "__grouping_id"
+
+
+def project_passed_on(index: int, base: int, exprs) -> int | None:
+    """The input column a project's emitted ``index`` passes on, over an input of ``base`` columns: the
+    column itself, or the one an expression only names (``$3``); None where it is computed (or out of range)."""
+    if 0 <= index < base:
+        return index
+    if base <= index < base + len(exprs):
+        return direct_field(exprs[index - base])
+    return None
 
 
 def join_type_name(body) -> str:

@@ -20,7 +20,7 @@ from ..fields import (
 )
 from ..kinds import emit, project_outputs_input
 from .context import Context, all_nullable, concat_fields, expect_boolean, typed_field
-from .layouts import GROUPING_ID, aggregate_layout, join_type_name
+from .layouts import GROUPING_ID, aggregate_layout, join_type_name, project_passed_on
 
 
 def read(ctx: Context) -> list[Field] | None:
@@ -294,9 +294,7 @@ def _project_output(index: int, base: int, exprs) -> str:
     expression that only names an input column passes it on too), "computed" or "out of range"."""
     if not 0 <= index < base + len(exprs):
         return "out of range"
-    if index < base or direct_field(exprs[index - base]) is not None:
-        return "passed on"
-    return "computed"
+    return "computed" if project_passed_on(index, base, exprs) is None else "passed on"
 
 
 def cross(ctx: Context) -> list[Field] | None:
