@@ -34,7 +34,7 @@ from ..engines.rows import head
 from ..errors import Cancelled, ExecutionError, Refused, TimedOut, Unsupported
 from ..spark.session import get_session, is_connect
 from ..spark.turns import ordinal
-from ..translate.types import result_type_notes
+from ..translate.types import result_type_notes, type_differences
 from .supervise import STOP_GRACE_S, Job, Progress, supervise, tasks_done
 
 MAX_ROWS = 10_000  # rows collected at most, whatever limit is asked
@@ -55,6 +55,7 @@ class RunResult:
     names: list[str]  # the columns' names alone ("" for none), for downloads
     warnings: list[str] = field(default_factory=list)
     arrow: object | None = None  # the collected pyarrow.Table (exact types, for downloads)
+    type_differences: list[str] = field(default_factory=list)  # columns whose Spark type is not the plan's
 
     @property
     def truncated(self) -> bool:
@@ -282,6 +283,7 @@ class SparkRun(Job):
             warnings=warnings,
             arrow=table.rename_columns(columns),
             names=names[: len(df.columns)],
+            type_differences=type_differences(derived, schema, self.model.extensions.types),
         )
 
     def progress(self, elapsed: float) -> tuple[float, str]:

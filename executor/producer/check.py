@@ -53,12 +53,15 @@ class Outcome:
     schema to compare with); ``rows`` "same", "differs", "error" (Spark could not run it), "both fail"
     (DataFusion's engine and Spark's run of the plan stop, where DuckDB reads the SQL otherwise), "all fail"
     (DataFusion's engine, DuckDB and Spark each fail running the SQL or its plan: the engines agree
-    that it has no result), "not run" or "-"; ``why`` says what went wrong."""
+    that it has no result), "not run" or "-"; ``spark_types`` "same", "differs" (a column of Spark's
+    result is not of the Spark type the plan's root type maps to, whatever its values) or "-" (not run);
+    ``why`` says what went wrong."""
 
     query: str
     produced: str = "-"
     schema: str = "-"
     rows: str = "-"
+    spark_types: str = "-"
     unknown: int = 0  # columns of unknown type over all nodes
     why: str = ""
     oracle: str = "datafusion"  # whose rows the Spark rows were compared with
@@ -71,6 +74,7 @@ class Outcome:
             self.produced == "yes"
             and self.schema == "same"
             and self.rows in ("same", "all fail", "both fail", "not run")
+            and self.spark_types != "differs"
             and not self.unknown
         )
 
@@ -330,7 +334,7 @@ class Checker:
             out.seconds = round(time.monotonic() - started, 2)
             return out
         try:
-            got, cut = self._spark_rows(model)
+            got, cut, differences = self._spark_rows(model)
         except ExecutionError as exc:
             out.rows = "error"
             spark_error = _first_line(exc)
@@ -354,6 +358,8 @@ class Checker:
             out.why = "; ".join(problems)
             out.seconds = round(time.monotonic() - started, 2)
             return out
+        out.spark_types = "differs" if differences else "same"
+        problems += [f"Spark's result: {d}" for d in differences]
         if expected is not None:
             want = _rows(expected)
         else:
@@ -399,14 +405,16 @@ class Checker:
         with open(os.path.join(self.save_plans, f"{safe}.json"), "w", encoding="utf-8") as fh:
             fh.write(json_format.MessageToJson(load_plan(data).plan, indent=2))
 
-    def _spark_rows(self, model) -> tuple[list[tuple], bool]:
-        """The plan's rows on Spark, at most ``MAX_ROWS``, and whether there were more."""
+    def _spark_rows(self, model) -> tuple[list[tuple], bool, list[str]]:
+        """The plan's rows on Spark, at most ``MAX_ROWS``, whether there were more, and where the result's
+        types are not the plan's."""
         from ..jobs.run import MAX_ROWS, run_node
 
         result = run_node(
             model, model.roots[0], catalog=self.catalog, limit=MAX_ROWS, timeout_s=self.timeout_s, explain=False
         )
-        return _rows(_intervals_typed(result.arrow, model.node(model.roots[0]).schema)), result.truncated
+        rows = _rows(_intervals_typed(result.arrow, model.node(model.roots[0]).schema))
+        return rows, result.truncated, result.type_differences
 
     def _duckdb_error(self, sql: str) -> str:
         """DuckDB's error for ``sql``, or "" when DuckDB runs it."""
@@ -586,18 +594,18 @@ def _first_line(exc: BaseException) -> str:
 
 
 def render_table(title: str, outcomes: list[Outcome]) -> str:
-    """A Markdown table: query, form, produced, schema, rows, why not."""
+    """A Markdown table: query, form, produced, schema, rows, Spark's types, why not."""
     unrun = sum(o.rows == "not run" for o in outcomes)
     lines = [
         f"**{title}**: {sum(o.ok for o in outcomes)} of {len(outcomes)} fully right"
         + ("" if not unrun else " (rows not run)" if unrun == len(outcomes) else f" ({unrun} with rows not run)"),
         "",
-        "| query | form | produced | schema | rows | why not |",
-        "|---|---|---|---|---|---|",
+        "| query | form | produced | schema | rows | Spark's types | why not |",
+        "|---|---|---|---|---|---|---|",
     ]
     for o in outcomes:
         why = o.why.replace("|", "\\|") if not o.ok or o.why else ""
-        lines.append(f"| {o.query} | {o.form} | {o.produced} | {o.schema} | {o.rows} | {why} |")
+        lines.append(f"| {o.query} | {o.form} | {o.produced} | {o.schema} | {o.rows} | {o.spark_types} | {why} |")
     return "\n".join(lines)
 
 

@@ -168,37 +168,49 @@ def _what_it_means(plan: str, spark: str) -> str:
 
 
 def result_type_notes(fields, schema: S.StructType, user_types: Mapping[int, str] | None = None) -> list[str]:
-    """What a run's result says about its column types where they are not the plan's: a column whose
-    Spark type is not the one the plan's derived type maps to, and a column whose type counts finer
-    than the microseconds Spark keeps; columns alike in that said in one note. ``fields``: the node's
-    derived schema (``viz.fields.Field``)."""
-    differ: dict[tuple[str, str], list[str]] = {}  # (the plan's type, Spark's) -> the columns
+    """What a run's result says about its column types where they are not the plan's: the
+    :func:`type_differences`, and a column whose type counts finer than the microseconds Spark keeps;
+    columns alike in that said in one note. ``fields``: the node's derived schema (``viz.fields.Field``)."""
     finer: dict[str, list[str]] = {}
     for i, (f, have) in enumerate(zip(fields or (), schema.fields)):
         want = spark_type_or_none(f.type, user_types)
-        if want is None:
-            continue
-        label = f"{i} ({f.name})" if f.name else str(i)
-        if _shape(want) != _shape(have.dataType):
-            differ.setdefault((render(f.type), have.dataType.simpleString()), []).append(label)
-            continue
-        kind = f.type.WhichOneof("kind")
-        if kind in _SUBSECOND_KINDS and getattr(f.type, kind).precision > 6:
-            finer.setdefault(render(f.type), []).append(label)
-    notes = [
+        kind = f.type.WhichOneof("kind") if want is not None else None
+        if kind in _SUBSECOND_KINDS and _shape(want) == _shape(have.dataType) and getattr(f.type, kind).precision > 6:
+            finer.setdefault(render(f.type), []).append(_label(i, f))
+    return type_differences(fields, schema, user_types) + [
+        f"{_columns(labels)} {'is' if len(labels) == 1 else 'are'} {plan} in the plan: {MICROSECONDS_KEPT}"
+        for plan, labels in finer.items()
+    ]
+
+
+def type_differences(fields, schema: S.StructType, user_types: Mapping[int, str] | None = None) -> list[str]:
+    """A note per Spark type of a result's columns that is not the one the plan's derived type maps to
+    (columns alike in that said in one note); a type Spark lacks is said where it is translated."""
+    differ: dict[tuple[str, str], list[str]] = {}  # (the plan's type, Spark's) -> the columns
+    for i, (f, have) in enumerate(zip(fields or (), schema.fields)):
+        want = spark_type_or_none(f.type, user_types)
+        if want is not None and _shape(want) != _shape(have.dataType):
+            differ.setdefault((render(f.type), have.dataType.simpleString()), []).append(_label(i, f))
+    return [
         f"{_columns(labels)} {'is' if len(labels) == 1 else 'are'} {plan} in the plan, but Spark's result is {spark}"
         + _what_it_means(plan, spark)
         for (plan, spark), labels in differ.items()
     ]
-    notes += [
-        f"{_columns(labels)} {'is' if len(labels) == 1 else 'are'} {plan} in the plan: {MICROSECONDS_KEPT}"
-        for plan, labels in finer.items()
-    ]
-    return notes
+
+
+def _label(i: int, f) -> str:
+    return f"{i} ({f.name})" if f.name else str(i)
 
 
 def _columns(labels: list[str]) -> str:
     return f"{'column' if len(labels) == 1 else 'columns'} {and_list(labels)}"
 
 
-__all__ = ["ENGINE_USER_TYPES", "plan_user_types", "result_type_notes", "spark_type_or_none", "to_spark"]
+__all__ = [
+    "ENGINE_USER_TYPES",
+    "plan_user_types",
+    "result_type_notes",
+    "spark_type_or_none",
+    "to_spark",
+    "type_differences",
+]

@@ -473,6 +473,37 @@ def test_check_compares_columns_by_position_and_a_cut_run_as_part_of_the_result(
     assert many.ok and "Spark's first 10,000 rows compared, as part of the 60,175 expected" in many.why
 
 
+def test_sparks_result_is_of_the_plans_types_where_datafusion_declares_none(spark, tpch_dir, monkeypatch):
+    """DataFusion writes no output type on an aggregate or a window function: the run takes the type the
+    YAMLs derive (``sum`` of ``decimal<15,2>`` is ``decimal<38,2>?``, ``row_number`` is ``i64?``), where
+    Spark's own were ``decimal(25,2)`` and ``int``. The check counts a result type that is not the plan's,
+    whatever its values."""
+    import executor.producer.check as check
+
+    tables = {t: os.path.join(tpch_dir, f"{t}.parquet") for t in _TPCH}
+    checker = Checker(tables, form="optimized")
+    query = Query(
+        "typed",
+        "SELECT n_regionkey, sum(c_acctbal) AS s, row_number() OVER (ORDER BY n_regionkey) AS rn, "
+        "rank() OVER (ORDER BY n_regionkey) AS r FROM nation JOIN customer ON c_nationkey = n_nationkey "
+        "GROUP BY n_regionkey",
+    )
+    out = checker.check(query)
+    assert (out.ok, out.spark_types) == (True, "same"), out.why
+
+    real = check.Checker._spark_rows
+
+    def retyped(self, model):
+        rows, cut, _ = real(self, model)
+        return rows, cut, ["column 1 (s) is decimal<38,2>? in the plan, but Spark's result is decimal(25,2)"]
+
+    monkeypatch.setattr(check.Checker, "_spark_rows", retyped)
+    out = checker.check(query)
+    assert (out.ok, out.rows, out.spark_types) == (False, "same", "differs")
+    assert "Spark's result: column 1 (s) is decimal<38,2>? in the plan" in out.why
+    assert "| typed | optimized | yes | same | same | differs |" in render_table("t", [out])
+
+
 def test_an_interval_shown_as_text_is_compared_as_the_interval_it_is():
     """A run shows Spark's year-month and calendar intervals as their text (Arrow carries neither); the check
     reads that text back as months, days and nanoseconds, DataFusion's month-day-nano interval, so a folded

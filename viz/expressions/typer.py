@@ -444,9 +444,10 @@ class ExpressionTyper(FieldReferences):
 
     def _call_typed(self, f, typed: Typed) -> Typed:
         """``typed``, also kept under the message of the call (or CASE, IN list) itself: the executor
-        reads its coercion, or the type it takes where the plan declares another, there."""
+        reads its coercion, or the type it takes where the plan declares another or none, there."""
         declared = getattr(f, "output_type", None)
-        retyped = declared is not None and declared.WhichOneof("kind") is not None and typed.type != declared
+        # a call without a declared type (DataFusion's aggregates and windows) takes the one derived here
+        retyped = declared is not None and (declared.WhichOneof("kind") is None or typed.type != declared)
         if typed.coercion is not None or (retyped and typed.type is not None):
             self.typed[id(f)] = (f, typed)
         return typed
