@@ -954,3 +954,18 @@ SELECT a FROM (VALUES (make_array(0.0)), (make_array(-(CAST(1 AS DOUBLE) * 0.0))
 -- name: numbers_round_to_null_places
 -- places of NULL, from a column or written so, round to NULL in DataFusion (not to whole numbers)
 SELECT x, p, round(x, p) AS r, round(x, NULL) AS n, round(round(x / 3, p - 1) * 2, p) AS nested FROM (VALUES (1.5, CAST(NULL AS BIGINT)), (-2.5, 0), (123.456, -1), (NULL, 1), (2.675, 2)) t(x, p)
+;
+-- name: numbers_null_operands_at_special_cases
+-- a null operand where the other is at a special case (a zero divisor, a base of 1, atan2's axis, trunc's places) gives null
+SELECT x, y, p, x / 0.0 AS q, x % 0.0 AS m, log(1.0, x) AS l, atan2(0.0, x) AS a, trunc(x, -400) AS t, trunc(y, p) AS tp FROM (VALUES (CAST(NULL AS DOUBLE), CAST('Infinity' AS DOUBLE), CAST(NULL AS BIGINT)), (2.0, 1.25, 1), (-3.0, CAST(NULL AS DOUBLE), 2)) t(x, y, p)
+;
+-- name: numbers_null_divided_by_zero
+-- a null integer or decimal divided by zero is null, where a number divided by zero stops
+SELECT i / 0 AS iq, i % 0 AS im, d / 0 AS dq, d % 0 AS dm FROM (VALUES (CAST(NULL AS BIGINT), CAST(NULL AS DECIMAL(10,2)))) t(i, d)
+;
+-- name: numbers_ceil_floor_beyond_the_decimal
+-- DataFusion's ceil and floor of a decimal keep its type, and stop where the result does not fit it
+SELECT ceil(z) AS c FROM (VALUES (CAST(9.99 AS DECIMAL(3,2))), (CAST(1.5 AS DECIMAL(3,2)))) t(z)
+;
+-- name: numbers_ceil_floor_within_the_decimal
+SELECT z, ceil(z) AS c, floor(z) AS f, ceil(w) AS cw, floor(w) AS fw FROM (VALUES (CAST(8.99 AS DECIMAL(3,2)), CAST(-99999998.5 AS DECIMAL(10,2))), (CAST(-8.5 AS DECIMAL(3,2)), CAST(99999998.01 AS DECIMAL(10,2))), (NULL, NULL)) t(z, w)

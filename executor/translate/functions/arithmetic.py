@@ -130,7 +130,7 @@ def _quotient(call: Call, a: Column, b: Column) -> Column:
         wide = F.when((long_a == lo) & (long_b == -1), _big(-lo)).otherwise(q.cast(WIDE))
         out = _int_result(call, "divide", wide, q, kind)
         if zero == "ERROR":
-            out = _fail_if(b == 0, _by_zero("divide", stops), out)
+            out = _fail_if(_by_zero_of(a, b), _by_zero("divide", stops), out)
         return out
     if kind in FLOATS:
         _float_rounding(call)
@@ -141,14 +141,19 @@ def _quotient(call: Call, a: Column, b: Column) -> Column:
             .otherwise(F.lit(float("-inf")))
         )
         special = {"NULL": F.lit(None), "ERROR": _error(_by_zero("divide", False))}.get(zero, ieee)
-        return F.when(b == 0, special).otherwise(a / b)
+        return F.when(_by_zero_of(a, b), special).otherwise(a / b)
     out = _decimal_divide(call, a, b) if kind == "decimal" else a / b
     if kind == "decimal" and call.dialect == "datafusion":  # a quotient beyond the plan's decimal stops there
         beyond = out.isNull() & a.isNotNull() & b.isNotNull() & (b != 0)
         out = _fail_if(beyond, f"divide: {BEYOND_38_DIGITS}", out)
     if zero == "ERROR":
-        out = _fail_if(b == 0, _by_zero("divide", stops), out)
+        out = _fail_if(_by_zero_of(a, b), _by_zero("divide", stops), out)
     return out
+
+
+def _by_zero_of(a: Column, b: Column) -> Column:
+    """Where ``a`` is divided by zero: a null dividend's quotient and remainder are null whatever the divisor."""
+    return (b == 0) & a.isNotNull()
 
 
 def _decimal_divide(call: Call, a: Column, b: Column) -> Column:
@@ -177,12 +182,12 @@ def _remainder(call: Call, a: Column, b: Column) -> Column:
     mode = _option(call, "division_type", ("TRUNCATE", "FLOOR"), "TRUNCATE")
     r = a % b  # Spark: the sign of the dividend (truncated division); null for a zero divisor
     if _value_kind(call) in FLOATS:  # a float's remainder by zero is NaN, as IEEE's fmod gives it
-        r = F.when(b == 0, F.lit(float("nan"))).otherwise(r)
+        r = F.when(_by_zero_of(a, b), F.lit(float("nan"))).otherwise(r)
     if mode == "FLOOR":
         r = F.when((r != 0) & ((r < 0) != (b < 0)), r + b).otherwise(r)
     stops = _stops_at_zero(call, _value_kind(call))
     if _option(call, "on_domain_error", ("NULL", "ERROR"), "ERROR" if stops else "NULL") == "ERROR":
-        r = _fail_if(b == 0, _by_zero("modulus", stops), r)
+        r = _fail_if(_by_zero_of(a, b), _by_zero("modulus", stops), r)
     return r
 
 
@@ -330,7 +335,8 @@ def _trunc(call: Call, args: list) -> Column:
     # a scale of 0 or infinity (10^-400, 10^400): DataFusion's x * 10^n / 10^n is NaN (0 / 0, inf / inf), where
     # Spark's division by 0.0 gives null
     return (
-        F.when((scale == 0.0) | (scale == float("inf")), F.lit(float("nan")))
+        F.when(x.isNull() | scale.isNull(), F.lit(None).cast("double"))
+        .when((scale == 0.0) | (scale == float("inf")), F.lit(float("nan")))
         .when(F.isnan(x) | (F.abs(x) == float("inf")), x)
         .otherwise(_zero_signed(x, whole.cast("double") / scale))
     )
@@ -400,7 +406,7 @@ def _ieee_quotient(n: Column, d: Column) -> Column:
         .when(n > 0, F.lit(float("inf")))
         .otherwise(F.lit(float("-inf")))
     )
-    return F.when(d == 0, by_zero).otherwise(n / d)
+    return F.when(_by_zero_of(n, d), by_zero).otherwise(n / d)
 
 
 def _logb(call: Call, args: list) -> Column:
@@ -428,7 +434,7 @@ def _atan2(call: Call, args: list) -> Column:
     y, x = (c.cast("double") for c in _values(args)[:2])
     pi = F.when(_signbit(y), F.lit(-math.pi)).otherwise(F.lit(math.pi))
     on_the_axis = F.when(_signbit(x), pi).otherwise(y)  # y is ±0 here
-    return F.when((y == 0) & ~F.isnan(x), on_the_axis).otherwise(F.atan2(y, x))
+    return F.when((y == 0) & x.isNotNull() & ~F.isnan(x), on_the_axis).otherwise(F.atan2(y, x))
 
 
 def _sign(call: Call, args: list) -> Column:
@@ -590,7 +596,20 @@ def _ceil_floor(fn: str) -> Builder:
         x = _values(args)[0]
         if _value_kind(call) in FLOATS:
             return once(x, lambda x: _float_whole(fn, x).cast(sql_type(x_type(call))))
-        return F.call_function(fn, x)
+        whole = F.call_function(fn, x)
+        out = call.output_type
+        if (
+            _value_kind(call) == "decimal"
+            and out is not None
+            and out.WhichOneof("kind") == "decimal"
+            and out.decimal.scale
+        ):
+            # a result the plan's decimal cannot hold (ceil(9.99) in decimal<3,2>) stops, as DataFusion's
+            # engine does; the cast to it would give null
+            p, s = out.decimal.precision, out.decimal.scale
+            beyond = F.abs(whole) >= F.lit(str(10 ** (p - s))).cast("decimal(38,0)")
+            return _fail_if(beyond, f"{fn}: the result has more digits than the plan's decimal<{p},{s}> holds", whole)
+        return whole
 
     return build
 
