@@ -33,6 +33,9 @@ from ..errors import ExecutionError, Refused, TableNotFound, Unsupported
 from .columns import ColumnCheck, ReadSchema, check_bases, file_columns
 from .paths import DataRoots
 
+#: Names of a zone whose times of day are UTC's.
+_UTC_ZONES = frozenset({"UTC", "ETC/UTC", "Z", "+00:00", "GMT", "ETC/GMT", "UCT", "ZULU"})
+
 FileOrFiles = algebra_pb2.ReadRel.LocalFiles.FileOrFiles
 #: Tables read and values derived from them that a catalog keeps; past it the least recently used go.
 READS_KEPT = 256
@@ -203,6 +206,19 @@ class Catalog:
         except TableNotFound:
             return None
         return sum(os.path.getsize(f) for f in files)
+
+    def zones(self, names: Sequence[str]) -> dict[str, str]:
+        """The time zone of each timestamp column of table ``names``'s file stored with one other than UTC,
+        by the column's lower-case name (Spark reads them as UTC instants, and keeps no zone); none for a
+        table not found here or one whose columns cannot be read."""
+        src = self._source(names)
+        if src is None or src.format not in ("parquet", "orc", "arrow"):
+            return {}
+        try:
+            columns = file_columns(src.path, src.format)
+        except ExecutionError:
+            return {}
+        return {c.name.lower(): c.zone for c in columns if c.zone and c.zone.upper() not in _UTC_ZONES}
 
     # ---- named tables -------------------------------------------------------------------
 

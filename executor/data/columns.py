@@ -89,6 +89,7 @@ class Column:
     type: str | None  # None: not known (a plan that names its columns without types)
     family: str | None
     read: bool = True  # a plan's column: whether the read uses it (its projection or filter)
+    zone: str | None = None  # a file's timestamp column: the time zone its instants are stored with
 
     def shown(self) -> str:
         return f"{self.name} {self.type}" if self.type else self.name
@@ -126,7 +127,12 @@ def plan_columns(base: Sequence[Field] | ReadSchema) -> list[Column]:
 
 def arrow_columns(schema) -> list[Column]:
     """A pyarrow schema as columns, with the types Spark gives such columns when it reads the file."""
-    return [Column(f.name, *_arrow_type(f.type)) for f in schema]
+    import pyarrow.types as pt
+
+    return [
+        Column(f.name, *_arrow_type(f.type), zone=(f.type.tz or None) if pt.is_timestamp(f.type) else None)
+        for f in schema
+    ]
 
 
 def _arrow_type(t) -> tuple[str, str | None]:

@@ -138,6 +138,8 @@ def _conform(
             f"{what} has {len(columns)} columns ({', '.join(columns)}), but the plan's base schema needs "
             f"{len(base)} ({', '.join(f.name for f in base)})"
         )
+    if table is not None:
+        _say_zones(tr, base, picked, getattr(tr.tables, "zones", lambda names: {})(table), what, used)
     types = {f.name: f.dataType for f in df.schema.fields}
     wants = [spark_type_or_none(f.type) for f in base]
     casts: list[tuple[S.DataType, S.DataType] | None] = []  # (the table's type, the plan's)
@@ -160,6 +162,31 @@ def _conform(
         ref = col(_quote(src))
         cols.append((ref if c is None else _cast(ref, c, src, what)).alias(name))
     return df.select(*cols)
+
+
+_TIMESTAMP_KINDS = ("timestamp", "timestamp_tz", "precision_timestamp", "precision_timestamp_tz")
+
+
+def _say_zones(
+    tr: Translating,
+    base: list[Field],
+    picked: Sequence[str | None],
+    zones: dict[str, str],
+    what: str,
+    used: frozenset[int] | None,
+) -> None:
+    """A note per timestamp column the read uses whose file stores it with a zone other than UTC: a
+    plan's timestamp type keeps no zone, and Spark reads the instants so, where an engine that keeps
+    the file's zone takes their dates and times of day in it."""
+    for i, (f, src) in enumerate(zip(base, picked)):
+        zone = zones.get(src.lower()) if src is not None else None
+        kind = f.type.WhichOneof("kind") if f.type is not None else None
+        if zone and kind in _TIMESTAMP_KINDS and (used is None or i in used):
+            tr.warn(
+                f"{what}: column {src}'s file stores its instants with zone {zone}; the plan's {render(f.type)} "
+                f"keeps no zone, so the run takes their dates and times of day in UTC, where an engine that "
+                f"keeps the file's zone (DataFusion's) takes them in {zone}"
+            )
 
 
 def _cast(ref: Column, types: tuple[S.DataType, S.DataType], src: str, what: str) -> Column:

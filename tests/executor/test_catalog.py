@@ -4,6 +4,7 @@ every way a path could leave the data roots (refused with the allowed roots name
 from __future__ import annotations
 
 import os
+from datetime import UTC
 
 import pyarrow as pa
 import pyarrow.feather as feather
@@ -420,3 +421,43 @@ def test_a_folder_holding_a_link_outside_is_refused_before_anything_reads_it(tmp
         cat.local_files(None, _files(uri_folder="pw"))
     cat.roots.check_tree(str(root / "ok"))  # no error
     assert cat.status([["ok"]])[0].bound
+
+
+def test_a_timestamp_stored_with_a_zone_is_read_in_utc_and_said(spark, tmp_path):
+    """A parquet column of instants stored with zone America/New_York: the plan's precision_timestamp_tz
+    keeps no zone, Spark reads UTC instants, so its hours are UTC's (16 and 14, by hand: EDT is UTC-4 on
+    2024-03-10 at noon, EST UTC-5 on 2024-01-15), where DataFusion's engine takes New York's (12 and 9).
+    The read says so; a column stored in UTC says nothing."""
+    from datetime import datetime
+
+    import datafusion
+
+    from executor.engines.sql_plan import sql_to_plan
+    from executor.jobs.run import run_node
+    from viz.model import analyze
+
+    instants = [datetime(2024, 3, 10, 16, 0, tzinfo=UTC), datetime(2024, 1, 15, 14, 30, tzinfo=UTC)]
+    table = pa.table(
+        {
+            "id": pa.array([1, 2], pa.int32()),
+            "ny": pa.array(instants, pa.timestamp("us", tz="America/New_York")),
+            "utc": pa.array(instants, pa.timestamp("us", tz="UTC")),
+        }
+    )
+    path = tmp_path / "zoned.parquet"
+    pq.write_table(table, path)
+    sql = "SELECT id, extract(hour FROM ny) AS h, extract(hour FROM utc) AS u FROM zoned ORDER BY id"
+
+    ctx = datafusion.SessionContext()
+    ctx.register_parquet("zoned", str(path))
+    assert [int(h) for h in ctx.sql(sql).to_pydict()["h"]] == [12, 9]
+
+    model = analyze(sql_to_plan(sql, {"zoned": str(path)}, json=False, form="optimized").data)
+    result = run_node(model, model.roots[0], catalog=Catalog([str(tmp_path)]), explain=False)
+    assert [(int(h), int(u)) for h, u in result.rows.iloc[:, 1:].itertuples(index=False)] == [(16, 16), (14, 14)]
+    zoned = [w for w in result.warnings if "zone" in w]
+    assert zoned == [
+        "table `zoned`: column ny's file stores its instants with zone America/New_York; the plan's "
+        "precision_timestamp_tz<6>? keeps no zone, so the run takes their dates and times of day in UTC, where an "
+        "engine that keeps the file's zone (DataFusion's) takes them in America/New_York"
+    ]
