@@ -51,3 +51,41 @@ def test_a_starred_id_shows_as_itself_and_the_picker_takes_it_exactly(app_url, q
             page.screenshot(path=os.path.join(ARTIFACTS, "literal-step.png"))
         finally:
             browser.close()
+
+
+def test_a_name_that_reads_as_an_address_is_no_link(app_url):
+    """Column names that Markdown would make links of (a link's own syntax, a bare web or mail address)
+    show as written on Inspect's schema and in Present's sentences, and nothing on either page links to
+    them (an invisible word joiner keeps each one text)."""
+    import json
+    import time
+
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.support import ROOT
+    from ui.state.share import save_shared
+
+    joiner = "\u2060"  # ui.markdown.WORD_JOINER
+
+    with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), encoding="utf-8") as fh:
+        plan = json.load(fh)
+    names = ["[link](http://evil.example)", "mail@evil.example", "www.evil.example"]
+    plan["relations"][0]["root"]["names"] = names
+    key = save_shared(json.dumps(plan).encode())
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1100})
+            # Present's root step names the grouping column and the rest; Inspect's schema every column
+            for path, shown in ((f"/present?plan={key}&node=0", names[1:]), (f"/?plan={key}&node=0", names)):
+                page.goto(app_url + path)
+                main = page.locator("[data-testid='stMain']")
+                expect(main).to_contain_text("evil", timeout=60_000)
+                deadline, text = time.monotonic() + 60, ""
+                while not all(name in text for name in shown) and time.monotonic() < deadline:
+                    time.sleep(0.5)  # the page draws its parts one after another
+                    text = main.inner_text().replace(joiner, "")
+                assert all(name in text for name in shown), (path, text[:2000])
+                assert main.locator("a[href*='evil']").count() == 0, path
+        finally:
+            browser.close()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.markdown import unlinked
+
 #: Schemas longer than this scroll inside a box of ``SCHEMA_BOX_PX``.
 SCHEMA_ROWS_INLINE = 12
 SCHEMA_BOX_PX = 420
@@ -26,7 +28,7 @@ def code_html(text: str, breaks: str = "", style: str = "") -> str:
     spaces and after each character of ``breaks`` only; ``style`` (a colour, a background) on its text,
     inside the element, whose own colour and background would cover it."""
     out = []
-    for ch in str(text):
+    for ch in unlinked(str(text)):
         out.append(ch if ch.isalnum() or ch == " " else f"&#{ord(ch)};")
         if ch in breaks:
             out.append("<wbr>")
