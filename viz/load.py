@@ -19,6 +19,7 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 from substrait import algebra_pb2, plan_pb2
+from substrait.version import substrait_version
 
 from .deep import allow_deep_protobuf, run_deep
 from .errors import Diagnostic, PlanLoadError, info, warning
@@ -26,6 +27,9 @@ from .errors import Diagnostic, PlanLoadError, info, warning
 # LEGACY_BINARY is not used here: it is re-exported, as are UPGRADES and Notes, for code that imports
 # them from viz.load.
 from .upgrade import UPGRADE_TRIGGERS, UPGRADES, Notes, finish_notes, upgrade_binary
+
+#: The Substrait release (major, minor) of the protobuf definitions this tool reads (substrait-protobuf).
+READS_UP_TO: tuple[int, int] = tuple(int(part) for part in substrait_version.split(".")[:2])  # type: ignore[assignment]
 
 #: Uploads larger than this are refused before parsing.
 MAX_PLAN_BYTES = 64 * 1024 * 1024
@@ -326,15 +330,23 @@ def _json_to_plan(root: dict, diags: list[Diagnostic], state: dict) -> plan_pb2.
                 else:  # _SPECIAL: maps and well-known types go through json_format
                     items = value if isinstance(value, list) else [value]
                     if extra == "google.protobuf.Any" and not all(_any_resolvable(v) for v in items):
-                        urls = ", ".join(str(v.get("@type")) for v in items if isinstance(v, dict))
+                        urls = [str(v.get("@type", "")) if isinstance(v, dict) else "" for v in items]
                         diags.append(
                             warning(
                                 "undecodable-extension",
                                 f"extension detail at {_path_text(path, key)} has a type this tool does not "
-                                f"know ({urls}); it is not shown",
+                                f"know ({', '.join(urls)}); its type is kept, its fields are not shown",
                                 path=_path_text(path, key),
                             )
                         )
+                        # the type names the extension (on its box and in its JSON), as a binary plan's does
+                        anys = (
+                            [getattr(msg, name).add() for _ in urls]
+                            if isinstance(value, list)
+                            else [getattr(msg, name)]
+                        )
+                        for detail, url in zip(anys, urls):
+                            detail.type_url = url
                         continue
                     json_format.ParseDict({key: value}, msg, max_recursion_depth=10**6)
             except (_Bad, ValueError, TypeError, json_format.ParseError) as exc:
@@ -402,8 +414,8 @@ def _load_json(data: bytes) -> LoadedPlan:
         | {"extensionUris", "extension_uris"}
     )
     diags: list[Diagnostic] = []
-    if "relations" not in doc:
-        if not set(doc) <= plan_keys:
+    if not doc.get("relations"):
+        if "relations" not in doc and not set(doc) <= plan_keys:
             keys = ", ".join(sorted(doc)[:8])
             raise PlanLoadError(
                 f"not a Substrait plan: a JSON object without 'relations' (its keys: {keys}); expected a "
@@ -438,6 +450,16 @@ def _load_binary(data: bytes) -> LoadedPlan:
 def _finish(plan: plan_pb2.Plan, fmt: str, diags: list[Diagnostic], state: dict) -> LoadedPlan:
     if not plan.HasField("version"):
         diags.append(info("no-version", "the plan has no version field (producers before Substrait 0.17 omit it)"))
+    elif (plan.version.major_number, plan.version.minor_number) > READS_UP_TO:
+        v = plan.version
+        diags.append(
+            warning(
+                "newer-version",
+                f"the plan declares Substrait {v.major_number}.{v.minor_number}.{v.patch_number}, newer than the "
+                f"{READS_UP_TO[0]}.{READS_UP_TO[1]} this tool reads: a field or value added since is said where it "
+                "is met, and a rule changed since is read as it was then",
+            )
+        )
     return LoadedPlan(
         plan,
         fmt,

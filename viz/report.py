@@ -6,10 +6,11 @@ Pure (no Streamlit): the app renders these, the tests check them.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from google.protobuf import json_format, text_format
+from google.protobuf import empty_pb2, json_format, text_format  # noqa: F401 - empty_pb2 registers google.protobuf.Empty
 
 from .fields import Field
 from .kinds import JOIN_KINDS
@@ -130,15 +131,57 @@ def raw_json(model: PlanModel, node_id: str) -> dict:
                 else:
                     elided[fd.json_name] = f"<node {next(inputs, '?')}>"
                 body.ClearField(fd.name)
+    unknown = [(where, detail.type_url, detail.value) for where, detail in _unknown_details(rel)]
+    for _, detail in _unknown_details(rel):  # an empty message of a known type stands in while converting
+        detail.type_url, detail.value = _STAND_IN, b""
     try:
         out = json_format.MessageToDict(rel)
-    except (TypeError, KeyError, ValueError) as exc:  # e.g. an extension detail (Any) of a type no one here knows
+    except (TypeError, KeyError, ValueError) as exc:  # a message no JSON form is known for
         return {
             "note": f"the relation cannot be shown as JSON ({exc}); protobuf text instead",
             "text": text_format.MessageToString(rel),
         }
+    for where, url, value in unknown:
+        at = out
+        for name, index in where[:-1]:
+            at = at[name] if index is None else at[name][index]
+        name, index = where[-1]
+        shown = {"@type": url, "value": base64.b64encode(value).decode("ascii")}
+        if index is None:
+            at[name] = shown
+        else:
+            at[name][index] = shown
+    if unknown:
+        out["note"] = "an extension detail of a type this tool does not know is shown as its type and bytes (base64)"
     if elided and body is not None:
         out.setdefault(type(node.rel).DESCRIPTOR.fields_by_name[node.kind].json_name, {}).update(elided)
+    return out
+
+
+#: A type every protobuf installation knows, standing in for an unknown extension detail while converting.
+_STAND_IN = "type.googleapis.com/google.protobuf.Empty"
+
+
+def _unknown_details(message, where: tuple = ()) -> list[tuple[tuple, object]]:
+    """Each ``google.protobuf.Any`` inside ``message`` whose type no descriptor here knows, with where it is
+    (the JSON name and list index of each field on the way)."""
+    from google.protobuf import symbol_database
+
+    pool = symbol_database.Default().pool
+    out: list[tuple[tuple, object]] = []
+    for fd, value in message.ListFields():
+        if fd.message_type is None or fd.message_type.GetOptions().map_entry:
+            continue
+        repeated = fd.is_repeated
+        for index, item in enumerate(value) if repeated else [(None, value)]:
+            at = (*where, (fd.json_name, index))
+            if fd.message_type.full_name != "google.protobuf.Any":
+                out.extend(_unknown_details(item, at))
+                continue
+            try:
+                pool.FindMessageTypeByName(item.type_url.split("/")[-1])
+            except KeyError:
+                out.append((at, item))
     return out
 
 

@@ -343,6 +343,33 @@ def test_extension_detail_of_an_unknown_type_is_a_diagnostic_naming_the_type():
     found = [d for d in loaded.diagnostics if d.code == "undecodable-extension"]
     assert found and "acme.ScanOptions" in found[0].message
     assert loaded.plan.relations[0].rel.WhichOneof("rel_type") == "extension_leaf"
+    # its type is kept, as a binary plan's is: the box and the JSON tab name the extension
+    assert loaded.plan.relations[0].rel.extension_leaf.detail.type_url == "type.example/acme.ScanOptions"
+
+
+def test_an_unknown_extension_detail_shows_as_json_with_its_type_and_bytes():
+    """The JSON tab of a binary plan's extension relation whose detail no descriptor here knows: the
+    relation as JSON, the detail as its type and its bytes in base64, where it had been protobuf text."""
+    from viz.model import analyze
+    from viz.report import raw_json
+
+    doc = plan({"extensionSingle": {"input": read("a", ORDERS)}})
+    binary = json_format_parse(doc)
+    detail = binary.relations[0].rel.extension_single.detail
+    detail.type_url, detail.value = "type.example/acme.Sampler", b"\x08\x01"
+    model = analyze(binary.SerializeToString())
+    shown = raw_json(model, "0")
+    assert shown["extensionSingle"] == {
+        "detail": {"@type": "type.example/acme.Sampler", "value": "CAE="},
+        "input": "<node 0.0>",
+    }
+    assert "base64" in shown["note"]
+
+
+def json_format_parse(doc: dict):
+    from google.protobuf import json_format
+
+    return json_format.ParseDict(doc, plan_pb2.Plan())
 
 
 def test_the_collector_is_paused_while_a_model_is_built_and_back_after():
@@ -488,3 +515,26 @@ def test_a_join_type_or_a_sort_direction_the_spec_does_not_define_is_an_error_on
     errors = [(n.id, d.code) for n in model.nodes() for d in n.diagnostics if d.severity == "error"]
     assert errors == [("0.0", "unknown-sort-direction")]
     assert not executability(model)["0.0"].ok
+
+
+def test_a_plan_of_a_newer_substrait_or_with_no_relations_says_so():
+    """A plan declaring a release after the one this tool's protobuf definitions are (0.106) is told to
+    be newer; one of that release or before is not. ``"relations": []`` is an empty plan, as ``{}`` is."""
+    from viz.load import READS_UP_TO
+
+    assert READS_UP_TO == (0, 106)  # substrait-protobuf in requirements.txt
+    for version, newer in (({"minorNumber": 250}, True), ({"majorNumber": 1}, True), ({"minorNumber": 106}, False)):
+        doc = plan(read("a", ORDERS))
+        doc["version"] = version
+        found = [d for d in load_plan(json.dumps(doc).encode()).diagnostics if d.code == "newer-version"]
+        assert bool(found) is newer, version
+    [said] = [
+        d
+        for d in load_plan(json.dumps(plan(read("a", ORDERS)) | {"version": {"minorNumber": 250}}).encode()).diagnostics
+        if d.code == "newer-version"
+    ]
+    assert said.message.startswith("the plan declares Substrait 0.250.0, newer than the 0.106 this tool reads")
+    for doc in ({"relations": []}, {}):
+        assert [d.code for d in load_plan(json.dumps(doc).encode()).diagnostics if d.severity == "warning"] == [
+            "empty-plan"
+        ]
