@@ -68,6 +68,24 @@ def test_oversize_plans_are_refused_with_a_clear_message(tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == []
 
 
+def test_an_indented_json_plan_over_the_limit_is_shared_without_its_layout(tmp_path, monkeypatch):
+    """A plan written with deep indentation (41 MB of a 300 KB plan) is shared as the same JSON without the
+    whitespace, and opens to the same plan."""
+    import json
+
+    from viz.load import load_plan
+
+    indented = json.dumps({"relations": [], "version": {"minorNumber": 80, "producer": "a b"}}, indent=40).encode()
+    monkeypatch.setattr(share, "MAX_SHARED_BYTES", 80)
+    assert len(indented) > 80
+    digest = share.save_shared(indented, str(tmp_path))
+    stored = share.load_shared(digest, str(tmp_path))
+    assert stored == b'{"relations":[],"version":{"minorNumber":80,"producer":"a b"}}'
+    assert load_plan(stored).plan == load_plan(indented).plan
+    with pytest.raises(share.ShareError, match=r"the plan is 92 bytes"):
+        share.save_shared(json.dumps({"relations": [], "version": {"producer": "x" * 50}}).encode(), str(tmp_path))
+
+
 def test_links_for_samples_and_for_other_plans(tmp_path):
     sample = Plan(b"{}", "tutorial.json", "tutorial.json")
     assert share.share_link(sample, "0.0.1", "present", str(tmp_path)) == "present?sample=tutorial.json&node=0.0.1"

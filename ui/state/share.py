@@ -58,20 +58,33 @@ def _stamp(path: str) -> tuple[int, int] | None:
 def save_shared(data: bytes, folder: str | None = None) -> str:
     """Store the plan's bytes (once) and return their sha256 hex digest.
 
-    Raises :class:`ShareError` when the plan is over :data:`MAX_SHARED_BYTES` or cannot be written."""
-    if len(data) > MAX_SHARED_BYTES:
-        raise ShareError(
-            f"the plan is {len(data):,} bytes; plans of at most {MAX_SHARED_BYTES:,} bytes can be shared by link"
-        )
+    Raises :class:`ShareError` when the plan is over :data:`MAX_SHARED_BYTES` (JSON: without its layout's
+    whitespace) or cannot be written."""
     known = _saved.get((id(data), folder))
     if known is not None and known[0] is data and _stamp(_path(known[1], folder)) == known[2]:
         return known[1]  # the page shows the link on every rerun: hash and check a plan once
-    digest = hashlib.sha256(data).hexdigest()
+    stored = data if len(data) <= MAX_SHARED_BYTES else _compact_json(data)
+    if len(stored) > MAX_SHARED_BYTES:
+        raise ShareError(
+            f"the plan is {len(stored):,} bytes; plans of at most {MAX_SHARED_BYTES:,} bytes can be shared by link"
+        )
+    digest = hashlib.sha256(stored).hexdigest()
     path = _path(digest, folder)
     if not (os.path.exists(path) and load_shared(digest, folder) is not None):
-        _write(path, data)
+        _write(path, stored)
     _saved.put((id(data), folder), (data, digest, _stamp(path)))
     return digest
+
+
+def _compact_json(data: bytes) -> bytes:
+    """A JSON plan without the whitespace of its layout (an indented plan is mostly spaces), the same
+    values; anything else as it is."""
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] != b"{":
+        return data
+    try:
+        return json.dumps(json.loads(data), separators=(",", ":"), ensure_ascii=False).encode()
+    except (ValueError, RecursionError):
+        return data
 
 
 def _write(path: str, data: bytes) -> None:
