@@ -229,7 +229,10 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
     with tabs["Schema"], panel("the Schema tab"):
         if tabs["Schema"].open:
             if node.schema is None:
-                st.warning("The output schema could not be derived; the diagnostics say why.")
+                rank = {"error": 0, "warning": 1}  # the gravest of the node's diagnostics says why
+                gravest = sorted(node.diagnostics, key=lambda d: rank.get(d.severity, 2))
+                why = gravest[0].message if gravest else "the Diagnostics tab says why"
+                st.warning(md_escape(f"The output schema could not be derived: {why}."))
             else:
                 schema_table(node.schema_json())
                 lineage_panel(model, node_id)

@@ -415,6 +415,11 @@ def _load_json(data: bytes) -> LoadedPlan:
     )
     diags: list[Diagnostic] = []
     if not doc.get("relations"):
+        if "relations" not in doc and "referredExpr" in doc:
+            raise PlanLoadError(
+                "not a Substrait plan: an ExtendedExpression (expressions over a base schema, in 'referredExpr'); "
+                "expected a protobuf-JSON Substrait Plan with 'relations'"
+            )
         if "relations" not in doc and not set(doc) <= plan_keys:
             keys = ", ".join(sorted(doc)[:8])
             raise PlanLoadError(

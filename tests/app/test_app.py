@@ -94,6 +94,24 @@ def test_an_uploaded_json_plan_is_drawn():
     assert _schema_names(at) == ["product_name", "product_id", "sales"]  # the root is selected first
 
 
+def test_a_node_without_a_schema_says_why_in_the_schema_tab():
+    """An extension relation defines its own output: the Schema tab gives that reason, not only a pointer to
+    the Diagnostics tab (which counts it among the notes, not the problems)."""
+    doc = {
+        "version": {"minorNumber": 80},
+        "relations": [{"root": {"input": {"extensionLeaf": {}}, "names": ["a"]}}],
+    }
+    at = _app()
+    at.sidebar.file_uploader[0].set_value(("ext.json", json.dumps(doc).encode(), "application/json")).run()
+    assert not at.exception
+    assert [w.value for w in at.warning] == [
+        md_escape(
+            "The output schema could not be derived: an extension relation defines its own output; its schema is "
+            "unknown to this tool."
+        )
+    ]
+
+
 def test_bad_paste_shows_an_error():
     at = _app()
     at.sidebar.text_area[0].input('{"relations": [').run()

@@ -538,3 +538,9 @@ def test_a_plan_of_a_newer_substrait_or_with_no_relations_says_so():
         assert [d.code for d in load_plan(json.dumps(doc).encode()).diagnostics if d.severity == "warning"] == [
             "empty-plan"
         ]
+
+
+def test_an_extended_expression_is_named_as_what_it_is():
+    doc = {"version": {"minorNumber": 80}, "referredExpr": [], "baseSchema": {"names": []}}
+    with pytest.raises(PlanLoadError, match=r"^not a Substrait plan: an ExtendedExpression \(expressions over"):
+        load_plan(json.dumps(doc).encode())
