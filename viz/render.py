@@ -217,7 +217,11 @@ def _esc(text: str, limit: int = _MAX_TEXT) -> str:
     types and titles repeat across a plan's nodes)."""
     if len(text) > limit:
         text = text[: limit - 1] + "…"
-    return html.escape(text, quote=True)
+    return html.escape(text.translate(_CONTROLS), quote=True)
+
+
+#: Control characters as escapes (a name's newline had joined its two lines into one word).
+_CONTROLS = {c: repr(chr(c))[1:-1] for c in (*range(32), 127)}
 
 
 def _effects(node: NodeView) -> dict[str, str]:

@@ -226,3 +226,13 @@ def test_a_reads_pushed_down_filter_is_drawn_on_its_box_but_not_for_an_audience(
     assert model.node(customer).info.condition.startswith("where and(equal($6:c_mktsegment, 'BUILDING')")
     assert "where and(equal($6:c_mktsegment, &#x27;BUILDING&#x27;)" in to_dot(model, view=View())
     assert "where " not in to_dot(model, view=View(plain=True))
+
+
+def test_a_names_control_characters_show_as_escapes_on_its_box():
+    """A column named with a newline (``line\\nbreak``) had joined into one word on its box."""
+    from tests.support.plans import plan, read
+    from viz.render import to_dot
+
+    m = analyze(json.dumps(plan(read("t", [("line\nbreak", "i64"), ("tab\there", "i64")]))).encode())
+    dot = to_dot(m)
+    assert "line\\nbreak" in dot and "tab\\there" in dot, dot
