@@ -34,7 +34,7 @@ from ..engines.rows import head
 from ..errors import Cancelled, ExecutionError, Refused, TimedOut, Unsupported
 from ..spark.session import get_session, is_connect
 from ..spark.turns import ordinal
-from ..translate.types import result_type_notes, type_differences
+from ..translate.types import finer_time_notes, type_differences
 from .supervise import STOP_GRACE_S, Job, Progress, supervise, tasks_done
 
 MAX_ROWS = 10_000  # rows collected at most, whatever limit is asked
@@ -271,7 +271,9 @@ class SparkRun(Job):
         columns = [f"[{i}] {name}".rstrip() for i, name in enumerate(names[: len(df.columns)])]
         types = [f.dataType.simpleString() for f in schema.fields]
         derived = self.model.node(self.node_id).schema
-        notes = result_type_notes(derived, schema, self.model.extensions.types) + _nulls_in_required(derived, table)
+        user_types = self.model.extensions.types
+        differences = type_differences(derived, schema, user_types)
+        notes = differences + finer_time_notes(derived, schema, user_types) + _nulls_in_required(derived, table)
         warnings = list(made.warnings) + notes + [w for w in (type_warning, bytes_warning, range_warning) if w]
         return RunResult(
             columns=columns,
@@ -283,7 +285,7 @@ class SparkRun(Job):
             warnings=warnings,
             arrow=table.rename_columns(columns),
             names=names[: len(df.columns)],
-            type_differences=type_differences(derived, schema, self.model.extensions.types),
+            type_differences=differences,
         )
 
     def progress(self, elapsed: float) -> tuple[float, str]:

@@ -169,15 +169,21 @@ def _what_it_means(plan: str, spark: str) -> str:
 
 def result_type_notes(fields, schema: S.StructType, user_types: Mapping[int, str] | None = None) -> list[str]:
     """What a run's result says about its column types where they are not the plan's: the
-    :func:`type_differences`, and a column whose type counts finer than the microseconds Spark keeps;
-    columns alike in that said in one note. ``fields``: the node's derived schema (``viz.fields.Field``)."""
+    :func:`type_differences`, then the :func:`finer_time_notes`. ``fields``: the node's derived schema
+    (``viz.fields.Field``)."""
+    return type_differences(fields, schema, user_types) + finer_time_notes(fields, schema, user_types)
+
+
+def finer_time_notes(fields, schema: S.StructType, user_types: Mapping[int, str] | None = None) -> list[str]:
+    """A note per type of a result's columns that counts finer than the microseconds Spark keeps (columns
+    alike in that said in one note)."""
     finer: dict[str, list[str]] = {}
     for i, (f, have) in enumerate(zip(fields or (), schema.fields)):
         want = spark_type_or_none(f.type, user_types)
         kind = f.type.WhichOneof("kind") if want is not None else None
         if kind in _SUBSECOND_KINDS and _shape(want) == _shape(have.dataType) and getattr(f.type, kind).precision > 6:
             finer.setdefault(render(f.type), []).append(_label(i, f))
-    return type_differences(fields, schema, user_types) + [
+    return [
         f"{_columns(labels)} {'is' if len(labels) == 1 else 'are'} {plan} in the plan: {MICROSECONDS_KEPT}"
         for plan, labels in finer.items()
     ]
@@ -208,6 +214,7 @@ def _columns(labels: list[str]) -> str:
 
 __all__ = [
     "ENGINE_USER_TYPES",
+    "finer_time_notes",
     "plan_user_types",
     "result_type_notes",
     "spark_type_or_none",
