@@ -383,7 +383,13 @@ class Checker:
         out.rows = "differs" if diff else "same"
         if diff:
             problems.append(f"rows: {diff}")
-            if out.oracle == "datafusion":
+            zoned = self._zoned(model)
+            if zoned:  # DuckDB reads in UTC too: siding with Spark would say nothing of who is right
+                problems.append(
+                    f"{zoned}: a plan's timestamp keeps no zone, so Spark's run takes times of day in UTC where "
+                    "DataFusion's engine takes the file's zone, and no engine decides"
+                )
+            elif out.oracle == "datafusion":
                 problems.append(
                     "Spark's run was cut, so DuckDB does not arbitrate"
                     if cut
@@ -415,6 +421,18 @@ class Checker:
         )
         rows = _rows(_intervals_typed(result.arrow, model.node(model.roots[0]).schema))
         return rows, result.truncated, result.type_differences
+
+    def _zoned(self, model) -> str:
+        """The plan's tables whose files store instants with a zone other than UTC, in words ("" for none)."""
+        from ..data.catalog import named_tables
+
+        said = []
+        for names in named_tables(model):
+            zones = self.catalog.zones(names)
+            said += [
+                f"table {'.'.join(names)} stores {column} in zone {zone}" for column, zone in sorted(zones.items())
+            ]
+        return "; ".join(dict.fromkeys(said))
 
     def _duckdb_error(self, sql: str) -> str:
         """DuckDB's error for ``sql``, or "" when DuckDB runs it."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import os
+from datetime import UTC
 from typing import TypeVar
 
 import pytest
@@ -502,6 +503,26 @@ def test_sparks_result_is_of_the_plans_types_where_datafusion_declares_none(spar
     assert (out.ok, out.rows, out.spark_types) == (False, "same", "differs")
     assert "Spark's result: column 1 (s) is decimal<38,2>? in the plan" in out.why
     assert "| typed | optimized | yes | same | same | differs |" in render_table("t", [out])
+
+
+def test_times_of_day_of_a_zoned_timestamp_are_judged_by_no_engine(spark, tmp_path):
+    """A parquet column stored with zone America/New_York: DataFusion's engine takes its hours in that zone,
+    Spark's run (and DuckDB, in UTC) in UTC. The plan's type keeps no zone, so the check says no engine
+    decides, where DuckDB siding with Spark had called DataFusion's result wrong."""
+    from datetime import datetime
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    instant = datetime(2024, 3, 10, 16, 0, tzinfo=UTC)
+    path = tmp_path / "zoned.parquet"
+    pq.write_table(pa.table({"ny": pa.array([instant], pa.timestamp("us", tz="America/New_York"))}), path)
+    out = Checker({"zoned": str(path)}, form="optimized").check(
+        Query("hours", "SELECT extract(hour FROM ny) AS h FROM zoned")
+    )
+    assert out.rows == "differs" and not out.ok
+    assert "table zoned stores ny in zone America/New_York: a plan's timestamp keeps no zone" in out.why, out.why
+    assert "no engine decides" in out.why and "DataFusion's own result is wrong" not in out.why
 
 
 def test_an_interval_shown_as_text_is_compared_as_the_interval_it_is():
