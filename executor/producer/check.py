@@ -369,7 +369,10 @@ class Checker:
                 want = self.duckdb_rows(query.sql)
             except Exception as exc:  # noqa: BLE001 - DuckDB's errors are of many kinds; its message is the reason
                 out.oracle = "none"
-                problems.append(f"DuckDB cannot run the SQL either ({_first_line(exc)}), so no engine gives rows")
+                problems.append(
+                    f"DuckDB cannot run the SQL either ({_first_line(exc)}), so no engine gives rows, where Spark's "
+                    f"run gives {len(got):,} row{'s' if len(got) != 1 else ''}"
+                )
                 out.why = "; ".join(problems)
                 out.seconds = round(time.monotonic() - started, 2)
                 return out

@@ -143,7 +143,9 @@ def aggregate(tr: Translating, node: NodeView) -> DataFrame | Parts:
     key_types = [ex.type_of(body.grouping_expressions[r]) for r in layout.keys]
     signs = _zero_signs(keys, key_types, tr.model.conventions.dialect)
     measures = [
-        F.lit(0) if i in grouping_bits else ex.aggregate(m.measure, ex.expr(m.filter) if m.HasField("filter") else None)
+        F.lit(0)
+        if i in grouping_bits
+        else ex.aggregate(m.measure, ex.boolean(m.filter) if m.HasField("filter") else None)
         for i, m in enumerate(body.measures)
     ]
     direct = node.info.direct

@@ -23,7 +23,7 @@ from substrait import algebra_pb2, type_pb2
 from viz.expressions import ExpressionTyper, Scope, case_base, signed_bound
 from viz.fields import Field
 from viz.model import PlanModel
-from viz.types import render
+from viz.types import is_null_type, render
 from viz.words import counted
 
 from ..errors import ExecutionError, Unsupported
@@ -210,7 +210,11 @@ class ExprTranslator:
                     out = out & p
                 return out
         kept = self._kept_in(e)
-        return kept if kept is not None else self.expr(e)
+        if kept is not None:
+            return kept
+        t = self.type_of(e)
+        # a bare NULL of the producer's own null type: Spark filters only by a boolean
+        return self.boolean(e) if is_null_type(t, self.tr.model.extensions.types) else self.expr(e)
 
     def _kept_in(self, e: Expression) -> Column | None:
         """``x IN (subquery)`` (or ``x = ANY``, ``x <> ALL``), or its ``not``, as a condition that keeps rows:
@@ -661,7 +665,7 @@ class ExprTranslator:
         base = case_base(e)
         match = self.expr(base) if base is not None else None
         clauses = e.ifs[1:] if base is not None else e.ifs
-        when = self.expr if match is not None else self._condition  # CASE x WHEN v: a value, not a condition
+        when = self.expr if match is not None else self.boolean  # CASE x WHEN v: a value, not a condition
         conds = [when(getattr(clause, "if")) for clause in clauses]
         values = [clause.then for clause in clauses] + ([getattr(e, "else")] if e.HasField("else") else [])
         results = self._cast_values(e, values, [self.expr(v) for v in values], "the CASE's branches")
@@ -675,9 +679,9 @@ class ExprTranslator:
             out = out.otherwise(results[-1])
         return out
 
-    def _condition(self, e: Expression) -> Column:
-        """A CASE's condition; one the plan types otherwise (a bare NULL, DataFusion's own null type) is
-        cast to a boolean, which Spark's CASE requires."""
+    def boolean(self, e: Expression) -> Column:
+        """A CASE's condition or a measure's filter; one the plan types otherwise (a bare NULL, DataFusion's
+        own null type) is cast to a boolean, which Spark's CASE requires."""
         out = self.expr(e)
         t = self.type_of(e)
         return out if t is not None and t.WhichOneof("kind") == "bool" else out.cast("boolean")

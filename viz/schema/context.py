@@ -101,8 +101,9 @@ def typed_field(typed: Typed, fallback: str) -> Field:
 
 
 def expect_boolean(ctx: Context, typed: Typed, what: str) -> None:
-    """Report ``what`` (a condition) when its type is known and not boolean."""
-    if typed.type is not None and T.kind(typed.type) != "bool":
+    """Report ``what`` (a condition) when its type is known and not boolean (a producer's own null type, a
+    bare NULL, is a boolean's null)."""
+    if typed.type is not None and T.kind(typed.type) != "bool" and not T.is_null_type(typed.type, ctx.ext.types):
         ctx.diag(error("type-mismatch", f"{what} must be boolean, but is {T.render(typed.type)}", ctx.node.id))
 
 

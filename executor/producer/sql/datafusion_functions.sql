@@ -969,3 +969,25 @@ SELECT ceil(z) AS c FROM (VALUES (CAST(9.99 AS DECIMAL(3,2))), (CAST(1.5 AS DECI
 ;
 -- name: numbers_ceil_floor_within_the_decimal
 SELECT z, ceil(z) AS c, floor(z) AS f, ceil(w) AS cw, floor(w) AS fw FROM (VALUES (CAST(8.99 AS DECIMAL(3,2)), CAST(-99999998.5 AS DECIMAL(10,2))), (CAST(-8.5 AS DECIMAL(3,2)), CAST(99999998.01 AS DECIMAL(10,2))), (NULL, NULL)) t(z, w)
+;
+-- name: conditions_of_a_bare_null
+-- WHERE, FILTER, ON and HAVING of NULL (DataFusion's own null type, as written): no row passes
+SELECT (SELECT count(*) FROM nation WHERE NULL) AS w, (SELECT count(*) FILTER (WHERE NULL) FROM nation) AS f, (SELECT count(*) FROM nation a JOIN region b ON NULL) AS j, (SELECT count(*) FROM (SELECT n_regionkey FROM nation GROUP BY n_regionkey HAVING NULL)) AS h
+;
+-- name: median_of_wide_decimals
+-- the mean of two middle values to the last place of a decimal<38,10> (cut toward zero), and one middle value of 37 digits as it is
+SELECT g, median(x) AS m FROM (VALUES (1, CAST('1.0000000001' AS DECIMAL(38,10))), (1, CAST('2.0000000002' AS DECIMAL(38,10))), (2, CAST('99999999999999999999999999.5' AS DECIMAL(38,10))), (3, CAST('-1.0000000001' AS DECIMAL(38,10))), (3, CAST('-2.0000000002' AS DECIMAL(38,10))), (4, CAST(NULL AS DECIMAL(38,10)))) t(g, x) GROUP BY g
+;
+-- name: median_over_a_frame
+SELECT n_nationkey, median(n_regionkey) OVER (ORDER BY n_nationkey ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS m, median(CAST(n_nationkey AS DECIMAL(10,2)) / 3) OVER (PARTITION BY n_regionkey ORDER BY n_nationkey) AS d FROM nation
+;
+-- name: lag_default_of_another_type
+-- the default takes the type of the value (a number as text, a float cut to an integer)
+SELECT n_nationkey, lag(n_name, 2, 7) OVER (ORDER BY n_nationkey) AS a, lead(n_nationkey, 1, 2.5) OVER (ORDER BY n_nationkey) AS b FROM nation
+;
+-- name: lag_default_beyond_its_type
+-- a default the value's type cannot hold stops, as DataFusion's engine does
+SELECT n_nationkey, lag(CAST(n_nationkey AS TINYINT), 1, 1000) OVER (ORDER BY n_nationkey) AS a FROM nation
+;
+-- name: lag_default_that_is_no_number
+SELECT n_nationkey, lag(n_nationkey, 1, 'abc') OVER (ORDER BY n_nationkey) AS a FROM nation

@@ -4,6 +4,8 @@ and DataFusion's names). A window function that is an aggregate over a window is
 
 from __future__ import annotations
 
+import decimal
+
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as S
@@ -300,17 +302,37 @@ def _median(call: Call, args: list) -> Column:
         raise Unsupported("median(DISTINCT ...) is not supported on Spark")
     x = _one(args)
     t = _arg_type(call)
-    if _kind(t) != "decimal":
-        return call.over(F.median(x))
-    scale = t.decimal.scale
+    if _kind(t) != "decimal" and call.window is None:
+        return F.median(x)
+    # over a window, from its values: Spark's median takes no window frame
     ordered = F.array_sort(call.over(F.collect_list(x)))
     n = F.size(ordered)
     low = F.element_at(ordered, F.floor((n + 1) / 2).cast("int"))
     high = F.element_at(ordered, (F.floor(n / 2) + 1).cast("int"))
-    units = (low + high) * F.lit(10**scale) / 2  # the mean in units of the last place, a fraction at most .5
-    whole = F.when(units >= 0, F.floor(units)).otherwise(F.ceil(units))
-    mean = (whole / F.lit(10**scale)).cast(f"decimal({t.decimal.precision},{scale})")
-    return F.when(n > 0, mean)
+    if _kind(t) != "decimal":
+        return F.when(n > 0, (low.cast("double") + high.cast("double")) / 2)
+    precision, scale = t.decimal.precision, t.decimal.scale
+    declared = f"decimal({precision},{scale})"
+    if scale > MEDIAN_DIGITS:
+        raise Unsupported(
+            f"median of a decimal of {scale} places: Spark keeps the mean of two middle values exact to "
+            f"{MEDIAN_DIGITS} digits"
+        )
+    # (low + high) * 0.5 is exact in Spark's decimals only of operands of at most 35 digits (its results
+    # reserve digits at 38, and cut the last places); a middle value of more stops the run
+    narrow = f"decimal({min(precision, MEDIAN_DIGITS)},{scale})"
+    lo, hi = low.cast(narrow), high.cast(narrow)
+    half = (lo + hi) * F.lit(decimal.Decimal("0.5"))
+    mean = F.when(half >= 0, F.floor(half, scale)).otherwise(F.ceil(half, scale))  # cut toward zero
+    beyond = lo.isNull() | hi.isNull()
+    even = _fail_if(
+        beyond, f"median: a middle value of more than {MEDIAN_DIGITS} digits, beyond Spark's exact means", mean
+    )
+    return F.when(n % 2 == 1, low).when(n > 0, even.cast(declared))
+
+
+#: The most digits of a decimal whose two middle values' mean Spark computes exactly.
+MEDIAN_DIGITS = 35
 
 
 def _grouping(call: Call, args: list) -> Column:

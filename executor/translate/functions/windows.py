@@ -6,8 +6,10 @@ from __future__ import annotations
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from viz.types import render
+
 from ...errors import Unsupported
-from ._common import INT_MAX, Builder, Call, _spark_type, _values, held_int
+from ._common import INT_MAX, INT_RANGE, NOT_CONSTANT, Builder, Call, _error, _spark_type, _values, held_int
 
 
 def _offset_fn(fn: str) -> Builder:
@@ -23,12 +25,28 @@ def _offset_fn(fn: str) -> Builder:
         # Spark's offset is an int; a partition holds fewer rows than that, so one beyond it reads none
         offset = max(-INT_MAX, min(offset, INT_MAX))
         if len(vals) > 2:  # the default as an expression: PySpark's lag takes only a Python value
-            target = _spark_type(call.arg_types[0]) if call.arg_types else None
-            default = vals[2] if target is None else vals[2].cast(target)  # of the value's type, as DataFusion's
-            return F.call_function(fn, x, F.lit(offset), default)
+            return F.call_function(fn, x, F.lit(offset), _default(call, fn, vals[2]))
         return (F.lag if fn == "lag" else F.lead)(x, offset)
 
     return build
+
+
+def _default(call: Call, fn: str, default: Column) -> Column:
+    """lag's or lead's default in the type of its value, as DataFusion's engine casts it; one that does not
+    fit that type (1000 for an i8, 'abc' for an i32) stops the run, as DataFusion's does, where Spark's
+    cast wraps it or gives null."""
+    from ..casts import fits, stops_where_lost  # casts reads the function table: imported once it is built
+
+    value_type = call.arg_types[0] if call.arg_types else None
+    target = _spark_type(value_type)
+    if value_type is None or target is None:
+        return default
+    why = f"{fn}'s default takes the type of its value"
+    constant = call.constants[2] if len(call.constants) > 2 else NOT_CONSTANT
+    if constant is not NOT_CONSTANT and value_type.WhichOneof("kind") in (*INT_RANGE, "decimal"):
+        if not fits(value_type, constant):
+            return _error(f"cannot cast '{constant}' to {render(value_type)} ({why})")
+    return stops_where_lost(default, default.try_cast(target), render(value_type), why)
 
 
 def _nth_value(call: Call, args: list) -> Column:
