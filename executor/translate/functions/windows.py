@@ -41,12 +41,12 @@ def _default(call: Call, fn: str, default: Column) -> Column:
     target = _spark_type(value_type)
     if value_type is None or target is None:
         return default
-    why = f"{fn}'s default takes the type of its value"
+    why, shown = f"{fn}'s default takes the type of its value", render(value_type).rstrip("?")
     constant = call.constants[2] if len(call.constants) > 2 else NOT_CONSTANT
     if constant is not NOT_CONSTANT and value_type.WhichOneof("kind") in (*INT_RANGE, "decimal"):
         if not fits(value_type, constant):
-            return _error(f"cannot cast '{constant}' to {render(value_type)} ({why})")
-    return stops_where_lost(default, default.try_cast(target), render(value_type), why)
+            return _error(f"cannot cast '{constant}' to {shown} ({why})")
+    return stops_where_lost(default, default.try_cast(target), shown, why)
 
 
 def _nth_value(call: Call, args: list) -> Column:
