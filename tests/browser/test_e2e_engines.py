@@ -60,9 +60,10 @@ def test_a_nodes_types_on_each_engine(app_url, q64_plan, jvm):  # the server sta
             for r, d in zip(rows[1:], declared_of)
         }
         [price] = [v for k, v in by_name.items() if k.startswith("sum(cs_ext_list_price")]
+        # DataFusion declares no type on its sum: the run gives the YAMLs' (the model's), its engine its own
         assert (price["declared"], price["Spark"], price["DataFusion"]) == (
             "decimal<38,2>?",
-            "decimal<17,2>?",
+            "=",
             "decimal<17,2>?",
         ), price
         # every column in sight: the table's right edge within the inspector's (it wraps, never scrolls)

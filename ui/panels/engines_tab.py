@@ -203,7 +203,8 @@ def _types(plan: Plan, model: PlanModel, node_id: str, cannot: dict[str, str] | 
     st.caption(
         "= : as the plan declares it. In bold: another type; in grey: only the nullability differs, or how the "
         "engine stores the type (a string's length, a precision). Spark's types are our translation's, which "
-        "casts each function call to the type the plan declares: Spark's own typing shows in aggregates."
+        "casts each function call to the type the plan declares (where it declares none, the type the extension "
+        "YAMLs derive): Spark's own typing shows where a relation's rule, not a call, makes the type."
     )
     if notes:  # each a sentence
         st.caption(md_escape(" ".join(n if n.endswith((".", "?", "!")) else n + "." for n in notes)))
