@@ -84,6 +84,11 @@ def test_an_indented_json_plan_over_the_limit_is_shared_without_its_layout(tmp_p
     assert load_plan(stored).plan == load_plan(indented).plan
     with pytest.raises(share.ShareError, match=r"the plan is 92 bytes"):
         share.save_shared(json.dumps({"relations": [], "version": {"producer": "x" * 50}}).encode(), str(tmp_path))
+    # nested deeper than Python's JSON reader goes (a 1,000-deep chain of relations), its numbers as written
+    monkeypatch.setattr(share, "MAX_SHARED_BYTES", 15_000)
+    deep = b'{"a": ' * 2000 + b'[1E5, -0, "x \\" y"]' + b" }" * 2000
+    stored = share.load_shared(share.save_shared(deep, str(tmp_path)), str(tmp_path))
+    assert stored == b'{"a":' * 2000 + b'[1E5,-0,"x \\" y"]' + b"}" * 2000
 
 
 def test_links_for_samples_and_for_other_plans(tmp_path):

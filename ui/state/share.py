@@ -77,14 +77,15 @@ def save_shared(data: bytes, folder: str | None = None) -> str:
 
 
 def _compact_json(data: bytes) -> bytes:
-    """A JSON plan without the whitespace of its layout (an indented plan is mostly spaces), the same
-    values; anything else as it is."""
+    """A JSON plan without the whitespace of its layout (an indented plan is mostly spaces), every token as
+    written (numbers too) and however deep it nests; anything else as it is."""
     if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] != b"{":
         return data
-    try:
-        return json.dumps(json.loads(data), separators=(",", ":"), ensure_ascii=False).encode()
-    except (ValueError, RecursionError):
-        return data
+    return _LAYOUT.sub(lambda m: m.group(1) or b"", data)
+
+
+#: A JSON string (kept whole) or whitespace between tokens (dropped).
+_LAYOUT = re.compile(rb'("(?:[^"\\]|\\.)*")|[ \t\r\n]+')
 
 
 def _write(path: str, data: bytes) -> None:
