@@ -179,6 +179,10 @@ def _view(selected: str | None, unrunnable: frozenset[str], settings: Settings) 
     )
 
 
+#: The order of a diagnostic's severity among the problems, the gravest first (notes come after).
+_GRAVITY = {Severity.ERROR: 0, Severity.WARNING: 1}
+
+
 def _diagnostics_list(model: PlanModel) -> None:
     diags = model.all_diagnostics()
     shown = [d for d in diags if d.severity is not Severity.INFO]
@@ -186,11 +190,12 @@ def _diagnostics_list(model: PlanModel) -> None:
         f"**Diagnostics** ({len(shown)} problem{'s' if len(shown) != 1 else ''}, {len(diags) - len(shown)} "
         f"note{'s' if len(diags) - len(shown) != 1 else ''})"
     )
-    rank = {Severity.ERROR: 0, Severity.WARNING: 1}
-    problems = sorted(((i, d) for i, d in enumerate(diags) if d.severity in rank), key=lambda p: rank[p[1].severity])
+    problems = sorted(
+        ((i, d) for i, d in enumerate(diags) if d.severity in _GRAVITY), key=lambda p: _GRAVITY[p[1].severity]
+    )
     for i, d in problems:  # errors first
         _diagnostic(model, i, d)
-    notes = [(i, d) for i, d in enumerate(diags) if d.severity not in rank]
+    notes = [(i, d) for i, d in enumerate(diags) if d.severity not in _GRAVITY]
     if notes:  # how the plan was read: below the problems, folded (they filled the space under the inspector)
         with st.expander(f"{len(notes)} note{'s' if len(notes) != 1 else ''} on how the plan was read"):
             for i, d in notes:
@@ -229,8 +234,8 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
     with tabs["Schema"], panel("the Schema tab"):
         if tabs["Schema"].open:
             if node.schema is None:
-                rank = {"error": 0, "warning": 1}  # the gravest of the node's diagnostics says why
-                gravest = sorted(node.diagnostics, key=lambda d: rank.get(d.severity, 2))
+                # the gravest of the node's diagnostics says why
+                gravest = sorted(node.diagnostics, key=lambda d: _GRAVITY.get(d.severity, len(_GRAVITY)))
                 why = gravest[0].message if gravest else "the Diagnostics tab says why"
                 st.warning(md_escape(f"The output schema could not be derived: {why}."))
             else:
