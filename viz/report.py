@@ -131,8 +131,9 @@ def raw_json(model: PlanModel, node_id: str) -> dict:
                 else:
                     elided[fd.json_name] = f"<node {next(inputs, '?')}>"
                 body.ClearField(fd.name)
-    unknown = [(where, detail.type_url, detail.value) for where, detail in _unknown_details(rel)]
-    for _, detail in _unknown_details(rel):  # an empty message of a known type stands in while converting
+    found = _unknown_details(rel)
+    unknown = [(where, detail.type_url, detail.value) for where, detail in found]
+    for _, detail in found:  # an empty message of a known type stands in while converting
         detail.type_url, detail.value = _STAND_IN, b""
     try:
         out = json_format.MessageToDict(rel)
