@@ -228,14 +228,13 @@ def _pick_file(plan, s: TableStatus, bases, catalog) -> None:
         )
         return
     c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
-    shown = {shown_path(f): f for f in files}  # an upload by the name it came under, not the server's copy
-    label = c1.selectbox(
+    path = _picked(
+        c1,
         f"Another file for {md_escape(s.name)}",
-        list(shown),
+        {shown_path(f): f for f in files},  # an upload by the name it came under, not the server's copy
         key=f"fix_file_{s.name}",
         help="The files under the data roots that have the plan's columns.",
     )
-    path = shown.get(label, files[0])
     c2.button("Bind", key=f"fix_bind_{s.name}", on_click=_bind_to, args=(plan, s.name, path))
 
 
@@ -382,11 +381,15 @@ def _unbind_form(plan, statuses: dict[str, TableStatus]) -> None:
         )
         labels[name] = f"{name} → {shown_path(path)}{serves}"
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    # the labels themselves as the options: with the names as options, a label that changed (a binding made
-    # anew) still showed the one before
-    named = {labels[n]: n for n in sorted(chosen)}
-    label = c1.selectbox("Your bindings for this plan", list(named), key="unbind_name")
-    c2.button("Unbind", key="unbind", on_click=_unbind, args=(plan, named.get(label, next(iter(named.values())))))
+    name = _picked(c1, "Your bindings for this plan", {labels[n]: n for n in sorted(chosen)}, key="unbind_name")
+    c2.button("Unbind", key="unbind", on_click=_unbind, args=(plan, name))
+
+
+def _picked(where, label: str, options: dict[str, str], **kwargs) -> str:
+    """A selectbox of ``options``' shown texts, and the value of the one picked (the texts are the options:
+    AppTest cannot read a format_func back, and with values as options a text that changed showed the old)."""
+    shown = where.selectbox(label, list(options), **kwargs)
+    return options.get(shown, next(iter(options.values())))
 
 
 def _unbind(plan, name: str) -> None:
