@@ -432,12 +432,53 @@ def _load_json(data: bytes) -> LoadedPlan:
     return _finish(plan, "json", diags, state)
 
 
+def _varint(data: bytes, at: int) -> tuple[int, int] | None:
+    """The varint at ``at`` and the offset after it; None when the bytes end inside it."""
+    value = shift = 0
+    while at < len(data):
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, at
+        shift += 7
+    return None
+
+
+def _runs_past_end(data: bytes) -> int | None:
+    """Where a top-level field starts whose bytes run past the end of ``data`` (a cut-off file), when every
+    field before it is one of a Plan's; None when the bytes are not the start of a Plan."""
+    fields = {f.number for f in plan_pb2.Plan.DESCRIPTOR.fields} | {1}  # 1: extension_uris, before URNs
+    at = 0
+    while at < len(data):
+        start = at
+        tag = _varint(data, at)
+        if tag is None:
+            return start
+        key, at = tag
+        if key & 7 != 2 or key >> 3 not in fields:  # every field of a Plan is length-delimited
+            return None
+        size = _varint(data, at)
+        if size is None:
+            return start
+        at = size[1] + size[0]
+        if at > len(data):
+            return start
+    return None
+
+
 def _load_binary(data: bytes) -> LoadedPlan:
     allow_deep_protobuf()
     plan = plan_pb2.Plan()
     try:
         plan.ParseFromString(data)
     except (DecodeError, RuntimeError, ValueError) as exc:
+        cut = _runs_past_end(data)
+        if cut is not None:
+            raise PlanLoadError(
+                f"not a Substrait plan: binary protobuf that ends early (the field that starts at byte {cut:,} runs "
+                f"past the end, at byte {len(data):,}): it looks cut off (an interrupted download or copy?)"
+            ) from None
         raise PlanLoadError(
             f"not a Substrait plan: neither protobuf JSON nor a binary protobuf Plan ({str(exc) or type(exc).__name__})"
         ) from None

@@ -259,10 +259,19 @@ def test_input_that_is_not_a_plan_gives_one_clear_message(data, expected):
     assert expected in str(info.value)
 
 
-def test_truncated_binary_is_refused():
+@pytest.mark.parametrize("keep", [1, 2, 0.5, -1])
+def test_truncated_binary_is_called_cut_off(keep):
     good = load_plan(json.dumps(plan(read("orders", ORDERS))).encode()).plan.SerializeToString()
-    with pytest.raises(PlanLoadError, match="not a Substrait plan"):
-        load_plan(good[: len(good) // 2])
+    end = int(len(good) * keep) if isinstance(keep, float) else keep % len(good)
+    with pytest.raises(PlanLoadError, match=f"binary protobuf that ends early .* at byte {end:,}.*: it looks cut off"):
+        load_plan(good[:end])
+
+
+def test_bytes_of_another_kind_are_not_called_cut_off():
+    # a parquet file and a PNG's header: neither starts with a Plan's fields
+    for data in (b"PAR1\x15\x04\x15\x80\x01\x15\x80\x01L", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"):
+        with pytest.raises(PlanLoadError, match="neither protobuf JSON nor a binary protobuf Plan"):
+            load_plan(data)
 
 
 def test_empty_plan_object_loads_with_a_warning():
