@@ -75,10 +75,11 @@ def _type_reason(t: type_pb2.Type, user_types: Mapping[int, str]) -> str | None:
 
 def _check_message(model: PlanModel, msg: Message) -> str | None:
     """The first reason an expression-bearing message cannot be translated (Rel fields skipped)."""
-    checker = _CHECKS.get(msg.DESCRIPTOR.full_name)
+    name = msg.DESCRIPTOR.full_name
+    checker = _CHECKS.get(name)
     if checker is not None:
         reason = checker(model, msg)
-        if reason:
+        if reason or name == _LITERAL:  # a literal's check covers the literals it holds
             return reason
     for f, value in msg.ListFields():
         if f.message_type is None or f.message_type.full_name == "substrait.Rel":
@@ -217,9 +218,11 @@ def _bound(model: PlanModel, b) -> str | None:
     return None
 
 
+_LITERAL = "substrait.Expression.Literal"
+
 _CHECKS: dict[str, Callable[[PlanModel, Message], str | None]] = {
     "substrait.Expression": _expression,
-    "substrait.Expression.Literal": _literal,
+    _LITERAL: _literal,
     "substrait.Expression.Cast": _cast,
     "substrait.Expression.ScalarFunction": _scalar,
     "substrait.AggregateFunction": _aggregate,
@@ -246,15 +249,19 @@ def expression_depth(msg: Message, limit: int | None = None) -> int:
         for f, value in m.ListFields():
             if (
                 f.message_type is None
-                or f.message_type.full_name == "substrait.Rel"
+                or f.message_type.full_name in ("substrait.Rel", _LITERAL)  # a literal holds no expression
                 or f.message_type.GetOptions().map_entry
             ):
                 continue
-            deeper = depth + (f.message_type.full_name == "substrait.Expression")
+            expression = f.message_type.full_name == "substrait.Expression"
+            deeper = depth + expression
             best = max(best, deeper)
             if limit is not None and best > limit:
                 return best
-            stack.extend((item, deeper) for item in (value if f.is_repeated else [value]))
+            items = value if f.is_repeated else [value]
+            if expression:  # a literal nests nothing further: its level is counted, it is not walked
+                items = [item for item in items if item.WhichOneof("rex_type") != "literal"]
+            stack.extend((item, deeper) for item in items)
     return best
 
 

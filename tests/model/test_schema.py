@@ -686,3 +686,31 @@ def test_a_plan_whose_emit_leaves_out_a_computed_column_is_read_without_the_grou
         ("L_LINENUMBER", "i64?"),
         ("L_ORDERKEY", "i64?"),
     ]
+
+
+def test_every_row_of_a_virtual_table_is_checked_against_its_columns():
+    # rows of the columns' own parameterless types pass unexamined; any other value is typed and checked
+    rows = [[{"i64": "1"}, {"string": "a"}, {"date": 1}]] * 3
+    rows.append([{"string": "2"}, {"string": "b"}, {"date": 2}])  # row 3: a string in the i64 column
+    rows.append([{"i64": "3"}, {"null": typ("string?")}, {"date": 3}])  # row 4: a null in the required y
+    rows.append([{"i64": "4"}, {"string": "d"}, {"decimal": {"value": "AQAAAAAAAAAAAAAAAAAAAA==", "precision": 3}}])
+    rel = {
+        "read": {
+            "baseSchema": {
+                "names": ["x", "y", "z"],
+                "struct": {"types": [typ("i64?"), typ("string"), typ("date?")]},
+            },
+            "virtualTable": {"expressions": [{"fields": [{"literal": v} for v in r]} for r in rows]},
+        }
+    }
+    m = model_of(plan(rel))
+    said = sorted((d.code, d.message) for d in m.node("0").diagnostics if d.code != "no-version")
+    assert said == [
+        (
+            "null-in-required-column",
+            "virtual table row 4 column 1 is null, but the schema declares the column "
+            "string, which is required (it holds no nulls)",
+        ),
+        ("type-mismatch", "virtual table row 3 column 0 is string, the schema says i64?"),
+        ("type-mismatch", "virtual table row 5 column 2 is decimal<3,0>, the schema says date?"),
+    ]

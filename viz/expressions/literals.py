@@ -37,6 +37,12 @@ _LITERAL_TYPES = {
 }
 
 
+def plain_kind(lit: Expression.Literal) -> str | None:
+    """The type kind of a literal whose type has no parameters (``i32``, ``string``); None for the rest."""
+    entry = _LITERAL_TYPES.get(lit.WhichOneof("literal_type"))
+    return entry[0] if entry is not None else None
+
+
 def literal_type(lit: Expression.Literal) -> type_pb2.Type | None:
     """The type of a literal, following the spec (``nullable`` applies to all but typed nulls)."""
     which = lit.WhichOneof("literal_type")

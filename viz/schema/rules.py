@@ -11,6 +11,7 @@ from substrait import algebra_pb2, type_pb2
 from .. import types as T
 from ..errors import error, info, warning
 from ..expressions import and_parts, direct_field, integer_literal, is_true
+from ..expressions.literals import plain_kind
 from ..fields import (
     Field,
     fields_from_named_struct,
@@ -80,8 +81,16 @@ def read(ctx: Context) -> list[Field] | None:
         rows = r.virtual_table.expressions
         ctx.info.detail = f"virtual table, {len(rows)} row{'s' if len(rows) != 1 else ''}"
         width = len(base) if base is not None else None
+        kinds = [T.kind(f.type) for f in base] if base is not None else []
         for i, row in enumerate(rows):
             for j, e in enumerate(row.fields):
+                if (
+                    j < len(kinds)
+                    and kinds[j] is not None
+                    and e.WhichOneof("rex_type") == "literal"
+                    and plain_kind(e.literal) == kinds[j]
+                ):
+                    continue  # a value of its column's parameterless type: nothing to check, and rows run long
                 typed = ctx.typer.expr(e, ctx.scope([]))
                 if (
                     base is not None
