@@ -178,12 +178,15 @@ class Catalog:
         return {name: src.path for name, src in self._bindings.items()}
 
     def fingerprint(self) -> tuple:
-        """What the catalog resolves names with; part of the run cache's key."""
+        """What the catalog resolves names with, and the state of the files it finds them in (a file
+        uploaded again under its name is another table); part of the run cache's key."""
         return (
             tuple(self.roots.roots),
             tuple(sorted(self.bindings.items())),
             self.use_spark_catalog,
             tuple(sorted(self.by_position)),
+            tuple(_stamp(path) for path in sorted(self.bindings.values())),
+            tuple(_entries(root) for root in self.roots.roots),
         )
 
     def reads_by_position(self, names: Sequence[str]) -> bool:
@@ -402,7 +405,9 @@ class Catalog:
     # ---- reading ------------------------------------------------------------------------
 
     def _read(self, spark, path: str | list[str], fmt: str, options: TextOptions | None):
-        key = (fmt, tuple(path) if isinstance(path, list) else path, options)
+        # a DataFrame lists its files when made: one of a file since replaced would read the old listing
+        stamps = tuple(_stamp(p) for p in (path if isinstance(path, list) else [path]))
+        key = (fmt, tuple(path) if isinstance(path, list) else path, options, stamps)
         reader = _READERS.get(fmt)
         if reader is None:
             raise Unsupported(f"cannot read {path!r}: format `{fmt}` is not supported (parquet, orc, csv, arrow are)")
@@ -429,6 +434,34 @@ class Catalog:
     def clear_cache(self) -> None:
         with self._lock:
             self._cache.clear()
+
+
+def _stamp(path: str) -> tuple:
+    """A file's or folder's identity and state: a file written again, or a folder whose files were
+    added, removed or replaced, gets another."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (path,)
+    return (path, st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def _entries(root: str) -> tuple:
+    """The state of what a data root holds at its top, where tables are found by name."""
+    try:
+        with os.scandir(root) as it:
+            found = [(e.name, e.inode(), *_state(e)) for e in it]
+    except OSError:
+        return (root,)
+    return (root, *sorted(found))
+
+
+def _state(entry: os.DirEntry) -> tuple:
+    try:
+        st = entry.stat()
+    except OSError:
+        return ()
+    return (st.st_mtime_ns, st.st_size)
 
 
 def plan_columns_by_table(model) -> dict[str, list[ReadSchema]]:

@@ -655,3 +655,22 @@ def test_a_map_inside_a_list_or_a_struct_is_an_object_too():
     item = pa.map_(pa.string(), pa.int64())
     kind = pa.struct([("tags", pa.list_(item))])
     assert run_mod.csv_field({"tags": [[("k", 1)], None]}, kind) == '{"tags": [{"k": 1}, null]}'
+
+
+@pytest.mark.parametrize("how", ["bound", "found in a root"])
+def test_a_table_written_again_under_its_name_is_read_again(spark, tmp_path, how):
+    # a person uploads orders.parquet, runs, uploads another orders.parquet: the run shows the new rows
+    run_mod.clear_cache()
+    path = tmp_path / "orders.parquet"
+    doc = plan((read("orders", [("id", "i64"), ("qty", "i64")]), ["id", "qty"]))
+    pd.DataFrame({"id": [1], "qty": [100]}).to_parquet(path)
+    catalog = Catalog([str(tmp_path)], bindings={"orders": str(path)} if how == "bound" else None)
+
+    def rows() -> list[tuple]:
+        result = run_node(model_of(doc), "0", catalog=catalog, limit=10, count=True)
+        assert result.row_count == len(result.rows)
+        return sorted(tuple(r) for r in result.rows.itertuples(index=False))
+
+    assert rows() == _duck(f"select * from '{path}'") == [(1, 100)]
+    pd.DataFrame({"id": [2, 3], "qty": [5, 7]}).to_parquet(path)  # in place, as an upload of that name is kept
+    assert rows() == sorted(_duck(f"select * from '{path}'")) == [(2, 5), (3, 7)]
