@@ -108,6 +108,75 @@ def run_in_background(task: Task, work: Callable[[], Any], what: str, thread_nam
             task.finish()
 
     threading.Thread(target=run, name=thread_name, daemon=True).start()
+    if _app_session() is not None:  # a server's session, which can go away (a test's app cannot)
+        _ABANDONED.watch(task, owner)
+
+
+#: Seconds a browser session may be gone (its tab closed or reloaded, its connection lost) before its
+#: running work is cancelled: a session that reconnects within it keeps its work.
+GONE_S = 10.0
+#: Seconds between two looks at whether the sessions with running work are still there.
+GONE_LOOK_S = 2.0
+
+
+class _Abandoned:
+    """Cancels the work of a browser session that has gone: nobody will see its result, and it would
+    hold Spark's turn, and everyone waiting behind it, until its own timeout."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tasks: dict[int, tuple[Task, str]] = {}
+        self._thread: threading.Thread | None = None
+
+    def watch(self, task: Task, owner: str) -> None:
+        with self._lock:
+            self._tasks[id(task)] = (task, owner)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._look, name="abandoned-work", daemon=True)
+                self._thread.start()
+
+    def _look(self) -> None:
+        gone_since: dict[str, float] = {}
+        while True:
+            time.sleep(GONE_LOOK_S)
+            with self._lock:
+                watched = list(self._tasks.items())
+            if not watched:
+                with self._lock:
+                    if not self._tasks:
+                        self._thread = None
+                        return
+                continue
+            now = time.monotonic()
+            owners = {o for _, (_, o) in watched}
+            for owner in set(gone_since) - owners:
+                del gone_since[owner]
+            for owner in owners:
+                if _session_here(owner):
+                    gone_since.pop(owner, None)
+                else:
+                    gone_since.setdefault(owner, now)
+            for key, (task, owner) in watched:
+                gone = owner in gone_since and now - gone_since[owner] >= GONE_S
+                if gone and not task.done.is_set():
+                    task.cancel.set()
+                    task.status = "cancelling: the page that asked for it has closed"
+                if gone or task.done.is_set():
+                    with self._lock:
+                        self._tasks.pop(key, None)
+
+
+_ABANDONED = _Abandoned()
+
+
+def _session_here(session_id: str) -> bool:
+    """Whether the browser session is connected to the server (True where that cannot be known)."""
+    try:
+        from streamlit.runtime import Runtime
+
+        return not Runtime.exists() or Runtime.instance().is_active_session(session_id)
+    except Exception:  # noqa: BLE001 - Streamlit's internals differ: keep the work
+        return True
 
 
 def _session_id() -> str:

@@ -283,3 +283,29 @@ def test_a_cancel_click_is_not_lost_when_a_result_lands_with_it():
     at.session_state["landed"] = True
     at.button(key="a_cancel").click().run()
     assert task.cancel.is_set() and task.status == "cancelling"
+
+
+def test_the_work_of_a_session_gone_longer_than_its_grace_is_cancelled_and_a_reconnect_keeps_it(monkeypatch):
+    """A closed or reloaded tab's run would hold Spark's turn, and everyone behind it, until its timeout."""
+    monkeypatch.setattr(tasks, "GONE_S", 0.3)
+    monkeypatch.setattr(tasks, "GONE_LOOK_S", 0.05)
+    here = {"stays", "blinks"}
+    monkeypatch.setattr(tasks, "_session_here", lambda sid: sid in here)
+    watcher = tasks._Abandoned()
+    closed, stays, blinks, ended = Task(), Task(), Task(), Task()
+    ended.done.set()
+    for task, owner in ((closed, "closed"), (stays, "stays"), (blinks, "blinks"), (ended, "closed")):
+        watcher.watch(task, owner)
+    here.discard("blinks")
+    time.sleep(0.15)
+    here.add("blinks")  # back within the grace: a lost connection that came back
+    assert closed.cancel.wait(2.0)
+    assert "has closed" in closed.status
+    time.sleep(0.5)
+    assert not stays.cancel.is_set() and not blinks.cancel.is_set() and not ended.cancel.is_set()
+    for task in (stays, blinks):
+        task.done.set()
+    deadline = time.monotonic() + 2.0
+    while watcher._thread is not None and time.monotonic() < deadline:  # nothing left to watch: it ends
+        time.sleep(0.05)
+    assert watcher._thread is None and watcher._tasks == {}
