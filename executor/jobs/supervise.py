@@ -29,7 +29,7 @@ from typing import Any
 
 from ..errors import Cancelled, TimedOut
 from ..spark import reaper
-from ..spark.session import asked_for, is_connect
+from ..spark.session import asked_for, can_run, get_session, is_connect
 from ..spark.turns import OWNER, SPARK, Held, Stopped, in_line_text
 
 POLL_S = 0.1
@@ -107,6 +107,14 @@ class Job:
         self.result: Any = None
         self.error: BaseException | None = None
         self.held: Held | None = None  # its turn on Spark, while it holds one
+        self.tried_again = False  # on a new session, its first one's JVM having stopped under it
+
+    def again_on(self, spark) -> None:
+        """Ready the job to run once more, from the start, on ``spark``."""
+        self.spark, self.tried_again = spark, True
+        self.tag = f"{self.tag_prefix}{uuid.uuid4().hex}"
+        self.started_execution.clear()
+        self.result = self.error = self.held = self.in_line = None
 
     # ---- in the worker thread ----
 
@@ -212,8 +220,22 @@ def _supervise(job: Job, timeout_s: float | None, cancel: threading.Event | None
         error = TimedOut if reason.startswith("timed out") else Cancelled
         raise error(job.stop_message(reason, in_line), reason=reason)
     if job.error is not None:
+        if not job.tried_again and _jvm_stopped(job.spark, job.error):
+            # the local JVM stopped under the job (the reaper ends tasks a cancelled job left running,
+            # which ends everyone's work on it): the job runs again, once, on a new session
+            job.again_on(get_session())
+            return _supervise(job, timeout_s, cancel, progress)
         raise job.failure(job.error)
     return job.result
+
+
+def _jvm_stopped(spark, error: BaseException) -> bool:
+    """Whether ``error`` is the local session's JVM gone (its connection lost, and it answers no more)."""
+    try:
+        from py4j.protocol import Py4JError
+    except ImportError:  # a Connect-only client
+        return False
+    return isinstance(error, (ConnectionError, Py4JError)) and not is_connect(spark) and not can_run(spark)
 
 
 def _stop(job: Job, worker: threading.Thread) -> None:

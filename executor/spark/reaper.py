@@ -10,9 +10,9 @@ for more than 30 minutes after its job was cancelled.)
 :func:`watch` is started after a stop. It compares the tasks the executors are running with the tasks
 of the stages that are still active; tasks beyond those belong to no live job. If such orphans are
 still running after :data:`REAP_AFTER_S`, the local session's JVM is stopped, which ends them: the next
-run starts a fresh session (``executor.spark.session`` recovers from a dead JVM). Runs of other users that
-are in progress at that moment fail with a message, as they would when the JVM dies; without this
-they would wait behind the orphans. Spark Connect and cluster sessions are left alone (their
+run starts a fresh session (``executor.spark.session`` recovers from a dead JVM). A job of another user
+that is in progress at that moment runs again, once, on the fresh session (``executor.jobs.supervise``);
+without the stop it would wait behind the orphans. Spark Connect and cluster sessions are left alone (their
 executors are not this process's to stop); there the orphans run until their batch ends.
 """
 

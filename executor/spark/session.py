@@ -277,7 +277,7 @@ def _set_semantics(spark) -> None:
             )
 
 
-def _alive(spark: SparkSession) -> bool:
+def can_run(spark: SparkSession) -> bool:
     """Whether a session can still run work: its JVM answers (classic) or it is not stopped (Connect)."""
     try:
         if is_connect(spark):
@@ -315,7 +315,7 @@ def get_session() -> SparkSession:
     """
     global _session
     with _lock:
-        if _session is not None and not _alive(_session):
+        if _session is not None and not can_run(_session):
             if not is_connect(_session):
                 _forget_dead_jvm()
             _session = None
@@ -430,7 +430,7 @@ def common_shapes(spark: SparkSession, data_file: str | None) -> None:
 def peek_session() -> SparkSession | None:
     """The shared session if it is running, else None; never starts one."""
     spark = _session
-    return spark if spark is not None and _alive(spark) else None
+    return spark if spark is not None and can_run(spark) else None
 
 
 def is_started() -> bool:

@@ -205,3 +205,38 @@ def test_a_comparison_times_out_and_is_cancelled_like_a_run(spark, tutorial, slo
     with pytest.raises(Cancelled, match=r"^comparing node 0 with node 0\.0 was cancelled; its Spark jobs"):
         compare_outputs(tutorial, "0", tutorial, "0.0", Catalog(), Catalog(), spark=spark, cancel=cancel)
     assert no_active_jobs(spark)
+
+
+def test_a_job_whose_jvm_stops_under_it_runs_again_once_on_a_new_session(spark):
+    """The reaper stops the local JVM to end tasks a cancelled job left running: a run that had just
+    begun on it gets a new session, not an internal error."""
+    from executor.spark.session import get_session
+
+    class Counts(Job):
+        def __init__(self, spark) -> None:
+            super().__init__(spark)
+            self.sessions: list[object] = []
+
+        def work(self):
+            self.sessions.append(self.spark)
+            with self.turn():
+                self.started_execution.set()
+                if len(self.sessions) == 1:
+                    jvm = self.spark.sparkContext._gateway.proc
+                    jvm.kill()  # as the reaper does
+                    jvm.wait(30)
+                return self.spark.range(6).count()
+
+    job = Counts(get_session())
+    assert supervise(job, timeout_s=300) == 6
+    assert len(job.sessions) == 2 and job.sessions[0] is not job.sessions[1] and job.tried_again
+
+    class Fails(Counts):
+        def work(self):
+            self.sessions.append(self.spark)
+            raise ConnectionRefusedError(111, "Connection refused")  # the session itself still runs
+
+    failing = Fails(get_session())
+    with pytest.raises(ConnectionRefusedError):
+        supervise(failing, timeout_s=60)
+    assert len(failing.sessions) == 1
