@@ -467,26 +467,29 @@ class _Work(Job):
         self.started_execution.set()
 
     def work(self) -> None:
+        # a turn on Spark per Spark job, not one for the whole profile: a person's run clicked meanwhile
+        # waits for one of its jobs, not for all of them
         try:
-            with self.turn():
-                if self.read_nodes:
-                    self.check()
-                    n = len(self.read_nodes)
-                    self.current = (
-                        "counting the read in a Spark job" if n == 1 else f"counting the {n} reads in one Spark job"
-                    )
+            if self.read_nodes:
+                self.check()
+                n = len(self.read_nodes)
+                self.current = (
+                    "counting the read in a Spark job" if n == 1 else f"counting the {n} reads in one Spark job"
+                )
+                with self.turn():
                     self._count_reads()
-                    self.done_count += 1
-                for run in self.runs:
-                    self.check()
-                    self.current = f"running the plan from node {run.target}"
+                self.done_count += 1
+            for run in self.runs:
+                self.check()
+                self.current = f"running the plan from node {run.target}"
+                with self.turn():
                     self._run(run)
-                    self.done_count += 1
-                for nid in self.order:
-                    self.check()
-                    self.current = None  # most nodes are counted by now, or follow from their inputs
-                    self._rest(nid)
-                    self.done_count += 1
+                self.done_count += 1
+            for nid in self.order:
+                self.check()
+                self.current = None  # most nodes are counted by now, or follow from their inputs
+                self._rest(nid)
+                self.done_count += 1
         finally:
             self.current = None
 
@@ -610,11 +613,12 @@ class _Work(Job):
         p = self.profile.nodes[nid]
         self.current = f"counting node {nid} in a Spark job of its own"
         try:
-            df = translation(self.model, nid, self.spark, self.catalog).df
-            self.check()
-            start = time.perf_counter()
-            rows = int(df.count())
-            elapsed = time.perf_counter() - start
+            with self.turn():
+                df = translation(self.model, nid, self.spark, self.catalog).df
+                self.check()
+                start = time.perf_counter()
+                rows = int(df.count())
+                elapsed = time.perf_counter() - start
         except Cancelled:
             raise
         except ExecutionError as exc:

@@ -452,3 +452,39 @@ def test_profile_command(spark):
     said = err.getvalue()
     assert said.startswith(f"error: {os.path.join(ROOT, 'README.md')}: not a Substrait plan: ")
     assert said.count("Substrait") == 1
+
+
+def test_a_profile_takes_a_turn_per_spark_job_so_a_run_clicked_meanwhile_goes_between_them(spark, monkeypatch):
+    """A profile of many jobs held one turn for all of them: another person's tiny run waited for it all."""
+    import contextlib
+
+    from executor.spark.turns import OWNER, SPARK
+
+    clear_cache()
+    turns: list[str] = []
+    ask = SPARK.turn
+    b_in_line = threading.Event()
+
+    def b_runs() -> None:
+        OWNER.set("b")
+        with SPARK.turn("b", waiting=lambda place: b_in_line.set()):
+            pass
+
+    @contextlib.contextmanager
+    def recorded(owner=None, *args, **kwargs):
+        with ask(owner, *args, **kwargs) as held:
+            turns.append(owner)
+            if turns == ["a"]:  # b clicks Run while the profile's first job runs
+                threading.Thread(target=b_runs, daemon=True).start()
+                assert b_in_line.wait(30)
+            yield held
+
+    monkeypatch.setattr(SPARK, "turn", recorded)
+    token = OWNER.set("a")
+    try:
+        profile = profile_plan(_tutorial(), _catalog(), spark=spark, one_run=False)
+    finally:
+        OWNER.reset(token)
+        clear_cache()
+    assert profile.jobs == 5
+    assert turns == ["a", "b", "a", "a", "a", "a"]
