@@ -100,6 +100,7 @@ def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, timeout_s: fl
             timeout_s=timeout_s,
             cancel=task.cancel,
             on_result=landed,
+            progress=lambda _fraction, status: task.progress(task.fraction, status),  # its place in line, too
         ),
         what=f"running node {node_id}",
         thread_name="app-step",

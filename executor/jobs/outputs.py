@@ -35,7 +35,7 @@ from viz.words import counted
 
 from ..errors import ExecutionError
 from .profile import is_cross_product
-from .supervise import Job, supervise
+from .supervise import Job, Progress, supervise
 
 
 @dataclass
@@ -377,11 +377,13 @@ def compare_outputs(
     ignore_case: bool = False,
     cancel: threading.Event | None = None,
     ignore_nullability: bool = False,
+    progress: Progress | None = None,
 ) -> OutputComparison:
     """Compare node ``node_a`` of ``model_a`` with node ``node_b`` of ``model_b`` (see the module).
     With ``ignore_case``, column names that differ only in upper and lower case are the same; with
     ``ignore_nullability``, a column that may be null and one that may not are alike. A set
-    ``cancel`` Event, like the timeout, interrupts its Spark jobs and raises ``Cancelled``."""
+    ``cancel`` Event, like the timeout, interrupts its Spark jobs and raises ``Cancelled``;
+    ``progress(fraction, status)`` hears where it stands (its place in line for Spark)."""
     for side, model, nid in (("a", model_a, node_a), ("b", model_b, node_b)):
         if nid not in model.graph.nodes:
             raise ExecutionError(
@@ -400,7 +402,7 @@ def compare_outputs(
     compare = partial(
         _work, model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample, ignore_case, ignore_nullability
     )
-    return supervise(_Comparison(spark, node_a, node_b, compare), timeout_s=timeout_s, cancel=cancel)
+    return supervise(_Comparison(spark, node_a, node_b, compare), timeout_s=timeout_s, cancel=cancel, progress=progress)
 
 
 class _Comparison(Job):

@@ -24,6 +24,7 @@ from dataclasses import replace
 from ..errors import ExecutionError
 from .profile import is_cross_product, profile_plan, rows_from_inputs
 from .run import RunResult, run_node
+from .supervise import Progress
 
 OnResult = Callable[[str, "RunResult | str"], None]
 
@@ -46,9 +47,15 @@ def run_step(
     timeout_s: float | None = None,
     cancel: threading.Event | None = None,
     on_result: OnResult | None = None,
+    progress: Progress | None = None,
 ) -> dict[str, RunResult | str]:
     """The results of ``node_id``'s inputs and of the node (a ``RunResult`` or an error message),
-    each reported to ``on_result`` when it changes (rows first, then with its count)."""
+    each reported to ``on_result`` when it changes (rows first, then with its count); ``progress(fraction,
+    status)`` hears how each run and the counts go (a place in line for Spark among them)."""
+
+    def of(what: str) -> Progress | None:
+        return None if progress is None else lambda fraction, status: progress(fraction, f"{what}: {status}")
+
     ids = [*model.node(node_id).inputs, node_id]
     results: dict[str, RunResult | str] = {}
 
@@ -63,13 +70,24 @@ def run_step(
         try:
             report(
                 nid,
-                run_node(model, nid, catalog=catalog, limit=limit, timeout_s=timeout_s, cancel=cancel, explain=False),
+                run_node(
+                    model,
+                    nid,
+                    catalog=catalog,
+                    limit=limit,
+                    timeout_s=timeout_s,
+                    cancel=cancel,
+                    explain=False,
+                    progress=of(f"node {nid}"),
+                ),
             )
         except ExecutionError as exc:
             report(nid, str(exc))
     pending = [n for n in ids if isinstance(results.get(n), RunResult) and results[n].row_count is None]
     if pending and not (cancel is not None and cancel.is_set()):
-        profile = profile_plan(model, catalog, node_ids=pending, timeout_s=count_budget_s, cancel=cancel)
+        profile = profile_plan(
+            model, catalog, node_ids=pending, timeout_s=count_budget_s, cancel=cancel, progress=of("counting")
+        )
         for nid in pending:
             p, result = profile.nodes[nid], results[nid]
             assert isinstance(result, RunResult)

@@ -6,6 +6,7 @@ Expected rows come from DuckDB reading the same parquet files (the oracle), not 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import threading
@@ -674,3 +675,37 @@ def test_a_table_written_again_under_its_name_is_read_again(spark, tmp_path, how
     assert rows() == _duck(f"select * from '{path}'") == [(1, 100)]
     pd.DataFrame({"id": [2, 3], "qty": [5, 7]}).to_parquet(path)  # in place, as an upload of that name is kept
     assert rows() == sorted(_duck(f"select * from '{path}'")) == [(2, 5), (3, 7)]
+
+
+@pytest.mark.parametrize("work", ["step", "comparison"])
+def test_a_step_and_a_comparison_say_their_place_in_line(spark, tpch_dir, stand_in, work):
+    """Both had said 'starting' or 'running on Spark' while another person's run held Spark."""
+    from executor.jobs.outputs import compare_outputs
+    from executor.jobs.step import run_step
+    from executor.spark.turns import SPARK
+
+    model = model_of(plan((read("nation", NATION), [c for c, _ in NATION])))
+    catalog = Catalog([tpch_dir])
+    statuses: list[str] = []
+    cancel = threading.Event()
+
+    def say(_fraction: float, status: str) -> None:
+        statuses.append(status)
+
+    def ask() -> None:
+        with contextlib.suppress(Exception):
+            if work == "step":
+                run_step(model, "0", catalog=catalog, cancel=cancel, progress=say)
+            else:
+                compare_outputs(model, "0", model, "0", catalog, catalog, spark=spark, cancel=cancel, progress=say)
+
+    with SPARK.turn("someone else"):
+        waiting = threading.Thread(target=ask, daemon=True)
+        waiting.start()
+        deadline = time.monotonic() + 10
+        while not any("in line" in s for s in statuses) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        cancel.set()
+        waiting.join(10)
+    place = "node 0: waiting for Spark: 1st in line" if work == "step" else "waiting for Spark: 1st in line"
+    assert any(s.startswith(place) for s in statuses), statuses

@@ -120,7 +120,7 @@ def compare_panel(
         st.caption(md_escape(refused))
         return None
     if st.button(button, key=f"{key}_button", disabled=running):
-        task = _tasks()[ident] = Task(status="running on Spark")
+        task = _tasks()[ident] = Task()
         work = lambda t=task: compare_outputs(
             model_a,
             node_a,
@@ -133,6 +133,7 @@ def compare_panel(
             ignore_case=ignore_case,
             ignore_nullability=ignore_nullability,
             cancel=t.cancel,
+            progress=t.progress,  # its place in line while it waits for Spark
         )
         run_in_background(task, work, what="comparing", thread_name="app-compare")
     if task is None:
