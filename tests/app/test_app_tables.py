@@ -353,3 +353,38 @@ def test_an_upload_that_is_no_table_is_refused_and_the_binding_before_it_stays(t
             assert fh.read() == good
     assert sorted(os.listdir(uploads)) == ["orders.csv"]
     assert spark_calls == []
+
+
+def test_uploads_of_servers_that_no_longer_run_are_removed_and_a_session_makes_its_folder_when_it_uploads(
+    tmp_path, monkeypatch
+):
+    import subprocess
+    import time
+
+    from ui.state import plan_data
+
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    root = tmp_path / "uploads"
+    for name in (str(ended.pid), str(os.getpid()), "a" * 32, "b" * 32, "c" * 32):
+        (root / name).mkdir(parents=True)
+    (root / str(ended.pid) / "orders.parquet").write_bytes(b"x")  # an ended server's session's upload
+    (root / ("b" * 32)).joinpath("orders.csv").write_text("a\n1\n")  # the older layout, in use today
+    (root / ("c" * 32)).joinpath("orders.csv").write_text("a\n1\n")  # the older layout, two days old
+    old = time.time() - 2 * 24 * 3600
+    os.utime(root / ("c" * 32), (old, old))
+    removed = plan_data.clean_uploads(str(root))
+    assert sorted(os.path.basename(p) for p in removed) == sorted([str(ended.pid), "a" * 32, "c" * 32])
+    assert sorted(os.listdir(root)) == sorted([str(os.getpid()), "b" * 32])
+
+    # a session that opens pages without uploading leaves no folder behind
+    monkeypatch.setattr(plan_data, "UPLOADS_ROOT", str(tmp_path / "fresh"))
+    monkeypatch.setattr(plan_data, "_process_uploads", None)
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page("pages/tables.py")
+    at.run()
+    with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:
+        at.sidebar.file_uploader[0].set_value(("tutorial.json", fh.read(), "application/json")).run()
+    assert not at.exception, at.exception
+    assert at.session_state["uploads_dir"].startswith(str(tmp_path / "fresh" / str(os.getpid())))
+    assert not os.path.exists(at.session_state["uploads_dir"])

@@ -9,11 +9,15 @@ Data roots (nothing outside them is ever read):
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import os
 import re
+import shutil
 import tempfile
+import threading
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +29,7 @@ from executor.data.catalog import SUFFIX_FORMATS, Catalog, data_roots
 from executor.data.columns import Unreadable, file_columns
 from executor.data.generate import CACHE, TPCDS_TABLES, TPCH_TABLES, tpcds, tpch
 from executor.errors import ExecutionError
+from executor.spark.session import pid_alive
 from ui.state.plan_source import ROOT, Plan, plan_digest, sample_manifest
 
 TUTORIAL_DATA = os.path.join(ROOT, "sample_data", "tutorial")
@@ -76,13 +81,58 @@ def sample_data_kind(plan: Plan | None) -> str | None:
     return sample_manifest().get(plan.sample, {}).get("data")
 
 
+#: Sessions' uploads, by the server process that holds the sessions: a session, and so its uploads, lasts
+#: no longer than its server.
+UPLOADS_ROOT = os.path.join(CACHE, "uploads")
+_process_uploads: str | None = None
+_uploads_lock = threading.Lock()
+
+
 def uploads_dir() -> str:
-    """This browser session's folder for uploaded tables."""
+    """This browser session's folder for uploaded tables (made by its first upload)."""
     if "uploads_dir" not in st.session_state:
-        st.session_state["uploads_dir"] = os.path.join(CACHE, "uploads", uuid.uuid4().hex)
-    path = st.session_state["uploads_dir"]
-    os.makedirs(path, exist_ok=True)
-    return path
+        st.session_state["uploads_dir"] = os.path.join(_server_uploads(), uuid.uuid4().hex)
+    return st.session_state["uploads_dir"]
+
+
+def _server_uploads() -> str:
+    """This server process's folder of its sessions' uploads, removed at its exit; the first call also
+    removes those of servers that no longer run."""
+    global _process_uploads
+    with _uploads_lock:
+        if _process_uploads is None:
+            clean_uploads()
+            _process_uploads = os.path.join(UPLOADS_ROOT, str(os.getpid()))
+            atexit.register(shutil.rmtree, _process_uploads, ignore_errors=True)
+        return _process_uploads
+
+
+#: Seconds after which a session's uploads folder of the layout before the server's own folders is
+#: removed (no running server uses it by then).
+OLD_UPLOADS_S = 24 * 3600.0
+
+
+def clean_uploads(root: str = UPLOADS_ROOT) -> list[str]:
+    """Remove the uploads of server processes that no longer run, and the older layout's folders
+    (one per session) that are empty or untouched for :data:`OLD_UPLOADS_S`; the folders removed."""
+    removed = []
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        if entry.name.isdigit():
+            gone = int(entry.name) != os.getpid() and not pid_alive(int(entry.name))
+        else:
+            try:
+                gone = not os.listdir(entry.path) or now - entry.stat().st_mtime > OLD_UPLOADS_S
+            except OSError:
+                continue
+        if gone:
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(entry.path)
+    return removed
 
 
 def bindings(plan: Plan | None) -> dict[str, str]:
@@ -127,7 +177,7 @@ def roots_for(plan: Plan | None, generate: bool, data: str | None = None) -> lis
         if used:
             folders[suite.stem] = suite.make(TPCH_SCALE) if generate else suite.generated()
     own = [TUTORIAL_DATA] if kind == "tutorial" else [folders[kind]] if folders.get(kind or "") else []
-    user = [uploads_dir(), *filter(None, [user_data()])]
+    user = [*filter(os.path.isdir, [uploads_dir()]), *filter(None, [user_data()])]
     # the SQL page's suite alone, without the tutorial's tables mixed in (its orders and products)
     fallback = [] if data in folders else [TUTORIAL_DATA]
     return data_roots(own=own, user=user, generated=[f for f in folders.values() if f], fallback=fallback)
@@ -197,6 +247,7 @@ def save_upload(name: str, data: bytes) -> str:
     Raises ``ExecutionError`` saying why when its columns cannot be read as its kind of file says (a
     picture named .csv, an empty file): it is not kept, and an earlier upload of that name stays."""
     folder = uploads_dir()
+    os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, safe_file_name(name))
     fmt = SUFFIX_FORMATS.get(os.path.splitext(path)[1].lower())
     if fmt is None:
