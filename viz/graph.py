@@ -15,6 +15,7 @@ The walk is iterative: plans of any depth build.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -326,10 +327,28 @@ class _IdParts:
             return self.prefix + f".{self.step}" * self.run
         return f"{self.prefix}.{self.step}*{self.run}"
 
-    def child(self, step: str) -> _IdParts:
+    def child(self, step: str, times: int = 1) -> _IdParts:
         if step == self.step:
-            return _IdParts(self.prefix, step, self.run + 1)
-        return _IdParts(self.text(), step, 1)
+            return _IdParts(self.prefix, step, self.run + times)
+        return _IdParts(self.text(), step, times)
+
+
+_STEP = re.compile(r"(s?\d+)(?:\*(\d+))?")
+
+
+def canonical_id(text: str) -> str:
+    """A node id written any way its steps read (``0.0.0.0.0``, ``0.0*2.0.0``) as the graph writes it
+    (``0.0*4``); text that is not an id, as it is."""
+    first, *steps = text.strip().split(".")
+    if not first.isdigit():
+        return text
+    parts = _IdParts(first, "", 0)
+    for step in steps:
+        m = _STEP.fullmatch(step)
+        if m is None or m[2] == "0":
+            return text
+        parts = parts.child(m[1], int(m[2] or 1))
+    return parts.text()
 
 
 def build_graph(plan: plan_pb2.Plan, subqueries: bool = True) -> PlanGraph:

@@ -273,6 +273,19 @@ def test_the_picker_matches_an_exact_id_first():
     assert match_node(ids, "join", labels.get) == "0.0*15"
     assert match_node(ids, "nothing like it", labels.get) is None
     assert match_node(ids, "0.0*9", None) is None
+    # an id however its steps are written: each step spelled out, or counted differently
+    assert match_node(ids, "0.0.0.0.0.0", None) == "0.0*5"
+    assert match_node(ids, "0.0*2.0*3.1", None) == "0.0*5.1"
+
+
+def test_an_address_naming_a_node_by_each_of_its_steps_opens_that_node():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["sample"] = "tpch_q03_isthmus.json"
+    at.query_params["node"] = "0.0.0.0.0.0.0"  # 0.0*6 written out: it had opened the root, with a toast
+    at.run()
+    assert not at.exception and not at.toast
+    assert at.subheader[0].value.endswith(md_escape("0.0*6"))
+    assert at.query_params["node"] == "0.0*6"
 
 
 class _Typed(str):
@@ -354,6 +367,12 @@ def test_text_that_matches_several_nodes_says_how_many_and_which_is_shown(typing
             "(an interrupted download or copy?).",
         ),
         ("empty.json", b"", "found an empty file."),
+        (  # a binary plan cut after its first relation began (field 3, 200 bytes long)
+            "cut.pb",
+            b"\x1a\xc8\x01\x12\x00",
+            "found 5 bytes of binary protobuf that ends early (the field that starts at byte 0 runs past the end, "
+            "at byte 5): it looks cut off (an interrupted download or copy?).",
+        ),
     ],
 )
 def test_a_bad_upload_keeps_the_open_plan_and_says_what_was_expected(name, data, found):

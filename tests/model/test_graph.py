@@ -236,3 +236,30 @@ def test_a_names_control_characters_show_as_escapes_on_its_box():
     m = analyze(json.dumps(plan(read("t", [("line\nbreak", "i64"), ("tab\there", "i64")]))).encode())
     dot = to_dot(m)
     assert "line\\nbreak" in dot and "tab\\there" in dot, dot
+
+
+@pytest.mark.parametrize(
+    "written, canonical",
+    [
+        ("0.0.0.0.0.0.0", "0.0*6"),
+        ("0.0*2.0*2", "0.0*4"),
+        ("0.0*3", "0.0.0.0"),  # three steps are written out
+        ("0.0*499.0.1", "0.0*500.1"),
+        ("1.s0.0", "1.s0.0"),
+        ("0.0*0", "0.0*0"),  # no id: as it is
+        ("join", "join"),
+    ],
+)
+def test_an_id_written_any_way_its_steps_read_is_the_graph_s(written, canonical):
+    from viz.graph import canonical_id
+
+    assert canonical_id(written) == canonical
+
+
+def test_every_id_the_graph_writes_is_its_own_canonical_form():
+    from viz.graph import canonical_id
+
+    for name in ("tpch_q03_isthmus.json", "subqueries.json", "dag_two_roots.json"):
+        with open(os.path.join(ROOT, "sample_plans", name), "rb") as fh:
+            ids = list(analyze(fh.read()).graph.nodes)
+        assert [canonical_id(i) for i in ids] == ids

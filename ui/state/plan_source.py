@@ -133,6 +133,8 @@ def found_text(data: bytes, reason: str) -> str:
     if head in (b"{", b"["):
         reason = re.sub(r"[;,] expected .*?(?= \(found|$)", "", reason)  # the message says what is expected once
         return f"JSON that does not read as a Plan {reason}" if reason.startswith("at ") else reason
+    if reason.startswith("binary protobuf that ends early"):
+        return f"{len(data):,} bytes of {reason}"
     binary = f"{len(data):,} bytes of binary data that do not read as a Plan message"
     if any(b < 32 and b not in b"\t\n\r\f" for b in data[:200]):  # control bytes: no text, though UTF-8
         return binary

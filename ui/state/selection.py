@@ -10,6 +10,7 @@ from typing import Any
 import streamlit as st
 
 from ui.state import url
+from viz.graph import canonical_id
 
 #: What a node's id says, for the node pickers' help (docs/plan-model.md has the rules).
 NODE_ID_HELP = (
@@ -30,8 +31,8 @@ def matching_nodes(node_ids: list[str], typed: str, label: Callable[[str], str] 
     ``0.0*5`` is never ``0.0*15``), else, in plan order, those whose label (``label(id)``, e.g.
     "0.0*5 · Read · orders") holds the text, ignoring case."""
     text = typed.strip()
-    if text in node_ids:
-        return [text]
+    if canonical_id(text) in node_ids:  # its id, however its steps are written (0.0.0.0.0 for 0.0*4)
+        return [canonical_id(text)]
     if not text or label is None:
         return []
     folded = text.casefold()
@@ -62,6 +63,7 @@ def resolve_node(
     typed = st.session_state.get("node")
     shown = st.session_state.get(_SHOWN)
     in_address = st.query_params.get("node")
+    in_address = canonical_id(in_address) if in_address else in_address
     if typed == shown and in_address != shown and in_address in node_ids:
         typed = in_address
     matches = matching_nodes(node_ids, typed, label) if isinstance(typed, str) and typed else []
@@ -83,6 +85,7 @@ def resolve_node(
             )
     if wanted is None:
         wanted = url.get("node")
+        wanted = canonical_id(wanted) if wanted is not None else None
         if wanted is not None and wanted not in node_ids and default is not None:
             from ui.markdown import md_escape
 
