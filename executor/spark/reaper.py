@@ -18,6 +18,7 @@ executors are not this process's to stop); there the orphans run until their bat
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -59,13 +60,15 @@ def orphaned_tasks(spark) -> int | None:
 
 def _kill_jvm(spark) -> bool:
     try:
-        pid = spark.sparkContext._gateway.proc.pid
+        proc = spark.sparkContext._gateway.proc
     except Exception:
         return False
     try:
-        os.kill(pid, signal.SIGKILL)
+        os.kill(proc.pid, signal.SIGKILL)
     except OSError:
         return False
+    with contextlib.suppress(Exception):  # collected, or it stays a zombie for as long as the server runs
+        proc.wait(30)
     return True
 
 

@@ -160,6 +160,7 @@ def test_an_exploding_cross_join_is_stopped_by_its_timeout(spark, tpch_dir, monk
 
     monkeypatch.setattr(reaper, "REAP_AFTER_S", 5.0)
     reaped = reaper.reaped
+    jvm = spark.sparkContext._gateway.proc
     start = time.monotonic()
     with pytest.raises(TimedOut, match="timed out after 8 s"):
         run_node(model_of(_exploding(ORDERS)), "0", catalog=Catalog([tpch_dir]), timeout_s=8)
@@ -173,6 +174,8 @@ def test_an_exploding_cross_join_is_stopped_by_its_timeout(spark, tpch_dir, monk
         elif time.monotonic() - calm_since > 15:
             break
         time.sleep(0.5)
+    if reaper.reaped > reaped:  # the stopped JVM is collected, not left a zombie while the server runs
+        assert not os.path.exists(f"/proc/{jvm.pid}")
     again = get_session()
     assert reaper.orphaned_tasks(again) == 0  # no task of the cancelled job is left running
     assert again.range(5).count() == 5  # the next run works (on a new session when the old JVM was stopped)
