@@ -26,6 +26,7 @@ from executor.spark.turns import IN_LINE, OWNER, SPARK
 from ui.markdown import md_escape, md_message
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import Plan
+from ui.state.sessions import session_here, session_id
 
 
 @dataclass
@@ -94,7 +95,7 @@ def start(task: Task, plan: Plan, work: Callable[[Catalog], Any], what: str, thr
 def run_in_background(task: Task, work: Callable[[], Any], what: str, thread_name: str) -> None:
     """Run ``work()`` in a thread; its return value becomes ``task.result``, an error ``task.error``.
     Its Spark work takes turns with other browser sessions' as this session's (``executor.spark.turns``)."""
-    owner = _session_id()
+    owner = session_id()
 
     def run() -> None:
         OWNER.set(owner)
@@ -152,7 +153,7 @@ class _Abandoned:
             for owner in set(gone_since) - owners:
                 del gone_since[owner]
             for owner in owners:
-                if _session_here(owner):
+                if session_here(owner):
                     gone_since.pop(owner, None)
                 else:
                     gone_since.setdefault(owner, now)
@@ -167,21 +168,6 @@ class _Abandoned:
 
 
 _ABANDONED = _Abandoned()
-
-
-def _session_here(session_id: str) -> bool:
-    """Whether the browser session is connected to the server (True where that cannot be known)."""
-    try:
-        from streamlit.runtime import Runtime
-
-        return not Runtime.exists() or Runtime.instance().is_active_session(session_id)
-    except Exception:  # noqa: BLE001 - Streamlit's internals differ: keep the work
-        return True
-
-
-def _session_id() -> str:
-    ctx = get_script_run_ctx()
-    return ctx.session_id if ctx is not None else ""
 
 
 #: Seconds between two looks at a running task when nothing wakes its panel (Streamlit's internals
@@ -428,7 +414,7 @@ def settle(task: Task) -> None:
     if task.done.is_set() or task.waited:
         return
     task.waited = True
-    held = SPARK.held_by_others(_session_id())
+    held = SPARK.held_by_others(session_id())
     slot = None if held else st.empty()
     deadline = time.monotonic() + (IN_LINE_WAIT_S if held else WAIT_S)
     shown, shown_at = None, 0.0

@@ -388,3 +388,23 @@ def test_uploads_of_servers_that_no_longer_run_are_removed_and_a_session_makes_i
     assert not at.exception, at.exception
     assert at.session_state["uploads_dir"].startswith(str(tmp_path / "fresh" / str(os.getpid())))
     assert not os.path.exists(at.session_state["uploads_dir"])
+
+
+def test_the_uploads_of_sessions_that_ended_are_removed_when_another_session_uploads(tmp_path, monkeypatch):
+    import time
+
+    from ui.state import plan_data
+
+    here = {"connected"}
+    monkeypatch.setattr(plan_data, "session_here", lambda sid: sid in here)
+    server = tmp_path / "uploads" / "123"
+    for name in ("ended", "connected", "ended-lately", "mine"):
+        (server / name).mkdir(parents=True)
+        (server / name / "orders.csv").write_text("a\n1\n")
+    old = time.time() - plan_data.ENDED_UPLOADS_S - 60
+    for name in ("ended", "connected", "mine"):
+        os.utime(server / name, (old, old))
+    removed = plan_data.remove_ended_uploads(str(server), keep=str(server / "mine"))
+    # a session gone for longer than the grace; one that may still come back, one connected and one's own stay
+    assert [os.path.basename(p) for p in removed] == ["ended"]
+    assert sorted(os.listdir(server)) == ["connected", "ended-lately", "mine"]

@@ -290,7 +290,7 @@ def test_the_work_of_a_session_gone_longer_than_its_grace_is_cancelled_and_a_rec
     monkeypatch.setattr(tasks, "GONE_S", 0.3)
     monkeypatch.setattr(tasks, "GONE_LOOK_S", 0.05)
     here = {"stays", "blinks"}
-    monkeypatch.setattr(tasks, "_session_here", lambda sid: sid in here)
+    monkeypatch.setattr(tasks, "session_here", lambda sid: sid in here)
     watcher = tasks._Abandoned()
     closed, stays, blinks, ended = Task(), Task(), Task(), Task()
     ended.done.set()

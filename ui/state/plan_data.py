@@ -31,6 +31,7 @@ from executor.data.generate import CACHE, TPCDS_TABLES, TPCH_TABLES, tpcds, tpch
 from executor.errors import ExecutionError
 from executor.spark.session import pid_alive
 from ui.state.plan_source import ROOT, Plan, plan_digest, sample_manifest
+from ui.state.sessions import session_here, session_id
 
 TUTORIAL_DATA = os.path.join(ROOT, "sample_data", "tutorial")
 TPCH_SCALE = 0.01
@@ -89,10 +90,35 @@ _uploads_lock = threading.Lock()
 
 
 def uploads_dir() -> str:
-    """This browser session's folder for uploaded tables (made by its first upload)."""
+    """This browser session's folder for uploaded tables (made by its first upload), named by the session."""
     if "uploads_dir" not in st.session_state:
-        st.session_state["uploads_dir"] = os.path.join(_server_uploads(), uuid.uuid4().hex)
+        st.session_state["uploads_dir"] = os.path.join(_server_uploads(), session_id() or uuid.uuid4().hex)
     return st.session_state["uploads_dir"]
+
+
+#: Seconds a session's uploads are kept after its last upload once it is no longer connected (a closed
+#: session cannot come back by then).
+ENDED_UPLOADS_S = 600.0
+
+
+def remove_ended_uploads(folder: str, keep: str) -> list[str]:
+    """Remove the uploads in ``folder`` (a server's) of its sessions that have ended, all but ``keep``;
+    the folders removed."""
+    removed = []
+    now = time.time()
+    try:
+        entries = [e for e in os.scandir(folder) if e.is_dir() and e.path != keep]
+    except OSError:
+        return removed
+    for entry in entries:
+        try:
+            idle = now - entry.stat().st_mtime
+        except OSError:
+            continue
+        if idle > ENDED_UPLOADS_S and not session_here(entry.name):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(entry.path)
+    return removed
 
 
 def _server_uploads() -> str:
@@ -247,6 +273,8 @@ def save_upload(name: str, data: bytes) -> str:
     Raises ``ExecutionError`` saying why when its columns cannot be read as its kind of file says (a
     picture named .csv, an empty file): it is not kept, and an earlier upload of that name stays."""
     folder = uploads_dir()
+    if os.path.dirname(folder) == _server_uploads():  # this server's sessions' (a test's folder is its own)
+        remove_ended_uploads(_server_uploads(), keep=folder)
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, safe_file_name(name))
     fmt = SUFFIX_FORMATS.get(os.path.splitext(path)[1].lower())
