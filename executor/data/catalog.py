@@ -185,8 +185,8 @@ class Catalog:
             tuple(sorted(self.bindings.items())),
             self.use_spark_catalog,
             tuple(sorted(self.by_position)),
-            tuple(_stamp(path) for path in sorted(self.bindings.values())),
-            tuple(_entries(root) for root in self.roots.roots),
+            tuple(file_stamp(path) for path in sorted(self.bindings.values())),
+            tuple(folder_stamp(root) for root in self.roots.roots),
         )
 
     def reads_by_position(self, names: Sequence[str]) -> bool:
@@ -406,7 +406,7 @@ class Catalog:
 
     def _read(self, spark, path: str | list[str], fmt: str, options: TextOptions | None):
         # a DataFrame lists its files when made: one of a file since replaced would read the old listing
-        stamps = tuple(_stamp(p) for p in (path if isinstance(path, list) else [path]))
+        stamps = tuple(file_stamp(p) for p in (path if isinstance(path, list) else [path]))
         key = (fmt, tuple(path) if isinstance(path, list) else path, options, stamps)
         reader = _READERS.get(fmt)
         if reader is None:
@@ -436,7 +436,7 @@ class Catalog:
             self._cache.clear()
 
 
-def _stamp(path: str) -> tuple:
+def file_stamp(path: str) -> tuple:
     """A file's or folder's identity and state: a file written again, or a folder whose files were
     added, removed or replaced, gets another."""
     try:
@@ -446,7 +446,7 @@ def _stamp(path: str) -> tuple:
     return (path, st.st_ino, st.st_mtime_ns, st.st_size)
 
 
-def _entries(root: str) -> tuple:
+def folder_stamp(root: str) -> tuple:
     """The state of what a data root holds at its top, where tables are found by name."""
     try:
         with os.scandir(root) as it:
@@ -775,4 +775,13 @@ _READERS: dict[str, Callable] = {
 }
 
 
-__all__ = ["Catalog", "TableStatus", "TextOptions", "SUFFIX_FORMATS", "named_tables", "plan_columns_by_table"]
+__all__ = [
+    "Catalog",
+    "TableStatus",
+    "TextOptions",
+    "SUFFIX_FORMATS",
+    "file_stamp",
+    "folder_stamp",
+    "named_tables",
+    "plan_columns_by_table",
+]

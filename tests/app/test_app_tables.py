@@ -408,3 +408,27 @@ def test_the_uploads_of_sessions_that_ended_are_removed_when_another_session_upl
     # a session gone for longer than the grace; one that may still come back, one connected and one's own stay
     assert [os.path.basename(p) for p in removed] == ["ended"]
     assert sorted(os.listdir(server)) == ["connected", "ended-lately", "mine"]
+
+
+def test_rows_and_counts_kept_for_a_plan_s_data_are_not_those_of_a_file_written_again_under_its_name(
+    tmp_path, monkeypatch
+):
+    """The pages keep runs, steps and profiles under ``data_key``: a table uploaded again under its name had
+    kept the first file's rows and counts on show."""
+    from ui.state import plan_data
+
+    path = tmp_path / "orders.parquet"
+    pq.write_table(pa.table({"id": [1]}), path)
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    monkeypatch.setattr(plan_data, "bindings", lambda plan: {"orders": str(path)})
+    monkeypatch.setattr(plan_data, "user_data", lambda: str(folder))
+    monkeypatch.setattr(plan_data, "by_position", lambda: [])
+    monkeypatch.setattr(plan_data, "sample_data_kind", lambda plan: None)
+    first = plan_data.data_key(None)
+    assert plan_data.data_key(None) == first
+    pq.write_table(pa.table({"id": [2, 3]}), path)
+    second = plan_data.data_key(None)
+    assert second != first
+    pq.write_table(pa.table({"id": [4]}), folder / "lineitem.parquet")  # a table of the folder, found by name
+    assert plan_data.data_key(None) != second

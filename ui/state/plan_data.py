@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from executor import settings
-from executor.data.catalog import SUFFIX_FORMATS, Catalog, data_roots
+from executor.data.catalog import SUFFIX_FORMATS, Catalog, data_roots, file_stamp, folder_stamp
 from executor.data.columns import Unreadable, file_columns
 from executor.data.generate import CACHE, TPCDS_TABLES, TPCH_TABLES, tpcds, tpch
 from executor.errors import ExecutionError
@@ -215,7 +215,18 @@ def data_key(plan: Plan | None) -> tuple:
     results under it, so rows read before a binding changed are not shown as the data's now."""
     kind = sample_data_kind(plan)
     suites = tuple(s.stem for s in SUITES if kind == s.stem or st.session_state.get(s.key))
-    return (kind, suites, user_data(), tuple(sorted(bindings(plan).items())), tuple(sorted(by_position())))
+    bound = sorted(bindings(plan).items())
+    folder = user_data()
+    return (
+        kind,
+        suites,
+        folder,
+        tuple(bound),
+        tuple(sorted(by_position())),
+        # a file uploaded again under its name, or changed in the folder, is other data
+        tuple(file_stamp(path) for _, path in bound),
+        folder_stamp(folder) if folder else None,
+    )
 
 
 def chosen_folder(data: str) -> str | None:
