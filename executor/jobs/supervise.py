@@ -109,9 +109,9 @@ class Job:
         self.held: Held | None = None  # its turn on Spark, while it holds one
         self.tried_again = False  # on a new session, its first one's JVM having stopped under it
 
-    def again_on(self, spark) -> None:
-        """Ready the job to run once more, from the start, on ``spark``."""
-        self.spark, self.tried_again = spark, True
+    def again(self) -> None:
+        """Ready the job to run once more, from the start, on a new session (its worker gets it)."""
+        self.spark, self.tried_again = None, True
         self.tag = f"{self.tag_prefix}{uuid.uuid4().hex}"
         self.started_execution.clear()
         self.result = self.error = self.held = self.in_line = None
@@ -123,6 +123,8 @@ class Job:
 
     def __call__(self) -> None:
         try:
+            if self.spark is None:  # run again (:meth:`again`): a new JVM starts here, not in the supervisor
+                self.spark = get_session()
             with tagged(self.spark, self.tag, self.description):
                 self.result = self.work()
         except BaseException as exc:  # noqa: BLE001 - reported in the supervisor's thread
@@ -220,10 +222,11 @@ def _supervise(job: Job, timeout_s: float | None, cancel: threading.Event | None
         error = TimedOut if reason.startswith("timed out") else Cancelled
         raise error(job.stop_message(reason, in_line), reason=reason)
     if job.error is not None:
-        if not job.tried_again and _jvm_stopped(job.spark, job.error):
+        asked_to_stop = cancel is not None and cancel.is_set()
+        if not job.tried_again and not asked_to_stop and _jvm_stopped(job.spark, job.error):
             # the local JVM stopped under the job (the reaper ends tasks a cancelled job left running,
             # which ends everyone's work on it): the job runs again, once, on a new session
-            job.again_on(get_session())
+            job.again()
             return _supervise(job, timeout_s, cancel, progress)
         raise job.failure(job.error)
     return job.result
