@@ -48,7 +48,7 @@ class Task:
     _shown_at: float = 0.0
 
     def progress(self, fraction: float, status: str) -> None:
-        left_line = self.status.startswith(IN_LINE) and not status.startswith(IN_LINE)
+        left_line = waits_in_line(self.status) and not waits_in_line(status)
         self.fraction, self.status = fraction, status
         wake = self.wake
         if wake is None:
@@ -188,8 +188,13 @@ def _worth_a_look(status: str) -> str:
     return _SECONDS.sub("", status)
 
 
+def waits_in_line(status: str) -> bool:
+    """Whether a task's status says it waits for its turn on Spark (a step's says so of one of its runs)."""
+    return IN_LINE in status
+
+
 def _look_every(status: str) -> float:
-    return LOOK_IN_LINE_S if status.startswith(IN_LINE) else LOOK_S
+    return LOOK_IN_LINE_S if waits_in_line(status) else LOOK_S
 
 
 def progress_fragment(draw: Callable[..., None]) -> Callable[..., None]:
@@ -235,10 +240,10 @@ def _hold(task: Task) -> None:
     """Hold this look while nothing worth a redraw happens, for up to :func:`_look_every`: the task
     ends, its status changes (while in line: it leaves the line), or the person clicks or leaves.
     A page that waits long is then redrawn about once in that time, not at every poll."""
-    in_line = task.status.startswith(IN_LINE)
+    in_line = waits_in_line(task.status)
 
     def worth(status: str) -> object:
-        return status.startswith(IN_LINE) if in_line else _worth_a_look(status)
+        return waits_in_line(status) if in_line else _worth_a_look(status)
 
     shown = worth(task.status)
     deadline = time.monotonic() + _look_every(task.status)
@@ -419,7 +424,7 @@ def settle(task: Task) -> None:
     deadline = time.monotonic() + (IN_LINE_WAIT_S if held else WAIT_S)
     shown, shown_at = None, 0.0
     while not task.done.wait(WAIT_STEP_S) and time.monotonic() < deadline:
-        if task.status.startswith(IN_LINE) or _asked_for_another_run():
+        if waits_in_line(task.status) or _asked_for_another_run():
             break
         now = time.monotonic()
         if slot is not None and (
