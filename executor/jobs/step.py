@@ -65,8 +65,9 @@ def run_step(
             on_result(nid, result)
 
     for nid in ids:
-        if cancel is not None and cancel.is_set():
-            break
+        if cancel is not None and cancel.is_set():  # the rest is said to be cancelled, not left blank
+            report(nid, f"the run of node {nid} was cancelled before it ran")
+            continue
         try:
             report(
                 nid,

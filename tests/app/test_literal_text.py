@@ -228,7 +228,7 @@ def test_a_profile_with_a_huge_count_draws_on_the_inspect_page():
         }
     )
     task.done.set()
-    at.session_state["inspect_profiles"] = {(model_digest, (None, (), None, (), ())): task}  # its data: none bound
+    at.session_state["inspect_profiles"] = {(model_digest, (None, (), None, (), (), (), None)): task}  # no data bound
     at.run()
     assert not at.exception and not at.error
     [table] = [d for d in at.dataframe if "exact rows" in d.value.columns]

@@ -24,7 +24,7 @@ from executor.jobs import run as run_mod
 from executor.jobs.run import Cancelled, TimedOut, run_node, to_csv_bytes, to_parquet_bytes
 from executor.spark import session
 from executor.spark.rehearsal import rehearse
-from tests.support import no_active_jobs
+from tests.support import ROOT, no_active_jobs
 from tests.support.plans import model_of, plan, read
 
 NATION = [("n_nationkey", "i64"), ("n_name", "string"), ("n_regionkey", "i64"), ("n_comment", "string")]
@@ -709,3 +709,26 @@ def test_a_step_and_a_comparison_say_their_place_in_line(spark, tpch_dir, stand_
         waiting.join(10)
     place = "node 0: waiting for Spark: 1st in line" if work == "step" else "waiting for Spark: 1st in line"
     assert any(s.startswith(place) for s in statuses), statuses
+
+
+def test_a_step_cancelled_between_its_runs_says_the_rest_was_cancelled(spark):
+    """Cancel clicked once the inputs' rows were in: the output had been left blank, 'not run yet', as if
+    nothing had been asked."""
+    from executor.jobs.step import run_step
+
+    run_mod.clear_cache()
+    with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:
+        from viz.model import analyze
+
+        model = analyze(fh.read())
+    cancel = threading.Event()
+    results = run_step(
+        model,
+        "0.0",
+        catalog=Catalog([os.path.join(ROOT, "sample_data", "tutorial")]),
+        cancel=cancel,
+        on_result=lambda nid, result: cancel.set(),  # the first input's rows land, then Cancel
+    )
+    first, *rest = model.node("0.0").inputs + ["0.0"]
+    assert not isinstance(results[first], str)
+    assert [results[n] for n in rest] == [f"the run of node {n} was cancelled before it ran" for n in rest]
