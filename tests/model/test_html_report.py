@@ -328,7 +328,7 @@ def test_the_app_offers_the_report_with_the_session_runs(page, deferred, spark_c
     at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=120)
     at.query_params["sample"] = "tutorial.json"
     # kept by plan, node and data (a sample's own tables, nothing bound)
-    at.session_state["runs"] = {(model.digest, "0.0.1", ("tutorial", (), None, (), ())): state}
+    at.session_state["runs"] = {(model.digest, "0.0.1", ("tutorial", (), None, (), (), (), None)): state}
     if page:
         at.switch_page(page)
     at.run()
