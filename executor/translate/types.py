@@ -167,16 +167,10 @@ def _what_it_means(plan: str, spark: str) -> str:
     return ": the same values, in a type of more digits"
 
 
-def result_type_notes(fields, schema: S.StructType, user_types: Mapping[int, str] | None = None) -> list[str]:
-    """What a run's result says about its column types where they are not the plan's: the
-    :func:`type_differences`, then the :func:`finer_time_notes`. ``fields``: the node's derived schema
-    (``viz.fields.Field``)."""
-    return type_differences(fields, schema, user_types) + finer_time_notes(fields, schema, user_types)
-
-
 def finer_time_notes(fields, schema: S.StructType, user_types: Mapping[int, str] | None = None) -> list[str]:
     """A note per type of a result's columns that counts finer than the microseconds Spark keeps (columns
-    alike in that said in one note)."""
+    alike in that said in one note); a run says them after its :func:`type_differences`. ``fields``: the
+    node's derived schema (``viz.fields.Field``)."""
     finer: dict[str, list[str]] = {}
     for i, (f, have) in enumerate(zip(fields or (), schema.fields)):
         want = spark_type_or_none(f.type, user_types)
@@ -216,7 +210,6 @@ __all__ = [
     "ENGINE_USER_TYPES",
     "finer_time_notes",
     "plan_user_types",
-    "result_type_notes",
     "spark_type_or_none",
     "to_spark",
     "type_differences",

@@ -693,14 +693,14 @@ def test_the_translation_reads_the_types_the_model_derived(spark, monkeypatch):
     assert typed_again == []
 
 
-def test_result_type_notes_say_columns_alike_once():
+def test_a_run_s_type_notes_say_columns_alike_once():
     """TPC-DS q64's root: six sums the plan declares decimal<38,2>? that Spark gives as decimal(17,2) were six
     notes of one sentence each; columns that differ alike are one note."""
     from google.protobuf.json_format import ParseDict
     from pyspark.sql import types as S
     from substrait.type_pb2 import Type
 
-    from executor.translate.types import result_type_notes
+    from executor.translate.types import finer_time_notes, type_differences
     from viz.fields import Field
     from viz.types import type_json
 
@@ -720,9 +720,11 @@ def test_result_type_notes_say_columns_alike_once():
             S.StructField("ts", S.TimestampNTZType()),
         ]
     )
-    assert result_type_notes(fields, schema) == [
+    assert type_differences(fields, schema) == [
         "columns 1 (s1) and 2 (s2) are decimal<38,2>? in the plan, but Spark's result is decimal(17,2): the same "
         "values, where they have at most 17 digits",
+    ]
+    assert finer_time_notes(fields, schema) == [
         "column 3 (ts) is precision_timestamp<9> in the plan: Spark keeps microseconds, so the digits below a "
         "microsecond are dropped",
     ]
