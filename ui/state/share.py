@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from urllib.parse import urlencode, urlsplit
 
 from executor.cache import BoundedCache
+from executor.data.catalog import file_stamp
 from executor.data.generate import CACHE
 
 #: Where shared plans live: ``$SUBSTRAIT_VIZ_CACHE/shared`` or ``~/.cache/substrait-viz/shared``.
@@ -40,19 +41,11 @@ def is_digest(text: object) -> bool:
     return isinstance(text, str) and _DIGEST.fullmatch(text) is not None
 
 
-#: Plans saved by this process: (id of the bytes, folder) -> (the bytes, digest, the file's size and
-#: modification time when checked); the bytes are kept so that an id is never mistaken for another
+#: Plans saved by this process: (id of the bytes, folder) -> (the bytes, digest, the file's state
+#: when checked); the bytes are kept so that an id is never mistaken for another
 #: object's, and a file changed since (or gone) is checked and written again.
 _SAVED_MAX = 32
-_saved: BoundedCache[tuple[int, str | None], tuple[bytes, str, tuple[int, int] | None]] = BoundedCache(_SAVED_MAX)
-
-
-def _stamp(path: str) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns
+_saved: BoundedCache[tuple[int, str | None], tuple[bytes, str, tuple]] = BoundedCache(_SAVED_MAX)
 
 
 def save_shared(data: bytes, folder: str | None = None) -> str:
@@ -61,7 +54,7 @@ def save_shared(data: bytes, folder: str | None = None) -> str:
     Raises :class:`ShareError` when the plan is over :data:`MAX_SHARED_BYTES` (JSON: without its layout's
     whitespace) or cannot be written."""
     known = _saved.get((id(data), folder))
-    if known is not None and known[0] is data and _stamp(_path(known[1], folder)) == known[2]:
+    if known is not None and known[0] is data and file_stamp(_path(known[1], folder)) == known[2]:
         return known[1]  # the page shows the link on every rerun: hash and check a plan once
     stored = data if len(data) <= MAX_SHARED_BYTES else _compact_json(data)
     if len(stored) > MAX_SHARED_BYTES:
@@ -72,7 +65,7 @@ def save_shared(data: bytes, folder: str | None = None) -> str:
     path = _path(digest, folder)
     if not (os.path.exists(path) and load_shared(digest, folder) is not None):
         _write(path, stored)
-    _saved.put((id(data), folder), (data, digest, _stamp(path)))
+    _saved.put((id(data), folder), (data, digest, file_stamp(path)))
     return digest
 
 
