@@ -144,7 +144,11 @@ def pid_alive(pid: int) -> bool:
 
 def clean_scratch(root: str | None = None) -> list[str]:
     """Remove the scratch folders of processes that no longer run; the folders removed."""
-    root = root or SCRATCH_ROOT
+    return remove_ended_processes_folders(root or SCRATCH_ROOT)
+
+
+def remove_ended_processes_folders(root: str) -> list[str]:
+    """Remove the folders in ``root`` named by the id of a process that no longer runs; the folders removed."""
     removed = []
     try:
         names = os.listdir(root)

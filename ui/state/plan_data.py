@@ -29,7 +29,7 @@ from executor.data.catalog import SUFFIX_FORMATS, Catalog, data_roots, file_stam
 from executor.data.columns import Unreadable, file_columns
 from executor.data.generate import CACHE, TPCDS_TABLES, TPCH_TABLES, tpcds, tpch
 from executor.errors import ExecutionError
-from executor.spark.session import pid_alive
+from executor.spark.session import remove_ended_processes_folders
 from ui.state.plan_source import ROOT, Plan, plan_digest, sample_manifest
 from ui.state.sessions import session_here, session_id
 
@@ -141,20 +141,17 @@ OLD_UPLOADS_S = 24 * 3600.0
 def clean_uploads(root: str = UPLOADS_ROOT) -> list[str]:
     """Remove the uploads of server processes that no longer run, and the older layout's folders
     (one per session) that are empty or untouched for :data:`OLD_UPLOADS_S`; the folders removed."""
-    removed = []
+    removed = remove_ended_processes_folders(root)
     try:
-        entries = list(os.scandir(root))
+        older = [e for e in os.scandir(root) if not e.name.isdigit()]
     except OSError:
         return removed
     now = time.time()
-    for entry in entries:
-        if entry.name.isdigit():
-            gone = int(entry.name) != os.getpid() and not pid_alive(int(entry.name))
-        else:
-            try:
-                gone = not os.listdir(entry.path) or now - entry.stat().st_mtime > OLD_UPLOADS_S
-            except OSError:
-                continue
+    for entry in older:
+        try:
+            gone = not os.listdir(entry.path) or now - entry.stat().st_mtime > OLD_UPLOADS_S
+        except OSError:
+            continue
         if gone:
             shutil.rmtree(entry.path, ignore_errors=True)
             removed.append(entry.path)
