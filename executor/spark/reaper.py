@@ -9,8 +9,9 @@ for more than 30 minutes after its job was cancelled.)
 
 :func:`watch` is started after a stop. It compares the tasks the executors are running with the tasks
 of the stages that are still active; tasks beyond those belong to no live job. If such orphans are
-still running after :data:`REAP_AFTER_S`, the local session's JVM is stopped, which ends them: the next
-run starts a fresh session (``executor.spark.session`` recovers from a dead JVM). A job of another user
+still running after :data:`REAP_AFTER_S`, the local session's JVM is stopped, which ends them, and a
+fresh session is started in the background when the warm-up is on (else by the next run:
+``executor.spark.session`` recovers from a dead JVM). A job of another user
 that is in progress at that moment runs again, once, on the fresh session (``executor.jobs.supervise``);
 without the stop it would wait behind the orphans. Spark Connect and cluster sessions are left alone (their
 executors are not this process's to stop); there the orphans run until their batch ends.
@@ -26,7 +27,7 @@ import threading
 import time
 
 from ..settings import SETTINGS
-from .session import is_connect
+from .session import is_connect, restart_in_background
 
 #: How long orphaned tasks may keep running after a stop before the local JVM is stopped.
 REAP_AFTER_S = SETTINGS.reap_after_s
@@ -58,11 +59,39 @@ def orphaned_tasks(spark) -> int | None:
     return max(0, running - in_stages)
 
 
+#: Seconds after a stop of the JVM in which py4j's reports of the calls it cut off are not logged.
+QUIET_S = 60.0
+_quiet_until = 0.0
+
+
+class _CutOffCalls(logging.Filter):
+    """py4j logs each call the stopped JVM cut off, with its traceback, on the root logger ("Exception
+    while sending command."); those calls' jobs run again or say their own error, and the stop is
+    logged once, by the reaper."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if time.monotonic() >= _quiet_until or not record.exc_info:
+            return True
+        from py4j.protocol import Py4JNetworkError
+
+        return not (
+            record.msg == "Exception while sending command." and isinstance(record.exc_info[1], Py4JNetworkError)
+        )
+
+
+_CUT_OFF_CALLS = _CutOffCalls()
+
+
 def _kill_jvm(spark) -> bool:
+    global _quiet_until
     try:
         proc = spark.sparkContext._gateway.proc
     except Exception:
         return False
+    _quiet_until = time.monotonic() + QUIET_S
+    root = logging.getLogger()
+    if _CUT_OFF_CALLS not in root.filters:
+        root.addFilter(_CUT_OFF_CALLS)
     try:
         os.kill(proc.pid, signal.SIGKILL)
     except OSError:
@@ -99,6 +128,7 @@ def _watch(spark) -> None:
                     )
                     if _kill_jvm(spark):
                         reaped += 1
+                        restart_in_background()  # the next person's run does not wait for a JVM to start
                     return
             time.sleep(POLL_S)
     finally:

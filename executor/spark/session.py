@@ -403,6 +403,19 @@ def warm_up(data_file: str | None = None, prepare: Callable[[SparkSession], obje
         return True
 
 
+def restart_in_background() -> bool:
+    """After the session's JVM was stopped under it (``executor.spark.reaper``): start its successor in
+    the background, as :func:`warm_up` starts the first, so the next run does not wait for a JVM.
+    Returns whether a start began now (not when the warm-up is off or one is already under way)."""
+    global _warming
+    with _warm_lock:
+        if not WARM_UP or (_warming is not None and _warming.is_alive()):
+            return False
+        _warming = threading.Thread(target=_warm, args=(None, None), name="spark-restart", daemon=True)
+        _warming.start()
+        return True
+
+
 def _warm(data_file: str | None, prepare: Callable[[SparkSession], object] | None = None) -> None:
     global warm_up_error
     try:
