@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from substrait import algebra_pb2
@@ -177,16 +178,18 @@ class Catalog:
     def bindings(self) -> dict[str, str]:
         return {name: src.path for name, src in self._bindings.items()}
 
-    def fingerprint(self) -> tuple:
+    def fingerprint(self, model=None) -> tuple:
         """What the catalog resolves names with, and the state of the files it finds them in (a file
-        uploaded again under its name is another table); part of the run cache's key."""
+        uploaded again under its name is another table); part of the run cache's key. With ``model``,
+        the data roots' state is that of what the plan reads (:func:`read_stamps`); without, that of
+        every top entry."""
         return (
             tuple(self.roots.roots),
             tuple(sorted(self.bindings.items())),
             self.use_spark_catalog,
             tuple(sorted(self.by_position)),
             tuple(file_stamp(path) for path in sorted(self.bindings.values())),
-            tuple(folder_stamp(root) for root in self.roots.roots),
+            read_stamps(model, self.roots) if model is not None else tuple(folder_stamp(r) for r in self.roots.roots),
         )
 
     def reads_by_position(self, names: Sequence[str]) -> bool:
@@ -446,14 +449,103 @@ def file_stamp(path: str) -> tuple:
     return (path, st.st_ino, st.st_mtime_ns, st.st_size)
 
 
-def folder_stamp(root: str) -> tuple:
-    """The state of what a data root holds at its top, where tables are found by name."""
-    try:
-        with os.scandir(root) as it:
-            found = [(e.name, e.inode(), *_state(e)) for e in it]
-    except OSError:
+def folder_stamp(root: str, stems: Collection[str] | None = None) -> tuple:
+    """The state of what a data root holds at its top, where tables are found by name: the folder's own
+    (an entry added, removed or renamed changes it) and each entry's. With ``stems`` (lower-case table
+    names), only the entries a table of those names is found at: a large folder is not read whole."""
+    if stems is None:
+        try:
+            with os.scandir(root) as it:
+                found = [(e.name, e.inode(), *_state(e)) for e in it]
+        except OSError:
+            return (root,)
+        return (root, *sorted(found))
+    listing = _listing(root)
+    if listing is None:
         return (root,)
-    return (root, *sorted(found))
+    names = sorted(name for stem in stems for name in listing.get(stem, ()))
+    return (root, file_stamp(root)[1:], *(file_stamp(os.path.join(root, name)) for name in names))
+
+
+#: A folder's entries by table name (lower-case stem or name), kept while the folder's own time is
+#: unchanged, and the time each was listed: :func:`_listing`.
+_LISTINGS: BoundedCache[str, tuple[tuple, int, dict[str, tuple[str, ...]]]] = BoundedCache(64)
+#: A listing made this soon after its folder last changed is not kept: a change within the file system's
+#: tick after it would leave the folder's time as it was.
+_RACY_NS = 2_000_000_000
+
+
+def _listing(folder: str) -> dict[str, tuple[str, ...]] | None:
+    """``folder``'s entries under each name a table could have there: a data file's lower-case stem
+    (known suffixes) and each entry's lower-case name. None when it cannot be listed."""
+    try:
+        st = os.stat(folder)
+        state = (st.st_ino, st.st_mtime_ns)
+        kept = _LISTINGS.get(folder)
+        if kept is not None and kept[0] == state:
+            return kept[2]
+        listed_at = time.time_ns()
+        entries = os.listdir(folder)
+    except OSError:
+        return None
+    by_name: dict[str, list[str]] = {}
+    for entry in entries:
+        by_name.setdefault(entry.lower(), []).append(entry)
+        base, suffix = os.path.splitext(entry)
+        if suffix.lower() in SUFFIX_FORMATS:
+            by_name.setdefault(base.lower(), []).append(entry)
+    listing = {key: tuple(sorted(names)) for key, names in by_name.items()}
+    if listed_at - st.st_mtime_ns > _RACY_NS:
+        _LISTINGS.put(folder, (state, listed_at, listing))
+    return listing
+
+
+def read_stamps(model, roots: DataRoots | Sequence[str]) -> tuple:
+    """The state of what ``model``'s reads find under ``roots``: in each root, the entries its tables
+    would be found at (:func:`folder_stamp` with the tables' names), and the files its LocalFiles items
+    name."""
+    roots = roots if isinstance(roots, DataRoots) else DataRoots(list(roots))
+    stems, items = _read_targets(model)
+    return (
+        tuple(folder_stamp(root, stems) for root in roots.roots),
+        tuple(_item_stamps(roots, kind, uri) for kind, uri in items),
+    )
+
+
+def _item_stamps(roots: DataRoots, kind: str, uri: str) -> tuple:
+    """The state of the files a LocalFiles item names (the item itself when they cannot be found)."""
+    try:
+        return tuple(file_stamp(path) for path in _PATH_FORMS[kind](roots, uri))
+    except (ExecutionError, OSError):  # its run says why
+        return (kind, uri)
+
+
+def _read_targets(model) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
+    """The lower-case names a plan's tables are found by (:func:`_keys`) and its LocalFiles items' path
+    forms and paths, once per plan."""
+    kept = _TARGETS.get(model.digest)
+    if kept is not None:
+        return kept
+    stems: set[str] = set()
+    items: list[tuple[str, str]] = []
+    for view in model.nodes():
+        body = view.node.body
+        if view.kind != "read" or body is None:
+            continue
+        which = body.WhichOneof("read_type")
+        if which == "named_table":
+            stems.update(_keys(list(body.named_table.names)))
+        elif which == "local_files":
+            for item in body.local_files.items:
+                kind = item.WhichOneof("path_type")
+                if kind is not None:
+                    items.append((kind, getattr(item, kind)))
+    targets = (frozenset(stems), tuple(dict.fromkeys(items)))
+    _TARGETS.put(model.digest, targets)
+    return targets
+
+
+_TARGETS: BoundedCache[str, tuple[frozenset[str], tuple[tuple[str, str], ...]]] = BoundedCache(64)
 
 
 def _state(entry: os.DirEntry) -> tuple:
@@ -518,7 +610,7 @@ def _keys(names: Sequence[str]) -> list[str]:
 def _stem_in_folder(folder: str, stem: str) -> str | None:
     by_suffix: dict[str, str] = {}
     folder_match = None
-    for entry in os.listdir(folder):
+    for entry in (_listing(folder) or {}).get(stem, ()):
         base, suffix = os.path.splitext(entry)
         full = os.path.join(folder, entry)
         if suffix.lower() in SUFFIX_FORMATS and base.lower() == stem:
@@ -782,6 +874,7 @@ __all__ = [
     "SUFFIX_FORMATS",
     "file_stamp",
     "folder_stamp",
+    "read_stamps",
     "named_tables",
     "plan_columns_by_table",
 ]

@@ -145,7 +145,7 @@ def datafusion_plan(model, node_id: str, catalog=None) -> EnginePlan:
 
 
 def _plan(engine: str, model, node_id: str, catalog) -> EnginePlan:
-    key = (model.digest, node_id, engine, catalog.fingerprint() if catalog is not None else None)
+    key = (model.digest, node_id, engine, catalog.fingerprint(model) if catalog is not None else None)
     hit = _cache.get(key)
     if hit is not None:
         return hit

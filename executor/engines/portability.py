@@ -356,7 +356,7 @@ def _datafusion(model, catalog) -> dict[str, EngineVerdict]:
 
 
 def _key(model, catalog) -> tuple:
-    return (model.digest, catalog.fingerprint() if catalog is not None else None)
+    return (model.digest, catalog.fingerprint(model) if catalog is not None else None)
 
 
 #: The engines' verdicts and the types per plan and catalog, for every session (``executor.engines.physical``

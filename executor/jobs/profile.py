@@ -690,7 +690,7 @@ def profile_plan(
             from ..spark.session import get_session
 
             spark = get_session()
-        digest, fingerprint = model.digest, catalog.fingerprint()
+        digest, fingerprint = model.digest, catalog.fingerprint(model)
         keys = {n: (digest, n, fingerprint) for n in order}
         for nid in order:
             memo = _memo.get(keys[nid]) if nid not in derived else None

@@ -104,7 +104,7 @@ _translating: dict[tuple, threading.Event] = {}  # translations under way, by ke
 def translation(model, node_id: str, spark, catalog):
     """Node ``node_id``'s translation on ``spark``, from the cache when it was made before. A
     DataFrame does not run anything until an action, so a cached one is as good as a new one."""
-    key = (model.digest, node_id, catalog.fingerprint(), id(spark))
+    key = (model.digest, node_id, catalog.fingerprint(model), id(spark))
     while True:
         with _translations_lock:
             hit = _translations.get(key)
@@ -173,7 +173,7 @@ def run_node(
     if limit > MAX_ROWS:
         warnings.append(f"the row limit {limit} was lowered to {MAX_ROWS}")
         limit = MAX_ROWS
-    key = (model.digest, node_id, limit, bool(count), catalog.fingerprint(), explain)
+    key = (model.digest, node_id, limit, bool(count), catalog.fingerprint(model), explain)
     cached = _cache.get(key)
     if cached is not None:
         return cached
@@ -245,7 +245,7 @@ class SparkRun(Job):
 
     def _work_key(self) -> tuple:
         # not the row limit: a rehearsal takes fewer rows than a person, and the time is for an order only
-        return (self.model.digest, self.node_id, self.count, self.catalog.fingerprint())
+        return (self.model.digest, self.node_id, self.count, self.catalog.fingerprint(self.model))
 
     def work(self) -> RunResult:
         # translating asks Spark's planner too: a turn covers it, so it does not slow another run down

@@ -97,7 +97,7 @@ def prepared_by_warm_up(model, catalog) -> None:
 
 def _claim(model, catalog) -> bool:
     """Mark the plan (with these tables) as prepared; False when it was already."""
-    key = (model.digest, catalog.fingerprint())
+    key = (model.digest, catalog.fingerprint(model))
     if key in _prepared:
         return False
     _prepared.put(key, None)

@@ -461,3 +461,54 @@ def test_a_timestamp_stored_with_a_zone_is_read_in_utc_and_said(spark, tmp_path)
         "precision_timestamp_tz<6>? keeps no zone, so the run takes their dates and times of day in UTC, where an "
         "engine that keeps the file's zone (DataFusion's) takes them in America/New_York"
     ]
+
+
+def test_the_run_cache_s_key_holds_the_state_of_what_the_plan_reads(tmp_path):
+    """``fingerprint(model)`` stamps the entries the plan's tables are found at and the files its
+    LocalFiles items name, not every entry of a data root (a large folder made each page slow), so a
+    file named deep in a folder and written again in place is new data too."""
+    from tests.support.plans import model_of, plan, read
+
+    (tmp_path / "sub").mkdir()
+    pq.write_table(pa.table({"id": [1]}), tmp_path / "orders.parquet")
+    deep = tmp_path / "sub" / "deep.parquet"
+    pq.write_table(pa.table({"id": [1]}), deep)
+    doc = plan(
+        (read("orders", [("id", "i64")]), ["id"]),
+        (read("t", [("id", "i64")], localFiles={"items": [{"uriFile": str(deep), "parquet": {}}]}), ["id"]),
+    )
+    doc["relations"][1]["root"]["input"]["read"].pop("namedTable")
+    model = model_of(doc)
+    cat = Catalog([str(tmp_path)])
+    first = cat.fingerprint(model)
+    assert cat.fingerprint(model) == first
+    pq.write_table(pa.table({"id": [1, 2, 3]}), deep)  # in place, below the root's top
+    second = cat.fingerprint(model)
+    assert second != first
+    pq.write_table(pa.table({"id": [2, 3]}), tmp_path / "orders.parquet")
+    assert cat.fingerprint(model) != second
+    # without a plan, every top entry, as before
+    assert cat.fingerprint() != cat.fingerprint(model)
+
+
+def test_a_folder_s_listing_is_kept_only_while_the_folder_is_unchanged(tmp_path):
+    """Table names are looked up in a kept listing of each data root, read again once the folder's time
+    changes; a listing made right after a change is not kept (a change within the file system's tick
+    would leave the time as it was)."""
+    from executor.data import catalog as catalog_mod
+
+    root = tmp_path / "data"
+    root.mkdir()
+    pq.write_table(pa.table({"id": [1]}), root / "Orders.parquet")
+    assert catalog_mod._stem_in_folder(str(root), "orders") == str(root / "Orders.parquet")
+    assert catalog_mod._LISTINGS.get(str(root)) is None  # changed just now: not kept
+    old = os.stat(root).st_mtime - 60
+    os.utime(root, (old, old))
+    assert catalog_mod._stem_in_folder(str(root), "lineitem") is None
+    assert catalog_mod._LISTINGS.get(str(root)) is not None  # kept
+    pq.write_table(pa.table({"id": [1]}), root / "lineitem.parquet")  # the folder's time moves
+    assert catalog_mod._stem_in_folder(str(root), "lineitem") == str(root / "lineitem.parquet")
+    (root / "part").mkdir()
+    assert catalog_mod._stem_in_folder(str(root), "part") == str(root / "part")
+    stamp = catalog_mod.folder_stamp(str(root), {"orders"})
+    assert [s[0] for s in stamp[2:]] == [str(root / "Orders.parquet")]  # only the plan's table's entry

@@ -54,7 +54,7 @@ def task_key(plan: Plan, model: PlanModel, what: str, node_id: str | None = None
     """The key of the session's task ``what`` ("report", "types", "plans") for this plan, the tables it
     is bound to now (a table bound since asks again) and the node."""
     try:
-        tables = catalog_for(plan).fingerprint()
+        tables = catalog_for(plan).fingerprint(model)
     except ExecutionError:  # the task says why when it starts
         tables = None
     return (what, model.digest, tables, node_id)

@@ -25,12 +25,12 @@ from dataclasses import dataclass
 import streamlit as st
 
 from executor import settings
-from executor.data.catalog import SUFFIX_FORMATS, Catalog, data_roots, file_stamp, folder_stamp
+from executor.data.catalog import SUFFIX_FORMATS, Catalog, data_roots, file_stamp, folder_stamp, read_stamps
 from executor.data.columns import Unreadable, file_columns
 from executor.data.generate import CACHE, TPCDS_TABLES, TPCH_TABLES, tpcds, tpch
 from executor.errors import ExecutionError
 from executor.spark.session import remove_ended_processes_folders
-from ui.state.plan_source import ROOT, Plan, plan_digest, sample_manifest
+from ui.state.plan_source import ROOT, Plan, analyze_cached, plan_digest, sample_manifest
 from ui.state.sessions import session_here, session_id
 
 TUTORIAL_DATA = os.path.join(ROOT, "sample_data", "tutorial")
@@ -222,8 +222,17 @@ def data_key(plan: Plan | None) -> tuple:
         tuple(sorted(by_position())),
         # a file uploaded again under its name, or changed in the folder, is other data
         tuple(file_stamp(path) for _, path in bound),
-        folder_stamp(folder) if folder else None,
+        _folder_state(plan, folder) if folder else None,
     )
+
+
+def _folder_state(plan: Plan | None, folder: str) -> tuple:
+    """The state of what ``plan`` reads in the user's folder; of the folder's every top entry when the
+    plan does not read as a plan."""
+    model = analyze_cached(plan.data) if plan is not None else None
+    if isinstance(model, str) or model is None or not os.path.isdir(folder):
+        return folder_stamp(folder)
+    return read_stamps(model, [folder])
 
 
 def chosen_folder(data: str) -> str | None:
