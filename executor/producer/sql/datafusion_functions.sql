@@ -211,6 +211,10 @@ SELECT n_nationkey, make_array(n_nationkey, n_regionkey) AS a, make_array(n_name
 -- a null element asked for gives null (the list holding a null is left out: DataFusion's optimizer makes such a call an IN list, whose answer is null where the function's is false)
 SELECT n_nationkey, array_has(make_array(n_nationkey, NULL, 3), 3) AS h, array_has(make_array(n_regionkey), CASE WHEN n_nationkey > 5 THEN NULL ELSE 1 END) AS h2 FROM nation
 ;
+-- name: array_has_a_subquery_s_value
+-- the element asked for is a subquery's value (Spark refuses a subquery inside a per-element test)
+SELECT n_nationkey, array_has(make_array(n_regionkey, 9), (SELECT max(r_regionkey) FROM region)) AS h FROM nation WHERE array_has(make_array(n_nationkey, 9), (SELECT min(r_regionkey) + 3 FROM region)) OR n_nationkey > 20
+;
 -- name: named_struct
 SELECT n_nationkey, named_struct('a', n_nationkey, 'b', n_name) AS s FROM nation
 ;

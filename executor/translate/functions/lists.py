@@ -167,9 +167,10 @@ def _array_position(call: Call, args: list) -> Column:
 
 def _array_has(call: Call, args: list) -> Column:
     """DataFusion's ``array_has(list, element)``: false where the list holds nulls but not the element
-    (Spark's ``array_contains`` gives null), null for a null list or element."""
+    (Spark's ``array_contains`` gives null), null for a null list or element. Not a per-element test: an
+    element that is a subquery's value cannot be used inside one (Spark refuses subqueries in lambdas)."""
     haystack, needle = _values(args)[:2]
-    found = F.exists(haystack, lambda x: x.eqNullSafe(needle))
+    found = F.coalesce(F.array_contains(haystack, needle), F.lit(False))
     return F.when(haystack.isNull() | needle.isNull(), F.lit(None)).otherwise(found)
 
 
