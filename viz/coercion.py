@@ -558,6 +558,8 @@ def call_coercion(
             return nested
     if all(v == views[0] for v in views):
         return None
+    if dialect == "datafusion" and function in ("like", "ilike") and {v.family for v in views} == {"string", "null"}:
+        return a.coercion([_V("string")] * len(views), f"{who} takes a null in {function.upper()} as text")
     if function in _COMPARISONS and len(views) == 2:
         common = _common(_COMPARE[dialect], *views)
         if common is None:

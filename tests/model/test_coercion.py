@@ -323,6 +323,16 @@ def test_nulls_of_either_spelling_take_the_other_type():
     assert C.call_coercion("datafusion", "lt", [KINDS["null"].type, i32]) is None
 
 
+def test_datafusion_takes_a_null_in_like_as_text():
+    # its SQL's `s LIKE NULL` is like(s, null of its null type, null escape); checked against its rows and
+    # types by datafusion_functions.sql (x_like_a_null_pattern)
+    text, null = KINDS["string"].type, KINDS["null"].type
+    coercion = C.call_coercion("datafusion", "like", [text, null, text], user_types=USER_TYPES)
+    assert coercion.rule == "DataFusion takes a null in LIKE as text"
+    assert [T.render(t) if t else None for t in coercion.targets] == [None, "string?", None]
+    assert C.call_coercion("spark", "like", [text, null, text], user_types=USER_TYPES) is None
+
+
 def test_unknown_types_unknown_functions_and_dialects():
     dec, fp64 = KINDS["d15_2"].type, KINDS["fp64"].type
     assert C.call_coercion("datafusion", "lt", [dec, None]) is None

@@ -35,6 +35,10 @@ SELECT n_name, concat_ws('-', n_name, CASE WHEN n_nationkey > 2 THEN NULL ELSE '
 -- name: x_like_null_escape
 SELECT p_partkey, p_name LIKE '%green%' AS g, p_name NOT LIKE 'a%' AS na, p_name ILIKE 'A%' AS il FROM part WHERE p_partkey < 30
 ;
+-- name: x_like_a_null_pattern
+-- DataFusion's NULL of its own null type, which it takes as text in LIKE: the column is boolean
+SELECT n_nationkey, n_name LIKE NULL AS l, n_name NOT LIKE NULL AS nl, n_name ILIKE NULL AS il, NULL LIKE n_name AS r FROM nation WHERE n_nationkey < 5
+;
 -- name: x_case_null
 SELECT n_nationkey, CASE n_regionkey WHEN 1 THEN 'one' WHEN NULL THEN 'null' END AS c, CASE WHEN n_nationkey IN (1, NULL) THEN 'in' ELSE 'out' END AS i, n_nationkey NOT IN (1, NULL) AS ni FROM nation
 ;
