@@ -119,7 +119,7 @@ def _sample_rows(plan, model: PlanModel, node_id: str, step: int, shown_in, ever
     ok, reason = executability_of(plan.data).get(node_id, (True, None))
     if not ok:  # the node it runs as part of, or where the gap starts, as its step
         st.info(md_escape(f"This step cannot run on Spark: {in_steps(reason, model)}"))
-    key = (model.digest, node_id, data_key(plan))  # rows of other data (bound since) are not these
+    key = (model.digest, node_id, data_key(plan, model))  # rows of other data (bound since) are not these
     task = _tasks().get(key)
     running = task is not None and not task.done.is_set()
     clicked = st.button("Show sample rows", key="present_show_rows", disabled=not ok or running, type="primary")

@@ -68,7 +68,7 @@ def _tasks() -> dict:
 
 def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, timeout_s: float) -> None:
     """Run the node and its inputs in the background; each result lands in ``_results()`` as it comes."""
-    key, data = model.digest, data_key(plan)
+    key, data = model.digest, data_key(plan, model)
     results = _results()
     task = Task()
     _tasks()[(key, node_id, limit, data)] = task
@@ -248,7 +248,7 @@ def _rows(
 ) -> None:
     """The node's rows beside its inputs' rows, what it did, and the comparison with its input."""
     node_id = node.id
-    key, data = model.digest, data_key(plan)  # rows of other data (bound since) are not these
+    key, data = model.digest, data_key(plan, model)  # rows of other data (bound since) are not these
     task_key = (key, node_id, limit, data)
     task = _tasks().get(task_key)
     if run and (task is None or task.done.is_set()):

@@ -432,3 +432,11 @@ def test_rows_and_counts_kept_for_a_plan_s_data_are_not_those_of_a_file_written_
     assert second != first
     pq.write_table(pa.table({"id": [4]}), folder / "lineitem.parquet")  # a table of the folder, found by name
     assert plan_data.data_key(None) != second
+    # with the plan's model (as the pages call it), the state of the folder's entries the plan reads
+    from tests.support.plans import model_of, plan, read
+
+    model = model_of(plan((read("lineitem", [("id", "i64")]), ["id"])))
+    third = plan_data.data_key(None, model)
+    assert plan_data.data_key(None, model) == third
+    pq.write_table(pa.table({"id": [5, 6]}), folder / "lineitem.parquet")  # in place
+    assert plan_data.data_key(None, model) != third

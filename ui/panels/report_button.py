@@ -43,7 +43,7 @@ def _sample(result) -> tuple[tuple[str, ...], tuple[tuple[object, ...], ...]]:
 def session_runs(plan: Plan, model: PlanModel) -> dict[str, NodeRun]:
     """Per node of ``model``, what this session ran there on the plan's data now: the profile's exact
     count, or a run's count, and the first rows of the latest run that has rows."""
-    digest, data = model.digest, data_key(plan)
+    digest, data = model.digest, data_key(plan, model)
     out: dict[str, NodeRun] = {}
     for key, result_of, where in _RUN_SOURCES:
         for k, value in st.session_state.get(key, {}).items():

@@ -36,7 +36,7 @@ def _states() -> dict[str, Task]:
 
 def _key(plan: Plan, model: PlanModel) -> tuple:
     """Where a profile is kept: by plan and data (counts of other data, bound since, are not these)."""
-    return (model.digest, data_key(plan))
+    return (model.digest, data_key(plan, model))
 
 
 def _start(plan: Plan, model: PlanModel, timeout_s: float) -> None:

@@ -45,7 +45,7 @@ def _runs() -> dict[tuple, RunState]:
 
 def _start(plan: Plan, model: PlanModel, node_id: str, limit: int, count: bool, timeout_s: float) -> None:
     state = RunState(node_id=node_id, limit=limit, count=count)
-    _runs()[(model.digest, node_id, data_key(plan))] = state
+    _runs()[(model.digest, node_id, data_key(plan, model))] = state
 
     def work(catalog):
         result = run_node(
@@ -101,7 +101,7 @@ def run_tab(plan: Plan, model: PlanModel, node_id: str, executable: tuple[bool, 
         kept_input(st.number_input, "Timeout (s)", "run_timeout", int(DEFAULT_TIMEOUT_S), min_value=5, max_value=3600)
     # on a line of its own: a third column cut its label short in a narrow inspector
     kept_input(st.checkbox, "Exact row count", "run_count", False)
-    key = (model.digest, node_id, data_key(plan))  # rows of other data (bound since) are not these
+    key = (model.digest, node_id, data_key(plan, model))  # rows of other data (bound since) are not these
     state = _runs().get(key)
     if state is not None:  # a run the click's callback has just started: its end may come with this rerun
         settle(state)

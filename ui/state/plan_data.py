@@ -21,6 +21,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -30,8 +31,11 @@ from executor.data.columns import Unreadable, file_columns
 from executor.data.generate import CACHE, TPCDS_TABLES, TPCH_TABLES, tpcds, tpch
 from executor.errors import ExecutionError
 from executor.spark.session import remove_ended_processes_folders
-from ui.state.plan_source import ROOT, Plan, analyze_cached, plan_digest, sample_manifest
+from ui.state.plan_source import ROOT, Plan, plan_digest, sample_manifest
 from ui.state.sessions import session_here, session_id
+
+if TYPE_CHECKING:
+    from viz.model import PlanModel
 
 TUTORIAL_DATA = os.path.join(ROOT, "sample_data", "tutorial")
 TPCH_SCALE = 0.01
@@ -206,10 +210,11 @@ def roots_for(plan: Plan | None, generate: bool, data: str | None = None) -> lis
     return data_roots(own=own, user=user, generated=[f for f in folders.values() if f], fallback=fallback)
 
 
-def data_key(plan: Plan | None) -> tuple:
+def data_key(plan: Plan | None, model: PlanModel | None = None) -> tuple:
     """What decides the data a run of ``plan`` reads: the suites it reads (as they will be once generated),
     the user's folder, this session's bindings for it and the tables read by position. A page keeps its
-    results under it, so rows read before a binding changed are not shown as the data's now."""
+    results under it, so rows read before a binding changed are not shown as the data's now. ``model``,
+    the plan's: the state of the folder's entries it reads; without, of every top entry."""
     kind = sample_data_kind(plan)
     suites = tuple(s.stem for s in SUITES if kind == s.stem or st.session_state.get(s.key))
     bound = sorted(bindings(plan).items())
@@ -222,15 +227,13 @@ def data_key(plan: Plan | None) -> tuple:
         tuple(sorted(by_position())),
         # a file uploaded again under its name, or changed in the folder, is other data
         tuple(file_stamp(path) for _, path in bound),
-        _folder_state(plan, folder) if folder else None,
+        _folder_state(model, folder) if folder else None,
     )
 
 
-def _folder_state(plan: Plan | None, folder: str) -> tuple:
-    """The state of what ``plan`` reads in the user's folder; of the folder's every top entry when the
-    plan does not read as a plan."""
-    model = analyze_cached(plan.data) if plan is not None else None
-    if isinstance(model, str) or model is None or not os.path.isdir(folder):
+def _folder_state(model: PlanModel | None, folder: str) -> tuple:
+    """The state of what ``model`` reads in the user's folder (of every top entry without a model)."""
+    if model is None or not os.path.isdir(folder):
         return folder_stamp(folder)
     return read_stamps(model, [folder])
 
