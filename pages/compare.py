@@ -19,6 +19,7 @@ from ui.panels.schema_table import NAME_BREAKS, code_html
 from ui.panels.unbound import unbound_warning
 from ui.rows import wrapped_row_px
 from ui.state import url
+from ui.state.cache_keys import large_value_key
 from ui.state.entry import through_app
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import (
@@ -163,9 +164,13 @@ def _model(side: str) -> PlanModel | None:
     return current_model(st.session_state.get(f"compare_{side}"))
 
 
-@st.cache_resource(show_spinner="Matching the plans…", max_entries=16)
 def _diff(data_a: bytes, data_b: bytes, ignore_case: bool, ignore_nullability: bool) -> PlanDiff:
-    a, b = analyze_cached(data_a), analyze_cached(data_b)
+    return _matched(large_value_key(data_a), large_value_key(data_b), ignore_case, ignore_nullability, data_a, data_b)
+
+
+@st.cache_resource(show_spinner="Matching the plans…", max_entries=16)
+def _matched(key_a, key_b, ignore_case: bool, ignore_nullability: bool, _data_a: bytes, _data_b: bytes) -> PlanDiff:
+    a, b = analyze_cached(_data_a), analyze_cached(_data_b)
     return diff_plans(a, b, ignore_case=ignore_case, ignore_nullability=ignore_nullability)
 
 

@@ -38,7 +38,7 @@ PRODUCERS = ("validate-isthmus", "isthmus", "duckdb", "datafusion", "ibis")
 TPCH_TABLES = ("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier")
 
 # Floors measured on this code (see the printed tables); a drop below them is a regression.
-CONSUMER_TESTING_PASS_FLOOR = 535  # plans that pass, of 564: measured 535 (2026-11-23)
+CONSUMER_TESTING_PASS_FLOOR = 541  # plans that pass, of 564: measured 535 (2026-11-23), 541 (2026-12-05)
 ISTHMUS_TPCH_PASSES = 21  # measured: all 21 (query 15 is empty)
 
 

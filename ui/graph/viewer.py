@@ -34,6 +34,7 @@ import streamlit as st
 from executor.cache import BoundedCache
 from executor.settings import SETTINGS
 from ui.graph.chart_click import graph_click, select_clicked
+from ui.state.cache_keys import LARGE_TEXT
 from ui.state.selection import theme
 from viz.export import compact_svg, has_dot, layout_svg, mark_detail_lines
 from viz.model import PlanModel
@@ -132,7 +133,7 @@ def viewer_available() -> bool:
 LAYOUTS_KEPT = 64
 
 
-@st.cache_resource(show_spinner=False, max_entries=LAYOUTS_KEPT)
+@st.cache_resource(show_spinner=False, max_entries=LAYOUTS_KEPT, hash_funcs=LARGE_TEXT)
 def _layout(dot: str) -> tuple[str, str] | None:
     """The SVG of ``dot`` and its key, laid out once per distinct DOT for every session."""
     svg = layout_svg(dot)

@@ -18,6 +18,7 @@ import streamlit as st
 
 from ui.markdown import md_escape
 from ui.state import url
+from ui.state.cache_keys import large_value_key
 from viz.errors import PlanLoadError
 from viz.load import MAX_PLAN_BYTES
 from viz.model import PlanModel, analyze
@@ -44,14 +45,18 @@ class Plan:
     not_its_sql: tuple[str, ...] = ()
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
 def analyze_cached(data: bytes) -> PlanModel | str:
     """The model for these bytes, or the message saying why they are not a plan. One object for
     every rerun and session (the model is frozen): not a pickled copy per rerun, which grew with the
     square of a deep plan's depth (a long chain of relations pickles to hundreds of megabytes), and every memo kept
     beside the model (descriptions, executability) is worked out once."""
+    return _analyze(large_value_key(data), data)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _analyze(key: bytes | str, _data: bytes) -> PlanModel | str:
     try:
-        return analyze(data)
+        return analyze(_data)
     except PlanLoadError as exc:
         return str(exc)
 
@@ -69,10 +74,14 @@ def _verdicts(data: bytes) -> Mapping:
     return executability(model)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
 def executability_of(data: bytes) -> dict[str, tuple[bool, str | None]]:
     """Per node: whether its subtree can run on Spark, and why not (known before running)."""
-    return {node_id: (e.ok, e.reason) for node_id, e in _verdicts(data).items()}
+    return _executability(large_value_key(data), data)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _executability(key: bytes | str, _data: bytes) -> dict[str, tuple[bool, str | None]]:
+    return {node_id: (e.ok, e.reason) for node_id, e in _verdicts(_data).items()}
 
 
 def graph_gaps(data: bytes) -> frozenset[str]:
