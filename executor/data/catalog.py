@@ -467,9 +467,9 @@ def folder_stamp(root: str, stems: Collection[str] | None = None) -> tuple:
     return (root, file_stamp(root)[1:], *(file_stamp(os.path.join(root, name)) for name in names))
 
 
-#: A folder's entries by table name (lower-case stem or name), kept while the folder's own time is
-#: unchanged, and the time each was listed: :func:`_listing`.
-_LISTINGS: BoundedCache[str, tuple[tuple, int, dict[str, tuple[str, ...]]]] = BoundedCache(64)
+#: A folder's entries by table name (lower-case stem or name), kept with the folder's own state (inode,
+#: time) they were listed in: :func:`_listing`.
+_LISTINGS: BoundedCache[str, tuple[tuple, dict[str, tuple[str, ...]]]] = BoundedCache(64)
 #: A listing made this soon after its folder last changed is not kept: a change within the file system's
 #: tick after it would leave the folder's time as it was.
 _RACY_NS = 2_000_000_000
@@ -483,7 +483,7 @@ def _listing(folder: str) -> dict[str, tuple[str, ...]] | None:
         state = (st.st_ino, st.st_mtime_ns)
         kept = _LISTINGS.get(folder)
         if kept is not None and kept[0] == state:
-            return kept[2]
+            return kept[1]
         listed_at = time.time_ns()
         entries = os.listdir(folder)
     except OSError:
@@ -496,7 +496,7 @@ def _listing(folder: str) -> dict[str, tuple[str, ...]] | None:
             by_name.setdefault(base.lower(), []).append(entry)
     listing = {key: tuple(sorted(names)) for key, names in by_name.items()}
     if listed_at - st.st_mtime_ns > _RACY_NS:
-        _LISTINGS.put(folder, (state, listed_at, listing))
+        _LISTINGS.put(folder, (state, listing))
     return listing
 
 
