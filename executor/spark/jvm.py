@@ -118,17 +118,21 @@ def col(name: str) -> Column:
     return column
 
 
+_EPOCH_ORDINAL = datetime.date(1970, 1, 1).toordinal()
+
+
 def date_lit(day: datetime.date) -> Column:
     """``day`` as Spark's date literal. Made in the JVM from its year, month and day: PySpark's own
-    conversion of a Python date fails before 1582 (IllegalArgumentException for 0001-01-01). Spark
-    Connect builds it in Python from its days since 1970."""
+    conversion of a Python date fails before 1582 (IllegalArgumentException for 0001-01-01). On Spark
+    Connect, from its days since 1970 in the proleptic calendar (the client's conversion of a date in
+    the calendar gap of October 1582 gives another day)."""
     from pyspark import SparkContext
     from pyspark.sql.utils import is_remote
 
     sc = SparkContext._active_spark_context
     jvm = getattr(sc, "_jvm", None)
     if jvm is None or is_remote():  # a Connect client may share its process with a local server's JVM
-        return F.lit(day)
+        return F.call_function("date_from_unix_date", F.lit(day.toordinal() - _EPOCH_ORDINAL))
     return Column(jvm.org.apache.spark.sql.functions.lit(jvm.java.time.LocalDate.of(day.year, day.month, day.day)))
 
 

@@ -243,6 +243,15 @@ def _build() -> SparkSession:
             warnings.filterwarnings("ignore", message="Failed to set spark", category=UserWarning)
             spark = builder.getOrCreate()
         _set_semantics(spark)
+        # the client warns in Python of each window without a partition (a plan's window over the whole
+        # input is what it says), where the classic session's log is at ERROR
+        warnings.filterwarnings("ignore", message=".*No Partition Defined for Window", category=UserWarning)
+        if remote == "local" or remote.startswith("local["):
+            from pyspark import SparkContext
+
+            server = SparkContext._active_spark_context  # the local server's own context, in this process
+            if server is not None:
+                server.setLogLevel("ERROR")
         return spark
     builder = builder.master(settings.SETTINGS.spark_master)
     for key, value in _local_conf().items():

@@ -23,8 +23,17 @@ PLANS = [
     os.path.join(CORPORA, "isthmus-tpch", "query_01_plan.json"),  # decimal aggregates
 ]
 
+#: SQL whose rows on Connect were not the classic session's: a date in the calendar gap of October 1582
+#: (the client made 1582-10-10 the 15th) and the mean of a median's two middle decimals (the client
+#: typed its 0.5 decimal(10,1), and Spark cut the product to 6 places).
+MADE = [
+    "SELECT DATE '1582-10-10' AS gap, DATE '0001-01-01' AS first FROM region WHERE r_regionkey = 0",
+    "SELECT median(x) AS m FROM (VALUES (CAST('1.0000000001' AS DECIMAL(38,10))), "
+    "(CAST('2.0000000002' AS DECIMAL(38,10)))) t(x)",
+]
+
 SCRIPT = r"""
-import json, sys, time
+import json, os, sys, time
 from executor.jobs import run as run_mod
 from executor.__main__ import json_value
 from executor.data.catalog import Catalog
@@ -34,6 +43,7 @@ from executor.spark.session import get_session, is_connect
 from viz.model import analyze
 
 tpch_dir, plans = sys.argv[1], sys.argv[2:]
+MADE = json.loads(os.environ["MADE"])
 spark = get_session()
 catalog = Catalog([tpch_dir])
 from executor.spark.session import SEMANTICS
@@ -43,6 +53,15 @@ for path in plans:
     rows = [[json_value(v) for v in r] for r in zip(*[c.to_pylist() for c in result.arrow.columns])]
     out["results"].append({"columns": result.columns, "types": result.types, "rows": rows,
                            "row_count": result.row_count, "explain": result.explain})
+
+# values whose literal the Connect client builds otherwise than the classic session (the checks found them)
+from executor.engines.sql_plan import catalog_tables, sql_to_plan
+tables = catalog_tables(catalog)
+out["made"] = []
+for sql in MADE:
+    made = sql_to_plan(sql, tables, json=True, form="written")
+    result = run_node(analyze(made.data), "0", catalog=catalog, limit=10)
+    out["made"].append([[json_value(v) for v in r] for r in zip(*[c.to_pylist() for c in result.arrow.columns])])
 
 from executor.jobs.profile import profile_plan
 profile = profile_plan(analyze(open(plans[0], "rb").read()), catalog)
@@ -68,7 +87,7 @@ print("RESULT " + json.dumps(out))
 
 
 def test_connect_gives_the_same_rows_as_classic(spark, tpch_dir):
-    env = dict(os.environ, SPARK_REMOTE="local", PYTHONPATH=REPO)
+    env = dict(os.environ, SPARK_REMOTE="local", PYTHONPATH=REPO, MADE=json.dumps(MADE))
     proc = subprocess.run(
         [sys.executable, "-c", SCRIPT, tpch_dir, *PLANS],
         capture_output=True,
@@ -97,6 +116,8 @@ def test_connect_gives_the_same_rows_as_classic(spark, tpch_dir):
         assert got["row_count"] == local.row_count and len(rows) > 0, path
         assert got["rows"] == rows, path  # both plans end in a total sort: the same order too
         assert "Scan parquet" in got["explain"] or "parquet" in got["explain"].lower()
+    # DataFusion's engine gives these (its mean of 1.0000000001 and 2.0000000002 cut to the scale, 10)
+    assert remote["made"] == [[["1582-10-10", "0001-01-01"]], [["1.5000000001"]]], remote["made"]
     # the profile observes the nodes through Connect too, with the classic session's counts
     from executor.jobs.profile import clear_cache as clear_profiles
     from executor.jobs.profile import profile_plan

@@ -322,7 +322,7 @@ def _median(call: Call, args: list) -> Column:
     # reserve digits at 38, and cut the last places); a middle value of more stops the run
     narrow = f"decimal({min(precision, MEDIAN_DIGITS)},{scale})"
     lo, hi = low.cast(narrow), high.cast(narrow)
-    half = (lo + hi) * F.lit(decimal.Decimal("0.5"))
+    half = (lo + hi) * F.lit(decimal.Decimal("0.5")).cast("decimal(1,1)")  # Spark Connect types it decimal(10,1)
     mean = F.when(half >= 0, F.floor(half, scale)).otherwise(F.ceil(half, scale))  # cut toward zero
     beyond = lo.isNull() | hi.isNull()
     even = _fail_if(
