@@ -281,12 +281,14 @@ def project(ctx: Context) -> list[Field] | None:
     ctx.info.incoming = fields
     added: list[Field] = []
     base = len(fields) if fields is not None else None
+    keeps_input = project_outputs_input(ctx.node.body, ctx.conventions.project_keeps_input)
     for i, e in enumerate(ctx.node.body.expressions):
-        index = f"${base + i}" if base is not None else f"+{i}"
+        # each expression's place in the output: after the input's fields, or from 0 where they are not output
+        index = f"${i}" if not keeps_input else f"${base + i}" if base is not None else f"+{i}"
         typed = ctx.expr(index, e, fields)
         added.append(typed_field(typed, f"expr{i}"))
     ctx.info.detail = f"+{len(added)} column{'s' if len(added) != 1 else ''}"
-    if not project_outputs_input(ctx.node.body, ctx.conventions.project_keeps_input):
+    if not keeps_input:
         ctx.info.detail = f"{len(added)} column{'s' if len(added) != 1 else ''} (expressions only)"
         return added
     mapping = emit(ctx.node.body)
