@@ -200,6 +200,13 @@ class ColumnCheck:
         """What is wrong, as the end of a sentence that begins with the table ("… lacks 2 of …")."""
         if self.missing:
             shown = ", ".join(self.missing[:8]) + (", …" if len(self.missing) > 8 else "")
+            read = sum(1 for c in self.plan if c.read)
+            if read < len(self.plan):  # the count of the columns it reads, not of all it declares
+                if read == 1:
+                    return f"lacks the one column the plan reads ({shown})"
+                if len(self.missing) == read:
+                    return f"lacks the {read} columns the plan reads ({shown})"
+                return f"lacks {len(self.missing)} of the {read} columns the plan reads ({shown})"
             if len(self.plan) == 1:
                 return f"lacks the plan's one column ({shown})"
             return f"lacks {len(self.missing)} of the plan's {len(self.plan)} columns ({shown})"

@@ -77,6 +77,15 @@ def test_check_columns_by_name_and_family():
     assert bad.why_not_by_position() == "it has 2 columns where the plan reads 3"
     one = check_columns([Column("x", "int", "int")], [Column("name", "string", "str")])
     assert one.problem() == "lacks the plan's one column (name)"  # not "1 of the plan's 1 columns"
+    # a read of 2 of the 3 columns the plan declares: the count is of those it reads (it had said "2 of the
+    # plan's 3 columns" for a file with none of the 3)
+    some = [Column("k", "bigint", "int", read=False), Column("name", "string", "str"), Column("v", "double", "num")]
+    assert (
+        check_columns([Column("x", "int", "int")], some).problem()
+        == "lacks 2 of the 2 columns the plan reads (name, v)"
+    )
+    some[1] = Column("name", "string", "str", read=False)
+    assert check_columns([Column("x", "int", "int")], some).problem() == "lacks the one column the plan reads (v)"
     typed = check_columns(
         [Column("k", "string", "str"), Column("name", "string", "str"), Column("v", "int", "int")], plan
     )
