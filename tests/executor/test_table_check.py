@@ -80,10 +80,9 @@ def test_check_columns_by_name_and_family():
     # a read of 2 of the 3 columns the plan declares: the count is of those it reads (it had said "2 of the
     # plan's 3 columns" for a file with none of the 3)
     some = [Column("k", "bigint", "int", read=False), Column("name", "string", "str"), Column("v", "double", "num")]
-    assert (
-        check_columns([Column("x", "int", "int")], some).problem()
-        == "lacks 2 of the 2 columns the plan reads (name, v)"
-    )
+    assert check_columns([Column("x", "int", "int")], some).problem() == "lacks the 2 columns the plan reads (name, v)"
+    partly = check_columns([Column("v", "double", "num")], some + [Column("w", "int", "int")])
+    assert partly.problem() == "lacks 2 of the 3 columns the plan reads (name, w)"
     some[1] = Column("name", "string", "str", read=False)
     assert check_columns([Column("x", "int", "int")], some).problem() == "lacks the one column the plan reads (v)"
     typed = check_columns(
