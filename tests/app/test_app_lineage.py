@@ -40,8 +40,8 @@ def test_picking_a_column_shows_its_chain_and_paints_its_path():
     # sales = sum(quantity * price) over the join of orders and (filtered) products: both columns are
     # orders' (the join's left input), quantity is cast to the price's decimal type
     assert _chains(at) == [
-        "[2] sales ← sum(multiply(cast($1:quantity AS decimal<10,2>), $3:price)) ← [1] quantity of orders",
-        "[2] sales ← sum(multiply(cast($1:quantity AS decimal<10,2>), $3:price)) ← [3] price of orders",
+        "[2] sales ← sum(multiply(cast($1:quantity AS decimal<10,2>), $3:price)) ← quantity of orders (table column 1)",
+        "[2] sales ← sum(multiply(cast($1:quantity AS decimal<10,2>), $3:price)) ← price of orders (table column 3)",
     ]
     assert any("Sources: orders.quantity, orders.price" in c.value for c in at.caption)
     painted = graphs(at)[0]["lineage"]
@@ -59,7 +59,7 @@ def test_a_column_used_above_lists_the_conditions_that_read_it():
     at = _open(sample="tutorial.json", node="0.0.1.0")  # the read of products
     at.selectbox(key="lineage_column").select(1).run()  # categories
     assert not at.exception, at.exception
-    assert _chains(at) == ["[1] categories ← [1] categories of products"]
+    assert _chains(at) == ["[1] categories ← categories of products (table column 1)"]
     used = " ".join(m.value for m in at.markdown)
     assert "0.0.1 filter condition: is\\_null(index\\_in('Computers', \\$1:categories))" in used
     assert graphs(at)[0]["lineage"]["nodes"] == ["0.0.1.0", "0.0.1", "0.0"]
@@ -86,7 +86,7 @@ def test_a_click_on_a_schema_row_in_the_graph_picks_the_column():
     assert not at.exception, at.exception
     assert at.subheader[0].value == "Join · 0.0"
     assert at.selectbox(key="lineage_column").value == 7
-    assert _chains(at) == ["[7] product_name ← [3] product_name of products"]
+    assert _chains(at) == ["[7] product_name ← product_name of products (table column 3)"]
 
 
 def test_a_column_that_cannot_be_followed_says_why():

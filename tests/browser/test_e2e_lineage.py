@@ -31,7 +31,10 @@ def test_click_a_column_in_the_graph_and_see_where_it_comes_from(app_url):  # no
             page.locator(GRAPH).first.evaluate("svg => { svg.dataset.drawnBeforeClick = '1'; }")
             # the root aggregate's schema row "[2] sales decimal<38,2>?": click its name
             page.locator(f'{GRAPH} g[id="node-0"] text', has_text=re.compile(r"^sales$")).first.click()
-            chain = "[2] sales ← sum(multiply(cast($1:quantity AS decimal<10,2>), $3:price)) ← [1] quantity of orders"
+            chain = (
+                "[2] sales ← sum(multiply(cast($1:quantity AS decimal<10,2>), $3:price)) ← quantity of orders "
+                "(table column 1)"
+            )
             expect(page.locator("code").filter(has_text=chain).first).to_be_visible(timeout=60_000)
             # the path: the aggregate, the join and the orders read (not the products side)
             traced = page.locator(f"{GRAPH} g.node.substrait-lineage")
@@ -47,7 +50,9 @@ def test_click_a_column_in_the_graph_and_see_where_it_comes_from(app_url):  # no
             page.locator(f'{GRAPH} g[id="node-0.0.1"] text', has_text=re.compile(r"^product_name$")).first.click()
             expect(page.get_by_role("heading", name="Filter · 0.0.1")).to_be_visible(timeout=60_000)
             expect(
-                page.locator("code").filter(has_text="[3] product_name ← [3] product_name of products").first
+                page.locator("code")
+                .filter(has_text="[3] product_name ← product_name of products (table column 3)")
+                .first
             ).to_be_visible(timeout=60_000)
             expect(traced).to_have_count(4, timeout=30_000)  # the filter, its read, and the join and aggregate above
         finally:

@@ -74,11 +74,13 @@ def test_tutorial_every_root_column_to_its_table_column():
         "sales": [("orders", "quantity"), ("orders", "price")],
     }
     assert [chain_texts(trace(model, "0", i)) for i in range(3)] == [
-        ["[0] product_name ← [3] product_name of products"],
-        ["[1] product_id ← [0] product_id of orders"],
+        ["[0] product_name ← product_name of products (table column 3)"],
+        ["[1] product_id ← product_id of orders (table column 0)"],
         [
-            "[2] sales ← sum(multiply(cast($1:quantity AS decimal<10,2>), $3:price)) ← [1] quantity of orders",
-            "[2] sales ← sum(multiply(cast($1:quantity AS decimal<10,2>), $3:price)) ← [3] price of orders",
+            "[2] sales ← sum(multiply(cast($1:quantity AS decimal<10,2>), $3:price)) ← quantity of orders "
+            "(table column 1)",
+            "[2] sales ← sum(multiply(cast($1:quantity AS decimal<10,2>), $3:price)) ← price of orders "
+            "(table column 3)",
         ],
     ]
 
@@ -138,8 +140,8 @@ def test_q03_isthmus_revenue_chain():
         "subtract(cast(1 AS decimal<15,2> OR ERROR), $23:L_DISCOUNT))"
     )
     assert chain_texts(trace(model, "0", 1)) == [
-        f"{computed} ← [5] L_EXTENDEDPRICE of LINEITEM",
-        f"{computed} ← [6] L_DISCOUNT of LINEITEM",
+        f"{computed} ← L_EXTENDEDPRICE of LINEITEM (table column 5)",
+        f"{computed} ← L_DISCOUNT of LINEITEM (table column 6)",
         f"{computed} ← literal 1",
     ]
 
@@ -148,12 +150,12 @@ def test_q03_duckdb_reads_through_projections_and_joins():
     model = _tpch("q03", "duckdb")
     # the lineitem read projects $0, $5, $6: its output [1] is the table's column 5
     assert chain_texts(trace(model, "0", 1))[0] == (
-        "[1] revenue ← sum(multiply($1:l_extendedprice, subtract(1.00, $2:l_discount))) ← [5] l_extendedprice of "
-        "lineitem"
+        "[1] revenue ← sum(multiply($1:l_extendedprice, subtract(1.00, $2:l_discount))) ← l_extendedprice of "
+        "lineitem (table column 5)"
     )
     # group key $3 of the project = join field 4 = the right input's 1 = orders' read output 1 (projection $1, $0, ...)
     key = trace(model, "0", 0)
-    assert chain_texts(key) == ["[0] l_orderkey ← [0] o_orderkey of orders"]
+    assert chain_texts(key) == ["[0] l_orderkey ← o_orderkey of orders (table column 0)"]
     assert ("0.0*5", 4) in key.steps and ("0.0*5.1.0.0", 1) in key.steps
 
 
@@ -184,7 +186,7 @@ def test_q05_root_columns(producer):
         "n_name": [("nation", "n_name")],
         "revenue": [("lineitem", "l_extendedprice"), ("lineitem", "l_discount")],
     }
-    assert chain_texts(trace(model, "0", 0))[0].lower() == "[0] n_name ← [1] n_name of nation"
+    assert chain_texts(trace(model, "0", 0))[0].lower() == "[0] n_name ← n_name of nation (table column 1)"
 
 
 def test_q05_c_nationkey_is_compared_where_the_producer_compares_it():
@@ -216,12 +218,14 @@ def test_q18_root_columns(producer):
         [("orders", "o_totalprice")],
         [("lineitem", "l_quantity")],
     ]
-    assert chain_texts(trace(model, "0", 5))[0].lower().endswith("← [4] l_quantity of lineitem")
+    assert chain_texts(trace(model, "0", 5))[0].lower().endswith("← l_quantity of lineitem (table column 4)")
 
 
 def test_q18_isthmus_the_in_subquery():
     model = _tpch("q18", "isthmus")
-    assert chain_texts(trace(model, "0", 5)) == ["[5] EXPR$5 ← sum($5:L_QUANTITY) ← [4] L_QUANTITY of LINEITEM"]
+    assert chain_texts(trace(model, "0", 5)) == [
+        "[5] EXPR$5 ← sum($5:L_QUANTITY) ← L_QUANTITY of LINEITEM (table column 4)"
+    ]
     # o_orderkey: in the filter (o_orderkey IN (subquery), = l_orderkey) and a grouping key
     columns, conditions = _used(model, "0.0*6.1", 0)
     assert conditions == [("0.0*4", "filter condition"), ("0.0*4", "filter condition"), ("0.0.0", "grouping key")]
@@ -300,7 +304,7 @@ def test_windows_and_grouping_sets():
     # sum(quantity) OVER (the relation's window, ROWS ... CURRENT ROW), row_number() from nothing
     [running] = chain_texts(trace(window, "0", 4))
     assert running.startswith("[4] running_qty ← sum($1:quantity) OVER (PARTITION BY $0:product_id ORDER BY ")
-    assert running.endswith(" ← [1] quantity of orders")
+    assert running.endswith(" ← quantity of orders (table column 1)")
     assert chain_texts(trace(window, "0", 3)) == [
         "[3] order_no ← row_number() OVER (PARTITION BY $0:product_id ORDER BY $2:order_date ASC NULLS LAST, "
         "$1:quantity ASC NULLS LAST)"
@@ -322,7 +326,7 @@ def test_subqueries_and_outer_references():
     model = _sample("subqueries.json")
     assert chain_texts(trace(model, "0", 2)) == ["[2] n_orders ← (subquery 0.s0) ← count()"]
     assert chain_texts(trace(model, "0", 3)) == [
-        "[3] max_price ← (subquery 0.s1) ← max($3:price) ← [3] price of orders"
+        "[3] max_price ← (subquery 0.s1) ← max($3:price) ← price of orders (table column 3)"
     ]
     # products.product_id is read by the correlated subqueries through outer references (^$0)
     assert _used(model, "0.0.0", 0)[1] == [
@@ -354,7 +358,10 @@ def test_read_projection_emit_and_a_virtual_table():
     )
     model = P.model_of(doc)
     # the projection picks c, a; the emit swaps them: x = a (column 0), y = c (column 2)
-    assert [chain_texts(trace(model, "0", i)) for i in range(2)] == [["[0] x ← [0] a of t"], ["[1] y ← [2] c of t"]]
+    assert [chain_texts(trace(model, "0", i)) for i in range(2)] == [
+        ["[0] x ← a of t (table column 0)"],
+        ["[1] y ← c of t (table column 2)"],
+    ]
     values = trace(model, "1", 0)
     assert _sources(values) == [("virtual table", "v")] and values.literals() == ["7", "8"]
 
@@ -405,7 +412,9 @@ def test_a_rule_that_fails_is_a_diagnostic_on_its_node(monkeypatch):
     assert step.origin.kind == "unknown"
     assert [(d.node, d.code) for d in lineage.diagnostics] == [("0.0.1", "lineage-failed")]
     assert "odd plan" in lineage.diagnostics[0].message
-    assert chain_texts(trace(model, "0", 1)) == ["[1] product_id ← [0] product_id of orders"]  # the rest still follows
+    assert chain_texts(trace(model, "0", 1)) == [
+        "[1] product_id ← product_id of orders (table column 0)"
+    ]  # the rest still follows
     walk._memo.forget(model)
 
 

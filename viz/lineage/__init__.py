@@ -12,7 +12,7 @@ On top of the per-node facts (computed once per node, memoised beside the model)
 
 - :func:`trace` follows a column down to its sources (a DAG of :class:`Step`), and
   :meth:`Lineage.chains` / :func:`chain_text` write each path as
-  ``[1] revenue ← sum(...) ← [5] l_extendedprice of lineitem``;
+  ``[1] revenue ← sum(...) ← l_extendedprice of lineitem (table column 5)``;
 - :func:`used_by` follows it up: the columns computed from it and the conditions and keys that
   read it (or a column computed from it);
 - :func:`column_sources` gives every column of a node its source table columns and literals

@@ -32,7 +32,8 @@ class Source:
     index: int
 
     def text(self) -> str:
-        return f"[{self.index}] {self.column} of {self.table}"
+        # not "[5] l_extendedprice": a chain's other "[i]" are places in a node's output
+        return f"{self.column} of {self.table} (table column {self.index})"
 
     def to_json(self) -> dict:
         return {"table": self.table, "column": self.column}
@@ -213,7 +214,7 @@ def _cut(text: str, limit: int = MAX_TEXT) -> str:
 
 
 def chain_text(chain: Chain) -> str:
-    """A chain as the inspector writes it: ``[1] revenue ← sum(...) ← [5] l_extendedprice of lineitem``.
+    """A chain as the inspector writes it: ``[1] revenue ← sum(...) ← l_extendedprice of lineitem (table column 5)``.
 
     Each column is ``[index] name``; an expression is written where a column is computed; a column
     that only passes through under the same name is written once (the start's and the table's are
