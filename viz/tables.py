@@ -13,6 +13,7 @@ class PlanTables:
     named: list[list[str]] = field(default_factory=list)  # each NamedTable's names, once, in plan order
     readers: dict[str, list[str]] = field(default_factory=dict)  # dotted name -> reading node ids
     files: list[tuple[str, str, str]] = field(default_factory=list)  # (node, format, path or uri)
+    paths: list[tuple[str, str]] = field(default_factory=list)  # each LocalFiles item's path form and path, once
 
 
 def plan_tables(model: PlanModel) -> PlanTables:
@@ -31,8 +32,11 @@ def plan_tables(model: PlanModel) -> PlanTables:
             out.readers[key].append(node.id)
         elif which == "local_files":
             for item in body.local_files.items:
-                path = getattr(item, item.WhichOneof("path_type") or "uri_path", "")
+                kind = item.WhichOneof("path_type")
+                path = getattr(item, kind or "uri_path", "")
                 out.files.append((node.id, item.WhichOneof("file_format") or "unknown", path))
+                if kind is not None and (kind, path) not in out.paths:
+                    out.paths.append((kind, path))
     return out
 
 

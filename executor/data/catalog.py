@@ -526,21 +526,8 @@ def _read_targets(model) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
     kept = _TARGETS.get(model.digest)
     if kept is not None:
         return kept
-    stems: set[str] = set()
-    items: list[tuple[str, str]] = []
-    for view in model.nodes():
-        body = view.node.body
-        if view.kind != "read" or body is None:
-            continue
-        which = body.WhichOneof("read_type")
-        if which == "named_table":
-            stems.update(_keys(list(body.named_table.names)))
-        elif which == "local_files":
-            for item in body.local_files.items:
-                kind = item.WhichOneof("path_type")
-                if kind is not None:
-                    items.append((kind, getattr(item, kind)))
-    targets = (frozenset(stems), tuple(dict.fromkeys(items)))
+    tables = plan_tables(model)
+    targets = (frozenset(key for names in tables.named for key in _keys(names)), tuple(tables.paths))
     _TARGETS.put(model.digest, targets)
     return targets
 
