@@ -203,7 +203,7 @@ def _fix_panel(plan, s: TableStatus, bases, catalog, offers: dict[str, list[str]
 def _column_lists(check: ColumnCheck) -> None:
     plan = ", ".join(c.shown() for c in check.plan)
     table = ", ".join(c.shown() for c in check.table)
-    st.caption(md_escape(f"The plan reads {plan}.") + "  \n" + md_escape(f"The file has {table}."))
+    st.caption(md_escape(f"The plan declares {plan}.") + "  \n" + md_escape(f"The file has {table}."))
 
 
 def _pick_file(plan, s: TableStatus, bases, catalog) -> None:

@@ -233,7 +233,7 @@ class ColumnCheck:
     def why_not_by_position(self) -> str:
         """Why reading by position would not serve either ("" when it would)."""
         if len(self.table) < len(self.plan):
-            return f"it has {len(self.table)} columns where the plan reads {len(self.plan)}"
+            return f"it has {len(self.table)} columns where the plan declares {len(self.plan)}"
         if self.position_clashes:
             return (
                 "in order, " + "; ".join(self.position_clashes[:3]) + ("; …" if len(self.position_clashes) > 3 else "")

@@ -72,18 +72,18 @@ def _mismatch(
     if position:
         return (
             f"{what} ({where}) {check.problem()}, and it cannot be read by position either: "
-            f"{check.why_not_by_position()}. The plan reads {plan_cols}; the table has {file_cols}. Bind a "
+            f"{check.why_not_by_position()}. The plan declares {plan_cols}; the table has {file_cols}. Bind a "
             "table with the plan's columns"
         )
     if not check.by_position:  # reading by position is offered only where it would serve
         return (
-            f"{what} ({where}) {check.problem()}. The plan reads {plan_cols}; the table has {file_cols}. Read "
+            f"{what} ({where}) {check.problem()}. The plan declares {plan_cols}; the table has {file_cols}. Read "
             f"by position, it would not serve either: {check.why_not_by_position()}. {bind_how}, to a table "
             "with the plan's columns"
         )
     where_to_choose = how.format(name=table[-1] if table else "?")
     return (
-        f"{what} ({where}) {check.problem()}. The plan reads {plan_cols}; the table has {file_cols}. Bind a "
+        f"{what} ({where}) {check.problem()}. The plan declares {plan_cols}; the table has {file_cols}. Bind a "
         f"table with the plan's columns, or choose to read this one by position{where_to_choose}"
     )
 

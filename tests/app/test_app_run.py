@@ -164,7 +164,7 @@ def test_a_table_without_the_plans_columns_is_refused_in_the_app(spark, tpch_dir
     message = at.error[0].value
     assert "table `customer`" in message and "lacks 8 of the plan's 8 columns" in message
     # its Markdown source: names with ``_`` escaped (a path's underscores made italics before)
-    assert md_escape("The plan reads c_custkey, c_name") in message
+    assert md_escape("The plan declares c_custkey, c_name") in message
     assert md_escape("the table has c_customer_sk int") in message
     assert "the Tables page" in message and "--" not in message, message
     # the upload by its name, not its copy's path on the server; by position not offered (it would not serve)

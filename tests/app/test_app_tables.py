@@ -59,7 +59,7 @@ def test_a_file_without_the_plans_columns_is_not_bound_and_another_file_fixes_it
     # by position would need 8 columns where the file has 4: not offered, and the page says why
     assert not [t for t in at.toggle if t.key == "fix_position_CUSTOMER"]
     assert any(
-        "Reading it by position would not serve either: it has 4 columns where the plan reads 8" in c.value
+        "Reading it by position would not serve either: it has 4 columns where the plan declares 8" in c.value
         for c in at.caption
     )
     # the tutorial's orders (the last data root) is no TPC-H orders either

@@ -63,7 +63,7 @@ def test_a_mismatched_table_is_never_shown_bound_and_the_fix_in_the_page_binds_i
                 )
             ).to_be_visible()
             expect(panel.get_by_text("The file has c_customer_sk int, c_customer_id string")).to_be_visible()
-            expect(panel.get_by_text("it has 4 columns where the plan reads 8")).to_be_visible()
+            expect(panel.get_by_text("it has 4 columns where the plan declares 8")).to_be_visible()
             row = _customer(page)
             assert (row["bound"], row["how"]) == ("no", "columns differ"), row
             assert row["notes"].startswith("lacks 8 of the plan's 8 columns"), row

@@ -74,7 +74,7 @@ def test_check_columns_by_name_and_family():
     bad = check_columns([Column("k", "string", "str"), Column("x", "int", "int")], plan)
     assert bad.missing == ["name", "v"] and bad.clashes == ["k is string in the table, bigint in the plan"]
     assert bad.problem() == "lacks 2 of the plan's 3 columns (name, v)"
-    assert bad.why_not_by_position() == "it has 2 columns where the plan reads 3"
+    assert bad.why_not_by_position() == "it has 2 columns where the plan declares 3"
     one = check_columns([Column("x", "int", "int")], [Column("name", "string", "str")])
     assert one.problem() == "lacks the plan's one column (name)"  # not "1 of the plan's 1 columns"
     # a read of 2 of the 3 columns the plan declares: the count is of those it reads (it had said "2 of the
