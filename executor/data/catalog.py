@@ -178,18 +178,17 @@ class Catalog:
     def bindings(self) -> dict[str, str]:
         return {name: src.path for name, src in self._bindings.items()}
 
-    def fingerprint(self, model=None) -> tuple:
-        """What the catalog resolves names with, and the state of the files it finds them in (a file
-        uploaded again under its name is another table); part of the run cache's key. With ``model``,
-        the data roots' state is that of what the plan reads (:func:`read_stamps`); without, that of
-        every top entry."""
+    def fingerprint(self, model) -> tuple:
+        """What the catalog resolves names with, and the state of the files it finds ``model``'s reads in
+        (:func:`read_stamps`: a file uploaded again under its name is another table); part of the run
+        cache's key."""
         return (
             tuple(self.roots.roots),
             tuple(sorted(self.bindings.items())),
             self.use_spark_catalog,
             tuple(sorted(self.by_position)),
             tuple(file_stamp(path) for path in sorted(self.bindings.values())),
-            read_stamps(model, self.roots) if model is not None else tuple(folder_stamp(r) for r in self.roots.roots),
+            read_stamps(model, self.roots),
         )
 
     def reads_by_position(self, names: Sequence[str]) -> bool:
@@ -449,17 +448,10 @@ def file_stamp(path: str) -> tuple:
     return (path, st.st_ino, st.st_mtime_ns, st.st_size)
 
 
-def folder_stamp(root: str, stems: Collection[str] | None = None) -> tuple:
+def folder_stamp(root: str, stems: Collection[str]) -> tuple:
     """The state of what a data root holds at its top, where tables are found by name: the folder's own
-    (an entry added, removed or renamed changes it) and each entry's. With ``stems`` (lower-case table
-    names), only the entries a table of those names is found at: a large folder is not read whole."""
-    if stems is None:
-        try:
-            with os.scandir(root) as it:
-                found = [(e.name, e.inode(), *_state(e)) for e in it]
-        except OSError:
-            return (root,)
-        return (root, *sorted(found))
+    (an entry added, removed or renamed changes it) and that of the entries a table named one of
+    ``stems`` (lower-case) is found at; a large folder is not read whole."""
     listing = _listing(root)
     if listing is None:
         return (root,)
@@ -533,14 +525,6 @@ def _read_targets(model) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
 
 
 _TARGETS: BoundedCache[str, tuple[frozenset[str], tuple[tuple[str, str], ...]]] = BoundedCache(64)
-
-
-def _state(entry: os.DirEntry) -> tuple:
-    try:
-        st = entry.stat()
-    except OSError:
-        return ()
-    return (st.st_mtime_ns, st.st_size)
 
 
 def plan_columns_by_table(model) -> dict[str, list[ReadSchema]]:

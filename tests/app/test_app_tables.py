@@ -425,18 +425,18 @@ def test_rows_and_counts_kept_for_a_plan_s_data_are_not_those_of_a_file_written_
     monkeypatch.setattr(plan_data, "user_data", lambda: str(folder))
     monkeypatch.setattr(plan_data, "by_position", lambda: [])
     monkeypatch.setattr(plan_data, "sample_data_kind", lambda plan: None)
-    first = plan_data.data_key(None)
-    assert plan_data.data_key(None) == first
-    pq.write_table(pa.table({"id": [2, 3]}), path)
-    second = plan_data.data_key(None)
-    assert second != first
-    pq.write_table(pa.table({"id": [4]}), folder / "lineitem.parquet")  # a table of the folder, found by name
-    assert plan_data.data_key(None) != second
-    # with the plan's model (as the pages call it), the state of the folder's entries the plan reads
     from tests.support.plans import model_of, plan, read
 
-    model = model_of(plan((read("lineitem", [("id", "i64")]), ["id"])))
+    # the plan reads orders (bound) and lineitem (found in the folder by name), as the pages call it
+    model = model_of(plan((read("orders", [("id", "i64")]), ["id"]), (read("lineitem", [("id", "i64")]), ["id"])))
+    first = plan_data.data_key(None, model)
+    assert plan_data.data_key(None, model) == first
+    pq.write_table(pa.table({"id": [2, 3]}), path)
+    second = plan_data.data_key(None, model)
+    assert second != first
+    pq.write_table(pa.table({"id": [4]}), folder / "lineitem.parquet")  # a table of the folder, found by name
     third = plan_data.data_key(None, model)
+    assert third != second
     assert plan_data.data_key(None, model) == third
     pq.write_table(pa.table({"id": [5, 6]}), folder / "lineitem.parquet")  # in place
     assert plan_data.data_key(None, model) != third

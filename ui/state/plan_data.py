@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from executor import settings
-from executor.data.catalog import SUFFIX_FORMATS, Catalog, data_roots, file_stamp, folder_stamp, read_stamps
+from executor.data.catalog import SUFFIX_FORMATS, Catalog, data_roots, file_stamp, read_stamps
 from executor.data.columns import Unreadable, file_columns
 from executor.data.generate import CACHE, TPCDS_TABLES, TPCH_TABLES, tpcds, tpch
 from executor.errors import ExecutionError
@@ -210,11 +210,11 @@ def roots_for(plan: Plan | None, generate: bool, data: str | None = None) -> lis
     return data_roots(own=own, user=user, generated=[f for f in folders.values() if f], fallback=fallback)
 
 
-def data_key(plan: Plan | None, model: PlanModel | None = None) -> tuple:
-    """What decides the data a run of ``plan`` reads: the suites it reads (as they will be once generated),
-    the user's folder, this session's bindings for it and the tables read by position. A page keeps its
-    results under it, so rows read before a binding changed are not shown as the data's now. ``model``,
-    the plan's: the state of the folder's entries it reads; without, of every top entry."""
+def data_key(plan: Plan | None, model: PlanModel) -> tuple:
+    """What decides the data a run of ``plan`` (whose model is ``model``) reads: the suites it reads (as
+    they will be once generated), the user's folder and the state of what the plan reads there, this
+    session's bindings for it and the tables read by position. A page keeps its results under it, so
+    rows read before a binding changed are not shown as the data's now."""
     kind = sample_data_kind(plan)
     suites = tuple(s.stem for s in SUITES if kind == s.stem or st.session_state.get(s.key))
     bound = sorted(bindings(plan).items())
@@ -227,15 +227,8 @@ def data_key(plan: Plan | None, model: PlanModel | None = None) -> tuple:
         tuple(sorted(by_position())),
         # a file uploaded again under its name, or changed in the folder, is other data
         tuple(file_stamp(path) for _, path in bound),
-        _folder_state(model, folder) if folder else None,
+        read_stamps(model, [folder]) if folder and os.path.isdir(folder) else folder,
     )
-
-
-def _folder_state(model: PlanModel | None, folder: str) -> tuple:
-    """The state of what ``model`` reads in the user's folder (of every top entry without a model)."""
-    if model is None or not os.path.isdir(folder):
-        return folder_stamp(folder)
-    return read_stamps(model, [folder])
 
 
 def chosen_folder(data: str) -> str | None:
