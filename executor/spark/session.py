@@ -233,8 +233,9 @@ def _build() -> SparkSession:
         _prepare_scratch()
     if remote:
         builder = builder.remote(remote)
-        if remote == "local" or remote.startswith("local["):
-            # a Connect server started here, in this process's own JVM: the same small-machine settings
+        local_server = _runs_here()  # a Connect server started here
+        if local_server:
+            # in this process's own JVM: the same small-machine settings
             for key, value in _local_conf().items():
                 builder = builder.config(key, value)
         with warnings.catch_warnings():
@@ -246,7 +247,7 @@ def _build() -> SparkSession:
         # the client warns in Python of each window without a partition (a plan's window over the whole
         # input is what it says), where the classic session's log is at ERROR
         warnings.filterwarnings("ignore", message=".*No Partition Defined for Window", category=UserWarning)
-        if remote == "local" or remote.startswith("local["):
+        if local_server:
             from pyspark import SparkContext
 
             server = SparkContext._active_spark_context  # the local server's own context, in this process
