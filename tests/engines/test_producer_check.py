@@ -125,6 +125,41 @@ def test_datafusion_grouping_id_is_the_sql_grouping_bit_mask():
     assert T.render(layout.grouping_type()).startswith("i8")
 
 
+@pytest.mark.parametrize("keys", [7, 8, 9, 16, 17])
+def test_datafusion_grouping_id_width_is_its_consumers(keys):
+    """The grouping id is as wide as DataFusion's own consumer reads it from the plan: 8 keys in a UInt8,
+    16 in a UInt16 (the model had the next width at exactly 8 and 16 keys)."""
+    pytest.importorskip("datafusion")
+    from datafusion import SessionContext
+    from datafusion.substrait import Consumer, Serde
+    from substrait.plan_pb2 import Plan
+
+    from executor.data.generate import tpch
+    from executor.engines.sql_plan import sql_to_plan
+    from viz.model import analyze
+
+    path = os.path.join(tpch(0.01), "lineitem.parquet")
+    columns = ["l_orderkey", "l_partkey", "l_suppkey", "l_linenumber", "l_returnflag", "l_linestatus", "l_shipmode"]
+    columns += ["l_shipinstruct", "l_comment", "l_shipdate", "l_commitdate", "l_receiptdate", "l_quantity", "l_tax"]
+    columns += ["l_discount", "l_extendedprice", "l_orderkey + 1"]
+    listed = ", ".join(columns[:keys])
+    plan = sql_to_plan(f"SELECT {listed}, count(*) FROM lineitem GROUP BY ROLLUP ({listed})", {"lineitem": path})
+    model = analyze(plan.data)
+    aggregate = next(n for n in model.nodes() if n.kind == "aggregate")
+    ours = aggregate.schema[keys]
+    alone = Plan()
+    alone.CopyFrom(model.plan)
+    del alone.relations[:]
+    alone.relations.add().root.input.CopyFrom(aggregate.node.rel)
+    ctx = SessionContext()
+    ctx.register_parquet("lineitem", path)
+    logical = Consumer.from_substrait_plan(ctx, Serde.deserialize_bytes(alone.SerializeToString()))
+    theirs = ctx.create_dataframe_from_logical_plan(logical).schema().field(keys)
+    assert ours.name == theirs.name == "__grouping_id"
+    bits = int(str(theirs.type).removeprefix("uint"))  # unsigned, as the model's variation says
+    assert T.render(ours.type).startswith(f"i{bits}")
+
+
 def test_datafusion_plans_are_read_by_their_version():
     """DataFusion 55's rollup plan: the model reads its grouping id after the keys, so the columns
     the plan's project picks (GROUPING() from bits of the id) are the right ones."""

@@ -75,12 +75,12 @@ class AggregateLayout:
 
     def grouping_type(self) -> type_pb2.Type:
         """The grouping column's type: i32 for the spec; DataFusion's unsigned integer just wide enough
-        for one bit per key (written as a signed integer of that width with DataFusion's unsigned
-        type variation, 1)."""
+        for one bit per key, 8 keys in 8 bits (written as a signed integer of that width with DataFusion's
+        unsigned type variation, 1)."""
         if self.grouping_column != "datafusion":
             return T.i32(False)
         n = len(self.keys)
-        kind = "i8" if n < 8 else "i16" if n < 16 else "i32" if n < 32 else "i64"
+        kind = "i8" if n <= 8 else "i16" if n <= 16 else "i32" if n <= 32 else "i64"
         out = type_pb2.Type()
         getattr(out, kind).nullability = T.REQUIRED
         getattr(out, kind).type_variation_reference = 1
