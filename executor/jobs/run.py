@@ -34,7 +34,7 @@ from ..engines.rows import head
 from ..errors import Cancelled, ExecutionError, Refused, TimedOut, Unsupported
 from ..spark.session import get_session, is_connect
 from ..spark.turns import ordinal
-from ..translate.types import finer_time_notes, type_differences
+from ..translate.types import finer_time_notes, plan_user_types, type_differences
 from .supervise import STOP_GRACE_S, Job, Progress, supervise, tasks_done
 
 MAX_ROWS = 10_000  # rows collected at most, whatever limit is asked
@@ -271,9 +271,9 @@ class SparkRun(Job):
         columns = [f"[{i}] {name}".rstrip() for i, name in enumerate(names[: len(df.columns)])]
         types = [f.dataType.simpleString() for f in schema.fields]
         derived = self.model.node(self.node_id).schema
-        user_types = self.model.extensions.types
-        differences = type_differences(derived, schema, user_types)
-        notes = differences + finer_time_notes(derived, schema, user_types) + _nulls_in_required(derived, table)
+        with plan_user_types(self.model.extensions.types, self.model.conventions.dialect):
+            differences = type_differences(derived, schema)
+            notes = differences + finer_time_notes(derived, schema) + _nulls_in_required(derived, table)
         warnings = list(made.warnings) + notes + [w for w in (type_warning, bytes_warning, range_warning) if w]
         return RunResult(
             columns=columns,

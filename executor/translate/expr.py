@@ -49,9 +49,35 @@ from .casts import (
     stops_where_lost,
 )
 from .functions._common import INT_MAX, _kind, second_digits
-from .types import MICROSECONDS_KEPT, to_spark
+from .types import MICROSECONDS_KEPT, UNSIGNED_HELD_IN, UNSIGNED_VARIATION, is_unsigned, to_spark
 
 Expression = algebra_pb2.Expression
+
+#: Functions whose result from DataFusion's unsigned integers stays in their range or leaves them (by name,
+#: resolved): comparisons, null tests, bitwise and/or/xor and shifts right, and the aggregates that pick or
+#: add up values (a sum of them is a u64 or wider).
+UNSIGNED_SAFE = frozenset(
+    {
+        "equal", "not_equal", "lt", "lte", "gt", "gte", "is_distinct_from", "is_not_distinct_from", "between",
+        "is_null", "is_not_null", "coalesce", "bitwise_and", "bitwise_or", "bitwise_xor", "shift_right",
+        "min", "max", "count", "sum", "avg", "any_value", "first_value", "last_value",
+    }
+)  # fmt: skip
+#: Those of them whose result is of their arguments' type.
+UNSIGNED_KEPT = frozenset(
+    {
+        "coalesce",
+        "bitwise_and",
+        "bitwise_or",
+        "bitwise_xor",
+        "shift_right",
+        "min",
+        "max",
+        "any_value",
+        "first_value",
+        "last_value",
+    }
+)
 _INVOCATION_DISTINCT = algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT
 
 
@@ -363,7 +389,32 @@ class ExprTranslator:
             holds_subquery=self._subqueries != subqueries,
         )
         self._coerce(f, call, args)
+        self._unsigned_arguments(call)
         return call, args
+
+    def _unsigned_arguments(self, call) -> None:
+        """Refuse a call on DataFusion's unsigned integers unless its result stays in their range or leaves
+        them (a comparison, a bitwise and, min, a sum): Spark holds them in a wider signed type, where
+        ``u8 + u8`` would not overflow at 256 and ``u8 - u8`` would go below 0."""
+        dialect = self.tr.model.conventions.dialect
+        unsigned = [t for t in call.arg_types if is_unsigned(t, dialect)]
+        if not unsigned:
+            return
+        name = _functions().resolve(_functions().base_name(call.name))
+        kind = unsigned[0].WhichOneof("kind")
+        if name not in UNSIGNED_SAFE:
+            raise Unsupported(
+                f"`{_functions().base_name(call.name)}` of DataFusion's unsigned integer type u{kind[1:]}: its "
+                "results wrap or fail at that type's bounds in DataFusion, which Spark's signed integers do not have"
+            )
+        out = call.output_type
+        if (
+            name in UNSIGNED_KEPT
+            and out is not None
+            and out.WhichOneof("kind") == kind
+            and not is_unsigned(out, dialect)
+        ):
+            call.output_type = unsigned[0]  # the type the spec's YAMLs derive leaves the variation out: max(u8) is a u8
 
     def _moves_by_days(self, e: Expression) -> bool:
         """Whether ``e`` is an interval Spark holds as a day-time one that moves a date as DataFusion does:
@@ -795,9 +846,12 @@ class ExprTranslator:
 
     def literal(self, lit: Expression.Literal) -> Column:
         kind = lit.WhichOneof("literal_type")
-        if kind in INT_KINDS and lit.type_variation_reference and getattr(lit, kind) < 0:
-            # one of DataFusion's unsigned integers below 2^(bits-1) (its grouping ids) is the same number
-            self._no_unsigned(kind, lit.type_variation_reference, "a literal of")
+        if kind in INT_KINDS and lit.type_variation_reference:
+            dialect = self.tr.model.conventions.dialect
+            if UNSIGNED_VARIATION.get(dialect) == lit.type_variation_reference:
+                return self._unsigned_literal(kind, getattr(lit, kind))
+            if getattr(lit, kind) < 0:  # another variation's meaning is its producer's: the same number if not negative
+                self._no_unsigned(kind, lit.type_variation_reference, "a literal of")
         if kind in ("precision_timestamp", "precision_timestamp_tz"):
             stamp = getattr(lit, kind)
             if stamp.precision > 6 and stamp.value % 10 ** (stamp.precision - 6):
@@ -832,13 +886,28 @@ class ExprTranslator:
             return datetimes.whole_units(inner, 10 ** (6 - digits))
         return inner
 
-    def _no_unsigned(self, kind: str, variation: int, what: str) -> None:
-        """Refuse an integer of a type variation: DataFusion's 1 is its unsigned integers, which Spark has
-        not (its i8 is Spark's byte, so 200 would read as -56); another producer's is its own."""
-        if self.tr.model.conventions.dialect == "datafusion" and variation == 1:
+    def _unsigned_literal(self, kind: str, value: int) -> Column:
+        """A literal of DataFusion's unsigned integers, in the Spark type that holds them (``UNSIGNED_HELD_IN``):
+        DataFusion writes a u8 or u16 as itself and a u32 or u64 as the signed integer of its bits."""
+        bits = int(kind[1:])
+        if value < 0 and kind == "i32":
+            value += 2**32
+        if value < 0:
+            shown = value + 2**bits if kind == "i64" else value
             raise Unsupported(
-                f"{what} DataFusion's unsigned integer type u{kind[1:]}: Spark has no unsigned integers, and the "
-                "signed type of its width would read a large value as a negative one"
+                f"a literal of DataFusion's unsigned integer type u{bits} of {shown}: Spark's widest integer is a "
+                "signed 64-bit one"
+            )
+        return F.lit(value).cast(sql_type(UNSIGNED_HELD_IN[kind]()))
+
+    def _no_unsigned(self, kind: str, variation: int, what: str) -> None:
+        """Refuse a cast to an integer of a type variation: DataFusion's 1 is its unsigned integers, which
+        Spark has not (a value out of their range would not fail as in DataFusion); another producer's
+        variation is its own."""
+        if UNSIGNED_VARIATION.get(self.tr.model.conventions.dialect) == variation:
+            raise Unsupported(
+                f"{what} DataFusion's unsigned integer type u{kind[1:]}: Spark has no unsigned integers, so a value "
+                "out of its range would not fail as it does in DataFusion"
             )
         raise Unsupported(f"{what} {kind} of type variation {variation}, whose meaning is its producer's")
 

@@ -68,7 +68,7 @@ def translate(model: PlanModel, node_id: str, spark, tables, observe: Observe | 
     tr = Translator(model, spark, tables, observe=observe)
 
     def work() -> DataFrame:
-        with plan_user_types(model.extensions.types):  # in run_deep's thread, which translates
+        with plan_user_types(model.extensions.types, model.conventions.dialect):  # in run_deep's thread
             return tr.rel(node_id)
 
     try:

@@ -73,14 +73,42 @@ ENGINE_USER_TYPES: dict[str, Callable[[], S.DataType]] = {"null": S.NullType, "f
 _USER_TYPES: ContextVar[Mapping[int, str]] = ContextVar("substrait_viz_user_types", default=MappingProxyType({}))
 
 
+#: The type variation that makes an integer unsigned in a producer's plans: DataFusion's 1 (its UInt8 is an
+#: ``i8`` of variation 1); other producers' variations are their own.
+UNSIGNED_VARIATION: dict[str, int] = {"datafusion": 1}
+
+#: Spark's type for an unsigned integer of each width: the signed type of twice the width, as Spark reads
+#: Parquet's unsigned integers (a u8 reaches 255, past a byte). A u64 stays a bigint: its values past
+#: 2^63 are refused where a literal, a cast or a read would bring them.
+UNSIGNED_HELD_IN: dict[str, Callable[[], S.DataType]] = {
+    "i8": S.ShortType,
+    "i16": S.IntegerType,
+    "i32": S.LongType,
+    "i64": S.LongType,
+}
+
+#: The unsigned variation of the plan under translation (set by :func:`plan_user_types`), or None.
+_UNSIGNED: ContextVar[int | None] = ContextVar("substrait_viz_unsigned_variation", default=None)
+
+
 @contextmanager
-def plan_user_types(names: Mapping[int, str]) -> Iterator[None]:
-    """Translate with ``names`` (a plan's type anchors to declared names) as the user-defined types."""
+def plan_user_types(names: Mapping[int, str], dialect: str = "") -> Iterator[None]:
+    """Translate with ``names`` (a plan's type anchors to declared names) as the user-defined types, and the
+    integers of the unsigned variation of the plan's producer (its ``dialect``) as unsigned."""
     token = _USER_TYPES.set(names)
+    unsigned = _UNSIGNED.set(UNSIGNED_VARIATION.get(dialect))
     try:
         yield
     finally:
+        _UNSIGNED.reset(unsigned)
         _USER_TYPES.reset(token)
+
+
+def is_unsigned(t: type_pb2.Type | None, dialect: str) -> bool:
+    """Whether ``t`` is one of the unsigned integers of the producer ``dialect`` (DataFusion's u8...u64)."""
+    kind = t.WhichOneof("kind") if t is not None else None
+    variation = UNSIGNED_VARIATION.get(dialect)
+    return kind in UNSIGNED_HELD_IN and variation is not None and getattr(t, kind).type_variation_reference == variation
 
 
 def _user_defined(t: type_pb2.Type.UserDefined, user_types: Mapping[int, str]) -> S.DataType:
@@ -103,6 +131,9 @@ def to_spark(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = Non
     builder = _TABLE.get(kind or "")
     if builder is None:
         raise Unsupported(f"Substrait type `{kind or 'unset'}` has no Spark equivalent")
+    unsigned = _UNSIGNED.get()
+    if unsigned is not None and kind in UNSIGNED_HELD_IN and getattr(t, kind).type_variation_reference == unsigned:
+        return UNSIGNED_HELD_IN[kind]()
     return builder(getattr(t, kind))
 
 
@@ -208,7 +239,10 @@ def _columns(labels: list[str]) -> str:
 
 __all__ = [
     "ENGINE_USER_TYPES",
+    "UNSIGNED_HELD_IN",
+    "UNSIGNED_VARIATION",
     "finer_time_notes",
+    "is_unsigned",
     "plan_user_types",
     "spark_type_or_none",
     "to_spark",
