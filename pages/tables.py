@@ -14,7 +14,7 @@ import os
 import pandas as pd
 import streamlit as st
 
-from executor.data.catalog import TableStatus, file_words, plan_columns_by_table
+from executor.data.catalog import ANOTHER_PLANS, TableStatus, file_words, plan_columns_by_table
 from executor.data.columns import ColumnCheck, check_bases, file_columns
 from executor.errors import ExecutionError
 from ui.markdown import md_escape
@@ -106,7 +106,8 @@ def main() -> None:
             # every table in sight up to a screenful: tall rows left three in the grid's default height
             height=min(TABLE_MAX_PX, 38 + len(statuses) * ((row or 35) + 1)),
         )
-        wrong = [s for s in statuses if not s.bound or "by position" in s.how]
+        # an upload made for another plan serves this one too, which a person may not expect: said, with the fixes
+        wrong = [s for s in statuses if not s.bound or "by position" in s.how or s.how == ANOTHER_PLANS]
         unbound = sum(not s.bound for s in statuses)
         if unbound:
             them = "it" if unbound == 1 else "them"
@@ -167,6 +168,8 @@ def _fix_panel(plan, s: TableStatus, bases, catalog, offers: dict[str, list[str]
     with st.container(border=True, key=f"fix_{name}"):
         chosen = not s.bound and name in bindings(plan)
         state = "bound, read by position" if s.bound else ("your binding does not serve it" if chosen else "not bound")
+        if s.how == ANOTHER_PLANS:
+            state = "read from a file you uploaded for another plan"
         st.markdown(f"**{md_escape(name)}** · {state}")
         if s.check is not None and not s.check.ok:
             if not s.bound:

@@ -78,7 +78,8 @@ class TableStatus:
 
     names: list[str]
     bound: bool
-    how: str  # "binding", "data root", "spark catalog", "not bound", "refused"; ", by position" when read so
+    # "binding", "data root", ANOTHER_PLANS, "spark catalog", "not bound", "refused"; ", by position" when read so
+    how: str
     path: str | None
     format: str | None
     message: str
@@ -125,6 +126,10 @@ def file_words(fmt: str | None, path: str, shown_path: Callable[[str], str]) -> 
     return f"{fmt} at {shown}" if shown == path else f"{fmt}, {shown}"
 
 
+#: How a table is found that a person uploaded for another plan (:attr:`Catalog.shared_uploads`).
+ANOTHER_PLANS = "upload for another plan"
+
+
 class Catalog:
     """Resolves a plan's tables to Spark DataFrames, reading only under ``data_roots``."""
 
@@ -138,8 +143,12 @@ class Catalog:
         bind_how: str = "Bind it with NAME=PATH",
         shown_path: Callable[[str], str] | None = None,
         suite_how: str = "",
+        shared_uploads: str | None = None,
     ) -> None:
         self.roots = DataRoots(data_roots)
+        #: the root of a person's uploads (the app's session folder), which serves every plan: a table found
+        #: there that no binding names was uploaded for another plan, and says so (:data:`ANOTHER_PLANS`)
+        self.shared_uploads = os.path.realpath(shared_uploads) if shared_uploads else None
         #: a file as the person knows it, for messages (the app names an upload by its name, not its
         #: copy's path on the server); the path itself by default
         self.shown_path = shown_path or (lambda path: path)
@@ -265,8 +274,20 @@ class Catalog:
             found = _stem_in_folder(root, stem)
             if found is not None:
                 real = self.roots.resolve(found)  # refuses a link named like the table that leads outside
-                return _Source(real, _format_of(real), "data root")
+                shared = self.shared_uploads is not None and os.path.realpath(root) == self.shared_uploads
+                return _Source(real, _format_of(real), ANOTHER_PLANS if shared else "data root")
         return None
+
+    def upload_note(self, names: Sequence[str]) -> str | None:
+        """For a table read from an upload made for another plan, a sentence that says so (a run's note:
+        a file made for one plan can serve another without a word); else None."""
+        src = self._source(names)
+        if src is None or src.how != ANOTHER_PLANS:
+            return None
+        return (
+            f"read from {file_words(src.format, src.path, self.shown_path)}, which was uploaded for another plan "
+            "(an upload serves every plan that names its table and binds none of its own)"
+        )
 
     def _not_found_message(self, names: Sequence[str]) -> str:
         name = ".".join(names)

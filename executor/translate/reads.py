@@ -122,6 +122,9 @@ def _conform(
         )
         if why:
             raise ColumnMismatch(why)
+        note = getattr(tr.tables, "upload_note", lambda names: None)(table)
+        if note:
+            tr.warn(f"{what}: {note}")
     named: list[str | None] = [by_name.get(f.name.lower()) for f in base]
     if base and all(named):
         picked = named

@@ -186,6 +186,32 @@ def test_an_unbound_upload_no_longer_stands_for_its_table(
     assert spark_calls == []
 
 
+def test_an_upload_for_one_plan_is_said_where_another_plan_reads_it(tmp_path, data_root, tpch_dir, spark_calls):  # noqa: F811
+    """customer.parquet uploaded and bound for DataFusion's q03, then isthmus's q03 opened: its CUSTOMER is
+    read from that upload (uploads serve every plan), and the page says so, with the fixes, where it had
+    said "data root" and offered the generated TPC-H data for the other tables only (a user check)."""
+    at = _tables_page(tmp_path, "tpch_q03_datafusion.json")
+    with open(os.path.join(tpch_dir, "customer.parquet"), "rb") as fh:
+        customer = fh.read()
+    at.selectbox(key="bind_name").set_value("customer").run()
+    at.file_uploader(key="bind_file").set_value(("customer.parquet", customer, "application/octet-stream"))
+    at.run()
+    at.button(key="bind_upload").click().run()
+    assert _row(at, "customer")["how"] == "binding"
+    with open(os.path.join(ROOT, "sample_plans", "tpch_q03_isthmus.json"), "rb") as fh:
+        at.sidebar.file_uploader[0].set_value(("tpch_q03_isthmus.json", fh.read(), "application/json")).run()
+    assert not at.exception, at.exception
+    row = _row(at, "CUSTOMER")
+    assert (row["bound"], row["how"], row["source"]) == (
+        "yes",
+        "upload for another plan",
+        "parquet, your upload customer.parquet",
+    ), row
+    said = [m.value for m in at.markdown]
+    assert "**CUSTOMER** · read from a file you uploaded for another plan" in said, said
+    assert spark_calls == []
+
+
 def test_an_upload_replaced_by_another_goes_and_unbind_leaves_the_table_as_it_was(
     tmp_path,
     data_root,

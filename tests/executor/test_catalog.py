@@ -17,6 +17,7 @@ from substrait import algebra_pb2
 from executor.data.catalog import Catalog, data_roots, named_tables
 from executor.data.paths import DataRoots
 from executor.errors import Refused, TableNotFound, Unsupported
+from tests.support import ROOT
 
 ROWS = {"id": [1, 2, 3], "name": ["a", "b", None]}
 
@@ -167,6 +168,46 @@ def test_status_without_spark(tree):
     ]
     assert status[0].path == str(root / "People.parquet")
     assert "people_csv" in status[2].message and "bound" in status[2].message  # lists what exists
+
+
+def test_a_table_found_in_the_shared_uploads_says_it_was_uploaded_for_another_plan(tree, tmp_path):
+    """The app's uploads serve every plan; a table found there that this plan binds to nothing was uploaded
+    for another plan, which its status and a run's note say (a person had run q03 on a 3-row customer
+    uploaded for another plan without a word). A binding of the same file is the plan's own."""
+    from executor.data.catalog import ANOTHER_PLANS
+
+    root, _ = tree
+    uploads = tmp_path / "uploads"
+    uploads.mkdir()
+    (uploads / "customer.csv").write_text("c_custkey\n1\n")
+    cat = Catalog([str(uploads), str(root)], shared_uploads=str(uploads), use_spark_catalog=False)
+    [customer, people] = cat.status([["CUSTOMER"], ["people"]])
+    assert (customer.bound, customer.how, people.how) == (True, ANOTHER_PLANS, "data root")
+    note = cat.upload_note(["CUSTOMER"])
+    assert note is not None and note.startswith(f"read from csv at {uploads / 'customer.csv'}, which was uploaded")
+    assert cat.upload_note(["people"]) is None
+    cat.bind("customer", str(uploads / "customer.csv"))
+    assert cat.status([["customer"]])[0].how == "binding" and cat.upload_note(["customer"]) is None
+
+
+def test_a_run_says_a_table_it_reads_from_another_plans_upload(spark, tmp_path):
+    """The tutorial's orders read from the shared uploads: the run's notes say so, once for the read."""
+    import shutil
+
+    from executor.jobs.run import run_node
+    from viz.model import analyze
+
+    uploads = tmp_path / "uploads"
+    uploads.mkdir()
+    sample_data = os.path.join(ROOT, "sample_data", "tutorial")
+    orders = next(f for f in os.listdir(sample_data) if f.startswith("orders."))
+    shutil.copy(os.path.join(sample_data, orders), uploads / orders)
+    with open(os.path.join(ROOT, "sample_plans", "tutorial.json"), "rb") as fh:
+        model = analyze(fh.read())
+    cat = Catalog([str(uploads), sample_data], shared_uploads=str(uploads), use_spark_catalog=False)
+    result = run_node(model, model.roots[0], catalog=cat, explain=False)
+    said = [w for w in result.warnings if "uploaded for another plan" in w]
+    assert len(said) == 1 and said[0].startswith("table `orders`: read from "), result.warnings
 
 
 def test_named_tables_of_a_plan(corpora_dir):

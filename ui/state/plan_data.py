@@ -271,6 +271,7 @@ def catalog_for(plan: Plan | None, generate: bool = False, data: str | None = No
         suite_how="turn on “Use the generated {suite} sample data” on the Tables page",
         # the folder now: the catalog's messages are also made in a run's thread, which has no session
         shown_path=functools.partial(shown_path, uploads=uploads_dir()),
+        shared_uploads=uploads_dir(),
     )
     for name, path in list(bound.items()):
         try:
