@@ -296,13 +296,14 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
                 st.write("No expressions.")
             for role, text in node.info.expressions:
                 function, conditions = node.info.spread.get(role, ("", ()))
+                label = node.expression_label(role)
                 if len(conditions) < 3:
-                    st.markdown(f"**{md_escape(role)}**")
+                    st.markdown(f"**{md_escape(label)}**")
                     st.code(text, language=None, wrap_lines=True)
                     continue
                 # producers nest a long AND two by two: its conditions are read one a line
                 which = "all" if function == "and" else "any"
-                st.markdown(f"**{md_escape(role)}**: {which} of these {len(conditions)} ({function})")
+                st.markdown(f"**{md_escape(label)}**: {which} of these {len(conditions)} ({function})")
                 st.code("\n\n".join(conditions), language=None, wrap_lines=True)  # a blank line: one wraps
                 with st.expander("As the plan nests them"):
                     st.code(text, language=None, wrap_lines=True)

@@ -24,6 +24,7 @@ from .errors import info as info_diagnostic
 from .extensions import Extensions
 from .fields import Field
 from .graph import Node, PlanGraph, build_graph
+from .kinds import emit
 from .load import LoadedPlan, load_plan
 from .properties import NodeProperties, derive_properties
 from .schema import SPEC, Conventions, NodeInfo, derive_schemas, root_name_mismatches, unused_expressions
@@ -57,6 +58,20 @@ class NodeView:
     @property
     def diagnostics(self) -> list[Diagnostic]:
         return self.info.diagnostics
+
+    def expression_label(self, role: str) -> str:
+        """How the Expressions tab heads an expression of role ``role``: a project's computed column (role
+        ``$p``, its place before the emit) by where it lands in the output, ``[k] name`` as the schema
+        shows it, since its text reads input fields as ``$i`` too; any other role as it is."""
+        if self.kind != "project" or not role.startswith("$") or not role[1:].isdigit() or self.schema is None:
+            return role
+        direct = int(role[1:])
+        mapping = emit(self.node.body) if self.node.body is not None else None
+        places = [direct] if mapping is None else [k for k, m in enumerate(mapping) if m == direct]
+        if not places:
+            return f"{role}, computed but not output (the emit leaves it out)"
+        shown = ", ".join(f"[{k}] {self.schema[k].name}".rstrip() for k in places if k < len(self.schema))
+        return shown if places == [direct] else f"{shown} ({role} before the emit)"
 
     def schema_json(self) -> list[dict] | None:
         if self.info.schema is None:

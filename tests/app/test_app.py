@@ -465,6 +465,25 @@ def test_the_expressions_tab_lists_a_nested_and_one_condition_a_line():
     assert codes[1].startswith("and(and(equal($0:o_id, 0), equal($1:o_cust, 1)), ")  # the plan's own shape
 
 
+def test_the_expressions_tab_heads_a_projects_columns_by_their_place_in_the_output():
+    """isthmus's q03 project 0.0*4 computes $33-$36 (after its input's 33 fields) and its emit outputs them as
+    [0]-[3]: the headings say [0] L_ORDERKEY ... as the schema does, where "$33" read like the "$n:name" of
+    the input fields in the text below it (a user check)."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["sample"] = "tpch_q03_isthmus.json"
+    at.query_params["node"] = "0.0*4"
+    at.session_state["inspector_tab"] = "Expressions"
+    at.run()
+    at.run()  # the inspector's tabs are drawn after the graph
+    assert not at.exception
+    heads = [m.value for m in at.markdown if m.value.startswith("**\\[")]
+    assert heads[:3] == [
+        "**\\[0\\] L\\_ORDERKEY (\\$33 before the emit)**",
+        "**\\[1\\] O\\_ORDERDATE (\\$34 before the emit)**",
+        "**\\[2\\] O\\_SHIPPRIORITY (\\$35 before the emit)**",
+    ], heads
+
+
 def test_an_address_naming_a_node_the_plan_lacks_says_so_on_each_page():
     """A link whose node is not in its plan (``node=0.9.9.9``) opens the page's own first node and says
     which node the address named (it was changed without a word), naming what is shown as the page does

@@ -714,3 +714,35 @@ def test_every_row_of_a_virtual_table_is_checked_against_its_columns():
         ("type-mismatch", "virtual table row 3 column 0 is string, the schema says i64?"),
         ("type-mismatch", "virtual table row 5 column 2 is decimal<3,0>, the schema says date?"),
     ]
+
+
+def test_a_projects_expressions_are_labelled_by_their_place_in_the_output():
+    """A project's expression role is its place before the emit ($p); its label is where the emit puts it
+    ([k] name, as the schema), or that the emit leaves it out. isthmus's q03 project 0.0*4 emits $33-$36
+    as [0]-[3] (its input has 33 fields); DuckDB's project outputs its expressions alone, from [0]."""
+    import os
+
+    from tests.support import ROOT
+    from viz.model import analyze
+
+    def model(name):
+        with open(os.path.join(ROOT, "sample_plans", name), "rb") as fh:
+            return analyze(fh.read())
+
+    isthmus = model("tpch_q03_isthmus.json").node("0.0*4")
+    assert [isthmus.expression_label(r) for r, _ in isthmus.info.expressions][:2] == [
+        "[0] L_ORDERKEY ($33 before the emit)",
+        "[1] O_ORDERDATE ($34 before the emit)",
+    ]
+    duckdb = model("tpch_q03_duckdb.json").node("0.0*5.1")
+    assert duckdb.expression_label("$0") == "[0] o_custkey" and duckdb.expression_label("condition") == "condition"
+    import json
+
+    from tests.support import plans as P
+
+    kept_one = P.emit({"project": {"input": P.read("t", [("a", "i64")]), "expressions": [P.i64(1), P.i64(2)]}}, [2, 0])
+    node = analyze(json.dumps(P.plan((kept_one, ["two", "a"]))).encode()).node("0")
+    assert [node.expression_label(r) for r, _ in node.info.expressions] == [
+        "$1, computed but not output (the emit leaves it out)",
+        "[0] two ($2 before the emit)",
+    ]
