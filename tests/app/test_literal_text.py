@@ -367,6 +367,12 @@ def test_text_that_matches_several_nodes_says_how_many_and_which_is_shown(typing
             "(an interrupted download or copy?).",
         ),
         ("empty.json", b"", "found an empty file."),
+        # a binary Plan of a version alone (minor 53, producer x): a Plan, but none of its relations to show
+        (
+            "version.pb",
+            b"2\x05\x105*\x01x",
+            "found 7 bytes that read as a protobuf Plan without relations (nothing to draw).",
+        ),
         (  # a binary plan cut after its first relation began (field 3, 200 bytes long)
             "cut.pb",
             b"\x1a\xc8\x01\x12\x00",

@@ -144,6 +144,8 @@ def found_text(data: bytes, reason: str) -> str:
         return f"JSON that does not read as a Plan {reason}" if reason.startswith("at ") else reason
     if reason.startswith("binary protobuf that ends early"):
         return f"{len(data):,} bytes of {reason}"
+    if reason.startswith("the bytes parse as protobuf but hold no relations"):  # a Plan, but one with nothing to show
+        return f"{len(data):,} bytes that read as a protobuf Plan without relations (nothing to draw)"
     binary = f"{len(data):,} bytes of binary data that do not read as a Plan message"
     if any(b < 32 and b not in b"\t\n\r\f" for b in data[:200]):  # control bytes: no text, though UTF-8
         return binary
