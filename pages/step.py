@@ -292,7 +292,7 @@ def _rows(
     # after a failed run (not one the person stopped) a comparison would fail the same way
     compared = ok and task is not None and task.done.is_set() and (not said or task.cancel.is_set())
     if kind(node.kind).keeps_input_rows and len(inputs) == 1 and compared:
-        st.markdown("##### Compared with its input")
+        st.markdown(f"##### Compared with its input, node {md_escape(inputs[0])}")
         catalog = catalog_for(plan, generate=True)
         with panel("the comparison with its input"):
             compare_panel(
@@ -303,7 +303,7 @@ def _rows(
                 catalog,
                 catalog,
                 key="step_compare",
-                labels=(f"input {inputs[0]}", f"output {node_id}"),
+                labels=("the input", "the output"),  # the heading names the input's node: ids cut the counts' labels
                 sample=limit,
                 timeout_s=timeout_s,
                 button="Compare with input" + (" (which rows were dropped)" if kind(node.kind).drops_rows else ""),

@@ -151,9 +151,10 @@ class OutputComparison:
         """Same schema and the same rows (as multisets)."""
         return not self.differing_columns and self.same_rows
 
-    def summary(self) -> str:
+    def summary(self, labels: tuple[str, str] = ("a", "b")) -> str:
         """One line: the row counts, which columns differ (by position and name, the first few of
-        them, so that a wide schema keeps the line short) and how many rows only one side has."""
+        them, so that a wide schema keeps the line short) and how many rows only one side has (each
+        side called as ``labels`` say)."""
         rows = "row" if self.rows_a == self.rows_b == 1 else "rows"
         parts = [f"{self.rows_a:,} vs {self.rows_b:,} {rows}"]
         loose = set(self.nullability_only)  # said apart: the same values either way
@@ -174,7 +175,7 @@ class OutputComparison:
             parts.append(f"only nullability differs in {counted(len(loose), 'other column')}")
         if self.rows_compared:
             only_a = f"{self.only_a_count:,} row{'s' if self.only_a_count != 1 else ''}"
-            parts.append(f"{only_a} only in a, {self.only_b_count:,} only in b")
+            parts.append(f"{only_a} only in {labels[0]}, {self.only_b_count:,} only in {labels[1]}")
         else:
             parts.append(f"rows not compared: {self.why_not_compared}")
         return "; ".join(parts)

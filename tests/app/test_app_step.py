@@ -170,6 +170,11 @@ def test_run_at_each_step_shows_rows_and_what_the_node_did(spark):
     )
     only_input = [d.value for d in at.dataframe if "[0] product_id" in d.value.columns and len(d.value) == len(dropped)]
     assert only_input and sorted(int(v) for v in only_input[-1]["[0] product_id"]) == dropped
+    # its sides are called as the page calls them (a and b were named nowhere there), the input by its node
+    said = [c.value for c in at.caption if "only in" in c.value]
+    assert said and said[-1].endswith(f"{len(dropped)} rows only in the input, 0 only in the output"), said
+    assert [m.label for m in at.metric][:2] == ["Rows in the input", "Rows in the output"]
+    assert "##### Compared with its input, node 0.0.1.0" in [m.value for m in at.markdown]
     at.button(key="step_parent").click().run()
     _run_step(at)
     joined = _count(

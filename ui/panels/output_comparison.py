@@ -67,7 +67,7 @@ def show_comparison(c: OutputComparison, labels: tuple[str, str] = ("a", "b")) -
         st.success(
             f"The same {c.rows_a:,} rows; the schemas differ only in nullability ({counted(len(loose), 'column')})."
         )
-    st.caption(md_escape(c.summary()))
+    st.caption(md_escape(c.summary(labels)))
     with st.expander("Schemas side by side", expanded=bool(c.differing_columns)):
         st.dataframe(schema_frame(c, labels), hide_index=True, width="stretch")
     if not c.rows_compared:
