@@ -251,6 +251,25 @@ def test_rows_alike_with_columns_differing_only_in_nullability_read_as_the_same_
             assert any(s.startswith("The same 10 rows; the schemas differ only in nullability") for s in said)
 
 
+def test_rows_alike_with_a_column_of_another_type_read_as_the_same_rows(spark):
+    """isthmus's and DataFusion's TPC-H q3 give the same 10 rows; revenue is decimal<31,4> in one and
+    decimal<38,4> in the other. The page says the rows are the same where "Columns differing 1" alone read
+    like a difference in the data (a user check)."""
+    from tests.support import wait_for
+
+    at = _compare()
+    at.selectbox(key="compare_pair").select("TPC-H q3: isthmus vs DataFusion").run()
+    at.selectbox(key="compare_selected").select(1).run()  # the roots
+    at.button(key="compare_outputs_button").click().run()
+    wait_for(at, lambda a: any(m.label == "Columns differing" for m in a.metric) or bool(a.error))
+    assert not at.error, [e.value for e in at.error]
+    assert [int(m.value) for m in at.metric if m.label == "Columns differing"] == [1]
+    assert "The same 10 rows: the columns below differ in their schema, not in a value." in [
+        s.value for s in at.success
+    ]
+    assert any("type decimal\\<31,4\\>? vs decimal\\<38,4\\>?" in c.value for c in at.caption)
+
+
 def test_the_address_names_both_plans_and_reopens_the_comparison(tmp_path, monkeypatch):
     """Two plans chosen: the address names them (a sample by its file, another plan by its shared digest),
     and that address opened in a new session shows the same comparison; a side the server does not have

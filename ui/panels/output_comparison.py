@@ -67,6 +67,8 @@ def show_comparison(c: OutputComparison, labels: tuple[str, str] = ("a", "b")) -
         st.success(
             f"The same {c.rows_a:,} rows; the schemas differ only in nullability ({counted(len(loose), 'column')})."
         )
+    elif c.same_rows and not c.column_count_difference:  # a type or a name: said below, but no value differs
+        st.success(f"The same {c.rows_a:,} rows: the columns below differ in their schema, not in a value.")
     st.caption(md_escape(c.summary(labels)))
     with st.expander("Schemas side by side", expanded=bool(c.differing_columns)):
         st.dataframe(schema_frame(c, labels), hide_index=True, width="stretch")
