@@ -225,9 +225,11 @@ def _pick_file(plan, s: TableStatus, bases, catalog) -> None:
     if not files:
         other = " other" if s.path else ""
         st.caption(
-            f"The one{other} file under the data roots does not have the plan's columns."
+            f"The one{other} file directly in the data roots (their subfolders are not searched) does not have the "
+            "plan's columns."
             if len(fits) == 1
-            else f"None of the {len(fits)}{other} files under the data roots has the plan's columns."
+            else f"None of the {len(fits)}{other} files directly in the data roots (their subfolders are not searched) "
+            "has the plan's columns."
         )
         return
     c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
@@ -405,6 +407,8 @@ def _unbind(plan, name: str) -> None:
 
 def _bind_form(plan, names: list[str], catalog) -> None:
     st.markdown("**Bind a table**")
+    # a reload starts a new browser session, whose bindings are its own: nothing could say so after it
+    st.caption("A binding lasts as long as this browser tab's session: a reload or a link opens the plan without it.")
     name = st.selectbox("Table", names, key="bind_name")
     how = st.radio(
         "From", ["upload a CSV or Parquet file", "a file under the data roots"], horizontal=True, key="bind_how"
@@ -421,7 +425,7 @@ def _bind_form(plan, names: list[str], catalog) -> None:
     else:
         files = catalog.data_files()
         if not files:
-            st.caption("The data roots hold no data files.")
+            st.caption("The data roots hold no data files directly (their subfolders are not searched).")
             return
         path = st.selectbox("File", files, key="bind_path")
         if st.button("Bind", key="bind_existing"):

@@ -56,6 +56,12 @@ def test_a_file_without_the_plans_columns_is_not_bound_and_another_file_fixes_it
         "C_NATIONKEY, C_PHONE, C_ACCTBAL, C_MKTSEGMENT, C_COMMENT)." in errors
     )
     assert any("The file has c\\_customer\\_sk int, c\\_customer\\_id string" in c.value for c in at.caption)
+    # what the pickers search, and how long a binding lasts, said where a person binds (a user check)
+    said = [c.value for c in at.caption]
+    assert any("directly in the data roots (their subfolders are not searched)" in c for c in said), said
+    assert (
+        "A binding lasts as long as this browser tab's session: a reload or a link opens the plan without it." in said
+    )
     # by position would need 8 columns where the file has 4: not offered, and the page says why
     assert not [t for t in at.toggle if t.key == "fix_position_CUSTOMER"]
     assert any(
