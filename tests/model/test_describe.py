@@ -346,7 +346,8 @@ def test_set_operations_in_words():
     # a lower and an upper bound of one column read as one, the dates in words
     assert (
         describe(m, "0")
-        == "Keeps the rows of orders whose order_date is on or after 1 January 2024 and before 1 February 2024."
+        == "Keeps the rows of orders whose order_date is on or after 1 January 2024 and before 1 February 2024. "
+        "It passes on only product_id."
     )
     # each names its inputs where they are made (its own inputs only reuse the filters of steps 2, 4 and 6, and
     # the read of products at step 7)

@@ -14,7 +14,7 @@ from ..words import (
     capped_list,
     counted,
 )
-from .names import PAIRING, root_renames, row_sides
+from .names import PAIRING, column_names, root_renames, row_sides
 from .sentences import DESCRIBE, MAX_COLUMNS, Context, as_sentence
 
 
@@ -164,12 +164,31 @@ def describe(model: PlanModel, node_id: str, ids: bool = False) -> str:
         name = title(node.kind)
         article = "An" if name[:1].lower() in "aeiou" else "A"
         text = as_sentence(f"{article} {name} step" + (f" over {counted(inputs, 'input')}" if inputs else ""))
+    text += _passed_on(model, node_id)
     if node_id in model.roots:
         renamed = [f"{was} is named {name}" for was, name in root_renames(model, node_id)]
         if renamed:
             text += " " + as_sentence("In the result, " + capped_list(renamed, MAX_COLUMNS, "more renamed"))
     memo.sentences[(ids, node_id)] = text
     return text
+
+
+#: Relations whose sentence says what they compute, each column by name: their emit needs no words of its own.
+_SAY_THEIR_COLUMNS = frozenset({"project", "aggregate", "read", "reference", "window", "expand"})
+
+
+def _passed_on(model: PlanModel, node_id: str) -> str:
+    """For a relation whose emit passes on fewer columns than it has (a filter that keeps its rows' product_id
+    alone), a sentence naming them; else nothing."""
+    node = model.node(node_id)
+    if node.kind in _SAY_THEIR_COLUMNS or node.schema is None or node.info.direct is None:
+        return ""
+    if len(node.schema) >= len(node.info.direct):
+        return ""
+    names = column_names(model, node_id) or [f.name for f in node.schema]
+    if not names:
+        return " " + as_sentence("It passes on no column, only the number of its rows")
+    return " " + as_sentence(f"It passes on only {capped_list(names, MAX_COLUMNS)}")
 
 
 def describe_plan(model: PlanModel, ids: bool = False) -> dict[str, str]:
