@@ -52,6 +52,31 @@ _CONTEXT_WORDS = {
 _DF_UNSIGNED = 1  # on i8..i64: UInt8..UInt64
 _DF_DECIMAL256 = 1  # on decimal: Decimal256
 
+#: The type variation that makes an integer unsigned in a producer's plans, by dialect.
+UNSIGNED_VARIATION: dict[str, int] = {"datafusion": _DF_UNSIGNED}
+_INT_KINDS = ("i8", "i16", "i32", "i64")
+
+
+def is_unsigned(t: Type | None, dialect: str | None) -> bool:
+    """Whether ``t`` is one of the unsigned integers of the producer ``dialect`` (DataFusion's u8...u64)."""
+    kind = t.WhichOneof("kind") if t is not None else None
+    variation = UNSIGNED_VARIATION.get(dialect or "")
+    return kind in _INT_KINDS and variation is not None and getattr(t, kind).type_variation_reference == variation
+
+
+def kept_unsigned(out: Type | None, args: Sequence[Type | None], dialect: str | None) -> Type | None:
+    """``out``, a type the extension YAMLs derive (they know no variations), as the unsigned integer of
+    an argument of its kind where there is one (``max`` of a u8 is a u8, as the producer's engine types
+    it); else ``out`` as it is."""
+    kind = out.WhichOneof("kind") if out is not None else None
+    source = next((a for a in args if is_unsigned(a, dialect) and a.WhichOneof("kind") == kind), None)
+    if source is None or is_unsigned(out, dialect):
+        return out
+    kept = Type()
+    kept.CopyFrom(out)
+    getattr(kept, kind).type_variation_reference = getattr(source, kind).type_variation_reference
+    return kept
+
 
 @dataclass(frozen=True)
 class Coercion:
@@ -761,4 +786,14 @@ def arithmetic_result(
     return T.with_nullability(result, any(T.is_nullable(t) is not False for t in args))
 
 
-__all__ = ["CONTEXTS", "Coercion", "DIALECTS", "arithmetic_result", "call_coercion", "unify"]
+__all__ = [
+    "CONTEXTS",
+    "Coercion",
+    "DIALECTS",
+    "UNSIGNED_VARIATION",
+    "arithmetic_result",
+    "call_coercion",
+    "is_unsigned",
+    "kept_unsigned",
+    "unify",
+]

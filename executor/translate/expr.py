@@ -20,6 +20,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as S
 from substrait import algebra_pb2, type_pb2
 
+from viz.coercion import UNSIGNED_VARIATION, is_unsigned
 from viz.expressions import ExpressionTyper, Scope, case_base, signed_bound
 from viz.fields import Field
 from viz.model import PlanModel
@@ -49,7 +50,7 @@ from .casts import (
     stops_where_lost,
 )
 from .functions._common import INT_MAX, _kind, second_digits
-from .types import MICROSECONDS_KEPT, UNSIGNED_HELD_IN, UNSIGNED_VARIATION, is_unsigned, to_spark
+from .types import MICROSECONDS_KEPT, UNSIGNED_HELD_IN, to_spark
 
 Expression = algebra_pb2.Expression
 
@@ -60,24 +61,10 @@ UNSIGNED_SAFE = frozenset(
     {
         "equal", "not_equal", "lt", "lte", "gt", "gte", "is_distinct_from", "is_not_distinct_from", "between",
         "is_null", "is_not_null", "coalesce", "bitwise_and", "bitwise_or", "bitwise_xor", "shift_right",
-        "min", "max", "count", "sum", "avg", "any_value", "first_value", "last_value",
+        "min", "max", "count", "approx_distinct", "sum", "avg", "any_value", "first_value", "last_value",
+        "nth_value", "lag", "lead", "greatest", "least", "nullif",
     }
 )  # fmt: skip
-#: Those of them whose result is of their arguments' type.
-UNSIGNED_KEPT = frozenset(
-    {
-        "coalesce",
-        "bitwise_and",
-        "bitwise_or",
-        "bitwise_xor",
-        "shift_right",
-        "min",
-        "max",
-        "any_value",
-        "first_value",
-        "last_value",
-    }
-)
 _INVOCATION_DISTINCT = algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT
 
 
@@ -400,21 +387,12 @@ class ExprTranslator:
         unsigned = [t for t in call.arg_types if is_unsigned(t, dialect)]
         if not unsigned:
             return
-        name = _functions().resolve(_functions().base_name(call.name))
-        kind = unsigned[0].WhichOneof("kind")
-        if name not in UNSIGNED_SAFE:
+        if _functions().resolve(_functions().base_name(call.name)) not in UNSIGNED_SAFE:
+            kind = unsigned[0].WhichOneof("kind")
             raise Unsupported(
                 f"`{_functions().base_name(call.name)}` of DataFusion's unsigned integer type u{kind[1:]}: its "
                 "results wrap or fail at that type's bounds in DataFusion, which Spark's signed integers do not have"
             )
-        out = call.output_type
-        if (
-            name in UNSIGNED_KEPT
-            and out is not None
-            and out.WhichOneof("kind") == kind
-            and not is_unsigned(out, dialect)
-        ):
-            call.output_type = unsigned[0]  # the type the spec's YAMLs derive leaves the variation out: max(u8) is a u8
 
     def _moves_by_days(self, e: Expression) -> bool:
         """Whether ``e`` is an interval Spark holds as a day-time one that moves a date as DataFusion does:
@@ -777,6 +755,10 @@ class ExprTranslator:
                 return self.expr(e.input)
         kind = e.type.WhichOneof("kind")
         if kind in INT_KINDS and getattr(e.type, kind).type_variation_reference:
+            dialect, source = self.tr.model.conventions.dialect, self.type_of(e.input)
+            widens = is_unsigned(source, dialect) and int(source.WhichOneof("kind")[1:]) <= int(kind[1:])
+            if is_unsigned(e.type, dialect) and widens:
+                return self.expr(e.input).cast(sql_type(to_spark(e.type)))  # a wider unsigned type: every value fits
             self._no_unsigned(kind, getattr(e.type, kind).type_variation_reference, "a cast to")
         self._text_to_finer_time(e.type, [self.type_of(e.input)], [_constant_value(e.input)])
         target = to_spark(e.type)

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from pyspark.sql import types as S
 from substrait import type_pb2
 
+from viz.coercion import UNSIGNED_VARIATION
 from viz.types import render
 from viz.words import and_list
 
@@ -73,10 +74,6 @@ ENGINE_USER_TYPES: dict[str, Callable[[], S.DataType]] = {"null": S.NullType, "f
 _USER_TYPES: ContextVar[Mapping[int, str]] = ContextVar("substrait_viz_user_types", default=MappingProxyType({}))
 
 
-#: The type variation that makes an integer unsigned in a producer's plans: DataFusion's 1 (its UInt8 is an
-#: ``i8`` of variation 1); other producers' variations are their own.
-UNSIGNED_VARIATION: dict[str, int] = {"datafusion": 1}
-
 #: Spark's type for an unsigned integer of each width: the signed type of twice the width, as Spark reads
 #: Parquet's unsigned integers (a u8 reaches 255, past a byte). A u64 stays a bigint: its values past
 #: 2^63 are refused where a literal, a cast or a read would bring them.
@@ -102,13 +99,6 @@ def plan_user_types(names: Mapping[int, str], dialect: str = "") -> Iterator[Non
     finally:
         _UNSIGNED.reset(unsigned)
         _USER_TYPES.reset(token)
-
-
-def is_unsigned(t: type_pb2.Type | None, dialect: str) -> bool:
-    """Whether ``t`` is one of the unsigned integers of the producer ``dialect`` (DataFusion's u8...u64)."""
-    kind = t.WhichOneof("kind") if t is not None else None
-    variation = UNSIGNED_VARIATION.get(dialect)
-    return kind in UNSIGNED_HELD_IN and variation is not None and getattr(t, kind).type_variation_reference == variation
 
 
 def _user_defined(t: type_pb2.Type.UserDefined, user_types: Mapping[int, str]) -> S.DataType:
@@ -240,9 +230,7 @@ def _columns(labels: list[str]) -> str:
 __all__ = [
     "ENGINE_USER_TYPES",
     "UNSIGNED_HELD_IN",
-    "UNSIGNED_VARIATION",
     "finer_time_notes",
-    "is_unsigned",
     "plan_user_types",
     "spark_type_or_none",
     "to_spark",

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from substrait import algebra_pb2, type_pb2
 
@@ -293,6 +294,8 @@ class ExpressionTyper(FieldReferences):
                 return derived.type, coercion
             return declared, coercion
         if derived.type is not None:
+            # the YAMLs know no variations: max of DataFusion's u8 is its u8, not an i8
+            derived = replace(derived, type=C.kept_unsigned(derived.type, [a.type for a in args], self.dialect))
             after = " with the arguments as the producer casts them" if coercion is not None else ""
             self._diag(
                 info(
