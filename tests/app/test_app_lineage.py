@@ -44,6 +44,8 @@ def test_picking_a_column_shows_its_chain_and_paints_its_path():
         "[2] sales ← sum(multiply(cast($1:quantity AS decimal<10,2>), $3:price)) ← price of orders (table column 3)",
     ]
     assert any("Sources: orders.quantity, orders.price" in c.value for c in at.caption)
+    # "(table column 1)" is quantity, the second column of orders: said to count from 0 (a user check)
+    assert any("table columns count from 0" in c.value for c in at.caption)
     painted = graphs(at)[0]["lineage"]
     assert painted["nodes"] == ["0", "0.0", "0.0.0"]  # not the products side
     assert painted["edges"] == ["0.0->0", "0.0.0->0.0"]

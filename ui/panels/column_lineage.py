@@ -131,6 +131,7 @@ def lineage_panel(model: PlanModel, node_id: str) -> None:
     st.caption(
         md_escape(f"Sources: {sources}" + (f" · literals: {', '.join(literals)}" if literals else ""))
         + f" · {len(down.nodes())} node{'s' if len(down.nodes()) != 1 else ''} on the path, highlighted on the graph"
+        + " · places ([2]) and table columns count from 0, as in every schema"
     )
     for step in down.unknown():
         st.warning(
