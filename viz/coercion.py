@@ -54,14 +54,13 @@ _DF_DECIMAL256 = 1  # on decimal: Decimal256
 
 #: The type variation that makes an integer unsigned in a producer's plans, by dialect.
 UNSIGNED_VARIATION: dict[str, int] = {"datafusion": _DF_UNSIGNED}
-_INT_KINDS = ("i8", "i16", "i32", "i64")
 
 
 def is_unsigned(t: Type | None, dialect: str | None) -> bool:
     """Whether ``t`` is one of the unsigned integers of the producer ``dialect`` (DataFusion's u8...u64)."""
     kind = t.WhichOneof("kind") if t is not None else None
     variation = UNSIGNED_VARIATION.get(dialect or "")
-    return kind in _INT_KINDS and variation is not None and getattr(t, kind).type_variation_reference == variation
+    return kind in _INT_BITS and variation is not None and getattr(t, kind).type_variation_reference == variation
 
 
 def kept_unsigned(out: Type | None, args: Sequence[Type | None], dialect: str | None) -> Type | None:
@@ -127,7 +126,7 @@ def _view(dialect: str, t: Type | None, user_types: Mapping[int, str]) -> _V | N
     body = getattr(t, k)
     datafusion = dialect == "datafusion"
     if k in _INT_BITS:
-        return _V("int", bits=_INT_BITS[k], unsigned=datafusion and body.type_variation_reference == _DF_UNSIGNED)
+        return _V("int", bits=_INT_BITS[k], unsigned=is_unsigned(t, dialect))
     if k in ("fp32", "fp64"):
         return _V("float", bits=int(k[2:]))
     if k == "decimal":

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from pyspark.sql import types as S
 from substrait import type_pb2
 
-from viz.coercion import UNSIGNED_VARIATION
+from viz.coercion import is_unsigned
 from viz.types import render
 from viz.words import and_list
 
@@ -84,8 +84,8 @@ UNSIGNED_HELD_IN: dict[str, Callable[[], S.DataType]] = {
     "i64": S.LongType,
 }
 
-#: The unsigned variation of the plan under translation (set by :func:`plan_user_types`), or None.
-_UNSIGNED: ContextVar[int | None] = ContextVar("substrait_viz_unsigned_variation", default=None)
+#: The dialect of the plan under translation (set by :func:`plan_user_types`): whose unsigned integers it holds.
+_DIALECT: ContextVar[str] = ContextVar("substrait_viz_dialect", default="")
 
 
 @contextmanager
@@ -93,11 +93,11 @@ def plan_user_types(names: Mapping[int, str], dialect: str = "") -> Iterator[Non
     """Translate with ``names`` (a plan's type anchors to declared names) as the user-defined types, and the
     integers of the unsigned variation of the plan's producer (its ``dialect``) as unsigned."""
     token = _USER_TYPES.set(names)
-    unsigned = _UNSIGNED.set(UNSIGNED_VARIATION.get(dialect))
+    spoken = _DIALECT.set(dialect)
     try:
         yield
     finally:
-        _UNSIGNED.reset(unsigned)
+        _DIALECT.reset(spoken)
         _USER_TYPES.reset(token)
 
 
@@ -121,8 +121,7 @@ def to_spark(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = Non
     builder = _TABLE.get(kind or "")
     if builder is None:
         raise Unsupported(f"Substrait type `{kind or 'unset'}` has no Spark equivalent")
-    unsigned = _UNSIGNED.get()
-    if unsigned is not None and kind in UNSIGNED_HELD_IN and getattr(t, kind).type_variation_reference == unsigned:
+    if is_unsigned(t, _DIALECT.get()):
         return UNSIGNED_HELD_IN[kind]()
     return builder(getattr(t, kind))
 
