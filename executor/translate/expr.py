@@ -883,9 +883,9 @@ class ExprTranslator:
         return F.lit(value).cast(sql_type(UNSIGNED_HELD_IN[kind]()))
 
     def _no_unsigned(self, kind: str, variation: int, what: str) -> None:
-        """Refuse a cast to an integer of a type variation: DataFusion's 1 is its unsigned integers, which
-        Spark has not (a value out of their range would not fail as in DataFusion); another producer's
-        variation is its own."""
+        """Refuse an integer of a type variation (a cast to one, a literal of another producer's): DataFusion's 1
+        is its unsigned integers, which Spark has not (a value out of their range would not fail as in
+        DataFusion); another producer's variation is its own."""
         if UNSIGNED_VARIATION.get(self.tr.model.conventions.dialect) == variation:
             raise Unsupported(
                 f"{what} DataFusion's unsigned integer type u{kind[1:]}: Spark has no unsigned integers, so a value "
