@@ -274,8 +274,8 @@ class Catalog:
             found = _stem_in_folder(root, stem)
             if found is not None:
                 real = self.roots.resolve(found)  # refuses a link named like the table that leads outside
-                shared = self.shared_uploads is not None and os.path.realpath(root) == self.shared_uploads
-                return _Source(real, _format_of(real), ANOTHER_PLANS if shared else "data root")
+                # the roots are real paths already (``DataRoots``), as ``shared_uploads`` is made
+                return _Source(real, _format_of(real), ANOTHER_PLANS if root == self.shared_uploads else "data root")
         return None
 
     def upload_note(self, names: Sequence[str]) -> str | None:
