@@ -261,7 +261,7 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
                                 "read": "●" if c.referenced else "",
                                 "index": c.index,
                                 "name": c.field.name,
-                                "type": c.field.type_text(model.extensions.types),
+                                "type": c.field.type_text(model.extensions.types, model.type_variations),
                             }
                             for c in columns
                         ],

@@ -28,7 +28,7 @@ def _inspect_text(path: str, model: PlanModel, out) -> None:
         else:
             for i, f in enumerate(node.schema):
                 null = "" if f.nullable is None else (" nullable" if f.nullable else " not null")
-                print(f"{indent}    [{i}] {f.name}: {f.type_text(node.user_types)}{null}", file=out)
+                print(f"{indent}    [{i}] {f.name}: {node.type_text(f)}{null}", file=out)
         for role, text in node.info.expressions:
             print(f"{indent}    {role}: {text}", file=out)
         if node.properties is not None:

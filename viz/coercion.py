@@ -56,6 +56,18 @@ _DF_DECIMAL256 = 1  # on decimal: Decimal256
 UNSIGNED_VARIATION: dict[str, int] = {"datafusion": _DF_UNSIGNED}
 
 
+_VARIATION_NAMES: dict[str, dict[tuple[str, int], str]] = {
+    dialect: {(f"i{bits}", variation): f"u{bits}" for bits in (8, 16, 32, 64)}
+    for dialect, variation in UNSIGNED_VARIATION.items()
+}
+
+
+def variation_names(dialect: str | None) -> Mapping[tuple[str, int], str]:
+    """How the producer ``dialect``'s type variations are shown (``viz.types.render``): its unsigned
+    integers as ``u8``...``u64``; empty for a producer whose variations are not known here."""
+    return _VARIATION_NAMES.get(dialect or "", {})
+
+
 def is_unsigned(t: Type | None, dialect: str | None) -> bool:
     """Whether ``t`` is one of the unsigned integers of the producer ``dialect`` (DataFusion's u8...u64)."""
     kind = t.WhichOneof("kind") if t is not None else None
@@ -795,4 +807,5 @@ __all__ = [
     "is_unsigned",
     "kept_unsigned",
     "unify",
+    "variation_names",
 ]

@@ -26,16 +26,24 @@ class Field:
     def with_type(self, t: type_pb2.Type | None) -> Field:
         return Field(self.name, t, self.nested)
 
-    def type_text(self, user_types: Mapping[int, str] | None = None) -> str:
-        """The type as text; ``user_types`` (the plan's type anchors to names) names user-defined types."""
+    def type_text(self, user_types: Mapping[int, str] | None = None, variations: T.Variations | None = None) -> str:
+        """The type as text; ``user_types`` (the plan's type anchors to names) names user-defined types,
+        ``variations`` the producer's type variations (DataFusion's ``u8``)."""
         # Memoised in the instance dict (the dataclass is frozen; equality ignores it): schemas
         # share their Field objects along a plan, so most nodes render no type at all.
         text = self.__dict__.get("_type_text")
         if text is None:
             text = self.__dict__["_type_text"] = T.render(self.type, list(self.nested))
-        if user_types and "u!" in text:
-            return T.render(self.type, list(self.nested), user_types)
+        if (user_types and "u!" in text) or (variations and self._varied()):
+            return T.render(self.type, list(self.nested), user_types, variations)
         return text
+
+    def _varied(self) -> bool:
+        """Whether the type, or a type inside it, has a type variation (memoised as the text is)."""
+        varied = self.__dict__.get("_has_variation")
+        if varied is None:
+            varied = self.__dict__["_has_variation"] = T.has_variation(self.type)
+        return varied
 
 
 #: A schema: the ordered output fields of a node, or None when it cannot be known.

@@ -18,6 +18,7 @@ from typing import Generic, TypeVar
 
 from substrait import plan_pb2
 
+from .coercion import variation_names
 from .deep import gc_paused, run_deep
 from .errors import Diagnostic, PlanLoadError, Severity, error, warning
 from .errors import info as info_diagnostic
@@ -38,6 +39,7 @@ class NodeView:
     info: NodeInfo
     properties: NodeProperties | None = None  # orderedness, distribution and the node's effect on them
     user_types: Mapping[int, str] = field(default_factory=dict)  # the plan's user-defined type names by anchor
+    variations: Mapping[tuple[str, int], str] = field(default_factory=dict)  # its producer's, as shown (u8)
 
     @property
     def id(self) -> str:
@@ -73,11 +75,16 @@ class NodeView:
         shown = ", ".join(f"[{k}] {self.schema[k].name}".rstrip() for k in places if k < len(self.schema))
         return shown if places == [direct] else f"{shown} ({role} before the emit)"
 
+    def type_text(self, f: Field) -> str:
+        """A field's type as this plan spells it: its user-defined types by name, its producer's type
+        variations by theirs (DataFusion's ``u8``)."""
+        return f.type_text(self.user_types, self.variations)
+
     def schema_json(self) -> list[dict] | None:
         if self.info.schema is None:
             return None
         return [
-            {"index": i, "name": f.name, "type": f.type_text(self.user_types), "nullable": f.nullable}
+            {"index": i, "name": f.name, "type": self.type_text(f), "nullable": f.nullable}
             for i, f in enumerate(self.info.schema)
         ]
 
@@ -132,6 +139,11 @@ class PlanModel:
         return hashlib.sha256(data).hexdigest()
 
     @property
+    def type_variations(self) -> Mapping[tuple[str, int], str]:
+        """How the plan's producer's type variations are shown (DataFusion's unsigned ``u8``)."""
+        return variation_names(self.conventions.dialect)
+
+    @property
     def roots(self) -> list[str]:
         return self.graph.roots
 
@@ -148,7 +160,11 @@ class PlanModel:
 
     def node(self, node_id: str) -> NodeView:
         return NodeView(
-            self.graph.nodes[node_id], self.infos[node_id], self.properties.get(node_id), self.extensions.types
+            self.graph.nodes[node_id],
+            self.infos[node_id],
+            self.properties.get(node_id),
+            self.extensions.types,
+            self.type_variations,
         )
 
     def nodes(self) -> Iterator[NodeView]:

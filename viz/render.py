@@ -323,7 +323,7 @@ def node_label(
         # at most max_rows lines, the last saying how many more (a negative slice showed all but two for 0)
         shown = schema if len(schema) <= max_rows else schema[: max(max_rows - 1, 0)]
         for i, f in enumerate(shown):
-            rows.append(_schema_row(i, f.name, f.type_text(node.user_types), pal.muted))
+            rows.append(_schema_row(i, f.name, node.type_text(f), pal.muted))
         if not shown and schema:
             rows.append(f'<TR><TD COLSPAN="3"><I>{len(schema)} field{"s" if len(schema) != 1 else ""}</I></TD></TR>')
         elif len(shown) < len(schema):

@@ -199,7 +199,7 @@ def node_report(model: PlanModel, node_id: str) -> dict:
                     "index": c.index,
                     "local": c.local,
                     "name": c.field.name,
-                    "type": c.field.type_text(model.extensions.types),
+                    "type": c.field.type_text(model.extensions.types, model.type_variations),
                     "referenced": c.referenced,
                 }
                 for c in cols

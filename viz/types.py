@@ -115,17 +115,28 @@ def struct_of(types: list[Type], nullable: bool = False) -> Type:
     return Type(struct=Type.Struct(types=types, nullability=NULLABLE if nullable else REQUIRED))
 
 
-def render(t: Type | None, names: list[str] | None = None, user_types: Mapping[int, str] | None = None) -> str:
+#: A simple kind with a type variation -> the name it is shown by (``("i8", 1)`` -> ``"u8"`` in
+#: DataFusion's plans: ``viz.coercion.variation_names``).
+Variations = Mapping[tuple[str, int], str]
+
+
+def render(
+    t: Type | None,
+    names: list[str] | None = None,
+    user_types: Mapping[int, str] | None = None,
+    variations: Variations | None = None,
+) -> str:
     """The type in the spec's signature syntax: ``i64``, ``string?``, ``decimal<38,4>?``, ``list<i32>``.
 
     ``names`` (depth-first names of nested struct fields) label struct members when given;
     ``user_types`` (the plan's type anchors to their declared names) names user-defined types as the
-    spec's test cases write them (``u!fp16``), else they show their anchor (``u!0``).
+    spec's test cases write them (``u!fp16``), else they show their anchor (``u!0``); ``variations``
+    names the simple kinds a producer varies (DataFusion's unsigned ``u8``), else a variation is not shown.
     """
     if t is None:
         return "unknown"
     name_iter = iter(names or [])
-    return _render(t, name_iter, user_types or {})
+    return _render(t, name_iter, user_types or {}, variations or {})
 
 
 #: Parameterised kinds: the name the spec writes and the parameters in ``<...>``.
@@ -141,13 +152,13 @@ _PARAMETERS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
-def _render(t: Type, names, user_types: Mapping[int, str]) -> str:
+def _render(t: Type, names, user_types: Mapping[int, str], variations: Variations) -> str:
     k = t.WhichOneof("kind")
     if k is None:
         return "unknown"
     body = getattr(t, k)
     if k in _SIMPLE_NAMES:
-        s = _SIMPLE_NAMES[k]
+        s = variations.get((k, body.type_variation_reference)) or _SIMPLE_NAMES[k]
     elif k == "interval_day":
         s = f"interval_day<{body.precision}>" if body.precision else "interval_day"
     elif k in _PARAMETERS:
@@ -157,13 +168,14 @@ def _render(t: Type, names, user_types: Mapping[int, str]) -> str:
         parts = []
         for member in body.types:
             label = next(names, None)
-            inner = _render(member, names, user_types)
+            inner = _render(member, names, user_types, variations)
             parts.append(f"{label}: {inner}" if label is not None else inner)
         s = f"struct<{', '.join(parts)}>"
     elif k == "list":
-        s = f"list<{_render(body.type, names, user_types)}>"
+        s = f"list<{_render(body.type, names, user_types, variations)}>"
     elif k == "map":
-        s = f"map<{_render(body.key, names, user_types)}, {_render(body.value, names, user_types)}>"
+        key, value = (_render(t, names, user_types, variations) for t in (body.key, body.value))
+        s = f"map<{key}, {value}>"
     elif k == "user_defined":
         s = f"u!{user_types.get(body.type_reference, body.type_reference)}"
     elif k == "func":
@@ -176,6 +188,25 @@ def _render(t: Type, names, user_types: Mapping[int, str]) -> str:
         s = k
     nullability = getattr(body, "nullability", REQUIRED)
     return s + ("?" if nullability == NULLABLE else "")
+
+
+def has_variation(t: Type | None) -> bool:
+    """Whether ``t``, or a type inside it, has a type variation."""
+    if t is None:
+        return False
+    k = t.WhichOneof("kind")
+    if k is None or k in ("unbound", "alias", "func"):
+        return False
+    body = getattr(t, k)
+    if getattr(body, "type_variation_reference", 0):
+        return True
+    if k == "struct":
+        return any(has_variation(m) for m in body.types)
+    if k == "list":
+        return has_variation(body.type)
+    if k == "map":
+        return has_variation(body.key) or has_variation(body.value)
+    return False
 
 
 def nested_name_count(t: Type | None) -> int:

@@ -9,6 +9,11 @@ _ARROW_SIMPLE = {
     "int16": "i16",
     "int32": "i32",
     "int64": "i64",
+    # unsigned as DataFusion's plans show them (its type variation: ``viz.coercion.variation_names``)
+    "uint8": "u8",
+    "uint16": "u16",
+    "uint32": "u32",
+    "uint64": "u64",
     "float": "fp32",
     "double": "fp64",
     "halffloat": "u!fp16",
@@ -30,7 +35,8 @@ _DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 
 def arrow_type_text(t, nullable: bool = False) -> str:
     """An Arrow type in Substrait's spelling (the inverse of DataFusion's consumer's type mapping).
-    A type with no Substrait counterpart (unsigned integers, ...) is spelled ``arrow:<its name>``."""
+    Unsigned integers are spelled as DataFusion's plans show them (``u8``); a type with no Substrait
+    counterpart (``large_list_view``, ...) is spelled ``arrow:<its name>``."""
     import pyarrow as pa
     import pyarrow.types as pt
 

@@ -454,10 +454,15 @@ class DataFusionRunner:
         return True
 
     def _arrow_type(self, t):
+        import pyarrow as pa
         from pyspark.sql.pandas.types import to_arrow_type
+
+        from viz.coercion import is_unsigned
 
         from ..translate.types import to_spark
 
+        if is_unsigned(t, self.model.conventions.dialect):  # its own unsigned integer, which Spark's types lack
+            return getattr(pa, "u" + t.WhichOneof("kind").replace("i", "int"))()
         try:
             return to_arrow_type(to_spark(t, self.model.extensions.types))
         except Exception:  # noqa: BLE001 - a type with no Arrow form: the column is read as it is

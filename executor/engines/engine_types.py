@@ -44,6 +44,10 @@ SPARK_NULLABILITY_NOTE = (
     "the engine reads the values the same way"
 )
 SPARK_MICROSECONDS_NOTE = "Spark's timestamps keep microseconds: every precision_timestamp is <6> there"
+SPARK_UNSIGNED_NOTE = (
+    "Spark has no unsigned integers: it holds a u8 in an i16, a u16 in an i32 and a u32 or u64 in an i64, "
+    "as it reads Parquet's"
+)
 EMPTY_TABLE_NOTE = "table `{table}` is not bound: its types are the read's base schema (an empty table)"
 
 
@@ -421,8 +425,11 @@ def engine_types(
     return out
 
 
+_UNSIGNED = frozenset({"u8", "u16", "u32", "u64"})
+
+
 def _node_types(model, node_id, spec_info, spark_schema, spark_error, df_schema, df_error, empty) -> NodeTypes:
-    user_types = model.extensions.types
+    user_types, variations = model.extensions.types, model.type_variations
     fields = list(model.node(node_id).schema or ())
     spec_fields = list(spec_info.schema or ()) if spec_info is not None else []
     notes: list[str] = []
@@ -442,9 +449,9 @@ def _node_types(model, node_id, spec_info, spark_schema, spark_error, df_schema,
             df_cols = list(given)
     columns = []
     for i, f in enumerate(fields):
-        declared = render(f.type, user_types=user_types) if f.type is not None else None
+        declared = render(f.type, user_types=user_types, variations=variations) if f.type is not None else None
         spec_t = spec_fields[i].type if i < len(spec_fields) else None
-        spec = render(spec_t, user_types=user_types) if spec_t is not None else None
+        spec = render(spec_t, user_types=user_types, variations=variations) if spec_t is not None else None
         columns.append(ColumnTypes(f.name, declared, spec, spark_cols[i], df_cols[i]))
     for c in columns:
         if c.declared is None:
@@ -456,6 +463,8 @@ def _node_types(model, node_id, spec_info, spark_schema, spark_error, df_schema,
             notes.append(SPARK_NULLABILITY_NOTE)
         if base.startswith("precision_timestamp") and c.spark is not None and c.spark.rstrip("?") != base:
             notes.append(SPARK_MICROSECONDS_NOTE)
+        if base in _UNSIGNED and c.spark is not None:
+            notes.append(SPARK_UNSIGNED_NOTE)
     node = model.graph.nodes[node_id]
     if node.kind == "read" and node.body.WhichOneof("read_type") == "named_table":
         table = ".".join(node.body.named_table.names)

@@ -170,7 +170,8 @@ def test_arrow_spelling():
     assert arrow_type_text(pa.timestamp("us")) == "precision_timestamp<6>"
     assert arrow_type_text(pa.timestamp("ms", "UTC")) == "precision_timestamp_tz<3>"
     assert arrow_type_text(pa.list_(pa.field("item", pa.int32(), True))) == "list<i32?>"
-    assert arrow_type_text(pa.uint8()) == "arrow:uint8"
+    assert arrow_type_text(pa.uint8()) == "u8" and arrow_type_text(pa.uint64(), True) == "u64?"
+    assert arrow_type_text(pa.duration("s")) == "arrow:duration[s]"
     assert ColumnTypes("a", None, "i64", "i32", "i32").differs() == ()
 
 
@@ -216,3 +217,51 @@ def test_spark_tpch_q03_every_node_without_data(spark):
     assert by_name["revenue"].spark == "decimal<38,4>?"
     reads = [n for n in types if model.node(n).kind == "read"]
     assert reads and all(any("is not bound" in note for note in types[n].notes) for n in reads)
+
+
+def test_datafusions_unsigned_integers_are_shown_as_its_engine_types_them(spark, tmp_path):
+    """DataFusion writes UInt8, UInt16 and UInt32 as i8, i16 and i32 of its type variation 1. The schema, the
+    graph's schema rows, the expressions and the Engines table show them as DataFusion's engine types the
+    same SQL (its result schema is the oracle), not as the signed integers they are not; Spark holds
+    them in its signed integer of twice their width, and the table says so."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from executor.data.catalog import Catalog
+    from executor.engines.datafusion import DataFusionRunner
+    from executor.engines.sql_plan import sql_to_plan
+    from viz.render import to_dot
+
+    path = str(tmp_path / "u.parquet")
+    columns = {"x": pa.uint8(), "y": pa.uint16(), "z": pa.uint32()}
+    pq.write_table(pa.table({c: pa.array([1, 200], t) for c, t in columns.items()}), path)
+    sql = "SELECT x, max(y) AS my, arrow_cast(z, 'UInt64') AS w FROM u GROUP BY x, z"
+    oracle, want = _datafusion_result(path, sql)
+    assert [str(f.type) for f in oracle] == ["uint8", "uint16", "uint64"]
+    for form in ("written", "optimized"):
+        model = analyze(sql_to_plan(sql, {"u": path}, form=form).data)
+        root = model.node(model.roots[0])
+        assert [c["type"] for c in root.schema_json()] == [arrow_type_text(f.type, True) for f in oracle], form
+        assert "u16?" in to_dot(model) and "i16" not in to_dot(model), form
+        # as written, DataFusion keeps the arrow_cast call; optimized, a Substrait cast
+        casts = [text for node in model.nodes() for _, text in node.info.expressions if " AS " in text]
+        assert all("AS u64" in text for text in casts) and (casts or form == "written"), (form, casts)
+        catalog = Catalog(data_roots=[str(tmp_path)], use_spark_catalog=False)
+        # DataFusion's consumer takes the plan on the file's unsigned columns (it refused an i8 view of them)
+        got = DataFusionRunner(model, catalog).run(model.roots[0], 10).table.to_pylist()
+        assert sorted(got, key=repr) == sorted(want, key=repr), form
+        types = engine_types(model, catalog, session=spark)
+        row = types[model.roots[0]]
+        assert [(c.declared, c.datafusion) for c in row.columns] == [("u8?", "u8?"), ("u16?", "u16?"), ("u64?", "u64?")]
+        assert [c.spark.rstrip("?") for c in row.columns] == ["i16", "i32", "i64"], form
+        assert any("no unsigned integers" in note for note in row.notes), row.notes
+
+
+def _datafusion_result(path: str, sql: str):
+    """DataFusion's own schema and rows for ``sql`` over the table ``u`` at ``path``."""
+    import datafusion
+
+    ctx = datafusion.SessionContext()
+    ctx.register_parquet("u", path)
+    frame = ctx.sql(sql)
+    return frame.schema(), frame.to_pylist()

@@ -92,3 +92,16 @@ def test_tutorial_plan_gives_the_tutorials_schemas(corpora_dir):
     # The tutorial declares multiply(decimal<10,2>, decimal<10,2>) as decimal<38,2>; the YAML's
     # derivation is decimal<21,4> (precision P1 + P2 + 1, scale S1 + S2): the one diagnostic.
     assert [(d.node, d.code) for n in model.nodes() for d in n.diagnostics] == [("0", "output-type-conflict")]
+
+
+def test_duckdbs_predicates_declared_of_their_arguments_type_are_booleans_to_the_calls_that_take_them():
+    """DuckDB declares a comparison's output as its argument's type (gt(l_shipdate, date ...) as date?): said
+    once on each comparison, and the ``and`` that joins two of them is checked with the booleans the run
+    holds, not said to match no signature (taking "(date?, date?)")."""
+    path = os.path.join(CORPORA, "consumer-testing/snapshots/producer/integration/tpch/q03-duckdb_plan.json")
+    model = analyze_loaded(load_path(path))
+    codes = collections.Counter(d.code for d in model.all_diagnostics() if d.severity.value != "info")
+    assert "no-matching-signature" not in codes, codes
+    conflicts = [d.message for d in model.all_diagnostics() if d.code == "output-type-conflict"]
+    predicates = [m for m in conflicts if "gives boolean" in m]
+    assert len(predicates) == 6 and all("the run keeps the predicate's boolean" in m for m in predicates)

@@ -157,8 +157,11 @@ def _timestamp_text(value: int, precision: int) -> str:
     return text
 
 
-def literal_text(lit: Expression.Literal, user_types: Mapping[int, str] | None = None) -> str:
-    """A literal as plan text: 10, 'it''s', date '1995-03-15', null::i32 (what a node's expressions show)."""
+def literal_text(
+    lit: Expression.Literal, user_types: Mapping[int, str] | None = None, variations: T.Variations | None = None
+) -> str:
+    """A literal as plan text: 10, 'it''s', date '1995-03-15', null::i32 (what a node's expressions show);
+    ``user_types`` and ``variations`` name the plan's types as :func:`viz.types.render` does."""
     which = lit.WhichOneof("literal_type")
     if which is None:
         return "?"
@@ -200,18 +203,19 @@ def literal_text(lit: Expression.Literal, user_types: Mapping[int, str] | None =
         ym, ds = value.interval_year_to_month, value.interval_day_to_second
         return f"interval '{ym.years} years {ym.months} months {ds.days} days {ds.seconds} seconds'"
     if which == "null":
-        return f"null::{T.render(value, user_types=user_types)}"
+        return f"null::{T.render(value, user_types=user_types, variations=variations)}"
     if which == "struct":
-        return "{" + ", ".join(literal_text(f, user_types) for f in value.fields) + "}"
+        return "{" + ", ".join(literal_text(f, user_types, variations) for f in value.fields) + "}"
     if which == "list":
-        return "[" + ", ".join(literal_text(v, user_types) for v in value.values) + "]"
+        return "[" + ", ".join(literal_text(v, user_types, variations) for v in value.values) + "]"
     if which == "empty_list":
         return "[]"
     if which == "map":
         return (
             "map{"
             + ", ".join(
-                f"{literal_text(kv.key, user_types)}: {literal_text(kv.value, user_types)}" for kv in value.key_values
+                f"{literal_text(kv.key, user_types, variations)}: {literal_text(kv.value, user_types, variations)}"
+                for kv in value.key_values
             )
             + "}"
         )

@@ -26,6 +26,9 @@ class Typed:
     #: (producers nest them two by two: ``and(and(and(a, b), c), d)``)
     operands: tuple[str, ...] = ()
     function: str = ""  # for a call: the function called, which joins the :attr:`operands`
+    #: the type the run holds where :attr:`type` (the plan's, as the schema shows it) differs: a predicate
+    #: the plan declares of another type is a boolean; the calls that take it are checked with this one
+    held: type_pb2.Type | None = None
 
     def spread(self) -> str:
         """The text with a nested ``and`` / ``or`` spread out, ``and(a, b, c, d)``: the same condition,

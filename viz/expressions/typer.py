@@ -135,6 +135,8 @@ class ExpressionTyper(FieldReferences):
         self.prefer_derived = prefer_derived
         #: whose implicit coercions the plan's calls follow (``viz.coercion``; None: the producer's are unknown)
         self.dialect = dialect
+        #: how the producer's type variations are shown (DataFusion's unsigned ``u8``)
+        self.variations = C.variation_names(dialect)
         self.node = node_id
         self.diags = diagnostics
         self.subquery_schema = subquery_schema
@@ -173,13 +175,15 @@ class ExpressionTyper(FieldReferences):
 
     def _call_type(
         self, f, what: str, args: Sequence[Typed], member: Field | None = None
-    ) -> tuple[type_pb2.Type | None, C.Coercion | None]:
+    ) -> tuple[type_pb2.Type | None, C.Coercion | None, type_pb2.Type | None]:
         """A function call's type, its arguments checked against the extension YAMLs' signatures.
 
         Arguments that match no signature get the coercion of the plan's producer (or, when that is
         unknown, Spark's, said as such) and a diagnostic that names the call, its argument types and the
         coercion; a declared output type that the YAML's derivation contradicts gets one too. ``member``:
-        the record member a ``get_field`` reads, whose type is the call's (no YAML defines the call)."""
+        the record member a ``get_field`` reads, whose type is the call's (no YAML defines the call). The
+        third value is the type the run holds where the schema shows another (a predicate the plan
+        declares of another type is a boolean), for the calls that take it as an argument."""
         declared = f.output_type if f.output_type.WhichOneof("kind") is not None else None
         self._check_type(declared, "a call's declared output type")
         ref = self.ext.functions.get(f.function_reference)
@@ -189,14 +193,14 @@ class ExpressionTyper(FieldReferences):
                 self._diag(
                     warning("missing-output-type", f"{what} has no output type; its column type is unknown", self.node)
                 )
-            return declared, None
+            return declared, None, None
         if ref is None:
             if declared is None:
                 self._diag(
                     warning("missing-output-type", f"{what} has no output type; its column type is unknown", self.node)
                 )
-            return declared, None
-        signature = [a.enum if a.enum is not None else a.type for a in args]
+            return declared, None, None
+        signature = [a.enum if a.enum is not None else (a.held or a.type) for a in args]
         if member is not None:
             derived = function_types.Derived(
                 member.type, f"its record's member '{member.name}', as the producer casts the record,"
@@ -221,7 +225,7 @@ class ExpressionTyper(FieldReferences):
                 self._diag(
                     warning(
                         "producer-semantics",
-                        f"{what} is {T.render(derived.type)} by {derived.how}, but {result[1]}; the schema and the "
+                        f"{what} is {self._type(derived.type)} by {derived.how}, but {result[1]}; the schema and the "
                         "run follow the producer",
                         self.node,
                     )
@@ -231,8 +235,8 @@ class ExpressionTyper(FieldReferences):
                 self._diag(
                     warning(
                         "producer-semantics",
-                        f"{what} is {T.render(derived.type)} by {derived.how}, but the plan's producer reads it "
-                        f"otherwise ({theirs.rule}), giving {T.render(again.type)}; the run follows the producer",
+                        f"{what} is {self._type(derived.type)} by {derived.how}, but the plan's producer reads it "
+                        f"otherwise ({theirs.rule}), giving {self._type(again.type)}; the run follows the producer",
                         self.node,
                     )
                 )
@@ -242,7 +246,7 @@ class ExpressionTyper(FieldReferences):
                 # no YAML defines the call (DataFusion's nvl2), but its producer's rule for its arguments may be known
                 theirs = self._producer_coercion(ref.name, args) if known and self.dialect is not None else None
                 coercion = theirs or coercion
-                taken = f"the plan's {T.render(declared)} is taken" + (
+                taken = f"the plan's {self._type(declared)} is taken" + (
                     f"; {self._runs_with(theirs)}" if theirs is not None else ""
                 )
                 if names_the_spec(ref.extension):  # not a producer's own function: a misspelt or newer one
@@ -278,21 +282,22 @@ class ExpressionTyper(FieldReferences):
                     taken = "the member's type" if member is not None else "the type of the arguments as it casts them"
                     follows = (
                         f"DataFusion's engine takes {taken}, and so do the schema and the run "
-                        f"({T.render(derived.type)})"
+                        f"({self._type(derived.type)})"
                     )
                 else:
-                    follows = f"the schema and the run take the plan's {T.render(declared)}"
+                    follows = f"the schema and the run take the plan's {self._type(declared)}"
                 self._diag(
                     warning(
                         "output-type-conflict",
-                        f"{what} declares its output {T.render(declared)}, but {derived.how} gives "
-                        f"{T.render(derived.type)}; {follows}",
+                        f"{what} declares its output {self._type(declared)}, but {derived.how} gives "
+                        f"{self._type(derived.type)}; {follows}",
                         self.node,
                     )
                 )
             if (self.prefer_derived or engine_derives) and derived.type is not None:
-                return derived.type, coercion
-            return declared, coercion
+                return derived.type, coercion, None
+            held = derived.type if conflict and T.kind(derived.type) == "bool" else None
+            return declared, coercion, held
         if derived.type is not None:
             # the YAMLs know no variations: max of DataFusion's u8 is its u8, not an i8
             derived = replace(derived, type=C.kept_unsigned(derived.type, [a.type for a in args], self.dialect))
@@ -300,11 +305,11 @@ class ExpressionTyper(FieldReferences):
             self._diag(
                 info(
                     "missing-output-type",
-                    f"{what} has no output type; {T.render(derived.type)} is derived from {derived.how}{after}",
+                    f"{what} has no output type; {self._type(derived.type)} is derived from {derived.how}{after}",
                     self.node,
                 )
             )
-            return derived.type, coercion
+            return derived.type, coercion, None
         self._diag(
             warning(
                 "missing-output-type",
@@ -312,7 +317,11 @@ class ExpressionTyper(FieldReferences):
                 self.node,
             )
         )
-        return None, coercion
+        return None, coercion, None
+
+    def _type(self, t: type_pb2.Type | None) -> str:
+        """A type as the plan spells it: its user-defined types by name, its producer's variations by theirs."""
+        return T.render(t, user_types=self.ext.types, variations=self.variations)
 
     def _producer_coercion(self, name: str, args: Sequence[Typed]) -> C.Coercion | None:
         values = [a.type for a in args if a.enum is None]
@@ -341,7 +350,7 @@ class ExpressionTyper(FieldReferences):
                 )
             return f"the run follows the plan's producer: {coercion.rule}"
         unknown = (
-            "the plan's producer is not one whose coercions are known here, and the spec allows no implicit coercion"
+            "the implicit coercions of the plan's producer are not known here, and the spec allows no implicit coercion"
         )
         if coercion is None:
             return f"{unknown}: the run passes the values to Spark as they are"
@@ -415,7 +424,7 @@ class ExpressionTyper(FieldReferences):
                 )
             )
         member = _member_read(name, f, args)
-        t, coercion = self._call_type(f, f"scalar function {_call_label(name, args)}", args, member)
+        t, coercion, held = self._call_type(f, f"scalar function {_call_label(name, args)}", args, member)
         return self._call_typed(
             f,
             Typed(
@@ -426,6 +435,7 @@ class ExpressionTyper(FieldReferences):
                 coercion=coercion,
                 operands=self._operands(name, f, args),
                 function=name,
+                held=held,
             ),
         )
 
@@ -462,7 +472,7 @@ class ExpressionTyper(FieldReferences):
         order = ""
         if f.sorts:
             order = " ORDER BY " + ", ".join(self.sort_field(s, scope) for s in f.sorts)
-        t, coercion = self._call_type(f, f"aggregate function {_call_label(name, args)}", args)
+        t, coercion, _ = self._call_type(f, f"aggregate function {_call_label(name, args)}", args)
         text = f"{name}({distinct}{', '.join(a.text for a in args)}{order})"
         label = _short(f"{name}({distinct}{', '.join(a.label for a in args)})")
         return self._call_typed(f, Typed(t, text, label, nested_names_for(t), coercion=coercion))
@@ -485,7 +495,7 @@ class ExpressionTyper(FieldReferences):
                 f"{rows} BETWEEN {_bound(f.lower_bound, 'UNBOUNDED PRECEDING')} AND "
                 f"{_bound(f.upper_bound, 'UNBOUNDED FOLLOWING')}"
             )
-        t, coercion = self._call_type(f, f"window function {_call_label(name, args)}", args)
+        t, coercion, _ = self._call_type(f, f"window function {_call_label(name, args)}", args)
         text = f"{name}({', '.join(a.text for a in args)}) OVER ({' '.join(over)})"
         label = _short(f"{name}({', '.join(a.label for a in args)})")
         return self._call_typed(f, Typed(t, text, label, nested_names_for(t), coercion=coercion))
@@ -515,7 +525,7 @@ class ExpressionTyper(FieldReferences):
         within = [T.nullable_within(T.with_nullability(t, False)) for t in real]
         if not agree and all(w == within[0] for w in within[1:]):  # they differ only in what may be null inside
             return T.with_nullability(within[0], nullable), None
-        shown = "" if agree else ", ".join(T.render(t, user_types=self.ext.types) for t in values if t is not None)
+        shown = "" if agree else ", ".join(self._type(t) for t in values if t is not None)
         if coercion is None:
             if not agree:
                 self._diag(
@@ -625,7 +635,7 @@ class ExpressionTyper(FieldReferences):
             target = T.with_nullability(target, True)
         return Typed(
             target,
-            f"cast({inner.text} AS {T.render(e.type, user_types=self.ext.types)}{behaviour})",
+            f"cast({inner.text} AS {self._type(e.type)}{behaviour})",
             inner.label,
             inner.nested,
         )
@@ -701,7 +711,7 @@ class ExpressionTyper(FieldReferences):
         too_long = decimal_too_long(lit)
         if too_long is not None:
             self._diag(error("invalid-literal", too_long, self.node))
-        text = literal_text(lit, self.ext.types)
+        text = literal_text(lit, self.ext.types, self.variations)
         return Typed(t, text, _short(text, 24), nested_names_for(t))
 
     def nested(self, e: Expression.Nested, scope: Scope) -> Typed:

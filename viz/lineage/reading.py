@@ -249,7 +249,7 @@ def _read_expression(ctx: Context, e, out: Reads) -> None:
                 stack.extend(reversed([a for a in f.arguments]))
                 continue
         if isinstance(msg, Expression.Literal):
-            text = literal_text(msg, ctx.model.extensions.types)
+            text = literal_text(msg, ctx.model.extensions.types, ctx.model.type_variations)
             if text not in out.literals:
                 out.literals.append(text)
             continue
