@@ -167,10 +167,20 @@ def test_sort_emit_remaps_keys_and_a_dropped_key_ends_the_order():
     # emit [2, 1] drops o_id: the order is known only up to o_total.
     m = m_of(emit(sort(orders(), (2, DESC_F), (0, ASC_L)), [2, 1]))
     assert order(m) == [(0, "o_total", "DESC NULLS FIRST")]
-    # emit [1, 2] drops the first key: nothing of the order is expressible any more.
+    # emit [1, 2] drops the first key: the rows are still in o_id's order, which no output field holds
+    # (not "no order": a fetch above takes the first rows of that order, deterministically).
     m = m_of(emit(sort(orders(), (0, ASC_L), (2, DESC_F)), [1, 2]))
-    assert order(m) == []
+    assert order(m) == [(None, "o_id (not output)", "ASC NULLS LAST")]
+    assert m.properties["0"].order_text() == "o_id ASC NULLS LAST (not output)"
+    assert "the rows are still in its order" in m.properties["0"].order_effect.note
     assert findings(m) == []  # hidden by an emit, not eliminated: the rows are still in that order
+    m = m_of(fetch(emit(sort(orders(), (0, ASC_L), (2, DESC_F)), [1, 2])))
+    assert order(m) == [(None, "o_id (not output)", "ASC NULLS LAST")]
+    assert findings(m) == []  # no "fetch-without-order": the rows it takes are the first of o_id's order
+    m = m_of(fetch(project(filter_(sort(orders(), (0, ASC_L))), field(1)), count=3))
+    assert findings(m) == [] and order(m) == [(0, "o_id", "ASC NULLS LAST")]
+    m = m_of(fetch(emit(project(filter_(sort(orders(), (0, ASC_L))), field(1)), [3]), count=3))
+    assert findings(m) == [] and order(m) == [(None, "o_id (not output)", "ASC NULLS LAST")]
 
 
 def test_an_expression_key_is_read_as_the_schema_pass_typed_it(monkeypatch):
@@ -200,8 +210,9 @@ def test_sort_on_an_expression_keeps_its_text_and_no_index():
     assert index is None and name.startswith("add(") and "o_id" in name and direction == "ASC NULLS FIRST"
     # A filter whose emit keeps every field where it was keeps the expression key...
     assert order(m_of(emit(filter_(sort(orders(), (key, ASC_F))), [0, 1, 2]))) == order(m)
-    # ...one that moves fields ends it (the expression reads fields by index).
-    assert order(m_of(emit(filter_(sort(orders(), (key, ASC_F))), [1, 0, 2]))) == []
+    # ...one that moves fields hides it (the expression reads fields by index): the rows keep its order.
+    [(index, name, _)] = order(m_of(emit(filter_(sort(orders(), (key, ASC_F))), [1, 0, 2])))
+    assert index is None and name.startswith("add(") and name.endswith(" (not output)")
 
 
 def test_filter_keeps_and_emit_remaps():
@@ -265,9 +276,9 @@ def test_extension_lets_the_order_survive_an_emit_that_drops_the_original():
     m = m_of(emit(project(sort(orders(), (0, ASC_L), (2, DESC_F)), field(0)), [3, 2]))
     assert order(m) == [(0, "o_id", "ASC NULLS LAST"), (1, "o_total", "DESC NULLS FIRST")]
     assert effects(m)[0] == "extended"
-    # The same emit without the copy: the order ends at o_id, i.e. nothing is known.
+    # The same emit without the copy: the rows are in o_id's order, which no output field holds.
     m = m_of(emit(project(sort(orders(), (0, ASC_L), (2, DESC_F)), call(3, field(0), field(1), out="i64?")), [3, 2]))
-    assert order(m) == [] and effects(m)[0] == "remapped"
+    assert order(m) == [(None, "o_id (not output)", "ASC NULLS LAST")] and effects(m)[0] == "remapped"
     assert findings(m) == []  # hidden, not eliminated
 
 
@@ -330,6 +341,23 @@ def test_aggregate_distribution_needs_the_field_in_every_grouping_set():
     assert dist(m)["kind"] == "broadcast"
 
 
+def test_aggregate_grouping_expressions_that_are_equal_share_one_column():
+    """ "Two grouping expressions will be returned using the same column if the protobuf messages
+    describing the expressions are equal": [o_cust, o_cust, o_id] is two columns, o_cust and o_id."""
+    m = m_of(aggregate(scatter(orders(), 0), [1, 1, 0], [[0, 1, 2]], measure(5, field(0))))
+    assert [f["name"] for f in m.node("0").schema_json()][:2] == ["o_cust", "o_id"]
+    assert dist(m) == hashed((1, "o_id"))
+    # [o_id, o_id, o_cust] in sets {0} and {1, 2}: o_id (expressions 0 and 1 alike) is in both sets
+    m = m_of(aggregate(scatter(orders(), 0), [0, 0, 1], [[0], [1, 2]], measure(5, field(0))))
+    assert dist(m) == hashed((0, "o_id"))
+
+
+def test_aggregate_over_rows_dealt_round_robin_loses_it_and_says_why():
+    m = m_of(aggregate(exchange(orders(), roundRobin={}), [0], [[0]]))
+    assert dist(m) is None and effects(m)[1] == "eliminated"
+    assert "not dealt by value" in m.properties["0"].distribution_effect.note
+
+
 # ---------------------------------------------------------------------------------------------
 # Joins
 # ---------------------------------------------------------------------------------------------
@@ -361,9 +389,36 @@ def test_join_distribution_by_join_type_and_emit():
     assert dist(m) is None and effects(m)[1] == "eliminated"
 
 
+def test_join_keeps_the_distribution_of_an_input_that_places_every_output_row():
+    """Worked by hand: an output row is made where the join met its rows. An input whose rows are each in
+    one partition, and which the join never pads with nulls, places every output row by its own row."""
+    on = {"expression": call(1, field(1), field(3))}
+    unknown, hashed_c = orders(), scatter(customers(), 0)
+    # inner, the left's distribution unknown: each output row is where its right row is (fields from 3)
+    m = m_of(join("join", unknown, hashed_c, **on))
+    assert dist(m) == hashed((3, "c_id")) and effects(m)[1] == "kept"
+    # left outer: the unmatched left rows, padded on the right, are wherever the left rows are
+    m = m_of(join("join", unknown, hashed_c, "JOIN_TYPE_LEFT", **on))
+    assert dist(m) is None and effects(m)[1] == "eliminated"
+    assert "pads with nulls" in m.properties["0"].distribution_effect.note
+    assert dist(m_of(join("join", scatter(orders(), 1), hashed_c, "JOIN_TYPE_LEFT", **on))) == hashed((1, "o_cust"))
+    assert dist(m_of(join("join", scatter(orders(), 1), hashed_c, "JOIN_TYPE_RIGHT", **on))) == hashed((3, "c_id"))
+    assert dist(m_of(join("join", scatter(orders(), 1), hashed_c, "JOIN_TYPE_OUTER", **on))) is None
+    # a broadcast input's rows are in every partition: with the other side unknown, so is the output
+    broadcast = exchange(orders(), broadcast={})
+    m = m_of(join("join", broadcast, customers(), **on))
+    assert dist(m) is None and effects(m)[1] == "eliminated"
+    # a semi join of a broadcast left keeps the left rows matched in each partition: not a broadcast
+    assert dist(m_of(join("join", broadcast, hashed_c, "JOIN_TYPE_LEFT_SEMI", **on))) is None
+    # both broadcast: every partition computes the whole join
+    both = m_of(join("join", broadcast, exchange(customers(), broadcast={}), **on))
+    assert dist(both) == {"kind": "broadcast", "partition_count": None}
+
+
 def test_lateral_join_is_read_like_join():
     m = m_of(join("lateralJoin", sort(orders(), (0, ASC_L)), customers(), expression=call(1, field(1), field(3))))
     assert order(m) == [] and effects(m)[0] == "eliminated"
+    assert "no row in the spec" in m.properties["0"].order_effect.note
 
 
 def test_hash_join_keeps_the_probe_side_order_for_inner_joins():
@@ -536,6 +591,45 @@ def test_write_and_ddl_output_no_properties():
         }
     }
     assert effects(m_of(ddl)) == ("none", "none")
+
+
+def test_a_write_that_outputs_its_modified_records_has_unknown_properties():
+    """ "Output depends on OutputMode (none, or modified records)": the spec says no more of the modified
+    records, so their order and distribution are unknown, not "none"."""
+    write = {
+        "write": {
+            "namedTable": {"names": ["t"]},
+            "tableSchema": read("t", ORDERS)["read"]["baseSchema"],
+            "op": "WRITE_OP_INSERT",
+            "input": sort(orders(), (0, ASC_L)),
+            "output": "OUTPUT_MODE_MODIFIED_RECORDS",
+        }
+    }
+    m = m_of(write)
+    assert order(m) is None and dist(m) is None and effects(m) == ("unknown", "unknown")
+    assert "modified" in m.properties["0"].order_effect.note
+
+
+def test_an_enhancement_makes_the_properties_unknown():
+    """An enhancement "alter[s] semantics. Cannot be ignored by a consumer": a filter with one is not known
+    to keep its input's order and distribution."""
+    body = filter_(scatter(sort(orders(), (0, ASC_L)), 1))
+    body["filter"]["advancedExtension"] = {"enhancement": {"@type": "type.googleapis.com/google.protobuf.Empty"}}
+    m = m_of(body)
+    assert order(m) is None and dist(m) is None and effects(m) == ("unknown", "unknown")
+    assert "enhancement" in m.properties["0"].order_effect.rule
+
+
+def test_set_inputs_dealt_round_robin_exactly_and_not_are_not_the_same_distribution():
+    inputs = [exchange(orders(), roundRobin={"exact": True}), exchange(orders(), roundRobin={})]
+    m = m_of({"set": {"inputs": inputs, "op": "SET_OP_UNION_ALL"}})
+    assert dist(m) is None and effects(m)[1] == "eliminated"
+
+
+def test_an_emit_over_a_bucket_exchange_says_the_bucket_expression_cannot_follow():
+    m = m_of(emit(exchange(orders(), multiTarget={"expression": field(0)}), [1, 0, 2]))
+    assert dist(m) is None
+    assert "bucket expression" in m.properties["0"].distribution_effect.note
 
 
 def test_extension_relations_are_unknown_and_a_sorted_plan_with_an_unknown_root_is_a_finding():
@@ -747,3 +841,10 @@ def test_a_rule_is_cited_as_the_spec_s_words_or_said_as_this_tool_s():
     assert cited(Spec.FETCH) == "The spec, Fetch: “Maintains distribution and orderedness.”"
     # where the spec has no row, the tool's own words are not put in its mouth
     assert cited(Spec.UPDATE) == Spec.UPDATE and cited(Spec.UNSUPPORTED).startswith("This relation kind")
+
+
+def test_a_hidden_order_stays_hidden_through_later_nodes_without_a_second_note():
+    m = m_of(filter_(project(emit(sort(orders(), (0, ASC_L)), [1, 2]), field(0))))
+    assert order(m) == [(None, "o_id (not output)", "ASC NULLS LAST")]
+    assert [m.properties[n].order_effect.note for n in ("0", "0.0")] == ["", ""]
+    assert "first ordered field" in m.properties["0.0.0"].order_effect.note

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from substrait import algebra_pb2
 
 from ..kinds import project_outputs_input
-from ..schema import aggregate_layout, join_type_name
+from ..schema import aggregate_layout, join_padding, join_type_name
 from .reading import Context, Reads, read_selection, table_name
 from .results import Origin, Source, Use
 
@@ -126,15 +126,6 @@ def project(ctx: Context) -> RuleResult:
     return RuleResult(ctx.passes(0, width) + added)
 
 
-_PADDED = {
-    "JOIN_TYPE_LEFT": (False, True),
-    "JOIN_TYPE_LEFT_SINGLE": (False, True),
-    "JOIN_TYPE_RIGHT": (True, False),
-    "JOIN_TYPE_RIGHT_SINGLE": (True, False),
-    "JOIN_TYPE_OUTER": (True, True),
-}
-
-
 def _joined(ctx: Context, type_name: str, condition: tuple[str, Reads] | None) -> list[Origin] | None:
     left, right = ctx.width(0), ctx.width(1)
     if type_name in ("JOIN_TYPE_LEFT_SEMI", "JOIN_TYPE_LEFT_ANTI"):
@@ -150,7 +141,7 @@ def _joined(ctx: Context, type_name: str, condition: tuple[str, Reads] | None) -
         return ctx.passes(k, width, f"from the {'left' if k == 0 else 'right'} input") + [mark]
     if left is None or right is None:
         return None
-    pad_left, pad_right = _PADDED.get(type_name, (False, False))
+    pad_left, pad_right = join_padding(type_name)
     unmatched = " (null where unmatched)"
     return ctx.passes(0, left, "from the left input" + (unmatched if pad_left else "")) + ctx.passes(
         1, right, "from the right input" + (unmatched if pad_right else "")

@@ -13,9 +13,9 @@ from ..expressions import ExpressionTyper
 from ..extensions import Extensions
 from ..fields import Field
 from ..graph import Node, PlanGraph
-from ..kinds import emit
+from ..kinds import emit, enhancement_of
 from ..schema import Conventions, NodeInfo
-from .facts import Distribution, Effect, FieldMap, NodeProperties, Ordering
+from .facts import Distribution, Effect, FieldMap, NodeProperties, Ordering, order_cut
 from .rules import RULES, UNKNOWN, Context, Derived
 from .spec import Spec
 
@@ -38,13 +38,14 @@ def _apply_emit(derived: Derived, m: FieldMap | None) -> Derived:
     dist = m.distribution(derived.distribution)
     order_effect, dist_effect = derived.order_effect, derived.distribution_effect
     if order != derived.order:
-        short = len(order or ()) < len(derived.order or ())
-        order_effect = _emitted(
-            order_effect, "the emit drops an ordered field: the order ends before it" if short else ""
-        )
+        order_effect = _emitted(order_effect, order_cut(derived.order, order, "the emit drops"))
     if dist != derived.distribution:
         lost = dist is None
-        note = "the emit drops a distribution field: the distribution is unknown" if lost else ""
+        note = ""
+        if lost and derived.distribution is not None and derived.distribution.kind == "bucketed":
+            note = "the emit moves the fields its bucket expression reads: the distribution is unknown"
+        elif lost:
+            note = "the emit drops a distribution field: the distribution is unknown"
         dist_effect = _emitted(dist_effect, note, "eliminated" if lost else "remapped")
     return Derived(order, dist, order_effect, dist_effect)
 
@@ -105,6 +106,13 @@ def _derive_node(
         conventions,
     )
     direct = rule(ctx)
+    if enhancement_of(node.body) is not None:
+        note = "an advanced extension enhancement changes what this relation means, which this tool does not know"
+        direct = Derived(
+            None, None, Effect("unknown", Spec.ENHANCEMENT, note), Effect("unknown", Spec.ENHANCEMENT, note)
+        )
+    # keys named as the node's fields before its emit, so a key the emit drops still says what it was
+    direct.order, direct.distribution = _named(direct.order, direct.distribution, info.direct)
     findings.extend(ctx.findings)
     _check_lost_sorts(node, ctx.inputs, direct, model, findings)
     derived = _apply_emit(direct, _emit_map(node, info))

@@ -26,19 +26,25 @@ class SortKey:
     direction: str  # "ASC NULLS FIRST", "DESC NULLS LAST", "CLUSTERED", "USING fn", ...
     origin: str  # the node that established the order (a Sort, a Top-N)
     name: str = ""  # the name of the first field at this node (set per node)
+    #: the rows are still in this key's order, but no output field holds it (an emit dropped it, or moved
+    #: the fields an expression key reads): shown by its ``text``, and it ends the order
+    hidden: bool = False
 
     @property
     def index(self) -> int | None:
         return self.indices[0] if self.indices else None
 
     def label(self) -> str:
+        if self.hidden:
+            return f"{self.text} {self.direction} (not output)"
         if not self.indices:
             return f"{self.text} {self.direction}".strip()
         same = "=".join(f"${i}" for i in self.indices)
         return f"{same}:{self.name} {self.direction}".strip()
 
     def to_json(self) -> dict:
-        return {"index": self.index, "name": self.name if self.indices else self.text, "direction": self.direction}
+        name = self.name if self.indices else self.text + (" (not output)" if self.hidden else "")
+        return {"index": self.index, "name": name, "direction": self.direction}
 
 
 #: The orderedness of a node: its keys in order; ``()`` known unordered; ``None`` unknown.
@@ -94,8 +100,8 @@ class Distribution:
         return (
             self.kind == other.kind
             and [f.indices or f.text for f in self.fields] == [f.indices or f.text for f in other.fields]
-            and (self.expression, self.multi, self.partition_count)
-            == (other.expression, other.multi, other.partition_count)
+            and (self.expression, self.multi, self.exact, self.partition_count)
+            == (other.expression, other.multi, other.exact, other.partition_count)
         )
 
     def to_json(self) -> dict:
@@ -155,6 +161,21 @@ class NodeProperties:
         return "unknown" if self.distribution is None else self.distribution.label()
 
 
+def order_cut(before: Ordering, after: Ordering, how: str) -> str:
+    """What a field map did to an order, in words (``how``: "the emit drops", ...): "" when every key survived."""
+    if before is None or after is None or after == before:
+        return ""
+    if after and after[0].hidden and not before[0].hidden:
+        return f"{how} the first ordered field: the rows are still in its order, which no output field shows"
+    return f"{how} an ordered field: the order ends before it" if len(after) < len(before) else ""
+
+
+def _hidden(key: SortKey) -> SortKey:
+    """``key`` once no output field holds it, shown by what it was: its field's name, or its expression."""
+    text = key.name or (f"${key.indices[0]}" if key.indices else key.text)
+    return replace(key, indices=(), text=text, hidden=True)
+
+
 # ---------------------------------------------------------------------------------------------
 # Field maps: where each input field ends up
 # ---------------------------------------------------------------------------------------------
@@ -185,20 +206,23 @@ class FieldMap:
         return tuple(sorted({t for i in indices for t in self.targets(i)}))
 
     def order(self, order: Ordering) -> Ordering:
-        """The orderedness through this map: a prefix, up to the first key that is dropped."""
+        """The orderedness through this map: a prefix, up to the first key that is dropped. When the
+        first key is dropped the rows are still in its order: it stays, hidden (:attr:`SortKey.hidden`)."""
         if order is None:
             return None
         out: list[SortKey] = []
         for key in order:
-            if key.indices:
-                moved = self._indices(key.indices)
-                if not moved:
-                    break
-                out.append(key if moved == key.indices else replace(key, indices=moved))
-            elif self.identity:
-                out.append(key)
+            if key.hidden:
+                moved: tuple[int, ...] | None = None
+            elif key.indices:
+                moved = self._indices(key.indices) or None
             else:
+                moved = () if self.identity else None
+            if moved is None:
+                if not out:
+                    out.append(key if key.hidden else _hidden(key))
                 break
+            out.append(key if moved == key.indices else replace(key, indices=moved))
         return tuple(out)
 
     def distribution(self, dist: Distribution | None) -> Distribution | None:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from substrait import algebra_pb2
 
@@ -13,8 +13,8 @@ from ..expressions import ExpressionTyper, Scope, contains_rex, direct_field, re
 from ..fields import Field
 from ..graph import Node
 from ..kinds import project_outputs_input
-from ..schema import Conventions, NodeInfo, join_layout, join_type_name
-from .facts import Distribution, Effect, FieldMap, NodeProperties, Ordering, PartitionField, SortKey
+from ..schema import Conventions, NodeInfo, aggregate_layout, join_layout, join_padding, join_type_name
+from .facts import Distribution, Effect, FieldMap, NodeProperties, Ordering, PartitionField, SortKey, order_cut
 from .spec import Spec
 
 Expression = algebra_pb2.Expression
@@ -101,8 +101,7 @@ def _through(ctx: Context, m: FieldMap, order_rule: str, dist_rule: str, window:
         order_effect = Effect("eliminated", Spec.PROJECT_WINDOW)
         order = ()
     else:
-        short = p.orderedness is not None and order is not None and len(order) < len(p.orderedness)
-        note = "an ordered field is not output: the order ends before it" if short else ""
+        note = order_cut(p.orderedness, order, "it does not output")
         order_effect = Effect(_map_effect(p.orderedness, order), order_rule, note)
     dist_effect = Effect(_dist_map_effect(p.distribution, dist), dist_rule)
     return Derived(order, dist, order_effect, dist_effect)
@@ -240,7 +239,7 @@ def aggregate(ctx: Context) -> Derived:
     body: algebra_pb2.AggregateRel = ctx.node.body
     p = ctx.input(0)
     order_effect = Effect("eliminated", Spec.AGGREGATE_ORDER)
-    dist, note = _aggregate_distribution(body, p.distribution)
+    dist, note = _aggregate_distribution(body, p.distribution, ctx.conventions)
     if p.distribution is None:
         effect = "kept"
     else:
@@ -249,56 +248,69 @@ def aggregate(ctx: Context) -> Derived:
 
 
 def _aggregate_distribution(
-    body: algebra_pb2.AggregateRel, dist: Distribution | None
+    body: algebra_pb2.AggregateRel, dist: Distribution | None, conventions: Conventions
 ) -> tuple[Distribution | None, str]:
     if dist is None:
         return None, ""
     if dist.kind in ("single", "broadcast"):
         return dist, ""  # no distribution fields: every grouping set contains them all
+    if dist.kind == "round_robin":
+        return None, "rows dealt round robin are not dealt by value, so the groups are not dealt that way"
     if dist.kind != "hashed":
-        return None, f"a {dist.kind.replace('_', ' ')} distribution has no fields a grouping set could contain"
-    keys = [direct_field(e) for e in body.grouping_expressions]
-    sets = [set(g.expression_references) for g in body.groupings] or [set()]
-    order: list[int] = []  # grouping expressions in output order: first appearance across the sets
-    for g in body.groupings:
-        for r in g.expression_references:
-            if r not in order and r < len(keys):
-                order.append(r)
+        return None, "a distribution by buckets of an expression has no fields a grouping set could contain"
+    # one column per distinct grouping expression (equal messages share it), as the schema pass reads them
+    layout = aggregate_layout(body, conventions)
+    fields = [direct_field(body.grouping_expressions[k]) for k in layout.keys]
     targets: dict[int, tuple[int, ...]] = {}
     for f in dist.fields:
         for i in f.indices:
-            refs = [r for r in order if keys[r] == i and all(r in s for s in sets)]
-            if refs:
-                targets[i] = tuple(order.index(r) for r in refs)
+            places = tuple(p for p, k in enumerate(fields) if k == i and all(p in s for s in layout.sets))
+            if places:
+                targets[i] = places
     moved = FieldMap.of(targets).distribution(dist)
     if moved is None:
         return None, "a distribution field is not a grouping key in every grouping set"
     return moved, ""
 
 
-def _join_distribution(ctx: Context, layout: str) -> Distribution | None:
-    """ "Distribution is maintained": the rows stay where the inputs had them.
-
-    The output keeps the distribution of the left input (its fields come first), or of the right
-    input when only its fields are output, or when the left one is a broadcast (then each row is
-    where its right row is).
+def _join_distribution(ctx: Context, type_name: str) -> Distribution | None:
+    """ "Distribution is maintained": each output row is where the join met its rows. An input whose
+    rows are each in one partition (not a broadcast) and which the join never pads with nulls places
+    every output row by its own row, so the output keeps its distribution (the left input's first, its
+    fields coming first). Two broadcast inputs give a broadcast. Otherwise it is unknown: a broadcast
+    input's rows are in every partition, and an output row's place is its other row's.
     """
     left, right = ctx.input(0).distribution, ctx.input(1).distribution
-    if layout == "left":
-        return left
-    if layout == "right":
-        return right
-    if left is not None and (left.kind != "broadcast" or right is None):
-        return left
+    layout = join_layout(type_name)
+    padded = join_padding(type_name)
     width = ctx.width(0)
-    if right is None or width is None:
-        return None
-    return FieldMap.shift(width).distribution(right)
+    sides = []
+    if layout in ("both", "left"):
+        sides.append((left, padded[0], FieldMap.shift(0)))
+    if layout in ("both", "right"):
+        shift = FieldMap.shift(0) if layout == "right" else (FieldMap.shift(width) if width is not None else None)
+        sides.append((right, padded[1], shift))
+    for dist, pad, shift in sides:
+        if dist is not None and dist.kind != "broadcast" and not pad and shift is not None:
+            return shift.distribution(dist)
+    if left is not None and right is not None and left.kind == right.kind == "broadcast":
+        return left
+    return None
 
 
 def _joined(ctx: Context, order_rule: str, dist_rule: str, type_name: str = "JOIN_TYPE_INNER") -> Derived:
-    dist = _join_distribution(ctx, join_layout(type_name))
-    return Derived((), dist, Effect("eliminated", order_rule), Effect("kept", dist_rule))
+    dist = _join_distribution(ctx, type_name)
+    had = [p.distribution for p in ctx.inputs[:2] if p.distribution is not None]
+    if dist is not None or not had:
+        dist_effect = Effect("kept", dist_rule)
+    else:
+        dist_effect = Effect(
+            "eliminated",
+            dist_rule,
+            "no input places every output row by its own: a broadcast input's rows are in every partition, "
+            "and a side the join pads with nulls leaves its unmatched rows where the other side's are",
+        )
+    return Derived((), dist, Effect("eliminated", order_rule), dist_effect)
 
 
 def join(ctx: Context) -> Derived:
@@ -306,8 +318,13 @@ def join(ctx: Context) -> Derived:
 
 
 def lateral_join(ctx: Context) -> Derived:
-    # No row in the spec for LateralJoin: it is read like Join.
-    return join(ctx)
+    derived = join(ctx)
+    note = "a lateral join has no row in the spec: it is read as a join"
+    derived.order_effect = replace(derived.order_effect, note=note)
+    derived.distribution_effect = replace(
+        derived.distribution_effect, note="; ".join(n for n in (note, derived.distribution_effect.note) if n)
+    )
+    return derived
 
 
 def cross(ctx: Context) -> Derived:
@@ -324,12 +341,15 @@ def hash_join(ctx: Context) -> Derived:
     derived = _joined(ctx, Spec.HASH_JOIN_ORDER, Spec.HASH_JOIN_DIST, type_name)
     if type_name != "JOIN_TYPE_INNER":
         return derived
-    # The spec calls the left input the probe side; build_input = LEFT swaps the roles, and then the
-    # probe (right) side's order is the one the output keeps.
+    # The spec's rule has the right input built and the left probed; build_input = LEFT swaps the roles,
+    # and then the probe (right) side's order is the one the output keeps.
     if body.build_input == algebra_pb2.HashJoinRel.BUILD_INPUT_LEFT:
         width = ctx.width(0)
         order = None if width is None else FieldMap.shift(width).order(ctx.input(1).orderedness)
-        note = "build_input is LEFT, so the right input is the probe side whose order is kept"
+        note = (
+            "the spec's rule has the left input probed; build_input is LEFT here, so the right input is "
+            "the one probed, and its order is kept (this tool's reading)"
+        )
     else:
         order, note = ctx.input(0).orderedness, ""
     derived.order = order
@@ -417,6 +437,13 @@ def exchange(ctx: Context) -> Derived:
     )
 
 
+def write(ctx: Context) -> Derived:
+    if ctx.node.body.output != algebra_pb2.WriteRel.OUTPUT_MODE_MODIFIED_RECORDS:
+        return _no_output(Spec.WRITE)(ctx)
+    note = "it outputs the records it modified, and the spec does not say which properties they keep"
+    return Derived(None, None, Effect("unknown", Spec.WRITE, note), Effect("unknown", Spec.WRITE, note))
+
+
 def _no_output(rule: str) -> Callable[[Context], Derived]:
     def derive(ctx: Context) -> Derived:
         return Derived((), None, Effect("none", rule), Effect("none", rule))
@@ -443,7 +470,7 @@ RULES: dict[str, Callable[[Context], Derived]] = {
     "extension_leaf": extension,
     "cross": cross,
     "reference": reference,
-    "write": _no_output(Spec.WRITE),
+    "write": write,
     "ddl": _no_output(Spec.DDL),
     "update": _no_output(Spec.UPDATE),
     "hash_join": hash_join,

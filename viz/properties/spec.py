@@ -51,11 +51,12 @@ class Spec:
     )
     EXTENSION = "Extension relations have no property row in the spec; their properties are unknown to this tool"
     UNSUPPORTED = "this relation kind is not understood; its properties are unknown"
+    ENHANCEMENT = "An enhancement changes what a relation means; its properties are unknown to this tool"
     EMIT = "remapped by emit"
 
 
 #: Rules that are this tool's words where the spec has none, not a quote of it.
-_OWN_WORDS = (Spec.UPDATE, Spec.EXTENSION, Spec.UNSUPPORTED)
+_OWN_WORDS = (Spec.UPDATE, Spec.EXTENSION, Spec.UNSUPPORTED, Spec.ENHANCEMENT)
 
 
 def cited(rule: str) -> str:

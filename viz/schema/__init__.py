@@ -15,6 +15,7 @@ from .layouts import (
     AggregateLayout,
     aggregate_layout,
     join_layout,
+    join_padding,
     join_type_name,
     project_passed_on,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "aggregate_layout",
     "derive_schemas",
     "join_layout",
+    "join_padding",
     "join_type_name",
     "project_passed_on",
     "root_name_mismatches",

@@ -43,6 +43,21 @@ def join_layout(type_name: str) -> str:
     return "both"
 
 
+_PADDED = {
+    "JOIN_TYPE_LEFT": (False, True),
+    "JOIN_TYPE_LEFT_SINGLE": (False, True),
+    "JOIN_TYPE_RIGHT": (True, False),
+    "JOIN_TYPE_RIGHT_SINGLE": (True, False),
+    "JOIN_TYPE_OUTER": (True, True),
+}
+
+
+def join_padding(type_name: str) -> tuple[bool, bool]:
+    """Whether a join of ``type_name`` pads the left and the right input's fields with nulls (an outer
+    or single join's row without a match on that side)."""
+    return _PADDED.get(type_name, (False, False))
+
+
 @dataclass(frozen=True)
 class AggregateLayout:
     """Where an AggregateRel's output columns come from (one reading for the model and the executor).

@@ -21,7 +21,7 @@ from ..fields import (
 )
 from ..kinds import emit, project_outputs_input
 from .context import Context, all_nullable, concat_fields, expect_boolean, typed_field
-from .layouts import GROUPING_ID, aggregate_layout, join_type_name, project_passed_on
+from .layouts import GROUPING_ID, aggregate_layout, join_padding, join_type_name, project_passed_on
 
 
 def read(ctx: Context) -> list[Field] | None:
@@ -314,15 +314,6 @@ def cross(ctx: Context) -> list[Field] | None:
     return ctx.info.incoming
 
 
-_JOIN_PADDING = {
-    "JOIN_TYPE_LEFT": (False, True),
-    "JOIN_TYPE_LEFT_SINGLE": (False, True),
-    "JOIN_TYPE_RIGHT": (True, False),
-    "JOIN_TYPE_RIGHT_SINGLE": (True, False),
-    "JOIN_TYPE_OUTER": (True, True),
-}
-
-
 def join_output(ctx: Context, type_name: str) -> list[Field] | None:
     left, right = ctx.input(0), ctx.input(1)
     if type_name == "JOIN_TYPE_UNSPECIFIED":
@@ -353,7 +344,7 @@ def join_output(ctx: Context, type_name: str) -> list[Field] | None:
         return concat_fields(right, [mark])
     if left is None or right is None:
         return None
-    pad_left, pad_right = _JOIN_PADDING.get(type_name, (False, False))
+    pad_left, pad_right = join_padding(type_name)
     return (all_nullable(left) if pad_left else list(left)) + (all_nullable(right) if pad_right else list(right))
 
 
