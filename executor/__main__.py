@@ -457,7 +457,11 @@ def _check(args, out, err) -> int:
             if args.save_plans and args.form and len(args.form) > 1
             else args.save_plans
         )
-        checker = Checker(tables, run=not args.no_run, timeout_s=args.timeout, save_plans=saved, form=form)
+        try:
+            checker = Checker(tables, run=not args.no_run, timeout_s=args.timeout, save_plans=saved, form=form)
+        except ExecutionError as exc:  # a table the data roots refuse (a link leading outside them)
+            print(f"error: {exc}", file=err)
+            return 2
         for outcome in checker.check_all(queries, jobs=args.jobs):
             outcomes.append(outcome)
             if args.format == "json":

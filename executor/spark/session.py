@@ -45,6 +45,13 @@ SEMANTICS = {
     # Unset, Spark folds ``NULL IN (a subquery)`` to null even where the subquery has no rows, so that
     # ``NULL NOT IN (<no rows>)`` kept no row where SQL keeps every one.
     "spark.sql.legacy.nullInEmptyListBehavior": "false",
+    # Two rewrites that change values: ``lower(upper(s))`` made ``lower(s)`` ('ß' stays 'ß' where upper makes
+    # it 'SS'), and a column replaced by the constant it equals in the other conditions (``f = 0 AND 1 / f
+    # < 0``: the run's sign check of -0.0 then read the constant 0's sign and dropped the row).
+    "spark.sql.optimizer.excludedRules": ",".join(
+        f"org.apache.spark.sql.catalyst.optimizer.{rule}"
+        for rule in ("SimplifyCaseConversionExpressions", "ConstantPropagation")
+    ),
 }
 
 LOCAL_CONF = {

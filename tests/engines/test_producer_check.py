@@ -246,6 +246,20 @@ def test_check_cli_bad_input(tmp_path):
     err = io.StringIO()
     assert main(["check", str(tmp_path / "missing.sql"), "--data-dir", str(tmp_path)], out=io.StringIO(), err=err) == 2
     assert "no NAME.parquet" in err.getvalue() or "no such SQL" in err.getvalue()
+    # a table that is a link to a file outside the folder: refused with the reason, not a traceback
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    outside, folder = tmp_path / "outside", tmp_path / "tables"
+    outside.mkdir()
+    folder.mkdir()
+    pq.write_table(pa.table({"x": [1]}), str(outside / "t.parquet"))
+    os.symlink(outside / "t.parquet", folder / "t.parquet")
+    (tmp_path / "q.sql").write_text("-- name: q\nSELECT x FROM t\n;\n")
+    err = io.StringIO()
+    args = ["check", str(tmp_path / "q.sql"), "--data-dir", str(folder), "--no-run"]
+    assert main(args, out=io.StringIO(), err=err) == 2
+    assert "outside the data roots" in err.getvalue() and "Traceback" not in err.getvalue()
 
 
 def test_check_cli_schema_only(tpch_dir):
