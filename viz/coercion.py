@@ -75,6 +75,12 @@ def is_unsigned(t: Type | None, dialect: str | None) -> bool:
     return kind in _INT_BITS and variation is not None and getattr(t, kind).type_variation_reference == variation
 
 
+def unsigned_value(kind: str, value: int) -> int:
+    """The number an unsigned integer literal of ``kind`` (``i8``...``i64``) holds: DataFusion writes a u8
+    or u16 as itself, a u32 or u64 as the signed integer of its bits (4,000,000,000 as -294,967,296)."""
+    return value + 2 ** _INT_BITS[kind] if value < 0 and kind in ("i32", "i64") else value
+
+
 def kept_unsigned(out: Type | None, args: Sequence[Type | None], dialect: str | None) -> Type | None:
     """``out``, a type the extension YAMLs derive (they know no variations), as the unsigned integer of
     an argument of its kind where there is one (``max`` of a u8 is a u8, as the producer's engine types
@@ -807,5 +813,6 @@ __all__ = [
     "is_unsigned",
     "kept_unsigned",
     "unify",
+    "unsigned_value",
     "variation_names",
 ]

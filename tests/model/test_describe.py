@@ -115,7 +115,7 @@ def test_datafusion_joins_without_a_condition_read_as_cross_products(tpch_dir):
         f"The filter at step 6 (node {filter_id}) keeps the matching pairs."
     )
     [sort_id] = [n.id for n in m.nodes() if n.kind == "sort"]
-    assert describe(m, sort_id) == "Sorts by revenue, highest first, then o_orderdate."
+    assert describe(m, sort_id) == "Sorts by revenue (highest first, nulls first), then o_orderdate (lowest first)."
     [aggregate_id] = [n.id for n in m.nodes() if n.kind == "aggregate"]
     assert describe(m, aggregate_id) == (
         "Sums l_extendedprice × (1 − l_discount) as revenue per l_orderkey, o_orderdate and o_shippriority."
@@ -355,11 +355,12 @@ def test_set_operations_in_words():
     assert describe(m, "4") == "Stacks the rows of its 3 inputs, keeping duplicates (union all)." + inputs
     assert describe(m, "5") == "Combines the rows of its 3 inputs, dropping duplicates (union)." + inputs
     assert describe(m, "6") == (
-        "Keeps the rows of the first input that appear in none of the other inputs (except)." + inputs
+        "Keeps the rows of the first input that appear in none of the other inputs, dropping duplicates (except)."
+        + inputs
     )
     assert describe(m, "9") == (
-        "Keeps the rows of the first input that appear in at least one other input. Its inputs, in order: steps 7, "
-        "4 and 6."
+        "Keeps the rows of the first input that appear in at least one other input, dropping duplicates. Its inputs, "
+        "in order: steps 7, 4 and 6."
     )
     # with the technical marks, each with its node id
     assert describe(m, "4", ids=True).endswith(
@@ -375,7 +376,7 @@ def test_tpch_q03_sort_fetch_aggregate_read_filter():
     assert describe(m, "0") == "Keeps the first 10 rows. In the result, o_orderkey is named l_orderkey."
     # the sort key is the sum the root names revenue (root names: l_orderkey, revenue, o_orderdate,
     # o_shippriority; the fetch and the project pass the column through)
-    assert describe(m, "0.0") == "Sorts by revenue, highest first, then o_orderdate."
+    assert describe(m, "0.0") == "Sorts by revenue (highest first), then o_orderdate (lowest first); nulls last."
     assert describe(m, "0.0.0") == "Keeps columns o_orderkey, revenue, o_orderdate and o_shippriority."
     # the measure is the root's revenue (the project above keeps it as its second column)
     assert describe(m, "0.0.0.0") == (
@@ -660,7 +661,7 @@ def test_datafusion_q03_in_words():
         "o_orderdate is before 15 March 1995 and l_shipdate is after 15 March 1995.",
         "Sums l_extendedprice × (1 − l_discount) as revenue per l_orderkey, o_orderdate and o_shippriority.",
         "Keeps columns l_orderkey, revenue, o_orderdate and o_shippriority.",
-        "Sorts by revenue, highest first, then o_orderdate.",
+        "Sorts by revenue (highest first, nulls first), then o_orderdate (lowest first).",
         "Keeps the first 10 rows.",
     ]
 
@@ -999,7 +1000,7 @@ def test_a_list_never_hides_its_one_last_item_and_an_unnamed_column_is_not_calle
     assert window.startswith("Adds the sum of itemrevenue per i_class as a new column. Outputs 7 columns: ")
     assert window.endswith("itemrevenue and the sum of itemrevenue per i_class."), window
     [sort] = [said[n.id] for n in q12.nodes() if n.kind == "sort"]
-    assert sort == "Sorts by i_category, then i_class, then i_item_id, then i_item_desc, then revenueratio."
+    assert sort == "Sorts by i_category, then i_class, then i_item_id, then i_item_desc, then revenueratio; nulls last."
 
 
 def test_grouping_of_a_rollup_is_said_as_a_keys_rollup_flag():
@@ -1279,3 +1280,167 @@ def test_a_column_named_by_a_case_in_words_is_bracketed_as_an_operand():
         "Adds column MKT_SHARE = (the sum of L_EXTENDEDPRICE × (1 − L_DISCOUNT) when N_NAME is 'BRAZIL', "
         "otherwise 0.0000) ÷ (the sum of L_EXTENDEDPRICE × (1 − L_DISCOUNT))."
     ), describe(q08, "0.0")
+
+
+# ---- what a step says is what it does (found by a review of the words against the plans) ------------------
+
+_ARITH = {
+    **P.FUNCTIONS,
+    7: ("negate:i64", "functions_arithmetic"),
+    8: ("modulus:i64_i64", "functions_arithmetic"),
+    9: ("multiply:i64_i64", "functions_arithmetic"),
+    10: ("subtract:i64_i64", "functions_arithmetic"),
+    11: ("lt:any_any", "functions_comparison"),
+}
+
+
+def _lit(kind: str, value, **more) -> dict:
+    return {"literal": {kind: value, **more}}
+
+
+def _project_words(*expressions: dict, columns=None) -> str:
+    columns = columns or [("quantity", "i64"), ("product_id", "i64"), ("price", "fp64")]
+    rel = {"project": {"input": P.read("orders", columns), "expressions": list(expressions)}}
+    return describe(P.model_of(P.plan(rel, functions=_ARITH)), "0")
+
+
+def test_arithmetic_words_keep_the_plan_s_grouping():
+    """Worked by hand: −(quantity + 1) is not −quantity + 1; quantity mod (product_id × 3) is not
+    (quantity mod product_id) × 3; quantity − (−3) is not "quantity − -3"."""
+    said = _project_words(
+        P.call(7, P.call(3, P.field(0), P.i64(1), out="i64"), out="i64"),
+        P.call(8, P.field(0), P.call(9, P.field(1), P.i64(3), out="i64"), out="i64"),
+        P.call(10, P.field(0), P.i64(-3), out="i64"),
+    )
+    assert "−(quantity + 1)" in said, said
+    assert "quantity mod (product_id × 3)" in said, said
+    assert "quantity − (-3)" in said, said
+
+
+def test_a_comparison_with_a_null_is_never_true_not_is_null():
+    """equal(quantity, null) is null for every row, so a filter keeps none: not "whose quantity is null"."""
+    null = {"literal": {"null": {"i64": {"nullability": "NULLABILITY_NULLABLE"}}}}
+    rel = {"filter": {"input": P.read("orders", [("quantity", "i64?")]), "condition": P.call(1, P.field(0), null)}}
+    said = describe(P.model_of(P.plan(rel)), "0")
+    assert "quantity = null" in said and "never true" in said and "is null" not in said, said
+
+
+def test_a_cast_that_changes_a_value_is_said_and_not_folded():
+    """cast(2.7 AS i32) is 2 or 3 by the engine's rule, not 2.7; a double column cast to an integer is not the
+    column as it is."""
+    cast = {"cast": {"type": P.typ("i32"), "input": _lit("fp64", 2.7), "failureBehavior": 1}}
+    rel = {"filter": {"input": P.read("orders", [("quantity", "i32")]), "condition": P.call(1, P.field(0), cast)}}
+    said = describe(P.model_of(P.plan(rel)), "0")
+    assert "2.7 as a whole number" in said, said
+    column = {"cast": {"type": P.typ("i32"), "input": P.field(2), "failureBehavior": 1}}
+    assert "price as a whole number" in _project_words(column)
+
+
+def test_a_count_over_a_frame_says_its_frame():
+    """count(*) OVER (ORDER BY x ROWS 2 PRECEDING) counts at most 3 rows: its frame is said."""
+    count = {
+        "functionReference": 5,
+        "outputType": P.typ("i64"),
+        "phase": "AGGREGATION_PHASE_INITIAL_TO_RESULT",
+        "sorts": [{"expr": P.field(0), "direction": "SORT_DIRECTION_ASC_NULLS_LAST"}],
+        "lowerBound": {"preceding": {"offset": "2"}},
+        "upperBound": {"currentRow": {}},
+        "boundsType": "BOUNDS_TYPE_ROWS",
+    }
+    said = _project_words({"windowFunction": count})
+    assert "the 2 before it" in said or "2 before" in said, said
+
+
+def test_a_hash_join_says_its_residual_condition_and_its_key_comparison():
+    left = P.read("orders", [("product_id", "i64"), ("quantity", "i64")])
+    right = P.read("products", [("product_id", "i64"), ("name", "string")])
+    key = {"left": {"directReference": {"structField": {"field": 0}}, "rootReference": {}}}
+    key["right"] = {"directReference": {"structField": {"field": 0}}, "rootReference": {}}
+    residual = P.call(2, P.field(1), P.i64(5))
+    rel = {
+        "hashJoin": {
+            "left": left,
+            "right": right,
+            "keys": [{**key, "comparison": {"simple": "SIMPLE_COMPARISON_TYPE_EQ"}}],
+            "residualExpression": residual,
+            "type": "JOIN_TYPE_LEFT",
+        }
+    }
+    said = describe(P.model_of(P.plan(rel)), "0")
+    assert "same product_id" in said and "quantity is above 5" in said, said
+    custom = dict(rel["hashJoin"], keys=[{**key, "comparison": {"customFunctionReference": 11}}])
+    del custom["residualExpression"]
+    said = describe(P.model_of(P.plan({"hashJoin": custom}, functions=_ARITH)), "0")
+    assert "match by lt" in said and " = " not in said and "same product_id" not in said, said
+
+
+def test_a_cross_product_narrowed_by_no_join_key_is_not_said_to_keep_matching_pairs():
+    cross = {"cross": {"left": P.read("a", [("x", "i64")]), "right": P.read("b", [("y", "i64")])}}
+    m = P.model_of(P.plan({"filter": {"input": cross, "condition": P.call(2, P.field(0), P.i64(5))}}))
+    assert "chooses which pairs are kept" in describe(m, "0.0")
+    m = P.model_of(P.plan({"filter": {"input": cross, "condition": P.call(1, P.field(0), P.field(1))}}))
+    assert "keeps the matching pairs" in describe(m, "0.0")
+
+
+def test_literals_in_words_are_the_plan_s_values():
+    """Worked by hand: 1234567.89 and 0.1234567 whole (not 1.23457e+06); 1.5 seconds; nanoseconds kept;
+    a fetch of 0 rows keeps none."""
+    seconds = {"intervalDayToSecond": {"days": 0, "seconds": 1, "subseconds": "500", "precision": 3}}
+    stamp = {"precisionTimestamp": {"precision": 9, "value": "1700000000123456789"}}
+    said = _project_words(_lit("fp64", 1234567.89), _lit("fp64", 0.1234567), {"literal": seconds}, {"literal": stamp})
+    assert "1234567.89" in said and "0.1234567" in said and "e+" not in said, said
+    assert "1.5 seconds" in said and "2023-11-14 22:13:20.123456789" in said, said
+    m = P.model_of(P.plan({"fetch": {"input": P.read("a", [("x", "i64")]), "countExpr": P.i64(0)}}))
+    assert describe(m, "0") == "Keeps no rows (a count of 0)."
+
+
+def test_datafusions_unsigned_literals_are_their_values():
+    """DataFusion writes a u32 of 4,000,000,000 as the i32 -294,967,296 and a u64 of 2^64 - 1 as -1 (its
+    type variation 1 says unsigned): the text, the schema and the words show the numbers."""
+    rel = {
+        "project": {
+            "input": P.read("t", [("a", "i64")]),
+            "expressions": [
+                _lit("i32", -294967296, typeVariationReference=1),
+                _lit("i64", "-1", typeVariationReference=1),
+            ],
+        }
+    }
+    doc = P.plan(rel)
+    doc["version"]["producer"] = "datafusion"
+    m = P.model_of(doc)
+    assert [text for _, text in m.node("0").info.expressions] == ["4000000000", "18446744073709551615"]
+    assert [f["type"] for f in m.node("0").schema_json()][1:] == ["u32", "u64"]
+    assert "4000000000" in describe(m, "0") and "-294967296" not in describe(m, "0")
+
+
+def test_a_window_without_bounds_says_it_spans_the_whole_partition():
+    """No bounds is the whole partition (the spec's defaults), which ORDER BY alone reads as a running frame
+    in SQL: the text says so. A RANGE offset that is an interval is shown as the interval, not "?"."""
+    window = {
+        "functionReference": 4,
+        "outputType": P.typ("i64?"),
+        "phase": "AGGREGATION_PHASE_INITIAL_TO_RESULT",
+        "arguments": [{"value": P.field(1)}],
+        "partitions": [P.field(0)],
+        "sorts": [{"expr": P.field(1), "direction": "SORT_DIRECTION_ASC_NULLS_FIRST"}],
+    }
+    rel = {"project": {"input": P.read("t", [("a", "i64"), ("b", "i64")]), "expressions": [{"windowFunction": window}]}}
+    [(_, text)] = P.model_of(P.plan(rel)).node("0").info.expressions
+    assert text.endswith("ORDER BY $1:b ASC NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)")
+    days = {"literal": {"intervalDayToSecond": {"days": 3, "seconds": 0}}}
+    ranged = dict(window, lowerBound={"preceding": {"offsetExpr": days}}, upperBound={"currentRow": {}})
+    ranged["boundsType"] = "BOUNDS_TYPE_RANGE"
+    rel["project"]["expressions"] = [{"windowFunction": ranged}]
+    [(_, text)] = P.model_of(P.plan(rel)).node("0").info.expressions
+    assert "RANGE BETWEEN interval '3 days 0 seconds' PRECEDING AND CURRENT ROW" in text, text
+
+
+def test_a_filter_condition_is_said_whole():
+    """TPC-H q19 (isthmus): three alternatives of seven conditions each, every one said (the sentence had
+    been cut after the first, at 'L_SHIP…')."""
+    path = os.path.join(CORPORA, "isthmus-tpch", "query_19_plan.json")
+    m = analyze(open(path, "rb").read())
+    said = describe_plan(m)["0.0.0"]
+    assert "…" not in said and all(b in said for b in ("'Brand#12'", "'Brand#23'", "'Brand#34'", "'LG PKG'")), said
+    assert said.count("L_SHIPINSTRUCT is 'DELIVER IN PERSON'") == 3

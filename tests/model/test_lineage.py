@@ -445,3 +445,12 @@ def test_inspect_json_names_each_columns_sources():
         {"sources": [{"table": "orders", "column": "o_shippriority"}]},
     ]
     assert all("lineage" in c for n in doc["nodes"] for c in n["schema"] or ())
+
+
+def test_a_masked_reference_is_unknown_not_a_column_of_no_source():
+    """A masked reference (``$<mask>``) selects fields the lineage does not trace: its column says it is
+    unknown and why, rather than showing no source at all."""
+    masked = {"selection": {"maskedReference": {"select": {"structItems": [{"field": 0}]}}, "rootReference": {}}}
+    rel = {"project": {"input": P.read("t", [("id", "i64")]), "expressions": [masked]}}
+    step = trace(P.model_of(P.plan(rel)), "0", 1).steps[("0", 1)]
+    assert step.origin.kind == "unknown" and "masked reference" in step.origin.note

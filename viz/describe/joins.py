@@ -212,7 +212,11 @@ def _condition_above(c: Context) -> str:
         return "" if c.node.kind == "cross" else " It has no join condition."
     if cur.id != c.node.node.parent:  # said once, by the chain's last join, just under the filter
         return ""
-    return f" The filter at {c.step(cur.id)} keeps the matching pairs."
+    w = c.words()
+    keyed = any(is_column_equality(w, e) for e in conjuncts(w, cur.body.condition))
+    return f" The filter at {c.step(cur.id)} " + (
+        "keeps the matching pairs." if keyed else "chooses which pairs are kept."
+    )
 
 
 def keys_join(c: Context) -> str:
@@ -223,17 +227,33 @@ def keys_join(c: Context) -> str:
         told = c.sides_told_apart([*left, *right])
         left, right = told[: len(left)], told[len(left) :]
     wl, wr = c.words().with_fields(left), c.words().with_fields(right)
-    # the comparison: 1 equal, 2 a null matching a null (another, or a function, said as "=")
-    pairs = [(k.left, k.right, k.comparison.simple) for k in body.keys]
+    # the comparison: 1 equal, 2 a null matching a null, a function of the plan's by its name
+    pairs = [(k.left, k.right, _comparison_words(c, k.comparison)) for k in body.keys]
     if not pairs and len(body.left_keys) == len(body.right_keys):  # the deprecated key lists
-        pairs = [(a, b, 1) for a, b in zip(body.left_keys, body.right_keys)]
-    same = [_same_key(c, a, b, how == 2) if how in (1, 2) else None for a, b, how in pairs]
+        pairs = [(a, b, _SIMPLE_COMPARISON[1]) for a, b in zip(body.left_keys, body.right_keys)]
+    same = [_same_key(c, a, b, how == _SIMPLE_COMPARISON[2]) if how in _SAME else None for a, b, how in pairs]
     keys = [the_same(same)] if any(same) else []
     for (a, b, how), key in zip(pairs, same):
         if key is None:
-            keys.append(f"{wl.selection(a)} {'is the same as' if how == 2 else '='} {wr.selection(b)}")
+            keys.append(how.format(a=wl.selection(a), b=wr.selection(b)))
+    if "residual_expression" in body.DESCRIPTOR.fields_by_name and body.HasField("residual_expression"):
+        keys.append(c.words().condition(body.residual_expression))  # part of what matches, as the keys are
     how = {"hash_join": " (by hashing)", "merge_join": " (by merging sorted inputs)"}.get(c.node.kind, "")
     return _join_sentence(c, join_type(body), capped_list(keys, MAX_ITEMS, "more keys"), how) + _post_filter(c)
+
+
+#: A key comparison's words, by its simple kind: 1 equal, 2 a null matching a null, 3 "might equal"
+#: (``a = b OR isnull(a = b)``, algebra.proto).
+_SIMPLE_COMPARISON = {1: "{a} = {b}", 2: "{a} is the same as {b}", 3: "{a} = {b} or either is null"}
+_SAME = (_SIMPLE_COMPARISON[1], _SIMPLE_COMPARISON[2])
+
+
+def _comparison_words(c: Context, comparison) -> str:
+    """A key comparison as a template of ``{a}`` and ``{b}``, the two keys in words."""
+    if comparison.WhichOneof("inner_type") == "custom_function_reference":
+        name = c.words().function(comparison.custom_function_reference).replace("{", "{{").replace("}", "}}")
+        return "{a} and {b} match by " + name
+    return _SIMPLE_COMPARISON.get(comparison.simple, _SIMPLE_COMPARISON[1])
 
 
 def _same_key(c: Context, a: Expression.FieldReference, b: Expression.FieldReference, nulls: bool) -> SameKey | None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 from substrait import algebra_pb2
 
-from ..expressions import integer_literal
+from ..expressions import direct_field, integer_literal
 from ..kinds import emit
 from ..model import MemoBeside, PlanModel
 from ..schema import aggregate_layout
@@ -176,10 +176,13 @@ def _read_filter_words(c: Context, node_id: str) -> str | None:
     return replace(c, node=node).words().condition(node.node.body.filter)
 
 
-def _is_plain_field(e: Expression) -> bool:
-    """A column as it is, or only cast to another type: kept, not made ("Adds the average x" said of
-    DataFusion's cast of the average to a double read as a new value)."""
+def _is_plain_field(w: Words, e: Expression) -> bool:
+    """A column as it is, or only cast to a type that keeps its value: kept, not made ("Adds the average x"
+    said of DataFusion's cast of the average to a double read as a new value); a cast of a double to an
+    integer makes a new value."""
     while e.WhichOneof("rex_type") == "cast":
+        if w.cast_change(e.cast):
+            return False
         e = e.cast.input
     return e.WhichOneof("rex_type") == "selection"
 
@@ -192,7 +195,7 @@ def _project(c: Context) -> str:
     w = c.words()
     exprs = list(c.body.expressions)
     given = given_names(c.model, c.node.id, len(exprs))
-    made = [i for i, e in enumerate(exprs) if not _is_plain_field(e)]
+    made = [i for i, e in enumerate(exprs) if not _is_plain_field(w, e)]
     computed = [f"{given[i]} = {w.expr(exprs[i])}" if given[i] else w.expr(exprs[i]) for i in made]
     names = column_names(c.model, c.node.id) or []
     narrows = emit(c.body) is not None or not c.model.conventions.project_keeps_input
@@ -319,26 +322,48 @@ def _given_names(model: PlanModel, node_id: str) -> tuple[dict[int, str], list[s
     return keys, [given(first + i) for i in range(len(body.measures))]
 
 
-def _sort_words(w: Words, sorts) -> str:
-    parts = []
-    for i, s in enumerate(sorts):
-        text = w.expr(s.expr)
+def _sort_words(w: Words, sorts, nulls: bool = False) -> str:
+    """The sort keys in words, each with its direction when any is descending ("a (lowest first), then b
+    (highest first)"); ``nulls``: with where the nulls of a key that can hold one go (where the first rows
+    are taken, they decide which rows those are), once at the end when they go alike for every such key."""
+    descending = any(s.WhichOneof("sort_kind") == "direction" and s.direction in (3, 4) for s in sorts)
+    keys: list[tuple[str, list[str], str | None]] = []  # (key, its marks, where its nulls go)
+    for s in sorts:
+        marks, where = [], None
         if s.WhichOneof("sort_kind") == "direction":
             d = s.direction
-            if d in (3, 4):  # DESC NULLS FIRST / LAST
-                text += ", highest first"
-            elif d == 5:
-                text += ", grouping equal values together"
+            if d in (1, 2, 3, 4) and (descending or d in (3, 4)):
+                marks.append("highest first" if d in (3, 4) else "lowest first")
+            if nulls and d in (1, 2, 3, 4) and _may_be_null(w, s.expr):
+                where = "nulls first" if d in (1, 3) else "nulls last"
+            if d == 5:
+                marks.append("grouping equal values together")
         else:
-            text += " (by a custom comparison)"
+            marks.append("by a custom comparison")
+        keys.append((w.expr(s.expr), marks, where))
+    places = {where for _, _, where in keys if where}
+    once = len(places) == 1 and sum(1 for _, _, where in keys if where) > 1
+    parts = []
+    for i, (text, marks, where) in enumerate(keys):
+        shown = marks + ([where] if where and not once else [])
+        text += f" ({', '.join(shown)})" if shown else ""
         parts.append(text if i == 0 else f"then {text}")
     if len(parts) > 5:  # "then 1 more key" would hide what it could say
         parts = parts[:4] + [f"then {counted(len(parts) - 4, 'more key')}"]
-    return ", ".join(parts)
+    return ", ".join(parts) + (f"; {places.pop()}" if once else "")
+
+
+def _may_be_null(w: Words, e) -> bool:
+    """Whether a sort key can hold a null: a field of a nullable type (an expression's is not known here)."""
+    i = direct_field(e)
+    fields = w.fields
+    return i is not None and fields is not None and 0 <= i < len(fields) and fields[i].nullable is True
 
 
 def _sort(c: Context) -> str:
-    return as_sentence(f"Sorts by {_sort_words(c.words(), c.body.sorts)}")
+    parent = c.model.graph.nodes.get(c.node.node.parent) if c.node.node.parent else None
+    taken = parent is not None and parent.kind == "fetch"  # its first rows are taken: where nulls go tells which
+    return as_sentence(f"Sorts by {_sort_words(c.words(), c.body.sorts, nulls=taken)}")
 
 
 def _count_words(w: Words, body, name: str) -> tuple[str | None, bool]:
@@ -367,6 +392,8 @@ def _fetch(c: Context) -> str:
     offset, _ = _count_words(w, c.body, "offset")
     if count is None and offset is None:
         return "Keeps all rows."
+    if count == "0":
+        return "Keeps no rows (a count of 0)."
     if offset is None:
         return as_sentence(f"Keeps {_first(count)}")
     if count is None:
@@ -385,18 +412,21 @@ def _top_n(c: Context) -> str:
     offset, _ = _count_words(w, c.body, "offset")
     rows = _first(count, "top") if count else "all rows"
     skip = f", after skipping {offset}" if offset else ""
-    return as_sentence(f"Keeps {rows}{skip} sorted by {_sort_words(w, c.body.sorts)}")
+    return as_sentence(f"Keeps {rows}{skip} sorted by {_sort_words(w, c.body.sorts, nulls=True)}")
 
 
 _SET_WORDS = {
     "union_all": "Stacks the rows of its {inputs}, keeping duplicates (union all)",
     "union_distinct": "Combines the rows of its {inputs}, dropping duplicates (union)",
-    "minus_primary": "Keeps the rows of the first input that appear in none of the other inputs (except)",
+    "minus_primary": "Keeps the rows of the first input that appear in none of the other inputs, dropping "
+    "duplicates (except)",
     "minus_primary_all": "Keeps the rows of the first input not matched by rows of the other inputs, counting "
     "duplicates (except all)",
     "minus_multiset": "Keeps the rows of the first input except those that appear in all of the other inputs",
-    "intersection_primary": "Keeps the rows of the first input that appear in at least one other input",
-    "intersection_multiset": "Keeps the rows of the first input that appear in every other input (intersect)",
+    "intersection_primary": "Keeps the rows of the first input that appear in at least one other input, dropping "
+    "duplicates",
+    "intersection_multiset": "Keeps the rows of the first input that appear in every other input, dropping "
+    "duplicates (intersect)",
     "intersection_multiset_all": "Keeps the rows that appear in every input, counting duplicates (intersect all)",
 }
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 from substrait import algebra_pb2, type_pb2
 
+from .. import coercion as C
 from .. import types as T
 
 Expression = algebra_pb2.Expression
@@ -48,6 +49,10 @@ def literal_type(lit: Expression.Literal) -> type_pb2.Type | None:
     which = lit.WhichOneof("literal_type")
     n = T.NULLABLE if lit.nullable else T.REQUIRED
     Ty = type_pb2.Type
+    if which in INTEGER_LITERALS:  # its variation too ("applies to all members of union other than the typed null")
+        return Ty(
+            **{which: getattr(Ty, which.upper())(nullability=n, type_variation_reference=lit.type_variation_reference)}
+        )
     if which in _LITERAL_TYPES:
         kind, message = _LITERAL_TYPES[which]
         return Ty(**{kind: getattr(Ty, message)(nullability=n)})
@@ -145,7 +150,27 @@ def decimal_too_long(lit: Expression.Literal) -> str | None:
     return next((w for w in map(decimal_too_long, inner) if w is not None), None)
 
 
-def _timestamp_text(value: int, precision: int) -> str:
+def float_text(which: str, value: float) -> str:
+    """An fp32 or fp64 as the shortest text that reads back to it (fp32's 0.1 as 0.1, not 0.10000000149...)."""
+    if which == "fp32":
+        import numpy as np
+
+        return str(np.float32(value))
+    return repr(float(value))
+
+
+def decimal_text(value: decimal.Decimal) -> str:
+    """A decimal's digits without an exponent (1E-10 as 0.0000000001)."""
+    return f"{value:f}"
+
+
+def seconds_value(value) -> decimal.Decimal:
+    """The seconds of an IntervalDayToSecond, with its fraction (its subseconds at its precision)."""
+    return (decimal.Decimal(value.seconds) + decimal.Decimal(value.subseconds).scaleb(-value.precision)).normalize()
+
+
+def timestamp_text(value: int, precision: int) -> str:
+    """A timestamp of ``value`` units of 10^-``precision`` s since 1970 (``1995-03-15 10:20:30.5``), exact."""
     seconds, frac = divmod(value, 10**precision)
     try:
         stamp = _EPOCH_DT + _dt.timedelta(seconds=seconds)
@@ -158,10 +183,11 @@ def _timestamp_text(value: int, precision: int) -> str:
 
 
 def literal_text(
-    lit: Expression.Literal, user_types: Mapping[int, str] | None = None, variations: T.Variations | None = None
+    lit: Expression.Literal, user_types: Mapping[int, str] | None = None, dialect: str | None = None
 ) -> str:
     """A literal as plan text: 10, 'it''s', date '1995-03-15', null::i32 (what a node's expressions show);
-    ``user_types`` and ``variations`` name the plan's types as :func:`viz.types.render` does."""
+    ``user_types`` names the plan's user-defined types, ``dialect`` (its producer's) its type variations
+    and its unsigned integers' values (DataFusion's u32 of 4e9, written as a negative i32)."""
     which = lit.WhichOneof("literal_type")
     if which is None:
         return "?"
@@ -169,9 +195,9 @@ def literal_text(
     if which == "boolean":
         return "true" if value else "false"
     if which in INTEGER_LITERALS:
-        return str(value)
+        return str(C.unsigned_value(which, value) if C.is_unsigned(literal_type(lit), dialect) else value)
     if which in ("fp32", "fp64"):
-        return repr(float(value))
+        return float_text(which, value)
     if which in ("string", "fixed_char"):
         return "'" + value.replace("'", "''") + "'"
     if which == "var_char":
@@ -184,11 +210,11 @@ def literal_text(
         except OverflowError:
             return f"date({value})"
     if which == "decimal":
-        return str(decimal_value(value))
+        return decimal_text(decimal_value(value))
     if which == "precision_timestamp":
-        return f"timestamp '{_timestamp_text(value.value, value.precision)}'"
+        return f"timestamp '{timestamp_text(value.value, value.precision)}'"
     if which == "precision_timestamp_tz":
-        return f"timestamptz '{_timestamp_text(value.value, value.precision)}'"
+        return f"timestamptz '{timestamp_text(value.value, value.precision)}'"
     if which == "precision_time":
         seconds, frac = divmod(value.value, 10**value.precision)
         return f"time '{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" + (
@@ -197,24 +223,25 @@ def literal_text(
     if which == "interval_year_to_month":
         return f"interval '{value.years} years {value.months} months'"
     if which == "interval_day_to_second":
-        sub = f" {value.subseconds}e-{value.precision}s" if value.subseconds else ""
-        return f"interval '{value.days} days {value.seconds} seconds{sub}'"
+        return f"interval '{value.days} days {decimal_text(seconds_value(value))} seconds'"
     if which == "interval_compound":
         ym, ds = value.interval_year_to_month, value.interval_day_to_second
-        return f"interval '{ym.years} years {ym.months} months {ds.days} days {ds.seconds} seconds'"
+        return (
+            f"interval '{ym.years} years {ym.months} months {ds.days} days {decimal_text(seconds_value(ds))} seconds'"
+        )
     if which == "null":
-        return f"null::{T.render(value, user_types=user_types, variations=variations)}"
+        return f"null::{T.render(value, user_types=user_types, variations=C.variation_names(dialect))}"
     if which == "struct":
-        return "{" + ", ".join(literal_text(f, user_types, variations) for f in value.fields) + "}"
+        return "{" + ", ".join(literal_text(f, user_types, dialect) for f in value.fields) + "}"
     if which == "list":
-        return "[" + ", ".join(literal_text(v, user_types, variations) for v in value.values) + "]"
+        return "[" + ", ".join(literal_text(v, user_types, dialect) for v in value.values) + "]"
     if which == "empty_list":
         return "[]"
     if which == "map":
         return (
             "map{"
             + ", ".join(
-                f"{literal_text(kv.key, user_types, variations)}: {literal_text(kv.value, user_types, variations)}"
+                f"{literal_text(kv.key, user_types, dialect)}: {literal_text(kv.value, user_types, dialect)}"
                 for kv in value.key_values
             )
             + "}"

@@ -439,6 +439,16 @@ class ExpressionTyper(FieldReferences):
             ),
         )
 
+    def _bound(self, b, default: str, scope: Scope) -> str:
+        """A window bound as SQL writes it; an offset that is not an integer literal by its text (an interval)."""
+        which = b.WhichOneof("kind")
+        if which in ("preceding", "following"):
+            side = getattr(b, which)
+            n = bound_offset(side)
+            shown = str(n) if n is not None else self.expr(side.offset_expr, scope).text
+            return f"{shown} {which.upper()}"
+        return "CURRENT ROW" if which == "current_row" else default
+
     def _operands(self, name: str, f: Expression.ScalarFunction, args: list[Typed]) -> tuple[str, ...]:
         """For ``and`` / ``or``: the texts of the conditions it joins, a nested call of the same function
         spread out (see :attr:`Typed.operands`); nothing for any other function."""
@@ -492,9 +502,12 @@ class ExpressionTyper(FieldReferences):
         if f.HasField("lower_bound") or f.HasField("upper_bound"):
             rows = "RANGE" if f.bounds_type == 2 else "ROWS"
             over.append(
-                f"{rows} BETWEEN {_bound(f.lower_bound, 'UNBOUNDED PRECEDING')} AND "
-                f"{_bound(f.upper_bound, 'UNBOUNDED FOLLOWING')}"
+                f"{rows} BETWEEN {self._bound(f.lower_bound, 'UNBOUNDED PRECEDING', scope)} AND "
+                f"{self._bound(f.upper_bound, 'UNBOUNDED FOLLOWING', scope)}"
             )
+        elif sorts and name not in _FRAMELESS:
+            # no bound is the whole partition (the spec), which SQL's ORDER BY alone would not say
+            over.append("ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")
         t, coercion, _ = self._call_type(f, f"window function {_call_label(name, args)}", args)
         text = f"{name}({', '.join(a.text for a in args)}) OVER ({' '.join(over)})"
         label = _short(f"{name}({', '.join(a.label for a in args)})")
@@ -711,7 +724,7 @@ class ExpressionTyper(FieldReferences):
         too_long = decimal_too_long(lit)
         if too_long is not None:
             self._diag(error("invalid-literal", too_long, self.node))
-        text = literal_text(lit, self.ext.types, self.variations)
+        text = literal_text(lit, self.ext.types, self.dialect)
         return Typed(t, text, _short(text, 24), nested_names_for(t))
 
     def nested(self, e: Expression.Nested, scope: Scope) -> Typed:
@@ -784,16 +797,8 @@ class ExpressionTyper(FieldReferences):
         return Typed(None, f"detached#{e}", f"detached{e}")
 
 
-def _bound(b, default: str) -> str:
-    which = b.WhichOneof("kind")
-    if which in ("preceding", "following"):
-        n = bound_offset(getattr(b, which))
-        return f"{'?' if n is None else n} {which.upper()}"
-    if which == "current_row":
-        return "CURRENT ROW"
-    if which == "unbounded":
-        return default
-    return default
+#: Window functions whose value no frame changes: their text needs none.
+_FRAMELESS = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead"})
 
 
 _DISPATCH: dict[str, Callable[[ExpressionTyper, object, Scope], Typed]] = {

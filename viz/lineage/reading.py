@@ -163,7 +163,11 @@ def read_selection(ctx: Context, ref: Expression.FieldReference, out: Reads) -> 
     root = ref.WhichOneof("root_type")
     if root == "expression":
         return ref.expression
-    if root == "lambda_parameter_reference" or ref.WhichOneof("reference_type") != "direct_reference":
+    if root == "lambda_parameter_reference":
+        return None
+    if ref.WhichOneof("reference_type") != "direct_reference":  # a masked one: which fields it keeps is not traced
+        out.unknown = True
+        out.notes.append("a masked reference: the fields it selects are not traced")
         return None
     seg = ref.direct_reference
     if seg.WhichOneof("reference_type") != "struct_field":
@@ -249,7 +253,7 @@ def _read_expression(ctx: Context, e, out: Reads) -> None:
                 stack.extend(reversed([a for a in f.arguments]))
                 continue
         if isinstance(msg, Expression.Literal):
-            text = literal_text(msg, ctx.model.extensions.types, ctx.model.type_variations)
+            text = literal_text(msg, ctx.model.extensions.types, ctx.model.conventions.dialect)
             if text not in out.literals:
                 out.literals.append(text)
             continue

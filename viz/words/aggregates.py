@@ -80,7 +80,7 @@ def framed(f, name: str, words: str, key: str | None = None) -> tuple[str, str]:
     current one, else "over this row and the 2 before it" (said alike, a sliding sum read as the
     partition's total). ``key``: the window's first order key in words, which a RANGE frame's offsets
     count in. The whole partition, and a function the frame does not change, need no words ("")."""
-    if name in _UNFRAMED or not f.arguments:
+    if name in _UNFRAMED:
         return words, ""
     try:
         lower, upper = (signed_bound(getattr(f, side)) if f.HasField(side) else None for side in _SIDES)

@@ -23,7 +23,7 @@ EPOCH = _dt.date(1970, 1, 1)
 # ---------------------------------------------------------------------------------------------
 
 
-def counted(n: int, word: str, plural: str | None = None) -> str:
+def counted(n: int | str, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from substrait import algebra_pb2
 
+from ..expressions import direct_field
+from ..expressions.literals import plain_kind
 from ..fields import Field, struct_members
 from ..model import PlanModel
 from .aggregates import aggregate_words, framed
@@ -28,6 +30,10 @@ from .literals import literal_words
 Expression = algebra_pb2.Expression
 
 
+_INTEGER_KINDS = frozenset({"i8", "i16", "i32", "i64"})
+_TEXT_KINDS = frozenset({"string", "varchar", "fixed_char", "var_char"})
+
+
 @dataclass
 class Words:
     """Renders the expressions of one node: ``fields`` is the record they read, ``outer`` the
@@ -39,9 +45,11 @@ class Words:
     lambdas: list[int] = field(default_factory=list)  # parameter counts of enclosing lambdas
     #: a subquery's relation as the story names it ("step 9"), None where it cannot say
     subquery_step: Callable[[object], str | None] | None = None
+    #: said whole, never cut short: a condition, whose every part decides which rows are kept
+    whole: bool = False
 
     def with_fields(self, fields: Sequence[Field] | None) -> Words:
-        return Words(self.model, fields, self.outer, self.lambdas, self.subquery_step)
+        return Words(self.model, fields, self.outer, self.lambdas, self.subquery_step, self.whole)
 
     def _at(self, rel) -> str:
         """ " at step 9": where a subquery's relation is in the story ("" when not known)."""
@@ -57,7 +65,8 @@ class Words:
         handler = _EXPR.get(which)
         if handler is None:
             return "an expression" if which is None else f"a {which.replace('_', ' ')}"
-        return cut(handler(self, getattr(e, which)))
+        text = handler(self, getattr(e, which))
+        return text if self.whole else cut(text)
 
     def args(self, arguments) -> list[str]:
         out = []
@@ -123,12 +132,12 @@ class Words:
         return out
 
     def condition(self, e: Expression) -> str:
-        """A condition in words, every conjunct said."""
-        return and_list(self.conditions(e))
+        """A condition in words, every conjunct said, each whole (a long one is not cut short)."""
+        return and_list((self if self.whole else replace(self, whole=True)).conditions(e))
 
     # -- one function per expression kind ------------------------------------------------------
     def literal(self, lit: Expression.Literal) -> str:
-        return literal_words(lit)
+        return literal_words(lit, self.model.conventions.dialect)
 
     def selection(self, ref: Expression.FieldReference) -> str:
         root = ref.WhichOneof("root_type")
@@ -173,7 +182,7 @@ class Words:
                 t = None
                 child = child.list_element.child if child.list_element.HasField("child") else None
             elif kind == "map_key":
-                name = f"{name}[{literal_words(child.map_key.map_key)}]"
+                name = f"{name}[{self.literal(child.map_key.map_key)}]"
                 t = None
                 child = child.map_key.child if child.map_key.HasField("child") else None
             else:
@@ -250,7 +259,31 @@ class Words:
                 except ValueError:
                     return text
             return f"{inner} as a date"
-        return inner
+        change = self.cast_change(e)
+        return f"{inner} {change}" if change else inner
+
+    def cast_change(self, e: Expression.Cast) -> str:
+        """What a cast does to its value in words ("as a whole number": rounded or cut by the engine's rule,
+        "as text"), "" for one that keeps the value (a wider type). Known for a field or a literal only."""
+        kind, source = e.type.WhichOneof("kind"), self._kind_of(e.input)
+        if source is None:
+            return ""
+        if kind in _INTEGER_KINDS and source not in _INTEGER_KINDS:
+            return "as a whole number"
+        if kind in _TEXT_KINDS and source not in _TEXT_KINDS:
+            return "as text"
+        return ""
+
+    def _kind_of(self, e: Expression) -> str | None:
+        """The type kind of a field or literal ``e`` reads (None for another expression, or unknown)."""
+        which = e.WhichOneof("rex_type")
+        if which == "literal":
+            return plain_kind(e.literal) or e.literal.WhichOneof("literal_type")
+        i = direct_field(e)
+        if i is not None and self.fields is not None and 0 <= i < len(self.fields):
+            t = self.fields[i].type
+            return t.WhichOneof("kind") if t is not None else None
+        return None
 
     def subquery(self, e: Expression.Subquery) -> str:
         which = e.WhichOneof("subquery_type")

@@ -6,11 +6,13 @@ from __future__ import annotations
 import calendar
 import datetime as _dt
 import decimal as _decimal
+import math
 from collections.abc import Callable, Sequence
 
 from substrait import algebra_pb2
 
-from ..expressions import and_parts, decimal_value, direct_field
+from ..expressions import and_parts, decimal_value, direct_field, literal_text
+from ..expressions.literals import float_text
 from ..model import PlanModel
 from .basics import EPOCH, MAX_VALUES, and_list, capped_list, counted, date_words, ordinal
 from .speaker import Speaker
@@ -90,10 +92,23 @@ def _comparison_parts(w: Speaker, name: str, f: Expression.ScalarFunction) -> tu
     left, right = values
     if name in _MIRRORED and _is_constant(w, left) and not _is_constant(w, right):
         left, right, name = right, left, _MIRRORED[name]
+    if name in _NULL_NEVER_TRUE and (_is_null_literal(right) or _is_null_literal(left)):
+        subject = left if _is_null_literal(right) else right
+        return w.expr(subject), f"{_NULL_NEVER_TRUE[name]} null (unknown whatever its value, so never true)", name
     if name in ("equal", "is_not_distinct_from", "not_equal") and _is_field(left) and _is_field(right):
         return w.expr(left), ("= " if name != "not_equal" else "≠ ") + w.expr(right), name
     op = _DATE_WORDS.get(name) if (_is_date(w, left) or _is_date(w, right)) else None
     return w.expr(left), f"{op or COMPARISON_WORDS[name]} {w.expr(right)}", name
+
+
+#: Comparisons whose result with a null is null (not IS [NOT] DISTINCT FROM), by their symbol.
+_NULL_NEVER_TRUE = {"equal": "=", "not_equal": "≠", "lt": "<", "gt": ">", "lte": "≤", "gte": "≥"}
+
+
+def _is_null_literal(e: Expression) -> bool:
+    while e.WhichOneof("rex_type") == "cast":
+        e = e.cast.input
+    return e.WhichOneof("rex_type") == "literal" and e.literal.WhichOneof("literal_type") == "null"
 
 
 def _comparison(name: str) -> Callable[[Speaker, Expression.ScalarFunction], str | None]:
@@ -134,10 +149,10 @@ def constant_value(w: Speaker, e: Expression, depth: int = 0) -> _decimal.Decima
     if which == "literal":
         kind = e.literal.WhichOneof("literal_type")
         if kind in ("i8", "i16", "i32", "i64"):
-            return _decimal.Decimal(getattr(e.literal, kind))
+            return _decimal.Decimal(literal_text(e.literal, dialect=w.model.conventions.dialect))
         if kind in ("fp32", "fp64"):  # as written (0.06, not the nearest binary fraction)
             value = float(getattr(e.literal, kind))
-            return _decimal.Decimal(f"{value:g}" if kind == "fp32" else repr(value)) if value == value else None
+            return _decimal.Decimal(float_text(kind, value)) if math.isfinite(value) else None
         if kind == "decimal":
             try:
                 return decimal_value(e.literal.decimal)
@@ -145,7 +160,13 @@ def constant_value(w: Speaker, e: Expression, depth: int = 0) -> _decimal.Decima
                 return None
         return None
     if which == "cast":
-        return constant_value(w, e.cast.input, depth + 1) if e.cast.type.WhichOneof("kind") in _NUMERIC_KINDS else None
+        kind = e.cast.type.WhichOneof("kind")
+        value = constant_value(w, e.cast.input, depth + 1) if kind in _NUMERIC_KINDS else None
+        if value is None or kind in ("fp32", "fp64"):
+            return value
+        places = e.cast.type.decimal.scale if kind == "decimal" else 0
+        # a cast that rounds or cuts (2.7 to an integer) gives what the engine's rule says: not folded here
+        return value if value == value.quantize(_decimal.Decimal(1).scaleb(-places), _decimal.ROUND_DOWN) else None
     if which == "scalar_function":
         name = w.function(e.scalar_function.function_reference)
         values = argument_values(e.scalar_function)
@@ -326,6 +347,8 @@ def _between(w: Speaker, f: Expression.ScalarFunction) -> str | None:
 
 _ARITHMETIC = {"add": "+", "subtract": "−", "multiply": "×", "divide": "÷", "modulus": "mod", "power": "^"}
 _PRECEDENCE = {"+": 1, "−": 1, "×": 2, "÷": 2, "mod": 2, "^": 3}
+#: Operators whose right operand of the same precedence needs brackets: a − (b − c), a mod (b × c).
+_NOT_ASSOCIATIVE = ("−", "÷", "mod", "^")
 
 
 def _arithmetic(name: str) -> Callable[[Speaker, Expression.ScalarFunction], str | None]:
@@ -349,9 +372,11 @@ def _arithmetic(name: str) -> Callable[[Speaker, Expression.ScalarFunction], str
                 inner is not None
                 and (
                     _PRECEDENCE[inner] < _PRECEDENCE[op]
-                    or (i == 1 and _PRECEDENCE[inner] == _PRECEDENCE[op] and op in "−÷")
+                    or (i == 1 and _PRECEDENCE[inner] == _PRECEDENCE[op] and op in _NOT_ASSOCIATIVE)
                 )
             ) or (inner is None and _loose(text, op, right=i == 1)):  # "(the sum of x where y is 'A') ÷ ..."
+                text = f"({text})"
+            elif i == 1 and text.startswith(("-", "−")):  # "quantity − (−3)", not "quantity − -3"
                 text = f"({text})"
             parts.append(text)
         return f"{parts[0]} {op} {parts[1]}"
@@ -376,7 +401,8 @@ def _loose(text: str, op: str, right: bool) -> bool:
             return True
         word = text[i + 1 : text.find(" ", i + 1)] if text.find(" ", i + 1) > 0 else ""
         if word in _PRECEDENCE and (
-            _PRECEDENCE[word] < _PRECEDENCE[op] or (right and _PRECEDENCE[word] == _PRECEDENCE[op] and op in "−÷")
+            _PRECEDENCE[word] < _PRECEDENCE[op]
+            or (right and _PRECEDENCE[word] == _PRECEDENCE[op] and op in _NOT_ASSOCIATIVE)
         ):
             return True
     return False
@@ -450,7 +476,12 @@ def arith_op(w: Speaker, e: Expression) -> str | None:
 
 def _negate(w: Speaker, f: Expression.ScalarFunction) -> str | None:
     values = argument_values(f)
-    return f"−{w.expr(values[0])}" if len(values) == 1 else None
+    if len(values) != 1:
+        return None
+    text = w.expr(values[0])
+    # −(o_totalprice + 1), not −o_totalprice + 1; −(−3)
+    loose = arith_op(w, values[0]) is not None or _loose(text, "×", right=True) or text.startswith(("-", "−"))
+    return f"−({text})" if loose else f"−{text}"
 
 
 def _extract(w: Speaker, f: Expression.ScalarFunction) -> str | None:

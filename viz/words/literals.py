@@ -7,6 +7,7 @@ import datetime as _dt
 from substrait import algebra_pb2
 
 from ..expressions import decimal_value, literal_text
+from ..expressions.literals import decimal_text, float_text, seconds_value, timestamp_text
 from .basics import EPOCH, and_list, capped_list, counted, date_words
 
 Expression = algebra_pb2.Expression
@@ -16,16 +17,17 @@ Expression = algebra_pb2.Expression
 _AS_IN_TEXT = frozenset({"boolean", "i8", "i16", "i32", "i64"})
 
 
-def literal_words(lit: Expression.Literal) -> str:
-    """A literal as a reader would write it: 10, 2.5, 'Computers', 1995-03-15, null."""
+def literal_words(lit: Expression.Literal, dialect: str | None = None) -> str:
+    """A literal as a reader would write it: 10, 2.5, 'Computers', 1995-03-15, null; ``dialect``: the plan's
+    producer's, whose unsigned integers are written as negative ones (:func:`viz.coercion.unsigned_value`)."""
     which = lit.WhichOneof("literal_type")
     if which is None:
         return "a value"
     if which in _AS_IN_TEXT:
-        return literal_text(lit)
+        return literal_text(lit, dialect=dialect)
     value = getattr(lit, which)
     if which in ("fp32", "fp64"):
-        return f"{float(value):g}"
+        return float_text(which, value)
     if which in ("string", "fixed_char"):
         return f"'{value}'"
     if which == "var_char":
@@ -37,31 +39,33 @@ def literal_words(lit: Expression.Literal) -> str:
             return f"day {value}"
     if which == "decimal":
         try:
-            return str(decimal_value(value))
+            return decimal_text(decimal_value(value))
         except Exception:  # a malformed decimal: say so rather than fail
             return "a decimal"
     if which == "null":
         return "null"
     if which in ("list", "empty_list"):
-        values = [literal_words(v) for v in lit.list.values] if which == "list" else []
+        values = [literal_words(v, dialect) for v in lit.list.values] if which == "list" else []
         return "the list [" + capped_list(values, 5, "others") + "]" if values else "an empty list"
     if which in ("precision_timestamp", "precision_timestamp_tz"):
-        try:
-            stamp = _dt.datetime(1970, 1, 1) + _dt.timedelta(seconds=value.value / 10**value.precision)
-            return stamp.isoformat(sep=" ")
-        except (OverflowError, ValueError):
-            return "a timestamp"
+        text = timestamp_text(value.value, value.precision)
+        return text + " UTC" if which == "precision_timestamp_tz" else text
     if which == "interval_year_to_month":
         return _span([(value.years, "year"), (value.months, "month")], "0 months")
     if which == "interval_day_to_second":
-        return _span([(value.days, "day"), (value.seconds, "second")], "0 seconds")
+        return _span([(value.days, "day"), (seconds_value(value), "second")], "0 seconds")
     if which == "interval_compound":
         ym, dts = value.interval_year_to_month, value.interval_day_to_second
-        units = [(ym.years, "year"), (ym.months, "month"), (dts.days, "day"), (dts.seconds, "second")]
+        units = [(ym.years, "year"), (ym.months, "month"), (dts.days, "day"), (seconds_value(dts), "second")]
         return _span(units, "no time")
     return f"a {which.replace('_', ' ')} value"
 
 
-def _span(units: list[tuple[int, str]], none: str) -> str:
-    """An interval's parts in words ("1 year and 2 months"), ``none`` where every part is 0."""
-    return and_list([counted(n, unit) for n, unit in units if n]) or none
+def _span(units: list[tuple], none: str) -> str:
+    """An interval's parts in words ("1 year and 2.5 seconds"), ``none`` where every part is 0."""
+    return and_list([counted(_number(n), unit) for n, unit in units if n]) or none
+
+
+def _number(n) -> int | str:
+    """A count of units as it is said: a whole number as one, a fraction with its digits (1.25)."""
+    return int(n) if n == int(n) else decimal_text(n)
