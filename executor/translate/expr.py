@@ -20,7 +20,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as S
 from substrait import algebra_pb2, type_pb2
 
-from viz.coercion import UNSIGNED_VARIATION, is_unsigned
+from viz.coercion import UNSIGNED_VARIATION, is_unsigned, unsigned_value
 from viz.expressions import ExpressionTyper, Scope, case_base, signed_bound
 from viz.fields import Field
 from viz.model import PlanModel
@@ -869,16 +869,13 @@ class ExprTranslator:
         return inner
 
     def _unsigned_literal(self, kind: str, value: int) -> Column:
-        """A literal of DataFusion's unsigned integers, in the Spark type that holds them (``UNSIGNED_HELD_IN``):
-        DataFusion writes a u8 or u16 as itself and a u32 or u64 as the signed integer of its bits."""
-        bits = int(kind[1:])
-        if value < 0 and kind == "i32":
-            value += 2**32
-        if value < 0:
-            shown = value + 2**bits if kind == "i64" else value
+        """A literal of DataFusion's unsigned integers (:func:`viz.coercion.unsigned_value`), in the Spark
+        type that holds them (``UNSIGNED_HELD_IN``)."""
+        value = unsigned_value(kind, value)
+        if value >= 2**63:
             raise Unsupported(
-                f"a literal of DataFusion's unsigned integer type u{bits} of {shown}: Spark's widest integer is a "
-                "signed 64-bit one"
+                f"a literal of DataFusion's unsigned integer type u{kind[1:]} of {value}: Spark's widest integer is "
+                "a signed 64-bit one"
             )
         return F.lit(value).cast(sql_type(UNSIGNED_HELD_IN[kind]()))
 
