@@ -280,7 +280,8 @@ def test_one_thing_is_said_in_the_singular_and_a_cross_product_of_combined_rows_
     )
     m = P.model_of(P.plan(_against_vip("JOIN_TYPE_LEFT_MARK")))
     assert describe(m, "0") == (
-        "Marks each of the combined orders and customers rows with whether it has a match in vip on c_id = v_id."
+        "Marks each of the combined orders and customers rows with whether it has a match in vip on c_id = v_id "
+        "(unknown, not false, where none matches but the condition is unknown for one)."  # declared boolean?
     )
     # hand-made: offset 1 and count 1; a sort by five keys; a broadcast to four partitions and a
     # scatter into one; a union of one input
@@ -1444,3 +1445,28 @@ def test_a_filter_condition_is_said_whole():
     said = describe_plan(m)["0.0.0"]
     assert "…" not in said and all(b in said for b in ("'Brand#12'", "'Brand#23'", "'Brand#34'", "'LG PKG'")), said
     assert said.count("L_SHIPINSTRUCT is 'DELIVER IN PERSON'") == 3
+
+
+def test_a_mark_join_whose_condition_can_be_unknown_says_its_mark_can_be():
+    """The spec's mark is null where no partner matches but the condition is null for one: o_cust is
+    nullable, so o_cust = c_id can be; with required keys the mark is true or false only."""
+    on = {"expression": P.call(1, P.field(1), P.field(3))}
+    rel = {"join": {"left": P.read("orders", P.ORDERS), "right": P.read("customers", P.CUSTOMERS), **on}}
+    rel["join"]["type"] = "JOIN_TYPE_LEFT_MARK"
+    assert describe(P.model_of(P.plan(rel)), "0").endswith(
+        "(unknown, not false, where none matches but the condition is unknown for one)."
+    )
+
+
+def test_a_count_of_a_case_that_is_never_null_counts_every_row():
+    """count(CASE WHEN q > 5 THEN 1 ELSE 0 END) counts every row (0 is not null), unlike sum of it."""
+    case = {"ifThen": {"ifs": [{"if": P.call(2, P.field(0), P.i64(5)), "then": P.i64(1)}], "else": P.i64(0)}}
+    rel = {
+        "aggregate": {
+            "input": P.read("orders", [("quantity", "i64")]),
+            "groupings": [],
+            "measures": [P.measure(5, case), P.measure(4, case, out="i64?")],
+        }
+    }
+    said = describe(P.model_of(P.plan(rel)), "0")
+    assert "counts rows" in said and "counts the rows where quantity is above 5" in said, said

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from substrait import algebra_pb2
 
+from .. import types as T
 from ..expressions import direct_field, is_true, reference_field
 from ..fields import Field
 from ..kinds import emit, project_outputs_input
@@ -49,6 +50,15 @@ def _all_rows(name: str) -> str:
     return f"all {name}" if name.startswith(("the ", "those ")) else f"every row of {name}"
 
 
+def _may_be_unknown(c: Context) -> bool:
+    """Whether a join's condition can be unknown (its type is nullable, or not known); False without one."""
+    body = c.body
+    if "expression" not in body.DESCRIPTOR.fields_by_name or not body.HasField("expression"):
+        return False
+    typed = c.node.info.typed_expression(body.expression)
+    return typed is None or typed.type is None or T.is_nullable(typed.type) is not False
+
+
 def _join_sentence(c: Context, kind: str, on: str, how: str = "") -> str:
     left, right = c.side(0), c.side(1)
     if left is not None and left == right and left.startswith("the combined "):
@@ -67,7 +77,12 @@ def _join_sentence(c: Context, kind: str, on: str, how: str = "") -> str:
             each = "each row of " + marked.removeprefix(_RESULT)
         else:
             each = f"each of {marked}"
-        return as_sentence(f"Marks {each} with whether it has a match in {_other_named(other)}{on_text}")
+        # the mark is null, not false, where no pair matches and the condition is unknown for one of them
+        unknown = " (unknown, not false, where none matches but the condition is unknown for one)"
+        return as_sentence(
+            f"Marks {each} with whether it has a match in {_other_named(other)}{on_text}"
+            + (unknown if _may_be_unknown(c) else "")
+        )
     tails = {
         "inner": "keeping only matches",
         "left": f"keeping {_all_rows(l_name)}, with {_other_named(r_name)} where they match",
@@ -79,7 +94,7 @@ def _join_sentence(c: Context, kind: str, on: str, how: str = "") -> str:
     }
     tail = tails.get(kind, f"as a {kind.replace('_', ' ')} join")
     target = f"{l_name} to {r_name}" if (left or right) else "its two inputs"
-    return as_sentence(f"{verb} {target}{on_text}, {tail}")
+    return as_sentence(f"{verb} {target}{on_text}" + (f" {tail}" if kind == "unspecified" else f", {tail}"))
 
 
 def given_names(model: PlanModel, node_id: str, count: int) -> list[str | None]:

@@ -164,6 +164,18 @@ def _only_where(w: Speaker, name: str, values: Sequence[Expression]) -> tuple[Ex
     return value, where
 
 
+def _never_null(e: Expression) -> bool:
+    """A value no row makes null: a literal that is not null, or a CASE of such values with an ELSE."""
+    while e.WhichOneof("rex_type") == "cast":
+        e = e.cast.input
+    which = e.WhichOneof("rex_type")
+    if which == "literal":
+        return not e.literal.HasField("null")
+    if which == "if_then" and e.if_then.HasField("else"):
+        return all(_never_null(c.then) for c in e.if_then.ifs) and _never_null(getattr(e.if_then, "else"))
+    return False
+
+
 def aggregate_words(w: Speaker, name: str, arguments, distinct: bool, noun: bool = False, sorts=()) -> str:
     """``sums quantity × price``, ``counts rows``, ``counts distinct customers``; with ``noun``:
     ``the sum of quantity × price``, ``the number of rows``. ``sorts``: the aggregate's own order
@@ -181,8 +193,8 @@ def aggregate_words(w: Speaker, name: str, arguments, distinct: bool, noun: bool
         if value is None:  # sum(CASE WHEN c THEN 1 ELSE 0 END), count(CASE WHEN c THEN 1 END)
             return f"{'the number of' if noun else 'counts the'} rows where {where}"
         return aggregate_words(w, name, [algebra_pb2.FunctionArgument(value=value)], distinct, noun) + f" where {where}"
-    if name == "count" and values and all(v.WhichOneof("rex_type") == "literal" for v in values):
-        args = []  # count(1): DataFusion's count(*)
+    if name == "count" and values and all(_never_null(v) for v in values):
+        args = []  # count(1): DataFusion's count(*); count(CASE WHEN c THEN 1 ELSE 0 END) counts every row too
     else:
         args = [a for a in w.args(arguments)]
         if noun and len(values) == 1 and arith_op(w, values[0]) in ("+", "−"):

@@ -92,6 +92,11 @@ FLOATS = ("fp32", "fp64")
 WIDE = "decimal(38,0)"  # exact integer arithmetic beyond i64, as a cast target
 
 
+def signbit(x: Column) -> Column:
+    """Whether a float is negative, -0.0 too (its sign shows only in its text)."""
+    return (x < 0) | ((x == 0) & x.cast("string").startswith("-"))
+
+
 def _kind(t: Type | None) -> str | None:
     return None if t is None else t.WhichOneof("kind")
 

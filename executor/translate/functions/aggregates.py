@@ -35,6 +35,7 @@ from ._common import (
     decimal_quotient,
     list_element,
     once,
+    signbit,
 )
 
 
@@ -147,7 +148,14 @@ def _extreme(fn: str) -> Builder:
     plain = _agg(fn)
 
     def build(call: Call, args: list) -> Column:
-        element = list_element(_arg_type(call))
+        arg = _arg_type(call)
+        if _kind(arg) in ("fp32", "fp64"):
+            # Spark orders -0.0 and 0.0 as equal and keeps the first it meets; IEEE's total order (DataFusion's,
+            # DuckDB's) puts -0.0 below 0.0: ranked by (value, not negative), a zero's sign decides
+            x = _values(args)[0]
+            rank = F.when(x.isNotNull(), F.struct(x, ~signbit(x)))
+            return F.call_function(f"{fn}_by", x, rank)
+        element = list_element(arg)
         if call.dialect != "datafusion" or element is None:
             return plain(call, args)
         if _kind(element) in ("list", "struct", "map") or is_nullable(element) is False:

@@ -43,6 +43,7 @@ from ._common import (
     once,
     powi,
     second_digits,
+    signbit,
 )
 from .datetimes import DAY_MICROS, floor_to, interval_micros
 
@@ -423,17 +424,12 @@ def _logb(call: Call, args: list) -> Column:
     return _log_result(call, "logb", F.when(a == float("inf"), F.lit(float("inf"))).otherwise(value), a)
 
 
-def _signbit(x: Column) -> Column:
-    """Whether a float is negative, -0.0 too (its sign shows only in its text)."""
-    return (x < 0) | ((x == 0) & x.cast("string").startswith("-"))
-
-
 def _atan2(call: Call, args: list) -> Column:
     """``atan2(y, x)`` as IEEE gives it: Spark adds 0.0 to both, so a -0.0 lost its sign (``atan2(-0.0,
     -1.0)`` is -π, not π)."""
     y, x = (c.cast("double") for c in _values(args)[:2])
-    pi = F.when(_signbit(y), F.lit(-math.pi)).otherwise(F.lit(math.pi))
-    on_the_axis = F.when(_signbit(x), pi).otherwise(y)  # y is ±0 here
+    pi = F.when(signbit(y), F.lit(-math.pi)).otherwise(F.lit(math.pi))
+    on_the_axis = F.when(signbit(x), pi).otherwise(y)  # y is ±0 here
     return F.when((y == 0) & x.isNotNull() & ~F.isnan(x), on_the_axis).otherwise(F.atan2(y, x))
 
 
