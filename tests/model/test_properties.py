@@ -569,17 +569,21 @@ def test_expand_keeps_order_down_to_consistent_direct_fields():
     assert dist(m) is None and effects(m)[1] == "eliminated"
 
 
-def test_write_and_ddl_output_no_properties():
-    write = {
+def write_of(output: str) -> dict:
+    """An insert of sorted orders into t, outputting ``output`` (an OutputMode's name)."""
+    return {
         "write": {
             "namedTable": {"names": ["t"]},
             "tableSchema": read("t", ORDERS)["read"]["baseSchema"],
             "op": "WRITE_OP_INSERT",
             "input": sort(orders(), (0, ASC_L)),
-            "output": "OUTPUT_MODE_NO_OUTPUT",
+            "output": output,
         }
     }
-    m = m_of(write)
+
+
+def test_write_and_ddl_output_no_properties():
+    m = m_of(write_of("OUTPUT_MODE_NO_OUTPUT"))
     assert order(m) == [] and dist(m) is None and effects(m) == ("none", "none")
     assert findings(m) == []
     ddl = {
@@ -596,16 +600,7 @@ def test_write_and_ddl_output_no_properties():
 def test_a_write_that_outputs_its_modified_records_has_unknown_properties():
     """ "Output depends on OutputMode (none, or modified records)": the spec says no more of the modified
     records, so their order and distribution are unknown, not "none"."""
-    write = {
-        "write": {
-            "namedTable": {"names": ["t"]},
-            "tableSchema": read("t", ORDERS)["read"]["baseSchema"],
-            "op": "WRITE_OP_INSERT",
-            "input": sort(orders(), (0, ASC_L)),
-            "output": "OUTPUT_MODE_MODIFIED_RECORDS",
-        }
-    }
-    m = m_of(write)
+    m = m_of(write_of("OUTPUT_MODE_MODIFIED_RECORDS"))
     assert order(m) is None and dist(m) is None and effects(m) == ("unknown", "unknown")
     assert "modified" in m.properties["0"].order_effect.note
 
