@@ -208,7 +208,13 @@ def spoken_heading(node: NodeView) -> str:
             heading += f" ({which})"
         elif node.kind == "join" and (not body.HasField("expression") or is_true(body.expression)):
             heading = spoken_title("cross")  # as its sentence says: DataFusion writes its joins so
+    elif node.kind == "set" and body is not None:
+        heading = _SET_TITLES.get(body.op, heading)  # an except or an intersect combines no rows
     return heading
+
+
+#: A set operation's title by its op: an except and an intersect keep rows of the first input.
+_SET_TITLES = {1: "Except", 2: "Except", 7: "Except", 3: "Intersect", 4: "Intersect", 8: "Intersect"}
 
 
 @functools.lru_cache(maxsize=1 << 16)

@@ -417,16 +417,21 @@ def test_the_uploader_states_the_plan_size_limit_the_loader_keeps():
 
 
 def test_the_properties_tab_says_what_each_effect_means():
-    """The tutorial's root aggregate loses its input's order (the spec: "No orderedness guaranteed"):
-    the tab says so in words beside the effect's name."""
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state["inspector_tab"] = "Properties"
-    at.query_params["sample"] = "tutorial.json"
-    at.query_params["node"] = "0"
-    at.run()
-    assert not at.exception
-    lines = [m.value for m in at.markdown if m.value.startswith("**orderedness**")]
-    assert lines == ["**orderedness**: `none` — *eliminated* (this node loses its input's)"], lines
+    """The physical sample's merge join loses its sorted inputs' order (the spec: "Merge Equijoin:
+    Orderedness is eliminated"); the tutorial's root aggregate has an unordered input, so nothing to lose:
+    the tab says each in words beside the effect's name."""
+    for sample, node, said in (
+        ("physical.json", "1", "**orderedness**: `none` — *eliminated* (this node loses its input's)"),
+        ("tutorial.json", "0", "**orderedness**: `none` — *kept* (its input's is none too)"),
+    ):
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.session_state["inspector_tab"] = "Properties"
+        at.query_params["sample"] = sample
+        at.query_params["node"] = node
+        at.run()
+        assert not at.exception
+        lines = [m.value for m in at.markdown if m.value.startswith("**orderedness**")]
+        assert lines == [said], lines
 
 
 def test_the_run_tab_warns_of_a_cross_product_before_anything_runs():

@@ -1445,6 +1445,8 @@ def test_a_filter_condition_is_said_whole():
     said = describe_plan(m)["0.0.0"]
     assert "…" not in said and all(b in said for b in ("'Brand#12'", "'Brand#23'", "'Brand#34'", "'LG PKG'")), said
     assert said.count("L_SHIPINSTRUCT is 'DELIVER IN PERSON'") == 3
+    # each alternative a list of its own: numbered, so where one ends is plain
+    assert said.startswith("Keeps rows where either (1) ") and ", or (2) " in said and ", or (3) " in said
 
 
 def test_a_mark_join_whose_condition_can_be_unknown_says_its_mark_can_be():
@@ -1470,3 +1472,21 @@ def test_a_count_of_a_case_that_is_never_null_counts_every_row():
     }
     said = describe(P.model_of(P.plan(rel)), "0")
     assert "counts rows" in said and "counts the rows where quantity is above 5" in said, said
+
+
+def test_set_operations_are_titled_by_what_they_keep():
+    """An except or an intersect keeps rows of its first input; "Combine rows" is a union's title."""
+    from viz.render import spoken_heading
+
+    m = sample("set_ops.json")
+    titles = {m.node(n).node.body.op: spoken_heading(m.node(n)) for n in m.graph.nodes if m.node(n).kind == "set"}
+    assert titles[1] == "Except" and titles[3] == "Intersect" and titles[6] == "Combine rows", titles
+
+
+def test_one_column_under_two_names_is_said_as_the_same_key():
+    """TPC-DS q64 joins cs1 and cs2 (one subquery twice) on cs1.store_name = cs2.store_name: the left side's
+    column goes by the result's name (store_name), the right's by its table's (s_store_name); it is one
+    column, said once, not "store_name = s_store_name" (checked by hand against the SQL)."""
+    said = describe_plan(datafusion("tpcds", "64"))
+    assert any("match on the same i_item_sk, store_name and store_zip" in s for s in said.values())
+    assert not any("store_name = s_store_name" in s for s in said.values())

@@ -228,7 +228,7 @@ def test_filter_keeps_and_emit_remaps():
 def test_fetch_over_sort_is_a_top_n_and_fetch_keeps_order():
     m = m_of(fetch(sort(orders(), (1, DESC_L))))
     assert order(m) == [(1, "o_cust", "DESC NULLS LAST")]
-    assert effects(m) == ("established", "kept")
+    assert effects(m) == ("kept", "kept")  # "Fetch: Maintains distribution and orderedness"; the sort set it
     assert "Top-N" in m.properties["0"].order_effect.note
     m = m_of(fetch(filter_(sort(orders(), (1, DESC_L)))))
     assert order(m) == [(1, "o_cust", "DESC NULLS LAST")] and effects(m) == ("kept", "kept")
@@ -323,7 +323,8 @@ def test_aggregate_eliminates_the_order_of_a_sort_below_it():
 def test_aggregate_keeps_a_hash_distribution_on_a_grouping_key():
     # Hashed on o_cust, grouped by o_cust: output [o_cust, count] is hashed on field 0.
     m = m_of(aggregate(scatter(orders(), 1), [1], [[0]], measure(5, field(0))))
-    assert dist(m) == hashed((0, "o_cust")) and effects(m) == ("eliminated", "remapped")
+    # no order below to lose: "kept" (none), as the graph shows no badge for it
+    assert dist(m) == hashed((0, "o_cust")) and effects(m) == ("kept", "remapped")
     # Grouped by o_id only: the hash field is not a grouping key.
     m = m_of(aggregate(scatter(orders(), 1), [0], [[0]], measure(5, field(0))))
     assert dist(m) is None and effects(m)[1] == "eliminated"
@@ -506,7 +507,7 @@ def test_set_keeps_only_a_distribution_all_inputs_share():
     assert findings(m) == [("sort-eliminated", "0.0.0")]
     different = {"set": {"inputs": [scatter(orders(), 0), scatter(orders(), 1)], "op": "SET_OP_UNION_ALL"}}
     m = m_of(different)
-    assert dist(m) is None and effects(m) == ("eliminated", "eliminated")
+    assert dist(m) is None and effects(m) == ("kept", "eliminated")  # neither input had an order
 
 
 def test_reference_has_the_properties_of_the_referenced_subtree():
@@ -836,6 +837,10 @@ def test_a_rule_is_cited_as_the_spec_s_words_or_said_as_this_tool_s():
     assert cited(Spec.FETCH) == "The spec, Fetch: “Maintains distribution and orderedness.”"
     # where the spec has no row, the tool's own words are not put in its mouth
     assert cited(Spec.UPDATE) == Spec.UPDATE and cited(Spec.UNSUPPORTED).startswith("This relation kind")
+    # "(remapped by emit)", this tool's addition, stays outside the spec's quotation marks
+    assert cited(f"{Spec.PROJECT_DIST} ({Spec.EMIT})") == (
+        "The spec, Project: “Distribution maintained, mapped by emit.” (remapped by emit)"
+    )
 
 
 def test_a_hidden_order_stays_hidden_through_later_nodes_without_a_second_note():

@@ -121,9 +121,7 @@ def show_comparison(c: EngineComparison) -> None:
                 else:
                     st.warning(md_escape(why))
                 continue
-            st.caption(
-                md_escape(f"{side.count_text()} rows in {side.elapsed_s:.2f} s · types: {', '.join(side.types)}")
-            )
+            st.caption(md_escape(f"{side.rows_text()} in {side.elapsed_s:.2f} s · types: {', '.join(side.types)}"))
             if side.rows is not None:
                 show_rows(sorted_alike(side.rows) if aligned else side.rows)
     if aligned:

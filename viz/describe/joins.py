@@ -154,6 +154,11 @@ def _same_name(
     if a_input == b_input:
         return None
     a, b = (record[i].name for i in indices)
+    raw = c.node.info.incoming
+    if a != b and raw is not None and raw[indices[0]].name == raw[indices[1]].name:
+        # one column under two names: the result's for one side (q64's cs1.store_name), the table's for the
+        # other (cs2's s_store_name): the same column, by the name the first side goes by
+        b = a
     if a != b or " " in a:  # a name in words ("the rank …") is said as it is
         return None
     return (a, w.function(e.scalar_function.function_reference) == "is_not_distinct_from"), (a_input, b_input)
@@ -279,7 +284,15 @@ def _same_key(c: Context, a: Expression.FieldReference, b: Expression.FieldRefer
     i, j = reference_field(a), reference_field(b)
     if left is None or right is None or i is None or j is None or i >= len(left) or j >= len(right):
         return None
-    return (left[i], nulls) if left[i] == right[j] and " " not in left[i] else None
+    if left[i] == right[j] and " " not in left[i]:
+        return left[i], nulls
+    # one column under two names: the result's name for one side (q64's cs1.store_name), the table's
+    # for the other (cs2's s_store_name): the same column, by the name the left side goes by
+    raw = [c.model.node(n).schema if n else None for n in (c.input(0), c.input(1))]
+    if raw[0] is None or raw[1] is None or i >= len(raw[0]) or j >= len(raw[1]):
+        return None
+    same = raw[0][i].name == raw[1][j].name and " " not in raw[0][i].name and " " not in left[i]
+    return (left[i], nulls) if same else None
 
 
 def nested_loop_join(c: Context) -> str:

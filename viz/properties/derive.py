@@ -111,6 +111,8 @@ def _derive_node(
         direct = Derived(
             None, None, Effect("unknown", Spec.ENHANCEMENT, note), Effect("unknown", Spec.ENHANCEMENT, note)
         )
+    if direct.order_effect.kind == "eliminated" and ctx.inputs and all(p.orderedness == () for p in ctx.inputs):
+        direct.order_effect = replace(direct.order_effect, kind="kept")  # no input had an order to lose
     # keys named as the node's fields before its emit, so a key the emit drops still says what it was
     direct.order, direct.distribution = _named(direct.order, direct.distribution, info.direct)
     findings.extend(ctx.findings)

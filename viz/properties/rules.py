@@ -175,7 +175,7 @@ def fetch(ctx: Context) -> Derived:
     derived = _kept(ctx, Spec.FETCH, Spec.FETCH)
     if ctx.input_nodes and ctx.input_nodes[0].kind == "sort":
         note = "a Fetch directly over a Sort is a Top-N: its rows are the first ones of the sort's order"
-        derived.order_effect = Effect("established", Spec.TOP_N_ORDER, note)
+        derived.order_effect = Effect("kept", Spec.FETCH, note)
     return derived
 
 

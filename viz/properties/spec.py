@@ -66,4 +66,7 @@ def cited(rule: str) -> str:
     relation, sep, words = rule.partition(": ")
     if rule in _OWN_WORDS or not sep:
         return rule[:1].upper() + rule[1:]
+    ours = f" ({Spec.EMIT})"  # this tool's addition to the spec's sentence, outside its quotation marks
+    if words.endswith(ours):
+        return f"The spec, {relation}: “{words.removesuffix(ours)}”{ours}"
     return f"The spec, {relation}: “{words}”"

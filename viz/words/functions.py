@@ -201,10 +201,12 @@ def _logical(word: str) -> Callable[[Speaker, Expression.ScalarFunction], str | 
         same = _one_of(w, values)
         if same is not None:
             return same
-        if len(parts) > MAX_VALUES:
+        if len(parts) > MAX_VALUES and not w.whole:  # a condition names every alternative
             return " or ".join(parts[:MAX_VALUES]) + f" or {counted(len(parts) - MAX_VALUES, 'more alternative')}"
         if len(parts) > 1 and any(" and " in p for p in parts):
-            # "a and b or c and d" reads either way: the alternatives set apart
+            # "a and b or c and d" reads either way: the alternatives set apart, numbered where one is a list
+            if any(", " in p for p in parts):
+                return "either " + ", or ".join(f"({i}) {p}" for i, p in enumerate(parts, 1))
             return "either " + ", or ".join(parts)
         return "(" + " or ".join(parts) + ")" if len(parts) > 1 else parts[0]
 

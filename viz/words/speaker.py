@@ -17,6 +17,7 @@ Expression = algebra_pb2.Expression
 class Speaker(Protocol):
     model: PlanModel
     fields: Sequence[Field] | None
+    whole: bool  # said whole, not cut short (a condition)
 
     def expr(self, e: Expression) -> str: ...
 
