@@ -1490,3 +1490,18 @@ def test_one_column_under_two_names_is_said_as_the_same_key():
     said = describe_plan(datafusion("tpcds", "64"))
     assert any("match on the same i_item_sk, store_name and store_zip" in s for s in said.values())
     assert not any("store_name = s_store_name" in s for s in said.values())
+
+
+def test_a_text_literal_with_a_newline_or_a_tab_stays_on_its_line():
+    """'a<newline>b' and 'tab<tab>here' as escape strings (E'a\\nb'), in the expression text and in the
+    words; a plain one as SQL writes it ('it''s' in the text)."""
+    rel = {
+        "project": {
+            "input": P.read("t", [("a", "i64")]),
+            "expressions": [_lit("string", "a\nb"), _lit("string", "tab\there"), _lit("string", "it's")],
+        }
+    }
+    m = P.model_of(P.plan(rel))
+    assert [text for _, text in m.node("0").info.expressions] == ["E'a\\nb'", "E'tab\\there'", "'it''s'"]
+    said = describe(m, "0")
+    assert "\n" not in said and "\t" not in said and "E'a\\nb'" in said, said

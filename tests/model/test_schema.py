@@ -262,6 +262,9 @@ def test_window_and_expand_and_exchange_and_top_n():
     }
     m = model_of(plan(expand))
     assert schema_of(m, "0") == [("o_id", "i64"), ("o_cust", "i64?"), ("expand_index", "i32")]
+    # a switching field whose first duplicate is a null is named by the first that is not
+    expand["expand"]["fields"][1] = {"switchingField": {"duplicates": [{"literal": {"null": typ("i64?")}}, field(1)]}}
+    assert schema_of(model_of(plan(expand)), "0")[1] == ("o_cust", "i64?")
 
     exchange = {
         "exchange": {

@@ -150,6 +150,18 @@ def decimal_too_long(lit: Expression.Literal) -> str | None:
     return next((w for w in map(decimal_too_long, inner) if w is not None), None)
 
 
+_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def string_text(value: str) -> str:
+    """A text literal quoted as SQL writes it (``'it''s'``); one holding a control character (a newline, a
+    tab) as an escape string (``E'a\\nb'``), so it stays on its line and a tab is not read as spaces."""
+    if not any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        return "'" + value.replace("'", "''") + "'"
+    body = "".join(_ESCAPES.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 32 or ord(ch) == 127 else ch) for ch in value)
+    return f"E'{body}'"
+
+
 def float_text(which: str, value: float) -> str:
     """An fp32 or fp64 as the shortest text that reads back to it (fp32's 0.1 as 0.1, not 0.10000000149...)."""
     if which == "fp32":
@@ -199,9 +211,9 @@ def literal_text(
     if which in ("fp32", "fp64"):
         return float_text(which, value)
     if which in ("string", "fixed_char"):
-        return "'" + value.replace("'", "''") + "'"
+        return string_text(value)
     if which == "var_char":
-        return "'" + value.value.replace("'", "''") + "'"
+        return string_text(value.value)
     if which in ("binary", "fixed_binary", "uuid"):
         return "x'" + value.hex() + "'"
     if which == "date":

@@ -717,6 +717,10 @@ def exchange(ctx: Context) -> list[Field] | None:
     return fields
 
 
+def _null_literal(e) -> bool:
+    return e.WhichOneof("rex_type") == "literal" and e.literal.WhichOneof("literal_type") == "null"
+
+
 def expand(ctx: Context) -> list[Field] | None:
     body = ctx.node.body
     fields = ctx.input(0)
@@ -739,7 +743,9 @@ def expand(ctx: Context) -> list[Field] | None:
             t = known[0] if known else None
             if t is not None and any(T.is_nullable(k) for k in known):
                 t = T.make_nullable(t)
-            out.append(Field(options[0].label if options else f"switch{i}", t, nested_names_for(t)))
+            # named by the first duplicate that is not a null (a grouping set's key "b", not "null::i64?")
+            named = [o for o, d in zip(options, f.switching_field.duplicates) if not _null_literal(d)] or options
+            out.append(Field(named[0].label if named else f"switch{i}", t, nested_names_for(t)))
         else:
             out.append(Field(f"field{i}", None))
     out.append(Field("expand_index", T.i32(False)))
