@@ -153,12 +153,21 @@ def decimal_too_long(lit: Expression.Literal) -> str | None:
 _ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
+def _control(ch: str) -> bool:
+    return ord(ch) < 32 or ord(ch) == 127
+
+
+def has_control(value: str) -> bool:
+    """Whether text holds a control character (a newline, a tab), which would break the line it is shown on."""
+    return any(map(_control, value))
+
+
 def string_text(value: str) -> str:
     """A text literal quoted as SQL writes it (``'it''s'``); one holding a control character (a newline, a
     tab) as an escape string (``E'a\\nb'``), so it stays on its line and a tab is not read as spaces."""
-    if not any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+    if not has_control(value):
         return "'" + value.replace("'", "''") + "'"
-    body = "".join(_ESCAPES.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 32 or ord(ch) == 127 else ch) for ch in value)
+    body = "".join(_ESCAPES.get(ch) or (f"\\x{ord(ch):02x}" if _control(ch) else ch) for ch in value)
     return f"E'{body}'"
 
 

@@ -7,7 +7,7 @@ import datetime as _dt
 from substrait import algebra_pb2
 
 from ..expressions import decimal_value, literal_text
-from ..expressions.literals import decimal_text, float_text, seconds_value, string_text, timestamp_text
+from ..expressions.literals import decimal_text, float_text, has_control, seconds_value, string_text, timestamp_text
 from .basics import EPOCH, and_list, capped_list, counted, date_words
 
 Expression = algebra_pb2.Expression
@@ -31,7 +31,7 @@ def literal_words(lit: Expression.Literal, dialect: str | None = None) -> str:
     if which in ("string", "fixed_char", "var_char"):
         text = value.value if which == "var_char" else value
         # as written, its quotes as they are ('it's'); a newline or a tab escaped so the sentence stays whole
-        return string_text(text) if any(ord(ch) < 32 or ord(ch) == 127 for ch in text) else f"'{text}'"
+        return string_text(text) if has_control(text) else f"'{text}'"
     if which == "date":
         try:
             return date_words(EPOCH + _dt.timedelta(days=value))
