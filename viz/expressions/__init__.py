@@ -10,6 +10,7 @@ are in :mod:`viz.expressions.literals`, readings that need no typing in :mod:`vi
 
 from .literals import decimal_value, literal_text, literal_type
 from .shapes import (
+    FRAMELESS,
     and_parts,
     bound_offset,
     case_base,
@@ -24,6 +25,7 @@ from .shapes import (
 from .typer import ExpressionTyper, Scope, Typed
 
 __all__ = [
+    "FRAMELESS",
     "and_parts",
     "ExpressionTyper",
     "Scope",

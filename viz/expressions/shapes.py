@@ -69,6 +69,10 @@ def integer_literal(e: Expression) -> int | None:
     return int(getattr(e.literal, e.literal.WhichOneof("literal_type")))
 
 
+#: Window functions whose value no frame changes: they rank rows or read one at an offset.
+FRAMELESS = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead"})
+
+
 def bound_offset(side) -> int | None:
     """A window bound's row count (``Bound.Preceding`` or ``Bound.Following``): its ``offset_expr``
     when set (an integer literal; None for any other expression), else the deprecated ``offset``."""

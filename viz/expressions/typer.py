@@ -16,7 +16,7 @@ from ..extensions import Extensions, names_the_spec
 from ..fields import Field, nested_names_for, struct_members
 from .literals import decimal_too_long, literal_text, literal_type
 from .references import FieldReferences
-from .shapes import bound_offset, case_base, sort_direction
+from .shapes import FRAMELESS, bound_offset, case_base, sort_direction
 from .typed import Scope, Typed
 
 Expression = algebra_pb2.Expression
@@ -505,7 +505,7 @@ class ExpressionTyper(FieldReferences):
                 f"{rows} BETWEEN {self._bound(f.lower_bound, 'UNBOUNDED PRECEDING', scope)} AND "
                 f"{self._bound(f.upper_bound, 'UNBOUNDED FOLLOWING', scope)}"
             )
-        elif sorts and name not in _FRAMELESS:
+        elif sorts and name not in FRAMELESS:
             # no bound is the whole partition (the spec), which SQL's ORDER BY alone would not say
             over.append("ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")
         t, coercion, _ = self._call_type(f, f"window function {_call_label(name, args)}", args)
@@ -795,10 +795,6 @@ class ExpressionTyper(FieldReferences):
 
     def detached_expression_ordinal(self, e, scope: Scope) -> Typed:
         return Typed(None, f"detached#{e}", f"detached{e}")
-
-
-#: Window functions whose value no frame changes: their text needs none.
-_FRAMELESS = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead"})
 
 
 _DISPATCH: dict[str, Callable[[ExpressionTyper, object, Scope], Typed]] = {

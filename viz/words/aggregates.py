@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from substrait import algebra_pb2
 
-from ..expressions.shapes import signed_bound
+from ..expressions.shapes import FRAMELESS, signed_bound
 from .basics import and_list, ordinal
 from .functions import arith_op, constant_value
 from .speaker import Speaker
@@ -67,10 +67,6 @@ _AGGREGATE_NOUNS = {
 }
 
 
-#: Window functions whose value does not depend on the frame: they rank rows or read one at an offset.
-_UNFRAMED = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead"})
-
-
 _SIDES = ("lower_bound", "upper_bound")  # a window function's frame bounds, first to last
 
 
@@ -80,7 +76,7 @@ def framed(f, name: str, words: str, key: str | None = None) -> tuple[str, str]:
     current one, else "over this row and the 2 before it" (said alike, a sliding sum read as the
     partition's total). ``key``: the window's first order key in words, which a RANGE frame's offsets
     count in. The whole partition, and a function the frame does not change, need no words ("")."""
-    if name in _UNFRAMED:
+    if name in FRAMELESS:
         return words, ""
     try:
         lower, upper = (signed_bound(getattr(f, side)) if f.HasField(side) else None for side in _SIDES)
