@@ -1505,3 +1505,17 @@ def test_a_text_literal_with_a_newline_or_a_tab_stays_on_its_line():
     assert [text for _, text in m.node("0").info.expressions] == ["E'a\\nb'", "E'tab\\there'", "'it''s'"]
     said = describe(m, "0")
     assert "\n" not in said and "\t" not in said and "E'a\\nb'" in said, said
+
+
+def test_a_case_of_three_branches_says_every_one():
+    """A CASE of three branches said whole (one had been hidden as "and 1 more case"); of six, the first
+    three and a count."""
+
+    def case(n: int) -> dict:
+        ifs = [{"if": P.call(2, P.field(0), P.i64(10 * k)), "then": P.i64(k)} for k in range(n, 0, -1)]
+        return {"ifThen": {"ifs": ifs, "else": P.i64(0)}}
+
+    said = _project_words(case(3))
+    assert "more case" not in said and all(f"{k} when quantity is above {10 * k}" in said for k in (1, 2, 3)), said
+    said = _project_words(case(6))
+    assert "and 3 more cases" in said and "6 when quantity is above 60" in said, said

@@ -31,6 +31,8 @@ Expression = algebra_pb2.Expression
 
 
 _INTEGER_KINDS = frozenset({"i8", "i16", "i32", "i64"})
+#: A CASE's branches said one by one, up to this many (a longer one: all but the last of them, and a count).
+_CASES_SAID = 4
 _TEXT_KINDS = frozenset({"string", "varchar", "fixed_char", "var_char"})
 
 
@@ -229,8 +231,10 @@ class Words:
 
     def if_then(self, e: Expression.IfThen) -> str:
         branches = [f"{self.expr(c.then)} when {self.expr(getattr(c, 'if'))}" for c in e.ifs]
-        text = ", ".join(branches[:2]) + (
-            f" and {counted(len(branches) - 2, 'more case')}" if len(branches) > 2 else ""
+        # every branch of a short CASE, and of any in a condition; a long one's first three and how many more
+        shown = branches if self.whole or len(branches) <= _CASES_SAID else branches[: _CASES_SAID - 1]
+        text = ", ".join(shown) + (
+            f" and {counted(len(branches) - len(shown), 'more case')}" if len(shown) < len(branches) else ""
         )
         if e.HasField("else"):
             text += f", otherwise {self.expr(getattr(e, 'else'))}"
