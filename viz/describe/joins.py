@@ -153,15 +153,23 @@ def _same_name(
     a_input, b_input = (bisect_right(starts, i) for i in indices)
     if a_input == b_input:
         return None
-    a, b = (record[i].name for i in indices)
     raw = c.node.info.incoming
-    if a != b and raw is not None and raw[indices[0]].name == raw[indices[1]].name:
-        # one column under two names: the result's for one side (q64's cs1.store_name), the table's for the
-        # other (cs2's s_store_name): the same column, by the name the first side goes by
-        b = a
-    if a != b or " " in a:  # a name in words ("the rank …") is said as it is
+    name = _one_column(
+        (record[indices[0]].name, record[indices[1]].name),
+        (raw[indices[0]].name, raw[indices[1]].name) if raw is not None else None,
+    )
+    if name is None:
         return None
-    return (a, w.function(e.scalar_function.function_reference) == "is_not_distinct_from"), (a_input, b_input)
+    return (name, w.function(e.scalar_function.function_reference) == "is_not_distinct_from"), (a_input, b_input)
+
+
+def _one_column(spoken: tuple[str, str], raw: tuple[str, str] | None) -> str | None:
+    """The name two join keys are said by when they are one column: one name on both sides, or one column
+    under two (the result's name for one side, q64's cs1.store_name; the table's for the other, cs2's
+    s_store_name) by the first side's; None otherwise, and for a name in words ("the rank …"), said as it is."""
+    a, b = spoken
+    same = a == b or (raw is not None and raw[0] == raw[1])
+    return a if same and " " not in a else None
 
 
 def same_names(c: Context, conditions: Sequence[algebra_pb2.Expression]) -> list[SameKey | None]:
@@ -284,15 +292,10 @@ def _same_key(c: Context, a: Expression.FieldReference, b: Expression.FieldRefer
     i, j = reference_field(a), reference_field(b)
     if left is None or right is None or i is None or j is None or i >= len(left) or j >= len(right):
         return None
-    if left[i] == right[j] and " " not in left[i]:
-        return left[i], nulls
-    # one column under two names: the result's name for one side (q64's cs1.store_name), the table's
-    # for the other (cs2's s_store_name): the same column, by the name the left side goes by
-    raw = [c.model.node(n).schema if n else None for n in (c.input(0), c.input(1))]
-    if raw[0] is None or raw[1] is None or i >= len(raw[0]) or j >= len(raw[1]):
-        return None
-    same = raw[0][i].name == raw[1][j].name and " " not in raw[0][i].name and " " not in left[i]
-    return (left[i], nulls) if same else None
+    schemas = [c.model.node(n).schema for n in (c.input(0), c.input(1))]
+    known = schemas[0] is not None and schemas[1] is not None and i < len(schemas[0]) and j < len(schemas[1])
+    name = _one_column((left[i], right[j]), (schemas[0][i].name, schemas[1][j].name) if known else None)
+    return (name, nulls) if name is not None else None
 
 
 def nested_loop_join(c: Context) -> str:

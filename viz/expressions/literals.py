@@ -203,6 +203,14 @@ def timestamp_text(value: int, precision: int) -> str:
     return text
 
 
+def integer_value(lit: Expression.Literal, dialect: str | None = None) -> int:
+    """An integer literal's number; of the producer ``dialect``'s unsigned integers, the one it stands for
+    (DataFusion's u32 of 4e9, written as a negative i32: :func:`viz.coercion.unsigned_value`)."""
+    which = lit.WhichOneof("literal_type")
+    value = getattr(lit, which)
+    return C.unsigned_value(which, value) if C.is_unsigned(literal_type(lit), dialect) else value
+
+
 def literal_text(
     lit: Expression.Literal, user_types: Mapping[int, str] | None = None, dialect: str | None = None
 ) -> str:
@@ -216,7 +224,7 @@ def literal_text(
     if which == "boolean":
         return "true" if value else "false"
     if which in INTEGER_LITERALS:
-        return str(C.unsigned_value(which, value) if C.is_unsigned(literal_type(lit), dialect) else value)
+        return str(integer_value(lit, dialect))
     if which in ("fp32", "fp64"):
         return float_text(which, value)
     if which in ("string", "fixed_char"):

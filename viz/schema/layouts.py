@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from substrait import algebra_pb2, type_pb2
 
 from .. import types as T
+from ..coercion import UNSIGNED_VARIATION
 from ..expressions import direct_field
 from .context import Conventions
 
@@ -98,7 +99,7 @@ class AggregateLayout:
         kind = "i8" if n <= 8 else "i16" if n <= 16 else "i32" if n <= 32 else "i64"
         out = type_pb2.Type()
         getattr(out, kind).nullability = T.REQUIRED
-        getattr(out, kind).type_variation_reference = 1
+        getattr(out, kind).type_variation_reference = UNSIGNED_VARIATION["datafusion"]
         return out
 
 

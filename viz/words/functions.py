@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 
 from substrait import algebra_pb2
 
-from ..expressions import and_parts, decimal_value, direct_field, literal_text
-from ..expressions.literals import float_text
+from ..expressions import and_parts, decimal_value, direct_field
+from ..expressions.literals import float_text, integer_value
 from ..model import PlanModel
 from .basics import EPOCH, MAX_VALUES, and_list, capped_list, counted, date_words, ordinal
 from .speaker import Speaker
@@ -149,7 +149,7 @@ def constant_value(w: Speaker, e: Expression, depth: int = 0) -> _decimal.Decima
     if which == "literal":
         kind = e.literal.WhichOneof("literal_type")
         if kind in ("i8", "i16", "i32", "i64"):
-            return _decimal.Decimal(literal_text(e.literal, dialect=w.model.conventions.dialect))
+            return _decimal.Decimal(integer_value(e.literal, w.model.conventions.dialect))
         if kind in ("fp32", "fp64"):  # as written (0.06, not the nearest binary fraction)
             value = float(getattr(e.literal, kind))
             return _decimal.Decimal(float_text(kind, value)) if math.isfinite(value) else None
