@@ -31,7 +31,7 @@ from viz.tables import plan_tables, read_fields
 
 from ..cache import BoundedCache
 from ..errors import ExecutionError, Refused, TableNotFound, Unsupported
-from .columns import ColumnCheck, ReadSchema, check_bases, file_columns
+from .columns import ColumnCheck, ReadSchema, check_bases, file_columns, nanosecond_timestamps
 from .paths import DataRoots
 
 #: Names of a zone whose times of day are UTC's.
@@ -726,7 +726,33 @@ def _check_slice(item: FileOrFiles, paths: list[str], index: int) -> None:
 
 
 def _read_parquet(spark, paths: list[str], _options):
-    return spark.read.parquet(*paths)
+    df = spark.read.parquet(*paths)
+    counts = [f.name for f in df.schema.fields if f.dataType.typeName() == "long"]
+    nanos = nanosecond_timestamps(paths[0]) if counts else {}
+    # Spark reads a timestamp stored in nanoseconds as their count: made a timestamp again
+    shown = {name: _nanos_timestamp(name, nanos[name.lower()]) for name in counts if name.lower() in nanos}
+    return df.withColumns(shown) if shown else df
+
+
+def _nanos_timestamp(name: str, instants: bool):
+    """Column ``name``, a count of nanoseconds since 1970, as a timestamp (of instants, or without zone: the
+    microseconds Spark keeps); a value with a part finer than a microsecond stops the run and is named,
+    rather than being cut."""
+    from pyspark.sql import functions as F
+
+    from ..spark.jvm import col
+
+    count = col("`" + name.replace("`", "``") + "`")
+    below = F.pmod(count, F.lit(1000))  # the nanoseconds past the microsecond
+    micros = ((count.cast("decimal(20,0)") - below) / 1000).cast("long")  # exact: a double rounds past 2^53
+    stamp = F.timestamp_micros(micros)  # an instant; the session's zone is UTC, so its local time is the same
+    message = F.concat(
+        F.lit(f"column {name} holds "),
+        F.date_format(stamp, "yyyy-MM-dd HH:mm:ss.SSSSSS"),
+        F.lpad(below.cast("string"), 3, "0"),
+        F.lit(f", finer than the microseconds Spark keeps. Bind a table whose {name} has no part of a microsecond"),
+    )
+    return F.when(below != 0, F.raise_error(message)).otherwise(stamp if instants else stamp.cast("timestamp_ntz"))
 
 
 def _read_orc(spark, paths: list[str], _options):

@@ -306,8 +306,33 @@ def _reader_reason(exc: BaseException) -> str:
     return text if len(text) <= 200 else text[:199] + "…"
 
 
+def nanosecond_timestamps(path: str) -> dict[str, bool]:
+    """The timestamp columns of a parquet file or folder whose values are stored in nanoseconds, by their
+    lower-case name, each with whether it holds instants (a zone) rather than local times. Spark cannot read
+    them as timestamps, only as the count of nanoseconds since 1970 (``spark.sql.legacy.parquet.nanosAsLong``,
+    one of :data:`executor.spark.session.SEMANTICS`). Empty for a file whose columns cannot be read."""
+    import pyarrow.types as pt
+
+    try:
+        schema = _arrow_schema(path, "parquet", os.stat(path).st_mtime_ns)
+    except (OSError, ExecutionError):
+        return {}
+    return {f.name.lower(): bool(f.type.tz) for f in schema if pt.is_timestamp(f.type) and f.type.unit == "ns"}
+
+
 @functools.lru_cache(maxsize=512)
-def _file_columns(path: str, fmt: str, _stamp: int) -> tuple[Column, ...]:
+def _file_columns(path: str, fmt: str, stamp: int) -> tuple[Column, ...]:
+    schema = _arrow_schema(path, fmt, stamp)
+    if fmt in ("csv", "tsv"):  # a column with no value in the rows read: Spark's CSV reader makes it text
+        import pyarrow as pa
+
+        schema = pa.schema([f.with_type(pa.string()) if pa.types.is_null(f.type) else f for f in schema])
+    return tuple(arrow_columns(schema))
+
+
+@functools.lru_cache(maxsize=512)
+def _arrow_schema(path: str, fmt: str, _stamp: int):
+    """A file's or folder's pyarrow schema, from its footer or header."""
     import pyarrow.csv as pcsv
     import pyarrow.dataset as ds
 
@@ -328,13 +353,8 @@ def _file_columns(path: str, fmt: str, _stamp: int) -> tuple[Column, ...]:
                 import pyarrow.ipc as ipc
 
                 with open(path, "rb") as fh:
-                    schema = ipc.open_stream(fh).schema
-                return tuple(arrow_columns(schema))
+                    return ipc.open_stream(fh).schema
             except Exception:  # noqa: BLE001 - the first reason is the one to give
                 pass
         raise Unreadable(path, _reader_reason(exc)) from None
-    if fmt in ("csv", "tsv"):  # a column with no value in the rows read: Spark's CSV reader makes it text
-        import pyarrow as pa
-
-        schema = pa.schema([f.with_type(pa.string()) if pa.types.is_null(f.type) else f for f in schema])
-    return tuple(arrow_columns(schema))
+    return schema

@@ -45,6 +45,11 @@ SEMANTICS = {
     # Unset, Spark folds ``NULL IN (a subquery)`` to null even where the subquery has no rows, so that
     # ``NULL NOT IN (<no rows>)`` kept no row where SQL keeps every one.
     "spark.sql.legacy.nullInEmptyListBehavior": "false",
+    # A parquet file with one column of a type Spark cannot read otherwise (a timestamp in nanoseconds, a
+    # time of day) could not be read at all, even for the columns a plan asks: nanoseconds are read as their
+    # count (:func:`executor.data.catalog._read_parquet` makes them timestamps), times as Spark's TIME.
+    "spark.sql.legacy.parquet.nanosAsLong": "true",
+    "spark.sql.timeType.enabled": "true",
     # Two rewrites that change values: ``lower(upper(s))`` made ``lower(s)`` ('ß' stays 'ß' where upper makes
     # it 'SS'), and a column replaced by the constant it equals in the other conditions (``f = 0 AND 1 / f
     # < 0``: the run's sign check of -0.0 then read the constant 0's sign and dropped the row).

@@ -17,8 +17,11 @@ from substrait import algebra_pb2, type_pb2
 
 from viz.errors import Severity
 from viz.expressions import bound_offset
-from viz.kinds import enhancement_of
+from viz.fields import named_struct_fields
+from viz.kinds import emit, enhancement_of
+from viz.lineage import carried_only
 from viz.model import PlanModel
+from viz.tables import read_fields
 from viz.words import counted
 
 from ..errors import ExecutionError
@@ -295,10 +298,9 @@ def _own_reason(model: PlanModel, node_id: str) -> tuple[str | None, bool]:
         which = body.WhichOneof("read_type")
         if which not in ("named_table", "local_files", "virtual_table"):
             return f"reading `{which or 'nothing'}` is not supported", False
-        for t in body.base_schema.struct.types:
-            reason = _type_reason(t, model.extensions.types)
-            if reason:
-                return f"a column of the base schema: {reason}", False
+        used, _ = _typeless_columns(model, view)
+        if used:
+            return used, False
     for field in ("offset_expr", "count_expr"):
         if kind == "fetch" and body.HasField(field) and getattr(body, field).WhichOneof("rex_type") != "literal":
             return "the fetch count and offset must be constants", False
@@ -312,6 +314,33 @@ def _own_reason(model: PlanModel, node_id: str) -> tuple[str | None, bool]:
         ), False
     reason = _check_message(model, body)
     return reason, False
+
+
+def _typeless_columns(model: PlanModel, view) -> tuple[str | None, dict[str, str]]:
+    """A read's base-schema columns of a type Spark has no form for: why the read cannot run when the plan
+    reads one (a condition, a key or an expression above takes it: Spark could not compute it), else, by
+    the id of each node whose output carries one unchanged (the read's, and those it passes through), why
+    that node's rows cannot be shown. A column nothing reads or carries (a projection drops it) is no
+    matter: Spark reads the file's other columns."""
+    body = view.node.body
+    used = read_fields(view)
+    out = emit(body)
+    carriers: dict[str, str] = {}
+    fields = named_struct_fields(body.base_schema)
+    for i, (t, f) in enumerate(zip(body.base_schema.struct.types, fields)):
+        reason = _type_reason(t, model.extensions.types)
+        if reason is None or (used is not None and i not in used):
+            continue
+        what = f"column {f.name} of the base schema: {reason}"
+        if used is not None:  # the read's projection keeps it for its filter: Spark must compute with it
+            return what, {}
+        for j in [j for j, m in enumerate(out) if m == i] if out is not None else [i]:
+            carried = carried_only(model, view.id, j) if view.info.schema is not None else None
+            if carried is None:
+                return what, {}
+            for node_id in carried:
+                carriers.setdefault(node_id, f"its output holds {what}")
+    return None, carriers
 
 
 _known: weakref.WeakKeyDictionary[PlanModel, Mapping[str, Executability]] = weakref.WeakKeyDictionary()
@@ -336,6 +365,16 @@ def _executability(model: PlanModel) -> dict[str, Executability]:
             own[node_id] = _own_reason(model, node_id)
         except Exception as e:  # noqa: BLE001 - a static check must never take the app down
             own[node_id] = (f"the node could not be checked: {e}", False)
+    shows: dict[str, str] = {}  # why a node that runs cannot show its rows: it outputs a column Spark lacks
+    for node_id in graph.nodes:
+        view = model.node(node_id)
+        if view.kind == "read" and own[node_id][0] is None:
+            try:
+                _, carriers = _typeless_columns(model, view)
+            except Exception as e:  # noqa: BLE001 - as above
+                carriers = {node_id: f"the node could not be checked: {e}"}
+            for carrier, why in carriers.items():
+                shows.setdefault(carrier, why)
     out: dict[str, Executability] = {}
     height: dict[str, int] = {}  # relations on the longest path down, the node included
     for sub in graph.post_order():
@@ -376,7 +415,8 @@ def _executability(model: PlanModel) -> dict[str, Executability]:
                 )
             else:
                 out[sub] = Executability(True)
-    return out
+    # only after every subtree is judged: a node above one that cannot show a column may drop it
+    return {sub: Executability(False, shows[sub]) if e.ok and sub in shows else e for sub, e in out.items()}
 
 
 __all__ = [

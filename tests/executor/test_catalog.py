@@ -504,6 +504,71 @@ def test_a_timestamp_stored_with_a_zone_is_read_in_utc_and_said(spark, tmp_path)
     ]
 
 
+def test_a_table_with_columns_spark_cannot_read_as_they_are_serves_the_others(spark, tmp_path):
+    """A parquet file with a time of day and timestamps stored in nanoseconds (pandas writes them so), which
+    Spark could not read at all: a query that never reads the time runs in both of DataFusion's forms (the
+    written one's read outputs the time, its projection drops it); the nanosecond timestamps are read as
+    timestamps, their rows DataFusion's own; a query that outputs the time is refused, the column named; a
+    value with a part of a microsecond stops the run, the value said."""
+    from datetime import datetime, time
+
+    import datafusion
+
+    from executor.engines.sql_plan import sql_to_plan
+    from executor.errors import ExecutionError
+    from executor.jobs.run import run_node
+    from executor.translate.executable import executability
+    from viz.model import analyze
+
+    ns = [1_600_000_000_123_456_000, None, -86_400_000_000_000]  # 2020-09-13 12:26:40.123456, -, 1969-12-31
+    table = pa.table(
+        {
+            "id": pa.array([1, 2, 3], pa.int64()),
+            "t": pa.array([time(1, 2, 3), None, time(23, 0)], pa.time64("us")),
+            "ts": pa.array(ns, pa.timestamp("ns")),
+            "tz": pa.array(ns, pa.timestamp("ns", tz="UTC")),
+        }
+    )
+    path = tmp_path / "tt.parquet"
+    pq.write_table(table, path)
+    catalog = Catalog([str(tmp_path)])
+
+    def run(sql: str, form: str):
+        model = analyze(sql_to_plan(sql, {"tt": str(path)}, json=False, form=form).data)
+        return model, run_node(model, model.roots[0], catalog=catalog, explain=False)
+
+    for form in ("optimized", "written"):
+        model, result = run("SELECT id FROM tt WHERE id > 1", form)
+        assert sorted(result.rows.iloc[:, 0]) == [2, 3]
+    [read] = [n for n in model.nodes() if n.kind == "read"]  # the written form's: all four columns out
+    shown = executability(model)[read.id]
+    assert not shown.ok and "its output holds column t of the base schema" in shown.reason
+
+    sql = "SELECT id, ts, tz FROM tt ORDER BY id"
+    ctx = datafusion.SessionContext()
+    ctx.register_parquet("tt", str(path))
+    expected = ctx.sql(sql).to_pydict()
+    assert expected["ts"][0] == datetime(2020, 9, 13, 12, 26, 40, 123456)
+    for form in ("written", "optimized"):
+        _, result = run(sql, form)
+        got = list(result.rows.itertuples(index=False))
+        assert [r[1].to_pydatetime() if r[1] == r[1] else None for r in got] == expected["ts"]
+        assert [r[2].to_pydatetime().replace(tzinfo=None) if r[2] == r[2] else None for r in got] == [
+            v.replace(tzinfo=None) if v is not None else None for v in expected["tz"]
+        ]
+
+    with pytest.raises(Unsupported, match="column t of the base schema: Substrait type `precision_time`"):
+        run("SELECT id, t FROM tt", "optimized")
+    # a union's duplicates are told apart by the time: never taken as a column nothing reads
+    doc = sql_to_plan("SELECT id FROM (SELECT * FROM tt UNION SELECT * FROM tt) x", {"tt": str(path)}, json=False)
+    model = analyze(doc.data)
+    assert "column t of the base schema" in executability(model)[model.roots[0]].reason
+
+    pq.write_table(table.set_column(2, "ts", pa.array([1, None, 2], pa.timestamp("ns"))), path)
+    with pytest.raises(ExecutionError, match=r"column ts holds 1970-01-01 00:00:00\.000000001, finer than"):
+        run("SELECT id, ts FROM tt", "optimized")
+
+
 def test_the_run_cache_s_key_holds_the_state_of_what_the_plan_reads(tmp_path):
     """``fingerprint(model)`` stamps the entries the plan's tables are found at and the files its
     LocalFiles items name, not every entry of a data root (a large folder made each page slow), so a

@@ -48,6 +48,7 @@ from .results import (
 from .rules import RULES
 from .walk import (
     NodeLineage,
+    carried_only,
     column_sources,
     lineage_json,
     node_lineage,
@@ -60,6 +61,7 @@ __all__ = [
     "MAX_TEXT",
     "RULES",
     "Chain",
+    "carried_only",
     "Lineage",
     "LineageError",
     "NodeLineage",

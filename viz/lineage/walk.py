@@ -219,6 +219,20 @@ def used_by(model: PlanModel, node_id: str, index: int) -> Usage:
     return Usage(start, tuple(columns), tuple(conditions.values()))
 
 
+def carried_only(model: PlanModel, node_id: str, index: int) -> list[str] | None:
+    """The nodes whose output carries column ``index`` of node ``node_id`` unchanged (the node first), when
+    that is all that becomes of it: no condition or key reads it, no column is computed from it, and every
+    node above follows its columns. None when something reads it, or may (an unknown column above)."""
+    _check(model, node_id, index)
+    for above in model.graph.ancestors(node_id):
+        if any(origin.kind == "unknown" for origin in node_lineage(model, above).columns):
+            return None
+    usage = used_by(model, node_id, index)
+    if usage.conditions or any(step.origin.kind != "passes" for step in usage.columns):
+        return None
+    return list(dict.fromkeys([node_id, *(step.node for step in usage.columns)]))
+
+
 def column_sources(model: PlanModel, node_id: str) -> list[Summary]:
     """Each output column of node ``node_id`` with its source table columns and literals (bottom-up
     over what the node reads, once per model)."""
