@@ -37,7 +37,6 @@ _PARTIAL_PHASES = frozenset(
         algebra_pb2.AGGREGATION_PHASE_INTERMEDIATE_TO_RESULT,
     }
 )
-_SINGLE_JOINS = frozenset({algebra_pb2.JoinRel.JOIN_TYPE_LEFT_SINGLE, algebra_pb2.JoinRel.JOIN_TYPE_RIGHT_SINGLE})
 
 
 @dataclass(frozen=True)
@@ -82,10 +81,6 @@ def _partial_phase(rel: Rel) -> bool:
 def _has_hint(rel: Rel) -> bool:
     body = _body(rel)
     return body is not None and "common" in body.DESCRIPTOR.fields_by_name and body.common.HasField("hint")
-
-
-def _single_join(rel: Rel) -> bool:
-    return rel.WhichOneof("rel_type") == "join" and rel.join.type in _SINGLE_JOINS
 
 
 def _proof(name: str) -> str:
@@ -152,15 +147,6 @@ SPARK_FACTS: tuple[FieldFact, ...] = (
         "Spark's optimizer decides alone.",
         _proof("test_spark_ignores_rel_hint"),
         _has_hint,
-    ),
-    FieldFact(
-        "spark",
-        "JoinRel.type (single)",
-        "differs",
-        "Our translation runs a single join as an outer join: a record with more than one match gives one row "
-        "per match where the spec says the plan is in error.",
-        _proof("test_spark_runs_single_join_as_outer_join"),
-        _single_join,
     ),
 )
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.window import Window
 
 from viz.model import NodeView
 from viz.schema import join_type_name
@@ -105,8 +106,6 @@ def _join(
     condition: Condition,
 ) -> DataFrame:
     """``cond`` over the two inputs' columns; ``condition`` makes it over other columns (a mark join's)."""
-    if type_name in ("JOIN_TYPE_LEFT_SINGLE", "JOIN_TYPE_RIGHT_SINGLE"):
-        tr.warn(f"node {node.id}: a single join runs as an outer join; more than one match is not reported as an error")
     if type_name == "JOIN_TYPE_UNSPECIFIED":
         raise ExecutionError(f"node {node.id}: the join type is unspecified")
     if post is not None and type_name in ("JOIN_TYPE_LEFT_MARK", "JOIN_TYPE_RIGHT_MARK"):
@@ -125,13 +124,59 @@ def _join(
     how = _SPARK_HOW.get(type_name)
     if how is None:
         raise Unsupported(f"join type {type_name} is not supported")
-    if cond is None and how == "inner":
+    if post is not None and how in ("left_semi", "left_anti") and _reads_from(node.node.body.post_join_filter, n):
+        raise Unsupported(
+            f"node {node.id}: a post-join filter that reads the right input on a left semi/anti join is not "
+            "supported: the join's records are the left input's alone"
+        )
+    if type_name in ("JOIN_TYPE_LEFT_SINGLE", "JOIN_TYPE_RIGHT_SINGLE"):
+        out = _single(node, left, right, cond, how)
+    elif cond is None and how == "inner":
         out = left.crossJoin(right)
     else:
         out = left.join(right, cond if cond is not None else F.lit(True), how)
     if post is not None:
         out = out.where(post)
     return out
+
+
+def _single(node: NodeView, left: DataFrame, right: DataFrame, cond: Column | None, how: str) -> DataFrame:
+    """A single join: the outer join, each row of the kept side (the left for ``how`` "left") with its one
+    match or nulls. A row with more than one match stops the run: the spec allows one arbitrary match or an
+    error, and an arbitrary one would be a row that looks right and differs from run to run."""
+    row, matches = f"_single_{node.id.replace('.', '_').replace('*', '_')}", "_single_matches"
+    keep, other = ("left", "right") if how == "left" else ("right", "left")
+    if how == "left":
+        left = left.withColumn(row, F.monotonically_increasing_id())
+    else:
+        right = right.withColumn(row, F.monotonically_increasing_id())
+    out = left.join(right, cond if cond is not None else F.lit(True), how)
+    out = out.withColumn(matches, F.count(F.lit(1)).over(Window.partitionBy(row)))
+    stop = F.raise_error(
+        F.lit(
+            f"a row of the {keep} input matches more than one row of the {other} input in a "
+            f"{keep} single join, which returns at most one match per row (the spec: one arbitrary match or an "
+            "error; this run stops rather than pick one)"
+        )
+    )
+    return out.where(F.when(F.col(matches) > 1, stop).otherwise(F.lit(True))).drop(row, matches)
+
+
+def _reads_from(e, first: int) -> bool:
+    """Whether expression ``e`` reads an incoming field at ``first`` or beyond directly (its subqueries'
+    relations not walked)."""
+    stack = [e]
+    while stack:
+        m = stack.pop()
+        if m.DESCRIPTOR.full_name == "substrait.Expression.FieldReference" and m.HasField("root_reference"):
+            if m.HasField("direct_reference") and m.direct_reference.struct_field.field >= first:
+                return True
+        for f, value in m.ListFields():
+            if f.message_type is None or f.message_type.full_name == "substrait.Rel":
+                continue
+            if not f.message_type.GetOptions().map_entry:
+                stack.extend(value if f.is_repeated else [value])
+    return False
 
 
 def join(tr: Translating, node: NodeView) -> DataFrame:

@@ -251,13 +251,32 @@ def _named(f: Field) -> S.DataType:
     return with_member_names(to_spark(f.type), iter(f.nested))
 
 
+def _holds_kind(t, kind: str) -> bool:
+    """Whether type ``t`` is of ``kind`` or holds one (a list's element, a struct's member, a map's key or value)."""
+    if t is None:
+        return False
+    which = t.WhichOneof("kind")
+    if which == kind:
+        return True
+    body = getattr(t, which) if which else None
+    if which == "list":
+        return _holds_kind(body.type, kind)
+    if which == "map":
+        return _holds_kind(body.key, kind) or _holds_kind(body.value, kind)
+    if which == "struct":
+        return any(_holds_kind(m, kind) for m in body.types)
+    return False
+
+
 def _virtual_table(tr: Translating, node: NodeView, r: algebra_pb2.ReadRel, base: list[Field] | None) -> DataFrame:
     rows = list(r.virtual_table.expressions)
     width = len(base) if base is not None else (len(rows[0].fields) if rows else 0)
     names = tr.names(width)
     all_literals = all(e.WhichOneof("rex_type") == "literal" for row in rows for e in row.fields)
     types_known = base is not None and all(f.type is not None for f in base)
-    if types_known and (all_literals or not rows):
+    # PySpark cannot make a year-month interval from a Python value: such a table is built as columns
+    as_values = types_known and not any(_holds_kind(f.type, "interval_year") for f in base)
+    if as_values and (all_literals or not rows):
         schema = S.StructType([S.StructField(n, _named(f), True) for n, f in zip(names, base)])
         values = [tuple(literals.python_value(e.literal) for e in row.fields) for row in rows]
         for i, row in enumerate(values):

@@ -162,16 +162,6 @@ def test_spark_ignores_rel_hint(spark, catalog):
     assert spark_rows(spark, catalog, hinted(doc)) == spark_rows(spark, catalog, doc) == sorted(ORDER_ROWS, key=repr)
 
 
-def test_spark_runs_single_join_as_outer_join(spark, catalog):
-    single = spark_rows(spark, catalog, single_join("JOIN_TYPE_LEFT_SINGLE"))
-    left = spark_rows(spark, catalog, single_join("JOIN_TYPE_LEFT"))
-    assert single == left  # the spec: an error, orders 1 and 2 match customer 10 twice
-    assert [r[0] for r in single].count(1) == 2
-    assert fact(SPARK_FACTS, "JoinRel.type (single)").applies(
-        model_of(single_join("JOIN_TYPE_LEFT_SINGLE")).graph.nodes["0"].rel
-    )
-
-
 def test_every_fact_names_a_proof_in_this_file():
     names = {n for n in globals() if n.startswith("test_")}
     for f in (*SPARK_FACTS, *DATAFUSION_FACTS):

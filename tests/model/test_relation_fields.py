@@ -284,6 +284,26 @@ def test_read_virtual_table_expressions_are_its_rows(spark):
     assert rows(plan(computed)) == [(3,)]  # add(1, 2)
 
 
+def test_read_virtual_table_of_year_month_intervals_runs(spark):
+    """A virtual table of literals only, one column a year-month interval (PySpark makes none from a Python
+    value, and such a table had been refused): its rows, 1 year 2 months and a null, shown as Spark's text."""
+    rel = {
+        "read": {
+            "baseSchema": {
+                "names": ["i"],
+                "struct": {"types": [{"intervalYear": {"nullability": "NULLABILITY_NULLABLE"}}]},
+            },
+            "virtualTable": {
+                "expressions": [
+                    {"fields": [{"literal": {"intervalYearToMonth": {"years": 1, "months": 2}, "nullable": True}}]},
+                    {"fields": [{"literal": {"null": {"intervalYear": {"nullability": "NULLABILITY_NULLABLE"}}}}]},
+                ]
+            },
+        }
+    }
+    assert rows(plan(rel)) == [("INTERVAL '1-2' YEAR TO MONTH",), (None,)]
+
+
 def test_read_virtual_table_legacy_values_are_upgraded(spark):
     """[A] VirtualTable.values is deprecated for expressions; a plan that still writes it keeps its rows."""
     rel = {
@@ -760,6 +780,24 @@ def test_join_type_rows(spark, join_type):
     right, expected = JOIN_ROWS[join_type]
     rel = {"join": {"left": L, "right": right, "expression": B_EQ_C, "type": f"JOIN_TYPE_{join_type}"}}
     assert bag(rows(plan(rel))) == bag(expected)
+
+
+@pytest.mark.parametrize("join_type", ["LEFT_SINGLE", "RIGHT_SINGLE"])
+def test_a_single_join_with_two_matches_for_a_record_stops(spark, join_type):
+    """[L] a single join returns "one arbitrary matching record" or throws: with R, L's 20s have two partners
+    (y, z) and R's 20s two (L's 2 and 4). One arbitrary match would be a row that looks right and differs
+    from run to run, so the run stops, naming the side."""
+    rel = {"join": {"left": L, "right": R, "expression": B_EQ_C, "type": f"JOIN_TYPE_{join_type}"}}
+    with pytest.raises(ExecutionError, match="matches more than one row of the (right|left) input in a"):
+        rows(plan(rel))
+
+
+def test_a_left_semi_join_s_post_join_filter_on_the_right_input_is_refused_clearly(spark):
+    """A left semi join's records are the left input's alone; a post-join filter reading the right input's
+    columns is refused with the reason (it was Spark's unresolved column ``_3``); one on the left's runs."""
+    right_col = {"join": {"left": L, "right": R, "expression": B_EQ_C, "type": "JOIN_TYPE_LEFT_SEMI"}}
+    right_col["join"]["postJoinFilter"] = call(1, field(3), _lit("y", "string"))
+    assert "reads the right input on a left semi/anti join" in str(refusal(plan(right_col)))
 
 
 @pytest.mark.parametrize("join_type", ["INNER", "LEFT"])
