@@ -52,20 +52,39 @@ _CONTEXT_WORDS = {
 _DF_UNSIGNED = 1  # on i8..i64: UInt8..UInt64
 _DF_DECIMAL256 = 1  # on decimal: Decimal256
 
+_DF_DICTIONARY = 1  # on map: Dictionary(key, value), an encoding of the values
+
 #: The type variation that makes an integer unsigned in a producer's plans, by dialect.
 UNSIGNED_VARIATION: dict[str, int] = {"datafusion": _DF_UNSIGNED}
+#: The type variation that makes a map a dictionary in a producer's plans, by dialect: DataFusion writes its
+#: dictionary-encoded columns (a key per row into a list of values) as a map from key to value.
+DICTIONARY_VARIATION: dict[str, int] = {"datafusion": _DF_DICTIONARY}
 
 
 _VARIATION_NAMES: dict[str, dict[tuple[str, int], str]] = {
-    dialect: {(f"i{bits}", variation): f"u{bits}" for bits in (8, 16, 32, 64)}
+    dialect: {
+        **{(f"i{bits}", variation): f"u{bits}" for bits in (8, 16, 32, 64)},
+        **({("map", DICTIONARY_VARIATION[dialect]): "dictionary"} if dialect in DICTIONARY_VARIATION else {}),
+    }
     for dialect, variation in UNSIGNED_VARIATION.items()
 }
 
 
 def variation_names(dialect: str | None) -> Mapping[tuple[str, int], str]:
     """How the producer ``dialect``'s type variations are shown (``viz.types.render``): its unsigned
-    integers as ``u8``...``u64``; empty for a producer whose variations are not known here."""
+    integers as ``u8``...``u64``, its dictionaries as ``dictionary<key, value>``; empty for a producer whose
+    variations are not known here."""
     return _VARIATION_NAMES.get(dialect or "", {})
+
+
+def dictionary_values(t: Type | None, dialect: str | None) -> Type | None:
+    """For one of the producer ``dialect``'s dictionaries (DataFusion's map of its variation 1), the type of
+    its values, which is what a row holds (nullable where the dictionary is); None for any other type."""
+    variation = DICTIONARY_VARIATION.get(dialect or "")
+    if t is None or t.WhichOneof("kind") != "map" or variation is None or t.map.type_variation_reference != variation:
+        return None
+    nullable = t.map.nullability == Type.NULLABILITY_NULLABLE or bool(T.is_nullable(t.map.value))
+    return T.with_nullability(t.map.value, nullable)
 
 
 def is_unsigned(t: Type | None, dialect: str | None) -> bool:
@@ -808,6 +827,8 @@ __all__ = [
     "Coercion",
     "DIALECTS",
     "UNSIGNED_VARIATION",
+    "DICTIONARY_VARIATION",
+    "dictionary_values",
     "arithmetic_result",
     "call_coercion",
     "is_unsigned",

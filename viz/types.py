@@ -175,7 +175,7 @@ def _render(t: Type, names, user_types: Mapping[int, str], variations: Variation
         s = f"list<{_render(body.type, names, user_types, variations)}>"
     elif k == "map":
         key, value = (_render(part, names, user_types, variations) for part in (body.key, body.value))
-        s = f"map<{key}, {value}>"
+        s = f"{variations.get((k, body.type_variation_reference), 'map')}<{key}, {value}>"
     elif k == "user_defined":
         s = f"u!{user_types.get(body.type_reference, body.type_reference)}"
     elif k == "func":

@@ -61,8 +61,8 @@ def arrow_type_text(t, nullable: bool = False) -> str:
     if pt.is_struct(t):
         members = [arrow_type_text(t.field(i).type, t.field(i).nullable) for i in range(t.num_fields)]
         return f"struct<{', '.join(members)}>{mark}"
-    if isinstance(t, pa.DictionaryType):
-        return arrow_type_text(t.value_type, nullable)
+    if isinstance(t, pa.DictionaryType):  # as DataFusion's plans show one (``viz.coercion.DICTIONARY_VARIATION``)
+        return f"dictionary<{arrow_type_text(t.index_type, True)}, {arrow_type_text(t.value_type, True)}>{mark}"
     return f"arrow:{text}{mark}"
 
 

@@ -26,6 +26,8 @@ from dataclasses import asdict, dataclass
 
 from substrait import type_pb2
 
+from viz.coercion import dictionary_values
+
 from ..engines.rows import multiset_diff, subset_diff
 
 #: SQL of our own over the TPC-H tables: every relation kind, join type, set op, grouping sets, windows,
@@ -162,10 +164,14 @@ _SUBSTRAIT_KINDS = {
 _USER_TYPE_KINDS = {"fp16": "float", "null": "null"}
 
 
-def substrait_kind(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = None) -> str:
-    """A type's kind for comparing with an engine's (integers by width; all floats alike)."""
+def substrait_kind(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = None, dialect: str = "") -> str:
+    """A type's kind for comparing with an engine's (integers by width; all floats alike); one of the
+    producer ``dialect``'s dictionaries as ``dictionary<its values' kind>``."""
     if t is None or t.WhichOneof("kind") is None:
         return "unknown"
+    values = dictionary_values(t, dialect)
+    if values is not None:
+        return f"dictionary<{substrait_kind(values, user_types, dialect)}>"
     kind = t.WhichOneof("kind")
     if kind == "user_defined":
         name = (user_types or {}).get(t.user_defined.type_reference, "")
@@ -175,6 +181,9 @@ def substrait_kind(t: type_pb2.Type | None, user_types: Mapping[int, str] | None
 
 def arrow_kind(t) -> str:
     import pyarrow.types as pt
+
+    if pt.is_dictionary(t):
+        return f"dictionary<{arrow_kind(t.value_type)}>"
 
     for test, kind in (
         (pt.is_boolean, "boolean"),
@@ -313,7 +322,8 @@ class Checker:
         out.unknown = sum(1 if n.schema is None else sum(1 for f in n.schema if f.type is None) for n in model.nodes())
         root = model.node(model.roots[0])
         names = [f.name for f in root.schema] if root.schema is not None else []
-        kinds = [substrait_kind(f.type, model.extensions.types) for f in root.schema] if root.schema is not None else []
+        dialect = model.conventions.dialect or ""
+        kinds = [substrait_kind(f.type, model.extensions.types, dialect) for f in root.schema] if root.schema else []
         problems: list[str] = []
         if engine is not None:
             want_names = list(engine.schema.names)

@@ -270,7 +270,7 @@ class ExprTranslator:
         and -0.0 inside them below 0.0 (:func:`records.zero_signs`)."""
         t = self.type_of(e)
         c = records.comparable(self.expr(e), t)
-        nested = (t or type_pb2.Type()).WhichOneof("kind") in ("list", "struct", "map")
+        nested = records.run_kind(t) in ("list", "struct", "map")
         dialect = self.tr.model.conventions.dialect
         text = records.zero_signs(c, t, dialect)
         if nested and direction in (2, 3) and dialect == "datafusion":

@@ -34,6 +34,7 @@ from .casts import fits, stops_where_lost
 from .context import Translating
 from .expr import ExprTranslator, Record, struct_member
 from .functions._common import INT_RANGE
+from .records import holds_kind
 from .types import spark_type_or_none, to_spark, with_member_names
 
 
@@ -251,23 +252,6 @@ def _named(f: Field) -> S.DataType:
     return with_member_names(to_spark(f.type), iter(f.nested))
 
 
-def _holds_kind(t, kind: str) -> bool:
-    """Whether type ``t`` is of ``kind`` or holds one (a list's element, a struct's member, a map's key or value)."""
-    if t is None:
-        return False
-    which = t.WhichOneof("kind")
-    if which == kind:
-        return True
-    body = getattr(t, which) if which else None
-    if which == "list":
-        return _holds_kind(body.type, kind)
-    if which == "map":
-        return _holds_kind(body.key, kind) or _holds_kind(body.value, kind)
-    if which == "struct":
-        return any(_holds_kind(m, kind) for m in body.types)
-    return False
-
-
 def _virtual_table(tr: Translating, node: NodeView, r: algebra_pb2.ReadRel, base: list[Field] | None) -> DataFrame:
     rows = list(r.virtual_table.expressions)
     width = len(base) if base is not None else (len(rows[0].fields) if rows else 0)
@@ -275,7 +259,7 @@ def _virtual_table(tr: Translating, node: NodeView, r: algebra_pb2.ReadRel, base
     all_literals = all(e.WhichOneof("rex_type") == "literal" for row in rows for e in row.fields)
     types_known = base is not None and all(f.type is not None for f in base)
     # PySpark cannot make a year-month interval from a Python value: such a table is built as columns
-    as_values = types_known and not any(_holds_kind(f.type, "interval_year") for f in base)
+    as_values = types_known and not any(holds_kind(f.type, "interval_year") for f in base)
     if as_values and (all_literals or not rows):
         schema = S.StructType([S.StructField(n, _named(f), True) for n, f in zip(names, base)])
         values = [tuple(literals.python_value(e.literal) for e in row.fields) for row in rows]

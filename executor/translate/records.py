@@ -12,7 +12,10 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as S
 from substrait import type_pb2
 
+from viz.coercion import dictionary_values
+
 from ..errors import Unsupported
+from .types import dialect, is_dictionary
 
 #: Calls whose values must share one type (:func:`one_shape`).
 ONE_SHAPE_CALLS = frozenset({"coalesce", "make_array", "array", "nullif", "greatest", "least"})
@@ -35,34 +38,45 @@ ONE_ELEMENT_CALLS = {
 }
 
 
-def _holds(t: type_pb2.Type | None, kind: str) -> bool:
-    """Whether a Substrait type is of ``kind`` or holds one (in a record, a list or a map)."""
+def holds_kind(t: type_pb2.Type | None, kind: str) -> bool:
+    """Whether a Substrait type is of ``kind`` or holds one (in a record, a list or a map); a dictionary of
+    the plan's producer holds its values."""
+    if is_dictionary(t):
+        return holds_kind(dictionary_values(t, dialect()), kind)
     own = t.WhichOneof("kind") if t is not None else None
     if own == kind:
         return True
     if own == "list":
-        return _holds(t.list.type, kind)
+        return holds_kind(t.list.type, kind)
     if own == "map":
-        return _holds(t.map.key, kind) or _holds(t.map.value, kind)
+        return holds_kind(t.map.key, kind) or holds_kind(t.map.value, kind)
     if own == "struct":
-        return any(_holds(m, kind) for m in t.struct.types)
+        return any(holds_kind(m, kind) for m in t.struct.types)
     return False
 
 
 def holds_record(t: type_pb2.Type | None) -> bool:
     """Whether a Substrait type is or holds a struct (in a list or a map)."""
-    return _holds(t, "struct")
+    return holds_kind(t, "struct")
 
 
 def holds_map(t: type_pb2.Type | None) -> bool:
     """Whether a Substrait type is or holds a map (in a record or a list)."""
-    return _holds(t, "map")
+    return holds_kind(t, "map")
+
+
+def run_kind(t: type_pb2.Type | None) -> str | None:
+    """The kind of value the run holds for type ``t``: its own, or the values' of a dictionary of the plan's
+    producer."""
+    values = dictionary_values(t, dialect())
+    t = values if values is not None else t
+    return t.WhichOneof("kind") if t is not None else None
 
 
 def floats_inside(t: type_pb2.Type | None) -> bool:
     """Whether a Substrait type is a list, record or map that holds a float."""
-    nested = t is not None and t.WhichOneof("kind") in ("list", "struct", "map")
-    return nested and (_holds(t, "fp32") or _holds(t, "fp64"))
+    nested = run_kind(t) in ("list", "struct", "map")
+    return nested and (holds_kind(t, "fp32") or holds_kind(t, "fp64"))
 
 
 def zero_signs(value: Column, t: type_pb2.Type | None, dialect: str) -> Column | None:
@@ -82,7 +96,7 @@ def comparable(value: Column, t: type_pb2.Type | None) -> Column:
     their order (Arrow's map is a list of entries, and DataFusion compares maps so; Spark compares none)."""
     if not holds_map(t):
         return value
-    if t.WhichOneof("kind") == "map" and not (holds_map(t.map.key) or holds_map(t.map.value)):
+    if run_kind(t) == "map" and not (holds_map(t.map.key) or holds_map(t.map.value)):
         return F.map_entries(value)
     raise Unsupported(
         "a map inside a record or a list compared, sorted or deduplicated: Spark compares no map, and only a "
@@ -109,7 +123,7 @@ def nulls_high(value: Column, t: S.DataType) -> Column:
 
 def restored(value: Column, t: type_pb2.Type | None) -> Column:
     """A value :func:`comparable` gave, as the value of type ``t`` again (a map from its entries)."""
-    return F.map_from_entries(value) if t is not None and t.WhichOneof("kind") == "map" else value
+    return F.map_from_entries(value) if run_kind(t) == "map" else value
 
 
 def _spark_parts(t: S.DataType, fn: Callable[[S.StructType], S.StructType]) -> S.DataType:

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from pyspark.sql import types as S
 from substrait import type_pb2
 
-from viz.coercion import is_unsigned
+from viz.coercion import dictionary_values, is_unsigned, variation_names
 from viz.types import render
 from viz.words import and_list
 
@@ -123,7 +123,21 @@ def to_spark(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = Non
         raise Unsupported(f"Substrait type `{kind or 'unset'}` has no Spark equivalent")
     if is_unsigned(t, _DIALECT.get()):
         return UNSIGNED_HELD_IN[kind]()
+    values = dictionary_values(t, _DIALECT.get())
+    if values is not None:  # a dictionary encodes its values: Spark holds them as they are
+        return to_spark(values, user_types)
     return builder(getattr(t, kind))
+
+
+def dialect() -> str:
+    """The dialect of the plan under translation ("" outside one)."""
+    return _DIALECT.get()
+
+
+def is_dictionary(t: type_pb2.Type | None) -> bool:
+    """Whether ``t`` is a dictionary of the producer of the plan under translation (a map to the plan, its
+    values to the run)."""
+    return dictionary_values(t, _DIALECT.get()) is not None
 
 
 #: What becomes of a time finer than Spark's, said wherever a plan's time is (a result column, a literal, a cast).
@@ -196,7 +210,7 @@ def finer_time_notes(fields, schema: S.StructType, user_types: Mapping[int, str]
         want = spark_type_or_none(f.type, user_types)
         kind = f.type.WhichOneof("kind") if want is not None else None
         if kind in _SUBSECOND_KINDS and _shape(want) == _shape(have.dataType) and getattr(f.type, kind).precision > 6:
-            finer.setdefault(render(f.type), []).append(_label(i, f))
+            finer.setdefault(render(f.type, variations=variation_names(_DIALECT.get())), []).append(_label(i, f))
     return [
         f"{_columns(labels)} {'is' if len(labels) == 1 else 'are'} {plan} in the plan: {MICROSECONDS_KEPT}"
         for plan, labels in finer.items()
@@ -210,7 +224,8 @@ def type_differences(fields, schema: S.StructType, user_types: Mapping[int, str]
     for i, (f, have) in enumerate(zip(fields or (), schema.fields)):
         want = spark_type_or_none(f.type, user_types)
         if want is not None and _shape(want) != _shape(have.dataType):
-            differ.setdefault((render(f.type), have.dataType.simpleString()), []).append(_label(i, f))
+            shown = render(f.type, variations=variation_names(_DIALECT.get()))
+            differ.setdefault((shown, have.dataType.simpleString()), []).append(_label(i, f))
     return [
         f"{_columns(labels)} {'is' if len(labels) == 1 else 'are'} {plan} in the plan, but Spark's result is {spark}"
         + _what_it_means(plan, spark)

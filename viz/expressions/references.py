@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from substrait import algebra_pb2
 
 from .. import types as T
+from ..coercion import dictionary_values
 from ..errors import error
 from ..fields import Field, nested_names_for, struct_members
 from .literals import literal_text
@@ -160,4 +161,5 @@ class FieldReferences:
             if nullable_parent and t is not None:
                 t = T.make_nullable(t)
             nullable_parent = nullable_parent or bool(T.is_nullable(t))
-        return Typed(t, text, label, tuple(nested))
+        # a producer's dictionary holds its values: the calls that take it are checked with their type
+        return Typed(t, text, label, tuple(nested), held=dictionary_values(t, self.dialect))

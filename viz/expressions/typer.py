@@ -266,7 +266,11 @@ class ExpressionTyper(FieldReferences):
                             self.node,
                         )
                     )
-            conflict = derived.type is not None and not T.same_type_ignoring_nullability(declared, derived.type)
+            # a producer's dictionary of the derived type holds it (DataFusion's upper of a dictionary is one)
+            values = C.dictionary_values(declared, self.dialect)
+            conflict = derived.type is not None and not T.same_type_ignoring_nullability(
+                values if values is not None else declared, derived.type
+            )
             # DataFusion's engine types a call from its arguments as it casts them, whatever the plan declares:
             # its written plans can declare a kind from before the casts (an integer product of a union whose
             # first input is an integer, the others doubles); a decimal's digits are the plan's to say
@@ -296,7 +300,7 @@ class ExpressionTyper(FieldReferences):
                 )
             if (self.prefer_derived or engine_derives) and derived.type is not None:
                 return derived.type, coercion, None
-            held = derived.type if conflict and T.kind(derived.type) == "bool" else None
+            held = derived.type if conflict and T.kind(derived.type) == "bool" else values
             return declared, coercion, held
         if derived.type is not None:
             # the YAMLs know no variations: max of DataFusion's u8 is its u8, not an i8
@@ -526,6 +530,10 @@ class ExpressionTyper(FieldReferences):
         inputs' columns, ...): the type they agree on, or the plan's producer's common type with the
         casts that reach it (said in a diagnostic). A producer's untyped NULL takes the others' type.
         Types no rule reconciles are a warning, an error when ``strict`` (the spec requires one type)."""
+        known = [t for t in values if t is not None]
+        if not all(T.same_type_ignoring_nullability(known[0], t) for t in known[1:]):
+            # a producer's dictionary among other types is its values (its engine casts them so)
+            values = [C.dictionary_values(t, self.dialect) or t for t in values]
         nulls = [T.is_null_type(t, self.ext.types) for t in values]
         real = [t for t, null in zip(values, nulls) if t is not None and not null]
         if not real:
