@@ -160,22 +160,30 @@ def test_sort_establishes_its_keys_and_keeps_the_distribution():
     assert dist(m) == hashed((1, "o_cust")) and effects(m) == ("established", "kept")
 
 
-def test_sort_emit_remaps_keys_and_a_dropped_key_ends_the_order():
+def test_sort_emit_remaps_keys_and_a_dropped_key_stays_hidden():
     # emit [2, 0]: o_total -> 0, o_id -> 1.
     m = m_of(emit(sort(orders(), (2, DESC_F), (0, ASC_L)), [2, 0]))
     assert order(m) == [(0, "o_total", "DESC NULLS FIRST"), (1, "o_id", "ASC NULLS LAST")]
-    # emit [2, 1] drops o_id: the order is known only up to o_total.
+    # emit [2, 1] drops o_id: rows of one o_total are still in o_id's order, which no field shows
     m = m_of(emit(sort(orders(), (2, DESC_F), (0, ASC_L)), [2, 1]))
-    assert order(m) == [(0, "o_total", "DESC NULLS FIRST")]
+    assert order(m) == [(0, "o_total", "DESC NULLS FIRST"), (None, "o_id (not output)", "ASC NULLS LAST")]
+    assert "drops an ordered field (o_id): the rows are still in its order" in m.properties["0"].order_effect.note
+    # emit [2, 1] of a sort by o_id, o_cust, o_total: the key after the hidden one orders the rows it ties
+    m = m_of(emit(sort(orders(), (0, ASC_L), (1, ASC_L), (2, DESC_F)), [2, 1]))
+    assert order(m) == [
+        (None, "o_id (not output)", "ASC NULLS LAST"),
+        (1, "o_cust", "ASC NULLS LAST"),
+        (0, "o_total", "DESC NULLS FIRST"),
+    ]
     # emit [1, 2] drops the first key: the rows are still in o_id's order, which no output field holds
     # (not "no order": a fetch above takes the first rows of that order, deterministically).
     m = m_of(emit(sort(orders(), (0, ASC_L), (2, DESC_F)), [1, 2]))
-    assert order(m) == [(None, "o_id (not output)", "ASC NULLS LAST")]
-    assert m.properties["0"].order_text() == "o_id ASC NULLS LAST (not output)"
+    assert order(m) == [(None, "o_id (not output)", "ASC NULLS LAST"), (1, "o_total", "DESC NULLS FIRST")]
+    assert m.properties["0"].order_text() == "o_id ASC NULLS LAST (not output), $1:o_total DESC NULLS FIRST"
     assert "the rows are still in its order" in m.properties["0"].order_effect.note
     assert findings(m) == []  # hidden by an emit, not eliminated: the rows are still in that order
     m = m_of(fetch(emit(sort(orders(), (0, ASC_L), (2, DESC_F)), [1, 2])))
-    assert order(m) == [(None, "o_id (not output)", "ASC NULLS LAST")]
+    assert order(m) == [(None, "o_id (not output)", "ASC NULLS LAST"), (1, "o_total", "DESC NULLS FIRST")]
     assert findings(m) == []  # no "fetch-without-order": the rows it takes are the first of o_id's order
     m = m_of(fetch(project(filter_(sort(orders(), (0, ASC_L))), field(1)), count=3))
     assert findings(m) == [] and order(m) == [(0, "o_id", "ASC NULLS LAST")]
@@ -278,7 +286,8 @@ def test_extension_lets_the_order_survive_an_emit_that_drops_the_original():
     assert effects(m)[0] == "extended"
     # The same emit without the copy: the rows are in o_id's order, which no output field holds.
     m = m_of(emit(project(sort(orders(), (0, ASC_L), (2, DESC_F)), call(3, field(0), field(1), out="i64?")), [3, 2]))
-    assert order(m) == [(None, "o_id (not output)", "ASC NULLS LAST")] and effects(m)[0] == "remapped"
+    assert order(m) == [(None, "o_id (not output)", "ASC NULLS LAST"), (1, "o_total", "DESC NULLS FIRST")]
+    assert effects(m)[0] == "remapped"
     assert findings(m) == []  # hidden, not eliminated
 
 

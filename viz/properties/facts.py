@@ -165,9 +165,14 @@ def order_cut(before: Ordering, after: Ordering, how: str) -> str:
     """What a field map did to an order, in words (``how``: "the emit drops", ...): "" when every key survived."""
     if before is None or after is None or after == before:
         return ""
-    if after and after[0].hidden and not before[0].hidden:
-        return f"{how} the first ordered field: the rows are still in its order, which no output field shows"
-    return f"{how} an ordered field: the order ends before it" if len(after) < len(before) else ""
+    hidden = [a.text for a, b in zip(after, before) if a.hidden and not b.hidden]
+    if not hidden:
+        return ""
+    which = "the first ordered field" if after[0].hidden and not before[0].hidden and len(hidden) == 1 else None
+    if which is None:
+        which = f"an ordered field ({hidden[0]})" if len(hidden) == 1 else f"ordered fields ({', '.join(hidden)})"
+    them = "its order, which no output field shows" if len(hidden) == 1 else "their order, which no output field shows"
+    return f"{how} {which}: the rows are still in {them}"
 
 
 def _hidden(key: SortKey) -> SortKey:
@@ -191,11 +196,13 @@ class FieldMap:
 
     targets: Callable[[int], tuple[int, ...]]
     identity: bool
+    #: the order ends at the first key dropped (an Expand's: "down to the level of consistent fields")
+    cut: bool = False
 
     @staticmethod
-    def of(targets: Mapping[int, Sequence[int]], identity: bool = False) -> FieldMap:
+    def of(targets: Mapping[int, Sequence[int]], identity: bool = False, cut: bool = False) -> FieldMap:
         table = {i: tuple(t) for i, t in targets.items()}
-        return FieldMap(lambda i: table.get(i, ()), identity)
+        return FieldMap(lambda i: table.get(i, ()), identity, cut)
 
     @staticmethod
     def shift(by: int) -> FieldMap:
@@ -206,8 +213,10 @@ class FieldMap:
         return tuple(sorted({t for i in indices for t in self.targets(i)}))
 
     def order(self, order: Ordering) -> Ordering:
-        """The orderedness through this map: a prefix, up to the first key that is dropped. When the
-        first key is dropped the rows are still in its order: it stays, hidden (:attr:`SortKey.hidden`)."""
+        """The orderedness through this map: every key, each where its field now is; a key whose field is
+        dropped stays, hidden (:attr:`SortKey.hidden`): the rows are still in its order, and the keys after it
+        order only the rows it ties. With :attr:`cut`, the order ends at the first key dropped (the first
+        kept hidden)."""
         if order is None:
             return None
         out: list[SortKey] = []
@@ -219,9 +228,12 @@ class FieldMap:
             else:
                 moved = () if self.identity else None
             if moved is None:
-                if not out:
-                    out.append(key if key.hidden else _hidden(key))
-                break
+                if self.cut and out:
+                    break
+                out.append(key if key.hidden else _hidden(key))
+                if self.cut:
+                    break
+                continue
             out.append(key if moved == key.indices else replace(key, indices=moved))
         return tuple(out)
 

@@ -232,7 +232,7 @@ def expand(ctx: Context) -> Derived:
             i = direct_field(f.consistent_field)
             if i is not None:
                 targets.setdefault(i, []).append(j)
-    return _through(ctx, FieldMap.of(targets), Spec.EXPAND_ORDER, Spec.EXPAND_DIST)
+    return _through(ctx, FieldMap.of(targets, cut=True), Spec.EXPAND_ORDER, Spec.EXPAND_DIST)
 
 
 def aggregate(ctx: Context) -> Derived:
