@@ -33,7 +33,7 @@ from viz.kinds import JOIN_KINDS, emit
 from viz.schema import project_passed_on
 from viz.words import counted
 
-from ..errors import ExecutionError
+from ..errors import ExecutionError, Unsupported
 from .profile import is_cross_product
 from .supervise import Job, Progress, supervise
 
@@ -396,6 +396,9 @@ def compare_outputs(
 
     refuse_writes(model_a, node_a)
     refuse_writes(model_b, node_b)
+    why = cannot_compare(model_a, node_a, model_b, node_b)
+    if why:
+        raise Unsupported(why)
     if spark is None:
         from ..spark.session import get_session
 
@@ -404,6 +407,18 @@ def compare_outputs(
         _work, model_a, node_a, model_b, node_b, catalog_a, catalog_b, spark, sample, ignore_case, ignore_nullability
     )
     return supervise(_Comparison(spark, node_a, node_b, compare), timeout_s=timeout_s, cancel=cancel, progress=progress)
+
+
+def cannot_compare(model_a, node_a: str, model_b, node_b: str, labels: tuple[str, str] = ("a", "b")) -> str | None:
+    """Why the two nodes cannot be compared on Spark (the first side whose node cannot run there, its reason,
+    known before Spark is asked), or None."""
+    from ..translate.executable import executability
+
+    for label, model, nid in ((labels[0], model_a, node_a), (labels[1], model_b, node_b)):
+        runnable = executability(model).get(nid)
+        if runnable is not None and not runnable.ok:
+            return f"{label}'s node {nid} cannot run on Spark: {runnable.reason}"
+    return None
 
 
 class _Comparison(Job):
@@ -439,7 +454,14 @@ class _Comparison(Job):
         return err
 
 
-__all__ = ["COMPARE_MAX_ROWS", "ColumnComparison", "OutputComparison", "compare_outputs", "too_many_to_compare"]
+__all__ = [
+    "COMPARE_MAX_ROWS",
+    "ColumnComparison",
+    "OutputComparison",
+    "cannot_compare",
+    "compare_outputs",
+    "too_many_to_compare",
+]
 
 
 # ---- what one step did -------------------------------------------------------------------------
@@ -486,11 +508,7 @@ def describe_step(model, node_id: str, rows: int, input_rows: list[int]) -> str:
     if kind == "fetch":
         return f"took {count_text(rows)} of {rows_text(first)} ({count_text(first - rows)} skipped or cut)"
     if kind == "sort":
-        return (
-            f"same {rows_text(rows)}, reordered"
-            if rows == first
-            else f"{rows_text(first)} → {rows_text(rows)}, reordered"
-        )
+        return f"same {rows_text(rows)}, sorted" if rows == first else f"{rows_text(first)} → {rows_text(rows)}, sorted"
     if kind in JOIN_KINDS:
         if is_cross_product(model, node_id):  # its rows are the product: said as one
             return " × ".join(count_text(r) for r in input_rows) + f" rows → {rows_text(rows)}"

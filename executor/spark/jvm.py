@@ -32,7 +32,11 @@ _installed = False
 #: them: ``PythonUtils.toSeq`` for each list of columns (``select``, ``groupBy``, ``F.struct``), each
 #: lookup a Py4J round trip for the class and another for the method. The functions of ``F.*`` are kept by
 #: :func:`_cache_functions`.
-PINNED = {"PythonUtils": ("toSeq", "toList"), "org.apache.spark.sql.functions": ()}
+PINNED = {
+    "PythonUtils": ("toSeq", "toList"),
+    "org.apache.spark.sql.functions": (),
+    "org.apache.spark.sql.SparkSession": ("setActiveSession",),  # :func:`activate`, once per translation
+}
 
 
 def pin_lookups(spark) -> None:
@@ -56,6 +60,16 @@ def pin_lookups(spark) -> None:
                 setattr(jvm, name, cls)
         _cache_functions()
         _pin_readers(spark)
+
+
+def activate(spark) -> None:
+    """Make ``spark`` the active session of the calling thread's JVM thread. A thread of our own (a deep
+    translation's) has none, and the checks Spark makes outside a query's analysis then read the default
+    settings, not the session's (a table with a time of day failed ``spark.sql.timeType.enabled`` so).
+    Nothing to do for Spark Connect, whose server keeps the session."""
+    jsession = getattr(spark, "_jsparkSession", None)
+    if jsession is not None:
+        getattr(spark.sparkContext._jvm, "org.apache.spark.sql.SparkSession").setActiveSession(jsession)
 
 
 def _pin_readers(spark) -> None:

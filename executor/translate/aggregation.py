@@ -14,11 +14,11 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from substrait import algebra_pb2
 
-from viz.expressions import contains_rex
+from viz.expressions import contains_rex, scalar_calls
 from viz.model import NodeView
 from viz.schema import aggregate_layout
 
-from ..errors import ExecutionError
+from ..errors import ExecutionError, Unsupported
 from ..spark.jvm import col, sql_type
 from . import records
 from .context import Parts, Translating
@@ -29,6 +29,15 @@ from .types import to_spark
 #: Expression kinds a project over a global aggregate keeps in a select of its own.
 _NOT_FOLDED = frozenset({"subquery", "window_function"})
 _SUBQUERY = frozenset({"subquery"})
+#: Functions whose value is drawn anew for each row: Spark takes none as an aggregate's argument.
+_DRAWN = frozenset({"random", "uuid"})
+
+
+def _function_name(tr: Translating, anchor: int) -> str:
+    ref = tr.model.extensions.functions.get(anchor)
+    return resolve_function(ref.name) if ref is not None else ""
+
+
 #: A field reference's roots other than the incoming record.
 _NOT_ROOT = frozenset({"outer_reference", "expression", "lambda_parameter_reference"})
 
@@ -121,6 +130,13 @@ def aggregate(tr: Translating, node: NodeView) -> DataFrame | Parts:
             f"a grouping refers to grouping expression {layout.bad_references[0]}, but there are "
             f"{len(body.grouping_expressions)}"
         )
+    for m in body.measures:
+        drawn = sorted({_function_name(tr, f) for f in scalar_calls(m.measure)} & _DRAWN)
+        if drawn:
+            raise Unsupported(
+                f"node {node.id}: an aggregate over {drawn[0]}(), a value drawn anew for each row: Spark aggregates "
+                "such a value only once a step below has computed it (the plan as its producer optimizes it does)"
+            )
     sets = [sorted(m) for m in layout.sets] or [[]]
     grouping_bits = {i: _grouping_arguments(tr, node, body, m.measure, layout) for i, m in enumerate(body.measures)}
     grouping_bits = {i: bits for i, bits in grouping_bits.items() if bits is not None}

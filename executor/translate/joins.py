@@ -9,6 +9,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.window import Window
 
+from viz.expressions import root_fields
 from viz.model import NodeView
 from viz.schema import join_type_name
 
@@ -124,7 +125,8 @@ def _join(
     how = _SPARK_HOW.get(type_name)
     if how is None:
         raise Unsupported(f"join type {type_name} is not supported")
-    if post is not None and how in ("left_semi", "left_anti") and _reads_from(node.node.body.post_join_filter, n):
+    reads_right = post is not None and max(root_fields(node.node.body.post_join_filter), default=-1) >= n
+    if reads_right and how in ("left_semi", "left_anti"):
         raise Unsupported(
             f"node {node.id}: a post-join filter that reads the right input on a left semi/anti join is not "
             "supported: the join's records are the left input's alone"
@@ -160,23 +162,6 @@ def _single(node: NodeView, left: DataFrame, right: DataFrame, cond: Column | No
         )
     )
     return out.where(F.when(F.col(matches) > 1, stop).otherwise(F.lit(True))).drop(row, matches)
-
-
-def _reads_from(e, first: int) -> bool:
-    """Whether expression ``e`` reads an incoming field at ``first`` or beyond directly (its subqueries'
-    relations not walked)."""
-    stack = [e]
-    while stack:
-        m = stack.pop()
-        if m.DESCRIPTOR.full_name == "substrait.Expression.FieldReference" and m.HasField("root_reference"):
-            if m.HasField("direct_reference") and m.direct_reference.struct_field.field >= first:
-                return True
-        for f, value in m.ListFields():
-            if f.message_type is None or f.message_type.full_name == "substrait.Rel":
-                continue
-            if not f.message_type.GetOptions().map_entry:
-                stack.extend(value if f.is_repeated else [value])
-    return False
 
 
 def join(tr: Translating, node: NodeView) -> DataFrame:

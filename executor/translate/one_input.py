@@ -9,6 +9,7 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 from substrait import algebra_pb2
 
+from viz.expressions import contains_rex
 from viz.model import NodeView
 
 from ..errors import ExecutionError, Unsupported
@@ -17,10 +18,16 @@ from . import literals
 from .context import Translating
 from .expr import ExprTranslator
 
+_WINDOW = frozenset({"window_function"})
+
 
 def filter_(tr: Translating, node: NodeView) -> DataFrame:
     df, _, ex = tr.incoming(node)
-    return df.where(ex.condition(node.node.body.condition))
+    condition = ex.condition(node.node.body.condition)
+    if contains_rex(node.node.body.condition, _WINDOW):  # Spark computes a window in a select, not a where
+        kept = f"_keep_{node.id.replace('.', '_').replace('*', '_')}"
+        return df.withColumn(kept, condition).where(col(kept)).drop(kept)
+    return df.where(condition)
 
 
 def sort(tr: Translating, node: NodeView) -> DataFrame:

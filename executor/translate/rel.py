@@ -35,7 +35,7 @@ from viz.kinds import KINDS, emit
 from viz.model import NodeView, PlanModel
 
 from ..errors import ExecutionError, Refused, Unsupported
-from ..spark.jvm import col
+from ..spark.jvm import activate, col
 from .aggregation import aggregate, project, window
 from .context import Parts
 from .expr import ExprTranslator, Record
@@ -68,6 +68,7 @@ def translate(model: PlanModel, node_id: str, spark, tables, observe: Observe | 
     tr = Translator(model, spark, tables, observe=observe)
 
     def work() -> DataFrame:
+        activate(spark)  # in run_deep's thread
         with plan_user_types(model.extensions.types, model.conventions.dialect):  # in run_deep's thread
             return tr.rel(node_id)
 

@@ -110,6 +110,10 @@ def _user_defined(t: type_pb2.Type.UserDefined, user_types: Mapping[int, str]) -
     return builder()
 
 
+#: A time of day: Spark reads one from a file (``spark.sql.timeType.enabled``) but the translation has none.
+_TIMES_OF_DAY = frozenset({"time", "precision_time"})
+
+
 def to_spark(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = None) -> S.DataType:
     """The Spark type for a Substrait type. Raises ``Unsupported`` for types Spark lacks. User-defined
     types are looked up in ``user_types`` (else the plan being translated: :func:`plan_user_types`)."""
@@ -119,6 +123,10 @@ def to_spark(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = Non
     if kind == "user_defined":
         return _user_defined(t.user_defined, _USER_TYPES.get() if user_types is None else user_types)
     builder = _TABLE.get(kind or "")
+    if builder is None and kind in _TIMES_OF_DAY:
+        raise Unsupported(
+            f"Substrait type `{kind}` (a time of day) is not run on Spark: the translation does not use its TIME"
+        )
     if builder is None:
         raise Unsupported(f"Substrait type `{kind or 'unset'}` has no Spark equivalent")
     if is_unsigned(t, _DIALECT.get()):
@@ -142,6 +150,12 @@ def is_dictionary(t: type_pb2.Type | None) -> bool:
 
 #: What becomes of a time finer than Spark's, said wherever a plan's time is (a result column, a literal, a cast).
 MICROSECONDS_KEPT = "Spark keeps microseconds, so the digits below a microsecond are dropped"
+
+#: What a result column of a time finer than Spark's holds: where its finer part went.
+FINER_IN_RESULTS = (
+    "Spark keeps microseconds; a finer part stops the run where a parquet file holds one and is said on its node "
+    "where the plan makes one, but one in an ORC or Arrow file is dropped"
+)
 
 #: Kinds whose precision counts digits of a second; Spark keeps microseconds (6).
 _SUBSECOND_KINDS = ("precision_timestamp", "precision_timestamp_tz", "interval_day")
@@ -212,7 +226,7 @@ def finer_time_notes(fields, schema: S.StructType, user_types: Mapping[int, str]
         if kind in _SUBSECOND_KINDS and _shape(want) == _shape(have.dataType) and getattr(f.type, kind).precision > 6:
             finer.setdefault(render(f.type, variations=variation_names(_DIALECT.get())), []).append(_label(i, f))
     return [
-        f"{_columns(labels)} {'is' if len(labels) == 1 else 'are'} {plan} in the plan: {MICROSECONDS_KEPT}"
+        f"{_columns(labels)} {'is' if len(labels) == 1 else 'are'} {plan} in the plan: {FINER_IN_RESULTS}"
         for plan, labels in finer.items()
     ]
 

@@ -112,6 +112,9 @@ def test_describe_step_sentences():
     # 1, 2: the columns reordered), which pass them on, as the node's detail says
     assert not duck.conventions.project_keeps_input
     assert describe_step(duck, "0.0.0", 5, [5]) == "5 rows, none computed, the 4 input columns kept"
+    # a sort's rows may already have been in its order: it sorted them, it need not have moved any
+    [sort] = [n for n in duck.graph.nodes if duck.node(n).kind == "sort"]
+    assert describe_step(duck, sort, 2, [2]) == "same 2 rows, sorted"
     with open(os.path.join(ROOT, "sample_plans", "window.json"), "rb") as fh:
         window = analyze(fh.read())  # emit [0, 2, 1, 4, 5, 6] over 6 inputs and one expression
     assert describe_step(window, "0", 3, [3]) == "3 rows, 1 column computed, 5 of the 6 input columns kept"

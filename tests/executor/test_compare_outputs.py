@@ -80,6 +80,24 @@ def test_an_unknown_node_is_refused(tutorial, catalog):
         compare_outputs(tutorial, "0", tutorial, "9", catalog, catalog)
 
 
+def test_a_node_that_cannot_run_on_spark_is_said_before_spark_is_asked(tutorial, catalog):
+    """A fetch whose count is an expression cannot run on Spark: the comparison says which side's node and
+    why (the page disables its button with this text; it had shown Spark's raw exception)."""
+    from executor.errors import Unsupported
+    from executor.jobs.outputs import cannot_compare
+    from tests.support.plans import call, i64, plan, read
+
+    orders = read("orders", [("product_id", "i64"), ("quantity", "i32")])
+    counted = analyze(
+        json.dumps(plan(({"fetch": {"input": orders, "countExpr": call(3, i64(1), i64(1))}}, ["p", "q"]))).encode()
+    )
+    why = cannot_compare(tutorial, "0", counted, "0", ("left", "right"))
+    assert why == "right's node 0 cannot run on Spark: the fetch count and offset must be constants"
+    with pytest.raises(Unsupported, match="b's node 0 cannot run on Spark: the fetch count"):
+        compare_outputs(tutorial, "0", counted, "0", catalog, catalog)
+    assert cannot_compare(tutorial, "0", tutorial, "0.0") is None
+
+
 def _priced(name: str, decimal: str):
     """orders' product_id and price, the price cast to ``decimal`` and the column named ``name``."""
     from tests.support.plans import emit, field, plan, read, typ

@@ -725,6 +725,40 @@ def test_a_run_s_type_notes_say_columns_alike_once():
         "values, where they have at most 17 digits",
     ]
     assert finer_time_notes(fields, schema) == [
-        "column 3 (ts) is precision_timestamp<9> in the plan: Spark keeps microseconds, so the digits below a "
-        "microsecond are dropped",
+        "column 3 (ts) is precision_timestamp<9> in the plan: Spark keeps microseconds; a finer part stops the run "
+        "where a parquet file holds one and is said on its node where the plan makes one, but one in an ORC or "
+        "Arrow file is dropped",
     ]
+
+
+def test_a_window_in_a_filter_and_a_drawn_value_in_an_aggregate(spark, tmp_path):
+    """DataFusion keeps ``HAVING count(*) > avg(count(*)) OVER ()`` as a filter whose condition holds the window;
+    Spark computes windows in a select only (it had raised WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE). Counts of g
+    (by hand): 3, 3, 2, 1, their mean 2.25, so g 1 and 2 stay. ``count(DISTINCT uuid())`` as written aggregates
+    a value drawn per row, which Spark refuses in one step: said as such; the optimized plan computes it in a
+    step below and counts the 9 rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from executor.data.catalog import Catalog
+    from executor.engines.sql_plan import sql_to_plan
+    from executor.errors import Unsupported
+    from executor.jobs.run import run_node
+    from viz.model import analyze
+
+    pq.write_table(pa.table({"g": pa.array([1, 1, 1, 2, 2, 2, 3, 3, 4], pa.int32())}), tmp_path / "aggs.parquet")
+    tables = {"aggs": str(tmp_path / "aggs.parquet")}
+    catalog = Catalog([str(tmp_path)])
+
+    def rows(sql: str, form: str) -> list[tuple]:
+        model = analyze(sql_to_plan(sql, tables, json=False, form=form).data)
+        result = run_node(model, model.roots[0], catalog=catalog, explain=False)
+        return sorted(map(tuple, result.rows.itertuples(index=False)))
+
+    having = "SELECT g, count(*) AS c FROM aggs GROUP BY g HAVING count(*) > avg(count(*)) OVER ()"
+    for form in ("written", "optimized"):
+        assert rows(having, form) == [(1, 3), (2, 3)]
+    drawn = "SELECT count(DISTINCT uuid()) AS c FROM aggs"
+    assert rows(drawn, "optimized") == [(9,)]
+    with pytest.raises(Unsupported, match=r"an aggregate over uuid\(\), a value drawn anew for each row"):
+        rows(drawn, "written")

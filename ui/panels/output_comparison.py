@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from executor.jobs.outputs import OutputComparison, compare_outputs
+from executor.jobs.outputs import OutputComparison, cannot_compare, compare_outputs
 from ui.markdown import md_escape
 from ui.rows import show_rows
 from ui.tasks import Task, finished, progress_fragment, run_in_background, show_progress
@@ -117,6 +117,7 @@ def compare_panel(
     )
     task = _tasks().get(ident)
     running = task is not None and not task.done.is_set()
+    refused = refused or cannot_compare(model_a, node_a, model_b, node_b, labels)
     if refused:
         st.button(button, key=f"{key}_button", disabled=True)
         st.caption(md_escape(refused))

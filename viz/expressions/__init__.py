@@ -19,6 +19,8 @@ from .shapes import (
     integer_literal,
     is_true,
     reference_field,
+    root_fields,
+    scalar_calls,
     signed_bound,
     sort_direction,
 )
@@ -34,6 +36,8 @@ __all__ = [
     "signed_bound",
     "case_base",
     "contains_rex",
+    "root_fields",
+    "scalar_calls",
     "decimal_value",
     "direct_field",
     "integer_literal",

@@ -11,14 +11,12 @@ from .literals import INTEGER_LITERALS
 Expression = algebra_pb2.Expression
 
 
-def contains_rex(e: Expression, kinds: frozenset[str]) -> bool:
-    """Whether an expression of one of ``kinds`` (``rex_type`` names: ``"window_function"``,
-    ``"subquery"``, ...) appears anywhere in ``e``, not looking inside subqueries' relations."""
+def _messages(e: Expression):
+    """Every message in ``e``, ``e`` first, not looking inside subqueries' relations."""
     stack: list = [e]
     while stack:
         msg = stack.pop()
-        if isinstance(msg, Expression) and msg.WhichOneof("rex_type") in kinds:
-            return True
+        yield msg
         for fd, value in msg.ListFields():
             if fd.message_type is None or fd.message_type.full_name == "substrait.Rel":
                 continue
@@ -28,7 +26,27 @@ def contains_rex(e: Expression, kinds: frozenset[str]) -> bool:
                 stack.extend(value)
             else:
                 stack.append(value)
-    return False
+
+
+def contains_rex(e: Expression, kinds: frozenset[str]) -> bool:
+    """Whether an expression of one of ``kinds`` (``rex_type`` names: ``"window_function"``,
+    ``"subquery"``, ...) appears anywhere in ``e``, not looking inside subqueries' relations."""
+    return any(isinstance(m, Expression) and m.WhichOneof("rex_type") in kinds for m in _messages(e))
+
+
+def scalar_calls(e: Expression) -> set[int]:
+    """The function anchors of the scalar functions ``e`` calls, not looking inside subqueries' relations."""
+    return {m.function_reference for m in _messages(e) if isinstance(m, Expression.ScalarFunction)}
+
+
+def root_fields(e: Expression) -> set[int]:
+    """The incoming fields ``e`` reads by a direct reference from the root (not an outer query's, a lambda's
+    or an expression's), not looking inside subqueries' relations."""
+    return {
+        m.direct_reference.struct_field.field
+        for m in _messages(e)
+        if isinstance(m, Expression.FieldReference) and m.HasField("root_reference") and m.HasField("direct_reference")
+    }
 
 
 def is_true(e: Expression) -> bool:
