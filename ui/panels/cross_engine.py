@@ -204,7 +204,8 @@ def _show_bisection(model: PlanModel, b: Bisection) -> None:
         # green only when the node asked about gave the same rows on both engines
         said = b.summary()
         (st.success if b.start_agrees else st.warning)(md_escape(f"{said[:1].upper()}{said[1:]} ({b.elapsed_s:.1f} s)"))
-        reasons = b.not_compared_reasons(besides_start=True)  # the start's reason is in the verdict above
+        # the start's reason is in the verdict above when some node was compared; else every node's is here
+        reasons = b.not_compared_reasons(besides_start=bool(b.compared))
         if reasons:
             shown = [f"{counted(n, 'node')}: {why}" for n, why in reasons[:3]]
             more = sum(n for n, _ in reasons[3:])

@@ -206,6 +206,9 @@ def profile_table(model: PlanModel, profile: Profile) -> None:
                 "× input": st.column_config.NumberColumn(width=32 + 8 * max(map(len, factors), default=7)),
             },
         )
+        if not jobs:  # nothing ran: the how of counting is no answer, each node's reason is
+            st.caption("No node was counted on Spark; the table says why for each.")
+            return
         st.caption(
             "The reads were counted together in one Spark job; then the plan ran once from the node named in "
             '"counted", with every other node\'s rows observed; its time is on that node. Rows that follow from '
