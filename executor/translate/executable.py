@@ -339,7 +339,7 @@ def _typeless_columns(model: PlanModel, view) -> tuple[str | None, dict[str, str
             if carried is None:
                 return what, {}
             for node_id in carried:
-                carriers.setdefault(node_id, f"its output holds {what}")
+                carriers.setdefault(node_id, f"its output holds column {f.name}, read by node {view.id}: {reason}")
     return None, carriers
 
 
