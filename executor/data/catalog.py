@@ -19,6 +19,7 @@ nodes is opened (and its schema inferred) once.
 
 from __future__ import annotations
 
+import datetime
 import os
 import threading
 import time
@@ -734,6 +735,10 @@ def _read_parquet(spark, paths: list[str], _options):
     return df.withColumns(shown) if shown else df
 
 
+#: The end of the message that stops a run at a time finer than Spark's, after the column and its value.
+_FINER = ", finer than the microseconds Spark keeps. Bind a table whose {name} has no part of a microsecond"
+
+
 def _nanos_timestamp(name: str, instants: bool):
     """Column ``name``, a count of nanoseconds since 1970, as a timestamp (of instants, or without zone: the
     microseconds Spark keeps); a value with a part finer than a microsecond stops the run and is named,
@@ -750,7 +755,7 @@ def _nanos_timestamp(name: str, instants: bool):
         F.lit(f"column {name} holds "),
         F.date_format(stamp, "yyyy-MM-dd HH:mm:ss.SSSSSS"),
         F.lpad(below.cast("string"), 3, "0"),
-        F.lit(f", finer than the microseconds Spark keeps. Bind a table whose {name} has no part of a microsecond"),
+        F.lit(_FINER.format(name=name)),
     )
     return F.when(below != 0, F.raise_error(message)).otherwise(stamp if instants else stamp.cast("timestamp_ntz"))
 
@@ -826,12 +831,34 @@ def _read_arrow(spark, paths: list[str], _options):
         except pa.ArrowInvalid:
             with pa.memory_map(f) as source:
                 tables.append(ipc.open_stream(source).read_all())
-    table = _concat(tables)
+    table = _in_microseconds(_concat(tables))
     if table.num_rows == 0:
         from pyspark.sql.pandas.types import from_arrow_schema
 
         return spark.createDataFrame([], from_arrow_schema(table.schema))
     return spark.createDataFrame(table)
+
+
+def _in_microseconds(table):
+    """``table`` with its timestamps in nanoseconds as microseconds, which Spark keeps (it would cut the rest
+    without a word); a value with a part of a microsecond raises ``ExecutionError``, naming it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for i, f in enumerate(table.schema):
+        if not (pa.types.is_timestamp(f.type) and f.type.unit == "ns"):
+            continue
+        column = table.column(i)
+        micros = pc.cast(column, pa.timestamp("us", f.type.tz), safe=False)
+        lost = pc.not_equal(pc.cast(micros, f.type), column)
+        if pc.any(lost).as_py():
+            ns = pc.filter(column, lost)[0].cast(pa.int64()).as_py()
+            shown = datetime.datetime(1970, 1, 1) + datetime.timedelta(microseconds=ns // 1000)
+            raise ExecutionError(
+                f"column {f.name} holds {shown:%Y-%m-%d %H:%M:%S.%f}{ns % 1000:03d}{_FINER.format(name=f.name)}"
+            )
+        table = table.set_column(i, f.name, micros)
+    return table
 
 
 def _concat(tables):

@@ -571,6 +571,15 @@ def test_a_table_with_columns_spark_cannot_read_as_they_are_serves_the_others(sp
     pq.write_table(table.set_column(2, "ts", pa.array([1, None, 2], pa.timestamp("ns"))), path)
     with pytest.raises(ExecutionError, match=r"column ts holds 1970-01-01 00:00:00\.000000001, finer than"):
         run("SELECT id, ts FROM tt", "optimized")
+    # an Arrow file's, read on the driver, alike (Spark had cut the nanoseconds without a word)
+    arrow = tmp_path / "arrows"
+    arrow.mkdir()
+    feather.write_feather(table.select(["id", "ts"]), arrow / "ta.arrow")
+    got = Catalog([str(arrow)]).named_table(spark, ["ta"]).orderBy("id").collect()
+    assert [r.ts for r in got] == [datetime(2020, 9, 13, 12, 26, 40, 123456), None, datetime(1969, 12, 31)]
+    feather.write_feather(pa.table({"ts": pa.array([-1], pa.timestamp("ns"))}), arrow / "tb.arrow")
+    with pytest.raises(ExecutionError, match=r"column ts holds 1969-12-31 23:59:59\.999999999, finer than"):
+        Catalog([str(arrow)]).named_table(spark, ["tb"])
 
 
 def test_the_run_cache_s_key_holds_the_state_of_what_the_plan_reads(tmp_path):
