@@ -186,6 +186,8 @@ class ColumnCheck:
     #: "r_regionkey is double in the table, int in the plan"
     narrowed: list[str] = field(default_factory=list)
     position_narrowed: list[str] = field(default_factory=list)
+    #: the plan's columns the read uses that the table holds as a time of day, which a run does not take
+    times_of_day: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -222,6 +224,16 @@ class ColumnCheck:
         them = "them" if len(self.unread) > 1 else "it"
         return f"lacks {shown}, which the plan declares but never reads: a run reads {them} as nulls"
 
+    def times_note(self) -> str:
+        """The plan's columns the table holds as a time of day, as a note ("" for none)."""
+        if not self.times_of_day:
+            return ""
+        one = len(self.times_of_day) == 1
+        return (
+            f"{', '.join(self.times_of_day)} {'is a time' if one else 'are times'} of day, which a run on Spark does "
+            f"not take: a node that reads or shows {'it' if one else 'them'} cannot run there"
+        )
+
     def narrowing(self, by_position: bool = False) -> str:
         """What a run checks of the values, where a cast to the plan's type may change them ("" for none)."""
         narrowed = self.position_narrowed if by_position else self.narrowed
@@ -250,6 +262,8 @@ def check_columns(table: Sequence[Column], plan: Sequence[Column]) -> ColumnChec
             (out.missing if want.read else out.unread).append(want.name)
         elif not want.read:
             continue  # its type is nothing to the plan's rows
+        elif (have.type or "").startswith("time("):
+            out.times_of_day.append(want.name)
         elif not families_fit(have.family, want.family):
             out.clashes.append(f"{want.name} is {have.type} in the table, {want.type} in the plan")
         elif narrows(have.type, want.type):

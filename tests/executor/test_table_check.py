@@ -247,6 +247,28 @@ def test_a_cast_that_may_change_a_value_is_named():
     )
 
 
+def test_a_time_of_day_the_plan_reads_is_a_caution_on_the_tables_page(tmp_path):
+    """A file's time64 column (Spark reads it as its TIME, which no run takes): the table is bound, and a read
+    that uses the column is cautioned that a node reading or showing it cannot run; one that never reads it
+    is told nothing."""
+    from datetime import time
+
+    pq.write_table(
+        pa.table({"id": pa.array([1], pa.int64()), "t": pa.array([time(1, 2)], pa.time64("us"))}),
+        tmp_path / "e.parquet",
+    )
+    columns = file_columns(str(tmp_path / "e.parquet"), "parquet")
+    assert [c.shown() for c in columns] == ["id bigint", "t time(6)"]
+    reads = [Column("id", "bigint", "int"), Column("t", None, None)]
+    check = check_columns(columns, reads)
+    assert check.ok and check.times_of_day == ["t"]
+    assert check.times_note() == (
+        "t is a time of day, which a run on Spark does not take: a node that reads or shows it cannot run there"
+    )
+    unread = check_columns(columns, [reads[0], Column("t", None, None, read=False)])
+    assert unread.ok and unread.times_note() == ""
+
+
 def test_a_value_the_plans_type_would_change_stops_the_run(spark, tmp_path):
     """A CSV's key with decimals (2.7) under the plan's i32 stops the run and names the value, where Spark's
     cast would give 2; whole numbers in the same double column read as the plan's ints (checked by hand)."""
