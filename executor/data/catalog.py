@@ -32,7 +32,7 @@ from viz.tables import plan_tables, read_fields
 
 from ..cache import BoundedCache
 from ..errors import ExecutionError, Refused, TableNotFound, Unsupported
-from .columns import ColumnCheck, ReadSchema, check_bases, file_columns, nanosecond_timestamps
+from .columns import ColumnCheck, ReadSchema, check_bases, file_columns, parquet_schema
 from .paths import DataRoots
 
 #: Names of a zone whose times of day are UTC's.
@@ -727,27 +727,81 @@ def _check_slice(item: FileOrFiles, paths: list[str], index: int) -> None:
 
 
 def _read_parquet(spark, paths: list[str], _options):
+    from ..spark.jvm import col
+
     df = spark.read.parquet(*paths)
-    counts = [f.name for f in df.schema.fields if f.dataType.typeName() == "long"]
-    nanos = nanosecond_timestamps(paths[0]) if counts else {}
-    # Spark reads a timestamp stored in nanoseconds as their count: made a timestamp again
-    shown = {name: _nanos_timestamp(name, nanos[name.lower()]) for name in counts if name.lower() in nanos}
+    if "bigint" not in df.schema.simpleString():
+        return df
+    arrow = {f.name.lower(): f.type for f in parquet_schema(paths[0])}
+    # Spark reads a timestamp stored in nanoseconds as their count (at any depth): made a timestamp again
+    shown = {}
+    for f in df.schema.fields:
+        if f.name.lower() in arrow:
+            made = _from_nanos(col("`" + f.name.replace("`", "``") + "`"), arrow[f.name.lower()], f.dataType, f.name)
+            if made is not None:
+                shown[f.name] = made
     return df.withColumns(shown) if shown else df
+
+
+def _from_nanos(value, arrow_type, spark_type, name: str):
+    """``value`` (Spark's ``spark_type``, the file's ``arrow_type``) with each timestamp in nanoseconds Spark read
+    as their count made a timestamp (:func:`_nanos_timestamp`), inside records, lists and maps' values too;
+    None where it holds none. ``name``: the table's column, for the message."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as S
+
+    if not _holds_nanos(arrow_type):
+        return None
+    if pa.types.is_timestamp(arrow_type):
+        return _nanos_timestamp(value, name, bool(arrow_type.tz)) if isinstance(spark_type, S.LongType) else None
+    if pa.types.is_struct(arrow_type) and isinstance(spark_type, S.StructType):
+        members = []
+        for i, member in enumerate(spark_type.fields):
+            inner = value.getField(member.name)
+            made = _from_nanos(inner, arrow_type.field(i).type, member.dataType, name)
+            members.append((inner if made is None else made).alias(member.name))
+        return F.when(value.isNull(), F.lit(None)).otherwise(F.struct(*members))
+    if isinstance(spark_type, S.ArrayType) and hasattr(arrow_type, "value_type"):
+        return F.transform(value, lambda x: _made(x, arrow_type.value_type, spark_type.elementType, name))
+    if isinstance(spark_type, S.MapType) and pa.types.is_map(arrow_type):
+        if _holds_nanos(arrow_type.key_type):
+            value = F.transform_keys(value, lambda k, _: _made(k, arrow_type.key_type, spark_type.keyType, name))
+        if _holds_nanos(arrow_type.item_type):
+            value = F.transform_values(value, lambda _, v: _made(v, arrow_type.item_type, spark_type.valueType, name))
+        return value
+    return None
+
+
+def _made(value, arrow_type, spark_type, name: str):
+    """:func:`_from_nanos`, or ``value`` itself where it holds no such timestamp."""
+    made = _from_nanos(value, arrow_type, spark_type, name)
+    return value if made is None else made
+
+
+def _holds_nanos(arrow_type) -> bool:
+    """Whether an Arrow type is or holds a timestamp in nanoseconds (in a record, a list or a map)."""
+    import pyarrow as pa
+
+    if pa.types.is_timestamp(arrow_type):
+        return arrow_type.unit == "ns"
+    if pa.types.is_struct(arrow_type):
+        return any(_holds_nanos(f.type) for f in arrow_type)
+    if pa.types.is_map(arrow_type):
+        return _holds_nanos(arrow_type.key_type) or _holds_nanos(arrow_type.item_type)
+    return hasattr(arrow_type, "value_type") and _holds_nanos(arrow_type.value_type)
 
 
 #: The end of the message that stops a run at a time finer than Spark's, after the column and its value.
 _FINER = ", finer than the microseconds Spark keeps. Bind a table whose {name} has no part of a microsecond"
 
 
-def _nanos_timestamp(name: str, instants: bool):
-    """Column ``name``, a count of nanoseconds since 1970, as a timestamp (of instants, or without zone: the
-    microseconds Spark keeps); a value with a part finer than a microsecond stops the run and is named,
-    rather than being cut."""
+def _nanos_timestamp(count, name: str, instants: bool):
+    """``count``, of nanoseconds since 1970, as a timestamp (of instants, or without zone: the microseconds Spark
+    keeps); a value with a part finer than a microsecond stops the run and is named (column ``name``), rather
+    than being cut."""
     from pyspark.sql import functions as F
 
-    from ..spark.jvm import col
-
-    count = col("`" + name.replace("`", "``") + "`")
     below = F.pmod(count, F.lit(1000))  # the nanoseconds past the microsecond
     micros = ((count.cast("decimal(20,0)") - below) / 1000).cast("long")  # exact: a double rounds past 2^53
     stamp = F.timestamp_micros(micros)  # an instant; the session's zone is UTC, so its local time is the same
@@ -858,7 +912,33 @@ def _in_microseconds(table):
                 f"column {f.name} holds {shown:%Y-%m-%d %H:%M:%S.%f}{ns % 1000:03d}{_FINER.format(name=f.name)}"
             )
         table = table.set_column(i, f.name, micros)
+    for i, f in enumerate(table.schema):  # inside records, lists and maps: Arrow's own cast, which says what it lost
+        if _holds_nanos(f.type):
+            try:
+                table = table.set_column(i, f.name, table.column(i).cast(_in_micros(f.type), safe=True))
+            except pa.ArrowInvalid as exc:
+                raise ExecutionError(
+                    f"column {f.name} holds a time finer than the microseconds Spark keeps ({exc}). Bind a table "
+                    f"whose {f.name} has no part of a microsecond"
+                ) from None
     return table
+
+
+def _in_micros(t):
+    """Arrow type ``t`` with its timestamps in nanoseconds, at any depth, in microseconds."""
+    import pyarrow as pa
+
+    if pa.types.is_timestamp(t):
+        return pa.timestamp("us", t.tz) if t.unit == "ns" else t
+    if pa.types.is_struct(t):
+        return pa.struct([f.with_type(_in_micros(f.type)) for f in t])
+    if pa.types.is_map(t):
+        return pa.map_(_in_micros(t.key_type), t.item_field.with_type(_in_micros(t.item_type)))
+    if pa.types.is_large_list(t):
+        return pa.large_list(t.value_field.with_type(_in_micros(t.value_type)))
+    if pa.types.is_list(t):
+        return pa.list_(t.value_field.with_type(_in_micros(t.value_type)))
+    return t
 
 
 def _concat(tables):

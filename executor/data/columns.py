@@ -320,18 +320,13 @@ def _reader_reason(exc: BaseException) -> str:
     return text if len(text) <= 200 else text[:199] + "…"
 
 
-def nanosecond_timestamps(path: str) -> dict[str, bool]:
-    """The timestamp columns of a parquet file or folder whose values are stored in nanoseconds, by their
-    lower-case name, each with whether it holds instants (a zone) rather than local times. Spark cannot read
-    them as timestamps, only as the count of nanoseconds since 1970 (``spark.sql.legacy.parquet.nanosAsLong``,
-    one of :data:`executor.spark.session.SEMANTICS`). Empty for a file whose columns cannot be read."""
-    import pyarrow.types as pt
-
+def parquet_schema(path: str) -> list:
+    """A parquet file's or folder's columns as pyarrow fields (their types at any depth), empty for one whose
+    columns cannot be read."""
     try:
-        schema = _arrow_schema(path, "parquet", os.stat(path).st_mtime_ns)
+        return list(_arrow_schema(path, "parquet", os.stat(path).st_mtime_ns))
     except (OSError, ExecutionError):
-        return {}
-    return {f.name.lower(): bool(f.type.tz) for f in schema if pt.is_timestamp(f.type) and f.type.unit == "ns"}
+        return []
 
 
 @functools.lru_cache(maxsize=512)

@@ -145,8 +145,8 @@ def spark_output(
 
     out = EngineOutput("Spark")
     runnable = executability(model)[node_id]
-    if not runnable.ok:
-        out.cannot = runnable.reason
+    if runnable.rows_reason:
+        out.cannot = runnable.rows_reason
         return out
     try:
         refuse_writes(model, node_id)

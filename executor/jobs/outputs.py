@@ -416,8 +416,8 @@ def cannot_compare(model_a, node_a: str, model_b, node_b: str, labels: tuple[str
 
     for label, model, nid in ((labels[0], model_a, node_a), (labels[1], model_b, node_b)):
         runnable = executability(model).get(nid)
-        if runnable is not None and not runnable.ok:
-            return f"{label}'s node {nid} cannot run on Spark: {runnable.reason}"
+        if runnable is not None and runnable.rows_reason:
+            return f"{label}'s node {nid} cannot run on Spark: {runnable.rows_reason}"
     return None
 
 

@@ -167,8 +167,8 @@ def run_node(
     from ..translate.executable import executability
 
     runnable = executability(model)[node_id]  # known before Spark is touched
-    if not runnable.ok:
-        raise Unsupported(runnable.reason)
+    if runnable.rows_reason:
+        raise Unsupported(runnable.rows_reason)
     warnings: list[str] = []
     if limit > MAX_ROWS:
         warnings.append(f"the row limit {limit} was lowered to {MAX_ROWS}")

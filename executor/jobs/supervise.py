@@ -29,6 +29,7 @@ from typing import Any
 
 from ..errors import Cancelled, TimedOut
 from ..spark import reaper
+from ..spark.jvm import activate
 from ..spark.session import asked_for, can_run, get_session, is_connect
 from ..spark.turns import OWNER, SPARK, Held, Stopped, in_line_text
 
@@ -125,6 +126,7 @@ class Job:
         try:
             if self.spark is None:  # run again (:meth:`again`): a new JVM starts here, not in the supervisor
                 self.spark = get_session()
+            activate(self.spark)  # a thread of our own: the DataFrames it makes read the session's settings
             with tagged(self.spark, self.tag, self.description):
                 self.result = self.work()
         except BaseException as exc:  # noqa: BLE001 - reported in the supervisor's thread

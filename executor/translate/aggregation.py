@@ -33,13 +33,13 @@ _SUBQUERY = frozenset({"subquery"})
 _DRAWN = frozenset({"random", "uuid"})
 
 
+#: A field reference's roots other than the incoming record.
+_NOT_ROOT = frozenset({"outer_reference", "expression", "lambda_parameter_reference"})
+
+
 def _function_name(tr: Translating, anchor: int) -> str:
     ref = tr.model.extensions.functions.get(anchor)
     return resolve_function(ref.name) if ref is not None else ""
-
-
-#: A field reference's roots other than the incoming record.
-_NOT_ROOT = frozenset({"outer_reference", "expression", "lambda_parameter_reference"})
 
 
 def project(tr: Translating, node: NodeView) -> Parts:
@@ -135,7 +135,7 @@ def aggregate(tr: Translating, node: NodeView) -> DataFrame | Parts:
         if drawn:
             raise Unsupported(
                 f"node {node.id}: an aggregate over {drawn[0]}(), a value drawn anew for each row: Spark aggregates "
-                "such a value only once a step below has computed it (the plan as its producer optimizes it does)"
+                "such a value only once a step below has computed it"
             )
     sets = [sorted(m) for m in layout.sets] or [[]]
     grouping_bits = {i: _grouping_arguments(tr, node, body, m.measure, layout) for i, m in enumerate(body.measures)}

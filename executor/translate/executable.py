@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from google.protobuf.message import Message
@@ -47,6 +47,14 @@ class Executability:
     reason: str | None = None  # why not, in the user's terms (None when ok)
     refused: bool = False  # blocked by a write / DDL / update (never executed), not by a gap
     part_of: str | None = None  # set when it reads a column of an enclosing query: the node whose run includes it
+    #: why its rows cannot be shown though it runs: it outputs a column of a type the translation lacks,
+    #: which no node above needs (a node above that drops the column runs and shows its rows)
+    shows: str | None = None
+
+    @property
+    def rows_reason(self) -> str | None:
+        """Why its rows cannot be had from Spark (it cannot run, or cannot show them); None when they can."""
+        return self.reason if not self.ok else self.shows
 
 
 def _function_reason(model: PlanModel, anchor: int, kinds: tuple[str, ...]) -> str | None:
@@ -324,6 +332,7 @@ def _typeless_columns(model: PlanModel, view) -> tuple[str | None, dict[str, str
     matter: Spark reads the file's other columns."""
     body = view.node.body
     used = read_fields(view)
+    filtered = set(view.info.referenced_fields)  # its filters' fields (of the base schema, before any emit)
     out = emit(body)
     carriers: dict[str, str] = {}
     fields = named_struct_fields(body.base_schema)
@@ -332,7 +341,7 @@ def _typeless_columns(model: PlanModel, view) -> tuple[str | None, dict[str, str
         if reason is None or (used is not None and i not in used):
             continue
         what = f"column {f.name} of the base schema: {reason}"
-        if used is not None:  # the read's projection keeps it for its filter: Spark must compute with it
+        if used is not None or i in filtered:  # its projection outputs it or its filter reads it
             return what, {}
         for j in [j for j, m in enumerate(out) if m == i] if out is not None else [i]:
             carried = carried_only(model, view.id, j) if view.info.schema is not None else None
@@ -415,8 +424,7 @@ def _executability(model: PlanModel) -> dict[str, Executability]:
                 )
             else:
                 out[sub] = Executability(True)
-    # only after every subtree is judged: a node above one that cannot show a column may drop it
-    return {sub: Executability(False, shows[sub]) if e.ok and sub in shows else e for sub, e in out.items()}
+    return {sub: replace(e, shows=shows[sub]) if e.ok and sub in shows else e for sub, e in out.items()}
 
 
 __all__ = [

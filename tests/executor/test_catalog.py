@@ -543,8 +543,15 @@ def test_a_table_with_columns_spark_cannot_read_as_they_are_serves_the_others(sp
         model, result = run("SELECT id FROM tt WHERE id > 1", form)
         assert sorted(result.rows.iloc[:, 0]) == [2, 3]
     [read] = [n for n in model.nodes() if n.kind == "read"]  # the written form's: all four columns out
-    shown = executability(model)[read.id]
-    assert not shown.ok and f"its output holds column t, read by node {read.id}: Substrait type" in shown.reason
+    shown = executability(model)[read.id]  # it runs (a profile counts its rows), its rows cannot be shown
+    assert shown.ok and f"its output holds column t, read by node {read.id}: Substrait type" in shown.rows_reason
+    assert executability(model)[model.roots[0]].rows_reason is None
+    with pytest.raises(Unsupported, match="its output holds column t"):
+        run_node(model, read.id, catalog=catalog, explain=False)
+    from executor.jobs.profile import profile_plan
+
+    counts = profile_plan(model, catalog)  # the read's count too (in a thread of the run's, where Spark checks TIME)
+    assert {n: p.rows for n, p in counts.nodes.items()} == {model.roots[0]: 2, "0.0": 2, read.id: 3}
 
     sql = "SELECT id, ts, tz FROM tt ORDER BY id"
     ctx = datafusion.SessionContext()
@@ -580,6 +587,37 @@ def test_a_table_with_columns_spark_cannot_read_as_they_are_serves_the_others(sp
     feather.write_feather(pa.table({"ts": pa.array([-1], pa.timestamp("ns"))}), arrow / "tb.arrow")
     with pytest.raises(ExecutionError, match=r"column ts holds 1969-12-31 23:59:59\.999999999, finer than"):
         Catalog([str(arrow)]).named_table(spark, ["tb"])
+    # inside a record, a list and a map's values too (they had come back as counts of nanoseconds)
+    nested = pa.table(
+        {
+            "r": pa.array([{"ts": ns[0]}, None], pa.struct([("ts", pa.timestamp("ns"))])),
+            "l": pa.array([[ns[2], None], None], pa.list_(pa.timestamp("ns"))),
+            "m": pa.array([[("a", ns[0])], None], pa.map_(pa.string(), pa.timestamp("ns"))),
+        }
+    )
+    for name, write in (("np.parquet", pq.write_table), ("na.arrow", feather.write_feather)):
+        write(nested, arrow / name)
+        [first, _] = Catalog([str(arrow)]).named_table(spark, [name.split(".")[0]]).collect()
+        assert (first.r.ts, first.l, first.m) == (
+            datetime(2020, 9, 13, 12, 26, 40, 123456),
+            [datetime(1969, 12, 31), None],
+            {"a": datetime(2020, 9, 13, 12, 26, 40, 123456)},
+        )
+
+
+def test_a_read_whose_filter_reads_a_time_of_day_is_refused_whatever_its_emit_keeps():
+    """The read's filter tests t (a time of day, which no run takes) and its emit outputs only id: the read
+    cannot run, since Spark would evaluate the filter on t (an emit had hidden the filter's use of t)."""
+    from executor.translate.executable import executability
+    from tests.support.plans import call, emit, field, model_of, plan, read
+
+    base = read("tt", [("id", "i64?"), ("t", "string?")], filter=call(1, field(1), out="boolean"))
+    base["read"]["baseSchema"]["struct"]["types"][1] = {
+        "precisionTime": {"precision": 6, "nullability": "NULLABILITY_NULLABLE"}
+    }
+    model = model_of(plan((emit(base, [0]), ["id"]), functions={1: ("is_null:any", "functions_comparison")}))
+    why = executability(model)[model.roots[0]].rows_reason
+    assert why is not None and why.startswith("column t of the base schema: Substrait type `precision_time`")
 
 
 def test_the_run_cache_s_key_holds_the_state_of_what_the_plan_reads(tmp_path):

@@ -336,6 +336,21 @@ def test_subqueries_and_outer_references():
     ]
 
 
+def test_a_read_filter_is_a_use_of_the_column_its_emit_outputs():
+    """A read whose filter tests t and whose emit swaps its columns: the filter is a use of output column 0
+    (t), not of column 1 (id); with t emitted away, of no output column. (It was kept under the column's
+    place before the emit, so a read of a type Spark lacks could be taken for one nothing reads.)"""
+    functions = {1: ("is_null:any", "functions_comparison")}
+    read = P.read("tt", [("id", "i64?"), ("t", "string?")], filter=P.call(1, P.field(1), out="boolean"))
+    model = P.model_of(P.plan((P.emit(read, [1, 0]), ["t", "id"]), functions=functions))
+    root = model.roots[0]
+    assert [u.text for u in used_by(model, root, 0).conditions] == ["is_null($1:t)"]
+    assert used_by(model, root, 1).conditions == ()
+    assert L.carried_only(model, root, 0) is None and L.carried_only(model, root, 1) == [root]
+    dropped = P.model_of(P.plan((P.emit(read, [0]), ["id"]), functions=functions))
+    assert used_by(dropped, dropped.roots[0], 0).conditions == ()
+
+
 def test_read_projection_emit_and_a_virtual_table():
     doc = P.plan(
         (

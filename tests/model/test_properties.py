@@ -574,6 +574,7 @@ def test_expand_keeps_order_down_to_consistent_direct_fields():
     m = m_of({"expand": {"input": scatter(sort(orders(), (0, ASC_L), (1, DESC_L)), 0), "fields": fields}})
     assert order(m) == [(0, "o_id", "ASC NULLS LAST")]  # o_cust is only a switching field
     assert effects(m) == ("remapped", "kept")
+    assert m.properties["0"].order_effect.note == "it does not output an ordered field: the order ends before it"
     assert dist(m) == hashed((0, "o_id"))
     m = m_of({"expand": {"input": scatter(orders(), 1), "fields": fields}})
     assert dist(m) is None and effects(m)[1] == "eliminated"

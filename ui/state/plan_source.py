@@ -75,19 +75,20 @@ def _verdicts(data: bytes) -> Mapping:
 
 
 def executability_of(data: bytes) -> dict[str, tuple[bool, str | None]]:
-    """Per node: whether its subtree can run on Spark, and why not (known before running)."""
+    """Per node: whether Spark can give its rows, and why not (known before running): its subtree cannot run,
+    or it outputs a column of a type the translation lacks."""
     return _executability(large_value_key(data), data)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _executability(key: bytes | str, _data: bytes) -> dict[str, tuple[bool, str | None]]:
-    return {node_id: (e.ok, e.reason) for node_id, e in _verdicts(_data).items()}
+    return {node_id: (not e.rows_reason, e.rows_reason) for node_id, e in _verdicts(_data).items()}
 
 
 def graph_gaps(data: bytes) -> frozenset[str]:
     """The nodes the graph marks as ones Spark cannot run: not those inside a correlated subquery, which
     run as part of their query (not a gap; their Run tab says so)."""
-    return frozenset(n for n, e in _verdicts(data).items() if not e.ok and e.part_of is None)
+    return frozenset(n for n, e in _verdicts(data).items() if e.rows_reason and e.part_of is None)
 
 
 def samples() -> list[str]:

@@ -531,7 +531,7 @@ class ExpressionTyper(FieldReferences):
         casts that reach it (said in a diagnostic). A producer's untyped NULL takes the others' type.
         Types no rule reconciles are a warning, an error when ``strict`` (the spec requires one type)."""
         known = [t for t in values if t is not None]
-        if not all(T.same_type_ignoring_nullability(known[0], t) for t in known[1:]):
+        if len(known) > 1 and not all(T.same_type_ignoring_nullability(known[0], t) for t in known[1:]):
             # a producer's dictionary among other types is its values (its engine casts them so)
             values = [C.dictionary_values(t, self.dialect) or t for t in values]
         nulls = [T.is_null_type(t, self.ext.types) for t in values]

@@ -166,8 +166,8 @@ def order_cut(before: Ordering, after: Ordering, how: str) -> str:
     if before is None or after is None or after == before:
         return ""
     hidden = [a.text for a, b in zip(after, before) if a.hidden and not b.hidden]
-    if not hidden:
-        return ""
+    if not hidden:  # an Expand's order ends at a key it does not keep
+        return f"{how} an ordered field: the order ends before it" if len(after) < len(before) else ""
     which = "the first ordered field" if after[0].hidden and not before[0].hidden and len(hidden) == 1 else None
     if which is None:
         which = f"an ordered field ({hidden[0]})" if len(hidden) == 1 else f"ordered fields ({', '.join(hidden)})"
