@@ -82,6 +82,13 @@ def emit(body) -> list[int] | None:
     return list(common.emit.output_mapping)
 
 
+def emitted_at(body, direct: int) -> list[int]:
+    """Where a relation's direct output field ``direct`` lands in its output: through its emit (nowhere, once or
+    more), or in its own place when it has none."""
+    mapping = emit(body)
+    return [direct] if mapping is None else [k for k, m in enumerate(mapping) if m == direct]
+
+
 def output_names(body) -> list[str] | None:
     """A relation's ``common.hint.output_names`` (its output fields' names, depth-first as a RelRoot's),
     or None when it gives none. Read here for every pass."""

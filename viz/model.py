@@ -25,7 +25,7 @@ from .errors import info as info_diagnostic
 from .extensions import Extensions
 from .fields import Field
 from .graph import Node, PlanGraph, build_graph
-from .kinds import emit
+from .kinds import emitted_at
 from .load import LoadedPlan, load_plan
 from .properties import NodeProperties, derive_properties
 from .schema import SPEC, Conventions, NodeInfo, derive_schemas, root_name_mismatches, unused_expressions
@@ -68,8 +68,7 @@ class NodeView:
         if self.kind != "project" or not role.startswith("$") or not role[1:].isdigit() or self.schema is None:
             return role
         direct = int(role[1:])
-        mapping = emit(self.node.body) if self.node.body is not None else None
-        places = [direct] if mapping is None else [k for k, m in enumerate(mapping) if m == direct]
+        places = emitted_at(self.node.body, direct) if self.node.body is not None else [direct]
         if not places:
             return f"{role}, computed but not output (the emit leaves it out)"
         shown = ", ".join(f"[{k}] {self.schema[k].name}".rstrip() for k in places if k < len(self.schema))

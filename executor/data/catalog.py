@@ -903,7 +903,7 @@ def _in_microseconds(table):
         if not (pa.types.is_timestamp(f.type) and f.type.unit == "ns"):
             continue
         column = table.column(i)
-        micros = pc.cast(column, pa.timestamp("us", f.type.tz), safe=False)
+        micros = pc.cast(column, _in_micros(f.type), safe=False)
         lost = pc.not_equal(pc.cast(micros, f.type), column)
         if pc.any(lost).as_py():
             ns = pc.filter(column, lost)[0].cast(pa.int64()).as_py()

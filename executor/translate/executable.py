@@ -18,7 +18,7 @@ from substrait import algebra_pb2, type_pb2
 from viz.errors import Severity
 from viz.expressions import bound_offset
 from viz.fields import named_struct_fields
-from viz.kinds import emit, enhancement_of
+from viz.kinds import emitted_at, enhancement_of
 from viz.lineage import carried_only
 from viz.model import PlanModel
 from viz.tables import read_fields
@@ -284,8 +284,9 @@ def plan_error_reason(view) -> str | None:
     return None
 
 
-def _own_reason(model: PlanModel, node_id: str) -> tuple[str | None, bool]:
-    """Why this node alone cannot run (ignoring its inputs), and whether it is a refusal."""
+def _own_reason(model: PlanModel, node_id: str, shows: dict[str, str]) -> tuple[str | None, bool]:
+    """Why this node alone cannot run (ignoring its inputs), and whether it is a refusal. A read adds to
+    ``shows`` the nodes whose rows cannot be shown for a column of it (:func:`_typeless_columns`)."""
     view = model.node(node_id)
     kind = view.kind
     if kind in REFUSED_RELATIONS:
@@ -306,9 +307,11 @@ def _own_reason(model: PlanModel, node_id: str) -> tuple[str | None, bool]:
         which = body.WhichOneof("read_type")
         if which not in ("named_table", "local_files", "virtual_table"):
             return f"reading `{which or 'nothing'}` is not supported", False
-        used, _ = _typeless_columns(model, view)
-        if used:
-            return used, False
+        why, carriers = _typeless_columns(model, view)
+        if why:
+            return why, False
+        for carrier, said in carriers.items():
+            shows.setdefault(carrier, said)
     for field in ("offset_expr", "count_expr"):
         if kind == "fetch" and body.HasField(field) and getattr(body, field).WhichOneof("rex_type") != "literal":
             return "the fetch count and offset must be constants", False
@@ -333,7 +336,6 @@ def _typeless_columns(model: PlanModel, view) -> tuple[str | None, dict[str, str
     body = view.node.body
     used = read_fields(view)
     filtered = set(view.info.referenced_fields)  # its filters' fields (of the base schema, before any emit)
-    out = emit(body)
     carriers: dict[str, str] = {}
     fields = named_struct_fields(body.base_schema)
     for i, (t, f) in enumerate(zip(body.base_schema.struct.types, fields)):
@@ -343,7 +345,7 @@ def _typeless_columns(model: PlanModel, view) -> tuple[str | None, dict[str, str
         what = f"column {f.name} of the base schema: {reason}"
         if used is not None or i in filtered:  # its projection outputs it or its filter reads it
             return what, {}
-        for j in [j for j, m in enumerate(out) if m == i] if out is not None else [i]:
+        for j in emitted_at(body, i):
             carried = carried_only(model, view.id, j) if view.info.schema is not None else None
             if carried is None:
                 return what, {}
@@ -367,23 +369,14 @@ def executability(model: PlanModel) -> Mapping[str, Executability]:
 def _executability(model: PlanModel) -> dict[str, Executability]:
     graph = model.graph
     own: dict[str, tuple[str | None, bool]] = {}
+    shows: dict[str, str] = {}  # why a node that runs cannot show its rows: it outputs a column Spark lacks
     reach: dict[str, int] = {}  # subquery boundaries the subtree's outer references step out of it
     for node_id in graph.nodes:
         reach[node_id] = model.node(node_id).info.outer_steps
         try:
-            own[node_id] = _own_reason(model, node_id)
+            own[node_id] = _own_reason(model, node_id, shows)
         except Exception as e:  # noqa: BLE001 - a static check must never take the app down
             own[node_id] = (f"the node could not be checked: {e}", False)
-    shows: dict[str, str] = {}  # why a node that runs cannot show its rows: it outputs a column Spark lacks
-    for node_id in graph.nodes:
-        view = model.node(node_id)
-        if view.kind == "read" and own[node_id][0] is None:
-            try:
-                _, carriers = _typeless_columns(model, view)
-            except Exception as e:  # noqa: BLE001 - as above
-                carriers = {node_id: f"the node could not be checked: {e}"}
-            for carrier, why in carriers.items():
-                shows.setdefault(carrier, why)
     out: dict[str, Executability] = {}
     height: dict[str, int] = {}  # relations on the longest path down, the node included
     for sub in graph.post_order():

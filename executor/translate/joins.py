@@ -146,7 +146,7 @@ def _single(node: NodeView, left: DataFrame, right: DataFrame, cond: Column | No
     """A single join: the outer join, each row of the kept side (the left for ``how`` "left") with its one
     match or nulls. A row with more than one match stops the run: the spec allows one arbitrary match or an
     error, and an arbitrary one would be a row that looks right and differs from run to run."""
-    row, matches = f"_single_{node.id.replace('.', '_').replace('*', '_')}", "_single_matches"
+    row, matches = "_single_row", "_single_matches"  # dropped at the end of the step (inputs are _0, _1...)
     keep, other = ("left", "right") if how == "left" else ("right", "left")
     if how == "left":
         left = left.withColumn(row, F.monotonically_increasing_id())

@@ -19,14 +19,15 @@ from .context import Translating
 from .expr import ExprTranslator
 
 _WINDOW = frozenset({"window_function"})
+#: A filter's condition as a column of its own, for the one step that keeps its rows (inputs are named _0, _1...).
+_KEPT = "_kept"
 
 
 def filter_(tr: Translating, node: NodeView) -> DataFrame:
     df, _, ex = tr.incoming(node)
     condition = ex.condition(node.node.body.condition)
     if contains_rex(node.node.body.condition, _WINDOW):  # Spark computes a window in a select, not a where
-        kept = f"_keep_{node.id.replace('.', '_').replace('*', '_')}"
-        return df.withColumn(kept, condition).where(col(kept)).drop(kept)
+        return df.withColumn(_KEPT, condition).where(col(_KEPT)).drop(_KEPT)
     return df.where(condition)
 
 

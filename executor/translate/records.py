@@ -15,7 +15,7 @@ from substrait import type_pb2
 from viz.coercion import dictionary_values
 
 from ..errors import Unsupported
-from .types import dialect, is_dictionary
+from .types import dialect
 
 #: Calls whose values must share one type (:func:`one_shape`).
 ONE_SHAPE_CALLS = frozenset({"coalesce", "make_array", "array", "nullif", "greatest", "least"})
@@ -41,8 +41,9 @@ ONE_ELEMENT_CALLS = {
 def holds_kind(t: type_pb2.Type | None, kind: str) -> bool:
     """Whether a Substrait type is of ``kind`` or holds one (in a record, a list or a map); a dictionary of
     the plan's producer holds its values."""
-    if is_dictionary(t):
-        return holds_kind(dictionary_values(t, dialect()), kind)
+    values = dictionary_values(t, dialect())
+    if values is not None:
+        return holds_kind(values, kind)
     own = t.WhichOneof("kind") if t is not None else None
     if own == kind:
         return True

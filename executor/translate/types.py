@@ -142,12 +142,6 @@ def dialect() -> str:
     return _DIALECT.get()
 
 
-def is_dictionary(t: type_pb2.Type | None) -> bool:
-    """Whether ``t`` is a dictionary of the producer of the plan under translation (a map to the plan, its
-    values to the run)."""
-    return dictionary_values(t, _DIALECT.get()) is not None
-
-
 #: What becomes of a time finer than Spark's, said wherever a plan's time is (a result column, a literal, a cast).
 MICROSECONDS_KEPT = "Spark keeps microseconds, so the digits below a microsecond are dropped"
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from substrait import algebra_pb2
 
-from ..kinds import emit, project_outputs_input
+from ..kinds import emitted_at, project_outputs_input
 from ..schema import aggregate_layout, join_padding, join_type_name
 from .reading import Context, Reads, read_selection, table_name
 from .results import Origin, Source, Use
@@ -48,12 +48,8 @@ def read(ctx: Context) -> RuleResult:
             reads = ctx.reads(e)
             # the filter reads the table's columns: those this read outputs are its own columns, where its emit
             # puts them
-            mapping = emit(body)
             read_here = [j for j, b in enumerate(columns) if any(s.index == b for s in reads.sources)]
-            outputs = [
-                o for j in read_here for o in ([j] if mapping is None else [o for o, m in enumerate(mapping) if m == j])
-            ]
-            own = tuple((ctx.node.id, o) for o in outputs)
+            own = tuple((ctx.node.id, o) for j in read_here for o in emitted_at(body, j))
             uses.append(Use(ctx.node.id, role, ctx.text(e), own))
     return RuleResult(out, uses)
 

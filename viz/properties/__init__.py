@@ -14,9 +14,10 @@ unordered input, a MergeJoin whose inputs are not known to be ordered on its key
 orderedness is unknown although the plan sorts.
 
 Field indices follow the schema pass (and its :class:`~viz.schema.Conventions`). When a key's field is
-dropped (by an emit, an Expand, an expressions-only Project) the rows are still in its order: the key
-stays, shown "(not output)", and the keys after it order the rows it ties. A sort key that is an
-expression (not a field) is kept as its text with no index, and is hidden so where fields move.
+dropped (by an emit or an expressions-only Project) the rows are still in its order: the key stays,
+shown "(not output)", and the keys after it order the rows it ties; an Expand ends the order at its
+first key that is not a consistent field, as the spec says. A sort key that is an expression (not a
+field) is kept as its text with no index, and is hidden so where fields move.
 
 One dispatch table on the relation kind (:data:`RULES`, in :mod:`viz.properties.rules`); each rule
 returns the node's properties *before* its emit, and the emit is applied in one place (the pass,
