@@ -20,6 +20,7 @@ nodes is opened (and its schema inferred) once.
 from __future__ import annotations
 
 import datetime
+import functools
 import os
 import threading
 import time
@@ -815,7 +816,49 @@ def _nanos_timestamp(count, name: str, instants: bool):
 
 
 def _read_orc(spark, paths: list[str], _options):
-    return spark.read.orc(*paths)
+    """ORC files, whose timestamps count nanoseconds: Spark's reader cuts them to microseconds without a word,
+    so a column whose file holds a finer value stops any run that reads a value of it, that value said."""
+    from pyspark.sql import functions as F
+
+    from ..spark.jvm import col
+
+    df = spark.read.orc(*paths)
+    finer: dict[str, str] = {}
+    for path in _expand_folders(paths, None):
+        stat = os.stat(path)
+        for name, message in _orc_finer(path, stat.st_size, stat.st_mtime_ns):
+            finer.setdefault(name.lower(), message)
+    stops = {}
+    for f in df.schema.fields:
+        if f.name.lower() in finer:
+            value = col("`" + f.name.replace("`", "``") + "`")
+            stops[f.name] = F.when(value.isNotNull(), F.raise_error(F.lit(finer[f.name.lower()]))).otherwise(value)
+    return df.withColumns(stops) if stops else df
+
+
+@functools.lru_cache(maxsize=256)
+def _orc_finer(path: str, _size: int, _mtime_ns: int) -> tuple[tuple[str, str], ...]:
+    """The columns of ORC file ``path`` (at that size and time) that hold a timestamp finer than a microsecond,
+    each with the message that names its first such value; none where pyarrow cannot read the file (nor Spark)."""
+    import pyarrow as pa
+    import pyarrow.orc as orc
+
+    try:
+        source = orc.ORCFile(path)
+        names = [f.name for f in source.schema if _holds_nanos(f.type)]  # pyarrow reads ORC's in nanoseconds
+        found: dict[str, str] = {}
+        for stripe in range(source.nstripes if names else 0):
+            batch = source.read_stripe(stripe, columns=[n for n in names if n not in found])
+            for name in batch.schema.names:
+                try:
+                    _in_microseconds(pa.table({name: batch.column(name)}))
+                except ExecutionError as exc:
+                    found[name] = str(exc)
+            if len(found) == len(names):
+                break
+    except (pa.ArrowException, OSError):
+        return ()
+    return tuple(found.items())
 
 
 def _read_text(spark, paths: list[str], options: TextOptions | None):

@@ -147,8 +147,8 @@ MICROSECONDS_KEPT = "Spark keeps microseconds, so the digits below a microsecond
 
 #: What a result column of a time finer than Spark's holds: where its finer part went.
 FINER_IN_RESULTS = (
-    "Spark keeps microseconds; a finer part stops the run where a parquet or Arrow file holds one and is said on "
-    "its node where the plan makes one, but one in an ORC file is dropped"
+    "Spark keeps microseconds; a finer part stops the run where a parquet, ORC or Arrow file holds one and is "
+    "said on its node where the plan makes one"
 )
 
 #: Kinds whose precision counts digits of a second; Spark keeps microseconds (6).

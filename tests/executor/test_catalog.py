@@ -605,6 +605,35 @@ def test_a_table_with_columns_spark_cannot_read_as_they_are_serves_the_others(sp
         )
 
 
+def test_an_orc_file_s_nanoseconds_stop_a_run_that_reads_them(spark, tmp_path):
+    """ORC timestamps count nanoseconds and Spark's reader cuts them to microseconds without a word (a
+    count of distinct values could merge two): a column whose file holds a finer value stops a run that reads
+    a value of it, the first such value said; the table's other columns, and a column of whole microseconds,
+    read as before."""
+    from datetime import datetime
+
+    from pyspark.sql import functions as F
+
+    orc.write_table(
+        pa.table(
+            {
+                "id": pa.array([1, 2], pa.int64()),
+                "fine": pa.array([1_600_000_000_123_456_000, None], pa.timestamp("ns")),
+                "finer": pa.array([1_600_000_000_123_456_001, 1_600_000_000_123_456_002], pa.timestamp("ns")),
+                "r": pa.array([{"ts": 5}, None], pa.struct([("ts", pa.timestamp("ns"))])),
+            }
+        ),
+        str(tmp_path / "o.orc"),
+    )
+    df = Catalog([str(tmp_path)]).named_table(spark, ["o"])
+    got = df.select("id", "fine").orderBy("id").collect()
+    assert [(r.id, r.fine) for r in got] == [(1, datetime(2020, 9, 13, 12, 26, 40, 123456)), (2, None)]
+    with pytest.raises(Exception, match=r"column finer holds 2020-09-13 12:26:40\.123456001, finer than"):
+        df.select(F.countDistinct("finer")).collect()  # Spark's cut values would have counted 1
+    with pytest.raises(Exception, match="column r holds a time finer than the microseconds Spark keeps"):
+        df.select("r").collect()
+
+
 def test_a_read_whose_filter_reads_a_time_of_day_is_refused_whatever_its_emit_keeps():
     """The read's filter tests t (a time of day, which no run takes) and its emit outputs only id: the read
     cannot run, since Spark would evaluate the filter on t (an emit had hidden the filter's use of t)."""

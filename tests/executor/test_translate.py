@@ -726,8 +726,7 @@ def test_a_run_s_type_notes_say_columns_alike_once():
     ]
     assert finer_time_notes(fields, schema) == [
         "column 3 (ts) is precision_timestamp<9> in the plan: Spark keeps microseconds; a finer part stops the run "
-        "where a parquet or Arrow file holds one and is said on its node where the plan makes one, but one in an "
-        "ORC file is dropped",
+        "where a parquet, ORC or Arrow file holds one and is said on its node where the plan makes one",
     ]
 
 
