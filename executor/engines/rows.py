@@ -224,6 +224,24 @@ def interval_from_text(text: str) -> tuple[int, int, int] | None:
     return months, days, nanos
 
 
+def months_duration(text: str) -> str | None:
+    """Spark's text of an interval Arrow cannot carry (see :func:`interval_from_text`) as an ISO 8601 duration:
+    ``INTERVAL '-1-2' YEAR TO MONTH`` is ``-P1Y2M``, ``1 months 3 days 4.5 seconds`` is ``P1M3DT4.5S`` (each part
+    signed as Spark keeps it, when the parts' signs differ); None for other text."""
+    parts = interval_from_text(text)
+    if parts is None:
+        return None
+    months, days, nanos = parts
+    sign = "-" if all(p <= 0 for p in parts) and any(parts) else ""
+    if sign:
+        months, days, nanos = -months, -days, -nanos
+    years, months = divmod(months, 12) if months >= 0 else (0, months)
+    out = f"{sign}P" + (f"{years}Y" if years else "") + (f"{months}M" if months else "") + (f"{days}D" if days else "")
+    if nanos:
+        out += f"T{(decimal.Decimal(nanos) / 1_000_000_000).normalize():f}S"
+    return out if out not in ("P", "-P") else "P0D"
+
+
 # ---- two engines' tables: the rows only one of them has ------------------------------------------
 
 #: Rows left after matching by key are matched pairwise (within tolerance) only up to this many pairs.

@@ -204,6 +204,39 @@ def test_json_values():
     assert json_value({"a": None, "b": True}) == {"a": None, "b": True}
 
 
+def test_json_writes_intervals_of_months_as_iso_durations(spark, tmp_path):
+    """A year-month interval, which Arrow cannot carry and the table shows as Spark's text, is an ISO 8601
+    duration in JSON, as the help says (1 year 2 months is P1Y2M; negative, -P1Y2M); a null stays null."""
+    from executor.engines.rows import months_duration
+
+    def ym(years: int, months: int) -> dict:
+        return {"fields": [{"literal": {"intervalYearToMonth": {"years": years, "months": months}}}]}
+
+    rel = {
+        "read": {
+            "baseSchema": {
+                "names": ["i"],
+                "struct": {"types": [{"intervalYear": {"nullability": "NULLABILITY_NULLABLE"}}]},
+            },
+            "virtualTable": {
+                "expressions": [
+                    ym(1, 2),
+                    ym(-1, -2),
+                    {"fields": [{"literal": {"null": {"intervalYear": {"nullability": "NULLABILITY_NULLABLE"}}}}]},
+                ]
+            },
+        }
+    }
+    path = tmp_path / "ym.json"
+    path.write_text(json.dumps(plan(rel)))
+    code, out, err = _run(["run", str(path), "--format", "json"])
+    assert code == 0, err
+    assert json.loads(out)["rows"] == [["P1Y2M"], ["-P1Y2M"], [None]]
+    assert months_duration("1 months 3 days 4.5 seconds") == "P1M3DT4.5S"  # Spark's calendar interval
+    assert months_duration("-1 months 3 days") == "P-1M3D"  # parts of both signs: each keeps its own
+    assert months_duration("INTERVAL '0-0' YEAR TO MONTH") == "P0D" and months_duration("text") is None
+
+
 def test_a_table_whose_columns_are_not_the_plans_is_refused_with_both_lists(spark, tpch_dir, tmp_path):
     """TPC-H q03 (DataFusion) over a folder whose customer file is TPC-DS's: refused, naming the table
     and both column lists, instead of TPC-DS values labelled c_name; by position only when asked, and
