@@ -120,6 +120,11 @@ class Bisection:
                 groups.setdefault(key(n.why), []).append(_STARTS_BELOW.sub("", n.why))
         return sorted(((len(whys), whys[0]) for whys in groups.values()), key=lambda g: -g[0])
 
+    def reasons_beside_summary(self) -> list[tuple[int, str]]:
+        """:meth:`not_compared_reasons` as listed under :meth:`summary`: without the start's where the summary says
+        it (some node was compared), every node's where it says none could be."""
+        return self.not_compared_reasons(besides_start=bool(self.compared))
+
     def overlay(self) -> Overlay:
         """Marks for the graph: the first disagreement (red, with both engines' counts), the nodes that
         agree (✓) and those not compared (with why)."""

@@ -664,3 +664,9 @@ def test_the_reasons_nodes_were_not_compared_are_counted_together():
     others = len(b.nodes) - b.compared - 1
     assert sum(n for n, _ in besides) == others == 7
     assert f"{others} other nodes could not be compared either" in b.summary()
+    assert b.reasons_beside_summary() == besides
+    # none compared: the summary names no node's reason, so the list holds every node's, the start's too (a
+    # browser check saw one of two listed)
+    del b.nodes["0.9"]
+    assert b.summary() == "no node could be compared (8 nodes tried)"
+    assert sum(n for n, _ in b.reasons_beside_summary()) == 8 and (2, cannot) in b.reasons_beside_summary()

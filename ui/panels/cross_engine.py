@@ -204,8 +204,7 @@ def _show_bisection(model: PlanModel, b: Bisection) -> None:
         # green only when the node asked about gave the same rows on both engines
         said = b.summary()
         (st.success if b.start_agrees else st.warning)(md_escape(f"{said[:1].upper()}{said[1:]} ({b.elapsed_s:.1f} s)"))
-        # the start's reason is in the verdict above when some node was compared; else every node's is here
-        reasons = b.not_compared_reasons(besides_start=bool(b.compared))
+        reasons = b.reasons_beside_summary()
         if reasons:
             shown = [f"{counted(n, 'node')}: {why}" for n, why in reasons[:3]]
             more = sum(n for n, _ in reasons[3:])
