@@ -27,6 +27,8 @@ from .functions import resolve as resolve_function
 from .types import to_spark
 
 #: Expression kinds a project over a global aggregate keeps in a select of its own.
+#: A window's column for each input record's place in the input's order, for one step (inputs are _0, _1...).
+_PLACE = "_place"
 _NOT_FOLDED = frozenset({"subquery", "window_function"})
 _SUBQUERY = frozenset({"subquery"})
 #: Functions whose value is drawn anew for each row: Spark takes none as an aggregate's argument.
@@ -294,4 +296,10 @@ def window(tr: Translating, node: NodeView) -> DataFrame:
     else:
         spec = ex.unordered(spec, body.window_functions)
     added = [ex.over(f, spec) for f in body.window_functions]
-    return df.select(*[col(c) for c in tr.names(n)], *[c.alias(tr.name(n + i)) for i, c in enumerate(added)])
+    out = [*[col(c) for c in tr.names(n)], *[c.alias(tr.name(n + i)) for i, c in enumerate(added)]]
+    if not (node.properties and node.properties.orderedness):
+        return df.select(*out)
+    # the relation keeps its input's order, which Spark's window (a shuffle by partition) does not: each
+    # record's place is taken before and the records put back in it after
+    marked = df.withColumn(_PLACE, F.monotonically_increasing_id())
+    return marked.select(*out, col(_PLACE)).orderBy(_PLACE).drop(_PLACE)

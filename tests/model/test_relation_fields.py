@@ -1218,6 +1218,18 @@ def test_window_rows(spark):
     assert bag(rows(plan(WINDOW))) == [(1, 10, 1), (2, 20, 1), (3, None, 1), (4, 20, 2)]
 
 
+def test_window_keeps_its_input_order(spark):
+    """[P] Consistent Partition Window "Property Maintenance: Maintains distribution and ordering", and a Fetch
+    above it takes the first records of that order (a review's plan: Spark's window, a shuffle by partition,
+    had given them grouped by partition). By hand: L by a DESC is a = 4, 3, 2, 1; row_number() by b in a's
+    order is 2, 1, 1, 1 (b = 20 holds a = 2 then 4)."""
+    by_a_desc = {"sort": {"input": L, "sorts": [{"expr": field(0), "direction": "SORT_DIRECTION_DESC_NULLS_LAST"}]}}
+    window = {"window": {**WINDOW["window"], "input": by_a_desc}}
+    assert model_of(plan(window)).node("0").properties.order_text() == "$0:a DESC NULLS LAST"
+    assert rows(plan(window)) == [(4, 20, 2), (3, None, 1), (2, 20, 1), (1, 10, 1)]
+    assert rows(plan({"fetch": {"input": window, "count": "2"}})) == [(4, 20, 2), (3, None, 1)]
+
+
 def test_window_function_bounds(spark):
     """[A] WindowRelFunction lower_bound / upper_bound: "The bound is inclusive"; bounds_type ROWS: "how many
     rows before and after the current row the window should extend"."""
