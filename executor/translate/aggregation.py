@@ -295,7 +295,7 @@ def window(tr: Translating, node: NodeView) -> DataFrame:
         spec = spec.orderBy(*[ex.sort_column(s, ranged=counts_range(body.window_functions)) for s in body.sorts])
     else:
         spec = ex.unordered(spec, body.window_functions)
-    added = [ex.over(f, spec) for f in body.window_functions]
+    added = [ex.over(f, spec, body.sorts) for f in body.window_functions]
     out = [*[col(c) for c in tr.names(n)], *[c.alias(tr.name(n + i)) for i, c in enumerate(added)]]
     if not (node.properties and node.properties.orderedness):
         return df.select(*out)

@@ -664,12 +664,18 @@ class ExprTranslator:
                 return spec.orderBy(F.lit(0))
         return spec
 
-    def over(self, f, spec) -> Column:
-        """A window function (``Expression.WindowFunction`` or a window relation's function) over ``spec``."""
+    def over(self, f, spec, sorts=None) -> Column:
+        """A window function (``Expression.WindowFunction`` or a window relation's function, whose relation's
+        ``sorts`` order it) over ``spec``."""
         functions = _functions()
         ref = self.tr.model.extensions.functions.get(f.function_reference)
         name = functions.base_name(ref.compound_name) if ref is not None else "?"
-        call, args = self.call(f, distinct=f.invocation == _INVOCATION_DISTINCT)
+        if f.invocation == _INVOCATION_DISTINCT:
+            raise Unsupported(
+                f"`{name}` with DISTINCT over a window: Spark computes no window function on distinct values"
+            )
+        self._range_offsets(f, name, list(f.sorts) if sorts is None else list(sorts))
+        call, args = self.call(f)
         # ``over`` needs the bare function: the cast to the declared type comes after it.
         declared, call.output_type = call.output_type, None
         resolved = functions.resolve(call.name)
@@ -686,6 +692,26 @@ class ExprTranslator:
         if not call.windowed:  # a builder that combines aggregates put the window on each itself
             out = out.over(spec)
         return out.cast(sql_type(to_spark(declared))) if declared is not None else out
+
+    def _range_offsets(self, f, name: str, sorts: list) -> None:
+        """Refuse a RANGE frame bounded by an offset unless one number orders the window: the offset is a
+        distance in that key's values (Spark refuses the others with its own words)."""
+        if f.bounds_type != Expression.WindowFunction.BOUNDS_TYPE_RANGE:
+            return
+        bounds = [b for b in (f.lower_bound, f.upper_bound) if b.WhichOneof("kind") in ("preceding", "following")]
+        if not any(_bound(b, 0) for b in bounds):
+            return
+        if len(sorts) != 1:
+            raise Unsupported(
+                f"`{name}` over a RANGE frame bounded by an offset, with {len(sorts)} sort keys: the offset is a "
+                "distance in the values of one key"
+            )
+        kind = _kind(self.type_of(sorts[0].expr))
+        if kind not in INT_KINDS | {"fp32", "fp64", "decimal"}:
+            raise Unsupported(
+                f"`{name}` over a RANGE frame bounded by an offset, ordered by a value of type {kind}: the offset is "
+                "a distance in numbers here"
+            )
 
     # -- conditionals -------------------------------------------------------------------------
     def if_then(self, e: Expression.IfThen) -> Column:

@@ -1255,6 +1255,60 @@ def test_window_function_bounds(spark):
     assert bag(rows(plan(running))) == [(1, 10, 10), (2, 20, 30), (3, None, 20), (4, 20, 20)]
 
 
+def test_window_distinct_and_range_offsets_are_said_and_refused(spark):
+    """[A] WindowRelFunction invocation: "whether equivalent records are merged before being aggregated": shown
+    as count(DISTINCT …), and refused (Spark computes no window function on distinct values; it had given
+    its DISTINCT_WINDOW_FUNCTION_UNSUPPORTED text). No bound is the whole partition: said as such for a window
+    relation's function too (it read as SQL's running frame). A RANGE frame bounded by an offset needs one
+    numeric sort key (Spark's DATATYPE_MISMATCH text before)."""
+
+    def function(fn: int, **more) -> dict:
+        return {
+            "functionReference": fn,
+            "arguments": [{"value": field(1)}],
+            "outputType": typ("i64?"),
+            "phase": "AGGREGATION_PHASE_INITIAL_TO_RESULT",
+            **more,
+        }
+
+    counted = {
+        "window": {**WINDOW["window"], "windowFunctions": [function(5, invocation="AGGREGATION_INVOCATION_DISTINCT")]}
+    }
+    m = model_of(plan(counted))
+    assert m.node("0").info.expressions[-1][1] == (
+        "count(DISTINCT $1:b) OVER (PARTITION BY $1:b ORDER BY $0:a ASC NULLS LAST "
+        "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"
+    )
+    with pytest.raises(Unsupported, match="`count` with DISTINCT over a window: Spark computes no window function"):
+        rows(plan(counted))
+    ranged = function(
+        4, boundsType="BOUNDS_TYPE_RANGE", lowerBound={"preceding": {"offset": "1"}}, upperBound={"currentRow": {}}
+    )
+    two_keys = {"window": {**WINDOW["window"], "sorts": SORT_A * 2, "windowFunctions": [ranged]}}
+    with pytest.raises(Unsupported, match="RANGE frame bounded by an offset, with 2 sort keys"):
+        rows(plan(two_keys))
+    text_key = {
+        "window": {
+            "input": R,
+            "sorts": [{"expr": field(1), "direction": "SORT_DIRECTION_ASC_NULLS_LAST"}],
+            "windowFunctions": [{**ranged, "arguments": [{"value": field(0)}]}],
+        }
+    }
+    with pytest.raises(Unsupported, match="ordered by a value of type string: the offset is a distance in numbers"):
+        rows(plan(text_key))
+    # one numeric key: b within 1 of the current row's a... by hand, a = 1..4 and sum(b) over a in [a - 1, a]
+    one_key = {"window": {**WINDOW["window"], "partitionExpressions": [], "windowFunctions": [ranged]}}
+    assert bag(rows(plan(one_key))) == [(1, 10, 10), (2, 20, 30), (3, None, 20), (4, 20, 20)]
+
+
+def test_a_sort_without_sort_fields_is_a_plan_error():
+    """[L] Sort: "Sort Fields | List of one or more fields to sort by. | One sort field required" (Spark's
+    CANNOT_BE_EMPTY text had been the only word)."""
+    m = model_of(plan({"sort": {"input": L}}))
+    assert "no-sort-fields" in codes(m, "0")
+    assert "no-sort-fields" in executability(m)["0"].reason
+
+
 # -- TopNRel (physical: "a combination of a logical sort and logical fetch operations" [P]) ---------------
 
 

@@ -509,12 +509,13 @@ class ExpressionTyper(FieldReferences):
                 f"{rows} BETWEEN {self._bound(f.lower_bound, 'UNBOUNDED PRECEDING', scope)} AND "
                 f"{self._bound(f.upper_bound, 'UNBOUNDED FOLLOWING', scope)}"
             )
-        elif sorts and name not in FRAMELESS:
+        elif any(o.startswith("ORDER BY") for o in over) and name not in FRAMELESS:
             # no bound is the whole partition (the spec), which SQL's ORDER BY alone would not say
             over.append("ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")
         t, coercion, _ = self._call_type(f, f"window function {_call_label(name, args)}", args)
-        text = f"{name}({', '.join(a.text for a in args)}) OVER ({' '.join(over)})"
-        label = _short(f"{name}({', '.join(a.label for a in args)})")
+        distinct = "DISTINCT " if f.invocation == algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT else ""
+        text = f"{name}({distinct}{', '.join(a.text for a in args)}) OVER ({' '.join(over)})"
+        label = _short(f"{name}({distinct}{', '.join(a.label for a in args)})")
         return self._call_typed(f, Typed(t, text, label, nested_names_for(t), coercion=coercion))
 
     # -- conditionals --------------------------------------------------------------------------

@@ -229,6 +229,8 @@ def sort(ctx: Context) -> list[Field] | None:
     fields = ctx.input(0)
     ctx.info.incoming = fields
     ctx.info.detail = _sorts(ctx, ctx.node.body.sorts, fields)
+    if not ctx.node.body.sorts:  # logical relations: "One sort field required"
+        ctx.diag(error("no-sort-fields", "the sort has no sort field (the spec requires at least one)", ctx.node.id))
     return fields
 
 
