@@ -1309,6 +1309,24 @@ def test_a_sort_without_sort_fields_is_a_plan_error():
     assert "no-sort-fields" in executability(m)["0"].reason
 
 
+def test_what_the_spec_requires_of_a_window_a_measure_filter_and_a_fetch_count_is_checked():
+    """[P] Consistent Partition Window: "Window Functions ... At least one required"; [A] Measure filter: "An
+    optional boolean expression"; [A] FetchRel count_expr "evaluates to a non-negative integer". A review's
+    plans had run without a word (a filter of 1 as true, a count of '2' as 2)."""
+    bare = {"window": {**WINDOW["window"], "windowFunctions": []}}
+    assert "no-window-functions" in codes(model_of(plan(bare)), "0")
+    one = {"literal": {"i32": 1}}
+    grouped = {"aggregate": {"input": L, "measures": [{**measure(5, field(0)), "filter": one}]}}
+    m = model_of(plan(grouped))
+    assert "type-mismatch" in codes(m, "0")
+    assert any("measure 0's filter must be boolean, but is i32" in d.message for d in m.node("0").info.diagnostics)
+    texts = model_of(plan({"fetch": {"input": L, "countExpr": {"literal": {"string": "2"}}}}))
+    assert any(
+        "the fetch count must be an integer, but is string" in d.message for d in texts.node("0").info.diagnostics
+    )
+    assert "type-mismatch" not in codes(model_of(plan(sorted_l(countExpr=lit(2)))), "0")
+
+
 # -- TopNRel (physical: "a combination of a logical sort and logical fetch operations" [P]) ---------------
 
 

@@ -249,7 +249,17 @@ def _fetch_value(ctx: Context, body, name: str, fields) -> str | None:
                     ctx.node.id,
                 )
             )
-        return ctx.expr(name, e, fields).text
+        typed = ctx.expr(name, e, fields)
+        if typed.type is not None and T.kind(typed.type) not in ("i8", "i16", "i32", "i64"):
+            if not T.is_null_type(typed.type, ctx.ext.types):  # algebra.proto: "evaluates to a non-negative integer"
+                ctx.diag(
+                    error(
+                        "type-mismatch",
+                        f"the fetch {name} must be an integer, but is {T.render(typed.type)}",
+                        ctx.node.id,
+                    )
+                )
+        return typed.text
     return None
 
 
@@ -569,6 +579,7 @@ def aggregate(ctx: Context) -> list[Field] | None:
         text = typed.text
         if m.HasField("filter"):
             cond = ctx.typer.expr(m.filter, ctx.scope(fields))
+            expect_boolean(ctx, cond, f"measure {i}'s filter")  # "An optional boolean expression"
             text += f" FILTER (WHERE {cond.text})"
         ctx.info.expressions.append(("measure", text))
         measures.append(typed.label)
@@ -696,6 +707,8 @@ def window(ctx: Context) -> list[Field] | None:
     if order:
         parts.append(f"order by {order}")
     ctx.info.detail = ", ".join(parts)
+    if not added:  # physical relations: "Window Functions ... At least one required"
+        ctx.diag(error("no-window-functions", "the window has no window function (the spec requires one)", ctx.node.id))
     return concat_fields(fields, added)
 
 
