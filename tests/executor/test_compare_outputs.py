@@ -89,7 +89,9 @@ def test_a_node_that_cannot_run_on_spark_is_said_before_spark_is_asked(tutorial,
 
     orders = read("orders", [("product_id", "i64"), ("quantity", "i32")])
     counted = analyze(
-        json.dumps(plan(({"fetch": {"input": orders, "countExpr": call(3, i64(1), i64(1))}}, ["p", "q"]))).encode()
+        json.dumps(
+            plan(({"fetch": {"input": orders, "countExpr": call(3, i64(1), i64(1), out="i64")}}, ["p", "q"]))
+        ).encode()
     )
     why = cannot_compare(tutorial, "0", counted, "0", ("left", "right"))
     assert why == "right's node 0 cannot run on Spark: the fetch count and offset must be constants"
