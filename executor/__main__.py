@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 
-from .engines.rows import json_value, months_duration
+from .engines.rows import exact_values, json_value, months_duration
 from .engines.sql_plan import FORMS
 from .errors import ExecutionError
 from .producer.check import JOBS as CHECK_JOBS
@@ -634,7 +634,7 @@ def _json_rows(result) -> list[list]:
     table = result.arrow
     if table is None:
         return [[json_value(x) for x in row] for row in result.rows.itertuples(index=False)]
-    columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
+    columns = [exact_values(table.column(i)) for i in range(table.num_columns)]
     for i, kind in enumerate(result.types):
         if kind.startswith("interval"):  # one of months, which Arrow cannot carry, came as Spark's text
             columns[i] = [months_duration(v) or v if isinstance(v, str) else v for v in columns[i]]

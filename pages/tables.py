@@ -154,8 +154,7 @@ def _notes(s: TableStatus) -> str:
         return problem + (f"; caution: {narrowing}" if narrowing else "")
     if s.check is not None and s.bound:
         narrowing = s.check.narrowing()
-        caution = "; ".join(filter(None, [s.check.times_note(), narrowing]))
-        return "; ".join(filter(None, [s.check.unread_note(), f"caution: {caution}" if caution else ""]))
+        return "; ".join(filter(None, [s.check.unread_note(), f"caution: {narrowing}" if narrowing else ""]))
     return "" if s.bound or s.how == "not bound" else s.message
 
 

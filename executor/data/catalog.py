@@ -243,12 +243,27 @@ class Catalog:
         holding a link out of the roots (:meth:`_read` checks every path it reads)."""
         src = self._source(names)
         if src is not None:
+            self._distinct_names(names, src)
             return self._read(spark, src.path, src.format, _named_options(src.format))
         if self.use_spark_catalog:
             qualified = ".".join(names)
             if _spark_has_table(spark, qualified):
                 return self._cached(spark, ("catalog", qualified.lower()), lambda: spark.table(qualified))
         raise TableNotFound(self._not_found_message(names))
+
+    def _distinct_names(self, names: Sequence[str], src: _Source) -> None:
+        """Refuse a table whose column names differ only in letter case, which Spark's reader cannot tell apart
+        (it stops with COLUMN_ALREADY_EXISTS before any column is chosen)."""
+        try:
+            alike = check_bases(file_columns(src.path, src.format), [])[0].alike
+        except ExecutionError:
+            return  # unreadable: the read says so
+        if alike:
+            raise Unsupported(
+                f"table `{'.'.join(names)}` ({self._where(src)}) has columns named alike but for letter case "
+                f"({'; '.join(alike)}), which Spark, reading names in any case, cannot tell apart. Bind a table whose "
+                "column names differ in more than case"
+            )
 
     def _find(self, names: Sequence[str]) -> _Source | None:
         """Where a table's names lead: a binding, else a file or folder in a root. Raises ``Refused`` for a

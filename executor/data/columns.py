@@ -36,13 +36,15 @@ _SPARK_FAMILIES = {
     S.DateType: "time",
     S.TimestampType: "time",
     S.TimestampNTZType: "time",
+    S.TimeType: "clock",
     S.BooleanType: "bool",
     S.BinaryType: "bin",
 }
 
 
 def spark_family(t: S.DataType) -> str | None:
-    """The family of a Spark type (int, num, str, time, bool, bin), or None for the others (nested...)."""
+    """The family of a Spark type (int, num, str, time, clock (a time of day), bool, bin), or None for the others
+    (nested...)."""
     return _SPARK_FAMILIES.get(type(t))
 
 
@@ -69,7 +71,8 @@ def _digits(t: str) -> tuple[int, int] | None:
 def narrows(have: str | None, want: str | None) -> bool:
     """Whether casting a value of Spark type ``have`` (as ``simpleString`` writes it) to ``want`` may
     change it: a fraction cut off (a double or a decimal read as an integer), a decimal rounded to
-    fewer places, a number too large for the narrower type, a timestamp's time of day dropped. Casts to
+    fewer places, a number too large for the narrower type, a timestamp's time of day or a time of day's
+    digits of a second dropped. Casts to
     an approximate type (``float``, ``double``) are not counted: their values are approximate anyway."""
     if have is None or want is None or have == want:
         return False
@@ -78,6 +81,8 @@ def narrows(have: str | None, want: str | None) -> bool:
     h, w = _digits(have), _digits(want)
     if h is not None and w is not None:
         return w[0] < h[0] or w[1] < h[1]
+    if have.startswith("time(") and want.startswith("time("):  # fewer digits of a second
+        return int(want[5:-1]) < int(have[5:-1])
     return have.startswith("timestamp") and want == "date"
 
 
@@ -151,6 +156,8 @@ def _arrow_type(t) -> tuple[str, str | None]:
         return "date", "time"
     if pt.is_timestamp(t):
         return ("timestamp" if t.tz else "timestamp_ntz"), "time"
+    if pt.is_time(t):
+        return f"time({_TIME_DIGITS[t.unit]})", "clock"
     if pt.is_boolean(t):
         return "boolean", "bool"
     if pt.is_binary(t) or pt.is_large_binary(t) or pt.is_fixed_size_binary(t) or _is(pt, "is_binary_view", t):
@@ -163,6 +170,9 @@ def _arrow_type(t) -> tuple[str, str | None]:
         return from_arrow_type(t).simpleString(), None
     except Exception:  # noqa: BLE001 - a type Spark has no form for: pyarrow's name
         return str(t), None
+
+
+_TIME_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 
 
 def _is(pt, predicate: str, t) -> bool:
@@ -186,12 +196,18 @@ class ColumnCheck:
     #: "r_regionkey is double in the table, int in the plan"
     narrowed: list[str] = field(default_factory=list)
     position_narrowed: list[str] = field(default_factory=list)
-    #: the plan's columns the read uses that the table holds as a time of day, which a run does not take
-    times_of_day: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not self.missing and not self.clashes
+        return not self.missing and not self.clashes and not self.alike
+
+    @property
+    def alike(self) -> list[str]:
+        """The table's column names that another of its columns has in other letter cases (``k``, ``K``)."""
+        seen: dict[str, list[str]] = {}
+        for c in self.table:
+            seen.setdefault(c.name.lower(), []).append(c.name)
+        return [" and ".join(names) for names in seen.values() if len(names) > 1]
 
     @property
     def by_position(self) -> bool:
@@ -212,6 +228,11 @@ class ColumnCheck:
             if len(self.plan) == 1:
                 return f"lacks the plan's one column ({shown})"
             return f"lacks {len(self.missing)} of the plan's {len(self.plan)} columns ({shown})"
+        if self.alike:
+            return (
+                f"has columns named alike but for letter case ({'; '.join(self.alike)}), which Spark, reading names "
+                "in any case, cannot tell apart"
+            )
         if self.clashes:
             return "has the plan's columns with other types: " + "; ".join(self.clashes)
         return "has the plan's columns"
@@ -223,16 +244,6 @@ class ColumnCheck:
         shown = ", ".join(self.unread[:5]) + (", …" if len(self.unread) > 5 else "")
         them = "them" if len(self.unread) > 1 else "it"
         return f"lacks {shown}, which the plan declares but never reads: a run reads {them} as nulls"
-
-    def times_note(self) -> str:
-        """The plan's columns the table holds as a time of day, as a note ("" for none)."""
-        if not self.times_of_day:
-            return ""
-        one = len(self.times_of_day) == 1
-        return (
-            f"{', '.join(self.times_of_day)} {'is a time' if one else 'are times'} of day, which a run on Spark does "
-            f"not take: a node that reads or shows {'it' if one else 'them'} cannot run there"
-        )
 
     def narrowing(self, by_position: bool = False) -> str:
         """What a run checks of the values, where a cast to the plan's type may change them ("" for none)."""
@@ -262,8 +273,6 @@ def check_columns(table: Sequence[Column], plan: Sequence[Column]) -> ColumnChec
             (out.missing if want.read else out.unread).append(want.name)
         elif not want.read:
             continue  # its type is nothing to the plan's rows
-        elif (have.type or "").startswith("time("):
-            out.times_of_day.append(want.name)
         elif not families_fit(have.family, want.family):
             out.clashes.append(f"{want.name} is {have.type} in the table, {want.type} in the plan")
         elif narrows(have.type, want.type):

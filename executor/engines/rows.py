@@ -472,6 +472,18 @@ def interval_text(value: dt.timedelta) -> str:
     return sign + (f"{days} day{'s' if days != 1 else ''} " if days else "") + clock
 
 
+def exact_values(column) -> list:
+    """An Arrow column's values as Python's (``to_pylist``), but a time of day with a part below a microsecond,
+    which a Python time cannot hold, as its text (``01:02:03.000000001``)."""
+    import pyarrow as pa
+
+    values = column.to_pylist()
+    if not (pa.types.is_time64(column.type) and column.type.unit == "ns"):
+        return values
+    nanos = column.cast(pa.int64()).to_pylist()
+    return [v if n is None or n % 1000 == 0 else f"{v:%H:%M:%S}.{n % 1_000_000_000:09d}" for v, n in zip(values, nanos)]
+
+
 def head(table, n: int):
     """The first ``n`` rows of a pyarrow Table (pyarrow's slice of a table without columns has ``n``
     rows, however few it had)."""

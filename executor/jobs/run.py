@@ -30,7 +30,7 @@ from viz.kinds import KINDS
 from viz.types import render
 
 from ..cache import BoundedCache
-from ..engines.rows import head
+from ..engines.rows import exact_values, head
 from ..errors import Cancelled, ExecutionError, Refused, TimedOut, Unsupported
 from ..spark.session import get_session, is_connect
 from ..spark.turns import ordinal
@@ -440,8 +440,8 @@ def _collect(df, rows: int):
     if (rows <= ROWS_BY_TAKE and _plain(df.schema)) or not df.columns:
         try:
             return _collect_rows(df), None
-        except ValueError as exc:  # a date beyond Python's years (1 to 9999): Arrow's moves it
-            if "out of range" not in str(exc):
+        except ValueError as exc:  # a date beyond Python's years (1 to 9999, or year 0): Arrow's moves it
+            if "out of range" not in str(exc) and "ordinal must be" not in str(exc):
                 raise
     try:
         return df.toArrow(), None
@@ -561,10 +561,11 @@ def _beyond_python(table) -> tuple[object, str | None]:
 
 def _without_views(t):
     """An Arrow type with its view types (DataFusion's ``string_view``, ``binary_view``, ``list_view``) as
-    the plain ones, which pandas takes."""
+    the plain ones, which pandas takes, and its times of day in nanoseconds as their text (pandas refuses a
+    part below a microsecond)."""
     import pyarrow as pa
 
-    if pa.types.is_string_view(t):
+    if pa.types.is_string_view(t) or (pa.types.is_time64(t) and t.unit == "ns"):
         return pa.string()
     if pa.types.is_binary_view(t):
         return pa.binary()
@@ -602,9 +603,10 @@ def to_pandas(table, columns: list[str]) -> pd.DataFrame:
     import pyarrow.compute as pc
 
     plain = pa.schema([f.with_type(_without_views(f.type)) for f in table.schema])
-    table = table.cast(plain) if plain != table.schema else table
-    frame = table.rename_columns(columns).to_pandas(
-        integer_object_nulls=True, date_as_object=True, timestamp_as_object=False
+    frame = (
+        (table.cast(plain) if plain != table.schema else table)
+        .rename_columns(columns)
+        .to_pandas(integer_object_nulls=True, date_as_object=True, timestamp_as_object=False)
     )
     frame.columns = columns
     for i, column in enumerate(table.columns):
@@ -613,6 +615,8 @@ def to_pandas(table, columns: list[str]) -> pd.DataFrame:
         elif _nested_text(column.type):
             texts = [csv_field(v, column.type) for v in column.to_pylist()]
             frame.isetitem(i, pd.Series(texts, dtype=object, index=frame.index))
+        elif pa.types.is_time64(column.type):
+            frame.isetitem(i, pd.Series(exact_values(column), dtype=object, index=frame.index))
     return frame
 
 
@@ -638,7 +642,7 @@ def to_csv_text(result: RunResult) -> str:
         if result.arrow is not None
         else pa.Table.from_pandas(result.rows, preserve_index=False)
     )
-    columns = [(arrow.column(i).to_pylist(), arrow.schema.field(i).type) for i in range(arrow.num_columns)]
+    columns = [(exact_values(arrow.column(i)), arrow.schema.field(i).type) for i in range(arrow.num_columns)]
     lines = [",".join(_csv_quoted(name) for name in download_columns(result.names))]
     for r in range(arrow.num_rows):
         lines.append(",".join(_csv_quoted(csv_field(values[r], kind)) for values, kind in columns))

@@ -226,6 +226,14 @@ def producer_text(
         return F.concat(F.date_format(value, "yyyy-MM-dd'T'HH:mm:ss"), fraction, F.lit("Z"))
     if kind in ("fp32", "fp64"):
         return datafusion_float_text(value, kind)
+    if kind == "precision_time":  # Spark writes the fewest digits of a second, DataFusion 3, 6 or 9
+        text = value.cast("string")
+        fraction = F.substring_index(text, ".", -1)
+        digits = (F.ceil(F.length(fraction) / 3) * 3).cast("int")
+        padded = F.call_function("rpad", fraction, digits, F.lit("0"))
+        return F.when(F.instr(text, ".") > 0, F.concat(F.substring_index(text, ".", 1), F.lit("."), padded)).otherwise(
+            text
+        )
     return None
 
 

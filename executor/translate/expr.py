@@ -65,6 +65,15 @@ UNSIGNED_SAFE = frozenset(
         "nth_value", "lag", "lead", "greatest", "least", "nullif",
     }
 )  # fmt: skip
+#: Functions that take a time of day (Spark's TIME) as DataFusion's engine does (by name, resolved); extract and
+#: date_trunc check their part or unit (``datetimes``).
+TIME_OF_DAY_SAFE = frozenset(
+    {
+        "equal", "not_equal", "lt", "lte", "gt", "gte", "is_distinct_from", "is_not_distinct_from", "between",
+        "is_null", "is_not_null", "coalesce", "nullif", "min", "max", "count", "approx_distinct", "any_value",
+        "first_value", "last_value", "nth_value", "lag", "lead", "extract", "date_trunc",
+    }
+)  # fmt: skip
 _INVOCATION_DISTINCT = algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT
 
 
@@ -377,7 +386,23 @@ class ExprTranslator:
         )
         self._coerce(f, call, args)
         self._unsigned_arguments(call)
+        self._times_of_day(call)
         return call, args
+
+    def _times_of_day(self, call) -> None:
+        """Refuse a call on a time of day (Spark's TIME) but those checked against DataFusion's engine:
+        comparing, ordering and picking values, its parts (``datetimes.time_part``), truncating it and the
+        interval between two; ``t + INTERVAL '1' HOUR`` wraps past midnight in DataFusion and stops in Spark."""
+        if not any(_kind(t) == "precision_time" for t in call.arg_types):
+            return
+        name = _functions().resolve(_functions().base_name(call.name))
+        between = name == "subtract" and all(_kind(t) == "precision_time" for t in call.arg_types)
+        if name not in TIME_OF_DAY_SAFE and not between:
+            raise Unsupported(
+                f"`{_functions().base_name(call.name)}` of a time of day: the run compares, orders, groups and "
+                "truncates times of day, takes their parts and the interval between two, and casts them to and "
+                "from text; other calls on them are not checked against an engine's"
+            )
 
     def _unsigned_arguments(self, call) -> None:
         """Refuse a call on DataFusion's unsigned integers unless its result stays in their range or leaves
@@ -801,6 +826,8 @@ class ExprTranslator:
                 "the run reads the value in UTC; DataFusion's engine reads it in the zone of the type it was written "
                 "with"
             )
+        if "precision_time" in (kind, source_kind):
+            self._time_of_day_cast(kind, source_kind, e.input)
         inner = self._counted(inner, e.type, source, datafusion)
         if records.holds_record(e.type):
             target = self._members_kept(inner, target)
@@ -866,6 +893,21 @@ class ExprTranslator:
                 self._finer_than_spark(stamp.precision)
         return literals.literal(lit)
 
+    def _time_of_day_cast(self, kind: str | None, source_kind: str | None, value: Expression) -> None:
+        """Refuse a cast to or from a time of day but from text, to text, between times of day, from a timestamp
+        (its time of day) and, in a DataFusion plan, to i64 (its units since midnight, as Arrow casts it): the
+        others are checked against no engine."""
+        if kind == source_kind or kind in TEXT_KINDS or is_text(value, self.type_of):
+            return
+        if (kind == "precision_time" and source_kind in TIMESTAMP_KINDS) or (
+            kind == "i64" and self.tr.model.conventions.dialect == "datafusion"
+        ):
+            return
+        raise Unsupported(
+            f"a cast from {source_kind or 'an unknown type'} to {kind}: a time of day is cast to and from text, "
+            "to another precision, from a timestamp and (in a DataFusion plan) to a count of its units only"
+        )
+
     def _counted(self, inner: Column, target: type_pb2.Type, source: type_pb2.Type | None, datafusion: bool) -> Column:
         """A cast's value where a time and a number are cast one to the other, or a timestamp to coarser
         units: Spark casts no number to a timestamp without a zone nor back, a date to a number is null, and
@@ -887,6 +929,10 @@ class ExprTranslator:
         datetimes = _functions().datetimes
         if source_kind in TIMESTAMP_KINDS and kind in TIMESTAMP_KINDS and second_digits(target) < 6:
             return datetimes.cut_to(inner, 10 ** (6 - second_digits(target)))
+        if source_kind == "precision_time" and kind == "i64":  # the time's own units since midnight
+            units = 10**source.precision_time.precision
+            minutes = (F.hour(inner) * 60 + F.minute(inner)).cast("decimal(20,0)")
+            return (minutes * (60 * units) + F.call_function("extract", F.lit("SECOND"), inner) * units).cast("long")
         if source_kind in TIMESTAMP_KINDS and kind in INT_KINDS:
             digits = second_digits(source)
             if digits >= 6:

@@ -282,8 +282,18 @@ def _map(lit: Literal) -> Column:
     return F.create_map(*parts)
 
 
+def time_text(value: int, precision: int) -> str:
+    """A count of 10^-precision seconds since midnight as a time of day's text (``01:02:03.456789``)."""
+    seconds, fraction = divmod(value, 10**precision)
+    if not 0 <= seconds < 86_400:
+        raise Unsupported(f"a time of day of {value} 10^-{precision} seconds, beyond a day, which a literal here holds")
+    text = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    return text + (f".{fraction:0{precision}d}" if precision else "")
+
+
 def _time(lit: Literal) -> Column:
-    raise Unsupported("time-of-day literals have no Spark equivalent in this executor")
+    v = lit.precision_time
+    return F.lit(time_text(v.value, v.precision)).cast(sql_type(to_spark(literal_type(lit))))
 
 
 def _user_defined(lit: Literal) -> Column:
@@ -339,7 +349,7 @@ def literal(lit: Literal) -> Column:
 def supported(lit: Literal) -> str | None:
     """None when the literal translates, else why not (static, no Spark)."""
     which = lit.WhichOneof("literal_type") or "unset"
-    if which not in _COLUMNS or which in ("precision_time", "user_defined"):
+    if which not in _COLUMNS or which == "user_defined":
         return f"literal of kind `{which}` is not supported"
     nested = {
         "struct": lambda: list(lit.struct.fields),

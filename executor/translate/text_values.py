@@ -26,17 +26,30 @@ _AROUND = "(?U)^\\s+|\\s+$"
 #: A date: a year of four digits, a month and day of one or two, or the eight digits without dashes.
 _DATE = "^\\+?([0-9]{4}-[0-9]{1,2}-[0-9]{1,2}|[0-9]{8})$"
 _COMPACT_DATE = "^\\+?([0-9]{4})([0-9]{2})([0-9]{2})$"
-#: A timestamp: a date, or a date and a time of two-digit hours, minutes and seconds after ``T``, ``t`` or
-#: a space, a fraction, a zone ``Z`` or an offset (``+02``, ``+0200``, ``+02:00``, after a space too).
-_TIMESTAMP = (
-    "^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]| ?[+-][0-9]{2}(:?[0-9]{2})?)?)?$"
+#: A zone's name after a time (``UTC``, ``Europe/Paris``, ``Etc/GMT+1``, after a space or not), as DataFusion's
+#: cast reads one from the IANA names: not an offset after a name (``UTC+1``), which Java reads, nor the
+#: three-letter names Java's SHORT_IDS map to a region and the IANA names do not hold (``PST``, ``IST``).
+_ZONE_NAME = (
+    "(?!(ACT|AET|AGT|ART|AST|BET|BST|CAT|CNT|CST|CTT|EAT|ECT|IET|IST|JST|MIT|NET|NST|PLT|PNT|PRT|PST|SST|VST)$)"
+    "[A-Z][A-Za-z0-9_]*(/[A-Za-z0-9_+-]+)*"
 )
+#: A timestamp: a date, or a date and a time of two-digit hours, minutes and seconds after ``T``, ``t`` or
+#: a space, a fraction, a zone ``Z``, an offset (``+02``, ``+0200``, ``+02:00``, after a space too) or a name.
+_TIMESTAMP = (
+    "^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]| ?[+-][0-9]{2}(:?[0-9]{2})?| ?"
+    + _ZONE_NAME
+    + ")?)?$"
+)
+
+#: A time of day: two-digit hours and minutes, and seconds with up to nine digits of a fraction (Spark's
+#: cast also takes one-digit parts and white space around it).
+_TIME = "^[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?$"
 
 _INTEGERS = frozenset({"i8", "i16", "i32", "i64"})
 _FLOATS = frozenset({"fp32", "fp64"})
 _TIMESTAMPS = frozenset({"timestamp", "precision_timestamp"})
 #: The kinds whose text this module reads.
-KINDS = frozenset({"bool", "decimal", "date"}) | _INTEGERS | _FLOATS | _TIMESTAMPS
+KINDS = frozenset({"bool", "decimal", "date", "precision_time"}) | _INTEGERS | _FLOATS | _TIMESTAMPS
 
 
 def _prepared(text: Column, kind: str) -> Column:
@@ -50,10 +63,12 @@ def _prepared(text: Column, kind: str) -> Column:
     if kind == "decimal":
         trimmed = F.regexp_replace(text, _AROUND, "")
         return F.when(trimmed.rlike(_DECIMAL), trimmed)
+    if kind == "precision_time":
+        return F.when(text.rlike(_TIME), text)
     if kind == "date":  # text past ten characters that is no date is read as a timestamp (``read``)
         return F.when(text.rlike(_DATE), F.regexp_replace(text, _COMPACT_DATE, "$1-$2-$3"))
     # Spark's cast reads an upper-case T and Z only
-    upper = F.regexp_replace(F.regexp_replace(text, "^(.{10})t", "$1T"), "z$", "Z")
+    upper = F.regexp_replace(F.regexp_replace(text, "^(.{10})t", "$1T"), "([0-9])z$", "$1Z")
     return F.when(text.rlike(_TIMESTAMP), upper)
 
 

@@ -37,6 +37,18 @@ def _timestamp(t) -> S.DataType:
     return S.TimestampNTZType()
 
 
+#: The most digits of a second Spark's TIME keeps (nanoseconds).
+TIME_DIGITS = 9
+
+
+def _time_of_day(t: type_pb2.Type.PrecisionTime) -> S.DataType:
+    """Spark's TIME of the type's digits of a second."""
+    digits = t.precision
+    if digits > TIME_DIGITS:
+        raise Unsupported(f"precision_time<{digits}>: Spark's TIME keeps at most {TIME_DIGITS} digits of a second")
+    return S.TimeType(digits)
+
+
 _TABLE: dict[str, Callable[[object], S.DataType]] = {
     "bool": lambda t: S.BooleanType(),
     "i8": lambda t: S.ByteType(),
@@ -57,6 +69,7 @@ _TABLE: dict[str, Callable[[object], S.DataType]] = {
     "timestamp": _timestamp,
     "precision_timestamp_tz": lambda t: S.TimestampType(),
     "timestamp_tz": lambda t: S.TimestampType(),
+    "precision_time": _time_of_day,
     "interval_year": lambda t: S.YearMonthIntervalType(),
     "interval_day": lambda t: S.DayTimeIntervalType(),
     "struct": _struct,
@@ -110,10 +123,6 @@ def _user_defined(t: type_pb2.Type.UserDefined, user_types: Mapping[int, str]) -
     return builder()
 
 
-#: A time of day: Spark reads one from a file (``spark.sql.timeType.enabled``) but the translation has none.
-_TIMES_OF_DAY = frozenset({"time", "precision_time"})
-
-
 def to_spark(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = None) -> S.DataType:
     """The Spark type for a Substrait type. Raises ``Unsupported`` for types Spark lacks. User-defined
     types are looked up in ``user_types`` (else the plan being translated: :func:`plan_user_types`)."""
@@ -123,10 +132,6 @@ def to_spark(t: type_pb2.Type | None, user_types: Mapping[int, str] | None = Non
     if kind == "user_defined":
         return _user_defined(t.user_defined, _USER_TYPES.get() if user_types is None else user_types)
     builder = _TABLE.get(kind or "")
-    if builder is None and kind in _TIMES_OF_DAY:
-        raise Unsupported(
-            f"Substrait type `{kind}` (a time of day) is not run on Spark: the translation does not use its TIME"
-        )
     if builder is None:
         raise Unsupported(f"Substrait type `{kind or 'unset'}` has no Spark equivalent")
     if is_unsigned(t, _DIALECT.get()):

@@ -504,12 +504,11 @@ def test_a_timestamp_stored_with_a_zone_is_read_in_utc_and_said(spark, tmp_path)
     ]
 
 
-def test_a_table_with_columns_spark_cannot_read_as_they_are_serves_the_others(spark, tmp_path):
+def test_a_table_with_times_of_day_and_nanosecond_timestamps_runs(spark, tmp_path):
     """A parquet file with a time of day and timestamps stored in nanoseconds (pandas writes them so), which
-    Spark could not read at all: a query that never reads the time runs in both of DataFusion's forms (the
-    written one's read outputs the time, its projection drops it); the nanosecond timestamps are read as
-    timestamps, their rows DataFusion's own; a query that outputs the time is refused, the column named; a
-    value with a part of a microsecond stops the run, the value said."""
+    Spark could not read at all before its TIME and the session's settings: every query runs in both of
+    DataFusion's forms, its rows DataFusion's own (the time of day as Spark's TIME); a value with a part of
+    a microsecond in a timestamp stops the run, the value said."""
     from datetime import datetime, time
 
     import datafusion
@@ -543,17 +542,13 @@ def test_a_table_with_columns_spark_cannot_read_as_they_are_serves_the_others(sp
         model, result = run("SELECT id FROM tt WHERE id > 1", form)
         assert sorted(result.rows.iloc[:, 0]) == [2, 3]
     [read] = [n for n in model.nodes() if n.kind == "read"]  # the written form's: all four columns out
-    shown = executability(model)[read.id]  # it runs (a profile counts its rows), its rows cannot be shown
-    assert shown.ok and f"its output holds column t, read by node {read.id}: Substrait type" in shown.rows_reason
-    assert executability(model)[model.roots[0]].rows_reason is None
-    with pytest.raises(Unsupported, match="its output holds column t"):
-        run_node(model, read.id, catalog=catalog, explain=False)
+    assert executability(model)[read.id].rows_reason is None
     from executor.jobs.profile import profile_plan
 
-    counts = profile_plan(model, catalog)  # the read's count too (in a thread of the run's, where Spark checks TIME)
+    counts = profile_plan(model, catalog)  # in a thread of the run's, where Spark checks TIME against its settings
     assert {n: p.rows for n, p in counts.nodes.items()} == {model.roots[0]: 2, "0.0": 2, read.id: 3}
 
-    sql = "SELECT id, ts, tz FROM tt ORDER BY id"
+    sql = "SELECT id, t, ts, tz FROM tt ORDER BY id"
     ctx = datafusion.SessionContext()
     ctx.register_parquet("tt", str(path))
     expected = ctx.sql(sql).to_pydict()
@@ -561,19 +556,14 @@ def test_a_table_with_columns_spark_cannot_read_as_they_are_serves_the_others(sp
     for form in ("written", "optimized"):
         _, result = run(sql, form)
         got = list(result.rows.itertuples(index=False))
-        assert [r[1].to_pydatetime() if r[1] == r[1] else None for r in got] == expected["ts"]
-        assert [r[2].to_pydatetime().replace(tzinfo=None) if r[2] == r[2] else None for r in got] == [
+        assert [r[1] for r in got] == expected["t"] == [time(1, 2, 3), None, time(23, 0)]
+        assert [r[2].to_pydatetime() if r[2] == r[2] else None for r in got] == expected["ts"]
+        assert [r[3].to_pydatetime().replace(tzinfo=None) if r[3] == r[3] else None for r in got] == [
             v.replace(tzinfo=None) if v is not None else None for v in expected["tz"]
         ]
-
-    with pytest.raises(
-        Unsupported, match="column t of the base schema: Substrait type `precision_time` \\(a time of day\\)"
-    ):
-        run("SELECT id, t FROM tt", "optimized")
-    # a union's duplicates are told apart by the time: never taken as a column nothing reads
-    doc = sql_to_plan("SELECT id FROM (SELECT * FROM tt UNION SELECT * FROM tt) x", {"tt": str(path)}, json=False)
-    model = analyze(doc.data)
-    assert "column t of the base schema" in executability(model)[model.roots[0]].reason
+    # a union's duplicates are told apart by the time too
+    _, result = run("SELECT id FROM (SELECT * FROM tt UNION SELECT * FROM tt) x", "optimized")
+    assert sorted(result.rows.iloc[:, 0]) == [1, 2, 3]
 
     pq.write_table(table.set_column(2, "ts", pa.array([1, None, 2], pa.timestamp("ns"))), path)
     with pytest.raises(ExecutionError, match=r"column ts holds 1970-01-01 00:00:00\.000000001, finer than"):
@@ -634,19 +624,39 @@ def test_an_orc_file_s_nanoseconds_stop_a_run_that_reads_them(spark, tmp_path):
         df.select("r").collect()
 
 
-def test_a_read_whose_filter_reads_a_time_of_day_is_refused_whatever_its_emit_keeps():
-    """The read's filter tests t (a time of day, which no run takes) and its emit outputs only id: the read
+def test_a_table_whose_column_names_differ_only_in_case_is_refused_by_name(spark, tmp_path):
+    """Columns k and K (DataFusion reads them apart): Spark's reader, which takes names in any case, stopped
+    with its COLUMN_ALREADY_EXISTS text; now the table and both names are said, on a run and on the Tables
+    page's status."""
+    from executor.errors import Unsupported
+    from tests.support.plans import read as read_rel
+
+    pq.write_table(pa.table({"k": [1], "K": [2]}), tmp_path / "kk.parquet")
+    cat = Catalog([str(tmp_path)])
+    with pytest.raises(Unsupported, match=r"table `kk` \(parquet at .*\) has columns named alike but for letter case "):
+        cat.named_table(spark, ["kk"])
+    from executor.data.catalog import plan_columns_by_table
+    from tests.support.plans import model_of, plan
+
+    [status] = cat.status([["kk"]], plan_columns_by_table(model_of(plan(read_rel("kk", [("k", "i64")])))))
+    assert not status.bound and "(k and K), which Spark, reading names in any case, cannot tell apart" in status.message
+
+
+def test_a_read_whose_filter_reads_a_column_spark_lacks_is_refused_whatever_its_emit_keeps():
+    """The read's filter tests t (of a user-defined type no run takes) and its emit outputs only id: the read
     cannot run, since Spark would evaluate the filter on t (an emit had hidden the filter's use of t)."""
     from executor.translate.executable import executability
     from tests.support.plans import call, emit, field, model_of, plan, read
 
     base = read("tt", [("id", "i64?"), ("t", "string?")], filter=call(1, field(1), out="boolean"))
     base["read"]["baseSchema"]["struct"]["types"][1] = {
-        "precisionTime": {"precision": 6, "nullability": "NULLABILITY_NULLABLE"}
+        "userDefined": {"typeReference": 9, "nullability": "NULLABILITY_NULLABLE"}
     }
-    model = model_of(plan((emit(base, [0]), ["id"]), functions={1: ("is_null:any", "functions_comparison")}))
+    doc = plan((emit(base, [0]), ["id"]), functions={1: ("is_null:any", "functions_comparison")})
+    doc["extensions"].append({"extensionType": {"extensionUriReference": 1, "typeAnchor": 9, "name": "geometry"}})
+    model = model_of(doc)
     why = executability(model)[model.roots[0]].rows_reason
-    assert why is not None and why.startswith("column t of the base schema: Substrait type `precision_time`")
+    assert why is not None and why.startswith("column t of the base schema: u!geometry has no Spark equivalent")
 
 
 def test_the_run_cache_s_key_holds_the_state_of_what_the_plan_reads(tmp_path):

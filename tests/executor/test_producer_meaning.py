@@ -557,13 +557,17 @@ def test_an_unknown_any_is_kept_by_is_null(spark, tables, tpch_dir, form):
 
 
 @pytest.mark.parametrize("form", FORMS)
-def test_a_date_after_year_9999_is_shown_as_text(spark, tables, tpch_dir, form):
+def test_a_date_after_year_9999_or_in_year_0_is_shown_as_text(spark, tables, tpch_dir, form):
     """DataFusion's optimizer folds ``DATE '9999-12-31' + 1 day`` into a date literal of 2,932,897 days, which
     Python's dates cannot hold (the run had stopped with an internal error); as written Spark adds the day.
     Both show the day after, by hand, as text and say so; a filter against it counts every order."""
     _, result = _run("SELECT DATE '9999-12-31' + INTERVAL '1 day' AS d", tables, form, tpch_dir)
     assert list(result.rows.iloc[:, 0]) == ["10000-01-01"]
     assert any("after 9999, shown as text" in w for w in result.warnings)
+    # year 0, which Python's dates start after (the run had stopped with an internal error: "ordinal must be >= 1")
+    _, result = _run("SELECT DATE '0000-01-01' AS d", tables, form, tpch_dir)
+    assert list(result.rows.iloc[:, 0]) == ["0000-01-01"]
+    assert any("a year before 1 or after 9999, shown as text" in w for w in result.warnings)
     sql = "SELECT count(*) AS c FROM orders WHERE o_orderdate < DATE '9999-12-31' + INTERVAL '1 day'"
     _, result = _run(sql, tables, form, tpch_dir)
     assert _rows(result) == _duckdb(tables, sql) == [(15000,)]

@@ -247,26 +247,34 @@ def test_a_cast_that_may_change_a_value_is_named():
     )
 
 
-def test_a_time_of_day_the_plan_reads_is_a_caution_on_the_tables_page(tmp_path):
-    """A file's time64 column (Spark reads it as its TIME, which no run takes): the table is bound, and a read
-    that uses the column is cautioned that a node reading or showing it cannot run; one that never reads it
-    is told nothing."""
+def test_a_time_of_day_is_bound_as_one_and_checked_like_the_other_columns(tmp_path):
+    """A file's time64 column is Spark's TIME of the file's digits: bound for a plan's time of day, a clash for
+    its timestamp, and a cast to fewer digits of a second is checked as it reads (a value it would change
+    stops the run)."""
     from datetime import time
 
     pq.write_table(
-        pa.table({"id": pa.array([1], pa.int64()), "t": pa.array([time(1, 2)], pa.time64("us"))}),
+        pa.table(
+            {
+                "id": pa.array([1], pa.int64()),
+                "t": pa.array([time(1, 2)], pa.time64("us")),
+                "n": pa.array([time(1, 2)], pa.time64("ns")),
+            }
+        ),
         tmp_path / "e.parquet",
     )
     columns = file_columns(str(tmp_path / "e.parquet"), "parquet")
-    assert [c.shown() for c in columns] == ["id bigint", "t time(6)"]
-    reads = [Column("id", "bigint", "int"), Column("t", None, None)]
+    assert [c.shown() for c in columns] == ["id bigint", "t time(6)", "n time(9)"]
+    reads = [Column("id", "bigint", "int"), Column("t", "time(6)", "clock"), Column("n", "time(6)", "clock")]
     check = check_columns(columns, reads)
-    assert check.ok and check.times_of_day == ["t"]
-    assert check.times_note() == (
-        "t is a time of day, which a run on Spark does not take: a node that reads or shows it cannot run there"
+    assert check.ok and check.narrowing() == (
+        "n is time(9) in the table, time(6) in the plan: a run stops with an error at any value the plan's type "
+        "cannot hold exactly"
     )
-    unread = check_columns(columns, [reads[0], Column("t", None, None, read=False)])
-    assert unread.ok and unread.times_note() == ""
+    clash = check_columns(columns, [Column("t", "timestamp_ntz", "time")])
+    assert not clash.ok and clash.problem() == (
+        "has the plan's columns with other types: t is time(6) in the table, timestamp_ntz in the plan"
+    )
 
 
 def test_a_value_the_plans_type_would_change_stops_the_run(spark, tmp_path):

@@ -761,3 +761,73 @@ def test_a_window_in_a_filter_and_a_drawn_value_in_an_aggregate(spark, tmp_path)
     assert rows(drawn, "optimized") == [(9,)]
     with pytest.raises(Unsupported, match=r"an aggregate over uuid\(\), a value drawn anew for each row"):
         rows(drawn, "written")
+
+
+def test_times_of_day_run_as_datafusion_s_engine_takes_them(spark, tmp_path):
+    """A time of day (parquet's time64, a plan's precision_time) runs on Spark's TIME: compared, grouped,
+    joined, its parts, truncated, cast to and from text (DataFusion writes 3, 6 or 9 digits of a second and
+    reads only two-digit parts), to its count of units and from a timestamp; each query's rows are DataFusion's
+    own on the same file, in both of its forms. Adding an interval (DataFusion wraps past midnight, Spark
+    stops) and parts a time has none of are refused with the reason; a nanosecond is shown, not cut."""
+    import datafusion
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from executor.data.catalog import Catalog
+    from executor.engines.rows import exact_values
+    from executor.engines.sql_plan import sql_to_plan
+    from executor.errors import Unsupported
+    from executor.jobs.run import run_node
+    from viz.model import analyze
+
+    at = dt.time
+    pq.write_table(
+        pa.table(
+            {
+                "id": pa.array([1, 2, 3, 4, 5], pa.int64()),
+                "t": pa.array([at(1, 2, 3, 456789), None, at(23, 0), at(12, 0, 0, 400000), at(0, 0)], pa.time64("us")),
+                "tn": pa.array([at(1, 2, 3), None, at(23, 0), at(12, 0), at(0, 0)], pa.time64("ns")),
+                "ts": pa.array([1, 2, 3, 4, 86_399_999_999], pa.timestamp("us")),
+            }
+        ),
+        tmp_path / "tt.parquet",
+    )
+    tables = {"tt": str(tmp_path / "tt.parquet")}
+    ctx = datafusion.SessionContext()
+    ctx.register_parquet("tt", tables["tt"])
+
+    def rows(sql: str, form: str) -> list[tuple]:
+        model = analyze(sql_to_plan(sql, tables, json=False, form=form).data)
+        table = run_node(model, model.roots[0], catalog=Catalog([str(tmp_path)]), explain=False).arrow
+        return list(zip(*[exact_values(c) for c in table.columns]))
+
+    queries = [
+        "SELECT id FROM tt WHERE t > '12:00:00' ORDER BY id",
+        "SELECT t, count(*) AS c FROM tt GROUP BY t ORDER BY t",
+        "SELECT id, CAST(t AS VARCHAR) AS s, CAST(tn AS VARCHAR) AS n FROM tt ORDER BY id",
+        "SELECT id, date_part('hour', t) AS h, date_part('second', t) AS s, date_part('millisecond', t) AS ms, "
+        "date_part('epoch', t) AS e FROM tt ORDER BY id",
+        "SELECT id, date_trunc('minute', t) AS m, CAST(t AS BIGINT) AS us FROM tt ORDER BY id",
+        "SELECT a.id, b.id AS other FROM tt a JOIN tt b ON a.t = b.t AND a.id <> b.id ORDER BY 1",
+        "SELECT id, CAST(ts AS TIME) AS t FROM tt ORDER BY id",
+        "SELECT min(t) AS lo, max(t) AS hi, count(DISTINCT t) AS n FROM tt",
+        "SELECT TRY_CAST(x AS TIME) AS t FROM (VALUES ('7:5:3'), ('25:00:00'), ('12:00'), ('01:02:03.4')) v(x)",
+    ]
+    for sql in queries:
+        expected = [tuple(r.values()) for r in ctx.sql(sql).to_pylist()]
+        for form in ("written", "optimized"):
+            assert rows(sql, form) == expected, (sql, form)
+    # by hand, DataFusion's text of a time: 3 digits of a second for 0.4 s, 6 for 0.456789 s
+    assert rows("SELECT CAST(t AS VARCHAR) FROM tt WHERE id IN (1, 4) ORDER BY id", "written") == [
+        ("01:02:03.456789",),
+        ("12:00:00.400",),
+    ]
+    # a nanosecond a Python time cannot hold is shown as text
+    assert rows("SELECT CAST('23:00:00.000000001' AS TIME) AS t", "optimized") == [("23:00:00.000000001",)]
+    for sql, reason in (
+        ("SELECT t + INTERVAL '1 hour' FROM tt", "`add` of a time of day: the run compares"),
+        ("SELECT date_part('dow', t) FROM tt", "date_part of 'dow' of a time of day: its parts are hour"),
+        ("SELECT CAST(t AS TIMESTAMP) FROM tt", "a cast from precision_time to precision_timestamp"),
+    ):
+        with pytest.raises(Unsupported, match=reason):
+            rows(sql, "optimized")

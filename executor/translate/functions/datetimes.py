@@ -110,11 +110,33 @@ def _duration_part(part: object, value: Column) -> Column:
     raise Unsupported(f"date_part of {given} of a duration: mapped are {mapped}")
 
 
+#: The parts of a time of day, by the names of Substrait's extract and DataFusion's date_part, as DataFusion 55
+#: takes them (checked against its engine): ``epoch`` is the seconds since midnight, as a double.
+_TIME_PARTS: dict[str, Callable[[Column], Column]] = {
+    **{p: _DATE_PART[p] for p in ("HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND", "NANOSECOND")},
+    "SUBSECOND": _EXTRACT["SUBSECOND"],
+    "EPOCH": lambda x: (
+        (F.hour(x) * 3600 + F.minute(x) * 60).cast("decimal(20,9)") + F.call_function("extract", F.lit("SECOND"), x)
+    ).cast("double"),
+}
+
+
+def _time_part(part, value: Column) -> Column:
+    """A part of a time of day (:data:`_TIME_PARTS`); the others (a day, a year) it has none of."""
+    fn = _TIME_PARTS.get(part.upper()) if isinstance(part, str) else None
+    if fn is None:
+        given = repr(part) if isinstance(part, str) else "a part that is not a literal"
+        raise Unsupported(f"date_part of {given} of a time of day: its parts are {', '.join(_TIME_PARTS).lower()}")
+    return fn(value)
+
+
 def _extract(call: Call, args: list) -> Column:
     enums = _enums(args)
     vals = _values(args)
     source = call.arg_types[-1] if call.arg_types else None
     part = call.constants[0] if not enums and call.constants else (enums[0] if enums else NOT_CONSTANT)
+    if _kind(source) == "precision_time":
+        return _time_part(part, vals[-1])
     duration = source is not None and source.WhichOneof("kind") == "interval_day"
     if (
         duration
@@ -395,11 +417,20 @@ def _to_unixtime(call: Call, args: list) -> Column:
 _TRUNC_UNITS = ("microsecond", "millisecond", "second", "minute", "hour", "day", "week", "month", "quarter", "year")
 
 
+#: The units DataFusion's date_trunc takes for a time of day.
+_TIME_UNITS = ("microsecond", "millisecond", "second", "minute", "hour")
+
+
 def _date_trunc(call: Call, args: list) -> Column:
     """``date_trunc(unit, t)``; a literal unit Spark reads otherwise than DataFusion (its DECADE, which
     DataFusion refuses, or a unit Spark's gives null for) is refused by name."""
     enums, vals = _enums(args), _values(args)
     unit = enums[0] if enums else call.constants[0] if call.constants else NOT_CONSTANT
+    if _arg_kind(call, len(call.arg_types) - 1) == "precision_time":
+        if not isinstance(unit, str) or unit.lower() not in _TIME_UNITS:
+            given = repr(unit) if isinstance(unit, str) else "a unit that is not a literal"
+            raise Unsupported(f"date_trunc of a time of day to {given}: the units are {', '.join(_TIME_UNITS)}")
+        return F.call_function("time_trunc", F.lit(unit.upper()), vals[-1])
     if isinstance(unit, str) and unit.lower() not in _TRUNC_UNITS:
         raise Unsupported(f"date_trunc to {unit!r}: the units are {', '.join(_TRUNC_UNITS)}")
     return F.call_function("date_trunc", F.lit(unit) if isinstance(unit, str) else vals[0], vals[-1])
