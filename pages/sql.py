@@ -63,6 +63,19 @@ class Made:
     plan: SqlPlan
     form: str = "analyzed"  # a key of FORM_WORDS: the one asked for
 
+    def unlike(self, sql: str, data: str, form: str) -> str:
+        """What of the page's SQL, tables and form the plan was not made from, as words ("" where it was)."""
+        differ = [
+            what
+            for what, same in (
+                ("the SQL", sql.strip() == self.sql.strip()),
+                ("the tables", data == self.data),
+                ("the form", form == self.form),
+            )
+            if not same
+        ]
+        return " and ".join(differ)
+
     @property
     def made_as(self) -> str:
         """The form the plan has: the optimized one where DataFusion could not write the one asked for
@@ -242,6 +255,14 @@ def main() -> None:
     made = st.session_state.get("sql_made")
     if made is not None:
         with st.container(key="sql_result"), panel("the plan made from SQL"):
+            unlike = made.unlike(sql or "", data, form)
+            if unlike:  # the buttons below open this plan, not one of what the page now shows
+                st.warning(
+                    md_escape(
+                        f"This plan was made before {unlike} above changed: press Make plan for a plan of what is there now."
+                    ),
+                    icon=":material/history:",
+                )
             _result(made)
         if st.session_state.pop("sql_show", False):
             # below the SQL box the plan starts under the fold: it is scrolled to, once, when made

@@ -269,3 +269,19 @@ def test_the_plan_form_chosen_is_kept_across_pages():
     at.switch_page(SQL).run()
     assert not at.exception
     assert at.radio(key="sql_form").value == "optimized"
+
+
+def test_a_plan_made_before_the_sql_changed_says_so():
+    """A browser check picked another example after making a plan: the text box held the new SQL while the
+    plan of the old one stayed below without a word, and its buttons opened it. Now the plan says what of
+    the page changed since it was made; made again, the note goes."""
+    at = _sql_page()
+    at.selectbox(key="sql_example").select(TUTORIAL).run()
+    at.button(key="sql_make").click().run()
+    assert not at.warning, [w.value for w in at.warning]
+    at.text_area(key="sql_text").input(TUTORIAL_SQL + " LIMIT 1").run()
+    assert [w.value for w in at.warning] == [
+        "This plan was made before the SQL above changed: press Make plan for a plan of what is there now."
+    ]
+    at.button(key="sql_make").click().run()
+    assert not at.warning and not at.exception
