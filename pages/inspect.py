@@ -185,11 +185,12 @@ _GRAVITY = {Severity.ERROR: 0, Severity.WARNING: 1}
 
 def _diagnostics_list(model: PlanModel) -> None:
     diags = model.all_diagnostics()
-    shown = [d for d in diags if d.severity is not Severity.INFO]
-    st.markdown(
-        f"**Diagnostics** ({len(shown)} problem{'s' if len(shown) != 1 else ''}, {len(diags) - len(shown)} "
-        f"note{'s' if len(diags) - len(shown) != 1 else ''})"
-    )
+    # a warning is no error: a plan whose rows are right often has some (a producer's own types)
+    tally = [
+        counted(sum(1 for d in diags if d.severity is severity), word)
+        for severity, word in ((Severity.ERROR, "error"), (Severity.WARNING, "warning"), (Severity.INFO, "note"))
+    ]
+    st.markdown(f"**Diagnostics** ({', '.join(tally)})")
     problems = sorted(
         ((i, d) for i, d in enumerate(diags) if d.severity in _GRAVITY), key=lambda p: _GRAVITY[p[1].severity]
     )

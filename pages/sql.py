@@ -259,7 +259,8 @@ def main() -> None:
             if unlike:  # the buttons below open this plan, not one of what the page now shows
                 st.warning(
                     md_escape(
-                        f"This plan was made before {unlike} above changed: press Make plan for a plan of what is there now."
+                        f"This plan was made before {unlike} above changed: press Make plan for a plan of what is "
+                        "there now."
                     ),
                     icon=":material/history:",
                 )

@@ -529,3 +529,12 @@ def test_another_plan_opens_without_the_last_ones_search_and_collapsed_nodes():
     assert not at.exception
     assert at.text_input(key="search").value == "" and at.multiselect(key="collapsed").value == []
     assert "search" not in at.query_params and "collapsed" not in at.query_params
+
+
+def test_the_diagnostics_heading_counts_errors_warnings_and_notes_apart():
+    """A browser check read "2 problems" over a plan whose rows were right: its two warnings (a producer's own
+    types) were counted as problems. The heading counts each severity by its name."""
+    at = _app(sample="errors.json")
+    assert not at.exception
+    [heading] = [m.value for m in at.markdown if m.value.startswith("**Diagnostics**")]
+    assert heading == "**Diagnostics** (5 errors, 0 warnings, 0 notes)"  # the sample's five errors, by hand
