@@ -999,3 +999,6 @@ SELECT n_nationkey, lag(CAST(n_nationkey AS TINYINT), 1, 1000) OVER (ORDER BY n_
 ;
 -- name: lag_default_that_is_no_number
 SELECT n_nationkey, lag(n_nationkey, 1, 'abc') OVER (ORDER BY n_nationkey) AS a FROM nation
+-- name: regexp_dotted_i
+-- Rust folds i with I only: İ (U+0130) and ı (U+0131) are neither, where Java's Unicode case takes them for i
+SELECT s, regexp_replace(s, 'i', 'X', 'gi') AS r, s ~* '^i$' AS m, regexp_count(s, '[a-z]', 1, 'i') AS n, regexp_like(s, 'I', 'i') AS l FROM (VALUES ('İ'), ('ı'), ('i'), ('I'), ('x')) t(s)

@@ -117,6 +117,12 @@ _HALF_BOUNDARY = re.compile(r"\\b\{(start|end|start-half|end-half)\}")
 _CODE_POINT = re.compile(r"\\[uU](?:\{([0-9A-Fa-f]+)\}|([0-9A-Fa-f]{8})|([0-9A-Fa-f]{4}))")
 #: A Unicode property by a name of three letters or more (``\\p{Greek}``, ``\\P{Alphabetic}``): a script or a
 #: binary property, which Java names ``IsGreek``; a category's short name (``\\p{Lu}``) is the same in both.
+#: Letters Java's case-insensitive Unicode matching takes for one another and Rust's (Unicode's simple case
+#: folding) does not: i and I are neither İ nor ı in DataFusion, each matched here without the flag i.
+_DOTTED_I = {"i": "(?-i:[iI])", "I": "(?-i:[iI])", "İ": "(?-i:İ)", "ı": "(?-i:ı)"}
+#: The opening of a named group (not a lookbehind's ``(?<=``, ``(?<!``).
+_NAMED = re.compile(r"\(\?P?<(?![=!])")
+
 _PROPERTY = re.compile(r"\\([pP])\{([A-Za-z_]{3,})\}")
 #: An inline group of flags (``(?i)``, ``(?m-s:``) and its letters.
 _INLINE_FLAGS = re.compile(r"\(\?([A-Za-z-]*)[):]")
@@ -128,15 +134,30 @@ def rust_text(text: str, flags: str) -> str:
     (Java's also matches before a final line break), as ``\\z``; ``(?P<name>`` as Java's ``(?<name>``;
     its one-sided word boundaries (``\\<``, ``\\b{end}``) as lookarounds, ``\\v`` (a vertical tab only) as
     ``\\x0B`` and its code points (``\\u{e9}``) as ``\\x{e9}``; where the flag ``i`` holds (given, or inline
-    for its group), ``ß`` as ``[ßẞ]``. What
+    for its group), ``ß`` as ``[ßẞ]`` and ``i``, ``I``, ``İ``, ``ı`` outside a class kept apart as Rust keeps
+    them. What
     Java would read otherwise is refused:
     the flags ``U`` (lazy by default) and ``R``, a class's difference ``--`` and symmetric difference ``~~``."""
     multiline = "m" in flags or _MULTILINE_INLINE.search(text)
     out, named_at, skip_to = [], -1, 0
     folds, outer = "i" in flags, []  # whether the flag i holds here, and where each open group began
+    depth, opened = 0, (0, False, 0)  # classes open here; where the outermost began, negated, its place in out
+    name_end = -1  # where a group's name (``(?P<name>``, ``\\k<name>``) ends: its letters are no pattern's
     for i, piece, in_class in _pieces(text):
         if i < skip_to:
             continue
+        if not in_class and (_NAMED.match(text, i) or piece == "\\k") and ">" in text[i:]:
+            name_end = text.index(">", i)
+        if piece.startswith("[") and not _POSIX_CLASS.fullmatch(piece):
+            opened = (i, piece.startswith("[^"), len(out)) if not depth else opened
+            depth += 1
+        elif piece == "]" and in_class:
+            depth -= 1
+            if not depth and folds and not opened[1] and not set(text[opened[0] : i]) & {"İ", "ı"}:
+                # a class of i or I takes neither İ nor ı, as Rust folds it (a class's own members fold in Java)
+                out.insert(opened[2], "(?:(?!(?-i:[İı]))")
+                out.append("])")
+                continue
         inline = _INLINE_FLAGS.match(text, i) if piece == "(" and not in_class else None
         if inline and set(inline.group(1)) & set("UR"):
             raise Unsupported(f"the pattern {text!r} sets the flag U or R, which Java's regex reads otherwise")
@@ -183,6 +204,8 @@ def rust_text(text: str, flags: str) -> str:
             out.append("\\z")
         elif piece == "ß" and folds:  # Rust folds ß and ẞ together; Java's ß does not match ẞ
             out.append("ßẞ" if in_class else "[ßẞ]")
+        elif piece in _DOTTED_I and folds and not in_class and i > name_end:  # Rust keeps i and I apart from İ, ı
+            out.append(_DOTTED_I[piece])
         else:
             if piece == "(" and not in_class and text.startswith("(?P<", i):
                 named_at = i + 2
