@@ -1002,3 +1002,6 @@ SELECT n_nationkey, lag(n_nationkey, 1, 'abc') OVER (ORDER BY n_nationkey) AS a 
 -- name: regexp_dotted_i
 -- Rust folds i with I only: İ (U+0130) and ı (U+0131) are neither, where Java's Unicode case takes them for i
 SELECT s, regexp_replace(s, 'i', 'X', 'gi') AS r, s ~* '^i$' AS m, regexp_count(s, '[a-z]', 1, 'i') AS n, regexp_like(s, 'I', 'i') AS l FROM (VALUES ('İ'), ('ı'), ('i'), ('I'), ('x')) t(s)
+-- name: bitwise_of_floats_and_decimals
+-- DataFusion casts a float or a decimal to Int64 toward zero for a bitwise operator (1.5 ^ 2 is 3)
+SELECT x, x ^ 2 AS a, x & 3 AS b, x | 0 AS c, d | 1 AS e FROM (VALUES (1.5, CAST(2.5 AS DECIMAL(10,2))), (3.0, CAST(-2.5 AS DECIMAL(10,2))), (-1.5, NULL), (NULL, CAST(7.99 AS DECIMAL(10,2)))) v(x, d)

@@ -208,11 +208,29 @@ def _unary_int(name: str, op: Callable[[Column], Column]) -> Builder:
     return build
 
 
+def _as_i64(x: Column, kind: str | None) -> Column:
+    """A bitwise operator's argument as DataFusion casts it: a float or a decimal to a 64-bit integer, its
+    fraction cut, stopping where the value does not fit (``1e19``)."""
+    if kind not in ("fp32", "fp64", "decimal"):
+        return x
+    if kind == "decimal":
+        below, above = (F.lit(str(v)).cast("decimal(20,0)") for v in (-(2**63) - 1, 2**63))
+        outside = (x <= below) | (x >= above)
+    else:
+        outside = (x < -(2.0**63)) | (x >= 2.0**63) | F.isnan(x)
+    return _fail_if(outside, "a bitwise operator's float or decimal does not fit a 64-bit integer", x.cast("long"))
+
+
 def _bitwise(op: Callable[[Column, Column], Column]) -> Builder:
     """Bitwise operators; decimal<p,0> arguments go through a 64-bit integer (Spark has no wider one)."""
 
     def build(call: Call, args: list) -> Column:
         a, b = _values(args)[:2]
+        kinds = [_kind(t) for t in call.arg_types[:2]]
+        if call.dialect == "datafusion" and any(k in ("fp32", "fp64", "decimal") for k in kinds):
+            # DataFusion casts a float or a decimal to a 64-bit integer, toward zero (1.5 ^ 2 is 3), and stops
+            # where it does not fit
+            return op(*[_as_i64(x, k) for x, k in zip((a, b), kinds)])
         if _value_kind(call) == "decimal":
             lo, hi = INT_RANGE["i64"]
             too_wide = (a < lo) | (a > hi) | (b < lo) | (b > hi)
