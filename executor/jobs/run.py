@@ -343,6 +343,8 @@ def _as_execution_error(exc: BaseException, node_id: str) -> BaseException:
     elif _is_spark_error(exc) and (raised := _RAISED.search(str(exc))):
         # the translation's own checks (``raise_error``): a value the plan's cast or type cannot take
         err = ExecutionError(f"node {node_id} stopped: {raised[1]}")
+    elif _is_spark_error(exc) and (said := _said_in_words(str(exc))):
+        err = ExecutionError(f"node {node_id} stopped: {said}")
     elif _is_spark_error(exc):
         err = ExecutionError(f"Spark failed running node {node_id}: {spark_reason(exc)}")
     else:
@@ -351,6 +353,24 @@ def _as_execution_error(exc: BaseException, node_id: str) -> BaseException:
         )
     err.__cause__ = exc
     return err
+
+
+#: Spark's conditions a plan's own values cause, in words (Spark's text names the run's internal columns and the
+#: pattern as the translation rewrote it).
+_SPARK_WORDS = {
+    "SCALAR_SUBQUERY_TOO_MANY_ROWS": "a scalar subquery gave more than one row, where it may give one at most",
+    "INVALID_PARAMETER_VALUE.PATTERN": "a regular expression of the plan is not a valid one",
+}
+_PATTERN_ERROR = re.compile(r"PatternSyntaxException: ([^\n]*?)(?: near index \d+)?$", re.MULTILINE)
+
+
+def _said_in_words(text: str) -> str | None:
+    """Why Spark stopped, in words, where a plan's own values caused it (:data:`_SPARK_WORDS`); else None."""
+    for condition, words in _SPARK_WORDS.items():
+        if f"[{condition}]" in text:
+            return words
+    bad = _PATTERN_ERROR.search(text)
+    return f"a regular expression of the plan is not a valid one ({bad[1].strip()})" if bad else None
 
 
 #: The message of a ``raise_error`` of the translation, as Spark's exception carries it.

@@ -685,3 +685,18 @@ def test_spark_rewrites_that_change_values_are_not_applied(spark, rewrite_tables
     result = run_node(model, model.roots[0], catalog=Catalog(data_roots=[folder], use_spark_catalog=False), limit=100)
     want = _datafusion_rows(rewrite_tables, sql)
     assert _rows(result) == want and want, (_rows(result), want)
+
+
+def test_what_a_plan_s_own_values_stop_is_said_in_words(spark, tables, tpch_dir):
+    """A scalar subquery of more than one row and a pattern that is no regular expression stop every engine;
+    the run said Spark's text (its SCALAR_SUBQUERY_TOO_MANY_ROWS, a pattern as the translation rewrote it,
+    Java's index into it). Now the words say what of the plan stopped it (a hunt found both)."""
+    from executor.errors import ExecutionError
+
+    with pytest.raises(ExecutionError, match="stopped: a scalar subquery gave more than one row, where it may give"):
+        _run("SELECT (SELECT n_nationkey FROM nation) AS x", tables, "written", tpch_dir)
+    with pytest.raises(ExecutionError, match=r"stopped: a regular expression of the plan is not a valid one") as e:
+        _run("SELECT regexp_replace(n_name, '(', 'x') AS r FROM nation", tables, "written", tpch_dir)
+    assert "vzbefore" not in str(e.value) and "SQLSTATE" not in str(e.value)
+    with pytest.raises(ExecutionError, match=r"not a valid one \(Unclosed character class\)$"):
+        _run("SELECT regexp_like(n_name, '[') AS r FROM nation", tables, "written", tpch_dir)
