@@ -122,16 +122,25 @@ def datafusion_float_text(value: Column, kind: str) -> Column:
 def _float_text(value: Column, kind: str) -> Column:
     target, precisions = ("float", (6, 7, 8, 9)) if kind == "fp32" else ("double", (15, 16, 17))
     least, most = (-6, 12) if kind == "fp32" else (-5, 15)  # the powers of ten written in plain digits
-    # the value correctly rounded to p digits for the fewest p that reads back as it: ryu's choice
+    # a subnormal value has fewer digits of its own, and its fewest may be fewer than a normal one's least
+    smallest_normal = 1.1754943508222875e-38 if kind == "fp32" else 2.2250738585072014e-308
+    text = F.when(
+        F.abs(value) < F.lit(smallest_normal).cast(target), _fewest_digits(value, target, range(1, precisions[-1] + 1))
+    ).otherwise(_fewest_digits(value, target, precisions))
+    return once(text, lambda t: _float_text_written(value, t, least, most))
+
+
+def _fewest_digits(value: Column, target: str, precisions) -> Column:
+    """The value rounded to p digits for the fewest p (of ``precisions``) that reads back as it: ryu's choice."""
     candidates = [F.format_string(f"%.{p - 1}e", value) for p in precisions]
     text = candidates[-1]
     for candidate in reversed(candidates[:-1]):
         text = F.when(candidate.cast(target) == value, candidate).otherwise(text)
-    return once(text, lambda t: _float_text_written(value, t, least, most))
+    return text
 
 
 def _float_text_written(value: Column, text: Column, least: int, most: int) -> Column:
-    pattern = r"^(-?)(\d)\.(\d+)e([+-]\d+)$"  # Java's %e: sign, digit, digits, exponent
+    pattern = r"^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$"  # Java's %e: sign, digit, digits (none at %.0e), exponent
     sign = F.regexp_extract(text, pattern, 1)
     first = F.regexp_extract(text, pattern, 2)
     rest = F.regexp_replace(F.regexp_extract(text, pattern, 3), r"0+$", "")

@@ -1005,3 +1005,6 @@ SELECT s, regexp_replace(s, 'i', 'X', 'gi') AS r, s ~* '^i$' AS m, regexp_count(
 -- name: bitwise_of_floats_and_decimals
 -- DataFusion casts a float or a decimal to Int64 toward zero for a bitwise operator (1.5 ^ 2 is 3)
 SELECT x, x ^ 2 AS a, x & 3 AS b, x | 0 AS c, d | 1 AS e FROM (VALUES (1.5, CAST(2.5 AS DECIMAL(10,2))), (3.0, CAST(-2.5 AS DECIMAL(10,2))), (-1.5, NULL), (NULL, CAST(7.99 AS DECIMAL(10,2)))) v(x, d)
+-- name: subnormal_floats_as_text
+-- the fewest digits that read back as a subnormal value, which has fewer digits of its own than a normal one
+SELECT CAST(x AS VARCHAR) AS d, CAST(CAST(x AS REAL) AS VARCHAR) AS f FROM (VALUES (5e-324), (5e-323), (1e-310), (1.401298464324817e-45), (1e-40), (1.5), (-5e-324)) v(x)
