@@ -243,7 +243,7 @@ class Catalog:
         holding a link out of the roots (:meth:`_read` checks every path it reads)."""
         src = self._source(names)
         if src is not None:
-            self._distinct_names(names, src)
+            self._spark_reads(names, src)
             return self._read(spark, src.path, src.format, _named_options(src.format))
         if self.use_spark_catalog:
             qualified = ".".join(names)
@@ -251,13 +251,22 @@ class Catalog:
                 return self._cached(spark, ("catalog", qualified.lower()), lambda: spark.table(qualified))
         raise TableNotFound(self._not_found_message(names))
 
-    def _distinct_names(self, names: Sequence[str], src: _Source) -> None:
-        """Refuse a table whose column names differ only in letter case, which Spark's reader cannot tell apart
-        (it stops with COLUMN_ALREADY_EXISTS before any column is chosen)."""
+    def _spark_reads(self, names: Sequence[str], src: _Source) -> None:
+        """Refuse a table Spark's reader stops at before any column is chosen: column names that differ only in
+        letter case (its COLUMN_ALREADY_EXISTS) and parquet's times of day in milliseconds (PARQUET_TYPE_ILLEGAL)."""
         try:
-            alike = check_bases(file_columns(src.path, src.format), [])[0].alike
+            columns = file_columns(src.path, src.format)
         except ExecutionError:
             return  # unreadable: the read says so
+        # parquet's times of day in milliseconds (pyarrow writes time32 so), which Spark's reader refuses outright
+        millis = [c.name for c in columns if src.format == "parquet" and c.type in ("time(0)", "time(3)")]
+        if millis:
+            raise Unsupported(
+                f"table `{'.'.join(names)}` ({self._where(src)}) holds a time of day in milliseconds "
+                f"({', '.join(millis)}), which Spark's parquet reader does not read (it reads microseconds and "
+                "nanoseconds). Bind a table whose times of day are in microseconds"
+            )
+        alike = check_bases(columns, [])[0].alike
         if alike:
             raise Unsupported(
                 f"table `{'.'.join(names)}` ({self._where(src)}) has columns named alike but for letter case "

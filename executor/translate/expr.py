@@ -70,7 +70,7 @@ UNSIGNED_SAFE = frozenset(
 TIME_OF_DAY_SAFE = frozenset(
     {
         "equal", "not_equal", "lt", "lte", "gt", "gte", "is_distinct_from", "is_not_distinct_from", "between",
-        "is_null", "is_not_null", "coalesce", "nullif", "min", "max", "count", "approx_distinct", "any_value",
+        "is_null", "is_not_null", "coalesce", "nullif", "min", "max", "count", "approx_count_distinct", "any_value",
         "first_value", "last_value", "nth_value", "lag", "lead", "extract", "date_trunc",
     }
 )  # fmt: skip
@@ -397,6 +397,11 @@ class ExprTranslator:
             return
         name = _functions().resolve(_functions().base_name(call.name))
         between = name == "subtract" and all(_kind(t) == "precision_time" for t in call.arg_types)
+        if between and any(t.precision_time.precision > 6 for t in call.arg_types):
+            raise Unsupported(
+                "the interval between two times of day of nanoseconds: Spark's intervals keep microseconds, and "
+                "DataFusion's the nanoseconds"
+            )
         if name not in TIME_OF_DAY_SAFE and not between:
             raise Unsupported(
                 f"`{_functions().base_name(call.name)}` of a time of day: the run compares, orders, groups and "

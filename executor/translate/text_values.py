@@ -41,9 +41,9 @@ _TIMESTAMP = (
     + ")?)?$"
 )
 
-#: A time of day: two-digit hours and minutes, and seconds with up to nine digits of a fraction (Spark's
-#: cast also takes one-digit parts and white space around it).
-_TIME = "^[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?$"
+#: A time of day: hours of one or two digits, two-digit minutes, and seconds with up to nine digits of a
+#: fraction (Spark's cast also takes one-digit minutes and seconds and white space around it).
+_TIME = "^[0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?$"
 
 _INTEGERS = frozenset({"i8", "i16", "i32", "i64"})
 _FLOATS = frozenset({"fp32", "fp64"})
@@ -72,14 +72,27 @@ def _prepared(text: Column, kind: str) -> Column:
     return F.when(text.rlike(_TIMESTAMP), upper)
 
 
+def _instant(text: Column, prepared: Column) -> Column:
+    """The instant of a timestamp's ``prepared`` text; null where the text names a zone in which its local time
+    is none or two (a clock set forward skips 02:30, one set back has 01:30 twice): DataFusion reads no instant
+    there, Spark's cast picks one."""
+    instant = prepared.try_cast("timestamp")
+    zone = F.regexp_extract(text, f"({_ZONE_NAME})$", 1)
+    wall = F.regexp_replace(text, f" ?({_ZONE_NAME})$", "").try_cast("timestamp")
+    local = [F.from_utc_timestamp(F.timestamp_add("HOUR", F.lit(h), instant), zone) for h in (0, 1, -1)]
+    return F.when(
+        (zone == "") | instant.isNull() | ((local[0] == wall) & (local[1] != wall) & (local[2] != wall)), instant
+    )
+
+
 def read(text: Column, kind: str, target: S.DataType) -> Column:
     """The value of ``text`` as a ``kind`` (one of :data:`KINDS`, Spark's type ``target``) as DataFusion's
     cast reads it; null where it reads none. A timestamp's offset moves it to UTC: Spark's cast to a
     timestamp with the session's zone (UTC) reads it, then the wall time is kept."""
     prepared = _prepared(text, kind)
     if kind in _TIMESTAMPS and isinstance(target, S.TimestampNTZType):
-        return prepared.try_cast("timestamp").cast("timestamp_ntz")
+        return _instant(text, prepared).cast("timestamp_ntz")
     if kind == "date":  # Arrow reads longer text as a timestamp, moved to UTC, and keeps its date
-        instant = F.when(F.length(text) > 10, _prepared(text, "timestamp")).try_cast("timestamp")
+        instant = _instant(text, F.when(F.length(text) > 10, _prepared(text, "timestamp")))
         return F.coalesce(prepared.try_cast("date"), instant.cast("date"))
     return prepared.try_cast(sql_type(target))

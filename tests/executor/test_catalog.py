@@ -640,6 +640,10 @@ def test_a_table_whose_column_names_differ_only_in_case_is_refused_by_name(spark
 
     [status] = cat.status([["kk"]], plan_columns_by_table(model_of(plan(read_rel("kk", [("k", "i64")])))))
     assert not status.bound and "(k and K), which Spark, reading names in any case, cannot tell apart" in status.message
+    # parquet's time of day in milliseconds (pyarrow writes time32 so), which Spark's reader refuses outright
+    pq.write_table(pa.table({"id": [1], "t": pa.array([1000], pa.time32("ms"))}), tmp_path / "ms.parquet")
+    with pytest.raises(Unsupported, match=r"table `ms` .* holds a time of day in milliseconds \(t\), which Spark"):
+        cat.named_table(spark, ["ms"])
 
 
 def test_a_read_whose_filter_reads_a_column_spark_lacks_is_refused_whatever_its_emit_keeps():

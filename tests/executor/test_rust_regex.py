@@ -44,7 +44,7 @@ def test_a_multiline_pattern_keeps_its_dollar():
     ("pattern", "flags", "java"),
     [
         ("ß", "i", "[ßẞ]"),
-        ("[ß]", "i", "(?:(?!(?-i:[İı]))[ßẞ])"),
+        ("[ß]", "i", "(?:(?!(?-i:[iIİı]))[ßẞ])"),
         ("ß", "", "ß"),
         ("(?i)ß", "", "(?i)[ßẞ]"),  # inline, to its group's end
         ("(a(?i)ß)ß", "", "(a(?i)[ßẞ])ß"),
@@ -67,10 +67,12 @@ def test_eszett_folds_with_capital_eszett_where_the_flag_i_holds(pattern, flags,
         ("I", "i", "(?-i:[iI])"),
         ("ı", "i", "(?-i:ı)"),
         ("i", "", "i"),
-        ("[a-z]+", "i", "(?:(?!(?-i:[İı]))[a-z])+"),
+        ("[a-z]+", "i", "(?:(?!(?-i:[İı]))[a-z]|(?-i:[iI]))+"),
         ("[a-z]+", "", "[a-z]+"),
-        ("[^a-z]", "i", "[^a-z]"),  # Java's negated class under the flag: left as it is (a gap)
-        ("[İa]", "i", "[İa]"),  # names İ itself
+        ("[^h-j]", "i", "(?:(?!(?-i:[iI]))[^h-j]|(?-i:[İı]))"),  # Rust's takes İ and ı, Java's not
+        ("[İa]", "i", "(?:(?!(?-i:[iIı]))[İa]|(?-i:[İ]))"),  # İ itself, not i (Java's takes it)
+        ("\\x69", "i", "(?-i:[iI])"),  # a letter by its code point
+        ("\\u{130}", "i", "(?-i:İ)"),
         ("(?P<id>i)\\k<id>", "i", "(?<id>(?-i:[iI]))\\k<id>"),  # a group's name is no letter to match
         ("(?<=i)x", "i", "(?<=(?-i:[iI]))x"),
     ],

@@ -114,6 +114,8 @@ _HALF_BOUNDARIES = {
 }
 _HALF_BOUNDARY = re.compile(r"\\b\{(start|end|start-half|end-half)\}")
 #: Rust's escapes of a code point: ``\\u{e9}``, ``\\u00E9``, ``\\U0001F600``, ``\\U{1F600}``.
+#: A code point Java and Rust both write ``\\x69`` or ``\\x{69}``.
+_HEX = re.compile(r"\\x(?:([0-9A-Fa-f]{2})|\{([0-9A-Fa-f]+)\})")
 _CODE_POINT = re.compile(r"\\[uU](?:\{([0-9A-Fa-f]+)\}|([0-9A-Fa-f]{8})|([0-9A-Fa-f]{4}))")
 #: A Unicode property by a name of three letters or more (``\\p{Greek}``, ``\\P{Alphabetic}``): a script or a
 #: binary property, which Java names ``IsGreek``; a category's short name (``\\p{Lu}``) is the same in both.
@@ -126,6 +128,29 @@ _NAMED = re.compile(r"\(\?P?<(?![=!])")
 _PROPERTY = re.compile(r"\\([pP])\{([A-Za-z_]{3,})\}")
 #: An inline group of flags (``(?i)``, ``(?m-s:``) and its letters.
 _INLINE_FLAGS = re.compile(r"\(\?([A-Za-z-]*)[):]")
+
+
+def _dotted_guard(cls: str) -> tuple[str, str] | None:
+    """What goes around a class of Rust's under the flag i so that Java's, whose Unicode case takes i, I, İ and
+    ı for one another, takes each of them as Rust does: a lookahead that bars those Rust's folded class does
+    not take, an alternative of those it does. None where the class's members cannot be known here (a
+    nested class, a property); then only İ and ı are barred from a class that does not name them."""
+    negated = cls.startswith("[^")
+    members = cls[2:-1] if negated else cls[1:-1]
+    members = _POSIX_CLASS.sub(lambda m: "" if m.group(1) else _POSIX_MEMBERS[m.group(2)], members)
+    try:
+        if "[" in members or "\\p" in members or "\\P" in members:
+            raise re.error("not known here")
+        positive = re.compile(f"[{members}]")
+    except re.error:
+        if negated or {"İ", "ı"} & set(cls):
+            return None
+        return "(?:(?!(?-i:[İı]))", ")"
+    named = {c: bool(positive.fullmatch(c)) for c in "iIİı"}
+    rust = {"i": named["i"] or named["I"], "I": named["i"] or named["I"], "İ": named["İ"], "ı": named["ı"]}
+    takes = "".join(c for c, v in rust.items() if v != negated)
+    bars = "".join(c for c, v in rust.items() if v == negated)
+    return (f"(?:(?!(?-i:[{bars}]))" if bars else "(?:"), (f"|(?-i:[{takes}]))" if takes else ")")
 
 
 def rust_text(text: str, flags: str) -> str:
@@ -153,10 +178,10 @@ def rust_text(text: str, flags: str) -> str:
             depth += 1
         elif piece == "]" and in_class:
             depth -= 1
-            if not depth and folds and not opened[1] and not set(text[opened[0] : i]) & {"İ", "ı"}:
-                # a class of i or I takes neither İ nor ı, as Rust folds it (a class's own members fold in Java)
-                out.insert(opened[2], "(?:(?!(?-i:[İı]))")
-                out.append("])")
+            guard = _dotted_guard(text[opened[0] : i + 1]) if not depth and folds else None
+            if guard:  # the class takes i, I, İ and ı as Rust's folding does (Java's takes them for one another)
+                out.insert(opened[2], guard[0])
+                out.append("]" + guard[1])
                 continue
         inline = _INLINE_FLAGS.match(text, i) if piece == "(" and not in_class else None
         if inline and set(inline.group(1)) & set("UR"):
@@ -190,9 +215,16 @@ def rust_text(text: str, flags: str) -> str:
             skip_to = half.end()
         elif piece in ("\\<", "\\>") and not in_class:
             out.append(_HALF_BOUNDARIES["start" if piece == "\\<" else "end"])
+        elif code and folds and not in_class and chr(int(next(g for g in code.groups() if g), 16)) in _DOTTED_I:
+            out.append(_DOTTED_I[chr(int(next(g for g in code.groups() if g), 16))])
+            skip_to = code.end()
         elif code:
             out.append("\\x{" + next(g for g in code.groups() if g) + "}")
             skip_to = code.end()
+        elif piece == "\\x" and folds and not in_class and (hexed := _HEX.match(text, i)):
+            letter = chr(int(hexed.group(1) or hexed.group(2), 16))
+            out.append(_DOTTED_I.get(letter, hexed.group(0)))
+            skip_to = hexed.end()
         elif piece == "\\v":
             out.append("\\x0B")  # Java's \v is any vertical white space
         elif posix:  # Java has no [:alpha:]; Rust's is ASCII
