@@ -811,7 +811,8 @@ def test_times_of_day_run_as_datafusion_s_engine_takes_them(spark, tmp_path):
         "SELECT a.id, b.id AS other FROM tt a JOIN tt b ON a.t = b.t AND a.id <> b.id ORDER BY 1",
         "SELECT id, CAST(ts AS TIME) AS t FROM tt ORDER BY id",
         "SELECT min(t) AS lo, max(t) AS hi, count(DISTINCT t) AS n FROM tt",
-        "SELECT TRY_CAST(x AS TIME) AS t FROM (VALUES ('7:5:3'), ('25:00:00'), ('12:00'), ('01:02:03.4'), ('1:02:03')) v(x)",
+        "SELECT TRY_CAST(x AS TIME) AS t "
+        "FROM (VALUES ('7:5:3'), ('25:00:00'), ('12:00'), ('01:02:03.4'), ('1:02:03')) v(x)",
         "SELECT approx_distinct(t) AS n FROM tt",
     ]
     for sql in queries:
