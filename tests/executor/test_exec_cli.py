@@ -208,25 +208,9 @@ def test_json_writes_intervals_of_months_as_iso_durations(spark, tmp_path):
     """A year-month interval, which Arrow cannot carry and the table shows as Spark's text, is an ISO 8601
     duration in JSON, as the help says (1 year 2 months is P1Y2M; negative, -P1Y2M); a null stays null."""
     from executor.engines.rows import months_duration
+    from tests.support.plans import year_months
 
-    def ym(years: int, months: int) -> dict:
-        return {"fields": [{"literal": {"intervalYearToMonth": {"years": years, "months": months}}}]}
-
-    rel = {
-        "read": {
-            "baseSchema": {
-                "names": ["i"],
-                "struct": {"types": [{"intervalYear": {"nullability": "NULLABILITY_NULLABLE"}}]},
-            },
-            "virtualTable": {
-                "expressions": [
-                    ym(1, 2),
-                    ym(-1, -2),
-                    {"fields": [{"literal": {"null": {"intervalYear": {"nullability": "NULLABILITY_NULLABLE"}}}}]},
-                ]
-            },
-        }
-    }
+    rel = year_months((1, 2), (-1, -2), None)
     path = tmp_path / "ym.json"
     path.write_text(json.dumps(plan(rel)))
     code, out, err = _run(["run", str(path), "--format", "json"])

@@ -287,20 +287,9 @@ def test_read_virtual_table_expressions_are_its_rows(spark):
 def test_read_virtual_table_of_year_month_intervals_runs(spark):
     """A virtual table of literals only, one column a year-month interval (PySpark makes none from a Python
     value, and such a table had been refused): its rows, 1 year 2 months and a null, shown as Spark's text."""
-    rel = {
-        "read": {
-            "baseSchema": {
-                "names": ["i"],
-                "struct": {"types": [{"intervalYear": {"nullability": "NULLABILITY_NULLABLE"}}]},
-            },
-            "virtualTable": {
-                "expressions": [
-                    {"fields": [{"literal": {"intervalYearToMonth": {"years": 1, "months": 2}, "nullable": True}}]},
-                    {"fields": [{"literal": {"null": {"intervalYear": {"nullability": "NULLABILITY_NULLABLE"}}}}]},
-                ]
-            },
-        }
-    }
+    from tests.support.plans import year_months
+
+    rel = year_months((1, 2), None)
     assert rows(plan(rel)) == [("INTERVAL '1-2' YEAR TO MONTH",), (None,)]
 
 

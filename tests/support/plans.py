@@ -119,3 +119,26 @@ def codes(model: PlanModel, node_id: str | None = None) -> list[str]:
 
 ORDERS = [("o_id", "i64"), ("o_cust", "i64?"), ("o_total", "decimal<10,2>?")]
 CUSTOMERS = [("c_id", "i64"), ("c_name", "string")]
+
+
+def year_months(*values: tuple[int, int] | None) -> dict:
+    """A ReadRel of a virtual table of one column ``i`` of year-month intervals: (years, months) or None each."""
+    null = {"null": {"intervalYear": {"nullability": "NULLABILITY_NULLABLE"}}}
+    return {
+        "read": {
+            "baseSchema": {
+                "names": ["i"],
+                "struct": {"types": [{"intervalYear": {"nullability": "NULLABILITY_NULLABLE"}}]},
+            },
+            "virtualTable": {
+                "expressions": [
+                    {
+                        "fields": [
+                            {"literal": null if v is None else {"intervalYearToMonth": {"years": v[0], "months": v[1]}}}
+                        ]
+                    }
+                    for v in values
+                ]
+            },
+        }
+    }
