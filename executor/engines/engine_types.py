@@ -242,6 +242,8 @@ def spark_type_text(t, nullable: bool = False) -> str:
             return name + mark
     if isinstance(t, S.DecimalType):
         return f"decimal<{t.precision},{t.scale}>{mark}"
+    if isinstance(t, S.TimeType):
+        return f"precision_time<{t.precision}>{mark}"
     if isinstance(t, S.ArrayType):
         return f"list<{spark_type_text(t.elementType, t.containsNull)}>{mark}"
     if isinstance(t, S.MapType):

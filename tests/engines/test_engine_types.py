@@ -175,6 +175,17 @@ def test_arrow_spelling():
     assert ColumnTypes("a", None, "i64", "i32", "i32").differs() == ()
 
 
+def test_spark_spelling_of_a_time_of_day():
+    """Spark's TIME in Substrait's spelling: a browser check saw a time column's read marked as differing
+    (``spark:time(6)?`` against the declared ``precision_time<6>?``)."""
+    from pyspark.sql import types as S
+
+    from executor.engines.engine_types import spark_type_text
+
+    assert spark_type_text(S.TimeType(6), True) == "precision_time<6>?"
+    assert spark_type_text(S.TimeType(9)) == "precision_time<9>"
+
+
 # ---- Spark ------------------------------------------------------------------------------------
 
 
