@@ -556,7 +556,8 @@ def test_a_table_with_times_of_day_and_nanosecond_timestamps_runs(spark, tmp_pat
     for form in ("written", "optimized"):
         _, result = run(sql, form)
         got = list(result.rows.itertuples(index=False))
-        assert [r[1] for r in got] == expected["t"] == [time(1, 2, 3), None, time(23, 0)]
+        assert expected["t"] == [time(1, 2, 3), None, time(23, 0)]  # shown as text, a table cuts a time's fraction
+        assert [r[1] for r in got] == ["01:02:03", None, "23:00:00"]
         assert [r[2].to_pydatetime() if r[2] == r[2] else None for r in got] == expected["ts"]
         assert [r[3].to_pydatetime().replace(tzinfo=None) if r[3] == r[3] else None for r in got] == [
             v.replace(tzinfo=None) if v is not None else None for v in expected["tz"]

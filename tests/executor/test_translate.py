@@ -826,6 +826,10 @@ def test_times_of_day_run_as_datafusion_s_engine_takes_them(spark, tmp_path):
     ]
     # a nanosecond a Python time cannot hold is shown as text
     assert rows("SELECT CAST('23:00:00.000000001' AS TIME) AS t", "optimized") == [("23:00:00.000000001",)]
+    # the table a page shows holds each time as its text: a time value's fraction was cut there (01:02:03)
+    model = analyze(sql_to_plan("SELECT t FROM tt WHERE id IN (1, 3) ORDER BY t", tables, json=False).data)
+    shown = run_node(model, model.roots[0], catalog=Catalog([str(tmp_path)]), explain=False).rows
+    assert list(shown.iloc[:, 0]) == ["01:02:03.456789", "23:00:00"]
     for sql, reason in (
         ("SELECT t + INTERVAL '1 hour' FROM tt", "`add` of a time of day: the run compares"),
         ("SELECT date_part('dow', t) FROM tt", "date_part of 'dow' of a time of day: its parts are hour"),
