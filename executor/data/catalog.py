@@ -33,7 +33,7 @@ from viz.tables import plan_tables, read_fields
 
 from ..cache import BoundedCache
 from ..errors import ExecutionError, Refused, TableNotFound, Unsupported
-from .columns import ColumnCheck, ReadSchema, check_bases, file_columns, parquet_schema
+from .columns import ColumnCheck, ReadSchema, check_bases, file_columns, names_alike, parquet_schema
 from .paths import DataRoots
 
 #: Names of a zone whose times of day are UTC's.
@@ -266,7 +266,7 @@ class Catalog:
                 f"({', '.join(millis)}), which Spark's parquet reader does not read (it reads microseconds and "
                 "nanoseconds). Bind a table whose times of day are in microseconds"
             )
-        alike = check_bases(columns, [])[0].alike
+        alike = names_alike(columns)
         if alike:
             raise Unsupported(
                 f"table `{'.'.join(names)}` ({self._where(src)}) has columns named alike but for letter case "

@@ -20,6 +20,7 @@ from pyspark.sql import types as S
 
 from viz.fields import Field
 
+from ..engines.arrow_spelling import UNIT_DIGITS
 from ..errors import ExecutionError, Unsupported
 
 _SPARK_FAMILIES = {
@@ -157,7 +158,7 @@ def _arrow_type(t) -> tuple[str, str | None]:
     if pt.is_timestamp(t):
         return ("timestamp" if t.tz else "timestamp_ntz"), "time"
     if pt.is_time(t):
-        return f"time({_TIME_DIGITS[t.unit]})", "clock"
+        return f"time({UNIT_DIGITS[t.unit]})", "clock"
     if pt.is_boolean(t):
         return "boolean", "bool"
     if pt.is_binary(t) or pt.is_large_binary(t) or pt.is_fixed_size_binary(t) or _is(pt, "is_binary_view", t):
@@ -172,12 +173,17 @@ def _arrow_type(t) -> tuple[str, str | None]:
         return str(t), None
 
 
-_TIME_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
-
-
 def _is(pt, predicate: str, t) -> bool:
     check = getattr(pt, predicate, None)  # string and binary views are newer than some pyarrow releases
     return bool(check and check(t))
+
+
+def names_alike(table: Sequence[Column]) -> list[str]:
+    """A table's column names that another of its columns has in other letter cases (``k and K``)."""
+    seen: dict[str, list[str]] = {}
+    for c in table:
+        seen.setdefault(c.name.lower(), []).append(c.name)
+    return [" and ".join(names) for names in seen.values() if len(names) > 1]
 
 
 @dataclass
@@ -203,11 +209,7 @@ class ColumnCheck:
 
     @property
     def alike(self) -> list[str]:
-        """The table's column names that another of its columns has in other letter cases (``k``, ``K``)."""
-        seen: dict[str, list[str]] = {}
-        for c in self.table:
-            seen.setdefault(c.name.lower(), []).append(c.name)
-        return [" and ".join(names) for names in seen.values() if len(names) > 1]
+        return names_alike(self.table)
 
     @property
     def by_position(self) -> bool:

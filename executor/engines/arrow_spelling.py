@@ -30,7 +30,7 @@ _ARROW_SIMPLE = {
     "day_time_interval": "interval_day<3>",
     "month_day_nano_interval": "interval_compound<9>",
 }
-_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
+UNIT_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 
 
 def arrow_type_text(t, nullable: bool = False) -> str:
@@ -50,9 +50,9 @@ def arrow_type_text(t, nullable: bool = False) -> str:
         return f"fixedbinary<{t.byte_width}>{mark}"
     if pt.is_timestamp(t):
         kind = "precision_timestamp_tz" if t.tz else "precision_timestamp"
-        return f"{kind}<{_DIGITS[t.unit]}>{mark}"
+        return f"{kind}<{UNIT_DIGITS[t.unit]}>{mark}"
     if pt.is_time(t):
-        return f"precision_time<{_DIGITS[t.unit]}>{mark}"
+        return f"precision_time<{UNIT_DIGITS[t.unit]}>{mark}"
     if pt.is_list(t) or pt.is_large_list(t) or pt.is_fixed_size_list(t):
         item = t.value_field
         return f"list<{arrow_type_text(item.type, item.nullable)}>{mark}"

@@ -26,9 +26,9 @@ from .expr import ExprTranslator, Record, counts_range
 from .functions import resolve as resolve_function
 from .types import to_spark
 
-#: Expression kinds a project over a global aggregate keeps in a select of its own.
 #: A window's column for each input record's place in the input's order, for one step (inputs are _0, _1...).
 _PLACE = "_place"
+#: Expression kinds a project over a global aggregate keeps in a select of its own.
 _NOT_FOLDED = frozenset({"subquery", "window_function"})
 _SUBQUERY = frozenset({"subquery"})
 #: Functions whose value is drawn anew for each row: Spark takes none as an aggregate's argument.

@@ -113,18 +113,17 @@ _HALF_BOUNDARIES = {
     "end-half": r"(?!\w)",
 }
 _HALF_BOUNDARY = re.compile(r"\\b\{(start|end|start-half|end-half)\}")
-#: Rust's escapes of a code point: ``\\u{e9}``, ``\\u00E9``, ``\\U0001F600``, ``\\U{1F600}``.
 #: A code point Java and Rust both write ``\\x69`` or ``\\x{69}``.
 _HEX = re.compile(r"\\x(?:([0-9A-Fa-f]{2})|\{([0-9A-Fa-f]+)\})")
+#: Rust's escapes of a code point: ``\\u{e9}``, ``\\u00E9``, ``\\U0001F600``, ``\\U{1F600}``.
 _CODE_POINT = re.compile(r"\\[uU](?:\{([0-9A-Fa-f]+)\}|([0-9A-Fa-f]{8})|([0-9A-Fa-f]{4}))")
-#: A Unicode property by a name of three letters or more (``\\p{Greek}``, ``\\P{Alphabetic}``): a script or a
-#: binary property, which Java names ``IsGreek``; a category's short name (``\\p{Lu}``) is the same in both.
 #: Letters Java's case-insensitive Unicode matching takes for one another and Rust's (Unicode's simple case
 #: folding) does not: i and I are neither İ nor ı in DataFusion, each matched here without the flag i.
 _DOTTED_I = {"i": "(?-i:[iI])", "I": "(?-i:[iI])", "İ": "(?-i:İ)", "ı": "(?-i:ı)"}
 #: The opening of a named group (not a lookbehind's ``(?<=``, ``(?<!``).
 _NAMED = re.compile(r"\(\?P?<(?![=!])")
-
+#: A Unicode property by a name of three letters or more (``\\p{Greek}``, ``\\P{Alphabetic}``): a script or a
+#: binary property, which Java names ``IsGreek``; a category's short name (``\\p{Lu}``) is the same in both.
 _PROPERTY = re.compile(r"\\([pP])\{([A-Za-z_]{3,})\}")
 #: An inline group of flags (``(?i)``, ``(?m-s:``) and its letters.
 _INLINE_FLAGS = re.compile(r"\(\?([A-Za-z-]*)[):]")
@@ -215,11 +214,11 @@ def rust_text(text: str, flags: str) -> str:
             skip_to = half.end()
         elif piece in ("\\<", "\\>") and not in_class:
             out.append(_HALF_BOUNDARIES["start" if piece == "\\<" else "end"])
-        elif code and folds and not in_class and chr(int(next(g for g in code.groups() if g), 16)) in _DOTTED_I:
-            out.append(_DOTTED_I[chr(int(next(g for g in code.groups() if g), 16))])
-            skip_to = code.end()
         elif code:
-            out.append("\\x{" + next(g for g in code.groups() if g) + "}")
+            point = next(g for g in code.groups() if g)
+            letter = chr(int(point, 16))
+            folded = folds and not in_class and letter in _DOTTED_I
+            out.append(_DOTTED_I[letter] if folded else "\\x{" + point + "}")
             skip_to = code.end()
         elif piece == "\\x" and folds and not in_class and (hexed := _HEX.match(text, i)):
             letter = chr(int(hexed.group(1) or hexed.group(2), 16))
