@@ -86,11 +86,14 @@ def _generate(what: str, folder: str, command: list[str], tables: tuple[str, ...
         if proc.returncode != 0:
             shutil.rmtree(tmp, ignore_errors=True)
             raise ExecutionError(f"generating {what} at scale {scale:g} failed: {proc.stderr.strip()[-500:]}")
-        if _complete(folder, tables):  # another process published first
-            shutil.rmtree(tmp, ignore_errors=True)
-            return folder
-        shutil.rmtree(folder, ignore_errors=True)
-        os.replace(tmp, folder)
+        if not _complete(folder, tables):
+            shutil.rmtree(folder, ignore_errors=True)  # a partial folder of an older version or a failed run
+            try:
+                os.rename(tmp, folder)  # fails when another process published meanwhile: its folder is kept
+            except OSError:
+                if not _complete(folder, tables):
+                    raise
+        shutil.rmtree(tmp, ignore_errors=True)
         return folder
 
 

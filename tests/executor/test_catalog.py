@@ -711,3 +711,47 @@ def test_a_folder_s_listing_is_kept_only_while_the_folder_is_unchanged(tmp_path)
     assert catalog_mod._stem_in_folder(str(root), "part") == str(root / "part")
     stamp = catalog_mod.folder_stamp(str(root), {"orders"})
     assert [s[0] for s in stamp[2:]] == [str(root / "Orders.parquet")]  # only the plan's table's entry
+
+
+def test_generated_data_published_meanwhile_by_another_process_is_kept(tmp_path, monkeypatch):
+    """Two processes generating the same data (the app and the tests side by side): the one publishing
+    second keeps the first one's folder, which may already be read, and removes its own copy."""
+    import shutil
+    import subprocess
+
+    from executor.data import generate
+
+    def generator(command, **_kwargs):
+        out = command[-1].split("=", 1)[1]
+        for t in generate.TPCH_TABLES:
+            open(os.path.join(out, f"{t}.parquet"), "w").write("ours")
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    folder = tmp_path / "tpch-sf0.01"
+
+    def publish_first(real):
+        def move(src, dst):
+            if not folder.exists():  # the other process publishes just before this one
+                folder.mkdir()
+                for t in generate.TPCH_TABLES:
+                    (folder / f"{t}.parquet").write_text("theirs")
+            return real(src, dst)
+
+        return move
+
+    monkeypatch.setattr(generate, "_generator", lambda name: name)
+    monkeypatch.setattr(generate.subprocess, "run", generator)
+    rename, replace = os.rename, os.replace
+    monkeypatch.setattr(generate.os, "rename", publish_first(rename))
+    monkeypatch.setattr(generate.os, "replace", publish_first(replace))
+    assert generate.tpch(0.01, cache=str(tmp_path)) == str(folder)
+    assert (folder / "lineitem.parquet").read_text() == "theirs"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tpch-sf0.01"]  # no copy of ours left
+    shutil.rmtree(folder)
+    # a partial folder (a run that died) is replaced by a whole one
+    folder.mkdir()
+    (folder / "nation.parquet").write_text("partial")
+    monkeypatch.setattr(generate.os, "rename", rename)
+    monkeypatch.setattr(generate.os, "replace", replace)
+    assert generate.tpch(0.01, cache=str(tmp_path)) == str(folder)
+    assert (folder / "nation.parquet").read_text() == "ours"
