@@ -175,9 +175,22 @@ class DataFusionEngine:
             return EngineResult(schema, None, _innermost(_clean(exc)))
 
 
+#: What to do when there is no query to plan.
+ENTER_A_QUERY = "enter a SQL query (SELECT, WITH ... SELECT or VALUES)"
+
+
+def blank(sql: str) -> bool:
+    """Whether ``sql`` holds no statement: nothing but whitespace and comments."""
+    return not _without_comments(sql).strip()
+
+
+def _without_comments(sql: str) -> str:
+    return re.sub(r"--[^\n]*", " ", re.sub(r"/\*.*?\*/", " ", sql, flags=re.S))
+
+
 def _check_statement(sql: str) -> None:
-    if not isinstance(sql, str) or not sql.strip():
-        raise SqlError("enter a SQL query (SELECT, WITH ... SELECT or VALUES)")
+    if not isinstance(sql, str) or blank(sql):
+        raise SqlError(ENTER_A_QUERY)
     if len(sql) > MAX_SQL_CHARS:
         raise SqlError(f"the SQL is {len(sql):,} characters long; at most {MAX_SQL_CHARS:,} are accepted")
     first = _first_word(sql)
@@ -190,9 +203,7 @@ def _check_statement(sql: str) -> None:
 
 def _first_word(sql: str) -> str:
     """The statement's first keyword, after comments, whitespace and opening parentheses."""
-    text = re.sub(r"/\*.*?\*/", " ", sql, flags=re.S)
-    text = re.sub(r"--[^\n]*", " ", text)
-    m = re.match(r"[\s(]*([A-Za-z_]+)", text)
+    m = re.match(r"[\s(]*([A-Za-z_]+)", _without_comments(sql))
     return m.group(1).lower() if m else ""
 
 
@@ -302,8 +313,9 @@ _SET_ALL = re.compile(r"\b(INTERSECT|EXCEPT)\s+ALL\b", re.I)
 def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
     """Where the plan made from ``sql`` is known not to mean it, in words: a window frame DataFusion's
     producer does not keep (read back by DataFusion's consumer, the frame is another: it writes a RANGE
-    frame with offsets as unbounded), IGNORE NULLS (which it drops), and INTERSECT ALL or EXCEPT ALL,
-    which DataFusion plans as a semi or an anti join (its own engine gives the same rows: not SQL's)."""
+    frame with offsets as unbounded), IGNORE NULLS and a window function's DISTINCT (which it drops), and
+    INTERSECT ALL or EXCEPT ALL, which DataFusion plans as a semi or an anti join (its own engine gives the
+    same rows: not SQL's)."""
     out = []
     code = re.sub(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/", " ", sql, flags=re.S)  # not in text or comments
     for m in _SET_ALL.finditer(code):
@@ -314,8 +326,12 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
             f"there{' if the right input has it' if word == 'INTERSECT' else ' unless the right input has it'}, "
             f"not as often as SQL's {word} ALL keeps it (its own engine gives the same rows)"
         )
-    frames, ignoring = _frames(logical), _ignore_nulls(logical)
-    if not frames and not ignoring:
+    frames, ignoring, distinct = (
+        _frames(logical),
+        _in_windows(logical, "IGNORE NULLS"),
+        _in_windows(logical, "(DISTINCT "),
+    )
+    if not frames and not ignoring and not distinct:
         return out
     from datafusion.substrait import Consumer, Serde
 
@@ -323,10 +339,15 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
         read_back = Consumer.from_substrait_plan(ctx, Serde.deserialize_bytes(plan))
     except Exception:  # noqa: BLE001 - a plan DataFusion cannot read back is not checked here
         return out
-    if ignoring > _ignore_nulls(read_back):
+    if ignoring > _in_windows(read_back, "IGNORE NULLS"):
         out.append(
             "DataFusion's Substrait producer does not keep IGNORE NULLS: the plan's window functions take "
             "the nulls into account. The plan's rows are not the SQL's."
+        )
+    if distinct > _in_windows(read_back, "(DISTINCT "):
+        out.append(
+            "DataFusion's Substrait producer does not keep DISTINCT in a window function (count(DISTINCT x) "
+            "OVER ...): the plan's function takes every row, repeated values too. The plan's rows are not the SQL's."
         )
     if frames:
         back = _frames(read_back)
@@ -341,10 +362,10 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
     return out
 
 
-def _ignore_nulls(logical) -> int:
-    """How many window functions of a logical plan skip nulls (``IGNORE NULLS``)."""
+def _in_windows(logical, words: str) -> int:
+    """How often ``words`` (``IGNORE NULLS``, ``(DISTINCT ``) stand in the window relations of a logical plan."""
     lines = [line for line in logical.display_indent().splitlines() if "WindowAggr:" in line]
-    return sum(line.count("IGNORE NULLS") for line in lines)
+    return sum(line.count(words) for line in lines)
 
 
 def _frames(logical) -> set[str]:
