@@ -14,7 +14,15 @@ from dataclasses import dataclass
 import streamlit as st
 
 from executor.data.catalog import Catalog
-from executor.engines.sql_plan import FORM_WORDS, MAX_SQL_CHARS, SqlPlan, catalog_tables, sql_to_plan
+from executor.engines.sql_plan import (
+    ENTER_A_QUERY,
+    FORM_WORDS,
+    MAX_SQL_CHARS,
+    SqlPlan,
+    blank,
+    catalog_tables,
+    sql_to_plan,
+)
 from executor.errors import ExecutionError
 from ui.graph.viewer import graph_view
 from ui.markdown import md_escape
@@ -249,7 +257,11 @@ def main() -> None:
         "press Compare.",
     )
     if st.button("Make plan", key="sql_make", type="primary"):
-        _make(sql, data, form)
+        if blank(sql or ""):  # nothing to plan yet: a hint, not an error
+            st.session_state.pop("sql_error", None)
+            st.info(as_sentence(f"{ENTER_A_QUERY} above, then Make plan"))
+        else:
+            _make(sql, data, form)
     if "sql_error" in st.session_state:
         st.error(md_escape(as_sentence(st.session_state["sql_error"])))
     made = st.session_state.get("sql_made")

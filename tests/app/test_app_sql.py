@@ -100,6 +100,14 @@ def test_bad_sql_shows_datafusion_message():
     at.button(key="sql_make").click().run()
     assert at.error[0].value.startswith("Only queries can become a plan")
     assert "plan" not in at.session_state
+    # no query yet (nothing, or comments only): a hint, not an error, and not DataFusion's raw text
+    for nothing in ("", "  \n", "-- total revenue per nation\n/* to do */"):
+        at.text_area(key="sql_text").input(nothing).run()
+        at.button(key="sql_make").click().run()
+        assert not at.exception and not at.error, (nothing, at.error)
+        assert [i.value for i in at.info] == [
+            "Enter a SQL query (SELECT, WITH ... SELECT or VALUES) above, then Make plan."
+        ]
 
 
 def test_the_users_own_tables_can_be_queried(tmp_path):
