@@ -815,7 +815,10 @@ def test_a_filter_the_read_below_applies_already_is_said_so():
     read = P.read("t0", [("id", "i64"), ("v", "i64")], filter=cond)
     m = P.model_of(P.plan({"filter": {"input": read, "condition": cond}}))
     assert describe(m, "0.0") == "Reads table t0 (2 columns: id and v). Keeps only the rows of t0 whose v is above 10."
-    assert describe(m, "0") == "Keeps the rows of t0 whose v is above 10, as the read before it already does."
+    # the condition just said is not said again (Present told it twice in a row)
+    assert describe(m, "0") == (
+        "Keeps the rows of t0 the read before it keeps (its condition again: no row is left out here)."
+    )
     hint = P.model_of(P.plan(P.read("t0", [("id", "i64"), ("v", "i64")], bestEffortFilter=cond)))
     assert describe(hint, "0") == (
         "Reads table t0 (2 columns: id and v). May already keep only the rows of t0 whose v is above 10 (a filter "

@@ -161,10 +161,12 @@ def _filter(c: Context) -> str:
             text += " " + as_sentence(f"Of those, keeps the rows {_whose(w, words)} {words}")
         return text
     words = w.condition(cond)
-    text = as_sentence(f"Keeps {_rows(things)} {_whose(w, words)} {words}")
     if c.input(0) and _read_filter_words(c, c.input(0)) == words:
-        # a producer that filters in the read and again after it (DataFusion): the second time said so
-        text = text[:-1] + ", as the read before it already does."
+        # a producer that filters in the read and again after it (DataFusion): the condition was just said
+        return as_sentence(
+            f"Keeps {_rows(things)} the read before it keeps (its condition again: no row is left out here)"
+        )
+    text = as_sentence(f"Keeps {_rows(things)} {_whose(w, words)} {words}")
     return text
 
 
