@@ -68,7 +68,9 @@ class Difference:
     ``aspect`` is ``kind``, ``schema``, ``expression`` or ``detail``. For schema differences ``what``
     is ``name``, ``type``, ``nullability``, ``only in a``, ``only in b`` or ``moved`` and ``index``
     is the field index (in ``a``; for ``only in b`` in ``b``; for ``moved``, ``a`` and ``b`` hold the
-    two indices). For expressions ``what`` is the role (``condition``, ``measure``, ``$4``, ...).
+    two indices), and ``index_b`` the field's index in ``b`` where it is another (a column both sides
+    name alike, at another position). For expressions ``what`` is the role (``condition``, ``measure``,
+    ``$4``, ...).
     """
 
     aspect: str
@@ -76,6 +78,7 @@ class Difference:
     a: str | None
     b: str | None
     index: int | None = None
+    index_b: int | None = None
 
     def subject(self) -> str:
         """What the difference is about: "kind", "field 1 type", "field 2", "C_CUSTKEY moved",
@@ -84,7 +87,8 @@ class Difference:
         if self.aspect == "schema" and self.what.startswith("moved "):
             return f"{self.what[len('moved ') :]} moved"
         if self.aspect == "schema" and self.index is not None:
-            return f"field {self.index}" + ("" if self.what.startswith("only in ") else f" {self.what}")
+            where = str(self.index) if self.index_b is None else f"{self.index}→{self.index_b}"
+            return f"field {where}" + ("" if self.what.startswith("only in ") else f" {self.what}")
         if self.aspect == "schema" and self.what == "known":
             return "schema"
         return self.aspect if self.what == self.aspect else f"{self.aspect} {self.what}"
@@ -111,14 +115,15 @@ class Difference:
         return f"{subject}: {a} → {b}"
 
     def to_json(self) -> dict:
-        return {"aspect": self.aspect, "what": self.what, "index": self.index, "a": self.a, "b": self.b}
+        out = {"aspect": self.aspect, "what": self.what, "index": self.index, "a": self.a, "b": self.b}
+        return out if self.index_b is None else {**out, "index_b": self.index_b}
 
     def fields(self) -> tuple[set[int], set[int]]:
         """The field indices this difference is about, in ``a`` and in ``b`` (schema differences only)."""
         if self.aspect != "schema" or self.index is None:
             return set(), set()
         in_a = set() if self.what == "only in b" else {self.index}
-        in_b = set() if self.what == "only in a" else {self.index}
+        in_b = set() if self.what == "only in a" else {self.index if self.index_b is None else self.index_b}
         if self.what.startswith("moved ") and self.b is not None:
             in_b.add(int(self.b))
         return in_a, in_b
@@ -563,27 +568,40 @@ def _schema_differences(
                 )
             ]
         return []
-    out = []
-    for i in range(max(len(sa), len(sb))):
-        if i >= len(sb):
-            out.append(Difference("schema", "only in a", f"{sa[i].name} {sa[i].type_text()}", None, i))
-            continue
-        if i >= len(sa):
-            out.append(Difference("schema", "only in b", None, f"{sb[i].name} {sb[i].type_text()}", i))
-            continue
-        fa, fb = sa[i], sb[i]
-        if fold(fa.name) != fold(fb.name):
-            out.append(Difference("schema", "name", fa.name, fb.name, i))
-        if not _same_type(fa, fb):
-            out.append(Difference("schema", "type", fa.type_text(), fb.type_text(), i))
-        elif nullability and fa.nullable != fb.nullable:
-            out.append(Difference("schema", "nullability", _null_text(fa.nullable), _null_text(fb.nullable), i))
+    # a column both sides name alike (once each) is one column wherever it stands: its type is compared
+    # with its own, not with the column now at its place; the others are compared by position
     pos_a = _unique_positions([fold(f.name) for f in sa])
     pos_b = _unique_positions([fold(f.name) for f in sb])
-    for name, i in pos_a.items():
-        j = pos_b.get(name)
-        if j is not None and j != i:
+    by_name = {i: pos_b[name] for name, i in pos_a.items() if name in pos_b}
+    named_b = set(by_name.values())
+    out = []
+    for i in range(max(len(sa), len(sb))):
+        if i in by_name:
+            j = by_name[i]
+            out += _field_differences(sa[i], sb[j], fold, nullability, i, None if j == i else j)
+        elif i < len(sa) and i < len(sb) and i not in named_b:
+            out += _field_differences(sa[i], sb[i], fold, nullability, i, None)
+        elif i < len(sa):
+            out.append(Difference("schema", "only in a", f"{sa[i].name} {sa[i].type_text()}", None, i))
+        if i < len(sb) and i not in named_b and (i >= len(sa) or i in by_name):
+            out.append(Difference("schema", "only in b", None, f"{sb[i].name} {sb[i].type_text()}", i))
+    for i, j in by_name.items():
+        if j != i:
             out.append(Difference("schema", f"moved {sa[i].name}", str(i), str(j), i))
+    return out
+
+
+def _field_differences(
+    fa: Field, fb: Field, fold: Callable[[str], str], nullability: bool, i: int, j: int | None
+) -> list[Difference]:
+    """Field ``i`` of ``a`` against ``fb``, at ``j`` in ``b`` (None: at ``i`` too): name, type, nullability."""
+    out = []
+    if fold(fa.name) != fold(fb.name):
+        out.append(Difference("schema", "name", fa.name, fb.name, i))
+    if not _same_type(fa, fb):
+        out.append(Difference("schema", "type", fa.type_text(), fb.type_text(), i, j))
+    elif nullability and fa.nullable != fb.nullable:
+        out.append(Difference("schema", "nullability", _null_text(fa.nullable), _null_text(fb.nullable), i, j))
     return out
 
 

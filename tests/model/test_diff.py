@@ -185,6 +185,28 @@ def test_swapped_join_inputs_still_match_by_table():
     assert d.by_a["0.0"].status == "same" and d.by_a["0.1"].status == "same"
     moved = [(x.what, x.a, x.b) for x in d.by_a["0"].differences if x.what.startswith("moved")]
     assert ("moved o_id", "0", "2") in moved and ("moved c_name", "4", "1") in moved
+    # each column is compared with itself wherever it stands: moves only, no name or type "changed" at a
+    # position that now holds another column (the Compare page listed one for every position)
+    assert {x.what.split()[0] for x in d.by_a["0"].differences if x.aspect == "schema"} == {"moved"}
+
+
+def test_a_column_at_another_position_is_compared_with_itself():
+    """b holds a's columns in another order, one of them of another type: the type is that column's own
+    (field 1 in a, 0 in b); columns of other names at one position are a rename, as before."""
+    a = P.model_of(P.plan((P.read("t", [("x", "i64"), ("y", "i32"), ("v", "string")]), ["x", "y", "v"])))
+    b = P.model_of(P.plan((P.read("t", [("y", "i64"), ("x", "i64"), ("w", "fp64")]), ["y", "x", "w"])))
+    d = diff_plans(a, b)
+    differences = d.by_a["0"].differences
+    assert [(x.what, x.index, x.index_b, x.a, x.b) for x in differences] == [
+        ("type", 1, 0, "i32", "i64"),
+        ("name", 2, None, "v", "w"),
+        ("type", 2, None, "string", "fp64"),
+        ("moved x", 0, None, "0", "1"),
+        ("moved y", 1, None, "1", "0"),
+    ]
+    assert differences[0].text() == "field 1→0 type: i32 → i64"
+    assert differences[0].fields() == ({1}, {0})
+    assert differences[0].to_json()["index_b"] == 0
 
 
 # ---------------------------------------------------------------- isthmus vs DataFusion, TPC-H
