@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -58,8 +59,8 @@ _lock = threading.Lock()
 def tpch(scale: float = 0.01, cache: str | None = None) -> str:
     """The folder holding TPC-H at ``scale`` as ``NAME.parquet``, generated on first use.
 
-    Safe when several threads or processes ask at once: each generates into its own temporary
-    folder and the first to finish publishes it.
+    Safe when several threads or processes ask at once: one generates it (into a temporary folder,
+    published whole), the others wait for it and use it.
     """
     command = [_generator("tpchgen-cli"), "parquet", "-s", f"{scale:g}"]
     return _generate("TPC-H", os.path.join(cache or CACHE, f"tpch-sf{scale:g}"), command, TPCH_TABLES, scale)
@@ -72,28 +73,23 @@ def tpcds(scale: float = 0.01, cache: str | None = None) -> str:
 
 
 def _generate(what: str, folder: str, command: list[str], tables: tuple[str, ...], scale: float) -> str:
-    with _lock:
+    # one process generates, under a lock on a file beside the folder; another asking meanwhile waits for it
+    os.makedirs(os.path.dirname(folder), exist_ok=True)
+    with _lock, open(f"{folder}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
         if _complete(folder, tables):
             return folder
         tmp = f"{folder}.tmp{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
         os.makedirs(tmp)
-        proc = subprocess.run(
-            [*command, f"--output-dir={tmp}"],
-            capture_output=True,
-            text=True,
-        )
-        if proc.returncode != 0:
+        try:
+            proc = subprocess.run([*command, f"--output-dir={tmp}"], capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise ExecutionError(f"generating {what} at scale {scale:g} failed: {proc.stderr.strip()[-500:]}")
+            shutil.rmtree(folder, ignore_errors=True)  # a partial folder: a run that died, or an older version
+            os.replace(tmp, folder)  # whole or not at all: a reader never sees it half written
+        finally:
             shutil.rmtree(tmp, ignore_errors=True)
-            raise ExecutionError(f"generating {what} at scale {scale:g} failed: {proc.stderr.strip()[-500:]}")
-        if not _complete(folder, tables):
-            shutil.rmtree(folder, ignore_errors=True)  # a partial folder of an older version or a failed run
-            try:
-                os.rename(tmp, folder)  # fails when another process published meanwhile: its folder is kept
-            except OSError:
-                if not _complete(folder, tables):
-                    raise
-        shutil.rmtree(tmp, ignore_errors=True)
         return folder
 
 

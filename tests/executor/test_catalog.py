@@ -713,45 +713,45 @@ def test_a_folder_s_listing_is_kept_only_while_the_folder_is_unchanged(tmp_path)
     assert [s[0] for s in stamp[2:]] == [str(root / "Orders.parquet")]  # only the plan's table's entry
 
 
-def test_generated_data_published_meanwhile_by_another_process_is_kept(tmp_path, monkeypatch):
-    """Two processes generating the same data (the app and the tests side by side): the one publishing
-    second keeps the first one's folder, which may already be read, and removes its own copy."""
-    import shutil
+def test_generated_data_is_made_by_one_process_while_the_others_wait(tmp_path, monkeypatch):
+    """Two processes asking for the same data (the app and a command line side by side): one generates
+    it, under a lock on a file beside the folder, and publishes it whole; a folder a run left partial
+    is replaced, and a failed generation leaves no temporary folder behind."""
+    import fcntl
     import subprocess
 
     from executor.data import generate
+    from executor.errors import ExecutionError
+
+    folder = tmp_path / "tpch-sf0.01"
+    held: list[bool] = []
 
     def generator(command, **_kwargs):
+        with open(f"{folder}.lock", "a") as other:  # another process asking now: it must wait
+            try:
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                held.append(True)
+            else:
+                held.append(False)
+                fcntl.flock(other, fcntl.LOCK_UN)
+        if "fail" in held_names:
+            return subprocess.CompletedProcess(command, 1, "", "disk full")
         out = command[-1].split("=", 1)[1]
         for t in generate.TPCH_TABLES:
             open(os.path.join(out, f"{t}.parquet"), "w").write("ours")
         return subprocess.CompletedProcess(command, 0, "", "")
 
-    folder = tmp_path / "tpch-sf0.01"
-
-    def publish_first(real):
-        def move(src, dst):
-            if not folder.exists():  # the other process publishes just before this one
-                folder.mkdir()
-                for t in generate.TPCH_TABLES:
-                    (folder / f"{t}.parquet").write_text("theirs")
-            return real(src, dst)
-
-        return move
-
+    held_names: set[str] = set()
     monkeypatch.setattr(generate, "_generator", lambda name: name)
     monkeypatch.setattr(generate.subprocess, "run", generator)
-    rename, replace = os.rename, os.replace
-    monkeypatch.setattr(generate.os, "rename", publish_first(rename))
-    monkeypatch.setattr(generate.os, "replace", publish_first(replace))
-    assert generate.tpch(0.01, cache=str(tmp_path)) == str(folder)
-    assert (folder / "lineitem.parquet").read_text() == "theirs"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["tpch-sf0.01"]  # no copy of ours left
-    shutil.rmtree(folder)
-    # a partial folder (a run that died) is replaced by a whole one
     folder.mkdir()
-    (folder / "nation.parquet").write_text("partial")
-    monkeypatch.setattr(generate.os, "rename", rename)
-    monkeypatch.setattr(generate.os, "replace", replace)
+    (folder / "nation.parquet").write_text("partial")  # a run that died
     assert generate.tpch(0.01, cache=str(tmp_path)) == str(folder)
-    assert (folder / "nation.parquet").read_text() == "ours"
+    assert held == [True]
+    assert (folder / "nation.parquet").read_text() == "ours" and (folder / "lineitem.parquet").exists()
+    assert generate.tpch(0.01, cache=str(tmp_path)) == str(folder) and held == [True]  # whole: not made again
+    held_names.add("fail")
+    with pytest.raises(ExecutionError, match="disk full"):
+        generate.tpch(0.01, cache=str(tmp_path / "other"))
+    assert sorted(p.name for p in (tmp_path / "other").iterdir()) == ["tpch-sf0.01.lock"]
