@@ -184,8 +184,39 @@ def blank(sql: str) -> bool:
     return not _without_comments(sql).strip()
 
 
-def _without_comments(sql: str) -> str:
-    return re.sub(r"--[^\n]*", " ", re.sub(r"/\*.*?\*/", " ", sql, flags=re.S))
+def _without_comments(sql: str, strings: bool = True) -> str:
+    """``sql`` with its comments (``--`` to the line's end, ``/* */`` nested as DataFusion's parser nests
+    them) as spaces, read left to right so that a comment's mark inside a string, a quoted name or another
+    comment is no mark; without ``strings``, the strings too."""
+    out, i, n = [], 0, len(sql)
+    while i < n:
+        if sql.startswith("--", i):
+            end = sql.find("\n", i)
+            i = n if end < 0 else end
+            out.append(" ")
+        elif sql.startswith("/*", i):
+            depth, i = 1, i + 2
+            while i < n and depth:
+                if sql.startswith("/*", i):
+                    depth, i = depth + 1, i + 2
+                elif sql.startswith("*/", i):
+                    depth, i = depth - 1, i + 2
+                else:
+                    i += 1
+            out.append(" ")
+        elif sql[i] in "'\"":
+            m = _QUOTED[sql[i]].match(sql, i)
+            end = m.end() if m else n
+            out.append(sql[i:end] if strings or sql[i] == '"' else " ")
+            i = end
+        else:
+            out.append(sql[i])
+            i += 1
+    return "".join(out)
+
+
+#: A string or a quoted name from its opening quote: its quote doubled inside it is part of it.
+_QUOTED = {"'": re.compile(r"'(?:[^']|'')*'"), '"': re.compile(r'"(?:[^"]|"")*"')}
 
 
 def _check_statement(sql: str) -> None:
@@ -317,7 +348,7 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
     INTERSECT ALL or EXCEPT ALL, which DataFusion plans as a semi or an anti join (its own engine gives the
     same rows: not SQL's)."""
     out = []
-    code = re.sub(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/", " ", sql, flags=re.S)  # not in text or comments
+    code = _without_comments(sql, strings=False)  # not in text or comments
     for m in _SET_ALL.finditer(code):
         word = m.group(1).upper()
         join = "a semi join" if word == "INTERSECT" else "an anti join"
@@ -329,7 +360,7 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
     frames, ignoring, distinct = (
         _frames(logical),
         _in_windows(logical, "IGNORE NULLS"),
-        _in_windows(logical, "(DISTINCT "),
+        _distinct_windows(logical),
     )
     if not frames and not ignoring and not distinct:
         return out
@@ -344,7 +375,7 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
             "DataFusion's Substrait producer does not keep IGNORE NULLS: the plan's window functions take "
             "the nulls into account. The plan's rows are not the SQL's."
         )
-    if distinct > _in_windows(read_back, "(DISTINCT "):
+    if distinct > _distinct_windows(read_back):
         out.append(
             "DataFusion's Substrait producer does not keep DISTINCT in a window function (count(DISTINCT x) "
             "OVER ...): the plan's function takes every row, repeated values too. The plan's rows are not the SQL's."
@@ -363,9 +394,29 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
 
 
 def _in_windows(logical, words: str) -> int:
-    """How often ``words`` (``IGNORE NULLS``, ``(DISTINCT ``) stand in the window relations of a logical plan."""
+    """How often ``words`` (``IGNORE NULLS``) stand in the window relations of a logical plan."""
     lines = [line for line in logical.display_indent().splitlines() if "WindowAggr:" in line]
     return sum(line.count(words) for line in lines)
+
+
+def _distinct_windows(logical) -> int:
+    """How many window functions of a logical plan take distinct values (``count(DISTINCT x) OVER``): the
+    function's own DISTINCT, not one in the name of a column it reads (``sum(count(DISTINCT x)) OVER``)."""
+    count = 0
+    for line in logical.display_indent().splitlines():
+        listed = line.partition("WindowAggr: windowExpr=[[")[2]
+        depth, start = 0, 0
+        for i, ch in enumerate(listed):  # the window functions, split at the commas between them
+            if ch in "([":
+                depth += 1
+            elif ch in ")]":
+                depth -= 1
+            if depth < 0 or (depth == 0 and ch == ","):
+                count += bool(re.match(r"\s*\w+\(DISTINCT ", listed[start:i]))
+                start = i + 1
+                if depth < 0:
+                    break
+    return count
 
 
 def _frames(logical) -> set[str]:
