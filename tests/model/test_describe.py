@@ -819,6 +819,20 @@ def test_a_filter_the_read_below_applies_already_is_said_so():
     assert describe(m, "0") == (
         "Keeps the rows of t0 the read before it keeps (its condition again: no row is left out here)."
     )
+    # the same words are not the same condition: v > 0.1 as a float and as a double, or another column
+    # of the same name
+    as_double, as_float = (
+        P.call(2, P.field(1), {"literal": {"fp64": 0.1}}),
+        P.call(2, P.field(1), {"literal": {"fp32": 0.1}}),
+    )
+    read = P.read("t0", [("id", "i64"), ("v", "fp64")], filter=as_double)
+    m = P.model_of(P.plan({"filter": {"input": read, "condition": as_float}}))
+    assert describe(m, "0").startswith("Keeps the rows of t0 whose v is above 0.1"), describe(m, "0")
+    twice = [("v", "i64"), ("v", "i64")]
+    m = P.model_of(
+        P.plan({"filter": {"input": P.read("t0", twice, filter=P.call(2, P.field(0), P.i64(10))), "condition": cond}})
+    )
+    assert "the read before it keeps" not in describe(m, "0")
     hint = P.model_of(P.plan(P.read("t0", [("id", "i64"), ("v", "i64")], bestEffortFilter=cond)))
     assert describe(hint, "0") == (
         "Reads table t0 (2 columns: id and v). May already keep only the rows of t0 whose v is above 10 (a filter "

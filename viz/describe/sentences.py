@@ -4,7 +4,7 @@ node's :class:`Context` (the model, the node, and how the story names tables and
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from substrait import algebra_pb2
 
@@ -160,22 +160,55 @@ def _filter(c: Context) -> str:
             words = and_list(w.conditions_of(rest))
             text += " " + as_sentence(f"Of those, keeps the rows {_whose(w, words)} {words}")
         return text
-    words = w.condition(cond)
-    if c.input(0) and _read_filter_words(c, c.input(0)) == words:
+    if c.input(0) and _the_reads_filter(c, c.input(0)):
         # a producer that filters in the read and again after it (DataFusion): the condition was just said
         return as_sentence(
             f"Keeps {_rows(things)} the read before it keeps (its condition again: no row is left out here)"
         )
-    text = as_sentence(f"Keeps {_rows(things)} {_whose(w, words)} {words}")
-    return text
+    words = w.condition(cond)
+    return as_sentence(f"Keeps {_rows(things)} {_whose(w, words)} {words}")
 
 
-def _read_filter_words(c: Context, node_id: str) -> str | None:
-    """The words of the filter a read must apply (``filter``, not ``best_effort_filter``), else None."""
-    node = c.model.node(node_id)
-    if node.kind != "read" or not node.node.body.HasField("filter"):
+def _the_reads_filter(c: Context, node_id: str) -> bool:
+    """Whether the filter's condition is the one the read ``node_id`` must apply (its ``filter``, not a
+    ``best_effort_filter``): the same expression, each column it reads the read's column of that name and
+    type (words alike are not enough: ``v > 0.1`` as a float and as a double read alike)."""
+    read = c.model.node(node_id)
+    if read.kind != "read" or not read.node.body.HasField("filter"):
+        return False
+    ours = _by_columns(c.body.condition, c.node.info.incoming)
+    return ours is not None and ours == _by_columns(read.node.body.filter, read.info.incoming)
+
+
+def _by_columns(message, fields) -> object:
+    """``message`` (an expression) as nested tuples, each reference to a column of ``fields`` as that
+    column's name and type; None where a column is not known by a name of its own."""
+    if fields is None:
         return None
-    return replace(c, node=node).words().condition(node.node.body.filter)
+    names = [f.name for f in fields]
+
+    def walk(m):
+        if isinstance(m, algebra_pb2.Expression.FieldReference) and m.HasField("root_reference"):
+            field = m.direct_reference.struct_field if m.direct_reference.HasField("struct_field") else None
+            if field is None or field.field >= len(fields) or names.count(names[field.field]) != 1:
+                raise LookupError
+            f = fields[field.field]
+            typed = f.type.SerializeToString(deterministic=True) if f.type is not None else None
+            return ("column", f.name, typed, walk(field.child))
+        out = []
+        for descriptor, value in m.ListFields():
+            if descriptor.type != descriptor.TYPE_MESSAGE:
+                out.append((descriptor.name, tuple(value) if descriptor.is_repeated else value))
+            elif descriptor.is_repeated:
+                out.append((descriptor.name, tuple(walk(v) for v in value)))
+            else:
+                out.append((descriptor.name, walk(value)))
+        return tuple(out)
+
+    try:
+        return walk(message)
+    except LookupError:
+        return None
 
 
 def _is_plain_field(w: Words, e: Expression) -> bool:
