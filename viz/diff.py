@@ -569,22 +569,27 @@ def _schema_differences(
             ]
         return []
     # a column both sides name alike (once each) is one column wherever it stands: its type is compared
-    # with its own, not with the column now at its place; the others are compared by position
+    # with its own, not with the column now at its place; the others pair in their order (a rename)
     pos_a = _unique_positions([fold(f.name) for f in sa])
     pos_b = _unique_positions([fold(f.name) for f in sb])
     by_name = {i: pos_b[name] for name, i in pos_a.items() if name in pos_b}
     named_b = set(by_name.values())
+    pairs = by_name | dict(
+        zip((i for i in range(len(sa)) if i not in by_name), (j for j in range(len(sb)) if j not in named_b))
+    )
     out = []
-    for i in range(max(len(sa), len(sb))):
-        if i in by_name:
-            j = by_name[i]
-            out += _field_differences(sa[i], sb[j], fold, nullability, i, None if j == i else j)
-        elif i < len(sa) and i < len(sb) and i not in named_b:
-            out += _field_differences(sa[i], sb[i], fold, nullability, i, None)
-        elif i < len(sa):
-            out.append(Difference("schema", "only in a", f"{sa[i].name} {sa[i].type_text()}", None, i))
-        if i < len(sb) and i not in named_b and (i >= len(sa) or i in by_name):
-            out.append(Difference("schema", "only in b", None, f"{sb[i].name} {sb[i].type_text()}", i))
+    for i, fa in enumerate(sa):
+        if i in pairs:
+            j = pairs[i]
+            out += _field_differences(fa, sb[j], fold, nullability, i, None if j == i else j)
+        else:
+            out.append(Difference("schema", "only in a", f"{fa.name} {fa.type_text()}", None, i))
+    paired_b = set(pairs.values())
+    out += [
+        Difference("schema", "only in b", None, f"{fb.name} {fb.type_text()}", j)
+        for j, fb in enumerate(sb)
+        if j not in paired_b
+    ]
     for i, j in by_name.items():
         if j != i:
             out.append(Difference("schema", f"moved {sa[i].name}", str(i), str(j), i))
@@ -597,7 +602,7 @@ def _field_differences(
     """Field ``i`` of ``a`` against ``fb``, at ``j`` in ``b`` (None: at ``i`` too): name, type, nullability."""
     out = []
     if fold(fa.name) != fold(fb.name):
-        out.append(Difference("schema", "name", fa.name, fb.name, i))
+        out.append(Difference("schema", "name", fa.name, fb.name, i, j))
     if not _same_type(fa, fb):
         out.append(Difference("schema", "type", fa.type_text(), fb.type_text(), i, j))
     elif nullability and fa.nullable != fb.nullable:

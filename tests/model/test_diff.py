@@ -208,6 +208,21 @@ def test_a_column_at_another_position_is_compared_with_itself():
     assert differences[0].fields() == ({1}, {0})
     assert differences[0].to_json()["index_b"] == 0
 
+    def schema_diff(a_cols, b_cols):
+        a = P.model_of(P.plan((P.read("t", a_cols), [n for n, _ in a_cols])))
+        b = P.model_of(P.plan((P.read("t", b_cols), [n for n, _ in b_cols])))
+        return [(x.what, x.index, x.index_b, x.a, x.b) for x in diff_plans(a, b).by_a["0"].differences]
+
+    # moved and renamed: a rename, not a column only in each side
+    assert schema_diff([("x", "i64"), ("v", "i64")], [("w", "i64"), ("x", "i64")]) == [
+        ("name", 1, 0, "v", "w"),
+        ("moved x", 0, None, "0", "1"),
+    ]
+    # a name both sides have twice: the two pair in their order, neither is only in one side
+    assert schema_diff([("x", "i64"), ("x", "i64"), ("y", "i64")], [("y", "i64"), ("x", "i64"), ("x", "i64")]) == [
+        ("moved y", 2, None, "2", "0")
+    ]
+
 
 # ---------------------------------------------------------------- isthmus vs DataFusion, TPC-H
 #
