@@ -74,13 +74,18 @@ def tpcds(scale: float = 0.01, cache: str | None = None) -> str:
 
 def _generate(what: str, folder: str, command: list[str], tables: tuple[str, ...], scale: float) -> str:
     # one process generates, under a lock on a file beside the folder; another asking meanwhile waits for it
+    if _complete(folder, tables):  # published whole, so a reader needs no lock (the cache may be read-only)
+        return folder
     os.makedirs(os.path.dirname(folder), exist_ok=True)
     with _lock, open(f"{folder}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if _complete(folder, tables):
             return folder
+        parent, stem = os.path.split(folder)
+        for left in os.listdir(parent):  # a generating process that was killed left its copy: nobody else is
+            if left.startswith(f"{stem}.tmp"):
+                shutil.rmtree(os.path.join(parent, left), ignore_errors=True)
         tmp = f"{folder}.tmp{os.getpid()}"
-        shutil.rmtree(tmp, ignore_errors=True)
         os.makedirs(tmp)
         try:
             proc = subprocess.run([*command, f"--output-dir={tmp}"], capture_output=True, text=True)

@@ -747,7 +747,9 @@ def test_generated_data_is_made_by_one_process_while_the_others_wait(tmp_path, m
     monkeypatch.setattr(generate.subprocess, "run", generator)
     folder.mkdir()
     (folder / "nation.parquet").write_text("partial")  # a run that died
+    (tmp_path / "tpch-sf0.01.tmp999999").mkdir()  # the copy of a generating process that was killed
     assert generate.tpch(0.01, cache=str(tmp_path)) == str(folder)
+    assert not (tmp_path / "tpch-sf0.01.tmp999999").exists()
     assert held == [True]
     assert (folder / "nation.parquet").read_text() == "ours" and (folder / "lineitem.parquet").exists()
     assert generate.tpch(0.01, cache=str(tmp_path)) == str(folder) and held == [True]  # whole: not made again
