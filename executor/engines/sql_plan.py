@@ -187,7 +187,7 @@ def blank(sql: str) -> bool:
 def _without_comments(sql: str, strings: bool = True) -> str:
     """``sql`` with its comments (``--`` to the line's end, ``/* */`` nested as DataFusion's parser nests
     them) as spaces, read left to right so that a comment's mark inside a string, a quoted name or another
-    comment is no mark; without ``strings``, the strings too."""
+    comment is no mark; without ``strings``, the strings and quoted names too (whatever words they hold)."""
     out, i, n = [], 0, len(sql)
     while i < n:
         if sql.startswith("--", i):
@@ -204,19 +204,21 @@ def _without_comments(sql: str, strings: bool = True) -> str:
                 else:
                     i += 1
             out.append(" ")
-        elif sql[i] in "'\"":
-            m = _QUOTED[sql[i]].match(sql, i)
-            end = m.end() if m else n
-            out.append(sql[i:end] if strings or sql[i] == '"' else " ")
-            i = end
+        elif m := _QUOTED.match(sql, i):
+            out.append(m.group() if strings else " ")
+            i = m.end()
         else:
             out.append(sql[i])
             i += 1
     return "".join(out)
 
 
-#: A string or a quoted name from its opening quote: its quote doubled inside it is part of it.
-_QUOTED = {"'": re.compile(r"'(?:[^']|'')*'"), '"': re.compile(r'"(?:[^"]|"")*"')}
+#: A string or a quoted name as DataFusion's parser reads one: 'text' (a quote doubled inside it),
+#: E'text' (backslash escapes), $tag$text$tag$, "name" and `name`; unterminated, the rest of the text.
+_QUOTED = re.compile(
+    r"""[eE]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'|(\$\w*\$).*?\1|"(?:[^"]|"")*"|`[^`]*`|(?:[eE]?'|"|`|\$\w*\$).*""",
+    re.S,
+)
 
 
 def _check_statement(sql: str) -> None:
@@ -400,22 +402,19 @@ def _in_windows(logical, words: str) -> int:
 
 
 def _distinct_windows(logical) -> int:
-    """How many window functions of a logical plan take distinct values (``count(DISTINCT x) OVER``): the
-    function's own DISTINCT, not one in the name of a column it reads (``sum(count(DISTINCT x)) OVER``)."""
-    count = 0
-    for line in logical.display_indent().splitlines():
-        listed = line.partition("WindowAggr: windowExpr=[[")[2]
-        depth, start = 0, 0
-        for i, ch in enumerate(listed):  # the window functions, split at the commas between them
-            if ch in "([":
-                depth += 1
-            elif ch in ")]":
-                depth -= 1
-            if depth < 0 or (depth == 0 and ch == ","):
-                count += bool(re.match(r"\s*\w+\(DISTINCT ", listed[start:i]))
-                start = i + 1
-                if depth < 0:
-                    break
+    """How many window functions of a logical plan take distinct values (``count(DISTINCT x) OVER``): each
+    window function's own text, so neither a column named ``count(DISTINCT x)`` it reads nor a string in
+    its arguments counts (subqueries inside expressions are not walked)."""
+    count, plans = 0, [logical]
+    while plans:
+        plan = plans.pop()
+        plans.extend(plan.inputs())
+        try:
+            variant = plan.to_variant()
+        except Exception:  # noqa: BLE001 - a node datafusion-python cannot show holds no window function
+            continue
+        if hasattr(variant, "get_window_expr"):
+            count += sum(bool(re.match(r"\w+\(DISTINCT ", e.canonical_name())) for e in variant.get_window_expr())
     return count
 
 

@@ -341,6 +341,17 @@ def test_a_plan_known_not_to_mean_its_sql_says_so(tpch_tables):
     over_distinct = "SELECT n_regionkey, sum(count(DISTINCT n_nationkey)) OVER () AS s FROM nation GROUP BY n_regionkey"
     for form in ("written", "analyzed", "optimized"):
         assert sql_to_plan(over_distinct, tpch_tables, form=form).not_the_sql == [], form
+    # a bracket or comma in a string among a window function's arguments does not hide the next one's DISTINCT
+    bracket = (
+        "SELECT first_value(concat(n_name, '],x')) OVER () AS f, count(DISTINCT n_regionkey) OVER () AS c FROM nation"
+    )
+    (said,) = sql_to_plan(bracket, tpch_tables, form="written").not_the_sql
+    assert said.startswith("DataFusion's Substrait producer does not keep DISTINCT in a window function")
+    # words in a string or a quoted name are no SQL: no INTERSECT ALL here, and one after a $$--$$ string
+    for quoted in ('SELECT 1 AS "x INTERSECT ALL y"', "SELECT $$ INTERSECT ALL $$ AS x", "SELECT 1 AS `INTERSECT ALL`"):
+        assert sql_to_plan(quoted, tpch_tables, form="written").not_the_sql == [], quoted
+    (said,) = sql_to_plan("SELECT $$--$$ AS x INTERSECT ALL SELECT 'a'", tpch_tables, form="written").not_the_sql
+    assert said.startswith("DataFusion plans INTERSECT ALL as a semi join")
     assert sql_to_plan("SELECT count(DISTINCT n_regionkey) FROM nation", tpch_tables).not_the_sql == []
 
 
