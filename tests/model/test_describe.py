@@ -833,6 +833,12 @@ def test_a_filter_the_read_below_applies_already_is_said_so():
         P.plan({"filter": {"input": P.read("t0", twice, filter=P.call(2, P.field(0), P.i64(10))), "condition": cond}})
     )
     assert "the read before it keeps" not in describe(m, "0")
+    # the read's emit swaps its columns: its filter's field 0 is a, the filter's field 0 above it is b
+    # (references without a root type, which read the node's record too)
+    bare = P.call(2, {"selection": {"directReference": {"structField": {"field": 0}}}}, P.i64(10))
+    swapped = P.emit(P.read("t0", [("a", "i64"), ("b", "i64")], filter=bare), [1, 0])
+    m = P.model_of(P.plan({"filter": {"input": swapped, "condition": bare}}))
+    assert describe(m, "0").startswith("Keeps the rows of t0 whose b is above 10"), describe(m, "0")
     hint = P.model_of(P.plan(P.read("t0", [("id", "i64"), ("v", "i64")], bestEffortFilter=cond)))
     assert describe(hint, "0") == (
         "Reads table t0 (2 columns: id and v). May already keep only the rows of t0 whose v is above 10 (a filter "

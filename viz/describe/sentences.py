@@ -188,7 +188,11 @@ def _by_columns(message, fields) -> object:
     names = [f.name for f in fields]
 
     def walk(m):
-        if isinstance(m, algebra_pb2.Expression.FieldReference) and m.HasField("root_reference"):
+        # a reference without a root type reads the node's record too, as the model reads it
+        if isinstance(m, algebra_pb2.Expression.FieldReference) and m.WhichOneof("root_type") in (
+            None,
+            "root_reference",
+        ):
             field = m.direct_reference.struct_field if m.direct_reference.HasField("struct_field") else None
             if field is None or field.field >= len(fields) or names.count(names[field.field]) != 1:
                 raise LookupError
