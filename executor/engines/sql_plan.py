@@ -359,11 +359,7 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
             f"there{' if the right input has it' if word == 'INTERSECT' else ' unless the right input has it'}, "
             f"not as often as SQL's {word} ALL keeps it (its own engine gives the same rows)"
         )
-    frames, ignoring, distinct = (
-        _frames(logical),
-        _in_windows(logical, "IGNORE NULLS"),
-        _distinct_windows(logical),
-    )
+    frames, ignoring, distinct = _frames(logical), _ignore_nulls(logical), _distinct_windows(logical)
     if not frames and not ignoring and not distinct:
         return out
     from datafusion.substrait import Consumer, Serde
@@ -372,7 +368,7 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
         read_back = Consumer.from_substrait_plan(ctx, Serde.deserialize_bytes(plan))
     except Exception:  # noqa: BLE001 - a plan DataFusion cannot read back is not checked here
         return out
-    if ignoring > _in_windows(read_back, "IGNORE NULLS"):
+    if ignoring > _ignore_nulls(read_back):
         out.append(
             "DataFusion's Substrait producer does not keep IGNORE NULLS: the plan's window functions take "
             "the nulls into account. The plan's rows are not the SQL's."
@@ -395,10 +391,10 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
     return out
 
 
-def _in_windows(logical, words: str) -> int:
-    """How often ``words`` (``IGNORE NULLS``) stand in the window relations of a logical plan."""
+def _ignore_nulls(logical) -> int:
+    """How many window functions of a logical plan skip nulls (``IGNORE NULLS``)."""
     lines = [line for line in logical.display_indent().splitlines() if "WindowAggr:" in line]
-    return sum(line.count(words) for line in lines)
+    return sum(line.count("IGNORE NULLS") for line in lines)
 
 
 def _distinct_windows(logical) -> int:

@@ -724,7 +724,8 @@ def test_generated_data_is_made_by_one_process_while_the_others_wait(tmp_path, m
     from executor.errors import ExecutionError
 
     folder = tmp_path / "tpch-sf0.01"
-    held: list[bool] = []
+    held: list[bool] = []  # whether the lock was held while each generation ran
+    fails: list[bool] = []  # non-empty: the generator fails
 
     def generator(command, **_kwargs):
         with open(f"{folder}.lock", "a") as other:  # another process asking now: it must wait
@@ -735,14 +736,13 @@ def test_generated_data_is_made_by_one_process_while_the_others_wait(tmp_path, m
             else:
                 held.append(False)
                 fcntl.flock(other, fcntl.LOCK_UN)
-        if "fail" in held_names:
+        if fails:
             return subprocess.CompletedProcess(command, 1, "", "disk full")
         out = command[-1].split("=", 1)[1]
         for t in generate.TPCH_TABLES:
             open(os.path.join(out, f"{t}.parquet"), "w").write("ours")
         return subprocess.CompletedProcess(command, 0, "", "")
 
-    held_names: set[str] = set()
     monkeypatch.setattr(generate, "_generator", lambda name: name)
     monkeypatch.setattr(generate.subprocess, "run", generator)
     folder.mkdir()
@@ -753,7 +753,7 @@ def test_generated_data_is_made_by_one_process_while_the_others_wait(tmp_path, m
     assert held == [True]
     assert (folder / "nation.parquet").read_text() == "ours" and (folder / "lineitem.parquet").exists()
     assert generate.tpch(0.01, cache=str(tmp_path)) == str(folder) and held == [True]  # whole: not made again
-    held_names.add("fail")
+    fails.append(True)
     with pytest.raises(ExecutionError, match="disk full"):
         generate.tpch(0.01, cache=str(tmp_path / "other"))
     assert sorted(p.name for p in (tmp_path / "other").iterdir()) == ["tpch-sf0.01.lock"]
