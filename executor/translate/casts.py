@@ -127,6 +127,8 @@ def _float_text(value: Column, kind: str) -> Column:
     text = F.when(
         F.abs(value) < F.lit(smallest_normal).cast(target), _fewest_digits(value, target, range(1, precisions[-1] + 1))
     ).otherwise(_fewest_digits(value, target, precisions))
+    if kind == "fp32":
+        text = once(text, lambda t: _ties_to_even(value, t, target))
     return once(text, lambda t: _float_text_written(value, t, least, most))
 
 
@@ -139,8 +141,35 @@ def _fewest_digits(value: Column, target: str, precisions) -> Column:
     return text
 
 
+_E_TEXT = r"^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$"  # Java's %e: sign, digit, digits (none at %.0e), exponent
+
+
+def _ties_to_even(value: Column, text: Column, target: str) -> Column:
+    """``text`` (``value`` in ``%e``, its last digit rounded half up) one unit lower where ``value`` lies
+    exactly halfway between the two and both read back as it: ryu, as DataFusion's text, then takes the
+    even one (3563396.25 as a 32-bit float is ``3563396.2``). A 32-bit float's own digits are exact in
+    Java's text of the double it widens to, so the halfway case is seen there."""
+    exact = F.regexp_replace(F.format_string("%.16e", value), r"\.?0*e", "e")  # a float's digits, no zeros after
+    digits = F.length(F.regexp_extract(text, _E_TEXT, 3)) + 1
+    exact_rest = F.regexp_extract(exact, _E_TEXT, 3)
+    lower = F.concat(
+        F.regexp_extract(exact, _E_TEXT, 1),
+        F.regexp_extract(exact, _E_TEXT, 2),
+        F.when(digits > 1, F.concat(F.lit("."), F.substring(exact_rest, 1, digits - 1))).otherwise(F.lit("")),
+        F.lit("e"),
+        F.regexp_extract(exact, _E_TEXT, 4),
+    )
+    halfway = (
+        (F.length(exact_rest) == digits)  # one digit more than the text's, a 5
+        & exact_rest.endswith("5")
+        & F.regexp_extract(text, r"(\d)e", 1).isin(*"13579")  # the text's last digit odd: it was rounded up
+        & (lower.cast(target) == value)
+    )
+    return F.when(halfway, lower).otherwise(text)
+
+
 def _float_text_written(value: Column, text: Column, least: int, most: int) -> Column:
-    pattern = r"^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$"  # Java's %e: sign, digit, digits (none at %.0e), exponent
+    pattern = _E_TEXT
     sign = F.regexp_extract(text, pattern, 1)
     first = F.regexp_extract(text, pattern, 2)
     rest = F.regexp_replace(F.regexp_extract(text, pattern, 3), r"0+$", "")

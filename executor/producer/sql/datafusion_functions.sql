@@ -1008,3 +1008,8 @@ SELECT x, x ^ 2 AS a, x & 3 AS b, x | 0 AS c, d | 1 AS e FROM (VALUES (1.5, CAST
 -- name: subnormal_floats_as_text
 -- the fewest digits that read back as a subnormal value, which has fewer digits of its own than a normal one
 SELECT CAST(x AS VARCHAR) AS d, CAST(CAST(x AS REAL) AS VARCHAR) AS f FROM (VALUES (5e-324), (5e-323), (1e-310), (1.401298464324817e-45), (1e-40), (1.5), (-5e-324)) v(x)
+-- name: float_ties_as_text
+-- a 32-bit float halfway between the two shortest texts that read back as it takes the even one, as ryu does (3563396.25 is 3563396.2, 3563396.75 is 3563396.8)
+SELECT CAST(CAST(x AS REAL) AS VARCHAR) AS f, CAST(-CAST(x AS REAL) AS VARCHAR) AS g FROM (VALUES (3563396.25), (3563396.75), (3563397.25), (2099999.25), (16777215.5), (0.501953125), (1.5), (1e-40)) v(x)
+-- name: float_quarters_as_text
+SELECT o_orderkey, CAST(CAST(o_orderkey AS REAL) * CAST(0.25 AS REAL) + CAST(2097152 AS REAL) AS VARCHAR) AS a, CAST(CAST(o_orderkey AS REAL) * CAST(0.125 AS REAL) + CAST(1048576 AS REAL) AS VARCHAR) AS b FROM orders WHERE o_orderkey < 3000
