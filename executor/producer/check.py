@@ -20,15 +20,19 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from substrait import type_pb2
 
 from viz.coercion import dictionary_values
 
 from ..engines.rows import multiset_diff, subset_diff
+
+if TYPE_CHECKING:
+    from viz.model import Model
 
 #: SQL of our own over the TPC-H tables: every relation kind, join type, set op, grouping sets, windows,
 #: intervals, LIKE, string functions, CASE with NULL, subqueries (``-- name:`` before each query).
@@ -227,6 +231,7 @@ class Checker:
         timeout_s: float = 300,
         save_plans: str | None = None,
         form: str = "analyzed",
+        on_plan: Callable[[Query, Model], None] | None = None,
     ) -> None:
         from ..data.catalog import Catalog
 
@@ -235,6 +240,7 @@ class Checker:
         self.run = run
         self.timeout_s = timeout_s
         self.save_plans = save_plans
+        self.on_plan = on_plan  # hears each plan made, as the model the check reads
         roots = sorted({os.path.dirname(os.path.abspath(p)) for p in self.tables.values()})
         self.catalog = Catalog(roots, {n: p for n, p in self.tables.items()})
         # each thread's DuckDB connection and DataFusion engine over the tables, made on first use
@@ -319,6 +325,8 @@ class Checker:
         except PlanLoadError as exc:
             out.schema, out.why = "differs", f"the plan does not load: {exc}"
             return out
+        if self.on_plan is not None:
+            self.on_plan(query, model)
         out.unknown = sum(1 if n.schema is None else sum(1 for f in n.schema if f.type is None) for n in model.nodes())
         root = model.node(model.roots[0])
         names = [f.name for f in root.schema] if root.schema is not None else []

@@ -305,19 +305,23 @@ def test_check_cli_bad_input(tmp_path):
     assert "outside the data roots" in err.getvalue() and "Traceback" not in err.getvalue()
 
 
-def test_check_cli_schema_only(tpch_dir):
-    """Without Spark: the 22 TPC-H plans DataFusion writes, every root as DataFusion's result schema."""
+def test_check_cli_schema_only(tpch_dir, tmp_path):
+    """Without Spark: the 22 TPC-H plans DataFusion writes, every root as DataFusion's result schema;
+    each plan saved as JSON that loads."""
     from executor.__main__ import main
+    from viz.model import analyze
 
     out = io.StringIO()
-    status = main(
-        ["check", TPCH_SQL, "--data-dir", tpch_dir, "--no-run", "--format", "json"], out=out, err=io.StringIO()
-    )
+    args = ["check", TPCH_SQL, "--data-dir", tpch_dir, "--no-run", "--format", "json", "--save-plans", str(tmp_path)]
+    status = main(args, out=out, err=io.StringIO())
     results = [json.loads(line) for line in out.getvalue().splitlines()]
     assert len(results) == 22
     bad = [r for r in results if not (r["produced"] == "yes" and r["schema"] == "same" and r["unknown"] == 0)]
     assert not bad, bad
     assert status == 0
+    assert sorted(os.listdir(tmp_path)) == sorted(f"{r['query']}.json" for r in results)
+    q01 = analyze((tmp_path / "q01.json").read_bytes())
+    assert [f.name for f in q01.node(q01.roots[0]).schema][:3] == ["l_returnflag", "l_linestatus", "sum_qty"]
 
 
 # ---- the live check, on Spark --------------------------------------------------------------------
@@ -375,13 +379,9 @@ TPCDS_NOT_PLANNED = {
 }
 
 
-def _features(path: str) -> set[str]:
+def _features(model) -> set[str]:
     """What a plan asks of a consumer: its relation kinds (join types apart), each kind over each kind
     it takes as an input, and its functions (their compound names, types included)."""
-    from viz.model import analyze
-
-    with open(path, "rb") as fh:
-        model = analyze(fh.read())
     kinds = set()
     for node_id in model.graph.nodes:
         node = model.node(node_id)
@@ -412,7 +412,7 @@ def covering(features: dict[K, set[str]], always: set[K]) -> list[K]:
 
 
 @pytest.mark.slow
-def test_datafusion_tpcds_plans_give_datafusions_rows(spark, tmp_path):
+def test_datafusion_tpcds_plans_give_datafusions_rows(spark):
     """DataFusion 55 plans all 103 TPC-DS queries (but two) in each form, and their schemas are
     DataFusion's; the rows on Spark equal DataFusion's engine's for a set of (query, form) pairs that
     covers every relation kind, join type and function (with its types), and every kind over every kind
@@ -428,14 +428,15 @@ def test_datafusion_tpcds_plans_give_datafusions_rows(spark, tmp_path):
     assert len(queries) == 103
     features: dict[tuple[str, str], set[str]] = {}  # by (query, form)
     for form in FORMS:
-        plans = tmp_path / form
-        produced = list(map(Checker(tables, run=False, save_plans=str(plans), form=form).check, queries))
+
+        def keep(query, model, form=form):
+            features[query.name, form] = _features(model)
+
+        produced = list(map(Checker(tables, run=False, form=form, on_plan=keep).check, queries))
         _report(f"DataFusion 55, TPC-DS scale 0.01, {form}, plans and schemas", produced)
         assert {o.query for o in produced if o.produced != "yes"} == set(TPCDS_NOT_PLANNED), form
         assert [(o.query, o.why) for o in produced if o.produced == "yes" and o.schema not in ("same", "-")] == []
-        features.update(
-            {(o.query, form): _features(str(plans / f"{o.query}.json")) for o in produced if o.produced == "yes"}
-        )
+        assert {q for q, f in features if f == form} == {o.query for o in produced if o.produced == "yes"}
     known = set(TPCDS_BOTH_STOP) | {"58", "83"}
     chosen = covering(features, always={(q, form) for q in known for form in FORMS})
     assert len(chosen) < len(features) / 4 and set().union(*(features[k] for k in chosen)) == set().union(
