@@ -474,14 +474,64 @@ def interval_text(value: dt.timedelta) -> str:
 
 def exact_values(column) -> list:
     """An Arrow column's values as Python's (``to_pylist``), but a time of day with a part below a microsecond,
-    which a Python time cannot hold, as its text (``01:02:03.000000001``)."""
+    which a Python time cannot hold, as its text (``01:02:03.000000001``); inside a list, record or map,
+    every such time as its text (``time.isoformat``'s where it has no such part)."""
     import pyarrow as pa
 
+    if not _holds_nano_times(column.type):
+        return column.to_pylist()
+    if pa.types.is_nested(column.type):
+        array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+        return _nano_times_as_text(array).to_pylist()
     values = column.to_pylist()
-    if not (pa.types.is_time64(column.type) and column.type.unit == "ns"):
-        return values
     nanos = column.cast(pa.int64()).to_pylist()
     return [v if n is None or n % 1000 == 0 else f"{v:%H:%M:%S}.{n % 1_000_000_000:09d}" for v, n in zip(values, nanos)]
+
+
+def _holds_nano_times(t) -> bool:
+    import pyarrow as pa
+
+    if pa.types.is_time64(t):
+        return t.unit == "ns"
+    if pa.types.is_map(t):
+        return _holds_nano_times(t.key_type) or _holds_nano_times(t.item_type)
+    if pa.types.is_struct(t):
+        return any(_holds_nano_times(f.type) for f in t)
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return _holds_nano_times(t.value_type)
+    return False
+
+
+def _nano_times_as_text(array):
+    """``array`` with each time of day in nanoseconds, at any depth, as its text (a Python time would cut it)."""
+    import pyarrow as pa
+
+    t = array.type
+    if not _holds_nano_times(t):
+        return array
+    if pa.types.is_time64(t):
+        return pa.array([None if n is None else _nano_time_text(n) for n in array.cast(pa.int64()).to_pylist()])
+    if array.offset:  # Arrow builds no list from a slice's offsets with a null mask
+        array = array.take(pa.array(range(len(array)), pa.int64()))
+    mask = array.is_null()
+    if pa.types.is_map(t):
+        keys, items = _nano_times_as_text(array.keys), _nano_times_as_text(array.items)
+        return pa.MapArray.from_arrays(array.offsets, keys, items, mask=mask if array.null_count else None)
+    if pa.types.is_struct(t):
+        children = [_nano_times_as_text(child) for child in array.flatten()]
+        fields = [f.with_type(c.type) for f, c in zip(t, children)]
+        return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
+    if pa.types.is_fixed_size_list(t):
+        return pa.FixedSizeListArray.from_arrays(_nano_times_as_text(array.flatten()), t.list_size, mask=mask)
+    return type(array).from_arrays(array.offsets, _nano_times_as_text(array.values), mask=mask)
+
+
+def _nano_time_text(nanos: int) -> str:
+    seconds, part = divmod(nanos, 1_000_000_000)
+    text = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    if part == 0:
+        return text
+    return f"{text}.{part // 1000:06d}" if part % 1000 == 0 else f"{text}.{part:09d}"
 
 
 def head(table, n: int):

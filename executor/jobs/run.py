@@ -633,7 +633,7 @@ def to_pandas(table, columns: list[str]) -> pd.DataFrame:
         if pa.types.is_floating(column.type) and pc.any(pc.is_nan(column)).as_py():
             frame.isetitem(i, pd.Series(column.to_pylist(), dtype=object, index=frame.index))
         elif _nested_text(column.type):
-            texts = [csv_field(v, column.type) for v in column.to_pylist()]
+            texts = [csv_field(v, column.type) for v in exact_values(column)]
             frame.isetitem(i, pd.Series(texts, dtype=object, index=frame.index))
         elif pa.types.is_time64(column.type):  # as text: a table shows a time's seconds alone (01:02:03)
             texts = [v if v is None or isinstance(v, str) else v.isoformat() for v in exact_values(column)]

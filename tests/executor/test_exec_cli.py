@@ -338,6 +338,34 @@ def test_csv_takes_nested_and_binary_values_from_arrow():
     assert rows == [["a", "b", "c"], ["[null, 2.5]", "YWI=", "1"], ["", "", ""], ['["NaN"]', "AA==", "3"]]
 
 
+def test_a_nanosecond_inside_a_list_record_or_map_is_kept_in_the_csv_and_the_table():
+    """A Python time holds microseconds: inside a nested value the nanosecond was cut (01:02:03)."""
+    import pyarrow as pa
+
+    from executor.jobs.run import RunResult, to_csv_text, to_pandas
+
+    ns = 3_723_000_000_001  # 01:02:03.000000001
+    table = pa.table(
+        {
+            "l": pa.array([[ns, None], None, [3_723_500_000_000]], pa.list_(pa.time64("ns"))),
+            "r": pa.array([{"t": ns}, {"t": 60_000_000_000}, None], pa.struct([("t", pa.time64("ns"))])),
+            "m": pa.array([[("a", ns)], None, [("b", 0)]], pa.map_(pa.string(), pa.time64("ns"))),
+        }
+    ).slice(0, 3)
+    columns = [f"[{i}] {n}" for i, n in enumerate(table.column_names)]
+    shown = to_pandas(table, columns)
+    result = RunResult(columns, ["x"] * 3, shown, 0.0, 3, "", table.column_names)
+    result.arrow = table.rename_columns(columns)
+    assert list(csv.reader(to_csv_text(result).splitlines())) == [
+        ["l", "r", "m"],
+        ['["01:02:03.000000001", null]', '{"t": "01:02:03.000000001"}', '{"a": "01:02:03.000000001"}'],
+        ["", '{"t": "00:01:00"}', ""],
+        ['["01:02:03.500000"]', "", '{"b": "00:00:00"}'],
+    ]
+    assert list(shown.iloc[:, 1]) == ['{"t": "01:02:03.000000001"}', '{"t": "00:01:00"}', None]
+    assert list(shown.iloc[:, 2])[0] == '{"a": "01:02:03.000000001"}'
+
+
 def test_a_virtual_table_without_columns_or_rows_runs_to_no_rows(spark, plan_file):
     """DataFusion writes CREATE TABLE as a read of an empty virtual table with no columns; pyarrow's slice
     of a table without columns gives as many rows as asked."""
