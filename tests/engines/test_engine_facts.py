@@ -188,7 +188,7 @@ def test_field_uses_marks_every_filtered_read_of_datafusion_tpch_plans(tpch_dir)
     read_filter = fact(DATAFUSION_FACTS, "ReadRel.filter")
     marked = 0
     for q in read_queries(["executor/producer/sql/tpch.sql"]):
-        model = analyze(sql_to_plan(q.sql, tables, form="optimized").data)
+        model = analyze(sql_to_plan(q.sql, tables, json=False, form="optimized").data)
         uses = field_uses(model)
         reads = _filtered_reads(model)
         for nid in reads:
@@ -212,7 +212,7 @@ def test_field_uses_marks_every_filtered_read_of_datafusion_tpcds_plans():
     planned = marked = 0
     for q in read_queries([os.path.join(CORPORA, "tpcds-sql")]):
         try:
-            model = analyze(sql_to_plan(q.sql, tables, form="optimized").data)
+            model = analyze(sql_to_plan(q.sql, tables, json=False, form="optimized").data)
         except SqlError:
             continue
         planned += 1

@@ -17,7 +17,7 @@ from tests.support import SHARED
 QUERIES = ("04", "07", "19", "64")
 
 
-def _page(plan_json: bytes, profile_json: dict) -> None:
+def _page(plan: bytes, profile_json: dict) -> None:
     """The Inspect page's profile table and graph for a finished profile (run in AppTest)."""
     import streamlit as st
 
@@ -27,7 +27,7 @@ def _page(plan_json: bytes, profile_json: dict) -> None:
     from viz.model import analyze
     from viz.render import View, to_dot
 
-    model = analyze(plan_json)
+    model = analyze(plan)
     profile = Profile({n: NodeProfile(**p) for n, p in profile_json["nodes"].items()})
     with panel("the profile table"):
         profile_table(model, profile)
@@ -51,7 +51,7 @@ def test_profiles_of_datafusion_tpcds_plans_draw_with_counts_and_no_exception(sp
     catalog = Catalog(data_roots=[folder])
     beyond_64_bits = 0
     for name in QUERIES:
-        data = sql_to_plan(queries[name].sql, tables).data
+        data = sql_to_plan(queries[name].sql, tables, json=False).data
         model = analyze(data)
         profile = profile_plan(model, catalog, spark=spark, timeout_s=300)
         assert not profile.stopped and not profile.errors, (name, profile.stopped, profile.errors)
