@@ -234,7 +234,7 @@ def test_a_datafusion_reason_names_what_it_cannot_plan_instead_of_a_cut_dump():
     of the expression; the reason names the expression and ends there (it was cut mid-dump, brackets open)."""
     tables = catalog_tables(Catalog([TUTORIAL_DATA]))
     sql = "SELECT product_id, grouping(product_id) AS g, count(*) FROM orders GROUP BY ROLLUP (product_id)"
-    model = analyze(sql_to_plan(sql, tables, form="written").data)
+    model = analyze(sql_to_plan(sql, tables, json=False, form="written").data)
     report = portability(model, Catalog([TUTORIAL_DATA]))
     [reason] = {n.datafusion.reason for n in report.nodes.values() if n.datafusion.own}
     assert reason.endswith("does not support logical expression GroupingSet"), reason
@@ -397,7 +397,7 @@ def test_an_aggregate_of_several_grouping_sets_reaches_datafusion_as_its_produce
     tables = catalog_tables(Catalog([TUTORIAL_DATA]))
     sql = "SELECT product_id, count(*) AS n FROM orders GROUP BY ROLLUP (product_id)"
     for form in ("written", "optimized"):
-        own = analyze(sql_to_plan(sql, tables, form=form).data)
+        own = analyze(sql_to_plan(sql, tables, json=False, form=form).data)
         assert own.conventions_in_play.grouping_column == "datafusion"
         result = bisect(own, Catalog([TUTORIAL_DATA]))
         assert result.agree and result.compared == len(own.graph.nodes), (form, result.nodes)

@@ -314,7 +314,7 @@ def test_one_run_agrees_with_datafusion_on_every_datafusion_tpch_plan(spark, tpc
     assert len(queries) == 22
     crosses = counted = in_subqueries = 0
     for q in queries:
-        model = analyze(sql_to_plan(q.sql, tables).data)
+        model = analyze(sql_to_plan(q.sql, tables, json=False).data)
         clear_cache()
         one = profile_plan(model, catalog, spark=spark)
         assert not one.errors and not one.stopped, (q.name, one.errors)
