@@ -400,8 +400,9 @@ def _ignore_nulls(logical) -> int:
 def _distinct_windows(logical) -> int:
     """How many window functions of a logical plan take distinct values (``count(DISTINCT x) OVER``): each
     window function's own text, so neither a column named ``count(DISTINCT x)`` it reads nor a string in
-    its arguments counts (subqueries inside expressions are not walked)."""
-    count, plans = 0, [logical]
+    its arguments counts; in a subquery inside an expression, read from the plan's text
+    (:func:`_distinct_windows_in_subqueries`)."""
+    count, plans = _distinct_windows_in_subqueries(logical), [logical]
     while plans:
         plan = plans.pop()
         plans.extend(plan.inputs())
@@ -411,6 +412,21 @@ def _distinct_windows(logical) -> int:
             continue
         if hasattr(variant, "get_window_expr"):
             count += sum(bool(re.match(r"\w+\(DISTINCT ", e.canonical_name())) for e in variant.get_window_expr())
+    return count
+
+
+def _distinct_windows_in_subqueries(logical) -> int:
+    """How many window functions take distinct values inside the subqueries of a logical plan's expressions,
+    from its indented text: datafusion-python gives no subquery's own plan."""
+    count, inside = 0, None  # the indent of the ``Subquery:`` line being read under
+    for line in logical.display_indent().splitlines():
+        indent = len(line) - len(line.lstrip())
+        if inside is not None and indent <= inside:
+            inside = None
+        if inside is None and line.strip() == "Subquery:":
+            inside = indent
+        elif inside is not None and line.lstrip().startswith("WindowAggr:"):
+            count += len(re.findall(r"(?:\[\[|\], \[|, )\w+\(DISTINCT ", line))
     return count
 
 
