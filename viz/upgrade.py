@@ -81,6 +81,7 @@ def _upgrade_fetch(d: dict, notes: Notes, state: dict) -> set[str]:
             d["offsetExpr"] = _i64_literal(int(offset))
             wrote.add("offsetExpr")
         notes["legacy FetchRel.offset upgraded to offsetExpr"] += 1
+    has_offset = found
     found, count = _pop(d, "count")
     if found:
         # -1 meant "all records", which is now an absent count_expr.
@@ -88,6 +89,14 @@ def _upgrade_fetch(d: dict, notes: Notes, state: dict) -> set[str]:
             d["countExpr"] = _i64_literal(int(count))
             wrote.add("countExpr")
         notes["legacy FetchRel.count upgraded to countExpr"] += 1
+    elif has_offset and "countExpr" not in d and "count_expr" not in d:
+        # the legacy count was required (-1 for all rows), so one left out is protobuf's default, 0
+        d["countExpr"] = _i64_literal(0)
+        wrote.add("countExpr")
+        notes[
+            "a legacy FetchRel with an offset and no count has a count of 0 (no rows): the legacy count was "
+            "required, -1 for all rows, and protobuf leaves a 0 out"
+        ] += 1
     return wrote
 
 

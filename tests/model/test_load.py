@@ -101,6 +101,24 @@ def test_legacy_fetch_count_minus_one_means_all():
     assert not fetch.HasField("count_expr")
 
 
+def test_a_legacy_fetch_offset_without_a_count_has_a_count_of_zero():
+    """[L] FetchRel "Count ... Required", -1 for ALL: an old writer's LIMIT 0 OFFSET 2 has no count field
+    (protobuf leaves a 0 out), in JSON and in binary alike; the note says how it was read."""
+    doc = plan({"fetch": {"input": read("orders", ORDERS), "offset": "2"}})
+    orders = load_plan(json.dumps(plan(read("orders", ORDERS))).encode()).plan.relations[0].rel
+    fetch = _ld(2, orders.SerializeToString()) + _varint(3, 2)  # FetchRel{input, offset=2}
+    binary = _ld(3, _ld(1, _ld(3, fetch)))  # Plan.relations[PlanRel.rel[Rel.fetch]]
+    for data in (json.dumps(doc).encode(), binary):
+        loaded = load_plan(data)
+        fetch = loaded.plan.relations[0].rel.fetch
+        assert fetch.offset_expr.literal.i64 == 2 and fetch.count_expr.literal.i64 == 0, loaded.format
+        notes = [d.message for d in loaded.diagnostics if d.code == "legacy-upgraded"]
+        assert any("an offset and no count has a count of 0" in n for n in notes), notes
+    # a current plan's offset without a count keeps every row after it
+    current = plan({"fetch": {"input": read("orders", ORDERS), "offsetExpr": {"literal": {"i64": "2"}}}})
+    assert not load_plan(json.dumps(current).encode()).plan.relations[0].rel.fetch.HasField("count_expr")
+
+
 def test_legacy_virtual_table_interval_and_timestamp_types():
     doc = plan(
         {

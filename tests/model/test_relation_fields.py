@@ -544,8 +544,10 @@ def test_fetch_keeps_the_input_schema():
         ({"countExpr": lit(0)}, []),
         # [L] the legacy fields: "use -1 to signal that ALL records should be returned"
         ({"offset": "2", "count": "-1"}, [(3, None), (4, 20)]),
+        # [L] "Count ... Required": a legacy count left out is protobuf's 0 (LIMIT 0 OFFSET 2 is written so)
+        ({"offset": "2"}, []),
     ],
-    ids=["offset-count", "offset-only", "nulls", "count-0", "legacy-all"],
+    ids=["offset-count", "offset-only", "nulls", "count-0", "legacy-all", "legacy-offset-only"],
 )
 def test_fetch_rows(spark, fields, expected):
     assert rows(plan(sorted_l(**fields))) == expected
