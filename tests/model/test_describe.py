@@ -459,6 +459,38 @@ def test_hand_made_plan_fetch_offset_or_list_and_unknown_function():
     assert describe(m, "2") == "Keeps the rows of orders where function #99(o_total) is above 10."
 
 
+def test_a_condition_s_verb_agrees_with_a_column_named_in_the_plural():
+    """ "Keeps the rows whose suppliers is above 3" (a count named by its plural alias): the verb is said
+    of more than one thing for a name that reads as a plural, and as before for status or address."""
+    columns = [("suppliers", "i64"), ("categories", "string"), ("status", "string"), ("c_address", "string")]
+    functions = {
+        **P.FUNCTIONS,
+        7: ("like:str_str", "functions_string"),
+        8: ("not:bool", "functions_boolean"),
+        9: ("is_null:any", "functions_comparison"),
+    }
+    text = {"literal": {"string": "%x%"}}
+    conditions = [
+        P.call(2, P.field(0), P.i64(3)),
+        P.call(8, P.call(7, P.field(1), text)),
+        P.call(7, P.field(1), text),
+        P.call(9, P.field(1)),
+        P.call(2, P.field(2), text),
+        P.call(8, P.call(7, P.field(3), text)),
+    ]
+    m = P.model_of(
+        P.plan(*({"filter": {"input": P.read("t", columns), "condition": c}} for c in conditions), functions=functions)
+    )
+    assert [describe(m, str(i)) for i in range(len(conditions))] == [
+        "Keeps the rows of t whose suppliers are above 3.",
+        "Keeps the rows of t whose categories do not contain 'x'.",
+        "Keeps the rows of t whose categories contain 'x'.",
+        "Keeps the rows of t whose categories are null.",
+        "Keeps the rows of t whose status is above '%x%'.",
+        "Keeps the rows of t whose c_address does not contain 'x'.",
+    ]
+
+
 def test_corpus_sweep_every_node_gets_a_sentence():
     plans, nodes, failures, elapsed = 0, 0, {}, 0.0
     for path in corpus_plans():

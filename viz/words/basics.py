@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from collections.abc import Sequence
 
 from substrait import algebra_pb2
@@ -25,6 +26,36 @@ EPOCH = _dt.date(1970, 1, 1)
 
 def counted(n: int | str, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+#: The verbs a condition's words begin with, as said of more than one thing.
+_PLURAL_VERBS = {
+    "is": "are",
+    "does": "do",
+    "contains": "contain",
+    "starts": "start",
+    "ends": "end",
+    "matches": "match",
+    "differs": "differ",
+}
+
+
+def said_of(subject: str, words: str) -> str:
+    """``subject words``, the verb ``words`` begins with agreeing with a column named in the plural
+    ("suppliers are above 3", "categories do not contain 'x'", but "status is 'F'")."""
+    verb, space, rest = words.partition(" ")
+    if verb in _PLURAL_VERBS and _plural(subject):
+        words = _PLURAL_VERBS[verb] + space + rest
+    return f"{subject} {words}"
+
+
+def _plural(name: str) -> bool:
+    """Whether a column's name reads as a plural noun: its last word of four letters or more ends in an
+    s that is not of -ss, -us or -is (``suppliers``, ``web_sales``; not ``status``, ``c_address``, ``axis``)."""
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
+        return False
+    last = name.rsplit("_", 1)[-1].lower()
+    return len(last) >= 4 and last.endswith("s") and not last.endswith(("ss", "us", "is"))
 
 
 def ordinal(n: int) -> str:

@@ -14,7 +14,7 @@ from ..expressions.literals import plain_kind
 from ..fields import Field, struct_members
 from ..model import PlanModel
 from .aggregates import aggregate_words, framed
-from .basics import MAX_ITEMS, and_list, capped_list, counted, cut, date_words
+from .basics import MAX_ITEMS, and_list, capped_list, counted, cut, date_words, said_of
 from .functions import (
     COMPARISON_WORDS,
     FUNCTIONS,
@@ -106,7 +106,7 @@ class Words:
                 run += 1
             if run > i:
                 subject, excluded = same_subject(self, conjuncts[i - 1 : run], "not_equal")
-                out.append(f"{self.expr(subject)} is {none_of(excluded)}")
+                out.append(said_of(self.expr(subject), f"is {none_of(excluded)}"))
                 bounds.append(None)
                 i = run
                 continue
@@ -245,7 +245,7 @@ class Words:
 
     def singular_or_list(self, e: Expression.SingularOrList) -> str:
         options = [self.expr(o) for o in e.options]
-        return f"{self.expr(e.value)} is {options_words(options)}"
+        return said_of(self.expr(e.value), f"is {options_words(options)}")
 
     def multi_or_list(self, e: Expression.MultiOrList) -> str:
         values = ", ".join(self.expr(v) for v in e.value)

@@ -14,7 +14,7 @@ from substrait import algebra_pb2
 from ..expressions import and_parts, decimal_value, direct_field
 from ..expressions.literals import float_text, integer_value
 from ..model import PlanModel
-from .basics import EPOCH, MAX_VALUES, and_list, capped_list, counted, date_words, ordinal
+from .basics import EPOCH, MAX_VALUES, and_list, capped_list, counted, date_words, ordinal, said_of
 from .speaker import Speaker
 
 Expression = algebra_pb2.Expression
@@ -114,7 +114,7 @@ def _is_null_literal(e: Expression) -> bool:
 def _comparison(name: str) -> Callable[[Speaker, Expression.ScalarFunction], str | None]:
     def words(w: Speaker, f: Expression.ScalarFunction) -> str | None:
         parts = _comparison_parts(w, name, f)
-        return None if parts is None else f"{parts[0]} {parts[1]}"
+        return None if parts is None else said_of(parts[0], parts[1])
 
     return words
 
@@ -219,7 +219,7 @@ def _one_of(w: Speaker, values: list[Expression]) -> str | None:
     subject, options = same_subject(w, values, "equal")
     if subject is None:
         return None
-    return f"{w.expr(subject)} is {options_words(options)}"
+    return said_of(w.expr(subject), f"is {options_words(options)}")
 
 
 def same_subject(w: Speaker, values: Sequence[Expression], name: str) -> tuple[Expression | None, list[str]]:
@@ -268,13 +268,13 @@ def _not(w: Speaker, f: Expression.ScalarFunction) -> str | None:
         name = w.function(inner.scalar_function.function_reference)
         args = argument_values(inner.scalar_function)
         if name == "like" and len(args) >= 2:
-            return f"{w.expr(args[0])} does not {_like_words(args[1])}"
+            return said_of(w.expr(args[0]), f"does not {_like_words(args[1])}")
         if name == "is_null" and len(args) == 1:
             return _is_null(w, inner.scalar_function, negated=True)
     if inner.WhichOneof("rex_type") == "singular_or_list":
         sol = inner.singular_or_list
-        return (
-            f"{w.expr(sol.value)} is not one of {capped_list([w.expr(o) for o in sol.options], MAX_VALUES, 'others')}"
+        return said_of(
+            w.expr(sol.value), f"is not one of {capped_list([w.expr(o) for o in sol.options], MAX_VALUES, 'others')}"
         )
     if inner.WhichOneof("rex_type") == "subquery" and inner.subquery.WhichOneof("subquery_type") == "set_predicate":
         at = w._at(inner.subquery.set_predicate.tuples)
@@ -296,8 +296,8 @@ def _is_null(w: Speaker, f: Expression.ScalarFunction, negated: bool = False) ->
     if v.WhichOneof("rex_type") == "scalar_function" and w.function(v.scalar_function.function_reference) == "index_in":
         args = argument_values(v.scalar_function)
         if len(args) == 2:  # index_in(needle, haystack) is null: the needle is not in the list
-            return f"{w.expr(args[0])} is {'' if negated else 'not '}in {w.expr(args[1])}"
-    return f"{w.expr(v)} is {'not ' if negated else ''}null"
+            return said_of(w.expr(args[0]), f"is {'' if negated else 'not '}in {w.expr(args[1])}")
+    return said_of(w.expr(v), f"is {'not ' if negated else ''}null")
 
 
 def _is_not_null(w: Speaker, f: Expression.ScalarFunction) -> str | None:
@@ -337,14 +337,14 @@ def _like(w: Speaker, f: Expression.ScalarFunction) -> str | None:
         return None
     words = _like_words(values[1]).replace("start with", "starts with").replace("end with", "ends with")
     words = words.replace("contain ", "contains ").replace("match ", "matches ", 1)
-    return f"{w.expr(values[0])} {words}"
+    return said_of(w.expr(values[0]), words)
 
 
 def _between(w: Speaker, f: Expression.ScalarFunction) -> str | None:
     values = argument_values(f)
     if len(values) != 3:
         return None
-    return f"{w.expr(values[0])} is between {w.expr(values[1])} and {w.expr(values[2])}"
+    return said_of(w.expr(values[0]), f"is between {w.expr(values[1])} and {w.expr(values[2])}")
 
 
 _ARITHMETIC = {"add": "+", "subtract": "−", "multiply": "×", "divide": "÷", "modulus": "mod", "power": "^"}
