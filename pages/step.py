@@ -28,6 +28,7 @@ from ui.state.plan_data import catalog_for, data_key
 from ui.state.plan_source import Plan, executability_of
 from ui.state.selection import NODE_ID_HELP, resolve_node, select
 from ui.tasks import Task, progress_fragment, show_progress, start
+from viz.describe.context import read_first
 from viz.kinds import kind
 from viz.model import PlanModel
 from viz.render import View, rows_text, title, to_dot
@@ -307,6 +308,7 @@ def _rows(
                 sample=limit,
                 timeout_s=timeout_s,
                 button="Compare with input" + (" (which rows were dropped)" if kind(node.kind).drops_rows else ""),
+                order=lambda width: read_first(model, node_id, width),  # the columns the step's condition reads first
                 refused=too_many_to_compare(
                     ins[0].row_count if isinstance(ins[0], RunResult) else None, f"Its input, node {inputs[0]},"
                 ),

@@ -173,6 +173,8 @@ def test_run_at_each_step_shows_rows_and_what_the_node_did(spark):
     )
     only_input = [d.value for d in at.dataframe if "[0] product_id" in d.value.columns and len(d.value) == len(dropped)]
     assert only_input and sorted(int(v) for v in only_input[-1]["[0] product_id"]) == dropped
+    # the column the filter reads comes first: why each row was dropped is in view
+    assert list(only_input[-1].columns)[:2] == ["[1] categories", "[0] product_id"]
     # its sides are called as the page calls them (a and b were named nowhere there), the input by its node
     said = [c.value for c in at.caption if "only in" in c.value]
     assert said and said[-1].endswith(f"{len(dropped)} rows only in the input, 0 only in the output"), said

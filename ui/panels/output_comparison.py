@@ -7,6 +7,8 @@ the background with progress and Cancel (``ui.tasks``); the page never waits for
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 
@@ -47,8 +49,11 @@ def schema_frame(c: OutputComparison, labels: tuple[str, str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["index", f"{a} name", f"{a} type", f"{b} name", f"{b} type", "differs"])
 
 
-def show_comparison(c: OutputComparison, labels: tuple[str, str] = ("a", "b")) -> None:
-    """Draw a finished comparison: counts, the schema side by side, rows only on one side."""
+def show_comparison(
+    c: OutputComparison, labels: tuple[str, str] = ("a", "b"), order: Callable[[int], list[int]] | None = None
+) -> None:
+    """Draw a finished comparison: counts, the schema side by side, rows only on one side (their columns
+    in ``order(width)``'s order, when given: a filter's own columns first)."""
     a, b = labels
     m1, m2, m3 = st.columns(3)
     m1.metric(md_escape(f"Rows in {a}"), f"{c.rows_a:,}")
@@ -79,7 +84,7 @@ def show_comparison(c: OutputComparison, labels: tuple[str, str] = ("a", "b")) -
         if count:
             shown = f", the first {len(frame):,} shown" if len(frame) < count else ""
             st.markdown(f"**Rows only in {md_escape(label)}**: {count:,}{shown}")
-            show_rows(frame)
+            show_rows(frame.iloc[:, order(len(frame.columns))] if order is not None else frame)
 
 
 def compare_panel(
@@ -98,11 +103,13 @@ def compare_panel(
     ignore_case: bool = False,
     refused: str | None = None,
     ignore_nullability: bool = False,
+    order: Callable[[int], list[int]] | None = None,
 ) -> OutputComparison | None:
     """A button that compares the two nodes (on Spark, in the background with Cancel and a timeout) and the result.
 
     ``key`` names the widget (unique per page); the result is kept for this pair of nodes and data.
-    ``refused``: why the comparison cannot be made (the button is then disabled and says why)."""
+    ``refused``: why the comparison cannot be made (the button is then disabled and says why); ``order``: as
+    :func:`show_comparison` takes it."""
     ident = (
         key,
         model_a.digest,
@@ -143,5 +150,5 @@ def compare_panel(
         return None
     result = finished(task, lambda: _progress(ident, key, f"Comparing {labels[0]} with {labels[1]}"))
     if result is not None:
-        show_comparison(result, labels)
+        show_comparison(result, labels, order)
     return result
