@@ -111,6 +111,10 @@ def test_rust_replacements_as_java_reads_them():
         (r"\d{2}", False),
         (r"\bfoo\b", False),
         ("colou?r", False),
+        ("(?x) a # comment", False),  # flags for the whole pattern, its comment to the line's end
+        ("(?x) a* # comment", True),
+        ("(?<li>k)(i)", False),  # a group named as Rust and Java name it
+        ("(?<li>k?)", True),
     ],
 )
 def test_patterns_that_may_match_the_empty_text(pattern, may):

@@ -1013,3 +1013,6 @@ SELECT CAST(x AS VARCHAR) AS d, CAST(CAST(x AS REAL) AS VARCHAR) AS f FROM (VALU
 SELECT CAST(CAST(x AS REAL) AS VARCHAR) AS f, CAST(-CAST(x AS REAL) AS VARCHAR) AS g FROM (VALUES (3563396.25), (3563396.75), (3563397.25), (2099999.25), (16777215.5), (0.501953125), (1.5), (1e-40)) v(x)
 -- name: float_quarters_as_text
 SELECT o_orderkey, CAST(CAST(o_orderkey AS REAL) * CAST(0.25 AS REAL) + CAST(2097152 AS REAL) AS VARCHAR) AS a, CAST(CAST(o_orderkey AS REAL) * CAST(0.125 AS REAL) + CAST(1048576 AS REAL) AS VARCHAR) AS b FROM orders WHERE o_orderkey < 3000
+-- name: regex_whole_pattern_flags_and_named_groups
+-- a pattern's leading (?x) (spaces and comments) and a group named (?<name>...) run: neither matches the empty text
+SELECT s, regexp_count(s, '(?x) a # comment') AS c, regexp_replace(s, '(?x) a # comment', 'X', 'g') AS r, regexp_count(s, '(?<li>k)(i)') AS n, regexp_replace(s, '(?<li>k)(i)', '[$li]', 'g') AS m FROM (VALUES ('banana'), ('A a'), ('kiki'), (''), (NULL)) v(s)

@@ -320,6 +320,9 @@ _FLAG_SWITCH = re.compile(r"(?<!\\)\(\?[imsuUxR-]+\)")
 def _matches_empty(content: str, flags: str) -> bool | None:
     """Whether a group's content matches the empty text, as Python's regexes read it; None where they
     cannot read it (Rust's syntax is not theirs in everything)."""
+    leading = _FLAG_SWITCH.match(content)
+    if leading and "-" not in leading.group():  # flags for the whole pattern, as the call's own are
+        flags, content = flags + leading.group(), content[leading.end() :]
     found = 0
     for flag, value in (("i", re.I), ("m", re.M), ("s", re.S), ("x", re.X)):
         found |= value if flag in flags else 0
@@ -327,10 +330,12 @@ def _matches_empty(content: str, flags: str) -> bool | None:
     if any("x" in f for f in inline):
         return None  # spaces and comments read otherwise from there on
     content = _FLAG_SWITCH.sub("", content)  # case, lines and dots do not make a match empty or not
+    content = re.sub(r"(?<!\\)\(\?<(?![=!])", "(?P<", content)  # a named group as Python's regexes name it
     try:
         with warnings.catch_warnings():  # Python's notes on syntax that Rust reads otherwise ("nested set")
             warnings.simplefilter("ignore", FutureWarning)
-            return re.fullmatch(f"(?:{content})", "", found) is not None
+            end = "\n)" if found & re.X else ")"  # a comment runs to the line's end
+            return re.fullmatch(f"(?:{content}{end}", "", found) is not None
     except (re.error, ValueError, OverflowError):
         return None
 
