@@ -147,9 +147,9 @@ _E_TEXT = r"^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$"  # Java's %e: sign, digit, digits 
 def _ties_to_even(value: Column, text: Column, target: str) -> Column:
     """``text`` (``value`` in ``%e``, its last digit rounded half up) one unit lower where ``value`` lies
     exactly halfway between the two and both read back as it: ryu, as DataFusion's text, then takes the
-    even one (3563396.25 as a 32-bit float is ``3563396.2``). A 32-bit float's own digits are exact in
-    Java's text of the double it widens to, so the halfway case is seen there."""
-    exact = F.regexp_replace(F.format_string("%.16e", value), r"\.?0*e", "e")  # a float's digits, no zeros after
+    even one (3563396.25 as a 32-bit float is ``3563396.2``). Java's text of the double a float widens to
+    is the float's exact value where that has ten digits or fewer, so the halfway case is seen there."""
+    exact = F.regexp_replace(F.format_string("%.16e", value), r"\.?0*e", "e")  # the double's digits, no zeros after
     digits = F.length(F.regexp_extract(text, _E_TEXT, 3)) + 1
     exact_rest = F.regexp_extract(exact, _E_TEXT, 3)
     lower = F.concat(
@@ -164,6 +164,10 @@ def _ties_to_even(value: Column, text: Column, target: str) -> Column:
         & exact_rest.endswith("5")
         & F.regexp_extract(text, r"(\d)e", 1).isin(*"13579")  # the text's last digit odd: it was rounded up
         & (lower.cast(target) == value)
+        # a float equal to a text of ten digits or fewer ending in 5 lies between 2^-14 and 2^34: beyond, the
+        # widened double's short text (6.20382045e29) is not the float's exact value
+        & (F.abs(value) >= F.lit(2.0**-14).cast(target))
+        & (F.abs(value) < F.lit(2.0**34).cast(target))
     )
     return F.when(halfway, lower).otherwise(text)
 
