@@ -522,7 +522,8 @@ def _nano_times_as_text(array):
         fields = [f.with_type(c.type) for f, c in zip(t, children)]
         return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
     if pa.types.is_fixed_size_list(t):
-        return pa.FixedSizeListArray.from_arrays(_nano_times_as_text(array.flatten()), t.list_size, mask=mask)
+        values = array.values.slice(0, len(array) * t.list_size)  # flatten() leaves out a null list's values
+        return pa.FixedSizeListArray.from_arrays(_nano_times_as_text(values), t.list_size, mask=mask)
     return type(array).from_arrays(array.offsets, _nano_times_as_text(array.values), mask=mask)
 
 

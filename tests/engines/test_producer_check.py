@@ -320,6 +320,7 @@ def test_check_cli_schema_only(tpch_dir, tmp_path):
     assert not bad, bad
     assert status == 0
     assert sorted(os.listdir(tmp_path)) == sorted(f"{r['query']}.json" for r in results)
+    assert "relations" in json.loads((tmp_path / "q01.json").read_text())
     q01 = analyze((tmp_path / "q01.json").read_bytes())
     assert [f.name for f in q01.node(q01.roots[0]).schema][:3] == ["l_returnflag", "l_linestatus", "sum_qty"]
 

@@ -364,6 +364,14 @@ def test_a_nanosecond_inside_a_list_record_or_map_is_kept_in_the_csv_and_the_tab
     ]
     assert list(shown.iloc[:, 1]) == ['{"t": "01:02:03.000000001"}', '{"t": "00:01:00"}', None]
     assert list(shown.iloc[:, 2])[0] == '{"a": "01:02:03.000000001"}'
+    # a slice (Arrow's offsets), a fixed-size list with a null, a list of maps
+    from executor.engines.rows import exact_values
+
+    assert exact_values(table.column("l").combine_chunks().slice(1)) == [None, ["01:02:03.500000"]]
+    fixed = pa.array([[ns, 0], None, [1, ns]], pa.list_(pa.time64("ns"), 2))
+    assert exact_values(fixed.slice(1)) == [None, ["00:00:00.000000001", "01:02:03.000000001"]]
+    deep = pa.array([[[("k", ns)]], None], pa.list_(pa.map_(pa.string(), pa.time64("ns"))))
+    assert exact_values(deep) == [[[("k", "01:02:03.000000001")]], None]
 
 
 def test_a_virtual_table_without_columns_or_rows_runs_to_no_rows(spark, plan_file):
