@@ -611,6 +611,10 @@ def call_coercion(
     if function in ("avg", "mean") and len(views) == 1 and views[0].family == "int":
         # the YAMLs' avg of an integer is that integer; both engines average integers in double
         return a.coercion([_FP64], f"{who} averages an {names[0]} as fp64")
+    if dialect == "datafusion" and function in _DF_TEXT_ARGUMENTS:
+        text = _df_text_arguments(function, a)
+        if text is not None:
+            return text
     if function in _COMPARISONS and len(views) == 2:
         nested = _nested_coercion(
             dialect, _COMPARE[dialect], a, lambda common: f"{who} compares {names[0]} with {names[1]} as {common}"
@@ -657,6 +661,33 @@ def call_coercion(
     if function in ("concat", "str_concat"):
         return _concat(dialect, a)
     return None
+
+
+#: DataFusion's string functions (as its producer names them) that take other values as text, by the positions
+#: of their text arguments (None: every one): a number, a date, a time or a boolean there is cast to its text
+#: first, as DataFusion writes it (``1e20``, ``2020-01-01T10:00:00``; Spark's own cast writes ``1.0E20``).
+#: Its other string functions (upper, btrim, substr, ...) refuse them.
+_DF_TEXT_ARGUMENTS: dict[str, tuple[int, ...] | None] = {
+    **dict.fromkeys(
+        ("character_length", "char_length", "length", "reverse", "translate", "regexp_replace", "regexp_match"), None
+    ),
+    **dict.fromkeys(("string_agg", "overlay", "find_in_set"), (0, 1)),
+    **dict.fromkeys(("left", "right"), (0,)),
+    **dict.fromkeys(("lpad", "rpad"), (0, 2)),
+    "regexp_count": (0, 1, 3),
+    "regexp_instr": (0, 1, 4),
+}
+_AS_TEXT = ("bool", "int", "float", "decimal", "date", "timestamp")
+
+
+def _df_text_arguments(function: str, a: _Args) -> Coercion | None:
+    positions = _DF_TEXT_ARGUMENTS[function]
+    wanted = [
+        _V("string") if (positions is None or i in positions) and v.family in _AS_TEXT else v
+        for i, v in enumerate(a.views)
+    ]
+    cast = list(dict.fromkeys(n for n, v, w in zip(a.names, a.views, wanted) if v != w))
+    return a.coercion(wanted, f"DataFusion casts {_listing(cast)} to text for {function}") if cast else None
 
 
 def _between(dialect: str, a: _Args) -> Coercion | None:

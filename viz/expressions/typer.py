@@ -45,6 +45,12 @@ _SPREAD = frozenset({"and", "or"})
 _COMPARISONS = frozenset({"equal", "not_equal", "lt", "gt", "lte", "gte", "is_not_distinct_from", "is_distinct_from"})
 
 
+def _to_text(coercion: C.Coercion) -> bool:
+    """Whether a coercion only casts values to text: the call's type is then the plan's (DataFusion's length
+    of text is an i32, where the YAMLs' is an i64)."""
+    return all(t is None or T.kind(t) in ("string", "varchar", "fixed_char") for t in coercion.targets)
+
+
 def _call_label(name: str, args: Sequence[Typed]) -> str:
     """A call as a diagnostic names it, its arguments by their labels: ``lte(l_discount, add(0.06, 0.01))``."""
     return _short(f"{name}({', '.join(a.label for a in args)})", 72)
@@ -277,7 +283,10 @@ class ExpressionTyper(FieldReferences):
             engine_derives = (
                 conflict
                 and self.dialect == "datafusion"
-                and (member is not None or (coercion is not None and T.kind(declared) != T.kind(derived.type)))
+                and (
+                    member is not None
+                    or (coercion is not None and T.kind(declared) != T.kind(derived.type) and not _to_text(coercion))
+                )
             )
             if conflict:
                 if T.kind(derived.type) == "bool":

@@ -1016,3 +1016,27 @@ SELECT o_orderkey, CAST(CAST(o_orderkey AS REAL) * CAST(0.25 AS REAL) + CAST(209
 -- name: regex_whole_pattern_flags_and_named_groups
 -- a pattern's leading (?x) (spaces and comments) and a group named (?<name>...) run: neither matches the empty text
 SELECT s, regexp_count(s, '(?x) a # comment') AS c, regexp_replace(s, '(?x) a # comment', 'X', 'g') AS r, regexp_count(s, '(?<li>k)(i)') AS n, regexp_replace(s, '(?<li>k)(i)', '[$li]', 'g') AS m FROM (VALUES ('banana'), ('A a'), ('kiki'), (''), (NULL)) v(s)
+-- name: text_of_other_values_len
+-- DataFusion's string functions that take other values as text read them as its casts write them (1e20, 0.0000001, 2020-01-01T10:00:00), not as Spark's cast does (1.0E20, 1E-7, a space)
+SELECT char_length(x) AS a, length(x) AS b, reverse(x) AS d, translate(x, '0', 'o') AS e FROM (VALUES (1e20), (0.5), (-1.5e-7)) v(x)
+-- name: text_of_other_values_regex
+SELECT regexp_replace(x, 'e', 'E') AS a, regexp_count(x, 'e') AS c FROM (VALUES (1e20), (0.5)) v(x)
+-- name: text_of_other_values_pos
+SELECT left(x, 3) AS a, right(x, 3) AS b, lpad(x, 12) AS e, rpad(x, 12, '*') AS f FROM (VALUES (1e20), (0.5)) v(x)
+-- name: text_of_other_values_agg
+SELECT string_agg(x, ',') AS s FROM (VALUES (1e20), (0.5)) v(x)
+-- name: text_of_other_values_dec
+SELECT lpad(d, 14, '*') AS a, char_length(d) AS b, reverse(d) AS c FROM (VALUES (CAST(0.0000001 AS DECIMAL(10,7))), (CAST(12.5 AS DECIMAL(10,7)))) v(d)
+-- name: text_of_other_values_dec_agg
+SELECT string_agg(d, ',') AS c FROM (VALUES (CAST(0.0000001 AS DECIMAL(10,7))), (CAST(12.5 AS DECIMAL(10,7)))) v(d)
+-- name: text_of_other_values_ts
+SELECT left(t, 13) AS a, lpad(t, 25, '*') AS b, char_length(t) AS c FROM (VALUES (TIMESTAMP '2020-01-01 10:00:00'), (TIMESTAMP '2020-01-01 10:00:00.5')) v(t)
+-- name: text_of_other_values_real
+SELECT lpad(CAST(x AS REAL), 14, '*') AS a, reverse(CAST(x AS REAL)) AS b FROM (VALUES (1e10), (0.1)) v(x)
+-- name: text_of_other_values_int_date_bool
+SELECT lpad(i, 5, '0') AS a, reverse(d) AS b, char_length(b) AS c, left(i, 1) AS e FROM (VALUES (42, DATE '2020-01-02', true), (-7, DATE '1999-12-31', false)) v(i, d, b)
+-- name: text_of_other_values_overlay
+SELECT overlay(x placing 'a' from 1 for 1) AS a, find_in_set(x, '0.5,1e20') AS b FROM (VALUES (1e20), (0.5)) v(x)
+-- name: float_short_texts_that_are_not_ties
+-- a large float whose widened double has a short text ending in 5 is not halfway between two texts (6.20382045e29 is 6.2038205e29)
+SELECT CAST(CAST(x AS REAL) AS VARCHAR) AS f FROM (VALUES (6.20382045e29), (6.20382045e30), (-6.20382045e31), (6.20382045e32), (7.054110125e-38)) v(x)
