@@ -608,8 +608,8 @@ def call_coercion(
     who, names, views = DIALECT_NAMES[dialect], a.names, a.views
     if function in _FP64_STATISTICS and len(views) == 1 and views[0].numeric:
         return a.coercion([_FP64], f"{who} computes {function} of {names[0]} over fp64")
-    if function in ("avg", "mean") and len(views) == 1 and views[0].family == "int":
-        # the YAMLs' avg of an integer is that integer; both engines average integers in double
+    if function in ("avg", "mean") and len(views) == 1 and (views[0].family == "int" or views[0] == _V("float", 32)):
+        # the YAMLs' avg of an integer is that integer, of an fp32 an fp32; both engines average them in double
         return a.coercion([_FP64], f"{who} averages an {names[0]} as fp64")
     if dialect == "datafusion" and function in _DF_TEXT_ARGUMENTS:
         text = _df_text_arguments(function, a)

@@ -346,6 +346,14 @@ def test_datafusion_s_string_functions_take_other_values_as_text():
     assert C.call_coercion("spark", "lpad", [fp64, i64, fp64], user_types=USER_TYPES) is None
 
 
+def test_an_average_of_an_fp32_is_an_fp64_in_both_engines():
+    # checked against DataFusion's rows by datafusion_functions.sql (avg_of_real_in_double)
+    coercion = C.call_coercion("datafusion", "avg", [KINDS["fp32"].type], user_types=USER_TYPES)
+    assert coercion.rule == "DataFusion averages an fp32 as fp64"
+    assert [T.render(t) for t in coercion.targets] == ["fp64?"]
+    assert C.call_coercion("datafusion", "avg", [KINDS["fp64"].type], user_types=USER_TYPES) is None
+
+
 def test_unknown_types_unknown_functions_and_dialects():
     dec, fp64 = KINDS["d15_2"].type, KINDS["fp64"].type
     assert C.call_coercion("datafusion", "lt", [dec, None]) is None

@@ -1040,3 +1040,8 @@ SELECT overlay(x placing 'a' from 1 for 1) AS a, find_in_set(x, '0.5,1e20') AS b
 -- name: float_short_texts_that_are_not_ties
 -- a large float whose widened double has a short text ending in 5 is not halfway between two texts (6.20382045e29 is 6.2038205e29)
 SELECT CAST(CAST(x AS REAL) AS VARCHAR) AS f FROM (VALUES (6.20382045e29), (6.20382045e30), (-6.20382045e31), (6.20382045e32), (7.054110125e-38)) v(x)
+-- name: avg_of_real_in_double
+-- DataFusion averages a 32-bit float in double and gives a double (the YAMLs' avg of an fp32 is an fp32)
+SELECT avg(CAST(x AS REAL)) AS a, avg(DISTINCT CAST(x AS REAL)) AS b, CAST(avg(CAST(x AS REAL)) AS VARCHAR) AS c FROM (VALUES (0.1), (0.2), (0.2)) v(x)
+-- name: avg_of_real_in_double_over_a_table
+SELECT l_returnflag, avg(CAST(l_discount AS REAL)) AS a, CAST(avg(CAST(l_quantity AS REAL)) AS VARCHAR) AS q FROM lineitem GROUP BY l_returnflag
