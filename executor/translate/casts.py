@@ -252,6 +252,8 @@ def producer_text(
         return F.regexp_replace(F.format_number(value, source.decimal.scale), ",", "")
     if not datafusion:
         return None
+    if kind == "list":
+        return _list_text(value, source.list.type, warn)
     if kind in TIMESTAMP_KINDS:
         micros = F.pmod(F.unix_micros(value.cast("timestamp")), F.lit(1_000_000))  # before 1970 too
         fraction = (
@@ -277,6 +279,22 @@ def producer_text(
             text
         )
     return None
+
+
+def _list_text(value: Column, element: type_pb2.Type, warn: Callable[[str], None]) -> Column:
+    """A list as DataFusion writes it: ``[1, 2, ]``, each item as its own cast writes it, a null as nothing
+    (Spark writes ``[1, 2, null]``, ``1.0E20``, a timestamp with a space)."""
+    if element.WhichOneof("kind") in ("struct", "map"):
+        raise Unsupported(
+            "a list of records or maps as text: DataFusion writes them otherwise than Spark, and the run does not "
+            "know how"
+        )
+
+    def item(x: Column) -> Column:
+        text = producer_text(x, element, True, warn=warn)
+        return F.coalesce(text if text is not None else x.cast("string"), F.lit(""))
+
+    return F.concat(F.lit("["), F.array_join(F.transform(value, item), ", "), F.lit("]"))
 
 
 def _interval_text(literal: Expression.Literal | None, datafusion: bool) -> Column:

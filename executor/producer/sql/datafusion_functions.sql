@@ -1045,3 +1045,12 @@ SELECT CAST(CAST(x AS REAL) AS VARCHAR) AS f FROM (VALUES (6.20382045e29), (6.20
 SELECT avg(CAST(x AS REAL)) AS a, avg(DISTINCT CAST(x AS REAL)) AS b, CAST(avg(CAST(x AS REAL)) AS VARCHAR) AS c FROM (VALUES (0.1), (0.2), (0.2)) v(x)
 -- name: avg_of_real_in_double_over_a_table
 SELECT l_returnflag, avg(CAST(l_discount AS REAL)) AS a, CAST(avg(CAST(l_quantity AS REAL)) AS VARCHAR) AS q FROM lineitem GROUP BY l_returnflag
+-- name: lists_as_text
+-- DataFusion writes a list as [1, 2, ] (a null as nothing, each item as its cast writes it: 1e20, a T in a timestamp); Spark's cast wrote [1, 2, null]
+SELECT CAST(make_array(x, 2, NULL) AS VARCHAR) AS a, CAST(make_array(CAST(x AS DOUBLE) * 1e20, 0.5) AS VARCHAR) AS b, CAST(make_array(CAST(x AS REAL) * 1e10) AS VARCHAR) AS c FROM (VALUES (1), (3)) v(x)
+-- name: lists_as_text_2
+SELECT CAST(make_array(make_array(x), NULL) AS VARCHAR) AS a, CAST(make_array(s, NULL) AS VARCHAR) AS b, CAST(make_array(to_timestamp(x * 86400)) AS VARCHAR) AS c FROM (VALUES (1, 'a'), (2, 'b')) v(x, s)
+-- name: lists_as_text_3
+SELECT CAST(array_agg(x) AS VARCHAR) AS a FROM (VALUES (1.5), (NULL), (1e20)) v(x)
+-- name: lists_as_text_4
+SELECT CAST(array_remove(make_array(x), x) AS VARCHAR) AS a FROM (VALUES (1)) v(x)
