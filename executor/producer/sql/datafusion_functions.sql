@@ -1054,3 +1054,8 @@ SELECT CAST(make_array(make_array(x), NULL) AS VARCHAR) AS a, CAST(make_array(s,
 SELECT CAST(array_agg(x) AS VARCHAR) AS a FROM (VALUES (1.5), (NULL), (1e20)) v(x)
 -- name: lists_as_text_4
 SELECT CAST(array_remove(make_array(x), x) AS VARCHAR) AS a FROM (VALUES (1)) v(x)
+-- name: concat_of_lists
+-- DataFusion's concat() casts every argument to text, a list as [1, ] (its || casts only beside text)
+SELECT concat(make_array(x)) AS a, concat('a', make_array(x, NULL)) AS b, concat(make_array(CAST(NULL AS BIGINT)), 'a') AS c FROM (VALUES (1)) v(x)
+-- name: concat_of_numbers_only
+SELECT concat(x * 1e20) AS a, concat(x, 2) AS b, concat(CAST(x AS REAL) * 1e10, x) AS c FROM (VALUES (1), (3)) v(x)
