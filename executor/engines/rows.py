@@ -485,7 +485,7 @@ def exact_values(column) -> list:
         return _nano_times_as_text(array).to_pylist()
     values = column.to_pylist()
     nanos = column.cast(pa.int64()).to_pylist()
-    return [v if n is None or n % 1000 == 0 else f"{v:%H:%M:%S}.{n % 1_000_000_000:09d}" for v, n in zip(values, nanos)]
+    return [v if n is None or n % 1000 == 0 else _nano_time_text(n) for v, n in zip(values, nanos)]
 
 
 def _holds_nano_times(t) -> bool:

@@ -359,7 +359,7 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
             f"there{' if the right input has it' if word == 'INTERSECT' else ' unless the right input has it'}, "
             f"not as often as SQL's {word} ALL keeps it (its own engine gives the same rows)"
         )
-    frames, ignoring, distinct = _frames(logical), _ignore_nulls(logical), _distinct_windows(logical)
+    frames, ignoring, distinct = _windows(logical)
     if not frames and not ignoring and not distinct:
         return out
     from datafusion.substrait import Consumer, Serde
@@ -368,18 +368,18 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
         read_back = Consumer.from_substrait_plan(ctx, Serde.deserialize_bytes(plan))
     except Exception:  # noqa: BLE001 - a plan DataFusion cannot read back is not checked here
         return out
-    if ignoring > _ignore_nulls(read_back):
+    back, back_ignoring, back_distinct = _windows(read_back)
+    if ignoring > back_ignoring:
         out.append(
             "DataFusion's Substrait producer does not keep IGNORE NULLS: the plan's window functions take "
             "the nulls into account. The plan's rows are not the SQL's."
         )
-    if distinct > _distinct_windows(read_back):
+    if distinct > back_distinct:
         out.append(
             "DataFusion's Substrait producer does not keep DISTINCT in a window function (count(DISTINCT x) "
             "OVER ...): the plan's function takes every row, repeated values too. The plan's rows are not the SQL's."
         )
     if frames:
-        back = _frames(read_back)
         lost, written = sorted(frames - back), sorted(back - frames)
         if lost:
             out.append(
@@ -391,18 +391,25 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
     return out
 
 
-def _ignore_nulls(logical) -> int:
-    """How many window functions of a logical plan skip nulls (``IGNORE NULLS``)."""
-    lines = [line for line in logical.display_indent().splitlines() if "WindowAggr:" in line]
+def _windows(logical) -> tuple[set[str], int, int]:
+    """What the window relations of a logical plan say, its indented text read once: their frames, how many
+    of their functions skip nulls (``IGNORE NULLS``) and how many take distinct values."""
+    text = logical.display_indent()
+    return _frames(text), _ignore_nulls(text), _distinct_windows(logical, text)
+
+
+def _ignore_nulls(text: str) -> int:
+    """How many window functions of a logical plan (its indented text) skip nulls (``IGNORE NULLS``)."""
+    lines = [line for line in text.splitlines() if "WindowAggr:" in line]
     return sum(line.count("IGNORE NULLS") for line in lines)
 
 
-def _distinct_windows(logical) -> int:
+def _distinct_windows(logical, text: str) -> int:
     """How many window functions of a logical plan take distinct values (``count(DISTINCT x) OVER``): each
     window function's own text, so neither a column named ``count(DISTINCT x)`` it reads nor a string in
     its arguments counts; in a subquery inside an expression, read from the plan's text
     (:func:`_distinct_windows_in_subqueries`)."""
-    count, plans = _distinct_windows_in_subqueries(logical), [logical]
+    count, plans = _distinct_windows_in_subqueries(text), [logical]
     while plans:
         plan = plans.pop()
         plans.extend(plan.inputs())
@@ -415,11 +422,11 @@ def _distinct_windows(logical) -> int:
     return count
 
 
-def _distinct_windows_in_subqueries(logical) -> int:
+def _distinct_windows_in_subqueries(text: str) -> int:
     """How many window functions take distinct values inside the subqueries of a logical plan's expressions,
     from its indented text: datafusion-python gives no subquery's own plan."""
     count, inside = 0, None  # the indent of the ``Subquery:`` line being read under
-    for line in logical.display_indent().splitlines():
+    for line in text.splitlines():
         indent = len(line) - len(line.lstrip())
         if inside is not None and indent <= inside:
             inside = None
@@ -430,10 +437,10 @@ def _distinct_windows_in_subqueries(logical) -> int:
     return count
 
 
-def _frames(logical) -> set[str]:
-    """The window frames of a logical plan, as its window relations say them (a projection above one
-    says them again, with the bounds as written in the SQL)."""
-    lines = [line for line in logical.display_indent().splitlines() if "WindowAggr:" in line]
+def _frames(text: str) -> set[str]:
+    """The window frames of a logical plan (its indented text), as its window relations say them (a
+    projection above one says them again, with the bounds as written in the SQL)."""
+    lines = [line for line in text.splitlines() if "WindowAggr:" in line]
     # a bound cast to the ORDER BY's decimal (5.00) is the SQL's 5
     return {re.sub(r"\b(\d+)\.0+\b", r"\1", f) for line in lines for f in _FRAME.findall(line)}
 
