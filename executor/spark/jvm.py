@@ -160,18 +160,23 @@ _CONNECT_LEAVES = frozenset({"ColumnReference", "LiteralExpression", "Unresolved
 _CONNECT_READS = frozenset({"ColumnReference", "UnresolvedNamedLambdaVariable", "UnresolvedRegex", "UnresolvedStar"})
 
 
-def repeatable(value: Column, or_subquery: bool = False) -> bool:
+def repeatable(value: Column, or_subquery: bool = False, folded: bool = True) -> bool:
     """Whether copies of ``value`` cost nothing: a column, a literal, a lambda's variable, or an
     expression of literals only, which Spark's optimizer folds to one value however often it is copied.
     False where it cannot be told. With ``or_subquery``, also where ``value`` holds a subquery (a scalar
-    subquery's value, an IN or EXISTS over one), which Spark refuses inside a lambda."""
+    subquery's value, an IN or EXISTS over one), which Spark refuses inside a lambda. ``folded=False``:
+    a literal and an expression of literals count as not repeatable (Spark's analysis of a large
+    expression whose every part folds takes seconds, a column's is quick)."""
     expr = vars(value).get("_expr")  # Spark Connect's expression, built in Python (classic: a field of that name)
     if expr is not None:
-        if type(expr).__name__ in _CONNECT_LEAVES:
-            return True
+        name = type(expr).__name__
+        if name in _CONNECT_LEAVES:
+            return folded or name != "LiteralExpression"
         kinds: list[str] = []
         expr.foreach(lambda e: kinds.append(type(e).__name__))
-        return not _CONNECT_READS.intersection(kinds) or (or_subquery and any("Subquery" in k for k in kinds))
+        return (folded and not _CONNECT_READS.intersection(kinds)) or (
+            or_subquery and any("Subquery" in k for k in kinds)
+        )
     from pyspark import SparkContext
 
     sc = SparkContext._active_spark_context
@@ -180,9 +185,10 @@ def repeatable(value: Column, or_subquery: bool = False) -> bool:
         return False
     session, patterns, subquery = reader
     catalyst = session.expression(value._jc)
-    if catalyst.getClass().getSimpleName() in _LEAVES:
-        return True
-    return not any(catalyst.containsPattern(p) for p in patterns) or (
+    name = catalyst.getClass().getSimpleName()
+    if name in _LEAVES:
+        return folded or name != "Literal"
+    return (folded and not any(catalyst.containsPattern(p) for p in patterns)) or (
         or_subquery and bool(catalyst.containsPattern(subquery))
     )
 

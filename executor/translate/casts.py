@@ -127,7 +127,11 @@ def _float_text(value: Column, kind: str) -> Column:
     text = F.when(
         F.abs(value) < F.lit(smallest_normal).cast(target), _fewest_digits(value, target, range(1, precisions[-1] + 1))
     ).otherwise(_fewest_digits(value, target, precisions))
+    if kind == "fp64":
+        whole = (F.abs(value) >= F.lit(2.0**53)) & (F.abs(value) < F.lit(2.0**63))
+        text = F.when(whole, _whole_double_text(value)).otherwise(text)
     if kind == "fp32":
+        text = once(text, lambda t: _other_neighbour(value, t, target))
         text = once(text, lambda t: _ties_to_even(value, t, target))
     return once(text, lambda t: _float_text_written(value, t, least, most))
 
@@ -142,6 +146,66 @@ def _fewest_digits(value: Column, target: str, precisions) -> Column:
 
 
 _E_TEXT = r"^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$"  # Java's %e: sign, digit, digits (none at %.0e), exponent
+
+
+def _whole_double_text(value: Column) -> Column:
+    """A double from 2^53 to below 2^63 (a whole number a long holds) in ``%e``, with ryu's digits: the
+    fewest that read back, the nearest of them, a tie to the even one. Worked out from the long, since
+    Java's text of such a double rounds its last digit up where the digits it dropped are below half
+    (5.974483686777364e17 written ...365e17)."""
+    # the long bound once: the rest is evaluated for the rare such value only
+    return once(F.abs(value).cast("long"), lambda whole: _whole_number_text(value, whole), folded=False)
+
+
+def _whole_number_text(value: Column, whole: Column) -> Column:
+    length = F.length(whole.cast("string"))
+    exact = whole.cast("decimal(20,0)")  # rounding up near 2^63 leaves a long
+    candidates = []
+    for p in (15, 16, 17):
+        unit = F.pow(F.lit(10), F.greatest(length - p, F.lit(0))).cast("long")  # of the p-th digit
+        rest = whole % unit
+        odd = (whole - rest) % (unit * 2) != 0
+        up = (rest * 2 > unit) | ((rest * 2 == unit) & odd)
+        # the nearest only: where it does not read back, neither does the other, the powers of two here
+        # (whose gap below is the narrower) included
+        candidates.append(exact - rest + up.cast("int") * unit)
+    chosen = candidates[-1]  # the nearest of 17 digits always reads back
+    for candidate in reversed(candidates[:-1]):
+        chosen = F.when(candidate.cast("double") == F.abs(value), candidate).otherwise(chosen)
+    sign = F.when(value < 0, F.lit("-")).otherwise(F.lit(""))
+    return once(
+        chosen.cast("string"),
+        lambda d: F.concat(
+            sign, F.substring(d, 1, 1), F.lit("."), F.substring(d, 2, 20), F.lit("e+"), (F.length(d) - 1).cast("string")
+        ),
+    )
+
+
+def _other_neighbour(value: Column, text: Column, target: str) -> Column:
+    """A 32-bit float's ``text`` with one digit fewer where that reads back as ``value``: Java's ``%e`` rounds
+    its own digit string of the widened double, not the value, so the one-fewer candidate tried before
+    ``text`` was that string's neighbour, and the value's other neighbour at that length may read back where
+    it did not (2^-96: its gap below is the narrower, and 1.2621775e-29 above it does). Then it is the only
+    text of that length that does: ryu's."""
+    full = F.format_string("%.16e", value)
+    digits = F.concat(F.regexp_extract(full, _E_TEXT, 2), F.regexp_extract(full, _E_TEXT, 3))
+    fewer = F.length(F.regexp_extract(text, _E_TEXT, 3))  # text's digits but one
+    kept = F.substring(digits, 1, fewer)
+    # below the string where Java's rounding went up, above where it went down
+    other = F.when(F.substring(digits, fewer + 1, 1) >= F.lit("5"), kept).otherwise(
+        (kept.cast("decimal(18,0)") + F.lit(1)).cast("string")
+    )
+    carried = F.length(other) > fewer  # 99...9 and one more
+    exponent = F.regexp_extract(full, _E_TEXT, 4).cast("int") + F.when(carried, 1).otherwise(0)
+    point = F.when(fewer > 1, F.concat(F.lit("."), F.substring(other, 2, fewer - 1))).otherwise(F.lit(""))
+    candidate = F.concat(
+        F.regexp_extract(full, _E_TEXT, 1),
+        F.substring(other, 1, 1),
+        point,
+        F.lit("e"),
+        F.format_string("%+d", exponent),
+    )
+    return F.when((fewer > 0) & (candidate.cast(target) == value), candidate).otherwise(text)
 
 
 def _ties_to_even(value: Column, text: Column, target: str) -> Column:

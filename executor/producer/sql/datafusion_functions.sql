@@ -1059,3 +1059,9 @@ SELECT CAST(array_remove(make_array(x), x) AS VARCHAR) AS a FROM (VALUES (1)) v(
 SELECT concat(make_array(x)) AS a, concat('a', make_array(x, NULL)) AS b, concat(make_array(CAST(NULL AS BIGINT)), 'a') AS c FROM (VALUES (1)) v(x)
 -- name: concat_of_numbers_only
 SELECT concat(x * 1e20) AS a, concat(x, 2) AS b, concat(CAST(x AS REAL) * 1e10, x) AS c FROM (VALUES (1), (3)) v(x)
+-- name: whole_doubles_as_text
+-- a double from 2^53 to 2^63 is a whole number whose Java text rounds a last digit up that ryu keeps (5.974483686777364e17, not ...365e17)
+SELECT o_orderkey, CAST(CAST(o_orderkey AS DOUBLE) * 1234567.8901234567e9 AS VARCHAR) AS a, CAST(CAST(o_orderkey AS DOUBLE) * -0.7654321987654321e15 AS VARCHAR) AS b FROM orders WHERE o_orderkey < 3000
+-- name: doubles_one_digit_fewer_as_text
+-- where Java's rounding to one digit fewer does not read back, the other neighbour may: 6.380701096429502e18, 2^-96 as a REAL is 1.2621775e-29
+SELECT CAST(x AS VARCHAR) AS d, CAST(CAST(x AS REAL) AS VARCHAR) AS r FROM (VALUES (CAST(6.380701096429502e18 AS DOUBLE)), (5.974483686777364e17), (-2.1493223164041044e18), (power(2.0, 53)), (power(2.0, 60)), (-power(2.0, 62)), (9223372036854774784.0), (power(2.0, -96)), (power(2.0, 87)), (power(2.0, 90)), (-power(2.0, 90)), (1.5)) v(x)

@@ -217,13 +217,14 @@ def lambdas_refused(refused: bool = True) -> Iterator[None]:
         _NO_LAMBDAS.reset(token)
 
 
-def once(value: Column, body: Callable[[Column], Column]) -> Column:
+def once(value: Column, body: Callable[[Column], Column], folded: bool = True) -> Column:
     """``body(value)`` with ``value`` computed once, however often ``body`` uses it: Spark's plan holds a
     copy of an expression at each use, so builders that each use their argument several times, nested,
     grow the plan multiplicatively and Spark's analysis with it. A lambda's variable stands for
     ``value`` (a column, a literal or a constant is used as it is: :func:`~executor.spark.jvm.repeatable`; so
-    is a value holding a subquery, which Spark refuses inside a lambda and computes once anyway)."""
-    if _NO_LAMBDAS.get() or repeatable(value, or_subquery=True):
+    is a value holding a subquery, which Spark refuses inside a lambda and computes once anyway).
+    ``folded=False`` binds a literal or a constant too, for a body too large to copy even one into."""
+    if _NO_LAMBDAS.get() or repeatable(value, or_subquery=True, folded=folded):
         return body(value)
     return F.element_at(F.transform(F.array(value), body), 1)
 
