@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -111,21 +113,104 @@ def fits(target: type_pb2.Type, value) -> bool:
         return abs(rounded) < decimal.Decimal(10) ** whole
 
 
+#: While set (to False): a float's text from Spark's own expressions alone. Spark takes a call of a
+#: Java method (reflect) for a value that may change from row to row, and refuses it in some places (a
+#: join's condition, an aggregate function's argument); a translation refused is made again so.
+_BY_REFLECTION: ContextVar[bool] = ContextVar("float_text_by_reflection", default=True)
+#: Whether a float's text was made by reflection in this translation (a list: set in the translating thread).
+_REFLECTED: ContextVar[list[bool] | None] = ContextVar("float_text_reflected", default=None)
+
+#: The shortest text of a double and of a float, the nearest of those, as Java 19 writes it: Raffaello
+#: Giulietti's Schubfach, which every Spark from 3.4 ships in its jackson-core. Java 17's own text has a
+#: digit too many or a last digit off for some values (5.974483686777364e17 written ...365e17).
+_SHORTEST = {
+    "fp64": "com.fasterxml.jackson.core.io.schubfach.DoubleToDecimal",
+    "fp32": "com.fasterxml.jackson.core.io.schubfach.FloatToDecimal",
+}
+_SMALLEST_NORMAL = {"fp64": 2.2250738585072014e-308, "fp32": 1.1754943508222875e-38}
+
+
+@contextmanager
+def float_texts(by_reflection: bool) -> Iterator[Callable[[], bool]]:
+    """Within: a float's text made by reflection (``by_reflection``) or from Spark's own expressions;
+    yields whether one was made by reflection so far."""
+    made: list[bool] = []
+    tokens = _BY_REFLECTION.set(by_reflection), _REFLECTED.set(made)
+    try:
+        yield lambda: bool(made)
+    finally:
+        _REFLECTED.reset(tokens[1])
+        _BY_REFLECTION.reset(tokens[0])
+
+
 def datafusion_float_text(value: Column, kind: str) -> Column:
-    """A float as DataFusion writes it: the fewest digits that read back as the value (Java's own text
-    of a double has a digit too many for some values before Java 19), plainly written from 1e-5 to
-    below 1e16 (``0.00001``, ``12345678.0``), else ``1e-6``, ``1.5e16``; a 32-bit float from 1e-6 to below
-    1e13; ``NaN``, ``inf``, ``-inf``."""
-    return once(value, lambda v: _float_text(v, kind))
+    """A float as DataFusion writes it: the fewest digits that read back as the value, the nearest of
+    them (ryu's), plainly written from 1e-5 to below 1e16 (``0.00001``, ``12345678.0``), else ``1e-6``,
+    ``1.5e16``; a 32-bit float from 1e-6 to below 1e13; ``NaN``, ``inf``, ``-inf``."""
+    by_reflection = _BY_REFLECTION.get()
+    made = _REFLECTED.get()
+    if by_reflection and made is not None:
+        made.append(True)
+    return once(value, lambda v: _float_text(v, kind, by_reflection))
 
 
-def _float_text(value: Column, kind: str) -> Column:
-    target, precisions = ("float", (6, 7, 8, 9)) if kind == "fp32" else ("double", (15, 16, 17))
+def _float_text(value: Column, kind: str, by_reflection: bool) -> Column:
+    target = "float" if kind == "fp32" else "double"
     least, most = (-6, 12) if kind == "fp32" else (-5, 15)  # the powers of ten written in plain digits
+    if by_reflection:
+        shortest = F.reflect(F.lit(_SHORTEST[kind]), F.lit("toString"), F.coalesce(value, F.lit(0.0).cast(target)))
+    else:
+        shortest = F.upper(_shortest_by_expressions(value, kind))
+    # Java's choice differs from ryu's only where one digit reads back: it takes the nearest of one or
+    # two digits (4.9E-324), ryu the one digit (5e-324), which only a subnormal value other than 0 can have
+    one_digit = F.format_string("%.0e", value)  # as DataFusion writes it
+    return (
+        F.when(value.isNull(), F.lit(None).cast("string"))
+        .when(F.isnan(value), F.lit("NaN"))
+        .when(value == float("inf"), F.lit("inf"))
+        .when(value == float("-inf"), F.lit("-inf"))
+        .when(
+            (F.abs(value) < F.lit(_SMALLEST_NORMAL[kind]).cast(target))
+            & (value != 0)
+            & (one_digit.cast(target) == value),
+            one_digit,
+        )
+        .otherwise(once(shortest, lambda text: _datafusion_notation(text, least, most)))
+    )
+
+
+def _datafusion_notation(text: Column, least: int, most: int) -> Column:
+    """A float's shortest text, Java's (``1.0E-5``, ``123.45``: plain from 1e-3 to below 1e7) or ``%E``'s
+    (``1.50000E+10``), as DataFusion writes it: plain for powers of ten from ``least`` to ``most``
+    (``0.00001``), else ``1e-5``, ``1.5e20``."""
+    exponent = F.substring_index(text, "E", -1).cast("int")
+    sign = F.regexp_extract(text, "^-?", 0)
+    # the significant digits, the point after the first: 1.0E-5 is 1, -1.05E10 is 105
+    digits = F.regexp_replace(F.regexp_replace(F.substring_index(text, "E", 1), r"[-.]", ""), "0+$", "")
+    whole = F.rpad(digits, F.greatest(exponent + 1, F.length(digits)), "0")
+    fraction = F.substring(whole, exponent + 2, 400)
+    large = F.concat(
+        sign, F.substring(whole, 1, exponent + 1), F.lit("."), F.when(fraction == "", F.lit("0")).otherwise(fraction)
+    )
+    small = F.concat(sign, F.lit("0."), F.repeat(F.lit("0"), -exponent - 1), digits)
+    point = F.when(F.length(digits) > 1, F.concat(F.lit("."), F.substring(digits, 2, 400))).otherwise(F.lit(""))
+    return (
+        F.when(F.instr(text, "E") == 0, text)  # Java's plain text is DataFusion's
+        .when((exponent >= 0) & (exponent <= most), large)
+        .when((exponent < 0) & (exponent >= least), small)
+        .otherwise(F.concat(sign, F.substring(digits, 1, 1), point, F.lit("e"), exponent.cast("string")))
+    )
+
+
+def _shortest_by_expressions(value: Column, kind: str) -> Column:
+    """The value in ``%e`` with ryu's digits, from Spark's own expressions (where Spark takes no call by
+    reflection): Java 17's ``%e`` to each length, the fewest that reads back, mended where Java's digits
+    are not the nearest. A large expression: Spark takes about a second more to plan a query with it."""
+    target, precisions = ("float", (6, 7, 8, 9)) if kind == "fp32" else ("double", (15, 16, 17))
     # a subnormal value has fewer digits of its own, and its fewest may be fewer than a normal one's least
-    smallest_normal = 1.1754943508222875e-38 if kind == "fp32" else 2.2250738585072014e-308
     text = F.when(
-        F.abs(value) < F.lit(smallest_normal).cast(target), _fewest_digits(value, target, range(1, precisions[-1] + 1))
+        F.abs(value) < F.lit(_SMALLEST_NORMAL[kind]).cast(target),
+        _fewest_digits(value, target, range(1, precisions[-1] + 1)),
     ).otherwise(_fewest_digits(value, target, precisions))
     if kind == "fp64":
         whole = (F.abs(value) >= F.lit(2.0**53)) & (F.abs(value) < F.lit(2.0**63))
@@ -133,7 +218,7 @@ def _float_text(value: Column, kind: str) -> Column:
     if kind == "fp32":
         text = once(text, lambda t: _other_neighbour(value, t, target))
         text = once(text, lambda t: _ties_to_even(value, t, target))
-    return once(text, lambda t: _float_text_written(value, t, least, most))
+    return text
 
 
 def _fewest_digits(value: Column, target: str, precisions) -> Column:
@@ -234,32 +319,6 @@ def _ties_to_even(value: Column, text: Column, target: str) -> Column:
         & (F.abs(value) < F.lit(2.0**34).cast(target))
     )
     return F.when(halfway, lower).otherwise(text)
-
-
-def _float_text_written(value: Column, text: Column, least: int, most: int) -> Column:
-    pattern = _E_TEXT
-    sign = F.regexp_extract(text, pattern, 1)
-    first = F.regexp_extract(text, pattern, 2)
-    rest = F.regexp_replace(F.regexp_extract(text, pattern, 3), r"0+$", "")
-    exponent = F.regexp_extract(text, pattern, 4).cast("int")
-    digits = F.concat(first, rest)  # the significant digits, the point after the first
-    whole = F.rpad(digits, F.greatest(exponent + 1, F.length(digits)), "0")
-    fraction = F.substring(whole, exponent + 2, 400)
-    large = F.concat(
-        sign, F.substring(whole, 1, exponent + 1), F.lit("."), F.when(fraction == "", F.lit("0")).otherwise(fraction)
-    )
-    small = F.concat(sign, F.lit("0."), F.repeat(F.lit("0"), -exponent - 1), digits)
-    point = F.when(rest == "", F.lit("")).otherwise(F.concat(F.lit("."), rest))
-    scientific = F.concat(sign, first, point, F.lit("e"), exponent.cast("string"))
-    return (
-        F.when(value.isNull(), F.lit(None).cast("string"))
-        .when(F.isnan(value), F.lit("NaN"))
-        .when(value == float("inf"), F.lit("inf"))
-        .when(value == float("-inf"), F.lit("-inf"))
-        .when((exponent >= 0) & (exponent <= most), large)
-        .when((exponent < 0) & (exponent >= least), small)
-        .otherwise(scientific)
-    )
 
 
 def producer_cast(

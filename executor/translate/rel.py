@@ -36,7 +36,9 @@ from viz.model import NodeView, PlanModel
 
 from ..errors import ExecutionError, Refused, Unsupported
 from ..spark.jvm import activate, col
+from ..spark.session import is_connect
 from .aggregation import aggregate, project, window
+from .casts import float_texts
 from .context import Parts
 from .expr import ExprTranslator, Record
 from .joins import cross, join, keys_join
@@ -65,15 +67,30 @@ def translate(model: PlanModel, node_id: str, spark, tables, observe: Observe | 
     row-count observation there)."""
     if node_id not in model.graph.nodes:
         raise ExecutionError(f"node {node_id} is not in the plan (nodes: {', '.join(list(model.graph.nodes)[:20])})")
-    tr = Translator(model, spark, tables, observe=observe)
+    reflected: list[bool] = []
 
-    def work() -> DataFrame:
+    def work(by_reflection: bool) -> tuple[DataFrame, Translator]:
         activate(spark)  # in run_deep's thread
-        with plan_user_types(model.extensions.types, model.conventions.dialect):  # in run_deep's thread
-            return tr.rel(node_id)
+        tr = Translator(model, spark, tables, observe=observe)
+        # in run_deep's thread
+        with plan_user_types(model.extensions.types, model.conventions.dialect), float_texts(by_reflection) as made:
+            try:
+                df = tr.rel(node_id)
+                if made() and is_connect(spark):
+                    df.schema  # noqa: B018 - Spark Connect analyzes a plan only when asked; a refusal is seen here
+            finally:
+                reflected.append(made())
+            return df, tr
 
     try:
-        df = run_deep(work)
+        try:
+            df, tr = run_deep(lambda: work(True))
+        except PySparkException:
+            if not reflected[-1]:
+                raise
+            # Spark refuses a call by reflection in some places (an aggregate function's argument, a
+            # join's condition) and mislays one inside a lambda that it moves below a sort or grouping
+            df, tr = run_deep(lambda: work(False))
     except PySparkException as e:
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
         raise ExecutionError(f"Spark rejected the translation of node {node_id}: {first[:500]}", node=node_id) from e

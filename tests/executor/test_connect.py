@@ -25,11 +25,15 @@ PLANS = [
 
 #: SQL whose rows on Connect were not the classic session's: a date in the calendar gap of October 1582
 #: (the client made 1582-10-10 the 15th) and the mean of a median's two middle decimals (the client
-#: typed its 0.5 decimal(10,1), and Spark cut the product to 6 places).
+#: typed its 0.5 decimal(10,1), and Spark cut the product to 6 places). And a double's text, one call by
+#: reflection where Spark takes it and Spark's own expressions where it refuses that (an aggregate's
+#: argument): Connect analyzes a plan only when asked.
 MADE = [
     "SELECT DATE '1582-10-10' AS gap, DATE '0001-01-01' AS first FROM region WHERE r_regionkey = 0",
     "SELECT median(x) AS m FROM (VALUES (CAST('1.0000000001' AS DECIMAL(38,10))), "
     "(CAST('2.0000000002' AS DECIMAL(38,10)))) t(x)",
+    "SELECT CAST(5.974483686777364e17 + CAST(r_regionkey AS DOUBLE) AS VARCHAR) AS t FROM region WHERE r_regionkey = 0",
+    "SELECT max(CAST(5.974483686777364e17 + CAST(r_regionkey AS DOUBLE) AS VARCHAR)) AS m FROM region",
 ]
 
 SCRIPT = r"""
@@ -116,8 +120,14 @@ def test_connect_gives_the_same_rows_as_classic(spark, tpch_dir):
         assert got["row_count"] == local.row_count and len(rows) > 0, path
         assert got["rows"] == rows, path  # both plans end in a total sort: the same order too
         assert "Scan parquet" in got["explain"] or "parquet" in got["explain"].lower()
-    # DataFusion's engine gives these (its mean of 1.0000000001 and 2.0000000002 cut to the scale, 10)
-    assert remote["made"] == [[["1582-10-10", "0001-01-01"]], [["1.5000000001"]]], remote["made"]
+    # DataFusion's engine gives these (its mean of 1.0000000001 and 2.0000000002 cut to the scale, 10;
+    # the double's text, where Java 17 writes ...365E17)
+    assert remote["made"] == [
+        [["1582-10-10", "0001-01-01"]],
+        [["1.5000000001"]],
+        [["5.974483686777364e17"]],
+        [["5.974483686777364e17"]],
+    ], remote["made"]
     # the profile observes the nodes through Connect too, with the classic session's counts
     from executor.jobs.profile import clear_cache as clear_profiles
     from executor.jobs.profile import profile_plan

@@ -700,3 +700,27 @@ def test_what_a_plan_s_own_values_stop_is_said_in_words(spark, tables, tpch_dir)
     assert "vzbefore" not in str(e.value) and "SQLSTATE" not in str(e.value)
     with pytest.raises(ExecutionError, match=r"not a valid one \(Unclosed character class\)$"):
         _run("SELECT regexp_like(n_name, '[') AS r FROM nation", tables, "written", tpch_dir)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_floats_text_is_one_call_where_spark_takes_it_and_the_same_digits_where_not(spark, tables, tpch_dir, form):
+    """A double's text is one call of Java 19's shortest text (Schubfach, in Spark's jackson-core) in a
+    projection; as an aggregate function's argument, where Spark refuses such a call, it is made from
+    Spark's own expressions. DataFusion's digits either way (order 544's is 6.716049322271604e17; Java
+    17's own text ends in ...605E17)."""
+    from executor.engines.sql_plan import DataFusionEngine
+    from executor.translate.rel import translate
+
+    value = "CAST(CAST(o_orderkey AS DOUBLE) * 1234567.8901234567e9 AS VARCHAR)"
+    projected = f"SELECT o_orderkey, {value} AS a FROM orders WHERE o_orderkey IN (1, 544, 2999) ORDER BY o_orderkey"
+    aggregated = (
+        f"SELECT string_agg({value}, ',' ORDER BY o_orderkey) AS a FROM orders WHERE o_orderkey IN (1, 544, 2999)"
+    )
+    catalog = Catalog(data_roots=[tpch_dir], use_spark_catalog=False)
+    for sql, by_call in ((projected, True), (aggregated, False)):
+        model, result = _run(sql, tables, form, tpch_dir)
+        want = [tuple(r.values()) for r in DataFusionEngine(tables).run(sql).table.to_pylist()]
+        assert _rows(result) == want, (form, sql)
+        df = translate(model, model.roots[0], spark, catalog).df
+        assert ("reflect(" in df._jdf.queryExecution().analyzed().toString()) is by_call, (form, sql)
+    assert "6.716049322271604e17" in str(want)

@@ -1065,3 +1065,6 @@ SELECT o_orderkey, CAST(CAST(o_orderkey AS DOUBLE) * 1234567.8901234567e9 AS VAR
 -- name: doubles_one_digit_fewer_as_text
 -- where Java's rounding to one digit fewer does not read back, the other neighbour may: 6.380701096429502e18, 2^-96 as a REAL is 1.2621775e-29
 SELECT CAST(x AS VARCHAR) AS d, CAST(CAST(x AS REAL) AS VARCHAR) AS r FROM (VALUES (CAST(6.380701096429502e18 AS DOUBLE)), (5.974483686777364e17), (-2.1493223164041044e18), (power(2.0, 53)), (power(2.0, 60)), (-power(2.0, 62)), (9223372036854774784.0), (power(2.0, -96)), (power(2.0, 87)), (power(2.0, 90)), (-power(2.0, 90)), (1.5)) v(x)
+-- name: float_texts_where_spark_takes_no_call_by_reflection
+-- a float's text is one call of Java's method where Spark takes it; as an aggregate function's argument, a grouping and sorting key or in a join's condition, Spark refuses or mislays that call, and the run makes the text from Spark's own expressions
+SELECT k, n, s FROM (SELECT CAST(CAST(o_orderkey % 7 AS DOUBLE) * 1234567.8901234567e9 AS VARCHAR) AS k, count(*) AS n, string_agg(CAST(CAST(o_totalprice AS REAL) / 7 AS VARCHAR), ',' ORDER BY o_orderkey) AS s FROM orders WHERE o_orderkey < 600 GROUP BY 1) g JOIN (SELECT DISTINCT CAST(CAST(o_orderkey % 7 AS DOUBLE) * 1234567.8901234567e9 AS VARCHAR) AS j FROM orders) d ON k = j ORDER BY k
