@@ -86,7 +86,7 @@ def translate(model: PlanModel, node_id: str, spark, tables, observe: Observe | 
         try:
             df, tr = run_deep(lambda: work(True))
         except PySparkException:
-            if not reflected[-1]:
+            if not (reflected and reflected[-1]):
                 raise
             # Spark refuses a call by reflection in some places (an aggregate function's argument, a
             # join's condition) and mislays one inside a lambda that it moves below a sort or grouping

@@ -12,6 +12,7 @@ from pyspark.sql import functions as F
 from substrait import algebra_pb2
 
 from ..errors import Unsupported
+from .casts import texts_by_expressions
 
 Expression = algebra_pb2.Expression
 
@@ -67,9 +68,11 @@ def in_predicate(tr, s: Expression.Subquery.InPredicate, keeps: bool = False) ->
     in a projection gives false for those nulls). ``keeps``: a condition that keeps rows, where
     null and false both drop the row (``ExprTranslator._kept_in``)."""
     df, names = tr.subquery_frame(s.haystack)
-    needles = [tr.expr(n) for n in s.needles]
+    with texts_by_expressions():
+        needles = [tr.expr(n) for n in s.needles]
+        if len(needles) == 1:
+            needles[0], df = _against(tr, s, s.needles[0], needles[0], s.haystack, df, names)
     if len(needles) == 1:
-        needles[0], df = _against(tr, s, s.needles[0], needles[0], s.haystack, df, names)
         # a select of the subquery's one column would cost Spark one more analysis
         hay = df if len(names) == 1 else df.select(names[0])
         return needles[0].isin(hay) if keeps else _in(needles[0], hay, names[0])
@@ -109,7 +112,8 @@ def set_comparison(tr, s: Expression.Subquery.SetComparison, keeps: bool = False
     keeps rows, as :func:`in_predicate`'s), else in SQL's three values."""
     df, names = tr.subquery_frame(s.right)
     c = names[0]
-    left, df = _against(tr, s, s.left, tr.expr(s.left), s.right, df.select(c), [c])
+    with texts_by_expressions():
+        left, df = _against(tr, s, s.left, tr.expr(s.left), s.right, df.select(c), [c])
     op = _COMPARISONS.get(s.comparison_op)
     if op is None:
         raise Unsupported("a set comparison without a comparison operator")
