@@ -217,7 +217,7 @@ def _datafusion_notation(text: Column, least: int, most: int) -> Column:
 def _shortest_by_expressions(value: Column, kind: str) -> Column:
     """The value in ``%e`` with ryu's digits, from Spark's own expressions (where Spark takes no call by
     reflection): Java 17's ``%e`` to each length, the fewest that reads back, mended where Java's digits
-    are not the nearest. A large expression: Spark takes about a second more to plan a query with it."""
+    are not the nearest: a large expression, slow for Spark to plan."""
     target, precisions = ("float", (6, 7, 8, 9)) if kind == "fp32" else ("double", (15, 16, 17))
     # a subnormal value has fewer digits of its own, and its fewest may be fewer than a normal one's least
     text = F.when(
