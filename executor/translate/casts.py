@@ -143,18 +143,6 @@ def float_texts(by_reflection: bool) -> Iterator[Callable[[], bool]]:
         _BY_REFLECTION.reset(tokens[0])
 
 
-@contextmanager
-def texts_by_expressions() -> Iterator[None]:
-    """Within: a float's text from Spark's own expressions, for a value Spark's optimizer moves into a
-    join's condition after its checks (an IN or ANY subquery's value), where a call by reflection is
-    never made ready and fails as the query runs."""
-    token = _BY_REFLECTION.set(False)
-    try:
-        yield
-    finally:
-        _BY_REFLECTION.reset(token)
-
-
 def datafusion_float_text(value: Column, kind: str) -> Column:
     """A float as DataFusion writes it: the fewest digits that read back as the value, the nearest of
     them (ryu's), plainly written from 1e-5 to below 1e16 (``0.00001``, ``12345678.0``), else ``1e-6``,

@@ -12,7 +12,7 @@ from pyspark.sql import functions as F
 from substrait import algebra_pb2
 
 from ..errors import Unsupported
-from .casts import texts_by_expressions
+from .casts import float_texts
 
 Expression = algebra_pb2.Expression
 
@@ -68,7 +68,9 @@ def in_predicate(tr, s: Expression.Subquery.InPredicate, keeps: bool = False) ->
     in a projection gives false for those nulls). ``keeps``: a condition that keeps rows, where
     null and false both drop the row (``ExprTranslator._kept_in``)."""
     df, names = tr.subquery_frame(s.haystack)
-    with texts_by_expressions():
+    # a float's text from Spark's own expressions: Spark's optimizer makes the value part of a join's
+    # condition after its checks, where a call by reflection is never made ready and fails as it runs
+    with float_texts(by_reflection=False):
         needles = [tr.expr(n) for n in s.needles]
         if len(needles) == 1:
             needles[0], df = _against(tr, s, s.needles[0], needles[0], s.haystack, df, names)
@@ -112,7 +114,7 @@ def set_comparison(tr, s: Expression.Subquery.SetComparison, keeps: bool = False
     keeps rows, as :func:`in_predicate`'s), else in SQL's three values."""
     df, names = tr.subquery_frame(s.right)
     c = names[0]
-    with texts_by_expressions():
+    with float_texts(by_reflection=False):  # as in_predicate's value
         left, df = _against(tr, s, s.left, tr.expr(s.left), s.right, df.select(c), [c])
     op = _COMPARISONS.get(s.comparison_op)
     if op is None:
