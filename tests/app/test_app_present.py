@@ -187,6 +187,13 @@ def test_an_unknown_shared_plan_says_so(tmp_path, monkeypatch):
     ]
 
 
+def test_a_sample_link_may_leave_out_the_files_extension():
+    """``?sample=tutorial`` opens tutorial.json, as ``?sample=tutorial.json`` does."""
+    at = _present(sample="tutorial", node="0.0")
+    assert not at.exception and not at.error
+    assert [text for text, _ in _story(at)] == TUTORIAL_STORY
+
+
 def test_show_sample_rows_runs_the_selected_node(spark):
     at = _present(sample="tutorial.json", node="0.0.1")
     at.button(key="present_show_rows").click().run()

@@ -113,6 +113,15 @@ def sample_manifest() -> dict[str, dict]:
     )
 
 
+def sample_named(name: str | None) -> str | None:
+    """The sample a link names: by its file name, or by that name without its extension
+    (``?sample=tpch_q03_isthmus``, as people write it); None when no sample is called so."""
+    names = samples()
+    if name in names:
+        return name
+    return next((n for n in names if name and os.path.splitext(n)[0] == name), None)
+
+
 def sample_titles() -> dict[str, str]:
     return {name: entry.get("title", name) for name, entry in sample_manifest().items()}
 
@@ -285,9 +294,10 @@ def plan_from_url() -> Plan | None:
     message in ``st.session_state["plan_error"]``)."""
     st.session_state.pop("plan_error", None)
     linked = url.get("sample")
-    if "plan" not in st.session_state and linked in samples():
-        st.session_state["plan"] = _read_sample(linked)
-        st.session_state["plan_sample"] = linked
+    sample = sample_named(linked)
+    if "plan" not in st.session_state and sample is not None:
+        st.session_state["plan"] = _read_sample(sample)
+        st.session_state["plan_sample"] = sample
     elif "plan" not in st.session_state and linked:
         st.session_state["plan_error"] = (
             f"The link names a sample plan, {linked[:60]!r}, that is not on this server; open one of the samples "
