@@ -8,11 +8,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test test-fast lint bench check-java browser graphviz jvm-archive clean
 
+# --no-compile: Python compiles each module when it is first imported, not every file of every package
 $(STAMP): requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (found " + sys.version.split()[0] + ")")'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-compile -r requirements.txt
 	touch $(STAMP)
 
 check-java:

@@ -153,19 +153,19 @@ def test_concurrent_users_get_their_own_results(spark, tpch_dir, tmp_path):
 def test_an_exploding_cross_join_is_stopped_by_its_timeout(spark, tpch_dir, monkeypatch):
     """On the run's shared session, at the end of the run (the reaper may stop its JVM): the timeout
     ends the run at once; the job's tasks, which ignore the interrupt (one fused loop per input batch
-    of 15,000 x 15,000 rows), are ended by stopping the JVM after the reaper's delay (5 s here); the
+    of 15,000 x 15,000 rows), are ended by stopping the JVM after the reaper's delay (3 s here); the
     next run works on a new session."""
     from executor.spark import reaper
     from executor.spark.session import get_session
 
-    monkeypatch.setattr(reaper, "REAP_AFTER_S", 5.0)
+    monkeypatch.setattr(reaper, "REAP_AFTER_S", 3.0)
     reaped = reaper.reaped
     jvm = spark.sparkContext._gateway.proc
     start = time.monotonic()
-    with pytest.raises(TimedOut, match="timed out after 8 s"):
-        run_node(model_of(_exploding(ORDERS)), "0", catalog=Catalog([tpch_dir]), timeout_s=8)
+    with pytest.raises(TimedOut, match="timed out after 4 s"):
+        run_node(model_of(_exploding(ORDERS)), "0", catalog=Catalog([tpch_dir]), timeout_s=4)
     stopped_after = time.monotonic() - start
-    assert stopped_after < 8 + run_mod.STOP_GRACE_S + 20
+    assert stopped_after < 4 + run_mod.STOP_GRACE_S + 20
     deadline = time.monotonic() + reaper.REAP_AFTER_S + 90
     calm_since = time.monotonic()
     while time.monotonic() < deadline and reaper.reaped == reaped:  # until reaped, or no orphan for 15 s
