@@ -38,7 +38,7 @@ def test_run_a_node_and_see_its_rows(spark):
     ).fetchall()
     assert sorted(int(v) for v in rows["[0] product_id"]) == [r[0] for r in expected]
     # all of them, as many as DuckDB finds: no "showing the first"
-    assert any(c.value.startswith(f"Node 0.0.1: {len(expected)} rows · ran in") for c in at.caption)
+    assert any(c.value.startswith(f"Node 0.0.1: {len(expected)} rows of 4 columns · ran in") for c in at.caption)
     # the types are said as Spark's (the Schema tab has the plan's): products' id is Spark's bigint
     assert any(c.value.startswith("Spark's types: \\[0\\] product\\_id bigint") for c in at.caption), [
         c.value for c in at.caption
@@ -71,7 +71,9 @@ def test_a_run_that_ends_soon_comes_with_the_click_that_started_it(spark, monkey
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert [len(f) for f in _result_frames(at)] == [2]
     # the join's 11 rows (checked by hand) were not counted: more than the 2 asked for
-    assert any(c.value.startswith("Node 0.0: more than 2 rows, showing the first 2 · ran in") for c in at.caption)
+    assert any(
+        c.value.startswith("Node 0.0: more than 2 rows of 8 columns, showing the first 2 · ran in") for c in at.caption
+    )
     assert not at.get("progress") and not [b for b in at.button if (b.key or "").startswith("cancel-")]
     assert not at.button(key="run_button").disabled  # drawn once the run had ended: it can run again
 

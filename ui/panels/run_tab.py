@@ -132,11 +132,13 @@ def _show(plan: Plan, model: PlanModel, state: RunState, key: tuple) -> None:
     if result is None:
         return
     shown = len(result.rows)
+    # the columns counted: a table wider than the panel shows no sign of the ones past its edge
+    of = f" of {len(result.columns)} column{'s' if len(result.columns) != 1 else ''}"
     if result.row_count == shown:
-        total = rows_text(shown)  # all of them
+        total = rows_text(shown) + of  # all of them
     else:
         total = (rows_text(result.row_count) if result.row_count is not None else f"more than {rows_text(shown)}") + (
-            f", showing the first {shown:,}"
+            f"{of}, showing the first {shown:,}"
         )
     st.caption(md_escape(f"Node {state.node_id}: {total} · ran in {result.elapsed_s:.2f} s"))
     if result.warnings:  # one box, a line each: six boxes of predicate notes had pushed the rows below the fold
