@@ -459,7 +459,11 @@ class ExprTranslator:
     def _cast(self, coercion, columns: list[Column], sources: list[type_pb2.Type | None], what: str) -> list[Column]:
         """``columns`` (of values typed ``sources``) cast to ``coercion``'s targets, said in the run's notes."""
         out = [c if t is None else self._implicit_cast(c, s, t) for c, s, t in zip(columns, sources, coercion.targets)]
-        if any(t is not None for t in coercion.targets[: len(columns)]):
+        user_types = self.tr.model.extensions.types
+        # an untyped NULL takes any type without a value changing: nothing a person needs told
+        if any(
+            t is not None and not is_null_type(s, user_types) for s, t in zip(sources, coercion.targets[: len(columns)])
+        ):
             self.tr.warn(f"node {self.node_id}: {what}: {coercion.rule}, and so does the run")
         return out + columns[len(out) :]
 

@@ -66,6 +66,29 @@ def test_date_parts_count_as_datafusion_does(spark, tables, tpch_dir, form):
 
 
 @pytest.mark.parametrize("form", FORMS)
+def test_a_case_of_a_null_and_a_string_says_nothing_and_of_a_number_and_a_string_says_its_coercion(
+    spark, tables, tpch_dir, form
+):
+    """An untyped NULL among a CASE's branches takes the other branches' type, no value changing: no note.
+    A number beside a string as written is DataFusion's coercion, to text, and is said (rows as DataFusion's)."""
+    null = (
+        "SELECT n_nationkey, CASE WHEN n_nationkey > 3 THEN NULL ELSE n_name END AS x FROM nation WHERE n_nationkey < 6"
+    )
+    assert not [n for n in _like_duckdb(null, tables, form, tpch_dir) if "CASE" in n]
+    mixed = (
+        "SELECT n_nationkey, CASE WHEN n_nationkey > 3 THEN n_nationkey ELSE n_name END AS x FROM nation "
+        "WHERE n_nationkey < 6"
+    )
+    _, result = _run(mixed, tables, form, tpch_dir)  # DuckDB mixes no number and string in a CASE
+    assert sorted(_rows(result)) == sorted(_datafusion_rows(tables, mixed))
+    notes = [n for n in result.warnings if "CASE" in n]
+    if form == "written":
+        assert notes and all("and so does the run" in n for n in notes), notes
+    else:  # DataFusion's analyzer wrote the cast into the plan: nothing is the run's to say
+        assert not notes, notes
+
+
+@pytest.mark.parametrize("form", FORMS)
 def test_concat_skips_nulls_and_the_operator_does_not(spark, tables, tpch_dir, form):
     """DataFusion's concat() skips a null argument and its || gives null, as DuckDB's do; the plan's
     concat says neither, so the run says whose reading it follows."""
