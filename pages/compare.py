@@ -4,7 +4,6 @@ summary, a table of the differences, and one matched pair in detail. The matchin
 from __future__ import annotations
 
 import functools
-import os
 
 import pandas as pd
 import streamlit as st
@@ -24,11 +23,11 @@ from ui.state.entry import through_app
 from ui.state.plan_data import catalog_for
 from ui.state.plan_source import (
     PLAN_UPLOAD_MB,
-    SAMPLES,
     Plan,
     analyze_cached,
     current_model,
     open_elsewhere,
+    read_sample,
     refusal,
     sample_titles,
     samples,
@@ -71,13 +70,6 @@ SIDES = {"a": "Left plan (a)", "b": "Right plan (b)"}
 _HIGHLIGHT = "background-color: rgba(255, 179, 0, 0.35)"
 
 
-def _read_sample(name: str) -> Plan | None:
-    if name not in samples():  # only files of the folder
-        return None
-    with open(os.path.join(SAMPLES, name), "rb") as fh:
-        return Plan(fh.read(), name, name)
-
-
 def _on_upload(side: str) -> None:
     f = st.session_state.get(f"compare_upload_{side}")
     if f is None:
@@ -103,7 +95,7 @@ def _on_upload(side: str) -> None:
 
 def _on_sample(side: str) -> None:
     name = st.session_state.get(f"compare_sample_{side}")
-    plan = _read_sample(name) if name and name != NONE else None
+    plan = read_sample(name) if name and name != NONE else None
     if plan is None:
         st.session_state.pop(f"compare_{side}", None)
     else:
@@ -258,7 +250,7 @@ def _from_link() -> None:
             continue
         data = load_shared(value) if is_digest(value) else None
         name = (url.get(f"{side}_name") or "").strip()[:MAX_NAME_CHARS] or shared_name(value)
-        plan = _read_sample(value) or (
+        plan = read_sample(value) or (
             Plan(data, name, shared=value, not_its_sql=load_not_its_sql(value)) if data is not None else None
         )
         if plan is None:

@@ -126,8 +126,11 @@ def sample_titles() -> dict[str, str]:
     return {name: entry.get("title", name) for name, entry in sample_manifest().items()}
 
 
-def _read_sample(name: str) -> Plan | None:
-    if name not in samples():  # only files of the folder, never a path from the URL
+def read_sample(name: str | None) -> Plan | None:
+    """The sample plan called ``name`` (:func:`sample_named`), or None: only files of the folder, never
+    a path from a link."""
+    name = sample_named(name)
+    if name is None:
         return None
     with open(os.path.join(SAMPLES, name), "rb") as fh:
         return Plan(fh.read(), name, name)
@@ -247,7 +250,7 @@ def _on_sample() -> None:
     name = st.session_state.get("plan_sample")
     st.session_state.pop(REFUSED, None)
     if name and name != NONE:
-        st.session_state["plan"] = _read_sample(name)
+        st.session_state["plan"] = read_sample(name)
         url.set("sample", name)
     else:
         st.session_state.pop("plan", None)
@@ -296,7 +299,7 @@ def plan_from_url() -> Plan | None:
     linked = url.get("sample")
     sample = sample_named(linked)
     if "plan" not in st.session_state and sample is not None:
-        st.session_state["plan"] = _read_sample(sample)
+        st.session_state["plan"] = read_sample(sample)
         st.session_state["plan_sample"] = sample
     elif "plan" not in st.session_state and linked:
         st.session_state["plan_error"] = (
