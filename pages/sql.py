@@ -233,7 +233,8 @@ def main() -> None:
         help="Your own tables from the Tables page are always included",
         on_change=lambda: st.session_state.pop("sql_error", None),  # an error of the other tables
     )
-    st.caption(_tables_caption(data, catalog_tables(_catalog(data, generate=False))))
+    # filled once the page's plan is made: making it generates the tables the caption names
+    tables_caption = st.empty()
     sql = st.text_area(
         "SQL",
         key="sql_text",
@@ -262,6 +263,7 @@ def main() -> None:
             st.info(as_sentence(f"{ENTER_A_QUERY} above, then Make plan"))
         else:
             _make(sql, data, form)
+    tables_caption.caption(_tables_caption(data, catalog_tables(_catalog(data, generate=False))))
     if "sql_error" in st.session_state:
         st.error(md_escape(as_sentence(st.session_state["sql_error"])))
     made = st.session_state.get("sql_made")

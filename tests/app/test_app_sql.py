@@ -293,3 +293,22 @@ def test_a_plan_made_before_the_sql_changed_says_so():
     ]
     at.button(key="sql_make").click().run()
     assert not at.warning and not at.exception
+
+
+def test_the_tables_caption_names_the_tables_its_plan_just_generated(tmp_path, monkeypatch):
+    """With TPC-H not generated yet, the caption says it is made with the plan; once Make plan has made
+    it, the same run of the page names its tables (it had kept saying they were still to be made)."""
+    from executor.data import generate
+    from ui.state import plan_data
+
+    monkeypatch.setattr(generate, "CACHE", str(tmp_path))
+    monkeypatch.setattr(plan_data, "CACHE", str(tmp_path))
+    at = _sql_page()
+    at.radio(key="sql_data").set_value("tpch").run()
+    assert any(c.value == "TPC-H tables: generated when you make the plan" for c in at.caption)
+    at.text_area(key="sql_text").input("SELECT n_name FROM nation").run()
+    at.button(key="sql_make").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    tables = next(c.value for c in at.caption if c.value.startswith("TPC-H tables: "))
+    assert "`nation`" in tables and "`lineitem`" in tables, tables
+    assert os.path.isfile(tmp_path / "tpch-sf0.01" / "nation.parquet")
