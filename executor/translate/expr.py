@@ -900,6 +900,17 @@ class ExprTranslator:
             stamp = getattr(lit, kind)
             if stamp.precision > 6 and stamp.value % 10 ** (stamp.precision - 6):
                 self._finer_than_spark(stamp.precision)
+        if kind in ("interval_day_to_second", "interval_compound"):
+            ds = (
+                lit.interval_day_to_second
+                if kind == "interval_day_to_second"
+                else lit.interval_compound.interval_day_to_second
+            )
+            if ds.precision > 6 and ds.subseconds % 10 ** (ds.precision - 6):
+                self.tr.warn(
+                    f"node {self.node_id}: an interval of the plan counts {ds.precision} digits of a second: "
+                    f"{MICROSECONDS_KEPT}"
+                )
         return literals.literal(lit)
 
     def _time_of_day_cast(self, kind: str | None, source_kind: str | None, value: Expression) -> None:
@@ -927,6 +938,13 @@ class ExprTranslator:
             if not datafusion:
                 raise Unsupported(f"a cast of a date to {kind}: what number a date is, is its producer's")
             return F.unix_date(inner).cast("long")
+        if {kind, source_kind} & {"interval_day"} and {kind, source_kind} & INT_KINDS:
+            if not datafusion:
+                number = kind if kind in INT_KINDS else source_kind
+                raise Unsupported(
+                    f"a cast between a day-time interval and {number}: which unit the number counts is its producer's"
+                )
+            return self._duration_counted(inner, target, source)
         if not datafusion:
             return inner
         if source_kind in INT_KINDS and kind in TIMESTAMP_KINDS:
@@ -948,6 +966,28 @@ class ExprTranslator:
                 return (F.unix_micros(inner.cast("timestamp")) * F.lit(10 ** (digits - 6))).cast("long")
             return datetimes.whole_units(inner, 10 ** (6 - digits))
         return inner
+
+    def _duration_counted(self, inner: Column, target: type_pb2.Type, source: type_pb2.Type) -> Column:
+        """A cast between a duration and a number as DataFusion casts one (Arrow's): the number counts the
+        duration's own units, its precision's digits of a second (Spark's cast counts seconds whatever
+        the type). A duration finer than a microsecond keeps microseconds, said."""
+        datetimes = _functions().datetimes
+        if target.WhichOneof("kind") in INT_KINDS:
+            digits = _interval_digits(source)
+            micros = datetimes.interval_micros(inner)
+            if digits >= 6:
+                return micros * F.lit(10 ** (digits - 6))
+            return F.call_function("div", micros, F.lit(10 ** (6 - digits)))  # toward zero, as Arrow
+        digits = _interval_digits(target)
+        n = inner.cast("long")
+        if digits > 6:
+            self.tr.warn(
+                f"node {self.node_id}: a duration of the plan counts {digits} digits of a second: {MICROSECONDS_KEPT}"
+            )
+            micros = F.call_function("div", n, F.lit(10 ** (digits - 6)))
+        else:
+            micros = n * F.lit(10 ** (6 - digits))
+        return F.timestamp_micros(micros) - F.timestamp_micros(F.lit(0))
 
     def _unsigned_literal(self, kind: str, value: int) -> Column:
         """A literal of DataFusion's unsigned integers (:func:`viz.coercion.unsigned_value`), in the Spark
@@ -1145,6 +1185,11 @@ def _literal_of(e: algebra_pb2.Expression):
     while e.WhichOneof("rex_type") == "cast":
         e = e.cast.input
     return e.literal if e.WhichOneof("rex_type") == "literal" else None
+
+
+def _interval_digits(t: type_pb2.Type) -> int:
+    """The digits of a second a day-time interval type counts (unset: microseconds, as before the field)."""
+    return t.interval_day.precision if t.interval_day.HasField("precision") else 6
 
 
 def _constant_value(e: algebra_pb2.Expression):

@@ -88,6 +88,24 @@ def test_a_case_of_a_null_and_a_string_says_nothing_and_of_a_number_and_a_string
         assert not notes, notes
 
 
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT count(DISTINCT to_timestamp_nanos(o_orderkey * 100)) AS a FROM orders WHERE o_orderkey < 40",
+        "SELECT o_orderkey, CAST(o_orderdate AS TIMESTAMP) + INTERVAL '1500 nanoseconds' AS t FROM orders "
+        "WHERE o_orderkey < 5",
+    ],
+)
+def test_a_time_the_plan_makes_finer_than_a_microsecond_is_said(spark, tables, tpch_dir, sql):
+    """Spark's times hold microseconds: where the plan makes a time or an interval with nanoseconds (a
+    number of them, an interval literal's), the run keeps microseconds and says the rest is dropped
+    (DataFusion's engine counts 15 distinct times where the run counts 2)."""
+    from executor.translate.types import MICROSECONDS_KEPT
+
+    _, result = _run(sql, tables, "written", tpch_dir)
+    assert any(MICROSECONDS_KEPT in w for w in result.warnings), result.warnings
+
+
 @pytest.mark.parametrize("form", FORMS)
 def test_concat_skips_nulls_and_the_operator_does_not(spark, tables, tpch_dir, form):
     """DataFusion's concat() skips a null argument and its || gives null, as DuckDB's do; the plan's

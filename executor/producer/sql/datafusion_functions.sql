@@ -1071,3 +1071,22 @@ SELECT k, n, s FROM (SELECT CAST(CAST(o_orderkey % 7 AS DOUBLE) * 1234567.890123
 -- name: float_texts_as_the_value_of_an_in_subquery
 -- Spark's optimizer makes an IN's value part of a join's condition after its checks, where a call by reflection is never made ready: the run makes that text from Spark's own expressions
 SELECT o_orderkey, 'in' AS w FROM orders WHERE o_orderkey < 200 AND CAST(CAST(o_orderkey AS DOUBLE) / 7 AS VARCHAR) IN (SELECT CAST(CAST(l_orderkey AS DOUBLE) / 7 AS VARCHAR) FROM lineitem WHERE l_linenumber = 3) UNION ALL SELECT o_orderkey, 'not in' AS w FROM orders WHERE o_orderkey < 200 AND CAST(CAST(o_orderkey AS DOUBLE) / 7 AS VARCHAR) NOT IN (SELECT CAST(CAST(l_orderkey AS DOUBLE) / 7 AS VARCHAR) FROM lineitem WHERE l_linenumber = 3) ORDER BY o_orderkey
+-- name: durations_as_counts_of_their_units
+-- a duration cast to a number counts its own units (nanoseconds of a difference of timestamps), and a
+-- number cast to a duration is of the type's units: Spark's cast counts seconds whatever the type
+SELECT o_orderkey, CAST(CAST(o_orderdate AS TIMESTAMP) - TIMESTAMP '1996-01-01 00:00:00' AS BIGINT) AS ns, CAST(arrow_cast(o_orderkey * 1000 - 7000, 'Duration(Millisecond)') AS BIGINT) AS ms, CAST(arrow_cast(o_orderkey * 1000003 - 9000000, 'Duration(Microsecond)') AS BIGINT) AS us, CAST(arrow_cast(o_orderkey - 7, 'Duration(Second)') AS BIGINT) AS s FROM orders WHERE o_orderkey < 40
+;
+-- name: durations_of_units_added_to_times
+SELECT o_orderkey, CAST(o_orderdate AS TIMESTAMP) + arrow_cast(o_orderkey * 1000, 'Duration(Millisecond)') AS plus_ms, CAST(o_orderdate AS TIMESTAMP) + arrow_cast(o_orderkey * 1000003 - 9000000, 'Duration(Microsecond)') AS plus_us FROM orders WHERE o_orderkey < 40
+;
+-- name: a_duration_counted_in_a_filter
+SELECT count(*) AS c FROM orders WHERE arrow_cast(CAST(o_orderdate AS TIMESTAMP) - TIMESTAMP '1995-01-01 00:00:00', 'Int64') > 86400000000000
+;
+-- name: array_has_an_untyped_null
+-- DataFusion's NULL of its own null type as the element sought: null, where Spark's array_contains refuses its type
+SELECT n_nationkey, array_has(make_array(1, NULL), NULL) AS c, array_has(make_array(n_nationkey, NULL), NULL) AS d, array_has(make_array(n_nationkey, 2), n_regionkey) AS e FROM nation WHERE n_nationkey < 5
+;
+-- name: to_times_of_an_untyped_null
+-- DataFusion's NULL of its own null type made a date or a timestamp: null (it was refused as a value of no known type)
+SELECT n_nationkey, to_timestamp(NULL) AS a, to_date(NULL) AS b, to_timestamp_seconds(NULL) AS c, to_timestamp_millis(NULL) AS d FROM nation WHERE n_nationkey < 3
+;

@@ -9,8 +9,10 @@ from collections.abc import Callable
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
+from pyspark.sql import types as S
 
 from ...errors import Unsupported
+from ..types import MICROSECONDS_KEPT
 from ._common import INT_RANGE, NOT_CONSTANT, Builder, Call, _arg_kind, _enums, _kind, _values, base_name, second_digits
 
 _WEEKDAY_MON0 = lambda x: F.call_function("weekday", x)  # noqa: E731  Monday = 0 ... Sunday = 6
@@ -371,9 +373,13 @@ def _to_temporal(to: str, unit: str = "seconds", cut: bool = False) -> Builder:
     def build(call: Call, args: list) -> Column:
         vals = _values(args)
         kind = _arg_kind(call, 0)
+        held = call.spark_types(vals[:1]) if call.spark_types is not None else None
+        if held and isinstance(held[0], S.NullType):  # an untyped NULL (DataFusion's null type): null
+            return F.lit(None).cast("date" if to == "date" else "timestamp")
         if to == "date" and kind in ("date", "timestamp", "precision_timestamp"):
             return vals[0].cast("date")  # a timestamp's day, earlier in time before 1970 (as Arrow casts)
         if kind in INT_RANGE and unit == "nanos":  # Spark's timestamps hold microseconds: the rest is dropped
+            call.warnings.append(f"{base_name(call.name)} of a number of nanoseconds: {MICROSECONDS_KEPT}")
             return from_finer_units(vals[0], 1000)
         if kind in INT_RANGE:
             return F.date_from_unix_date(vals[0]) if to == "date" else F.call_function(f"timestamp_{unit}", vals[0])
