@@ -10,6 +10,7 @@ expression typer, so the translation reads the plan exactly as the inspector sho
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Sequence
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
@@ -50,7 +51,7 @@ from .casts import (
     stops_where_lost,
 )
 from .functions._common import INT_MAX, _kind, second_digits
-from .types import MICROSECONDS_KEPT, UNSIGNED_HELD_IN, to_spark
+from .types import DURATION_VARIATION, MICROSECONDS_KEPT, UNSIGNED_HELD_IN, to_spark
 
 Expression = algebra_pb2.Expression
 
@@ -837,7 +838,7 @@ class ExprTranslator:
             )
         if "precision_time" in (kind, source_kind):
             self._time_of_day_cast(kind, source_kind, e.input)
-        inner = self._counted(inner, e.type, source, datafusion)
+        inner = self._counted(inner, e.type, source, datafusion, e.input)
         if records.holds_record(e.type):
             target = self._members_kept(inner, target)
         if isinstance(target, S.DecimalType) and source_kind in ("fp32", "fp64"):
@@ -862,6 +863,8 @@ class ExprTranslator:
         ):
             return out
         source = self.type_of(e.input)
+        if source_kind == "interval_day" and kind in INT_KINDS:  # a duration's count of its units (_counted)
+            source = type_pb2.Type(i64=type_pb2.Type.I64())
         narrows = may_not_fit(e.type, source)
         if narrows and e.input.WhichOneof("rex_type") == "literal":  # not through a cast, which changes it
             value = _constant_value(e.input)
@@ -928,7 +931,9 @@ class ExprTranslator:
             "to another precision, from a timestamp and (in a DataFusion plan) to a count of its units only"
         )
 
-    def _counted(self, inner: Column, target: type_pb2.Type, source: type_pb2.Type | None, datafusion: bool) -> Column:
+    def _counted(
+        self, inner: Column, target: type_pb2.Type, source: type_pb2.Type | None, datafusion: bool, value: Expression
+    ) -> Column:
         """A cast's value where a time and a number are cast one to the other, or a timestamp to coarser
         units: Spark casts no number to a timestamp without a zone nor back, a date to a number is null, and
         its timestamps keep microseconds. DataFusion counts the date's days or the timestamp's own units since
@@ -938,13 +943,19 @@ class ExprTranslator:
             if not datafusion:
                 raise Unsupported(f"a cast of a date to {kind}: what number a date is, is its producer's")
             return F.unix_date(inner).cast("long")
-        if {kind, source_kind} & {"interval_day"} and {kind, source_kind} & INT_KINDS:
+        if "interval_day" in (kind, source_kind) and {kind, source_kind} & NUMBER_KINDS:
+            number = kind if kind in NUMBER_KINDS else source_kind
             if not datafusion:
-                number = kind if kind in INT_KINDS else source_kind
                 raise Unsupported(
                     f"a cast between a day-time interval and {number}: which unit the number counts is its producer's"
                 )
-            return self._duration_counted(inner, target, source)
+            interval = target if kind == "interval_day" else source
+            if interval.interval_day.type_variation_reference != DURATION_VARIATION or number not in INT_KINDS:
+                raise Unsupported(
+                    f"a cast between DataFusion's {'duration' if number in INT_KINDS else 'interval'} and {number}: "
+                    "only a duration and a whole number (a count of its units) are mapped"
+                )
+            return self._duration_counted(inner, target, source, value)
         if not datafusion:
             return inner
         if source_kind in INT_KINDS and kind in TIMESTAMP_KINDS:
@@ -967,7 +978,9 @@ class ExprTranslator:
             return datetimes.whole_units(inner, 10 ** (6 - digits))
         return inner
 
-    def _duration_counted(self, inner: Column, target: type_pb2.Type, source: type_pb2.Type) -> Column:
+    def _duration_counted(
+        self, inner: Column, target: type_pb2.Type, source: type_pb2.Type, value: Expression
+    ) -> Column:
         """A cast between a duration and a number as DataFusion casts one (Arrow's): the number counts the
         duration's own units, its precision's digits of a second (Spark's cast counts seconds whatever
         the type). A duration finer than a microsecond keeps microseconds, said."""
@@ -981,13 +994,14 @@ class ExprTranslator:
         digits = _interval_digits(target)
         n = inner.cast("long")
         if digits > 6:
-            self.tr.warn(
-                f"node {self.node_id}: a duration of the plan counts {digits} digits of a second: {MICROSECONDS_KEPT}"
-            )
-            micros = F.call_function("div", n, F.lit(10 ** (digits - 6)))
-        else:
-            micros = n * F.lit(10 ** (6 - digits))
-        return F.timestamp_micros(micros) - F.timestamp_micros(F.lit(0))
+            if _constant_value(value) is _functions().NOT_CONSTANT or _constant_value(value) % 10 ** (digits - 6):
+                self.tr.warn(
+                    f"node {self.node_id}: a duration of the plan counts {digits} digits of a second: "
+                    f"{MICROSECONDS_KEPT}"
+                )
+            n, digits = F.call_function("div", n, F.lit(10 ** (digits - 6))), 6
+        # Spark multiplies an interval exactly: a count beyond its range stops the run, not wraps
+        return F.lit(dt.timedelta(microseconds=10 ** (6 - digits))) * n
 
     def _unsigned_literal(self, kind: str, value: int) -> Column:
         """A literal of DataFusion's unsigned integers (:func:`viz.coercion.unsigned_value`), in the Spark
@@ -1185,6 +1199,10 @@ def _literal_of(e: algebra_pb2.Expression):
     while e.WhichOneof("rex_type") == "cast":
         e = e.cast.input
     return e.literal if e.WhichOneof("rex_type") == "literal" else None
+
+
+#: Numbers a cast may take to or from a time.
+NUMBER_KINDS = INT_KINDS | {"fp32", "fp64", "decimal"}
 
 
 def _interval_digits(t: type_pb2.Type) -> int:

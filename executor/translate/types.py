@@ -149,6 +149,8 @@ def dialect() -> str:
 
 #: What becomes of a time finer than Spark's, said wherever a plan's time is (a result column, a literal, a cast).
 MICROSECONDS_KEPT = "Spark keeps microseconds, so the digits below a microsecond are dropped"
+#: The type variation of DataFusion's durations on ``interval_day`` (its intervals of days and time have none).
+DURATION_VARIATION = 1
 
 #: What a result column of a time finer than Spark's holds: where its finer part went.
 FINER_IN_RESULTS = (

@@ -1090,3 +1090,7 @@ SELECT n_nationkey, array_has(make_array(1, NULL), NULL) AS c, array_has(make_ar
 -- DataFusion's NULL of its own null type made a date or a timestamp: null (it was refused as a value of no known type)
 SELECT n_nationkey, to_timestamp(NULL) AS a, to_date(NULL) AS b, to_timestamp_seconds(NULL) AS c, to_timestamp_millis(NULL) AS d FROM nation WHERE n_nationkey < 3
 ;
+-- name: a_duration_narrowed_past_an_int_stops
+-- a count of nanoseconds beyond an int: DataFusion's cast stops, and so does the run (Spark's cast would wrap it)
+SELECT o_orderkey, CAST(CAST(o_orderdate AS TIMESTAMP) - TIMESTAMP '1996-01-01 00:00:00' AS INT) AS a FROM orders WHERE o_orderkey < 5
+;

@@ -12,7 +12,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as S
 
 from ...errors import Unsupported
-from ..types import MICROSECONDS_KEPT
+from ..types import DURATION_VARIATION, MICROSECONDS_KEPT
 from ._common import INT_RANGE, NOT_CONSTANT, Builder, Call, _arg_kind, _enums, _kind, _values, base_name, second_digits
 
 _WEEKDAY_MON0 = lambda x: F.call_function("weekday", x)  # noqa: E731  Monday = 0 ... Sunday = 6
@@ -68,8 +68,6 @@ _INTERVALS = ("interval_day", "interval_year", "interval_compound")
 DAY_MICROS = 86_400_000_000
 #: A duration's unit in microseconds, for DataFusion's ``date_part`` of one.
 _DURATION_UNITS = {"WEEK": 7 * DAY_MICROS, "DAY": DAY_MICROS, "HOUR": 3_600_000_000, "MINUTE": 60_000_000}
-#: Where DataFusion's plans mark an ``interval_day`` as Arrow's Duration (a timestamp minus a timestamp).
-_DURATION_VARIATION = 1
 
 
 def interval_micros(value: Column) -> Column:
@@ -140,11 +138,7 @@ def _extract(call: Call, args: list) -> Column:
     if _kind(source) == "precision_time":
         return _time_part(part, vals[-1])
     duration = source is not None and source.WhichOneof("kind") == "interval_day"
-    if (
-        duration
-        and call.dialect == "datafusion"
-        and source.interval_day.type_variation_reference == _DURATION_VARIATION
-    ):
+    if duration and call.dialect == "datafusion" and source.interval_day.type_variation_reference == DURATION_VARIATION:
         return _duration_part(part, vals[-1])
     if _arg_kind(call, len(call.arg_types) - 1) in _INTERVALS:
         if not isinstance(part, str) or part.upper() not in _INTERVAL_FIELDS:
@@ -373,13 +367,16 @@ def _to_temporal(to: str, unit: str = "seconds", cut: bool = False) -> Builder:
     def build(call: Call, args: list) -> Column:
         vals = _values(args)
         kind = _arg_kind(call, 0)
-        held = call.spark_types(vals[:1]) if call.spark_types is not None else None
-        if held and isinstance(held[0], S.NullType):  # an untyped NULL (DataFusion's null type): null
+        # an untyped NULL (DataFusion's null type, a user-defined one): null
+        held = call.spark_types(vals[:1]) if kind in (None, "user_defined") and call.spark_types is not None else None
+        if held and isinstance(held[0], S.NullType):
             return F.lit(None).cast("date" if to == "date" else "timestamp")
         if to == "date" and kind in ("date", "timestamp", "precision_timestamp"):
             return vals[0].cast("date")  # a timestamp's day, earlier in time before 1970 (as Arrow casts)
         if kind in INT_RANGE and unit == "nanos":  # Spark's timestamps hold microseconds: the rest is dropped
-            call.warnings.append(f"{base_name(call.name)} of a number of nanoseconds: {MICROSECONDS_KEPT}")
+            constant = call.constants[0] if call.constants else NOT_CONSTANT
+            if constant is NOT_CONSTANT or (constant is not None and constant % 1000):
+                call.warnings.append(f"{base_name(call.name)} of a number of nanoseconds: {MICROSECONDS_KEPT}")
             return from_finer_units(vals[0], 1000)
         if kind in INT_RANGE:
             return F.date_from_unix_date(vals[0]) if to == "date" else F.call_function(f"timestamp_{unit}", vals[0])
