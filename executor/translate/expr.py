@@ -994,7 +994,8 @@ class ExprTranslator:
         digits = _interval_digits(target)
         n = inner.cast("long")
         if digits > 6:
-            if _constant_value(value) is _functions().NOT_CONSTANT or _constant_value(value) % 10 ** (digits - 6):
+            constant = _constant_value(value)  # a literal of whole microseconds loses nothing
+            if constant is _functions().NOT_CONSTANT or (isinstance(constant, int) and constant % 10 ** (digits - 6)):
                 self.tr.warn(
                     f"node {self.node_id}: a duration of the plan counts {digits} digits of a second: "
                     f"{MICROSECONDS_KEPT}"
