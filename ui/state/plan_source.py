@@ -297,10 +297,10 @@ def plan_from_url() -> Plan | None:
     message in ``st.session_state["plan_error"]``)."""
     st.session_state.pop("plan_error", None)
     linked = url.get("sample")
-    sample = sample_named(linked)
-    if "plan" not in st.session_state and sample is not None:
-        st.session_state["plan"] = read_sample(sample)
-        st.session_state["plan_sample"] = sample
+    sample = read_sample(linked) if "plan" not in st.session_state and linked else None
+    if sample is not None:
+        st.session_state["plan"] = sample
+        st.session_state["plan_sample"] = sample.sample
     elif "plan" not in st.session_state and linked:
         st.session_state["plan_error"] = (
             f"The link names a sample plan, {linked[:60]!r}, that is not on this server; open one of the samples "
