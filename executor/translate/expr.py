@@ -910,10 +910,7 @@ class ExprTranslator:
                 else lit.interval_compound.interval_day_to_second
             )
             if ds.precision > 6 and ds.subseconds % 10 ** (ds.precision - 6):
-                self.tr.warn(
-                    f"node {self.node_id}: an interval of the plan counts {ds.precision} digits of a second: "
-                    f"{MICROSECONDS_KEPT}"
-                )
+                self._finer_than_spark(ds.precision, "an interval")
         return literals.literal(lit)
 
     def _time_of_day_cast(self, kind: str | None, source_kind: str | None, value: Expression) -> None:
@@ -996,10 +993,7 @@ class ExprTranslator:
         if digits > 6:
             constant = _constant_value(value)  # a literal of whole microseconds loses nothing
             if constant is _functions().NOT_CONSTANT or (isinstance(constant, int) and constant % 10 ** (digits - 6)):
-                self.tr.warn(
-                    f"node {self.node_id}: a duration of the plan counts {digits} digits of a second: "
-                    f"{MICROSECONDS_KEPT}"
-                )
+                self._finer_than_spark(digits, "a duration")
             n, digits = F.call_function("div", n, F.lit(10 ** (digits - 6))), 6
         # Spark multiplies an interval exactly: a count beyond its range stops the run, not wraps
         return F.lit(dt.timedelta(microseconds=10 ** (6 - digits))) * n
@@ -1039,9 +1033,9 @@ class ExprTranslator:
                 self._finer_than_spark(second_digits(output))
                 return
 
-    def _finer_than_spark(self, precision: int) -> None:
+    def _finer_than_spark(self, precision: int, what: str = "a timestamp") -> None:
         self.tr.warn(
-            f"node {self.node_id}: a timestamp of the plan counts {precision} digits of a second: {MICROSECONDS_KEPT}"
+            f"node {self.node_id}: {what} of the plan counts {precision} digits of a second: {MICROSECONDS_KEPT}"
         )
 
     def nested(self, e: Expression.Nested) -> Column:

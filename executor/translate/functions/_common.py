@@ -109,6 +109,16 @@ def _arg_kind(call: Call, i: int = 0) -> str | None:
     return _kind(_arg_type(call, i))
 
 
+def untyped_null(call: Call, i: int, value: Column) -> bool:
+    """Whether value argument ``i`` (``value``) is an untyped NULL (DataFusion's null type, a user-defined
+    one, held as Spark's NullType), which Spark's functions refuse where they need a type. Spark is asked
+    only where the plan's type of it is not known or user-defined."""
+    if _arg_kind(call, i) not in (None, "user_defined") or call.spark_types is None:
+        return False
+    held = call.spark_types([value])
+    return bool(held) and isinstance(held[0], S.NullType)
+
+
 def list_element(t: Type | None) -> Type | None:
     """The element type of a list type; None for any other type."""
     return t.list.type if _kind(t) == "list" else None

@@ -9,11 +9,22 @@ from collections.abc import Callable
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
-from pyspark.sql import types as S
 
 from ...errors import Unsupported
 from ..types import DURATION_VARIATION, MICROSECONDS_KEPT
-from ._common import INT_RANGE, NOT_CONSTANT, Builder, Call, _arg_kind, _enums, _kind, _values, base_name, second_digits
+from ._common import (
+    INT_RANGE,
+    NOT_CONSTANT,
+    Builder,
+    Call,
+    _arg_kind,
+    _enums,
+    _kind,
+    _values,
+    base_name,
+    second_digits,
+    untyped_null,
+)
 
 _WEEKDAY_MON0 = lambda x: F.call_function("weekday", x)  # noqa: E731  Monday = 0 ... Sunday = 6
 
@@ -367,9 +378,7 @@ def _to_temporal(to: str, unit: str = "seconds", cut: bool = False) -> Builder:
     def build(call: Call, args: list) -> Column:
         vals = _values(args)
         kind = _arg_kind(call, 0)
-        # an untyped NULL (DataFusion's null type, a user-defined one): null
-        held = call.spark_types(vals[:1]) if kind in (None, "user_defined") and call.spark_types is not None else None
-        if held and isinstance(held[0], S.NullType):
+        if untyped_null(call, 0, vals[0]):
             return F.lit(None).cast("date" if to == "date" else "timestamp")
         if to == "date" and kind in ("date", "timestamp", "precision_timestamp"):
             return vals[0].cast("date")  # a timestamp's day, earlier in time before 1970 (as Arrow casts)

@@ -32,6 +32,7 @@ from ._common import (
     holds_struct,
     list_element,
     literal_pattern,
+    untyped_null,
 )
 
 
@@ -170,9 +171,7 @@ def _array_has(call: Call, args: list) -> Column:
     (Spark's ``array_contains`` gives null), null for a null list or element. Not a per-element test: an
     element that is a subquery's value cannot be used inside one (Spark refuses subqueries in lambdas)."""
     haystack, needle = _values(args)[:2]
-    untyped = _arg_kind(call, 1) in (None, "user_defined") and call.spark_types is not None
-    kinds = call.spark_types([needle]) if untyped else None
-    if kinds and isinstance(kinds[0], S.NullType):  # an untyped NULL, which Spark's array_contains refuses
+    if untyped_null(call, 1, needle):  # which Spark's array_contains refuses
         return F.lit(None).cast("boolean")
     found = F.coalesce(F.array_contains(haystack, needle), F.lit(False))
     return F.when(haystack.isNull() | needle.isNull(), F.lit(None)).otherwise(found)
