@@ -1574,3 +1574,71 @@ def test_a_case_of_three_branches_says_every_one():
     assert "more case" not in said and all(f"{k} when quantity is above {10 * k}" in said for k in (1, 2, 3)), said
     said = _project_words(case(6))
     assert "and 3 more cases" in said and "6 when quantity is above 60" in said, said
+
+
+def _story(sql: str, form: str) -> list[str]:
+    """The story of DataFusion's plan of ``sql`` over TPC-H at scale 0.01, its sentences in order."""
+    from executor.data.generate import tpch
+    from executor.engines.sql_plan import sql_to_plan
+
+    data_dir = tpch(0.01)
+    tables = {os.path.splitext(f)[0]: os.path.join(data_dir, f) for f in os.listdir(data_dir) if f.endswith(".parquet")}
+    m = analyze(sql_to_plan(sql, tables, json=False, form=form).data)
+    said = describe_plan(m)
+    return [said[n] for n in story_order(m)]
+
+
+@pytest.mark.parametrize("form", ["written", "optimized"])
+def test_is_not_distinct_from_between_two_columns_says_a_null_matches_a_null(form):
+    """``a IS NOT DISTINCT FROM b`` between columns of two names read "a = b", which keeps no row of two
+    nulls; INTERSECT's semi join on such keys read so too (a review of the stories)."""
+    story = _story("SELECT o_orderkey FROM orders WHERE o_orderpriority IS NOT DISTINCT FROM o_clerk", form)
+    assert any("o_orderpriority = o_clerk (a null matching a null)" in s for s in story), story
+    story = _story(
+        "SELECT c_nationkey FROM customer WHERE c_acctbal > 9000 INTERSECT SELECT s_nationkey FROM supplier", form
+    )
+    assert any("on c_nationkey = s_nationkey (a null matching a null)" in s for s in story), story
+
+
+def test_a_column_of_one_copy_of_a_table_joined_to_itself_says_which_copy():
+    """Nation joined to nation, then a filter on the second copy's n_name and the first copy's n_name
+    kept (checked by hand against the plan: the filter reads field 5, the project field 1, of the
+    join's 4 + 4 columns): each said with its place, not as the table's n_name."""
+    story = _story(
+        "SELECT a.n_name FROM nation a JOIN nation b ON a.n_regionkey = b.n_regionkey WHERE b.n_name = 'CHINA'",
+        "written",
+    )
+    assert story[3] == "Keeps the rows of nation where n_name (the 2nd of 2) is 'CHINA'."
+    assert story[4] == "Keeps column n_name (the 1st of 2)."
+
+
+@pytest.mark.parametrize("form", ["written", "optimized"])
+def test_a_condition_that_ands_in_a_null_is_said_never_true(form):
+    """NOT IN with a null in its list keeps no row; the optimizer writes it as ``… AND NULL``, read before as
+    "n_regionkey is neither 1 nor 2 and null", which reads as if null keys were kept."""
+    [read, *rest] = _story("SELECT n_name FROM nation WHERE n_regionkey NOT IN (1, 2, NULL)", form)
+    said = " ".join([read, *rest])
+    if form == "optimized":
+        assert (
+            "where the condition is never true (a part of it is null): n_regionkey is neither 1 nor 2 and null" in said
+        )
+    else:
+        assert "n_regionkey is not one of 1, 2 and null (never true: with a null among them it is null at best)" in said
+
+
+def test_casts_that_change_a_value_are_said():
+    """A cast to an integer of a quotient (not only of a column) and a float cast to a decimal of few
+    places change the value: said, where they read as plain renames before. A float cast to many places
+    (DataFusion's for comparing with a decimal) is said as itself."""
+    story = _story("SELECT CAST(o_totalprice / 1000 AS INT) AS bucket, count(*) FROM orders GROUP BY 1", "written")
+    assert "Counts rows per bucket (o_totalprice ÷ 1000 as a whole number)." in story
+    story = _story(
+        "SELECT CAST(x AS DECIMAL(10,2)) AS d, CAST(x AS DECIMAL(5,0)) AS d0, CAST(x AS DECIMAL(30,15)) AS d15, "
+        "CAST(CAST(x AS DECIMAL(10,4)) AS DECIMAL(10,1)) AS d1 FROM (VALUES (1.005e0)) t(x)",
+        "written",
+    )
+    said = " ".join(story)
+    assert "d = column1 rounded to 2 decimal places" in said
+    assert "d0 = column1 rounded to a whole number" in said
+    assert "rounded to 1 decimal place" in said  # a decimal cast to fewer places
+    assert "15 decimal places" not in said

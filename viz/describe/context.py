@@ -3,6 +3,7 @@ names tables and other steps), and the column lists every sentence shares."""
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -105,9 +106,9 @@ class Context:
         makes it ("step 12's rank"). A name one input has twice (a table joined twice below) is told
         apart by its place: "d_date_sk (the 2nd of 3)"."""
         segments = self.segments()
-        if segments is None:
+        if segments is None or len(segments) < 2:  # one input's record (a filter over a join with a condition)
             return self._by_place(record)
-        if segments[-1][1] >= len(record) or len(segments) < 2:
+        if segments[-1][1] >= len(record):
             return record
         names = [f.name for f in record]
         if len(set(names)) == len(names):
@@ -160,14 +161,19 @@ class Context:
 
     def _by_place(self, record: Sequence[Field]) -> Sequence[Field]:
         """A record one input makes with a name said twice (two nations joined below, both n_name), each
-        told apart by its place: "n_name (the 2nd of 2)"; a record without such a name as it is."""
+        told apart by its place where the step reads one of them: "n_name (the 2nd of 2)"; a record
+        without such a name as it is."""
         times = Counter(f.name for f in record)
         if all(k == 1 for k in times.values()):
             return record
-        # only where the step reads two of them: one read alone is said by its name ("product_id")
-        read = fields_read(self.node.node.body)
-        told = Counter(record[i].name for i in read if i < len(record))
-        if not any(times[n] > 1 and k > 1 for n, k in told.items()):
+        # where the step reads two of them; one read alone is said by its name ("product_id", the same
+        # value on both sides of a join on it) unless its copies come from one table read twice (a
+        # nation joined to a nation): the other copy holds another nation's n_name
+        read = [i for i in fields_read(self.node.node.body) if i < len(record)]
+        told = Counter(record[i].name for i in read)
+        if not any(times[n] > 1 and k > 1 for n, k in told.items()) and not any(
+            times[n] > 1 and self._copies_of_one_column(n, record) for n in told
+        ):
             return record
         seen: Counter = Counter()
         out = []
@@ -178,6 +184,17 @@ class Context:
             else:
                 out.append(f)
         return out
+
+    def _copies_of_one_column(self, name: str, record: Sequence[Field]) -> bool:
+        """Whether the columns named ``name`` in this one-input node's record all come from the same
+        source columns (one table read twice below)."""
+        if len(self.node.inputs) != 1:
+            return False
+        summaries = column_sources(self.model, self.node.inputs[0])
+        if len(summaries) != len(record):
+            return False
+        found = {frozenset(summaries[i].sources) for i, f in enumerate(record) if f.name == name}
+        return len(found) == 1 and bool(next(iter(found)))
 
     def rows_of(self, node_id: str) -> str:
         return self.things(node_id) or "rows"
@@ -246,6 +263,10 @@ def columns_words(fields: Sequence[Field] | None, limit: int = MAX_COLUMNS) -> s
     return capped_list(names, limit)
 
 
+#: A name told apart by its place (:meth:`Context.sides_told_apart`): still a name, not words.
+_PLACED = re.compile(r"\S+ \(the \d+(?:st|nd|rd|th) of \d+\)")
+
+
 def column_list(names: Sequence[str]) -> str:
     """ "column a" for one name, "columns a, b and c" for more (capped at :data:`MAX_COLUMNS`); when a
     name is words ("the smallest ps_supplycost"), "2 columns: …", so that the list reads as names. A
@@ -256,7 +277,7 @@ def column_list(names: Sequence[str]) -> str:
     listed = capped_list(
         [n if times[n] == 1 else f"{n} ({said.get(times[n], f'{times[n]} times')})" for n in times], MAX_COLUMNS
     )
-    if any(" " in n for n in names):
+    if any(" " in n and not _PLACED.fullmatch(n) for n in names):
         return f"{counted(len(names), 'column')}: {listed}"
     return f"{'column' if len(names) == 1 else 'columns'} {listed}"
 

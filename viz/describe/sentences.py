@@ -3,6 +3,7 @@ node's :class:`Context` (the model, the node, and how the story names tables and
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -240,7 +241,7 @@ def _project(c: Context) -> str:
     narrows = emit(c.body) is not None or not c.model.conventions.project_keeps_input
     if not computed:
         if names:
-            return as_sentence(f"Keeps {column_list(names)}")
+            return as_sentence(f"Keeps {column_list(_told_apart(c, w, exprs, names))}")
         return "Passes its input through."
     if len(computed) == 1:
         text = f"Adds column {computed[0]}" if given[made[0]] else f"Adds {computed[0]} as a new column"
@@ -254,6 +255,23 @@ def _project(c: Context) -> str:
     if narrows and names:
         out += " " + as_sentence(f"Outputs {column_list(names)}")
     return out
+
+
+def _told_apart(c: Context, w: Words, exprs: list[Expression], names: list[str]) -> list[str]:
+    """The names of a project's columns, each one its input has twice, of which it keeps fewer, said as
+    the step's words tell it apart ("n_name (the 1st of 2)"): the other copy holds other values."""
+    told = [f.name for f in w.fields or ()]
+    if not told:
+        return names
+    kept = told if c.model.conventions.project_keeps_input else []
+    record = kept + [told[i] if (i := direct_field(e)) is not None and i < len(told) else None for e in exprs]
+    mapping = emit(c.body)
+    out = record if mapping is None else [record[i] if i < len(record) else None for i in mapping]
+    if len(out) != len(names):
+        return names
+    kept, had = Counter(names), Counter(f.name for f in c.node.info.incoming or ())
+    # every copy kept is said "(twice)" by the list; only where some are left out, which ones
+    return [t if t and t.startswith(f"{n} (the ") and kept[n] < had[n] else n for t, n in zip(out, names)]
 
 
 def _aggregate(c: Context) -> str:

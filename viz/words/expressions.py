@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import datetime as _dt
+import decimal as _decimal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from substrait import algebra_pb2
+from substrait import algebra_pb2, type_pb2
 
 from ..expressions import direct_field
 from ..expressions.literals import plain_kind
@@ -21,6 +22,8 @@ from .functions import (
     SET_COMPARISON,
     bound_words,
     conjuncts,
+    constant_value,
+    never_true,
     none_of,
     options_words,
     same_subject,
@@ -28,6 +31,10 @@ from .functions import (
 from .literals import literal_words
 
 Expression = algebra_pb2.Expression
+
+#: A float rounded to this many decimal places or more is said as itself: the rounding is below what a
+#: reader of the story compares (DataFusion casts a float to 15 places to compare it with a decimal).
+FLOAT_PLACES_SAID = 10
 
 
 _INTEGER_KINDS = frozenset({"i8", "i16", "i32", "i64"})
@@ -134,8 +141,14 @@ class Words:
         return out
 
     def condition(self, e: Expression) -> str:
-        """A condition in words, every conjunct said, each whole (a long one is not cut short)."""
-        return and_list((self if self.whole else replace(self, whole=True)).conditions(e))
+        """A condition in words, every conjunct said, each whole (a long one is not cut short); one that
+        ANDs in a null or false (an optimizer's NOT IN with a null) said to keep no row."""
+        text = and_list((self if self.whole else replace(self, whole=True)).conditions(e))
+        never = [c for c in conjuncts(self, e) if never_true(c)]
+        if never:
+            false = all(c.WhichOneof("rex_type") == "literal" and c.literal.HasField("boolean") for c in never)
+            return f"the condition is never true (a part of it is {'false' if false else 'null'}): {text}"
+        return text
 
     # -- one function per expression kind ------------------------------------------------------
     def literal(self, lit: Expression.Literal) -> str:
@@ -276,17 +289,46 @@ class Words:
             return "as a whole number"
         if kind in _TEXT_KINDS and source not in _TEXT_KINDS:
             return "as text"
+        if (
+            kind == "decimal"
+            and source in ("fp32", "fp64", "decimal")
+            and self._finer_than(e.input, e.type.decimal.scale)
+        ):
+            scale = e.type.decimal.scale
+            return f"rounded to {counted(scale, 'decimal place')}" if scale else "rounded to a whole number"
         return ""
 
+    def _finer_than(self, e: Expression, scale: int) -> bool:
+        """Whether a number may have digits beyond ``scale`` decimal places: a constant whose digits as
+        said do (0.06 - 0.01 is said 0.05), a decimal of a larger scale, any other float."""
+        value = constant_value(self, e)
+        if value is not None:
+            return value != value.quantize(_decimal.Decimal(1).scaleb(-scale), _decimal.ROUND_DOWN)
+        if e.WhichOneof("rex_type") == "literal":
+            return False
+        t = self._type_of(e)
+        if t is not None and t.WhichOneof("kind") == "decimal":
+            return t.decimal.scale > scale
+        return scale < FLOAT_PLACES_SAID
+
     def _kind_of(self, e: Expression) -> str | None:
-        """The type kind of a field or literal ``e`` reads (None for another expression, or unknown)."""
-        which = e.WhichOneof("rex_type")
-        if which == "literal":
+        """The type kind of the value ``e`` gives where the plan says it (a field, a literal, a cast, a
+        function call's output type); None where it does not."""
+        if e.WhichOneof("rex_type") == "literal":
             return plain_kind(e.literal) or e.literal.WhichOneof("literal_type")
+        t = self._type_of(e)
+        return t.WhichOneof("kind") if t is not None else None
+
+    def _type_of(self, e: Expression) -> type_pb2.Type | None:
+        """The type of a field, a cast or a function call as the plan says it; None for other expressions."""
+        which = e.WhichOneof("rex_type")
+        if which == "cast":
+            return e.cast.type
+        if which == "scalar_function" and e.scalar_function.HasField("output_type"):
+            return e.scalar_function.output_type
         i = direct_field(e)
         if i is not None and self.fields is not None and 0 <= i < len(self.fields):
-            t = self.fields[i].type
-            return t.WhichOneof("kind") if t is not None else None
+            return self.fields[i].type
         return None
 
     def subquery(self, e: Expression.Subquery) -> str:

@@ -85,7 +85,7 @@ _LOWER, _UPPER = frozenset({"gt", "gte"}), frozenset({"lt", "lte"})
 def _comparison_parts(w: Speaker, name: str, f: Expression.ScalarFunction) -> tuple[str, str, str] | None:
     """(subject, the rest, the function read) of a comparison: a constant on the left is read from
     the other side (``44 is at most x`` is "x is at least 44"); two columns compared for (in)equality
-    read ``a = b`` and ``a ≠ b``."""
+    read ``a = b`` and ``a ≠ b`` (IS NOT DISTINCT FROM said to match nulls)."""
     values = argument_values(f)
     if len(values) != 2:
         return None
@@ -96,13 +96,24 @@ def _comparison_parts(w: Speaker, name: str, f: Expression.ScalarFunction) -> tu
         subject = left if _is_null_literal(right) else right
         return w.expr(subject), f"{_NULL_NEVER_TRUE[name]} null (unknown whatever its value, so never true)", name
     if name in ("equal", "is_not_distinct_from", "not_equal") and _is_field(left) and _is_field(right):
-        return w.expr(left), ("= " if name != "not_equal" else "≠ ") + w.expr(right), name
+        nulls = " (a null matching a null)" if name == "is_not_distinct_from" else ""
+        return w.expr(left), ("= " if name != "not_equal" else "≠ ") + w.expr(right) + nulls, name
     op = _DATE_WORDS.get(name) if (_is_date(w, left) or _is_date(w, right)) else None
     return w.expr(left), f"{op or COMPARISON_WORDS[name]} {w.expr(right)}", name
 
 
 #: Comparisons whose result with a null is null (not IS [NOT] DISTINCT FROM), by their symbol.
 _NULL_NEVER_TRUE = {"equal": "=", "not_equal": "≠", "lt": "<", "gt": ">", "lte": "≤", "gte": "≥"}
+
+
+def never_true(e: Expression) -> bool:
+    """Whether a condition is a null or false literal (a conjunct that keeps no row)."""
+    while e.WhichOneof("rex_type") == "cast":
+        e = e.cast.input
+    if e.WhichOneof("rex_type") != "literal":
+        return False
+    kind = e.literal.WhichOneof("literal_type")
+    return kind == "null" or (kind == "boolean" and not e.literal.boolean)
 
 
 def _is_null_literal(e: Expression) -> bool:
@@ -273,8 +284,14 @@ def _not(w: Speaker, f: Expression.ScalarFunction) -> str | None:
             return _is_null(w, inner.scalar_function, negated=True)
     if inner.WhichOneof("rex_type") == "singular_or_list":
         sol = inner.singular_or_list
+        never = (
+            " (never true: with a null among them it is null at best)"
+            if any(map(_is_null_literal, sol.options))
+            else ""
+        )
         return said_of(
-            w.expr(sol.value), f"is not one of {capped_list([w.expr(o) for o in sol.options], MAX_VALUES, 'others')}"
+            w.expr(sol.value),
+            f"is not one of {capped_list([w.expr(o) for o in sol.options], MAX_VALUES, 'others')}{never}",
         )
     if inner.WhichOneof("rex_type") == "subquery" and inner.subquery.WhichOneof("subquery_type") == "set_predicate":
         at = w._at(inner.subquery.set_predicate.tuples)
