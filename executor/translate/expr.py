@@ -618,7 +618,7 @@ class ExprTranslator:
         if f.sorts:
             if name == "string_agg":
                 values = [a for a in args if isinstance(a, Column)]
-                sep = values[1] if len(values) > 1 else F.lit(",")
+                sep = _functions().aggregates.string_agg_separator(call, values)
                 self._warn(call)  # nulls left out, as string_agg does
                 ordered = self._ordered(f.sorts, values[0], condition)
                 # DISTINCT: each value where it first comes in the order (DataFusion orders by the value itself)

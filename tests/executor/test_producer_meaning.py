@@ -765,3 +765,20 @@ def test_a_floats_text_is_one_call_where_spark_takes_it_and_the_same_digits_wher
         df = translate(model, model.roots[0], spark, catalog).df
         assert ("reflect(" in df._jdf.queryExecution().analyzed().toString()) is by_call, (form, sql)
     assert "6.716049322271604e17" in str(want)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT string_agg(r_name, substr(r_name, 1, 1) ORDER BY r_name) AS s FROM region",
+        "SELECT r_regionkey, string_agg(r_name, substr(r_name, 1, 1)) AS s FROM region GROUP BY r_regionkey",
+    ],
+)
+def test_string_agg_with_a_separator_that_is_not_a_literal_is_refused(spark, tables, tpch_dir, sql):
+    """DataFusion's engine refuses a separator that is not a literal; Spark's listagg failed on its own
+    analysis (MISSING_GROUP_BY) without a GROUP BY, and took one row's separator with one (a hunt)."""
+    from executor.errors import ExecutionError
+
+    for form in ("written", "optimized"):
+        with pytest.raises(ExecutionError, match="string_agg with a separator that is not a literal"):
+            _run(sql, tables, form, tpch_dir)

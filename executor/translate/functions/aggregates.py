@@ -20,6 +20,7 @@ from ._common import (
     BEYOND_38_DIGITS,
     FLOATS,
     INT_RANGE,
+    NOT_CONSTANT,
     WIDE,
     Builder,
     Call,
@@ -219,15 +220,23 @@ def _any_value(call: Call, args: list) -> Column:
     return F.any_value(_one(args), F.lit(ignore))
 
 
+def string_agg_separator(call: Call, vals: list[Column]) -> Column:
+    """``string_agg``'s separator, refused unless it is a constant: Spark's ``listagg`` takes one only,
+    and DataFusion's engine refuses another (a column would be read from one row of each group)."""
+    if len(vals) < 2:
+        return F.lit(",")
+    if len(call.constants) < 2 or call.constants[1] is NOT_CONSTANT:
+        raise Unsupported("string_agg with a separator that is not a literal: DataFusion and Spark take a literal only")
+    return vals[1]
+
+
 def _string_agg(call: Call, args: list) -> Column:
     vals = _values(args)
-    sep = vals[1] if len(vals) > 1 else F.lit(",")
+    sep = string_agg_separator(call, vals)
     if call.distinct:  # in no order the plan can ask for: sorted, so that a run gives the same text each time
         separator = call.constants[1] if len(call.constants) > 1 else ","
         if not isinstance(separator, str):
-            raise Unsupported(
-                "string_agg(DISTINCT ...) with a separator that is not a literal is not supported on Spark"
-            )
+            raise Unsupported("string_agg(DISTINCT ...) with a separator that is not text is not supported on Spark")
         call.warnings.append("string_agg(DISTINCT ...): the plan asks for no order of the values; the run sorts them")
         return joined(F.array_sort(F.collect_set(vals[0])), F.lit(separator))
     return F.call_function("listagg", vals[0], sep)
