@@ -381,7 +381,7 @@ def test_tpch_q03_sort_fetch_aggregate_read_filter():
     assert describe(m, "0.0.0") == "Keeps columns o_orderkey, revenue, o_orderdate and o_shippriority."
     # the measure is the root's revenue (the project above keeps it as its second column)
     assert describe(m, "0.0.0.0") == (
-        "Sums l_extendedprice × (1.00 − l_discount) as revenue per o_orderkey, o_orderdate and o_shippriority."
+        "Sums l_extendedprice × (1 − l_discount) as revenue per o_orderkey, o_orderdate and o_shippriority."
     )
     assert describe(m, "0.0*6") == (
         "Reads table lineitem (3 of 16 columns: l_orderkey, l_extendedprice and l_discount). "
@@ -1070,7 +1070,7 @@ def test_grouping_of_a_rollup_is_said_as_a_keys_rollup_flag():
     # two phrases as the window's keys: each in brackets, the order after a comma
     assert (
         "the rank per (i_category's rollup flag + i_class's rollup flag) and (i_category when i_class's rollup "
-        "flag is 0), in order of " in said
+        "flag is 0, otherwise null), in order of " in said
     )
     assert "and s_state is 'TN'." in said
 
@@ -1273,7 +1273,9 @@ def test_a_union_of_long_columns_is_named_short_enough_for_every_condition_on_it
     lost its "is above 0" and two different growth comparisons, cut alike, read as one "(twice)"."""
     story = _present_text(datafusion("tpcds", "04"))
     [last_filter] = [line for line in story.splitlines() if line.startswith("Keeps the combined rows of steps")]
-    assert last_filter.count(" (or its like in 2 other inputs) is above 0") == 3
+    # the three year_total > 0 conditions, and the guard of each of the four growth ratios' CASE (checked
+    # by hand against the SQL: year_total > 0 THEN a / b ELSE NULL)
+    assert last_filter.count(" (or its like in 2 other inputs) is above 0") == 7
     assert "(twice)" not in last_filter and "……" not in last_filter
 
 
@@ -1334,7 +1336,7 @@ def test_a_column_named_by_a_case_in_words_is_bracketed_as_an_operand():
         q08 = analyze(fh.read())
     assert describe(q08, "0.0").startswith(
         "Adds column MKT_SHARE = (the sum of L_EXTENDEDPRICE × (1 − L_DISCOUNT) when N_NAME is 'BRAZIL', "
-        "otherwise 0.0000) ÷ (the sum of L_EXTENDEDPRICE × (1 − L_DISCOUNT))."
+        "otherwise 0) ÷ (the sum of L_EXTENDEDPRICE × (1 − L_DISCOUNT))."
     ), describe(q08, "0.0")
 
 
@@ -1642,3 +1644,21 @@ def test_casts_that_change_a_value_are_said():
     assert "d0 = column1 rounded to a whole number" in said
     assert "rounded to 1 decimal place" in said  # a decimal cast to fewer places
     assert "15 decimal places" not in said
+
+
+@pytest.mark.parametrize("form", ["written", "optimized"])
+def test_a_case_is_said_with_its_subject_its_brackets_and_its_null_otherwise(form):
+    """DataFusion writes ``CASE x WHEN v`` as a first clause holding x alone, read "an expression when
+    n_regionkey, n_nationkey when 2"; a CASE compared with a value ran on into the comparison ("…, otherwise
+    null is above 2"); a CASE without ELSE did not say its other rows are null; a decimal literal read with
+    its type's zeros (0.50)."""
+    said = " ".join(
+        _story(
+            "SELECT n_nationkey, CASE n_regionkey WHEN 2 THEN n_nationkey END AS c2 FROM nation WHERE "
+            "(CASE WHEN n_regionkey > 0 THEN n_nationkey / n_regionkey ELSE NULL END) > 2 AND n_nationkey > 0.50",
+            form,
+        )
+    )
+    assert "c2 = n_nationkey when n_regionkey is 2, otherwise null." in said
+    assert "where (n_nationkey ÷ n_regionkey when n_regionkey is above 0, otherwise null) is above 2" in said
+    assert "n_nationkey is above 0.5." in said

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from substrait import algebra_pb2, type_pb2
 
-from ..expressions import direct_field
+from ..expressions import case_base, direct_field
 from ..expressions.literals import plain_kind
 from ..fields import Field, struct_members
 from ..model import PlanModel
@@ -99,7 +99,9 @@ class Words:
         return self.conditions_of(conjuncts(self, e))
 
     def conditions_of(self, conjuncts: Sequence[Expression]) -> list[str]:
-        """:meth:`conditions` of a list of conjuncts."""
+        """:meth:`conditions` of a list of conjuncts, each said whole (a join's condition too)."""
+        if not self.whole:
+            return replace(self, whole=True).conditions_of(conjuncts)
         out: list[str] = []
         bounds: list[tuple[str, str, str] | None] = []
         conjuncts = list(conjuncts)
@@ -243,14 +245,19 @@ class Words:
         return text
 
     def if_then(self, e: Expression.IfThen) -> str:
-        branches = [f"{self.expr(c.then)} when {self.expr(getattr(c, 'if'))}" for c in e.ifs]
+        base = case_base(e)  # DataFusion's CASE x WHEN v: x in a first clause without a result
+        if base is not None:
+            subject = self.expr(base)
+            branches = [f"{self.expr(c.then)} when {subject} is {self.expr(getattr(c, 'if'))}" for c in e.ifs[1:]]
+        else:
+            branches = [f"{self.expr(c.then)} when {self.expr(getattr(c, 'if'))}" for c in e.ifs]
         # every branch of a short CASE, and of any in a condition; a long one's first three and how many more
         shown = branches if self.whole or len(branches) <= _CASES_SAID else branches[: _CASES_SAID - 1]
         text = ", ".join(shown) + (
             f" and {counted(len(branches) - len(shown), 'more case')}" if len(shown) < len(branches) else ""
         )
-        if e.HasField("else"):
-            text += f", otherwise {self.expr(getattr(e, 'else'))}"
+        # a CASE without ELSE is null for the other rows
+        text += f", otherwise {self.expr(getattr(e, 'else')) if e.HasField('else') else 'null'}"
         return text
 
     def switch_expression(self, e: Expression.SwitchExpression) -> str:

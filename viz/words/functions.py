@@ -99,7 +99,21 @@ def _comparison_parts(w: Speaker, name: str, f: Expression.ScalarFunction) -> tu
         nulls = " (a null matching a null)" if name == "is_not_distinct_from" else ""
         return w.expr(left), ("= " if name != "not_equal" else "≠ ") + w.expr(right) + nulls, name
     op = _DATE_WORDS.get(name) if (_is_date(w, left) or _is_date(w, right)) else None
-    return w.expr(left), f"{op or COMPARISON_WORDS[name]} {w.expr(right)}", name
+    return _operand(w.expr(left)), f"{op or COMPARISON_WORDS[name]} {_operand(w.expr(right))}", name
+
+
+def _operand(text: str) -> str:
+    """A comparison's side in brackets where, outside its own, it has a branch or a condition ("(x ÷ y
+    when y is above 0, otherwise null) is above 0.6"): else the comparison reads as one of its branches."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if not depth and ch == " " and text.startswith(_BRANCHING, i):
+            return f"({text})"
+    return text
+
+
+_BRANCHING = (" where ", " when ", " otherwise ")
 
 
 #: Comparisons whose result with a null is null (not IS [NOT] DISTINCT FROM), by their symbol.

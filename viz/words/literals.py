@@ -39,7 +39,7 @@ def literal_words(lit: Expression.Literal, dialect: str | None = None) -> str:
             return f"day {value}"
     if which == "decimal":
         try:
-            return decimal_text(decimal_value(value))
+            return str(_number(decimal_value(value)))  # 0.1, not its type's 0.1000000000
         except Exception:  # a malformed decimal: say so rather than fail
             return "a decimal"
     if which == "null":
@@ -68,4 +68,4 @@ def _span(units: list[tuple], none: str) -> str:
 
 def _number(n) -> int | str:
     """A count of units as it is said: a whole number as one, a fraction with its digits (1.25)."""
-    return int(n) if n == int(n) else decimal_text(n)
+    return int(n) if n == int(n) else decimal_text(n.normalize() if hasattr(n, "normalize") else n)
