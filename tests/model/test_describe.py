@@ -848,9 +848,7 @@ def test_a_filter_the_read_below_applies_already_is_said_so():
     m = P.model_of(P.plan({"filter": {"input": read, "condition": cond}}))
     assert describe(m, "0.0") == "Reads table t0 (2 columns: id and v). Keeps only the rows of t0 whose v is above 10."
     # the condition just said is not said again (Present told it twice in a row)
-    assert describe(m, "0") == (
-        "Keeps the rows of t0 the read before it keeps (its condition again: no row is left out here)."
-    )
+    assert describe(m, "0") == "Checks the read's condition again: no row is left out here."
     # the same words are not the same condition: v > 0.1 as a float and as a double, or another column
     # of the same name
     as_double, as_float = (
@@ -1662,3 +1660,59 @@ def test_a_case_is_said_with_its_subject_its_brackets_and_its_null_otherwise(for
     assert "c2 = n_nationkey when n_regionkey is 2, otherwise null." in said
     assert "where (n_nationkey ÷ n_regionkey when n_regionkey is above 0, otherwise null) is above 2" in said
     assert "n_nationkey is above 0.5." in said
+
+
+def test_text_truth_number_and_aggregate_functions_are_said_in_words():
+    """Calls a review of the stories found said as raw calls (``strpos(n_name, 'A')``, ``stddev_pop(x)``),
+    a separator read as a second joined value ("joins the n_name, ',' texts") and a read of no column
+    listed as "(0 of 3 columns: )"; each phrase checked against the SQL by hand."""
+    said = " ".join(
+        _story(
+            "SELECT replace(n_name, 'A', 'x') AS r, nullif(n_regionkey, 1) AS nf, strpos(n_name, 'A') AS p, "
+            "character_length(n_name) AS cl, btrim(n_name, 'A') AS bt, ltrim(n_name) AS lt, "
+            "lpad(n_name, 10, '*') AS lp, left(n_name, 2) AS l2 FROM nation",
+            "written",
+        )
+    )
+    for phrase in (
+        "r = n_name with 'A' replaced by 'x'",
+        "nf = n_regionkey (null where it is 1)",
+        "p = the position of 'A' in n_name",
+        "cl = the number of characters in n_name",
+        "bt = n_name without the characters of 'A' at both ends",
+        "lt = n_name without spaces at its start",
+        "lp = n_name padded on the left with '*' to 10 characters",
+        "l2 = the first 2 characters of n_name",
+    ):
+        assert phrase in said, (phrase, said)
+    said = " ".join(
+        _story(
+            "SELECT n_regionkey, string_agg(n_name, ',') AS s, stddev_pop(n_nationkey) AS sp, "
+            "bool_and(n_nationkey > 3) AS ba FROM nation GROUP BY n_regionkey",
+            "written",
+        )
+    )
+    assert (
+        "Joins the n_name texts with ',' between as s, computes the population standard deviation of n_nationkey "
+        "as sp and checks whether n_nationkey is above 3 in every row as ba per n_regionkey." in said
+    ), said
+    assert (
+        _story("SELECT count(*) FROM region", "optimized")[0]
+        == "Reads table region (none of its 3 columns, only its rows)."
+    )
+
+
+@pytest.mark.parametrize("form", ["written", "optimized"])
+def test_grouping_of_two_keys_is_said_as_their_rollup_flags(form):
+    """GROUPING(l_returnflag, l_linestatus): an aggregate call as written, ``bitwise_and(__grouping_id, 3)``
+    as optimized (the two keys' bits, the first key's the higher, as GROUPING's value; checked by hand
+    against the plan): said as the two keys' rollup flags, not as a raw call."""
+    said = " ".join(
+        _story(
+            "SELECT l_returnflag, l_linestatus, GROUPING(l_returnflag, l_linestatus) AS g FROM lineitem "
+            "GROUP BY ROLLUP (l_returnflag, l_linestatus)",
+            form,
+        )
+    )
+    assert "the rollup flags of l_returnflag and l_linestatus (a bit each" in said, said
+    assert "bitwise_and" not in said and "grouping(" not in said

@@ -40,7 +40,9 @@ def _read(c: Context) -> str:
     cols = ""
     if schema is not None:
         shown = columns_words(schema)
-        if width is not None and r.HasField("projection") and len(schema) != width:
+        if width is not None and r.HasField("projection") and not schema:  # count(*) reads no value
+            cols = f" (none of its {counted(width, 'column')}, only its rows)"
+        elif width is not None and r.HasField("projection") and len(schema) != width:
             cols = f" ({len(schema)} of {counted(width, 'column')}: {shown})"
         elif schema:
             cols = f" ({counted(len(schema), 'column')}: {shown})"
@@ -163,9 +165,7 @@ def _filter(c: Context) -> str:
         return text
     if c.input(0) and _the_reads_filter(c, c.input(0)):
         # a producer that filters in the read and again after it (DataFusion): the condition was just said
-        return as_sentence(
-            f"Keeps {_rows(things)} the read before it keeps (its condition again: no row is left out here)"
-        )
+        return "Checks the read's condition again: no row is left out here."
     words = w.condition(cond)
     return as_sentence(f"Keeps {_rows(things)} {_whose(w, words)} {words}")
 

@@ -38,6 +38,14 @@ _AGGREGATE_VERBS = {
     "bit_and": "takes the bitwise and of {}",
     "bit_or": "takes the bitwise or of {}",
     "bit_xor": "takes the bitwise exclusive or of {}",
+    "stddev_samp": "computes the standard deviation of {}",
+    "stddev_pop": "computes the population standard deviation of {}",
+    "var": "computes the variance of {}",
+    "var_samp": "computes the variance of {}",
+    "var_pop": "computes the population variance of {}",
+    "bool_and": "checks whether {} in every row",
+    "bool_or": "checks whether {} in some row",
+    "approx_distinct": "estimates the number of distinct {}",
 }
 
 
@@ -64,6 +72,14 @@ _AGGREGATE_NOUNS = {
     "bit_and": "the bitwise and of {}",
     "bit_or": "the bitwise or of {}",
     "bit_xor": "the bitwise exclusive or of {}",
+    "stddev_samp": "the standard deviation of {}",
+    "stddev_pop": "the population standard deviation of {}",
+    "var": "the variance of {}",
+    "var_samp": "the variance of {}",
+    "var_pop": "the population variance of {}",
+    "bool_and": "whether {} in every row",
+    "bool_or": "whether {} in some row",
+    "approx_distinct": "the estimated number of distinct {}",
 }
 
 
@@ -195,6 +211,12 @@ def aggregate_words(w: Speaker, name: str, arguments, distinct: bool, noun: bool
         args = [a for a in w.args(arguments)]
         if noun and len(values) == 1 and arith_op(w, values[0]) in ("+", "−"):
             args = [f"({args[0]})"]  # "2 × the sum of (a + b)", not "the sum of a + b"
+    if name == "grouping" and args:  # GROUPING(a, b) where a producer keeps it an aggregate
+        flags = f"{args[0]}'s rollup flag" if len(args) == 1 else f"the rollup flags of {and_list(args)} (a bit each)"
+        return flags if noun else f"computes {flags}"
+    if name == "string_agg" and len(args) == 2:  # its separator said as one, not as a second value
+        joined = f"{'distinct ' if distinct else ''}{args[0]}"
+        return f"the {joined} texts joined by {args[1]}" if noun else f"joins the {joined} texts with {args[1]} between"
     what = ", ".join(args) if args else ("rows" if name == "count" else "")
     if distinct:
         what = f"distinct {what}"

@@ -546,7 +546,8 @@ def _result_kind(e: Expression) -> str | None:
 
 def _whole(text: str) -> str:
     """An argument that is a phrase, in brackets: "the absolute value of (a − b)"."""
-    return f"({text})" if " " in text else text
+    quoted = text.startswith("'") and text.endswith("'") and text.count("'") == 2  # a text literal: '  '
+    return f"({text})" if " " in text and not quoted else text
 
 
 def _integer(w: Speaker, e: Expression) -> int | None:
@@ -580,6 +581,60 @@ def _said(template: str) -> Callable[[Speaker, Expression.ScalarFunction], str |
         return template.format(*[_whole(w.expr(v)) for v in values]) if len(values) == template.count("{}") else None
 
     return words
+
+
+def _placed(template: str, arity: int | tuple[int, ...]) -> Callable[[Speaker, Expression.ScalarFunction], str | None]:
+    """A function said by ``template`` of its arguments by place ("the first {1} characters of {0}"), for
+    calls of ``arity`` arguments; each phrase in brackets."""
+    counts = (arity,) if isinstance(arity, int) else arity
+
+    def words(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+        values = argument_values(f)
+        return template.format(*[_whole(w.expr(v)) for v in values]) if len(values) in counts else None
+
+    return words
+
+
+def _trim(where: str) -> Callable[[Speaker, Expression.ScalarFunction], str | None]:
+    """``btrim(s)``, ``ltrim(s, 'xy')``: "s without spaces at both ends", "s without 'xy''s characters at
+    its start"."""
+
+    def words(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+        values = argument_values(f)
+        if len(values) not in (1, 2):
+            return None
+        what = "spaces" if len(values) == 1 else f"the characters of {_whole(w.expr(values[1]))}"
+        return f"{_whole(w.expr(values[0]))} without {what} at {where}"
+
+    return words
+
+
+def _pad(side: str) -> Callable[[Speaker, Expression.ScalarFunction], str | None]:
+    """``lpad(s, 10, '*')``: "s padded on the left with '*' to 10 characters" (spaces when not given)."""
+
+    def words(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+        values = argument_values(f)
+        if len(values) not in (2, 3):
+            return None
+        fill = _whole(w.expr(values[2])) if len(values) == 3 else "spaces"
+        return f"{_whole(w.expr(values[0]))} padded on the {side} with {fill} to {_whole(w.expr(values[1]))} characters"
+
+    return words
+
+
+def _ilike(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    """``ilike(s, p)``: LIKE ignoring case."""
+    words = _like(w, f)
+    return f"{words} (ignoring case)" if words is not None else None
+
+
+def _date_trunc(w: Speaker, f: Expression.ScalarFunction) -> str | None:
+    """``date_trunc('month', d)``: "d cut to its month"."""
+    values = argument_values(f)
+    if len(values) != 2 or values[0].WhichOneof("rex_type") != "literal":
+        return None
+    unit = values[0].literal.string or values[0].literal.var_char.value
+    return f"{_whole(w.expr(values[1]))} cut to its {unit.lower()}" if unit else None
 
 
 def _round(w: Speaker, f: Expression.ScalarFunction) -> str | None:
@@ -636,9 +691,18 @@ def _grouping_flag(w: Speaker, f: Expression.ScalarFunction) -> str | None:
         return None
     from ..schema import GROUPING_ID  # the schema pass reads words: imported when asked
 
-    if w.fields[index].name not in (GROUPING_ID, GROUPING_ID_WORDS) or mask != 2**shift:
+    if w.fields[index].name not in (GROUPING_ID, GROUPING_ID_WORDS):
         return None
     keys = _grouping_keys(w.model)
+    whole_bits = mask == int(mask) and 0 < mask < 2 ** len(keys or ()) and int(mask) & (int(mask) + 1) == 0
+    if shift == 0 and mask != 1 and keys and whole_bits:
+        # GROUPING(a, b) of the last keys: the mask of their bits, the first key's the highest (the value
+        # GROUPING gives); a mask of other bits would not be that value
+        bits = [b for b in range(len(keys) - 1, -1, -1) if int(mask) >> b & 1]
+        names = [keys[len(keys) - 1 - b] for b in bits]
+        return f"the rollup flags of {and_list(names)} (a bit each, the first the highest)" if len(bits) > 1 else None
+    if mask != 2**shift:
+        return None
     bit = int(shift)
     return f"{keys[len(keys) - 1 - bit]}'s rollup flag" if keys and bit < len(keys) else None
 
@@ -736,4 +800,42 @@ FUNCTIONS: dict[str, Callable[[Speaker, Expression.ScalarFunction], str | None]]
     "array_to_string": _said("{} joined by {}"),
     "string_to_array": _said("{} split at {}"),
     "array_concat": _said("{} followed by {}"),
+    # text
+    "replace": _said("{} with {} replaced by {}"),
+    "nullif": _said("{} (null where it is {})"),
+    "strpos": _placed("the position of {1} in {0}", 2),
+    "instr": _placed("the position of {1} in {0}", 2),
+    "character_length": _said("the number of characters in {}"),
+    "char_length": _said("the number of characters in {}"),
+    "length": _said("the number of characters in {}"),
+    "btrim": _trim("both ends"),
+    "trim": _trim("both ends"),
+    "ltrim": _trim("its start"),
+    "rtrim": _trim("its end"),
+    "lpad": _pad("left"),
+    "rpad": _pad("right"),
+    "left": _placed("the first {1} characters of {0}", 2),
+    "right": _placed("the last {1} characters of {0}", 2),
+    "starts_with": _said("{} starts with {}"),
+    "ends_with": _said("{} ends with {}"),
+    "ilike": _ilike,
+    "reverse": _said("{} reversed"),
+    "repeat": _said("{} repeated {} times"),
+    # truth values
+    "is_true": _said("{} is true"),
+    "is_false": _said("{} is false"),
+    "is_not_true": _said("{} is not true"),
+    "is_not_false": _said("{} is not false"),
+    "is_unknown": _said("{} is unknown"),
+    "is_not_unknown": _said("{} is known"),
+    # numbers and times
+    "ceil": _said("{} rounded up"),
+    "floor": _said("{} rounded down"),
+    "sqrt": _said("the square root of {}"),
+    "ln": _said("the natural logarithm of {}"),
+    "log10": _said("the base-10 logarithm of {}"),
+    "exp": _said("e to the power {}"),
+    "sign": _said("the sign of {}"),
+    "signum": _said("the sign of {}"),
+    "date_trunc": _date_trunc,
 }
