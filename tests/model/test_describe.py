@@ -1716,3 +1716,15 @@ def test_grouping_of_two_keys_is_said_as_their_rollup_flags(form):
     )
     assert "the rollup flags of l_returnflag and l_linestatus (a bit each" in said, said
     assert "bitwise_and" not in said and "grouping(" not in said
+
+
+def test_a_column_of_a_null_literal_is_not_named_by_its_type_text():
+    """DataFusion's optimized plan names a NULL column of a UNION by the literal's text with its type
+    (``null::string?``), which the story read out as a column's name."""
+    story = _story(
+        "SELECT NULL AS x, n_nationkey AS k FROM nation WHERE n_nationkey < 3 UNION ALL SELECT r_name, r_regionkey "
+        "FROM region",
+        "optimized",
+    )
+    assert not any("::" in s for s in story), story
+    assert "Adds column x = null. Outputs columns x and n_nationkey." in story

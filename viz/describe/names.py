@@ -164,8 +164,8 @@ def _source(index: int | None) -> tuple[int, int] | None:
 
 def is_expression_name(name: str) -> bool:
     """A name a producer made from an expression (``sum(multiply(l_extendedprice, …``) or a literal
-    (``'customer'``), not a name someone gave."""
-    return "(" in name or name.startswith("'")
+    (``'customer'``, ``null::i32?``), not a name someone gave."""
+    return "(" in name or name.startswith("'") or "::" in name
 
 
 def column_names(model: PlanModel, node_id: str) -> list[str] | None:
