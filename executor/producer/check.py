@@ -352,7 +352,7 @@ class Checker:
             out.seconds = round(time.monotonic() - started, 2)
             return out
         try:
-            got, cut, differences = self._spark_rows(model)
+            got, cut, differences, run_warnings = self._spark_rows(model)
         except ExecutionError as exc:
             out.rows = "error"
             spark_error = _first_line(exc)
@@ -404,8 +404,13 @@ class Checker:
         out.rows = "differs" if diff else "same"
         if diff:
             problems.append(f"rows: {diff}")
+            from ..translate.types import MICROSECONDS_KEPT
+
             zoned = self._zoned(model)
-            if zoned:  # DuckDB reads in UTC too: siding with Spark would say nothing of who is right
+            finer = [w for w in run_warnings if MICROSECONDS_KEPT in w]
+            if finer:  # DuckDB keeps microseconds too: siding with Spark would say nothing of who is right
+                problems.append(f"the run said: {finer[0]}; DuckDB keeps microseconds too, so it does not arbitrate")
+            elif zoned:  # DuckDB reads in UTC too: siding with Spark would say nothing of who is right
                 problems.append(
                     f"{zoned}: a plan's timestamp keeps no zone, so Spark's run takes times of day in UTC where "
                     "DataFusion's engine takes the file's zone, and no engine decides"
@@ -432,16 +437,16 @@ class Checker:
         with open(os.path.join(self.save_plans, f"{safe}.json"), "w", encoding="utf-8") as fh:
             fh.write(json_format.MessageToJson(load_plan(data).plan, indent=2))
 
-    def _spark_rows(self, model) -> tuple[list[tuple], bool, list[str]]:
-        """The plan's rows on Spark, at most ``MAX_ROWS``, whether there were more, and where the result's
-        types are not the plan's."""
+    def _spark_rows(self, model) -> tuple[list[tuple], bool, list[str], list[str]]:
+        """The plan's rows on Spark, at most ``MAX_ROWS``, whether there were more, where the result's
+        types are not the plan's, and the run's warnings."""
         from ..jobs.run import MAX_ROWS, run_node
 
         result = run_node(
             model, model.roots[0], catalog=self.catalog, limit=MAX_ROWS, timeout_s=self.timeout_s, explain=False
         )
         rows = _rows(_intervals_typed(result.arrow, model.node(model.roots[0]).schema))
-        return rows, result.truncated, result.type_differences
+        return rows, result.truncated, result.type_differences, result.warnings
 
     def _zoned(self, model) -> str:
         """The plan's tables whose files store instants with a zone other than UTC, in words ("" for none)."""

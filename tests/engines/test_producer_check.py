@@ -589,14 +589,27 @@ def test_sparks_result_is_of_the_plans_types_where_datafusion_declares_none(spar
     real = check.Checker._spark_rows
 
     def retyped(self, model):
-        rows, cut, _ = real(self, model)
-        return rows, cut, ["column 1 (s) is decimal<38,2>? in the plan, but Spark's result is decimal(25,2)"]
+        rows, cut, _, warnings = real(self, model)
+        return rows, cut, ["column 1 (s) is decimal<38,2>? in the plan, but Spark's result is decimal(25,2)"], warnings
 
     monkeypatch.setattr(check.Checker, "_spark_rows", retyped)
     out = checker.check(query)
     assert (out.ok, out.rows, out.spark_types) == (False, "same", "differs")
     assert "Spark's result: column 1 (s) is decimal<38,2>? in the plan" in out.why
     assert "| typed | optimized | yes | same | same | differs |" in render_table("t", [out])
+
+
+def test_time_finer_than_a_microsecond_is_judged_by_no_engine(spark, tpch_dir):
+    """DataFusion's engine compares 100 ns past midnight as later than midnight; Spark's run keeps
+    microseconds and says so on the node. DuckDB keeps microseconds too, so siding with Spark it had
+    called DataFusion's result wrong (a hunt): the check says what the run said instead."""
+    checker = Checker({t: os.path.join(tpch_dir, f"{t}.parquet") for t in _TPCH}, form="written")
+    out = checker.check(
+        Query("ns", "SELECT TIMESTAMP '2024-01-01 00:00:00.0000001' > TIMESTAMP '2024-01-01 00:00:00' AS gt")
+    )
+    assert (out.ok, out.rows) == (False, "differs")
+    assert "Spark keeps microseconds" in out.why and "DuckDB keeps microseconds too" in out.why, out.why
+    assert "DataFusion's own result is wrong" not in out.why
 
 
 def test_times_of_day_of_a_zoned_timestamp_are_judged_by_no_engine(spark, tmp_path):
