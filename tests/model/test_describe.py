@@ -1619,9 +1619,7 @@ def test_a_condition_that_ands_in_a_null_is_said_never_true(form):
     [read, *rest] = _story("SELECT n_name FROM nation WHERE n_regionkey NOT IN (1, 2, NULL)", form)
     said = " ".join([read, *rest])
     if form == "optimized":
-        assert (
-            "where the condition is never true (a part of it is null): n_regionkey is neither 1 nor 2 and null" in said
-        )
+        assert "whose n_regionkey is neither 1 nor 2 and null (never true: a part of it is null)" in said
     else:
         assert "n_regionkey is not one of 1, 2 and null (never true: with a null among them it is null at best)" in said
 
@@ -1728,3 +1726,31 @@ def test_a_column_of_a_null_literal_is_not_named_by_its_type_text():
     )
     assert not any("::" in s for s in story), story
     assert "Adds column x = null. Outputs columns x and n_nationkey." in story
+
+
+@pytest.mark.parametrize("form", ["written", "optimized"])
+def test_the_review_s_cases_of_odd_values_are_said_truly(form):
+    """A review of the story's words: WHEN NULL matches no row (it read "when n_regionkey is null"); a decimal
+    of 30 digits kept whole (it was rounded to 28); a cast to decimal(38,30) has a sentence (its rounding
+    check overflowed and the step fell back to "A Project step"); CAST(false AS BOOLEAN) is false, not null;
+    a text literal's bracket does not hide a CASE's run-on; a decimal through a double back to its own
+    places is not rounded; a condition cast to an integer is 1 or 0."""
+    said = " ".join(
+        _story(
+            "SELECT CASE n_regionkey WHEN NULL THEN 'a' ELSE 'b' END AS c, CAST(0.5 AS DECIMAL(38,30)) AS w, "
+            "CAST(n_nationkey > 3 AS INT) AS b FROM nation WHERE CAST(n_nationkey AS DECIMAL(38,20)) > "
+            "CAST('1234567890.12345678901234567891' AS DECIMAL(38,20)) "
+            "AND (CASE WHEN n_regionkey = 1 THEN concat(n_name, ':(') ELSE 'z' END) = 'x'",
+            form,
+        )
+    )
+    assert "when n_regionkey = null (never true)" in said and "when n_regionkey is null" not in said, said
+    assert "1234567890.12345678901234567891" in said, said
+    assert "A Project step" not in said, said
+    assert "(n_nationkey is above 3) as 1 or 0" in said, said
+    assert "(n_name followed by ':(' when n_regionkey is 1, otherwise 'z') is 'x'" in said, said
+    said = " ".join(_story("SELECT n_name FROM nation WHERE n_regionkey = 1 AND CAST(false AS BOOLEAN)", form))
+    # the optimizer folds the filter away into an empty table
+    assert "(never true: a part of it is false)" in said if form == "written" else "0 rows" in said, said
+    said = " ".join(_story("SELECT CAST(CAST(l_quantity AS DOUBLE) AS DECIMAL(15,2)) AS q FROM lineitem", form))
+    assert "rounded" not in said, said

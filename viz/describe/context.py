@@ -155,7 +155,7 @@ class Context:
                 if tables[i] and per_table[(name, tables[i])] == 1:
                     name = f"{tables[i]}.{name}"
                 else:
-                    name = f"{name} (the {ordinal(seen[name])} of {times[name]})"
+                    name = placed(name, seen[name], times[name])
             out.append(f if name == f.name else f.renamed(name))
         return out
 
@@ -180,7 +180,7 @@ class Context:
         for f in record:
             if times[f.name] > 1:
                 seen[f.name] += 1
-                out.append(f.renamed(f"{f.name} (the {ordinal(seen[f.name])} of {times[f.name]})"))
+                out.append(f.renamed(placed(f.name, seen[f.name], times[f.name])))
             else:
                 out.append(f)
         return out
@@ -263,8 +263,19 @@ def columns_words(fields: Sequence[Field] | None, limit: int = MAX_COLUMNS) -> s
     return capped_list(names, limit)
 
 
-#: A name told apart by its place (:meth:`Context.sides_told_apart`): still a name, not words.
-_PLACED = re.compile(r"\S+ \(the \d+(?:st|nd|rd|th) of \d+\)")
+def placed(name: str, k: int, n: int) -> str:
+    """The ``k``-th of ``n`` columns named ``name``: "n_name (the 2nd of 2)"."""
+    return f"{name} (the {ordinal(k)} of {n})"
+
+
+#: A name told apart by its place (:func:`placed`): still a name, not words.
+_PLACED = re.compile(r"(\S+) \(the \d+(?:st|nd|rd|th) of \d+\)")
+
+
+def placed_of(told: str, name: str) -> bool:
+    """Whether ``told`` is ``name`` told apart by its place (:func:`placed`)."""
+    m = _PLACED.fullmatch(told)
+    return m is not None and m.group(1) == name
 
 
 def column_list(names: Sequence[str]) -> str:

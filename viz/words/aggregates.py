@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from substrait import algebra_pb2
 
 from ..expressions.shapes import FRAMELESS, signed_bound
-from .basics import and_list, ordinal
+from .basics import A_BIT_EACH, and_list, ordinal
 from .functions import arith_op, constant_value
 from .speaker import Speaker
 
@@ -212,11 +212,12 @@ def aggregate_words(w: Speaker, name: str, arguments, distinct: bool, noun: bool
         if noun and len(values) == 1 and arith_op(w, values[0]) in ("+", "−"):
             args = [f"({args[0]})"]  # "2 × the sum of (a + b)", not "the sum of a + b"
     if name == "grouping" and args:  # GROUPING(a, b) where a producer keeps it an aggregate
-        flags = f"{args[0]}'s rollup flag" if len(args) == 1 else f"the rollup flags of {and_list(args)} (a bit each)"
+        flags = f"{args[0]}'s rollup flag" if len(args) == 1 else f"the rollup flags of {and_list(args)} {A_BIT_EACH}"
         return flags if noun else f"computes {flags}"
     if name == "string_agg" and len(args) == 2:  # its separator said as one, not as a second value
         joined = f"{'distinct ' if distinct else ''}{args[0]}"
-        return f"the {joined} texts joined by {args[1]}" if noun else f"joins the {joined} texts with {args[1]} between"
+        between = "nothing" if args[1] == "null" else args[1]  # DataFusion joins with no separator then
+        return f"the {joined} texts joined by {between}" if noun else f"joins the {joined} texts with {between} between"
     what = ", ".join(args) if args else ("rows" if name == "count" else "")
     if distinct:
         what = f"distinct {what}"

@@ -40,6 +40,10 @@ _PLURAL_VERBS = {
 }
 
 
+#: How GROUPING of several keys is made of their rollup flags (DataFusion's grouping id too).
+A_BIT_EACH = "(a bit each, the first the highest)"
+
+
 def said_of(subject: str, words: str) -> str:
     """``subject words``, the verb ``words`` begins with agreeing with a column named in the plural
     ("suppliers are above 3", "categories do not contain 'x'", but "status is 'F'")."""

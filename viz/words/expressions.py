@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import datetime as _dt
-import decimal as _decimal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -20,6 +19,7 @@ from .functions import (
     COMPARISON_WORDS,
     FUNCTIONS,
     SET_COMPARISON,
+    beyond_places,
     bound_words,
     conjuncts,
     constant_value,
@@ -146,10 +146,9 @@ class Words:
         """A condition in words, every conjunct said, each whole (a long one is not cut short); one that
         ANDs in a null or false (an optimizer's NOT IN with a null) said to keep no row."""
         text = and_list((self if self.whole else replace(self, whole=True)).conditions(e))
-        never = [c for c in conjuncts(self, e) if never_true(c)]
+        never = {never_true(c) for c in conjuncts(self, e)} - {None}
         if never:
-            false = all(c.WhichOneof("rex_type") == "literal" and c.literal.HasField("boolean") for c in never)
-            return f"the condition is never true (a part of it is {'false' if false else 'null'}): {text}"
+            return f"{text} (never true: a part of it is {'null' if 'null' in never else 'false'})"
         return text
 
     # -- one function per expression kind ------------------------------------------------------
@@ -248,7 +247,12 @@ class Words:
         base = case_base(e)  # DataFusion's CASE x WHEN v: x in a first clause without a result
         if base is not None:
             subject = self.expr(base)
-            branches = [f"{self.expr(c.then)} when {subject} is {self.expr(getattr(c, 'if'))}" for c in e.ifs[1:]]
+            branches = [
+                f"{self.expr(c.then)} when {subject} = null (never true)"
+                if never_true(getattr(c, "if")) == "null"  # WHEN NULL matches no row, a null one neither
+                else f"{self.expr(c.then)} when {subject} is {self.expr(getattr(c, 'if'))}"
+                for c in e.ifs[1:]
+            ]
         else:
             branches = [f"{self.expr(c.then)} when {self.expr(getattr(c, 'if'))}" for c in e.ifs]
         # every branch of a short CASE, and of any in a condition; a long one's first three and how many more
@@ -284,6 +288,8 @@ class Words:
                     return text
             return f"{inner} as a date"
         change = self.cast_change(e)
+        if change == "as 1 or 0" and " " in inner:
+            inner = f"({inner})"  # a condition's words: "(x is above 3) as 1 or 0"
         return f"{inner} {change}" if change else inner
 
     def cast_change(self, e: Expression.Cast) -> str:
@@ -292,6 +298,8 @@ class Words:
         kind, source = e.type.WhichOneof("kind"), self._kind_of(e.input)
         if source is None:
             return ""
+        if kind in _INTEGER_KINDS and source in ("bool", "boolean"):
+            return "as 1 or 0"
         if kind in _INTEGER_KINDS and source not in _INTEGER_KINDS:
             return "as a whole number"
         if kind in _TEXT_KINDS and source not in _TEXT_KINDS:
@@ -310,10 +318,13 @@ class Words:
         said do (0.06 - 0.01 is said 0.05), a decimal of a larger scale, any other float."""
         value = constant_value(self, e)
         if value is not None:
-            return value != value.quantize(_decimal.Decimal(1).scaleb(-scale), _decimal.ROUND_DOWN)
+            return beyond_places(value, scale)
         if e.WhichOneof("rex_type") == "literal":
             return False
         t = self._type_of(e)
+        while e.WhichOneof("rex_type") == "cast" and t is not None and t.WhichOneof("kind") in ("fp32", "fp64"):
+            e = e.cast.input  # a decimal cast to a float and back: its own places are what it holds
+            t = self._type_of(e)
         if t is not None and t.WhichOneof("kind") == "decimal":
             return t.decimal.scale > scale
         return scale < FLOAT_PLACES_SAID

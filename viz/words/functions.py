@@ -14,7 +14,7 @@ from substrait import algebra_pb2
 from ..expressions import and_parts, decimal_value, direct_field
 from ..expressions.literals import float_text, integer_value
 from ..model import PlanModel
-from .basics import EPOCH, MAX_VALUES, and_list, capped_list, counted, date_words, ordinal, said_of
+from .basics import A_BIT_EACH, EPOCH, MAX_VALUES, and_list, capped_list, counted, date_words, ordinal, said_of
 from .speaker import Speaker
 
 Expression = algebra_pb2.Expression
@@ -60,10 +60,7 @@ def _is_date(w: Speaker, e: Expression) -> bool:
 
 
 def _is_field(e: Expression) -> bool:
-    which = e.WhichOneof("rex_type")
-    if which == "cast":
-        return _is_field(e.cast.input)
-    return which == "selection"
+    return uncast(e).WhichOneof("rex_type") == "selection"
 
 
 COMPARISON_WORDS = {
@@ -105,8 +102,11 @@ def _comparison_parts(w: Speaker, name: str, f: Expression.ScalarFunction) -> tu
 def _operand(text: str) -> str:
     """A comparison's side in brackets where, outside its own, it has a branch or a condition ("(x ÷ y
     when y is above 0, otherwise null) is above 0.6"): else the comparison reads as one of its branches."""
-    depth = 0
+    depth, quoted = 0, False
     for i, ch in enumerate(text):
+        quoted ^= ch == "'"  # a text literal's brackets and words are its own ('go when ready', ':(')
+        if quoted:
+            continue
         depth += (ch == "(") - (ch == ")")
         if not depth and ch == " " and text.startswith(_BRANCHING, i):
             return f"({text})"
@@ -120,19 +120,25 @@ _BRANCHING = (" where ", " when ", " otherwise ")
 _NULL_NEVER_TRUE = {"equal": "=", "not_equal": "≠", "lt": "<", "gt": ">", "lte": "≤", "gte": "≥"}
 
 
-def never_true(e: Expression) -> bool:
-    """Whether a condition is a null or false literal (a conjunct that keeps no row)."""
+def uncast(e: Expression) -> Expression:
+    """``e`` without the casts around it."""
     while e.WhichOneof("rex_type") == "cast":
         e = e.cast.input
+    return e
+
+
+def never_true(e: Expression) -> str | None:
+    """ "null" or "false" where a condition is a null or false literal (a conjunct that keeps no row), else
+    None."""
+    e = uncast(e)
     if e.WhichOneof("rex_type") != "literal":
-        return False
+        return None
     kind = e.literal.WhichOneof("literal_type")
-    return kind == "null" or (kind == "boolean" and not e.literal.boolean)
+    return "null" if kind == "null" else "false" if kind == "boolean" and not e.literal.boolean else None
 
 
 def _is_null_literal(e: Expression) -> bool:
-    while e.WhichOneof("rex_type") == "cast":
-        e = e.cast.input
+    e = uncast(e)
     return e.WhichOneof("rex_type") == "literal" and e.literal.WhichOneof("literal_type") == "null"
 
 
@@ -191,7 +197,7 @@ def constant_value(w: Speaker, e: Expression, depth: int = 0) -> _decimal.Decima
             return value
         places = e.cast.type.decimal.scale if kind == "decimal" else 0
         # a cast that rounds or cuts (2.7 to an integer) gives what the engine's rule says: not folded here
-        return value if value == value.quantize(_decimal.Decimal(1).scaleb(-places), _decimal.ROUND_DOWN) else None
+        return None if beyond_places(value, places) else value
     if which == "scalar_function":
         name = w.function(e.scalar_function.function_reference)
         values = argument_values(e.scalar_function)
@@ -203,6 +209,14 @@ def constant_value(w: Speaker, e: Expression, depth: int = 0) -> _decimal.Decima
         with _decimal.localcontext(_decimal.Context(prec=60)):
             return a + b if name == "add" else a - b if name == "subtract" else a * b
     return None
+
+
+def beyond_places(value: _decimal.Decimal, places: int) -> bool:
+    """Whether ``value`` has digits beyond ``places`` decimal places (exactly, however many digits)."""
+    if not value.is_finite():
+        return False
+    with _decimal.localcontext(_decimal.Context(prec=max(value.adjusted() + 1, 1) + max(places, 0) + 2)):
+        return value != value.quantize(_decimal.Decimal(1).scaleb(-places), _decimal.ROUND_DOWN)
 
 
 def _is_constant(w: Speaker, e: Expression) -> bool:
@@ -337,8 +351,7 @@ def _is_not_null(w: Speaker, f: Expression.ScalarFunction) -> str | None:
 
 def _like_words(pattern: Expression) -> str:
     """``match 'x%'`` in words: "start with 'x'", "end with", "contain", or "match 'a_b'"."""
-    while pattern.WhichOneof("rex_type") == "cast":
-        pattern = pattern.cast.input
+    pattern = uncast(pattern)
     if pattern.WhichOneof("rex_type") == "literal" and pattern.literal.WhichOneof("literal_type") in (
         "string",
         "var_char",
@@ -700,7 +713,7 @@ def _grouping_flag(w: Speaker, f: Expression.ScalarFunction) -> str | None:
         # GROUPING gives); a mask of other bits would not be that value
         bits = [b for b in range(len(keys) - 1, -1, -1) if int(mask) >> b & 1]
         names = [keys[len(keys) - 1 - b] for b in bits]
-        return f"the rollup flags of {and_list(names)} (a bit each, the first the highest)" if len(bits) > 1 else None
+        return f"the rollup flags of {and_list(names)} {A_BIT_EACH}" if len(bits) > 1 else None
     if mask != 2**shift:
         return None
     bit = int(shift)
@@ -803,11 +816,8 @@ FUNCTIONS: dict[str, Callable[[Speaker, Expression.ScalarFunction], str | None]]
     # text
     "replace": _said("{} with {} replaced by {}"),
     "nullif": _said("{} (null where it is {})"),
-    "strpos": _placed("the position of {1} in {0}", 2),
-    "instr": _placed("the position of {1} in {0}", 2),
-    "character_length": _said("the number of characters in {}"),
-    "char_length": _said("the number of characters in {}"),
-    "length": _said("the number of characters in {}"),
+    **dict.fromkeys(("strpos", "instr"), _placed("the position of {1} in {0}", 2)),
+    **dict.fromkeys(("character_length", "char_length", "length"), _said("the number of characters in {}")),
     "btrim": _trim("both ends"),
     "trim": _trim("both ends"),
     "ltrim": _trim("its start"),

@@ -68,4 +68,7 @@ def _span(units: list[tuple], none: str) -> str:
 
 def _number(n) -> int | str:
     """A count of units as it is said: a whole number as one, a fraction with its digits (1.25)."""
-    return int(n) if n == int(n) else decimal_text(n.normalize() if hasattr(n, "normalize") else n)
+    if n == int(n):
+        return int(n)
+    text = decimal_text(n)
+    return text.rstrip("0").rstrip(".") if "." in text else text  # 0.1, not 0.1000000000 (every digit kept)
