@@ -317,10 +317,7 @@ def _not(w: Speaker, f: Expression.ScalarFunction) -> str | None:
             if any(map(_is_null_literal, sol.options))
             else ""
         )
-        return said_of(
-            w.expr(sol.value),
-            f"is not one of {capped_list([w.expr(o) for o in sol.options], MAX_VALUES, 'others')}{never}",
-        )
+        return said_of(w.expr(sol.value), f"is {none_of([w.expr(o) for o in sol.options])}{never}")
     if inner.WhichOneof("rex_type") == "subquery" and inner.subquery.WhichOneof("subquery_type") == "set_predicate":
         at = w._at(inner.subquery.set_predicate.tuples)
         return f"no matching row exists in the subquery{at}" if at else "no matching row exists"
