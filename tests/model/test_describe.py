@@ -1610,6 +1610,9 @@ def test_a_column_of_one_copy_of_a_table_joined_to_itself_says_which_copy():
     )
     assert story[3] == "Keeps the rows of nation where n_name (the 2nd of 2) is 'CHINA'."
     assert story[4] == "Keeps column n_name (the 1st of 2)."
+    # copies the join equates hold one value: said by the name alone (field 1 of 8 and field 5 equal)
+    story = _story("SELECT a.n_name, b.n_regionkey FROM nation a JOIN nation b ON a.n_name = b.n_name", "written")
+    assert story[3] == "Keeps columns n_name and n_regionkey (the 2nd of 2)."
 
 
 @pytest.mark.parametrize("form", ["written", "optimized"])

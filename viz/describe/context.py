@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from substrait import algebra_pb2
 
-from ..expressions import direct_field, is_true
+from ..expressions import and_parts, direct_field, is_true
 from ..fields import Field
 from ..kinds import emit, kind
 from ..lineage import column_sources
@@ -171,14 +171,16 @@ class Context:
         # nation joined to a nation): the other copy holds another nation's n_name
         read = [i for i in fields_read(self.node.node.body) if i < len(record)]
         told = Counter(record[i].name for i in read)
-        if not any(times[n] > 1 and k > 1 for n, k in told.items()) and not any(
-            times[n] > 1 and self._copies_of_one_column(n, record) for n in told
-        ):
+        if any(times[n] > 1 and k > 1 for n, k in told.items()):
+            apart = {n for n, k in times.items() if k > 1}
+        else:
+            apart = {n for n in told if times[n] > 1 and self._copies_of_one_column(n, record)}
+        if not apart:
             return record
         seen: Counter = Counter()
         out = []
         for f in record:
-            if times[f.name] > 1:
+            if f.name in apart:
                 seen[f.name] += 1
                 out.append(f.renamed(placed(f.name, seen[f.name], times[f.name])))
             else:
@@ -193,8 +195,29 @@ class Context:
         summaries = column_sources(self.model, self.node.inputs[0])
         if len(summaries) != len(record):
             return False
-        found = {frozenset(summaries[i].sources) for i, f in enumerate(record) if f.name == name}
-        return len(found) == 1 and bool(next(iter(found)))
+        copies = [i for i, f in enumerate(record) if f.name == name]
+        found = {frozenset(summaries[i].sources) for i in copies}
+        return len(found) == 1 and bool(next(iter(found))) and not self._joined_on(copies)
+
+    def _joined_on(self, copies: list[int]) -> bool:
+        """Whether the inner join this node reads (its whole record) equates these columns: then they hold
+        one value ("the same n_regionkey"), and either is said by the name alone."""
+        below = self.model.node(self.node.inputs[0])
+        body = below.node.body
+        if below.kind != "join" or join_type(body) != "inner" or emit(body) is not None:
+            return False
+        if not body.HasField("expression"):
+            return False
+        pairs = set()
+        for e in and_parts(body.expression, self.model.extensions.functions):
+            f = e.scalar_function if e.WhichOneof("rex_type") == "scalar_function" else None
+            ref = self.model.extensions.functions.get(f.function_reference) if f is not None else None
+            if ref is None or ref.name not in ("equal", "is_not_distinct_from"):
+                continue
+            fields = [direct_field(a.value) for a in f.arguments if a.WhichOneof("arg_type") == "value"]
+            if len(fields) == 2 and None not in fields:
+                pairs.add(frozenset(fields))
+        return len(copies) == 2 and frozenset(copies) in pairs
 
     def rows_of(self, node_id: str) -> str:
         return self.things(node_id) or "rows"
