@@ -1448,6 +1448,11 @@ def test_literals_in_words_are_the_plan_s_values():
     assert "1.5 seconds" in said and "2023-11-14 22:13:20.123456789" in said, said
     m = P.model_of(P.plan({"fetch": {"input": P.read("a", [("x", "i64")]), "countExpr": P.i64(0)}}))
     assert describe(m, "0") == "Keeps no rows (a count of 0)."
+    # seconds as a clock reads them (the stories said "5400 seconds", "1 day and 43200 seconds"); 86400
+    # seconds are 24 hours, not a day, which a zone's clock change makes longer or shorter
+    spans = [{"intervalDayToSecond": {"days": d, "seconds": n}} for d, n in ((0, 5400), (1, 43200), (0, 86400))]
+    said = _project_words(*[{"literal": x} for x in spans])
+    assert "1 hour and 30 minutes" in said and "1 day and 12 hours" in said and "24 hours" in said, said
 
 
 def test_datafusions_unsigned_literals_are_their_values():

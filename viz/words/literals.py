@@ -53,12 +53,23 @@ def literal_words(lit: Expression.Literal, dialect: str | None = None) -> str:
     if which == "interval_year_to_month":
         return _span([(value.years, "year"), (value.months, "month")], "0 months")
     if which == "interval_day_to_second":
-        return _span([(value.days, "day"), (seconds_value(value), "second")], "0 seconds")
+        return _span([(value.days, "day"), *_clock(seconds_value(value))], "0 seconds")
     if which == "interval_compound":
         ym, dts = value.interval_year_to_month, value.interval_day_to_second
-        units = [(ym.years, "year"), (ym.months, "month"), (dts.days, "day"), (seconds_value(dts), "second")]
+        units = [(ym.years, "year"), (ym.months, "month"), (dts.days, "day"), *_clock(seconds_value(dts))]
         return _span(units, "no time")
     return f"a {which.replace('_', ' ')} value"
+
+
+def _clock(seconds) -> list[tuple]:
+    """Seconds as hours, minutes and seconds (5400 as 1 hour and 30 minutes; a day's 86400 as 24 hours,
+    not a day, which is not always as long); a negative count as seconds."""
+    if seconds < 0:
+        return [(seconds, "second")]
+    whole = int(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, _ = divmod(rest, 60)
+    return [(hours, "hour"), (minutes, "minute"), (seconds - hours * 3600 - minutes * 60, "second")]
 
 
 def _span(units: list[tuple], none: str) -> str:
