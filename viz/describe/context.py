@@ -11,15 +11,18 @@ from dataclasses import dataclass
 
 from substrait import algebra_pb2
 
-from ..expressions import and_parts, direct_field, is_true
+from ..expressions import direct_field, is_true
 from ..fields import Field
 from ..kinds import emit, kind
 from ..lineage import column_sources
 from ..model import NodeView, PlanModel
 from ..words import (
     Words,
+    argument_values,
     capped_list,
+    conjuncts,
     counted,
+    is_column_equality,
     ordinal,
 )
 from .names import outer_records, row_sides, spoken_record
@@ -208,15 +211,12 @@ class Context:
             return False
         if not body.HasField("expression"):
             return False
-        pairs = set()
-        for e in and_parts(body.expression, self.model.extensions.functions):
-            f = e.scalar_function if e.WhichOneof("rex_type") == "scalar_function" else None
-            ref = self.model.extensions.functions.get(f.function_reference) if f is not None else None
-            if ref is None or ref.name not in ("equal", "is_not_distinct_from"):
-                continue
-            fields = [direct_field(a.value) for a in f.arguments if a.WhichOneof("arg_type") == "value"]
-            if len(fields) == 2 and None not in fields:
-                pairs.add(frozenset(fields))
+        w = self.words(use_incoming=False)  # the record's own names would ask this again
+        pairs = {
+            frozenset(direct_field(v) for v in argument_values(e.scalar_function))
+            for e in conjuncts(w, body.expression)
+            if is_column_equality(w, e)
+        }
         return len(copies) == 2 and frozenset(copies) in pairs
 
     def rows_of(self, node_id: str) -> str:

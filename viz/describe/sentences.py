@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from substrait import algebra_pb2
 
 from ..expressions import direct_field, integer_literal
-from ..kinds import emit
+from ..kinds import emit, project_outputs_input
 from ..model import MemoBeside, PlanModel
 from ..schema import aggregate_layout
 from ..words import (
@@ -263,8 +263,8 @@ def _told_apart(c: Context, w: Words, exprs: list[Expression], names: list[str])
     told = [f.name for f in w.fields or ()]
     if not told:
         return names
-    kept = told if c.model.conventions.project_keeps_input else []
-    record = kept + [told[i] if (i := direct_field(e)) is not None and i < len(told) else None for e in exprs]
+    passed = told if project_outputs_input(c.body, c.model.conventions.project_keeps_input) else []
+    record = passed + [w.expr(e) for e in exprs]  # a column read as it is: its told name
     mapping = emit(c.body)
     out = record if mapping is None else [record[i] if i < len(record) else None for i in mapping]
     if len(out) != len(names):

@@ -7,6 +7,7 @@ import calendar
 import datetime as _dt
 import decimal as _decimal
 import math
+import string
 from collections.abc import Callable, Sequence
 
 from substrait import algebra_pb2
@@ -222,10 +223,7 @@ def beyond_places(value: _decimal.Decimal, places: int) -> bool:
 def _is_constant(w: Speaker, e: Expression) -> bool:
     """A value that is the same for every row: a literal (of any kind, under casts) or a numeric
     constant expression."""
-    inner = e
-    while inner.WhichOneof("rex_type") == "cast":
-        inner = inner.cast.input
-    return inner.WhichOneof("rex_type") == "literal" or constant_value(w, e) is not None
+    return uncast(e).WhichOneof("rex_type") == "literal" or constant_value(w, e) is not None
 
 
 def _logical(word: str) -> Callable[[Speaker, Expression.ScalarFunction], str | None]:
@@ -583,24 +581,15 @@ def _substring(w: Speaker, f: Expression.ScalarFunction) -> str | None:
 
 
 def _said(template: str) -> Callable[[Speaker, Expression.ScalarFunction], str | None]:
-    """A function said by ``template``, one ``{}`` for each of its arguments ("the absolute value of {}",
-    "{} joined by {}"), a phrase in brackets."""
+    """A function said by ``template``, one ``{}`` for each of its arguments in order ("the absolute value of
+    {}", "{} joined by {}") or ``{0}``, ``{1}`` by place ("the first {1} characters of {0}"), a phrase in
+    brackets."""
+    fields = [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
+    arity = len(fields) if all(name == "" for name in fields) else len(set(fields))
 
     def words(w: Speaker, f: Expression.ScalarFunction) -> str | None:
         values = argument_values(f)
-        return template.format(*[_whole(w.expr(v)) for v in values]) if len(values) == template.count("{}") else None
-
-    return words
-
-
-def _placed(template: str, arity: int | tuple[int, ...]) -> Callable[[Speaker, Expression.ScalarFunction], str | None]:
-    """A function said by ``template`` of its arguments by place ("the first {1} characters of {0}"), for
-    calls of ``arity`` arguments; each phrase in brackets."""
-    counts = (arity,) if isinstance(arity, int) else arity
-
-    def words(w: Speaker, f: Expression.ScalarFunction) -> str | None:
-        values = argument_values(f)
-        return template.format(*[_whole(w.expr(v)) for v in values]) if len(values) in counts else None
+        return template.format(*[_whole(w.expr(v)) for v in values]) if len(values) == arity else None
 
     return words
 
@@ -813,7 +802,7 @@ FUNCTIONS: dict[str, Callable[[Speaker, Expression.ScalarFunction], str | None]]
     # text
     "replace": _said("{} with {} replaced by {}"),
     "nullif": _said("{} (null where it is {})"),
-    **dict.fromkeys(("strpos", "instr"), _placed("the position of {1} in {0}", 2)),
+    **dict.fromkeys(("strpos", "instr"), _said("the position of {1} in {0}")),
     **dict.fromkeys(("character_length", "char_length", "length"), _said("the number of characters in {}")),
     "btrim": _trim("both ends"),
     "trim": _trim("both ends"),
@@ -821,8 +810,8 @@ FUNCTIONS: dict[str, Callable[[Speaker, Expression.ScalarFunction], str | None]]
     "rtrim": _trim("its end"),
     "lpad": _pad("left"),
     "rpad": _pad("right"),
-    "left": _placed("the first {1} characters of {0}", 2),
-    "right": _placed("the last {1} characters of {0}", 2),
+    "left": _said("the first {1} characters of {0}"),
+    "right": _said("the last {1} characters of {0}"),
     "starts_with": _said("{} starts with {}"),
     "ends_with": _said("{} ends with {}"),
     "ilike": _ilike,

@@ -234,11 +234,10 @@ def _string_agg(call: Call, args: list) -> Column:
     vals = _values(args)
     sep = string_agg_separator(call, vals)
     if call.distinct:  # in no order the plan can ask for: sorted, so that a run gives the same text each time
-        separator = call.constants[1] if len(call.constants) > 1 else ","
-        if not isinstance(separator, str):
+        if len(call.constants) > 1 and not isinstance(call.constants[1], str):
             raise Unsupported("string_agg(DISTINCT ...) with a separator that is not text is not supported on Spark")
         call.warnings.append("string_agg(DISTINCT ...): the plan asks for no order of the values; the run sorts them")
-        return joined(F.array_sort(F.collect_set(vals[0])), F.lit(separator))
+        return joined(F.array_sort(F.collect_set(vals[0])), sep)
     return F.call_function("listagg", vals[0], sep)
 
 
