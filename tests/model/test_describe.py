@@ -1428,6 +1428,13 @@ def test_a_hash_join_says_its_residual_condition_and_its_key_comparison():
     del custom["residualExpression"]
     said = describe(P.model_of(P.plan({"hashJoin": custom}, functions=_ARITH)), "0")
     assert "match by lt" in said and " = " not in said and "same product_id" not in said, said
+    # a key of two names where a null matches a null: worded as a filter's IS NOT DISTINCT FROM is
+    quantity = dict(key, right={"directReference": {"structField": {"field": 1}}, "rootReference": {}})
+    nulls = dict(
+        rel["hashJoin"], keys=[{**quantity, "comparison": {"simple": "SIMPLE_COMPARISON_TYPE_IS_NOT_DISTINCT_FROM"}}]
+    )
+    said = describe(P.model_of(P.plan({"hashJoin": nulls})), "0")
+    assert "on orders.product_id = name (a null matching a null)" in said, said
 
 
 def test_a_cross_product_narrowed_by_no_join_key_is_not_said_to_keep_matching_pairs():

@@ -272,7 +272,7 @@ def keys_join(c: Context) -> str:
 
 #: A key comparison's words, by its simple kind: 1 equal, 2 a null matching a null, 3 "might equal"
 #: (``a = b OR isnull(a = b)``, algebra.proto).
-_SIMPLE_COMPARISON = {1: "{a} = {b}", 2: "{a} is the same as {b}", 3: "{a} = {b} or either is null"}
+_SIMPLE_COMPARISON = {1: "{a} = {b}", 2: "{a} = {b} (a null matching a null)", 3: "{a} = {b} or either is null"}
 _SAME = (_SIMPLE_COMPARISON[1], _SIMPLE_COMPARISON[2])
 
 
