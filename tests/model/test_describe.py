@@ -1671,8 +1671,28 @@ def test_a_case_is_said_with_its_subject_its_brackets_and_its_null_otherwise(for
         )
     )
     assert "c2 = n_nationkey when n_regionkey is 2, otherwise null." in said
-    assert "where (n_nationkey ÷ n_regionkey when n_regionkey is above 0, otherwise null) is above 2" in said
+    assert (
+        "where (n_nationkey ÷ n_regionkey (rounded toward 0) when n_regionkey is above 0, otherwise null) is above 2"
+        in said
+    )
     assert "n_nationkey is above 0.5." in said
+
+
+@pytest.mark.parametrize("form", ["written", "optimized"])
+def test_a_division_of_whole_numbers_says_it_rounds_toward_0(form):
+    """``o_orderkey / 7`` of two integers keeps a whole number (functions_arithmetic.yaml: "partial values
+    are truncated (i.e. rounded towards 0)"), which "÷" alone does not tell an analyst; a decimal's
+    division keeps its places and is said as it was."""
+    said = " ".join(
+        _story(
+            "SELECT o_orderkey / 7 AS k, o_totalprice / 3 AS p, sum(o_shippriority) / count(*) AS a FROM orders "
+            "GROUP BY o_orderkey, o_totalprice",
+            form,
+        )
+    )
+    assert "k = o_orderkey ÷ 7 (rounded toward 0)" in said, said
+    assert "p = o_totalprice ÷ 3;" in said, said
+    assert "a = the sum of o_shippriority ÷ the number of rows (rounded toward 0)" in said, said
 
 
 def test_text_truth_number_and_aggregate_functions_are_said_in_words():

@@ -18,6 +18,8 @@ MAX_VALUES = 12
 #: Any one rendered expression longer than this is cut with "…".
 MAX_TEXT = 240
 EPOCH = _dt.date(1970, 1, 1)
+#: The type kinds of whole numbers.
+INTEGER_KINDS = frozenset({"i8", "i16", "i32", "i64"})
 
 # ---------------------------------------------------------------------------------------------
 # Small text helpers

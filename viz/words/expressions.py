@@ -14,7 +14,7 @@ from ..expressions.literals import plain_kind
 from ..fields import Field, struct_members
 from ..model import PlanModel
 from .aggregates import aggregate_words, framed
-from .basics import MAX_ITEMS, and_list, capped_list, counted, cut, date_words, said_of
+from .basics import INTEGER_KINDS, MAX_ITEMS, and_list, capped_list, counted, cut, date_words, said_of
 from .functions import (
     COMPARISON_WORDS,
     FUNCTIONS,
@@ -37,7 +37,6 @@ Expression = algebra_pb2.Expression
 FLOAT_PLACES_SAID = 10
 
 
-_INTEGER_KINDS = frozenset({"i8", "i16", "i32", "i64"})
 #: A CASE's branches said one by one, up to this many (a longer one: all but the last of them, and a count).
 _CASES_SAID = 4
 _TEXT_KINDS = frozenset({"string", "varchar", "fixed_char", "var_char"})
@@ -298,9 +297,9 @@ class Words:
         kind, source = e.type.WhichOneof("kind"), self._kind_of(e.input)
         if source is None:
             return ""
-        if kind in _INTEGER_KINDS and source in ("bool", "boolean"):
+        if kind in INTEGER_KINDS and source in ("bool", "boolean"):
             return "as 1 or 0"
-        if kind in _INTEGER_KINDS and source not in _INTEGER_KINDS:
+        if kind in INTEGER_KINDS and source not in INTEGER_KINDS:
             return "as a whole number"
         if kind in _TEXT_KINDS and source not in _TEXT_KINDS:
             return "as text"

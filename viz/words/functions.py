@@ -15,7 +15,18 @@ from substrait import algebra_pb2
 from ..expressions import and_parts, decimal_value, direct_field
 from ..expressions.literals import float_text, integer_value
 from ..model import PlanModel
-from .basics import A_BIT_EACH, EPOCH, MAX_VALUES, and_list, capped_list, counted, date_words, ordinal, said_of
+from .basics import (
+    A_BIT_EACH,
+    EPOCH,
+    INTEGER_KINDS,
+    MAX_VALUES,
+    and_list,
+    capped_list,
+    counted,
+    date_words,
+    ordinal,
+    said_of,
+)
 from .speaker import Speaker
 
 Expression = algebra_pb2.Expression
@@ -420,7 +431,9 @@ def _arithmetic(name: str) -> Callable[[Speaker, Expression.ScalarFunction], str
             elif i == 1 and text.startswith(("-", "−")):  # "quantity − (−3)", not "quantity − -3"
                 text = f"({text})"
             parts.append(text)
-        return f"{parts[0]} {op} {parts[1]}"
+        # a division of whole numbers keeps a whole number (functions_arithmetic.yaml: "rounded towards 0")
+        whole = name == "divide" and f.output_type.WhichOneof("kind") in INTEGER_KINDS
+        return f"{parts[0]} {op} {parts[1]}" + (" (rounded toward 0)" if whole else "")
 
     return words
 
