@@ -489,6 +489,17 @@ def test_a_condition_s_verb_agrees_with_a_column_named_in_the_plural():
         "Keeps the rows of t whose status is above '%x%'.",
         "Keeps the rows of t whose c_address does not contain 'x'.",
     ]
+    # one measure of many things (TPC-DS q47's avg_monthly_sales): "is", as of an average
+    measures = [("avg_monthly_sales", "fp64"), ("total_sales", "fp64"), ("web_sales", "fp64")]
+    said = [
+        describe(P.model_of(P.plan({"filter": {"input": P.read("t", measures), "condition": c}})), "0")
+        for c in (P.call(2, P.field(i), P.i64(0)) for i in range(3))
+    ]
+    assert said == [
+        "Keeps the rows of t whose avg_monthly_sales is above 0.",
+        "Keeps the rows of t whose total_sales is above 0.",
+        "Keeps the rows of t whose web_sales are above 0.",
+    ], said
 
 
 def test_corpus_sweep_every_node_gets_a_sentence():
@@ -1676,6 +1687,15 @@ def test_a_case_is_said_with_its_subject_its_brackets_and_its_null_otherwise(for
         in said
     )
     assert "n_nationkey is above 0.5." in said
+
+
+@pytest.mark.parametrize("form", ["written", "optimized"])
+def test_days_added_to_a_date_are_said_in_days(form):
+    """``o_orderdate + 1`` (DataFusion's date plus an integer: days, as its engine adds them) read "+ 1", and
+    its optimized plan's interval of 2,592,000 seconds "− 720 hours": both are days on a date."""
+    said = " ".join(_story("SELECT o_orderdate + 1 AS next_day, o_orderdate - 30 AS month_before FROM orders", form))
+    assert "next_day = o_orderdate + 1 day;" in said, said
+    assert "month_before = o_orderdate − 30 days." in said, said
 
 
 @pytest.mark.parametrize("form", ["written", "optimized"])

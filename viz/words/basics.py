@@ -55,12 +55,21 @@ def said_of(subject: str, words: str) -> str:
     return f"{subject} {words}"
 
 
+#: Words that make a name one measure of what follows them ("avg_monthly_sales": an average).
+_ONE_MEASURE = frozenset(
+    {"avg", "average", "mean", "median", "sum", "total", "min", "max", "count", "cnt", "num", "number", "std", "var"}
+)
+
+
 def _plural(name: str) -> bool:
     """Whether a column's name reads as a plural noun: its last word of four letters or more ends in an
-    s that is not of -ss, -us or -is (``suppliers``, ``web_sales``; not ``status``, ``c_address``, ``axis``)."""
+    s that is not of -ss, -us or -is (``suppliers``, ``web_sales``; not ``status``, ``c_address``, ``axis``),
+    and no word before it makes it one measure (``avg_monthly_sales``, ``total_sales``)."""
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
         return False
-    last = name.rsplit("_", 1)[-1].lower()
+    *before, last = name.lower().split("_")
+    if _ONE_MEASURE.intersection(before):
+        return False
     return len(last) >= 4 and last.endswith("s") and not last.endswith(("ss", "us", "is"))
 
 

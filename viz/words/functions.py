@@ -417,8 +417,9 @@ def _arithmetic(name: str) -> Callable[[Speaker, Expression.ScalarFunction], str
         if day is not None:
             return date_words(day)
         parts = []
+        days = _days_added(w, values, name)
         for i, v in enumerate(values):
-            text = w.expr(v)
+            text = days if i == 1 and days is not None else w.expr(v)
             inner = arith_op(w, v)
             if (
                 inner is not None
@@ -480,6 +481,31 @@ def _shifted_date(values: Sequence[Expression], name: str) -> _dt.date | None:
         return _dt.date(year, month + 1, min(start.day, last)) + _dt.timedelta(days=days)
     except (OverflowError, ValueError):
         return None
+
+
+def _days_added(w: Speaker, values: Sequence[Expression], name: str) -> str | None:
+    """What a date plus or minus a constant of whole days adds, in days ("30 days"): a whole number (a
+    date plus an integer is that many days, as in DataFusion and PostgreSQL) or an interval of days and
+    seconds that are whole days (DataFusion's optimizer writes 30 days as 2,592,000 seconds; a date has
+    no time of day for them to change). None for anything else."""
+    if name not in ("add", "subtract") or len(values) != 2 or not _is_date(w, values[0]):
+        return None
+    right = uncast(values[1])
+    if right.WhichOneof("rex_type") != "literal":
+        return None
+    lit = right.literal
+    which = lit.WhichOneof("literal_type")
+    if which in ("i8", "i16", "i32", "i64"):
+        return counted(getattr(lit, which), "day")
+    span = lit.interval_compound if which == "interval_compound" else None
+    dts = span.interval_day_to_second if span is not None else lit.interval_day_to_second
+    if which not in ("interval_day_to_second", "interval_compound") or (
+        span is not None and (span.interval_year_to_month.years or span.interval_year_to_month.months)
+    ):
+        return None
+    if dts.subseconds or dts.seconds % 86400:
+        return None
+    return counted(dts.days + dts.seconds // 86400, "day")
 
 
 def _date_constant(e: Expression) -> _dt.date | None:
