@@ -1690,6 +1690,22 @@ def test_a_case_is_said_with_its_subject_its_brackets_and_its_null_otherwise(for
 
 
 @pytest.mark.parametrize("form", ["written", "optimized"])
+def test_an_aggregate_s_own_order_is_said(form):
+    """``string_agg(n_name, ', ' ORDER BY n_name DESC)``: the texts' order is what the result is, and it was
+    not said; ``array_agg(n_name ORDER BY n_nationkey)`` likewise."""
+    said = " ".join(
+        _story(
+            "SELECT n_regionkey, string_agg(n_name, ', ' ORDER BY n_name DESC) AS names, "
+            "array_agg(n_name ORDER BY n_nationkey) AS arr, count(*) AS n FROM nation GROUP BY n_regionkey",
+            form,
+        )
+    )
+    assert "Joins the n_name texts with ', ' between in order of n_name (highest first) as names" in said, said
+    assert "collects the n_name values in order of n_nationkey as arr" in said, said
+    assert said.count("in order of") == 2, said
+
+
+@pytest.mark.parametrize("form", ["written", "optimized"])
 def test_days_added_to_a_date_are_said_in_days(form):
     """``o_orderdate + 1`` (DataFusion's date plus an integer: days, as its engine adds them) read "+ 1", and
     its optimized plan's interval of 2,592,000 seconds "− 720 hours": both are days on a date."""

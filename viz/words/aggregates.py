@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from substrait import algebra_pb2
 
 from ..expressions.shapes import FRAMELESS, signed_bound
-from .basics import A_BIT_EACH, and_list, ordinal
+from .basics import A_BIT_EACH, MAX_ITEMS, and_list, capped_list, ordinal
 from .functions import arith_op, constant_value
 from .speaker import Speaker
 
@@ -191,11 +191,20 @@ def _never_null(e: Expression) -> bool:
 def aggregate_words(w: Speaker, name: str, arguments, distinct: bool, noun: bool = False, sorts=()) -> str:
     """``sums quantity × price``, ``counts rows``, ``counts distinct customers``; with ``noun``:
     ``the sum of quantity × price``, ``the number of rows``. ``sorts``: the aggregate's own order
-    (a percentile's ``WITHIN GROUP (ORDER BY x DESC)``)."""
+    (a percentile's ``WITHIN GROUP (ORDER BY x DESC)``, the order of ``string_agg(x, ',' ORDER BY y)``'s
+    texts: "in order of y")."""
     values = [a.value for a in arguments if a.WhichOneof("arg_type") == "value"]
     percentile = _percentile_words(w, name, values, sorts, noun)
     if percentile is not None:
         return percentile
+    said = _unordered_words(w, name, arguments, values, distinct, noun)
+    if not sorts:
+        return said
+    return f"{said} in order of {capped_list([w.order_key(s) for s in sorts], MAX_ITEMS)}"
+
+
+def _unordered_words(w: Speaker, name: str, arguments, values: Sequence, distinct: bool, noun: bool) -> str:
+    """:func:`aggregate_words` but for the aggregate's own order."""
     at_offset = _window_words(w, name, values)
     if at_offset is not None:
         return at_offset
