@@ -204,7 +204,7 @@ def aggregate_words(w: Speaker, name: str, arguments, distinct: bool, noun: bool
 
 
 def _unordered_words(w: Speaker, name: str, arguments, values: Sequence, distinct: bool, noun: bool) -> str:
-    """:func:`aggregate_words` but for the aggregate's own order."""
+    """:func:`aggregate_words` without the aggregate's own order."""
     at_offset = _window_words(w, name, values)
     if at_offset is not None:
         return at_offset
