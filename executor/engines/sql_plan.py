@@ -359,8 +359,15 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
             f"there{' if the right input has it' if word == 'INTERSECT' else ' unless the right input has it'}, "
             f"not as often as SQL's {word} ALL keeps it (its own engine gives the same rows)"
         )
-    frames, ignoring, distinct = _windows(logical)
-    if not frames and not ignoring and not distinct:
+    text = logical.display_indent()
+    if any(line.lstrip().startswith("LeftAnti Join:") and line.endswith(" null_aware") for line in text.splitlines()):
+        out.append(
+            "DataFusion's optimizer plans NOT IN (subquery) as an anti join that knows SQL's nulls (a null on "
+            "either side leaves a row out), which a Substrait join cannot say: where either side holds a null, "
+            "the plan may keep rows that the SQL leaves out"
+        )
+    frames, ignoring, distinct, filtered = _windows(logical)
+    if not frames and not ignoring and not distinct and not filtered:
         return out
     from datafusion.substrait import Consumer, Serde
 
@@ -368,7 +375,7 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
         read_back = Consumer.from_substrait_plan(ctx, Serde.deserialize_bytes(plan))
     except Exception:  # noqa: BLE001 - a plan DataFusion cannot read back is not checked here
         return out
-    back, back_ignoring, back_distinct = _windows(read_back)
+    back, back_ignoring, back_distinct, back_filtered = _windows(read_back)
     if ignoring > back_ignoring:
         out.append(
             "DataFusion's Substrait producer does not keep IGNORE NULLS: the plan's window functions take "
@@ -378,6 +385,11 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
         out.append(
             "DataFusion's Substrait producer does not keep DISTINCT in a window function (count(DISTINCT x) "
             "OVER ...): the plan's function takes every row, repeated values too. The plan's rows are not the SQL's."
+        )
+    if filtered > back_filtered:
+        out.append(
+            "DataFusion's Substrait producer does not keep a window function's FILTER (WHERE ...): the plan's "
+            "function takes every row of its window. The plan's rows are not the SQL's."
         )
     if frames:
         lost, written = sorted(frames - back), sorted(back - frames)
@@ -391,17 +403,23 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
     return out
 
 
-def _windows(logical) -> tuple[set[str], int, int]:
+def _windows(logical) -> tuple[set[str], int, int, int]:
     """What the window relations of a logical plan say, its indented text read once: their frames, how many
-    of their functions skip nulls (``IGNORE NULLS``) and how many take distinct values."""
+    of their functions skip nulls (``IGNORE NULLS``), how many take distinct values and how many take only
+    the rows of a ``FILTER (WHERE ...)``."""
     text = logical.display_indent()
-    return _frames(text), _ignore_nulls(text), _distinct_windows(logical, text)
+    return (
+        _frames(text),
+        _in_windows(text, "IGNORE NULLS"),
+        _distinct_windows(logical, text),
+        _in_windows(text, " FILTER (WHERE "),
+    )
 
 
-def _ignore_nulls(text: str) -> int:
-    """How many window functions of a logical plan (its indented text) skip nulls (``IGNORE NULLS``)."""
+def _in_windows(text: str, words: str) -> int:
+    """How many times the window relations of a logical plan (its indented text) say ``words``."""
     lines = [line for line in text.splitlines() if "WindowAggr:" in line]
-    return sum(line.count("IGNORE NULLS") for line in lines)
+    return sum(line.count(words) for line in lines)
 
 
 def _distinct_windows(logical, text: str) -> int:
