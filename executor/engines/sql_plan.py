@@ -366,7 +366,7 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
             "either side leaves a row out), which a Substrait join cannot say: where either side holds a null, "
             "the plan may keep rows that the SQL leaves out"
         )
-    frames, ignoring, distinct, filtered = _windows(logical)
+    frames, ignoring, distinct, filtered = _windows(logical, text)
     if not frames and not ignoring and not distinct and not filtered:
         return out
     from datafusion.substrait import Consumer, Serde
@@ -403,11 +403,11 @@ def _meaning_lost(sql: str, logical, plan: bytes, ctx) -> list[str]:
     return out
 
 
-def _windows(logical) -> tuple[set[str], int, int, int]:
-    """What the window relations of a logical plan say, its indented text read once: their frames, how many
-    of their functions skip nulls (``IGNORE NULLS``), how many take distinct values and how many take only
-    the rows of a ``FILTER (WHERE ...)``."""
-    text = logical.display_indent()
+def _windows(logical, text: str | None = None) -> tuple[set[str], int, int, int]:
+    """What the window relations of a logical plan say, its indented text (``text``, when already made) read
+    once: their frames, how many of their functions skip nulls (``IGNORE NULLS``), how many take distinct
+    values and how many take only the rows of a ``FILTER (WHERE ...)``."""
+    text = logical.display_indent() if text is None else text
     return (
         _frames(text),
         _in_windows(text, "IGNORE NULLS"),
