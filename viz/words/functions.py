@@ -493,19 +493,11 @@ def _days_added(w: Speaker, values: Sequence[Expression], name: str) -> str | No
     right = uncast(values[1])
     if right.WhichOneof("rex_type") != "literal":
         return None
-    lit = right.literal
-    which = lit.WhichOneof("literal_type")
-    if which in ("i8", "i16", "i32", "i64"):
-        return counted(getattr(lit, which), "day")
-    span = lit.interval_compound if which == "interval_compound" else None
-    dts = span.interval_day_to_second if span is not None else lit.interval_day_to_second
-    if which not in ("interval_day_to_second", "interval_compound") or (
-        span is not None and (span.interval_year_to_month.years or span.interval_year_to_month.months)
-    ):
-        return None
-    if dts.subseconds or dts.seconds % 86400:
-        return None
-    return counted(dts.days + dts.seconds // 86400, "day")
+    which = right.literal.WhichOneof("literal_type")
+    if which in INTEGER_KINDS:
+        return counted(getattr(right.literal, which), "day")
+    span = _months_days(right.literal, seconds_of_days=True) if which != "interval_year_to_month" else None
+    return counted(span[1], "day") if span is not None and not span[0] else None
 
 
 def _date_constant(e: Expression) -> _dt.date | None:
@@ -529,8 +521,9 @@ def _date_constant(e: Expression) -> _dt.date | None:
     return None
 
 
-def _months_days(lit: Expression.Literal) -> tuple[int, int] | None:
-    """An interval literal as (months, days) when it has no seconds; None otherwise."""
+def _months_days(lit: Expression.Literal, seconds_of_days: bool = False) -> tuple[int, int] | None:
+    """An interval literal as (months, days) when it has no seconds (``seconds_of_days``: or only seconds
+    that make whole days, counted as days); None otherwise."""
     which = lit.WhichOneof("literal_type")
     ym = dts = None
     if which == "interval_year_to_month":
@@ -541,9 +534,12 @@ def _months_days(lit: Expression.Literal) -> tuple[int, int] | None:
         ym, dts = lit.interval_compound.interval_year_to_month, lit.interval_compound.interval_day_to_second
     else:
         return None
+    extra_days = 0
     if dts is not None and (dts.seconds or dts.subseconds):
-        return None
-    return ((ym.years * 12 + ym.months) if ym is not None else 0, dts.days if dts is not None else 0)
+        if not seconds_of_days or dts.subseconds or dts.seconds % 86400:
+            return None
+        extra_days = dts.seconds // 86400
+    return ((ym.years * 12 + ym.months) if ym is not None else 0, (dts.days if dts is not None else 0) + extra_days)
 
 
 def arith_op(w: Speaker, e: Expression) -> str | None:
