@@ -31,14 +31,18 @@ from .session import is_connect, restart_in_background
 
 #: How long orphaned tasks may keep running after a stop before the local JVM is stopped.
 REAP_AFTER_S = SETTINGS.reap_after_s
-#: How long the watch lasts at most (orphans that appear later are not ours).
+#: How long the watch lasts at most after the latest stop (orphans that appear later are not ours).
 WATCH_S = REAP_AFTER_S + 60.0
-#: No orphans for this long: the stop went through, the watch ends.
+#: No orphans for this long after the latest stop: the stop went through, the watch ends.
 CALM_S = 10.0
 POLL_S = 0.5
+#: Polls in a row that cannot tell the orphans before the watch takes the session for stopped.
+UNKNOWN_POLLS = 3
 
 log = logging.getLogger(__name__)
-_watching: set[int] = set()
+#: The sessions watched, by id, each with the time of its latest stop: a stop during a watch extends
+#: it, since the watch under way may be about to end as calm before the new orphans show.
+_watching: dict[int, float] = {}
 _lock = threading.Lock()
 reaped = 0  # JVMs stopped by the reaper in this process (for tests and the status line)
 
@@ -101,23 +105,39 @@ def _kill_jvm(spark) -> bool:
     return True
 
 
+def _ended(key: int, stopped_at: float) -> bool:
+    """End the watch of ``key`` unless a stop came after ``stopped_at`` (then the watch goes on)."""
+    with _lock:
+        if _watching.get(key, stopped_at) != stopped_at:
+            return False
+        _watching.pop(key, None)
+        return True
+
+
 def _watch(spark) -> None:
     global reaped
+    key = id(spark)
+    ended = False  # by _ended: the key may belong to a watch started since
     since: float | None = None  # when orphans were first seen
     calm_since = time.monotonic()  # when the count was last seen at 0
-    end = time.monotonic() + WATCH_S
+    unknown = 0
     try:
-        while time.monotonic() < end:
+        while True:
+            with _lock:
+                stopped_at = _watching.setdefault(key, time.monotonic())
             orphans = orphaned_tasks(spark)
-            if orphans is None:
-                return
             now = time.monotonic()
-            if orphans == 0:
-                since = None
-                if now - calm_since >= CALM_S:
+            if orphans is None:  # a stopped or dead session, unless the next polls can tell
+                unknown += 1
+                if unknown >= UNKNOWN_POLLS:
+                    return
+            elif orphans == 0:
+                unknown, since = 0, None
+                if now - max(calm_since, stopped_at) >= CALM_S and _ended(key, stopped_at):
+                    ended = True
                     return
             else:
-                calm_since = now
+                unknown, calm_since = 0, now
                 since = since if since is not None else now
                 if now - since >= REAP_AFTER_S:
                     log.warning(
@@ -130,14 +150,19 @@ def _watch(spark) -> None:
                         reaped += 1
                         restart_in_background()  # the next person's run does not wait for a JVM to start
                     return
+            if now - stopped_at >= WATCH_S and _ended(key, stopped_at):
+                ended = True
+                return
             time.sleep(POLL_S)
     finally:
-        with _lock:
-            _watching.discard(id(spark))
+        if not ended:
+            with _lock:
+                _watching.pop(key, None)
 
 
 def watch(spark) -> None:
-    """After a stop: end orphaned tasks of a local session (see the module docstring). Returns at once."""
+    """After a stop: end orphaned tasks of a local session (see the module docstring). Returns at once;
+    a stop while the session is watched extends the watch under way."""
     if is_connect(spark):
         return
     try:
@@ -146,10 +171,10 @@ def watch(spark) -> None:
     except Exception:
         return
     with _lock:
-        if id(spark) in _watching:
-            return
-        _watching.add(id(spark))
-    threading.Thread(target=_watch, args=(spark,), name="substrait-viz-reaper", daemon=True).start()
+        under_way = id(spark) in _watching
+        _watching[id(spark)] = time.monotonic()
+    if not under_way:
+        threading.Thread(target=_watch, args=(spark,), name="substrait-viz-reaper", daemon=True).start()
 
 
 __all__ = ["REAP_AFTER_S", "orphaned_tasks", "watch"]

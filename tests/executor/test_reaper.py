@@ -49,3 +49,58 @@ def test_the_calls_cut_off_by_the_stop_are_not_logged_for_a_while(monkeypatch):
     assert [keep(r) for r in (cut, other, said)] == [False, True, True]
     monkeypatch.setattr(reaper, "_quiet_until", time.monotonic() - 1)  # the window is over
     assert keep(cut) is True
+
+
+class _LocalSession:
+    class sparkContext:  # noqa: N801 - stands for SparkSession.sparkContext
+        master = "local[2]"
+
+
+def _quick(monkeypatch, counts):
+    """The reaper with short delays, reading the orphans from ``counts`` (the last one repeats)."""
+    monkeypatch.setattr(reaper, "REAP_AFTER_S", 0.3)
+    monkeypatch.setattr(reaper, "CALM_S", 0.5)
+    monkeypatch.setattr(reaper, "POLL_S", 0.02)
+    monkeypatch.setattr(reaper, "WATCH_S", 30.0)
+    monkeypatch.setattr(reaper, "restart_in_background", lambda: None)
+    killed: list[object] = []
+    monkeypatch.setattr(reaper, "_kill_jvm", lambda spark: killed.append(spark) or True)
+    monkeypatch.setattr(reaper, "orphaned_tasks", lambda spark: counts[0] if len(counts) == 1 else counts.pop(0))
+    return killed
+
+
+def _until(condition, within_s: float = 10.0) -> bool:
+    end = time.monotonic() + within_s
+    while time.monotonic() < end and not condition():
+        time.sleep(0.02)
+    return condition()
+
+
+def test_a_stop_during_a_watch_extends_it_until_its_own_orphans_are_reaped(monkeypatch):
+    """A second stop while an earlier stop's watch is about to end as calm: the orphans of the second,
+    which show only after that, are still reaped."""
+    counts = [0]
+    killed = _quick(monkeypatch, counts)
+    spark = _LocalSession()
+    reaper.watch(spark)
+    time.sleep(reaper.CALM_S * 0.8)
+    reaper.watch(spark)  # the second stop
+    time.sleep(reaper.CALM_S * 0.5)  # the first watch alone would have ended calm by now
+    counts[0] = 2  # the second job's tasks outlive it
+    assert _until(lambda: killed == [spark])
+    assert _until(lambda: id(spark) not in reaper._watching)
+
+
+def test_a_poll_that_cannot_tell_does_not_end_the_watch(monkeypatch):
+    killed = _quick(monkeypatch, [None, 2])
+    spark = _LocalSession()
+    reaper.watch(spark)
+    assert _until(lambda: killed == [spark])
+
+
+def test_a_session_that_cannot_be_told_any_more_ends_the_watch(monkeypatch):
+    killed = _quick(monkeypatch, [None])
+    spark = _LocalSession()
+    reaper.watch(spark)
+    assert _until(lambda: id(spark) not in reaper._watching)
+    assert killed == []
