@@ -54,7 +54,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 
 test: $(STAMP) lint check-java browser graphviz jvm-archive
-	$(PY) -m pytest
+	$(PY) -m tests.support.suite
 
 test-fast: $(STAMP) lint
 	$(PY) -m pytest -m "not slow and not spark"

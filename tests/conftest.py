@@ -32,18 +32,22 @@ JVM_FIXTURE = "jvm"
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by the markers
 def pytest_collection_modifyitems(session, config, items):
-    """Every test whose fixtures include ``jvm`` is marked ``spark``. Tests that stop or kill the
-    shared Spark session run last: a new JVM would start cold and warm its compiler again for every
-    Spark test after them. After them, the tests whose cancelled job may leave tasks running:
-    executor.spark.reaper stops the JVM when they outlive its delay, and the next test would wait for that."""
+    """Every test whose fixtures include ``jvm`` is marked ``spark``. The browser tests run first, so
+    that the tests without Spark, which ``make test`` runs in a second process (tests/support/suite.py),
+    share the cores with them and not with the Spark sweeps. Tests that stop or kill the shared Spark
+    session run last: a new JVM would start cold and warm its compiler again for every Spark test after
+    them. After them, the tests whose cancelled job may leave tasks running: executor.spark.reaper stops
+    the JVM when they outlive its delay, and the next test would wait for that."""
     for item in items:
         if JVM_FIXTURE in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
 
     def rank(item) -> int:
         if item.get_closest_marker("leaves_spark_tasks") is not None:
+            return 3
+        if item.get_closest_marker("restarts_spark") is not None:
             return 2
-        return 1 if item.get_closest_marker("restarts_spark") is not None else 0
+        return 0 if item.get_closest_marker("browser") is not None else 1
 
     items.sort(key=rank)  # stable
 
