@@ -851,6 +851,15 @@ def test_a_name_several_columns_have_is_listed_once_with_their_number():
     assert describe(m, "0") == "Keeps columns id (twice) and v (twice)."
 
 
+def test_a_count_of_copies_is_never_last_where_a_name_said_once_can_be():
+    """Keeping id, v and the other side's v: "v (twice) and id", not "id and v (twice)", where
+    "(twice)" reads as the whole list's."""
+    t0 = P.read("t0", [("id", "i64"), ("v", "i64")])
+    pair = {"join": {"left": t0, "right": t0, "expression": P.call(1, P.field(0), P.field(2)), "type": 1}}
+    m = P.model_of(P.plan(P.emit({"project": {"input": pair, "expressions": []}}, [0, 1, 3])))
+    assert describe(m, "0") == "Keeps columns v (twice) and id."
+
+
 def test_a_filter_the_read_below_applies_already_is_said_so():
     """DataFusion filters in the read (``filter``: it must apply) and again after it: the second
     sentence says the read does so already. A ``best_effort_filter`` is one the reader may skip."""

@@ -305,11 +305,17 @@ def column_list(names: Sequence[str]) -> str:
     """ "column a" for one name, "columns a, b and c" for more (capped at :data:`MAX_COLUMNS`); when a
     name is words ("the smallest ps_supplycost"), "2 columns: …", so that the list reads as names. A
     name several columns have is said once, with how many times ("d_year (3 times)", one per date
-    table joined: "(3 columns)" read as the count of the whole list)."""
+    table joined: "(3 columns)" read as the count of the whole list), and not last where a name said
+    once can be: "n_regionkey (twice) and n_nationkey", since a count at the end reads as the list's."""
     times = Counter(names)
     said = {2: "twice", 3: "3 times"}
+    order = list(times)
+    once = [n for n in order if times[n] == 1]
+    if once and times[order[-1]] > 1:
+        order.remove(once[-1])
+        order.append(once[-1])
     listed = capped_list(
-        [n if times[n] == 1 else f"{n} ({said.get(times[n], f'{times[n]} times')})" for n in times], MAX_COLUMNS
+        [n if times[n] == 1 else f"{n} ({said.get(times[n], f'{times[n]} times')})" for n in order], MAX_COLUMNS
     )
     if any(" " in n and not _PLACED.fullmatch(n) for n in names):
         return f"{counted(len(names), 'column')}: {listed}"
