@@ -45,8 +45,22 @@ def main(args: list[str]) -> int:
         log.seek(0)
         print(f"\n{'=' * 20} the tests without Spark or a browser, run beside the others {'=' * 20}", flush=True)
         sys.stdout.write(log.read())
-    # 5: the arguments selected none of that process's tests
+    code = combined(first, second)
+    print(
+        f"\nthe whole suite: {'passed' if code in (0, 5) else 'FAILED'} (Spark and browser tests: {_said(first)}; "
+        f"the others: {_said(second)})"
+    )
+    return code
+
+
+def combined(first: int, second: int) -> int:
+    """The run's exit status from the two processes': the first failure's, else 0 (5, pytest's "no
+    tests selected", only when neither process had any)."""
     return next((code for code in (first, second) if code not in (0, 5)), 0 if 0 in (first, second) else 5)
+
+
+def _said(code: int) -> str:
+    return {0: "passed", 5: "none selected"}.get(code, f"failed, exit status {code}")
 
 
 if __name__ == "__main__":
