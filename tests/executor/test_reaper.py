@@ -10,6 +10,7 @@ import time
 from py4j.protocol import Py4JNetworkError
 
 from executor.spark import reaper, session
+from tests.support import until
 
 
 def test_a_stopped_jvm_is_followed_by_a_session_started_in_the_background(monkeypatch):
@@ -69,13 +70,6 @@ def _quick(monkeypatch, counts):
     return killed
 
 
-def _until(condition, within_s: float = 10.0) -> bool:
-    end = time.monotonic() + within_s
-    while time.monotonic() < end and not condition():
-        time.sleep(0.02)
-    return condition()
-
-
 def test_a_stop_during_a_watch_extends_it_until_its_own_orphans_are_reaped(monkeypatch):
     """A second stop while an earlier stop's watch is about to end as calm: the orphans of the second,
     which show only after that, are still reaped."""
@@ -87,20 +81,20 @@ def test_a_stop_during_a_watch_extends_it_until_its_own_orphans_are_reaped(monke
     reaper.watch(spark)  # the second stop
     time.sleep(reaper.CALM_S * 0.5)  # the first watch alone would have ended calm by now
     counts[0] = 2  # the second job's tasks outlive it
-    assert _until(lambda: killed == [spark])
-    assert _until(lambda: id(spark) not in reaper._watching)
+    until(lambda: killed == [spark], 10.0)
+    until(lambda: id(spark) not in reaper._watching, 10.0)
 
 
 def test_a_poll_that_cannot_tell_does_not_end_the_watch(monkeypatch):
     killed = _quick(monkeypatch, [None, 2])
     spark = _LocalSession()
     reaper.watch(spark)
-    assert _until(lambda: killed == [spark])
+    until(lambda: killed == [spark], 10.0)
 
 
 def test_a_session_that_cannot_be_told_any_more_ends_the_watch(monkeypatch):
     killed = _quick(monkeypatch, [None])
     spark = _LocalSession()
     reaper.watch(spark)
-    assert _until(lambda: id(spark) not in reaper._watching)
+    until(lambda: id(spark) not in reaper._watching, 10.0)
     assert killed == []

@@ -8,14 +8,13 @@ import os
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 
 from executor import settings
 from executor.spark import jvm_archive, session
 from executor.spark.turns import Line, Stopped, in_line_text, ordinal
-from tests.support import ROOT
+from tests.support import ROOT, until
 
 
 def _hold(
@@ -37,19 +36,12 @@ def _hold(
     return thread
 
 
-def _until(check, timeout_s: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-
-
 def _ask(line: Line, entered: list, gates: dict, name: str, reads: int | None, took: float | None = None) -> None:
     """``name`` asks for a turn (each person once: fairness between owners is even) and is in line."""
     gates[name] = threading.Event()
     waiting = line.busy()[1]
     _hold(line, name, entered, gates[name], reads=reads, took=took)
-    _until(lambda: line.busy()[1] == waiting + 1)
+    until(lambda: line.busy()[1] == waiting + 1)
 
 
 def _serve(entered: list, gates: dict, first: str, count: int) -> list[str]:
@@ -57,7 +49,7 @@ def _serve(entered: list, gates: dict, first: str, count: int) -> list[str]:
     served = [first]
     for _ in range(count):
         gates[served[-1]].set()
-        _until(lambda: len(entered) == len(served) + 1)
+        until(lambda: len(entered) == len(served) + 1)
         served.append(entered[-1])
     return served
 
@@ -67,26 +59,26 @@ def test_one_slot_serves_one_at_a_time_and_the_least_recently_served_owner_next(
     entered: list[str] = []
     first = threading.Event()
     a1 = _hold(line, "a", entered, first)
-    _until(lambda: entered == ["a"])
+    until(lambda: entered == ["a"])
     # while a holds the turn: a asks again, then b, then c
     gates = {name: threading.Event() for name in ("a2", "b", "c")}
     threads = [_hold(line, "a", entered, gates["a2"])]
-    _until(lambda: line.busy() == (1, 1))
+    until(lambda: line.busy() == (1, 1))
     threads.append(_hold(line, "b", entered, gates["b"]))
-    _until(lambda: line.busy() == (1, 2))
+    until(lambda: line.busy() == (1, 2))
     threads.append(_hold(line, "c", entered, gates["c"]))
-    _until(lambda: line.busy() == (1, 3))
+    until(lambda: line.busy() == (1, 3))
     first.set()
     a1.join(5)
     # b and c have not been served yet, a has: they go before a's second turn, in the order they came
-    _until(lambda: len(entered) == 2)
+    until(lambda: len(entered) == 2)
     assert entered == ["a", "b"]
     assert line.busy() == (1, 2)
     gates["b"].set()
-    _until(lambda: len(entered) == 3)
+    until(lambda: len(entered) == 3)
     assert entered[-1] == "c"
     gates["c"].set()
-    _until(lambda: len(entered) == 4)
+    until(lambda: len(entered) == 4)
     assert entered[-1] == "a"
     gates["a2"].set()
     for t in threads:
@@ -102,7 +94,7 @@ def test_work_reading_an_order_of_magnitude_less_goes_first_but_passes_a_waiting
     entered: list[str] = []
     gates: dict[str, threading.Event] = {"first": threading.Event()}
     _hold(line, "first", entered, gates["first"], reads=10)
-    _until(lambda: entered == ["first"])
+    until(lambda: entered == ["first"])
     _ask(line, entered, gates, "big", 2_000_000)
     _ask(line, entered, gates, "unknown", None)
     _ask(line, entered, gates, "small-1", 4_000)
@@ -122,7 +114,7 @@ def test_work_that_took_less_time_when_it_last_ran_goes_first_whatever_it_reads_
     entered: list[str] = []
     gates: dict[str, threading.Event] = {"first": threading.Event()}
     _hold(line, "first", entered, gates["first"], reads=10)
-    _until(lambda: entered == ["first"])
+    until(lambda: entered == ["first"])
     _ask(line, entered, gates, "long", 5_000, 2.0)
     _ask(line, entered, gates, "never-run", 5_000, None)
     _ask(line, entered, gates, "short", 6_000, 0.3)
@@ -138,7 +130,7 @@ def test_work_that_took_less_time_when_it_last_ran_goes_first_whatever_it_reads_
     entered.clear()
     gates = {"first": threading.Event()}
     _hold(line, "first", entered, gates["first"], reads=10)
-    _until(lambda: entered == ["first"])
+    until(lambda: entered == ["first"])
     for name, took in (("slow", 9.0), ("q1", 0.1), ("q2", 0.1), ("q3", 0.1)):
         _ask(line, entered, gates, name, 100, took)
     assert _serve(entered, gates, "first", 3) == ["first", "q1", "q2", "slow"]
@@ -151,19 +143,19 @@ def test_a_waiting_turn_passed_the_limit_goes_next_whatever_it_reads():
     entered: list[str] = []
     gates = {name: threading.Event() for name in ("first", "big", "s1", "s2", "s3", "s4", "s5")}
     _hold(line, "first", entered, gates["first"], reads=10)
-    _until(lambda: entered == ["first"])
+    until(lambda: entered == ["first"])
     _hold(line, "big", entered, gates["big"], reads=10**9)
-    _until(lambda: line.busy()[1] == 1)
+    until(lambda: line.busy()[1] == 1)
     for i, name in enumerate(("s1", "s2", "s3", "s4", "s5"), 2):
         _hold(line, name, entered, gates[name], reads=100)
-        _until(lambda i=i: line.busy()[1] == i)
+        until(lambda i=i: line.busy()[1] == i)
     for name in ("first", "s1", "s2"):
         gates[name].set()
         count = len(entered)
-        _until(lambda count=count: len(entered) == count + 1)
+        until(lambda count=count: len(entered) == count + 1)
     assert entered == ["first", "s1", "s2", "s3"]  # big passed three times
     gates["s3"].set()
-    _until(lambda: len(entered) == 5)
+    until(lambda: len(entered) == 5)
     assert entered[-1] == "big"  # not a fourth time
     for g in gates.values():
         g.set()
@@ -174,10 +166,10 @@ def test_two_slots_let_two_in_and_a_third_waits():
     entered: list[str] = []
     release = threading.Event()
     threads = [_hold(line, name, entered, release) for name in ("a", "b")]
-    _until(lambda: len(entered) == 2)
+    until(lambda: len(entered) == 2)
     places: list[int] = []
     threads.append(_hold(line, "c", entered, release, places))
-    _until(lambda: places == [1])
+    until(lambda: places == [1])
     assert sorted(entered) == ["a", "b"]
     release.set()
     for t in threads:
@@ -193,7 +185,7 @@ def test_a_widened_line_lets_a_batch_run_two_at_once_and_narrows_after():
     release = threading.Event()
     with line.widened(2):
         threads = [_hold(line, "", entered, release) for _ in range(2)]
-        _until(lambda: len(entered) == 2)
+        until(lambda: len(entered) == 2)
         assert line.busy() == (2, 0)
         release.set()
         for t in threads:
@@ -201,9 +193,9 @@ def test_a_widened_line_lets_a_batch_run_two_at_once_and_narrows_after():
     gate = threading.Event()
     places: list[int] = []
     threads = [_hold(line, "", entered, gate)]
-    _until(lambda: len(entered) == 3)
+    until(lambda: len(entered) == 3)
     threads.append(_hold(line, "", entered, gate, places))
-    _until(lambda: places == [1])
+    until(lambda: places == [1])
     assert line.busy() == (1, 1)
     gate.set()
     for t in threads:
@@ -217,10 +209,10 @@ def test_the_line_tells_whether_another_owner_holds_every_turn():
     entered: list[str] = []
     gates = {name: threading.Event() for name in ("a", "b")}
     threads = [_hold(line, "a", entered, gates["a"])]
-    _until(lambda: entered == ["a"])
+    until(lambda: entered == ["a"])
     assert not line.held_by_others("b")  # a turn is free
     threads.append(_hold(line, "b", entered, gates["b"]))
-    _until(lambda: len(entered) == 2)
+    until(lambda: len(entered) == 2)
     assert line.held_by_others("a") and line.held_by_others("b") and line.held_by_others("c")
     gates["b"].set()
     threads[1].join(5)
@@ -228,7 +220,7 @@ def test_the_line_tells_whether_another_owner_holds_every_turn():
     one = Line(slots=1)
     mine = threading.Event()
     threads.append(_hold(one, "a", entered, mine))
-    _until(lambda: one.busy() == (1, 0))
+    until(lambda: one.busy() == (1, 0))
     assert not one.held_by_others("a") and one.held_by_others("b")  # a's own turn does not hold a back
     for gate in (gates["a"], mine):
         gate.set()
@@ -242,14 +234,14 @@ def test_a_waiting_turn_says_its_place_as_it_moves_up():
     entered: list[str] = []
     gates = [threading.Event() for _ in range(3)]
     threads = [_hold(line, "a", entered, gates[0])]
-    _until(lambda: entered == ["a"])
+    until(lambda: entered == ["a"])
     threads.append(_hold(line, "b", entered, gates[1]))
-    _until(lambda: line.busy() == (1, 1))
+    until(lambda: line.busy() == (1, 1))
     places: list[int] = []
     threads.append(_hold(line, "c", entered, gates[2], places))
-    _until(lambda: places == [2])
+    until(lambda: places == [2])
     gates[0].set()
-    _until(lambda: places == [2, 1])
+    until(lambda: places == [2, 1])
     gates[1].set()
     gates[2].set()
     for t in threads:
@@ -262,7 +254,7 @@ def test_a_stopped_turn_leaves_the_line_without_running():
     entered: list[str] = []
     release = threading.Event()
     holder = _hold(line, "a", entered, release)
-    _until(lambda: entered == ["a"])
+    until(lambda: entered == ["a"])
     stop = threading.Event()
     outcome: list[BaseException] = []
 
@@ -275,7 +267,7 @@ def test_a_stopped_turn_leaves_the_line_without_running():
 
     waiter = threading.Thread(target=wait, daemon=True)
     waiter.start()
-    _until(lambda: line.busy() == (1, 1))
+    until(lambda: line.busy() == (1, 1))
     stop.set()
     waiter.join(5)
     assert not waiter.is_alive()

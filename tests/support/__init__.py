@@ -37,6 +37,14 @@ def wait_for(at, done, timeout_s: float = 180):
     raise AssertionError(f"the app's work did not finish in {timeout_s:g} s")
 
 
+def until(check, timeout_s: float = 5.0) -> None:
+    """Poll ``check`` until it holds (work on another thread), failing after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
 def no_active_jobs(spark, within_s: float = 10.0) -> bool:
     """Whether the Spark session has no job running, now or within ``within_s`` seconds (a cancelled
     run's jobs stop a moment after the cancel)."""
