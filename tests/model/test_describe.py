@@ -842,22 +842,27 @@ def test_an_aggregate_of_a_named_aggregate_reads_as_english():
     assert describe(m, "0") == "Keeps rows where the average of the sum of v is above 3."
 
 
-def test_a_name_several_columns_have_is_listed_once_with_their_number():
-    """A table joined to itself, all four columns kept (id, v, id, v, by hand): "id (twice)", not "id, v,
-    id and v", nor "id (2 columns)", which read as the count of the whole list."""
-    t0 = P.read("t0", [("id", "i64"), ("v", "i64")])
-    pair = {"join": {"left": t0, "right": t0, "expression": P.call(1, P.field(0), P.field(2)), "type": 1}}
-    m = P.model_of(P.plan(P.emit({"project": {"input": pair, "expressions": []}}, [0, 1, 2, 3])))
-    assert describe(m, "0") == "Keeps columns id (twice) and v (twice)."
-
-
-def test_a_count_of_copies_is_never_last_where_a_name_said_once_can_be():
-    """Keeping id, v and the other side's v: "v (twice) and id", not "id and v (twice)", where
-    "(twice)" reads as the whole list's."""
+def test_copies_of_a_name_side_by_side_are_listed_once_with_their_number():
+    """Keeping id, v and the other side's v (by hand): "id and v (twice)", not "id, v and v", nor
+    "id and v (2 columns)", which reads as the count of the whole list."""
     t0 = P.read("t0", [("id", "i64"), ("v", "i64")])
     pair = {"join": {"left": t0, "right": t0, "expression": P.call(1, P.field(0), P.field(2)), "type": 1}}
     m = P.model_of(P.plan(P.emit({"project": {"input": pair, "expressions": []}}, [0, 1, 3])))
-    assert describe(m, "0") == "Keeps columns v (twice) and id."
+    assert describe(m, "0") == "Keeps columns id and v (twice)."
+
+
+def test_a_column_list_keeps_the_columns_order():
+    """A table joined to itself, all four columns kept (id, v, id, v, by hand): said in that order, not
+    "id (twice) and v (twice)"; and TPC-DS q05's store branch (id, date, sales, profit, 0, 0), whose
+    columns a union lines up with the other branches' by their order, not "sales, 0 (twice) and profit"."""
+    t0 = P.read("t0", [("id", "i64"), ("v", "i64")])
+    pair = {"join": {"left": t0, "right": t0, "expression": P.call(1, P.field(0), P.field(2)), "type": 1}}
+    m = P.model_of(P.plan(P.emit({"project": {"input": pair, "expressions": []}}, [0, 1, 2, 3])))
+    assert describe(m, "0") == "Keeps columns id, v, id and v."
+    sales = P.read("s", [("store", "i64"), ("day", "i64"), ("sales", "i64"), ("profit", "i64")])
+    zeros = P.emit({"project": {"input": sales, "expressions": [P.i64(0), P.i64(0)]}}, [0, 1, 2, 3, 4, 5])
+    m = P.model_of(P.plan(zeros))
+    assert describe(m, "0").endswith("Outputs columns store, day, sales, profit and 0 (twice)."), describe(m, "0")
 
 
 def test_a_filter_the_read_below_applies_already_is_said_so():

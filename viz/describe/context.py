@@ -303,20 +303,17 @@ def placed_of(told: str, name: str) -> bool:
 
 def column_list(names: Sequence[str]) -> str:
     """ "column a" for one name, "columns a, b and c" for more (capped at :data:`MAX_COLUMNS`); when a
-    name is words ("the smallest ps_supplycost"), "2 columns: …", so that the list reads as names. A
-    name several columns have is said once, with how many times ("d_year (3 times)", one per date
-    table joined: "(3 columns)" read as the count of the whole list), and not last where a name said
-    once can be: "n_regionkey (twice) and n_nationkey", since a count at the end reads as the list's."""
-    times = Counter(names)
+    name is words ("the smallest ps_supplycost"), "2 columns: …", so that the list reads as names. The
+    columns keep their order (a union lines its inputs' columns up by it); copies of a name side by side
+    are said once, with how many ("0 (twice)": "(2 columns)" would read as the count of the whole list)."""
     said = {2: "twice", 3: "3 times"}
-    order = list(times)
-    once = [n for n in order if times[n] == 1]
-    if once and times[order[-1]] > 1:
-        order.remove(once[-1])
-        order.append(once[-1])
-    listed = capped_list(
-        [n if times[n] == 1 else f"{n} ({said.get(times[n], f'{times[n]} times')})" for n in order], MAX_COLUMNS
-    )
+    runs: list[list] = []  # [name, copies side by side]
+    for name in names:
+        if runs and runs[-1][0] == name:
+            runs[-1][1] += 1
+        else:
+            runs.append([name, 1])
+    listed = capped_list([n if k == 1 else f"{n} ({said.get(k, f'{k} times')})" for n, k in runs], MAX_COLUMNS)
     if any(" " in n and not _PLACED.fullmatch(n) for n in names):
         return f"{counted(len(names), 'column')}: {listed}"
     return f"{'column' if len(names) == 1 else 'columns'} {listed}"
