@@ -941,6 +941,19 @@ def test_a_filter_over_a_cross_product_tells_its_columns_apart():
     assert describe(m, "0") == "Keeps the combined t0 and t1 rows that match on the same id.", describe(m, "0")
 
 
+def test_one_column_equated_across_inputs_is_said_by_one_name():
+    """Three reads of t (id), every id equated (f0 = f1, f1 = f2), the second read's id kept as ``key``
+    at the root: one column under two names (TPC-DS q74's customer_id, the others' c_customer_id) is
+    said once, "the same id"; not "the same key and step 1's id = key", where only one input has a key."""
+    functions = {**P.FUNCTIONS, 7: ("and:bool", "functions_boolean")}
+    t = P.read("t", [("id", "i64")])
+    chain = {"cross": {"left": {"cross": {"left": t, "right": t}}, "right": t}}
+    cond = P.call(7, P.call(1, P.field(0), P.field(1)), P.call(1, P.field(1), P.field(2)))
+    kept = P.emit({"project": {"input": {"filter": {"input": chain, "condition": cond}}, "expressions": []}}, [1])
+    m = P.model_of(P.plan((kept, ["key"]), functions=functions))
+    assert describe(m, "0.0") == "Keeps the combined rows of 3 tables that match on the same id.", describe(m, "0.0")
+
+
 def test_a_note_names_steps_not_node_ids():
     """A run's note on Present: the tutorial's join (node 0.0, the story's 4th step) said as its step;
     an id the plan has not is kept."""

@@ -140,10 +140,10 @@ def the_same(keys: Sequence[SameKey | None]) -> str:
 
 def _same_name(
     c: Context, e: algebra_pb2.Expression, record: Sequence[Field], starts: Sequence[int]
-) -> tuple[SameKey, tuple[int, int]] | None:
+) -> tuple[SameKey, tuple[int, int], str] | None:
     """The column ``e`` equates on two inputs of a join (``left.id = right.id``, no cast between
-    them; ``starts``: where each input after the first begins in ``record``) and those two inputs'
-    places, else None: such a key is said once ("on the same id")."""
+    them; ``starts``: where each input after the first begins in ``record``), those two inputs'
+    places and the first side's name in the plan, else None: such a key is said once ("on the same id")."""
     w = c.words()
     if not is_column_equality(w, e):
         return None
@@ -160,7 +160,8 @@ def _same_name(
     )
     if name is None:
         return None
-    return (name, w.function(e.scalar_function.function_reference) == "is_not_distinct_from"), (a_input, b_input)
+    nulls_match = w.function(e.scalar_function.function_reference) == "is_not_distinct_from"
+    return (name, nulls_match), (a_input, b_input), (raw[indices[0]].name if raw is not None else name)
 
 
 def _one_column(spoken: tuple[str, str], raw: tuple[str, str] | None) -> str | None:
@@ -174,24 +175,30 @@ def _one_column(spoken: tuple[str, str], raw: tuple[str, str] | None) -> str | N
 
 def same_names(c: Context, conditions: Sequence[algebra_pb2.Expression]) -> list[SameKey | None]:
     """For each condition, the column it equates on two of the inputs the node's record is made of
-    (:meth:`Context.segments`), else None. Of three inputs or more, "the same id" is said only where
-    the conditions equate every input's id: else it would not say which."""
+    (:meth:`Context.segments`), else None. One column is said by one name, the first a condition gives
+    it, though an input may call it otherwise (TPC-DS q74's four inputs: the first's ``customer_id`` is
+    the others' ``c_customer_id``). Of three inputs or more, "the same id" is said only where the
+    conditions equate every input's id: else it would not say which."""
     segments, incoming = c.segments(), c.node.info.incoming
     if segments is None or incoming is None:
         return [None] * len(conditions)
     record = spoken_record(c.model, c.node, incoming)
     starts = [start for _, start in segments[1:]]
     found = [_same_name(c, e, record, starts) for e in conditions]
+    said: dict[str, str] = {}  # a column's name in the plan -> the name it is said by
+    for key in found:
+        if key is not None:
+            said.setdefault(key[2], key[0][0])
     if len(segments) > 2:
         having: dict[str, set[int]] = {}
-        for i, f in enumerate(record):
+        for i, f in enumerate(incoming):
             having.setdefault(f.name, set()).add(bisect_right(starts, i))
         joined: dict[str, set[frozenset[int]]] = {}
         for key in found:
             if key is not None:
-                joined.setdefault(key[0][0], set()).add(frozenset(key[1]))
-        found = [k if k is None or _connects(having[k[0][0]], joined[k[0][0]]) else None for k in found]
-    return [None if k is None else k[0] for k in found]
+                joined.setdefault(key[2], set()).add(frozenset(key[1]))
+        found = [k if k is None or _connects(having[k[2]], joined[k[2]]) else None for k in found]
+    return [None if k is None else (said[k[2]], k[0][1]) for k in found]
 
 
 def _connects(nodes: set[int], edges: set[frozenset[int]]) -> bool:
