@@ -1852,3 +1852,17 @@ def test_the_review_s_cases_of_odd_values_are_said_truly(form):
     assert "(never true: a part of it is false)" in said if form == "written" else "0 rows" in said, said
     said = " ".join(_story("SELECT CAST(CAST(l_quantity AS DOUBLE) AS DECIMAL(15,2)) AS q FROM lineitem", form))
     assert "rounded" not in said, said
+
+
+def test_a_long_text_is_cut_between_words():
+    """TPC-DS q75's difference of two long sums ended "(or its like in 2 other inp…": a word cut in two
+    reads as a typo. Cut where a word ends, with no dangling "(" (checked by hand); a text of one long
+    word is cut where the limit falls."""
+    from viz.words.basics import cut
+
+    assert (
+        cut("the sum of (a − b) (or its like in 2 other inputs)", 44) == "the sum of (a − b) (or its like in 2 other…"
+    )
+    assert cut("keep x (or y)", 9) == "keep x…"
+    assert cut("x" * 20, 10) == "x" * 9 + "…"
+    assert cut("short", 10) == "short"

@@ -119,7 +119,13 @@ def date_words(day: _dt.date) -> str:
 
 
 def cut(text: str, limit: int = MAX_TEXT) -> str:
+    """``text`` cut to ``limit`` characters with "…", between words where one ends in the second half (a
+    word cut in two, "inp…", reads as a typo)."""
     if len(text) <= limit:
         return text
-    cut = text[: limit - 1].rstrip()
-    return cut if cut.endswith("…") else cut + "…"
+    head = text[: limit - 1]
+    space = head.rfind(" ")
+    if space >= limit // 2:
+        head = head[:space].rstrip(" ,;(")
+    head = head.rstrip()
+    return head if head.endswith("…") else head + "…"
