@@ -1866,3 +1866,20 @@ def test_a_long_text_is_cut_between_words():
     assert cut("keep x (or y)", 9) == "keep x…"
     assert cut("x" * 20, 10) == "x" * 9 + "…"
     assert cut("short", 10) == "short"
+
+
+def test_a_fallback_for_null_is_said_after_its_value():
+    """``coalesce(v, 0)``: "v (0 if null)", in brackets beside an operator (the fallback is v's, not
+    the difference's); of three values, "the first non-null of v, w and 0" (checked by hand)."""
+    functions = {
+        **P.FUNCTIONS,
+        7: ("coalesce:any", "functions_comparison"),
+        8: ("subtract:i64_i64", "functions_arithmetic"),
+    }
+    t = P.read("t", [("id", "i64"), ("v", "i64"), ("w", "i64")])
+    fallback = P.call(7, P.field(1), P.i64(0))
+    exprs = [fallback, P.call(8, P.field(0), fallback), P.call(7, P.field(1), P.field(2), P.i64(0))]
+    m = P.model_of(P.plan({"project": {"input": t, "expressions": exprs}}, functions=functions))
+    assert (
+        describe(m, "0") == "Adds 3 new columns: v (0 if null); id − (v (0 if null)); the first non-null of v, w and 0."
+    )

@@ -447,6 +447,8 @@ def _loose(text: str, op: str, right: bool) -> bool:
     """Whether an operand said as ``text`` (a column named by its expression in words: "the sum of x when
     y is 'A', otherwise 0") needs brackets beside ``op``: outside its own brackets it has a condition or a
     branch, or an operator that binds less tightly (or as tightly, right of a − or ÷)."""
+    if text.endswith(_IF_NULL):  # "x − (y (0 if null))": the fallback is y's, not the difference's
+        return True
     depth = 0
     for i, ch in enumerate(text):
         depth += (ch == "(") - (ch == ")")
@@ -687,8 +689,17 @@ def _concat(w: Speaker, f: Expression.ScalarFunction) -> str | None:
     return " followed by ".join(parts) if len(parts) > 1 else None
 
 
+_IF_NULL = " if null)"
+
+
 def _coalesce(w: Speaker, f: Expression.ScalarFunction) -> str | None:
-    return "the first non-null of " + capped_list([w.expr(v) for v in argument_values(f)], 4, "others")
+    """``coalesce(sr_return_amt, 0)``: "sr_return_amt (0 if null)", a fallback of one word said after the
+    value, a phrase in brackets ("(the sum of x) (0 if null)": the sum's fallback, not its rows'); of more
+    values, or a longer fallback, "the first non-null of a, b and c"."""
+    said = [w.expr(v) for v in argument_values(f)]
+    if len(said) == 2 and " " not in said[1] and said[1] != "null":
+        return f"{_whole(said[0])} ({said[1]}{_IF_NULL}"
+    return "the first non-null of " + capped_list(said, 4, "others")
 
 
 def _index_in(w: Speaker, f: Expression.ScalarFunction) -> str | None:
