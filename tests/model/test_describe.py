@@ -1883,3 +1883,16 @@ def test_a_fallback_for_null_is_said_after_its_value():
     assert (
         describe(m, "0") == "Adds 3 new columns: v (0 if null); id − (v (0 if null)); the first non-null of v, w and 0."
     )
+
+
+def test_a_name_given_with_spaces_is_quoted(tpch_dir):
+    """TPC-DS q16 names its totals "order count" and "total shipping cost": said bare, "counts o_orderkey as
+    order count and sums …" reads the name as more words. Quoted, as checked by hand."""
+    from executor.engines.sql_plan import sql_to_plan
+
+    sql = 'SELECT count(o_orderkey) AS "order count", sum(o_totalprice) AS total FROM orders'
+    m = analyze(sql_to_plan(sql, {"orders": os.path.join(tpch_dir, "orders.parquet")}, json=False).data)
+    [aggregate] = [n.id for n in m.nodes() if n.kind == "aggregate"]
+    assert describe(m, aggregate) == (
+        "Counts o_orderkey as “order count” and sums o_totalprice as total over all rows."
+    ), describe(m, aggregate)

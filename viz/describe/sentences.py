@@ -302,7 +302,8 @@ def _aggregate(c: Context) -> str:
         if m.HasField("filter"):
             text += f" where {w.condition(m.filter)}"
         if i < len(given) and given[i]:
-            text += f" (as {given[i]})" if " where " in text else f" as {given[i]}"
+            name = f"“{given[i]}”" if " " in given[i] else given[i]  # "as “order count”": a name, not more words
+            text += f" (as {name})" if " where " in text else f" as {name}"
         measures.append(text)
     # a condition has its own "and"s: measures with one are said apart, after the groups
     conditional = any(" where " in m for m in measures)
