@@ -6,6 +6,7 @@ index a condition reads (and so its name), which join type, which sort direction
 
 from __future__ import annotations
 
+import datetime
 import os
 import time
 
@@ -1896,3 +1897,17 @@ def test_a_name_given_with_spaces_is_quoted(tpch_dir):
     assert describe(m, aggregate) == (
         "Counts o_orderkey as “order count” and sums o_totalprice as total over all rows."
     ), describe(m, aggregate)
+
+
+def test_an_unpadded_date_text_is_said_as_its_date(tpch_dir):
+    """TPC-DS q95 writes CAST('2001-5-01' AS DATE) + 60 days, which the engines read as 1 May 2001 plus 60
+    days and the story said as "2001-5-01 + 60 days". Said as the day it is (checked by hand)."""
+    from executor.engines.sql_plan import sql_to_plan
+    from viz.words.basics import text_date
+
+    assert text_date("2001-5-01") == text_date("2001-05-01") == datetime.date(2001, 5, 1)
+    assert text_date("2001-2-30") is None and text_date("May 2001") is None
+    sql = "SELECT o_orderkey FROM orders WHERE o_orderdate <= CAST('1995-3-1' AS date) + INTERVAL '60' DAY"
+    m = analyze(sql_to_plan(sql, {"orders": os.path.join(tpch_dir, "orders.parquet")}, json=False).data)
+    said = " ".join(describe(m, n.id) for n in m.nodes())
+    assert "is on or before 30 April 1995" in said, said

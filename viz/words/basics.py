@@ -113,6 +113,19 @@ _MONTHS = (
 )
 
 
+_DATE_TEXT = re.compile(r"\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*")
+
+
+def text_date(text: str) -> _dt.date | None:
+    """The date a text cast to a date gives, as the engines read it: ``1995-03-15`` or, unpadded,
+    ``2001-5-1`` (TPC-DS q95 writes '2001-5-01'); None for other text or no such day."""
+    m = _DATE_TEXT.fullmatch(text)
+    try:
+        return _dt.date(int(m[1]), int(m[2]), int(m[3])) if m else None
+    except ValueError:
+        return None
+
+
 def date_words(day: _dt.date) -> str:
     """A date as people write it: 15 March 1995 (no locale: the month names are English, as the rest)."""
     return f"{day.day} {_MONTHS[day.month - 1]} {day.year}"

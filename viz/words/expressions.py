@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -14,7 +13,7 @@ from ..expressions.literals import plain_kind
 from ..fields import Field, struct_members
 from ..model import PlanModel
 from .aggregates import aggregate_words, framed
-from .basics import INTEGER_KINDS, MAX_ITEMS, and_list, capped_list, counted, cut, date_words, said_of
+from .basics import INTEGER_KINDS, MAX_ITEMS, and_list, capped_list, counted, cut, date_words, said_of, text_date
 from .functions import (
     COMPARISON_WORDS,
     FUNCTIONS,
@@ -281,10 +280,8 @@ class Words:
             lit = e.input.literal if e.input.WhichOneof("rex_type") == "literal" else None
             if lit is not None and lit.WhichOneof("literal_type") in ("string", "var_char", "fixed_char"):
                 text = inner.strip("'")  # '1995-03-15' as a date reads as the date itself
-                try:
-                    return date_words(_dt.date.fromisoformat(text))
-                except ValueError:
-                    return text
+                day = text_date(text)
+                return date_words(day) if day is not None else text
             return f"{inner} as a date"
         change = self.cast_change(e)
         if change == "as 1 or 0" and " " in inner:

@@ -26,6 +26,7 @@ from .basics import (
     date_words,
     ordinal,
     said_of,
+    text_date,
 )
 from .speaker import Speaker
 
@@ -517,7 +518,7 @@ def _date_constant(e: Expression) -> _dt.date | None:
             return EPOCH + _dt.timedelta(days=e.literal.date)
         if to_date and which in ("string", "var_char", "fixed_char"):
             text = e.literal.var_char.value if which == "var_char" else getattr(e.literal, which)
-            return _dt.date.fromisoformat(text.strip())
+            return text_date(text)
     except (OverflowError, ValueError):
         return None
     return None
