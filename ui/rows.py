@@ -17,6 +17,8 @@ from executor.engines.rows import float_text, interval_text
 
 #: Significant digits a float, which the table draws numbers as, keeps exactly.
 FLOAT_DIGITS = 15
+#: A null as the table shows it (faded, so the text 'NULL' stays apart): SQL's word, not Python's "None".
+NULL_TEXT = "NULL"
 #: Lines a wrapped table row holds at most (hover shows the rest).
 MOST_LINES = 5
 
@@ -104,7 +106,7 @@ def show_rows(frame: pd.DataFrame) -> None:
         kept = config.get(name) or {}
         config[name] = {**kept, "width": max(kept.get("width") or 0, CHAR_PX * max(longest, len(str(name))) + PAD_PX)}
     data = shown.style.format(formats, na_rep="") if formats and shown.columns.is_unique else shown
-    st.dataframe(data, hide_index=True, width="stretch", column_config=config)
+    st.dataframe(data, hide_index=True, width="stretch", column_config=config, placeholder=NULL_TEXT)
 
 
 def _text(value) -> str:

@@ -57,6 +57,17 @@ def test_a_column_whose_heading_is_an_expression_is_as_wide_as_its_values(monkey
     assert wide["width"] == rows.CHAR_PX * rows.HEADING_CHARS + rows.PAD_PX  # "740210.7570" is shorter
 
 
+def test_a_null_is_shown_as_null(monkeypatch):
+    """The grid showed a null as Python's faded "None" (a product named None, to an analyst): it shows
+    SQL's NULL, faded, so the text 'NULL' stays apart (seen in Chromium)."""
+    import ui.rows as rows
+
+    seen = {}
+    monkeypatch.setattr(rows.st, "dataframe", lambda frame, **kw: seen.update(kw))
+    rows.show_rows(pd.DataFrame({"[0] name": ["a", None]}))
+    assert seen["placeholder"] == "NULL"
+
+
 def test_rows_of_no_order_are_sorted_alike_on_both_engines():
     """Spark and DataFusion give an aggregate's rows in their own orders: sorted by every column (by text,
     nulls and mixed kinds included) the two sides line up."""
