@@ -59,6 +59,8 @@ INSPECTOR_TAB_KEY = "inspector_tab"  # the open tab's label, in the session stat
 #: comes too: until its module has loaded, Streamlit holds a place of another height for it, and the
 #: graph would move down and back.
 ACTIONS_PX, TOGGLE_PX = 40, 24
+#: The Inputs tab's type column at most (about 20 characters): the names beside it stay in sight.
+TYPE_MAX_PX = 180
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -276,12 +278,14 @@ def _inspector(plan, model: PlanModel, node_id: str, runnable: dict[str, tuple[b
                         ),
                         hide_index=True,
                         width="stretch",
-                        # the mark, the index and the type as wide as they need; the name takes the rest
+                        # the mark, the index and the type as wide as they need, the type at most
+                        # TYPE_MAX_PX (a record's type pushed the names out of sight; hover shows it whole);
+                        # the name takes the rest
                         column_config={
                             "read": st.column_config.TextColumn(width=36),
                             "index": st.column_config.NumberColumn(width=48),
                             "type": st.column_config.TextColumn(
-                                width=20 + 8 * max((len(t) for t in frame["type"]), default=4)
+                                width=min(TYPE_MAX_PX, 20 + 8 * max((len(t) for t in frame["type"]), default=4))
                             ),
                         },
                     )

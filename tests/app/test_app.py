@@ -214,6 +214,10 @@ def test_inspector_shows_inputs_with_referenced_fields_and_exports():
     read = [list(f["read"]) for f in frames if "read" in f.columns]
     assert read == [["●", "", "", ""], ["●", "", "", ""]]  # the join reads $0 and $4: product_id on each side
     assert all(list(f.columns)[0] == "read" for f in frames if "read" in f.columns)  # the mark shows first
+    # the right input's record type (51 characters) took the tab's width and pushed the names out of sight:
+    # its column is at most 180 px (the page's TYPE_MAX_PX), the left's as wide as "decimal<10,2>?" needs
+    widths = [json.loads(d.proto.columns)["type"]["width"] for d in at.dataframe if "read" in d.value.columns]
+    assert widths == [20 + 8 * len("decimal<10,2>?"), 180], widths
     labels = [b.label for b in at.get("download_button")]
     assert "Graph (DOT)" in labels and "Node report (JSON)" in labels
     # a download changes nothing on the page, so it reruns nothing (on a busy server, work taken from runs)
