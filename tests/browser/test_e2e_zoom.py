@@ -688,6 +688,22 @@ def test_a_followed_plan_too_wide_to_fit_opens_in_a_frame_its_drawing_fills(app_
         page.screenshot(path=os.path.join(ARTIFACTS, "present-followed.png"))
 
 
+def test_a_taller_window_has_a_taller_frame(app_url):  # noqa: F811
+    """Present's frame is at most 600 px high in a window 1,000 px high. Zoomed out to 70 % (a window of
+    1,429 px as the page sees it), isthmus's TPC-H q02 (20 nodes) still had 600: the drawing in a strip of
+    the window, its text about 5 px on screen. The frame's limit grows with the window: 857 px here."""
+    from playwright.sync_api import expect
+
+    if shutil.which("dot") is None:
+        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
+    with browser_page(viewport={"width": 2143, "height": 1429}) as page:
+        page.goto(app_url + "/present?sample=tpch_q02_isthmus.json")
+        frame = page.locator(".sv-viewport")
+        expect(frame.locator("g.node.substrait-selected")).to_have_count(1, timeout=120_000)
+        height = frame.evaluate("f => f.getBoundingClientRect().height")
+        assert abs(height - 600 * 1429 / 1000) <= 2, height
+
+
 def test_a_plan_made_on_the_sql_page_shows_whole_below_the_form(app_url):  # noqa: F811
     """The SQL page's frame starts below the window's fold (under the query and its buttons): at half the
     window's height, a plan of a few nodes opened at 100% with two of them in sight. It is now as tall as

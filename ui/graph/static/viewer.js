@@ -7,6 +7,8 @@
 // READABLE_K: the smallest zoom whose node text reads (titles about 10 px, detail lines 9 px); Fit
 // and a jump to a node never go below it. MIN_FRAME: the frame's least height, however small the window.
 const MIN_K = 0.02, MAX_K = 4, FAR_K = 0.45, MINI_W = 180, MINI_H = 140, READABLE_K = 0.7, MIN_FRAME = 320;
+// REFERENCE_H: the window height (px) a frame's greatest height (data.height) is given for
+const REFERENCE_H = 1000;
 // MAP_NODES: from this many nodes the minimap is shown when a drawing opens (fewer: behind the Map button)
 const MAP_NODES = 30;
 // MINI_PAD: room in px around the minimap's drawing, so its outermost boxes do not touch its border
@@ -23,7 +25,7 @@ function build(root, data) {
   stage.style.transform = '';  // measured at 100% below
   const svg = stage.querySelector('svg');
   const w = svg.width.baseVal.value, h = svg.height.baseVal.value;  // its drawn size, in px
-  // the frame: as tall as the drawing as it opens, within [220, data.height]: fitted to its width when
+  // the frame: as tall as the drawing as it opens, within [220, data.height (scaled to the window)]: fitted to its width when
   // its text stays readable so, else at 100% (a wide plan fitted to the width would leave a strip);
   // and no taller than the window below its top, so its bottom and the minimap show with its top
   // Given open_width, the zoom that fits a drawing that wide (side by side, both at the wider's zoom); a
@@ -37,7 +39,10 @@ function build(root, data) {
   // is as wide as the frame: at half the window, the SQL page's four-node plan showed two nodes at 100%)
   const least = Math.max(MIN_FRAME, Math.round(0.55 * window.innerHeight));
   const whole = below < MIN_FRAME && w * READABLE_K <= viewport.clientWidth ? h * READABLE_K + 12 : 0;
-  const tallest = Math.min(data.height, Math.max(least, below, whole));
+  // data.height is for a window of REFERENCE_H px; a taller one (a large screen, a page zoomed out) has a
+  // frame as much taller, or the drawing takes a strip of it
+  const most = data.height * Math.max(1, window.innerHeight / REFERENCE_H);
+  const tallest = Math.min(most, Math.max(least, below, whole));
   viewport.style.height = Math.round(Math.max(220, Math.min(tallest, h * openK + 12))) + 'px';
   // touched: the person has moved or zoomed the view themselves (a new drawing of the same plan keeps it)
   const v = { key: data.key, plan: data.plan, viewport, stage, svg, w, h, k: 1, x: 0, y: 0, selected: null, moved: false,
