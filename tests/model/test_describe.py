@@ -742,7 +742,10 @@ def test_a_name_both_sides_of_a_join_have_is_told_apart():
         "Joins the combined t0 and t1 rows to t2 on t1.id is above t2.id, keeping only matches."
     )
     itself = P.model_of(P.plan(join(t["t0"], t["t0"], 0, 2)))
-    assert describe(itself, "0") == "Joins t0 to t0 on left id is above right id, keeping only matches."
+    assert (
+        describe(itself, "0")
+        == "Joins t0 to t0 on the left side's id is above the right side's id, keeping only matches."
+    )
 
 
 def test_keys_of_one_name_on_both_sides_are_said_once():

@@ -105,7 +105,7 @@ class Context:
     def sides_told_apart(self, record: Sequence[Field]) -> Sequence[Field]:
         """A join's record (or a filter's over cross products) with each name several inputs have told
         apart, so that "on id is above id" is never said of two columns: by the table it is read
-        from ("t0.id"), else by its side ("left id") or, of three inputs or more, by the step that
+        from ("t0.id"), else by its side ("the left side's id") or, of three inputs or more, by the step that
         makes it ("step 12's rank"). A name one input has twice (a table joined twice below) is told
         apart by its place: "d_date_sk (the 2nd of 3)"."""
         segments = self.segments()
@@ -140,8 +140,9 @@ class Context:
             if len(clash_of[name]) > 1:
                 if len(segments) == 2:
                     owner = "right" if segment[i] else "left"
-                    # a spoken name ("the number of rows") takes the side as its owner
-                    name = f"the {owner} side's {f.name[4:]}" if f.name.startswith("the ") else f"{owner} {f.name}"
+                    # the side as the owner, a spoken name's ("the number of rows") without its article:
+                    # "left l_suppkey" read as code
+                    name = f"the {owner} side's {f.name[4:] if f.name.startswith('the ') else f.name}"
                 else:  # the step that makes it, where its words say what it is: "step 12's rank"
                     owner = self.step(segments[segment[i]][0])
                     name = f"{owner}'s {f.name[4:].split(' per ')[0] if f.name.startswith('the ') else f.name}"
