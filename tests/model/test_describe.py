@@ -1914,3 +1914,17 @@ def test_an_unpadded_date_text_is_said_as_its_date(tpch_dir):
     m = analyze(sql_to_plan(sql, {"orders": os.path.join(tpch_dir, "orders.parquet")}, json=False).data)
     said = " ".join(describe(m, n.id) for n in m.nodes())
     assert "is on or before 30 April 1995" in said, said
+
+
+def test_a_new_column_named_where_it_is_made_keeps_its_name_among_the_outputs(tpch_dir):
+    """TPC-DS q27's branches add ``0 AS g_state``: "Adds column g_state = 0. Outputs columns i_item_id,
+    s_state, 0, …" named the column by its value in the same sentence (checked by hand)."""
+    from executor.engines.sql_plan import sql_to_plan
+
+    sql = "SELECT o_orderkey, o_custkey, 0 AS g FROM orders UNION ALL SELECT o_orderkey, o_custkey, 1 AS g FROM orders"
+    m = analyze(sql_to_plan(sql, {"orders": os.path.join(tpch_dir, "orders.parquet")}, json=False).data)
+    said = sorted(describe(m, n.id) for n in m.nodes() if n.kind == "project")
+    assert said == [
+        "Adds column g = 0. Outputs columns o_orderkey, o_custkey and g.",
+        "Adds column g = 1. Outputs columns o_orderkey, o_custkey and g.",
+    ], said

@@ -100,8 +100,17 @@ def _join_sentence(c: Context, kind: str, on: str, how: str = "") -> str:
 def given_names(model: PlanModel, node_id: str, count: int) -> list[str | None]:
     """For each of a project's ``count`` expressions, the name the plan's root gives its column
     (``revenue``), or None: its words then say what it is."""
-    node = model.node(node_id)
     out: list[str | None] = [None] * count
+    for k, (_, name) in given_places(model, node_id, count).items():
+        out[k] = name
+    return out
+
+
+def given_places(model: PlanModel, node_id: str, count: int) -> dict[int, tuple[int, str]]:
+    """For each of a project's ``count`` expressions that the plan's root names, its place among the
+    node's output columns and that name, by the expression's index."""
+    node = model.node(node_id)
+    out: dict[int, tuple[int, str]] = {}
     names, schema = root_names(model).get(node_id), node.schema
     if not names or schema is None or node.kind != "project":
         return out
@@ -111,7 +120,7 @@ def given_names(model: PlanModel, node_id: str, count: int) -> list[str | None]:
     for j, m in enumerate(mapping if mapping is not None else range(len(schema))):
         k = m - width
         if 0 <= k < count and j < len(names) and names[j] and not is_expression_name(names[j]):
-            out[k] = names[j]
+            out[k] = (j, names[j])
     return out
 
 

@@ -27,7 +27,7 @@ from ..words import (
     ordinal,
 )
 from .context import MAX_COLUMNS, Context, as_sentence, column_list, columns_words, pairs_all, placed_of
-from .joins import cross, given_names, join, keys_join, lateral_join, nested_loop_join, same_names, the_same
+from .joins import cross, given_places, join, keys_join, lateral_join, nested_loop_join, same_names, the_same
 from .names import column_names, is_expression_name, root_names
 
 
@@ -234,10 +234,14 @@ NEW_COLUMNS = 8
 def _project(c: Context) -> str:
     w = c.words()
     exprs = list(c.body.expressions)
-    given = given_names(c.model, c.node.id, len(exprs))
+    places = given_places(c.model, c.node.id, len(exprs))
+    given = [places[i][1] if i in places else None for i in range(len(exprs))]
     made = [i for i, e in enumerate(exprs) if not _is_plain_field(w, e)]
     computed = [f"{given[i]} = {w.expr(exprs[i])}" if given[i] else w.expr(exprs[i]) for i in made]
-    names = column_names(c.model, c.node.id) or []
+    names = list(column_names(c.model, c.node.id) or [])
+    for i in made:  # a new column named where it is made is called so among the outputs too, not "0"
+        if i in places and places[i][0] < len(names):
+            names[places[i][0]] = places[i][1]
     narrows = emit(c.body) is not None or not c.model.conventions.project_keeps_input
     if not computed:
         if names:
