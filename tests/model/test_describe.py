@@ -501,6 +501,13 @@ def test_a_condition_s_verb_agrees_with_a_column_named_in_the_plural():
         "Keeps the rows of t whose total_sales is above 0.",
         "Keeps the rows of t whose web_sales are above 0.",
     ], said
+    # characters of a text are several (TPC-H q22's country codes): "are one of"
+    from viz.words.basics import said_of
+
+    assert said_of("the first 2 characters of c_phone", "is one of '13' or '31'") == (
+        "the first 2 characters of c_phone are one of '13' or '31'"
+    )
+    assert said_of("the first character of c_phone", "is '1'") == "the first character of c_phone is '1'"
 
 
 def test_corpus_sweep_every_node_gets_a_sentence():

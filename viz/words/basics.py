@@ -61,10 +61,16 @@ _ONE_MEASURE = frozenset(
 )
 
 
+_SOME_CHARACTERS = re.compile(r"(the (first|last) )?\d+ characters of ")
+
+
 def _plural(name: str) -> bool:
     """Whether a column's name reads as a plural noun: its last word of four letters or more ends in an
     s that is not of -ss, -us or -is (``suppliers``, ``web_sales``; not ``status``, ``c_address``, ``axis``),
-    and no word before it makes it one measure (``avg_monthly_sales``, ``total_sales``)."""
+    and no word before it makes it one measure (``avg_monthly_sales``, ``total_sales``). Characters of a
+    text are several: "the first 2 characters of c_phone are one of …"."""
+    if _SOME_CHARACTERS.match(name):
+        return True
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
         return False
     *before, last = name.lower().split("_")
