@@ -294,7 +294,14 @@ def _verdict_words(v: EngineVerdict) -> str:
         return "runs"
     if v.inherited_from:
         return f"cannot: an input cannot (node {v.inherited_from}): {v.reason}"
-    return f"cannot ({v.category}): {v.reason}"
+    return cannot_words(v)
+
+
+def cannot_words(v: EngineVerdict) -> str:
+    """Why an engine cannot run a node, its kind of gap first ("cannot (function): …"); a gap of no
+    known kind without one ("(other)" said nothing)."""
+    kind = f" ({v.category})" if v.category and v.category != "other" else ""
+    return f"cannot{kind}: {v.reason}"
 
 
 def _spark(model) -> dict[str, EngineVerdict]:

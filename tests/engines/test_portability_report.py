@@ -224,6 +224,15 @@ def test_datafusions_duplicate_names_are_a_gap_of_names():
     assert category('DataFusion\'s consumer: not implemented: Unsupported function name: "index_in"') == "function"
 
 
+def test_a_gap_of_no_known_kind_is_said_without_one():
+    """The Engines tab said "DataFusion cannot (other): …" of errors.json's broken reference: "(other)"
+    named no kind of gap. A known kind is still said."""
+    from executor.engines.portability import EngineVerdict, cannot_words
+
+    assert cannot_words(EngineVerdict(False, "index out of bounds", "other")) == "cannot: index out of bounds"
+    assert cannot_words(EngineVerdict(False, "no Spark mapping", "function")) == "cannot (function): no Spark mapping"
+
+
 def test_a_plan_nested_too_deep_for_the_main_stack_is_said_not_crashed():
     """A filter condition of 20,000 nested calls: protobuf's writer overflowed the main thread's stack
     (the process died of a segmentation fault) where the plan's digest and DataFusion's sub-plan were
