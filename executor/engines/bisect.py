@@ -125,6 +125,17 @@ class Bisection:
         it (some node was compared), every node's where it says none could be."""
         return self.not_compared_reasons(besides_start=bool(self.compared))
 
+    def not_compared_text(self, shown: int = 3) -> str | None:
+        """:meth:`reasons_beside_summary` as one line, the ``shown`` most frequent reasons and a count of
+        the rest: "Not compared: 2 nodes (for each, DataFusion cannot run it: …)." (a node's reason says
+        "it": "2 nodes: … cannot run it" read as if of one); None when every node was compared."""
+        reasons = self.reasons_beside_summary()
+        if not reasons:
+            return None
+        said = [f"{counted(n, 'node')} ({'' if n == 1 else 'for each, '}{why})" for n, why in reasons[:shown]]
+        more = sum(n for n, _ in reasons[shown:])
+        return "Not compared: " + "; ".join(said) + (f"; {counted(more, 'other node')}" if more else "") + "."
+
     def overlay(self) -> Overlay:
         """Marks for the graph: the first disagreement (red, with both engines' counts), the nodes that
         agree (✓) and those not compared (with why)."""

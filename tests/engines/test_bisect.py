@@ -663,6 +663,10 @@ def test_the_reasons_nodes_were_not_compared_are_counted_together():
     assert (1, cannot) in besides
     others = len(b.nodes) - b.compared - 1
     assert sum(n for n, _ in besides) == others == 7
+    # in one line, a reason of several nodes said for each ("2 nodes: DataFusion cannot run it" read as of one)
+    assert b.not_compared_text(shown=2) == (
+        f"Not compared: 3 nodes (for each, {cross}); 2 nodes (for each, {whys[1]}); 2 other nodes."
+    )
     assert f"{others} other nodes could not be compared either" in b.summary()
     assert b.reasons_beside_summary() == besides
     # none compared: the summary names no node's reason, so the list holds every node's, the start's too (a

@@ -204,15 +204,9 @@ def _show_bisection(model: PlanModel, b: Bisection) -> None:
         # green only when the node asked about gave the same rows on both engines
         said = b.summary()
         (st.success if b.start_agrees else st.warning)(md_escape(f"{said[:1].upper()}{said[1:]} ({b.elapsed_s:.1f} s)"))
-        reasons = b.reasons_beside_summary()
-        if reasons:
-            shown = [f"{counted(n, 'node')}: {why}" for n, why in reasons[:3]]
-            more = sum(n for n, _ in reasons[3:])
-            st.caption(
-                md_escape(
-                    "Not compared: " + "; ".join(shown) + (f"; {counted(more, 'other node')}" if more else "") + "."
-                )
-            )
+        why_not = b.not_compared_text()
+        if why_not:
+            st.caption(md_escape(why_not))
     else:
         st.error(
             md_escape(
