@@ -1935,3 +1935,21 @@ def test_a_new_column_named_where_it_is_made_keeps_its_name_among_the_outputs(tp
         "Adds column g = 0. Outputs columns o_orderkey, o_custkey and g.",
         "Adds column g = 1. Outputs columns o_orderkey, o_custkey and g.",
     ], said
+
+
+def test_a_mark_is_said_by_the_step_that_makes_it(tpch_dir):
+    """EXISTS … OR EXISTS …, as DataFusion plans it (two mark joins, then a filter on their marks): the
+    filter said "(mark (the 1st of 2) or mark (the 2nd of 2))"; it names the steps that mark (checked by
+    hand: steps 3 and 5 are the two mark joins)."""
+    from executor.engines.sql_plan import sql_to_plan
+
+    tables = {n: os.path.join(tpch_dir, f"{n}.parquet") for n in ("customer", "orders", "supplier")}
+    sql = (
+        "SELECT c_custkey FROM customer WHERE EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey) "
+        "OR EXISTS (SELECT 1 FROM supplier WHERE s_nationkey = c_nationkey)"
+    )
+    m = analyze(sql_to_plan(sql, tables, json=False).data)
+    order = story_order(m)
+    assert [m.node(order[i]).kind for i in (2, 4)] == ["join", "join"]
+    [condition] = [n for n in order if m.node(n).kind == "filter"]
+    assert describe(m, condition) == "Keeps the rows of customer where (step 3's match or step 5's match)."

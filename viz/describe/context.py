@@ -14,7 +14,7 @@ from substrait import algebra_pb2
 from ..expressions import direct_field, is_true
 from ..fields import Field
 from ..kinds import emit, kind
-from ..lineage import column_sources
+from ..lineage import column_sources, node_lineage
 from ..model import NodeView, PlanModel
 from ..words import (
     Words,
@@ -166,7 +166,12 @@ class Context:
     def _by_place(self, record: Sequence[Field]) -> Sequence[Field]:
         """A record one input makes with a name said twice (two nations joined below, both n_name), each
         told apart by its place where the step reads one of them: "n_name (the 2nd of 2)"; a record
-        without such a name as it is."""
+        without such a name as it is. A mark join's mark is said by the step that makes it ("step 23's
+        match"): "mark (the 1st of 2)" said nothing of which match."""
+        if len(self.node.inputs) == 1:
+            makers = {i: mark_maker(self.model, self.node.inputs[0], i) for i in range(len(record))}
+            if any(makers.values()):
+                record = [f.renamed(f"{self.step(m)}'s match") if m else f for f, m in zip(record, makers.values())]
         times = Counter(f.name for f in record)
         if all(k == 1 for k in times.values()):
             return record
@@ -300,6 +305,22 @@ def placed_of(told: str, name: str) -> bool:
     """Whether ``told`` is ``name`` told apart by its place (:func:`placed`)."""
     m = _PLACED.fullmatch(told)
     return m is not None and m.group(1) == name
+
+
+def mark_maker(model: PlanModel, node_id: str, index: int) -> str | None:
+    """The mark join that makes column ``index`` of node ``node_id`` (its mark, passed on unchanged up to
+    there), else None."""
+    for _ in range(len(model.graph.nodes)):  # a pass-through chain is no longer than the plan
+        columns = node_lineage(model, node_id).columns
+        if not 0 <= index < len(columns):
+            return None
+        origin = columns[index]
+        if origin.kind == "computed" and origin.how.startswith("mark: "):
+            return node_id
+        if origin.kind != "passes" or len(origin.inputs) != 1:
+            return None
+        node_id, index = origin.inputs[0]
+    return None
 
 
 def column_list(names: Sequence[str]) -> str:
