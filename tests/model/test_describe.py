@@ -1953,3 +1953,6 @@ def test_a_mark_is_said_by_the_step_that_makes_it(tpch_dir):
     assert [m.node(order[i]).kind for i in (2, 4)] == ["join", "join"]
     [condition] = [n for n in order if m.node(n).kind == "filter"]
     assert describe(m, condition) == "Keeps the rows of customer where (step 3's match or step 5's match)."
+    # and so where a project keeps them ("c_custkey and mark (twice)")
+    [kept] = m.node(condition).inputs
+    assert describe(m, kept) == "Keeps 3 columns: c_custkey, step 3's match and step 5's match."

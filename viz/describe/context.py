@@ -171,7 +171,7 @@ class Context:
         if len(self.node.inputs) == 1:
             makers = {i: mark_maker(self.model, self.node.inputs[0], i) for i in range(len(record))}
             if any(makers.values()):
-                record = [f.renamed(f"{self.step(m)}'s match") if m else f for f, m in zip(record, makers.values())]
+                record = [f.renamed(self.step(m) + MATCH) if m else f for f, m in zip(record, makers.values())]
         times = Counter(f.name for f in record)
         if all(k == 1 for k in times.values()):
             return record
@@ -305,6 +305,10 @@ def placed_of(told: str, name: str) -> bool:
     """Whether ``told`` is ``name`` told apart by its place (:func:`placed`)."""
     m = _PLACED.fullmatch(told)
     return m is not None and m.group(1) == name
+
+
+#: How a mark join's mark is said, after the step that makes it ("step 23's match").
+MATCH = "'s match"
 
 
 def mark_maker(model: PlanModel, node_id: str, index: int) -> str | None:

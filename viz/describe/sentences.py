@@ -26,7 +26,7 @@ from ..words import (
     is_column_equality,
     ordinal,
 )
-from .context import MAX_COLUMNS, Context, as_sentence, column_list, columns_words, pairs_all, placed_of
+from .context import MATCH, MAX_COLUMNS, Context, as_sentence, column_list, columns_words, pairs_all, placed_of
 from .joins import cross, given_places, join, keys_join, lateral_join, nested_loop_join, same_names, the_same
 from .names import column_names, is_expression_name, root_names
 
@@ -274,8 +274,12 @@ def _told_apart(c: Context, w: Words, exprs: list[Expression], names: list[str])
     if len(out) != len(names):
         return names
     kept, had = Counter(names), Counter(f.name for f in c.node.info.incoming or ())
-    # every copy kept is said "(twice)" by the list; only where some are left out, which ones
-    return [t if t and placed_of(t, n) and kept[n] < had[n] else n for t, n in zip(out, names)]
+    # every copy kept is said "(twice)" by the list; only where some are left out, which ones; a mark by
+    # the step that makes it
+    return [
+        t if t and ((placed_of(t, n) and kept[n] < had[n]) or (t != n and t.endswith(MATCH))) else n
+        for t, n in zip(out, names)
+    ]
 
 
 def _aggregate(c: Context) -> str:
