@@ -665,17 +665,25 @@ def test_compare_opens_both_graphs_at_one_zoom_that_shows_the_wider_whole(app_ur
         assert zooms[0] == zooms[1] and 70 <= int(zooms[0].rstrip("%")) < 100, zooms
 
 
-def test_a_followed_plan_too_wide_to_fit_opens_in_a_frame_its_drawing_fills(app_url):  # noqa: F811
-    """Present at 1280 px on errors.json (9 nodes, too wide to fit readably): it opened at 70% in a frame
-    sized for 100%, the selected read pinned to the frame's middle, and the frame's lower half empty."""
+@contextlib.contextmanager
+def _presented(app_url: str, sample: str, viewport: dict):
+    """A page of Present on ``sample`` in a window of ``viewport``, and its graph's frame, once the frame
+    shows the selected step."""
     from playwright.sync_api import expect
 
     if shutil.which("dot") is None:
         pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
-    with browser_page(viewport={"width": 1280, "height": 900}) as page:
-        page.goto(app_url + "/present?sample=errors.json")
+    with browser_page(viewport=viewport) as page:
+        page.goto(app_url + f"/present?sample={sample}")
         frame = page.locator(".sv-viewport")
         expect(frame.locator("g.node.substrait-selected")).to_have_count(1, timeout=120_000)
+        yield page, frame
+
+
+def test_a_followed_plan_too_wide_to_fit_opens_in_a_frame_its_drawing_fills(app_url):  # noqa: F811
+    """Present at 1280 px on errors.json (9 nodes, too wide to fit readably): it opened at 70% in a frame
+    sized for 100%, the selected read pinned to the frame's middle, and the frame's lower half empty."""
+    with _presented(app_url, "errors.json", {"width": 1280, "height": 900}) as (page, frame):
         page.wait_for_timeout(500)
         assert page.inner_text(".sv-zoom") == "70%"
         drawn = frame.evaluate(
@@ -692,14 +700,7 @@ def test_a_taller_window_has_a_taller_frame(app_url):  # noqa: F811
     """Present's frame is at most 600 px high in a window 1,000 px high. Zoomed out to 70 % (a window of
     1,429 px as the page sees it), isthmus's TPC-H q02 (20 nodes) still had 600: the drawing in a strip of
     the window, its text about 5 px on screen. The frame's limit grows with the window: 857 px here."""
-    from playwright.sync_api import expect
-
-    if shutil.which("dot") is None:
-        pytest.skip("no Graphviz dot here: make test installs Debian's graphviz when it runs as root with apt")
-    with browser_page(viewport={"width": 2143, "height": 1429}) as page:
-        page.goto(app_url + "/present?sample=tpch_q02_isthmus.json")
-        frame = page.locator(".sv-viewport")
-        expect(frame.locator("g.node.substrait-selected")).to_have_count(1, timeout=120_000)
+    with _presented(app_url, "tpch_q02_isthmus.json", {"width": 2143, "height": 1429}) as (_, frame):
         height = frame.evaluate("f => f.getBoundingClientRect().height")
         assert abs(height - 600 * 1429 / 1000) <= 2, height
 
