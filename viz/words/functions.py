@@ -233,9 +233,15 @@ def beyond_places(value: _decimal.Decimal, places: int) -> bool:
 
 
 def _is_constant(w: Speaker, e: Expression) -> bool:
-    """A value that is the same for every row: a literal (of any kind, under casts) or a numeric
-    constant expression."""
-    return uncast(e).WhichOneof("rex_type") == "literal" or constant_value(w, e) is not None
+    """A value that is the same for every row: a literal (of any kind, under casts), a numeric
+    constant expression, or a date literal moved by an interval (TPC-DS q21's date − 30 days)."""
+    plain = uncast(e)
+    if plain.WhichOneof("rex_type") == "literal" or constant_value(w, e) is not None:
+        return True
+    if plain.WhichOneof("rex_type") != "scalar_function":
+        return False
+    f = plain.scalar_function
+    return _shifted_date(argument_values(f), w.function(f.function_reference)) is not None
 
 
 def _logical(word: str) -> Callable[[Speaker, Expression.ScalarFunction], str | None]:
