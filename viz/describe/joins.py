@@ -97,18 +97,10 @@ def _join_sentence(c: Context, kind: str, on: str, how: str = "") -> str:
     return as_sentence(f"{verb} {target}{on_text}" + (f" {tail}" if kind == "unspecified" else f", {tail}"))
 
 
-def given_names(model: PlanModel, node_id: str, count: int) -> list[str | None]:
-    """For each of a project's ``count`` expressions, the name the plan's root gives its column
-    (``revenue``), or None: its words then say what it is."""
-    out: list[str | None] = [None] * count
-    for k, (_, name) in given_places(model, node_id, count).items():
-        out[k] = name
-    return out
-
-
 def given_places(model: PlanModel, node_id: str, count: int) -> dict[int, tuple[int, str]]:
-    """For each of a project's ``count`` expressions that the plan's root names, its place among the
-    node's output columns and that name, by the expression's index."""
+    """For each of a project's ``count`` expressions that the plan's root names (``revenue``), its place
+    among the node's output columns and that name, by the expression's index; the others' words say
+    what they are."""
     node = model.node(node_id)
     out: dict[int, tuple[int, str]] = {}
     names, schema = root_names(model).get(node_id), node.schema

@@ -25,9 +25,9 @@ function build(root, data) {
   stage.style.transform = '';  // measured at 100% below
   const svg = stage.querySelector('svg');
   const w = svg.width.baseVal.value, h = svg.height.baseVal.value;  // its drawn size, in px
-  // the frame: as tall as the drawing as it opens, within [220, data.height (scaled to the window)]: fitted to its width when
-  // its text stays readable so, else at 100% (a wide plan fitted to the width would leave a strip);
-  // and no taller than the window below its top, so its bottom and the minimap show with its top
+  // the frame: as tall as the drawing as it opens, within [220, data.height, scaled to the window]: fitted
+  // to its width when its text stays readable so, else at 100% (a wide plan fitted to the width would leave
+  // a strip); and no taller than the window below its top, so its bottom and the minimap show with its top
   // Given open_width, the zoom that fits a drawing that wide (side by side, both at the wider's zoom); a
   // followed node's drawing too wide to fit opens at READABLE_K, its frame no taller than that needs
   const widthK = Math.min(1, viewport.clientWidth / w);
