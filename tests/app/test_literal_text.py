@@ -90,7 +90,7 @@ def test_a_huge_count_on_the_graph_is_short_with_the_exact_number_on_hover():
 
 
 def _shown(frame, column: str) -> list[str]:
-    """A profile table column as the page writes it (blank where Streamlit shows its grey "None")."""
+    """A profile table column as the page writes it (blank where the table shows its placeholder)."""
     from ui.panels.row_counts import PROFILE_FORMATS
 
     return ["" if v != v else PROFILE_FORMATS[column](v) for v in frame[column]]
@@ -114,6 +114,18 @@ def test_the_profile_tables_numbers_sort_by_value_and_read_as_people_write_them(
     assert _shown(frame, "time (s)") == ["10.500", "2.250"] and _shown(frame, "rows") == ["12,000", "900"]
     html = frame.style.format(PROFILE_FORMATS, na_rep="").to_html()  # what the page gives st.dataframe
     assert "12,000" in html and "10.500" in html and "0.5" in html
+
+
+def test_a_figure_a_node_has_not_is_a_dash(monkeypatch):
+    """A node not counted has no rows, time or factor: the table wrote Streamlit's faded "None" there."""
+    import ui.panels.row_counts as row_counts
+    from executor.jobs.profile import NodeProfile, Profile
+
+    seen = {}
+    monkeypatch.setattr(row_counts.st, "dataframe", lambda data, **kw: seen.update(kw))
+    model = P.model_of(starred_plan())
+    row_counts.profile_table(model, Profile({"0.0*6": NodeProfile("0.0*6", "read", skipped="not bound")}))
+    assert seen["placeholder"] == "—"
 
 
 def test_the_profile_table_takes_counts_past_64_bits():

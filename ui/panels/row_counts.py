@@ -181,6 +181,10 @@ def profile_styler(frame: pd.DataFrame):
     return styler
 
 
+#: How the profile table shows a figure a node has not.
+NOT_KNOWN = "—"
+
+
 def profile_table(model: PlanModel, profile: Profile) -> None:
     counted = sum(1 for p in profile.nodes.values() if p.rows is not None)
     jobs = profile.jobs
@@ -200,6 +204,7 @@ def profile_table(model: PlanModel, profile: Profile) -> None:
             profile_styler(frame),
             hide_index=True,
             width="stretch",
+            placeholder=NOT_KNOWN,  # a count, time or factor a node has not, where Streamlit wrote "None"
             column_config={
                 "exact rows": st.column_config.TextColumn(alignment="right", width=24 + 9 * longest),
                 "rows": st.column_config.NumberColumn(width=32 + 8 * max(map(len, counts), default=4)),
