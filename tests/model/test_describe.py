@@ -1972,3 +1972,30 @@ def test_a_date_moved_by_an_interval_on_the_left_is_read_from_the_column(tpch_di
     m = analyze(sql_to_plan(sql, {"orders": os.path.join(tpch_dir, "orders.parquet")}, json=False).data)
     said = " ".join(describe(m, n.id) for n in m.nodes())
     assert "o_orderdate is on or after 13 February 1995 and on or before 14 April 1995" in said, said
+
+
+def test_an_aggregate_never_hides_one_total():
+    """TPC-DS q02 sums each day of the week: six said, then "computes 1 more total" hid Saturday where
+    saying it takes as long. Seven are said; of eight, two are counted (checked by hand)."""
+    columns = [(f"v{i}", "i64") for i in range(8)]
+    t = P.read("t", [("id", "i64"), *columns])
+
+    def summed(n: int) -> str:
+        # each where the key is above its own number, as q02's sums each where the day is its day: said apart
+        measures = [
+            {"measure": P.measure(4, P.field(i + 1))["measure"], "filter": P.call(2, P.field(0), P.i64(i))}
+            for i in range(n)
+        ]
+        aggregate = {
+            "aggregate": {
+                "input": t,
+                "groupingExpressions": [P.field(0)],
+                "groupings": [{"expressionReferences": [0]}],
+                "measures": measures,
+            }
+        }
+        return describe(P.model_of(P.plan(aggregate)), "0")
+
+    seven, eight = summed(7), summed(8)
+    assert seven.endswith("sums v6 where id is above 6.") and "more total" not in seven, seven
+    assert eight.endswith("sums v5 where id is above 5; computes 2 more totals."), eight

@@ -317,7 +317,7 @@ def _aggregate(c: Context) -> str:
     conditional = any(" where " in m for m in measures)
     if not conditional:
         measures = _same_verbs(measures)
-    if len(measures) > MAX_MEASURES:
+    if len(measures) > MAX_MEASURES + 1:  # never "1 more total", which hides what it could say (as capped_list)
         measures = measures[:MAX_MEASURES] + [f"computes {counted(len(measures) - MAX_MEASURES, 'more total')}"]
     what = "; ".join(measures) if conditional else and_list(measures) if measures else ""
     if len(groupings) > 1:
