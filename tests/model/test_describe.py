@@ -734,6 +734,17 @@ def test_steps_saying_the_same_in_a_row_are_one_run():
     assert sentences[order[s]] == sentences[order[e - 1]] == "Reads table orders (1 of 9 columns: o_totalprice)."
 
 
+def test_reads_of_one_table_one_after_another_are_told_apart_unless_alike():
+    """DataFusion's TPC-H q22 reads customer for the query and for its subquery, steps 1 and 2 of its
+    story, each of other columns: neither said which read it is, as if one line "steps 1-2" told both.
+    Alike reads in a row still are one line (the test above)."""
+    m = datafusion("tpch", "q22", form="optimized")
+    order = story_order(m)
+    first, second = (describe(m, n) for n in order[:2])
+    assert first.startswith("Reads table customer (the 1st of the plan's 2 reads of it; 3 of 8 columns"), first
+    assert second.startswith("Reads table customer (the 2nd of the plan's 2 reads of it; 2 of 8 columns"), second
+
+
 def test_a_name_both_sides_of_a_join_have_is_told_apart():
     """``id`` on both sides: "on id is above id" would not say which is which. Each is named by the
     table it is read from, through the joins below; a table joined to itself by its side."""

@@ -115,10 +115,24 @@ def _again(c: Context, table: str) -> str:
     order; "" otherwise."""
     found = _reads_by_table(c.model).get(f"{c.node.id.split('.', 1)[0]}/{table}", [])
     reads, steps = [n for n, _ in found], [i for _, i in found]
-    # reads one after another are told as one ("steps 3-4"): nothing to tell apart
-    if len(reads) < 2 or c.node.id not in reads or steps[-1] - steps[0] == len(steps) - 1:
+    # alike reads one after another are told as one ("steps 3-4"): nothing to tell apart (reads of other
+    # columns or rows, TPC-H q22's customer and its subquery's, are said apart)
+    if len(reads) < 2 or c.node.id not in reads:
+        return ""
+    if steps[-1] - steps[0] == len(steps) - 1 and len({_told_as(c.model, n) for n in reads}) == 1:
         return ""
     return f"the {ordinal(reads.index(c.node.id) + 1)} of the plan's {len(reads)} reads of it"
+
+
+def _told_as(model: PlanModel, node_id: str) -> tuple:
+    """What a read's sentence says of it besides which read of its table it is: its columns, of how many,
+    and its filters."""
+    view = model.node(node_id)
+    body: algebra_pb2.ReadRel = view.node.body
+    names = tuple(f.name for f in view.schema) if view.schema is not None else None
+    width = len(view.info.incoming) if view.info.incoming is not None else None
+    filters = (body.filter.SerializeToString(), body.best_effort_filter.SerializeToString())
+    return names, width, body.HasField("projection"), filters
 
 
 def _whose(w: Words, text: str) -> str:
