@@ -260,7 +260,7 @@ class Portability:
             )
             why = types.reasons() if types is not None else []
             out[nid] = NodeEngines(
-                verdicts=(("Spark", _verdict_words(n.spark)), ("DataFusion", _verdict_words(n.datafusion))),
+                verdicts=(("Spark", verdict_words(n.spark)), ("DataFusion", verdict_words(n.datafusion))),
                 fields=n.field_notes(),
                 versions=n.version_notes(),
                 types=rows,
@@ -289,17 +289,14 @@ def passes_of(model) -> Callable[[str, int], tuple[str, int] | None]:
     return passes
 
 
-def _verdict_words(v: EngineVerdict) -> str:
+def verdict_words(v: EngineVerdict) -> str:
+    """Whether an engine runs a node, in words (the report's and the Engines tab's): "runs", or why not,
+    its kind of gap first ("cannot (function): …"; a gap of no known kind without one, as "(other)" said
+    nothing), or the input it cannot run."""
     if v.ok:
         return "runs"
     if v.inherited_from:
         return f"cannot: an input cannot (node {v.inherited_from}): {v.reason}"
-    return cannot_words(v)
-
-
-def cannot_words(v: EngineVerdict) -> str:
-    """Why an engine cannot run a node, its kind of gap first ("cannot (function): …"); a gap of no
-    known kind without one ("(other)" said nothing)."""
     kind = f" ({v.category})" if v.category and v.category != "other" else ""
     return f"cannot{kind}: {v.reason}"
 
@@ -407,4 +404,12 @@ def engine_plans(model, node_id: str, catalog=None) -> tuple[EnginePlan, ...]:
     return (spark_plan(model, node_id, catalog), datafusion_plan(model, node_id, catalog))
 
 
-__all__ = ["EngineVerdict", "NodePortability", "Portability", "engine_plans", "node_types", "portability"]
+__all__ = [
+    "EngineVerdict",
+    "NodePortability",
+    "Portability",
+    "engine_plans",
+    "node_types",
+    "portability",
+    "verdict_words",
+]

@@ -227,10 +227,10 @@ def test_datafusions_duplicate_names_are_a_gap_of_names():
 def test_a_gap_of_no_known_kind_is_said_without_one():
     """The Engines tab said "DataFusion cannot (other): …" of errors.json's broken reference: "(other)"
     named no kind of gap. A known kind is still said."""
-    from executor.engines.portability import EngineVerdict, cannot_words
+    from executor.engines.portability import EngineVerdict, verdict_words
 
-    assert cannot_words(EngineVerdict(False, "index out of bounds", "other")) == "cannot: index out of bounds"
-    assert cannot_words(EngineVerdict(False, "no Spark mapping", "function")) == "cannot (function): no Spark mapping"
+    assert verdict_words(EngineVerdict(False, "index out of bounds", "other")) == "cannot: index out of bounds"
+    assert verdict_words(EngineVerdict(False, "no Spark mapping", "function")) == "cannot (function): no Spark mapping"
 
 
 def test_a_plan_nested_too_deep_for_the_main_stack_is_said_not_crashed():

@@ -21,7 +21,7 @@ import streamlit as st
 from executor.data.catalog import unbound_tables
 from executor.engines.engine_types import ENGINE_NAMES, difference_kind
 from executor.engines.physical import EnginePlan
-from executor.engines.portability import Portability, cannot_words, engine_plans, node_types, portability
+from executor.engines.portability import Portability, engine_plans, node_types, portability, verdict_words
 from executor.errors import ExecutionError
 from ui.markdown import md_escape
 from ui.panels.schema_table import NAME_BREAKS, code_html, markdown_table
@@ -152,11 +152,8 @@ def engines_tab(plan: Plan, model: PlanModel, node_id: str) -> None:
             continue
         if verdict.ok:
             st.markdown(f"**{engine}** runs it" + (", once its tables are bound." if unserved else "."))
-        elif verdict.inherited_from:
-            below = verdict.inherited_from
-            st.markdown(md_escape(f"{engine} cannot: an input cannot (node {below}): {verdict.reason}"))
         else:
-            st.markdown(md_escape(f"{engine} {cannot_words(verdict)}"))
+            st.markdown(md_escape(f"{engine} {verdict_words(verdict)}"))
     for line in node.field_notes() + node.version_notes():
         st.warning(md_escape(line))
     cannot = {engine: v.reason for engine, v in (("spark", node.spark), ("datafusion", node.datafusion)) if not v.ok}
