@@ -261,7 +261,8 @@ def _stop(job: Job, worker: threading.Thread) -> None:
         worker.join(POLL_S)
     if worker.is_alive() and job.held is not None:
         SPARK.give_back(job.held)  # work that does not end when stopped holds up no one after it
-    reaper.watch(job.spark)  # tasks that ignore the interrupt (a fused nested-loop join) are ended too
+    # jobs submitted after the interrupts, and tasks that ignore them (a fused nested-loop join), end too
+    reaper.watch(job.spark, job.tag, interrupt_tag)
 
 
 __all__ = ["Job", "POLL_S", "Progress", "STOP_GRACE_S", "interrupt_tag", "supervise", "tagged", "tasks_done"]

@@ -8,7 +8,9 @@ runs crawl behind them. (Measured: orders x orders x orders at TPC-H scale 0.01 
 for more than 30 minutes after its job was cancelled.)
 
 :func:`watch` is started after a stop. It compares the tasks the executors are running with the tasks
-of the stages that are still active; tasks beyond those belong to no live job. If such orphans are
+of the stages that are still active; tasks beyond those belong to no live job. A job of the stopped
+work that is still live (submitted after the stop's interrupts, or not yet seen to end by Spark's
+status listener) is cancelled again, and the watch does not end while one is. If orphans are
 still running after :data:`REAP_AFTER_S`, the local session's JVM is stopped, which ends them, and a
 fresh session is started in the background when the warm-up is on (else by the next run:
 ``executor.spark.session`` recovers from a dead JVM). A job of another user
@@ -25,6 +27,8 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from ..settings import SETTINGS
 from .session import is_connect, restart_in_background
@@ -43,6 +47,10 @@ log = logging.getLogger(__name__)
 #: The sessions watched, by id, each with the time of its latest stop: a stop during a watch extends
 #: it, since the watch under way may be about to end as calm before the new orphans show.
 _watching: dict[int, float] = {}
+Interrupt = Callable[[Any, str], None]
+#: The job groups (tags) of the work stopped on each watched session, by its id, each with the
+#: function that interrupts its jobs (the supervisor's: it alone tags and interrupts Spark jobs).
+_stopped_tags: dict[int, dict[str, Interrupt]] = {}
 _lock = threading.Lock()
 reaped = 0  # JVMs stopped by the reaper in this process (for tests and the status line)
 
@@ -61,6 +69,26 @@ def orphaned_tasks(spark) -> int | None:
     except Exception:  # a stopped or dead session
         return None
     return max(0, running - in_stages)
+
+
+def live_jobs(spark, tags: Iterable[str]) -> int | None:
+    """Jobs of the job groups ``tags`` that Spark still runs; None when it cannot be told."""
+    try:
+        tracker = spark.sparkContext.statusTracker()
+        live = 0
+        for tag in tags:
+            for job_id in tracker.getJobIdsForGroup(tag):
+                info = tracker.getJobInfo(job_id)
+                live += info is not None and info.status == "RUNNING"
+    except Exception:  # a stopped or dead session
+        return None
+    return live
+
+
+def _cancel(spark, tags: dict[str, Interrupt]) -> None:
+    for tag, interrupt in tags.items():
+        with contextlib.suppress(Exception):
+            interrupt(spark, tag)
 
 
 #: Seconds after a stop of the JVM in which py4j's reports of the calls it cut off are not logged.
@@ -111,6 +139,7 @@ def _ended(key: int, stopped_at: float) -> bool:
         if _watching.get(key, stopped_at) != stopped_at:
             return False
         _watching.pop(key, None)
+        _stopped_tags.pop(key, None)
         return True
 
 
@@ -125,9 +154,15 @@ def _watch(spark) -> None:
         while True:
             with _lock:
                 stopped_at = _watching.setdefault(key, time.monotonic())
+                tags = dict(_stopped_tags.get(key, {}))
+            live = live_jobs(spark, tags) if tags else 0
+            if live:  # the stopped work's job still runs: its tasks are not orphans yet
+                _cancel(spark, tags)
             orphans = orphaned_tasks(spark)
             now = time.monotonic()
-            if orphans is None:  # a stopped or dead session, unless the next polls can tell
+            if live:
+                unknown, calm_since = 0, now
+            elif orphans is None:  # a stopped or dead session, unless the next polls can tell
                 unknown += 1
                 if unknown >= UNKNOWN_POLLS:
                     return
@@ -158,11 +193,13 @@ def _watch(spark) -> None:
         if not ended:
             with _lock:
                 _watching.pop(key, None)
+                _stopped_tags.pop(key, None)
 
 
-def watch(spark) -> None:
-    """After a stop: end orphaned tasks of a local session (see the module docstring). Returns at once;
-    a stop while the session is watched extends the watch under way."""
+def watch(spark, tag: str | None = None, interrupt: Interrupt | None = None) -> None:
+    """After a stop of the work whose jobs carry the job group ``tag``: end its jobs (by
+    ``interrupt(spark, tag)``) and the orphaned tasks of a local session (see the module docstring).
+    Returns at once; a stop while the session is watched extends the watch under way."""
     if is_connect(spark):
         return
     try:
@@ -173,8 +210,10 @@ def watch(spark) -> None:
     with _lock:
         under_way = id(spark) in _watching
         _watching[id(spark)] = time.monotonic()
+        if tag is not None and interrupt is not None:
+            _stopped_tags.setdefault(id(spark), {})[tag] = interrupt
     if not under_way:
         threading.Thread(target=_watch, args=(spark,), name="substrait-viz-reaper", daemon=True).start()
 
 
-__all__ = ["REAP_AFTER_S", "orphaned_tasks", "watch"]
+__all__ = ["REAP_AFTER_S", "live_jobs", "orphaned_tasks", "watch"]

@@ -98,3 +98,31 @@ def test_a_session_that_cannot_be_told_any_more_ends_the_watch(monkeypatch):
     reaper.watch(spark)
     until(lambda: id(spark) not in reaper._watching, 10.0)
     assert killed == []
+
+
+def test_a_job_of_the_stopped_work_that_is_still_live_is_cancelled_and_keeps_the_watch_on(monkeypatch):
+    """A job of the stopped work still runs after the stop's interrupts (submitted after them, or its
+    end not yet seen by Spark's status listener): no orphans show meanwhile, yet the watch does not end
+    as calm; it cancels that job, and reaps its tasks once they outlive it."""
+    killed = _quick(monkeypatch, [0])
+    live = [1]
+    cancelled: list[tuple[object, str]] = []
+    monkeypatch.setattr(reaper, "live_jobs", lambda spark, tags: live[0])
+    spark = _LocalSession()
+    reaper.watch(spark, "substrait-viz-late", lambda session, tag: cancelled.append((session, tag)))
+    time.sleep(reaper.CALM_S * 3)  # calm but for the live job: the watch goes on
+    assert id(spark) in reaper._watching and killed == []
+    assert cancelled and set(cancelled) == {(spark, "substrait-viz-late")}
+    live[0] = 0
+    monkeypatch.setattr(reaper, "orphaned_tasks", lambda spark: 2)  # its tasks outlive it
+    until(lambda: killed == [spark], 10.0)
+    until(lambda: id(spark) not in reaper._watching and id(spark) not in reaper._stopped_tags, 10.0)
+
+
+def test_a_watch_without_live_jobs_ends_calm(monkeypatch):
+    killed = _quick(monkeypatch, [0])
+    monkeypatch.setattr(reaper, "live_jobs", lambda spark, tags: 0)
+    spark = _LocalSession()
+    reaper.watch(spark, "substrait-viz-done", lambda session, tag: None)
+    until(lambda: id(spark) not in reaper._watching and id(spark) not in reaper._stopped_tags, 10.0)
+    assert killed == []
