@@ -372,6 +372,20 @@ def test_set_operations_in_words():
     assert describe(m, "4.0") == "Reuses the filter result of step 2 over orders."
 
 
+def test_a_sort_key_given_again_is_said_once():
+    """ORDER BY 1, 1, 1 (TPC-DS q74): the repeats order nothing, so the key is said once, with the first
+    use's direction."""
+    wide = P.read("wide", [(c, "i64") for c in "ab"])
+    sorts = [
+        {"expr": P.field(0), "direction": "SORT_DIRECTION_DESC_NULLS_LAST"},
+        {"expr": P.field(0), "direction": "SORT_DIRECTION_ASC_NULLS_LAST"},
+        {"expr": P.field(1), "direction": "SORT_DIRECTION_ASC_NULLS_LAST"},
+        {"expr": P.field(0), "direction": "SORT_DIRECTION_DESC_NULLS_LAST"},
+    ]
+    m = P.model_of(P.plan({"sort": {"input": wide, "sorts": sorts}}))
+    assert describe(m, "0") == "Sorts by a (highest first), then b (lowest first)."
+
+
 def test_tpch_q03_sort_fetch_aggregate_read_filter():
     m = sample("tpch_q03_duckdb.json")
     # the SQL selects l_orderkey; DuckDB's plan passes orders' o_orderkey (equal by the join) and names it so

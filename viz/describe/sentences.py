@@ -406,6 +406,7 @@ def _sort_words(w: Words, sorts, nulls: bool = False) -> str:
     """The sort keys in words, each with its direction when any is descending ("a (lowest first), then b
     (highest first)"); ``nulls``: with where the nulls of a key that can hold one go (where the first rows
     are taken, they decide which rows those are), once at the end when they go alike for every such key."""
+    sorts = _first_of_each_key(sorts)
     descending = any(s.WhichOneof("sort_kind") == "direction" and s.direction in (3, 4) for s in sorts)
     keys: list[tuple[str, list[str], str | None]] = []  # (key, its marks, where its nulls go)
     for s in sorts:
@@ -431,6 +432,18 @@ def _sort_words(w: Words, sorts, nulls: bool = False) -> str:
     if len(parts) > 5:  # "then 1 more key" would hide what it could say
         parts = parts[:4] + [f"then {counted(len(parts) - 4, 'more key')}"]
     return ", ".join(parts) + (f"; {places.pop()}" if once else "")
+
+
+def _first_of_each_key(sorts) -> list:
+    """The sort fields without a key given again: it orders nothing its first use did not (ORDER BY 1, 1)."""
+    seen: set[bytes] = set()
+    kept = []
+    for s in sorts:
+        key = s.expr.SerializeToString(deterministic=True)
+        if key not in seen:
+            seen.add(key)
+            kept.append(s)
+    return kept
 
 
 def _may_be_null(w: Words, e) -> bool:
