@@ -2024,3 +2024,41 @@ def test_an_aggregate_never_hides_one_total():
     seven, eight = summed(7), summed(8)
     assert seven.endswith("sums v6 where id is above 6.") and "more total" not in seven, seven
     assert eight.endswith("sums v5 where id is above 5; computes 2 more totals."), eight
+
+
+def test_a_constant_true_on_an_outer_join_s_padded_side_is_said_as_whether_it_found_a_match():
+    """DataFusion's decorrelated count (TPC-DS q41): a constant true added under a left join is null
+    exactly where the join found no match, and CASE WHEN it IS NULL THEN 0 ELSE count END reads so
+    (it read "Adds true as a new column" and "(0 when true is null, otherwise the number of rows)")."""
+    functions = {**P.FUNCTIONS, 7: ("is_null:any", "functions_comparison")}
+    items = P.read("item", [("i_manufact", "string"), ("i_product_name", "string")])
+    counts = {
+        "aggregate": {
+            "input": P.read("item", [("i_manufact", "string"), ("i_size", "string")]),
+            "groupings": [{"groupingExpressions": [P.field(0)]}],
+            "measures": [P.measure(5, P.field(1))],
+        }
+    }
+    true = {"literal": {"boolean": True}}
+    marked = P.emit({"project": {"input": counts, "expressions": [true]}}, [1, 0, 2])  # count, i_manufact, true
+    joined = {
+        "join": {
+            "left": items,
+            "right": marked,
+            "expression": P.call(1, P.field(0), P.field(3)),
+            "type": "JOIN_TYPE_LEFT",
+        }
+    }
+    kept = P.emit({"project": {"input": joined, "expressions": [P.field(1)]}}, [5, 2, 4])  # name, count, marker
+    zero_or_count = {"ifThen": {"ifs": [{"if": P.call(7, P.field(2)), "then": P.i64(0)}], "else": P.field(1)}}
+    kept_rows = {"filter": {"input": kept, "condition": P.call(2, zero_or_count, P.i64(0))}}
+    root = P.emit({"project": {"input": kept_rows, "expressions": [P.field(0)]}}, [3])
+    m = P.model_of(P.plan((root, ["i_product_name"]), functions=functions))
+    said = describe_plan(m)
+    join = f"step {story_order(m).index('0.0.0.0') + 1}"
+    assert said["0.0.0.0.1"] == (
+        f"Adds a column that is always true, which after {join} says whether {join} found a match. "
+        f"Outputs 3 columns: the number of i_size, i_manufact and whether {join} found a match."
+    )
+    assert said["0.0.0"] == f"Keeps 3 columns: i_product_name, the number of i_size and whether {join} found a match."
+    assert said["0.0"] == f"Keeps rows where (0 when {join} found no match, otherwise the number of i_size) is above 0."

@@ -22,6 +22,7 @@ from ..words import (
     capped_list,
     conjuncts,
     counted,
+    found_name,
     is_column_equality,
     ordinal,
 )
@@ -169,9 +170,14 @@ class Context:
         without such a name as it is. A mark join's mark is said by the step that makes it ("step 23's
         match"): "mark (the 1st of 2)" said nothing of which match."""
         if len(self.node.inputs) == 1:
-            makers = {i: mark_maker(self.model, self.node.inputs[0], i) for i in range(len(record))}
-            if any(makers.values()):
-                record = [f.renamed(self.step(m) + MATCH) if m else f for f, m in zip(record, makers.values())]
+            below = self.node.inputs[0]
+            named: list[str | None] = []
+            for i in range(len(record)):
+                maker = mark_maker(self.model, below, i)
+                found = None if maker else found_join(self.model, below, i)
+                named.append(self.step(maker) + MATCH if maker else found_name(self.step(found)) if found else None)
+            if any(named):
+                record = [f.renamed(n) if n else f for f, n in zip(record, named)]
         times = Counter(f.name for f in record)
         if all(k == 1 for k in times.values()):
             return record
@@ -324,6 +330,47 @@ def mark_maker(model: PlanModel, node_id: str, index: int) -> str | None:
         if origin.kind != "passes" or len(origin.inputs) != 1:
             return None
         node_id, index = origin.inputs[0]
+    return None
+
+
+_UNMATCHED = "(null where unmatched)"
+
+
+def found_join(model: PlanModel, node_id: str, index: int) -> str | None:
+    """The outer join that makes column ``index`` of node ``node_id`` null exactly where it found no
+    match: a constant true on its padded side, passed on unchanged up to there (DataFusion's
+    decorrelated count); else None."""
+    joined = None
+    for _ in range(len(model.graph.nodes)):  # a pass-through chain is no longer than the plan
+        columns = node_lineage(model, node_id).columns
+        if not 0 <= index < len(columns):
+            return None
+        origin = columns[index]
+        if origin.kind == "computed":
+            return joined if origin.how == "true" and not origin.inputs else None
+        if origin.kind != "passes" or len(origin.inputs) != 1:
+            return None
+        if origin.how.endswith(_UNMATCHED):
+            if joined is not None:  # null where either join found none
+                return None
+            joined = node_id
+        node_id, index = origin.inputs[0]
+    return None
+
+
+def found_above(model: PlanModel, node_id: str, index: int) -> str | None:
+    """The outer join above whose :func:`found_join` column ``index`` of ``node_id`` becomes, else None."""
+    for _ in range(len(model.graph.nodes)):
+        parent = model.graph.nodes[node_id].parent
+        if not parent:
+            return None
+        columns = node_lineage(model, parent).columns
+        up = [j for j, o in enumerate(columns) if o.kind == "passes" and o.inputs == ((node_id, index),)]
+        if len(up) != 1:
+            return None
+        if columns[up[0]].how.endswith(_UNMATCHED):
+            return parent if found_join(model, parent, up[0]) == parent else None
+        node_id, index = parent, up[0]
     return None
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from substrait import algebra_pb2
 
-from ..expressions import direct_field, integer_literal
+from ..expressions import direct_field, integer_literal, is_true
 from ..kinds import emit, project_outputs_input
 from ..model import MemoBeside, PlanModel
 from ..schema import aggregate_layout
@@ -22,11 +22,23 @@ from ..words import (
     capped_list,
     conjuncts,
     counted,
+    found_name,
+    found_step,
     framed,
     is_column_equality,
     ordinal,
 )
-from .context import MATCH, MAX_COLUMNS, Context, as_sentence, column_list, columns_words, pairs_all, placed_of
+from .context import (
+    MATCH,
+    MAX_COLUMNS,
+    Context,
+    as_sentence,
+    column_list,
+    columns_words,
+    found_above,
+    pairs_all,
+    placed_of,
+)
 from .joins import cross, given_places, join, keys_join, lateral_join, nested_loop_join, same_names, the_same
 from .names import column_names, is_expression_name, root_names
 
@@ -256,13 +268,25 @@ def _project(c: Context) -> str:
     for i in made:  # a new column named where it is made is called so among the outputs too, not "0"
         if i in places and places[i][0] < len(names):
             names[places[i][0]] = places[i][1]
+    markers = set()  # said as a phrase of their own
+    for k, i in enumerate(made):  # a constant true that an outer join above turns into its match
+        at = _output_place(c, i)
+        found = found_above(c.model, c.node.id, at) if at is not None and is_true(exprs[i]) else None
+        if found and not given[i]:
+            computed[k] = f"a column that is always true, which after {c.step(found)} says {found_name(c.step(found))}"
+            markers.add(k)
+            if at < len(names):
+                names[at] = found_name(c.step(found))
     narrows = emit(c.body) is not None or not c.model.conventions.project_keeps_input
     if not computed:
         if names:
             return as_sentence(f"Keeps {column_list(_told_apart(c, w, exprs, names))}")
         return "Passes its input through."
     if len(computed) == 1:
-        text = f"Adds column {computed[0]}" if given[made[0]] else f"Adds {computed[0]} as a new column"
+        if markers:
+            text = f"Adds {computed[0]}"
+        else:
+            text = f"Adds column {computed[0]}" if given[made[0]] else f"Adds {computed[0]} as a new column"
     else:
         text = (
             f"Adds {len(computed)} new columns: "
@@ -273,6 +297,17 @@ def _project(c: Context) -> str:
     if narrows and names:
         out += " " + as_sentence(f"Outputs {column_list(names)}")
     return out
+
+
+def _output_place(c: Context, i: int) -> int | None:
+    """Where a project's expression ``i`` is among its output columns, None where the emit drops it."""
+    width = (
+        len(c.node.info.incoming or ()) if project_outputs_input(c.body, c.model.conventions.project_keeps_input) else 0
+    )
+    mapping = emit(c.body)
+    if mapping is None:
+        return width + i
+    return mapping.index(width + i) if width + i in mapping else None
 
 
 def _told_apart(c: Context, w: Words, exprs: list[Expression], names: list[str]) -> list[str]:
@@ -291,7 +326,7 @@ def _told_apart(c: Context, w: Words, exprs: list[Expression], names: list[str])
     # every copy kept is said "(twice)" by the list; only where some are left out, which ones; a mark by
     # the step that makes it
     return [
-        t if t and ((placed_of(t, n) and kept[n] < had[n]) or (t != n and t.endswith(MATCH))) else n
+        t if t and ((placed_of(t, n) and kept[n] < had[n]) or (t != n and (t.endswith(MATCH) or found_step(t)))) else n
         for t, n in zip(out, names)
     ]
 

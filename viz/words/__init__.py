@@ -11,7 +11,19 @@ from the record the expressions read (``Words.fields``), functions by the name b
 """
 
 from .aggregates import aggregate_words, framed
-from .basics import MAX_ITEMS, MAX_TEXT, MAX_VALUES, and_list, capped_list, counted, cut, date_words, ordinal
+from .basics import (
+    MAX_ITEMS,
+    MAX_TEXT,
+    MAX_VALUES,
+    and_list,
+    capped_list,
+    counted,
+    cut,
+    date_words,
+    found_name,
+    found_step,
+    ordinal,
+)
 from .expressions import Expression, Words
 from .functions import GROUPING_ID_WORDS, LEADS_WITH_FIRST, argument_values, conjuncts, is_column_equality
 from .literals import literal_words
@@ -30,6 +42,8 @@ __all__ = [
     "counted",
     "cut",
     "date_words",
+    "found_name",
+    "found_step",
     "ordinal",
     "GROUPING_ID_WORDS",
     "LEADS_WITH_FIRST",

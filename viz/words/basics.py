@@ -26,6 +26,21 @@ INTEGER_KINDS = frozenset({"i8", "i16", "i32", "i64"})
 # ---------------------------------------------------------------------------------------------
 
 
+#: A column that is true where an outer join found a match and null where it found none (a constant
+#: true on the join's padded side: DataFusion's decorrelated count), named after the join's step.
+_FOUND = re.compile(r"whether (.+) found a match")
+
+
+def found_name(step: str) -> str:
+    return f"whether {step} found a match"
+
+
+def found_step(name: str) -> str | None:
+    """The step of a column named by :func:`found_name`, else None."""
+    m = _FOUND.fullmatch(name)
+    return m.group(1) if m else None
+
+
 def counted(n: int | str, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
 

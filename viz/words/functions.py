@@ -24,6 +24,7 @@ from .basics import (
     capped_list,
     counted,
     date_words,
+    found_step,
     ordinal,
     said_of,
     text_date,
@@ -355,6 +356,11 @@ def _is_null(w: Speaker, f: Expression.ScalarFunction, negated: bool = False) ->
         args = argument_values(v.scalar_function)
         if len(args) == 2:  # index_in(needle, haystack) is null: the needle is not in the list
             return said_of(w.expr(args[0]), f"is {'' if negated else 'not '}in {w.expr(args[1])}")
+    index = direct_field(v)
+    fields = w.fields or ()
+    step = found_step(fields[index].name) if index is not None and 0 <= index < len(fields) else None
+    if step is not None:  # null exactly where the join found no match
+        return f"{step} found a match" if negated else f"{step} found no match"
     return said_of(w.expr(v), f"is {'not ' if negated else ''}null")
 
 
