@@ -25,6 +25,8 @@ from ..words import (
 @dataclass
 class _Memo:
     columns: dict[str, list[str] | None] = field(default_factory=dict)
+    #: The names set operations made, each with the names it says and the number of others it does not.
+    united: dict[str, tuple[tuple[str, ...], int]] = field(default_factory=dict)
     root_names: dict[str, list[str | None]] | None = None
     spoken: PlanModel | None = None
 
@@ -189,7 +191,7 @@ def _column_names(model: PlanModel, node_id: str, memo: dict[str, list[str] | No
     if node.schema is None:
         return None
     if node.kind == "set":
-        united = _set_names(model, node, memo)
+        united = _set_names(model, node, memo, _memo(model).united)
         if united is not None:
             return united
     names = [f.name for f in node.schema]
@@ -231,13 +233,15 @@ SET_NAMES = 3
 #: Three or more alternatives, one longer than this, are said by the first alone ("x (or its like in 2
 #: other inputs)"): a union of three expressions in words made a name longer than a sentence holds.
 SET_NAME_CHARS = 40
-_LIKE = re.compile(r" \(or its like in (\d+) other inputs?\)$")
 
 
-def _set_names(model: PlanModel, node: NodeView, memo: dict[str, list[str] | None]) -> list[str] | None:
+def _set_names(
+    model: PlanModel, node: NodeView, memo: dict[str, list[str] | None], united: dict[str, tuple[tuple[str, ...], int]]
+) -> list[str] | None:
     """A set operation's columns: the root's name for one, else its inputs' names for it, each once ("ss_qty
     (or cs_qty)" where a union stacks store and catalog sales: its first input's name alone said the other
-    rows were store sales). None when an input's names are not known."""
+    rows were store sales). None when an input's names are not known. ``united``: the names set
+    operations made, with what each says (a union of unions says one list), kept for the ones above."""
     inputs = [memo.get(i) for i in node.inputs]
     width = len(node.schema or ())
     if not inputs or any(names is None or len(names) != width for names in inputs):
@@ -249,16 +253,19 @@ def _set_names(model: PlanModel, node: NodeView, memo: dict[str, list[str] | Non
             out.append(given[j])
             continue
         # the others in brackets: "a = x or y" would read as a condition; a union of unions, one list
-        said = [_alternatives(names[j]) for names in inputs]
+        said = [united.get(names[j], ((names[j],), 0)) for names in inputs]
         seen = list(dict.fromkeys(alt for alts, _ in said for alt in alts))
         others = len(seen) - 1 + sum(unsaid for _, unsaid in said)
         long = len(seen) > 2 and max(map(len, seen)) > SET_NAME_CHARS
         if others and (len(seen) > SET_NAMES or len(seen) < others + 1 or long):
-            out.append(f"{_gist(seen[0])} (or its like in {others} other input{'s' if others > 1 else ''})")
+            name = f"{_gist(seen[0])} (or its like in {others} other input{'s' if others > 1 else ''})"
+            united[name] = ((seen[0],), others)
         elif len(seen) > 1:
-            out.append(f"{seen[0]} (or {' or '.join(seen[1:])})")
+            name = f"{seen[0]} (or {' or '.join(seen[1:])})"
+            united[name] = (tuple(seen), 0)
         else:
-            out.append(seen[0])
+            name = seen[0]
+        out.append(name)
     return out
 
 
@@ -271,25 +278,6 @@ def _gist(name: str) -> str:
 
 
 _LONG_BRACKET = re.compile(r"\((\S+) ([−+×÷]) [^()]{20,}\)")
-
-
-def _alternatives(name: str) -> tuple[list[str], int]:
-    """A name :func:`_set_names` made ("x (or y or z)", "x (or its like in 2 other inputs)") as the names it
-    says and the number of others it does not; another name as itself."""
-    like = _LIKE.search(name)
-    if like:
-        return [name[: like.start()]], int(like.group(1))
-    if not name.endswith(")"):
-        return [name], 0
-    depth = 0
-    for i in range(len(name) - 1, -1, -1):  # the bracket the name ends with: "x (or y)", x and y in words
-        depth += {")": 1, "(": -1}.get(name[i], 0)
-        if depth == 0:
-            break
-    head, inside = name[:i], name[i + 1 : -1]
-    if not head.endswith(" ") or not inside.startswith("or "):
-        return [name], 0
-    return [head.rstrip(), *inside[3:].split(" or ")], 0
 
 
 #: Relations that output their one input's columns as they are (then their emit).
