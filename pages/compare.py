@@ -240,16 +240,19 @@ MARK_STYLE = "background-color: rgba(245, 158, 11, 0.45); border-radius: 2px"
 
 def _from_link() -> None:
     """Once per session, the plans the address names (``?a=`` and ``?b=``: a sample's file name or a shared
-    plan's digest), each on its side; one that is not on this server is said on its side."""
+    plan's digest), each on its side; one that is not on this server is said on its side. Another page's
+    address (``?sample=`` or ``?plan=``, with ``name``) names the left plan."""
     if st.session_state.get("compare_linked"):
         return
     st.session_state["compare_linked"] = True
     for side in "ab":
-        value = (url.get(side) or "").strip()
+        value, name_key = (url.get(side) or "").strip(), f"{side}_name"
+        if not value and side == "a":
+            value, name_key = (url.get("sample") or url.get("plan") or "").strip(), "name"
         if not value:
             continue
         data = load_shared(value) if is_digest(value) else None
-        name = (url.get(f"{side}_name") or "").strip()[:MAX_NAME_CHARS] or shared_name(value)
+        name = (url.get(name_key) or "").strip()[:MAX_NAME_CHARS] or shared_name(value)
         plan = read_sample(value) or (
             Plan(data, name, shared=value, not_its_sql=load_not_its_sql(value)) if data is not None else None
         )

@@ -203,6 +203,20 @@ def test_the_plan_open_elsewhere_is_the_left_plan():
     ), warning.value
 
 
+def test_another_page_s_address_opened_on_compare_names_the_left_plan():
+    """/compare?sample=… (an Inspect link with its page changed) opens that plan on the left, as ?a= does;
+    it was ignored."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["sample"] = "tpch_q03_isthmus.json"
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert at.session_state["compare_a"].source == "tpch_q03_isthmus.json"
+    assert at.selectbox(key="compare_sample_a").value == "tpch_q03_isthmus.json"
+    at.selectbox(key="compare_sample_b").select("tpch_q03_datafusion.json").run()
+    assert not at.exception and _metrics(at)["removed"] == 1
+    assert dict(at.query_params) == {"a": "tpch_q03_isthmus.json", "b": "tpch_q03_datafusion.json"}
+
+
 def test_a_plan_whose_tables_are_not_bound_is_sent_to_the_tables_page():
     """An upload is bound to nothing of its own: its rows cannot be compared, the page says which tables
     and offers to bind them, which opens it on the Tables page (whose plan is the open one). The sample
