@@ -444,9 +444,11 @@ def test_long_conditions_are_all_said_and_patterns_read_as_words():
         m = analyze(fh.read())
     # and(P_PARTKEY = PS_PARTKEY, P_BRAND <> 'Brand#45', not like(P_TYPE, 'MEDIUM POLISHED%'),
     # or(P_SIZE = 49, ... = 9), not in(PS_SUPPKEY, subquery)) over cross(PART, PARTSUPP): the key
-    # first, then every other condition
+    # first, then every other condition; the subquery's steps (4 to 6) come between the cross product (step
+    # 3) and the filter, so the filter says whose rows it keeps
+    assert story_order(m)[2] == "0.0*4" and story_order(m)[6] == "0.0.0.0"
     assert describe(m, "0.0.0.0") == (
-        "Keeps the combined PARTSUPP and PART rows that match on P_PARTKEY = PS_PARTKEY. "
+        "Back to step 3's rows: keeps the combined PARTSUPP and PART rows that match on P_PARTKEY = PS_PARTKEY. "
         "Of those, keeps the rows whose P_BRAND is not 'Brand#45', P_TYPE does not start with 'MEDIUM POLISHED', "
         "P_SIZE is one of 49, 14, 23, 45, 19, 3, 36 or 9 and PS_SUPPKEY does not appear in the results of the "
         "subquery at step 6."  # its top: the project keeping S_SUPPKEY, checked by hand against the story

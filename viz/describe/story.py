@@ -164,13 +164,34 @@ def describe(model: PlanModel, node_id: str, ids: bool = False) -> str:
         name = title(node.kind)
         article = "An" if name[:1].lower() in "aeiou" else "A"
         text = as_sentence(f"{article} {name} step" + (f" over {counted(inputs, 'input')}" if inputs else ""))
-    text += _passed_on(model, node_id)
+    back = _back_to(model, node, ids)
+    if back and text[:1].isupper() and text[1:2].islower():  # a verb, not a name: "Keeps" -> "keeps"
+        text = text[0].lower() + text[1:]
+    text = back + text + _passed_on(model, node_id)
     if node_id in model.roots:
         renamed = [f"{was} is named {name}" for was, name in root_renames(model, node_id)]
         if renamed:
             text += " " + as_sentence("In the result, " + capped_list(renamed, MAX_COLUMNS, "more renamed"))
     memo.sentences[(ids, node_id)] = text
     return text
+
+
+#: Relations whose sentence names their inputs ("Joins orders to the result of step 9").
+_NAME_THEIR_INPUTS = PAIRING | {"set", "reference", "extension_multi"}
+
+
+def _back_to(model: PlanModel, node, ids: bool) -> str:
+    """ "Back to step 3's rows: " where a one-input relation's input is not the step told just before it
+    (a subquery's steps came between): the step before, often with a column of the same name, is not
+    the one it reads."""
+    if len(node.inputs) != 1 or node.kind in _NAME_THEIR_INPUTS:
+        return ""
+    _step(model, ids)  # the story's numbering, made once
+    steps = _memo(model).steps or {}
+    at, below = steps.get(node.id), steps.get(node.inputs[0])
+    if at is None or below is None or below == at - 1:
+        return ""
+    return f"Back to {_step(model, ids)(node.inputs[0])}'s rows: "
 
 
 #: Relations whose sentence says what they compute, each column by name: their emit needs no words of its own.
