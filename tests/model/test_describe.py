@@ -1368,6 +1368,14 @@ def test_a_union_of_sums_over_unions_names_each_input_once():
     ), rollup
 
 
+def test_a_sort_key_of_a_name_the_output_has_twice_says_which():
+    """TPC-DS q64 outputs cs1.cnt and cs2.cnt, both named cnt, and orders by cs2.cnt (checked by hand
+    against the SQL): two counts of rows come from no table's column, and were said "cnt" alone."""
+    m = datafusion("tpcds", "64", "written")
+    [sort] = [n for n in story_order(m) if m.node(n).kind == "sort"]
+    assert describe(m, sort) == "Sorts by product_name, then store_name, then cnt (the 2nd of 2)."
+
+
 def test_lists_maps_and_records_in_words(tpch_dir):
     """DataFusion's list, map and record functions are said in words, not as calls."""
     from executor.engines.sql_plan import sql_to_plan

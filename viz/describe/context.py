@@ -204,7 +204,7 @@ class Context:
 
     def _copies_of_one_column(self, name: str, record: Sequence[Field]) -> bool:
         """Whether the columns named ``name`` in this one-input node's record all come from the same
-        source columns (one table read twice below)."""
+        source columns (one table read twice below), or alike from none (two counts of rows)."""
         if len(self.node.inputs) != 1:
             return False
         summaries = column_sources(self.model, self.node.inputs[0])
@@ -212,7 +212,8 @@ class Context:
             return False
         copies = [i for i, f in enumerate(record) if f.name == name]
         found = {frozenset(summaries[i].sources) for i in copies}
-        return len(found) == 1 and bool(next(iter(found))) and not self._joined_on(copies)
+        known = bool(next(iter(found))) or not any(summaries[i].unknown for i in copies)
+        return len(found) == 1 and known and not self._joined_on(copies)
 
     def _joined_on(self, copies: list[int]) -> bool:
         """Whether the inner join this node reads (its whole record) equates these columns: then they hold
