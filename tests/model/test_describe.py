@@ -1376,6 +1376,21 @@ def test_a_sort_key_of_a_name_the_output_has_twice_says_which():
     assert describe(m, sort) == "Sorts by product_name, then store_name, then cnt (the 2nd of 2)."
 
 
+def test_stacked_rows_are_not_said_to_be_tables_combined():
+    """TPC-DS q02 pairs date_dim with the union of web_sales and catalog_sales (checked by hand against the
+    SQL: wscs, then wscs, date_dim WHERE d_date_sk = sold_date_sk): the union stacks their rows, and the
+    story said "every row of web_sales and catalog_sales combined so far"."""
+    m = datafusion("tpcds", "02", "written")
+    order = story_order(m)
+    union = next(n for n in order if m.node(n).kind == "set")
+    cross = m.node(union).node.parent  # an inner join on true: every pair
+    union_step = order.index(union) + 1
+    assert describe(m, cross).startswith(
+        f"Pairs every row of the result of step {union_step} with every row of date_dim"
+    )
+    assert not any("web_sales and catalog_sales combined" in describe(m, n) for n in order)
+
+
 def test_lists_maps_and_records_in_words(tpch_dir):
     """DataFusion's list, map and record functions are said in words, not as calls."""
     from executor.engines.sql_plan import sql_to_plan

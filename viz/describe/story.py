@@ -46,8 +46,10 @@ def _tables(model: PlanModel, node_id: str) -> tuple[str, ...] | None:
         # an input still unknown here (a cycle) counts as None; a semi, anti or mark join's rows are its
         # kept side's alone
         parts = [memo.get(node.inputs[k]) for k in row_sides(node.kind, node.body, len(node.inputs))[0]]
-        if any(p is None for p in parts) or node.kind == "aggregate":
-            memo[cur] = None  # an aggregate's rows are its groups, not a table's rows
+        if any(p is None for p in parts) or node.kind == "aggregate" or (node.kind == "set" and len(parts) > 1):
+            # an aggregate's rows are its groups, not a table's rows; a set operation's are stacked (or
+            # matched) rows of its inputs, not their tables' rows combined
+            memo[cur] = None
         elif node.kind in PAIRING or node.kind == "set":
             memo[cur] = tuple(t for p in parts for t in p)
         else:  # one input, or a reference to a shared one: the same rows
