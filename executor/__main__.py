@@ -430,6 +430,7 @@ def _check(args, out, err) -> int:
         folder = tpch(args.tpch) if args.tpch else tpcds(args.tpcds) if args.tpcds else args.data_dir
         if not os.path.isdir(folder):
             raise BadInput(f"--data-dir {folder!r} is not a folder")
+        folder = os.path.abspath(folder)  # relative to where the command runs, not to a data root
         tables = {
             os.path.splitext(f)[0].lower(): os.path.join(folder, f)
             for f in sorted(os.listdir(folder))

@@ -21,7 +21,7 @@ from substrait.type_pb2 import Type
 from executor.engines.rows import multiset_diff
 from executor.engines.sql_plan import DataFusionEngine
 from executor.producer.check import FEATURES_SQL, JOBS, Checker, Query, read_queries, render_table
-from tests.support import CORPORA
+from tests.support import CORPORA, ROOT
 from viz import types as T
 from viz.function_types import derive
 from viz.schema import Conventions, aggregate_layout
@@ -303,6 +303,20 @@ def test_check_cli_bad_input(tmp_path):
     args = ["check", str(tmp_path / "q.sql"), "--data-dir", str(folder), "--no-run"]
     assert main(args, out=io.StringIO(), err=err) == 2
     assert "outside the data roots" in err.getvalue() and "Traceback" not in err.getvalue()
+
+
+def test_check_cli_takes_a_data_dir_relative_to_where_it_runs(tmp_path, monkeypatch):
+    """--data-dir sample_data/tutorial, as the README writes it: the tables were looked for under the
+    folder again ("bound to 'sample_data/tutorial/orders.parquet', which does not exist")."""
+    from executor.__main__ import main
+
+    (tmp_path / "q.sql").write_text("-- name: n\nSELECT count(*) AS n FROM orders\n;\n")
+    monkeypatch.chdir(ROOT)
+    out, err = io.StringIO(), io.StringIO()
+    args = ["check", str(tmp_path / "q.sql"), "--data-dir", os.path.join("sample_data", "tutorial"), "--no-run"]
+    assert main(args + ["--format", "json"], out=out, err=err) == 0, err.getvalue()
+    [result] = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert result["produced"] == "yes" and result["schema"] == "same", result
 
 
 def test_check_cli_schema_only(tpch_dir, tmp_path):
