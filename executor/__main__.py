@@ -608,6 +608,7 @@ def _each_plan(args, node: str | None, out, err):
 
 def _load(path: str, node: str | None):
     from viz.errors import PlanLoadError
+    from viz.graph import canonical_id
     from viz.model import analyze
 
     try:
@@ -623,8 +624,10 @@ def _load(path: str, node: str | None):
         if not model.roots:
             raise BadInput("the plan has no relations to run")
         node = model.roots[0]
-    elif node not in model.graph.nodes:
+    elif canonical_id(node) not in model.graph.nodes:
         raise BadInput(f"the plan has no node {node!r}; its roots are {', '.join(model.roots) or 'none'}")
+    else:
+        node = canonical_id(node)  # 0.0.0.0.0.0 is 0.0*5
     return model, node
 
 

@@ -151,6 +151,17 @@ def test_unknown_node_is_bad_input(plan_file, tpch_dir):
     assert code == 2 and "no node '0.7'" in err
 
 
+def test_a_node_id_written_long_is_the_node_written_short(plan_file, tpch_dir, spark):
+    """0.0.0.0.0 is 0.0*4 (the README says so): --node took only the short form."""
+    rel = read("nation", NATION)
+    for _ in range(5):
+        rel = {"fetch": {"input": rel, "count": "20"}}
+    chain = plan_file(plan((rel, [c for c, _ in NATION])))
+    code, out, err = _run(["run", chain, "--node", "0.0.0.0.0", "--tpch", "--limit", "3"])
+    assert code == 0, err
+    assert "node 0.0*4: 3/? rows" in out.splitlines()[0], out
+
+
 def test_help_documents_roots_and_formats(capsys):
     assert main(["run", "--help"]) == 0
     text = capsys.readouterr().out
