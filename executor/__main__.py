@@ -368,7 +368,7 @@ def _print_bisect(file: str, result, out) -> None:
                 + (f", the first {len(frame)}:" if count > len(frame) else ":"),
                 file=out,
             )
-            print("    " + _nulls_said(frame).to_string(index=False).replace("\n", "\n    "), file=out)
+            print("    " + _as_shown(frame).to_string(index=False).replace("\n", "\n    "), file=out)
 
 
 def _portability(args, out, err) -> int:
@@ -653,22 +653,37 @@ def _print_table(file: str, node: str, result, out) -> None:
     print(f"== {file} node {node}: {len(result.rows)}/{total} rows in {result.elapsed_s:.2f} s", file=out)
     for w in result.warnings:
         print(f"   [warning] {w}", file=out)
-    frame = _nulls_said(result.rows)
+    frame = _as_shown(result.rows)
     frame.columns = [f"{c}: {t}" for c, t in zip(result.columns, result.types)]
     for name in frame.columns:
         if frame[name].dtype == object and any(map(_holds_decimal, frame[name])):
             frame[name] = [_plain_decimals(v) for v in frame[name]]
-    print(frame.to_string(index=False) if len(frame.columns) else "(no columns)", file=out)
+    if not len(frame.columns):
+        print("(no columns)", file=out)
+    elif not len(frame):  # pandas would write "Empty DataFrame" and its index
+        print("  ".join(frame.columns), file=out)
+        print("(no rows)", file=out)
+    else:
+        print(frame.to_string(index=False), file=out)
 
 
-def _nulls_said(frame):
-    """A copy of a result's rows whose float columns print a null as None, as every other column does: a
-    float column holds NaN for its nulls unless it has a NaN of its own (``executor.jobs.run.to_pandas``)."""
+#: How the table prints a null: Python's None reads as a text "None".
+NULL = "NULL"
+
+
+def _as_shown(frame):
+    """A copy of a result's rows as the table prints them: a null as NULL and a boolean as true or false,
+    as SQL writes them. A float column holds NaN for its nulls unless it has a NaN of its own
+    (``executor.jobs.run.to_pandas``); then its nulls are None, as in every other column."""
+    import numpy as np
+    import pandas as pd
+
     frame = frame.copy()
     for i in range(len(frame.columns)):
         column = frame.iloc[:, i]
-        if column.dtype.kind == "f" and column.isna().any():
-            frame.isetitem(i, column.astype(object).where(column.notna(), None))
+        null = column.map(lambda v: v is None or v is pd.NA) if column.dtype == object else column.isna()
+        shown = column.astype(object).where(~null, NULL)
+        frame.isetitem(i, shown.map(lambda v: ("true" if v else "false") if isinstance(v, (bool, np.bool_)) else v))
     return frame
 
 

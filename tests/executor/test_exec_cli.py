@@ -439,9 +439,10 @@ def test_the_table_writes_decimals_in_plain_digits_in_lists_too():
     assert _holds_decimal([[Decimal("1")]]) and not _holds_decimal([1.5, "x"]) and not _holds_decimal(None)
 
 
-def test_the_table_writes_a_null_float_as_none_and_a_nan_as_nan():
-    """A float column's null prints as None, as an integer's does (it had printed NaN, as the NaN beside
-    it in another column does, where JSON and CSV say null)."""
+def test_the_table_writes_a_null_as_null_a_nan_as_nan_and_booleans_as_sql_does():
+    """A null prints as NULL in every column (a float's had printed NaN, as the NaN beside it in another
+    column does, where JSON and CSV say null; the others' None, which reads as a text), a boolean as
+    true or false; a result without rows names its columns and says so."""
     import types
 
     import pyarrow as pa
@@ -449,11 +450,21 @@ def test_the_table_writes_a_null_float_as_none_and_a_nan_as_nan():
     from executor.__main__ import _print_table
     from executor.jobs.run import to_pandas
 
-    table = pa.table({"sd": [0.5, None], "n": [float("nan"), None], "k": pa.array([1, None], pa.int64())})
+    table = pa.table(
+        {
+            "sd": [0.5, None],
+            "n": [float("nan"), None],
+            "k": pa.array([1, None], pa.int64()),
+            "s": ["None", None],
+            "b": [True, None],
+            "c": [False, True],
+        }
+    )
+    columns = ["[0] sd", "[1] n", "[2] k", "[3] s", "[4] b", "[5] c"]
     result = types.SimpleNamespace(
-        rows=to_pandas(table, ["[0] sd", "[1] n", "[2] k"]),
-        columns=["[0] sd", "[1] n", "[2] k"],
-        types=["double", "double", "bigint"],
+        rows=to_pandas(table, columns),
+        columns=columns,
+        types=["double", "double", "bigint", "string", "boolean", "boolean"],
         row_count=2,
         elapsed_s=0.1,
         warnings=[],
@@ -461,5 +472,12 @@ def test_the_table_writes_a_null_float_as_none_and_a_nan_as_nan():
     out = io.StringIO()
     _print_table("plan.json", "0", result, out)
     last = out.getvalue().splitlines()[-1].split()
-    assert last == ["None", "None", "None"], out.getvalue()
-    assert out.getvalue().splitlines()[-2].split() == ["0.5", "NaN", "1"], out.getvalue()
+    assert last == ["NULL", "NULL", "NULL", "NULL", "NULL", "true"], out.getvalue()
+    assert out.getvalue().splitlines()[-2].split() == ["0.5", "NaN", "1", "None", "true", "false"], out.getvalue()
+    none = types.SimpleNamespace(**{**vars(result), "rows": to_pandas(table.slice(0, 0), columns), "row_count": 0})
+    out = io.StringIO()
+    _print_table("plan.json", "0", none, out)
+    assert out.getvalue().splitlines()[1:] == [
+        "[0] sd: double  [1] n: double  [2] k: bigint  [3] s: string  [4] b: boolean  [5] c: boolean",
+        "(no rows)",
+    ], out.getvalue()
