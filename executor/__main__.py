@@ -131,8 +131,8 @@ def _parser() -> argparse.ArgumentParser:
         "sql", nargs="+", metavar="SQL", help=".sql files or folders (a file may hold several `-- name:` queries)"
     )
     data = c.add_mutually_exclusive_group(required=True)
-    data.add_argument("--tpch", type=float, metavar="SF", help="TPC-H at scale SF (generated on first use)")
-    data.add_argument("--tpcds", type=float, metavar="SF", help="TPC-DS at scale SF (generated on first use)")
+    data.add_argument("--tpch", type=_scale, metavar="SF", help="TPC-H at scale SF (generated on first use)")
+    data.add_argument("--tpcds", type=_scale, metavar="SF", help="TPC-DS at scale SF (generated on first use)")
     data.add_argument("--data-dir", metavar="DIR", help="a folder of NAME.parquet tables")
     c.add_argument("--query", action="append", default=[], metavar="NAME", help="only these queries (repeatable)")
     c.add_argument("--no-run", action="store_true", help="check the plans' schemas only, without Spark")
@@ -424,7 +424,7 @@ def _portability(args, out, err) -> int:
 def _check(args, out, err) -> int:
 
     from .data.generate import tpcds, tpch
-    from .producer.check import Checker, read_queries, render_table
+    from .producer.check import Checker, QueryFileError, read_queries, render_table
 
     try:
         folder = tpch(args.tpch) if args.tpch else tpcds(args.tpcds) if args.tpcds else args.data_dir
@@ -442,14 +442,18 @@ def _check(args, out, err) -> int:
         if missing:
             raise BadInput(f"no such SQL file or folder: {', '.join(missing)}")
         queries = read_queries(args.sql)
-    except (BadInput, ExecutionError, OSError, UnicodeDecodeError) as exc:
+    except (BadInput, ExecutionError, OSError, QueryFileError) as exc:
         print(f"error: {exc}", file=err)
         return 2
     if args.query:
-        wanted = set(args.query)
-        queries = [q for q in queries if q.name in wanted]
+        unknown = sorted(set(args.query) - {q.name for q in queries})
+        if unknown:
+            names = ", ".join(q.name for q in queries[:20]) + (", ..." if len(queries) > 20 else "")
+            print(f"error: no query named {', '.join(unknown)}; the files hold {names or 'none'}", file=err)
+            return 2
+        queries = [q for q in queries if q.name in set(args.query)]
     if not queries:
-        print("error: no query to check", file=err)
+        print(f"error: {', '.join(args.sql)} holds no query", file=err)
         return 2
     outcomes = []
     for form in args.form or ["analyzed"]:
@@ -499,6 +503,17 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text!r}")
+    return value
+
+
+def _scale(text: str) -> float:
+    """An argparse type: a TPC scale factor above 0 (finite)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a scale factor such as 0.01 or 1, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a scale factor above 0 (such as 0.01 or 1), not {text!r}")
     return value
 
 

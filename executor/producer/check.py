@@ -94,10 +94,15 @@ _PLACEHOLDER = re.compile(r"'\{(\w+)\}'")
 _NAME_LINE = re.compile(r"^--\s*name:\s*(\S+)(.*)$", re.M)
 
 
+class QueryFileError(ValueError):
+    """A SQL file that cannot be read as queries (not text)."""
+
+
 def read_queries(paths: Iterable[str]) -> list[Query]:
     """Queries from ``.sql`` files and folders of them. A file with ``-- name: NAME`` lines holds several
-    queries, each ended by a line ``;``; any other file is one query named after the file. The
-    consumer-testing placeholders ``'{table}'`` become plain table names."""
+    queries, each ended by a line ``;``; any other file holds its statements, each ended by ``;``, named
+    after the file (``q``, or ``q_1``, ``q_2``, ... for several). The consumer-testing placeholders
+    ``'{table}'`` become plain table names. Raises :class:`QueryFileError` for a file that is not text."""
     out: list[Query] = []
     for path in paths:
         files = (
@@ -106,8 +111,11 @@ def read_queries(paths: Iterable[str]) -> list[Query]:
             else [path]
         )
         for file in files:
-            with open(file, encoding="utf-8") as fh:
-                text = fh.read()
+            try:
+                with open(file, encoding="utf-8") as fh:
+                    text = fh.read()
+            except UnicodeDecodeError as exc:
+                raise QueryFileError(f"{file} is not UTF-8 text: a .sql file of queries is expected") from exc
             out.extend(_split(text, os.path.splitext(os.path.basename(file))[0]))
     return out
 
@@ -115,13 +123,43 @@ def read_queries(paths: Iterable[str]) -> list[Query]:
 def _split(text: str, stem: str) -> list[Query]:
     marks = list(_NAME_LINE.finditer(text))
     if not marks:
-        return [Query(stem, _clean_sql(text))]
+        statements = [sql for sql in map(_clean_sql, _statements(text)) if not _is_only_comments(sql)]
+        if len(statements) == 1:
+            return [Query(stem, statements[0])]
+        return [Query(f"{stem}_{i}", sql) for i, sql in enumerate(statements, start=1)]
     out = []
     for i, m in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
         body = text[m.end() : end]
         out.append(Query(m.group(1), _clean_sql(body)))
     return out
+
+
+def _statements(text: str) -> list[str]:
+    """``text`` cut at each ``;`` outside quotes and comments."""
+    out, start, i, n = [], 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "'\"":  # a literal or a quoted name: to its closing quote (a doubled one is inside)
+            i += 1
+            while i < n and not (text[i] == ch and text[i + 1 : i + 2] != ch):
+                i += 2 if text[i] == ch else 1
+        elif text.startswith("--", i):
+            i = text.find("\n", i)
+            i = n if i < 0 else i
+        elif text.startswith("/*", i):
+            i = text.find("*/", i + 2)
+            i = n if i < 0 else i + 1
+        elif ch == ";":
+            out.append(text[start:i])
+            start = i + 1
+        i += 1
+    out.append(text[start:])
+    return out
+
+
+def _is_only_comments(sql: str) -> bool:
+    return not re.sub(r"--[^\n]*|/\*.*?\*/", "", sql, flags=re.S).strip()
 
 
 def _clean_sql(sql: str) -> str:

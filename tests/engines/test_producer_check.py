@@ -319,6 +319,46 @@ def test_check_cli_takes_a_data_dir_relative_to_where_it_runs(tmp_path, monkeypa
     assert result["produced"] == "yes" and result["schema"] == "same", result
 
 
+def test_a_sql_file_without_names_holds_each_statement_ended_by_a_semicolon(tmp_path):
+    """Two queries one after another in a file without ``-- name:`` lines were one query, refused by
+    DataFusion as "several statements"; a semicolon in a literal, a quoted name or a comment ends none."""
+    from executor.producer.check import read_queries
+
+    (tmp_path / "two.sql").write_text(
+        "-- the counts\nSELECT count(*) AS n FROM orders;\n"
+        "SELECT 'a;b' AS \"x;y\", 'it''s;' AS s /* ; */ FROM t -- ;\n;\n-- the end\n"
+    )
+    (tmp_path / "one.sql").write_text("SELECT 1;\n")
+    (tmp_path / "bare.sql").write_text("SELECT 2")
+    queries = read_queries([str(tmp_path / n) for n in ("two.sql", "one.sql", "bare.sql")])
+    assert [(q.name, q.sql) for q in queries] == [
+        ("two_1", "-- the counts\nSELECT count(*) AS n FROM orders"),
+        ("two_2", "SELECT 'a;b' AS \"x;y\", 'it''s;' AS s /* ; */ FROM t --"),  # the ends' semicolons go
+        ("one", "SELECT 1"),
+        ("bare", "SELECT 2"),
+    ]
+
+
+def test_check_cli_says_what_a_sql_file_or_a_scale_should_be(tmp_path, capsys):
+    from executor.__main__ import main
+
+    (tmp_path / "t.parquet").write_bytes(b"")  # a table for the folder check; no query reads it
+    (tmp_path / "rand.sql").write_bytes(bytes(range(128, 256)))
+    (tmp_path / "empty.sql").write_text("-- nothing here\n")
+    (tmp_path / "q.sql").write_text("SELECT 1 AS one;\n")
+    cases = [
+        ([str(tmp_path / "rand.sql")], "rand.sql is not UTF-8 text: a .sql file of queries is expected"),
+        ([str(tmp_path / "empty.sql")], "empty.sql holds no query"),
+        ([str(tmp_path / "q.sql"), "--query", "nope"], "no query named nope; the files hold q"),
+    ]
+    for argv, says in cases:
+        err = io.StringIO()
+        assert main(["check", *argv, "--data-dir", str(tmp_path), "--no-run"], out=io.StringIO(), err=err) == 2
+        assert says in err.getvalue() and "Traceback" not in err.getvalue(), err.getvalue()
+    assert main(["check", str(tmp_path / "q.sql"), "--tpch", "-1"], out=io.StringIO(), err=io.StringIO()) == 2
+    assert "must be a scale factor above 0 (such as 0.01 or 1), not '-1'" in capsys.readouterr().err
+
+
 def test_check_cli_schema_only(tpch_dir, tmp_path):
     """Without Spark: the 22 TPC-H plans DataFusion writes, every root as DataFusion's result schema;
     each plan saved as JSON that loads."""
