@@ -14,7 +14,8 @@ from .model import PlanModel, analyze_loaded
 
 
 def _inspect_text(path: str, model: PlanModel, out) -> None:
-    print(f"== {path} ({model.loaded.format}, {len(model.graph.nodes)} nodes)", file=out)
+    count = len(model.graph.nodes)
+    print(f"== {path} ({model.loaded.format}, {count} node{'' if count == 1 else 's'})", file=out)
     for d in model.plan_diagnostics:
         print(f"   [{d.severity.value}] {d.code}: {d.message}", file=out)
     for node in model.nodes():

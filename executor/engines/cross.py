@@ -247,7 +247,7 @@ def judge(
     if spark.error or df.error:
         failed, other = (spark, df) if spark.error else (df, spark)
         result.verdict = DIFFERS
-        result.why = f"{failed.engine} fails ({failed.error}) where {other.engine} returns {other.count_text()} rows"
+        result.why = f"{failed.engine} fails ({failed.error}) where {other.engine} returns {other.rows_text()}"
         return result
     ta, tb = spark.table, df.table
     if ta.num_columns != tb.num_columns:
@@ -256,7 +256,7 @@ def judge(
         return result
     if spark.complete != df.complete:
         result.verdict = DIFFERS
-        result.why = f"Spark returns {spark.count_text()} rows, DataFusion {df.count_text()}"
+        result.why = f"Spark returns {spark.rows_text()}, DataFusion {df.count_text()}"
         return result
     if not spark.complete:
         result.why = f"more than {spark.row_count:,} rows on both engines: too many to compare here"
@@ -266,10 +266,10 @@ def judge(
         same = spark.row_count == df.row_count
         result.verdict = SAME if same else DIFFERS
         result.why = (
-            f"{spark.row_count:,} rows on both (a fetch over unordered rows may take any rows: only the "
+            f"{_rows(spark.row_count)} on both (a fetch over unordered rows may take any rows: only the "
             "number of rows is compared)"
             if same
-            else f"Spark returns {spark.row_count:,} rows, DataFusion {df.row_count:,}"
+            else f"Spark returns {_rows(spark.row_count)}, DataFusion {df.row_count:,}"
         )
         return result
     split = split_rows(ta, tb, cap=sample)

@@ -14,6 +14,7 @@ import os
 import pytest
 
 from tests.support import CORPORA, corpus_plans
+from tests.support import plans as P
 from tests.support.plans import CUSTOMERS, ORDERS, call, emit, field, i64, measure, model_of, plan, read, typ
 from viz.__main__ import main
 from viz.errors import PlanLoadError
@@ -689,6 +690,13 @@ def test_inspect_text_shows_order_distribution_and_effects(capsys):
     assert "order: $0:L_RETURNFLAG ASC NULLS LAST, $1:L_LINESTATUS ASC NULLS LAST (established)" in out
     assert "distribution: unknown (kept)" in out
     assert "spec: Aggregate: No orderedness guaranteed." in out
+
+
+def test_inspect_counts_a_plan_of_one_node_in_the_singular(tmp_path, capsys):
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(P.plan(P.read("t", [("a", "i64")]))))
+    assert main(["inspect", str(one)]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"== {one} (json, 1 node)"
 
 
 def test_inspect_json_has_properties_per_node(capsys):
