@@ -15,7 +15,7 @@ from executor.__main__ import main
 from executor.data.catalog import Catalog
 from executor.engines.portability import portability
 from executor.engines.sql_plan import sql_to_plan
-from tests.support import ROOT
+from tests.support import CORPORA, ROOT
 from viz.model import analyze
 
 SAMPLES = os.path.join(ROOT, "sample_plans")
@@ -88,6 +88,15 @@ def test_the_command_line_says_it_all_in_json(spark, tpch_dir, tmp_path):
     assert [f["field"] for f in nodes[read]["datafusion"]["ignored_fields"]] == ["ReadRel.filter"]
     page = html.read_text()
     assert "ReadRel.filter" in page and "Spark's plan" in page and "DataFusion's plan" in page
+
+
+def test_nodes_of_a_correlated_subquery_do_not_fail_the_command(tpch_dir):
+    """isthmus' TPC-H q02: both engines run the plan; its correlated subquery's nodes run only within
+    its query, and the exit status had said 1 for them."""
+    q02 = os.path.join(CORPORA, "isthmus-tpch", "query_02_plan.json")
+    code, out, err = _run(["portability", q02, "--data-dir", tpch_dir, "--no-types", "--no-plans"])
+    assert "inside correlated subqueries run only within their query" in out, out
+    assert code == 0, out + err
 
 
 def test_the_command_line_leaves_out_what_it_is_told(tmp_path):
