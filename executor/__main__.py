@@ -252,6 +252,7 @@ def _profile(args, out, err) -> int:
         if profile.stopped:
             print(f"   [warning] the profile was {profile.stopped}", file=out)
         width = max(len(n["node"]) for n in nodes)
+        wide = max([18] + [len(f"{n['rows']:,}") for n in nodes if n["rows"] is not None])
         for n, p in zip(nodes, profile.nodes.values()):
             how = {
                 "run": f"run of {n['run_of']}",
@@ -263,7 +264,7 @@ def _profile(args, out, err) -> int:
             seconds = f"{n['seconds']:.2f} s" if p.own_figure else ""
             note = n["error"] or n["skipped"] or ", ".join(n["flags"])
             print(
-                f"  {n['node']:<{width}}  {n['relation']:<14} {rows:>18}  {how:<16} {seconds:>9}  {note}".rstrip(),
+                f"  {n['node']:<{width}}  {n['relation']:<14} {rows:>{wide}}  {how:<16} {seconds:>9}  {note}".rstrip(),
                 file=out,
             )
         return 1 if failed else 0
@@ -408,9 +409,10 @@ def _portability(args, out, err) -> int:
         for note in report.notes():
             print(f"  {note}", file=out)
         width = max((len(n) for n in report.nodes), default=4)
+        said = max((len(n.spark.text()) for n in report.nodes.values()), default=0)
         for n in report.nodes.values():
             print(
-                f"  {n.node_id:<{width}}  {title(n.kind):<12} Spark: {n.spark.text():<22} DataFusion: "
+                f"  {n.node_id:<{width}}  {title(n.kind):<12} Spark: {n.spark.text():<{max(said, 22)}}  DataFusion: "
                 f"{n.datafusion.text()}",
                 file=out,
             )
