@@ -16,8 +16,8 @@ from .model import PlanModel, analyze_loaded
 def _inspect_text(path: str, model: PlanModel, out) -> None:
     count = len(model.graph.nodes)
     print(f"== {path} ({model.loaded.format}, {count} node{'' if count == 1 else 's'})", file=out)
-    for d in model.plan_diagnostics:
-        print(f"   [{d.severity.value}] {d.code}: {d.message}", file=out)
+    for line in _diagnostic_lines(model.plan_diagnostics):
+        print(f"   {line}", file=out)
     for node in model.nodes():
         indent = "  " * min(node.node.depth, 30)
         inputs = f" <- {', '.join(node.inputs)}" if node.inputs else ""
@@ -34,8 +34,18 @@ def _inspect_text(path: str, model: PlanModel, out) -> None:
             print(f"{indent}    {role}: {text}", file=out)
         if node.properties is not None:
             _properties_text(indent, node.properties, out)
-        for d in node.diagnostics:
-            print(f"{indent}    [{d.severity.value}] {d.code}: {d.message}", file=out)
+        for line in _diagnostic_lines(node.diagnostics):
+            print(f"{indent}    {line}", file=out)
+
+
+def _diagnostic_lines(diagnostics) -> list[str]:
+    """One line per finding, the same one found at several places of a node once, with their number (a
+    subexpression the plan writes twice)."""
+    times: dict[str, int] = {}
+    for d in diagnostics:
+        line = f"[{d.severity.value}] {d.code}: {d.message}"
+        times[line] = times.get(line, 0) + 1
+    return [line if n == 1 else f"{line} ({n}x)" for line, n in times.items()]
 
 
 def _properties_text(indent: str, props, out) -> None:

@@ -699,6 +699,18 @@ def test_inspect_counts_a_plan_of_one_node_in_the_singular(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[0] == f"== {one} (json, 1 node)"
 
 
+def test_inspect_says_a_finding_made_at_two_places_of_a_node_once_with_its_number(capsys):
+    """isthmus' q01 writes L_EXTENDEDPRICE × (1 − L_DISCOUNT) twice in one project (for sum_disc_price and
+    sum_charge): its type warning was printed twice, alike."""
+    assert main(["inspect", Q01]) == 0
+    lines = [
+        x
+        for x in capsys.readouterr().out.splitlines()
+        if "multiply(L_EXTENDEDPRICE, subtract(1, L_DISCOUNT)) declares" in x
+    ]
+    assert len(lines) == 1 and lines[0].endswith("(2x)"), lines
+
+
 def test_inspect_json_has_properties_per_node(capsys):
     assert main(["inspect", "--json", Q01]) == 0
     doc = json.loads(capsys.readouterr().out)
