@@ -82,7 +82,7 @@ def refuse_writes(model, node_id: str) -> None:
         kind = model.node(nid).kind
         if kind in REFUSED_KINDS:
             raise Refused(
-                f"node {nid} is {REFUSED_KINDS[kind]}: such relations are never executed from an uploaded plan"
+                f"node {nid} is {REFUSED_KINDS[kind]}: such relations are never executed here (they would change data)"
             )
 
 

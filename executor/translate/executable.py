@@ -280,7 +280,7 @@ def plan_error_reason(view) -> str | None:
     """The first error the plan model found on the node: a plan that is wrong there is not run."""
     for d in view.diagnostics:
         if d.severity is Severity.ERROR:
-            return f"the plan is wrong here ({d.code}): {d.message}"
+            return f"the plan is wrong at node {view.id} ({d.code}): {d.message}"
     return None
 
 
@@ -290,7 +290,7 @@ def _own_reason(model: PlanModel, node_id: str, shows: dict[str, str]) -> tuple[
     view = model.node(node_id)
     kind = view.kind
     if kind in REFUSED_RELATIONS:
-        return f"{kind} relations change data and are never executed from an uploaded plan", True
+        return f"{kind} relations change data and are never executed here", True
     wrong = plan_error_reason(view)  # first: a relation with no type set is wrong, not an unsupported kind
     if wrong:
         return wrong, False

@@ -302,7 +302,7 @@ def reference(tr: Translator, node: NodeView) -> DataFrame:
 
 
 def refused(tr: Translator, node: NodeView) -> DataFrame:
-    raise Refused(f"{node.kind} relations (node {node.id}) change data and are never executed from an uploaded plan")
+    raise Refused(f"{node.kind} relations (node {node.id}) change data and are never executed here")
 
 
 def extension(tr: Translator, node: NodeView) -> DataFrame:

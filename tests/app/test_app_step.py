@@ -303,6 +303,6 @@ def test_a_relation_with_no_type_says_the_plan_is_wrong_and_offers_no_run(tmp_pa
     at.run()
     assert not at.exception
     [warning] = [w.value for w in at.warning if "cannot run on Spark" in w.value]
-    assert "the plan is wrong here (empty-relation)" in warning and "is not supported" not in warning, warning
+    assert "the plan is wrong at node 0.0 (empty-relation)" in warning and "is not supported" not in warning, warning
     assert at.button(key="step_run").disabled
     assert not any("Press ▶ Run" in c.value for c in at.caption)

@@ -294,7 +294,7 @@ def test_a_node_the_plan_is_wrong_at_says_so_for_datafusion_too():
     report = portability(analyze(json.dumps(doc).encode()), Catalog([TUTORIAL_DATA]))
     spark, df = report.nodes["0.0"].spark, report.nodes["0.0"].datafusion
     assert not df.ok and df.inherited_from is None and df.reason == spark.reason
-    assert df.reason.startswith("the plan is wrong here (field-out-of-range): field 14 is out of range")
+    assert df.reason.startswith("the plan is wrong at node 0.0 (field-out-of-range): field 14 is out of range")
     assert "index_in" in report.nodes["0.0.1"].datafusion.reason  # the filter below keeps its own reason
 
 

@@ -481,7 +481,7 @@ def test_a_field_of_the_wrong_kind_inside_a_relation_is_an_error_on_its_node_and
         "expected an integer, got 'seven'; the field is left out"
     )
     verdicts = executability(model)
-    assert verdicts["0.0"].reason.startswith("the plan is wrong here (bad-field)")
+    assert verdicts["0.0"].reason.startswith("the plan is wrong at node 0.0 (bad-field)")
     assert verdicts["0.0.0"].ok  # the reads below it still run
     assert not verdicts["0"].ok  # and what reads the join does not
 
