@@ -1452,6 +1452,19 @@ def test_a_column_named_by_a_case_in_words_is_bracketed_as_an_operand():
     ), describe(q08, "0.0")
 
 
+def test_a_case_operand_named_by_its_step_is_bracketed_too():
+    """A comparison's side with a branch is bracketed; an apostrophe was taken for a text literal's quote,
+    so "step 79's sum … when …, otherwise null is above …" lost its brackets (TPC-DS q04's growth
+    comparisons) where a name with no apostrophe kept them."""
+    from viz.words.functions import _operand
+
+    case = "step 106's x ÷ 2 when y is above 0, otherwise null"
+    assert _operand(case) == f"({case})"
+    assert _operand("step 26's x ÷ step 79's x") == "step 26's x ÷ step 79's x"
+    assert _operand("'go when ready'") == "'go when ready'"  # a literal's words are its own
+    assert _operand("x when y is 'it''s when', otherwise 0") == "(x when y is 'it''s when', otherwise 0)"
+
+
 # ---- what a step says is what it does (found by a review of the words against the plans) ------------------
 
 _ARITH = {

@@ -118,7 +118,11 @@ def _operand(text: str) -> str:
     when y is above 0, otherwise null) is above 0.6"): else the comparison reads as one of its branches."""
     depth, quoted = 0, False
     for i, ch in enumerate(text):
-        quoted ^= ch == "'"  # a text literal's brackets and words are its own ('go when ready', ':(')
+        # a text literal's brackets and words are its own ('go when ready', ':('); the apostrophe of
+        # "step 79's" opens none
+        if ch == "'" and (quoted or i == 0 or text[i - 1] in " ([,"):
+            quoted = not quoted
+            continue
         if quoted:
             continue
         depth += (ch == "(") - (ch == ")")
