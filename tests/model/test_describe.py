@@ -1364,7 +1364,7 @@ def test_a_union_of_sums_over_unions_names_each_input_once():
         "Sums the sum of ss_ext_sales_price (or 0) (or the sum of cs_ext_sales_price (or 0) or the sum of "
         "ws_ext_sales_price (or 0)) as sales, the sum of 0 (or sr_return_amt) (or the sum of 0 (or "
         "cr_return_amount) or the sum of 0 (or wr_return_amt)) as rets and (the sum of ss_net_profit (or 0) − "
-        "the sum of 0 (or sr_net_loss) (or its like in 2 other inputs) as profit)"
+        "the sum of 0 (or sr_net_loss) (or its like in 2 other inputs)) as profit"
     ), rollup
 
 
@@ -1450,6 +1450,17 @@ def test_a_column_named_by_a_case_in_words_is_bracketed_as_an_operand():
         "Adds column MKT_SHARE = (the sum of L_EXTENDEDPRICE × (1 − L_DISCOUNT) when N_NAME is 'BRAZIL', "
         "otherwise 0) ÷ (the sum of L_EXTENDEDPRICE × (1 − L_DISCOUNT))."
     ), describe(q08, "0.0")
+
+
+def test_a_bracketed_measure_keeps_its_name_outside_the_brackets():
+    """isthmus' TPC-H q01: "(L_EXTENDEDPRICE × (1 − L_DISCOUNT) as SUM_DISC_PRICE)" read as if the name were
+    part of the expression; the brackets keep a difference in a list apart, the name follows them."""
+    with open(os.path.join(CORPORA, "isthmus-tpch", "query_01_plan.json"), "rb") as fh:
+        q01 = analyze(fh.read())
+    assert describe(q01, "0.0").startswith(
+        "Sums L_QUANTITY as SUM_QTY, L_EXTENDEDPRICE as SUM_BASE_PRICE, (L_EXTENDEDPRICE × (1 − L_DISCOUNT)) as "
+        "SUM_DISC_PRICE and (L_EXTENDEDPRICE × (1 − L_DISCOUNT) × (1 + L_TAX)) as SUM_CHARGE, averages"
+    ), describe(q01, "0.0")
 
 
 def test_a_case_operand_named_by_its_step_is_bracketed_too():

@@ -346,7 +346,7 @@ def _aggregate(c: Context) -> str:
             groupings.append([keys[r] if 0 <= r < len(keys) else f"key {r}" for r in g.expression_references])
         else:
             groupings.append([w.expr(e) for e in own])
-    measures = []
+    measures, named = [], []  # each measure in words, and the name it is given (" as revenue") or ""
     for i, m in enumerate(body.measures):
         f = m.measure
         text = aggregate_words(
@@ -358,14 +358,18 @@ def _aggregate(c: Context) -> str:
         )
         if m.HasField("filter"):
             text += f" where {w.condition(m.filter)}"
+        as_name = ""
         if i < len(given) and given[i]:
             name = f"“{given[i]}”" if " " in given[i] else given[i]  # "as “order count”": a name, not more words
-            text += f" (as {name})" if " where " in text else f" as {name}"
+            as_name = f" (as {name})" if " where " in text else f" as {name}"
         measures.append(text)
+        named.append(as_name)
     # a condition has its own "and"s: measures with one are said apart, after the groups
     conditional = any(" where " in m for m in measures)
-    if not conditional:
-        measures = _same_verbs(measures)
+    if conditional:
+        measures = [m + n for m, n in zip(measures, named)]
+    else:
+        measures = _same_verbs(measures, named)
     if len(measures) > MAX_MEASURES + 1:  # never "1 more total", which hides what it could say (as capped_list)
         measures = measures[:MAX_MEASURES] + [f"computes {counted(len(measures) - MAX_MEASURES, 'more total')}"]
     what = "; ".join(measures) if conditional else and_list(measures) if measures else ""
@@ -398,21 +402,23 @@ MAX_GROUPINGS = 8
 _MERGED_VERBS = ("sums ", "averages ", "counts ")
 
 
-def _same_verbs(measures: list[str]) -> list[str]:
-    """Measures one after another with the same verb said once: "sums a, b and c"."""
-    out: list[list[str]] = []
-    for text in measures:
+def _same_verbs(measures: list[str], named: list[str]) -> list[str]:
+    """Measures one after another with the same verb said once: "sums a, b and c", each with the name
+    it is given after it (``named``: " as revenue" or ""); in a list, a sum or difference in brackets
+    and its name after them: "(a − b) as profit"."""
+    out: list[list] = []
+    for text, name in zip(measures, named):
         verb = next((v for v in _MERGED_VERBS if text.startswith(v)), None)
         if verb is not None and out and out[-1][0] == verb:
-            out[-1].append(text[len(verb) :])
+            out[-1].append((text[len(verb) :], name))
         else:
-            out.append([verb or "", text[len(verb) :] if verb else text])
-    return [
-        verb + and_list([f"({i})" if " + " in i or " − " in i else i for i in items] if len(items) > 1 else items)
-        if verb
-        else items[0]
-        for verb, *items in out
-    ]
+            out.append([verb or "", (text[len(verb) :] if verb else text, name)])
+    said = []
+    for verb, *items in out:
+        listed = len(items) > 1
+        words = [f"({i}){n}" if listed and (" + " in i or " − " in i) else i + n for i, n in items]
+        said.append(verb + and_list(words) if verb else words[0])
+    return said
 
 
 def _given_names(model: PlanModel, node_id: str) -> tuple[dict[int, str], list[str | None]]:
