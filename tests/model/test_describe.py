@@ -1463,6 +1463,15 @@ def test_a_bracketed_measure_keeps_its_name_outside_the_brackets():
     ), describe(q01, "0.0")
 
 
+def test_a_grouping_key_told_apart_by_its_place_is_not_named_twice():
+    """TPC-DS q72 groups by d1.d_week_seq, which the result names d_week_seq: "d_week_seq (d_week_seq (the
+    1st of 3))" said the name twice (checked by hand against the SQL: d1 is the first of three date_dim
+    reads)."""
+    m = datafusion("tpcds", "72", "written")
+    [aggregate] = [n for n in story_order(m) if m.node(n).kind == "aggregate"]
+    assert describe(m, aggregate).endswith("per i_item_desc, w_warehouse_name and d_week_seq (the 1st of 3).")
+
+
 def test_a_case_operand_named_by_its_step_is_bracketed_too():
     """A comparison's side with a branch is bracketed; an apostrophe was taken for a text literal's quote,
     so "step 79's sum … when …, otherwise null is above …" lost its brackets (TPC-DS q04's growth

@@ -337,7 +337,7 @@ def _aggregate(c: Context) -> str:
     keys = [w.expr(e) for e in body.grouping_expressions]
     given_keys, given = _given_names(c.model, c.node.id)
     for i, name in given_keys.items():  # a key in words by the name the result gives it
-        if " " in keys[i] and name != keys[i]:
+        if " " in keys[i] and name != keys[i] and not placed_of(keys[i], name):  # "d_week_seq (the 1st of 3)"
             keys[i] = f"{name} ({keys[i]})"
     groupings: list[list[str]] = []
     for g in body.groupings:
