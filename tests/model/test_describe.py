@@ -1472,6 +1472,15 @@ def test_a_grouping_key_told_apart_by_its_place_is_not_named_twice():
     assert describe(m, aggregate).endswith("per i_item_desc, w_warehouse_name and d_week_seq (the 1st of 3).")
 
 
+def test_alternatives_around_numbered_alternatives_are_lettered():
+    """TPC-DS q41's condition nests OR lists: "(1) … (either (1) … or (2) …), or (2) …" reused the numbers
+    at both levels; the outer list is lettered (checked by hand against the SQL's nesting)."""
+    m = datafusion("tpcds", "41", "written")
+    [said] = [describe(m, n) for n in story_order(m) if m.node(n).kind == "filter" and "i_color" in describe(m, n)]
+    assert "where either (a) i_category is 'Women' and (either (1) i_color is '[COLOR.1]'" in said, said
+    assert ", or (b) i_category is 'Men'" in said and ", or (2) i_category" not in said, said
+
+
 def test_a_case_operand_named_by_its_step_is_bracketed_too():
     """A comparison's side with a branch is bracketed; an apostrophe was taken for a text literal's quote,
     so "step 79's sum … when …, otherwise null is above …" lost its brackets (TPC-DS q04's growth

@@ -266,7 +266,10 @@ def _logical(word: str) -> Callable[[Speaker, Expression.ScalarFunction], str | 
         if len(parts) > 1 and any(" and " in p for p in parts):
             # "a and b or c and d" reads either way: the alternatives set apart, numbered where one is a list
             if any(", " in p for p in parts):
-                return "either " + ", or ".join(f"({i}) {p}" for i, p in enumerate(parts, 1))
+                # numbered, or lettered around alternatives numbered inside: not (1) … (1) … (2) … (2)
+                nested = any("either (1) " in p for p in parts) and len(parts) <= len(string.ascii_lowercase)
+                marks = string.ascii_lowercase if nested else [str(i) for i in range(1, len(parts) + 1)]
+                return "either " + ", or ".join(f"({m}) {p}" for m, p in zip(marks, parts))
             return "either " + ", or ".join(parts)
         return "(" + " or ".join(parts) + ")" if len(parts) > 1 else parts[0]
 
