@@ -500,26 +500,23 @@ _non_negative = _at_least(0)
 _positive = _at_least(1)
 
 
-def _seconds(text: str) -> float:
-    """An argparse type: a number of seconds above 0 (finite)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text!r}")
-    return value
+def _above_zero(what: str, example: str) -> Callable[[str], float]:
+    """An argparse type: a finite number above 0 (``what``: "a number of seconds")."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}{example}, got {text!r}") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"must be {what} above 0{example}, not {text!r}")
+        return value
+
+    return parse
 
 
-def _scale(text: str) -> float:
-    """An argparse type: a TPC scale factor above 0 (finite)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a scale factor such as 0.01 or 1, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a scale factor above 0 (such as 0.01 or 1), not {text!r}")
-    return value
+_seconds = _above_zero("a number of seconds", "")
+_scale = _above_zero("a scale factor", " (such as 0.01 or 1)")
 
 
 class BadInput(Exception):

@@ -1441,26 +1441,34 @@ def test_every_grouping_set_is_said_up_to_eight_and_the_rest_counted():
         assert cube.count("; ") == 7, cube
 
 
-def test_a_column_named_by_a_case_in_words_is_bracketed_as_an_operand():
-    """isthmus's TPC-H q08: MKT_SHARE divides the sum of a CASE by a sum; the CASE's "otherwise 0.0000"
-    had run on into "÷ the sum of …", reading as 0 ÷ the sum."""
-    with open(os.path.join(CORPORA, "isthmus-tpch", "query_08_plan.json"), "rb") as fh:
-        q08 = analyze(fh.read())
-    assert describe(q08, "0.0").startswith(
-        "Adds column MKT_SHARE = (the sum of L_EXTENDEDPRICE × (1 − L_DISCOUNT) when N_NAME is 'BRAZIL', "
-        "otherwise 0) ÷ (the sum of L_EXTENDEDPRICE × (1 − L_DISCOUNT))."
-    ), describe(q08, "0.0")
+def _isthmus(query: str) -> PlanModel:
+    with open(os.path.join(CORPORA, "isthmus-tpch", f"query_{query}_plan.json"), "rb") as fh:
+        return analyze(fh.read())
 
 
-def test_a_bracketed_measure_keeps_its_name_outside_the_brackets():
-    """isthmus' TPC-H q01: "(L_EXTENDEDPRICE × (1 − L_DISCOUNT) as SUM_DISC_PRICE)" read as if the name were
-    part of the expression; the brackets keep a difference in a list apart, the name follows them."""
-    with open(os.path.join(CORPORA, "isthmus-tpch", "query_01_plan.json"), "rb") as fh:
-        q01 = analyze(fh.read())
-    assert describe(q01, "0.0").startswith(
-        "Sums L_QUANTITY as SUM_QTY, L_EXTENDEDPRICE as SUM_BASE_PRICE, (L_EXTENDEDPRICE × (1 − L_DISCOUNT)) as "
-        "SUM_DISC_PRICE and (L_EXTENDEDPRICE × (1 − L_DISCOUNT) × (1 + L_TAX)) as SUM_CHARGE, averages"
-    ), describe(q01, "0.0")
+@pytest.mark.parametrize(
+    "query, start",
+    [
+        # MKT_SHARE divides the sum of a CASE by a sum; the CASE's "otherwise 0.0000" had run on into "÷ the
+        # sum of …", reading as 0 ÷ the sum
+        (
+            "08",
+            "Adds column MKT_SHARE = (the sum of L_EXTENDEDPRICE × (1 − L_DISCOUNT) when N_NAME is 'BRAZIL', "
+            "otherwise 0) ÷ (the sum of L_EXTENDEDPRICE × (1 − L_DISCOUNT)).",
+        ),
+        # "(L_EXTENDEDPRICE × (1 − L_DISCOUNT) as SUM_DISC_PRICE)" read as if the name were part of the
+        # expression; the brackets keep a difference in a list apart, the name follows them
+        (
+            "01",
+            "Sums L_QUANTITY as SUM_QTY, L_EXTENDEDPRICE as SUM_BASE_PRICE, (L_EXTENDEDPRICE × (1 − L_DISCOUNT)) "
+            "as SUM_DISC_PRICE and (L_EXTENDEDPRICE × (1 − L_DISCOUNT) × (1 + L_TAX)) as SUM_CHARGE, averages",
+        ),
+    ],
+)
+def test_brackets_set_an_expression_apart_where_it_would_run_on(query, start):
+    """isthmus's TPC-H q08 and q01."""
+    said = describe(_isthmus(query), "0.0")
+    assert said.startswith(start), said
 
 
 def test_a_grouping_key_told_apart_by_its_place_is_not_named_twice():
