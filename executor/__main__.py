@@ -54,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = p.add_subparsers(dest="command", required=True)
+    p.set_defaults(commands=sub.choices)  # a command's own usage for its stray arguments (main)
     r = sub.add_parser(
         "run",
         help="run plans and print their rows",
@@ -766,7 +767,9 @@ def main(argv: Sequence[str] | None = None, out=None, err=None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
     try:
-        args = _parser().parse_args(argv)
+        args, stray = _parser().parse_known_args(argv)
+        if stray:
+            args.commands[args.command].error(f"unrecognized arguments: {' '.join(stray)}")
     except SystemExit as exc:  # argparse printed the problem
         return 0 if exc.code == 0 else 2
     try:

@@ -159,20 +159,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m viz", description="Inspect Substrait plans.")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("inspect", help="print every node: id, relation, inputs, schema, diagnostics")
-    p.add_argument("plans", nargs="+", metavar="PLAN")
+    p.add_argument("plans", nargs="+", metavar="PLAN", help="plan files (protobuf JSON or binary)")
     p.add_argument("--json", action="store_true", help="one JSON object per plan, one per line")
     p.set_defaults(func=cmd_inspect)
     r = sub.add_parser("render", help="write the graph as Graphviz DOT")
-    r.add_argument("plan", metavar="PLAN")
+    r.add_argument("plan", metavar="PLAN", help="a plan file (protobuf JSON or binary)")
     r.add_argument("-o", "--output", metavar="FILE.dot", help="output file (default: standard output)")
     r.set_defaults(func=cmd_render)
     h = sub.add_parser(
         "html", help="write the plan as one self-contained HTML report (graph, every node, the plan in words)"
     )
-    h.add_argument("plan", metavar="PLAN")
+    h.add_argument("plan", metavar="PLAN", help="a plan file (protobuf JSON or binary)")
     h.add_argument("-o", "--output", metavar="FILE.html", help="output file (default: standard output)")
     h.set_defaults(func=cmd_html)
-    args = parser.parse_args(argv)
+    args, stray = parser.parse_known_args(argv)
+    if stray:  # said with the command's own usage, not the top level's
+        sub.choices[args.command].error(f"unrecognized arguments: {' '.join(stray)}")
     try:
         return args.func(args)
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head

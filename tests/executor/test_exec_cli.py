@@ -137,6 +137,8 @@ def test_bad_input_and_failures_have_their_exit_status(spark, tpch_dir, plan_fil
         (["run", "x.json", "--timeout", "-1"], "--timeout: must be a number of seconds above 0, not '-1'"),
         (["profile", "x.json", "--timeout", "inf"], "must be a number of seconds above 0"),
         (["bisect", "x.json", "--timeout", "soon"], "expected a number of seconds, got 'soon'"),
+        # a stray argument is said with its command's usage (run's --tpch takes no scale; check's does)
+        (["run", "x.json", "--tpch", "0.01"], "python -m executor run: error: unrecognized arguments: 0.01"),
     ],
 )
 def test_bad_arguments_exit_2(argv, says, capsys):

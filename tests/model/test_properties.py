@@ -711,6 +711,14 @@ def test_inspect_says_a_finding_made_at_two_places_of_a_node_once_with_its_numbe
     assert len(lines) == 1 and lines[0].endswith("(2x)"), lines
 
 
+def test_a_stray_argument_is_said_with_its_command_s_usage(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["render", Q01, Q01])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "usage: python -m viz render" in err and "python -m viz render: error: unrecognized arguments" in err
+
+
 def test_inspect_json_has_properties_per_node(capsys):
     assert main(["inspect", "--json", Q01]) == 0
     doc = json.loads(capsys.readouterr().out)
