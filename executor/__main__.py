@@ -407,7 +407,7 @@ def _portability(args, out, err) -> int:
             print(json.dumps({"file": file, **report.to_json(plans)}), file=out)
             return status
         print(f"== {file}: {report.summary()}", file=out)
-        for note in report.notes():
+        for note in report.notes(types_shown="--format json or --html shows each node's types"):
             print(f"  {note}", file=out)
         width = max((len(n) for n in report.nodes), default=4)
         said = max((len(n.spark.text()) for n in report.nodes.values()), default=0)

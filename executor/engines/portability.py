@@ -107,9 +107,10 @@ class Portability:
         """This report with the types of ``model``'s nodes (its lineage says where a difference starts)."""
         return replace(self, types=types, changes=type_changes(types, passes_of(model)))
 
-    def notes(self) -> list[str]:
+    def notes(self, types_shown: str = "see each node's types") -> list[str]:
         """What to know for the whole plan: version skew, each type difference where it starts, and how
-        many columns differ only in nullability or in how an engine stores the type."""
+        many columns differ only in nullability or in how an engine stores the type (``types_shown``:
+        where the reader finds each node's types)."""
         out = list(self.skew.notes) if self.skew is not None else []
         for nid, changes in self.changes.items():
             out.extend(f"node {nid}, {c.text()}" for c in changes)
@@ -128,7 +129,7 @@ class Portability:
                 out.append(
                     "besides: "
                     + ", ".join(f"{n:,} column type(s) {words[k]}" for k, n in sorted(minor.items()))
-                    + " (an engine's own reading: see each node's types)"
+                    + f" (an engine's own reading: {types_shown})"
                 )
         return out
 
