@@ -448,7 +448,7 @@ def test_long_conditions_are_all_said_and_patterns_read_as_words():
     # 3) and the filter, so the filter says whose rows it keeps
     assert story_order(m)[2] == "0.0*4" and story_order(m)[6] == "0.0.0.0"
     assert describe(m, "0.0.0.0") == (
-        "Back to step 3's rows: keeps the combined PARTSUPP and PART rows that match on P_PARTKEY = PS_PARTKEY. "
+        "Back to the rows of step 3: keeps the combined PARTSUPP and PART rows that match on P_PARTKEY = PS_PARTKEY. "
         "Of those, keeps the rows whose P_BRAND is not 'Brand#45', P_TYPE does not start with 'MEDIUM POLISHED', "
         "P_SIZE is one of 49, 14, 23, 45, 19, 3, 36 or 9 and PS_SUPPKEY does not appear in the results of the "
         "subquery at step 6."  # its top: the project keeping S_SUPPKEY, checked by hand against the story

@@ -183,17 +183,17 @@ _NAME_THEIR_INPUTS = PAIRING | {"set", "reference", "extension_multi"}
 
 
 def _back_to(model: PlanModel, node, ids: bool) -> str:
-    """ "Back to step 3's rows: " where a one-input relation's input is not the step told just before it
-    (a subquery's steps came between): the step before, often with a column of the same name, is not
+    """ "Back to the rows of step 3: " where a one-input relation's input is not the step told just before
+    it (a subquery's steps came between): the step before, often with a column of the same name, is not
     the one it reads."""
     if len(node.inputs) != 1 or node.kind in _NAME_THEIR_INPUTS:
         return ""
-    _step(model, ids)  # the story's numbering, made once
+    step = _step(model, ids)  # makes the story's numbering, once
     steps = _memo(model).steps or {}
     at, below = steps.get(node.id), steps.get(node.inputs[0])
     if at is None or below is None or below == at - 1:
         return ""
-    return f"Back to {_step(model, ids)(node.inputs[0])}'s rows: "
+    return f"Back to the rows of {step(node.inputs[0])}: "
 
 
 #: Relations whose sentence says what they compute, each column by name: their emit needs no words of its own.
