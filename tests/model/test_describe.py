@@ -1489,6 +1489,14 @@ def test_alternatives_around_numbered_alternatives_are_lettered():
     assert ", or (b) i_category is 'Men'" in said and ", or (2) i_category" not in said, said
 
 
+def test_a_column_kept_under_several_names_is_said_to_be_one():
+    """TPC-DS q10 selects count(*) as cnt1 to cnt6 (checked by hand against the SQL): DataFusion counts once
+    and keeps the count six times, and the story listed them as six columns."""
+    m = datafusion("tpcds", "10", "written")
+    [keeps] = [describe(m, n) for n in story_order(m) if "cnt1" in describe(m, n) and "Keeps" in describe(m, n)]
+    assert keeps.endswith(". The same column as cnt1: cnt2, cnt3, cnt4, cnt5 and cnt6."), keeps
+
+
 def test_a_case_operand_named_by_its_step_is_bracketed_too():
     """A comparison's side with a branch is bracketed; an apostrophe was taken for a text literal's quote,
     so "step 79's sum … when …, otherwise null is above …" lost its brackets (TPC-DS q04's growth

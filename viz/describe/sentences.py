@@ -280,7 +280,8 @@ def _project(c: Context) -> str:
     narrows = emit(c.body) is not None or not c.model.conventions.project_keeps_input
     if not computed:
         if names:
-            return as_sentence(f"Keeps {column_list(_told_apart(c, w, exprs, names))}")
+            kept = _told_apart(c, w, exprs, names)
+            return as_sentence(f"Keeps {column_list(kept)}") + _copies(c, exprs, kept)
         return "Passes its input through."
     if len(computed) == 1:
         if markers:
@@ -297,6 +298,22 @@ def _project(c: Context) -> str:
     if narrows and names:
         out += " " + as_sentence(f"Outputs {column_list(names)}")
     return out
+
+
+def _copies(c: Context, exprs: list[Expression], names: list[str]) -> str:
+    """A sentence naming the columns a project keeps one input column as, several times under other
+    names (TPC-DS q10's cnt1 … cnt6, one count): listed alone, they read as different values."""
+    places: dict[int, list[int]] = {}
+    for i, e in enumerate(exprs):
+        field, at = direct_field(e), _output_place(c, i)
+        if field is not None and at is not None and at < len(names):
+            places.setdefault(field, []).append(at)
+    said = []
+    for outputs in places.values():
+        copies = list(dict.fromkeys(names[j] for j in sorted(outputs)))
+        if len(copies) > 1:  # a sentence that starts with a column's name would capitalise it
+            said.append(as_sentence(f"The same column as {copies[0]}: {and_list(copies[1:])}"))
+    return "".join(" " + x for x in said)
 
 
 def _output_place(c: Context, i: int) -> int | None:
