@@ -1497,6 +1497,28 @@ def test_a_column_kept_under_several_names_is_said_to_be_one():
     assert keeps.endswith(". The same column as cnt1: cnt2, cnt3, cnt4, cnt5 and cnt6."), keeps
 
 
+def test_a_project_s_outputs_tell_copies_apart_unless_a_join_equates_them():
+    """TPC-H q08 keeps n2.n_name, the supplier's nation (the 2nd nation read, joined on s_nationkey; checked
+    by hand against the SQL), and its outputs said "n_name", which reads as the customer's; TPC-DS q75's
+    copies of i_brand_id, equal by the join's keys, were told apart for nothing."""
+    q08 = datafusion("tpch", "q08", "written")
+    [project] = [
+        describe(q08, n)
+        for n in story_order(q08)
+        if q08.node(n).kind == "project" and "o_year = the year of o_orderdate" in describe(q08, n)
+    ]
+    assert project.endswith(
+        "Outputs 3 columns: o_year, l_extendedprice × (1 − l_discount) and n_name (the 2nd of 2)."
+    ), project
+    q75 = datafusion("tpcds", "75", "written")
+    [diff] = [
+        describe(q75, n)
+        for n in story_order(q75)
+        if q75.node(n).kind == "project" and "sales_cnt_diff =" in describe(q75, n)
+    ]
+    assert "Outputs columns prev_year, year_val, i_brand_id, i_class_id, i_category_id, i_manufact_id and" in diff, diff
+
+
 def test_a_case_operand_named_by_its_step_is_bracketed_too():
     """A comparison's side with a branch is bracketed; an apostrophe was taken for a text literal's quote,
     so "step 79's sum … when …, otherwise null is above …" lost its brackets (TPC-DS q04's growth

@@ -187,7 +187,12 @@ class Context:
         read = [i for i in fields_read(self.node.node.body) if i < len(record)]
         told = Counter(record[i].name for i in read)
         if any(times[n] > 1 and k > 1 for n, k in told.items()):
-            apart = {n for n, k in times.items() if k > 1}
+            # but copies the input equates hold one value (a join's keys): said by the name alone
+            apart = {
+                n
+                for n, k in times.items()
+                if k > 1 and not self._joined_on([i for i, f in enumerate(record) if f.name == n])
+            }
         else:
             apart = {n for n in told if times[n] > 1 and self._copies_of_one_column(n, record)}
         if not apart:
@@ -216,21 +221,33 @@ class Context:
         return len(found) == 1 and known and not self._joined_on(copies)
 
     def _joined_on(self, copies: list[int]) -> bool:
-        """Whether the inner join this node reads (its whole record) equates these columns: then they hold
-        one value ("the same n_regionkey"), and either is said by the name alone."""
+        """Whether the inner join this node reads (its whole record), or the filter it reads (over cross
+        products, as DataFusion writes joins), equates these columns, one with the next: then they hold one
+        value ("the same n_regionkey"), and any is said by the name alone."""
         below = self.model.node(self.node.inputs[0])
         body = below.node.body
-        if below.kind != "join" or join_type(body) != "inner" or emit(body) is not None:
-            return False
-        if not body.HasField("expression"):
+        if below.kind == "join":
+            if join_type(body) != "inner" or emit(body) is not None or not body.HasField("expression"):
+                return False
+            condition = body.expression
+        elif below.kind == "filter" and emit(body) is None:
+            condition = body.condition
+        else:
             return False
         w = self.words(use_incoming=False)  # the record's own names would ask this again
-        pairs = {
-            frozenset(direct_field(v) for v in argument_values(e.scalar_function))
-            for e in conjuncts(w, body.expression)
-            if is_column_equality(w, e)
-        }
-        return len(copies) == 2 and frozenset(copies) in pairs
+        group = {i: i for i in copies}  # the copies equated so far, each by its first
+
+        def first(i: int) -> int:
+            while group[i] != i:
+                i = group[i]
+            return i
+
+        for e in conjuncts(w, condition):
+            if is_column_equality(w, e):
+                a, b = (direct_field(v) for v in argument_values(e.scalar_function))
+                if a in group and b in group:
+                    group[first(a)] = first(b)
+        return len({first(i) for i in copies}) == 1
 
     def rows_of(self, node_id: str) -> str:
         return self.things(node_id) or "rows"

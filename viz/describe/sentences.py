@@ -296,7 +296,7 @@ def _project(c: Context) -> str:
         )
     out = as_sentence(text)
     if narrows and names:
-        out += " " + as_sentence(f"Outputs {column_list(names)}")
+        out += " " + as_sentence(f"Outputs {column_list(_told_apart(c, w, exprs, names))}")
     return out
 
 
