@@ -97,22 +97,34 @@ def _join_sentence(c: Context, kind: str, on: str, how: str = "") -> str:
     return as_sentence(f"{verb} {target}{on_text}" + (f" {tail}" if kind == "unspecified" else f", {tail}"))
 
 
-def given_places(model: PlanModel, node_id: str, count: int) -> dict[int, tuple[int, str]]:
-    """For each of a project's ``count`` expressions that the plan's root names (``revenue``), its place
-    among the node's output columns and that name, by the expression's index; the others' words say
-    what they are."""
+def project_places(model: PlanModel, node_id: str) -> dict[int, list[int]]:
+    """For each of a project's expressions, by its index, its places among the node's output columns, in
+    order (none where the emit leaves it out); empty for another relation or an unknown schema."""
     node = model.node(node_id)
-    out: dict[int, tuple[int, str]] = {}
-    names, schema = root_names(model).get(node_id), node.schema
-    if not names or schema is None or node.kind != "project":
+    out: dict[int, list[int]] = {}
+    if node.schema is None or node.kind != "project":
         return out
     body = node.node.body
     width = len(node.info.incoming or ()) if project_outputs_input(body, model.conventions.project_keeps_input) else 0
     mapping = emit(body)
-    for j, m in enumerate(mapping if mapping is not None else range(len(schema))):
-        k = m - width
-        if 0 <= k < count and j < len(names) and names[j] and not is_expression_name(names[j]):
-            out[k] = (j, names[j])
+    for j, m in enumerate(mapping if mapping is not None else range(len(node.schema))):
+        if m >= width:
+            out.setdefault(m - width, []).append(j)
+    return out
+
+
+def given_places(model: PlanModel, node_id: str, count: int) -> dict[int, tuple[int, str]]:
+    """For each of a project's ``count`` expressions that the plan's root names (``revenue``), its place
+    among the node's output columns and that name, by the expression's index; the others' words say
+    what they are."""
+    out: dict[int, tuple[int, str]] = {}
+    names = root_names(model).get(node_id)
+    if not names:
+        return out
+    for k, places in project_places(model, node_id).items():
+        for j in places:
+            if k < count and j < len(names) and names[j] and not is_expression_name(names[j]):
+                out[k] = (j, names[j])
     return out
 
 

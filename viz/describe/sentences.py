@@ -39,7 +39,17 @@ from .context import (
     pairs_all,
     placed_of,
 )
-from .joins import cross, given_places, join, keys_join, lateral_join, nested_loop_join, same_names, the_same
+from .joins import (
+    cross,
+    given_places,
+    join,
+    keys_join,
+    lateral_join,
+    nested_loop_join,
+    project_places,
+    same_names,
+    the_same,
+)
 from .names import column_names, is_expression_name, root_names
 
 
@@ -268,9 +278,10 @@ def _project(c: Context) -> str:
     for i in made:  # a new column named where it is made is called so among the outputs too, not "0"
         if i in places and places[i][0] < len(names):
             names[places[i][0]] = places[i][1]
+    outputs = {i: at[0] for i, at in project_places(c.model, c.node.id).items()}  # each expression's first place
     markers = set()  # said as a phrase of their own
     for k, i in enumerate(made):  # a constant true that an outer join above turns into its match
-        at = _output_place(c, i)
+        at = outputs.get(i)
         found = found_above(c.model, c.node.id, at) if at is not None and is_true(exprs[i]) else None
         if found and not given[i]:
             computed[k] = f"a column that is always true, which after {c.step(found)} says {found_name(c.step(found))}"
@@ -281,7 +292,7 @@ def _project(c: Context) -> str:
     if not computed:
         if names:
             kept = _told_apart(c, w, exprs, names)
-            return as_sentence(f"Keeps {column_list(kept)}") + _copies(c, exprs, kept)
+            return as_sentence(f"Keeps {column_list(kept)}") + _copies(exprs, outputs, kept)
         return "Passes its input through."
     if len(computed) == 1:
         if markers:
@@ -300,12 +311,13 @@ def _project(c: Context) -> str:
     return out
 
 
-def _copies(c: Context, exprs: list[Expression], names: list[str]) -> str:
+def _copies(exprs: list[Expression], outputs: dict[int, int], names: list[str]) -> str:
     """A sentence naming the columns a project keeps one input column as, several times under other
-    names (TPC-DS q10's cnt1 … cnt6, one count): listed alone, they read as different values."""
+    names (TPC-DS q10's cnt1 … cnt6, one count): listed alone, they read as different values.
+    ``outputs``: each expression's place among the output columns."""
     places: dict[int, list[int]] = {}
     for i, e in enumerate(exprs):
-        field, at = direct_field(e), _output_place(c, i)
+        field, at = direct_field(e), outputs.get(i)
         if field is not None and at is not None and at < len(names):
             places.setdefault(field, []).append(at)
     said = []
@@ -314,17 +326,6 @@ def _copies(c: Context, exprs: list[Expression], names: list[str]) -> str:
         if len(copies) > 1:  # a sentence that starts with a column's name would capitalise it
             said.append(as_sentence(f"The same column as {copies[0]}: {and_list(copies[1:])}"))
     return "".join(" " + x for x in said)
-
-
-def _output_place(c: Context, i: int) -> int | None:
-    """Where a project's expression ``i`` is among its output columns, None where the emit drops it."""
-    width = (
-        len(c.node.info.incoming or ()) if project_outputs_input(c.body, c.model.conventions.project_keeps_input) else 0
-    )
-    mapping = emit(c.body)
-    if mapping is None:
-        return width + i
-    return mapping.index(width + i) if width + i in mapping else None
 
 
 def _told_apart(c: Context, w: Words, exprs: list[Expression], names: list[str]) -> list[str]:
