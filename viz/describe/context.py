@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from substrait import algebra_pb2
@@ -14,7 +14,7 @@ from substrait import algebra_pb2
 from ..expressions import direct_field, is_true
 from ..fields import Field
 from ..kinds import emit, kind
-from ..lineage import column_sources, node_lineage
+from ..lineage import Origin, column_sources, node_lineage
 from ..model import NodeView, PlanModel
 from ..words import (
     Words,
@@ -173,9 +173,12 @@ class Context:
             below = self.node.inputs[0]
             named: list[str | None] = []
             for i in range(len(record)):
-                maker = mark_maker(self.model, below, i)
-                found = None if maker else found_join(self.model, below, i)
-                named.append(self.step(maker) + MATCH if maker else found_name(self.step(found)) if found else None)
+                match = match_of(self.model, below, i)
+                if match is None:
+                    named.append(None)
+                else:
+                    how, maker = match
+                    named.append(self.step(maker) + MATCH if how == "mark" else found_name(self.step(maker)))
             if any(named):
                 record = [f.renamed(n) if n else f for f, n in zip(record, named)]
         times = Counter(f.name for f in record)
@@ -335,49 +338,44 @@ def placed_of(told: str, name: str) -> bool:
 MATCH = "'s match"
 
 
-def mark_maker(model: PlanModel, node_id: str, index: int) -> str | None:
-    """The mark join that makes column ``index`` of node ``node_id`` (its mark, passed on unchanged up to
-    there), else None."""
+def _passed_down(model: PlanModel, node_id: str, index: int) -> Iterator[tuple[str, Origin]]:
+    """Column ``index`` of ``node_id`` with its origin there, then the column it passes on unchanged from its
+    one input, and so on, down to the first node that does not pass one column on."""
     for _ in range(len(model.graph.nodes)):  # a pass-through chain is no longer than the plan
         columns = node_lineage(model, node_id).columns
         if not 0 <= index < len(columns):
-            return None
+            return
         origin = columns[index]
-        if origin.kind == "computed" and origin.how.startswith("mark: "):
-            return node_id
+        yield node_id, origin
         if origin.kind != "passes" or len(origin.inputs) != 1:
-            return None
+            return
         node_id, index = origin.inputs[0]
-    return None
 
 
 _UNMATCHED = "(null where unmatched)"
 
 
-def found_join(model: PlanModel, node_id: str, index: int) -> str | None:
-    """The outer join that makes column ``index`` of node ``node_id`` null exactly where it found no
-    match: a constant true on its padded side, passed on unchanged up to there (DataFusion's
+def match_of(model: PlanModel, node_id: str, index: int) -> tuple[str, str] | None:
+    """Whether column ``index`` of node ``node_id`` is a join's match, passed on unchanged up to there:
+    ``("mark", the mark join)`` for a mark join's mark; ``("found", the outer join)`` for a constant true
+    on an outer join's padded side, null exactly where that join found no match (DataFusion's
     decorrelated count); else None."""
-    joined = None
-    for _ in range(len(model.graph.nodes)):  # a pass-through chain is no longer than the plan
-        columns = node_lineage(model, node_id).columns
-        if not 0 <= index < len(columns):
-            return None
-        origin = columns[index]
+    joined, twice = None, False
+    for at, origin in _passed_down(model, node_id, index):
         if origin.kind == "computed":
-            return joined if origin.how == "true" and not origin.inputs else None
-        if origin.kind != "passes" or len(origin.inputs) != 1:
-            return None
-        if origin.how.endswith(_UNMATCHED):
-            if joined is not None:  # null where either join found none
-                return None
-            joined = node_id
-        node_id, index = origin.inputs[0]
+            if origin.how.startswith("mark: "):
+                return "mark", at
+            found = joined is not None and not twice and origin.how == "true" and not origin.inputs
+            return ("found", joined) if found else None
+        if origin.kind == "passes" and origin.how.endswith(_UNMATCHED):
+            twice = joined is not None  # null where either join found none
+            joined = at
     return None
 
 
 def found_above(model: PlanModel, node_id: str, index: int) -> str | None:
-    """The outer join above whose :func:`found_join` column ``index`` of ``node_id`` becomes, else None."""
+    """The outer join above whose "found" match (:func:`match_of`) column ``index`` of ``node_id`` becomes,
+    else None."""
     for _ in range(len(model.graph.nodes)):
         parent = model.graph.nodes[node_id].parent
         if not parent:
@@ -387,7 +385,7 @@ def found_above(model: PlanModel, node_id: str, index: int) -> str | None:
         if len(up) != 1:
             return None
         if columns[up[0]].how.endswith(_UNMATCHED):
-            return parent if found_join(model, parent, up[0]) == parent else None
+            return parent if match_of(model, parent, up[0]) == ("found", parent) else None
         node_id, index = parent, up[0]
     return None
 
