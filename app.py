@@ -23,6 +23,8 @@ except ValueError as exc:
     st.error(f"The app cannot start: {exc}. Fix the environment variable and start it again.")
     st.stop()
 
+import ui.spark_import  # noqa: E402, F401  pyspark whole before any page imports part of it (see the module)
+
 # A Markdown table (the schema's) in compact cells, its names and types breaking only after a separator
 # (ui.panels.schema_table); a table still wider than its place scrolls there (it ran past the inspector's
 # edge). Below 1,200 px the page's side margins narrow: the inspector beside the graph had too little room
