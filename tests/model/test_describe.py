@@ -1353,6 +1353,18 @@ def test_a_union_of_long_columns_is_named_short_enough_for_every_condition_on_it
     assert "(twice)" not in last_filter and "……" not in last_filter
 
 
+def test_a_union_of_values_added_per_input_is_named_by_the_values_it_holds():
+    """TPC-DS q04 tags each channel's yearly totals 's', 'c' or 'w' (SQL's sale_type, an alias the plan does
+    not keep) and keeps the rows of each year_total copy whose sale_type is one of them (checked by hand
+    against the SQL: t_s_firstyear.sale_type = 's', …): named by its first value, the column read
+    "step 26's 's' (or 'c' or 'w') is 's'", a condition that looks always true."""
+    story = _present_text(datafusion("tpcds", "04"))
+    [last_filter] = [line for line in story.splitlines() if line.startswith("Keeps the combined rows of steps")]
+    for value in "scw":
+        assert last_filter.count(f"column holding 's', 'c' or 'w' is '{value}'") == 2
+    assert "'s' (or" not in story
+
+
 def test_a_union_of_sums_over_unions_names_each_input_once():
     """TPC-DS q05 unions the store, catalog and web channels, each summing over a union of its sales and
     its returns (0 for the other's columns): a channel's "the sum of ss_ext_sales_price (or 0)" was read
@@ -1366,6 +1378,21 @@ def test_a_union_of_sums_over_unions_names_each_input_once():
         "cr_return_amount) or the sum of 0 (or wr_return_amt)) as rets and (the sum of ss_net_profit (or 0) − "
         "the sum of 0 (or sr_net_loss) (or its like in 2 other inputs)) as profit"
     ), rollup
+
+
+def test_two_columns_of_one_name_kept_together_are_told_apart_and_copies_of_a_value_are_not():
+    """TPC-DS q95's ws_wh keeps ws1.ws_warehouse_sk and ws2.ws_warehouse_sk (checked by hand against the
+    SQL: wh1 and wh2, which differ by its own condition): "ws_warehouse_sk (twice)" said one column kept
+    twice. q86a's first branch of its rollup keeps two columns of the value 0, which "0 (twice)" says as they are."""
+    m = datafusion("tpcds", "95", "written")
+    kept = [describe(m, n) for n in story_order(m) if m.node(n).kind == "project"]
+    assert (
+        kept.count("Keeps columns ws_order_number, ws_warehouse_sk (the 1st of 2) and ws_warehouse_sk (the 2nd of 2).")
+        == 2
+    )
+    assert not any("(twice)" in s for s in kept)
+    story = _present_text(datafusion("tpcds", "86a", "written"))
+    assert "Outputs columns total_sum, i_category, i_class, 0 (twice) and lochierarchy." in story
 
 
 def test_a_sort_key_of_a_name_the_output_has_twice_says_which():

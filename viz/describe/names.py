@@ -257,7 +257,11 @@ def _set_names(
         seen = list(dict.fromkeys(alt for alts, _ in said for alt in alts))
         others = len(seen) - 1 + sum(unsaid for _, unsaid in said)
         long = len(seen) > 2 and max(map(len, seen)) > SET_NAME_CHARS
-        if others and (len(seen) > SET_NAMES or len(seen) < others + 1 or long):
+        if len(seen) > 1 and others == len(seen) - 1 and all(map(is_value_name, seen)):
+            # a value each input adds (SQL's 'w' AS sale_type, its alias lost): "'s' (or 'w') is 's'" read as true
+            name = f"column holding {_values_or(seen)}"
+            united[name] = (tuple(seen), 0)
+        elif others and (len(seen) > SET_NAMES or len(seen) < others + 1 or long):
             name = f"{_gist(seen[0])} (or its like in {others} other input{'s' if others > 1 else ''})"
             united[name] = ((seen[0],), others)
         elif len(seen) > 1:
@@ -267,6 +271,22 @@ def _set_names(
             name = seen[0]
         out.append(name)
     return out
+
+
+_VALUE_NAME = re.compile(r"'.*'$|-?\d+(\.\d+)?$")
+
+
+def is_value_name(name: str) -> bool:
+    """Whether a column is named by its value: a text or a number literal, as :class:`viz.words.Words`
+    says it ("'s'", "0")."""
+    return _VALUE_NAME.match(name) is not None
+
+
+def _values_or(values: Sequence[str]) -> str:
+    """ "'s', 'c' or 'w'"; past :data:`SET_NAMES` values, the first and how many others."""
+    if len(values) > SET_NAMES:
+        return f"{values[0]} or one of {len(values) - 1} other values"
+    return f"{', '.join(values[:-1])} or {values[-1]}"
 
 
 def _gist(name: str) -> str:

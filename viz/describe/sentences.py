@@ -3,7 +3,6 @@ node's :class:`Context` (the model, the node, and how the story names tables and
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -50,7 +49,7 @@ from .joins import (
     same_names,
     the_same,
 )
-from .names import column_names, is_expression_name, root_names
+from .names import column_names, is_expression_name, is_value_name, root_names
 
 
 def _read(c: Context) -> str:
@@ -329,8 +328,9 @@ def _copies(exprs: list[Expression], outputs: dict[int, int], names: list[str]) 
 
 
 def _told_apart(c: Context, w: Words, exprs: list[Expression], names: list[str]) -> list[str]:
-    """The names of a project's columns, each one its input has twice, of which it keeps fewer, said as
-    the step's words tell it apart ("n_name (the 1st of 2)"): the other copy holds other values."""
+    """The names of a project's columns, each one its input has twice, said as the step's words tell it
+    apart ("n_name (the 1st of 2)"): the other copy holds other values (TPC-DS q95 keeps both sides'
+    ws_warehouse_sk, which "ws_warehouse_sk (twice)" said were one)."""
     told = [f.name for f in w.fields or ()]
     if not told:
         return names
@@ -340,13 +340,11 @@ def _told_apart(c: Context, w: Words, exprs: list[Expression], names: list[str])
     out = record if mapping is None else [record[i] if i < len(record) else None for i in mapping]
     if len(out) != len(names):
         return names
-    kept, had = Counter(names), Counter(f.name for f in c.node.info.incoming or ())
-    # every copy kept is said "(twice)" by the list; only where some are left out, which ones; a mark by
-    # the step that makes it
-    return [
-        t if t and ((placed_of(t, n) and kept[n] < had[n]) or (t != n and (t.endswith(MATCH) or found_step(t)))) else n
-        for t, n in zip(out, names)
-    ]
+    # copies of one value are said "(twice)" by the list; other copies by their place; a mark by the step
+    # that makes it
+    placed = [bool(t) and placed_of(t, n) and not is_value_name(n) for t, n in zip(out, names)]
+    marks = [bool(t) and t != n and (t.endswith(MATCH) or found_step(t)) for t, n in zip(out, names)]
+    return [t if p or m else n for t, n, p, m in zip(out, names, placed, marks)]
 
 
 def _aggregate(c: Context) -> str:
