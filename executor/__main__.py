@@ -302,8 +302,9 @@ Also, per node and engine: the fields set there that the engine ignores or reads
 fields its Substrait version does not know (and the plan's version against each engine's), the column
 types it gives beside the plan's declared type and the spec's (Spark through our translation,
 DataFusion through its consumer; no data read), and its own physical plan with this node's
-operators marked. --no-types and --no-plans leave the last two out (they start Spark). --html FILE
-also writes the plan's HTML report with all of it.
+operators marked (with --format json or --html: a table has no room for them). --no-types and
+--no-plans leave the last two out (they start Spark). --html FILE also writes the plan's HTML report
+with all of it.
 
 exit status: 0 when both engines can run every node, 1 when one cannot run some node, 2 for bad input."""
 
@@ -388,7 +389,12 @@ def _portability(args, out, err) -> int:
         report = portability(model, catalog)
         if not args.no_types:
             report = report.with_types(node_types(model, catalog), model)
-        plans = None if args.no_plans else {nid: engine_plans(model, nid, catalog) for nid in model.graph.nodes}
+        shown = args.format == "json" or args.html  # the table has no column for the engines' plans
+        plans = (
+            {nid: engine_plans(model, nid, catalog) for nid in model.graph.nodes}
+            if shown and not args.no_plans
+            else None
+        )
         # a node of a correlated subquery runs within its query: not a gap of the plan's
         status = int(
             any(not v.ok and v.part_of is None for n in report.nodes.values() for v in (n.spark, n.datafusion))

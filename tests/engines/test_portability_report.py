@@ -100,10 +100,13 @@ def test_nodes_of_a_correlated_subquery_do_not_fail_the_command(tpch_dir):
 
 
 def test_the_command_line_leaves_out_what_it_is_told(tmp_path):
-    """Without types and plans nothing asks Spark (the refusing `java` of tests/conftest.py would fail it)."""
+    """Without types and plans nothing asks Spark (the refusing `java` of tests/conftest.py would fail it),
+    nor for the engines' plans alone in a table, which has no column for them."""
     tutorial = os.path.join(SAMPLES, "tutorial.json")
     code, out, _ = _run(["portability", tutorial, "--data-dir", TUTORIAL_DATA, "--no-types", "--no-plans"])
     assert code == 1 and "Spark runs 5 of 5 nodes, DataFusion 2 of 5" in out
+    code, out, err = _run(["portability", tutorial, "--data-dir", TUTORIAL_DATA, "--no-types"])
+    assert code == 1 and "Spark runs 5 of 5 nodes, DataFusion 2 of 5" in out, out + err
     code, out, _ = _run(["portability", tutorial, "--no-types", "--no-plans", "--format", "json"])
     assert all("types" not in n["spark"] and "plan" not in n["spark"] for n in json.loads(out)["nodes"])
     code, out, err = _run(["portability", tutorial, tutorial, "--html", str(tmp_path / "r.html")])
