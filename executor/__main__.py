@@ -216,7 +216,7 @@ def _profile(args, out, err) -> int:
         nodes = [
             {
                 "node": n,
-                "relation": title(p.kind),
+                "relation": p.kind,  # as bisect, portability and viz inspect --json name it
                 "rows": p.rows,
                 "seconds": None if p.elapsed_s is None else round(p.elapsed_s, 6),
                 "how": p.how,
@@ -265,7 +265,7 @@ def _profile(args, out, err) -> int:
             seconds = f"{n['seconds']:.2f} s" if p.own_figure else ""
             note = n["error"] or n["skipped"] or ", ".join(n["flags"])
             print(
-                f"  {n['node']:<{width}}  {n['relation']:<14} {rows:>{wide}}  {how:<16} {seconds:>9}  {note}".rstrip(),
+                f"  {n['node']:<{width}}  {title(p.kind):<14} {rows:>{wide}}  {how:<16} {seconds:>9}  {note}".rstrip(),
                 file=out,
             )
         return 1 if failed else 0

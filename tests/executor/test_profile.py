@@ -427,6 +427,7 @@ def test_profile_command(spark):
     assert data["file"] == plan and data["jobs"] == 2
     assert {n["node"]: n["rows"] for n in data["nodes"]} == {n: _duck(sql) for n, sql in TUTORIAL_SQL.items()}
     assert [n["how"] for n in data["nodes"]] == ["run", "run", "reads", "run", "reads"]
+    assert [n["relation"] for n in data["nodes"]] == ["aggregate", "join", "read", "filter", "read"]
     assert all(n["seconds"] >= 0 for n in data["nodes"])
     out = io.StringIO()
     clear_cache()
