@@ -290,6 +290,7 @@ def _grouping_arguments(tr: Translating, node: NodeView, body, f, layout) -> lis
 def window(tr: Translating, node: NodeView) -> DataFrame:
     body: algebra_pb2.ConsistentPartitionWindowRel = node.node.body
     df, n, ex = tr.incoming(node)
+    ex.float_keys(body.partition_expressions, body.sorts)
     spec = Window.partitionBy(*[ex.expr(p) for p in body.partition_expressions])
     if body.sorts:
         spec = spec.orderBy(*[ex.sort_column(s, ranged=counts_range(body.window_functions)) for s in body.sorts])

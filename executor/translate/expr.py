@@ -681,12 +681,24 @@ class ExprTranslator:
         return F.transform(F.array_sort(pairs, compare), lambda p: p["v"])
 
     def window_function(self, f: Expression.WindowFunction) -> Column:
+        self.float_keys(f.partitions, f.sorts)
         spec = Window.partitionBy(*[self.expr(p) for p in f.partitions])
         if f.sorts:
             spec = spec.orderBy(*[self.sort_column(s, ranged=counts_range([f])) for s in f.sorts])
         else:
             spec = self.unordered(spec, [f])
         return self.over(f, spec)
+
+    def float_keys(self, partitions: Sequence[Expression], sorts: Sequence) -> None:
+        """Say where a window's partition or order keys hold floats: a run takes -0.0 and 0.0 as one value
+        there, as DuckDB does, where DataFusion's engine partitions and ranks them apart, and a plan does not
+        say which it means."""
+        keys = [*partitions, *(s.expr for s in sorts)]
+        if any(_kind(self.type_of(k)) in ("fp32", "fp64") for k in keys):
+            self.tr.warn(
+                f"node {self.node_id}: a window partitioned or ordered by a float: this run takes -0.0 and 0.0 as "
+                "one value there, as DuckDB does; DataFusion's engine partitions and ranks them apart"
+            )
 
     def unordered(self, spec, fs) -> object:
         """A window without sorts for the window functions ``fs``: Spark ranks only over an ordered window,

@@ -158,7 +158,8 @@ class Translator:
         return [self.name(start + i) for i in range(n)]
 
     def warn(self, message: str) -> None:
-        self.warnings.append(message)
+        if message not in self.warnings:  # several calls of one node can each have the same thing to say
+            self.warnings.append(message)
 
     def width(self, node_id: str, df: DataFrame | None = None) -> int:
         """How many output fields a node has (from the model; from Spark when the model does not know)."""

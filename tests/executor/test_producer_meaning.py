@@ -782,3 +782,24 @@ def test_string_agg_with_a_separator_that_is_not_a_literal_is_refused(spark, tab
     for form in ("written", "optimized"):
         with pytest.raises(ExecutionError, match="string_agg with a separator that is not a literal"):
             _run(sql, tables, form, tpch_dir)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_window_over_a_float_key_says_how_it_takes_signed_zeros(spark, tables, tpch_dir, form):
+    """-0.0 and 0.0 in a window's partition: the run takes them as one value, as DuckDB does (its rows
+    checked against DuckDB's), and says so once per window, where DataFusion's engine puts them apart; a window over an
+    integer key says nothing of it."""
+    sql = (
+        "SELECT o_orderkey, rank() OVER (PARTITION BY z ORDER BY o_orderkey) AS r, "
+        "count(*) OVER (PARTITION BY z) AS c FROM (SELECT o_orderkey, CASE WHEN o_orderkey % 2 = 0 "
+        "THEN CAST('-0.0' AS DOUBLE) ELSE CAST('0.0' AS DOUBLE) END AS z FROM orders WHERE o_orderkey < 40) AS t"
+    )
+    notes = [n for n in _like_duckdb(sql, tables, form, tpch_dir) if "-0.0 and 0.0" in n]
+    nodes = [n.split(":")[0] for n in notes]  # each window's node, once (two functions over one window)
+    assert notes and len(nodes) == len(set(nodes)), notes
+    assert all("DataFusion's engine partitions and ranks them apart" in n for n in notes)
+    ints = (
+        "SELECT o_orderkey, rank() OVER (PARTITION BY o_custkey ORDER BY o_orderkey) AS r FROM orders "
+        "WHERE o_orderkey < 40"
+    )
+    assert not [n for n in _like_duckdb(ints, tables, form, tpch_dir) if "-0.0" in n]
