@@ -17,6 +17,7 @@ from ..kinds import emit, kind
 from ..lineage import Origin, column_sources, node_lineage
 from ..model import NodeView, PlanModel
 from ..words import (
+    CASE_WORDS,
     Words,
     argument_values,
     capped_list,
@@ -50,6 +51,7 @@ class Context:
     step: Callable[[str], str]  # another node as the story calls it: "step 6" (with its id when asked)
     pairing: Callable[[str], str | None]  # rows of several tables: "a and b combined", "the 5 tables combined"
     steps: Callable[[Sequence[str]], str]  # several other nodes: "steps 2, 4 and 6"
+    tables: Callable[[str], tuple[str, ...] | None]  # the named tables a node's rows come from, once per read
 
     @property
     def body(self):
@@ -271,6 +273,49 @@ class Context:
         return f"the {named}" if named.startswith("combined ") else named
 
 
+def reads_outer_row(model: PlanModel, node_id: str) -> bool:
+    """Whether a node's rows depend on the row of a query around it: a relation below it (through its
+    inputs; a subquery of its own reads its own outer rows) reads an outer reference."""
+    nodes = model.graph.nodes
+    stack, seen = [node_id], set()
+    while stack:
+        cur = stack.pop()
+        if cur in seen or cur not in nodes:
+            continue
+        seen.add(cur)
+        if _has_outer_reference(nodes[cur].body):
+            return True
+        stack.extend(nodes[cur].inputs)
+    return False
+
+
+def _has_outer_reference(body) -> bool:
+    """Whether a relation's own expressions (not its inputs' or its subqueries') read an outer reference."""
+    if body is None:
+        return False
+    stack = [
+        v
+        for fd, v in body.ListFields()
+        if fd.message_type is not None and fd.name not in ("input", "left", "right", "inputs", "common")
+    ]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)) or type(item).__name__.startswith("Repeated"):
+            stack.extend(item)
+            continue
+        if isinstance(item, algebra_pb2.Rel):
+            continue
+        if (
+            isinstance(item, algebra_pb2.Expression.FieldReference)
+            and item.WhichOneof("root_type") == "outer_reference"
+        ):
+            return True
+        for fd, value in item.ListFields():
+            if fd.message_type is not None and not fd.message_type.GetOptions().map_entry:
+                stack.append(value)
+    return False
+
+
 def fields_read(body) -> set[int]:
     """The fields of its input record a relation's own expressions read (plain references from the
     record's root; not inside its inputs or subqueries)."""
@@ -402,6 +447,8 @@ def column_list(names: Sequence[str]) -> str:
             runs[-1][1] += 1
         else:
             runs.append([name, 1])
+    # a CASE's words in brackets: "a, x when c, otherwise 0 and b" read as more columns than there are
+    runs = [[f"({n})" if CASE_WORDS in n and len(runs) > 1 else n, k] for n, k in runs]
     listed = capped_list([n if k == 1 else f"{n} ({said.get(k, f'{k} times')})" for n, k in runs], MAX_COLUMNS)
     if any(" " in n and not _PLACED.fullmatch(n) for n in names):
         return f"{counted(len(names), 'column')}: {listed}"

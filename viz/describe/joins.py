@@ -50,6 +50,18 @@ def _all_rows(name: str) -> str:
     return f"all {name}" if name.startswith(("the ", "those ")) else f"every row of {name}"
 
 
+def _looked_up(c: Context, k: int, name: str) -> str:
+    """Input ``k`` of a semi, anti or mark join, the rows looked up, as the sentence names it: by its table
+    ("orders"), or by its step where the kept rows come from that table too ("the lineitem rows of step
+    17"): "a match in lineitem" of lineitem's rows read as always true."""
+    looked_up, kept = c.input(k), c.input(1 - k)
+    if looked_up is None or kept is None or name.startswith(("the ", _RESULT)):
+        return name
+    if set(c.tables(looked_up) or ()) & set(c.tables(kept) or ()):
+        return f"the {name} rows of {c.step(looked_up)}"
+    return name
+
+
 def _may_be_unknown(c: Context) -> bool:
     """Whether a join's condition can be unknown (its type is nullable, or not known); False without one."""
     body = c.body
@@ -69,10 +81,12 @@ def _join_sentence(c: Context, kind: str, on: str, how: str = "") -> str:
     verb = f"Joins{how}"
     if kind in ("left_semi", "right_semi", "left_anti", "right_anti"):
         keep, other = (l_name, r_name) if kind.startswith("left") else (r_name, l_name)
+        other = _looked_up(c, 1 if kind.startswith("left") else 0, other)
         has = "have a match" if kind.endswith("semi") else "have no match"
         return as_sentence(f"Keeps {_rows_named(keep)} that {has} in {_other_named(other)}{on_text}")
     if kind in ("left_mark", "right_mark"):
         marked, other = (l_name, r_name) if kind == "left_mark" else (r_name, l_name)
+        other = _looked_up(c, 1 if kind == "left_mark" else 0, other)
         if marked.startswith(_RESULT) or not marked.startswith(("the ", "those ")):
             each = "each row of " + marked.removeprefix(_RESULT)
         else:

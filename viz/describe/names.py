@@ -105,11 +105,7 @@ def root_renames(model: PlanModel, root: str) -> list[tuple[str, str]]:
             continue  # a set operation's columns bear its first input's names
         below = column_names(model, child) or []
         was = below[position] if 0 <= position < len(below) else None
-        if (
-            was
-            and was.lower() != name.lower()
-            and not any(is_expression_name(n) or _GENERATED.match(n) for n in (was, name))
-        ):
+        if was and was.lower() != name.lower() and not any(map(is_expression_name, (was, name))):
             out.append((was, name))
     return out
 
@@ -165,9 +161,10 @@ def _source(index: int | None) -> tuple[int, int] | None:
 
 
 def is_expression_name(name: str) -> bool:
-    """A name a producer made from an expression (``sum(multiply(l_extendedprice, …``) or a literal
-    (``'customer'``, ``null::i32?``), not a name someone gave."""
-    return "(" in name or name.startswith("'") or "::" in name
+    """A name a producer made from an expression (``sum(multiply(l_extendedprice, …``), a literal
+    (``'customer'``, ``null::i32?``) or for a column the SQL left unnamed (Calcite's ``EXPR$5``), not a
+    name someone gave."""
+    return "(" in name or name.startswith("'") or "::" in name or _GENERATED.match(name) is not None
 
 
 def column_names(model: PlanModel, node_id: str) -> list[str] | None:

@@ -14,12 +14,14 @@ from ..model import MemoBeside, PlanModel
 from ..schema import aggregate_layout
 from ..words import (
     MAX_ITEMS,
+    PREDICATES,
     Expression,
     Words,
     aggregate_words,
     and_list,
+    bracketed,
     capped_list,
-    conjuncts,
+    condition_parts,
     counted,
     found_name,
     found_step,
@@ -37,6 +39,7 @@ from .context import (
     found_above,
     pairs_all,
     placed_of,
+    reads_outer_row,
 )
 from .joins import (
     cross,
@@ -140,7 +143,10 @@ def _again(c: Context, table: str) -> str:
     # columns or rows, TPC-H q22's customer and its subquery's, are said apart)
     if len(reads) < 2 or c.node.id not in reads:
         return ""
-    if steps[-1] - steps[0] == len(steps) - 1 and len({_told_as(c.model, n) for n in reads}) == 1:
+    # ... when one step reads them all (a self-join): TPC-H q22 reads customer for the query and, alike, for
+    # its subquery, whose steps go on from different reads
+    one_reader = len({c.model.graph.nodes[n].parent for n in reads}) == 1
+    if one_reader and steps[-1] - steps[0] == len(steps) - 1 and len({_told_as(c.model, n) for n in reads}) == 1:
         return ""
     return f"the {ordinal(reads.index(c.node.id) + 1)} of the plan's {len(reads)} reads of it"
 
@@ -176,7 +182,7 @@ def _filter(c: Context) -> str:
     w = c.words()
     cond = c.body.condition
     things = c.rows_of(c.input(0)) if c.input(0) else "rows"
-    parts = conjuncts(w, cond)
+    parts = condition_parts(w, cond)
     keys = [e for e in parts if is_column_equality(w, e)]
     if keys and c.input(0) and pairs_all(c.model, c.input(0)):
         # the filter that holds the keys of the cross products below it: the matching first, then the rest
@@ -262,6 +268,17 @@ def _is_plain_field(w: Words, e: Expression) -> bool:
     return e.WhichOneof("rex_type") == "selection"
 
 
+def _as_noun(c: Context, w: Words, e: Expression) -> str:
+    """A new column in words, a condition's as "whether …" ("Adds whether x is not null as a new column")."""
+    text = w.expr(e)
+    which = e.WhichOneof("rex_type")
+    if which == "singular_or_list" or (
+        which == "scalar_function" and w.function(e.scalar_function.function_reference).split(":")[0] in PREDICATES
+    ):
+        return f"whether {text}"
+    return text
+
+
 #: A project's new columns said one by one, up to this many (a wider one says how many more).
 NEW_COLUMNS = 8
 
@@ -272,7 +289,7 @@ def _project(c: Context) -> str:
     places = given_places(c.model, c.node.id, len(exprs))
     given = [places[i][1] if i in places else None for i in range(len(exprs))]
     made = [i for i, e in enumerate(exprs) if not _is_plain_field(w, e)]
-    computed = [f"{given[i]} = {w.expr(exprs[i])}" if given[i] else w.expr(exprs[i]) for i in made]
+    computed = [f"{given[i]} = {w.expr(exprs[i])}" if given[i] else _as_noun(c, w, exprs[i]) for i in made]
     names = list(column_names(c.model, c.node.id) or [])
     for i in made:  # a new column named where it is made is called so among the outputs too, not "0"
         if i in places and places[i][0] < len(names):
@@ -292,6 +309,8 @@ def _project(c: Context) -> str:
         if names:
             kept = _told_apart(c, w, exprs, names)
             return as_sentence(f"Keeps {column_list(kept)}") + _copies(exprs, outputs, kept)
+        if c.node.schema is not None and not c.node.schema and c.node.info.incoming:
+            return "Keeps the rows but none of their columns."  # DataFusion's, under a count of rows
         return "Passes its input through."
     if len(computed) == 1:
         if markers:
@@ -406,6 +425,12 @@ def _aggregate(c: Context) -> str:
         return as_sentence(f"Per {capped_list(group, MAX_COLUMNS)}: {what}")
     if group:
         return as_sentence(f"{what} per {capped_list(group, MAX_COLUMNS)}")
+    if reads_outer_row(c.model, c.node.id):
+        # a correlated subquery's: one total per row of the query around it, not one over every row
+        each = "those rows, once for each outer row"
+        if what == "counts rows":
+            return as_sentence(f"Counts {each}")
+        return as_sentence(f"Over {each}: {what}" if conditional else f"{what} over {each}")
     if what == "counts rows":
         return "Counts all rows."
     return as_sentence(f"Over all rows: {what}" if conditional else f"{what} over all rows")
@@ -432,7 +457,7 @@ def _same_verbs(measures: list[str], named: list[str]) -> list[str]:
     said = []
     for verb, *items in out:
         listed = len(items) > 1
-        words = [f"({i}){n}" if listed and (" + " in i or " − " in i) else i + n for i, n in items]
+        words = [f"({i}){n}" if listed and (" + " in i or " − " in i) and not bracketed(i) else i + n for i, n in items]
         said.append(verb + and_list(words) if verb else words[0])
     return said
 

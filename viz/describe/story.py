@@ -3,6 +3,7 @@ generic one where a builder fails), the order to tell it in, and how it names ta
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -154,6 +155,7 @@ def describe(model: PlanModel, node_id: str, ids: bool = False) -> str:
                     _step(model, ids),
                     _pairing(model),
                     _steps(model, ids),
+                    functools.partial(_tables, model),
                 )
             )
         except Exception as exc:  # an odd plan must not stop the story: say so generically

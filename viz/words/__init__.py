@@ -12,10 +12,12 @@ from the record the expressions read (``Words.fields``), functions by the name b
 
 from .aggregates import aggregate_words, framed
 from .basics import (
+    CASE_WORDS,
     MAX_ITEMS,
     MAX_TEXT,
     MAX_VALUES,
     and_list,
+    bracketed,
     capped_list,
     counted,
     cut,
@@ -25,7 +27,15 @@ from .basics import (
     ordinal,
 )
 from .expressions import Expression, Words
-from .functions import GROUPING_ID_WORDS, LEADS_WITH_FIRST, argument_values, conjuncts, is_column_equality
+from .functions import (
+    GROUPING_ID_WORDS,
+    LEADS_WITH_FIRST,
+    PREDICATES,
+    argument_values,
+    condition_parts,
+    conjuncts,
+    is_column_equality,
+)
 from .literals import literal_words
 
 __all__ = [
@@ -34,10 +44,12 @@ __all__ = [
     "literal_words",
     "aggregate_words",
     "framed",
+    "CASE_WORDS",
     "MAX_ITEMS",
     "MAX_TEXT",
     "MAX_VALUES",
     "and_list",
+    "bracketed",
     "capped_list",
     "counted",
     "cut",
@@ -47,7 +59,9 @@ __all__ = [
     "ordinal",
     "GROUPING_ID_WORDS",
     "LEADS_WITH_FIRST",
+    "PREDICATES",
     "argument_values",
+    "condition_parts",
     "conjuncts",
     "is_column_equality",
 ]

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from substrait import algebra_pb2
 
 from ..expressions.shapes import FRAMELESS, signed_bound
-from .basics import A_BIT_EACH, MAX_ITEMS, and_list, capped_list, ordinal
+from .basics import A_BIT_EACH, CASE_WORDS, MAX_ITEMS, and_list, capped_list, ordinal
 from .functions import arith_op, constant_value
 from .speaker import Speaker
 
@@ -220,6 +220,8 @@ def _unordered_words(w: Speaker, name: str, arguments, values: Sequence, distinc
         args = [a for a in w.args(arguments)]
         if noun and len(values) == 1 and arith_op(w, values[0]) in ("+", "−"):
             args = [f"({args[0]})"]  # "2 × the sum of (a + b)", not "the sum of a + b"
+        # a CASE's words in brackets: "sums x when c, otherwise y as total" read as a conditional sum
+        args = [f"({a})" if CASE_WORDS in a else a for a in args]
     if name == "grouping" and args:  # GROUPING(a, b) where a producer keeps it an aggregate
         flags = f"{args[0]}'s rollup flag" if len(args) == 1 else f"the rollup flags of {and_list(args)} {A_BIT_EACH}"
         return flags if noun else f"computes {flags}"

@@ -57,6 +57,22 @@ _PLURAL_VERBS = {
 }
 
 
+#: What a CASE's words hold ("x when c, otherwise y"): a name with it is bracketed in a list or as an operand.
+CASE_WORDS = ", otherwise "
+
+
+def bracketed(text: str) -> bool:
+    """Whether ``text`` is one bracket from its first character to its last: "(a − b)", not "(a) − (b)"."""
+    if not text.startswith("(") or not text.endswith(")"):
+        return False
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0:
+            return i == len(text) - 1
+    return False
+
+
 #: How GROUPING of several keys is made of their rollup flags (DataFusion's grouping id too).
 A_BIT_EACH = "(a bit each, the first the highest)"
 

@@ -13,13 +13,25 @@ from ..expressions.literals import plain_kind
 from ..fields import Field, struct_members
 from ..model import PlanModel
 from .aggregates import aggregate_words, framed
-from .basics import INTEGER_KINDS, MAX_ITEMS, and_list, capped_list, counted, cut, date_words, said_of, text_date
+from .basics import (
+    CASE_WORDS,
+    INTEGER_KINDS,
+    MAX_ITEMS,
+    and_list,
+    capped_list,
+    counted,
+    cut,
+    date_words,
+    said_of,
+    text_date,
+)
 from .functions import (
     COMPARISON_WORDS,
     FUNCTIONS,
     SET_COMPARISON,
     beyond_places,
     bound_words,
+    condition_parts,
     conjuncts,
     constant_value,
     never_true,
@@ -143,7 +155,8 @@ class Words:
     def condition(self, e: Expression) -> str:
         """A condition in words, every conjunct said, each whole (a long one is not cut short); one that
         ANDs in a null or false (an optimizer's NOT IN with a null) said to keep no row."""
-        text = and_list((self if self.whole else replace(self, whole=True)).conditions(e))
+        whole = self if self.whole else replace(self, whole=True)
+        text = and_list(whole.conditions_of(condition_parts(self, e)))
         never = {never_true(c) for c in conjuncts(self, e)} - {None}
         if never:
             return f"{text} (never true: a part of it is {'null' if 'null' in never else 'false'})"
@@ -259,7 +272,7 @@ class Words:
             f" and {counted(len(branches) - len(shown), 'more case')}" if len(shown) < len(branches) else ""
         )
         # a CASE without ELSE is null for the other rows
-        text += f", otherwise {self.expr(getattr(e, 'else')) if e.HasField('else') else 'null'}"
+        text += f"{CASE_WORDS}{self.expr(getattr(e, 'else')) if e.HasField('else') else 'null'}"
         return text
 
     def switch_expression(self, e: Expression.SwitchExpression) -> str:

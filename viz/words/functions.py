@@ -42,6 +42,36 @@ def conjuncts(w: Speaker, e: Expression) -> list[Expression]:
     return and_parts(e, w.model.extensions.functions)
 
 
+#: Comparisons that are unknown where an argument is null: a condition made of one keeps no such row.
+_NULL_REJECTING = frozenset({"equal", "not_equal", "lt", "lte", "gt", "gte"})
+
+
+def condition_parts(w: Speaker, e: Expression) -> list[Expression]:
+    """The conjuncts of a condition that keeps the rows where it is true, without "x is not null" where
+    another conjunct compares column x (unknown there, so the row is not kept either way): DuckDB adds
+    the test beside every comparison, and the story said each one twice."""
+    parts = conjuncts(w, e)
+    compared = set()
+    for p in parts:
+        if p.WhichOneof("rex_type") == "scalar_function" and (
+            w.function(p.scalar_function.function_reference) in _NULL_REJECTING
+        ):
+            compared |= {
+                a.SerializeToString(deterministic=True) for a in argument_values(p.scalar_function) if _is_field(a)
+            }
+
+    def implied(p: Expression) -> bool:
+        if (
+            p.WhichOneof("rex_type") != "scalar_function"
+            or w.function(p.scalar_function.function_reference) != "is_not_null"
+        ):
+            return False
+        args = argument_values(p.scalar_function)
+        return len(args) == 1 and args[0].SerializeToString(deterministic=True) in compared
+
+    return [p for p in parts if not implied(p)] or parts
+
+
 def is_column_equality(w: Speaker, e: Expression) -> bool:
     """Whether ``e`` says two columns are equal (a join key: ``a = b``)."""
     if e.WhichOneof("rex_type") != "scalar_function":
@@ -286,14 +316,15 @@ def _one_of(w: Speaker, values: list[Expression]) -> str | None:
 
 
 def same_subject(w: Speaker, values: Sequence[Expression], name: str) -> tuple[Expression | None, list[str]]:
-    """When every one of ``values`` (two or more) compares one column with a constant by function
-    ``name``: that column and the constants in words; else (None, [])."""
+    """When every one of ``values`` (two or more) compares one column, or one expression of columns (TPC-H
+    q22's first 2 characters of c_phone), with a constant by function ``name``: that column and the
+    constants in words; else (None, [])."""
     subject, options = None, []
     for v in values:
         if v.WhichOneof("rex_type") != "scalar_function" or w.function(v.scalar_function.function_reference) != name:
             return None, []
         args = argument_values(v.scalar_function)
-        if len(args) != 2 or not _is_field(args[0]) or not _is_constant(w, args[1]):
+        if len(args) != 2 or _is_constant(w, args[0]) or not _is_constant(w, args[1]):
             return None, []
         if subject is None:
             subject = args[0]
@@ -819,6 +850,17 @@ def _get_field(w: Speaker, f: Expression.ScalarFunction) -> str | None:
     return f"the {values[1].literal.string} of {_whole(w.expr(values[0]))}"
 
 
+#: Functions whose words are a condition ("x is above 10", "p_name contains 'green'"), said as a noun with
+#: "whether" before them.
+PREDICATES = frozenset(
+    {
+        *COMPARISON_WORDS,
+        *("and", "or", "not", "is_null", "is_not_null", "like", "ilike", "between", "starts_with", "ends_with"),
+        *("contains", "is_true", "is_false", "is_not_true", "is_not_false", "is_unknown", "is_not_unknown"),
+        *("is_nan", "is_finite", "is_infinite"),
+    }
+)
+
 #: Functions whose words begin with their first argument ("x is above 10", "x and y").
 LEADS_WITH_FIRST = {*COMPARISON_WORDS, *_ARITHMETIC, "and", "or", "not", "is_null", "is_not_null", "like", "between"}
 
@@ -880,6 +922,7 @@ FUNCTIONS: dict[str, Callable[[Speaker, Expression.ScalarFunction], str | None]]
     "right": _said("the last {1} characters of {0}"),
     "starts_with": _said("{} starts with {}"),
     "ends_with": _said("{} ends with {}"),
+    "contains": _said("{} contains {}"),
     "ilike": _ilike,
     "reverse": _said("{} reversed"),
     "repeat": _said("{} repeated {} times"),
