@@ -2330,3 +2330,14 @@ def test_a_not_null_test_a_comparison_implies_is_left_out_of_a_filter_only():
     said = _sentences(_snapshot("q22-isthmus"))
     phones = "the first 2 characters of C_PHONE are one of '13', '31', '23', '29', '30', '18' or '17'"
     assert len([s for s in said if phones in s]) == 2, said
+
+
+def test_a_join_that_names_a_column_otherwise_says_so():
+    """DataFusion's TPC-DS q68 joins the purchase (its ca_city, the SQL's bought_city) to the customer's
+    current address (its ca_city) on ca_city differing (checked by hand against the SQL): from that join on
+    the steps name the first bought_city, and no sentence said where the name came from, so a later
+    ca_city read as the purchase's."""
+    said = _sentences(datafusion("tpcds", "68", "optimized"))
+    [join] = [s for s in said if "the left side's ca_city ≠ the right side's ca_city" in s]
+    assert join.endswith(" From here on, the left side's ca_city is named bought_city."), join
+    assert len([s for s in said if "From here on" in s]) == 1

@@ -110,6 +110,34 @@ def root_renames(model: PlanModel, root: str) -> list[tuple[str, str]]:
     return out
 
 
+def join_renames(model: PlanModel, node_id: str) -> list[tuple[str, str]]:
+    """(the name an input gives a column, the name this join's output gives it) for each column a join
+    passes on under another name: a name both sides have, told apart below the join by the plan's root
+    (TPC-DS q68's two ca_city, the left one bought_city from here on). The input's name is told by its side
+    where both sides have it ("the left side's ca_city"); names made from expressions are not counted."""
+    node = model.node(node_id)
+    if node.kind not in PAIRING or node.schema is None or len(node.inputs) != 2:
+        return []
+    kept, _mark = row_sides(node.kind, node.node.body, 2)
+    inputs = [column_names(model, i) for i in node.inputs]
+    after = column_names(model, node_id)
+    if after is None or any(names is None for names in inputs):
+        return []
+    sources = [(k, p) for k in kept for p in range(len(inputs[k]))]
+    mapping = emit(node.node.body)
+    out = []
+    for j, m in enumerate(mapping if mapping is not None else range(len(sources))):
+        if j >= len(after) or not 0 <= m < len(sources):
+            continue
+        k, p = sources[m]
+        was, name = inputs[k][p], after[j]
+        if was == name or is_expression_name(was) or is_expression_name(name) or " " in name:
+            continue
+        both = was in inputs[0] and was in inputs[1]
+        out.append((f"the {'left' if k == 0 else 'right'} side's {was}" if both else was, name))
+    return out
+
+
 def _passed_names(model: PlanModel, parent: NodeView, above: list[str | None]) -> list[tuple[str, int, str]]:
     """(input, its column, the name) for each of ``parent``'s named output columns that is an input's
     column as it is."""

@@ -15,7 +15,7 @@ from ..words import (
     capped_list,
     counted,
 )
-from .names import PAIRING, column_names, root_renames, row_sides
+from .names import PAIRING, column_names, join_renames, root_renames, row_sides
 from .sentences import DESCRIBE, MAX_COLUMNS, Context, as_sentence
 
 
@@ -172,6 +172,10 @@ def describe(model: PlanModel, node_id: str, ids: bool = False) -> str:
     if back and text[:1].isupper() and text[1:2].islower():  # a verb, not a name: "Keeps" -> "keeps"
         text = text[0].lower() + text[1:]
     text = back + text + _passed_on(model, node_id)
+    if node_id not in model.roots:  # a join's output naming a column otherwise than its input
+        renamed = [f"{was} is named {name}" for was, name in join_renames(model, node_id)]
+        if renamed:
+            text += " " + as_sentence("From here on, " + capped_list(renamed, MAX_COLUMNS, "more renamed"))
     if node_id in model.roots:
         renamed = [f"{was} is named {name}" for was, name in root_renames(model, node_id)]
         if renamed:
