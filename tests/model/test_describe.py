@@ -2341,3 +2341,12 @@ def test_a_join_that_names_a_column_otherwise_says_so():
     [join] = [s for s in said if "the left side's ca_city ≠ the right side's ca_city" in s]
     assert join.endswith(" From here on, the left side's ca_city is named bought_city."), join
     assert len([s for s in said if "From here on" in s]) == 1
+
+
+def test_a_key_of_the_outer_row_is_said_after_its_partner():
+    """isthmus' TPC-H q02 subquery matches PS_PARTKEY to the outer row's P_PARTKEY and its own supplier,
+    nation and region keys (checked by hand against the SQL): "match on the outer row's P_PARTKEY =
+    PS_PARTKEY, S_SUPPKEY = PS_SUPPKEY, …" read as if every key were the outer row's."""
+    said = _sentences(_snapshot("q02-isthmus"))
+    assert [s for s in said if "match on PS_PARTKEY = the outer row's P_PARTKEY, S_SUPPKEY = PS_SUPPKEY" in s], said
+    assert not [s for s in said if "on the outer row's" in s]

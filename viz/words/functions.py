@@ -107,6 +107,12 @@ def _is_field(e: Expression) -> bool:
     return uncast(e).WhichOneof("rex_type") == "selection"
 
 
+def _is_outer(e: Expression) -> bool:
+    """Whether ``e`` is a column of the query around (an outer reference), perhaps cast."""
+    e = uncast(e)
+    return e.WhichOneof("rex_type") == "selection" and e.selection.WhichOneof("root_type") == "outer_reference"
+
+
 COMPARISON_WORDS = {
     "equal": "is",
     "not_equal": "is not",
@@ -137,6 +143,10 @@ def _comparison_parts(w: Speaker, name: str, f: Expression.ScalarFunction) -> tu
         subject = left if _is_null_literal(right) else right
         return w.expr(subject), f"{_NULL_NEVER_TRUE[name]} null (unknown whatever its value, so never true)", name
     if name in ("equal", "is_not_distinct_from", "not_equal") and _is_field(left) and _is_field(right):
+        if _is_outer(left) and not _is_outer(right):
+            # "PS_PARTKEY = the outer row's P_PARTKEY": at the head of a list of keys the possessive read as
+            # every key's
+            left, right = right, left
         nulls = " (a null matching a null)" if name == "is_not_distinct_from" else ""
         return w.expr(left), ("= " if name != "not_equal" else "≠ ") + w.expr(right) + nulls, name
     op = _DATE_WORDS.get(name) if (_is_date(w, left) or _is_date(w, right)) else None
