@@ -2350,3 +2350,21 @@ def test_a_key_of_the_outer_row_is_said_after_its_partner():
     said = _sentences(_snapshot("q02-isthmus"))
     assert [s for s in said if "match on PS_PARTKEY = the outer row's P_PARTKEY, S_SUPPKEY = PS_SUPPKEY" in s], said
     assert not [s for s in said if "on the outer row's" in s]
+
+
+def test_a_phrase_among_keys_and_an_in_list_among_alternatives_are_set_apart():
+    """DataFusion's TPC-DS q62 groups by substr(w_warehouse_name, 1, 20), sm_type and web_name: "Per the
+    first 20 characters of w_warehouse_name, sm_type and web_name" read as cutting all three. q15 keeps
+    rows whose zip is IN a list, OR whose state is IN ('CA', 'WA', 'GA'), OR whose price is above 500 (the
+    optimizer's ORs of equalities): the list's own "or" ran into the alternatives' (checked by hand
+    against the SQL)."""
+    q62 = _sentences(datafusion("tpcds", "62", "optimized"))
+    assert [s for s in q62 if s.startswith("Per (the first 20 characters of w_warehouse_name), sm_type and web_name:")]
+    q15 = _sentences(datafusion("tpcds", "15", "optimized"))
+    zips = "'85669', '86197', '88274', '83405', '86475', '85392', '85460', '80348' or '81792'"
+    assert [
+        s
+        for s in q15
+        if f"(either (1) the first 5 characters of ca_zip are one of {zips}, or (2) ca_state is one of 'CA', 'WA' or "
+        "'GA', or (3) cs_sales_price is above 500)" in s
+    ], q15

@@ -408,6 +408,7 @@ def _aggregate(c: Context) -> str:
     if len(measures) > MAX_MEASURES + 1:  # never "1 more total", which hides what it could say (as capped_list)
         measures = measures[:MAX_MEASURES] + [f"computes {counted(len(measures) - MAX_MEASURES, 'more total')}"]
     what = "; ".join(measures) if conditional else and_list(measures) if measures else ""
+    groupings = [_keys_listed(g) for g in groupings]
     if len(groupings) > 1:
         sets = ["per " + and_list(g) if g else "over all rows" for g in groupings]
         if len(sets) > MAX_GROUPINGS:  # a CUBE of many keys: the rest counted, not cut without a word
@@ -434,6 +435,14 @@ def _aggregate(c: Context) -> str:
     if what == "counts rows":
         return "Counts all rows."
     return as_sentence(f"Over all rows: {what}" if conditional else f"{what} over all rows")
+
+
+def _keys_listed(keys: list[str]) -> list[str]:
+    """Grouping keys for a list: a phrase that takes an object in brackets ("(the first 20 characters of
+    w_warehouse_name), sm_type and web_name"), or it reads as taking the whole list."""
+    if len(keys) < 2:
+        return keys
+    return [f"({k})" if k.startswith("the ") and " of " in k and not bracketed(k) else k for k in keys]
 
 
 #: An aggregate's sentence says this many of its measures.

@@ -297,14 +297,17 @@ def _logical(word: str) -> Callable[[Speaker, Expression.ScalarFunction], str | 
             return and_list(w.conditions(Expression(scalar_function=f)))
         # or(or(a, b), c), as producers nest it, is one list of alternatives: not "either either a, or b, or c"
         values = and_parts(Expression(scalar_function=f), w.model.extensions.functions, "or")
-        parts = [w.expr(v) for v in values]
         same = _one_of(w, values)
         if same is not None:
             return same
+        parts = _alternatives(w, values)
+        if len(parts) == 1:
+            return parts[0]
         if len(parts) > MAX_VALUES and not w.whole:  # a condition names every alternative
             return " or ".join(parts[:MAX_VALUES]) + f" or {counted(len(parts) - MAX_VALUES, 'more alternative')}"
-        if len(parts) > 1 and any(" and " in p for p in parts):
-            # "a and b or c and d" reads either way: the alternatives set apart, numbered where one is a list
+        if len(parts) > 1 and any(" and " in p or " or " in p for p in parts):
+            # "a and b or c and d" reads either way, as "x is one of 1 or 2 or y is 3" does: the alternatives set
+            # apart, numbered where one is a list
             if any(", " in p for p in parts):
                 # numbered, or lettered around alternatives numbered inside: not (1) … (1) … (2) … (2)
                 nested = any("either (1) " in p for p in parts) and len(parts) <= len(string.ascii_lowercase)
@@ -314,6 +317,20 @@ def _logical(word: str) -> Callable[[Speaker, Expression.ScalarFunction], str | 
         return "(" + " or ".join(parts) + ")" if len(parts) > 1 else parts[0]
 
     return words
+
+
+def _alternatives(w: Speaker, values: list[Expression]) -> list[str]:
+    """An OR's alternatives in words, equalities of one column in a row said as one ("ca_state is one of
+    'CA', 'WA' or 'GA'": an optimizer writes IN as ORs, beside the query's other alternatives)."""
+    out, i = [], 0
+    while i < len(values):
+        end = i + 1
+        while end < len(values) and same_subject(w, values[i : end + 1], "equal")[0] is not None:
+            end += 1
+        run = values[i:end]
+        out.append(_one_of(w, run) if len(run) > 1 else w.expr(run[0]))
+        i = end
+    return out
 
 
 def _one_of(w: Speaker, values: list[Expression]) -> str | None:
