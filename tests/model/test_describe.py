@@ -1097,9 +1097,9 @@ def test_names_given_at_the_root_reach_through_aggregates_and_set_operations(tpc
 
 def test_a_sum_of_a_case_is_said_as_a_count_or_a_sum_where_its_condition_holds():
     """sum(CASE WHEN c THEN 1 ELSE 0 END) counts the rows where c (q12); sum(CASE WHEN c THEN x ELSE 0 END)
-    sums x where c (q08, q14). Checked by hand against the SQL: the measures are said apart, each with its
-    condition and name, and a NOT-equal pair reads "neither ... nor"; a ratio of such sums keeps the
-    condition in brackets."""
+    sums x where c, 0 for a group without such a row where a sum of nothing is null (q08, q14). Checked by
+    hand against the SQL: the measures are said apart, each with its condition and name, and a NOT-equal
+    pair reads "neither ... nor"; a ratio of such sums keeps the condition in brackets."""
     q12 = datafusion("tpch", "q12")
     [agg] = [describe(q12, n.id) for n in q12.nodes() if n.kind == "aggregate"]
     assert agg == (
@@ -1109,16 +1109,19 @@ def test_a_sum_of_a_case_is_said_as_a_count_or_a_sum_where_its_condition_holds()
     q08 = datafusion("tpch", "q08")
     [agg] = [describe(q08, n.id) for n in q08.nodes() if n.kind == "aggregate"]
     assert agg == (
-        "Per o_year: sums l_extendedprice × (1 − l_discount) where n_name is 'BRAZIL'; "
+        "Per o_year: sums l_extendedprice × (1 − l_discount) where n_name is 'BRAZIL' (0 if no row is); "
         "sums l_extendedprice × (1 − l_discount)."
     ), agg
     assert describe(q08, "0.0").startswith(
-        "Adds column mkt_share = (the sum of l_extendedprice × (1 − l_discount) where n_name is 'BRAZIL') ÷ "
+        "Adds column mkt_share = (the sum of l_extendedprice × (1 − l_discount) where n_name is 'BRAZIL' (0 if no "
+        "row is)) ÷ "
         "(the sum of l_extendedprice × (1 − l_discount))."  # a product right of ÷: bracketed, as SQL would
     ), describe(q08, "0.0")
     q14 = datafusion("tpch", "q14")
     [agg] = [describe(q14, n.id) for n in q14.nodes() if n.kind == "aggregate"]
-    assert agg.startswith("Over all rows: sums l_extendedprice × (1 − l_discount) where p_type starts with 'PROMO'; ")
+    assert agg.startswith(
+        "Over all rows: sums l_extendedprice × (1 − l_discount) where p_type starts with 'PROMO' (0 if no row is); "
+    )
 
 
 def test_a_column_the_root_renames_is_said_at_the_root():
@@ -1170,8 +1173,8 @@ def test_a_set_operation_s_columns_are_spoken_by_all_its_inputs():
     [top] = [describe(q66, n.id) for n in q66.nodes() if n.kind == "aggregate" and n.id.startswith("0.0.0")]
     assert "case(" not in top and "multiply(" not in top
     assert (
-        "sums the sum of ws_ext_sales_price × ws_quantity where d_moy is 1 (or the sum of cs_ext_sales_price × "
-        "cs_quantity where d_moy is 1) (as jan_sales); " in top
+        "sums the sum of ws_ext_sales_price × ws_quantity where d_moy is 1 (0 if no row is) (or the sum of "
+        "cs_ext_sales_price × cs_quantity where d_moy is 1 (0 if no row is)) (as jan_sales); " in top
     ), top
 
 
@@ -1772,6 +1775,27 @@ def test_a_count_of_a_case_that_is_never_null_counts_every_row():
     }
     said = describe(P.model_of(P.plan(rel)), "0")
     assert "counts rows" in said and "counts the rows where quantity is above 5" in said, said
+    assert "counts the rows where quantity is above 5 (null if no row is)" not in said
+
+
+def test_a_sum_of_a_case_without_else_says_what_a_group_without_its_rows_gives():
+    """sum(CASE WHEN q > 5 THEN 1 END) is null, not 0, for a group without such a row, where "counts the
+    rows" says 0; sum(CASE WHEN q > 5 THEN q END) is null there as a sum of nothing is (checked by hand)."""
+    functions = {**P.FUNCTIONS, 7: ("sum:i64", "functions_arithmetic")}
+    one = {"ifThen": {"ifs": [{"if": P.call(2, P.field(0), P.i64(5)), "then": P.i64(1)}]}}
+    value = {"ifThen": {"ifs": [{"if": P.call(2, P.field(0), P.i64(5)), "then": P.field(0)}]}}
+    rel = {
+        "aggregate": {
+            "input": P.read("orders", [("quantity", "i64")]),
+            "groupings": [],
+            "measures": [P.measure(7, one, out="i64?"), P.measure(7, value, out="i64?")],
+        }
+    }
+    said = describe(P.model_of(P.plan(rel, functions=functions)), "0")
+    assert said == (
+        "Over all rows: counts the rows where quantity is above 5 (null if no row is); "
+        "sums quantity where quantity is above 5."
+    ), said
 
 
 def test_set_operations_are_titled_by_what_they_keep():

@@ -151,10 +151,12 @@ def _between(ends: list[str | None]) -> str:
     return f"from {lo} to {hi}"
 
 
-def _only_where(w: Speaker, name: str, values: Sequence[Expression]) -> tuple[Expression | None, str] | None:
+def _only_where(w: Speaker, name: str, values: Sequence[Expression]) -> tuple[Expression | None, str, str] | None:
     """An aggregate of one ``CASE WHEN c THEN x END`` whose other rows add nothing (no ELSE, a null one,
-    or 0 for a sum): (x, c in words), x None when the aggregate counts the rows where c; None when it is
-    not that shape."""
+    or 0 for a sum): (x, c in words, what a group without such a row gives where the words say otherwise),
+    x None when the aggregate counts the rows where c; None when it is not that shape. A sum of nothing is
+    null and a count of nothing 0, so "sums x where c" of ELSE 0 gives 0 there, and "counts the rows
+    where c" of a sum of 1 without ELSE null."""
     if len(values) != 1 or values[0].WhichOneof("rex_type") != "if_then":
         return None
     e = values[0].if_then
@@ -172,8 +174,8 @@ def _only_where(w: Speaker, name: str, values: Sequence[Expression]) -> tuple[Ex
     if (name in ("sum", "sum0") and constant_value(w, value) == 1) or (
         name == "count" and constant_value(w, value) is not None
     ):
-        return None, where
-    return value, where
+        return None, where, " (null if no row is)" if name == "sum" and nothing else ""
+    return value, where, " (0 if no row is)" if name == "sum0" or not nothing else ""
 
 
 def _never_null(e: Expression) -> bool:
@@ -210,10 +212,11 @@ def _unordered_words(w: Speaker, name: str, arguments, values: Sequence, distinc
         return at_offset
     only = None if distinct else _only_where(w, name, values)
     if only is not None:  # sum(CASE WHEN c THEN x ELSE 0 END): "sums x where c"
-        value, where = only
+        value, where, none = only
         if value is None:  # sum(CASE WHEN c THEN 1 ELSE 0 END), count(CASE WHEN c THEN 1 END)
-            return f"{'the number of' if noun else 'counts the'} rows where {where}"
-        return aggregate_words(w, name, [algebra_pb2.FunctionArgument(value=value)], distinct, noun) + f" where {where}"
+            return f"{'the number of' if noun else 'counts the'} rows where {where}{none}"
+        said = aggregate_words(w, name, [algebra_pb2.FunctionArgument(value=value)], distinct, noun)
+        return f"{said} where {where}{none}"
     if name == "count" and values and all(_never_null(v) for v in values):
         args = []  # count(1): DataFusion's count(*); count(CASE WHEN c THEN 1 ELSE 0 END) counts every row too
     else:
