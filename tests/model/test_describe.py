@@ -2392,3 +2392,11 @@ def test_a_phrase_among_keys_and_an_in_list_among_alternatives_are_set_apart():
         if f"(either (1) the first 5 characters of ca_zip are one of {zips}, or (2) ca_state is one of 'CA', 'WA' or "
         "'GA', or (3) cs_sales_price is above 500)" in s
     ], q15
+
+
+def test_any_value_is_a_value_of_its_argument():
+    """DuckDB's TPC-H q15 takes any_value of the subquery's one maximum (checked by hand against the plan):
+    "any of the largest of …" read as SQL's ANY, a comparison with each."""
+    said = _sentences(_snapshot("q15-duckdb"))
+    assert "Takes a value of the largest of the sum of l_extendedprice × (1 − l_discount) over all rows." in said
+    assert not [s for s in said if "any of" in s]

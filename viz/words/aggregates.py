@@ -23,7 +23,7 @@ _AGGREGATE_VERBS = {
     "min": "finds the smallest {}",
     "max": "finds the largest {}",
     "count": "counts {}",
-    "any_value": "takes any {}",
+    "any_value": "takes a value of {}",  # "any of the sum" read as SQL's ANY
     "first_value": "takes the first {}",
     "last_value": "takes the last {}",
     "row_number": "numbers the rows",
@@ -57,7 +57,7 @@ _AGGREGATE_NOUNS = {
     "min": "the smallest {}",
     "max": "the largest {}",
     "count": "the number of {}",
-    "any_value": "any {}",
+    "any_value": "a value of {}",
     "first_value": "the first {}",
     "last_value": "the last {}",
     "row_number": "the row number",
@@ -238,7 +238,7 @@ def _unordered_words(w: Speaker, name: str, arguments, values: Sequence, distinc
     template = (_AGGREGATE_NOUNS if noun else _AGGREGATE_VERBS).get(name)
     if template is None:
         return f"{name}({what})" if noun else f"computes {name}({what})"
-    picks = template.split()[-2:-1] in (["largest"], ["smallest"], ["first"], ["last"], ["any"])
+    picks = template.split()[-2:-1] in (["largest"], ["smallest"], ["first"], ["last"])
     if (noun or picks) and what.startswith("the ") and not template.endswith("of {}"):
         # "the average of the sum of x", "finds the largest of the sum of x", not "the largest the sum"
         template = template.replace("{}", "of {}")
