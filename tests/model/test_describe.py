@@ -2400,3 +2400,17 @@ def test_any_value_is_a_value_of_its_argument():
     said = _sentences(_snapshot("q15-duckdb"))
     assert "Takes a value of the largest of the sum of l_extendedprice × (1 − l_discount) over all rows." in said
     assert not [s for s in said if "any of" in s]
+
+
+def test_one_condition_written_twice_is_said_once():
+    """DataFusion's optimized TPC-DS q48 keeps customer_address rows whose ca_state is IN the nine states,
+    and again by the ORs of its three branches (checked by hand against the plan): "… or '[STATE.9]'
+    (twice)" read as a count; one condition of the same columns in the same words is said once."""
+    said = _sentences(datafusion("tpcds", "48", "optimized"))
+    [read] = [s for s in said if s.startswith("Reads table customer_address")]
+    assert read.endswith("'[STATE.7]', '[STATE.8]' or '[STATE.9]'."), read
+    functions = {**P.FUNCTIONS, 8: ("and:bool", "functions_boolean")}
+    t = P.read("t", [("a", "i64")])
+    twice = P.call(8, P.call(2, P.field(0), P.i64(1)), P.call(2, P.field(0), P.i64(1)))
+    m = P.model_of(P.plan({"filter": {"input": t, "condition": twice}}, functions=functions))
+    assert describe(m, "0") == "Keeps the rows of t whose a is above 1."

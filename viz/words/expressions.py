@@ -43,6 +43,23 @@ from .literals import literal_words
 
 Expression = algebra_pb2.Expression
 
+
+def _columns_read(e: Expression) -> set[bytes]:
+    """The column references an expression holds, each as its bytes."""
+    out: set[bytes] = set()
+    stack: list = [e]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, algebra_pb2.Expression.FieldReference):
+            out.add(item.SerializeToString(deterministic=True))
+            continue
+        for fd, value in item.ListFields():
+            if fd.message_type is None:
+                continue
+            stack.extend(value if fd.is_repeated else [value])
+    return out
+
+
 #: A float rounded to this many decimal places or more is said as itself: the rounding is below what a
 #: reader of the story compares (DataFusion casts a float to 15 places to compare it with a decimal).
 FLOAT_PLACES_SAID = 10
@@ -143,8 +160,10 @@ class Words:
             text = self.expr(c)
             # two conditions cut alike at MAX_TEXT may differ after the cut: not "twice"
             if out and not text.endswith("…") and text == out[-1].removesuffix(" (twice)"):
-                out[-1] = f"{text} (twice)"
-                bounds[-1] = None
+                if _columns_read(c) != _columns_read(conjuncts[i - 2]):  # alike words of other columns
+                    out[-1] = f"{text} (twice)"
+                    bounds[-1] = None
+                # else one condition written twice (TPC-DS q48's IN list and its ORs): said once
                 continue
             out.append(text)
             bounds.append(bound)
