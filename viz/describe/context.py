@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from substrait import algebra_pb2
 
-from ..expressions import direct_field, is_true
+from ..expressions import direct_field, field_references, is_true
 from ..fields import Field
 from ..kinds import emit, kind
 from ..lineage import Origin, column_sources, node_lineage
@@ -291,42 +291,19 @@ def reads_outer_row(model: PlanModel, node_id: str) -> bool:
 
 def _has_outer_reference(body) -> bool:
     """Whether a relation's own expressions (not its inputs' or its subqueries') read an outer reference."""
-    return any(ref.WhichOneof("root_type") == "outer_reference" for ref in _own_references(body))
+    refs = field_references(body) if body is not None else []
+    return any(ref.WhichOneof("root_type") == "outer_reference" for ref in refs)
 
 
 def fields_read(body) -> set[int]:
     """The fields of its input record a relation's own expressions read (plain references from the
     record's root; not inside its inputs or subqueries)."""
     out: set[int] = set()
-    for ref in _own_references(body):
+    for ref in field_references(body) if body is not None else []:
         index = direct_field(algebra_pb2.Expression(selection=ref))
         if index is not None and ref.WhichOneof("root_type") == "root_reference":
             out.add(index)
     return out
-
-
-def _own_references(body) -> Iterator[algebra_pb2.Expression.FieldReference]:
-    """The field references of a relation's own expressions: not its inputs', nor its subqueries' (a
-    subquery's relation reads its own record)."""
-    if body is None:
-        return
-    stack = [
-        v
-        for fd, v in body.ListFields()
-        if fd.message_type is not None and fd.name not in ("input", "left", "right", "inputs", "common")
-    ]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (list, tuple)) or type(item).__name__.startswith("Repeated"):
-            stack.extend(item)
-            continue
-        if isinstance(item, algebra_pb2.Rel):
-            continue
-        if isinstance(item, algebra_pb2.Expression.FieldReference):
-            yield item
-        for fd, value in item.ListFields():
-            if fd.message_type is not None and not fd.message_type.GetOptions().map_entry:
-                stack.append(value)
 
 
 def read_first(model: PlanModel, node_id: str, width: int) -> list[int]:

@@ -19,6 +19,7 @@ from ..words import (
     GROUPING_ID_WORDS,
     Words,
     aggregate_words,
+    capped_list,
 )
 
 
@@ -116,21 +117,16 @@ def join_renames(model: PlanModel, node_id: str) -> list[tuple[str, str]]:
     (TPC-DS q68's two ca_city, the left one bought_city from here on). The input's name is told by its side
     where both sides have it ("the left side's ca_city"); names made from expressions are not counted."""
     node = model.node(node_id)
-    if node.kind not in PAIRING or node.schema is None or len(node.inputs) != 2:
-        return []
-    kept, _mark = row_sides(node.kind, node.node.body, 2)
-    inputs = [column_names(model, i) for i in node.inputs]
     after = column_names(model, node_id)
-    if after is None or any(names is None for names in inputs):
+    if node.kind not in PAIRING or after is None or len(node.inputs) != 2:
         return []
-    sources = [(k, p) for k in kept for p in range(len(inputs[k]))]
-    mapping = emit(node.node.body)
+    inputs = [column_names(model, i) for i in node.inputs]
+    if any(names is None for names in inputs):
+        return []
     out = []
-    for j, m in enumerate(mapping if mapping is not None else range(len(sources))):
-        if j >= len(after) or not 0 <= m < len(sources):
-            continue
-        k, p = sources[m]
-        was, name = inputs[k][p], after[j]
+    for child, position, name in _passed_names(model, node, list(after)):
+        k = node.inputs.index(child)
+        was = inputs[k][position]
         if was == name or is_expression_name(was) or is_expression_name(name) or " " in name:
             continue
         both = was in inputs[0] and was in inputs[1]
@@ -284,7 +280,7 @@ def _set_names(
         long = len(seen) > 2 and max(map(len, seen)) > SET_NAME_CHARS
         if len(seen) > 1 and others == len(seen) - 1 and all(map(is_value_name, seen)):
             # a value each input adds (SQL's 'w' AS sale_type, its alias lost): "'s' (or 'w') is 's'" read as true
-            name = f"column holding {_values_or(seen)}"
+            name = f"column holding {capped_list(seen, SET_NAMES, 'other values', 'or')}"
             united[name] = (tuple(seen), 0)
         elif others and (len(seen) > SET_NAMES or len(seen) < others + 1 or long):
             name = f"{_gist(seen[0])} (or its like in {others} other input{'s' if others > 1 else ''})"
@@ -305,13 +301,6 @@ def is_value_name(name: str) -> bool:
     """Whether a column is named by its value: a text or a number literal, as :class:`viz.words.Words`
     says it ("'s'", "0")."""
     return _VALUE_NAME.match(name) is not None
-
-
-def _values_or(values: Sequence[str]) -> str:
-    """ "'s', 'c' or 'w'"; past :data:`SET_NAMES` values, the first and how many others."""
-    if len(values) > SET_NAMES:
-        return f"{values[0]} or one of {len(values) - 1} other values"
-    return f"{', '.join(values[:-1])} or {values[-1]}"
 
 
 def _gist(name: str) -> str:

@@ -268,12 +268,12 @@ def _is_plain_field(w: Words, e: Expression) -> bool:
     return e.WhichOneof("rex_type") == "selection"
 
 
-def _as_noun(c: Context, w: Words, e: Expression) -> str:
+def _as_noun(w: Words, e: Expression) -> str:
     """A new column in words, a condition's as "whether …" ("Adds whether x is not null as a new column")."""
     text = w.expr(e)
     which = e.WhichOneof("rex_type")
     if which == "singular_or_list" or (
-        which == "scalar_function" and w.function(e.scalar_function.function_reference).split(":")[0] in PREDICATES
+        which == "scalar_function" and w.function(e.scalar_function.function_reference) in PREDICATES
     ):
         return f"whether {text}"
     return text
@@ -289,7 +289,7 @@ def _project(c: Context) -> str:
     places = given_places(c.model, c.node.id, len(exprs))
     given = [places[i][1] if i in places else None for i in range(len(exprs))]
     made = [i for i, e in enumerate(exprs) if not _is_plain_field(w, e)]
-    computed = [f"{given[i]} = {w.expr(exprs[i])}" if given[i] else _as_noun(c, w, exprs[i]) for i in made]
+    computed = [f"{given[i]} = {w.expr(exprs[i])}" if given[i] else _as_noun(w, exprs[i]) for i in made]
     names = list(column_names(c.model, c.node.id) or [])
     for i in made:  # a new column named where it is made is called so among the outputs too, not "0"
         if i in places and places[i][0] < len(names):

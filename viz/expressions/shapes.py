@@ -39,6 +39,12 @@ def scalar_calls(e: Expression) -> set[int]:
     return {m.function_reference for m in _messages(e) if isinstance(m, Expression.ScalarFunction)}
 
 
+def field_references(msg) -> list[Expression.FieldReference]:
+    """Every field reference in ``msg`` (an expression, or a relation's body: its own expressions), not
+    looking inside relations (a relation's inputs, a subquery's)."""
+    return [m for m in _messages(msg) if isinstance(m, Expression.FieldReference)]
+
+
 def root_fields(e: Expression) -> set[int]:
     """The incoming fields ``e`` reads by a direct reference from the root (not an outer query's, a lambda's
     or an expression's), not looking inside subqueries' relations."""

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 
 from substrait import algebra_pb2, type_pb2
 
-from ..expressions import case_base, direct_field
+from ..expressions import case_base, direct_field, field_references
 from ..expressions.literals import plain_kind
 from ..fields import Field, struct_members
 from ..model import PlanModel
@@ -46,18 +46,7 @@ Expression = algebra_pb2.Expression
 
 def _columns_read(e: Expression) -> set[bytes]:
     """The column references an expression holds, each as its bytes."""
-    out: set[bytes] = set()
-    stack: list = [e]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, algebra_pb2.Expression.FieldReference):
-            out.add(item.SerializeToString(deterministic=True))
-            continue
-        for fd, value in item.ListFields():
-            if fd.message_type is None:
-                continue
-            stack.extend(value if fd.is_repeated else [value])
-    return out
+    return {ref.SerializeToString(deterministic=True) for ref in field_references(e)}
 
 
 #: A float rounded to this many decimal places or more is said as itself: the rounding is below what a
