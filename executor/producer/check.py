@@ -30,6 +30,7 @@ from substrait import type_pb2
 from viz.coercion import dictionary_values
 
 from ..engines.rows import multiset_diff, subset_diff
+from ..engines.sql_plan import blank
 
 if TYPE_CHECKING:
     from viz.model import Model
@@ -123,7 +124,7 @@ def read_queries(paths: Iterable[str]) -> list[Query]:
 def _split(text: str, stem: str) -> list[Query]:
     marks = list(_NAME_LINE.finditer(text))
     if not marks:
-        statements = [sql for sql in map(_clean_sql, _statements(text)) if not _is_only_comments(sql)]
+        statements = [sql for sql in map(_clean_sql, _statements(text)) if not blank(sql)]
         if len(statements) == 1:
             return [Query(stem, statements[0])]
         return [Query(f"{stem}_{i}", sql) for i, sql in enumerate(statements, start=1)]
@@ -156,10 +157,6 @@ def _statements(text: str) -> list[str]:
         i += 1
     out.append(text[start:])
     return out
-
-
-def _is_only_comments(sql: str) -> bool:
-    return not re.sub(r"--[^\n]*|/\*.*?\*/", "", sql, flags=re.S).strip()
 
 
 def _clean_sql(sql: str) -> str:
