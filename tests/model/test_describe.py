@@ -1359,13 +1359,17 @@ def test_a_column_only_cast_is_kept_not_added():
 def test_a_union_of_long_columns_is_named_short_enough_for_every_condition_on_it():
     """TPC-DS q04 unions store, catalog and web sales' yearly totals (a union of a union): a column named by
     all three sums in words made each condition on it longer than a sentence holds, so "year_total > 0"
-    lost its "is above 0" and two different growth comparisons, cut alike, read as one "(twice)"."""
+    lost its "is above 0" and two different growth comparisons, cut alike, read as one "(twice)". Each
+    step's one total is said by its kind, "step 26's sum" (SQL's sum(…) year_total): said in full, "step
+    26's sum of (ss_ext_list_price − …) ÷ 2 (or its like in 2 other inputs)", eighteen times, it made one
+    sentence of 1,600 characters."""
     story = _present_text(datafusion("tpcds", "04"))
     [last_filter] = [line for line in story.splitlines() if line.startswith("Keeps the combined rows of steps")]
     # the three year_total > 0 conditions, and the guard of each of the four growth ratios' CASE (checked
     # by hand against the SQL: year_total > 0 THEN a / b ELSE NULL)
-    assert last_filter.count(" (or its like in 2 other inputs) is above 0") == 7
+    assert last_filter.count("'s sum is above 0") == 7, last_filter
     assert "(twice)" not in last_filter and "……" not in last_filter
+    assert "its like in" not in last_filter and "ss_ext_list_price" not in last_filter, last_filter
 
 
 def test_a_union_of_values_added_per_input_is_named_by_the_values_it_holds():
@@ -1378,6 +1382,33 @@ def test_a_union_of_values_added_per_input_is_named_by_the_values_it_holds():
     for value in "scw":
         assert last_filter.count(f"column holding 's', 'c' or 'w' is '{value}'") == 2
     assert "'s' (or" not in story
+
+
+def test_a_long_total_is_said_in_full_where_its_step_has_two_of_its_kind():
+    """Three per-id totals of t paired (the third with two sums, by hand): a long total is said by its
+    kind where its step has no other total of that kind, else in full, which says which sum."""
+    functions = {**P.FUNCTIONS, 7: ("and:bool", "functions_boolean")}
+    t = P.read("t", [("id", "i64"), ("extended_sales_price", "i64"), ("wholesale_cost", "i64")])
+    total = P.measure(4, P.call(3, P.field(1), P.field(2), out="i64"))["measure"]
+
+    def per_id(*measures: dict) -> dict:
+        return {
+            "aggregate": {
+                "input": t,
+                "groupingExpressions": [P.field(0)],
+                "groupings": [{"expressionReferences": [0]}],
+                "measures": [{"measure": m} for m in measures],
+            }
+        }
+
+    pair = {"cross": {"left": per_id(total), "right": per_id(total)}}
+    chain = {"cross": {"left": pair, "right": per_id(total, P.measure(4, P.field(1))["measure"])}}
+    cond = P.call(7, P.call(2, P.field(1), P.field(3)), P.call(2, P.field(5), P.i64(0)))
+    m = P.model_of(P.plan({"filter": {"input": chain, "condition": cond}}, functions=functions))
+    assert describe(m, "0") == (
+        "Keeps rows where step 2's sum is above step 4's sum and step 7's sum of (extended_sales_price + "
+        "wholesale_cost) is above 0."
+    ), describe(m, "0")
 
 
 def test_a_union_of_sums_over_unions_names_each_input_once():

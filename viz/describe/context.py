@@ -27,7 +27,7 @@ from ..words import (
     is_column_equality,
     ordinal,
 )
-from .names import outer_records, row_sides, spoken_record
+from .names import SET_NAME_CHARS, outer_records, row_sides, spoken_record, total_noun
 
 #: Column lists show this many names, then "and N more".
 MAX_COLUMNS = 6
@@ -141,14 +141,14 @@ class Context:
         for i, f in enumerate(record):
             name = qualified[i]
             if len(clash_of[name]) > 1:
+                own = self._short(f.name, *segments[segment[i]], i)
                 if len(segments) == 2:
                     owner = "right" if segment[i] else "left"
                     # the side as the owner, a spoken name's ("the number of rows") without its article:
                     # "left l_suppkey" read as code
-                    name = f"the {owner} side's {f.name[4:] if f.name.startswith('the ') else f.name}"
+                    name = f"the {owner} side's {own}"
                 else:  # the step that makes it, where its words say what it is: "step 12's rank"
-                    owner = self.step(segments[segment[i]][0])
-                    name = f"{owner}'s {f.name[4:].split(' per ')[0] if f.name.startswith('the ') else f.name}"
+                    name = f"{self.step(segments[segment[i]][0])}'s {own.split(' per ')[0]}"
             told.append(name)
         # a name still said twice: by its table where that tells it apart, else by its place among the
         # columns of that name ("d_date_sk (the 2nd of 3)")
@@ -165,6 +165,18 @@ class Context:
                     name = placed(name, seen[name], times[name])
             out.append(f if name == f.name else f.renamed(name))
         return out
+
+    def _short(self, name: str, node_id: str, start: int, i: int) -> str:
+        """Column ``i`` of a record, ``name`` in the words of input ``node_id`` (whose columns start at
+        ``start``), as an owner's possession is said: without its article; a long total by its kind
+        alone where the input has no other total of that kind ("step 26's sum": its words, said for each
+        of six inputs, made a sentence of a page)."""
+        if len(name) > SET_NAME_CHARS:
+            noun = total_noun(self.model, node_id, i - start)
+            width = len(self.model.node(node_id).schema or ())
+            if noun is not None and [total_noun(self.model, node_id, j) for j in range(width)].count(noun) == 1:
+                return noun
+        return name[4:] if name.startswith("the ") else name
 
     def _by_place(self, record: Sequence[Field]) -> Sequence[Field]:
         """A record one input makes with a name said twice (two nations joined below, both n_name), each

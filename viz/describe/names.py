@@ -30,6 +30,7 @@ class _Memo:
     united: dict[str, tuple[tuple[str, ...], int]] = field(default_factory=dict)
     root_names: dict[str, list[str | None]] | None = None
     spoken: PlanModel | None = None
+    nouns: dict[tuple[str, int], str | None] = field(default_factory=dict)
 
 
 #: This module's memo for a model, kept beside it (not in it) for as long as it lives.
@@ -167,6 +168,50 @@ def _passed_names(model: PlanModel, parent: NodeView, above: list[str | None]) -
         if j < len(above) and above[j] and source is not None:
             passed.append((inputs[source[0]], source[1], above[j]))
     return passed
+
+
+#: A total's short name, by its aggregate function: what a later step calls another step's total by
+#: where the total's words are long ("step 26's sum").
+_TOTAL_NOUNS = {
+    "sum": "sum",
+    "sum0": "sum",
+    "avg": "average",
+    "mean": "average",
+    "min": "minimum",
+    "max": "maximum",
+    "count": "count",
+}
+
+
+def total_noun(model: PlanModel, node_id: str, index: int) -> str | None:
+    """The short name of node ``node_id``'s column ``index`` where it is an aggregate's total, passed on
+    as it is (through filters, projects, joins, and set operations whose inputs all give the same kind
+    of total): "sum", "average", "count"; else None. Memoised."""
+    memo = _memo(model).nouns
+    key = (node_id, index)
+    if key not in memo:
+        memo[key] = None  # a column that reaches itself again (a recursive plan) has none
+        memo[key] = _total_noun(model, model.node(node_id), index)
+    return memo[key]
+
+
+def _total_noun(model: PlanModel, node: NodeView, index: int) -> str | None:
+    body = node.node.body
+    if node.kind == "aggregate" and len(node.inputs) == 1:
+        layout = aggregate_layout(body, model.conventions)
+        functions = model.extensions.functions
+        # the output's columns as _spoken lays them out: keys, DataFusion's grouping id, the totals
+        nouns: list[str | None] = [None] * (len(layout.keys) + (layout.grouping_column == "datafusion"))
+        for m in body.measures:
+            ref = functions.get(m.measure.function_reference)
+            nouns.append(None if ref is None else _TOTAL_NOUNS.get(ref.name))
+        mapping = emit(body)
+        if mapping is not None:
+            index = mapping[index] if 0 <= index < len(mapping) else -1
+        return nouns[index] if 0 <= index < len(nouns) else None
+    passed = _passed_names(model, node, [None] * index + ["?"])
+    said = {total_noun(model, child, position) for child, position, _ in passed}
+    return said.pop() if len(said) == 1 else None
 
 
 def row_sides(kind: str, body, count: int) -> tuple[list[int], bool]:
