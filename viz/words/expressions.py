@@ -38,6 +38,7 @@ from .functions import (
     none_of,
     options_words,
     same_subject,
+    shared_conditions,
 )
 from .literals import literal_words
 
@@ -120,7 +121,7 @@ class Words:
             return replace(self, whole=True).conditions_of(conjuncts)
         out: list[str] = []
         bounds: list[tuple[str, str, str] | None] = []
-        conjuncts = list(conjuncts)
+        conjuncts = [part for c in conjuncts for part in shared_conditions(self, c)]
         i = 0
         while i < len(conjuncts):
             c = conjuncts[i]

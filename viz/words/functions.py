@@ -42,6 +42,37 @@ def conjuncts(w: Speaker, e: Expression) -> list[Expression]:
     return and_parts(e, w.model.extensions.functions)
 
 
+def shared_conditions(w: Speaker, e: Expression) -> list[Expression]:
+    """``[e]``, or, for an OR whose alternatives all AND some of the same conditions (TPC-H q19's three
+    brands, each with the same join key, ship modes and instruction), those conditions and then the OR of
+    what each alternative has besides: (a and x) or (a and y) is a and (x or y), in SQL's three-valued
+    logic too, and says each shared condition once."""
+    functions = w.model.extensions.functions
+    alternatives = and_parts(e, functions, "or")
+    if len(alternatives) < 2:
+        return [e]
+    each = [and_parts(a, functions) for a in alternatives]
+    keys = [[c.SerializeToString(deterministic=True) for c in cs] for cs in each]
+    shared = set(keys[0]).intersection(*keys[1:])
+    rests = [[c for c, k in zip(cs, ks) if k not in shared] for cs, ks in zip(each, keys)]
+    if not shared or not all(rests):  # nothing shared, or an alternative that is all shared (a or (a and y) is a)
+        return [e]
+    common = list({k: c for c, k in zip(each[0], keys[0]) if k in shared}.values())
+
+    def called(like: Expression.ScalarFunction, parts: list[Expression]) -> Expression:
+        if len(parts) == 1:
+            return parts[0]
+        args = [algebra_pb2.FunctionArgument(value=p) for p in parts]
+        return Expression(
+            scalar_function=Expression.ScalarFunction(
+                function_reference=like.function_reference, output_type=like.output_type, arguments=args
+            )
+        )
+
+    left = [called(a.scalar_function, rest) for a, rest in zip(alternatives, rests)]
+    return [*common, called(e.scalar_function, left)]
+
+
 #: Comparisons that are unknown where an argument is null: a condition made of one keeps no such row.
 _NULL_REJECTING = frozenset({"equal", "not_equal", "lt", "lte", "gt", "gte"})
 
@@ -295,8 +326,11 @@ def _logical(word: str) -> Callable[[Speaker, Expression.ScalarFunction], str | 
             return None
         if word == "and":
             return and_list(w.conditions(Expression(scalar_function=f)))
+        whole = Expression(scalar_function=f)
+        if len(shared_conditions(w, whole)) > 1:  # "a and (either x, or y)"
+            return and_list(w.conditions(whole))
         # or(or(a, b), c), as producers nest it, is one list of alternatives: not "either either a, or b, or c"
-        values = and_parts(Expression(scalar_function=f), w.model.extensions.functions, "or")
+        values = and_parts(whole, w.model.extensions.functions, "or")
         same = _one_of(w, values)
         if same is not None:
             return same
