@@ -27,7 +27,7 @@ from ..words import (
     is_column_equality,
     ordinal,
 )
-from .names import SET_NAME_CHARS, outer_records, row_sides, spoken_record, total_noun
+from .names import SET_NAME_CHARS, made_at, outer_records, row_sides, spoken_record, total_noun
 
 #: Column lists show this many names, then "and N more".
 MAX_COLUMNS = 6
@@ -180,8 +180,8 @@ class Context:
 
     def _by_place(self, record: Sequence[Field]) -> Sequence[Field]:
         """A record one input makes with a name said twice (two nations joined below, both n_name), each
-        told apart by its place where the step reads one of them: "n_name (the 2nd of 2)"; a record
-        without such a name as it is. A mark join's mark is said by the step that makes it ("step 23's
+        told apart where the step reads one of them: by the step that reads its copy ("step 12's n_name"),
+        else by its place ("n_name (the 2nd of 2)"); a record without such a name as it is. A mark join's mark is said by the step that makes it ("step 23's
         match"): "mark (the 1st of 2)" said nothing of which match."""
         if len(self.node.inputs) == 1:
             below = self.node.inputs[0]
@@ -214,14 +214,32 @@ class Context:
             apart = {n for n in told if times[n] > 1 and self._copies_of_one_column(n, record)}
         if not apart:
             return record
+        reads = self._reads_of(record, apart)
         seen: Counter = Counter()
         out = []
-        for f in record:
-            if f.name in apart:
+        for i, f in enumerate(record):
+            if f.name in reads:  # a copy of a table read twice: by the step that reads it ("step 12's n_name")
+                out.append(f.renamed(f"{self.step(reads[f.name][i])}'s {f.name}"))
+            elif f.name in apart:
                 seen[f.name] += 1
                 out.append(f.renamed(placed(f.name, seen[f.name], times[f.name])))
             else:
                 out.append(f)
+        return out
+
+    def _reads_of(self, record: Sequence[Field], names: set[str]) -> dict[str, dict[int, str]]:
+        """For each of ``names`` whose every copy in this one-input node's record is a column of a read,
+        each of its own, that read by the copy's place: a nation table read for the supplier and again for
+        the customer; the story's joins name those reads' columns by their steps too."""
+        if len(self.node.inputs) != 1 or not names:
+            return {}
+        below = self.node.inputs[0]
+        out = {}
+        for name in names:
+            copies = [i for i, f in enumerate(record) if f.name == name]
+            made = {i: made_at(self.model, below, i)[0] for i in copies}
+            if all(self.model.node(n).kind == "read" for n in made.values()) and len(set(made.values())) == len(copies):
+                out[name] = made
         return out
 
     def _copies_of_one_column(self, name: str, record: Sequence[Field]) -> bool:
@@ -343,14 +361,15 @@ def placed(name: str, k: int, n: int) -> str:
     return f"{name} (the {ordinal(k)} of {n})"
 
 
-#: A name told apart by its place (:func:`placed`): still a name, not words.
-_PLACED = re.compile(r"(\S+) \(the \d+(?:st|nd|rd|th) of \d+\)")
+#: A name told apart by its place (:func:`placed`) or by the step that reads it ("step 12's n_name"):
+#: still a name, not words.
+_PLACED = re.compile(r"(\S+) \(the \d+(?:st|nd|rd|th) of \d+\)|step \d+(?: \(node [^)]*\))?'s (\S+)")
 
 
 def placed_of(told: str, name: str) -> bool:
-    """Whether ``told`` is ``name`` told apart by its place (:func:`placed`)."""
+    """Whether ``told`` is ``name`` told apart by its place (:func:`placed`) or its read's step."""
     m = _PLACED.fullmatch(told)
-    return m is not None and m.group(1) == name
+    return m is not None and name in (m.group(1), m.group(2))
 
 
 #: How a mark join's mark is said, after the step that makes it ("step 23's match").

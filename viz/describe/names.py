@@ -195,6 +195,18 @@ def total_noun(model: PlanModel, node_id: str, index: int) -> str | None:
     return memo[key]
 
 
+def made_at(model: PlanModel, node_id: str, index: int) -> tuple[str, int]:
+    """The node and column where node ``node_id``'s column ``index`` is made: down through the nodes that
+    pass it on as it is from one input (a filter, a join's side, a project's plain reference) to the
+    read, aggregate or expression that makes it."""
+    for _ in range(10_000):  # a recursive plan's reference could lead back up
+        passed = _passed_names(model, model.node(node_id), [None] * index + ["?"])
+        if len(passed) != 1:
+            break
+        node_id, index, _ = passed[0]
+    return node_id, index
+
+
 def _total_noun(model: PlanModel, node: NodeView, index: int) -> str | None:
     body = node.node.body
     if node.kind == "aggregate" and len(node.inputs) == 1:

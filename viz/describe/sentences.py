@@ -348,7 +348,7 @@ def _copies(exprs: list[Expression], outputs: dict[int, int], names: list[str]) 
 
 def _told_apart(c: Context, w: Words, exprs: list[Expression], names: list[str]) -> list[str]:
     """The names of a project's columns, each one its input has twice, said as the step's words tell it
-    apart ("n_name (the 1st of 2)"): the other copy holds other values (TPC-DS q95 keeps both sides'
+    apart ("step 12's n_name", "n_name (the 1st of 2)"): the other copy holds other values (TPC-DS q95 keeps both sides'
     ws_warehouse_sk, which "ws_warehouse_sk (twice)" said were one)."""
     told = [f.name for f in w.fields or ()]
     if not told:

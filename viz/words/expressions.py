@@ -60,6 +60,19 @@ _CASES_SAID = 4
 _TEXT_KINDS = frozenset({"string", "varchar", "fixed_char", "var_char"})
 
 
+def unbracketed(text: str) -> str:
+    """``text`` without the brackets around the whole of it ("(a or b)"); as it is where it has none, or
+    where its first bracket closes before its end ("(a + b) is above 1")."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and i < len(text) - 1:
+            return text
+    return text[1:-1]
+
+
 @dataclass
 class Words:
     """Renders the expressions of one node: ``fields`` is the record they read, ``outer`` the
@@ -165,7 +178,10 @@ class Words:
         """A condition in words, every conjunct said, each whole (a long one is not cut short); one that
         ANDs in a null or false (an optimizer's NOT IN with a null) said to keep no row."""
         whole = self if self.whole else replace(self, whole=True)
-        text = and_list(whole.conditions_of(condition_parts(self, e)))
+        said = whole.conditions_of(condition_parts(self, e))
+        # alternatives alone are the whole condition: "where a or b", the brackets that set them apart
+        # in a list left without one
+        text = unbracketed(said[0]) if len(said) == 1 else and_list(said)
         never = {never_true(c) for c in conjuncts(self, e)} - {None}
         if never:
             return f"{text} (never true: a part of it is {'null' if 'null' in never else 'false'})"
