@@ -774,8 +774,10 @@ def test_reads_of_one_table_one_after_another_are_told_apart_unless_alike():
 
 
 def test_a_name_both_sides_of_a_join_have_is_told_apart():
-    """``id`` on both sides: "on id is above id" would not say which is which. Each is named by the
-    table it is read from, through the joins below; a table joined to itself by its side."""
+    """``id`` on both sides: "where id is above id" would not say which is which. Each is named by the
+    table it is read from, through the joins below; a table joined to itself by its side. A condition
+    without a key follows "where": "on t0.id is above t1.id" read as a phrase (TPC-H q11's "on value is
+    above …")."""
 
     def join(left, right, a: int, b: int) -> dict:
         return {"join": {"left": left, "right": right, "expression": P.call(2, P.field(a), P.field(b)), "type": 1}}
@@ -783,14 +785,14 @@ def test_a_name_both_sides_of_a_join_have_is_told_apart():
     t = {name: P.read(name, [("id", "i64"), ("v", "i64")]) for name in ("t0", "t1", "t2")}
     pairs = join(join(t["t0"], t["t1"], 0, 2), t["t2"], 2, 4)  # t1's id (field 2) against t2's (field 4)
     m = P.model_of(P.plan(pairs))
-    assert describe(m, "0.0") == "Joins t0 to t1 on t0.id is above t1.id, keeping only matches."
+    assert describe(m, "0.0") == "Joins t0 to t1 where t0.id is above t1.id, keeping only matches."
     assert describe(m, "0") == (
-        "Joins the combined t0 and t1 rows to t2 on t1.id is above t2.id, keeping only matches."
+        "Joins the combined t0 and t1 rows to t2 where t1.id is above t2.id, keeping only matches."
     )
     itself = P.model_of(P.plan(join(t["t0"], t["t0"], 0, 2)))
     assert (
         describe(itself, "0")
-        == "Joins t0 to t0 on the left side's id is above the right side's id, keeping only matches."
+        == "Joins t0 to t0 where the left side's id is above the right side's id, keeping only matches."
     )
 
 

@@ -181,8 +181,9 @@ class Context:
     def _by_place(self, record: Sequence[Field]) -> Sequence[Field]:
         """A record one input makes with a name said twice (two nations joined below, both n_name), each
         told apart where the step reads one of them: by the step that reads its copy ("step 12's n_name"),
-        else by its place ("n_name (the 2nd of 2)"); a record without such a name as it is. A mark join's mark is said by the step that makes it ("step 23's
-        match"): "mark (the 1st of 2)" said nothing of which match."""
+        else by its place ("n_name (the 2nd of 2)"); a record without such a name as it is. A mark join's
+        mark is said by the step that makes it ("step 23's match"): "mark (the 1st of 2)" said nothing of
+        which match."""
         if len(self.node.inputs) == 1:
             below = self.node.inputs[0]
             named: list[str | None] = []

@@ -71,13 +71,13 @@ def _may_be_unknown(c: Context) -> bool:
     return typed is None or typed.type is None or T.is_nullable(typed.type) is not False
 
 
-def _join_sentence(c: Context, kind: str, on: str, how: str = "") -> str:
+def _join_sentence(c: Context, kind: str, on: str, how: str = "", word: str = "on") -> str:
     left, right = c.side(0), c.side(1)
     if left is not None and left == right and left.startswith("the combined "):
         # two sides alike in words ("the combined rows of 4 tables"): told apart by the steps that make them
         left, right = f"{left} from {c.step(c.input(0))}", f"those from {c.step(c.input(1))}"
     l_name, r_name = left or "the left rows", right or "the right rows"
-    on_text = f" on {on}" if on else ""
+    on_text = f" {word} {on}" if on else ""
     verb = f"Joins{how}"
     if kind in ("left_semi", "right_semi", "left_anti", "right_anti"):
         keep, other = (l_name, r_name) if kind.startswith("left") else (r_name, l_name)
@@ -239,26 +239,28 @@ def _connects(nodes: set[int], edges: set[frozenset[int]]) -> bool:
     return nodes <= reached
 
 
-def _on(c: Context, expression: algebra_pb2.Expression) -> str:
-    """A join's condition in words: its keys that equate columns of the same name on both sides said
-    once ("the same i_item_sk and s_zip"), then every other condition."""
+def _on(c: Context, expression: algebra_pb2.Expression) -> tuple[str, str]:
+    """A join's condition in words, after the word that leads it: its keys that equate columns of the same
+    name on both sides said once ("on the same i_item_sk and s_zip"), then every other condition; a
+    condition without a key after "where" ("where value is above …": "on value is above" read as a
+    phrase)."""
     w = c.words()
     parts = conjuncts(w, expression)
     same = same_names(c, parts)
     if not any(same):
-        return w.condition(expression)
+        return ("on" if any(is_column_equality(w, e) for e in parts) else "where"), w.condition(expression)
     rest = [e for e, key in zip(parts, same) if key is None]
-    return the_same(same) + (f" where {and_list(w.conditions_of(rest))}" if rest else "")
+    return "on", the_same(same) + (f" where {and_list(w.conditions_of(rest))}" if rest else "")
 
 
 def join(c: Context) -> str:
     body = c.body
-    on = _on(c, body.expression) if body.HasField("expression") else ""
+    word, on = _on(c, body.expression) if body.HasField("expression") else ("on", "")
     if join_type(body) == "inner" and (not on or is_true(body.expression)):
         # DataFusion writes every inner join so, with the keys in a filter above: say what the join
         # itself does, and where its condition is
         return cross(c) + _post_filter(c)
-    return _join_sentence(c, join_type(body), on) + _post_filter(c)
+    return _join_sentence(c, join_type(body), on, word=word) + _post_filter(c)
 
 
 def _condition_above(c: Context) -> str:
@@ -334,8 +336,8 @@ def _same_key(c: Context, a: Expression.FieldReference, b: Expression.FieldRefer
 
 def nested_loop_join(c: Context) -> str:
     body = c.body
-    on = _on(c, body.expression) if body.HasField("expression") else ""
-    return _join_sentence(c, join_type(body), on, " (comparing every pair)")
+    word, on = _on(c, body.expression) if body.HasField("expression") else ("on", "")
+    return _join_sentence(c, join_type(body), on, " (comparing every pair)", word)
 
 
 def lateral_join(c: Context) -> str:
