@@ -166,11 +166,21 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+#: The scale of the TPC-H and TPC-DS tables ``--tpch`` and ``--tpcds`` bind without ``--scale``.
+DEFAULT_SCALE = 0.01
+
+
 def _data_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", action="append", default=[], metavar="DIR", help="a data root (repeatable)")
     p.add_argument("--table", action="append", default=[], metavar="NAME=PATH", help="bind a table (repeatable)")
-    p.add_argument("--tpch", action="store_true", help="bind the TPC-H tables (scale 0.01, generated on first use)")
-    p.add_argument("--tpcds", action="store_true", help="bind the TPC-DS tables (scale 0.01, generated on first use)")
+    p.add_argument("--tpch", action="store_true", help="bind the TPC-H tables (generated on first use)")
+    p.add_argument("--tpcds", action="store_true", help="bind the TPC-DS tables (generated on first use)")
+    p.add_argument(
+        "--scale",
+        type=_scale,
+        metavar="SF",
+        help=f"the scale of the --tpch and --tpcds tables (default {DEFAULT_SCALE})",
+    )
     p.add_argument(
         "--by-position",
         action="append",
@@ -549,7 +559,10 @@ def _catalog(args):
     for d in args.data_dir:
         if not os.path.isdir(d):
             raise BadInput(f"--data-dir {d!r} is not a folder")
-    generated = ([tpch(0.01)] if args.tpch else []) + ([tpcds(0.01)] if args.tpcds else [])
+    if args.scale is not None and not (args.tpch or args.tpcds):
+        raise BadInput("--scale is the scale of the --tpch or --tpcds tables: give one of them with it")
+    scale = DEFAULT_SCALE if args.scale is None else args.scale
+    generated = ([tpch(scale)] if args.tpch else []) + ([tpcds(scale)] if args.tpcds else [])
     roots = data_roots(user=user, generated=generated)
     try:
         return Catalog(
@@ -613,7 +626,7 @@ def _unbound(model, node: str, catalog) -> str | None:
     return (
         f"{'table' if len(unbound) == 1 else 'tables'} {which} {'is' if len(unbound) == 1 else 'are'} not bound: "
         "give the data with --table NAME=PATH, --data-dir DIR (a folder of NAME.parquet files), --tpch "
-        "or --tpcds (TPC-H or TPC-DS at scale 0.01)"
+        f"or --tpcds (TPC-H or TPC-DS, at scale {DEFAULT_SCALE} unless --scale SF)"
     )
 
 

@@ -86,6 +86,24 @@ def test_tpcds_binds_the_generated_tpcds_tables(spark, plan_file):
     assert code == 2 and "--tpcds" in json.loads(out)["error"], out
 
 
+def test_scale_binds_the_tpch_tables_of_that_scale(spark, plan_file):
+    """``--tpch --scale 0.001`` binds TPC-H generated at that scale, not at 0.01: a count of nation's rows
+    (25 at any scale) and of lineitem's, DuckDB's count of the same file at 0.001, which differs from
+    0.01's."""
+    from executor.data.generate import tpch
+
+    lineitem = [("l_orderkey", "i64")]
+    doc = plan((read("lineitem", lineitem), ["l_orderkey"]))
+    code, out, err = _run(["run", plan_file(doc), "--tpch", "--scale", "0.001", "--format", "json", "--count"])
+    assert code == 0, (out, err)
+    counted = json.loads(out)["row_count"]
+
+    def rows_at(scale: float) -> int:
+        return duckdb.sql(f"SELECT count(*) FROM '{os.path.join(tpch(scale), 'lineitem.parquet')}'").fetchall()[0][0]
+
+    assert counted == rows_at(0.001) != rows_at(0.01), counted
+
+
 def test_json_output_matches_duckdb_on_tpch(spark, tpch_dir):
     q03 = os.path.join(TPCH_PLANS, "q03-isthmus_plan.json")
     q06 = os.path.join(TPCH_PLANS, "q06-isthmus_plan.json")
@@ -116,7 +134,7 @@ def test_bad_input_and_failures_have_their_exit_status(spark, tpch_dir, plan_fil
     assert failed["file"] == unbound and failed["error_type"] == "BadInput"
     assert failed["error"] == (
         "table `no_such_table` is not bound: give the data with --table NAME=PATH, --data-dir DIR (a folder of "
-        "NAME.parquet files), --tpch or --tpcds (TPC-H or TPC-DS at scale 0.01)"
+        "NAME.parquet files), --tpch or --tpcds (TPC-H or TPC-DS, at scale 0.01 unless --scale SF)"
     )
     code, out, _ = _run(["run", str(not_plan), missing, good, "--tpch", "--format", "json", "--limit", "1"])
     assert code == 2
@@ -137,8 +155,11 @@ def test_bad_input_and_failures_have_their_exit_status(spark, tpch_dir, plan_fil
         (["run", "x.json", "--timeout", "-1"], "--timeout: must be a number of seconds above 0, not '-1'"),
         (["profile", "x.json", "--timeout", "inf"], "must be a number of seconds above 0"),
         (["bisect", "x.json", "--timeout", "soon"], "expected a number of seconds, got 'soon'"),
-        # a stray argument is said with its command's usage (run's --tpch takes no scale; check's does)
+        # a stray argument is said with its command's usage (run's --tpch takes no scale, --scale gives it;
+        # check's --tpch does)
         (["run", "x.json", "--tpch", "0.01"], "python -m executor run: error: unrecognized arguments: 0.01"),
+        (["run", "x.json", "--tpch", "--scale", "0"], "--scale: must be a scale factor above 0"),
+        (["profile", "x.json", "--scale", "0.1"], "--scale is the scale of the --tpch or --tpcds tables"),
     ],
 )
 def test_bad_arguments_exit_2(argv, says, capsys):
