@@ -86,7 +86,12 @@ class Outcome:
         )
 
     def to_json(self) -> dict:
-        return asdict(self)
+        """The outcome as JSON: ``produced`` true or false, a step not taken (the table's "-") null, and
+        ``ok``, whether the query is right."""
+        out = {k: (None if v == "-" else v) for k, v in asdict(self).items()}
+        out["produced"] = None if self.produced == "-" else self.produced == "yes"
+        out["ok"] = self.ok
+        return out
 
 
 # ---- queries ----------------------------------------------------------------------------------

@@ -316,7 +316,7 @@ def test_check_cli_takes_a_data_dir_relative_to_where_it_runs(tmp_path, monkeypa
     args = ["check", str(tmp_path / "q.sql"), "--data-dir", os.path.join("sample_data", "tutorial"), "--no-run"]
     assert main(args + ["--format", "json"], out=out, err=err) == 0, err.getvalue()
     [result] = [json.loads(line) for line in out.getvalue().splitlines()]
-    assert result["produced"] == "yes" and result["schema"] == "same", result
+    assert result["produced"] is True and result["schema"] == "same", result
 
 
 def test_a_sql_file_without_names_holds_each_statement_ended_by_a_semicolon(tmp_path):
@@ -370,8 +370,10 @@ def test_check_cli_schema_only(tpch_dir, tmp_path):
     status = main(args, out=out, err=io.StringIO())
     results = [json.loads(line) for line in out.getvalue().splitlines()]
     assert len(results) == 22
-    bad = [r for r in results if not (r["produced"] == "yes" and r["schema"] == "same" and r["unknown"] == 0)]
+    bad = [r for r in results if not (r["produced"] is True and r["schema"] == "same" and r["unknown"] == 0)]
     assert not bad, bad
+    # JSON's own values: a step not taken is null (the table's "-"), whether the query is right a boolean
+    assert all(r["ok"] is True and r["rows"] == "not run" and r["spark_types"] is None for r in results), results[0]
     assert status == 0
     assert sorted(os.listdir(tmp_path)) == sorted(f"{r['query']}.json" for r in results)
     assert "relations" in json.loads((tmp_path / "q01.json").read_text())
