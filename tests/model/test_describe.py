@@ -282,7 +282,8 @@ def test_one_thing_is_said_in_the_singular_and_a_cross_product_of_combined_rows_
     m = P.model_of(P.plan(_against_vip("JOIN_TYPE_LEFT_MARK")))
     assert describe(m, "0") == (
         "Marks each of the combined orders and customers rows with whether it has a match in vip on c_id = v_id "
-        "(unknown, not false, where none matches but the condition is unknown for one)."  # declared boolean?
+        "(unknown, not false, where no row matches but the condition is unknown for some row, as with a null "
+        "key)."  # declared boolean?
     )
     # hand-made: offset 1 and count 1; a sort by five keys; a broadcast to four partitions and a
     # scatter into one; a union of one input
@@ -1813,7 +1814,7 @@ def test_a_mark_join_whose_condition_can_be_unknown_says_its_mark_can_be():
     rel = {"join": {"left": P.read("orders", P.ORDERS), "right": P.read("customers", P.CUSTOMERS), **on}}
     rel["join"]["type"] = "JOIN_TYPE_LEFT_MARK"
     assert describe(P.model_of(P.plan(rel)), "0").endswith(
-        "(unknown, not false, where none matches but the condition is unknown for one)."
+        "(unknown, not false, where no row matches but the condition is unknown for some row, as with a null key)."
     )
 
 
@@ -2214,7 +2215,7 @@ def test_a_mark_is_said_by_the_step_that_makes_it(tpch_dir):
     order = story_order(m)
     assert [m.node(order[i]).kind for i in (2, 4)] == ["join", "join"]
     [condition] = [n for n in order if m.node(n).kind == "filter"]
-    assert describe(m, condition) == "Keeps the rows of customer where step 3's match or step 5's match."
+    assert describe(m, condition) == "Keeps the rows of customer where step 3 found a match or step 5 found a match."
     # and so where a project keeps them ("c_custkey and mark (twice)")
     [kept] = m.node(condition).inputs
     assert describe(m, kept) == "Keeps columns c_custkey, step 3's match and step 5's match."
@@ -2435,7 +2436,8 @@ def test_a_phrase_among_keys_and_an_in_list_among_alternatives_are_set_apart():
     first 20 characters of w_warehouse_name, sm_type and web_name" read as cutting all three. q15 keeps
     rows whose zip is IN a list, OR whose state is IN ('CA', 'WA', 'GA'), OR whose price is above 500 (the
     optimizer's ORs of equalities): the list's own "or" ran into the alternatives' (checked by hand
-    against the SQL)."""
+    against the SQL). After the join's key, alternatives alone are bracketed too: else the sentence's
+    ", keeping only matches" reads as the last alternative's."""
     q62 = _sentences(datafusion("tpcds", "62", "optimized"))
     assert [s for s in q62 if s.startswith("Per (the first 20 characters of w_warehouse_name), sm_type and web_name:")]
     q15 = _sentences(datafusion("tpcds", "15", "optimized"))
@@ -2443,9 +2445,43 @@ def test_a_phrase_among_keys_and_an_in_list_among_alternatives_are_set_apart():
     assert [
         s
         for s in q15
-        if f"(either (1) the first 5 characters of ca_zip are one of {zips}, or (2) ca_state is one of 'CA', 'WA' or "
-        "'GA', or (3) cs_sales_price is above 500)" in s
+        if f"on c_current_addr_sk = ca_address_sk where (either (1) the first 5 characters of ca_zip are one of "
+        f"{zips}, or (2) ca_state is one of 'CA', 'WA' or 'GA', or (3) cs_sales_price is above 500), keeping only "
+        "matches." in s
     ], q15
+
+
+def test_a_join_s_keys_come_before_its_other_conditions_and_each_key_says_which_column():
+    """From a review of DataFusion's written TPC-DS plans against their SQL (each checked by hand):
+    - q32 keeps the sales whose discount is above 1.3 × their item's average (the subquery at step 19, on
+      cs_item_sk = i_item_sk): "on i_item_sk = cs_item_sk and cs_ext_discount_amt is above …" read as one
+      phrase; the key, then "where" the rest.
+    - q81's left side holds two ca_state (the returns' address, step 7's, which the SQL's ctr_state is,
+      and the customer's): "on the same ca_state" did not say which.
+    - q21's BETWEEN 2.0/3.0 AND 3.0/2.0 of a ratio, its lower bound written first, read as two conditions.
+    - An outer join's condition keeps "and" (isthmus' TPC-H q13): after "where", it read as choosing
+      which customers are kept."""
+    q32 = _sentences(datafusion("tpcds", "32", "written"))
+    assert [
+        s
+        for s in q32
+        if s.endswith(
+            "on i_item_sk = cs_item_sk where cs_ext_discount_amt is above 1.3 × the average cs_ext_discount_amt."
+        )
+    ], q32
+    q81 = _sentences(datafusion("tpcds", "81", "written"))
+    assert [s for s in q81 if "on step 7's ca_state = the right side's ca_state where ctr_total_return" in s], q81
+    assert not [s for s in q81 if "the same ca_state" in s], q81
+    q21 = _sentences(datafusion("tpcds", "21", "written"))
+    assert (
+        "Keeps rows where (inv_after ÷ inv_before (rounded toward 0) when inv_before is above 0, otherwise null) is "
+        "at least 2.0 ÷ 3.0 and at most 3.0 ÷ 2.0." in q21
+    ), q21
+    q13 = describe_plan(_isthmus("13"))["0.0*6"]
+    assert q13 == (
+        "Joins CUSTOMER to ORDERS on C_CUSTKEY = O_CUSTKEY and O_COMMENT does not match the pattern "
+        "'%special%requests%', keeping every row of CUSTOMER, with ORDERS where they match."
+    ), q13
 
 
 def test_any_value_is_a_value_of_its_argument():

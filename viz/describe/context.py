@@ -18,6 +18,7 @@ from ..lineage import Origin, column_sources, node_lineage
 from ..model import NodeView, PlanModel
 from ..words import (
     CASE_WORDS,
+    MATCH,
     Words,
     argument_values,
     capped_list,
@@ -154,6 +155,11 @@ class Context:
         # columns of that name ("d_date_sk (the 2nd of 3)")
         times = Counter(told)
         per_table = Counter(zip(told, tables))
+        reads: dict[int, str] = {}  # copies each read's own column: by the step that reads it
+        for name in {n for n, k in times.items() if k > 1}:
+            copies = [i for i, n in enumerate(told) if n == name]
+            columns = {i: (segments[segment[i]][0], i - segments[segment[i]][1]) for i in copies}
+            reads.update(self._read_steps(columns) or {})
         seen: Counter = Counter()
         out = []
         for i, (f, name) in enumerate(zip(record, told)):
@@ -161,6 +167,8 @@ class Context:
                 seen[name] += 1
                 if tables[i] and per_table[(name, tables[i])] == 1:
                     name = f"{tables[i]}.{name}"
+                elif i in reads:
+                    name = f"{self.step(reads[i])}'s {f.name}"
                 else:
                     name = placed(name, seen[name], times[name])
             out.append(f if name == f.name else f.renamed(name))
@@ -215,12 +223,15 @@ class Context:
             apart = {n for n in told if times[n] > 1 and self._copies_of_one_column(n, record)}
         if not apart:
             return record
-        reads = self._reads_of(record, apart)
+        reads: dict[int, str] = {}  # copies of a table read twice: by the step that reads each ("step 12's n_name")
+        for name in apart if len(self.node.inputs) == 1 else ():
+            copies = [i for i, f in enumerate(record) if f.name == name]
+            reads.update(self._read_steps({i: (self.node.inputs[0], i) for i in copies}) or {})
         seen: Counter = Counter()
         out = []
         for i, f in enumerate(record):
-            if f.name in reads:  # a copy of a table read twice: by the step that reads it ("step 12's n_name")
-                out.append(f.renamed(f"{self.step(reads[f.name][i])}'s {f.name}"))
+            if i in reads:
+                out.append(f.renamed(f"{self.step(reads[i])}'s {f.name}"))
             elif f.name in apart:
                 seen[f.name] += 1
                 out.append(f.renamed(placed(f.name, seen[f.name], times[f.name])))
@@ -228,20 +239,15 @@ class Context:
                 out.append(f)
         return out
 
-    def _reads_of(self, record: Sequence[Field], names: set[str]) -> dict[str, dict[int, str]]:
-        """For each of ``names`` whose every copy in this one-input node's record is a column of a read,
-        each of its own, that read by the copy's place: a nation table read for the supplier and again for
-        the customer; the story's joins name those reads' columns by their steps too."""
-        if len(self.node.inputs) != 1 or not names:
-            return {}
-        below = self.node.inputs[0]
-        out = {}
-        for name in names:
-            copies = [i for i, f in enumerate(record) if f.name == name]
-            made = {i: made_at(self.model, below, i)[0] for i in copies}
-            if all(self.model.node(n).kind == "read" for n in made.values()) and len(set(made.values())) == len(copies):
-                out[name] = made
-        return out
+    def _read_steps(self, columns: dict[int, tuple[str, int]]) -> dict[int, str] | None:
+        """For copies of one name, each given as (an input, its column) by its place in the record: the read
+        each is a column of, when every copy is one read's column, each of its own (a nation table read for
+        the supplier and again for the customer: the story's joins name those reads' columns by their
+        steps too); else None."""
+        made = {i: made_at(self.model, node_id, column)[0] for i, (node_id, column) in columns.items()}
+        if all(self.model.node(n).kind == "read" for n in made.values()) and len(set(made.values())) == len(made):
+            return made
+        return None
 
     def _copies_of_one_column(self, name: str, record: Sequence[Field]) -> bool:
         """Whether the columns named ``name`` in this one-input node's record all come from the same
@@ -371,10 +377,6 @@ def placed_of(told: str, name: str) -> bool:
     """Whether ``told`` is ``name`` told apart by its place (:func:`placed`) or its read's step."""
     m = _PLACED.fullmatch(told)
     return m is not None and name in (m.group(1), m.group(2))
-
-
-#: How a mark join's mark is said, after the step that makes it ("step 23's match").
-MATCH = "'s match"
 
 
 def _passed_down(model: PlanModel, node_id: str, index: int) -> Iterator[tuple[str, Origin]]:

@@ -92,7 +92,9 @@ def _join_sentence(c: Context, kind: str, on: str, how: str = "", word: str = "o
         else:
             each = f"each of {marked}"
         # the mark is null, not false, where no pair matches and the condition is unknown for one of them
-        unknown = " (unknown, not false, where none matches but the condition is unknown for one)"
+        unknown = (
+            " (unknown, not false, where no row matches but the condition is unknown for some row, as with a null key)"
+        )
         return as_sentence(
             f"Marks {each} with whether it has a match in {_other_named(other)}{on_text}"
             + (unknown if _may_be_unknown(c) else "")
@@ -180,6 +182,11 @@ def _same_name(
     a_input, b_input = (bisect_right(starts, i) for i in indices)
     if a_input == b_input:
         return None
+    bounds = [0, *starts, len(record)]
+    for k, i in ((a_input, indices[0]), (b_input, indices[1])):
+        # an input with two columns of that name (TPC-DS q81's two states): "the same ca_state" would not say which
+        if sum(f.name == record[i].name for f in record[bounds[k] : bounds[k + 1]]) > 1:
+            return None
     raw = c.node.info.incoming
     name = _one_column(
         (record[indices[0]].name, record[indices[1]].name),
@@ -248,9 +255,28 @@ def _on(c: Context, expression: algebra_pb2.Expression) -> tuple[str, str]:
     parts = conjuncts(w, expression)
     same = same_names(c, parts)
     if not any(same):
-        return ("on" if any(is_column_equality(w, e) for e in parts) else "where"), w.condition(expression)
+        keys = [e for e in parts if is_column_equality(w, e)]
+        rest = [e for e in parts if not is_column_equality(w, e)]
+        if join_type_of(c.body) in _KEEPING_UNMATCHED:  # "where" could read as a filter of the rows it keeps
+            return "on", w.condition(expression)
+        if not keys or not rest:
+            return ("on" if keys else "where"), w.condition(expression)
+        # the keys, then the rest after "where", as after "the same id": "on a = b and c is above d" read as one
+        return "on", f"{and_list(w.conditions_of(keys))} where {_rest(w, rest)}"
     rest = [e for e, key in zip(parts, same) if key is None]
-    return "on", the_same(same) + (f" where {and_list(w.conditions_of(rest))}" if rest else "")
+    return "on", the_same(same) + (f" where {_rest(w, rest)}" if rest else "")
+
+
+def _rest(w, conditions: Sequence[algebra_pb2.Expression]) -> str:
+    """A join's conditions after its keys, alternatives alone in brackets: the sentence's ", keeping only
+    matches" read as the last alternative's."""
+    said = w.conditions_of(conditions)
+    return f"({said[0]})" if len(said) == 1 and said[0].startswith("either ") else and_list(said)
+
+
+#: Joins that keep a side's rows without a match: their condition only pairs rows, which a "where"
+#: after the sides would read as choosing.
+_KEEPING_UNMATCHED = frozenset({"left", "right", "outer", "left_single", "right_single"})
 
 
 def join(c: Context) -> str:

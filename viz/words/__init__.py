@@ -13,10 +13,12 @@ from the record the expressions read (``Words.fields``), functions by the name b
 from .aggregates import aggregate_words, framed
 from .basics import (
     CASE_WORDS,
+    MATCH,
     MAX_ITEMS,
     MAX_TEXT,
     MAX_VALUES,
     and_list,
+    as_predicate,
     bracketed,
     capped_list,
     counted,
@@ -54,6 +56,8 @@ __all__ = [
     "counted",
     "cut",
     "date_words",
+    "MATCH",
+    "as_predicate",
     "found_name",
     "found_step",
     "ordinal",

@@ -35,6 +35,17 @@ def found_name(step: str) -> str:
     return f"whether {step} found a match"
 
 
+#: How a mark join's mark is said, after the step that makes it ("step 23's match").
+MATCH = "'s match"
+
+
+def as_predicate(name: str) -> str:
+    """A boolean column's name as a condition: a mark join's mark, "step 23's match", as "step 23 found a
+    match" ("where step 23's match or step 30's match" named two things, not a condition); any other name
+    as it is."""
+    return f"{name.removesuffix(MATCH)} found a match" if name.endswith(MATCH) else name
+
+
 def found_step(name: str) -> str | None:
     """The step of a column named by :func:`found_name`, else None."""
     m = _FOUND.fullmatch(name)

@@ -18,6 +18,7 @@ from .basics import (
     INTEGER_KINDS,
     MAX_ITEMS,
     and_list,
+    as_predicate,
     capped_list,
     counted,
     cut,
@@ -160,7 +161,7 @@ class Words:
                 out[-1] = f"{out[-1]} and {bound[2].removeprefix('is ')}"
                 bounds[-1] = None
                 continue
-            text = self.expr(c)
+            text = self.predicate(c)
             # two conditions cut alike at MAX_TEXT may differ after the cut: not "twice"
             if out and not text.endswith("…") and text == out[-1].removesuffix(" (twice)"):
                 if _columns_read(c) != _columns_read(conjuncts[i - 2]):  # alike words of other columns
@@ -173,6 +174,11 @@ class Words:
         if len(out) > 1:  # alternatives among other conditions: in brackets, or their "and"s run into the list's
             out = [f"({t})" if t.startswith("either ") else t for t in out]
         return out
+
+    def predicate(self, e: Expression) -> str:
+        """``e`` in words as a condition: a boolean column by :func:`as_predicate` ("step 23 found a match")."""
+        text = self.expr(e)
+        return as_predicate(text) if e.WhichOneof("rex_type") == "selection" else text
 
     def condition(self, e: Expression) -> str:
         """A condition in words, every conjunct said, each whole (a long one is not cut short); one that

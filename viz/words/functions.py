@@ -317,7 +317,14 @@ def _is_constant(w: Speaker, e: Expression) -> bool:
     if plain.WhichOneof("rex_type") != "scalar_function":
         return False
     f = plain.scalar_function
-    return _shifted_date(argument_values(f), w.function(f.function_reference)) is not None
+    name = w.function(f.function_reference)
+    if name in _ARITHMETIC and all(_is_constant(w, v) for v in argument_values(f)):
+        return True  # 2.0 ÷ 3.0, which constant_value leaves unfolded (a quotient need not be exact)
+    return _shifted_date(argument_values(f), name) is not None
+
+
+#: Arithmetic whose result is constant where its arguments are.
+_ARITHMETIC = frozenset({"add", "subtract", "multiply", "divide", "negate"})
 
 
 def _logical(word: str) -> Callable[[Speaker, Expression.ScalarFunction], str | None]:
@@ -362,7 +369,7 @@ def _alternatives(w: Speaker, values: list[Expression]) -> list[str]:
         while end < len(values) and same_subject(w, values[i : end + 1], "equal")[0] is not None:
             end += 1
         run = values[i:end]
-        out.append(_one_of(w, run) if len(run) > 1 else w.expr(run[0]))
+        out.append(_one_of(w, run) if len(run) > 1 else w.predicate(run[0]))
         i = end
     return out
 
