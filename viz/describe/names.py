@@ -31,6 +31,7 @@ class _Memo:
     root_names: dict[str, list[str | None]] | None = None
     spoken: PlanModel | None = None
     nouns: dict[tuple[str, int], str | None] = field(default_factory=dict)
+    made: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
 
 
 #: This module's memo for a model, kept beside it (not in it) for as long as it lives.
@@ -199,12 +200,25 @@ def made_at(model: PlanModel, node_id: str, index: int) -> tuple[str, int]:
     """The node and column where node ``node_id``'s column ``index`` is made: down through the nodes that
     pass it on as it is from one input (a filter, a join's side, a project's plain reference) to the
     read, aggregate or expression that makes it."""
-    for _ in range(10_000):  # a recursive plan's reference could lead back up
-        passed = _passed_names(model, model.node(node_id), [None] * index + ["?"])
-        if len(passed) != 1:
-            break
-        node_id, index, _ = passed[0]
-    return node_id, index
+    made = _made(model, node_id)
+    return made[index] if 0 <= index < len(made) else (node_id, index)
+
+
+def _made(model: PlanModel, node_id: str) -> list[tuple[str, int]]:
+    """:func:`made_at` of each of node ``node_id``'s columns; bottom-up (the graph's post-order), memoised."""
+    memo = _memo(model).made
+    for cur in model.graph.post_order([node_id], subqueries=False, done=memo):
+        width = len(model.node(cur).schema or ())
+        made = [(cur, j) for j in range(width)]
+        sources: dict[int, list[tuple[str, int]]] = {}
+        for child, position, j in _passed_names(model, model.node(cur), [str(j) for j in range(width)]):
+            sources.setdefault(int(j), []).append((child, position))
+        for j, found in sources.items():
+            below = memo.get(found[0][0])
+            if len(found) == 1 and below is not None and 0 <= found[0][1] < len(below):
+                made[j] = below[found[0][1]]  # a set operation's column is made there, of several inputs
+        memo[cur] = made
+    return memo.get(node_id, [])
 
 
 def _total_noun(model: PlanModel, node: NodeView, index: int) -> str | None:
