@@ -2460,7 +2460,8 @@ def test_a_join_s_keys_come_before_its_other_conditions_and_each_key_says_which_
       and the customer's): "on the same ca_state" did not say which.
     - q21's BETWEEN 2.0/3.0 AND 3.0/2.0 of a ratio, its lower bound written first, read as two conditions.
     - An outer join's condition keeps "and" (isthmus' TPC-H q13): after "where", it read as choosing
-      which customers are kept."""
+      which customers are kept.
+    - q35's aggregates past the sixth, smallest and largest values among them, were "4 more totals"."""
     q32 = _sentences(datafusion("tpcds", "32", "written"))
     assert [
         s
@@ -2477,6 +2478,8 @@ def test_a_join_s_keys_come_before_its_other_conditions_and_each_key_says_which_
         "Keeps rows where (inv_after ÷ inv_before (rounded toward 0) when inv_before is above 0, otherwise null) is "
         "at least 2.0 ÷ 3.0 and at most 3.0 ÷ 2.0." in q21
     ), q21
+    q35 = _sentences(datafusion("tpcds", "35", "written"))
+    assert [s for s in q35 if "and computes 4 more aggregates per ca_state" in s], q35
     q13 = describe_plan(_isthmus("13"))["0.0*6"]
     assert q13 == (
         "Joins CUSTOMER to ORDERS on C_CUSTKEY = O_CUSTKEY and O_COMMENT does not match the pattern "
