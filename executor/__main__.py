@@ -559,9 +559,10 @@ def _catalog(args):
     for d in args.data_dir:
         if not os.path.isdir(d):
             raise BadInput(f"--data-dir {d!r} is not a folder")
-    if args.scale is not None and not (args.tpch or args.tpcds):
+    given = getattr(args, "scale", None)
+    if given is not None and not (args.tpch or args.tpcds):
         raise BadInput("--scale is the scale of the --tpch or --tpcds tables: give one of them with it")
-    scale = DEFAULT_SCALE if args.scale is None else args.scale
+    scale = DEFAULT_SCALE if given is None else given
     generated = ([tpch(scale)] if args.tpch else []) + ([tpcds(scale)] if args.tpcds else [])
     roots = data_roots(user=user, generated=generated)
     try:
