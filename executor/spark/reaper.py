@@ -187,6 +187,14 @@ def _watch(spark) -> None:
                     return
             if now - stopped_at >= WATCH_S and _ended(key, stopped_at):
                 ended = True
+                if orphans or live:  # said, so that work left running is not a silence
+                    log.warning(
+                        "the watch of a stopped run ended after %.0f s with %s orphaned Spark task(s) and %s "
+                        "job(s) of the stopped work still running; they may keep cores busy until they end",
+                        WATCH_S,
+                        orphans,
+                        live,
+                    )
                 return
             time.sleep(POLL_S)
     finally:

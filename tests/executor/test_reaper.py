@@ -126,3 +126,19 @@ def test_a_watch_without_live_jobs_ends_calm(monkeypatch):
     reaper.watch(spark, "substrait-viz-done", lambda session, tag: None)
     until(lambda: id(spark) not in reaper._watching and id(spark) not in reaper._stopped_tags, 10.0)
     assert killed == []
+
+
+def test_a_watch_that_ends_with_work_still_running_says_so(monkeypatch, caplog):
+    """A job of the stopped work that stays live for the whole watch (its end never seen) is not reaped,
+    since its tasks are not orphans; the watch's end says that work may run on rather than ending
+    silently."""
+    killed = _quick(monkeypatch, [0])
+    monkeypatch.setattr(reaper, "WATCH_S", 0.6)
+    monkeypatch.setattr(reaper, "live_jobs", lambda spark, tags: 1)
+    spark = _LocalSession()
+    with caplog.at_level("WARNING", logger=reaper.__name__):
+        reaper.watch(spark, "substrait-viz-never-ends", lambda session, tag: None)
+        until(lambda: id(spark) not in reaper._watching, 10.0)
+    assert killed == []
+    [said] = [r.getMessage() for r in caplog.records if r.name == reaper.__name__]
+    assert "ended after 1 s with 0 orphaned Spark task(s) and 1 job(s) of the stopped work still running" in said
