@@ -10,7 +10,8 @@ for more than 30 minutes after its job was cancelled.)
 :func:`watch` is started after a stop. It compares the tasks the executors are running with the tasks
 of the stages that are still active; tasks beyond those belong to no live job. A job of the stopped
 work that is still live (submitted after the stop's interrupts, or not yet seen to end by Spark's
-status listener) is cancelled again, and the watch does not end while one is. If orphans are
+status listener) is cancelled again, and the watch does not end while one is; the watch of such a
+stop lasts :data:`WATCH_S`, since orphans may show only once a late job is cancelled. If orphans are
 still running after :data:`REAP_AFTER_S`, the local session's JVM is stopped, which ends them, and a
 fresh session is started in the background when the warm-up is on (else by the next run:
 ``executor.spark.session`` recovers from a dead JVM). A job of another user
@@ -168,7 +169,9 @@ def _watch(spark) -> None:
                     return
             elif orphans == 0:
                 unknown, since = 0, None
-                if now - max(calm_since, stopped_at) >= CALM_S and _ended(key, stopped_at):
+                # a supervised stop's work may still submit a job its interrupts came before, whose tasks
+                # then outlive it: its watch lasts WATCH_S, not only until the first calm
+                if not tags and now - max(calm_since, stopped_at) >= CALM_S and _ended(key, stopped_at):
                     ended = True
                     return
             else:

@@ -119,13 +119,25 @@ def test_a_job_of_the_stopped_work_that_is_still_live_is_cancelled_and_keeps_the
     until(lambda: id(spark) not in reaper._watching and id(spark) not in reaper._stopped_tags, 10.0)
 
 
-def test_a_watch_without_live_jobs_ends_calm(monkeypatch):
-    killed = _quick(monkeypatch, [0])
+def test_a_supervised_stop_is_watched_its_whole_length(monkeypatch):
+    """Calm after a supervised stop (no orphan, no live job) does not end its watch: the stopped work's
+    tasks may show as orphans only later (a job its interrupts came before, cancelled again), and are
+    still reaped; the watch ends after WATCH_S."""
+    counts = [0]
+    killed = _quick(monkeypatch, counts)
     monkeypatch.setattr(reaper, "live_jobs", lambda spark, tags: 0)
     spark = _LocalSession()
-    reaper.watch(spark, "substrait-viz-done", lambda session, tag: None)
-    until(lambda: id(spark) not in reaper._watching and id(spark) not in reaper._stopped_tags, 10.0)
-    assert killed == []
+    reaper.watch(spark, "substrait-viz-late", lambda session, tag: None)
+    time.sleep(reaper.CALM_S * 3)  # calm: a stop without the work's tag would have ended its watch
+    assert id(spark) in reaper._watching and killed == []
+    counts[0] = 2
+    until(lambda: killed == [spark], 10.0)
+    monkeypatch.setattr(reaper, "WATCH_S", 0.5)
+    other = _LocalSession()
+    counts[0] = 0
+    reaper.watch(other, "substrait-viz-done", lambda session, tag: None)
+    until(lambda: id(other) not in reaper._watching and id(other) not in reaper._stopped_tags, 10.0)
+    assert killed == [spark]
 
 
 def test_a_watch_that_ends_with_work_still_running_says_so(monkeypatch, caplog):
