@@ -255,8 +255,10 @@ def _on(c: Context, expression: algebra_pb2.Expression) -> tuple[str, str]:
     parts = conjuncts(w, expression)
     same = same_names(c, parts)
     if not any(same):
-        keys = [e for e in parts if is_column_equality(w, e)]
-        rest = [e for e in parts if not is_column_equality(w, e)]
+        keys: list[algebra_pb2.Expression] = []
+        rest: list[algebra_pb2.Expression] = []
+        for e in parts:
+            (keys if is_column_equality(w, e) else rest).append(e)
         if join_type_of(c.body) in _KEEPING_UNMATCHED:  # "where" could read as a filter of the rows it keeps
             return "on", w.condition(expression)
         if not keys or not rest:

@@ -7,6 +7,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from substrait import algebra_pb2
 
@@ -14,13 +15,15 @@ from ..expressions import direct_field
 from ..fields import Field
 from ..kinds import emit, project_outputs_input
 from ..model import MemoBeside, NodeView, PlanModel
-from ..schema import GROUPING_ID, NodeInfo, aggregate_layout, join_layout, join_type_name
+from ..schema import GROUPING_ID, AggregateLayout, NodeInfo, aggregate_layout, join_layout, join_type_name
 from ..words import (
     GROUPING_ID_WORDS,
     Words,
     aggregate_words,
     capped_list,
 )
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -184,6 +187,11 @@ _TOTAL_NOUNS = {
 }
 
 
+def is_total(function: str) -> bool:
+    """Whether the aggregate function named ``function`` gives a total (a sum or a count)."""
+    return _TOTAL_NOUNS.get(function) in ("sum", "count")
+
+
 def total_noun(model: PlanModel, node_id: str, index: int) -> str | None:
     """The short name of node ``node_id``'s column ``index`` where it is an aggregate's total, passed on
     as it is (through filters, projects, joins, and set operations whose inputs all give the same kind
@@ -224,16 +232,12 @@ def _made(model: PlanModel, node_id: str) -> list[tuple[str, int]]:
 def _total_noun(model: PlanModel, node: NodeView, index: int) -> str | None:
     body = node.node.body
     if node.kind == "aggregate" and len(node.inputs) == 1:
-        layout = aggregate_layout(body, model.conventions)
         functions = model.extensions.functions
-        # the output's columns as _spoken lays them out: keys, DataFusion's grouping id, the totals
-        nouns: list[str | None] = [None] * (len(layout.keys) + (layout.grouping_column == "datafusion"))
-        for m in body.measures:
-            ref = functions.get(m.measure.function_reference)
-            nouns.append(None if ref is None else _TOTAL_NOUNS.get(ref.name))
-        mapping = emit(body)
-        if mapping is not None:
-            index = mapping[index] if 0 <= index < len(mapping) else -1
+        refs = [functions.get(m.measure.function_reference) for m in body.measures]
+        layout = aggregate_layout(body, model.conventions)
+        keys: list[str | None] = [None] * len(layout.keys)
+        measures = [None if r is None else _TOTAL_NOUNS.get(r.name) for r in refs]
+        nouns = _emitted(body, _aggregate_columns(layout, keys, measures))
         return nouns[index] if 0 <= index < len(nouns) else None
     passed = _passed_names(model, node, [None] * index + ["?"])
     said = {total_noun(model, child, position) for child, position, _ in passed}
@@ -408,9 +412,8 @@ def _spoken(model: PlanModel, node: NodeView, memo: dict[str, list[str] | None])
             direct = (list(inputs[0]) if keeps else []) + [w.expr(e) for e in body.expressions]
         else:
             layout = aggregate_layout(body, model.conventions)
-            direct = [w.expr(body.grouping_expressions[r]) for r in layout.keys]
-            direct += [None] if layout.grouping_column == "datafusion" else []
-            direct += [
+            keys = [w.expr(body.grouping_expressions[r]) for r in layout.keys]
+            measures = [
                 aggregate_words(
                     w,
                     w.function(m.measure.function_reference),
@@ -421,6 +424,7 @@ def _spoken(model: PlanModel, node: NodeView, memo: dict[str, list[str] | None])
                 )
                 for m in body.measures
             ]
+            direct = _aggregate_columns(layout, keys, measures)
     elif node.kind in PAIRING and inputs:
         kept, mark = row_sides(node.kind, body, len(inputs))
         direct = [n for k in kept for n in inputs[k]] + ([None] if mark else [])
@@ -428,10 +432,22 @@ def _spoken(model: PlanModel, node: NodeView, memo: dict[str, list[str] | None])
         direct = list(inputs[0])  # a set operation's columns bear its first input's names
     else:
         return None
-    mapping = emit(body)
-    if mapping is not None:
-        direct = [direct[m] if 0 <= m < len(direct) else None for m in mapping]
+    direct = _emitted(body, direct)
     return direct if len(direct) == len(node.schema) else None
+
+
+def _aggregate_columns(layout: AggregateLayout, keys: list[T | None], measures: list[T | None]) -> list[T | None]:
+    """An aggregate's output columns before its emit, each as given for its key or measure: the keys,
+    DataFusion's grouping id (None), the measures."""
+    return keys + [None] * (layout.grouping_column == "datafusion") + measures
+
+
+def _emitted(body, columns: list[T | None]) -> list[T | None]:
+    """A relation's ``columns`` as its emit orders them (None for an index out of range)."""
+    mapping = emit(body)
+    if mapping is None:
+        return columns
+    return [columns[m] if 0 <= m < len(columns) else None for m in mapping]
 
 
 def _renamed(fields: Sequence[Field] | None, names: Sequence[str]) -> Sequence[Field] | None:

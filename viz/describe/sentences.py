@@ -52,7 +52,7 @@ from .joins import (
     same_names,
     the_same,
 )
-from .names import column_names, is_expression_name, is_value_name, root_names
+from .names import column_names, is_expression_name, is_total, is_value_name, root_names
 
 
 def _read(c: Context) -> str:
@@ -366,10 +366,6 @@ def _told_apart(c: Context, w: Words, exprs: list[Expression], names: list[str])
     return [t if p or m else n for t, n, p, m in zip(out, names, placed, marks)]
 
 
-#: Aggregate functions whose results are totals.
-_TOTALS = frozenset({"sum", "sum0", "count"})
-
-
 def _aggregate(c: Context) -> str:
     body: algebra_pb2.AggregateRel = c.body
     w = c.words()
@@ -411,7 +407,7 @@ def _aggregate(c: Context) -> str:
         measures = _same_verbs(measures, named)
     if len(measures) > MAX_MEASURES + 1:  # never "1 more total", which hides what it could say (as capped_list)
         # "totals" of sums and counts only: TPC-DS q35's hidden smallest and largest values are no totals
-        totals = all(w.function(m.measure.function_reference) in _TOTALS for m in body.measures)
+        totals = all(is_total(w.function(m.measure.function_reference)) for m in body.measures)
         more = counted(len(measures) - MAX_MEASURES, "more total" if totals else "more aggregate")
         measures = measures[:MAX_MEASURES] + [f"computes {more}"]
     what = "; ".join(measures) if conditional else and_list(measures) if measures else ""
