@@ -1984,7 +1984,7 @@ def test_a_case_is_said_with_its_subject_its_brackets_and_its_null_otherwise(for
     )
     assert "c2 = n_nationkey when n_regionkey is 2, otherwise null." in said
     assert (
-        "where (n_nationkey ÷ n_regionkey (rounded toward 0) when n_regionkey is above 0, otherwise null) is above 2"
+        "where (the whole part of (n_nationkey ÷ n_regionkey) when n_regionkey is above 0, otherwise null) is above 2"
         in said
     )
     assert "n_nationkey is above 0.5." in said
@@ -2016,10 +2016,11 @@ def test_days_added_to_a_date_are_said_in_days(form):
 
 
 @pytest.mark.parametrize("form", ["written", "optimized"])
-def test_a_division_of_whole_numbers_says_it_rounds_toward_0(form):
+def test_a_division_of_whole_numbers_says_it_keeps_the_whole_part(form):
     """``o_orderkey / 7`` of two integers keeps a whole number (functions_arithmetic.yaml: "partial values
-    are truncated (i.e. rounded towards 0)"), which "÷" alone does not tell an analyst; a decimal's
-    division keeps its places and is said as it was."""
+    are truncated (i.e. rounded towards 0)"), which "÷" alone does not tell an analyst; said before the
+    division, as "(rounded toward 0)" after it read as its divisor's. A decimal's division keeps its
+    places and is said as it was."""
     said = " ".join(
         _story(
             "SELECT o_orderkey / 7 AS k, o_totalprice / 3 AS p, sum(o_shippriority) / count(*) AS a FROM orders "
@@ -2027,9 +2028,9 @@ def test_a_division_of_whole_numbers_says_it_rounds_toward_0(form):
             form,
         )
     )
-    assert "k = o_orderkey ÷ 7 (rounded toward 0)" in said, said
+    assert "k = the whole part of (o_orderkey ÷ 7)" in said, said
     assert "p = o_totalprice ÷ 3;" in said, said
-    assert "a = the sum of o_shippriority ÷ the number of rows (rounded toward 0)" in said, said
+    assert "a = the whole part of (the sum of o_shippriority ÷ the number of rows)" in said, said
 
 
 def test_text_truth_number_and_aggregate_functions_are_said_in_words():
@@ -2475,7 +2476,7 @@ def test_a_join_s_keys_come_before_its_other_conditions_and_each_key_says_which_
     assert not [s for s in q81 if "the same ca_state" in s], q81
     q21 = _sentences(datafusion("tpcds", "21", "written"))
     assert (
-        "Keeps rows where (inv_after ÷ inv_before (rounded toward 0) when inv_before is above 0, otherwise null) is "
+        "Keeps rows where (the whole part of (inv_after ÷ inv_before) when inv_before is above 0, otherwise null) is "
         "at least 2.0 ÷ 3.0 and at most 3.0 ÷ 2.0." in q21
     ), q21
     q35 = _sentences(datafusion("tpcds", "35", "written"))

@@ -551,9 +551,11 @@ def _arithmetic(name: str) -> Callable[[Speaker, Expression.ScalarFunction], str
             elif i == 1 and text.startswith(("-", "−")):  # "quantity − (−3)", not "quantity − -3"
                 text = f"({text})"
             parts.append(text)
-        # a division of whole numbers keeps a whole number (functions_arithmetic.yaml: "rounded towards 0")
+        said = f"{parts[0]} {op} {parts[1]}"
+        # a division of whole numbers keeps a whole number (functions_arithmetic.yaml: "rounded towards 0");
+        # said before it, as "(rounded toward 0)" after it read as its divisor's
         whole = name == "divide" and f.output_type.WhichOneof("kind") in INTEGER_KINDS
-        return f"{parts[0]} {op} {parts[1]}" + (" (rounded toward 0)" if whole else "")
+        return f"the whole part of ({said})" if whole else said
 
     return words
 
