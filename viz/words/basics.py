@@ -46,6 +46,17 @@ def as_predicate(name: str) -> str:
     return f"{name.removesuffix(MATCH)} found a match" if name.endswith(MATCH) else name
 
 
+#: A column told apart by the step that makes it or reads it ("step 26's d_year").
+_STEPS_OWN = re.compile(r"step (\d+)'s (.+)")
+
+
+def step_owned(name: str) -> tuple[str, str] | None:
+    """The step number and the column's own name of a name :data:`_STEPS_OWN` tells apart
+    ("step 26's d_year": ("26", "d_year")), else None."""
+    m = _STEPS_OWN.fullmatch(name)
+    return (m.group(1), m.group(2)) if m else None
+
+
 def found_step(name: str) -> str | None:
     """The step of a column named by :func:`found_name`, else None."""
     m = _FOUND.fullmatch(name)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -24,6 +25,7 @@ from .basics import (
     cut,
     date_words,
     said_of,
+    step_owned,
     text_date,
 )
 from .functions import (
@@ -59,6 +61,45 @@ FLOAT_PLACES_SAID = 10
 #: A CASE's branches said one by one, up to this many (a longer one: all but the last of them, and a count).
 _CASES_SAID = 4
 _TEXT_KINDS = frozenset({"string", "varchar", "fixed_char", "var_char"})
+
+
+def _by_steps(said: list[str], owned: dict[int, str]) -> list[str]:
+    """Conditions ``said`` with those on one column of several steps (``owned``: by their place, the
+    column's name, "step 26's d_year") said once, where the first of them was: "d_year is 2000 in steps
+    26, 79 and 133 and 2001 in steps 52, 106 and 160" (TPC-DS q04: six "step N's d_year is …" in a row
+    made a sentence of a page). Of a column said with "and" ("is at least 4 and at most 7"), only what
+    several steps share: "is 4 in step 6 and at least 4 and at most 7 in step 8" blurred its bounds."""
+    of: dict[int, tuple[str, str, str]] = {}  # by place: the step, the column's own name, what is said of it
+    for i, told in owned.items():
+        step, name = step_owned(told) or ("", "")
+        rest = said[i].removeprefix(told + " ")
+        if rest != said[i] and "step " not in rest:  # another step in the rest: "in steps" would blur it
+            of[i] = step, name, rest
+    plain = {name for _, name, _ in of.values()}
+    plain -= {name for _, name, rest in of.values() if " and " in rest}
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, (_, name, rest) in of.items():
+        groups.setdefault((name, "" if name in plain else rest), []).append(i)
+    merged: dict[int, str | None] = {}  # a place's new words, None where its condition is said earlier
+    for (name, _), places in groups.items():
+        if len({of[i][0] for i in places}) < 2:
+            continue
+        steps: dict[str, list[str]] = {}  # what is said of the column -> the steps it is said of
+        for i in places:
+            steps.setdefault(of[i][2], []).append(of[i][0])
+        verb = all(rest.startswith("is ") for rest in steps) and len(steps) > 1
+        parts = [
+            f"{rest.removeprefix('is ') if verb and k else rest} in "
+            + (f"step {ns[0]}" if len(ns) == 1 else f"steps {and_list(ns)}")
+            for k, (rest, ns) in enumerate(steps.items())
+        ]
+        # the article an owner's possession lost ("step 26's sum"), back: "the sum is above 0 in steps …"
+        subject = f"the {name}" if re.match(r"[a-z]+( |$)", name) else name
+        merged.update(dict.fromkeys(places[1:]))
+        merged[places[0]] = f"{subject} {and_list(parts)}"
+    if not merged:
+        return said
+    return [merged.get(i, text) for i, text in enumerate(said) if merged.get(i, text) is not None]
 
 
 def unbracketed(text: str) -> str:
@@ -135,6 +176,7 @@ class Words:
             return replace(self, whole=True).conditions_of(conjuncts)
         out: list[str] = []
         bounds: list[tuple[str, str, str] | None] = []
+        owned: dict[int, str] = {}  # a condition on one column a step tells apart: that column's name
         conjuncts = [part for c in conjuncts for part in shared_conditions(self, c)]
         i = 0
         while i < len(conjuncts):
@@ -169,11 +211,24 @@ class Words:
                     bounds[-1] = None
                 # else one condition written twice (TPC-DS q48's IN list and its ORs): said once
                 continue
+            told = self._step_owned(c)
+            if told is not None:
+                owned[len(out)] = told
             out.append(text)
             bounds.append(bound)
+        out = _by_steps(out, owned)
         if len(out) > 1:  # alternatives among other conditions: in brackets, or their "and"s run into the list's
             out = [f"({t})" if t.startswith("either ") else t for t in out]
         return out
+
+    def _step_owned(self, c: Expression) -> str | None:
+        """The name of the one column condition ``c`` reads where a step tells it apart ("step 26's d_year"),
+        else None."""
+        refs = field_references(c)
+        if len({r.SerializeToString(deterministic=True) for r in refs}) != 1:
+            return None
+        name = self.selection(refs[0])
+        return name if step_owned(name) is not None else None
 
     def predicate(self, e: Expression) -> str:
         """``e`` in words as a condition: a boolean column by :func:`as_predicate` ("step 23 found a match")."""
