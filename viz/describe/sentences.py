@@ -206,7 +206,7 @@ def _filter(c: Context) -> str:
         return text
     if c.input(0) and _the_reads_filter(c, c.input(0)):
         # a producer that filters in the read and again after it (DataFusion): the condition was just said
-        return "Checks the read's condition again: no row is left out here."
+        return f"Repeats {c.step(c.input(0))}'s condition: every row already meets it."
     words = w.condition(cond)
     return as_sentence(f"Keeps {_rows(things)} {_whose(w, words)} {words}")
 
@@ -452,7 +452,7 @@ def _keys_listed(keys: list[str]) -> list[str]:
 MAX_MEASURES = 6
 #: An aggregate's sentence says this many of its grouping sets (a ROLLUP of five keys has six).
 MAX_GROUPINGS = 8
-_MERGED_VERBS = ("sums ", "averages ", "counts ")
+_MERGED_VERBS = ("sums ", "averages ", "counts ", "finds the largest ", "finds the smallest ")
 
 
 def _same_verbs(measures: list[str], named: list[str]) -> list[str]:

@@ -180,6 +180,9 @@ def _comparison_parts(w: Speaker, name: str, f: Expression.ScalarFunction) -> tu
             left, right = right, left
         nulls = " (a null matching a null)" if name == "is_not_distinct_from" else ""
         return w.expr(left), ("= " if name != "not_equal" else "≠ ") + w.expr(right) + nulls, name
+    if name == "not_equal" and not _is_constant(w, left) and not _is_constant(w, right):
+        # as two columns: "the first 5 characters of ca_zip are not the first 5 characters of s_zip" read oddly
+        return _operand(w.expr(left)), f"≠ {_operand(w.expr(right))}", name
     op = _DATE_WORDS.get(name) if (_is_date(w, left) or _is_date(w, right)) else None
     return _operand(w.expr(left)), f"{op or COMPARISON_WORDS[name]} {_operand(w.expr(right))}", name
 
