@@ -248,25 +248,29 @@ def _connects(nodes: set[int], edges: set[frozenset[int]]) -> bool:
 
 def _on(c: Context, expression: algebra_pb2.Expression) -> tuple[str, str]:
     """A join's condition in words, after the word that leads it: its keys that equate columns of the same
-    name on both sides said once ("on the same i_item_sk and s_zip"), then every other condition; a
-    condition without a key after "where" ("where value is above …": "on value is above" read as a
-    phrase)."""
+    name on both sides said once ("on the same i_item_sk and s_zip"), then the other keys, then after
+    "where" every other condition; a condition without a key after "where" ("where value is above …": "on
+    value is above" read as a phrase). A join that keeps rows by whether they match, or keeps them unmatched,
+    lists its conditions after "on" alone."""
     w = c.words()
     parts = conjuncts(w, expression)
     same = same_names(c, parts)
-    if not any(same):
-        keys: list[algebra_pb2.Expression] = []
-        rest: list[algebra_pb2.Expression] = []
-        for e in parts:
+    # "where" could read as a filter of the rows such a join keeps, or of the side it looks up
+    pairs_only = join_type_of(c.body) in _KEEPING_UNMATCHED
+    keys: list[algebra_pb2.Expression] = []
+    rest: list[algebra_pb2.Expression] = []
+    for e, key in zip(parts, same):
+        if key is None:
             (keys if is_column_equality(w, e) else rest).append(e)
-        if join_type_of(c.body) in _KEEPING_UNMATCHED:  # "where" could read as a filter of the rows it keeps
-            return "on", w.condition(expression)
-        if not keys or not rest:
-            return ("on" if keys else "where"), w.condition(expression)
+    if not any(same):
+        if pairs_only or not keys or not rest:
+            return ("on" if keys or pairs_only else "where"), w.condition(expression)
         # the keys, then the rest after "where", as after "the same id": "on a = b and c is above d" read as one
         return "on", f"{and_list(w.conditions_of(keys))} where {_rest(w, rest)}"
-    rest = [e for e, key in zip(parts, same) if key is None]
-    return "on", the_same(same) + (f" where {_rest(w, rest)}" if rest else "")
+    on = [the_same(same), *w.conditions_of(keys)]
+    if pairs_only:
+        return "on", and_list(on + [f"({t})" if t.startswith("either ") else t for t in w.conditions_of(rest)])
+    return "on", and_list(on) + (f" where {_rest(w, rest)}" if rest else "")
 
 
 def _rest(w, conditions: Sequence[algebra_pb2.Expression]) -> str:
@@ -276,9 +280,13 @@ def _rest(w, conditions: Sequence[algebra_pb2.Expression]) -> str:
     return f"({said[0]})" if len(said) == 1 and said[0].startswith("either ") else and_list(said)
 
 
-#: Joins that keep a side's rows without a match: their condition only pairs rows, which a "where"
-#: after the sides would read as choosing.
-_KEEPING_UNMATCHED = frozenset({"left", "right", "outer", "left_single", "right_single"})
+#: Joins that keep a side's rows without a match, or one side's rows by whether they match: their
+#: condition only pairs rows, which a "where" after the sides would read as choosing them ("that have a
+#: match in the rows of step 24 on the same ss_store_sk where revenue is …" read as step 24's revenue).
+_KEEPING_UNMATCHED = frozenset(
+    {"left", "right", "outer", "left_single", "right_single"}
+    | {f"{side}_{kind}" for side in ("left", "right") for kind in ("semi", "anti", "mark")}
+)
 
 
 def join(c: Context) -> str:
