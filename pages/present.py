@@ -24,7 +24,15 @@ from ui.state.plan_source import executability_of, sample_titles
 from ui.state.selection import resolve_node, select, theme
 from ui.state.share import share_link_widget
 from ui.tasks import Task, finished, progress_fragment, show_progress, start
-from viz.describe import column_names, describe_plan, errors_said, in_steps, spoken_model, story_order, story_runs
+from viz.describe import (
+    describe_plan,
+    errors_said,
+    in_steps,
+    spoken_model,
+    story_column_names,
+    story_order,
+    story_runs,
+)
 from viz.describe.context import read_first
 from viz.model import PlanModel
 from viz.render import View, spoken_heading, title, to_dot
@@ -148,7 +156,7 @@ def _sample_rows(plan, model: PlanModel, node_id: str, step: int, shown_in, ever
 def _shown_rows(model: PlanModel, node_id: str, step: int, result) -> None:
     st.markdown(f"**Sample rows of step {step}**")
     rows = result.rows
-    names = column_names(model, node_id)
+    names = story_column_names(model, node_id)
     if names and len(names) == len(rows.columns):  # the columns as the story names them: revenue, not sum(…
         rows = rows.set_axis([f"[{i}] {name}" for i, name in enumerate(names)], axis=1)
     show_rows(rows.iloc[:, read_first(model, node_id, len(rows.columns))])
@@ -238,7 +246,7 @@ def main() -> None:
         st.subheader(f"Step {number[selected]}: {heading}" + (f" ({relation})" if technical else ""))
         _walk(order, selected)
         st.markdown(f"**{md_escape(sentences[selected])}**")
-        names = column_names(model, selected) or []  # computed columns by their name or in words
+        names = story_column_names(model, selected) or []  # computed columns by their name or in words
         # those the sentence does not name already (a read's names its first few)
         rest = [n for n in names if n not in sentences[selected]]
         if rest:

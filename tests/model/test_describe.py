@@ -21,6 +21,7 @@ from viz.describe import (
     describe_plan,
     in_steps,
     spoken_model,
+    story_column_names,
     story_order,
 )
 from viz.describe.names import spoken_record
@@ -2554,3 +2555,15 @@ def test_a_review_of_optimized_tpcds_stories_reads_plainly():
     q01 = datafusion("tpch", "q01", "optimized")
     order = story_order(q01)
     assert describe(q01, order[1]) == "Repeats step 1's condition: every row already meets it."
+
+
+def test_a_match_column_is_named_by_its_step_as_the_sentences_name_it():
+    """DataFusion's optimized TPC-DS q45 marks its rows by a match in the items of its IN subquery (step 19,
+    checked by hand against the plan) and keeps that mark: the step's sentence says "step 19's match", and
+    its columns (Present's "Columns" line, the sample rows' headers) said "mark"."""
+    m = datafusion("tpcds", "45", "optimized")
+    sentences = describe_plan(m)
+    said = "Keeps columns ws_sales_price, ca_city, ca_zip and step 19's match."
+    [keeps] = [n for n in story_order(m) if sentences[n] == said]
+    assert story_column_names(m, keeps) == ["ws_sales_price", "ca_city", "ca_zip", "step 19's match"]
+    assert column_names(m, keeps) == ["ws_sales_price", "ca_city", "ca_zip", "mark"]  # the graph's, without steps

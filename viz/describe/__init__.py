@@ -15,7 +15,16 @@ generic sentence and the failure is kept (see :func:`describe_failures`).
 
 from .names import column_names, root_names, spoken_model
 from .sentences import DESCRIBE
-from .story import describe, describe_failures, describe_plan, errors_said, in_steps, story_order, story_runs
+from .story import (
+    describe,
+    describe_failures,
+    describe_plan,
+    errors_said,
+    in_steps,
+    story_column_names,
+    story_order,
+    story_runs,
+)
 
 __all__ = [
     "DESCRIBE",
@@ -27,6 +36,7 @@ __all__ = [
     "in_steps",
     "root_names",
     "spoken_model",
+    "story_column_names",
     "story_order",
     "story_runs",
 ]

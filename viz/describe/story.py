@@ -11,10 +11,13 @@ from dataclasses import dataclass, field
 from ..errors import Severity
 from ..model import MemoBeside, PlanModel
 from ..words import (
+    MATCH,
     and_list,
     capped_list,
     counted,
+    found_name,
 )
+from .context import match_of
 from .names import PAIRING, column_names, join_renames, root_renames, row_sides
 from .sentences import DESCRIBE, MAX_COLUMNS, Context, as_sentence
 
@@ -235,6 +238,22 @@ def story_order(model: PlanModel) -> list[str]:
     """Node ids from the leaves to the roots (inputs before the nodes that read them, subqueries
     before their enclosing node), each once: the order to tell a plan's story in."""
     return model.graph.post_order()
+
+
+def story_column_names(model: PlanModel, node_id: str) -> list[str] | None:
+    """:func:`column_names` of node ``node_id`` as the story's sentences say them: a join's match by the
+    step that makes it ("step 19's match", "whether step 8 found a match"), not by the plan's "mark"."""
+    names = column_names(model, node_id)
+    if names is None:
+        return None
+    step = _step(model, ids=False)
+    out = list(names)
+    for i in range(len(out)):
+        match = match_of(model, node_id, i)
+        if match is not None:
+            how, maker = match
+            out[i] = step(maker) + MATCH if how == "mark" else found_name(step(maker))
+    return out
 
 
 _NODE_ID = re.compile(r"\bnode ([0-9][\w.*]*)")
