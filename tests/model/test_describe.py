@@ -146,17 +146,19 @@ def test_a_windows_frame_and_offsets_are_said(tpch_dir):
     )
     said = " ".join(describe(m, n.id) for n in m.nodes())
     for words in (
-        "s3 = the sum of o_totalprice per o_custkey in order of o_orderdate, over this row and the 2 before it",
-        "m = the average o_totalprice in order of o_orderkey, over this row, the one before it and the one after it",
-        "c = the number of rows in order of o_orderkey, over the rows from 5 rows before this one to 2 rows before "
-        "this one",
-        "r = the sum of o_totalprice in order of o_orderkey, over the rows whose o_orderkey is from 10 before this "
-        "row's to this row's (in the window's order)",
-        "run = the running sum of o_totalprice per o_custkey in order of o_orderkey",
+        "s3 = the sum of o_totalprice per o_custkey in order of o_orderdate (lowest first), over this row and the 2 "
+        "before it",
+        "m = the average o_totalprice in order of o_orderkey (lowest first), over this row, the one before it and the "
+        "one after it",
+        "c = the number of rows in order of o_orderkey (lowest first), over the rows from 5 rows before this one to 2 "
+        "rows before this one",
+        "r = the sum of o_totalprice in order of o_orderkey (lowest first), over the rows whose o_orderkey is from 10 "
+        "before this row's to this row's (in the window's order)",
+        "run = the running sum of o_totalprice per o_custkey in order of o_orderkey (lowest first)",
         "tot = the sum of o_totalprice per o_custkey.",
-        "lg = o_orderkey 2 rows back (else 0) in order of o_orderkey",
-        "nx = the next row's o_orderkey in order of o_orderkey",
-        "q = the bucket number (of 4 equal buckets) in order of o_orderkey",
+        "lg = o_orderkey 2 rows back (else 0) in order of o_orderkey (lowest first)",
+        "nx = the next row's o_orderkey in order of o_orderkey (lowest first)",
+        "q = the bucket number (of 4 equal buckets) in order of o_orderkey (lowest first)",
     ):
         assert words in said, (words, said)
     assert "lag(" not in said and "ntile(" not in said and "lead(" not in said
@@ -421,7 +423,7 @@ def test_window_grouping_sets_physical_subqueries():
     # AND CURRENT ROW): a running sum; the root's sum over the whole partition is the product's total
     assert describe(sample("window.json"), "0.0") == (
         "Adds 2 window columns: the row number and the running sum of quantity, per product_id, in order of "
-        "order_date and quantity."
+        "order_date (lowest first) and quantity (lowest first)."
     )
     # the root names it product_qty (the sample's root names)
     assert describe(sample("window.json"), "0").startswith(
@@ -1603,13 +1605,13 @@ def test_a_case_operand_named_by_its_step_is_bracketed_too():
     """A comparison's side with a branch is bracketed; an apostrophe was taken for a text literal's quote,
     so "step 79's sum … when …, otherwise null is above …" lost its brackets (TPC-DS q04's growth
     comparisons) where a name with no apostrophe kept them."""
-    from viz.words.functions import _operand
+    from viz.words import set_apart
 
     case = "step 106's x ÷ 2 when y is above 0, otherwise null"
-    assert _operand(case) == f"({case})"
-    assert _operand("step 26's x ÷ step 79's x") == "step 26's x ÷ step 79's x"
-    assert _operand("'go when ready'") == "'go when ready'"  # a literal's words are its own
-    assert _operand("x when y is 'it''s when', otherwise 0") == "(x when y is 'it''s when', otherwise 0)"
+    assert set_apart(case) == f"({case})"
+    assert set_apart("step 26's x ÷ step 79's x") == "step 26's x ÷ step 79's x"
+    assert set_apart("'go when ready'") == "'go when ready'"  # a literal's words are its own
+    assert set_apart("x when y is 'it''s when', otherwise 0") == "(x when y is 'it''s when', otherwise 0)"
 
 
 # ---- what a step says is what it does (found by a review of the words against the plans) ------------------
@@ -2004,7 +2006,7 @@ def test_an_aggregate_s_own_order_is_said(form):
         )
     )
     assert "Joins the n_name texts with ', ' between in order of n_name (highest first) as names" in said, said
-    assert "collects the n_name values in order of n_nationkey as arr" in said, said
+    assert "collects the n_name values in order of n_nationkey (lowest first) as arr" in said, said
     assert said.count("in order of") == 2, said
 
 
@@ -2567,3 +2569,17 @@ def test_a_match_column_is_named_by_its_step_as_the_sentences_name_it():
     [keeps] = [n for n in story_order(m) if sentences[n] == said]
     assert story_column_names(m, keeps) == ["ws_sales_price", "ca_city", "ca_zip", "step 19's match"]
     assert column_names(m, keeps) == ["ws_sales_price", "ca_city", "ca_zip", "mark"]  # the graph's, without steps
+
+
+def test_a_window_s_order_says_its_direction_and_a_sort_key_with_branches_is_bracketed():
+    """TPC-DS q44 ranks products by their average profit, ascending for the best (rank_col asc) and
+    descending for the worst (checked by hand against the SQL): "the rank in order of the average
+    ss_net_profit" left which is rank 1 to a guess. q36's second sort key is a CASE: "(lowest first)"
+    after its last branch read as null's."""
+    q44 = _sentences(datafusion("tpcds", "44", "written"))
+    assert [s for s in q44 if "rnk = the rank in order of the average ss_net_profit (lowest first)" in s], q44
+    assert [s for s in q44 if "the rank in order of the average ss_net_profit (highest first)" in s], q44
+    q36 = _sentences(datafusion("tpcds", "36", "written"))
+    assert [
+        s for s in q36 if "then (i_category when lochierarchy is 0, otherwise null) (lowest first), then rank" in s
+    ], q36

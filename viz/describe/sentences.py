@@ -28,6 +28,7 @@ from ..words import (
     framed,
     is_column_equality,
     ordinal,
+    set_apart,
 )
 from .context import (
     MATCH,
@@ -515,7 +516,8 @@ def _sort_words(w: Words, sorts, nulls: bool = False) -> str:
                 marks.append("grouping equal values together")
         else:
             marks.append("by a custom comparison")
-        keys.append((w.expr(s.expr), marks, where))
+        # "(x when y is 0, otherwise null) (lowest first)": the marks the key's, not its last branch's
+        keys.append((set_apart(w.expr(s.expr)) if marks or where else w.expr(s.expr), marks, where))
     places = {where for _, _, where in keys if where}
     once = len(places) == 1 and sum(1 for _, _, where in keys if where) > 1
     parts = []

@@ -37,6 +37,7 @@ from .functions import (
     condition_parts,
     conjuncts,
     is_column_equality,
+    set_apart,
 )
 from .literals import literal_words
 
@@ -60,6 +61,7 @@ __all__ = [
     "as_predicate",
     "found_name",
     "found_step",
+    "set_apart",
     "ordinal",
     "GROUPING_ID_WORDS",
     "LEADS_WITH_FIRST",

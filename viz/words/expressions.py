@@ -41,6 +41,7 @@ from .functions import (
     none_of,
     options_words,
     same_subject,
+    set_apart,
     shared_conditions,
 )
 from .literals import literal_words
@@ -334,10 +335,14 @@ class Words:
         return capped_list(items, MAX_ITEMS)
 
     def order_key(self, s: algebra_pb2.SortField) -> str:
-        """A window's order key: ``o_totalprice (highest first)`` for a descending one."""
+        """A window's order key with its direction: ``o_totalprice (highest first)``; an ascending one too
+        (``(lowest first)``), as which rank is 1 (TPC-DS q44's best and worst products) hangs on it."""
         text = self.expr(s.expr)
+        text = set_apart(text)  # "(x when y is 0, otherwise null) (lowest first)": the key's, not null's
         if s.WhichOneof("sort_kind") == "direction" and s.direction in (3, 4):  # DESC NULLS FIRST / LAST
             return f"{text} (highest first)"
+        if s.WhichOneof("sort_kind") == "direction" and s.direction in (1, 2):  # ASC NULLS FIRST / LAST
+            return f"{text} (lowest first)"
         return text
 
     def if_then(self, e: Expression.IfThen) -> str:

@@ -182,12 +182,12 @@ def _comparison_parts(w: Speaker, name: str, f: Expression.ScalarFunction) -> tu
         return w.expr(left), ("= " if name != "not_equal" else "≠ ") + w.expr(right) + nulls, name
     if name == "not_equal" and not _is_constant(w, left) and not _is_constant(w, right):
         # as two columns: "the first 5 characters of ca_zip are not the first 5 characters of s_zip" read oddly
-        return _operand(w.expr(left)), f"≠ {_operand(w.expr(right))}", name
+        return set_apart(w.expr(left)), f"≠ {set_apart(w.expr(right))}", name
     op = _DATE_WORDS.get(name) if (_is_date(w, left) or _is_date(w, right)) else None
-    return _operand(w.expr(left)), f"{op or COMPARISON_WORDS[name]} {_operand(w.expr(right))}", name
+    return set_apart(w.expr(left)), f"{op or COMPARISON_WORDS[name]} {set_apart(w.expr(right))}", name
 
 
-def _operand(text: str) -> str:
+def set_apart(text: str) -> str:
     """A comparison's side in brackets where, outside its own, it has a branch or a condition ("(x ÷ y
     when y is above 0, otherwise null) is above 0.6"): else the comparison reads as one of its branches."""
     depth, quoted = 0, False
