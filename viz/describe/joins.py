@@ -190,7 +190,7 @@ def _same_name(
     raw = c.node.info.incoming
     name = _one_column(
         (record[indices[0]].name, record[indices[1]].name),
-        (raw[indices[0]].name, raw[indices[1]].name) if raw is not None else None,
+        (raw[indices[0]].name, raw[indices[1]].name) if raw is not None and len(starts) > 1 else None,
     )
     if name is None:
         return None
@@ -199,9 +199,12 @@ def _same_name(
 
 
 def _one_column(spoken: tuple[str, str], raw: tuple[str, str] | None) -> str | None:
-    """The name two join keys are said by when they are one column: one name on both sides, or one column
-    under two (the result's name for one side, q64's cs1.store_name; the table's for the other, cs2's
-    s_store_name) by the first side's; None otherwise, and for a name in words ("the rank …"), said as it is."""
+    """The name two join keys are said by when they are one column: one name on both sides, or, given
+    their names in the plan (``raw``: a join of three inputs or more), one column under two (the result's
+    name for one input, TPC-DS q74's customer_id; the table's for the others, c_customer_id) by the first
+    side's; None otherwise, and for a name in words ("the rank …"), said as it is. Of two inputs, one
+    renamed ("s_store_id1 = s_store_id", q59) is said as it is: "the same s_store_id1" read as a column
+    compared with itself."""
     a, b = spoken
     same = a == b or (raw is not None and raw[0] == raw[1])
     return a if same and " " not in a else None
@@ -364,9 +367,7 @@ def _same_key(c: Context, a: Expression.FieldReference, b: Expression.FieldRefer
     i, j = reference_field(a), reference_field(b)
     if left is None or right is None or i is None or j is None or i >= len(left) or j >= len(right):
         return None
-    schemas = [c.model.node(n).schema for n in (c.input(0), c.input(1))]
-    known = schemas[0] is not None and schemas[1] is not None and i < len(schemas[0]) and j < len(schemas[1])
-    name = _one_column((left[i], right[j]), (schemas[0][i].name, schemas[1][j].name) if known else None)
+    name = _one_column((left[i], right[j]), None)  # two inputs: see _one_column
     return (name, nulls) if name is not None else None
 
 
