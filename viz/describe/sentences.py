@@ -313,18 +313,27 @@ def _project(c: Context) -> str:
         if c.node.schema is not None and not c.node.schema and c.node.info.incoming:
             return "Keeps the rows but none of their columns."  # DataFusion's, under a count of rows
         return "Passes its input through."
+    # outputs only its new columns, each once: "computes" them ("Adds x as a new column. Outputs 1 column:
+    # x" said it kept others)
+    only_new = (
+        narrows and len(names) == len(made) and sorted(outputs.get(i, -1) for i in made) == list(range(len(names)))
+    )
     if len(computed) == 1:
         if markers:
             text = f"Adds {computed[0]}"
+        elif only_new:
+            text = f"Computes {computed[0]}"
         else:
             text = f"Adds column {computed[0]}" if given[made[0]] else f"Adds {computed[0]} as a new column"
     else:
         text = (
-            f"Adds {len(computed)} new columns: "
+            (f"Computes {len(computed)} columns: " if only_new else f"Adds {len(computed)} new columns: ")
             + "; ".join(computed[:NEW_COLUMNS])
             + (f"; and {len(computed) - NEW_COLUMNS} more" if len(computed) > NEW_COLUMNS else "")
         )
     out = as_sentence(text)
+    if only_new and not markers and len(computed) <= NEW_COLUMNS:
+        return out
     if narrows and names:
         out += " " + as_sentence(f"Outputs {column_list(_told_apart(c, w, exprs, names))}")
     return out

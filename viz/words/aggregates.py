@@ -174,8 +174,8 @@ def _only_where(w: Speaker, name: str, values: Sequence[Expression]) -> tuple[Ex
     if (name in ("sum", "sum0") and constant_value(w, value) == 1) or (
         name == "count" and constant_value(w, value) is not None
     ):
-        return None, where, " (null if no row is)" if name == "sum" and nothing else ""
-    return value, where, " (0 if no row is)" if name == "sum0" or not nothing else ""
+        return None, where, " (null if no row matches)" if name == "sum" and nothing else ""
+    return value, where, " (0 if no row matches)" if name == "sum0" or not nothing else ""
 
 
 def _never_null(e: Expression) -> bool:

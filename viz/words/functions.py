@@ -7,6 +7,7 @@ import calendar
 import datetime as _dt
 import decimal as _decimal
 import math
+import re
 import string
 from collections.abc import Callable, Sequence
 
@@ -807,10 +808,23 @@ def _round(w: Speaker, f: Expression.ScalarFunction) -> str | None:
     return f"{_whole(w.expr(values[0]))} rounded to {to}"
 
 
+#: A text literal as the words say it: 'it''s'.
+_TEXT_LITERAL = re.compile(r"'(?:[^']|'')*'")
+
+
 def _concat(w: Speaker, f: Expression.ScalarFunction) -> str | None:
-    """``concat('store', s_store_id)``: "'store' followed by s_store_id"."""
-    parts = [_whole(w.expr(v)) for v in argument_values(f)]
-    return " followed by ".join(parts) if len(parts) > 1 else None
+    """``concat('store', s_store_id)``: "'store' followed by s_store_id"; texts side by side as one
+    ('DHL' || ',' || 'BARIAN': 'DHL,BARIAN')."""
+    parts: list[str] = []
+    for v in argument_values(f):
+        text = w.expr(v)
+        if parts and _TEXT_LITERAL.fullmatch(text) and _TEXT_LITERAL.fullmatch(parts[-1]):
+            parts[-1] = parts[-1][:-1] + text[1:]
+        else:
+            parts.append(text)
+    if len(parts) == 1 and len(argument_values(f)) > 1:
+        return parts[0]
+    return " followed by ".join(_whole(p) for p in parts) if len(parts) > 1 else None
 
 
 _IF_NULL = " if null)"
