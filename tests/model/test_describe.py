@@ -2601,3 +2601,15 @@ def test_a_step_of_new_columns_only_computes_them_and_texts_side_by_side_are_one
     q66 = _sentences(datafusion("tpcds", "66", "written"))
     assert [s for s in q66 if s.startswith("Adds column ship_carriers = 'DHL,BARIAN'. Outputs 32 columns")], q66
     assert [s for s in q66 if "where d_moy is 1 (0 if no row matches)" in s], q66
+
+
+def test_a_computed_column_of_two_columns_of_one_name_tells_them_apart():
+    """TPC-DS q02 divides each weekday's 2001 sales by the next year's (sun_sales1 / sun_sales2, checked by
+    hand against the SQL), both named by the same words: the step's sentence tells them apart by place,
+    but its outputs (and Present's columns) read "(the sum … 'Sunday') ÷ (the sum … 'Sunday')", a value
+    divided by itself."""
+    m = datafusion("tpcds", "02", "written")
+    sunday = "the sum of ws_ext_sales_price (or cs_ext_sales_price) where d_day_name is 'Sunday'"
+    ratio = f"(({sunday} (the 1st of 2)) ÷ ({sunday} (the 2nd of 2))) rounded to 2 decimal places"
+    [step] = [n for n in story_order(m) if m.node(n).kind == "project" and ratio in (column_names(m, n) or [])]
+    assert f"Outputs 8 columns: d_week_seq1, {ratio}, " in describe(m, step)

@@ -26,9 +26,8 @@ from ..words import (
     counted,
     found_name,
     is_column_equality,
-    ordinal,
 )
-from .names import SET_NAME_CHARS, made_at, outer_records, row_sides, spoken_record, total_noun
+from .names import SET_NAME_CHARS, made_at, outer_records, placed, row_sides, spoken_record, total_noun
 
 #: Column lists show this many names, then "and N more".
 MAX_COLUMNS = 6
@@ -361,11 +360,6 @@ def columns_words(fields: Sequence[Field] | None, limit: int = MAX_COLUMNS) -> s
         return ""
     names = [f.name for f in fields]
     return capped_list(names, limit)
-
-
-def placed(name: str, k: int, n: int) -> str:
-    """The ``k``-th of ``n`` columns named ``name``: "n_name (the 2nd of 2)"."""
-    return f"{name} (the {ordinal(k)} of {n})"
 
 
 #: A name told apart by its place (:func:`placed`) or by the step that reads it ("step 12's n_name"):

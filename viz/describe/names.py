@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from substrait import algebra_pb2
 
-from ..expressions import direct_field
+from ..expressions import direct_field, field_references
 from ..fields import Field
 from ..kinds import emit, project_outputs_input
 from ..model import MemoBeside, NodeView, PlanModel
@@ -21,6 +21,7 @@ from ..words import (
     Words,
     aggregate_words,
     capped_list,
+    ordinal,
 )
 
 T = TypeVar("T")
@@ -409,7 +410,9 @@ def _spoken(model: PlanModel, node: NodeView, memo: dict[str, list[str] | None])
         w = Words(model, _renamed(node.info.incoming, inputs[0]), outer_records(model, node.id))
         if node.kind == "project":
             keeps = project_outputs_input(body, model.conventions.project_keeps_input)
-            direct = (list(inputs[0]) if keeps else []) + [w.expr(e) for e in body.expressions]
+            direct = (list(inputs[0]) if keeps else []) + [
+                _computed(model, node, w, inputs[0], e) for e in body.expressions
+            ]
         else:
             layout = aggregate_layout(body, model.conventions)
             keys = [w.expr(body.grouping_expressions[r]) for r in layout.keys]
@@ -434,6 +437,33 @@ def _spoken(model: PlanModel, node: NodeView, memo: dict[str, list[str] | None])
         return None
     direct = _emitted(body, direct)
     return direct if len(direct) == len(node.schema) else None
+
+
+def placed(name: str, k: int, n: int) -> str:
+    """The ``k``-th of ``n`` columns named ``name``: "n_name (the 2nd of 2)"."""
+    return f"{name} (the {ordinal(k)} of {n})"
+
+
+def _computed(model: PlanModel, node: NodeView, w: Words, names: Sequence[str], e: algebra_pb2.Expression) -> str:
+    """A project's expression ``e`` in words as a column's name, the columns it reads named by ``names``
+    (of its input); two of one name told apart by their places: TPC-DS q02's ratio of two weeks' sums,
+    "(the sum … 'Sunday') ÷ (the sum … 'Sunday')", read as a value divided by itself."""
+    read = sorted(
+        {
+            r.direct_reference.struct_field.field
+            for r in field_references(e)
+            if r.WhichOneof("root_type") == "root_reference" and r.direct_reference.HasField("struct_field")
+        }
+    )
+    said = Counter(names[i] for i in read if 0 <= i < len(names))
+    if all(k < 2 for k in said.values()):
+        return w.expr(e)
+    times, seen = Counter(names), Counter()
+    told = []
+    for n in names:
+        seen[n] += 1
+        told.append(placed(n, seen[n], times[n]) if said[n] > 1 else n)
+    return Words(model, _renamed(node.info.incoming, told), outer_records(model, node.id)).expr(e)
 
 
 def _aggregate_columns(layout: AggregateLayout, keys: list[T | None], measures: list[T | None]) -> list[T | None]:
