@@ -205,32 +205,60 @@ def _filter(c: Context) -> str:
             words = and_list(w.conditions_of(rest))
             text += " " + as_sentence(f"Of those, keeps the rows {_whose(w, words)} {words}")
         return text
-    if c.input(0) and _the_reads_filter(c, c.input(0)):
+    read = _the_reads_filter(c)
+    if read is not None:
         # a producer that filters in the read and again after it (DataFusion): the condition was just said
-        return f"Repeats {c.step(c.input(0))}'s condition: every row already meets it."
+        return f"Repeats {c.step(read)}'s condition: every row already meets it."
     words = w.condition(cond)
     return as_sentence(f"Keeps {_rows(things)} {_whose(w, words)} {words}")
 
 
-def _the_reads_filter(c: Context, node_id: str) -> bool:
-    """Whether the filter's condition is the one the read ``node_id`` must apply (its ``filter``, not a
-    ``best_effort_filter``): the same expression, each column it reads the read's column of that name and
-    type (words alike are not enough: ``v > 0.1`` as a float and as a double read alike)."""
-    read = c.model.node(node_id)
-    if read.kind != "read" or not read.node.body.HasField("filter"):
-        return False
-    ours = _by_columns(c.body.condition, c.node.info.incoming)
-    return ours is not None and ours == _by_columns(read.node.body.filter, read.info.incoming)
+def _the_reads_filter(c: Context) -> str | None:
+    """The read whose condition the filter's is (the read's ``filter``, not a ``best_effort_filter``), right
+    below it or below a project over it (its columns that project computes read as their expressions:
+    TPC-DS q41's repeat of a page-long condition, one part of it computed once above the read), else None:
+    the same expression, each column it reads the read's column of that name and type (words alike are
+    not enough: ``v > 0.1`` as a float and as a double read alike)."""
+    below = c.model.node(c.input(0)) if c.input(0) else None
+    made: dict[int, object] = {}
+    fields = c.node.info.incoming
+    if below is not None and below.kind == "project" and len(below.inputs) == 1 and fields is not None:
+        body, incoming = below.node.body, below.info.incoming
+        keeps = project_outputs_input(body, c.model.conventions.project_keeps_input)
+        width = len(incoming or ()) if keeps else 0
+        mapping = emit(body)
+        sources = list(mapping) if mapping is not None else list(range(width + len(body.expressions)))
+        if incoming is None or len(sources) != len(fields):
+            return None
+        if any(not 0 <= m < width + len(body.expressions) for m in sources):
+            return None
+        # the project's columns as its input's (the read's), or as the expressions that make them
+        made = {i: _by_columns(body.expressions[m - width], incoming) for i, m in enumerate(sources) if m >= width}
+        fields = [incoming[m] if m < width else f for f, m in zip(fields, sources)]
+        below = c.model.node(below.inputs[0])
+    if below is None or below.kind != "read" or not below.node.body.HasField("filter"):
+        return None
+    ours = _by_columns(c.body.condition, fields, made)
+    theirs = _by_columns(below.node.body.filter, below.info.incoming)
+    return below.id if ours is not None and ours == theirs else None
 
 
-def _by_columns(message, fields) -> object:
+def _by_columns(message, fields, made: dict[int, object] | None = None) -> object:
     """``message`` (an expression) as nested tuples, each reference to a column of ``fields`` as that
-    column's name and type; None where a column is not known by a name of its own."""
+    column's name and type, or, for a column in ``made``, as the tuples of the expression that makes it;
+    None where a column is not known by a name of its own."""
     if fields is None:
         return None
     names = [f.name for f in fields]
+    made = made or {}
 
     def walk(m):
+        if isinstance(m, Expression) and m.WhichOneof("rex_type") == "selection" and made:
+            i = direct_field(m)  # a column computed below: as the expression that makes it
+            if i is not None and i in made:
+                if made[i] is None:
+                    raise LookupError
+                return made[i]
         # a reference without a root type reads the node's record too, as the model reads it
         if isinstance(m, algebra_pb2.Expression.FieldReference) and m.WhichOneof("root_type") in (
             None,
