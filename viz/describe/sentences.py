@@ -363,7 +363,21 @@ def _project(c: Context) -> str:
     if only_new and not markers and len(computed) <= NEW_COLUMNS:
         return out
     if narrows and names:
-        out += " " + as_sentence(f"Outputs {column_list(_told_apart(c, w, exprs, names))}")
+        told = _told_apart(c, w, exprs, names)
+        places = project_places(c.model, c.node.id)
+        at = outputs.get(made[0]) if made else None
+        # the new columns side by side, once each and just listed in words: said by their count (TPC-DS q02's
+        # seven ratios, a page of words, said twice in one sentence)
+        if (
+            len(made) > 1
+            and at is not None
+            and not all(given[i] for i in made)
+            and all(places.get(i) == [at + k] for k, i in enumerate(made))
+        ):
+            items = [*told[:at], f"the {len(made)} new ones", *told[at + len(made) :]]
+            out += " " + as_sentence(f"Outputs {counted(len(told), 'column')}: {capped_list(items, MAX_COLUMNS)}")
+        else:
+            out += " " + as_sentence(f"Outputs {column_list(told)}")
     return out
 
 
