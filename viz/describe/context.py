@@ -196,11 +196,7 @@ class Context:
             named: list[str | None] = []
             for i in range(len(record)):
                 match = match_of(self.model, below, i)
-                if match is None:
-                    named.append(None)
-                else:
-                    how, maker = match
-                    named.append(self.step(maker) + MATCH if how == "mark" else found_name(self.step(maker)))
+                named.append(None if match is None else match_name(match, self.step))
             if any(named):
                 record = [f.renamed(n) if n else f for f, n in zip(record, named)]
         times = Counter(f.name for f in record)
@@ -406,6 +402,13 @@ def match_of(model: PlanModel, node_id: str, index: int) -> tuple[str, str] | No
             twice = joined is not None  # null where either join found none
             joined = at
     return None
+
+
+def match_name(match: tuple[str, str], step: Callable[[str], str]) -> str:
+    """A join's match (:func:`match_of`) as the story names it, by the step that makes it (``step``): a mark
+    join's "step 23's match", an outer join's "whether step 8 found a match"."""
+    how, maker = match
+    return step(maker) + MATCH if how == "mark" else found_name(step(maker))
 
 
 def found_above(model: PlanModel, node_id: str, index: int) -> str | None:

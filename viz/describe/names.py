@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from substrait import algebra_pb2
 
-from ..expressions import direct_field, field_references
+from ..expressions import direct_field, root_fields
 from ..fields import Field
 from ..kinds import emit, project_outputs_input
 from ..model import MemoBeside, NodeView, PlanModel
@@ -448,14 +448,7 @@ def _computed(model: PlanModel, node: NodeView, w: Words, names: Sequence[str], 
     """A project's expression ``e`` in words as a column's name, the columns it reads named by ``names``
     (of its input); two of one name told apart by their places: TPC-DS q02's ratio of two weeks' sums,
     "(the sum … 'Sunday') ÷ (the sum … 'Sunday')", read as a value divided by itself."""
-    read = sorted(
-        {
-            r.direct_reference.struct_field.field
-            for r in field_references(e)
-            if r.WhichOneof("root_type") == "root_reference" and r.direct_reference.HasField("struct_field")
-        }
-    )
-    said = Counter(names[i] for i in read if 0 <= i < len(names))
+    said = Counter(names[i] for i in root_fields(e) if 0 <= i < len(names))
     if all(k < 2 for k in said.values()):
         return w.expr(e)
     times, seen = Counter(names), Counter()

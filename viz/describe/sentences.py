@@ -221,24 +221,16 @@ def _the_reads_filter(c: Context) -> str | None:
     not enough: ``v > 0.1`` as a float and as a double read alike)."""
     below = c.model.node(c.input(0)) if c.input(0) else None
     made: dict[int, object] = {}
-    fields = c.node.info.incoming
-    if below is not None and below.kind == "project" and len(below.inputs) == 1 and fields is not None:
-        body, incoming = below.node.body, below.info.incoming
-        keeps = project_outputs_input(body, c.model.conventions.project_keeps_input)
-        width = len(incoming or ()) if keeps else 0
-        mapping = emit(body)
-        sources = list(mapping) if mapping is not None else list(range(width + len(body.expressions)))
-        if incoming is None or len(sources) != len(fields):
-            return None
-        if any(not 0 <= m < width + len(body.expressions) for m in sources):
-            return None
-        # the project's columns as its input's (the read's), or as the expressions that make them
-        made = {i: _by_columns(body.expressions[m - width], incoming) for i, m in enumerate(sources) if m >= width}
-        fields = [incoming[m] if m < width else f for f, m in zip(fields, sources)]
+    if below is not None and below.kind == "project" and len(below.inputs) == 1:
+        # the columns the project computes as the expressions that make them, of its input's (the read's)
+        # columns; the others are its input's as they are, by name and type
+        exprs, incoming = below.node.body.expressions, below.info.incoming
+        places = project_places(c.model, below.id)
+        made = {j: _by_columns(exprs[k], incoming) for k, at in places.items() for j in at}
         below = c.model.node(below.inputs[0])
     if below is None or below.kind != "read" or not below.node.body.HasField("filter"):
         return None
-    ours = _by_columns(c.body.condition, fields, made)
+    ours = _by_columns(c.body.condition, c.node.info.incoming, made)
     theirs = _by_columns(below.node.body.filter, below.info.incoming)
     return below.id if ours is not None and ours == theirs else None
 

@@ -11,13 +11,11 @@ from dataclasses import dataclass, field
 from ..errors import Severity
 from ..model import MemoBeside, PlanModel
 from ..words import (
-    MATCH,
     and_list,
     capped_list,
     counted,
-    found_name,
 )
-from .context import match_of
+from .context import match_name, match_of
 from .names import PAIRING, column_names, join_renames, root_renames, row_sides
 from .sentences import DESCRIBE, MAX_COLUMNS, Context, as_sentence
 
@@ -251,8 +249,7 @@ def story_column_names(model: PlanModel, node_id: str) -> list[str] | None:
     for i in range(len(out)):
         match = match_of(model, node_id, i)
         if match is not None:
-            how, maker = match
-            out[i] = step(maker) + MATCH if how == "mark" else found_name(step(maker))
+            out[i] = match_name(match, step)
     return out
 
 

@@ -225,10 +225,9 @@ class Words:
     def _step_owned(self, c: Expression) -> str | None:
         """The name of the one column condition ``c`` reads where a step tells it apart ("step 26's d_year"),
         else None."""
-        refs = field_references(c)
-        if len({r.SerializeToString(deterministic=True) for r in refs}) != 1:
+        if len(_columns_read(c)) != 1:
             return None
-        name = self.selection(refs[0])
+        name = self.selection(field_references(c)[0])
         return name if step_owned(name) is not None else None
 
     def predicate(self, e: Expression) -> str:
