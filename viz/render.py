@@ -194,8 +194,8 @@ def title(kind: str) -> str:
 
 
 def spoken_heading(node: NodeView) -> str:
-    """A node's title for an audience ("Keep the first rows"); a join's with its type ("Join (left
-    semi)"), an inner join's without."""
+    """A node's title for an audience ("Keep the first rows"); a join's with its type ("Join (left)"), an
+    inner join's without, a semi, anti or mark join's by what it does ("Keep rows with a match")."""
     from .expressions import is_true
     from .kinds import spoken_title
     from .schema import join_type_name
@@ -204,14 +204,21 @@ def spoken_heading(node: NodeView) -> str:
     body = node.node.body
     if kind(node.kind).joins and body is not None and "type" in body.DESCRIPTOR.fields_by_name:
         which = join_type_name(body).removeprefix("JOIN_TYPE_").replace("_", " ").lower()
-        if which not in ("inner", "unspecified"):
-            heading += f" ({which})"
+        if which.endswith(("semi", "anti", "mark")):
+            heading = _KEEPING_HEADINGS[which.rsplit(" ", 1)[1]]  # as its sentence says: it pairs no rows
+        elif which not in ("inner", "unspecified"):
+            heading += f" ({_JOIN_WORDS.get(which, which)})"
         elif node.kind == "join" and (not body.HasField("expression") or is_true(body.expression)):
             heading = spoken_title("cross")  # as its sentence says: DataFusion writes its joins so
     elif node.kind == "set" and body is not None:
         heading = _SET_TITLES.get(body.op, heading)  # an except or an intersect combines no rows
     return heading
 
+
+#: A semi, anti or mark join's title: it keeps or marks one side's rows, as its sentence says.
+_KEEPING_HEADINGS = {"semi": "Keep rows with a match", "anti": "Keep rows without a match", "mark": "Look up matches"}
+#: A join type as SQL says it ("full outer", not the plan's "outer").
+_JOIN_WORDS = {"outer": "full outer"}
 
 #: A set operation's title by its op: an except and an intersect keep rows of the first input.
 _SET_TITLES = {1: "Except", 2: "Except", 7: "Except", 3: "Intersect", 4: "Intersect", 8: "Intersect"}

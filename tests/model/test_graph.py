@@ -119,8 +119,10 @@ def test_a_plain_view_for_an_audience_shows_no_node_ids_and_no_expressions():
 
 def test_a_plain_view_numbers_each_box_as_its_step_in_an_audience_s_words():
     """Present's graph: each box headed by its step's number and the step's title beside it ("7. Choose and
-    compute columns"), a join's type said ("Join (left semi)"), an inner join's not."""
-    from viz.describe import story_order
+    compute columns"), a join's type said ("Join (left)"), an inner join's not; a semi, anti or mark join
+    by what it does, as its sentence says ("Keep rows with a match"), and a mark join's match column by its
+    step, as the story names it ("step 15's match", not the plan's "mark" or "has_product")."""
+    from viz.describe import spoken_model, story_order
     from viz.render import View, to_dot
 
     with open(os.path.join(ROOT, "sample_plans", "joins_semi_anti_mark.json"), "rb") as fh:
@@ -129,13 +131,24 @@ def test_a_plain_view_numbers_each_box_as_its_step_in_an_audience_s_words():
     plain = to_dot(model, view=View(plain=True, steps=tuple(steps.items())))
     semi = model.node("0")
     assert semi.node.body.type == semi.node.body.JOIN_TYPE_LEFT_SEMI
-    assert f"<B>{steps['0']}. Join (left semi)</B>" in plain
+    assert f"<B>{steps['0']}. Keep rows with a match</B>" in plain
+    assert model.node("1").node.body.type == semi.node.body.JOIN_TYPE_LEFT_ANTI
+    assert f"<B>{steps['1']}. Keep rows without a match</B>" in plain
+    mark = model.node("4")
+    assert mark.node.body.type == semi.node.body.JOIN_TYPE_LEFT_MARK
+    assert f"<B>{steps['4']}. Look up matches</B>" in plain
+    match = f"step {steps['4']}&#x27;s match"
+    assert match not in plain
+    assert match in to_dot(spoken_model(model), view=View(plain=True, steps=tuple(steps.items())))
     assert f"<B>{steps['0.0']}. Read</B>" in plain
     technical = to_dot(model, view=View(steps=tuple(steps.items())))
     assert f"<B>{steps['0']}. Join</B>" in technical  # the relation's name with the technical marks
     with open(os.path.join(ROOT, "sample_plans", "joins_outer.json"), "rb") as fh:
         inner = analyze(fh.read())
-    assert "<B>Join</B>" in to_dot(inner, view=View(plain=True))  # node 0 is an inner join
+    outer = to_dot(inner, view=View(plain=True))
+    assert "<B>Join</B>" in outer  # node 0 is an inner join
+    assert inner.node("3").node.body.type == inner.node("3").node.body.JOIN_TYPE_OUTER
+    assert "<B>Join (full outer)</B>" in outer and "<B>Join (left)</B>" in outer  # as SQL says them
 
 
 def test_a_plain_view_draws_no_warning_borders_it_does_not_explain():

@@ -13,7 +13,7 @@ memoises each sentence; a describer that fails on an odd plan never stops the re
 generic sentence and the failure is kept (see :func:`describe_failures`).
 """
 
-from .names import column_names, root_names, spoken_model
+from .names import column_names, root_names
 from .sentences import DESCRIBE
 from .story import (
     describe,
@@ -21,6 +21,7 @@ from .story import (
     describe_plan,
     errors_said,
     in_steps,
+    spoken_model,
     story_column_names,
     story_order,
     story_runs,

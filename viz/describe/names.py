@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from substrait import algebra_pb2
@@ -15,7 +15,7 @@ from ..expressions import direct_field, root_fields
 from ..fields import Field
 from ..kinds import emit, project_outputs_input
 from ..model import MemoBeside, NodeView, PlanModel
-from ..schema import GROUPING_ID, AggregateLayout, NodeInfo, aggregate_layout, join_layout, join_type_name
+from ..schema import GROUPING_ID, AggregateLayout, aggregate_layout, join_layout, join_type_name
 from ..words import (
     GROUPING_ID_WORDS,
     Words,
@@ -33,7 +33,6 @@ class _Memo:
     #: The names set operations made, each with the names it says and the number of others it does not.
     united: dict[str, tuple[tuple[str, ...], int]] = field(default_factory=dict)
     root_names: dict[str, list[str | None]] | None = None
-    spoken: PlanModel | None = None
     nouns: dict[tuple[str, int], str | None] = field(default_factory=dict)
     made: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
 
@@ -407,7 +406,7 @@ def _spoken(model: PlanModel, node: NodeView, memo: dict[str, list[str] | None])
     if node.kind in _SAME_COLUMNS and len(inputs) == 1:
         direct = list(inputs[0])
     elif node.kind in ("project", "aggregate") and len(inputs) == 1:
-        w = Words(model, _renamed(node.info.incoming, inputs[0]), outer_records(model, node.id))
+        w = Words(model, renamed(node.info.incoming, inputs[0]), outer_records(model, node.id))
         if node.kind == "project":
             keeps = project_outputs_input(body, model.conventions.project_keeps_input)
             direct = (list(inputs[0]) if keeps else []) + [
@@ -456,7 +455,7 @@ def _computed(model: PlanModel, node: NodeView, w: Words, names: Sequence[str], 
     for n in names:
         seen[n] += 1
         told.append(placed(n, seen[n], times[n]) if said[n] > 1 else n)
-    return Words(model, _renamed(node.info.incoming, told), outer_records(model, node.id)).expr(e)
+    return Words(model, renamed(node.info.incoming, told), outer_records(model, node.id)).expr(e)
 
 
 def _aggregate_columns(layout: AggregateLayout, keys: list[T | None], measures: list[T | None]) -> list[T | None]:
@@ -473,7 +472,8 @@ def _emitted(body, columns: list[T | None]) -> list[T | None]:
     return [columns[m] if 0 <= m < len(columns) else None for m in mapping]
 
 
-def _renamed(fields: Sequence[Field] | None, names: Sequence[str]) -> Sequence[Field] | None:
+def renamed(fields: Sequence[Field] | None, names: Sequence[str]) -> Sequence[Field] | None:
+    """``fields`` named ``names`` (the same fields where the counts differ)."""
     if fields is None or len(fields) != len(names):
         return fields
     return [f if f.name == n else f.renamed(n) for f, n in zip(fields, names)]
@@ -488,45 +488,4 @@ def spoken_record(model: PlanModel, node: NodeView, incoming: Sequence[Field]) -
         if own is None:
             return incoming
         names.extend(own)
-    return _renamed(incoming, names) or incoming
-
-
-def spoken_model(model: PlanModel) -> PlanModel:
-    """The model as an analyst reads its drawing: every node's output columns named as
-    :func:`column_names` names them (``revenue``, not ``sum(multiply(…``), in its schema and in its
-    detail's references to its input's columns (a sort's ``$1:revenue DESC``). The model itself when
-    no name changes. For drawing only (:func:`viz.render.to_dot`): its digest is the plan's, as the
-    model's. Memoised."""
-    memo = _memo(model)
-    if memo.spoken is not None:
-        return memo.spoken
-    infos = dict(model.infos)
-    for node_id in model.graph.nodes:
-        try:
-            infos[node_id] = _spoken_info(model, node_id)
-        except Exception:  # an odd plan: this node as the producer names it
-            continue
-    changed = any(infos[n] is not model.infos[n] for n in infos)
-    memo.spoken = replace(model, infos=infos) if changed else model
-    return memo.spoken
-
-
-def _spoken_info(model: PlanModel, node_id: str) -> NodeInfo:
-    """Node ``node_id``'s info for :func:`spoken_model` (itself when none of its names changes)."""
-    node = model.node(node_id)
-    info = node.info
-    schema, incoming = info.schema, info.incoming or []
-    if not any(is_expression_name(f.name) for f in [*(schema or []), *incoming]):
-        return info
-    names = column_names(model, node_id)
-    if schema is not None and names is not None and len(names) == len(schema):
-        schema = list(_renamed(schema, names) or schema)
-    detail = info.detail
-    if detail and incoming:
-        spoken = spoken_record(model, node, incoming)
-        for i, (before, after) in enumerate(zip(incoming, spoken)):
-            if before.name != after.name:
-                detail = detail.replace(f"${i}:{before.name}", f"${i}:{after.name}")
-    if schema is info.schema and detail == info.detail:
-        return info
-    return replace(info, schema=schema, detail=detail)
+    return renamed(incoming, names) or incoming

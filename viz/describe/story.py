@@ -6,17 +6,27 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..errors import Severity
 from ..model import MemoBeside, PlanModel
+from ..schema import NodeInfo
 from ..words import (
     and_list,
     capped_list,
     counted,
 )
 from .context import match_name, match_of
-from .names import PAIRING, column_names, join_renames, root_renames, row_sides
+from .names import (
+    PAIRING,
+    column_names,
+    is_expression_name,
+    join_renames,
+    renamed,
+    root_renames,
+    row_sides,
+    spoken_record,
+)
 from .sentences import DESCRIBE, MAX_COLUMNS, Context, as_sentence
 
 
@@ -26,6 +36,7 @@ class _Memo:
     tables: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
     steps: dict[str, int] | None = None
     failures: dict[str, str] = field(default_factory=dict)
+    spoken: PlanModel | None = None  # the model as Present draws it
 
 
 #: This module's memo for a model, kept beside it (not in it) for as long as it lives.
@@ -251,6 +262,45 @@ def story_column_names(model: PlanModel, node_id: str) -> list[str] | None:
         if match is not None:
             out[i] = match_name(match, step)
     return out
+
+
+def spoken_model(model: PlanModel) -> PlanModel:
+    """The model as an analyst reads its drawing: every node's output columns named as
+    :func:`story_column_names` names them (``revenue``, not ``sum(multiply(…``; "step 19's match", not
+    "mark"), in its schema and in its detail's references to its input's columns (a sort's
+    ``$1:revenue DESC``). The model itself when no name changes. For drawing only
+    (:func:`viz.render.to_dot`): its digest is the plan's, as the model's. Memoised."""
+    memo = _memo(model)
+    if memo.spoken is not None:
+        return memo.spoken
+    infos = dict(model.infos)
+    for node_id in model.graph.nodes:
+        try:
+            infos[node_id] = _spoken_info(model, node_id)
+        except Exception:  # an odd plan: this node as the producer names it
+            continue
+    changed = any(infos[n] is not model.infos[n] for n in infos)
+    memo.spoken = replace(model, infos=infos) if changed else model
+    return memo.spoken
+
+
+def _spoken_info(model: PlanModel, node_id: str) -> NodeInfo:
+    """Node ``node_id``'s info for :func:`spoken_model` (itself when none of its names changes)."""
+    node = model.node(node_id)
+    info = node.info
+    schema, incoming = info.schema, info.incoming or []
+    names = story_column_names(model, node_id) if schema is not None else None
+    if names is not None and len(names) == len(schema) and any(f.name != n for f, n in zip(schema, names)):
+        schema = list(renamed(schema, names) or schema)
+    detail = info.detail
+    if detail and any(is_expression_name(f.name) for f in incoming):
+        spoken = spoken_record(model, node, incoming)
+        for i, (before, after) in enumerate(zip(incoming, spoken)):
+            if before.name != after.name:
+                detail = detail.replace(f"${i}:{before.name}", f"${i}:{after.name}")
+    if schema is info.schema and detail == info.detail:
+        return info
+    return replace(info, schema=schema, detail=detail)
 
 
 _NODE_ID = re.compile(r"\bnode ([0-9][\w.*]*)")
