@@ -1028,7 +1028,7 @@ def test_dates_shifted_by_intervals_and_constants_are_said_as_values():
     [f12] = [describe(q12, n.id) for n in q12.nodes() if n.kind == "filter"]
     assert f12.endswith(
         "Of those, keeps the rows whose l_shipmode is 'MAIL' or 'SHIP', l_commitdate is before "
-        "l_receiptdate, l_shipdate is before l_commitdate and l_receiptdate is on or after 1 January 1994 and "
+        "l_receiptdate and after l_shipdate and l_receiptdate is on or after 1 January 1994 and "
         "before 1 January 1995."
     ), f12
     q06 = datafusion("tpch", "q06")
@@ -2521,6 +2521,21 @@ def test_one_condition_written_twice_is_said_once():
     twice = P.call(8, P.call(2, P.field(0), P.i64(1)), P.call(2, P.field(0), P.i64(1)))
     m = P.model_of(P.plan({"filter": {"input": t, "condition": twice}}, functions=functions))
     assert describe(m, "0") == "Keeps the rows of t whose a is above 1."
+
+
+def test_a_column_bounded_by_other_columns_from_both_sides_is_said_once():
+    """TPC-DS q58 (DataFusion, as written) keeps items whose revenue in each channel is between 0.9 and 1.1
+    times the others' (checked by hand against the SQL: ``ss_item_rev between 0.9 * cs_item_rev and 1.1 *
+    cs_item_rev`` and five more): twelve "is at most" of two columns each are six bounds of one column.
+    TPC-H q12's ``l_commitdate < l_receiptdate and l_shipdate < l_commitdate`` bounds l_commitdate."""
+    q58 = _sentences(datafusion("tpcds", "58", "written"))
+    [keeps] = [s for s in q58 if "that match on the same item_id" in s]
+    assert keeps.count("at most") == 6 and keeps.count(" is at least ") == 6, keeps
+    for mine, other in [("ss", "cs"), ("ss", "ws"), ("cs", "ss"), ("cs", "ws"), ("ws", "ss"), ("ws", "cs")]:
+        bounds = f"{mine}_item_rev is at least 0.9 × {other}_item_rev and at most 1.1 × {other}_item_rev"
+        assert bounds in keeps, keeps
+    q12 = _sentences(datafusion("tpch", "q12", "written"))
+    assert any("l_commitdate is before l_receiptdate and after l_shipdate and l_receiptdate" in s for s in q12)
 
 
 def test_conditions_on_one_column_of_several_steps_are_said_once_by_their_steps():

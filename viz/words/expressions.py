@@ -34,6 +34,7 @@ from .functions import (
     SET_COMPARISON,
     beyond_places,
     bound_words,
+    column_bounds,
     condition_parts,
     conjuncts,
     constant_value,
@@ -167,8 +168,9 @@ class Words:
     def conditions(self, e: Expression) -> list[str]:
         """The conjuncts of ``e`` (nested ``and`` flattened), each in words, every one said: a lower
         and an upper bound of one column next to each other read as one ("x is at least 44 and at
-        most 54"), and a condition written twice in a row (two pairs of tables joined on columns of
-        the same names) once, with "(twice)"."""
+        most 54", by other columns too: "l_commitdate is before l_receiptdate and after l_shipdate"),
+        and a condition written twice in a row (two pairs of tables joined on columns of the same
+        names) once, with "(twice)"."""
         return self.conditions_of(conjuncts(self, e))
 
     def conditions_of(self, conjuncts: Sequence[Expression]) -> list[str]:
@@ -178,6 +180,7 @@ class Words:
         out: list[str] = []
         bounds: list[tuple[str, str, str] | None] = []
         owned: dict[int, str] = {}  # a condition on one column a step tells apart: that column's name
+        lone: Expression | None = None  # the last condition, said alone, bounding nothing by a constant
         conjuncts = [part for c in conjuncts for part in shared_conditions(self, c)]
         i = 0
         while i < len(conjuncts):
@@ -191,10 +194,15 @@ class Words:
                 subject, excluded = same_subject(self, conjuncts[i - 1 : run], "not_equal")
                 out.append(said_of(self.expr(subject), f"is {none_of(excluded)}"))
                 bounds.append(None)
-                i = run
+                i, lone = run, None
                 continue
             bound = bound_words(self, c)
             prev = bounds[-1] if bounds else None
+            paired = column_bounds(self, lone, c) if lone is not None and bound is None else None
+            lone = None
+            if paired is not None:
+                out[-1] = paired
+                continue
             if (
                 bound is not None
                 and prev is not None
@@ -217,6 +225,7 @@ class Words:
                 owned[len(out)] = told
             out.append(text)
             bounds.append(bound)
+            lone = c if bound is None else None
         out = _by_steps(out, owned)
         if len(out) > 1:  # alternatives among other conditions: in brackets, or their "and"s run into the list's
             out = [f"({t})" if t.startswith("either ") else t for t in out]

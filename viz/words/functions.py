@@ -261,6 +261,31 @@ def bound_words(w: Speaker, e: Expression) -> tuple[str, str, str] | None:
     return subject, "lower" if read in _LOWER else "upper", rest
 
 
+def column_bounds(w: Speaker, a: Expression, b: Expression) -> str | None:
+    """Two comparisons bounding one column from both sides by other values, as one: "ss_item_rev is at
+    least 0.9 × cs_item_rev and at most 1.1 × cs_item_rev" (TPC-DS q58's ``between`` of columns); None
+    for anything else."""
+    sides = []
+    for e in (a, b):
+        if e.WhichOneof("rex_type") != "scalar_function":
+            return None
+        name, values = w.function(e.scalar_function.function_reference), argument_values(e.scalar_function)
+        if name not in _MIRRORED or len(values) != 2 or values[0] == values[1]:
+            return None
+        sides.append((name, values))
+    for subject in sides[0][1]:
+        if not _is_field(subject) or all(v != subject for v in sides[1][1]):
+            continue
+        # each read from the subject's side: "0.9 × x is at most s" is "s is at least 0.9 × x"
+        parts = [(n, vs[1]) if vs[0] == subject else (_MIRRORED[n], vs[0]) for n, vs in sides]
+        if {n in _LOWER for n, _ in parts} != {True, False}:
+            return None
+        words = _DATE_WORDS if _is_date(w, subject) else COMPARISON_WORDS
+        first, second = (f"{words[n]} {set_apart(w.expr(v))}" for n, v in parts)
+        return said_of(w.expr(subject), f"{first} and {second.removeprefix('is ')}")
+    return None
+
+
 _NUMERIC_KINDS = frozenset({"i8", "i16", "i32", "i64", "fp32", "fp64", "decimal"})
 
 
