@@ -370,7 +370,7 @@ def _project(c: Context) -> str:
             out += " " + as_sentence(f"Outputs {counted(len(told), 'column')}: {capped_list(items, MAX_COLUMNS)}")
         else:
             out += " " + as_sentence(f"Outputs {column_list(told)}")
-    return out
+    return out + _copies(exprs, outputs, names)
 
 
 def _copies(exprs: list[Expression], outputs: dict[int, int], names: list[str]) -> str:
@@ -386,7 +386,7 @@ def _copies(exprs: list[Expression], outputs: dict[int, int], names: list[str]) 
     for outputs in places.values():
         copies = list(dict.fromkeys(names[j] for j in sorted(outputs)))
         if len(copies) > 1:  # a sentence that starts with a column's name would capitalise it
-            said.append(as_sentence(f"The same column as {copies[0]}: {and_list(copies[1:])}"))
+            said.append(as_sentence(f"Also outputs {copies[0]} as {and_list(copies[1:])}"))
     return "".join(" " + x for x in said)
 
 
