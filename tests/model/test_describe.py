@@ -1531,11 +1531,12 @@ def _isthmus(query: str) -> PlanModel:
     "query, start",
     [
         # MKT_SHARE divides the sum of a CASE by a sum; the CASE's "otherwise 0.0000" had run on into "÷ the
-        # sum of …", reading as 0 ÷ the sum; the CASE's own brackets say it is what is summed
+        # sum of …", reading as 0 ÷ the sum; the CASE's own brackets say it is what is summed, and the sum's that
+        # the quotient is not
         (
             "08",
-            "Adds column MKT_SHARE = the sum of (L_EXTENDEDPRICE × (1 − L_DISCOUNT) when N_NAME is 'BRAZIL', "
-            "otherwise 0) ÷ (the sum of L_EXTENDEDPRICE × (1 − L_DISCOUNT)).",
+            "Adds column MKT_SHARE = (the sum of (L_EXTENDEDPRICE × (1 − L_DISCOUNT) when N_NAME is 'BRAZIL', "
+            "otherwise 0)) ÷ (the sum of L_EXTENDEDPRICE × (1 − L_DISCOUNT)).",
         ),
         # "(L_EXTENDEDPRICE × (1 − L_DISCOUNT) as SUM_DISC_PRICE)" read as if the name were part of the
         # expression; the brackets keep a difference in a list apart, the name follows them
@@ -2544,6 +2545,19 @@ def test_a_column_bounded_by_other_columns_from_both_sides_is_said_once():
         assert bounds in keeps, keeps
     q12 = _sentences(datafusion("tpch", "q12", "written"))
     assert any("l_commitdate is before l_receiptdate and after l_shipdate and l_receiptdate" in s for s in q12)
+
+
+def test_a_phrase_before_an_operator_is_bracketed_when_its_object_is_more_than_a_name():
+    """An operator after "the … of (…)" reads as part of its object: TPC-DS q89's ``abs(sum_sales -
+    avg_monthly_sales) / avg_monthly_sales`` read as the absolute value of the quotient, q01's
+    ``avg(ctr_total_return) * 1.2`` as an average of the totals times 1.2 (checked by hand against the SQL).
+    A phrase of a name keeps no brackets: q17's ``sum(l_extendedprice) / 7.0``."""
+    q89 = "\n".join(_sentences(datafusion("tpcds", "89", "written")))
+    assert "((the absolute value of (sum_sales − avg_monthly_sales)) ÷ avg_monthly_sales when" in q89, q89
+    q01 = "\n".join(_sentences(datafusion("tpcds", "01", "written")))
+    assert "is above (the average of the sum of sr_return_amt_inc_tax) × 1.2." in q01, q01
+    q17 = "\n".join(_sentences(datafusion("tpch", "q17", "written")))
+    assert "the sum of l_extendedprice ÷ 7" in q17 and "(the sum of l_extendedprice)" not in q17, q17
 
 
 def test_conditions_on_one_column_of_several_steps_are_said_once_by_their_steps():

@@ -577,6 +577,8 @@ def _arithmetic(name: str) -> Callable[[Speaker, Expression.ScalarFunction], str
                 )
             ) or (inner is None and _loose(text, op, right=i == 1)):  # "(the sum of x where y is 'A') ÷ ..."
                 text = f"({text})"
+            elif i == 0 and _open_phrase(text):  # "(the absolute value of (a − b)) ÷ b", not of the quotient
+                text = f"({text})"
             elif i == 1 and text.startswith(("-", "−")):  # "quantity − (−3)", not "quantity − -3"
                 text = f"({text})"
             parts.append(text)
@@ -613,6 +615,36 @@ def _loose(text: str, op: str, right: bool) -> bool:
         ):
             return True
     return False
+
+
+def _open_phrase(text: str) -> bool:
+    """Whether ``text`` is a noun phrase ("the … of …") whose object is more than a name: a bracket, another
+    phrase or an operation ("the absolute value of (a − b)", "the average of the sum of x", "the sum of a ×
+    b"). An operator after it reads as part of its object."""
+    if not text.startswith("the "):
+        return False
+    depth, of = 0, -1
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and text.startswith(" of ", i):
+            if of >= 0:
+                return True  # a phrase of a phrase
+            of = i + len(" of ")
+    if of < 0:
+        return False
+    rest = text[of:]
+    return rest.startswith("(") or any(f" {op} " in _unbracketed(rest) for op in _PRECEDENCE)
+
+
+def _unbracketed(text: str) -> str:
+    """``text`` without what its brackets hold."""
+    out, depth = [], 0
+    for ch in text:
+        depth += ch == "("
+        if not depth:
+            out.append(ch)
+        depth -= ch == ")" and depth > 0
+    return "".join(out)
 
 
 def _shifted_date(values: Sequence[Expression], name: str) -> _dt.date | None:
