@@ -541,9 +541,10 @@ def _given_names(model: PlanModel, node_id: str) -> tuple[dict[int, str], list[s
 
 
 def _sort_words(w: Words, sorts, nulls: bool = False) -> str:
-    """The sort keys in words, each with its direction when any is descending ("a (lowest first), then b
-    (highest first)"); ``nulls``: with where the nulls of a key that can hold one go (where the first rows
-    are taken, they decide which rows those are), once at the end when they go alike for every such key."""
+    """The sort keys in words, every one, each with its direction when any is descending ("a (lowest first),
+    then b (highest first)"); ``nulls``: with where the nulls of a key that can hold one go (where the first
+    rows are taken, they decide which rows those are), once at the end when they go alike for every such
+    key."""
     sorts = _first_of_each_key(sorts)
     descending = any(s.WhichOneof("sort_kind") == "direction" and s.direction in (3, 4) for s in sorts)
     keys: list[tuple[str, list[str], str | None]] = []  # (key, its marks, where its nulls go)
@@ -562,14 +563,15 @@ def _sort_words(w: Words, sorts, nulls: bool = False) -> str:
         # "(x when y is 0, otherwise null) (lowest first)": the marks the key's, not its last branch's
         keys.append((set_apart(w.expr(s.expr)) if marks or where else w.expr(s.expr), marks, where))
     places = {where for _, _, where in keys if where}
-    once = len(places) == 1 and sum(1 for _, _, where in keys if where) > 1
+    # at the end where every key's nulls go alike in the plan, once there are several keys: "(nulls last)" on
+    # one of two keys read as if the other's went elsewhere
+    planned = {s.direction in (1, 3) for s in sorts if s.WhichOneof("sort_kind") == "direction"}
+    once = len(places) == 1 and len(keys) > 1 and planned == {places == {"nulls first"}}
     parts = []
     for i, (text, marks, where) in enumerate(keys):
         shown = marks + ([where] if where and not once else [])
         text += f" ({', '.join(shown)})" if shown else ""
         parts.append(text if i == 0 else f"then {text}")
-    if len(parts) > 5:  # "then 1 more key" would hide what it could say
-        parts = parts[:4] + [f"then {counted(len(parts) - 4, 'more key')}"]
     return ", ".join(parts) + (f"; {places.pop()}" if once else "")
 
 
