@@ -2578,6 +2578,17 @@ def test_a_sort_says_every_key_and_where_nulls_go_once_only_where_every_key_s_go
     )
 
 
+def test_a_new_column_is_said_whole():
+    """TPC-DS q75 (DataFusion, optimized) computes sales_amt_diff = curr_yr's sales_amt - prev_yr's, each a sum
+    over three channels' rows (checked by hand against the SQL): cut short at its first operand, its
+    second went unsaid."""
+    q75 = _sentences(datafusion("tpcds", "75", "optimized"))
+    [adds] = [s for s in q75 if "sales_amt_diff = " in s]
+    assert "…" not in adds, adds
+    assert adds.count("the sum of (cs_ext_sales_price − (cr_return_amount when") == 2, adds
+    assert "(the 1st of 2)" in adds and "(the 2nd of 2)" in adds, adds
+
+
 def test_conditions_on_one_column_of_several_steps_are_said_once_by_their_steps():
     """TPC-DS q04 (DataFusion, as written) keeps rows of six year_total inputs, each by its sale type and
     year (checked by hand against the SQL: t_s_firstyear, t_s_secyear, t_c_firstyear, … are steps 26,

@@ -4,7 +4,7 @@ node's :class:`Context` (the model, the node, and how the story names tables and
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from substrait import algebra_pb2
 
@@ -310,7 +310,8 @@ def _project(c: Context) -> str:
     places = given_places(c.model, c.node.id, len(exprs))
     given = [places[i][1] if i in places else None for i in range(len(exprs))]
     made = [i for i, e in enumerate(exprs) if not _is_plain_field(w, e)]
-    computed = [f"{given[i]} = {w.expr(exprs[i])}" if given[i] else _as_noun(w, exprs[i]) for i in made]
+    said = replace(w, whole=True)  # a new column said whole: cut short, its second operand went unsaid
+    computed = [f"{given[i]} = {said.expr(exprs[i])}" if given[i] else _as_noun(said, exprs[i]) for i in made]
     names = list(column_names(c.model, c.node.id) or [])
     for i in made:  # a new column named where it is made is called so among the outputs too, not "0"
         if i in places and places[i][0] < len(names):
