@@ -898,6 +898,32 @@ def test_an_aggregate_of_a_named_aggregate_reads_as_english():
     assert describe(m, "0") == "Keeps rows where the average of the sum of v is above 3."
 
 
+@pytest.mark.parametrize(
+    "name, distribution, said",
+    [
+        ("std_dev:fp64", "POPULATION", "Computes the population standard deviation of v over all rows."),
+        ("std_dev:fp64", "SAMPLE", "Computes the sample standard deviation of v over all rows."),
+        ("std_dev:fp64", None, "Computes the standard deviation of v over all rows."),  # the engine's choice
+        ("variance:fp64", "POPULATION", "Computes the population variance of v over all rows."),
+        (
+            "stddev",
+            None,
+            "Computes the sample standard deviation of v over all rows.",
+        ),  # DataFusion's, stddev_samp's alias
+    ],
+)
+def test_a_standard_deviation_says_the_distribution_the_plan_asks_for(name, distribution, said):
+    """functions_arithmetic.yaml's std_dev and variance take a distribution option, SAMPLE or POPULATION,
+    which give different values: said where the plan says it; DataFusion's own stddev is its sample form."""
+    functions = {**P.FUNCTIONS, 7: (name, "functions_arithmetic")}
+    t0 = P.read("t0", [("id", "i64"), ("v", "fp64")])
+    measure = P.measure(7, P.field(1), out="fp64")["measure"]
+    if distribution:
+        measure["options"] = [{"name": "distribution", "preference": [distribution]}]
+    m = P.model_of(P.plan({"aggregate": {"input": t0, "measures": [{"measure": measure}]}}, functions=functions))
+    assert describe(m, "0") == said
+
+
 def test_copies_of_a_name_side_by_side_are_listed_once_with_their_number():
     """Keeping id, v and the other side's v (by hand): "id and v (twice)", not "id, v and v", nor
     "id and v (2 columns)", which reads as the count of the whole list."""
@@ -1290,7 +1316,7 @@ def test_functions_and_nested_alternatives_in_words(tpch_dir):
     )
     [group] = [n.id for n in m.nodes() if n.kind == "aggregate"]
     assert describe(m, group) == (
-        "Computes the standard deviation of o_totalprice as s per y (the year of o_orderdate)."
+        "Computes the sample standard deviation of o_totalprice as s per y (the year of o_orderdate)."
     )  # the key by the name the result gives it, its words beside
     # of a span (a timestamp minus another), the whole hours it spans: DataFusion's date_part gives 55
     # for two days and seven hours, not the hour field's 7
@@ -1904,8 +1930,8 @@ def test_a_text_literal_with_a_newline_or_a_tab_stays_on_its_line():
 
 
 def test_a_case_of_three_branches_says_every_one():
-    """A CASE of three branches said whole (one had been hidden as "and 1 more case"); of six, the first
-    three and a count."""
+    """A CASE of three branches said whole (one had been hidden as "and 1 more case"); of six, as a column's
+    name, the first three and a count, and as the new column a step computes, every branch."""
 
     def case(n: int) -> dict:
         ifs = [{"if": P.call(2, P.field(0), P.i64(10 * k)), "then": P.i64(k)} for k in range(n, 0, -1)]
@@ -1914,7 +1940,10 @@ def test_a_case_of_three_branches_says_every_one():
     said = _project_words(case(3))
     assert "more case" not in said and all(f"{k} when quantity is above {10 * k}" in said for k in (1, 2, 3)), said
     said = _project_words(case(6))
-    assert "and 3 more cases" in said and "6 when quantity is above 60" in said, said
+    assert "more case" not in said and all(f"{k} when quantity is above {10 * k}" in said for k in range(1, 7)), said
+    rel = {"project": {"input": P.read("orders", [("quantity", "i64")]), "expressions": [case(6)]}}
+    name = column_names(P.model_of(P.plan(rel, functions=_ARITH)), "0")[-1]
+    assert "and 3 more cases" in name and "6 when quantity is above 60" in name, name
 
 
 def _story(sql: str, form: str) -> list[str]:

@@ -423,6 +423,7 @@ def _spoken(model: PlanModel, node: NodeView, memo: dict[str, list[str] | None])
                     m.measure.invocation == algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT,
                     noun=True,
                     sorts=m.measure.sorts,
+                    options=m.measure.options,
                 )
                 for m in body.measures
             ]

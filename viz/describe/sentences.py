@@ -435,6 +435,7 @@ def _aggregate(c: Context) -> str:
             f.arguments,
             f.invocation == algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT,
             sorts=f.sorts,
+            options=f.options,
         )
         if m.HasField("filter"):
             text += f" where {w.condition(m.filter)}"
@@ -693,7 +694,11 @@ def _window(c: Context) -> str:
     w = c.words()
     key = w.expr(body.sorts[0].expr) if body.sorts else None  # what a RANGE frame's offsets count in
     funcs = [
-        ", ".join(filter(None, framed(f, name, aggregate_words(w, name, f.arguments, False, noun=True), key)))
+        ", ".join(
+            filter(
+                None, framed(f, name, aggregate_words(w, name, f.arguments, False, noun=True, options=f.options), key)
+            )
+        )
         for f in body.window_functions
         for name in [w.function(f.function_reference)]
     ]

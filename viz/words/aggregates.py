@@ -38,10 +38,10 @@ _AGGREGATE_VERBS = {
     "bit_and": "takes the bitwise and of {}",
     "bit_or": "takes the bitwise or of {}",
     "bit_xor": "takes the bitwise exclusive or of {}",
-    "stddev_samp": "computes the standard deviation of {}",
+    "stddev_samp": "computes the sample standard deviation of {}",
     "stddev_pop": "computes the population standard deviation of {}",
     "var": "computes the variance of {}",
-    "var_samp": "computes the variance of {}",
+    "var_samp": "computes the sample variance of {}",
     "var_pop": "computes the population variance of {}",
     "bool_and": "checks whether {} in every row",
     "bool_or": "checks whether {} in some row",
@@ -72,10 +72,10 @@ _AGGREGATE_NOUNS = {
     "bit_and": "the bitwise and of {}",
     "bit_or": "the bitwise or of {}",
     "bit_xor": "the bitwise exclusive or of {}",
-    "stddev_samp": "the standard deviation of {}",
+    "stddev_samp": "the sample standard deviation of {}",
     "stddev_pop": "the population standard deviation of {}",
     "var": "the variance of {}",
-    "var_samp": "the variance of {}",
+    "var_samp": "the sample variance of {}",
     "var_pop": "the population variance of {}",
     "bool_and": "whether {} in every row",
     "bool_or": "whether {} in some row",
@@ -190,11 +190,12 @@ def _never_null(e: Expression) -> bool:
     return False
 
 
-def aggregate_words(w: Speaker, name: str, arguments, distinct: bool, noun: bool = False, sorts=()) -> str:
+def aggregate_words(w: Speaker, name: str, arguments, distinct: bool, noun: bool = False, sorts=(), options=()) -> str:
     """``sums quantity × price``, ``counts rows``, ``counts distinct customers``; with ``noun``:
     ``the sum of quantity × price``, ``the number of rows``. ``sorts``: the aggregate's own order
     (a percentile's ``WITHIN GROUP (ORDER BY x DESC)``, the order of ``string_agg(x, ',' ORDER BY y)``'s
-    texts: "in order of y")."""
+    texts: "in order of y"). ``options``: the function's (a standard deviation's distribution)."""
+    name, arguments = _spread(name, arguments, options)
     values = [a.value for a in arguments if a.WhichOneof("arg_type") == "value"]
     percentile = _percentile_words(w, name, values, sorts, noun)
     if percentile is not None:
@@ -203,6 +204,35 @@ def aggregate_words(w: Speaker, name: str, arguments, distinct: bool, noun: bool
     if not sorts:
         return said
     return f"{said} in order of {capped_list([w.order_key(s) for s in sorts], MAX_ITEMS)}"
+
+
+#: A standard deviation or variance by the distribution a plan asks for (an option, or an enum argument).
+_SPREADS = {
+    "std_dev": ("stddev_samp", "stddev_pop"),
+    "stddev": ("stddev_samp", "stddev_pop"),
+    "variance": ("var_samp", "var_pop"),
+    "var": ("var_samp", "var_pop"),
+}
+
+
+def _spread(name: str, arguments, options) -> tuple[str, list]:
+    """``name`` as the sample's or population's form where the plan says which (``std_dev`` with
+    ``distribution`` SAMPLE is ``stddev_samp``), and the arguments without that enum; else as given."""
+    arguments = list(arguments)
+    if name not in _SPREADS:
+        return name, arguments
+    asked = [p.upper() for o in options if o.name == "distribution" for p in o.preference]
+    enums = [a for a in arguments if a.WhichOneof("arg_type") == "enum" and a.enum.upper() in _DISTRIBUTIONS]
+    asked = [a.enum.upper() for a in enums] + asked
+    rest = [a for a in arguments if a not in enums]
+    for p in asked:
+        if p in _DISTRIBUTIONS:
+            return _SPREADS[name][_DISTRIBUTIONS.index(p)], rest
+    # DataFusion's own names are its sample forms (stddev_samp's alias); the standard's leave it to the engine
+    return (_SPREADS[name][0] if name in ("stddev", "var") else name), rest
+
+
+_DISTRIBUTIONS = ("SAMPLE", "POPULATION")
 
 
 def _unordered_words(w: Speaker, name: str, arguments, values: Sequence, distinct: bool, noun: bool) -> str:

@@ -323,7 +323,9 @@ class Words:
     def window_function(self, f: Expression.WindowFunction) -> str:
         name = self.function(f.function_reference)
         key = self.expr(f.sorts[0].expr) if f.sorts else None
-        text, frame = framed(f, name, aggregate_words(self, name, f.arguments, False, noun=True), key)
+        text, frame = framed(
+            f, name, aggregate_words(self, name, f.arguments, False, noun=True, options=f.options), key
+        )
         parts = [text]
         if f.partitions:
             parts.append("per " + self.partitions(f.partitions))
