@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import re
 import time
 
 import pytest
@@ -2422,13 +2423,25 @@ def test_rows_looked_up_in_the_table_they_come_from_are_named_by_their_step():
     said = _sentences(m)
     semi = [(i, s) for i, s in enumerate(said) if "match in the lineitem rows of step" in s]
     assert len(semi) == 2, said
-    for i, s in semi:  # the step named is the join's looked-up input
+    for (
+        i,
+        s,
+    ) in semi:  # the step named is the join's looked-up input, or the filter or read under it that makes its rows
         step = int(s.split("the lineitem rows of step ")[1].split()[0])
-        assert order[step - 1] == m.node(order[i]).inputs[1]
+        below = m.node(order[i]).inputs[1]
+        while below != order[step - 1] and len(m.node(below).inputs) == 1:
+            below = m.node(below).inputs[0]
+        assert order[step - 1] == below and m.node(below).kind in ("filter", "read", "join"), (s, below)
     q45 = _sentences(datafusion("tpcds", "45", "optimized"))
     assert [s for s in q45 if "with whether it has a match in the item rows of step " in s], q45
-    # a table the kept rows do not come from is named as it is
-    assert [s for s in _sentences(datafusion("tpch", "q04", "optimized")) if "that have a match in lineitem on" in s]
+    # a table the kept rows do not come from is named as it is, all its rows; TPC-H q04's EXISTS looks up only
+    # the lineitem rows whose l_commitdate is before l_receiptdate, which its read keeps
+    q04 = _sentences(datafusion("tpch", "q04", "optimized"))
+    [semi] = [s for s in q04 if "that have a match in the lineitem rows of step " in s]
+    step = int(semi.split("the lineitem rows of step ")[1].split()[0])
+    assert q04[step - 1].startswith("Reads table lineitem") and "l_receiptdate is after l_commitdate" in q04[step - 1]
+    q16 = _sentences(datafusion("tpch", "q16", "optimized"))
+    assert [s for s in q16 if "that have no match in the supplier rows of step " in s], q16
 
 
 def test_a_step_that_keeps_no_column_and_a_condition_added_as_a_column_are_said_so():
@@ -2616,6 +2629,20 @@ def test_a_new_column_is_said_whole():
     assert "…" not in adds, adds
     assert adds.count("the sum of (cs_ext_sales_price − (cr_return_amount when") == 2, adds
     assert "(the 1st of 2)" in adds and "(the 2nd of 2)" in adds, adds
+
+
+def test_rows_looked_up_that_are_not_all_their_table_s_are_named_by_the_step_that_leaves_some_out():
+    """TPC-DS q10 (DataFusion, optimized) looks up each customer's web sales of 2002's months 1 to 4 (checked
+    by hand against the SQL's EXISTS: ws_sold_date_sk = d_date_sk and d_year = 2002 and d_moy between 1 and
+    1+3): "a match in web_sales" read as any web sale. The date_dim rows are those its read keeps (the filter
+    above the read repeats its condition), the web_sales rows those of the semi join on them."""
+    m = datafusion("tpcds", "10", "optimized")
+    said = _sentences(m)
+    [web] = [i for i, s in enumerate(said) if s.startswith("Keeps the rows of web_sales that have a match in")]
+    read = re.search(r"the date_dim rows of step (\d+) on ws_sold_date_sk = d_date_sk\.$", said[web])
+    assert read is not None, said[web]
+    assert said[int(read[1]) - 1].startswith("Reads table date_dim") and "d_year is 2002" in said[int(read[1]) - 1]
+    assert any(f"whether it has a match in the web_sales rows of step {web + 1} on c_customer_sk" in s for s in said)
 
 
 def test_conditions_on_one_column_of_several_steps_are_said_once_by_their_steps():

@@ -11,7 +11,7 @@ from substrait import algebra_pb2
 from .. import types as T
 from ..expressions import direct_field, is_true, reference_field
 from ..fields import Field
-from ..kinds import emit, project_outputs_input
+from ..kinds import emit, kind, project_outputs_input
 from ..model import PlanModel
 from ..words import (
     MAX_ITEMS,
@@ -52,14 +52,37 @@ def _all_rows(name: str) -> str:
 
 def _looked_up(c: Context, k: int, name: str) -> str:
     """Input ``k`` of a semi, anti or mark join, the rows looked up, as the sentence names it: by its table
-    ("orders"), or by its step where the kept rows come from that table too ("the lineitem rows of step
-    17"): "a match in lineitem" of lineitem's rows read as always true."""
+    ("orders") where they are all its rows, else by the step that leaves some out ("the web_sales rows of
+    step 21": "a match in web_sales" read as any web sale, not those of the dates step 21 keeps), or where
+    the kept rows come from that table too ("the lineitem rows of step 17": "a match in lineitem" of
+    lineitem's rows read as always true)."""
     looked_up, kept = c.input(k), c.input(1 - k)
     if looked_up is None or kept is None or name.startswith(("the ", _RESULT)):
         return name
+    leaves_out = _leaves_rows_out(c.model, looked_up)
+    if leaves_out is not None:
+        return f"the {name} rows of {c.step(leaves_out)}"
     if set(c.tables(looked_up) or ()) & set(c.tables(kept) or ()):
         return f"the {name} rows of {c.step(looked_up)}"
     return name
+
+
+def _leaves_rows_out(model: PlanModel, node_id: str) -> str | None:
+    """The first step at or below ``node_id`` that leaves rows of its table out (a filter, a read's own
+    filter, a semi join, a fetch), through the steps that keep every row (a project, a sort); None where
+    the rows are all the table's."""
+    for _ in range(len(model.graph.nodes)):
+        node = model.node(node_id)
+        if node.kind == "read":
+            body = node.node.body
+            return node_id if body.HasField("filter") or body.HasField("best_effort_filter") else None
+        facts = kind(node.kind)
+        if len(node.inputs) != 1 or not (node.kind == "project" or facts.keeps_input_rows):
+            return node_id
+        if facts.drops_rows and repeats_the_read(model, node_id) is None:
+            return node_id
+        node_id = node.inputs[0]
+    return node_id
 
 
 def _may_be_unknown(c: Context) -> bool:
@@ -127,6 +150,74 @@ def project_places(model: PlanModel, node_id: str) -> dict[int, list[int]]:
         if m >= width:
             out.setdefault(m - width, []).append(j)
     return out
+
+
+def repeats_the_read(model: PlanModel, node_id: str) -> str | None:
+    """The read whose condition filter ``node_id``'s is (the read's ``filter``, not a ``best_effort_filter``), right
+    below it or below a project over it (its columns that project computes read as their expressions:
+    TPC-DS q41's repeat of a page-long condition, one part of it computed once above the read), else None:
+    the same expression, each column it reads the read's column of that name and type (words alike are
+    not enough: ``v > 0.1`` as a float and as a double read alike)."""
+    node = model.node(node_id)
+    if node.kind != "filter":
+        return None
+    below = model.node(node.inputs[0]) if node.inputs else None
+    made: dict[int, object] = {}
+    if below is not None and below.kind == "project" and len(below.inputs) == 1:
+        # the columns the project computes as the expressions that make them, of its input's (the read's)
+        # columns; the others are its input's as they are, by name and type
+        exprs, incoming = below.node.body.expressions, below.info.incoming
+        places = project_places(model, below.id)
+        made = {j: _by_columns(exprs[k], incoming) for k, at in places.items() for j in at}
+        below = model.node(below.inputs[0])
+    if below is None or below.kind != "read" or not below.node.body.HasField("filter"):
+        return None
+    ours = _by_columns(node.node.body.condition, node.info.incoming, made)
+    theirs = _by_columns(below.node.body.filter, below.info.incoming)
+    return below.id if ours is not None and ours == theirs else None
+
+
+def _by_columns(message, fields, made: dict[int, object] | None = None) -> object:
+    """``message`` (an expression) as nested tuples, each reference to a column of ``fields`` as that
+    column's name and type, or, for a column in ``made``, as the tuples of the expression that makes it;
+    None where a column is not known by a name of its own."""
+    if fields is None:
+        return None
+    names = [f.name for f in fields]
+    made = made or {}
+
+    def walk(m):
+        if isinstance(m, Expression) and m.WhichOneof("rex_type") == "selection" and made:
+            i = direct_field(m)  # a column computed below: as the expression that makes it
+            if i is not None and i in made:
+                if made[i] is None:
+                    raise LookupError
+                return made[i]
+        # a reference without a root type reads the node's record too, as the model reads it
+        if isinstance(m, algebra_pb2.Expression.FieldReference) and m.WhichOneof("root_type") in (
+            None,
+            "root_reference",
+        ):
+            field = m.direct_reference.struct_field if m.direct_reference.HasField("struct_field") else None
+            if field is None or field.field >= len(fields) or names.count(names[field.field]) != 1:
+                raise LookupError
+            f = fields[field.field]
+            typed = f.type.SerializeToString(deterministic=True) if f.type is not None else None
+            return ("column", f.name, typed, walk(field.child))
+        out = []
+        for descriptor, value in m.ListFields():
+            if descriptor.type != descriptor.TYPE_MESSAGE:
+                out.append((descriptor.name, tuple(value) if descriptor.is_repeated else value))
+            elif descriptor.is_repeated:
+                out.append((descriptor.name, tuple(walk(v) for v in value)))
+            else:
+                out.append((descriptor.name, walk(value)))
+        return tuple(out)
+
+    try:
+        return walk(message)
+    except LookupError:
+        return None
 
 
 def given_places(model: PlanModel, node_id: str, count: int) -> dict[int, tuple[int, str]]:

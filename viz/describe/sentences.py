@@ -50,6 +50,7 @@ from .joins import (
     lateral_join,
     nested_loop_join,
     project_places,
+    repeats_the_read,
     same_names,
     the_same,
 )
@@ -205,77 +206,12 @@ def _filter(c: Context) -> str:
             words = and_list(w.conditions_of(rest))
             text += " " + as_sentence(f"Of those, keeps the rows {_whose(w, words)} {words}")
         return text
-    read = _the_reads_filter(c)
+    read = repeats_the_read(c.model, c.node.id)
     if read is not None:
         # a producer that filters in the read and again after it (DataFusion): the condition was just said
         return f"Repeats {c.step(read)}'s condition: every row already meets it."
     words = w.condition(cond)
     return as_sentence(f"Keeps {_rows(things)} {_whose(w, words)} {words}")
-
-
-def _the_reads_filter(c: Context) -> str | None:
-    """The read whose condition the filter's is (the read's ``filter``, not a ``best_effort_filter``), right
-    below it or below a project over it (its columns that project computes read as their expressions:
-    TPC-DS q41's repeat of a page-long condition, one part of it computed once above the read), else None:
-    the same expression, each column it reads the read's column of that name and type (words alike are
-    not enough: ``v > 0.1`` as a float and as a double read alike)."""
-    below = c.model.node(c.input(0)) if c.input(0) else None
-    made: dict[int, object] = {}
-    if below is not None and below.kind == "project" and len(below.inputs) == 1:
-        # the columns the project computes as the expressions that make them, of its input's (the read's)
-        # columns; the others are its input's as they are, by name and type
-        exprs, incoming = below.node.body.expressions, below.info.incoming
-        places = project_places(c.model, below.id)
-        made = {j: _by_columns(exprs[k], incoming) for k, at in places.items() for j in at}
-        below = c.model.node(below.inputs[0])
-    if below is None or below.kind != "read" or not below.node.body.HasField("filter"):
-        return None
-    ours = _by_columns(c.body.condition, c.node.info.incoming, made)
-    theirs = _by_columns(below.node.body.filter, below.info.incoming)
-    return below.id if ours is not None and ours == theirs else None
-
-
-def _by_columns(message, fields, made: dict[int, object] | None = None) -> object:
-    """``message`` (an expression) as nested tuples, each reference to a column of ``fields`` as that
-    column's name and type, or, for a column in ``made``, as the tuples of the expression that makes it;
-    None where a column is not known by a name of its own."""
-    if fields is None:
-        return None
-    names = [f.name for f in fields]
-    made = made or {}
-
-    def walk(m):
-        if isinstance(m, Expression) and m.WhichOneof("rex_type") == "selection" and made:
-            i = direct_field(m)  # a column computed below: as the expression that makes it
-            if i is not None and i in made:
-                if made[i] is None:
-                    raise LookupError
-                return made[i]
-        # a reference without a root type reads the node's record too, as the model reads it
-        if isinstance(m, algebra_pb2.Expression.FieldReference) and m.WhichOneof("root_type") in (
-            None,
-            "root_reference",
-        ):
-            field = m.direct_reference.struct_field if m.direct_reference.HasField("struct_field") else None
-            if field is None or field.field >= len(fields) or names.count(names[field.field]) != 1:
-                raise LookupError
-            f = fields[field.field]
-            typed = f.type.SerializeToString(deterministic=True) if f.type is not None else None
-            return ("column", f.name, typed, walk(field.child))
-        out = []
-        for descriptor, value in m.ListFields():
-            if descriptor.type != descriptor.TYPE_MESSAGE:
-                out.append((descriptor.name, tuple(value) if descriptor.is_repeated else value))
-            elif descriptor.is_repeated:
-                out.append((descriptor.name, tuple(walk(v) for v in value)))
-            else:
-                out.append((descriptor.name, walk(value)))
-        return tuple(out)
-
-    try:
-        return walk(message)
-    except LookupError:
-        return None
 
 
 def _is_plain_field(w: Words, e: Expression) -> bool:
