@@ -934,6 +934,24 @@ def test_copies_of_a_name_side_by_side_are_listed_once_with_their_number():
     assert describe(m, "0") == "Keeps columns id and v (twice)."
 
 
+def test_a_step_that_only_leaves_columns_out_says_which_where_the_list_kept_would_be_cut():
+    """TPC-H q02 (DataFusion, as written) joins supplier's rows to nation's and keeps every column but the two
+    keys, s_nationkey and n_nationkey (checked by hand against the plan): "Keeps columns p_partkey, …, s_acctbal
+    and 4 more" hid which two went. A step that keeps every column says so ("Keeps columns a and b" read as
+    if it left others out)."""
+    q02 = datafusion("tpch", "q02", "written")
+    order, said = story_order(q02), _sentences(q02)
+    drops = [i for i, s in enumerate(said) if s == "Drops columns s_nationkey and n_nationkey."]
+    assert drops, said
+    for i in drops:
+        node = q02.node(order[i])
+        kept, before = [f.name for f in node.schema], [f.name for f in q02.node(node.inputs[0]).schema]
+        assert [n for n in before if n not in kept] == ["s_nationkey", "n_nationkey"] and len(kept) > 6, kept
+    t0 = P.read("t0", [("id", "i64"), ("v", "i64")])
+    m = P.model_of(P.plan(P.emit({"project": {"input": t0, "expressions": []}}, [0, 1])))
+    assert describe(m, "0") == "Keeps both columns: id and v."
+
+
 def test_a_column_list_keeps_the_columns_order():
     """A table joined to itself, all four columns kept (id, v, id, v, by hand): said in that order, not
     "id (twice) and v (twice)"; and TPC-DS q05's store branch (id, date, sales, profit, 0, 0), whose
@@ -941,7 +959,7 @@ def test_a_column_list_keeps_the_columns_order():
     t0 = P.read("t0", [("id", "i64"), ("v", "i64")])
     pair = {"join": {"left": t0, "right": t0, "expression": P.call(1, P.field(0), P.field(2)), "type": 1}}
     m = P.model_of(P.plan(P.emit({"project": {"input": pair, "expressions": []}}, [0, 1, 2, 3])))
-    assert describe(m, "0") == "Keeps columns id, v, id and v."
+    assert describe(m, "0") == "Keeps all 4 columns: id, v, id and v."
     sales = P.read("s", [("store", "i64"), ("day", "i64"), ("sales", "i64"), ("profit", "i64")])
     zeros = P.emit({"project": {"input": sales, "expressions": [P.i64(0), P.i64(0)]}}, [0, 1, 2, 3, 4, 5])
     m = P.model_of(P.plan(zeros))

@@ -264,6 +264,13 @@ def _project(c: Context) -> str:
                 names[at] = found_name(c.step(found))
     narrows = emit(c.body) is not None or not c.model.conventions.project_keeps_input
     if not computed:
+        dropped = _dropped(c, w, exprs)
+        if dropped == [] and len(names) > 1:  # "Keeps columns a and b" read as if it left others out
+            kept = _told_apart(c, w, exprs, names)
+            every = "both columns" if len(kept) == 2 else f"all {len(kept)} columns"
+            return as_sentence(f"Keeps {every}: {and_list(kept)}" if len(kept) <= MAX_COLUMNS else f"Keeps {every}")
+        if dropped and len(dropped) <= MAX_COLUMNS < len(names):  # each said, where the list kept would be cut
+            return as_sentence(f"Drops {column_list(dropped)}")
         if names:
             kept = _told_apart(c, w, exprs, names)
             return as_sentence(f"Keeps {column_list(kept)}") + _copies(exprs, outputs, kept)
@@ -308,6 +315,24 @@ def _project(c: Context) -> str:
         else:
             out += " " + as_sentence(f"Outputs {column_list(told)}")
     return out + _copies(exprs, outputs, names)
+
+
+def _dropped(c: Context, w: Words, exprs: list[Expression]) -> list[str] | None:
+    """The names of the input columns a project leaves out, where it keeps the others as they are and in
+    their order (none: an empty list); None for another project, or where a name left out is not one
+    column's alone."""
+    names = [f.name for f in w.fields or ()]
+    passed = list(range(len(names))) if project_outputs_input(c.body, c.model.conventions.project_keeps_input) else []
+    record = passed + [direct_field(e) for e in exprs]
+    mapping = emit(c.body)
+    out = record if mapping is None else [record[i] if 0 <= i < len(record) else None for i in mapping]
+    if not names or None in out or any(b <= a for a, b in zip(out, out[1:])) or out[-1:] >= [len(names)]:
+        return None
+    kept = set(out)
+    dropped = [n for i, n in enumerate(names) if i not in kept]
+    # a name left out twice, or also kept, would not say which
+    alike = len(set(dropped)) < len(dropped) or set(dropped) & {names[i] for i in kept}
+    return None if alike else dropped
 
 
 def _copies(exprs: list[Expression], outputs: dict[int, int], names: list[str]) -> str:
