@@ -2667,6 +2667,20 @@ def test_rows_looked_up_that_are_not_all_their_table_s_are_named_by_the_step_tha
     assert any(f"whether it has a match in the web_sales rows of step {web + 1} on c_customer_sk" in s for s in said)
 
 
+def test_a_union_of_alike_phrases_says_their_phrase_once():
+    """TPC-DS q33 stacks each channel's sum(ext_sales_price) as total_sales and sums them per i_manufact_id
+    (checked by hand against the SQL): "the sum of ss_ext_sales_price (or the sum of cs_ext_sales_price or the
+    sum of ws_ext_sales_price)" says "the sum of" once. Where what follows may be the phrase's own (q80's
+    "the sum of sr_return_amt (0 if null)"), each says it whole."""
+    q33 = _sentences(datafusion("tpcds", "33", "written"))
+    assert (
+        "Sums the sum of ss_ext_sales_price (or cs_ext_sales_price or ws_ext_sales_price) as total_sales per "
+        "i_manufact_id." in q33
+    ), q33
+    q80 = "\n".join(_sentences(datafusion("tpcds", "80", "written")))
+    assert "as sales, the sum of sr_return_amt (0 if null) (or the sum of cr_return_amount (0 if null) or" in q80, q80
+
+
 def test_conditions_on_one_column_of_several_steps_are_said_once_by_their_steps():
     """TPC-DS q04 (DataFusion, as written) keeps rows of six year_total inputs, each by its sale type and
     year (checked by hand against the SQL: t_s_firstyear, t_s_secyear, t_c_firstyear, … are steps 26,

@@ -3,6 +3,7 @@ root unchanged, else a computed column's expression in words (:func:`column_name
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -361,12 +362,25 @@ def _set_names(
             name = f"{_gist(seen[0])} (or its like in {others} other input{'s' if others > 1 else ''})"
             united[name] = ((seen[0],), others)
         elif len(seen) > 1:
-            name = f"{seen[0]} (or {' or '.join(seen[1:])})"
+            # a phrase they share said once: "the sum of ss_ext_sales_price (or cs_ext_sales_price)"
+            shared = _shared_phrase(seen)
+            rest = [alt[len(shared) :] for alt in seen]
+            name = f"{shared}{rest[0]} (or {' or '.join(rest[1:])})"
             united[name] = (tuple(seen), 0)
         else:
             name = seen[0]
         out.append(name)
     return out
+
+
+def _shared_phrase(names: Sequence[str]) -> str:
+    """The phrase every name starts with, up to its last "of" ("the sum of "), else "": "" too where what
+    follows it has a bracket or a condition, which may be the phrase's ("the sum of x (0 if null)")."""
+    prefix = os.path.commonprefix(list(names))
+    at = prefix.rfind(" of ")
+    shared = prefix[: at + len(" of ")] if prefix.startswith("the ") and at > 0 else ""
+    rests = [n[len(shared) :] for n in names]
+    return shared if all(r and "(" not in r and " where " not in r for r in rests) else ""
 
 
 _VALUE_NAME = re.compile(r"'.*'$|-?\d+(\.\d+)?$")
