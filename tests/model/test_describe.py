@@ -974,7 +974,7 @@ def test_a_filter_the_read_below_applies_already_is_said_so():
     m = P.model_of(P.plan({"filter": {"input": read, "condition": cond}}))
     assert describe(m, "0.0") == "Reads table t0 (2 columns: id and v). Keeps only the rows of t0 whose v is above 10."
     # the condition just said is not said again (Present told it twice in a row)
-    assert describe(m, "0") == "Repeats step 1's condition: every row already meets it."
+    assert describe(m, "0") == "Checks step 1's condition again, which removes no row."
     # the same words are not the same condition: v > 0.1 as a float and as a double, or another column
     # of the same name
     as_double, as_float = (
@@ -2721,7 +2721,7 @@ def test_a_review_of_optimized_tpcds_stories_reads_plainly():
     ], q19
     q01 = datafusion("tpch", "q01", "optimized")
     order = story_order(q01)
-    assert describe(q01, order[1]) == "Repeats step 1's condition: every row already meets it."
+    assert describe(q01, order[1]) == "Checks step 1's condition again, which removes no row."
 
 
 def test_a_match_column_is_named_by_its_step_as_the_sentences_name_it():
@@ -2791,4 +2791,4 @@ def test_a_filter_repeating_its_read_s_over_a_project_is_said_to_repeat_it():
         and said[m.node(m.node(n).inputs[0]).inputs[0]].startswith("Reads table item (the 2nd of the plan's 2 reads")
     ]
     read = m.node(m.node(again).inputs[0]).inputs[0]
-    assert said[again] == f"Repeats step {order.index(read) + 1}'s condition: every row already meets it."
+    assert said[again] == f"Checks step {order.index(read) + 1}'s condition again, which removes no row."

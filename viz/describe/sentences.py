@@ -209,7 +209,7 @@ def _filter(c: Context) -> str:
     read = repeats_the_read(c.model, c.node.id)
     if read is not None:
         # a producer that filters in the read and again after it (DataFusion): the condition was just said
-        return f"Repeats {c.step(read)}'s condition: every row already meets it."
+        return f"Checks {c.step(read)}'s condition again, which removes no row."
     words = w.condition(cond)
     return as_sentence(f"Keeps {_rows(things)} {_whose(w, words)} {words}")
 
