@@ -2681,6 +2681,15 @@ def test_a_union_of_alike_phrases_says_their_phrase_once():
     assert "as sales, the sum of sr_return_amt (0 if null) (or the sum of cr_return_amount (0 if null) or" in q80, q80
 
 
+def test_a_join_without_a_condition_or_a_filter_above_is_said_a_cross_product_once():
+    """TPC-DS q90 (DataFusion, as written) pairs its one morning count with its one evening count, a join with
+    no condition and no filter above (checked by hand against the SQL's ``from (…) at, (…) pt``): "(a cross
+    product). It has no join condition." said it twice."""
+    q90 = _sentences(datafusion("tpcds", "90", "written"))
+    pairs = [s for s in q90 if s.startswith("Pairs every row of the result of step")]
+    assert len(pairs) == 1 and pairs[0].endswith("(a cross product)."), pairs
+
+
 def test_conditions_on_one_column_of_several_steps_are_said_once_by_their_steps():
     """TPC-DS q04 (DataFusion, as written) keeps rows of six year_total inputs, each by its sale type and
     year (checked by hand against the SQL: t_s_firstyear, t_s_secyear, t_c_firstyear, … are steps 26,

@@ -403,7 +403,7 @@ def _condition_above(c: Context) -> str:
             return ""
         cur = nodes.get(cur.parent) if cur.parent else None
     if cur is None or cur.kind != "filter":
-        return "" if c.node.kind == "cross" else " It has no join condition."
+        return ""  # "(a cross product)" says it; "It has no join condition." said it twice
     if cur.id != c.node.node.parent:  # said once, by the chain's last join, just under the filter
         return ""
     w = c.words()
