@@ -2690,6 +2690,17 @@ def test_a_join_without_a_condition_or_a_filter_above_is_said_a_cross_product_on
     assert len(pairs) == 1 and pairs[0].endswith("(a cross product)."), pairs
 
 
+def test_a_new_column_of_branches_is_bracketed_before_as_a_new_column():
+    """TPC-DS q93 adds act_sales = CASE WHEN sr_return_quantity IS NOT NULL THEN (ss_quantity -
+    sr_return_quantity) * ss_sales_price ELSE ss_quantity * ss_sales_price END (checked by hand against the
+    SQL): "… otherwise ss_quantity × ss_sales_price as a new column" read as the last branch's name."""
+    q93 = _sentences(datafusion("tpcds", "93", "written"))
+    assert (
+        "Adds ((ss_quantity − sr_return_quantity) × ss_sales_price when sr_return_quantity is not null, otherwise "
+        "ss_quantity × ss_sales_price) as a new column." in " ".join(q93)
+    ), q93
+
+
 def test_conditions_on_one_column_of_several_steps_are_said_once_by_their_steps():
     """TPC-DS q04 (DataFusion, as written) keeps rows of six year_total inputs, each by its sale type and
     year (checked by hand against the SQL: t_s_firstyear, t_s_secyear, t_c_firstyear, … are steps 26,

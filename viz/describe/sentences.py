@@ -13,6 +13,7 @@ from ..kinds import emit, project_outputs_input
 from ..model import MemoBeside, PlanModel
 from ..schema import aggregate_layout
 from ..words import (
+    CASE_WORDS,
     MAX_ITEMS,
     PREDICATES,
     Expression,
@@ -288,7 +289,9 @@ def _project(c: Context) -> str:
         elif only_new:
             text = f"Computes {computed[0]}"
         else:
-            text = f"Adds column {computed[0]}" if given[made[0]] else f"Adds {computed[0]} as a new column"
+            # a CASE's words in brackets: "… otherwise y as a new column" read as y's name
+            new = f"({computed[0]})" if CASE_WORDS in computed[0] else computed[0]
+            text = f"Adds column {computed[0]}" if given[made[0]] else f"Adds {new} as a new column"
     else:
         text = (
             (f"Computes {len(computed)} columns: " if only_new else f"Adds {len(computed)} new columns: ")
