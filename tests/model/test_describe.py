@@ -1212,6 +1212,9 @@ def test_grouping_of_a_rollup_is_said_as_a_keys_rollup_flag():
     said = " ".join(describe_plan(q36).values())
     assert "__grouping_id" not in said and "bitwise" not in said
     assert "lochierarchy = i_category's rollup flag + i_class's rollup flag." in said
+    # what a flag is, said where it is made (TPC-DS q27's GROUPING(s_state) g_state, DataFusion as written)
+    q27 = " ".join(_sentences(datafusion("tpcds", "27", "written")))
+    assert "Computes s_state's rollup flag (1 on the rows that total over every s_state, else 0) as g_state" in q27
     # two phrases as the window's keys: each in brackets, the order after a comma
     assert (
         "the rank per (i_category's rollup flag + i_class's rollup flag) and (i_category when i_class's rollup "
@@ -1627,14 +1630,14 @@ def test_a_column_kept_under_several_names_is_said_to_be_one():
     columns says its copies too."""
     m = datafusion("tpcds", "10", "written")
     [keeps] = [describe(m, n) for n in story_order(m) if "cnt1" in describe(m, n) and "Keeps" in describe(m, n)]
-    assert keeps.endswith(". Also outputs cnt1 as cnt2, cnt3, cnt4, cnt5 and cnt6."), keeps
+    assert keeps.endswith(". Its columns cnt2, cnt3, cnt4, cnt5 and cnt6 are copies of cnt1."), keeps
     # TPC-DS q17 selects stddev_samp(cs_quantity)/avg(cs_quantity) as catalog_sales_quantitystdev and again as
     # catalog_sales_quantitycov (checked by hand against the SQL): the optimized plan computes it once, in
     # the step below the one that adds the other ratios
     q17 = datafusion("tpcds", "17", "optimized")
     [adds] = [describe(q17, n) for n in story_order(q17) if "store_sales_quantitycov =" in describe(q17, n)]
     assert adds.startswith("Adds 2 new columns: "), adds
-    assert adds.endswith(". Also outputs catalog_sales_quantitystdev as catalog_sales_quantitycov."), adds
+    assert adds.endswith(". Its column catalog_sales_quantitycov is a copy of catalog_sales_quantitystdev."), adds
 
 
 def test_a_project_s_outputs_tell_copies_apart_unless_a_join_equates_them():

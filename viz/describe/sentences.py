@@ -351,7 +351,8 @@ def _copies(exprs: list[Expression], outputs: dict[int, int], names: list[str]) 
     for outputs in places.values():
         copies = list(dict.fromkeys(names[j] for j in sorted(outputs)))
         if len(copies) > 1:  # a sentence that starts with a column's name would capitalise it
-            said.append(as_sentence(f"Also outputs {copies[0]} as {and_list(copies[1:])}"))
+            these = f"columns {and_list(copies[1:])} are copies" if len(copies) > 2 else f"column {copies[1]} is a copy"
+            said.append(as_sentence(f"Its {these} of {copies[0]}"))
     return "".join(" " + x for x in said)
 
 

@@ -257,7 +257,11 @@ def _unordered_words(w: Speaker, name: str, arguments, values: Sequence, distinc
         args = [f"({a})" if CASE_WORDS in a else a for a in args]
     if name == "grouping" and args:  # GROUPING(a, b) where a producer keeps it an aggregate
         flags = f"{args[0]}'s rollup flag" if len(args) == 1 else f"the rollup flags of {and_list(args)} {A_BIT_EACH}"
-        return flags if noun else f"computes {flags}"
+        if noun:
+            return flags
+        # said once, where it is made: what the flag is
+        said = f" (1 on the rows that total over every {args[0]}, else 0)" if len(args) == 1 else ""
+        return f"computes {flags}{said}"
     if name == "string_agg" and len(args) == 2:  # its separator said as one, not as a second value
         joined = f"{'distinct ' if distinct else ''}{args[0]}"
         between = "nothing" if args[1] == "null" else args[1]  # DataFusion joins with no separator then
