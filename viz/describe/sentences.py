@@ -329,7 +329,7 @@ def _dropped(c: Context, w: Words, exprs: list[Expression]) -> list[str] | None:
     record = passed + [direct_field(e) for e in exprs]
     mapping = emit(c.body)
     out = record if mapping is None else [record[i] if 0 <= i < len(record) else None for i in mapping]
-    if not names or None in out or any(b <= a for a, b in zip(out, out[1:])) or out[-1:] >= [len(names)]:
+    if not names or not out or None in out or any(b <= a for a, b in zip(out, out[1:])) or out[-1] >= len(names):
         return None
     kept = set(out)
     dropped = [n for i, n in enumerate(names) if i not in kept]

@@ -279,7 +279,7 @@ def column_bounds(w: Speaker, a: Expression, b: Expression) -> str | None:
         # each read from the subject's side: "0.9 × x is at most s" is "s is at least 0.9 × x"
         parts = [(n, vs[1]) if vs[0] == subject else (_MIRRORED[n], vs[0]) for n, vs in sides]
         if {n in _LOWER for n, _ in parts} != {True, False}:
-            return None
+            continue
         words = _DATE_WORDS if _is_date(w, subject) else COMPARISON_WORDS
         first, second = (f"{words[n]} {set_apart(w.expr(v))}" for n, v in parts)
         return said_of(w.expr(subject), f"{first} and {second.removeprefix('is ')}")
@@ -633,11 +633,11 @@ def _open_phrase(text: str) -> bool:
     if of < 0:
         return False
     rest = text[of:]
-    return rest.startswith("(") or any(f" {op} " in _unbracketed(rest) for op in _PRECEDENCE)
+    return rest.startswith("(") or any(f" {op} " in _outside_brackets(rest) for op in _PRECEDENCE)
 
 
-def _unbracketed(text: str) -> str:
-    """``text`` without what its brackets hold."""
+def _outside_brackets(text: str) -> str:
+    """``text`` without its brackets and what they hold."""
     out, depth = [], 0
     for ch in text:
         depth += ch == "("
