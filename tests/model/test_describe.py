@@ -346,6 +346,17 @@ def test_the_present_graph_names_computed_columns_as_the_story_does():
     # a plan whose columns all have names: the same model
     tutorial = sample("tutorial.json")
     assert spoken_model(tutorial) is tutorial
+    # TPC-DS q10 (DataFusion, optimized) keeps the customers with a web or a catalog sale, two marks its filter
+    # reads: in the filter's detail too, each is named by the step that makes it, as its columns are
+    q10 = datafusion("tpcds", "10", "optimized")
+    steps = {n: i for i, n in enumerate(story_order(q10), start=1)}
+    [marks] = [n for n in q10.graph.nodes if q10.node(n).kind == "filter" and "mark" in q10.node(n).info.detail]
+    detail = spoken_model(q10).node(marks).info.detail
+    assert re.fullmatch(r"or\(\$\d+:step \d+'s match, \$\d+:step \d+'s match\)", detail), detail
+    mark_joins = {
+        steps[n] for n in q10.graph.nodes if q10.node(n).kind == "join" and q10.node(n).schema[-1].name == "mark"
+    }
+    assert {int(k) for k in re.findall(r"step (\d+)", detail)} <= mark_joins, (detail, mark_joins)
 
 
 def test_set_operations_in_words():

@@ -20,12 +20,10 @@ from .context import match_name, match_of
 from .names import (
     PAIRING,
     column_names,
-    is_expression_name,
     join_renames,
     renamed,
     root_renames,
     row_sides,
-    spoken_record,
 )
 from .sentences import DESCRIBE, MAX_COLUMNS, Context, as_sentence
 
@@ -275,7 +273,7 @@ def story_column_names(model: PlanModel, node_id: str) -> list[str] | None:
 def spoken_model(model: PlanModel) -> PlanModel:
     """The model as an analyst reads its drawing: every node's output columns named as
     :func:`story_column_names` names them (``revenue``, not ``sum(multiply(…``; "step 19's match", not
-    "mark"), in its schema and in its detail's references to its input's columns (a sort's
+    "mark"), in its schema and in its detail's references to its inputs' columns (a sort's
     ``$1:revenue DESC``). The model itself when no name changes. For drawing only
     (:func:`viz.render.to_dot`): its digest is the plan's, as the model's. Memoised."""
     memo = _memo(model)
@@ -301,11 +299,11 @@ def _spoken_info(model: PlanModel, node_id: str) -> NodeInfo:
     if names is not None and len(names) == len(schema) and any(f.name != n for f, n in zip(schema, names)):
         schema = list(renamed(schema, names) or schema)
     detail = info.detail
-    if detail and any(is_expression_name(f.name) for f in incoming):
-        spoken = spoken_record(model, node, incoming)
-        for i, (before, after) in enumerate(zip(incoming, spoken)):
-            if before.name != after.name:
-                detail = detail.replace(f"${i}:{before.name}", f"${i}:{after.name}")
+    told = [story_column_names(model, i) for i in node.inputs] if detail else []
+    if detail and all(t is not None for t in told) and sum(map(len, told)) == len(incoming):
+        for i, (before, after) in enumerate(zip(incoming, (n for t in told for n in t))):
+            if before.name != after:  # "or($8:step 23's match, …)", as the step's columns say it
+                detail = detail.replace(f"${i}:{before.name}", f"${i}:{after}")
     if schema is info.schema and detail == info.detail:
         return info
     return replace(info, schema=schema, detail=detail)
