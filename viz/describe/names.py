@@ -238,7 +238,7 @@ def _total_noun(model: PlanModel, node: NodeView, index: int) -> str | None:
         layout = aggregate_layout(body, model.conventions)
         keys: list[str | None] = [None] * len(layout.keys)
         measures = [None if r is None else _TOTAL_NOUNS.get(r.name) for r in refs]
-        nouns = _emitted(body, _aggregate_columns(layout, keys, measures))
+        nouns = emitted(body, _aggregate_columns(layout, keys, measures))
         return nouns[index] if 0 <= index < len(nouns) else None
     passed = _passed_names(model, node, [None] * index + ["?"])
     said = {total_noun(model, child, position) for child, position, _ in passed}
@@ -449,7 +449,7 @@ def _spoken(model: PlanModel, node: NodeView, memo: dict[str, list[str] | None])
         direct = list(inputs[0])  # a set operation's columns bear its first input's names
     else:
         return None
-    direct = _emitted(body, direct)
+    direct = emitted(body, direct)
     return direct if len(direct) == len(node.schema) else None
 
 
@@ -479,7 +479,7 @@ def _aggregate_columns(layout: AggregateLayout, keys: list[T | None], measures: 
     return keys + [None] * (layout.grouping_column == "datafusion") + measures
 
 
-def _emitted(body, columns: list[T | None]) -> list[T | None]:
+def emitted(body, columns: list[T | None]) -> list[T | None]:
     """A relation's ``columns`` as its emit orders them (None for an index out of range)."""
     mapping = emit(body)
     if mapping is None:

@@ -55,7 +55,7 @@ from .joins import (
     same_names,
     the_same,
 )
-from .names import column_names, is_expression_name, is_total, is_value_name, root_names
+from .names import column_names, emitted, is_expression_name, is_total, is_value_name, root_names
 
 
 def _read(c: Context) -> str:
@@ -326,9 +326,7 @@ def _dropped(c: Context, w: Words, exprs: list[Expression]) -> list[str] | None:
     column's alone."""
     names = [f.name for f in w.fields or ()]
     passed = list(range(len(names))) if project_outputs_input(c.body, c.model.conventions.project_keeps_input) else []
-    record = passed + [direct_field(e) for e in exprs]
-    mapping = emit(c.body)
-    out = record if mapping is None else [record[i] if 0 <= i < len(record) else None for i in mapping]
+    out = emitted(c.body, passed + [direct_field(e) for e in exprs])
     if not names or not out or None in out or any(b <= a for a, b in zip(out, out[1:])) or out[-1] >= len(names):
         return None
     kept = set(out)
@@ -364,9 +362,7 @@ def _told_apart(c: Context, w: Words, exprs: list[Expression], names: list[str])
     if not told:
         return names
     passed = told if project_outputs_input(c.body, c.model.conventions.project_keeps_input) else []
-    record = passed + [w.expr(e) for e in exprs]  # a column read as it is: its told name
-    mapping = emit(c.body)
-    out = record if mapping is None else [record[i] if i < len(record) else None for i in mapping]
+    out = emitted(c.body, passed + [w.expr(e) for e in exprs])  # a column read as it is: its told name
     if len(out) != len(names):
         return names
     # copies of one value are said "(twice)" by the list; other copies by their place; a mark by the step
@@ -522,7 +518,7 @@ def _sort_words(w: Words, sorts, nulls: bool = False) -> str:
             if d in (1, 2, 3, 4) and (descending or d in (3, 4)):
                 marks.append("highest first" if d in (3, 4) else "lowest first")
             if nulls and d in (1, 2, 3, 4) and _may_be_null(w, s.expr):
-                where = "nulls first" if d in (1, 3) else "nulls last"
+                where = _nulls_go(d)
             if d == 5:
                 marks.append("grouping equal values together")
         else:
@@ -532,14 +528,19 @@ def _sort_words(w: Words, sorts, nulls: bool = False) -> str:
     places = {where for _, _, where in keys if where}
     # at the end where every key's nulls go alike in the plan, once there are several keys: "(nulls last)" on
     # one of two keys read as if the other's went elsewhere
-    planned = {s.direction in (1, 3) for s in sorts if s.WhichOneof("sort_kind") == "direction"}
-    once = len(places) == 1 and len(keys) > 1 and planned == {places == {"nulls first"}}
+    planned = {_nulls_go(s.direction) for s in sorts if s.WhichOneof("sort_kind") == "direction"}
+    once = len(places) == 1 and len(keys) > 1 and planned == places
     parts = []
     for i, (text, marks, where) in enumerate(keys):
         shown = marks + ([where] if where and not once else [])
         text += f" ({', '.join(shown)})" if shown else ""
         parts.append(text if i == 0 else f"then {text}")
     return ", ".join(parts) + (f"; {places.pop()}" if once else "")
+
+
+def _nulls_go(direction: int) -> str:
+    """Where a sort direction puts nulls (SortField.SortDirection: 1 and 3 first)."""
+    return "nulls first" if direction in (1, 3) else "nulls last"
 
 
 def _first_of_each_key(sorts) -> list:

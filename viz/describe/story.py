@@ -280,9 +280,16 @@ def spoken_model(model: PlanModel) -> PlanModel:
     if memo.spoken is not None:
         return memo.spoken
     infos = dict(model.infos)
+    told: dict[str, list[str] | None] = {}  # each node's names, read for it and for the node above it
+
+    def names(node_id: str) -> list[str] | None:
+        if node_id not in told:
+            told[node_id] = story_column_names(model, node_id)
+        return told[node_id]
+
     for node_id in model.graph.nodes:
         try:
-            infos[node_id] = _spoken_info(model, node_id)
+            infos[node_id] = _spoken_info(model, node_id, names)
         except Exception:  # an odd plan: this node as the producer names it
             continue
     changed = any(infos[n] is not model.infos[n] for n in infos)
@@ -290,16 +297,17 @@ def spoken_model(model: PlanModel) -> PlanModel:
     return memo.spoken
 
 
-def _spoken_info(model: PlanModel, node_id: str) -> NodeInfo:
-    """Node ``node_id``'s info for :func:`spoken_model` (itself when none of its names changes)."""
+def _spoken_info(model: PlanModel, node_id: str, names: Callable[[str], list[str] | None]) -> NodeInfo:
+    """Node ``node_id``'s info for :func:`spoken_model` (itself when none of its names changes); ``names``: a
+    node's :func:`story_column_names`."""
     node = model.node(node_id)
     info = node.info
     schema, incoming = info.schema, info.incoming or []
-    names = story_column_names(model, node_id) if schema is not None else None
-    if names is not None and len(names) == len(schema) and any(f.name != n for f, n in zip(schema, names)):
-        schema = list(renamed(schema, names) or schema)
+    own = names(node_id) if schema is not None else None
+    if own is not None and len(own) == len(schema) and any(f.name != n for f, n in zip(schema, own)):
+        schema = list(renamed(schema, own) or schema)
     detail = info.detail
-    told = [story_column_names(model, i) for i in node.inputs] if detail else []
+    told = [names(i) for i in node.inputs] if detail else []
     if detail and all(t is not None for t in told) and sum(map(len, told)) == len(incoming):
         for i, (before, after) in enumerate(zip(incoming, (n for t in told for n in t))):
             if before.name != after:  # "or($8:step 23's match, …)", as the step's columns say it
