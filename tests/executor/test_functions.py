@@ -414,6 +414,25 @@ def test_a_distinct_count_estimate_is_as_close_as_datafusions_and_the_node_says_
     assert [w for w in estimate.warnings if w.startswith("approx_distinct is an estimate")]
 
 
+def test_a_standard_deviation_without_a_distribution_says_which_it_computes(spark):
+    """functions_arithmetic.yaml's std_dev and variance leave SAMPLE or POPULATION to the consumer, and the two
+    differ (checked by hand: 1, 3 give 1.414… as a sample's, 1.0 as a population's): without either, the run
+    computes the sample's and says so; with one, or DataFusion's stddev (its sample form by name), nothing."""
+    from pyspark.sql import functions as F
+
+    df = spark.createDataFrame([(1.0,), (3.0,)], "x double")
+    unsaid, given, datafusion = call("std_dev", "fp64?"), call("std_dev", "fp64?"), call("stddev", "fp64?")
+    row = df.agg(
+        functions.aggregate(unsaid, [F.col("x")]).alias("a"),
+        functions.aggregate(given, ["POPULATION", F.col("x")]).alias("b"),
+        functions.aggregate(datafusion, [F.col("x")]).alias("c"),
+    ).collect()[0]
+    assert (round(row.a, 6), row.b, round(row.c, 6)) == (1.414214, 1.0, 1.414214)
+    [said] = unsaid.warnings
+    assert said.startswith("std_dev: the plan gives no distribution (SAMPLE or POPULATION); computed the sample's")
+    assert given.warnings == [] and datafusion.warnings == []
+
+
 def test_aggregates_and_windows(spark):
     from pyspark.sql import Window
     from pyspark.sql import functions as F

@@ -82,6 +82,14 @@ def _distribution(call: Call, args: list) -> str:
     enums = _enums(args)
     if enums and enums[0] in ("SAMPLE", "POPULATION"):
         return enums[0]
+    name = base_name(call.name)
+    if name in ("std_dev", "variance") and not call.options.get("distribution"):
+        # the spec's function leaves it to the consumer, and the two give different values: said, not guessed
+        # silently (DataFusion's stddev and var are its sample forms by name)
+        call.warnings.append(
+            f"{name}: the plan gives no distribution (SAMPLE or POPULATION); computed the sample's, as SQL's "
+            "STDDEV and VARIANCE do"
+        )
     return _option(call, "distribution", ("SAMPLE", "POPULATION"), "SAMPLE")
 
 
