@@ -70,7 +70,7 @@ def _mark(
         mark = F.when(probe.exists(), F.lit(True)).otherwise(F.lit(False))
         return _renumber(tr, keep, k_start, k_count, [mark])
     hit = probe.where(c).exists()
-    if tr.model.conventions.dialect == "datafusion":
+    if not tr.model.conventions.mark_may_be_null:
         tr.warn(
             f"node {node.id}: DataFusion's mark join, the plan's producer's, marks a row true or false, never "
             "null (the spec's mark is null where the condition was unknown for a row and true for none); so does "

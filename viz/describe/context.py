@@ -27,7 +27,7 @@ from ..words import (
     found_name,
     is_column_equality,
 )
-from .names import SET_NAME_CHARS, made_at, outer_records, placed, row_sides, spoken_record, total_noun
+from .names import SET_NAME_CHARS, holds_value_of, made_at, outer_records, placed, row_sides, spoken_record, total_noun
 
 #: Column lists show this many names, then "and N more".
 MAX_COLUMNS = 6
@@ -40,6 +40,13 @@ def as_sentence(text: str) -> str:
         return text
     text = text[0].upper() + text[1:]
     return text if text.endswith((".", "…", "?", "!")) else text + "."
+
+
+def read_condition(body: algebra_pb2.ReadRel) -> algebra_pb2.Expression | None:
+    """A read's filter, else its best-effort filter; None without one, or for the constant true, which
+    keeps every row."""
+    cond = body.filter if body.HasField("filter") else body.best_effort_filter
+    return cond if (body.HasField("filter") or body.HasField("best_effort_filter")) and not is_true(cond) else None
 
 
 @dataclass
@@ -216,12 +223,21 @@ class Context:
             }
         else:
             apart = {n for n in told if times[n] > 1 and self._copies_of_one_column(n, record)}
+        if len(self.node.inputs) == 1:  # but copies of one value (a column and its double) by the name alone
+            below = self.node.inputs[0]
+            apart = {
+                n
+                for n in apart
+                if len({holds_value_of(self.model, below, i) for i, f in enumerate(record) if f.name == n}) > 1
+            }
         if not apart:
             return record
         reads: dict[int, str] = {}  # copies of a table read twice: by the step that reads each ("step 12's n_name")
         for name in apart if len(self.node.inputs) == 1 else ():
             copies = [i for i, f in enumerate(record) if f.name == name]
-            reads.update(self._read_steps({i: (self.node.inputs[0], i) for i in copies}) or {})
+            reads.update(
+                self._outer_sides(copies) or self._read_steps({i: (self.node.inputs[0], i) for i in copies}) or {}
+            )
         seen: Counter = Counter()
         out = []
         for i, f in enumerate(record):
@@ -233,6 +249,22 @@ class Context:
             else:
                 out.append(f)
         return out
+
+    def _outer_sides(self, copies: list[int]) -> dict[int, str] | None:
+        """For copies of one name right above an outer join, one from each side: each by the side it comes
+        from (TPC-DS q51's "step 9's d_date when step 9's d_date is not null", the web side's), as the null
+        that join gives a side without a match is that side's, not its read's; else None."""
+        below = self.model.node(self.node.inputs[0])
+        body = below.node.body
+        if below.kind != "join" or join_type(body) not in ("left", "right", "outer") or len(below.inputs) != 2:
+            return None
+        width = len(self.model.node(below.inputs[0]).schema or ())
+        mapping = emit(body)
+        sides = {}
+        for i in copies:
+            j = mapping[i] if mapping is not None and i < len(mapping) else i
+            sides[i] = below.inputs[0] if j < width else below.inputs[1]
+        return sides if len(set(sides.values())) == len(sides) else None
 
     def _read_steps(self, columns: dict[int, tuple[str, int]]) -> dict[int, str] | None:
         """For copies of one name, each given as (an input, its column) by its place in the record: the read

@@ -22,7 +22,7 @@ from ..words import (
     conjuncts,
     is_column_equality,
 )
-from .context import Context, as_sentence, join_type, join_type_of
+from .context import Context, as_sentence, join_type, join_type_of, read_condition
 from .names import column_names, is_expression_name, root_names, spoken_record
 
 #: How :meth:`Context.side` names the rows another step makes.
@@ -74,8 +74,7 @@ def _leaves_rows_out(model: PlanModel, node_id: str) -> str | None:
     for _ in range(len(model.graph.nodes)):
         node = model.node(node_id)
         if node.kind == "read":
-            body = node.node.body
-            return node_id if body.HasField("filter") or body.HasField("best_effort_filter") else None
+            return node_id if read_condition(node.node.body) is not None else None
         facts = kind(node.kind)
         if len(node.inputs) != 1 or not (node.kind == "project" or facts.keeps_input_rows):
             return node_id
@@ -86,8 +85,11 @@ def _leaves_rows_out(model: PlanModel, node_id: str) -> str | None:
 
 
 def _may_be_unknown(c: Context) -> bool:
-    """Whether a join's condition can be unknown (its type is nullable, or not known); False without one."""
+    """Whether a mark join's mark can be unknown: its condition can be (its type is nullable, or not known)
+    and the producer's mark is null then (not DataFusion's); False without a condition."""
     body = c.body
+    if not c.model.conventions.mark_may_be_null:
+        return False
     if "expression" not in body.DESCRIPTOR.fields_by_name or not body.HasField("expression"):
         return False
     typed = c.node.info.typed_expression(body.expression)
@@ -114,10 +116,8 @@ def _join_sentence(c: Context, kind: str, on: str, how: str = "", word: str = "o
             each = "each row of " + marked.removeprefix(_RESULT)
         else:
             each = f"each of {marked}"
-        # the mark is null, not false, where no pair matches and the condition is unknown for one of them
-        unknown = (
-            " (unknown, not false, where no row matches but the condition is unknown for some row, as with a null key)"
-        )
+        # the spec's mark is null, not false, where no pair matches and the condition is null for one of them
+        unknown = " (unknown instead of false where no row matches but a null makes the condition unknown for one)"
         return as_sentence(
             f"Marks {each} with whether it has a match in {_other_named(other)}{on_text}"
             + (unknown if _may_be_unknown(c) else "")

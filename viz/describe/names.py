@@ -213,6 +213,33 @@ def made_at(model: PlanModel, node_id: str, index: int) -> tuple[str, int]:
     return made[index] if 0 <= index < len(made) else (node_id, index)
 
 
+def recast_field(w: Words, e: algebra_pb2.Expression) -> int | None:
+    """The input column ``e`` only casts to a type that keeps its value (DataFusion's ss_quantity as a
+    double, made once for an average and a standard deviation); None for any other expression."""
+    if e.WhichOneof("rex_type") != "cast":
+        return None
+    while e.WhichOneof("rex_type") == "cast" and not w.cast_change(e.cast):
+        e = e.cast.input
+    return direct_field(e)
+
+
+def holds_value_of(model: PlanModel, node_id: str, index: int) -> tuple[str, int]:
+    """Where the value of node ``node_id``'s column ``index`` is made: :func:`made_at`, and on through a
+    project's cast that keeps the value (the column and its double hold one value)."""
+    made, j = made_at(model, node_id, index)
+    node = model.node(made)
+    if node.kind != "project" or len(node.inputs) != 1:
+        return made, j
+    body = node.node.body
+    width = len(node.info.incoming or ()) if project_outputs_input(body, model.conventions.project_keeps_input) else 0
+    mapping = emit(body)
+    m = mapping[j] if mapping is not None and 0 <= j < len(mapping) else j
+    if not width <= m < width + len(body.expressions):
+        return made, j
+    field = recast_field(Words(model, node.info.incoming), body.expressions[m - width])
+    return (made, j) if field is None else holds_value_of(model, node.inputs[0], field)
+
+
 def _made(model: PlanModel, node_id: str) -> list[tuple[str, int]]:
     """:func:`made_at` of each of node ``node_id``'s columns; bottom-up (the graph's post-order), memoised."""
     memo = _memo(model).made

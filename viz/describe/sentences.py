@@ -3,11 +3,13 @@ node's :class:`Context` (the model, the node, and how the story names tables and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from substrait import algebra_pb2
 
+from .. import types as T
 from ..expressions import direct_field, integer_literal, is_true
 from ..kinds import emit, project_outputs_input
 from ..model import MemoBeside, PlanModel
@@ -24,6 +26,7 @@ from ..words import (
     capped_list,
     condition_parts,
     counted,
+    flag_meaning,
     found_name,
     found_step,
     framed,
@@ -41,6 +44,7 @@ from .context import (
     found_above,
     pairs_all,
     placed_of,
+    read_condition,
     reads_outer_row,
 )
 from .joins import (
@@ -55,7 +59,7 @@ from .joins import (
     same_names,
     the_same,
 )
-from .names import column_names, emitted, is_expression_name, is_total, is_value_name, root_names
+from .names import column_names, emitted, is_expression_name, is_total, is_value_name, recast_field, root_names
 
 
 def _read(c: Context) -> str:
@@ -96,9 +100,9 @@ def _read(c: Context) -> str:
     else:
         what = f"Reads a table the plan does not name{cols}"
     sentences = [as_sentence(what)]
-    if r.HasField("filter") or r.HasField("best_effort_filter"):
+    cond = read_condition(r)  # none for the constant true: "where true" sent a reader looking for a condition
+    if cond is not None:
         w = c.words()
-        cond = r.filter if r.HasField("filter") else r.best_effort_filter
         things = ".".join(r.named_table.names[-1:]) if which == "named_table" else "rows"
         words = w.condition(cond)
         if r.HasField("filter"):
@@ -249,6 +253,7 @@ def _project(c: Context) -> str:
     made = [i for i, e in enumerate(exprs) if not _is_plain_field(w, e)]
     said = replace(w, whole=True)  # a new column said whole: cut short, its second operand went unsaid
     computed = [f"{given[i]} = {said.expr(exprs[i])}" if given[i] else _as_noun(said, exprs[i]) for i in made]
+    computed = [_flag_explained(t) for t in computed]
     names = list(column_names(c.model, c.node.id) or [])
     for i in made:  # a new column named where it is made is called so among the outputs too, not "0"
         if i in places and places[i][0] < len(names):
@@ -265,6 +270,10 @@ def _project(c: Context) -> str:
                 names[at] = found_name(c.step(found))
     narrows = emit(c.body) is not None or not c.model.conventions.project_keeps_input
     if not computed:
+        recast = _recast(c, w, exprs, outputs)
+        if recast:
+            kept = [n for j, n in enumerate(_told_apart(c, w, exprs, names)) if j not in recast]
+            return as_sentence(f"Keeps {column_list(kept)}") + _recast_words(recast, names)
         dropped = _dropped(c, w, exprs)
         if dropped == [] and len(names) > 1:  # "Keeps columns a and b" read as if it left others out
             kept = _told_apart(c, w, exprs, names)
@@ -318,6 +327,55 @@ def _project(c: Context) -> str:
         else:
             out += " " + as_sentence(f"Outputs {column_list(told)}")
     return out + _copies(exprs, outputs, names)
+
+
+_FLAG = re.compile(r"(?:.+? = )?((?:(?!'s rollup flag).)+)'s rollup flag")  # one flag, not a sum of flags
+
+
+def _flag_explained(text: str) -> str:
+    """A new column that is a rollup flag, with what it holds (DataFusion makes GROUPING(x) in a project)."""
+    flag = _FLAG.fullmatch(text)
+    return f"{text} {flag_meaning(flag.group(1))}" if flag else text
+
+
+#: What a cast that keeps the value makes of a column, by the type's kind.
+_TYPE_NOUNS = {
+    "fp32": ("a floating-point number", "floating-point numbers"),
+    "fp64": ("a floating-point number", "floating-point numbers"),
+    "decimal": ("a decimal", "decimals"),
+    **{k: ("a whole number", "whole numbers") for k in ("i8", "i16", "i32", "i64")},
+    **{k: ("text", "text") for k in ("string", "varchar", "fixed_char")},
+}
+
+
+def _recast(c: Context, w: Words, exprs: list[Expression], outputs: dict[int, int]) -> dict[int, tuple[str, str]]:
+    """The output places of a project's casts that keep a column's value where the project also outputs
+    that column as it is, each with the type it is cast to in words: said as the same column again in
+    another type ("ss_quantity, …, ss_quantity" read as one column kept twice)."""
+    passed = (
+        list(range(len(w.fields or ())))
+        if project_outputs_input(c.body, c.model.conventions.project_keeps_input)
+        else []
+    )
+    as_is = {f for f in emitted(c.body, passed + [direct_field(e) for e in exprs]) if f is not None}
+    out = {}
+    for i, e in enumerate(exprs):
+        noun = _TYPE_NOUNS.get(e.cast.type.WhichOneof("kind")) if e.WhichOneof("rex_type") == "cast" else None
+        if noun and recast_field(w, e) in as_is and i in outputs:
+            out[outputs[i]] = noun
+    return out
+
+
+def _recast_words(places: dict[int, tuple[str, str]], names: list[str]) -> str:
+    """ "Adds ss_quantity and cs_quantity again as floating-point numbers." for the places :func:`_recast` found."""
+    by_noun: dict[tuple[str, str], list[str]] = {}
+    for j in sorted(places):
+        if j < len(names):
+            by_noun.setdefault(places[j], []).append(names[j])
+    said = []
+    for (one, many), cols in by_noun.items():
+        said.append(as_sentence(f"Adds {and_list(cols)} again as {one if len(cols) == 1 else many}"))
+    return "".join(" " + x for x in said)
 
 
 def _dropped(c: Context, w: Words, exprs: list[Expression]) -> list[str] | None:
@@ -503,7 +561,7 @@ def _given_names(model: PlanModel, node_id: str) -> tuple[dict[int, str], list[s
     return keys, [given(first + i) for i in range(len(body.measures))]
 
 
-def _sort_words(w: Words, sorts, nulls: bool = False) -> str:
+def _sort_words(c: Context, w: Words, sorts, nulls: bool = False) -> str:
     """The sort keys in words, every one, each with its direction when any is descending ("a (lowest first),
     then b (highest first)"); ``nulls``: with where the nulls of a key that can hold one go (where the first
     rows are taken, they decide which rows those are), once at the end when they go alike for every such
@@ -517,7 +575,7 @@ def _sort_words(w: Words, sorts, nulls: bool = False) -> str:
             d = s.direction
             if d in (1, 2, 3, 4) and (descending or d in (3, 4)):
                 marks.append("highest first" if d in (3, 4) else "lowest first")
-            if nulls and d in (1, 2, 3, 4) and _may_be_null(w, s.expr):
+            if nulls and d in (1, 2, 3, 4) and _may_be_null(c, w, s.expr):
                 where = _nulls_go(d)
             if d == 5:
                 marks.append("grouping equal values together")
@@ -555,17 +613,21 @@ def _first_of_each_key(sorts) -> list:
     return kept
 
 
-def _may_be_null(w: Words, e) -> bool:
-    """Whether a sort key can hold a null: a field of a nullable type (an expression's is not known here)."""
+def _may_be_null(c: Context, w: Words, e) -> bool:
+    """Whether a sort key can hold a null: a field of a nullable type, or an expression the schema pass typed
+    nullable (TPC-DS q36's CASE without an ELSE)."""
     i = direct_field(e)
     fields = w.fields
-    return i is not None and fields is not None and 0 <= i < len(fields) and fields[i].nullable is True
+    if i is not None:
+        return fields is not None and 0 <= i < len(fields) and fields[i].nullable is True
+    typed = c.node.info.typed_expression(e)
+    return typed is not None and typed.type is not None and T.is_nullable(typed.type) is True
 
 
 def _sort(c: Context) -> str:
     parent = c.model.graph.nodes.get(c.node.node.parent) if c.node.node.parent else None
     taken = parent is not None and parent.kind == "fetch"  # its first rows are taken: where nulls go tells which
-    return as_sentence(f"Sorts by {_sort_words(c.words(), c.body.sorts, nulls=taken)}")
+    return as_sentence(f"Sorts by {_sort_words(c, c.words(), c.body.sorts, nulls=taken)}")
 
 
 def _count_words(w: Words, body, name: str) -> tuple[str | None, bool]:
@@ -614,7 +676,7 @@ def _top_n(c: Context) -> str:
     offset, _ = _count_words(w, c.body, "offset")
     rows = _first(count, "top") if count else "all rows"
     skip = f", after skipping {offset}" if offset else ""
-    return as_sentence(f"Keeps {rows}{skip} sorted by {_sort_words(w, c.body.sorts, nulls=True)}")
+    return as_sentence(f"Keeps {rows}{skip} sorted by {_sort_words(c, w, c.body.sorts, nulls=True)}")
 
 
 _SET_WORDS = {

@@ -125,6 +125,12 @@ class Conventions:
     #: (``viz.coercion``: ``"datafusion"``); None when the producer's are not known
     dialect: str | None = None
 
+    @property
+    def mark_may_be_null(self) -> bool:
+        """Whether a mark join's mark is null where no row matches but the condition was unknown for one
+        (the spec); DataFusion's is true or false only, as the EXISTS it plans is."""
+        return self.dialect != "datafusion"
+
     def describe(self) -> list[str]:
         out = []
         if self.dialect == "datafusion":

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from substrait import algebra_pb2
 
 from ..expressions.shapes import FRAMELESS, signed_bound
-from .basics import A_BIT_EACH, CASE_WORDS, MAX_ITEMS, and_list, capped_list, ordinal
+from .basics import A_BIT_EACH, CASE_WORDS, MAX_ITEMS, and_list, capped_list, flag_meaning, ordinal
 from .functions import arith_op, constant_value
 from .speaker import Speaker
 
@@ -260,7 +260,7 @@ def _unordered_words(w: Speaker, name: str, arguments, values: Sequence, distinc
         if noun:
             return flags
         # said once, where it is made: what the flag is
-        said = f" (1 on the rows that total over every {args[0]}, else 0)" if len(args) == 1 else ""
+        said = f" {flag_meaning(args[0])}" if len(args) == 1 else ""
         return f"computes {flags}{said}"
     if name == "string_agg" and len(args) == 2:  # its separator said as one, not as a second value
         joined = f"{'distinct ' if distinct else ''}{args[0]}"

@@ -99,6 +99,11 @@ def bracketed(text: str) -> bool:
 A_BIT_EACH = "(a bit each, the first the highest)"
 
 
+def flag_meaning(key: str) -> str:
+    """What a rollup flag of ``key`` holds, said where the flag is made."""
+    return f"(1 on the rows that total over every {key}, else 0)"
+
+
 def said_of(subject: str, words: str) -> str:
     """``subject words``, the verb ``words`` begins with agreeing with a column named in the plural
     ("suppliers are above 3", "categories do not contain 'x'", but "status is 'F'")."""
