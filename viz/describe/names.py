@@ -379,6 +379,8 @@ def _set_names(
         # the others in brackets: "a = x or y" would read as a condition; a union of unions, one list
         said = [united.get(names[j], ((names[j],), 0)) for names in inputs]
         seen = list(dict.fromkeys(alt for alts, _ in said for alt in alts))
+        # a constant after the columns it stands in for: "the sum of 0.00 (or sr_return_amt)" read as a sum of zeros
+        seen.sort(key=is_value_name)
         others = len(seen) - 1 + sum(unsaid for _, unsaid in said)
         long = len(seen) > 2 and max(map(len, seen)) > SET_NAME_CHARS
         if len(seen) > 1 and others == len(seen) - 1 and all(map(is_value_name, seen)):
