@@ -1913,8 +1913,18 @@ def test_a_count_of_a_case_that_is_never_null_counts_every_row():
         }
     }
     said = describe(P.model_of(P.plan(rel)), "0")
-    assert "counts rows" in said and "counts the rows where quantity is above 5" in said, said
+    assert "counts every row (its CASE is never null)" in said and "counts the rows where quantity is above 5" in said
     assert "counts the rows where quantity is above 5 (null if no row matches)" not in said
+    # TPC-DS q72's SQL counts such CASEs as no_promo and promo (checked by hand: count(CASE … THEN 1 ELSE 0
+    # END)), names that promise a split: said why both count every row
+    q72 = _sentences(datafusion("tpcds", "72", "optimized"))
+    assert any(
+        s.startswith(
+            "Counts every row (its CASE is never null) as no_promo, every row (its CASE is never null) as promo "
+            "and rows as total_cnt per "
+        )
+        for s in q72
+    )
 
 
 def test_a_sum_of_a_case_without_else_says_what_a_group_without_its_rows_gives():
@@ -2918,3 +2928,13 @@ def test_a_union_column_names_a_column_before_a_constant_beside_it():
     said = " ".join(_sentences(datafusion("tpcds", "05", "optimized")))
     assert "the sum of sr_return_amt (or 0.00)" in said and "0.00 (or sr_return_amt)" not in said
     assert "the sum of ss_ext_sales_price (or 0.00)" in said
+
+
+def test_a_filter_that_repeats_part_of_its_read_s_condition_says_so():
+    """DataFusion's optimized TPC-DS q74 reads date_dim keeping d_year IN (2000, 2001) AND d_year = 2000 (the
+    CTE's years and the outer query's first year, pushed down; checked by hand against the SQL), then filters
+    d_year = 2000 again: "Keeps the rows of date_dim whose d_year is 2000" read as a new filter."""
+    said = _sentences(datafusion("tpcds", "74", "optimized"))
+    assert said[5] == "Checks part of step 5's condition again, which removes no row.", said[5]
+    assert said[4].endswith("whose d_year is 2000 or 2001 and d_year is 2000.")
+    assert sum(s.startswith("Checks part of step ") for s in said) == 2

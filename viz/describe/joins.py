@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from substrait import algebra_pb2
 
 from .. import types as T
-from ..expressions import direct_field, is_true, reference_field
+from ..expressions import and_parts, direct_field, is_true, reference_field
 from ..fields import Field
 from ..kinds import emit, kind, project_outputs_input
 from ..model import PlanModel
@@ -152,12 +152,14 @@ def project_places(model: PlanModel, node_id: str) -> dict[int, list[int]]:
     return out
 
 
-def repeats_the_read(model: PlanModel, node_id: str) -> str | None:
-    """The read whose condition filter ``node_id``'s is (the read's ``filter``, not a ``best_effort_filter``), right
-    below it or below a project over it (its columns that project computes read as their expressions:
-    TPC-DS q41's repeat of a page-long condition, one part of it computed once above the read), else None:
-    the same expression, each column it reads the read's column of that name and type (words alike are
-    not enough: ``v > 0.1`` as a float and as a double read alike)."""
+def repeats_the_read(model: PlanModel, node_id: str) -> tuple[str, bool] | None:
+    """The read whose condition filter ``node_id``'s is, or is a part of (TPC-DS q74's d_year = 2000 of the read's
+    d_year IN (2000, 2001) AND d_year = 2000), with whether it is the whole: the read's ``filter``, not a
+    ``best_effort_filter``, right below it or below a project over it (its columns that project computes read
+    as their expressions: TPC-DS q41's repeat of a page-long condition, one part of it computed once above the
+    read), else None. Each of the filter's conjuncts is one of the read's: the same expression, each column it
+    reads the read's column of that name and type (words alike are not enough: ``v > 0.1`` as a float and as a
+    double read alike)."""
     node = model.node(node_id)
     if node.kind != "filter":
         return None
@@ -172,9 +174,12 @@ def repeats_the_read(model: PlanModel, node_id: str) -> str | None:
         below = model.node(below.inputs[0])
     if below is None or below.kind != "read" or not below.node.body.HasField("filter"):
         return None
-    ours = _by_columns(node.node.body.condition, node.info.incoming, made)
-    theirs = _by_columns(below.node.body.filter, below.info.incoming)
-    return below.id if ours is not None and ours == theirs else None
+    functions = model.extensions.functions
+    ours = [_by_columns(e, node.info.incoming, made) for e in and_parts(node.node.body.condition, functions)]
+    theirs = {_by_columns(e, below.info.incoming) for e in and_parts(below.node.body.filter, functions)}
+    if not ours or None in ours or not set(ours) <= theirs:
+        return None
+    return below.id, set(ours) == theirs
 
 
 def _by_columns(message, fields, made: dict[int, object] | None = None) -> object:

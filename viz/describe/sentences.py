@@ -211,10 +211,11 @@ def _filter(c: Context) -> str:
             words = and_list(w.conditions_of(rest))
             text += " " + as_sentence(f"Of those, keeps the rows {_whose(w, words)} {words}")
         return text
-    read = repeats_the_read(c.model, c.node.id)
-    if read is not None:
+    repeat = repeats_the_read(c.model, c.node.id)
+    if repeat is not None:
         # a producer that filters in the read and again after it (DataFusion): the condition was just said
-        return f"Checks {c.step(read)}'s condition again, which removes no row."
+        read, whole = repeat
+        return f"Checks {'' if whole else 'part of '}{c.step(read)}'s condition again, which removes no row."
     words = w.condition(cond)
     return as_sentence(f"Keeps {_rows(things)} {_whose(w, words)} {words}")
 
