@@ -805,10 +805,10 @@ def test_a_name_both_sides_of_a_join_have_is_told_apart():
     assert describe(m, "0") == (
         "Joins the combined t0 and t1 rows to t2 where t1.id is above t2.id, keeping only matches."
     )
-    itself = P.model_of(P.plan(join(t["t0"], t["t0"], 0, 2)))
-    assert (
-        describe(itself, "0")
-        == "Joins t0 to t0 where the left side's id is above the right side's id, keeping only matches."
+    itself = P.model_of(P.plan(join(t["t0"], t["t0"], 0, 2)))  # a table read twice: each side by its read's step
+    assert describe(itself, "0") == (
+        "Joins the t0 rows of step 1 to the t0 rows of step 2 where the left side's id is above the right side's "
+        "id, keeping only matches."
     )
 
 
@@ -2938,3 +2938,17 @@ def test_a_filter_that_repeats_part_of_its_read_s_condition_says_so():
     assert said[5] == "Checks part of step 5's condition again, which removes no row.", said[5]
     assert said[4].endswith("whose d_year is 2000 or 2001 and d_year is 2000.")
     assert sum(s.startswith("Checks part of step ") for s in said) == 2
+
+
+def test_a_join_side_of_a_table_read_more_than_once_is_named_by_its_step():
+    """DataFusion's optimized TPC-DS q02 joins date_dim twice, to its 2001 weeks (the read of step 11) and to its
+    2002 weeks (step 26; checked by hand against the SQL: d_year = 2001 and d_year = 2001 + 1): "Joins the
+    result of step 10 to date_dim" said neither; q17 joins three reads of date_dim, one per quarter filter."""
+    q02 = _sentences(datafusion("tpcds", "02", "optimized"))
+    assert q02[10].endswith("whose d_year is 2001.") and q02[25].endswith("whose d_year is 2002."), (q02[10], q02[25])
+    assert q02[13].startswith("Joins the result of step 10 to the date_dim rows of step 11 on the same d_week_seq")
+    assert q02[28].startswith("Joins the result of step 25 to the date_dim rows of step 26 on the same d_week_seq")
+    q17 = _sentences(datafusion("tpcds", "17", "optimized"))
+    assert sum("to the date_dim rows of step " in s for s in q17) == 3
+    # a table read once keeps its name
+    assert q17[26].startswith("Joins the combined rows of 5 tables (7 reads) to item on ss_item_sk = i_item_sk")

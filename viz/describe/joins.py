@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from substrait import algebra_pb2
 
@@ -12,7 +13,7 @@ from .. import types as T
 from ..expressions import and_parts, direct_field, is_true, reference_field
 from ..fields import Field
 from ..kinds import emit, kind, project_outputs_input
-from ..model import PlanModel
+from ..model import MemoBeside, PlanModel
 from ..words import (
     MAX_ITEMS,
     Expression,
@@ -50,6 +51,34 @@ def _all_rows(name: str) -> str:
     return f"all {name}" if name.startswith(("the ", "those ")) else f"every row of {name}"
 
 
+@dataclass
+class _Reads:
+    by_table: dict[str, list[tuple[str, int]]] | None = None
+
+
+_reads_memo = MemoBeside(_Reads)
+
+
+def _reads_by_table(model: PlanModel) -> dict[str, list[tuple[str, int]]]:
+    """The named-table reads of each root's tables (``0/orders``) with their steps, in the story's order
+    (once per model)."""
+    memo = _reads_memo(model)
+    if memo.by_table is None:
+        memo.by_table = {}
+        for i, n in enumerate(model.graph.post_order()):
+            body = model.node(n).node.body
+            if model.node(n).kind == "read" and body is not None and body.WhichOneof("read_type") == "named_table":
+                # within one root's relation: the plan's other roots are other queries
+                key = f"{n.split('.', 1)[0]}/{'.'.join(body.named_table.names)}"
+                memo.by_table.setdefault(key, []).append((n, i))
+    return memo.by_table
+
+
+def table_reads(model: PlanModel, node_id: str, table: str) -> list[tuple[str, int]]:
+    """The reads of ``table`` in node ``node_id``'s root, each with its place in the story's order."""
+    return _reads_by_table(model).get(f"{node_id.split('.', 1)[0]}/{table}", [])
+
+
 def _looked_up(c: Context, k: int, name: str) -> str:
     """Input ``k`` of a semi, anti or mark join, the rows looked up, as the sentence names it: by its table
     ("orders") where they are all its rows, else by the step that leaves some out ("the web_sales rows of
@@ -65,6 +94,19 @@ def _looked_up(c: Context, k: int, name: str) -> str:
     if set(c.tables(looked_up) or ()) & set(c.tables(kept) or ()):
         return f"the {name} rows of {c.step(looked_up)}"
     return name
+
+
+def _joined_side(c: Context, k: int, name: str | None) -> str | None:
+    """Input ``k`` of an inner or outer join as the sentence names it: by its table, or, where the plan reads
+    that table more than once, as those rows of the step that leaves some out, else of the input's step
+    (TPC-DS q02 joins date_dim twice, to its 2001 weeks and to its 2002 weeks, and "to date_dim" said
+    neither)."""
+    node_id = c.input(k)
+    if node_id is None or name is None or name.startswith(("the ", _RESULT)):
+        return name
+    if len(table_reads(c.model, node_id, name)) < 2:
+        return name
+    return f"the {name} rows of {c.step(_leaves_rows_out(c.model, node_id) or node_id)}"
 
 
 def _leaves_rows_out(model: PlanModel, node_id: str) -> str | None:
@@ -104,6 +146,8 @@ def _join_sentence(c: Context, kind: str, on: str, how: str = "", word: str = "o
     l_name, r_name = left or "the left rows", right or "the right rows"
     on_text = f" {word} {on}" if on else ""
     verb = f"Joins{how}"
+    if kind not in ("left_semi", "right_semi", "left_anti", "right_anti", "left_mark", "right_mark"):
+        l_name, r_name = _joined_side(c, 0, l_name), _joined_side(c, 1, r_name)
     if kind in ("left_semi", "right_semi", "left_anti", "right_anti"):
         keep, other = (l_name, r_name) if kind.startswith("left") else (r_name, l_name)
         other = _looked_up(c, 1 if kind.startswith("left") else 0, other)

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from substrait import algebra_pb2
 
 from .. import types as T
 from ..expressions import direct_field, integer_literal, is_true
 from ..kinds import emit, project_outputs_input
-from ..model import MemoBeside, PlanModel
+from ..model import PlanModel
 from ..schema import aggregate_layout
 from ..words import (
     CASE_WORDS,
@@ -57,6 +57,7 @@ from .joins import (
     project_places,
     repeats_the_read,
     same_names,
+    table_reads,
     the_same,
 )
 from .names import column_names, emitted, is_expression_name, is_total, is_value_name, recast_field, root_names
@@ -117,34 +118,11 @@ def _read(c: Context) -> str:
     return " ".join(sentences)
 
 
-@dataclass
-class _Reads:
-    by_table: dict[str, list[tuple[str, int]]] | None = None
-
-
-_reads_memo = MemoBeside(_Reads)
-
-
-def _reads_by_table(model: PlanModel) -> dict[str, list[tuple[str, int]]]:
-    """The named-table reads of each root's tables (``0/orders``) with their steps, in the story's order
-    (once per model)."""
-    memo = _reads_memo(model)
-    if memo.by_table is None:
-        memo.by_table = {}
-        for i, n in enumerate(model.graph.post_order()):
-            body = model.node(n).node.body
-            if model.node(n).kind == "read" and body is not None and body.WhichOneof("read_type") == "named_table":
-                # within one root's relation: the plan's other roots are other queries
-                key = f"{n.split('.', 1)[0]}/{'.'.join(body.named_table.names)}"
-                memo.by_table.setdefault(key, []).append((n, i))
-    return memo.by_table
-
-
 def _again(c: Context, table: str) -> str:
     """ "the 2nd of the plan's 3 reads of it" for a table the plan reads more than once, apart (a
     self-join's aliases are gone from the plan, and the reads' sentences would be alike), in the story's
     order; "" otherwise."""
-    found = _reads_by_table(c.model).get(f"{c.node.id.split('.', 1)[0]}/{table}", [])
+    found = table_reads(c.model, c.node.id, table)
     reads, steps = [n for n, _ in found], [i for _, i in found]
     # alike reads one after another are told as one ("steps 3-4"): nothing to tell apart (reads of other
     # columns or rows, TPC-H q22's customer and its subquery's, are said apart)
