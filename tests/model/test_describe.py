@@ -2952,3 +2952,60 @@ def test_a_join_side_of_a_table_read_more_than_once_is_named_by_its_step():
     assert sum("to the date_dim rows of step " in s for s in q17) == 3
     # a table read once keeps its name
     assert q17[26].startswith("Joins the combined rows of 5 tables (7 reads) to item on ss_item_sk = i_item_sk")
+
+
+def test_two_totals_of_one_name_are_not_said_as_one_column_twice():
+    """DataFusion's optimized TPC-DS q04 keeps the catalog totals of 2000 and of 2001 side by side, both said
+    "the sum of (cs_ext_list_price − …) ÷ 2" (checked by hand: they come from the join of steps 38 and 48, one
+    year each): "(twice)" said one column kept twice. And each total says every key, its year too, which "and 2
+    more" hid."""
+    said = _sentences(datafusion("tpcds", "04", "optimized"))
+    assert said[49].startswith("Keeps 4 columns: c_customer_id, c_login, the sum of (cs_ext_list_price"), said[49]
+    assert said[49].endswith("÷ 2 (the 2nd of 2).") and "(twice)" not in said[49]
+    assert said[8].endswith(
+        "per c_customer_id, c_first_name, c_last_name, c_preferred_cust_flag, c_birth_country, c_login, "
+        "c_email_address and d_year."
+    ), said[8]
+
+
+def test_a_semi_join_s_kept_rows_of_a_table_read_more_than_once_are_named_by_their_step():
+    """DataFusion's optimized TPC-DS q95 reads web_sales five times; its ws_wh CTE keeps the orders shipped from
+    two warehouses (a self-join, here a semi join of two reads): "Keeps the rows of web_sales that have a match
+    in the web_sales rows of step 18" did not say which of the five (checked by hand: steps 17 and 18 are the
+    CTE's ws1 and ws2)."""
+    said = _sentences(datafusion("tpcds", "95", "optimized"))
+    assert said[18].startswith(
+        "Keeps the web_sales rows of step 17 that have a match in the web_sales rows of step 18 on the same "
+        "ws_order_number"
+    ), said[18]
+
+
+def test_a_count_over_one_row_per_value_is_said_as_a_distinct_count():
+    """DataFusion plans SQL's count(DISTINCT x) as a count of x over a step grouped by x alone: TPC-DS q94's and
+    q95's "order count" (count(distinct ws_order_number) in the SQL) read "Counts ws_order_number", a count of
+    sales lines; so too the DataFusion snapshot of count(DISTINCT l_extendedprice)."""
+    q94 = _sentences(datafusion("tpcds", "94", "optimized"))
+    assert q94[22].startswith(
+        "Counts the distinct ws_order_number (step 22 has one row each) as “order count” and sums "
+    ), q94[22]
+    plan = os.path.join(SNAPSHOTS, "relation", "project", "count_distinct_in_project-datafusion_plan.json")
+    with open(plan, "rb") as f:
+        said = describe_plan(analyze(f.read()))
+    assert said["0.0"] == "Counts the distinct l_extendedprice (step 2 has one row each) over all rows."
+    # hand-made: a count of id over a step grouped by id, and over one grouped by id and v (rows per pair,
+    # not per id: a count, not a distinct count)
+    t = P.read("t", [("id", "i64"), ("v", "i64")])
+
+    def counted_over(keys: list[int]) -> str:
+        below = {
+            "aggregate": {
+                "input": t,
+                "groupingExpressions": [P.field(k) for k in keys],
+                "groupings": [{"expressionReferences": list(range(len(keys)))}],
+            }
+        }
+        top = {"aggregate": {"input": below, "groupings": [], "measures": [P.measure(5, P.field(0))]}}
+        return describe(P.model_of(P.plan(top)), "0")
+
+    assert counted_over([0]) == "Counts the distinct id (step 2 has one row each) over all rows."
+    assert counted_over([0, 1]) == "Counts id over all rows."

@@ -395,10 +395,16 @@ def columns_words(fields: Sequence[Field] | None, limit: int = MAX_COLUMNS) -> s
 _PLACED = re.compile(r"(\S+) \(the \d+(?:st|nd|rd|th) of \d+\)|step \d+(?: \(node [^)]*\))?'s (\S+)")
 
 
+_PLACE = re.compile(r" \(the \d+(?:st|nd|rd|th) of \d+\)")
+_OWNED = re.compile(r"step \d+(?: \(node [^)]*\))?'s (.+)")
+
+
 def placed_of(told: str, name: str) -> bool:
     """Whether ``told`` is ``name`` told apart by its place (:func:`placed`) or its read's step."""
-    m = _PLACED.fullmatch(told)
-    return m is not None and name in (m.group(1), m.group(2))
+    if told.startswith(name) and _PLACE.fullmatch(told[len(name) :]):  # of words too: "the sum of x (the 2nd of 2)"
+        return True
+    m = _OWNED.fullmatch(told)
+    return m is not None and name in (m.group(1), f"the {m.group(1)}")
 
 
 def _passed_down(model: PlanModel, node_id: str, index: int) -> Iterator[tuple[str, Origin]]:

@@ -97,7 +97,7 @@ def _looked_up(c: Context, k: int, name: str) -> str:
 
 
 def _joined_side(c: Context, k: int, name: str | None) -> str | None:
-    """Input ``k`` of an inner or outer join as the sentence names it: by its table, or, where the plan reads
+    """Input ``k`` of a join (a semi join's kept rows) as the sentence names it: by its table, or, where the plan reads
     that table more than once, as those rows of the step that leaves some out, else of the input's step
     (TPC-DS q02 joins date_dim twice, to its 2001 weeks and to its 2002 weeks, and "to date_dim" said
     neither)."""
@@ -150,11 +150,13 @@ def _join_sentence(c: Context, kind: str, on: str, how: str = "", word: str = "o
         l_name, r_name = _joined_side(c, 0, l_name), _joined_side(c, 1, r_name)
     if kind in ("left_semi", "right_semi", "left_anti", "right_anti"):
         keep, other = (l_name, r_name) if kind.startswith("left") else (r_name, l_name)
+        keep = _joined_side(c, 0 if kind.startswith("left") else 1, keep)
         other = _looked_up(c, 1 if kind.startswith("left") else 0, other)
         has = "have a match" if kind.endswith("semi") else "have no match"
         return as_sentence(f"Keeps {_rows_named(keep)} that {has} in {_other_named(other)}{on_text}")
     if kind in ("left_mark", "right_mark"):
         marked, other = (l_name, r_name) if kind == "left_mark" else (r_name, l_name)
+        marked = _joined_side(c, 0 if kind == "left_mark" else 1, marked)
         other = _looked_up(c, 1 if kind == "left_mark" else 0, other)
         if marked.startswith(_RESULT) or not marked.startswith(("the ", "those ")):
             each = "each row of " + marked.removeprefix(_RESULT)

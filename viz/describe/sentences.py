@@ -12,6 +12,7 @@ from substrait import algebra_pb2
 from .. import types as T
 from ..expressions import direct_field, integer_literal, is_true
 from ..kinds import emit, project_outputs_input
+from ..lineage import node_lineage
 from ..model import PlanModel
 from ..schema import aggregate_layout
 from ..words import (
@@ -435,7 +436,9 @@ def _aggregate(c: Context) -> str:
             sorts=f.sorts,
             options=f.options,
         )
-        if m.HasField("filter"):
+        if not m.HasField("filter"):
+            text = _distinct_count(c, w, f) or text
+        else:
             text += f" where {w.condition(m.filter)}"
         as_name = ""
         if i < len(given) and given[i]:
@@ -469,10 +472,11 @@ def _aggregate(c: Context) -> str:
         # a key in words ("the first 5 characters of ca_zip") takes "value of", or "distinct the" is said
         of = "value of " if len(group) == 1 and " " in group[0] else ""
         return as_sentence(f"Keeps one row per distinct {of}{capped_list(group, MAX_COLUMNS)}")
+    # every key of a total (TPC-DS q04's year hid in "and 2 more", and which year a total is of is the point)
     if group and conditional:
-        return as_sentence(f"Per {capped_list(group, MAX_COLUMNS)}: {what}")
+        return as_sentence(f"Per {and_list(group)}: {what}")
     if group:
-        return as_sentence(f"{what} per {capped_list(group, MAX_COLUMNS)}")
+        return as_sentence(f"{what} per {and_list(group)}")
     if reads_outer_row(c.model, c.node.id):
         # a correlated subquery's: one total per row of the query around it, not one over every row
         each = "those rows, once for each outer row"
@@ -482,6 +486,36 @@ def _aggregate(c: Context) -> str:
     if what == "counts rows":
         return "Counts all rows."
     return as_sentence(f"Over all rows: {what}" if conditional else f"{what} over all rows")
+
+
+def _distinct_count(c: Context, w: Words, f: algebra_pb2.AggregateFunction) -> str | None:
+    """A count of a column over a step that has one row per value of it, as the count of its distinct values
+    it is ("counts the distinct ws_order_number (step 22 has one row each)"): DataFusion plans SQL's
+    count(DISTINCT x) so, and "counts ws_order_number" read as a count of sales lines (TPC-DS q94); None for
+    another measure."""
+    values = [a.value for a in f.arguments if a.WhichOneof("arg_type") == "value"]
+    distinct = f.invocation == algebra_pb2.AggregateFunction.AGGREGATION_INVOCATION_DISTINCT
+    if w.function(f.function_reference) != "count" or distinct or len(values) != 1 or not c.node.inputs:
+        return None
+    field = direct_field(values[0])
+    if field is None:
+        return None
+    made, j = c.node.inputs[0], field
+    while c.model.node(made).kind in ("project", "filter", "sort", "fetch"):  # steps that neither repeat nor pair rows
+        columns = node_lineage(c.model, made).columns
+        origin = columns[j] if 0 <= j < len(columns) else None
+        if origin is None or origin.kind != "passes" or len(origin.inputs) != 1:
+            return None
+        made, j = origin.inputs[0]
+    node = c.model.node(made)
+    if node.kind != "aggregate":
+        return None
+    layout = aggregate_layout(node.node.body, c.model.conventions)
+    mapping = emit(node.node.body)
+    k = mapping[j] if mapping is not None and 0 <= j < len(mapping) else j
+    if len(layout.sets) != 1 or len(layout.keys) != 1 or k != 0:
+        return None
+    return f"counts the distinct {w.expr(values[0])} ({c.step(made)} has one row each)"
 
 
 def _keys_listed(keys: list[str]) -> list[str]:
