@@ -863,8 +863,8 @@ def test_keys_of_one_name_on_both_sides_are_said_once():
 
 def test_the_rows_of_a_semi_join_are_its_kept_sides():
     """A left semi join of orders and customers against vip keeps orders-and-customers rows only: the
-    join above names them so ("the combined orders and customers rows"), vip's rows not among them;
-    two sides alike in words are told apart by their steps."""
+    join above names them so ("step 5's combined orders and customers rows": those the semi join keeps), vip's
+    rows not among them; two sides alike in words are told apart by their steps."""
     semi = _against_vip("JOIN_TYPE_LEFT_SEMI")
     pair = semi["join"]["left"]
     above = {
@@ -878,7 +878,7 @@ def test_the_rows_of_a_semi_join_are_its_kept_sides():
     m = P.model_of(P.plan(above))
     assert (
         describe(m, "0")
-        == "Joins the combined orders and customers rows to regions on o_id = r_id, keeping only matches."
+        == "Joins step 5's combined orders and customers rows to regions on o_id = r_id, keeping only matches."
     )
     # both sides the combined rows of 4 tables: each named by its step
     four = {"join": {"left": pair, "right": pair, "expression": P.call(1, P.field(0), P.field(5)), "type": 1}}
@@ -3009,3 +3009,22 @@ def test_a_count_over_one_row_per_value_is_said_as_a_distinct_count():
 
     assert counted_over([0]) == "Counts the distinct id (step 2 has one row each) over all rows."
     assert counted_over([0, 1]) == "Counts id over all rows."
+
+
+def test_combined_rows_a_semi_join_narrowed_are_named_by_its_step():
+    """DataFusion's optimized TPC-DS q14 intersects the store items with the catalog items sold from 1999 to
+    2001 (step 28 keeps the catalog_sales and item rows of those dates, a semi join on date_dim): "a match in the
+    combined catalog_sales and item rows" read as any catalog sale. q23's catalog sales of the frequent items
+    (step 20) and TPC-H q21's EXISTS (checked by hand against the SQL) read so too."""
+    q14 = _sentences(datafusion("tpcds", "14", "optimized"))
+    assert q14[27].startswith("Keeps the combined catalog_sales and item rows that have a match in the date_dim rows")
+    assert q14[29].startswith(
+        "Keeps the rows of step 20 that have a match in step 28's combined catalog_sales and item rows on the same "
+        "i_brand_id, i_class_id and i_category_id"
+    ), q14[29]
+    q23 = _sentences(datafusion("tpcds", "23", "optimized"))
+    assert q23[42].startswith("Keeps step 20's combined catalog_sales and date_dim rows that have a match in "), q23[42]
+    q21 = _sentences(datafusion("tpch", "q21", "optimized"))
+    assert any(
+        s.startswith("Keeps step 18's combined rows of 4 tables that have no match in the lineitem") for s in q21
+    )

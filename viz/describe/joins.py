@@ -28,6 +28,9 @@ from .names import column_names, is_expression_name, root_names, spoken_record
 
 #: How :meth:`Context.side` names the rows another step makes.
 _RESULT = "the result of "
+#: A side's name that is a phrase of rows already ("step 28's combined … rows": a step's, :func:`_kept_of`).
+_STEPS = "step "
+_ROWS = ("the ", "those ", _STEPS)
 
 
 def _rows_named(name: str) -> str:
@@ -35,7 +38,7 @@ def _rows_named(name: str) -> str:
     combined … rows" (a table's name alone reads wrongly for a singular one: "keeps item that have")."""
     if name.startswith(_RESULT):
         return "the rows of " + name.removeprefix(_RESULT)
-    return name if name.startswith(("the ", "those ")) else f"the rows of {name}"
+    return name if name.startswith(_ROWS) else f"the rows of {name}"
 
 
 def _other_named(name: str) -> str:
@@ -48,7 +51,9 @@ def _all_rows(name: str) -> str:
     """ "every row of orders", "every row of step 8", "all the combined … rows"."""
     if name.startswith(_RESULT):
         return "every row of " + name.removeprefix(_RESULT)
-    return f"all {name}" if name.startswith(("the ", "those ")) else f"every row of {name}"
+    if name.startswith(_STEPS):
+        return f"all of {name}"
+    return f"all {name}" if name.startswith(_ROWS) else f"every row of {name}"
 
 
 @dataclass
@@ -86,6 +91,8 @@ def _looked_up(c: Context, k: int, name: str) -> str:
     the kept rows come from that table too ("the lineitem rows of step 17": "a match in lineitem" of
     lineitem's rows read as always true)."""
     looked_up, kept = c.input(k), c.input(1 - k)
+    if looked_up is not None and name.startswith("the combined "):
+        return _kept_of(c, looked_up, name)
     if looked_up is None or kept is None or name.startswith(("the ", _RESULT)):
         return name
     leaves_out = _leaves_rows_out(c.model, looked_up)
@@ -102,11 +109,29 @@ def _joined_side(c: Context, k: int, name: str | None) -> str | None:
     (TPC-DS q02 joins date_dim twice, to its 2001 weeks and to its 2002 weeks, and "to date_dim" said
     neither)."""
     node_id = c.input(k)
-    if node_id is None or name is None or name.startswith(("the ", _RESULT)):
+    if node_id is None or name is None or name.startswith(_RESULT):
         return name
-    if len(table_reads(c.model, node_id, name)) < 2:
+    if name.startswith("the combined "):
+        return _kept_of(c, node_id, name)
+    if name.startswith("the ") or len(table_reads(c.model, node_id, name)) < 2:
         return name
     return f"the {name} rows of {c.step(_leaves_rows_out(c.model, node_id) or node_id)}"
+
+
+def _kept_of(c: Context, node_id: str, name: str) -> str:
+    """Combined rows (``name``, "the combined catalog_sales and item rows") that a semi or anti join below
+    has narrowed, through steps that keep every row, as that join's ("step 28's combined catalog_sales and item
+    rows"): TPC-DS q14's rows of 1999 to 2001 read as all of them."""
+    for _ in range(len(c.model.graph.nodes)):
+        node = c.model.node(node_id)
+        if node.kind == "join" and join_type(node.node.body) in ("left_semi", "right_semi", "left_anti", "right_anti"):
+            return f"{c.step(node_id)}'s {name.removeprefix('the ')}"
+        if len(node.inputs) != 1 or not (node.kind == "project" or kind(node.kind).keeps_input_rows):
+            return name
+        if kind(node.kind).drops_rows:
+            return name
+        node_id = node.inputs[0]
+    return name
 
 
 def _leaves_rows_out(model: PlanModel, node_id: str) -> str | None:
@@ -158,7 +183,7 @@ def _join_sentence(c: Context, kind: str, on: str, how: str = "", word: str = "o
         marked, other = (l_name, r_name) if kind == "left_mark" else (r_name, l_name)
         marked = _joined_side(c, 0 if kind == "left_mark" else 1, marked)
         other = _looked_up(c, 1 if kind == "left_mark" else 0, other)
-        if marked.startswith(_RESULT) or not marked.startswith(("the ", "those ")):
+        if marked.startswith(_RESULT) or not marked.startswith(_ROWS):
             each = "each row of " + marked.removeprefix(_RESULT)
         else:
             each = f"each of {marked}"
