@@ -8,8 +8,17 @@ from collections.abc import Sequence
 from substrait import algebra_pb2
 
 from ..expressions.shapes import FRAMELESS, signed_bound
-from .basics import A_BIT_EACH, CASE_WORDS, MAX_ITEMS, and_list, capped_list, flag_meaning, ordinal
-from .functions import arith_op, constant_value
+from .basics import (
+    A_BIT_EACH,
+    CASE_WORDS,
+    MAX_ITEMS,
+    adds_outside_brackets,
+    and_list,
+    capped_list,
+    flag_meaning,
+    ordinal,
+)
+from .functions import arith_op, case_coalesce, constant_value
 from .speaker import Speaker
 
 Expression = algebra_pb2.Expression
@@ -160,7 +169,7 @@ def _only_where(w: Speaker, name: str, values: Sequence[Expression]) -> tuple[Ex
     if len(values) != 1 or values[0].WhichOneof("rex_type") != "if_then":
         return None
     e = values[0].if_then
-    if len(e.ifs) != 1:
+    if len(e.ifs) != 1 or case_coalesce(w, e) is not None:  # a coalesce: each row's value, not a condition
         return None
     value, other = e.ifs[0].then, getattr(e, "else") if e.HasField("else") else None
     inner = other
@@ -258,8 +267,9 @@ def _unordered_words(w: Speaker, name: str, arguments, values: Sequence, distinc
         cased = any(_uncast(v).WhichOneof("rex_type") == "if_then" for v in values)
     else:
         args = [a for a in w.args(arguments)]
-        if noun and len(values) == 1 and arith_op(w, values[0]) in ("+", "−"):
-            args = [f"({args[0]})"]  # "2 × the sum of (a + b)", not "the sum of a + b"
+        if noun and len(values) == 1 and (arith_op(w, values[0]) in ("+", "−") or adds_outside_brackets(args[0])):
+            # "2 × the sum of (a + b)", not "the sum of a + b"; a column named so too (a union's)
+            args = [f"({args[0]})"]
         # a CASE's words in brackets: "sums x when c, otherwise y as total" read as a conditional sum
         args = [f"({a})" if CASE_WORDS in a else a for a in args]
     if name == "grouping" and args:  # GROUPING(a, b) where a producer keeps it an aggregate

@@ -95,6 +95,16 @@ def bracketed(text: str) -> bool:
     return False
 
 
+def adds_outside_brackets(text: str) -> bool:
+    """Whether ``text`` adds or subtracts outside any bracket: "a − (b (0 if null))", not "(a − b) × 2"."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and text.startswith((" + ", " − "), i):
+            return True
+    return False
+
+
 #: How GROUPING of several keys is made of their rollup flags (DataFusion's grouping id too).
 A_BIT_EACH = "(a bit each, the first the highest)"
 

@@ -34,6 +34,7 @@ from .functions import (
     SET_COMPARISON,
     beyond_places,
     bound_words,
+    case_coalesce,
     column_bounds,
     condition_parts,
     conjuncts,
@@ -357,6 +358,9 @@ class Words:
         return text
 
     def if_then(self, e: Expression.IfThen) -> str:
+        coalesced = case_coalesce(self, e)
+        if coalesced is not None:
+            return coalesced
         base = case_base(e)  # DataFusion's CASE x WHEN v: x in a first clause without a result
         if base is not None:
             subject = self.expr(base)

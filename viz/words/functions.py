@@ -897,6 +897,27 @@ def _coalesce(w: Speaker, f: Expression.ScalarFunction) -> str | None:
     return "the first non-null of " + capped_list(said, 4, "others")
 
 
+def case_coalesce(w: Speaker, e: Expression.IfThen) -> str | None:
+    """``CASE WHEN x IS NOT NULL THEN x ELSE 0 END`` as the coalesce it is: "x (0 if null)" (TPC-DS q80 writes
+    both, and "sums x where x is not null (0 if no row matches)" read as a filter); None for another CASE or
+    a fallback of more than a word."""
+    if len(e.ifs) != 1 or not e.HasField("else"):
+        return None
+    test, then = getattr(e.ifs[0], "if"), e.ifs[0].then
+    if test.WhichOneof("rex_type") != "scalar_function":
+        return None
+    f = test.scalar_function
+    values = argument_values(f)
+    if w.function(f.function_reference) != "is_not_null" or len(values) != 1:
+        return None
+    if values[0].SerializeToString(deterministic=True) != then.SerializeToString(deterministic=True):
+        return None
+    fallback = w.expr(getattr(e, "else"))
+    if " " in fallback or fallback == "null":
+        return None
+    return f"{_whole(w.expr(then))} ({fallback}{_IF_NULL}"
+
+
 def _index_in(w: Speaker, f: Expression.ScalarFunction) -> str | None:
     values = argument_values(f)
     return f"the position of {w.expr(values[0])} in {w.expr(values[1])}" if len(values) == 2 else None
