@@ -31,6 +31,8 @@ _RESULT = "the result of "
 #: A side's name that is a phrase of rows already ("step 28's combined … rows": a step's, :func:`_kept_of`).
 _STEPS = "step "
 _ROWS = ("the ", "those ", _STEPS)
+#: Join types that keep one side's rows by whether they have a match in the other.
+_KEEPING = ("left_semi", "right_semi", "left_anti", "right_anti")
 
 
 def _rows_named(name: str) -> str:
@@ -124,7 +126,7 @@ def _kept_of(c: Context, node_id: str, name: str) -> str:
     rows"): TPC-DS q14's rows of 1999 to 2001 read as all of them."""
     for _ in range(len(c.model.graph.nodes)):
         node = c.model.node(node_id)
-        if node.kind == "join" and join_type(node.node.body) in ("left_semi", "right_semi", "left_anti", "right_anti"):
+        if node.kind == "join" and join_type(node.node.body) in _KEEPING:
             return f"{c.step(node_id)}'s {name.removeprefix('the ')}"
         if len(node.inputs) != 1 or not (node.kind == "project" or kind(node.kind).keeps_input_rows):
             return name
@@ -171,9 +173,9 @@ def _join_sentence(c: Context, kind: str, on: str, how: str = "", word: str = "o
     l_name, r_name = left or "the left rows", right or "the right rows"
     on_text = f" {word} {on}" if on else ""
     verb = f"Joins{how}"
-    if kind not in ("left_semi", "right_semi", "left_anti", "right_anti", "left_mark", "right_mark"):
+    if kind not in (*_KEEPING, "left_mark", "right_mark"):
         l_name, r_name = _joined_side(c, 0, l_name), _joined_side(c, 1, r_name)
-    if kind in ("left_semi", "right_semi", "left_anti", "right_anti"):
+    if kind in _KEEPING:
         keep, other = (l_name, r_name) if kind.startswith("left") else (r_name, l_name)
         keep = _joined_side(c, 0 if kind.startswith("left") else 1, keep)
         other = _looked_up(c, 1 if kind.startswith("left") else 0, other)
